@@ -1,0 +1,108 @@
+/* smdmx: errors, warnings, allocation hooks and limits shared by every reader and writer. */
+#ifndef SMDMX_ERROR_H
+#define SMDMX_ERROR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Stable error codes. The numeric values never change; new codes are appended. */
+typedef enum smdmx_error_code {
+	SMDMX_ERROR_NONE = 0,
+	SMDMX_ERROR_IO = 1,              /* a file could not be opened, read or written */
+	SMDMX_ERROR_OUT_OF_MEMORY = 2,   /* an allocation failed or the memory limit was reached */
+	SMDMX_ERROR_LIMIT = 3,           /* an explicit limit (smdmx_limits) was exceeded */
+	SMDMX_ERROR_EMPTY = 4,           /* the input holds no data */
+	SMDMX_ERROR_NUL_BYTE = 5,        /* a NUL byte in a text file */
+	SMDMX_ERROR_LINE_TOO_LONG = 6,   /* a line longer than smdmx_limits.max_line_length */
+	SMDMX_ERROR_SYNTAX = 7,          /* unexpected token or missing value */
+	SMDMX_ERROR_BAD_NUMBER = 8,      /* a number that does not parse */
+	SMDMX_ERROR_NOT_FINITE = 9,      /* NaN, infinity, or a value outside float32 range */
+	SMDMX_ERROR_VERSION = 10,        /* an unsupported format version */
+	SMDMX_ERROR_UNKNOWN_BLOCK = 11,  /* an SMD block other than nodes, skeleton, triangles, vertexanimation */
+	SMDMX_ERROR_MISSING_END = 12,    /* a block not closed by "end" before the end of the file */
+	SMDMX_ERROR_BONE_UNDEFINED = 13, /* a bone id used but never defined in "nodes" */
+	SMDMX_ERROR_BONE_REDEFINED = 14, /* a bone id defined twice */
+	SMDMX_ERROR_PARENT_CYCLE = 15,   /* the joint hierarchy has a cycle */
+	SMDMX_ERROR_TRIANGLE = 16,       /* a triangle with fewer than 3 vertices */
+	SMDMX_ERROR_LINKS = 17,          /* a weight link count that the line does not hold */
+	SMDMX_ERROR_TIME = 18,           /* a frame number that does not increase, or is out of range */
+	SMDMX_ERROR_INVALID_SCENE = 19,  /* a scene failed smdmx_scene_validate */
+	SMDMX_ERROR_VERTEX_ID = 20,      /* a VTA vertex id out of range or not in the base frame */
+	SMDMX_ERROR_USAGE = 21,          /* bad arguments to a function or the command line */
+	SMDMX_ERROR_CODE_COUNT
+} smdmx_error_code;
+
+/* The first failure of a call. line and column are 1-based; 0 means "not known"
+ * (errors that are not about a position in a file, such as running out of memory). */
+typedef struct smdmx_error {
+	smdmx_error_code code;
+	uint32_t line;
+	uint32_t column;
+	char message[256];
+} smdmx_error;
+
+/* Short constant name of a code, e.g. "syntax". Never NULL. */
+const char *smdmx_error_code_name(smdmx_error_code code);
+
+typedef enum smdmx_warning_code {
+	SMDMX_WARNING_MISSING_BONE_FIRST_FRAME = 0, /* a bone absent from the first frame took its default */
+	SMDMX_WARNING_MISSING_FRAME = 1,            /* frame numbers skip values */
+	SMDMX_WARNING_WEIGHT_REMAINDER = 2,         /* weights summed below 1; the rest went to the parent bone */
+	SMDMX_WARNING_WEIGHT_OVERFLOW = 3,          /* weights summed above 1 */
+	SMDMX_WARNING_VERSION = 4,                  /* a version other than 1 was read */
+	SMDMX_WARNING_DUPLICATE_NAME = 5,           /* two bones share one name */
+	SMDMX_WARNING_NO_SKELETON_FRAME = 6,        /* a skeleton block without any frame */
+	SMDMX_WARNING_CODE_COUNT
+} smdmx_warning_code;
+
+/* Warnings are collected, not printed: one entry per code, with the position of the
+ * first occurrence and the number of occurrences. */
+typedef struct smdmx_warning {
+	smdmx_warning_code code;
+	uint32_t line;
+	uint32_t column;
+	size_t count;
+	char message[160];
+} smdmx_warning;
+
+typedef struct smdmx_warnings {
+	smdmx_warning data[SMDMX_WARNING_CODE_COUNT];
+	size_t count;
+} smdmx_warnings;
+
+/* Allocation hooks. All three or none. Zero-initialised means malloc/realloc/free. */
+typedef struct smdmx_allocator {
+	void *(*alloc_fn)(void *user, size_t size);
+	void *(*realloc_fn)(void *user, void *ptr, size_t old_size, size_t new_size);
+	void (*free_fn)(void *user, void *ptr, size_t size);
+	void *user;
+	/* Fail with SMDMX_ERROR_OUT_OF_MEMORY once this many bytes are live. 0: no limit. */
+	size_t memory_limit;
+	/* Fail the allocation after this many have succeeded (for tests). 0: never. */
+	size_t fail_after;
+} smdmx_allocator;
+
+/* Explicit limits. A zero field takes the documented default. */
+typedef struct smdmx_limits {
+	size_t max_line_length; /* bytes per text line, default 65536 */
+	size_t max_joints;      /* bones in one file, default 65536 */
+	size_t max_links;       /* weight links on one vertex line, default 256 */
+	size_t max_frames;      /* frames in one animation or VTA, default 1000000 */
+	size_t max_corners;     /* triangle corners in one file, default 2^31 */
+} smdmx_limits;
+
+#define SMDMX_DEFAULT_MAX_LINE_LENGTH ((size_t)65536)
+#define SMDMX_DEFAULT_MAX_JOINTS ((size_t)65536)
+#define SMDMX_DEFAULT_MAX_LINKS ((size_t)256)
+#define SMDMX_DEFAULT_MAX_FRAMES ((size_t)1000000)
+#define SMDMX_DEFAULT_MAX_CORNERS ((size_t)1 << 31)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,263 @@
+/* smdmx: the intermediate scene every front end produces and every back end consumes.
+ *
+ * Plain data. Objects refer to each other by index (uint32_t, SMDMX_NONE for "none"), every
+ * array has its count beside it, and all memory belongs to the scene: smdmx_scene_free
+ * releases everything at once. Strings are NUL-terminated UTF-8 (bytes are kept as read).
+ *
+ * Units and conventions:
+ * - lengths are in the file's units (Source: inches), untouched;
+ * - orientations are unit quaternions stored x, y, z, w;
+ * - transforms are relative to the parent (joint, or the model for roots);
+ * - times are DMX ticks: 1 tick = 1/10000 s. Frame f at rate r is tick floor(f * 10000 / r).
+ */
+#ifndef SMDMX_SCENE_H
+#define SMDMX_SCENE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "smdmx/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SMDMX_NONE UINT32_MAX
+
+typedef float smdmx_vec2[2];
+typedef float smdmx_vec3[3];
+typedef float smdmx_quat[4]; /* x, y, z, w */
+
+typedef struct smdmx_string_list {
+	const char **data;
+	size_t count;
+} smdmx_string_list;
+
+typedef struct smdmx_float_list {
+	float *data;
+	size_t count;
+} smdmx_float_list;
+
+typedef struct smdmx_transform {
+	smdmx_vec3 position;
+	smdmx_quat orientation;
+} smdmx_transform;
+
+typedef struct smdmx_joint {
+	const char *name;
+	uint32_t parent;        /* joint index, or SMDMX_NONE for a root */
+	smdmx_transform bind;   /* bind (reference) pose relative to the parent */
+} smdmx_joint;
+
+typedef struct smdmx_weight {
+	uint32_t joint;
+	float weight;
+} smdmx_weight;
+
+/* A per-corner attribute: deduplicated values and one index per corner. */
+typedef struct smdmx_uv_set {
+	const char *name;       /* "textureCoordinates" for the first set, else a name like "texcoord$1" */
+	smdmx_vec2 *data;
+	size_t count;
+	uint32_t *indices;      /* corner_count entries into data */
+} smdmx_uv_set;
+
+typedef struct smdmx_scalar_field {
+	float *data;
+	size_t count;
+	uint32_t *indices;      /* corner_count entries into data; NULL when the field is absent */
+} smdmx_scalar_field;
+
+/* Polygons of one material. Polygon i has corners[offsets[i]] .. corners[offsets[i+1]-1],
+ * at least 3, in their stored winding. */
+typedef struct smdmx_face_set {
+	uint32_t material;      /* index into smdmx_scene.materials */
+	uint32_t *corners;      /* indices into the mesh's corner space */
+	size_t corner_count;
+	uint32_t *offsets;      /* polygon_count + 1 entries, offsets[0] = 0 */
+	size_t polygon_count;
+} smdmx_face_set;
+
+/* A flex shape: sparse deltas against the base state's data arrays of one mesh. */
+typedef struct smdmx_flex_shape {
+	const char *name;
+	uint32_t mesh;                  /* index into smdmx_scene.meshes */
+	uint32_t *position_indices;     /* into the mesh's positions */
+	smdmx_vec3 *position_deltas;
+	size_t position_count;
+	uint32_t *normal_indices;       /* into the mesh's normals */
+	smdmx_vec3 *normal_deltas;
+	size_t normal_count;
+	uint32_t *wrinkle_indices;      /* into the mesh's wrinkle data; may be empty */
+	float *wrinkle_deltas;
+	size_t wrinkle_count;
+	bool corrective;                /* a combination (corrective) shape */
+	int32_t frame;                  /* the VTA frame number it came from, or -1 */
+} smdmx_flex_shape;
+
+typedef struct smdmx_mesh {
+	const char *name;
+	uint32_t parent_joint;          /* SMDMX_NONE: child of the model */
+	smdmx_transform transform;      /* relative to the parent; identity for SMD */
+	size_t corner_count;            /* face corners ("vertices" in DMX) */
+
+	smdmx_vec3 *positions;          /* deduplicated; weights are per position */
+	size_t position_count;
+	uint32_t *position_indices;     /* corner_count entries */
+
+	/* Weight links of position p: weights[weight_offsets[p]] .. weights[weight_offsets[p+1]-1].
+	 * weight_offsets has position_count + 1 entries; NULL when the mesh has no weights. */
+	uint32_t *weight_offsets;
+	smdmx_weight *weights;
+	size_t weight_count;
+
+	smdmx_vec3 *normals;            /* deduplicated; NULL when absent */
+	size_t normal_count;
+	uint32_t *normal_indices;       /* corner_count entries, or NULL */
+
+	smdmx_uv_set *uv_sets;          /* any number; set 0 is the main UV set */
+	size_t uv_set_count;
+
+	smdmx_scalar_field balance;     /* stereo balance 0..1, optional */
+	smdmx_scalar_field wrinkle;     /* wrinkle, optional */
+
+	smdmx_face_set *face_sets;
+	size_t face_set_count;
+} smdmx_mesh;
+
+typedef struct smdmx_material {
+	const char *name;               /* as written in the source (SMD: line text; DMX: mtlName) */
+} smdmx_material;
+
+typedef struct smdmx_attachment {
+	const char *name;
+	uint32_t parent_joint;          /* SMDMX_NONE: child of the model */
+	smdmx_transform transform;
+	bool rigid;
+	bool world_aligned;
+} smdmx_attachment;
+
+typedef struct smdmx_flex_controller {
+	const char *name;
+	smdmx_string_list raw_controls; /* names of the shapes this control drives */
+	bool stereo;
+	bool eyelid;
+	float min;
+	float max;
+	smdmx_float_list wrinkle_scales; /* one per raw control, or empty */
+} smdmx_flex_controller;
+
+typedef struct smdmx_domination_rule {
+	smdmx_string_list dominators;
+	smdmx_string_list suppressed;
+} smdmx_domination_rule;
+
+typedef struct smdmx_flex_rule {
+	const char *name;               /* the controlled flex */
+	const char *expression;         /* kept as written */
+} smdmx_flex_rule;
+
+/* One joint's animation: sparse keys, times in ticks, strictly increasing. */
+typedef struct smdmx_channel {
+	uint32_t joint;
+	int32_t *position_times;
+	smdmx_vec3 *positions;
+	size_t position_count;
+	int32_t *orientation_times;
+	smdmx_quat *orientations;
+	size_t orientation_count;
+} smdmx_channel;
+
+typedef struct smdmx_clip {
+	const char *name;
+	double frame_rate;              /* frames per second, > 0 */
+	int32_t start;                  /* ticks */
+	int32_t duration;               /* ticks */
+	smdmx_channel *channels;
+	size_t channel_count;
+} smdmx_clip;
+
+typedef enum smdmx_source_format {
+	SMDMX_SOURCE_NONE = 0,
+	SMDMX_SOURCE_SMD,
+	SMDMX_SOURCE_VTA,
+	SMDMX_SOURCE_DMX
+} smdmx_source_format;
+
+typedef enum smdmx_smd_kind {
+	SMDMX_SMD_REFERENCE = 0,        /* nodes, skeleton, triangles */
+	SMDMX_SMD_ANIMATION,            /* nodes, skeleton with frames */
+	SMDMX_SMD_VERTEX_ANIMATION      /* VTA: nodes, skeleton, vertexanimation */
+} smdmx_smd_kind;
+
+/* What is needed to write a file back faithfully. */
+typedef struct smdmx_source_info {
+	smdmx_source_format format;
+	smdmx_smd_kind smd_kind;
+	int version;                    /* SMD version, DMX model format version */
+	const char *encoding;           /* DMX encoding name, or NULL */
+	int encoding_version;
+	bool smd_weight_links;          /* an SMD vertex carried a link count field */
+	bool smd_crlf;                  /* the SMD used CRLF line ends */
+} smdmx_source_info;
+
+typedef struct smdmx_scene {
+	const char *name;               /* usually the file's stem */
+	char up_axis;                   /* 'X', 'Y' or 'Z' ('Z' for SMD) */
+
+	smdmx_joint *joints;
+	size_t joint_count;
+	smdmx_mesh *meshes;
+	size_t mesh_count;
+	smdmx_material *materials;
+	size_t material_count;
+	smdmx_attachment *attachments;
+	size_t attachment_count;
+
+	smdmx_flex_shape *flex_shapes;
+	size_t flex_shape_count;
+	smdmx_flex_controller *flex_controllers;
+	size_t flex_controller_count;
+	smdmx_domination_rule *domination_rules;
+	size_t domination_rule_count;
+	smdmx_flex_rule *flex_rules;
+	size_t flex_rule_count;
+
+	smdmx_clip *clips;
+	size_t clip_count;
+
+	smdmx_source_info source;
+
+	struct smdmx_scene_owner *owner; /* private: the memory behind all of the above */
+} smdmx_scene;
+
+/* Releases the scene and everything it points to. NULL is allowed. */
+void smdmx_scene_free(smdmx_scene *scene);
+
+/* Checks every index against its array, quaternions unit (|q| within 1e-3 of 1), parents
+ * acyclic, counts consistent, polygons of at least 3 corners, key times increasing and
+ * values finite. Returns true when valid; otherwise fills *error (code
+ * SMDMX_ERROR_INVALID_SCENE) with the first problem. error may be NULL. */
+bool smdmx_scene_validate(const smdmx_scene *scene, smdmx_error *error);
+
+/* Tolerances for smdmx_scene_compare. Zero-initialised: exact at float32 (values equal
+ * after rounding to float32, rotations equal as matrices within 1e-6). */
+typedef struct smdmx_compare_options {
+	double value_tolerance;         /* absolute, for positions, normals, UVs, weights; default 0 */
+	double rotation_tolerance;      /* max abs difference of rotation matrix entries; default 1e-6 */
+	bool ignore_bind_when_animated; /* compare only the clips' poses for animation files */
+} smdmx_compare_options;
+
+/* Compares two scenes by meaning, not by layout: joints by name, parents and bind pose;
+ * meshes polygon by polygon and corner by corner (position, normal, UVs, weights,
+ * material); flex shapes as resulting positions; clips key by key. Returns true when equal;
+ * otherwise writes a description of the first difference to diff (may be NULL). */
+bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b,
+                         const smdmx_compare_options *options, char *diff, size_t diff_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

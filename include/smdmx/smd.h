@@ -1,0 +1,65 @@
+/* smdmx: SMD (reference, collision, animation) and VTA reading and writing. */
+#ifndef SMDMX_SMD_H
+#define SMDMX_SMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "smdmx/error.h"
+#include "smdmx/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Options for reading. Zero-initialised options are valid. */
+typedef struct smdmx_smd_read_options {
+	smdmx_allocator allocator;
+	smdmx_limits limits;
+	double frame_rate;   /* frames per second of an animation; 0 means 30 */
+	const char *name;    /* scene name; NULL: the file's stem */
+} smdmx_smd_read_options;
+
+/* Reads an SMD or VTA file (the kind is told by its blocks, not its extension).
+ * Returns NULL on failure with *error filled (line and column of the fault). error is
+ * required; warnings may be NULL. */
+smdmx_scene *smdmx_smd_read_file(const char *path, const smdmx_smd_read_options *options,
+                                 smdmx_error *error, smdmx_warnings *warnings);
+
+/* The same from memory. name is used for the scene's name (may be NULL). */
+smdmx_scene *smdmx_smd_read_memory(const void *data, size_t size,
+                                   const smdmx_smd_read_options *options,
+                                   smdmx_error *error, smdmx_warnings *warnings);
+
+typedef enum smdmx_smd_write_kind {
+	SMDMX_SMD_WRITE_AUTO = 0,        /* VTA for a scene read from a VTA, else reference when
+	                                    there are faces, else animation */
+	SMDMX_SMD_WRITE_REFERENCE,
+	SMDMX_SMD_WRITE_ANIMATION,
+	SMDMX_SMD_WRITE_VTA
+} smdmx_smd_write_kind;
+
+typedef struct smdmx_smd_write_options {
+	smdmx_smd_write_kind kind;
+	bool lf_line_ends;    /* default false: CRLF, as the format asks */
+	size_t clip;          /* the clip an animation is written from; default 0 */
+	smdmx_allocator allocator;
+	smdmx_limits limits;  /* max_frames bounds the frames written */
+} smdmx_smd_write_options;
+
+/* Output sink: returns false on failure (the writer then stops with SMDMX_ERROR_IO). */
+typedef bool (*smdmx_write_fn)(void *user, const void *data, size_t size);
+
+bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
+                     const smdmx_smd_write_options *options, smdmx_error *error);
+
+/* Writes to a temporary file beside path and renames it into place, so a failure never
+ * leaves a partial output file. */
+bool smdmx_smd_write_file(const smdmx_scene *scene, const char *path,
+                          const smdmx_smd_write_options *options, smdmx_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,12 @@
+/* smdmx: convert Source-engine model sources between SMD/VTA and DMX. */
+#ifndef SMDMX_SMDMX_H
+#define SMDMX_SMDMX_H
+
+#include "smdmx/error.h"
+#include "smdmx/math.h"
+#include "smdmx/scene.h"
+#include "smdmx/smd.h"
+
+#define SMDMX_VERSION_STRING "0.1.0"
+
+#endif

@@ -1,0 +1,227 @@
+/* Allocation through the user's hooks, with a memory limit, and the memory a scene owns. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static void *default_alloc(void *user, size_t size)
+{
+	(void)user;
+	return malloc(size);
+}
+
+static void *default_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+	(void)user;
+	(void)old_size;
+	return realloc(ptr, new_size);
+}
+
+static void default_free(void *user, void *ptr, size_t size)
+{
+	(void)user;
+	(void)size;
+	free(ptr);
+}
+
+void sm_alloc_init(sm_alloc *a, const smdmx_allocator *hooks)
+{
+	memset(a, 0, sizeof(*a));
+	if (hooks) a->hooks = *hooks;
+	if (!a->hooks.alloc_fn || !a->hooks.realloc_fn || !a->hooks.free_fn) {
+		a->hooks.alloc_fn = default_alloc;
+		a->hooks.realloc_fn = default_realloc;
+		a->hooks.free_fn = default_free;
+	}
+}
+
+static bool alloc_allowed(sm_alloc *a, size_t old_size, size_t new_size)
+{
+	if (a->hooks.fail_after && a->made >= a->hooks.fail_after) return false;
+	if (a->hooks.memory_limit && new_size > old_size &&
+	    (new_size - old_size > a->hooks.memory_limit ||
+	     a->live > a->hooks.memory_limit - (new_size - old_size)))
+		return false;
+	return true;
+}
+
+void *sm_malloc(sm_alloc *a, size_t size)
+{
+	if (size == 0) size = 1;
+	if (!alloc_allowed(a, 0, size)) return NULL;
+	void *p = a->hooks.alloc_fn(a->hooks.user, size);
+	if (!p) return NULL;
+	a->made++;
+	a->live += size;
+	return p;
+}
+
+void *sm_realloc(sm_alloc *a, void *ptr, size_t old_size, size_t new_size)
+{
+	if (!ptr) return sm_malloc(a, new_size);
+	if (new_size == 0) new_size = 1;
+	if (!alloc_allowed(a, old_size, new_size)) return NULL;
+	void *p = a->hooks.realloc_fn(a->hooks.user, ptr, old_size, new_size);
+	if (!p) return NULL;
+	a->made++;
+	a->live = a->live - old_size + new_size;
+	return p;
+}
+
+void sm_free(sm_alloc *a, void *ptr, size_t size)
+{
+	if (!ptr) return;
+	if (size == 0) size = 1;
+	a->hooks.free_fn(a->hooks.user, ptr, size);
+	a->live -= size;
+}
+
+/* ---- scene ownership ------------------------------------------------------------------ */
+
+static bool owner_new_slot(sm_owner *o, void *ptr, size_t size, size_t *slot)
+{
+	if (o->slot_count == o->slot_cap) {
+		size_t cap = o->slot_cap ? o->slot_cap * 2 : 64, bytes;
+		if (!sm_mul(cap, sizeof(sm_slot), &bytes)) return false;
+		sm_slot *s = sm_realloc(&o->alloc, o->slots, o->slot_cap * sizeof(sm_slot), bytes);
+		if (!s) return false;
+		o->slots = s;
+		o->slot_cap = cap;
+	}
+	o->slots[o->slot_count].ptr = ptr;
+	o->slots[o->slot_count].size = size;
+	*slot = o->slot_count++;
+	return true;
+}
+
+smdmx_scene *sm_scene_new(const smdmx_allocator *hooks, smdmx_error *error)
+{
+	sm_alloc a;
+	sm_alloc_init(&a, hooks);
+	sm_owner *o = sm_malloc(&a, sizeof(*o));
+	if (!o) {
+		sm_fail_oom(error);
+		return NULL;
+	}
+	memset(o, 0, sizeof(*o));
+	o->alloc = a;
+	smdmx_scene *scene = sm_malloc(&o->alloc, sizeof(*scene));
+	if (!scene) {
+		a = o->alloc;
+		sm_free(&a, o, sizeof(*o));
+		sm_fail_oom(error);
+		return NULL;
+	}
+	memset(scene, 0, sizeof(*scene));
+	scene->owner = o;
+	scene->up_axis = 'Z';
+	return scene;
+}
+
+void smdmx_scene_free(smdmx_scene *scene)
+{
+	if (!scene) return;
+	sm_owner *o = scene->owner;
+	for (size_t i = 0; i < o->slot_count; i++) sm_free(&o->alloc, o->slots[i].ptr, o->slots[i].size);
+	sm_free(&o->alloc, o->slots, o->slot_cap * sizeof(sm_slot));
+	sm_free(&o->alloc, scene, sizeof(*scene));
+	sm_alloc a = o->alloc;
+	sm_free(&a, o, sizeof(*o));
+}
+
+void *sm_owned_alloc(sm_owner *o, size_t size, smdmx_error *error)
+{
+	void *p = sm_malloc(&o->alloc, size);
+	size_t slot;
+	if (!p) {
+		sm_fail_oom(error);
+		return NULL;
+	}
+	if (!owner_new_slot(o, p, size ? size : 1, &slot)) {
+		sm_free(&o->alloc, p, size);
+		sm_fail_oom(error);
+		return NULL;
+	}
+	return p;
+}
+
+void *sm_owned_calloc(sm_owner *o, size_t count, size_t elem, smdmx_error *error)
+{
+	size_t bytes;
+	if (!sm_mul(count, elem, &bytes)) {
+		sm_fail_oom(error);
+		return NULL;
+	}
+	void *p = sm_owned_alloc(o, bytes, error);
+	if (p) memset(p, 0, bytes);
+	return p;
+}
+
+bool sm_vec_reserve(sm_owner *o, sm_vec *v, size_t elem, size_t need, smdmx_error *error)
+{
+	if (need <= v->cap) return true;
+	size_t cap = v->cap ? v->cap : 16, bytes;
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2) return sm_fail_oom(error);
+		cap = cap < 1024 ? cap * 2 : cap + cap / 2;
+	}
+	if (!sm_mul(cap, elem, &bytes)) return sm_fail_oom(error);
+	if (v->slot == SIZE_MAX) {
+		void *p = sm_malloc(&o->alloc, bytes);
+		if (!p) return sm_fail_oom(error);
+		if (!owner_new_slot(o, p, bytes, &v->slot)) {
+			sm_free(&o->alloc, p, bytes);
+			return sm_fail_oom(error);
+		}
+		v->data = p;
+	} else {
+		void *p = sm_realloc(&o->alloc, v->data, v->cap * elem, bytes);
+		if (!p) return sm_fail_oom(error);
+		v->data = p;
+		o->slots[v->slot].ptr = p;
+		o->slots[v->slot].size = bytes;
+	}
+	v->cap = cap;
+	return true;
+}
+
+void *sm_vec_push(sm_owner *o, sm_vec *v, size_t elem, smdmx_error *error)
+{
+	if (v->count == v->cap && !sm_vec_reserve(o, v, elem, v->count + 1, error)) return NULL;
+	return (char *)v->data + elem * v->count++;
+}
+
+void sm_vec_release(sm_owner *o, sm_vec *v, size_t elem)
+{
+	if (v->slot != SIZE_MAX) {
+		sm_free(&o->alloc, v->data, v->cap * elem);
+		/* The slot stays, empty: slots are never reused, so indices held elsewhere hold. */
+		o->slots[v->slot].ptr = NULL;
+		o->slots[v->slot].size = 0;
+	}
+	v->data = NULL;
+	v->count = v->cap = 0;
+	v->slot = SIZE_MAX;
+}
+
+const char *sm_strdup(sm_owner *o, const char *s, size_t len, smdmx_error *error)
+{
+	if (len >= 4096) {
+		char *p = sm_owned_alloc(o, len + 1, error);
+		if (!p) return NULL;
+		memcpy(p, s, len);
+		p[len] = '\0';
+		return p;
+	}
+	if (!o->str_block || o->str_cap - o->str_used < len + 1) {
+		o->str_block = sm_owned_alloc(o, 16384, error);
+		if (!o->str_block) return NULL;
+		o->str_cap = 16384;
+		o->str_used = 0;
+	}
+	char *p = o->str_block + o->str_used;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	o->str_used += len + 1;
+	return p;
+}

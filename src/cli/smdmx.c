@@ -1,0 +1,143 @@
+/* smdmx: the command-line program. Thin: parsing arguments and printing diagnostics in
+ * the compiler format "path:line:col: error: message"; the work is in the library.
+ *
+ * Exit codes: 0 success, 1 invalid input, 2 bad command line, 3 input/output failure,
+ * 4 a limit or the memory was exhausted. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "smdmx/smdmx.h"
+
+enum { EXIT_INVALID = 1, EXIT_USAGE = 2, EXIT_IO = 3, EXIT_RESOURCE = 4 };
+
+static const char usage[] =
+    "usage: smdmx convert IN -o OUT [--lf] [--frame-rate FPS]\n"
+    "       smdmx --version | --help\n"
+    "\n"
+    "convert   read IN (.smd, .sma, .phys, .vta) and write OUT; the kind of OUT follows\n"
+    "          its extension: .vta writes vertex animation, others SMD.\n"
+    "  -o OUT          output file ('-' for standard output)\n"
+    "  --lf            LF line ends instead of CRLF\n"
+    "  --frame-rate N  frames per second of an SMD animation (default 30)\n"
+    "\n"
+    "exit codes: 0 success, 1 invalid input, 2 bad command line, 3 input/output failure,\n"
+    "            4 a limit or the memory was exhausted\n";
+
+static int exit_code_for(smdmx_error_code code)
+{
+	switch (code) {
+	case SMDMX_ERROR_IO: return EXIT_IO;
+	case SMDMX_ERROR_OUT_OF_MEMORY:
+	case SMDMX_ERROR_LIMIT: return EXIT_RESOURCE;
+	case SMDMX_ERROR_USAGE: return EXIT_USAGE;
+	default: return EXIT_INVALID;
+	}
+}
+
+static void print_diag(const char *path, const char *kind, uint32_t line, uint32_t col, const char *msg)
+{
+	if (line) fprintf(stderr, "%s:%u:%u: %s: %s\n", path, line, col ? col : 1, kind, msg);
+	else fprintf(stderr, "%s: %s: %s\n", path, kind, msg);
+}
+
+static int report(const char *path, const smdmx_error *e)
+{
+	print_diag(path, "error", e->line, e->column, e->message);
+	return exit_code_for(e->code);
+}
+
+static const char *extension(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(path, '.');
+	if (!dot || (slash && dot < slash)) return "";
+	return dot + 1;
+}
+
+static bool is_smd_family(const char *ext)
+{
+	return !strcasecmp(ext, "smd") || !strcasecmp(ext, "sma") || !strcasecmp(ext, "phys") || !strcasecmp(ext, "vta");
+}
+
+static int cmd_convert(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL;
+	smdmx_smd_read_options ropts;
+	smdmx_smd_write_options wopts;
+	memset(&ropts, 0, sizeof(ropts));
+	memset(&wopts, 0, sizeof(wopts));
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (!strcmp(argv[i], "--lf")) {
+			wopts.lf_line_ends = true;
+		} else if (!strcmp(argv[i], "--frame-rate") && i + 1 < argc) {
+			char *end;
+			ropts.frame_rate = strtod(argv[++i], &end);
+			if (*end || !(ropts.frame_rate > 0) || ropts.frame_rate > 10000) {
+				fprintf(stderr, "smdmx: error: --frame-rate wants a number in (0, 10000]\n");
+				return EXIT_USAGE;
+			}
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "smdmx: error: unknown option '%s'\n%s", argv[i], usage);
+			return EXIT_USAGE;
+		} else if (!in) {
+			in = argv[i];
+		} else {
+			fprintf(stderr, "smdmx: error: more than one input\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (!in || !out) {
+		fprintf(stderr, "smdmx: error: convert needs IN and -o OUT\n%s", usage);
+		return EXIT_USAGE;
+	}
+	if (strcmp(in, "-") && !is_smd_family(extension(in))) {
+		fprintf(stderr, "smdmx: error: '%s': unknown input extension (.smd, .sma, .phys, .vta)\n", in);
+		return EXIT_USAGE;
+	}
+	if (strcmp(out, "-") && !is_smd_family(extension(out))) {
+		fprintf(stderr, "smdmx: error: '%s': unknown output extension (.smd, .sma, .phys, .vta)\n", out);
+		return EXIT_USAGE;
+	}
+	if (!strcasecmp(extension(out), "vta")) wopts.kind = SMDMX_SMD_WRITE_VTA;
+
+	smdmx_error err;
+	smdmx_warnings warn;
+	smdmx_scene *scene = smdmx_smd_read_file(in, &ropts, &err, &warn);
+	for (size_t i = 0; i < warn.count; i++) {
+		char msg[256];
+		if (warn.data[i].count > 1)
+			snprintf(msg, sizeof(msg), "%s (%zu times)", warn.data[i].message, warn.data[i].count);
+		else
+			snprintf(msg, sizeof(msg), "%s", warn.data[i].message);
+		print_diag(in, "warning", warn.data[i].line, warn.data[i].column, msg);
+	}
+	if (!scene) return report(in, &err);
+	if (wopts.kind == SMDMX_SMD_WRITE_VTA && scene->flex_shape_count == 0 && scene->mesh_count == 0) {
+		smdmx_scene_free(scene);
+		fprintf(stderr, "%s: error: nothing to write as VTA (no mesh)\n", in);
+		return EXIT_INVALID;
+	}
+	bool ok = smdmx_smd_write_file(scene, out, &wopts, &err);
+	smdmx_scene_free(scene);
+	if (!ok) return report(out, &err);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("smdmx %s\n", SMDMX_VERSION_STRING);
+		return 0;
+	}
+	if (!strcmp(argv[1], "convert")) return cmd_convert(argc - 2, argv + 2);
+	fprintf(stderr, "smdmx: error: unknown command '%s'\n%s", argv[1], usage);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,59 @@
+/* Error and warning reporting: the first error wins; warnings are counted per code. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const code_names[SMDMX_ERROR_CODE_COUNT] = {
+	"none", "io", "out-of-memory", "limit", "empty", "nul-byte", "line-too-long", "syntax",
+	"bad-number", "not-finite", "version", "unknown-block", "missing-end", "bone-undefined",
+	"bone-redefined", "parent-cycle", "triangle", "links", "time", "invalid-scene",
+	"vertex-id", "usage",
+};
+
+const char *smdmx_error_code_name(smdmx_error_code code)
+{
+	if ((unsigned)code >= SMDMX_ERROR_CODE_COUNT) return "unknown";
+	return code_names[code];
+}
+
+bool sm_fail(smdmx_error *error, smdmx_error_code code, uint32_t line, uint32_t column,
+             const char *fmt, ...)
+{
+	if (!error || error->code != SMDMX_ERROR_NONE) return false;
+	error->code = code;
+	error->line = line;
+	error->column = column;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(error->message, sizeof(error->message), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+bool sm_fail_oom(smdmx_error *error)
+{
+	return sm_fail(error, SMDMX_ERROR_OUT_OF_MEMORY, 0, 0, "out of memory");
+}
+
+void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t column,
+             const char *fmt, ...)
+{
+	if (!w) return;
+	for (size_t i = 0; i < w->count; i++) {
+		if (w->data[i].code == code) {
+			w->data[i].count++;
+			return;
+		}
+	}
+	if (w->count >= SMDMX_WARNING_CODE_COUNT) return;
+	smdmx_warning *e = &w->data[w->count++];
+	e->code = code;
+	e->line = line;
+	e->column = column;
+	e->count = 1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->message, sizeof(e->message), fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,107 @@
+/* smdmx internals shared by the library's modules: allocation through the user's hooks,
+ * the memory a scene owns, and error/warning reporting. */
+#ifndef SMDMX_INTERNAL_H
+#define SMDMX_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "smdmx/error.h"
+#include "smdmx/scene.h"
+
+#if defined(__GNUC__)
+#define SM_NODISCARD __attribute__((warn_unused_result))
+#define SM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define SM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define SM_NODISCARD
+#define SM_PRINTF(f, a)
+#define SM_LIKELY(x) (x)
+#define SM_UNLIKELY(x) (x)
+#endif
+
+/* Propagate a failure: every fallible internal function returns bool. */
+#define SM_CHECK(expr) do { if (SM_UNLIKELY(!(expr))) return false; } while (0)
+
+/* ---- allocation ---------------------------------------------------------------------- */
+
+typedef struct sm_alloc {
+	smdmx_allocator hooks;
+	size_t live;        /* bytes currently allocated */
+	size_t made;        /* allocations made so far */
+} sm_alloc;
+
+void sm_alloc_init(sm_alloc *a, const smdmx_allocator *hooks);
+SM_NODISCARD void *sm_malloc(sm_alloc *a, size_t size);
+SM_NODISCARD void *sm_realloc(sm_alloc *a, void *ptr, size_t old_size, size_t new_size);
+void sm_free(sm_alloc *a, void *ptr, size_t size);
+
+/* Overflow-checked a * b; false when it overflows. */
+static inline bool sm_mul(size_t a, size_t b, size_t *out)
+{
+	if (b != 0 && a > SIZE_MAX / b) return false;
+	*out = a * b;
+	return true;
+}
+
+/* ---- scene ownership ------------------------------------------------------------------ */
+
+/* Every allocation of a scene is a slot in its owner: freeing the scene frees the slots. */
+typedef struct sm_slot {
+	void *ptr;
+	size_t size;
+} sm_slot;
+
+typedef struct smdmx_scene_owner {
+	sm_alloc alloc;
+	sm_slot *slots;
+	size_t slot_count, slot_cap;
+	char *str_block;            /* current block for small strings */
+	size_t str_used, str_cap;
+} sm_owner;
+
+/* A growable array owned by a scene. */
+typedef struct sm_vec {
+	void *data;
+	size_t count;   /* elements in use */
+	size_t cap;     /* elements allocated */
+	size_t slot;    /* owner slot, SIZE_MAX before the first allocation */
+} sm_vec;
+
+#define SM_VEC_INIT { NULL, 0, 0, SIZE_MAX }
+
+smdmx_scene *sm_scene_new(const smdmx_allocator *hooks, smdmx_error *error);
+SM_NODISCARD void *sm_owned_alloc(sm_owner *o, size_t size, smdmx_error *error);
+SM_NODISCARD void *sm_owned_calloc(sm_owner *o, size_t count, size_t elem, smdmx_error *error);
+SM_NODISCARD bool sm_vec_reserve(sm_owner *o, sm_vec *v, size_t elem, size_t need, smdmx_error *error);
+/* Reserve room for one more element and return a pointer to it (count is incremented). */
+SM_NODISCARD void *sm_vec_push(sm_owner *o, sm_vec *v, size_t elem, smdmx_error *error);
+/* Give the memory of a vector back early (temporary tables). */
+void sm_vec_release(sm_owner *o, sm_vec *v, size_t elem);
+SM_NODISCARD const char *sm_strdup(sm_owner *o, const char *s, size_t len, smdmx_error *error);
+
+/* ---- errors ----------------------------------------------------------------------------- */
+
+/* Fills *error unless it already holds a failure (the first one wins). Returns false. */
+bool sm_fail(smdmx_error *error, smdmx_error_code code, uint32_t line, uint32_t column,
+             const char *fmt, ...) SM_PRINTF(5, 6);
+bool sm_fail_oom(smdmx_error *error);
+void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t column,
+             const char *fmt, ...) SM_PRINTF(5, 6);
+
+static inline smdmx_limits sm_limits_resolve(const smdmx_limits *in)
+{
+	smdmx_limits l = { 0, 0, 0, 0, 0 };
+	if (in) l = *in;
+	if (!l.max_line_length) l.max_line_length = SMDMX_DEFAULT_MAX_LINE_LENGTH;
+	if (!l.max_joints) l.max_joints = SMDMX_DEFAULT_MAX_JOINTS;
+	if (!l.max_links) l.max_links = SMDMX_DEFAULT_MAX_LINKS;
+	if (!l.max_frames) l.max_frames = SMDMX_DEFAULT_MAX_FRAMES;
+	if (!l.max_corners) l.max_corners = SMDMX_DEFAULT_MAX_CORNERS;
+	return l;
+}
+
+#endif

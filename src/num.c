@@ -1,0 +1,339 @@
+/* Number parsing and printing.
+ *
+ * Parsing takes the fast path of Clinger's algorithm: at most 19 significant digits give an
+ * exact integer mantissa w, and when w < 2^53 and |exponent| <= 22 one IEEE multiplication
+ * or division by an exact power of ten gives the correctly rounded double. Rounding that
+ * double to float can only go wrong when it lands exactly on a float midpoint (double
+ * rounding); that case, subnormals, and long mantissas go to glibc's correctly rounded
+ * strtof_l with the C locale, so results never depend on LC_NUMERIC.
+ *
+ * Printing six decimals: v * 1e6 is exact in double (a 24-bit significand times
+ * 15625 * 2^6 needs at most 38 bits), so rounding it to an integer with nearbyint (ties to
+ * even, as printf) gives the correctly rounded result without any string conversion. */
+#define _GNU_SOURCE
+#include "num.h"
+
+#include <float.h>
+#include <locale.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const double pow10_exact[23] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+typedef struct scan {
+	uint64_t w;        /* significant digits, at most 19 */
+	int exp10;         /* value = w * 10^exp10 (before truncation) */
+	bool neg;
+	bool truncated;    /* digits beyond 19 were dropped */
+	const char *end;   /* past the number */
+} scan;
+
+static inline bool is_digit(char c)
+{
+	return (unsigned char)(c - '0') < 10;
+}
+
+/* Lexes the number syntax; false when there is no number at p. */
+static sm_num_status scan_number(const char *p, const char *end, scan *s)
+{
+	s->w = 0;
+	s->exp10 = 0;
+	s->neg = false;
+	s->truncated = false;
+	if (p < end && (*p == '-' || *p == '+')) {
+		s->neg = *p == '-';
+		p++;
+	}
+	int sig = 0;
+	bool any = false;
+	while (p < end && is_digit(*p)) {
+		any = true;
+		if (sig < 19) {
+			s->w = s->w * 10 + (uint64_t)(*p - '0');
+			if (s->w) sig++;
+		} else {
+			s->exp10++;
+			if (*p != '0') s->truncated = true;
+		}
+		p++;
+	}
+	if (p < end && *p == '.') {
+		p++;
+		while (p < end && is_digit(*p)) {
+			any = true;
+			if (sig < 19) {
+				s->w = s->w * 10 + (uint64_t)(*p - '0');
+				if (s->w) sig++;
+				s->exp10--;
+			} else if (*p != '0') {
+				s->truncated = true;
+			}
+			p++;
+		}
+	}
+	if (!any) {
+		/* "nan", "inf", "infinity", "1.#INF" style words are numbers out of range */
+		const char *w = p;
+		while (w < end && ((*w | 0x20) >= 'a' && (*w | 0x20) <= 'z')) w++;
+		size_t wl = (size_t)(w - p);
+		if ((wl == 3 && (strncasecmp(p, "nan", 3) == 0 || strncasecmp(p, "inf", 3) == 0)) ||
+		    (wl == 8 && strncasecmp(p, "infinity", 8) == 0)) {
+			s->end = w;
+			return SM_NUM_RANGE;
+		}
+		s->end = p;
+		return SM_NUM_BAD;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		const char *q = p + 1;
+		bool eneg = false;
+		if (q < end && (*q == '-' || *q == '+')) {
+			eneg = *q == '-';
+			q++;
+		}
+		if (q < end && is_digit(*q)) {
+			int e = 0;
+			while (q < end && is_digit(*q)) {
+				if (e < 100000) e = e * 10 + (*q - '0');
+				q++;
+			}
+			s->exp10 += eneg ? -e : e;
+			p = q;
+		} else {
+			s->end = q;
+			return SM_NUM_BAD;
+		}
+	}
+	/* "1.#INF" / "1.#QNAN" as written by some Windows exporters */
+	if (p < end && *p == '#') {
+		while (p < end && (*p == '#' || ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z'))) p++;
+		s->end = p;
+		return SM_NUM_RANGE;
+	}
+	s->end = p;
+	return SM_NUM_OK;
+}
+
+static sm_num_status slow_float(const char *start, const char *stop, float *out)
+{
+	char buf[128];
+	size_t n = (size_t)(stop - start);
+	if (n >= sizeof(buf)) {
+		/* Absurdly long: compute from the scanned fields instead of the text. */
+		return SM_NUM_BAD;
+	}
+	memcpy(buf, start, n);
+	buf[n] = '\0';
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (!c) return SM_NUM_BAD;
+	char *e;
+	float v = strtof_l(buf, &e, c);
+	freelocale(c);
+	if (!isfinite(v)) return SM_NUM_RANGE;
+	*out = v;
+	return SM_NUM_OK;
+}
+
+sm_num_status sm_parse_float(const char *p, const char *end, float *out, const char **next)
+{
+	scan s;
+	sm_num_status st = scan_number(p, end, &s);
+	*next = s.end;
+	if (st != SM_NUM_OK) return st;
+	if (s.w == 0) {
+		*out = s.neg ? -0.0f : 0.0f;
+		return SM_NUM_OK;
+	}
+	if (!s.truncated && s.w < (UINT64_C(1) << 53) && s.exp10 >= -22 && s.exp10 <= 22) {
+		double d = (double)s.w;
+		d = s.exp10 < 0 ? d / pow10_exact[-s.exp10] : d * pow10_exact[s.exp10];
+		if (d >= (double)FLT_MIN && d <= (double)FLT_MAX) {
+			uint64_t bits;
+			memcpy(&bits, &d, sizeof(bits));
+			/* 29 dropped bits exactly 100..0: d sits on a float midpoint; rounding again
+			 * could go the wrong way. */
+			if ((bits & ((UINT64_C(1) << 29) - 1)) != (UINT64_C(1) << 28)) {
+				float f = (float)d;
+				if (!isfinite(f)) return SM_NUM_RANGE;
+				*out = s.neg ? -f : f;
+				return SM_NUM_OK;
+			}
+		}
+		if (d > (double)FLT_MAX * 2) return SM_NUM_RANGE;
+	}
+	/* Decimal exponent far beyond float range: decide without strtof. */
+	int mag = s.exp10;
+	for (uint64_t w = s.w; w >= 10; w /= 10) mag++;
+	if (mag > 39) return SM_NUM_RANGE;
+	if (mag < -50) {
+		*out = s.neg ? -0.0f : 0.0f;
+		return SM_NUM_OK;
+	}
+	return slow_float(p, s.end, out);
+}
+
+sm_num_status sm_parse_double(const char *p, const char *end, double *out, const char **next)
+{
+	scan s;
+	sm_num_status st = scan_number(p, end, &s);
+	*next = s.end;
+	if (st != SM_NUM_OK) return st;
+	if (s.w == 0) {
+		*out = s.neg ? -0.0 : 0.0;
+		return SM_NUM_OK;
+	}
+	if (!s.truncated && s.w < (UINT64_C(1) << 53) && s.exp10 >= -22 && s.exp10 <= 22) {
+		double d = (double)s.w;
+		d = s.exp10 < 0 ? d / pow10_exact[-s.exp10] : d * pow10_exact[s.exp10];
+		*out = s.neg ? -d : d;
+		return SM_NUM_OK;
+	}
+	char buf[128];
+	size_t n = (size_t)(s.end - p);
+	if (n >= sizeof(buf)) return SM_NUM_BAD;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (!c) return SM_NUM_BAD;
+	char *e;
+	double v = strtod_l(buf, &e, c);
+	freelocale(c);
+	if (!isfinite(v)) return SM_NUM_RANGE;
+	*out = v;
+	return SM_NUM_OK;
+}
+
+sm_num_status sm_parse_int(const char *p, const char *end, int64_t *out, const char **next)
+{
+	const char *q = p;
+	bool neg = false;
+	if (q < end && (*q == '-' || *q == '+')) {
+		neg = *q == '-';
+		q++;
+	}
+	if (q >= end || !is_digit(*q)) {
+		*next = q;
+		return SM_NUM_BAD;
+	}
+	uint64_t v = 0;
+	while (q < end && is_digit(*q)) {
+		if (v > (UINT64_C(1) << 62)) {
+			while (q < end && is_digit(*q)) q++;
+			*next = q;
+			return SM_NUM_RANGE;
+		}
+		v = v * 10 + (uint64_t)(*q - '0');
+		q++;
+	}
+	if (q < end && *q == '.') {
+		/* "1.0": a float-looking integer, as some exporters write version and time */
+		q++;
+		while (q < end && *q == '0') q++;
+		if (q < end && is_digit(*q)) {
+			*next = q;
+			return SM_NUM_BAD;
+		}
+	}
+	if (q < end && (*q == 'e' || *q == 'E')) {
+		*next = q;
+		return SM_NUM_BAD;
+	}
+	*next = q;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return SM_NUM_OK;
+}
+
+static size_t format_u64(uint64_t v, char *out)
+{
+	char tmp[20];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+	return n;
+}
+
+size_t sm_format_int(int64_t v, char *out)
+{
+	if (v < 0) {
+		out[0] = '-';
+		return 1 + format_u64((uint64_t)0 - (uint64_t)v, out + 1);
+	}
+	return format_u64((uint64_t)v, out);
+}
+
+/* Exact decimal digits of an integer-valued float >= 2^63 (m * 2^e): schoolbook doubling
+ * on a little-endian base-10^9 number. */
+static size_t format_big_integer(double v, char *out)
+{
+	int e;
+	double m = frexp(v, &e); /* v = m * 2^e, 0.5 <= m < 1 */
+	uint64_t mant = (uint64_t)ldexp(m, 53);
+	e -= 53;
+	uint32_t limbs[6] = { 0 };
+	size_t nl = 0;
+	while (mant) {
+		limbs[nl++] = (uint32_t)(mant % 1000000000u);
+		mant /= 1000000000u;
+	}
+	for (; e > 0; e--) {
+		uint32_t carry = 0;
+		for (size_t i = 0; i < nl; i++) {
+			uint32_t x = limbs[i] * 2 + carry;
+			carry = x >= 1000000000u;
+			limbs[i] = carry ? x - 1000000000u : x;
+		}
+		if (carry) limbs[nl++] = 1;
+	}
+	size_t n = format_u64(limbs[nl - 1], out);
+	for (size_t i = nl - 1; i-- > 0;) {
+		uint32_t x = limbs[i];
+		for (int d = 8; d >= 0; d--) {
+			out[n + (size_t)d] = (char)('0' + x % 10);
+			x /= 10;
+		}
+		n += 9;
+	}
+	return n;
+}
+
+size_t sm_format_fixed6(float v, char *out)
+{
+	double x = (double)v * 1e6;
+	double r = nearbyint(x);
+	size_t n = 0;
+	if (r == 0) {
+		memcpy(out, "0.000000", 9);
+		return 8;
+	}
+	if (r < 0) {
+		out[n++] = '-';
+		r = -r;
+	}
+	if (r < 9.2e18) {
+		uint64_t u = (uint64_t)r;
+		n += format_u64(u / 1000000u, out + n);
+		uint32_t frac = (uint32_t)(u % 1000000u);
+		out[n++] = '.';
+		for (int d = 5; d >= 0; d--) {
+			out[n + (size_t)d] = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		n += 6;
+	} else {
+		/* |v| >= 9.2e12 is an integer in float32: its digits, then six zeros */
+		n += format_big_integer(fabs((double)v), out + n);
+		memcpy(out + n, ".000000", 7);
+		n += 7;
+	}
+	out[n] = '\0';
+	return n;
+}

@@ -1,0 +1,454 @@
+/* Scene validation and comparison. */
+#include <cglm/quat.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "scene_util.h"
+#include "smdmx/math.h"
+
+/* ---- validation ------------------------------------------------------------------------- */
+
+#define INVALID(...) sm_fail(error, SMDMX_ERROR_INVALID_SCENE, 0, 0, __VA_ARGS__)
+
+static bool finite3(const float *v)
+{
+	return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+}
+
+static bool unit_quat(const float *q)
+{
+	versor v = { q[0], q[1], q[2], q[3] };
+	float n = glm_quat_norm(v);
+	return isfinite(n) && fabsf(n - 1.0f) <= 1e-3f;
+}
+
+static bool check_transform(const smdmx_transform *t)
+{
+	return finite3(t->position) && unit_quat(t->orientation);
+}
+
+static bool check_indices(const uint32_t *ix, size_t n, size_t bound)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ix[i] >= bound) return false;
+	return true;
+}
+
+static bool validate_mesh(const smdmx_scene *s, size_t mi, smdmx_error *error)
+{
+	const smdmx_mesh *m = &s->meshes[mi];
+	if (m->parent_joint != SMDMX_NONE && m->parent_joint >= s->joint_count)
+		return INVALID("mesh %zu: parent joint %u out of range", mi, m->parent_joint);
+	if (!check_transform(&m->transform)) return INVALID("mesh %zu: transform not finite or not unit", mi);
+	if (m->corner_count && !m->position_indices) return INVALID("mesh %zu: no position indices", mi);
+	if (!check_indices(m->position_indices, m->corner_count, m->position_count))
+		return INVALID("mesh %zu: position index out of range", mi);
+	for (size_t i = 0; i < m->position_count; i++)
+		if (!finite3(m->positions[i])) return INVALID("mesh %zu: position %zu not finite", mi, i);
+	if (m->weight_offsets) {
+		if (m->weight_offsets[0] != 0 || m->weight_offsets[m->position_count] != m->weight_count)
+			return INVALID("mesh %zu: weight offsets inconsistent", mi);
+		for (size_t i = 0; i < m->position_count; i++)
+			if (m->weight_offsets[i] > m->weight_offsets[i + 1]) return INVALID("mesh %zu: weight offsets decrease", mi);
+		for (size_t i = 0; i < m->weight_count; i++) {
+			if (m->weights[i].joint >= s->joint_count) return INVALID("mesh %zu: weight joint out of range", mi);
+			if (!isfinite(m->weights[i].weight)) return INVALID("mesh %zu: weight not finite", mi);
+		}
+	} else if (m->weight_count) {
+		return INVALID("mesh %zu: weights without offsets", mi);
+	}
+	if (m->normal_indices) {
+		if (!check_indices(m->normal_indices, m->corner_count, m->normal_count))
+			return INVALID("mesh %zu: normal index out of range", mi);
+		for (size_t i = 0; i < m->normal_count; i++)
+			if (!finite3(m->normals[i])) return INVALID("mesh %zu: normal %zu not finite", mi, i);
+	}
+	for (size_t u = 0; u < m->uv_set_count; u++) {
+		const smdmx_uv_set *uv = &m->uv_sets[u];
+		if (!uv->name) return INVALID("mesh %zu: UV set %zu has no name", mi, u);
+		if (m->corner_count && !uv->indices) return INVALID("mesh %zu: UV set %zu has no indices", mi, u);
+		if (!check_indices(uv->indices, m->corner_count, uv->count))
+			return INVALID("mesh %zu: UV index out of range", mi);
+		for (size_t i = 0; i < uv->count; i++)
+			if (!isfinite(uv->data[i][0]) || !isfinite(uv->data[i][1])) return INVALID("mesh %zu: UV not finite", mi);
+	}
+	const smdmx_scalar_field *fields[2] = { &m->balance, &m->wrinkle };
+	for (int f = 0; f < 2; f++) {
+		if (fields[f]->indices && !check_indices(fields[f]->indices, m->corner_count, fields[f]->count))
+			return INVALID("mesh %zu: %s index out of range", mi, f ? "wrinkle" : "balance");
+	}
+	for (size_t i = 0; i < m->face_set_count; i++) {
+		const smdmx_face_set *fs = &m->face_sets[i];
+		if (fs->material >= s->material_count) return INVALID("mesh %zu face set %zu: material out of range", mi, i);
+		if (fs->offsets[0] != 0 || fs->offsets[fs->polygon_count] != fs->corner_count)
+			return INVALID("mesh %zu face set %zu: offsets inconsistent", mi, i);
+		for (size_t p = 0; p < fs->polygon_count; p++)
+			if (fs->offsets[p + 1] < fs->offsets[p] + 3)
+				return INVALID("mesh %zu face set %zu: polygon %zu has fewer than 3 corners", mi, i, p);
+		if (!check_indices(fs->corners, fs->corner_count, m->corner_count))
+			return INVALID("mesh %zu face set %zu: corner out of range", mi, i);
+	}
+	return true;
+}
+
+static bool check_times(const int32_t *t, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (t[i] <= t[i - 1]) return false;
+	return true;
+}
+
+bool smdmx_scene_validate(const smdmx_scene *s, smdmx_error *error)
+{
+	smdmx_error local;
+	if (!error) {
+		memset(&local, 0, sizeof(local));
+		error = &local;
+	}
+	for (size_t i = 0; i < s->joint_count; i++) {
+		const smdmx_joint *j = &s->joints[i];
+		if (!j->name) return INVALID("joint %zu has no name", i);
+		if (j->parent != SMDMX_NONE && j->parent >= s->joint_count) return INVALID("joint %zu: parent out of range", i);
+		if (!check_transform(&j->bind)) return INVALID("joint '%s': bind pose not finite or not unit", j->name);
+		uint32_t p = j->parent;
+		for (size_t steps = 0; p != SMDMX_NONE; steps++) {
+			if (steps >= s->joint_count || p == i) return INVALID("joint '%s' is its own ancestor", j->name);
+			p = s->joints[p].parent;
+		}
+	}
+	for (size_t i = 0; i < s->material_count; i++)
+		if (!s->materials[i].name) return INVALID("material %zu has no name", i);
+	for (size_t i = 0; i < s->mesh_count; i++)
+		if (!validate_mesh(s, i, error)) return false;
+	for (size_t i = 0; i < s->attachment_count; i++) {
+		const smdmx_attachment *a = &s->attachments[i];
+		if (a->parent_joint != SMDMX_NONE && a->parent_joint >= s->joint_count)
+			return INVALID("attachment %zu: parent out of range", i);
+		if (!check_transform(&a->transform)) return INVALID("attachment %zu: transform invalid", i);
+	}
+	for (size_t i = 0; i < s->flex_shape_count; i++) {
+		const smdmx_flex_shape *f = &s->flex_shapes[i];
+		if (f->mesh >= s->mesh_count) return INVALID("flex shape %zu: mesh out of range", i);
+		const smdmx_mesh *m = &s->meshes[f->mesh];
+		if (!check_indices(f->position_indices, f->position_count, m->position_count) ||
+		    !check_indices(f->normal_indices, f->normal_count, m->normal_count) ||
+		    !check_indices(f->wrinkle_indices, f->wrinkle_count, m->wrinkle.count))
+			return INVALID("flex shape '%s': index out of range", f->name ? f->name : "");
+		for (size_t k = 0; k < f->position_count; k++)
+			if (!finite3(f->position_deltas[k])) return INVALID("flex shape %zu: delta not finite", i);
+		for (size_t k = 0; k < f->normal_count; k++)
+			if (!finite3(f->normal_deltas[k])) return INVALID("flex shape %zu: delta not finite", i);
+	}
+	for (size_t i = 0; i < s->clip_count; i++) {
+		const smdmx_clip *c = &s->clips[i];
+		if (!(c->frame_rate > 0) || !isfinite(c->frame_rate)) return INVALID("clip %zu: bad frame rate", i);
+		for (size_t k = 0; k < c->channel_count; k++) {
+			const smdmx_channel *ch = &c->channels[k];
+			if (ch->joint >= s->joint_count) return INVALID("clip %zu channel %zu: joint out of range", i, k);
+			if (!check_times(ch->position_times, ch->position_count) ||
+			    !check_times(ch->orientation_times, ch->orientation_count))
+				return INVALID("clip %zu channel %zu: key times do not increase", i, k);
+			for (size_t n = 0; n < ch->position_count; n++)
+				if (!finite3(ch->positions[n])) return INVALID("clip %zu channel %zu: position not finite", i, k);
+			for (size_t n = 0; n < ch->orientation_count; n++)
+				if (!unit_quat(ch->orientations[n])) return INVALID("clip %zu channel %zu: orientation not unit", i, k);
+		}
+	}
+	return true;
+}
+
+/* ---- polygon order --------------------------------------------------------------------------- */
+
+bool sm_polygon_order(sm_alloc *a, const smdmx_mesh *m, sm_poly_ref **out, size_t *count)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->face_set_count; i++) n += m->face_sets[i].polygon_count;
+	*count = n;
+	*out = NULL;
+	if (n == 0) return true;
+	size_t bytes, sbytes;
+	if (!sm_mul(n, sizeof(sm_poly_ref), &bytes)) return false;
+	sm_poly_ref *p = sm_malloc(a, bytes);
+	if (!p) return false;
+	size_t k = 0;
+	bool sorted = true;
+	for (size_t i = 0; i < m->face_set_count; i++) {
+		const smdmx_face_set *fs = &m->face_sets[i];
+		for (size_t j = 0; j < fs->polygon_count; j++) {
+			p[k].face_set = (uint32_t)i;
+			p[k].polygon = (uint32_t)j;
+			p[k].first = fs->corners[fs->offsets[j]];
+			if (k && p[k].first < p[k - 1].first) sorted = false;
+			k++;
+		}
+	}
+	if (!sorted) {
+		/* Counting sort by first corner: O(n + corners), stable. */
+		size_t nc = m->corner_count + 1;
+		uint32_t *start = NULL;
+		sm_poly_ref *q = NULL;
+		if (sm_mul(nc, sizeof(uint32_t), &sbytes)) start = sm_malloc(a, sbytes);
+		if (start) q = sm_malloc(a, bytes);
+		if (!start || !q) {
+			if (start) sm_free(a, start, sbytes);
+			sm_free(a, p, bytes);
+			return false;
+		}
+		memset(start, 0, sbytes);
+		for (size_t i = 0; i < n; i++) start[p[i].first + 1]++;
+		for (size_t i = 1; i < nc; i++) start[i] += start[i - 1];
+		for (size_t i = 0; i < n; i++) q[start[p[i].first]++] = p[i];
+		sm_free(a, start, sbytes);
+		sm_free(a, p, bytes);
+		p = q;
+	}
+	*out = p;
+	return true;
+}
+
+/* ---- comparison ------------------------------------------------------------------------------ */
+
+typedef struct cmp {
+	double vtol, rtol;
+	char *diff;
+	size_t diff_size;
+} cmp;
+
+static bool differ(cmp *c, const char *fmt, ...) SM_PRINTF(2, 3);
+
+static bool differ(cmp *c, const char *fmt, ...)
+{
+	if (c->diff && c->diff_size) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(c->diff, c->diff_size, fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
+static bool values_equal(const cmp *c, double a, double b)
+{
+	if ((float)a == (float)b) return true;
+	return fabs(a - b) <= c->vtol;
+}
+
+static bool vec_equal(const cmp *c, const float *a, const float *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!values_equal(c, a[i], b[i])) return false;
+	return true;
+}
+
+static bool rot_equal(const cmp *c, const float *qa, const float *qb)
+{
+	double da[4] = { qa[0], qa[1], qa[2], qa[3] }, db[4] = { qb[0], qb[1], qb[2], qb[3] };
+	double ma[3][3], mb[3][3];
+	smdmx_quat_to_matrix(da, ma);
+	smdmx_quat_to_matrix(db, mb);
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			if (fabs(ma[i][j] - mb[i][j]) > c->rtol) return false;
+	return true;
+}
+
+static bool corner_equal(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, uint32_t ca,
+                         const smdmx_scene *sb, const smdmx_mesh *b, uint32_t cb, size_t mesh, size_t poly)
+{
+	uint32_t pa = a->position_indices[ca], pb = b->position_indices[cb];
+	if (!vec_equal(c, a->positions[pa], b->positions[pb], 3))
+		return differ(c, "mesh %zu polygon %zu: positions differ", mesh, poly);
+	if ((a->normal_indices == NULL) != (b->normal_indices == NULL))
+		return differ(c, "mesh %zu: one side has normals", mesh);
+	if (a->normal_indices && !vec_equal(c, a->normals[a->normal_indices[ca]], b->normals[b->normal_indices[cb]], 3))
+		return differ(c, "mesh %zu polygon %zu: normals differ", mesh, poly);
+	for (size_t u = 0; u < a->uv_set_count; u++) {
+		const smdmx_uv_set *ua = &a->uv_sets[u], *ub = &b->uv_sets[u];
+		if (!vec_equal(c, ua->data[ua->indices[ca]], ub->data[ub->indices[cb]], 2))
+			return differ(c, "mesh %zu polygon %zu: UV set %zu differs", mesh, poly, u);
+	}
+	size_t na = a->weight_offsets ? a->weight_offsets[pa + 1] - a->weight_offsets[pa] : 0;
+	size_t nb = b->weight_offsets ? b->weight_offsets[pb + 1] - b->weight_offsets[pb] : 0;
+	if (na != nb) return differ(c, "mesh %zu polygon %zu: %zu weight links vs %zu", mesh, poly, na, nb);
+	for (size_t k = 0; k < na; k++) {
+		const smdmx_weight *wa = &a->weights[a->weight_offsets[pa] + k], *wb = &b->weights[b->weight_offsets[pb] + k];
+		if (strcmp(sa->joints[wa->joint].name, sb->joints[wb->joint].name) != 0 || !values_equal(c, wa->weight, wb->weight))
+			return differ(c, "mesh %zu polygon %zu: weight link %zu differs", mesh, poly, k);
+	}
+	return true;
+}
+
+/* Corner k of mesh a corresponds to corner map[k] of mesh b. */
+static bool compare_mesh(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, const smdmx_scene *sb,
+                         const smdmx_mesh *b, size_t mi, uint32_t *map)
+{
+	if (a->uv_set_count != b->uv_set_count) return differ(c, "mesh %zu: %zu UV sets vs %zu", mi, a->uv_set_count, b->uv_set_count);
+	if (a->corner_count != b->corner_count) return differ(c, "mesh %zu: %zu corners vs %zu", mi, a->corner_count, b->corner_count);
+	sm_poly_ref *pa, *pb;
+	size_t na, nb;
+	sm_alloc al;
+	sm_alloc_init(&al, NULL);
+	if (!sm_polygon_order(&al, a, &pa, &na)) return differ(c, "out of memory");
+	if (!sm_polygon_order(&al, b, &pb, &nb)) {
+		sm_free(&al, pa, na * sizeof(sm_poly_ref));
+		return differ(c, "out of memory");
+	}
+	bool ok = true;
+	if (na != nb) ok = differ(c, "mesh %zu: %zu polygons vs %zu", mi, na, nb);
+	for (size_t k = 0; k < a->corner_count; k++) map[k] = (uint32_t)k;
+	for (size_t i = 0; ok && i < na; i++) {
+		const smdmx_face_set *fa = &a->face_sets[pa[i].face_set], *fb = &b->face_sets[pb[i].face_set];
+		uint32_t oa = fa->offsets[pa[i].polygon], ob = fb->offsets[pb[i].polygon];
+		uint32_t la = fa->offsets[pa[i].polygon + 1] - oa, lb = fb->offsets[pb[i].polygon + 1] - ob;
+		if (la != lb) {
+			ok = differ(c, "mesh %zu polygon %zu: %u corners vs %u", mi, i, la, lb);
+			break;
+		}
+		if (strcmp(sa->materials[fa->material].name, sb->materials[fb->material].name) != 0) {
+			ok = differ(c, "mesh %zu polygon %zu: material '%s' vs '%s'", mi, i, sa->materials[fa->material].name,
+			            sb->materials[fb->material].name);
+			break;
+		}
+		for (uint32_t k = 0; ok && k < la; k++) {
+			uint32_t ca = fa->corners[oa + k], cb = fb->corners[ob + k];
+			map[ca] = cb;
+			ok = corner_equal(c, sa, a, ca, sb, b, cb, mi, i);
+		}
+	}
+	if (ok && na == 0) {
+		for (size_t k = 0; ok && k < a->corner_count; k++)
+			ok = corner_equal(c, sa, a, (uint32_t)k, sb, b, (uint32_t)k, mi, k);
+	}
+	sm_free(&al, pa, na * sizeof(sm_poly_ref));
+	sm_free(&al, pb, nb * sizeof(sm_poly_ref));
+	return ok;
+}
+
+/* Dense per-position delta (NaN where the shape has none). */
+static float *dense_deltas(const uint32_t *idx, smdmx_vec3 *d, size_t n, size_t bound)
+{
+	float *out = malloc((bound ? bound : 1) * 3 * sizeof(float));
+	if (!out) return NULL;
+	for (size_t i = 0; i < bound * 3; i++) out[i] = NAN;
+	for (size_t i = 0; i < n; i++) memcpy(out + 3 * idx[i], d[i], 3 * sizeof(float));
+	return out;
+}
+
+static bool shape_values_equal(const cmp *c, const float *base_a, const float *da, const float *base_b, const float *db)
+{
+	for (int i = 0; i < 3; i++) {
+		bool ha = !isnan(da[i]), hb = !isnan(db[i]);
+		double x = (double)base_a[i] + (ha ? da[i] : 0), y = (double)base_b[i] + (hb ? db[i] : 0);
+		/* Deltas are float32 differences: compare the shapes they make at float32 precision. */
+		double tol = c->vtol + 2.5e-7 * fmax(1.0, fmax(fabs(base_a[i]), fabs(x)));
+		if (fabs(x - y) > tol) return false;
+	}
+	return true;
+}
+
+static bool compare_shape(cmp *c, const smdmx_scene *sa, const smdmx_flex_shape *fa, const smdmx_scene *sb,
+                          const smdmx_flex_shape *fb, const uint32_t *map)
+{
+	if (strcmp(fa->name, fb->name) != 0) return differ(c, "flex shape '%s' vs '%s'", fa->name, fb->name);
+	if (fa->corrective != fb->corrective) return differ(c, "flex shape '%s': corrective flag differs", fa->name);
+	const smdmx_mesh *ma = &sa->meshes[fa->mesh], *mb = &sb->meshes[fb->mesh];
+	float *pa = dense_deltas(fa->position_indices, fa->position_deltas, fa->position_count, ma->position_count);
+	float *pb = dense_deltas(fb->position_indices, fb->position_deltas, fb->position_count, mb->position_count);
+	float *na = dense_deltas(fa->normal_indices, fa->normal_deltas, fa->normal_count, ma->normal_count);
+	float *nb = dense_deltas(fb->normal_indices, fb->normal_deltas, fb->normal_count, mb->normal_count);
+	bool ok = pa && pb && na && nb;
+	if (!ok) differ(c, "out of memory");
+	for (size_t k = 0; ok && k < ma->corner_count; k++) {
+		uint32_t ca = (uint32_t)k, cb = map[k];
+		uint32_t ia = ma->position_indices[ca], ib = mb->position_indices[cb];
+		if (!shape_values_equal(c, ma->positions[ia], pa + 3 * ia, mb->positions[ib], pb + 3 * ib))
+			ok = differ(c, "flex shape '%s': corner %zu position differs", fa->name, k);
+		if (ok && ma->normal_indices && mb->normal_indices) {
+			ia = ma->normal_indices[ca];
+			ib = mb->normal_indices[cb];
+			if (!shape_values_equal(c, ma->normals[ia], na + 3 * ia, mb->normals[ib], nb + 3 * ib))
+				ok = differ(c, "flex shape '%s': corner %zu normal differs", fa->name, k);
+		}
+	}
+	free(pa);
+	free(pb);
+	free(na);
+	free(nb);
+	return ok;
+}
+
+static bool compare_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const smdmx_scene *sb, const smdmx_clip *b)
+{
+	if (a->frame_rate != b->frame_rate) return differ(c, "clip '%s': frame rates differ", a->name);
+	if (a->start != b->start || a->duration != b->duration) return differ(c, "clip '%s': time frames differ", a->name);
+	if (a->channel_count != b->channel_count)
+		return differ(c, "clip '%s': %zu channels vs %zu", a->name, a->channel_count, b->channel_count);
+	for (size_t i = 0; i < a->channel_count; i++) {
+		const smdmx_channel *x = &a->channels[i], *y = &b->channels[i];
+		const char *name = sa->joints[x->joint].name;
+		if (strcmp(name, sb->joints[y->joint].name) != 0) return differ(c, "clip '%s': channel %zu joints differ", a->name, i);
+		if (x->position_count != y->position_count || x->orientation_count != y->orientation_count)
+			return differ(c, "clip '%s' joint '%s': key counts differ", a->name, name);
+		for (size_t k = 0; k < x->position_count; k++) {
+			if (x->position_times[k] != y->position_times[k])
+				return differ(c, "clip '%s' joint '%s': position key %zu time differs", a->name, name, k);
+			if (!vec_equal(c, x->positions[k], y->positions[k], 3))
+				return differ(c, "clip '%s' joint '%s': position key %zu differs", a->name, name, k);
+		}
+		for (size_t k = 0; k < x->orientation_count; k++) {
+			if (x->orientation_times[k] != y->orientation_times[k])
+				return differ(c, "clip '%s' joint '%s': orientation key %zu time differs", a->name, name, k);
+			if (!rot_equal(c, x->orientations[k], y->orientations[k]))
+				return differ(c, "clip '%s' joint '%s': orientation key %zu differs", a->name, name, k);
+		}
+	}
+	return true;
+}
+
+bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
+                         char *diff, size_t diff_size)
+{
+	cmp c = { 0, 1e-6, diff, diff_size };
+	if (options) {
+		c.vtol = options->value_tolerance;
+		if (options->rotation_tolerance > 0) c.rtol = options->rotation_tolerance;
+	}
+	if (diff && diff_size) diff[0] = '\0';
+	if (a->joint_count != b->joint_count) return differ(&c, "%zu joints vs %zu", a->joint_count, b->joint_count);
+	bool animated = options && options->ignore_bind_when_animated && a->clip_count;
+	for (size_t i = 0; i < a->joint_count; i++) {
+		const smdmx_joint *x = &a->joints[i], *y = &b->joints[i];
+		if (strcmp(x->name, y->name) != 0) return differ(&c, "joint %zu: '%s' vs '%s'", i, x->name, y->name);
+		if (x->parent != y->parent) return differ(&c, "joint '%s': parents differ", x->name);
+		if (animated) continue;
+		if (!vec_equal(&c, x->bind.position, y->bind.position, 3)) return differ(&c, "joint '%s': bind positions differ", x->name);
+		if (!rot_equal(&c, x->bind.orientation, y->bind.orientation))
+			return differ(&c, "joint '%s': bind orientations differ", x->name);
+	}
+	if (a->mesh_count != b->mesh_count) return differ(&c, "%zu meshes vs %zu", a->mesh_count, b->mesh_count);
+	uint32_t **maps = calloc(a->mesh_count ? a->mesh_count : 1, sizeof(uint32_t *));
+	if (!maps) return differ(&c, "out of memory");
+	bool ok = true;
+	for (size_t i = 0; ok && i < a->mesh_count; i++) {
+		maps[i] = malloc((a->meshes[i].corner_count ? a->meshes[i].corner_count : 1) * sizeof(uint32_t));
+		if (!maps[i]) ok = differ(&c, "out of memory");
+		else ok = compare_mesh(&c, a, &a->meshes[i], b, &b->meshes[i], i, maps[i]);
+	}
+	if (ok && a->flex_shape_count != b->flex_shape_count)
+		ok = differ(&c, "%zu flex shapes vs %zu", a->flex_shape_count, b->flex_shape_count);
+	for (size_t i = 0; ok && i < a->flex_shape_count; i++) {
+		const smdmx_flex_shape *fa = &a->flex_shapes[i], *fb = &b->flex_shapes[i];
+		if (fa->mesh != fb->mesh) ok = differ(&c, "flex shape '%s': meshes differ", fa->name);
+		else ok = compare_shape(&c, a, fa, b, fb, maps[fa->mesh]);
+	}
+	for (size_t i = 0; i < a->mesh_count; i++) free(maps[i]);
+	free(maps);
+	if (!ok) return false;
+	if (a->clip_count != b->clip_count) return differ(&c, "%zu clips vs %zu", a->clip_count, b->clip_count);
+	for (size_t i = 0; i < a->clip_count; i++)
+		if (!compare_clip(&c, a, &a->clips[i], b, &b->clips[i])) return false;
+	return true;
+}

@@ -1,0 +1,19 @@
+/* Helpers over scenes shared by writers and the comparison. */
+#ifndef SMDMX_SCENE_UTIL_H
+#define SMDMX_SCENE_UTIL_H
+
+#include "internal.h"
+
+/* A polygon of a mesh: face set, polygon within it, and its first corner. */
+typedef struct sm_poly_ref {
+	uint32_t face_set;
+	uint32_t polygon;
+	uint32_t first;
+} sm_poly_ref;
+
+/* All polygons of a mesh ordered by their first corner: for a mesh read from an SMD this
+ * is the order of the file's triangles, whatever the grouping into face sets. The array
+ * is allocated with a (free with sm_free(a, *out, *count * sizeof(sm_poly_ref))). */
+SM_NODISCARD bool sm_polygon_order(sm_alloc *a, const smdmx_mesh *m, sm_poly_ref **out, size_t *count);
+
+#endif

@@ -1,0 +1,1392 @@
+/* SMD and VTA reader.
+ *
+ * Input is read in chunks, line by line, so memory stays bounded by the longest line
+ * (smdmx_limits.max_line_length) plus what the scene needs. Lines end in LF, CRLF or a
+ * lone CR. Triangle corners are deduplicated into position (with weights), normal and UV
+ * arrays through hash tables keyed on the exact float bits. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "num.h"
+#include "smdmx/math.h"
+#include "smdmx/smd.h"
+
+#define CHUNK_SIZE ((size_t)1 << 20)
+
+/* ---- deduplication ---------------------------------------------------------------------- */
+
+typedef struct dedup {
+	uint32_t *slots; /* value index + 1; 0 = empty */
+	size_t cap;      /* power of two */
+	size_t count;
+	size_t slot;     /* owner slot */
+} dedup;
+
+static inline uint32_t hash_words(const uint32_t *w, size_t n, uint32_t seed)
+{
+	uint64_t h = seed * UINT64_C(0x9E3779B97F4A7C15);
+	for (size_t i = 0; i < n; i++) h = (h ^ w[i]) * UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 32;
+	return (uint32_t)h;
+}
+
+/* ---- the reader -------------------------------------------------------------------------- */
+
+typedef struct frame_info {
+	int64_t number;
+	const char *name;   /* text of a "# name" comment on the time line, or NULL */
+	uint32_t line;
+} frame_info;
+
+typedef struct node_info {
+	int64_t id;
+	int64_t parent_id;
+	uint32_t line, parent_col;
+} node_info;
+
+typedef struct uv_build {
+	sm_vec data;      /* smdmx_vec2 */
+	sm_vec indices;   /* uint32_t per corner */
+	dedup table;
+} uv_build;
+
+typedef struct faceset_build {
+	uint32_t material;
+	sm_vec corners;   /* uint32_t */
+	sm_vec offsets;   /* uint32_t */
+} faceset_build;
+
+typedef struct reader {
+	/* input */
+	int fd;
+	const char *buf;        /* memory input, or chunk buffer */
+	char *chunk;            /* owned chunk buffer (fd input) */
+	size_t chunk_cap;
+	size_t len, pos;        /* valid bytes in buf, read position */
+	uint64_t base_off;      /* file offset of buf[0] */
+	uint64_t nul_off;       /* file offset of the first NUL byte, or UINT64_MAX */
+	bool eof;
+	bool cr_seen;
+	uint32_t line_no;
+	const char *line, *line_end, *cur;
+
+	/* context */
+	smdmx_scene *scene;
+	sm_owner *o;
+	smdmx_error *error;
+	smdmx_warnings *warnings;
+	smdmx_limits limits;
+	double frame_rate;
+	int version;
+
+	/* nodes */
+	sm_vec nodes;           /* node_info */
+	sm_vec joints;          /* smdmx_joint */
+	sm_vec id_map;          /* uint32_t joint index per bone id, SMDMX_NONE if undefined */
+
+	/* skeleton */
+	sm_vec frames;          /* frame_info */
+	sm_vec poses;           /* smdmx_transform, joint_count per frame */
+	bool first_frame_missing;
+	uint32_t missing_line;
+
+	/* triangles */
+	bool has_triangles;
+	size_t corner_count;
+	sm_vec positions;       /* smdmx_vec3 */
+	sm_vec weight_offsets;  /* uint32_t, position_count + 1 */
+	sm_vec weights;         /* smdmx_weight */
+	sm_vec position_indices;
+	dedup position_table;
+	sm_vec normals;
+	sm_vec normal_indices;
+	dedup normal_table;
+	uv_build uv[9];
+	size_t uv_count;
+	sm_vec materials;       /* smdmx_material */
+	dedup material_table;
+	sm_vec face_sets;       /* faceset_build */
+	uint32_t last_material;
+	size_t last_face_set;
+	bool any_links;
+
+	/* vertexanimation */
+	bool has_vertex_animation;
+	sm_vec vta_frames;      /* frame_info */
+	sm_vec vta_base;        /* float[6] per vertex id */
+	sm_vec vta_present;     /* uint8_t per vertex id */
+	sm_vec shapes;          /* smdmx_flex_shape */
+} reader;
+
+static uint32_t col_of(const reader *r, const char *p)
+{
+	return (uint32_t)(p - r->line) + 1;
+}
+
+static bool fail_at(reader *r, const char *p, smdmx_error_code code, const char *fmt, ...)
+    SM_PRINTF(4, 5);
+
+static bool fail_at(reader *r, const char *p, smdmx_error_code code, const char *fmt, ...)
+{
+	if (r->error->code != SMDMX_ERROR_NONE) return false;
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return sm_fail(r->error, code, r->line_no, p ? col_of(r, p) : 0, "%s", msg);
+}
+
+/* ---- input ---------------------------------------------------------------------------- */
+
+static void note_nuls(reader *r, size_t from)
+{
+	if (r->nul_off != UINT64_MAX || from >= r->len) return;
+	const char *z = memchr(r->buf + from, '\0', r->len - from);
+	if (z) r->nul_off = r->base_off + (uint64_t)(z - r->buf);
+}
+
+static void note_crs(reader *r, size_t from)
+{
+	if (!r->cr_seen && from < r->len && memchr(r->buf + from, '\r', r->len - from)) r->cr_seen = true;
+}
+
+/* Reads more input into the chunk buffer, keeping the unread tail. */
+static bool refill(reader *r)
+{
+	if (r->fd < 0) {
+		r->eof = true;
+		return true;
+	}
+	size_t keep = r->len - r->pos;
+	if (r->pos > 0) {
+		memmove(r->chunk, r->chunk + r->pos, keep);
+		r->base_off += r->pos;
+		r->pos = 0;
+		r->len = keep;
+	}
+	if (r->len == r->chunk_cap) {
+		/* A line longer than the buffer: grow up to the line limit. */
+		size_t cap = r->chunk_cap * 2;
+		size_t most = r->limits.max_line_length + 2;
+		if (cap > most + CHUNK_SIZE) cap = most + CHUNK_SIZE;
+		if (cap <= r->chunk_cap) return true;
+		char *c = sm_realloc(&r->o->alloc, r->chunk, r->chunk_cap, cap);
+		if (!c) return sm_fail_oom(r->error);
+		r->chunk = c;
+		r->chunk_cap = cap;
+	}
+	r->buf = r->chunk;
+	size_t from = r->len;
+	while (r->len < r->chunk_cap) {
+		ssize_t n = read(r->fd, r->chunk + r->len, r->chunk_cap - r->len);
+		if (n < 0) {
+			if (errno == EINTR) continue;
+			return sm_fail(r->error, SMDMX_ERROR_IO, 0, 0, "read failed: %s", strerror(errno));
+		}
+		if (n == 0) {
+			r->eof = true;
+			break;
+		}
+		r->len += (size_t)n;
+		if (r->len - from >= CHUNK_SIZE / 2) break;
+	}
+	note_nuls(r, from);
+	note_crs(r, from);
+	return true;
+}
+
+/* Finds the next line. Returns false at the end of input or on error (check error). */
+static bool next_line(reader *r)
+{
+	for (;;) {
+		const char *s = r->buf + r->pos, *e = r->buf + r->len;
+		const char *nl = s < e ? memchr(s, '\n', (size_t)(e - s)) : NULL;
+		const char *term = nl;
+		size_t term_len = 1;
+		if (r->cr_seen) {
+			const char *lim = nl ? nl : e;
+			const char *cr = s < lim ? memchr(s, '\r', (size_t)(lim - s)) : NULL;
+			if (cr) {
+				if (cr + 1 == nl) {
+					term = cr;
+					term_len = 2;
+				} else if (cr + 1 < e || r->eof) {
+					term = cr;
+					term_len = 1;
+				} else {
+					term = NULL; /* a CR at the end of the buffer: LF may follow */
+				}
+			}
+		}
+		if (term || (r->eof && s < e)) {
+			const char *line_end = term ? term : e;
+			r->line = s;
+			r->line_end = line_end;
+			r->cur = s;
+			r->line_no++;
+			r->pos = (size_t)(line_end - r->buf) + (term ? term_len : 0);
+			uint64_t off = r->base_off + (uint64_t)(s - r->buf);
+			if (r->nul_off >= off && r->nul_off < off + (uint64_t)(line_end - s) + (term ? term_len : 0))
+				return fail_at(r, s + (r->nul_off - off), SMDMX_ERROR_NUL_BYTE, "NUL byte in text");
+			if ((size_t)(line_end - s) > r->limits.max_line_length)
+				return fail_at(r, s + r->limits.max_line_length, SMDMX_ERROR_LINE_TOO_LONG,
+				               "line longer than %zu bytes", r->limits.max_line_length);
+			return true;
+		}
+		if (r->eof) return false;
+		if ((size_t)(e - s) > r->limits.max_line_length + 1) {
+			r->line = s;
+			r->line_end = e;
+			r->line_no++;
+			return fail_at(r, s + r->limits.max_line_length, SMDMX_ERROR_LINE_TOO_LONG,
+			               "line longer than %zu bytes", r->limits.max_line_length);
+		}
+		if (!refill(r)) return false;
+	}
+}
+
+/* ---- tokens ----------------------------------------------------------------------------- */
+
+static inline void skip_ws(reader *r)
+{
+	const char *p = r->cur, *e = r->line_end;
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\v' || *p == '\f')) p++;
+	r->cur = p;
+}
+
+/* At the end of the line, or at a comment (decision 13). */
+static inline bool at_end(reader *r)
+{
+	skip_ws(r);
+	const char *p = r->cur;
+	if (p >= r->line_end) return true;
+	return *p == '#' || *p == ';' || (*p == '/' && p + 1 < r->line_end && p[1] == '/');
+}
+
+static bool expect_end(reader *r, const char *after)
+{
+	if (at_end(r)) return true;
+	return fail_at(r, r->cur, SMDMX_ERROR_SYNTAX, "unexpected text after %s", after);
+}
+
+static inline bool is_sep(const reader *r, const char *p)
+{
+	return p >= r->line_end || *p == ' ' || *p == '\t' || *p == '\v' || *p == '\f';
+}
+
+static bool number_error(reader *r, const char *p, sm_num_status st, const char *what)
+{
+	if (p >= r->line_end) return fail_at(r, p, SMDMX_ERROR_SYNTAX, "expected %s, found end of line", what);
+	if (st == SM_NUM_RANGE)
+		return fail_at(r, p, SMDMX_ERROR_NOT_FINITE, "%s is not a finite float32 value", what);
+	return fail_at(r, p, SMDMX_ERROR_BAD_NUMBER, "expected %s", what);
+}
+
+static inline bool read_float(reader *r, float *out, const char *what)
+{
+	skip_ws(r);
+	const char *next;
+	sm_num_status st = sm_parse_float(r->cur, r->line_end, out, &next);
+	if (SM_UNLIKELY(st != SM_NUM_OK || !is_sep(r, next))) return number_error(r, r->cur, st, what);
+	r->cur = next;
+	return true;
+}
+
+static bool read_double(reader *r, double *out, const char *what)
+{
+	skip_ws(r);
+	const char *next;
+	sm_num_status st = sm_parse_double(r->cur, r->line_end, out, &next);
+	if (st == SM_NUM_OK && (fabs(*out) > 3.4028234663852886e38)) st = SM_NUM_RANGE;
+	if (st != SM_NUM_OK || !is_sep(r, next)) return number_error(r, r->cur, st, what);
+	r->cur = next;
+	return true;
+}
+
+static inline bool read_int(reader *r, int64_t *out, const char *what)
+{
+	skip_ws(r);
+	const char *next;
+	sm_num_status st = sm_parse_int(r->cur, r->line_end, out, &next);
+	if (SM_UNLIKELY(st != SM_NUM_OK || !is_sep(r, next))) {
+		if (st == SM_NUM_RANGE) return fail_at(r, r->cur, SMDMX_ERROR_BAD_NUMBER, "%s is out of range", what);
+		if (r->cur >= r->line_end)
+			return fail_at(r, r->cur, SMDMX_ERROR_SYNTAX, "expected %s, found end of line", what);
+		return fail_at(r, r->cur, SMDMX_ERROR_BAD_NUMBER, "expected %s", what);
+	}
+	r->cur = next;
+	return true;
+}
+
+/* The next whitespace-delimited word, without consuming it. */
+static size_t peek_word(reader *r, const char **word)
+{
+	skip_ws(r);
+	const char *p = r->cur;
+	while (p < r->line_end && !is_sep(r, p)) p++;
+	*word = r->cur;
+	return (size_t)(p - r->cur);
+}
+
+static bool word_is(const char *w, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+	return n == l && strncasecmp(w, lit, l) == 0;
+}
+
+/* Advances to the next line that is not blank or a comment. */
+static bool next_content_line(reader *r)
+{
+	while (next_line(r)) {
+		if (!at_end(r)) return true;
+	}
+	return false;
+}
+
+/* ---- nodes -------------------------------------------------------------------------------- */
+
+static bool read_name(reader *r, const char **name)
+{
+	skip_ws(r);
+	const char *p = r->cur, *s, *e;
+	if (p < r->line_end && *p == '"') {
+		s = p + 1;
+		e = memchr(s, '"', (size_t)(r->line_end - s));
+		if (!e) return fail_at(r, p, SMDMX_ERROR_SYNTAX, "unterminated quoted name");
+		r->cur = e + 1;
+	} else {
+		s = p;
+		e = p;
+		while (e < r->line_end && !is_sep(r, e)) e++;
+		if (e == s) return fail_at(r, p, SMDMX_ERROR_SYNTAX, "expected a bone name");
+		r->cur = e;
+	}
+	*name = sm_strdup(r->o, s, (size_t)(e - s), r->error);
+	return *name != NULL;
+}
+
+static bool read_nodes(reader *r)
+{
+	uint32_t start_line = r->line_no;
+	while (next_content_line(r)) {
+		const char *w;
+		size_t wn = peek_word(r, &w);
+		if (word_is(w, wn, "end")) {
+			r->cur += wn;
+			return expect_end(r, "'end'");
+		}
+		node_info ni;
+		const char *id_at = r->cur;
+		SM_CHECK(read_int(r, &ni.id, "a bone id"));
+		if (ni.id < 0 || (uint64_t)ni.id >= r->limits.max_joints)
+			return fail_at(r, id_at, SMDMX_ERROR_LIMIT, "bone id %lld is outside 0..%zu",
+			               (long long)ni.id, r->limits.max_joints - 1);
+		const char *name = NULL;
+		SM_CHECK(read_name(r, &name));
+		skip_ws(r);
+		ni.parent_col = col_of(r, r->cur);
+		SM_CHECK(read_int(r, &ni.parent_id, "a parent bone id"));
+		SM_CHECK(expect_end(r, "the parent id"));
+		ni.line = r->line_no;
+		size_t id = (size_t)ni.id;
+		if (id >= r->id_map.count) {
+			SM_CHECK(sm_vec_reserve(r->o, &r->id_map, sizeof(uint32_t), id + 1, r->error));
+			uint32_t *m = r->id_map.data;
+			for (size_t i = r->id_map.count; i <= id; i++) m[i] = SMDMX_NONE;
+			r->id_map.count = id + 1;
+		}
+		uint32_t *map = r->id_map.data;
+		if (map[id] != SMDMX_NONE)
+			return fail_at(r, id_at, SMDMX_ERROR_BONE_REDEFINED, "bone id %lld is defined twice", (long long)ni.id);
+		map[id] = (uint32_t)r->joints.count;
+		node_info *n = sm_vec_push(r->o, &r->nodes, sizeof(node_info), r->error);
+		smdmx_joint *j = sm_vec_push(r->o, &r->joints, sizeof(smdmx_joint), r->error);
+		if (!n || !j) return false;
+		*n = ni;
+		memset(j, 0, sizeof(*j));
+		j->name = name;
+		j->parent = SMDMX_NONE;
+		j->bind.orientation[3] = 1.0f;
+	}
+	if (r->error->code) return false;
+	return sm_fail(r->error, SMDMX_ERROR_MISSING_END, start_line, 1, "'nodes' block has no 'end'");
+}
+
+/* Resolves parent ids and rejects cycles, once all nodes are known. */
+static bool resolve_parents(reader *r)
+{
+	node_info *nodes = r->nodes.data;
+	smdmx_joint *joints = r->joints.data;
+	const uint32_t *map = r->id_map.data;
+	size_t n = r->joints.count;
+	for (size_t i = 0; i < n; i++) {
+		int64_t p = nodes[i].parent_id;
+		if (p == -1) continue;
+		if (p < 0 || (uint64_t)p >= r->id_map.count || map[p] == SMDMX_NONE)
+			return sm_fail(r->error, SMDMX_ERROR_BONE_UNDEFINED, nodes[i].line, nodes[i].parent_col,
+			               "parent bone id %lld is not defined", (long long)p);
+		joints[i].parent = map[p];
+	}
+	/* Walk up from each joint; more than n steps means a cycle. */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t j = joints[i].parent;
+		for (size_t steps = 0; j != SMDMX_NONE; steps++) {
+			if (steps >= n || j == i)
+				return sm_fail(r->error, SMDMX_ERROR_PARENT_CYCLE, nodes[i].line, nodes[i].parent_col,
+				               "bone '%s' is its own ancestor", joints[i].name);
+			j = joints[j].parent;
+		}
+	}
+	return true;
+}
+
+static bool bone_index(reader *r, int64_t id, const char *at, uint32_t *out)
+{
+	const uint32_t *map = r->id_map.data;
+	if (SM_UNLIKELY(id < 0 || (uint64_t)id >= r->id_map.count || map[id] == SMDMX_NONE))
+		return fail_at(r, at, SMDMX_ERROR_BONE_UNDEFINED, "bone id %lld is not defined in 'nodes'", (long long)id);
+	*out = map[id];
+	return true;
+}
+
+/* ---- time lines ----------------------------------------------------------------------------- */
+
+/* "time N" with an optional "# name" (or "; name", "// name") comment. */
+static bool read_time(reader *r, sm_vec *frames, const char *block)
+{
+	const char *w;
+	size_t wn = peek_word(r, &w);
+	r->cur += wn;
+	const char *num_at;
+	skip_ws(r);
+	num_at = r->cur;
+	int64_t t;
+	SM_CHECK(read_int(r, &t, "a frame number"));
+	if (t < -1000000000 || t > 1000000000)
+		return fail_at(r, num_at, SMDMX_ERROR_TIME, "frame number %lld is out of range", (long long)t);
+	const frame_info *prev = frames->count ? (const frame_info *)frames->data + frames->count - 1 : NULL;
+	if (prev && t <= prev->number)
+		return fail_at(r, num_at, SMDMX_ERROR_TIME, "frame %lld does not follow frame %lld in '%s'",
+		               (long long)t, (long long)prev->number, block);
+	if (frames->count >= r->limits.max_frames)
+		return fail_at(r, num_at, SMDMX_ERROR_LIMIT, "more than %zu frames", r->limits.max_frames);
+	if (prev && t != prev->number + 1)
+		sm_warn(r->warnings, SMDMX_WARNING_MISSING_FRAME, r->line_no, col_of(r, num_at),
+		        "frames %lld to %lld are missing", (long long)prev->number + 1, (long long)t - 1);
+	const char *name = NULL;
+	if (!at_end(r))
+		return fail_at(r, r->cur, SMDMX_ERROR_SYNTAX, "unexpected text after the frame number");
+	if (r->cur < r->line_end) {
+		const char *s = r->cur + (*r->cur == '/' ? 2 : 1), *e = r->line_end;
+		while (s < e && (*s == ' ' || *s == '\t')) s++;
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t')) e--;
+		if (e > s) {
+			name = sm_strdup(r->o, s, (size_t)(e - s), r->error);
+			if (!name) return false;
+		}
+	}
+	frame_info *f = sm_vec_push(r->o, frames, sizeof(frame_info), r->error);
+	if (!f) return false;
+	f->number = t;
+	f->name = name;
+	f->line = r->line_no;
+	return true;
+}
+
+/* ---- skeleton ------------------------------------------------------------------------------- */
+
+static bool read_skeleton(reader *r)
+{
+	uint32_t start_line = r->line_no;
+	size_t nj = r->joints.count;
+	sm_vec seen = SM_VEC_INIT; /* uint8_t per joint: listed in the first frame */
+	SM_CHECK(sm_vec_reserve(r->o, &seen, 1, nj ? nj : 1, r->error));
+	memset(seen.data, 0, nj ? nj : 1);
+	if (r->frames.count) return fail_at(r, r->line, SMDMX_ERROR_SYNTAX, "a second 'skeleton' block");
+	while (next_content_line(r)) {
+		const char *w;
+		size_t wn = peek_word(r, &w);
+		if (word_is(w, wn, "end")) {
+			r->cur += wn;
+			SM_CHECK(expect_end(r, "'end'"));
+			if (r->frames.count) {
+				const uint8_t *s = seen.data;
+				for (size_t j = 0; j < nj; j++) {
+					if (!s[j]) {
+						r->first_frame_missing = true;
+						r->missing_line = ((const frame_info *)r->frames.data)[0].line;
+						break;
+					}
+				}
+			}
+			sm_vec_release(r->o, &seen, 1);
+			return true;
+		}
+		if (word_is(w, wn, "time")) {
+			SM_CHECK(read_time(r, &r->frames, "skeleton"));
+			/* A new frame starts as a copy of the one before (bones left out hold). */
+			size_t f = r->frames.count - 1, need;
+			if (!sm_mul(r->frames.count, nj, &need)) return sm_fail_oom(r->error);
+			SM_CHECK(sm_vec_reserve(r->o, &r->poses, sizeof(smdmx_transform), need, r->error));
+			smdmx_transform *poses = r->poses.data;
+			if (f == 0) {
+				for (size_t j = 0; j < nj; j++) {
+					memset(&poses[j], 0, sizeof(smdmx_transform));
+					poses[j].orientation[3] = 1.0f;
+				}
+			} else {
+				memcpy(poses + f * nj, poses + (f - 1) * nj, nj * sizeof(smdmx_transform));
+			}
+			r->poses.count = need;
+			continue;
+		}
+		if (!r->frames.count)
+			return fail_at(r, r->cur, SMDMX_ERROR_SYNTAX, "bone line before the first 'time'");
+		const char *id_at = r->cur;
+		int64_t id;
+		uint32_t j = 0;
+		float pos[3];
+		double rot[3], q[4];
+		SM_CHECK(read_int(r, &id, "a bone id"));
+		SM_CHECK(bone_index(r, id, id_at, &j));
+		SM_CHECK(read_float(r, &pos[0], "position x"));
+		SM_CHECK(read_float(r, &pos[1], "position y"));
+		SM_CHECK(read_float(r, &pos[2], "position z"));
+		SM_CHECK(read_double(r, &rot[0], "rotation x"));
+		SM_CHECK(read_double(r, &rot[1], "rotation y"));
+		SM_CHECK(read_double(r, &rot[2], "rotation z"));
+		SM_CHECK(expect_end(r, "the rotation"));
+		smdmx_euler_to_quat(rot, q);
+		smdmx_transform *t = (smdmx_transform *)r->poses.data + (r->frames.count - 1) * nj + j;
+		memcpy(t->position, pos, sizeof(pos));
+		for (int i = 0; i < 4; i++) t->orientation[i] = (float)q[i];
+		if (r->frames.count == 1) ((uint8_t *)seen.data)[j] = 1;
+	}
+	if (r->error->code) return false;
+	return sm_fail(r->error, SMDMX_ERROR_MISSING_END, start_line, 1, "'skeleton' block has no 'end'");
+}
+
+/* ---- triangles ----------------------------------------------------------------------------- */
+
+static bool dedup_init(reader *r, dedup *d, size_t cap)
+{
+	d->slots = sm_owned_calloc(r->o, cap, sizeof(uint32_t), r->error);
+	if (!d->slots) return false;
+	d->slot = r->o->slot_count - 1;
+	d->cap = cap;
+	d->count = 0;
+	return true;
+}
+
+static void dedup_free(reader *r, dedup *d)
+{
+	if (!d->slots) return;
+	sm_free(&r->o->alloc, d->slots, d->cap * sizeof(uint32_t));
+	r->o->slots[d->slot].ptr = NULL;
+	r->o->slots[d->slot].size = 0;
+	d->slots = NULL;
+	d->cap = 0;
+}
+
+/* Doubles a table; hash_of gives the hash of stored value i. */
+static bool dedup_grow(reader *r, dedup *d, uint32_t (*hash_of)(const reader *, const void *, uint32_t),
+                       const void *ctx)
+{
+	dedup nd;
+	if (d->cap > SIZE_MAX / 8) return sm_fail_oom(r->error);
+	SM_CHECK(dedup_init(r, &nd, d->cap * 2));
+	size_t mask = nd.cap - 1;
+	for (size_t i = 0; i < d->cap; i++) {
+		uint32_t v = d->slots[i];
+		if (!v) continue;
+		size_t h = hash_of(r, ctx, v - 1) & mask;
+		while (nd.slots[h]) h = (h + 1) & mask;
+		nd.slots[h] = v;
+	}
+	nd.count = d->count;
+	dedup_free(r, d);
+	*d = nd;
+	return true;
+}
+
+static uint32_t hash_vec3_at(const reader *r, const void *ctx, uint32_t i)
+{
+	(void)r;
+	const sm_vec *v = ctx;
+	return hash_words((const uint32_t *)((const smdmx_vec3 *)v->data)[i], 3, 3);
+}
+
+static uint32_t hash_vec2_at(const reader *r, const void *ctx, uint32_t i)
+{
+	(void)r;
+	const sm_vec *v = ctx;
+	return hash_words((const uint32_t *)((const smdmx_vec2 *)v->data)[i], 2, 2);
+}
+
+static uint32_t hash_position(const float *p, const smdmx_weight *w, size_t n)
+{
+	uint32_t h = hash_words((const uint32_t *)p, 3, 1);
+	return n ? h ^ hash_words((const uint32_t *)w, n * 2, (uint32_t)n) : h;
+}
+
+static uint32_t hash_position_at(const reader *r, const void *ctx, uint32_t i)
+{
+	(void)ctx;
+	const uint32_t *off = r->weight_offsets.data;
+	const smdmx_weight *w = r->weights.data;
+	return hash_position(((const smdmx_vec3 *)r->positions.data)[i], w + off[i], off[i + 1] - off[i]);
+}
+
+/* Index of a float vector value (n = 2 or 3), adding it when new. */
+static bool intern_vec(reader *r, dedup *d, sm_vec *data, const float *val, size_t n, uint32_t *out)
+{
+	if ((d->count + 1) * 2 > d->cap)
+		SM_CHECK(dedup_grow(r, d, n == 3 ? hash_vec3_at : hash_vec2_at, data));
+	size_t mask = d->cap - 1, h = hash_words((const uint32_t *)val, n, (uint32_t)n) & mask;
+	const float *base = data->data;
+	for (;;) {
+		uint32_t s = d->slots[h];
+		if (!s) break;
+		if (memcmp(base + (size_t)(s - 1) * n, val, n * sizeof(float)) == 0) {
+			*out = s - 1;
+			return true;
+		}
+		h = (h + 1) & mask;
+	}
+	if (data->count >= UINT32_MAX - 1) return sm_fail_oom(r->error);
+	float *dst = sm_vec_push(r->o, data, n * sizeof(float), r->error);
+	if (!dst) return false;
+	memcpy(dst, val, n * sizeof(float));
+	d->slots[h] = (uint32_t)data->count;
+	d->count++;
+	*out = (uint32_t)data->count - 1;
+	return true;
+}
+
+static bool intern_position(reader *r, const float *p, const smdmx_weight *w, size_t nw, uint32_t *out)
+{
+	dedup *d = &r->position_table;
+	if ((d->count + 1) * 2 > d->cap) SM_CHECK(dedup_grow(r, d, hash_position_at, NULL));
+	size_t mask = d->cap - 1, h = hash_position(p, w, nw) & mask;
+	const smdmx_vec3 *pos = r->positions.data;
+	const uint32_t *off = r->weight_offsets.data;
+	const smdmx_weight *ws = r->weights.data;
+	for (;;) {
+		uint32_t s = d->slots[h];
+		if (!s) break;
+		uint32_t i = s - 1;
+		if (memcmp(pos[i], p, sizeof(smdmx_vec3)) == 0 && off[i + 1] - off[i] == nw &&
+		    (nw == 0 || memcmp(ws + off[i], w, nw * sizeof(smdmx_weight)) == 0)) {
+			*out = i;
+			return true;
+		}
+		h = (h + 1) & mask;
+	}
+	if (r->positions.count >= UINT32_MAX - 1 || r->weights.count + nw >= UINT32_MAX) return sm_fail_oom(r->error);
+	float *dst = sm_vec_push(r->o, &r->positions, sizeof(smdmx_vec3), r->error);
+	if (!dst) return false;
+	memcpy(dst, p, sizeof(smdmx_vec3));
+	SM_CHECK(sm_vec_reserve(r->o, &r->weights, sizeof(smdmx_weight), r->weights.count + nw, r->error));
+	memcpy((smdmx_weight *)r->weights.data + r->weights.count, w, nw * sizeof(smdmx_weight));
+	r->weights.count += nw;
+	uint32_t *o = sm_vec_push(r->o, &r->weight_offsets, sizeof(uint32_t), r->error);
+	if (!o) return false;
+	*o = (uint32_t)r->weights.count;
+	d->slots[h] = (uint32_t)r->positions.count;
+	d->count++;
+	*out = (uint32_t)r->positions.count - 1;
+	return true;
+}
+
+static uint32_t hash_material_at(const reader *r, const void *ctx, uint32_t i)
+{
+	(void)ctx;
+	const char *s = ((const smdmx_material *)r->materials.data)[i].name;
+	uint32_t h = 2166136261u;
+	for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static bool intern_material(reader *r, const char *s, size_t n, uint32_t *out)
+{
+	const smdmx_material *mats = r->materials.data;
+	if (r->last_material != SMDMX_NONE) {
+		const char *m = mats[r->last_material].name;
+		if (strncmp(m, s, n) == 0 && m[n] == '\0') {
+			*out = r->last_material;
+			return true;
+		}
+	}
+	dedup *d = &r->material_table;
+	if ((d->count + 1) * 2 > d->cap) SM_CHECK(dedup_grow(r, d, hash_material_at, NULL));
+	uint32_t h0 = 2166136261u;
+	for (size_t i = 0; i < n; i++) h0 = (h0 ^ (uint8_t)s[i]) * 16777619u;
+	size_t mask = d->cap - 1, h = h0 & mask;
+	mats = r->materials.data;
+	for (;;) {
+		uint32_t v = d->slots[h];
+		if (!v) break;
+		const char *m = mats[v - 1].name;
+		if (strncmp(m, s, n) == 0 && m[n] == '\0') {
+			*out = r->last_material = v - 1;
+			return true;
+		}
+		h = (h + 1) & mask;
+	}
+	const char *name = sm_strdup(r->o, s, n, r->error);
+	if (!name) return false;
+	smdmx_material *m = sm_vec_push(r->o, &r->materials, sizeof(smdmx_material), r->error);
+	if (!m) return false;
+	m->name = name;
+	d->slots[h] = (uint32_t)r->materials.count;
+	d->count++;
+	*out = r->last_material = (uint32_t)r->materials.count - 1;
+	return true;
+}
+
+static bool face_set_for(reader *r, uint32_t material, faceset_build **out)
+{
+	faceset_build *fs = r->face_sets.data;
+	if (r->face_sets.count && fs[r->last_face_set].material == material) {
+		*out = &fs[r->last_face_set];
+		return true;
+	}
+	for (size_t i = 0; i < r->face_sets.count; i++) {
+		if (fs[i].material == material) {
+			r->last_face_set = i;
+			*out = &fs[i];
+			return true;
+		}
+	}
+	faceset_build *n = sm_vec_push(r->o, &r->face_sets, sizeof(faceset_build), r->error);
+	if (!n) return false;
+	n->material = material;
+	n->corners = (sm_vec)SM_VEC_INIT;
+	n->offsets = (sm_vec)SM_VEC_INIT;
+	uint32_t *z = sm_vec_push(r->o, &n->offsets, sizeof(uint32_t), r->error);
+	if (!z) return false;
+	*z = 0;
+	r->last_face_set = r->face_sets.count - 1;
+	*out = n;
+	return true;
+}
+
+static bool uv_set_open(reader *r, size_t k)
+{
+	while (r->uv_count <= k) {
+		uv_build *u = &r->uv[r->uv_count];
+		*u = (uv_build){ SM_VEC_INIT, SM_VEC_INIT, { NULL, 0, 0, 0 } };
+		SM_CHECK(dedup_init(r, &u->table, 1024));
+		/* Corners read before this set appeared get (0, 0). */
+		if (r->corner_count) {
+			const float zero[2] = { 0, 0 };
+			uint32_t zi;
+			SM_CHECK(intern_vec(r, &u->table, &u->data, zero, 2, &zi));
+			SM_CHECK(sm_vec_reserve(r->o, &u->indices, sizeof(uint32_t), r->corner_count, r->error));
+			uint32_t *ix = u->indices.data;
+			for (size_t i = 0; i < r->corner_count; i++) ix[i] = zi;
+			u->indices.count = r->corner_count;
+		}
+		r->uv_count++;
+	}
+	return true;
+}
+
+static bool add_uv(reader *r, size_t set, const float uv[2])
+{
+	uv_build *u = &r->uv[set];
+	uint32_t i;
+	SM_CHECK(intern_vec(r, &u->table, &u->data, uv, 2, &i));
+	uint32_t *dst = sm_vec_push(r->o, &u->indices, sizeof(uint32_t), r->error);
+	if (!dst) return false;
+	*dst = i;
+	return true;
+}
+
+/* One vertex line: parent px py pz nx ny nz u v [n (bone weight)*n] [k (u v)*k]. */
+static bool read_vertex(reader *r)
+{
+	const char *parent_at = r->cur;
+	int64_t parent_id;
+	uint32_t parent = 0;
+	float pos[3], nrm[3], uv[2];
+	SM_CHECK(read_int(r, &parent_id, "a parent bone id"));
+	SM_CHECK(bone_index(r, parent_id, parent_at, &parent));
+	SM_CHECK(read_float(r, &pos[0], "position x"));
+	SM_CHECK(read_float(r, &pos[1], "position y"));
+	SM_CHECK(read_float(r, &pos[2], "position z"));
+	SM_CHECK(read_float(r, &nrm[0], "normal x"));
+	SM_CHECK(read_float(r, &nrm[1], "normal y"));
+	SM_CHECK(read_float(r, &nrm[2], "normal z"));
+	SM_CHECK(read_float(r, &uv[0], "texture u"));
+	SM_CHECK(read_float(r, &uv[1], "texture v"));
+
+	smdmx_weight links[64], *w = links;
+	size_t nw = 0;
+	sm_vec big = SM_VEC_INIT;
+	size_t extra_uvs = 0;
+	float extra[8][2];
+	if (!at_end(r)) {
+		const char *count_at = r->cur;
+		int64_t n;
+		SM_CHECK(read_int(r, &n, "a weight link count"));
+		if (n < 0) return fail_at(r, count_at, SMDMX_ERROR_LINKS, "negative weight link count");
+		if ((uint64_t)n > r->limits.max_links)
+			return fail_at(r, count_at, SMDMX_ERROR_LIMIT, "%lld weight links; the limit is %zu",
+			               (long long)n, r->limits.max_links);
+		if (n + 1 > 64) {
+			SM_CHECK(sm_vec_reserve(r->o, &big, sizeof(smdmx_weight), (size_t)n + 1, r->error));
+			w = big.data;
+		}
+		r->any_links = true;
+		double sum = 0;
+		for (int64_t i = 0; i < n; i++) {
+			if (at_end(r))
+				return fail_at(r, count_at, SMDMX_ERROR_LINKS,
+				               "weight link count %lld, but the line holds %lld", (long long)n, (long long)i);
+			const char *bone_at = r->cur;
+			int64_t bone;
+			SM_CHECK(read_int(r, &bone, "a weight link bone id"));
+			SM_CHECK(bone_index(r, bone, bone_at, &w[nw].joint));
+			SM_CHECK(read_float(r, &w[nw].weight, "a weight"));
+			sum += w[nw].weight;
+			nw++;
+		}
+		if (nw == 0) {
+			w[nw++] = (smdmx_weight){ parent, 1.0f };
+		} else if (sum < 1.0 - 1e-5) {
+			/* The seed: a remainder below 1 goes to the parent bone. */
+			float rest = (float)(1.0 - sum);
+			size_t k = 0;
+			while (k < nw && w[k].joint != parent) k++;
+			if (k < nw) w[k].weight += rest;
+			else w[nw++] = (smdmx_weight){ parent, rest };
+			sm_warn(r->warnings, SMDMX_WARNING_WEIGHT_REMAINDER, r->line_no, col_of(r, count_at),
+			        "weights sum below 1; the remainder went to the parent bone");
+		} else if (sum > 1.0 + 1e-5) {
+			sm_warn(r->warnings, SMDMX_WARNING_WEIGHT_OVERFLOW, r->line_no, col_of(r, count_at),
+			        "weights sum above 1");
+		}
+		if (r->version >= 3 && !at_end(r)) {
+			const char *k_at = r->cur;
+			int64_t k;
+			SM_CHECK(read_int(r, &k, "an extra UV set count"));
+			if (k < 0 || k > 8)
+				return fail_at(r, k_at, SMDMX_ERROR_LIMIT, "%lld extra UV sets; 0 to 8 are allowed", (long long)k);
+			for (int64_t i = 0; i < k; i++) {
+				SM_CHECK(read_float(r, &extra[i][0], "an extra texture u"));
+				SM_CHECK(read_float(r, &extra[i][1], "an extra texture v"));
+			}
+			extra_uvs = (size_t)k;
+		}
+		SM_CHECK(expect_end(r, "the vertex"));
+	} else {
+		w[nw++] = (smdmx_weight){ parent, 1.0f };
+	}
+
+	if (r->corner_count >= r->limits.max_corners || r->corner_count >= UINT32_MAX - 1)
+		return fail_at(r, r->line, SMDMX_ERROR_LIMIT, "more than %zu triangle corners", r->limits.max_corners);
+	uint32_t pi = 0, ni = 0;
+	SM_CHECK(intern_position(r, pos, w, nw, &pi));
+	sm_vec_release(r->o, &big, sizeof(smdmx_weight));
+	SM_CHECK(intern_vec(r, &r->normal_table, &r->normals, nrm, 3, &ni));
+	uint32_t *dp = sm_vec_push(r->o, &r->position_indices, sizeof(uint32_t), r->error);
+	uint32_t *dn = sm_vec_push(r->o, &r->normal_indices, sizeof(uint32_t), r->error);
+	if (!dp || !dn) return false;
+	*dp = pi;
+	*dn = ni;
+	SM_CHECK(add_uv(r, 0, uv));
+	if (extra_uvs + 1 > r->uv_count) SM_CHECK(uv_set_open(r, extra_uvs));
+	const float zero[2] = { 0, 0 };
+	for (size_t s = 1; s < r->uv_count; s++) SM_CHECK(add_uv(r, s, s <= extra_uvs ? extra[s - 1] : zero));
+	r->corner_count++;
+	return true;
+}
+
+static bool read_triangles(reader *r)
+{
+	uint32_t start_line = r->line_no;
+	if (!r->position_table.slots) {
+		SM_CHECK(dedup_init(r, &r->position_table, 1024));
+		SM_CHECK(dedup_init(r, &r->normal_table, 1024));
+		SM_CHECK(dedup_init(r, &r->material_table, 64));
+		SM_CHECK(uv_set_open(r, 0));
+		uint32_t *z = sm_vec_push(r->o, &r->weight_offsets, sizeof(uint32_t), r->error);
+		if (!z) return false;
+		*z = 0;
+	}
+	r->has_triangles = true;
+	for (;;) {
+		/* Material line: the whole line, trimmed ("Material #152" keeps its '#'). */
+		bool got = false;
+		while (next_line(r)) {
+			skip_ws(r);
+			if (r->cur < r->line_end && !(r->line_end - r->cur >= 2 && r->cur[0] == '/' && r->cur[1] == '/')) {
+				got = true;
+				break;
+			}
+		}
+		if (!got) {
+			if (r->error->code) return false;
+			return sm_fail(r->error, SMDMX_ERROR_MISSING_END, start_line, 1, "'triangles' block has no 'end'");
+		}
+		const char *s = r->cur, *e = r->line_end;
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\v' || e[-1] == '\f')) e--;
+		const char *w;
+		size_t wn = peek_word(r, &w);
+		if (word_is(w, wn, "end")) {
+			r->cur += wn;
+			return expect_end(r, "'end'");
+		}
+		uint32_t mat_line = r->line_no, material;
+		SM_CHECK(intern_material(r, s, (size_t)(e - s), &material));
+		faceset_build *fs;
+		SM_CHECK(face_set_for(r, material, &fs));
+		uint32_t first = (uint32_t)r->corner_count;
+		for (int v = 0; v < 3; v++) {
+			bool line = next_content_line(r);
+			if (r->error->code) return false;
+			const char *p = line ? r->cur : NULL;
+			bool numeric = p && (*p == '-' || *p == '+' || (*p >= '0' && *p <= '9'));
+			if (!numeric)
+				return sm_fail(r->error, SMDMX_ERROR_TRIANGLE, mat_line, 1,
+				               "triangle has %d vertices; 3 are required", v);
+			SM_CHECK(read_vertex(r));
+		}
+		/* face_set_for may not move, but corner pushes below can grow other vectors only. */
+		fs = (faceset_build *)r->face_sets.data + r->last_face_set;
+		SM_CHECK(sm_vec_reserve(r->o, &fs->corners, sizeof(uint32_t), fs->corners.count + 3, r->error));
+		uint32_t *c = (uint32_t *)fs->corners.data + fs->corners.count;
+		c[0] = first;
+		c[1] = first + 1;
+		c[2] = first + 2;
+		fs->corners.count += 3;
+		uint32_t *off = sm_vec_push(r->o, &fs->offsets, sizeof(uint32_t), r->error);
+		if (!off) return false;
+		*off = (uint32_t)fs->corners.count;
+	}
+}
+
+/* ---- vertexanimation ----------------------------------------------------------------------- */
+
+static bool finish_shape(reader *r, sm_vec *pos_idx, sm_vec *pos_d, sm_vec *nrm_idx, sm_vec *nrm_d)
+{
+	smdmx_flex_shape *sh = sm_vec_push(r->o, &r->shapes, sizeof(smdmx_flex_shape), r->error);
+	if (!sh) return false;
+	memset(sh, 0, sizeof(*sh));
+	const frame_info *f = (const frame_info *)r->vta_frames.data + r->vta_frames.count - 1;
+	sh->frame = (int32_t)f->number;
+	sh->name = f->name;
+	sh->position_indices = pos_idx->data;
+	sh->position_deltas = pos_d->data;
+	sh->position_count = pos_idx->count;
+	sh->normal_indices = nrm_idx->data;
+	sh->normal_deltas = nrm_d->data;
+	sh->normal_count = nrm_idx->count;
+	sh->mesh = SMDMX_NONE; /* set when the mesh is made */
+	return true;
+}
+
+static bool read_vertexanimation(reader *r)
+{
+	uint32_t start_line = r->line_no;
+	if (r->has_vertex_animation) return fail_at(r, r->line, SMDMX_ERROR_SYNTAX, "a second 'vertexanimation' block");
+	r->has_vertex_animation = true;
+	sm_vec pi = SM_VEC_INIT, pd = SM_VEC_INIT, ni = SM_VEC_INIT, nd = SM_VEC_INIT;
+	bool in_shape = false;
+	while (next_content_line(r)) {
+		const char *w;
+		size_t wn = peek_word(r, &w);
+		bool is_end = word_is(w, wn, "end"), is_time = word_is(w, wn, "time");
+		if ((is_end || is_time) && in_shape) {
+			SM_CHECK(finish_shape(r, &pi, &pd, &ni, &nd));
+			pi = pd = ni = nd = (sm_vec)SM_VEC_INIT;
+			in_shape = false;
+		}
+		if (is_end) {
+			r->cur += wn;
+			return expect_end(r, "'end'");
+		}
+		if (is_time) {
+			SM_CHECK(read_time(r, &r->vta_frames, "vertexanimation"));
+			if (r->vta_frames.count == 2) {
+				/* Every vertex id must be in the base frame. */
+				const uint8_t *present = r->vta_present.data;
+				for (size_t i = 0; i < r->vta_present.count; i++) {
+					if (!present[i])
+						return sm_fail(r->error, SMDMX_ERROR_VERTEX_ID, ((const frame_info *)r->vta_frames.data)[0].line,
+						               1, "vertex id %zu is missing from the base frame", i);
+				}
+			}
+			in_shape = r->vta_frames.count > 1;
+			continue;
+		}
+		if (!r->vta_frames.count)
+			return fail_at(r, r->cur, SMDMX_ERROR_SYNTAX, "vertex line before the first 'time'");
+		const char *id_at = r->cur;
+		int64_t id;
+		float v[6];
+		SM_CHECK(read_int(r, &id, "a vertex id"));
+		if (id < 0 || (uint64_t)id >= r->limits.max_corners)
+			return fail_at(r, id_at, SMDMX_ERROR_VERTEX_ID, "vertex id %lld is out of range", (long long)id);
+		static const char *const what[6] = { "position x", "position y", "position z", "normal x", "normal y", "normal z" };
+		for (int i = 0; i < 6; i++) SM_CHECK(read_float(r, &v[i], what[i]));
+		SM_CHECK(expect_end(r, "the normal"));
+		size_t uid = (size_t)id;
+		if (r->vta_frames.count == 1) {
+			if (uid >= r->vta_present.count) {
+				size_t old = r->vta_present.count;
+				SM_CHECK(sm_vec_reserve(r->o, &r->vta_present, 1, uid + 1, r->error));
+				SM_CHECK(sm_vec_reserve(r->o, &r->vta_base, 6 * sizeof(float), uid + 1, r->error));
+				memset((uint8_t *)r->vta_present.data + old, 0, uid + 1 - old);
+				memset((float *)r->vta_base.data + 6 * old, 0, (uid + 1 - old) * 6 * sizeof(float));
+				r->vta_present.count = r->vta_base.count = uid + 1;
+			}
+			((uint8_t *)r->vta_present.data)[uid] = 1;
+			memcpy((float *)r->vta_base.data + 6 * uid, v, sizeof(v));
+			continue;
+		}
+		if (uid >= r->vta_present.count)
+			return fail_at(r, id_at, SMDMX_ERROR_VERTEX_ID, "vertex id %lld is not in the base frame", (long long)id);
+		const float *b = (const float *)r->vta_base.data + 6 * uid;
+		uint32_t *a = sm_vec_push(r->o, &pi, sizeof(uint32_t), r->error);
+		float *dp = sm_vec_push(r->o, &pd, sizeof(smdmx_vec3), r->error);
+		uint32_t *c = sm_vec_push(r->o, &ni, sizeof(uint32_t), r->error);
+		float *dn = sm_vec_push(r->o, &nd, sizeof(smdmx_vec3), r->error);
+		if (!a || !dp || !c || !dn) return false;
+		*a = *c = (uint32_t)uid;
+		for (int i = 0; i < 3; i++) {
+			dp[i] = v[i] - b[i];
+			dn[i] = v[3 + i] - b[3 + i];
+		}
+	}
+	if (r->error->code) return false;
+	return sm_fail(r->error, SMDMX_ERROR_MISSING_END, start_line, 1, "'vertexanimation' block has no 'end'");
+}
+
+/* ---- building the scene ------------------------------------------------------------------- */
+
+static bool build_mesh(reader *r)
+{
+	smdmx_scene *sc = r->scene;
+	smdmx_mesh *m = &sc->meshes[sc->mesh_count++];
+	memset(m, 0, sizeof(*m));
+	m->name = sc->name;
+	m->parent_joint = SMDMX_NONE;
+	m->transform.orientation[3] = 1.0f;
+	m->corner_count = r->corner_count;
+	m->positions = r->positions.data;
+	m->position_count = r->positions.count;
+	m->position_indices = r->position_indices.data;
+	m->weight_offsets = r->weight_offsets.data;
+	m->weights = r->weights.data;
+	m->weight_count = r->weights.count;
+	m->normals = r->normals.data;
+	m->normal_count = r->normals.count;
+	m->normal_indices = r->normal_indices.data;
+	m->uv_sets = sm_owned_calloc(r->o, r->uv_count, sizeof(smdmx_uv_set), r->error);
+	if (!m->uv_sets) return false;
+	m->uv_set_count = r->uv_count;
+	for (size_t s = 0; s < r->uv_count; s++) {
+		char name[32];
+		if (s == 0) snprintf(name, sizeof(name), "textureCoordinates");
+		else snprintf(name, sizeof(name), "texcoord$%zu", s);
+		m->uv_sets[s].name = sm_strdup(r->o, name, strlen(name), r->error);
+		if (!m->uv_sets[s].name) return false;
+		m->uv_sets[s].data = r->uv[s].data.data;
+		m->uv_sets[s].count = r->uv[s].data.count;
+		m->uv_sets[s].indices = r->uv[s].indices.data;
+		dedup_free(r, &r->uv[s].table);
+	}
+	m->face_set_count = r->face_sets.count;
+	m->face_sets = sm_owned_calloc(r->o, r->face_sets.count, sizeof(smdmx_face_set), r->error);
+	if (!m->face_sets && r->face_sets.count) return false;
+	const faceset_build *fb = r->face_sets.data;
+	for (size_t i = 0; i < r->face_sets.count; i++) {
+		smdmx_face_set *f = &m->face_sets[i];
+		f->material = fb[i].material;
+		f->corners = fb[i].corners.data;
+		f->corner_count = fb[i].corners.count;
+		f->offsets = fb[i].offsets.data;
+		f->polygon_count = fb[i].offsets.count - 1;
+	}
+	dedup_free(r, &r->position_table);
+	dedup_free(r, &r->normal_table);
+	dedup_free(r, &r->material_table);
+	sc->materials = r->materials.data;
+	sc->material_count = r->materials.count;
+	return true;
+}
+
+/* A VTA becomes a mesh with one corner per vertex id and no faces; each later frame is a
+ * flex shape whose deltas index the base positions and normals (one per id). */
+static bool build_vta_mesh(reader *r)
+{
+	smdmx_scene *sc = r->scene;
+	uint32_t mi = (uint32_t)sc->mesh_count;
+	smdmx_mesh *m = &sc->meshes[sc->mesh_count++];
+	memset(m, 0, sizeof(*m));
+	size_t n = r->vta_base.count;
+	m->name = sc->name;
+	m->parent_joint = SMDMX_NONE;
+	m->transform.orientation[3] = 1.0f;
+	m->corner_count = n;
+	m->positions = sm_owned_calloc(r->o, n, sizeof(smdmx_vec3), r->error);
+	m->normals = sm_owned_calloc(r->o, n, sizeof(smdmx_vec3), r->error);
+	m->position_indices = sm_owned_calloc(r->o, n, sizeof(uint32_t), r->error);
+	m->normal_indices = sm_owned_calloc(r->o, n, sizeof(uint32_t), r->error);
+	if (n && (!m->positions || !m->normals || !m->position_indices || !m->normal_indices)) return false;
+	m->position_count = m->normal_count = n;
+	const float *b = r->vta_base.data;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(m->positions[i], b + 6 * i, sizeof(smdmx_vec3));
+		memcpy(m->normals[i], b + 6 * i + 3, sizeof(smdmx_vec3));
+		m->position_indices[i] = m->normal_indices[i] = (uint32_t)i;
+	}
+	smdmx_flex_shape *sh = r->shapes.data;
+	const frame_info *skel = r->frames.data;
+	for (size_t i = 0; i < r->shapes.count; i++) {
+		sh[i].mesh = mi;
+		if (!sh[i].name) {
+			/* The name from the skeleton's time line, else flex_N */
+			for (size_t f = 0; f < r->frames.count; f++)
+				if (skel[f].number == sh[i].frame && skel[f].name) sh[i].name = skel[f].name;
+		}
+		if (!sh[i].name) {
+			char name[32];
+			snprintf(name, sizeof(name), "flex_%ld", (long)sh[i].frame);
+			sh[i].name = sm_strdup(r->o, name, strlen(name), r->error);
+			if (!sh[i].name) return false;
+		}
+	}
+	sc->flex_shapes = r->shapes.data;
+	sc->flex_shape_count = r->shapes.count;
+	return true;
+}
+
+static bool build_clip(reader *r)
+{
+	smdmx_scene *sc = r->scene;
+	size_t nf = r->frames.count, nj = r->joints.count;
+	smdmx_clip *c = sm_owned_calloc(r->o, 1, sizeof(smdmx_clip), r->error);
+	if (!c) return false;
+	sc->clips = c;
+	sc->clip_count = 1;
+	c->name = sc->name;
+	c->frame_rate = r->frame_rate;
+	const frame_info *fi = r->frames.data;
+	int32_t *times = sm_owned_calloc(r->o, nf, sizeof(int32_t), r->error);
+	if (!times) return false;
+	for (size_t f = 0; f < nf; f++) {
+		double t = floor((double)fi[f].number * 10000.0 / r->frame_rate);
+		if (t < INT32_MIN || t > INT32_MAX)
+			return sm_fail(r->error, SMDMX_ERROR_TIME, fi[f].line, 1, "frame %lld is out of the time range",
+			               (long long)fi[f].number);
+		times[f] = (int32_t)t;
+	}
+	c->start = times[0];
+	c->duration = times[nf - 1] - times[0];
+	c->channels = sm_owned_calloc(r->o, nj, sizeof(smdmx_channel), r->error);
+	if (nj && !c->channels) return false;
+	c->channel_count = nj;
+	const smdmx_transform *poses = r->poses.data;
+	for (size_t j = 0; j < nj; j++) {
+		smdmx_channel *ch = &c->channels[j];
+		ch->joint = (uint32_t)j;
+		ch->position_times = ch->orientation_times = times;
+		ch->position_count = ch->orientation_count = nf;
+		ch->positions = sm_owned_calloc(r->o, nf, sizeof(smdmx_vec3), r->error);
+		ch->orientations = sm_owned_calloc(r->o, nf, sizeof(smdmx_quat), r->error);
+		if (!ch->positions || !ch->orientations) return false;
+		for (size_t f = 0; f < nf; f++) {
+			memcpy(ch->positions[f], poses[f * nj + j].position, sizeof(smdmx_vec3));
+			memcpy(ch->orientations[f], poses[f * nj + j].orientation, sizeof(smdmx_quat));
+		}
+	}
+	return true;
+}
+
+static bool build_scene(reader *r)
+{
+	smdmx_scene *sc = r->scene;
+	sc->joints = r->joints.data;
+	sc->joint_count = r->joints.count;
+	const smdmx_transform *poses = r->poses.data;
+	if (r->frames.count) {
+		for (size_t j = 0; j < sc->joint_count; j++) sc->joints[j].bind = poses[j];
+	}
+	bool vta = r->has_vertex_animation && !r->has_triangles;
+	sc->source.format = vta ? SMDMX_SOURCE_VTA : SMDMX_SOURCE_SMD;
+	sc->source.smd_kind = vta ? SMDMX_SMD_VERTEX_ANIMATION
+	                          : r->has_triangles ? SMDMX_SMD_REFERENCE : SMDMX_SMD_ANIMATION;
+	sc->source.version = r->version;
+	sc->source.smd_weight_links = r->any_links;
+	sc->source.smd_crlf = r->cr_seen;
+	if (r->first_frame_missing && !r->has_vertex_animation)
+		sm_warn(r->warnings, SMDMX_WARNING_MISSING_BONE_FIRST_FRAME, r->missing_line, 1,
+		        "bones missing from the first frame take position 0 and rotation 0");
+	if (!r->frames.count && !r->has_vertex_animation)
+		sm_warn(r->warnings, SMDMX_WARNING_NO_SKELETON_FRAME, 0, 0, "no skeleton frame; bind poses are zero");
+	size_t meshes = (r->has_triangles ? 1 : 0) + (r->has_vertex_animation ? 1 : 0);
+	sc->meshes = sm_owned_calloc(r->o, meshes, sizeof(smdmx_mesh), r->error);
+	if (meshes && !sc->meshes) return false;
+	if (r->has_triangles) SM_CHECK(build_mesh(r));
+	if (r->has_vertex_animation) SM_CHECK(build_vta_mesh(r));
+	/* An animation file, or a reference with more than one frame, carries a clip. */
+	if (!r->has_vertex_animation && r->frames.count && (!r->has_triangles || r->frames.count > 1))
+		SM_CHECK(build_clip(r));
+	return true;
+}
+
+/* ---- the file ------------------------------------------------------------------------------ */
+
+static bool read_file(reader *r)
+{
+	if (!next_content_line(r)) {
+		if (r->error->code) return false;
+		return sm_fail(r->error, SMDMX_ERROR_EMPTY, 1, 1, "empty file: expected 'version'");
+	}
+	const char *w;
+	size_t wn = peek_word(r, &w);
+	if (!word_is(w, wn, "version"))
+		return fail_at(r, r->cur, SMDMX_ERROR_SYNTAX, "expected 'version' at the start of an SMD file");
+	r->cur += wn;
+	skip_ws(r);
+	const char *v_at = r->cur;
+	int64_t v;
+	SM_CHECK(read_int(r, &v, "a version number"));
+	if (v < 1 || v > 3) return fail_at(r, v_at, SMDMX_ERROR_VERSION, "unsupported SMD version %lld (1 to 3 are read)", (long long)v);
+	if (v != 1) sm_warn(r->warnings, SMDMX_WARNING_VERSION, r->line_no, col_of(r, v_at), "SMD version %lld", (long long)v);
+	r->version = (int)v;
+	SM_CHECK(expect_end(r, "the version"));
+	bool had_nodes = false;
+	while (next_content_line(r)) {
+		wn = peek_word(r, &w);
+		const char *at = r->cur;
+		r->cur += wn;
+		if (word_is(w, wn, "nodes")) {
+			if (had_nodes) return fail_at(r, at, SMDMX_ERROR_SYNTAX, "a second 'nodes' block");
+			SM_CHECK(expect_end(r, "'nodes'"));
+			SM_CHECK(read_nodes(r));
+			SM_CHECK(resolve_parents(r));
+			had_nodes = true;
+		} else if (word_is(w, wn, "skeleton") || word_is(w, wn, "triangles") ||
+		           word_is(w, wn, "vertexanimation")) {
+			if (!had_nodes) return fail_at(r, at, SMDMX_ERROR_SYNTAX, "'%.*s' before 'nodes'", (int)wn, w);
+			SM_CHECK(expect_end(r, "the block name"));
+			if (w[0] == 's' || w[0] == 'S') SM_CHECK(read_skeleton(r));
+			else if (w[0] == 't' || w[0] == 'T') SM_CHECK(read_triangles(r));
+			else SM_CHECK(read_vertexanimation(r));
+		} else {
+			return fail_at(r, at, SMDMX_ERROR_UNKNOWN_BLOCK, "unknown block '%.*s'", (int)(wn > 64 ? 64 : wn), w);
+		}
+	}
+	if (r->error->code) return false;
+	if (!had_nodes) return sm_fail(r->error, SMDMX_ERROR_SYNTAX, r->line_no, 1, "no 'nodes' block");
+	return build_scene(r);
+}
+
+static const char *path_stem(const char *path, size_t *len)
+{
+	const char *s = strrchr(path, '/');
+	const char *b = strrchr(path, '\\');
+	if (b && (!s || b > s)) s = b;
+	s = s ? s + 1 : path;
+	const char *dot = strrchr(s, '.');
+	*len = dot && dot != s ? (size_t)(dot - s) : strlen(s);
+	return s;
+}
+
+static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options, const char *path)
+{
+	smdmx_smd_read_options opts;
+	memset(&opts, 0, sizeof(opts));
+	if (options) opts = *options;
+	r->limits = sm_limits_resolve(&opts.limits);
+	r->frame_rate = opts.frame_rate > 0 ? opts.frame_rate : 30.0;
+	r->nul_off = UINT64_MAX;
+	r->last_material = SMDMX_NONE;
+	r->nodes = r->joints = r->id_map = r->frames = r->poses = (sm_vec)SM_VEC_INIT;
+	r->positions = r->weight_offsets = r->weights = r->position_indices = (sm_vec)SM_VEC_INIT;
+	r->normals = r->normal_indices = r->materials = r->face_sets = (sm_vec)SM_VEC_INIT;
+	r->vta_frames = r->vta_base = r->vta_present = r->shapes = (sm_vec)SM_VEC_INIT;
+	r->scene = sm_scene_new(&opts.allocator, r->error);
+	if (!r->scene) return NULL;
+	r->o = r->scene->owner;
+	const char *name = opts.name;
+	size_t name_len = name ? strlen(name) : 0;
+	if (!name && path) name = path_stem(path, &name_len);
+	if (!name) name = "model", name_len = 5;
+	r->scene->name = sm_strdup(r->o, name, name_len, r->error);
+	bool ok = r->scene->name != NULL;
+	if (ok && r->fd >= 0) {
+		r->chunk_cap = CHUNK_SIZE;
+		r->chunk = sm_malloc(&r->o->alloc, r->chunk_cap);
+		if (!r->chunk) ok = sm_fail_oom(r->error);
+		else {
+			r->buf = r->chunk;
+			ok = refill(r);
+		}
+	} else if (ok) {
+		note_nuls(r, 0);
+		note_crs(r, 0);
+	}
+	if (ok) ok = read_file(r);
+	if (r->chunk) sm_free(&r->o->alloc, r->chunk, r->chunk_cap);
+	/* Release temporaries that the scene does not point to. */
+	sm_vec_release(r->o, &r->nodes, sizeof(node_info));
+	sm_vec_release(r->o, &r->id_map, sizeof(uint32_t));
+	sm_vec_release(r->o, &r->frames, sizeof(frame_info));
+	sm_vec_release(r->o, &r->poses, sizeof(smdmx_transform));
+	sm_vec_release(r->o, &r->vta_base, 6 * sizeof(float));
+	sm_vec_release(r->o, &r->vta_present, 1);
+	if (ok) ok = smdmx_scene_validate(r->scene, r->error);
+	if (!ok) {
+		smdmx_scene_free(r->scene);
+		return NULL;
+	}
+	return r->scene;
+}
+
+smdmx_scene *smdmx_smd_read_memory(const void *data, size_t size, const smdmx_smd_read_options *options,
+                                   smdmx_error *error, smdmx_warnings *warnings)
+{
+	reader r;
+	memset(&r, 0, sizeof(r));
+	memset(error, 0, sizeof(*error));
+	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	r.fd = -1;
+	r.buf = data ? data : "";
+	r.len = data ? size : 0;
+	r.eof = true;
+	r.error = error;
+	r.warnings = warnings;
+	return read_common(&r, options, NULL);
+}
+
+smdmx_scene *smdmx_smd_read_file(const char *path, const smdmx_smd_read_options *options, smdmx_error *error,
+                                 smdmx_warnings *warnings)
+{
+	memset(error, 0, sizeof(*error));
+	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	reader r;
+	memset(&r, 0, sizeof(r));
+	r.fd = fd;
+	r.error = error;
+	r.warnings = warnings;
+	smdmx_scene *s = read_common(&r, options, path);
+	if (fd != 0) close(fd);
+	return s;
+}

@@ -1,0 +1,694 @@
+/* SMD and VTA writer (decision 12): CRLF by default, spaces, six decimals, version 1
+ * (version 3 only with extra UV sets), one newline at the end, no comments but the
+ * "# name" after a VTA time line. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "num.h"
+#include "scene_util.h"
+#include "smdmx/math.h"
+#include "smdmx/smd.h"
+
+#define OUT_CAP ((size_t)1 << 16)
+
+typedef struct writer {
+	smdmx_write_fn write;
+	void *user;
+	char buf[OUT_CAP];
+	size_t len;
+	const char *eol;
+	size_t eol_len;
+	smdmx_error *error;
+	sm_alloc alloc;
+	smdmx_limits limits;
+	const smdmx_scene *scene;
+	bool implicit_root; /* the scene has no joints: write one "root" bone */
+} writer;
+
+static bool flush(writer *w)
+{
+	if (w->len && !w->write(w->user, w->buf, w->len))
+		return sm_fail(w->error, SMDMX_ERROR_IO, 0, 0, "write failed");
+	w->len = 0;
+	return true;
+}
+
+/* Makes room for n bytes. */
+static inline bool room(writer *w, size_t n)
+{
+	if (SM_LIKELY(OUT_CAP - w->len >= n)) return true;
+	return flush(w);
+}
+
+static bool put(writer *w, const char *s, size_t n)
+{
+	while (n) {
+		SM_CHECK(room(w, 1));
+		size_t k = OUT_CAP - w->len < n ? OUT_CAP - w->len : n;
+		memcpy(w->buf + w->len, s, k);
+		w->len += k;
+		s += k;
+		n -= k;
+	}
+	return true;
+}
+
+static bool puts_(writer *w, const char *s)
+{
+	return put(w, s, strlen(s));
+}
+
+static inline bool eol(writer *w)
+{
+	return put(w, w->eol, w->eol_len);
+}
+
+/* " <value>" */
+static inline bool put_float(writer *w, float v)
+{
+	SM_CHECK(room(w, SM_FIXED6_MAX + 1));
+	w->buf[w->len++] = ' ';
+	w->len += sm_format_fixed6(v, w->buf + w->len);
+	return true;
+}
+
+static inline bool put_int(writer *w, int64_t v, bool space)
+{
+	SM_CHECK(room(w, 24));
+	if (space) w->buf[w->len++] = ' ';
+	w->len += sm_format_int(v, w->buf + w->len);
+	return true;
+}
+
+static bool check_text(writer *w, const char *s, const char *what, bool allow_quote)
+{
+	for (const char *p = s; *p; p++) {
+		if (*p == '\n' || *p == '\r' || (*p == '"' && !allow_quote))
+			return sm_fail(w->error, SMDMX_ERROR_INVALID_SCENE, 0, 0,
+			               "%s '%s' holds a character SMD cannot write", what, s);
+	}
+	if (!*s) return sm_fail(w->error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "empty %s name", what);
+	return true;
+}
+
+/* ---- transforms ------------------------------------------------------------------------ */
+
+typedef struct xform {
+	double r[3][3];
+	double t[3];
+} xform;
+
+static void xform_of(const smdmx_transform *tr, xform *x)
+{
+	double q[4] = { tr->orientation[0], tr->orientation[1], tr->orientation[2], tr->orientation[3] };
+	smdmx_quat_to_matrix(q, x->r);
+	for (int i = 0; i < 3; i++) x->t[i] = tr->position[i];
+}
+
+/* out = a * b */
+static void xform_mul(const xform *a, const xform *b, xform *out)
+{
+	xform o;
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++) o.r[i][j] = a->r[i][0] * b->r[0][j] + a->r[i][1] * b->r[1][j] + a->r[i][2] * b->r[2][j];
+		o.t[i] = a->r[i][0] * b->t[0] + a->r[i][1] * b->t[1] + a->r[i][2] * b->t[2] + a->t[i];
+	}
+	*out = o;
+}
+
+static bool is_identity(const smdmx_transform *t)
+{
+	return t->position[0] == 0 && t->position[1] == 0 && t->position[2] == 0 && t->orientation[0] == 0 &&
+	       t->orientation[1] == 0 && t->orientation[2] == 0 && t->orientation[3] == 1;
+}
+
+/* Model-space placement of a mesh (decision 8); false when it is the identity. */
+static bool mesh_xform(const smdmx_scene *s, const smdmx_mesh *m, xform *out)
+{
+	if (m->parent_joint == SMDMX_NONE && is_identity(&m->transform)) return false;
+	xform_of(&m->transform, out);
+	for (uint32_t j = m->parent_joint; j != SMDMX_NONE; j = s->joints[j].parent) {
+		xform p;
+		xform_of(&s->joints[j].bind, &p);
+		xform_mul(&p, out, out);
+	}
+	return true;
+}
+
+static void apply(const xform *x, const float *v, bool translate, float *out)
+{
+	for (int i = 0; i < 3; i++)
+		out[i] = (float)(x->r[i][0] * v[0] + x->r[i][1] * v[1] + x->r[i][2] * v[2] + (translate ? x->t[i] : 0));
+}
+
+/* ---- header, nodes ----------------------------------------------------------------------- */
+
+static bool write_header_nodes(writer *w, int version)
+{
+	const smdmx_scene *s = w->scene;
+	SM_CHECK(puts_(w, "version"));
+	SM_CHECK(put_int(w, version, true));
+	SM_CHECK(eol(w));
+	SM_CHECK(puts_(w, "nodes"));
+	SM_CHECK(eol(w));
+	if (w->implicit_root) {
+		SM_CHECK(puts_(w, "0 \"root\" -1"));
+		SM_CHECK(eol(w));
+	}
+	for (size_t i = 0; i < s->joint_count; i++) {
+		const smdmx_joint *j = &s->joints[i];
+		SM_CHECK(check_text(w, j->name, "bone name", false));
+		SM_CHECK(put_int(w, (int64_t)i, false));
+		SM_CHECK(puts_(w, " \""));
+		SM_CHECK(puts_(w, j->name));
+		SM_CHECK(puts_(w, "\""));
+		SM_CHECK(put_int(w, j->parent == SMDMX_NONE ? -1 : (int64_t)j->parent, true));
+		SM_CHECK(eol(w));
+	}
+	SM_CHECK(puts_(w, "end"));
+	return eol(w);
+}
+
+/* ---- skeleton -------------------------------------------------------------------------------- */
+
+static bool write_bone(writer *w, size_t id, const float *pos, const float *quat, double *euler, bool have_prev)
+{
+	double q[4] = { quat[0], quat[1], quat[2], quat[3] }, e[3];
+	smdmx_quat_to_euler(q, have_prev ? euler : NULL, e);
+	memcpy(euler, e, sizeof(e));
+	SM_CHECK(put_int(w, (int64_t)id, false));
+	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, pos[i]));
+	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, (float)e[i]));
+	return eol(w);
+}
+
+static bool write_bind_frame(writer *w)
+{
+	const smdmx_scene *s = w->scene;
+	SM_CHECK(puts_(w, "time 0"));
+	SM_CHECK(eol(w));
+	if (w->implicit_root) {
+		SM_CHECK(puts_(w, "0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000"));
+		SM_CHECK(eol(w));
+	}
+	for (size_t i = 0; i < s->joint_count; i++) {
+		double e[3];
+		SM_CHECK(write_bone(w, i, s->joints[i].bind.position, s->joints[i].bind.orientation, e, false));
+	}
+	return true;
+}
+
+/* Index of the last key at or before t, or SIZE_MAX before the first. */
+static size_t key_at(const int32_t *times, size_t n, int32_t t)
+{
+	if (n == 0 || t < times[0]) return SIZE_MAX;
+	size_t lo = 0, hi = n; /* times[lo] <= t < times[hi] */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (times[mid] <= t) lo = mid;
+		else hi = mid;
+	}
+	return lo;
+}
+
+/* Decision 11: positions linearly, orientations by shortest-path slerp, holding the first
+ * and last key outside their range. */
+static void sample_position(const smdmx_channel *c, int32_t t, const float *fallback, float *out)
+{
+	size_t k = key_at(c->position_times, c->position_count, t);
+	if (c->position_count == 0) {
+		memcpy(out, fallback, sizeof(smdmx_vec3));
+	} else if (k == SIZE_MAX) {
+		memcpy(out, c->positions[0], sizeof(smdmx_vec3));
+	} else if (k + 1 >= c->position_count || c->position_times[k] == t) {
+		memcpy(out, c->positions[k], sizeof(smdmx_vec3));
+	} else {
+		double f = (double)(t - c->position_times[k]) / (double)(c->position_times[k + 1] - c->position_times[k]);
+		for (int i = 0; i < 3; i++)
+			out[i] = (float)(c->positions[k][i] + f * ((double)c->positions[k + 1][i] - c->positions[k][i]));
+	}
+}
+
+static void sample_orientation(const smdmx_channel *c, int32_t t, const float *fallback, float *out)
+{
+	size_t k = key_at(c->orientation_times, c->orientation_count, t);
+	if (c->orientation_count == 0) {
+		memcpy(out, fallback, sizeof(smdmx_quat));
+	} else if (k == SIZE_MAX) {
+		memcpy(out, c->orientations[0], sizeof(smdmx_quat));
+	} else if (k + 1 >= c->orientation_count || c->orientation_times[k] == t) {
+		memcpy(out, c->orientations[k], sizeof(smdmx_quat));
+	} else {
+		double f = (double)(t - c->orientation_times[k]) /
+		           (double)(c->orientation_times[k + 1] - c->orientation_times[k]);
+		const float *a = c->orientations[k], *b = c->orientations[k + 1];
+		double d = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
+		double sb = d < 0 ? -1.0 : 1.0, wa, wb;
+		d = fabs(d);
+		if (d > 0.9999995) {
+			wa = 1 - f;
+			wb = f;
+		} else {
+			double th = acos(d), st = sin(th);
+			wa = sin((1 - f) * th) / st;
+			wb = sin(f * th) / st;
+		}
+		double q[4], n = 0;
+		for (int i = 0; i < 4; i++) {
+			q[i] = wa * a[i] + wb * sb * b[i];
+			n += q[i] * q[i];
+		}
+		n = sqrt(n);
+		for (int i = 0; i < 4; i++) out[i] = (float)(q[i] / n);
+	}
+}
+
+static int64_t tick_to_frame(int64_t t, double rate)
+{
+	return (int64_t)llround((double)t * rate / 10000.0);
+}
+
+static bool write_clip_frames(writer *w, const smdmx_clip *c)
+{
+	const smdmx_scene *s = w->scene;
+	int64_t first = tick_to_frame(c->start, c->frame_rate);
+	int64_t last = tick_to_frame((int64_t)c->start + c->duration, c->frame_rate);
+	if (last < first || (uint64_t)(last - first) >= w->limits.max_frames)
+		return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "clip '%s' spans %lld frames; the limit is %zu", c->name,
+		               (long long)(last - first + 1), w->limits.max_frames);
+	size_t nj = s->joint_count, bytes;
+	/* Per joint: its channel (or none), and the previous frame's angles for continuity. */
+	if (!sm_mul(nj ? nj : 1, sizeof(const smdmx_channel *) + 3 * sizeof(double), &bytes)) return sm_fail_oom(w->error);
+	void *mem = sm_malloc(&w->alloc, bytes);
+	if (!mem) return sm_fail_oom(w->error);
+	double(*eulers)[3] = mem;
+	const smdmx_channel **chan = (const smdmx_channel **)(eulers + nj);
+	for (size_t j = 0; j < nj; j++) chan[j] = NULL;
+	for (size_t i = 0; i < c->channel_count; i++) chan[c->channels[i].joint] = &c->channels[i];
+	bool ok = true;
+	for (int64_t f = first; ok && f <= last; f++) {
+		int32_t t = (int32_t)floor((double)f * 10000.0 / c->frame_rate);
+		ok = puts_(w, "time") && put_int(w, f, true) && eol(w);
+		if (ok && w->implicit_root) ok = puts_(w, "0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000") && eol(w);
+		for (size_t j = 0; ok && j < nj; j++) {
+			float pos[3], q[4];
+			const smdmx_joint *jt = &s->joints[j];
+			if (chan[j]) {
+				sample_position(chan[j], t, jt->bind.position, pos);
+				sample_orientation(chan[j], t, jt->bind.orientation, q);
+			} else {
+				memcpy(pos, jt->bind.position, sizeof(pos));
+				memcpy(q, jt->bind.orientation, sizeof(q));
+			}
+			ok = write_bone(w, j, pos, q, eulers[j], f != first);
+		}
+	}
+	sm_free(&w->alloc, mem, bytes);
+	return ok;
+}
+
+/* ---- triangles -------------------------------------------------------------------------------- */
+
+/* Calls emit for every triangle corner in written order: polygons by first corner, each
+ * fanned from its first corner (decision 9). For a mesh without faces, every corner. */
+typedef bool (*corner_fn)(writer *w, const smdmx_mesh *m, uint32_t corner, size_t polygon, void *ctx);
+
+static bool for_each_written_corner(writer *w, const smdmx_mesh *m, corner_fn emit, void *ctx)
+{
+	if (m->face_set_count == 0) {
+		for (size_t k = 0; k < m->corner_count; k++) SM_CHECK(emit(w, m, (uint32_t)k, SIZE_MAX, ctx));
+		return true;
+	}
+	sm_poly_ref *order;
+	size_t n;
+	if (!sm_polygon_order(&w->alloc, m, &order, &n)) return sm_fail_oom(w->error);
+	bool ok = true;
+	for (size_t i = 0; ok && i < n; i++) {
+		const smdmx_face_set *fs = &m->face_sets[order[i].face_set];
+		const uint32_t *c = fs->corners + fs->offsets[order[i].polygon];
+		uint32_t nc = fs->offsets[order[i].polygon + 1] - fs->offsets[order[i].polygon];
+		for (uint32_t k = 1; ok && k + 1 < nc; k++) {
+			ok = emit(w, m, c[0], order[i].face_set, ctx) && emit(w, m, c[k], order[i].face_set, ctx) &&
+			     emit(w, m, c[k + 1], order[i].face_set, ctx);
+		}
+	}
+	sm_free(&w->alloc, order, n * sizeof(sm_poly_ref));
+	return ok;
+}
+
+typedef struct tri_ctx {
+	bool links;
+	bool has_xform;
+	xform x;
+	int extra_uvs;
+	uint32_t corner_in_tri;
+} tri_ctx;
+
+static uint32_t parent_bone(const writer *w, const smdmx_mesh *m, uint32_t p)
+{
+	if (m->weight_offsets && m->weight_offsets[p + 1] > m->weight_offsets[p]) {
+		const smdmx_weight *ws = m->weights + m->weight_offsets[p];
+		size_t n = m->weight_offsets[p + 1] - m->weight_offsets[p], best = 0;
+		for (size_t i = 1; i < n; i++)
+			if (ws[i].weight > ws[best].weight) best = i;
+		return ws[best].joint;
+	}
+	(void)w;
+	return m->parent_joint != SMDMX_NONE ? m->parent_joint : 0;
+}
+
+static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, size_t face_set, void *vctx)
+{
+	tri_ctx *t = vctx;
+	const smdmx_scene *s = w->scene;
+	if (t->corner_in_tri == 0) {
+		const char *mat = s->materials[m->face_sets[face_set].material].name;
+		SM_CHECK(puts_(w, mat));
+		SM_CHECK(eol(w));
+	}
+	t->corner_in_tri = (t->corner_in_tri + 1) % 3;
+	uint32_t p = m->position_indices[c];
+	float pos[3], nrm[3] = { 0, 0, 0 };
+	memcpy(pos, m->positions[p], sizeof(pos));
+	if (m->normal_indices) memcpy(nrm, m->normals[m->normal_indices[c]], sizeof(nrm));
+	if (t->has_xform) {
+		float a[3], b[3];
+		apply(&t->x, pos, true, a);
+		apply(&t->x, nrm, false, b);
+		memcpy(pos, a, sizeof(a));
+		memcpy(nrm, b, sizeof(b));
+	}
+	SM_CHECK(put_int(w, parent_bone(w, m, p), false));
+	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, pos[i]));
+	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, nrm[i]));
+	if (m->uv_set_count) {
+		const smdmx_uv_set *uv = &m->uv_sets[0];
+		SM_CHECK(put_float(w, uv->data[uv->indices[c]][0]));
+		SM_CHECK(put_float(w, uv->data[uv->indices[c]][1]));
+	} else {
+		SM_CHECK(puts_(w, " 0.000000 0.000000"));
+	}
+	if (t->links) {
+		size_t n = m->weight_offsets ? m->weight_offsets[p + 1] - m->weight_offsets[p] : 0;
+		SM_CHECK(put_int(w, (int64_t)n, true));
+		for (size_t i = 0; i < n; i++) {
+			const smdmx_weight *wt = &m->weights[m->weight_offsets[p] + i];
+			SM_CHECK(put_int(w, wt->joint, true));
+			SM_CHECK(put_float(w, wt->weight));
+		}
+	}
+	if (t->extra_uvs) {
+		SM_CHECK(put_int(w, t->extra_uvs, true));
+		for (int k = 1; k <= t->extra_uvs; k++) {
+			const smdmx_uv_set *uv = &m->uv_sets[k];
+			SM_CHECK(put_float(w, uv->data[uv->indices[c]][0]));
+			SM_CHECK(put_float(w, uv->data[uv->indices[c]][1]));
+		}
+	}
+	return eol(w);
+}
+
+/* Links are written unless the scene came from an SMD without them and every position has
+ * exactly one link of weight 1 (then the 9-field, GoldSrc-compatible line says the same). */
+static bool mesh_needs_links(const smdmx_scene *s, const smdmx_mesh *m)
+{
+	if (s->source.format != SMDMX_SOURCE_SMD || s->source.smd_weight_links) return true;
+	if (!m->weight_offsets) return false;
+	for (size_t p = 0; p < m->position_count; p++) {
+		size_t n = m->weight_offsets[p + 1] - m->weight_offsets[p];
+		if (n != 1 || m->weights[m->weight_offsets[p]].weight != 1.0f) return true;
+	}
+	return false;
+}
+
+static bool write_triangles(writer *w, int extra_uvs)
+{
+	const smdmx_scene *s = w->scene;
+	for (size_t i = 0; i < s->material_count; i++) {
+		SM_CHECK(check_text(w, s->materials[i].name, "material", true));
+		const char *n = s->materials[i].name;
+		if (n[0] == ' ' || n[0] == '\t' || n[strlen(n) - 1] == ' ' || n[strlen(n) - 1] == '\t' || strcasecmp(n, "end") == 0)
+			return sm_fail(w->error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "material '%s' cannot be written to SMD", n);
+	}
+	SM_CHECK(puts_(w, "triangles"));
+	SM_CHECK(eol(w));
+	for (size_t i = 0; i < s->mesh_count; i++) {
+		const smdmx_mesh *m = &s->meshes[i];
+		tri_ctx t;
+		memset(&t, 0, sizeof(t));
+		t.links = mesh_needs_links(s, m);
+		t.has_xform = mesh_xform(s, m, &t.x);
+		t.extra_uvs = m->uv_set_count > 1 ? (int)m->uv_set_count - 1 : 0;
+		if (t.extra_uvs > extra_uvs) t.extra_uvs = extra_uvs;
+		if (m->face_set_count) SM_CHECK(for_each_written_corner(w, m, emit_triangle_corner, &t));
+	}
+	SM_CHECK(puts_(w, "end"));
+	return eol(w);
+}
+
+/* ---- VTA ------------------------------------------------------------------------------------- */
+
+typedef struct vta_ctx {
+	size_t id;                /* running vertex id over all meshes */
+	bool has_xform;
+	xform x;
+	const int32_t *pos_map;   /* per position: delta index or -1; NULL for the base frame */
+	const int32_t *nrm_map;
+	const smdmx_flex_shape *shape;
+} vta_ctx;
+
+static bool emit_vta_corner(writer *w, const smdmx_mesh *m, uint32_t c, size_t face_set, void *vctx)
+{
+	(void)face_set;
+	vta_ctx *v = vctx;
+	size_t id = v->id++;
+	uint32_t p = m->position_indices[c], n = m->normal_indices ? m->normal_indices[c] : SMDMX_NONE;
+	float pos[3], nrm[3] = { 0, 0, 0 };
+	memcpy(pos, m->positions[p], sizeof(pos));
+	if (n != SMDMX_NONE) memcpy(nrm, m->normals[n], sizeof(nrm));
+	if (v->pos_map) {
+		int32_t dp = v->pos_map[p], dn = n != SMDMX_NONE ? v->nrm_map[n] : -1;
+		if (dp < 0 && dn < 0) return true;
+		for (int i = 0; i < 3; i++) {
+			if (dp >= 0) pos[i] += v->shape->position_deltas[dp][i];
+			if (dn >= 0) nrm[i] += v->shape->normal_deltas[dn][i];
+		}
+	}
+	if (v->has_xform) {
+		float a[3], b[3];
+		apply(&v->x, pos, true, a);
+		apply(&v->x, nrm, false, b);
+		memcpy(pos, a, sizeof(a));
+		memcpy(nrm, b, sizeof(b));
+	}
+	SM_CHECK(put_int(w, (int64_t)id, false));
+	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, pos[i]));
+	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, nrm[i]));
+	return eol(w);
+}
+
+/* The distinct shape names in order of first appearance. */
+static size_t shape_groups(const smdmx_scene *s, size_t *first_of)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->flex_shape_count; i++) {
+		size_t k = 0;
+		while (k < n && strcmp(s->flex_shapes[first_of[k]].name, s->flex_shapes[i].name) != 0) k++;
+		if (k == n) first_of[n++] = i;
+	}
+	return n;
+}
+
+static bool write_time_name(writer *w, size_t frame, const char *name)
+{
+	SM_CHECK(puts_(w, "time"));
+	SM_CHECK(put_int(w, (int64_t)frame, true));
+	if (name) {
+		SM_CHECK(puts_(w, " # "));
+		SM_CHECK(puts_(w, name));
+	}
+	return eol(w);
+}
+
+static bool write_vta(writer *w)
+{
+	const smdmx_scene *s = w->scene;
+	size_t bytes;
+	for (size_t i = 0; i < s->flex_shape_count; i++) SM_CHECK(check_text(w, s->flex_shapes[i].name, "flex shape", true));
+	if (!sm_mul(s->flex_shape_count ? s->flex_shape_count : 1, sizeof(size_t), &bytes)) return sm_fail_oom(w->error);
+	size_t *groups = sm_malloc(&w->alloc, bytes);
+	if (!groups) return sm_fail_oom(w->error);
+	size_t ng = shape_groups(s, groups);
+	bool ok = puts_(w, "skeleton") && eol(w) && write_time_name(w, 0, NULL);
+	for (size_t g = 0; ok && g < ng; g++) ok = write_time_name(w, g + 1, s->flex_shapes[groups[g]].name);
+	ok = ok && puts_(w, "end") && eol(w) && puts_(w, "vertexanimation") && eol(w);
+	for (size_t g = 0; ok && g <= ng; g++) {
+		ok = write_time_name(w, g, g ? s->flex_shapes[groups[g - 1]].name : NULL);
+		vta_ctx v;
+		memset(&v, 0, sizeof(v));
+		for (size_t mi = 0; ok && mi < s->mesh_count; mi++) {
+			const smdmx_mesh *m = &s->meshes[mi];
+			v.has_xform = mesh_xform(s, m, &v.x);
+			v.pos_map = v.nrm_map = NULL;
+			int32_t *maps = NULL;
+			size_t mbytes = 0;
+			if (g) {
+				/* The shape of this name on this mesh, if any. */
+				const smdmx_flex_shape *sh = NULL;
+				for (size_t i = 0; i < s->flex_shape_count; i++)
+					if (s->flex_shapes[i].mesh == mi && strcmp(s->flex_shapes[i].name, s->flex_shapes[groups[g - 1]].name) == 0)
+						sh = &s->flex_shapes[i];
+				size_t np = m->position_count + m->normal_count;
+				if (!sm_mul(np ? np : 1, sizeof(int32_t), &mbytes) || !(maps = sm_malloc(&w->alloc, mbytes))) {
+					ok = sm_fail_oom(w->error);
+					break;
+				}
+				for (size_t i = 0; i < np; i++) maps[i] = -1;
+				if (sh) {
+					for (size_t i = 0; i < sh->position_count; i++) maps[sh->position_indices[i]] = (int32_t)i;
+					for (size_t i = 0; i < sh->normal_count; i++) maps[m->position_count + sh->normal_indices[i]] = (int32_t)i;
+				}
+				v.pos_map = maps;
+				v.nrm_map = maps + m->position_count;
+				v.shape = sh;
+			}
+			size_t start_id = v.id;
+			if (g && !v.shape) {
+				/* No shape of this name on this mesh: skip its ids. */
+				size_t n = 0;
+				if (m->face_set_count) {
+					for (size_t f = 0; f < m->face_set_count; f++)
+						for (size_t p = 0; p < m->face_sets[f].polygon_count; p++)
+							n += 3 * (m->face_sets[f].offsets[p + 1] - m->face_sets[f].offsets[p] - 2);
+				} else {
+					n = m->corner_count;
+				}
+				v.id = start_id + n;
+			} else {
+				ok = for_each_written_corner(w, m, emit_vta_corner, &v);
+			}
+			if (maps) sm_free(&w->alloc, maps, mbytes);
+		}
+	}
+	sm_free(&w->alloc, groups, bytes);
+	return ok && puts_(w, "end") && eol(w);
+}
+
+/* ---- entry points ---------------------------------------------------------------------------- */
+
+bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user, const smdmx_smd_write_options *options,
+                     smdmx_error *error)
+{
+	memset(error, 0, sizeof(*error));
+	smdmx_smd_write_options opts;
+	memset(&opts, 0, sizeof(opts));
+	if (options) opts = *options;
+	if (!smdmx_scene_validate(scene, error)) return false;
+	sm_alloc a;
+	sm_alloc_init(&a, &opts.allocator);
+	writer *w = sm_malloc(&a, sizeof(writer));
+	if (!w) return sm_fail_oom(error);
+	w->alloc = a;
+	w->write = write;
+	w->user = user;
+	w->len = 0;
+	w->eol = opts.lf_line_ends ? "\n" : "\r\n";
+	w->eol_len = opts.lf_line_ends ? 1 : 2;
+	w->error = error;
+	w->limits = sm_limits_resolve(&opts.limits);
+	w->scene = scene;
+	w->implicit_root = scene->joint_count == 0;
+
+	smdmx_smd_write_kind kind = opts.kind;
+	bool has_faces = false;
+	size_t max_uv = 0;
+	for (size_t i = 0; i < scene->mesh_count; i++) {
+		if (scene->meshes[i].face_set_count) has_faces = true;
+		if (scene->meshes[i].uv_set_count > max_uv) max_uv = scene->meshes[i].uv_set_count;
+	}
+	if (kind == SMDMX_SMD_WRITE_AUTO) {
+		if (scene->source.format == SMDMX_SOURCE_VTA) kind = SMDMX_SMD_WRITE_VTA;
+		else kind = has_faces ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
+	}
+	int extra_uvs = max_uv > 1 ? (int)max_uv - 1 : 0;
+	bool ok = true;
+	if (kind == SMDMX_SMD_WRITE_REFERENCE && extra_uvs > 8)
+		ok = sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "%d extra UV sets; SMD version 3 holds at most 8", extra_uvs);
+	if (ok && opts.clip && opts.clip >= scene->clip_count)
+		ok = sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "clip %zu requested; the scene has %zu", opts.clip, scene->clip_count);
+	int version = kind == SMDMX_SMD_WRITE_REFERENCE && extra_uvs ? 3 : 1;
+	ok = ok && write_header_nodes(w, version);
+	if (ok && kind == SMDMX_SMD_WRITE_VTA) {
+		ok = write_vta(w);
+	} else if (ok) {
+		ok = puts_(w, "skeleton") && eol(w);
+		if (ok && scene->clip_count && kind != SMDMX_SMD_WRITE_REFERENCE) ok = write_clip_frames(w, &scene->clips[opts.clip]);
+		else if (ok && scene->clip_count && kind == SMDMX_SMD_WRITE_REFERENCE && scene->source.format == SMDMX_SOURCE_SMD &&
+		         scene->source.smd_kind == SMDMX_SMD_REFERENCE)
+			ok = write_clip_frames(w, &scene->clips[opts.clip]);
+		else if (ok) ok = write_bind_frame(w);
+		ok = ok && puts_(w, "end") && eol(w);
+		if (ok && kind == SMDMX_SMD_WRITE_REFERENCE) ok = write_triangles(w, extra_uvs);
+	}
+	ok = ok && flush(w);
+	sm_free(&a, w, sizeof(writer));
+	return ok;
+}
+
+typedef struct fd_sink {
+	int fd;
+} fd_sink;
+
+static bool fd_write(void *user, const void *data, size_t size)
+{
+	fd_sink *s = user;
+	const char *p = data;
+	while (size) {
+		ssize_t n = write(s->fd, p, size);
+		if (n < 0) {
+			if (errno == EINTR) continue;
+			return false;
+		}
+		p += n;
+		size -= (size_t)n;
+	}
+	return true;
+}
+
+bool smdmx_smd_write_file(const smdmx_scene *scene, const char *path, const smdmx_smd_write_options *options,
+                          smdmx_error *error)
+{
+	memset(error, 0, sizeof(*error));
+	if (strcmp(path, "-") == 0) {
+		fd_sink s = { 1 };
+		return smdmx_smd_write(scene, fd_write, &s, options, error);
+	}
+	size_t n = strlen(path);
+	char *tmp = malloc(n + 16);
+	if (!tmp) return sm_fail_oom(error);
+	memcpy(tmp, path, n);
+	memcpy(tmp + n, ".tmp-XXXXXX", 12);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot create '%s': %s", tmp, strerror(errno));
+		free(tmp);
+		return false;
+	}
+	fchmod(fd, 0644);
+	fd_sink s = { fd };
+	bool ok = smdmx_smd_write(scene, fd_write, &s, options, error);
+	if (close(fd) != 0 && ok) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot write '%s': %s", path, strerror(errno));
+	if (ok && rename(tmp, path) != 0)
+		ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot rename to '%s': %s", path, strerror(errno));
+	if (!ok) unlink(tmp);
+	free(tmp);
+	return ok;
+}
