@@ -80,9 +80,15 @@ void smdmx_quat_to_euler(const double q[4], const double *near, double e[3])
 	double cy = hypot(m[0][0], m[1][0]);
 	double y = atan2(-m[2][0], cy);
 	if (cy > 1e-9) {
-		e[0] = wrap_pi(atan2(m[2][1], m[2][2]));
 		e[1] = y;
 		e[2] = wrap_pi(atan2(m[1][0], m[0][0]));
+		/* rx from the residual Rx = (Rz * Ry)^T * M: its entries are O(1), so rx stays
+		 * accurate near the poles where m21 and m22 both vanish. */
+		double sy = sin(y), cyy = cos(y), sz = sin(e[2]), cz = cos(e[2]);
+		/* rows 1 and 2 of (Rz Ry)^T are (-sz, cz, 0) and (sy cz, sy sz, cy) */
+		double a21 = sy * cz * m[0][1] + sy * sz * m[1][1] + cyy * m[2][1];
+		double a11 = -sz * m[0][1] + cz * m[1][1];
+		e[0] = wrap_pi(atan2(a21, a11));
 		if (near) {
 			/* The other solution of the same matrix: (rx + pi, pi - ry, rz + pi). */
 			double a[3] = { closest(e[0], near[0]), closest(e[1], near[1]), closest(e[2], near[2]) };

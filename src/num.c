@@ -13,10 +13,13 @@
 #define _GNU_SOURCE
 #include "num.h"
 
+#define SM_NUM_LIKELY(x) __builtin_expect(!!(x), 1)
+
 #include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -275,9 +278,9 @@ size_t sm_format_int(int64_t v, char *out)
 static size_t format_big_integer(double v, char *out)
 {
 	int e;
-	double m = frexp(v, &e); /* v = m * 2^e, 0.5 <= m < 1 */
-	uint64_t mant = (uint64_t)ldexp(m, 53);
-	e -= 53;
+	double m = frexp(v, &e); /* v = m * 2^e, 0.5 <= m < 1; v is a float32, 24 bits */
+	uint64_t mant = (uint64_t)ldexp(m, 24);
+	e -= 24;
 	uint32_t limbs[6] = { 0 };
 	size_t nl = 0;
 	while (mant) {
@@ -307,7 +310,12 @@ static size_t format_big_integer(double v, char *out)
 
 size_t sm_format_fixed6(float v, char *out)
 {
-	double x = (double)v * 1e6;
+	return sm_format_fixed6_double((double)v, out);
+}
+
+size_t sm_format_fixed6_double(double v, char *out)
+{
+	double x = v * 1e6;
 	double r = nearbyint(x);
 	size_t n = 0;
 	if (r == 0) {
@@ -330,10 +338,75 @@ size_t sm_format_fixed6(float v, char *out)
 		n += 6;
 	} else {
 		/* |v| >= 9.2e12 is an integer in float32: its digits, then six zeros */
-		n += format_big_integer(fabs((double)v), out + n);
+		n += format_big_integer(fabs((double)(float)v), out + n);
 		memcpy(out + n, ".000000", 7);
 		n += 7;
 	}
 	out[n] = '\0';
 	return n;
+}
+
+static const double pow10_small[13] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12 };
+
+/* Fixed notation with `decimals` digits, when the text reads back as v; 0 otherwise.
+ * x = v * 10^d is exact in double for d <= 12 (24 bits times 5^d < 2^28, times 2^d), so
+ * the distance from x to the printed integer r is exact and decides the round trip:
+ * the decimal r / 10^d reads back as v when it lies within half an ulp of v. */
+static size_t try_fixed(float v, int decimals, char *out)
+{
+	double x = (double)v * pow10_small[decimals];
+	double r = nearbyint(x);
+	if (fabs(r) >= 9.0e18) return 0;
+	int e;
+	frexpf(v, &e);
+	double half_ulp = ldexp(1.0, (e < -125 ? -125 : e) - 25) * pow10_small[decimals];
+	if (!(fabs(r - x) < half_ulp)) return 0;
+	size_t n = 0;
+	if (r == 0) {
+		out[n++] = '0';
+	} else {
+		if (r < 0) {
+			out[n++] = '-';
+			r = -r;
+		}
+		uint64_t u = (uint64_t)r, scale = (uint64_t)pow10_small[decimals];
+		n += format_u64(u / scale, out + n);
+		uint64_t frac = u % scale;
+		out[n++] = '.';
+		for (int d = decimals - 1; d >= 0; d--) {
+			out[n + (size_t)d] = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		n += (size_t)decimals;
+		out[n] = '\0';
+		return n;
+	}
+	out[n++] = '.';
+	for (int d = 0; d < decimals; d++) out[n++] = '0';
+	out[n] = '\0';
+	return n;
+}
+
+size_t sm_format_float(float v, char *out)
+{
+	if (v == 0) {
+		memcpy(out, "0.000000", 9);
+		return 8;
+	}
+	size_t n = try_fixed(v, 6, out);
+	if (SM_NUM_LIKELY(n)) return n;
+	if (fabsf(v) >= 9.2e12f) return sm_format_fixed6(v, out); /* an integer: exact */
+	for (int d = 7; d <= 12; d++) {
+		n = try_fixed(v, d, out);
+		if (n) return n;
+	}
+	/* Tiny magnitudes: nine significant digits always identify a float32. */
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	locale_t old = c ? uselocale(c) : (locale_t)0;
+	int k = snprintf(out, SM_FLOAT_MAX, "%.9g", (double)v);
+	if (c) {
+		uselocale(old);
+		freelocale(c);
+	}
+	return k > 0 ? (size_t)k : 0;
 }

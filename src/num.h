@@ -30,6 +30,18 @@ sm_num_status sm_parse_int(const char *p, const char *end, int64_t *out, const c
  * C locale; a value that rounds to zero is written without a sign. Returns the length. */
 size_t sm_format_fixed6(float v, char *out);
 
+/* The same for a double (exactly rounded for a float32 value; within 1e-16 relative
+ * otherwise). Used for Euler angles, which are computed, not stored. */
+size_t sm_format_fixed6_double(double v, char *out);
+
+/* Longest text of sm_format_float including the terminating NUL. */
+#define SM_FLOAT_MAX 56
+
+/* Writes v for SMD: six decimals when they read back as exactly v (always so for values
+ * read from six-decimal text), else the fewest decimals up to 12 that do, else nine
+ * significant digits ("1.40129846e-45"). A zero is "0.000000". Returns the length. */
+size_t sm_format_float(float v, char *out);
+
 /* Writes a signed integer. Returns the length (at most 20). */
 size_t sm_format_int(int64_t v, char *out);
 

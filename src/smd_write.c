@@ -74,9 +74,18 @@ static inline bool eol(writer *w)
 /* " <value>" */
 static inline bool put_float(writer *w, float v)
 {
+	SM_CHECK(room(w, SM_FLOAT_MAX + 1));
+	w->buf[w->len++] = ' ';
+	w->len += sm_format_float(v, w->buf + w->len);
+	return true;
+}
+
+/* " <angle>": six decimals (decision 12). */
+static inline bool put_angle(writer *w, double v)
+{
 	SM_CHECK(room(w, SM_FIXED6_MAX + 1));
 	w->buf[w->len++] = ' ';
-	w->len += sm_format_fixed6(v, w->buf + w->len);
+	w->len += sm_format_fixed6_double(v, w->buf + w->len);
 	return true;
 }
 
@@ -186,7 +195,7 @@ static bool write_bone(writer *w, size_t id, const float *pos, const float *quat
 	memcpy(euler, e, sizeof(e));
 	SM_CHECK(put_int(w, (int64_t)id, false));
 	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, pos[i]));
-	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, (float)e[i]));
+	for (int i = 0; i < 3; i++) SM_CHECK(put_angle(w, e[i]));
 	return eol(w);
 }
 

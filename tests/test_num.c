@@ -1,0 +1,263 @@
+/* The number module: float32 parsing exact against glibc's correctly rounded strtof in
+ * the C locale, six-decimal printing identical to printf's in the C locale, whatever the
+ * process locale (main sets it from the environment). */
+#define _GNU_SOURCE
+#include <locale.h>
+#include <math.h>
+
+#include "util.h"
+#include "../src/num.h"
+
+static locale_t c_locale;
+
+static float ref_parse(const char *s)
+{
+	return strtof_l(s, NULL, c_locale);
+}
+
+static void ref_fixed6(float v, char *out, size_t n)
+{
+	locale_t old = uselocale(c_locale);
+	snprintf(out, n, "%.6f", (double)v);
+	uselocale(old);
+	if (strcmp(out, "-0.000000") == 0) strcpy(out, "0.000000");
+}
+
+static float parse_ok(const char *s)
+{
+	float f = -12345.0f;
+	const char *next;
+	assert_int_equal(sm_parse_float(s, s + strlen(s), &f, &next), SM_NUM_OK);
+	assert_ptr_equal(next, s + strlen(s));
+	return f;
+}
+
+static uint32_t bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static void test_parse_forms(void **state)
+{
+	(void)state;
+	assert_true(parse_ok("0") == 0.0f);
+	assert_int_equal(bits(parse_ok("-0")), 0x80000000u);
+	assert_true(parse_ok("1") == 1.0f);
+	assert_true(parse_ok("1.") == 1.0f);
+	assert_true(parse_ok(".25") == 0.25f);
+	assert_true(parse_ok("+2.5") == 2.5f);
+	assert_true(parse_ok("1.5e3") == 1500.0f);
+	assert_true(parse_ok("1.5E+3") == 1500.0f);
+	assert_true(parse_ok("-2e-1") == -0.2f);
+	assert_true(parse_ok("0.000000") == 0.0f);
+	assert_true(parse_ok("-6.253017") == -6.253017f);
+	assert_true(parse_ok("3.4028234e38") == 3.4028234e38f);
+	/* A float midpoint written exactly: 1 + 2^-24 rounds to even (1.0), and just above
+	 * it rounds up. */
+	assert_int_equal(bits(parse_ok("1.000000059604644775390625")), bits(1.0f));
+	assert_int_equal(bits(parse_ok("1.000000059604644775390626")), bits(1.0f) + 1);
+	/* Subnormal and underflow */
+	assert_int_equal(bits(parse_ok("1e-45")), 1u);
+	assert_true(parse_ok("1e-60") == 0.0f);
+}
+
+static void test_parse_errors(void **state)
+{
+	(void)state;
+	const char *bad[] = { "", "-", ".", "e5", "1e", "1e+", "x", "--1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		float f;
+		const char *next;
+		assert_int_equal(sm_parse_float(bad[i], bad[i] + strlen(bad[i]), &f, &next), SM_NUM_BAD);
+	}
+	const char *range[] = { "nan", "NaN", "-nan", "inf", "-Infinity", "1e39", "3.5e38", "1.#INF", "1.#QNAN" };
+	for (size_t i = 0; i < sizeof(range) / sizeof(range[0]); i++) {
+		float f;
+		const char *next;
+		assert_int_equal(sm_parse_float(range[i], range[i] + strlen(range[i]), &f, &next), SM_NUM_RANGE);
+	}
+	/* The parser stops at the end it is given, never past it. */
+	float f;
+	const char *next;
+	const char *s = "12345";
+	assert_int_equal(sm_parse_float(s, s + 2, &f, &next), SM_NUM_OK);
+	assert_true(f == 12.0f);
+	assert_ptr_equal(next, s + 2);
+}
+
+static void test_parse_int(void **state)
+{
+	(void)state;
+	int64_t v;
+	const char *next;
+	const char *s = "-42";
+	assert_int_equal(sm_parse_int(s, s + 3, &v, &next), SM_NUM_OK);
+	assert_int_equal(v, -42);
+	s = "1.0";
+	assert_int_equal(sm_parse_int(s, s + 3, &v, &next), SM_NUM_OK);
+	assert_int_equal(v, 1);
+	s = "1.5";
+	assert_int_equal(sm_parse_int(s, s + 3, &v, &next), SM_NUM_BAD);
+	s = "99999999999999999999999";
+	assert_int_equal(sm_parse_int(s, s + strlen(s), &v, &next), SM_NUM_RANGE);
+	s = "x";
+	assert_int_equal(sm_parse_int(s, s + 1, &v, &next), SM_NUM_BAD);
+}
+
+/* xorshift64*: a fixed-seed generator so failures reproduce. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717u;
+}
+
+static void test_parse_random_exact(void **state)
+{
+	(void)state;
+	char buf[64];
+	locale_t old = uselocale(c_locale);
+	for (int i = 0; i < 300000; i++) {
+		uint64_t r = rng();
+		switch (i % 4) {
+		case 0: /* SMD-style six decimals */
+			snprintf(buf, sizeof(buf), "%s%llu.%06llu", (r & 1) ? "-" : "", (unsigned long long)((r >> 1) % 100000),
+			         (unsigned long long)((r >> 20) % 1000000));
+			break;
+		case 1: { /* any float, printed with 9 significant digits */
+			uint32_t u = (uint32_t)r;
+			float f;
+			memcpy(&f, &u, 4);
+			if (!isfinite(f)) f = 1.0f;
+			snprintf(buf, sizeof(buf), "%.9g", (double)f);
+			break;
+		}
+		case 2: /* long mantissas and exponents */
+			snprintf(buf, sizeof(buf), "%llu.%llue%d", (unsigned long long)(r % 1000000000000ull),
+			         (unsigned long long)(r >> 40), (int)((r >> 8) % 60) - 40);
+			break;
+		default: /* near float midpoints: a float plus half an ulp, 17 digits */
+		{
+			float f = (float)((double)(r % 1000000) / 997.0);
+			double mid = ((double)f + (double)nextafterf(f, INFINITY)) / 2;
+			snprintf(buf, sizeof(buf), "%.17g", mid);
+		}
+		}
+		uselocale(old);
+		float got = parse_ok(buf), want = ref_parse(buf);
+		old = uselocale(c_locale);
+		if (bits(got) != bits(want)) fail_msg("'%s': got %a, want %a", buf, (double)got, (double)want);
+	}
+	uselocale(old);
+}
+
+static void test_format_fixed6(void **state)
+{
+	(void)state;
+	char got[SM_FIXED6_MAX], want[128];
+	float cases[] = { 0.0f, -0.0f, 1.0f, -1.0f, 0.0078125f, 0.5e-6f, -0.4e-6f, 123456.789f, 3.4028235e38f,
+	                  -3.4028235e38f, 9.3e12f, 1e-45f, 16777216.0f, 0.1f };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = sm_format_fixed6(cases[i], got);
+		ref_fixed6(cases[i], want, sizeof(want));
+		assert_string_equal(got, want);
+		assert_int_equal(n, strlen(want));
+	}
+	for (int i = 0; i < 300000; i++) {
+		uint32_t u = (uint32_t)rng();
+		float f;
+		if (i % 2) {
+			memcpy(&f, &u, 4);
+			if (!isfinite(f)) continue;
+		} else {
+			f = (float)((double)(int32_t)u / 4096.0);
+		}
+		sm_format_fixed6(f, got);
+		ref_fixed6(f, want, sizeof(want));
+		if (strcmp(got, want) != 0) fail_msg("%a: got %s, want %s", (double)f, got, want);
+	}
+}
+
+static void test_fixed6_round_trip(void **state)
+{
+	(void)state;
+	/* Text with six decimals read, printed and read again gives the same float. */
+	char buf[64], out[SM_FIXED6_MAX];
+	for (int i = 0; i < 200000; i++) {
+		uint64_t r = rng();
+		snprintf(buf, sizeof(buf), "%s%llu.%06llu", (r & 1) ? "-" : "", (unsigned long long)((r >> 1) % 10000000),
+		         (unsigned long long)((r >> 30) % 1000000));
+		float a = parse_ok(buf);
+		sm_format_fixed6(a, out);
+		float b = parse_ok(out);
+		if (bits(a) != bits(b) && !(a == 0 && b == 0)) fail_msg("%s -> %s", buf, out);
+	}
+}
+
+/* The SMD float: six decimals when exact, else more; always reads back bit-identical. */
+static void test_format_float_exact(void **state)
+{
+	(void)state;
+	char out[SM_FLOAT_MAX];
+	sm_format_float(0.12345678f, out);
+	assert_string_equal(out, "0.12345678");
+	sm_format_float(1.5f, out);
+	assert_string_equal(out, "1.500000");
+	sm_format_float(-6.253017f, out);
+	assert_string_equal(out, "-6.253017");
+	sm_format_float(1e-45f, out);
+	assert_string_equal(out, "1.40129846e-45");
+	sm_format_float(3.4028235e38f, out);
+	assert_true(parse_ok(out) == 3.4028235e38f);
+	for (int i = 0; i < 400000; i++) {
+		uint32_t u = (uint32_t)rng();
+		float f;
+		if (i % 3 == 0) {
+			memcpy(&f, &u, 4);
+			if (!isfinite(f)) continue;
+		} else if (i % 3 == 1) {
+			f = (float)((double)(int32_t)u / 1e5);
+		} else {
+			f = (float)((double)(int32_t)u / 7e8);
+		}
+		size_t n = sm_format_float(f, out);
+		assert_int_equal(n, strlen(out));
+		float back = parse_ok(out);
+		if (bits(back) != bits(f) && !(f == 0 && back == 0)) fail_msg("%a -> %s -> %a", (double)f, out, (double)back);
+	}
+}
+
+static void test_format_int(void **state)
+{
+	(void)state;
+	char buf[24];
+	buf[sm_format_int(0, buf)] = '\0';
+	assert_string_equal(buf, "0");
+	buf[sm_format_int(-1, buf)] = '\0';
+	assert_string_equal(buf, "-1");
+	buf[sm_format_int(INT64_MIN, buf)] = '\0';
+	assert_string_equal(buf, "-9223372036854775808");
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "");
+	c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_forms),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_int),
+		cmocka_unit_test(test_parse_random_exact),
+		cmocka_unit_test(test_format_fixed6),
+		cmocka_unit_test(test_fixed6_round_trip),
+		cmocka_unit_test(test_format_float_exact),
+		cmocka_unit_test(test_format_int),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	freelocale(c_locale);
+	return rc;
+}

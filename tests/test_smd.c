@@ -1,0 +1,547 @@
+/* SMD and VTA reading and writing: exact values, error codes and positions, truncation at
+ * every byte, failure of every allocation, and the writer's output format. */
+#define _GNU_SOURCE
+#include <locale.h>
+#include <math.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static smdmx_scene *read_ok(const char *rel, smdmx_warnings *warn)
+{
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_file(test_path(rel), NULL, &err, warn);
+	if (!s) fail_msg("%s:%u:%u: %s", rel, err.line, err.column, err.message);
+	return s;
+}
+
+static const smdmx_joint *joint_named(const smdmx_scene *s, const char *name)
+{
+	for (size_t i = 0; i < s->joint_count; i++)
+		if (!strcmp(s->joints[i].name, name)) return &s->joints[i];
+	fail_msg("no joint '%s'", name);
+	abort();
+}
+
+static void assert_close(double a, double b, double tol)
+{
+	if (fabs(a - b) > tol) fail_msg("%.9g vs %.9g", a, b);
+}
+
+static void test_features(void **state)
+{
+	(void)state;
+	smdmx_warnings warn;
+	smdmx_scene *s = read_ok("testdata/ok/features.smd", &warn);
+	/* nodes in file order, ids out of order, quoted name with a space */
+	assert_int_equal(s->joint_count, 3);
+	assert_string_equal(s->joints[0].name, "child bone");
+	assert_string_equal(s->joints[1].name, "root");
+	assert_string_equal(s->joints[2].name, "tip");
+	assert_int_equal(s->joints[0].parent, 1);
+	assert_int_equal(s->joints[1].parent, SMDMX_NONE);
+	assert_int_equal(s->joints[2].parent, 0);
+	/* "1.5e0 -2E-1 .25" and rotation (pi/2, 0, 0) */
+	const smdmx_joint *c = joint_named(s, "child bone");
+	assert_true(c->bind.position[0] == 1.5f && c->bind.position[1] == -0.2f && c->bind.position[2] == 0.25f);
+	assert_close(c->bind.orientation[0], sqrt(0.5), 1e-6);
+	assert_close(c->bind.orientation[3], sqrt(0.5), 1e-6);
+	const smdmx_joint *t = joint_named(s, "tip");
+	assert_true(t->bind.position[1] == 3.0f);
+	assert_close(t->bind.orientation[1], -sqrt(0.5), 1e-6);
+	/* one reference frame: no clip */
+	assert_int_equal(s->clip_count, 0);
+	/* "Material #152" keeps its '#'; one material, one face set, two triangles */
+	assert_int_equal(s->material_count, 1);
+	assert_string_equal(s->materials[0].name, "Material #152");
+	assert_int_equal(s->mesh_count, 1);
+	const smdmx_mesh *m = &s->meshes[0];
+	assert_int_equal(m->corner_count, 6);
+	assert_int_equal(m->face_set_count, 1);
+	assert_int_equal(m->face_sets[0].polygon_count, 2);
+	/* dedup: corners 2 and 3 are the same vertex, 1 and 4 too */
+	assert_int_equal(m->position_indices[2], m->position_indices[3]);
+	assert_int_equal(m->position_indices[1], m->position_indices[4]);
+	assert_int_equal(m->position_count, 4);
+	/* corner 1: links (child 0.25, tip 0.25) + remainder 0.5 to its parent "child bone" */
+	uint32_t p = m->position_indices[1];
+	assert_int_equal(m->weight_offsets[p + 1] - m->weight_offsets[p], 2);
+	const smdmx_weight *w = &m->weights[m->weight_offsets[p]];
+	assert_int_equal(w[0].joint, 0);
+	assert_true(w[0].weight == 0.75f);
+	assert_int_equal(w[1].joint, 2);
+	assert_true(w[1].weight == 0.25f);
+	/* corner 5: link count 0 binds to its parent bone "root" with weight 1 */
+	p = m->position_indices[5];
+	assert_int_equal(m->weight_offsets[p + 1] - m->weight_offsets[p], 1);
+	assert_int_equal(m->weights[m->weight_offsets[p]].joint, 1);
+	assert_true(m->weights[m->weight_offsets[p]].weight == 1.0f);
+	/* UVs copied unchanged */
+	assert_true(m->uv_sets[0].data[m->uv_sets[0].indices[2]][1] == 1.0f);
+	/* warnings: version "1.0" is version 1 (no warning); one remainder, counted twice */
+	assert_int_equal(warn.count, 1);
+	assert_int_equal(warn.data[0].code, SMDMX_WARNING_WEIGHT_REMAINDER);
+	assert_int_equal(warn.data[0].count, 2);
+	assert_int_equal(warn.data[0].line, 18);
+	smdmx_scene_free(s);
+}
+
+static void test_line_ends(void **state)
+{
+	(void)state;
+	smdmx_scene *a = read_ok("testdata/ok/cr_only.smd", NULL);
+	smdmx_scene *b = read_ok("testdata/ok/crlf.smd", NULL);
+	char diff[256];
+	assert_true(smdmx_scene_compare(a, b, NULL, diff, sizeof(diff)));
+	assert_int_equal(a->meshes[0].corner_count, 3);
+	assert_true(a->joints[0].bind.position[2] == 3.0f);
+	assert_true(a->source.smd_crlf);
+	/* The LF text of the same file, read from memory, one byte at a time at the end. */
+	const char *lf = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 1 2 3 0 0 0\nend\ntriangles\nmat\n"
+	                 "0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\nend";
+	smdmx_error err;
+	smdmx_scene *c = smdmx_smd_read_memory(lf, strlen(lf), NULL, &err, NULL);
+	assert_non_null(c);
+	assert_true(smdmx_scene_compare(a, c, NULL, diff, sizeof(diff)));
+	assert_false(c->source.smd_crlf);
+	smdmx_scene_free(a);
+	smdmx_scene_free(b);
+	smdmx_scene_free(c);
+}
+
+static void test_animation_hold(void **state)
+{
+	(void)state;
+	smdmx_scene *s = read_ok("testdata/ok/anim_hold.smd", NULL);
+	assert_int_equal(s->clip_count, 1);
+	const smdmx_clip *c = &s->clips[0];
+	assert_true(c->frame_rate == 30.0);
+	/* frames 10, 11, 12 at 30 fps: ticks floor(f * 10000 / 30) */
+	assert_int_equal(c->start, 3333);
+	assert_int_equal(c->duration, 4000 - 3333);
+	const smdmx_channel *a = &c->channels[0], *b = &c->channels[1];
+	assert_int_equal(a->position_count, 3);
+	assert_int_equal(a->position_times[1], 3666);
+	/* "a" omitted at frame 12 holds frame 11's value; "b" omitted at 11 holds frame 10's */
+	assert_true(a->positions[2][2] == 1.0f);
+	assert_true(b->positions[1][0] == 1.0f);
+	assert_true(b->positions[2][0] == 2.0f);
+	assert_close(b->orientations[1][2], sin(0.25), 1e-7);
+	assert_close(b->orientations[2][2], sin(0.125), 1e-7);
+	/* write: frame numbers 10..12 come back, every bone in every frame */
+	test_sink out = { 0 };
+	smdmx_smd_write_options o = { .lf_line_ends = true };
+	smdmx_error err;
+	assert_true(smdmx_smd_write(s, test_sink_write, &out, &o, &err));
+	const char *want = "version 1\nnodes\n0 \"a\" -1\n1 \"b\" 0\nend\nskeleton\n"
+	                   "time 10\n0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"
+	                   "1 1.000000 0.000000 0.000000 0.000000 0.000000 0.500000\n"
+	                   "time 11\n0 0.000000 0.000000 1.000000 0.000000 0.000000 0.000000\n"
+	                   "1 1.000000 0.000000 0.000000 0.000000 0.000000 0.500000\n"
+	                   "time 12\n0 0.000000 0.000000 1.000000 0.000000 0.000000 0.000000\n"
+	                   "1 2.000000 0.000000 0.000000 0.000000 0.000000 0.250000\nend\n";
+	assert_int_equal(out.size, strlen(want));
+	assert_memory_equal(out.data, want, out.size);
+	free(out.data);
+	smdmx_scene_free(s);
+}
+
+static void test_version3_uvs(void **state)
+{
+	(void)state;
+	smdmx_warnings warn;
+	smdmx_scene *s = read_ok("testdata/ok/uv3.smd", &warn);
+	const smdmx_mesh *m = &s->meshes[0];
+	assert_int_equal(m->uv_set_count, 3);
+	assert_string_equal(m->uv_sets[2].name, "texcoord$2");
+	assert_true(m->uv_sets[1].data[m->uv_sets[1].indices[0]][1] == 0.2f);
+	assert_true(m->uv_sets[2].data[m->uv_sets[2].indices[2]][1] == 0.5f);
+	assert_int_equal(m->uv_sets[2].count, 2);
+	assert_int_equal(warn.data[0].code, SMDMX_WARNING_VERSION);
+	test_sink out = { 0 };
+	smdmx_error err;
+	assert_true(smdmx_smd_write(s, test_sink_write, &out, NULL, &err));
+	assert_memory_equal(out.data, "version 3\r\n", 11);
+	const char *line = "0 0.000000 0.000000 0.000000 0.000000 0.000000 1.000000 0.500000 0.500000 1 0 1.000000 "
+	                   "2 0.100000 0.200000 0.300000 0.400000\r\n";
+	assert_non_null(memmem(out.data, out.size, line, strlen(line)));
+	free(out.data);
+	smdmx_scene_free(s);
+}
+
+static void test_vta(void **state)
+{
+	(void)state;
+	smdmx_scene *s = read_ok("testdata/ok/shapes.vta", NULL);
+	assert_int_equal(s->source.format, SMDMX_SOURCE_VTA);
+	assert_int_equal(s->flex_shape_count, 2);
+	assert_string_equal(s->flex_shapes[0].name, "smile");
+	assert_string_equal(s->flex_shapes[1].name, "flex_2");
+	assert_int_equal(s->flex_shapes[0].position_count, 1);
+	assert_int_equal(s->flex_shapes[0].position_indices[0], 1);
+	assert_true(s->flex_shapes[0].position_deltas[0][2] == 0.5f);
+	assert_true(s->flex_shapes[1].normal_deltas[0][1] == 1.0f && s->flex_shapes[1].normal_deltas[0][2] == -1.0f);
+	test_sink out = { 0 };
+	smdmx_smd_write_options o = { .lf_line_ends = true };
+	smdmx_error err;
+	assert_true(smdmx_smd_write(s, test_sink_write, &out, &o, &err));
+	const char *want = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\ntime 1 # smile\ntime 2 # flex_2\nend\n"
+	                   "vertexanimation\ntime 0\n"
+	                   "0 0.000000 0.000000 0.000000 0.000000 0.000000 1.000000\n"
+	                   "1 1.000000 0.000000 0.000000 0.000000 0.000000 1.000000\n"
+	                   "2 0.000000 1.000000 0.000000 0.000000 0.000000 1.000000\n"
+	                   "time 1 # smile\n1 1.000000 0.000000 0.500000 0.000000 0.000000 1.000000\n"
+	                   "time 2 # flex_2\n2 0.000000 1.000000 -0.250000 0.000000 1.000000 0.000000\nend\n";
+	assert_int_equal(out.size, strlen(want));
+	assert_memory_equal(out.data, want, out.size);
+	free(out.data);
+	smdmx_scene_free(s);
+}
+
+/* Every bad file: the exact code, line and column. */
+static void test_bad_inputs(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file;
+		smdmx_error_code code;
+		uint32_t line, col;
+	} cases[] = {
+		{ "unknown_block.smd", SMDMX_ERROR_UNKNOWN_BLOCK, 5, 1 },
+		{ "bad_number.smd", SMDMX_ERROR_BAD_NUMBER, 7, 5 },
+		{ "missing_number.smd", SMDMX_ERROR_SYNTAX, 7, 6 },
+		{ "nan.smd", SMDMX_ERROR_NOT_FINITE, 7, 3 },
+		{ "overflow.smd", SMDMX_ERROR_NOT_FINITE, 7, 5 },
+		{ "bone_undefined.smd", SMDMX_ERROR_BONE_UNDEFINED, 7, 1 },
+		{ "bone_redefined.smd", SMDMX_ERROR_BONE_REDEFINED, 4, 1 },
+		{ "parent_cycle.smd", SMDMX_ERROR_PARENT_CYCLE, 3, 7 },
+		{ "short_triangle.smd", SMDMX_ERROR_TRIANGLE, 6, 1 },
+		{ "links_overrun.smd", SMDMX_ERROR_LINKS, 7, 19 },
+		{ "missing_end.smd", SMDMX_ERROR_MISSING_END, 5, 1 },
+		{ "truncated.smd", SMDMX_ERROR_SYNTAX, 9, 16 },
+		{ "empty.smd", SMDMX_ERROR_EMPTY, 1, 1 },
+		{ "version.smd", SMDMX_ERROR_VERSION, 1, 9 },
+		{ "time_order.smd", SMDMX_ERROR_TIME, 7, 6 },
+		{ "vta_id.vta", SMDMX_ERROR_VERTEX_ID, 13, 1 },
+		{ "link_bone_undefined.smd", SMDMX_ERROR_BONE_UNDEFINED, 7, 21 },
+		{ "no_version.smd", SMDMX_ERROR_SYNTAX, 1, 1 },
+		{ "trailing_text.smd", SMDMX_ERROR_SYNTAX, 7, 15 },
+		{ "unterminated_name.smd", SMDMX_ERROR_SYNTAX, 3, 3 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char rel[256];
+		snprintf(rel, sizeof(rel), "testdata/bad/%s", cases[i].file);
+		smdmx_error err;
+		smdmx_scene *s = smdmx_smd_read_file(test_path(rel), NULL, &err, NULL);
+		if (s) fail_msg("%s: read without error", cases[i].file);
+		if (err.code != cases[i].code || err.line != cases[i].line || err.column != cases[i].col)
+			fail_msg("%s: got %s at %u:%u (%s), want %s at %u:%u", cases[i].file, smdmx_error_code_name(err.code),
+			         err.line, err.column, err.message, smdmx_error_code_name(cases[i].code), cases[i].line,
+			         cases[i].col);
+	}
+}
+
+static void expect_error(const char *data, size_t size, const smdmx_smd_read_options *o, smdmx_error_code code,
+                         uint32_t line, uint32_t col)
+{
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_memory(data, size, o, &err, NULL);
+	if (s) fail_msg("read without error");
+	if (err.code != code || err.line != line || err.column != col)
+		fail_msg("got %s at %u:%u (%s), want %s at %u:%u", smdmx_error_code_name(err.code), err.line, err.column,
+		         err.message, smdmx_error_code_name(code), line, col);
+}
+
+static void test_nul_and_long_lines(void **state)
+{
+	(void)state;
+	const char nul[] = "version 1\nnodes\n0 \"a\0\" -1\nend\n";
+	expect_error(nul, sizeof(nul) - 1, NULL, SMDMX_ERROR_NUL_BYTE, 3, 5);
+	/* The line limit, exactly at it (reads) and one past it (fails), through a file so
+	 * the chunked path is used. */
+	smdmx_smd_read_options o = { .limits = { .max_line_length = 100 } };
+	for (int extra = 0; extra <= 1; extra++) {
+		char text[512];
+		int n = snprintf(text, sizeof(text), "version 1\nnodes\n0 \"");
+		int name_len = 100 - 7 + extra; /* '0 "' + name + '" -1' = 100 (+1) bytes */
+		memset(text + n, 'x', (size_t)name_len);
+		n += name_len;
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "\" -1\nend\n");
+		char path[] = "/tmp/smdmx-test-XXXXXX";
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, text, (size_t)n), n);
+		close(fd);
+		smdmx_error err;
+		smdmx_scene *s = smdmx_smd_read_file(path, &o, &err, NULL);
+		unlink(path);
+		if (extra == 0) {
+			assert_non_null(s);
+			smdmx_scene_free(s);
+		} else {
+			assert_null(s);
+			assert_int_equal(err.code, SMDMX_ERROR_LINE_TOO_LONG);
+			assert_int_equal(err.line, 3);
+			assert_int_equal(err.column, 101);
+		}
+	}
+	/* A line longer than the default limit and the reader's 1 MiB chunk, from a file. */
+	size_t big = (size_t)3 << 20;
+	char *text = malloc(big + 64);
+	int n = snprintf(text, 64, "version 1\nnodes\n");
+	memset(text + n, '7', big);
+	char path[] = "/tmp/smdmx-test-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(write(fd, text, big + (size_t)n) == (ssize_t)(big + (size_t)n));
+	close(fd);
+	smdmx_error err;
+	assert_null(smdmx_smd_read_file(path, NULL, &err, NULL));
+	unlink(path);
+	free(text);
+	assert_int_equal(err.code, SMDMX_ERROR_LINE_TOO_LONG);
+	assert_int_equal(err.line, 3);
+	assert_int_equal(err.column, SMDMX_DEFAULT_MAX_LINE_LENGTH + 1);
+}
+
+static void test_limits(void **state)
+{
+	(void)state;
+	const char *t = "version 1\nnodes\n0 \"a\" -1\n1 \"b\" 0\n2 \"c\" 1\nend\n";
+	smdmx_smd_read_options o = { .limits = { .max_joints = 2 } };
+	expect_error(t, strlen(t), &o, SMDMX_ERROR_LIMIT, 5, 1);
+	o.limits.max_joints = 3;
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_memory(t, strlen(t), &o, &err, NULL);
+	assert_non_null(s);
+	smdmx_scene_free(s);
+	const char *links = "version 1\nnodes\n0 \"a\" -1\nend\ntriangles\nm\n0 0 0 0 0 0 1 0 0 3 0 0.2 0 0.2 0 0.2\n";
+	o.limits.max_links = 2;
+	expect_error(links, strlen(links), &o, SMDMX_ERROR_LIMIT, 7, 19);
+	const char *frames = "version 1\nnodes\n0 \"a\" -1\nend\nskeleton\ntime 0\ntime 1\ntime 2\nend\n";
+	o.limits.max_frames = 2;
+	expect_error(frames, strlen(frames), &o, SMDMX_ERROR_LIMIT, 8, 6);
+	o.limits.max_frames = 3;
+	s = smdmx_smd_read_memory(frames, strlen(frames), &o, &err, NULL);
+	assert_non_null(s);
+	smdmx_scene_free(s);
+}
+
+static const char *const small_files[] = {
+	"testdata/ok/features.smd", "testdata/ok/cr_only.smd", "testdata/ok/crlf.smd",
+	"testdata/ok/anim_hold.smd", "testdata/ok/uv3.smd", "testdata/ok/shapes.vta",
+};
+
+/* Each small file cut at every byte either loads or fails cleanly with a position. */
+static void test_truncation(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < sizeof(small_files) / sizeof(small_files[0]); f++) {
+		size_t size = 0;
+		char *data = test_slurp(test_path(small_files[f]), &size);
+		assert_non_null(data);
+		for (size_t n = 0; n <= size; n++) {
+			char *cut = malloc(n ? n : 1); /* exact size: ASan sees any read past the end */
+			memcpy(cut, data, n);
+			smdmx_error err;
+			smdmx_scene *s = smdmx_smd_read_memory(cut, n, NULL, &err, NULL);
+			if (s) {
+				assert_true(smdmx_scene_validate(s, NULL));
+				smdmx_scene_free(s);
+			} else {
+				assert_true(err.code != SMDMX_ERROR_NONE);
+				assert_true(err.line >= 1);
+				assert_true(err.message[0] != '\0');
+			}
+			free(cut);
+		}
+		free(data);
+	}
+}
+
+/* Fail the 1st, 2nd, ... allocation: the reader and writer report out-of-memory and free
+ * every byte they took. */
+static void test_allocation_failures(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < sizeof(small_files) / sizeof(small_files[0]); f++) {
+		size_t size = 0;
+		char *data = test_slurp(test_path(small_files[f]), &size);
+		size_t n;
+		for (n = 1;; n++) {
+			test_counter c = { 0, 0 };
+			smdmx_smd_read_options o = { .allocator = test_allocator(&c) };
+			o.allocator.fail_after = n;
+			smdmx_error err;
+			smdmx_scene *s = smdmx_smd_read_memory(data, size, &o, &err, NULL);
+			if (s) {
+				smdmx_scene_free(s);
+				assert_int_equal(c.live, 0);
+				break;
+			}
+			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+			if (c.live != 0) fail_msg("%s: %lld bytes leaked failing allocation %zu", small_files[f], c.live, n);
+		}
+		assert_true(n > 3);
+		/* the writer */
+		smdmx_error err;
+		smdmx_scene *s = smdmx_smd_read_memory(data, size, NULL, &err, NULL);
+		for (n = 1;; n++) {
+			test_counter c = { 0, 0 };
+			smdmx_smd_write_options o = { .allocator = test_allocator(&c) };
+			o.allocator.fail_after = n;
+			test_sink out = { 0 };
+			bool ok = smdmx_smd_write(s, test_sink_write, &out, &o, &err);
+			free(out.data);
+			assert_int_equal(c.live, 0);
+			if (ok) break;
+			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+		}
+		smdmx_scene_free(s);
+		free(data);
+	}
+}
+
+static void test_memory_limit(void **state)
+{
+	(void)state;
+	size_t size = 0;
+	char *data = test_slurp(test_path("testdata/ok/features.smd"), &size);
+	smdmx_smd_read_options o = { .allocator = { .memory_limit = 4096 } };
+	smdmx_error err;
+	assert_null(smdmx_smd_read_memory(data, size, &o, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+	o.allocator.memory_limit = 1 << 20;
+	smdmx_scene *s = smdmx_smd_read_memory(data, size, &o, &err, NULL);
+	assert_non_null(s);
+	smdmx_scene_free(s);
+	free(data);
+}
+
+static void test_writer_format(void **state)
+{
+	(void)state;
+	smdmx_scene *s = read_ok("testdata/ok/features.smd", NULL);
+	test_sink out = { 0 };
+	smdmx_error err;
+	assert_true(smdmx_smd_write(s, test_sink_write, &out, NULL, &err));
+	/* CRLF everywhere, no tabs, a single newline at the end */
+	for (size_t i = 0; i < out.size; i++) {
+		assert_true(out.data[i] != '\t');
+		if (out.data[i] == '\n') assert_true(i > 0 && out.data[i - 1] == '\r');
+	}
+	assert_memory_equal(out.data + out.size - 5, "end\r\n", 5);
+	const char *tri = "triangles\r\nMaterial #152\r\n"
+	                  "1 0.000000 0.000000 0.000000 0.000000 0.000000 1.000000 0.000000 0.000000 1 1 1.000000\r\n"
+	                  "0 1.000000 0.000000 0.000000 0.000000 0.000000 1.000000 1.000000 0.000000 2 0 0.750000 2 0.250000\r\n";
+	assert_non_null(memmem(out.data, out.size, tri, strlen(tri)));
+	/* write failure: IO error, reported once */
+	test_sink bad = { .fail_at = 100 };
+	assert_false(smdmx_smd_write(s, test_sink_write, &bad, NULL, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_IO);
+	free(bad.data);
+	free(out.data);
+	smdmx_scene_free(s);
+}
+
+/* A scene with n-gons is written as fans; a mesh without weights binds to bone 0. */
+static void test_write_ngon_fan(void **state)
+{
+	(void)state;
+	const char *t = "version 1\nnodes\n0 \"a\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nm\n"
+	                "0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 0 0\n0 1 1 0 0 0 1 0 0\nend\n";
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_memory(t, strlen(t), NULL, &err, NULL);
+	assert_non_null(s);
+	/* Make the triangle a quad by hand: corners 0 1 2 1 (a valid polygon for the scene). */
+	smdmx_face_set *fs = &s->meshes[0].face_sets[0];
+	uint32_t corners[4] = { 0, 1, 2, 1 }, offsets[2] = { 0, 4 };
+	fs->corners = corners;
+	fs->corner_count = 4;
+	fs->offsets = offsets;
+	test_sink out = { 0 };
+	smdmx_smd_write_options o = { .lf_line_ends = true };
+	assert_true(smdmx_smd_write(s, test_sink_write, &out, &o, &err));
+	const char *want = "triangles\nm\n"
+	                   "0 0.000000 0.000000 0.000000 0.000000 0.000000 1.000000 0.000000 0.000000\n"
+	                   "0 1.000000 0.000000 0.000000 0.000000 0.000000 1.000000 0.000000 0.000000\n"
+	                   "0 1.000000 1.000000 0.000000 0.000000 0.000000 1.000000 0.000000 0.000000\n"
+	                   "m\n"
+	                   "0 0.000000 0.000000 0.000000 0.000000 0.000000 1.000000 0.000000 0.000000\n"
+	                   "0 1.000000 1.000000 0.000000 0.000000 0.000000 1.000000 0.000000 0.000000\n"
+	                   "0 1.000000 0.000000 0.000000 0.000000 0.000000 1.000000 0.000000 0.000000\nend\n";
+	assert_non_null(memmem(out.data, out.size, want, strlen(want)));
+	free(out.data);
+	smdmx_scene_free(s);
+}
+
+static void test_write_file_atomic(void **state)
+{
+	(void)state;
+	smdmx_scene *s = read_ok("testdata/ok/features.smd", NULL);
+	smdmx_error err;
+	/* a directory that does not exist: IO error, nothing left behind */
+	assert_false(smdmx_smd_write_file(s, "/nonexistent-dir/out.smd", NULL, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_IO);
+	/* an invalid scene: no output file at all */
+	char path[] = "/tmp/smdmx-atomic-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	unlink(path);
+	s->joints[0].parent = 77;
+	assert_false(smdmx_smd_write_file(s, path, NULL, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_INVALID_SCENE);
+	assert_int_equal(access(path, F_OK), -1);
+	s->joints[0].parent = 1;
+	assert_true(smdmx_smd_write_file(s, path, NULL, &err));
+	assert_int_equal(access(path, F_OK), 0);
+	unlink(path);
+	smdmx_scene_free(s);
+}
+
+static void test_validate(void **state)
+{
+	(void)state;
+	smdmx_scene *s = read_ok("testdata/ok/features.smd", NULL);
+	smdmx_error err;
+	memset(&err, 0, sizeof(err));
+	assert_true(smdmx_scene_validate(s, &err));
+	s->joints[1].parent = 2; /* root -> tip -> child bone -> root */
+	assert_false(smdmx_scene_validate(s, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_INVALID_SCENE);
+	s->joints[1].parent = SMDMX_NONE;
+	s->joints[0].bind.orientation[3] = 2.0f;
+	memset(&err, 0, sizeof(err));
+	assert_false(smdmx_scene_validate(s, &err));
+	s->joints[0].bind.orientation[3] = (float)sqrt(0.5);
+	s->meshes[0].position_indices[0] = 99;
+	assert_false(smdmx_scene_validate(s, NULL));
+	s->meshes[0].position_indices[0] = 0;
+	s->meshes[0].face_sets[0].offsets[1] = 2;
+	assert_false(smdmx_scene_validate(s, NULL));
+	s->meshes[0].face_sets[0].offsets[1] = 3;
+	assert_true(smdmx_scene_validate(s, NULL));
+	smdmx_scene_free(s);
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_features),
+		cmocka_unit_test(test_line_ends),
+		cmocka_unit_test(test_animation_hold),
+		cmocka_unit_test(test_version3_uvs),
+		cmocka_unit_test(test_vta),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_nul_and_long_lines),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_allocation_failures),
+		cmocka_unit_test(test_memory_limit),
+		cmocka_unit_test(test_writer_format),
+		cmocka_unit_test(test_write_ngon_fan),
+		cmocka_unit_test(test_write_file_atomic),
+		cmocka_unit_test(test_validate),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
