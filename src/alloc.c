@@ -185,7 +185,7 @@ bool sm_vec_reserve(sm_owner *o, sm_vec *v, size_t elem, size_t need, smdmx_erro
 	return true;
 }
 
-void *sm_vec_push(sm_owner *o, sm_vec *v, size_t elem, smdmx_error *error)
+void *sm_vec_push_slow(sm_owner *o, sm_vec *v, size_t elem, smdmx_error *error)
 {
 	if (v->count == v->cap && !sm_vec_reserve(o, v, elem, v->count + 1, error)) return NULL;
 	return (char *)v->data + elem * v->count++;

@@ -78,7 +78,12 @@ SM_NODISCARD void *sm_owned_alloc(sm_owner *o, size_t size, smdmx_error *error);
 SM_NODISCARD void *sm_owned_calloc(sm_owner *o, size_t count, size_t elem, smdmx_error *error);
 SM_NODISCARD bool sm_vec_reserve(sm_owner *o, sm_vec *v, size_t elem, size_t need, smdmx_error *error);
 /* Reserve room for one more element and return a pointer to it (count is incremented). */
-SM_NODISCARD void *sm_vec_push(sm_owner *o, sm_vec *v, size_t elem, smdmx_error *error);
+SM_NODISCARD void *sm_vec_push_slow(sm_owner *o, sm_vec *v, size_t elem, smdmx_error *error);
+SM_NODISCARD static inline void *sm_vec_push(sm_owner *o, sm_vec *v, size_t elem, smdmx_error *error)
+{
+	if (SM_LIKELY(v->count < v->cap)) return (char *)v->data + elem * v->count++;
+	return sm_vec_push_slow(o, v, elem, error);
+}
 /* Give the memory of a vector back early (temporary tables). */
 void sm_vec_release(sm_owner *o, sm_vec *v, size_t elem);
 SM_NODISCARD const char *sm_strdup(sm_owner *o, const char *s, size_t len, smdmx_error *error);

@@ -13,7 +13,6 @@
 #define _GNU_SOURCE
 #include "num.h"
 
-#define SM_NUM_LIKELY(x) __builtin_expect(!!(x), 1)
 
 #include <float.h>
 #include <locale.h>
@@ -23,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#define SM_NUM_LIKELY(x) __builtin_expect(!!(x), 1)
 
 static const double pow10_exact[23] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -143,8 +144,42 @@ static sm_num_status slow_float(const char *start, const char *stop, float *out)
 	return SM_NUM_OK;
 }
 
+/* Plain "[-]digits[.digits]" with at most 19 digits and no exponent: the form of nearly
+ * every number in real files. Returns false to defer to the general path. */
+static inline bool fast_float(const char *p, const char *end, float *out, const char **next)
+{
+	const char *s = p;
+	bool neg = false;
+	if (s < end && *s == '-') {
+		neg = true;
+		s++;
+	}
+	const char *d0 = s;
+	uint64_t w = 0;
+	while (s < end && is_digit(*s)) w = w * 10 + (uint64_t)(*s++ - '0');
+	size_t digits = (size_t)(s - d0), frac = 0;
+	if (s < end && *s == '.') {
+		const char *f0 = ++s;
+		while (s < end && is_digit(*s)) w = w * 10 + (uint64_t)(*s++ - '0');
+		frac = (size_t)(s - f0);
+		digits += frac;
+	}
+	if (digits == 0 || digits > 19 || frac > 22 || (s < end && (*s == 'e' || *s == 'E' || *s == '#'))) return false;
+	if (w >= (UINT64_C(1) << 53)) return false;
+	double d = (double)w / pow10_exact[frac];
+	if (d != 0 && (d < (double)FLT_MIN || d > (double)FLT_MAX)) return false;
+	uint64_t bits;
+	memcpy(&bits, &d, sizeof(bits));
+	if ((bits & ((UINT64_C(1) << 29) - 1)) == (UINT64_C(1) << 28)) return false;
+	float f = (float)d;
+	*out = neg ? -f : f;
+	*next = s;
+	return true;
+}
+
 sm_num_status sm_parse_float(const char *p, const char *end, float *out, const char **next)
 {
+	if (SM_NUM_LIKELY(fast_float(p, end, out, next))) return SM_NUM_OK;
 	scan s;
 	sm_num_status st = scan_number(p, end, &s);
 	*next = s.end;

@@ -22,7 +22,7 @@
 /* ---- deduplication ---------------------------------------------------------------------- */
 
 typedef struct dedup {
-	uint32_t *slots; /* value index + 1; 0 = empty */
+	uint64_t *slots; /* (hash << 32) | (value index + 1); 0 = empty */
 	size_t cap;      /* power of two */
 	size_t count;
 	size_t slot;     /* owner slot */
@@ -577,7 +577,7 @@ static bool read_skeleton(reader *r)
 
 static bool dedup_init(reader *r, dedup *d, size_t cap)
 {
-	d->slots = sm_owned_calloc(r->o, cap, sizeof(uint32_t), r->error);
+	d->slots = sm_owned_calloc(r->o, cap, sizeof(uint64_t), r->error);
 	if (!d->slots) return false;
 	d->slot = r->o->slot_count - 1;
 	d->cap = cap;
@@ -588,25 +588,24 @@ static bool dedup_init(reader *r, dedup *d, size_t cap)
 static void dedup_free(reader *r, dedup *d)
 {
 	if (!d->slots) return;
-	sm_free(&r->o->alloc, d->slots, d->cap * sizeof(uint32_t));
+	sm_free(&r->o->alloc, d->slots, d->cap * sizeof(uint64_t));
 	r->o->slots[d->slot].ptr = NULL;
 	r->o->slots[d->slot].size = 0;
 	d->slots = NULL;
 	d->cap = 0;
 }
 
-/* Doubles a table; hash_of gives the hash of stored value i. */
-static bool dedup_grow(reader *r, dedup *d, uint32_t (*hash_of)(const reader *, const void *, uint32_t),
-                       const void *ctx)
+/* Doubles a table; the stored hashes place every entry again. */
+static bool dedup_grow(reader *r, dedup *d)
 {
 	dedup nd;
-	if (d->cap > SIZE_MAX / 8) return sm_fail_oom(r->error);
+	if (d->cap > SIZE_MAX / 16) return sm_fail_oom(r->error);
 	SM_CHECK(dedup_init(r, &nd, d->cap * 2));
 	size_t mask = nd.cap - 1;
 	for (size_t i = 0; i < d->cap; i++) {
-		uint32_t v = d->slots[i];
+		uint64_t v = d->slots[i];
 		if (!v) continue;
-		size_t h = hash_of(r, ctx, v - 1) & mask;
+		size_t h = (size_t)(v >> 32) & mask;
 		while (nd.slots[h]) h = (h + 1) & mask;
 		nd.slots[h] = v;
 	}
@@ -616,46 +615,25 @@ static bool dedup_grow(reader *r, dedup *d, uint32_t (*hash_of)(const reader *, 
 	return true;
 }
 
-static uint32_t hash_vec3_at(const reader *r, const void *ctx, uint32_t i)
-{
-	(void)r;
-	const sm_vec *v = ctx;
-	return hash_words((const uint32_t *)((const smdmx_vec3 *)v->data)[i], 3, 3);
-}
-
-static uint32_t hash_vec2_at(const reader *r, const void *ctx, uint32_t i)
-{
-	(void)r;
-	const sm_vec *v = ctx;
-	return hash_words((const uint32_t *)((const smdmx_vec2 *)v->data)[i], 2, 2);
-}
-
 static uint32_t hash_position(const float *p, const smdmx_weight *w, size_t n)
 {
 	uint32_t h = hash_words((const uint32_t *)p, 3, 1);
 	return n ? h ^ hash_words((const uint32_t *)w, n * 2, (uint32_t)n) : h;
 }
 
-static uint32_t hash_position_at(const reader *r, const void *ctx, uint32_t i)
-{
-	(void)ctx;
-	const uint32_t *off = r->weight_offsets.data;
-	const smdmx_weight *w = r->weights.data;
-	return hash_position(((const smdmx_vec3 *)r->positions.data)[i], w + off[i], off[i + 1] - off[i]);
-}
-
 /* Index of a float vector value (n = 2 or 3), adding it when new. */
 static bool intern_vec(reader *r, dedup *d, sm_vec *data, const float *val, size_t n, uint32_t *out)
 {
-	if ((d->count + 1) * 2 > d->cap)
-		SM_CHECK(dedup_grow(r, d, n == 3 ? hash_vec3_at : hash_vec2_at, data));
-	size_t mask = d->cap - 1, h = hash_words((const uint32_t *)val, n, (uint32_t)n) & mask;
+	if ((d->count + 1) * 2 > d->cap) SM_CHECK(dedup_grow(r, d));
+	uint32_t hv = hash_words((const uint32_t *)val, n, (uint32_t)n);
+	size_t mask = d->cap - 1, h = hv & mask;
 	const float *base = data->data;
 	for (;;) {
-		uint32_t s = d->slots[h];
+		uint64_t s = d->slots[h];
 		if (!s) break;
-		if (memcmp(base + (size_t)(s - 1) * n, val, n * sizeof(float)) == 0) {
-			*out = s - 1;
+		uint32_t i = (uint32_t)s - 1;
+		if ((uint32_t)(s >> 32) == hv && memcmp(base + (size_t)i * n, val, n * sizeof(float)) == 0) {
+			*out = i;
 			return true;
 		}
 		h = (h + 1) & mask;
@@ -664,7 +642,7 @@ static bool intern_vec(reader *r, dedup *d, sm_vec *data, const float *val, size
 	float *dst = sm_vec_push(r->o, data, n * sizeof(float), r->error);
 	if (!dst) return false;
 	memcpy(dst, val, n * sizeof(float));
-	d->slots[h] = (uint32_t)data->count;
+	d->slots[h] = ((uint64_t)hv << 32) | (uint32_t)data->count;
 	d->count++;
 	*out = (uint32_t)data->count - 1;
 	return true;
@@ -673,16 +651,17 @@ static bool intern_vec(reader *r, dedup *d, sm_vec *data, const float *val, size
 static bool intern_position(reader *r, const float *p, const smdmx_weight *w, size_t nw, uint32_t *out)
 {
 	dedup *d = &r->position_table;
-	if ((d->count + 1) * 2 > d->cap) SM_CHECK(dedup_grow(r, d, hash_position_at, NULL));
-	size_t mask = d->cap - 1, h = hash_position(p, w, nw) & mask;
+	if ((d->count + 1) * 2 > d->cap) SM_CHECK(dedup_grow(r, d));
+	uint32_t hv = hash_position(p, w, nw);
+	size_t mask = d->cap - 1, h = hv & mask;
 	const smdmx_vec3 *pos = r->positions.data;
 	const uint32_t *off = r->weight_offsets.data;
 	const smdmx_weight *ws = r->weights.data;
 	for (;;) {
-		uint32_t s = d->slots[h];
+		uint64_t s = d->slots[h];
 		if (!s) break;
-		uint32_t i = s - 1;
-		if (memcmp(pos[i], p, sizeof(smdmx_vec3)) == 0 && off[i + 1] - off[i] == nw &&
+		uint32_t i = (uint32_t)s - 1;
+		if ((uint32_t)(s >> 32) == hv && memcmp(pos[i], p, sizeof(smdmx_vec3)) == 0 && off[i + 1] - off[i] == nw &&
 		    (nw == 0 || memcmp(ws + off[i], w, nw * sizeof(smdmx_weight)) == 0)) {
 			*out = i;
 			return true;
@@ -699,19 +678,10 @@ static bool intern_position(reader *r, const float *p, const smdmx_weight *w, si
 	uint32_t *o = sm_vec_push(r->o, &r->weight_offsets, sizeof(uint32_t), r->error);
 	if (!o) return false;
 	*o = (uint32_t)r->weights.count;
-	d->slots[h] = (uint32_t)r->positions.count;
+	d->slots[h] = ((uint64_t)hv << 32) | (uint32_t)r->positions.count;
 	d->count++;
 	*out = (uint32_t)r->positions.count - 1;
 	return true;
-}
-
-static uint32_t hash_material_at(const reader *r, const void *ctx, uint32_t i)
-{
-	(void)ctx;
-	const char *s = ((const smdmx_material *)r->materials.data)[i].name;
-	uint32_t h = 2166136261u;
-	for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
-	return h;
 }
 
 static bool intern_material(reader *r, const char *s, size_t n, uint32_t *out)
@@ -725,17 +695,17 @@ static bool intern_material(reader *r, const char *s, size_t n, uint32_t *out)
 		}
 	}
 	dedup *d = &r->material_table;
-	if ((d->count + 1) * 2 > d->cap) SM_CHECK(dedup_grow(r, d, hash_material_at, NULL));
+	if ((d->count + 1) * 2 > d->cap) SM_CHECK(dedup_grow(r, d));
 	uint32_t h0 = 2166136261u;
 	for (size_t i = 0; i < n; i++) h0 = (h0 ^ (uint8_t)s[i]) * 16777619u;
 	size_t mask = d->cap - 1, h = h0 & mask;
 	mats = r->materials.data;
 	for (;;) {
-		uint32_t v = d->slots[h];
+		uint64_t v = d->slots[h];
 		if (!v) break;
-		const char *m = mats[v - 1].name;
-		if (strncmp(m, s, n) == 0 && m[n] == '\0') {
-			*out = r->last_material = v - 1;
+		const char *m = mats[(uint32_t)v - 1].name;
+		if ((uint32_t)(v >> 32) == h0 && strncmp(m, s, n) == 0 && m[n] == '\0') {
+			*out = r->last_material = (uint32_t)v - 1;
 			return true;
 		}
 		h = (h + 1) & mask;
@@ -745,7 +715,7 @@ static bool intern_material(reader *r, const char *s, size_t n, uint32_t *out)
 	smdmx_material *m = sm_vec_push(r->o, &r->materials, sizeof(smdmx_material), r->error);
 	if (!m) return false;
 	m->name = name;
-	d->slots[h] = (uint32_t)r->materials.count;
+	d->slots[h] = ((uint64_t)h0 << 32) | (uint32_t)r->materials.count;
 	d->count++;
 	*out = r->last_material = (uint32_t)r->materials.count - 1;
 	return true;

@@ -1,0 +1,64 @@
+/* bench_smd: times one phase of smdmx on one file and reports MB/s and peak RSS.
+ *
+ *   bench_smd read FILE          read FILE into a scene
+ *   bench_smd write FILE OUT     read FILE, then time writing the scene to OUT
+ *
+ * Output: one line "phase bytes seconds MB/s peak_rss_kib". MB is 10^6 bytes; the write
+ * rate counts the bytes written. Timing uses CLOCK_MONOTONIC around the phase only. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "smdmx/smdmx.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3 || (strcmp(argv[1], "read") && strcmp(argv[1], "write")) || (!strcmp(argv[1], "write") && argc < 4)) {
+		fprintf(stderr, "usage: bench_smd read FILE | bench_smd write FILE OUT\n");
+		return 2;
+	}
+	smdmx_error err;
+	double t0 = now();
+	smdmx_scene *s = smdmx_smd_read_file(argv[2], NULL, &err, NULL);
+	double t1 = now();
+	if (!s) {
+		fprintf(stderr, "%s:%u:%u: error: %s\n", argv[2], err.line, err.column, err.message);
+		return 1;
+	}
+	struct stat st;
+	if (!strcmp(argv[1], "read")) {
+		stat(argv[2], &st);
+		printf("read %lld %.3f %.1f %ld\n", (long long)st.st_size, t1 - t0, (double)st.st_size / 1e6 / (t1 - t0),
+		       peak_rss_kib());
+	} else {
+		double t2 = now();
+		if (!smdmx_smd_write_file(s, argv[3], NULL, &err)) {
+			fprintf(stderr, "%s: error: %s\n", argv[3], err.message);
+			return 1;
+		}
+		double t3 = now();
+		stat(argv[3], &st);
+		printf("write %lld %.3f %.1f %ld\n", (long long)st.st_size, t3 - t2, (double)st.st_size / 1e6 / (t3 - t2),
+		       peak_rss_kib());
+	}
+	smdmx_scene_free(s);
+	return 0;
+}
