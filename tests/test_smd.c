@@ -329,6 +329,7 @@ static void test_limits(void **state)
 static const char *const small_files[] = {
 	"testdata/ok/features.smd", "testdata/ok/cr_only.smd", "testdata/ok/crlf.smd",
 	"testdata/ok/anim_hold.smd", "testdata/ok/uv3.smd", "testdata/ok/shapes.vta",
+	"testdata/sample/arm.smd", "testdata/sample/arm_wave.smd", "testdata/sample/arm.vta",
 };
 
 /* Each small file cut at every byte either loads or fails cleanly with a position. */

@@ -13,7 +13,7 @@
 enum { EXIT_INVALID = 1, EXIT_USAGE = 2, EXIT_IO = 3, EXIT_RESOURCE = 4 };
 
 static const char usage[] =
-    "usage: smdmx convert IN -o OUT [--lf] [--frame-rate FPS]\n"
+    "usage: smdmx convert IN -o OUT [--lf] [--frame-rate FPS] [--verbose]\n"
     "       smdmx --version | --help\n"
     "\n"
     "convert   read IN (.smd, .sma, .phys, .vta) and write OUT; the kind of OUT follows\n"
@@ -21,6 +21,7 @@ static const char usage[] =
     "  -o OUT          output file ('-' for standard output)\n"
     "  --lf            LF line ends instead of CRLF\n"
     "  --frame-rate N  frames per second of an SMD animation (default 30)\n"
+    "  --verbose       say what was read and written\n"
     "\n"
     "exit codes: 0 success, 1 invalid input, 2 bad command line, 3 input/output failure,\n"
     "            4 a limit or the memory was exhausted\n";
@@ -61,9 +62,27 @@ static bool is_smd_family(const char *ext)
 	return !strcasecmp(ext, "smd") || !strcasecmp(ext, "sma") || !strcasecmp(ext, "phys") || !strcasecmp(ext, "vta");
 }
 
+/* One line on stderr: what was read, and where it went. */
+static void describe(const smdmx_scene *s, const char *in, const char *out)
+{
+	static const char *const kinds[] = { "reference SMD", "animation SMD", "VTA" };
+	size_t corners = 0, polygons = 0;
+	for (size_t i = 0; i < s->mesh_count; i++) {
+		corners += s->meshes[i].corner_count;
+		for (size_t f = 0; f < s->meshes[i].face_set_count; f++) polygons += s->meshes[i].face_sets[f].polygon_count;
+	}
+	size_t frames = 0;
+	if (s->clip_count && s->clips[0].channel_count) frames = s->clips[0].channels[0].position_count;
+	fprintf(stderr,
+	        "%s: %s, %zu joints, %zu polygons, %zu corners, %zu materials, %zu flex shapes, %zu frames -> wrote %s\n",
+	        in, kinds[s->source.smd_kind], s->joint_count, polygons, corners, s->material_count, s->flex_shape_count,
+	        frames, out);
+}
+
 static int cmd_convert(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
+	bool verbose = false;
 	smdmx_smd_read_options ropts;
 	smdmx_smd_write_options wopts;
 	memset(&ropts, 0, sizeof(ropts));
@@ -71,6 +90,8 @@ static int cmd_convert(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) {
+			verbose = true;
 		} else if (!strcmp(argv[i], "--lf")) {
 			wopts.lf_line_ends = true;
 		} else if (!strcmp(argv[i], "--frame-rate") && i + 1 < argc) {
@@ -122,6 +143,7 @@ static int cmd_convert(int argc, char **argv)
 		return EXIT_INVALID;
 	}
 	bool ok = smdmx_smd_write_file(scene, out, &wopts, &err);
+	if (ok && verbose) describe(scene, in, out);
 	smdmx_scene_free(scene);
 	if (!ok) return report(out, &err);
 	return 0;

@@ -1,0 +1,37 @@
+#!/bin/sh
+# The SMD benchmark: generates a skinned grid of TRIANGLES triangles (default 1,000,000,
+# about 330 MB) and reports, on one core, cat of the file (the reference), SMD read and SMD
+# write throughput in MB/s (10^6 bytes per second) and peak RSS. Best of RUNS (default 3).
+# Usage: tools/bench.sh [TRIANGLES] [RUNS]
+set -eu
+cd "$(dirname "$0")/.."
+tris=${1:-1000000}
+runs=${2:-3}
+sh tools/install-deps.sh bc
+[ -f build/build.ninja ] || meson setup build -Dwerror=true >/dev/null
+ninja -C build tools/gen_smd tools/bench_smd >/dev/null
+dir=build/bench
+mkdir -p "$dir"
+file="$dir/grid_$tris.smd"
+[ -f "$file" ] || build/tools/gen_smd reference "$tris" "$file"
+one=""
+command -v taskset >/dev/null && one="taskset -c 0"
+size=$(stat -c %s "$file")
+cat "$file" >/dev/null # warm the page cache for every contender alike
+
+best() { sort -k4 -g -r | head -n 1; }
+now() { date +%s.%N; }
+
+cat_line=$(for i in $(seq "$runs"); do
+	t0=$(now); $one cat "$file" >/dev/null; t1=$(now)
+	echo "cat $size $(echo "$t1 - $t0" | bc -l) $(echo "$size / 1000000 / ($t1 - $t0)" | bc -l) -"
+done | best)
+read_line=$(for i in $(seq "$runs"); do $one build/tools/bench_smd read "$file"; done | best)
+write_line=$(for i in $(seq "$runs"); do $one build/tools/bench_smd write "$file" "$dir/out.smd"; done | best)
+rm -f "$dir/out.smd"
+
+echo "file: $file ($size bytes, $tris triangles); one core; best of $runs"
+printf '%-6s %14s %10s %10s %14s\n' phase bytes seconds MB/s peak_RSS_MiB
+for l in "$cat_line" "$read_line" "$write_line"; do
+	echo "$l" | awk '{ rss = ($5 == "-") ? "-" : sprintf("%.1f", $5 / 1024); printf "%-6s %14d %10.3f %10.1f %14s\n", $1, $2, $3, $4, rss }'
+done
