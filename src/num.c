@@ -25,7 +25,9 @@
 
 #define SM_NUM_LIKELY(x) __builtin_expect(!!(x), 1)
 
-static const double pow10_exact[23] = {
+const uint64_t sm_pow10_u64[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+
+const double sm_pow10_exact[23] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
@@ -144,42 +146,9 @@ static sm_num_status slow_float(const char *start, const char *stop, float *out)
 	return SM_NUM_OK;
 }
 
-/* Plain "[-]digits[.digits]" with at most 19 digits and no exponent: the form of nearly
- * every number in real files. Returns false to defer to the general path. */
-static inline bool fast_float(const char *p, const char *end, float *out, const char **next)
-{
-	const char *s = p;
-	bool neg = false;
-	if (s < end && *s == '-') {
-		neg = true;
-		s++;
-	}
-	const char *d0 = s;
-	uint64_t w = 0;
-	while (s < end && is_digit(*s)) w = w * 10 + (uint64_t)(*s++ - '0');
-	size_t digits = (size_t)(s - d0), frac = 0;
-	if (s < end && *s == '.') {
-		const char *f0 = ++s;
-		while (s < end && is_digit(*s)) w = w * 10 + (uint64_t)(*s++ - '0');
-		frac = (size_t)(s - f0);
-		digits += frac;
-	}
-	if (digits == 0 || digits > 19 || frac > 22 || (s < end && (*s == 'e' || *s == 'E' || *s == '#'))) return false;
-	if (w >= (UINT64_C(1) << 53)) return false;
-	double d = (double)w / pow10_exact[frac];
-	if (d != 0 && (d < (double)FLT_MIN || d > (double)FLT_MAX)) return false;
-	uint64_t bits;
-	memcpy(&bits, &d, sizeof(bits));
-	if ((bits & ((UINT64_C(1) << 29) - 1)) == (UINT64_C(1) << 28)) return false;
-	float f = (float)d;
-	*out = neg ? -f : f;
-	*next = s;
-	return true;
-}
-
 sm_num_status sm_parse_float(const char *p, const char *end, float *out, const char **next)
 {
-	if (SM_NUM_LIKELY(fast_float(p, end, out, next))) return SM_NUM_OK;
+	if (SM_NUM_LIKELY(sm_parse_float_fast(p, end, out, next))) return SM_NUM_OK;
 	scan s;
 	sm_num_status st = scan_number(p, end, &s);
 	*next = s.end;
@@ -190,7 +159,7 @@ sm_num_status sm_parse_float(const char *p, const char *end, float *out, const c
 	}
 	if (!s.truncated && s.w < (UINT64_C(1) << 53) && s.exp10 >= -22 && s.exp10 <= 22) {
 		double d = (double)s.w;
-		d = s.exp10 < 0 ? d / pow10_exact[-s.exp10] : d * pow10_exact[s.exp10];
+		d = s.exp10 < 0 ? d / sm_pow10_exact[-s.exp10] : d * sm_pow10_exact[s.exp10];
 		if (d >= (double)FLT_MIN && d <= (double)FLT_MAX) {
 			uint64_t bits;
 			memcpy(&bits, &d, sizeof(bits));
@@ -228,7 +197,7 @@ sm_num_status sm_parse_double(const char *p, const char *end, double *out, const
 	}
 	if (!s.truncated && s.w < (UINT64_C(1) << 53) && s.exp10 >= -22 && s.exp10 <= 22) {
 		double d = (double)s.w;
-		d = s.exp10 < 0 ? d / pow10_exact[-s.exp10] : d * pow10_exact[s.exp10];
+		d = s.exp10 < 0 ? d / sm_pow10_exact[-s.exp10] : d * sm_pow10_exact[s.exp10];
 		*out = s.neg ? -d : d;
 		return SM_NUM_OK;
 	}
@@ -249,6 +218,7 @@ sm_num_status sm_parse_double(const char *p, const char *end, double *out, const
 
 sm_num_status sm_parse_int(const char *p, const char *end, int64_t *out, const char **next)
 {
+	if (sm_parse_int_fast(p, end, out, next)) return SM_NUM_OK;
 	const char *q = p;
 	bool neg = false;
 	if (q < end && (*q == '-' || *q == '+')) {

@@ -2,8 +2,11 @@
 #ifndef SMDMX_NUM_H
 #define SMDMX_NUM_H
 
+#include <float.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef enum sm_num_status {
 	SM_NUM_OK = 0,
@@ -11,7 +14,96 @@ typedef enum sm_num_status {
 	SM_NUM_RANGE,     /* NaN, infinity, or beyond float32 / int range */
 } sm_num_status;
 
-/* Parses a decimal float (optional sign, digits with optional '.', optional exponent) at
+extern const double sm_pow10_exact[23];
+extern const uint64_t sm_pow10_u64[9];
+
+static inline bool sm_is_digit(char c)
+{
+	return (unsigned char)(c - '0') < 10;
+}
+
+/* Plain "[-]digits[.digits]" with at most 19 digits and no exponent: the form of nearly
+ * every number in real files. Returns false to defer to the general path. */
+static inline bool sm_parse_float_fast(const char *p, const char *end, float *out, const char **next)
+{
+	const char *s = p;
+	bool neg = false;
+	if (s < end && *s == '-') {
+		neg = true;
+		s++;
+	}
+	const char *d0 = s;
+	uint64_t w = 0;
+	while (s < end && sm_is_digit(*s)) w = w * 10 + (uint64_t)(*s++ - '0');
+	size_t digits = (size_t)(s - d0), frac = 0;
+	if (s < end && *s == '.') {
+		const char *f0 = ++s;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* Up to 8 fraction digits at once (SWAR): flag the non-digit bytes, convert the
+		 * digits before the first one with three multiplications. No loop exit to
+		 * mispredict on the usual six decimals. */
+		if (end - s >= 8) {
+			uint64_t v;
+			memcpy(&v, s, 8);
+			uint64_t nd = ((v + UINT64_C(0x4646464646464646)) | (v - UINT64_C(0x3030303030303030))) &
+			              UINT64_C(0x8080808080808080);
+			size_t k = nd ? (size_t)__builtin_ctzll(nd) >> 3 : 8;
+			if (k) {
+				if (k < 8) v = (v << (8 * (8 - k))) | (UINT64_C(0x3030303030303030) >> (8 * k));
+				v -= UINT64_C(0x3030303030303030);
+				v = (v * 10) + (v >> 8);
+				v = (((v & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x000F424000000064)) +
+				     (((v >> 16) & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x0000271000000001))) >> 32;
+				w = w * sm_pow10_u64[k] + (uint32_t)v;
+				s += k;
+			}
+			if (k == 8)
+				while (s < end && sm_is_digit(*s)) w = w * 10 + (uint64_t)(*s++ - '0');
+		} else
+#endif
+		{
+			while (s < end && sm_is_digit(*s)) w = w * 10 + (uint64_t)(*s++ - '0');
+		}
+		frac = (size_t)(s - f0);
+		digits += frac;
+	}
+	if (digits == 0 || digits > 19 || frac > 22 || (s < end && (*s == 'e' || *s == 'E' || *s == '#'))) return false;
+	if (w >= (UINT64_C(1) << 53)) return false;
+	double d = (double)w / sm_pow10_exact[frac];
+	if (d != 0 && (d < (double)FLT_MIN || d > (double)FLT_MAX)) return false;
+	uint64_t bits;
+	memcpy(&bits, &d, sizeof(bits));
+	if ((bits & ((UINT64_C(1) << 29) - 1)) == (UINT64_C(1) << 28)) return false;
+	float f = (float)d;
+	*out = neg ? -f : f;
+	*next = s;
+	return true;
+}
+
+/* One to four digits followed by something that is not '.', 'e' or a digit (needs five
+ * readable bytes); false defers to sm_parse_int. */
+static inline bool sm_parse_int_fast(const char *p, const char *end, int64_t *out, const char **next)
+{
+	if (p + 5 > end || !sm_is_digit(p[0])) return false;
+	int64_t v = p[0] - '0';
+	const char *q = p + 1;
+	if (sm_is_digit(*q)) {
+		v = v * 10 + (*q++ - '0');
+		if (sm_is_digit(*q)) {
+			v = v * 10 + (*q++ - '0');
+			if (sm_is_digit(*q)) v = v * 10 + (*q++ - '0');
+		}
+	}
+	if (sm_is_digit(*q) || *q == '.' || *q == 'e' || *q == 'E') return false;
+	*out = v;
+	*next = q;
+	return true;
+}
+
+/* sm_parse_float_fast is the inline part of sm_parse_float: it handles plain numbers and
+ * returns false for everything else, which sm_parse_float then handles.
+ *
+ * Parses a decimal float (optional sign, digits with optional '.', optional exponent) at
  * p, not reading at or past end, and rounds it correctly to float32. *next is set past
  * the number. Text like "nan" or "inf" gives SM_NUM_RANGE. */
 sm_num_status sm_parse_float(const char *p, const char *end, float *out, const char **next);

@@ -254,10 +254,18 @@ static bool next_line(reader *r)
 
 /* ---- tokens ----------------------------------------------------------------------------- */
 
+/* Whitespace inside a line: space, tab, vertical tab, form feed. */
+static const uint8_t ws_class[256] = { [' '] = 1, ['\t'] = 1, ['\v'] = 1, ['\f'] = 1 };
+
+static inline bool is_ws(char c)
+{
+	return ws_class[(uint8_t)c];
+}
+
 static inline void skip_ws(reader *r)
 {
 	const char *p = r->cur, *e = r->line_end;
-	while (p < e && (*p == ' ' || *p == '\t' || *p == '\v' || *p == '\f')) p++;
+	while (p < e && is_ws(*p)) p++;
 	r->cur = p;
 }
 
@@ -278,7 +286,7 @@ static bool expect_end(reader *r, const char *after)
 
 static inline bool is_sep(const reader *r, const char *p)
 {
-	return p >= r->line_end || *p == ' ' || *p == '\t' || *p == '\v' || *p == '\f';
+	return p >= r->line_end || is_ws(*p);
 }
 
 static bool number_error(reader *r, const char *p, sm_num_status st, const char *what)
@@ -293,6 +301,10 @@ static inline bool read_float(reader *r, float *out, const char *what)
 {
 	skip_ws(r);
 	const char *next;
+	if (SM_LIKELY(sm_parse_float_fast(r->cur, r->line_end, out, &next) && is_sep(r, next))) {
+		r->cur = next;
+		return true;
+	}
 	sm_num_status st = sm_parse_float(r->cur, r->line_end, out, &next);
 	if (SM_UNLIKELY(st != SM_NUM_OK || !is_sep(r, next))) return number_error(r, r->cur, st, what);
 	r->cur = next;
@@ -314,6 +326,10 @@ static inline bool read_int(reader *r, int64_t *out, const char *what)
 {
 	skip_ws(r);
 	const char *next;
+	if (SM_LIKELY(sm_parse_int_fast(r->cur, r->line_end, out, &next) && is_sep(r, next))) {
+		r->cur = next;
+		return true;
+	}
 	sm_num_status st = sm_parse_int(r->cur, r->line_end, out, &next);
 	if (SM_UNLIKELY(st != SM_NUM_OK || !is_sep(r, next))) {
 		if (st == SM_NUM_RANGE) return fail_at(r, r->cur, SMDMX_ERROR_BAD_NUMBER, "%s is out of range", what);
@@ -621,6 +637,19 @@ static uint32_t hash_position(const float *p, const smdmx_weight *w, size_t n)
 	return n ? h ^ hash_words((const uint32_t *)w, n * 2, (uint32_t)n) : h;
 }
 
+/* Bitwise equality of n 32-bit words (floats compare by bits: -0 and 0 stay apart). */
+static inline bool same_words(const void *a, const void *b, size_t n)
+{
+	const uint32_t *x = a, *y = b;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u, v;
+		memcpy(&u, x + i, 4);
+		memcpy(&v, y + i, 4);
+		if (u != v) return false;
+	}
+	return true;
+}
+
 /* Index of a float vector value (n = 2 or 3), adding it when new. */
 static bool intern_vec(reader *r, dedup *d, sm_vec *data, const float *val, size_t n, uint32_t *out)
 {
@@ -632,7 +661,7 @@ static bool intern_vec(reader *r, dedup *d, sm_vec *data, const float *val, size
 		uint64_t s = d->slots[h];
 		if (!s) break;
 		uint32_t i = (uint32_t)s - 1;
-		if ((uint32_t)(s >> 32) == hv && memcmp(base + (size_t)i * n, val, n * sizeof(float)) == 0) {
+		if ((uint32_t)(s >> 32) == hv && same_words(base + (size_t)i * n, val, n)) {
 			*out = i;
 			return true;
 		}
@@ -661,8 +690,8 @@ static bool intern_position(reader *r, const float *p, const smdmx_weight *w, si
 		uint64_t s = d->slots[h];
 		if (!s) break;
 		uint32_t i = (uint32_t)s - 1;
-		if ((uint32_t)(s >> 32) == hv && memcmp(pos[i], p, sizeof(smdmx_vec3)) == 0 && off[i + 1] - off[i] == nw &&
-		    (nw == 0 || memcmp(ws + off[i], w, nw * sizeof(smdmx_weight)) == 0)) {
+		if ((uint32_t)(s >> 32) == hv && same_words(pos[i], p, 3) && off[i + 1] - off[i] == nw &&
+		    same_words(ws + off[i], w, 2 * nw)) {
 			*out = i;
 			return true;
 		}
