@@ -1,7 +1,8 @@
 #!/bin/sh
 # The SMD benchmark: generates a skinned grid of TRIANGLES triangles (default 1,000,000,
-# about 330 MB) and reports, on one core, cat of the file (the reference), SMD read and SMD
-# write throughput in MB/s (10^6 bytes per second) and peak RSS. Best of RUNS (default 3).
+# about 330 MB) and reports, on one core, cat of the file (the reference), SMD read (file to
+# scene), SMD format (scene to text, discarded) and SMD write (scene to a file) throughput in
+# MB/s (10^6 bytes per second) and peak RSS. Best of RUNS (default 3).
 # Usage: tools/bench.sh [TRIANGLES] [RUNS]
 set -eu
 cd "$(dirname "$0")/.."
@@ -27,11 +28,12 @@ cat_line=$(for i in $(seq "$runs"); do
 	echo "cat $size $(echo "$t1 - $t0" | bc -l) $(echo "$size / 1000000 / ($t1 - $t0)" | bc -l) -"
 done | best)
 read_line=$(for i in $(seq "$runs"); do $one build/tools/bench_smd read "$file"; done | best)
-write_line=$(for i in $(seq "$runs"); do $one build/tools/bench_smd write "$file" "$dir/out.smd"; done | best)
+format_line=$(for i in $(seq "$runs"); do $one build/tools/bench_smd format "$file"; done | best)
+write_line=$(for i in $(seq "$runs"); do rm -f "$dir/out.smd"; sync; $one build/tools/bench_smd write "$file" "$dir/out.smd"; done | best)
 rm -f "$dir/out.smd"
 
 echo "file: $file ($size bytes, $tris triangles); one core; best of $runs"
 printf '%-6s %14s %10s %10s %14s\n' phase bytes seconds MB/s peak_RSS_MiB
-for l in "$cat_line" "$read_line" "$write_line"; do
+for l in "$cat_line" "$read_line" "$format_line" "$write_line"; do
 	echo "$l" | awk '{ rss = ($5 == "-") ? "-" : sprintf("%.1f", $5 / 1024); printf "%-6s %14d %10.3f %10.1f %14s\n", $1, $2, $3, $4, rss }'
 done

@@ -1,11 +1,14 @@
 /* bench_smd: times one phase of smdmx on one file and reports MB/s and peak RSS.
  *
  *   bench_smd read FILE          read FILE into a scene
- *   bench_smd write FILE OUT     read FILE, then time writing the scene to OUT
+ *   bench_smd write FILE OUT     read FILE, then time writing the scene to the file OUT
+ *   bench_smd format FILE        read FILE, then time writing the scene into a sink that
+ *                                discards it (the writer alone, without the file system)
  *
  * Output: one line "phase bytes seconds MB/s peak_rss_kib". MB is 10^6 bytes; the write
  * rate counts the bytes written. Timing uses CLOCK_MONOTONIC around the phase only. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,13 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static bool discard(void *user, const void *data, size_t size)
+{
+	(void)data;
+	*(size_t *)user += size;
+	return true;
+}
+
 static long peak_rss_kib(void)
 {
 	struct rusage ru;
@@ -31,8 +41,9 @@ static long peak_rss_kib(void)
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || (strcmp(argv[1], "read") && strcmp(argv[1], "write")) || (!strcmp(argv[1], "write") && argc < 4)) {
-		fprintf(stderr, "usage: bench_smd read FILE | bench_smd write FILE OUT\n");
+	if (argc < 3 || (strcmp(argv[1], "read") && strcmp(argv[1], "write") && strcmp(argv[1], "format")) ||
+	    (!strcmp(argv[1], "write") && argc < 4)) {
+		fprintf(stderr, "usage: bench_smd read FILE | bench_smd write FILE OUT | bench_smd format FILE\n");
 		return 2;
 	}
 	smdmx_error err;
@@ -48,6 +59,15 @@ int main(int argc, char **argv)
 		stat(argv[2], &st);
 		printf("read %lld %.3f %.1f %ld\n", (long long)st.st_size, t1 - t0, (double)st.st_size / 1e6 / (t1 - t0),
 		       peak_rss_kib());
+	} else if (!strcmp(argv[1], "format")) {
+		size_t bytes = 0;
+		double t2 = now();
+		if (!smdmx_smd_write(s, discard, &bytes, NULL, &err)) {
+			fprintf(stderr, "error: %s\n", err.message);
+			return 1;
+		}
+		double t3 = now();
+		printf("format %zu %.3f %.1f %ld\n", bytes, t3 - t2, (double)bytes / 1e6 / (t3 - t2), peak_rss_kib());
 	} else {
 		double t2 = now();
 		if (!smdmx_smd_write_file(s, argv[3], NULL, &err)) {
