@@ -73,6 +73,8 @@ typedef struct reader {
 	uint64_t nul_off;       /* file offset of the first NUL byte, or UINT64_MAX */
 	bool eof;
 	bool cr_seen;
+	const char *next_nl;    /* cached next '\n' at or after pos (buf + len: none), or NULL */
+	const char *next_cr;    /* the same for '\r' */
 	uint32_t line_no;
 	const char *line, *line_end, *cur;
 
@@ -165,6 +167,7 @@ static bool refill(reader *r)
 		return true;
 	}
 	size_t keep = r->len - r->pos;
+	r->next_nl = r->next_cr = NULL; /* the buffer moves and grows */
 	if (r->pos > 0) {
 		memmove(r->chunk, r->chunk + r->pos, keep);
 		r->base_off += r->pos;
@@ -202,17 +205,29 @@ static bool refill(reader *r)
 	return true;
 }
 
+/* The next c at or after s, remembered so that no byte is searched twice: a file with lone
+ * CRs has no LF to find, and searching again from every line would be quadratic. */
+static const char *find_cached(const char **cache, const char *s, const char *e, char c)
+{
+	if (!*cache || *cache < s) {
+		const char *p = s < e ? memchr(s, c, (size_t)(e - s)) : NULL;
+		*cache = p ? p : e;
+	}
+	return *cache < e ? *cache : NULL;
+}
+
 /* Finds the next line. Returns false at the end of input or on error (check error). */
 static bool next_line(reader *r)
 {
 	for (;;) {
 		const char *s = r->buf + r->pos, *e = r->buf + r->len;
-		const char *nl = s < e ? memchr(s, '\n', (size_t)(e - s)) : NULL;
+		const char *nl = find_cached(&r->next_nl, s, e, '\n');
 		const char *term = nl;
 		size_t term_len = 1;
 		if (r->cr_seen) {
 			const char *lim = nl ? nl : e;
-			const char *cr = s < lim ? memchr(s, '\r', (size_t)(lim - s)) : NULL;
+			const char *cr = find_cached(&r->next_cr, s, e, '\r');
+			if (cr && cr >= lim) cr = NULL;
 			if (cr) {
 				if (cr + 1 == nl) {
 					term = cr;

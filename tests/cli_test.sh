@@ -1,9 +1,10 @@
 #!/bin/sh
 # The command line: exit codes, diagnostics in the compiler format, and no partial output.
-# usage: cli_test.sh SMDMX SOURCE_ROOT
+# usage: cli_test.sh SMDMX SOURCE_ROOT GEN_SMD
 set -u
 smdmx=$1
 root=$2
+gen=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -40,6 +41,20 @@ check "unknown output extension" 2 $?
 "$smdmx" convert "$root/testdata/ok/shapes.vta" -o "$tmp/s.VTA" --lf 2>/dev/null
 check "vta convert" 0 $?
 check_text "vta written" "time 1 # smile" "$(sed -n 7p "$tmp/s.VTA")"
+
+"$smdmx" convert "$root/testdata/sample/arm.smd" -o "$tmp/arm.PHYS" 2>/dev/null
+check "phys extension" 0 $?
+"$smdmx" convert "$tmp/arm.PHYS" -o "$tmp/arm.sma" 2>/dev/null
+check "sma extension" 0 $?
+cmp -s "$tmp/arm.PHYS" "$tmp/arm.sma"
+check "second generation identical" 0 $?
+
+# The benchmark's generator: its files read, through the chunked path (over 1 MiB).
+"$gen" reference 20000 "$tmp/grid.smd" && "$smdmx" convert "$tmp/grid.smd" -o "$tmp/grid2.smd" 2>/dev/null
+check "generated reference" 0 $?
+"$gen" animation 2000 "$tmp/anim.smd" && "$smdmx" convert "$tmp/anim.smd" -o "$tmp/anim2.smd" 2>/dev/null
+check "generated animation" 0 $?
+check_text "animation frames" "2000" "$(grep -c '^time' "$tmp/anim2.smd")"
 
 "$smdmx" convert - -o - --lf < "$root/testdata/ok/anim_hold.smd" > "$tmp/pipe.smd"
 check "stdin to stdout" 0 $?

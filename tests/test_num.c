@@ -61,6 +61,20 @@ static void test_parse_forms(void **state)
 	/* Subnormal and underflow */
 	assert_int_equal(bits(parse_ok("1e-45")), 1u);
 	assert_true(parse_ok("1e-60") == 0.0f);
+	/* the eight-digit fraction path: runs of 1 to 12 digits inside a long buffer */
+	const char *longs = "0.5 x-0.1234567 1.12345678 2.123456789012 7. ";
+	float f;
+	const char *next;
+	assert_int_equal(sm_parse_float(longs, longs + strlen(longs), &f, &next), SM_NUM_OK);
+	assert_true(f == 0.5f && next == longs + 3);
+	assert_int_equal(sm_parse_float(longs + 5, longs + strlen(longs), &f, &next), SM_NUM_OK);
+	assert_true(f == -0.1234567f && next == longs + 15);
+	assert_int_equal(sm_parse_float(longs + 16, longs + strlen(longs), &f, &next), SM_NUM_OK);
+	assert_true(f == 1.12345678f && next == longs + 26);
+	assert_int_equal(sm_parse_float(longs + 27, longs + strlen(longs), &f, &next), SM_NUM_OK);
+	assert_true(f == 2.123456789012f && next == longs + 41);
+	assert_int_equal(sm_parse_float(longs + 42, longs + strlen(longs), &f, &next), SM_NUM_OK);
+	assert_true(f == 7.0f && next == longs + 44);
 }
 
 static void test_parse_errors(void **state)
@@ -104,6 +118,23 @@ static void test_parse_int(void **state)
 	assert_int_equal(sm_parse_int(s, s + strlen(s), &v, &next), SM_NUM_RANGE);
 	s = "x";
 	assert_int_equal(sm_parse_int(s, s + 1, &v, &next), SM_NUM_BAD);
+	/* the inline fast path (five readable bytes) and its hand-over to the full parser */
+	s = "1234 x";
+	assert_int_equal(sm_parse_int(s, s + 6, &v, &next), SM_NUM_OK);
+	assert_int_equal(v, 1234);
+	assert_ptr_equal(next, s + 4);
+	s = "12345 ";
+	assert_int_equal(sm_parse_int(s, s + 6, &v, &next), SM_NUM_OK);
+	assert_int_equal(v, 12345);
+	s = "12.0  ";
+	assert_int_equal(sm_parse_int(s, s + 6, &v, &next), SM_NUM_OK);
+	assert_int_equal(v, 12);
+	s = "3e5   ";
+	assert_int_equal(sm_parse_int(s, s + 6, &v, &next), SM_NUM_BAD);
+	s = "7\t\t\t\t";
+	assert_int_equal(sm_parse_int(s, s + 5, &v, &next), SM_NUM_OK);
+	assert_int_equal(v, 7);
+	assert_ptr_equal(next, s + 1);
 }
 
 /* xorshift64*: a fixed-seed generator so failures reproduce. */

@@ -326,6 +326,63 @@ static void test_limits(void **state)
 	smdmx_scene_free(s);
 }
 
+/* Builds an SMD of many triangles with the given line end, padded so that chunk
+ * boundaries fall in different places. */
+static char *big_text(const char *eol, size_t pad, size_t *size)
+{
+	size_t cap = (size_t)8 << 20, n = 0;
+	char *t = malloc(cap);
+	n += (size_t)sprintf(t + n, "version 1%s// %*s%snodes%s0 \"root\" -1%s1 \"b\" 0%send%s", eol, (int)pad, "", eol, eol, eol, eol, eol);
+	n += (size_t)sprintf(t + n, "skeleton%stime 0%s0 0 0 0 0 0 0%s1 1 0 0 0 0 0.5%send%striangles%s", eol, eol, eol, eol, eol, eol);
+	for (int i = 0; n < cap - 4096 && i < 30000; i++) {
+		n += (size_t)sprintf(t + n, "mat_%d%s", i % 3, eol);
+		for (int k = 0; k < 3; k++)
+			n += (size_t)sprintf(t + n, "%d %d.%06d %d.5 -%d.25 0 0 1 0.%06d 0.5 2 0 0.25 1 0.75%s", k % 2, i, k, i % 97,
+			                     k, (i * 7919) % 1000000, eol);
+	}
+	n += (size_t)sprintf(t + n, "end%s", eol);
+	*size = n;
+	return t;
+}
+
+/* Files larger than the reader's 1 MiB chunk, with every line end style: the chunked file
+ * path gives the same scene as reading the whole text from memory. */
+static void test_chunk_boundaries(void **state)
+{
+	(void)state;
+	const char *eols[] = { "\n", "\r\n", "\r" };
+	smdmx_scene *first = NULL;
+	for (size_t e = 0; e < 3; e++) {
+		for (size_t pad = 0; pad < 3; pad++) {
+			size_t size;
+			char *t = big_text(eols[e], pad * 7919 % 13, &size);
+			assert_true(size > ((size_t)3 << 20));
+			char path[] = "/tmp/smdmx-chunk-XXXXXX";
+			int fd = mkstemp(path);
+			assert_int_equal(write(fd, t, size), (ssize_t)size);
+			close(fd);
+			smdmx_error err;
+			smdmx_scene *a = smdmx_smd_read_file(path, NULL, &err, NULL);
+			if (!a) fail_msg("eol %zu pad %zu: %u:%u: %s", e, pad, err.line, err.column, err.message);
+			smdmx_scene *b = smdmx_smd_read_memory(t, size, NULL, &err, NULL);
+			assert_non_null(b);
+			unlink(path);
+			free(t);
+			char diff[256];
+			if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff))) fail_msg("eol %zu: %s", e, diff);
+			assert_int_equal(a->meshes[0].corner_count, 90000);
+			assert_int_equal(a->material_count, 3);
+			if (!first) first = b;
+			else {
+				if (!smdmx_scene_compare(first, b, NULL, diff, sizeof(diff))) fail_msg("eol %zu: %s", e, diff);
+				smdmx_scene_free(b);
+			}
+			smdmx_scene_free(a);
+		}
+	}
+	smdmx_scene_free(first);
+}
+
 static const char *const small_files[] = {
 	"testdata/ok/features.smd", "testdata/ok/cr_only.smd", "testdata/ok/crlf.smd",
 	"testdata/ok/anim_hold.smd", "testdata/ok/uv3.smd", "testdata/ok/shapes.vta",
@@ -536,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_nul_and_long_lines),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_chunk_boundaries),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_allocation_failures),
 		cmocka_unit_test(test_memory_limit),
