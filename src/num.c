@@ -126,20 +126,19 @@ static sm_num_status scan_number(const char *p, const char *end, scan *s)
 	return SM_NUM_OK;
 }
 
-static sm_num_status slow_float(const char *start, const char *stop, float *out)
+/* The rare cases (float midpoints, subnormals, more than 19 digits, large exponents): glibc's
+ * correctly rounded strtof_l / strtod_l in the C locale. Text of 128 characters or more is
+ * refused (SM_NUM_BAD): a documented limit, not a number any exporter writes. */
+static sm_num_status slow_parse(const char *start, const char *stop, bool as_float, double *out)
 {
 	char buf[128];
 	size_t n = (size_t)(stop - start);
-	if (n >= sizeof(buf)) {
-		/* Absurdly long: compute from the scanned fields instead of the text. */
-		return SM_NUM_BAD;
-	}
+	if (n >= sizeof(buf)) return SM_NUM_BAD;
 	memcpy(buf, start, n);
 	buf[n] = '\0';
 	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	if (!c) return SM_NUM_BAD;
-	char *e;
-	float v = strtof_l(buf, &e, c);
+	double v = as_float ? (double)strtof_l(buf, NULL, c) : strtod_l(buf, NULL, c);
 	freelocale(c);
 	if (!isfinite(v)) return SM_NUM_RANGE;
 	*out = v;
@@ -182,7 +181,10 @@ sm_num_status sm_parse_float(const char *p, const char *end, float *out, const c
 		*out = s.neg ? -0.0f : 0.0f;
 		return SM_NUM_OK;
 	}
-	return slow_float(p, s.end, out);
+	double v;
+	st = slow_parse(p, s.end, true, &v);
+	if (st == SM_NUM_OK) *out = (float)v;
+	return st;
 }
 
 sm_num_status sm_parse_double(const char *p, const char *end, double *out, const char **next)
@@ -201,19 +203,7 @@ sm_num_status sm_parse_double(const char *p, const char *end, double *out, const
 		*out = s.neg ? -d : d;
 		return SM_NUM_OK;
 	}
-	char buf[128];
-	size_t n = (size_t)(s.end - p);
-	if (n >= sizeof(buf)) return SM_NUM_BAD;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
-	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	if (!c) return SM_NUM_BAD;
-	char *e;
-	double v = strtod_l(buf, &e, c);
-	freelocale(c);
-	if (!isfinite(v)) return SM_NUM_RANGE;
-	*out = v;
-	return SM_NUM_OK;
+	return slow_parse(p, s.end, false, out);
 }
 
 sm_num_status sm_parse_int(const char *p, const char *end, int64_t *out, const char **next)

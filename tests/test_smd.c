@@ -532,6 +532,48 @@ static void test_write_ngon_fan(void **state)
 	smdmx_scene_free(s);
 }
 
+/* Sparse keys are sampled at every frame: positions linearly, orientations by slerp, the
+ * first and last keys held outside their range (decision 11). */
+static void test_write_sparse_keys(void **state)
+{
+	(void)state;
+	const char *t = "version 1\nnodes\n0 \"a\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\ntime 1\ntime 2\nend\n";
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_memory(t, strlen(t), NULL, &err, NULL);
+	assert_non_null(s);
+	smdmx_clip *c = &s->clips[0];
+	/* 30 fps, frames 0..30 (ticks 0..10000) */
+	c->duration = 10000;
+	smdmx_channel *ch = &c->channels[0];
+	int32_t pt[2] = { 0, 10000 }, ot[2] = { 3333, 6666 };
+	smdmx_vec3 pv[2] = { { 0, 0, 0 }, { 30, -6, 3 } };
+	const float h = 0.70710678f;
+	smdmx_quat ov[2] = { { 0, 0, 0, 1 }, { 0, 0, h, h } }; /* 0 and 90 degrees about z */
+	ch->position_times = pt;
+	ch->positions = pv;
+	ch->position_count = 2;
+	ch->orientation_times = ot;
+	ch->orientations = ov;
+	ch->orientation_count = 2;
+	test_sink out = { 0 };
+	smdmx_smd_write_options o = { .lf_line_ends = true };
+	assert_true(smdmx_smd_write(s, test_sink_write, &out, &o, &err));
+	out.data = realloc(out.data, out.size + 1);
+	out.data[out.size] = '\0';
+	/* frame 0: first keys; frame 5 (tick 1666): x = 30 * 0.1666, orientation held at 0 */
+	assert_non_null(strstr(out.data, "time 0\n0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"));
+	assert_non_null(strstr(out.data, "time 5\n0 4.998000 -0.999600 0.499800 0.000000 0.000000 0.000000\n"));
+	/* frame 15 (tick 5000): x = 15; rz halfway between ticks 3333 and 6666 by slerp:
+	 * (5000 - 3333) / 3333 = 0.50015 of 90 degrees = 0.785634 rad */
+	assert_non_null(strstr(out.data, "time 15\n0 15.000000 -3.000000 1.500000 0.000000 0.000000 0.785634\n"));
+	/* frame 25 (tick 8333, x = 30 * 0.8333 as float32) and 30: past the last orientation
+	 * key, held at 90 degrees */
+	assert_non_null(strstr(out.data, "time 25\n0 24.999001 -4.999800 2.499900 0.000000 0.000000 1.570796\n"));
+	assert_non_null(strstr(out.data, "time 30\n0 30.000000 -6.000000 3.000000 0.000000 0.000000 1.570796\nend\n"));
+	free(out.data);
+	smdmx_scene_free(s);
+}
+
 static void test_write_file_atomic(void **state)
 {
 	(void)state;
@@ -599,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_memory_limit),
 		cmocka_unit_test(test_writer_format),
 		cmocka_unit_test(test_write_ngon_fan),
+		cmocka_unit_test(test_write_sparse_keys),
 		cmocka_unit_test(test_write_file_atomic),
 		cmocka_unit_test(test_validate),
 	};
