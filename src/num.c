@@ -127,13 +127,13 @@ static sm_num_status scan_number(const char *p, const char *end, scan *s)
 }
 
 /* The rare cases (float midpoints, subnormals, more than 19 digits, large exponents): glibc's
- * correctly rounded strtof_l / strtod_l in the C locale. Text of 128 characters or more is
- * refused (SM_NUM_BAD): a documented limit, not a number any exporter writes. */
+ * correctly rounded strtof_l / strtod_l in the C locale. Text of SM_NUM_MAX_LENGTH characters
+ * or more is refused: a documented limit, not a number any exporter writes. */
 static sm_num_status slow_parse(const char *start, const char *stop, bool as_float, double *out)
 {
-	char buf[128];
+	char buf[SM_NUM_MAX_LENGTH];
 	size_t n = (size_t)(stop - start);
-	if (n >= sizeof(buf)) return SM_NUM_BAD;
+	if (n >= sizeof(buf)) return SM_NUM_TOO_LONG;
 	memcpy(buf, start, n);
 	buf[n] = '\0';
 	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);

@@ -12,7 +12,11 @@ typedef enum sm_num_status {
 	SM_NUM_OK = 0,
 	SM_NUM_BAD,       /* not a number */
 	SM_NUM_RANGE,     /* NaN, infinity, or beyond float32 / int range */
+	SM_NUM_TOO_LONG,  /* a number of SM_NUM_MAX_LENGTH characters or more that needs exact
+	                     conversion (more than 19 significant digits) */
 } sm_num_status;
+
+#define SM_NUM_MAX_LENGTH 128
 
 extern const double sm_pow10_exact[23];
 extern const uint64_t sm_pow10_u64[9];

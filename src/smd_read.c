@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -309,6 +310,8 @@ static bool number_error(reader *r, const char *p, sm_num_status st, const char 
 	if (p >= r->line_end) return fail_at(r, p, SMDMX_ERROR_SYNTAX, "expected %s, found end of line", what);
 	if (st == SM_NUM_RANGE)
 		return fail_at(r, p, SMDMX_ERROR_NOT_FINITE, "%s is not a finite float32 value", what);
+	if (st == SM_NUM_TOO_LONG)
+		return fail_at(r, p, SMDMX_ERROR_LIMIT, "%s has %d characters or more", what, SM_NUM_MAX_LENGTH);
 	return fail_at(r, p, SMDMX_ERROR_BAD_NUMBER, "expected %s", what);
 }
 
@@ -448,6 +451,33 @@ static bool read_nodes(reader *r)
 	}
 	if (r->error->code) return false;
 	return sm_fail(r->error, SMDMX_ERROR_MISSING_END, start_line, 1, "'nodes' block has no 'end'");
+}
+
+static int compare_joint_names(const void *a, const void *b)
+{
+	return strcmp((*(const smdmx_joint *const *)a)->name, (*(const smdmx_joint *const *)b)->name);
+}
+
+/* studiomdl matches bones by name across files: two bones of one name are worth a warning. */
+static bool warn_duplicate_names(reader *r)
+{
+	size_t n = r->joints.count;
+	if (n < 2 || !r->warnings) return true;
+	sm_vec sorted = SM_VEC_INIT;
+	SM_CHECK(sm_vec_reserve(r->o, &sorted, sizeof(smdmx_joint *), n, r->error));
+	const smdmx_joint **p = sorted.data;
+	for (size_t i = 0; i < n; i++) p[i] = (const smdmx_joint *)r->joints.data + i;
+	qsort(p, n, sizeof(*p), compare_joint_names);
+	const node_info *nodes = r->nodes.data;
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(p[i]->name, p[i - 1]->name) == 0) {
+			size_t later = p[i] > p[i - 1] ? (size_t)(p[i] - (const smdmx_joint *)r->joints.data)
+			                               : (size_t)(p[i - 1] - (const smdmx_joint *)r->joints.data);
+			sm_warn(r->warnings, SMDMX_WARNING_DUPLICATE_NAME, nodes[later].line, 1, "two bones are named '%s'", p[i]->name);
+		}
+	}
+	sm_vec_release(r->o, &sorted, sizeof(smdmx_joint *));
+	return true;
 }
 
 /* Resolves parent ids and rejects cycles, once all nodes are known. */
@@ -1290,6 +1320,7 @@ static bool read_file(reader *r)
 			SM_CHECK(expect_end(r, "'nodes'"));
 			SM_CHECK(read_nodes(r));
 			SM_CHECK(resolve_parents(r));
+			SM_CHECK(warn_duplicate_names(r));
 			had_nodes = true;
 		} else if (word_is(w, wn, "skeleton") || word_is(w, wn, "triangles") ||
 		           word_is(w, wn, "vertexanimation")) {

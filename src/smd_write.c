@@ -450,7 +450,10 @@ static bool write_triangles(writer *w, int extra_uvs)
 	for (size_t i = 0; i < s->material_count; i++) {
 		SM_CHECK(check_text(w, s->materials[i].name, "material", true));
 		const char *n = s->materials[i].name;
-		if (n[0] == ' ' || n[0] == '\t' || n[strlen(n) - 1] == ' ' || n[strlen(n) - 1] == '\t' || strcasecmp(n, "end") == 0)
+		/* A material line is taken whole and trimmed; "end" closes the block, and "//" starts
+		 * a comment line. */
+		if (n[0] == ' ' || n[0] == '\t' || n[strlen(n) - 1] == ' ' || n[strlen(n) - 1] == '\t' ||
+		    strcasecmp(n, "end") == 0 || strncmp(n, "//", 2) == 0)
 			return sm_fail(w->error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "material '%s' cannot be written to SMD", n);
 	}
 	SM_CHECK(puts_(w, "triangles"));

@@ -86,6 +86,21 @@ static void test_features(void **state)
 	smdmx_scene_free(s);
 }
 
+static void test_duplicate_names(void **state)
+{
+	(void)state;
+	const char *t = "version 1\nnodes\n0 \"a\" -1\n1 \"b\" 0\n2 \"a\" 1\nend\n";
+	smdmx_error err;
+	smdmx_warnings warn;
+	smdmx_scene *s = smdmx_smd_read_memory(t, strlen(t), NULL, &err, &warn);
+	assert_non_null(s);
+	assert_int_equal(warn.count, 2); /* the duplicate, and no skeleton frame */
+	assert_int_equal(warn.data[0].code, SMDMX_WARNING_DUPLICATE_NAME);
+	assert_int_equal(warn.data[0].line, 5);
+	assert_string_equal(warn.data[0].message, "two bones are named 'a'");
+	smdmx_scene_free(s);
+}
+
 static void test_line_ends(void **state)
 {
 	(void)state;
@@ -317,6 +332,32 @@ static void test_limits(void **state)
 	const char *links = "version 1\nnodes\n0 \"a\" -1\nend\ntriangles\nm\n0 0 0 0 0 0 1 0 0 3 0 0.2 0 0.2 0 0.2\n";
 	o.limits.max_links = 2;
 	expect_error(links, strlen(links), &o, SMDMX_ERROR_LIMIT, 7, 19);
+	/* corners: two triangles with a limit of 5 corners fail at the sixth */
+	const char *tris = "version 1\nnodes\n0 \"a\" -1\nend\ntriangles\nm\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 0 0\n"
+	                   "0 0 1 0 0 0 1 0 0\nm\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 0 0\n0 0 1 0 0 0 1 0 0\nend\n";
+	o.limits.max_corners = 5;
+	expect_error(tris, strlen(tris), &o, SMDMX_ERROR_LIMIT, 13, 1);
+	o.limits.max_corners = 6;
+	s = smdmx_smd_read_memory(tris, strlen(tris), &o, &err, NULL);
+	assert_non_null(s);
+	smdmx_scene_free(s);
+	/* numbers: 127 characters read, 128 are refused (when exact conversion needs the text) */
+	for (int len = 127; len <= 128; len++) {
+		char text[512];
+		int n = snprintf(text, sizeof(text), "version 1\nnodes\n0 \"a\" -1\nend\nskeleton\ntime 0\n0 0.");
+		memset(text + n, '1', (size_t)len - 2);
+		n += len - 2;
+		n += snprintf(text + n, sizeof(text) - (size_t)n, " 0 0 0 0 0\nend\n");
+		smdmx_smd_read_options d = { 0 };
+		if (len == 127) {
+			s = smdmx_smd_read_memory(text, (size_t)n, &d, &err, NULL);
+			assert_non_null(s);
+			assert_true(s->joints[0].bind.position[0] == 0.11111111f);
+			smdmx_scene_free(s);
+		} else {
+			expect_error(text, (size_t)n, &d, SMDMX_ERROR_LIMIT, 7, 3);
+		}
+	}
 	const char *frames = "version 1\nnodes\n0 \"a\" -1\nend\nskeleton\ntime 0\ntime 1\ntime 2\nend\n";
 	o.limits.max_frames = 2;
 	expect_error(frames, strlen(frames), &o, SMDMX_ERROR_LIMIT, 8, 6);
@@ -492,6 +533,14 @@ static void test_writer_format(void **state)
 	                  "1 0.000000 0.000000 0.000000 0.000000 0.000000 1.000000 0.000000 0.000000 1 1 1.000000\r\n"
 	                  "0 1.000000 0.000000 0.000000 0.000000 0.000000 1.000000 1.000000 0.000000 2 0 0.750000 2 0.250000\r\n";
 	assert_non_null(memmem(out.data, out.size, tri, strlen(tri)));
+	/* a material that would read back differently is refused */
+	const char *saved = s->materials[0].name;
+	s->materials[0].name = "// not a comment";
+	assert_false(smdmx_smd_write(s, test_sink_write, &out, NULL, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_INVALID_SCENE);
+	s->materials[0].name = "end";
+	assert_false(smdmx_smd_write(s, test_sink_write, &out, NULL, &err));
+	s->materials[0].name = saved;
 	/* write failure: IO error, reported once */
 	test_sink bad = { .fail_at = 100 };
 	assert_false(smdmx_smd_write(s, test_sink_write, &bad, NULL, &err));
@@ -628,6 +677,7 @@ int main(void)
 	setlocale(LC_ALL, "");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_features),
+		cmocka_unit_test(test_duplicate_names),
 		cmocka_unit_test(test_line_ends),
 		cmocka_unit_test(test_animation_hold),
 		cmocka_unit_test(test_version3_uvs),
