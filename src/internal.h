@@ -99,13 +99,14 @@ void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t
 
 static inline smdmx_limits sm_limits_resolve(const smdmx_limits *in)
 {
-	smdmx_limits l = { 0, 0, 0, 0, 0 };
+	smdmx_limits l = { 0, 0, 0, 0, 0, 0 };
 	if (in) l = *in;
 	if (!l.max_line_length) l.max_line_length = SMDMX_DEFAULT_MAX_LINE_LENGTH;
 	if (!l.max_joints) l.max_joints = SMDMX_DEFAULT_MAX_JOINTS;
 	if (!l.max_links) l.max_links = SMDMX_DEFAULT_MAX_LINKS;
 	if (!l.max_frames) l.max_frames = SMDMX_DEFAULT_MAX_FRAMES;
 	if (!l.max_corners) l.max_corners = SMDMX_DEFAULT_MAX_CORNERS;
+	if (!l.max_keys) l.max_keys = SMDMX_DEFAULT_MAX_KEYS;
 	return l;
 }
 

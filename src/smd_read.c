@@ -51,6 +51,12 @@ typedef struct node_info {
 	uint32_t line, parent_col;
 } node_info;
 
+typedef struct base_line {
+	uint32_t id;
+	uint32_t line;
+	float v[6];
+} base_line;
+
 typedef struct uv_build {
 	sm_vec data;      /* smdmx_vec2 */
 	sm_vec indices;   /* uint32_t per corner */
@@ -122,8 +128,8 @@ typedef struct reader {
 	/* vertexanimation */
 	bool has_vertex_animation;
 	sm_vec vta_frames;      /* frame_info */
-	sm_vec vta_base;        /* float[6] per vertex id */
-	sm_vec vta_present;     /* uint8_t per vertex id */
+	sm_vec vta_lines;       /* base_line: the base frame as read (memory follows the input) */
+	sm_vec vta_base;        /* float[6] per vertex id, once the base frame is complete */
 	sm_vec shapes;          /* smdmx_flex_shape */
 } reader;
 
@@ -594,7 +600,9 @@ static bool read_skeleton(reader *r)
 			SM_CHECK(read_time(r, &r->frames, "skeleton"));
 			/* A new frame starts as a copy of the one before (bones left out hold). */
 			size_t f = r->frames.count - 1, need;
-			if (!sm_mul(r->frames.count, nj, &need)) return sm_fail_oom(r->error);
+			if (!sm_mul(r->frames.count, nj, &need) || need > r->limits.max_keys)
+				return fail_at(r, r->line, SMDMX_ERROR_LIMIT, "more than %zu bone poses (frames times bones)",
+				               r->limits.max_keys);
 			SM_CHECK(sm_vec_reserve(r->o, &r->poses, sizeof(smdmx_transform), need, r->error));
 			smdmx_transform *poses = r->poses.data;
 			if (f == 0) {
@@ -1038,6 +1046,35 @@ static bool finish_shape(reader *r, sm_vec *pos_idx, sm_vec *pos_d, sm_vec *nrm_
 	return true;
 }
 
+/* The base frame must list the ids 0 to n-1, each once; they become dense arrays then (so a
+ * huge id in a small file is an error, not a huge allocation). */
+static bool finish_base(reader *r)
+{
+	const base_line *lines = r->vta_lines.data;
+	size_t n = r->vta_lines.count;
+	SM_CHECK(sm_vec_reserve(r->o, &r->vta_base, 6 * sizeof(float), n ? n : 1, r->error));
+	sm_vec seen = SM_VEC_INIT;
+	SM_CHECK(sm_vec_reserve(r->o, &seen, 1, n ? n : 1, r->error));
+	uint8_t *present = seen.data;
+	memset(present, 0, n);
+	float *base = r->vta_base.data;
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i].id >= n)
+			return sm_fail(r->error, SMDMX_ERROR_VERTEX_ID, lines[i].line, 1,
+			               "vertex id %u leaves a gap: the base frame has %zu vertices, ids 0 to %zu", lines[i].id, n,
+			               n ? n - 1 : 0);
+		if (present[lines[i].id])
+			return sm_fail(r->error, SMDMX_ERROR_VERTEX_ID, lines[i].line, 1,
+			               "vertex id %u appears twice in the base frame", lines[i].id);
+		present[lines[i].id] = 1;
+		memcpy(base + 6 * (size_t)lines[i].id, lines[i].v, 6 * sizeof(float));
+	}
+	r->vta_base.count = n;
+	sm_vec_release(r->o, &seen, 1);
+	sm_vec_release(r->o, &r->vta_lines, sizeof(base_line));
+	return true;
+}
+
 static bool read_vertexanimation(reader *r)
 {
 	uint32_t start_line = r->line_no;
@@ -1055,20 +1092,13 @@ static bool read_vertexanimation(reader *r)
 			in_shape = false;
 		}
 		if (is_end) {
+			if (r->vta_frames.count == 1) SM_CHECK(finish_base(r));
 			r->cur += wn;
 			return expect_end(r, "'end'");
 		}
 		if (is_time) {
 			SM_CHECK(read_time(r, &r->vta_frames, "vertexanimation"));
-			if (r->vta_frames.count == 2) {
-				/* Every vertex id must be in the base frame. */
-				const uint8_t *present = r->vta_present.data;
-				for (size_t i = 0; i < r->vta_present.count; i++) {
-					if (!present[i])
-						return sm_fail(r->error, SMDMX_ERROR_VERTEX_ID, ((const frame_info *)r->vta_frames.data)[0].line,
-						               1, "vertex id %zu is missing from the base frame", i);
-				}
-			}
+			if (r->vta_frames.count == 2) SM_CHECK(finish_base(r));
 			in_shape = r->vta_frames.count > 1;
 			continue;
 		}
@@ -1085,19 +1115,14 @@ static bool read_vertexanimation(reader *r)
 		SM_CHECK(expect_end(r, "the normal"));
 		size_t uid = (size_t)id;
 		if (r->vta_frames.count == 1) {
-			if (uid >= r->vta_present.count) {
-				size_t old = r->vta_present.count;
-				SM_CHECK(sm_vec_reserve(r->o, &r->vta_present, 1, uid + 1, r->error));
-				SM_CHECK(sm_vec_reserve(r->o, &r->vta_base, 6 * sizeof(float), uid + 1, r->error));
-				memset((uint8_t *)r->vta_present.data + old, 0, uid + 1 - old);
-				memset((float *)r->vta_base.data + 6 * old, 0, (uid + 1 - old) * 6 * sizeof(float));
-				r->vta_present.count = r->vta_base.count = uid + 1;
-			}
-			((uint8_t *)r->vta_present.data)[uid] = 1;
-			memcpy((float *)r->vta_base.data + 6 * uid, v, sizeof(v));
+			base_line *b = sm_vec_push(r->o, &r->vta_lines, sizeof(base_line), r->error);
+			if (!b) return false;
+			b->id = (uint32_t)uid;
+			b->line = r->line_no;
+			memcpy(b->v, v, sizeof(v));
 			continue;
 		}
-		if (uid >= r->vta_present.count)
+		if (uid >= r->vta_base.count)
 			return fail_at(r, id_at, SMDMX_ERROR_VERTEX_ID, "vertex id %lld is not in the base frame", (long long)id);
 		const float *b = (const float *)r->vta_base.data + 6 * uid;
 		uint32_t *a = sm_vec_push(r->o, &pi, sizeof(uint32_t), r->error);
@@ -1361,7 +1386,7 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	r->nodes = r->joints = r->id_map = r->frames = r->poses = (sm_vec)SM_VEC_INIT;
 	r->positions = r->weight_offsets = r->weights = r->position_indices = (sm_vec)SM_VEC_INIT;
 	r->normals = r->normal_indices = r->materials = r->face_sets = (sm_vec)SM_VEC_INIT;
-	r->vta_frames = r->vta_base = r->vta_present = r->shapes = (sm_vec)SM_VEC_INIT;
+	r->vta_frames = r->vta_base = r->vta_lines = r->shapes = (sm_vec)SM_VEC_INIT;
 	r->scene = sm_scene_new(&opts.allocator, r->error);
 	if (!r->scene) return NULL;
 	r->o = r->scene->owner;
@@ -1391,7 +1416,7 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	sm_vec_release(r->o, &r->frames, sizeof(frame_info));
 	sm_vec_release(r->o, &r->poses, sizeof(smdmx_transform));
 	sm_vec_release(r->o, &r->vta_base, 6 * sizeof(float));
-	sm_vec_release(r->o, &r->vta_present, 1);
+	sm_vec_release(r->o, &r->vta_lines, sizeof(base_line));
 	if (ok) ok = smdmx_scene_validate(r->scene, r->error);
 	if (!ok) {
 		smdmx_scene_free(r->scene);

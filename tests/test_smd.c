@@ -358,6 +358,21 @@ static void test_limits(void **state)
 			expect_error(text, (size_t)n, &d, SMDMX_ERROR_LIMIT, 7, 3);
 		}
 	}
+	/* bone poses: 3 bones x 2 frames fit in 6, not in 5 */
+	const char *poses = "version 1\nnodes\n0 \"a\" -1\n1 \"b\" 0\n2 \"c\" 0\nend\nskeleton\ntime 0\ntime 1\nend\n";
+	smdmx_smd_read_options k = { .limits = { .max_keys = 5 } };
+	expect_error(poses, strlen(poses), &k, SMDMX_ERROR_LIMIT, 9, 1);
+	k.limits.max_keys = 6;
+	s = smdmx_smd_read_memory(poses, strlen(poses), &k, &err, NULL);
+	assert_non_null(s);
+	smdmx_scene_free(s);
+	/* a VTA id far beyond the base frame's size is an error, not an allocation */
+	const char *vta = "version 1\nnodes\n0 \"a\" -1\nend\nvertexanimation\ntime 0\n0 0 0 0 0 0 1\n"
+	                  "2000000000 0 0 0 0 0 1\nend\n";
+	expect_error(vta, strlen(vta), NULL, SMDMX_ERROR_VERTEX_ID, 8, 1);
+	const char *twice = "version 1\nnodes\n0 \"a\" -1\nend\nvertexanimation\ntime 0\n1 0 0 0 0 0 1\n"
+	                    "1 0 0 0 0 0 1\ntime 1\nend\n";
+	expect_error(twice, strlen(twice), NULL, SMDMX_ERROR_VERTEX_ID, 8, 1);
 	const char *frames = "version 1\nnodes\n0 \"a\" -1\nend\nskeleton\ntime 0\ntime 1\ntime 2\nend\n";
 	o.limits.max_frames = 2;
 	expect_error(frames, strlen(frames), &o, SMDMX_ERROR_LIMIT, 8, 6);

@@ -92,7 +92,8 @@ typedef struct smdmx_limits {
 	size_t max_joints;      /* bones in one file, default 65536 */
 	size_t max_links;       /* weight links on one vertex line, default 256 */
 	size_t max_frames;      /* frames in one animation or VTA, default 1000000 */
-	size_t max_corners;     /* triangle corners in one file, default 2^31 */
+	size_t max_corners;     /* triangle corners (or VTA vertices) in one file, default 2^31 */
+	size_t max_keys;        /* bone poses of one animation, frames times bones, default 2^26 */
 } smdmx_limits;
 
 #define SMDMX_DEFAULT_MAX_LINE_LENGTH ((size_t)65536)
@@ -100,6 +101,7 @@ typedef struct smdmx_limits {
 #define SMDMX_DEFAULT_MAX_LINKS ((size_t)256)
 #define SMDMX_DEFAULT_MAX_FRAMES ((size_t)1000000)
 #define SMDMX_DEFAULT_MAX_CORNERS ((size_t)1 << 31)
+#define SMDMX_DEFAULT_MAX_KEYS ((size_t)1 << 26)
 
 #ifdef __cplusplus
 }
