@@ -9,6 +9,13 @@
 extern "C" {
 #endif
 
+/* Marks the functions the shared library exports; everything else stays internal. */
+#if defined(__GNUC__)
+#define SMDMX_API __attribute__((visibility("default")))
+#else
+#define SMDMX_API
+#endif
+
 /* Stable error codes. The numeric values never change; new codes are appended. */
 typedef enum smdmx_error_code {
 	SMDMX_ERROR_NONE = 0,
@@ -46,7 +53,7 @@ typedef struct smdmx_error {
 } smdmx_error;
 
 /* Short constant name of a code, e.g. "syntax". Never NULL. */
-const char *smdmx_error_code_name(smdmx_error_code code);
+SMDMX_API const char *smdmx_error_code_name(smdmx_error_code code);
 
 typedef enum smdmx_warning_code {
 	SMDMX_WARNING_MISSING_BONE_FIRST_FRAME = 0, /* a bone absent from the first frame took its default */

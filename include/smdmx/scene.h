@@ -233,13 +233,13 @@ typedef struct smdmx_scene {
 } smdmx_scene;
 
 /* Releases the scene and everything it points to. NULL is allowed. */
-void smdmx_scene_free(smdmx_scene *scene);
+SMDMX_API void smdmx_scene_free(smdmx_scene *scene);
 
 /* Checks every index against its array, quaternions unit (|q| within 1e-3 of 1), parents
  * acyclic, counts consistent, polygons of at least 3 corners, key times increasing and
  * values finite. Returns true when valid; otherwise fills *error (code
  * SMDMX_ERROR_INVALID_SCENE) with the first problem. error may be NULL. */
-bool smdmx_scene_validate(const smdmx_scene *scene, smdmx_error *error);
+SMDMX_API bool smdmx_scene_validate(const smdmx_scene *scene, smdmx_error *error);
 
 /* Tolerances for smdmx_scene_compare. Zero-initialised: exact at float32 (values equal
  * after rounding to float32, rotations equal as matrices within 1e-6). */
@@ -253,7 +253,7 @@ typedef struct smdmx_compare_options {
  * meshes polygon by polygon and corner by corner (position, normal, UVs, weights,
  * material); flex shapes as resulting positions; clips key by key. Returns true when equal;
  * otherwise writes a description of the first difference to diff (may be NULL). */
-bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b,
+SMDMX_API bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b,
                          const smdmx_compare_options *options, char *diff, size_t diff_size);
 
 #ifdef __cplusplus

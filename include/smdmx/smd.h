@@ -23,11 +23,11 @@ typedef struct smdmx_smd_read_options {
 /* Reads an SMD or VTA file (the kind is told by its blocks, not its extension).
  * Returns NULL on failure with *error filled (line and column of the fault). error is
  * required; warnings may be NULL. */
-smdmx_scene *smdmx_smd_read_file(const char *path, const smdmx_smd_read_options *options,
+SMDMX_API smdmx_scene *smdmx_smd_read_file(const char *path, const smdmx_smd_read_options *options,
                                  smdmx_error *error, smdmx_warnings *warnings);
 
 /* The same from memory. name is used for the scene's name (may be NULL). */
-smdmx_scene *smdmx_smd_read_memory(const void *data, size_t size,
+SMDMX_API smdmx_scene *smdmx_smd_read_memory(const void *data, size_t size,
                                    const smdmx_smd_read_options *options,
                                    smdmx_error *error, smdmx_warnings *warnings);
 
@@ -50,12 +50,12 @@ typedef struct smdmx_smd_write_options {
 /* Output sink: returns false on failure (the writer then stops with SMDMX_ERROR_IO). */
 typedef bool (*smdmx_write_fn)(void *user, const void *data, size_t size);
 
-bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
+SMDMX_API bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
                      const smdmx_smd_write_options *options, smdmx_error *error);
 
 /* Writes to a temporary file beside path and renames it into place, so a failure never
  * leaves a partial output file. */
-bool smdmx_smd_write_file(const smdmx_scene *scene, const char *path,
+SMDMX_API bool smdmx_smd_write_file(const smdmx_scene *scene, const char *path,
                           const smdmx_smd_write_options *options, smdmx_error *error);
 
 #ifdef __cplusplus
