@@ -94,6 +94,13 @@ static bool validate_mesh(const smdmx_scene *s, size_t mi, smdmx_error *error)
 	return true;
 }
 
+static bool strings_ok(const smdmx_string_list *l)
+{
+	for (size_t i = 0; i < l->count; i++)
+		if (!l->data[i]) return false;
+	return true;
+}
+
 static bool check_times(const int32_t *t, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
@@ -142,6 +149,22 @@ bool smdmx_scene_validate(const smdmx_scene *s, smdmx_error *error)
 		for (size_t k = 0; k < f->normal_count; k++)
 			if (!finite3(f->normal_deltas[k])) return INVALID("flex shape %zu: delta not finite", i);
 	}
+	for (size_t i = 0; i < s->flex_controller_count; i++) {
+		const smdmx_flex_controller *c = &s->flex_controllers[i];
+		if (!c->name) return INVALID("flex controller %zu has no name", i);
+		if (!strings_ok(&c->raw_controls)) return INVALID("flex controller '%s': a raw control has no name", c->name);
+		if (c->wrinkle_scales.count && c->wrinkle_scales.count != c->raw_controls.count)
+			return INVALID("flex controller '%s': %zu wrinkle scales for %zu raw controls", c->name,
+			               c->wrinkle_scales.count, c->raw_controls.count);
+		if (!isfinite(c->min) || !isfinite(c->max)) return INVALID("flex controller '%s': range not finite", c->name);
+	}
+	for (size_t i = 0; i < s->domination_rule_count; i++)
+		if (!strings_ok(&s->domination_rules[i].dominators) || !strings_ok(&s->domination_rules[i].suppressed))
+			return INVALID("domination rule %zu: a name is missing", i);
+	for (size_t i = 0; i < s->flex_rule_count; i++)
+		if (!s->flex_rules[i].name || !s->flex_rules[i].expression) return INVALID("flex rule %zu is incomplete", i);
+	for (size_t i = 0; i < s->attachment_count; i++)
+		if (!s->attachments[i].name) return INVALID("attachment %zu has no name", i);
 	for (size_t i = 0; i < s->clip_count; i++) {
 		const smdmx_clip *c = &s->clips[i];
 		if (!(c->frame_rate > 0) || !isfinite(c->frame_rate)) return INVALID("clip %zu: bad frame rate", i);

@@ -684,6 +684,20 @@ static void test_validate(void **state)
 	assert_false(smdmx_scene_validate(s, NULL));
 	s->meshes[0].face_sets[0].offsets[1] = 3;
 	assert_true(smdmx_scene_validate(s, NULL));
+	/* flex controllers: wrinkle scales are one per raw control, or none */
+	const char *raw[2] = { "smile_l", "smile_r" };
+	float scales[1] = { 1.0f };
+	smdmx_flex_controller fc = { .name = "smile", .raw_controls = { raw, 2 }, .max = 1.0f,
+	                             .wrinkle_scales = { scales, 1 } };
+	s->flex_controllers = &fc;
+	s->flex_controller_count = 1;
+	memset(&err, 0, sizeof(err));
+	assert_false(smdmx_scene_validate(s, &err));
+	assert_string_equal(err.message, "flex controller 'smile': 1 wrinkle scales for 2 raw controls");
+	fc.wrinkle_scales.count = 0;
+	assert_true(smdmx_scene_validate(s, NULL));
+	s->flex_controllers = NULL;
+	s->flex_controller_count = 0;
 	smdmx_scene_free(s);
 }
 
