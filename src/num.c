@@ -343,7 +343,7 @@ size_t sm_format_fixed6_double(double v, char *out)
 
 static const double pow10_small[13] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12 };
 
-/* Fixed notation with `decimals` digits, when the text reads back as v; 0 otherwise.
+/* Fixed notation with `decimals` digits, when the text reads back as v (v != 0); 0 otherwise.
  * x = v * 10^d is exact in double for d <= 12 (24 bits times 5^d < 2^28, times 2^d), so
  * the distance from x to the printed integer r is exact and decides the round trip:
  * the decimal r / 10^d reads back as v when it lies within half an ulp of v. */
@@ -353,31 +353,25 @@ static size_t try_fixed(float v, int decimals, char *out)
 	double r = nearbyint(x);
 	if (fabs(r) >= 9.0e18) return 0;
 	int e;
-	frexpf(v, &e);
+	float m = frexpf(v, &e);
 	double half_ulp = ldexp(1.0, (e < -125 ? -125 : e) - 25) * pow10_small[decimals];
-	if (!(fabs(r - x) < half_ulp)) return 0;
+	/* Below a power of two the next float is half as far. */
+	if ((m == 0.5f || m == -0.5f) && e > -125 && fabs(r) < fabs(x)) half_ulp /= 2;
+	if (!(fabs(r - x) < half_ulp) || r == 0) return 0;
 	size_t n = 0;
-	if (r == 0) {
-		out[n++] = '0';
-	} else {
-		if (r < 0) {
-			out[n++] = '-';
-			r = -r;
-		}
-		uint64_t u = (uint64_t)r, scale = (uint64_t)pow10_small[decimals];
-		n += format_u64(u / scale, out + n);
-		uint64_t frac = u % scale;
-		out[n++] = '.';
-		for (int d = decimals - 1; d >= 0; d--) {
-			out[n + (size_t)d] = (char)('0' + frac % 10);
-			frac /= 10;
-		}
-		n += (size_t)decimals;
-		out[n] = '\0';
-		return n;
+	if (r < 0) {
+		out[n++] = '-';
+		r = -r;
 	}
+	uint64_t u = (uint64_t)r, scale = (uint64_t)pow10_small[decimals];
+	n += format_u64(u / scale, out + n);
+	uint64_t frac = u % scale;
 	out[n++] = '.';
-	for (int d = 0; d < decimals; d++) out[n++] = '0';
+	for (int d = decimals - 1; d >= 0; d--) {
+		out[n + (size_t)d] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	n += (size_t)decimals;
 	out[n] = '\0';
 	return n;
 }

@@ -244,6 +244,18 @@ static void test_format_float_exact(void **state)
 	assert_string_equal(out, "1.40129846e-45");
 	sm_format_float(3.4028235e38f, out);
 	assert_true(parse_ok(out) == 3.4028235e38f);
+	/* every power of two and its neighbours, where the float spacing changes */
+	for (int k = -149; k <= 127; k++) {
+		float p2 = ldexpf(1.0f, k);
+		float cases[6] = { p2, nextafterf(p2, 0), nextafterf(p2, INFINITY), -p2, -nextafterf(p2, 0),
+		                   -nextafterf(p2, INFINITY) };
+		for (int c = 0; c < 6; c++) {
+			if (!isfinite(cases[c]) || cases[c] == 0) continue; /* zero is written unsigned */
+			sm_format_float(cases[c], out);
+			float back = parse_ok(out);
+			if (bits(back) != bits(cases[c])) fail_msg("%a -> %s -> %a", (double)cases[c], out, (double)back);
+		}
+	}
 	for (int i = 0; i < 400000; i++) {
 		uint32_t u = (uint32_t)rng();
 		float f;
