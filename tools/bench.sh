@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 tris=${1:-1000000}
 runs=${2:-3}
-sh tools/install-deps.sh bc
+sh tools/install-deps.sh
 [ -f build/build.ninja ] || meson setup build -Dwerror=true >/dev/null
 ninja -C build tools/gen_smd tools/bench_smd >/dev/null
 dir=build/bench
@@ -25,7 +25,7 @@ now() { date +%s.%N; }
 
 cat_line=$(for i in $(seq "$runs"); do
 	t0=$(now); $one cat "$file" >/dev/null; t1=$(now)
-	echo "cat $size $(echo "$t1 - $t0" | bc -l) $(echo "$size / 1000000 / ($t1 - $t0)" | bc -l) -"
+	awk -v s="$size" -v a="$t0" -v b="$t1" 'BEGIN { printf "cat %d %.6f %.3f -\n", s, b - a, s / 1e6 / (b - a) }'
 done | best)
 read_line=$(for i in $(seq "$runs"); do $one build/tools/bench_smd read "$file"; done | best)
 format_line=$(for i in $(seq "$runs"); do $one build/tools/bench_smd format "$file"; done | best)
