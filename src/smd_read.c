@@ -29,10 +29,17 @@ typedef struct dedup {
 	size_t slot;     /* owner slot */
 } dedup;
 
-static inline uint32_t hash_words(const uint32_t *w, size_t n, uint32_t seed)
+/* Hash of n 32-bit words (the bits of floats, or weight links), read with memcpy so that
+ * float data is never accessed through an integer pointer. */
+static inline uint32_t hash_words(const void *data, size_t n, uint32_t seed)
 {
+	const unsigned char *b = data;
 	uint64_t h = seed * UINT64_C(0x9E3779B97F4A7C15);
-	for (size_t i = 0; i < n; i++) h = (h ^ w[i]) * UINT64_C(0xff51afd7ed558ccd);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t w;
+		memcpy(&w, b + 4 * i, 4);
+		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+	}
 	h ^= h >> 32;
 	return (uint32_t)h;
 }
@@ -686,8 +693,8 @@ static bool dedup_grow(reader *r, dedup *d)
 
 static uint32_t hash_position(const float *p, const smdmx_weight *w, size_t n)
 {
-	uint32_t h = hash_words((const uint32_t *)p, 3, 1);
-	return n ? h ^ hash_words((const uint32_t *)w, n * 2, (uint32_t)n) : h;
+	uint32_t h = hash_words(p, 3, 1);
+	return n ? h ^ hash_words(w, n * 2, (uint32_t)n) : h;
 }
 
 /* Bitwise equality of n 32-bit words (floats compare by bits: -0 and 0 stay apart). */
@@ -707,7 +714,7 @@ static inline bool same_words(const void *a, const void *b, size_t n)
 static bool intern_vec(reader *r, dedup *d, sm_vec *data, const float *val, size_t n, uint32_t *out)
 {
 	if ((d->count + 1) * 2 > d->cap) SM_CHECK(dedup_grow(r, d));
-	uint32_t hv = hash_words((const uint32_t *)val, n, (uint32_t)n);
+	uint32_t hv = hash_words(val, n, (uint32_t)n);
 	size_t mask = d->cap - 1, h = hv & mask;
 	const float *base = data->data;
 	for (;;) {
