@@ -116,7 +116,7 @@ static bool owner_new_slot(sm_owner *o, void *ptr, size_t size, size_t *slot)
 	return true;
 }
 
-smdmx_scene *sm_scene_new(const smdmx_allocator *hooks, smdmx_error *error)
+sm_owner *sm_owner_new(const smdmx_allocator *hooks, smdmx_error *error)
 {
 	sm_alloc a;
 	sm_alloc_init(&a, hooks);
@@ -127,14 +127,27 @@ smdmx_scene *sm_scene_new(const smdmx_allocator *hooks, smdmx_error *error)
 	}
 	memset(o, 0, sizeof(*o));
 	o->alloc = a;
-	smdmx_scene *scene = sm_malloc(&o->alloc, sizeof(*scene));
+	return o;
+}
+
+void sm_owner_free(sm_owner *o)
+{
+	if (!o) return;
+	for (size_t i = 0; i < o->slot_count; i++) sm_free(&o->alloc, o->slots[i].ptr, o->slots[i].size);
+	sm_free(&o->alloc, o->slots, o->slot_cap * sizeof(sm_slot));
+	sm_alloc a = o->alloc;
+	sm_free(&a, o, sizeof(*o));
+}
+
+smdmx_scene *sm_scene_new(const smdmx_allocator *hooks, smdmx_error *error)
+{
+	sm_owner *o = sm_owner_new(hooks, error);
+	if (!o) return NULL;
+	smdmx_scene *scene = sm_owned_calloc(o, 1, sizeof(*scene), error);
 	if (!scene) {
-		a = o->alloc;
-		sm_free(&a, o, sizeof(*o));
-		sm_fail_oom(error);
+		sm_owner_free(o);
 		return NULL;
 	}
-	memset(scene, 0, sizeof(*scene));
 	scene->owner = o;
 	scene->up_axis = 'Z';
 	return scene;
@@ -142,13 +155,7 @@ smdmx_scene *sm_scene_new(const smdmx_allocator *hooks, smdmx_error *error)
 
 void smdmx_scene_free(smdmx_scene *scene)
 {
-	if (!scene) return;
-	sm_owner *o = scene->owner;
-	for (size_t i = 0; i < o->slot_count; i++) sm_free(&o->alloc, o->slots[i].ptr, o->slots[i].size);
-	sm_free(&o->alloc, o->slots, o->slot_cap * sizeof(sm_slot));
-	sm_free(&o->alloc, scene, sizeof(*scene));
-	sm_alloc a = o->alloc;
-	sm_free(&a, o, sizeof(*o));
+	if (scene) sm_owner_free(scene->owner);
 }
 
 void *sm_owned_alloc(sm_owner *o, size_t size, smdmx_error *error)

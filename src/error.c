@@ -8,7 +8,8 @@ static const char *const code_names[SMDMX_ERROR_CODE_COUNT] = {
 	"none", "io", "out-of-memory", "limit", "empty", "nul-byte", "line-too-long", "syntax",
 	"bad-number", "not-finite", "version", "unknown-block", "missing-end", "bone-undefined",
 	"bone-redefined", "parent-cycle", "triangle", "links", "time", "invalid-scene",
-	"vertex-id", "usage",
+	"vertex-id", "usage", "header", "encoding", "duplicate-id", "unknown-id", "unterminated", "unknown-type",
+	"bad-value",
 };
 
 const char *smdmx_error_code_name(smdmx_error_code code)

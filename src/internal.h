@@ -73,6 +73,9 @@ typedef struct sm_vec {
 
 #define SM_VEC_INIT { NULL, 0, 0, SIZE_MAX }
 
+/* An owner with nothing in it yet; sm_owner_free releases every slot and the owner. */
+sm_owner *sm_owner_new(const smdmx_allocator *hooks, smdmx_error *error);
+void sm_owner_free(sm_owner *o);
 smdmx_scene *sm_scene_new(const smdmx_allocator *hooks, smdmx_error *error);
 SM_NODISCARD void *sm_owned_alloc(sm_owner *o, size_t size, smdmx_error *error);
 SM_NODISCARD void *sm_owned_calloc(sm_owner *o, size_t count, size_t elem, smdmx_error *error);

@@ -2,6 +2,7 @@
 #ifndef SMDMX_ERROR_H
 #define SMDMX_ERROR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,13 @@ typedef enum smdmx_error_code {
 	SMDMX_ERROR_INVALID_SCENE = 19,  /* a scene failed smdmx_scene_validate */
 	SMDMX_ERROR_VERTEX_ID = 20,      /* a VTA vertex id out of range or not in the base frame */
 	SMDMX_ERROR_USAGE = 21,          /* bad arguments to a function or the command line */
+	SMDMX_ERROR_HEADER = 22,         /* the file does not start with a DMX header */
+	SMDMX_ERROR_ENCODING = 23,       /* a DMX encoding or encoding version smdmx does not read */
+	SMDMX_ERROR_DUPLICATE_ID = 24,   /* two elements share one id */
+	SMDMX_ERROR_UNKNOWN_ID = 25,     /* a reference to an id that no element has */
+	SMDMX_ERROR_UNTERMINATED = 26,   /* a string, brace or bracket that is never closed */
+	SMDMX_ERROR_UNKNOWN_TYPE = 27,   /* an unknown value type used as a value */
+	SMDMX_ERROR_BAD_VALUE = 28,      /* a value that does not parse for its type */
 	SMDMX_ERROR_CODE_COUNT
 } smdmx_error_code;
 
@@ -80,6 +88,10 @@ typedef struct smdmx_warnings {
 	smdmx_warning data[SMDMX_WARNING_CODE_COUNT];
 	size_t count;
 } smdmx_warnings;
+
+/* Output sink of the writers: returns false on failure (the writer then stops with
+ * SMDMX_ERROR_IO). */
+typedef bool (*smdmx_write_fn)(void *user, const void *data, size_t size);
 
 /* Allocation hooks. All three or none. Zero-initialised means malloc/realloc/free. */
 typedef struct smdmx_allocator {

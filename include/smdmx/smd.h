@@ -47,9 +47,6 @@ typedef struct smdmx_smd_write_options {
 	smdmx_limits limits;  /* max_frames bounds the frames written */
 } smdmx_smd_write_options;
 
-/* Output sink: returns false on failure (the writer then stops with SMDMX_ERROR_IO). */
-typedef bool (*smdmx_write_fn)(void *user, const void *data, size_t size);
-
 SMDMX_API bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
                      const smdmx_smd_write_options *options, smdmx_error *error);
 

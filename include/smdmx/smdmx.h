@@ -2,6 +2,7 @@
 #ifndef SMDMX_SMDMX_H
 #define SMDMX_SMDMX_H
 
+#include "smdmx/dm.h"
 #include "smdmx/error.h"
 #include "smdmx/math.h"
 #include "smdmx/scene.h"

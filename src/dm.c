@@ -1,0 +1,478 @@
+/* The generic DMX datamodel: elements, typed attributes, ids. Nothing here knows a file
+ * encoding or the model schema. */
+#include <stdio.h>
+#include <string.h>
+
+#include "dm_internal.h"
+
+/* ---- types ----------------------------------------------------------------------------- */
+
+static const char *const type_names[SMDMX_DM_TYPE_COUNT] = {
+	NULL, "element", "int", "float", "bool", "string", "binary", "time", "color", "vector2", "vector3",
+	"vector4", "qangle", "quaternion", "matrix", "uint64", "uint8", "elementid",
+};
+
+static const char *const array_names[SMDMX_DM_TYPE_COUNT] = {
+	NULL, "element_array", "int_array", "float_array", "bool_array", "string_array", "binary_array",
+	"time_array", "color_array", "vector2_array", "vector3_array", "vector4_array", "qangle_array",
+	"quaternion_array", "matrix_array", "uint64_array", "uint8_array", "elementid_array",
+};
+
+static const size_t item_sizes[SMDMX_DM_TYPE_COUNT] = {
+	0, sizeof(uint32_t), sizeof(int32_t), sizeof(float), 1, sizeof(const char *), sizeof(smdmx_dm_binary),
+	sizeof(int32_t), 4, 8, 12, 16, 12, 16, 64, 8, 1, 16,
+};
+
+const char *smdmx_dm_type_name(smdmx_dm_type type, bool is_array)
+{
+	if (type <= SMDMX_DM_NONE || type >= SMDMX_DM_TYPE_COUNT) return NULL;
+	return is_array ? array_names[type] : type_names[type];
+}
+
+bool smdmx_dm_type_from_name(const char *name, size_t len, smdmx_dm_type *type, bool *is_array)
+{
+	for (int t = 1; t < SMDMX_DM_TYPE_COUNT; t++) {
+		if (strlen(type_names[t]) == len && memcmp(type_names[t], name, len) == 0) {
+			*type = (smdmx_dm_type)t;
+			*is_array = false;
+			return true;
+		}
+		if (strlen(array_names[t]) == len && memcmp(array_names[t], name, len) == 0) {
+			*type = (smdmx_dm_type)t;
+			*is_array = true;
+			return true;
+		}
+	}
+	/* The other spellings in circulation (FORMATS.md A6): BST's "angle", binary's "objectid". */
+	static const struct {
+		const char *name;
+		smdmx_dm_type type;
+		bool array;
+	} aliases[] = {
+		{ "angle", SMDMX_DM_QANGLE, false },     { "angle_array", SMDMX_DM_QANGLE, true },
+		{ "objectid", SMDMX_DM_OBJECTID, false }, { "objectid_array", SMDMX_DM_OBJECTID, true },
+	};
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+		if (strlen(aliases[i].name) == len && memcmp(aliases[i].name, name, len) == 0) {
+			*type = aliases[i].type;
+			*is_array = aliases[i].array;
+			return true;
+		}
+	}
+	return false;
+}
+
+size_t smdmx_dm_item_size(smdmx_dm_type type)
+{
+	return type > SMDMX_DM_NONE && type < SMDMX_DM_TYPE_COUNT ? item_sizes[type] : 0;
+}
+
+/* ---- ids --------------------------------------------------------------------------------- */
+
+void smdmx_dm_id_to_text(const uint8_t id[16], char out[37])
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10) out[n++] = '-';
+		out[n++] = hex[id[i] >> 4];
+		out[n++] = hex[id[i] & 15];
+	}
+	out[n] = '\0';
+}
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9') return c - '0';
+	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+	return -1;
+}
+
+bool smdmx_dm_id_from_text(const char *text, size_t len, uint8_t id[16])
+{
+	/* 8-4-4-4-12 hex digits; braces around it are accepted as Windows writes them. */
+	if (len == 38 && text[0] == '{' && text[37] == '}') {
+		text++;
+		len -= 2;
+	}
+	if (len != 36) return false;
+	size_t k = 0;
+	for (size_t i = 0; i < 36;) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (text[i] != '-') return false;
+			i++;
+			continue;
+		}
+		int hi = hex_value(text[i]), lo = hex_value(text[i + 1]);
+		if (hi < 0 || lo < 0) return false;
+		id[k++] = (uint8_t)(hi << 4 | lo);
+		i += 2;
+	}
+	return true;
+}
+
+/* SHA-1 (FIPS 180-4), only for name-based UUIDs. */
+typedef struct sha1 {
+	uint32_t h[5];
+	uint8_t block[64];
+	size_t used;
+	uint64_t bytes;
+} sha1;
+
+static uint32_t rol(uint32_t x, int n)
+{
+	return (x << n) | (x >> (32 - n));
+}
+
+static void sha1_block(sha1 *s, const uint8_t *b)
+{
+	uint32_t w[80];
+	for (int i = 0; i < 16; i++) w[i] = (uint32_t)b[4 * i] << 24 | (uint32_t)b[4 * i + 1] << 16 | (uint32_t)b[4 * i + 2] << 8 | b[4 * i + 3];
+	for (int i = 16; i < 80; i++) w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+	uint32_t a = s->h[0], bb = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
+	for (int i = 0; i < 80; i++) {
+		uint32_t f, k;
+		if (i < 20) f = (bb & c) | (~bb & d), k = 0x5A827999u;
+		else if (i < 40) f = bb ^ c ^ d, k = 0x6ED9EBA1u;
+		else if (i < 60) f = (bb & c) | (bb & d) | (c & d), k = 0x8F1BBCDCu;
+		else f = bb ^ c ^ d, k = 0xCA62C1D6u;
+		uint32_t t = rol(a, 5) + f + e + k + w[i];
+		e = d;
+		d = c;
+		c = rol(bb, 30);
+		bb = a;
+		a = t;
+	}
+	s->h[0] += a;
+	s->h[1] += bb;
+	s->h[2] += c;
+	s->h[3] += d;
+	s->h[4] += e;
+}
+
+static void sha1_init(sha1 *s)
+{
+	static const uint32_t h0[5] = { 0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u };
+	memcpy(s->h, h0, sizeof(h0));
+	s->used = 0;
+	s->bytes = 0;
+}
+
+static void sha1_update(sha1 *s, const void *data, size_t n)
+{
+	const uint8_t *p = data;
+	s->bytes += n;
+	while (n) {
+		size_t k = 64 - s->used < n ? 64 - s->used : n;
+		memcpy(s->block + s->used, p, k);
+		s->used += k;
+		p += k;
+		n -= k;
+		if (s->used == 64) {
+			sha1_block(s, s->block);
+			s->used = 0;
+		}
+	}
+}
+
+static void sha1_final(sha1 *s, uint8_t out[20])
+{
+	uint64_t bits = s->bytes * 8;
+	uint8_t pad = 0x80;
+	sha1_update(s, &pad, 1);
+	pad = 0;
+	while (s->used != 56) sha1_update(s, &pad, 1);
+	uint8_t len[8];
+	for (int i = 0; i < 8; i++) len[i] = (uint8_t)(bits >> (56 - 8 * i));
+	sha1_update(s, len, 8);
+	for (int i = 0; i < 5; i++) {
+		out[4 * i] = (uint8_t)(s->h[i] >> 24);
+		out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
+		out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
+		out[4 * i + 3] = (uint8_t)s->h[i];
+	}
+}
+
+/* smdmx's namespace for name-based element ids. */
+static const uint8_t id_namespace[16] = { 0x7a, 0x3d, 0x51, 0x0e, 0x9c, 0x42, 0x4b, 0x8f,
+	                                      0xa1, 0x6e, 0x35, 0xd2, 0x0b, 0x77, 0xc4, 0x19 };
+
+/* RFC 4122 version 5 UUID of a description made of parts. */
+static void uuid5(const void *const *parts, const size_t *sizes, size_t n, uint8_t out[16])
+{
+	sha1 s;
+	uint8_t digest[20];
+	sha1_init(&s);
+	sha1_update(&s, id_namespace, 16);
+	for (size_t i = 0; i < n; i++) sha1_update(&s, parts[i], sizes[i]);
+	sha1_final(&s, digest);
+	memcpy(out, digest, 16);
+	out[6] = (uint8_t)((out[6] & 0x0f) | 0x50);
+	out[8] = (uint8_t)((out[8] & 0x3f) | 0x80);
+}
+
+void sm_sha1(const void *data, size_t n, uint8_t out[20])
+{
+	sha1 s;
+	sha1_init(&s);
+	sha1_update(&s, data, n);
+	sha1_final(&s, out);
+}
+
+/* ---- the datamodel ------------------------------------------------------------------------ */
+
+smdmx_dm *smdmx_dm_create(const smdmx_allocator *allocator, smdmx_error *error)
+{
+	sm_owner *o = sm_owner_new(allocator, error);
+	if (!o) return NULL;
+	smdmx_dm *dm = sm_owned_calloc(o, 1, sizeof(*dm), error);
+	struct smdmx_dm_owner *p = sm_owned_calloc(o, 1, sizeof(*p), error);
+	if (!dm || !p) {
+		sm_owner_free(o);
+		return NULL;
+	}
+	p->mem = o;
+	p->elements = (sm_vec)SM_VEC_INIT;
+	p->attrs = (sm_vec)SM_VEC_INIT;
+	dm->owner = p;
+	dm->root = SMDMX_NONE;
+	return dm;
+}
+
+void smdmx_dm_free(smdmx_dm *dm)
+{
+	if (dm) sm_owner_free(dm->owner->mem);
+}
+
+const char *smdmx_dm_strdup(smdmx_dm *dm, const char *s, smdmx_error *error)
+{
+	return sm_strdup(dm->owner->mem, s, strlen(s), error);
+}
+
+uint32_t sm_dm_add_element(smdmx_dm *dm, const char *type, const char *name, const uint8_t *id, smdmx_error *error)
+{
+	struct smdmx_dm_owner *p = dm->owner;
+	if (p->elements.count >= UINT32_MAX - 1) {
+		sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "too many elements");
+		return SMDMX_NONE;
+	}
+	smdmx_dm_element *e = sm_vec_push(p->mem, &p->elements, sizeof(*e), error);
+	sm_vec *a = sm_vec_push(p->mem, &p->attrs, sizeof(*a), error);
+	if (!e || !a) return SMDMX_NONE;
+	memset(e, 0, sizeof(*e));
+	*a = (sm_vec)SM_VEC_INIT;
+	e->type = type;
+	e->name = name;
+	if (id) {
+		memcpy(e->id, id, 16);
+		e->has_id = true;
+	}
+	dm->elements = p->elements.data;
+	dm->element_count = p->elements.count;
+	p->id_index_valid = false;
+	uint32_t index = (uint32_t)(p->elements.count - 1);
+	if (dm->root == SMDMX_NONE) dm->root = index;
+	return index;
+}
+
+uint32_t smdmx_dm_add_element(smdmx_dm *dm, const char *type, const char *name, const uint8_t *id, smdmx_error *error)
+{
+	const char *t = sm_strdup(dm->owner->mem, type, strlen(type), error);
+	const char *n = t ? sm_strdup(dm->owner->mem, name ? name : "", name ? strlen(name) : 0, error) : NULL;
+	if (!n) return SMDMX_NONE;
+	return sm_dm_add_element(dm, t, n, id, error);
+}
+
+smdmx_dm_attr *sm_dm_push_attr(smdmx_dm *dm, uint32_t element, smdmx_error *error)
+{
+	struct smdmx_dm_owner *p = dm->owner;
+	sm_vec *v = (sm_vec *)p->attrs.data + element;
+	smdmx_dm_attr *a = sm_vec_push(p->mem, v, sizeof(*a), error);
+	if (!a) return NULL;
+	memset(a, 0, sizeof(*a));
+	dm->elements[element].attrs = v->data;
+	dm->elements[element].attr_count = v->count;
+	return a;
+}
+
+bool sm_dm_alloc_array(smdmx_dm *dm, smdmx_dm_attr *a, size_t count, smdmx_error *error)
+{
+	a->value.array.count = count;
+	a->value.array.data = NULL;
+	if (count == 0) return true;
+	a->value.array.data = sm_owned_calloc(dm->owner->mem, count, smdmx_dm_item_size(a->type), error);
+	return a->value.array.data != NULL;
+}
+
+smdmx_dm_attr *smdmx_dm_add_attr(smdmx_dm *dm, uint32_t element, const char *name, smdmx_dm_type type, bool is_array,
+                                 size_t count, smdmx_error *error)
+{
+	if (element >= dm->element_count || type <= SMDMX_DM_NONE || type >= SMDMX_DM_TYPE_COUNT) {
+		sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "bad element index or attribute type");
+		return NULL;
+	}
+	smdmx_dm_element *e = &dm->elements[element];
+	smdmx_dm_attr *a = NULL;
+	for (size_t i = 0; i < e->attr_count; i++)
+		if (strcmp(e->attrs[i].name, name) == 0) a = &e->attrs[i];
+	if (!a) {
+		const char *n = sm_strdup(dm->owner->mem, name, strlen(name), error);
+		if (!n || !(a = sm_dm_push_attr(dm, element, error))) return NULL;
+		a->name = n;
+	} else {
+		const char *n = a->name;
+		memset(a, 0, sizeof(*a));
+		a->name = n;
+	}
+	a->type = type;
+	a->is_array = is_array;
+	if (is_array) {
+		if (!sm_dm_alloc_array(dm, a, count, error)) return NULL;
+	} else if (type == SMDMX_DM_ELEMENT) {
+		a->value.element = SMDMX_NONE;
+	} else if (type == SMDMX_DM_STRING) {
+		a->value.s = "";
+	} else if (type == SMDMX_DM_MATRIX) {
+		a->value.matrix = sm_owned_calloc(dm->owner->mem, 16, sizeof(float), error);
+		if (!a->value.matrix) return NULL;
+	}
+	if (is_array && type == SMDMX_DM_ELEMENT) {
+		uint32_t *ix = a->value.array.data;
+		for (size_t i = 0; i < count; i++) ix[i] = SMDMX_NONE;
+	}
+	if (is_array && type == SMDMX_DM_STRING) {
+		const char **s = a->value.array.data;
+		for (size_t i = 0; i < count; i++) s[i] = "";
+	}
+	return a;
+}
+
+const smdmx_dm_attr *smdmx_dm_find_attr(const smdmx_dm *dm, uint32_t element, const char *name)
+{
+	if (element >= dm->element_count) return NULL;
+	const smdmx_dm_element *e = &dm->elements[element];
+	for (size_t i = 0; i < e->attr_count; i++)
+		if (strcmp(e->attrs[i].name, name) == 0) return &e->attrs[i];
+	return NULL;
+}
+
+static uint32_t id_hash(const uint8_t id[16])
+{
+	uint32_t h = 2166136261u;
+	for (int i = 0; i < 16; i++) h = (h ^ id[i]) * 16777619u;
+	return h;
+}
+
+/* Builds the id index (open addressing over element indices). */
+bool sm_dm_index_ids(smdmx_dm *dm, smdmx_error *error)
+{
+	struct smdmx_dm_owner *p = dm->owner;
+	if (p->id_index_valid) return true;
+	size_t cap = 16;
+	while (cap < dm->element_count * 2) cap *= 2;
+	sm_vec_release(p->mem, &p->id_slots, sizeof(uint32_t));
+	SM_CHECK(sm_vec_reserve(p->mem, &p->id_slots, sizeof(uint32_t), cap, error));
+	uint32_t *slots = p->id_slots.data;
+	for (size_t i = 0; i < cap; i++) slots[i] = SMDMX_NONE;
+	p->id_slots.count = cap;
+	for (size_t i = 0; i < dm->element_count; i++) {
+		if (!dm->elements[i].has_id) continue;
+		size_t h = id_hash(dm->elements[i].id) & (cap - 1);
+		while (slots[h] != SMDMX_NONE) h = (h + 1) & (cap - 1);
+		slots[h] = (uint32_t)i;
+	}
+	p->id_index_valid = true;
+	return true;
+}
+
+uint32_t sm_dm_lookup_id(const smdmx_dm *dm, const uint8_t id[16])
+{
+	const struct smdmx_dm_owner *p = dm->owner;
+	const uint32_t *slots = p->id_slots.data;
+	size_t cap = p->id_slots.count;
+	if (!cap) return SMDMX_NONE;
+	size_t h = id_hash(id) & (cap - 1);
+	while (slots[h] != SMDMX_NONE) {
+		if (memcmp(dm->elements[slots[h]].id, id, 16) == 0) return slots[h];
+		h = (h + 1) & (cap - 1);
+	}
+	return SMDMX_NONE;
+}
+
+uint32_t smdmx_dm_find_id(const smdmx_dm *dm, const uint8_t id[16])
+{
+	if (!dm->owner->id_index_valid) {
+		/* The index is a cache: build it through a non-const view of the same datamodel. */
+		smdmx_error e;
+		memset(&e, 0, sizeof(e));
+		if (!sm_dm_index_ids((smdmx_dm *)(uintptr_t)dm, &e)) {
+			for (size_t i = 0; i < dm->element_count; i++)
+				if (dm->elements[i].has_id && memcmp(dm->elements[i].id, id, 16) == 0) return (uint32_t)i;
+			return SMDMX_NONE;
+		}
+	}
+	return sm_dm_lookup_id(dm, id);
+}
+
+/* Id of an element from its place: the referring element's id, the attribute name and the
+ * position in an array. */
+static void derive_id(const uint8_t parent[16], const char *attr, size_t index, const smdmx_dm_element *e,
+                      uint8_t out[16])
+{
+	char idx[24];
+	snprintf(idx, sizeof(idx), "%zu", index);
+	const void *parts[5] = { parent, attr, idx, e->type, e->name };
+	size_t sizes[5] = { 16, strlen(attr) + 1, strlen(idx) + 1, strlen(e->type) + 1, strlen(e->name) + 1 };
+	uuid5(parts, sizes, 5, out);
+}
+
+bool smdmx_dm_assign_ids(smdmx_dm *dm, smdmx_error *error)
+{
+	size_t n = dm->element_count;
+	bool any = false;
+	for (size_t i = 0; i < n && !any; i++) any = !dm->elements[i].has_id;
+	if (!any) return true;
+	struct smdmx_dm_owner *p = dm->owner;
+	sm_vec queue = SM_VEC_INIT;
+	SM_CHECK(sm_vec_reserve(p->mem, &queue, sizeof(uint32_t), n, error));
+	uint32_t *q = queue.data;
+	size_t head = 0, tail = 0;
+	for (size_t i = 0; i < n; i++)
+		if (dm->elements[i].has_id) q[tail++] = (uint32_t)i;
+	size_t next_orphan = 0;
+	static const uint8_t zero[16] = { 0 };
+	for (;;) {
+		while (head < tail) {
+			const smdmx_dm_element *e = &dm->elements[q[head++]];
+			for (size_t a = 0; a < e->attr_count; a++) {
+				const smdmx_dm_attr *at = &e->attrs[a];
+				if (at->type != SMDMX_DM_ELEMENT) continue;
+				size_t count = at->is_array ? at->value.array.count : 1;
+				const uint32_t *ix = at->is_array ? at->value.array.data : &at->value.element;
+				for (size_t k = 0; k < count; k++) {
+					if (ix[k] == SMDMX_NONE || ix[k] >= n || dm->elements[ix[k]].has_id) continue;
+					smdmx_dm_element *c = &dm->elements[ix[k]];
+					derive_id(e->id, at->name, k, c, c->id);
+					c->has_id = true;
+					q[tail++] = ix[k];
+				}
+			}
+		}
+		/* Elements no id'd element reaches: the root first, then in index order. */
+		uint32_t start = SMDMX_NONE;
+		if (dm->root != SMDMX_NONE && !dm->elements[dm->root].has_id) start = dm->root;
+		while (start == SMDMX_NONE && next_orphan < n) {
+			if (!dm->elements[next_orphan].has_id) start = (uint32_t)next_orphan;
+			next_orphan++;
+		}
+		if (start == SMDMX_NONE) break;
+		smdmx_dm_element *e = &dm->elements[start];
+		derive_id(zero, start == dm->root ? "$root" : "$orphan", start == dm->root ? 0 : start, e, e->id);
+		e->has_id = true;
+		q[tail++] = start;
+	}
+	sm_vec_release(p->mem, &queue, sizeof(uint32_t));
+	p->id_index_valid = false;
+	return true;
+}

@@ -1,0 +1,769 @@
+/* keyvalues2 (text DMX) reader.
+ *
+ * Tokens are quoted strings and the characters { } [ ]; whitespace, commas and // comments
+ * separate them (FORMATS.md A3, A9). Parsing is iterative over an explicit stack, so the
+ * nesting depth is a checked limit, not C recursion. References by id are kept as pending
+ * entries and resolved once every element is known (they may point forward). Positions are
+ * byte offsets, turned into line:column only when an error is reported. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dm_internal.h"
+#include "num.h"
+
+/* Element references not resolved yet: the high bit marks an index into the pending table. */
+#define PENDING_BIT 0x80000000u
+
+typedef struct pending_ref {
+	uint8_t id[16];
+	size_t offset;
+} pending_ref;
+
+typedef struct token {
+	enum { TOK_END, TOK_STRING, TOK_LBRACE, TOK_RBRACE, TOK_LBRACKET, TOK_RBRACKET } kind;
+	const char *s;      /* string contents (unescaped when `copied`) */
+	size_t len;
+	size_t offset;      /* of the token's first character */
+} token;
+
+typedef enum frame_kind { FRAME_ELEMENT, FRAME_ELEMENT_ARRAY } frame_kind;
+
+typedef struct frame {
+	frame_kind kind;
+	uint32_t element;   /* the element whose body or array this is */
+	size_t attr;        /* FRAME_ELEMENT_ARRAY: the attribute being filled */
+	sm_vec items;       /* FRAME_ELEMENT_ARRAY: uint32_t */
+	size_t open_offset; /* of the '{' or '[' */
+	bool prefix;        /* the "$prefix_element$" pseudo-element */
+} frame;
+
+typedef struct kv2 {
+	const char *data;
+	size_t size, pos;
+	smdmx_dm *dm;
+	sm_owner *mem;
+	smdmx_error *error;
+	smdmx_dm_limits limits;
+	sm_vec pending;     /* pending_ref */
+	sm_vec id_offsets;  /* size_t per element: offset of its id value, or SIZE_MAX */
+	sm_vec stack;       /* frame */
+	sm_vec scratch;     /* char: unescaped strings */
+	sm_vec prefix;      /* smdmx_dm_attr of "$prefix_element$" */
+	sm_vec named;       /* uint8_t per element: its "name" was read */
+	bool have_root;
+} kv2;
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9') return c - '0';
+	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+	return -1;
+}
+
+/* ---- positions and errors --------------------------------------------------------------- */
+
+static void line_col(const char *data, size_t offset, uint32_t *line, uint32_t *col)
+{
+	uint32_t l = 1;
+	size_t start = 0;
+	for (size_t i = 0; i < offset; i++) {
+		if (data[i] == '\n' || (data[i] == '\r' && (i + 1 >= offset || data[i + 1] != '\n'))) {
+			l++;
+			start = i + 1;
+		}
+	}
+	*line = l;
+	*col = (uint32_t)(offset - start) + 1;
+}
+
+static bool fail_at(kv2 *k, size_t offset, smdmx_error_code code, const char *fmt, ...) SM_PRINTF(4, 5);
+
+static bool fail_at(kv2 *k, size_t offset, smdmx_error_code code, const char *fmt, ...)
+{
+	if (k->error->code != SMDMX_ERROR_NONE) return false;
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	uint32_t line, col;
+	line_col(k->data, offset, &line, &col);
+	return sm_fail(k->error, code, line, col, "%s", msg);
+}
+
+/* ---- header ------------------------------------------------------------------------------- */
+
+static bool header_word(const char **p, const char *e, const char **w, size_t *n)
+{
+	while (*p < e && (**p == ' ' || **p == '\t')) (*p)++;
+	*w = *p;
+	while (*p < e && **p != ' ' && **p != '\t') (*p)++;
+	*n = (size_t)(*p - *w);
+	return *n > 0;
+}
+
+static bool word_eq(const char *w, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(w, lit, n) == 0;
+}
+
+static bool parse_version(const char *w, size_t n, int *out)
+{
+	int64_t v;
+	const char *next;
+	if (sm_parse_int(w, w + n, &v, &next) != SM_NUM_OK || next != w + n || v < 0 || v > 1000000000) return false;
+	*out = (int)v;
+	return true;
+}
+
+/* "<!-- dmx encoding NAME VER format NAME VER -->" or "<!-- DMXVersion keyvalues2_v1 -->"
+ * (FORMATS.md A1, A2). */
+static bool read_header(kv2 *k)
+{
+	const char *d = k->data, *end = d + k->size;
+	const char *p = d;
+	if (end - p >= 3 && (uint8_t)p[0] == 0xEF && (uint8_t)p[1] == 0xBB && (uint8_t)p[2] == 0xBF) p += 3;
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	const char *le = nl ? nl : end;
+	if (le > p && le[-1] == '\r') le--;
+	if (le - p < 8 || memcmp(p, "<!--", 4) != 0 || memcmp(le - 3, "-->", 3) != 0)
+		return fail_at(k, (size_t)(p - d), SMDMX_ERROR_HEADER, "not a DMX file: expected '<!-- dmx encoding ... -->'");
+	const char *q = p + 4, *stop = le - 3, *w;
+	size_t n;
+	smdmx_dm *dm = k->dm;
+	if (!header_word(&q, stop, &w, &n)) goto bad;
+	if (word_eq(w, n, "DMXVersion")) {
+		if (!header_word(&q, stop, &w, &n)) goto bad;
+		const char *us = NULL;
+		for (size_t i = n; i-- > 0;)
+			if (w[i] == '_') {
+				us = w + i;
+				break;
+			}
+		if (!us || us[1] != 'v' || !parse_version(us + 2, (size_t)(w + n - us - 2), &dm->encoding_version)) goto bad;
+		dm->encoding = sm_strdup(k->mem, w, (size_t)(us - w), k->error);
+		dm->format = sm_strdup(k->mem, "dmx", 3, k->error);
+		dm->format_version = 0;
+	} else {
+		const char *enc, *fmt;
+		size_t enc_n, fmt_n;
+		if (!word_eq(w, n, "dmx") || !header_word(&q, stop, &w, &n) || !word_eq(w, n, "encoding")) goto bad;
+		if (!header_word(&q, stop, &enc, &enc_n) || !header_word(&q, stop, &w, &n) ||
+		    !parse_version(w, n, &dm->encoding_version))
+			goto bad;
+		if (!header_word(&q, stop, &w, &n) || !word_eq(w, n, "format") || !header_word(&q, stop, &fmt, &fmt_n) ||
+		    !header_word(&q, stop, &w, &n) || !parse_version(w, n, &dm->format_version))
+			goto bad;
+		if (header_word(&q, stop, &w, &n)) goto bad;
+		dm->encoding = sm_strdup(k->mem, enc, enc_n, k->error);
+		dm->format = sm_strdup(k->mem, fmt, fmt_n, k->error);
+	}
+	if (!dm->encoding || !dm->format) return false;
+	if (strcmp(dm->encoding, "keyvalues2") != 0 && strcmp(dm->encoding, "keyvalues2_flat") != 0)
+		return fail_at(k, (size_t)(p - d), SMDMX_ERROR_ENCODING, "encoding '%s' is not read by this version of smdmx",
+		               dm->encoding);
+	if (dm->encoding_version < 1 || dm->encoding_version > 4)
+		return fail_at(k, (size_t)(p - d), SMDMX_ERROR_ENCODING, "keyvalues2 version %d (1 to 4 are read)",
+		               dm->encoding_version);
+	k->pos = nl ? (size_t)(nl - d) + 1 : k->size;
+	return true;
+bad:
+	return fail_at(k, (size_t)(p - d), SMDMX_ERROR_HEADER, "malformed DMX header");
+}
+
+/* ---- tokens ------------------------------------------------------------------------------ */
+
+static const uint8_t skip_class[256] = { [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1, [','] = 1, ['\v'] = 1, ['\f'] = 1 };
+
+static char unescape(char c)
+{
+	switch (c) {
+	case 'n': return '\n';
+	case 't': return '\t';
+	case 'v': return '\v';
+	case 'b': return '\b';
+	case 'r': return '\r';
+	case 'f': return '\f';
+	case 'a': return '\a';
+	case '\\': return '\\';
+	case '?': return '?';
+	case '\'': return '\'';
+	case '"': return '"';
+	default: return 0;
+	}
+}
+
+/* The next token. Strings with escapes are unescaped into k->scratch (valid until the next
+ * string with escapes). */
+static bool next_token(kv2 *k, token *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->s = "";
+	const char *d = k->data;
+	size_t p = k->pos, n = k->size;
+	for (;;) {
+		while (p < n && skip_class[(uint8_t)d[p]]) p++;
+		if (p + 1 < n && d[p] == '/' && d[p + 1] == '/') {
+			while (p < n && d[p] != '\n' && d[p] != '\r') p++;
+			continue;
+		}
+		break;
+	}
+	t->offset = p;
+	if (p >= n) {
+		t->kind = TOK_END;
+		k->pos = p;
+		return true;
+	}
+	char c = d[p];
+	if (c == '{' || c == '}' || c == '[' || c == ']') {
+		t->kind = c == '{' ? TOK_LBRACE : c == '}' ? TOK_RBRACE : c == '[' ? TOK_LBRACKET : TOK_RBRACKET;
+		k->pos = p + 1;
+		return true;
+	}
+	if (c == '\0') return fail_at(k, p, SMDMX_ERROR_NUL_BYTE, "NUL byte in text");
+	if (c != '"') return fail_at(k, p, SMDMX_ERROR_SYNTAX, "unexpected character '%c': expected a quoted string, brace or bracket", c);
+	size_t s = p + 1, q = s;
+	/* Fast path: no backslash before the closing quote. */
+	const char *close = memchr(d + s, '"', n - s);
+	const char *bs = close ? memchr(d + s, '\\', (size_t)(close - (d + s))) : memchr(d + s, '\\', n - s);
+	if (close && !bs) {
+		if (memchr(d + s, '\0', (size_t)(close - (d + s))))
+			return fail_at(k, (size_t)((const char *)memchr(d + s, '\0', (size_t)(close - (d + s))) - d),
+			               SMDMX_ERROR_NUL_BYTE, "NUL byte in text");
+		t->kind = TOK_STRING;
+		t->s = d + s;
+		t->len = (size_t)(close - (d + s));
+		k->pos = (size_t)(close - d) + 1;
+		return true;
+	}
+	k->scratch.count = 0;
+	for (q = s; q < n && d[q] != '"'; q++) {
+		char ch = d[q];
+		if (ch == '\0') return fail_at(k, q, SMDMX_ERROR_NUL_BYTE, "NUL byte in text");
+		if (ch == '\\' && q + 1 < n) {
+			char u = unescape(d[q + 1]);
+			if (u) {
+				ch = u;
+				q++;
+			}
+			/* Any other backslash stays as written (unescaped Windows paths survive). */
+		}
+		char *dst = sm_vec_push(k->mem, &k->scratch, 1, k->error);
+		if (!dst) return false;
+		*dst = ch;
+	}
+	if (q >= n) return fail_at(k, p, SMDMX_ERROR_UNTERMINATED, "string is never closed");
+	t->kind = TOK_STRING;
+	t->s = k->scratch.data ? k->scratch.data : "";
+	t->len = k->scratch.count;
+	k->pos = q + 1;
+	return true;
+}
+
+static bool expect_string(kv2 *k, token *t, const char *what)
+{
+	SM_CHECK(next_token(k, t));
+	if (t->kind == TOK_STRING) return true;
+	if (t->kind == TOK_END) return fail_at(k, t->offset, SMDMX_ERROR_SYNTAX, "expected %s, found the end of the file", what);
+	return fail_at(k, t->offset, SMDMX_ERROR_SYNTAX, "expected %s", what);
+}
+
+/* ---- values ---------------------------------------------------------------------------------- */
+
+static const int component_count[SMDMX_DM_TYPE_COUNT] = {
+	[SMDMX_DM_COLOR] = 4, [SMDMX_DM_VECTOR2] = 2, [SMDMX_DM_VECTOR3] = 3, [SMDMX_DM_VECTOR4] = 4,
+	[SMDMX_DM_QANGLE] = 3, [SMDMX_DM_QUATERNION] = 4, [SMDMX_DM_MATRIX] = 16,
+};
+
+static inline const char *skip_space(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+	return p;
+}
+
+static bool bad_value(kv2 *k, const token *t, smdmx_dm_type type, const char *why)
+{
+	return fail_at(k, t->offset, SMDMX_ERROR_BAD_VALUE, "'%.*s' is not a %s value: %s", (int)(t->len > 40 ? 40 : t->len),
+	               t->s, smdmx_dm_type_name(type, false), why);
+}
+
+/* Parses n floats separated by whitespace filling the whole token. */
+static bool parse_floats(kv2 *k, const token *t, smdmx_dm_type type, float *out, int n)
+{
+	const char *p = t->s, *e = t->s + t->len, *next;
+	for (int i = 0; i < n; i++) {
+		p = skip_space(p, e);
+		if (p >= e) return bad_value(k, t, type, "too few components");
+		if (!sm_parse_float_fast(p, e, &out[i], &next)) {
+			sm_num_status st = sm_parse_float(p, e, &out[i], &next);
+			if (st == SM_NUM_RANGE) return bad_value(k, t, type, "not a finite float32");
+			if (st != SM_NUM_OK) return bad_value(k, t, type, "not a number");
+		}
+		if (next < e && *next != ' ' && *next != '\t' && *next != '\n' && *next != '\r')
+			return bad_value(k, t, type, "not a number");
+		p = next;
+	}
+	if (skip_space(p, e) != e) return bad_value(k, t, type, "too many components");
+	return true;
+}
+
+static bool parse_int_range(kv2 *k, const token *t, smdmx_dm_type type, int64_t lo, int64_t hi, int64_t *out)
+{
+	const char *p = skip_space(t->s, t->s + t->len), *e = t->s + t->len, *next;
+	if (sm_parse_int(p, e, out, &next) != SM_NUM_OK || skip_space(next, e) != e) return bad_value(k, t, type, "not an integer");
+	if (*out < lo || *out > hi) return bad_value(k, t, type, "out of range");
+	return true;
+}
+
+static bool parse_binary(kv2 *k, const token *t, smdmx_dm_binary *out)
+{
+	size_t digits = 0;
+	for (size_t i = 0; i < t->len; i++) {
+		char c = t->s[i];
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+		if (hex_digit(c) < 0) return bad_value(k, t, SMDMX_DM_BINARY, "not hexadecimal");
+		digits++;
+	}
+	if (digits % 2) return bad_value(k, t, SMDMX_DM_BINARY, "an odd number of hex digits");
+	out->size = digits / 2;
+	out->data = NULL;
+	if (!out->size) return true;
+	out->data = sm_owned_alloc(k->mem, out->size, k->error);
+	if (!out->data) return false;
+	size_t j = 0;
+	int hi = -1;
+	for (size_t i = 0; i < t->len; i++) {
+		int v = hex_digit(t->s[i]);
+		if (v < 0) continue;
+		if (hi < 0) hi = v;
+		else {
+			out->data[j++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	return true;
+}
+
+/* One scalar value of `type` from a token into `dst` (the item layout of the type). */
+static bool parse_value(kv2 *k, const token *t, smdmx_dm_type type, void *dst)
+{
+	int64_t v;
+	switch (type) {
+	case SMDMX_DM_INT:
+		SM_CHECK(parse_int_range(k, t, type, INT32_MIN, INT32_MAX, &v));
+		*(int32_t *)dst = (int32_t)v;
+		return true;
+	case SMDMX_DM_UINT8:
+		SM_CHECK(parse_int_range(k, t, type, 0, 255, &v));
+		*(uint8_t *)dst = (uint8_t)v;
+		return true;
+	case SMDMX_DM_FLOAT:
+		return parse_floats(k, t, type, dst, 1);
+	case SMDMX_DM_BOOL: {
+		const char *p = skip_space(t->s, t->s + t->len), *e = t->s + t->len;
+		const char *w = p;
+		while (p < e && *p != ' ' && *p != '\t') p++;
+		size_t wl = (size_t)(p - w);
+		if (skip_space(p, e) != e) return bad_value(k, t, type, "expected 0 or 1");
+		if (wl == 1 && (*w == '0' || *w == '1')) *(uint8_t *)dst = (uint8_t)(*w == '1');
+		else if (word_eq(w, wl, "true")) *(uint8_t *)dst = 1;
+		else if (word_eq(w, wl, "false")) *(uint8_t *)dst = 0;
+		else return bad_value(k, t, type, "expected 0 or 1");
+		return true;
+	}
+	case SMDMX_DM_STRING: {
+		const char *s = sm_strdup(k->mem, t->s, t->len, k->error);
+		if (!s) return false;
+		*(const char **)dst = s;
+		return true;
+	}
+	case SMDMX_DM_BINARY:
+		return parse_binary(k, t, dst);
+	case SMDMX_DM_TIME: {
+		/* Seconds; ticks = floor(10000 s + 0.5) (decision 3). */
+		const char *p = skip_space(t->s, t->s + t->len), *e = t->s + t->len, *next;
+		double s;
+		if (sm_parse_double(p, e, &s, &next) != SM_NUM_OK || skip_space(next, e) != e)
+			return bad_value(k, t, type, "not a number of seconds");
+		double ticks = floor(s * 10000.0 + 0.5);
+		if (!(ticks >= INT32_MIN && ticks <= INT32_MAX)) return bad_value(k, t, type, "out of range");
+		*(int32_t *)dst = (int32_t)ticks;
+		return true;
+	}
+	case SMDMX_DM_COLOR: {
+		const char *p = t->s, *e = t->s + t->len, *next;
+		uint8_t *c = dst;
+		for (int i = 0; i < 4; i++) {
+			p = skip_space(p, e);
+			if (p >= e) return bad_value(k, t, type, "too few components");
+			if (sm_parse_int(p, e, &v, &next) != SM_NUM_OK || v < 0 || v > 255) return bad_value(k, t, type, "expected 0 to 255");
+			c[i] = (uint8_t)v;
+			p = next;
+		}
+		if (skip_space(p, e) != e) return bad_value(k, t, type, "too many components");
+		return true;
+	}
+	case SMDMX_DM_VECTOR2:
+	case SMDMX_DM_VECTOR3:
+	case SMDMX_DM_VECTOR4:
+	case SMDMX_DM_QANGLE:
+	case SMDMX_DM_QUATERNION:
+	case SMDMX_DM_MATRIX:
+		return parse_floats(k, t, type, dst, component_count[type]);
+	case SMDMX_DM_UINT64: {
+		const char *p = skip_space(t->s, t->s + t->len), *e = t->s + t->len;
+		uint64_t u = 0;
+		bool hex = e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+		if (hex) p += 2;
+		const char *d0 = p;
+		while (p < e && (hex ? hex_digit(*p) >= 0 : (*p >= '0' && *p <= '9'))) {
+			uint64_t dig = (uint64_t)(hex ? hex_digit(*p) : *p - '0');
+			if (u > (UINT64_MAX - dig) / (hex ? 16 : 10)) return bad_value(k, t, type, "out of range");
+			u = u * (hex ? 16 : 10) + dig;
+			p++;
+		}
+		if (p == d0 || skip_space(p, e) != e) return bad_value(k, t, type, "not an integer");
+		*(uint64_t *)dst = u;
+		return true;
+	}
+	case SMDMX_DM_OBJECTID:
+		if (!smdmx_dm_id_from_text(t->s, t->len, dst)) return bad_value(k, t, type, "not a GUID");
+		return true;
+	default:
+		return bad_value(k, t, type, "unsupported");
+	}
+}
+
+/* ---- structure ----------------------------------------------------------------------------- */
+
+static bool add_pending(kv2 *k, const token *t, uint32_t *out)
+{
+	if (t->len == 0) {
+		*out = SMDMX_NONE;
+		return true;
+	}
+	pending_ref *r = sm_vec_push(k->mem, &k->pending, sizeof(*r), k->error);
+	if (!r) return false;
+	if (!smdmx_dm_id_from_text(t->s, t->len, r->id))
+		return fail_at(k, t->offset, SMDMX_ERROR_BAD_VALUE, "'%.*s' is not an element id", (int)(t->len > 40 ? 40 : t->len), t->s);
+	r->offset = t->offset;
+	if (k->pending.count >= PENDING_BIT) return fail_at(k, t->offset, SMDMX_ERROR_LIMIT, "too many element references");
+	*out = PENDING_BIT | (uint32_t)(k->pending.count - 1);
+	return true;
+}
+
+static bool push_frame(kv2 *k, frame_kind kind, uint32_t element, size_t attr, size_t open_offset, bool prefix)
+{
+	if (k->stack.count >= k->limits.max_depth)
+		return fail_at(k, open_offset, SMDMX_ERROR_LIMIT, "nesting deeper than %zu", k->limits.max_depth);
+	frame *f = sm_vec_push(k->mem, &k->stack, sizeof(*f), k->error);
+	if (!f) return false;
+	f->kind = kind;
+	f->element = element;
+	f->attr = attr;
+	f->items = (sm_vec)SM_VEC_INIT;
+	f->open_offset = open_offset;
+	f->prefix = prefix;
+	return true;
+}
+
+static frame *top(kv2 *k)
+{
+	return (frame *)k->stack.data + k->stack.count - 1;
+}
+
+/* A new element of the given type: reads its '{' and pushes its frame. */
+static bool begin_element(kv2 *k, const token *type, uint32_t *index)
+{
+	token t;
+	SM_CHECK(next_token(k, &t));
+	if (t.kind != TOK_LBRACE) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected '{' after the element type");
+	bool prefix = word_eq(type->s, type->len, "$prefix_element$") && k->stack.count == 0;
+	if (prefix) {
+		*index = SMDMX_NONE;
+		return push_frame(k, FRAME_ELEMENT, SMDMX_NONE, 0, t.offset, true);
+	}
+	if (k->dm->element_count >= k->limits.max_elements)
+		return fail_at(k, type->offset, SMDMX_ERROR_LIMIT, "more than %zu elements", k->limits.max_elements);
+	const char *ty = sm_strdup(k->mem, type->s, type->len, k->error);
+	if (!ty) return false;
+	*index = sm_dm_add_element(k->dm, ty, "", NULL, k->error);
+	if (*index == SMDMX_NONE) return false;
+	size_t *off = sm_vec_push(k->mem, &k->id_offsets, sizeof(size_t), k->error);
+	uint8_t *named = sm_vec_push(k->mem, &k->named, 1, k->error);
+	if (!off || !named) return false;
+	*off = SIZE_MAX;
+	*named = 0;
+	return push_frame(k, FRAME_ELEMENT, *index, 0, t.offset, false);
+}
+
+/* The attribute being added to the element of the top frame (or to the prefix list). */
+static smdmx_dm_attr *new_attr(kv2 *k, const frame *f, const token *name)
+{
+	const char *n = sm_strdup(k->mem, name->s, name->len, k->error);
+	if (!n) return NULL;
+	smdmx_dm_attr *a;
+	if (f->prefix) {
+		a = sm_vec_push(k->mem, &k->prefix, sizeof(*a), k->error);
+		if (a) memset(a, 0, sizeof(*a));
+	} else {
+		a = sm_dm_push_attr(k->dm, f->element, k->error);
+	}
+	if (a) a->name = n;
+	return a;
+}
+
+/* Reads `[ "v", "v", ... ]` of a value type into the attribute. */
+static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
+{
+	size_t item = smdmx_dm_item_size(a->type);
+	sm_vec items = SM_VEC_INIT;
+	for (;;) {
+		token t;
+		SM_CHECK(next_token(k, &t));
+		if (t.kind == TOK_RBRACKET) break;
+		if (t.kind == TOK_END) return fail_at(k, open, SMDMX_ERROR_UNTERMINATED, "'[' is never closed");
+		if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected a quoted array item or ']'");
+		void *dst = sm_vec_push(k->mem, &items, item, k->error);
+		if (!dst) return false;
+		memset(dst, 0, item);
+		SM_CHECK(parse_value(k, &t, a->type, dst));
+	}
+	a->value.array.data = items.data;
+	a->value.array.count = items.count;
+	return true;
+}
+
+/* One attribute after its name: its type and value. Inline elements push a frame. */
+static bool read_attribute(kv2 *k, const token *name)
+{
+	frame f = *top(k);
+	token type;
+	SM_CHECK(expect_string(k, &type, "an attribute type"));
+	/* The element's identity: "id" "elementid" and the first "name" "string" (A4). */
+	if (!f.prefix && word_eq(name->s, name->len, "id") && word_eq(type.s, type.len, "elementid")) {
+		token v;
+		SM_CHECK(expect_string(k, &v, "an element id"));
+		smdmx_dm_element *e = &k->dm->elements[f.element];
+		if (e->has_id) return fail_at(k, name->offset, SMDMX_ERROR_SYNTAX, "a second \"id\" in one element");
+		if (!smdmx_dm_id_from_text(v.s, v.len, e->id))
+			return fail_at(k, v.offset, SMDMX_ERROR_BAD_VALUE, "'%.*s' is not an element id", (int)(v.len > 40 ? 40 : v.len), v.s);
+		e->has_id = true;
+		((size_t *)k->id_offsets.data)[f.element] = v.offset;
+		return true;
+	}
+	smdmx_dm_type ty;
+	bool is_array;
+	bool known = smdmx_dm_type_from_name(type.s, type.len, &ty, &is_array);
+	if (!f.prefix && known && !is_array && ty == SMDMX_DM_STRING && word_eq(name->s, name->len, "name") &&
+	    !((uint8_t *)k->named.data)[f.element]) {
+		((uint8_t *)k->named.data)[f.element] = 1;
+		token v;
+		SM_CHECK(expect_string(k, &v, "a name"));
+		const char *s = sm_strdup(k->mem, v.s, v.len, k->error);
+		if (!s) return false;
+		k->dm->elements[f.element].name = s;
+		return true;
+	}
+	if (!known) {
+		/* Not a value type: an inline element of that type, if a '{' follows. */
+		size_t save = k->pos;
+		token b;
+		SM_CHECK(next_token(k, &b));
+		k->pos = save;
+		if (b.kind != TOK_LBRACE)
+			return fail_at(k, type.offset, SMDMX_ERROR_UNKNOWN_TYPE, "unknown value type '%.*s'", (int)(type.len > 40 ? 40 : type.len),
+			               type.s);
+		smdmx_dm_attr *a = new_attr(k, &f, name);
+		if (!a) return false;
+		a->type = SMDMX_DM_ELEMENT;
+		size_t attr_index = f.prefix ? 0 : k->dm->elements[f.element].attr_count - 1;
+		if (f.prefix) return fail_at(k, type.offset, SMDMX_ERROR_SYNTAX, "an element inside \"$prefix_element$\"");
+		uint32_t child;
+		SM_CHECK(begin_element(k, &type, &child));
+		k->dm->elements[f.element].attrs[attr_index].value.element = child;
+		return true;
+	}
+	smdmx_dm_attr *a = new_attr(k, &f, name);
+	if (!a) return false;
+	a->type = ty;
+	a->is_array = is_array;
+	if (!is_array) {
+		token v;
+		SM_CHECK(expect_string(k, &v, "a value"));
+		if (ty == SMDMX_DM_ELEMENT) return add_pending(k, &v, &a->value.element);
+		if (ty == SMDMX_DM_MATRIX) {
+			a->value.matrix = sm_owned_alloc(k->mem, 16 * sizeof(float), k->error);
+			if (!a->value.matrix) return false;
+			return parse_value(k, &v, ty, a->value.matrix);
+		}
+		return parse_value(k, &v, ty, &a->value);
+	}
+	token open;
+	SM_CHECK(next_token(k, &open));
+	if (open.kind != TOK_LBRACKET) return fail_at(k, open.offset, SMDMX_ERROR_SYNTAX, "expected '[' after an array type");
+	if (ty != SMDMX_DM_ELEMENT) return read_value_array(k, a, open.offset);
+	if (f.prefix) return fail_at(k, type.offset, SMDMX_ERROR_SYNTAX, "an element array inside \"$prefix_element$\"");
+	return push_frame(k, FRAME_ELEMENT_ARRAY, f.element, k->dm->elements[f.element].attr_count - 1, open.offset, false);
+}
+
+/* One step inside an element array: an item, or its end. */
+static bool read_array_item(kv2 *k)
+{
+	token t;
+	SM_CHECK(next_token(k, &t));
+	frame *f = top(k);
+	if (t.kind == TOK_RBRACKET) {
+		smdmx_dm_attr *a = &k->dm->elements[f->element].attrs[f->attr];
+		a->value.array.data = f->items.data;
+		a->value.array.count = f->items.count;
+		k->stack.count--;
+		return true;
+	}
+	if (t.kind == TOK_END) return fail_at(k, f->open_offset, SMDMX_ERROR_UNTERMINATED, "'[' is never closed");
+	if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an element or ']'");
+	uint32_t *slot = sm_vec_push(k->mem, &f->items, sizeof(uint32_t), k->error);
+	if (!slot) return false;
+	*slot = SMDMX_NONE;
+	if (word_eq(t.s, t.len, "element")) {
+		/* A reference, or an inline element of type "element"? The next token decides. */
+		size_t save = k->pos;
+		token v;
+		SM_CHECK(next_token(k, &v));
+		if (v.kind == TOK_STRING) {
+			uint32_t r;
+			SM_CHECK(add_pending(k, &v, &r));
+			*((uint32_t *)top(k)->items.data + top(k)->items.count - 1) = r;
+			return true;
+		}
+		k->pos = save;
+	}
+	uint32_t child;
+	token type = t;
+	SM_CHECK(begin_element(k, &type, &child));
+	frame *arr = (frame *)k->stack.data + k->stack.count - 2;
+	((uint32_t *)arr->items.data)[arr->items.count - 1] = child;
+	return true;
+}
+
+/* One step inside an element body: an attribute, or its end. */
+static bool read_body_step(kv2 *k)
+{
+	token t;
+	SM_CHECK(next_token(k, &t));
+	frame *f = top(k);
+	if (t.kind == TOK_RBRACE) {
+		k->stack.count--;
+		return true;
+	}
+	if (t.kind == TOK_END) return fail_at(k, f->open_offset, SMDMX_ERROR_UNTERMINATED, "'{' is never closed");
+	if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an attribute name or '}'");
+	/* The name token may live in k->scratch, which the next token reuses: copy it first. */
+	token name = t;
+	if (name.s >= (const char *)k->scratch.data && k->scratch.data &&
+	    name.s < (const char *)k->scratch.data + k->scratch.cap) {
+		const char *c = sm_strdup(k->mem, name.s, name.len, k->error);
+		if (!c) return false;
+		name.s = c;
+	}
+	return read_attribute(k, &name);
+}
+
+static bool read_body(kv2 *k)
+{
+	for (;;) {
+		if (k->stack.count == 0) {
+			token t;
+			SM_CHECK(next_token(k, &t));
+			if (t.kind == TOK_END) break;
+			if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an element type");
+			uint32_t index;
+			SM_CHECK(begin_element(k, &t, &index));
+			if (index != SMDMX_NONE && !k->have_root) {
+				k->dm->root = index;
+				k->have_root = true;
+			}
+			continue;
+		}
+		if (top(k)->kind == FRAME_ELEMENT) SM_CHECK(read_body_step(k));
+		else SM_CHECK(read_array_item(k));
+	}
+	if (!k->have_root) return fail_at(k, k->pos, SMDMX_ERROR_EMPTY, "no element in the file");
+	return true;
+}
+
+/* Second pass: ids are unique, and every reference names an element. */
+static bool resolve(kv2 *k)
+{
+	smdmx_dm *dm = k->dm;
+	SM_CHECK(sm_dm_index_ids(dm, k->error));
+	/* The index keeps one element per id: a duplicate is an element the index does not return. */
+	const size_t *offs = k->id_offsets.data;
+	for (size_t i = 0; i < dm->element_count; i++) {
+		if (!dm->elements[i].has_id) continue;
+		if (sm_dm_lookup_id(dm, dm->elements[i].id) != i) {
+			char text[37];
+			smdmx_dm_id_to_text(dm->elements[i].id, text);
+			return fail_at(k, offs[i], SMDMX_ERROR_DUPLICATE_ID, "element id %s is used twice", text);
+		}
+	}
+	const pending_ref *pend = k->pending.data;
+	for (size_t i = 0; i < dm->element_count; i++) {
+		smdmx_dm_element *e = &dm->elements[i];
+		for (size_t a = 0; a < e->attr_count; a++) {
+			smdmx_dm_attr *at = &e->attrs[a];
+			if (at->type != SMDMX_DM_ELEMENT) continue;
+			size_t count = at->is_array ? at->value.array.count : 1;
+			uint32_t *ix = at->is_array ? at->value.array.data : &at->value.element;
+			for (size_t j = 0; j < count; j++) {
+				if (ix[j] == SMDMX_NONE || !(ix[j] & PENDING_BIT)) continue;
+				const pending_ref *r = &pend[ix[j] & ~PENDING_BIT];
+				uint32_t target = sm_dm_lookup_id(dm, r->id);
+				if (target == SMDMX_NONE) {
+					char text[37];
+					smdmx_dm_id_to_text(r->id, text);
+					return fail_at(k, r->offset, SMDMX_ERROR_UNKNOWN_ID, "no element has the id %s", text);
+				}
+				ix[j] = target;
+			}
+		}
+	}
+	return true;
+}
+
+smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error)
+{
+	smdmx_dmx_read_options opts;
+	memset(&opts, 0, sizeof(opts));
+	if (options) opts = *options;
+	smdmx_dm *dm = smdmx_dm_create(&opts.allocator, error);
+	if (!dm) return NULL;
+	kv2 k;
+	memset(&k, 0, sizeof(k));
+	k.data = data;
+	k.size = size;
+	k.dm = dm;
+	k.mem = dm->owner->mem;
+	k.error = error;
+	k.limits = sm_dm_limits_resolve(&opts.limits);
+	k.pending = k.id_offsets = k.stack = k.scratch = k.prefix = k.named = (sm_vec)SM_VEC_INIT;
+	bool ok = size ? read_header(&k) : sm_fail(error, SMDMX_ERROR_EMPTY, 1, 1, "empty file");
+	ok = ok && read_body(&k) && resolve(&k);
+	if (ok) {
+		dm->prefix_attrs = k.prefix.data;
+		dm->prefix_attr_count = k.prefix.count;
+	}
+	sm_vec_release(k.mem, &k.pending, sizeof(pending_ref));
+	sm_vec_release(k.mem, &k.id_offsets, sizeof(size_t));
+	sm_vec_release(k.mem, &k.stack, sizeof(frame));
+	sm_vec_release(k.mem, &k.scratch, 1);
+	sm_vec_release(k.mem, &k.named, 1);
+	if (!ok) {
+		smdmx_dm_free(dm);
+		return NULL;
+	}
+	return dm;
+}
