@@ -1,5 +1,6 @@
 /* The generic DMX datamodel: elements, typed attributes, ids. Nothing here knows a file
  * encoding or the model schema. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -474,5 +475,108 @@ bool smdmx_dm_assign_ids(smdmx_dm *dm, smdmx_error *error)
 	}
 	sm_vec_release(p->mem, &queue, sizeof(uint32_t));
 	p->id_index_valid = false;
+	return true;
+}
+
+/* ---- comparison --------------------------------------------------------------------------- */
+
+static bool dm_differ(char *diff, size_t size, const char *fmt, ...) SM_PRINTF(3, 4);
+
+static bool dm_differ(char *diff, size_t size, const char *fmt, ...)
+{
+	if (diff && size) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(diff, size, fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
+static bool ids_equal(const smdmx_dm *a, uint32_t x, const smdmx_dm *b, uint32_t y)
+{
+	if (x == SMDMX_NONE || y == SMDMX_NONE || x >= a->element_count || y >= b->element_count)
+		return (x == SMDMX_NONE || x >= a->element_count) && (y == SMDMX_NONE || y >= b->element_count);
+	return memcmp(a->elements[x].id, b->elements[y].id, 16) == 0;
+}
+
+/* Item i of an attribute (scalars are item 0). */
+static const void *item_at(const smdmx_dm_attr *at, size_t i)
+{
+	if (at->is_array) return (const char *)at->value.array.data + i * smdmx_dm_item_size(at->type);
+	if (at->type == SMDMX_DM_MATRIX) return at->value.matrix;
+	return &at->value;
+}
+
+static bool items_equal(const smdmx_dm *a, const smdmx_dm_attr *x, const smdmx_dm *b, const smdmx_dm_attr *y, size_t i)
+{
+	const void *p = item_at(x, i), *q = item_at(y, i);
+	switch (x->type) {
+	case SMDMX_DM_ELEMENT: return ids_equal(a, *(const uint32_t *)p, b, *(const uint32_t *)q);
+	case SMDMX_DM_STRING: return strcmp(*(const char *const *)p, *(const char *const *)q) == 0;
+	case SMDMX_DM_BOOL:
+		return x->is_array ? (*(const uint8_t *)p != 0) == (*(const uint8_t *)q != 0) : x->value.b == y->value.b;
+	case SMDMX_DM_BINARY: {
+		const smdmx_dm_binary *u = p, *v = q;
+		return u->size == v->size && (u->size == 0 || memcmp(u->data, v->data, u->size) == 0);
+	}
+	case SMDMX_DM_FLOAT:
+	case SMDMX_DM_VECTOR2:
+	case SMDMX_DM_VECTOR3:
+	case SMDMX_DM_VECTOR4:
+	case SMDMX_DM_QANGLE:
+	case SMDMX_DM_QUATERNION:
+	case SMDMX_DM_MATRIX: {
+		/* Floats compare as values: -0 equals 0. */
+		const float *u = p, *v = q;
+		for (size_t k = 0; k < smdmx_dm_item_size(x->type) / sizeof(float); k++)
+			if (u[k] != v[k]) return false;
+		return true;
+	}
+	default: return memcmp(p, q, smdmx_dm_item_size(x->type)) == 0;
+	}
+}
+
+static bool attrs_equal(const smdmx_dm *a, const smdmx_dm_attr *x, size_t nx, const smdmx_dm *b, const smdmx_dm_attr *y,
+                        size_t ny, const char *where, char *diff, size_t size)
+{
+	if (nx != ny) return dm_differ(diff, size, "%s: %zu attributes vs %zu", where, nx, ny);
+	for (size_t i = 0; i < nx; i++) {
+		if (strcmp(x[i].name, y[i].name) != 0)
+			return dm_differ(diff, size, "%s: attribute %zu is '%s' vs '%s'", where, i, x[i].name, y[i].name);
+		if (x[i].type != y[i].type || x[i].is_array != y[i].is_array)
+			return dm_differ(diff, size, "%s: attribute '%s' is %s vs %s", where, x[i].name,
+			                 smdmx_dm_type_name(x[i].type, x[i].is_array), smdmx_dm_type_name(y[i].type, y[i].is_array));
+		size_t n = x[i].is_array ? x[i].value.array.count : 1;
+		if (x[i].is_array && n != y[i].value.array.count)
+			return dm_differ(diff, size, "%s: attribute '%s' has %zu items vs %zu", where, x[i].name, n, y[i].value.array.count);
+		for (size_t k = 0; k < n; k++)
+			if (!items_equal(a, &x[i], b, &y[i], k))
+				return dm_differ(diff, size, "%s: attribute '%s' differs at item %zu", where, x[i].name, k);
+	}
+	return true;
+}
+
+bool smdmx_dm_equal(const smdmx_dm *a, const smdmx_dm *b, char *diff, size_t diff_size)
+{
+	if (diff && diff_size) diff[0] = '\0';
+	if (a->element_count != b->element_count)
+		return dm_differ(diff, diff_size, "%zu elements vs %zu", a->element_count, b->element_count);
+	if (!ids_equal(a, a->root, b, b->root)) return dm_differ(diff, diff_size, "the roots differ");
+	if (!attrs_equal(a, a->prefix_attrs, a->prefix_attr_count, b, b->prefix_attrs, b->prefix_attr_count, "prefix", diff,
+	                 diff_size))
+		return false;
+	for (size_t i = 0; i < a->element_count; i++) {
+		const smdmx_dm_element *x = &a->elements[i];
+		char id[37], where[80];
+		smdmx_dm_id_to_text(x->id, id);
+		uint32_t j = x->has_id ? smdmx_dm_find_id(b, x->id) : (uint32_t)i;
+		if (j == SMDMX_NONE || j >= b->element_count) return dm_differ(diff, diff_size, "element %s is missing", id);
+		const smdmx_dm_element *y = &b->elements[j];
+		snprintf(where, sizeof(where), "element %s", id);
+		if (strcmp(x->type, y->type) != 0 || strcmp(x->name, y->name) != 0)
+			return dm_differ(diff, diff_size, "%s: '%s' \"%s\" vs '%s' \"%s\"", where, x->type, x->name, y->type, y->name);
+		if (!attrs_equal(a, x->attrs, x->attr_count, b, y->attrs, y->attr_count, where, diff, diff_size)) return false;
+	}
 	return true;
 }

@@ -100,6 +100,13 @@ bool sm_fail_oom(smdmx_error *error);
 void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t column,
              const char *fmt, ...) SM_PRINTF(5, 6);
 
+/* ---- output files ------------------------------------------------------------------------ */
+
+/* Writes a file through produce into a temporary file beside path and renames it into place,
+ * so a failure never leaves a partial file ("-" is standard output). */
+typedef bool (*sm_produce_fn)(void *ctx, smdmx_write_fn write, void *user, smdmx_error *error);
+SM_NODISCARD bool sm_write_file_atomic(const char *path, sm_produce_fn produce, void *ctx, smdmx_error *error);
+
 static inline smdmx_limits sm_limits_resolve(const smdmx_limits *in)
 {
 	smdmx_limits l = { 0, 0, 0, 0, 0, 0 };

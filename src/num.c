@@ -399,3 +399,101 @@ size_t sm_format_float(float v, char *out)
 	}
 	return k > 0 ? (size_t)k : 0;
 }
+
+/* Digits of n (exactly p of them, n < 10^p) placed for a value of n * 10^(e10 - p + 1):
+ * fixed notation for moderate exponents, else "d.ddde-N". Trailing zeros are dropped. */
+static size_t place_digits(uint64_t n, int p, int e10, bool neg, char *out)
+{
+	char dig[20];
+	for (int i = p - 1; i >= 0; i--) {
+		dig[i] = (char)('0' + n % 10);
+		n /= 10;
+	}
+	while (p > 1 && dig[p - 1] == '0') p--;
+	size_t k = 0;
+	if (neg) out[k++] = '-';
+	if (e10 >= -5 && e10 < 15) {
+		if (e10 < 0) {
+			out[k++] = '0';
+			out[k++] = '.';
+			for (int i = -1; i > e10; i--) out[k++] = '0';
+			for (int i = 0; i < p; i++) out[k++] = dig[i];
+		} else {
+			for (int i = 0; i <= e10; i++) out[k++] = i < p ? dig[i] : '0';
+			if (p > e10 + 1) {
+				out[k++] = '.';
+				for (int i = e10 + 1; i < p; i++) out[k++] = dig[i];
+			}
+		}
+	} else {
+		out[k++] = dig[0];
+		if (p > 1) {
+			out[k++] = '.';
+			for (int i = 1; i < p; i++) out[k++] = dig[i];
+		}
+		out[k++] = 'e';
+		if (e10 < 0) {
+			out[k++] = '-';
+			e10 = -e10;
+		}
+		k += format_u64((uint64_t)e10, out + k);
+	}
+	out[k] = '\0';
+	return k;
+}
+
+static double pow10_any(int e)
+{
+	if (e >= 0 && e <= 22) return sm_pow10_exact[e];
+	if (e < 0 && e >= -22) return 1.0 / sm_pow10_exact[-e];
+	return pow(10.0, e);
+}
+
+size_t sm_format_shortest(float v, char *out)
+{
+	if (v == 0) {
+		if (signbit(v)) {
+			memcpy(out, "-0", 3);
+			return 2;
+		}
+		memcpy(out, "0", 2);
+		return 1;
+	}
+	bool neg = v < 0;
+	double d = fabs((double)v);
+	/* The rounding interval of v: halfway to each neighbour (exact in double). */
+	float fv = fabsf(v);
+	double up = ((double)nextafterf(fv, INFINITY) - d) / 2, down = (d - (double)nextafterf(fv, 0)) / 2;
+	double lo = d - down, hi = d + up;
+	int e10 = (int)floor(log10(d));
+	if (d >= pow10_any(e10 + 1)) e10++;
+	else if (d < pow10_any(e10)) e10--;
+	for (int p = 1; p <= 9; p++) {
+		int s = p - 1 - e10;
+		double scale = pow10_any(s);
+		double c = nearbyint(d * scale);
+		double cl = ceil(lo * scale), ch = floor(hi * scale);
+		if (c < cl) c = cl;
+		if (c > ch) c = ch;
+		if (cl > ch) continue;
+		int pe = e10, pp = p;
+		if (c >= pow10_any(p)) { /* 9.99 rounded up to 10.0 */
+			c /= 10;
+			pe++;
+		}
+		size_t n = place_digits((uint64_t)c, pp, pe, neg, out);
+		/* Confirm: the arithmetic above is within an ulp of exact; the parser is exact. */
+		float back;
+		const char *next;
+		if (sm_parse_float(out, out + n, &back, &next) == SM_NUM_OK && back == v) return n;
+	}
+	/* Nine significant digits always identify a float32. */
+	double scale = pow10_any(8 - e10);
+	double c = nearbyint(d * scale);
+	int pe = e10;
+	if (c >= 1e9) {
+		c /= 10;
+		pe++;
+	}
+	return place_digits((uint64_t)c, 9, pe, neg, out);
+}

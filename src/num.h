@@ -138,6 +138,11 @@ size_t sm_format_fixed6_double(double v, char *out);
  * significant digits ("1.40129846e-45"). A zero is "0.000000". Returns the length. */
 size_t sm_format_float(float v, char *out);
 
+/* Writes v in the fewest significant digits that read back as exactly v (at most 9), fixed
+ * notation for exponents -5 to 14 ("0.5", "1", "-16211.5928"), else "1.5e-7". Returns the
+ * length. v must be finite. */
+size_t sm_format_shortest(float v, char *out);
+
 /* Writes a signed integer. Returns the length (at most 20). */
 size_t sm_format_int(int64_t v, char *out);
 

@@ -661,52 +661,20 @@ bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
 	return ok;
 }
 
-typedef struct fd_sink {
-	int fd;
-} fd_sink;
+typedef struct smd_job {
+	const smdmx_scene *scene;
+	const smdmx_smd_write_options *options;
+} smd_job;
 
-static bool fd_write(void *user, const void *data, size_t size)
+static bool produce_smd(void *ctx, smdmx_write_fn write, void *user, smdmx_error *error)
 {
-	fd_sink *s = user;
-	const char *p = data;
-	while (size) {
-		ssize_t n = write(s->fd, p, size);
-		if (n < 0) {
-			if (errno == EINTR) continue;
-			return false;
-		}
-		p += n;
-		size -= (size_t)n;
-	}
-	return true;
+	const smd_job *j = ctx;
+	return smdmx_smd_write(j->scene, write, user, j->options, error);
 }
 
 bool smdmx_smd_write_file(const smdmx_scene *scene, const char *path, const smdmx_smd_write_options *options,
                           smdmx_error *error)
 {
-	memset(error, 0, sizeof(*error));
-	if (strcmp(path, "-") == 0) {
-		fd_sink s = { 1 };
-		return smdmx_smd_write(scene, fd_write, &s, options, error);
-	}
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
-	if (!tmp) return sm_fail_oom(error);
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmp-XXXXXX", 12);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot create '%s': %s", tmp, strerror(errno));
-		free(tmp);
-		return false;
-	}
-	fchmod(fd, 0644);
-	fd_sink s = { fd };
-	bool ok = smdmx_smd_write(scene, fd_write, &s, options, error);
-	if (close(fd) != 0 && ok) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot write '%s': %s", path, strerror(errno));
-	if (ok && rename(tmp, path) != 0)
-		ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot rename to '%s': %s", path, strerror(errno));
-	if (!ok) unlink(tmp);
-	free(tmp);
-	return ok;
+	smd_job j = { scene, options };
+	return sm_write_file_atomic(path, produce_smd, &j, error);
 }

@@ -130,6 +130,11 @@ SMDMX_API const smdmx_dm_attr *smdmx_dm_find_attr(const smdmx_dm *dm, uint32_t e
 /* The element with that id, or SMDMX_NONE. */
 SMDMX_API uint32_t smdmx_dm_find_id(const smdmx_dm *dm, const uint8_t id[16]);
 
+/* Compares two datamodels as graphs: the same elements (matched by id), types, names,
+ * attribute order, types and values (floats equal as float32 values; references by the id
+ * of their target), root and prefix attributes. Writes the first difference to diff. */
+SMDMX_API bool smdmx_dm_equal(const smdmx_dm *a, const smdmx_dm *b, char *diff, size_t diff_size);
+
 /* Gives every element without an id a name-based UUID (version 5) derived from the ids and
  * attribute names on its path from an element that has one, or from the root. Deterministic. */
 SMDMX_API bool smdmx_dm_assign_ids(smdmx_dm *dm, smdmx_error *error);

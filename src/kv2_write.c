@@ -1,0 +1,488 @@
+/* keyvalues2 writer (FORMATS.md A10, A11; decisions 3 and 5).
+ *
+ * The root comes first. An element referenced exactly once is written inline where it is
+ * used; any other element (shared, unreferenced, or the way into a cycle) is written at top
+ * level after the root and referenced by id. keyvalues2_flat writes every element at top
+ * level. Walking the graph uses an explicit stack: no recursion the input controls. The
+ * same graph always gives the same bytes. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dm_internal.h"
+#include "num.h"
+
+#define OUT_CAP ((size_t)1 << 16)
+
+typedef struct kv2w {
+	smdmx_write_fn write;
+	void *user;
+	char buf[OUT_CAP];
+	size_t len;
+	smdmx_error *error;
+	smdmx_dm *dm;
+	sm_owner *mem;
+	bool flat;
+	int version;
+	size_t max_depth;
+	uint32_t *refs;     /* references to each element */
+	uint8_t *written;   /* each element written (or being written) */
+} kv2w;
+
+static bool flush(kv2w *w)
+{
+	if (w->len && !w->write(w->user, w->buf, w->len)) return sm_fail(w->error, SMDMX_ERROR_IO, 0, 0, "write failed");
+	w->len = 0;
+	return true;
+}
+
+static inline bool room(kv2w *w, size_t n)
+{
+	return OUT_CAP - w->len >= n || flush(w);
+}
+
+static bool put(kv2w *w, const char *s, size_t n)
+{
+	while (n) {
+		SM_CHECK(room(w, 1));
+		size_t k = OUT_CAP - w->len < n ? OUT_CAP - w->len : n;
+		memcpy(w->buf + w->len, s, k);
+		w->len += k;
+		s += k;
+		n -= k;
+	}
+	return true;
+}
+
+static bool puts_(kv2w *w, const char *s)
+{
+	return put(w, s, strlen(s));
+}
+
+static bool indent(kv2w *w, size_t depth)
+{
+	for (size_t i = 0; i < depth; i++) SM_CHECK(put(w, "\t", 1));
+	return true;
+}
+
+/* A quoted string; only \ and " are escaped (decision 5). */
+static bool quoted(kv2w *w, const char *s)
+{
+	SM_CHECK(put(w, "\"", 1));
+	const char *run = s;
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"') {
+			SM_CHECK(put(w, run, (size_t)(s - run)));
+			SM_CHECK(put(w, *s == '\\' ? "\\\\" : "\\\"", 2));
+			run = s + 1;
+		}
+	}
+	SM_CHECK(put(w, run, (size_t)(s - run)));
+	return put(w, "\"", 1);
+}
+
+static bool put_float(kv2w *w, float f)
+{
+	if (!isfinite(f)) return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
+	SM_CHECK(room(w, 32));
+	w->len += sm_format_shortest(f, w->buf + w->len);
+	return true;
+}
+
+static bool put_int(kv2w *w, int64_t v)
+{
+	SM_CHECK(room(w, 24));
+	w->len += sm_format_int(v, w->buf + w->len);
+	return true;
+}
+
+/* Seconds with four decimals: ticks / 10000 (decision 3). */
+static bool put_time(kv2w *w, int32_t ticks)
+{
+	char b[24];
+	int64_t t = ticks;
+	size_t n = 0;
+	if (t < 0) {
+		b[n++] = '-';
+		t = -t;
+	}
+	n += sm_format_int(t / 10000, b + n);
+	b[n++] = '.';
+	int frac = (int)(t % 10000);
+	for (int i = 3; i >= 0; i--) {
+		b[n + (size_t)i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	n += 4;
+	return put(w, b, n);
+}
+
+static bool put_id(kv2w *w, const uint8_t id[16])
+{
+	char text[37];
+	smdmx_dm_id_to_text(id, text);
+	SM_CHECK(put(w, "\"", 1));
+	SM_CHECK(put(w, text, 36));
+	return put(w, "\"", 1);
+}
+
+static const int components[SMDMX_DM_TYPE_COUNT] = {
+	[SMDMX_DM_VECTOR2] = 2, [SMDMX_DM_VECTOR3] = 3, [SMDMX_DM_VECTOR4] = 4,
+	[SMDMX_DM_QANGLE] = 3,  [SMDMX_DM_QUATERNION] = 4, [SMDMX_DM_MATRIX] = 16,
+};
+
+/* One value (of an array item or a scalar) as a quoted token. */
+static bool put_value(kv2w *w, smdmx_dm_type type, const void *v)
+{
+	static const char hex[] = "0123456789abcdef";
+	switch (type) {
+	case SMDMX_DM_STRING:
+		return quoted(w, *(const char *const *)v ? *(const char *const *)v : "");
+	case SMDMX_DM_OBJECTID:
+		return put_id(w, v);
+	default:
+		break;
+	}
+	SM_CHECK(put(w, "\"", 1));
+	switch (type) {
+	case SMDMX_DM_INT: SM_CHECK(put_int(w, *(const int32_t *)v)); break;
+	case SMDMX_DM_UINT8: SM_CHECK(put_int(w, *(const uint8_t *)v)); break;
+	case SMDMX_DM_FLOAT: SM_CHECK(put_float(w, *(const float *)v)); break;
+	case SMDMX_DM_BOOL: SM_CHECK(put(w, *(const uint8_t *)v ? "1" : "0", 1)); break;
+	case SMDMX_DM_TIME: SM_CHECK(put_time(w, *(const int32_t *)v)); break;
+	case SMDMX_DM_COLOR: {
+		const uint8_t *c = v;
+		for (int i = 0; i < 4; i++) {
+			if (i) SM_CHECK(put(w, " ", 1));
+			SM_CHECK(put_int(w, c[i]));
+		}
+		break;
+	}
+	case SMDMX_DM_UINT64: {
+		uint64_t u = *(const uint64_t *)v;
+		char b[18];
+		size_t n = 0;
+		do {
+			b[n++] = hex[u & 15];
+			u >>= 4;
+		} while (u);
+		SM_CHECK(put(w, "0x", 2));
+		while (n) SM_CHECK(put(w, &b[--n], 1));
+		break;
+	}
+	case SMDMX_DM_BINARY: {
+		const smdmx_dm_binary *b = v;
+		for (size_t i = 0; i < b->size; i++) {
+			char pair[2] = { hex[b->data[i] >> 4], hex[b->data[i] & 15] };
+			SM_CHECK(put(w, pair, 2));
+		}
+		break;
+	}
+	default: {
+		const float *f = v;
+		for (int i = 0; i < components[type]; i++) {
+			if (i) SM_CHECK(put(w, " ", 1));
+			SM_CHECK(put_float(w, f[i]));
+		}
+	}
+	}
+	return put(w, "\"", 1);
+}
+
+/* Where a scalar value sits in the attribute's union. */
+static const void *scalar_ptr(const smdmx_dm_attr *a)
+{
+	if (a->type == SMDMX_DM_MATRIX) return a->value.matrix;
+	if (a->type == SMDMX_DM_BOOL) return &a->value.b;
+	return &a->value;
+}
+
+static bool check_version(kv2w *w, const smdmx_dm_attr *a)
+{
+	if ((a->type == SMDMX_DM_UINT64 || a->type == SMDMX_DM_UINT8) && w->version < 4)
+		return sm_fail(w->error, SMDMX_ERROR_ENCODING, 0, 0, "attribute '%s' is %s, which keyvalues2 %d cannot hold (4 can)",
+		               a->name, smdmx_dm_type_name(a->type, a->is_array), w->version);
+	return true;
+}
+
+static bool put_value_attr(kv2w *w, const smdmx_dm_attr *a, size_t depth)
+{
+	SM_CHECK(check_version(w, a));
+	SM_CHECK(indent(w, depth));
+	SM_CHECK(quoted(w, a->name));
+	SM_CHECK(put(w, " \"", 2));
+	SM_CHECK(puts_(w, smdmx_dm_type_name(a->type, a->is_array)));
+	SM_CHECK(put(w, "\" ", 2));
+	if (!a->is_array) {
+		if (a->type == SMDMX_DM_BOOL) {
+			uint8_t b = a->value.b;
+			SM_CHECK(put_value(w, a->type, &b));
+		} else {
+			SM_CHECK(put_value(w, a->type, scalar_ptr(a)));
+		}
+		return put(w, "\n", 1);
+	}
+	size_t item = smdmx_dm_item_size(a->type);
+	const char *data = a->value.array.data;
+	SM_CHECK(put(w, "[", 1));
+	for (size_t i = 0; i < a->value.array.count; i++) {
+		SM_CHECK(put(w, i ? ", " : " ", i ? 2 : 1));
+		SM_CHECK(put_value(w, a->type, data + i * item));
+	}
+	return put(w, " ]\n", 3);
+}
+
+/* ---- the element walk ------------------------------------------------------------------- */
+
+typedef struct wframe {
+	uint32_t element;
+	size_t depth;       /* indentation of the element's braces */
+	size_t attr;        /* next attribute */
+	size_t item;        /* next item of an element array being written, or SIZE_MAX */
+} wframe;
+
+/* Whether a reference to e from here is written inline. */
+static bool inline_here(const kv2w *w, uint32_t e, size_t depth)
+{
+	return !w->flat && e != w->dm->root && w->refs[e] == 1 && !w->written[e] && depth < w->max_depth;
+}
+
+/* Writes an element's opening (its type line unless the attribute line already holds the
+ * type, the brace, id and name) and pushes it. */
+static bool open_element(kv2w *w, sm_vec *stack, uint32_t e, size_t depth, bool type_line)
+{
+	const smdmx_dm_element *el = &w->dm->elements[e];
+	bool is_value_type;
+	smdmx_dm_type t;
+	if (smdmx_dm_type_from_name(el->type, strlen(el->type), &t, &is_value_type) || el->type[0] == '\0')
+		return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "element type '%s' is a value type name", el->type);
+	w->written[e] = 1;
+	if (type_line) {
+		SM_CHECK(indent(w, depth));
+		SM_CHECK(quoted(w, el->type));
+		SM_CHECK(put(w, "\n", 1));
+	}
+	SM_CHECK(indent(w, depth));
+	SM_CHECK(put(w, "{\n", 2));
+	SM_CHECK(indent(w, depth + 1));
+	SM_CHECK(put(w, "\"id\" \"elementid\" ", 17));
+	SM_CHECK(put_id(w, el->id));
+	SM_CHECK(put(w, "\n", 1));
+	SM_CHECK(indent(w, depth + 1));
+	SM_CHECK(put(w, "\"name\" \"string\" ", 16));
+	SM_CHECK(quoted(w, el->name));
+	SM_CHECK(put(w, "\n", 1));
+	wframe *f = sm_vec_push(w->mem, stack, sizeof(wframe), w->error);
+	if (!f) return false;
+	f->element = e;
+	f->depth = depth;
+	f->attr = 0;
+	f->item = SIZE_MAX;
+	return true;
+}
+
+/* Writes one element and everything inlined in it. */
+static bool write_tree(kv2w *w, sm_vec *stack, uint32_t start)
+{
+	SM_CHECK(open_element(w, stack, start, 0, true));
+	while (stack->count) {
+		wframe *f = (wframe *)stack->data + stack->count - 1;
+		const smdmx_dm_element *el = &w->dm->elements[f->element];
+		size_t d = f->depth + 1;
+		if (f->attr >= el->attr_count) {
+			size_t depth = f->depth;
+			stack->count--;
+			SM_CHECK(indent(w, depth));
+			SM_CHECK(put(w, "}", 1));
+			/* The element ends an array item: a comma follows unless it is the last. */
+			if (stack->count) {
+				wframe *p = (wframe *)stack->data + stack->count - 1;
+				if (p->item != SIZE_MAX) {
+					const smdmx_dm_attr *pa = &w->dm->elements[p->element].attrs[p->attr];
+					if (p->item < pa->value.array.count) SM_CHECK(put(w, ",", 1));
+				}
+			}
+			SM_CHECK(put(w, "\n", 1));
+			continue;
+		}
+		const smdmx_dm_attr *a = &el->attrs[f->attr];
+		if (a->type != SMDMX_DM_ELEMENT) {
+			SM_CHECK(put_value_attr(w, a, d));
+			f->attr++;
+			continue;
+		}
+		if (!a->is_array) {
+			uint32_t c = a->value.element;
+			f->attr++;
+			SM_CHECK(indent(w, d));
+			SM_CHECK(quoted(w, a->name));
+			if (c == SMDMX_NONE || c >= w->dm->element_count) {
+				SM_CHECK(put(w, " \"element\" \"\"\n", 14)); /* decision 5 */
+				continue;
+			}
+			if (inline_here(w, c, d)) {
+				SM_CHECK(put(w, " ", 1));
+				SM_CHECK(quoted(w, w->dm->elements[c].type));
+				SM_CHECK(put(w, "\n", 1));
+				SM_CHECK(open_element(w, stack, c, d, false));
+			} else {
+				SM_CHECK(put(w, " \"element\" ", 11));
+				SM_CHECK(put_id(w, w->dm->elements[c].id));
+				SM_CHECK(put(w, "\n", 1));
+			}
+			continue;
+		}
+		/* An element array: its items, some of them inline elements. */
+		const uint32_t *items = a->value.array.data;
+		size_t count = a->value.array.count;
+		if (f->item == SIZE_MAX) {
+			SM_CHECK(indent(w, d));
+			SM_CHECK(quoted(w, a->name));
+			if (count == 0) {
+				SM_CHECK(put(w, " \"element_array\" [ ]\n", 21));
+				f->attr++;
+				continue;
+			}
+			SM_CHECK(put(w, " \"element_array\"\n", 17));
+			SM_CHECK(indent(w, d));
+			SM_CHECK(put(w, "[\n", 2));
+			f->item = 0;
+		}
+		if (f->item >= count) {
+			SM_CHECK(indent(w, d));
+			SM_CHECK(put(w, "]\n", 2));
+			f->item = SIZE_MAX;
+			f->attr++;
+			continue;
+		}
+		uint32_t c = items[f->item++];
+		if (c != SMDMX_NONE && c < w->dm->element_count && inline_here(w, c, d + 1)) {
+			SM_CHECK(open_element(w, stack, c, d + 1, true));
+			continue;
+		}
+		SM_CHECK(indent(w, d + 1));
+		if (c == SMDMX_NONE || c >= w->dm->element_count) {
+			SM_CHECK(put(w, "\"element\" \"\"", 12));
+		} else {
+			SM_CHECK(put(w, "\"element\" ", 10));
+			SM_CHECK(put_id(w, w->dm->elements[c].id));
+		}
+		SM_CHECK(put(w, f->item < count ? ",\n" : "\n", f->item < count ? 2 : 1));
+	}
+	return true;
+}
+
+static bool count_refs(kv2w *w)
+{
+	const smdmx_dm *dm = w->dm;
+	for (size_t i = 0; i < dm->element_count; i++) {
+		const smdmx_dm_element *e = &dm->elements[i];
+		for (size_t a = 0; a < e->attr_count; a++) {
+			const smdmx_dm_attr *at = &e->attrs[a];
+			if (at->type != SMDMX_DM_ELEMENT) continue;
+			size_t count = at->is_array ? at->value.array.count : 1;
+			const uint32_t *ix = at->is_array ? at->value.array.data : &at->value.element;
+			for (size_t k = 0; k < count; k++)
+				if (ix[k] != SMDMX_NONE && ix[k] < dm->element_count && w->refs[ix[k]] < UINT32_MAX) w->refs[ix[k]]++;
+		}
+	}
+	return true;
+}
+
+static bool write_all(kv2w *w, const smdmx_dmx_write_options *o)
+{
+	smdmx_dm *dm = w->dm;
+	const char *encoding = o->encoding ? o->encoding : "keyvalues2";
+	if (strcmp(encoding, "keyvalues2") != 0 && strcmp(encoding, "keyvalues2_flat") != 0)
+		return sm_fail(w->error, SMDMX_ERROR_ENCODING, 0, 0, "encoding '%s' is not written by this version of smdmx", encoding);
+	w->flat = strcmp(encoding, "keyvalues2_flat") == 0;
+	w->version = o->encoding_version ? o->encoding_version : 1;
+	if (w->version < 1 || w->version > 4)
+		return sm_fail(w->error, SMDMX_ERROR_ENCODING, 0, 0, "keyvalues2 version %d (1 to 4 are written)", w->version);
+	if (dm->root == SMDMX_NONE || dm->element_count == 0) return sm_fail(w->error, SMDMX_ERROR_EMPTY, 0, 0, "no element to write");
+	SM_CHECK(smdmx_dm_assign_ids(dm, w->error));
+	const char *format = o->format ? o->format : dm->format ? dm->format : "dmx";
+	int fver = o->format_version ? o->format_version : dm->format_version;
+	if (!*format || strpbrk(format, " \t\r\n"))
+		return sm_fail(w->error, SMDMX_ERROR_USAGE, 0, 0, "format name '%.40s' cannot be written", format);
+	SM_CHECK(puts_(w, "<!-- dmx encoding "));
+	SM_CHECK(puts_(w, encoding));
+	SM_CHECK(put(w, " ", 1));
+	SM_CHECK(put_int(w, w->version));
+	SM_CHECK(puts_(w, " format "));
+	SM_CHECK(puts_(w, format));
+	SM_CHECK(put(w, " ", 1));
+	SM_CHECK(put_int(w, fver));
+	SM_CHECK(puts_(w, " -->\n"));
+	/* Prefix attributes, when the datamodel has any. */
+	if (dm->prefix_attr_count) {
+		SM_CHECK(puts_(w, "\"$prefix_element$\"\n{\n"));
+		for (size_t i = 0; i < dm->prefix_attr_count; i++) {
+			const smdmx_dm_attr *a = &dm->prefix_attrs[i];
+			if (a->type == SMDMX_DM_ELEMENT) continue;
+			SM_CHECK(put_value_attr(w, a, 1));
+		}
+		SM_CHECK(puts_(w, "}\n\n"));
+	}
+	sm_vec refs = SM_VEC_INIT, written = SM_VEC_INIT, stack = SM_VEC_INIT;
+	SM_CHECK(sm_vec_reserve(w->mem, &refs, sizeof(uint32_t), dm->element_count, w->error));
+	SM_CHECK(sm_vec_reserve(w->mem, &written, 1, dm->element_count, w->error));
+	w->refs = refs.data;
+	w->written = written.data;
+	memset(w->refs, 0, dm->element_count * sizeof(uint32_t));
+	memset(w->written, 0, dm->element_count);
+	bool ok = count_refs(w) && write_tree(w, &stack, dm->root);
+	/* Then every element not written inline: shared, unreferenced, or the way into a cycle. */
+	for (int pass = 0; pass < 2 && ok; pass++) {
+		for (size_t i = 0; ok && i < dm->element_count; i++) {
+			if (w->written[i]) continue;
+			if (pass == 0 && !w->flat && w->refs[i] == 1) continue;
+			ok = put(w, "\n", 1) && write_tree(w, &stack, (uint32_t)i);
+		}
+	}
+	sm_vec_release(w->mem, &refs, sizeof(uint32_t));
+	sm_vec_release(w->mem, &written, 1);
+	sm_vec_release(w->mem, &stack, sizeof(wframe));
+	return ok && flush(w);
+}
+
+bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx_dmx_write_options *options,
+                     smdmx_error *error)
+{
+	memset(error, 0, sizeof(*error));
+	smdmx_dmx_write_options o;
+	memset(&o, 0, sizeof(o));
+	if (options) o = *options;
+	sm_alloc a;
+	sm_alloc_init(&a, &o.allocator);
+	kv2w *w = sm_malloc(&a, sizeof(kv2w));
+	if (!w) return sm_fail_oom(error);
+	memset(w, 0, offsetof(kv2w, buf));
+	w->len = 0;
+	w->write = write;
+	w->user = user;
+	w->error = error;
+	w->dm = dm;
+	w->mem = dm->owner->mem;
+	w->max_depth = o.max_depth ? o.max_depth : SMDMX_DM_DEFAULT_MAX_DEPTH / 2;
+	bool ok = write_all(w, &o);
+	sm_free(&a, w, sizeof(kv2w));
+	return ok;
+}
+
+typedef struct dmx_job {
+	smdmx_dm *dm;
+	const smdmx_dmx_write_options *options;
+} dmx_job;
+
+static bool produce_dmx(void *ctx, smdmx_write_fn write, void *user, smdmx_error *error)
+{
+	dmx_job *j = ctx;
+	return smdmx_dmx_write(j->dm, write, user, j->options, error);
+}
+
+bool smdmx_dmx_write_file(smdmx_dm *dm, const char *path, const smdmx_dmx_write_options *options, smdmx_error *error)
+{
+	dmx_job j = { dm, options };
+	return sm_write_file_atomic(path, produce_dmx, &j, error);
+}
