@@ -151,6 +151,10 @@ SMDMX_API size_t smdmx_dm_item_size(smdmx_dm_type type);
 SMDMX_API void smdmx_dm_id_to_text(const uint8_t id[16], char out[37]);
 SMDMX_API bool smdmx_dm_id_from_text(const char *text, size_t len, uint8_t id[16]);
 
+/* A readable indented listing of the graph from the root: types, names, ids, attributes
+ * and values; arrays shortened to their first items unless full. */
+SMDMX_API bool smdmx_dm_dump(const smdmx_dm *dm, bool full, smdmx_write_fn write, void *user, smdmx_error *error);
+
 /* Reading and writing DMX files. */
 typedef struct smdmx_dmx_read_options {
 	smdmx_allocator allocator;

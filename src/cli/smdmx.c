@@ -13,15 +13,20 @@
 enum { EXIT_INVALID = 1, EXIT_USAGE = 2, EXIT_IO = 3, EXIT_RESOURCE = 4 };
 
 static const char usage[] =
-    "usage: smdmx convert IN -o OUT [--lf] [--frame-rate FPS] [--verbose]\n"
+    "usage: smdmx convert IN -o OUT [options]\n"
+    "       smdmx dump FILE.dmx [--full]\n"
     "       smdmx --version | --help\n"
     "\n"
-    "convert   read IN (.smd, .sma, .phys, .vta) and write OUT; the kind of OUT follows\n"
-    "          its extension: .vta writes vertex animation, others SMD.\n"
-    "  -o OUT          output file ('-' for standard output)\n"
-    "  --lf            LF line ends instead of CRLF\n"
-    "  --frame-rate N  frames per second of an SMD animation (default 30)\n"
-    "  --verbose       say what was read and written\n"
+    "convert   SMD family to SMD family: read IN (.smd, .sma, .phys, .vta) and write OUT;\n"
+    "          .vta writes vertex animation, the others SMD.\n"
+    "          DMX to DMX: re-encode IN.dmx into OUT.dmx.\n"
+    "  -o OUT                 output file ('-' for standard output)\n"
+    "  --lf                   SMD: LF line ends instead of CRLF\n"
+    "  --frame-rate N         SMD: frames per second of an animation (default 30)\n"
+    "  --encoding E           DMX: keyvalues2 (default) or keyvalues2_flat\n"
+    "  --encoding-version N   DMX: 1 (default) to 4\n"
+    "  --verbose              say what was read and written\n"
+    "dump      list a DMX file's elements and attributes; arrays are shortened unless --full\n"
     "\n"
     "exit codes: 0 success, 1 invalid input, 2 bad command line, 3 input/output failure,\n"
     "            4 a limit or the memory was exhausted\n";
@@ -79,10 +84,60 @@ static void describe(const smdmx_scene *s, const char *in, const char *out)
 	        frames, out);
 }
 
+static int convert_dmx(const char *in, const char *out, const smdmx_dmx_write_options *opts, bool verbose)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err);
+	if (!dm) return report(in, &err);
+	bool ok = smdmx_dmx_write_file(dm, out, opts, &err);
+	if (ok && verbose)
+		fprintf(stderr, "%s: %s %d, format %s %d, %zu elements -> wrote %s (%s %d)\n", in, dm->encoding,
+		        dm->encoding_version, dm->format, dm->format_version, dm->element_count, out,
+		        opts->encoding ? opts->encoding : "keyvalues2", opts->encoding_version ? opts->encoding_version : 1);
+	smdmx_dm_free(dm);
+	return ok ? 0 : report(out, &err);
+}
+
+static bool stdout_write(void *user, const void *data, size_t size)
+{
+	(void)user;
+	return fwrite(data, 1, size, stdout) == size;
+}
+
+static int cmd_dump(int argc, char **argv)
+{
+	const char *in = NULL;
+	bool full = false;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--full")) full = true;
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "smdmx: error: unknown option '%s'\n%s", argv[i], usage);
+			return EXIT_USAGE;
+		} else if (!in) in = argv[i];
+		else {
+			fprintf(stderr, "smdmx: error: more than one input\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (!in) {
+		fprintf(stderr, "smdmx: error: dump needs a file\n%s", usage);
+		return EXIT_USAGE;
+	}
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err);
+	if (!dm) return report(in, &err);
+	bool ok = smdmx_dm_dump(dm, full, stdout_write, NULL, &err);
+	smdmx_dm_free(dm);
+	if (fflush(stdout) != 0) return EXIT_IO;
+	return ok ? 0 : report("<stdout>", &err);
+}
+
 static int cmd_convert(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
 	bool verbose = false;
+	smdmx_dmx_write_options dopts;
+	memset(&dopts, 0, sizeof(dopts));
 	smdmx_smd_read_options ropts;
 	smdmx_smd_write_options wopts;
 	memset(&ropts, 0, sizeof(ropts));
@@ -90,6 +145,20 @@ static int cmd_convert(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "--encoding") && i + 1 < argc) {
+			dopts.encoding = argv[++i];
+			if (strcmp(dopts.encoding, "keyvalues2") && strcmp(dopts.encoding, "keyvalues2_flat")) {
+				fprintf(stderr, "smdmx: error: --encoding is keyvalues2 or keyvalues2_flat\n");
+				return EXIT_USAGE;
+			}
+		} else if (!strcmp(argv[i], "--encoding-version") && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || v < 1 || v > 4) {
+				fprintf(stderr, "smdmx: error: --encoding-version is 1 to 4\n");
+				return EXIT_USAGE;
+			}
+			dopts.encoding_version = (int)v;
 		} else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) {
 			verbose = true;
 		} else if (!strcmp(argv[i], "--lf")) {
@@ -113,6 +182,12 @@ static int cmd_convert(int argc, char **argv)
 	}
 	if (!in || !out) {
 		fprintf(stderr, "smdmx: error: convert needs IN and -o OUT\n%s", usage);
+		return EXIT_USAGE;
+	}
+	bool in_dmx = !strcasecmp(extension(in), "dmx"), out_dmx = !strcasecmp(extension(out), "dmx");
+	if (in_dmx && out_dmx) return convert_dmx(in, out, &dopts, verbose);
+	if (in_dmx || out_dmx) {
+		fprintf(stderr, "smdmx: error: converting between SMD and DMX is not available yet\n");
 		return EXIT_USAGE;
 	}
 	if (strcmp(in, "-") && !is_smd_family(extension(in))) {
@@ -160,6 +235,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "convert")) return cmd_convert(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "dump")) return cmd_dump(argc - 2, argv + 2);
 	fprintf(stderr, "smdmx: error: unknown command '%s'\n%s", argv[1], usage);
 	return EXIT_USAGE;
 }

@@ -1,0 +1,248 @@
+/* A readable, indented listing of a datamodel for people: element types, names and ids,
+ * attribute names, types and values. Each element is listed once, where it is first
+ * reached from the root; later references point back to it. Arrays are shortened to their
+ * first items unless `full`. No recursion: the walk keeps its own stack. */
+#include <stdio.h>
+#include <string.h>
+
+#include "dm_internal.h"
+#include "num.h"
+
+#define SHORT_ITEMS 6
+
+typedef struct dumper {
+	smdmx_write_fn write;
+	void *user;
+	smdmx_error *error;
+	const smdmx_dm *dm;
+	bool full;
+	char line[512];
+	size_t len;
+} dumper;
+
+static bool out(dumper *d, const char *s, size_t n)
+{
+	if (!d->write(d->user, s, n)) return sm_fail(d->error, SMDMX_ERROR_IO, 0, 0, "write failed");
+	return true;
+}
+
+static bool outs(dumper *d, const char *s)
+{
+	return out(d, s, strlen(s));
+}
+
+static bool pad(dumper *d, size_t depth)
+{
+	for (size_t i = 0; i < depth; i++) SM_CHECK(out(d, "  ", 2));
+	return true;
+}
+
+static bool quoted(dumper *d, const char *s)
+{
+	SM_CHECK(out(d, "\"", 1));
+	for (; *s; s++) {
+		char c = *s;
+		const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+		if (esc) SM_CHECK(outs(d, esc));
+		else if ((unsigned char)c < 0x20) {
+			char b[8];
+			snprintf(b, sizeof(b), "\\x%02x", (unsigned char)c);
+			SM_CHECK(outs(d, b));
+		} else SM_CHECK(out(d, &c, 1));
+	}
+	return out(d, "\"", 1);
+}
+
+static bool element_ref(dumper *d, uint32_t e)
+{
+	if (e == SMDMX_NONE || e >= d->dm->element_count) return outs(d, "null");
+	const smdmx_dm_element *el = &d->dm->elements[e];
+	char id[37];
+	smdmx_dm_id_to_text(el->id, id);
+	SM_CHECK(outs(d, el->type));
+	SM_CHECK(out(d, " ", 1));
+	SM_CHECK(quoted(d, el->name));
+	SM_CHECK(out(d, " ", 1));
+	return outs(d, el->has_id ? id : "(no id)");
+}
+
+static bool value(dumper *d, smdmx_dm_type type, const void *v)
+{
+	char b[64];
+	switch (type) {
+	case SMDMX_DM_STRING: return quoted(d, *(const char *const *)v);
+	case SMDMX_DM_INT: b[sm_format_int(*(const int32_t *)v, b)] = '\0'; return outs(d, b);
+	case SMDMX_DM_UINT8: b[sm_format_int(*(const uint8_t *)v, b)] = '\0'; return outs(d, b);
+	case SMDMX_DM_BOOL: return outs(d, *(const uint8_t *)v ? "true" : "false");
+	case SMDMX_DM_TIME: {
+		int32_t t = *(const int32_t *)v;
+		b[sm_format_int(t, b)] = '\0';
+		SM_CHECK(outs(d, b));
+		return outs(d, " ticks");
+	}
+	case SMDMX_DM_UINT64: snprintf(b, sizeof(b), "0x%llx", (unsigned long long)*(const uint64_t *)v); return outs(d, b);
+	case SMDMX_DM_COLOR: {
+		const uint8_t *c = v;
+		snprintf(b, sizeof(b), "%u %u %u %u", c[0], c[1], c[2], c[3]);
+		return outs(d, b);
+	}
+	case SMDMX_DM_BINARY: snprintf(b, sizeof(b), "(%zu bytes)", ((const smdmx_dm_binary *)v)->size); return outs(d, b);
+	case SMDMX_DM_OBJECTID: smdmx_dm_id_to_text(v, b); return outs(d, b);
+	case SMDMX_DM_ELEMENT: return element_ref(d, *(const uint32_t *)v);
+	default: {
+		const float *f = v;
+		size_t n = smdmx_dm_item_size(type) / sizeof(float);
+		for (size_t i = 0; i < n; i++) {
+			if (i) SM_CHECK(out(d, " ", 1));
+			b[sm_format_shortest(f[i], b)] = '\0';
+			SM_CHECK(outs(d, b));
+		}
+		return true;
+	}
+	}
+}
+
+typedef struct dframe {
+	uint32_t element;
+	size_t depth;
+	size_t attr;
+	size_t item; /* element array item, or SIZE_MAX */
+} dframe;
+
+static bool push(dumper *d, sm_vec *stack, sm_owner *mem, uint32_t e, size_t depth)
+{
+	dframe *f = sm_vec_push(mem, stack, sizeof(*f), d->error);
+	if (!f) return false;
+	f->element = e;
+	f->depth = depth;
+	f->attr = 0;
+	f->item = SIZE_MAX;
+	return true;
+}
+
+/* A reference inside the tree: expand the element if not listed yet, else point back. */
+static bool reference(dumper *d, sm_vec *stack, sm_owner *mem, uint8_t *listed, uint32_t e, size_t depth)
+{
+	SM_CHECK(element_ref(d, e));
+	if (e == SMDMX_NONE || e >= d->dm->element_count) return out(d, "\n", 1);
+	if (listed[e]) return outs(d, " (listed above)\n");
+	listed[e] = 1;
+	SM_CHECK(out(d, "\n", 1));
+	return push(d, stack, mem, e, depth);
+}
+
+static bool dump_tree(dumper *d, sm_vec *stack, sm_owner *mem, uint8_t *listed, uint32_t start)
+{
+	listed[start] = 1;
+	SM_CHECK(element_ref(d, start));
+	SM_CHECK(out(d, "\n", 1));
+	SM_CHECK(push(d, stack, mem, start, 1));
+	while (stack->count) {
+		dframe *f = (dframe *)stack->data + stack->count - 1;
+		const smdmx_dm_element *el = &d->dm->elements[f->element];
+		if (f->attr >= el->attr_count) {
+			stack->count--;
+			continue;
+		}
+		const smdmx_dm_attr *a = &el->attrs[f->attr];
+		size_t depth = f->depth;
+		if (f->item == SIZE_MAX) {
+			SM_CHECK(pad(d, depth));
+			SM_CHECK(outs(d, a->name));
+			SM_CHECK(outs(d, ": "));
+			SM_CHECK(outs(d, smdmx_dm_type_name(a->type, a->is_array)));
+			if (!a->is_array) {
+				SM_CHECK(outs(d, " = "));
+				f->attr++;
+				if (a->type == SMDMX_DM_ELEMENT) {
+					SM_CHECK(reference(d, stack, mem, listed, a->value.element, depth + 1));
+					continue;
+				}
+				const void *v = a->type == SMDMX_DM_MATRIX ? (const void *)a->value.matrix : (const void *)&a->value;
+				uint8_t b = a->value.b;
+				SM_CHECK(value(d, a->type, a->type == SMDMX_DM_BOOL ? &b : v));
+				SM_CHECK(out(d, "\n", 1));
+				continue;
+			}
+			char b[48];
+			snprintf(b, sizeof(b), " [%zu]", a->value.array.count);
+			SM_CHECK(outs(d, b));
+			if (a->type != SMDMX_DM_ELEMENT) {
+				size_t n = a->value.array.count, shown = d->full || n <= SHORT_ITEMS ? n : SHORT_ITEMS;
+				size_t item = smdmx_dm_item_size(a->type);
+				for (size_t i = 0; i < shown; i++) {
+					SM_CHECK(outs(d, i ? ", " : " = "));
+					SM_CHECK(value(d, a->type, (const char *)a->value.array.data + i * item));
+				}
+				if (shown < n) SM_CHECK(outs(d, ", ..."));
+				SM_CHECK(out(d, "\n", 1));
+				f->attr++;
+				continue;
+			}
+			SM_CHECK(out(d, "\n", 1));
+			f->item = 0;
+		}
+		/* An element array, one item per step. */
+		size_t n = a->value.array.count;
+		size_t limit = d->full || n <= SHORT_ITEMS ? n : SHORT_ITEMS;
+		if (f->item >= limit) {
+			if (limit < n) {
+				char b[64];
+				SM_CHECK(pad(d, depth + 1));
+				snprintf(b, sizeof(b), "... %zu more\n", n - limit);
+				SM_CHECK(outs(d, b));
+			}
+			f->item = SIZE_MAX;
+			f->attr++;
+			continue;
+		}
+		size_t i = f->item++;
+		char b[32];
+		SM_CHECK(pad(d, depth + 1));
+		snprintf(b, sizeof(b), "[%zu] ", i);
+		SM_CHECK(outs(d, b));
+		SM_CHECK(reference(d, stack, mem, listed, ((const uint32_t *)a->value.array.data)[i], depth + 2));
+	}
+	return true;
+}
+
+bool smdmx_dm_dump(const smdmx_dm *dm, bool full, smdmx_write_fn write, void *user, smdmx_error *error)
+{
+	dumper d;
+	memset(&d, 0, sizeof(d));
+	d.write = write;
+	d.user = user;
+	d.error = error;
+	d.dm = dm;
+	d.full = full;
+	char head[512];
+	snprintf(head, sizeof(head), "encoding %s %d, format %s %d, %zu elements\n", dm->encoding ? dm->encoding : "-",
+	         dm->encoding_version, dm->format ? dm->format : "-", dm->format_version, dm->element_count);
+	SM_CHECK(outs(&d, head));
+	for (size_t i = 0; i < dm->prefix_attr_count; i++) {
+		const smdmx_dm_attr *a = &dm->prefix_attrs[i];
+		SM_CHECK(outs(&d, "prefix "));
+		SM_CHECK(outs(&d, a->name));
+		SM_CHECK(outs(&d, ": "));
+		SM_CHECK(outs(&d, smdmx_dm_type_name(a->type, a->is_array)));
+		if (!a->is_array && a->type != SMDMX_DM_ELEMENT) {
+			SM_CHECK(outs(&d, " = "));
+			SM_CHECK(value(&d, a->type, a->type == SMDMX_DM_MATRIX ? (const void *)a->value.matrix : (const void *)&a->value));
+		}
+		SM_CHECK(out(&d, "\n", 1));
+	}
+	if (dm->element_count == 0) return true;
+	sm_owner *mem = dm->owner->mem;
+	sm_vec stack = SM_VEC_INIT, listed = SM_VEC_INIT;
+	SM_CHECK(sm_vec_reserve(mem, &listed, 1, dm->element_count, error));
+	memset(listed.data, 0, dm->element_count);
+	bool ok = dm->root == SMDMX_NONE || dump_tree(&d, &stack, mem, listed.data, dm->root);
+	/* Elements the root does not reach. */
+	for (size_t i = 0; ok && i < dm->element_count; i++) {
+		if (((uint8_t *)listed.data)[i]) continue;
+		ok = outs(&d, "not reached from the root: ") && dump_tree(&d, &stack, mem, listed.data, (uint32_t)i);
+	}
+	sm_vec_release(mem, &stack, sizeof(dframe));
+	sm_vec_release(mem, &listed, 1);
+	return ok;
+}
