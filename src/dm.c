@@ -234,8 +234,10 @@ smdmx_dm *smdmx_dm_create(const smdmx_allocator *allocator, smdmx_error *error)
 		return NULL;
 	}
 	p->mem = o;
+	/* A zeroed sm_vec would claim owner slot 0: every vector starts as SM_VEC_INIT. */
 	p->elements = (sm_vec)SM_VEC_INIT;
 	p->attrs = (sm_vec)SM_VEC_INIT;
+	p->id_slots = (sm_vec)SM_VEC_INIT;
 	dm->owner = p;
 	dm->root = SMDMX_NONE;
 	return dm;
@@ -372,7 +374,6 @@ bool sm_dm_index_ids(smdmx_dm *dm, smdmx_error *error)
 	if (p->id_index_valid) return true;
 	size_t cap = 16;
 	while (cap < dm->element_count * 2) cap *= 2;
-	sm_vec_release(p->mem, &p->id_slots, sizeof(uint32_t));
 	SM_CHECK(sm_vec_reserve(p->mem, &p->id_slots, sizeof(uint32_t), cap, error));
 	uint32_t *slots = p->id_slots.data;
 	for (size_t i = 0; i < cap; i++) slots[i] = SMDMX_NONE;
@@ -436,7 +437,7 @@ bool smdmx_dm_assign_ids(smdmx_dm *dm, smdmx_error *error)
 	if (!any) return true;
 	struct smdmx_dm_owner *p = dm->owner;
 	sm_vec queue = SM_VEC_INIT;
-	SM_CHECK(sm_vec_reserve(p->mem, &queue, sizeof(uint32_t), n, error));
+	SM_CHECK(sm_vec_reserve(p->mem, &queue, sizeof(uint32_t), n, error)); /* released below: a slot, once */
 	uint32_t *q = queue.data;
 	size_t head = 0, tail = 0;
 	for (size_t i = 0; i < n; i++)

@@ -232,9 +232,13 @@ bool smdmx_dm_dump(const smdmx_dm *dm, bool full, smdmx_write_fn write, void *us
 		SM_CHECK(out(&d, "\n", 1));
 	}
 	if (dm->element_count == 0) return true;
-	sm_owner *mem = dm->owner->mem;
+	sm_owner *mem = sm_owner_new(NULL, error);
+	if (!mem) return false;
 	sm_vec stack = SM_VEC_INIT, listed = SM_VEC_INIT;
-	SM_CHECK(sm_vec_reserve(mem, &listed, 1, dm->element_count, error));
+	if (!sm_vec_reserve(mem, &listed, 1, dm->element_count, error)) {
+		sm_owner_free(mem);
+		return false;
+	}
 	memset(listed.data, 0, dm->element_count);
 	bool ok = dm->root == SMDMX_NONE || dump_tree(&d, &stack, mem, listed.data, dm->root);
 	/* Elements the root does not reach. */
@@ -242,7 +246,6 @@ bool smdmx_dm_dump(const smdmx_dm *dm, bool full, smdmx_write_fn write, void *us
 		if (((uint8_t *)listed.data)[i]) continue;
 		ok = outs(&d, "not reached from the root: ") && dump_tree(&d, &stack, mem, listed.data, (uint32_t)i);
 	}
-	sm_vec_release(mem, &stack, sizeof(dframe));
-	sm_vec_release(mem, &listed, 1);
+	sm_owner_free(mem);
 	return ok;
 }

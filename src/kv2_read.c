@@ -286,7 +286,7 @@ static inline const char *skip_space(const char *p, const char *e)
 
 static bool bad_value(kv2 *k, const token *t, smdmx_dm_type type, const char *why)
 {
-	return fail_at(k, t->offset, SMDMX_ERROR_BAD_VALUE, "'%.*s' is not a %s value: %s", (int)(t->len > 40 ? 40 : t->len),
+	return fail_at(k, t->offset, SMDMX_ERROR_BAD_VALUE, "'%.*s' is not a valid %s: %s", (int)(t->len > 40 ? 40 : t->len),
 	               t->s, smdmx_dm_type_name(type, false), why);
 }
 

@@ -21,7 +21,7 @@ typedef struct kv2w {
 	size_t len;
 	smdmx_error *error;
 	smdmx_dm *dm;
-	sm_owner *mem;
+	sm_owner *mem;      /* scratch memory of this write, from the options' allocator */
 	bool flat;
 	int version;
 	size_t max_depth;
@@ -440,9 +440,6 @@ static bool write_all(kv2w *w, const smdmx_dmx_write_options *o)
 			ok = put(w, "\n", 1) && write_tree(w, &stack, (uint32_t)i);
 		}
 	}
-	sm_vec_release(w->mem, &refs, sizeof(uint32_t));
-	sm_vec_release(w->mem, &written, 1);
-	sm_vec_release(w->mem, &stack, sizeof(wframe));
 	return ok && flush(w);
 }
 
@@ -463,9 +460,10 @@ bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx
 	w->user = user;
 	w->error = error;
 	w->dm = dm;
-	w->mem = dm->owner->mem;
+	w->mem = sm_owner_new(&o.allocator, error);
 	w->max_depth = o.max_depth ? o.max_depth : SMDMX_DM_DEFAULT_MAX_DEPTH / 2;
-	bool ok = write_all(w, &o);
+	bool ok = w->mem && write_all(w, &o);
+	sm_owner_free(w->mem);
 	sm_free(&a, w, sizeof(kv2w));
 	return ok;
 }

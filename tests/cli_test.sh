@@ -60,5 +60,28 @@ check_text "animation frames" "2000" "$(grep -c '^time' "$tmp/anim2.smd")"
 check "stdin to stdout" 0 $?
 check_text "pipe output" "time 10" "$(sed -n 7p "$tmp/pipe.smd")"
 
+# DMX: dump, re-encoding, and errors in the compiler format.
+"$smdmx" dump "$root/testdata/kv2/ok/layout.dmx" > "$tmp/dump.txt"
+check "dump" 0 $?
+check_text "dump root line" 'DmElement "root" 00000000-0000-0000-0000-000000000001' "$(sed -n 2p "$tmp/dump.txt")"
+"$smdmx" dump "$root/testdata/kv2/bad/unknown_id.dmx" 2>"$tmp/err" >/dev/null
+check "dump bad dmx" 1 $?
+check_text "dmx error format" "$root/testdata/kv2/bad/unknown_id.dmx:3:16: error: no element has the id 00000000-0000-0000-0000-00000000000f" "$(cat "$tmp/err")"
+"$smdmx" convert "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/flat.dmx" --encoding keyvalues2_flat --encoding-version 2
+check "dmx convert" 0 $?
+check_text "dmx header" "<!-- dmx encoding keyvalues2_flat 2 format model 18 -->" "$(head -n 1 "$tmp/flat.dmx")"
+"$smdmx" convert "$tmp/flat.dmx" -o "$tmp/back.dmx"
+check "dmx convert back" 0 $?
+"$smdmx" convert "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/direct.dmx"
+cmp -s "$tmp/back.dmx" "$tmp/direct.dmx"
+check "flat and back is identical" 0 $?
+"$smdmx" convert "$root/testdata/kv2/ok/types.dmx" -o "$tmp/t1.dmx" 2>"$tmp/err"
+check "uint64 needs version 4" 1 $?
+check_text "no partial dmx output" "" "$(ls "$tmp" | grep t1.dmx)"
+"$smdmx" convert "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/x.dmx" --encoding binary 2>/dev/null
+check "unknown encoding option" 2 $?
+"$smdmx" convert "$root/testdata/ok/features.smd" -o "$tmp/x.dmx" 2>/dev/null
+check "smd to dmx not yet" 2 $?
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

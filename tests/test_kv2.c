@@ -1,0 +1,528 @@
+/* The datamodel and the keyvalues2 encoding: every type and layout at exact values, every
+ * error at its code, line and column, the corpus round trip, determinism, truncation at
+ * every byte and failure of every allocation. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <locale.h>
+#include <math.h>
+
+#include "util.h"
+#include "../src/dm_internal.h"
+
+static smdmx_dm *read_ok(const char *rel)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(test_path(rel), NULL, &err);
+	if (!dm) fail_msg("%s:%u:%u: %s", rel, err.line, err.column, err.message);
+	return dm;
+}
+
+static const smdmx_dm_attr *attr(const smdmx_dm *dm, uint32_t e, const char *name)
+{
+	const smdmx_dm_attr *a = smdmx_dm_find_attr(dm, e, name);
+	if (!a) fail_msg("no attribute '%s'", name);
+	return a;
+}
+
+static uint32_t id_of(const smdmx_dm *dm, const char *text)
+{
+	uint8_t id[16];
+	assert_true(smdmx_dm_id_from_text(text, strlen(text), id));
+	return smdmx_dm_find_id(dm, id);
+}
+
+static void test_types(void **state)
+{
+	(void)state;
+	smdmx_dm *dm = read_ok("testdata/kv2/ok/types.dmx");
+	assert_string_equal(dm->encoding, "keyvalues2");
+	assert_int_equal(dm->encoding_version, 4);
+	assert_string_equal(dm->format, "dmx");
+	assert_int_equal(dm->format_version, 2);
+	uint32_t r = dm->root;
+	assert_int_equal(r, id_of(dm, "11111111-2222-3333-4444-555555555555"));
+	assert_string_equal(dm->elements[r].name, "types");
+	assert_int_equal(attr(dm, r, "i")->value.i, INT32_MIN);
+	assert_true(attr(dm, r, "f")->value.f == 0.1f);
+	assert_true(attr(dm, r, "b")->value.b);
+	assert_string_equal(attr(dm, r, "s")->value.s, "a \"quoted\" \\ back\nslash");
+	const smdmx_dm_attr *bin = attr(dm, r, "bin");
+	assert_int_equal(bin->value.bin.size, 3);
+	assert_memory_equal(bin->value.bin.data, "\x00\xff\x1a", 3);
+	assert_int_equal(attr(dm, r, "t")->value.i, 15001); /* floor(10000 * 1.5001 + 0.5) */
+	assert_memory_equal(attr(dm, r, "c")->value.color, "\x01\x02\x03\xff", 4);
+	const float *v3 = attr(dm, r, "v3")->value.v;
+	assert_true(v3[0] == 1000.0f && v3[1] == 0.5f && v3[2] == 0.0f && signbit(v3[2]));
+	assert_true(attr(dm, r, "q")->value.v[3] == 0.7071068f);
+	const float *m = attr(dm, r, "m")->value.matrix;
+	for (int i = 0; i < 16; i++) assert_true(m[i] == (i % 5 == 0 ? 1.0f : 0.0f));
+	assert_true(attr(dm, r, "u64")->value.u64 == UINT64_MAX);
+	assert_int_equal(attr(dm, r, "u8")->value.u8, 255);
+	assert_int_equal(attr(dm, r, "oid")->type, SMDMX_DM_OBJECTID);
+	assert_int_equal(attr(dm, r, "oid")->value.id[0], 0xaa);
+	const smdmx_dm_attr *ia = attr(dm, r, "ia");
+	assert_true(ia->is_array && ia->type == SMDMX_DM_INT && ia->value.array.count == 3);
+	assert_int_equal(((int32_t *)ia->value.array.data)[2], 3);
+	assert_int_equal(attr(dm, r, "fa")->value.array.count, 0);
+	assert_int_equal(((uint8_t *)attr(dm, r, "ba")->value.array.data)[1], 1);
+	assert_string_equal(((const char **)attr(dm, r, "sa")->value.array.data)[1], "y");
+	const smdmx_dm_binary *bins = attr(dm, r, "bina")->value.array.data;
+	assert_int_equal(bins[0].size, 0);
+	assert_int_equal(bins[1].data[1], 2);
+	const int32_t *times = attr(dm, r, "ta")->value.array.data;
+	assert_int_equal(times[1], 333);
+	assert_int_equal(times[2], -10000);
+	assert_true(((float *)attr(dm, r, "v3a")->value.array.data)[5] == 6.0f);
+	assert_true(((uint64_t *)attr(dm, r, "u64a")->value.array.data)[0] == 16);
+	assert_int_equal(((uint8_t *)attr(dm, r, "u8a")->value.array.data)[1], 128);
+	/* order kept, "id" and "name" not among the attributes */
+	assert_int_equal(dm->elements[r].attr_count, 32);
+	assert_string_equal(dm->elements[r].attrs[0].name, "i");
+	assert_string_equal(dm->elements[r].attrs[31].name, "oida");
+	smdmx_dm_free(dm);
+}
+
+static void test_layout(void **state)
+{
+	(void)state;
+	smdmx_dm *dm = read_ok("testdata/kv2/ok/layout.dmx");
+	assert_int_equal(dm->element_count, 4);
+	uint32_t root = dm->root, child = id_of(dm, "00000000-0000-0000-0000-000000000002"),
+	         shared = id_of(dm, "00000000-0000-0000-0000-000000000003"), item = id_of(dm, "00000000-0000-0000-0000-000000000004");
+	assert_int_equal(root, id_of(dm, "00000000-0000-0000-0000-000000000001"));
+	/* a reference to an element defined later, a null, an inline child that points back */
+	assert_int_equal(attr(dm, root, "forward")->value.element, shared);
+	assert_int_equal(attr(dm, root, "null")->value.element, SMDMX_NONE);
+	assert_int_equal(attr(dm, root, "inline")->value.element, child);
+	assert_int_equal(attr(dm, child, "back")->value.element, root);
+	/* an element array mixing an inline element, references and a null */
+	const smdmx_dm_attr *mixed = attr(dm, root, "mixed");
+	assert_int_equal(mixed->value.array.count, 4);
+	const uint32_t *ix = mixed->value.array.data;
+	assert_int_equal(ix[0], item);
+	assert_int_equal(ix[1], shared);
+	assert_int_equal(ix[2], SMDMX_NONE);
+	assert_int_equal(ix[3], child);
+	/* the escape set: \t \v \b \r \f \a \? \' and an unknown escape kept as written */
+	assert_string_equal(attr(dm, shared, "esc")->value.s, "\t\v\b\r\f\a?'\\x");
+	smdmx_dm_free(dm);
+}
+
+static void test_prefix_and_legacy(void **state)
+{
+	(void)state;
+	smdmx_dm *dm = read_ok("testdata/kv2/ok/prefix.dmx");
+	assert_int_equal(dm->prefix_attr_count, 2);
+	assert_string_equal(dm->prefix_attrs[0].name, "anim_frameRate");
+	assert_true(dm->prefix_attrs[0].value.f == 30.0f);
+	assert_int_equal(dm->prefix_attrs[1].value.i, 7000);
+	assert_int_equal(dm->element_count, 1);
+	assert_string_equal(dm->elements[dm->root].name, "root");
+	smdmx_dm_free(dm);
+	dm = read_ok("testdata/kv2/ok/legacy.dmx");
+	assert_string_equal(dm->encoding, "keyvalues2");
+	assert_int_equal(dm->encoding_version, 1);
+	assert_string_equal(dm->elements[0].name, "legacy");
+	assert_false(dm->elements[0].has_id);
+	assert_int_equal(attr(dm, 0, "value")->value.i, 7);
+	smdmx_dm_free(dm);
+}
+
+static void test_bad_inputs(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file;
+		smdmx_error_code code;
+		uint32_t line, col;
+	} cases[] = {
+		{ "duplicate_id.dmx", SMDMX_ERROR_DUPLICATE_ID, 4, 29 },
+		{ "unknown_id.dmx", SMDMX_ERROR_UNKNOWN_ID, 3, 16 },
+		{ "bad_int.dmx", SMDMX_ERROR_BAD_VALUE, 3, 12 },
+		{ "components.dmx", SMDMX_ERROR_BAD_VALUE, 3, 16 },
+		{ "unterminated_string.dmx", SMDMX_ERROR_UNTERMINATED, 3, 15 },
+		{ "unterminated_brace.dmx", SMDMX_ERROR_UNTERMINATED, 2, 5 },
+		{ "unterminated_bracket.dmx", SMDMX_ERROR_UNTERMINATED, 3, 18 },
+		{ "unknown_type.dmx", SMDMX_ERROR_UNKNOWN_TYPE, 3, 6 },
+		{ "not_dmx.dmx", SMDMX_ERROR_HEADER, 1, 1 },
+		{ "binary.dmx", SMDMX_ERROR_ENCODING, 1, 1 },
+		{ "nan.dmx", SMDMX_ERROR_BAD_VALUE, 3, 14 },
+		{ "bad_id.dmx", SMDMX_ERROR_BAD_VALUE, 3, 16 },
+		{ "stray.dmx", SMDMX_ERROR_SYNTAX, 3, 6 },
+		{ "no_element.dmx", SMDMX_ERROR_EMPTY, 2, 1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char rel[256];
+		snprintf(rel, sizeof(rel), "testdata/kv2/bad/%s", cases[i].file);
+		smdmx_error err;
+		smdmx_dm *dm = smdmx_dmx_read_file(test_path(rel), NULL, &err);
+		if (dm) fail_msg("%s: read without error", cases[i].file);
+		if (err.code != cases[i].code || err.line != cases[i].line || err.column != cases[i].col)
+			fail_msg("%s: got %s at %u:%u (%s), want %s at %u:%u", cases[i].file, smdmx_error_code_name(err.code), err.line,
+			         err.column, err.message, smdmx_error_code_name(cases[i].code), cases[i].line, cases[i].col);
+	}
+	/* an empty file, a NUL byte, a header too short */
+	smdmx_error err;
+	assert_null(smdmx_dmx_read_memory("", 0, NULL, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_EMPTY);
+	const char nul[] = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" { \"s\" \"string\" \"a\0b\" }\n";
+	assert_null(smdmx_dmx_read_memory(nul, sizeof(nul) - 1, NULL, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_NUL_BYTE);
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.column, 22);
+	assert_null(smdmx_dmx_read_memory("<!-- -->", 8, NULL, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_HEADER);
+	const char *v5 = "<!-- dmx encoding keyvalues2 5 format dmx 1 -->\n";
+	assert_null(smdmx_dmx_read_memory(v5, strlen(v5), NULL, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
+}
+
+/* Inline nesting at the depth limit reads; one deeper fails at the '{' that passes it. */
+static void test_depth_limit(void **state)
+{
+	(void)state;
+	for (int extra = 0; extra <= 1; extra++) {
+		char text[4096];
+		size_t n = (size_t)snprintf(text, sizeof(text), "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" {");
+		int levels = 7 + extra; /* with the root: 8 or 9 frames */
+		for (int i = 0; i < levels; i++) n += (size_t)snprintf(text + n, sizeof(text) - n, " \"c\" \"A\" {");
+		for (int i = 0; i <= levels; i++) n += (size_t)snprintf(text + n, sizeof(text) - n, " }");
+		smdmx_dmx_read_options o = { .limits = { .max_depth = 8 } };
+		smdmx_error err;
+		smdmx_dm *dm = smdmx_dmx_read_memory(text, n, &o, &err);
+		if (!extra) {
+			assert_non_null(dm);
+			assert_int_equal(dm->element_count, 8);
+			smdmx_dm_free(dm);
+		} else {
+			assert_null(dm);
+			assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+			assert_int_equal(err.line, 2);
+			assert_int_equal(err.column, 5 + 10 * 8); /* the ninth '{' */
+		}
+	}
+}
+
+typedef struct sink {
+	char *data;
+	size_t size, cap;
+} sink;
+
+static bool sink_write(void *user, const void *data, size_t size)
+{
+	sink *s = user;
+	if (s->size + size > s->cap) {
+		s->cap = (s->size + size) * 2;
+		s->data = realloc(s->data, s->cap);
+	}
+	memcpy(s->data + s->size, data, size);
+	s->size += size;
+	return true;
+}
+
+static smdmx_dm *write_read(smdmx_dm *dm, const smdmx_dmx_write_options *o, sink *out)
+{
+	smdmx_error err;
+	out->size = 0;
+	if (!smdmx_dmx_write(dm, sink_write, out, o, &err)) fail_msg("write: %s", err.message);
+	smdmx_dm *back = smdmx_dmx_read_memory(out->data, out->size, NULL, &err);
+	if (!back) fail_msg("re-read: %u:%u: %s", err.line, err.column, err.message);
+	return back;
+}
+
+static void round_trip(const char *path, const char *label)
+{
+	smdmx_error err;
+	smdmx_dm *a = smdmx_dmx_read_file(path, NULL, &err);
+	if (!a) fail_msg("%s:%u:%u: %s", label, err.line, err.column, err.message);
+	static const char *const encodings[2] = { "keyvalues2", "keyvalues2_flat" };
+	for (int e = 0; e < 2; e++) {
+		for (int v = 1; v <= 4; v++) {
+			bool has_uint = false;
+			for (size_t i = 0; i < a->element_count; i++)
+				for (size_t k = 0; k < a->elements[i].attr_count; k++)
+					has_uint |= a->elements[i].attrs[k].type == SMDMX_DM_UINT64 || a->elements[i].attrs[k].type == SMDMX_DM_UINT8;
+			if (has_uint && v < 4) continue;
+			smdmx_dmx_write_options o = { .encoding = encodings[e], .encoding_version = v };
+			sink s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
+			smdmx_dm *b = write_read(a, &o, &s1);
+			char diff[256];
+			if (!smdmx_dm_equal(a, b, diff, sizeof(diff))) fail_msg("%s (%s %d): %s", label, encodings[e], v, diff);
+			assert_string_equal(b->encoding, encodings[e]);
+			assert_int_equal(b->encoding_version, v);
+			assert_string_equal(b->format, a->format);
+			assert_int_equal(b->format_version, a->format_version);
+			/* deterministic, and a second generation gives the same bytes */
+			smdmx_dm *c = write_read(a, &o, &s2);
+			smdmx_dm *d = write_read(b, &o, &s3);
+			if (s1.size != s2.size || memcmp(s1.data, s2.data, s1.size)) fail_msg("%s: output not deterministic", label);
+			if (s1.size != s3.size || memcmp(s1.data, s3.data, s1.size)) fail_msg("%s: second generation differs", label);
+			smdmx_dm_free(b);
+			smdmx_dm_free(c);
+			smdmx_dm_free(d);
+			free(s1.data);
+			free(s2.data);
+			free(s3.data);
+		}
+	}
+	smdmx_dm_free(a);
+}
+
+static bool is_kv2(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) return false;
+	char head[64] = { 0 };
+	size_t n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	return n > 0 && strstr(head, "keyvalues2") != NULL;
+}
+
+static void test_corpus_round_trip(void **state)
+{
+	(void)state;
+	const char *corpus = getenv("SMDMX_CORPUS");
+	static const char *const dirs[] = { "dmx_kv2_model", "dmx_kv2_anim", "other" };
+	size_t files = 0;
+	for (size_t d = 0; d < 3; d++) {
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s/%s", corpus ? corpus : SMDMX_SOURCE_ROOT "/../shared/corpus", dirs[d]);
+		DIR *dh = opendir(dir);
+		if (!dh) fail_msg("corpus directory %s is missing", dir);
+		struct dirent *e;
+		while ((e = readdir(dh))) {
+			char path[8192];
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			if (!strstr(e->d_name, ".dmx") || !is_kv2(path)) continue;
+			round_trip(path, e->d_name);
+			files++;
+		}
+		closedir(dh);
+	}
+	assert_true(files >= 8);
+	/* and the project's own files */
+	static const char *const own[] = { "testdata/kv2/ok/types.dmx", "testdata/kv2/ok/layout.dmx",
+		                               "testdata/kv2/ok/prefix.dmx", "testdata/kv2/ok/legacy.dmx" };
+	for (size_t i = 0; i < 4; i++) round_trip(test_path(own[i]), own[i]);
+}
+
+/* The layout of written files (A10): root first, a once-referenced element inline, a
+ * shared one at top level, nulls as "", tab indentation. */
+static void test_writer_layout(void **state)
+{
+	(void)state;
+	smdmx_dm *dm = read_ok("testdata/kv2/ok/layout.dmx");
+	sink s = { 0 };
+	smdmx_error err;
+	assert_true(smdmx_dmx_write(dm, sink_write, &s, NULL, &err));
+	s.data = realloc(s.data, s.size + 1);
+	s.data[s.size] = '\0';
+	const char *want =
+	    "<!-- dmx encoding keyvalues2 1 format model 18 -->\n"
+	    "\"DmElement\"\n{\n"
+	    "\t\"id\" \"elementid\" \"00000000-0000-0000-0000-000000000001\"\n"
+	    "\t\"name\" \"string\" \"root\"\n"
+	    "\t\"forward\" \"element\" \"00000000-0000-0000-0000-000000000003\"\n"
+	    "\t\"null\" \"element\" \"\"\n"
+	    "\t\"inline\" \"element\" \"00000000-0000-0000-0000-000000000002\"\n"
+	    "\t\"mixed\" \"element_array\"\n\t[\n"
+	    "\t\t\"DmeItem\"\n\t\t{\n"
+	    "\t\t\t\"id\" \"elementid\" \"00000000-0000-0000-0000-000000000004\"\n"
+	    "\t\t\t\"name\" \"string\" \"item\"\n"
+	    "\t\t},\n"
+	    "\t\t\"element\" \"00000000-0000-0000-0000-000000000003\",\n"
+	    "\t\t\"element\" \"\",\n"
+	    "\t\t\"element\" \"00000000-0000-0000-0000-000000000002\"\n"
+	    "\t]\n"
+	    "}\n\n"
+	    "\"DmeChild\"\n{\n"
+	    "\t\"id\" \"elementid\" \"00000000-0000-0000-0000-000000000002\"\n"
+	    "\t\"name\" \"string\" \"child\"\n"
+	    "\t\"back\" \"element\" \"00000000-0000-0000-0000-000000000001\"\n"
+	    "}\n\n"
+	    "\"DmeShared\"\n{\n"
+	    "\t\"id\" \"elementid\" \"00000000-0000-0000-0000-000000000003\"\n"
+	    "\t\"name\" \"string\" \"shared\"\n"
+	    "\t\"esc\" \"string\" \"\t\v\b\r\f\a?'\\\\x\"\n"
+	    "}\n";
+	assert_string_equal(s.data, want);
+	/* uint64 needs keyvalues2 4 */
+	smdmx_dm *t = read_ok("testdata/kv2/ok/types.dmx");
+	smdmx_dmx_write_options o = { .encoding_version = 3 };
+	assert_false(smdmx_dmx_write(t, sink_write, &s, &o, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
+	o.encoding = "binary";
+	o.encoding_version = 4;
+	assert_false(smdmx_dmx_write(t, sink_write, &s, &o, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
+	smdmx_dm_free(t);
+	smdmx_dm_free(dm);
+	free(s.data);
+}
+
+/* Graphs built through the API: deterministic name-based ids, cycles no element reaches
+ * from the root, and chains deeper than the writer's inline limit. */
+static void test_built_graphs(void **state)
+{
+	(void)state;
+	uint8_t sha[20];
+	sm_sha1("abc", 3, sha);
+	assert_memory_equal(sha, "\xa9\x99\x3e\x36\x47\x06\x81\x6a\xba\x3e\x25\x71\x78\x50\xc2\x6c\x9c\xd0\xd8\x9d", 20);
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
+	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
+	uint32_t a = smdmx_dm_add_element(dm, "DmeA", "a", NULL, &err);
+	uint32_t b = smdmx_dm_add_element(dm, "DmeB", "b", NULL, &err);
+	uint32_t chain = smdmx_dm_add_element(dm, "DmeLink", "link0", NULL, &err);
+	assert_int_equal(root, 0);
+	smdmx_dm_add_attr(dm, a, "next", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = b;
+	smdmx_dm_add_attr(dm, b, "next", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = a;
+	smdmx_dm_add_attr(dm, root, "chain", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = chain;
+	uint32_t prev = chain;
+	for (int i = 1; i < 40; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "link%d", i);
+		uint32_t c = smdmx_dm_add_element(dm, "DmeLink", name, NULL, &err);
+		smdmx_dm_add_attr(dm, prev, "next", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = c;
+		prev = c;
+	}
+	smdmx_dm_attr *fa = smdmx_dm_add_attr(dm, root, "values", SMDMX_DM_FLOAT, true, 3, &err);
+	((float *)fa->value.array.data)[1] = 2.5f;
+	smdmx_dm_attr *sa = smdmx_dm_add_attr(dm, root, "label", SMDMX_DM_STRING, false, 0, &err);
+	sa->value.s = smdmx_dm_strdup(dm, "x", &err);
+	smdmx_dmx_write_options o = { .max_depth = 10 };
+	sink s1 = { 0 }, s2 = { 0 };
+	smdmx_dm *back = write_read(dm, &o, &s1);
+	char diff[256];
+	if (!smdmx_dm_equal(dm, back, diff, sizeof(diff))) fail_msg("%s", diff);
+	/* The same graph always gets the same ids: a fixed value, so that they never change
+	 * between releases. Python agrees: uuid.uuid5(UUID(bytes=smdmx's namespace),
+	 * "\0" * 16 + "$root\0" + "0\0" + "DmElement\0" + "root\0"). */
+	char id[37];
+	smdmx_dm_id_to_text(dm->elements[root].id, id);
+	assert_string_equal(id, "43ed0803-3889-5e95-a968-8de96a17ebd9");
+	smdmx_dm_free(back);
+	back = write_read(dm, &o, &s2);
+	assert_int_equal(s1.size, s2.size);
+	assert_memory_equal(s1.data, s2.data, s1.size);
+	/* deepest inline nesting is 10 tabs; the cycle a <-> b is written once each */
+	assert_null(strstr(s1.data, "\t\t\t\t\t\t\t\t\t\t\t\""));
+	assert_non_null(strstr(s1.data, "\"DmeA\"\n{\n"));
+	smdmx_dm_free(back);
+	smdmx_dm_free(dm);
+	free(s1.data);
+	free(s2.data);
+}
+
+static void test_dump(void **state)
+{
+	(void)state;
+	smdmx_dm *dm = read_ok("testdata/kv2/ok/layout.dmx");
+	sink s = { 0 };
+	smdmx_error err;
+	assert_true(smdmx_dm_dump(dm, false, sink_write, &s, &err));
+	s.data = realloc(s.data, s.size + 1);
+	s.data[s.size] = '\0';
+	const char *want =
+	    "encoding keyvalues2 1, format model 18, 4 elements\n"
+	    "DmElement \"root\" 00000000-0000-0000-0000-000000000001\n"
+	    "  forward: element = DmeShared \"shared\" 00000000-0000-0000-0000-000000000003\n"
+	    "    esc: string = \"\\t\\x0b\\x08\\r\\x0c\\x07?'\\\\x\"\n"
+	    "  null: element = null\n"
+	    "  inline: element = DmeChild \"child\" 00000000-0000-0000-0000-000000000002\n"
+	    "    back: element = DmElement \"root\" 00000000-0000-0000-0000-000000000001 (listed above)\n"
+	    "  mixed: element_array [4]\n"
+	    "    [0] DmeItem \"item\" 00000000-0000-0000-0000-000000000004\n"
+	    "    [1] DmeShared \"shared\" 00000000-0000-0000-0000-000000000003 (listed above)\n"
+	    "    [2] null\n"
+	    "    [3] DmeChild \"child\" 00000000-0000-0000-0000-000000000002 (listed above)\n";
+	assert_string_equal(s.data, want);
+	free(s.data);
+	smdmx_dm_free(dm);
+}
+
+static const char *const small_files[] = { "testdata/kv2/ok/types.dmx", "testdata/kv2/ok/layout.dmx",
+	                                       "testdata/kv2/ok/prefix.dmx", "testdata/kv2/ok/legacy.dmx" };
+
+static void test_truncation(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < 4; f++) {
+		size_t size = 0;
+		char *data = test_slurp(test_path(small_files[f]), &size);
+		for (size_t n = 0; n < size; n++) {
+			char *cut = malloc(n ? n : 1);
+			memcpy(cut, data, n);
+			smdmx_error err;
+			smdmx_dm *dm = smdmx_dmx_read_memory(cut, n, NULL, &err);
+			if (dm) smdmx_dm_free(dm);
+			else assert_true(err.code != SMDMX_ERROR_NONE && err.line >= 1 && err.message[0]);
+			free(cut);
+		}
+		free(data);
+	}
+}
+
+static void test_allocation_failures(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < 4; f++) {
+		size_t size = 0;
+		char *data = test_slurp(test_path(small_files[f]), &size);
+		size_t n;
+		for (n = 1;; n++) {
+			test_counter c = { 0, 0 };
+			smdmx_dmx_read_options o = { .allocator = test_allocator(&c) };
+			o.allocator.fail_after = n;
+			smdmx_error err;
+			smdmx_dm *dm = smdmx_dmx_read_memory(data, size, &o, &err);
+			if (dm) {
+				smdmx_dm_free(dm);
+				assert_int_equal(c.live, 0);
+				break;
+			}
+			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+			if (c.live != 0) fail_msg("%s: %lld bytes leaked failing allocation %zu", small_files[f], c.live, n);
+		}
+		assert_true(n > 3);
+		/* The writer, failing each of its allocations in turn, on a datamodel read without a
+		 * failure limit (fail_after stays in force for the life of what it allocates). */
+		smdmx_error err;
+		smdmx_dm *dm = smdmx_dmx_read_memory(data, size, NULL, &err);
+		assert_non_null(dm);
+		size_t k;
+		for (k = 1; k < 1000; k++) {
+			test_counter wc = { 0, 0 };
+			smdmx_dmx_write_options wo = { .allocator = test_allocator(&wc), .encoding_version = dm->encoding_version };
+			wo.allocator.fail_after = k;
+			sink s = { 0 };
+			bool ok = smdmx_dmx_write(dm, sink_write, &s, &wo, &err);
+			free(s.data);
+			assert_int_equal(wc.live, 0);
+			if (ok) break;
+			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+		}
+		assert_true(k > 1 && k < 1000);
+		smdmx_dm_free(dm);
+		free(data);
+	}
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_types),
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_prefix_and_legacy),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_depth_limit),
+		cmocka_unit_test(test_corpus_round_trip),
+		cmocka_unit_test(test_writer_layout),
+		cmocka_unit_test(test_built_graphs),
+		cmocka_unit_test(test_dump),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_allocation_failures),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
