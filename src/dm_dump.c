@@ -158,9 +158,9 @@ static bool dump_tree(dumper *d, sm_vec *stack, sm_owner *mem, uint8_t *listed, 
 					SM_CHECK(reference(d, stack, mem, listed, a->value.element, depth + 1));
 					continue;
 				}
+				/* value() reads a bool as one byte, the layout of bool arrays */
 				const void *v = a->type == SMDMX_DM_MATRIX ? (const void *)a->value.matrix : (const void *)&a->value;
-				uint8_t b = a->value.b;
-				SM_CHECK(value(d, a->type, a->type == SMDMX_DM_BOOL ? &b : v));
+				SM_CHECK(value(d, a->type, v));
 				SM_CHECK(out(d, "\n", 1));
 				continue;
 			}
