@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,9 +27,24 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
+	struct stat st;
+	/* A regular file is mapped, not copied: the reader only reads it. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((uint64_t)st.st_size > limits.max_file_size) {
+			if (fd != 0) close(fd);
+			sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "file larger than %zu bytes", limits.max_file_size);
+			return NULL;
+		}
+		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (map != MAP_FAILED) {
+			if (fd != 0) close(fd);
+			smdmx_dm *dm = sm_kv2_read(map, (size_t)st.st_size, options, error);
+			munmap(map, (size_t)st.st_size);
+			return dm;
+		}
+	}
 	sm_alloc a;
 	sm_alloc_init(&a, &opts.allocator);
-	struct stat st;
 	size_t cap = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16;
 	if (cap > limits.max_file_size + 1) cap = limits.max_file_size + 1;
 	char *buf = sm_malloc(&a, cap);

@@ -224,8 +224,34 @@ static bool put_value_attr(kv2w *w, const smdmx_dm_attr *a, size_t depth)
 	}
 	size_t item = smdmx_dm_item_size(a->type);
 	const char *data = a->value.array.data;
+	size_t count = a->value.array.count;
 	SM_CHECK(put(w, "[", 1));
-	for (size_t i = 0; i < a->value.array.count; i++) {
+	if (a->type == SMDMX_DM_INT || a->type == SMDMX_DM_FLOAT || a->type == SMDMX_DM_VECTOR2 ||
+	    a->type == SMDMX_DM_VECTOR3 || a->type == SMDMX_DM_VECTOR4 || a->type == SMDMX_DM_QUATERNION) {
+		/* The bulk of model files: one room check per item, digits written in place. */
+		size_t comps = a->type == SMDMX_DM_INT ? 1 : item / sizeof(float);
+		for (size_t i = 0; i < count; i++) {
+			SM_CHECK(room(w, 8 + comps * 32));
+			char *o = w->buf + w->len;
+			if (i) *o++ = ',';
+			*o++ = ' ';
+			*o++ = '"';
+			if (a->type == SMDMX_DM_INT) {
+				o += sm_format_int(((const int32_t *)data)[i], o);
+			} else {
+				const float *f = (const float *)(data + i * item);
+				for (size_t c = 0; c < comps; c++) {
+					if (!isfinite(f[c])) return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
+					if (c) *o++ = ' ';
+					o += sm_format_shortest(f[c], o);
+				}
+			}
+			*o++ = '"';
+			w->len = (size_t)(o - w->buf);
+		}
+		return put(w, " ]\n", 3);
+	}
+	for (size_t i = 0; i < count; i++) {
 		SM_CHECK(put(w, i ? ", " : " ", i ? 2 : 1));
 		SM_CHECK(put_value(w, a->type, data + i * item));
 	}

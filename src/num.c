@@ -468,7 +468,11 @@ size_t sm_format_shortest(float v, char *out)
 	int e10 = (int)floor(log10(d));
 	if (d >= pow10_any(e10 + 1)) e10++;
 	else if (d < pow10_any(e10)) e10--;
-	for (int p = 1; p <= 9; p++) {
+	/* Fewer digits than d / (hi - lo) allows cannot fit inside the interval: start there. */
+	int first = (int)floor(log10(d / (hi - lo)));
+	if (first < 1) first = 1;
+	if (first > 9) first = 9;
+	for (int p = first; p <= 9; p++) {
 		int s = p - 1 - e10;
 		double scale = pow10_any(s);
 		double c = nearbyint(d * scale);

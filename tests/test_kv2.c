@@ -170,6 +170,17 @@ static void test_bad_inputs(void **state)
 	assert_int_equal(err.code, SMDMX_ERROR_NUL_BYTE);
 	assert_int_equal(err.line, 2);
 	assert_int_equal(err.column, 22);
+	/* int arrays: the extremes read, one past them is an error at the item */
+	const char *ints = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" { \"a\" \"int_array\" [ \"2147483647\", \"-2147483648\" ] }\n";
+	smdmx_dm *dm = smdmx_dmx_read_memory(ints, strlen(ints), NULL, &err);
+	assert_non_null(dm);
+	assert_int_equal(((int32_t *)dm->elements[0].attrs[0].value.array.data)[1], INT32_MIN);
+	smdmx_dm_free(dm);
+	const char *big = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" { \"a\" \"int_array\" [ \"1\", \"2147483648\" ] }\n";
+	assert_null(smdmx_dmx_read_memory(big, strlen(big), NULL, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_BAD_VALUE);
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.column, 30);
 	assert_null(smdmx_dmx_read_memory("<!-- -->", 8, NULL, &err));
 	assert_int_equal(err.code, SMDMX_ERROR_HEADER);
 	const char *v5 = "<!-- dmx encoding keyvalues2 5 format dmx 1 -->\n";

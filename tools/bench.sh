@@ -2,7 +2,8 @@
 # The SMD benchmark: generates a skinned grid of TRIANGLES triangles (default 1,000,000,
 # about 330 MB) and reports, on one core, cat of the file (the reference), SMD read (file to
 # scene), SMD format (scene to text, discarded) and SMD write (scene to a file) throughput in
-# MB/s (10^6 bytes per second) and peak RSS. Best of RUNS (default 3).
+# MB/s (10^6 bytes per second) and peak RSS. Then the same for the grid as a keyvalues2
+# DMX model (about 190 MB for 1,000,000 triangles). Best of RUNS (default 3).
 # Usage: tools/bench.sh [TRIANGLES] [RUNS]
 set -eu
 cd "$(dirname "$0")/.."
@@ -10,7 +11,7 @@ tris=${1:-1000000}
 runs=${2:-3}
 sh tools/install-deps.sh
 [ -f build/build.ninja ] || meson setup build -Dwerror=true >/dev/null
-ninja -C build tools/gen_smd tools/bench_smd >/dev/null
+ninja -C build tools/gen_smd tools/gen_dmx tools/bench_smd >/dev/null
 dir=build/bench
 mkdir -p "$dir"
 file="$dir/grid_$tris.smd"
@@ -32,8 +33,23 @@ format_line=$(for i in $(seq "$runs"); do $one build/tools/bench_smd format "$fi
 write_line=$(for i in $(seq "$runs"); do rm -f "$dir/out.smd"; sync; $one build/tools/bench_smd write "$file" "$dir/out.smd"; done | best)
 rm -f "$dir/out.smd"
 
-echo "file: $file ($size bytes, $tris triangles); one core; best of $runs"
-printf '%-6s %14s %10s %10s %14s\n' phase bytes seconds MB/s peak_RSS_MiB
-for l in "$cat_line" "$read_line" "$format_line" "$write_line"; do
-	echo "$l" | awk '{ rss = ($5 == "-") ? "-" : sprintf("%.1f", $5 / 1024); printf "%-6s %14d %10.3f %10.1f %14s\n", $1, $2, $3, $4, rss }'
-done
+# keyvalues2: the same grid as a DMX model, built through the datamodel API.
+dmx="$dir/grid_$tris.dmx"
+[ -f "$dmx" ] || build/tools/gen_dmx "$tris" "$dmx"
+dsize=$(stat -c %s "$dmx")
+cat "$dmx" >/dev/null
+dcat_line=$(for i in $(seq "$runs"); do
+	t0=$(now); $one cat "$dmx" >/dev/null; t1=$(now)
+	awk -v s="$dsize" -v a="$t0" -v b="$t1" 'BEGIN { printf "cat %d %.6f %.3f -\n", s, b - a, s / 1e6 / (b - a) }'
+done | best)
+kread_line=$(for i in $(seq "$runs"); do $one build/tools/bench_smd dmx-read "$dmx"; done | best)
+kformat_line=$(for i in $(seq "$runs"); do $one build/tools/bench_smd dmx-format "$dmx"; done | best)
+kwrite_line=$(for i in $(seq "$runs"); do rm -f "$dir/out.dmx"; sync; $one build/tools/bench_smd dmx-write "$dmx" "$dir/out.dmx"; done | best)
+rm -f "$dir/out.dmx"
+
+row() { echo "$1" | awk '{ rss = ($5 == "-") ? "-" : sprintf("%.1f", $5 / 1024); printf "%-10s %14d %10.3f %10.1f %14s\n", $1, $2, $3, $4, rss }'; }
+echo "SMD: $file ($size bytes, $tris triangles); one core; best of $runs"
+printf '%-10s %14s %10s %10s %14s\n' phase bytes seconds MB/s peak_RSS_MiB
+for l in "$cat_line" "$read_line" "$format_line" "$write_line"; do row "$l"; done
+echo "keyvalues2: $dmx ($dsize bytes)"
+for l in "$dcat_line" "$kread_line" "$kformat_line" "$kwrite_line"; do row "$l"; done

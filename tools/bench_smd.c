@@ -4,6 +4,7 @@
  *   bench_smd write FILE OUT     read FILE, then time writing the scene to the file OUT
  *   bench_smd format FILE        read FILE, then time writing the scene into a sink that
  *                                discards it (the writer alone, without the file system)
+ *   bench_smd dmx-read FILE, dmx-format FILE, dmx-write FILE OUT: the same for keyvalues2
  *
  * Output: one line "phase bytes seconds MB/s peak_rss_kib". MB is 10^6 bytes; the write
  * rate counts the bytes written. Timing uses CLOCK_MONOTONIC around the phase only. */
@@ -39,8 +40,44 @@ static long peak_rss_kib(void)
 	return ru.ru_maxrss;
 }
 
+static int bench_dmx(const char *phase, const char *path, const char *out)
+{
+	smdmx_error err;
+	struct stat st;
+	double t0 = now();
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
+	double t1 = now();
+	if (!dm) {
+		fprintf(stderr, "%s:%u:%u: error: %s\n", path, err.line, err.column, err.message);
+		return 1;
+	}
+	if (!strcmp(phase, "read")) {
+		stat(path, &st);
+		printf("kv2-read %lld %.3f %.1f %ld\n", (long long)st.st_size, t1 - t0, (double)st.st_size / 1e6 / (t1 - t0),
+		       peak_rss_kib());
+	} else if (!strcmp(phase, "format")) {
+		size_t bytes = 0;
+		double t2 = now();
+		if (!smdmx_dmx_write(dm, discard, &bytes, NULL, &err)) return 1;
+		double t3 = now();
+		printf("kv2-format %zu %.3f %.1f %ld\n", bytes, t3 - t2, (double)bytes / 1e6 / (t3 - t2), peak_rss_kib());
+	} else if (out) {
+		double t2 = now();
+		if (!smdmx_dmx_write_file(dm, out, NULL, &err)) return 1;
+		double t3 = now();
+		stat(out, &st);
+		printf("kv2-write %lld %.3f %.1f %ld\n", (long long)st.st_size, t3 - t2, (double)st.st_size / 1e6 / (t3 - t2),
+		       peak_rss_kib());
+	} else {
+		return 2;
+	}
+	smdmx_dm_free(dm);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && !strncmp(argv[1], "dmx-", 4)) return bench_dmx(argv[1] + 4, argv[2], argc > 3 ? argv[3] : NULL);
 	if (argc < 3 || (strcmp(argv[1], "read") && strcmp(argv[1], "write") && strcmp(argv[1], "format")) ||
 	    (!strcmp(argv[1], "write") && argc < 4)) {
 		fprintf(stderr, "usage: bench_smd read FILE | bench_smd write FILE OUT | bench_smd format FILE\n");
