@@ -100,6 +100,28 @@ bool sm_fail_oom(smdmx_error *error);
 void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t column,
              const char *fmt, ...) SM_PRINTF(5, 6);
 
+/* ---- buffered output ---------------------------------------------------------------------- */
+
+#define SM_OUT_CAP ((size_t)1 << 16)
+
+/* The writers' output buffer in front of a smdmx_write_fn; a failed write is an IO error. */
+typedef struct sm_out {
+	smdmx_write_fn write;
+	void *user;
+	smdmx_error *error;
+	size_t len;
+	char buf[SM_OUT_CAP];
+} sm_out;
+
+SM_NODISCARD bool sm_out_flush(sm_out *o);
+SM_NODISCARD bool sm_out_put(sm_out *o, const char *s, size_t n);
+
+/* Makes room for n bytes (n <= SM_OUT_CAP) at o->buf + o->len. */
+SM_NODISCARD static inline bool sm_out_room(sm_out *o, size_t n)
+{
+	return SM_LIKELY(SM_OUT_CAP - o->len >= n) || sm_out_flush(o);
+}
+
 /* ---- output files ------------------------------------------------------------------------ */
 
 /* Writes a file through produce into a temporary file beside path and renames it into place,

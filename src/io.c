@@ -10,6 +10,26 @@
 
 #include "internal.h"
 
+bool sm_out_flush(sm_out *o)
+{
+	if (o->len && !o->write(o->user, o->buf, o->len)) return sm_fail(o->error, SMDMX_ERROR_IO, 0, 0, "write failed");
+	o->len = 0;
+	return true;
+}
+
+bool sm_out_put(sm_out *o, const char *s, size_t n)
+{
+	while (n) {
+		SM_CHECK(sm_out_room(o, 1));
+		size_t k = SM_OUT_CAP - o->len < n ? SM_OUT_CAP - o->len : n;
+		memcpy(o->buf + o->len, s, k);
+		o->len += k;
+		s += k;
+		n -= k;
+	}
+	return true;
+}
+
 static bool fd_write(void *user, const void *data, size_t size)
 {
 	int fd = *(int *)user;

@@ -12,13 +12,8 @@
 #include "dm_internal.h"
 #include "num.h"
 
-#define OUT_CAP ((size_t)1 << 16)
-
 typedef struct kv2w {
-	smdmx_write_fn write;
-	void *user;
-	char buf[OUT_CAP];
-	size_t len;
+	sm_out out;          /* first: the writer struct is mostly this buffer */
 	smdmx_error *error;
 	smdmx_dm *dm;
 	sm_owner *mem;      /* scratch memory of this write, from the options' allocator */
@@ -31,27 +26,17 @@ typedef struct kv2w {
 
 static bool flush(kv2w *w)
 {
-	if (w->len && !w->write(w->user, w->buf, w->len)) return sm_fail(w->error, SMDMX_ERROR_IO, 0, 0, "write failed");
-	w->len = 0;
-	return true;
+	return sm_out_flush(&w->out);
 }
 
 static inline bool room(kv2w *w, size_t n)
 {
-	return OUT_CAP - w->len >= n || flush(w);
+	return sm_out_room(&w->out, n);
 }
 
 static bool put(kv2w *w, const char *s, size_t n)
 {
-	while (n) {
-		SM_CHECK(room(w, 1));
-		size_t k = OUT_CAP - w->len < n ? OUT_CAP - w->len : n;
-		memcpy(w->buf + w->len, s, k);
-		w->len += k;
-		s += k;
-		n -= k;
-	}
-	return true;
+	return sm_out_put(&w->out, s, n);
 }
 
 static bool puts_(kv2w *w, const char *s)
@@ -85,14 +70,14 @@ static bool put_float(kv2w *w, float f)
 {
 	if (!isfinite(f)) return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
 	SM_CHECK(room(w, 32));
-	w->len += sm_format_shortest(f, w->buf + w->len);
+	w->out.len += sm_format_shortest(f, w->out.buf + w->out.len);
 	return true;
 }
 
 static bool put_int(kv2w *w, int64_t v)
 {
 	SM_CHECK(room(w, 24));
-	w->len += sm_format_int(v, w->buf + w->len);
+	w->out.len += sm_format_int(v, w->out.buf + w->out.len);
 	return true;
 }
 
@@ -232,7 +217,7 @@ static bool put_value_attr(kv2w *w, const smdmx_dm_attr *a, size_t depth)
 		size_t comps = a->type == SMDMX_DM_INT ? 1 : item / sizeof(float);
 		for (size_t i = 0; i < count; i++) {
 			SM_CHECK(room(w, 8 + comps * 32));
-			char *o = w->buf + w->len;
+			char *o = w->out.buf + w->out.len;
 			if (i) *o++ = ',';
 			*o++ = ' ';
 			*o++ = '"';
@@ -247,7 +232,7 @@ static bool put_value_attr(kv2w *w, const smdmx_dm_attr *a, size_t depth)
 				}
 			}
 			*o++ = '"';
-			w->len = (size_t)(o - w->buf);
+			w->out.len = (size_t)(o - w->out.buf);
 		}
 		return put(w, " ]\n", 3);
 	}
@@ -480,10 +465,11 @@ bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx
 	sm_alloc_init(&a, &o.allocator);
 	kv2w *w = sm_malloc(&a, sizeof(kv2w));
 	if (!w) return sm_fail_oom(error);
-	memset(w, 0, offsetof(kv2w, buf));
-	w->len = 0;
-	w->write = write;
-	w->user = user;
+	memset((char *)w + sizeof(sm_out), 0, sizeof(kv2w) - sizeof(sm_out));
+	w->out.write = write;
+	w->out.user = user;
+	w->out.error = error;
+	w->out.len = 0;
 	w->error = error;
 	w->dm = dm;
 	w->mem = sm_owner_new(&o.allocator, error);

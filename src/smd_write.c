@@ -17,13 +17,8 @@
 #include "smdmx/math.h"
 #include "smdmx/smd.h"
 
-#define OUT_CAP ((size_t)1 << 16)
-
 typedef struct writer {
-	smdmx_write_fn write;
-	void *user;
-	char buf[OUT_CAP];
-	size_t len;
+	sm_out out;          /* first: the writer struct is mostly this buffer */
 	const char *eol;
 	size_t eol_len;
 	smdmx_error *error;
@@ -35,30 +30,17 @@ typedef struct writer {
 
 static bool flush(writer *w)
 {
-	if (w->len && !w->write(w->user, w->buf, w->len))
-		return sm_fail(w->error, SMDMX_ERROR_IO, 0, 0, "write failed");
-	w->len = 0;
-	return true;
+	return sm_out_flush(&w->out);
 }
 
-/* Makes room for n bytes. */
 static inline bool room(writer *w, size_t n)
 {
-	if (SM_LIKELY(OUT_CAP - w->len >= n)) return true;
-	return flush(w);
+	return sm_out_room(&w->out, n);
 }
 
 static bool put(writer *w, const char *s, size_t n)
 {
-	while (n) {
-		SM_CHECK(room(w, 1));
-		size_t k = OUT_CAP - w->len < n ? OUT_CAP - w->len : n;
-		memcpy(w->buf + w->len, s, k);
-		w->len += k;
-		s += k;
-		n -= k;
-	}
-	return true;
+	return sm_out_put(&w->out, s, n);
 }
 
 static bool puts_(writer *w, const char *s)
@@ -75,8 +57,8 @@ static inline bool eol(writer *w)
 static inline bool put_float(writer *w, float v)
 {
 	SM_CHECK(room(w, SM_FLOAT_MAX + 1));
-	w->buf[w->len++] = ' ';
-	w->len += sm_format_float(v, w->buf + w->len);
+	w->out.buf[w->out.len++] = ' ';
+	w->out.len += sm_format_float(v, w->out.buf + w->out.len);
 	return true;
 }
 
@@ -84,16 +66,16 @@ static inline bool put_float(writer *w, float v)
 static inline bool put_angle(writer *w, double v)
 {
 	SM_CHECK(room(w, SM_FIXED6_MAX + 1));
-	w->buf[w->len++] = ' ';
-	w->len += sm_format_fixed6_double(v, w->buf + w->len);
+	w->out.buf[w->out.len++] = ' ';
+	w->out.len += sm_format_fixed6_double(v, w->out.buf + w->out.len);
 	return true;
 }
 
 static inline bool put_int(writer *w, int64_t v, bool space)
 {
 	SM_CHECK(room(w, 24));
-	if (space) w->buf[w->len++] = ' ';
-	w->len += sm_format_int(v, w->buf + w->len);
+	if (space) w->out.buf[w->out.len++] = ' ';
+	w->out.len += sm_format_int(v, w->out.buf + w->out.len);
 	return true;
 }
 
@@ -615,9 +597,10 @@ bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
 	writer *w = sm_malloc(&a, sizeof(writer));
 	if (!w) return sm_fail_oom(error);
 	w->alloc = a;
-	w->write = write;
-	w->user = user;
-	w->len = 0;
+	w->out.write = write;
+	w->out.user = user;
+	w->out.error = error;
+	w->out.len = 0;
 	w->eol = opts.lf_line_ends ? "\n" : "\r\n";
 	w->eol_len = opts.lf_line_ends ? 1 : 2;
 	w->error = error;

@@ -214,22 +214,9 @@ static void test_depth_limit(void **state)
 	}
 }
 
-typedef struct sink {
-	char *data;
-	size_t size, cap;
-} sink;
-
-static bool sink_write(void *user, const void *data, size_t size)
-{
-	sink *s = user;
-	if (s->size + size > s->cap) {
-		s->cap = (s->size + size) * 2;
-		s->data = realloc(s->data, s->cap);
-	}
-	memcpy(s->data + s->size, data, size);
-	s->size += size;
-	return true;
-}
+/* The writers' sink of util.h, under shorter names. */
+typedef test_sink sink;
+#define sink_write test_sink_write
 
 static smdmx_dm *write_read(smdmx_dm *dm, const smdmx_dmx_write_options *o, sink *out)
 {
