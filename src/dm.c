@@ -1,5 +1,6 @@
 /* The generic DMX datamodel: elements, typed attributes, ids. Nothing here knows a file
  * encoding or the model schema. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -509,9 +510,27 @@ static const void *item_at(const smdmx_dm_attr *at, size_t i)
 	return &at->value;
 }
 
-static bool items_equal(const smdmx_dm *a, const smdmx_dm_attr *x, const smdmx_dm *b, const smdmx_dm_attr *y, size_t i)
+static bool quats_equal(const float *u, const float *v, double tol)
+{
+	double nu = 0, nv = 0, dot = 0;
+	for (int k = 0; k < 4; k++) {
+		nu += (double)u[k] * u[k];
+		nv += (double)v[k] * v[k];
+	}
+	nu = nu > 0 ? 1 / sqrt(nu) : 0;
+	nv = nv > 0 ? 1 / sqrt(nv) : 0;
+	for (int k = 0; k < 4; k++) dot += (double)u[k] * nu * (double)v[k] * nv;
+	double sign = dot < 0 ? -1 : 1;
+	for (int k = 0; k < 4; k++)
+		if (fabs((double)u[k] * nu - sign * (double)v[k] * nv) > tol) return false;
+	return true;
+}
+
+static bool items_equal(const smdmx_dm *a, const smdmx_dm_attr *x, const smdmx_dm *b, const smdmx_dm_attr *y, size_t i,
+                        double rot_tol)
 {
 	const void *p = item_at(x, i), *q = item_at(y, i);
+	if (rot_tol > 0 && x->type == SMDMX_DM_QUATERNION) return quats_equal(p, q, rot_tol);
 	switch (x->type) {
 	case SMDMX_DM_ELEMENT: return ids_equal(a, *(const uint32_t *)p, b, *(const uint32_t *)q);
 	case SMDMX_DM_STRING: return strcmp(*(const char *const *)p, *(const char *const *)q) == 0;
@@ -539,7 +558,7 @@ static bool items_equal(const smdmx_dm *a, const smdmx_dm_attr *x, const smdmx_d
 }
 
 static bool attrs_equal(const smdmx_dm *a, const smdmx_dm_attr *x, size_t nx, const smdmx_dm *b, const smdmx_dm_attr *y,
-                        size_t ny, const char *where, char *diff, size_t size)
+                        size_t ny, const char *where, double rot_tol, char *diff, size_t size)
 {
 	if (nx != ny) return dm_differ(diff, size, "%s: %zu attributes vs %zu", where, nx, ny);
 	for (size_t i = 0; i < nx; i++) {
@@ -552,20 +571,20 @@ static bool attrs_equal(const smdmx_dm *a, const smdmx_dm_attr *x, size_t nx, co
 		if (x[i].is_array && n != y[i].value.array.count)
 			return dm_differ(diff, size, "%s: attribute '%s' has %zu items vs %zu", where, x[i].name, n, y[i].value.array.count);
 		for (size_t k = 0; k < n; k++)
-			if (!items_equal(a, &x[i], b, &y[i], k))
+			if (!items_equal(a, &x[i], b, &y[i], k, rot_tol))
 				return dm_differ(diff, size, "%s: attribute '%s' differs at item %zu", where, x[i].name, k);
 	}
 	return true;
 }
 
-bool smdmx_dm_equal(const smdmx_dm *a, const smdmx_dm *b, char *diff, size_t diff_size)
+static bool dm_equal(const smdmx_dm *a, const smdmx_dm *b, double rot_tol, char *diff, size_t diff_size)
 {
 	if (diff && diff_size) diff[0] = '\0';
 	if (a->element_count != b->element_count)
 		return dm_differ(diff, diff_size, "%zu elements vs %zu", a->element_count, b->element_count);
 	if (!ids_equal(a, a->root, b, b->root)) return dm_differ(diff, diff_size, "the roots differ");
-	if (!attrs_equal(a, a->prefix_attrs, a->prefix_attr_count, b, b->prefix_attrs, b->prefix_attr_count, "prefix", diff,
-	                 diff_size))
+	if (!attrs_equal(a, a->prefix_attrs, a->prefix_attr_count, b, b->prefix_attrs, b->prefix_attr_count, "prefix", rot_tol,
+	                 diff, diff_size))
 		return false;
 	for (size_t i = 0; i < a->element_count; i++) {
 		const smdmx_dm_element *x = &a->elements[i];
@@ -577,7 +596,18 @@ bool smdmx_dm_equal(const smdmx_dm *a, const smdmx_dm *b, char *diff, size_t dif
 		snprintf(where, sizeof(where), "element %s", id);
 		if (strcmp(x->type, y->type) != 0 || strcmp(x->name, y->name) != 0)
 			return dm_differ(diff, diff_size, "%s: '%s' \"%s\" vs '%s' \"%s\"", where, x->type, x->name, y->type, y->name);
-		if (!attrs_equal(a, x->attrs, x->attr_count, b, y->attrs, y->attr_count, where, diff, diff_size)) return false;
+		if (!attrs_equal(a, x->attrs, x->attr_count, b, y->attrs, y->attr_count, where, rot_tol, diff, diff_size))
+			return false;
 	}
 	return true;
+}
+
+bool smdmx_dm_equal(const smdmx_dm *a, const smdmx_dm *b, char *diff, size_t diff_size)
+{
+	return dm_equal(a, b, 0, diff, diff_size);
+}
+
+bool smdmx_dm_equal_rotations(const smdmx_dm *a, const smdmx_dm *b, double rotation_tolerance, char *diff, size_t diff_size)
+{
+	return dm_equal(a, b, rotation_tolerance > 0 ? rotation_tolerance : 1e-6, diff, diff_size);
 }

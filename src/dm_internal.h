@@ -22,6 +22,26 @@ SM_NODISCARD bool sm_dm_alloc_array(smdmx_dm *dm, smdmx_dm_attr *a, size_t count
 SM_NODISCARD bool sm_dm_index_ids(smdmx_dm *dm, smdmx_error *error);
 uint32_t sm_dm_lookup_id(const smdmx_dm *dm, const uint8_t id[16]);
 
+/* The header line of a DMX file (FORMATS.md A1, A2, B1): slices into the data. body is the
+ * offset after the line's newline. Fails with SMDMX_ERROR_HEADER at 1:1. */
+typedef struct sm_dmx_header {
+	const char *encoding;
+	size_t encoding_len;
+	int encoding_version;
+	const char *format;
+	size_t format_len;
+	int format_version;
+	size_t body;
+} sm_dmx_header;
+SM_NODISCARD bool sm_dmx_parse_header(const char *data, size_t size, sm_dmx_header *h, smdmx_error *error);
+
+/* The binary reader (dmxb_read.c). */
+smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, const smdmx_dmx_read_options *options,
+                       smdmx_error *error);
+/* The binary writer (dmxb_write.c). */
+SM_NODISCARD bool sm_dmxb_write(smdmx_dm *dm, int version, const char *format, int format_version, sm_out *out,
+                                const smdmx_allocator *allocator, smdmx_error *error);
+
 /* The keyvalues2 reader (kv2_read.c): data is the whole file. */
 smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error);
 

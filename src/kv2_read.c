@@ -95,82 +95,27 @@ static bool fail_at(kv2 *k, size_t offset, smdmx_error_code code, const char *fm
 
 /* ---- header ------------------------------------------------------------------------------- */
 
-static bool header_word(const char **p, const char *e, const char **w, size_t *n)
-{
-	while (*p < e && (**p == ' ' || **p == '\t')) (*p)++;
-	*w = *p;
-	while (*p < e && **p != ' ' && **p != '\t') (*p)++;
-	*n = (size_t)(*p - *w);
-	return *n > 0;
-}
-
 static bool word_eq(const char *w, size_t n, const char *lit)
 {
 	return strlen(lit) == n && memcmp(w, lit, n) == 0;
 }
 
-static bool parse_version(const char *w, size_t n, int *out)
-{
-	int64_t v;
-	const char *next;
-	if (sm_parse_int(w, w + n, &v, &next) != SM_NUM_OK || next != w + n || v < 0 || v > 1000000000) return false;
-	*out = (int)v;
-	return true;
-}
-
-/* "<!-- dmx encoding NAME VER format NAME VER -->" or "<!-- DMXVersion keyvalues2_v1 -->"
- * (FORMATS.md A1, A2). */
 static bool read_header(kv2 *k)
 {
-	const char *d = k->data, *end = d + k->size;
-	const char *p = d;
-	if (end - p >= 3 && (uint8_t)p[0] == 0xEF && (uint8_t)p[1] == 0xBB && (uint8_t)p[2] == 0xBF) p += 3;
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	const char *le = nl ? nl : end;
-	if (le > p && le[-1] == '\r') le--;
-	if (le - p < 8 || memcmp(p, "<!--", 4) != 0 || memcmp(le - 3, "-->", 3) != 0)
-		return fail_at(k, (size_t)(p - d), SMDMX_ERROR_HEADER, "not a DMX file: expected '<!-- dmx encoding ... -->'");
-	const char *q = p + 4, *stop = le - 3, *w;
-	size_t n;
+	sm_dmx_header h;
+	if (!sm_dmx_parse_header(k->data, k->size, &h, k->error)) return false;
 	smdmx_dm *dm = k->dm;
-	if (!header_word(&q, stop, &w, &n)) goto bad;
-	if (word_eq(w, n, "DMXVersion")) {
-		if (!header_word(&q, stop, &w, &n)) goto bad;
-		const char *us = NULL;
-		for (size_t i = n; i-- > 0;)
-			if (w[i] == '_') {
-				us = w + i;
-				break;
-			}
-		if (!us || us[1] != 'v' || !parse_version(us + 2, (size_t)(w + n - us - 2), &dm->encoding_version)) goto bad;
-		dm->encoding = sm_strdup(k->mem, w, (size_t)(us - w), k->error);
-		dm->format = sm_strdup(k->mem, "dmx", 3, k->error);
-		dm->format_version = 0;
-	} else {
-		const char *enc, *fmt;
-		size_t enc_n, fmt_n;
-		if (!word_eq(w, n, "dmx") || !header_word(&q, stop, &w, &n) || !word_eq(w, n, "encoding")) goto bad;
-		if (!header_word(&q, stop, &enc, &enc_n) || !header_word(&q, stop, &w, &n) ||
-		    !parse_version(w, n, &dm->encoding_version))
-			goto bad;
-		if (!header_word(&q, stop, &w, &n) || !word_eq(w, n, "format") || !header_word(&q, stop, &fmt, &fmt_n) ||
-		    !header_word(&q, stop, &w, &n) || !parse_version(w, n, &dm->format_version))
-			goto bad;
-		if (header_word(&q, stop, &w, &n)) goto bad;
-		dm->encoding = sm_strdup(k->mem, enc, enc_n, k->error);
-		dm->format = sm_strdup(k->mem, fmt, fmt_n, k->error);
-	}
+	dm->encoding = sm_strdup(k->mem, h.encoding, h.encoding_len, k->error);
+	dm->format = sm_strdup(k->mem, h.format, h.format_len, k->error);
 	if (!dm->encoding || !dm->format) return false;
+	dm->encoding_version = h.encoding_version;
+	dm->format_version = h.format_version;
 	if (strcmp(dm->encoding, "keyvalues2") != 0 && strcmp(dm->encoding, "keyvalues2_flat") != 0)
-		return fail_at(k, (size_t)(p - d), SMDMX_ERROR_ENCODING, "encoding '%s' is not read by this version of smdmx",
-		               dm->encoding);
+		return fail_at(k, 0, SMDMX_ERROR_ENCODING, "encoding '%s' is not read by this version of smdmx", dm->encoding);
 	if (dm->encoding_version < 1 || dm->encoding_version > 4)
-		return fail_at(k, (size_t)(p - d), SMDMX_ERROR_ENCODING, "keyvalues2 version %d (1 to 4 are read)",
-		               dm->encoding_version);
-	k->pos = nl ? (size_t)(nl - d) + 1 : k->size;
+		return fail_at(k, 0, SMDMX_ERROR_ENCODING, "keyvalues2 version %d (1 to 4 are read)", dm->encoding_version);
+	k->pos = h.body;
 	return true;
-bad:
-	return fail_at(k, (size_t)(p - d), SMDMX_ERROR_HEADER, "malformed DMX header");
 }
 
 /* ---- tokens ------------------------------------------------------------------------------ */
@@ -767,7 +712,7 @@ smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_option
 	k.error = error;
 	k.limits = sm_dm_limits_resolve(&opts.limits);
 	k.pending = k.id_offsets = k.stack = k.scratch = k.prefix = k.named = (sm_vec)SM_VEC_INIT;
-	bool ok = size ? read_header(&k) : sm_fail(error, SMDMX_ERROR_EMPTY, 1, 1, "empty file");
+	bool ok = read_header(&k);
 	ok = ok && read_body(&k) && resolve(&k);
 	if (ok) {
 		dm->prefix_attrs = k.prefix.data;

@@ -404,6 +404,16 @@ static bool write_all(kv2w *w, const smdmx_dmx_write_options *o)
 {
 	smdmx_dm *dm = w->dm;
 	const char *encoding = o->encoding ? o->encoding : "keyvalues2";
+	if (strcmp(encoding, "binary") == 0) {
+		/* Version 5 unless asked otherwise (Portal 2 / SFM / CS:GO, with model format 18). */
+		const char *format = o->format ? o->format : dm->format ? dm->format : "dmx";
+		if (!*format || strpbrk(format, " \t\r\n"))
+			return sm_fail(w->error, SMDMX_ERROR_USAGE, 0, 0, "format name '%.40s' cannot be written", format);
+		int fver = o->format_version ? o->format_version : dm->format_version;
+		return sm_dmxb_write(dm, o->encoding_version ? o->encoding_version : 5, format, fver, &w->out, &o->allocator,
+		                     w->error) &&
+		       flush(w);
+	}
 	if (strcmp(encoding, "keyvalues2") != 0 && strcmp(encoding, "keyvalues2_flat") != 0)
 		return sm_fail(w->error, SMDMX_ERROR_ENCODING, 0, 0, "encoding '%s' is not written by this version of smdmx", encoding);
 	w->flat = strcmp(encoding, "keyvalues2_flat") == 0;

@@ -78,8 +78,18 @@ check "flat and back is identical" 0 $?
 "$smdmx" convert "$root/testdata/kv2/ok/types.dmx" -o "$tmp/t1.dmx" 2>"$tmp/err"
 check "uint64 needs version 4" 1 $?
 check_text "no partial dmx output" "" "$(ls "$tmp" | grep t1.dmx)"
-"$smdmx" convert "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/x.dmx" --encoding binary 2>/dev/null
+"$smdmx" convert "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/x.dmx" --encoding xml 2>/dev/null
 check "unknown encoding option" 2 $?
+"$smdmx" convert "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/b.dmx" --encoding binary --encoding-version 2
+check "binary convert" 0 $?
+check_text "binary header" "<!-- dmx encoding binary 2 format model 18 -->" "$(head -n 1 "$tmp/b.dmx")"
+"$smdmx" convert "$tmp/b.dmx" -o "$tmp/b2.dmx"
+check "binary detected by header" 0 $?
+cmp -s "$tmp/b2.dmx" "$tmp/direct.dmx"
+check "binary and back is identical" 0 $?
+cp "$tmp/b.dmx" "$tmp/b.txt"
+"$smdmx" dump "$tmp/b.txt" > /dev/null
+check "encoding told by the header, not the name" 0 $?
 "$smdmx" convert "$root/testdata/ok/features.smd" -o "$tmp/x.dmx" 2>/dev/null
 check "smd to dmx not yet" 2 $?
 

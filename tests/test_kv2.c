@@ -145,7 +145,7 @@ static void test_bad_inputs(void **state)
 		{ "unterminated_bracket.dmx", SMDMX_ERROR_UNTERMINATED, 3, 18 },
 		{ "unknown_type.dmx", SMDMX_ERROR_UNKNOWN_TYPE, 3, 6 },
 		{ "not_dmx.dmx", SMDMX_ERROR_HEADER, 1, 1 },
-		{ "binary.dmx", SMDMX_ERROR_ENCODING, 1, 1 },
+		{ "binary.dmx", SMDMX_ERROR_HEADER, 0, 0 }, /* a binary header without its NUL byte (byte offset) */
 		{ "nan.dmx", SMDMX_ERROR_BAD_VALUE, 3, 14 },
 		{ "bad_id.dmx", SMDMX_ERROR_BAD_VALUE, 3, 16 },
 		{ "stray.dmx", SMDMX_ERROR_SYNTAX, 3, 6 },

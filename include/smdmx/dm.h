@@ -135,6 +135,11 @@ SMDMX_API uint32_t smdmx_dm_find_id(const smdmx_dm *dm, const uint8_t id[16]);
  * of their target), root and prefix attributes. Writes the first difference to diff. */
 SMDMX_API bool smdmx_dm_equal(const smdmx_dm *a, const smdmx_dm *b, char *diff, size_t diff_size);
 
+/* The same with quaternions compared as rotations: normalised and up to sign, within
+ * rotation_tolerance per component (for files whose writers normalise them). */
+SMDMX_API bool smdmx_dm_equal_rotations(const smdmx_dm *a, const smdmx_dm *b, double rotation_tolerance, char *diff,
+                                        size_t diff_size);
+
 /* Gives every element without an id a name-based UUID (version 5) derived from the ids and
  * attribute names on its path from an element that has one, or from the root. Deterministic. */
 SMDMX_API bool smdmx_dm_assign_ids(smdmx_dm *dm, smdmx_error *error);
@@ -161,14 +166,15 @@ typedef struct smdmx_dmx_read_options {
 	smdmx_dm_limits limits;
 } smdmx_dmx_read_options;
 
-/* Reads a DMX file in any encoding smdmx supports (now: keyvalues2 and keyvalues2_flat). */
+/* Reads a DMX file in any encoding smdmx supports: keyvalues2, keyvalues2_flat and binary
+ * 1 to 5 and 9, told by the header, never by the file name. */
 SMDMX_API smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *options, smdmx_error *error);
 SMDMX_API smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const smdmx_dmx_read_options *options,
                                           smdmx_error *error);
 
 typedef struct smdmx_dmx_write_options {
-	const char *encoding;   /* "keyvalues2" (default) or "keyvalues2_flat" */
-	int encoding_version;   /* 1 to 4; 0: 1 */
+	const char *encoding;   /* "keyvalues2" (default), "keyvalues2_flat" or "binary" */
+	int encoding_version;   /* keyvalues2: 1 to 4, 0 means 1; binary: 1 to 5 or 9, 0 means 5 */
 	const char *format;     /* NULL: the datamodel's own, else "dmx" */
 	int format_version;     /* 0: the datamodel's own */
 	smdmx_allocator allocator;

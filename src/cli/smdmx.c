@@ -23,8 +23,8 @@ static const char usage[] =
     "  -o OUT                 output file ('-' for standard output)\n"
     "  --lf                   SMD: LF line ends instead of CRLF\n"
     "  --frame-rate N         SMD: frames per second of an animation (default 30)\n"
-    "  --encoding E           DMX: keyvalues2 (default) or keyvalues2_flat\n"
-    "  --encoding-version N   DMX: 1 (default) to 4\n"
+    "  --encoding E           DMX: keyvalues2 (default), keyvalues2_flat or binary\n"
+    "  --encoding-version N   DMX: keyvalues2 1 (default) to 4; binary 1 to 5 (default) or 9\n"
     "  --verbose              say what was read and written\n"
     "dump      list a DMX file's elements and attributes; arrays are shortened unless --full\n"
     "\n"
@@ -93,7 +93,9 @@ static int convert_dmx(const char *in, const char *out, const smdmx_dmx_write_op
 	if (ok && verbose)
 		fprintf(stderr, "%s: %s %d, format %s %d, %zu elements -> wrote %s (%s %d)\n", in, dm->encoding,
 		        dm->encoding_version, dm->format, dm->format_version, dm->element_count, out,
-		        opts->encoding ? opts->encoding : "keyvalues2", opts->encoding_version ? opts->encoding_version : 1);
+		        opts->encoding ? opts->encoding : "keyvalues2",
+		        opts->encoding_version ? opts->encoding_version
+		                               : (opts->encoding && !strcmp(opts->encoding, "binary") ? 5 : 1));
 	smdmx_dm_free(dm);
 	return ok ? 0 : report(out, &err);
 }
@@ -147,15 +149,16 @@ static int cmd_convert(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--encoding") && i + 1 < argc) {
 			dopts.encoding = argv[++i];
-			if (strcmp(dopts.encoding, "keyvalues2") && strcmp(dopts.encoding, "keyvalues2_flat")) {
-				fprintf(stderr, "smdmx: error: --encoding is keyvalues2 or keyvalues2_flat\n");
+			if (strcmp(dopts.encoding, "keyvalues2") && strcmp(dopts.encoding, "keyvalues2_flat") &&
+			    strcmp(dopts.encoding, "binary")) {
+				fprintf(stderr, "smdmx: error: --encoding is keyvalues2, keyvalues2_flat or binary\n");
 				return EXIT_USAGE;
 			}
 		} else if (!strcmp(argv[i], "--encoding-version") && i + 1 < argc) {
 			char *end;
 			long v = strtol(argv[++i], &end, 10);
-			if (*end || v < 1 || v > 4) {
-				fprintf(stderr, "smdmx: error: --encoding-version is 1 to 4\n");
+			if (*end || v < 1 || v > 9) {
+				fprintf(stderr, "smdmx: error: --encoding-version is 1 to 4 (keyvalues2) or 1 to 5 or 9 (binary)\n");
 				return EXIT_USAGE;
 			}
 			dopts.encoding_version = (int)v;

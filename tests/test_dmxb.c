@@ -1,0 +1,395 @@
+/* Binary DMX: every corpus file reads, converts to keyvalues2 and back to its own version
+ * and reads back identical; every version written reads back identical; srctools' four
+ * encodings of one content agree; output is byte-identical across runs; bad input fails
+ * with the byte offset; truncation at every byte; failure of every allocation. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <locale.h>
+
+#include "util.h"
+
+static char corpus_path[4096];
+
+static const char *corpus(const char *rel)
+{
+	const char *c = getenv("SMDMX_CORPUS");
+	snprintf(corpus_path, sizeof(corpus_path), "%s/%s", c ? c : SMDMX_SOURCE_ROOT "/../shared/corpus", rel);
+	return corpus_path;
+}
+
+static smdmx_dm *read_path(const char *path)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
+	if (!dm) fail_msg("%s: %s", path, err.message);
+	return dm;
+}
+
+static smdmx_dm *write_read(smdmx_dm *dm, const char *encoding, int version, test_sink *out)
+{
+	smdmx_error err;
+	smdmx_dmx_write_options o = { .encoding = encoding, .encoding_version = version };
+	out->size = 0;
+	if (!smdmx_dmx_write(dm, test_sink_write, out, &o, &err)) fail_msg("write %s %d: %s", encoding, version, err.message);
+	smdmx_dm *back = smdmx_dmx_read_memory(out->data, out->size, NULL, &err);
+	if (!back) fail_msg("re-read %s %d: %s", encoding, version, err.message);
+	return back;
+}
+
+static bool has_type(const smdmx_dm *dm, smdmx_dm_type t)
+{
+	for (size_t i = 0; i < dm->element_count; i++)
+		for (size_t k = 0; k < dm->elements[i].attr_count; k++)
+			if (dm->elements[i].attrs[k].type == t) return true;
+	return false;
+}
+
+/* Whether binary `version` can hold every type of the graph (B6). */
+static bool fits(const smdmx_dm *dm, int version)
+{
+	if (version <= 2 && has_type(dm, SMDMX_DM_TIME)) return false;
+	if (version >= 3 && has_type(dm, SMDMX_DM_OBJECTID)) return false;
+	if (version < 9 && (has_type(dm, SMDMX_DM_UINT64) || has_type(dm, SMDMX_DM_UINT8))) return false;
+	if (version < 9 && dm->prefix_attr_count) return false; /* only 9 has a prefix block */
+	return true;
+}
+
+static void test_corpus(void **state)
+{
+	(void)state;
+	DIR *dh = opendir(corpus("dmx_binary"));
+	assert_non_null(dh);
+	struct dirent *e;
+	size_t files = 0;
+	char names[64][256];
+	size_t n = 0;
+	while ((e = readdir(dh)) && n < 64)
+		if (strstr(e->d_name, ".dmx")) snprintf(names[n++], sizeof(names[0]), "%.200s", e->d_name);
+	closedir(dh);
+	for (size_t f = 0; f < n; f++) {
+		char rel[512];
+		snprintf(rel, sizeof(rel), "dmx_binary/%.200s", names[f]);
+		smdmx_dm *a = read_path(corpus(rel));
+		assert_string_equal(a->encoding, "binary");
+		test_sink s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
+		char diff[256];
+		/* to keyvalues2 and back to its own binary version */
+		smdmx_dm *k = write_read(a, "keyvalues2", a->encoding_version == 9 ? 4 : 1, &s1);
+		smdmx_dm *b = write_read(k, "binary", a->encoding_version, &s2);
+		if (!smdmx_dm_equal(a, b, diff, sizeof(diff))) fail_msg("%s via keyvalues2: %s", names[f], diff);
+		assert_int_equal(b->encoding_version, a->encoding_version);
+		assert_string_equal(b->format, a->format);
+		assert_int_equal(b->format_version, a->format_version);
+		/* every version that can hold its types, and the same bytes twice */
+		static const int versions[6] = { 1, 2, 3, 4, 5, 9 };
+		for (int v = 0; v < 6; v++) {
+			if (!fits(a, versions[v])) continue;
+			smdmx_dm *c = write_read(a, "binary", versions[v], &s2);
+			if (!smdmx_dm_equal(a, c, diff, sizeof(diff))) fail_msg("%s as binary %d: %s", names[f], versions[v], diff);
+			smdmx_dm *d = write_read(c, "binary", versions[v], &s3);
+			if (s2.size != s3.size || memcmp(s2.data, s3.data, s2.size) != 0)
+				fail_msg("%s as binary %d: a second generation differs", names[f], versions[v]);
+			smdmx_dm_free(c);
+			smdmx_dm_free(d);
+		}
+		smdmx_dm_free(a);
+		smdmx_dm_free(k);
+		smdmx_dm_free(b);
+		free(s1.data);
+		free(s2.data);
+		free(s3.data);
+		files++;
+	}
+	assert_int_equal(files, 20);
+}
+
+/* srctools wrote one content in keyvalues2 and binary 1 to 5. Its writers normalise
+ * quaternions from binary 3 on, so those compare as rotations; all else is exact. */
+static void test_srctools_encodings(void **state)
+{
+	(void)state;
+	smdmx_dm *text = read_path(corpus("other/TeamSpen210__srctools__keyvalues2.dmx"));
+	static const char *const bins[] = {
+		"dmx_binary/TeamSpen210__srctools__binary_v2.dmx", "dmx_binary/TeamSpen210__srctools__binary_v4.dmx",
+		"dmx_binary/TeamSpen210__srctools__binary_v5.dmx", "dmx_binary/TeamSpen210__srctools__test_export_regression_binary_v1_.dmx",
+		"dmx_binary/TeamSpen210__srctools__test_export_regression_binary_v3_.dmx",
+	};
+	char diff[256];
+	for (size_t i = 0; i < 5; i++) {
+		smdmx_dm *b = read_path(corpus(bins[i]));
+		if (!smdmx_dm_equal_rotations(text, b, 1e-6, diff, sizeof(diff))) fail_msg("%s: %s", bins[i], diff);
+		smdmx_dm_free(b);
+	}
+	smdmx_dm *v2 = read_path(corpus(bins[0]));
+	assert_true(smdmx_dm_equal(text, v2, diff, sizeof(diff))); /* binary 2 is exact */
+	smdmx_dm_free(v2);
+	smdmx_dm_free(text);
+}
+
+/* ---- hand-built files -------------------------------------------------------------------- */
+
+typedef struct buf {
+	uint8_t d[512];
+	size_t n;
+} buf;
+
+static size_t put(buf *b, const void *p, size_t n)
+{
+	size_t at = b->n;
+	memcpy(b->d + b->n, p, n);
+	b->n += n;
+	return at;
+}
+
+static size_t put32(buf *b, int32_t v)
+{
+	uint8_t x[4] = { (uint8_t)v, (uint8_t)((uint32_t)v >> 8), (uint8_t)((uint32_t)v >> 16), (uint8_t)((uint32_t)v >> 24) };
+	return put(b, x, 4);
+}
+
+static size_t put8(buf *b, uint8_t v)
+{
+	return put(b, &v, 1);
+}
+
+/* A binary 5 file: strings "A" "x" "e"; one element of type A named x; its attributes come
+ * from the caller. Returns the offset of the attribute count. */
+static size_t v5_start(buf *b, const char *header_version)
+{
+	char h[96];
+	int n = snprintf(h, sizeof(h), "<!-- dmx encoding binary %s format dmx 1 -->\n", header_version);
+	b->n = 0;
+	put(b, h, (size_t)n + 1); /* and the NUL */
+	put32(b, 3);
+	put(b, "A\0x\0e\0", 6);
+	put32(b, 1);              /* elements */
+	put32(b, 0);              /* type "A" */
+	put32(b, 1);              /* name "x" */
+	uint8_t id[16] = { 0x78, 0x56, 0x34, 0x12, 0x34, 0x12, 0x34, 0x12, 1, 2, 3, 4, 5, 6, 7, 8 };
+	put(b, id, 16);
+	return b->n;
+}
+
+static void expect_fail(const buf *b, smdmx_error_code code, size_t offset)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_memory(b->d, b->n, NULL, &err);
+	if (dm) fail_msg("read without error");
+	char want[32];
+	snprintf(want, sizeof(want), "byte %zu:", offset);
+	if (err.code != code || strncmp(err.message, want, strlen(want)) != 0)
+		fail_msg("got %s '%s', want %s at byte %zu", smdmx_error_code_name(err.code), err.message, smdmx_error_code_name(code), offset);
+}
+
+static void test_hand_built(void **state)
+{
+	(void)state;
+	buf b;
+	smdmx_error err;
+	/* a good one: an int attribute, and the GUID in Windows byte order */
+	v5_start(&b, "5");
+	put32(&b, 2);
+	put32(&b, 1);
+	put8(&b, 2);
+	put32(&b, 5);
+	put32(&b, 2);             /* "e": a stub reference to the element itself */
+	put8(&b, 1);
+	put32(&b, -2);
+	put(&b, "12345678-1234-1234-0102-030405060708", 37);
+	smdmx_dm *dm = smdmx_dmx_read_memory(b.d, b.n, NULL, &err);
+	if (!dm) fail_msg("%s", err.message);
+	char id[37];
+	smdmx_dm_id_to_text(dm->elements[0].id, id);
+	assert_string_equal(id, "12345678-1234-1234-0102-030405060708");
+	assert_string_equal(dm->elements[0].type, "A");
+	assert_string_equal(dm->elements[0].name, "x");
+	assert_int_equal(dm->elements[0].attrs[0].value.i, 5);
+	assert_int_equal(dm->elements[0].attrs[1].value.element, 0);
+	smdmx_dm_free(dm);
+
+	/* a string index out of range */
+	size_t at = v5_start(&b, "5");
+	put32(&b, 1);
+	size_t bad = put32(&b, 9);
+	put8(&b, 2);
+	put32(&b, 5);
+	expect_fail(&b, SMDMX_ERROR_BAD_VALUE, bad);
+	(void)at;
+	/* an element index out of range */
+	v5_start(&b, "5");
+	put32(&b, 1);
+	put32(&b, 1);
+	put8(&b, 1);
+	bad = put32(&b, 3);
+	expect_fail(&b, SMDMX_ERROR_BAD_VALUE, bad);
+	/* a negative count, and a huge one that the remaining bytes cannot justify */
+	v5_start(&b, "5");
+	bad = put32(&b, -1);
+	expect_fail(&b, SMDMX_ERROR_BAD_VALUE, bad);
+	v5_start(&b, "5");
+	put32(&b, 1);
+	put32(&b, 1);
+	put8(&b, 2 + 14);          /* int_array */
+	bad = put32(&b, 0x7fffffff);
+	expect_fail(&b, SMDMX_ERROR_BAD_VALUE, bad);
+	/* an unknown type id */
+	v5_start(&b, "5");
+	put32(&b, 1);
+	put32(&b, 1);
+	bad = put8(&b, 40);
+	expect_fail(&b, SMDMX_ERROR_UNKNOWN_TYPE, bad);
+	/* a stub reference to an element that is not in the file */
+	v5_start(&b, "5");
+	put32(&b, 1);
+	put32(&b, 1);
+	put8(&b, 1);
+	bad = put32(&b, -2);
+	put(&b, "00000000-0000-0000-0000-0000000000ff", 37);
+	expect_fail(&b, SMDMX_ERROR_UNKNOWN_ID, bad);
+	/* trailing garbage */
+	v5_start(&b, "5");
+	put32(&b, 0);
+	bad = put(&b, "xyz", 3);
+	expect_fail(&b, SMDMX_ERROR_SYNTAX, bad);
+	/* a header that lies about the version: a binary 5 body read as binary 2 */
+	v5_start(&b, "2");
+	put32(&b, 0);
+	assert_null(smdmx_dmx_read_memory(b.d, b.n, NULL, &err));
+	assert_true(err.code != SMDMX_ERROR_NONE);
+	/* a header without its NUL, and an unknown version */
+	const char *nonul = "<!-- dmx encoding binary 5 format dmx 1 -->\nxxxx";
+	assert_null(smdmx_dmx_read_memory(nonul, strlen(nonul), NULL, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_HEADER);
+	const char *v7 = "<!-- dmx encoding binary 7 format dmx 1 -->\n";
+	assert_null(smdmx_dmx_read_memory(v7, strlen(v7) + 1, NULL, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
+}
+
+/* The writer refuses what a version cannot hold, and its output is the same every time. */
+static void test_writer(void **state)
+{
+	(void)state;
+	smdmx_dm *dm = read_path(SMDMX_SOURCE_ROOT "/testdata/kv2/ok/types.dmx");
+	test_sink s = { 0 };
+	smdmx_error err;
+	smdmx_dmx_write_options o = { .encoding = "binary", .encoding_version = 5 };
+	assert_false(smdmx_dmx_write(dm, test_sink_write, &s, &o, &err)); /* uint64 needs 9 */
+	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
+	o.encoding_version = 6;
+	assert_false(smdmx_dmx_write(dm, test_sink_write, &s, &o, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
+	/* version 9 holds every type but objectid */
+	smdmx_dm *layout = read_path(SMDMX_SOURCE_ROOT "/testdata/kv2/ok/prefix.dmx");
+	test_sink a = { 0 }, b2 = { 0 };
+	smdmx_dm *back = write_read(layout, "binary", 9, &a);
+	char diff[256];
+	if (!smdmx_dm_equal(layout, back, diff, sizeof(diff))) fail_msg("%s", diff);
+	assert_int_equal(back->prefix_attr_count, 2);
+	smdmx_dm_free(back);
+	/* versions before 9 have no prefix block: the prefix attributes are left out */
+	test_sink c5 = { 0 };
+	back = write_read(layout, "binary", 5, &c5);
+	assert_int_equal(back->prefix_attr_count, 0);
+	assert_int_equal(back->element_count, 1);
+	smdmx_dm_free(back);
+	free(c5.data);
+	back = write_read(layout, "binary", 9, &b2);
+	assert_int_equal(a.size, b2.size);
+	assert_memory_equal(a.data, b2.data, a.size);
+	/* the header: text, newline, NUL */
+	const char *head = "<!-- dmx encoding binary 9 format model 22 -->\n";
+	assert_memory_equal(a.data, head, strlen(head) + 1);
+	smdmx_dm_free(back);
+	smdmx_dm_free(layout);
+	smdmx_dm_free(dm);
+	free(s.data);
+	free(a.data);
+	free(b2.data);
+}
+
+static const char *const small[] = {
+	"dmx_binary/TeamSpen210__srctools__test_export_regression_binary_v1_.dmx",
+	"dmx_binary/TeamSpen210__srctools__binary_v2.dmx",
+	"dmx_binary/TeamSpen210__srctools__test_export_regression_binary_v3_.dmx",
+	"dmx_binary/TeamSpen210__srctools__binary_v4.dmx",
+	"dmx_binary/TeamSpen210__srctools__binary_v5.dmx",
+	"dmx_binary/Artfunkel__BlenderSourceTools__X_Axis.dmx",
+	"dmx_binary/Artfunkel__BlenderSourceTools__Cube_NoArmature_Cube.dmx",
+};
+
+static void test_truncation(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < sizeof(small) / sizeof(small[0]); f++) {
+		size_t size = 0;
+		char *data = test_slurp(corpus(small[f]), &size);
+		assert_non_null(data);
+		for (size_t n = 0; n < size; n++) {
+			char *cut = malloc(n ? n : 1);
+			memcpy(cut, data, n);
+			smdmx_error err;
+			smdmx_dm *dm = smdmx_dmx_read_memory(cut, n, NULL, &err);
+			if (dm) fail_msg("%s cut at %zu read", small[f], n); /* every cut loses something */
+			assert_true(err.code != SMDMX_ERROR_NONE && err.message[0]);
+			free(cut);
+		}
+		free(data);
+	}
+}
+
+static void test_allocation_failures(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < sizeof(small) / sizeof(small[0]); f++) {
+		size_t size = 0;
+		char *data = test_slurp(corpus(small[f]), &size);
+		size_t n;
+		for (n = 1; n < 100000; n++) {
+			test_counter c = { 0, 0 };
+			smdmx_dmx_read_options o = { .allocator = test_allocator(&c) };
+			o.allocator.fail_after = n;
+			smdmx_error err;
+			smdmx_dm *dm = smdmx_dmx_read_memory(data, size, &o, &err);
+			if (dm) {
+				smdmx_dm_free(dm);
+				assert_int_equal(c.live, 0);
+				break;
+			}
+			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+			if (c.live) fail_msg("%s: %lld bytes leaked failing allocation %zu", small[f], c.live, n);
+		}
+		assert_true(n > 3 && n < 100000);
+		smdmx_error err;
+		smdmx_dm *dm = smdmx_dmx_read_memory(data, size, NULL, &err);
+		size_t k;
+		for (k = 1; k < 1000; k++) {
+			test_counter wc = { 0, 0 };
+			smdmx_dmx_write_options wo = { .allocator = test_allocator(&wc), .encoding = "binary",
+			                               .encoding_version = dm->encoding_version };
+			wo.allocator.fail_after = k;
+			test_sink s = { 0 };
+			bool ok = smdmx_dmx_write(dm, test_sink_write, &s, &wo, &err);
+			free(s.data);
+			assert_int_equal(wc.live, 0);
+			if (ok) break;
+			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+		}
+		assert_true(k > 1 && k < 1000);
+		smdmx_dm_free(dm);
+		free(data);
+	}
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_srctools_encodings),
+		cmocka_unit_test(test_hand_built),
+		cmocka_unit_test(test_writer),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_allocation_failures),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
