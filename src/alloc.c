@@ -9,17 +9,25 @@
 
 /* Big arrays fill page by page; faulting each 4 KiB page in on first touch costs
  * microseconds in a VM. Populating the new part of a big block in one call is cheaper. */
-static void populate(void *p, size_t from, size_t to)
+static void populate(void *p, size_t from, size_t to, bool huge)
 {
 #ifdef MADV_POPULATE_WRITE
 	const uintptr_t page = 4096;
 	if (!p || to - from < ((size_t)1 << 20)) return;
 	uintptr_t a = ((uintptr_t)p + from + page - 1) & ~(page - 1), e = ((uintptr_t)p + to) & ~(page - 1);
+#ifdef MADV_HUGEPAGE
+	/* Blocks made in one go (binary arrays) also take huge pages; growing vectors do not:
+	 * measured, it slows them. */
+	if (huge && e - a >= ((uintptr_t)4 << 20)) madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)huge;
+#endif
 	if (e > a) madvise((void *)a, e - a, MADV_POPULATE_WRITE);
 #else
 	(void)p;
 	(void)from;
 	(void)to;
+	(void)huge;
 #endif
 }
 
@@ -27,7 +35,7 @@ static void *default_alloc(void *user, size_t size)
 {
 	(void)user;
 	void *p = malloc(size);
-	populate(p, 0, size);
+	populate(p, 0, size, true);
 	return p;
 }
 
@@ -35,7 +43,7 @@ static void *default_realloc(void *user, void *ptr, size_t old_size, size_t new_
 {
 	(void)user;
 	void *p = realloc(ptr, new_size);
-	if (new_size > old_size) populate(p, old_size, new_size);
+	if (new_size > old_size) populate(p, old_size, new_size, false);
 	return p;
 }
 
