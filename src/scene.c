@@ -236,6 +236,8 @@ bool sm_polygon_order(sm_alloc *a, const smdmx_mesh *m, sm_poly_ref **out, size_
 
 typedef struct cmp {
 	double vtol, rtol;
+	size_t max_links;
+	bool dmx_weights;
 	char *diff;
 	size_t diff_size;
 } cmp;
@@ -278,6 +280,31 @@ static bool rot_equal(const cmp *c, const float *qa, const float *qb)
 	return true;
 }
 
+/* The weight links of a position as the comparison sees them (see smdmx_compare_options). */
+static size_t canonical_weights(const cmp *c, const smdmx_mesh *m, uint32_t p, smdmx_weight out[64])
+{
+	size_t n = m->weight_offsets ? m->weight_offsets[p + 1] - m->weight_offsets[p] : 0, k = 0;
+	const smdmx_weight *w = n ? m->weights + m->weight_offsets[p] : NULL;
+	for (size_t i = 0; i < n && k < 64; i++)
+		if (!c->dmx_weights || w[i].weight != 0) out[k++] = w[i];
+	if (!c->dmx_weights || !c->max_links || k <= c->max_links) return k;
+	/* the largest max_links, in their original order, renormalised */
+	bool keep[64] = { false };
+	for (size_t r = 0; r < c->max_links; r++) {
+		size_t best = SIZE_MAX;
+		for (size_t i = 0; i < k; i++)
+			if (!keep[i] && (best == SIZE_MAX || out[i].weight > out[best].weight)) best = i;
+		keep[best] = true;
+	}
+	size_t m2 = 0;
+	for (size_t i = 0; i < k; i++)
+		if (keep[i]) out[m2++] = out[i];
+	double sum = 0;
+	for (size_t i = 0; i < c->max_links; i++) sum += out[i].weight;
+	for (size_t i = 0; i < c->max_links; i++) out[i].weight = sum > 0 ? (float)(out[i].weight / sum) : out[i].weight;
+	return c->max_links;
+}
+
 static bool corner_equal(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, uint32_t ca,
                          const smdmx_scene *sb, const smdmx_mesh *b, uint32_t cb, size_t mesh, size_t poly)
 {
@@ -293,12 +320,11 @@ static bool corner_equal(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, uin
 		if (!vec_equal(c, ua->data[ua->indices[ca]], ub->data[ub->indices[cb]], 2))
 			return differ(c, "mesh %zu polygon %zu: UV set %zu differs", mesh, poly, u);
 	}
-	size_t na = a->weight_offsets ? a->weight_offsets[pa + 1] - a->weight_offsets[pa] : 0;
-	size_t nb = b->weight_offsets ? b->weight_offsets[pb + 1] - b->weight_offsets[pb] : 0;
+	smdmx_weight wa[64], wb[64];
+	size_t na = canonical_weights(c, a, pa, wa), nb = canonical_weights(c, b, pb, wb);
 	if (na != nb) return differ(c, "mesh %zu polygon %zu: %zu weight links vs %zu", mesh, poly, na, nb);
 	for (size_t k = 0; k < na; k++) {
-		const smdmx_weight *wa = &a->weights[a->weight_offsets[pa] + k], *wb = &b->weights[b->weight_offsets[pb] + k];
-		if (strcmp(sa->joints[wa->joint].name, sb->joints[wb->joint].name) != 0 || !values_equal(c, wa->weight, wb->weight))
+		if (strcmp(sa->joints[wa[k].joint].name, sb->joints[wb[k].joint].name) != 0 || !values_equal(c, wa[k].weight, wb[k].weight))
 			return differ(c, "mesh %zu polygon %zu: weight link %zu differs", mesh, poly, k);
 	}
 	return true;
@@ -434,8 +460,10 @@ static bool compare_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, con
 bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
                          char *diff, size_t diff_size)
 {
-	cmp c = { 0, 1e-6, diff, diff_size };
+	cmp c = { 0, 1e-6, 0, false, diff, diff_size };
 	if (options) {
+		c.max_links = options->max_links;
+		c.dmx_weights = options->dmx_weights;
 		c.vtol = options->value_tolerance;
 		if (options->rotation_tolerance > 0) c.rtol = options->rotation_tolerance;
 	}

@@ -90,8 +90,25 @@ check "binary and back is identical" 0 $?
 cp "$tmp/b.dmx" "$tmp/b.txt"
 "$smdmx" dump "$tmp/b.txt" > /dev/null
 check "encoding told by the header, not the name" 0 $?
-"$smdmx" convert "$root/testdata/ok/features.smd" -o "$tmp/x.dmx" 2>/dev/null
-check "smd to dmx not yet" 2 $?
+# SMD <-> DMX: smd2dmx and dmx2smd are convert in one direction.
+bindir=$(dirname "$smdmx")
+"$bindir/smd2dmx" "$root/testdata/sample/arm.smd" -o "$tmp/arm.dmx"
+check "smd2dmx" 0 $?
+check_text "model dmx header" "<!-- dmx encoding keyvalues2 1 format model 18 -->" "$(head -n 1 "$tmp/arm.dmx")"
+"$bindir/dmx2smd" "$tmp/arm.dmx" -o "$tmp/arm_back.smd"
+check "dmx2smd" 0 $?
+"$smdmx" convert "$root/testdata/sample/arm.smd" -o "$tmp/arm_direct.smd"
+cmp -s "$tmp/arm_back.smd" "$tmp/arm_direct.smd"
+check "smd -> dmx -> smd is identical" 0 $?
+"$bindir/smd2dmx" "$root/testdata/sample/arm_wave.smd" -o "$tmp/wave.dmx" --encoding binary --model-version 1
+check "smd2dmx binary model 1" 0 $?
+check_text "binary model 1 header" "<!-- dmx encoding binary 5 format model 1 -->" "$(head -n 1 "$tmp/wave.dmx")"
+"$bindir/smd2dmx" "$root/testdata/sample/arm.smd" -o "$tmp/arm.smd" 2>/dev/null
+check "smd2dmx wants .dmx" 2 $?
+"$bindir/dmx2smd" "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/notmodel.smd" 2>"$tmp/err"
+check "dmx2smd of a non-model" 1 $?
+"$smdmx" convert "$root/testdata/sample/arm.smd" -o "$tmp/arm.dmx" --model-version 7 2>/dev/null
+check "bad model version" 2 $?
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

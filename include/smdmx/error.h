@@ -71,6 +71,7 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_VERSION = 4,                  /* a version other than 1 was read */
 	SMDMX_WARNING_DUPLICATE_NAME = 5,           /* two bones share one name */
 	SMDMX_WARNING_NO_SKELETON_FRAME = 6,        /* a skeleton block without any frame */
+	SMDMX_WARNING_LINKS_TRUNCATED = 7,          /* more weight links than the output format holds */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

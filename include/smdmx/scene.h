@@ -247,6 +247,10 @@ typedef struct smdmx_compare_options {
 	double value_tolerance;         /* absolute, for positions, normals, UVs, weights; default 0 */
 	double rotation_tolerance;      /* max abs difference of rotation matrix entries; default 1e-6 */
 	bool ignore_bind_when_animated; /* compare only the clips' poses for animation files */
+	/* Weights as DMX holds them: links of weight 0 are left out and, when this is not 0, only
+	 * the largest max_links are kept, renormalised (decision 6). 0: every link, exactly. */
+	size_t max_links;
+	bool dmx_weights;
 } smdmx_compare_options;
 
 /* Compares two scenes by meaning, not by layout: joints by name, parents and bind pose;

@@ -5,6 +5,7 @@
 #include "smdmx/dm.h"
 #include "smdmx/error.h"
 #include "smdmx/math.h"
+#include "smdmx/model.h"
 #include "smdmx/scene.h"
 #include "smdmx/smd.h"
 

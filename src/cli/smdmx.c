@@ -17,14 +17,15 @@ static const char usage[] =
     "       smdmx dump FILE.dmx [--full]\n"
     "       smdmx --version | --help\n"
     "\n"
-    "convert   SMD family to SMD family: read IN (.smd, .sma, .phys, .vta) and write OUT;\n"
-    "          .vta writes vertex animation, the others SMD.\n"
-    "          DMX to DMX: re-encode IN.dmx into OUT.dmx.\n"
+    "convert   by the extensions: SMD family (.smd, .sma, .phys, .vta) to SMD family; SMD to\n"
+    "          a model DMX (smd2dmx); a model or animation DMX to SMD (dmx2smd); DMX to DMX\n"
+    "          (re-encode). .vta output writes vertex animation.\n"
     "  -o OUT                 output file ('-' for standard output)\n"
     "  --lf                   SMD: LF line ends instead of CRLF\n"
     "  --frame-rate N         SMD: frames per second of an animation (default 30)\n"
     "  --encoding E           DMX: keyvalues2 (default), keyvalues2_flat or binary\n"
     "  --encoding-version N   DMX: keyvalues2 1 (default) to 4; binary 1 to 5 (default) or 9\n"
+    "  --model-version N      DMX model format: 1, 15, 18 (default) or 22\n"
     "  --verbose              say what was read and written\n"
     "dump      list a DMX file's elements and attributes; arrays are shortened unless --full\n"
     "\n"
@@ -100,6 +101,57 @@ static int convert_dmx(const char *in, const char *out, const smdmx_dmx_write_op
 	return ok ? 0 : report(out, &err);
 }
 
+static void print_warnings(const char *path, const smdmx_warnings *warn)
+{
+	for (size_t i = 0; i < warn->count; i++) {
+		char msg[256];
+		if (warn->data[i].count > 1)
+			snprintf(msg, sizeof(msg), "%s (%zu times)", warn->data[i].message, warn->data[i].count);
+		else
+			snprintf(msg, sizeof(msg), "%s", warn->data[i].message);
+		print_diag(path, "warning", warn->data[i].line, warn->data[i].column, msg);
+	}
+}
+
+/* SMD (reference or animation) into a model DMX. */
+static int smd_to_dmx(const char *in, const char *out, const smdmx_smd_read_options *ropts,
+                      const smdmx_model_options *mopts, const smdmx_dmx_write_options *dopts, bool verbose)
+{
+	smdmx_error err;
+	smdmx_warnings warn;
+	smdmx_scene *scene = smdmx_smd_read_file(in, ropts, &err, &warn);
+	print_warnings(in, &warn);
+	if (!scene) return report(in, &err);
+	smdmx_dm *dm = smdmx_model_from_scene(scene, mopts, &err, &warn);
+	print_warnings(in, &warn);
+	smdmx_scene_free(scene);
+	if (!dm) return report(in, &err);
+	bool ok = smdmx_dmx_write_file(dm, out, dopts, &err);
+	if (ok && verbose)
+		fprintf(stderr, "%s: %zu elements, model format %d -> wrote %s\n", in, dm->element_count, dm->format_version, out);
+	smdmx_dm_free(dm);
+	return ok ? 0 : report(out, &err);
+}
+
+/* A model or animation DMX into SMD. */
+static int dmx_to_smd(const char *in, const char *out, const smdmx_smd_write_options *wopts, bool verbose)
+{
+	smdmx_error err;
+	smdmx_warnings warn;
+	smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err);
+	if (!dm) return report(in, &err);
+	smdmx_scene *scene = smdmx_model_to_scene(dm, NULL, &err, &warn);
+	smdmx_dm_free(dm);
+	print_warnings(in, &warn);
+	if (!scene) return report(in, &err);
+	bool ok = smdmx_smd_write_file(scene, out, wopts, &err);
+	if (ok && verbose) describe(scene, in, out);
+	smdmx_scene_free(scene);
+	return ok ? 0 : report(out, &err);
+}
+
+
+#if !defined(SMDMX_TOOL_SMD2DMX) && !defined(SMDMX_TOOL_DMX2SMD)
 static bool stdout_write(void *user, const void *data, size_t size)
 {
 	(void)user;
@@ -133,6 +185,7 @@ static int cmd_dump(int argc, char **argv)
 	if (fflush(stdout) != 0) return EXIT_IO;
 	return ok ? 0 : report("<stdout>", &err);
 }
+#endif
 
 static int cmd_convert(int argc, char **argv)
 {
@@ -140,6 +193,8 @@ static int cmd_convert(int argc, char **argv)
 	bool verbose = false;
 	smdmx_dmx_write_options dopts;
 	memset(&dopts, 0, sizeof(dopts));
+	smdmx_model_options mopts;
+	memset(&mopts, 0, sizeof(mopts));
 	smdmx_smd_read_options ropts;
 	smdmx_smd_write_options wopts;
 	memset(&ropts, 0, sizeof(ropts));
@@ -162,6 +217,14 @@ static int cmd_convert(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			dopts.encoding_version = (int)v;
+		} else if (!strcmp(argv[i], "--model-version") && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || (v != 1 && v != 15 && v != 18 && v != 22)) {
+				fprintf(stderr, "smdmx: error: --model-version is 1, 15, 18 or 22\n");
+				return EXIT_USAGE;
+			}
+			mopts.model_version = (int)v;
 		} else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) {
 			verbose = true;
 		} else if (!strcmp(argv[i], "--lf")) {
@@ -189,9 +252,19 @@ static int cmd_convert(int argc, char **argv)
 	}
 	bool in_dmx = !strcasecmp(extension(in), "dmx"), out_dmx = !strcasecmp(extension(out), "dmx");
 	if (in_dmx && out_dmx) return convert_dmx(in, out, &dopts, verbose);
-	if (in_dmx || out_dmx) {
-		fprintf(stderr, "smdmx: error: converting between SMD and DMX is not available yet\n");
-		return EXIT_USAGE;
+	if (out_dmx) {
+		if (strcmp(in, "-") && !is_smd_family(extension(in))) {
+			fprintf(stderr, "smdmx: error: '%s': unknown input extension\n", in);
+			return EXIT_USAGE;
+		}
+		return smd_to_dmx(in, out, &ropts, &mopts, &dopts, verbose);
+	}
+	if (in_dmx) {
+		if (!is_smd_family(extension(out))) {
+			fprintf(stderr, "smdmx: error: '%s': unknown output extension\n", out);
+			return EXIT_USAGE;
+		}
+		return dmx_to_smd(in, out, &wopts, verbose);
 	}
 	if (strcmp(in, "-") && !is_smd_family(extension(in))) {
 		fprintf(stderr, "smdmx: error: '%s': unknown input extension (.smd, .sma, .phys, .vta)\n", in);
@@ -227,6 +300,32 @@ static int cmd_convert(int argc, char **argv)
 	return 0;
 }
 
+#if defined(SMDMX_TOOL_SMD2DMX) || defined(SMDMX_TOOL_DMX2SMD)
+/* smd2dmx and dmx2smd: convert in one direction, with the same options. */
+int main(int argc, char **argv)
+{
+#ifdef SMDMX_TOOL_SMD2DMX
+	const char *name = "smd2dmx", *want_out = "dmx";
+#else
+	const char *name = "dmx2smd", *want_out = "smd";
+#endif
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fprintf(argc < 2 ? stderr : stdout, "usage: %s IN -o OUT [options]: see 'smdmx --help'\n", name);
+		return argc < 2 ? EXIT_USAGE : 0;
+	}
+	for (int i = 1; i + 1 < argc; i++) {
+		if (strcmp(argv[i], "-o")) continue;
+		const char *ext = extension(argv[i + 1]);
+		bool ok = !strcmp(want_out, "dmx") ? !strcasecmp(ext, "dmx") : is_smd_family(ext);
+		if (!ok) {
+			fprintf(stderr, "%s: error: '%s': the output must be %s\n", name, argv[i + 1],
+			        !strcmp(want_out, "dmx") ? ".dmx" : ".smd, .sma, .phys or .vta");
+			return EXIT_USAGE;
+		}
+	}
+	return cmd_convert(argc - 1, argv + 1);
+}
+#else
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -242,3 +341,4 @@ int main(int argc, char **argv)
 	fprintf(stderr, "smdmx: error: unknown command '%s'\n%s", argv[1], usage);
 	return EXIT_USAGE;
 }
+#endif

@@ -1,0 +1,1022 @@
+/* The DmeModel schema (FORMATS.md C, D): lowering a scene into a datamodel and lifting a
+ * datamodel into a scene. It knows elements and attributes, never bytes or text. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dm_internal.h"
+#include "smdmx/model.h"
+
+/* ---- lowering: scene -> datamodel -------------------------------------------------------- */
+
+typedef struct lower {
+	smdmx_dm *dm;
+	const smdmx_scene *s;
+	smdmx_error *error;
+	smdmx_warnings *warnings;
+	int format;
+	size_t max_links;
+	uint32_t *joint_el;     /* DmeJoint per scene joint */
+	uint32_t *joint_xf;     /* its DmeTransform */
+	uint32_t *mesh_dag;     /* DmeDag per scene mesh */
+} lower;
+
+static uint32_t el(lower *l, const char *type, const char *name)
+{
+	uint32_t e = smdmx_dm_add_element(l->dm, type, name, NULL, l->error);
+	return e;
+}
+
+static smdmx_dm_attr *at(lower *l, uint32_t e, const char *name, smdmx_dm_type t, bool array, size_t n)
+{
+	return smdmx_dm_add_attr(l->dm, e, name, t, array, n, l->error);
+}
+
+static bool set_el(lower *l, uint32_t e, const char *name, uint32_t target)
+{
+	smdmx_dm_attr *a = at(l, e, name, SMDMX_DM_ELEMENT, false, 0);
+	if (!a) return false;
+	a->value.element = target;
+	return true;
+}
+
+static bool set_int(lower *l, uint32_t e, const char *name, int32_t v)
+{
+	smdmx_dm_attr *a = at(l, e, name, SMDMX_DM_INT, false, 0);
+	if (a) a->value.i = v;
+	return a != NULL;
+}
+
+static bool set_float(lower *l, uint32_t e, const char *name, float v)
+{
+	smdmx_dm_attr *a = at(l, e, name, SMDMX_DM_FLOAT, false, 0);
+	if (a) a->value.f = v;
+	return a != NULL;
+}
+
+static bool set_bool(lower *l, uint32_t e, const char *name, bool v)
+{
+	smdmx_dm_attr *a = at(l, e, name, SMDMX_DM_BOOL, false, 0);
+	if (a) a->value.b = v;
+	return a != NULL;
+}
+
+static bool set_str(lower *l, uint32_t e, const char *name, const char *v)
+{
+	smdmx_dm_attr *a = at(l, e, name, SMDMX_DM_STRING, false, 0);
+	if (!a) return false;
+	a->value.s = smdmx_dm_strdup(l->dm, v, l->error);
+	return a->value.s != NULL;
+}
+
+static bool set_time(lower *l, uint32_t e, const char *name, int32_t ticks)
+{
+	/* Model format 1 has no time type: int ticks (C11). */
+	smdmx_dm_attr *a = at(l, e, name, l->format == 1 ? SMDMX_DM_INT : SMDMX_DM_TIME, false, 0);
+	if (a) a->value.i = ticks;
+	return a != NULL;
+}
+
+/* An element array attribute; the caller fills the returned items. */
+static uint32_t *el_array(lower *l, uint32_t e, const char *name, size_t n)
+{
+	smdmx_dm_attr *a = at(l, e, name, SMDMX_DM_ELEMENT, true, n);
+	return a ? (a->value.array.data ? a->value.array.data : (uint32_t *)a) : NULL;
+}
+
+static uint32_t transform(lower *l, const char *name, const smdmx_transform *t)
+{
+	uint32_t x = el(l, "DmeTransform", name);
+	if (x == SMDMX_NONE) return x;
+	smdmx_dm_attr *p = at(l, x, "position", SMDMX_DM_VECTOR3, false, 0);
+	smdmx_dm_attr *o = at(l, x, "orientation", SMDMX_DM_QUATERNION, false, 0);
+	if (!p || !o) return SMDMX_NONE;
+	memcpy(p->value.v, t->position, 3 * sizeof(float));
+	memcpy(o->value.v, t->orientation, 4 * sizeof(float));
+	return x;
+}
+
+static const smdmx_transform identity = { { 0, 0, 0 }, { 0, 0, 0, 1 } };
+
+/* Field names by model format (C7). */
+static const char *field(const lower *l, int which)
+{
+	static const char *const s1[] = { "positions", "normals", "textureCoordinates", "jointWeights", "jointIndices",
+		                              "balance", "wrinkle" };
+	static const char *const s2[] = { "position$0", "normal$0", "texcoord$0", "blendweights$0", "blendindices$0",
+		                              "balance$0", "wrinkle$0" };
+	return l->format >= 22 ? s2[which] : s1[which];
+}
+
+static bool indexed_field(lower *l, uint32_t vd, const char *name, smdmx_dm_type t, const void *data, size_t count,
+                          const uint32_t *indices, size_t corners)
+{
+	smdmx_dm_attr *a = at(l, vd, name, t, true, count);
+	if (!a) return false;
+	if (count) memcpy(a->value.array.data, data, count * smdmx_dm_item_size(t));
+	char iname[128];
+	snprintf(iname, sizeof(iname), "%sIndices", name);
+	smdmx_dm_attr *ix = at(l, vd, iname, SMDMX_DM_INT, true, corners);
+	if (!ix) return false;
+	int32_t *d = ix->value.array.data;
+	for (size_t i = 0; i < corners; i++) d[i] = (int32_t)indices[i];
+	return true;
+}
+
+/* Joint index as jointIndices stores it: jointList position (format 22: DmeModel is 0). */
+static int32_t joint_slot(const lower *l, uint32_t joint)
+{
+	return (int32_t)joint + (l->format >= 22 ? 1 : 0);
+}
+
+static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el)
+{
+	const smdmx_mesh *m = &l->s->meshes[mi];
+	uint32_t dag = l->mesh_dag[mi];
+	uint32_t mesh = el(l, "DmeMesh", m->name);
+	uint32_t vd = el(l, "DmeVertexData", "bind");
+	if (mesh == SMDMX_NONE || vd == SMDMX_NONE) return false;
+	uint32_t xf = transform(l, m->name, &m->transform);
+	if (xf == SMDMX_NONE || !set_el(l, dag, "transform", xf) || !set_el(l, dag, "shape", mesh) ||
+	    !set_bool(l, dag, "visible", true))
+		return false;
+	SM_CHECK(set_bool(l, mesh, "visible", true));
+	SM_CHECK(set_el(l, mesh, "bindState", vd));
+	SM_CHECK(set_el(l, mesh, "currentState", vd));
+	uint32_t *bs = el_array(l, mesh, "baseStates", 1);
+	if (!bs) return false;
+	bs[0] = vd;
+	/* Vertex data (C7). */
+	size_t links = 0;
+	if (m->weight_offsets)
+		for (size_t p = 0; p < m->position_count; p++) {
+			size_t n = m->weight_offsets[p + 1] - m->weight_offsets[p];
+			if (n > links) links = n;
+		}
+	if (links > l->max_links) links = l->max_links;
+	const char *fmt[8];
+	size_t nf = 0;
+	fmt[nf++] = field(l, 0);
+	if (m->normal_indices) fmt[nf++] = field(l, 1);
+	if (m->uv_set_count) fmt[nf++] = field(l, 2);
+	if (links) {
+		fmt[nf++] = field(l, 3);
+		fmt[nf++] = field(l, 4);
+	}
+	smdmx_dm_attr *vf = at(l, vd, "vertexFormat", SMDMX_DM_STRING, true, nf);
+	if (!vf) return false;
+	for (size_t i = 0; i < nf; i++) ((const char **)vf->value.array.data)[i] = fmt[i];
+	SM_CHECK(set_int(l, vd, "jointCount", (int32_t)links));
+	SM_CHECK(set_bool(l, vd, "flipVCoordinates", true)); /* decision 7 */
+	SM_CHECK(indexed_field(l, vd, field(l, 0), SMDMX_DM_VECTOR3, m->positions, m->position_count, m->position_indices,
+	                       m->corner_count));
+	if (m->normal_indices)
+		SM_CHECK(indexed_field(l, vd, field(l, 1), SMDMX_DM_VECTOR3, m->normals, m->normal_count, m->normal_indices,
+		                       m->corner_count));
+	for (size_t u = 0; u < m->uv_set_count; u++) {
+		char name[64];
+		if (u == 0) snprintf(name, sizeof(name), "%s", field(l, 2));
+		else if (l->format >= 22) snprintf(name, sizeof(name), "texcoord$%zu", u);
+		else snprintf(name, sizeof(name), "%s", m->uv_sets[u].name);
+		SM_CHECK(indexed_field(l, vd, name, SMDMX_DM_VECTOR2, m->uv_sets[u].data, m->uv_sets[u].count,
+		                       m->uv_sets[u].indices, m->corner_count));
+	}
+	if (links) {
+		/* Per position, `links` slots: the largest weights, renormalised (decision 6). */
+		smdmx_dm_attr *w = at(l, vd, field(l, 3), SMDMX_DM_FLOAT, true, m->position_count * links);
+		smdmx_dm_attr *j = at(l, vd, field(l, 4), SMDMX_DM_INT, true, m->position_count * links);
+		if (!w || !j) return false;
+		float *wd = w->value.array.data;
+		int32_t *jd = j->value.array.data;
+		for (size_t p = 0; p < m->position_count; p++) {
+			const smdmx_weight *ws = m->weights + m->weight_offsets[p];
+			size_t n = m->weight_offsets[p + 1] - m->weight_offsets[p];
+			/* Keep the largest `links` (decision 6), in their original order. */
+			size_t take[16], k = 0;
+			bool used[256] = { false };
+			size_t cap = n < 256 ? n : 256;
+			for (size_t r = 0; r < links && r < cap; r++) {
+				size_t best = SIZE_MAX;
+				for (size_t i = 0; i < cap; i++)
+					if (!used[i] && (best == SIZE_MAX || ws[i].weight > ws[best].weight)) best = i;
+				used[best] = true;
+			}
+			for (size_t i = 0; i < cap; i++)
+				if (used[i]) take[k++] = i;
+			if (n > links) {
+				sm_warn(l->warnings, SMDMX_WARNING_LINKS_TRUNCATED, 0, 0,
+				        "vertices with more than %zu weight links kept their largest, renormalised", links);
+			}
+			double sum = 0;
+			for (size_t i = 0; i < k; i++) sum += ws[take[i]].weight;
+			for (size_t i = 0; i < links; i++) {
+				if (i < k) {
+					wd[p * links + i] = n > links && sum > 0 ? (float)(ws[take[i]].weight / sum) : ws[take[i]].weight;
+					jd[p * links + i] = joint_slot(l, ws[take[i]].joint);
+				} else {
+					wd[p * links + i] = 0;
+					jd[p * links + i] = 0;
+				}
+			}
+		}
+	}
+	/* Face sets (C8): corners with -1 after each polygon. */
+	uint32_t *fsets = el_array(l, mesh, "faceSets", m->face_set_count);
+	if (m->face_set_count && !fsets) return false;
+	for (size_t f = 0; f < m->face_set_count; f++) {
+		const smdmx_face_set *fs = &m->face_sets[f];
+		const char *mat = l->s->materials[fs->material].name;
+		uint32_t set = el(l, "DmeFaceSet", mat);
+		if (set == SMDMX_NONE) return false;
+		((uint32_t *)l->dm->elements[mesh].attrs[l->dm->elements[mesh].attr_count - 1].value.array.data)[f] = set;
+		if (material_el[fs->material] == SMDMX_NONE) {
+			material_el[fs->material] = el(l, "DmeMaterial", mat);
+			if (material_el[fs->material] == SMDMX_NONE || !set_str(l, material_el[fs->material], "mtlName", mat)) return false;
+		}
+		SM_CHECK(set_el(l, set, "material", material_el[fs->material]));
+		smdmx_dm_attr *faces = at(l, set, "faces", SMDMX_DM_INT, true, fs->corner_count + fs->polygon_count);
+		if (!faces) return false;
+		int32_t *d = faces->value.array.data;
+		size_t k = 0;
+		for (size_t p = 0; p < fs->polygon_count; p++) {
+			for (uint32_t c = fs->offsets[p]; c < fs->offsets[p + 1]; c++) d[k++] = (int32_t)fs->corners[c];
+			d[k++] = -1;
+		}
+	}
+	return true;
+}
+
+static bool lower_clips(lower *l, uint32_t root)
+{
+	const smdmx_scene *s = l->s;
+	uint32_t list = el(l, "DmeAnimationList", "animationList");
+	if (list == SMDMX_NONE || !set_el(l, root, "animationList", list)) return false;
+	uint32_t *clips = el_array(l, list, "animations", s->clip_count);
+	if (!clips) return false;
+	for (size_t c = 0; c < s->clip_count; c++) {
+		const smdmx_clip *cl = &s->clips[c];
+		uint32_t clip = el(l, "DmeChannelsClip", cl->name);
+		uint32_t tf = el(l, "DmeTimeFrame", "timeFrame");
+		if (clip == SMDMX_NONE || tf == SMDMX_NONE) return false;
+		((uint32_t *)l->dm->elements[list].attrs[0].value.array.data)[c] = clip;
+		SM_CHECK(set_el(l, clip, "timeFrame", tf));
+		if (l->format == 1) {
+			SM_CHECK(set_int(l, tf, "durationTime", cl->duration));
+			if (cl->start) SM_CHECK(set_int(l, tf, "offsetTime", -cl->start));
+		} else {
+			SM_CHECK(set_time(l, tf, "start", cl->start));
+			SM_CHECK(set_time(l, tf, "duration", cl->duration));
+			SM_CHECK(set_time(l, tf, "offset", 0));
+		}
+		SM_CHECK(set_float(l, tf, "scale", 1.0f));
+		if (l->format >= 22 || cl->frame_rate != floor(cl->frame_rate)) SM_CHECK(set_float(l, clip, "frameRate", (float)cl->frame_rate));
+		else SM_CHECK(set_int(l, clip, "frameRate", (int32_t)cl->frame_rate));
+		uint32_t *chans = el_array(l, clip, "channels", cl->channel_count * 2);
+		if (cl->channel_count && !chans) return false;
+		size_t chans_attr = l->dm->elements[clip].attr_count - 1;
+		for (size_t k = 0; k < cl->channel_count; k++) {
+			const smdmx_channel *ch = &cl->channels[k];
+			const char *jn = s->joints[ch->joint].name;
+			for (int o = 0; o < 2; o++) {
+				char name[512];
+				snprintf(name, sizeof(name), "%s_%c", jn, o ? 'o' : 'p');
+				uint32_t chan = el(l, "DmeChannel", name);
+				uint32_t log = el(l, o ? "DmeQuaternionLog" : "DmeVector3Log", o ? "quaternion log" : "vector3 log");
+				uint32_t layer = el(l, o ? "DmeQuaternionLogLayer" : "DmeVector3LogLayer", o ? "quaternion log" : "vector3 log");
+				if (chan == SMDMX_NONE || log == SMDMX_NONE || layer == SMDMX_NONE) return false;
+				((uint32_t *)l->dm->elements[clip].attrs[chans_attr].value.array.data)[2 * k + (size_t)o] = chan;
+				SM_CHECK(set_el(l, chan, "toElement", l->joint_xf[ch->joint]));
+				SM_CHECK(set_str(l, chan, "toAttribute", o ? "orientation" : "position"));
+				SM_CHECK(set_int(l, chan, "mode", 3));
+				SM_CHECK(set_el(l, chan, "log", log));
+				uint32_t *layers = el_array(l, log, "layers", 1);
+				if (!layers) return false;
+				layers[0] = layer;
+				size_t n = o ? ch->orientation_count : ch->position_count;
+				const int32_t *times = o ? ch->orientation_times : ch->position_times;
+				smdmx_dm_attr *t = at(l, layer, "times", l->format == 1 ? SMDMX_DM_INT : SMDMX_DM_TIME, true, n);
+				smdmx_dm_attr *v = at(l, layer, "values", o ? SMDMX_DM_QUATERNION : SMDMX_DM_VECTOR3, true, n);
+				if (!t || !v) return false;
+				if (n) {
+					memcpy(t->value.array.data, times, n * sizeof(int32_t));
+					memcpy(v->value.array.data, o ? (const void *)ch->orientations : (const void *)ch->positions,
+					       n * (o ? sizeof(smdmx_quat) : sizeof(smdmx_vec3)));
+				}
+			}
+		}
+	}
+	return true;
+}
+
+static bool lower_all(lower *l)
+{
+	const smdmx_scene *s = l->s;
+	smdmx_dm *dm = l->dm;
+	uint32_t root = el(l, "DmElement", s->name ? s->name : "root");
+	uint32_t model = el(l, "DmeModel", s->name ? s->name : "model");
+	if (root == SMDMX_NONE || model == SMDMX_NONE) return false;
+	SM_CHECK(set_el(l, root, "skeleton", model));
+	if (s->mesh_count) SM_CHECK(set_el(l, root, "model", model));
+	SM_CHECK(set_el(l, model, "transform", transform(l, s->name ? s->name : "model", &identity)));
+	SM_CHECK(set_bool(l, model, "visible", true));
+	size_t nj = s->joint_count, nm = s->mesh_count;
+	sm_owner *mem = dm->owner->mem;
+	l->joint_el = sm_owned_calloc(mem, nj + 1, sizeof(uint32_t), l->error);
+	l->joint_xf = sm_owned_calloc(mem, nj + 1, sizeof(uint32_t), l->error);
+	l->mesh_dag = sm_owned_calloc(mem, nm + 1, sizeof(uint32_t), l->error);
+	if (!l->joint_el || !l->joint_xf || !l->mesh_dag) return false;
+	for (size_t j = 0; j < nj; j++) {
+		l->joint_el[j] = el(l, "DmeJoint", s->joints[j].name);
+		l->joint_xf[j] = transform(l, s->joints[j].name, &s->joints[j].bind);
+		if (l->joint_el[j] == SMDMX_NONE || l->joint_xf[j] == SMDMX_NONE) return false;
+		SM_CHECK(set_el(l, l->joint_el[j], "transform", l->joint_xf[j]));
+	}
+	for (size_t m = 0; m < nm; m++) {
+		l->mesh_dag[m] = el(l, "DmeDag", s->meshes[m].name);
+		if (l->mesh_dag[m] == SMDMX_NONE) return false;
+	}
+	/* Children: root joints and model-level meshes on the model; the rest on their joint. */
+	sm_vec kids = SM_VEC_INIT;
+	for (size_t parent = 0; parent <= nj; parent++) {
+		uint32_t owner_el = parent == nj ? model : l->joint_el[parent];
+		uint32_t pj = parent == nj ? SMDMX_NONE : (uint32_t)parent;
+		kids.count = 0;
+		for (size_t j = 0; j < nj; j++) {
+			if (s->joints[j].parent != pj) continue;
+			uint32_t *k = sm_vec_push(mem, &kids, sizeof(uint32_t), l->error);
+			if (!k) return false;
+			*k = l->joint_el[j];
+		}
+		for (size_t m = 0; m < nm; m++) {
+			if (s->meshes[m].parent_joint != pj) continue;
+			uint32_t *k = sm_vec_push(mem, &kids, sizeof(uint32_t), l->error);
+			if (!k) return false;
+			*k = l->mesh_dag[m];
+		}
+		smdmx_dm_attr *a = at(l, owner_el, "children", SMDMX_DM_ELEMENT, true, kids.count);
+		if (!a) return false;
+		if (kids.count) memcpy(a->value.array.data, kids.data, kids.count * sizeof(uint32_t));
+	}
+	/* Joint tables (C3) and base states (C4). */
+	if (l->format >= 11) {
+		size_t off = l->format >= 22 ? 1 : 0;
+		smdmx_dm_attr *a = at(l, model, "jointList", SMDMX_DM_ELEMENT, true, nj + off);
+		if (!a) return false;
+		uint32_t *d = a->value.array.data;
+		if (off) d[0] = model;
+		for (size_t j = 0; j < nj; j++) d[j + off] = l->joint_el[j];
+	}
+	if (l->format < 21) {
+		smdmx_dm_attr *a = at(l, model, "jointTransforms", SMDMX_DM_ELEMENT, true, nj);
+		if (!a) return false;
+		for (size_t j = 0; j < nj; j++) ((uint32_t *)a->value.array.data)[j] = l->joint_xf[j];
+	}
+	uint32_t base = el(l, "DmeTransformList", "base");
+	if (base == SMDMX_NONE) return false;
+	smdmx_dm_attr *bs = at(l, model, "baseStates", SMDMX_DM_ELEMENT, true, 1);
+	if (!bs) return false;
+	((uint32_t *)bs->value.array.data)[0] = base;
+	{
+		smdmx_dm_attr *ts = at(l, base, "transforms", SMDMX_DM_ELEMENT, true, nj + nm);
+		if (!ts) return false;
+		size_t ts_attr = dm->elements[base].attr_count - 1;
+		for (size_t j = 0; j < nj; j++) {
+			uint32_t x = transform(l, s->joints[j].name, &s->joints[j].bind);
+			if (x == SMDMX_NONE) return false;
+			((uint32_t *)dm->elements[base].attrs[ts_attr].value.array.data)[j] = x;
+		}
+		for (size_t m = 0; m < nm; m++) {
+			uint32_t x = transform(l, s->meshes[m].name, &s->meshes[m].transform);
+			if (x == SMDMX_NONE) return false;
+			((uint32_t *)dm->elements[base].attrs[ts_attr].value.array.data)[nj + m] = x;
+		}
+	}
+	if (s->up_axis != 'Z' && l->format < 22) {
+		char axis[2] = { s->up_axis, 0 };
+		SM_CHECK(set_str(l, model, "upAxis", axis));
+	}
+	sm_vec_release(mem, &kids, sizeof(uint32_t));
+	uint32_t *material_el = sm_owned_calloc(mem, s->material_count + 1, sizeof(uint32_t), l->error);
+	if (!material_el) return false;
+	for (size_t i = 0; i < s->material_count; i++) material_el[i] = SMDMX_NONE;
+	for (size_t m = 0; m < nm; m++) SM_CHECK(lower_mesh(l, m, material_el));
+	if (s->clip_count) SM_CHECK(lower_clips(l, root));
+	dm->root = root;
+	return true;
+}
+
+smdmx_dm *smdmx_model_from_scene(const smdmx_scene *scene, const smdmx_model_options *options, smdmx_error *error,
+                                 smdmx_warnings *warnings)
+{
+	memset(error, 0, sizeof(*error));
+	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	smdmx_model_options o;
+	memset(&o, 0, sizeof(o));
+	if (options) o = *options;
+	int format = o.model_version ? o.model_version : 18;
+	if (format != 1 && format != 15 && format != 18 && format != 22) {
+		sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "model format %d (1, 15, 18 and 22 are written)", format);
+		return NULL;
+	}
+	if (!smdmx_scene_validate(scene, error)) return NULL;
+	smdmx_dm *dm = smdmx_dm_create(&o.allocator, error);
+	if (!dm) return NULL;
+	lower l = { dm, scene, error, warnings, format, format >= 22 ? 4 : 3, NULL, NULL, NULL };
+	dm->format = "model";
+	dm->format_version = format;
+	if (!lower_all(&l)) {
+		smdmx_dm_free(dm);
+		return NULL;
+	}
+	return dm;
+}
+
+/* ---- lifting: datamodel -> scene --------------------------------------------------------- */
+
+typedef struct lift {
+	const smdmx_dm *dm;
+	smdmx_scene *s;
+	sm_owner *o;
+	smdmx_error *error;
+	smdmx_warnings *warnings;
+	sm_vec joints;      /* smdmx_joint */
+	sm_vec joint_of;    /* uint32_t per dm element: scene joint, or SMDMX_NONE */
+	sm_vec xf_joint;    /* uint32_t per dm element: the joint whose transform it is */
+	sm_vec meshes;      /* smdmx_mesh */
+	sm_vec mesh_dags;   /* uint32_t dm element per scene mesh */
+	sm_vec materials;   /* smdmx_material */
+	sm_vec shapes;      /* smdmx_flex_shape */
+} lift;
+
+static const smdmx_dm_attr *get(const lift *l, uint32_t e, const char *name)
+{
+	return e == SMDMX_NONE ? NULL : smdmx_dm_find_attr(l->dm, e, name);
+}
+
+static uint32_t get_el(const lift *l, uint32_t e, const char *name)
+{
+	const smdmx_dm_attr *a = get(l, e, name);
+	return a && a->type == SMDMX_DM_ELEMENT && !a->is_array ? a->value.element : SMDMX_NONE;
+}
+
+static const uint32_t *get_els(const lift *l, uint32_t e, const char *name, size_t *n)
+{
+	const smdmx_dm_attr *a = get(l, e, name);
+	if (!a || a->type != SMDMX_DM_ELEMENT || !a->is_array) {
+		*n = 0;
+		return NULL;
+	}
+	*n = a->value.array.count;
+	return a->value.array.data;
+}
+
+static const void *get_array(const lift *l, uint32_t e, const char *name, smdmx_dm_type t, size_t *n)
+{
+	const smdmx_dm_attr *a = get(l, e, name);
+	if (!a || a->type != t || !a->is_array) {
+		*n = 0;
+		return NULL;
+	}
+	*n = a->value.array.count;
+	return a->value.array.data;
+}
+
+static bool is_type(const lift *l, uint32_t e, const char *type)
+{
+	return e != SMDMX_NONE && e < l->dm->element_count && strcmp(l->dm->elements[e].type, type) == 0;
+}
+
+static bool bad_model(const lift *l, const char *what)
+{
+	return sm_fail(l->error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "not a usable model: %s", what);
+}
+
+static void read_transform(const lift *l, uint32_t x, smdmx_transform *t)
+{
+	*t = identity;
+	const smdmx_dm_attr *p = get(l, x, "position"), *o = get(l, x, "orientation");
+	if (p && p->type == SMDMX_DM_VECTOR3 && !p->is_array) memcpy(t->position, p->value.v, 3 * sizeof(float));
+	if (o && o->type == SMDMX_DM_QUATERNION && !o->is_array) memcpy(t->orientation, o->value.v, 4 * sizeof(float));
+}
+
+/* The hierarchy under the model: joints (DmeJoint, or a DmeDag without a shape) and meshes. */
+static bool lift_hierarchy(lift *l, uint32_t model)
+{
+	const smdmx_dm *dm = l->dm;
+	sm_vec stack = SM_VEC_INIT; /* pairs: element, parent joint */
+	SM_CHECK(sm_vec_reserve(l->o, &l->joint_of, sizeof(uint32_t), dm->element_count, l->error));
+	SM_CHECK(sm_vec_reserve(l->o, &l->xf_joint, sizeof(uint32_t), dm->element_count, l->error));
+	for (size_t i = 0; i < dm->element_count; i++) ((uint32_t *)l->joint_of.data)[i] = ((uint32_t *)l->xf_joint.data)[i] = SMDMX_NONE;
+	size_t n;
+	const uint32_t *kids = get_els(l, model, "children", &n);
+	for (size_t i = n; i-- > 0;) {
+		uint32_t *p = sm_vec_push(l->o, &stack, 2 * sizeof(uint32_t), l->error);
+		if (!p) return false;
+		p[0] = kids[i];
+		p[1] = SMDMX_NONE;
+	}
+	uint8_t *seen = sm_owned_calloc(l->o, dm->element_count + 1, 1, l->error);
+	if (!seen) return false;
+	while (stack.count) {
+		uint32_t *top = (uint32_t *)stack.data + 2 * (stack.count - 1);
+		uint32_t e = top[0], parent = top[1];
+		stack.count--;
+		if (e == SMDMX_NONE || e >= dm->element_count || seen[e]) continue;
+		seen[e] = 1;
+		uint32_t shape = get_el(l, e, "shape");
+		uint32_t xf = get_el(l, e, "transform");
+		if (is_type(l, shape, "DmeMesh")) {
+			smdmx_mesh *m = sm_vec_push(l->o, &l->meshes, sizeof(*m), l->error);
+			uint32_t *d = sm_vec_push(l->o, &l->mesh_dags, sizeof(uint32_t), l->error);
+			if (!m || !d) return false;
+			memset(m, 0, sizeof(*m));
+			m->name = dm->elements[e].name;
+			m->parent_joint = parent;
+			read_transform(l, xf, &m->transform);
+			*d = e;
+			continue;
+		}
+		if (is_type(l, shape, "DmeAttachment")) continue; /* attachments: not lifted yet */
+		if (l->joints.count >= UINT32_MAX - 1) return bad_model(l, "too many joints");
+		smdmx_joint *j = sm_vec_push(l->o, &l->joints, sizeof(*j), l->error);
+		if (!j) return false;
+		j->name = dm->elements[e].name;
+		j->parent = parent;
+		read_transform(l, xf, &j->bind);
+		uint32_t me = (uint32_t)l->joints.count - 1;
+		((uint32_t *)l->joint_of.data)[e] = me;
+		if (xf != SMDMX_NONE) ((uint32_t *)l->xf_joint.data)[xf] = me;
+		kids = get_els(l, e, "children", &n);
+		for (size_t i = n; i-- > 0;) {
+			uint32_t *p = sm_vec_push(l->o, &stack, 2 * sizeof(uint32_t), l->error);
+			if (!p) return false;
+			p[0] = kids[i];
+			p[1] = me;
+		}
+	}
+	sm_vec_release(l->o, &stack, 2 * sizeof(uint32_t));
+	/* Base states by name override the nodes' own transforms (C4). */
+	const uint32_t *bs = get_els(l, model, "baseStates", &n);
+	if (n) {
+		size_t nt;
+		const uint32_t *ts = get_els(l, bs[0], "transforms", &nt);
+		for (size_t t = 0; t < nt; t++) {
+			if (ts[t] == SMDMX_NONE || ts[t] >= dm->element_count) continue;
+			const char *name = dm->elements[ts[t]].name;
+			smdmx_joint *js = l->joints.data;
+			for (size_t j = 0; j < l->joints.count; j++)
+				if (strcmp(js[j].name, name) == 0) read_transform(l, ts[t], &js[j].bind);
+			smdmx_mesh *ms = l->meshes.data;
+			for (size_t m = 0; m < l->meshes.count; m++)
+				if (strcmp(ms[m].name, name) == 0) read_transform(l, ts[t], &ms[m].transform);
+		}
+	}
+	return true;
+}
+
+#define MODEL_SLOT (UINT32_MAX - 1)
+
+/* jointIndices refer to jointList (format >= 11) or jointTransforms positions (C3). */
+static bool joint_table(lift *l, uint32_t model, uint32_t **table, size_t *count)
+{
+	size_t n;
+	const uint32_t *list = get_els(l, model, "jointList", &n);
+	bool transforms = false;
+	if (!list) {
+		list = get_els(l, model, "jointTransforms", &n);
+		transforms = true;
+	}
+	*count = n;
+	*table = sm_owned_calloc(l->o, n + 1, sizeof(uint32_t), l->error);
+	if (!*table) return false;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t e = list[i];
+		uint32_t j = SMDMX_NONE;
+		if (e != SMDMX_NONE && e < l->dm->element_count)
+			j = transforms ? ((uint32_t *)l->xf_joint.data)[e] : ((uint32_t *)l->joint_of.data)[e];
+		/* Format 22 lists the DmeModel first: weights on it bind to no bone (C11). */
+		if (e == model) j = MODEL_SLOT;
+		(*table)[i] = j;
+	}
+	return true;
+}
+
+static bool copy_indices(lift *l, const int32_t *src, size_t n, size_t bound, uint32_t **out)
+{
+	*out = sm_owned_alloc(l->o, (n ? n : 1) * sizeof(uint32_t), l->error);
+	if (!*out) return false;
+	for (size_t i = 0; i < n; i++) {
+		if (src[i] < 0 || (size_t)src[i] >= bound) return bad_model(l, "a vertex index out of range");
+		(*out)[i] = (uint32_t)src[i];
+	}
+	return true;
+}
+
+static const char *const field_names[2][7] = {
+	{ "positions", "normals", "textureCoordinates", "jointWeights", "jointIndices", "balance", "wrinkle" },
+	{ "position$0", "normal$0", "texcoord$0", "blendweights$0", "blendindices$0", "balance$0", "wrinkle$0" },
+};
+
+static uint32_t material_index(lift *l, uint32_t mat_el)
+{
+	const char *name = "no_material";
+	if (mat_el != SMDMX_NONE && mat_el < l->dm->element_count) {
+		const smdmx_dm_attr *a = get(l, mat_el, "mtlName");
+		name = a && a->type == SMDMX_DM_STRING && !a->is_array ? a->value.s : l->dm->elements[mat_el].name;
+	}
+	smdmx_material *ms = l->materials.data;
+	for (size_t i = 0; i < l->materials.count; i++)
+		if (strcmp(ms[i].name, name) == 0) return (uint32_t)i;
+	smdmx_material *m = sm_vec_push(l->o, &l->materials, sizeof(*m), l->error);
+	if (!m) return SMDMX_NONE;
+	m->name = name;
+	return (uint32_t)l->materials.count - 1;
+}
+
+static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_count)
+{
+	smdmx_mesh *m = (smdmx_mesh *)l->meshes.data + mi;
+	uint32_t mesh = get_el(l, ((uint32_t *)l->mesh_dags.data)[mi], "shape");
+	uint32_t vd = get_el(l, mesh, "currentState");
+	if (vd == SMDMX_NONE) vd = get_el(l, mesh, "bindState");
+	if (vd == SMDMX_NONE) {
+		size_t n;
+		const uint32_t *b = get_els(l, mesh, "baseStates", &n);
+		if (n) vd = b[0];
+	}
+	if (vd == SMDMX_NONE) return bad_model(l, "a mesh without vertex data");
+	int f = get(l, vd, "position$0") ? 1 : 0;
+	char iname[96];
+	size_t np, nc;
+	const void *pos = get_array(l, vd, field_names[f][0], SMDMX_DM_VECTOR3, &np);
+	snprintf(iname, sizeof(iname), "%sIndices", field_names[f][0]);
+	const int32_t *pix = get_array(l, vd, iname, SMDMX_DM_INT, &nc);
+	if (!pos || !pix) return bad_model(l, "a mesh without positions");
+	m->corner_count = nc;
+	m->position_count = np;
+	m->positions = sm_owned_alloc(l->o, np * sizeof(smdmx_vec3) + 1, l->error);
+	if (!m->positions) return false;
+	memcpy(m->positions, pos, np * sizeof(smdmx_vec3));
+	SM_CHECK(copy_indices(l, pix, nc, np, &m->position_indices));
+	size_t nn, nni;
+	const void *nrm = get_array(l, vd, field_names[f][1], SMDMX_DM_VECTOR3, &nn);
+	snprintf(iname, sizeof(iname), "%sIndices", field_names[f][1]);
+	const int32_t *nix = get_array(l, vd, iname, SMDMX_DM_INT, &nni);
+	if (nrm && nix && nni == nc) {
+		m->normals = sm_owned_alloc(l->o, nn * sizeof(smdmx_vec3) + 1, l->error);
+		if (!m->normals) return false;
+		memcpy(m->normals, nrm, nn * sizeof(smdmx_vec3));
+		m->normal_count = nn;
+		SM_CHECK(copy_indices(l, nix, nc, nn, &m->normal_indices));
+	}
+	/* UV sets: the main one, then every other vector2 field with indices (texcoord$N). */
+	sm_vec uvs = SM_VEC_INIT;
+	const smdmx_dm_element *vde = &l->dm->elements[vd];
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t a = 0; a < vde->attr_count; a++) {
+			const smdmx_dm_attr *at = &vde->attrs[a];
+			bool main = strcmp(at->name, field_names[f][2]) == 0;
+			if (at->type != SMDMX_DM_VECTOR2 || !at->is_array || main != (pass == 0)) continue;
+			if (pass == 1 && strncmp(at->name, "texcoord", 8) != 0 && strncmp(at->name, "textureCoordinates", 18) != 0) continue;
+			size_t ni;
+			snprintf(iname, sizeof(iname), "%sIndices", at->name);
+			const int32_t *ix = get_array(l, vd, iname, SMDMX_DM_INT, &ni);
+			if (!ix || ni != nc) continue;
+			smdmx_uv_set *u = sm_vec_push(l->o, &uvs, sizeof(*u), l->error);
+			if (!u) return false;
+			u->name = pass == 0 ? "textureCoordinates" : at->name;
+			u->count = at->value.array.count;
+			u->data = sm_owned_alloc(l->o, u->count * sizeof(smdmx_vec2) + 1, l->error);
+			if (!u->data) return false;
+			memcpy(u->data, at->value.array.data, u->count * sizeof(smdmx_vec2));
+			SM_CHECK(copy_indices(l, ix, nc, u->count, &u->indices));
+		}
+	}
+	m->uv_sets = uvs.data;
+	m->uv_set_count = uvs.count;
+	/* Weights per position, jointCount slots; empty slots (weight 0) are not links. */
+	const smdmx_dm_attr *jc = get(l, vd, "jointCount");
+	int32_t count = jc && jc->type == SMDMX_DM_INT && !jc->is_array ? jc->value.i : 0;
+	size_t nw, nji;
+	const float *w = get_array(l, vd, field_names[f][3], SMDMX_DM_FLOAT, &nw);
+	const int32_t *ji = get_array(l, vd, field_names[f][4], SMDMX_DM_INT, &nji);
+	m->weight_offsets = sm_owned_calloc(l->o, np + 1, sizeof(uint32_t), l->error);
+	if (!m->weight_offsets) return false;
+	sm_vec links = SM_VEC_INIT;
+	bool have = count > 0 && w && ji && nw == (size_t)count * np && nji == nw;
+	for (size_t p = 0; p < np; p++) {
+		if (have) {
+			for (int32_t k = 0; k < count; k++) {
+				float wt = w[p * (size_t)count + (size_t)k];
+				int32_t j = ji[p * (size_t)count + (size_t)k];
+				if (wt == 0) continue;
+				if (j < 0 || (size_t)j >= table_count || table[j] == SMDMX_NONE)
+					return bad_model(l, "a joint index outside the joint list");
+				if (table[j] == MODEL_SLOT) continue;
+				smdmx_weight *x = sm_vec_push(l->o, &links, sizeof(*x), l->error);
+				if (!x) return false;
+				x->joint = table[j];
+				x->weight = wt;
+			}
+		} else if (m->parent_joint != SMDMX_NONE) {
+			/* No weights: rigid on the joint the mesh hangs from. */
+			smdmx_weight *x = sm_vec_push(l->o, &links, sizeof(*x), l->error);
+			if (!x) return false;
+			x->joint = m->parent_joint;
+			x->weight = 1;
+		}
+		m->weight_offsets[p + 1] = (uint32_t)links.count;
+	}
+	m->weights = links.data;
+	m->weight_count = links.count;
+	if (!links.count) m->weight_offsets = NULL;
+	/* Face sets: corners, -1 after each polygon (C8). */
+	size_t nfs;
+	const uint32_t *fsets = get_els(l, mesh, "faceSets", &nfs);
+	m->face_sets = sm_owned_calloc(l->o, nfs + 1, sizeof(smdmx_face_set), l->error);
+	if (!m->face_sets) return false;
+	for (size_t i = 0; i < nfs; i++) {
+		smdmx_face_set *fs = &m->face_sets[m->face_set_count];
+		size_t nf;
+		const int32_t *faces = get_array(l, fsets[i], "faces", SMDMX_DM_INT, &nf);
+		fs->material = material_index(l, get_el(l, fsets[i], "material"));
+		if (fs->material == SMDMX_NONE) return false;
+		sm_vec corners = SM_VEC_INIT, offsets = SM_VEC_INIT;
+		uint32_t *z = sm_vec_push(l->o, &offsets, sizeof(uint32_t), l->error);
+		if (!z) return false;
+		*z = 0;
+		size_t start = 0;
+		for (size_t k = 0; k < nf; k++) {
+			if (faces[k] >= 0) {
+				if ((size_t)faces[k] >= nc) return bad_model(l, "a face corner out of range");
+				uint32_t *c = sm_vec_push(l->o, &corners, sizeof(uint32_t), l->error);
+				if (!c) return false;
+				*c = (uint32_t)faces[k];
+				continue;
+			}
+			if (corners.count - start >= 3) {
+				uint32_t *off = sm_vec_push(l->o, &offsets, sizeof(uint32_t), l->error);
+				if (!off) return false;
+				*off = (uint32_t)corners.count;
+				start = corners.count;
+			} else {
+				corners.count = start; /* degenerate polygons are dropped */
+			}
+		}
+		corners.count = start;
+		fs->corners = corners.data;
+		fs->corner_count = corners.count;
+		fs->offsets = offsets.data;
+		fs->polygon_count = offsets.count - 1;
+		m->face_set_count++;
+	}
+	/* Delta states: sparse deltas against this base data (C10). */
+	size_t nd;
+	const uint32_t *deltas = get_els(l, mesh, "deltaStates", &nd);
+	for (size_t i = 0; i < nd; i++) {
+		uint32_t d = deltas[i];
+		if (d == SMDMX_NONE || d >= l->dm->element_count) continue;
+		smdmx_flex_shape *sh = sm_vec_push(l->o, &l->shapes, sizeof(*sh), l->error);
+		if (!sh) return false;
+		memset(sh, 0, sizeof(*sh));
+		sh->name = l->dm->elements[d].name;
+		sh->mesh = (uint32_t)mi;
+		sh->frame = -1;
+		const smdmx_dm_attr *cor = get(l, d, "corrected");
+		sh->corrective = strchr(sh->name, '_') != NULL || (cor && cor->type == SMDMX_DM_BOOL && cor->value.b);
+		for (int which = 0; which < 2; which++) {
+			size_t nv, nix2;
+			const void *v = get_array(l, d, field_names[f][which], SMDMX_DM_VECTOR3, &nv);
+			snprintf(iname, sizeof(iname), "%sIndices", field_names[f][which]);
+			const int32_t *ix = get_array(l, d, iname, SMDMX_DM_INT, &nix2);
+			if (!v || !ix || nix2 != nv) continue;
+			smdmx_vec3 *vals = sm_owned_alloc(l->o, nv * sizeof(smdmx_vec3) + 1, l->error);
+			uint32_t *idx = NULL;
+			if (!vals) return false;
+			memcpy(vals, v, nv * sizeof(smdmx_vec3));
+			SM_CHECK(copy_indices(l, ix, nv, which ? m->normal_count : m->position_count, &idx));
+			if (which) {
+				sh->normal_deltas = vals;
+				sh->normal_indices = idx;
+				sh->normal_count = nv;
+			} else {
+				sh->position_deltas = vals;
+				sh->position_indices = idx;
+				sh->position_count = nv;
+			}
+		}
+	}
+	return true;
+}
+
+static bool lift_clips(lift *l, uint32_t root)
+{
+	uint32_t list = get_el(l, root, "animationList");
+	size_t nc;
+	const uint32_t *clips = get_els(l, list, "animations", &nc);
+	if (!nc) return true;
+	smdmx_clip *out = sm_owned_calloc(l->o, nc, sizeof(smdmx_clip), l->error);
+	if (!out) return false;
+	size_t made = 0;
+	for (size_t c = 0; c < nc; c++) {
+		uint32_t clip = clips[c];
+		if (clip == SMDMX_NONE || clip >= l->dm->element_count) continue;
+		smdmx_clip *cl = &out[made++];
+		cl->name = l->dm->elements[clip].name;
+		const smdmx_dm_attr *fr = get(l, clip, "frameRate");
+		cl->frame_rate = fr && fr->type == SMDMX_DM_INT ? fr->value.i : fr && fr->type == SMDMX_DM_FLOAT ? fr->value.f : 30;
+		if (!(cl->frame_rate > 0)) cl->frame_rate = 30;
+		uint32_t tf = get_el(l, clip, "timeFrame");
+		const smdmx_dm_attr *a;
+		if ((a = get(l, tf, "start")) && !a->is_array) cl->start = a->value.i;
+		if ((a = get(l, tf, "startTime")) && !a->is_array) cl->start = a->value.i;
+		if ((a = get(l, tf, "duration")) && !a->is_array) cl->duration = a->value.i;
+		if ((a = get(l, tf, "durationTime")) && !a->is_array) cl->duration = a->value.i;
+		size_t nch;
+		const uint32_t *chans = get_els(l, clip, "channels", &nch);
+		smdmx_channel *ch = sm_owned_calloc(l->o, l->joints.count + 1, sizeof(smdmx_channel), l->error);
+		uint8_t *has = sm_owned_calloc(l->o, l->joints.count + 1, 1, l->error);
+		if (!ch || !has) return false;
+		int32_t last = cl->start;
+		for (size_t k = 0; k < nch; k++) {
+			uint32_t chan = chans[k];
+			uint32_t to = get_el(l, chan, "toElement");
+			if (to == SMDMX_NONE || to >= l->dm->element_count) continue;
+			uint32_t j = ((uint32_t *)l->xf_joint.data)[to];
+			if (j == SMDMX_NONE) j = ((uint32_t *)l->joint_of.data)[to];
+			if (j == SMDMX_NONE) continue;
+			const smdmx_dm_attr *ta = get(l, chan, "toAttribute");
+			if (!ta || ta->type != SMDMX_DM_STRING) continue;
+			bool orient = strcmp(ta->value.s, "orientation") == 0;
+			if (!orient && strcmp(ta->value.s, "position") != 0) continue;
+			size_t nl;
+			const uint32_t *layers = get_els(l, get_el(l, chan, "log"), "layers", &nl);
+			if (!nl) continue;
+			const smdmx_dm_attr *times = get(l, layers[0], "times");
+			size_t nv;
+			const void *vals = get_array(l, layers[0], "values", orient ? SMDMX_DM_QUATERNION : SMDMX_DM_VECTOR3, &nv);
+			if (!times || !times->is_array || (times->type != SMDMX_DM_TIME && times->type != SMDMX_DM_INT) ||
+			    times->value.array.count != nv || !vals)
+				continue;
+			const int32_t *t = times->value.array.data;
+			for (size_t i = 1; i < nv; i++)
+				if (t[i] <= t[i - 1]) return bad_model(l, "key times that do not increase");
+			if (nv && t[nv - 1] > last) last = t[nv - 1];
+			smdmx_channel *c2 = &ch[j];
+			c2->joint = j;
+			has[j] = 1;
+			/* Copies: the scene outlives the datamodel. */
+			int32_t *tc = sm_owned_alloc(l->o, nv * sizeof(int32_t) + 1, l->error);
+			size_t vsize = nv * (orient ? sizeof(smdmx_quat) : sizeof(smdmx_vec3));
+			void *vc = sm_owned_alloc(l->o, vsize + 1, l->error);
+			if (!tc || !vc) return false;
+			memcpy(tc, t, nv * sizeof(int32_t));
+			memcpy(vc, vals, vsize);
+			if (orient) {
+				c2->orientation_times = tc;
+				c2->orientations = vc;
+				c2->orientation_count = nv;
+			} else {
+				c2->position_times = tc;
+				c2->positions = vc;
+				c2->position_count = nv;
+			}
+		}
+		if (!cl->duration) cl->duration = last - cl->start;
+		cl->channels = sm_owned_calloc(l->o, l->joints.count + 1, sizeof(smdmx_channel), l->error);
+		if (!cl->channels) return false;
+		for (size_t j = 0; j < l->joints.count; j++)
+			if (has[j]) cl->channels[cl->channel_count++] = ch[j];
+	}
+	l->s->clips = out;
+	l->s->clip_count = made;
+	return true;
+}
+
+/* Flex controllers from the combination operator (C10). */
+static bool lift_controls(lift *l, uint32_t root)
+{
+	uint32_t op = get_el(l, root, "combinationOperator");
+	size_t n;
+	const uint32_t *controls = get_els(l, op, "controls", &n);
+	if (!n) return true;
+	smdmx_flex_controller *fc = sm_owned_calloc(l->o, n, sizeof(*fc), l->error);
+	if (!fc) return false;
+	size_t made = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = controls[i];
+		if (c == SMDMX_NONE || c >= l->dm->element_count) continue;
+		smdmx_flex_controller *f = &fc[made++];
+		f->name = l->dm->elements[c].name;
+		size_t k;
+		const char *const *raw = get_array(l, c, "rawControlNames", SMDMX_DM_STRING, &k);
+		f->raw_controls.data = sm_owned_calloc(l->o, k + 1, sizeof(char *), l->error);
+		if (!f->raw_controls.data) return false;
+		for (size_t r = 0; r < k; r++) f->raw_controls.data[r] = raw[r];
+		f->raw_controls.count = k;
+		const smdmx_dm_attr *a;
+		if ((a = get(l, c, "stereo")) && a->type == SMDMX_DM_BOOL && !a->is_array) f->stereo = a->value.b;
+		if ((a = get(l, c, "eyelid")) && a->type == SMDMX_DM_BOOL && !a->is_array) f->eyelid = a->value.b;
+		f->max = 1;
+		if ((a = get(l, c, "flexMin")) && a->type == SMDMX_DM_FLOAT && !a->is_array) f->min = a->value.f;
+		if ((a = get(l, c, "flexMax")) && a->type == SMDMX_DM_FLOAT && !a->is_array) f->max = a->value.f;
+		const float *ws = get_array(l, c, "wrinkleScales", SMDMX_DM_FLOAT, &k);
+		if (ws && k == f->raw_controls.count) {
+			f->wrinkle_scales.data = sm_owned_alloc(l->o, k * sizeof(float) + 1, l->error);
+			if (!f->wrinkle_scales.data) return false;
+			memcpy(f->wrinkle_scales.data, ws, k * sizeof(float));
+			f->wrinkle_scales.count = k;
+		}
+	}
+	l->s->flex_controllers = fc;
+	l->s->flex_controller_count = made;
+	return true;
+}
+
+smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options *options, smdmx_error *error,
+                                  smdmx_warnings *warnings)
+{
+	memset(error, 0, sizeof(*error));
+	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	smdmx_model_options o;
+	memset(&o, 0, sizeof(o));
+	if (options) o = *options;
+	smdmx_scene *s = sm_scene_new(&o.allocator, error);
+	if (!s) return NULL;
+	lift l;
+	memset(&l, 0, sizeof(l));
+	l.dm = dm;
+	l.s = s;
+	l.o = s->owner;
+	l.error = error;
+	l.warnings = warnings;
+	l.joints = l.joint_of = l.xf_joint = l.meshes = l.mesh_dags = l.materials = l.shapes = (sm_vec)SM_VEC_INIT;
+	uint32_t root = dm->root, model = SMDMX_NONE;
+	if (root != SMDMX_NONE) {
+		model = get_el(&l, root, "model");
+		if (model == SMDMX_NONE) model = get_el(&l, root, "skeleton");
+	}
+	/* A file may hold only flex controllers (a combination operator, no model). */
+	bool controls_only = model == SMDMX_NONE && root != SMDMX_NONE && get_el(&l, root, "combinationOperator") != SMDMX_NONE;
+	bool ok = model != SMDMX_NONE || controls_only ||
+	          bad_model(&l, "the root has neither \"model\" nor \"skeleton\" nor \"combinationOperator\"");
+	ok = ok && lift_hierarchy(&l, model);
+	uint32_t *table = NULL;
+	size_t table_count = 0;
+	ok = ok && joint_table(&l, model, &table, &table_count);
+	for (size_t m = 0; ok && m < l.meshes.count; m++) ok = lift_mesh(&l, m, table, table_count);
+	if (ok) {
+		s->name = dm->elements[root].name;
+		s->joints = l.joints.data;
+		s->joint_count = l.joints.count;
+		s->meshes = l.meshes.data;
+		s->mesh_count = l.meshes.count;
+		s->materials = l.materials.data;
+		s->material_count = l.materials.count;
+		s->flex_shapes = l.shapes.data;
+		s->flex_shape_count = l.shapes.count;
+		const smdmx_dm_attr *up = get(&l, model, "upAxis");
+		if (up && up->type == SMDMX_DM_STRING && !up->is_array && up->value.s[0]) s->up_axis = up->value.s[0];
+		s->source.format = SMDMX_SOURCE_DMX;
+		s->source.version = dm->format_version;
+		s->source.encoding = dm->encoding;
+		s->source.encoding_version = dm->encoding_version;
+		s->source.smd_kind = l.meshes.count ? SMDMX_SMD_REFERENCE : SMDMX_SMD_ANIMATION;
+		ok = lift_clips(&l, root) && lift_controls(&l, root);
+	}
+	if (ok && s->source.encoding) {
+		s->source.encoding = sm_strdup(l.o, s->source.encoding, strlen(s->source.encoding), error);
+		ok = s->source.encoding != NULL;
+	}
+	/* Names point into the datamodel: copy them into the scene. */
+	for (size_t j = 0; ok && j < s->joint_count; j++)
+		ok = (s->joints[j].name = sm_strdup(l.o, s->joints[j].name, strlen(s->joints[j].name), error)) != NULL;
+	for (size_t m = 0; ok && m < s->mesh_count; m++)
+		ok = (s->meshes[m].name = sm_strdup(l.o, s->meshes[m].name, strlen(s->meshes[m].name), error)) != NULL;
+	for (size_t m = 0; ok && m < s->mesh_count; m++)
+		for (size_t u = 0; ok && u < s->meshes[m].uv_set_count; u++)
+			ok = (s->meshes[m].uv_sets[u].name =
+			          sm_strdup(l.o, s->meshes[m].uv_sets[u].name, strlen(s->meshes[m].uv_sets[u].name), error)) != NULL;
+	for (size_t i = 0; ok && i < s->material_count; i++)
+		ok = (s->materials[i].name = sm_strdup(l.o, s->materials[i].name, strlen(s->materials[i].name), error)) != NULL;
+	for (size_t i = 0; ok && i < s->flex_shape_count; i++)
+		ok = (s->flex_shapes[i].name = sm_strdup(l.o, s->flex_shapes[i].name, strlen(s->flex_shapes[i].name), error)) != NULL;
+	for (size_t i = 0; ok && i < s->clip_count; i++)
+		ok = (s->clips[i].name = sm_strdup(l.o, s->clips[i].name, strlen(s->clips[i].name), error)) != NULL;
+	for (size_t i = 0; ok && i < s->flex_controller_count; i++) {
+		smdmx_flex_controller *f = &s->flex_controllers[i];
+		ok = (f->name = sm_strdup(l.o, f->name, strlen(f->name), error)) != NULL;
+		for (size_t r = 0; ok && r < f->raw_controls.count; r++)
+			ok = (f->raw_controls.data[r] = sm_strdup(l.o, f->raw_controls.data[r], strlen(f->raw_controls.data[r]), error)) !=
+			     NULL;
+	}
+	if (ok) ok = (s->name = sm_strdup(l.o, s->name, strlen(s->name), error)) != NULL;
+	sm_vec_release(l.o, &l.joint_of, sizeof(uint32_t));
+	sm_vec_release(l.o, &l.xf_joint, sizeof(uint32_t));
+	if (ok) ok = smdmx_scene_validate(s, error);
+	if (!ok) {
+		smdmx_scene_free(s);
+		return NULL;
+	}
+	return s;
+}

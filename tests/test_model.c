@@ -1,0 +1,255 @@
+/* The DmeModel mapping: every corpus SMD goes to a model DMX (every model format, text and
+ * binary) and comes back equal; every corpus model and animation DMX lifts into a valid
+ * scene and survives DMX -> SMD -> DMX; the sample model comes back byte for byte. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <locale.h>
+
+#include "util.h"
+
+static const char *corpus_dir(void)
+{
+	const char *c = getenv("SMDMX_CORPUS");
+	return c ? c : SMDMX_SOURCE_ROOT "/../shared/corpus";
+}
+
+static smdmx_dm *through_file(const smdmx_dm *dm, const char *encoding, int version)
+{
+	test_sink s = { 0 };
+	smdmx_error err;
+	smdmx_dmx_write_options o = { .encoding = encoding, .encoding_version = version };
+	if (!smdmx_dmx_write((smdmx_dm *)dm, test_sink_write, &s, &o, &err)) fail_msg("write: %s", err.message);
+	smdmx_dm *back = smdmx_dmx_read_memory(s.data, s.size, NULL, &err);
+	if (!back) fail_msg("re-read: %s", err.message);
+	free(s.data);
+	return back;
+}
+
+static smdmx_scene *smd_to_dmx_to_scene(const smdmx_scene *a, int model, const char *encoding, int version,
+                                        smdmx_warnings *warn)
+{
+	smdmx_error err;
+	smdmx_model_options mo = { .model_version = model };
+	smdmx_dm *dm = smdmx_model_from_scene(a, &mo, &err, warn);
+	if (!dm) fail_msg("lower: %s", err.message);
+	assert_int_equal(dm->format_version, model);
+	smdmx_dm *back = through_file(dm, encoding, version);
+	smdmx_scene *b = smdmx_model_to_scene(back, NULL, &err, NULL);
+	if (!b) fail_msg("lift: %s", err.message);
+	smdmx_dm_free(dm);
+	smdmx_dm_free(back);
+	return b;
+}
+
+static void test_corpus_smd(void **state)
+{
+	(void)state;
+	static const char *const dirs[] = { "smd_ref", "smd_anim" };
+	static const struct {
+		int model;
+		const char *encoding;
+		int version;
+	} targets[] = { { 18, "keyvalues2", 1 }, { 1, "binary", 2 }, { 15, "binary", 4 }, { 18, "binary", 5 }, { 22, "binary", 9 },
+		            { 22, "keyvalues2", 4 } };
+	size_t files = 0;
+	for (size_t d = 0; d < 2; d++) {
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s/%s", corpus_dir(), dirs[d]);
+		DIR *dh = opendir(dir);
+		assert_non_null(dh);
+		struct dirent *e;
+		while ((e = readdir(dh))) {
+			if (e->d_name[0] == '.') continue;
+			char path[8192];
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			smdmx_error err;
+			smdmx_scene *a = smdmx_smd_read_file(path, NULL, &err, NULL);
+			if (!a) fail_msg("%s: %s", e->d_name, err.message);
+			for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
+				/* binary 2 has no time type: model format 1 stores int ticks, so it fits */
+				smdmx_warnings warn;
+				smdmx_scene *b = smd_to_dmx_to_scene(a, targets[t].model, targets[t].encoding, targets[t].version, &warn);
+				smdmx_compare_options co = { .dmx_weights = true, .max_links = targets[t].model >= 22 ? 4 : 3 };
+				char diff[256];
+				if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff)))
+					fail_msg("%s via model %d %s %d: %s", e->d_name, targets[t].model, targets[t].encoding, targets[t].version,
+					         diff);
+				smdmx_scene_free(b);
+			}
+			smdmx_scene_free(a);
+			files++;
+		}
+		closedir(dh);
+	}
+	assert_int_equal(files, 32);
+}
+
+/* A file with 4 weight links on some vertices loses one in formats before 22, and says so. */
+static void test_links_warning(void **state)
+{
+	(void)state;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/smd_ref/MarioSMB__mediasource__mesh.SMD", corpus_dir());
+	smdmx_error err;
+	smdmx_scene *a = smdmx_smd_read_file(path, NULL, &err, NULL);
+	assert_non_null(a);
+	smdmx_warnings warn;
+	smdmx_model_options mo = { .model_version = 18 };
+	smdmx_dm *dm = smdmx_model_from_scene(a, &mo, &err, &warn);
+	assert_non_null(dm);
+	assert_int_equal(warn.count, 1);
+	assert_int_equal(warn.data[0].code, SMDMX_WARNING_LINKS_TRUNCATED);
+	size_t four = 0; /* positions with 4 links (vertex lines of 18 fields in the MANIFEST) */
+	const smdmx_mesh *m = &a->meshes[0];
+	for (size_t p = 0; p < m->position_count; p++) four += m->weight_offsets[p + 1] - m->weight_offsets[p] > 3;
+	assert_true(four > 0);
+	assert_int_equal(warn.data[0].count, four);
+	smdmx_dm_free(dm);
+	mo.model_version = 22;
+	dm = smdmx_model_from_scene(a, &mo, &err, &warn);
+	assert_int_equal(warn.count, 0);
+	smdmx_dm_free(dm);
+	smdmx_scene_free(a);
+}
+
+static bool is_model_dmx(const char *path)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
+	bool yes = dm && dm->format && strcmp(dm->format, "model") == 0;
+	smdmx_dm_free(dm);
+	return yes;
+}
+
+static smdmx_scene *smd_text_round(const smdmx_scene *s, test_sink *text)
+{
+	smdmx_error err;
+	text->size = 0;
+	if (!smdmx_smd_write(s, test_sink_write, text, NULL, &err)) fail_msg("smd write: %s", err.message);
+	smdmx_scene *r = smdmx_smd_read_memory(text->data, text->size, NULL, &err, NULL);
+	if (!r) fail_msg("smd re-read: %s", err.message);
+	return r;
+}
+
+static void test_corpus_dmx(void **state)
+{
+	(void)state;
+	static const char *const dirs[] = { "dmx_kv2_model", "dmx_kv2_anim", "dmx_binary" };
+	size_t files = 0;
+	for (size_t d = 0; d < 3; d++) {
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s/%s", corpus_dir(), dirs[d]);
+		DIR *dh = opendir(dir);
+		assert_non_null(dh);
+		struct dirent *e;
+		while ((e = readdir(dh))) {
+			char path[8192];
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			if (!strstr(e->d_name, ".dmx") || !is_model_dmx(path)) continue;
+			smdmx_error err;
+			smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
+			smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+			if (!s) fail_msg("%s: %s", e->d_name, err.message);
+			assert_true(smdmx_scene_validate(s, NULL));
+			files++;
+			/* DMX -> SMD -> DMX: what SMD holds comes back the same */
+			if (s->mesh_count || s->clip_count) {
+				test_sink text = { 0 };
+				smdmx_scene *via = smd_text_round(s, &text);
+				smdmx_scene *again = smd_to_dmx_to_scene(via, 18, "binary", 5, NULL);
+				smdmx_compare_options co = { .dmx_weights = true, .max_links = 3 };
+				char diff[256];
+				if (!smdmx_scene_compare(via, again, &co, diff, sizeof(diff))) fail_msg("%s: %s", e->d_name, diff);
+				smdmx_scene_free(via);
+				smdmx_scene_free(again);
+				free(text.data);
+			}
+			smdmx_scene_free(s);
+			smdmx_dm_free(dm);
+		}
+		closedir(dh);
+	}
+	assert_int_equal(files, 19);
+}
+
+/* The sample model and animation through DMX give the same SMD text as converting directly. */
+static void test_sample_identical(void **state)
+{
+	(void)state;
+	static const char *const files[] = { "testdata/sample/arm.smd", "testdata/sample/arm_wave.smd" };
+	for (size_t f = 0; f < 2; f++) {
+		smdmx_error err;
+		smdmx_scene *a = smdmx_smd_read_file(test_path(files[f]), NULL, &err, NULL);
+		assert_non_null(a);
+		smdmx_scene *b = smd_to_dmx_to_scene(a, 18, f ? "binary" : "keyvalues2", f ? 5 : 1, NULL);
+		test_sink ta = { 0 }, tb = { 0 };
+		assert_true(smdmx_smd_write(a, test_sink_write, &ta, NULL, &err));
+		assert_true(smdmx_smd_write(b, test_sink_write, &tb, NULL, &err));
+		assert_int_equal(ta.size, tb.size);
+		assert_memory_equal(ta.data, tb.data, ta.size);
+		free(ta.data);
+		free(tb.data);
+		smdmx_scene_free(a);
+		smdmx_scene_free(b);
+	}
+}
+
+/* A hand-made animation DMX with two sparse keys samples correctly at every frame (decision
+ * 11): positions linearly, orientations by slerp, ends held. */
+static void test_sparse_dmx_animation(void **state)
+{
+	(void)state;
+	const char *text =
+	    "<!-- dmx encoding keyvalues2 1 format model 18 -->\n"
+	    "\"DmElement\" { \"id\" \"elementid\" \"00000000-0000-0000-0000-000000000001\" \"name\" \"string\" \"anim\"\n"
+	    " \"skeleton\" \"DmeModel\" { \"id\" \"elementid\" \"00000000-0000-0000-0000-000000000002\" \"name\" \"string\" \"m\"\n"
+	    "  \"children\" \"element_array\" [ \"DmeJoint\" { \"id\" \"elementid\" \"00000000-0000-0000-0000-000000000003\"\n"
+	    "   \"name\" \"string\" \"bone\" \"transform\" \"element\" \"00000000-0000-0000-0000-000000000004\" } ] }\n"
+	    " \"animationList\" \"DmeAnimationList\" { \"id\" \"elementid\" \"00000000-0000-0000-0000-000000000005\"\n"
+	    "  \"animations\" \"element_array\" [ \"DmeChannelsClip\" { \"id\" \"elementid\" \"00000000-0000-0000-0000-000000000006\"\n"
+	    "   \"name\" \"string\" \"turn\" \"frameRate\" \"int\" \"10\"\n"
+	    "   \"timeFrame\" \"DmeTimeFrame\" { \"start\" \"time\" \"0\" \"duration\" \"time\" \"1\" }\n"
+	    "   \"channels\" \"element_array\" [\n"
+	    "    \"DmeChannel\" { \"name\" \"string\" \"bone_p\" \"toElement\" \"element\" \"00000000-0000-0000-0000-000000000004\"\n"
+	    "     \"toAttribute\" \"string\" \"position\" \"log\" \"DmeVector3Log\" { \"layers\" \"element_array\" [\n"
+	    "      \"DmeVector3LogLayer\" { \"times\" \"time_array\" [ \"0\", \"1\" ] \"values\" \"vector3_array\" [ \"0 0 0\", \"10 0 0\" ] } ] } },\n"
+	    "    \"DmeChannel\" { \"name\" \"string\" \"bone_o\" \"toElement\" \"element\" \"00000000-0000-0000-0000-000000000004\"\n"
+	    "     \"toAttribute\" \"string\" \"orientation\" \"log\" \"DmeQuaternionLog\" { \"layers\" \"element_array\" [\n"
+	    "      \"DmeQuaternionLogLayer\" { \"times\" \"time_array\" [ \"0.2\", \"0.6\" ]\n"
+	    "       \"values\" \"quaternion_array\" [ \"0 0 0 1\", \"0 0 0.70710677 0.70710677\" ] } ] } } ] } ] } }\n"
+	    "\"DmeTransform\" { \"id\" \"elementid\" \"00000000-0000-0000-0000-000000000004\" \"name\" \"string\" \"bone\"\n"
+	    " \"position\" \"vector3\" \"0 0 0\" \"orientation\" \"quaternion\" \"0 0 0 1\" }\n";
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_memory(text, strlen(text), NULL, &err);
+	if (!dm) fail_msg("%u:%u: %s", err.line, err.column, err.message);
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	assert_int_equal(s->clip_count, 1);
+	assert_true(s->clips[0].frame_rate == 10.0);
+	test_sink out = { 0 };
+	smdmx_smd_write_options o = { .lf_line_ends = true };
+	assert_true(smdmx_smd_write(s, test_sink_write, &out, &o, &err));
+	out.data = realloc(out.data, out.size + 1);
+	out.data[out.size] = '\0';
+	/* 11 frames; frame 4 (tick 4000): x = 4, rz halfway from 0 to 90 degrees by slerp = 45 */
+	assert_non_null(strstr(out.data, "time 0\n0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"));
+	assert_non_null(strstr(out.data, "time 1\n0 1.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"));
+	assert_non_null(strstr(out.data, "time 4\n0 4.000000 0.000000 0.000000 0.000000 0.000000 0.785398\n"));
+	assert_non_null(strstr(out.data, "time 10\n0 10.000000 0.000000 0.000000 0.000000 0.000000 1.570796\nend\n"));
+	free(out.data);
+	smdmx_scene_free(s);
+	smdmx_dm_free(dm);
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_corpus_smd),
+		cmocka_unit_test(test_links_warning),
+		cmocka_unit_test(test_corpus_dmx),
+		cmocka_unit_test(test_sample_identical),
+		cmocka_unit_test(test_sparse_dmx_animation),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
