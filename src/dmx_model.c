@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dm_internal.h"
+#include "scene_util.h"
 #include "smdmx/model.h"
 
 /* ---- lowering: scene -> datamodel -------------------------------------------------------- */
@@ -16,6 +17,8 @@ typedef struct lower {
 	smdmx_warnings *warnings;
 	int format;
 	size_t max_links;
+	bool all_keys;          /* write every key (no reduction) */
+	double key_tolerance;   /* looser reduction on request: units / quaternion components */
 	uint32_t *joint_el;     /* DmeJoint per scene joint */
 	uint32_t *joint_xf;     /* its DmeTransform */
 	uint32_t *mesh_dag;     /* DmeDag per scene mesh */
@@ -246,6 +249,49 @@ static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el)
 	return true;
 }
 
+/* Whether interpolating keys k and j reproduces every key between them (decision 11): the
+ * way the SMD writer samples, exactly at float32 for positions; within float precision (or
+ * the requested tolerance) for orientations, up to sign. */
+static bool span_reproduces(const lower *l, const int32_t *t, const float *v, int dim, size_t k, size_t j)
+{
+	for (size_t m = k + 1; m < j; m++) {
+		double f = (double)(t[m] - t[k]) / (double)(t[j] - t[k]);
+		float out[4];
+		const float *want = v + m * (size_t)dim;
+		if (dim == 3) {
+			sm_lerp3(v + k * 3, v + j * 3, f, out);
+			for (int i = 0; i < 3; i++)
+				if (l->key_tolerance > 0 ? fabs((double)out[i] - want[i]) > l->key_tolerance : out[i] != want[i]) return false;
+		} else {
+			sm_slerp(v + k * 4, v + j * 4, f, out);
+			double dot = 0, tol = l->key_tolerance > 0 ? l->key_tolerance : 2e-7;
+			for (int i = 0; i < 4; i++) dot += (double)out[i] * want[i];
+			double sign = dot < 0 ? -1 : 1;
+			for (int i = 0; i < 4; i++)
+				if (fabs(out[i] - sign * want[i]) > tol) return false;
+		}
+	}
+	return true;
+}
+
+/* The keys to keep: the first, the last, and every key its neighbours do not reproduce. */
+static size_t reduce_keys(const lower *l, const int32_t *t, const float *v, int dim, size_t n, uint32_t *keep)
+{
+	if (l->all_keys || n <= 2) {
+		for (size_t i = 0; i < n; i++) keep[i] = (uint32_t)i;
+		return n;
+	}
+	size_t kept = 0, k = 0;
+	keep[kept++] = 0;
+	for (size_t i = 1; i + 1 < n; i++) {
+		if (span_reproduces(l, t, v, dim, k, i + 1)) continue;
+		keep[kept++] = (uint32_t)i;
+		k = i;
+	}
+	keep[kept++] = (uint32_t)(n - 1);
+	return kept;
+}
+
 static bool lower_clips(lower *l, uint32_t root)
 {
 	const smdmx_scene *s = l->s;
@@ -294,13 +340,18 @@ static bool lower_clips(lower *l, uint32_t root)
 				layers[0] = layer;
 				size_t n = o ? ch->orientation_count : ch->position_count;
 				const int32_t *times = o ? ch->orientation_times : ch->position_times;
-				smdmx_dm_attr *t = at(l, layer, "times", l->format == 1 ? SMDMX_DM_INT : SMDMX_DM_TIME, true, n);
-				smdmx_dm_attr *v = at(l, layer, "values", o ? SMDMX_DM_QUATERNION : SMDMX_DM_VECTOR3, true, n);
+				const float *vals = o ? (const float *)ch->orientations : (const float *)ch->positions;
+				int dim = o ? 4 : 3;
+				uint32_t *keep = sm_owned_alloc(l->dm->owner->mem, (n + 1) * sizeof(uint32_t), l->error);
+				if (!keep) return false;
+				size_t kept = reduce_keys(l, times, vals, dim, n, keep);
+				smdmx_dm_attr *t = at(l, layer, "times", l->format == 1 ? SMDMX_DM_INT : SMDMX_DM_TIME, true, kept);
+				smdmx_dm_attr *v = at(l, layer, "values", o ? SMDMX_DM_QUATERNION : SMDMX_DM_VECTOR3, true, kept);
 				if (!t || !v) return false;
-				if (n) {
-					memcpy(t->value.array.data, times, n * sizeof(int32_t));
-					memcpy(v->value.array.data, o ? (const void *)ch->orientations : (const void *)ch->positions,
-					       n * (o ? sizeof(smdmx_quat) : sizeof(smdmx_vec3)));
+				for (size_t i = 0; i < kept; i++) {
+					((int32_t *)t->value.array.data)[i] = times[keep[i]];
+					memcpy((float *)v->value.array.data + i * (size_t)dim, vals + keep[i] * (size_t)dim,
+					       (size_t)dim * sizeof(float));
 				}
 			}
 		}
@@ -421,7 +472,7 @@ smdmx_dm *smdmx_model_from_scene(const smdmx_scene *scene, const smdmx_model_opt
 	if (!smdmx_scene_validate(scene, error)) return NULL;
 	smdmx_dm *dm = smdmx_dm_create(&o.allocator, error);
 	if (!dm) return NULL;
-	lower l = { dm, scene, error, warnings, format, format >= 22 ? 4 : 3, NULL, NULL, NULL };
+	lower l = { dm, scene, error, warnings, format, format >= 22 ? 4 : 3, o.all_keys, o.key_tolerance, NULL, NULL, NULL };
 	dm->format = "model";
 	dm->format_version = format;
 	if (!lower_all(&l)) {

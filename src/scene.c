@@ -232,6 +232,86 @@ bool sm_polygon_order(sm_alloc *a, const smdmx_mesh *m, sm_poly_ref **out, size_
 	return true;
 }
 
+/* ---- interpolation ---------------------------------------------------------------------- */
+
+void sm_lerp3(const float a[3], const float b[3], double f, float out[3])
+{
+	for (int i = 0; i < 3; i++) out[i] = (float)(a[i] + f * ((double)b[i] - a[i]));
+}
+
+void sm_slerp(const float a[4], const float b[4], double f, float out[4])
+{
+	double d = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
+	double sb = d < 0 ? -1.0 : 1.0, wa, wb;
+	d = fabs(d);
+	if (d > 0.9999995) {
+		wa = 1 - f;
+		wb = f;
+	} else {
+		double th = acos(d), st = sin(th);
+		wa = sin((1 - f) * th) / st;
+		wb = sin(f * th) / st;
+	}
+	double q[4], n = 0;
+	for (int i = 0; i < 4; i++) {
+		q[i] = wa * a[i] + wb * sb * b[i];
+		n += q[i] * q[i];
+	}
+	n = sqrt(n);
+	for (int i = 0; i < 4; i++) out[i] = (float)(q[i] / n);
+}
+
+/* Where t falls among n >= 1 increasing key times: the key at or before it, and the fraction
+ * of the way to the next one; 0 at a key and outside the keys, which hold the first and
+ * last values (decision 11). */
+static size_t key_span(const int32_t *times, size_t n, int32_t t, double *f)
+{
+	*f = 0;
+	if (t <= times[0]) return 0;
+	if (t >= times[n - 1]) return n - 1;
+	size_t lo = 0, hi = n - 1; /* times[lo] <= t < times[hi] */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (times[mid] <= t) lo = mid;
+		else hi = mid;
+	}
+	*f = (double)(t - times[lo]) / (double)(times[lo + 1] - times[lo]);
+	return lo;
+}
+
+/* Positions interpolate linearly. */
+void sm_sample_position(const smdmx_channel *c, int32_t t, const float *fallback, float *out)
+{
+	if (c->position_count == 0) {
+		memcpy(out, fallback, sizeof(smdmx_vec3));
+		return;
+	}
+	double f;
+	size_t k = key_span(c->position_times, c->position_count, t, &f);
+	const float *a = c->positions[k];
+	if (f == 0) {
+		memcpy(out, a, sizeof(smdmx_vec3));
+		return;
+	}
+	sm_lerp3(a, c->positions[k + 1], f, out);
+}
+
+/* Orientations by shortest-path slerp. */
+void sm_sample_orientation(const smdmx_channel *c, int32_t t, const float *fallback, float *out)
+{
+	if (c->orientation_count == 0) {
+		memcpy(out, fallback, sizeof(smdmx_quat));
+		return;
+	}
+	double f;
+	size_t k = key_span(c->orientation_times, c->orientation_count, t, &f);
+	if (f == 0) {
+		memcpy(out, c->orientations[k], sizeof(smdmx_quat));
+		return;
+	}
+	sm_slerp(c->orientations[k], c->orientations[k + 1], f, out);
+}
+
 /* ---- comparison ------------------------------------------------------------------------------ */
 
 typedef struct cmp {
@@ -429,29 +509,36 @@ static bool compare_shape(cmp *c, const smdmx_scene *sa, const smdmx_flex_shape 
 	return ok;
 }
 
+static int64_t frame_of(int64_t t, double rate)
+{
+	return (int64_t)llround((double)t * rate / 10000.0);
+}
+
+/* Clips compare pose by pose at every frame, as the SMD writer samples them: keys may be
+ * reduced differently on each side (decision 11). */
 static bool compare_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const smdmx_scene *sb, const smdmx_clip *b)
 {
 	if (a->frame_rate != b->frame_rate) return differ(c, "clip '%s': frame rates differ", a->name);
 	if (a->start != b->start || a->duration != b->duration) return differ(c, "clip '%s': time frames differ", a->name);
 	if (a->channel_count != b->channel_count)
 		return differ(c, "clip '%s': %zu channels vs %zu", a->name, a->channel_count, b->channel_count);
+	int64_t first = frame_of(a->start, a->frame_rate), last = frame_of((int64_t)a->start + a->duration, a->frame_rate);
+	if (last - first > 1000000) return differ(c, "clip '%s': too many frames to compare", a->name);
 	for (size_t i = 0; i < a->channel_count; i++) {
 		const smdmx_channel *x = &a->channels[i], *y = &b->channels[i];
-		const char *name = sa->joints[x->joint].name;
-		if (strcmp(name, sb->joints[y->joint].name) != 0) return differ(c, "clip '%s': channel %zu joints differ", a->name, i);
-		if (x->position_count != y->position_count || x->orientation_count != y->orientation_count)
-			return differ(c, "clip '%s' joint '%s': key counts differ", a->name, name);
-		for (size_t k = 0; k < x->position_count; k++) {
-			if (x->position_times[k] != y->position_times[k])
-				return differ(c, "clip '%s' joint '%s': position key %zu time differs", a->name, name, k);
-			if (!vec_equal(c, x->positions[k], y->positions[k], 3))
-				return differ(c, "clip '%s' joint '%s': position key %zu differs", a->name, name, k);
-		}
-		for (size_t k = 0; k < x->orientation_count; k++) {
-			if (x->orientation_times[k] != y->orientation_times[k])
-				return differ(c, "clip '%s' joint '%s': orientation key %zu time differs", a->name, name, k);
-			if (!rot_equal(c, x->orientations[k], y->orientations[k]))
-				return differ(c, "clip '%s' joint '%s': orientation key %zu differs", a->name, name, k);
+		const smdmx_joint *jx = &sa->joints[x->joint], *jy = &sb->joints[y->joint];
+		if (strcmp(jx->name, jy->name) != 0) return differ(c, "clip '%s': channel %zu joints differ", a->name, i);
+		for (int64_t f = first; f <= last; f++) {
+			int32_t t = (int32_t)floor((double)f * 10000.0 / a->frame_rate);
+			float px[3], py[3], qx[4], qy[4];
+			sm_sample_position(x, t, jx->bind.position, px);
+			sm_sample_position(y, t, jy->bind.position, py);
+			sm_sample_orientation(x, t, jx->bind.orientation, qx);
+			sm_sample_orientation(y, t, jy->bind.orientation, qy);
+			if (!vec_equal(c, px, py, 3))
+				return differ(c, "clip '%s' joint '%s': positions differ at frame %lld", a->name, jx->name, (long long)f);
+			if (!rot_equal(c, qx, qy))
+				return differ(c, "clip '%s' joint '%s': orientations differ at frame %lld", a->name, jx->name, (long long)f);
 		}
 	}
 	return true;

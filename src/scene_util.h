@@ -16,4 +16,14 @@ typedef struct sm_poly_ref {
  * is allocated with a (free with sm_free(a, *out, *count * sizeof(sm_poly_ref))). */
 SM_NODISCARD bool sm_polygon_order(sm_alloc *a, const smdmx_mesh *m, sm_poly_ref **out, size_t *count);
 
+/* Interpolation between two keys at fraction f, as animations are sampled (decision 11):
+ * positions linearly in double, orientations by shortest-path slerp, results in float32. */
+void sm_lerp3(const float a[3], const float b[3], double f, float out[3]);
+void sm_slerp(const float a[4], const float b[4], double f, float out[4]);
+
+/* A channel's value at tick t: keys interpolated as above, the first and last held outside
+ * their range; fallback when the channel has no keys of that kind. */
+void sm_sample_position(const smdmx_channel *c, int32_t t, const float *fallback, float *out);
+void sm_sample_orientation(const smdmx_channel *c, int32_t t, const float *fallback, float *out);
+
 #endif

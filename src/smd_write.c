@@ -197,77 +197,6 @@ static bool write_bind_frame(writer *w)
 	return true;
 }
 
-/* Where t falls among n >= 1 increasing key times: the key at or before it, and the fraction
- * of the way to the next one; 0 at a key and outside the keys, which hold the first and
- * last values (decision 11). */
-static size_t key_span(const int32_t *times, size_t n, int32_t t, double *f)
-{
-	*f = 0;
-	if (t <= times[0]) return 0;
-	if (t >= times[n - 1]) return n - 1;
-	size_t lo = 0, hi = n - 1; /* times[lo] <= t < times[hi] */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (times[mid] <= t) lo = mid;
-		else hi = mid;
-	}
-	*f = (double)(t - times[lo]) / (double)(times[lo + 1] - times[lo]);
-	return lo;
-}
-
-/* Positions interpolate linearly. */
-static void sample_position(const smdmx_channel *c, int32_t t, const float *fallback, float *out)
-{
-	if (c->position_count == 0) {
-		memcpy(out, fallback, sizeof(smdmx_vec3));
-		return;
-	}
-	double f;
-	size_t k = key_span(c->position_times, c->position_count, t, &f);
-	const float *a = c->positions[k];
-	if (f == 0) {
-		memcpy(out, a, sizeof(smdmx_vec3));
-		return;
-	}
-	const float *b = c->positions[k + 1];
-	for (int i = 0; i < 3; i++) out[i] = (float)(a[i] + f * ((double)b[i] - a[i]));
-}
-
-/* Orientations by shortest-path slerp. */
-static void sample_orientation(const smdmx_channel *c, int32_t t, const float *fallback, float *out)
-{
-	if (c->orientation_count == 0) {
-		memcpy(out, fallback, sizeof(smdmx_quat));
-		return;
-	}
-	double f;
-	size_t k = key_span(c->orientation_times, c->orientation_count, t, &f);
-	const float *a = c->orientations[k];
-	if (f == 0) {
-		memcpy(out, a, sizeof(smdmx_quat));
-		return;
-	}
-	const float *b = c->orientations[k + 1];
-	double d = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
-	double sb = d < 0 ? -1.0 : 1.0, wa, wb;
-	d = fabs(d);
-	if (d > 0.9999995) {
-		wa = 1 - f;
-		wb = f;
-	} else {
-		double th = acos(d), st = sin(th);
-		wa = sin((1 - f) * th) / st;
-		wb = sin(f * th) / st;
-	}
-	double q[4], n = 0;
-	for (int i = 0; i < 4; i++) {
-		q[i] = wa * a[i] + wb * sb * b[i];
-		n += q[i] * q[i];
-	}
-	n = sqrt(n);
-	for (int i = 0; i < 4; i++) out[i] = (float)(q[i] / n);
-}
-
 static int64_t tick_to_frame(int64_t t, double rate)
 {
 	return (int64_t)llround((double)t * rate / 10000.0);
@@ -299,8 +228,8 @@ static bool write_clip_frames(writer *w, const smdmx_clip *c)
 			float pos[3], q[4];
 			const smdmx_joint *jt = &s->joints[j];
 			if (chan[j]) {
-				sample_position(chan[j], t, jt->bind.position, pos);
-				sample_orientation(chan[j], t, jt->bind.orientation, q);
+				sm_sample_position(chan[j], t, jt->bind.position, pos);
+				sm_sample_orientation(chan[j], t, jt->bind.orientation, q);
 			} else {
 				memcpy(pos, jt->bind.position, sizeof(pos));
 				memcpy(q, jt->bind.orientation, sizeof(q));

@@ -236,6 +236,20 @@ static void test_sparse_dmx_animation(void **state)
 	assert_non_null(strstr(out.data, "time 1\n0 1.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"));
 	assert_non_null(strstr(out.data, "time 4\n0 4.000000 0.000000 0.000000 0.000000 0.000000 0.785398\n"));
 	assert_non_null(strstr(out.data, "time 10\n0 10.000000 0.000000 0.000000 0.000000 0.000000 1.570796\nend\n"));
+	/* and back: the dense SMD frames reduce to the two position keys of the original */
+	smdmx_scene *dense = smdmx_smd_read_memory(out.data, out.size, &(smdmx_smd_read_options){ .frame_rate = 10 }, &err, NULL);
+	assert_non_null(dense);
+	assert_int_equal(dense->clips[0].channels[0].position_count, 11);
+	smdmx_dm *reduced = smdmx_model_from_scene(dense, NULL, &err, NULL);
+	assert_non_null(reduced);
+	smdmx_scene *r = smdmx_model_to_scene(reduced, NULL, &err, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->clips[0].channels[0].position_count, 2);
+	assert_int_equal(r->clips[0].channels[0].position_times[1], 10000);
+	assert_true(r->clips[0].channels[0].positions[1][0] == 10.0f);
+	smdmx_scene_free(r);
+	smdmx_dm_free(reduced);
+	smdmx_scene_free(dense);
 	free(out.data);
 	smdmx_scene_free(s);
 	smdmx_dm_free(dm);

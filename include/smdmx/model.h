@@ -14,6 +14,10 @@ extern "C" {
 typedef struct smdmx_model_options {
 	smdmx_allocator allocator;
 	int model_version;      /* written model format: 1, 15, 18 (default) or 22 */
+	bool all_keys;          /* write every animation key; by default keys that interpolating
+	                           their neighbours reproduces are left out (decision 11) */
+	double key_tolerance;   /* 0: reproduce exactly (float32); else units and quaternion
+	                           components a left-out key may be off by, for smaller files */
 } smdmx_model_options;
 
 /* A model (and animation) datamodel from a scene, in the given model format (C, D). More

@@ -26,6 +26,9 @@ static const char usage[] =
     "  --encoding E           DMX: keyvalues2 (default), keyvalues2_flat or binary\n"
     "  --encoding-version N   DMX: keyvalues2 1 (default) to 4; binary 1 to 5 (default) or 9\n"
     "  --model-version N      DMX model format: 1, 15, 18 (default) or 22\n"
+    "  --keys all|reduce      DMX animation: every key, or leave out what interpolation\n"
+    "                         reproduces exactly (default)\n"
+    "  --fps N                the frame rate of an SMD animation (default 30); as --frame-rate\n"
     "  --verbose              say what was read and written\n"
     "dump      list a DMX file's elements and attributes; arrays are shortened unless --full\n"
     "\n"
@@ -225,6 +228,20 @@ static int cmd_convert(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			mopts.model_version = (int)v;
+		} else if (!strcmp(argv[i], "--keys") && i + 1 < argc) {
+			const char *k = argv[++i];
+			if (!strcmp(k, "all")) mopts.all_keys = true;
+			else if (strcmp(k, "reduce")) {
+				fprintf(stderr, "smdmx: error: --keys is all or reduce\n");
+				return EXIT_USAGE;
+			}
+		} else if (!strcmp(argv[i], "--fps") && i + 1 < argc) {
+			char *end;
+			ropts.frame_rate = strtod(argv[++i], &end);
+			if (*end || !(ropts.frame_rate > 0) || ropts.frame_rate > 10000) {
+				fprintf(stderr, "smdmx: error: --fps wants a number in (0, 10000]\n");
+				return EXIT_USAGE;
+			}
 		} else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) {
 			verbose = true;
 		} else if (!strcmp(argv[i], "--lf")) {
