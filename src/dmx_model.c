@@ -132,11 +132,14 @@ static int32_t joint_slot(const lower *l, uint32_t joint)
 	return (int32_t)joint + (l->format >= 22 ? 1 : 0);
 }
 
-static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el)
+static bool lower_deltas(lower *l, size_t mi, uint32_t mesh);
+
+static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el, uint32_t *mesh_el)
 {
 	const smdmx_mesh *m = &l->s->meshes[mi];
 	uint32_t dag = l->mesh_dag[mi];
 	uint32_t mesh = el(l, "DmeMesh", m->name);
+	mesh_el[mi] = mesh;
 	uint32_t vd = el(l, "DmeVertexData", "bind");
 	if (mesh == SMDMX_NONE || vd == SMDMX_NONE) return false;
 	uint32_t xf = transform(l, m->name, &m->transform);
@@ -246,7 +249,7 @@ static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el)
 			d[k++] = -1;
 		}
 	}
-	return true;
+	return lower_deltas(l, mi, mesh);
 }
 
 /* Whether interpolating keys k and j reproduces every key between them (decision 11): the
@@ -290,6 +293,123 @@ static size_t reduce_keys(const lower *l, const int32_t *t, const float *v, int 
 	}
 	keep[kept++] = (uint32_t)(n - 1);
 	return kept;
+}
+
+/* Delta states of a mesh (C10): sparse deltas against its base data. */
+static bool lower_deltas(lower *l, size_t mi, uint32_t mesh)
+{
+	const smdmx_scene *s = l->s;
+	size_t n = 0;
+	for (size_t i = 0; i < s->flex_shape_count; i++) n += s->flex_shapes[i].mesh == mi;
+	if (!n) return true;
+	smdmx_dm_attr *ds = at(l, mesh, "deltaStates", SMDMX_DM_ELEMENT, true, n);
+	if (!ds) return false;
+	uint32_t *items = ds->value.array.data;
+	size_t k = 0;
+	for (size_t i = 0; i < s->flex_shape_count; i++) {
+		const smdmx_flex_shape *sh = &s->flex_shapes[i];
+		if (sh->mesh != mi) continue;
+		uint32_t d = el(l, "DmeVertexDeltaData", sh->name);
+		if (d == SMDMX_NONE) return false;
+		items[k++] = d;
+		smdmx_dm_attr *vf = at(l, d, "vertexFormat", SMDMX_DM_STRING, true, 2);
+		if (!vf) return false;
+		((const char **)vf->value.array.data)[0] = field(l, 0);
+		((const char **)vf->value.array.data)[1] = field(l, 1);
+		SM_CHECK(indexed_field(l, d, field(l, 0), SMDMX_DM_VECTOR3, sh->position_deltas, sh->position_count,
+		                       sh->position_indices, sh->position_count));
+		SM_CHECK(indexed_field(l, d, field(l, 1), SMDMX_DM_VECTOR3, sh->normal_deltas, sh->normal_count, sh->normal_indices,
+		                       sh->normal_count));
+		if (sh->corrective) SM_CHECK(set_bool(l, d, "corrected", true));
+	}
+	/* One (0, 0) weight per delta state, as BST writes. */
+	SM_CHECK(at(l, mesh, "deltaStateWeights", SMDMX_DM_VECTOR2, true, n) != NULL);
+	SM_CHECK(at(l, mesh, "deltaStateWeightsLagged", SMDMX_DM_VECTOR2, true, n) != NULL);
+	return true;
+}
+
+/* The combination operator: the scene's flex controllers, or one control per shape. */
+static bool lower_controls(lower *l, uint32_t root, const uint32_t *mesh_el)
+{
+	const smdmx_scene *s = l->s;
+	if (!s->flex_shape_count && !s->flex_controller_count) return true;
+	uint32_t op = el(l, "DmeCombinationOperator", "combinationOperator");
+	if (op == SMDMX_NONE || !set_el(l, root, "combinationOperator", op)) return false;
+	size_t n = 0;
+	if (s->flex_controller_count) n = s->flex_controller_count;
+	else
+		for (size_t i = 0; i < s->flex_shape_count; i++) {
+			bool dup = false;
+			for (size_t j = 0; j < i; j++) dup |= strcmp(s->flex_shapes[j].name, s->flex_shapes[i].name) == 0;
+			n += !s->flex_shapes[i].corrective && !dup;
+		}
+	smdmx_dm_attr *ca = at(l, op, "controls", SMDMX_DM_ELEMENT, true, n);
+	if (!ca) return false;
+	uint32_t *controls = ca->value.array.data;
+	size_t k = 0;
+	for (size_t i = 0; k < n; i++) {
+		const char *name;
+		const char *const *raw;
+		size_t raw_count;
+		bool stereo = false, eyelid = false;
+		float mn = 0, mx = 1;
+		const float *wr = NULL;
+		if (s->flex_controller_count) {
+			const smdmx_flex_controller *fc = &s->flex_controllers[i];
+			name = fc->name;
+			raw = fc->raw_controls.data;
+			raw_count = fc->raw_controls.count;
+			stereo = fc->stereo;
+			eyelid = fc->eyelid;
+			mn = fc->min;
+			mx = fc->max;
+			wr = fc->wrinkle_scales.count == raw_count ? fc->wrinkle_scales.data : NULL;
+		} else {
+			const smdmx_flex_shape *sh = &s->flex_shapes[i];
+			bool dup = false;
+			for (size_t j = 0; j < i; j++) dup |= strcmp(s->flex_shapes[j].name, sh->name) == 0;
+			if (sh->corrective || dup) continue;
+			name = sh->name;
+			raw = &sh->name;
+			raw_count = 1;
+		}
+		uint32_t c = el(l, "DmeCombinationInputControl", name);
+		if (c == SMDMX_NONE) return false;
+		controls[k++] = c;
+		smdmx_dm_attr *r = at(l, c, "rawControlNames", SMDMX_DM_STRING, true, raw_count);
+		if (!r) return false;
+		for (size_t j = 0; j < raw_count; j++) {
+			const char *dup = smdmx_dm_strdup(l->dm, raw[j], l->error);
+			if (!dup) return false;
+			((const char **)r->value.array.data)[j] = dup;
+		}
+		SM_CHECK(set_bool(l, c, "stereo", stereo));
+		SM_CHECK(set_bool(l, c, "eyelid", eyelid));
+		SM_CHECK(set_float(l, c, "flexMax", mx));
+		SM_CHECK(set_float(l, c, "flexMin", mn));
+		smdmx_dm_attr *w = at(l, c, "wrinkleScales", SMDMX_DM_FLOAT, true, raw_count);
+		if (!w) return false;
+		if (wr) memcpy(w->value.array.data, wr, raw_count * sizeof(float));
+	}
+	for (int lag = 0; lag < 2; lag++) {
+		smdmx_dm_attr *v = at(l, op, lag ? "controlValuesLagged" : "controlValues", SMDMX_DM_VECTOR3, true, n);
+		if (!v) return false;
+		for (size_t i = 0; i < n; i++) ((float *)v->value.array.data)[3 * i + 2] = 0.5f; /* as BST writes */
+	}
+	SM_CHECK(set_bool(l, op, "usesLaggedValues", false));
+	SM_CHECK(at(l, op, "dominators", SMDMX_DM_ELEMENT, true, 0) != NULL);
+	size_t targets = 0;
+	for (size_t m = 0; m < s->mesh_count; m++) targets += mesh_el[m] != SMDMX_NONE;
+	smdmx_dm_attr *t = at(l, op, "targets", SMDMX_DM_ELEMENT, true, targets);
+	if (!t) return false;
+	size_t j = 0;
+	for (size_t m = 0; m < s->mesh_count; m++) {
+		bool has = false;
+		for (size_t i = 0; i < s->flex_shape_count; i++) has |= s->flex_shapes[i].mesh == m;
+		if (has) ((uint32_t *)t->value.array.data)[j++] = mesh_el[m];
+	}
+	t->value.array.count = j;
+	return true;
 }
 
 static bool lower_clips(lower *l, uint32_t root)
@@ -450,7 +570,11 @@ static bool lower_all(lower *l)
 	uint32_t *material_el = sm_owned_calloc(mem, s->material_count + 1, sizeof(uint32_t), l->error);
 	if (!material_el) return false;
 	for (size_t i = 0; i < s->material_count; i++) material_el[i] = SMDMX_NONE;
-	for (size_t m = 0; m < nm; m++) SM_CHECK(lower_mesh(l, m, material_el));
+	uint32_t *mesh_el = sm_owned_calloc(mem, nm + 1, sizeof(uint32_t), l->error);
+	if (!mesh_el) return false;
+	for (size_t m = 0; m < nm; m++) mesh_el[m] = SMDMX_NONE;
+	for (size_t m = 0; m < nm; m++) SM_CHECK(lower_mesh(l, m, material_el, mesh_el));
+	SM_CHECK(lower_controls(l, root, mesh_el));
 	if (s->clip_count) SM_CHECK(lower_clips(l, root));
 	dm->root = root;
 	return true;

@@ -590,3 +590,124 @@ bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx
 		if (!compare_clip(&c, a, &a->clips[i], b, &b->clips[i])) return false;
 	return true;
 }
+
+/* ---- VTA onto a reference --------------------------------------------------------------- */
+
+bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_error *error, smdmx_warnings *warnings)
+{
+	if (vta->mesh_count != 1 || vta->source.format != SMDMX_SOURCE_VTA)
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the flex file is not a VTA");
+	if (ref->mesh_count == 0) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the reference has no mesh for the shapes");
+	sm_owner *o = ref->owner;
+	/* VTA vertex ids are face corners in the order the reference's triangles are written
+	 * (decision 10): polygons by first corner, fanned. */
+	size_t total = 0;
+	for (size_t mi = 0; mi < ref->mesh_count; mi++) {
+		const smdmx_mesh *m = &ref->meshes[mi];
+		for (size_t f = 0; f < m->face_set_count; f++)
+			for (size_t p = 0; p < m->face_sets[f].polygon_count; p++)
+				total += 3 * (m->face_sets[f].offsets[p + 1] - m->face_sets[f].offsets[p] - 2);
+	}
+	const smdmx_mesh *vm = &vta->meshes[0];
+	if (vm->corner_count != total)
+		return sm_fail(error, SMDMX_ERROR_VERTEX_ID, 0, 0, "the VTA has %zu vertices; the reference writes %zu triangle corners",
+		               vm->corner_count, total);
+	uint32_t *mesh_of = sm_owned_alloc(o, (total + 1) * sizeof(uint32_t), error);
+	uint32_t *corner_of = sm_owned_alloc(o, (total + 1) * sizeof(uint32_t), error);
+	if (!mesh_of || !corner_of) return false;
+	size_t k = 0;
+	for (size_t mi = 0; mi < ref->mesh_count; mi++) {
+		const smdmx_mesh *m = &ref->meshes[mi];
+		sm_poly_ref *order;
+		size_t n;
+		if (!sm_polygon_order(&o->alloc, m, &order, &n)) return sm_fail_oom(error);
+		for (size_t i = 0; i < n; i++) {
+			const smdmx_face_set *fs = &m->face_sets[order[i].face_set];
+			const uint32_t *c = fs->corners + fs->offsets[order[i].polygon];
+			uint32_t nc = fs->offsets[order[i].polygon + 1] - fs->offsets[order[i].polygon];
+			for (uint32_t t = 1; t + 1 < nc; t++) {
+				uint32_t tri[3] = { c[0], c[t], c[t + 1] };
+				for (int v = 0; v < 3; v++) {
+					mesh_of[k] = (uint32_t)mi;
+					corner_of[k++] = tri[v];
+				}
+			}
+		}
+		sm_free(&o->alloc, order, n * sizeof(sm_poly_ref));
+	}
+	size_t first = ref->flex_shape_count;
+	smdmx_flex_shape *shapes = sm_owned_calloc(o, first + vta->flex_shape_count + 1, sizeof(smdmx_flex_shape), error);
+	if (!shapes) return false;
+	if (first) memcpy(shapes, ref->flex_shapes, first * sizeof(smdmx_flex_shape));
+	size_t made = first;
+	for (size_t s = 0; s < vta->flex_shape_count; s++) {
+		const smdmx_flex_shape *vs = &vta->flex_shapes[s];
+		for (size_t mi = 0; mi < ref->mesh_count; mi++) {
+			const smdmx_mesh *m = &ref->meshes[mi];
+			/* Dense maps from this mesh's positions and normals to the delta kept for them. */
+			size_t bytes = (m->position_count + m->normal_count + 1) * sizeof(int32_t);
+			int32_t *pmap = sm_owned_alloc(o, bytes, error);
+			smdmx_vec3 *pd = sm_owned_alloc(o, (vs->position_count + 1) * sizeof(smdmx_vec3), error);
+			uint32_t *pi = sm_owned_alloc(o, (vs->position_count + 1) * sizeof(uint32_t), error);
+			smdmx_vec3 *nd = sm_owned_alloc(o, (vs->normal_count + 1) * sizeof(smdmx_vec3), error);
+			uint32_t *ni = sm_owned_alloc(o, (vs->normal_count + 1) * sizeof(uint32_t), error);
+			if (!pmap || !pd || !pi || !nd || !ni) return false;
+			int32_t *nmap = pmap + m->position_count;
+			for (size_t i = 0; i < m->position_count + m->normal_count; i++) pmap[i] = -1;
+			size_t np = 0, nn = 0;
+			for (int which = 0; which < 2; which++) {
+				size_t count = which ? vs->normal_count : vs->position_count;
+				for (size_t i = 0; i < count; i++) {
+					uint32_t id = which ? vs->normal_indices[i] : vs->position_indices[i];
+					if (id >= total || mesh_of[id] != mi) continue;
+					uint32_t c = corner_of[id];
+					/* The target is absolute: the VTA's base plus its delta; the new delta is
+					 * against the reference's own data. */
+					const float *vbase = which ? vm->normals[vm->normal_indices[id]] : vm->positions[vm->position_indices[id]];
+					const float *vd = which ? vs->normal_deltas[i] : vs->position_deltas[i];
+					uint32_t target = which ? (m->normal_indices ? m->normal_indices[c] : SMDMX_NONE) : m->position_indices[c];
+					if (target == SMDMX_NONE) continue;
+					const float *rbase = which ? m->normals[target] : m->positions[target];
+					float d[3];
+					for (int x = 0; x < 3; x++) d[x] = (float)(((double)vbase[x] + vd[x]) - rbase[x]);
+					/* A listed corner whose position (or normal) did not move adds nothing. */
+					if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
+					int32_t *map = which ? nmap : pmap;
+					if (map[target] >= 0) {
+						const float *prev = which ? nd[map[target]] : pd[map[target]];
+						if (prev[0] != d[0] || prev[1] != d[1] || prev[2] != d[2])
+							sm_warn(warnings, SMDMX_WARNING_VTA_CONFLICT, 0, 0,
+							        "corners that share a vertex moved differently in a shape; the first was kept");
+						continue;
+					}
+					if (which) {
+						map[target] = (int32_t)nn;
+						memcpy(nd[nn], d, sizeof(d));
+						ni[nn++] = target;
+					} else {
+						map[target] = (int32_t)np;
+						memcpy(pd[np], d, sizeof(d));
+						pi[np++] = target;
+					}
+				}
+			}
+			if (!np && !nn && ref->mesh_count > 1) continue;
+			smdmx_flex_shape *sh = &shapes[made++];
+			sh->name = sm_strdup(o, vs->name, strlen(vs->name), error);
+			if (!sh->name) return false;
+			sh->mesh = (uint32_t)mi;
+			sh->frame = vs->frame;
+			sh->corrective = vs->corrective;
+			sh->position_indices = pi;
+			sh->position_deltas = pd;
+			sh->position_count = np;
+			sh->normal_indices = ni;
+			sh->normal_deltas = nd;
+			sh->normal_count = nn;
+			if (ref->mesh_count == 1) break;
+		}
+	}
+	ref->flex_shapes = shapes;
+	ref->flex_shape_count = made;
+	return smdmx_scene_validate(ref, error);
+}

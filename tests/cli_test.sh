@@ -103,6 +103,13 @@ check "smd -> dmx -> smd is identical" 0 $?
 "$bindir/smd2dmx" "$root/testdata/sample/arm_wave.smd" -o "$tmp/wave.dmx" --encoding binary --model-version 1
 check "smd2dmx binary model 1" 0 $?
 check_text "binary model 1 header" "<!-- dmx encoding binary 5 format model 1 -->" "$(head -n 1 "$tmp/wave.dmx")"
+"$bindir/smd2dmx" "$root/testdata/sample/arm.smd" --vta "$root/testdata/sample/arm.vta" -o "$tmp/armf.dmx"
+check "smd2dmx --vta" 0 $?
+"$bindir/dmx2smd" "$tmp/armf.dmx" -o "$tmp/armf.smd"
+check "dmx2smd with shapes" 0 $?
+"$smdmx" convert "$root/testdata/sample/arm.vta" -o "$tmp/arm_direct.vta"
+cmp -s "$tmp/armf.vta" "$tmp/arm_direct.vta"
+check "vta beside the smd, identical" 0 $?
 "$bindir/smd2dmx" "$root/testdata/sample/arm.smd" -o "$tmp/arm.smd" 2>/dev/null
 check "smd2dmx wants .dmx" 2 $?
 "$bindir/dmx2smd" "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/notmodel.smd" 2>"$tmp/err"

@@ -255,6 +255,60 @@ static void test_sparse_dmx_animation(void **state)
 	smdmx_dm_free(dm);
 }
 
+/* A reference with its VTA through a model DMX: the shapes come back, and so do the exact
+ * SMD and VTA texts (decision 10). */
+static void test_vta_through_dmx(void **state)
+{
+	(void)state;
+	char ref[4096], flex[4096];
+	snprintf(ref, sizeof(ref), "%s/smd_ref/Artfunkel__BlenderSourceTools__Cube_NoArmature_Cube.smd", corpus_dir());
+	snprintf(flex, sizeof(flex), "%s/vta/Artfunkel__BlenderSourceTools__Cube.vta", corpus_dir());
+	const char *pairs[2][2] = { { ref, flex }, { NULL, NULL } };
+	char sref[4096], sflex[4096];
+	snprintf(sref, sizeof(sref), "%s", test_path("testdata/sample/arm.smd"));
+	snprintf(sflex, sizeof(sflex), "%s", test_path("testdata/sample/arm.vta"));
+	pairs[1][0] = sref;
+	pairs[1][1] = sflex;
+	for (int p = 0; p < 2; p++) {
+		smdmx_error err;
+		smdmx_scene *a = smdmx_smd_read_file(pairs[p][0], NULL, &err, NULL);
+		smdmx_scene *v = smdmx_smd_read_file(pairs[p][1], NULL, &err, NULL);
+		assert_non_null(a);
+		assert_non_null(v);
+		assert_true(smdmx_scene_attach_vta(a, v, &err, NULL));
+		assert_int_equal(a->flex_shape_count, v->flex_shape_count);
+		smdmx_scene *b = smd_to_dmx_to_scene(a, p ? 22 : 18, p ? "binary" : "keyvalues2", p ? 9 : 1, NULL);
+		assert_int_equal(b->flex_shape_count, 1);
+		assert_non_null(b->flex_controllers);
+		smdmx_smd_write_options vo = { .kind = SMDMX_SMD_WRITE_VTA }, ro = { .kind = SMDMX_SMD_WRITE_REFERENCE };
+		test_sink t1 = { 0 }, t2 = { 0 }, t3 = { 0 }, t4 = { 0 };
+		smdmx_smd_write_options plain = { 0 };
+		assert_true(smdmx_smd_write(v, test_sink_write, &t1, &plain, &err));
+		assert_true(smdmx_smd_write(b, test_sink_write, &t2, &vo, &err));
+		assert_int_equal(t1.size, t2.size);
+		assert_memory_equal(t1.data, t2.data, t1.size);
+		assert_true(smdmx_smd_write(a, test_sink_write, &t3, &ro, &err));
+		assert_true(smdmx_smd_write(b, test_sink_write, &t4, &ro, &err));
+		assert_int_equal(t3.size, t4.size);
+		assert_memory_equal(t3.data, t4.data, t3.size);
+		free(t1.data);
+		free(t2.data);
+		free(t3.data);
+		free(t4.data);
+		smdmx_scene_free(a);
+		smdmx_scene_free(b);
+		smdmx_scene_free(v);
+	}
+	/* a VTA with another vertex count than the reference's corners is an error */
+	smdmx_error err;
+	smdmx_scene *a = smdmx_smd_read_file(sref, NULL, &err, NULL);
+	smdmx_scene *v = smdmx_smd_read_file(flex, NULL, &err, NULL);
+	assert_false(smdmx_scene_attach_vta(a, v, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_VERTEX_ID);
+	smdmx_scene_free(a);
+	smdmx_scene_free(v);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -264,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_dmx),
 		cmocka_unit_test(test_sample_identical),
 		cmocka_unit_test(test_sparse_dmx_animation),
+		cmocka_unit_test(test_vta_through_dmx),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,6 +72,8 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_DUPLICATE_NAME = 5,           /* two bones share one name */
 	SMDMX_WARNING_NO_SKELETON_FRAME = 6,        /* a skeleton block without any frame */
 	SMDMX_WARNING_LINKS_TRUNCATED = 7,          /* more weight links than the output format holds */
+	SMDMX_WARNING_VTA_CONFLICT = 8,             /* a shape moved corners of one vertex differently */
+	SMDMX_WARNING_DROPPED = 9,                  /* something the output format cannot hold was left out */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

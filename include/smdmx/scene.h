@@ -260,6 +260,13 @@ typedef struct smdmx_compare_options {
 SMDMX_API bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b,
                          const smdmx_compare_options *options, char *diff, size_t diff_size);
 
+/* Gives a reference scene the flex shapes of a VTA scene (decision 10): VTA vertex ids are
+ * the face corners in the order the reference's triangles are written, and each shape's
+ * absolute targets become deltas against the reference's positions and normals. Corners
+ * that share a vertex but move differently keep the first (a warning). */
+SMDMX_API bool smdmx_scene_attach_vta(smdmx_scene *reference, const smdmx_scene *vta, smdmx_error *error,
+                                      smdmx_warnings *warnings);
+
 #ifdef __cplusplus
 }
 #endif

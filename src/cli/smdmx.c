@@ -26,6 +26,8 @@ static const char usage[] =
     "  --encoding E           DMX: keyvalues2 (default), keyvalues2_flat or binary\n"
     "  --encoding-version N   DMX: keyvalues2 1 (default) to 4; binary 1 to 5 (default) or 9\n"
     "  --model-version N      DMX model format: 1, 15, 18 (default) or 22\n"
+    "  --vta FLEX.vta         SMD to DMX: the reference's flex shapes (written back as\n"
+    "                         OUT.vta beside OUT.smd by DMX to SMD)\n"
     "  --keys all|reduce      DMX animation: every key, or leave out what interpolation\n"
     "                         reproduces exactly (default)\n"
     "  --fps N                the frame rate of an SMD animation (default 30); as --frame-rate\n"
@@ -117,7 +119,7 @@ static void print_warnings(const char *path, const smdmx_warnings *warn)
 }
 
 /* SMD (reference or animation) into a model DMX. */
-static int smd_to_dmx(const char *in, const char *out, const smdmx_smd_read_options *ropts,
+static int smd_to_dmx(const char *in, const char *vta, const char *out, const smdmx_smd_read_options *ropts,
                       const smdmx_model_options *mopts, const smdmx_dmx_write_options *dopts, bool verbose)
 {
 	smdmx_error err;
@@ -125,6 +127,22 @@ static int smd_to_dmx(const char *in, const char *out, const smdmx_smd_read_opti
 	smdmx_scene *scene = smdmx_smd_read_file(in, ropts, &err, &warn);
 	print_warnings(in, &warn);
 	if (!scene) return report(in, &err);
+	if (vta) {
+		/* Decision 10: the VTA's shapes become delta states of the reference. */
+		smdmx_scene *flex = smdmx_smd_read_file(vta, ropts, &err, &warn);
+		print_warnings(vta, &warn);
+		if (!flex) {
+			smdmx_scene_free(scene);
+			return report(vta, &err);
+		}
+		bool ok = smdmx_scene_attach_vta(scene, flex, &err, &warn);
+		print_warnings(vta, &warn);
+		smdmx_scene_free(flex);
+		if (!ok) {
+			smdmx_scene_free(scene);
+			return report(vta, &err);
+		}
+	}
 	smdmx_dm *dm = smdmx_model_from_scene(scene, mopts, &err, &warn);
 	print_warnings(in, &warn);
 	smdmx_scene_free(scene);
@@ -147,8 +165,32 @@ static int dmx_to_smd(const char *in, const char *out, const smdmx_smd_write_opt
 	smdmx_dm_free(dm);
 	print_warnings(in, &warn);
 	if (!scene) return report(in, &err);
-	bool ok = smdmx_smd_write_file(scene, out, wopts, &err);
+	smdmx_smd_write_options o = *wopts;
+	if (o.kind == SMDMX_SMD_WRITE_AUTO) o.kind = scene->mesh_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
+	bool ok = smdmx_smd_write_file(scene, out, &o, &err);
 	if (ok && verbose) describe(scene, in, out);
+	/* Shapes go to a VTA beside the SMD (decision 10). */
+	if (ok && scene->flex_shape_count && o.kind == SMDMX_SMD_WRITE_REFERENCE) {
+		size_t n = strlen(out);
+		const char *ext = extension(out);
+		size_t stem = *ext ? (size_t)(ext - out) - 1 : n;
+		char *vta = malloc(stem + 5);
+		if (!vta) ok = false;
+		else {
+			memcpy(vta, out, stem);
+			memcpy(vta + stem, ".vta", 5);
+			o.kind = SMDMX_SMD_WRITE_VTA;
+			ok = smdmx_smd_write_file(scene, vta, &o, &err);
+			if (ok && verbose) fprintf(stderr, "%s: %zu flex shapes -> wrote %s\n", in, scene->flex_shape_count, vta);
+			if (!ok) {
+				int rc = report(vta, &err);
+				free(vta);
+				smdmx_scene_free(scene);
+				return rc;
+			}
+			free(vta);
+		}
+	}
 	smdmx_scene_free(scene);
 	return ok ? 0 : report(out, &err);
 }
@@ -198,6 +240,7 @@ static int cmd_convert(int argc, char **argv)
 	memset(&dopts, 0, sizeof(dopts));
 	smdmx_model_options mopts;
 	memset(&mopts, 0, sizeof(mopts));
+	const char *vta = NULL;
 	smdmx_smd_read_options ropts;
 	smdmx_smd_write_options wopts;
 	memset(&ropts, 0, sizeof(ropts));
@@ -228,6 +271,8 @@ static int cmd_convert(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			mopts.model_version = (int)v;
+		} else if (!strcmp(argv[i], "--vta") && i + 1 < argc) {
+			vta = argv[++i];
 		} else if (!strcmp(argv[i], "--keys") && i + 1 < argc) {
 			const char *k = argv[++i];
 			if (!strcmp(k, "all")) mopts.all_keys = true;
@@ -274,7 +319,7 @@ static int cmd_convert(int argc, char **argv)
 			fprintf(stderr, "smdmx: error: '%s': unknown input extension\n", in);
 			return EXIT_USAGE;
 		}
-		return smd_to_dmx(in, out, &ropts, &mopts, &dopts, verbose);
+		return smd_to_dmx(in, vta, out, &ropts, &mopts, &dopts, verbose);
 	}
 	if (in_dmx) {
 		if (!is_smd_family(extension(out))) {
