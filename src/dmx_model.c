@@ -199,16 +199,20 @@ static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el, uint32_t *mes
 			size_t n = m->weight_offsets[p + 1] - m->weight_offsets[p];
 			/* Keep the largest `links` (decision 6), in their original order. */
 			size_t take[16], k = 0;
-			bool used[256] = { false };
-			size_t cap = n < 256 ? n : 256;
-			for (size_t r = 0; r < links && r < cap; r++) {
-				size_t best = SIZE_MAX;
+			if (n <= links) {
+				for (; k < n; k++) take[k] = k;
+			} else {
+				bool used[256] = { false };
+				size_t cap = n < 256 ? n : 256;
+				for (size_t r = 0; r < links && r < cap; r++) {
+					size_t best = SIZE_MAX;
+					for (size_t i = 0; i < cap; i++)
+						if (!used[i] && (best == SIZE_MAX || ws[i].weight > ws[best].weight)) best = i;
+					used[best] = true;
+				}
 				for (size_t i = 0; i < cap; i++)
-					if (!used[i] && (best == SIZE_MAX || ws[i].weight > ws[best].weight)) best = i;
-				used[best] = true;
+					if (used[i]) take[k++] = i;
 			}
-			for (size_t i = 0; i < cap; i++)
-				if (used[i]) take[k++] = i;
 			if (n > links) {
 				sm_warn(l->warnings, SMDMX_WARNING_LINKS_TRUNCATED, 0, 0,
 				        "vertices with more than %zu weight links kept their largest, renormalised", links);

@@ -247,16 +247,43 @@ sm_num_status sm_parse_int(const char *p, const char *end, int64_t *out, const c
 	return SM_NUM_OK;
 }
 
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Decimal digits of v, two at a time. */
 static size_t format_u64(uint64_t v, char *out)
 {
 	char tmp[20];
-	size_t n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
-	return n;
+	size_t n = 20;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		tmp[--n] = digit_pairs[2 * r + 1];
+		tmp[--n] = digit_pairs[2 * r];
+	}
+	if (v >= 10) {
+		tmp[--n] = digit_pairs[2 * v + 1];
+		tmp[--n] = digit_pairs[2 * v];
+	} else {
+		tmp[--n] = (char)('0' + v);
+	}
+	memcpy(out, tmp + n, 20 - n);
+	return 20 - n;
+}
+
+/* Exactly `digits` decimal digits of v (v < 10^digits), leading zeros kept. */
+static void format_fixed_digits(uint64_t v, int digits, char *out)
+{
+	int i = digits;
+	while (i >= 2) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		out[--i] = digit_pairs[2 * r + 1];
+		out[--i] = digit_pairs[2 * r];
+	}
+	if (i) out[0] = (char)('0' + v % 10);
 }
 
 size_t sm_format_int(int64_t v, char *out)
@@ -303,6 +330,17 @@ static size_t format_big_integer(double v, char *out)
 	return n;
 }
 
+/* Round to the nearest integer, ties to even, as nearbyint in the default rounding mode:
+ * adding and subtracting 1.5 * 2^52 does it in two additions for |x| < 2^51. */
+static inline double round_even(double x)
+{
+	if (fabs(x) < 2251799813685248.0) {
+		const double magic = 6755399441055744.0;
+		return x >= 0 ? (x + magic) - magic : (x - magic) + magic;
+	}
+	return nearbyint(x);
+}
+
 size_t sm_format_fixed6(float v, char *out)
 {
 	return sm_format_fixed6_double((double)v, out);
@@ -311,7 +349,7 @@ size_t sm_format_fixed6(float v, char *out)
 size_t sm_format_fixed6_double(double v, char *out)
 {
 	double x = v * 1e6;
-	double r = nearbyint(x);
+	double r = round_even(x);
 	size_t n = 0;
 	if (r == 0) {
 		memcpy(out, "0.000000", 9);
@@ -324,12 +362,8 @@ size_t sm_format_fixed6_double(double v, char *out)
 	if (r < 9.2e18) {
 		uint64_t u = (uint64_t)r;
 		n += format_u64(u / 1000000u, out + n);
-		uint32_t frac = (uint32_t)(u % 1000000u);
 		out[n++] = '.';
-		for (int d = 5; d >= 0; d--) {
-			out[n + (size_t)d] = (char)('0' + frac % 10);
-			frac /= 10;
-		}
+		format_fixed_digits(u % 1000000u, 6, out + n);
 		n += 6;
 	} else {
 		/* |v| >= 9.2e12 is an integer in float32: its digits, then six zeros */
@@ -350,26 +384,36 @@ static const double pow10_small[13] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 
 static size_t try_fixed(float v, int decimals, char *out)
 {
 	double x = (double)v * pow10_small[decimals];
-	double r = nearbyint(x);
+	double r = round_even(x);
 	if (fabs(r) >= 9.0e18) return 0;
-	int e;
-	float m = frexpf(v, &e);
-	double half_ulp = ldexp(1.0, (e < -125 ? -125 : e) - 25) * pow10_small[decimals];
+	/* Half an ulp of v, from its exponent bits (frexp convention: v = m 2^e, m in [0.5, 1)). */
+	uint32_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	int be = (int)((bits >> 23) & 0xff);
+	int e = be ? be - 126 : -125;
+	uint64_t hb = (uint64_t)(e - 25 + 1023) << 52;
+	double half_ulp;
+	memcpy(&half_ulp, &hb, sizeof(half_ulp));
+	half_ulp *= pow10_small[decimals];
 	/* Below a power of two the next float is half as far. */
-	if ((m == 0.5f || m == -0.5f) && e > -125 && fabs(r) < fabs(x)) half_ulp /= 2;
+	if (be > 1 && (bits & 0x7fffff) == 0 && fabs(r) < fabs(x)) half_ulp /= 2;
 	if (!(fabs(r - x) < half_ulp) || r == 0) return 0;
 	size_t n = 0;
 	if (r < 0) {
 		out[n++] = '-';
 		r = -r;
 	}
-	uint64_t u = (uint64_t)r, scale = (uint64_t)pow10_small[decimals];
-	n += format_u64(u / scale, out + n);
-	uint64_t frac = u % scale;
-	out[n++] = '.';
-	for (int d = decimals - 1; d >= 0; d--) {
-		out[n + (size_t)d] = (char)('0' + frac % 10);
-		frac /= 10;
+	uint64_t u = (uint64_t)r;
+	if (decimals == 6) {
+		/* the usual case: constant divisors, which compile to multiplications */
+		n += format_u64(u / 1000000u, out + n);
+		out[n++] = '.';
+		format_fixed_digits(u % 1000000u, 6, out + n);
+	} else {
+		uint64_t scale = (uint64_t)pow10_small[decimals];
+		n += format_u64(u / scale, out + n);
+		out[n++] = '.';
+		format_fixed_digits(u % scale, decimals, out + n);
 	}
 	n += (size_t)decimals;
 	out[n] = '\0';
@@ -486,7 +530,10 @@ size_t sm_format_shortest(float v, char *out)
 			pe++;
 		}
 		size_t n = place_digits((uint64_t)c, pp, pe, neg, out);
-		/* Confirm: the arithmetic above is within an ulp of exact; the parser is exact. */
+		/* The products above are within 1e-15 relative of exact: a candidate well inside the
+		 * interval is right. Only one near its edge is confirmed by the exact parser. */
+		double slo = lo * scale, shi = hi * scale, margin = 1e-9 * (shi > 1 ? shi : 1);
+		if (c - slo > margin && shi - c > margin) return n;
 		float back;
 		const char *next;
 		if (sm_parse_float(out, out + n, &back, &next) == SM_NUM_OK && back == v) return n;
