@@ -62,6 +62,12 @@ bformat_line=$(for i in $(seq "$runs"); do $one build/tools/bench_smd dmx-format
 bwrite_line=$(for i in $(seq "$runs"); do rm -f "$dir/out.bin.dmx"; sync; $one build/tools/bench_smd dmx-write "$bin" "$dir/out.bin.dmx"; done | best)
 rm -f "$dir/out.bin.dmx"
 
+# End to end: smd2dmx of the SMD to keyvalues2, then dmx2smd of that result (rates are
+# input bytes per second).
+s2d_line=$(for i in $(seq "$runs"); do rm -f "$dir/e2e.dmx"; sync; $one build/tools/bench_smd smd2dmx "$file" "$dir/e2e.dmx"; done | best)
+d2s_line=$(for i in $(seq "$runs"); do rm -f "$dir/e2e.smd"; sync; $one build/tools/bench_smd dmx2smd "$dir/e2e.dmx" "$dir/e2e.smd"; done | best)
+rm -f "$dir/e2e.dmx" "$dir/e2e.smd"
+
 row() { echo "$1" | awk '{ rss = ($5 == "-") ? "-" : sprintf("%.1f", $5 / 1024); printf "%-10s %14d %10.3f %10.1f %14s\n", $1, $2, $3, $4, rss }'; }
 echo "SMD: $file ($size bytes, $tris triangles); one core; best of $runs"
 printf '%-10s %14s %10s %10s %14s\n' phase bytes seconds MB/s peak_RSS_MiB
@@ -70,3 +76,5 @@ echo "keyvalues2: $dmx ($dsize bytes)"
 for l in "$dcat_line" "$kread_line" "$kformat_line" "$kwrite_line"; do row "$l"; done
 echo "binary 5: $bin ($bsize bytes)"
 for l in "$bcat_line" "$bread_line" "$bformat_line" "$bwrite_line"; do row "$l"; done
+echo "end to end (MB/s of input): smd2dmx of the SMD to keyvalues2, dmx2smd of the result"
+for l in "$s2d_line" "$d2s_line"; do row "$l"; done

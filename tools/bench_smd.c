@@ -5,6 +5,8 @@
  *   bench_smd format FILE        read FILE, then time writing the scene into a sink that
  *                                discards it (the writer alone, without the file system)
  *   bench_smd dmx-read FILE, dmx-format FILE, dmx-write FILE OUT: the same for keyvalues2
+ *   bench_smd smd2dmx FILE.smd OUT.dmx, dmx2smd FILE.dmx OUT.smd: end to end, the rate is
+ *                                input bytes per second of the whole conversion
  *
  * Output: one line "phase bytes seconds MB/s peak_rss_kib". MB is 10^6 bytes; the write
  * rate counts the bytes written. Timing uses CLOCK_MONOTONIC around the phase only. */
@@ -78,9 +80,41 @@ static int bench_dmx(const char *phase, const char *path, const char *out)
 	return 0;
 }
 
+/* A whole conversion, as the commands do it: read, map, write the file. */
+static int end_to_end(const char *what, const char *in, const char *out)
+{
+	smdmx_error err;
+	struct stat st;
+	double t0 = now();
+	bool ok;
+	if (!strcmp(what, "smd2dmx")) {
+		smdmx_scene *s = smdmx_smd_read_file(in, NULL, &err, NULL);
+		smdmx_dm *dm = s ? smdmx_model_from_scene(s, NULL, &err, NULL) : NULL;
+		smdmx_scene_free(s);
+		ok = dm && smdmx_dmx_write_file(dm, out, NULL, &err);
+		smdmx_dm_free(dm);
+	} else {
+		smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err);
+		smdmx_scene *s = dm ? smdmx_model_to_scene(dm, NULL, &err, NULL) : NULL;
+		smdmx_dm_free(dm);
+		ok = s && smdmx_smd_write_file(s, out, NULL, &err);
+		smdmx_scene_free(s);
+	}
+	double t1 = now();
+	if (!ok) {
+		fprintf(stderr, "%s: error: %s\n", in, err.message);
+		return 1;
+	}
+	stat(in, &st);
+	printf("%s %lld %.3f %.1f %ld\n", what, (long long)st.st_size, t1 - t0, (double)st.st_size / 1e6 / (t1 - t0),
+	       peak_rss_kib());
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strncmp(argv[1], "dmx-", 4)) return bench_dmx(argv[1] + 4, argv[2], argc > 3 ? argv[3] : NULL);
+	if (argc == 4 && (!strcmp(argv[1], "smd2dmx") || !strcmp(argv[1], "dmx2smd"))) return end_to_end(argv[1], argv[2], argv[3]);
 	if (argc < 3 || (strcmp(argv[1], "read") && strcmp(argv[1], "write") && strcmp(argv[1], "format")) ||
 	    (!strcmp(argv[1], "write") && argc < 4)) {
 		fprintf(stderr, "usage: bench_smd read FILE | bench_smd write FILE OUT | bench_smd format FILE\n");
