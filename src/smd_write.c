@@ -26,6 +26,7 @@ typedef struct writer {
 	smdmx_limits limits;
 	const smdmx_scene *scene;
 	bool implicit_root; /* the scene has no joints: write one "root" bone */
+	bool goldsrc;
 } writer;
 
 static bool flush(writer *w)
@@ -157,6 +158,8 @@ static bool write_header_nodes(writer *w, int version)
 	for (size_t i = 0; i < s->joint_count; i++) {
 		const smdmx_joint *j = &s->joints[i];
 		SM_CHECK(check_text(w, j->name, "bone name", false));
+		if (w->goldsrc && strlen(j->name) > 63)
+			return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "bone '%s' is too long for GoldSrc (63 characters at most)", j->name);
 		SM_CHECK(put_int(w, (int64_t)i, false));
 		SM_CHECK(puts_(w, " \""));
 		SM_CHECK(puts_(w, j->name));
@@ -297,7 +300,15 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 	const smdmx_scene *s = w->scene;
 	if (t->corner_in_tri == 0) {
 		const char *mat = s->materials[m->face_sets[face_set].material].name;
-		SM_CHECK(puts_(w, mat));
+		if (w->goldsrc) {
+			/* GoldSrc wants the texture's file name: the extension becomes .bmp. */
+			const char *dot = strrchr(mat, '.'), *slash = strrchr(mat, '/');
+			size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - mat) : strlen(mat);
+			SM_CHECK(put(w, mat, stem));
+			SM_CHECK(puts_(w, ".bmp"));
+		} else {
+			SM_CHECK(puts_(w, mat));
+		}
 		SM_CHECK(eol(w));
 	}
 	t->corner_in_tri = (t->corner_in_tri + 1) % 3;
@@ -344,8 +355,9 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 
 /* Links are written unless the scene came from an SMD without them and every position has
  * exactly one link of weight 1 (then the 9-field, GoldSrc-compatible line says the same). */
-static bool mesh_needs_links(const smdmx_scene *s, const smdmx_mesh *m)
+static bool mesh_needs_links(const smdmx_scene *s, const smdmx_mesh *m, bool goldsrc)
 {
+	if (goldsrc) return false;
 	if (s->source.format != SMDMX_SOURCE_SMD || s->source.smd_weight_links) return true;
 	if (!m->weight_offsets) return false;
 	for (size_t p = 0; p < m->position_count; p++) {
@@ -360,6 +372,9 @@ static bool write_triangles(writer *w, int extra_uvs)
 	const smdmx_scene *s = w->scene;
 	for (size_t i = 0; i < s->material_count; i++) {
 		SM_CHECK(check_text(w, s->materials[i].name, "material", true));
+		if (w->goldsrc && strlen(s->materials[i].name) + 4 > 63)
+			return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "material '%s' is too long for GoldSrc (63 characters at most)",
+			               s->materials[i].name);
 		const char *n = s->materials[i].name;
 		/* A material line is taken whole and trimmed; "end" closes the block, and "//" starts
 		 * a comment line. */
@@ -373,7 +388,7 @@ static bool write_triangles(writer *w, int extra_uvs)
 		const smdmx_mesh *m = &s->meshes[i];
 		tri_ctx t;
 		memset(&t, 0, sizeof(t));
-		t.links = mesh_needs_links(s, m);
+		t.links = mesh_needs_links(s, m, w->goldsrc);
 		t.has_xform = mesh_xform(s, m, &t.x);
 		t.extra_uvs = m->uv_set_count > 1 ? (int)m->uv_set_count - 1 : 0;
 		if (t.extra_uvs > extra_uvs) t.extra_uvs = extra_uvs;
@@ -536,6 +551,7 @@ bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
 	w->limits = sm_limits_resolve(&opts.limits);
 	w->scene = scene;
 	w->implicit_root = scene->joint_count == 0;
+	w->goldsrc = opts.goldsrc;
 
 	smdmx_smd_write_kind kind = opts.kind;
 	bool has_faces = false;

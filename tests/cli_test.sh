@@ -110,6 +110,26 @@ check "dmx2smd with shapes" 0 $?
 "$smdmx" convert "$root/testdata/sample/arm.vta" -o "$tmp/arm_direct.vta"
 cmp -s "$tmp/armf.vta" "$tmp/arm_direct.vta"
 check "vta beside the smd, identical" 0 $?
+"$bindir/smd2dmx" "$root/testdata/sample/arm.smd" -o "$tmp/tf2.dmx" --target tf2
+check_text "--target tf2" "<!-- dmx encoding binary 2 format model 1 -->" "$(head -n 1 "$tmp/tf2.dmx")"
+"$bindir/smd2dmx" "$root/testdata/sample/arm.smd" -o "$tmp/s2.dmx" --target source2 --encoding keyvalues2 --encoding-version 4
+check_text "--target with an explicit encoding" "<!-- dmx encoding keyvalues2 4 format model 22 -->" "$(head -n 1 "$tmp/s2.dmx")"
+"$bindir/smd2dmx" "$root/testdata/sample/arm.smd" -o "$tmp/x.dmx" --target quake 2>/dev/null
+check "unknown target" 2 $?
+cp "$root/testdata/sample/arm_wave.smd" "$tmp/wave2.smd"
+"$bindir/smd2dmx" --clips "$root/testdata/sample/arm_wave.smd" "$tmp/wave2.smd" -o "$tmp/clips.dmx"
+check "--clips" 0 $?
+"$bindir/dmx2smd" "$tmp/clips.dmx" -o "$tmp/clip.smd"
+check "one smd per clip" 0 $?
+check_text "clip files" "clip_arm_wave.smd clip_wave2.smd" "$(cd "$tmp" && ls clip_*.smd | tr '\n' ' ' | sed 's/ $//')"
+"$bindir/dmx2smd" "$tmp/clips.dmx" -o "$tmp/only.smd" --clip wave2
+check "--clip" 0 $?
+cmp -s "$tmp/only.smd" "$tmp/clip_wave2.smd"
+check "--clip picks that clip" 0 $?
+"$bindir/dmx2smd" "$tmp/clips.dmx" -o "$tmp/none.smd" --clip nope 2>/dev/null
+check "--clip unknown" 2 $?
+"$smdmx" convert "$root/testdata/sample/arm.smd" "$tmp/wave2.smd" -o "$tmp/two.smd" 2>/dev/null
+check "two inputs without --clips" 2 $?
 "$bindir/smd2dmx" "$root/testdata/sample/arm.smd" -o "$tmp/arm.smd" 2>/dev/null
 check "smd2dmx wants .dmx" 2 $?
 "$bindir/dmx2smd" "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/notmodel.smd" 2>"$tmp/err"

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <locale.h>
+#include <math.h>
 
 #include "util.h"
 
@@ -309,6 +310,77 @@ static void test_vta_through_dmx(void **state)
 	smdmx_scene_free(v);
 }
 
+/* Scale and up axis over everything (exact quarter turns); clips from several files;
+ * GoldSrc output; the warnings for what SMD cannot hold. */
+static void test_scene_operations(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_scene *a = smdmx_smd_read_file(test_path("testdata/sample/arm.smd"), NULL, &err, NULL);
+	assert_non_null(a);
+	/* Y up to Z up (+90 about X: (x, y, z) -> (x, -z, y)), twice the size */
+	assert_true(smdmx_scene_transform(a, 2.0, 'Y', &err));
+	const smdmx_mesh *m = &a->meshes[0];
+	const float *p = m->positions[m->position_indices[0]]; /* (0, -2, -2) */
+	assert_true(p[0] == 0.0f && p[1] == 4.0f && p[2] == -4.0f);
+	const float *n = m->normals[m->normal_indices[0]]; /* (0, 0, -1) */
+	assert_true(n[0] == 0.0f && n[1] == 1.0f && n[2] == 0.0f);
+	assert_true(a->joints[1].bind.position[0] == 20.0f); /* a child: scaled, not turned */
+	assert_true(fabsf(a->joints[0].bind.orientation[0] - 0.70710678f) < 1e-7f); /* the root turned */
+	assert_false(smdmx_scene_transform(a, -1, 0, &err));
+	smdmx_scene_free(a);
+
+	/* two animations into one scene, joints by name */
+	smdmx_scene *w1 = smdmx_smd_read_file(test_path("testdata/sample/arm_wave.smd"), NULL, &err, NULL);
+	smdmx_scene *w2 = smdmx_smd_read_file(test_path("testdata/ok/anim_hold.smd"), NULL, &err, NULL);
+	assert_false(smdmx_scene_add_clips(w1, w2, &err)); /* bones "a" and "b" are not the arm's */
+	assert_int_equal(err.code, SMDMX_ERROR_INVALID_SCENE);
+	smdmx_scene *w3 = smdmx_smd_read_file(test_path("testdata/sample/arm_wave.smd"), &(smdmx_smd_read_options){ .name = "again" },
+	                                      &err, NULL);
+	assert_true(smdmx_scene_add_clips(w1, w3, &err));
+	assert_int_equal(w1->clip_count, 2);
+	assert_string_equal(w1->clips[1].name, "again");
+	smdmx_scene *b = smd_to_dmx_to_scene(w1, 18, "keyvalues2", 1, NULL);
+	assert_int_equal(b->clip_count, 2);
+	smdmx_scene_free(b);
+	smdmx_scene_free(w1);
+	smdmx_scene_free(w2);
+	smdmx_scene_free(w3);
+
+	/* GoldSrc: one bone per vertex, .bmp materials */
+	smdmx_scene *r = smdmx_smd_read_file(test_path("testdata/sample/arm.smd"), NULL, &err, NULL);
+	test_sink out = { 0 };
+	smdmx_smd_write_options g = { .goldsrc = true, .lf_line_ends = true };
+	assert_true(smdmx_smd_write(r, test_sink_write, &out, &g, &err));
+	out.data = realloc(out.data, out.size + 1);
+	out.data[out.size] = '\0';
+	assert_non_null(strstr(out.data, "triangles\narm_skin.bmp\n0 0.000000 -2.000000 -2.000000 0.000000 0.000000 -1.000000 "
+	                                 "0.000000 0.000000\n"));
+	free(out.data);
+	r->materials[0].name = "a_material_name_that_is_far_too_long_for_goldsrc_to_take_in_one_go";
+	out = (test_sink){ 0 };
+	assert_false(smdmx_smd_write(r, test_sink_write, &out, &g, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	free(out.data);
+	smdmx_scene_free(r);
+
+	/* what SMD cannot hold: one warning per kind */
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/dmx_kv2_model/Artfunkel__BlenderSourceTools__flex_scout_morphs_low.dmx", corpus_dir());
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
+	smdmx_scene *f = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	assert_non_null(f);
+	assert_int_equal(f->flex_controller_count, 4);
+	smdmx_warnings lw;
+	memset(&lw, 0, sizeof(lw));
+	smdmx_smd_report_losses(f, true, &lw);
+	assert_int_equal(lw.count, 1);
+	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED);
+	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 4 left out (put them in the QC)");
+	smdmx_scene_free(f);
+	smdmx_dm_free(dm);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -319,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_sample_identical),
 		cmocka_unit_test(test_sparse_dmx_animation),
 		cmocka_unit_test(test_vta_through_dmx),
+		cmocka_unit_test(test_scene_operations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

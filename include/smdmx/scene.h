@@ -267,6 +267,18 @@ SMDMX_API bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b,
 SMDMX_API bool smdmx_scene_attach_vta(smdmx_scene *reference, const smdmx_scene *vta, smdmx_error *error,
                                       smdmx_warnings *warnings);
 
+/* Scales every length of the scene by scale (positions, bind poses, mesh and attachment
+ * transforms, animation, flex deltas) and, when up_axis is 'X' or 'Y', turns it to Source's
+ * Z up: +90 degrees about X for Y up, about Y for X up, applied at the roots. up_axis 0 or
+ * 'Z' leaves the axes. */
+SMDMX_API bool smdmx_scene_transform(smdmx_scene *scene, double scale, char up_axis, smdmx_error *error);
+
+/* Appends src's clips to dst, joints matched by name (a bone dst lacks is an error). */
+SMDMX_API bool smdmx_scene_add_clips(smdmx_scene *dst, const smdmx_scene *src, smdmx_error *error);
+
+/* One warning per kind of data an SMD (and VTA when vta_too) cannot hold, with counts. */
+SMDMX_API void smdmx_smd_report_losses(const smdmx_scene *scene, bool vta_too, smdmx_warnings *warnings);
+
 #ifdef __cplusplus
 }
 #endif

@@ -42,6 +42,8 @@ typedef enum smdmx_smd_write_kind {
 typedef struct smdmx_smd_write_options {
 	smdmx_smd_write_kind kind;
 	bool lf_line_ends;    /* default false: CRLF, as the format asks */
+	bool goldsrc;         /* GoldSrc flavour: no weight links (each vertex on its strongest
+	                         bone), ".bmp" material names, names of at most 63 characters */
 	size_t clip;          /* the clip an animation is written from; default 0 */
 	smdmx_allocator allocator;
 	smdmx_limits limits;  /* max_frames bounds the frames written */

@@ -31,6 +31,16 @@ static const char usage[] =
     "  --keys all|reduce      DMX animation: every key, or leave out what interpolation\n"
     "                         reproduces exactly (default)\n"
     "  --fps N                the frame rate of an SMD animation (default 30); as --frame-rate\n"
+    "  --target T             DMX: the encoding and model format a game wants (decision 4):\n"
+    "                         sdk2013, tf2, gmod (binary 2, model 1), l4d2 (binary 4, model 15),\n"
+    "                         portal2, csgo, sfm (binary 5, model 18), source2 (binary 9, model 22)\n"
+    "  --clips                SMD to DMX: every input is an animation; one clip each, named\n"
+    "                         after its file, on the first file's bones\n"
+    "  --clip NAME            DMX to SMD: only this clip (else one SMD per clip, OUT_clip.smd)\n"
+    "  --goldsrc              SMD: GoldSrc flavour (no weight links, .bmp materials, names of at\n"
+    "                         most 63 characters)\n"
+    "  --scale F              multiply every length by F\n"
+    "  --up-axis X|Y|Z        the source's up axis; the output is Z up, as Source expects\n"
     "  --verbose              say what was read and written\n"
     "dump      list a DMX file's elements and attributes; arrays are shortened unless --full\n"
     "\n"
@@ -118,15 +128,39 @@ static void print_warnings(const char *path, const smdmx_warnings *warn)
 	}
 }
 
+typedef struct shaping {
+	double scale;   /* 1: none */
+	char up_axis;   /* 0: none */
+} shaping;
+
+static bool apply_shaping(smdmx_scene *scene, const shaping *sh, smdmx_error *err)
+{
+	if (sh->scale == 1.0 && !sh->up_axis) return true;
+	return smdmx_scene_transform(scene, sh->scale, sh->up_axis, err);
+}
+
 /* SMD (reference or animation) into a model DMX. */
-static int smd_to_dmx(const char *in, const char *vta, const char *out, const smdmx_smd_read_options *ropts,
-                      const smdmx_model_options *mopts, const smdmx_dmx_write_options *dopts, bool verbose)
+static int smd_to_dmx(const char *const *inputs, int nin, const char *vta, const char *out,
+                      const smdmx_smd_read_options *ropts, const smdmx_model_options *mopts,
+                      const smdmx_dmx_write_options *dopts, const shaping *sh, bool verbose)
 {
 	smdmx_error err;
 	smdmx_warnings warn;
+	const char *in = inputs[0];
 	smdmx_scene *scene = smdmx_smd_read_file(in, ropts, &err, &warn);
 	print_warnings(in, &warn);
 	if (!scene) return report(in, &err);
+	/* --clips: the animations of the other files, one clip each, on the first one's bones. */
+	for (int i = 1; i < nin; i++) {
+		smdmx_scene *more = smdmx_smd_read_file(inputs[i], ropts, &err, &warn);
+		print_warnings(inputs[i], &warn);
+		bool ok = more && smdmx_scene_add_clips(scene, more, &err);
+		smdmx_scene_free(more);
+		if (!ok) {
+			smdmx_scene_free(scene);
+			return report(inputs[i], &err);
+		}
+	}
 	if (vta) {
 		/* Decision 10: the VTA's shapes become delta states of the reference. */
 		smdmx_scene *flex = smdmx_smd_read_file(vta, ropts, &err, &warn);
@@ -143,6 +177,10 @@ static int smd_to_dmx(const char *in, const char *vta, const char *out, const sm
 			return report(vta, &err);
 		}
 	}
+	if (!apply_shaping(scene, sh, &err)) {
+		smdmx_scene_free(scene);
+		return report(in, &err);
+	}
 	smdmx_dm *dm = smdmx_model_from_scene(scene, mopts, &err, &warn);
 	print_warnings(in, &warn);
 	smdmx_scene_free(scene);
@@ -154,8 +192,23 @@ static int smd_to_dmx(const char *in, const char *vta, const char *out, const sm
 	return ok ? 0 : report(out, &err);
 }
 
-/* A model or animation DMX into SMD. */
-static int dmx_to_smd(const char *in, const char *out, const smdmx_smd_write_options *wopts, bool verbose)
+/* OUT with "_suffix" before its extension. */
+static char *path_with_suffix(const char *out, const char *suffix, const char *new_ext)
+{
+	const char *ext = extension(out);
+	size_t stem = *ext ? (size_t)(ext - out) - 1 : strlen(out);
+	const char *e = new_ext ? new_ext : (*ext ? ext - 1 : "");
+	size_t n = stem + (suffix ? strlen(suffix) + 1 : 0) + strlen(e) + 1;
+	char *p = malloc(n);
+	if (!p) return NULL;
+	snprintf(p, n, "%.*s%s%s%s", (int)stem, out, suffix ? "_" : "", suffix ? suffix : "", e);
+	return p;
+}
+
+/* A model or animation DMX into SMD: a reference (and its VTA beside it when the model has
+ * shapes), or one SMD per clip (--clip NAME for one). */
+static int dmx_to_smd(const char *in, const char *out, const smdmx_smd_write_options *wopts, const char *clip_name,
+                      const shaping *sh, bool verbose)
 {
 	smdmx_error err;
 	smdmx_warnings warn;
@@ -165,36 +218,56 @@ static int dmx_to_smd(const char *in, const char *out, const smdmx_smd_write_opt
 	smdmx_dm_free(dm);
 	print_warnings(in, &warn);
 	if (!scene) return report(in, &err);
+	if (!apply_shaping(scene, sh, &err)) {
+		smdmx_scene_free(scene);
+		return report(in, &err);
+	}
 	smdmx_smd_write_options o = *wopts;
 	if (o.kind == SMDMX_SMD_WRITE_AUTO) o.kind = scene->mesh_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
-	bool ok = smdmx_smd_write_file(scene, out, &o, &err);
-	if (ok && verbose) describe(scene, in, out);
-	/* Shapes go to a VTA beside the SMD (decision 10). */
-	if (ok && scene->flex_shape_count && o.kind == SMDMX_SMD_WRITE_REFERENCE) {
-		size_t n = strlen(out);
-		const char *ext = extension(out);
-		size_t stem = *ext ? (size_t)(ext - out) - 1 : n;
-		char *vta = malloc(stem + 5);
-		if (!vta) ok = false;
-		else {
-			memcpy(vta, out, stem);
-			memcpy(vta + stem, ".vta", 5);
-			o.kind = SMDMX_SMD_WRITE_VTA;
-			ok = smdmx_smd_write_file(scene, vta, &o, &err);
-			if (ok && verbose) fprintf(stderr, "%s: %zu flex shapes -> wrote %s\n", in, scene->flex_shape_count, vta);
-			if (!ok) {
-				int rc = report(vta, &err);
-				free(vta);
+	int rc = 0;
+	if (o.kind == SMDMX_SMD_WRITE_ANIMATION && scene->clip_count) {
+		/* One SMD per clip, or the one asked for. */
+		size_t first = 0, last = scene->clip_count;
+		if (clip_name) {
+			while (first < scene->clip_count && strcmp(scene->clips[first].name, clip_name)) first++;
+			if (first == scene->clip_count) {
+				fprintf(stderr, "%s: error: no clip named '%s' (the file has", in, clip_name);
+				for (size_t c = 0; c < scene->clip_count; c++) fprintf(stderr, " '%s'", scene->clips[c].name);
+				fprintf(stderr, ")\n");
 				smdmx_scene_free(scene);
-				return rc;
+				return EXIT_USAGE;
 			}
-			free(vta);
+			last = first + 1;
 		}
+		for (size_t c = first; c < last && !rc; c++) {
+			char *path = last - first > 1 ? path_with_suffix(out, scene->clips[c].name, NULL) : NULL;
+			o.clip = c;
+			if (!smdmx_smd_write_file(scene, path ? path : out, &o, &err)) rc = report(path ? path : out, &err);
+			else if (verbose) fprintf(stderr, "%s: clip '%s' -> wrote %s\n", in, scene->clips[c].name, path ? path : out);
+			free(path);
+		}
+		smdmx_scene_free(scene);
+		return rc;
+	}
+	smdmx_warnings losses;
+	memset(&losses, 0, sizeof(losses));
+	smdmx_smd_report_losses(scene, true, &losses);
+	print_warnings(out, &losses);
+	bool ok = smdmx_smd_write_file(scene, out, &o, &err);
+	if (!ok) rc = report(out, &err);
+	else if (verbose) describe(scene, in, out);
+	/* Shapes go to a VTA beside the SMD (decision 10). */
+	if (!rc && scene->flex_shape_count && o.kind == SMDMX_SMD_WRITE_REFERENCE) {
+		char *vta = path_with_suffix(out, NULL, ".vta");
+		o.kind = SMDMX_SMD_WRITE_VTA;
+		if (!vta) rc = EXIT_RESOURCE;
+		else if (!smdmx_smd_write_file(scene, vta, &o, &err)) rc = report(vta, &err);
+		else if (verbose) fprintf(stderr, "%s: %zu flex shapes -> wrote %s\n", in, scene->flex_shape_count, vta);
+		free(vta);
 	}
 	smdmx_scene_free(scene);
-	return ok ? 0 : report(out, &err);
+	return rc;
 }
-
 
 #if !defined(SMDMX_TOOL_SMD2DMX) && !defined(SMDMX_TOOL_DMX2SMD)
 static bool stdout_write(void *user, const void *data, size_t size)
@@ -235,7 +308,11 @@ static int cmd_dump(int argc, char **argv)
 static int cmd_convert(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
-	bool verbose = false;
+	const char *inputs[256];
+	int nin = 0;
+	bool verbose = false, clips = false, explicit_encoding = false, explicit_version = false, explicit_model = false;
+	const char *target = NULL, *clip_name = NULL;
+	shaping sh = { 1.0, 0 };
 	smdmx_dmx_write_options dopts;
 	memset(&dopts, 0, sizeof(dopts));
 	smdmx_model_options mopts;
@@ -250,6 +327,7 @@ static int cmd_convert(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--encoding") && i + 1 < argc) {
 			dopts.encoding = argv[++i];
+			explicit_encoding = true;
 			if (strcmp(dopts.encoding, "keyvalues2") && strcmp(dopts.encoding, "keyvalues2_flat") &&
 			    strcmp(dopts.encoding, "binary")) {
 				fprintf(stderr, "smdmx: error: --encoding is keyvalues2, keyvalues2_flat or binary\n");
@@ -263,6 +341,7 @@ static int cmd_convert(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			dopts.encoding_version = (int)v;
+			explicit_version = true;
 		} else if (!strcmp(argv[i], "--model-version") && i + 1 < argc) {
 			char *end;
 			long v = strtol(argv[++i], &end, 10);
@@ -271,6 +350,29 @@ static int cmd_convert(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			mopts.model_version = (int)v;
+			explicit_model = true;
+		} else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
+			target = argv[++i];
+		} else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
+			char *end;
+			sh.scale = strtod(argv[++i], &end);
+			if (*end || !(sh.scale > 0) || sh.scale > 1e6) {
+				fprintf(stderr, "smdmx: error: --scale wants a positive number\n");
+				return EXIT_USAGE;
+			}
+		} else if (!strcmp(argv[i], "--up-axis") && i + 1 < argc) {
+			const char *a = argv[++i];
+			if (strlen(a) != 1 || (a[0] != 'X' && a[0] != 'Y' && a[0] != 'Z')) {
+				fprintf(stderr, "smdmx: error: --up-axis is X, Y or Z\n");
+				return EXIT_USAGE;
+			}
+			sh.up_axis = a[0];
+		} else if (!strcmp(argv[i], "--goldsrc")) {
+			wopts.goldsrc = true;
+		} else if (!strcmp(argv[i], "--clips")) {
+			clips = true;
+		} else if (!strcmp(argv[i], "--clip") && i + 1 < argc) {
+			clip_name = argv[++i];
 		} else if (!strcmp(argv[i], "--vta") && i + 1 < argc) {
 			vta = argv[++i];
 		} else if (!strcmp(argv[i], "--keys") && i + 1 < argc) {
@@ -301,12 +403,36 @@ static int cmd_convert(int argc, char **argv)
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "smdmx: error: unknown option '%s'\n%s", argv[i], usage);
 			return EXIT_USAGE;
-		} else if (!in) {
-			in = argv[i];
+		} else if (nin < 256) {
+			inputs[nin++] = argv[i];
+			if (!in) in = argv[i];
 		} else {
-			fprintf(stderr, "smdmx: error: more than one input\n");
+			fprintf(stderr, "smdmx: error: too many inputs\n");
 			return EXIT_USAGE;
 		}
+	}
+	if (nin > 1 && !clips) {
+		fprintf(stderr, "smdmx: error: more than one input (--clips puts several animations into one DMX)\n");
+		return EXIT_USAGE;
+	}
+	if (target) {
+		/* Decision 4: each engine branch's encoding and model format. */
+		static const struct {
+			const char *name;
+			int encoding, model;
+		} targets[] = { { "sdk2013", 2, 1 }, { "tf2", 2, 1 },   { "gmod", 2, 1 },  { "l4d2", 4, 15 },
+			            { "portal2", 5, 18 }, { "csgo", 5, 18 }, { "sfm", 5, 18 }, { "source2", 9, 22 } };
+		size_t t = 0;
+		while (t < sizeof(targets) / sizeof(targets[0]) && strcmp(targets[t].name, target)) t++;
+		if (t == sizeof(targets) / sizeof(targets[0])) {
+			fprintf(stderr, "smdmx: error: unknown --target '%s' (sdk2013, tf2, gmod, l4d2, portal2, csgo, sfm, source2)\n",
+			        target);
+			return EXIT_USAGE;
+		}
+		if (!explicit_encoding) dopts.encoding = "binary";
+		if (!explicit_version && (!explicit_encoding || !strcmp(dopts.encoding, "binary")))
+			dopts.encoding_version = targets[t].encoding;
+		if (!explicit_model) mopts.model_version = targets[t].model;
 	}
 	if (!in || !out) {
 		fprintf(stderr, "smdmx: error: convert needs IN and -o OUT\n%s", usage);
@@ -319,14 +445,19 @@ static int cmd_convert(int argc, char **argv)
 			fprintf(stderr, "smdmx: error: '%s': unknown input extension\n", in);
 			return EXIT_USAGE;
 		}
-		return smd_to_dmx(in, vta, out, &ropts, &mopts, &dopts, verbose);
+		for (int k = 0; k < nin; k++)
+			if (strcmp(inputs[k], "-") && !is_smd_family(extension(inputs[k]))) {
+				fprintf(stderr, "smdmx: error: '%s': unknown input extension\n", inputs[k]);
+				return EXIT_USAGE;
+			}
+		return smd_to_dmx(inputs, nin, vta, out, &ropts, &mopts, &dopts, &sh, verbose);
 	}
 	if (in_dmx) {
 		if (!is_smd_family(extension(out))) {
 			fprintf(stderr, "smdmx: error: '%s': unknown output extension\n", out);
 			return EXIT_USAGE;
 		}
-		return dmx_to_smd(in, out, &wopts, verbose);
+		return dmx_to_smd(in, out, &wopts, clip_name, &sh, verbose);
 	}
 	if (strcmp(in, "-") && !is_smd_family(extension(in))) {
 		fprintf(stderr, "smdmx: error: '%s': unknown input extension (.smd, .sma, .phys, .vta)\n", in);
@@ -341,6 +472,10 @@ static int cmd_convert(int argc, char **argv)
 	smdmx_error err;
 	smdmx_warnings warn;
 	smdmx_scene *scene = smdmx_smd_read_file(in, &ropts, &err, &warn);
+	if (scene && !apply_shaping(scene, &sh, &err)) {
+		smdmx_scene_free(scene);
+		scene = NULL;
+	}
 	for (size_t i = 0; i < warn.count; i++) {
 		char msg[256];
 		if (warn.data[i].count > 1)
