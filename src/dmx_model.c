@@ -528,6 +528,22 @@ static bool lower_all(lower *l)
 			if (!k) return false;
 			*k = l->mesh_dag[m];
 		}
+		for (size_t a = 0; a < s->attachment_count; a++) {
+			const smdmx_attachment *at_ = &s->attachments[a];
+			if (at_->parent_joint != pj) continue;
+			uint32_t dag = el(l, "DmeDag", at_->name), shape = el(l, "DmeAttachment", at_->name);
+			uint32_t xf = transform(l, at_->name, &at_->transform);
+			if (dag == SMDMX_NONE || shape == SMDMX_NONE || xf == SMDMX_NONE) return false;
+			SM_CHECK(set_el(l, dag, "transform", xf));
+			SM_CHECK(set_el(l, dag, "shape", shape));
+			SM_CHECK(set_bool(l, dag, "visible", true));
+			SM_CHECK(set_bool(l, shape, "visible", true));
+			SM_CHECK(set_bool(l, shape, "isRigid", at_->rigid));
+			SM_CHECK(set_bool(l, shape, "isWorldAligned", at_->world_aligned));
+			uint32_t *k = sm_vec_push(mem, &kids, sizeof(uint32_t), l->error);
+			if (!k) return false;
+			*k = dag;
+		}
 		smdmx_dm_attr *a = at(l, owner_el, "children", SMDMX_DM_ELEMENT, true, kids.count);
 		if (!a) return false;
 		if (kids.count) memcpy(a->value.array.data, kids.data, kids.count * sizeof(uint32_t));
@@ -565,6 +581,14 @@ static bool lower_all(lower *l)
 			if (x == SMDMX_NONE) return false;
 			((uint32_t *)dm->elements[base].attrs[ts_attr].value.array.data)[nj + m] = x;
 		}
+	}
+	if (l->format >= 22) {
+		/* Source 2 (C12): DmeAxisSystem, Z up (3); forwardParity and coordSys as BST writes. */
+		uint32_t ax = el(l, "DmeAxisSystem", "axisSystem");
+		if (ax == SMDMX_NONE || !set_el(l, model, "axisSystem", ax)) return false;
+		SM_CHECK(set_int(l, ax, "upAxis", s->up_axis == 'Y' ? 2 : s->up_axis == 'X' ? 1 : 3));
+		SM_CHECK(set_int(l, ax, "forwardParity", 1));
+		SM_CHECK(set_int(l, ax, "coordSys", 0));
 	}
 	if (s->up_axis != 'Z' && l->format < 22) {
 		char axis[2] = { s->up_axis, 0 };
@@ -625,6 +649,7 @@ typedef struct lift {
 	sm_vec mesh_dags;   /* uint32_t dm element per scene mesh */
 	sm_vec materials;   /* smdmx_material */
 	sm_vec shapes;      /* smdmx_flex_shape */
+	sm_vec attachments; /* smdmx_attachment */
 } lift;
 
 static const smdmx_dm_attr *get(const lift *l, uint32_t e, const char *name)
@@ -715,7 +740,18 @@ static bool lift_hierarchy(lift *l, uint32_t model)
 			*d = e;
 			continue;
 		}
-		if (is_type(l, shape, "DmeAttachment")) continue; /* attachments: not lifted yet */
+		if (is_type(l, shape, "DmeAttachment")) {
+			smdmx_attachment *a = sm_vec_push(l->o, &l->attachments, sizeof(*a), l->error);
+			if (!a) return false;
+			memset(a, 0, sizeof(*a));
+			a->name = dm->elements[e].name;
+			a->parent_joint = parent;
+			read_transform(l, xf, &a->transform);
+			const smdmx_dm_attr *f;
+			if ((f = get(l, shape, "isRigid")) && f->type == SMDMX_DM_BOOL && !f->is_array) a->rigid = f->value.b;
+			if ((f = get(l, shape, "isWorldAligned")) && f->type == SMDMX_DM_BOOL && !f->is_array) a->world_aligned = f->value.b;
+			continue;
+		}
 		if (l->joints.count >= UINT32_MAX - 1) return bad_model(l, "too many joints");
 		smdmx_joint *j = sm_vec_push(l->o, &l->joints, sizeof(*j), l->error);
 		if (!j) return false;
@@ -1129,7 +1165,7 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	l.o = s->owner;
 	l.error = error;
 	l.warnings = warnings;
-	l.joints = l.joint_of = l.xf_joint = l.meshes = l.mesh_dags = l.materials = l.shapes = (sm_vec)SM_VEC_INIT;
+	l.joints = l.joint_of = l.xf_joint = l.meshes = l.mesh_dags = l.materials = l.shapes = l.attachments = (sm_vec)SM_VEC_INIT;
 	uint32_t root = dm->root, model = SMDMX_NONE;
 	if (root != SMDMX_NONE) {
 		model = get_el(&l, root, "model");
@@ -1154,6 +1190,8 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 		s->material_count = l.materials.count;
 		s->flex_shapes = l.shapes.data;
 		s->flex_shape_count = l.shapes.count;
+		s->attachments = l.attachments.data;
+		s->attachment_count = l.attachments.count;
 		const smdmx_dm_attr *up = get(&l, model, "upAxis");
 		if (up && up->type == SMDMX_DM_STRING && !up->is_array && up->value.s[0]) s->up_axis = up->value.s[0];
 		s->source.format = SMDMX_SOURCE_DMX;
@@ -1182,6 +1220,8 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 		ok = (s->flex_shapes[i].name = sm_strdup(l.o, s->flex_shapes[i].name, strlen(s->flex_shapes[i].name), error)) != NULL;
 	for (size_t i = 0; ok && i < s->clip_count; i++)
 		ok = (s->clips[i].name = sm_strdup(l.o, s->clips[i].name, strlen(s->clips[i].name), error)) != NULL;
+	for (size_t i = 0; ok && i < s->attachment_count; i++)
+		ok = (s->attachments[i].name = sm_strdup(l.o, s->attachments[i].name, strlen(s->attachments[i].name), error)) != NULL;
 	for (size_t i = 0; ok && i < s->flex_controller_count; i++) {
 		smdmx_flex_controller *f = &s->flex_controllers[i];
 		ok = (f->name = sm_strdup(l.o, f->name, strlen(f->name), error)) != NULL;

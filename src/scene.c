@@ -585,6 +585,17 @@ bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx
 	for (size_t i = 0; i < a->mesh_count; i++) free(maps[i]);
 	free(maps);
 	if (!ok) return false;
+	if (a->attachment_count != b->attachment_count)
+		return differ(&c, "%zu attachments vs %zu", a->attachment_count, b->attachment_count);
+	for (size_t i = 0; i < a->attachment_count; i++) {
+		const smdmx_attachment *x = &a->attachments[i], *y = &b->attachments[i];
+		const char *px = x->parent_joint == SMDMX_NONE ? "" : a->joints[x->parent_joint].name;
+		const char *py = y->parent_joint == SMDMX_NONE ? "" : b->joints[y->parent_joint].name;
+		if (strcmp(x->name, y->name) || strcmp(px, py) || x->rigid != y->rigid || x->world_aligned != y->world_aligned ||
+		    !vec_equal(&c, x->transform.position, y->transform.position, 3) ||
+		    !rot_equal(&c, x->transform.orientation, y->transform.orientation))
+			return differ(&c, "attachment '%s' differs", x->name);
+	}
 	if (a->clip_count != b->clip_count) return differ(&c, "%zu clips vs %zu", a->clip_count, b->clip_count);
 	for (size_t i = 0; i < a->clip_count; i++)
 		if (!compare_clip(&c, a, &a->clips[i], b, &b->clips[i])) return false;

@@ -364,6 +364,27 @@ static void test_scene_operations(void **state)
 	free(out.data);
 	smdmx_scene_free(r);
 
+	/* attachments go through DMX (a DmeDag with a DmeAttachment shape on their joint) */
+	smdmx_scene *at = smdmx_smd_read_file(test_path("testdata/sample/arm.smd"), NULL, &err, NULL);
+	smdmx_attachment att[2] = {
+		{ "hand", 1, { { 10, 0, 1 }, { 0, 0, 0.70710677f, 0.70710677f } }, true, false },
+		{ "origin", SMDMX_NONE, { { 0, 0, 0 }, { 0, 0, 0, 1 } }, false, true },
+	};
+	at->attachments = att;
+	at->attachment_count = 2;
+	for (int model = 18; model <= 22; model += 4) {
+		smdmx_scene *back = smd_to_dmx_to_scene(at, model, "binary", model == 22 ? 9 : 5, NULL);
+		char diff[256];
+		if (!smdmx_scene_compare(at, back, &(smdmx_compare_options){ .dmx_weights = true, .max_links = 3 }, diff, sizeof(diff)))
+			fail_msg("model %d: %s", model, diff);
+		assert_int_equal(back->attachment_count, 2);
+		assert_string_equal(back->joints[back->attachments[0].parent_joint].name, "lower arm");
+		smdmx_scene_free(back);
+	}
+	at->attachments = NULL;
+	at->attachment_count = 0;
+	smdmx_scene_free(at);
+
 	/* what SMD cannot hold: one warning per kind */
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/dmx_kv2_model/Artfunkel__BlenderSourceTools__flex_scout_morphs_low.dmx", corpus_dir());
