@@ -463,7 +463,48 @@ static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
 {
 	size_t item = smdmx_dm_item_size(a->type);
 	sm_vec items = SM_VEC_INIT;
+	int comps = a->type == SMDMX_DM_FLOAT ? 1 : a->type != SMDMX_DM_COLOR ? component_count[a->type] : 0;
+	const char *d = k->data, *end = k->data + k->size;
 	for (;;) {
+		/* Fast path for numbers: separators, a quote, the numbers parsed in place, a quote.
+		 * Anything unusual (escapes, comments, bad values) goes the general way. */
+		if (a->type == SMDMX_DM_INT || comps) {
+			size_t p = k->pos;
+			while (p < k->size && skip_class[(uint8_t)d[p]]) p++;
+			if (p < k->size && d[p] == '"') {
+				const char *c = d + p + 1, *next;
+				void *dst = sm_vec_push(k->mem, &items, item, k->error);
+				if (!dst) return false;
+				bool ok = true;
+				if (a->type == SMDMX_DM_INT) {
+					/* up to 10 digits, range-checked */
+					bool neg = c < end && *c == '-';
+					const char *q = c + neg, *q0 = q;
+					int64_t v = 0;
+					while (q < end && q - q0 < 10 && (unsigned char)(*q - '0') < 10) v = v * 10 + (*q++ - '0');
+					ok = q > q0 && q < end && *q == '"' && v <= (neg ? INT64_C(2147483648) : INT32_MAX);
+					if (ok) *(int32_t *)dst = (int32_t)(neg ? -v : v);
+					next = q;
+				} else {
+					float *f = dst;
+					for (int i = 0; ok && i < comps; i++) {
+						if (i) {
+							if (c >= end || *c != ' ') ok = false;
+							else c++;
+						}
+						ok = ok && sm_parse_float_fast(c, end, &f[i], &next);
+						c = next;
+					}
+					ok = ok && c < end && *c == '"';
+					next = c;
+				}
+				if (ok) {
+					k->pos = (size_t)(next - d) + 1;
+					continue;
+				}
+				items.count--; /* the general path below takes this item */
+			}
+		}
 		token t;
 		SM_CHECK(next_token(k, &t));
 		if (t.kind == TOK_RBRACKET) break;

@@ -273,13 +273,122 @@ static bool for_each_written_corner(writer *w, const smdmx_mesh *m, corner_fn em
 	return ok;
 }
 
+/* Pre-formatted text of each value of an array: corners share deduplicated values, so each
+ * is formatted once per mesh and copied per corner. */
+typedef struct text_pool {
+	char *text;
+	size_t len, cap;
+	uint32_t *offsets;   /* count + 1 */
+	size_t count;
+} text_pool;
+
 typedef struct tri_ctx {
 	bool links;
 	bool has_xform;
 	xform x;
 	int extra_uvs;
 	uint32_t corner_in_tri;
+	text_pool pos, nrm, uv, lnk;
 } tri_ctx;
+
+static void pool_free(writer *w, text_pool *p)
+{
+	if (p->text) sm_free(&w->alloc, p->text, p->cap);
+	if (p->offsets) sm_free(&w->alloc, p->offsets, (p->count + 1) * sizeof(uint32_t));
+	memset(p, 0, sizeof(*p));
+}
+
+static bool pool_start(writer *w, text_pool *p, size_t count, size_t guess)
+{
+	memset(p, 0, sizeof(*p));
+	size_t bytes;
+	if (!sm_mul(count + 1, sizeof(uint32_t), &bytes) || !sm_mul(count, guess, &p->cap)) return sm_fail_oom(w->error);
+	p->cap += 64;
+	p->offsets = sm_malloc(&w->alloc, bytes);
+	p->text = p->offsets ? sm_malloc(&w->alloc, p->cap) : NULL;
+	if (!p->text) {
+		if (p->offsets) sm_free(&w->alloc, p->offsets, bytes);
+		p->offsets = NULL;
+		return sm_fail_oom(w->error);
+	}
+	p->count = count;
+	p->offsets[0] = 0;
+	return true;
+}
+
+/* Room for n more bytes of text. */
+static bool pool_room(writer *w, text_pool *p, size_t n)
+{
+	if (p->cap - p->len >= n) return true;
+	size_t cap = p->cap * 2 > p->len + n ? p->cap * 2 : p->len + n;
+	if (cap > UINT32_MAX) return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "a mesh too large to write");
+	char *t = sm_realloc(&w->alloc, p->text, p->cap, cap);
+	if (!t) return sm_fail_oom(w->error);
+	p->text = t;
+	p->cap = cap;
+	return true;
+}
+
+static bool pool_floats(writer *w, text_pool *p, size_t i, const float *v, int n)
+{
+	SM_CHECK(pool_room(w, p, (size_t)n * (SM_FLOAT_MAX + 1)));
+	for (int k = 0; k < n; k++) {
+		p->text[p->len++] = ' ';
+		p->len += sm_format_float(v[k], p->text + p->len);
+	}
+	p->offsets[i + 1] = (uint32_t)p->len;
+	return true;
+}
+
+static inline bool put_pooled(writer *w, const text_pool *p, uint32_t i)
+{
+	return put(w, p->text + p->offsets[i], p->offsets[i + 1] - p->offsets[i]);
+}
+
+/* The text of every position, normal, UV and link list of a mesh. */
+static bool build_pools(writer *w, const smdmx_mesh *m, tri_ctx *t)
+{
+	SM_CHECK(pool_start(w, &t->pos, m->position_count, 32));
+	for (size_t i = 0; i < m->position_count; i++) {
+		float v[3];
+		memcpy(v, m->positions[i], sizeof(v));
+		if (t->has_xform) apply(&t->x, m->positions[i], true, v);
+		SM_CHECK(pool_floats(w, &t->pos, i, v, 3));
+	}
+	if (m->normal_indices) {
+		SM_CHECK(pool_start(w, &t->nrm, m->normal_count, 32));
+		for (size_t i = 0; i < m->normal_count; i++) {
+			float v[3];
+			memcpy(v, m->normals[i], sizeof(v));
+			if (t->has_xform) apply(&t->x, m->normals[i], false, v);
+			SM_CHECK(pool_floats(w, &t->nrm, i, v, 3));
+		}
+	}
+	if (m->uv_set_count) {
+		SM_CHECK(pool_start(w, &t->uv, m->uv_sets[0].count, 20));
+		for (size_t i = 0; i < m->uv_sets[0].count; i++) SM_CHECK(pool_floats(w, &t->uv, i, m->uv_sets[0].data[i], 2));
+	}
+	if (t->links) {
+		SM_CHECK(pool_start(w, &t->lnk, m->position_count, 24));
+		for (size_t i = 0; i < m->position_count; i++) {
+			size_t n = m->weight_offsets ? m->weight_offsets[i + 1] - m->weight_offsets[i] : 0;
+			SM_CHECK(pool_room(w, &t->lnk, 24 + n * (24 + SM_FLOAT_MAX + 1)));
+			char *o = t->lnk.text + t->lnk.len;
+			*o++ = ' ';
+			o += sm_format_int((int64_t)n, o);
+			for (size_t k = 0; k < n; k++) {
+				const smdmx_weight *wt = &m->weights[m->weight_offsets[i] + k];
+				*o++ = ' ';
+				o += sm_format_int(wt->joint, o);
+				*o++ = ' ';
+				o += sm_format_float(wt->weight, o);
+			}
+			t->lnk.len = (size_t)(o - t->lnk.text);
+			t->lnk.offsets[i + 1] = (uint32_t)t->lnk.len;
+		}
+	}
+	return true;
+}
 
 static uint32_t parent_bone(const writer *w, const smdmx_mesh *m, uint32_t p)
 {
@@ -313,35 +422,13 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 	}
 	t->corner_in_tri = (t->corner_in_tri + 1) % 3;
 	uint32_t p = m->position_indices[c];
-	float pos[3], nrm[3] = { 0, 0, 0 };
-	memcpy(pos, m->positions[p], sizeof(pos));
-	if (m->normal_indices) memcpy(nrm, m->normals[m->normal_indices[c]], sizeof(nrm));
-	if (t->has_xform) {
-		float a[3], b[3];
-		apply(&t->x, pos, true, a);
-		apply(&t->x, nrm, false, b);
-		memcpy(pos, a, sizeof(a));
-		memcpy(nrm, b, sizeof(b));
-	}
 	SM_CHECK(put_int(w, parent_bone(w, m, p), false));
-	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, pos[i]));
-	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, nrm[i]));
-	if (m->uv_set_count) {
-		const smdmx_uv_set *uv = &m->uv_sets[0];
-		SM_CHECK(put_float(w, uv->data[uv->indices[c]][0]));
-		SM_CHECK(put_float(w, uv->data[uv->indices[c]][1]));
-	} else {
-		SM_CHECK(puts_(w, " 0.000000 0.000000"));
-	}
-	if (t->links) {
-		size_t n = m->weight_offsets ? m->weight_offsets[p + 1] - m->weight_offsets[p] : 0;
-		SM_CHECK(put_int(w, (int64_t)n, true));
-		for (size_t i = 0; i < n; i++) {
-			const smdmx_weight *wt = &m->weights[m->weight_offsets[p] + i];
-			SM_CHECK(put_int(w, wt->joint, true));
-			SM_CHECK(put_float(w, wt->weight));
-		}
-	}
+	SM_CHECK(put_pooled(w, &t->pos, p));
+	if (m->normal_indices) SM_CHECK(put_pooled(w, &t->nrm, m->normal_indices[c]));
+	else SM_CHECK(puts_(w, " 0.000000 0.000000 0.000000"));
+	if (m->uv_set_count) SM_CHECK(put_pooled(w, &t->uv, m->uv_sets[0].indices[c]));
+	else SM_CHECK(puts_(w, " 0.000000 0.000000"));
+	if (t->links) SM_CHECK(put_pooled(w, &t->lnk, p));
 	if (t->extra_uvs) {
 		SM_CHECK(put_int(w, t->extra_uvs, true));
 		for (int k = 1; k <= t->extra_uvs; k++) {
@@ -392,7 +479,13 @@ static bool write_triangles(writer *w, int extra_uvs)
 		t.has_xform = mesh_xform(s, m, &t.x);
 		t.extra_uvs = m->uv_set_count > 1 ? (int)m->uv_set_count - 1 : 0;
 		if (t.extra_uvs > extra_uvs) t.extra_uvs = extra_uvs;
-		if (m->face_set_count) SM_CHECK(for_each_written_corner(w, m, emit_triangle_corner, &t));
+		if (!m->face_set_count) continue;
+		bool ok = build_pools(w, m, &t) && for_each_written_corner(w, m, emit_triangle_corner, &t);
+		pool_free(w, &t.pos);
+		pool_free(w, &t.nrm);
+		pool_free(w, &t.uv);
+		pool_free(w, &t.lnk);
+		SM_CHECK(ok);
 	}
 	SM_CHECK(puts_(w, "end"));
 	return eol(w);
