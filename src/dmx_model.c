@@ -169,6 +169,8 @@ static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el, uint32_t *mes
 		fmt[nf++] = field(l, 3);
 		fmt[nf++] = field(l, 4);
 	}
+	if (m->balance.indices) fmt[nf++] = field(l, 5);
+	if (m->wrinkle.indices) fmt[nf++] = field(l, 6);
 	smdmx_dm_attr *vf = at(l, vd, "vertexFormat", SMDMX_DM_STRING, true, nf);
 	if (!vf) return false;
 	for (size_t i = 0; i < nf; i++) ((const char **)vf->value.array.data)[i] = fmt[i];
@@ -187,6 +189,12 @@ static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el, uint32_t *mes
 		SM_CHECK(indexed_field(l, vd, name, SMDMX_DM_VECTOR2, m->uv_sets[u].data, m->uv_sets[u].count,
 		                       m->uv_sets[u].indices, m->corner_count));
 	}
+	if (m->balance.indices)
+		SM_CHECK(indexed_field(l, vd, field(l, 5), SMDMX_DM_FLOAT, m->balance.data, m->balance.count, m->balance.indices,
+		                       m->corner_count));
+	if (m->wrinkle.indices)
+		SM_CHECK(indexed_field(l, vd, field(l, 6), SMDMX_DM_FLOAT, m->wrinkle.data, m->wrinkle.count, m->wrinkle.indices,
+		                       m->corner_count));
 	if (links) {
 		/* Per position, `links` slots: the largest weights, renormalised (decision 6). */
 		smdmx_dm_attr *w = at(l, vd, field(l, 3), SMDMX_DM_FLOAT, true, m->position_count * links);
@@ -316,10 +324,20 @@ static bool lower_deltas(lower *l, size_t mi, uint32_t mesh)
 		uint32_t d = el(l, "DmeVertexDeltaData", sh->name);
 		if (d == SMDMX_NONE) return false;
 		items[k++] = d;
-		smdmx_dm_attr *vf = at(l, d, "vertexFormat", SMDMX_DM_STRING, true, 2);
+		smdmx_dm_attr *vf = at(l, d, "vertexFormat", SMDMX_DM_STRING, true, sh->wrinkle_count ? 3 : 2);
 		if (!vf) return false;
 		((const char **)vf->value.array.data)[0] = field(l, 0);
 		((const char **)vf->value.array.data)[1] = field(l, 1);
+		if (sh->wrinkle_count) {
+			((const char **)vf->value.array.data)[2] = field(l, 6);
+			smdmx_dm_attr *wa = at(l, d, field(l, 6), SMDMX_DM_FLOAT, true, sh->wrinkle_count);
+			char wname[64];
+			snprintf(wname, sizeof(wname), "%sIndices", field(l, 6));
+			smdmx_dm_attr *wi = at(l, d, wname, SMDMX_DM_INT, true, sh->wrinkle_count);
+			if (!wa || !wi) return false;
+			memcpy(wa->value.array.data, sh->wrinkle_deltas, sh->wrinkle_count * sizeof(float));
+			for (size_t w = 0; w < sh->wrinkle_count; w++) ((int32_t *)wi->value.array.data)[w] = (int32_t)sh->wrinkle_indices[w];
+		}
 		SM_CHECK(indexed_field(l, d, field(l, 0), SMDMX_DM_VECTOR3, sh->position_deltas, sh->position_count,
 		                       sh->position_indices, sh->position_count));
 		SM_CHECK(indexed_field(l, d, field(l, 1), SMDMX_DM_VECTOR3, sh->normal_deltas, sh->normal_count, sh->normal_indices,
@@ -336,7 +354,7 @@ static bool lower_deltas(lower *l, size_t mi, uint32_t mesh)
 static bool lower_controls(lower *l, uint32_t root, const uint32_t *mesh_el)
 {
 	const smdmx_scene *s = l->s;
-	if (!s->flex_shape_count && !s->flex_controller_count) return true;
+	if (!s->flex_shape_count && !s->flex_controller_count && !s->domination_rule_count) return true;
 	uint32_t op = el(l, "DmeCombinationOperator", "combinationOperator");
 	if (op == SMDMX_NONE || !set_el(l, root, "combinationOperator", op)) return false;
 	size_t n = 0;
@@ -401,7 +419,25 @@ static bool lower_controls(lower *l, uint32_t root, const uint32_t *mesh_el)
 		for (size_t i = 0; i < n; i++) ((float *)v->value.array.data)[3 * i + 2] = 0.5f; /* as BST writes */
 	}
 	SM_CHECK(set_bool(l, op, "usesLaggedValues", false));
-	SM_CHECK(at(l, op, "dominators", SMDMX_DM_ELEMENT, true, 0) != NULL);
+	smdmx_dm_attr *doms = at(l, op, "dominators", SMDMX_DM_ELEMENT, true, s->domination_rule_count);
+	if (!doms) return false;
+	size_t doms_attr = l->dm->elements[op].attr_count - 1;
+	for (size_t i = 0; i < s->domination_rule_count; i++) {
+		const smdmx_domination_rule *r = &s->domination_rules[i];
+		uint32_t e = el(l, "DmeCombinationDominationRule", "rule");
+		if (e == SMDMX_NONE) return false;
+		((uint32_t *)l->dm->elements[op].attrs[doms_attr].value.array.data)[i] = e;
+		for (int which = 0; which < 2; which++) {
+			const smdmx_string_list *list = which ? &r->suppressed : &r->dominators;
+			smdmx_dm_attr *a = at(l, e, which ? "suppressed" : "dominators", SMDMX_DM_STRING, true, list->count);
+			if (!a) return false;
+			for (size_t j = 0; j < list->count; j++) {
+				const char *d = smdmx_dm_strdup(l->dm, list->data[j], l->error);
+				if (!d) return false;
+				((const char **)a->value.array.data)[j] = d;
+			}
+		}
+	}
 	size_t targets = 0;
 	for (size_t m = 0; m < s->mesh_count; m++) targets += mesh_el[m] != SMDMX_NONE;
 	smdmx_dm_attr *t = at(l, op, "targets", SMDMX_DM_ELEMENT, true, targets);
@@ -909,6 +945,20 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 	}
 	m->uv_sets = uvs.data;
 	m->uv_set_count = uvs.count;
+	/* Stereo balance and wrinkle: scalar fields with indices (C7, C10). */
+	for (int which = 0; which < 2; which++) {
+		size_t nv, ni;
+		const float *v = get_array(l, vd, field_names[f][5 + which], SMDMX_DM_FLOAT, &nv);
+		snprintf(iname, sizeof(iname), "%sIndices", field_names[f][5 + which]);
+		const int32_t *ix = get_array(l, vd, iname, SMDMX_DM_INT, &ni);
+		if (!v || !ix || ni != nc) continue;
+		smdmx_scalar_field *sf = which ? &m->wrinkle : &m->balance;
+		sf->data = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
+		if (!sf->data) return false;
+		memcpy(sf->data, v, nv * sizeof(float));
+		sf->count = nv;
+		SM_CHECK(copy_indices(l, ix, nc, nv, &sf->indices));
+	}
 	/* Weights per position, jointCount slots; empty slots (weight 0) are not links. */
 	const smdmx_dm_attr *jc = get(l, vd, "jointCount");
 	int32_t count = jc && jc->type == SMDMX_DM_INT && !jc->is_array ? jc->value.i : 0;
@@ -999,6 +1049,19 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 		sh->frame = -1;
 		const smdmx_dm_attr *cor = get(l, d, "corrected");
 		sh->corrective = strchr(sh->name, '_') != NULL || (cor && cor->type == SMDMX_DM_BOOL && cor->value.b);
+		{
+			size_t nv, nix2;
+			const float *v = get_array(l, d, field_names[f][6], SMDMX_DM_FLOAT, &nv);
+			snprintf(iname, sizeof(iname), "%sIndices", field_names[f][6]);
+			const int32_t *ix = get_array(l, d, iname, SMDMX_DM_INT, &nix2);
+			if (v && ix && nix2 == nv && m->wrinkle.indices) {
+				sh->wrinkle_deltas = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
+				if (!sh->wrinkle_deltas) return false;
+				memcpy(sh->wrinkle_deltas, v, nv * sizeof(float));
+				SM_CHECK(copy_indices(l, ix, nv, m->wrinkle.count, &sh->wrinkle_indices));
+				sh->wrinkle_count = nv;
+			}
+		}
 		for (int which = 0; which < 2; which++) {
 			size_t nv, nix2;
 			const void *v = get_array(l, d, field_names[f][which], SMDMX_DM_VECTOR3, &nv);
@@ -1145,6 +1208,31 @@ static bool lift_controls(lift *l, uint32_t root)
 	}
 	l->s->flex_controllers = fc;
 	l->s->flex_controller_count = made;
+	/* Domination rules: the names that dominate and the names they suppress (C10). */
+	const uint32_t *rules = get_els(l, op, "dominators", &n);
+	if (n) {
+		smdmx_domination_rule *dr = sm_owned_calloc(l->o, n, sizeof(*dr), l->error);
+		if (!dr) return false;
+		size_t kept = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (rules[i] == SMDMX_NONE || rules[i] >= l->dm->element_count) continue;
+			smdmx_domination_rule *r = &dr[kept++];
+			for (int which = 0; which < 2; which++) {
+				size_t k;
+				const char *const *names = get_array(l, rules[i], which ? "suppressed" : "dominators", SMDMX_DM_STRING, &k);
+				smdmx_string_list *list = which ? &r->suppressed : &r->dominators;
+				list->data = sm_owned_calloc(l->o, k + 1, sizeof(char *), l->error);
+				if (!list->data) return false;
+				for (size_t j = 0; j < k; j++) {
+					list->data[j] = sm_strdup(l->o, names[j], strlen(names[j]), l->error);
+					if (!list->data[j]) return false;
+				}
+				list->count = k;
+			}
+		}
+		l->s->domination_rules = dr;
+		l->s->domination_rule_count = kept;
+	}
 	return true;
 }
 

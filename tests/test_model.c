@@ -385,6 +385,49 @@ static void test_scene_operations(void **state)
 	at->attachment_count = 0;
 	smdmx_scene_free(at);
 
+	/* stereo balance, wrinkle, controllers and domination rules go through DMX (C7, C10) */
+	smdmx_scene *fl = smdmx_smd_read_file(test_path("testdata/sample/arm.smd"), NULL, &err, NULL);
+	smdmx_mesh *fm = &fl->meshes[0];
+	float bal[2] = { 0.0f, 1.0f }, wr[2] = { 0.25f, 0.75f };
+	uint32_t bix[60], wix[60];
+	for (int i = 0; i < 60; i++) {
+		bix[i] = (uint32_t)(i % 2);
+		wix[i] = (uint32_t)(i % 3 == 0);
+	}
+	fm->balance = (smdmx_scalar_field){ bal, 2, bix };
+	fm->wrinkle = (smdmx_scalar_field){ wr, 2, wix };
+	const char *raw[1] = { "smile" }, *dom[1] = { "smile" }, *sup[1] = { "frown" };
+	float scales[1] = { 0.5f };
+	smdmx_flex_controller ctl = { "smile", { raw, 1 }, true, false, 0.0f, 1.0f, { scales, 1 } };
+	smdmx_domination_rule rule = { { dom, 1 }, { sup, 1 } };
+	fl->flex_controllers = &ctl;
+	fl->flex_controller_count = 1;
+	fl->domination_rules = &rule;
+	fl->domination_rule_count = 1;
+	smdmx_scene *fb = smd_to_dmx_to_scene(fl, 18, "binary", 5, NULL);
+	const smdmx_mesh *bm = &fb->meshes[0];
+	assert_non_null(bm->balance.indices);
+	assert_non_null(bm->wrinkle.indices);
+	for (size_t c = 0; c < bm->corner_count; c++) {
+		assert_true(bm->balance.data[bm->balance.indices[c]] == bal[bix[c]]);
+		assert_true(bm->wrinkle.data[bm->wrinkle.indices[c]] == wr[wix[c]]);
+	}
+	assert_int_equal(fb->flex_controller_count, 1);
+	assert_string_equal(fb->flex_controllers[0].name, "smile");
+	assert_true(fb->flex_controllers[0].stereo);
+	assert_true(fb->flex_controllers[0].wrinkle_scales.data[0] == 0.5f);
+	assert_int_equal(fb->domination_rule_count, 1);
+	assert_string_equal(fb->domination_rules[0].dominators.data[0], "smile");
+	assert_string_equal(fb->domination_rules[0].suppressed.data[0], "frown");
+	smdmx_scene_free(fb);
+	fm->balance = (smdmx_scalar_field){ NULL, 0, NULL };
+	fm->wrinkle = (smdmx_scalar_field){ NULL, 0, NULL };
+	fl->flex_controllers = NULL;
+	fl->flex_controller_count = 0;
+	fl->domination_rules = NULL;
+	fl->domination_rule_count = 0;
+	smdmx_scene_free(fl);
+
 	/* what SMD cannot hold: one warning per kind */
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/dmx_kv2_model/Artfunkel__BlenderSourceTools__flex_scout_morphs_low.dmx", corpus_dir());
