@@ -130,6 +130,9 @@ check "--clip picks that clip" 0 $?
 check "--clip unknown" 2 $?
 "$smdmx" convert "$root/testdata/sample/arm.smd" "$tmp/wave2.smd" -o "$tmp/two.smd" 2>/dev/null
 check "two inputs without --clips" 2 $?
+"$bindir/smd2dmx" "$root/testdata/sample/arm_wave.smd" -o "$tmp/exact.dmx" --encoding binary
+"$bindir/smd2dmx" "$root/testdata/sample/arm_wave.smd" -o "$tmp/loose.dmx" --encoding binary --key-tolerance 0.01
+check_text "a looser key tolerance gives a smaller file" "yes" "$([ "$(stat -c %s "$tmp/loose.dmx")" -lt "$(stat -c %s "$tmp/exact.dmx")" ] && echo yes)"
 "$bindir/smd2dmx" "$root/testdata/sample/arm.smd" -o "$tmp/arm.smd" 2>/dev/null
 check "smd2dmx wants .dmx" 2 $?
 "$bindir/dmx2smd" "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/notmodel.smd" 2>"$tmp/err"

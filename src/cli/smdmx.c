@@ -30,6 +30,8 @@ static const char usage[] =
     "                         OUT.vta beside OUT.smd by DMX to SMD)\n"
     "  --keys all|reduce      DMX animation: every key, or leave out what interpolation\n"
     "                         reproduces exactly (default)\n"
+    "  --key-tolerance F      DMX animation: a left-out key may be off by F (units, quaternion\n"
+    "                         components) for smaller files; 0 (default) is exact\n"
     "  --fps N                the frame rate of an SMD animation (default 30); as --frame-rate\n"
     "  --target T             DMX: the encoding and model format a game wants (decision 4):\n"
     "                         sdk2013, tf2, gmod (binary 2, model 1), l4d2 (binary 4, model 15),\n"
@@ -380,6 +382,13 @@ static int cmd_convert(int argc, char **argv)
 			if (!strcmp(k, "all")) mopts.all_keys = true;
 			else if (strcmp(k, "reduce")) {
 				fprintf(stderr, "smdmx: error: --keys is all or reduce\n");
+				return EXIT_USAGE;
+			}
+		} else if (!strcmp(argv[i], "--key-tolerance") && i + 1 < argc) {
+			char *end;
+			mopts.key_tolerance = strtod(argv[++i], &end);
+			if (*end || !(mopts.key_tolerance >= 0) || mopts.key_tolerance > 1e6) {
+				fprintf(stderr, "smdmx: error: --key-tolerance wants a number of units (0: exact)\n");
 				return EXIT_USAGE;
 			}
 		} else if (!strcmp(argv[i], "--fps") && i + 1 < argc) {
