@@ -11,19 +11,15 @@
 #define SHORT_ITEMS 6
 
 typedef struct dumper {
-	smdmx_write_fn write;
-	void *user;
+	sm_out out;          /* first: the dumper is mostly this buffer */
 	smdmx_error *error;
 	const smdmx_dm *dm;
 	bool full;
-	char line[512];
-	size_t len;
 } dumper;
 
 static bool out(dumper *d, const char *s, size_t n)
 {
-	if (!d->write(d->user, s, n)) return sm_fail(d->error, SMDMX_ERROR_IO, 0, 0, "write failed");
-	return true;
+	return sm_out_put(&d->out, s, n);
 }
 
 static bool outs(dumper *d, const char *s)
@@ -206,45 +202,54 @@ static bool dump_tree(dumper *d, sm_vec *stack, sm_owner *mem, uint8_t *listed, 
 	return true;
 }
 
-bool smdmx_dm_dump(const smdmx_dm *dm, bool full, smdmx_write_fn write, void *user, smdmx_error *error)
+static bool dump_all(dumper *d, sm_owner *mem)
 {
-	dumper d;
-	memset(&d, 0, sizeof(d));
-	d.write = write;
-	d.user = user;
-	d.error = error;
-	d.dm = dm;
-	d.full = full;
+	const smdmx_dm *dm = d->dm;
 	char head[512];
 	snprintf(head, sizeof(head), "encoding %s %d, format %s %d, %zu elements\n", dm->encoding ? dm->encoding : "-",
 	         dm->encoding_version, dm->format ? dm->format : "-", dm->format_version, dm->element_count);
-	SM_CHECK(outs(&d, head));
+	SM_CHECK(outs(d, head));
 	for (size_t i = 0; i < dm->prefix_attr_count; i++) {
 		const smdmx_dm_attr *a = &dm->prefix_attrs[i];
-		SM_CHECK(outs(&d, "prefix "));
-		SM_CHECK(outs(&d, a->name));
-		SM_CHECK(outs(&d, ": "));
-		SM_CHECK(outs(&d, smdmx_dm_type_name(a->type, a->is_array)));
+		SM_CHECK(outs(d, "prefix "));
+		SM_CHECK(outs(d, a->name));
+		SM_CHECK(outs(d, ": "));
+		SM_CHECK(outs(d, smdmx_dm_type_name(a->type, a->is_array)));
 		if (!a->is_array && a->type != SMDMX_DM_ELEMENT) {
-			SM_CHECK(outs(&d, " = "));
-			SM_CHECK(value(&d, a->type, a->type == SMDMX_DM_MATRIX ? (const void *)a->value.matrix : (const void *)&a->value));
+			SM_CHECK(outs(d, " = "));
+			SM_CHECK(value(d, a->type, a->type == SMDMX_DM_MATRIX ? (const void *)a->value.matrix : (const void *)&a->value));
 		}
-		SM_CHECK(out(&d, "\n", 1));
+		SM_CHECK(out(d, "\n", 1));
 	}
 	if (dm->element_count == 0) return true;
+	sm_vec stack = SM_VEC_INIT, listed = SM_VEC_INIT;
+	SM_CHECK(sm_vec_reserve(mem, &listed, 1, dm->element_count, d->error));
+	memset(listed.data, 0, dm->element_count);
+	if (dm->root != SMDMX_NONE) SM_CHECK(dump_tree(d, &stack, mem, listed.data, dm->root));
+	/* Elements the root does not reach. */
+	for (size_t i = 0; i < dm->element_count; i++) {
+		if (((uint8_t *)listed.data)[i]) continue;
+		SM_CHECK(outs(d, "not reached from the root: "));
+		SM_CHECK(dump_tree(d, &stack, mem, listed.data, (uint32_t)i));
+	}
+	return true;
+}
+
+bool smdmx_dm_dump(const smdmx_dm *dm, bool full, smdmx_write_fn write, void *user, smdmx_error *error)
+{
 	sm_owner *mem = sm_owner_new(NULL, error);
 	if (!mem) return false;
-	sm_vec stack = SM_VEC_INIT, listed = SM_VEC_INIT;
-	if (!sm_vec_reserve(mem, &listed, 1, dm->element_count, error)) {
-		sm_owner_free(mem);
-		return false;
-	}
-	memset(listed.data, 0, dm->element_count);
-	bool ok = dm->root == SMDMX_NONE || dump_tree(&d, &stack, mem, listed.data, dm->root);
-	/* Elements the root does not reach. */
-	for (size_t i = 0; ok && i < dm->element_count; i++) {
-		if (((uint8_t *)listed.data)[i]) continue;
-		ok = outs(&d, "not reached from the root: ") && dump_tree(&d, &stack, mem, listed.data, (uint32_t)i);
+	dumper *d = sm_owned_alloc(mem, sizeof(dumper), error);
+	bool ok = d != NULL;
+	if (ok) {
+		d->out.write = write;
+		d->out.user = user;
+		d->out.error = error;
+		d->out.len = 0;
+		d->error = error;
+		d->dm = dm;
+		d->full = full;
+		ok = dump_all(d, mem) && sm_out_flush(&d->out);
 	}
 	sm_owner_free(mem);
 	return ok;
