@@ -350,11 +350,43 @@ static bool lower_deltas(lower *l, size_t mi, uint32_t mesh)
 	return true;
 }
 
+/* Flex rules: studiomdl takes them only when every target of the combination operator is a
+ * DmeFlexRules, so each target mesh is replaced by a rule set aimed at it. The first set holds
+ * the rules (they are global in the compiled model); the others keep their meshes reachable. */
+static bool lower_flex_rules(lower *l, uint32_t op, size_t targets_attr)
+{
+	const smdmx_scene *s = l->s;
+	size_t n = l->dm->elements[op].attrs[targets_attr].value.array.count;
+	for (size_t t = 0; t < n; t++) {
+		uint32_t mesh = ((const uint32_t *)l->dm->elements[op].attrs[targets_attr].value.array.data)[t];
+		const char *name = mesh != SMDMX_NONE ? l->dm->elements[mesh].name : "flexRules";
+		uint32_t set = el(l, "DmeFlexRules", name);
+		if (set == SMDMX_NONE) return false;
+		((uint32_t *)l->dm->elements[op].attrs[targets_attr].value.array.data)[t] = set;
+		size_t count = t ? 0 : s->flex_rule_count;
+		uint32_t *rules = el_array(l, set, "deltaStates", count);
+		if (!rules) return false;
+		size_t rules_attr = l->dm->elements[set].attr_count - 1;
+		if (!at(l, set, "deltaStateWeights", SMDMX_DM_VECTOR2, true, count)) return false;
+		SM_CHECK(set_el(l, set, "target", mesh));
+		static const char *const types[] = { "DmeFlexRuleExpression", "DmeFlexRulePassThrough", "DmeFlexRuleLocalVar" };
+		for (size_t i = 0; i < count; i++) {
+			const smdmx_flex_rule *r = &s->flex_rules[i];
+			uint32_t e = el(l, types[r->kind], r->name);
+			if (e == SMDMX_NONE) return false;
+			((uint32_t *)l->dm->elements[set].attrs[rules_attr].value.array.data)[i] = e;
+			SM_CHECK(set_float(l, e, "result", 0));
+			if (r->kind == SMDMX_FLEX_RULE_EXPRESSION) SM_CHECK(set_str(l, e, "expr", r->expression));
+		}
+	}
+	return true;
+}
+
 /* The combination operator: the scene's flex controllers, or one control per shape. */
 static bool lower_controls(lower *l, uint32_t root, const uint32_t *mesh_el)
 {
 	const smdmx_scene *s = l->s;
-	if (!s->flex_shape_count && !s->flex_controller_count && !s->domination_rule_count) return true;
+	if (!s->flex_shape_count && !s->flex_controller_count && !s->domination_rule_count && !s->flex_rule_count) return true;
 	uint32_t op = el(l, "DmeCombinationOperator", "combinationOperator");
 	if (op == SMDMX_NONE || !set_el(l, root, "combinationOperator", op)) return false;
 	size_t n = 0;
@@ -440,16 +472,18 @@ static bool lower_controls(lower *l, uint32_t root, const uint32_t *mesh_el)
 	}
 	size_t targets = 0;
 	for (size_t m = 0; m < s->mesh_count; m++) targets += mesh_el[m] != SMDMX_NONE;
+	if (s->flex_rule_count && !targets) targets = 1;
 	smdmx_dm_attr *t = at(l, op, "targets", SMDMX_DM_ELEMENT, true, targets);
 	if (!t) return false;
-	size_t j = 0;
+	size_t targets_attr = l->dm->elements[op].attr_count - 1, j = 0;
 	for (size_t m = 0; m < s->mesh_count; m++) {
 		bool has = false;
 		for (size_t i = 0; i < s->flex_shape_count; i++) has |= s->flex_shapes[i].mesh == m;
-		if (has) ((uint32_t *)t->value.array.data)[j++] = mesh_el[m];
+		if (has) ((uint32_t *)l->dm->elements[op].attrs[targets_attr].value.array.data)[j++] = mesh_el[m];
 	}
-	t->value.array.count = j;
-	return true;
+	if (s->flex_rule_count && !j) ((uint32_t *)l->dm->elements[op].attrs[targets_attr].value.array.data)[j++] = SMDMX_NONE;
+	l->dm->elements[op].attrs[targets_attr].value.array.count = j;
+	return !s->flex_rule_count || lower_flex_rules(l, op, targets_attr);
 }
 
 static bool lower_clips(lower *l, uint32_t root)
@@ -1171,10 +1205,68 @@ static bool lift_clips(lift *l, uint32_t root)
 	return true;
 }
 
+/* Flex rules from the DmeFlexRules among the combination operator's targets: each rule
+ * element is named after the flex it sets; an expression keeps its "expr" as written. A rule
+ * element reached through several rule sets is lifted once. */
+static bool lift_flex_rules(lift *l, uint32_t op)
+{
+	size_t nt, total = 0, unknown = 0;
+	const uint32_t *targets = get_els(l, op, "targets", &nt);
+	for (size_t t = 0; t < nt; t++) {
+		size_t k;
+		if (is_type(l, targets[t], "DmeFlexRules")) {
+			get_els(l, targets[t], "deltaStates", &k);
+			total += k;
+		}
+	}
+	if (!total) return true;
+	smdmx_flex_rule *fr = sm_owned_calloc(l->o, total, sizeof(*fr), l->error);
+	sm_vec seen = SM_VEC_INIT;
+	if (!fr || !sm_vec_reserve(l->o, &seen, 1, l->dm->element_count, l->error)) return false;
+	uint8_t *lifted = seen.data;
+	memset(lifted, 0, l->dm->element_count);
+	size_t made = 0;
+	for (size_t t = 0; t < nt; t++) {
+		if (!is_type(l, targets[t], "DmeFlexRules")) continue;
+		size_t k;
+		const uint32_t *rules = get_els(l, targets[t], "deltaStates", &k);
+		for (size_t i = 0; i < k; i++) {
+			uint32_t e = rules[i];
+			if (e >= l->dm->element_count || lifted[e]) continue;
+			lifted[e] = 1;
+			smdmx_flex_rule r = { l->dm->elements[e].name, SMDMX_FLEX_RULE_EXPRESSION, NULL };
+			if (is_type(l, e, "DmeFlexRulePassThrough")) r.kind = SMDMX_FLEX_RULE_PASS_THROUGH;
+			else if (is_type(l, e, "DmeFlexRuleLocalVar")) r.kind = SMDMX_FLEX_RULE_LOCAL_VAR;
+			else if (is_type(l, e, "DmeFlexRuleExpression")) {
+				const smdmx_dm_attr *x = get(l, e, "expr");
+				r.expression = x && x->type == SMDMX_DM_STRING && !x->is_array ? x->value.s : "";
+			} else {
+				unknown++;
+				continue;
+			}
+			r.name = sm_strdup(l->o, r.name, strlen(r.name), l->error);
+			if (!r.name) return false;
+			if (r.expression) {
+				r.expression = sm_strdup(l->o, r.expression, strlen(r.expression), l->error);
+				if (!r.expression) return false;
+			}
+			fr[made++] = r;
+		}
+	}
+	sm_vec_release(l->o, &seen, 1);
+	if (unknown)
+		sm_warn(l->warnings, SMDMX_WARNING_DROPPED, 0, 0, "%zu flex rule%s of unknown type left out", unknown,
+		        unknown == 1 ? "" : "s");
+	l->s->flex_rules = fr;
+	l->s->flex_rule_count = made;
+	return true;
+}
+
 /* Flex controllers from the combination operator (C10). */
 static bool lift_controls(lift *l, uint32_t root)
 {
 	uint32_t op = get_el(l, root, "combinationOperator");
+	SM_CHECK(lift_flex_rules(l, op));
 	size_t n;
 	const uint32_t *controls = get_els(l, op, "controls", &n);
 	if (!n) return true;

@@ -162,7 +162,9 @@ bool smdmx_scene_validate(const smdmx_scene *s, smdmx_error *error)
 		if (!strings_ok(&s->domination_rules[i].dominators) || !strings_ok(&s->domination_rules[i].suppressed))
 			return INVALID("domination rule %zu: a name is missing", i);
 	for (size_t i = 0; i < s->flex_rule_count; i++)
-		if (!s->flex_rules[i].name || !s->flex_rules[i].expression) return INVALID("flex rule %zu is incomplete", i);
+		if (!s->flex_rules[i].name || (s->flex_rules[i].kind == SMDMX_FLEX_RULE_EXPRESSION && !s->flex_rules[i].expression) ||
+		    (unsigned)s->flex_rules[i].kind > SMDMX_FLEX_RULE_LOCAL_VAR)
+			return INVALID("flex rule %zu is incomplete", i);
 	for (size_t i = 0; i < s->attachment_count; i++)
 		if (!s->attachments[i].name) return INVALID("attachment %zu has no name", i);
 	for (size_t i = 0; i < s->clip_count; i++) {

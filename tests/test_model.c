@@ -445,6 +445,109 @@ static void test_scene_operations(void **state)
 	smdmx_dm_free(dm);
 }
 
+/* Flex rules go out as DmeFlexRules standing in for every combination target (as studiomdl
+ * requires to use them) and come back in order, kind and expression. */
+static const smdmx_dm_attr *attr_of(const smdmx_dm *dm, uint32_t e, const char *name, smdmx_dm_type type, bool array)
+{
+	assert_true(e < dm->element_count);
+	const smdmx_dm_attr *a = smdmx_dm_find_attr(dm, e, name);
+	if (!a) fail_msg("element %s has no %s", dm->elements[e].type, name);
+	assert_int_equal(a->type, type);
+	assert_int_equal(a->is_array, array);
+	return a;
+}
+
+static void assert_rules(const smdmx_scene *s, const smdmx_flex_rule *want, size_t n)
+{
+	assert_int_equal(s->flex_rule_count, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(s->flex_rules[i].name, want[i].name);
+		assert_int_equal(s->flex_rules[i].kind, want[i].kind);
+		if (want[i].expression) assert_string_equal(s->flex_rules[i].expression, want[i].expression);
+		else assert_null(s->flex_rules[i].expression);
+	}
+}
+
+static void test_flex_rules(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_scene *a = smdmx_smd_read_file(test_path("testdata/sample/arm.smd"), NULL, &err, NULL);
+	smdmx_scene *v = smdmx_smd_read_file(test_path("testdata/sample/arm.vta"), NULL, &err, NULL);
+	assert_non_null(a);
+	assert_non_null(v);
+	smdmx_flex_rule rules[3] = { { "mix", SMDMX_FLEX_RULE_LOCAL_VAR, NULL },
+		                         { "bulge", SMDMX_FLEX_RULE_EXPRESSION, "min(bulge_raw, 1) * (1 - mix)" },
+		                         { "smile", SMDMX_FLEX_RULE_PASS_THROUGH, NULL } };
+	a->flex_rules = rules;
+	a->flex_rule_count = 3;
+	/* without shapes the one rule set aims at no mesh */
+	smdmx_scene *b = smd_to_dmx_to_scene(a, 18, "keyvalues2", 1, NULL);
+	assert_rules(b, rules, 3);
+	smdmx_scene_free(b);
+	assert_true(smdmx_scene_attach_vta(a, v, &err, NULL));
+
+	smdmx_model_options mo = { .model_version = 18 };
+	smdmx_dm *dm = smdmx_model_from_scene(a, &mo, &err, NULL);
+	assert_non_null(dm);
+	uint32_t op = attr_of(dm, dm->root, "combinationOperator", SMDMX_DM_ELEMENT, false)->value.element;
+	const smdmx_dm_attr *targets = attr_of(dm, op, "targets", SMDMX_DM_ELEMENT, true);
+	assert_int_equal(targets->value.array.count, 1);
+	uint32_t set = ((const uint32_t *)targets->value.array.data)[0];
+	assert_string_equal(dm->elements[set].type, "DmeFlexRules");
+	uint32_t mesh = attr_of(dm, set, "target", SMDMX_DM_ELEMENT, false)->value.element;
+	assert_true(mesh < dm->element_count);
+	assert_string_equal(dm->elements[mesh].type, "DmeMesh");
+	assert_int_equal(attr_of(dm, set, "deltaStateWeights", SMDMX_DM_VECTOR2, true)->value.array.count, 3);
+	const smdmx_dm_attr *states = attr_of(dm, set, "deltaStates", SMDMX_DM_ELEMENT, true);
+	assert_int_equal(states->value.array.count, 3);
+	static const char *const types[3] = { "DmeFlexRuleLocalVar", "DmeFlexRuleExpression", "DmeFlexRulePassThrough" };
+	for (size_t i = 0; i < 3; i++) {
+		uint32_t r = ((const uint32_t *)states->value.array.data)[i];
+		assert_string_equal(dm->elements[r].type, types[i]);
+		assert_string_equal(dm->elements[r].name, rules[i].name);
+		assert_true(attr_of(dm, r, "result", SMDMX_DM_FLOAT, false)->value.f == 0.0f);
+		assert_int_equal(smdmx_dm_find_attr(dm, r, "expr") != NULL, i == 1);
+	}
+	assert_string_equal(attr_of(dm, ((const uint32_t *)states->value.array.data)[1], "expr", SMDMX_DM_STRING, false)->value.s,
+	                    rules[1].expression);
+
+	/* through both encodings */
+	for (int enc = 0; enc < 2; enc++) {
+		smdmx_scene *c = smd_to_dmx_to_scene(a, enc ? 22 : 15, enc ? "binary" : "keyvalues2", enc ? 9 : 1, NULL);
+		assert_rules(c, rules, 3);
+		assert_int_equal(c->flex_shape_count, 1);
+		smdmx_scene_free(c);
+	}
+
+	/* a rule of a type smdmx does not know is left out with a warning */
+	test_sink t = { 0 };
+	smdmx_dmx_write_options wo = { .encoding = "keyvalues2", .encoding_version = 1 };
+	assert_true(smdmx_dmx_write(dm, test_sink_write, &t, &wo, &err));
+	assert_true(test_sink_write(&t, "", 1)); /* a terminator for strstr, not read as DMX */
+	char *p = strstr(t.data, "\"DmeFlexRuleLocalVar\"");
+	assert_non_null(p);
+	memcpy(p + 1, "DmeFlexRuleUnknown\"", strlen("DmeFlexRuleUnknown\""));
+	memset(p + 1 + strlen("DmeFlexRuleUnknown\""), ' ', strlen("DmeFlexRuleLocalVar") - strlen("DmeFlexRuleUnknown"));
+	smdmx_dm *odd = smdmx_dmx_read_memory(t.data, t.size - 1, NULL, &err);
+	if (!odd) fail_msg("%s", err.message);
+	smdmx_warnings w;
+	smdmx_scene *c = smdmx_model_to_scene(odd, NULL, &err, &w);
+	assert_non_null(c);
+	assert_rules(c, rules + 1, 2);
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_DROPPED);
+	assert_string_equal(w.data[0].message, "1 flex rule of unknown type left out");
+	smdmx_scene_free(c);
+	smdmx_dm_free(odd);
+	free(t.data);
+	smdmx_dm_free(dm);
+	a->flex_rules = NULL;
+	a->flex_rule_count = 0;
+	smdmx_scene_free(a);
+	smdmx_scene_free(v);
+}
+
 /* ---- the corpus pairs: one model exported by Blender Source Tools as SMD and as DMX ---- */
 
 typedef struct corner_key {
@@ -576,6 +679,7 @@ int main(void)
 		cmocka_unit_test(test_sparse_dmx_animation),
 		cmocka_unit_test(test_vta_through_dmx),
 		cmocka_unit_test(test_scene_operations),
+		cmocka_unit_test(test_flex_rules),
 		cmocka_unit_test(test_corpus_pairs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

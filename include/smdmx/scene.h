@@ -153,9 +153,17 @@ typedef struct smdmx_domination_rule {
 	smdmx_string_list suppressed;
 } smdmx_domination_rule;
 
+/* How a flex rule sets its flex (DMX DmeFlexRules; QC flexrule and localvar). */
+typedef enum smdmx_flex_rule_kind {
+	SMDMX_FLEX_RULE_EXPRESSION = 0, /* flex = expression over controllers and earlier flexes */
+	SMDMX_FLEX_RULE_PASS_THROUGH,   /* flex = the controller of the same name */
+	SMDMX_FLEX_RULE_LOCAL_VAR       /* a name for expressions to use, no shape of its own */
+} smdmx_flex_rule_kind;
+
 typedef struct smdmx_flex_rule {
-	const char *name;               /* the controlled flex */
-	const char *expression;         /* kept as written */
+	const char *name;               /* the flex (a shape's name) or local variable */
+	smdmx_flex_rule_kind kind;
+	const char *expression;         /* kept as written; NULL unless kind is EXPRESSION */
 } smdmx_flex_rule;
 
 /* One joint's animation: sparse keys, times in ticks, strictly increasing. */
