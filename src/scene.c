@@ -546,6 +546,53 @@ static bool compare_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, con
 	return true;
 }
 
+static bool same_strings(const smdmx_string_list *x, const smdmx_string_list *y)
+{
+	if (x->count != y->count) return false;
+	for (size_t i = 0; i < x->count; i++)
+		if (strcmp(x->data[i], y->data[i]) != 0) return false;
+	return true;
+}
+
+static float scale_at(const smdmx_float_list *l, size_t i)
+{
+	return i < l->count ? l->data[i] : 0.0f;
+}
+
+static bool compare_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
+{
+	if (a->flex_controller_count != b->flex_controller_count)
+		return differ(c, "%zu flex controllers vs %zu", a->flex_controller_count, b->flex_controller_count);
+	for (size_t i = 0; i < a->flex_controller_count; i++) {
+		const smdmx_flex_controller *x = &a->flex_controllers[i], *y = &b->flex_controllers[i];
+		if (strcmp(x->name, y->name) != 0) return differ(c, "flex controller %zu: '%s' vs '%s'", i, x->name, y->name);
+		if (!same_strings(&x->raw_controls, &y->raw_controls))
+			return differ(c, "flex controller '%s': raw controls differ", x->name);
+		if (x->stereo != y->stereo || x->eyelid != y->eyelid || (float)x->min != (float)y->min ||
+		    (float)x->max != (float)y->max)
+			return differ(c, "flex controller '%s': stereo, eyelid or range differ", x->name);
+		size_t n = x->wrinkle_scales.count > y->wrinkle_scales.count ? x->wrinkle_scales.count : y->wrinkle_scales.count;
+		for (size_t k = 0; k < n; k++)
+			if (scale_at(&x->wrinkle_scales, k) != scale_at(&y->wrinkle_scales, k))
+				return differ(c, "flex controller '%s': wrinkle scales differ", x->name);
+	}
+	if (a->domination_rule_count != b->domination_rule_count)
+		return differ(c, "%zu domination rules vs %zu", a->domination_rule_count, b->domination_rule_count);
+	for (size_t i = 0; i < a->domination_rule_count; i++)
+		if (!same_strings(&a->domination_rules[i].dominators, &b->domination_rules[i].dominators) ||
+		    !same_strings(&a->domination_rules[i].suppressed, &b->domination_rules[i].suppressed))
+			return differ(c, "domination rule %zu differs", i);
+	if (a->flex_rule_count != b->flex_rule_count)
+		return differ(c, "%zu flex rules vs %zu", a->flex_rule_count, b->flex_rule_count);
+	for (size_t i = 0; i < a->flex_rule_count; i++) {
+		const smdmx_flex_rule *x = &a->flex_rules[i], *y = &b->flex_rules[i];
+		if (strcmp(x->name, y->name) != 0 || x->kind != y->kind ||
+		    (x->kind == SMDMX_FLEX_RULE_EXPRESSION && strcmp(x->expression, y->expression) != 0))
+			return differ(c, "flex rule %zu ('%s') differs", i, x->name);
+	}
+	return true;
+}
+
 bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
                          char *diff, size_t diff_size)
 {
@@ -598,6 +645,7 @@ bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx
 		    !rot_equal(&c, x->transform.orientation, y->transform.orientation))
 			return differ(&c, "attachment '%s' differs", x->name);
 	}
+	if (options && options->flex_controls && !compare_controls(&c, a, b)) return false;
 	if (a->clip_count != b->clip_count) return differ(&c, "%zu clips vs %zu", a->clip_count, b->clip_count);
 	for (size_t i = 0; i < a->clip_count; i++)
 		if (!compare_clip(&c, a, &a->clips[i], b, &b->clips[i])) return false;

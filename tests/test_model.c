@@ -153,6 +153,14 @@ static void test_corpus_dmx(void **state)
 			if (!s) fail_msg("%s: %s", e->d_name, err.message);
 			assert_true(smdmx_scene_validate(s, NULL));
 			files++;
+			/* DMX -> DMX in the file's own model format: everything comes back, controls too */
+			int model = s->source.version == 1 || s->source.version == 15 || s->source.version == 22 ? s->source.version : 18;
+			smdmx_scene *same = smd_to_dmx_to_scene(s, model, "binary", model == 22 ? 9 : 5, NULL);
+			smdmx_compare_options so = { .dmx_weights = true, .max_links = model >= 22 ? 4 : 3, .flex_controls = true };
+			char sdiff[256];
+			if (!smdmx_scene_compare(s, same, &so, sdiff, sizeof(sdiff)))
+				fail_msg("%s via model %d: %s", e->d_name, model, sdiff);
+			smdmx_scene_free(same);
 			/* DMX -> SMD -> DMX: what SMD holds comes back the same */
 			if (s->mesh_count || s->clip_count) {
 				test_sink text = { 0 };
@@ -513,12 +521,27 @@ static void test_flex_rules(void **state)
 	                    rules[1].expression);
 
 	/* through both encodings */
+	smdmx_scene *through[2];
 	for (int enc = 0; enc < 2; enc++) {
-		smdmx_scene *c = smd_to_dmx_to_scene(a, enc ? 22 : 15, enc ? "binary" : "keyvalues2", enc ? 9 : 1, NULL);
-		assert_rules(c, rules, 3);
-		assert_int_equal(c->flex_shape_count, 1);
-		smdmx_scene_free(c);
+		through[enc] = smd_to_dmx_to_scene(a, enc ? 22 : 15, enc ? "binary" : "keyvalues2", enc ? 9 : 1, NULL);
+		assert_rules(through[enc], rules, 3);
+		assert_int_equal(through[enc]->flex_shape_count, 1);
 	}
+	/* and the comparison sees a changed rule */
+	char diff[128];
+	smdmx_compare_options co = { .dmx_weights = true, .max_links = 3, .flex_controls = true };
+	assert_true(smdmx_scene_compare(through[0], through[1], &co, diff, sizeof(diff)));
+	through[1]->flex_rules[1].expression = "bulge_raw";
+	assert_false(smdmx_scene_compare(through[0], through[1], &co, diff, sizeof(diff)));
+	assert_string_equal(diff, "flex rule 1 ('bulge') differs");
+	co.flex_controls = false;
+	assert_true(smdmx_scene_compare(through[0], through[1], &co, diff, sizeof(diff)));
+	through[1]->flex_controllers[0].stereo = !through[1]->flex_controllers[0].stereo;
+	co.flex_controls = true;
+	assert_false(smdmx_scene_compare(through[0], through[1], &co, diff, sizeof(diff)));
+	assert_string_equal(diff, "flex controller 'bulge': stereo, eyelid or range differ");
+	smdmx_scene_free(through[0]);
+	smdmx_scene_free(through[1]);
 
 	/* a rule of a type smdmx does not know is left out with a warning */
 	test_sink t = { 0 };

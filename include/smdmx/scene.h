@@ -259,11 +259,14 @@ typedef struct smdmx_compare_options {
 	 * the largest max_links are kept, renormalised (decision 6). 0: every link, exactly. */
 	size_t max_links;
 	bool dmx_weights;
+	/* Also compare flex controllers, domination rules and flex rules (SMD holds none); an
+	 * empty wrinkle scale list equals one of zeros. */
+	bool flex_controls;
 } smdmx_compare_options;
 
 /* Compares two scenes by meaning, not by layout: joints by name, parents and bind pose;
  * meshes polygon by polygon and corner by corner (position, normal, UVs, weights,
- * material); flex shapes as resulting positions; clips key by key. Returns true when equal;
+ * material); flex shapes as resulting positions; attachments; clips frame by frame. Returns true when equal;
  * otherwise writes a description of the first difference to diff (may be NULL). */
 SMDMX_API bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b,
                          const smdmx_compare_options *options, char *diff, size_t diff_size);
