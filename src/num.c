@@ -505,17 +505,27 @@ size_t sm_format_shortest(float v, char *out)
 	}
 	bool neg = v < 0;
 	double d = fabs((double)v);
-	/* The rounding interval of v: halfway to each neighbour (exact in double). */
-	float fv = fabsf(v);
-	double up = ((double)nextafterf(fv, INFINITY) - d) / 2, down = (d - (double)nextafterf(fv, 0)) / 2;
+	/* The rounding interval of v: halfway to each neighbour (exact in double). The
+	 * neighbours of a positive finite float are the next bit patterns up and down. */
+	float fv = fabsf(v), above, below;
+	uint32_t bits;
+	memcpy(&bits, &fv, 4);
+	uint32_t nb = bits + 1;
+	memcpy(&above, &nb, 4);
+	nb = bits - 1;
+	memcpy(&below, &nb, 4);
+	double up = ((double)above - d) / 2, down = (d - (double)below) / 2;
 	double lo = d - down, hi = d + up;
-	int e10 = (int)floor(log10(d));
+	/* The decimal exponent from the binary one: floor(e2 log10 2) is it or one less. */
+	int e2 = bits >= 0x00800000u ? (int)(bits >> 23) - 127 : ilogb(d);
+	int e10 = (int)(((int64_t)e2 * 78913) >> 18);
 	if (d >= pow10_any(e10 + 1)) e10++;
 	else if (d < pow10_any(e10)) e10--;
-	/* Fewer digits than d / (hi - lo) allows cannot fit inside the interval: start there. */
-	int first = (int)floor(log10(d / (hi - lo)));
-	if (first < 1) first = 1;
-	if (first > 9) first = 9;
+	/* Fewer digits than d / (hi - lo) allows cannot fit inside the interval: start there
+	 * (floor of its decimal logarithm, by the exact powers of ten). */
+	double room = d / (hi - lo);
+	int first = 1;
+	while (first < 9 && room >= sm_pow10_exact[first + 1]) first++;
 	for (int p = first; p <= 9; p++) {
 		int s = p - 1 - e10;
 		double scale = pow10_any(s);

@@ -139,7 +139,7 @@ size_t sm_format_fixed6_double(double v, char *out);
 size_t sm_format_float(float v, char *out);
 
 /* Writes v in the fewest significant digits that read back as exactly v (at most 9), fixed
- * notation for exponents -5 to 14 ("0.5", "1", "-16211.5928"), else "1.5e-7". Returns the
+ * notation for exponents -5 to 14 ("0.5", "1", "-16211.593"), else "1.5e-7". Returns the
  * length. v must be finite. */
 size_t sm_format_shortest(float v, char *out);
 

@@ -274,6 +274,93 @@ static void test_format_float_exact(void **state)
 	}
 }
 
+/* The fewest significant digits that read back as f: for each count, printf's correctly
+ * rounded digits, else the next ones up or down (at a power of two the interval is lopsided).
+ * The nearest of that count wins. */
+static int ref_shortest(float f, double *value)
+{
+	locale_t old = uselocale(c_locale);
+	char buf[64];
+	int p = 1;
+	for (; p <= 9; p++) {
+		snprintf(buf, sizeof(buf), "%.*e", p - 1, fabs((double)f));
+		long long m = 0;
+		int e;
+		for (const char *q = buf; *q != 'e'; q++)
+			if (*q >= '0' && *q <= '9') m = m * 10 + (*q - '0');
+		e = atoi(strchr(buf, 'e') + 1) - (p - 1);
+		long long tries[3] = { m, m + 1, m - 1 };
+		for (int t = 0; t < 3; t++) {
+			snprintf(buf, sizeof(buf), "%s%llde%d", f < 0 ? "-" : "", tries[t], e);
+			if (bits(strtof(buf, NULL)) == bits(f)) {
+				*value = strtod(buf, NULL);
+				uselocale(old);
+				return p;
+			}
+		}
+	}
+	uselocale(old);
+	fail_msg("%a: no reference", (double)f);
+	return 0;
+}
+
+static void check_shortest(float f)
+{
+	char out[40];
+	size_t n = sm_format_shortest(f, out);
+	assert_int_equal(n, strlen(out));
+	float back = parse_ok(out);
+	if (bits(back) != bits(f)) fail_msg("%a -> %s -> %a", (double)f, out, (double)back);
+	double want;
+	int p = ref_shortest(f, &want);
+	/* the same number as printf's shortest: as few digits, and the closest of that many */
+	locale_t old = uselocale(c_locale);
+	double got = strtod(out, NULL);
+	uselocale(old);
+	if (got != want) fail_msg("%a: %s, want %d digits: %.17g", (double)f, out, p, want);
+}
+
+/* The DMX float: fewest digits that read back exactly, checked against printf over every
+ * power of two with its neighbours and random values. */
+static void test_format_shortest(void **state)
+{
+	(void)state;
+	char out[40];
+	sm_format_shortest(0.1f, out);
+	assert_string_equal(out, "0.1");
+	sm_format_shortest(-16211.5928f, out);
+	assert_string_equal(out, "-16211.593");
+	sm_format_shortest(16777216.0f, out);
+	assert_string_equal(out, "16777216");
+	sm_format_shortest(1.5e-7f, out);
+	assert_string_equal(out, "1.5e-7");
+	sm_format_shortest(-0.0f, out);
+	assert_string_equal(out, "-0");
+	sm_format_shortest(1e-45f, out);
+	assert_string_equal(out, "1e-45");
+	sm_format_shortest(3.4028235e38f, out);
+	assert_string_equal(out, "3.4028235e38");
+	for (int k = -149; k <= 127; k++) {
+		float p2 = ldexpf(1.0f, k);
+		float cases[4] = { p2, nextafterf(p2, 0), nextafterf(p2, INFINITY), -p2 };
+		for (int c = 0; c < 4; c++)
+			if (cases[c] != 0 && isfinite(cases[c])) check_shortest(cases[c]);
+	}
+	for (int i = 0; i < 200000; i++) {
+		uint32_t u = (uint32_t)rng();
+		float f;
+		if (i % 3 == 0) {
+			memcpy(&f, &u, 4);
+			if (!isfinite(f) || f == 0) continue;
+		} else if (i % 3 == 1) {
+			f = (float)((double)(int32_t)u / 1e6); /* six-decimal values, as SMD holds */
+		} else {
+			f = (float)((double)(int32_t)u / 7e8);
+		}
+		if (f != 0) check_shortest(f);
+	}
+}
+
 static void test_format_int(void **state)
 {
 	(void)state;
@@ -298,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_format_fixed6),
 		cmocka_unit_test(test_fixed6_round_trip),
 		cmocka_unit_test(test_format_float_exact),
+		cmocka_unit_test(test_format_shortest),
 		cmocka_unit_test(test_format_int),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
