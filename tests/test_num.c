@@ -326,20 +326,15 @@ static void test_format_shortest(void **state)
 {
 	(void)state;
 	char out[40];
-	sm_format_shortest(0.1f, out);
-	assert_string_equal(out, "0.1");
-	sm_format_shortest(-16211.5928f, out);
-	assert_string_equal(out, "-16211.593");
-	sm_format_shortest(16777216.0f, out);
-	assert_string_equal(out, "16777216");
-	sm_format_shortest(1.5e-7f, out);
-	assert_string_equal(out, "1.5e-7");
-	sm_format_shortest(-0.0f, out);
-	assert_string_equal(out, "-0");
-	sm_format_shortest(1e-45f, out);
-	assert_string_equal(out, "1e-45");
-	sm_format_shortest(3.4028235e38f, out);
-	assert_string_equal(out, "3.4028235e38");
+	static const struct {
+		float v;
+		const char *text;
+	} known[] = { { 0.1f, "0.1" },       { -16211.5928f, "-16211.593" }, { 16777216.0f, "16777216" }, { 1.5e-7f, "1.5e-7" },
+		          { -0.0f, "-0" },       { 1e-45f, "1e-45" },            { 3.4028235e38f, "3.4028235e38" } };
+	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
+		sm_format_shortest(known[k].v, out);
+		assert_string_equal(out, known[k].text);
+	}
 	for (int k = -149; k <= 127; k++) {
 		float p2 = ldexpf(1.0f, k);
 		float cases[4] = { p2, nextafterf(p2, 0), nextafterf(p2, INFINITY), -p2 };
