@@ -157,25 +157,24 @@ bool smdmx_scene_add_clips(smdmx_scene *dst, const smdmx_scene *src, smdmx_error
 
 void smdmx_smd_report_losses(const smdmx_scene *s, bool vta_too, smdmx_warnings *w)
 {
-	size_t balance = 0, wrinkle = 0, extra = 0;
+	size_t balance = 0, wrinkle = 0;
 	for (size_t i = 0; i < s->mesh_count; i++) {
 		balance += s->meshes[i].balance.indices != NULL;
 		wrinkle += s->meshes[i].wrinkle.indices != NULL;
-		extra += s->meshes[i].uv_set_count > 9;
 	}
-	if (balance) sm_warn(w, SMDMX_WARNING_DROPPED, 0, 0, "SMD has no stereo balance: left out of %zu meshes", balance);
-	if (wrinkle) sm_warn(w, SMDMX_WARNING_DROPPED, 0, 0, "SMD has no wrinkle data: left out of %zu meshes", wrinkle);
+	if (balance) sm_warn(w, SMDMX_WARNING_DROPPED_BALANCE, 0, 0, "SMD has no stereo balance: left out of %zu meshes", balance);
+	if (wrinkle) sm_warn(w, SMDMX_WARNING_DROPPED_WRINKLE, 0, 0, "SMD has no wrinkle data: left out of %zu meshes", wrinkle);
 	if (s->attachment_count)
-		sm_warn(w, SMDMX_WARNING_DROPPED, 0, 0, "SMD has no attachments: %zu left out (put them in the QC)",
+		sm_warn(w, SMDMX_WARNING_DROPPED_ATTACHMENTS, 0, 0, "SMD has no attachments: %zu left out (put them in the QC)",
 		        s->attachment_count);
 	if (s->flex_controller_count)
-		sm_warn(w, SMDMX_WARNING_DROPPED, 0, 0, "SMD has no flex controllers: %zu left out (put them in the QC)",
+		sm_warn(w, SMDMX_WARNING_DROPPED_CONTROLLERS, 0, 0, "SMD has no flex controllers: %zu left out (put them in the QC)",
 		        s->flex_controller_count);
 	if (s->flex_rule_count || s->domination_rule_count)
-		sm_warn(w, SMDMX_WARNING_DROPPED, 0, 0, "SMD has no flex or domination rules: %zu left out",
+		sm_warn(w, SMDMX_WARNING_DROPPED_RULES, 0, 0, "SMD has no flex or domination rules: %zu left out",
 		        s->flex_rule_count + s->domination_rule_count);
 	if (s->flex_shape_count && !vta_too)
-		sm_warn(w, SMDMX_WARNING_DROPPED, 0, 0, "flex shapes need a VTA: %zu left out", s->flex_shape_count);
+		sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "flex shapes need a VTA: %zu left out", s->flex_shape_count);
 	if (s->clip_count > 1)
-		sm_warn(w, SMDMX_WARNING_DROPPED, 0, 0, "one SMD holds one animation: %zu more clips", s->clip_count - 1);
+		sm_warn(w, SMDMX_WARNING_DROPPED_CLIPS, 0, 0, "one SMD holds one animation: %zu more clips", s->clip_count - 1);
 }

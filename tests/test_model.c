@@ -447,7 +447,7 @@ static void test_scene_operations(void **state)
 	memset(&lw, 0, sizeof(lw));
 	smdmx_smd_report_losses(f, true, &lw);
 	assert_int_equal(lw.count, 1);
-	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED);
+	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_CONTROLLERS);
 	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 4 left out (put them in the QC)");
 	smdmx_scene_free(f);
 	smdmx_dm_free(dm);
@@ -561,6 +561,18 @@ static void test_flex_rules(void **state)
 	assert_int_equal(w.count, 1);
 	assert_int_equal(w.data[0].code, SMDMX_WARNING_DROPPED);
 	assert_string_equal(w.data[0].message, "1 flex rule of unknown type left out");
+
+	/* SMD holds neither controllers nor rules: one warning for each, each with its count */
+	smdmx_warnings lw;
+	memset(&lw, 0, sizeof(lw));
+	smdmx_smd_report_losses(c, true, &lw);
+	assert_int_equal(lw.count, 2);
+	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_CONTROLLERS);
+	assert_int_equal(lw.data[0].count, 1);
+	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 1 left out (put them in the QC)");
+	assert_int_equal(lw.data[1].code, SMDMX_WARNING_DROPPED_RULES);
+	assert_int_equal(lw.data[1].count, 1);
+	assert_string_equal(lw.data[1].message, "SMD has no flex or domination rules: 2 left out");
 	smdmx_scene_free(c);
 	smdmx_dm_free(odd);
 	free(t.data);

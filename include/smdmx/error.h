@@ -73,7 +73,15 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_NO_SKELETON_FRAME = 6,        /* a skeleton block without any frame */
 	SMDMX_WARNING_LINKS_TRUNCATED = 7,          /* more weight links than the output format holds */
 	SMDMX_WARNING_VTA_CONFLICT = 8,             /* a shape moved corners of one vertex differently */
-	SMDMX_WARNING_DROPPED = 9,                  /* something the output format cannot hold was left out */
+	SMDMX_WARNING_DROPPED = 9,                  /* something read could not be kept (an unknown flex rule type) */
+	/* What SMD cannot hold, one code per kind so that each is reported with its own count: */
+	SMDMX_WARNING_DROPPED_BALANCE = 10,         /* stereo balance */
+	SMDMX_WARNING_DROPPED_WRINKLE = 11,         /* wrinkle data */
+	SMDMX_WARNING_DROPPED_ATTACHMENTS = 12,     /* attachments */
+	SMDMX_WARNING_DROPPED_CONTROLLERS = 13,     /* flex controllers */
+	SMDMX_WARNING_DROPPED_RULES = 14,           /* flex and domination rules */
+	SMDMX_WARNING_DROPPED_SHAPES = 15,          /* flex shapes without a VTA to hold them */
+	SMDMX_WARNING_DROPPED_CLIPS = 16,           /* clips beyond the one an SMD holds */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 
