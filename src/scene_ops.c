@@ -155,6 +155,20 @@ bool smdmx_scene_add_clips(smdmx_scene *dst, const smdmx_scene *src, smdmx_error
 	return smdmx_scene_validate(dst, error);
 }
 
+/* A controller that only drives the shape of its own name over 0..1: what a VTA's shape
+ * gets anyway, so leaving it out loses nothing. */
+static bool plain_controller(const smdmx_scene *s, const smdmx_flex_controller *c)
+{
+	if (c->raw_controls.count != 1 || strcmp(c->raw_controls.data[0], c->name) != 0 || c->stereo || c->eyelid ||
+	    c->min != 0 || c->max != 1)
+		return false;
+	for (size_t i = 0; i < c->wrinkle_scales.count; i++)
+		if (c->wrinkle_scales.data[i] != 0) return false;
+	for (size_t i = 0; i < s->flex_shape_count; i++)
+		if (strcmp(s->flex_shapes[i].name, c->name) == 0) return true;
+	return false;
+}
+
 void smdmx_smd_report_losses(const smdmx_scene *s, bool vta_too, smdmx_warnings *w)
 {
 	size_t balance = 0, wrinkle = 0;
@@ -167,9 +181,11 @@ void smdmx_smd_report_losses(const smdmx_scene *s, bool vta_too, smdmx_warnings 
 	if (s->attachment_count)
 		sm_warn(w, SMDMX_WARNING_DROPPED_ATTACHMENTS, 0, 0, "SMD has no attachments: %zu left out (put them in the QC)",
 		        s->attachment_count);
-	if (s->flex_controller_count)
+	size_t controllers = 0;
+	for (size_t i = 0; i < s->flex_controller_count; i++) controllers += !plain_controller(s, &s->flex_controllers[i]);
+	if (controllers)
 		sm_warn(w, SMDMX_WARNING_DROPPED_CONTROLLERS, 0, 0, "SMD has no flex controllers: %zu left out (put them in the QC)",
-		        s->flex_controller_count);
+		        controllers);
 	if (s->flex_rule_count || s->domination_rule_count)
 		sm_warn(w, SMDMX_WARNING_DROPPED_RULES, 0, 0, "SMD has no flex or domination rules: %zu left out",
 		        s->flex_rule_count + s->domination_rule_count);

@@ -562,8 +562,15 @@ static void test_flex_rules(void **state)
 	assert_int_equal(w.data[0].code, SMDMX_WARNING_DROPPED);
 	assert_string_equal(w.data[0].message, "1 flex rule of unknown type left out");
 
-	/* SMD holds neither controllers nor rules: one warning for each, each with its count */
+	/* SMD holds neither controllers nor rules: one warning for each, each with its count; a
+	 * controller that only drives its own shape over 0..1 loses nothing */
 	smdmx_warnings lw;
+	memset(&lw, 0, sizeof(lw));
+	smdmx_smd_report_losses(c, true, &lw);
+	assert_int_equal(lw.count, 1);
+	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_RULES);
+	assert_int_equal(c->flex_controller_count, 1);
+	c->flex_controllers[0].stereo = true;
 	memset(&lw, 0, sizeof(lw));
 	smdmx_smd_report_losses(c, true, &lw);
 	assert_int_equal(lw.count, 2);
