@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "smdmx/error.h"
 #include "smdmx/scene.h"
@@ -120,6 +121,17 @@ SM_NODISCARD bool sm_out_put(sm_out *o, const char *s, size_t n);
 SM_NODISCARD static inline bool sm_out_room(sm_out *o, size_t n)
 {
 	return SM_LIKELY(SM_OUT_CAP - o->len >= n) || sm_out_flush(o);
+}
+
+/* sm_out_put for the common case of a short piece that fits in the buffer. */
+SM_NODISCARD static inline bool sm_out_put_inline(sm_out *o, const char *s, size_t n)
+{
+	if (SM_LIKELY(SM_OUT_CAP - o->len >= n)) {
+		memcpy(o->buf + o->len, s, n);
+		o->len += n;
+		return true;
+	}
+	return sm_out_put(o, s, n);
 }
 
 /* ---- output files ------------------------------------------------------------------------ */
