@@ -353,28 +353,24 @@ static bool lower_deltas(lower *l, size_t mi, uint32_t mesh)
 /* Flex rules: studiomdl takes them only when every target of the combination operator is a
  * DmeFlexRules, so each target mesh is replaced by a rule set aimed at it. The first set holds
  * the rules (they are global in the compiled model); the others keep their meshes reachable. */
-static bool lower_flex_rules(lower *l, uint32_t op, size_t targets_attr)
+static bool lower_flex_rules(lower *l, uint32_t *targets, size_t n)
 {
 	const smdmx_scene *s = l->s;
-	size_t n = l->dm->elements[op].attrs[targets_attr].value.array.count;
+	static const char *const types[] = { "DmeFlexRuleExpression", "DmeFlexRulePassThrough", "DmeFlexRuleLocalVar" };
 	for (size_t t = 0; t < n; t++) {
-		uint32_t mesh = ((const uint32_t *)l->dm->elements[op].attrs[targets_attr].value.array.data)[t];
-		const char *name = mesh != SMDMX_NONE ? l->dm->elements[mesh].name : "flexRules";
-		uint32_t set = el(l, "DmeFlexRules", name);
+		uint32_t mesh = targets[t];
+		uint32_t set = el(l, "DmeFlexRules", mesh != SMDMX_NONE ? l->dm->elements[mesh].name : "flexRules");
 		if (set == SMDMX_NONE) return false;
-		((uint32_t *)l->dm->elements[op].attrs[targets_attr].value.array.data)[t] = set;
+		targets[t] = set;
 		size_t count = t ? 0 : s->flex_rule_count;
 		uint32_t *rules = el_array(l, set, "deltaStates", count);
-		if (!rules) return false;
-		size_t rules_attr = l->dm->elements[set].attr_count - 1;
-		if (!at(l, set, "deltaStateWeights", SMDMX_DM_VECTOR2, true, count)) return false;
+		if (!rules || !at(l, set, "deltaStateWeights", SMDMX_DM_VECTOR2, true, count)) return false;
 		SM_CHECK(set_el(l, set, "target", mesh));
-		static const char *const types[] = { "DmeFlexRuleExpression", "DmeFlexRulePassThrough", "DmeFlexRuleLocalVar" };
 		for (size_t i = 0; i < count; i++) {
 			const smdmx_flex_rule *r = &s->flex_rules[i];
 			uint32_t e = el(l, types[r->kind], r->name);
 			if (e == SMDMX_NONE) return false;
-			((uint32_t *)l->dm->elements[set].attrs[rules_attr].value.array.data)[i] = e;
+			rules[i] = e;
 			SM_CHECK(set_float(l, e, "result", 0));
 			if (r->kind == SMDMX_FLEX_RULE_EXPRESSION) SM_CHECK(set_str(l, e, "expr", r->expression));
 		}
@@ -451,14 +447,13 @@ static bool lower_controls(lower *l, uint32_t root, const uint32_t *mesh_el)
 		for (size_t i = 0; i < n; i++) ((float *)v->value.array.data)[3 * i + 2] = 0.5f; /* as BST writes */
 	}
 	SM_CHECK(set_bool(l, op, "usesLaggedValues", false));
-	smdmx_dm_attr *doms = at(l, op, "dominators", SMDMX_DM_ELEMENT, true, s->domination_rule_count);
+	uint32_t *doms = el_array(l, op, "dominators", s->domination_rule_count);
 	if (!doms) return false;
-	size_t doms_attr = l->dm->elements[op].attr_count - 1;
 	for (size_t i = 0; i < s->domination_rule_count; i++) {
 		const smdmx_domination_rule *r = &s->domination_rules[i];
 		uint32_t e = el(l, "DmeCombinationDominationRule", "rule");
 		if (e == SMDMX_NONE) return false;
-		((uint32_t *)l->dm->elements[op].attrs[doms_attr].value.array.data)[i] = e;
+		doms[i] = e;
 		for (int which = 0; which < 2; which++) {
 			const smdmx_string_list *list = which ? &r->suppressed : &r->dominators;
 			smdmx_dm_attr *a = at(l, e, which ? "suppressed" : "dominators", SMDMX_DM_STRING, true, list->count);
@@ -475,15 +470,16 @@ static bool lower_controls(lower *l, uint32_t root, const uint32_t *mesh_el)
 	if (s->flex_rule_count && !targets) targets = 1;
 	smdmx_dm_attr *t = at(l, op, "targets", SMDMX_DM_ELEMENT, true, targets);
 	if (!t) return false;
-	size_t targets_attr = l->dm->elements[op].attr_count - 1, j = 0;
+	uint32_t *te = t->value.array.data; /* its own block: stays put as elements are added */
+	size_t j = 0;
 	for (size_t m = 0; m < s->mesh_count; m++) {
 		bool has = false;
 		for (size_t i = 0; i < s->flex_shape_count; i++) has |= s->flex_shapes[i].mesh == m;
-		if (has) ((uint32_t *)l->dm->elements[op].attrs[targets_attr].value.array.data)[j++] = mesh_el[m];
+		if (has) te[j++] = mesh_el[m];
 	}
-	if (s->flex_rule_count && !j) ((uint32_t *)l->dm->elements[op].attrs[targets_attr].value.array.data)[j++] = SMDMX_NONE;
-	l->dm->elements[op].attrs[targets_attr].value.array.count = j;
-	return !s->flex_rule_count || lower_flex_rules(l, op, targets_attr);
+	if (s->flex_rule_count && !j) te[j++] = SMDMX_NONE;
+	t->value.array.count = j;
+	return !s->flex_rule_count || lower_flex_rules(l, te, j);
 }
 
 static bool lower_clips(lower *l, uint32_t root)

@@ -115,7 +115,8 @@ typedef struct sm_out {
 } sm_out;
 
 SM_NODISCARD bool sm_out_flush(sm_out *o);
-SM_NODISCARD bool sm_out_put(sm_out *o, const char *s, size_t n);
+/* Copies n bytes through the buffer, flushing as it fills. */
+SM_NODISCARD bool sm_out_put_slow(sm_out *o, const char *s, size_t n);
 
 /* Makes room for n bytes (n <= SM_OUT_CAP) at o->buf + o->len. */
 SM_NODISCARD static inline bool sm_out_room(sm_out *o, size_t n)
@@ -123,15 +124,15 @@ SM_NODISCARD static inline bool sm_out_room(sm_out *o, size_t n)
 	return SM_LIKELY(SM_OUT_CAP - o->len >= n) || sm_out_flush(o);
 }
 
-/* sm_out_put for the common case of a short piece that fits in the buffer. */
-SM_NODISCARD static inline bool sm_out_put_inline(sm_out *o, const char *s, size_t n)
+/* Appends n bytes; a piece that fits in the buffer is copied inline. */
+SM_NODISCARD static inline bool sm_out_put(sm_out *o, const char *s, size_t n)
 {
 	if (SM_LIKELY(SM_OUT_CAP - o->len >= n)) {
 		memcpy(o->buf + o->len, s, n);
 		o->len += n;
 		return true;
 	}
-	return sm_out_put(o, s, n);
+	return sm_out_put_slow(o, s, n);
 }
 
 /* ---- output files ------------------------------------------------------------------------ */

@@ -17,7 +17,7 @@ bool sm_out_flush(sm_out *o)
 	return true;
 }
 
-bool sm_out_put(sm_out *o, const char *s, size_t n)
+bool sm_out_put_slow(sm_out *o, const char *s, size_t n)
 {
 	while (n) {
 		SM_CHECK(sm_out_room(o, 1));

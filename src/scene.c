@@ -568,8 +568,7 @@ static bool compare_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 		if (strcmp(x->name, y->name) != 0) return differ(c, "flex controller %zu: '%s' vs '%s'", i, x->name, y->name);
 		if (!same_strings(&x->raw_controls, &y->raw_controls))
 			return differ(c, "flex controller '%s': raw controls differ", x->name);
-		if (x->stereo != y->stereo || x->eyelid != y->eyelid || (float)x->min != (float)y->min ||
-		    (float)x->max != (float)y->max)
+		if (x->stereo != y->stereo || x->eyelid != y->eyelid || x->min != y->min || x->max != y->max)
 			return differ(c, "flex controller '%s': stereo, eyelid or range differ", x->name);
 		size_t n = x->wrinkle_scales.count > y->wrinkle_scales.count ? x->wrinkle_scales.count : y->wrinkle_scales.count;
 		for (size_t k = 0; k < n; k++)

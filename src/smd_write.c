@@ -41,7 +41,7 @@ static inline bool room(writer *w, size_t n)
 
 static bool put(writer *w, const char *s, size_t n)
 {
-	return sm_out_put_inline(&w->out, s, n);
+	return sm_out_put(&w->out, s, n);
 }
 
 static bool puts_(writer *w, const char *s)
