@@ -340,44 +340,7 @@ static void test_truncation(void **state)
 static void test_allocation_failures(void **state)
 {
 	(void)state;
-	for (size_t f = 0; f < sizeof(small) / sizeof(small[0]); f++) {
-		size_t size = 0;
-		char *data = test_slurp(corpus(small[f]), &size);
-		size_t n;
-		for (n = 1; n < 100000; n++) {
-			test_counter c = { 0, 0 };
-			smdmx_dmx_read_options o = { .allocator = test_allocator(&c) };
-			o.allocator.fail_after = n;
-			smdmx_error err;
-			smdmx_dm *dm = smdmx_dmx_read_memory(data, size, &o, &err);
-			if (dm) {
-				smdmx_dm_free(dm);
-				assert_int_equal(c.live, 0);
-				break;
-			}
-			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
-			if (c.live) fail_msg("%s: %lld bytes leaked failing allocation %zu", small[f], c.live, n);
-		}
-		assert_true(n > 3 && n < 100000);
-		smdmx_error err;
-		smdmx_dm *dm = smdmx_dmx_read_memory(data, size, NULL, &err);
-		size_t k;
-		for (k = 1; k < 1000; k++) {
-			test_counter wc = { 0, 0 };
-			smdmx_dmx_write_options wo = { .allocator = test_allocator(&wc), .encoding = "binary",
-			                               .encoding_version = dm->encoding_version };
-			wo.allocator.fail_after = k;
-			test_sink s = { 0 };
-			bool ok = smdmx_dmx_write(dm, test_sink_write, &s, &wo, &err);
-			free(s.data);
-			assert_int_equal(wc.live, 0);
-			if (ok) break;
-			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
-		}
-		assert_true(k > 1 && k < 1000);
-		smdmx_dm_free(dm);
-		free(data);
-	}
+	for (size_t f = 0; f < sizeof(small) / sizeof(small[0]); f++) test_dmx_allocation_failures(corpus(small[f]), "binary");
 }
 
 int main(void)

@@ -464,46 +464,7 @@ static void test_truncation(void **state)
 static void test_allocation_failures(void **state)
 {
 	(void)state;
-	for (size_t f = 0; f < 4; f++) {
-		size_t size = 0;
-		char *data = test_slurp(test_path(small_files[f]), &size);
-		size_t n;
-		for (n = 1;; n++) {
-			test_counter c = { 0, 0 };
-			smdmx_dmx_read_options o = { .allocator = test_allocator(&c) };
-			o.allocator.fail_after = n;
-			smdmx_error err;
-			smdmx_dm *dm = smdmx_dmx_read_memory(data, size, &o, &err);
-			if (dm) {
-				smdmx_dm_free(dm);
-				assert_int_equal(c.live, 0);
-				break;
-			}
-			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
-			if (c.live != 0) fail_msg("%s: %lld bytes leaked failing allocation %zu", small_files[f], c.live, n);
-		}
-		assert_true(n > 3);
-		/* The writer, failing each of its allocations in turn, on a datamodel read without a
-		 * failure limit (fail_after stays in force for the life of what it allocates). */
-		smdmx_error err;
-		smdmx_dm *dm = smdmx_dmx_read_memory(data, size, NULL, &err);
-		assert_non_null(dm);
-		size_t k;
-		for (k = 1; k < 1000; k++) {
-			test_counter wc = { 0, 0 };
-			smdmx_dmx_write_options wo = { .allocator = test_allocator(&wc), .encoding_version = dm->encoding_version };
-			wo.allocator.fail_after = k;
-			sink s = { 0 };
-			bool ok = smdmx_dmx_write(dm, sink_write, &s, &wo, &err);
-			free(s.data);
-			assert_int_equal(wc.live, 0);
-			if (ok) break;
-			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
-		}
-		assert_true(k > 1 && k < 1000);
-		smdmx_dm_free(dm);
-		free(data);
-	}
+	for (size_t f = 0; f < 4; f++) test_dmx_allocation_failures(test_path(small_files[f]), NULL);
 }
 
 int main(void)

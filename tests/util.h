@@ -104,4 +104,50 @@ static inline bool test_sink_write(void *user, const void *data, size_t size)
 	return true;
 }
 
+/* Reading the DMX file at path, failing each allocation in turn, then writing it (encoding
+ * NULL: keyvalues2) the same way: every failure is OUT_OF_MEMORY and frees all it took, and
+ * a run that fails no allocation succeeds. */
+static inline void test_dmx_allocation_failures(const char *path, const char *encoding)
+{
+	size_t size = 0;
+	char *data = test_slurp(path, &size);
+	size_t n;
+	for (n = 1; n < 100000; n++) {
+		test_counter c = { 0, 0 };
+		smdmx_dmx_read_options o = { .allocator = test_allocator(&c) };
+		o.allocator.fail_after = n;
+		smdmx_error err;
+		smdmx_dm *dm = smdmx_dmx_read_memory(data, size, &o, &err);
+		if (dm) {
+			smdmx_dm_free(dm);
+			assert_int_equal(c.live, 0);
+			break;
+		}
+		assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+		if (c.live) fail_msg("%s: %lld bytes leaked failing allocation %zu", path, c.live, n);
+	}
+	assert_true(n > 3 && n < 100000);
+	/* The writer, on a datamodel read without a failure limit (fail_after stays in force for
+	 * the life of what it allocates). */
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_memory(data, size, NULL, &err);
+	assert_non_null(dm);
+	size_t k;
+	for (k = 1; k < 1000; k++) {
+		test_counter wc = { 0, 0 };
+		smdmx_dmx_write_options wo = { .allocator = test_allocator(&wc), .encoding = encoding,
+		                               .encoding_version = dm->encoding_version };
+		wo.allocator.fail_after = k;
+		test_sink s = { 0 };
+		bool ok = smdmx_dmx_write(dm, test_sink_write, &s, &wo, &err);
+		free(s.data);
+		assert_int_equal(wc.live, 0);
+		if (ok) break;
+		assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+	}
+	assert_true(k > 1 && k < 1000);
+	smdmx_dm_free(dm);
+	free(data);
+}
+
 #endif
