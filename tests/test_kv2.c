@@ -313,8 +313,7 @@ static void test_writer_layout(void **state)
 	sink s = { 0 };
 	smdmx_error err;
 	assert_true(smdmx_dmx_write(dm, sink_write, &s, NULL, &err));
-	s.data = realloc(s.data, s.size + 1);
-	s.data[s.size] = '\0';
+	test_sink_text(&s);
 	const char *want =
 	    "<!-- dmx encoding keyvalues2 1 format model 18 -->\n"
 	    "\"DmElement\"\n{\n"
@@ -419,8 +418,7 @@ static void test_dump(void **state)
 	sink s = { 0 };
 	smdmx_error err;
 	assert_true(smdmx_dm_dump(dm, false, sink_write, &s, &err));
-	s.data = realloc(s.data, s.size + 1);
-	s.data[s.size] = '\0';
+	test_sink_text(&s);
 	const char *want =
 	    "encoding keyvalues2 1, format model 18, 4 elements\n"
 	    "DmElement \"root\" 00000000-0000-0000-0000-000000000001\n"

@@ -622,8 +622,7 @@ static void test_write_sparse_keys(void **state)
 	test_sink out = { 0 };
 	smdmx_smd_write_options o = { .lf_line_ends = true };
 	assert_true(smdmx_smd_write(s, test_sink_write, &out, &o, &err));
-	out.data = realloc(out.data, out.size + 1);
-	out.data[out.size] = '\0';
+	test_sink_text(&out);
 	/* frame 0: first keys; frame 5 (tick 1666): x = 30 * 0.1666, orientation held at 0 */
 	assert_non_null(strstr(out.data, "time 0\n0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"));
 	assert_non_null(strstr(out.data, "time 5\n0 4.998000 -0.999600 0.499800 0.000000 0.000000 0.000000\n"));

@@ -104,6 +104,15 @@ static inline bool test_sink_write(void *user, const void *data, size_t size)
 	return true;
 }
 
+/* The sink's text as a C string: a NUL after the data, not counted in size. */
+static inline char *test_sink_text(test_sink *s)
+{
+	s->data = realloc(s->data, s->size + 1);
+	assert_non_null(s->data);
+	s->data[s->size] = '\0';
+	return s->data;
+}
+
 /* Reading the DMX file at path, failing each allocation in turn, then writing it (encoding
  * NULL: keyvalues2) the same way: every failure is OUT_OF_MEMORY and frees all it took, and
  * a run that fails no allocation succeeds. */
