@@ -5,18 +5,11 @@
  * second generation (scene -> SMD -> scene -> SMD -> scene) is still equal. Text need not
  * be byte-identical across generations: near a gimbal pole a float32 quaternion fixes rx
  * and rz only to about 1e-7 / cos(ry), so equivalent angles may print differently. */
-#include <dirent.h>
 #include <locale.h>
 #include <strings.h>
 #include <sys/stat.h>
 
 #include "util.h"
-
-static const char *corpus_dir(void)
-{
-	const char *d = getenv("SMDMX_CORPUS");
-	return d ? d : SMDMX_SOURCE_ROOT "/../shared/corpus";
-}
 
 static bool smd_family(const char *name)
 {
@@ -74,18 +67,11 @@ static void test_corpus_round_trip(void **state)
 	static const char *const dirs[] = { "smd_ref", "smd_anim", "vta", "other" };
 	size_t files = 0, bytes = 0;
 	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
-		char dir[4096];
-		snprintf(dir, sizeof(dir), "%s/%s", corpus_dir(), dirs[d]);
-		DIR *dh = opendir(dir);
-		if (!dh) fail_msg("corpus directory %s is missing", dir);
-		struct dirent *e;
-		while ((e = readdir(dh))) {
-			if (!smd_family(e->d_name)) continue;
-			char path[8192];
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			round_trip(path, e->d_name, &files, &bytes);
-		}
-		closedir(dh);
+		size_t n;
+		char **paths = test_corpus_files(dirs[d], &n);
+		for (size_t i = 0; i < n; i++)
+			if (smd_family(test_base_name(paths[i]))) round_trip(paths[i], test_base_name(paths[i]), &files, &bytes);
+		test_free_list(paths, n);
 	}
 	/* The corpus holds 33 readable SMD/VTA files. */
 	assert_true(files >= 33);
@@ -97,7 +83,7 @@ static void test_corpus_vta_values(void **state)
 {
 	(void)state;
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/vta/Artfunkel__BlenderSourceTools__Cube.vta", corpus_dir());
+	snprintf(path, sizeof(path), "%s/vta/Artfunkel__BlenderSourceTools__Cube.vta", test_corpus_dir());
 	smdmx_error err;
 	smdmx_scene *s = smdmx_smd_read_file(path, NULL, &err, NULL);
 	assert_non_null(s);

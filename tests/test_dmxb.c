@@ -3,19 +3,9 @@
  * encodings of one content agree; output is byte-identical across runs; bad input fails
  * with the byte offset; truncation at every byte; failure of every allocation. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <locale.h>
 
 #include "util.h"
-
-static char corpus_path[4096];
-
-static const char *corpus(const char *rel)
-{
-	const char *c = getenv("SMDMX_CORPUS");
-	snprintf(corpus_path, sizeof(corpus_path), "%s/%s", c ? c : SMDMX_SOURCE_ROOT "/../shared/corpus", rel);
-	return corpus_path;
-}
 
 static smdmx_dm *read_path(const char *path)
 {
@@ -57,26 +47,19 @@ static bool fits(const smdmx_dm *dm, int version)
 static void test_corpus(void **state)
 {
 	(void)state;
-	DIR *dh = opendir(corpus("dmx_binary"));
-	assert_non_null(dh);
-	struct dirent *e;
-	size_t files = 0;
-	char names[64][256];
-	size_t n = 0;
-	while ((e = readdir(dh)) && n < 64)
-		if (strstr(e->d_name, ".dmx")) snprintf(names[n++], sizeof(names[0]), "%.200s", e->d_name);
-	closedir(dh);
+	size_t files = 0, n;
+	char **paths = test_corpus_files("dmx_binary", &n);
 	for (size_t f = 0; f < n; f++) {
-		char rel[512];
-		snprintf(rel, sizeof(rel), "dmx_binary/%.200s", names[f]);
-		smdmx_dm *a = read_path(corpus(rel));
+		if (!strstr(paths[f], ".dmx")) continue;
+		const char *name = test_base_name(paths[f]);
+		smdmx_dm *a = read_path(paths[f]);
 		assert_string_equal(a->encoding, "binary");
 		test_sink s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
 		char diff[256];
 		/* to keyvalues2 and back to its own binary version */
 		smdmx_dm *k = write_read(a, "keyvalues2", a->encoding_version == 9 ? 4 : 1, &s1);
 		smdmx_dm *b = write_read(k, "binary", a->encoding_version, &s2);
-		if (!smdmx_dm_equal(a, b, diff, sizeof(diff))) fail_msg("%s via keyvalues2: %s", names[f], diff);
+		if (!smdmx_dm_equal(a, b, diff, sizeof(diff))) fail_msg("%s via keyvalues2: %s", name, diff);
 		assert_int_equal(b->encoding_version, a->encoding_version);
 		assert_string_equal(b->format, a->format);
 		assert_int_equal(b->format_version, a->format_version);
@@ -85,10 +68,10 @@ static void test_corpus(void **state)
 		for (int v = 0; v < 6; v++) {
 			if (!fits(a, versions[v])) continue;
 			smdmx_dm *c = write_read(a, "binary", versions[v], &s2);
-			if (!smdmx_dm_equal(a, c, diff, sizeof(diff))) fail_msg("%s as binary %d: %s", names[f], versions[v], diff);
+			if (!smdmx_dm_equal(a, c, diff, sizeof(diff))) fail_msg("%s as binary %d: %s", name, versions[v], diff);
 			smdmx_dm *d = write_read(c, "binary", versions[v], &s3);
 			if (s2.size != s3.size || memcmp(s2.data, s3.data, s2.size) != 0)
-				fail_msg("%s as binary %d: a second generation differs", names[f], versions[v]);
+				fail_msg("%s as binary %d: a second generation differs", name, versions[v]);
 			smdmx_dm_free(c);
 			smdmx_dm_free(d);
 		}
@@ -100,6 +83,7 @@ static void test_corpus(void **state)
 		free(s3.data);
 		files++;
 	}
+	test_free_list(paths, n);
 	assert_int_equal(files, 20);
 }
 
@@ -108,7 +92,7 @@ static void test_corpus(void **state)
 static void test_srctools_encodings(void **state)
 {
 	(void)state;
-	smdmx_dm *text = read_path(corpus("other/TeamSpen210__srctools__keyvalues2.dmx"));
+	smdmx_dm *text = read_path(test_corpus_path("other/TeamSpen210__srctools__keyvalues2.dmx"));
 	static const char *const bins[] = {
 		"dmx_binary/TeamSpen210__srctools__binary_v2.dmx", "dmx_binary/TeamSpen210__srctools__binary_v4.dmx",
 		"dmx_binary/TeamSpen210__srctools__binary_v5.dmx", "dmx_binary/TeamSpen210__srctools__test_export_regression_binary_v1_.dmx",
@@ -116,11 +100,11 @@ static void test_srctools_encodings(void **state)
 	};
 	char diff[256];
 	for (size_t i = 0; i < 5; i++) {
-		smdmx_dm *b = read_path(corpus(bins[i]));
+		smdmx_dm *b = read_path(test_corpus_path(bins[i]));
 		if (!smdmx_dm_equal_rotations(text, b, 1e-6, diff, sizeof(diff))) fail_msg("%s: %s", bins[i], diff);
 		smdmx_dm_free(b);
 	}
-	smdmx_dm *v2 = read_path(corpus(bins[0]));
+	smdmx_dm *v2 = read_path(test_corpus_path(bins[0]));
 	assert_true(smdmx_dm_equal(text, v2, diff, sizeof(diff))); /* binary 2 is exact */
 	smdmx_dm_free(v2);
 	smdmx_dm_free(text);
@@ -322,7 +306,7 @@ static void test_truncation(void **state)
 	(void)state;
 	for (size_t f = 0; f < sizeof(small) / sizeof(small[0]); f++) {
 		size_t size = 0;
-		char *data = test_slurp(corpus(small[f]), &size);
+		char *data = test_slurp(test_corpus_path(small[f]), &size);
 		assert_non_null(data);
 		for (size_t n = 0; n < size; n++) {
 			char *cut = malloc(n ? n : 1);
@@ -340,7 +324,7 @@ static void test_truncation(void **state)
 static void test_allocation_failures(void **state)
 {
 	(void)state;
-	for (size_t f = 0; f < sizeof(small) / sizeof(small[0]); f++) test_dmx_allocation_failures(corpus(small[f]), "binary");
+	for (size_t f = 0; f < sizeof(small) / sizeof(small[0]); f++) test_dmx_allocation_failures(test_corpus_path(small[f]), "binary");
 }
 
 int main(void)

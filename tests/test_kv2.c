@@ -2,7 +2,6 @@
  * error at its code, line and column, the corpus round trip, determinism, truncation at
  * every byte and failure of every allocation. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <locale.h>
 #include <math.h>
 
@@ -279,23 +278,17 @@ static bool is_kv2(const char *path)
 static void test_corpus_round_trip(void **state)
 {
 	(void)state;
-	const char *corpus = getenv("SMDMX_CORPUS");
 	static const char *const dirs[] = { "dmx_kv2_model", "dmx_kv2_anim", "other" };
 	size_t files = 0;
 	for (size_t d = 0; d < 3; d++) {
-		char dir[4096];
-		snprintf(dir, sizeof(dir), "%s/%s", corpus ? corpus : SMDMX_SOURCE_ROOT "/../shared/corpus", dirs[d]);
-		DIR *dh = opendir(dir);
-		if (!dh) fail_msg("corpus directory %s is missing", dir);
-		struct dirent *e;
-		while ((e = readdir(dh))) {
-			char path[8192];
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			if (!strstr(e->d_name, ".dmx") || !is_kv2(path)) continue;
-			round_trip(path, e->d_name);
+		size_t n;
+		char **paths = test_corpus_files(dirs[d], &n);
+		for (size_t i = 0; i < n; i++) {
+			if (!strstr(paths[i], ".dmx") || !is_kv2(paths[i])) continue;
+			round_trip(paths[i], test_base_name(paths[i]));
 			files++;
 		}
-		closedir(dh);
+		test_free_list(paths, n);
 	}
 	assert_true(files >= 8);
 	/* and the project's own files */

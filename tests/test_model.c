@@ -2,17 +2,10 @@
  * binary) and comes back equal; every corpus model and animation DMX lifts into a valid
  * scene and survives DMX -> SMD -> DMX; the sample model comes back byte for byte. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <locale.h>
 #include <math.h>
 
 #include "util.h"
-
-static const char *corpus_dir(void)
-{
-	const char *c = getenv("SMDMX_CORPUS");
-	return c ? c : SMDMX_SOURCE_ROOT "/../shared/corpus";
-}
 
 static smdmx_dm *through_file(const smdmx_dm *dm, const char *encoding, int version)
 {
@@ -54,18 +47,13 @@ static void test_corpus_smd(void **state)
 		            { 22, "keyvalues2", 4 } };
 	size_t files = 0;
 	for (size_t d = 0; d < 2; d++) {
-		char dir[4096];
-		snprintf(dir, sizeof(dir), "%s/%s", corpus_dir(), dirs[d]);
-		DIR *dh = opendir(dir);
-		assert_non_null(dh);
-		struct dirent *e;
-		while ((e = readdir(dh))) {
-			if (e->d_name[0] == '.') continue;
-			char path[8192];
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		size_t n;
+		char **paths = test_corpus_files(dirs[d], &n);
+		for (size_t p = 0; p < n; p++) {
+			const char *path = paths[p], *name = test_base_name(path);
 			smdmx_error err;
 			smdmx_scene *a = smdmx_smd_read_file(path, NULL, &err, NULL);
-			if (!a) fail_msg("%s: %s", e->d_name, err.message);
+			if (!a) fail_msg("%s: %s", name, err.message);
 			for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
 				/* binary 2 has no time type: model format 1 stores int ticks, so it fits */
 				smdmx_warnings warn;
@@ -73,14 +61,14 @@ static void test_corpus_smd(void **state)
 				smdmx_compare_options co = { .dmx_weights = true, .max_links = targets[t].model >= 22 ? 4 : 3 };
 				char diff[256];
 				if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff)))
-					fail_msg("%s via model %d %s %d: %s", e->d_name, targets[t].model, targets[t].encoding, targets[t].version,
+					fail_msg("%s via model %d %s %d: %s", name, targets[t].model, targets[t].encoding, targets[t].version,
 					         diff);
 				smdmx_scene_free(b);
 			}
 			smdmx_scene_free(a);
 			files++;
 		}
-		closedir(dh);
+		test_free_list(paths, n);
 	}
 	assert_int_equal(files, 32);
 }
@@ -90,7 +78,7 @@ static void test_links_warning(void **state)
 {
 	(void)state;
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/smd_ref/MarioSMB__mediasource__mesh.SMD", corpus_dir());
+	snprintf(path, sizeof(path), "%s/smd_ref/MarioSMB__mediasource__mesh.SMD", test_corpus_dir());
 	smdmx_error err;
 	smdmx_scene *a = smdmx_smd_read_file(path, NULL, &err, NULL);
 	assert_non_null(a);
@@ -138,19 +126,15 @@ static void test_corpus_dmx(void **state)
 	static const char *const dirs[] = { "dmx_kv2_model", "dmx_kv2_anim", "dmx_binary" };
 	size_t files = 0;
 	for (size_t d = 0; d < 3; d++) {
-		char dir[4096];
-		snprintf(dir, sizeof(dir), "%s/%s", corpus_dir(), dirs[d]);
-		DIR *dh = opendir(dir);
-		assert_non_null(dh);
-		struct dirent *e;
-		while ((e = readdir(dh))) {
-			char path[8192];
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			if (!strstr(e->d_name, ".dmx") || !is_model_dmx(path)) continue;
+		size_t n;
+		char **paths = test_corpus_files(dirs[d], &n);
+		for (size_t p = 0; p < n; p++) {
+			const char *path = paths[p], *name = test_base_name(path);
+			if (!strstr(name, ".dmx") || !is_model_dmx(path)) continue;
 			smdmx_error err;
 			smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
 			smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
-			if (!s) fail_msg("%s: %s", e->d_name, err.message);
+			if (!s) fail_msg("%s: %s", name, err.message);
 			assert_true(smdmx_scene_validate(s, NULL));
 			files++;
 			/* DMX -> DMX in the file's own model format: everything comes back, controls too */
@@ -159,7 +143,7 @@ static void test_corpus_dmx(void **state)
 			smdmx_compare_options so = { .dmx_weights = true, .max_links = model >= 22 ? 4 : 3, .flex_controls = true };
 			char sdiff[256];
 			if (!smdmx_scene_compare(s, same, &so, sdiff, sizeof(sdiff)))
-				fail_msg("%s via model %d: %s", e->d_name, model, sdiff);
+				fail_msg("%s via model %d: %s", name, model, sdiff);
 			smdmx_scene_free(same);
 			/* DMX -> SMD -> DMX: what SMD holds comes back the same */
 			if (s->mesh_count || s->clip_count) {
@@ -168,7 +152,7 @@ static void test_corpus_dmx(void **state)
 				smdmx_scene *again = smd_to_dmx_to_scene(via, 18, "binary", 5, NULL);
 				smdmx_compare_options co = { .dmx_weights = true, .max_links = 3 };
 				char diff[256];
-				if (!smdmx_scene_compare(via, again, &co, diff, sizeof(diff))) fail_msg("%s: %s", e->d_name, diff);
+				if (!smdmx_scene_compare(via, again, &co, diff, sizeof(diff))) fail_msg("%s: %s", name, diff);
 				smdmx_scene_free(via);
 				smdmx_scene_free(again);
 				free(text.data);
@@ -176,7 +160,7 @@ static void test_corpus_dmx(void **state)
 			smdmx_scene_free(s);
 			smdmx_dm_free(dm);
 		}
-		closedir(dh);
+		test_free_list(paths, n);
 	}
 	assert_int_equal(files, 19);
 }
@@ -269,8 +253,8 @@ static void test_vta_through_dmx(void **state)
 {
 	(void)state;
 	char ref[4096], flex[4096];
-	snprintf(ref, sizeof(ref), "%s/smd_ref/Artfunkel__BlenderSourceTools__Cube_NoArmature_Cube.smd", corpus_dir());
-	snprintf(flex, sizeof(flex), "%s/vta/Artfunkel__BlenderSourceTools__Cube.vta", corpus_dir());
+	snprintf(ref, sizeof(ref), "%s/smd_ref/Artfunkel__BlenderSourceTools__Cube_NoArmature_Cube.smd", test_corpus_dir());
+	snprintf(flex, sizeof(flex), "%s/vta/Artfunkel__BlenderSourceTools__Cube.vta", test_corpus_dir());
 	const char *pairs[2][2] = { { ref, flex }, { NULL, NULL } };
 	char sref[4096], sflex[4096];
 	snprintf(sref, sizeof(sref), "%s", test_path("testdata/sample/arm.smd"));
@@ -436,7 +420,7 @@ static void test_scene_operations(void **state)
 
 	/* what SMD cannot hold: one warning per kind */
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/dmx_kv2_model/Artfunkel__BlenderSourceTools__flex_scout_morphs_low.dmx", corpus_dir());
+	snprintf(path, sizeof(path), "%s/dmx_kv2_model/Artfunkel__BlenderSourceTools__flex_scout_morphs_low.dmx", test_corpus_dir());
 	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
 	smdmx_scene *f = smdmx_model_to_scene(dm, NULL, &err, NULL);
 	assert_non_null(f);
@@ -652,8 +636,8 @@ static void test_corpus_pairs(void **state)
 	};
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
 		char a[4096], b[4096];
-		snprintf(a, sizeof(a), "%s/%s", corpus_dir(), models[i][0]);
-		snprintf(b, sizeof(b), "%s/%s", corpus_dir(), models[i][1]);
+		snprintf(a, sizeof(a), "%s/%s", test_corpus_dir(), models[i][0]);
+		snprintf(b, sizeof(b), "%s/%s", test_corpus_dir(), models[i][1]);
 		smdmx_error err;
 		smdmx_scene *smd = smdmx_smd_read_file(a, NULL, &err, NULL);
 		test_sink text = { 0 };
@@ -674,8 +658,8 @@ static void test_corpus_pairs(void **state)
 	static const char *const anims[] = { "X_Axis", "Y_Axis", "Z_Axis" };
 	for (size_t i = 0; i < 3; i++) {
 		char a[4096], b[4096];
-		snprintf(a, sizeof(a), "%s/smd_anim/Artfunkel__BlenderSourceTools__%s.smd", corpus_dir(), anims[i]);
-		snprintf(b, sizeof(b), "%s/dmx_binary/Artfunkel__BlenderSourceTools__%s.dmx", corpus_dir(), anims[i]);
+		snprintf(a, sizeof(a), "%s/smd_anim/Artfunkel__BlenderSourceTools__%s.smd", test_corpus_dir(), anims[i]);
+		snprintf(b, sizeof(b), "%s/dmx_binary/Artfunkel__BlenderSourceTools__%s.dmx", test_corpus_dir(), anims[i]);
 		smdmx_error err;
 		smdmx_scene *smd = smdmx_smd_read_file(a, NULL, &err, NULL);
 		test_sink text = { 0 };

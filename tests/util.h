@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 
 #include "smdmx/smdmx.h"
 
@@ -41,6 +42,68 @@ static inline char *test_path(const char *rel)
 	static char buf[4096];
 	snprintf(buf, sizeof(buf), "%s/%s", SMDMX_SOURCE_ROOT, rel);
 	return buf;
+}
+
+/* The corpus of real files beside the clone (SMDMX_CORPUS overrides). */
+static inline const char *test_corpus_dir(void)
+{
+	const char *c = getenv("SMDMX_CORPUS");
+	return c ? c : SMDMX_SOURCE_ROOT "/../shared/corpus";
+}
+
+/* A corpus path from a path inside the corpus. */
+static inline char *test_corpus_path(const char *rel)
+{
+	static char buf[4096];
+	snprintf(buf, sizeof(buf), "%s/%s", test_corpus_dir(), rel);
+	return buf;
+}
+
+static inline int test_compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files of a corpus folder (sub), sorted by name, without dot files; each entry is the
+ * full path. A missing folder fails the test. Free with test_free_list. */
+static inline char **test_corpus_files(const char *sub, size_t *count)
+{
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/%s", test_corpus_dir(), sub);
+	DIR *dh = opendir(dir);
+	if (!dh) fail_msg("corpus directory %s is missing", dir);
+	char **list = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(dh))) {
+		if (e->d_name[0] == '.') continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			list = realloc(list, cap * sizeof(char *));
+			assert_non_null(list);
+		}
+		size_t len = strlen(dir) + strlen(e->d_name) + 2;
+		list[n] = malloc(len);
+		assert_non_null(list[n]);
+		snprintf(list[n++], len, "%s/%s", dir, e->d_name);
+	}
+	closedir(dh);
+	if (n) qsort(list, n, sizeof(char *), test_compare_names);
+	*count = n;
+	return list;
+}
+
+static inline void test_free_list(char **list, size_t count)
+{
+	for (size_t i = 0; i < count; i++) free(list[i]);
+	free(list);
+}
+
+/* The file name part of a path. */
+static inline const char *test_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
 }
 
 /* An allocator that counts live bytes, to prove that failures leak nothing. */
