@@ -28,9 +28,9 @@ check_text "error format" "$root/testdata/bad/bad_number.smd:7:5: error: expecte
 check_text "no partial output" "" "$(ls "$tmp" | grep bad)"
 
 "$smdmx" convert "$root/testdata/ok/features.smd" -o "$tmp/nodir/x.smd" 2>"$tmp/err"
-check "io error exit" 3 $?
+check "io error exit" 1 $?
 "$smdmx" convert "$tmp/missing.smd" -o "$tmp/x.smd" 2>"$tmp/err"
-check "missing input exit" 3 $?
+check "missing input exit" 1 $?
 "$smdmx" convert "$root/testdata/ok/features.smd" 2>/dev/null
 check "usage exit" 2 $?
 "$smdmx" frobnicate 2>/dev/null
@@ -127,7 +127,7 @@ check "--clip" 0 $?
 cmp -s "$tmp/only.smd" "$tmp/clip_wave2.smd"
 check "--clip picks that clip" 0 $?
 "$bindir/dmx2smd" "$tmp/clips.dmx" -o "$tmp/none.smd" --clip nope 2>/dev/null
-check "--clip unknown" 2 $?
+check "--clip unknown" 1 $?
 "$smdmx" convert "$root/testdata/sample/arm.smd" "$tmp/wave2.smd" -o "$tmp/two.smd" 2>/dev/null
 check "two inputs without --clips" 2 $?
 "$bindir/smd2dmx" "$root/testdata/sample/arm_wave.smd" -o "$tmp/exact.dmx" --encoding binary

@@ -1,0 +1,482 @@
+/* The batch: inputs (files, and with -r directory trees) become jobs with planned outputs;
+ * workers run them, biggest first; diagnostics come out in input order; a progress line on
+ * a terminal; a summary; a make-style depfile. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+typedef struct plan {
+	job *jobs;
+	size_t count, cap;
+} plan;
+
+typedef struct found {
+	char *path;
+	char *rel; /* below the walked directory, or the base name of a file given directly */
+} found;
+
+typedef struct found_list {
+	found *items;
+	size_t count, cap;
+} found_list;
+
+static void found_push(found_list *l, char *path, char *rel)
+{
+	if (l->count == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		found *f = realloc(l->items, l->cap * sizeof(*f));
+		if (!f) {
+			fputs("smdmx: error: out of memory\n", stderr);
+			exit(EXIT_FAILED);
+		}
+		l->items = f;
+	}
+	l->items[l->count++] = (found){ path, rel };
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether a file of this extension is an input of the program. */
+static bool wanted(const conv_opts *o, const char *ext)
+{
+	switch (o->tool) {
+	case TOOL_SMD2DMX: return is_smd_family(ext);
+	case TOOL_DMX2SMD: return !strcasecmp(ext, "dmx");
+	default: return is_smd_family(ext) || !strcasecmp(ext, "dmx");
+	}
+}
+
+/* Every wanted file below dir, in byte order of the names, so that a run's order never
+ * depends on the file system. Symbolic links to directories are not followed (no loops). */
+static bool walk(const conv_opts *o, const char *dir, const char *rel, found_list *out, unsigned depth)
+{
+	if (depth > 256) {
+		say(o->name, "error", "'%s': directories nested too deep", dir);
+		return false;
+	}
+	DIR *d = opendir(dir);
+	if (!d) {
+		say(o->name, "error", "cannot read the directory '%s': %s", dir, strerror(errno));
+		return false;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.') continue; /* ., .., hidden files and our temporary files */
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			char **t = realloc(names, cap * sizeof(*t));
+			if (!t) {
+				fputs("smdmx: error: out of memory\n", stderr);
+				exit(EXIT_FAILED);
+			}
+			names = t;
+		}
+		names[n++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+		char *r = *rel ? xasprintf("%s/%s", rel, names[i]) : xstrdup(names[i]);
+		struct stat st;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			ok = walk(o, path, r, out, depth + 1) && ok;
+			free(path);
+			free(r);
+		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && wanted(o, path_extension(names[i]))) {
+			found_push(out, path, r);
+		} else {
+			free(path);
+			free(r);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return ok;
+}
+
+/* The output extension of a job. */
+static const char *out_extension(const conv_opts *o)
+{
+	if (o->to) return o->to;
+	if (o->tool == TOOL_SMD2DMX) return "dmx";
+	if (o->tool == TOOL_DMX2SMD) return "smd";
+	return NULL;
+}
+
+static job *plan_push(plan *p)
+{
+	if (p->count == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 16;
+		job *t = realloc(p->jobs, p->cap * sizeof(*t));
+		if (!t) {
+			fputs("smdmx: error: out of memory\n", stderr);
+			exit(EXIT_FAILED);
+		}
+		p->jobs = t;
+	}
+	job *j = &p->jobs[p->count++];
+	memset(j, 0, sizeof(*j));
+	return j;
+}
+
+static uint64_t file_size(const char *path)
+{
+	struct stat st;
+	return strcmp(path, "-") && stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+static const plan *sort_plan;
+static int by_output(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(sort_plan->jobs[x].out, sort_plan->jobs[y].out);
+	return c ? c : x < y ? -1 : 1;
+}
+
+/* Plans the jobs; false (a usage error, already reported) when the command line cannot
+ * work. */
+static bool make_plan(const conv_opts *o, char **args, size_t nargs, plan *p)
+{
+	found_list files = { 0 };
+	bool ok = true;
+	for (size_t i = 0; i < nargs; i++) {
+		const char *a = args[i];
+		struct stat st;
+		if (strcmp(a, "-") && stat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (!o->recursive) {
+				say(o->name, "error", "'%s' is a directory (-r converts the files below it)", a);
+				ok = false;
+				continue;
+			}
+			size_t len = strlen(a);
+			while (len > 1 && a[len - 1] == '/') len--;
+			char *dir = xasprintf("%.*s", (int)len, a);
+			if (!walk(o, dir, "", &files, 0)) ok = false;
+			free(dir);
+			continue;
+		}
+		if (strcmp(a, "-") && !wanted(o, path_extension(a))) {
+			say(o->name, "error", "'%s': not an input of %s (%s)", a, o->name,
+			    o->tool == TOOL_DMX2SMD ? ".dmx" : o->tool == TOOL_SMD2DMX ? ".smd, .sma, .phys, .vta" : ".smd, .sma, .phys, .vta, .dmx");
+			ok = false;
+			continue;
+		}
+		const char *slash = strrchr(a, '/');
+		found_push(&files, xstrdup(a), xstrdup(slash ? slash + 1 : a));
+	}
+	if (!ok) return false;
+	if (!files.count) {
+		say(o->name, "error", "no input files");
+		return false;
+	}
+	bool has_stdin = false;
+	for (size_t i = 0; i < files.count; i++) has_stdin |= !strcmp(files.items[i].path, "-");
+	if (has_stdin && files.count > 1) {
+		say(o->name, "error", "'-' (standard input) must be the only input");
+		return false;
+	}
+	if (o->clips) {
+		if (!o->out) {
+			say(o->name, "error", "--clips puts every input into one DMX: give it with -o");
+			return false;
+		}
+		job *j = plan_push(p);
+		j->inputs = malloc(files.count * sizeof(char *));
+		if (!j->inputs) return false;
+		for (size_t i = 0; i < files.count; i++) {
+			j->inputs[i] = files.items[i].path;
+			j->size += file_size(files.items[i].path);
+			free(files.items[i].rel);
+		}
+		j->input_count = files.count;
+		j->out = xstrdup(o->out);
+		if (o->vta) j->vta = xstrdup(o->vta);
+		free(files.items);
+		return true;
+	}
+	/* A VTA beside an SMD of the same name (both among the inputs) gives that SMD its shapes. */
+	bool *taken = calloc(files.count ? files.count : 1, sizeof(bool));
+	size_t *vta_of = calloc(files.count ? files.count : 1, sizeof(size_t));
+	if (!taken || !vta_of) return false;
+	for (size_t i = 0; i < files.count; i++) vta_of[i] = SIZE_MAX;
+	if (o->tool != TOOL_DMX2SMD && !o->vta && !(o->to && !strcasecmp(o->to, "vta"))) {
+		for (size_t i = 0; i < files.count; i++) {
+			const char *v = files.items[i].path;
+			if (strcasecmp(path_extension(v), "vta")) continue;
+			size_t stem = strlen(v) - strlen(path_extension(v));
+			for (size_t k = 0; k < files.count; k++) {
+				const char *s = files.items[k].path;
+				if (k == i || !strcasecmp(path_extension(s), "vta") || strlen(s) - strlen(path_extension(s)) != stem ||
+				    strncmp(s, v, stem) || vta_of[k] != SIZE_MAX)
+					continue;
+				if (o->tool == TOOL_SMDMX && !(o->to ? !strcasecmp(o->to, "dmx") : o->out && !strcasecmp(path_extension(o->out), "dmx")))
+					continue; /* VTA to DMX only */
+				vta_of[k] = i;
+				taken[i] = true;
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < files.count; i++) {
+		if (taken[i]) continue;
+		const found *f = &files.items[i];
+		job *j = plan_push(p);
+		j->inputs = malloc(sizeof(char *));
+		if (!j->inputs) return false;
+		j->inputs[0] = xstrdup(f->path);
+		j->input_count = 1;
+		j->size = file_size(f->path);
+		if (vta_of[i] != SIZE_MAX) {
+			j->vta = xstrdup(files.items[vta_of[i]].path);
+			j->size += file_size(j->vta);
+		} else if (o->vta) {
+			j->vta = xstrdup(o->vta);
+		}
+		const char *ext = out_extension(o);
+		if (o->out) j->out = xstrdup(o->out);
+		else if (!ext) {
+			say(o->name, "error", "give the output with -o, or its kind with --to smd|sma|phys|vta|dmx");
+			free(taken);
+			free(vta_of);
+			return false;
+		} else if (!strcmp(f->path, "-")) j->out = xstrdup("-");
+		else if (o->outdir) {
+			char *rel = path_with_extension(f->rel, ext);
+			j->out = xasprintf("%s/%s", o->outdir, rel);
+			free(rel);
+		} else j->out = path_with_extension(f->path, ext);
+	}
+	for (size_t i = 0; i < files.count; i++) {
+		free(files.items[i].path);
+		free(files.items[i].rel);
+	}
+	free(files.items);
+	free(taken);
+	free(vta_of);
+	if (o->out && p->count > 1) {
+		say(o->name, "error", "-o names one output, but there are %zu inputs (-d DIR writes each into DIR)", p->count);
+		return false;
+	}
+	/* Two inputs must not write one output (x.smd and x.SMD, or a/x.smd and b/x.smd with -d
+	 * and no -r): those jobs fail without running. */
+	size_t *by_out = malloc(p->count * sizeof(size_t));
+	if (!by_out) return false;
+	for (size_t i = 0; i < p->count; i++) by_out[i] = i;
+	sort_plan = p;
+	qsort(by_out, p->count, sizeof(size_t), by_output);
+	for (size_t i = 0; i < p->count;) {
+		size_t k = i + 1;
+		while (k < p->count && !strcmp(p->jobs[by_out[k]].out, p->jobs[by_out[i]].out)) k++;
+		if (k - i > 1 && strcmp(p->jobs[by_out[i]].out, "-"))
+			for (size_t m = i; m < k; m++) {
+				job *j = &p->jobs[by_out[m]];
+				const job *other = &p->jobs[by_out[m == i ? i + 1 : i]];
+				diag_add(&j->diag, NULL, j->inputs[0], 0, 0, "error", "'%s' would also be written from '%s'", j->out,
+				         other->inputs[0]);
+				j->ran = true;
+				j->status = EXIT_FAILED;
+			}
+		i = k;
+	}
+	free(by_out);
+	return true;
+}
+
+/* ---- running ----------------------------------------------------------------------------- */
+
+typedef struct batch {
+	const conv_opts *o;
+	plan *p;
+	size_t *order;      /* jobs by decreasing size */
+	size_t next;        /* next in order to start */
+	size_t printed;     /* jobs printed, in input order */
+	size_t finished;
+	bool stop;          /* a job failed and there is no --keep-going */
+	bool progress;
+	pthread_mutex_t lock;
+} batch;
+
+static void print_ready(batch *b)
+{
+	plan *p = b->p;
+	if (b->progress) fputs("\r\033[K", stderr);
+	while (b->printed < p->count && p->jobs[b->printed].ran) {
+		job *j = &p->jobs[b->printed];
+		if (j->diag.len) fwrite(j->diag.text, 1, j->diag.len, stderr);
+		b->printed++;
+	}
+	if (b->progress && b->finished < p->count)
+		fprintf(stderr, "%s: [%zu/%zu] %s", b->o->name, b->finished, p->count, p->jobs[b->printed < p->count ? b->printed : 0].inputs[0]);
+	fflush(stderr);
+}
+
+static void *worker(void *arg)
+{
+	batch *b = arg;
+	for (;;) {
+		pthread_mutex_lock(&b->lock);
+		if (b->stop || b->next == b->p->count) {
+			pthread_mutex_unlock(&b->lock);
+			return NULL;
+		}
+		job *j = &b->p->jobs[b->order[b->next++]];
+		if (j->ran) { /* failed in planning */
+			pthread_mutex_unlock(&b->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&b->lock);
+		job_run(b->o, j);
+		pthread_mutex_lock(&b->lock);
+		b->finished++;
+		if (j->status != EXIT_OK && !b->o->keep_going) b->stop = true;
+		print_ready(b);
+		pthread_mutex_unlock(&b->lock);
+	}
+}
+
+static int by_size(const void *a, const void *b)
+{
+	const job *x = &sort_plan->jobs[*(const size_t *)a], *y = &sort_plan->jobs[*(const size_t *)b];
+	if (x->size != y->size) return x->size > y->size ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* "a\ b" for make: spaces, '#' and '$' escaped. */
+static void dep_put(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\t' || *s == '#' || *s == '\\') fputc('\\', f);
+		if (*s == '$') fputc('$', f);
+		fputc(*s, f);
+	}
+}
+
+static bool write_depfile(const conv_opts *o, const plan *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f) return false;
+	for (size_t i = 0; i < p->count; i++) {
+		const job *j = &p->jobs[i];
+		if (!j->written_count) continue;
+		for (size_t k = 0; k < j->written_count; k++) {
+			if (k) fputc(' ', f);
+			dep_put(f, j->written[k]);
+		}
+		fputc(':', f);
+		for (size_t k = 0; k < j->input_count; k++) {
+			fputc(' ', f);
+			dep_put(f, j->inputs[k]);
+		}
+		if (j->vta) {
+			fputc(' ', f);
+			dep_put(f, j->vta);
+		}
+		fputc('\n', f);
+	}
+	fclose(f);
+	outputs set = { .force = true };
+	char why[1024];
+	output *out = outputs_open(&set, o->depfile, why, sizeof(why));
+	bool ok = out && output_write(out, text ? text : "", len);
+	char **written = NULL;
+	size_t written_count = 0;
+	if (ok) ok = outputs_commit(&set, &written, &written_count, why, sizeof(why));
+	else {
+		if (out) snprintf(why, sizeof(why), "cannot write '%s': %s", o->depfile, strerror(out->errnum));
+		outputs_abort(&set);
+	}
+	for (size_t i = 0; i < written_count; i++) free(written[i]);
+	free(written);
+	free(text);
+	if (!ok) say(o->name, "error", "%s", why);
+	return ok;
+}
+
+int batch_main(conv_opts *o, char **inputs, size_t input_count)
+{
+	plan p = { 0 };
+	if (!make_plan(o, inputs, input_count, &p)) return EXIT_USAGE;
+	output_init();
+	unsigned workers = o->jobs;
+	if (!workers) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		workers = n > 0 ? (unsigned)n : 1;
+	}
+	if (workers > p.count) workers = (unsigned)p.count;
+	if (workers > 256) workers = 256;
+	batch b;
+	memset(&b, 0, sizeof(b));
+	b.o = o;
+	b.p = &p;
+	b.progress = p.count > 1 && !o->quiet && isatty(STDERR_FILENO);
+	pthread_mutex_init(&b.lock, NULL);
+	b.order = malloc(p.count * sizeof(size_t));
+	if (!b.order) return EXIT_FAILED;
+	for (size_t i = 0; i < p.count; i++) {
+		b.order[i] = i;
+		if (p.jobs[i].ran) {
+			b.finished++;
+			if (!o->keep_going) b.stop = true;
+		}
+	}
+	sort_plan = &p;
+	qsort(b.order, p.count, sizeof(size_t), by_size);
+	pthread_t threads[256];
+	unsigned started = 0;
+	for (unsigned t = 1; t < workers; t++) {
+		if (pthread_create(&threads[started], NULL, worker, &b) != 0) break;
+		started++;
+	}
+	worker(&b);
+	for (unsigned t = 0; t < started; t++) pthread_join(threads[t], NULL);
+	/* What is left to print: jobs after one that never ran (the batch stopped). */
+	if (b.progress) fputs("\r\033[K", stderr);
+	size_t failed = 0, skipped = 0;
+	for (size_t i = 0; i < p.count; i++) {
+		job *j = &p.jobs[i];
+		if (i >= b.printed && j->ran && j->diag.len) fwrite(j->diag.text, 1, j->diag.len, stderr);
+		if (!j->ran) skipped++;
+		else if (j->status != EXIT_OK) failed++;
+	}
+	int rc = failed ? EXIT_FAILED : EXIT_OK;
+	if (failed && p.count > 1) {
+		if (skipped)
+			say(o->name, "error", "stopped after the first failure: %zu of %zu inputs not converted (--keep-going converts the rest)",
+			    skipped, p.count);
+		else
+			say(o->name, "error", "%zu of %zu inputs failed", failed, p.count);
+	}
+	if (!failed && o->depfile && !write_depfile(o, &p)) rc = EXIT_FAILED;
+	for (size_t i = 0; i < p.count; i++) {
+		job *j = &p.jobs[i];
+		for (size_t k = 0; k < j->input_count; k++) free(j->inputs[k]);
+		free(j->inputs);
+		free(j->vta);
+		free(j->out);
+		for (size_t k = 0; k < j->written_count; k++) free(j->written[k]);
+		free(j->written);
+		diag_free(&j->diag);
+	}
+	free(p.jobs);
+	free(b.order);
+	pthread_mutex_destroy(&b.lock);
+	return rc;
+}

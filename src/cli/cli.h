@@ -1,0 +1,135 @@
+/* The command-line programs smdmx, smd2dmx and dmx2smd: shared declarations.
+ *
+ * A run is a batch of jobs, one per model to convert. Each job collects its diagnostics in
+ * its own buffer; the batch prints them in input order, whatever order the workers finish
+ * in, so the output of a run never depends on -j. A job writes each output to a temporary
+ * file in the target directory and renames it into place only when everything succeeded.
+ *
+ * Exit codes: 0 success, 1 at least one file failed, 2 a usage error. */
+#ifndef SMDMX_CLI_H
+#define SMDMX_CLI_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "smdmx/smdmx.h"
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+typedef enum tool_kind { TOOL_SMDMX, TOOL_SMD2DMX, TOOL_DMX2SMD } tool_kind;
+
+/* Everything the command line says about a conversion. */
+typedef struct conv_opts {
+	tool_kind tool;
+	const char *name;      /* the program's name, for messages */
+	const char *out;       /* -o: the one output */
+	const char *outdir;    /* -d: outputs go here */
+	const char *to;        /* --to: smdmx convert's output extension with -d or beside the input */
+	const char *vta;       /* --vta */
+	const char *clip_name; /* --clip */
+	const char *depfile;   /* --depfile */
+	bool clips, recursive, keep_going, force, quiet, werror, verbose;
+	unsigned jobs;         /* -j; 0: the number of cores */
+	size_t max_warnings;   /* shown per file; 0: all */
+	double scale;          /* --scale; 1: none */
+	char up_axis;          /* --up-axis; 0: none */
+	smdmx_smd_read_options ropts;
+	smdmx_smd_write_options wopts;
+	smdmx_model_options mopts;
+	smdmx_dmx_write_options dopts;
+} conv_opts;
+
+/* Diagnostics of one job, in the order they were made. */
+typedef struct diag_buf {
+	char *text;
+	size_t len, cap;
+	size_t warnings, hidden, errors;
+} diag_buf;
+
+/* One conversion: its inputs, its planned output and, once run, what it did. */
+typedef struct job {
+	char **inputs;        /* the model first; more with --clips */
+	size_t input_count;
+	char *vta;            /* flex shapes for the model, or NULL */
+	char *out;            /* the main output ("-": standard output) */
+	uint64_t size;        /* bytes of input, to start the biggest first */
+	/* results */
+	int status;           /* EXIT_OK or EXIT_FAILED */
+	bool ran;
+	diag_buf diag;
+	char **written;       /* outputs renamed into place */
+	size_t written_count;
+} job;
+
+/* ---- diagnostics (diag.c) ---------------------------------------------------------------- */
+
+/* Adds "path:line:col: kind: message" (or "path: kind: message" without a line). Warnings
+ * past the per-file bound are only counted; errors are always kept. */
+void diag_add(diag_buf *d, const conv_opts *o, const char *path, uint32_t line, uint32_t col, const char *kind,
+              const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+void diag_error(diag_buf *d, const char *path, const smdmx_error *e);
+void diag_warnings(diag_buf *d, const conv_opts *o, const char *path, const smdmx_warnings *w);
+/* Closes the buffer: a line for the warnings not shown. */
+void diag_finish(diag_buf *d, const conv_opts *o, const char *path);
+void diag_free(diag_buf *d);
+/* A message of the program itself on stderr: "name: error: ...". */
+void say(const char *name, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- paths and atomic output (output.c) -------------------------------------------------- */
+
+/* The extension after the last dot of the last component, or "". */
+const char *path_extension(const char *path);
+bool is_smd_family(const char *ext);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* path with its extension replaced by ext (no dot), or with "_suffix" before the extension. */
+char *path_with_extension(const char *path, const char *ext);
+char *path_with_suffix(const char *path, const char *suffix);
+/* Creates the directories above path. */
+bool make_parent_dirs(const char *path, char *why, size_t why_size);
+
+/* Outputs of one job, written to temporary files and renamed into place together. */
+typedef struct output {
+	char *path;
+	char *tmp;  /* NULL for standard output */
+	int fd;
+	int slot;   /* the signal cleanup slot, or -1 */
+	int errnum; /* errno of a failed write */
+} output;
+typedef struct outputs {
+	output *items;
+	size_t count;
+	bool force;
+} outputs;
+
+/* Installs the handlers that delete temporary files on SIGINT, SIGTERM and SIGHUP, and makes
+ * writes past a file size limit fail instead of killing the process. */
+void output_init(void);
+/* Checks that path may be written: not an input (never), not an existing file (unless
+ * force). Returns false with a message in why. */
+bool output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size);
+/* Opens a temporary file for path (or standard output for "-"); NULL with why on failure. */
+output *outputs_open(outputs *set, const char *path, char *why, size_t why_size);
+bool output_write(void *user, const void *data, size_t size);
+/* Renames every output into place (without --force, never over an existing file). On
+ * failure, nothing of the set remains. */
+bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *why, size_t why_size);
+/* Removes every temporary file of the set. */
+void outputs_abort(outputs *set);
+
+/* ---- conversion (convert.c) -------------------------------------------------------------- */
+
+void job_run(const conv_opts *o, job *j);
+
+/* ---- the batch (batch.c) ----------------------------------------------------------------- */
+
+/* Plans the jobs for the inputs and runs them; the process's exit code. */
+int batch_main(conv_opts *o, char **inputs, size_t input_count);
+
+/* ---- commands (inspect.c) -------------------------------------------------------- */
+
+int cmd_info(int argc, char **argv);
+
+#endif

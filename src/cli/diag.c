@@ -1,0 +1,102 @@
+/* Diagnostics in the compiler format, collected per job so that a batch prints them in
+ * input order. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void append(diag_buf *d, const char *s, size_t n)
+{
+	if (d->len + n + 1 > d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 256;
+		while (cap < d->len + n + 1) cap *= 2;
+		char *t = realloc(d->text, cap);
+		if (!t) return; /* out of memory: the line is lost, the status is not */
+		d->text = t;
+		d->cap = cap;
+	}
+	memcpy(d->text + d->len, s, n);
+	d->len += n;
+	d->text[d->len] = '\0';
+}
+
+static void vadd(diag_buf *d, const char *path, uint32_t line, uint32_t col, const char *kind, const char *fmt,
+                 va_list ap)
+{
+	char msg[512], head[64];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (line) snprintf(head, sizeof(head), ":%u:%u", line, col ? col : 1);
+	else head[0] = '\0';
+	append(d, path, strlen(path));
+	append(d, head, strlen(head));
+	append(d, ": ", 2);
+	append(d, kind, strlen(kind));
+	append(d, ": ", 2);
+	append(d, msg, strlen(msg));
+	append(d, "\n", 1);
+}
+
+void diag_add(diag_buf *d, const conv_opts *o, const char *path, uint32_t line, uint32_t col, const char *kind,
+              const char *fmt, ...)
+{
+	bool warning = !strcmp(kind, "warning");
+	if (warning) {
+		d->warnings++;
+		if ((o && o->quiet) || (o && o->max_warnings && d->warnings > o->max_warnings)) {
+			d->hidden += !(o && o->quiet);
+			return;
+		}
+	} else if (!strcmp(kind, "error")) {
+		d->errors++;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vadd(d, path, line, col, kind, fmt, ap);
+	va_end(ap);
+}
+
+void diag_error(diag_buf *d, const char *path, const smdmx_error *e)
+{
+	diag_add(d, NULL, path, e->line, e->column, "error", "%s", e->message);
+}
+
+void diag_warnings(diag_buf *d, const conv_opts *o, const char *path, const smdmx_warnings *w)
+{
+	for (size_t i = 0; i < w->count; i++) {
+		if (w->data[i].count > 1)
+			diag_add(d, o, path, w->data[i].line, w->data[i].column, "warning", "%s (%zu times)", w->data[i].message,
+			         w->data[i].count);
+		else
+			diag_add(d, o, path, w->data[i].line, w->data[i].column, "warning", "%s", w->data[i].message);
+	}
+}
+
+void diag_finish(diag_buf *d, const conv_opts *o, const char *path)
+{
+	(void)o;
+	if (d->hidden) {
+		char line[128];
+		int n = snprintf(line, sizeof(line), ": note: %zu more warning%s not shown (--max-warnings)\n", d->hidden,
+		                 d->hidden == 1 ? "" : "s");
+		append(d, path, strlen(path));
+		append(d, line, (size_t)n);
+		d->hidden = 0;
+	}
+}
+
+void diag_free(diag_buf *d)
+{
+	free(d->text);
+	memset(d, 0, sizeof(*d));
+}
+
+void say(const char *name, const char *kind, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s: %s\n", name, kind, msg);
+}

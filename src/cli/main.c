@@ -1,0 +1,365 @@
+/* smdmx, smd2dmx and dmx2smd: the command line. One source, built three times; the
+ * program's name selects what it does. Thin: arguments in, jobs out; the work is in the
+ * library, the batch in batch.c.
+ *
+ * Exit codes: 0 success, 1 at least one file failed, 2 a usage error. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+#if defined(SMDMX_TOOL_SMD2DMX)
+#define TOOL TOOL_SMD2DMX
+#define NAME "smd2dmx"
+#elif defined(SMDMX_TOOL_DMX2SMD)
+#define TOOL TOOL_DMX2SMD
+#define NAME "dmx2smd"
+#else
+#define TOOL TOOL_SMDMX
+#define NAME "smdmx"
+#endif
+
+static const char batch_help[] =
+    "inputs and outputs:\n"
+    "  -o OUT                 the output of a single input ('-': standard output)\n"
+    "  -d DIR                 write each output into DIR (with -r, mirroring the tree)\n"
+    "                         (neither: each output beside its input)\n"
+    "  -r, --recursive        inputs may be directories: convert every file below them\n"
+    "  -                      read standard input\n"
+    "  -f, --force            overwrite existing outputs (never an input)\n"
+    "  -j N, --jobs N         convert N files at once (default: the number of cores)\n"
+    "  -k, --keep-going       convert what can be converted; exit 1 at the end if any failed\n"
+    "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
+    "diagnostics:\n"
+    "  -q, --quiet            no warnings, no progress line\n"
+    "  -W error, -Werror      treat warnings as errors (the file fails, nothing is written)\n"
+    "  --max-warnings N       warnings shown per file (default 20; 0: all)\n"
+    "  -v, --verbose          a note on what each file became\n";
+
+static const char model_help[] =
+    "conversion:\n"
+    "  --vta FLEX.vta         SMD to DMX: the reference's flex shapes (X.vta beside X.smd among\n"
+    "                         the inputs is taken by itself); DMX to SMD writes OUT.vta\n"
+    "  --target T             the encoding and model format a game wants: sdk2013, tf2, gmod\n"
+    "                         (binary 2, model 1), l4d2 (binary 4, model 15), portal2, csgo,\n"
+    "                         sfm (binary 5, model 18), source2 (binary 9, model 22)\n"
+    "  --encoding E           DMX: keyvalues2 (default), keyvalues2_flat or binary\n"
+    "  --encoding-version N   DMX: keyvalues2 1 (default) to 4; binary 1 to 5 (default) or 9\n"
+    "  --model-version N      DMX model format: 1, 15, 18 (default) or 22\n"
+    "  --keys all|reduce      DMX animation: every key, or leave out what interpolation\n"
+    "                         reproduces exactly (default)\n"
+    "  --key-tolerance F      DMX animation: a left-out key may be off by F; 0 (default): exact\n"
+    "  --fps N                the frame rate of an SMD animation (default 30)\n"
+    "  --clips                SMD to DMX: every input is an animation; one clip each, named\n"
+    "                         after its file, on the first file's bones (-o names the DMX)\n"
+    "  --clip NAME            DMX to SMD: only this clip (else one SMD per clip, OUT_clip.smd)\n"
+    "  --goldsrc              SMD: GoldSrc flavour (no weight links, .bmp materials, names of\n"
+    "                         at most 63 characters)\n"
+    "  --lf                   SMD: LF line ends instead of CRLF\n"
+    "  --scale F              multiply every length by F\n"
+    "  --up-axis X|Y|Z        the source's up axis; the output is Z up, as Source expects\n";
+
+static void print_help(FILE *f)
+{
+#if defined(SMDMX_TOOL_SMD2DMX)
+	fputs("usage: smd2dmx [options] INPUT... [-o OUT | -d DIR]\n"
+	      "Converts SMD models and animations (and VTA flex files) to DMX.\n\n",
+	      f);
+#elif defined(SMDMX_TOOL_DMX2SMD)
+	fputs("usage: dmx2smd [options] INPUT... [-o OUT | -d DIR]\n"
+	      "Converts DMX models and animations to SMD (and VTA).\n\n",
+	      f);
+#else
+	fputs("usage: smdmx convert [options] INPUT... [-o OUT | -d DIR --to EXT]\n"
+	      "       smdmx info FILE [--json]\n"
+	      "       smdmx dump FILE.dmx [--full]\n"
+	      "       smdmx --help | --version\n\n"
+	      "convert   between SMD, VTA and DMX by the output's extension (--to EXT with -d)\n"
+	      "info      what a file holds\n"
+	      "dump      list a DMX file's elements and attributes\n\n",
+	      f);
+#endif
+	fputs(batch_help, f);
+	fputs(model_help, f);
+	fputs("\nexit codes: 0 success, 1 at least one file failed, 2 a usage error\n", f);
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: error: %s (try '%s --help')\n", NAME, msg, NAME);
+	return EXIT_USAGE;
+}
+
+static bool parse_number(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (!*s || *end || !(v >= lo) || !(v <= hi)) return false;
+	*out = v;
+	return true;
+}
+
+/* The conversion command line: options and inputs, then the batch. */
+static int convert_main(int argc, char **argv)
+{
+	conv_opts o;
+	memset(&o, 0, sizeof(o));
+	o.tool = TOOL;
+	o.name = NAME;
+	o.scale = 1.0;
+	o.max_warnings = 20;
+	bool explicit_encoding = false, explicit_version = false, explicit_model = false, options_done = false;
+	const char *target = NULL;
+	char **inputs = malloc((size_t)(argc > 0 ? argc : 1) * sizeof(char *));
+	size_t nin = 0;
+	if (!inputs) return EXIT_FAILED;
+	int rc = -1;
+	for (int i = 0; i < argc && rc < 0; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		double num;
+#define TAKES_VALUE (v ? (i++, true) : (rc = usage_error("'%s' needs a value", a), false))
+		if (options_done || a[0] != '-' || !strcmp(a, "-")) {
+			inputs[nin++] = argv[i];
+		} else if (!strcmp(a, "--")) {
+			options_done = true;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			print_help(stdout);
+			rc = EXIT_OK;
+		} else if (!strcmp(a, "--version")) {
+			printf("%s %s\n", NAME, SMDMX_VERSION_STRING);
+			rc = EXIT_OK;
+		} else if (!strcmp(a, "-o")) {
+			if (TAKES_VALUE) o.out = v;
+		} else if (!strcmp(a, "-d")) {
+			if (TAKES_VALUE) o.outdir = v;
+		} else if (!strcmp(a, "--to")) {
+			if (TAKES_VALUE) {
+				o.to = v[0] == '.' ? v + 1 : v;
+				if (!is_smd_family(o.to) && strcasecmp(o.to, "dmx")) rc = usage_error("--to is smd, sma, phys, vta or dmx, not '%s'", v);
+			}
+		} else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) {
+			o.recursive = true;
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
+			o.force = true;
+		} else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) {
+			o.keep_going = true;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			o.quiet = true;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			o.verbose = true;
+		} else if (!strcmp(a, "-Werror")) {
+			o.werror = true;
+		} else if (!strcmp(a, "-W")) {
+			if (TAKES_VALUE) {
+				if (strcmp(v, "error")) rc = usage_error("-W takes 'error', not '%s'", v);
+				o.werror = true;
+			}
+		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || (!strncmp(a, "-j", 2) && a[2])) {
+			const char *n = a[2] && a[1] == 'j' ? a + 2 : (TAKES_VALUE ? v : NULL);
+			if (n && !parse_number(n, 1, 256, &num)) rc = usage_error("-j wants a number of jobs from 1 to 256, not '%s'", n);
+			else if (n) o.jobs = (unsigned)num;
+		} else if (!strcmp(a, "--depfile")) {
+			if (TAKES_VALUE) o.depfile = v;
+		} else if (!strcmp(a, "--max-warnings")) {
+			if (TAKES_VALUE) {
+				if (!parse_number(v, 0, 1e9, &num)) rc = usage_error("--max-warnings wants a count, not '%s'", v);
+				o.max_warnings = (size_t)num;
+			}
+		} else if (!strcmp(a, "--encoding")) {
+			if (TAKES_VALUE) {
+				o.dopts.encoding = v;
+				explicit_encoding = true;
+				if (strcmp(v, "keyvalues2") && strcmp(v, "keyvalues2_flat") && strcmp(v, "binary"))
+					rc = usage_error("--encoding is keyvalues2, keyvalues2_flat or binary, not '%s'", v);
+			}
+		} else if (!strcmp(a, "--encoding-version")) {
+			if (TAKES_VALUE) {
+				if (!parse_number(v, 1, 9, &num) || num != (int)num)
+					rc = usage_error("--encoding-version is 1 to 4 (keyvalues2) or 1 to 5 or 9 (binary), not '%s'", v);
+				o.dopts.encoding_version = (int)num;
+				explicit_version = true;
+			}
+		} else if (!strcmp(a, "--model-version")) {
+			if (TAKES_VALUE) {
+				if (!parse_number(v, 1, 22, &num) || (num != 1 && num != 15 && num != 18 && num != 22))
+					rc = usage_error("--model-version is 1, 15, 18 or 22, not '%s'", v);
+				o.mopts.model_version = (int)num;
+				explicit_model = true;
+			}
+		} else if (!strcmp(a, "--target")) {
+			if (TAKES_VALUE) target = v;
+		} else if (!strcmp(a, "--scale")) {
+			if (TAKES_VALUE && (!parse_number(v, 1e-9, 1e6, &o.scale)))
+				rc = usage_error("--scale wants a positive number, not '%s'", v);
+		} else if (!strcmp(a, "--up-axis")) {
+			if (TAKES_VALUE) {
+				if (strlen(v) != 1 || (v[0] != 'X' && v[0] != 'Y' && v[0] != 'Z')) rc = usage_error("--up-axis is X, Y or Z, not '%s'", v);
+				o.up_axis = v[0];
+			}
+		} else if (!strcmp(a, "--goldsrc")) {
+			o.wopts.goldsrc = true;
+		} else if (!strcmp(a, "--clips")) {
+			o.clips = true;
+		} else if (!strcmp(a, "--clip")) {
+			if (TAKES_VALUE) o.clip_name = v;
+		} else if (!strcmp(a, "--vta")) {
+			if (TAKES_VALUE) o.vta = v;
+		} else if (!strcmp(a, "--keys")) {
+			if (TAKES_VALUE) {
+				if (!strcmp(v, "all")) o.mopts.all_keys = true;
+				else if (strcmp(v, "reduce")) rc = usage_error("--keys is all or reduce, not '%s'", v);
+			}
+		} else if (!strcmp(a, "--key-tolerance")) {
+			if (TAKES_VALUE && !parse_number(v, 0, 1e6, &o.mopts.key_tolerance))
+				rc = usage_error("--key-tolerance wants a number of units (0: exact), not '%s'", v);
+		} else if (!strcmp(a, "--fps") || !strcmp(a, "--frame-rate")) {
+			if (TAKES_VALUE && !parse_number(v, 1e-6, 10000, &o.ropts.frame_rate))
+				rc = usage_error("--fps wants a number in (0, 10000], not '%s'", v);
+		} else if (!strcmp(a, "--lf")) {
+			o.wopts.lf_line_ends = true;
+		} else {
+			rc = usage_error("unknown option '%s'", a);
+		}
+#undef TAKES_VALUE
+	}
+	if (rc >= 0) {
+		free(inputs);
+		return rc;
+	}
+	if (target) {
+		/* Decision 4: each engine branch's encoding and model format. */
+		static const struct {
+			const char *name;
+			int encoding, model;
+		} targets[] = { { "sdk2013", 2, 1 }, { "tf2", 2, 1 },   { "gmod", 2, 1 },  { "l4d2", 4, 15 },
+			            { "portal2", 5, 18 }, { "csgo", 5, 18 }, { "sfm", 5, 18 }, { "source2", 9, 22 } };
+		size_t t = 0;
+		while (t < sizeof(targets) / sizeof(targets[0]) && strcmp(targets[t].name, target)) t++;
+		if (t == sizeof(targets) / sizeof(targets[0])) {
+			free(inputs);
+			return usage_error("unknown --target '%s' (sdk2013, tf2, gmod, l4d2, portal2, csgo, sfm, source2)", target);
+		}
+		if (!explicit_encoding) o.dopts.encoding = "binary";
+		if (!explicit_version && (!explicit_encoding || !strcmp(o.dopts.encoding, "binary")))
+			o.dopts.encoding_version = targets[t].encoding;
+		if (!explicit_model) o.mopts.model_version = targets[t].model;
+	}
+	const char *problem = NULL;
+	if (!nin) problem = "no input";
+	else if (o.out && o.outdir) problem = "-o and -d together: -o names one output, -d a directory for several";
+	else if (o.out && o.to) problem = "-o and --to together: the output's extension already says its kind";
+	else if (o.clips && o.outdir) problem = "--clips writes one DMX: name it with -o, not -d";
+	if (problem) {
+		free(inputs);
+		return usage_error("%s", problem);
+	}
+	if (o.out && strcmp(o.out, "-")) {
+		const char *ext = path_extension(o.out);
+		bool ok = TOOL == TOOL_SMD2DMX ? !strcasecmp(ext, "dmx")
+		        : TOOL == TOOL_DMX2SMD ? is_smd_family(ext)
+		                               : is_smd_family(ext) || !strcasecmp(ext, "dmx");
+		if (!ok) {
+			fprintf(stderr, "%s: error: '%s': the output must be %s\n", NAME, o.out,
+			        TOOL == TOOL_SMD2DMX ? ".dmx" : TOOL == TOOL_DMX2SMD ? ".smd, .sma, .phys or .vta" : ".smd, .sma, .phys, .vta or .dmx");
+			free(inputs);
+			return EXIT_USAGE;
+		}
+	}
+	if (o.to && TOOL != TOOL_SMDMX) {
+		bool ok = TOOL == TOOL_SMD2DMX ? !strcasecmp(o.to, "dmx") : is_smd_family(o.to);
+		if (!ok) {
+			free(inputs);
+			return usage_error("--to %s does not fit this program", o.to);
+		}
+	}
+	if (o.outdir) {
+		size_t len = strlen(o.outdir);
+		while (len > 1 && o.outdir[len - 1] == '/') len--;
+		char *dir = xasprintf("%.*s", (int)len, o.outdir);
+		o.outdir = dir;
+		int r = batch_main(&o, inputs, nin);
+		free(dir);
+		free(inputs);
+		return r;
+	}
+	int r = batch_main(&o, inputs, nin);
+	free(inputs);
+	return r;
+}
+
+#if !defined(SMDMX_TOOL_SMD2DMX) && !defined(SMDMX_TOOL_DMX2SMD)
+static bool stdout_write(void *user, const void *data, size_t size)
+{
+	(void)user;
+	return fwrite(data, 1, size, stdout) == size;
+}
+
+static int cmd_dump(int argc, char **argv)
+{
+	const char *in = NULL;
+	bool full = false;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--full")) full = true;
+		else if (!strcmp(argv[i], "--help")) {
+			puts("usage: smdmx dump FILE.dmx [--full]\nLists a DMX file's elements and attributes; arrays are shortened unless --full.");
+			return EXIT_OK;
+		} else if (argv[i][0] == '-' && argv[i][1]) return usage_error("unknown option '%s'", argv[i]);
+		else if (!in) in = argv[i];
+		else return usage_error("more than one input ('%s')", argv[i]);
+	}
+	if (!in) return usage_error("dump needs a file");
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err);
+	diag_buf d = { 0 };
+	if (!dm) {
+		diag_error(&d, in, &err);
+		fputs(d.text ? d.text : "", stderr);
+		diag_free(&d);
+		return EXIT_FAILED;
+	}
+	bool ok = smdmx_dm_dump(dm, full, stdout_write, NULL, &err);
+	smdmx_dm_free(dm);
+	if (fflush(stdout) != 0) ok = false;
+	if (!ok) fprintf(stderr, "%s: error: cannot write the dump\n", NAME);
+	return ok ? EXIT_OK : EXIT_FAILED;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+#if !defined(SMDMX_TOOL_SMD2DMX) && !defined(SMDMX_TOOL_DMX2SMD)
+	if (argc < 2) {
+		print_help(stderr);
+		return EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		print_help(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("smdmx %s\n", SMDMX_VERSION_STRING);
+		return EXIT_OK;
+	}
+	if (!strcmp(cmd, "convert")) return convert_main(argc - 2, argv + 2);
+	if (!strcmp(cmd, "dump")) return cmd_dump(argc - 2, argv + 2);
+	if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
+	return usage_error("unknown command '%s'", cmd);
+#else
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s [options] INPUT... [-o OUT | -d DIR] (try '%s --help')\n", NAME, NAME);
+		return EXIT_USAGE;
+	}
+	return convert_main(argc - 1, argv + 1);
+#endif
+}

@@ -1,0 +1,306 @@
+/* Paths, and outputs written all or nothing: each output goes to a temporary file in its
+ * target directory and is renamed into place when the whole job succeeded. Temporary files
+ * are removed on failure and on SIGINT, SIGTERM and SIGHUP. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* ---- paths ------------------------------------------------------------------------------- */
+
+const char *path_extension(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	const char *dot = strrchr(base, '.');
+	return dot && dot != base ? dot + 1 : "";
+}
+
+bool is_smd_family(const char *ext)
+{
+	return !strcasecmp(ext, "smd") || !strcasecmp(ext, "sma") || !strcasecmp(ext, "phys") || !strcasecmp(ext, "vta");
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p;
+	int n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	return p;
+}
+
+static size_t stem_length(const char *path)
+{
+	const char *ext = path_extension(path);
+	return *ext ? (size_t)(ext - path) - 1 : strlen(path);
+}
+
+char *path_with_extension(const char *path, const char *ext)
+{
+	return xasprintf("%.*s.%s", (int)stem_length(path), path, ext);
+}
+
+char *path_with_suffix(const char *path, const char *suffix)
+{
+	const char *ext = path_extension(path);
+	return xasprintf("%.*s_%s%s%s", (int)stem_length(path), path, suffix, *ext ? "." : "", ext);
+}
+
+bool make_parent_dirs(const char *path, char *why, size_t why_size)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/') continue;
+		*s = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+			snprintf(why, why_size, "cannot create the directory '%s': %s", p, strerror(errno));
+			free(p);
+			return false;
+		}
+		*s = '/';
+	}
+	free(p);
+	return true;
+}
+
+/* ---- cleanup on signals ------------------------------------------------------------------ */
+
+/* Temporary files in flight, for the signal handler: fixed slots, so that the handler only
+ * reads memory that stays valid. A file without a slot (more than SLOTS at once) is still
+ * removed on every failure, only not on a signal. */
+enum { SLOTS = 128 };
+static char slot_path[SLOTS][PATH_MAX];
+static volatile sig_atomic_t slot_used[SLOTS];
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+static mode_t file_mode = 0644;
+
+static int slot_take(const char *path)
+{
+	if (strlen(path) >= PATH_MAX) return -1;
+	pthread_mutex_lock(&slot_lock);
+	int s = 0;
+	while (s < SLOTS && slot_used[s]) s++;
+	if (s < SLOTS) {
+		strcpy(slot_path[s], path);
+		slot_used[s] = 1;
+	}
+	pthread_mutex_unlock(&slot_lock);
+	return s < SLOTS ? s : -1;
+}
+
+static void slot_release(int s)
+{
+	if (s < 0) return;
+	pthread_mutex_lock(&slot_lock);
+	slot_used[s] = 0;
+	pthread_mutex_unlock(&slot_lock);
+}
+
+static void on_signal(int sig)
+{
+	for (int s = 0; s < SLOTS; s++)
+		if (slot_used[s]) unlink(slot_path[s]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void output_init(void)
+{
+	mode_t mask = umask(0);
+	umask(mask);
+	file_mode = 0666 & ~mask;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* Past RLIMIT_FSIZE, write() fails with EFBIG and the job cleans up, rather than the
+	 * process dying with its temporary files left behind. */
+	signal(SIGXFSZ, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- outputs ----------------------------------------------------------------------------- */
+
+bool output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size)
+{
+	if (!strcmp(path, "-")) return true;
+	struct stat so;
+	if (stat(path, &so) != 0) return true; /* nothing there yet */
+	for (size_t i = 0; i < input_count; i++) {
+		struct stat si;
+		if (inputs[i] && strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev &&
+		    si.st_ino == so.st_ino) {
+			snprintf(why, why_size, "the output '%s' is the input '%s'", path, inputs[i]);
+			return false;
+		}
+	}
+	if (S_ISDIR(so.st_mode)) {
+		snprintf(why, why_size, "the output '%s' is a directory", path);
+		return false;
+	}
+	if (!force) {
+		snprintf(why, why_size, "'%s' exists (--force overwrites it)", path);
+		return false;
+	}
+	return true;
+}
+
+output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
+{
+	output *grown = realloc(set->items, (set->count + 1) * sizeof(*grown));
+	if (!grown) {
+		snprintf(why, why_size, "out of memory");
+		return NULL;
+	}
+	set->items = grown;
+	output *out = &set->items[set->count];
+	memset(out, 0, sizeof(*out));
+	out->slot = -1;
+	if (!strcmp(path, "-")) {
+		out->path = xstrdup(path);
+		out->fd = STDOUT_FILENO;
+		set->count++;
+		return out;
+	}
+	const char *slash = strrchr(path, '/');
+	out->tmp = slash ? xasprintf("%.*s.%s.XXXXXX", (int)(slash - path + 1), path, slash + 1)
+	                 : xasprintf(".%s.XXXXXX", path);
+	out->fd = mkostemp(out->tmp, O_CLOEXEC);
+	if (out->fd < 0) {
+		snprintf(why, why_size, "cannot write '%s': %s", path, strerror(errno));
+		free(out->tmp);
+		return NULL;
+	}
+	out->slot = slot_take(out->tmp);
+	fchmod(out->fd, file_mode);
+	out->path = xstrdup(path);
+	set->count++;
+	return out;
+}
+
+bool output_write(void *user, const void *data, size_t size)
+{
+	output *out = user;
+	const char *p = data;
+	while (size) {
+		ssize_t n = write(out->fd, p, size);
+		if (n < 0) {
+			if (errno == EINTR) continue;
+			out->errnum = errno;
+			return false;
+		}
+		p += n;
+		size -= (size_t)n;
+	}
+	return true;
+}
+
+static void output_drop(output *out)
+{
+	if (out->tmp) {
+		if (out->fd >= 0) close(out->fd);
+		unlink(out->tmp);
+		slot_release(out->slot);
+	}
+	free(out->tmp);
+	free(out->path);
+	out->tmp = out->path = NULL;
+	out->fd = -1;
+}
+
+void outputs_abort(outputs *set)
+{
+	for (size_t i = 0; i < set->count; i++) output_drop(&set->items[i]);
+	free(set->items);
+	set->items = NULL;
+	set->count = 0;
+}
+
+/* Renames without replacing an existing file: renameat2 where the file system has it, else
+ * a hard link (which fails on an existing name) and an unlink. */
+static int rename_noreplace(const char *from, const char *to)
+{
+#ifdef RENAME_NOREPLACE
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
+	if (errno != EINVAL && errno != ENOSYS) return -1;
+#endif
+	if (link(from, to) != 0) return -1;
+	unlink(from);
+	return 0;
+}
+
+bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *why, size_t why_size)
+{
+	/* Close (and so flush) everything first: a late write error fails the whole set. */
+	for (size_t i = 0; i < set->count; i++) {
+		output *out = &set->items[i];
+		if (!out->tmp) continue;
+		int fd = out->fd;
+		out->fd = -1;
+		if (close(fd) != 0) {
+			snprintf(why, why_size, "cannot write '%s': %s", out->path, strerror(errno));
+			outputs_abort(set);
+			return false;
+		}
+	}
+	size_t done = 0;
+	for (; done < set->count; done++) {
+		output *out = &set->items[done];
+		if (!out->tmp) continue;
+		int rc = set->force ? rename(out->tmp, out->path) : rename_noreplace(out->tmp, out->path);
+		if (rc != 0) {
+			if (errno == EEXIST) snprintf(why, why_size, "'%s' exists (--force overwrites it)", out->path);
+			else snprintf(why, why_size, "cannot write '%s': %s", out->path, strerror(errno));
+			break;
+		}
+	}
+	if (done < set->count) {
+		/* Take back what this job already put in place: all or nothing. */
+		for (size_t i = 0; i < done; i++)
+			if (set->items[i].tmp) unlink(set->items[i].path);
+		outputs_abort(set);
+		return false;
+	}
+	char **list = realloc(*written, (*written_count + set->count) * sizeof(char *));
+	for (size_t i = 0; i < set->count; i++) {
+		output *out = &set->items[i];
+		slot_release(out->slot);
+		free(out->tmp);
+		if (list) list[(*written_count)++] = out->path;
+		else free(out->path);
+	}
+	if (list) *written = list;
+	free(set->items);
+	set->items = NULL;
+	set->count = 0;
+	return true;
+}
