@@ -437,8 +437,10 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 			if (!o->keep_going) b.stop = true;
 		}
 	}
+	/* One worker takes the inputs in order; several start the biggest first, so that no
+	 * large file is left to run alone at the end. */
 	sort_plan = &p;
-	qsort(b.order, p.count, sizeof(size_t), by_size);
+	if (workers > 1) qsort(b.order, p.count, sizeof(size_t), by_size);
 	pthread_t threads[256];
 	unsigned started = 0;
 	for (unsigned t = 1; t < workers; t++) {

@@ -1,0 +1,243 @@
+#!/bin/sh
+# The programs as build scripts use them: exit codes, message format, batches, atomic output,
+# determinism, depfiles, info. One group of cases per meson test.
+# usage: cli_batch.sh GROUP BUILD_DIR SOURCE_ROOT
+set -u
+group=$1
+build=$(cd "$2" && pwd)
+root=$(cd "$3" && pwd)
+smdmx=$build/smdmx
+smd2dmx=$build/smd2dmx
+dmx2smd=$build/dmx2smd
+corpus=$root/../shared/corpus
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+check() { # name want got
+	if [ "$2" = "$3" ]; then pass=$((pass + 1)); else printf 'FAIL: %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fail=$((fail + 1)); fi
+}
+# Files in a directory tree, sorted, one line: what a failure must not leave behind.
+files() { (cd "$1" && find . -type f | sort | tr '\n' ' '); }
+sample=$root/testdata/sample
+
+case $group in
+exit-codes)
+	for p in smdmx smd2dmx dmx2smd; do
+		"$build/$p" --help >"$tmp/out" 2>&1
+		check "$p --help exits 0" 0 $?
+		check "$p --help says exit codes" 1 "$(grep -c '^exit codes: 0 success, 1 at least one file failed, 2 a usage error$' "$tmp/out")"
+		check "$p --version" "$p 0.1.0" "$("$build/$p" --version)"
+		"$build/$p" >/dev/null 2>&1
+		check "$p without arguments" 2 $?
+	done
+	"$smd2dmx" --frobnicate x.smd 2>"$tmp/err"
+	check "unknown option" 2 $?
+	check "unknown option message" "smd2dmx: error: unknown option '--frobnicate' (try 'smd2dmx --help')" "$(cat "$tmp/err")"
+	mkdir "$tmp/w"
+	"$smd2dmx" "$sample/arm.smd" "$sample/arm_wave.smd" -o "$tmp/w/x.dmx" 2>"$tmp/err"
+	check "-o with two inputs" 2 $?
+	check "-o with two inputs leaves nothing" "" "$(files "$tmp/w")"
+	"$smd2dmx" "$sample/arm.smd" -o "$tmp/x.dmx" -d "$tmp" 2>/dev/null
+	check "-o and -d" 2 $?
+	"$smd2dmx" "$sample" -d "$tmp/o" 2>"$tmp/err"
+	check "a directory without -r" 2 $?
+	check "a directory without -r: message" "smd2dmx: error: '$sample' is a directory (-r converts the files below it)" "$(cat "$tmp/err")"
+	"$smd2dmx" -j 0 "$sample/arm.smd" 2>/dev/null
+	check "-j 0" 2 $?
+	"$smd2dmx" "$root/testdata/bad/bad_number.smd" -o "$tmp/bad.dmx" 2>"$tmp/err"
+	check "bad input exits 1" 1 $?
+	check "compiler format" "$root/testdata/bad/bad_number.smd:7:5: error: expected position y" "$(cat "$tmp/err")"
+	"$dmx2smd" "$tmp/missing.dmx" -o "$tmp/w/m.smd" 2>"$tmp/err"
+	check "missing input exits 1" 1 $?
+	check "missing input message" "$tmp/missing.dmx: error: cannot open: No such file or directory" "$(cat "$tmp/err")"
+	check "nothing written" "" "$(files "$tmp/w")"
+	;;
+
+batch)
+	mkdir -p "$tmp/src/a/b" "$tmp/src/c"
+	cp "$sample/arm.smd" "$tmp/src/a/1.smd"
+	cp "$root/testdata/bad/bad_number.smd" "$tmp/src/a/2.smd"
+	cp "$sample/arm_wave.smd" "$tmp/src/a/b/3.smd"
+	cp "$sample/arm.smd" "$tmp/src/c/4.smd"
+	cp "$sample/arm.vta" "$tmp/src/c/4.vta"
+	echo "not a model" >"$tmp/src/c/notes.txt"
+	"$smd2dmx" -j1 -r "$tmp/src" -d "$tmp/out" 2>"$tmp/err"
+	check "a failure stops the batch" 1 $?
+	check "converted before the failure, nothing after" "./a/1.dmx " "$(files "$tmp/out")"
+	check "stop message" "smd2dmx: error: stopped after the first failure: 2 of 4 inputs not converted (--keep-going converts the rest)" "$(tail -n 1 "$tmp/err")"
+	rm -rf "$tmp/out"
+	"$smd2dmx" -j2 -k -r "$tmp/src" -d "$tmp/out" 2>"$tmp/err"
+	check "--keep-going exits 1" 1 $?
+	check "--keep-going converts the rest, mirrored; the VTA goes into 4.dmx" "./a/1.dmx ./a/b/3.dmx ./c/4.dmx " "$(files "$tmp/out")"
+	check "--keep-going summary" "smd2dmx: error: 1 of 4 inputs failed" "$(tail -n 1 "$tmp/err")"
+	check "the failure in the compiler format" "$tmp/src/a/2.smd:7:5: error: expected position y" "$(head -n 1 "$tmp/err")"
+	check "4.dmx has the shapes" 1 "$("$smdmx" info --json "$tmp/out/c/4.dmx" | grep -c '"flex_shapes": 1')"
+	"$dmx2smd" -r "$tmp/out" -d "$tmp/back" -q
+	check "dmx2smd of the tree" 0 $?
+	check "dmx2smd mirrors, VTA beside" "./a/1.smd ./a/b/3.smd ./c/4.smd ./c/4.vta " "$(files "$tmp/back")"
+	# Outputs beside the inputs when there is neither -o nor -d.
+	cp "$sample/arm.smd" "$tmp/beside.smd"
+	"$smd2dmx" "$tmp/beside.smd"
+	check "output beside the input" 0 $?
+	check "beside: written" "yes" "$([ -f "$tmp/beside.dmx" ] && echo yes)"
+	# Two inputs that would write one output fail, the others still run with -k.
+	mkdir -p "$tmp/x" "$tmp/y"
+	cp "$sample/arm.smd" "$tmp/x/m.smd"
+	cp "$sample/arm.smd" "$tmp/y/m.smd"
+	cp "$sample/arm_wave.smd" "$tmp/y/w.smd"
+	"$smd2dmx" -k "$tmp/x/m.smd" "$tmp/y/m.smd" "$tmp/y/w.smd" -d "$tmp/flat" 2>"$tmp/err"
+	check "colliding outputs" 1 $?
+	check "colliding outputs: the rest converted" "./w.dmx " "$(files "$tmp/flat")"
+	check "colliding outputs: message" "$tmp/x/m.smd: error: '$tmp/flat/m.dmx' would also be written from '$tmp/y/m.smd'" "$(head -n 1 "$tmp/err")"
+	# Standard input and output.
+	"$smd2dmx" - <"$sample/arm.smd" >"$tmp/pipe.dmx"
+	check "stdin to stdout" 0 $?
+	check "stdout holds a DMX" "<!-- dmx encoding keyvalues2 1 format model 18 -->" "$(head -n 1 "$tmp/pipe.dmx")"
+	"$dmx2smd" - -o - <"$tmp/pipe.dmx" >"$tmp/pipe.smd"
+	check "dmx2smd stdin to stdout" 0 $?
+	"$smdmx" convert "$sample/arm.smd" -o "$tmp/direct.smd"
+	cmp -s "$tmp/pipe.smd" "$tmp/direct.smd"
+	check "through pipes, the same SMD" 0 $?
+	;;
+
+diagnostics)
+	printf 'version 2\nnodes\n0 "root" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nm\n0 0 0 0 0 0 1 0 0 1 0 0.5\n0 1 0 0 0 0 1 0 0 1 0 0.5\n0 0 1 0 0 0 1 0 0 1 0 0.5\nend\n' >"$tmp/w.smd"
+	"$smd2dmx" "$tmp/w.smd" -o "$tmp/w.dmx" 2>"$tmp/err"
+	check "warnings do not fail" 0 $?
+	check "two warnings" 2 "$(grep -c ': warning: ' "$tmp/err")"
+	check "warning format" "$tmp/w.smd:1:9: warning:" "$(head -n 1 "$tmp/err" | cut -d' ' -f1-2)"
+	"$smd2dmx" "$tmp/w.smd" -o "$tmp/w1.dmx" --max-warnings 1 2>"$tmp/err"
+	check "--max-warnings 1 shows one" 1 "$(grep -c ': warning: ' "$tmp/err")"
+	check "--max-warnings counts the rest" "$tmp/w.smd: note: 1 more warning not shown (--max-warnings)" "$(tail -n 1 "$tmp/err")"
+	"$smd2dmx" "$tmp/w.smd" -o "$tmp/w2.dmx" -q 2>"$tmp/err"
+	check "-q: no warnings" "" "$(cat "$tmp/err")"
+	"$smd2dmx" "$tmp/w.smd" -o "$tmp/w3.dmx" -W error 2>"$tmp/err"
+	check "-W error fails" 1 $?
+	check "-W error: nothing written" "no" "$([ -e "$tmp/w3.dmx" ] && echo yes || echo no)"
+	check "-W error message" "$tmp/w.smd: error: warnings are errors (-W error)" "$(tail -n 1 "$tmp/err")"
+	"$smd2dmx" "$tmp/w.smd" -o "$tmp/w4.dmx" -Werror 2>/dev/null
+	check "-Werror" 1 $?
+	"$smd2dmx" "$tmp/w.smd" -o "$tmp/w5.dmx" -W nonsense 2>/dev/null
+	check "-W takes only error" 2 $?
+	;;
+
+atomic)
+	cp "$sample/arm.smd" "$tmp/arm.smd"
+	echo "keep me" >"$tmp/arm.dmx"
+	"$smd2dmx" "$tmp/arm.smd" 2>"$tmp/err"
+	check "an existing output is an error" 1 $?
+	check "existing output message" "$tmp/arm.dmx: error: '$tmp/arm.dmx' exists (--force overwrites it)" "$(cat "$tmp/err")"
+	check "the existing output is untouched" "keep me" "$(cat "$tmp/arm.dmx")"
+	"$smd2dmx" "$root/testdata/bad/bad_number.smd" -o "$tmp/arm.dmx" --force 2>/dev/null
+	check "a failed conversion with --force" 1 $?
+	check "a failed conversion leaves the old output" "keep me" "$(cat "$tmp/arm.dmx")"
+	"$smd2dmx" "$tmp/arm.smd" --force
+	check "--force overwrites" 0 $?
+	check "--force: the new output" "<!-- dmx encoding keyvalues2 1 format model 18 -->" "$(head -n 1 "$tmp/arm.dmx")"
+	"$smdmx" convert "$tmp/arm.smd" -o "$tmp/arm.smd" --force 2>"$tmp/err"
+	check "the output is the input, even with --force" 1 $?
+	check "the input is intact" "" "$(cmp "$tmp/arm.smd" "$sample/arm.smd")"
+	ln -s arm.smd "$tmp/link.smd"
+	"$smdmx" convert "$tmp/arm.smd" -o "$tmp/link.smd" --force 2>"$tmp/err"
+	check "the output is the input through a link" 1 $?
+	check "link message" "$tmp/link.smd: error: the output '$tmp/link.smd' is the input '$tmp/arm.smd'" "$(cat "$tmp/err")"
+	before=$(files "$tmp")
+	# A failing write: past the file size limit (SIGXFSZ is ignored, write fails with EFBIG).
+	(ulimit -f 2 && "$smd2dmx" "$tmp/arm.smd" -o "$tmp/big.dmx" --keys all --encoding keyvalues2_flat 2>"$tmp/err.fsz")
+	rc=$?
+	check "a failing write exits 1" 1 $rc
+	check "a failing write: its message" "$tmp/big.dmx: error: cannot write: File too large" "$(cat "$tmp/err.fsz")"
+	rm -f "$tmp/err.fsz"
+	check "a failing write leaves nothing" "$before" "$(files "$tmp")"
+	# A directory that is not there, and a path through a file.
+	"$smd2dmx" "$tmp/arm.smd" -o "$tmp/nodir/x.dmx" 2>"$tmp/err"
+	check "no such directory" 1 $?
+	check "no such directory: message" "$tmp/nodir/x.dmx: error: cannot write '$tmp/nodir/x.dmx': No such file or directory" "$(cat "$tmp/err")"
+	"$smd2dmx" "$tmp/arm.smd" -o "$tmp/arm.smd/x.dmx" 2>/dev/null
+	check "a path through a file" 1 $?
+	check "nothing left behind" "$before" "$(files "$tmp")"
+	# An unwritable directory (as root, permissions do not bind: run as nobody when possible).
+	mkdir "$tmp/ro"
+	chmod 555 "$tmp/ro"
+	run_as=""
+	if [ "$(id -u)" = 0 ]; then
+		chmod 755 "$tmp"
+		if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$smd2dmx" 2>/dev/null &&
+			setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$tmp/arm.smd" 2>/dev/null; then
+			run_as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+		else
+			run_as="skip"
+		fi
+	fi
+	if [ "$run_as" != skip ]; then
+		$run_as "$smd2dmx" "$tmp/arm.smd" -o "$tmp/ro/x.dmx" 2>"$tmp/err"
+		check "an unwritable directory" 1 $?
+		check "unwritable: message" "$tmp/ro/x.dmx: error: cannot write '$tmp/ro/x.dmx': Permission denied" "$(cat "$tmp/err")"
+		check "unwritable: nothing inside" "" "$(ls -A "$tmp/ro")"
+	else
+		echo "note: the unwritable-directory case needs setpriv and a build directory readable by nobody; skipped"
+	fi
+	;;
+
+determinism)
+	[ -d "$corpus" ] || { echo "FAIL: corpus directory $corpus is missing"; exit 1; }
+	"$smd2dmx" -r "$corpus" -d "$tmp/j1" -k -j1 2>"$tmp/e1"
+	check "corpus batch -j1" 1 $?
+	"$smd2dmx" -r "$corpus" -d "$tmp/j2" -k -j2 2>"$tmp/e2"
+	check "corpus batch -j2" 1 $?
+	diff -r "$tmp/j1" "$tmp/j2" >/dev/null
+	check "-j1 and -j2 write identical files" 0 $?
+	check "-j1 and -j2 print identical diagnostics" "$(cat "$tmp/e1")" "$(sed "s|$tmp/j2|$tmp/j1|g" "$tmp/e2")"
+	check "some outputs" yes "$([ "$(find "$tmp/j1" -name '*.dmx' | wc -l)" -gt 20 ] && echo yes)"
+	"$smd2dmx" -r "$corpus" -d "$tmp/j3" -k -j2 -q 2>/dev/null
+	diff -r "$tmp/j1" "$tmp/j3" >/dev/null
+	check "a second -j2 run is identical" 0 $?
+	"$dmx2smd" -r "$corpus" -d "$tmp/d1" -k -j1 -q 2>/dev/null
+	"$dmx2smd" -r "$corpus" -d "$tmp/d2" -k -j2 -q 2>/dev/null
+	diff -r "$tmp/d1" "$tmp/d2" >/dev/null
+	check "dmx2smd -j1 and -j2 identical" 0 $?
+	;;
+
+depfile)
+	mkdir "$tmp/in dir"
+	cp "$sample/arm.smd" "$sample/arm.vta" "$sample/arm_wave.smd" "$tmp/in dir/"
+	cd "$tmp" || exit 1
+	"$smd2dmx" "in dir/arm.smd" "in dir/arm.vta" "in dir/arm_wave.smd" -d out --depfile deps.d
+	check "depfile run" 0 $?
+	check "depfile lines" "out/arm.dmx: in\\ dir/arm.smd in\\ dir/arm.vta|out/arm_wave.dmx: in\\ dir/arm_wave.smd|" "$(tr '\n' '|' <deps.d)"
+	"$dmx2smd" out/arm.dmx -o 'back$.smd' --depfile back.d
+	check "depfile with the VTA beside" 'back$$.smd back$$.vta: out/arm.dmx' "$(cat back.d)"
+	"$smd2dmx" "in dir/arm.smd" -o out/arm.dmx --depfile fail.d 2>/dev/null
+	check "no depfile when a file failed" "1 no" "$? $([ -e fail.d ] && echo yes || echo no)"
+	;;
+
+info)
+	"$smdmx" info "$sample/arm.smd" >"$tmp/info"
+	check "info exits 0" 0 $?
+	check "info kind" "$sample/arm.smd: reference smd, version 1" "$(head -n 1 "$tmp/info")"
+	check "info joints" "  joints 2" "$(sed -n 2p "$tmp/info")"
+	"$smd2dmx" "$sample/arm_wave.smd" -o "$tmp/wave.dmx" --target sfm
+	"$smdmx" info --json "$tmp/wave.dmx" >"$tmp/info.json"
+	check "info --json exits 0" 0 $?
+	got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["kind"], d["encoding"], d["encoding_version"], d["format_version"], d["joints"], d["clips"][0]["name"], d["clips"][0]["frames"], d["clips"][0]["frame_rate"])' "$tmp/info.json")
+	check "info --json parses, with its values" "animation dmx binary 5 18 2 arm_wave 11 30" "$got"
+	"$smdmx" info --json "$root/testdata/kv2/ok/layout.dmx" >"$tmp/other.json"
+	got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["kind"], d["model"])' "$tmp/other.json")
+	check "info --json of a DMX that is no model" "dmx None" "$got"
+	"$smdmx" info "$root/testdata/bad/bad_number.smd" 2>"$tmp/err" >/dev/null
+	check "info of a bad file" 1 $?
+	check "info error format" "$root/testdata/bad/bad_number.smd:7:5: error: expected position y" "$(cat "$tmp/err")"
+	"$smdmx" info 2>/dev/null
+	check "info without a file" 2 $?
+	;;
+
+*)
+	echo "unknown group $group"
+	exit 2
+	;;
+esac
+
+echo "$group: $pass passed, $fail failed"
+[ "$fail" = 0 ]
