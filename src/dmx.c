@@ -109,8 +109,10 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 		return NULL;
 	}
 	struct stat st;
-	/* A regular file is mapped, not copied: the reader only reads it. */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+	/* A large regular file is mapped, not copied: the reader only reads it. Small files are
+	 * read into memory instead: unmapping costs more than the copy, most of all in a process
+	 * with several threads, where each unmap interrupts the other processors. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > ((off_t)4 << 20)) {
 		if ((uint64_t)st.st_size > limits.max_file_size) {
 			if (fd != 0) close(fd);
 			sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "file larger than %zu bytes", limits.max_file_size);

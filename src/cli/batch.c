@@ -3,6 +3,7 @@
  * a terminal; a summary; a make-style depfile. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <malloc.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -415,6 +416,12 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	plan p = { 0 };
 	if (!make_plan(o, inputs, input_count, &p)) return EXIT_USAGE;
 	output_init();
+#ifdef M_MMAP_THRESHOLD
+	/* A batch allocates and frees models of similar sizes again and again: keep freed memory
+	 * for the next one rather than unmapping it (each unmap interrupts the other workers). */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 	unsigned workers = o->jobs;
 	if (!workers) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);

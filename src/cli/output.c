@@ -74,7 +74,17 @@ char *path_with_suffix(const char *path, const char *suffix)
 
 bool make_parent_dirs(const char *path, char *why, size_t why_size)
 {
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path) return true;
 	char *p = xstrdup(path);
+	p[slash - path] = '\0';
+	struct stat st;
+	bool there = stat(p, &st) == 0 && S_ISDIR(st.st_mode); /* the usual case in a batch */
+	p[slash - path] = '/';
+	if (there) {
+		free(p);
+		return true;
+	}
 	for (char *s = p + 1; *s; s++) {
 		if (*s != '/') continue;
 		*s = '\0';
@@ -98,7 +108,7 @@ enum { SLOTS = 128 };
 static char slot_path[SLOTS][PATH_MAX];
 static volatile sig_atomic_t slot_used[SLOTS];
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
-static mode_t file_mode = 0644;
+static long pid; /* for temporary names; set before any worker starts */
 
 static int slot_take(const char *path)
 {
@@ -132,9 +142,7 @@ static void on_signal(int sig)
 
 void output_init(void)
 {
-	mode_t mask = umask(0);
-	umask(mask);
-	file_mode = 0666 & ~mask;
+	pid = (long)getpid();
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -191,17 +199,25 @@ output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
 		set->count++;
 		return out;
 	}
+	/* A name of our own, created exclusively with the final file's mode (0666 less the
+	 * umask, as any new file): no fchmod afterwards. */
+	static unsigned long counter;
 	const char *slash = strrchr(path, '/');
-	out->tmp = slash ? xasprintf("%.*s.%s.XXXXXX", (int)(slash - path + 1), path, slash + 1)
-	                 : xasprintf(".%s.XXXXXX", path);
-	out->fd = mkostemp(out->tmp, O_CLOEXEC);
-	if (out->fd < 0) {
-		snprintf(why, why_size, "cannot write '%s': %s", path, strerror(errno));
+	for (int attempt = 0;; attempt++) {
+		unsigned long n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+		out->tmp = slash ? xasprintf("%.*s.%s.%ld.%lu.tmp", (int)(slash - path + 1), path, slash + 1, pid, n)
+		                 : xasprintf(".%s.%ld.%lu.tmp", path, pid, n);
+		out->fd = open(out->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (out->fd >= 0) break;
+		int e = errno;
 		free(out->tmp);
-		return NULL;
+		out->tmp = NULL;
+		if (e != EEXIST || attempt == 100) {
+			snprintf(why, why_size, "cannot write '%s': %s", path, strerror(e));
+			return NULL;
+		}
 	}
 	out->slot = slot_take(out->tmp);
-	fchmod(out->fd, file_mode);
 	out->path = xstrdup(path);
 	set->count++;
 	return out;
