@@ -322,18 +322,27 @@ typedef struct cmp {
 	bool dmx_weights;
 	char *diff;
 	size_t diff_size;
+	/* smdmx_scene_diff: every difference goes to fn */
+	smdmx_diff_fn fn;
+	void *user;
+	size_t count;
 } cmp;
 
 static bool differ(cmp *c, const char *fmt, ...) SM_PRINTF(2, 3);
 
 static bool differ(cmp *c, const char *fmt, ...)
 {
-	if (c->diff && c->diff_size) {
-		va_list ap;
-		va_start(ap, fmt);
+	va_list ap;
+	va_start(ap, fmt);
+	if (c->fn) {
+		char msg[512];
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		c->fn(c->user, msg);
+		c->count++;
+	} else if (c->diff && c->diff_size) {
 		vsnprintf(c->diff, c->diff_size, fmt, ap);
-		va_end(ap);
 	}
+	va_end(ap);
 	return false;
 }
 
@@ -595,7 +604,7 @@ static bool compare_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
                          char *diff, size_t diff_size)
 {
-	cmp c = { 0, 1e-6, 0, false, diff, diff_size };
+	cmp c = { 0, 1e-6, 0, false, diff, diff_size, NULL, NULL, 0 };
 	if (options) {
 		c.max_links = options->max_links;
 		c.dmx_weights = options->dmx_weights;
@@ -649,6 +658,209 @@ bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx
 	for (size_t i = 0; i < a->clip_count; i++)
 		if (!compare_clip(&c, a, &a->clips[i], b, &b->clips[i])) return false;
 	return true;
+}
+
+/* ---- listing every difference ---------------------------------------------------------- */
+
+static size_t joint_named(const smdmx_scene *s, const char *name)
+{
+	for (size_t i = 0; i < s->joint_count; i++)
+		if (!strcmp(s->joints[i].name, name)) return i;
+	return SIZE_MAX;
+}
+
+static const char *parent_name(const smdmx_scene *s, uint32_t parent)
+{
+	return parent == SMDMX_NONE ? "" : s->joints[parent].name;
+}
+
+static const smdmx_channel *channel_of(const smdmx_clip *c, size_t joint)
+{
+	for (size_t i = 0; i < c->channel_count; i++)
+		if (c->channels[i].joint == joint) return &c->channels[i];
+	return NULL;
+}
+
+/* A clip pair joint by joint (by name), frame by frame: one difference per joint, with the
+ * first frame and the number of frames that differ. */
+static void diff_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const smdmx_scene *sb, const smdmx_clip *b)
+{
+	if (a->frame_rate != b->frame_rate) differ(c, "clip '%s': %g fps vs %g", a->name, a->frame_rate, b->frame_rate);
+	int64_t fa0 = frame_of(a->start, a->frame_rate), fa1 = frame_of((int64_t)a->start + a->duration, a->frame_rate);
+	int64_t fb0 = frame_of(b->start, b->frame_rate), fb1 = frame_of((int64_t)b->start + b->duration, b->frame_rate);
+	if (fa0 != fb0 || fa1 != fb1)
+		differ(c, "clip '%s': frames %lld to %lld vs %lld to %lld", a->name, (long long)fa0, (long long)fa1, (long long)fb0,
+		       (long long)fb1);
+	int64_t first = fa0 > fb0 ? fa0 : fb0, last = fa1 < fb1 ? fa1 : fb1;
+	if (last - first > 1000000) {
+		differ(c, "clip '%s': too many frames to compare", a->name);
+		return;
+	}
+	for (size_t j = 0; j < sa->joint_count; j++) {
+		size_t k = joint_named(sb, sa->joints[j].name);
+		if (k == SIZE_MAX) continue; /* reported with the joints */
+		const smdmx_channel *x = channel_of(a, j), *y = channel_of(b, k);
+		if (!x && !y) continue;
+		const smdmx_joint *jx = &sa->joints[j], *jy = &sb->joints[k];
+		int64_t bad_first = 0, bad = 0;
+		bool pos = false;
+		for (int64_t f = first; f <= last; f++) {
+			int32_t ta = (int32_t)floor((double)f * 10000.0 / a->frame_rate), tb = (int32_t)floor((double)f * 10000.0 / b->frame_rate);
+			float px[3], py[3], qx[4], qy[4];
+			smdmx_channel none = { 0 };
+			sm_sample_position(x ? x : &none, ta, jx->bind.position, px);
+			sm_sample_position(y ? y : &none, tb, jy->bind.position, py);
+			sm_sample_orientation(x ? x : &none, ta, jx->bind.orientation, qx);
+			sm_sample_orientation(y ? y : &none, tb, jy->bind.orientation, qy);
+			bool pe = vec_equal(c, px, py, 3), re = rot_equal(c, qx, qy);
+			if (pe && re) continue;
+			if (!bad++) {
+				bad_first = f;
+				pos = !pe;
+			}
+		}
+		if (bad)
+			differ(c, "clip '%s' joint '%s': %s differ at frame %lld (%lld of %lld frames differ)", a->name, jx->name,
+			       pos ? "positions" : "orientations", (long long)bad_first, (long long)bad, (long long)(last - first + 1));
+	}
+}
+
+static void ignore_difference(void *user, const char *message)
+{
+	(void)user;
+	(void)message;
+}
+
+size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
+                        smdmx_diff_fn fn, void *user)
+{
+	cmp c = { 0, 1e-6, 0, false, NULL, 0, fn ? fn : ignore_difference, user, 0 };
+	if (options) {
+		c.max_links = options->max_links;
+		c.dmx_weights = options->dmx_weights;
+		c.vtol = options->value_tolerance;
+		if (options->rotation_tolerance > 0) c.rtol = options->rotation_tolerance;
+	}
+	/* Joints by name. */
+	bool animated = options && options->ignore_bind_when_animated && a->clip_count;
+	for (size_t i = 0; i < a->joint_count; i++) {
+		const smdmx_joint *x = &a->joints[i];
+		size_t k = joint_named(b, x->name);
+		if (k == SIZE_MAX) {
+			differ(&c, "joint '%s' only in the first", x->name);
+			continue;
+		}
+		const smdmx_joint *y = &b->joints[k];
+		if (strcmp(parent_name(a, x->parent), parent_name(b, y->parent)))
+			differ(&c, "joint '%s': parent '%s' vs '%s'", x->name, parent_name(a, x->parent), parent_name(b, y->parent));
+		if (animated) continue;
+		if (!vec_equal(&c, x->bind.position, y->bind.position, 3))
+			differ(&c, "joint '%s': bind position (%g %g %g) vs (%g %g %g)", x->name, x->bind.position[0], x->bind.position[1],
+			       x->bind.position[2], y->bind.position[0], y->bind.position[1], y->bind.position[2]);
+		if (!rot_equal(&c, x->bind.orientation, y->bind.orientation))
+			differ(&c, "joint '%s': bind orientations differ", x->name);
+	}
+	for (size_t k = 0; k < b->joint_count; k++)
+		if (joint_named(a, b->joints[k].name) == SIZE_MAX) differ(&c, "joint '%s' only in the second", b->joints[k].name);
+	/* Meshes by name; those left over pair in order when as many are left on each side
+	 * (an SMD's mesh and a DMX's may be named differently). */
+	size_t *pair = malloc((a->mesh_count ? a->mesh_count : 1) * sizeof(size_t));
+	bool *used = calloc(b->mesh_count ? b->mesh_count : 1, 1);
+	uint32_t **maps = calloc(a->mesh_count ? a->mesh_count : 1, sizeof(uint32_t *));
+	if (!pair || !used || !maps) {
+		free(pair);
+		free(used);
+		free(maps);
+		differ(&c, "out of memory");
+		return c.count;
+	}
+	size_t left_a = 0, left_b = b->mesh_count;
+	for (size_t i = 0; i < a->mesh_count; i++) {
+		pair[i] = SIZE_MAX;
+		for (size_t k = 0; k < b->mesh_count; k++)
+			if (!used[k] && !strcmp(a->meshes[i].name, b->meshes[k].name)) {
+				pair[i] = k;
+				used[k] = true;
+				left_b--;
+				break;
+			}
+		left_a += pair[i] == SIZE_MAX;
+	}
+	if (left_a == left_b)
+		for (size_t i = 0, k = 0; i < a->mesh_count; i++) {
+			if (pair[i] != SIZE_MAX) continue;
+			while (used[k]) k++;
+			pair[i] = k;
+			used[k] = true;
+		}
+	for (size_t i = 0; i < a->mesh_count; i++) {
+		if (pair[i] == SIZE_MAX) {
+			differ(&c, "mesh '%s' only in the first", a->meshes[i].name);
+			continue;
+		}
+		maps[i] = malloc((a->meshes[i].corner_count ? a->meshes[i].corner_count : 1) * sizeof(uint32_t));
+		if (!maps[i]) differ(&c, "out of memory");
+		else if (!compare_mesh(&c, a, &a->meshes[i], b, &b->meshes[pair[i]], i, maps[i])) {
+			free(maps[i]);
+			maps[i] = NULL; /* shapes on it cannot be matched corner by corner */
+		}
+	}
+	for (size_t k = 0; k < b->mesh_count; k++)
+		if (!used[k]) differ(&c, "mesh '%s' only in the second", b->meshes[k].name);
+	/* Flex shapes by name, on meshes that matched. */
+	for (size_t i = 0; i < a->flex_shape_count; i++) {
+		const smdmx_flex_shape *fa = &a->flex_shapes[i];
+		size_t k = 0;
+		while (k < b->flex_shape_count && strcmp(b->flex_shapes[k].name, fa->name)) k++;
+		if (k == b->flex_shape_count) differ(&c, "flex shape '%s' only in the first", fa->name);
+		else if (pair[fa->mesh] != b->flex_shapes[k].mesh) differ(&c, "flex shape '%s': on different meshes", fa->name);
+		else if (maps[fa->mesh]) compare_shape(&c, a, fa, b, &b->flex_shapes[k], maps[fa->mesh]);
+	}
+	for (size_t k = 0; k < b->flex_shape_count; k++) {
+		size_t i = 0;
+		while (i < a->flex_shape_count && strcmp(a->flex_shapes[i].name, b->flex_shapes[k].name)) i++;
+		if (i == a->flex_shape_count) differ(&c, "flex shape '%s' only in the second", b->flex_shapes[k].name);
+	}
+	for (size_t i = 0; i < a->mesh_count; i++) free(maps[i]);
+	free(maps);
+	free(pair);
+	free(used);
+	/* Attachments by name. */
+	for (size_t i = 0; i < a->attachment_count; i++) {
+		const smdmx_attachment *x = &a->attachments[i];
+		size_t k = 0;
+		while (k < b->attachment_count && strcmp(b->attachments[k].name, x->name)) k++;
+		if (k == b->attachment_count) {
+			differ(&c, "attachment '%s' only in the first", x->name);
+			continue;
+		}
+		const smdmx_attachment *y = &b->attachments[k];
+		if (strcmp(parent_name(a, x->parent_joint), parent_name(b, y->parent_joint)) || x->rigid != y->rigid ||
+		    x->world_aligned != y->world_aligned || !vec_equal(&c, x->transform.position, y->transform.position, 3) ||
+		    !rot_equal(&c, x->transform.orientation, y->transform.orientation))
+			differ(&c, "attachment '%s' differs", x->name);
+	}
+	for (size_t k = 0; k < b->attachment_count; k++) {
+		size_t i = 0;
+		while (i < a->attachment_count && strcmp(a->attachments[i].name, b->attachments[k].name)) i++;
+		if (i == a->attachment_count) differ(&c, "attachment '%s' only in the second", b->attachments[k].name);
+	}
+	if (options && options->flex_controls) compare_controls(&c, a, b);
+	/* Clips by name. */
+	for (size_t i = 0; i < a->clip_count; i++) {
+		size_t k = 0;
+		while (k < b->clip_count && strcmp(b->clips[k].name, a->clips[i].name)) k++;
+		if (k == b->clip_count && a->clip_count == 1 && b->clip_count == 1) k = 0; /* one clip each: names aside */
+		if (k == b->clip_count) differ(&c, "clip '%s' only in the first", a->clips[i].name);
+		else diff_clip(&c, a, &a->clips[i], b, &b->clips[k]);
+	}
+	if (!(a->clip_count == 1 && b->clip_count == 1))
+		for (size_t k = 0; k < b->clip_count; k++) {
+			size_t i = 0;
+			while (i < a->clip_count && strcmp(a->clips[i].name, b->clips[k].name)) i++;
+			if (i == a->clip_count) differ(&c, "clip '%s' only in the second", b->clips[k].name);
+		}
+	return c.count;
 }
 
 /* ---- VTA onto a reference --------------------------------------------------------------- */

@@ -233,6 +233,87 @@ info)
 	check "info without a file" 2 $?
 	;;
 
+diff)
+	"$smd2dmx" "$sample/arm.smd" -o "$tmp/arm.dmx"
+	"$smdmx" diff "$sample/arm.smd" "$tmp/arm.dmx" >"$tmp/out"
+	check "SMD and its DMX: no difference" 0 $?
+	check "no difference: no output" "" "$(cat "$tmp/out")"
+	"$smd2dmx" "$sample/arm.smd" -o "$tmp/arm2.dmx" --scale 2 --target source2
+	"$smdmx" diff "$sample/arm.smd" "$tmp/arm2.dmx" >"$tmp/out"
+	check "scaled: different" 1 $?
+	check "scaled: the differences" "joint 'lower arm': bind position (10 0 0) vs (20 0 0)|mesh 0 polygon 0: positions differ|2 differences|" "$(tr '\n' '|' <"$tmp/out")"
+	tr -d '\r' <"$sample/arm_wave.smd" | sed '/^time 5$/{n;n;s/^1 10.000000 0.000000 0.000000 0.000000 0.000000 .*/1 10.000000 0.000000 0.000000 0.000000 0.000000 1.000000/}' >"$tmp/wave5.smd"
+	"$smd2dmx" "$sample/arm_wave.smd" -o "$tmp/wave.dmx" --encoding binary
+	"$smdmx" diff "$tmp/wave.dmx" "$tmp/wave5.smd" >"$tmp/out"
+	check "one frame changed" 1 $?
+	check "one frame changed: where" "clip 'arm_wave' joint 'lower arm': orientations differ at frame 5 (1 of 11 frames differ)|1 difference|" "$(tr '\n' '|' <"$tmp/out")"
+	"$smdmx" diff "$tmp/wave.dmx" "$tmp/wave5.smd" -q >"$tmp/out"
+	check "-q: exit only" "1 " "$? $(cat "$tmp/out")"
+	"$smdmx" diff "$tmp/wave.dmx" "$sample/arm_wave.smd" --rotation-tolerance 1e-5
+	check "animation DMX and its SMD" 0 $?
+	"$smdmx" diff "$sample/arm_wave.smd" "$sample/arm.smd" >"$tmp/out"
+	check "animation vs reference" "mesh 'arm' only in the second|clip 'arm_wave' only in the first|2 differences|" "$(tr '\n' '|' <"$tmp/out")"
+	"$smdmx" diff "$sample/arm.smd" "$sample/arm.smd" "$sample/arm.smd" 2>/dev/null
+	check "diff of three files" 2 $?
+	"$smdmx" diff "$sample/arm.smd" "$root/testdata/bad/bad_number.smd" 2>"$tmp/err"
+	check "diff of an unreadable file" 2 $?
+	check "diff: the reading error" "$root/testdata/bad/bad_number.smd:7:5: error: expected position y" "$(cat "$tmp/err")"
+	;;
+
+check)
+	"$smdmx" check "$sample/arm.smd" 2>"$tmp/err"
+	check "a clean model" 0 $?
+	check "a clean model: nothing said" "" "$(cat "$tmp/err")"
+	# 130 bones, a 4-link vertex, weights over 1, a degenerate and a duplicated triangle.
+	{
+		echo "version 1"; echo "nodes"
+		i=0; while [ $i -lt 130 ]; do echo "$i \"b$i\" -1"; i=$((i + 1)); done
+		echo "end"; echo "skeleton"; echo "time 0"
+		i=0; while [ $i -lt 130 ]; do echo "$i 0 0 0 0 0 0"; i=$((i + 1)); done
+		echo "end"; echo "triangles"
+		echo "m"; echo "0 0 0 0 0 0 1 0 0 4 1 0.25 2 0.25 3 0.25 4 0.25"; echo "0 1 0 0 0 0 1 0 0"; echo "0 0 1 0 0 0 1 0 0"
+		echo "m"; echo "0 0 0 0 0 0 1 0 0 4 1 0.25 2 0.25 3 0.25 4 0.25"; echo "0 1 0 0 0 0 1 0 0"; echo "0 0 1 0 0 0 1 0 0"
+		echo "m"; echo "0 0 0 0 0 0 1 0 0"; echo "0 0 0 0 0 0 1 0 0"; echo "0 0 1 0 0 0 1 0 0"
+		echo "m"; echo "0 5 5 5 0 0 1 0 0 2 1 0.7 2 0.7"; echo "0 6 5 5 0 0 1 0 0"; echo "0 5 6 5 0 0 1 0 0"
+		echo "end"
+	} >"$tmp/lint.smd"
+	"$smdmx" check "$tmp/lint.smd" 2>"$tmp/err"
+	check "errors found" 1 $?
+	check "bones over the limit" 1 "$(grep -c "^$tmp/lint.smd: error: 130 bones; sdk2013 takes at most 128$" "$tmp/err")"
+	check "links over the limit" 1 "$(grep -c "warning: mesh 'lint': 1 vertices have more than 3 weight links (up to 4); the target keeps the largest 3$" "$tmp/err")"
+	check "unnormalised" 1 "$(grep -c "warning: mesh 'lint': 1 vertices have weights that do not sum to 1$" "$tmp/err")"
+	check "degenerate" 1 "$(grep -c "warning: mesh 'lint': 1 degenerate triangles (no area)$" "$tmp/err")"
+	check "duplicate" 1 "$(grep -c "warning: mesh 'lint': 1 duplicate triangles$" "$tmp/err")"
+	check "summary" "$tmp/lint.smd: 1 error, 5 warnings" "$(tail -n 1 "$tmp/err")"
+	"$smdmx" check "$tmp/lint.smd" --target source2 2>"$tmp/err"
+	check "source2 takes 130 bones and 4 links" "0 0 0" "$? $(grep -c 'bones' "$tmp/err") $(grep -c 'weight links' "$tmp/err")"
+	# Names QC files cannot hold, and GoldSrc's material names.
+	tr -d '\r' <"$sample/arm.vta" | sed 's/^time 1 # bulge$/time 1 # big bulge/' >"$tmp/spaced.vta"
+	"$smd2dmx" "$sample/arm.smd" --vta "$tmp/spaced.vta" -o "$tmp/spaced.dmx"
+	"$smdmx" check "$tmp/spaced.dmx" 2>"$tmp/err"
+	check "a space in a flex name" 1 $?
+	check "flex name message" "$tmp/spaced.dmx: error: flex shape 'big bulge': a space, quote or control character in its name (QC files cannot hold it)" "$(head -n 1 "$tmp/err")"
+	long=$(printf 'm%.0s' $(seq 70))
+	tr -d '\r' <"$sample/arm.smd" | sed "s/^arm_skin\$/$long/" >"$tmp/long.smd"
+	"$smdmx" check "$tmp/long.smd" --target goldsrc 2>"$tmp/err"
+	check "a GoldSrc material name too long" 1 $?
+	"$smdmx" check "$tmp/long.smd" 2>/dev/null
+	check "the same name is fine for Source" 0 $?
+	# jointCount that does not fit the weights.
+	"$smd2dmx" "$sample/arm.smd" -o "$tmp/jc.dmx"
+	sed 's/"jointCount" "int" "[0-9]*"/"jointCount" "int" "3"/' "$tmp/jc.dmx" >"$tmp/jc3.dmx"
+	"$smdmx" check "$tmp/jc3.dmx" 2>"$tmp/err"
+	check "jointCount against the weights" 1 $?
+	check "jointCount message" 1 "$(grep -c "error: vertex data '.*': jointCount 3 does not fit the weights" "$tmp/err")"
+	# A gap in the frames.
+	tr -d '\r' <"$sample/arm_wave.smd" | sed '/^time 3$/,/^time 4$/{/^time 4$/!d}' >"$tmp/gap.smd"
+	"$smdmx" check "$tmp/gap.smd" 2>"$tmp/err"
+	check "missing frames: a warning" 0 $?
+	check "missing frames: said" 1 "$(grep -c 'warning: .*frame' "$tmp/err")"
+	"$smdmx" check "$tmp/lint.smd" --target quake 2>/dev/null
+	check "check: unknown target" 2 $?
+	;;
+
 *)
 	echo "unknown group $group"
 	exit 2

@@ -271,6 +271,18 @@ typedef struct smdmx_compare_options {
 SMDMX_API bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b,
                          const smdmx_compare_options *options, char *diff, size_t diff_size);
 
+/* Receives one difference found by smdmx_scene_diff, as a sentence. */
+typedef void (*smdmx_diff_fn)(void *user, const char *message);
+
+/* Lists the differences of two scenes by meaning, each once through fn: joints, meshes,
+ * flex shapes, attachments and clips matched by name (meshes left over pair in order),
+ * geometry polygon by polygon and corner by corner, rotations as matrices, animation frame
+ * by frame (one report per joint, with the first frame and the number that differ), and
+ * flex controls with options->flex_controls. A mesh reports its first difference only.
+ * Returns the number of differences: 0 when the scenes are equal. */
+SMDMX_API size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b,
+                                  const smdmx_compare_options *options, smdmx_diff_fn fn, void *user);
+
 /* Gives a reference scene the flex shapes of a VTA scene (decision 10): VTA vertex ids are
  * the face corners in the order the reference's triangles are written, and each shape's
  * absolute targets become deltas against the reference's positions and normals. Corners

@@ -131,5 +131,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count);
 /* ---- commands (inspect.c) -------------------------------------------------------- */
 
 int cmd_info(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

@@ -1,5 +1,6 @@
 /* smdmx info: what a model file holds, as text or JSON. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,4 +193,352 @@ int cmd_info(int argc, char **argv)
 	}
 	unload(&l);
 	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
+}
+
+/* ---- smdmx diff -------------------------------------------------------------------------- */
+
+typedef struct diff_out {
+	size_t shown, limit;
+} diff_out;
+
+static void print_difference(void *user, const char *message)
+{
+	diff_out *d = user;
+	if (d->limit && d->shown >= d->limit) return;
+	d->shown++;
+	printf("%s\n", message);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	const char *paths[2] = { NULL, NULL };
+	size_t npaths = 0;
+	smdmx_compare_options opts;
+	memset(&opts, 0, sizeof(opts));
+	opts.flex_controls = true;
+	diff_out out = { 0, 50 };
+	bool quiet = false;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			puts("usage: smdmx diff A B [--tolerance F] [--rotation-tolerance F] [--max N] [-q]\n"
+			     "Compares two models by meaning, SMD, VTA or DMX in any mix: joints, meshes, flex shapes,\n"
+			     "attachments and clips matched by name; geometry at float32 (or within --tolerance);\n"
+			     "rotations as matrices (entries within --rotation-tolerance, default 1e-6); animation\n"
+			     "frame by frame; flex controllers and rules. Lists the differences (at most --max,\n"
+			     "default 50; 0: all). Exit codes: 0 equal, 1 different, 2 a usage error or a file that\n"
+			     "cannot be read as a model.");
+			return EXIT_OK;
+		} else if (!strcmp(a, "--tolerance") && v) {
+			opts.value_tolerance = strtod(v, &end);
+			if (*end || !(opts.value_tolerance >= 0)) return say("smdmx", "error", "--tolerance wants a number >= 0"), EXIT_USAGE;
+			i++;
+		} else if (!strcmp(a, "--rotation-tolerance") && v) {
+			opts.rotation_tolerance = strtod(v, &end);
+			if (*end || !(opts.rotation_tolerance > 0)) return say("smdmx", "error", "--rotation-tolerance wants a number > 0"), EXIT_USAGE;
+			i++;
+		} else if (!strcmp(a, "--max") && v) {
+			double n = strtod(v, &end);
+			if (*end || !(n >= 0) || n > 1e9) return say("smdmx", "error", "--max wants a count"), EXIT_USAGE;
+			out.limit = (size_t)n;
+			i++;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = true;
+		} else if (a[0] == '-' && a[1]) {
+			say("smdmx", "error", "unknown option '%s' (try 'smdmx diff --help')", a);
+			return EXIT_USAGE;
+		} else if (npaths < 2) {
+			paths[npaths++] = a;
+		} else {
+			say("smdmx", "error", "diff compares two files");
+			return EXIT_USAGE;
+		}
+	}
+	if (npaths != 2) {
+		say("smdmx", "error", "diff compares two files (try 'smdmx diff --help')");
+		return EXIT_USAGE;
+	}
+	loaded l[2];
+	diag_buf d = { 0 };
+	bool ok0 = load(paths[0], &l[0], &d), ok1 = ok0 && load(paths[1], &l[1], &d);
+	for (int k = 0; k < 2 && ok1; k++)
+		if (!l[k].scene) {
+			diag_add(&d, NULL, paths[k], 0, 0, "error", "not a model: %s", l[k].lift_error);
+			ok1 = false;
+		}
+	if (!ok1) {
+		fputs(d.text ? d.text : "", stderr);
+		diag_free(&d);
+		if (ok0) unload(&l[0]);
+		if (ok0 && (l[1].dm || l[1].scene)) unload(&l[1]);
+		return EXIT_USAGE; /* as diff(1): 2 for trouble */
+	}
+	/* Weights as the weaker side holds them: a DMX keeps no weight-0 links. */
+	opts.dmx_weights = l[0].is_dmx || l[1].is_dmx;
+	if (quiet) out.limit = 0, out.shown = 0;
+	size_t n = smdmx_scene_diff(l[0].scene, l[1].scene, &opts, quiet ? NULL : print_difference, &out);
+	if (!quiet && n > out.shown) printf("... and %zu more differences (--max)\n", n - out.shown);
+	if (!quiet && n) printf("%zu difference%s\n", n, n == 1 ? "" : "s");
+	unload(&l[0]);
+	unload(&l[1]);
+	if (fflush(stdout) != 0) return EXIT_FAILED;
+	return n ? EXIT_FAILED : EXIT_OK;
+}
+
+/* ---- smdmx check ------------------------------------------------------------------------- */
+
+typedef struct lint {
+	const char *path;
+	size_t errors, warnings;
+} lint;
+
+static void lint_say(lint *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void lint_say(lint *t, bool error, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s: %s\n", t->path, error ? "error" : "warning", msg);
+	if (error) t->errors++;
+	else t->warnings++;
+}
+
+/* A name a QC file or studiomdl cannot hold: empty, or with a space, a quote or a control
+ * character. */
+static bool name_is_plain(const char *s)
+{
+	if (!*s) return false;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == '"' || *s == 0x7f) return false;
+	return true;
+}
+
+static int cmp_u32x3(const void *a, const void *b)
+{
+	return memcmp(a, b, 4 * sizeof(uint32_t));
+}
+
+static void check_mesh(lint *t, const smdmx_scene *s, const smdmx_mesh *m, size_t max_links)
+{
+	/* weights: links per vertex, and sums */
+	size_t over = 0, unnormalised = 0, most = 0;
+	if (m->weight_offsets)
+		for (size_t p = 0; p < m->position_count; p++) {
+			size_t n = m->weight_offsets[p + 1] - m->weight_offsets[p];
+			double sum = 0;
+			for (size_t k = 0; k < n; k++) sum += m->weights[m->weight_offsets[p] + k].weight;
+			if (n > most) most = n;
+			over += n > max_links;
+			unnormalised += n && fabs(sum - 1.0) > 1e-3;
+		}
+	if (over)
+		lint_say(t, false, "mesh '%s': %zu vertices have more than %zu weight links (up to %zu); the target keeps the largest %zu",
+		         m->name, over, max_links, most, max_links);
+	if (unnormalised) lint_say(t, false, "mesh '%s': %zu vertices have weights that do not sum to 1", m->name, unnormalised);
+	/* triangles (polygons fanned): degenerate and duplicate */
+	size_t tris = 0;
+	for (size_t f = 0; f < m->face_set_count; f++)
+		for (size_t p = 0; p < m->face_sets[f].polygon_count; p++)
+			tris += m->face_sets[f].offsets[p + 1] - m->face_sets[f].offsets[p] - 2;
+	uint32_t (*keys)[4] = malloc((tris ? tris : 1) * sizeof(*keys));
+	if (!keys) return;
+	size_t n = 0, degenerate = 0;
+	for (size_t f = 0; f < m->face_set_count; f++) {
+		const smdmx_face_set *fs = &m->face_sets[f];
+		for (size_t p = 0; p < fs->polygon_count; p++) {
+			uint32_t o = fs->offsets[p], len = fs->offsets[p + 1] - o;
+			for (uint32_t k = 1; k + 1 < len; k++) {
+				uint32_t v[3] = { m->position_indices[fs->corners[o]], m->position_indices[fs->corners[o + k]],
+					              m->position_indices[fs->corners[o + k + 1]] };
+				const float *a = m->positions[v[0]], *b = m->positions[v[1]], *c = m->positions[v[2]];
+				double e1[3] = { b[0] - a[0], b[1] - a[1], b[2] - a[2] }, e2[3] = { c[0] - a[0], c[1] - a[1], c[2] - a[2] };
+				double x = e1[1] * e2[2] - e1[2] * e2[1], y = e1[2] * e2[0] - e1[0] * e2[2], z = e1[0] * e2[1] - e1[1] * e2[0];
+				if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2] || x * x + y * y + z * z == 0) {
+					degenerate++;
+					continue;
+				}
+				/* the same three positions with the same material, in any order and winding */
+				if (v[0] > v[1]) { uint32_t q = v[0]; v[0] = v[1]; v[1] = q; }
+				if (v[1] > v[2]) { uint32_t q = v[1]; v[1] = v[2]; v[2] = q; }
+				if (v[0] > v[1]) { uint32_t q = v[0]; v[0] = v[1]; v[1] = q; }
+				keys[n][0] = v[0];
+				keys[n][1] = v[1];
+				keys[n][2] = v[2];
+				keys[n][3] = fs->material;
+				n++;
+			}
+		}
+	}
+	qsort(keys, n, sizeof(*keys), cmp_u32x3);
+	size_t duplicate = 0;
+	for (size_t i = 1; i < n; i++) duplicate += !memcmp(keys[i], keys[i - 1], sizeof(keys[i]));
+	free(keys);
+	if (degenerate) lint_say(t, false, "mesh '%s': %zu degenerate triangles (no area)", m->name, degenerate);
+	if (duplicate) lint_say(t, false, "mesh '%s': %zu duplicate triangles", m->name, duplicate);
+	(void)s;
+}
+
+/* jointCount of each DmeVertexData against its weight arrays. */
+static void check_joint_counts(lint *t, const smdmx_dm *dm, size_t max_links)
+{
+	for (size_t e = 0; e < dm->element_count; e++) {
+		const smdmx_dm_element *el = &dm->elements[e];
+		if (strcmp(el->type, "DmeVertexData")) continue;
+		const smdmx_dm_attr *jc = smdmx_dm_find_attr(dm, (uint32_t)e, "jointCount");
+		const smdmx_dm_attr *pos = smdmx_dm_find_attr(dm, (uint32_t)e, "positions");
+		const smdmx_dm_attr *w = smdmx_dm_find_attr(dm, (uint32_t)e, "jointWeights");
+		const smdmx_dm_attr *ji = smdmx_dm_find_attr(dm, (uint32_t)e, "jointIndices");
+		if (!w && !ji) continue;
+		if (!jc || jc->type != SMDMX_DM_INT || jc->is_array) {
+			lint_say(t, true, "vertex data '%s': weights without a jointCount", el->name);
+			continue;
+		}
+		int32_t count = jc->value.i;
+		size_t np = pos && pos->is_array ? pos->value.array.count : 0;
+		size_t nw = w && w->is_array ? w->value.array.count : 0, nj = ji && ji->is_array ? ji->value.array.count : 0;
+		if (count <= 0 || nw != (size_t)count * np || nj != nw) {
+			lint_say(t, true,
+			         "vertex data '%s': jointCount %d does not fit the weights (%zu positions, %zu weights, %zu joint indices)",
+			         el->name, count, np, nw, nj);
+			continue;
+		}
+		if ((size_t)count > max_links)
+			lint_say(t, false, "vertex data '%s': jointCount %d is above the target's %zu", el->name, count, max_links);
+		size_t used = 0;
+		const float *wv = w->value.array.data;
+		for (size_t p = 0; p < np; p++) {
+			size_t k = 0;
+			for (int32_t s = 0; s < count; s++) k += wv[p * (size_t)count + (size_t)s] != 0;
+			if (k > used) used = k;
+		}
+		if (used < (size_t)count)
+			lint_say(t, false, "vertex data '%s': jointCount %d, but no vertex uses more than %zu", el->name, count, used);
+	}
+}
+
+int cmd_check(int argc, char **argv)
+{
+	const char *path = NULL, *target = "sdk2013";
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			puts("usage: smdmx check FILE [--target T]\n"
+			     "Lints a model for a target engine (goldsrc, sdk2013 (default), tf2, gmod, l4d2, portal2,\n"
+			     "csgo, sfm, source2): bones over the limit, weight links above the target's limit,\n"
+			     "jointCount against the weights present, unnormalised weights, degenerate and duplicate\n"
+			     "triangles, names GoldSrc, studiomdl or QC files cannot hold, missing or repeated frames.\n"
+			     "Errors and warnings go to stderr. Exit codes: 0 no error, 1 an error was found, 2 a\n"
+			     "usage error.");
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
+			target = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			say("smdmx", "error", "unknown option '%s' (try 'smdmx check --help')", argv[i]);
+			return EXIT_USAGE;
+		} else if (!path) {
+			path = argv[i];
+		} else {
+			say("smdmx", "error", "check takes one file");
+			return EXIT_USAGE;
+		}
+	}
+	static const char *const targets[] = { "goldsrc", "sdk2013", "tf2", "gmod", "l4d2", "portal2", "csgo", "sfm", "source2" };
+	size_t ti = 0;
+	while (ti < sizeof(targets) / sizeof(targets[0]) && strcmp(targets[ti], target)) ti++;
+	if (ti == sizeof(targets) / sizeof(targets[0])) {
+		say("smdmx", "error", "unknown --target '%s' (goldsrc, sdk2013, tf2, gmod, l4d2, portal2, csgo, sfm, source2)", target);
+		return EXIT_USAGE;
+	}
+	if (!path) {
+		say("smdmx", "error", "check needs a file (try 'smdmx check --help')");
+		return EXIT_USAGE;
+	}
+	bool goldsrc = ti == 0, source2 = ti == 8;
+	size_t max_links = goldsrc ? 1 : source2 ? 4 : 3, max_bones = goldsrc ? 128 : source2 ? 0 : 128;
+	lint t = { path, 0, 0 };
+	/* Read warnings (missing frames, weight remainders...) are findings too. */
+	smdmx_error err;
+	smdmx_warnings w;
+	loaded l;
+	memset(&l, 0, sizeof(l));
+	l.is_dmx = !strcasecmp(path_extension(path), "dmx");
+	if (l.is_dmx) {
+		l.dm = smdmx_dmx_read_file(path, NULL, &err);
+		if (l.dm) {
+			l.scene = smdmx_model_to_scene(l.dm, NULL, &err, &w);
+			if (!l.scene) {
+				lint_say(&t, true, "not a model: %s", err.message);
+				smdmx_dm_free(l.dm);
+				return EXIT_FAILED;
+			}
+		}
+	} else {
+		l.scene = smdmx_smd_read_file(path, NULL, &err, &w);
+	}
+	if (!l.scene) {
+		diag_buf d = { 0 };
+		diag_error(&d, path, &err);
+		fputs(d.text ? d.text : "", stderr);
+		diag_free(&d);
+		smdmx_dm_free(l.dm);
+		return EXIT_FAILED;
+	}
+	for (size_t i = 0; i < w.count; i++) {
+		char where[64] = "";
+		if (w.data[i].line) snprintf(where, sizeof(where), ":%u:%u", w.data[i].line, w.data[i].column ? w.data[i].column : 1);
+		fprintf(stderr, "%s%s: warning: %s%s\n", path, where, w.data[i].message, w.data[i].count > 1 ? " (and more like it)" : "");
+		t.warnings++;
+	}
+	const smdmx_scene *s = l.scene;
+	if (max_bones && s->joint_count > max_bones)
+		lint_say(&t, true, "%zu bones; %s takes at most %zu", s->joint_count, target, max_bones);
+	for (size_t j = 0; j < s->joint_count; j++) {
+		const char *n = s->joints[j].name;
+		if (strchr(n, '"')) lint_say(&t, true, "bone '%s': a double quote in its name (QC files cannot hold it)", n);
+		else if (strlen(n) > 63 && !source2) lint_say(&t, true, "bone '%s': longer than 63 characters", n);
+		for (size_t k = 0; k < j; k++)
+			if (!strcasecmp(s->joints[k].name, n)) {
+				lint_say(&t, true, "bone '%s': the name is used twice (studiomdl matches bones by name)", n);
+				break;
+			}
+	}
+	for (size_t m = 0; m < s->material_count; m++) {
+		const char *n = s->materials[m].name;
+		if (goldsrc && strlen(n) > 63) lint_say(&t, true, "material '%s': longer than 63 characters, which GoldSrc cannot take", n);
+		else if (goldsrc) {
+			const char *ext = path_extension(n);
+			if (strcasecmp(ext, "bmp")) lint_say(&t, false, "material '%s': not a .bmp, as GoldSrc expects", n);
+		}
+		if (strchr(n, '"')) lint_say(&t, true, "material '%s': a double quote in its name", n);
+	}
+	for (size_t m = 0; m < s->mesh_count; m++) check_mesh(&t, s, &s->meshes[m], max_links);
+	if (l.dm) check_joint_counts(&t, l.dm, max_links);
+	for (size_t f = 0; f < s->flex_shape_count; f++)
+		if (!name_is_plain(s->flex_shapes[f].name))
+			lint_say(&t, true, "flex shape '%s': a space, quote or control character in its name (QC files cannot hold it)",
+			         s->flex_shapes[f].name);
+	for (size_t f = 0; f < s->flex_controller_count; f++)
+		if (!name_is_plain(s->flex_controllers[f].name))
+			lint_say(&t, true, "flex controller '%s': a space, quote or control character in its name (QC files cannot hold it)",
+			         s->flex_controllers[f].name);
+	if (goldsrc && s->flex_shape_count) lint_say(&t, false, "%zu flex shapes, which GoldSrc does not have", s->flex_shape_count);
+	/* Frames: every joint keyed at a frame no other key shares, none missing between. */
+	for (size_t c = 0; c < s->clip_count; c++) {
+		const smdmx_clip *clip = &s->clips[c];
+		for (size_t k = 0; k < clip->channel_count; k++) {
+			const smdmx_channel *ch = &clip->channels[k];
+			for (size_t i = 1; i < ch->position_count; i++)
+				if (ch->position_times[i] == ch->position_times[i - 1]) {
+					lint_say(&t, true, "clip '%s' joint '%s': two keys at one time", clip->name, s->joints[ch->joint].name);
+					break;
+				}
+		}
+	}
+	if (t.errors || t.warnings)
+		fprintf(stderr, "%s: %zu error%s, %zu warning%s\n", path, t.errors, t.errors == 1 ? "" : "s", t.warnings,
+		        t.warnings == 1 ? "" : "s");
+	unload(&l);
+	return t.errors ? EXIT_FAILED : EXIT_OK;
 }

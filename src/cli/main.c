@@ -75,10 +75,14 @@ static void print_help(FILE *f)
 #else
 	fputs("usage: smdmx convert [options] INPUT... [-o OUT | -d DIR --to EXT]\n"
 	      "       smdmx info FILE [--json]\n"
+	      "       smdmx diff A B [--tolerance F] [--rotation-tolerance F] [--max N] [-q]\n"
+	      "       smdmx check FILE [--target T]\n"
 	      "       smdmx dump FILE.dmx [--full]\n"
 	      "       smdmx --help | --version\n\n"
 	      "convert   between SMD, VTA and DMX by the output's extension (--to EXT with -d)\n"
 	      "info      what a file holds\n"
+	      "diff      compare two models by meaning, SMD or DMX in any mix; exit 0 equal, 1 different\n"
+	      "check     lint a model for a target engine; exit 1 when it finds an error\n"
 	      "dump      list a DMX file's elements and attributes\n\n",
 	      f);
 #endif
@@ -354,6 +358,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "convert")) return convert_main(argc - 2, argv + 2);
 	if (!strcmp(cmd, "dump")) return cmd_dump(argc - 2, argv + 2);
 	if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
+	if (!strcmp(cmd, "diff")) return cmd_diff(argc - 2, argv + 2);
+	if (!strcmp(cmd, "check")) return cmd_check(argc - 2, argv + 2);
 	return usage_error("unknown command '%s'", cmd);
 #else
 	if (argc < 2) {
