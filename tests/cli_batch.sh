@@ -314,6 +314,45 @@ check)
 	check "check: unknown target" 2 $?
 	;;
 
+install)
+	# meson install puts the programs, the manual pages and the completions in place.
+	DESTDIR="$tmp/inst" meson install -C "$build" --no-rebuild >/dev/null 2>&1
+	check "meson install" 0 $?
+	for p in smdmx smd2dmx dmx2smd; do
+		page=$(find "$tmp/inst" -path "*/man1/$p.1" | head -n 1)
+		check "$p.1 installed" yes "$([ -n "$page" ] && echo yes)"
+		[ -n "$page" ] || continue
+		check "$p.1 names its program" 1 "$(grep -c "^\.TH $(echo "$p" | tr a-z A-Z) 1" "$page")"
+		check "$p.1 documents the exit codes" 1 "$(grep -c '^\.SH EXIT STATUS' "$page")"
+		if command -v groff >/dev/null; then
+			check "$p.1 renders without warnings" "" "$(groff -man -Tutf8 -ww -z "$page" 2>&1)"
+		fi
+		comp=$(find "$tmp/inst" -path "*/bash-completion/completions/$p" | head -n 1)
+		check "completion for $p installed" yes "$([ -n "$comp" ] && echo yes)"
+	done
+	;;
+
+completion)
+	lib=/usr/share/bash-completion/bash_completion
+	if [ ! -r "$lib" ] || ! command -v bash >/dev/null; then
+		echo "note: bash-completion is not installed; the completion cases are skipped"
+	else
+		complete_line() { # the words of a command line, the last one being completed
+			bash -c '. "$1"; . "$2"; shift 2; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+				f=$(complete -p "$1" | sed "s/.*-F \([^ ]*\) .*/\1/"); $f "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+				printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort | tr "\n" " "' sh "$lib" "$root/doc/smdmx.bash" "$@"
+		}
+		check "smdmx commands" "check " "$(complete_line smdmx ch)"
+		check "smd2dmx options" "--target " "$(complete_line smd2dmx --tar)"
+		check "smd2dmx --target values" "sdk2013 sfm source2 " "$(complete_line smd2dmx --target s)"
+		check "dmx2smd -W" "error " "$(complete_line dmx2smd -W e)"
+		check "smdmx check --target" "gmod goldsrc " "$(complete_line smdmx check --target g)"
+		mkdir "$tmp/files" && touch "$tmp/files/a.smd" "$tmp/files/b.dmx" "$tmp/files/c.txt"
+		check "smd2dmx completes SMD files" "$tmp/files/a.smd " "$(complete_line smd2dmx "$tmp/files/")"
+		check "dmx2smd completes DMX files" "$tmp/files/b.dmx " "$(complete_line dmx2smd "$tmp/files/")"
+	fi
+	;;
+
 *)
 	echo "unknown group $group"
 	exit 2

@@ -3,7 +3,7 @@
 # Usage: tools/install-deps.sh [extra-package ...]
 set -eu
 need=""
-for p in gcc meson ninja-build pkg-config libcglm-dev libcmocka-dev "$@"; do
+for p in gcc meson ninja-build pkg-config libcglm-dev libcmocka-dev bash-completion groff-base "$@"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need="$need $p"
 done
 [ -z "$need" ] && exit 0
