@@ -91,6 +91,17 @@ batch)
 	check "colliding outputs" 1 $?
 	check "colliding outputs: the rest converted" "./w.dmx " "$(files "$tmp/flat")"
 	check "colliding outputs: message" "$tmp/x/m.smd: error: '$tmp/flat/m.dmx' would also be written from '$tmp/y/m.smd'" "$(head -n 1 "$tmp/err")"
+	# The progress line: on a terminal only, and not with -q (script(1) gives a terminal).
+	if command -v script >/dev/null; then
+		mkdir -p "$tmp/pr"
+		for i in 1 2 3; do cp "$sample/arm.smd" "$tmp/pr/$i.smd"; done
+		script -qec "'$smd2dmx' -j1 -r '$tmp/pr' -d '$tmp/pr_out'" /dev/null >"$tmp/tty.txt" 2>&1
+		check "progress on a terminal" 2 "$(tr '\r' '\n' <"$tmp/tty.txt" | grep -c '^.\[Ksmd2dmx: \[[12]/3\] ')"
+		script -qec "'$smd2dmx' -q -j1 -r '$tmp/pr' -d '$tmp/pr_q'" /dev/null >"$tmp/tty.txt" 2>&1
+		check "no progress with -q" "" "$(cat "$tmp/tty.txt")"
+		"$smd2dmx" -j1 -r "$tmp/pr" -d "$tmp/pr_pipe" 2>"$tmp/err"
+		check "no progress when stderr is not a terminal" "" "$(cat "$tmp/err")"
+	fi
 	# Standard input and output.
 	"$smd2dmx" - <"$sample/arm.smd" >"$tmp/pipe.dmx"
 	check "stdin to stdout" 0 $?
