@@ -150,6 +150,8 @@ static int by_output(const void *a, const void *b)
 	return c ? c : x < y ? -1 : 1;
 }
 
+static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p);
+
 /* Plans the jobs; false (a usage error, already reported) when the command line cannot
  * work. */
 static bool make_plan(const conv_opts *o, char **args, size_t nargs, plan *p)
@@ -181,7 +183,19 @@ static bool make_plan(const conv_opts *o, char **args, size_t nargs, plan *p)
 		const char *slash = strrchr(a, '/');
 		found_push(&files, xstrdup(a), xstrdup(slash ? slash + 1 : a));
 	}
-	if (!ok) return false;
+	ok = ok && plan_jobs(o, &files, p);
+	for (size_t i = 0; i < files.count; i++) {
+		free(files.items[i].path);
+		free(files.items[i].rel);
+	}
+	free(files.items);
+	return ok;
+}
+
+/* The jobs for the input files (their paths stay the caller's to free). */
+static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p)
+{
+	found_list files = *fl;
 	if (!files.count) {
 		say(o->name, "error", "no input files");
 		return false;
@@ -201,20 +215,22 @@ static bool make_plan(const conv_opts *o, char **args, size_t nargs, plan *p)
 		j->inputs = malloc(files.count * sizeof(char *));
 		if (!j->inputs) return false;
 		for (size_t i = 0; i < files.count; i++) {
-			j->inputs[i] = files.items[i].path;
+			j->inputs[i] = xstrdup(files.items[i].path);
+			j->input_count++;
 			j->size += file_size(files.items[i].path);
-			free(files.items[i].rel);
 		}
-		j->input_count = files.count;
 		j->out = xstrdup(o->out);
 		if (o->vta) j->vta = xstrdup(o->vta);
-		free(files.items);
 		return true;
 	}
 	/* A VTA beside an SMD of the same name (both among the inputs) gives that SMD its shapes. */
 	bool *taken = calloc(files.count ? files.count : 1, sizeof(bool));
 	size_t *vta_of = calloc(files.count ? files.count : 1, sizeof(size_t));
-	if (!taken || !vta_of) return false;
+	if (!taken || !vta_of) {
+		free(taken);
+		free(vta_of);
+		return false;
+	}
 	for (size_t i = 0; i < files.count; i++) vta_of[i] = SIZE_MAX;
 	if (o->tool != TOOL_DMX2SMD && !o->vta && !(o->to && !strcasecmp(o->to, "vta"))) {
 		for (size_t i = 0; i < files.count; i++) {
@@ -239,7 +255,11 @@ static bool make_plan(const conv_opts *o, char **args, size_t nargs, plan *p)
 		const found *f = &files.items[i];
 		job *j = plan_push(p);
 		j->inputs = malloc(sizeof(char *));
-		if (!j->inputs) return false;
+		if (!j->inputs) {
+			free(taken);
+			free(vta_of);
+			return false;
+		}
 		j->inputs[0] = xstrdup(f->path);
 		j->input_count = 1;
 		j->size = file_size(f->path);
@@ -263,11 +283,6 @@ static bool make_plan(const conv_opts *o, char **args, size_t nargs, plan *p)
 			free(rel);
 		} else j->out = path_with_extension(f->path, ext);
 	}
-	for (size_t i = 0; i < files.count; i++) {
-		free(files.items[i].path);
-		free(files.items[i].rel);
-	}
-	free(files.items);
 	free(taken);
 	free(vta_of);
 	if (o->out && p->count > 1) {
@@ -411,10 +426,29 @@ static bool write_depfile(const conv_opts *o, const plan *p)
 	return ok;
 }
 
+static void plan_free(plan *p)
+{
+	for (size_t i = 0; i < p->count; i++) {
+		job *j = &p->jobs[i];
+		for (size_t k = 0; k < j->input_count; k++) free(j->inputs[k]);
+		free(j->inputs);
+		free(j->vta);
+		free(j->out);
+		for (size_t k = 0; k < j->written_count; k++) free(j->written[k]);
+		free(j->written);
+		diag_free(&j->diag);
+	}
+	free(p->jobs);
+	memset(p, 0, sizeof(*p));
+}
+
 int batch_main(conv_opts *o, char **inputs, size_t input_count)
 {
 	plan p = { 0 };
-	if (!make_plan(o, inputs, input_count, &p)) return EXIT_USAGE;
+	if (!make_plan(o, inputs, input_count, &p)) {
+		plan_free(&p);
+		return EXIT_USAGE;
+	}
 	output_init();
 #ifdef M_MMAP_THRESHOLD
 	/* A batch allocates and frees models of similar sizes again and again: keep freed memory
@@ -474,17 +508,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 			say(o->name, "error", "%zu of %zu inputs failed", failed, p.count);
 	}
 	if (!failed && o->depfile && !write_depfile(o, &p)) rc = EXIT_FAILED;
-	for (size_t i = 0; i < p.count; i++) {
-		job *j = &p.jobs[i];
-		for (size_t k = 0; k < j->input_count; k++) free(j->inputs[k]);
-		free(j->inputs);
-		free(j->vta);
-		free(j->out);
-		for (size_t k = 0; k < j->written_count; k++) free(j->written[k]);
-		free(j->written);
-		diag_free(&j->diag);
-	}
-	free(p.jobs);
+	plan_free(&p);
 	free(b.order);
 	pthread_mutex_destroy(&b.lock);
 	return rc;
