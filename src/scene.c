@@ -397,36 +397,36 @@ static size_t canonical_weights(const cmp *c, const smdmx_mesh *m, uint32_t p, s
 }
 
 static bool corner_equal(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, uint32_t ca,
-                         const smdmx_scene *sb, const smdmx_mesh *b, uint32_t cb, size_t mesh, size_t poly)
+                         const smdmx_scene *sb, const smdmx_mesh *b, uint32_t cb, size_t poly)
 {
 	uint32_t pa = a->position_indices[ca], pb = b->position_indices[cb];
 	if (!vec_equal(c, a->positions[pa], b->positions[pb], 3))
-		return differ(c, "mesh %zu polygon %zu: positions differ", mesh, poly);
+		return differ(c, "mesh '%s' polygon %zu: positions differ", a->name, poly);
 	if ((a->normal_indices == NULL) != (b->normal_indices == NULL))
-		return differ(c, "mesh %zu: one side has normals", mesh);
+		return differ(c, "mesh '%s': one side has normals", a->name);
 	if (a->normal_indices && !vec_equal(c, a->normals[a->normal_indices[ca]], b->normals[b->normal_indices[cb]], 3))
-		return differ(c, "mesh %zu polygon %zu: normals differ", mesh, poly);
+		return differ(c, "mesh '%s' polygon %zu: normals differ", a->name, poly);
 	for (size_t u = 0; u < a->uv_set_count; u++) {
 		const smdmx_uv_set *ua = &a->uv_sets[u], *ub = &b->uv_sets[u];
 		if (!vec_equal(c, ua->data[ua->indices[ca]], ub->data[ub->indices[cb]], 2))
-			return differ(c, "mesh %zu polygon %zu: UV set %zu differs", mesh, poly, u);
+			return differ(c, "mesh '%s' polygon %zu: UV set %zu differs", a->name, poly, u);
 	}
 	smdmx_weight wa[64], wb[64];
 	size_t na = canonical_weights(c, a, pa, wa), nb = canonical_weights(c, b, pb, wb);
-	if (na != nb) return differ(c, "mesh %zu polygon %zu: %zu weight links vs %zu", mesh, poly, na, nb);
+	if (na != nb) return differ(c, "mesh '%s' polygon %zu: %zu weight links vs %zu", a->name, poly, na, nb);
 	for (size_t k = 0; k < na; k++) {
 		if (strcmp(sa->joints[wa[k].joint].name, sb->joints[wb[k].joint].name) != 0 || !values_equal(c, wa[k].weight, wb[k].weight))
-			return differ(c, "mesh %zu polygon %zu: weight link %zu differs", mesh, poly, k);
+			return differ(c, "mesh '%s' polygon %zu: weight link %zu differs", a->name, poly, k);
 	}
 	return true;
 }
 
 /* Corner k of mesh a corresponds to corner map[k] of mesh b. */
 static bool compare_mesh(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, const smdmx_scene *sb,
-                         const smdmx_mesh *b, size_t mi, uint32_t *map)
+                         const smdmx_mesh *b, uint32_t *map)
 {
-	if (a->uv_set_count != b->uv_set_count) return differ(c, "mesh %zu: %zu UV sets vs %zu", mi, a->uv_set_count, b->uv_set_count);
-	if (a->corner_count != b->corner_count) return differ(c, "mesh %zu: %zu corners vs %zu", mi, a->corner_count, b->corner_count);
+	if (a->uv_set_count != b->uv_set_count) return differ(c, "mesh '%s': %zu UV sets vs %zu", a->name, a->uv_set_count, b->uv_set_count);
+	if (a->corner_count != b->corner_count) return differ(c, "mesh '%s': %zu corners vs %zu", a->name, a->corner_count, b->corner_count);
 	sm_poly_ref *pa, *pb;
 	size_t na, nb;
 	sm_alloc al;
@@ -437,30 +437,30 @@ static bool compare_mesh(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, con
 		return differ(c, "out of memory");
 	}
 	bool ok = true;
-	if (na != nb) ok = differ(c, "mesh %zu: %zu polygons vs %zu", mi, na, nb);
+	if (na != nb) ok = differ(c, "mesh '%s': %zu polygons vs %zu", a->name, na, nb);
 	for (size_t k = 0; k < a->corner_count; k++) map[k] = (uint32_t)k;
 	for (size_t i = 0; ok && i < na; i++) {
 		const smdmx_face_set *fa = &a->face_sets[pa[i].face_set], *fb = &b->face_sets[pb[i].face_set];
 		uint32_t oa = fa->offsets[pa[i].polygon], ob = fb->offsets[pb[i].polygon];
 		uint32_t la = fa->offsets[pa[i].polygon + 1] - oa, lb = fb->offsets[pb[i].polygon + 1] - ob;
 		if (la != lb) {
-			ok = differ(c, "mesh %zu polygon %zu: %u corners vs %u", mi, i, la, lb);
+			ok = differ(c, "mesh '%s' polygon %zu: %u corners vs %u", a->name, i, la, lb);
 			break;
 		}
 		if (strcmp(sa->materials[fa->material].name, sb->materials[fb->material].name) != 0) {
-			ok = differ(c, "mesh %zu polygon %zu: material '%s' vs '%s'", mi, i, sa->materials[fa->material].name,
+			ok = differ(c, "mesh '%s' polygon %zu: material '%s' vs '%s'", a->name, i, sa->materials[fa->material].name,
 			            sb->materials[fb->material].name);
 			break;
 		}
 		for (uint32_t k = 0; ok && k < la; k++) {
 			uint32_t ca = fa->corners[oa + k], cb = fb->corners[ob + k];
 			map[ca] = cb;
-			ok = corner_equal(c, sa, a, ca, sb, b, cb, mi, i);
+			ok = corner_equal(c, sa, a, ca, sb, b, cb, i);
 		}
 	}
 	if (ok && na == 0) {
 		for (size_t k = 0; ok && k < a->corner_count; k++)
-			ok = corner_equal(c, sa, a, (uint32_t)k, sb, b, (uint32_t)k, mi, k);
+			ok = corner_equal(c, sa, a, (uint32_t)k, sb, b, (uint32_t)k, k);
 	}
 	sm_free(&al, pa, na * sizeof(sm_poly_ref));
 	sm_free(&al, pb, nb * sizeof(sm_poly_ref));
@@ -630,7 +630,7 @@ bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx
 	for (size_t i = 0; ok && i < a->mesh_count; i++) {
 		maps[i] = malloc((a->meshes[i].corner_count ? a->meshes[i].corner_count : 1) * sizeof(uint32_t));
 		if (!maps[i]) ok = differ(&c, "out of memory");
-		else ok = compare_mesh(&c, a, &a->meshes[i], b, &b->meshes[i], i, maps[i]);
+		else ok = compare_mesh(&c, a, &a->meshes[i], b, &b->meshes[i], maps[i]);
 	}
 	if (ok && a->flex_shape_count != b->flex_shape_count)
 		ok = differ(&c, "%zu flex shapes vs %zu", a->flex_shape_count, b->flex_shape_count);
@@ -800,7 +800,7 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 		}
 		maps[i] = malloc((a->meshes[i].corner_count ? a->meshes[i].corner_count : 1) * sizeof(uint32_t));
 		if (!maps[i]) differ(&c, "out of memory");
-		else if (!compare_mesh(&c, a, &a->meshes[i], b, &b->meshes[pair[i]], i, maps[i])) {
+		else if (!compare_mesh(&c, a, &a->meshes[i], b, &b->meshes[pair[i]], maps[i])) {
 			free(maps[i]);
 			maps[i] = NULL; /* shapes on it cannot be matched corner by corner */
 		}
