@@ -76,6 +76,9 @@ void diag_finish(diag_buf *d, const conv_opts *o, const char *path);
 void diag_free(diag_buf *d);
 /* A message of the program itself on stderr: "name: error: ...". */
 void say(const char *name, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same with a va_list, and tail appended to the message. */
+void say_v(const char *name, const char *kind, const char *tail, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 /* ---- paths and atomic output (output.c) -------------------------------------------------- */
 

@@ -91,12 +91,17 @@ void diag_free(diag_buf *d)
 	memset(d, 0, sizeof(*d));
 }
 
-void say(const char *name, const char *kind, const char *fmt, ...)
+void say_v(const char *name, const char *kind, const char *tail, const char *fmt, va_list ap)
 {
 	char msg[1024];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "%s: %s: %s%s\n", name, kind, msg, tail);
+}
+
+void say(const char *name, const char *kind, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	say_v(name, kind, "", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: %s: %s\n", name, kind, msg);
 }

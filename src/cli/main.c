@@ -94,12 +94,10 @@ static void print_help(FILE *f)
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	say_v(NAME, "error", " (try '" NAME " --help')", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: error: %s (try '%s --help')\n", NAME, msg, NAME);
 	return EXIT_USAGE;
 }
 
