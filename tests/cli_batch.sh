@@ -162,6 +162,27 @@ atomic)
 	check "a failing write: its message" "$tmp/big.dmx: error: cannot write: File too large" "$(cat "$tmp/err.fsz")"
 	rm -f "$tmp/err.fsz"
 	check "a failing write leaves nothing" "$before" "$(files "$tmp")"
+	# Interrupted while writing: SIGTERM once the temporary file is there; it must go.
+	mkdir "$tmp/sig"
+	"$build/tools/gen_smd" reference 300000 "$tmp/sig/big.smd"
+	"$smd2dmx" "$tmp/sig/big.smd" -o "$tmp/sig/big.dmx" &
+	pid=$!
+	seen=no
+	i=0
+	while [ $i -lt 3000 ] && kill -0 $pid 2>/dev/null; do
+		if ls -A "$tmp/sig" | grep -q '^\.big\.dmx\..*\.tmp$'; then
+			kill -TERM $pid
+			seen=yes
+			break
+		fi
+		sleep 0.01
+		i=$((i + 1))
+	done
+	wait $pid
+	rc=$?
+	check "interrupted while writing" "yes 143" "$seen $rc"
+	check "an interrupt leaves no temporary file and no output" "big.smd" "$(ls -A "$tmp/sig")"
+	rm -rf "$tmp/sig"
 	# A directory that is not there, and a path through a file.
 	"$smd2dmx" "$tmp/arm.smd" -o "$tmp/nodir/x.dmx" 2>"$tmp/err"
 	check "no such directory" 1 $?
