@@ -342,6 +342,10 @@ check)
 	"$smdmx" check "$tmp/gap.smd" 2>"$tmp/err"
 	check "missing frames: a warning" 0 $?
 	check "missing frames: said" 1 "$(grep -c 'warning: .*frame' "$tmp/err")"
+	tr -d '\r' <"$sample/arm_wave.smd" | sed 's/^time 4$/time 3/' >"$tmp/repeat.smd"
+	"$smdmx" check "$tmp/repeat.smd" 2>"$tmp/err"
+	check "a repeated frame: an error" 1 $?
+	check "a repeated frame: where" "$tmp/repeat.smd:19:6: error: frame 3 does not follow frame 3 in 'skeleton'" "$(cat "$tmp/err")"
 	"$smdmx" check "$tmp/lint.smd" --target quake 2>/dev/null
 	check "check: unknown target" 2 $?
 	;;
