@@ -7,10 +7,7 @@ cd "$(dirname "$0")/.."
 sh tools/install-deps.sh
 [ -f build/build.ninja ] || meson setup build -Dwerror=true >/dev/null
 ninja -C build smdmx smd2dmx dmx2smd >/dev/null
-mkdir -p build/sample
-# SMD to DMX: the arm with its flex shape, and its animation
-build/smd2dmx testdata/sample/arm.smd --vta testdata/sample/arm.vta -o build/sample/arm.dmx --verbose
-build/smd2dmx testdata/sample/arm_wave.smd -o build/sample/arm_wave.dmx --verbose
+# SMD to DMX: the arm with its flex shape (arm.vta beside arm.smd), and its animation
+build/smd2dmx testdata/sample/arm.smd testdata/sample/arm.vta testdata/sample/arm_wave.smd -d build/sample --force --verbose
 # and back: DMX to SMD (the arm's shape goes to arm.vta beside arm.smd)
-build/dmx2smd build/sample/arm.dmx -o build/sample/arm.smd --verbose
-build/dmx2smd build/sample/arm_wave.dmx -o build/sample/arm_wave.smd --verbose
+build/dmx2smd build/sample/arm.dmx build/sample/arm_wave.dmx -d build/sample --force --verbose

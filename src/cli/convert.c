@@ -63,6 +63,29 @@ static bool fail_write(run *r, output *out, const smdmx_error *e)
 	return fail(r, out->path, e);
 }
 
+/* "2 joints, 1 mesh (20 polygons), 1 flex shape, 1 clip (11 frames)": what a scene holds,
+ * for --verbose. */
+static void summarize(const smdmx_scene *s, char *buf, size_t size)
+{
+	size_t polygons = 0;
+	for (size_t m = 0; m < s->mesh_count; m++)
+		for (size_t f = 0; f < s->meshes[m].face_set_count; f++) polygons += s->meshes[m].face_sets[f].polygon_count;
+	snprintf(buf, size, "%zu joint%s, %zu mesh%s (%zu polygons), %zu flex shape%s, %zu clip%s", s->joint_count,
+	                 s->joint_count == 1 ? "" : "s", s->mesh_count, s->mesh_count == 1 ? "" : "es", polygons,
+	                 s->flex_shape_count, s->flex_shape_count == 1 ? "" : "s", s->clip_count, s->clip_count == 1 ? "" : "s");
+}
+
+/* The note --verbose prints: what was read, and the files written. */
+static void note_written(run *r, const char *in, const char *what)
+{
+	if (!r->o->verbose) return;
+	char list[1024] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < r->outs.count && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? " and " : "", r->outs.items[i].path);
+	diag_add(&r->j->diag, r->o, in, 0, 0, "note", "%s -> %s", what, list);
+}
+
 static bool write_dmx(run *r, smdmx_dm *dm, const char *path)
 {
 	output *out = open_out(r, path);
@@ -128,6 +151,8 @@ static bool smd_to_dmx(run *r)
 		smdmx_scene_free(flex);
 	}
 	ok = ok && shape(r, scene, in);
+	char what[512];
+	summarize(scene, what, sizeof(what));
 	smdmx_dm *dm = NULL;
 	if (ok) {
 		dm = smdmx_model_from_scene(scene, &r->o->mopts, &err, &w);
@@ -137,9 +162,11 @@ static bool smd_to_dmx(run *r)
 	smdmx_scene_free(scene);
 	if (ok && r->o->werror && j->diag.warnings) ok = fail_msg(r, in, "warnings are errors (-W error)");
 	ok = ok && write_dmx(r, dm, j->out);
-	if (ok && r->o->verbose)
-		diag_add(&j->diag, r->o, in, 0, 0, "note", "%zu elements, model format %d -> %s", dm->element_count,
-		         dm->format_version, j->out);
+	if (ok) {
+		size_t len = strlen(what);
+		snprintf(what + len, sizeof(what) - len, " as %zu elements, model format %d", dm->element_count, dm->format_version);
+		note_written(r, in, what);
+	}
 	smdmx_dm_free(dm);
 	return ok;
 }
@@ -151,9 +178,12 @@ static bool dmx_to_dmx(run *r)
 	smdmx_dm *dm = smdmx_dmx_read_file(j->inputs[0], NULL, &err);
 	if (!dm) return fail(r, j->inputs[0], &err);
 	bool ok = write_dmx(r, dm, j->out);
-	if (ok && r->o->verbose)
-		diag_add(&j->diag, r->o, j->inputs[0], 0, 0, "note", "%s %d, format %s %d, %zu elements -> %s", dm->encoding,
-		         dm->encoding_version, dm->format, dm->format_version, dm->element_count, j->out);
+	if (ok) {
+		char what[256];
+		snprintf(what, sizeof(what), "%s %d, format %s %d, %zu elements", dm->encoding, dm->encoding_version, dm->format,
+		         dm->format_version, dm->element_count);
+		note_written(r, j->inputs[0], what);
+	}
 	smdmx_dm_free(dm);
 	return ok;
 }
@@ -198,8 +228,12 @@ static bool dmx_to_smd(run *r)
 			char *path = last - first > 1 ? path_with_suffix(out, scene->clips[c].name) : xstrdup(out);
 			wo.clip = c;
 			ok = write_smd(r, scene, path, &wo);
-			if (ok && r->o->verbose) diag_add(&j->diag, r->o, in, 0, 0, "note", "clip '%s' -> %s", scene->clips[c].name, path);
 			free(path);
+		}
+		if (ok) {
+			char what[512];
+			summarize(scene, what, sizeof(what));
+			note_written(r, in, what);
 		}
 		smdmx_scene_free(scene);
 		return ok;
@@ -225,9 +259,11 @@ static bool dmx_to_smd(run *r)
 		ok = write_smd(r, scene, vta, &wo);
 		free(vta);
 	}
-	if (ok && r->o->verbose)
-		diag_add(&j->diag, r->o, in, 0, 0, "note", "%zu joints, %zu meshes, %zu flex shapes -> %s", scene->joint_count,
-		         scene->mesh_count, scene->flex_shape_count, out);
+	if (ok) {
+		char what[512];
+		summarize(scene, what, sizeof(what));
+		note_written(r, in, what);
+	}
 	smdmx_scene_free(scene);
 	return ok;
 }
@@ -246,9 +282,11 @@ static bool smd_to_smd(run *r)
 		ok = fail_msg(r, in, "nothing to write as VTA (no mesh)");
 	if (ok && r->o->werror && j->diag.warnings) ok = fail_msg(r, in, "warnings are errors (-W error)");
 	ok = ok && write_smd(r, scene, j->out, &wo);
-	if (ok && r->o->verbose)
-		diag_add(&j->diag, r->o, in, 0, 0, "note", "%zu joints, %zu meshes, %zu clips -> %s", scene->joint_count,
-		         scene->mesh_count, scene->clip_count, j->out);
+	if (ok) {
+		char what[512];
+		summarize(scene, what, sizeof(what));
+		note_written(r, in, what);
+	}
 	smdmx_scene_free(scene);
 	return ok;
 }
