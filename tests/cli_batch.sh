@@ -263,6 +263,13 @@ info)
 	check "info error format" "$root/testdata/bad/bad_number.smd:7:5: error: expected position y" "$(cat "$tmp/err")"
 	"$smdmx" info 2>/dev/null
 	check "info without a file" 2 $?
+	latin1=$(printf '%s/w\351"q.smd' "$tmp")
+	cp "$sample/arm_wave.smd" "$latin1"
+	"$smdmx" info --json "$latin1" >"$tmp/latin1.json"
+	got=$(PYTHONIOENCODING=utf-8 python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8")); print(d["file"].endswith("w\ufffd\"q.smd"), d["clips"][0]["name"])' "$tmp/latin1.json")
+	check "info --json: a name that is not UTF-8 still parses" "True $(printf 'w\357\277\275"q')" "$got"
+	"$smdmx" dump 2>/dev/null
+	check "dump without a file" 2 $?
 	;;
 
 diff)

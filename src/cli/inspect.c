@@ -97,14 +97,37 @@ static const char *kind_of(const loaded *l)
 	}
 }
 
-static void json_string(const char *s)
+/* The length of the valid UTF-8 sequence at s, or 0. */
+static size_t utf8_length(const unsigned char *s)
 {
+	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+	if (!n || (n == 2 && s[0] < 0xc2) || (n == 4 && s[0] > 0xf4)) return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80) return 0;
+	if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))) return 0; /* overlong, surrogate */
+	if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))) return 0;
+	return n;
+}
+
+/* A JSON string. Bytes that are not UTF-8 (names from old tools are often Latin-1) become
+ * U+FFFD, so that the output always parses. */
+static void json_string(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
 	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\') printf("\\%c", ch);
-		else if (ch < 0x20) printf("\\u%04x", ch);
-		else putchar(ch);
+	while (*s) {
+		size_t n = utf8_length(s);
+		if (!n) {
+			fputs("\\ufffd", stdout);
+			s++;
+		} else if (*s == '"' || *s == '\\') {
+			printf("\\%c", *s++);
+		} else if (*s < 0x20) {
+			printf("\\u%04x", *s++);
+		} else {
+			fwrite(s, 1, n, stdout);
+			s += n;
+		}
 	}
 	putchar('"');
 }
