@@ -324,6 +324,8 @@ check)
 	check "degenerate" 1 "$(grep -c "warning: mesh 'lint': 1 degenerate triangles (no area)$" "$tmp/err")"
 	check "duplicate" 1 "$(grep -c "warning: mesh 'lint': 1 duplicate triangles$" "$tmp/err")"
 	check "summary" "$tmp/lint.smd: 1 error, 5 warnings" "$(tail -n 1 "$tmp/err")"
+	"$smdmx" check "$tmp/lint.smd" --target csgo 2>"$tmp/err"
+	check "csgo takes 256 bones" "0 0" "$? $(grep -c 'bones' "$tmp/err")"
 	"$smdmx" check "$tmp/lint.smd" --target source2 2>"$tmp/err"
 	check "source2 takes 130 bones and 4 links" "0 0 0" "$? $(grep -c 'bones' "$tmp/err") $(grep -c 'weight links' "$tmp/err")"
 	# Names QC files cannot hold, and GoldSrc's material names.

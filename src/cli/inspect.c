@@ -479,7 +479,10 @@ int cmd_check(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	bool goldsrc = ti == 0, source2 = ti == 8;
-	size_t max_links = goldsrc ? 1 : source2 ? 4 : 3, max_bones = goldsrc ? 128 : source2 ? 0 : 128;
+	/* MAXSTUDIOBONES: 128 in GoldSrc and Source 1, 256 in CS:GO's branch; Source 2 has no
+	 * such limit. GoldSrc keeps one bone per vertex, Source 1 three, Source 2 four. */
+	bool csgo = ti == 6;
+	size_t max_links = goldsrc ? 1 : source2 ? 4 : 3, max_bones = source2 ? 0 : csgo ? 256 : 128;
 	lint t = { path, 0, 0 };
 	/* Read warnings (missing frames, weight remainders...) are findings too. */
 	smdmx_error err;
@@ -520,7 +523,7 @@ int cmd_check(int argc, char **argv)
 	for (size_t j = 0; j < s->joint_count; j++) {
 		const char *n = s->joints[j].name;
 		if (strchr(n, '"')) lint_say(&t, true, "bone '%s': a double quote in its name (QC files cannot hold it)", n);
-		else if (strlen(n) > 63 && !source2) lint_say(&t, true, "bone '%s': longer than 63 characters", n);
+		else if (goldsrc && strlen(n) > 31) lint_say(&t, true, "bone '%s': longer than 31 characters, which GoldSrc cannot take", n);
 		for (size_t k = 0; k < j; k++)
 			if (!strcasecmp(s->joints[k].name, n)) {
 				lint_say(&t, true, "bone '%s': the name is used twice (studiomdl matches bones by name)", n);
