@@ -222,9 +222,12 @@ static bool put_value_attr(kv2w *w, const smdmx_dm_attr *a, size_t depth)
 			*o++ = ' ';
 			*o++ = '"';
 			if (a->type == SMDMX_DM_INT) {
-				o += sm_format_int(((const int32_t *)data)[i], o);
+				int32_t v;
+				memcpy(&v, data + i * item, sizeof(v));
+				o += sm_format_int(v, o);
 			} else {
-				const float *f = (const float *)(data + i * item);
+				float f[4];
+				memcpy(f, data + i * item, comps * sizeof(float));
 				for (size_t c = 0; c < comps; c++) {
 					if (!isfinite(f[c])) return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
 					if (c) *o++ = ' ';

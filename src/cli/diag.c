@@ -22,6 +22,8 @@ static void append(diag_buf *d, const char *s, size_t n)
 }
 
 static void vadd(diag_buf *d, const char *path, uint32_t line, uint32_t col, const char *kind, const char *fmt,
+                 va_list ap) __attribute__((format(printf, 6, 0)));
+static void vadd(diag_buf *d, const char *path, uint32_t line, uint32_t col, const char *kind, const char *fmt,
                  va_list ap)
 {
 	char msg[512], head[64];

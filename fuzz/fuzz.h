@@ -1,0 +1,107 @@
+/* Shared by the fuzz targets: a sink that discards what writers produce, the limits a
+ * target reads with (small enough that one input stays well under a second), and the
+ * libFuzzer entry point every target defines. */
+#ifndef SMDMX_FUZZ_H
+#define SMDMX_FUZZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smdmx/smdmx.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static inline bool fuzz_discard(void *user, const void *data, size_t size)
+{
+	(void)data;
+	*(size_t *)user += size;
+	return true;
+}
+
+/* Frames and keys bounded so that a tiny input cannot ask a writer for hours of output;
+ * the limits themselves are tested at their defaults elsewhere. */
+static inline smdmx_limits fuzz_limits(void)
+{
+	smdmx_limits l;
+	memset(&l, 0, sizeof(l));
+	l.max_frames = 2000;
+	l.max_keys = (size_t)1 << 18;
+	l.max_corners = (size_t)1 << 18;
+	l.max_joints = 1024;
+	return l;
+}
+
+/* Writes a scene as SMD (and VTA when it has shapes), then as a model DMX in binary 5 and
+ * keyvalues2, all into the sink: the writers run on whatever a reader accepted. */
+static inline void fuzz_write_scene(const smdmx_scene *s)
+{
+	smdmx_error err;
+	smdmx_warnings w;
+	size_t n = 0;
+	smdmx_smd_write_options wo;
+	memset(&wo, 0, sizeof(wo));
+	wo.limits = fuzz_limits();
+	smdmx_smd_write(s, fuzz_discard, &n, &wo, &err);
+	if (s->flex_shape_count) {
+		wo.kind = SMDMX_SMD_WRITE_VTA;
+		smdmx_smd_write(s, fuzz_discard, &n, &wo, &err);
+	}
+	smdmx_dm *dm = smdmx_model_from_scene(s, NULL, &err, &w);
+	if (!dm) return;
+	smdmx_dmx_write_options dw;
+	memset(&dw, 0, sizeof(dw));
+	dw.encoding = "binary";
+	smdmx_dmx_write(dm, fuzz_discard, &n, &dw, &err);
+	dw.encoding = "keyvalues2";
+	smdmx_dmx_write(dm, fuzz_discard, &n, &dw, &err);
+	smdmx_dm_free(dm);
+}
+
+/* A datamodel written back in both encodings. */
+static inline void fuzz_write_dm(smdmx_dm *dm)
+{
+	smdmx_error err;
+	size_t n = 0;
+	smdmx_dmx_write_options dw;
+	memset(&dw, 0, sizeof(dw));
+	dw.encoding = "keyvalues2";
+	dw.encoding_version = 4;
+	smdmx_dmx_write(dm, fuzz_discard, &n, &dw, &err);
+	dw.encoding = "binary";
+	dw.encoding_version = 9;
+	smdmx_dmx_write(dm, fuzz_discard, &n, &dw, &err);
+}
+
+/* data behind a DMX header: as it is when it starts with one, else behind the header the
+ * first byte picks (so that the fuzzer spends its time on the body). */
+static inline uint8_t *fuzz_with_header(const uint8_t *data, size_t size, bool binary, size_t *out_size)
+{
+	static const int versions[] = { 1, 2, 3, 4, 5, 9 };
+	if (size >= 4 && !memcmp(data, "<!--", 4)) {
+		uint8_t *copy = malloc(size ? size : 1);
+		if (copy) memcpy(copy, data, size);
+		*out_size = size;
+		return copy;
+	}
+	int v = size ? versions[data[0] % (binary ? 6 : 4)] : 1;
+	if (size) {
+		data++;
+		size--;
+	}
+	char head[80];
+	int hn = snprintf(head, sizeof(head), "<!-- dmx encoding %s %d format model 18 -->\n", binary ? "binary" : "keyvalues2", v);
+	size_t extra = (size_t)hn + (binary ? 1 : 0);
+	uint8_t *buf = malloc(extra + size + 1);
+	if (!buf) return NULL;
+	memcpy(buf, head, (size_t)hn);
+	if (binary) buf[hn] = 0;
+	if (size) memcpy(buf + extra, data, size);
+	*out_size = extra + size;
+	return buf;
+}
+
+#endif

@@ -1,0 +1,73 @@
+#!/bin/sh
+# The fuzzing campaign: builds the libFuzzer targets with clang (ASan + UBSan, the whole
+# library instrumented) in build-fuzz/, seeds each target's working corpus from testdata/,
+# ../shared/corpus and fuzz/findings/, and runs TARGET (or all four in turn) for SECONDS
+# each. New crashes, hangs (over 1 s), leaks and allocations over 512 MB land in
+# build-fuzz/artifacts/TARGET/; each run appends its figures to build-fuzz/campaign.log.
+# Usage: tools/fuzz.sh [smd|kv2|dmxb|model|all] [SECONDS] [-- libFuzzer options]
+set -eu
+cd "$(dirname "$0")/.."
+what=${1:-all}
+seconds=${2:-60}
+[ $# -ge 2 ] && shift 2 || shift $#
+[ "${1:-}" = "--" ] && shift
+if ! command -v clang >/dev/null; then
+	echo "fuzz: clang is not installed (apt-get install clang libclang-rt-14-dev)" >&2
+	exit 1
+fi
+if [ ! -f build-fuzz/build.ninja ]; then
+	CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
+		-Dbuildtype=debugoptimized -Dtests=false -Dwerror=true >/dev/null
+fi
+ninja -C build-fuzz fuzz/fuzz_smd fuzz/fuzz_kv2 fuzz/fuzz_dmxb fuzz/fuzz_model >/dev/null
+corpus=../shared/corpus
+[ -d "$corpus" ] || { echo "fuzz: $corpus is missing" >&2; exit 1; }
+
+# The seed files of a target, by extension and, for DMX, by encoding.
+seeds() {
+	case $1 in
+	smd) find testdata/ok testdata/bad testdata/sample "$corpus" -type f | grep -i -E '\.(smd|vta)$' ;;
+	kv2) find testdata/kv2 "$corpus" -type f -iname '*.dmx' | while read -r f; do head -c 40 "$f" | grep -q 'binary' || echo "$f"; done ;;
+	dmxb) find testdata/kv2 "$corpus" -type f -iname '*.dmx' | while read -r f; do head -c 40 "$f" | grep -q 'binary' && echo "$f"; done; true ;;
+	model) find testdata/kv2 testdata/sample "$corpus" -type f -iname '*.dmx' ;;
+	esac
+}
+
+run() { # TARGET
+	t=$1
+	shift
+	work=build-fuzz/corpus/$t
+	art=build-fuzz/artifacts/$t
+	mkdir -p "$work" "$art"
+	seeds "$t" | while read -r f; do cp "$f" "$work/seed-$(basename "$f" | tr -c 'A-Za-z0-9._\n' '_')"; done
+	find "fuzz/findings/$t" -type f ! -name README -exec cp {} "$work/" \;
+	log=build-fuzz/$t.log
+	set +e
+	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		build-fuzz/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -malloc_limit_mb=512 \
+		-max_len=65536 -dict="fuzz/$t.dict" -artifact_prefix="$art/" -print_final_stats=1 "$@" "$work" >"$log" 2>&1
+	rc=$?
+	set -e
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+	ft=$(grep -o 'ft: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+	units=$(find "$work" -type f | wc -l)
+	found=$(find "$art" -type f | wc -l)
+	line=$(printf '%s %-5s %6ss %10s execs %7s exec/s cov %5s ft %6s corpus %5s artifacts %s exit %s' \
+		"$(date -u +%Y-%m-%dT%H:%MZ)" "$t" "$seconds" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$units" "$found" "$rc")
+	echo "$line" | tee -a build-fuzz/campaign.log
+	if [ "$rc" != 0 ]; then
+		echo "fuzz: $t found a problem; see $log and $art/" >&2
+		grep -E 'ERROR|SUMMARY|==[0-9]+==' "$log" | head -n 5 >&2
+		return 1
+	fi
+}
+
+status=0
+if [ "$what" = all ]; then
+	for t in smd kv2 dmxb model; do run "$t" "$@" || status=1; done
+else
+	run "$what" "$@" || status=1
+fi
+exit $status
