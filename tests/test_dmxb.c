@@ -1,7 +1,7 @@
 /* Binary DMX: every corpus file reads, converts to keyvalues2 and back to its own version
  * and reads back identical; every version written reads back identical; srctools' four
  * encodings of one content agree; output is byte-identical across runs; bad input fails
- * with the byte offset; truncation at every byte; failure of every allocation. */
+ * with the byte offset. (Truncation and allocation failures: test_sweeps.) */
 #define _GNU_SOURCE
 #include <locale.h>
 
@@ -291,42 +291,6 @@ static void test_writer(void **state)
 	free(b2.data);
 }
 
-static const char *const small[] = {
-	"dmx_binary/TeamSpen210__srctools__test_export_regression_binary_v1_.dmx",
-	"dmx_binary/TeamSpen210__srctools__binary_v2.dmx",
-	"dmx_binary/TeamSpen210__srctools__test_export_regression_binary_v3_.dmx",
-	"dmx_binary/TeamSpen210__srctools__binary_v4.dmx",
-	"dmx_binary/TeamSpen210__srctools__binary_v5.dmx",
-	"dmx_binary/Artfunkel__BlenderSourceTools__X_Axis.dmx",
-	"dmx_binary/Artfunkel__BlenderSourceTools__Cube_NoArmature_Cube.dmx",
-};
-
-static void test_truncation(void **state)
-{
-	(void)state;
-	for (size_t f = 0; f < sizeof(small) / sizeof(small[0]); f++) {
-		size_t size = 0;
-		char *data = test_slurp(test_corpus_path(small[f]), &size);
-		assert_non_null(data);
-		for (size_t n = 0; n < size; n++) {
-			char *cut = malloc(n ? n : 1);
-			memcpy(cut, data, n);
-			smdmx_error err;
-			smdmx_dm *dm = smdmx_dmx_read_memory(cut, n, NULL, &err);
-			if (dm) fail_msg("%s cut at %zu read", small[f], n); /* every cut loses something */
-			assert_true(err.code != SMDMX_ERROR_NONE && err.message[0]);
-			free(cut);
-		}
-		free(data);
-	}
-}
-
-static void test_allocation_failures(void **state)
-{
-	(void)state;
-	for (size_t f = 0; f < sizeof(small) / sizeof(small[0]); f++) test_dmx_allocation_failures(test_corpus_path(small[f]), "binary");
-}
-
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -335,8 +299,6 @@ int main(void)
 		cmocka_unit_test(test_srctools_encodings),
 		cmocka_unit_test(test_hand_built),
 		cmocka_unit_test(test_writer),
-		cmocka_unit_test(test_truncation),
-		cmocka_unit_test(test_allocation_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

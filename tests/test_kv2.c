@@ -1,6 +1,6 @@
 /* The datamodel and the keyvalues2 encoding: every type and layout at exact values, every
- * error at its code, line and column, the corpus round trip, determinism, truncation at
- * every byte and failure of every allocation. */
+ * error at its code, line and column, the corpus round trip, determinism. (Truncation and
+ * allocation failures: test_sweeps.) */
 #define _GNU_SOURCE
 #include <locale.h>
 #include <math.h>
@@ -430,34 +430,6 @@ static void test_dump(void **state)
 	smdmx_dm_free(dm);
 }
 
-static const char *const small_files[] = { "testdata/kv2/ok/types.dmx", "testdata/kv2/ok/layout.dmx",
-	                                       "testdata/kv2/ok/prefix.dmx", "testdata/kv2/ok/legacy.dmx" };
-
-static void test_truncation(void **state)
-{
-	(void)state;
-	for (size_t f = 0; f < 4; f++) {
-		size_t size = 0;
-		char *data = test_slurp(test_path(small_files[f]), &size);
-		for (size_t n = 0; n < size; n++) {
-			char *cut = malloc(n ? n : 1);
-			memcpy(cut, data, n);
-			smdmx_error err;
-			smdmx_dm *dm = smdmx_dmx_read_memory(cut, n, NULL, &err);
-			if (dm) smdmx_dm_free(dm);
-			else assert_true(err.code != SMDMX_ERROR_NONE && err.line >= 1 && err.message[0]);
-			free(cut);
-		}
-		free(data);
-	}
-}
-
-static void test_allocation_failures(void **state)
-{
-	(void)state;
-	for (size_t f = 0; f < 4; f++) test_dmx_allocation_failures(test_path(small_files[f]), NULL);
-}
-
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -471,8 +443,6 @@ int main(void)
 		cmocka_unit_test(test_writer_layout),
 		cmocka_unit_test(test_built_graphs),
 		cmocka_unit_test(test_dump),
-		cmocka_unit_test(test_truncation),
-		cmocka_unit_test(test_allocation_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
-/* SMD and VTA reading and writing: exact values, error codes and positions, truncation at
- * every byte, failure of every allocation, and the writer's output format. */
+/* SMD and VTA reading and writing: exact values, error codes and positions, and the
+ * writer's output format. (Truncation and allocation failures: test_sweeps.) */
 #define _GNU_SOURCE
 #include <locale.h>
 #include <math.h>
@@ -439,82 +439,6 @@ static void test_chunk_boundaries(void **state)
 	smdmx_scene_free(first);
 }
 
-static const char *const small_files[] = {
-	"testdata/ok/features.smd", "testdata/ok/cr_only.smd", "testdata/ok/crlf.smd",
-	"testdata/ok/anim_hold.smd", "testdata/ok/uv3.smd", "testdata/ok/shapes.vta",
-	"testdata/sample/arm.smd", "testdata/sample/arm_wave.smd", "testdata/sample/arm.vta",
-};
-
-/* Each small file cut at every byte either loads or fails cleanly with a position. */
-static void test_truncation(void **state)
-{
-	(void)state;
-	for (size_t f = 0; f < sizeof(small_files) / sizeof(small_files[0]); f++) {
-		size_t size = 0;
-		char *data = test_slurp(test_path(small_files[f]), &size);
-		assert_non_null(data);
-		for (size_t n = 0; n <= size; n++) {
-			char *cut = malloc(n ? n : 1); /* exact size: ASan sees any read past the end */
-			memcpy(cut, data, n);
-			smdmx_error err;
-			smdmx_scene *s = smdmx_smd_read_memory(cut, n, NULL, &err, NULL);
-			if (s) {
-				assert_true(smdmx_scene_validate(s, NULL));
-				smdmx_scene_free(s);
-			} else {
-				assert_true(err.code != SMDMX_ERROR_NONE);
-				assert_true(err.line >= 1);
-				assert_true(err.message[0] != '\0');
-			}
-			free(cut);
-		}
-		free(data);
-	}
-}
-
-/* Fail the 1st, 2nd, ... allocation: the reader and writer report out-of-memory and free
- * every byte they took. */
-static void test_allocation_failures(void **state)
-{
-	(void)state;
-	for (size_t f = 0; f < sizeof(small_files) / sizeof(small_files[0]); f++) {
-		size_t size = 0;
-		char *data = test_slurp(test_path(small_files[f]), &size);
-		size_t n;
-		for (n = 1;; n++) {
-			test_counter c = { 0, 0 };
-			smdmx_smd_read_options o = { .allocator = test_allocator(&c) };
-			o.allocator.fail_after = n;
-			smdmx_error err;
-			smdmx_scene *s = smdmx_smd_read_memory(data, size, &o, &err, NULL);
-			if (s) {
-				smdmx_scene_free(s);
-				assert_int_equal(c.live, 0);
-				break;
-			}
-			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
-			if (c.live != 0) fail_msg("%s: %lld bytes leaked failing allocation %zu", small_files[f], c.live, n);
-		}
-		assert_true(n > 3);
-		/* the writer */
-		smdmx_error err;
-		smdmx_scene *s = smdmx_smd_read_memory(data, size, NULL, &err, NULL);
-		for (n = 1;; n++) {
-			test_counter c = { 0, 0 };
-			smdmx_smd_write_options o = { .allocator = test_allocator(&c) };
-			o.allocator.fail_after = n;
-			test_sink out = { 0 };
-			bool ok = smdmx_smd_write(s, test_sink_write, &out, &o, &err);
-			free(out.data);
-			assert_int_equal(c.live, 0);
-			if (ok) break;
-			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
-		}
-		smdmx_scene_free(s);
-		free(data);
-	}
-}
-
 static void test_memory_limit(void **state)
 {
 	(void)state;
@@ -714,8 +638,6 @@ int main(void)
 		cmocka_unit_test(test_nul_and_long_lines),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_chunk_boundaries),
-		cmocka_unit_test(test_truncation),
-		cmocka_unit_test(test_allocation_failures),
 		cmocka_unit_test(test_memory_limit),
 		cmocka_unit_test(test_writer_format),
 		cmocka_unit_test(test_write_ngon_fan),

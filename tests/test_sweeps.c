@@ -1,0 +1,351 @@
+/* Every layer against every small file: each file in testdata/ (SMD, VTA, keyvalues2 and,
+ * written from those, binary DMX) and the small binary files of the corpus is
+ *   - cut at every byte and read: a clean result or a clean error, never a crash;
+ *   - read with its 1st, 2nd, ... allocation failing: out of memory, nothing leaked;
+ * and what reads goes through every later layer the same way, each allocation failing in
+ * turn: the model lift (datamodel to scene), the model lowering (scene to datamodel), the
+ * SMD, VTA, keyvalues2 and binary writers into memory, and the writers into files, which
+ * must leave no file behind when they fail. */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <locale.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* ---- one layer, every allocation failing in turn ----------------------------------------- */
+
+enum { MAX_ALLOCATIONS = 200000 };
+
+/* f with every allocation count in turn: each attempt either fails with out of memory or
+ * ends as f ends with no failure injected (a success, or the same error at the same
+ * place: the bad files fail on their own once enough allocations succeed), and none leaks.
+ * Returns the count at which it ended. */
+typedef bool (*attempt_fn)(void *ctx, smdmx_allocator allocator, smdmx_error *err);
+
+static size_t attempts, cuts;
+static bool sweep_ok; /* whether the last sweep's f succeeds without failures injected */
+
+static size_t sweep(const char *what, const char *file, attempt_fn f, void *ctx)
+{
+	smdmx_error want;
+	memset(&want, 0, sizeof(want));
+	bool want_ok = f(ctx, (smdmx_allocator){ 0 }, &want);
+	size_t n;
+	for (n = 1; n < MAX_ALLOCATIONS; n++) {
+		test_counter c = { 0, 0 };
+		smdmx_allocator a = test_allocator(&c);
+		a.fail_after = n;
+		smdmx_error err;
+		memset(&err, 0, sizeof(err));
+		bool ok = f(ctx, a, &err);
+		attempts++;
+		if (c.live != 0) fail_msg("%s of %s: %lld bytes leaked failing allocation %zu", what, file, c.live, n);
+		if (ok != want_ok && ok) fail_msg("%s of %s succeeded failing allocation %zu, but fails without", what, file, n);
+		if (ok) break;
+		if (err.code == SMDMX_ERROR_OUT_OF_MEMORY) continue;
+		if (!want_ok && err.code == want.code && err.line == want.line && err.column == want.column) break;
+		fail_msg("%s of %s, allocation %zu failing: %s (%s), not out of memory", what, file, n,
+		         smdmx_error_code_name(err.code), err.message);
+	}
+	if (n == MAX_ALLOCATIONS) fail_msg("%s of %s never ended", what, file);
+	sweep_ok = want_ok;
+	return n;
+}
+
+/* ---- the attempts ------------------------------------------------------------------------ */
+
+typedef struct bytes {
+	const char *data;
+	size_t size;
+} bytes;
+
+static bool read_smd(void *ctx, smdmx_allocator a, smdmx_error *err)
+{
+	bytes *b = ctx;
+	smdmx_smd_read_options o = { .allocator = a };
+	smdmx_scene *s = smdmx_smd_read_memory(b->data, b->size, &o, err, NULL);
+	smdmx_scene_free(s);
+	return s != NULL;
+}
+
+static bool read_dmx(void *ctx, smdmx_allocator a, smdmx_error *err)
+{
+	bytes *b = ctx;
+	smdmx_dmx_read_options o = { .allocator = a };
+	smdmx_dm *dm = smdmx_dmx_read_memory(b->data, b->size, &o, err);
+	smdmx_dm_free(dm);
+	return dm != NULL;
+}
+
+static bool lift(void *ctx, smdmx_allocator a, smdmx_error *err)
+{
+	smdmx_model_options o = { .allocator = a };
+	smdmx_scene *s = smdmx_model_to_scene(ctx, &o, err, NULL);
+	smdmx_scene_free(s);
+	return s != NULL;
+}
+
+static bool lower(void *ctx, smdmx_allocator a, smdmx_error *err)
+{
+	smdmx_model_options o = { .allocator = a };
+	smdmx_dm *dm = smdmx_model_from_scene(ctx, &o, err, NULL);
+	smdmx_dm_free(dm);
+	return dm != NULL;
+}
+
+typedef struct smd_out {
+	const smdmx_scene *scene;
+	smdmx_smd_write_kind kind;
+	const char *path; /* NULL: into memory */
+} smd_out;
+
+static bool write_smd(void *ctx, smdmx_allocator a, smdmx_error *err)
+{
+	smd_out *w = ctx;
+	smdmx_smd_write_options o = { .allocator = a, .kind = w->kind };
+	if (w->path) return smdmx_smd_write_file(w->scene, w->path, &o, err);
+	test_sink s = { 0 };
+	bool ok = smdmx_smd_write(w->scene, test_sink_write, &s, &o, err);
+	free(s.data);
+	return ok;
+}
+
+typedef struct dmx_out {
+	smdmx_dm *dm;
+	const char *encoding;
+	int version;
+	const char *path;
+} dmx_out;
+
+static bool write_dmx(void *ctx, smdmx_allocator a, smdmx_error *err)
+{
+	dmx_out *w = ctx;
+	smdmx_dmx_write_options o = { .allocator = a, .encoding = w->encoding, .encoding_version = w->version };
+	if (w->path) return smdmx_dmx_write_file(w->dm, w->path, &o, err);
+	test_sink s = { 0 };
+	bool ok = smdmx_dmx_write(w->dm, test_sink_write, &s, &o, err);
+	free(s.data);
+	return ok;
+}
+
+/* ---- the layers after reading ------------------------------------------------------------ */
+
+static char out_dir[] = "/tmp/smdmx-sweeps-XXXXXX";
+
+/* What the output directory holds besides `keep` (the one file a success wrote). */
+static size_t stray_files(const char *keep)
+{
+	DIR *d = opendir(out_dir);
+	size_t n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && (!keep || strcmp(e->d_name, keep))) n++;
+	if (d) closedir(d);
+	return n;
+}
+
+static void sweep_file_writer(const char *what, const char *file, attempt_fn f, void *ctx, const char *name)
+{
+	sweep(what, file, f, ctx);
+	/* every failing attempt left nothing; a success wrote exactly the output */
+	if (stray_files(sweep_ok ? name : NULL) != 0) fail_msg("%s of %s left a file behind", what, file);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", out_dir, name);
+	struct stat st;
+	if (sweep_ok && stat(path, &st) != 0) fail_msg("%s of %s: no output", what, file);
+	unlink(path);
+}
+
+static void sweep_dm_writers(smdmx_dm *dm, const char *file)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/out.dmx", out_dir);
+	dmx_out kv2 = { dm, "keyvalues2", 4, NULL }, bin = { dm, "binary", 9, NULL }, bin5 = { dm, "binary", 5, NULL };
+	sweep("keyvalues2 writing", file, write_dmx, &kv2);
+	sweep("binary 9 writing", file, write_dmx, &bin);
+	bin5.path = path;
+	sweep_file_writer("binary 5 writing to a file", file, write_dmx, &bin5, "out.dmx");
+	kv2.path = path;
+	sweep_file_writer("keyvalues2 writing to a file", file, write_dmx, &kv2, "out.dmx");
+}
+
+static void sweep_scene_layers(const smdmx_scene *s, const char *file)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/out.smd", out_dir);
+	smd_out smd = { s, SMDMX_SMD_WRITE_AUTO, NULL };
+	sweep("SMD writing", file, write_smd, &smd);
+	if (s->mesh_count) {
+		smd_out vta = { s, SMDMX_SMD_WRITE_VTA, NULL };
+		sweep("VTA writing", file, write_smd, &vta);
+	}
+	smd.path = path;
+	sweep_file_writer("SMD writing to a file", file, write_smd, &smd, "out.smd");
+	sweep("model lowering", file, lower, (void *)s);
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_model_from_scene(s, NULL, &err, NULL);
+	if (!dm) fail_msg("%s: model lowering failed: %s", file, err.message);
+	sweep_dm_writers(dm, file);
+	smdmx_dm_free(dm);
+}
+
+/* ---- one input --------------------------------------------------------------------------- */
+
+static bool is_dmx(const char *data, size_t size)
+{
+	return size >= 4 && !memcmp(data, "<!--", 4);
+}
+
+/* Every cut of the input reads to a result or a clean error; a DMX that reads is lifted,
+ * and a scene that results is valid. */
+static void cut_everywhere(const char *file, const char *data, size_t size, bool dmx)
+{
+	for (size_t n = 0; n <= size; n++) {
+		char *cut = malloc(n ? n : 1); /* exact size: ASan sees any read past the end */
+		memcpy(cut, data, n);
+		cuts++;
+		smdmx_error err;
+		memset(&err, 0, sizeof(err));
+		if (dmx) {
+			smdmx_dm *dm = smdmx_dmx_read_memory(cut, n, NULL, &err);
+			if (dm) {
+				smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+				if (s && !smdmx_scene_validate(s, &err)) fail_msg("%s cut at %zu: lifted an invalid scene: %s", file, n, err.message);
+				if (!s && (err.code == SMDMX_ERROR_NONE || !err.message[0])) fail_msg("%s cut at %zu: a lift failure without a message", file, n);
+				smdmx_scene_free(s);
+				smdmx_dm_free(dm);
+			} else if (err.code == SMDMX_ERROR_NONE || !err.message[0]) {
+				fail_msg("%s cut at %zu: a failure without a message", file, n);
+			}
+		} else {
+			smdmx_scene *s = smdmx_smd_read_memory(cut, n, NULL, &err, NULL);
+			if (s) {
+				if (!smdmx_scene_validate(s, &err)) fail_msg("%s cut at %zu: an invalid scene: %s", file, n, err.message);
+				smdmx_scene_free(s);
+			} else if (err.code == SMDMX_ERROR_NONE || err.line < 1 || !err.message[0]) {
+				fail_msg("%s cut at %zu: a failure without a position or message", file, n);
+			}
+		}
+		free(cut);
+	}
+}
+
+static size_t inputs_swept;
+
+static void sweep_input(const char *file, const char *data, size_t size)
+{
+	bool dmx = is_dmx(data, size);
+	bytes b = { data, size };
+	cut_everywhere(file, data, size, dmx);
+	sweep(dmx ? "DMX reading" : "SMD reading", file, dmx ? read_dmx : read_smd, &b);
+	smdmx_error err;
+	inputs_swept++;
+	if (!dmx) {
+		smdmx_scene *s = smdmx_smd_read_memory(data, size, NULL, &err, NULL);
+		if (!s) return; /* testdata/bad: the cuts and the reader's failures are its layers */
+		sweep_scene_layers(s, file);
+		smdmx_scene_free(s);
+		return;
+	}
+	smdmx_dm *dm = smdmx_dmx_read_memory(data, size, NULL, &err);
+	if (!dm) return;
+	sweep_dm_writers(dm, file);
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	if (s) {
+		sweep("model lift", file, lift, dm);
+		sweep_scene_layers(s, file);
+		smdmx_scene_free(s);
+	}
+	/* the same datamodel as binary: the binary reader's sweep over our own files */
+	if (strcmp(dm->encoding, "binary") != 0) {
+		test_sink bin = { 0 };
+		smdmx_dmx_write_options o = { .encoding = "binary", .encoding_version = 5 };
+		if (smdmx_dmx_write(dm, test_sink_write, &bin, &o, &err)) {
+			char name[600];
+			snprintf(name, sizeof(name), "%s (as binary 5)", file);
+			bytes bb = { bin.data, bin.size };
+			cut_everywhere(name, bin.data, bin.size, true);
+			sweep("DMX reading", name, read_dmx, &bb);
+			inputs_swept++;
+		}
+		free(bin.data);
+	}
+	smdmx_dm_free(dm);
+}
+
+/* Every file below a testdata folder, in name order. */
+static void sweep_folder(const char *rel)
+{
+	char dir[1024];
+	snprintf(dir, sizeof(dir), "%s/%s", SMDMX_SOURCE_ROOT, rel);
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0) fail_msg("cannot read %s", dir);
+	for (int i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.') {
+			char path[2048];
+			snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+			size_t size = 0;
+			char *data = test_slurp(path, &size);
+			if (data && size <= 64 * 1024) sweep_input(path, data, size);
+			free(data);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+static void test_smd_files(void **state)
+{
+	(void)state;
+	sweep_folder("testdata/ok");
+	sweep_folder("testdata/sample");
+	sweep_folder("testdata/bad");
+}
+
+static void test_dmx_files(void **state)
+{
+	(void)state;
+	sweep_folder("testdata/kv2/ok");
+	sweep_folder("testdata/kv2/bad");
+	sweep_folder("testdata/model");
+}
+
+/* Binary files other tools wrote (srctools, Blender Source Tools), small enough to sweep. */
+static void test_corpus_binary(void **state)
+{
+	(void)state;
+	static const char *const small[] = {
+		"dmx_binary/TeamSpen210__srctools__test_export_regression_binary_v1_.dmx",
+		"dmx_binary/TeamSpen210__srctools__binary_v2.dmx",
+		"dmx_binary/TeamSpen210__srctools__test_export_regression_binary_v3_.dmx",
+		"dmx_binary/TeamSpen210__srctools__binary_v4.dmx",
+		"dmx_binary/TeamSpen210__srctools__binary_v5.dmx",
+		"dmx_binary/Artfunkel__BlenderSourceTools__X_Axis.dmx",
+		"dmx_binary/Artfunkel__BlenderSourceTools__Cube_NoArmature_Cube.dmx",
+	};
+	for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++) {
+		size_t size = 0;
+		char *data = test_slurp(test_corpus_path(small[i]), &size);
+		if (!data) fail_msg("corpus file %s is missing", test_corpus_path(small[i]));
+		sweep_input(small[i], data, size);
+		free(data);
+	}
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "");
+	if (!mkdtemp(out_dir)) return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_smd_files),
+		cmocka_unit_test(test_dmx_files),
+		cmocka_unit_test(test_corpus_binary),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	printf("swept %zu inputs: %zu cuts, %zu attempts with an allocation failing\n", inputs_swept, cuts, attempts);
+	rmdir(out_dir);
+	return rc;
+}
