@@ -104,4 +104,20 @@ static inline uint8_t *fuzz_with_header(const uint8_t *data, size_t size, bool b
 	return buf;
 }
 
+/* The keyvalues2 and binary targets: read (behind the header), write back. */
+static inline int fuzz_dmx_reader(const uint8_t *data, size_t size, bool binary)
+{
+	size_t n;
+	uint8_t *buf = fuzz_with_header(data, size, binary, &n);
+	if (!buf) return 0;
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_memory(buf, n, NULL, &err);
+	if (dm) {
+		fuzz_write_dm(dm);
+		smdmx_dm_free(dm);
+	}
+	free(buf);
+	return 0;
+}
+
 #endif
