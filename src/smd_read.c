@@ -617,7 +617,7 @@ static bool read_skeleton(reader *r)
 					memset(&poses[j], 0, sizeof(smdmx_transform));
 					poses[j].orientation[3] = 1.0f;
 				}
-			} else {
+			} else if (nj) { /* no bones: nothing to hold (and no array to point into) */
 				memcpy(poses + f * nj, poses + (f - 1) * nj, nj * sizeof(smdmx_transform));
 			}
 			r->poses.count = need;

@@ -242,6 +242,8 @@ static void test_bad_inputs(void **state)
 		{ "no_version.smd", SMDMX_ERROR_SYNTAX, 1, 1 },
 		{ "trailing_text.smd", SMDMX_ERROR_SYNTAX, 7, 15 },
 		{ "unterminated_name.smd", SMDMX_ERROR_SYNTAX, 3, 3 },
+		/* Fuzzing findings (fuzz/CAMPAIGN.md): each once crashed or tripped a sanitizer. */
+		{ "fuzz_frames_without_bones.smd", SMDMX_ERROR_BONE_UNDEFINED, 9, 3 }, /* UB: a frame held over no bones */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char rel[256];
