@@ -769,6 +769,65 @@ static void read_transform(const lift *l, uint32_t x, smdmx_transform *t)
 	if (o && o->type == SMDMX_DM_QUATERNION && !o->is_array) memcpy(t->orientation, o->value.v, 4 * sizeof(float));
 }
 
+/* The array items of an element. */
+static uint64_t array_items(const lift *l, uint32_t e)
+{
+	uint64_t items = 0;
+	if (e == SMDMX_NONE || e >= l->dm->element_count) return 0;
+	const smdmx_dm_element *el = &l->dm->elements[e];
+	for (size_t a = 0; a < el->attr_count; a++)
+		if (el->attrs[a].is_array) items += el->attrs[a].value.array.count;
+	return items;
+}
+
+/* The items a DmeMesh's data adds to a scene each time it is lifted: the arrays of its
+ * vertex data, face sets and delta states. */
+static uint64_t mesh_items(const lift *l, uint32_t mesh)
+{
+	uint64_t items = 0;
+	size_t n, nf;
+	uint32_t vd = get_el(l, mesh, "currentState");
+	if (vd == SMDMX_NONE) vd = get_el(l, mesh, "bindState");
+	items += array_items(l, vd);
+	const uint32_t *faces = get_els(l, mesh, "faceSets", &nf);
+	for (size_t k = 0; k < nf; k++) items += array_items(l, faces[k]);
+	const uint32_t *deltas = get_els(l, mesh, "deltaStates", &n);
+	for (size_t k = 0; k < n; k++) items += array_items(l, deltas[k]);
+	return items;
+}
+
+/* A mesh shared by several dags is lifted once per dag. Sharing is how a file makes a small
+ * number of bytes stand for a huge model (the billion-laughs pattern), so past 2^23 items a
+ * model may not hold more than 16 times the data its distinct meshes have. */
+enum { EXPANSION_FLOOR = 1 << 23, EXPANSION_FACTOR = 16 };
+
+static bool check_expansion(lift *l)
+{
+	size_t count = l->meshes.count;
+	const uint32_t *dags = l->mesh_dags.data;
+	uint64_t lifted = 0, distinct = 0;
+	if (!count) return true;
+	sm_vec mark = SM_VEC_INIT;
+	if (!sm_vec_reserve(l->o, &mark, 1, l->dm->element_count, l->error)) return false;
+	uint8_t *counted = mark.data;
+	memset(counted, 0, l->dm->element_count);
+	for (size_t i = 0; i < count; i++) {
+		uint32_t mesh = get_el(l, dags[i], "shape");
+		if (mesh == SMDMX_NONE || mesh >= l->dm->element_count) continue;
+		uint64_t items = mesh_items(l, mesh);
+		lifted += items;
+		if (!counted[mesh]) distinct += items;
+		counted[mesh] = 1;
+	}
+	sm_vec_release(l->o, &mark, 1);
+	if (lifted > EXPANSION_FLOOR && lifted > (uint64_t)EXPANSION_FACTOR * distinct)
+		return sm_fail(l->error, SMDMX_ERROR_LIMIT, 0, 0,
+		               "meshes shared by several dags would turn %llu items of mesh data into %llu (more than %d "
+		               "times): refused as a decompression bomb",
+		               (unsigned long long)distinct, (unsigned long long)lifted, EXPANSION_FACTOR);
+	return true;
+}
+
 /* The hierarchy under the model: joints (DmeJoint, or a DmeDag without a shape) and meshes. */
 static bool lift_hierarchy(lift *l, uint32_t model)
 {
@@ -1351,7 +1410,7 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	bool controls_only = model == SMDMX_NONE && root != SMDMX_NONE && get_el(&l, root, "combinationOperator") != SMDMX_NONE;
 	bool ok = model != SMDMX_NONE || controls_only ||
 	          bad_model(&l, "the root has neither \"model\" nor \"skeleton\" nor \"combinationOperator\"");
-	ok = ok && lift_hierarchy(&l, model);
+	ok = ok && lift_hierarchy(&l, model) && check_expansion(&l);
 	uint32_t *table = NULL;
 	size_t table_count = 0;
 	ok = ok && joint_table(&l, model, &table, &table_count);

@@ -214,6 +214,11 @@ static bool write_clip_frames(writer *w, const smdmx_clip *c)
 		return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "clip '%s' spans %lld frames; the limit is %zu", c->name,
 		               (long long)(last - first + 1), w->limits.max_frames);
 	size_t nj = s->joint_count, bytes;
+	/* Sparse keys over many bones can stand for far more text than the input holds: frames
+	 * times bones is bounded as when reading. */
+	if ((uint64_t)(last - first + 1) * (nj ? nj : 1) > w->limits.max_keys)
+		return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "clip '%s': %lld frames of %zu bones; the limit is %zu bone poses",
+		               c->name, (long long)(last - first + 1), nj, w->limits.max_keys);
 	/* Per joint: its channel (or none), and the previous frame's angles for continuity. */
 	if (!sm_mul(nj ? nj : 1, sizeof(const smdmx_channel *) + 3 * sizeof(double), &bytes)) return sm_fail_oom(w->error);
 	void *mem = sm_malloc(&w->alloc, bytes);

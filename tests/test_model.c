@@ -691,6 +691,74 @@ static void test_corpus_pairs(void **state)
 	}
 }
 
+/* A mesh shared by many dags: a little data standing for a huge model (the billion-laughs
+ * pattern) is refused with a clear error; modest instancing lifts. */
+static smdmx_dm *shared_mesh_model(size_t dags, size_t corners)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
+	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
+	uint32_t model = smdmx_dm_add_element(dm, "DmeModel", "model", NULL, &err);
+	smdmx_dm_add_attr(dm, root, "model", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = model;
+	uint32_t mesh = smdmx_dm_add_element(dm, "DmeMesh", "mesh", NULL, &err);
+	uint32_t vd = smdmx_dm_add_element(dm, "DmeVertexData", "bind", NULL, &err);
+	smdmx_dm_add_attr(dm, mesh, "bindState", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = vd;
+	smdmx_dm_add_attr(dm, vd, "positions", SMDMX_DM_VECTOR3, true, 3, &err);
+	int32_t *ix = smdmx_dm_add_attr(dm, vd, "positionsIndices", SMDMX_DM_INT, true, corners, &err)->value.array.data;
+	for (size_t i = 0; i < corners; i++) ix[i] = (int32_t)(i % 3);
+	uint32_t fs = smdmx_dm_add_element(dm, "DmeFaceSet", "faces", NULL, &err);
+	int32_t *faces = smdmx_dm_add_attr(dm, fs, "faces", SMDMX_DM_INT, true, corners / 3 * 4, &err)->value.array.data;
+	for (size_t t = 0; t < corners / 3; t++) {
+		faces[4 * t] = (int32_t)(3 * t);
+		faces[4 * t + 1] = (int32_t)(3 * t + 1);
+		faces[4 * t + 2] = (int32_t)(3 * t + 2);
+		faces[4 * t + 3] = -1;
+	}
+	uint32_t mat = smdmx_dm_add_element(dm, "DmeMaterial", "m", NULL, &err);
+	smdmx_dm_add_attr(dm, mat, "mtlName", SMDMX_DM_STRING, false, 0, &err)->value.s = smdmx_dm_strdup(dm, "m", &err);
+	smdmx_dm_add_attr(dm, fs, "material", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = mat;
+	smdmx_dm_add_attr(dm, mesh, "faceSets", SMDMX_DM_ELEMENT, true, 1, &err);
+	((uint32_t *)smdmx_dm_find_attr(dm, mesh, "faceSets")->value.array.data)[0] = fs;
+	smdmx_dm_add_attr(dm, model, "children", SMDMX_DM_ELEMENT, true, dags, &err);
+	for (size_t d = 0; d < dags; d++) {
+		char name[32];
+		snprintf(name, sizeof(name), "dag%zu", d);
+		uint32_t dag = smdmx_dm_add_element(dm, "DmeDag", name, NULL, &err);
+		smdmx_dm_add_attr(dm, dag, "shape", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = mesh;
+		((uint32_t *)smdmx_dm_find_attr(dm, model, "children")->value.array.data)[d] = dag;
+	}
+	return dm;
+}
+
+static void test_shared_mesh_bomb(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	/* 3,000 dags on one mesh of 3,000 corners: 9,000,000 corners from 3,000 */
+	smdmx_dm *dm = shared_mesh_model(3000, 3000);
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	assert_null(s);
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_string_equal(err.message, "meshes shared by several dags would turn 7003 items of mesh data into 21009000 (more "
+	                                 "than 16 times): refused as a decompression bomb");
+	smdmx_dm_free(dm);
+	/* 20 instances of a small mesh: a normal model */
+	dm = shared_mesh_model(20, 3000);
+	s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	assert_int_equal(s->mesh_count, 20);
+	assert_int_equal(s->meshes[19].corner_count, 3000);
+	smdmx_scene_free(s);
+	smdmx_dm_free(dm);
+	/* past the floor (2^23 items) but within 16 times: a mesh of 400,000 corners on 15 dags */
+	dm = shared_mesh_model(15, 400000);
+	s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	assert_int_equal(s->mesh_count, 15);
+	smdmx_scene_free(s);
+	smdmx_dm_free(dm);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -704,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_scene_operations),
 		cmocka_unit_test(test_flex_rules),
 		cmocka_unit_test(test_corpus_pairs),
+		cmocka_unit_test(test_shared_mesh_bomb),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

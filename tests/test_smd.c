@@ -441,6 +441,26 @@ static void test_chunk_boundaries(void **state)
 	smdmx_scene_free(first);
 }
 
+/* The writer bounds frames times bones like the reader: at the limit and one past it. */
+static void test_writer_pose_limit(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_file(test_path("testdata/sample/arm_wave.smd"), NULL, &err, NULL);
+	assert_non_null(s); /* 11 frames of 2 bones */
+	smdmx_smd_write_options o = { .limits = { .max_keys = 22 } };
+	test_sink out = { 0 };
+	assert_true(smdmx_smd_write(s, test_sink_write, &out, &o, &err));
+	free(out.data);
+	memset(&out, 0, sizeof(out));
+	o.limits.max_keys = 21;
+	assert_false(smdmx_smd_write(s, test_sink_write, &out, &o, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_string_equal(err.message, "clip 'arm_wave': 11 frames of 2 bones; the limit is 21 bone poses");
+	free(out.data);
+	smdmx_scene_free(s);
+}
+
 static void test_memory_limit(void **state)
 {
 	(void)state;
@@ -641,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_chunk_boundaries),
 		cmocka_unit_test(test_memory_limit),
+		cmocka_unit_test(test_writer_pose_limit),
 		cmocka_unit_test(test_writer_format),
 		cmocka_unit_test(test_write_ngon_fan),
 		cmocka_unit_test(test_write_sparse_keys),
