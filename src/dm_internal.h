@@ -49,11 +49,13 @@ void sm_sha1(const void *data, size_t n, uint8_t out[20]);
 
 static inline smdmx_dm_limits sm_dm_limits_resolve(const smdmx_dm_limits *in)
 {
-	smdmx_dm_limits l = { 0, 0, 0 };
+	smdmx_dm_limits l = { 0, 0, 0, 0, 0 };
 	if (in) l = *in;
 	if (!l.max_depth) l.max_depth = SMDMX_DM_DEFAULT_MAX_DEPTH;
 	if (!l.max_elements) l.max_elements = SMDMX_DM_DEFAULT_MAX_ELEMENTS;
 	if (!l.max_file_size) l.max_file_size = SMDMX_DM_DEFAULT_MAX_FILE_SIZE;
+	if (!l.max_attributes) l.max_attributes = SMDMX_DM_DEFAULT_MAX_ATTRIBUTES;
+	if (!l.max_array_items) l.max_array_items = SMDMX_DM_DEFAULT_MAX_ARRAY_ITEMS;
 	return l;
 }
 

@@ -259,6 +259,8 @@ static bool attribute(rd *r, smdmx_dm_attr *a, uint8_t raw_type, size_t type_at)
 	SM_CHECK(i32(r, &raw));
 	size_t min = disk_size(a->type);
 	SM_CHECK(count(r, raw, min ? min : (a->type == SMDMX_DM_STRING ? 1 : 4), at, &n));
+	if (n > r->limits.max_array_items)
+		return fail_at(r, at, SMDMX_ERROR_LIMIT, "%zu items in one array; the limit is %zu", n, r->limits.max_array_items);
 	size_t isize = smdmx_dm_item_size(a->type);
 	a->value.array.count = n;
 	a->value.array.data = NULL;
@@ -298,6 +300,8 @@ static bool prefix_block(rd *r)
 		size_t cat = r->pos, n = 0;
 		SM_CHECK(i32(r, &raw));
 		SM_CHECK(count(r, raw, 2, cat, &n));
+		if (n > r->limits.max_attributes)
+			return fail_at(r, cat, SMDMX_ERROR_LIMIT, "%zu attributes in one element; the limit is %zu", n, r->limits.max_attributes);
 		for (size_t i = 0; i < n; i++) {
 			smdmx_dm_attr *a = sm_vec_push(r->mem, &attrs, sizeof(*a), r->error);
 			if (!a) return false;
@@ -324,6 +328,8 @@ static bool prefix_block(rd *r)
 				size_t aat = r->pos, k = 0;
 				SM_CHECK(i32(r, &raw));
 				SM_CHECK(count(r, raw, 1, aat, &k));
+				if (k > r->limits.max_array_items)
+					return fail_at(r, aat, SMDMX_ERROR_LIMIT, "%zu items in one array; the limit is %zu", k, r->limits.max_array_items);
 				a->value.array.count = k;
 				if (k) {
 					a->value.array.data = sm_owned_calloc(r->mem, k, smdmx_dm_item_size(a->type), r->error);
@@ -380,6 +386,8 @@ static bool read_body(rd *r)
 		SM_CHECK(i32(r, &raw));
 		size_t n = 0;
 		SM_CHECK(count(r, raw, 3, at, &n));
+		if (n > r->limits.max_attributes)
+			return fail_at(r, at, SMDMX_ERROR_LIMIT, "%zu attributes in one element; the limit is %zu", n, r->limits.max_attributes);
 		for (size_t k = 0; k < n; k++) {
 			const char *name;
 			if (r->version >= 2) SM_CHECK(table_string(r, &name));

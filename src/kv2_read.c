@@ -445,6 +445,11 @@ static bool begin_element(kv2 *k, const token *type, uint32_t *index)
 /* The attribute being added to the element of the top frame (or to the prefix list). */
 static smdmx_dm_attr *new_attr(kv2 *k, const frame *f, const token *name)
 {
+	size_t have = f->prefix ? k->prefix.count : k->dm->elements[f->element].attr_count;
+	if (have >= k->limits.max_attributes) {
+		fail_at(k, name->offset, SMDMX_ERROR_LIMIT, "more than %zu attributes in one element", k->limits.max_attributes);
+		return NULL;
+	}
 	const char *n = sm_strdup(k->mem, name->s, name->len, k->error);
 	if (!n) return NULL;
 	smdmx_dm_attr *a;
@@ -473,6 +478,8 @@ static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
 			while (p < k->size && skip_class[(uint8_t)d[p]]) p++;
 			if (p < k->size && d[p] == '"') {
 				const char *c = d + p + 1, *next;
+				if (items.count >= k->limits.max_array_items)
+					return fail_at(k, p, SMDMX_ERROR_LIMIT, "more than %zu items in one array", k->limits.max_array_items);
 				void *dst = sm_vec_push(k->mem, &items, item, k->error);
 				if (!dst) return false;
 				bool ok = true;
@@ -510,6 +517,8 @@ static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
 		if (t.kind == TOK_RBRACKET) break;
 		if (t.kind == TOK_END) return fail_at(k, open, SMDMX_ERROR_UNTERMINATED, "'[' is never closed");
 		if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected a quoted array item or ']'");
+		if (items.count >= k->limits.max_array_items)
+			return fail_at(k, t.offset, SMDMX_ERROR_LIMIT, "more than %zu items in one array", k->limits.max_array_items);
 		void *dst = sm_vec_push(k->mem, &items, item, k->error);
 		if (!dst) return false;
 		if (a->type == SMDMX_DM_INT && t.len && t.len <= 10) {
@@ -628,6 +637,8 @@ static bool read_array_item(kv2 *k)
 	}
 	if (t.kind == TOK_END) return fail_at(k, f->open_offset, SMDMX_ERROR_UNTERMINATED, "'[' is never closed");
 	if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an element or ']'");
+	if (f->items.count >= k->limits.max_array_items)
+		return fail_at(k, t.offset, SMDMX_ERROR_LIMIT, "more than %zu items in one array", k->limits.max_array_items);
 	uint32_t *slot = sm_vec_push(k->mem, &f->items, sizeof(uint32_t), k->error);
 	if (!slot) return false;
 	*slot = SMDMX_NONE;

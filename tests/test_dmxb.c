@@ -291,11 +291,54 @@ static void test_writer(void **state)
 	free(b2.data);
 }
 
+/* The DMX limits in the binary reader, at their values and one past them. */
+static void test_limits(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n"
+	    "\"DmElement\" { \"id\" \"elementid\" \"00000000-0000-0000-0000-000000000001\" \"a\" \"int\" \"1\"\n"
+	    "\"b\" \"int_array\" [ \"1\", \"2\", \"3\" ]\n"
+	    "\"c\" \"element_array\" [ \"DmElement\" { \"id\" \"elementid\" \"00000000-0000-0000-0000-000000000002\" } ] }\n";
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_memory(text, sizeof(text) - 1, NULL, &err);
+	assert_non_null(dm);
+	test_sink bin = { 0 };
+	smdmx_dmx_write_options wo = { .encoding = "binary", .encoding_version = 5 };
+	assert_true(smdmx_dmx_write(dm, test_sink_write, &bin, &wo, &err));
+	smdmx_dm_free(dm);
+	static const struct {
+		smdmx_dm_limits limits;
+		const char *message; /* NULL: reads */
+	} cases[] = {
+		{ { .max_elements = 2 }, NULL },
+		{ { .max_elements = 1 }, "byte 66: 2 elements; the limit is 1" },
+		{ { .max_attributes = 3 }, NULL },
+		{ { .max_attributes = 2 }, "byte 118: 3 attributes in one element; the limit is 2" },
+		{ { .max_array_items = 3 }, NULL },
+		{ { .max_array_items = 2 }, "byte 136: 3 items in one array; the limit is 2" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		smdmx_dmx_read_options o = { .limits = cases[i].limits };
+		dm = smdmx_dmx_read_memory(bin.data, bin.size, &o, &err);
+		if (!cases[i].message) {
+			if (!dm) fail_msg("case %zu: %s", i, err.message);
+			smdmx_dm_free(dm);
+			continue;
+		}
+		assert_null(dm);
+		assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+		assert_string_equal(err.message, cases[i].message); /* at the byte offset of the count */
+	}
+	free(bin.data);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_srctools_encodings),
 		cmocka_unit_test(test_hand_built),
 		cmocka_unit_test(test_writer),

@@ -5,6 +5,8 @@
 #include <locale.h>
 #include <math.h>
 
+#include <unistd.h>
+
 #include "util.h"
 #include "../src/dm_internal.h"
 
@@ -430,11 +432,84 @@ static void test_dump(void **state)
 	smdmx_dm_free(dm);
 }
 
+/* Every DMX limit at its value and one past it: elements, attributes of one element, items
+ * of one array, file size and memory (nesting depth: test_depth_limit). */
+static const char limits_text[] =
+    "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n"
+    "\"DmElement\"\n"
+    "{\n"
+    "\t\"id\" \"elementid\" \"00000000-0000-0000-0000-000000000001\"\n"
+    "\t\"a\" \"int\" \"1\"\n"
+    "\t\"b\" \"int_array\" [ \"1\", \"2\", \"3\" ]\n"
+    "\t\"c\" \"element_array\" [ \"DmElement\" { \"id\" \"elementid\" \"00000000-0000-0000-0000-000000000002\" }, "
+    "\"element\" \"00000000-0000-0000-0000-000000000001\" ]\n"
+    "}\n";
+
+static void expect_limit(smdmx_dm_limits limits, bool ok, uint32_t line, uint32_t col, const char *message)
+{
+	smdmx_dmx_read_options o = { .limits = limits };
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &o, &err);
+	if (ok) {
+		if (!dm) fail_msg("at the limit: %s", err.message);
+		smdmx_dm_free(dm);
+		return;
+	}
+	assert_null(dm);
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_int_equal(err.line, line);
+	assert_int_equal(err.column, col);
+	assert_string_equal(err.message, message);
+}
+
+static void test_limits(void **state)
+{
+	(void)state;
+	expect_limit((smdmx_dm_limits){ .max_elements = 2 }, true, 0, 0, NULL);
+	expect_limit((smdmx_dm_limits){ .max_elements = 1 }, false, 7, 24, "more than 1 elements");
+	expect_limit((smdmx_dm_limits){ .max_attributes = 3 }, true, 0, 0, NULL);
+	expect_limit((smdmx_dm_limits){ .max_attributes = 2 }, false, 7, 2, "more than 2 attributes in one element");
+	expect_limit((smdmx_dm_limits){ .max_array_items = 3 }, true, 0, 0, NULL);
+	expect_limit((smdmx_dm_limits){ .max_array_items = 2 }, false, 6, 30, "more than 2 items in one array");
+	/* the file size, through a file */
+	char path[] = "/tmp/smdmx-limit-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, limits_text, sizeof(limits_text) - 1), (ssize_t)(sizeof(limits_text) - 1));
+	close(fd);
+	smdmx_dmx_read_options o = { .limits = { .max_file_size = sizeof(limits_text) - 1 } };
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(path, &o, &err);
+	assert_non_null(dm);
+	smdmx_dm_free(dm);
+	o.limits.max_file_size--;
+	assert_null(smdmx_dmx_read_file(path, &o, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_string_equal(err.message, "file larger than 317 bytes");
+	unlink(path);
+	/* memory: the limit is the most the reader holds at once, to the byte */
+	test_counter c = { 0, 0, 0 };
+	smdmx_dmx_read_options m = { .allocator = test_allocator(&c) };
+	dm = smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &m, &err);
+	assert_non_null(dm);
+	smdmx_dm_free(dm);
+	assert_true(c.peak > 0 && c.live == 0);
+	m.allocator.memory_limit = (size_t)c.peak;
+	dm = smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &m, &err);
+	assert_non_null(dm);
+	smdmx_dm_free(dm);
+	m.allocator.memory_limit = (size_t)c.peak - 1;
+	assert_null(smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &m, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+	assert_int_equal(c.live, 0);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_types),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_prefix_and_legacy),
 		cmocka_unit_test(test_bad_inputs),

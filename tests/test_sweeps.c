@@ -34,7 +34,7 @@ static size_t sweep(const char *what, const char *file, attempt_fn f, void *ctx)
 	bool want_ok = f(ctx, (smdmx_allocator){ 0 }, &want);
 	size_t n;
 	for (n = 1; n < MAX_ALLOCATIONS; n++) {
-		test_counter c = { 0, 0 };
+		test_counter c = { 0, 0, 0 };
 		smdmx_allocator a = test_allocator(&c);
 		a.fail_after = n;
 		smdmx_error err;

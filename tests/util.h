@@ -110,12 +110,14 @@ static inline const char *test_base_name(const char *path)
 typedef struct test_counter {
 	long long live;
 	size_t calls;
+	long long peak; /* the most live at once */
 } test_counter;
 
 static inline void *tc_alloc(void *user, size_t size)
 {
 	test_counter *c = user;
 	c->live += (long long)size;
+	if (c->live > c->peak) c->peak = c->live;
 	c->calls++;
 	return malloc(size);
 }
@@ -125,6 +127,7 @@ static inline void *tc_realloc(void *user, void *ptr, size_t old_size, size_t ne
 	test_counter *c = user;
 	void *p = realloc(ptr, new_size);
 	if (p) c->live += (long long)new_size - (long long)old_size;
+	if (c->live > c->peak) c->peak = c->live;
 	c->calls++;
 	return p;
 }

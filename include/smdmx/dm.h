@@ -99,11 +99,15 @@ typedef struct smdmx_dm_limits {
 	size_t max_depth;       /* nesting of inline elements and arrays, default 4096 */
 	size_t max_elements;    /* default 2^24 */
 	size_t max_file_size;   /* bytes, default 2^32 */
+	size_t max_attributes;  /* attributes of one element, default 2^16 */
+	size_t max_array_items; /* items of one array attribute, default 2^30 */
 } smdmx_dm_limits;
 
 #define SMDMX_DM_DEFAULT_MAX_DEPTH ((size_t)4096)
 #define SMDMX_DM_DEFAULT_MAX_ELEMENTS ((size_t)1 << 24)
 #define SMDMX_DM_DEFAULT_MAX_FILE_SIZE ((size_t)1 << 32)
+#define SMDMX_DM_DEFAULT_MAX_ATTRIBUTES ((size_t)1 << 16)
+#define SMDMX_DM_DEFAULT_MAX_ARRAY_ITEMS ((size_t)1 << 30)
 
 /* An empty datamodel. allocator may be NULL. */
 SMDMX_API smdmx_dm *smdmx_dm_create(const smdmx_allocator *allocator, smdmx_error *error);
