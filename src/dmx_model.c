@@ -505,7 +505,7 @@ static bool lower_clips(lower *l, uint32_t root)
 			SM_CHECK(set_time(l, tf, "offset", 0));
 		}
 		SM_CHECK(set_float(l, tf, "scale", 1.0f));
-		if (l->format >= 22 || cl->frame_rate != floor(cl->frame_rate)) SM_CHECK(set_float(l, clip, "frameRate", (float)cl->frame_rate));
+		if (l->format >= 22 || cl->frame_rate != floor(cl->frame_rate) || cl->frame_rate > INT32_MAX) SM_CHECK(set_float(l, clip, "frameRate", (float)cl->frame_rate));
 		else SM_CHECK(set_int(l, clip, "frameRate", (int32_t)cl->frame_rate));
 		uint32_t *chans = el_array(l, clip, "channels", cl->channel_count * 2);
 		if (cl->channel_count && !chans) return false;
