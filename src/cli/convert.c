@@ -32,6 +32,12 @@ static void warn(run *r, const char *path, const smdmx_warnings *w)
 	diag_warnings(&r->j->diag, r->o, path, w);
 }
 
+/* -W error: once warnings were given, the file fails before anything is written. */
+static bool warnings_allowed(run *r, const char *in)
+{
+	return !(r->o->werror && r->j->diag.warnings) || fail_msg(r, in, "warnings are errors (-W error)");
+}
+
 /* Opens an output for path after checking that it may be written. */
 static output *open_out(run *r, const char *path)
 {
@@ -86,13 +92,21 @@ static void note_written(run *r, const char *in, const char *what)
 	diag_add(&r->j->diag, r->o, in, 0, 0, "note", "%s -> %s", what, list);
 }
 
+/* The --verbose note of a conversion from a scene. */
+static void note_scene(run *r, const char *in, const smdmx_scene *scene)
+{
+	if (!r->o->verbose) return;
+	char what[512];
+	summarize(scene, what, sizeof(what));
+	note_written(r, in, what);
+}
+
 static bool write_dmx(run *r, smdmx_dm *dm, const char *path)
 {
 	output *out = open_out(r, path);
 	if (!out) return false;
-	size_t index = (size_t)(out - r->outs.items);
 	smdmx_error err;
-	if (!smdmx_dmx_write(dm, output_write, out, &r->o->dopts, &err)) return fail_write(r, &r->outs.items[index], &err);
+	if (!smdmx_dmx_write(dm, output_write, out, &r->o->dopts, &err)) return fail_write(r, out, &err);
 	return true;
 }
 
@@ -160,7 +174,7 @@ static bool smd_to_dmx(run *r)
 		if (!dm) ok = fail(r, in, &err);
 	}
 	smdmx_scene_free(scene);
-	if (ok && r->o->werror && j->diag.warnings) ok = fail_msg(r, in, "warnings are errors (-W error)");
+	ok = ok && warnings_allowed(r, in);
 	ok = ok && write_dmx(r, dm, j->out);
 	if (ok) {
 		size_t len = strlen(what);
@@ -223,18 +237,14 @@ static bool dmx_to_smd(run *r)
 		} else if (to_stdout && last > 1) {
 			ok = fail_msg(r, in, "the file has several clips; --clip NAME picks one for standard output");
 		}
-		if (ok && r->o->werror && j->diag.warnings) ok = fail_msg(r, in, "warnings are errors (-W error)");
+		ok = ok && warnings_allowed(r, in);
 		for (size_t c = first; ok && c < last; c++) {
 			char *path = last - first > 1 ? path_with_suffix(out, scene->clips[c].name) : xstrdup(out);
 			wo.clip = c;
 			ok = write_smd(r, scene, path, &wo);
 			free(path);
 		}
-		if (ok) {
-			char what[512];
-			summarize(scene, what, sizeof(what));
-			note_written(r, in, what);
-		}
+		if (ok) note_scene(r, in, scene);
 		smdmx_scene_free(scene);
 		return ok;
 	}
@@ -250,7 +260,7 @@ static bool dmx_to_smd(run *r)
 			vta_beside = false;
 		}
 	}
-	if (ok && r->o->werror && j->diag.warnings) ok = fail_msg(r, in, "warnings are errors (-W error)");
+	ok = ok && warnings_allowed(r, in);
 	ok = ok && write_smd(r, scene, out, &wo);
 	/* Shapes go to a VTA beside the SMD (decision 10). */
 	if (ok && vta_beside) {
@@ -259,11 +269,7 @@ static bool dmx_to_smd(run *r)
 		ok = write_smd(r, scene, vta, &wo);
 		free(vta);
 	}
-	if (ok) {
-		char what[512];
-		summarize(scene, what, sizeof(what));
-		note_written(r, in, what);
-	}
+	if (ok) note_scene(r, in, scene);
 	smdmx_scene_free(scene);
 	return ok;
 }
@@ -280,13 +286,9 @@ static bool smd_to_smd(run *r)
 	bool ok = shape(r, scene, in);
 	if (ok && wo.kind == SMDMX_SMD_WRITE_VTA && scene->flex_shape_count == 0 && scene->mesh_count == 0)
 		ok = fail_msg(r, in, "nothing to write as VTA (no mesh)");
-	if (ok && r->o->werror && j->diag.warnings) ok = fail_msg(r, in, "warnings are errors (-W error)");
+	ok = ok && warnings_allowed(r, in);
 	ok = ok && write_smd(r, scene, j->out, &wo);
-	if (ok) {
-		char what[512];
-		summarize(scene, what, sizeof(what));
-		note_written(r, in, what);
-	}
+	if (ok) note_scene(r, in, scene);
 	smdmx_scene_free(scene);
 	return ok;
 }

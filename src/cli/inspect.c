@@ -16,11 +16,12 @@ typedef struct loaded {
 	char lift_error[256]; /* a DMX that is not a model: why */
 } loaded;
 
-static bool load(const char *path, loaded *l, diag_buf *d)
+static bool load(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warnings)
 {
 	memset(l, 0, sizeof(*l));
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings own, *w = warnings ? warnings : &own;
+	memset(w, 0, sizeof(*w));
 	l->is_dmx = !strcasecmp(path_extension(path), "dmx");
 	if (!l->is_dmx && strcmp(path, "-")) {
 		/* the header tells a DMX under another name */
@@ -34,7 +35,7 @@ static bool load(const char *path, loaded *l, diag_buf *d)
 		l->is_dmx = !memcmp(head, "<!-- dmx", 8);
 	}
 	if (!l->is_dmx) {
-		l->scene = smdmx_smd_read_file(path, NULL, &err, &w);
+		l->scene = smdmx_smd_read_file(path, NULL, &err, w);
 		if (!l->scene) diag_error(d, path, &err);
 		return l->scene != NULL;
 	}
@@ -43,7 +44,7 @@ static bool load(const char *path, loaded *l, diag_buf *d)
 		diag_error(d, path, &err);
 		return false;
 	}
-	l->scene = smdmx_model_to_scene(l->dm, NULL, &err, &w);
+	l->scene = smdmx_model_to_scene(l->dm, NULL, &err, w);
 	if (!l->scene) snprintf(l->lift_error, sizeof(l->lift_error), "%s", err.message);
 	return true;
 }
@@ -158,7 +159,7 @@ int cmd_info(int argc, char **argv)
 	}
 	loaded l;
 	diag_buf d = { 0 };
-	if (!load(path, &l, &d)) {
+	if (!load(path, &l, &d, NULL)) {
 		fputs(d.text ? d.text : "", stderr);
 		diag_free(&d);
 		return EXIT_FAILED;
@@ -284,7 +285,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	loaded l[2];
 	diag_buf d = { 0 };
-	bool ok0 = load(paths[0], &l[0], &d), ok1 = ok0 && load(paths[1], &l[1], &d);
+	bool ok0 = load(paths[0], &l[0], &d, NULL), ok1 = ok0 && load(paths[1], &l[1], &d, NULL);
 	for (int k = 0; k < 2 && ok1; k++)
 		if (!l[k].scene) {
 			diag_add(&d, NULL, paths[k], 0, 0, "error", "not a model: %s", l[k].lift_error);
@@ -485,30 +486,17 @@ int cmd_check(int argc, char **argv)
 	size_t max_links = goldsrc ? 1 : source2 ? 4 : 3, max_bones = source2 ? 0 : csgo ? 256 : 128;
 	lint t = { path, 0, 0 };
 	/* Read warnings (missing frames, weight remainders...) are findings too. */
-	smdmx_error err;
 	smdmx_warnings w;
 	loaded l;
-	memset(&l, 0, sizeof(l));
-	l.is_dmx = !strcasecmp(path_extension(path), "dmx");
-	if (l.is_dmx) {
-		l.dm = smdmx_dmx_read_file(path, NULL, &err);
-		if (l.dm) {
-			l.scene = smdmx_model_to_scene(l.dm, NULL, &err, &w);
-			if (!l.scene) {
-				lint_say(&t, true, "not a model: %s", err.message);
-				smdmx_dm_free(l.dm);
-				return EXIT_FAILED;
-			}
-		}
-	} else {
-		l.scene = smdmx_smd_read_file(path, NULL, &err, &w);
-	}
-	if (!l.scene) {
-		diag_buf d = { 0 };
-		diag_error(&d, path, &err);
+	diag_buf d = { 0 };
+	if (!load(path, &l, &d, &w)) {
 		fputs(d.text ? d.text : "", stderr);
 		diag_free(&d);
-		smdmx_dm_free(l.dm);
+		return EXIT_FAILED;
+	}
+	if (!l.scene) {
+		lint_say(&t, true, "not a model: %s", l.lift_error);
+		unload(&l);
 		return EXIT_FAILED;
 	}
 	for (size_t i = 0; i < w.count; i++) {

@@ -284,17 +284,14 @@ static int convert_main(int argc, char **argv)
 			return usage_error("--to %s does not fit this program", o.to);
 		}
 	}
+	char *dir = NULL; /* -d without trailing slashes */
 	if (o.outdir) {
 		size_t len = strlen(o.outdir);
 		while (len > 1 && o.outdir[len - 1] == '/') len--;
-		char *dir = xasprintf("%.*s", (int)len, o.outdir);
-		o.outdir = dir;
-		int r = batch_main(&o, inputs, nin);
-		free(dir);
-		free(inputs);
-		return r;
+		o.outdir = dir = xasprintf("%.*s", (int)len, o.outdir);
 	}
 	int r = batch_main(&o, inputs, nin);
+	free(dir);
 	free(inputs);
 	return r;
 }
