@@ -144,7 +144,7 @@ SM_NODISCARD bool sm_write_file_atomic(const char *path, sm_produce_fn produce, 
 
 static inline smdmx_limits sm_limits_resolve(const smdmx_limits *in)
 {
-	smdmx_limits l = { 0, 0, 0, 0, 0, 0 };
+	smdmx_limits l = { 0, 0, 0, 0, 0, 0, 0 };
 	if (in) l = *in;
 	if (!l.max_line_length) l.max_line_length = SMDMX_DEFAULT_MAX_LINE_LENGTH;
 	if (!l.max_joints) l.max_joints = SMDMX_DEFAULT_MAX_JOINTS;
@@ -152,6 +152,7 @@ static inline smdmx_limits sm_limits_resolve(const smdmx_limits *in)
 	if (!l.max_frames) l.max_frames = SMDMX_DEFAULT_MAX_FRAMES;
 	if (!l.max_corners) l.max_corners = SMDMX_DEFAULT_MAX_CORNERS;
 	if (!l.max_keys) l.max_keys = SMDMX_DEFAULT_MAX_KEYS;
+	if (!l.max_file_size) l.max_file_size = SMDMX_DEFAULT_MAX_FILE_SIZE;
 	return l;
 }
 

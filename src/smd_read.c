@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -173,7 +174,13 @@ static void note_crs(reader *r, size_t from)
 	if (!r->cr_seen && from < r->len && memchr(r->buf + from, '\r', r->len - from)) r->cr_seen = true;
 }
 
-/* Reads more input into the chunk buffer, keeping the unread tail. */
+static bool file_too_large(reader *r)
+{
+	return sm_fail(r->error, SMDMX_ERROR_LIMIT, 0, 0, "file larger than %zu bytes", r->limits.max_file_size);
+}
+
+/* Reads more input into the chunk buffer, keeping the unread tail. A file over the size
+ * limit fails before it is parsed (by its size when it has one, else as it is read). */
 static bool refill(reader *r)
 {
 	if (r->fd < 0) {
@@ -212,6 +219,7 @@ static bool refill(reader *r)
 			break;
 		}
 		r->len += (size_t)n;
+		if (r->base_off + r->len > r->limits.max_file_size) return file_too_large(r);
 		if (r->len - from >= CHUNK_SIZE / 2) break;
 	}
 	note_nuls(r, from);
@@ -1403,6 +1411,10 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	if (!name) name = "model", name_len = 5;
 	r->scene->name = sm_strdup(r->o, name, name_len, r->error);
 	bool ok = r->scene->name != NULL;
+	struct stat st;
+	if (ok && r->fd < 0 && r->len > r->limits.max_file_size) ok = file_too_large(r);
+	if (ok && r->fd >= 0 && fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > r->limits.max_file_size)
+		ok = file_too_large(r);
 	if (ok && r->fd >= 0) {
 		r->chunk_cap = CHUNK_SIZE;
 		r->chunk = sm_malloc(&r->o->alloc, r->chunk_cap);

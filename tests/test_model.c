@@ -759,6 +759,40 @@ static void test_shared_mesh_bomb(void **state)
 	smdmx_dm_free(dm);
 }
 
+/* A fuzzing finding (testdata/bad/fuzz_frame_rate_over_int32.dmx): a clip at 1.7e18 frames
+ * per second. It lifts as it is; lowering writes the rate as a float (converting it to an
+ * int was undefined), and SMD refuses the clip's 1.4e17 frames with a limit error. */
+static void test_frame_rate_over_int32(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(test_path("testdata/bad/fuzz_frame_rate_over_int32.dmx"), NULL, &err);
+	if (!dm) fail_msg("%s", err.message);
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	smdmx_dm_free(dm);
+	if (!s) fail_msg("%s", err.message);
+	assert_int_equal(s->clip_count, 1);
+	assert_string_equal(s->clips[0].name, "Z_Axis");
+	assert_true(s->clips[0].frame_rate == (double)1.7293823e18f);
+	assert_int_equal(s->clips[0].duration, 833);
+	for (int version = 15; version <= 18; version += 3) {
+		smdmx_model_options mo = { .model_version = version };
+		dm = smdmx_model_from_scene(s, &mo, &err, NULL);
+		if (!dm) fail_msg("%s", err.message);
+		const smdmx_dm_attr *rate = NULL;
+		for (uint32_t e = 0; e < dm->element_count && !rate; e++)
+			if (!strcmp(dm->elements[e].type, "DmeChannelsClip")) rate = smdmx_dm_find_attr(dm, e, "frameRate");
+		assert_true(rate && rate->type == SMDMX_DM_FLOAT && rate->value.f == 1.7293823e18f);
+		smdmx_dm_free(dm);
+	}
+	test_sink out = { 0 };
+	assert_false(smdmx_smd_write(s, test_sink_write, &out, NULL, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_string_equal(err.message, "clip 'Z_Axis' spans 144057542000625537 frames; the limit is 1000000");
+	free(out.data);
+	smdmx_scene_free(s);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -773,6 +807,7 @@ int main(void)
 		cmocka_unit_test(test_flex_rules),
 		cmocka_unit_test(test_corpus_pairs),
 		cmocka_unit_test(test_shared_mesh_bomb),
+		cmocka_unit_test(test_frame_rate_over_int32),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -343,6 +343,26 @@ static void test_limits(void **state)
 	s = smdmx_smd_read_memory(tris, strlen(tris), &o, &err, NULL);
 	assert_non_null(s);
 	smdmx_scene_free(s);
+	/* extra UV sets (version 3): 8 read, 9 fail at the count */
+	for (int k = 8; k <= 9; k++) {
+		char text[1024];
+		size_t n = (size_t)snprintf(text, sizeof(text), "version 3\nnodes\n0 \"a\" -1\nend\ntriangles\nm\n");
+		for (int c = 0; c < 3; c++) {
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "0 0 0 0 0 0 1 0 0 1 0 1 %d", k);
+			for (int i = 0; i < k; i++) n += (size_t)snprintf(text + n, sizeof(text) - n, " 0.5 0.25");
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "\n");
+		}
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "end\n");
+		if (k == 9) {
+			expect_error(text, n, NULL, SMDMX_ERROR_LIMIT, 7, 25);
+			continue;
+		}
+		s = smdmx_smd_read_memory(text, n, NULL, &err, NULL);
+		if (!s) fail_msg("%s", err.message);
+		assert_int_equal(s->meshes[0].uv_set_count, 9);
+		assert_true(s->meshes[0].uv_sets[8].data[0][1] == 0.25f);
+		smdmx_scene_free(s);
+	}
 	/* numbers: 127 characters read, 128 are refused (when exact conversion needs the text) */
 	for (int len = 127; len <= 128; len++) {
 		char text[512];
@@ -461,19 +481,84 @@ static void test_writer_pose_limit(void **state)
 	smdmx_scene_free(s);
 }
 
+/* Reads path through standard input, as smd2dmx reads "-": a pipe has no size to check
+ * before reading. */
+static smdmx_scene *read_through_pipe(const char *data, size_t size, const smdmx_smd_read_options *o, smdmx_error *err)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	assert_true(size < 65536); /* fits in the pipe's buffer: written before it is read */
+	assert_int_equal(write(fds[1], data, size), (ssize_t)size);
+	close(fds[1]);
+	int saved = dup(0);
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(fds[0], 0), 0);
+	close(fds[0]);
+	smdmx_scene *s = smdmx_smd_read_file("-", o, err, NULL);
+	assert_int_equal(dup2(saved, 0), 0);
+	close(saved);
+	return s;
+}
+
+/* The file size limit, at its value (reads) and one byte under the file (fails before
+ * parsing), from memory, a file and a pipe. */
+static void test_file_size_limit(void **state)
+{
+	(void)state;
+	const char *path = test_path("testdata/ok/features.smd");
+	size_t size = 0;
+	char *data = test_slurp(path, &size);
+	char want[64];
+	snprintf(want, sizeof(want), "file larger than %zu bytes", size - 1);
+	for (int how = 0; how < 3; how++) {
+		for (size_t limit = size; limit >= size - 1; limit--) {
+			smdmx_smd_read_options o = { .limits = { .max_file_size = limit } };
+			smdmx_error err;
+			smdmx_scene *s = how == 0   ? smdmx_smd_read_memory(data, size, &o, &err, NULL)
+			                 : how == 1 ? smdmx_smd_read_file(path, &o, &err, NULL)
+			                            : read_through_pipe(data, size, &o, &err);
+			if (limit == size) {
+				if (!s) fail_msg("way %d: %s", how, err.message);
+				assert_int_equal(s->joint_count, 3);
+				smdmx_scene_free(s);
+			} else {
+				assert_null(s);
+				assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+				assert_int_equal(err.line, 0);
+				assert_string_equal(err.message, want);
+			}
+		}
+	}
+	free(data);
+}
+
+/* The memory limit, to the byte: the most the reader holds at once reads, one byte less
+ * fails cleanly, from memory and through the chunked file reader. */
 static void test_memory_limit(void **state)
 {
 	(void)state;
+	const char *path = test_path("testdata/ok/features.smd");
 	size_t size = 0;
-	char *data = test_slurp(test_path("testdata/ok/features.smd"), &size);
-	smdmx_smd_read_options o = { .allocator = { .memory_limit = 4096 } };
-	smdmx_error err;
-	assert_null(smdmx_smd_read_memory(data, size, &o, &err, NULL));
-	assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
-	o.allocator.memory_limit = 1 << 20;
-	smdmx_scene *s = smdmx_smd_read_memory(data, size, &o, &err, NULL);
-	assert_non_null(s);
-	smdmx_scene_free(s);
+	char *data = test_slurp(path, &size);
+	for (int from_file = 0; from_file <= 1; from_file++) {
+		test_counter c = { 0, 0, 0 };
+		smdmx_smd_read_options o = { .allocator = test_allocator(&c) };
+		smdmx_error err;
+		smdmx_scene *s = from_file ? smdmx_smd_read_file(path, &o, &err, NULL) : smdmx_smd_read_memory(data, size, &o, &err, NULL);
+		assert_non_null(s);
+		smdmx_scene_free(s);
+		assert_true(c.peak > 0 && c.live == 0);
+		if (from_file) assert_true(c.peak > (1 << 20)); /* the 1 MiB chunk */
+		o.allocator.memory_limit = (size_t)c.peak;
+		s = from_file ? smdmx_smd_read_file(path, &o, &err, NULL) : smdmx_smd_read_memory(data, size, &o, &err, NULL);
+		if (!s) fail_msg("%s", err.message);
+		smdmx_scene_free(s);
+		o.allocator.memory_limit = (size_t)c.peak - 1;
+		s = from_file ? smdmx_smd_read_file(path, &o, &err, NULL) : smdmx_smd_read_memory(data, size, &o, &err, NULL);
+		assert_null(s);
+		assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+		assert_int_equal(c.live, 0);
+	}
 	free(data);
 }
 
@@ -660,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_nul_and_long_lines),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_chunk_boundaries),
+		cmocka_unit_test(test_file_size_limit),
 		cmocka_unit_test(test_memory_limit),
 		cmocka_unit_test(test_writer_pose_limit),
 		cmocka_unit_test(test_writer_format),

@@ -4,11 +4,17 @@
 # ../shared/corpus and fuzz/findings/, and runs TARGET (or all four in turn) for SECONDS
 # each. New crashes, hangs (over 1 s), leaks and allocations over 512 MB land in
 # build-fuzz/artifacts/TARGET/; each run appends its figures to build-fuzz/campaign.log.
-# Usage: tools/fuzz.sh [smd|kv2|dmxb|model|all] [SECONDS] [-- libFuzzer options]
+# Usage: tools/fuzz.sh [smd|kv2|dmxb|model|all] [SECONDS|SECONDScpu] [-- libFuzzer options]
 set -eu
 cd "$(dirname "$0")/.."
 what=${1:-all}
 seconds=${2:-60}
+# SECONDS of wall time, or with a "cpu" suffix (3600cpu) of the fuzzer's own CPU time
+budget=wall
+case $seconds in *cpu) budget=cpu seconds=${seconds%cpu} ;; esac
+wall=$seconds
+[ "$budget" = cpu ] && wall=$((seconds * 4))
+hz=$(getconf CLK_TCK)
 [ $# -ge 2 ] && shift 2 || shift $#
 [ "${1:-}" = "--" ] && shift
 if ! command -v clang >/dev/null; then
@@ -27,9 +33,9 @@ corpus=../shared/corpus
 seeds() {
 	case $1 in
 	smd) find testdata/ok testdata/bad testdata/sample "$corpus" -type f | grep -i -E '\.(smd|vta)$' ;;
-	kv2) find testdata/kv2 "$corpus" -type f -iname '*.dmx' | while read -r f; do head -c 40 "$f" | grep -q 'binary' || echo "$f"; done ;;
-	dmxb) find testdata/kv2 "$corpus" -type f -iname '*.dmx' | while read -r f; do head -c 40 "$f" | grep -q 'binary' && echo "$f"; done; true ;;
-	model) find testdata/kv2 testdata/sample "$corpus" -type f -iname '*.dmx' ;;
+	kv2) find testdata/kv2 testdata/model testdata/bad "$corpus" -type f -iname '*.dmx' | while read -r f; do head -c 40 "$f" | grep -q 'binary' || echo "$f"; done ;;
+	dmxb) find testdata/kv2 testdata/model testdata/bad "$corpus" -type f -iname '*.dmx' | while read -r f; do head -c 40 "$f" | grep -q 'binary' && echo "$f"; done; true ;;
+	model) find testdata/kv2 testdata/sample testdata/model testdata/bad "$corpus" -type f -iname '*.dmx' ;;
 	esac
 }
 
@@ -43,19 +49,38 @@ run() { # TARGET
 	find "fuzz/findings/$t" -type f ! -name README -exec cp {} "$work/" \;
 	log=build-fuzz/$t.log
 	set +e
+	# shellcheck disable=SC2086
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		build-fuzz/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -malloc_limit_mb=512 \
-		-max_len=65536 -dict="fuzz/$t.dict" -artifact_prefix="$art/" -print_final_stats=1 "$@" "$work" >"$log" 2>&1
+		build-fuzz/fuzz/fuzz_$t -max_total_time="$wall" -timeout=1 -rss_limit_mb=2048 -malloc_limit_mb=512 \
+		-max_len=65536 -dict="fuzz/$t.dict" -artifact_prefix="$art/" -print_final_stats=1 "$@" "$work" >"$log" 2>&1 &
+	pid=$!
+	# The fuzzer's CPU seconds (user + system) from /proc every two seconds; with a CPU
+	# budget, an interrupt ends it (libFuzzer then prints its final figures and exits 72).
+	cpu=0
+	stopped=no
+	while [ -r "/proc/$pid/stat" ]; do
+		c=$(awk -v hz="$hz" '{ printf "%d", ($14 + $15) / hz }' "/proc/$pid/stat" 2>/dev/null || true)
+		[ -n "$c" ] && [ "$c" -gt 0 ] && cpu=$c
+		if [ "$budget" = cpu ] && [ "$cpu" -ge "$seconds" ] && [ "$stopped" = no ]; then
+			kill -INT "$pid" 2>/dev/null
+			stopped=yes
+		fi
+		sleep 2
+	done
+	wait "$pid"
 	rc=$?
 	set -e
+	[ "$stopped" = yes ] && [ "$rc" = 72 ] && rc=0
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
 	ft=$(grep -o 'ft: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+	edges=$(sed -n 's/^INFO: Loaded [0-9]* modules *(\([0-9]*\) inline 8-bit counters).*/\1/p' "$log" | head -n 1)
 	units=$(find "$work" -type f | wc -l)
 	found=$(find "$art" -type f | wc -l)
-	line=$(printf '%s %-5s %6ss %10s execs %7s exec/s cov %5s ft %6s corpus %5s artifacts %s exit %s' \
-		"$(date -u +%Y-%m-%dT%H:%MZ)" "$t" "$seconds" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$units" "$found" "$rc")
+	line=$(printf '%s %-5s %6ss cpu %8ss %10s execs %7s exec/s cov %5s of %5s ft %6s corpus %5s artifacts %s exit %s' \
+		"$(date -u +%Y-%m-%dT%H:%MZ)" "$t" "$seconds" "${cpu:-?}" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${edges:-?}" "${ft:-?}" \
+		"$units" "$found" "$rc")
 	echo "$line" | tee -a build-fuzz/campaign.log
 	if [ "$rc" != 0 ]; then
 		echo "fuzz: $t found a problem; see $log and $art/" >&2

@@ -124,6 +124,7 @@ typedef struct smdmx_limits {
 	size_t max_frames;      /* frames in one animation or VTA, default 1000000 */
 	size_t max_corners;     /* triangle corners (or VTA vertices) in one file, default 2^31 */
 	size_t max_keys;        /* bone poses of one animation, frames times bones, default 2^26 */
+	size_t max_file_size;   /* bytes of one SMD or VTA read, default 2^36 */
 } smdmx_limits;
 
 #define SMDMX_DEFAULT_MAX_LINE_LENGTH ((size_t)65536)
@@ -132,6 +133,7 @@ typedef struct smdmx_limits {
 #define SMDMX_DEFAULT_MAX_FRAMES ((size_t)1000000)
 #define SMDMX_DEFAULT_MAX_CORNERS ((size_t)1 << 31)
 #define SMDMX_DEFAULT_MAX_KEYS ((size_t)1 << 26)
+#define SMDMX_DEFAULT_MAX_FILE_SIZE ((size_t)1 << 36)
 
 #ifdef __cplusplus
 }
