@@ -780,52 +780,79 @@ static uint64_t array_items(const lift *l, uint32_t e)
 	return items;
 }
 
-/* The items a DmeMesh's data adds to a scene each time it is lifted: the arrays of its
- * vertex data, face sets and delta states. */
-static uint64_t mesh_items(const lift *l, uint32_t mesh)
-{
-	uint64_t items = 0;
-	size_t n, nf;
-	uint32_t vd = get_el(l, mesh, "currentState");
-	if (vd == SMDMX_NONE) vd = get_el(l, mesh, "bindState");
-	items += array_items(l, vd);
-	const uint32_t *faces = get_els(l, mesh, "faceSets", &nf);
-	for (size_t k = 0; k < nf; k++) items += array_items(l, faces[k]);
-	const uint32_t *deltas = get_els(l, mesh, "deltaStates", &n);
-	for (size_t k = 0; k < n; k++) items += array_items(l, deltas[k]);
-	return items;
-}
-
-/* A mesh shared by several dags is lifted once per dag. Sharing is how a file makes a small
- * number of bytes stand for a huge model (the billion-laughs pattern), so past 2^23 items a
- * model may not hold more than 16 times the data its distinct meshes have. */
+/* Sharing is how a file makes a small number of bytes stand for a huge model (the
+ * billion-laughs pattern): a mesh shared by several dags is lifted once per dag, vertex data
+ * or a face set shared by several meshes once per mesh, a clip listed twice twice, a
+ * channel or log shared by several channels once per channel. So, before anything is
+ * copied, the lift counts the array items it would copy against the items of the distinct
+ * elements that hold them; past 2^23 items, a model may not stand for more than 16 times
+ * its data. */
 enum { EXPANSION_FLOOR = 1 << 23, EXPANSION_FACTOR = 16 };
 
-static bool check_expansion(lift *l)
+typedef struct expansion {
+	uint8_t *counted; /* per element: its items are in distinct */
+	uint64_t lifted, distinct;
+} expansion;
+
+/* e's array items, lifted once more. */
+static void expand(const lift *l, expansion *x, uint32_t e)
 {
-	size_t count = l->meshes.count;
-	const uint32_t *dags = l->mesh_dags.data;
-	uint64_t lifted = 0, distinct = 0;
-	if (!count) return true;
+	if (e == SMDMX_NONE || e >= l->dm->element_count) return;
+	uint64_t items = array_items(l, e);
+	x->lifted += items;
+	if (!x->counted[e]) x->distinct += items;
+	x->counted[e] = 1;
+}
+
+static bool expansion_ok(lift *l, expansion *x, const char *what)
+{
+	bool ok = !(x->lifted > EXPANSION_FLOOR && x->lifted > (uint64_t)EXPANSION_FACTOR * x->distinct);
+	if (!ok)
+		sm_fail(l->error, SMDMX_ERROR_LIMIT, 0, 0,
+		        "%s would turn %llu items of data into %llu (more than %d times): refused as a decompression bomb", what,
+		        (unsigned long long)x->distinct, (unsigned long long)x->lifted, EXPANSION_FACTOR);
+	memset(x->counted, 0, l->dm->element_count);
+	x->lifted = x->distinct = 0;
+	return ok;
+}
+
+static bool check_expansion(lift *l, uint32_t root)
+{
+	const smdmx_dm *dm = l->dm;
 	sm_vec mark = SM_VEC_INIT;
-	if (!sm_vec_reserve(l->o, &mark, 1, l->dm->element_count, l->error)) return false;
-	uint8_t *counted = mark.data;
-	memset(counted, 0, l->dm->element_count);
-	for (size_t i = 0; i < count; i++) {
+	if (!sm_vec_reserve(l->o, &mark, 1, dm->element_count + 1, l->error)) return false;
+	expansion x = { mark.data, 0, 0 };
+	memset(x.counted, 0, dm->element_count);
+	/* meshes: their vertex data, face sets and delta states, once per dag */
+	const uint32_t *dags = l->mesh_dags.data;
+	for (size_t i = 0; i < l->meshes.count; i++) {
 		uint32_t mesh = get_el(l, dags[i], "shape");
-		if (mesh == SMDMX_NONE || mesh >= l->dm->element_count) continue;
-		uint64_t items = mesh_items(l, mesh);
-		lifted += items;
-		if (!counted[mesh]) distinct += items;
-		counted[mesh] = 1;
+		if (mesh == SMDMX_NONE || mesh >= dm->element_count) continue;
+		size_t n;
+		uint32_t vd = get_el(l, mesh, "currentState");
+		expand(l, &x, vd != SMDMX_NONE ? vd : get_el(l, mesh, "bindState"));
+		const uint32_t *faces = get_els(l, mesh, "faceSets", &n);
+		for (size_t k = 0; k < n; k++) expand(l, &x, faces[k]);
+		const uint32_t *deltas = get_els(l, mesh, "deltaStates", &n);
+		for (size_t k = 0; k < n; k++) expand(l, &x, deltas[k]);
 	}
+	bool ok = expansion_ok(l, &x, "meshes, vertex data or face sets shared several times");
+	/* clips: a channel table of the skeleton's size each, and each channel's keys */
+	size_t nc;
+	const uint32_t *clips = root != SMDMX_NONE ? get_els(l, get_el(l, root, "animationList"), "animations", &nc) : NULL;
+	for (size_t c = 0; ok && clips && c < nc; c++) {
+		size_t nch, nl;
+		x.lifted += 2 * (l->joints.count + 1);
+		expand(l, &x, clips[c]);
+		const uint32_t *chans = get_els(l, clips[c], "channels", &nch);
+		for (size_t k = 0; k < nch; k++) {
+			const uint32_t *layers = get_els(l, get_el(l, chans[k], "log"), "layers", &nl);
+			if (nl) expand(l, &x, layers[0]);
+		}
+	}
+	ok = ok && expansion_ok(l, &x, "clips, channels or logs shared several times");
 	sm_vec_release(l->o, &mark, 1);
-	if (lifted > EXPANSION_FLOOR && lifted > (uint64_t)EXPANSION_FACTOR * distinct)
-		return sm_fail(l->error, SMDMX_ERROR_LIMIT, 0, 0,
-		               "meshes shared by several dags would turn %llu items of mesh data into %llu (more than %d "
-		               "times): refused as a decompression bomb",
-		               (unsigned long long)distinct, (unsigned long long)lifted, EXPANSION_FACTOR);
-	return true;
+	return ok;
 }
 
 /* The hierarchy under the model: joints (DmeJoint, or a DmeDag without a shape) and meshes. */
@@ -1410,7 +1437,7 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	bool controls_only = model == SMDMX_NONE && root != SMDMX_NONE && get_el(&l, root, "combinationOperator") != SMDMX_NONE;
 	bool ok = model != SMDMX_NONE || controls_only ||
 	          bad_model(&l, "the root has neither \"model\" nor \"skeleton\" nor \"combinationOperator\"");
-	ok = ok && lift_hierarchy(&l, model) && check_expansion(&l);
+	ok = ok && lift_hierarchy(&l, model) && check_expansion(&l, root);
 	uint32_t *table = NULL;
 	size_t table_count = 0;
 	ok = ok && joint_table(&l, model, &table, &table_count);

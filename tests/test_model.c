@@ -739,8 +739,8 @@ static void test_shared_mesh_bomb(void **state)
 	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
 	assert_null(s);
 	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
-	assert_string_equal(err.message, "meshes shared by several dags would turn 7003 items of mesh data into 21009000 (more "
-	                                 "than 16 times): refused as a decompression bomb");
+	assert_string_equal(err.message, "meshes, vertex data or face sets shared several times would turn 7003 items of data "
+	                                 "into 21009000 (more than 16 times): refused as a decompression bomb");
 	smdmx_dm_free(dm);
 	/* 20 instances of a small mesh: a normal model */
 	dm = shared_mesh_model(20, 3000);
@@ -755,6 +755,120 @@ static void test_shared_mesh_bomb(void **state)
 	s = smdmx_model_to_scene(dm, NULL, &err, NULL);
 	if (!s) fail_msg("%s", err.message);
 	assert_int_equal(s->mesh_count, 15);
+	smdmx_scene_free(s);
+	smdmx_dm_free(dm);
+}
+
+/* Distinct meshes on one vertex data and one face set. */
+static smdmx_dm *shared_face_set_model(size_t meshes, size_t triangles)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
+	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
+	uint32_t model = smdmx_dm_add_element(dm, "DmeModel", "model", NULL, &err);
+	smdmx_dm_add_attr(dm, root, "model", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = model;
+	uint32_t vd = smdmx_dm_add_element(dm, "DmeVertexData", "bind", NULL, &err);
+	smdmx_dm_add_attr(dm, vd, "positions", SMDMX_DM_VECTOR3, true, 3, &err);
+	int32_t *ix = smdmx_dm_add_attr(dm, vd, "positionsIndices", SMDMX_DM_INT, true, 3, &err)->value.array.data;
+	for (int i = 0; i < 3; i++) ix[i] = i;
+	uint32_t fs = smdmx_dm_add_element(dm, "DmeFaceSet", "faces", NULL, &err);
+	int32_t *faces = smdmx_dm_add_attr(dm, fs, "faces", SMDMX_DM_INT, true, triangles * 4, &err)->value.array.data;
+	for (size_t t = 0; t < triangles; t++) {
+		faces[4 * t] = 0;
+		faces[4 * t + 1] = 1;
+		faces[4 * t + 2] = 2;
+		faces[4 * t + 3] = -1;
+	}
+	smdmx_dm_add_attr(dm, model, "children", SMDMX_DM_ELEMENT, true, meshes, &err);
+	for (size_t d = 0; d < meshes; d++) {
+		char name[32];
+		snprintf(name, sizeof(name), "mesh%zu", d);
+		uint32_t dag = smdmx_dm_add_element(dm, "DmeDag", name, NULL, &err);
+		uint32_t mesh = smdmx_dm_add_element(dm, "DmeMesh", name, NULL, &err);
+		smdmx_dm_add_attr(dm, dag, "shape", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = mesh;
+		smdmx_dm_add_attr(dm, mesh, "bindState", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = vd;
+		smdmx_dm_add_attr(dm, mesh, "faceSets", SMDMX_DM_ELEMENT, true, 1, &err);
+		((uint32_t *)smdmx_dm_find_attr(dm, mesh, "faceSets")->value.array.data)[0] = fs;
+		((uint32_t *)smdmx_dm_find_attr(dm, model, "children")->value.array.data)[d] = dag;
+	}
+	return dm;
+}
+
+/* A skeleton of one joint and an animation list naming one clip `clips` times; the clip
+ * names one channel `channels` times, whose log has `keys` keys. */
+static smdmx_dm *shared_clip_model(size_t clips, size_t channels, size_t keys)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
+	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
+	uint32_t model = smdmx_dm_add_element(dm, "DmeModel", "model", NULL, &err);
+	smdmx_dm_add_attr(dm, root, "skeleton", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = model;
+	uint32_t joint = smdmx_dm_add_element(dm, "DmeJoint", "bone", NULL, &err);
+	uint32_t xf = smdmx_dm_add_element(dm, "DmeTransform", "bone", NULL, &err);
+	smdmx_dm_add_attr(dm, joint, "transform", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = xf;
+	smdmx_dm_add_attr(dm, xf, "orientation", SMDMX_DM_QUATERNION, false, 0, &err)->value.v[3] = 1;
+	smdmx_dm_add_attr(dm, model, "children", SMDMX_DM_ELEMENT, true, 1, &err);
+	((uint32_t *)smdmx_dm_find_attr(dm, model, "children")->value.array.data)[0] = joint;
+	uint32_t list = smdmx_dm_add_element(dm, "DmeAnimationList", "anims", NULL, &err);
+	smdmx_dm_add_attr(dm, root, "animationList", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = list;
+	uint32_t clip = smdmx_dm_add_element(dm, "DmeChannelsClip", "clip", NULL, &err);
+	uint32_t *cl = smdmx_dm_add_attr(dm, list, "animations", SMDMX_DM_ELEMENT, true, clips, &err)->value.array.data;
+	for (size_t i = 0; i < clips; i++) cl[i] = clip;
+	uint32_t chan = smdmx_dm_add_element(dm, "DmeChannel", "bone_o", NULL, &err);
+	uint32_t *ch = smdmx_dm_add_attr(dm, clip, "channels", SMDMX_DM_ELEMENT, true, channels, &err)->value.array.data;
+	for (size_t i = 0; i < channels; i++) ch[i] = chan;
+	smdmx_dm_add_attr(dm, chan, "toElement", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = xf;
+	smdmx_dm_add_attr(dm, chan, "toAttribute", SMDMX_DM_STRING, false, 0, &err)->value.s =
+	    smdmx_dm_strdup(dm, "orientation", &err);
+	uint32_t log = smdmx_dm_add_element(dm, "DmeQuaternionLog", "log", NULL, &err);
+	smdmx_dm_add_attr(dm, chan, "log", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = log;
+	uint32_t layer = smdmx_dm_add_element(dm, "DmeQuaternionLogLayer", "layer", NULL, &err);
+	smdmx_dm_add_attr(dm, log, "layers", SMDMX_DM_ELEMENT, true, 1, &err);
+	((uint32_t *)smdmx_dm_find_attr(dm, log, "layers")->value.array.data)[0] = layer;
+	int32_t *times = smdmx_dm_add_attr(dm, layer, "times", SMDMX_DM_TIME, true, keys, &err)->value.array.data;
+	float *q = smdmx_dm_add_attr(dm, layer, "values", SMDMX_DM_QUATERNION, true, keys, &err)->value.array.data;
+	for (size_t i = 0; i < keys; i++) {
+		times[i] = (int32_t)(i * 10000 / 30);
+		q[4 * i + 3] = 1;
+	}
+	return dm;
+}
+
+/* Sharing that the mesh count alone does not show: distinct meshes on one face set, a clip
+ * listed again and again, one channel named again and again. */
+static void test_shared_data_bombs(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_dm *dm = shared_face_set_model(2095, 1000); /* 2,095 x 4,006 items: past the floor */
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	assert_null(s);
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_string_equal(err.message, "meshes, vertex data or face sets shared several times would turn 4006 items of data "
+	                                 "into 8392570 (more than 16 times): refused as a decompression bomb");
+	smdmx_dm_free(dm);
+	dm = shared_face_set_model(2094, 1000); /* 8,388,564 items: at most the floor */
+	s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	assert_int_equal(s->mesh_count, 2094);
+	assert_int_equal(s->meshes[2093].face_sets[0].polygon_count, 1000);
+	smdmx_scene_free(s);
+	smdmx_dm_free(dm);
+	/* a clip listed 42 times, naming a channel of 1,000 keys 100 times: each listing is
+	 * 200,104 items (2 x 2 channel slots, 100 channels, 100 x 2,000 key items) */
+	dm = shared_clip_model(42, 100, 1000);
+	s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	assert_null(s);
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_string_equal(err.message, "clips, channels or logs shared several times would turn 2100 items of data into "
+	                                 "8404368 (more than 16 times): refused as a decompression bomb");
+	smdmx_dm_free(dm);
+	dm = shared_clip_model(41, 100, 1000); /* 8,204,264: at most the floor */
+	s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	assert_int_equal(s->clip_count, 41);
+	assert_int_equal(s->clips[40].channel_count, 1);
+	assert_int_equal(s->clips[40].channels[0].orientation_count, 1000);
 	smdmx_scene_free(s);
 	smdmx_dm_free(dm);
 }
@@ -807,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_flex_rules),
 		cmocka_unit_test(test_corpus_pairs),
 		cmocka_unit_test(test_shared_mesh_bomb),
+		cmocka_unit_test(test_shared_data_bombs),
 		cmocka_unit_test(test_frame_rate_over_int32),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
