@@ -867,6 +867,7 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 
 bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_error *error, smdmx_warnings *warnings)
 {
+	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	if (vta->mesh_count != 1 || vta->source.format != SMDMX_SOURCE_VTA)
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the flex file is not a VTA");
 	if (ref->mesh_count == 0) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the reference has no mesh for the shapes");

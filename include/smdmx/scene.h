@@ -286,7 +286,8 @@ SMDMX_API size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b,
 /* Gives a reference scene the flex shapes of a VTA scene (decision 10): VTA vertex ids are
  * the face corners in the order the reference's triangles are written, and each shape's
  * absolute targets become deltas against the reference's positions and normals. Corners
- * that share a vertex but move differently keep the first (a warning). */
+ * that share a vertex but move differently keep the first (a warning; warnings is cleared
+ * first, as every reader does). */
 SMDMX_API bool smdmx_scene_attach_vta(smdmx_scene *reference, const smdmx_scene *vta, smdmx_error *error,
                                       smdmx_warnings *warnings);
 
@@ -299,7 +300,8 @@ SMDMX_API bool smdmx_scene_transform(smdmx_scene *scene, double scale, char up_a
 /* Appends src's clips to dst, joints matched by name (a bone dst lacks is an error). */
 SMDMX_API bool smdmx_scene_add_clips(smdmx_scene *dst, const smdmx_scene *src, smdmx_error *error);
 
-/* One warning per kind of data an SMD (and VTA when vta_too) cannot hold, with counts. */
+/* One warning per kind of data an SMD (and VTA when vta_too) cannot hold, with counts,
+ * added to warnings (which it does not clear). */
 SMDMX_API void smdmx_smd_report_losses(const smdmx_scene *scene, bool vta_too, smdmx_warnings *warnings);
 
 #ifdef __cplusplus
