@@ -876,6 +876,88 @@ static void test_shared_data_bombs(void **state)
 	smdmx_dm_free(dm);
 }
 
+/* A mesh of 3,000 corners, 2,999 on one position and 1 on another, with `wide` shapes
+ * moving the first (2,999 VTA lines each) and `narrow` moving the second (1 line each). */
+static smdmx_scene *hub_shapes_scene(size_t wide, size_t narrow)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
+	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
+	uint32_t model = smdmx_dm_add_element(dm, "DmeModel", "model", NULL, &err);
+	smdmx_dm_add_attr(dm, root, "model", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = model;
+	uint32_t dag = smdmx_dm_add_element(dm, "DmeDag", "dag", NULL, &err);
+	smdmx_dm_add_attr(dm, model, "children", SMDMX_DM_ELEMENT, true, 1, &err);
+	((uint32_t *)smdmx_dm_find_attr(dm, model, "children")->value.array.data)[0] = dag;
+	uint32_t mesh = smdmx_dm_add_element(dm, "DmeMesh", "mesh", NULL, &err);
+	smdmx_dm_add_attr(dm, dag, "shape", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = mesh;
+	uint32_t vd = smdmx_dm_add_element(dm, "DmeVertexData", "bind", NULL, &err);
+	smdmx_dm_add_attr(dm, mesh, "bindState", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = vd;
+	smdmx_dm_add_attr(dm, vd, "positions", SMDMX_DM_VECTOR3, true, 2, &err);
+	int32_t *ix = smdmx_dm_add_attr(dm, vd, "positionsIndices", SMDMX_DM_INT, true, 3000, &err)->value.array.data;
+	for (int i = 0; i < 3000; i++) ix[i] = i == 2999;
+	uint32_t fs = smdmx_dm_add_element(dm, "DmeFaceSet", "faces", NULL, &err);
+	int32_t *faces = smdmx_dm_add_attr(dm, fs, "faces", SMDMX_DM_INT, true, 4000, &err)->value.array.data;
+	for (int t = 0; t < 1000; t++) {
+		faces[4 * t] = 3 * t;
+		faces[4 * t + 1] = 3 * t + 1;
+		faces[4 * t + 2] = 3 * t + 2;
+		faces[4 * t + 3] = -1;
+	}
+	smdmx_dm_add_attr(dm, mesh, "faceSets", SMDMX_DM_ELEMENT, true, 1, &err);
+	((uint32_t *)smdmx_dm_find_attr(dm, mesh, "faceSets")->value.array.data)[0] = fs;
+	uint32_t *states = smdmx_dm_add_attr(dm, mesh, "deltaStates", SMDMX_DM_ELEMENT, true, wide + narrow, &err)->value.array.data;
+	for (size_t i = 0; i < wide + narrow; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "s%zu", i);
+		uint32_t d = smdmx_dm_add_element(dm, "DmeVertexDeltaData", name, NULL, &err);
+		((float *)smdmx_dm_add_attr(dm, d, "positions", SMDMX_DM_VECTOR3, true, 1, &err)->value.array.data)[2] = 1;
+		((int32_t *)smdmx_dm_add_attr(dm, d, "positionsIndices", SMDMX_DM_INT, true, 1, &err)->value.array.data)[0] = i >= wide;
+		states = smdmx_dm_find_attr(dm, mesh, "deltaStates")->value.array.data;
+		states[i] = d;
+	}
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	smdmx_dm_free(dm);
+	return s;
+}
+
+static bool count_lines(void *user, const void *data, size_t size)
+{
+	const char *p = data, *e = p + size;
+	while ((p = memchr(p, '\n', (size_t)(e - p)))) {
+		++*(size_t *)user;
+		p++;
+	}
+	return true;
+}
+
+/* Index sharing in the VTA: a shape writes every corner on the positions it moves, so many
+ * shapes on a hub position would write far more lines than the scene holds. At most 2^23
+ * lines (or 16 times the data) are written: 2,797 x 2,999 + 405 lines exactly, one more
+ * is refused before anything is written. */
+static void test_vta_bomb(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_smd_write_options o = { .kind = SMDMX_SMD_WRITE_VTA, .lf_line_ends = true };
+	smdmx_scene *s = hub_shapes_scene(2797, 405);
+	size_t lines = 0;
+	if (!smdmx_smd_write(s, count_lines, &lines, &o, &err)) fail_msg("%s", err.message);
+	/* version, nodes, the implicit root and end; skeleton, 3,203 times and end;
+	 * vertexanimation, the base frame's time and 3,000 lines, 3,202 times and the shapes'
+	 * lines; end */
+	assert_int_equal(lines, 4 + 1 + 3203 + 1 + 1 + 1 + 3000 + 3202 + ((size_t)1 << 23) + 1);
+	smdmx_scene_free(s);
+	s = hub_shapes_scene(2797, 406);
+	lines = 0;
+	assert_false(smdmx_smd_write(s, count_lines, &lines, &o, &err));
+	assert_int_equal(lines, 0);
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_string_equal(err.message, "the VTA would write more than 8388608 vertex lines (16 times its 6203 items of data, "
+	                                 "and at least 2^23): refused as a decompression bomb");
+	smdmx_scene_free(s);
+}
+
 /* A fuzzing finding (testdata/bad/fuzz_frame_rate_over_int32.dmx): a clip at 1.7e18 frames
  * per second. It lifts as it is; lowering writes the rate as a float (converting it to an
  * int was undefined), and SMD refuses the clip's 1.4e17 frames with a limit error. */
@@ -925,6 +1007,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_pairs),
 		cmocka_unit_test(test_shared_mesh_bomb),
 		cmocka_unit_test(test_shared_data_bombs),
+		cmocka_unit_test(test_vta_bomb),
 		cmocka_unit_test(test_frame_rate_over_int32),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
