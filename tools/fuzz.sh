@@ -2,8 +2,11 @@
 # The fuzzing campaign: builds the libFuzzer targets with clang (ASan + UBSan, the whole
 # library instrumented) in build-fuzz/, seeds each target's working corpus from testdata/,
 # ../shared/corpus and fuzz/findings/, and runs TARGET (or all four in turn) for SECONDS
-# each. New crashes, hangs (over 1 s), leaks and allocations over 512 MB land in
-# build-fuzz/artifacts/TARGET/; each run appends its figures to build-fuzz/campaign.log.
+# each: of wall time, or with a "cpu" suffix of the fuzzer's own CPU time (so that targets
+# run side by side, or beside other work, each get their share). New crashes, hangs (over
+# 1 s), leaks and allocations over 512 MB land in build-fuzz/artifacts/TARGET/; each run
+# appends its figures (CPU seconds, executions, exec/s, edges covered out of those
+# instrumented, features, corpus, artifacts) to build-fuzz/campaign.log.
 # Usage: tools/fuzz.sh [smd|kv2|dmxb|model|all] [SECONDS|SECONDScpu] [-- libFuzzer options]
 set -eu
 cd "$(dirname "$0")/.."
