@@ -289,7 +289,11 @@ static bool span_reproduces(const lower *l, const int32_t *t, const float *v, in
 	return true;
 }
 
-/* The keys to keep: the first, the last, and every key its neighbours do not reproduce. */
+/* The keys to keep: the first, the last, and between them only keys that interpolating
+ * the kept keys around them does not reproduce. From each kept key k, the next is found by
+ * galloping (spans of 2, 3, 5, 9, ... keys) and then halving between the longest span that
+ * reproduces and the shortest that does not, so a run of n keys costs O(n log n) checks,
+ * not the O(n^2) of growing the span one key at a time; each span kept is checked whole. */
 static size_t reduce_keys(const lower *l, const int32_t *t, const float *v, int dim, size_t n, uint32_t *keep)
 {
 	if (l->all_keys || n <= 2) {
@@ -298,10 +302,25 @@ static size_t reduce_keys(const lower *l, const int32_t *t, const float *v, int 
 	}
 	size_t kept = 0, k = 0;
 	keep[kept++] = 0;
-	for (size_t i = 1; i + 1 < n; i++) {
-		if (span_reproduces(l, t, v, dim, k, i + 1)) continue;
-		keep[kept++] = (uint32_t)i;
-		k = i;
+	while (k + 2 < n) {
+		size_t good = k + 1, bad = n, step = 1; /* span (k, good) reproduces; (k, bad) does not */
+		while (good < n - 1) {
+			size_t j = good + step < n - 1 ? good + step : n - 1;
+			if (!span_reproduces(l, t, v, dim, k, j)) {
+				bad = j;
+				break;
+			}
+			good = j;
+			step *= 2;
+		}
+		if (good == n - 1) break;
+		while (bad - good > 1) {
+			size_t mid = good + (bad - good) / 2;
+			if (span_reproduces(l, t, v, dim, k, mid)) good = mid;
+			else bad = mid;
+		}
+		keep[kept++] = (uint32_t)good;
+		k = good;
 	}
 	keep[kept++] = (uint32_t)(n - 1);
 	return kept;
@@ -716,6 +735,8 @@ typedef struct lift {
 	sm_vec materials;   /* smdmx_material */
 	sm_vec shapes;      /* smdmx_flex_shape */
 	sm_vec attachments; /* smdmx_attachment */
+	sm_vec mat_slots;   /* uint32_t: material names hashed (index + 1, 0 empty) */
+	size_t mat_cap;     /* slots in use: a power of two */
 } lift;
 
 static const smdmx_dm_attr *get(const lift *l, uint32_t e, const char *name)
@@ -984,6 +1005,24 @@ static const char *const field_names[2][7] = {
 	{ "position$0", "normal$0", "texcoord$0", "blendweights$0", "blendindices$0", "balance$0", "wrinkle$0" },
 };
 
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of name: its material's, or the empty one where it goes. */
+static uint32_t *material_slot(lift *l, const char *name)
+{
+	uint32_t *slots = l->mat_slots.data;
+	const smdmx_material *ms = l->materials.data;
+	size_t mask = l->mat_cap - 1, h = name_hash(name) & mask;
+	while (slots[h] && strcmp(ms[slots[h] - 1].name, name) != 0) h = (h + 1) & mask;
+	return &slots[h];
+}
+
+/* The scene material of a DmeMaterial, by name: face sets with one name share it. */
 static uint32_t material_index(lift *l, uint32_t mat_el)
 {
 	const char *name = "no_material";
@@ -991,12 +1030,22 @@ static uint32_t material_index(lift *l, uint32_t mat_el)
 		const smdmx_dm_attr *a = get(l, mat_el, "mtlName");
 		name = a && a->type == SMDMX_DM_STRING && !a->is_array ? a->value.s : l->dm->elements[mat_el].name;
 	}
-	smdmx_material *ms = l->materials.data;
-	for (size_t i = 0; i < l->materials.count; i++)
-		if (strcmp(ms[i].name, name) == 0) return (uint32_t)i;
+	if (2 * (l->materials.count + 1) > l->mat_cap) {
+		/* grow and rehash: a new table at twice the size */
+		size_t cap = l->mat_cap ? 2 * l->mat_cap : 64;
+		sm_vec_release(l->o, &l->mat_slots, sizeof(uint32_t));
+		if (!sm_vec_reserve(l->o, &l->mat_slots, sizeof(uint32_t), cap, l->error)) return SMDMX_NONE;
+		memset(l->mat_slots.data, 0, cap * sizeof(uint32_t));
+		l->mat_cap = cap;
+		const smdmx_material *ms = l->materials.data;
+		for (size_t i = 0; i < l->materials.count; i++) *material_slot(l, ms[i].name) = (uint32_t)i + 1;
+	}
+	uint32_t *slot = material_slot(l, name);
+	if (*slot) return *slot - 1;
 	smdmx_material *m = sm_vec_push(l->o, &l->materials, sizeof(*m), l->error);
 	if (!m) return SMDMX_NONE;
 	m->name = name;
+	*slot = (uint32_t)l->materials.count;
 	return (uint32_t)l->materials.count - 1;
 }
 
@@ -1427,7 +1476,8 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	l.o = s->owner;
 	l.error = error;
 	l.warnings = warnings;
-	l.joints = l.joint_of = l.xf_joint = l.meshes = l.mesh_dags = l.materials = l.shapes = l.attachments = (sm_vec)SM_VEC_INIT;
+	l.joints = l.joint_of = l.xf_joint = l.meshes = l.mesh_dags = l.materials = l.shapes = l.attachments = l.mat_slots =
+	    (sm_vec)SM_VEC_INIT;
 	uint32_t root = dm->root, model = SMDMX_NONE;
 	if (root != SMDMX_NONE) {
 		model = get_el(&l, root, "model");
@@ -1494,6 +1544,7 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	if (ok) ok = (s->name = sm_strdup(l.o, s->name, strlen(s->name), error)) != NULL;
 	sm_vec_release(l.o, &l.joint_of, sizeof(uint32_t));
 	sm_vec_release(l.o, &l.xf_joint, sizeof(uint32_t));
+	sm_vec_release(l.o, &l.mat_slots, sizeof(uint32_t));
 	if (ok) ok = smdmx_scene_validate(s, error);
 	if (!ok) {
 		smdmx_scene_free(s);

@@ -131,6 +131,7 @@ typedef struct reader {
 	sm_vec face_sets;       /* faceset_build */
 	uint32_t last_material;
 	size_t last_face_set;
+	sm_vec face_set_of;     /* uint32_t per material: its face set, or SMDMX_NONE */
 	bool any_links;
 
 	/* vertexanimation */
@@ -825,12 +826,16 @@ static bool face_set_for(reader *r, uint32_t material, faceset_build **out)
 		*out = &fs[r->last_face_set];
 		return true;
 	}
-	for (size_t i = 0; i < r->face_sets.count; i++) {
-		if (fs[i].material == material) {
-			r->last_face_set = i;
-			*out = &fs[i];
-			return true;
-		}
+	while (r->face_set_of.count <= material) {
+		uint32_t *none = sm_vec_push(r->o, &r->face_set_of, sizeof(uint32_t), r->error);
+		if (!none) return false;
+		*none = SMDMX_NONE;
+	}
+	uint32_t known = ((uint32_t *)r->face_set_of.data)[material];
+	if (known != SMDMX_NONE) {
+		r->last_face_set = known;
+		*out = &fs[known];
+		return true;
 	}
 	faceset_build *n = sm_vec_push(r->o, &r->face_sets, sizeof(faceset_build), r->error);
 	if (!n) return false;
@@ -841,6 +846,7 @@ static bool face_set_for(reader *r, uint32_t material, faceset_build **out)
 	if (!z) return false;
 	*z = 0;
 	r->last_face_set = r->face_sets.count - 1;
+	((uint32_t *)r->face_set_of.data)[material] = (uint32_t)r->last_face_set;
 	*out = n;
 	return true;
 }
@@ -1087,6 +1093,7 @@ static bool finish_base(reader *r)
 	r->vta_base.count = n;
 	sm_vec_release(r->o, &seen, 1);
 	sm_vec_release(r->o, &r->vta_lines, sizeof(base_line));
+	sm_vec_release(r->o, &r->face_set_of, sizeof(uint32_t));
 	return true;
 }
 
@@ -1400,7 +1407,7 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	r->last_material = SMDMX_NONE;
 	r->nodes = r->joints = r->id_map = r->frames = r->poses = (sm_vec)SM_VEC_INIT;
 	r->positions = r->weight_offsets = r->weights = r->position_indices = (sm_vec)SM_VEC_INIT;
-	r->normals = r->normal_indices = r->materials = r->face_sets = (sm_vec)SM_VEC_INIT;
+	r->normals = r->normal_indices = r->materials = r->face_sets = r->face_set_of = (sm_vec)SM_VEC_INIT;
 	r->vta_frames = r->vta_base = r->vta_lines = r->shapes = (sm_vec)SM_VEC_INIT;
 	r->scene = sm_scene_new(&opts.allocator, r->error);
 	if (!r->scene) return NULL;
@@ -1436,6 +1443,7 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	sm_vec_release(r->o, &r->poses, sizeof(smdmx_transform));
 	sm_vec_release(r->o, &r->vta_base, 6 * sizeof(float));
 	sm_vec_release(r->o, &r->vta_lines, sizeof(base_line));
+	sm_vec_release(r->o, &r->face_set_of, sizeof(uint32_t));
 	if (ok) ok = smdmx_scene_validate(r->scene, r->error);
 	if (!ok) {
 		smdmx_scene_free(r->scene);
