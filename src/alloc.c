@@ -262,3 +262,69 @@ const char *sm_strdup(sm_owner *o, const char *s, size_t len, smdmx_error *error
 	o->str_used += len + 1;
 	return p;
 }
+
+/* ---- names ---------------------------------------------------------------------------- */
+
+static size_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static sm_name_slot *names_find(const sm_names *x, const char *name)
+{
+	size_t mask = x->cap - 1, h = name_hash(name) & mask;
+	while (x->slots[h].name && strcmp(x->slots[h].name, name) != 0) h = (h + 1) & mask;
+	return &x->slots[h];
+}
+
+bool sm_names_init(sm_alloc *a, sm_names *x, size_t n)
+{
+	size_t cap = 16, bytes;
+	while (cap < 2 * n + 2) {
+		if (cap > SIZE_MAX / 4) return false;
+		cap *= 2;
+	}
+	x->slots = sm_mul(cap, sizeof(sm_name_slot), &bytes) ? sm_malloc(a, bytes) : NULL;
+	if (!x->slots) return false;
+	memset(x->slots, 0, bytes);
+	x->cap = cap;
+	x->count = 0;
+	return true;
+}
+
+void sm_names_free(sm_alloc *a, sm_names *x)
+{
+	if (x->slots) sm_free(a, x->slots, x->cap * sizeof(sm_name_slot));
+	memset(x, 0, sizeof(*x));
+}
+
+uint32_t sm_names_get(const sm_names *x, const char *name)
+{
+	if (!x->cap) return SMDMX_NONE;
+	const sm_name_slot *s = names_find(x, name);
+	return s->name ? s->value : SMDMX_NONE;
+}
+
+bool sm_names_put(sm_alloc *a, sm_names *x, const char *name, uint32_t value, bool keep_first)
+{
+	if (2 * (x->count + 1) > x->cap) {
+		sm_names bigger;
+		if (!sm_names_init(a, &bigger, x->cap ? x->cap : 8)) return false;
+		for (size_t i = 0; i < x->cap; i++)
+			if (x->slots[i].name) *names_find(&bigger, x->slots[i].name) = x->slots[i];
+		bigger.count = x->count;
+		sm_names_free(a, x);
+		*x = bigger;
+	}
+	sm_name_slot *s = names_find(x, name);
+	if (!s->name) {
+		s->name = name;
+		s->value = value;
+		x->count++;
+	} else if (!keep_first) {
+		s->value = value;
+	}
+	return true;
+}

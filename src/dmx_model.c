@@ -22,7 +22,26 @@ typedef struct lower {
 	uint32_t *joint_el;     /* DmeJoint per scene joint */
 	uint32_t *joint_xf;     /* its DmeTransform */
 	uint32_t *mesh_dag;     /* DmeDag per scene mesh */
+	uint32_t *shape_first;  /* per mesh + 1: offsets into shape_order */
+	uint32_t *shape_order;  /* shape indices by mesh, in order */
 } lower;
+
+/* Items grouped by a key in [0, keys), in order (a counting sort): the items of key k are
+ * order[first[k] .. first[k + 1]). Owned by the datamodel's memory. */
+static bool group_by(lower *l, const uint32_t *key, size_t n, size_t keys, uint32_t **first, uint32_t **order)
+{
+	sm_owner *mem = l->dm->owner->mem;
+	*first = sm_owned_calloc(mem, keys + 1, sizeof(uint32_t), l->error);
+	*order = sm_owned_calloc(mem, n + 1, sizeof(uint32_t), l->error);
+	if (!*first || !*order) return false;
+	uint32_t *f = *first;
+	for (size_t i = 0; i < n; i++) f[key[i] + 1]++;
+	for (size_t k = 0; k < keys; k++) f[k + 1] += f[k];
+	for (size_t i = 0; i < n; i++) (*order)[f[key[i]]++] = (uint32_t)i;
+	for (size_t k = keys; k > 0; k--) f[k] = f[k - 1];
+	f[0] = 0;
+	return true;
+}
 
 static uint32_t el(lower *l, const char *type, const char *name)
 {
@@ -330,16 +349,14 @@ static size_t reduce_keys(const lower *l, const int32_t *t, const float *v, int 
 static bool lower_deltas(lower *l, size_t mi, uint32_t mesh)
 {
 	const smdmx_scene *s = l->s;
-	size_t n = 0;
-	for (size_t i = 0; i < s->flex_shape_count; i++) n += s->flex_shapes[i].mesh == mi;
+	size_t n = l->shape_first[mi + 1] - l->shape_first[mi];
 	if (!n) return true;
 	smdmx_dm_attr *ds = at(l, mesh, "deltaStates", SMDMX_DM_ELEMENT, true, n);
 	if (!ds) return false;
 	uint32_t *items = ds->value.array.data;
 	size_t k = 0;
-	for (size_t i = 0; i < s->flex_shape_count; i++) {
-		const smdmx_flex_shape *sh = &s->flex_shapes[i];
-		if (sh->mesh != mi) continue;
+	for (uint32_t x = l->shape_first[mi]; x < l->shape_first[mi + 1]; x++) {
+		const smdmx_flex_shape *sh = &s->flex_shapes[l->shape_order[x]];
 		uint32_t d = el(l, "DmeVertexDeltaData", sh->name);
 		if (d == SMDMX_NONE) return false;
 		items[k++] = d;
@@ -397,6 +414,8 @@ static bool lower_flex_rules(lower *l, uint32_t *targets, size_t n)
 	return true;
 }
 
+static bool lower_control_list(lower *l, uint32_t op, size_t n, const sm_names *first, const uint32_t *mesh_el);
+
 /* The combination operator: the scene's flex controllers, or one control per shape. */
 static bool lower_controls(lower *l, uint32_t root, const uint32_t *mesh_el)
 {
@@ -405,13 +424,31 @@ static bool lower_controls(lower *l, uint32_t root, const uint32_t *mesh_el)
 	uint32_t op = el(l, "DmeCombinationOperator", "combinationOperator");
 	if (op == SMDMX_NONE || !set_el(l, root, "combinationOperator", op)) return false;
 	size_t n = 0;
-	if (s->flex_controller_count) n = s->flex_controller_count;
-	else
+	/* Without controllers, one control per shape name that is not corrective: the first
+	 * shape of each name. */
+	sm_alloc *mem = &l->dm->owner->mem->alloc;
+	sm_names first;
+	memset(&first, 0, sizeof(first));
+	if (s->flex_controller_count) {
+		n = s->flex_controller_count;
+	} else {
+		if (!sm_names_init(mem, &first, s->flex_shape_count)) return sm_fail_oom(l->error);
 		for (size_t i = 0; i < s->flex_shape_count; i++) {
-			bool dup = false;
-			for (size_t j = 0; j < i; j++) dup |= strcmp(s->flex_shapes[j].name, s->flex_shapes[i].name) == 0;
-			n += !s->flex_shapes[i].corrective && !dup;
+			if (!sm_names_put(mem, &first, s->flex_shapes[i].name, (uint32_t)i, true)) {
+				sm_names_free(mem, &first);
+				return sm_fail_oom(l->error);
+			}
+			n += !s->flex_shapes[i].corrective && sm_names_get(&first, s->flex_shapes[i].name) == i;
 		}
+	}
+	bool ok = lower_control_list(l, op, n, &first, mesh_el);
+	sm_names_free(mem, &first);
+	return ok;
+}
+
+static bool lower_control_list(lower *l, uint32_t op, size_t n, const sm_names *first, const uint32_t *mesh_el)
+{
+	const smdmx_scene *s = l->s;
 	smdmx_dm_attr *ca = at(l, op, "controls", SMDMX_DM_ELEMENT, true, n);
 	if (!ca) return false;
 	uint32_t *controls = ca->value.array.data;
@@ -435,9 +472,7 @@ static bool lower_controls(lower *l, uint32_t root, const uint32_t *mesh_el)
 			wr = fc->wrinkle_scales.count == raw_count ? fc->wrinkle_scales.data : NULL;
 		} else {
 			const smdmx_flex_shape *sh = &s->flex_shapes[i];
-			bool dup = false;
-			for (size_t j = 0; j < i; j++) dup |= strcmp(s->flex_shapes[j].name, sh->name) == 0;
-			if (sh->corrective || dup) continue;
+			if (sh->corrective || sm_names_get(first, sh->name) != i) continue;
 			name = sh->name;
 			raw = &sh->name;
 			raw_count = 1;
@@ -491,11 +526,14 @@ static bool lower_controls(lower *l, uint32_t root, const uint32_t *mesh_el)
 	if (!t) return false;
 	uint32_t *te = t->value.array.data; /* its own block: stays put as elements are added */
 	size_t j = 0;
-	for (size_t m = 0; m < s->mesh_count; m++) {
-		bool has = false;
-		for (size_t i = 0; i < s->flex_shape_count; i++) has |= s->flex_shapes[i].mesh == m;
-		if (has) te[j++] = mesh_el[m];
-	}
+	sm_alloc *mem = &l->dm->owner->mem->alloc;
+	uint8_t *has = sm_malloc(mem, s->mesh_count + 1);
+	if (!has) return sm_fail_oom(l->error);
+	memset(has, 0, s->mesh_count + 1);
+	for (size_t i = 0; i < s->flex_shape_count; i++) has[s->flex_shapes[i].mesh] = 1;
+	for (size_t m = 0; m < s->mesh_count; m++)
+		if (has[m]) te[j++] = mesh_el[m];
+	sm_free(mem, has, s->mesh_count + 1);
 	if (s->flex_rule_count && !j) te[j++] = SMDMX_NONE;
 	t->value.array.count = j;
 	return !s->flex_rule_count || lower_flex_rules(l, te, j);
@@ -595,27 +633,36 @@ static bool lower_all(lower *l)
 		l->mesh_dag[m] = el(l, "DmeDag", s->meshes[m].name);
 		if (l->mesh_dag[m] == SMDMX_NONE) return false;
 	}
-	/* Children: root joints and model-level meshes on the model; the rest on their joint. */
+	/* Children: root joints and model-level meshes on the model; the rest on their joint
+	 * (nj stands for none), joints first, then meshes, then attachments, each in order. */
+	size_t na = s->attachment_count, most = nj > nm ? nj : nm;
+	if (na > most) most = na;
+	uint32_t *key = sm_owned_calloc(mem, most + 1, sizeof(uint32_t), l->error);
+	uint32_t *jf, *jo, *mf, *mo, *af, *ao;
+	if (!key) return false;
+	for (size_t j = 0; j < nj; j++) key[j] = s->joints[j].parent == SMDMX_NONE ? (uint32_t)nj : s->joints[j].parent;
+	SM_CHECK(group_by(l, key, nj, nj + 1, &jf, &jo));
+	for (size_t m = 0; m < nm; m++) key[m] = s->meshes[m].parent_joint == SMDMX_NONE ? (uint32_t)nj : s->meshes[m].parent_joint;
+	SM_CHECK(group_by(l, key, nm, nj + 1, &mf, &mo));
+	for (size_t i = 0; i < na; i++)
+		key[i] = s->attachments[i].parent_joint == SMDMX_NONE ? (uint32_t)nj : s->attachments[i].parent_joint;
+	SM_CHECK(group_by(l, key, na, nj + 1, &af, &ao));
 	sm_vec kids = SM_VEC_INIT;
 	for (size_t parent = 0; parent <= nj; parent++) {
 		uint32_t owner_el = parent == nj ? model : l->joint_el[parent];
-		uint32_t pj = parent == nj ? SMDMX_NONE : (uint32_t)parent;
 		kids.count = 0;
-		for (size_t j = 0; j < nj; j++) {
-			if (s->joints[j].parent != pj) continue;
+		for (uint32_t i = jf[parent]; i < jf[parent + 1]; i++) {
 			uint32_t *k = sm_vec_push(mem, &kids, sizeof(uint32_t), l->error);
 			if (!k) return false;
-			*k = l->joint_el[j];
+			*k = l->joint_el[jo[i]];
 		}
-		for (size_t m = 0; m < nm; m++) {
-			if (s->meshes[m].parent_joint != pj) continue;
+		for (uint32_t i = mf[parent]; i < mf[parent + 1]; i++) {
 			uint32_t *k = sm_vec_push(mem, &kids, sizeof(uint32_t), l->error);
 			if (!k) return false;
-			*k = l->mesh_dag[m];
+			*k = l->mesh_dag[mo[i]];
 		}
-		for (size_t a = 0; a < s->attachment_count; a++) {
-			const smdmx_attachment *at_ = &s->attachments[a];
-			if (at_->parent_joint != pj) continue;
+		for (uint32_t i = af[parent]; i < af[parent + 1]; i++) {
+			const smdmx_attachment *at_ = &s->attachments[ao[i]];
 			uint32_t dag = el(l, "DmeDag", at_->name), shape = el(l, "DmeAttachment", at_->name);
 			uint32_t xf = transform(l, at_->name, &at_->transform);
 			if (dag == SMDMX_NONE || shape == SMDMX_NONE || xf == SMDMX_NONE) return false;
@@ -686,6 +733,10 @@ static bool lower_all(lower *l)
 	uint32_t *mesh_el = sm_owned_calloc(mem, nm + 1, sizeof(uint32_t), l->error);
 	if (!mesh_el) return false;
 	for (size_t m = 0; m < nm; m++) mesh_el[m] = SMDMX_NONE;
+	uint32_t *shape_mesh = sm_owned_calloc(mem, s->flex_shape_count + 1, sizeof(uint32_t), l->error);
+	if (!shape_mesh) return false;
+	for (size_t i = 0; i < s->flex_shape_count; i++) shape_mesh[i] = s->flex_shapes[i].mesh;
+	SM_CHECK(group_by(l, shape_mesh, s->flex_shape_count, nm, &l->shape_first, &l->shape_order));
 	for (size_t m = 0; m < nm; m++) SM_CHECK(lower_mesh(l, m, material_el, mesh_el));
 	SM_CHECK(lower_controls(l, root, mesh_el));
 	if (s->clip_count) SM_CHECK(lower_clips(l, root));
@@ -709,7 +760,7 @@ smdmx_dm *smdmx_model_from_scene(const smdmx_scene *scene, const smdmx_model_opt
 	if (!smdmx_scene_validate(scene, error)) return NULL;
 	smdmx_dm *dm = smdmx_dm_create(&o.allocator, error);
 	if (!dm) return NULL;
-	lower l = { dm, scene, error, warnings, format, format >= 22 ? 4 : 3, o.all_keys, o.key_tolerance, NULL, NULL, NULL };
+	lower l = { dm, scene, error, warnings, format, format >= 22 ? 4 : 3, o.all_keys, o.key_tolerance, NULL, NULL, NULL, NULL, NULL };
 	dm->format = "model";
 	dm->format_version = format;
 	if (!lower_all(&l)) {
@@ -735,8 +786,7 @@ typedef struct lift {
 	sm_vec materials;   /* smdmx_material */
 	sm_vec shapes;      /* smdmx_flex_shape */
 	sm_vec attachments; /* smdmx_attachment */
-	sm_vec mat_slots;   /* uint32_t: material names hashed (index + 1, 0 empty) */
-	size_t mat_cap;     /* slots in use: a power of two */
+	sm_names mat_names; /* material name to scene material */
 } lift;
 
 static const smdmx_dm_attr *get(const lift *l, uint32_t e, const char *name)
@@ -946,18 +996,27 @@ static bool lift_hierarchy(lift *l, uint32_t model)
 	/* Base states by name override the nodes' own transforms (C4). */
 	const uint32_t *bs = get_els(l, model, "baseStates", &n);
 	if (n) {
+		/* each joint and mesh takes the last transform of its name */
 		size_t nt;
 		const uint32_t *ts = get_els(l, bs[0], "transforms", &nt);
-		for (size_t t = 0; t < nt; t++) {
-			if (ts[t] == SMDMX_NONE || ts[t] >= dm->element_count) continue;
-			const char *name = dm->elements[ts[t]].name;
-			smdmx_joint *js = l->joints.data;
-			for (size_t j = 0; j < l->joints.count; j++)
-				if (strcmp(js[j].name, name) == 0) read_transform(l, ts[t], &js[j].bind);
-			smdmx_mesh *ms = l->meshes.data;
-			for (size_t m = 0; m < l->meshes.count; m++)
-				if (strcmp(ms[m].name, name) == 0) read_transform(l, ts[t], &ms[m].transform);
+		sm_names by_name;
+		if (!sm_names_init(&l->o->alloc, &by_name, nt)) return sm_fail_oom(l->error);
+		bool ok = true;
+		for (size_t t = 0; ok && t < nt; t++)
+			if (ts[t] != SMDMX_NONE && ts[t] < dm->element_count)
+				ok = sm_names_put(&l->o->alloc, &by_name, dm->elements[ts[t]].name, ts[t], false);
+		smdmx_joint *js = l->joints.data;
+		for (size_t j = 0; ok && j < l->joints.count; j++) {
+			uint32_t x = sm_names_get(&by_name, js[j].name);
+			if (x != SMDMX_NONE) read_transform(l, x, &js[j].bind);
 		}
+		smdmx_mesh *ms = l->meshes.data;
+		for (size_t m = 0; ok && m < l->meshes.count; m++) {
+			uint32_t x = sm_names_get(&by_name, ms[m].name);
+			if (x != SMDMX_NONE) read_transform(l, x, &ms[m].transform);
+		}
+		sm_names_free(&l->o->alloc, &by_name);
+		if (!ok) return sm_fail_oom(l->error);
 	}
 	return true;
 }
@@ -1005,23 +1064,6 @@ static const char *const field_names[2][7] = {
 	{ "position$0", "normal$0", "texcoord$0", "blendweights$0", "blendindices$0", "balance$0", "wrinkle$0" },
 };
 
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-	for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
-	return h;
-}
-
-/* The slot of name: its material's, or the empty one where it goes. */
-static uint32_t *material_slot(lift *l, const char *name)
-{
-	uint32_t *slots = l->mat_slots.data;
-	const smdmx_material *ms = l->materials.data;
-	size_t mask = l->mat_cap - 1, h = name_hash(name) & mask;
-	while (slots[h] && strcmp(ms[slots[h] - 1].name, name) != 0) h = (h + 1) & mask;
-	return &slots[h];
-}
-
 /* The scene material of a DmeMaterial, by name: face sets with one name share it. */
 static uint32_t material_index(lift *l, uint32_t mat_el)
 {
@@ -1030,22 +1072,13 @@ static uint32_t material_index(lift *l, uint32_t mat_el)
 		const smdmx_dm_attr *a = get(l, mat_el, "mtlName");
 		name = a && a->type == SMDMX_DM_STRING && !a->is_array ? a->value.s : l->dm->elements[mat_el].name;
 	}
-	if (2 * (l->materials.count + 1) > l->mat_cap) {
-		/* grow and rehash: a new table at twice the size */
-		size_t cap = l->mat_cap ? 2 * l->mat_cap : 64;
-		sm_vec_release(l->o, &l->mat_slots, sizeof(uint32_t));
-		if (!sm_vec_reserve(l->o, &l->mat_slots, sizeof(uint32_t), cap, l->error)) return SMDMX_NONE;
-		memset(l->mat_slots.data, 0, cap * sizeof(uint32_t));
-		l->mat_cap = cap;
-		const smdmx_material *ms = l->materials.data;
-		for (size_t i = 0; i < l->materials.count; i++) *material_slot(l, ms[i].name) = (uint32_t)i + 1;
-	}
-	uint32_t *slot = material_slot(l, name);
-	if (*slot) return *slot - 1;
+	uint32_t known = sm_names_get(&l->mat_names, name);
+	if (known != SMDMX_NONE) return known;
 	smdmx_material *m = sm_vec_push(l->o, &l->materials, sizeof(*m), l->error);
 	if (!m) return SMDMX_NONE;
 	m->name = name;
-	*slot = (uint32_t)l->materials.count;
+	if (!sm_names_put(&l->o->alloc, &l->mat_names, name, (uint32_t)l->materials.count - 1, true))
+		return sm_fail_oom(l->error), SMDMX_NONE;
 	return (uint32_t)l->materials.count - 1;
 }
 
@@ -1476,8 +1509,7 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	l.o = s->owner;
 	l.error = error;
 	l.warnings = warnings;
-	l.joints = l.joint_of = l.xf_joint = l.meshes = l.mesh_dags = l.materials = l.shapes = l.attachments = l.mat_slots =
-	    (sm_vec)SM_VEC_INIT;
+	l.joints = l.joint_of = l.xf_joint = l.meshes = l.mesh_dags = l.materials = l.shapes = l.attachments = (sm_vec)SM_VEC_INIT;
 	uint32_t root = dm->root, model = SMDMX_NONE;
 	if (root != SMDMX_NONE) {
 		model = get_el(&l, root, "model");
@@ -1544,7 +1576,7 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	if (ok) ok = (s->name = sm_strdup(l.o, s->name, strlen(s->name), error)) != NULL;
 	sm_vec_release(l.o, &l.joint_of, sizeof(uint32_t));
 	sm_vec_release(l.o, &l.xf_joint, sizeof(uint32_t));
-	sm_vec_release(l.o, &l.mat_slots, sizeof(uint32_t));
+	sm_names_free(&l.o->alloc, &l.mat_names);
 	if (ok) ok = smdmx_scene_validate(s, error);
 	if (!ok) {
 		smdmx_scene_free(s);

@@ -48,7 +48,34 @@ static inline bool sm_mul(size_t a, size_t b, size_t *out)
 	return true;
 }
 
+/* ---- names ---------------------------------------------------------------------------- */
+
+/* Strings to values in O(1), so that matching things by name never compares every pair:
+ * open addressing over (name, value) pairs; the names are borrowed, not copied. */
+typedef struct sm_name_slot {
+	const char *name; /* NULL: empty */
+	uint32_t value;
+} sm_name_slot;
+
+typedef struct sm_names {
+	sm_name_slot *slots;
+	size_t cap;      /* a power of two, at least twice count */
+	size_t count;
+} sm_names;
+
+/* Room for n names without growing. */
+SM_NODISCARD bool sm_names_init(sm_alloc *a, sm_names *x, size_t n);
+void sm_names_free(sm_alloc *a, sm_names *x);
+/* The value of name, or SMDMX_NONE. */
+uint32_t sm_names_get(const sm_names *x, const char *name);
+/* Sets name's value (a name already there keeps its first value when keep_first). */
+SM_NODISCARD bool sm_names_put(sm_alloc *a, sm_names *x, const char *name, uint32_t value, bool keep_first);
+
 /* ---- scene ownership ------------------------------------------------------------------ */
+
+/* The first joint whose parents never end (on or into a cycle); SIZE_MAX when none,
+ * SIZE_MAX - 1 when memory ran out (a NULL allocator walks instead, in quadratic time). */
+size_t sm_first_cyclic_joint(sm_alloc *a, const smdmx_joint *joints, size_t n);
 
 /* Every allocation of a scene is a slot in its owner: freeing the scene frees the slots. */
 typedef struct sm_slot {

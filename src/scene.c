@@ -108,6 +108,42 @@ static bool check_times(const int32_t *t, size_t n)
 	return true;
 }
 
+/* The first joint whose chain of parents never ends (it is on a cycle or leads into one),
+ * SIZE_MAX when there is none, SIZE_MAX - 1 when memory ran out. Linear: each joint is
+ * walked once, marked on the way up (1) and done (2) once its chain is known to end. */
+size_t sm_first_cyclic_joint(sm_alloc *a, const smdmx_joint *joints, size_t n)
+{
+	bool ordered = true; /* parents before children: no cycle possible */
+	for (size_t i = 0; i < n && ordered; i++) ordered = joints[i].parent == SMDMX_NONE || joints[i].parent < i;
+	if (ordered) return SIZE_MAX;
+	uint8_t *state = a ? sm_malloc(a, n) : NULL;
+	if (!state) {
+		if (a) return SIZE_MAX - 1;
+		/* no allocator (a scene built by hand): walk up from each joint */
+		for (size_t i = 0; i < n; i++) {
+			uint32_t p = joints[i].parent;
+			for (size_t steps = 0; p != SMDMX_NONE; steps++) {
+				if (steps >= n || p == i) return i;
+				p = joints[p].parent;
+			}
+		}
+		return SIZE_MAX;
+	}
+	memset(state, 0, n);
+	size_t found = SIZE_MAX;
+	for (size_t i = 0; i < n && found == SIZE_MAX; i++) {
+		uint32_t p = (uint32_t)i;
+		while (p != SMDMX_NONE && state[p] == 0) {
+			state[p] = 1;
+			p = joints[p].parent;
+		}
+		if (p != SMDMX_NONE && state[p] == 1) found = i; /* back on this walk's own path */
+		for (p = (uint32_t)i; p != SMDMX_NONE && state[p] == 1; p = joints[p].parent) state[p] = 2;
+	}
+	sm_free(a, state, n);
+	return found;
+}
+
 bool smdmx_scene_validate(const smdmx_scene *s, smdmx_error *error)
 {
 	smdmx_error local;
@@ -120,12 +156,10 @@ bool smdmx_scene_validate(const smdmx_scene *s, smdmx_error *error)
 		if (!j->name) return INVALID("joint %zu has no name", i);
 		if (j->parent != SMDMX_NONE && j->parent >= s->joint_count) return INVALID("joint %zu: parent out of range", i);
 		if (!check_transform(&j->bind)) return INVALID("joint '%s': bind pose not finite or not unit", j->name);
-		uint32_t p = j->parent;
-		for (size_t steps = 0; p != SMDMX_NONE; steps++) {
-			if (steps >= s->joint_count || p == i) return INVALID("joint '%s' is its own ancestor", j->name);
-			p = s->joints[p].parent;
-		}
 	}
+	size_t cyclic = sm_first_cyclic_joint(s->owner ? &s->owner->alloc : NULL, s->joints, s->joint_count);
+	if (cyclic == SIZE_MAX - 1) return sm_fail_oom(error);
+	if (cyclic != SIZE_MAX) return INVALID("joint '%s' is its own ancestor", s->joints[cyclic].name);
 	for (size_t i = 0; i < s->material_count; i++)
 		if (!s->materials[i].name) return INVALID("material %zu has no name", i);
 	for (size_t i = 0; i < s->mesh_count; i++)

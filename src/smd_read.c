@@ -517,16 +517,11 @@ static bool resolve_parents(reader *r)
 			               "parent bone id %lld is not defined", (long long)p);
 		joints[i].parent = map[p];
 	}
-	/* Walk up from each joint; more than n steps means a cycle. */
-	for (size_t i = 0; i < n; i++) {
-		uint32_t j = joints[i].parent;
-		for (size_t steps = 0; j != SMDMX_NONE; steps++) {
-			if (steps >= n || j == i)
-				return sm_fail(r->error, SMDMX_ERROR_PARENT_CYCLE, nodes[i].line, nodes[i].parent_col,
-				               "bone '%s' is its own ancestor", joints[i].name);
-			j = joints[j].parent;
-		}
-	}
+	size_t i = sm_first_cyclic_joint(&r->o->alloc, joints, n);
+	if (i == SIZE_MAX - 1) return sm_fail_oom(r->error);
+	if (i != SIZE_MAX)
+		return sm_fail(r->error, SMDMX_ERROR_PARENT_CYCLE, nodes[i].line, nodes[i].parent_col, "bone '%s' is its own ancestor",
+		               joints[i].name);
 	return true;
 }
 
