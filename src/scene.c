@@ -942,66 +942,110 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 		}
 		sm_free(&o->alloc, order, n * sizeof(sm_poly_ref));
 	}
-	size_t first = ref->flex_shape_count;
-	smdmx_flex_shape *shapes = sm_owned_calloc(o, first + vta->flex_shape_count + 1, sizeof(smdmx_flex_shape), error);
-	if (!shapes) return false;
-	if (first) memcpy(shapes, ref->flex_shapes, first * sizeof(smdmx_flex_shape));
-	size_t made = first;
+	/* Temporaries: per mesh, dense maps from its positions and normals to the delta kept for
+	 * them (-1: none), reset after each shape; each shape's deltas bucketed by mesh. */
+	size_t nm = ref->mesh_count, slots = 0, most = 0;
+	for (size_t mi = 0; mi < nm; mi++) slots += ref->meshes[mi].position_count + ref->meshes[mi].normal_count;
 	for (size_t s = 0; s < vta->flex_shape_count; s++) {
+		size_t d = vta->flex_shapes[s].position_count + vta->flex_shapes[s].normal_count;
+		if (d > most) most = d;
+	}
+	size_t map_bytes = (slots + 1) * sizeof(int32_t), base_bytes = (nm + 1) * sizeof(size_t);
+	size_t first_bytes = (nm + 2) * sizeof(uint32_t), bucket_bytes = (most + 1) * sizeof(uint32_t);
+	int32_t *maps = sm_malloc(&o->alloc, map_bytes);
+	size_t *map_base = sm_malloc(&o->alloc, base_bytes);
+	uint32_t *bucket_first = sm_malloc(&o->alloc, first_bytes), *bucket = sm_malloc(&o->alloc, bucket_bytes);
+	sm_vec out = SM_VEC_INIT;
+	bool ok = maps && map_base && bucket_first && bucket;
+	if (!ok) sm_fail_oom(error);
+	for (size_t i = 0; ok && i < slots; i++) maps[i] = -1;
+	for (size_t mi = 0, at = 0; ok && mi < nm; mi++) {
+		map_base[mi] = at;
+		at += ref->meshes[mi].position_count + ref->meshes[mi].normal_count;
+	}
+	ok = ok && sm_vec_reserve(o, &out, sizeof(smdmx_flex_shape), ref->flex_shape_count + vta->flex_shape_count + 1, error);
+	if (ok && ref->flex_shape_count) memcpy(out.data, ref->flex_shapes, ref->flex_shape_count * sizeof(smdmx_flex_shape));
+	if (ok) out.count = ref->flex_shape_count;
+	for (size_t s = 0; ok && s < vta->flex_shape_count; s++) {
 		const smdmx_flex_shape *vs = &vta->flex_shapes[s];
-		for (size_t mi = 0; mi < ref->mesh_count; mi++) {
+		/* entry e: position delta e, or normal delta e - position_count; bucket nm: no mesh */
+		size_t ne = vs->position_count + vs->normal_count;
+		memset(bucket_first, 0, first_bytes);
+		for (size_t e = 0; e < ne; e++) {
+			uint32_t id = e < vs->position_count ? vs->position_indices[e] : vs->normal_indices[e - vs->position_count];
+			bucket_first[(id < total ? mesh_of[id] : nm) + 1]++;
+		}
+		for (size_t mi = 0; mi <= nm; mi++) bucket_first[mi + 1] += bucket_first[mi];
+		for (size_t e = 0; e < ne; e++) {
+			uint32_t id = e < vs->position_count ? vs->position_indices[e] : vs->normal_indices[e - vs->position_count];
+			bucket[bucket_first[id < total ? mesh_of[id] : nm]++] = (uint32_t)e;
+		}
+		for (size_t mi = nm + 1; mi > 0; mi--) bucket_first[mi] = bucket_first[mi - 1];
+		bucket_first[0] = 0;
+		for (size_t mi = 0; ok && mi < nm; mi++) {
 			const smdmx_mesh *m = &ref->meshes[mi];
-			/* Dense maps from this mesh's positions and normals to the delta kept for them. */
-			size_t bytes = (m->position_count + m->normal_count + 1) * sizeof(int32_t);
-			int32_t *pmap = sm_owned_alloc(o, bytes, error);
-			smdmx_vec3 *pd = sm_owned_alloc(o, (vs->position_count + 1) * sizeof(smdmx_vec3), error);
-			uint32_t *pi = sm_owned_alloc(o, (vs->position_count + 1) * sizeof(uint32_t), error);
-			smdmx_vec3 *nd = sm_owned_alloc(o, (vs->normal_count + 1) * sizeof(smdmx_vec3), error);
-			uint32_t *ni = sm_owned_alloc(o, (vs->normal_count + 1) * sizeof(uint32_t), error);
-			if (!pmap || !pd || !pi || !nd || !ni) return false;
-			int32_t *nmap = pmap + m->position_count;
-			for (size_t i = 0; i < m->position_count + m->normal_count; i++) pmap[i] = -1;
+			uint32_t from = bucket_first[mi], to = bucket_first[mi + 1];
+			if (from == to && nm > 1) continue;
+			size_t want_p = 0, want_n = 0;
+			for (uint32_t b = from; b < to; b++) {
+				if (bucket[b] < vs->position_count) want_p++;
+				else want_n++;
+			}
+			smdmx_vec3 *pd = sm_owned_alloc(o, (want_p + 1) * sizeof(smdmx_vec3), error);
+			uint32_t *pi = sm_owned_alloc(o, (want_p + 1) * sizeof(uint32_t), error);
+			smdmx_vec3 *nd = sm_owned_alloc(o, (want_n + 1) * sizeof(smdmx_vec3), error);
+			uint32_t *ni = sm_owned_alloc(o, (want_n + 1) * sizeof(uint32_t), error);
+			if (!pd || !pi || !nd || !ni) {
+				ok = false;
+				break;
+			}
+			int32_t *pmap = maps + map_base[mi], *nmap = pmap + m->position_count;
 			size_t np = 0, nn = 0;
-			for (int which = 0; which < 2; which++) {
-				size_t count = which ? vs->normal_count : vs->position_count;
-				for (size_t i = 0; i < count; i++) {
-					uint32_t id = which ? vs->normal_indices[i] : vs->position_indices[i];
-					if (id >= total || mesh_of[id] != mi) continue;
-					uint32_t c = corner_of[id];
-					/* The target is absolute: the VTA's base plus its delta; the new delta is
-					 * against the reference's own data. */
-					const float *vbase = which ? vm->normals[vm->normal_indices[id]] : vm->positions[vm->position_indices[id]];
-					const float *vd = which ? vs->normal_deltas[i] : vs->position_deltas[i];
-					uint32_t target = which ? (m->normal_indices ? m->normal_indices[c] : SMDMX_NONE) : m->position_indices[c];
-					if (target == SMDMX_NONE) continue;
-					const float *rbase = which ? m->normals[target] : m->positions[target];
-					float d[3];
-					for (int x = 0; x < 3; x++) d[x] = (float)(((double)vbase[x] + vd[x]) - rbase[x]);
-					/* A listed corner whose position (or normal) did not move adds nothing. */
-					if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
-					int32_t *map = which ? nmap : pmap;
-					if (map[target] >= 0) {
-						const float *prev = which ? nd[map[target]] : pd[map[target]];
-						if (prev[0] != d[0] || prev[1] != d[1] || prev[2] != d[2])
-							sm_warn(warnings, SMDMX_WARNING_VTA_CONFLICT, 0, 0,
-							        "corners that share a vertex moved differently in a shape; the first was kept");
-						continue;
-					}
-					if (which) {
-						map[target] = (int32_t)nn;
-						memcpy(nd[nn], d, sizeof(d));
-						ni[nn++] = target;
-					} else {
-						map[target] = (int32_t)np;
-						memcpy(pd[np], d, sizeof(d));
-						pi[np++] = target;
-					}
+			for (uint32_t b = from; b < to; b++) {
+				bool which = bucket[b] >= vs->position_count;
+				size_t i = which ? bucket[b] - vs->position_count : bucket[b];
+				uint32_t id = which ? vs->normal_indices[i] : vs->position_indices[i];
+				uint32_t c = corner_of[id];
+				/* The target is absolute: the VTA's base plus its delta; the new delta is
+				 * against the reference's own data. */
+				const float *vbase = which ? vm->normals[vm->normal_indices[id]] : vm->positions[vm->position_indices[id]];
+				const float *vd = which ? vs->normal_deltas[i] : vs->position_deltas[i];
+				uint32_t target = which ? (m->normal_indices ? m->normal_indices[c] : SMDMX_NONE) : m->position_indices[c];
+				if (target == SMDMX_NONE) continue;
+				const float *rbase = which ? m->normals[target] : m->positions[target];
+				float d[3];
+				for (int x = 0; x < 3; x++) d[x] = (float)(((double)vbase[x] + vd[x]) - rbase[x]);
+				/* A listed corner whose position (or normal) did not move adds nothing. */
+				if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
+				int32_t *map = which ? nmap : pmap;
+				if (map[target] >= 0) {
+					const float *prev = which ? nd[map[target]] : pd[map[target]];
+					if (prev[0] != d[0] || prev[1] != d[1] || prev[2] != d[2])
+						sm_warn(warnings, SMDMX_WARNING_VTA_CONFLICT, 0, 0,
+						        "corners that share a vertex moved differently in a shape; the first was kept");
+					continue;
+				}
+				if (which) {
+					map[target] = (int32_t)nn;
+					memcpy(nd[nn], d, sizeof(d));
+					ni[nn++] = target;
+				} else {
+					map[target] = (int32_t)np;
+					memcpy(pd[np], d, sizeof(d));
+					pi[np++] = target;
 				}
 			}
-			if (!np && !nn && ref->mesh_count > 1) continue;
-			smdmx_flex_shape *sh = &shapes[made++];
-			sh->name = sm_strdup(o, vs->name, strlen(vs->name), error);
-			if (!sh->name) return false;
+			for (size_t i = 0; i < np; i++) pmap[pi[i]] = -1;
+			for (size_t i = 0; i < nn; i++) nmap[ni[i]] = -1;
+			if (!np && !nn && nm > 1) continue;
+			smdmx_flex_shape *sh = sm_vec_push(o, &out, sizeof(smdmx_flex_shape), error);
+			const char *name = sh ? sm_strdup(o, vs->name, strlen(vs->name), error) : NULL;
+			if (!name) {
+				ok = false;
+				break;
+			}
+			memset(sh, 0, sizeof(*sh));
+			sh->name = name;
 			sh->mesh = (uint32_t)mi;
 			sh->frame = vs->frame;
 			sh->corrective = vs->corrective;
@@ -1011,10 +1055,14 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 			sh->normal_indices = ni;
 			sh->normal_deltas = nd;
 			sh->normal_count = nn;
-			if (ref->mesh_count == 1) break;
 		}
 	}
-	ref->flex_shapes = shapes;
-	ref->flex_shape_count = made;
+	if (maps) sm_free(&o->alloc, maps, map_bytes);
+	if (map_base) sm_free(&o->alloc, map_base, base_bytes);
+	if (bucket_first) sm_free(&o->alloc, bucket_first, first_bytes);
+	if (bucket) sm_free(&o->alloc, bucket, bucket_bytes);
+	if (!ok) return false;
+	ref->flex_shapes = out.data;
+	ref->flex_shape_count = out.count;
 	return smdmx_scene_validate(ref, error);
 }

@@ -958,6 +958,48 @@ static void test_vta_bomb(void **state)
 	smdmx_scene_free(s);
 }
 
+/* A VTA onto a reference of two meshes (one mesh on two dags): each VTA shape becomes one
+ * flex shape per mesh it moves, so two shapes make four. */
+static void test_vta_two_meshes(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_dm *dm = shared_mesh_model(2, 3);
+	smdmx_scene *ref = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	smdmx_dm_free(dm);
+	if (!ref) fail_msg("%s", err.message);
+	assert_int_equal(ref->mesh_count, 2);
+	char text[2048];
+	size_t n = (size_t)snprintf(text, sizeof(text), "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\n"
+	                                               "time 0\n0 0 0 0 0 0 0\ntime 1 # a\n0 0 0 0 0 0 0\n"
+	                                               "time 2 # b\n0 0 0 0 0 0 0\nend\nvertexanimation\n");
+	for (int f = 0; f < 3; f++) {
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "time %d\n", f);
+		for (int v = 0; v < 6; v++) n += (size_t)snprintf(text + n, sizeof(text) - n, "%d %d 0 0 0 0 1\n", v, f ? f : 0);
+	}
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "end\n");
+	smdmx_scene *vta = smdmx_smd_read_memory(text, n, NULL, &err, NULL);
+	if (!vta) fail_msg("%s", err.message);
+	assert_int_equal(vta->flex_shape_count, 2);
+	smdmx_warnings w;
+	assert_true(smdmx_scene_attach_vta(ref, vta, &err, &w));
+	assert_int_equal(w.count, 0);
+	assert_int_equal(ref->flex_shape_count, 4);
+	static const char *const names[] = { "a", "a", "b", "b" };
+	for (size_t i = 0; i < 4; i++) {
+		const smdmx_flex_shape *sh = &ref->flex_shapes[i];
+		assert_string_equal(sh->name, names[i]);
+		assert_int_equal(sh->mesh, i % 2);
+		assert_int_equal(sh->position_count, 3);
+		for (size_t k = 0; k < 3; k++) {
+			assert_int_equal(sh->position_indices[k], k);
+			assert_true(sh->position_deltas[k][0] == (float)(i / 2 + 1));
+		}
+	}
+	smdmx_scene_free(vta);
+	smdmx_scene_free(ref);
+}
+
 /* A fuzzing finding (testdata/bad/fuzz_frame_rate_over_int32.dmx): a clip at 1.7e18 frames
  * per second. It lifts as it is; lowering writes the rate as a float (converting it to an
  * int was undefined), and SMD refuses the clip's 1.4e17 frames with a limit error. */
@@ -1008,6 +1050,7 @@ int main(void)
 		cmocka_unit_test(test_shared_mesh_bomb),
 		cmocka_unit_test(test_shared_data_bombs),
 		cmocka_unit_test(test_vta_bomb),
+		cmocka_unit_test(test_vta_two_meshes),
 		cmocka_unit_test(test_frame_rate_over_int32),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
