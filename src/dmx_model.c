@@ -289,7 +289,7 @@ static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el, uint32_t *mes
 static bool span_reproduces(const lower *l, const int32_t *t, const float *v, int dim, size_t k, size_t j)
 {
 	for (size_t m = k + 1; m < j; m++) {
-		double f = (double)(t[m] - t[k]) / (double)(t[j] - t[k]);
+		double f = (double)((int64_t)t[m] - t[k]) / (double)((int64_t)t[j] - t[k]); /* may span all of int32 */
 		float out[4];
 		const float *want = v + m * (size_t)dim;
 		if (dim == 3) {
@@ -555,6 +555,9 @@ static bool lower_clips(lower *l, uint32_t root)
 		SM_CHECK(set_el(l, clip, "timeFrame", tf));
 		if (l->format == 1) {
 			SM_CHECK(set_int(l, tf, "durationTime", cl->duration));
+			if (cl->start == INT32_MIN)
+				return sm_fail(l->error, SMDMX_ERROR_LIMIT, 0, 0, "clip '%s' starts at %d ticks, which model format 1 cannot offset",
+				               cl->name, cl->start);
 			if (cl->start) SM_CHECK(set_int(l, tf, "offsetTime", -cl->start));
 		} else {
 			SM_CHECK(set_time(l, tf, "start", cl->start));
@@ -1358,7 +1361,11 @@ static bool lift_clips(lift *l, uint32_t root)
 				c2->position_count = nv;
 			}
 		}
-		if (!cl->duration) cl->duration = last - cl->start;
+		if (!cl->duration) {
+			int64_t d = (int64_t)last - cl->start;
+			if (d > INT32_MAX) return bad_model(l, "a clip whose keys span more than 2^31 - 1 ticks");
+			cl->duration = (int32_t)d;
+		}
 		cl->channels = sm_owned_calloc(l->o, l->joints.count + 1, sizeof(smdmx_channel), l->error);
 		if (!cl->channels) return false;
 		for (size_t j = 0; j < l->joints.count; j++)

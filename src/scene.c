@@ -311,7 +311,7 @@ static size_t key_span(const int32_t *times, size_t n, int32_t t, double *f)
 		if (times[mid] <= t) lo = mid;
 		else hi = mid;
 	}
-	*f = (double)(t - times[lo]) / (double)(times[lo + 1] - times[lo]);
+	*f = (double)((int64_t)t - times[lo]) / (double)((int64_t)times[lo + 1] - times[lo]); /* may span all of int32 */
 	return lo;
 }
 

@@ -1278,6 +1278,8 @@ static bool build_clip(reader *r)
 		times[f] = (int32_t)t;
 	}
 	c->start = times[0];
+	if ((int64_t)times[nf - 1] - times[0] > INT32_MAX)
+		return sm_fail(r->error, SMDMX_ERROR_TIME, fi[nf - 1].line, 1, "the animation spans more than 2^31 - 1 ticks");
 	c->duration = times[nf - 1] - times[0];
 	c->channels = sm_owned_calloc(r->o, nj, sizeof(smdmx_channel), r->error);
 	if (nj && !c->channels) return false;

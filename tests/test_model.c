@@ -1000,6 +1000,66 @@ static void test_vta_two_meshes(void **state)
 	smdmx_scene_free(ref);
 }
 
+/* A fuzzing finding (testdata/bad/fuzz_key_time_int32_min.dmx): a position key at
+ * -2^31 ticks. Sampling between it and the next key subtracted times in int32 (undefined);
+ * it converts, frame 1 falling just short of the second key. */
+static void test_key_time_int32_min(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(test_path("testdata/bad/fuzz_key_time_int32_min.dmx"), NULL, &err);
+	if (!dm) fail_msg("%s", err.message);
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	smdmx_dm_free(dm);
+	if (!s) fail_msg("%s", err.message);
+	assert_int_equal(s->clip_count, 1);
+	assert_int_equal(s->clips[0].channels[0].position_times[0], INT32_MIN);
+	test_sink out = { 0 };
+	if (!smdmx_smd_write(s, test_sink_write, &out, NULL, &err)) fail_msg("%s", err.message);
+	const char *want = "time 1\r\n0 0.000000 0.000000 0.9999998 1.570796 0.000000 0.000000\r\n";
+	assert_non_null(memmem(out.data, out.size, want, strlen(want)));
+	free(out.data);
+	smdmx_scene_free(s);
+}
+
+/* Clip times at the ends of int32: keys that span more than 2^31 - 1 ticks from the clip's
+ * start are refused by the lift; a start of -2^31 cannot be offset in model format 1. */
+static void test_clip_time_range(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	for (int explicit_duration = 0; explicit_duration <= 1; explicit_duration++) {
+		smdmx_dm *dm = shared_clip_model(1, 1, 2);
+		uint32_t clip = SMDMX_NONE;
+		for (uint32_t e = 0; e < dm->element_count; e++)
+			if (!strcmp(dm->elements[e].type, "DmeChannelsClip")) clip = e;
+		uint32_t tf = smdmx_dm_add_element(dm, "DmeTimeFrame", "timeFrame", NULL, &err);
+		smdmx_dm_add_attr(dm, clip, "timeFrame", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = tf;
+		smdmx_dm_add_attr(dm, tf, "start", SMDMX_DM_TIME, false, 0, &err)->value.i = INT32_MIN;
+		if (explicit_duration) smdmx_dm_add_attr(dm, tf, "duration", SMDMX_DM_TIME, false, 0, &err)->value.i = 1000;
+		smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+		smdmx_dm_free(dm);
+		if (!explicit_duration) {
+			/* the last key, at 333 ticks, is 2^31 + 333 ticks after the start */
+			assert_null(s);
+			assert_int_equal(err.code, SMDMX_ERROR_INVALID_SCENE);
+			assert_string_equal(err.message, "not a usable model: a clip whose keys span more than 2^31 - 1 ticks");
+			continue;
+		}
+		if (!s) fail_msg("%s", err.message);
+		assert_int_equal(s->clips[0].start, INT32_MIN);
+		smdmx_model_options mo = { .model_version = 1 };
+		assert_null(smdmx_model_from_scene(s, &mo, &err, NULL));
+		assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+		assert_string_equal(err.message, "clip 'clip' starts at -2147483648 ticks, which model format 1 cannot offset");
+		mo.model_version = 18;
+		dm = smdmx_model_from_scene(s, &mo, &err, NULL);
+		if (!dm) fail_msg("%s", err.message);
+		smdmx_dm_free(dm);
+		smdmx_scene_free(s);
+	}
+}
+
 /* A fuzzing finding (testdata/bad/fuzz_frame_rate_over_int32.dmx): a clip at 1.7e18 frames
  * per second. It lifts as it is; lowering writes the rate as a float (converting it to an
  * int was undefined), and SMD refuses the clip's 1.4e17 frames with a limit error. */
@@ -1052,6 +1112,8 @@ int main(void)
 		cmocka_unit_test(test_vta_bomb),
 		cmocka_unit_test(test_vta_two_meshes),
 		cmocka_unit_test(test_frame_rate_over_int32),
+		cmocka_unit_test(test_key_time_int32_min),
+		cmocka_unit_test(test_clip_time_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

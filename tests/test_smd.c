@@ -343,6 +343,17 @@ static void test_limits(void **state)
 	s = smdmx_smd_read_memory(tris, strlen(tris), &o, &err, NULL);
 	assert_non_null(s);
 	smdmx_scene_free(s);
+	/* frame times: -4,000,000 and 4,000,000 at 30 fps are 2.67e9 ticks apart (an int32 holds
+	 * 2^31 - 1): an error at the last frame */
+	const char *span = "version 1\nnodes\n0 \"a\" -1\nend\nskeleton\ntime -4000000\n0 0 0 0 0 0 0\n"
+	                   "time 4000000\n0 0 0 0 0 0 0\nend\n";
+	expect_error(span, strlen(span), NULL, SMDMX_ERROR_TIME, 8, 1);
+	const char *wide = "version 1\nnodes\n0 \"a\" -1\nend\nskeleton\ntime -3000000\n0 0 0 0 0 0 0\n"
+	                   "time 3000000\n0 0 0 0 0 0 0\nend\n";
+	s = smdmx_smd_read_memory(wide, strlen(wide), NULL, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	assert_int_equal(s->clips[0].duration, 2000000000);
+	smdmx_scene_free(s);
 	/* extra UV sets (version 3): 8 read, 9 fail at the count */
 	for (int k = 8; k <= 9; k++) {
 		char text[1024];
