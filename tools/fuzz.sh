@@ -28,7 +28,12 @@ if [ ! -f build-fuzz/build.ninja ]; then
 	CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
 		-Dbuildtype=debugoptimized -Dtests=false -Dwerror=true >/dev/null
 fi
-ninja -C build-fuzz fuzz/fuzz_smd fuzz/fuzz_kv2 fuzz/fuzz_dmxb fuzz/fuzz_model >/dev/null
+# only the targets asked for: the others may be running
+if [ "$what" = all ]; then
+	ninja -C build-fuzz fuzz/fuzz_smd fuzz/fuzz_kv2 fuzz/fuzz_dmxb fuzz/fuzz_model >/dev/null
+else
+	ninja -C build-fuzz "fuzz/fuzz_$what" >/dev/null
+fi
 corpus=../shared/corpus
 [ -d "$corpus" ] || { echo "fuzz: $corpus is missing" >&2; exit 1; }
 
