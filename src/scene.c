@@ -360,6 +360,9 @@ typedef struct cmp {
 	smdmx_diff_fn fn;
 	void *user;
 	size_t count;
+	/* smdmx_scene_diff: joints of each side by name (the first of a name) */
+	sm_alloc mem;
+	sm_names joints_a, joints_b;
 } cmp;
 
 static bool differ(cmp *c, const char *fmt, ...) SM_PRINTF(2, 3);
@@ -638,7 +641,11 @@ static bool compare_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
                          char *diff, size_t diff_size)
 {
-	cmp c = { 0, 1e-6, 0, false, diff, diff_size, NULL, NULL, 0 };
+	cmp c;
+	memset(&c, 0, sizeof(c));
+	c.rtol = 1e-6;
+	c.diff = diff;
+	c.diff_size = diff_size;
 	if (options) {
 		c.max_links = options->max_links;
 		c.dmx_weights = options->dmx_weights;
@@ -696,11 +703,39 @@ bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx
 
 /* ---- listing every difference ---------------------------------------------------------- */
 
-static size_t joint_named(const smdmx_scene *s, const char *name)
+static size_t joint_named(const sm_names *joints, const char *name)
 {
-	for (size_t i = 0; i < s->joint_count; i++)
-		if (!strcmp(s->joints[i].name, name)) return i;
-	return SIZE_MAX;
+	uint32_t i = sm_names_get(joints, name);
+	return i == SMDMX_NONE ? SIZE_MAX : i;
+}
+
+/* An index of names (the first of each), read through get: false when memory ran out. */
+static bool index_names(cmp *c, sm_names *x, size_t n, const char *(*get)(const void *items, size_t i), const void *items)
+{
+	if (!sm_names_init(&c->mem, x, n)) return false;
+	for (size_t i = 0; i < n; i++)
+		if (!sm_names_put(&c->mem, x, get(items, i), (uint32_t)i, true)) return false;
+	return true;
+}
+
+static const char *joint_name(const void *items, size_t i)
+{
+	return ((const smdmx_joint *)items)[i].name;
+}
+
+static const char *shape_name(const void *items, size_t i)
+{
+	return ((const smdmx_flex_shape *)items)[i].name;
+}
+
+static const char *attachment_name(const void *items, size_t i)
+{
+	return ((const smdmx_attachment *)items)[i].name;
+}
+
+static const char *clip_name(const void *items, size_t i)
+{
+	return ((const smdmx_clip *)items)[i].name;
 }
 
 static const char *parent_name(const smdmx_scene *s, uint32_t parent)
@@ -708,11 +743,14 @@ static const char *parent_name(const smdmx_scene *s, uint32_t parent)
 	return parent == SMDMX_NONE ? "" : s->joints[parent].name;
 }
 
-static const smdmx_channel *channel_of(const smdmx_clip *c, size_t joint)
+/* Each joint's channel in a clip (the last for a joint), NULL for none. */
+static const smdmx_channel **channels_by_joint(cmp *c, const smdmx_scene *s, const smdmx_clip *clip)
 {
-	for (size_t i = 0; i < c->channel_count; i++)
-		if (c->channels[i].joint == joint) return &c->channels[i];
-	return NULL;
+	const smdmx_channel **by = sm_malloc(&c->mem, (s->joint_count + 1) * sizeof(*by));
+	if (!by) return NULL;
+	for (size_t j = 0; j < s->joint_count; j++) by[j] = NULL;
+	for (size_t i = 0; i < clip->channel_count; i++) by[clip->channels[i].joint] = &clip->channels[i];
+	return by;
 }
 
 /* A clip pair joint by joint (by name), frame by frame: one difference per joint, with the
@@ -726,14 +764,22 @@ static void diff_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const 
 		differ(c, "clip '%s': frames %lld to %lld vs %lld to %lld", a->name, (long long)fa0, (long long)fa1, (long long)fb0,
 		       (long long)fb1);
 	int64_t first = fa0 > fb0 ? fa0 : fb0, last = fa1 < fb1 ? fa1 : fb1;
-	if (last - first > 1000000) {
-		differ(c, "clip '%s': too many frames to compare", a->name);
+	if (last - first > 1000000 || (last >= first && (uint64_t)(last - first + 1) * (sa->joint_count + 1) > ((uint64_t)1 << 26))) {
+		differ(c, "clip '%s': too many frames to compare (%lld frames of %zu joints; the limit is 2^26 bone poses)", a->name,
+		       (long long)(last - first + 1), sa->joint_count);
+		return;
+	}
+	const smdmx_channel **cha = channels_by_joint(c, sa, a), **chb = channels_by_joint(c, sb, b);
+	if (!cha || !chb) {
+		if (cha) sm_free(&c->mem, cha, (sa->joint_count + 1) * sizeof(*cha));
+		if (chb) sm_free(&c->mem, chb, (sb->joint_count + 1) * sizeof(*chb));
+		differ(c, "out of memory");
 		return;
 	}
 	for (size_t j = 0; j < sa->joint_count; j++) {
-		size_t k = joint_named(sb, sa->joints[j].name);
+		size_t k = joint_named(&c->joints_b, sa->joints[j].name);
 		if (k == SIZE_MAX) continue; /* reported with the joints */
-		const smdmx_channel *x = channel_of(a, j), *y = channel_of(b, k);
+		const smdmx_channel *x = cha[j], *y = chb[k];
 		if (!x && !y) continue;
 		const smdmx_joint *jx = &sa->joints[j], *jy = &sb->joints[k];
 		int64_t bad_first = 0, bad = 0;
@@ -757,6 +803,8 @@ static void diff_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const 
 			differ(c, "clip '%s' joint '%s': %s differ at frame %lld (%lld of %lld frames differ)", a->name, jx->name,
 			       pos ? "positions" : "orientations", (long long)bad_first, (long long)bad, (long long)(last - first + 1));
 	}
+	sm_free(&c->mem, cha, (sa->joint_count + 1) * sizeof(*cha));
+	sm_free(&c->mem, chb, (sb->joint_count + 1) * sizeof(*chb));
 }
 
 static void ignore_difference(void *user, const char *message)
@@ -765,21 +813,21 @@ static void ignore_difference(void *user, const char *message)
 	(void)message;
 }
 
-size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
-                        smdmx_diff_fn fn, void *user)
+/* Names of both sides: the first of each name (meshes: the first not yet paired). */
+typedef struct diff_names {
+	sm_names shapes_a, shapes_b, attachments_a, attachments_b, clips_a, clips_b, meshes_b;
+	uint32_t *next_mesh_b; /* per mesh of b: the next of b's meshes with its name */
+} diff_names;
+
+static size_t diff_scenes(cmp *cp, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
+                          diff_names *nx)
 {
-	cmp c = { 0, 1e-6, 0, false, NULL, 0, fn ? fn : ignore_difference, user, 0 };
-	if (options) {
-		c.max_links = options->max_links;
-		c.dmx_weights = options->dmx_weights;
-		c.vtol = options->value_tolerance;
-		if (options->rotation_tolerance > 0) c.rtol = options->rotation_tolerance;
-	}
+	cmp c = *cp;
 	/* Joints by name. */
 	bool animated = options && options->ignore_bind_when_animated && a->clip_count;
 	for (size_t i = 0; i < a->joint_count; i++) {
 		const smdmx_joint *x = &a->joints[i];
-		size_t k = joint_named(b, x->name);
+		size_t k = joint_named(&c.joints_b, x->name);
 		if (k == SIZE_MAX) {
 			differ(&c, "joint '%s' only in the first", x->name);
 			continue;
@@ -795,7 +843,7 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 			differ(&c, "joint '%s': bind orientations differ", x->name);
 	}
 	for (size_t k = 0; k < b->joint_count; k++)
-		if (joint_named(a, b->joints[k].name) == SIZE_MAX) differ(&c, "joint '%s' only in the second", b->joints[k].name);
+		if (joint_named(&c.joints_a, b->joints[k].name) == SIZE_MAX) differ(&c, "joint '%s' only in the second", b->joints[k].name);
 	/* Meshes by name; those left over pair in order when as many are left on each side
 	 * (an SMD's mesh and a DMX's may be named differently). */
 	size_t *pair = malloc((a->mesh_count ? a->mesh_count : 1) * sizeof(size_t));
@@ -806,18 +854,22 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 		free(used);
 		free(maps);
 		differ(&c, "out of memory");
+		*cp = c;
 		return c.count;
 	}
 	size_t left_a = 0, left_b = b->mesh_count;
 	for (size_t i = 0; i < a->mesh_count; i++) {
 		pair[i] = SIZE_MAX;
-		for (size_t k = 0; k < b->mesh_count; k++)
-			if (!used[k] && !strcmp(a->meshes[i].name, b->meshes[k].name)) {
-				pair[i] = k;
-				used[k] = true;
-				left_b--;
+		uint32_t k = sm_names_get(&nx->meshes_b, a->meshes[i].name); /* the first of b's not yet paired */
+		if (k != SMDMX_NONE) {
+			pair[i] = k;
+			used[k] = true;
+			left_b--;
+			if (!sm_names_put(&c.mem, &nx->meshes_b, b->meshes[k].name, nx->next_mesh_b[k], false)) {
+				differ(&c, "out of memory");
 				break;
 			}
+		}
 		left_a += pair[i] == SIZE_MAX;
 	}
 	if (left_a == left_b)
@@ -844,16 +896,13 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 	/* Flex shapes by name, on meshes that matched. */
 	for (size_t i = 0; i < a->flex_shape_count; i++) {
 		const smdmx_flex_shape *fa = &a->flex_shapes[i];
-		size_t k = 0;
-		while (k < b->flex_shape_count && strcmp(b->flex_shapes[k].name, fa->name)) k++;
-		if (k == b->flex_shape_count) differ(&c, "flex shape '%s' only in the first", fa->name);
+		size_t k = sm_names_get(&nx->shapes_b, fa->name);
+		if (k == SMDMX_NONE) differ(&c, "flex shape '%s' only in the first", fa->name);
 		else if (pair[fa->mesh] != b->flex_shapes[k].mesh) differ(&c, "flex shape '%s': on different meshes", fa->name);
 		else if (maps[fa->mesh]) compare_shape(&c, a, fa, b, &b->flex_shapes[k], maps[fa->mesh]);
 	}
 	for (size_t k = 0; k < b->flex_shape_count; k++) {
-		size_t i = 0;
-		while (i < a->flex_shape_count && strcmp(a->flex_shapes[i].name, b->flex_shapes[k].name)) i++;
-		if (i == a->flex_shape_count) differ(&c, "flex shape '%s' only in the second", b->flex_shapes[k].name);
+		if (sm_names_get(&nx->shapes_a, b->flex_shapes[k].name) == SMDMX_NONE) differ(&c, "flex shape '%s' only in the second", b->flex_shapes[k].name);
 	}
 	for (size_t i = 0; i < a->mesh_count; i++) free(maps[i]);
 	free(maps);
@@ -862,9 +911,8 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 	/* Attachments by name. */
 	for (size_t i = 0; i < a->attachment_count; i++) {
 		const smdmx_attachment *x = &a->attachments[i];
-		size_t k = 0;
-		while (k < b->attachment_count && strcmp(b->attachments[k].name, x->name)) k++;
-		if (k == b->attachment_count) {
+		size_t k = sm_names_get(&nx->attachments_b, x->name);
+		if (k == SMDMX_NONE) {
 			differ(&c, "attachment '%s' only in the first", x->name);
 			continue;
 		}
@@ -875,25 +923,62 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 			differ(&c, "attachment '%s' differs", x->name);
 	}
 	for (size_t k = 0; k < b->attachment_count; k++) {
-		size_t i = 0;
-		while (i < a->attachment_count && strcmp(a->attachments[i].name, b->attachments[k].name)) i++;
-		if (i == a->attachment_count) differ(&c, "attachment '%s' only in the second", b->attachments[k].name);
+		if (sm_names_get(&nx->attachments_a, b->attachments[k].name) == SMDMX_NONE) differ(&c, "attachment '%s' only in the second", b->attachments[k].name);
 	}
 	if (options && options->flex_controls) compare_controls(&c, a, b);
 	/* Clips by name. */
 	for (size_t i = 0; i < a->clip_count; i++) {
-		size_t k = 0;
-		while (k < b->clip_count && strcmp(b->clips[k].name, a->clips[i].name)) k++;
-		if (k == b->clip_count && a->clip_count == 1 && b->clip_count == 1) k = 0; /* one clip each: names aside */
-		if (k == b->clip_count) differ(&c, "clip '%s' only in the first", a->clips[i].name);
+		size_t k = sm_names_get(&nx->clips_b, a->clips[i].name);
+		if (k == SMDMX_NONE && a->clip_count == 1 && b->clip_count == 1) k = 0; /* one clip each: names aside */
+		if (k == SMDMX_NONE) differ(&c, "clip '%s' only in the first", a->clips[i].name);
 		else diff_clip(&c, a, &a->clips[i], b, &b->clips[k]);
 	}
 	if (!(a->clip_count == 1 && b->clip_count == 1))
 		for (size_t k = 0; k < b->clip_count; k++) {
-			size_t i = 0;
-			while (i < a->clip_count && strcmp(a->clips[i].name, b->clips[k].name)) i++;
-			if (i == a->clip_count) differ(&c, "clip '%s' only in the second", b->clips[k].name);
+			if (sm_names_get(&nx->clips_a, b->clips[k].name) == SMDMX_NONE) differ(&c, "clip '%s' only in the second", b->clips[k].name);
 		}
+	*cp = c;
+	return c.count;
+}
+
+size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
+                        smdmx_diff_fn fn, void *user)
+{
+	cmp c;
+	memset(&c, 0, sizeof(c));
+	c.rtol = 1e-6;
+	c.fn = fn ? fn : ignore_difference;
+	c.user = user;
+	if (options) {
+		c.max_links = options->max_links;
+		c.dmx_weights = options->dmx_weights;
+		c.vtol = options->value_tolerance;
+		if (options->rotation_tolerance > 0) c.rtol = options->rotation_tolerance;
+	}
+	sm_alloc_init(&c.mem, NULL);
+	diff_names nx;
+	memset(&nx, 0, sizeof(nx));
+	size_t next_bytes = (b->mesh_count + 1) * sizeof(uint32_t);
+	nx.next_mesh_b = sm_malloc(&c.mem, next_bytes);
+	bool ok = nx.next_mesh_b && index_names(&c, &c.joints_a, a->joint_count, joint_name, a->joints) &&
+	          index_names(&c, &c.joints_b, b->joint_count, joint_name, b->joints) &&
+	          index_names(&c, &nx.shapes_a, a->flex_shape_count, shape_name, a->flex_shapes) &&
+	          index_names(&c, &nx.shapes_b, b->flex_shape_count, shape_name, b->flex_shapes) &&
+	          index_names(&c, &nx.attachments_a, a->attachment_count, attachment_name, a->attachments) &&
+	          index_names(&c, &nx.attachments_b, b->attachment_count, attachment_name, b->attachments) &&
+	          index_names(&c, &nx.clips_a, a->clip_count, clip_name, a->clips) &&
+	          index_names(&c, &nx.clips_b, b->clip_count, clip_name, b->clips) && sm_names_init(&c.mem, &nx.meshes_b, b->mesh_count);
+	/* b's meshes chained by name, last to first, so that each name leads to its first */
+	for (size_t k = b->mesh_count; ok && k-- > 0;) {
+		nx.next_mesh_b[k] = sm_names_get(&nx.meshes_b, b->meshes[k].name);
+		ok = sm_names_put(&c.mem, &nx.meshes_b, b->meshes[k].name, (uint32_t)k, false);
+	}
+	if (ok) diff_scenes(&c, a, b, options, &nx);
+	else differ(&c, "out of memory");
+	sm_names *all[] = { &c.joints_a, &c.joints_b, &nx.shapes_a, &nx.shapes_b, &nx.attachments_a, &nx.attachments_b,
+		                &nx.clips_a, &nx.clips_b, &nx.meshes_b };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) sm_names_free(&c.mem, all[i]);
+	if (nx.next_mesh_b) sm_free(&c.mem, nx.next_mesh_b, next_bytes);
 	return c.count;
 }
 

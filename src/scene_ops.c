@@ -110,7 +110,22 @@ bool smdmx_scene_transform(smdmx_scene *s, double scale, char up_axis, smdmx_err
 	return smdmx_scene_validate(s, error);
 }
 
+static bool add_clips(smdmx_scene *dst, const smdmx_scene *src, const sm_names *joints, smdmx_error *error);
+
 bool smdmx_scene_add_clips(smdmx_scene *dst, const smdmx_scene *src, smdmx_error *error)
+{
+	/* joints match by name: the first of each name */
+	sm_alloc *a = &dst->owner->alloc;
+	sm_names joints;
+	if (!sm_names_init(a, &joints, dst->joint_count)) return sm_fail_oom(error);
+	bool ok = true;
+	for (size_t i = 0; ok && i < dst->joint_count; i++) ok = sm_names_put(a, &joints, dst->joints[i].name, (uint32_t)i, true);
+	ok = ok ? add_clips(dst, src, &joints, error) : sm_fail_oom(error);
+	sm_names_free(a, &joints);
+	return ok;
+}
+
+static bool add_clips(smdmx_scene *dst, const smdmx_scene *src, const sm_names *joints, smdmx_error *error)
 {
 	sm_owner *o = dst->owner;
 	smdmx_clip *clips = sm_owned_calloc(o, dst->clip_count + src->clip_count + 1, sizeof(smdmx_clip), error);
@@ -129,9 +144,7 @@ bool smdmx_scene_add_clips(smdmx_scene *dst, const smdmx_scene *src, smdmx_error
 			smdmx_channel *y = &dc->channels[k];
 			/* Joints match by name. */
 			const char *name = src->joints[x->joint].name;
-			uint32_t j = SMDMX_NONE;
-			for (size_t i = 0; i < dst->joint_count && j == SMDMX_NONE; i++)
-				if (strcmp(dst->joints[i].name, name) == 0) j = (uint32_t)i;
+			uint32_t j = sm_names_get(joints, name);
 			if (j == SMDMX_NONE)
 				return sm_fail(error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "clip '%s' moves bone '%s', which the first file lacks",
 				               sc->name, name);
@@ -157,14 +170,15 @@ bool smdmx_scene_add_clips(smdmx_scene *dst, const smdmx_scene *src, smdmx_error
 
 /* A controller that only drives the shape of its own name over 0..1: what a VTA's shape
  * gets anyway, so leaving it out loses nothing. */
-static bool plain_controller(const smdmx_scene *s, const smdmx_flex_controller *c)
+static bool plain_controller(const smdmx_scene *s, const sm_names *shapes, const smdmx_flex_controller *c)
 {
 	if (c->raw_controls.count != 1 || strcmp(c->raw_controls.data[0], c->name) != 0 || c->stereo || c->eyelid ||
 	    c->min != 0 || c->max != 1)
 		return false;
 	for (size_t i = 0; i < c->wrinkle_scales.count; i++)
 		if (c->wrinkle_scales.data[i] != 0) return false;
-	for (size_t i = 0; i < s->flex_shape_count; i++)
+	if (shapes && shapes->cap) return sm_names_get(shapes, c->name) != SMDMX_NONE;
+	for (size_t i = 0; i < s->flex_shape_count; i++) /* no memory for the index */
 		if (strcmp(s->flex_shapes[i].name, c->name) == 0) return true;
 	return false;
 }
@@ -182,7 +196,16 @@ void smdmx_smd_report_losses(const smdmx_scene *s, bool vta_too, smdmx_warnings 
 		sm_warn(w, SMDMX_WARNING_DROPPED_ATTACHMENTS, 0, 0, "SMD has no attachments: %zu left out (put them in the QC)",
 		        s->attachment_count);
 	size_t controllers = 0;
-	for (size_t i = 0; i < s->flex_controller_count; i++) controllers += !plain_controller(s, &s->flex_controllers[i]);
+	sm_names shapes;
+	memset(&shapes, 0, sizeof(shapes));
+	if (s->flex_controller_count && s->owner && sm_names_init(&s->owner->alloc, &shapes, s->flex_shape_count)) {
+		bool ok = true;
+		for (size_t i = 0; ok && i < s->flex_shape_count; i++)
+			ok = sm_names_put(&s->owner->alloc, &shapes, s->flex_shapes[i].name, (uint32_t)i, true);
+		if (!ok) sm_names_free(&s->owner->alloc, &shapes);
+	}
+	for (size_t i = 0; i < s->flex_controller_count; i++) controllers += !plain_controller(s, &shapes, &s->flex_controllers[i]);
+	if (shapes.cap) sm_names_free(&s->owner->alloc, &shapes);
 	if (controllers)
 		sm_warn(w, SMDMX_WARNING_DROPPED_CONTROLLERS, 0, 0, "SMD has no flex controllers: %zu left out (put them in the QC)",
 		        controllers);

@@ -317,6 +317,19 @@ typedef struct lint {
 	size_t errors, warnings;
 } lint;
 
+typedef struct named {
+	const char *name;
+	size_t index;
+} named;
+
+/* By name, case aside, then by index. */
+static int named_order(const void *a, const void *b)
+{
+	const named *x = a, *y = b;
+	int c = strcasecmp(x->name, y->name);
+	return c ? c : x->index < y->index ? -1 : x->index > y->index;
+}
+
 static void lint_say(lint *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void lint_say(lint *t, bool error, const char *fmt, ...)
 {
@@ -508,16 +521,22 @@ int cmd_check(int argc, char **argv)
 	const smdmx_scene *s = l.scene;
 	if (max_bones && s->joint_count > max_bones)
 		lint_say(&t, true, "%zu bones; %s takes at most %zu", s->joint_count, target, max_bones);
+	/* names used twice (case aside): sorted by name, then by index, all but the first of a run */
+	named *order = malloc((s->joint_count + 1) * sizeof(named));
+	bool *twice = calloc(s->joint_count + 1, sizeof(bool));
+	if (!order || !twice) lint_say(&t, true, "out of memory while looking for bone names used twice");
+	for (size_t j = 0; order && twice && j < s->joint_count; j++) order[j] = (named){ s->joints[j].name, j };
+	if (order && twice) qsort(order, s->joint_count, sizeof(named), named_order);
+	for (size_t i = 1; order && twice && i < s->joint_count; i++)
+		twice[order[i].index] = !strcasecmp(order[i].name, order[i - 1].name);
 	for (size_t j = 0; j < s->joint_count; j++) {
 		const char *n = s->joints[j].name;
 		if (strchr(n, '"')) lint_say(&t, true, "bone '%s': a double quote in its name (QC files cannot hold it)", n);
 		else if (goldsrc && strlen(n) > 31) lint_say(&t, true, "bone '%s': longer than 31 characters, which GoldSrc cannot take", n);
-		for (size_t k = 0; k < j; k++)
-			if (!strcasecmp(s->joints[k].name, n)) {
-				lint_say(&t, true, "bone '%s': the name is used twice (studiomdl matches bones by name)", n);
-				break;
-			}
+		if (twice && twice[j]) lint_say(&t, true, "bone '%s': the name is used twice (studiomdl matches bones by name)", n);
 	}
+	free(order);
+	free(twice);
 	for (size_t m = 0; m < s->material_count; m++) {
 		const char *n = s->materials[m].name;
 		if (goldsrc && strlen(n) > 63) lint_say(&t, true, "material '%s': longer than 63 characters, which GoldSrc cannot take", n);
