@@ -66,7 +66,7 @@ run() { # TARGET
 	# budget, an interrupt ends it (libFuzzer then prints its final figures and exits 72).
 	cpu=0
 	stopped=no
-	while [ -r "/proc/$pid/stat" ]; do
+	while [ -r "/proc/$pid/stat" ] && [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" != Z ]; do
 		c=$(awk -v hz="$hz" '{ printf "%d", ($14 + $15) / hz }' "/proc/$pid/stat" 2>/dev/null || true)
 		[ -n "$c" ] && [ "$c" -gt 0 ] && cpu=$c
 		if [ "$budget" = cpu ] && [ "$cpu" -ge "$seconds" ] && [ "$stopped" = no ]; then
