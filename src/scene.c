@@ -638,20 +638,27 @@ static bool compare_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 	return true;
 }
 
-bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
-                         char *diff, size_t diff_size)
+/* A comparison with the options' tolerances (rotations 1e-6 unless given). */
+static cmp cmp_start(const smdmx_compare_options *options)
 {
 	cmp c;
 	memset(&c, 0, sizeof(c));
 	c.rtol = 1e-6;
-	c.diff = diff;
-	c.diff_size = diff_size;
 	if (options) {
 		c.max_links = options->max_links;
 		c.dmx_weights = options->dmx_weights;
 		c.vtol = options->value_tolerance;
 		if (options->rotation_tolerance > 0) c.rtol = options->rotation_tolerance;
 	}
+	return c;
+}
+
+bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
+                         char *diff, size_t diff_size)
+{
+	cmp c = cmp_start(options);
+	c.diff = diff;
+	c.diff_size = diff_size;
 	if (diff && diff_size) diff[0] = '\0';
 	if (a->joint_count != b->joint_count) return differ(&c, "%zu joints vs %zu", a->joint_count, b->joint_count);
 	bool animated = options && options->ignore_bind_when_animated && a->clip_count;
@@ -944,17 +951,9 @@ static size_t diff_scenes(cmp *cp, const smdmx_scene *a, const smdmx_scene *b, c
 size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
                         smdmx_diff_fn fn, void *user)
 {
-	cmp c;
-	memset(&c, 0, sizeof(c));
-	c.rtol = 1e-6;
+	cmp c = cmp_start(options);
 	c.fn = fn ? fn : ignore_difference;
 	c.user = user;
-	if (options) {
-		c.max_links = options->max_links;
-		c.dmx_weights = options->dmx_weights;
-		c.vtol = options->value_tolerance;
-		if (options->rotation_tolerance > 0) c.rtol = options->rotation_tolerance;
-	}
 	sm_alloc_init(&c.mem, NULL);
 	diff_names nx;
 	memset(&nx, 0, sizeof(nx));

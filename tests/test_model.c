@@ -694,29 +694,44 @@ static void test_corpus_pairs(void **state)
 	}
 }
 
+/* A datamodel whose root names a DmeModel under `link` ("model" or "skeleton"). */
+static smdmx_dm *new_model(const char *link, uint32_t *model)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
+	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
+	*model = smdmx_dm_add_element(dm, "DmeModel", "model", NULL, &err);
+	smdmx_dm_add_attr(dm, root, link, SMDMX_DM_ELEMENT, false, 0, &err)->value.element = *model;
+	return dm;
+}
+
+/* A face set of triangles: corners 3t, 3t + 1, 3t + 2, or all on corners 0, 1, 2. */
+static uint32_t triangle_face_set(smdmx_dm *dm, size_t triangles, bool same_corners)
+{
+	smdmx_error err;
+	uint32_t fs = smdmx_dm_add_element(dm, "DmeFaceSet", "faces", NULL, &err);
+	int32_t *faces = smdmx_dm_add_attr(dm, fs, "faces", SMDMX_DM_INT, true, triangles * 4, &err)->value.array.data;
+	for (size_t t = 0; t < triangles; t++) {
+		for (int k = 0; k < 3; k++) faces[4 * t + (size_t)k] = same_corners ? k : (int32_t)(3 * t) + k;
+		faces[4 * t + 3] = -1;
+	}
+	return fs;
+}
+
 /* A mesh shared by many dags: a little data standing for a huge model (the billion-laughs
  * pattern) is refused with a clear error; modest instancing lifts. */
 static smdmx_dm *shared_mesh_model(size_t dags, size_t corners)
 {
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
-	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
-	uint32_t model = smdmx_dm_add_element(dm, "DmeModel", "model", NULL, &err);
-	smdmx_dm_add_attr(dm, root, "model", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = model;
+	uint32_t model;
+	smdmx_dm *dm = new_model("model", &model);
 	uint32_t mesh = smdmx_dm_add_element(dm, "DmeMesh", "mesh", NULL, &err);
 	uint32_t vd = smdmx_dm_add_element(dm, "DmeVertexData", "bind", NULL, &err);
 	smdmx_dm_add_attr(dm, mesh, "bindState", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = vd;
 	smdmx_dm_add_attr(dm, vd, "positions", SMDMX_DM_VECTOR3, true, 3, &err);
 	int32_t *ix = smdmx_dm_add_attr(dm, vd, "positionsIndices", SMDMX_DM_INT, true, corners, &err)->value.array.data;
 	for (size_t i = 0; i < corners; i++) ix[i] = (int32_t)(i % 3);
-	uint32_t fs = smdmx_dm_add_element(dm, "DmeFaceSet", "faces", NULL, &err);
-	int32_t *faces = smdmx_dm_add_attr(dm, fs, "faces", SMDMX_DM_INT, true, corners / 3 * 4, &err)->value.array.data;
-	for (size_t t = 0; t < corners / 3; t++) {
-		faces[4 * t] = (int32_t)(3 * t);
-		faces[4 * t + 1] = (int32_t)(3 * t + 1);
-		faces[4 * t + 2] = (int32_t)(3 * t + 2);
-		faces[4 * t + 3] = -1;
-	}
+	uint32_t fs = triangle_face_set(dm, corners / 3, false);
 	uint32_t mat = smdmx_dm_add_element(dm, "DmeMaterial", "m", NULL, &err);
 	smdmx_dm_add_attr(dm, mat, "mtlName", SMDMX_DM_STRING, false, 0, &err)->value.s = smdmx_dm_strdup(dm, "m", &err);
 	smdmx_dm_add_attr(dm, fs, "material", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = mat;
@@ -766,22 +781,13 @@ static void test_shared_mesh_bomb(void **state)
 static smdmx_dm *shared_face_set_model(size_t meshes, size_t triangles)
 {
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
-	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
-	uint32_t model = smdmx_dm_add_element(dm, "DmeModel", "model", NULL, &err);
-	smdmx_dm_add_attr(dm, root, "model", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = model;
+	uint32_t model;
+	smdmx_dm *dm = new_model("model", &model);
 	uint32_t vd = smdmx_dm_add_element(dm, "DmeVertexData", "bind", NULL, &err);
 	smdmx_dm_add_attr(dm, vd, "positions", SMDMX_DM_VECTOR3, true, 3, &err);
 	int32_t *ix = smdmx_dm_add_attr(dm, vd, "positionsIndices", SMDMX_DM_INT, true, 3, &err)->value.array.data;
 	for (int i = 0; i < 3; i++) ix[i] = i;
-	uint32_t fs = smdmx_dm_add_element(dm, "DmeFaceSet", "faces", NULL, &err);
-	int32_t *faces = smdmx_dm_add_attr(dm, fs, "faces", SMDMX_DM_INT, true, triangles * 4, &err)->value.array.data;
-	for (size_t t = 0; t < triangles; t++) {
-		faces[4 * t] = 0;
-		faces[4 * t + 1] = 1;
-		faces[4 * t + 2] = 2;
-		faces[4 * t + 3] = -1;
-	}
+	uint32_t fs = triangle_face_set(dm, triangles, true);
 	smdmx_dm_add_attr(dm, model, "children", SMDMX_DM_ELEMENT, true, meshes, &err);
 	for (size_t d = 0; d < meshes; d++) {
 		char name[32];
@@ -802,10 +808,9 @@ static smdmx_dm *shared_face_set_model(size_t meshes, size_t triangles)
 static smdmx_dm *shared_clip_model(size_t clips, size_t channels, size_t keys)
 {
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
-	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
-	uint32_t model = smdmx_dm_add_element(dm, "DmeModel", "model", NULL, &err);
-	smdmx_dm_add_attr(dm, root, "skeleton", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = model;
+	uint32_t model;
+	smdmx_dm *dm = new_model("skeleton", &model);
+	uint32_t root = dm->root;
 	uint32_t joint = smdmx_dm_add_element(dm, "DmeJoint", "bone", NULL, &err);
 	uint32_t xf = smdmx_dm_add_element(dm, "DmeTransform", "bone", NULL, &err);
 	smdmx_dm_add_attr(dm, joint, "transform", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = xf;
@@ -881,10 +886,8 @@ static void test_shared_data_bombs(void **state)
 static smdmx_scene *hub_shapes_scene(size_t wide, size_t narrow)
 {
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
-	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
-	uint32_t model = smdmx_dm_add_element(dm, "DmeModel", "model", NULL, &err);
-	smdmx_dm_add_attr(dm, root, "model", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = model;
+	uint32_t model;
+	smdmx_dm *dm = new_model("model", &model);
 	uint32_t dag = smdmx_dm_add_element(dm, "DmeDag", "dag", NULL, &err);
 	smdmx_dm_add_attr(dm, model, "children", SMDMX_DM_ELEMENT, true, 1, &err);
 	((uint32_t *)smdmx_dm_find_attr(dm, model, "children")->value.array.data)[0] = dag;
@@ -895,14 +898,7 @@ static smdmx_scene *hub_shapes_scene(size_t wide, size_t narrow)
 	smdmx_dm_add_attr(dm, vd, "positions", SMDMX_DM_VECTOR3, true, 2, &err);
 	int32_t *ix = smdmx_dm_add_attr(dm, vd, "positionsIndices", SMDMX_DM_INT, true, 3000, &err)->value.array.data;
 	for (int i = 0; i < 3000; i++) ix[i] = i == 2999;
-	uint32_t fs = smdmx_dm_add_element(dm, "DmeFaceSet", "faces", NULL, &err);
-	int32_t *faces = smdmx_dm_add_attr(dm, fs, "faces", SMDMX_DM_INT, true, 4000, &err)->value.array.data;
-	for (int t = 0; t < 1000; t++) {
-		faces[4 * t] = 3 * t;
-		faces[4 * t + 1] = 3 * t + 1;
-		faces[4 * t + 2] = 3 * t + 2;
-		faces[4 * t + 3] = -1;
-	}
+	uint32_t fs = triangle_face_set(dm, 1000, false);
 	smdmx_dm_add_attr(dm, mesh, "faceSets", SMDMX_DM_ELEMENT, true, 1, &err);
 	((uint32_t *)smdmx_dm_find_attr(dm, mesh, "faceSets")->value.array.data)[0] = fs;
 	uint32_t *states = smdmx_dm_add_attr(dm, mesh, "deltaStates", SMDMX_DM_ELEMENT, true, wide + narrow, &err)->value.array.data;
@@ -1000,6 +996,18 @@ static void test_vta_two_meshes(void **state)
 	smdmx_scene_free(ref);
 }
 
+/* A DMX file of testdata lifted to a scene (the test fails if either step does). */
+static smdmx_scene *lift_file(const char *rel)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(test_path(rel), NULL, &err);
+	if (!dm) fail_msg("%s: %s", rel, err.message);
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	smdmx_dm_free(dm);
+	if (!s) fail_msg("%s: %s", rel, err.message);
+	return s;
+}
+
 /* A fuzzing finding (testdata/bad/fuzz_key_time_int32_min.dmx): a position key at
  * -2^31 ticks. Sampling between it and the next key subtracted times in int32 (undefined);
  * it converts, frame 1 falling just short of the second key. */
@@ -1007,11 +1015,7 @@ static void test_key_time_int32_min(void **state)
 {
 	(void)state;
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_file(test_path("testdata/bad/fuzz_key_time_int32_min.dmx"), NULL, &err);
-	if (!dm) fail_msg("%s", err.message);
-	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
-	smdmx_dm_free(dm);
-	if (!s) fail_msg("%s", err.message);
+	smdmx_scene *s = lift_file("testdata/bad/fuzz_key_time_int32_min.dmx");
 	assert_int_equal(s->clip_count, 1);
 	assert_int_equal(s->clips[0].channels[0].position_times[0], INT32_MIN);
 	test_sink out = { 0 };
@@ -1067,11 +1071,8 @@ static void test_frame_rate_over_int32(void **state)
 {
 	(void)state;
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_file(test_path("testdata/bad/fuzz_frame_rate_over_int32.dmx"), NULL, &err);
-	if (!dm) fail_msg("%s", err.message);
-	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
-	smdmx_dm_free(dm);
-	if (!s) fail_msg("%s", err.message);
+	smdmx_dm *dm;
+	smdmx_scene *s = lift_file("testdata/bad/fuzz_frame_rate_over_int32.dmx");
 	assert_int_equal(s->clip_count, 1);
 	assert_string_equal(s->clips[0].name, "Z_Axis");
 	assert_true(s->clips[0].frame_rate == (double)1.7293823e18f);
