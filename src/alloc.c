@@ -311,7 +311,7 @@ bool sm_names_put(sm_alloc *a, sm_names *x, const char *name, uint32_t value, bo
 {
 	if (2 * (x->count + 1) > x->cap) {
 		sm_names bigger;
-		if (!sm_names_init(a, &bigger, x->cap ? x->cap : 8)) return false;
+		if (!sm_names_init(a, &bigger, x->count + 1)) return false; /* twice the slots */
 		for (size_t i = 0; i < x->cap; i++)
 			if (x->slots[i].name) *names_find(&bigger, x->slots[i].name) = x->slots[i];
 		bigger.count = x->count;

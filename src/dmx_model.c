@@ -526,14 +526,8 @@ static bool lower_control_list(lower *l, uint32_t op, size_t n, const sm_names *
 	if (!t) return false;
 	uint32_t *te = t->value.array.data; /* its own block: stays put as elements are added */
 	size_t j = 0;
-	sm_alloc *mem = &l->dm->owner->mem->alloc;
-	uint8_t *has = sm_malloc(mem, s->mesh_count + 1);
-	if (!has) return sm_fail_oom(l->error);
-	memset(has, 0, s->mesh_count + 1);
-	for (size_t i = 0; i < s->flex_shape_count; i++) has[s->flex_shapes[i].mesh] = 1;
 	for (size_t m = 0; m < s->mesh_count; m++)
-		if (has[m]) te[j++] = mesh_el[m];
-	sm_free(mem, has, s->mesh_count + 1);
+		if (l->shape_first[m + 1] > l->shape_first[m]) te[j++] = mesh_el[m]; /* the meshes with shapes */
 	if (s->flex_rule_count && !j) te[j++] = SMDMX_NONE;
 	t->value.array.count = j;
 	return !s->flex_rule_count || lower_flex_rules(l, te, j);

@@ -1088,7 +1088,6 @@ static bool finish_base(reader *r)
 	r->vta_base.count = n;
 	sm_vec_release(r->o, &seen, 1);
 	sm_vec_release(r->o, &r->vta_lines, sizeof(base_line));
-	sm_vec_release(r->o, &r->face_set_of, sizeof(uint32_t));
 	return true;
 }
 
