@@ -328,3 +328,15 @@ bool sm_names_put(sm_alloc *a, sm_names *x, const char *name, uint32_t value, bo
 	}
 	return true;
 }
+
+/* ---- grouping --------------------------------------------------------------------------- */
+
+void sm_group(const uint32_t *key, const uint32_t *through, size_t n, size_t keys, uint32_t *first, uint32_t *order)
+{
+	memset(first, 0, (keys + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++) first[key[through ? through[i] : i] + 1]++;
+	for (size_t k = 0; k < keys; k++) first[k + 1] += first[k];
+	for (size_t i = 0; i < n; i++) order[first[key[through ? through[i] : i]]++] = (uint32_t)i;
+	for (size_t k = keys; k > 0; k--) first[k] = first[k - 1]; /* back to the starts */
+	first[0] = 0;
+}

@@ -26,20 +26,14 @@ typedef struct lower {
 	uint32_t *shape_order;  /* shape indices by mesh, in order */
 } lower;
 
-/* Items grouped by a key in [0, keys), in order (a counting sort): the items of key k are
- * order[first[k] .. first[k + 1]). Owned by the datamodel's memory. */
+/* sm_group into arrays owned by the datamodel's memory. */
 static bool group_by(lower *l, const uint32_t *key, size_t n, size_t keys, uint32_t **first, uint32_t **order)
 {
 	sm_owner *mem = l->dm->owner->mem;
 	*first = sm_owned_calloc(mem, keys + 1, sizeof(uint32_t), l->error);
 	*order = sm_owned_calloc(mem, n + 1, sizeof(uint32_t), l->error);
 	if (!*first || !*order) return false;
-	uint32_t *f = *first;
-	for (size_t i = 0; i < n; i++) f[key[i] + 1]++;
-	for (size_t k = 0; k < keys; k++) f[k + 1] += f[k];
-	for (size_t i = 0; i < n; i++) (*order)[f[key[i]]++] = (uint32_t)i;
-	for (size_t k = keys; k > 0; k--) f[k] = f[k - 1];
-	f[0] = 0;
+	sm_group(key, NULL, n, keys, *first, *order);
 	return true;
 }
 

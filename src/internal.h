@@ -71,6 +71,11 @@ uint32_t sm_names_get(const sm_names *x, const char *name);
 /* Sets name's value (a name already there keeps its first value when keep_first). */
 SM_NODISCARD bool sm_names_put(sm_alloc *a, sm_names *x, const char *name, uint32_t value, bool keep_first);
 
+/* Items 0..n-1 grouped by key (a counting sort, stable): the items of key k are
+ * order[first[k] .. first[k + 1]). Item i's key is key[through[i]], or key[i] when through
+ * is NULL; every key is below keys. first has keys + 1 entries, order n. */
+void sm_group(const uint32_t *key, const uint32_t *through, size_t n, size_t keys, uint32_t *first, uint32_t *order);
+
 /* ---- scene ownership ------------------------------------------------------------------ */
 
 /* The first joint whose parents never end (on or into a cycle); SIZE_MAX when none,

@@ -1039,8 +1039,9 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 	int32_t *maps = sm_malloc(&o->alloc, map_bytes);
 	size_t *map_base = sm_malloc(&o->alloc, base_bytes);
 	uint32_t *bucket_first = sm_malloc(&o->alloc, first_bytes), *bucket = sm_malloc(&o->alloc, bucket_bytes);
+	uint32_t *bucket_of = sm_malloc(&o->alloc, bucket_bytes);
 	sm_vec out = SM_VEC_INIT;
-	bool ok = maps && map_base && bucket_first && bucket;
+	bool ok = maps && map_base && bucket_first && bucket && bucket_of;
 	if (!ok) sm_fail_oom(error);
 	for (size_t i = 0; ok && i < slots; i++) maps[i] = -1;
 	for (size_t mi = 0, at = 0; ok && mi < nm; mi++) {
@@ -1054,18 +1055,11 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 		const smdmx_flex_shape *vs = &vta->flex_shapes[s];
 		/* entry e: position delta e, or normal delta e - position_count; bucket nm: no mesh */
 		size_t ne = vs->position_count + vs->normal_count;
-		memset(bucket_first, 0, first_bytes);
 		for (size_t e = 0; e < ne; e++) {
 			uint32_t id = e < vs->position_count ? vs->position_indices[e] : vs->normal_indices[e - vs->position_count];
-			bucket_first[(id < total ? mesh_of[id] : nm) + 1]++;
+			bucket_of[e] = id < total ? mesh_of[id] : (uint32_t)nm;
 		}
-		for (size_t mi = 0; mi <= nm; mi++) bucket_first[mi + 1] += bucket_first[mi];
-		for (size_t e = 0; e < ne; e++) {
-			uint32_t id = e < vs->position_count ? vs->position_indices[e] : vs->normal_indices[e - vs->position_count];
-			bucket[bucket_first[id < total ? mesh_of[id] : nm]++] = (uint32_t)e;
-		}
-		for (size_t mi = nm + 1; mi > 0; mi--) bucket_first[mi] = bucket_first[mi - 1];
-		bucket_first[0] = 0;
+		sm_group(bucket_of, NULL, ne, nm + 1, bucket_first, bucket);
 		for (size_t mi = 0; ok && mi < nm; mi++) {
 			const smdmx_mesh *m = &ref->meshes[mi];
 			uint32_t from = bucket_first[mi], to = bucket_first[mi + 1];
@@ -1145,6 +1139,7 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 	if (map_base) sm_free(&o->alloc, map_base, base_bytes);
 	if (bucket_first) sm_free(&o->alloc, bucket_first, first_bytes);
 	if (bucket) sm_free(&o->alloc, bucket, bucket_bytes);
+	if (bucket_of) sm_free(&o->alloc, bucket_of, bucket_bytes);
 	if (!ok) return false;
 	ref->flex_shapes = out.data;
 	ref->flex_shape_count = out.count;

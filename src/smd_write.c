@@ -562,13 +562,7 @@ static bool index_ids(vta_writer *v, const vta_mesh *vm, const uint32_t *value_o
 	*first = vta_alloc(v, values + 1, sizeof(uint32_t));
 	*ids = vta_alloc(v, vm->count, sizeof(uint32_t));
 	if (!*first || !*ids) return false;
-	uint32_t *f = *first;
-	memset(f, 0, (values + 1) * sizeof(uint32_t));
-	for (size_t k = 0; k < vm->count; k++) f[value_of_corner[vm->corner[k]] + 1]++;
-	for (size_t i = 0; i < values; i++) f[i + 1] += f[i];
-	for (size_t k = 0; k < vm->count; k++) (*ids)[f[value_of_corner[vm->corner[k]]]++] = (uint32_t)k;
-	for (size_t i = values; i > 0; i--) f[i] = f[i - 1]; /* back to the starts */
-	f[0] = 0;
+	sm_group(value_of_corner, vm->corner, vm->count, values, *first, *ids);
 	return true;
 }
 
