@@ -360,9 +360,11 @@ typedef struct cmp {
 	smdmx_diff_fn fn;
 	void *user;
 	size_t count;
-	/* smdmx_scene_diff: joints of each side by name (the first of a name) */
+	/* smdmx_scene_diff: names of both sides, the first of each (meshes: the first of b's
+	 * not yet paired, next_mesh_b chaining b's meshes of one name) */
 	sm_alloc mem;
-	sm_names joints_a, joints_b;
+	sm_names joints_a, joints_b, shapes_a, shapes_b, attachments_a, attachments_b, clips_a, clips_b, meshes_b;
+	uint32_t *next_mesh_b;
 } cmp;
 
 static bool differ(cmp *c, const char *fmt, ...) SM_PRINTF(2, 3);
@@ -820,37 +822,29 @@ static void ignore_difference(void *user, const char *message)
 	(void)message;
 }
 
-/* Names of both sides: the first of each name (meshes: the first not yet paired). */
-typedef struct diff_names {
-	sm_names shapes_a, shapes_b, attachments_a, attachments_b, clips_a, clips_b, meshes_b;
-	uint32_t *next_mesh_b; /* per mesh of b: the next of b's meshes with its name */
-} diff_names;
-
-static size_t diff_scenes(cmp *cp, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
-                          diff_names *nx)
+static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options)
 {
-	cmp c = *cp;
 	/* Joints by name. */
 	bool animated = options && options->ignore_bind_when_animated && a->clip_count;
 	for (size_t i = 0; i < a->joint_count; i++) {
 		const smdmx_joint *x = &a->joints[i];
-		size_t k = joint_named(&c.joints_b, x->name);
+		size_t k = joint_named(&c->joints_b, x->name);
 		if (k == SIZE_MAX) {
-			differ(&c, "joint '%s' only in the first", x->name);
+			differ(c, "joint '%s' only in the first", x->name);
 			continue;
 		}
 		const smdmx_joint *y = &b->joints[k];
 		if (strcmp(parent_name(a, x->parent), parent_name(b, y->parent)))
-			differ(&c, "joint '%s': parent '%s' vs '%s'", x->name, parent_name(a, x->parent), parent_name(b, y->parent));
+			differ(c, "joint '%s': parent '%s' vs '%s'", x->name, parent_name(a, x->parent), parent_name(b, y->parent));
 		if (animated) continue;
-		if (!vec_equal(&c, x->bind.position, y->bind.position, 3))
-			differ(&c, "joint '%s': bind position (%g %g %g) vs (%g %g %g)", x->name, x->bind.position[0], x->bind.position[1],
+		if (!vec_equal(c, x->bind.position, y->bind.position, 3))
+			differ(c, "joint '%s': bind position (%g %g %g) vs (%g %g %g)", x->name, x->bind.position[0], x->bind.position[1],
 			       x->bind.position[2], y->bind.position[0], y->bind.position[1], y->bind.position[2]);
-		if (!rot_equal(&c, x->bind.orientation, y->bind.orientation))
-			differ(&c, "joint '%s': bind orientations differ", x->name);
+		if (!rot_equal(c, x->bind.orientation, y->bind.orientation))
+			differ(c, "joint '%s': bind orientations differ", x->name);
 	}
 	for (size_t k = 0; k < b->joint_count; k++)
-		if (joint_named(&c.joints_a, b->joints[k].name) == SIZE_MAX) differ(&c, "joint '%s' only in the second", b->joints[k].name);
+		if (joint_named(&c->joints_a, b->joints[k].name) == SIZE_MAX) differ(c, "joint '%s' only in the second", b->joints[k].name);
 	/* Meshes by name; those left over pair in order when as many are left on each side
 	 * (an SMD's mesh and a DMX's may be named differently). */
 	size_t *pair = malloc((a->mesh_count ? a->mesh_count : 1) * sizeof(size_t));
@@ -860,20 +854,19 @@ static size_t diff_scenes(cmp *cp, const smdmx_scene *a, const smdmx_scene *b, c
 		free(pair);
 		free(used);
 		free(maps);
-		differ(&c, "out of memory");
-		*cp = c;
-		return c.count;
+		differ(c, "out of memory");
+		return;
 	}
 	size_t left_a = 0, left_b = b->mesh_count;
 	for (size_t i = 0; i < a->mesh_count; i++) {
 		pair[i] = SIZE_MAX;
-		uint32_t k = sm_names_get(&nx->meshes_b, a->meshes[i].name); /* the first of b's not yet paired */
+		uint32_t k = sm_names_get(&c->meshes_b, a->meshes[i].name); /* the first of b's not yet paired */
 		if (k != SMDMX_NONE) {
 			pair[i] = k;
 			used[k] = true;
 			left_b--;
-			if (!sm_names_put(&c.mem, &nx->meshes_b, b->meshes[k].name, nx->next_mesh_b[k], false)) {
-				differ(&c, "out of memory");
+			if (!sm_names_put(&c->mem, &c->meshes_b, b->meshes[k].name, c->next_mesh_b[k], false)) {
+				differ(c, "out of memory");
 				break;
 			}
 		}
@@ -888,28 +881,28 @@ static size_t diff_scenes(cmp *cp, const smdmx_scene *a, const smdmx_scene *b, c
 		}
 	for (size_t i = 0; i < a->mesh_count; i++) {
 		if (pair[i] == SIZE_MAX) {
-			differ(&c, "mesh '%s' only in the first", a->meshes[i].name);
+			differ(c, "mesh '%s' only in the first", a->meshes[i].name);
 			continue;
 		}
 		maps[i] = malloc((a->meshes[i].corner_count ? a->meshes[i].corner_count : 1) * sizeof(uint32_t));
-		if (!maps[i]) differ(&c, "out of memory");
-		else if (!compare_mesh(&c, a, &a->meshes[i], b, &b->meshes[pair[i]], maps[i])) {
+		if (!maps[i]) differ(c, "out of memory");
+		else if (!compare_mesh(c, a, &a->meshes[i], b, &b->meshes[pair[i]], maps[i])) {
 			free(maps[i]);
 			maps[i] = NULL; /* shapes on it cannot be matched corner by corner */
 		}
 	}
 	for (size_t k = 0; k < b->mesh_count; k++)
-		if (!used[k]) differ(&c, "mesh '%s' only in the second", b->meshes[k].name);
+		if (!used[k]) differ(c, "mesh '%s' only in the second", b->meshes[k].name);
 	/* Flex shapes by name, on meshes that matched. */
 	for (size_t i = 0; i < a->flex_shape_count; i++) {
 		const smdmx_flex_shape *fa = &a->flex_shapes[i];
-		size_t k = sm_names_get(&nx->shapes_b, fa->name);
-		if (k == SMDMX_NONE) differ(&c, "flex shape '%s' only in the first", fa->name);
-		else if (pair[fa->mesh] != b->flex_shapes[k].mesh) differ(&c, "flex shape '%s': on different meshes", fa->name);
-		else if (maps[fa->mesh]) compare_shape(&c, a, fa, b, &b->flex_shapes[k], maps[fa->mesh]);
+		size_t k = sm_names_get(&c->shapes_b, fa->name);
+		if (k == SMDMX_NONE) differ(c, "flex shape '%s' only in the first", fa->name);
+		else if (pair[fa->mesh] != b->flex_shapes[k].mesh) differ(c, "flex shape '%s': on different meshes", fa->name);
+		else if (maps[fa->mesh]) compare_shape(c, a, fa, b, &b->flex_shapes[k], maps[fa->mesh]);
 	}
 	for (size_t k = 0; k < b->flex_shape_count; k++) {
-		if (sm_names_get(&nx->shapes_a, b->flex_shapes[k].name) == SMDMX_NONE) differ(&c, "flex shape '%s' only in the second", b->flex_shapes[k].name);
+		if (sm_names_get(&c->shapes_a, b->flex_shapes[k].name) == SMDMX_NONE) differ(c, "flex shape '%s' only in the second", b->flex_shapes[k].name);
 	}
 	for (size_t i = 0; i < a->mesh_count; i++) free(maps[i]);
 	free(maps);
@@ -918,34 +911,32 @@ static size_t diff_scenes(cmp *cp, const smdmx_scene *a, const smdmx_scene *b, c
 	/* Attachments by name. */
 	for (size_t i = 0; i < a->attachment_count; i++) {
 		const smdmx_attachment *x = &a->attachments[i];
-		size_t k = sm_names_get(&nx->attachments_b, x->name);
+		size_t k = sm_names_get(&c->attachments_b, x->name);
 		if (k == SMDMX_NONE) {
-			differ(&c, "attachment '%s' only in the first", x->name);
+			differ(c, "attachment '%s' only in the first", x->name);
 			continue;
 		}
 		const smdmx_attachment *y = &b->attachments[k];
 		if (strcmp(parent_name(a, x->parent_joint), parent_name(b, y->parent_joint)) || x->rigid != y->rigid ||
-		    x->world_aligned != y->world_aligned || !vec_equal(&c, x->transform.position, y->transform.position, 3) ||
-		    !rot_equal(&c, x->transform.orientation, y->transform.orientation))
-			differ(&c, "attachment '%s' differs", x->name);
+		    x->world_aligned != y->world_aligned || !vec_equal(c, x->transform.position, y->transform.position, 3) ||
+		    !rot_equal(c, x->transform.orientation, y->transform.orientation))
+			differ(c, "attachment '%s' differs", x->name);
 	}
 	for (size_t k = 0; k < b->attachment_count; k++) {
-		if (sm_names_get(&nx->attachments_a, b->attachments[k].name) == SMDMX_NONE) differ(&c, "attachment '%s' only in the second", b->attachments[k].name);
+		if (sm_names_get(&c->attachments_a, b->attachments[k].name) == SMDMX_NONE) differ(c, "attachment '%s' only in the second", b->attachments[k].name);
 	}
-	if (options && options->flex_controls) compare_controls(&c, a, b);
+	if (options && options->flex_controls) compare_controls(c, a, b);
 	/* Clips by name. */
 	for (size_t i = 0; i < a->clip_count; i++) {
-		size_t k = sm_names_get(&nx->clips_b, a->clips[i].name);
+		size_t k = sm_names_get(&c->clips_b, a->clips[i].name);
 		if (k == SMDMX_NONE && a->clip_count == 1 && b->clip_count == 1) k = 0; /* one clip each: names aside */
-		if (k == SMDMX_NONE) differ(&c, "clip '%s' only in the first", a->clips[i].name);
-		else diff_clip(&c, a, &a->clips[i], b, &b->clips[k]);
+		if (k == SMDMX_NONE) differ(c, "clip '%s' only in the first", a->clips[i].name);
+		else diff_clip(c, a, &a->clips[i], b, &b->clips[k]);
 	}
 	if (!(a->clip_count == 1 && b->clip_count == 1))
 		for (size_t k = 0; k < b->clip_count; k++) {
-			if (sm_names_get(&nx->clips_a, b->clips[k].name) == SMDMX_NONE) differ(&c, "clip '%s' only in the second", b->clips[k].name);
+			if (sm_names_get(&c->clips_a, b->clips[k].name) == SMDMX_NONE) differ(c, "clip '%s' only in the second", b->clips[k].name);
 		}
-	*cp = c;
-	return c.count;
 }
 
 size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
@@ -955,29 +946,27 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 	c.fn = fn ? fn : ignore_difference;
 	c.user = user;
 	sm_alloc_init(&c.mem, NULL);
-	diff_names nx;
-	memset(&nx, 0, sizeof(nx));
 	size_t next_bytes = (b->mesh_count + 1) * sizeof(uint32_t);
-	nx.next_mesh_b = sm_malloc(&c.mem, next_bytes);
-	bool ok = nx.next_mesh_b && index_names(&c, &c.joints_a, a->joint_count, joint_name, a->joints) &&
+	c.next_mesh_b = sm_malloc(&c.mem, next_bytes);
+	bool ok = c.next_mesh_b && index_names(&c, &c.joints_a, a->joint_count, joint_name, a->joints) &&
 	          index_names(&c, &c.joints_b, b->joint_count, joint_name, b->joints) &&
-	          index_names(&c, &nx.shapes_a, a->flex_shape_count, shape_name, a->flex_shapes) &&
-	          index_names(&c, &nx.shapes_b, b->flex_shape_count, shape_name, b->flex_shapes) &&
-	          index_names(&c, &nx.attachments_a, a->attachment_count, attachment_name, a->attachments) &&
-	          index_names(&c, &nx.attachments_b, b->attachment_count, attachment_name, b->attachments) &&
-	          index_names(&c, &nx.clips_a, a->clip_count, clip_name, a->clips) &&
-	          index_names(&c, &nx.clips_b, b->clip_count, clip_name, b->clips) && sm_names_init(&c.mem, &nx.meshes_b, b->mesh_count);
+	          index_names(&c, &c.shapes_a, a->flex_shape_count, shape_name, a->flex_shapes) &&
+	          index_names(&c, &c.shapes_b, b->flex_shape_count, shape_name, b->flex_shapes) &&
+	          index_names(&c, &c.attachments_a, a->attachment_count, attachment_name, a->attachments) &&
+	          index_names(&c, &c.attachments_b, b->attachment_count, attachment_name, b->attachments) &&
+	          index_names(&c, &c.clips_a, a->clip_count, clip_name, a->clips) &&
+	          index_names(&c, &c.clips_b, b->clip_count, clip_name, b->clips) && sm_names_init(&c.mem, &c.meshes_b, b->mesh_count);
 	/* b's meshes chained by name, last to first, so that each name leads to its first */
 	for (size_t k = b->mesh_count; ok && k-- > 0;) {
-		nx.next_mesh_b[k] = sm_names_get(&nx.meshes_b, b->meshes[k].name);
-		ok = sm_names_put(&c.mem, &nx.meshes_b, b->meshes[k].name, (uint32_t)k, false);
+		c.next_mesh_b[k] = sm_names_get(&c.meshes_b, b->meshes[k].name);
+		ok = sm_names_put(&c.mem, &c.meshes_b, b->meshes[k].name, (uint32_t)k, false);
 	}
-	if (ok) diff_scenes(&c, a, b, options, &nx);
+	if (ok) diff_scenes(&c, a, b, options);
 	else differ(&c, "out of memory");
-	sm_names *all[] = { &c.joints_a, &c.joints_b, &nx.shapes_a, &nx.shapes_b, &nx.attachments_a, &nx.attachments_b,
-		                &nx.clips_a, &nx.clips_b, &nx.meshes_b };
+	sm_names *all[] = { &c.joints_a, &c.joints_b, &c.shapes_a, &c.shapes_b, &c.attachments_a, &c.attachments_b,
+		                &c.clips_a, &c.clips_b, &c.meshes_b };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) sm_names_free(&c.mem, all[i]);
-	if (nx.next_mesh_b) sm_free(&c.mem, nx.next_mesh_b, next_bytes);
+	if (c.next_mesh_b) sm_free(&c.mem, c.next_mesh_b, next_bytes);
 	return c.count;
 }
 
