@@ -214,7 +214,12 @@ atomic)
 	;;
 
 determinism)
-	[ -d "$corpus" ] || { echo "FAIL: corpus directory $corpus is missing"; exit 1; }
+	if [ ! -d "$corpus" ]; then
+		# a clone downloaded alone has no corpus; CI sets SMDMX_REQUIRE_CORPUS
+		[ "${SMDMX_REQUIRE_CORPUS:-0}" != 0 ] && { echo "FAIL: corpus directory $corpus is missing"; exit 1; }
+		echo "skipped: this group reads the corpus, and there is none at $corpus"
+		exit 77
+	fi
 	"$smd2dmx" -r "$corpus" -d "$tmp/j1" -k -j1 2>"$tmp/e1"
 	check "corpus batch -j1" 1 $?
 	"$smd2dmx" -r "$corpus" -d "$tmp/j2" -k -j2 2>"$tmp/e2"

@@ -4,6 +4,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,11 +45,34 @@ static inline char *test_path(const char *rel)
 	return buf;
 }
 
-/* The corpus of real files beside the clone (SMDMX_CORPUS overrides). */
-static inline const char *test_corpus_dir(void)
+/* The corpus of real files beside the clone (SMDMX_CORPUS overrides), without checking that
+ * it is there. */
+static inline const char *test_corpus_root(void)
 {
 	const char *c = getenv("SMDMX_CORPUS");
 	return c ? c : SMDMX_SOURCE_ROOT "/../shared/corpus";
+}
+
+static inline bool test_have_corpus(void)
+{
+	DIR *d = opendir(test_corpus_root());
+	if (d) closedir(d);
+	return d != NULL;
+}
+
+/* The corpus folder, for a test that reads it. A clone downloaded alone has no corpus: the
+ * test is skipped, and says so. SMDMX_REQUIRE_CORPUS=1 (CI, where the corpus is always
+ * beside the clone) makes a missing corpus a failure, so that a wrong path cannot turn the
+ * corpus tests into skips unnoticed. */
+static inline const char *test_corpus_dir(void)
+{
+	if (!test_have_corpus()) {
+		const char *req = getenv("SMDMX_REQUIRE_CORPUS");
+		if (req && strcmp(req, "0") != 0) fail_msg("the corpus %s is missing (SMDMX_REQUIRE_CORPUS is set)", test_corpus_root());
+		print_message("skipped: this test reads the corpus, and there is none at %s\n", test_corpus_root());
+		skip();
+	}
+	return test_corpus_root();
 }
 
 /* A corpus path from a path inside the corpus. */

@@ -8,10 +8,11 @@
 # Usage: tools/bench.sh [TRIANGLES] [RUNS]
 set -eu
 cd "$(dirname "$0")/.."
+. tools/lib.sh
 tris=${1:-1000000}
 runs=${2:-3}
 sh tools/install-deps.sh
-[ -f build/build.ninja ] || meson setup build -Dwerror=true >/dev/null
+configure build -Dwerror=true
 ninja -C build tools/gen_smd tools/gen_dmx tools/bench_smd >/dev/null
 dir=build/bench
 mkdir -p "$dir"

@@ -6,11 +6,12 @@
 # over -j1 ratio. Usage: tools/bench_batch.sh [COPIES] [RUNS] [OUTDIR]
 set -eu
 cd "$(dirname "$0")/.."
+. tools/lib.sh
 copies=${1:-8}
 runs=${2:-5}
 corpus=$(cd ../shared/corpus 2>/dev/null && pwd) || { echo "bench_batch: ../shared/corpus is missing" >&2; exit 1; }
 sh tools/install-deps.sh
-[ -f build/build.ninja ] || meson setup build -Dwerror=true >/dev/null
+configure build -Dwerror=true
 ninja -C build smd2dmx dmx2smd >/dev/null
 base=${3:-}
 [ -n "$base" ] || { [ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm || base=build/bench; }

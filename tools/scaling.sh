@@ -8,9 +8,10 @@
 # Usage: tools/scaling.sh [SCALE]   (SCALE multiplies every count; default 1)
 set -eu
 cd "$(dirname "$0")/.."
+. tools/lib.sh
 k=${1:-1}
 sh tools/install-deps.sh >/dev/null
-[ -f build/build.ninja ] || meson setup build -Dwerror=true >/dev/null
+configure build -Dwerror=true
 meson compile -C build >/dev/null
 b=build
 d=build/scaling
