@@ -111,7 +111,7 @@ static inline int fuzz_dmx_reader(const uint8_t *data, size_t size, bool binary)
 	uint8_t *buf = fuzz_with_header(data, size, binary, &n);
 	if (!buf) return 0;
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_memory(buf, n, NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_memory(buf, n, NULL, &err, NULL);
 	if (dm) {
 		fuzz_write_dm(dm);
 		smdmx_dm_free(dm);

@@ -43,7 +43,8 @@ SM_NODISCARD bool sm_dmxb_write(smdmx_dm *dm, int version, const char *format, i
                                 const smdmx_allocator *allocator, smdmx_error *error);
 
 /* The keyvalues2 reader (kv2_read.c): data is the whole file. */
-smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error);
+smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error,
+                      smdmx_warnings *warnings);
 
 void sm_sha1(const void *data, size_t n, uint8_t out[20]);
 

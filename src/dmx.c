@@ -80,9 +80,11 @@ bad:
 	return sm_fail(error, SMDMX_ERROR_HEADER, 1, 1, "malformed DMX header");
 }
 
-smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error)
+smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error,
+                                 smdmx_warnings *warnings)
 {
 	memset(error, 0, sizeof(*error));
+	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	const char *d = data ? data : "";
 	if (!data) size = 0;
 	if (size == 0) {
@@ -93,12 +95,14 @@ smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const smdmx_dmx_r
 	sm_dmx_header h;
 	if (!sm_dmx_parse_header(d, size, &h, error)) return NULL;
 	if (word_eq(h.encoding, h.encoding_len, "binary")) return sm_dmxb_read(d, size, &h, options, error);
-	return sm_kv2_read(d, size, options, error);
+	return sm_kv2_read(d, size, options, error, warnings);
 }
 
-smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *options, smdmx_error *error)
+smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *options, smdmx_error *error,
+                               smdmx_warnings *warnings)
 {
 	memset(error, 0, sizeof(*error));
+	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	smdmx_dmx_read_options opts;
 	memset(&opts, 0, sizeof(opts));
 	if (options) opts = *options;
@@ -121,7 +125,7 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (map != MAP_FAILED) {
 			if (fd != 0) close(fd);
-			smdmx_dm *dm = smdmx_dmx_read_memory(map, (size_t)st.st_size, options, error);
+			smdmx_dm *dm = smdmx_dmx_read_memory(map, (size_t)st.st_size, options, error, warnings);
 			munmap(map, (size_t)st.st_size);
 			return dm;
 		}
@@ -157,7 +161,7 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 	}
 	if (fd != 0) close(fd);
 	smdmx_dm *dm = NULL;
-	if (ok) dm = smdmx_dmx_read_memory(buf, len, options, error);
+	if (ok) dm = smdmx_dmx_read_memory(buf, len, options, error, warnings);
 	sm_free(&a, buf, cap);
 	return dm;
 }

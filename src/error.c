@@ -37,13 +37,16 @@ bool sm_fail_oom(smdmx_error *error)
 	return sm_fail(error, SMDMX_ERROR_OUT_OF_MEMORY, 0, 0, "out of memory");
 }
 
-void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t column,
-             const char *fmt, ...)
+static void vwarn(smdmx_warnings *w, smdmx_warning_code code, size_t n, uint32_t line, uint32_t column, const char *fmt,
+                  va_list ap) SM_PRINTF(6, 0);
+
+static void vwarn(smdmx_warnings *w, smdmx_warning_code code, size_t n, uint32_t line, uint32_t column, const char *fmt,
+                  va_list ap)
 {
-	if (!w) return;
+	if (!w || !n) return;
 	for (size_t i = 0; i < w->count; i++) {
 		if (w->data[i].code == code) {
-			w->data[i].count++;
+			w->data[i].count += n;
 			return;
 		}
 	}
@@ -52,9 +55,22 @@ void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t
 	e->code = code;
 	e->line = line;
 	e->column = column;
-	e->count = 1;
+	e->count = n;
+	vsnprintf(e->message, sizeof(e->message), fmt, ap);
+}
+
+void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t column, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->message, sizeof(e->message), fmt, ap);
+	vwarn(w, code, 1, line, column, fmt, ap);
+	va_end(ap);
+}
+
+void sm_warn_n(smdmx_warnings *w, smdmx_warning_code code, size_t n, uint32_t line, uint32_t column, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vwarn(w, code, n, line, column, fmt, ap);
 	va_end(ap);
 }

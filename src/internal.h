@@ -132,6 +132,9 @@ bool sm_fail(smdmx_error *error, smdmx_error_code code, uint32_t line, uint32_t 
 bool sm_fail_oom(smdmx_error *error);
 void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t column,
              const char *fmt, ...) SM_PRINTF(5, 6);
+/* The same, n occurrences at once (none when n is 0). */
+void sm_warn_n(smdmx_warnings *w, smdmx_warning_code code, size_t n, uint32_t line, uint32_t column,
+               const char *fmt, ...) SM_PRINTF(6, 7);
 
 /* ---- buffered output ---------------------------------------------------------------------- */
 

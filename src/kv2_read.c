@@ -1,7 +1,10 @@
 /* keyvalues2 (text DMX) reader.
  *
  * Tokens are quoted strings and the characters { } [ ]; whitespace, commas and // comments
- * separate them (FORMATS.md A3, A9). Parsing is iterative over an explicit stack, so the
+ * separate them (FORMATS.md A3, A9). Unquoted words are tokens too, so that errors can name
+ * them: the only one read is a value type's name standing for the type's empty value, as
+ * Blender Source Tools' datamodel.py writes `"name" element` and `"name" string` (decision
+ * 14; counted in one warning). Parsing is iterative over an explicit stack, so the
  * nesting depth is a checked limit, not C recursion. References by id are kept as pending
  * entries and resolved once every element is known (they may point forward). Positions are
  * byte offsets, turned into line:column only when an error is reported. */
@@ -21,7 +24,7 @@ typedef struct pending_ref {
 } pending_ref;
 
 typedef struct token {
-	enum { TOK_END, TOK_STRING, TOK_LBRACE, TOK_RBRACE, TOK_LBRACKET, TOK_RBRACKET } kind;
+	enum { TOK_END, TOK_STRING, TOK_WORD, TOK_LBRACE, TOK_RBRACE, TOK_LBRACKET, TOK_RBRACKET } kind;
 	const char *s;      /* string contents (unescaped when `copied`) */
 	size_t len;
 	size_t offset;      /* of the token's first character */
@@ -44,6 +47,7 @@ typedef struct kv2 {
 	smdmx_dm *dm;
 	sm_owner *mem;
 	smdmx_error *error;
+	smdmx_warnings *warnings;
 	smdmx_dm_limits limits;
 	sm_vec pending;     /* pending_ref */
 	sm_vec id_offsets;  /* size_t per element: offset of its id value, or SIZE_MAX */
@@ -51,6 +55,14 @@ typedef struct kv2 {
 	sm_vec scratch;     /* char: unescaped strings */
 	sm_vec prefix;      /* smdmx_dm_attr of "$prefix_element$" */
 	sm_vec named;       /* uint8_t per element: its "name" was read */
+	size_t bare_count;  /* bare type words read (decision 14) */
+	size_t loose_quotes; /* unescaped quotes read inside strings */
+	bool raw;           /* backslashes are characters, not escapes (a file that does not escape) */
+	size_t escapes;     /* escape sequences read (not raw) */
+	size_t bad_escapes; /* backslashes before a character no escape starts with (not raw) */
+	size_t first_bad_escape; /* offset of the first */
+	size_t backslashes; /* backslashes read as characters (raw) */
+	size_t first_backslash; /* offset of the first */
 	bool have_root;
 } kv2;
 
@@ -121,6 +133,14 @@ static bool read_header(kv2 *k)
 /* ---- tokens ------------------------------------------------------------------------------ */
 
 static const uint8_t skip_class[256] = { [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1, [','] = 1, ['\v'] = 1, ['\f'] = 1 };
+static const uint8_t word_end[256] = { ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['"'] = 1, ['\0'] = 1 };
+
+/* An error at an unquoted word where a quoted string belongs. */
+static bool bare_word(kv2 *k, const token *t, const char *what)
+{
+	return fail_at(k, t->offset, SMDMX_ERROR_SYNTAX, "expected %s, found the unquoted word '%.*s' (keyvalues2 quotes every string)",
+	               what, (int)(t->len > 40 ? 40 : t->len), t->s);
+}
 
 static char unescape(char c)
 {
@@ -138,6 +158,28 @@ static char unescape(char c)
 	case '"': return '"';
 	default: return 0;
 	}
+}
+
+/* Whether the quote at q closes its string: what follows it may follow a token (a separator,
+ * brace, bracket, quote, comment or the end). datamodel.py does not escape quotes inside
+ * strings (FORMATS.md A8), so `"-filename "C:/x.dmx";"` has two quotes followed by text,
+ * which no well-formed file has: those are read as part of the string. A file that reads
+ * without this rule reads the same with it. */
+static bool closes_string(const char *d, size_t q, size_t n)
+{
+	if (q + 1 >= n) return true;
+	uint8_t c = (uint8_t)d[q + 1];
+	if (skip_class[c] || word_end[c]) return true;
+	return c == '/' && q + 2 < n && d[q + 2] == '/';
+}
+
+/* A form other writers use that bends the format: counted in one warning per code, at the
+ * first (a position costs a scan from the start of the file, so only that one is found). */
+static void quirk(kv2 *k, smdmx_warning_code code, size_t *counter, size_t offset, const char *msg)
+{
+	uint32_t line = 0, col = 0;
+	if ((*counter)++ == 0) line_col(k->data, offset, &line, &col);
+	sm_warn(k->warnings, code, line, col, "%s", msg);
 }
 
 /* The next token. Strings with escapes are unescaped into k->scratch (valid until the next
@@ -169,12 +211,21 @@ static bool next_token(kv2 *k, token *t)
 		return true;
 	}
 	if (c == '\0') return fail_at(k, p, SMDMX_ERROR_NUL_BYTE, "NUL byte in text");
-	if (c != '"') return fail_at(k, p, SMDMX_ERROR_SYNTAX, "unexpected character '%c': expected a quoted string, brace or bracket", c);
+	if (c != '"') {
+		/* An unquoted word, up to a separator, brace, bracket, quote or NUL. */
+		size_t q = p;
+		while (q < n && !skip_class[(uint8_t)d[q]] && !word_end[(uint8_t)d[q]]) q++;
+		t->kind = TOK_WORD;
+		t->s = d + p;
+		t->len = q - p;
+		k->pos = q;
+		return true;
+	}
 	size_t s = p + 1, q = s;
 	/* Fast path, one pass: the closing quote before any backslash or NUL. Tokens are short,
 	 * so a byte loop beats three library scans. */
 	while (q < n && d[q] != '"' && d[q] != '\\' && d[q] != '\0') q++;
-	if (q < n && d[q] == '"') {
+	if (q < n && d[q] == '"' && closes_string(d, q, n)) {
 		t->kind = TOK_STRING;
 		t->s = d + s;
 		t->len = q - s;
@@ -182,16 +233,28 @@ static bool next_token(kv2 *k, token *t)
 		return true;
 	}
 	k->scratch.count = 0;
-	for (q = s; q < n && d[q] != '"'; q++) {
+	for (q = s; q < n; q++) {
 		char ch = d[q];
+		if (ch == '"') {
+			if (closes_string(d, q, n)) break;
+			quirk(k, SMDMX_WARNING_UNESCAPED_QUOTE, &k->loose_quotes, q,
+			      "an unescaped '\"' inside a string (as Blender Source Tools' datamodel.py writes strings) was read as part "
+			      "of the string");
+		}
 		if (ch == '\0') return fail_at(k, q, SMDMX_ERROR_NUL_BYTE, "NUL byte in text");
-		if (ch == '\\' && q + 1 < n) {
+		if (ch == '\\' && k->raw) {
+			if (k->backslashes++ == 0) k->first_backslash = q;
+		} else if (ch == '\\' && q + 1 < n) {
 			char u = unescape(d[q + 1]);
 			if (u) {
 				ch = u;
 				q++;
+				k->escapes++;
+			} else if (k->bad_escapes++ == 0) {
+				/* No writer that escapes writes this: the file may not escape at all (see
+				 * sm_kv2_read). The backslash stays as written. */
+				k->first_bad_escape = q;
 			}
-			/* Any other backslash stays as written (unescaped Windows paths survive). */
 		}
 		char *dst = sm_vec_push(k->mem, &k->scratch, 1, k->error);
 		if (!dst) return false;
@@ -209,6 +272,7 @@ static bool expect_string(kv2 *k, token *t, const char *what)
 {
 	SM_CHECK(next_token(k, t));
 	if (t->kind == TOK_STRING) return true;
+	if (t->kind == TOK_WORD) return bare_word(k, t, what);
 	if (t->kind == TOK_END) return fail_at(k, t->offset, SMDMX_ERROR_SYNTAX, "expected %s, found the end of the file", what);
 	return fail_at(k, t->offset, SMDMX_ERROR_SYNTAX, "expected %s", what);
 }
@@ -516,6 +580,7 @@ static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
 		SM_CHECK(next_token(k, &t));
 		if (t.kind == TOK_RBRACKET) break;
 		if (t.kind == TOK_END) return fail_at(k, open, SMDMX_ERROR_UNTERMINATED, "'[' is never closed");
+		if (t.kind == TOK_WORD) return bare_word(k, &t, "a quoted array item or ']'");
 		if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected a quoted array item or ']'");
 		if (items.count >= k->limits.max_array_items)
 			return fail_at(k, t.offset, SMDMX_ERROR_LIMIT, "more than %zu items in one array", k->limits.max_array_items);
@@ -549,12 +614,66 @@ static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
 	return true;
 }
 
+/* An attribute whose type is an unquoted word and which has no value: `"name" element`, as
+ * Blender Source Tools' datamodel.py writes a null reference, an empty string or binary
+ * (decision 14). Valve's reader refuses the form (A12); smdmx reads any value type's name so
+ * as that type's empty value, the value a new attribute of the type has in Valve's datamodel
+ * (SDK dmattributetypes.h, DECLARE_ATTRIBUTE_TYPE): zero, false, an empty string or binary,
+ * a null reference, an empty array, color 0 0 0 255, the identity quaternion and matrix. What
+ * follows is the next attribute: a bare type word never takes a value. One warning counts
+ * them, at the first. Any other unquoted word is an error. */
+static bool read_bare_type(kv2 *k, const frame *f, const token *name, const token *type)
+{
+	smdmx_dm_type ty;
+	bool is_array;
+	int shown = (int)(type->len > 40 ? 40 : type->len);
+	if (!smdmx_dm_type_from_name(type->s, type->len, &ty, &is_array))
+		return fail_at(k, type->offset, SMDMX_ERROR_SYNTAX,
+		               "expected a quoted attribute type, found the unquoted word '%.*s' (only a value type's name may stand "
+		               "unquoted, for an empty value)",
+		               shown, type->s);
+	if (!f->prefix && word_eq(name->s, name->len, "id") && ty == SMDMX_DM_OBJECTID)
+		return fail_at(k, type->offset, SMDMX_ERROR_SYNTAX, "an element's \"id\" needs its type and value quoted");
+	quirk(k, SMDMX_WARNING_BARE_TYPE, &k->bare_count, type->offset,
+	      "an unquoted type without a value (Blender Source Tools' datamodel.py's empty value; Valve's tools refuse it) "
+	      "was read as the type's empty value");
+	if (!f->prefix && !is_array && ty == SMDMX_DM_STRING && word_eq(name->s, name->len, "name") &&
+	    !((uint8_t *)k->named.data)[f->element]) {
+		((uint8_t *)k->named.data)[f->element] = 1;
+		k->dm->elements[f->element].name = "";
+		return true;
+	}
+	smdmx_dm_attr *a = new_attr(k, f, name);
+	if (!a) return false;
+	a->type = ty;
+	a->is_array = is_array;
+	if (is_array) return true; /* no items */
+	switch (ty) {
+	case SMDMX_DM_ELEMENT: a->value.element = SMDMX_NONE; break;
+	case SMDMX_DM_STRING: a->value.s = ""; break;
+	case SMDMX_DM_COLOR: a->value.color[3] = 255; break;
+	case SMDMX_DM_QUATERNION: a->value.v[3] = 1.0f; break;
+	case SMDMX_DM_MATRIX:
+		a->value.matrix = sm_owned_alloc(k->mem, 16 * sizeof(float), k->error);
+		if (!a->value.matrix) return false;
+		for (int i = 0; i < 16; i++) a->value.matrix[i] = i % 5 == 0 ? 1.0f : 0.0f;
+		break;
+	default: break; /* zero: the attribute is zeroed when made */
+	}
+	return true;
+}
+
 /* One attribute after its name: its type and value. Inline elements push a frame. */
 static bool read_attribute(kv2 *k, const token *name)
 {
 	frame f = *top(k);
 	token type;
-	SM_CHECK(expect_string(k, &type, "an attribute type"));
+	SM_CHECK(next_token(k, &type));
+	if (type.kind == TOK_WORD) return read_bare_type(k, &f, name, &type);
+	if (type.kind != TOK_STRING) {
+		if (type.kind == TOK_END) return fail_at(k, type.offset, SMDMX_ERROR_SYNTAX, "expected an attribute type, found the end of the file");
+		return fail_at(k, type.offset, SMDMX_ERROR_SYNTAX, "expected an attribute type");
+	}
 	/* The element's identity: "id" "elementid" and the first "name" "string" (A4). */
 	if (!f.prefix && word_eq(name->s, name->len, "id") && word_eq(type.s, type.len, "elementid")) {
 		token v;
@@ -636,6 +755,7 @@ static bool read_array_item(kv2 *k)
 		return true;
 	}
 	if (t.kind == TOK_END) return fail_at(k, f->open_offset, SMDMX_ERROR_UNTERMINATED, "'[' is never closed");
+	if (t.kind == TOK_WORD) return bare_word(k, &t, "an element or ']'");
 	if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an element or ']'");
 	if (f->items.count >= k->limits.max_array_items)
 		return fail_at(k, t.offset, SMDMX_ERROR_LIMIT, "more than %zu items in one array", k->limits.max_array_items);
@@ -674,6 +794,7 @@ static bool read_body_step(kv2 *k)
 		return true;
 	}
 	if (t.kind == TOK_END) return fail_at(k, f->open_offset, SMDMX_ERROR_UNTERMINATED, "'{' is never closed");
+	if (t.kind == TOK_WORD) return bare_word(k, &t, "an attribute name or '}'");
 	if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an attribute name or '}'");
 	/* The name token may live in k->scratch, which the next token reuses: copy it first. */
 	token name = t;
@@ -693,6 +814,7 @@ static bool read_body(kv2 *k)
 			token t;
 			SM_CHECK(next_token(k, &t));
 			if (t.kind == TOK_END) break;
+			if (t.kind == TOK_WORD) return bare_word(k, &t, "an element type");
 			if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an element type");
 			uint32_t index;
 			SM_CHECK(begin_element(k, &t, &index));
@@ -748,36 +870,107 @@ static bool resolve(kv2 *k)
 	return true;
 }
 
-smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error)
+/* Warnings in the order of their first positions in the file. */
+static void sort_warnings(smdmx_warnings *w)
 {
-	smdmx_dmx_read_options opts;
-	memset(&opts, 0, sizeof(opts));
-	if (options) opts = *options;
-	smdmx_dm *dm = smdmx_dm_create(&opts.allocator, error);
-	if (!dm) return NULL;
-	kv2 k;
-	memset(&k, 0, sizeof(k));
-	k.data = data;
-	k.size = size;
-	k.dm = dm;
-	k.mem = dm->owner->mem;
-	k.error = error;
-	k.limits = sm_dm_limits_resolve(&opts.limits);
-	k.pending = k.id_offsets = k.stack = k.scratch = k.prefix = k.named = (sm_vec)SM_VEC_INIT;
-	bool ok = read_header(&k);
-	ok = ok && read_body(&k) && resolve(&k);
-	if (ok) {
-		dm->prefix_attrs = k.prefix.data;
-		dm->prefix_attr_count = k.prefix.count;
+	if (!w) return;
+	for (size_t i = 1; i < w->count; i++) {
+		smdmx_warning x = w->data[i];
+		size_t j = i;
+		for (; j > 0 && (w->data[j - 1].line > x.line || (w->data[j - 1].line == x.line && w->data[j - 1].column > x.column)); j--)
+			w->data[j] = w->data[j - 1];
+		w->data[j] = x;
 	}
-	sm_vec_release(k.mem, &k.pending, sizeof(pending_ref));
-	sm_vec_release(k.mem, &k.id_offsets, sizeof(size_t));
-	sm_vec_release(k.mem, &k.stack, sizeof(frame));
-	sm_vec_release(k.mem, &k.scratch, 1);
-	sm_vec_release(k.mem, &k.named, 1);
+}
+
+/* One reading of the file, backslashes as escapes or (raw) as characters. */
+static smdmx_dm *read_pass(kv2 *k, const char *data, size_t size, const smdmx_dmx_read_options *opts, smdmx_error *error,
+                           smdmx_warnings *warnings, bool raw)
+{
+	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	smdmx_dm *dm = smdmx_dm_create(&opts->allocator, error);
+	if (!dm) return NULL;
+	memset(k, 0, sizeof(*k));
+	k->data = data;
+	k->size = size;
+	k->dm = dm;
+	k->mem = dm->owner->mem;
+	k->error = error;
+	k->warnings = warnings;
+	k->limits = sm_dm_limits_resolve(&opts->limits);
+	k->raw = raw;
+	k->pending = k->id_offsets = k->stack = k->scratch = k->prefix = k->named = (sm_vec)SM_VEC_INIT;
+	bool ok = read_header(k);
+	ok = ok && read_body(k) && resolve(k);
+	if (ok) {
+		dm->prefix_attrs = k->prefix.data;
+		dm->prefix_attr_count = k->prefix.count;
+	}
+	sm_vec_release(k->mem, &k->pending, sizeof(pending_ref));
+	sm_vec_release(k->mem, &k->id_offsets, sizeof(size_t));
+	sm_vec_release(k->mem, &k->stack, sizeof(frame));
+	sm_vec_release(k->mem, &k->scratch, 1);
+	sm_vec_release(k->mem, &k->named, 1);
 	if (!ok) {
 		smdmx_dm_free(dm);
 		return NULL;
 	}
+	return dm;
+}
+
+/* Backslashes. Valve's writer escapes them (A8), so in its files every backslash starts an
+ * escape; datamodel.py escapes nothing, so its Windows paths hold `\M` or `\.`, and also
+ * `\a` or `\n`, which an escaping reader would turn into a bell or a newline. A file with a
+ * backslash that starts no escape, a bare type word or an unescaped quote was written by a
+ * writer that does not escape: when it also has sequences that were read as escapes, it is
+ * read again with every backslash a character. A file that does not read with escapes
+ * (`"C:\dir\"` swallows its closing quote) is read again so too, and kept so when that
+ * reads. When the second reading fails, the first one stands. */
+smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error,
+                      smdmx_warnings *warnings)
+{
+	smdmx_dmx_read_options opts;
+	memset(&opts, 0, sizeof(opts));
+	if (options) opts = *options;
+	kv2 k;
+	smdmx_dm *dm = read_pass(&k, data, size, &opts, error, warnings, false);
+	size_t escapes = k.escapes, bad = k.bad_escapes, first_bad = k.first_bad_escape;
+	/* Signs of a writer that escapes nothing: a backslash that starts no escape, a bare type
+	 * word or an unescaped quote (both datamodel.py's). */
+	bool unescaping = bad || k.bare_count || k.loose_quotes;
+	bool retry = escapes && (dm ? unescaping : error->code != SMDMX_ERROR_OUT_OF_MEMORY && error->code != SMDMX_ERROR_LIMIT);
+	if (retry) {
+		smdmx_error escaped_error = *error;
+		smdmx_warnings escaped_warnings;
+		if (warnings) escaped_warnings = *warnings;
+		memset(error, 0, sizeof(*error));
+		smdmx_dm *raw = read_pass(&k, data, size, &opts, error, warnings, true);
+		if (raw) {
+			smdmx_dm_free(dm);
+			uint32_t line, col;
+			line_col(data, bad ? first_bad : k.first_backslash, &line, &col);
+			sm_warn_n(warnings, SMDMX_WARNING_RAW_BACKSLASH, k.backslashes, line, col,
+			          "this file does not escape backslashes (as Blender Source Tools' datamodel.py writes paths): "
+			          "each was read as written");
+			sort_warnings(warnings);
+			return raw;
+		}
+		if (error->code == SMDMX_ERROR_OUT_OF_MEMORY || error->code == SMDMX_ERROR_LIMIT) {
+			smdmx_dm_free(dm);
+			return NULL;
+		}
+		/* Neither reading is clean: keep the one with escapes, its result or its error. */
+		*error = escaped_error;
+		if (warnings) *warnings = escaped_warnings;
+		if (!dm) return NULL;
+	}
+	if (dm && bad) {
+		uint32_t line, col;
+		line_col(data, first_bad, &line, &col);
+		sm_warn_n(warnings, SMDMX_WARNING_RAW_BACKSLASH, bad, line, col,
+		          "a backslash that starts no escape (as Blender Source Tools' datamodel.py writes paths) was read as "
+		          "written");
+	}
+	sort_warnings(warnings);
 	return dm;
 }

@@ -114,6 +114,24 @@ batch)
 	;;
 
 diagnostics)
+	# keyvalues2 as Blender Source Tools' datamodel.py writes it: read with one warning per
+	# kind, counted, in the order of the file; written back strict
+	"$smdmx" convert "$root/testdata/kv2/ok/bare_datamodelpy.dmx" -o "$tmp/strict.dmx" 2>"$tmp/err"
+	check "datamodel.py keyvalues2 converts" 0 $?
+	in=$root/testdata/kv2/ok/bare_datamodelpy.dmx
+	check "datamodel.py keyvalues2: its warnings" "$in:6:10: warning: an unquoted type without a value (Blender Source Tools' datamodel.py's empty value; Valve's tools refuse it) was read as the type's empty value (3 times)
+$in:11:24: warning: this file does not escape backslashes (as Blender Source Tools' datamodel.py writes paths): each was read as written (5 times)
+$in:12:49: warning: an unescaped '\"' inside a string (as Blender Source Tools' datamodel.py writes strings) was read as part of the string (2 times)" "$(cat "$tmp/err")"
+	check "written strict: nulls quoted" 1 "$(grep -c '^	"model" "element" ""$' "$tmp/strict.dmx")"
+	check "written strict: no bare type word" 0 "$(grep -c '" [a-z_0-9]*$' "$tmp/strict.dmx")"
+	check "written strict: quotes and backslashes escaped" 2 "$(grep -c -e '"vsDmxIO -export -filename \\"C:/My Documents/walk.dmx\\";"$' \
+		-e '"\.\.\\\\\.\.\\\\Maya\\\\animation\\\\walk\.ma"$' "$tmp/strict.dmx")"
+	"$smdmx" convert "$in" -o "$tmp/strict2.dmx" -W error 2>/dev/null
+	check "datamodel.py keyvalues2 with -W error" "1 no" "$? $([ -e "$tmp/strict2.dmx" ] && echo yes || echo no)"
+	"$smdmx" dump "$in" >/dev/null 2>"$tmp/err"
+	check "dump shows the warnings" "0 3" "$? $(grep -c ': warning: ' "$tmp/err")"
+	"$smdmx" check "$in" >/dev/null 2>"$tmp/err"
+	check "check shows them, then that it is no model" "1 3 1" "$? $(grep -c ': warning: ' "$tmp/err") $(grep -c ': error: not a model' "$tmp/err")"
 	printf 'version 2\nnodes\n0 "root" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nm\n0 0 0 0 0 0 1 0 0 1 0 0.5\n0 1 0 0 0 0 1 0 0 1 0 0.5\n0 0 1 0 0 0 1 0 0 1 0 0.5\nend\n' >"$tmp/w.smd"
 	"$smd2dmx" "$tmp/w.smd" -o "$tmp/w.dmx" 2>"$tmp/err"
 	check "warnings do not fail" 0 $?
@@ -401,6 +419,28 @@ completion)
 		check "smd2dmx completes SMD files" "$tmp/files/a.smd " "$(complete_line smd2dmx "$tmp/files/")"
 		check "dmx2smd completes DMX files" "$tmp/files/b.dmx " "$(complete_line dmx2smd "$tmp/files/")"
 	fi
+	;;
+
+quickstart)
+	# The steps README's quick start runs (tools/lib.sh): quiet when they succeed, their whole
+	# output and the failing tool's own message when they fail.
+	sh -c '. "$1/tools/lib.sh"; quietly echo hidden' sh "$root" >"$tmp/out" 2>&1
+	check "a step that succeeds" "0:" "$?:$(cat "$tmp/out")"
+	sh -c '. "$1/tools/lib.sh"; quietly sh -c "echo its own words >&2; exit 3"' sh "$root" >"$tmp/out" 2>&1
+	check "a step that fails: its status" 3 $?
+	check "a step that fails: its output, then what failed" "its own words|sh: this step failed (exit status 3): sh -c echo its own words >&2; exit 3" \
+		"$(tr '\n' '|' <"$tmp/out" | sed 's/|$//')"
+	# A compiler that cannot link, as gcc without the C library's start files: its own
+	# message reaches the screen and nothing is set up.
+	mkdir "$tmp/cc"
+	printf '#!/bin/sh\necho "/usr/bin/ld: cannot find crti.o: No such file or directory" >&2\necho "collect2: error: ld returned 1 exit status" >&2\nexit 1\n' >"$tmp/cc/cc"
+	chmod +x "$tmp/cc/cc"
+	(cd "$root" && CC="$tmp/cc/cc" sh -c '. tools/lib.sh; configure "$1" -Dwerror=true' sh "$tmp/b") >"$tmp/out" 2>&1
+	check "a compiler that cannot link: the step fails" 1 $?
+	check "a compiler that cannot link: its message" 2 "$(grep -c -e '^/usr/bin/ld: cannot find crti.o: No such file or directory$' \
+		-e '^collect2: error: ld returned 1 exit status$' "$tmp/out")"
+	check "a compiler that cannot link: named" 1 "$(grep -c "^sh: the C compiler '$tmp/cc/cc' cannot build a program; it said:$" "$tmp/out")"
+	check "a compiler that cannot link: nothing set up" no "$([ -e "$tmp/b/build.ninja" ] && echo yes || echo no)"
 	;;
 
 *)

@@ -10,7 +10,7 @@
 static smdmx_dm *read_path(const char *path)
 {
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, NULL);
 	if (!dm) fail_msg("%s: %s", path, err.message);
 	return dm;
 }
@@ -21,7 +21,7 @@ static smdmx_dm *write_read(smdmx_dm *dm, const char *encoding, int version, tes
 	smdmx_dmx_write_options o = { .encoding = encoding, .encoding_version = version };
 	out->size = 0;
 	if (!smdmx_dmx_write(dm, test_sink_write, out, &o, &err)) fail_msg("write %s %d: %s", encoding, version, err.message);
-	smdmx_dm *back = smdmx_dmx_read_memory(out->data, out->size, NULL, &err);
+	smdmx_dm *back = smdmx_dmx_read_memory(out->data, out->size, NULL, &err, NULL);
 	if (!back) fail_msg("re-read %s %d: %s", encoding, version, err.message);
 	return back;
 }
@@ -157,7 +157,7 @@ static size_t v5_start(buf *b, const char *header_version)
 static void expect_fail(const buf *b, smdmx_error_code code, size_t offset)
 {
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_memory(b->d, b->n, NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_memory(b->d, b->n, NULL, &err, NULL);
 	if (dm) fail_msg("read without error");
 	char want[32];
 	snprintf(want, sizeof(want), "byte %zu:", offset);
@@ -180,7 +180,7 @@ static void test_hand_built(void **state)
 	put8(&b, 1);
 	put32(&b, -2);
 	put(&b, "12345678-1234-1234-0102-030405060708", 37);
-	smdmx_dm *dm = smdmx_dmx_read_memory(b.d, b.n, NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_memory(b.d, b.n, NULL, &err, NULL);
 	if (!dm) fail_msg("%s", err.message);
 	char id[37];
 	smdmx_dm_id_to_text(dm->elements[0].id, id);
@@ -238,14 +238,14 @@ static void test_hand_built(void **state)
 	/* a header that lies about the version: a binary 5 body read as binary 2 */
 	v5_start(&b, "2");
 	put32(&b, 0);
-	assert_null(smdmx_dmx_read_memory(b.d, b.n, NULL, &err));
+	assert_null(smdmx_dmx_read_memory(b.d, b.n, NULL, &err, NULL));
 	assert_true(err.code != SMDMX_ERROR_NONE);
 	/* a header without its NUL, and an unknown version */
 	const char *nonul = "<!-- dmx encoding binary 5 format dmx 1 -->\nxxxx";
-	assert_null(smdmx_dmx_read_memory(nonul, strlen(nonul), NULL, &err));
+	assert_null(smdmx_dmx_read_memory(nonul, strlen(nonul), NULL, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_HEADER);
 	const char *v7 = "<!-- dmx encoding binary 7 format dmx 1 -->\n";
-	assert_null(smdmx_dmx_read_memory(v7, strlen(v7) + 1, NULL, &err));
+	assert_null(smdmx_dmx_read_memory(v7, strlen(v7) + 1, NULL, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
 }
 
@@ -301,7 +301,7 @@ static void test_limits(void **state)
 	    "\"b\" \"int_array\" [ \"1\", \"2\", \"3\" ]\n"
 	    "\"c\" \"element_array\" [ \"DmElement\" { \"id\" \"elementid\" \"00000000-0000-0000-0000-000000000002\" } ] }\n";
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_memory(text, sizeof(text) - 1, NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_memory(text, sizeof(text) - 1, NULL, &err, NULL);
 	assert_non_null(dm);
 	test_sink bin = { 0 };
 	smdmx_dmx_write_options wo = { .encoding = "binary", .encoding_version = 5 };
@@ -320,7 +320,7 @@ static void test_limits(void **state)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		smdmx_dmx_read_options o = { .limits = cases[i].limits };
-		dm = smdmx_dmx_read_memory(bin.data, bin.size, &o, &err);
+		dm = smdmx_dmx_read_memory(bin.data, bin.size, &o, &err, NULL);
 		if (!cases[i].message) {
 			if (!dm) fail_msg("case %zu: %s", i, err.message);
 			smdmx_dm_free(dm);

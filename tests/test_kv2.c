@@ -13,7 +13,7 @@
 static smdmx_dm *read_ok(const char *rel)
 {
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_file(test_path(rel), NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_file(test_path(rel), NULL, &err, NULL);
 	if (!dm) fail_msg("%s:%u:%u: %s", rel, err.line, err.column, err.message);
 	return dm;
 }
@@ -104,8 +104,8 @@ static void test_layout(void **state)
 	assert_int_equal(ix[1], shared);
 	assert_int_equal(ix[2], SMDMX_NONE);
 	assert_int_equal(ix[3], child);
-	/* the escape set: \t \v \b \r \f \a \? \' and an unknown escape kept as written */
-	assert_string_equal(attr(dm, shared, "esc")->value.s, "\t\v\b\r\f\a?'\\x");
+	/* the escape set: \t \v \b \r \f \a \? \' \\ \" (an unknown escape: test_other_writers) */
+	assert_string_equal(attr(dm, shared, "esc")->value.s, "\t\v\b\r\f\a?'\\x\"");
 	smdmx_dm_free(dm);
 }
 
@@ -151,41 +151,71 @@ static void test_bad_inputs(void **state)
 		{ "bad_id.dmx", SMDMX_ERROR_BAD_VALUE, 3, 16 },
 		{ "stray.dmx", SMDMX_ERROR_SYNTAX, 3, 6 },
 		{ "no_element.dmx", SMDMX_ERROR_EMPTY, 2, 1 },
+		/* unquoted words: only a value type's name standing for an empty value is read */
+		{ "bare_unknown_type.dmx", SMDMX_ERROR_SYNTAX, 3, 6 },
+		{ "bare_value.dmx", SMDMX_ERROR_SYNTAX, 3, 12 },
+		{ "bare_name.dmx", SMDMX_ERROR_SYNTAX, 3, 2 },
+		{ "bare_item.dmx", SMDMX_ERROR_SYNTAX, 3, 25 },
+		{ "bare_element_item.dmx", SMDMX_ERROR_SYNTAX, 3, 24 },
+		{ "bare_id.dmx", SMDMX_ERROR_SYNTAX, 3, 7 },
+		{ "bare_element_type.dmx", SMDMX_ERROR_SYNTAX, 2, 1 },
+		/* an unescaped quote followed by a space closes the string: the rest is a bare word */
+		{ "loose_quote.dmx", SMDMX_ERROR_SYNTAX, 3, 22 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char rel[256];
 		snprintf(rel, sizeof(rel), "testdata/kv2/bad/%s", cases[i].file);
 		smdmx_error err;
-		smdmx_dm *dm = smdmx_dmx_read_file(test_path(rel), NULL, &err);
+		smdmx_dm *dm = smdmx_dmx_read_file(test_path(rel), NULL, &err, NULL);
 		if (dm) fail_msg("%s: read without error", cases[i].file);
 		if (err.code != cases[i].code || err.line != cases[i].line || err.column != cases[i].col)
 			fail_msg("%s: got %s at %u:%u (%s), want %s at %u:%u", cases[i].file, smdmx_error_code_name(err.code), err.line,
 			         err.column, err.message, smdmx_error_code_name(cases[i].code), cases[i].line, cases[i].col);
 	}
+	static const struct {
+		const char *file, *message;
+	} messages[] = {
+		{ "bare_unknown_type.dmx",
+		  "expected a quoted attribute type, found the unquoted word 'foo' (only a value type's name may stand unquoted, for "
+		  "an empty value)" },
+		{ "bare_value.dmx", "expected a value, found the unquoted word '5' (keyvalues2 quotes every string)" },
+		{ "bare_element_item.dmx", "expected an element or ']', found the unquoted word 'element' (keyvalues2 quotes every string)" },
+		{ "bare_id.dmx", "an element's \"id\" needs its type and value quoted" },
+		{ "stray.dmx",
+		  "expected a quoted attribute type, found the unquoted word '=' (only a value type's name may stand unquoted, for an "
+		  "empty value)" },
+	};
+	for (size_t i = 0; i < sizeof(messages) / sizeof(messages[0]); i++) {
+		char rel[256];
+		snprintf(rel, sizeof(rel), "testdata/kv2/bad/%s", messages[i].file);
+		smdmx_error err;
+		assert_null(smdmx_dmx_read_file(test_path(rel), NULL, &err, NULL));
+		assert_string_equal(err.message, messages[i].message);
+	}
 	/* an empty file, a NUL byte, a header too short */
 	smdmx_error err;
-	assert_null(smdmx_dmx_read_memory("", 0, NULL, &err));
+	assert_null(smdmx_dmx_read_memory("", 0, NULL, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_EMPTY);
 	const char nul[] = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" { \"s\" \"string\" \"a\0b\" }\n";
-	assert_null(smdmx_dmx_read_memory(nul, sizeof(nul) - 1, NULL, &err));
+	assert_null(smdmx_dmx_read_memory(nul, sizeof(nul) - 1, NULL, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_NUL_BYTE);
 	assert_int_equal(err.line, 2);
 	assert_int_equal(err.column, 22);
 	/* int arrays: the extremes read, one past them is an error at the item */
 	const char *ints = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" { \"a\" \"int_array\" [ \"2147483647\", \"-2147483648\" ] }\n";
-	smdmx_dm *dm = smdmx_dmx_read_memory(ints, strlen(ints), NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_memory(ints, strlen(ints), NULL, &err, NULL);
 	assert_non_null(dm);
 	assert_int_equal(((int32_t *)dm->elements[0].attrs[0].value.array.data)[1], INT32_MIN);
 	smdmx_dm_free(dm);
 	const char *big = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" { \"a\" \"int_array\" [ \"1\", \"2147483648\" ] }\n";
-	assert_null(smdmx_dmx_read_memory(big, strlen(big), NULL, &err));
+	assert_null(smdmx_dmx_read_memory(big, strlen(big), NULL, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_BAD_VALUE);
 	assert_int_equal(err.line, 2);
 	assert_int_equal(err.column, 30);
-	assert_null(smdmx_dmx_read_memory("<!-- -->", 8, NULL, &err));
+	assert_null(smdmx_dmx_read_memory("<!-- -->", 8, NULL, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_HEADER);
 	const char *v5 = "<!-- dmx encoding keyvalues2 5 format dmx 1 -->\n";
-	assert_null(smdmx_dmx_read_memory(v5, strlen(v5), NULL, &err));
+	assert_null(smdmx_dmx_read_memory(v5, strlen(v5), NULL, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
 }
 
@@ -201,7 +231,7 @@ static void test_depth_limit(void **state)
 		for (int i = 0; i <= levels; i++) n += (size_t)snprintf(text + n, sizeof(text) - n, " }");
 		smdmx_dmx_read_options o = { .limits = { .max_depth = 8 } };
 		smdmx_error err;
-		smdmx_dm *dm = smdmx_dmx_read_memory(text, n, &o, &err);
+		smdmx_dm *dm = smdmx_dmx_read_memory(text, n, &o, &err, NULL);
 		if (!extra) {
 			assert_non_null(dm);
 			assert_int_equal(dm->element_count, 8);
@@ -224,7 +254,7 @@ static smdmx_dm *write_read(smdmx_dm *dm, const smdmx_dmx_write_options *o, sink
 	smdmx_error err;
 	out->size = 0;
 	if (!smdmx_dmx_write(dm, sink_write, out, o, &err)) fail_msg("write: %s", err.message);
-	smdmx_dm *back = smdmx_dmx_read_memory(out->data, out->size, NULL, &err);
+	smdmx_dm *back = smdmx_dmx_read_memory(out->data, out->size, NULL, &err, NULL);
 	if (!back) fail_msg("re-read: %u:%u: %s", err.line, err.column, err.message);
 	return back;
 }
@@ -232,7 +262,7 @@ static smdmx_dm *write_read(smdmx_dm *dm, const smdmx_dmx_write_options *o, sink
 static void round_trip(const char *path, const char *label)
 {
 	smdmx_error err;
-	smdmx_dm *a = smdmx_dmx_read_file(path, NULL, &err);
+	smdmx_dm *a = smdmx_dmx_read_file(path, NULL, &err, NULL);
 	if (!a) fail_msg("%s:%u:%u: %s", label, err.line, err.column, err.message);
 	static const char *const encodings[2] = { "keyvalues2", "keyvalues2_flat" };
 	for (int e = 0; e < 2; e++) {
@@ -335,7 +365,7 @@ static void test_writer_layout(void **state)
 	    "\"DmeShared\"\n{\n"
 	    "\t\"id\" \"elementid\" \"00000000-0000-0000-0000-000000000003\"\n"
 	    "\t\"name\" \"string\" \"shared\"\n"
-	    "\t\"esc\" \"string\" \"\t\v\b\r\f\a?'\\\\x\"\n"
+	    "\t\"esc\" \"string\" \"\t\v\b\r\f\a?'\\\\x\\\"\"\n"
 	    "}\n";
 	assert_string_equal(s.data, want);
 	/* uint64 needs keyvalues2 4 */
@@ -418,7 +448,7 @@ static void test_dump(void **state)
 	    "encoding keyvalues2 1, format model 18, 4 elements\n"
 	    "DmElement \"root\" 00000000-0000-0000-0000-000000000001\n"
 	    "  forward: element = DmeShared \"shared\" 00000000-0000-0000-0000-000000000003\n"
-	    "    esc: string = \"\\t\\x0b\\x08\\r\\x0c\\x07?'\\\\x\"\n"
+	    "    esc: string = \"\\t\\x0b\\x08\\r\\x0c\\x07?'\\\\x\\\"\"\n"
 	    "  null: element = null\n"
 	    "  inline: element = DmeChild \"child\" 00000000-0000-0000-0000-000000000002\n"
 	    "    back: element = DmElement \"root\" 00000000-0000-0000-0000-000000000001 (listed above)\n"
@@ -449,7 +479,7 @@ static void expect_limit(smdmx_dm_limits limits, bool ok, uint32_t line, uint32_
 {
 	smdmx_dmx_read_options o = { .limits = limits };
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &o, &err);
+	smdmx_dm *dm = smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &o, &err, NULL);
 	if (ok) {
 		if (!dm) fail_msg("at the limit: %s", err.message);
 		smdmx_dm_free(dm);
@@ -479,29 +509,397 @@ static void test_limits(void **state)
 	close(fd);
 	smdmx_dmx_read_options o = { .limits = { .max_file_size = sizeof(limits_text) - 1 } };
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_file(path, &o, &err);
+	smdmx_dm *dm = smdmx_dmx_read_file(path, &o, &err, NULL);
 	assert_non_null(dm);
 	smdmx_dm_free(dm);
 	o.limits.max_file_size--;
-	assert_null(smdmx_dmx_read_file(path, &o, &err));
+	assert_null(smdmx_dmx_read_file(path, &o, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
 	assert_string_equal(err.message, "file larger than 317 bytes");
 	unlink(path);
 	/* memory: the limit is the most the reader holds at once, to the byte */
 	test_counter c = { 0, 0, 0 };
 	smdmx_dmx_read_options m = { .allocator = test_allocator(&c) };
-	dm = smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &m, &err);
+	dm = smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &m, &err, NULL);
 	assert_non_null(dm);
 	smdmx_dm_free(dm);
 	assert_true(c.peak > 0 && c.live == 0);
 	m.allocator.memory_limit = (size_t)c.peak;
-	dm = smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &m, &err);
+	dm = smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &m, &err, NULL);
 	assert_non_null(dm);
 	smdmx_dm_free(dm);
 	m.allocator.memory_limit = (size_t)c.peak - 1;
-	assert_null(smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &m, &err));
+	assert_null(smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &m, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
 	assert_int_equal(c.live, 0);
+}
+
+/* Reads a file expecting success, with its warnings. */
+static smdmx_dm *read_warned(const char *path, smdmx_warnings *w)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, w);
+	if (!dm) fail_msg("%s:%u:%u: %s", path, err.line, err.column, err.message);
+	return dm;
+}
+
+/* The warning of a code, or NULL. */
+static const smdmx_warning *warning_of(const smdmx_warnings *w, smdmx_warning_code code)
+{
+	for (size_t i = 0; i < w->count; i++)
+		if (w->data[i].code == code) return &w->data[i];
+	return NULL;
+}
+
+static void expect_warning(const smdmx_warnings *w, smdmx_warning_code code, size_t count, uint32_t line, uint32_t col)
+{
+	const smdmx_warning *x = warning_of(w, code);
+	if (!x) {
+		fail_msg("no warning of code %d", (int)code);
+		return;
+	}
+	if (x->count != count || x->line != line || x->column != col)
+		fail_msg("warning %d: %zu times at %u:%u, want %zu at %u:%u (%s)", (int)code, x->count, x->line, x->column, count, line,
+		         col, x->message);
+}
+
+/* keyvalues2 as Valve's reader tokenizes it (A12): quoted strings whose escapes are all in
+ * its set, { } [ ], commas and whitespace, nothing else. Returns the offset of the first
+ * byte outside that grammar, or SIZE_MAX. */
+static size_t valve_strict(const char *text, size_t size)
+{
+	size_t p = (size_t)(strchr(text, '\n') - text) + 1; /* after the header line */
+	while (p < size) {
+		char c = text[p];
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == '{' || c == '}' || c == '[' || c == ']') {
+			p++;
+			continue;
+		}
+		if (c != '"') return p;
+		for (p++; p < size && text[p] != '"'; p++) {
+			if (text[p] != '\\') continue;
+			if (p + 1 >= size || !strchr("ntvbrfa\\?'\"", text[p + 1])) return p;
+			p++;
+		}
+		if (p >= size) return p;
+		p++;
+		/* what follows a closing quote is a separator, a bracket or the end */
+		if (p < size && !strchr(" \t\r\n,{}[]", text[p])) return p;
+	}
+	return SIZE_MAX;
+}
+
+/* Written as keyvalues2 by smdmx: strict Valve syntax, no bare words, and it reads back with
+ * no warning to the same datamodel. */
+static void expect_strict_rewrite(const smdmx_dm *dm, const char *label)
+{
+	sink s = { 0 };
+	smdmx_error err;
+	smdmx_dmx_write_options o = { .encoding_version = !strcmp(dm->encoding, "keyvalues2") ? dm->encoding_version : 1 };
+	if (!smdmx_dmx_write((smdmx_dm *)dm, sink_write, &s, &o, &err)) fail_msg("%s: write: %s", label, err.message);
+	test_sink_text(&s);
+	size_t bad = valve_strict(s.data, s.size);
+	if (bad != SIZE_MAX) fail_msg("%s: written keyvalues2 leaves Valve's grammar at byte %zu: %.40s", label, bad, s.data + bad);
+	smdmx_warnings w;
+	smdmx_dm *back = smdmx_dmx_read_memory(s.data, s.size, NULL, &err, &w);
+	if (!back) fail_msg("%s: re-read: %u:%u: %s", label, err.line, err.column, err.message);
+	if (w.count) fail_msg("%s: the written file reads with a warning: %s", label, w.data[0].message);
+	char diff[256];
+	if (!smdmx_dm_equal(dm, back, diff, sizeof(diff))) fail_msg("%s: re-read differs: %s", label, diff);
+	smdmx_dm_free(back);
+	free(s.data);
+}
+
+/* Decision 14: a bare type word is that type's empty value (Valve's default for a new
+ * attribute: SDK dmattributetypes.h), for every type, arrays included; the next token is the
+ * next attribute. One warning counts them, at the first. */
+static void test_bare_types(void **state)
+{
+	(void)state;
+	smdmx_warnings w;
+	smdmx_dm *dm = read_warned(test_path("testdata/kv2/ok/bare.dmx"), &w);
+	assert_int_equal(w.count, 1);
+	expect_warning(&w, SMDMX_WARNING_BARE_TYPE, 39, 4, 6);
+	assert_int_equal(dm->prefix_attr_count, 1);
+	assert_int_equal(dm->prefix_attrs[0].type, SMDMX_DM_FLOAT);
+	assert_true(dm->prefix_attrs[0].value.f == 0.0f);
+	uint32_t r = dm->root;
+	assert_string_equal(dm->elements[r].name, "");
+	assert_int_equal(dm->elements[r].attr_count, 37);
+	assert_int_equal(attr(dm, r, "e")->type, SMDMX_DM_ELEMENT);
+	assert_int_equal(attr(dm, r, "e")->value.element, SMDMX_NONE);
+	assert_int_equal(attr(dm, r, "i")->value.i, 0);
+	assert_true(attr(dm, r, "f")->value.f == 0.0f);
+	assert_false(attr(dm, r, "b")->value.b);
+	assert_int_equal(attr(dm, r, "s")->type, SMDMX_DM_STRING);
+	assert_string_equal(attr(dm, r, "s")->value.s, "");
+	assert_int_equal(attr(dm, r, "bin")->value.bin.size, 0);
+	assert_int_equal(attr(dm, r, "t")->type, SMDMX_DM_TIME);
+	assert_int_equal(attr(dm, r, "t")->value.i, 0);
+	assert_memory_equal(attr(dm, r, "c")->value.color, "\x00\x00\x00\xff", 4);
+	static const char *const zero_vectors[] = { "v2", "v3", "v4", "qa", "a" };
+	for (size_t i = 0; i < 5; i++) {
+		const smdmx_dm_attr *v = attr(dm, r, zero_vectors[i]);
+		for (size_t k = 0; k < smdmx_dm_item_size(v->type) / sizeof(float); k++) assert_true(v->value.v[k] == 0.0f);
+	}
+	assert_int_equal(attr(dm, r, "a")->type, SMDMX_DM_QANGLE);
+	const float *q = attr(dm, r, "q")->value.v;
+	assert_true(q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 1.0f);
+	const float *m = attr(dm, r, "m")->value.matrix;
+	for (int i = 0; i < 16; i++) assert_true(m[i] == (i % 5 == 0 ? 1.0f : 0.0f));
+	assert_true(attr(dm, r, "u64")->value.u64 == 0);
+	assert_int_equal(attr(dm, r, "u8")->value.u8, 0);
+	assert_int_equal(attr(dm, r, "oid")->type, SMDMX_DM_OBJECTID);
+	assert_memory_equal(attr(dm, r, "oid")->value.id, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16);
+	/* every array type, empty */
+	size_t arrays = 0;
+	for (size_t i = 0; i < dm->elements[r].attr_count; i++) {
+		const smdmx_dm_attr *a = &dm->elements[r].attrs[i];
+		if (!a->is_array) continue;
+		assert_int_equal(a->value.array.count, 0);
+		arrays++;
+	}
+	assert_int_equal(arrays, 17);
+	assert_int_equal(attr(dm, r, "ma")->type, SMDMX_DM_MATRIX);
+	/* inside an inline element, and the attribute after the last bare word */
+	uint32_t child = attr(dm, r, "child")->value.element;
+	assert_string_equal(dm->elements[child].name, "child");
+	assert_string_equal(attr(dm, child, "text")->value.s, "");
+	assert_int_equal(attr(dm, child, "next")->value.element, SMDMX_NONE);
+	assert_int_equal(attr(dm, r, "after")->value.i, 7);
+	expect_strict_rewrite(dm, "bare.dmx");
+	smdmx_dm_free(dm);
+	/* the file itself leaves Valve's grammar at its first bare word, line 4 */
+	size_t size = 0;
+	char *text = test_slurp(test_path("testdata/kv2/ok/bare.dmx"), &size);
+	assert_non_null(text);
+	const char *line4 = strstr(text, "\t\"p\" float");
+	assert_non_null(line4);
+	assert_int_equal(valve_strict(text, size), (size_t)(line4 - text) + 5);
+	free(text);
+	/* warnings may be NULL */
+	smdmx_error err;
+	dm = smdmx_dmx_read_file(test_path("testdata/kv2/ok/bare.dmx"), NULL, &err, NULL);
+	assert_non_null(dm);
+	smdmx_dm_free(dm);
+}
+
+/* What other writers do to strings: datamodel.py escapes nothing, so its quotes and
+ * backslashes stand as written (FORMATS.md A8); a file that shows it (a bare type word, an
+ * unescaped quote, a backslash that starts no escape) is read with backslashes as
+ * characters, and a file that only reads so (a path ending in a backslash) too. */
+static void test_other_writers(void **state)
+{
+	(void)state;
+	smdmx_warnings w;
+	smdmx_dm *dm = read_warned(test_path("testdata/kv2/ok/bare_datamodelpy.dmx"), &w);
+	assert_int_equal(w.count, 3);
+	expect_warning(&w, SMDMX_WARNING_BARE_TYPE, 3, 6, 10);
+	expect_warning(&w, SMDMX_WARNING_UNESCAPED_QUOTE, 2, 12, 49);
+	expect_warning(&w, SMDMX_WARNING_RAW_BACKSLASH, 5, 11, 24);
+	uint32_t r = dm->root;
+	assert_int_equal(attr(dm, r, "model")->value.element, SMDMX_NONE);
+	uint32_t tags = attr(dm, r, "exportTags")->value.element;
+	assert_string_equal(dm->elements[tags].name, "");
+	assert_string_equal(attr(dm, tags, "source")->value.s, "..\\..\\Maya\\animation\\walk.ma");
+	assert_string_equal(attr(dm, tags, "cmdLine")->value.s, "vsDmxIO -export -filename \"C:/My Documents/walk.dmx\";");
+	assert_string_equal(attr(dm, tags, "note")->value.s, "tab\\there");
+	const smdmx_dm_attr *ts = attr(dm, r, "transforms");
+	assert_int_equal(ts->value.array.count, 2);
+	uint32_t t0 = ((const uint32_t *)ts->value.array.data)[0];
+	assert_string_equal(dm->elements[t0].name, "");
+	assert_int_equal(((const uint32_t *)ts->value.array.data)[1], SMDMX_NONE);
+	expect_strict_rewrite(dm, "bare_datamodelpy.dmx");
+	smdmx_dm_free(dm);
+
+	/* "C:\models\" swallows its closing quote when read with escapes: read as written */
+	dm = read_warned(test_path("testdata/kv2/ok/raw_backslash.dmx"), &w);
+	assert_int_equal(w.count, 1);
+	expect_warning(&w, SMDMX_WARNING_RAW_BACKSLASH, 5, 6, 20);
+	assert_string_equal(attr(dm, dm->root, "dir")->value.s, "C:\\models\\");
+	assert_string_equal(attr(dm, dm->root, "file")->value.s, "C:\\models\\new\\arm.smd");
+	expect_strict_rewrite(dm, "raw_backslash.dmx");
+	smdmx_dm_free(dm);
+
+	/* an unknown escape, alone: kept as written */
+	dm = read_warned(test_path("testdata/kv2/ok/unknown_escape.dmx"), &w);
+	assert_int_equal(w.count, 1);
+	expect_warning(&w, SMDMX_WARNING_RAW_BACKSLASH, 2, 6, 21);
+	assert_string_equal(attr(dm, dm->root, "path")->value.s, "C:\\Maya\\x");
+	smdmx_dm_free(dm);
+
+	/* a file that escapes reads with its escapes and no warning */
+	dm = read_warned(test_path("testdata/kv2/ok/layout.dmx"), &w);
+	assert_int_equal(w.count, 0);
+	smdmx_dm_free(dm);
+	/* a closing quote right before a comment, a bracket or a comma is still a closing quote */
+	const char *tight = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\"{\"s\" \"string\" \"x\"// c\n\"a\" \"int_array\"[\"1\",\"2\"]}\n";
+	smdmx_error err;
+	dm = smdmx_dmx_read_memory(tight, strlen(tight), NULL, &err, &w);
+	assert_non_null(dm);
+	assert_int_equal(w.count, 0);
+	assert_string_equal(attr(dm, 0, "s")->value.s, "x");
+	assert_int_equal(attr(dm, 0, "a")->value.array.count, 2);
+	smdmx_dm_free(dm);
+}
+
+/* ---- the corpus of keyvalues2 written by Blender Source Tools' datamodel.py ---------------- */
+
+/* Bytes of one item, compared as the values they hold. */
+static bool same_item(const smdmx_dm *a, const smdmx_dm_attr *x, const smdmx_dm *b, const smdmx_dm_attr *y, size_t i)
+{
+	size_t size = smdmx_dm_item_size(x->type);
+	const void *p = x->is_array ? (const char *)x->value.array.data + i * size
+	                            : x->type == SMDMX_DM_MATRIX ? (const void *)x->value.matrix : (const void *)&x->value;
+	const void *q = y->is_array ? (const char *)y->value.array.data + i * size
+	                            : y->type == SMDMX_DM_MATRIX ? (const void *)y->value.matrix : (const void *)&y->value;
+	switch (x->type) {
+	case SMDMX_DM_ELEMENT: {
+		uint32_t u = *(const uint32_t *)p, v = *(const uint32_t *)q;
+		if (u == SMDMX_NONE || v == SMDMX_NONE) return u == v;
+		return memcmp(a->elements[u].id, b->elements[v].id, 16) == 0;
+	}
+	case SMDMX_DM_STRING: return strcmp(*(const char *const *)p, *(const char *const *)q) == 0;
+	case SMDMX_DM_BOOL: return x->is_array ? (*(const uint8_t *)p != 0) == (*(const uint8_t *)q != 0) : x->value.b == y->value.b;
+	case SMDMX_DM_BINARY: {
+		const smdmx_dm_binary *u = p, *v = q;
+		return u->size == v->size && (!u->size || memcmp(u->data, v->data, u->size) == 0);
+	}
+	case SMDMX_DM_FLOAT:
+	case SMDMX_DM_VECTOR2:
+	case SMDMX_DM_VECTOR3:
+	case SMDMX_DM_VECTOR4:
+	case SMDMX_DM_QANGLE:
+	case SMDMX_DM_QUATERNION:
+	case SMDMX_DM_MATRIX:
+		for (size_t k = 0; k < size / sizeof(float); k++)
+			if (((const float *)p)[k] != ((const float *)q)[k]) return false;
+		return true;
+	default: return memcmp(p, q, size) == 0;
+	}
+}
+
+/* What datamodel.py's keyvalues2 leaves out of a datamodel it read from a binary file. */
+typedef struct twin_losses {
+	size_t empty_as_null;  /* an empty string written as a bare `element` (a null reference) */
+	size_t prefix;         /* binary 9 prefix attributes, not written */
+	size_t unreached;      /* elements no reference reaches from the root, not written */
+} twin_losses;
+
+/* Compares a datamodel read from datamodel.py's keyvalues2 with its binary twin: every
+ * element (by id) with its type, name and attributes in order at equal values, except the
+ * losses counted in *out; anything else fails the test. */
+static void compare_twin(const smdmx_dm *kv, const smdmx_dm *bin, const char *label, twin_losses *out)
+{
+	memset(out, 0, sizeof(*out));
+	assert_memory_equal(kv->elements[kv->root].id, bin->elements[bin->root].id, 16);
+	assert_string_equal(kv->format, bin->format);
+	assert_int_equal(kv->format_version, bin->format_version);
+	if (kv->prefix_attr_count == 0) out->prefix = bin->prefix_attr_count;
+	else assert_int_equal(kv->prefix_attr_count, bin->prefix_attr_count);
+	uint8_t *matched = calloc(bin->element_count + 1, 1);
+	for (size_t i = 0; i < kv->element_count; i++) {
+		const smdmx_dm_element *x = &kv->elements[i];
+		uint32_t j = smdmx_dm_find_id(bin, x->id);
+		if (j == SMDMX_NONE) fail_msg("%s: element %zu '%s' is not in the binary twin", label, i, x->name);
+		matched[j] = 1;
+		const smdmx_dm_element *y = &bin->elements[j];
+		if (strcmp(x->type, y->type) || strcmp(x->name, y->name))
+			fail_msg("%s: element %s \"%s\" vs %s \"%s\"", label, x->type, x->name, y->type, y->name);
+		if (x->attr_count != y->attr_count) fail_msg("%s: %s has %zu attributes vs %zu", label, x->name, x->attr_count, y->attr_count);
+		for (size_t k = 0; k < x->attr_count; k++) {
+			const smdmx_dm_attr *p = &x->attrs[k], *q = &y->attrs[k];
+			if (strcmp(p->name, q->name)) fail_msg("%s: %s: attribute '%s' vs '%s'", label, x->name, p->name, q->name);
+			if (p->type == SMDMX_DM_ELEMENT && !p->is_array && p->value.element == SMDMX_NONE && q->type == SMDMX_DM_STRING &&
+			    !q->is_array && q->value.s[0] == '\0') {
+				out->empty_as_null++;
+				continue;
+			}
+			if (p->type != q->type || p->is_array != q->is_array)
+				fail_msg("%s: %s.%s: %s vs %s", label, x->name, p->name, smdmx_dm_type_name(p->type, p->is_array),
+				         smdmx_dm_type_name(q->type, q->is_array));
+			size_t n = p->is_array ? p->value.array.count : 1;
+			if (p->is_array && n != q->value.array.count)
+				fail_msg("%s: %s.%s: %zu items vs %zu", label, x->name, p->name, n, q->value.array.count);
+			for (size_t t = 0; t < n; t++)
+				if (!same_item(kv, p, bin, q, t)) fail_msg("%s: %s.%s differs at item %zu", label, x->name, p->name, t);
+		}
+	}
+	/* what was left out is what no reference reaches from the root */
+	uint8_t *reached = calloc(bin->element_count + 1, 1);
+	uint32_t *queue = malloc((bin->element_count + 1) * sizeof(uint32_t));
+	size_t head = 0, tail = 0;
+	queue[tail++] = bin->root;
+	reached[bin->root] = 1;
+	while (head < tail) {
+		const smdmx_dm_element *e = &bin->elements[queue[head++]];
+		for (size_t k = 0; k < e->attr_count; k++) {
+			const smdmx_dm_attr *a = &e->attrs[k];
+			if (a->type != SMDMX_DM_ELEMENT) continue;
+			size_t n = a->is_array ? a->value.array.count : 1;
+			const uint32_t *ix = a->is_array ? a->value.array.data : &a->value.element;
+			for (size_t t = 0; t < n; t++)
+				if (ix[t] != SMDMX_NONE && !reached[ix[t]]) {
+					reached[ix[t]] = 1;
+					queue[tail++] = ix[t];
+				}
+		}
+	}
+	for (size_t j = 0; j < bin->element_count; j++) {
+		if (matched[j]) continue;
+		if (reached[j]) fail_msg("%s: element %zu '%s' of the binary twin is missing", label, j, bin->elements[j].name);
+		out->unreached++;
+	}
+	free(matched);
+	free(reached);
+	free(queue);
+}
+
+static void test_datamodelpy_corpus(void **state)
+{
+	(void)state;
+	/* per file: bare type words, unescaped quotes and backslashes read (the warnings' counts),
+	 * and what datamodel.py left out against the binary twin */
+	static const struct {
+		const char *name;
+		size_t bare, quotes, backslashes;
+		twin_losses lost;
+	} files[] = {
+		{ "Artfunkel__BlenderSourceTools__Cube_Armature_Cube.dmx", 1, 0, 0, { 0, 0, 0 } },
+		{ "Artfunkel__BlenderSourceTools__X_Axis.dmx", 1, 0, 0, { 0, 0, 0 } },
+		{ "Artfunkel__BlenderSourceTools__walkn.dmx", 1084, 0, 0, { 309, 2, 1 } },
+		{ "Artfunkel__Datamodel.NET__binary4.dmx", 979, 0, 4, { 283, 0, 0 } },
+		{ "TeamSpen210__srctools__tf_movies.dmx", 5, 2, 0, { 0, 0, 0 } },
+	};
+	size_t n;
+	char **paths = test_corpus_files("dmx_kv2_datamodelpy", &n);
+	assert_int_equal(n, sizeof(files) / sizeof(files[0]));
+	for (size_t i = 0; i < n; i++) {
+		const char *name = test_base_name(paths[i]);
+		assert_string_equal(name, files[i].name);
+		smdmx_warnings w;
+		smdmx_dm *kv = read_warned(paths[i], &w);
+		const smdmx_warning *bare = warning_of(&w, SMDMX_WARNING_BARE_TYPE), *quotes = warning_of(&w, SMDMX_WARNING_UNESCAPED_QUOTE),
+		                    *raw = warning_of(&w, SMDMX_WARNING_RAW_BACKSLASH);
+		if ((bare ? bare->count : 0) != files[i].bare || (quotes ? quotes->count : 0) != files[i].quotes ||
+		    (raw ? raw->count : 0) != files[i].backslashes)
+			fail_msg("%s: read %zu bare words, %zu unescaped quotes, %zu backslashes as written", name, bare ? bare->count : 0,
+			         quotes ? quotes->count : 0, raw ? raw->count : 0);
+		char twin_rel[512];
+		snprintf(twin_rel, sizeof(twin_rel), "dmx_binary/%s", name);
+		smdmx_dm *bin = read_warned(test_corpus_path(twin_rel), &w);
+		assert_int_equal(w.count, 0);
+		twin_losses lost;
+		compare_twin(kv, bin, name, &lost);
+		if (lost.empty_as_null != files[i].lost.empty_as_null || lost.prefix != files[i].lost.prefix ||
+		    lost.unreached != files[i].lost.unreached)
+			fail_msg("%s: %zu empty strings as null, %zu prefix attributes and %zu unreached elements left out", name,
+			         lost.empty_as_null, lost.prefix, lost.unreached);
+		expect_strict_rewrite(kv, name);
+		smdmx_dm_free(kv);
+		smdmx_dm_free(bin);
+	}
+	test_free_list(paths, n);
 }
 
 int main(void)
@@ -518,6 +916,9 @@ int main(void)
 		cmocka_unit_test(test_writer_layout),
 		cmocka_unit_test(test_built_graphs),
 		cmocka_unit_test(test_dump),
+		cmocka_unit_test(test_bare_types),
+		cmocka_unit_test(test_other_writers),
+		cmocka_unit_test(test_datamodelpy_corpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@ static smdmx_dm *through_file(const smdmx_dm *dm, const char *encoding, int vers
 	smdmx_error err;
 	smdmx_dmx_write_options o = { .encoding = encoding, .encoding_version = version };
 	if (!smdmx_dmx_write((smdmx_dm *)dm, test_sink_write, &s, &o, &err)) fail_msg("write: %s", err.message);
-	smdmx_dm *back = smdmx_dmx_read_memory(s.data, s.size, NULL, &err);
+	smdmx_dm *back = smdmx_dmx_read_memory(s.data, s.size, NULL, &err, NULL);
 	if (!back) fail_msg("re-read: %s", err.message);
 	free(s.data);
 	return back;
@@ -104,7 +104,7 @@ static void test_links_warning(void **state)
 static bool is_model_dmx(const char *path)
 {
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, NULL);
 	bool yes = dm && dm->format && strcmp(dm->format, "model") == 0;
 	smdmx_dm_free(dm);
 	return yes;
@@ -120,19 +120,37 @@ static smdmx_scene *smd_text_round(const smdmx_scene *s, test_sink *text)
 	return r;
 }
 
+/* A DMX file lifted to a scene (the test fails if either step does). */
+static smdmx_scene *lift_path(const char *path)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, NULL);
+	if (!dm) fail_msg("%s: %s", path, err.message);
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	smdmx_dm_free(dm);
+	if (!s) fail_msg("%s: %s", path, err.message);
+	return s;
+}
+
+/* The same for a file of testdata. */
+static smdmx_scene *lift_file(const char *rel)
+{
+	return lift_path(test_path(rel));
+}
+
 static void test_corpus_dmx(void **state)
 {
 	(void)state;
-	static const char *const dirs[] = { "dmx_kv2_model", "dmx_kv2_anim", "dmx_binary" };
+	static const char *const dirs[] = { "dmx_kv2_model", "dmx_kv2_anim", "dmx_binary", "dmx_kv2_datamodelpy" };
 	size_t files = 0;
-	for (size_t d = 0; d < 3; d++) {
+	for (size_t d = 0; d < 4; d++) {
 		size_t n;
 		char **paths = test_corpus_files(dirs[d], &n);
 		for (size_t p = 0; p < n; p++) {
 			const char *path = paths[p], *name = test_base_name(path);
 			if (!strstr(name, ".dmx") || !is_model_dmx(path)) continue;
 			smdmx_error err;
-			smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
+			smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, NULL);
 			smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
 			if (!s) fail_msg("%s: %s", name, err.message);
 			assert_true(smdmx_scene_validate(s, NULL));
@@ -162,7 +180,22 @@ static void test_corpus_dmx(void **state)
 		}
 		test_free_list(paths, n);
 	}
-	assert_int_equal(files, 19);
+	assert_int_equal(files, 24);
+	/* datamodel.py's keyvalues2 of a binary file is the same model as the binary file */
+	size_t n;
+	char **paths = test_corpus_files("dmx_kv2_datamodelpy", &n);
+	assert_int_equal(n, 5);
+	for (size_t p = 0; p < n; p++) {
+		char twin[4096];
+		snprintf(twin, sizeof(twin), "%s/dmx_binary/%s", test_corpus_dir(), test_base_name(paths[p]));
+		smdmx_scene *a = lift_path(paths[p]), *b = lift_path(twin);
+		smdmx_compare_options co = { .flex_controls = true };
+		char diff[256];
+		if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff))) fail_msg("%s: %s", test_base_name(paths[p]), diff);
+		smdmx_scene_free(a);
+		smdmx_scene_free(b);
+	}
+	test_free_list(paths, n);
 }
 
 /* The sample model and animation through DMX give the same SMD text as converting directly. */
@@ -213,7 +246,7 @@ static void test_sparse_dmx_animation(void **state)
 	    "\"DmeTransform\" { \"id\" \"elementid\" \"00000000-0000-0000-0000-000000000004\" \"name\" \"string\" \"bone\"\n"
 	    " \"position\" \"vector3\" \"0 0 0\" \"orientation\" \"quaternion\" \"0 0 0 1\" }\n";
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_memory(text, strlen(text), NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_memory(text, strlen(text), NULL, &err, NULL);
 	if (!dm) fail_msg("%u:%u: %s", err.line, err.column, err.message);
 	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
 	if (!s) fail_msg("%s", err.message);
@@ -424,7 +457,7 @@ static void test_scene_operations(void **state)
 	/* what SMD cannot hold: one warning per kind */
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/dmx_kv2_model/Artfunkel__BlenderSourceTools__flex_scout_morphs_low.dmx", test_corpus_dir());
-	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, NULL);
 	smdmx_scene *f = smdmx_model_to_scene(dm, NULL, &err, NULL);
 	assert_non_null(f);
 	assert_int_equal(f->flex_controller_count, 4);
@@ -536,7 +569,7 @@ static void test_flex_rules(void **state)
 	assert_non_null(p);
 	memcpy(p + 1, "DmeFlexRuleUnknown\"", strlen("DmeFlexRuleUnknown\""));
 	memset(p + 1 + strlen("DmeFlexRuleUnknown\""), ' ', strlen("DmeFlexRuleLocalVar") - strlen("DmeFlexRuleUnknown"));
-	smdmx_dm *odd = smdmx_dmx_read_memory(t.data, t.size, NULL, &err);
+	smdmx_dm *odd = smdmx_dmx_read_memory(t.data, t.size, NULL, &err, NULL);
 	if (!odd) fail_msg("%s", err.message);
 	smdmx_warnings w;
 	smdmx_scene *c = smdmx_model_to_scene(odd, NULL, &err, &w);
@@ -618,7 +651,7 @@ static corner_key *smd_corners(const smdmx_scene *s, size_t *n, size_t *triangle
 static smdmx_scene *dmx_as_smd(const char *path, test_sink *text)
 {
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, NULL);
 	smdmx_scene *s = dm ? smdmx_model_to_scene(dm, NULL, &err, NULL) : NULL;
 	if (!s) fail_msg("%s: %s", path, err.message);
 	smdmx_dm_free(dm);
@@ -994,18 +1027,6 @@ static void test_vta_two_meshes(void **state)
 	}
 	smdmx_scene_free(vta);
 	smdmx_scene_free(ref);
-}
-
-/* A DMX file of testdata lifted to a scene (the test fails if either step does). */
-static smdmx_scene *lift_file(const char *rel)
-{
-	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_file(test_path(rel), NULL, &err);
-	if (!dm) fail_msg("%s: %s", rel, err.message);
-	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
-	smdmx_dm_free(dm);
-	if (!s) fail_msg("%s: %s", rel, err.message);
-	return s;
 }
 
 /* A fuzzing finding (testdata/bad/fuzz_key_time_int32_min.dmx): a position key at

@@ -74,7 +74,7 @@ static bool read_dmx(void *ctx, smdmx_allocator a, smdmx_error *err)
 {
 	bytes *b = ctx;
 	smdmx_dmx_read_options o = { .allocator = a };
-	smdmx_dm *dm = smdmx_dmx_read_memory(b->data, b->size, &o, err);
+	smdmx_dm *dm = smdmx_dmx_read_memory(b->data, b->size, &o, err, NULL);
 	smdmx_dm_free(dm);
 	return dm != NULL;
 }
@@ -209,7 +209,7 @@ static void cut_everywhere(const char *file, const char *data, size_t size, bool
 		smdmx_error err;
 		memset(&err, 0, sizeof(err));
 		if (dmx) {
-			smdmx_dm *dm = smdmx_dmx_read_memory(cut, n, NULL, &err);
+			smdmx_dm *dm = smdmx_dmx_read_memory(cut, n, NULL, &err, NULL);
 			if (dm) {
 				smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
 				if (s && !smdmx_scene_validate(s, &err)) fail_msg("%s cut at %zu: lifted an invalid scene: %s", file, n, err.message);
@@ -249,7 +249,7 @@ static void sweep_input(const char *file, const char *data, size_t size)
 		smdmx_scene_free(s);
 		return;
 	}
-	smdmx_dm *dm = smdmx_dmx_read_memory(data, size, NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_memory(data, size, NULL, &err, NULL);
 	if (!dm) return;
 	sweep_dm_writers(dm, file);
 	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);

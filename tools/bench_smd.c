@@ -48,7 +48,7 @@ static int bench_dmx(const char *phase, const char *path, const char *out)
 	smdmx_error err;
 	struct stat st;
 	double t0 = now();
-	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, NULL);
 	double t1 = now();
 	if (!dm) {
 		fprintf(stderr, "%s:%u:%u: error: %s\n", path, err.line, err.column, err.message);
@@ -94,7 +94,7 @@ static int end_to_end(const char *what, const char *in, const char *out)
 		ok = dm && smdmx_dmx_write_file(dm, out, NULL, &err);
 		smdmx_dm_free(dm);
 	} else {
-		smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err);
+		smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err, NULL);
 		smdmx_scene *s = dm ? smdmx_model_to_scene(dm, NULL, &err, NULL) : NULL;
 		smdmx_dm_free(dm);
 		ok = s && smdmx_smd_write_file(s, out, NULL, &err);

@@ -171,10 +171,14 @@ typedef struct smdmx_dmx_read_options {
 } smdmx_dmx_read_options;
 
 /* Reads a DMX file in any encoding smdmx supports: keyvalues2, keyvalues2_flat and binary
- * 1 to 5 and 9, told by the header, never by the file name. */
-SMDMX_API smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *options, smdmx_error *error);
+ * 1 to 5 and 9, told by the header, never by the file name. Forms other writers use that
+ * bend the format are read with a warning (warnings may be NULL; it is cleared first): in
+ * keyvalues2, a bare type word without a value (Blender Source Tools' datamodel.py writes
+ * `"name" element` and `"name" string`) is that type's empty value (decision 14). */
+SMDMX_API smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *options, smdmx_error *error,
+                                        smdmx_warnings *warnings);
 SMDMX_API smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const smdmx_dmx_read_options *options,
-                                          smdmx_error *error);
+                                          smdmx_error *error, smdmx_warnings *warnings);
 
 typedef struct smdmx_dmx_write_options {
 	const char *encoding;   /* "keyvalues2" (default), "keyvalues2_flat" or "binary" */

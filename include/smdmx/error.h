@@ -82,6 +82,10 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_DROPPED_RULES = 14,           /* flex and domination rules */
 	SMDMX_WARNING_DROPPED_SHAPES = 15,          /* flex shapes without a VTA to hold them */
 	SMDMX_WARNING_DROPPED_CLIPS = 16,           /* clips beyond the one an SMD holds */
+	SMDMX_WARNING_BARE_TYPE = 17,               /* keyvalues2: a bare type word without a value, read as
+	                                               that type's empty value (decision 14) */
+	SMDMX_WARNING_UNESCAPED_QUOTE = 18,         /* keyvalues2: a quote inside a string that was not escaped */
+	SMDMX_WARNING_RAW_BACKSLASH = 19,           /* keyvalues2: backslashes that are not escapes, read as written */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

@@ -189,9 +189,11 @@ static bool dmx_to_dmx(run *r)
 {
 	job *j = r->j;
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_file(j->inputs[0], NULL, &err);
+	smdmx_warnings w;
+	smdmx_dm *dm = smdmx_dmx_read_file(j->inputs[0], NULL, &err, &w);
+	warn(r, j->inputs[0], &w);
 	if (!dm) return fail(r, j->inputs[0], &err);
-	bool ok = write_dmx(r, dm, j->out);
+	bool ok = warnings_allowed(r, j->inputs[0]) && write_dmx(r, dm, j->out);
 	if (ok) {
 		char what[256];
 		snprintf(what, sizeof(what), "%s %d, format %s %d, %zu elements", dm->encoding, dm->encoding_version, dm->format,
@@ -210,7 +212,8 @@ static bool dmx_to_smd(run *r)
 	const char *in = j->inputs[0], *out = j->out;
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err);
+	smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err, &w);
+	warn(r, in, &w);
 	if (!dm) return fail(r, in, &err);
 	smdmx_scene *scene = smdmx_model_to_scene(dm, NULL, &err, &w);
 	smdmx_dm_free(dm);

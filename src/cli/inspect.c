@@ -39,12 +39,15 @@ static bool load(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warni
 		if (!l->scene) diag_error(d, path, &err);
 		return l->scene != NULL;
 	}
-	l->dm = smdmx_dmx_read_file(path, NULL, &err);
+	l->dm = smdmx_dmx_read_file(path, NULL, &err, w);
 	if (!l->dm) {
 		diag_error(d, path, &err);
 		return false;
 	}
-	l->scene = smdmx_model_to_scene(l->dm, NULL, &err, w);
+	/* The file's warnings first, then the lift's (their codes differ). */
+	smdmx_warnings lifted;
+	l->scene = smdmx_model_to_scene(l->dm, NULL, &err, &lifted);
+	for (size_t i = 0; i < lifted.count && w->count < SMDMX_WARNING_CODE_COUNT; i++) w->data[w->count++] = lifted.data[i];
 	if (!l->scene) snprintf(l->lift_error, sizeof(l->lift_error), "%s", err.message);
 	return true;
 }
@@ -507,16 +510,16 @@ int cmd_check(int argc, char **argv)
 		diag_free(&d);
 		return EXIT_FAILED;
 	}
-	if (!l.scene) {
-		lint_say(&t, true, "not a model: %s", l.lift_error);
-		unload(&l);
-		return EXIT_FAILED;
-	}
 	for (size_t i = 0; i < w.count; i++) {
 		char where[64] = "";
 		if (w.data[i].line) snprintf(where, sizeof(where), ":%u:%u", w.data[i].line, w.data[i].column ? w.data[i].column : 1);
 		fprintf(stderr, "%s%s: warning: %s%s\n", path, where, w.data[i].message, w.data[i].count > 1 ? " (and more like it)" : "");
 		t.warnings++;
+	}
+	if (!l.scene) {
+		lint_say(&t, true, "not a model: %s", l.lift_error);
+		unload(&l);
+		return EXIT_FAILED;
 	}
 	const smdmx_scene *s = l.scene;
 	if (max_bones && s->joint_count > max_bones)

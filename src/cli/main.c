@@ -318,14 +318,14 @@ static int cmd_dump(int argc, char **argv)
 	}
 	if (!in) return usage_error("dump needs a file");
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err);
+	smdmx_warnings w;
+	smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err, &w);
 	diag_buf d = { 0 };
-	if (!dm) {
-		diag_error(&d, in, &err);
-		fputs(d.text ? d.text : "", stderr);
-		diag_free(&d);
-		return EXIT_FAILED;
-	}
+	diag_warnings(&d, NULL, in, &w);
+	if (!dm) diag_error(&d, in, &err);
+	fputs(d.text ? d.text : "", stderr);
+	diag_free(&d);
+	if (!dm) return EXIT_FAILED;
 	bool ok = smdmx_dm_dump(dm, full, stdout_write, NULL, &err);
 	smdmx_dm_free(dm);
 	if (fflush(stdout) != 0) ok = false;
