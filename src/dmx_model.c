@@ -1012,6 +1012,58 @@ static bool lift_hierarchy(lift *l, uint32_t model)
 	return true;
 }
 
+/* Joints in the order of the model's jointList (jointTransforms in format 1), which is the
+ * order of the SMD the model was made from (its node ids): the hierarchy walk alone would
+ * renumber bones whose file order is not depth-first. Joints the list leaves out follow, in
+ * hierarchy order. */
+static bool order_joints(lift *l, uint32_t model)
+{
+	size_t nj = l->joints.count, n;
+	bool transforms = false;
+	const uint32_t *list = get_els(l, model, "jointList", &n);
+	if (!list) {
+		list = get_els(l, model, "jointTransforms", &n);
+		transforms = true;
+	}
+	if (nj < 2 || !list || !n) return true;
+	const uint32_t *of = transforms ? l->xf_joint.data : l->joint_of.data;
+	uint32_t *to = sm_owned_alloc(l->o, nj * sizeof(uint32_t), l->error);
+	smdmx_joint *old = sm_owned_alloc(l->o, nj * sizeof(smdmx_joint), l->error);
+	if (!to || !old) return false;
+	for (size_t j = 0; j < nj; j++) to[j] = SMDMX_NONE;
+	uint32_t next = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t e = list[i];
+		if (e == SMDMX_NONE || e >= l->dm->element_count) continue;
+		uint32_t j = of[e];
+		if (j != SMDMX_NONE && to[j] == SMDMX_NONE) to[j] = next++;
+	}
+	bool same = true;
+	for (size_t j = 0; j < nj; j++) {
+		if (to[j] == SMDMX_NONE) to[j] = next++;
+		same = same && to[j] == j;
+	}
+	if (same) return true;
+	smdmx_joint *js = l->joints.data;
+	memcpy(old, js, nj * sizeof(smdmx_joint));
+	for (size_t j = 0; j < nj; j++) {
+		js[to[j]] = old[j];
+		if (old[j].parent != SMDMX_NONE) js[to[j]].parent = to[old[j].parent];
+	}
+	smdmx_mesh *ms = l->meshes.data;
+	for (size_t m = 0; m < l->meshes.count; m++)
+		if (ms[m].parent_joint != SMDMX_NONE) ms[m].parent_joint = to[ms[m].parent_joint];
+	smdmx_attachment *as = l->attachments.data;
+	for (size_t a = 0; a < l->attachments.count; a++)
+		if (as[a].parent_joint != SMDMX_NONE) as[a].parent_joint = to[as[a].parent_joint];
+	uint32_t *jo = l->joint_of.data, *xj = l->xf_joint.data;
+	for (size_t e = 0; e < l->dm->element_count; e++) {
+		if (jo[e] != SMDMX_NONE) jo[e] = to[jo[e]];
+		if (xj[e] != SMDMX_NONE) xj[e] = to[xj[e]];
+	}
+	return true;
+}
+
 #define MODEL_SLOT (UINT32_MAX - 1)
 
 /* jointIndices refer to jointList (format >= 11) or jointTransforms positions (C3). */
@@ -1514,7 +1566,7 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	bool controls_only = model == SMDMX_NONE && root != SMDMX_NONE && get_el(&l, root, "combinationOperator") != SMDMX_NONE;
 	bool ok = model != SMDMX_NONE || controls_only ||
 	          bad_model(&l, "the root has neither \"model\" nor \"skeleton\" nor \"combinationOperator\"");
-	ok = ok && lift_hierarchy(&l, model) && check_expansion(&l, root);
+	ok = ok && lift_hierarchy(&l, model) && order_joints(&l, model) && check_expansion(&l, root);
 	uint32_t *table = NULL;
 	size_t table_count = 0;
 	ok = ok && joint_table(&l, model, &table, &table_count);

@@ -276,6 +276,13 @@ static bool next_line(reader *r)
 			if ((size_t)(line_end - s) > r->limits.max_line_length)
 				return fail_at(r, s + r->limits.max_line_length, SMDMX_ERROR_LINE_TOO_LONG,
 				               "line longer than %zu bytes", r->limits.max_line_length);
+			if (r->line_no == 1 && line_end - s >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
+				/* Windows editors start UTF-8 with a byte order mark, which studiomdl's
+				 * reader would take for part of "version". Columns still count it. */
+				r->cur = s + 3;
+				sm_warn(r->warnings, SMDMX_WARNING_BOM, 1, 1,
+				        "the file starts with a UTF-8 byte order mark (as Windows editors save it): skipped");
+			}
 			return true;
 		}
 		if (r->eof) return false;

@@ -779,7 +779,16 @@ static bool write_vta(writer *w)
 	v.block_cap = 6 * s->mesh_count + 8;
 	ok = vta_meshes(&v) && group_shapes(&v) && vta_budget(&v);
 	size_t ng = ok ? v.group_count : 0;
-	ok = ok && puts_(w, "skeleton") && eol(w) && write_time_name(w, 0, NULL);
+	/* A VTA read with a pose in its frame 0 (Valve's exporters write the skeleton there) is
+	 * written with it; otherwise frame 0 is empty, as Blender Source Tools writes it and as
+	 * the reference carries the skeleton. */
+	bool posed = false;
+	for (size_t j = 0; s->source.format == SMDMX_SOURCE_VTA && j < s->joint_count && !posed; j++) {
+		const smdmx_transform *t = &s->joints[j].bind;
+		posed = t->position[0] != 0 || t->position[1] != 0 || t->position[2] != 0 || t->orientation[0] != 0 ||
+		        t->orientation[1] != 0 || t->orientation[2] != 0 || t->orientation[3] != 1;
+	}
+	ok = ok && puts_(w, "skeleton") && eol(w) && (posed ? write_bind_frame(w) : write_time_name(w, 0, NULL));
 	for (size_t g = 0; ok && g < ng; g++) ok = write_time_name(w, g + 1, s->flex_shapes[v.shapes[v.group_first[g]]].name);
 	ok = ok && puts_(w, "end") && eol(w) && puts_(w, "vertexanimation") && eol(w) && write_time_name(w, 0, NULL);
 	for (size_t mi = 0; ok && mi < s->mesh_count; mi++)

@@ -38,7 +38,7 @@ static smdmx_scene *smd_to_dmx_to_scene(const smdmx_scene *a, int model, const c
 static void test_corpus_smd(void **state)
 {
 	(void)state;
-	static const char *const dirs[] = { "smd_ref", "smd_anim" };
+	static const char *const dirs[] = { "smd_ref", "smd_anim", "qc" };
 	static const struct {
 		int model;
 		const char *encoding;
@@ -46,11 +46,13 @@ static void test_corpus_smd(void **state)
 	} targets[] = { { 18, "keyvalues2", 1 }, { 1, "binary", 2 }, { 15, "binary", 4 }, { 18, "binary", 5 }, { 22, "binary", 9 },
 		            { 22, "keyvalues2", 4 } };
 	size_t files = 0;
-	for (size_t d = 0; d < 2; d++) {
+	for (size_t d = 0; d < 3; d++) {
 		size_t n;
-		char **paths = test_corpus_files(dirs[d], &n);
+		char **paths = test_corpus_tree(dirs[d], &n);
 		for (size_t p = 0; p < n; p++) {
 			const char *path = paths[p], *name = test_base_name(path);
+			const char *dot = strrchr(name, '.');
+			if (!dot || strcasecmp(dot, ".smd")) continue; /* QC projects hold QC and VTA files too */
 			smdmx_error err;
 			smdmx_scene *a = smdmx_smd_read_file(path, NULL, &err, NULL);
 			if (!a) fail_msg("%s: %s", name, err.message);
@@ -70,7 +72,36 @@ static void test_corpus_smd(void **state)
 		}
 		test_free_list(paths, n);
 	}
-	assert_int_equal(files, 32);
+	assert_int_equal(files, 32 + 68);
+}
+
+/* Bones in an order that is not depth-first (Valve's XSI exports list them so) keep their
+ * order through every model format: the lift follows jointList (jointTransforms in 1). */
+static void test_joint_order(void **state)
+{
+	(void)state;
+	const char *text = "version 1\nnodes\n0 \"root\" -1\n1 \"a\" 0\n2 \"b\" 0\n3 \"a_child\" 1\n4 \"b_child\" 2\nend\n"
+	                   "skeleton\ntime 0\n0 0 0 0 0 0 0\n1 1 0 0 0 0 0\n2 0 1 0 0 0 0\n3 0 0 1 0 0 0\n4 2 0 0 0 0 0\nend\n"
+	                   "triangles\nmat\n3 0 0 0 0 0 1 0 0\n4 1 0 0 0 0 1 1 0 2 4 0.5 1 0.5\n2 0 1 0 0 0 1 0 1\nend\n";
+	smdmx_error err;
+	smdmx_scene *a = smdmx_smd_read_memory(text, strlen(text), NULL, &err, NULL);
+	assert_non_null(a);
+	static const int models[] = { 1, 15, 18, 22 };
+	for (size_t m = 0; m < 4; m++) {
+		smdmx_scene *b = smd_to_dmx_to_scene(a, models[m], "binary", models[m] == 22 ? 9 : 5, NULL);
+		static const char *const names[] = { "root", "a", "b", "a_child", "b_child" };
+		static const uint32_t parents[] = { SMDMX_NONE, 0, 0, 1, 2 };
+		assert_int_equal(b->joint_count, 5);
+		for (size_t j = 0; j < 5; j++) {
+			assert_string_equal(b->joints[j].name, names[j]);
+			assert_int_equal(b->joints[j].parent, parents[j]);
+		}
+		smdmx_compare_options co = { .dmx_weights = true, .max_links = 3 };
+		char diff[256];
+		if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff))) fail_msg("model %d: %s", models[m], diff);
+		smdmx_scene_free(b);
+	}
+	smdmx_scene_free(a);
 }
 
 /* A file with 4 weight links on some vertices loses one in formats before 22, and says so. */
@@ -1121,6 +1152,7 @@ int main(void)
 	setlocale(LC_ALL, "");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus_smd),
+		cmocka_unit_test(test_joint_order),
 		cmocka_unit_test(test_links_warning),
 		cmocka_unit_test(test_corpus_dmx),
 		cmocka_unit_test(test_sample_identical),

@@ -124,6 +124,59 @@ static void test_line_ends(void **state)
 	smdmx_scene_free(c);
 }
 
+/* Other writers' habits: a UTF-8 byte order mark (Windows editors), Crowbar's header
+ * comment and indentation, commented-out triangles and its physics faces of 9 values. */
+static void test_other_writers(void **state)
+{
+	(void)state;
+	const char *plain = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 1 2 3 0 0 0\nend\ntriangles\nmat\n"
+	                    "0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\nend\n";
+	char bom[512];
+	snprintf(bom, sizeof(bom), "\xEF\xBB\xBF%s", plain);
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_scene *a = smdmx_smd_read_memory(plain, strlen(plain), NULL, &err, &w);
+	assert_non_null(a);
+	assert_int_equal(w.count, 0);
+	smdmx_scene *b = smdmx_smd_read_memory(bom, strlen(bom), NULL, &err, &w);
+	assert_non_null(b);
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_BOM);
+	assert_int_equal(w.data[0].line, 1);
+	assert_int_equal(w.data[0].column, 1);
+	assert_int_equal(w.data[0].count, 1);
+	char diff[256];
+	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
+	smdmx_scene_free(b);
+	/* a mark before a comment line, and an error after one still counts the mark's bytes */
+	snprintf(bom, sizeof(bom), "\xEF\xBB\xBF// exported\n%s", plain);
+	b = smdmx_smd_read_memory(bom, strlen(bom), NULL, &err, &w);
+	assert_non_null(b);
+	assert_int_equal(w.count, 1);
+	smdmx_scene_free(b);
+	assert_null(smdmx_smd_read_memory("\xEF\xBB\xBFversion x\n", 13, NULL, &err, &w));
+	assert_int_equal(err.line, 1);
+	assert_int_equal(err.column, 12);
+	/* only at the start of the file */
+	snprintf(bom, sizeof(bom), "version 1\n\xEF\xBB\xBFnodes\n");
+	assert_null(smdmx_smd_read_memory(bom, strlen(bom), NULL, &err, &w));
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.column, 1);
+	smdmx_scene_free(a);
+
+	/* Crowbar's decompiled reference (after its SourceSmdFile49 writer) */
+	a = read_ok("testdata/ok/crowbar.smd", &w);
+	assert_int_equal(w.count, 0);
+	assert_int_equal(a->joint_count, 2);
+	assert_int_equal(a->mesh_count, 1);
+	assert_int_equal(a->meshes[0].face_set_count, 2);
+	assert_string_equal(a->materials[a->meshes[0].face_sets[0].material].name, "mat");
+	assert_string_equal(a->materials[a->meshes[0].face_sets[1].material].name, "phy");
+	assert_int_equal(a->meshes[0].corner_count, 6);
+	assert_true(a->joints[1].bind.position[0] == 1.0f);
+	smdmx_scene_free(a);
+}
+
 static void test_animation_hold(void **state)
 {
 	(void)state;
@@ -749,6 +802,7 @@ int main(void)
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_duplicate_names),
 		cmocka_unit_test(test_line_ends),
+		cmocka_unit_test(test_other_writers),
 		cmocka_unit_test(test_animation_hold),
 		cmocka_unit_test(test_version3_uvs),
 		cmocka_unit_test(test_vta),

@@ -83,6 +83,12 @@ static inline char *test_corpus_path(const char *rel)
 	return buf;
 }
 
+static inline const char *test_base_name_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
 static inline int test_compare_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -117,6 +123,38 @@ static inline char **test_corpus_files(const char *sub, size_t *count)
 	return list;
 }
 
+/* The same for a folder and every folder below it (paths sorted as text). */
+static inline char **test_corpus_tree(const char *sub, size_t *count)
+{
+	size_t n;
+	char **top = test_corpus_files(sub, &n);
+	char **list = NULL;
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		DIR *d = opendir(top[i]);
+		if (d) {
+			closedir(d);
+			char rel[4096];
+			snprintf(rel, sizeof(rel), "%s/%s", sub, test_base_name_of(top[i]));
+			size_t m;
+			char **below = test_corpus_tree(rel, &m);
+			list = realloc(list, (total + m + 1) * sizeof(char *));
+			assert_non_null(list);
+			for (size_t k = 0; k < m; k++) list[total++] = below[k];
+			free(below);
+			free(top[i]);
+			continue;
+		}
+		list = realloc(list, (total + 1) * sizeof(char *));
+		assert_non_null(list);
+		list[total++] = top[i];
+	}
+	free(top);
+	if (total) qsort(list, total, sizeof(char *), test_compare_names);
+	*count = total;
+	return list;
+}
+
 static inline void test_free_list(char **list, size_t count)
 {
 	for (size_t i = 0; i < count; i++) free(list[i]);
@@ -126,8 +164,7 @@ static inline void test_free_list(char **list, size_t count)
 /* The file name part of a path. */
 static inline const char *test_base_name(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
+	return test_base_name_of(path);
 }
 
 /* An allocator that counts live bytes, to prove that failures leak nothing. */

@@ -86,6 +86,7 @@ typedef enum smdmx_warning_code {
 	                                               that type's empty value (decision 14) */
 	SMDMX_WARNING_UNESCAPED_QUOTE = 18,         /* keyvalues2: a quote inside a string that was not escaped */
 	SMDMX_WARNING_RAW_BACKSLASH = 19,           /* keyvalues2: backslashes that are not escapes, read as written */
+	SMDMX_WARNING_BOM = 20,                     /* SMD: a UTF-8 byte order mark at the start, skipped */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 
