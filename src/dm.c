@@ -526,8 +526,8 @@ static bool quats_equal(const float *u, const float *v, double tol)
 	return true;
 }
 
-static bool items_equal(const smdmx_dm *a, const smdmx_dm_attr *x, const smdmx_dm *b, const smdmx_dm_attr *y, size_t i,
-                        double rot_tol)
+bool sm_dm_items_equal(const smdmx_dm *a, const smdmx_dm_attr *x, const smdmx_dm *b, const smdmx_dm_attr *y, size_t i,
+                       double rot_tol)
 {
 	const void *p = item_at(x, i), *q = item_at(y, i);
 	if (rot_tol > 0 && x->type == SMDMX_DM_QUATERNION) return quats_equal(p, q, rot_tol);
@@ -571,7 +571,7 @@ static bool attrs_equal(const smdmx_dm *a, const smdmx_dm_attr *x, size_t nx, co
 		if (x[i].is_array && n != y[i].value.array.count)
 			return dm_differ(diff, size, "%s: attribute '%s' has %zu items vs %zu", where, x[i].name, n, y[i].value.array.count);
 		for (size_t k = 0; k < n; k++)
-			if (!items_equal(a, &x[i], b, &y[i], k, rot_tol))
+			if (!sm_dm_items_equal(a, &x[i], b, &y[i], k, rot_tol))
 				return dm_differ(diff, size, "%s: attribute '%s' differs at item %zu", where, x[i].name, k);
 	}
 	return true;

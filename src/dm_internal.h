@@ -48,6 +48,12 @@ smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_option
 
 void sm_sha1(const void *data, size_t n, uint8_t out[20]);
 
+/* Item i of two attributes of one type (scalars are item 0) holds the same value: floats
+ * equal as float32 values, references by their targets' ids, quaternions as rotations within
+ * rot_tol when it is above 0. */
+bool sm_dm_items_equal(const smdmx_dm *a, const smdmx_dm_attr *x, const smdmx_dm *b, const smdmx_dm_attr *y, size_t i,
+                       double rot_tol);
+
 static inline smdmx_dm_limits sm_dm_limits_resolve(const smdmx_dm_limits *in)
 {
 	smdmx_dm_limits l = { 0, 0, 0, 0, 0 };

@@ -563,6 +563,16 @@ static void expect_warning(const smdmx_warnings *w, smdmx_warning_code code, siz
 		         col, x->message);
 }
 
+/* A testdata file that reads with exactly one warning, of that code, count and position. */
+static smdmx_dm *read_one_warning(const char *rel, smdmx_warning_code code, size_t count, uint32_t line, uint32_t col)
+{
+	smdmx_warnings w;
+	smdmx_dm *dm = read_warned(test_path(rel), &w);
+	assert_int_equal(w.count, 1);
+	expect_warning(&w, code, count, line, col);
+	return dm;
+}
+
 /* keyvalues2 as Valve's reader tokenizes it (A12): quoted strings whose escapes are all in
  * its set, { } [ ], commas and whitespace, nothing else. Returns the offset of the first
  * byte outside that grammar, or SIZE_MAX. */
@@ -616,10 +626,7 @@ static void expect_strict_rewrite(const smdmx_dm *dm, const char *label)
 static void test_bare_types(void **state)
 {
 	(void)state;
-	smdmx_warnings w;
-	smdmx_dm *dm = read_warned(test_path("testdata/kv2/ok/bare.dmx"), &w);
-	assert_int_equal(w.count, 1);
-	expect_warning(&w, SMDMX_WARNING_BARE_TYPE, 39, 4, 6);
+	smdmx_dm *dm = read_one_warning("testdata/kv2/ok/bare.dmx", SMDMX_WARNING_BARE_TYPE, 39, 4, 6);
 	assert_int_equal(dm->prefix_attr_count, 1);
 	assert_int_equal(dm->prefix_attrs[0].type, SMDMX_DM_FLOAT);
 	assert_true(dm->prefix_attrs[0].value.f == 0.0f);
@@ -713,18 +720,14 @@ static void test_other_writers(void **state)
 	smdmx_dm_free(dm);
 
 	/* "C:\models\" swallows its closing quote when read with escapes: read as written */
-	dm = read_warned(test_path("testdata/kv2/ok/raw_backslash.dmx"), &w);
-	assert_int_equal(w.count, 1);
-	expect_warning(&w, SMDMX_WARNING_RAW_BACKSLASH, 5, 6, 20);
+	dm = read_one_warning("testdata/kv2/ok/raw_backslash.dmx", SMDMX_WARNING_RAW_BACKSLASH, 5, 6, 20);
 	assert_string_equal(attr(dm, dm->root, "dir")->value.s, "C:\\models\\");
 	assert_string_equal(attr(dm, dm->root, "file")->value.s, "C:\\models\\new\\arm.smd");
 	expect_strict_rewrite(dm, "raw_backslash.dmx");
 	smdmx_dm_free(dm);
 
 	/* an unknown escape, alone: kept as written */
-	dm = read_warned(test_path("testdata/kv2/ok/unknown_escape.dmx"), &w);
-	assert_int_equal(w.count, 1);
-	expect_warning(&w, SMDMX_WARNING_RAW_BACKSLASH, 2, 6, 21);
+	dm = read_one_warning("testdata/kv2/ok/unknown_escape.dmx", SMDMX_WARNING_RAW_BACKSLASH, 2, 6, 21);
 	assert_string_equal(attr(dm, dm->root, "path")->value.s, "C:\\Maya\\x");
 	smdmx_dm_free(dm);
 
@@ -744,40 +747,6 @@ static void test_other_writers(void **state)
 }
 
 /* ---- the corpus of keyvalues2 written by Blender Source Tools' datamodel.py ---------------- */
-
-/* Bytes of one item, compared as the values they hold. */
-static bool same_item(const smdmx_dm *a, const smdmx_dm_attr *x, const smdmx_dm *b, const smdmx_dm_attr *y, size_t i)
-{
-	size_t size = smdmx_dm_item_size(x->type);
-	const void *p = x->is_array ? (const char *)x->value.array.data + i * size
-	                            : x->type == SMDMX_DM_MATRIX ? (const void *)x->value.matrix : (const void *)&x->value;
-	const void *q = y->is_array ? (const char *)y->value.array.data + i * size
-	                            : y->type == SMDMX_DM_MATRIX ? (const void *)y->value.matrix : (const void *)&y->value;
-	switch (x->type) {
-	case SMDMX_DM_ELEMENT: {
-		uint32_t u = *(const uint32_t *)p, v = *(const uint32_t *)q;
-		if (u == SMDMX_NONE || v == SMDMX_NONE) return u == v;
-		return memcmp(a->elements[u].id, b->elements[v].id, 16) == 0;
-	}
-	case SMDMX_DM_STRING: return strcmp(*(const char *const *)p, *(const char *const *)q) == 0;
-	case SMDMX_DM_BOOL: return x->is_array ? (*(const uint8_t *)p != 0) == (*(const uint8_t *)q != 0) : x->value.b == y->value.b;
-	case SMDMX_DM_BINARY: {
-		const smdmx_dm_binary *u = p, *v = q;
-		return u->size == v->size && (!u->size || memcmp(u->data, v->data, u->size) == 0);
-	}
-	case SMDMX_DM_FLOAT:
-	case SMDMX_DM_VECTOR2:
-	case SMDMX_DM_VECTOR3:
-	case SMDMX_DM_VECTOR4:
-	case SMDMX_DM_QANGLE:
-	case SMDMX_DM_QUATERNION:
-	case SMDMX_DM_MATRIX:
-		for (size_t k = 0; k < size / sizeof(float); k++)
-			if (((const float *)p)[k] != ((const float *)q)[k]) return false;
-		return true;
-	default: return memcmp(p, q, size) == 0;
-	}
-}
 
 /* What datamodel.py's keyvalues2 leaves out of a datamodel it read from a binary file. */
 typedef struct twin_losses {
@@ -822,7 +791,7 @@ static void compare_twin(const smdmx_dm *kv, const smdmx_dm *bin, const char *la
 			if (p->is_array && n != q->value.array.count)
 				fail_msg("%s: %s.%s: %zu items vs %zu", label, x->name, p->name, n, q->value.array.count);
 			for (size_t t = 0; t < n; t++)
-				if (!same_item(kv, p, bin, q, t)) fail_msg("%s: %s.%s differs at item %zu", label, x->name, p->name, t);
+				if (!sm_dm_items_equal(kv, p, bin, q, t, 0)) fail_msg("%s: %s.%s differs at item %zu", label, x->name, p->name, t);
 		}
 	}
 	/* what was left out is what no reference reaches from the root */
