@@ -1125,6 +1125,45 @@ static uint32_t material_index(lift *l, uint32_t mat_el)
 	return (uint32_t)l->materials.count - 1;
 }
 
+/* A corrective (combination) shape is named by joining the shapes that drive it with '_'
+ * ('__' in ModelDoc's files: FORMATS.md C10): a name whose parts are all names of other
+ * shapes of the model. A name with '_' whose parts are not ("flex_1", "brow_raiser" beside
+ * no "brow" and "raiser") is a shape of its own. */
+static bool mark_correctives(lift *l)
+{
+	smdmx_flex_shape *sh = l->shapes.data;
+	size_t n = l->shapes.count;
+	sm_names names;
+	if (!sm_names_init(&l->o->alloc, &names, n)) return sm_fail_oom(l->error);
+	bool ok = true;
+	for (size_t i = 0; ok && i < n; i++) ok = sm_names_put(&l->o->alloc, &names, sh[i].name, (uint32_t)i, true);
+	char part[256];
+	for (size_t i = 0; ok && i < n; i++) {
+		const char *name = sh[i].name;
+		if (sh[i].corrective || !strchr(name, '_')) continue;
+		const char *sep = strstr(name, "__") ? "__" : "_";
+		size_t sl = strlen(sep), parts = 0;
+		bool all = true;
+		for (const char *p = name; all;) {
+			const char *e = strstr(p, sep);
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			all = len > 0 && len < sizeof(part);
+			if (all) {
+				memcpy(part, p, len);
+				part[len] = '\0';
+				uint32_t j = sm_names_get(&names, part);
+				all = j != SMDMX_NONE && j != i;
+				parts++;
+			}
+			if (!e) break;
+			p = e + sl;
+		}
+		sh[i].corrective = all && parts >= 2;
+	}
+	sm_names_free(&l->o->alloc, &names);
+	return ok || sm_fail_oom(l->error);
+}
+
 static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_count)
 {
 	smdmx_mesh *m = (smdmx_mesh *)l->meshes.data + mi;
@@ -1289,7 +1328,7 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 		sh->mesh = (uint32_t)mi;
 		sh->frame = -1;
 		const smdmx_dm_attr *cor = get(l, d, "corrected");
-		sh->corrective = strchr(sh->name, '_') != NULL || (cor && cor->type == SMDMX_DM_BOOL && cor->value.b);
+		sh->corrective = cor && cor->type == SMDMX_DM_BOOL && !cor->is_array && cor->value.b; /* and see mark_correctives */
 		{
 			size_t nv, nix2;
 			const float *v = get_array(l, d, field_names[f][6], SMDMX_DM_FLOAT, &nv);
@@ -1571,6 +1610,7 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	size_t table_count = 0;
 	ok = ok && joint_table(&l, model, &table, &table_count);
 	for (size_t m = 0; ok && m < l.meshes.count; m++) ok = lift_mesh(&l, m, table, table_count);
+	ok = ok && mark_correctives(&l);
 	if (ok) {
 		s->name = dm->elements[root].name;
 		s->joints = l.joints.data;

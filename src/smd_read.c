@@ -138,7 +138,9 @@ typedef struct reader {
 	bool has_vertex_animation;
 	sm_vec vta_frames;      /* frame_info */
 	sm_vec vta_lines;       /* base_line: the base frame as read (memory follows the input) */
-	sm_vec vta_base;        /* float[6] per vertex id, once the base frame is complete */
+	sm_vec vta_base;        /* float[6] per base vertex, in the order of their ids, once the base frame is complete */
+	uint32_t *vta_ids;      /* the ids, ascending; NULL when they are 0 to n-1 */
+	uint32_t *vta_id_lines; /* the line of each base vertex */
 	sm_vec shapes;          /* smdmx_flex_shape */
 } reader;
 
@@ -544,7 +546,7 @@ static bool bone_index(reader *r, int64_t id, const char *at, uint32_t *out)
 /* ---- time lines ----------------------------------------------------------------------------- */
 
 /* "time N" with an optional "# name" (or "; name", "// name") comment. */
-static bool read_time(reader *r, sm_vec *frames, const char *block)
+static bool read_time(reader *r, sm_vec *frames, const char *block, bool gaps_missing)
 {
 	const char *w;
 	size_t wn = peek_word(r, &w);
@@ -562,7 +564,7 @@ static bool read_time(reader *r, sm_vec *frames, const char *block)
 		               (long long)t, (long long)prev->number, block);
 	if (frames->count >= r->limits.max_frames)
 		return fail_at(r, num_at, SMDMX_ERROR_LIMIT, "more than %zu frames", r->limits.max_frames);
-	if (prev && t != prev->number + 1)
+	if (gaps_missing && prev && t != prev->number + 1)
 		sm_warn(r->warnings, SMDMX_WARNING_MISSING_FRAME, r->line_no, col_of(r, num_at),
 		        "frames %lld to %lld are missing", (long long)prev->number + 1, (long long)t - 1);
 	const char *name = NULL;
@@ -615,7 +617,7 @@ static bool read_skeleton(reader *r)
 			return true;
 		}
 		if (word_is(w, wn, "time")) {
-			SM_CHECK(read_time(r, &r->frames, "skeleton"));
+			SM_CHECK(read_time(r, &r->frames, "skeleton", true));
 			/* A new frame starts as a copy of the one before (bones left out hold). */
 			size_t f = r->frames.count - 1, need;
 			if (!sm_mul(r->frames.count, nj, &need) || need > r->limits.max_keys)
@@ -1059,6 +1061,7 @@ static bool finish_shape(reader *r, sm_vec *pos_idx, sm_vec *pos_d, sm_vec *nrm_
 	const frame_info *f = (const frame_info *)r->vta_frames.data + r->vta_frames.count - 1;
 	sh->frame = (int32_t)f->number;
 	sh->name = f->name;
+	sh->line = f->line;
 	sh->position_indices = pos_idx->data;
 	sh->position_deltas = pos_d->data;
 	sh->position_count = pos_idx->count;
@@ -1069,33 +1072,59 @@ static bool finish_shape(reader *r, sm_vec *pos_idx, sm_vec *pos_d, sm_vec *nrm_
 	return true;
 }
 
-/* The base frame must list the ids 0 to n-1, each once; they become dense arrays then (so a
- * huge id in a small file is an error, not a huge allocation). */
+static int base_line_order(const void *a, const void *b)
+{
+	uint32_t x = ((const base_line *)a)->id, y = ((const base_line *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* The base frame lists each vertex id once, in any order and with any gaps (Crowbar numbers
+ * a later body part's vertices from where the earlier ones end). The vertices are kept in
+ * the order of their ids, so memory follows the lines read, never the largest id. */
 static bool finish_base(reader *r)
 {
-	const base_line *lines = r->vta_lines.data;
+	base_line *lines = r->vta_lines.data;
 	size_t n = r->vta_lines.count;
+	bool sorted = true, dense = true;
+	for (size_t i = 1; i < n && sorted; i++) sorted = lines[i - 1].id < lines[i].id;
+	if (!sorted) qsort(lines, n, sizeof(base_line), base_line_order);
+	for (size_t i = 0; i < n; i++) {
+		if (i && lines[i].id == lines[i - 1].id) {
+			uint32_t first = lines[i - 1].line < lines[i].line ? lines[i].line : lines[i - 1].line;
+			return sm_fail(r->error, SMDMX_ERROR_VERTEX_ID, first, 1, "vertex id %u appears twice in the base frame",
+			               lines[i].id);
+		}
+		dense = dense && lines[i].id == i;
+	}
 	SM_CHECK(sm_vec_reserve(r->o, &r->vta_base, 6 * sizeof(float), n ? n : 1, r->error));
-	sm_vec seen = SM_VEC_INIT;
-	SM_CHECK(sm_vec_reserve(r->o, &seen, 1, n ? n : 1, r->error));
-	uint8_t *present = seen.data;
-	memset(present, 0, n);
+	r->vta_id_lines = sm_owned_alloc(r->o, (n ? n : 1) * sizeof(uint32_t), r->error);
+	if (!r->vta_id_lines) return false;
+	if (!dense) {
+		r->vta_ids = sm_owned_alloc(r->o, (n ? n : 1) * sizeof(uint32_t), r->error);
+		if (!r->vta_ids) return false;
+	}
 	float *base = r->vta_base.data;
 	for (size_t i = 0; i < n; i++) {
-		if (lines[i].id >= n)
-			return sm_fail(r->error, SMDMX_ERROR_VERTEX_ID, lines[i].line, 1,
-			               "vertex id %u leaves a gap: the base frame has %zu vertices, ids 0 to %zu", lines[i].id, n,
-			               n ? n - 1 : 0);
-		if (present[lines[i].id])
-			return sm_fail(r->error, SMDMX_ERROR_VERTEX_ID, lines[i].line, 1,
-			               "vertex id %u appears twice in the base frame", lines[i].id);
-		present[lines[i].id] = 1;
-		memcpy(base + 6 * (size_t)lines[i].id, lines[i].v, 6 * sizeof(float));
+		memcpy(base + 6 * i, lines[i].v, 6 * sizeof(float));
+		r->vta_id_lines[i] = lines[i].line;
+		if (r->vta_ids) r->vta_ids[i] = lines[i].id;
 	}
 	r->vta_base.count = n;
-	sm_vec_release(r->o, &seen, 1);
 	sm_vec_release(r->o, &r->vta_lines, sizeof(base_line));
 	return true;
+}
+
+/* The base vertex of an id, or SIZE_MAX when the base frame does not list it. */
+static size_t base_vertex(const reader *r, size_t id)
+{
+	if (!r->vta_ids) return id < r->vta_base.count ? id : SIZE_MAX;
+	size_t lo = 0, hi = r->vta_base.count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->vta_ids[mid] < id) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo < r->vta_base.count && r->vta_ids[lo] == id ? lo : SIZE_MAX;
 }
 
 static bool read_vertexanimation(reader *r)
@@ -1120,7 +1149,9 @@ static bool read_vertexanimation(reader *r)
 			return expect_end(r, "'end'");
 		}
 		if (is_time) {
-			SM_CHECK(read_time(r, &r->vta_frames, "vertexanimation"));
+			/* A shape that moves nothing may have no 'time' here (Valve's exporters leave
+			 * it out): the skeleton block lists it, so a gap is no missing frame. */
+			SM_CHECK(read_time(r, &r->vta_frames, "vertexanimation", false));
 			if (r->vta_frames.count == 2) SM_CHECK(finish_base(r));
 			in_shape = r->vta_frames.count > 1;
 			continue;
@@ -1145,15 +1176,16 @@ static bool read_vertexanimation(reader *r)
 			memcpy(b->v, v, sizeof(v));
 			continue;
 		}
-		if (uid >= r->vta_base.count)
+		size_t bv = base_vertex(r, uid);
+		if (bv == SIZE_MAX)
 			return fail_at(r, id_at, SMDMX_ERROR_VERTEX_ID, "vertex id %lld is not in the base frame", (long long)id);
-		const float *b = (const float *)r->vta_base.data + 6 * uid;
+		const float *b = (const float *)r->vta_base.data + 6 * bv;
 		uint32_t *a = sm_vec_push(r->o, &pi, sizeof(uint32_t), r->error);
 		float *dp = sm_vec_push(r->o, &pd, sizeof(smdmx_vec3), r->error);
 		uint32_t *c = sm_vec_push(r->o, &ni, sizeof(uint32_t), r->error);
 		float *dn = sm_vec_push(r->o, &nd, sizeof(smdmx_vec3), r->error);
 		if (!a || !dp || !c || !dn) return false;
-		*a = *c = (uint32_t)uid;
+		*a = *c = (uint32_t)bv;
 		for (int i = 0; i < 3; i++) {
 			dp[i] = v[i] - b[i];
 			dn[i] = v[3 + i] - b[3 + i];
@@ -1242,14 +1274,42 @@ static bool build_vta_mesh(reader *r)
 		memcpy(m->normals[i], b + 6 * i + 3, sizeof(smdmx_vec3));
 		m->position_indices[i] = m->normal_indices[i] = (uint32_t)i;
 	}
-	smdmx_flex_shape *sh = r->shapes.data;
+	/* The shapes are the skeleton's frames after the base, each with the vertex lines of its
+	 * 'time' in vertexanimation, or none: a shape that moves nothing may be left out there.
+	 * Both lists ascend, so they merge in one pass. */
 	const frame_info *skel = r->frames.data;
-	for (size_t i = 0; i < r->shapes.count; i++) {
+	int64_t base_frame = r->vta_frames.count ? ((const frame_info *)r->vta_frames.data)[0].number : INT64_MAX;
+	size_t extra = 0;
+	for (size_t f = 0, i = 0; f < r->frames.count; f++) {
+		const smdmx_flex_shape *have = r->shapes.data;
+		while (i < r->shapes.count && have[i].frame < skel[f].number) i++;
+		if (skel[f].number > base_frame && (i == r->shapes.count || have[i].frame != skel[f].number)) extra++;
+	}
+	if (extra) {
+		size_t nv = r->shapes.count, total = nv + extra;
+		smdmx_flex_shape *merged = sm_owned_calloc(r->o, total, sizeof(smdmx_flex_shape), r->error);
+		if (!merged) return false;
+		const smdmx_flex_shape *have = r->shapes.data;
+		size_t i = 0, k = 0;
+		for (size_t f = 0; f <= r->frames.count; f++) {
+			int64_t until = f < r->frames.count ? skel[f].number : INT64_MAX;
+			while (i < nv && have[i].frame <= until) merged[k++] = have[i++];
+			if (f == r->frames.count || skel[f].number <= base_frame || (k && merged[k - 1].frame == skel[f].number)) continue;
+			smdmx_flex_shape *e = &merged[k++];
+			e->frame = (int32_t)skel[f].number;
+			e->line = skel[f].line;
+		}
+		sm_vec_release(r->o, &r->shapes, sizeof(smdmx_flex_shape));
+		r->shapes.data = merged;
+		r->shapes.count = r->shapes.cap = total;
+	}
+	smdmx_flex_shape *sh = r->shapes.data;
+	for (size_t i = 0, f = 0; i < r->shapes.count; i++) {
 		sh[i].mesh = mi;
 		if (!sh[i].name) {
 			/* The name from the skeleton's time line, else flex_N */
-			for (size_t f = 0; f < r->frames.count; f++)
-				if (skel[f].number == sh[i].frame && skel[f].name) sh[i].name = skel[f].name;
+			while (f < r->frames.count && skel[f].number < sh[i].frame) f++;
+			if (f < r->frames.count && skel[f].number == sh[i].frame) sh[i].name = skel[f].name;
 		}
 		if (!sh[i].name) {
 			char name[32];
@@ -1318,6 +1378,10 @@ static bool build_scene(reader *r)
 	}
 	bool vta = r->has_vertex_animation && !r->has_triangles;
 	sc->source.format = vta ? SMDMX_SOURCE_VTA : SMDMX_SOURCE_SMD;
+	if (vta) {
+		sc->source.vta_ids = r->vta_ids;
+		sc->source.vta_lines = r->vta_id_lines;
+	}
 	sc->source.smd_kind = vta ? SMDMX_SMD_VERTEX_ANIMATION
 	                          : r->has_triangles ? SMDMX_SMD_REFERENCE : SMDMX_SMD_ANIMATION;
 	sc->source.version = r->version;

@@ -509,6 +509,7 @@ typedef struct vta_mesh {
 	uint32_t *pos_first, *pos_ids; /* per position: offsets into pos_ids (ids, ascending) */
 	uint32_t *nrm_first, *nrm_ids; /* the same per normal; NULL without normals */
 	int32_t *pos_map, *nrm_map;    /* scratch: per position and normal, a delta or -1 */
+	const uint32_t *number;        /* per corner, the number a VTA that was read gave it; NULL: base + id */
 	xform x;
 	bool has_xform;
 } vta_mesh;
@@ -596,6 +597,9 @@ static bool vta_meshes(vta_writer *v)
 		if (!vm->pos_map) return false;
 		for (size_t i = 0; i < m->position_count + m->normal_count; i++) vm->pos_map[i] = -1;
 		vm->nrm_map = vm->pos_map + m->position_count;
+		/* A VTA read keeps its vertex numbers (they may start above 0 or skip). */
+		if (s->source.format == SMDMX_SOURCE_VTA && s->source.vta_ids && s->mesh_count == 1 && !m->face_set_count)
+			vm->number = s->source.vta_ids;
 		base += vm->count;
 	}
 	return true;
@@ -716,7 +720,7 @@ static bool write_vta_line(writer *w, const smdmx_mesh *m, const vta_mesh *vm, s
 		memcpy(pos, a, sizeof(a));
 		memcpy(nrm, b, sizeof(b));
 	}
-	SM_CHECK(put_int(w, (int64_t)(vm->base + id), false));
+	SM_CHECK(put_int(w, (int64_t)(vm->number ? vm->number[c] : vm->base + id), false));
 	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, pos[i]));
 	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, nrm[i]));
 	return eol(w);
@@ -779,6 +783,12 @@ static bool write_vta(writer *w)
 	v.block_cap = 6 * s->mesh_count + 8;
 	ok = vta_meshes(&v) && group_shapes(&v) && vta_budget(&v);
 	size_t ng = ok ? v.group_count : 0;
+	/* A VTA read keeps its frame numbers too (a QC names shapes by them), when they ascend. */
+	bool numbered = s->source.format == SMDMX_SOURCE_VTA;
+	for (size_t g = 0; numbered && g < ng; g++) {
+		int32_t f = s->flex_shapes[v.shapes[v.group_first[g]]].frame;
+		numbered = f >= 1 && (g == 0 || f > s->flex_shapes[v.shapes[v.group_first[g - 1]]].frame);
+	}
 	/* A VTA read with a pose in its frame 0 (Valve's exporters write the skeleton there) is
 	 * written with it; otherwise frame 0 is empty, as Blender Source Tools writes it and as
 	 * the reference carries the skeleton. */
@@ -789,12 +799,16 @@ static bool write_vta(writer *w)
 		        t->orientation[1] != 0 || t->orientation[2] != 0 || t->orientation[3] != 1;
 	}
 	ok = ok && puts_(w, "skeleton") && eol(w) && (posed ? write_bind_frame(w) : write_time_name(w, 0, NULL));
-	for (size_t g = 0; ok && g < ng; g++) ok = write_time_name(w, g + 1, s->flex_shapes[v.shapes[v.group_first[g]]].name);
+	for (size_t g = 0; ok && g < ng; g++) {
+		const smdmx_flex_shape *first = &s->flex_shapes[v.shapes[v.group_first[g]]];
+		ok = write_time_name(w, numbered ? (size_t)first->frame : g + 1, first->name);
+	}
 	ok = ok && puts_(w, "end") && eol(w) && puts_(w, "vertexanimation") && eol(w) && write_time_name(w, 0, NULL);
 	for (size_t mi = 0; ok && mi < s->mesh_count; mi++)
 		for (size_t id = 0; ok && id < v.meshes[mi].count; id++) ok = write_vta_line(w, &s->meshes[mi], &v.meshes[mi], id, NULL);
 	for (size_t g = 0; ok && g < ng; g++) {
-		ok = write_time_name(w, g + 1, s->flex_shapes[v.shapes[v.group_first[g]]].name);
+		const smdmx_flex_shape *first = &s->flex_shapes[v.shapes[v.group_first[g]]];
+		ok = write_time_name(w, numbered ? (size_t)first->frame : g + 1, first->name);
 		for (size_t k = v.group_first[g]; ok && k < v.group_first[g + 1]; k++) ok = write_vta_shape(&v, &s->flex_shapes[v.shapes[k]]);
 	}
 	vta_free(&v);

@@ -358,14 +358,7 @@ static void test_vta_through_dmx(void **state)
 		smdmx_scene_free(b);
 		smdmx_scene_free(v);
 	}
-	/* a VTA with another vertex count than the reference's corners is an error */
-	smdmx_error err;
-	smdmx_scene *a = smdmx_smd_read_file(sref, NULL, &err, NULL);
-	smdmx_scene *v = smdmx_smd_read_file(flex, NULL, &err, NULL);
-	assert_false(smdmx_scene_attach_vta(a, v, &err, NULL));
-	assert_int_equal(err.code, SMDMX_ERROR_VERTEX_ID);
-	smdmx_scene_free(a);
-	smdmx_scene_free(v);
+	/* (a VTA that is not numbered by the reference's corners: tests/test_vta.c) */
 }
 
 /* Scale and up axis over everything (exact quarter turns); clips from several files;

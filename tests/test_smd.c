@@ -452,10 +452,20 @@ static void test_limits(void **state)
 	s = smdmx_smd_read_memory(poses, strlen(poses), &k, &err, NULL);
 	assert_non_null(s);
 	smdmx_scene_free(s);
-	/* a VTA id far beyond the base frame's size is an error, not an allocation */
+	/* a VTA id far beyond the base frame's size is a number, not an allocation */
 	const char *vta = "version 1\nnodes\n0 \"a\" -1\nend\nvertexanimation\ntime 0\n0 0 0 0 0 0 1\n"
 	                  "2000000000 0 0 0 0 0 1\nend\n";
-	expect_error(vta, strlen(vta), NULL, SMDMX_ERROR_VERTEX_ID, 8, 1);
+	test_counter vc = { 0, 0, 0 };
+	smdmx_smd_read_options vo = { .allocator = test_allocator(&vc) };
+	s = smdmx_smd_read_memory(vta, strlen(vta), &vo, &err, NULL);
+	assert_non_null(s);
+	assert_int_equal(s->meshes[0].corner_count, 2);
+	assert_int_equal(s->source.vta_ids[1], 2000000000);
+	assert_true(vc.peak < (1 << 20));
+	smdmx_scene_free(s);
+	/* and past the corner limit, an error at the id */
+	vo.limits.max_corners = 2000000000;
+	expect_error(vta, strlen(vta), &vo, SMDMX_ERROR_VERTEX_ID, 8, 1);
 	const char *twice = "version 1\nnodes\n0 \"a\" -1\nend\nvertexanimation\ntime 0\n1 0 0 0 0 0 1\n"
 	                    "1 0 0 0 0 0 1\ntime 1\nend\n";
 	expect_error(twice, strlen(twice), NULL, SMDMX_ERROR_VERTEX_ID, 8, 1);

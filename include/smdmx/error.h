@@ -72,7 +72,7 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_DUPLICATE_NAME = 5,           /* two bones share one name */
 	SMDMX_WARNING_NO_SKELETON_FRAME = 6,        /* a skeleton block without any frame */
 	SMDMX_WARNING_LINKS_TRUNCATED = 7,          /* more weight links than the output format holds */
-	SMDMX_WARNING_VTA_CONFLICT = 8,             /* a shape moved corners of one vertex differently */
+	SMDMX_WARNING_VTA_CONFLICT = 8,             /* corners on one position or normal whose VTA vertices move differently */
 	SMDMX_WARNING_DROPPED = 9,                  /* something read could not be kept (an unknown flex rule type) */
 	/* What SMD cannot hold, one code per kind so that each is reported with its own count: */
 	SMDMX_WARNING_DROPPED_BALANCE = 10,         /* stereo balance */
@@ -87,6 +87,9 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_UNESCAPED_QUOTE = 18,         /* keyvalues2: a quote inside a string that was not escaped */
 	SMDMX_WARNING_RAW_BACKSLASH = 19,           /* keyvalues2: backslashes that are not escapes, read as written */
 	SMDMX_WARNING_BOM = 20,                     /* SMD: a UTF-8 byte order mark at the start, skipped */
+	SMDMX_WARNING_VTA_UNMATCHED = 21,           /* VTA vertices at no corner of the reference: their motion is lost */
+	SMDMX_WARNING_VTA_UNREACHED = 22,           /* corners of the reference no VTA vertex reaches: they do not move */
+	SMDMX_WARNING_VTA_NEAREST = 23,             /* corners that took the nearest VTA vertex, not one at their position */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

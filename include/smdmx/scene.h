@@ -94,6 +94,7 @@ typedef struct smdmx_flex_shape {
 	size_t wrinkle_count;
 	bool corrective;                /* a combination (corrective) shape */
 	int32_t frame;                  /* the VTA frame number it came from, or -1 */
+	uint32_t line;                  /* the line of that frame's 'time' in the VTA, or 0 */
 } smdmx_flex_shape;
 
 typedef struct smdmx_mesh {
@@ -208,6 +209,11 @@ typedef struct smdmx_source_info {
 	int encoding_version;
 	bool smd_weight_links;          /* an SMD vertex carried a link count field */
 	bool smd_crlf;                  /* the SMD used CRLF line ends */
+	/* A VTA's base vertices are the corners of its one mesh, in the order of their numbers
+	 * in the file: vta_ids holds those numbers (NULL when they are 0 to n-1) and vta_lines
+	 * the line of each in the base frame (NULL for other sources). */
+	const uint32_t *vta_ids;
+	const uint32_t *vta_lines;
 } smdmx_source_info;
 
 typedef struct smdmx_scene {
