@@ -103,14 +103,13 @@ static uint64_t mix(uint64_t h)
 /* A position's hash: its bits, with -0 taken as 0 (they compare equal). */
 static uint64_t position_hash(const float *p)
 {
-	uint64_t h = 0;
+	uint32_t b[3];
 	for (int i = 0; i < 3; i++) {
 		float v = p[i] == 0 ? 0.0f : p[i];
-		uint32_t b;
-		memcpy(&b, &v, sizeof(b));
-		h = mix(h ^ b ^ ((uint64_t)i << 32));
+		memcpy(&b[i], &v, sizeof(b[i]));
 	}
-	return h;
+	uint64_t h = ((uint64_t)b[0] << 32 | b[1]) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)b[2] * 0xc2b2ae3d27d4eb4fULL;
+	return h ^ (h >> 31);
 }
 
 /* The grid cell of a coordinate (clamped: positions are finite, cells need not be exact
@@ -311,71 +310,76 @@ static double percent(size_t part, size_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* Each base vertex's nonzero deltas of one kind (positions or normals) over all shapes, in
- * shape order, and a hash of them: two base vertices move alike when their lists are equal. */
+/* Which base vertices move alike, for one kind of delta (positions or normals): a class per
+ * distinct motion over all shapes, told by two independent 64-bit hashes of the vertex's
+ * nonzero deltas in shape order (128 bits: among a million vertices, a false match has odds
+ * below 10^-26). Class 0 is no motion, and is also that of "no vertex" (index n). */
 typedef struct motions {
-	uint32_t *first;      /* per base vertex + 1: offsets into shape and delta */
-	uint32_t *shape;
-	const float **delta;
-	uint64_t *hash;
+	uint32_t *class_of;   /* per base vertex + 1 */
+	uint8_t *moves;       /* per base vertex: it moves in some shape */
 } motions;
 
 static bool build_motions(matcher *m, const smdmx_scene *vta, int which, motions *out)
 {
-	size_t n = m->n, total = 0;
-	for (size_t s = 0; s < vta->flex_shape_count; s++)
-		total += which ? vta->flex_shapes[s].normal_count : vta->flex_shapes[s].position_count;
-	uint32_t *key = temp(&m->t, total, sizeof(uint32_t)), *order = temp(&m->t, total, sizeof(uint32_t));
-	uint32_t *shape_of = temp(&m->t, total, sizeof(uint32_t));
-	const float **at = temp(&m->t, total, sizeof(float *));
-	out->first = temp(&m->t, n + 2, sizeof(uint32_t));
-	out->shape = temp(&m->t, total, sizeof(uint32_t));
-	out->delta = temp(&m->t, total, sizeof(float *));
-	out->hash = temp(&m->t, n, sizeof(uint64_t));
-	if (!key || !order || !shape_of || !at || !out->first || !out->shape || !out->delta || !out->hash) return false;
-	size_t e = 0;
+	size_t n = m->n;
+	uint64_t *h = temp(&m->t, 2 * n + 2, sizeof(uint64_t));
+	uint8_t *moves = out->moves = temp(&m->t, n + 1, 1);
+	out->class_of = temp(&m->t, n + 1, sizeof(uint32_t));
+	if (!h || !moves || !out->class_of) return false;
+	memset(h, 0, (2 * n + 2) * sizeof(uint64_t));
+	memset(moves, 0, n + 1);
 	for (size_t s = 0; s < vta->flex_shape_count; s++) {
 		const smdmx_flex_shape *vs = &vta->flex_shapes[s];
 		size_t count = which ? vs->normal_count : vs->position_count;
+		const uint32_t *ix = which ? vs->normal_indices : vs->position_indices;
+		smdmx_vec3 *d = which ? vs->normal_deltas : vs->position_deltas;
 		for (size_t i = 0; i < count; i++) {
-			const float *d = which ? vs->normal_deltas[i] : vs->position_deltas[i];
-			key[e] = which ? vs->normal_indices[i] : vs->position_indices[i];
-			if (d[0] == 0 && d[1] == 0 && d[2] == 0) key[e] = (uint32_t)n; /* no motion */
-			shape_of[e] = (uint32_t)s;
-			at[e++] = d;
-		}
-	}
-	sm_group(key, NULL, e, n + 1, out->first, order); /* stable: shape order within a vertex */
-	for (size_t i = 0; i < e; i++) {
-		out->shape[i] = shape_of[order[i]];
-		out->delta[i] = at[order[i]];
-	}
-	for (size_t v = 0; v < n; v++) {
-		uint64_t h = 0x243f6a8885a308d3ULL;
-		for (uint32_t i = out->first[v]; i < out->first[v + 1]; i++) {
+			if (d[i][0] == 0 && d[i][1] == 0 && d[i][2] == 0) continue;
 			uint32_t b[3];
-			memcpy(b, out->delta[i], sizeof(b));
-			h = mix(h ^ out->shape[i] ^ ((uint64_t)b[0] << 32)) ^ mix((uint64_t)b[1] << 32 | b[2]);
+			memcpy(b, d[i], sizeof(b));
+			uint64_t v = ix[i], w1 = (uint64_t)s << 32 | b[0], w2 = (uint64_t)b[1] << 32 | b[2];
+			uint64_t x = (h[2 * v] ^ w1) * 0x9e3779b97f4a7c15ULL;
+			x = (x ^ (x >> 29) ^ w2) * 0xbf58476d1ce4e5b9ULL;
+			h[2 * v] = x ^ (x >> 32);
+			uint64_t y = (h[2 * v + 1] + w2) * 0x94d049bb133111ebULL;
+			y = (y ^ (y >> 31) ^ w1) * 0xc2b2ae3d27d4eb4fULL;
+			h[2 * v + 1] = y ^ (y >> 29);
+			moves[v] = 1;
 		}
-		out->hash[v] = h;
+	}
+	size_t cap = 16;
+	while (cap < 2 * (n + 1)) cap *= 2;
+	uint32_t *slot = temp(&m->t, cap, sizeof(uint32_t)), *rep = temp(&m->t, n + 1, sizeof(uint32_t));
+	if (!slot || !rep) return false;
+	memset(slot, 0, cap * sizeof(uint32_t));
+	uint32_t classes = 1;
+	out->class_of[n] = 0;
+	for (size_t v = 0; v < n; v++) {
+		if (!moves[v]) {
+			out->class_of[v] = 0;
+			continue;
+		}
+		for (size_t k = (size_t)(h[2 * v] ^ h[2 * v + 1]) & (cap - 1);; k = (k + 1) & (cap - 1)) {
+			if (!slot[k]) {
+				rep[classes] = (uint32_t)v;
+				out->class_of[v] = classes;
+				slot[k] = classes++;
+				break;
+			}
+			uint32_t r = rep[slot[k]];
+			if (h[2 * r] == h[2 * v] && h[2 * r + 1] == h[2 * v + 1]) {
+				out->class_of[v] = slot[k];
+				break;
+			}
+		}
 	}
 	return true;
 }
 
 /* Whether two base vertices (or none: no motion) move alike. */
-static bool motions_equal(const motions *mo, uint32_t u, uint32_t v)
+static bool motions_equal(const motions *mo, uint32_t u, uint32_t v, size_t n)
 {
-	if (u == v) return true;
-	uint32_t nu = u == SMDMX_NONE ? 0 : mo->first[u + 1] - mo->first[u];
-	uint32_t nv = v == SMDMX_NONE ? 0 : mo->first[v + 1] - mo->first[v];
-	if (nu != nv) return false;
-	if (!nu) return true;
-	if (mo->hash[u] != mo->hash[v]) return false;
-	for (uint32_t i = 0; i < nu; i++) {
-		uint32_t a = mo->first[u] + i, b = mo->first[v] + i;
-		if (mo->shape[a] != mo->shape[b] || !same3(mo->delta[a], mo->delta[b])) return false;
-	}
-	return true;
+	return mo->class_of[u == SMDMX_NONE ? n : u] == mo->class_of[v == SMDMX_NONE ? n : v];
 }
 
 /* Splits one kind of slot (positions or normals) of a mesh: the corners of a slot are put
@@ -396,7 +400,7 @@ static bool split_slots(matcher *m, const uint32_t *index, size_t corners, size_
 		uint32_t from = first[sl], to = first[sl + 1];
 		if (to - from < 2) continue;
 		bool alike = true;
-		for (uint32_t a = from + 1; a < to && alike; a++) alike = motions_equal(mo, cbase[order[from]], cbase[order[a]]);
+		for (uint32_t a = from + 1; a < to && alike; a++) alike = motions_equal(mo, cbase[order[from]], cbase[order[a]], m->n);
 		if (alike) continue;
 		if (!*new_index) {
 			*new_index = temp(&m->t, corners, sizeof(uint32_t));
@@ -407,7 +411,7 @@ static bool split_slots(matcher *m, const uint32_t *index, size_t corners, size_
 		for (uint32_t a = from; a < to; a++) {
 			uint32_t c = order[a], r = 0;
 			if (over_budget(m, nr)) return false;
-			while (r < nr && !motions_equal(mo, reps[r], cbase[c])) r++;
+			while (r < nr && !motions_equal(mo, reps[r], cbase[c], m->n)) r++;
 			if (r == nr) {
 				/* a new class: the first keeps the slot, the others take new ones */
 				reps[nr] = cbase[c];
@@ -617,14 +621,6 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 	if (ok) {
 		size_t lost = 0, lost_moving = 0;
 		uint32_t lost_line = 0;
-		uint8_t *moves = temp(t, mt.n, 1);
-		ok = moves != NULL;
-		if (ok) memset(moves, 0, mt.n);
-		for (size_t s = 0; ok && s < vta->flex_shape_count; s++) {
-			const smdmx_flex_shape *vs = &vta->flex_shapes[s];
-			for (size_t i = 0; i < vs->position_count; i++) moves[vs->position_indices[i]] = 1;
-			for (size_t i = 0; i < vs->normal_count; i++) moves[vs->normal_indices[i]] = 1;
-		}
 		for (size_t i = 0; ok && i < mt.n; i++) {
 			if (used[i]) continue;
 			/* a twin at its position that moves alike carries its motion */
@@ -637,12 +633,12 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 			bool carried = false;
 			for (uint32_t a = mt.exact.first[g]; a < mt.exact.first[g + 1] && !carried; a++) {
 				uint32_t u = mt.exact.items[a];
-				carried = used[u] && motions_equal(&mo[0], u, (uint32_t)i) && motions_equal(&mo[1], u, (uint32_t)i);
+				carried = used[u] && motions_equal(&mo[0], u, (uint32_t)i, mt.n) && motions_equal(&mo[1], u, (uint32_t)i, mt.n);
 			}
 			if (carried) continue;
 			uint32_t line = vta->source.vta_lines ? vta->source.vta_lines[i] : 0;
 			if (!lost++ || (line && line < lost_line)) lost_line = line;
-			lost_moving += moves[i];
+			lost_moving += mo[0].moves[i] | mo[1].moves[i];
 		}
 		if (ok && lost)
 			sm_warn(warnings, SMDMX_WARNING_VTA_UNMATCHED, lost_line, lost_line ? 1 : 0,
@@ -686,7 +682,7 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 			if (!seen[gc]) {
 				seen[gc] = 1;
 				cbase[gc] = base_of[k];
-			} else if (seen[gc] == 1 && (!motions_equal(&mo[0], cbase[gc], base_of[k]) || !motions_equal(&mo[1], cbase[gc], base_of[k]))) {
+			} else if (seen[gc] == 1 && (!motions_equal(&mo[0], cbase[gc], base_of[k], mt.n) || !motions_equal(&mo[1], cbase[gc], base_of[k], mt.n))) {
 				seen[gc] = 2; /* one corner, two motions: the first stays */
 				conflicts++;
 			}

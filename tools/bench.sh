@@ -4,7 +4,8 @@
 # formatting (into a sink that discards the text: the writer alone) and writing it, in MB/s
 # (10^6 bytes per second) with peak RSS: the SMD, the same grid as a keyvalues2 DMX model
 # (about 190 MB) and as binary 5 (about 76 MB), then the whole smd2dmx and dmx2smd
-# conversions (MB/s of input). Best of RUNS (default 3).
+# conversions (MB/s of input), and a VTA of 100,000 corners and 50 shapes read and matched to
+# its reference by position. Best of RUNS (default 3).
 # Usage: tools/bench.sh [TRIANGLES] [RUNS]
 set -eu
 cd "$(dirname "$0")/.."
@@ -56,4 +57,13 @@ done
 echo "end to end (MB/s of input): smd2dmx of the SMD to keyvalues2, dmx2smd of the result"
 row "$(runs_of $one build/tools/bench_smd smd2dmx "$smd" "$dir/e2e.dmx")"
 row "$(runs_of $one build/tools/bench_smd dmx2smd "$dir/e2e.dmx" "$dir/out.smd")"
+# A VTA matched to its reference by position: 100,000 corners (the first 33,334 triangles of
+# the grid), 50 shapes, numbered in a shuffled order so that numbers cannot pair them.
+vref="$dir/vta_ref.smd"
+vta="$dir/vta_50.vta"
+[ -f "$vref" ] || build/tools/gen_smd reference 33334 "$vref"
+[ -f "$vta" ] || build/tools/gen_smd vta 33334 50 "$vta"
+echo "VTA: $vta (100,002 corners, 50 shapes, shuffled numbers), matched to $vref"
+row "$(runs_of $one build/tools/bench_smd vta-read "$vref" "$vta")"
+row "$(runs_of $one build/tools/bench_smd vta-match "$vref" "$vta")"
 rm -f "$dir"/out.* "$dir/e2e.dmx"

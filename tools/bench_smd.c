@@ -7,6 +7,9 @@
  *   bench_smd dmx-read FILE, dmx-format FILE, dmx-write FILE OUT: the same for keyvalues2
  *   bench_smd smd2dmx FILE.smd OUT.dmx, dmx2smd FILE.dmx OUT.smd: end to end, the rate is
  *                                input bytes per second of the whole conversion
+ *   bench_smd vta-read REF.smd FLEX.vta, vta-match REF.smd FLEX.vta: reading the VTA, and
+ *                                matching it to the reference by position (the rate is the
+ *                                VTA's bytes per second of matching)
  *
  * Output: one line "phase bytes seconds MB/s peak_rss_kib". MB is 10^6 bytes; the write
  * rate counts the bytes written. Timing uses CLOCK_MONOTONIC around the phase only. */
@@ -111,8 +114,34 @@ static int end_to_end(const char *what, const char *in, const char *out)
 	return 0;
 }
 
+/* A VTA read, and matched to its reference. */
+static int bench_vta(const char *phase, const char *ref_path, const char *vta_path)
+{
+	smdmx_error err;
+	struct stat st;
+	smdmx_scene *ref = smdmx_smd_read_file(ref_path, NULL, &err, NULL);
+	double t0 = now();
+	smdmx_scene *vta = ref ? smdmx_smd_read_file(vta_path, NULL, &err, NULL) : NULL;
+	double t1 = now();
+	smdmx_warnings w;
+	bool ok = vta && smdmx_scene_attach_vta(ref, vta, &err, &w);
+	double t2 = now();
+	if (!ok) {
+		fprintf(stderr, "error: %s\n", err.message);
+		return 1;
+	}
+	stat(vta_path, &st);
+	double t = !strcmp(phase, "read") ? t1 - t0 : t2 - t1;
+	printf("vta-%s %lld %.3f %.1f %ld\n", phase, (long long)st.st_size, t, (double)st.st_size / 1e6 / t, peak_rss_kib());
+	for (size_t i = 0; i < w.count; i++) fprintf(stderr, "warning: %s\n", w.data[i].message);
+	smdmx_scene_free(vta);
+	smdmx_scene_free(ref);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && (!strcmp(argv[1], "vta-read") || !strcmp(argv[1], "vta-match"))) return bench_vta(argv[1] + 4, argv[2], argv[3]);
 	if (argc >= 3 && !strncmp(argv[1], "dmx-", 4)) return bench_dmx(argv[1] + 4, argv[2], argc > 3 ? argv[3] : NULL);
 	if (argc == 4 && (!strcmp(argv[1], "smd2dmx") || !strcmp(argv[1], "dmx2smd"))) return end_to_end(argv[1], argv[2], argv[3]);
 	if (argc < 3 || (strcmp(argv[1], "read") && strcmp(argv[1], "write") && strcmp(argv[1], "format")) ||
