@@ -611,6 +611,14 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 		}
 	}
 
+	/* A VTA none of whose vertices meets the reference is not this reference's. */
+	if (ok && total && mt.n && unreached == total) {
+		temps_free(t);
+		return sm_fail(error, SMDMX_ERROR_VERTEX_ID, 0, 0,
+		               "no corner of the reference has a VTA vertex within %g units: the VTA is not for this reference",
+		               (double)REACH);
+	}
+
 	/* Each base vertex's motion over all shapes, positions and normals apart: its nonzero
 	 * deltas (shape, delta) in shape order, and a hash of them. */
 	motions mo[2];

@@ -398,6 +398,25 @@ static void test_missing_corners(void **state)
 	free(text);
 }
 
+/* A VTA that meets no corner of the reference is not its VTA: an error, nothing attached. */
+static void test_foreign_vta(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_scene *ref = smdmx_smd_read_file(test_path(ARM), NULL, &err, NULL);
+	const char *vta = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\ntime 1\nend\nvertexanimation\ntime 0\n"
+	                  "0 50 50 50 0 0 1\ntime 1\n0 50 50 51 0 0 1\nend\n";
+	smdmx_scene *v = smdmx_smd_read_memory(vta, strlen(vta), NULL, &err, NULL);
+	assert_non_null(ref);
+	assert_non_null(v);
+	assert_false(smdmx_scene_attach_vta(ref, v, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_VERTEX_ID);
+	assert_string_equal(err.message, "no corner of the reference has a VTA vertex within 0.3873 units: the VTA is not for this reference");
+	assert_int_equal(ref->flex_shape_count, 0);
+	smdmx_scene_free(v);
+	smdmx_scene_free(ref);
+}
+
 /* A VTA 0.1 units off the reference: every corner takes the nearest vertex (as studiomdl
  * does), with the VTA's deltas, and says so. */
 static void test_nearest(void **state)
@@ -736,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_extra_vertices),
 		cmocka_unit_test(test_missing_corners),
 		cmocka_unit_test(test_nearest),
+		cmocka_unit_test(test_foreign_vta),
 		cmocka_unit_test(test_one_position_two_normals),
 		cmocka_unit_test(test_sdk_humans),
 		cmocka_unit_test(test_corpus_shuffled),

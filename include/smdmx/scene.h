@@ -289,11 +289,17 @@ typedef void (*smdmx_diff_fn)(void *user, const char *message);
 SMDMX_API size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b,
                                   const smdmx_compare_options *options, smdmx_diff_fn fn, void *user);
 
-/* Gives a reference scene the flex shapes of a VTA scene (decision 10): VTA vertex ids are
- * the face corners in the order the reference's triangles are written, and each shape's
- * absolute targets become deltas against the reference's positions and normals. Corners
- * that share a vertex but move differently keep the first (a warning; warnings is cleared
- * first, as every reader does). */
+/* Gives a reference scene the flex shapes of a VTA scene (decision 10). The VTA's base
+ * vertices meet the reference's triangle corners by position, as studiomdl matches them: by
+ * number when the VTA numbers every corner (in the order the reference's triangles are
+ * written) with a vertex at its position, else each corner takes a vertex at its exact
+ * position (its normal first, then the nearest normal, then the lowest number), else the
+ * nearest within 0.3873 units. Each shape's deltas land on the corners their vertex reaches;
+ * positions and normals whose corners' vertices move differently are split (the mesh gains
+ * positions or normals, with their weights). Warnings (cleared first) count what did not
+ * meet: vertices at no corner, corners no vertex reaches, corners that took the nearest,
+ * fanned corners whose vertices disagree. Fails with SMDMX_ERROR_LIMIT past 64 comparisons
+ * per corner and vertex (and 2^22). */
 SMDMX_API bool smdmx_scene_attach_vta(smdmx_scene *reference, const smdmx_scene *vta, smdmx_error *error,
                                       smdmx_warnings *warnings);
 
