@@ -467,6 +467,20 @@ static void test_one_position_two_normals(void **state)
 	assert_int_equal(s->meshes[0].position_count, 7);
 	assert_true(s->meshes[0].position_indices[0] != s->meshes[0].position_indices[3]);
 	assert_int_equal(s->meshes[0].position_indices[0], s->meshes[0].position_indices[6]);
+	/* and so it stays through a model DMX */
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_model_from_scene(s, NULL, &err, NULL);
+	assert_non_null(dm);
+	smdmx_scene *back = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	assert_non_null(back);
+	char diff[256];
+	if (!smdmx_scene_compare(s, back, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
+	size_t n;
+	float *open = shape_corners(back, "open", &n);
+	assert_true(open[6 * 0 + 2] == 1.0f && open[6 * 3 + 2] == -1.0f && open[6 * 6 + 2] == 1.0f);
+	free(open);
+	smdmx_scene_free(back);
+	smdmx_dm_free(dm);
 	smdmx_scene_free(s);
 	unlink(path);
 }
