@@ -452,10 +452,14 @@ static bool split_mesh(matcher *m, smdmx_scene *ref, size_t mi, const uint32_t *
 		if (!which && me->weight_offsets) {
 			/* the copies take their positions' weight links */
 			size_t links = me->weight_count;
-			for (size_t i = count; i < new_count; i++) links += me->weight_offsets[origin[i - count] + 1] - me->weight_offsets[origin[i - count]];
+			for (size_t i = count; i < new_count; i++) {
+				uint32_t from = origin[i - count];
+				links += me->weight_offsets[from + 1] - me->weight_offsets[from];
+			}
+			if (links >= UINT32_MAX) return sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "more than 2^32 - 1 weight links");
 			uint32_t *offs = sm_owned_alloc(o, (new_count + 1) * sizeof(uint32_t), error);
 			smdmx_weight *w = sm_owned_alloc(o, (links + 1) * sizeof(smdmx_weight), error);
-			if (!offs || !w || links >= UINT32_MAX) return offs && w ? sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "too many weight links") : false;
+			if (!offs || !w) return false;
 			memcpy(offs, me->weight_offsets, (count + 1) * sizeof(uint32_t));
 			memcpy(w, me->weights, me->weight_count * sizeof(smdmx_weight));
 			size_t at = me->weight_count;
@@ -619,8 +623,7 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 		               (double)REACH);
 	}
 
-	/* Each base vertex's motion over all shapes, positions and normals apart: its nonzero
-	 * deltas (shape, delta) in shape order, and a hash of them. */
+	/* Which base vertices move alike over all shapes, positions and normals apart. */
 	motions mo[2];
 	memset(mo, 0, sizeof(mo));
 	for (int which = 0; ok && which < 2; which++) ok = build_motions(&mt, vta, which, &mo[which]);
@@ -690,7 +693,8 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 			if (!seen[gc]) {
 				seen[gc] = 1;
 				cbase[gc] = base_of[k];
-			} else if (seen[gc] == 1 && (!motions_equal(&mo[0], cbase[gc], base_of[k], mt.n) || !motions_equal(&mo[1], cbase[gc], base_of[k], mt.n))) {
+			} else if (seen[gc] == 1 && (!motions_equal(&mo[0], cbase[gc], base_of[k], mt.n) ||
+			                             !motions_equal(&mo[1], cbase[gc], base_of[k], mt.n))) {
 				seen[gc] = 2; /* one corner, two motions: the first stays */
 				conflicts++;
 			}
@@ -715,7 +719,8 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 		slots += ref->meshes[mi].position_count + ref->meshes[mi].normal_count;
 	}
 	uint32_t *key = ok ? temp(t, corners, sizeof(uint32_t)) : NULL;
-	uint32_t *by_base_first = ok ? temp(t, mt.n + 2, sizeof(uint32_t)) : NULL, *by_base = ok ? temp(t, corners, sizeof(uint32_t)) : NULL;
+	uint32_t *by_base_first = ok ? temp(t, mt.n + 2, sizeof(uint32_t)) : NULL;
+	uint32_t *by_base = ok ? temp(t, corners, sizeof(uint32_t)) : NULL;
 	uint32_t *mesh_at = ok ? temp(t, corners, sizeof(uint32_t)) : NULL;
 	int32_t *kept = ok ? temp(t, slots, sizeof(int32_t)) : NULL; /* per slot, this shape's entry, or -1 */
 	ok = ok && key && by_base_first && by_base && mesh_at && kept;
@@ -744,7 +749,8 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 		if (reach > most) most = reach;
 	}
 	entry *ent = ok ? temp(t, most, sizeof(entry)) : NULL;
-	uint32_t *ent_mesh = ok ? temp(t, most, sizeof(uint32_t)) : NULL, *ent_first = ok ? temp(t, nm + 1, sizeof(uint32_t)) : NULL;
+	uint32_t *ent_mesh = ok ? temp(t, most, sizeof(uint32_t)) : NULL;
+	uint32_t *ent_first = ok ? temp(t, nm + 1, sizeof(uint32_t)) : NULL;
 	uint32_t *ent_order = ok ? temp(t, most, sizeof(uint32_t)) : NULL;
 	ok = ok && ent && ent_mesh && ent_first && ent_order;
 	sm_vec out = SM_VEC_INIT;
