@@ -25,6 +25,7 @@ bool sm_fail(smdmx_error *error, smdmx_error_code code, uint32_t line, uint32_t 
 	error->code = code;
 	error->line = line;
 	error->column = column;
+	error->file[0] = 0;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(error->message, sizeof(error->message), fmt, ap);
@@ -56,6 +57,7 @@ static void vwarn(smdmx_warnings *w, smdmx_warning_code code, size_t n, uint32_t
 	e->line = line;
 	e->column = column;
 	e->count = n;
+	e->file[0] = 0;
 	vsnprintf(e->message, sizeof(e->message), fmt, ap);
 }
 

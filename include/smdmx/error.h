@@ -58,6 +58,8 @@ typedef struct smdmx_error {
 	uint32_t line;
 	uint32_t column;
 	char message[256];
+	char file[256];     /* the file line and column are in when it is not the one the call was
+	                       given (a QC's included file); "" otherwise */
 } smdmx_error;
 
 /* Short constant name of a code, e.g. "syntax". Never NULL. */
@@ -90,6 +92,9 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_VTA_UNMATCHED = 21,           /* VTA vertices at no corner of the reference: their motion is lost */
 	SMDMX_WARNING_VTA_UNREACHED = 22,           /* corners of the reference no VTA vertex reaches: they do not move */
 	SMDMX_WARNING_VTA_NEAREST = 23,             /* corners that took the nearest VTA vertex, not one at their position */
+	SMDMX_WARNING_QC_NOCASE = 24,               /* QC: a file found only by ignoring the case of its name */
+	SMDMX_WARNING_QC_BENT = 25,                 /* QC: something studiomdl reads otherwise or refuses, read anyway */
+	SMDMX_WARNING_QC_LOST = 26,                 /* QC: rig data one side of a conversion cannot hold */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 
@@ -101,6 +106,7 @@ typedef struct smdmx_warning {
 	uint32_t column;
 	size_t count;
 	char message[160];
+	char file[256];     /* as smdmx_error.file: set for a QC's included file, else "" */
 } smdmx_warning;
 
 typedef struct smdmx_warnings {

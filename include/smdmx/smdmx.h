@@ -7,6 +7,7 @@
 #include "smdmx/math.h"
 #include "smdmx/model.h"
 #include "smdmx/scene.h"
+#include "smdmx/qc.h"
 #include "smdmx/smd.h"
 
 #define SMDMX_VERSION_STRING "0.1.0"

@@ -60,17 +60,18 @@ void diag_add(diag_buf *d, const conv_opts *o, const char *path, uint32_t line, 
 
 void diag_error(diag_buf *d, const char *path, const smdmx_error *e)
 {
-	diag_add(d, NULL, path, e->line, e->column, "error", "%s", e->message);
+	diag_add(d, NULL, e->file[0] ? e->file : path, e->line, e->column, "error", "%s", e->message);
 }
 
 void diag_warnings(diag_buf *d, const conv_opts *o, const char *path, const smdmx_warnings *w)
 {
 	for (size_t i = 0; i < w->count; i++) {
+		const char *where = w->data[i].file[0] ? w->data[i].file : path;
 		if (w->data[i].count > 1)
-			diag_add(d, o, path, w->data[i].line, w->data[i].column, "warning", "%s (%zu times)", w->data[i].message,
+			diag_add(d, o, where, w->data[i].line, w->data[i].column, "warning", "%s (%zu times)", w->data[i].message,
 			         w->data[i].count);
 		else
-			diag_add(d, o, path, w->data[i].line, w->data[i].column, "warning", "%s", w->data[i].message);
+			diag_add(d, o, where, w->data[i].line, w->data[i].column, "warning", "%s", w->data[i].message);
 	}
 }
 

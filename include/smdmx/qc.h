@@ -1,0 +1,213 @@
+/* smdmx: QC scripts, studiomdl's model descriptions (FORMATS G).
+ *
+ * smdmx_qc_read_file reads a QC and everything it includes as studiomdl reads it: its tokens
+ * and comments, $include (against the main QC's folder), $pushd, $popd and $cd, variables
+ * ($definevariable, $NAME$) and macros ($definemacro). It lists the files the QC names
+ * (models, animations, VTAs), the flex rig of each $model block (flex, flexpair,
+ * defaultflex, flexcontroller, %rules, localvar), the $attachment lines, $upaxis and $scale.
+ *
+ * The text of every file is kept (decision 15). Edits replace byte ranges of it, and
+ * smdmx_qc_write writes a file back with only those ranges changed: a QC nothing was done to
+ * is written byte for byte as it was read. */
+#ifndef SMDMX_QC_H
+#define SMDMX_QC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "smdmx/error.h"
+#include "smdmx/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where something is: a file of the QC (index into smdmx_qc.files), 1-based line and column. */
+typedef struct smdmx_qc_pos {
+	uint32_t file;
+	uint32_t line;
+	uint32_t column;
+} smdmx_qc_pos;
+
+typedef struct smdmx_qc_file {
+	const char *path;           /* the path it was read from */
+	const char *data;           /* its bytes, as read */
+	size_t size;
+	smdmx_qc_pos included_at;   /* the $include that read it; file SMDMX_NONE for the main QC */
+} smdmx_qc_file;
+
+typedef enum smdmx_qc_ref_kind {
+	SMDMX_QC_REF_MODEL = 0,     /* $body, $model, $bodygroup studio, $lod and $shadowlod replacemodel */
+	SMDMX_QC_REF_COLLISION,     /* $collisionmodel, $collisionjoints */
+	SMDMX_QC_REF_ANIMATION,     /* $sequence, $animation */
+	SMDMX_QC_REF_FLEX,          /* flexfile, eyelid, vcafile: a VTA */
+	SMDMX_QC_REF_OTHER          /* $proceduralbones: a file copied with the QC, never converted */
+} smdmx_qc_ref_kind;
+
+/* A file the QC names. */
+typedef struct smdmx_qc_ref {
+	smdmx_qc_ref_kind kind;
+	const char *command;        /* "$model", "studio", "replacemodel", "flexfile", ... in lower case */
+	const char *name;           /* the name as the QC gives it (after variables and macros) */
+	const char *dir;            /* the folder names are taken from ($cd, $pushd), relative to the
+	                               main QC's folder: "" or ending in '/' */
+	const char *path;           /* the file: the main QC's folder, dir and name ('\' read as '/'),
+	                               with the default extension when name has none */
+	bool found;                 /* path exists */
+	bool nocase;                /* found only by ignoring case (names come from Windows, G1) */
+	bool default_extension;     /* name has no extension: path has one added */
+	uint32_t model;             /* the $model block it belongs to (flexfile, eyelid), else SMDMX_NONE */
+	uint32_t line_of;           /* for "replacemodel": the reference whose name it replaces, else SMDMX_NONE */
+	smdmx_qc_pos pos;           /* where its name token starts */
+} smdmx_qc_ref;
+
+typedef enum smdmx_qc_flex_kind {
+	SMDMX_QC_FLEX = 0,          /* flex NAME frame N */
+	SMDMX_QC_FLEXPAIR,          /* flexpair NAME SPLIT frame N: NAMER and NAMEL split across X = 0 */
+	SMDMX_QC_DEFAULTFLEX        /* defaultflex frame N: the base pose */
+} smdmx_qc_flex_kind;
+
+typedef struct smdmx_qc_flex {
+	smdmx_qc_flex_kind kind;
+	const char *name;           /* NULL for defaultflex */
+	uint32_t vta;               /* the flexfile in force (index into refs), or SMDMX_NONE */
+	int32_t frame;
+	double split;               /* flexpair's SPLIT, or a flex's "split" option; 0: none */
+	double position;            /* "position" (default 1) */
+	double decay;               /* "decay" (default 1) */
+	smdmx_qc_pos pos;
+} smdmx_qc_flex;
+
+typedef struct smdmx_qc_controller {
+	const char *group;          /* eyes, eyelid, brow, mouth, phoneme, ... as written */
+	const char *name;
+	double min, max;            /* "range MIN MAX", default 0 1 */
+	smdmx_qc_pos pos;
+} smdmx_qc_controller;
+
+/* "%NAME = EXPR", or a name of a localvar line (expression NULL). */
+typedef struct smdmx_qc_rule {
+	const char *name;
+	const char *expression;     /* the text after '=', continuation lines joined by a space */
+	smdmx_qc_pos pos;
+} smdmx_qc_rule;
+
+typedef struct smdmx_qc_model {
+	const char *name;
+	uint32_t ref;               /* its model file (index into refs) */
+	smdmx_qc_flex *flexes;
+	size_t flex_count;
+	smdmx_qc_controller *controllers;
+	size_t controller_count;
+	smdmx_qc_rule *rules;       /* rules and localvars, in the order written */
+	size_t rule_count;
+	size_t qc_only_count;       /* eyeball, eyelid, mouth, spherenormals, dmxeyelid lines: they
+	                               stay in the QC */
+	bool noautodmxrules;
+	bool has_block;
+	double scale;               /* the $scale in force at the $model (1 when none) */
+	char up_axis;               /* the $upaxis in force at the $model, 0 when none */
+	smdmx_qc_pos pos;           /* the $model command */
+} smdmx_qc_model;
+
+typedef struct smdmx_qc_attachment {
+	const char *name;
+	const char *bone;
+	double position[3];
+	double angles[3];           /* "rotate PITCH YAW ROLL", degrees */
+	bool rotate, absolute, rigid, world_align;
+	smdmx_qc_pos pos;
+} smdmx_qc_attachment;
+
+typedef struct smdmx_qc {
+	smdmx_qc_file *files;       /* files[0] is the main QC */
+	size_t file_count;
+	smdmx_qc_ref *refs;
+	size_t ref_count;
+	smdmx_qc_model *models;
+	size_t model_count;
+	smdmx_qc_attachment *attachments;
+	size_t attachment_count;
+	char up_axis;               /* the last $upaxis: 'X', 'Y' or 'Z'; 0 when none */
+	double scale;               /* the last $scale; 1 when none */
+	struct smdmx_qc_state *state; /* private: memory, tokens and edits */
+} smdmx_qc;
+
+/* How the reader gets at files; zero-initialised means the file system. read returns 0 and
+ * the bytes (which the reader then owns and releases with free_data), 1 when the file does
+ * not exist, 2 when it exists but cannot be read. find sets *nocase and returns the path of
+ * a file that exists, comparing names exactly and, failing that, ignoring case; NULL when
+ * there is none (the returned string is released with free_data). */
+typedef struct smdmx_qc_files {
+	int (*read)(void *user, const char *path, void **data, size_t *size);
+	char *(*find)(void *user, const char *path, bool *nocase);
+	void (*free_data)(void *user, void *data);
+	void *user;
+} smdmx_qc_files;
+
+typedef struct smdmx_qc_read_options {
+	smdmx_allocator allocator;
+	smdmx_qc_files files;
+	size_t max_depth;           /* scripts open at once, files and macros, the main QC included;
+	                               default 8 (studiomdl's MAX_INCLUDES, G1) */
+	size_t max_file_size;       /* bytes of one QC or included file; default 2^26 */
+	size_t max_tokens;          /* tokens read, macro expansions included; default 2^22 */
+} smdmx_qc_read_options;
+
+#define SMDMX_QC_DEFAULT_MAX_DEPTH ((size_t)8)
+#define SMDMX_QC_DEFAULT_MAX_FILE_SIZE ((size_t)1 << 26)
+#define SMDMX_QC_DEFAULT_MAX_TOKENS ((size_t)1 << 22)
+
+/* Reads a QC and what it includes. On failure returns NULL with *error at the place in the
+ * file it names (error->message starts with that file's path and ": "). Notes that are not
+ * failures (a name found only by ignoring case, a $popd without $pushd) go to warnings. */
+SMDMX_API smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *options, smdmx_error *error,
+                                       smdmx_warnings *warnings);
+
+SMDMX_API void smdmx_qc_free(smdmx_qc *qc);
+
+/* Index of the $model named name (case-insensitive), or of the first when name is NULL;
+ * SMDMX_NONE when there is none. */
+SMDMX_API uint32_t smdmx_qc_find_model(const smdmx_qc *qc, const char *name);
+
+/* ---- edits ------------------------------------------------------------------------------ */
+
+/* Gives reference ref a new name. The text written is the name's token with its file name
+ * changed: quotes, variables ($NAME$) and macro parameters around it are kept, so a name
+ * written once in a macro changes in every expansion (and must change the same way in each,
+ * else SMDMX_ERROR_USAGE). */
+SMDMX_API bool smdmx_qc_rename(smdmx_qc *qc, uint32_t ref, const char *name, smdmx_error *error);
+
+/* Which lines of a $model block smdmx_qc_remove_lines removes. */
+enum {
+	SMDMX_QC_LINES_FLEX = 1,        /* flexfile, flex, flexpair, defaultflex */
+	SMDMX_QC_LINES_RIG = 2,         /* flexcontroller, %rules, localvar */
+	SMDMX_QC_LINES_NOAUTODMXRULES = 4
+};
+
+/* Removes lines of a $model block (a line alone on its line goes with its line end and any
+ * comment after it; else only its tokens). */
+SMDMX_API bool smdmx_qc_remove_lines(smdmx_qc *qc, uint32_t model, unsigned which, smdmx_error *error);
+
+/* Adds text (whole lines, each ending in a line end) at the end of a $model block, made
+ * when the model has none. Line ends in text are written as the file's own (CRLF or LF). */
+SMDMX_API bool smdmx_qc_append_to_model(smdmx_qc *qc, uint32_t model, const char *text, smdmx_error *error);
+
+/* Adds text (whole lines) after the $model command and its block. */
+SMDMX_API bool smdmx_qc_insert_after_model(smdmx_qc *qc, uint32_t model, const char *text, smdmx_error *error);
+
+/* Makes an $include name another file (the name written, as with smdmx_qc_rename). */
+SMDMX_API bool smdmx_qc_rename_include(smdmx_qc *qc, uint32_t file, const char *name, smdmx_error *error);
+
+/* True when file has edits. */
+SMDMX_API bool smdmx_qc_file_changed(const smdmx_qc *qc, uint32_t file);
+
+/* Writes file (index into files) with the edits made to it. */
+SMDMX_API bool smdmx_qc_write(const smdmx_qc *qc, uint32_t file, smdmx_write_fn write, void *user, smdmx_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

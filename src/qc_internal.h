@@ -1,0 +1,67 @@
+/* Internals of the QC module shared by the reader (qc.c), the editor (qc_edit.c) and the rig
+ * conversions (qc_rig.c). */
+#ifndef SMDMX_QC_INTERNAL_H
+#define SMDMX_QC_INTERNAL_H
+
+#include "internal.h"
+#include "smdmx/qc.h"
+
+enum {
+	QTOK_QUOTED = 1,   /* written in quotes */
+	QTOK_EXPANDED = 2, /* a variable or macro parameter was put into it */
+	QTOK_MACRO = 4     /* read from a macro's body (start and end are in the defining file) */
+};
+
+/* One token as read: its text after expansion, and where its raw text is. */
+typedef struct qc_tok {
+	const char *text;
+	uint32_t len;
+	uint32_t file;     /* the file its raw text is in */
+	uint32_t start;    /* raw byte range in that file, quotes included */
+	uint32_t end;
+	uint32_t line, column;
+	uint8_t flags;
+} qc_tok;
+
+/* A command's tokens: first to last, inclusive. */
+typedef struct qc_span {
+	uint32_t first, last;
+	unsigned kind;     /* SMDMX_QC_LINES_* */
+} qc_span;
+
+typedef struct qc_model_x {
+	uint32_t command;  /* the "$model" token */
+	uint32_t last;     /* the last token of the command (the block's "}" when there is one) */
+	uint32_t open;     /* the block's "{" token, or SMDMX_NONE */
+	sm_vec lines;      /* qc_span: the block's flex and rig lines */
+} qc_model_x;
+
+/* A replacement of bytes [start, end) of a file; order breaks ties at one place. */
+typedef struct qc_edit {
+	uint32_t file;
+	uint32_t start, end;
+	const char *text;
+	size_t len;
+	uint32_t order;
+} qc_edit;
+
+struct smdmx_qc_state {
+	sm_owner *o;
+	sm_vec toks;       /* qc_tok */
+	sm_vec edits;      /* qc_edit */
+	uint32_t *ref_tok; /* per reference: its name token */
+	uint32_t *include_tok; /* per file: the token naming it in its $include, SMDMX_NONE for the main QC */
+	bool *crlf;        /* per file: its first line end is CRLF */
+	qc_model_x *models;
+	const char *root;  /* the main QC's folder: "" or ending in '/' */
+};
+
+static inline const qc_tok *qc_tok_at(const smdmx_qc *qc, uint32_t i)
+{
+	return (const qc_tok *)qc->state->toks.data + i;
+}
+
+/* Sets error's file to the QC file's path unless it is the main QC. */
+void qc_error_file(const smdmx_qc *qc, uint32_t file, smdmx_error *error);
+
+#endif
