@@ -1192,14 +1192,27 @@ static bool parse_primary(qc_expr *x)
 	}
 	if (t->kind == '%') {
 		x->i++;
-		if (x->i >= x->n || x->t[x->i].kind != 'n') return expr_fail(x, x->i, "'%%' must be followed by a flex name");
+		if (x->i >= x->n || (x->t[x->i].kind != 'n' && x->t[x->i].kind != 'q'))
+			return expr_fail(x, x->i, "'%%' must be followed by a flex name");
 		const qc_etok *nt = &x->t[x->i];
-		size_t nl = nt->end - nt->start;
+		bool q = nt->kind == 'q';
+		size_t nl = nt->end - nt->start - (q ? 2 : 0);
 		if (x->check) {
 			if (nl >= sizeof(name)) nl = sizeof(name) - 1;
-			memcpy(name, x->data + nt->start, nl);
+			memcpy(name, x->data + nt->start + (q ? 1 : 0), nl);
 			name[nl] = 0;
 			if (!name_known(&x->r->flex_names, name)) return expr_fail(x, x->i, "unknown flex '%s'", name);
+		}
+		x->i++;
+		return true;
+	}
+	if (t->kind == 'q') {
+		if (x->check) {
+			size_t ql = len - 2;
+			if (ql >= sizeof(name)) ql = sizeof(name) - 1;
+			memcpy(name, x->data + t->start + 1, ql);
+			name[ql] = 0;
+			if (!name_known(&x->r->ctl_names, name)) return expr_fail(x, x->i, "unknown controller '%s'", name);
 		}
 		x->i++;
 		return true;
@@ -1700,6 +1713,7 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 		uint32_t f;
 		SM_CHECK(need(r, cmd, "a file", &f));
 		SM_CHECK(add_ref(r, f, SMDMX_QC_REF_ANIMATION, "$animation", model_exts, NULL));
+		((smdmx_qc_ref *)r->refs.data)[r->refs.count - 1].sequence = seq;
 		blends = 1;
 	}
 	SM_CHECK(add_name(r, &r->anims, seq));
@@ -1752,6 +1766,14 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 		}
 		const qc_word *w = animation ? NULL : find_word(seq_words, x);
 		if (!w && (animation || blends)) w = find_word(anim_words, x);
+		if (w && same_nocase(w->word, "fps")) {
+			double fps;
+			SM_CHECK(need_number(r, t, "frames per second", &fps));
+			/* the animations of this command read so far take it */
+			smdmx_qc_ref *rs = r->refs.data;
+			for (size_t k = r->refs.count; k-- > 0 && rs[k].sequence == seq;) rs[k].fps = fps;
+			continue;
+		}
 		if (w) {
 			SM_CHECK(skip_word(r, t, w));
 			continue;
@@ -1762,6 +1784,7 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 		if (anim_known(r, x)) continue;
 		SM_CHECK(add_ref(r, t, SMDMX_QC_REF_ANIMATION, "$sequence", model_exts, NULL));
 		smdmx_qc_ref *rf = (smdmx_qc_ref *)r->refs.data + r->refs.count - 1;
+		rf->sequence = seq;
 		if (!rf->found && blends > 1) {
 			/* Past the first: maybe an option smdmx does not know. The QC keeps it as written. */
 			warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' in $sequence '%s' is no option smdmx knows, no animation and no file: kept as written", x, seq);

@@ -94,7 +94,16 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_VTA_NEAREST = 23,             /* corners that took the nearest VTA vertex, not one at their position */
 	SMDMX_WARNING_QC_NOCASE = 24,               /* QC: a file found only by ignoring the case of its name */
 	SMDMX_WARNING_QC_BENT = 25,                 /* QC: something studiomdl reads otherwise or refuses, read anyway */
-	SMDMX_WARNING_QC_LOST = 26,                 /* QC: rig data one side of a conversion cannot hold */
+	SMDMX_WARNING_QC_LOST_KEYS = 26,            /* QC to DMX: flex keys at other positions than 1, decay */
+	SMDMX_WARNING_QC_PAIR_CUT = 27,             /* QC and DMX: a stereo shape written as its two halves (the same model) */
+	SMDMX_WARNING_QC_LOST_FRAMES = 28,          /* QC to DMX: VTA frames no flex line names */
+	SMDMX_WARNING_QC_LOST_GROUPS = 29,          /* QC to DMX: flex controller groups beside DMX flex rules */
+	SMDMX_WARNING_QC_ONLY = 30,                 /* QC to DMX: lines that stay in the QC (eyeball, eyelid, mouth;
+	                                               attachments on bones the model lacks) */
+	SMDMX_WARNING_QC_LOST_CONTROLS = 31,        /* DMX to QC: controls a QC cannot say (eyelid, multi-way, ranges
+	                                               studiomdl ignores, wrinkle scales, dominators beside flex rules) */
+	SMDMX_WARNING_QC_LOST_ATTACHMENTS = 32,     /* DMX to QC: attachments on the model itself, not on a bone */
+	SMDMX_WARNING_QC_UNDRIVEN = 33,             /* DMX to QC: a shape studiomdl drives with nothing */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

@@ -152,10 +152,57 @@ static int by_output(const void *a, const void *b)
 
 static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p);
 
+void job_dep(job *j, const char *path)
+{
+	for (size_t k = 0; k < j->dep_count; k++)
+		if (!strcmp(j->deps[k], path)) return;
+	for (size_t k = 0; k < j->input_count; k++)
+		if (!strcmp(j->inputs[k], path)) return;
+	char **d = realloc(j->deps, (j->dep_count + 1) * sizeof(char *));
+	if (!d) return;
+	j->deps = d;
+	j->deps[j->dep_count++] = xstrdup(path);
+}
+
+/* smd2dmx --qc: one job, the QC its input; its output the $model's file as DMX. */
+static bool plan_qc(const conv_opts *o, plan *p)
+{
+	job *j = plan_push(p);
+	j->inputs = malloc(sizeof(char *));
+	if (!j->inputs) return false;
+	j->inputs[0] = xstrdup(o->qc);
+	j->input_count = 1;
+	j->size = file_size(o->qc);
+	if (o->out) {
+		j->out = xstrdup(o->out);
+		return true;
+	}
+	smdmx_error err;
+	smdmx_qc *qc = smdmx_qc_read_file(o->qc, NULL, &err, NULL);
+	uint32_t m = qc ? smdmx_qc_find_model(qc, o->model) : SMDMX_NONE;
+	const char *ref = m != SMDMX_NONE ? qc->refs[qc->models[m].ref].path : o->qc;
+	for (size_t i = 0; qc && m == SMDMX_NONE && !o->model && i < qc->ref_count; i++)
+		if (qc->refs[i].kind == SMDMX_QC_REF_ANIMATION) {
+			ref = qc->refs[i].path;
+			break;
+		}
+	char *out = path_with_extension(ref, "dmx");
+	if (o->outdir) {
+		const char *slash = strrchr(out, '/');
+		j->out = xasprintf("%s/%s", o->outdir, slash ? slash + 1 : out);
+		free(out);
+	} else {
+		j->out = out;
+	}
+	smdmx_qc_free(qc);
+	return true;
+}
+
 /* Plans the jobs; false (a usage error, already reported) when the command line cannot
  * work. */
 static bool make_plan(const conv_opts *o, char **args, size_t nargs, plan *p)
 {
+	if (o->qc && o->tool == TOOL_SMD2DMX) return plan_qc(o, p);
 	found_list files = { 0 };
 	bool ok = true;
 	for (size_t i = 0; i < nargs; i++) {
@@ -405,6 +452,10 @@ static bool write_depfile(const conv_opts *o, const plan *p)
 			fputc(' ', f);
 			dep_put(f, j->vta);
 		}
+		for (size_t k = 0; k < j->dep_count; k++) {
+			fputc(' ', f);
+			dep_put(f, j->deps[k]);
+		}
 		fputc('\n', f);
 	}
 	fclose(f);
@@ -436,6 +487,8 @@ static void plan_free(plan *p)
 		free(j->out);
 		for (size_t k = 0; k < j->written_count; k++) free(j->written[k]);
 		free(j->written);
+		for (size_t k = 0; k < j->dep_count; k++) free(j->deps[k]);
+		free(j->deps);
 		diag_free(&j->diag);
 	}
 	free(p->jobs);

@@ -30,6 +30,8 @@ typedef struct conv_opts {
 	const char *vta;       /* --vta */
 	const char *clip_name; /* --clip */
 	const char *depfile;   /* --depfile */
+	const char *qc;        /* --qc: smd2dmx reads the model from this QC; dmx2smd writes it */
+	const char *model;     /* --model: the $model of the QC */
 	bool clips, recursive, keep_going, force, quiet, werror, verbose;
 	unsigned jobs;         /* -j; 0: the number of cores */
 	size_t max_warnings;   /* shown per file; 0: all */
@@ -61,7 +63,12 @@ typedef struct job {
 	diag_buf diag;
 	char **written;       /* outputs renamed into place */
 	size_t written_count;
+	char **deps;          /* more files read (a QC's includes, its models and VTAs), for --depfile */
+	size_t dep_count;
 } job;
+
+/* Records a file the job read (for --depfile). */
+void job_dep(job *j, const char *path);
 
 /* ---- diagnostics (diag.c) ---------------------------------------------------------------- */
 
@@ -90,6 +97,10 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* path with its extension replaced by ext (no dot), or with "_suffix" before the extension. */
 char *path_with_extension(const char *path, const char *ext);
 char *path_with_suffix(const char *path, const char *suffix);
+/* path made absolute with "." and ".." folded; path_relative: to as seen from the folder of
+ * from_file. Both return memory to free. */
+char *path_absolute(const char *path);
+char *path_relative(const char *from_file, const char *to);
 /* Creates the directories above path. */
 bool make_parent_dirs(const char *path, char *why, size_t why_size);
 

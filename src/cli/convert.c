@@ -185,6 +185,175 @@ static bool smd_to_dmx(run *r)
 	return ok;
 }
 
+/* The QC, its warnings given (each in the file it is about). */
+static smdmx_qc *read_qc(run *r, const char *path)
+{
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_qc *qc = smdmx_qc_read_file(path, NULL, &err, &w);
+	warn(r, path, &w);
+	if (!qc) {
+		fail(r, path, &err);
+		return NULL;
+	}
+	for (size_t i = 1; i < qc->file_count; i++) job_dep(r->j, qc->files[i].path);
+	return qc;
+}
+
+/* A file a QC names that is not there: an error where the QC names it. */
+static bool fail_ref(run *r, const char *qcpath, const smdmx_qc *qc, const smdmx_qc_ref *ref, const char *what)
+{
+	const char *where = ref->pos.file == 0 ? qcpath : qc->files[ref->pos.file].path;
+	diag_add(&r->j->diag, NULL, where, ref->pos.line, ref->pos.column, "error", "cannot find '%s' (%s)", ref->path, what);
+	return false;
+}
+
+/* smd2dmx --qc on a QC without $model: its first animation, named and timed as the
+ * $sequence says, with the QC's attachments. */
+static bool qc_anim_to_dmx(run *r, const smdmx_qc *qc)
+{
+	job *j = r->j;
+	const char *in = j->inputs[0];
+	const smdmx_qc_ref *ref = NULL;
+	for (size_t i = 0; i < qc->ref_count && !ref; i++)
+		if (qc->refs[i].kind == SMDMX_QC_REF_ANIMATION) ref = &qc->refs[i];
+	if (!ref) {
+		diag_add(&j->diag, NULL, in, 0, 0, "error", "the QC has no $model and no $sequence to convert");
+		return false;
+	}
+	if (!ref->found) return fail_ref(r, in, qc, ref, "the animation of the first $sequence");
+	if (!strcasecmp(path_extension(ref->path), "dmx")) {
+		diag_add(&j->diag, NULL, in, ref->pos.line, ref->pos.column, "error", "'%s' is a DMX already", ref->name);
+		return false;
+	}
+	job_dep(j, ref->path);
+	smdmx_smd_read_options ro = r->o->ropts;
+	if (ref->fps > 0) ro.frame_rate = ref->fps;
+	if (ref->sequence) ro.name = ref->sequence;
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_scene *scene = smdmx_smd_read_file(ref->path, &ro, &err, &w);
+	warn(r, ref->path, &w);
+	if (!scene) return fail(r, ref->path, &err);
+	/* the clip takes the sequence's name */
+	bool ok = true;
+	for (size_t c = 0; c < scene->clip_count && ref->sequence; c++) scene->clips[c].name = scene->name;
+	if (ok && ((qc->scale != 1 && qc->scale > 0) || (qc->up_axis && qc->up_axis != 'Z'))) {
+		ok = smdmx_scene_transform(scene, qc->scale, qc->up_axis == 'Z' ? 0 : qc->up_axis, &err);
+		if (!ok) fail(r, in, &err);
+	}
+	if (ok) {
+		ok = smdmx_qc_apply_attachments(qc, scene, &err, &w);
+		warn(r, in, &w);
+		if (!ok) fail(r, in, &err);
+	}
+	char sum[512] = "";
+	if (ok) summarize(scene, sum, sizeof(sum));
+	smdmx_dm *dm = NULL;
+	if (ok) {
+		dm = smdmx_model_from_scene(scene, &r->o->mopts, &err, &w);
+		warn(r, in, &w);
+		if (!dm) ok = fail(r, in, &err);
+	}
+	smdmx_scene_free(scene);
+	ok = ok && warnings_allowed(r, in);
+	ok = ok && write_dmx(r, dm, j->out);
+	if (ok) note_written(r, in, sum);
+	smdmx_dm_free(dm);
+	return ok;
+}
+
+/* smd2dmx --qc: a QC's $model (its SMD, its flexfile's shapes named and rigged as the QC
+ * says, the QC's attachments, $scale and $upaxis) into one DMX. */
+static bool qc_to_dmx(run *r)
+{
+	job *j = r->j;
+	const char *in = j->inputs[0];
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_qc *qc = read_qc(r, in);
+	if (!qc) return false;
+	bool ok = true;
+	uint32_t mi = smdmx_qc_find_model(qc, r->o->model);
+	if (mi == SMDMX_NONE && !r->o->model) {
+		/* No $model: an animation QC; its first $sequence (or $animation) with the QC's
+		 * attachments. */
+		ok = qc_anim_to_dmx(r, qc);
+		smdmx_qc_free(qc);
+		return ok;
+	}
+	if (mi == SMDMX_NONE) {
+		diag_add(&j->diag, NULL, in, 0, 0, "error", "no $model named '%s' (the QC has %zu)", r->o->model, qc->model_count);
+		smdmx_qc_free(qc);
+		return false;
+	}
+	const smdmx_qc_model *m = &qc->models[mi];
+	const smdmx_qc_ref *ref = &qc->refs[m->ref];
+	char what[512];
+	snprintf(what, sizeof(what), "the file of $model '%s'", m->name);
+	if (!ref->found) ok = fail_ref(r, in, qc, ref, what);
+	else if (!strcasecmp(path_extension(ref->path), "dmx")) {
+		diag_add(&j->diag, NULL, in, ref->pos.line, ref->pos.column, "error",
+		         "$model '%s' is a DMX already ('%s'): smdmx qc converts a whole project", m->name, ref->name);
+		ok = false;
+	}
+	smdmx_scene *scene = NULL;
+	if (ok) {
+		job_dep(j, ref->path);
+		scene = read_smd(r, ref->path);
+		ok = scene != NULL;
+	}
+	uint32_t vta = SMDMX_NONE;
+	if (ok) {
+		vta = smdmx_qc_model_vta(qc, mi, &err);
+		if (vta == SMDMX_NONE && err.code) ok = fail(r, in, &err);
+	}
+	if (ok && vta != SMDMX_NONE) {
+		const smdmx_qc_ref *v = &qc->refs[vta];
+		if (!v->found) ok = fail_ref(r, in, qc, v, "the flexfile of the $model");
+		smdmx_scene *flex = ok ? read_smd(r, v->path) : NULL;
+		if (ok) job_dep(j, v->path);
+		ok = ok && flex != NULL;
+		if (ok) {
+			ok = smdmx_scene_attach_vta(scene, flex, &err, &w);
+			warn(r, v->path, &w);
+			if (!ok) fail(r, v->path, &err);
+		}
+		smdmx_scene_free(flex);
+	}
+	if (ok) {
+		ok = smdmx_qc_apply_rig(qc, mi, scene, NULL, &err, &w);
+		warn(r, in, &w);
+		if (!ok) fail(r, in, &err);
+	}
+	/* $scale and $upaxis as studiomdl applies them to the model; then the attachments, whose
+	 * positions $scale already scaled where they were read. */
+	if (ok && ((m->scale != 1 && m->scale > 0) || (m->up_axis && m->up_axis != 'Z'))) {
+		ok = smdmx_scene_transform(scene, m->scale, m->up_axis == 'Z' ? 0 : m->up_axis, &err);
+		if (!ok) fail(r, in, &err);
+	}
+	if (ok) {
+		ok = smdmx_qc_apply_attachments(qc, scene, &err, &w);
+		warn(r, in, &w);
+		if (!ok) fail(r, in, &err);
+	}
+	char sum[512] = "";
+	if (ok) summarize(scene, sum, sizeof(sum));
+	smdmx_dm *dm = NULL;
+	if (ok) {
+		dm = smdmx_model_from_scene(scene, &r->o->mopts, &err, &w);
+		warn(r, in, &w);
+		if (!dm) ok = fail(r, in, &err);
+	}
+	smdmx_scene_free(scene);
+	smdmx_qc_free(qc);
+	ok = ok && warnings_allowed(r, in);
+	ok = ok && write_dmx(r, dm, j->out);
+	if (ok) note_written(r, in, sum);
+	smdmx_dm_free(dm);
+	return ok;
+}
+
 static bool dmx_to_dmx(run *r)
 {
 	job *j = r->j;
@@ -201,6 +370,41 @@ static bool dmx_to_dmx(run *r)
 		note_written(r, j->inputs[0], what);
 	}
 	smdmx_dm_free(dm);
+	return ok;
+}
+
+/* A text file, all or nothing with the job's other outputs. */
+static bool write_text(run *r, const char *path, const char *text)
+{
+	output *o = open_out(r, path);
+	if (!o) return false;
+	if (!output_write(o, text, strlen(text))) {
+		snprintf(r->why, sizeof(r->why), "cannot write: %s", strerror(o->errnum));
+		return fail_msg(r, path, r->why);
+	}
+	return true;
+}
+
+/* dmx2smd --qc: a QC naming the SMD (and VTA), with what SMD cannot hold. */
+static bool write_qc_text(run *r, const smdmx_scene *scene, const char *in, const char *smd, const char *model_lines,
+                          const char *att_lines)
+{
+	(void)in;
+	char *rel = path_relative(r->o->qc, smd);
+	const char *slash = strrchr(smd, '/');
+	char *stem = xstrdup(slash ? slash + 1 : smd);
+	char *dot = strrchr(stem, '.');
+	if (dot && dot != stem) *dot = 0;
+	const char *up = scene->up_axis == 'Y' ? "$upaxis Y\n" : scene->up_axis == 'X' ? "$upaxis X\n" : "";
+	char *text;
+	if (model_lines && *model_lines)
+		text = xasprintf("%s$model \"%s\" \"%s\" {\n%s}\n%s", up, stem, rel, model_lines, att_lines ? att_lines : "");
+	else
+		text = xasprintf("%s$model \"%s\" \"%s\"\n%s", up, stem, rel, att_lines ? att_lines : "");
+	bool ok = write_text(r, r->o->qc, text);
+	free(text);
+	free(stem);
+	free(rel);
 	return ok;
 }
 
@@ -240,22 +444,70 @@ static bool dmx_to_smd(run *r)
 		} else if (to_stdout && last > 1) {
 			ok = fail_msg(r, in, "the file has several clips; --clip NAME picks one for standard output");
 		}
+		char *seqs = NULL, *atts = NULL, *unused = NULL;
+		size_t slen = 0;
+		if (ok && r->o->qc) {
+			ok = smdmx_qc_from_scene(scene, NULL, &unused, &atts, &err, &w);
+			warn(r, r->o->qc, &w);
+			if (!ok) fail(r, in, &err);
+		}
 		ok = ok && warnings_allowed(r, in);
 		for (size_t c = first; ok && c < last; c++) {
 			char *path = last - first > 1 ? path_with_suffix(out, scene->clips[c].name) : xstrdup(out);
 			wo.clip = c;
 			ok = write_smd(r, scene, path, &wo);
+			if (ok && r->o->qc) {
+				char *rel = path_relative(r->o->qc, path);
+				char *line = xasprintf("%s$sequence \"%s\" \"%s\" fps %g\n", seqs ? seqs : "", scene->clips[c].name, rel,
+				                       scene->clips[c].frame_rate);
+				free(seqs);
+				seqs = line;
+				slen = strlen(seqs);
+				free(rel);
+			}
 			free(path);
 		}
+		(void)slen;
+		if (ok && r->o->qc) {
+			char *text = xasprintf("%s%s%s", scene->up_axis != 'Z' && scene->up_axis ? (scene->up_axis == 'Y' ? "$upaxis Y\n" : "$upaxis X\n") : "",
+			                       atts ? atts : "", seqs ? seqs : "");
+			ok = write_text(r, r->o->qc, text);
+			free(text);
+		}
+		free(seqs);
+		smdmx_qc_text_free(atts);
+		smdmx_qc_text_free(unused);
 		if (ok) note_scene(r, in, scene);
 		smdmx_scene_free(scene);
 		return ok;
 	}
 	bool vta_beside = ok && scene->flex_shape_count && wo.kind == SMDMX_SMD_WRITE_REFERENCE;
+	char *qc_model = NULL, *qc_atts = NULL, *vta_path = vta_beside ? path_with_extension(out, "vta") : NULL;
+	if (ok && r->o->qc) {
+		/* What SMD cannot hold goes into the QC; stereo shapes a flexpair cannot split are cut
+		 * into halves in the scene before the VTA is written. */
+		char *vta_rel = vta_path ? path_relative(r->o->qc, vta_path) : NULL;
+		ok = smdmx_qc_from_scene(scene, vta_rel, &qc_model, &qc_atts, &err, &w);
+		free(vta_rel);
+		warn(r, r->o->qc, &w);
+		if (!ok) fail(r, in, &err);
+	}
 	if (ok) {
 		smdmx_warnings losses;
 		memset(&losses, 0, sizeof(losses));
 		smdmx_smd_report_losses(scene, true, &losses);
+		if (r->o->qc) {
+			/* the QC carries these */
+			size_t k = 0;
+			for (size_t i = 0; i < losses.count; i++) {
+				smdmx_warning_code c = losses.data[i].code;
+				if (c == SMDMX_WARNING_DROPPED_BALANCE || c == SMDMX_WARNING_DROPPED_ATTACHMENTS ||
+				    c == SMDMX_WARNING_DROPPED_CONTROLLERS || c == SMDMX_WARNING_DROPPED_RULES)
+					continue;
+				losses.data[k++] = losses.data[i];
+			}
+			losses.count = k;
+		}
 		warn(r, out, &losses);
 		if (vta_beside && to_stdout) {
 			diag_add(&j->diag, r->o, in, 0, 0, "warning",
@@ -267,12 +519,14 @@ static bool dmx_to_smd(run *r)
 	ok = ok && write_smd(r, scene, out, &wo);
 	/* Shapes go to a VTA beside the SMD (decision 10). */
 	if (ok && vta_beside) {
-		char *vta = path_with_extension(out, "vta");
 		wo.kind = SMDMX_SMD_WRITE_VTA;
-		ok = write_smd(r, scene, vta, &wo);
-		free(vta);
+		ok = write_smd(r, scene, vta_path, &wo);
 	}
+	if (ok && r->o->qc) ok = write_qc_text(r, scene, in, out, qc_model, qc_atts);
 	if (ok) note_scene(r, in, scene);
+	smdmx_qc_text_free(qc_model);
+	smdmx_qc_text_free(qc_atts);
+	free(vta_path);
 	smdmx_scene_free(scene);
 	return ok;
 }
@@ -321,7 +575,9 @@ void job_run(const conv_opts *o, job *j)
 	r.j = j;
 	r.outs.force = o->force;
 	bool in_dmx = input_is_dmx(o, j->inputs[0]), out_dmx = output_is_dmx(o, j->out, in_dmx);
-	bool ok = in_dmx ? (out_dmx ? dmx_to_dmx(&r) : dmx_to_smd(&r)) : (out_dmx ? smd_to_dmx(&r) : smd_to_smd(&r));
+	bool ok = o->qc && o->tool == TOOL_SMD2DMX ? qc_to_dmx(&r)
+	        : in_dmx                           ? (out_dmx ? dmx_to_dmx(&r) : dmx_to_smd(&r))
+	                                           : (out_dmx ? smd_to_dmx(&r) : smd_to_smd(&r));
 	if (ok) ok = outputs_commit(&r.outs, &j->written, &j->written_count, r.why, sizeof(r.why)) || fail_msg(&r, j->out, r.why);
 	else outputs_abort(&r.outs);
 	j->ran = true;

@@ -43,6 +43,10 @@ static const char model_help[] =
     "conversion:\n"
     "  --vta FLEX.vta         SMD to DMX: the reference's flex shapes (X.vta beside X.smd among\n"
     "                         the inputs is taken by itself); DMX to SMD writes OUT.vta\n"
+    "  --qc FILE.qc           smd2dmx: convert the QC's $model (its SMD, flexfile VTA, flex rig,\n"
+    "                         $attachment lines, $scale, $upaxis) into one DMX; dmx2smd: write\n"
+    "                         FILE.qc beside the SMD with what SMD cannot hold (rig, attachments)\n"
+    "  --model NAME           smd2dmx --qc: the $model to convert (default: the first)\n"
     "  --target T             the encoding and model format a game wants: sdk2013, tf2, gmod\n"
     "                         (binary 2, model 1), l4d2 (binary 4, model 15), portal2, csgo,\n"
     "                         sfm (binary 5, model 18), source2 (binary 9, model 22)\n"
@@ -216,6 +220,10 @@ static int convert_main(int argc, char **argv)
 			if (TAKES_VALUE) o.clip_name = v;
 		} else if (!strcmp(a, "--vta")) {
 			if (TAKES_VALUE) o.vta = v;
+		} else if (!strcmp(a, "--qc") && TOOL != TOOL_SMDMX) {
+			if (TAKES_VALUE) o.qc = v;
+		} else if (!strcmp(a, "--model") && TOOL == TOOL_SMD2DMX) {
+			if (TAKES_VALUE) o.model = v;
 		} else if (!strcmp(a, "--keys")) {
 			if (TAKES_VALUE) {
 				if (!strcmp(v, "all")) o.mopts.all_keys = true;
@@ -257,7 +265,25 @@ static int convert_main(int argc, char **argv)
 		if (!explicit_model) o.mopts.model_version = targets[t].model;
 	}
 	const char *problem = NULL;
-	if (!nin) problem = "no input";
+	if (o.qc && TOOL == TOOL_SMD2DMX) {
+		if (nin) problem = "--qc reads the model and its files from the QC: give no other inputs";
+		else if (o.vta) problem = "--vta with --qc: the QC's flexfile names the VTA";
+		else if (o.clips) problem = "--clips with --qc: the QC's $model is converted";
+		else if (o.scale != 1.0 || o.up_axis) problem = "--scale and --up-axis with --qc: the QC's $scale and $upaxis apply";
+		else if (o.recursive) problem = "-r with --qc: the QC names the files";
+	} else if (o.qc && TOOL == TOOL_DMX2SMD) {
+		if (nin != 1 || !strcmp(inputs[0], "-")) problem = "--qc writes the QC of one DMX file: give exactly one (not standard input)";
+		else if (o.out && !strcmp(o.out, "-")) problem = "--qc with -o -: the QC names the SMD by its file";
+		else if (strcasecmp(path_extension(o.qc), "qc") && strcasecmp(path_extension(o.qc), "qci"))
+			problem = "--qc names the QC to write: its name must end in .qc or .qci";
+		else if (o.clip_name) problem = "--clip with --qc: the QC names every clip";
+	}
+	if (o.model && !o.qc) problem = "--model picks a $model of the QC given with --qc";
+	if (problem) {
+		free(inputs);
+		return usage_error("%s", problem);
+	}
+	if (!nin && !(o.qc && TOOL == TOOL_SMD2DMX)) problem = "no input";
 	else if (o.out && o.outdir) problem = "-o and -d together: -o names one output, -d a directory for several";
 	else if (o.out && o.to) problem = "-o and --to together: the output's extension already says its kind";
 	else if (o.clips && o.outdir) problem = "--clips writes one DMX: name it with -o, not -d";

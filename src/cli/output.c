@@ -72,6 +72,62 @@ char *path_with_suffix(const char *path, const char *suffix)
 	return xasprintf("%.*s_%s%s%s", (int)stem_length(path), path, suffix, *ext ? "." : "", ext);
 }
 
+/* path made absolute (against the working directory) with "." and ".." folded. */
+char *path_absolute(const char *path)
+{
+	char cwd[PATH_MAX];
+	char *joined = path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", getcwd(cwd, sizeof(cwd)) ? cwd : ".", path);
+	char *out = xstrdup(joined);
+	size_t n = 0;
+	for (const char *p = joined; *p;) {
+		while (*p == '/') p++;
+		const char *e = strchr(p, '/');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == 0) break;
+		if (len == 1 && p[0] == '.') {
+			/* skip */
+		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 0 && out[n - 1] != '/') n--;
+			if (n > 0) n--;
+		} else {
+			out[n++] = '/';
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p += len;
+	}
+	if (n == 0) out[n++] = '/';
+	out[n] = 0;
+	free(joined);
+	return out;
+}
+
+char *path_relative(const char *from_file, const char *to)
+{
+	char *a = path_absolute(from_file), *b = path_absolute(to);
+	char *slash = strrchr(a, '/');
+	if (slash) slash[1] = 0; /* the folder of from_file, with its '/' */
+	size_t common = 0, i = 0;
+	while (a[i] && a[i] == b[i]) {
+		if (a[i] == '/') common = i + 1;
+		i++;
+	}
+	size_t ups = 0;
+	for (const char *p = a + common; *p; p++) ups += *p == '/';
+	size_t len = strlen(b + common) + 3 * ups + 1;
+	char *out = malloc(len);
+	if (!out) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	out[0] = 0;
+	for (size_t k = 0; k < ups; k++) strcat(out, "../");
+	strcat(out, b + common);
+	free(a);
+	free(b);
+	return out;
+}
+
 bool make_parent_dirs(const char *path, char *why, size_t why_size)
 {
 	const char *slash = strrchr(path, '/');
