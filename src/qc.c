@@ -1715,8 +1715,10 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 		SM_CHECK(add_ref(r, f, SMDMX_QC_REF_ANIMATION, "$animation", model_exts, NULL));
 		((smdmx_qc_ref *)r->refs.data)[r->refs.count - 1].sequence = seq;
 		blends = 1;
+		/* a $sequence names $animations; its own name and other sequences' are no animation
+		 * to it (ParseSequence looks among g_panimation only) */
+		SM_CHECK(add_name(r, &r->anims, seq));
 	}
-	SM_CHECK(add_name(r, &r->anims, seq));
 	int depth = 0;
 	uint32_t open = SMDMX_NONE;
 	for (;;) {

@@ -1334,6 +1334,45 @@ static void mark_correctives(smdmx_scene *s)
 	}
 }
 
+/* defaultflex: the base takes that frame and the other frames move from it (studiomdl
+ * copies the default frame into the model and into the VTA's frame 0). */
+static bool rebase(smdmx_scene *s, const smdmx_flex_shape *deff)
+{
+	size_t nframes = s->flex_shape_count;
+		smdmx_mesh *me = &s->meshes[deff->mesh];
+		for (size_t k = 0; k < deff->position_count; k++)
+			for (int a = 0; a < 3; a++) me->positions[deff->position_indices[k]][a] += deff->position_deltas[k][a];
+		for (size_t k = 0; me->normals && k < deff->normal_count; k++)
+			for (int a = 0; a < 3; a++) me->normals[deff->normal_indices[k]][a] += deff->normal_deltas[k][a];
+		int32_t *dp = malloc((me->position_count + 1) * sizeof(int32_t)), *dn = malloc((me->normal_count + 1) * sizeof(int32_t));
+		if (!dp || !dn) {
+			free(dp);
+			free(dn);
+			return false;
+		}
+		for (size_t p = 0; p < me->position_count; p++) dp[p] = -1;
+		for (size_t p = 0; p < me->normal_count; p++) dn[p] = -1;
+		for (size_t k = 0; k < deff->position_count; k++) dp[deff->position_indices[k]] = (int32_t)k;
+		for (size_t k = 0; k < deff->normal_count; k++) dn[deff->normal_indices[k]] = (int32_t)k;
+		for (size_t f = 0; f < nframes; f++) {
+			smdmx_flex_shape *sh = &s->flex_shapes[f];
+			if (sh == deff || sh->mesh != deff->mesh) continue;
+			for (size_t k = 0; k < sh->position_count; k++) {
+				int32_t d = dp[sh->position_indices[k]];
+				if (d >= 0)
+					for (int a = 0; a < 3; a++) sh->position_deltas[k][a] -= deff->position_deltas[d][a];
+			}
+			for (size_t k = 0; k < sh->normal_count; k++) {
+				int32_t d = dn[sh->normal_indices[k]];
+				if (d >= 0)
+					for (int a = 0; a < 3; a++) sh->normal_deltas[k][a] -= deff->normal_deltas[d][a];
+			}
+		}
+		free(dp);
+		free(dn);
+		return true;
+}
+
 static void qwarn(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_warnings *w, smdmx_warning_code code, const char *fmt, ...)
     SM_PRINTF(5, 6);
 static void qwarn(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_warnings *w, smdmx_warning_code code, const char *fmt, ...)
@@ -1445,41 +1484,9 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 		free(use);
 		return false;
 	}
-	/* defaultflex: the base takes that frame and the other frames move from it (studiomdl
-	 * copies the default frame into the model and into the VTA's frame 0). */
-	if (deff) {
-		smdmx_mesh *me = &s->meshes[deff->mesh];
-		for (size_t k = 0; k < deff->position_count; k++)
-			for (int a = 0; a < 3; a++) me->positions[deff->position_indices[k]][a] += deff->position_deltas[k][a];
-		for (size_t k = 0; me->normals && k < deff->normal_count; k++)
-			for (int a = 0; a < 3; a++) me->normals[deff->normal_indices[k]][a] += deff->normal_deltas[k][a];
-		int32_t *dp = malloc((me->position_count + 1) * sizeof(int32_t)), *dn = malloc((me->normal_count + 1) * sizeof(int32_t));
-		if (!dp || !dn) {
-			free(dp);
-			free(dn);
-			free(use);
-			return sm_fail_oom(error);
-		}
-		for (size_t p = 0; p < me->position_count; p++) dp[p] = -1;
-		for (size_t p = 0; p < me->normal_count; p++) dn[p] = -1;
-		for (size_t k = 0; k < deff->position_count; k++) dp[deff->position_indices[k]] = (int32_t)k;
-		for (size_t k = 0; k < deff->normal_count; k++) dn[deff->normal_indices[k]] = (int32_t)k;
-		for (size_t f = 0; f < nframes; f++) {
-			smdmx_flex_shape *sh = &s->flex_shapes[f];
-			if (sh == deff || sh->mesh != deff->mesh) continue;
-			for (size_t k = 0; k < sh->position_count; k++) {
-				int32_t d = dp[sh->position_indices[k]];
-				if (d >= 0)
-					for (int a = 0; a < 3; a++) sh->position_deltas[k][a] -= deff->position_deltas[d][a];
-			}
-			for (size_t k = 0; k < sh->normal_count; k++) {
-				int32_t d = dn[sh->normal_indices[k]];
-				if (d >= 0)
-					for (int a = 0; a < 3; a++) sh->normal_deltas[k][a] -= deff->normal_deltas[d][a];
-			}
-		}
-		free(dp);
-		free(dn);
+	if (deff && !rebase(s, deff)) {
+		free(use);
+		return sm_fail_oom(error);
 	}
 	/* The mesh's split: the most used flexpair width. */
 	double msplit = 0;
@@ -1794,4 +1801,25 @@ bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error 
 	s->attachments = as;
 	s->attachment_count = n;
 	return ok;
+}
+
+bool smdmx_qc_apply_defaultflex(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, smdmx_error *error)
+{
+	memset(error, 0, sizeof(*error));
+	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
+	const smdmx_qc_model *m = &qc->models[model];
+	const smdmx_qc_flex *def = NULL;
+	for (size_t i = 0; i < m->flex_count; i++)
+		if (m->flexes[i].kind == SMDMX_QC_DEFAULTFLEX) def = &m->flexes[i];
+	if (!def || def->frame == 0) return true;
+	const smdmx_flex_shape *deff = NULL;
+	for (size_t k = 0; k < s->flex_shape_count && !deff; k++)
+		if (s->flex_shapes[k].frame == def->frame) deff = &s->flex_shapes[k];
+	if (!deff) return qfail(qc, def->pos, error, SMDMX_ERROR_BAD_VALUE, "defaultflex frame %d is not in the VTA", (int)def->frame);
+	if (!rebase(s, deff)) return sm_fail_oom(error);
+	/* The default frame moves nothing now. */
+	smdmx_flex_shape *d = &s->flex_shapes[deff - s->flex_shapes];
+	d->position_count = 0;
+	d->normal_count = 0;
+	return true;
 }

@@ -231,6 +231,10 @@ typedef struct smdmx_qc_rig_options {
 SMDMX_API bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *scene, const smdmx_qc_rig_options *options,
                                   smdmx_error *error, smdmx_warnings *warnings);
 
+/* Only the defaultflex step of smdmx_qc_apply_rig: the base takes the defaultflex frame and
+ * every frame moves from it (the default frame then moves nothing). */
+SMDMX_API bool smdmx_qc_apply_defaultflex(const smdmx_qc *qc, uint32_t model, smdmx_scene *scene, smdmx_error *error);
+
 /* Adds the QC's $attachment lines to the scene as attachments on their bones (those whose
  * bone the scene lacks are counted in a warning). */
 SMDMX_API bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *scene, smdmx_error *error, smdmx_warnings *warnings);

@@ -148,4 +148,8 @@ int cmd_info(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 
+/* ---- smdmx qc (qcproj.c) ---------------------------------------------------------------- */
+
+int cmd_qc(int argc, char **argv);
+
 #endif

@@ -82,12 +82,14 @@ static void print_help(FILE *f)
 	      "       smdmx diff A B [--tolerance F] [--rotation-tolerance F] [--max N] [-q]\n"
 	      "       smdmx check FILE [--target T]\n"
 	      "       smdmx dump FILE.dmx [--full]\n"
+	      "       smdmx qc IN.qc --to dmx|smd -d OUTDIR [--rig qc|dmx] [options]\n"
 	      "       smdmx --help | --version\n\n"
 	      "convert   between SMD, VTA and DMX by the output's extension (--to EXT with -d)\n"
 	      "info      what a file holds\n"
 	      "diff      compare two models by meaning, SMD or DMX in any mix; exit 0 equal, 1 different\n"
 	      "check     lint a model for a target engine; exit 1 when it finds an error\n"
-	      "dump      list a DMX file's elements and attributes\n\n",
+	      "dump      list a DMX file's elements and attributes\n"
+	      "qc        convert a QC project: the QC, its includes and every file they name\n\n",
 	      f);
 #endif
 	fputs(batch_help, f);
@@ -381,6 +383,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
 	if (!strcmp(cmd, "diff")) return cmd_diff(argc - 2, argv + 2);
 	if (!strcmp(cmd, "check")) return cmd_check(argc - 2, argv + 2);
+	if (!strcmp(cmd, "qc")) return cmd_qc(argc - 2, argv + 2);
 	return usage_error("unknown command '%s'", cmd);
 #else
 	if (argc < 2) {

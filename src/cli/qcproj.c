@@ -1,0 +1,889 @@
+/* smdmx qc: a whole QC project into the other format. Every file the QC and its includes
+ * name is converted (or copied, when it is in the target format already, or not a model)
+ * into OUTDIR at its place relative to the project's folder (the folder holding the main QC
+ * and every file it reads), and the QC and its includes are written there with only what
+ * the conversion changes (decision 15): file names, the flex lines that move into a DMX or
+ * out of one, noautodmxrules (G4), and the $attachment lines a DMX held.
+ *
+ * --to dmx: each $model's SMD becomes a DMX holding its flexfile's shapes (named by the flex
+ * lines, stereo as the flexpairs say) and its flex, flexpair, defaultflex and flexfile lines
+ * leave the QC. Its flexcontroller, %rule and localvar lines stay, with noautodmxrules added
+ * (studiomdl then takes the QC's rig, as before, and only the shapes from the DMX), or with
+ * --rig dmx move into the DMX as a combination operator or flex rules.
+ * --to smd: each DMX becomes an SMD (and a VTA beside it for its shapes), and what it held that
+ * SMD cannot goes into the QC: flexfile and flex lines, its controllers and rules (unless the
+ * $model block says noautodmxrules: then the QC's own rig stays), its attachments. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+typedef enum task_kind {
+	TASK_COPY = 0,
+	TASK_SMD_TO_DMX,
+	TASK_DMX_TO_SMD,
+	TASK_VTA_REBASE   /* a VTA eyelid lines read, its frame 0 made the DMX's base (defaultflex) */
+} task_kind;
+
+typedef struct task {
+	task_kind kind;
+	char *src, *dst;
+	uint32_t ref;        /* the first reference naming it */
+	uint32_t model;      /* a $model whose file it is (rig and shapes), else SMDMX_NONE */
+	uint32_t vta;        /* that $model's flexfile (SMD to DMX) */
+	double fps;
+	bool reference;      /* DMX to SMD: write a reference (a $model, $body, ... file) */
+	/* results */
+	char *model_lines, *att_lines; /* DMX to SMD: QC lines for its $model */
+	bool has_vta;
+	char *vta_dst;
+	diag_buf diag;
+	int status;
+	outputs outs;
+	char **written;
+	size_t written_count;
+} task;
+
+typedef struct project {
+	const conv_opts *o;
+	const char *to;      /* "dmx" or "smd" */
+	bool rig_dmx;
+	smdmx_qc *qc;
+	const char *qcpath;
+	char *root;          /* absolute, ending in '/' */
+	char *outdir;        /* absolute, ending in '/' */
+	task *tasks;
+	size_t task_count;
+	uint32_t *task_of;   /* per reference: its task, or SMDMX_NONE */
+	diag_buf diag;       /* the QC's own messages */
+	pthread_mutex_t lock;
+	size_t next;
+	bool stop;
+} project;
+
+static char *abs_dir(const char *path)
+{
+	char *a = path_absolute(path);
+	char *s = strrchr(a, '/');
+	if (s) s[1] = 0;
+	return a;
+}
+
+/* The folder every path lies in: the longest common folder. */
+static void common_root(char *root, const char *path)
+{
+	size_t i = 0, last = 0;
+	while (root[i] && root[i] == path[i]) {
+		if (root[i] == '/') last = i + 1;
+		i++;
+	}
+	if (root[i] == 0 && (path[i] == '/' || path[i] == 0)) return;
+	root[last] = 0;
+}
+
+/* OUTDIR and path's place below the root. */
+static char *out_path(const project *p, const char *path)
+{
+	char *a = path_absolute(path);
+	char *out = xasprintf("%s%s", p->outdir, a + strlen(p->root));
+	free(a);
+	return out;
+}
+
+static char *with_ext(const char *path, const char *ext)
+{
+	return path_with_extension(path, ext);
+}
+
+/* A reference's new name: its extension replaced (or added), spelled as the QC spells it;
+ * the output's own name when it took another to avoid a clash. */
+static char *new_name(const char *name, const char *src, const char *dst)
+{
+	const char *slash = strrchr(name, '/'), *bs = strrchr(name, '\\');
+	if (bs && (!slash || bs > slash)) slash = bs;
+	size_t dir = slash ? (size_t)(slash - name + 1) : 0;
+	const char *base = strrchr(dst, '/');
+	base = base ? base + 1 : dst;
+	const char *sbase = strrchr(src, '/');
+	sbase = sbase ? sbase + 1 : src;
+	size_t dstem = strlen(base) - strlen(path_extension(base)) - (*path_extension(base) ? 1 : 0);
+	size_t sstem = strlen(sbase) - strlen(path_extension(sbase)) - (*path_extension(sbase) ? 1 : 0);
+	if (dstem == sstem && !strncasecmp(base, sbase, dstem)) {
+		/* the same name: the QC's spelling of it, with the new extension */
+		const char *n = name + dir;
+		const char *ext = path_extension(n);
+		size_t nstem = strlen(n) - strlen(ext) - (*ext ? 1 : 0);
+		if (*ext && strcasecmp(ext, "smd") && strcasecmp(ext, "dmx") && strcasecmp(ext, "vta") && strcasecmp(ext, "sma") &&
+		    strcasecmp(ext, "phys"))
+			nstem = strlen(n); /* a dot in the name, no extension */
+		return xasprintf("%.*s%.*s.%s", (int)dir, name, (int)nstem, n, path_extension(base));
+	}
+	return xasprintf("%.*s%s", (int)dir, name, base);
+}
+
+/* ---- one task ---------------------------------------------------------------------------- */
+
+static bool task_fail(task *t, const char *path, const smdmx_error *e)
+{
+	diag_error(&t->diag, path, e);
+	return false;
+}
+
+static output *task_open(project *p, task *t, const char *path)
+{
+	char why[1024];
+	char *ins[2] = { t->src, (char *)p->qcpath };
+	if (!output_allowed(path, ins, 2, p->o->force, why, sizeof(why)) || !make_parent_dirs(path, why, sizeof(why))) {
+		diag_add(&t->diag, NULL, path, 0, 0, "error", "%s", why);
+		return NULL;
+	}
+	output *out = outputs_open(&t->outs, path, why, sizeof(why));
+	if (!out) diag_add(&t->diag, NULL, path, 0, 0, "error", "%s", why);
+	return out;
+}
+
+static bool task_write_dmx(project *p, task *t, const smdmx_scene *s)
+{
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_dm *dm = smdmx_model_from_scene(s, &p->o->mopts, &err, &w);
+	diag_warnings(&t->diag, p->o, t->src, &w);
+	if (!dm) return task_fail(t, t->src, &err);
+	output *out = task_open(p, t, t->dst);
+	bool ok = out && (smdmx_dmx_write(dm, output_write, out, &p->o->dopts, &err) || task_fail(t, t->dst, &err));
+	smdmx_dm_free(dm);
+	return ok;
+}
+
+static bool task_write_smd(project *p, task *t, const smdmx_scene *s, const char *path, smdmx_smd_write_kind kind)
+{
+	smdmx_smd_write_options wo = p->o->wopts;
+	wo.kind = kind;
+	smdmx_error err;
+	output *out = task_open(p, t, path);
+	return out && (smdmx_smd_write(s, output_write, out, &wo, &err) || task_fail(t, path, &err));
+}
+
+static smdmx_scene *task_read_smd(project *p, task *t, const char *path, double fps)
+{
+	smdmx_smd_read_options ro = p->o->ropts;
+	if (fps > 0) ro.frame_rate = fps;
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_scene *s = smdmx_smd_read_file(path, &ro, &err, &w);
+	diag_warnings(&t->diag, p->o, path, &w);
+	if (!s) task_fail(t, path, &err);
+	return s;
+}
+
+/* An SMD (and the $model's flexfile) into DMX. */
+static bool run_smd_to_dmx(project *p, task *t)
+{
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_scene *s = task_read_smd(p, t, t->src, t->fps);
+	bool ok = s != NULL;
+	if (ok && t->model != SMDMX_NONE && t->vta != SMDMX_NONE) {
+		const char *vpath = p->qc->refs[t->vta].path;
+		smdmx_scene *flex = task_read_smd(p, t, vpath, 0);
+		ok = flex && (smdmx_scene_attach_vta(s, flex, &err, &w) || task_fail(t, vpath, &err));
+		if (flex) diag_warnings(&t->diag, p->o, vpath, &w);
+		smdmx_scene_free(flex);
+	}
+	if (ok && t->model != SMDMX_NONE && t->vta != SMDMX_NONE) {
+		smdmx_qc_rig_options ro = { .rig_in_qc = !p->rig_dmx };
+		ok = smdmx_qc_apply_rig(p->qc, t->model, s, &ro, &err, &w);
+		diag_warnings(&t->diag, p->o, p->qcpath, &w);
+		if (!ok) task_fail(t, p->qcpath, &err);
+	}
+	ok = ok && task_write_dmx(p, t, s);
+	smdmx_scene_free(s);
+	return ok;
+}
+
+/* A VTA eyelid lines read, written again with its frame 0 the $model's base after its
+ * defaultflex frame (studiomdl puts that frame into the model and into the VTA's frame 0):
+ * the DMX's base, so that the eyelids meet it. */
+static bool run_vta_rebase(project *p, task *t)
+{
+	smdmx_error err;
+	smdmx_warnings w;
+	const smdmx_qc_model *m = &p->qc->models[t->model];
+	const char *ref = p->qc->refs[m->ref].path;
+	/* the reference's warnings are its own task's */
+	smdmx_scene *s = smdmx_smd_read_file(ref, &p->o->ropts, &err, NULL);
+	if (!s) task_fail(t, ref, &err);
+	smdmx_scene *flex = s ? task_read_smd(p, t, t->src, 0) : NULL;
+	bool ok = flex && (smdmx_scene_attach_vta(s, flex, &err, &w) || task_fail(t, t->src, &err));
+	smdmx_scene_free(flex);
+	if (ok) ok = smdmx_qc_apply_defaultflex(p->qc, t->model, s, &err) || task_fail(t, p->qcpath, &err);
+	if (ok) {
+		/* frames keep their numbers */
+		s->source.format = SMDMX_SOURCE_VTA;
+		ok = task_write_smd(p, t, s, t->dst, SMDMX_SMD_WRITE_VTA);
+	}
+	smdmx_scene_free(s);
+	return ok;
+}
+
+/* A DMX into SMD (and a VTA for its shapes), with the QC lines for what SMD cannot hold. */
+static bool run_dmx_to_smd(project *p, task *t)
+{
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_dm *dm = smdmx_dmx_read_file(t->src, NULL, &err, &w);
+	diag_warnings(&t->diag, p->o, t->src, &w);
+	if (!dm) return task_fail(t, t->src, &err);
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, &w);
+	smdmx_dm_free(dm);
+	diag_warnings(&t->diag, p->o, t->src, &w);
+	if (!s) return task_fail(t, t->src, &err);
+	bool ok = true;
+	bool reference = t->reference && s->mesh_count;
+	if (reference && s->flex_shape_count) t->has_vta = true;
+	if (t->model != SMDMX_NONE) {
+		char *vta_rel = NULL;
+		if (t->has_vta) {
+			char *qcout = out_path(p, p->qc->files[p->qc->models[t->model].pos.file].path);
+			vta_rel = path_relative(qcout, t->vta_dst);
+			free(qcout);
+		}
+		ok = smdmx_qc_from_scene(s, vta_rel, &t->model_lines, &t->att_lines, &err, &w);
+		free(vta_rel);
+		diag_warnings(&t->diag, p->o, t->src, &w);
+		if (!ok) task_fail(t, t->src, &err);
+	}
+	if (ok) {
+		smdmx_warnings losses;
+		memset(&losses, 0, sizeof(losses));
+		smdmx_smd_report_losses(s, true, &losses);
+		size_t k = 0;
+		for (size_t i = 0; i < losses.count; i++) {
+			smdmx_warning_code c = losses.data[i].code;
+			bool carried = t->model != SMDMX_NONE &&
+			               (c == SMDMX_WARNING_DROPPED_BALANCE || c == SMDMX_WARNING_DROPPED_ATTACHMENTS ||
+			                c == SMDMX_WARNING_DROPPED_CONTROLLERS || c == SMDMX_WARNING_DROPPED_RULES);
+			if (c == SMDMX_WARNING_DROPPED_SHAPES && reference) carried = true;
+			if (!carried) losses.data[k++] = losses.data[i];
+		}
+		losses.count = k;
+		diag_warnings(&t->diag, p->o, t->src, &losses);
+	}
+	ok = ok && task_write_smd(p, t, s, t->dst, reference ? SMDMX_SMD_WRITE_REFERENCE : s->clip_count ? SMDMX_SMD_WRITE_ANIMATION
+	                                                                                                  : SMDMX_SMD_WRITE_REFERENCE);
+	if (ok && t->has_vta) ok = task_write_smd(p, t, s, t->vta_dst, SMDMX_SMD_WRITE_VTA);
+	smdmx_scene_free(s);
+	return ok;
+}
+
+static bool run_copy(project *p, task *t)
+{
+	void *data = NULL;
+	size_t size = 0;
+	FILE *f = fopen(t->src, "rb");
+	bool ok = f != NULL;
+	if (ok) {
+		char buf[65536];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+			void *d = realloc(data, size + n);
+			if (!d) {
+				ok = false;
+				break;
+			}
+			data = d;
+			memcpy((char *)data + size, buf, n);
+			size += n;
+		}
+		ok = ok && !ferror(f);
+		fclose(f);
+	}
+	if (!ok) {
+		diag_add(&t->diag, NULL, t->src, 0, 0, "error", "cannot read: %s", strerror(errno));
+		free(data);
+		return false;
+	}
+	output *out = task_open(p, t, t->dst);
+	ok = out && (output_write(out, data ? data : "", size) ||
+	             (diag_add(&t->diag, NULL, t->dst, 0, 0, "error", "cannot write: %s", strerror(out->errnum)), false));
+	free(data);
+	return ok;
+}
+
+static void *worker(void *arg)
+{
+	project *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		size_t i = p->next < p->task_count && !p->stop ? p->next++ : SIZE_MAX;
+		pthread_mutex_unlock(&p->lock);
+		if (i == SIZE_MAX) return NULL;
+		task *t = &p->tasks[i];
+		t->outs.force = p->o->force;
+		bool ok = t->kind == TASK_COPY         ? run_copy(p, t)
+		        : t->kind == TASK_SMD_TO_DMX   ? run_smd_to_dmx(p, t)
+		        : t->kind == TASK_VTA_REBASE   ? run_vta_rebase(p, t)
+		                                       : run_dmx_to_smd(p, t);
+		if (ok && p->o->werror && t->diag.warnings) {
+			diag_add(&t->diag, NULL, t->src, 0, 0, "error", "warnings are errors (-W error)");
+			ok = false;
+		}
+		char why[1024];
+		if (ok) ok = outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
+		             (diag_add(&t->diag, NULL, t->dst, 0, 0, "error", "%s", why), false);
+		else outputs_abort(&t->outs);
+		t->status = ok ? EXIT_OK : EXIT_FAILED;
+		if (!ok && !p->o->keep_going) {
+			pthread_mutex_lock(&p->lock);
+			p->stop = true;
+			pthread_mutex_unlock(&p->lock);
+		}
+	}
+}
+
+/* ---- planning ------------------------------------------------------------------------------ */
+
+static task *add_task(project *p, task_kind kind, const char *src, char *dst, uint32_t ref)
+{
+	task *t = &p->tasks[p->task_count++];
+	memset(t, 0, sizeof(*t));
+	t->kind = kind;
+	t->src = xstrdup(src);
+	t->dst = dst;
+	t->ref = ref;
+	t->model = SMDMX_NONE;
+	t->vta = SMDMX_NONE;
+	t->status = -1;
+	return t;
+}
+
+static bool ext_is(const char *path, const char *ext)
+{
+	return !strcasecmp(path_extension(path), ext);
+}
+
+/* The same file already has a task. */
+static uint32_t task_for(const project *p, const char *src)
+{
+	for (size_t i = 0; i < p->task_count; i++)
+		if (!strcmp(p->tasks[i].src, src)) return (uint32_t)i;
+	return SMDMX_NONE;
+}
+
+/* dst made unique among the tasks' outputs: "x.smd" taken becomes "x_dmx.smd". */
+static char *unique_dst(const project *p, char *dst, const char *src)
+{
+	for (int round = 0; round < 2; round++) {
+		bool clash = false;
+		for (size_t i = 0; i < p->task_count && !clash; i++)
+			clash = (p->tasks[i].dst && !strcmp(p->tasks[i].dst, dst)) || (p->tasks[i].vta_dst && !strcmp(p->tasks[i].vta_dst, dst));
+		for (size_t i = 0; i < p->qc->ref_count && !clash; i++) {
+			if (!p->qc->refs[i].found) continue;
+			char *o = out_path(p, p->qc->refs[i].path);
+			clash = !strcmp(o, dst) && strcmp(p->qc->refs[i].path, src);
+			free(o);
+		}
+		if (!clash) return dst;
+		const char *ext = path_extension(dst), *oext = path_extension(src);
+		char *stem = xstrdup(dst);
+		stem[strlen(stem) - strlen(ext) - (*ext ? 1 : 0)] = 0;
+		char *alt = xasprintf("%s_%s.%s", stem, oext, ext);
+		free(stem);
+		free(dst);
+		dst = alt;
+	}
+	return dst;
+}
+
+static bool plan(project *p)
+{
+	smdmx_qc *qc = p->qc;
+	p->tasks = calloc(qc->ref_count + 1, sizeof(task));
+	p->task_of = calloc(qc->ref_count + 1, sizeof(uint32_t));
+	if (!p->tasks || !p->task_of) return false;
+	bool to_dmx = !strcmp(p->to, "dmx");
+	bool ok = true;
+	for (size_t i = 0; i < qc->ref_count; i++) {
+		const smdmx_qc_ref *r = &qc->refs[i];
+		p->task_of[i] = SMDMX_NONE;
+		const char *where = r->pos.file ? qc->files[r->pos.file].path : p->qcpath;
+		if (!r->found) {
+			if (r->kind == SMDMX_QC_REF_OTHER) {
+				diag_add(&p->diag, p->o, where, r->pos.line, r->pos.column, "warning", "cannot find '%s' (named by %s): not copied",
+				         r->path, r->command);
+			} else {
+				diag_add(&p->diag, NULL, where, r->pos.line, r->pos.column, "error", "cannot find '%s' (named by %s)", r->path,
+				         r->command);
+				ok = false;
+			}
+			continue;
+		}
+		uint32_t existing = task_for(p, r->path);
+		if (existing != SMDMX_NONE) {
+			p->task_of[i] = existing;
+			task *t = &p->tasks[existing];
+			if (r->kind == SMDMX_QC_REF_MODEL || r->kind == SMDMX_QC_REF_COLLISION) t->reference = true;
+			if (r->kind == SMDMX_QC_REF_MODEL && !strcmp(r->command, "$model") && t->model == SMDMX_NONE) t->model = r->model;
+			continue;
+		}
+		bool model_file = r->kind == SMDMX_QC_REF_MODEL || r->kind == SMDMX_QC_REF_COLLISION || r->kind == SMDMX_QC_REF_ANIMATION;
+		task *t;
+		if (to_dmx && model_file && !ext_is(r->path, "dmx")) {
+			t = add_task(p, TASK_SMD_TO_DMX, r->path, NULL, (uint32_t)i);
+			t->dst = unique_dst(p, with_ext(out_path(p, r->path), "dmx"), r->path);
+		} else if (!to_dmx && model_file && ext_is(r->path, "dmx")) {
+			t = add_task(p, TASK_DMX_TO_SMD, r->path, NULL, (uint32_t)i);
+			t->dst = unique_dst(p, with_ext(out_path(p, r->path), "smd"), r->path);
+		} else {
+			t = add_task(p, TASK_COPY, r->path, out_path(p, r->path), (uint32_t)i);
+		}
+		t->fps = r->fps;
+		t->reference = r->kind == SMDMX_QC_REF_MODEL || r->kind == SMDMX_QC_REF_COLLISION;
+		if (r->kind == SMDMX_QC_REF_MODEL && !strcmp(r->command, "$model")) t->model = r->model;
+		p->task_of[i] = (uint32_t)(p->task_count - 1);
+	}
+	/* The models: their flexfile (SMD to DMX), their VTA (DMX to SMD). */
+	for (size_t ti = 0; ok && ti < p->task_count; ti++) {
+		task *t = &p->tasks[ti];
+		if (t->model == SMDMX_NONE) continue;
+		if (t->kind == TASK_SMD_TO_DMX) {
+			smdmx_error err;
+			t->vta = smdmx_qc_model_vta(qc, t->model, &err);
+			if (t->vta == SMDMX_NONE && err.code) {
+				diag_error(&p->diag, p->qcpath, &err);
+				ok = false;
+			}
+		} else if (t->kind == TASK_DMX_TO_SMD) {
+			t->vta_dst = unique_dst(p, with_ext(t->dst, "vta"), t->src);
+		}
+	}
+	/* A flexfile VTA moves into its model's DMX; one that eyelid lines read too stays, made
+	 * to meet the DMX's base when a defaultflex moved it. */
+	for (size_t i = 0; ok && to_dmx && i < qc->ref_count; i++) {
+		const smdmx_qc_ref *r = &qc->refs[i];
+		if (r->kind != SMDMX_QC_REF_FLEX || p->task_of[i] == SMDMX_NONE) continue;
+		task *t = &p->tasks[p->task_of[i]];
+		if (t->kind != TASK_COPY) continue;
+		bool flexfile_only = true, converted_model = false;
+		uint32_t model = SMDMX_NONE;
+		for (size_t k = 0; k < qc->ref_count; k++) {
+			if (qc->refs[k].kind != SMDMX_QC_REF_FLEX || p->task_of[k] != p->task_of[i]) continue;
+			if (strcmp(qc->refs[k].command, "flexfile") && strcmp(qc->refs[k].command, "flex")) flexfile_only = false;
+			else model = qc->refs[k].model;
+		}
+		if (model != SMDMX_NONE) {
+			uint32_t mt = p->task_of[qc->models[model].ref];
+			converted_model = mt != SMDMX_NONE && p->tasks[mt].kind == TASK_SMD_TO_DMX;
+		}
+		if (converted_model && flexfile_only) t->kind = (task_kind)-1; /* consumed */
+		else if (converted_model) {
+			const smdmx_qc_model *m = &qc->models[model];
+			bool moved = false;
+			for (size_t f = 0; f < m->flex_count; f++) moved = moved || (m->flexes[f].kind == SMDMX_QC_DEFAULTFLEX && m->flexes[f].frame != 0);
+			if (moved) {
+				t->kind = TASK_VTA_REBASE;
+				t->model = model;
+			}
+		}
+	}
+	/* Drop consumed tasks (their references keep pointing nowhere). */
+	size_t k = 0;
+	uint32_t *map = calloc(p->task_count + 1, sizeof(uint32_t));
+	if (!map) return false;
+	for (size_t i = 0; i < p->task_count; i++) {
+		if (p->tasks[i].kind == (task_kind)-1) {
+			map[i] = SMDMX_NONE;
+			free(p->tasks[i].src);
+			free(p->tasks[i].dst);
+			continue;
+		}
+		map[i] = (uint32_t)k;
+		p->tasks[k++] = p->tasks[i];
+	}
+	p->task_count = k;
+	for (size_t i = 0; i < qc->ref_count; i++)
+		if (p->task_of[i] != SMDMX_NONE) p->task_of[i] = map[p->task_of[i]];
+	free(map);
+	return ok;
+}
+
+/* ---- the QC's edits ------------------------------------------------------------------------- */
+
+static bool edit_fail(project *p, const smdmx_error *e)
+{
+	diag_error(&p->diag, p->qcpath, e);
+	return false;
+}
+
+/* Before the tasks: names, and the flex lines that move into the DMXs. */
+static bool edit_before(project *p)
+{
+	smdmx_qc *qc = p->qc;
+	smdmx_error err;
+	bool ok = true;
+	for (size_t i = 0; i < qc->ref_count && ok; i++) {
+		uint32_t ti = p->task_of[i];
+		if (ti == SMDMX_NONE) continue;
+		const task *t = &p->tasks[ti];
+		if (t->kind != TASK_SMD_TO_DMX && t->kind != TASK_DMX_TO_SMD) continue;
+		char *name = new_name(qc->refs[i].name, t->src, t->dst);
+		ok = smdmx_qc_rename(qc, (uint32_t)i, name, &err) || edit_fail(p, &err);
+		free(name);
+	}
+	if (!strcmp(p->to, "dmx")) {
+		for (size_t ti = 0; ti < p->task_count && ok; ti++) {
+			const task *t = &p->tasks[ti];
+			if (t->kind != TASK_SMD_TO_DMX || t->model == SMDMX_NONE) continue;
+			const smdmx_qc_model *m = &qc->models[t->model];
+			if (!m->flex_count) continue;
+			ok = smdmx_qc_remove_lines(qc, t->model, SMDMX_QC_LINES_FLEX | (p->rig_dmx ? SMDMX_QC_LINES_RIG | SMDMX_QC_LINES_NOAUTODMXRULES : 0),
+			                           &err) ||
+			     edit_fail(p, &err);
+			if (ok && !p->rig_dmx && !m->noautodmxrules)
+				ok = smdmx_qc_append_to_model(qc, t->model, "\tnoautodmxrules\n", &err) || edit_fail(p, &err);
+		}
+	}
+	return ok;
+}
+
+/* After the tasks: DMX to SMD, the lines the DMXs held. */
+static bool edit_after(project *p)
+{
+	smdmx_qc *qc = p->qc;
+	smdmx_error err;
+	bool ok = true;
+	for (size_t ti = 0; ti < p->task_count && ok; ti++) {
+		const task *t = &p->tasks[ti];
+		if (t->kind != TASK_DMX_TO_SMD || t->model == SMDMX_NONE || t->status != EXIT_OK) continue;
+		const smdmx_qc_model *m = &qc->models[t->model];
+		if (t->model_lines && *t->model_lines) {
+			if (m->noautodmxrules) {
+				/* The QC's own rig stays: only the shapes come out of the DMX. */
+				char *lines = xstrdup(t->model_lines), *w = lines;
+				for (char *l = lines; *l;) {
+					char *e = strchr(l, '\n');
+					size_t len = e ? (size_t)(e - l + 1) : strlen(l);
+					if (!strncmp(l, "\tflexfile ", 10) || !strncmp(l, "\tflex ", 6) || !strncmp(l, "\tflexpair ", 10)) {
+						memmove(w, l, len);
+						w += len;
+					}
+					l += len;
+				}
+				*w = 0;
+				ok = smdmx_qc_remove_lines(qc, t->model, SMDMX_QC_LINES_NOAUTODMXRULES, &err) || edit_fail(p, &err);
+				ok = ok && (smdmx_qc_append_to_model(qc, t->model, lines, &err) || edit_fail(p, &err));
+				free(lines);
+			} else {
+				ok = smdmx_qc_append_to_model(qc, t->model, t->model_lines, &err) || edit_fail(p, &err);
+			}
+		}
+		if (ok && t->att_lines && *t->att_lines)
+			ok = smdmx_qc_insert_after_model(qc, t->model, t->att_lines, &err) || edit_fail(p, &err);
+	}
+	return ok;
+}
+
+typedef struct qc_out {
+	output *out;
+} qc_out;
+
+static bool qc_write_fn(void *user, const void *data, size_t size)
+{
+	return output_write(((qc_out *)user)->out, data, size);
+}
+
+/* The QC and its includes into OUTDIR. */
+static bool write_qc_files(project *p, char ***written, size_t *written_count)
+{
+	outputs set = { 0 };
+	set.force = p->o->force;
+	bool ok = true;
+	char why[1024];
+	for (size_t i = 0; i < p->qc->file_count && ok; i++) {
+		bool dup = false;
+		for (size_t k = 0; k < i && !dup; k++) dup = !strcmp(p->qc->files[k].path, p->qc->files[i].path);
+		if (dup) continue;
+		char *dst = out_path(p, p->qc->files[i].path);
+		char *ins[1] = { (char *)p->qc->files[i].path };
+		output *o = output_allowed(dst, ins, 1, p->o->force, why, sizeof(why)) && make_parent_dirs(dst, why, sizeof(why))
+		                ? outputs_open(&set, dst, why, sizeof(why))
+		                : NULL;
+		if (!o) {
+			diag_add(&p->diag, NULL, dst, 0, 0, "error", "%s", why);
+			ok = false;
+		} else {
+			qc_out qo = { o };
+			smdmx_error err;
+			if (!smdmx_qc_write(p->qc, (uint32_t)i, qc_write_fn, &qo, &err)) {
+				diag_add(&p->diag, NULL, dst, 0, 0, "error", "cannot write: %s", strerror(o->errnum));
+				ok = false;
+			}
+		}
+		free(dst);
+	}
+	if (ok) ok = outputs_commit(&set, written, written_count, why, sizeof(why)) || (diag_add(&p->diag, NULL, p->qcpath, 0, 0, "error", "%s", why), false);
+	else outputs_abort(&set);
+	return ok;
+}
+
+/* ---- the command ------------------------------------------------------------------------------ */
+
+static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say_v("smdmx", "error", " (try 'smdmx qc --help')", fmt, ap);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+static const char qc_help[] =
+    "usage: smdmx qc IN.qc --to dmx|smd -d OUTDIR [options]\n"
+    "Converts a QC project: every file the QC and its includes name goes into OUTDIR at its place\n"
+    "below the project's folder, converted (SMD, VTA to DMX, or DMX to SMD and VTA) or copied, and\n"
+    "the QC and its includes are written there changed only where the conversion needs it.\n\n"
+    "  --to dmx|smd           the format the models end in\n"
+    "  -d OUTDIR              where the project goes (required)\n"
+    "  --rig qc|dmx           --to dmx: a $model's flexcontroller, %rule and localvar lines stay in\n"
+    "                         the QC with noautodmxrules (qc, the default) or move into its DMX (dmx)\n"
+    "  -f, --force            overwrite existing outputs\n"
+    "  -j N, --jobs N         convert N files at once (default: the number of cores)\n"
+    "  -k, --keep-going       convert what can be converted; exit 1 at the end if any failed\n"
+    "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
+    "  -q, --quiet            no warnings\n"
+    "  -W error, -Werror      treat warnings as errors\n"
+    "  --max-warnings N       warnings shown per file (default 20; 0: all)\n"
+    "  -v, --verbose          a note on each file written\n"
+    "  --target T, --encoding E, --encoding-version N, --model-version N: the DMX written\n"
+    "  --lf                   SMD: LF line ends instead of CRLF\n\n"
+    "exit codes: 0 success, 1 at least one file failed, 2 a usage error\n";
+
+int cmd_qc(int argc, char **argv)
+{
+	conv_opts o;
+	memset(&o, 0, sizeof(o));
+	o.tool = TOOL_SMDMX;
+	o.name = "smdmx";
+	o.max_warnings = 20;
+	const char *in = NULL, *to = NULL, *rig = "qc", *target = NULL;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(qc_help, stdout);
+			return EXIT_OK;
+		}
+		bool takes = !strcmp(a, "--to") || !strcmp(a, "-d") || !strcmp(a, "--rig") || !strcmp(a, "-j") || !strcmp(a, "--jobs") ||
+		             !strcmp(a, "--depfile") || !strcmp(a, "--max-warnings") || !strcmp(a, "--target") || !strcmp(a, "--encoding") ||
+		             !strcmp(a, "--encoding-version") || !strcmp(a, "--model-version") || !strcmp(a, "-W");
+		if (takes && !v) return usage("'%s' needs a value", a);
+		if (!strcmp(a, "--to")) to = argv[++i];
+		else if (!strcmp(a, "-d")) o.outdir = argv[++i];
+		else if (!strcmp(a, "--rig")) rig = argv[++i];
+		else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+			char *end;
+			long n = strtol(argv[++i], &end, 10);
+			if (*end || n < 1 || n > 256) return usage("-j wants a number of jobs from 1 to 256, not '%s'", argv[i]);
+			o.jobs = (unsigned)n;
+		} else if (!strncmp(a, "-j", 2) && a[2]) {
+			char *end;
+			long n = strtol(a + 2, &end, 10);
+			if (*end || n < 1 || n > 256) return usage("-j wants a number of jobs from 1 to 256, not '%s'", a + 2);
+			o.jobs = (unsigned)n;
+		} else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) o.keep_going = true;
+		else if (!strcmp(a, "-f") || !strcmp(a, "--force")) o.force = true;
+		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o.quiet = true;
+		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o.verbose = true;
+		else if (!strcmp(a, "-Werror")) o.werror = true;
+		else if (!strcmp(a, "-W")) {
+			if (strcmp(argv[++i], "error")) return usage("-W takes 'error', not '%s'", argv[i]);
+			o.werror = true;
+		} else if (!strcmp(a, "--depfile")) o.depfile = argv[++i];
+		else if (!strcmp(a, "--max-warnings")) {
+			char *end;
+			long n = strtol(argv[++i], &end, 10);
+			if (*end || n < 0) return usage("--max-warnings wants a count, not '%s'", argv[i]);
+			o.max_warnings = (size_t)n;
+		} else if (!strcmp(a, "--target")) target = argv[++i];
+		else if (!strcmp(a, "--encoding")) {
+			o.dopts.encoding = argv[++i];
+			if (strcmp(o.dopts.encoding, "keyvalues2") && strcmp(o.dopts.encoding, "keyvalues2_flat") && strcmp(o.dopts.encoding, "binary"))
+				return usage("--encoding is keyvalues2, keyvalues2_flat or binary, not '%s'", o.dopts.encoding);
+		} else if (!strcmp(a, "--encoding-version")) o.dopts.encoding_version = atoi(argv[++i]);
+		else if (!strcmp(a, "--model-version")) {
+			int mv = atoi(argv[++i]);
+			if (mv != 1 && mv != 15 && mv != 18 && mv != 22) return usage("--model-version is 1, 15, 18 or 22, not '%s'", argv[i]);
+			o.mopts.model_version = mv;
+		} else if (!strcmp(a, "--lf")) o.wopts.lf_line_ends = true;
+		else if (a[0] == '-' && a[1]) return usage("unknown option '%s'", a);
+		else if (!in) in = a;
+		else return usage("one QC at a time ('%s' is a second)", a);
+	}
+	if (!in) return usage("%s", "qc needs a QC file");
+	if (!to || (strcasecmp(to, "dmx") && strcasecmp(to, "smd"))) return usage("%s", "--to is dmx or smd");
+	if (!o.outdir) return usage("%s", "-d OUTDIR is required: the project is written there");
+	if (strcmp(rig, "qc") && strcmp(rig, "dmx")) return usage("--rig is qc or dmx, not '%s'", rig);
+	if (!strcmp(rig, "dmx") && strcasecmp(to, "dmx")) return usage("%s", "--rig dmx applies to --to dmx");
+	if (target) {
+		static const struct {
+			const char *name;
+			int encoding, model;
+		} targets[] = { { "sdk2013", 2, 1 }, { "tf2", 2, 1 },   { "gmod", 2, 1 },  { "l4d2", 4, 15 },
+			            { "portal2", 5, 18 }, { "csgo", 5, 18 }, { "sfm", 5, 18 }, { "source2", 9, 22 } };
+		size_t t = 0;
+		while (t < sizeof(targets) / sizeof(targets[0]) && strcmp(targets[t].name, target)) t++;
+		if (t == sizeof(targets) / sizeof(targets[0])) return usage("unknown --target '%s'", target);
+		if (!o.dopts.encoding) o.dopts.encoding = "binary";
+		if (!o.dopts.encoding_version) o.dopts.encoding_version = targets[t].encoding;
+		if (!o.mopts.model_version) o.mopts.model_version = targets[t].model;
+	}
+	project p;
+	memset(&p, 0, sizeof(p));
+	p.o = &o;
+	p.to = strcasecmp(to, "dmx") ? "smd" : "dmx";
+	p.rig_dmx = !strcmp(rig, "dmx");
+	p.qcpath = in;
+	pthread_mutex_init(&p.lock, NULL);
+	output_init();
+	smdmx_error err;
+	smdmx_warnings w;
+	p.qc = smdmx_qc_read_file(in, NULL, &err, &w);
+	diag_warnings(&p.diag, &o, in, &w);
+	int rc = EXIT_OK;
+	if (!p.qc) {
+		diag_error(&p.diag, in, &err);
+		fputs(p.diag.text ? p.diag.text : "", stderr);
+		diag_free(&p.diag);
+		return EXIT_FAILED;
+	}
+	/* The project's folder: the main QC's, widened to hold every file it reads. */
+	p.root = abs_dir(in);
+	for (size_t i = 0; i < p.qc->file_count; i++) {
+		char *a = path_absolute(p.qc->files[i].path);
+		common_root(p.root, a);
+		free(a);
+	}
+	for (size_t i = 0; i < p.qc->ref_count; i++) {
+		if (!p.qc->refs[i].found) continue;
+		char *a = path_absolute(p.qc->refs[i].path);
+		common_root(p.root, a);
+		free(a);
+	}
+	char *od = path_absolute(o.outdir);
+	p.outdir = xasprintf("%s%s", od, od[strlen(od) - 1] == '/' ? "" : "/");
+	free(od);
+	if (!strncmp(p.outdir, p.root, strlen(p.root)) || !strncmp(p.root, p.outdir, strlen(p.outdir))) {
+		/* OUTDIR inside the project, or the project inside OUTDIR: outputs over inputs */
+		bool inside = !strncmp(p.outdir, p.root, strlen(p.root));
+		say("smdmx", "error", "'%s' is %s the project's folder '%s': write the project elsewhere", o.outdir,
+		    inside ? "inside" : "above", p.root);
+		smdmx_qc_free(p.qc);
+		diag_free(&p.diag);
+		free(p.root);
+		free(p.outdir);
+		return EXIT_USAGE;
+	}
+	bool ok = plan(&p) && edit_before(&p);
+	if (ok || o.keep_going) {
+		unsigned workers = o.jobs;
+		if (!workers) {
+			long n = sysconf(_SC_NPROCESSORS_ONLN);
+			workers = n > 0 ? (unsigned)n : 1;
+		}
+		if (workers > p.task_count) workers = (unsigned)p.task_count;
+		if (workers > 64) workers = 64;
+		if (!ok) p.stop = !o.keep_going;
+		pthread_t th[64];
+		unsigned started = 0;
+		for (unsigned i = 1; i < workers; i++)
+			if (pthread_create(&th[started], NULL, worker, &p) == 0) started++;
+		worker(&p);
+		for (unsigned i = 0; i < started; i++) pthread_join(th[i], NULL);
+	}
+	size_t failed = 0, done = 0;
+	for (size_t i = 0; i < p.task_count; i++) {
+		failed += p.tasks[i].status == EXIT_FAILED;
+		done += p.tasks[i].status == EXIT_OK;
+	}
+	char **qc_written = NULL;
+	size_t qc_written_count = 0;
+	if (ok && (failed == 0 || o.keep_going)) ok = edit_after(&p) && write_qc_files(&p, &qc_written, &qc_written_count);
+	/* Messages: the QC's, then each file's in the QC's order. */
+	fputs(p.diag.text ? p.diag.text : "", stderr);
+	for (size_t i = 0; i < p.task_count; i++) {
+		fputs(p.tasks[i].diag.text ? p.tasks[i].diag.text : "", stderr);
+		if (o.verbose && p.tasks[i].status == EXIT_OK)
+			for (size_t k = 0; k < p.tasks[i].written_count; k++)
+				fprintf(stderr, "%s: note: -> %s\n", p.tasks[i].src, p.tasks[i].written[k]);
+	}
+	if (o.verbose)
+		for (size_t k = 0; k < qc_written_count; k++) fprintf(stderr, "%s: note: -> %s\n", in, qc_written[k]);
+	if (!ok || failed) rc = EXIT_FAILED;
+	if (!o.quiet && (p.task_count > 1 || failed))
+		fprintf(stderr, "smdmx: %zu file%s converted or copied, %zu failed, %zu QC file%s written\n", done, done == 1 ? "" : "s",
+		        failed, qc_written_count, qc_written_count == 1 ? "" : "s");
+	if (o.depfile && rc == EXIT_OK) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		if (f) {
+			bool first = true;
+			for (size_t i = 0; i < p.task_count; i++)
+				for (size_t k = 0; k < p.tasks[i].written_count; k++) {
+					fprintf(f, "%s%s", first ? "" : " ", p.tasks[i].written[k]);
+					first = false;
+				}
+			for (size_t k = 0; k < qc_written_count; k++) {
+				fprintf(f, "%s%s", first ? "" : " ", qc_written[k]);
+				first = false;
+			}
+			fputc(':', f);
+			for (size_t i = 0; i < p.qc->file_count; i++) fprintf(f, " %s", p.qc->files[i].path);
+			for (size_t i = 0; i < p.task_count; i++) fprintf(f, " %s", p.tasks[i].src);
+			fputc('\n', f);
+			fclose(f);
+			outputs set = { .force = true };
+			char why[1024];
+			output *out = outputs_open(&set, o.depfile, why, sizeof(why));
+			char **dw = NULL;
+			size_t dwc = 0;
+			if (!out || !output_write(out, text ? text : "", len) || !outputs_commit(&set, &dw, &dwc, why, sizeof(why))) {
+				say("smdmx", "error", "cannot write the depfile '%s'", o.depfile);
+				if (out) outputs_abort(&set);
+				rc = EXIT_FAILED;
+			}
+			for (size_t k = 0; k < dwc; k++) free(dw[k]);
+			free(dw);
+			free(text);
+		}
+	}
+	for (size_t i = 0; i < p.task_count; i++) {
+		task *t = &p.tasks[i];
+		free(t->src);
+		free(t->dst);
+		free(t->vta_dst);
+		smdmx_qc_text_free(t->model_lines);
+		smdmx_qc_text_free(t->att_lines);
+		diag_free(&t->diag);
+		for (size_t k = 0; k < t->written_count; k++) free(t->written[k]);
+		free(t->written);
+	}
+	for (size_t k = 0; k < qc_written_count; k++) free(qc_written[k]);
+	free(qc_written);
+	free(p.tasks);
+	free(p.task_of);
+	diag_free(&p.diag);
+	smdmx_qc_free(p.qc);
+	free(p.root);
+	free(p.outdir);
+	pthread_mutex_destroy(&p.lock);
+	return rc;
+}
