@@ -1509,6 +1509,7 @@ static bool finish_model(qr *r)
 	m->controller_count = r->controllers.count;
 	m->rules = r->rules.data;
 	m->rule_count = r->rules.count;
+	m->flexdesc_count = r->flex_names.count;
 	sm_vec empty = SM_VEC_INIT;
 	r->flexes = r->controllers = r->rules = empty;
 	r->model = SMDMX_NONE;
@@ -2023,6 +2024,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	qc->attachment_count = r.atts.count;
 	qc->up_axis = r.up_axis;
 	qc->scale = r.scale;
+	for (size_t i = 0; i < qc->model_count; i++) qc->models[i].flexdescs = r.flex_names.data;
 	st->ref_tok = r.ref_tok.data;
 	st->include_tok = r.include_tok.data;
 	st->crlf = r.crlf.data;

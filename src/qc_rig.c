@@ -1823,3 +1823,64 @@ bool smdmx_qc_apply_defaultflex(const smdmx_qc *qc, uint32_t model, smdmx_scene 
 	d->normal_count = 0;
 	return true;
 }
+
+static bool among(const char *name, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (same_nocase(list[i], name)) return true;
+	return false;
+}
+
+bool smdmx_qc_check_rules(const smdmx_qc *qc, uint32_t model, const char *const *flexes, size_t flex_count,
+                          const char *const *controllers, size_t controller_count, smdmx_error *error)
+{
+	memset(error, 0, sizeof(*error));
+	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
+	const smdmx_qc_model *m = &qc->models[model];
+	const char **ctl = malloc((m->controller_count + 1) * sizeof(char *));
+	if (!ctl) return sm_fail_oom(error);
+	for (size_t i = 0; i < m->controller_count; i++) ctl[i] = m->controllers[i].name;
+	bool ok = true;
+	for (size_t i = 0; i < m->rule_count && ok; i++) {
+		const smdmx_qc_rule *r = &m->rules[i];
+		if (!r->expression) continue;
+		if (!among(r->name, m->flexdescs, m->flexdesc_count) && !among(r->name, flexes, flex_count)) {
+			ok = qfail(qc, r->pos, error, SMDMX_ERROR_SYNTAX, "a rule for unknown flex '%s'", r->name);
+			break;
+		}
+		const char *p = r->expression;
+		bool fetch = false;
+		while (*p && ok) {
+			char name[256];
+			size_t n = 0;
+			if (*p == '"') {
+				p++;
+				while (*p && *p != '"' && n + 1 < sizeof(name)) name[n++] = *p++;
+				if (*p == '"') p++;
+			} else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_') {
+				while (((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_') &&
+				       n + 1 < sizeof(name))
+					name[n++] = *p++;
+			} else {
+				if (*p == '%') fetch = true;
+				else if ((unsigned char)*p > 32) fetch = false;
+				if ((*p >= '0' && *p <= '9') || *p == '.')
+					while ((*p >= '0' && *p <= '9') || *p == '.') p++;
+				else
+					p++;
+				continue;
+			}
+			name[n] = 0;
+			if (fetch) {
+				if (!among(name, m->flexdescs, m->flexdesc_count) && !among(name, flexes, flex_count))
+					ok = qfail(qc, r->pos, error, SMDMX_ERROR_SYNTAX, "rule '%s': unknown flex '%s'", r->name, name);
+			} else if (!same_nocase(name, "min") && !same_nocase(name, "max")) {
+				if (!among(name, ctl, m->controller_count) && !among(name, controllers, controller_count))
+					ok = qfail(qc, r->pos, error, SMDMX_ERROR_SYNTAX, "rule '%s': unknown controller '%s'", r->name, name);
+			}
+			fetch = false;
+		}
+	}
+	free(ctl);
+	return ok;
+}

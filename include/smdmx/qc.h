@@ -106,6 +106,9 @@ typedef struct smdmx_qc_model {
 	size_t rule_count;
 	size_t qc_only_count;       /* eyeball, eyelid, mouth, spherenormals, dmxeyelid lines: they
 	                               stay in the QC */
+	const char *const *flexdescs; /* the flexes the QC has declared up to the end of this block
+	                               (flex, flexpair's NAMER and NAMEL, localvar, eyelid, mouth) */
+	size_t flexdesc_count;
 	bool noautodmxrules;
 	bool has_block;
 	double scale;               /* the $scale in force at the $model (1 when none) */
@@ -230,6 +233,13 @@ typedef struct smdmx_qc_rig_options {
  * eyelid lines, frames no flex names). */
 SMDMX_API bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *scene, const smdmx_qc_rig_options *options,
                                   smdmx_error *error, smdmx_warnings *warnings);
+
+/* Checks the rules of a $model whose file is a DMX (the reader checks the others): every
+ * controller and %flex they read must be the QC's or among those given (what studiomdl makes
+ * of the DMX: its controllers, its delta states' flexes). The first unknown name is an error
+ * at its rule. */
+SMDMX_API bool smdmx_qc_check_rules(const smdmx_qc *qc, uint32_t model, const char *const *flexes, size_t flex_count,
+                                    const char *const *controllers, size_t controller_count, smdmx_error *error);
 
 /* Only the defaultflex step of smdmx_qc_apply_rig: the base takes the defaultflex frame and
  * every frame moves from it (the default frame then moves nothing). */

@@ -151,5 +151,8 @@ int cmd_check(int argc, char **argv);
 /* ---- smdmx qc (qcproj.c) ---------------------------------------------------------------- */
 
 int cmd_qc(int argc, char **argv);
+/* smdmx info and check of a QC: what it reads and names; what is missing or unknown. */
+int qc_info(const char *path, bool json);
+int qc_check(const char *path);
 
 #endif

@@ -145,7 +145,9 @@ int cmd_info(int argc, char **argv)
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			puts("usage: smdmx info FILE [--json]\n"
 			     "Says what a model file holds: its kind, encoding and format version, joints, meshes,\n"
-			     "vertices, faces, materials, flex shapes and controllers, clips with frames and rate.");
+			     "vertices, faces, materials, flex shapes and controllers, clips with frames and rate.\n"
+			     "A QC: the files it includes, its $model blocks and rigs, every file it names and\n"
+			     "whether it exists.");
 			return EXIT_OK;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "smdmx: error: unknown option '%s' (try 'smdmx info --help')\n", argv[i]);
@@ -160,6 +162,7 @@ int cmd_info(int argc, char **argv)
 		fprintf(stderr, "smdmx: error: info needs a file (try 'smdmx info --help')\n");
 		return EXIT_USAGE;
 	}
+	if (!strcasecmp(path_extension(path), "qc") || !strcasecmp(path_extension(path), "qci")) return qc_info(path, json);
 	loaded l;
 	diag_buf d = { 0 };
 	if (!load(path, &l, &d, NULL)) {
@@ -469,6 +472,8 @@ int cmd_check(int argc, char **argv)
 			     "csgo, sfm, source2): bones over the limit, weight links above the target's limit,\n"
 			     "jointCount against the weights present, unnormalised weights, degenerate and duplicate\n"
 			     "triangles, names GoldSrc, studiomdl or QC files cannot hold, missing or repeated frames.\n"
+			     "A QC: files it names that do not exist, rules naming unknown flexes or controllers\n"
+			     "(checked against a DMX model's shapes and controls).\n"
 			     "Errors and warnings go to stderr. Exit codes: 0 no error, 1 an error was found, 2 a\n"
 			     "usage error.");
 			return EXIT_OK;
@@ -495,6 +500,7 @@ int cmd_check(int argc, char **argv)
 		say("smdmx", "error", "check needs a file (try 'smdmx check --help')");
 		return EXIT_USAGE;
 	}
+	if (!strcasecmp(path_extension(path), "qc") || !strcasecmp(path_extension(path), "qci")) return qc_check(path);
 	bool goldsrc = ti == 0, source2 = ti == 8;
 	/* MAXSTUDIOBONES: 128 in GoldSrc and Source 1, 256 in CS:GO's branch; Source 2 has no
 	 * such limit. GoldSrc keeps one bone per vertex, Source 1 three, Source 2 four. */

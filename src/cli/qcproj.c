@@ -887,3 +887,147 @@ int cmd_qc(int argc, char **argv)
 	pthread_mutex_destroy(&p.lock);
 	return rc;
 }
+
+/* ---- smdmx info and check of a QC ------------------------------------------------------------ */
+
+static const char *const ref_kinds[] = { "model", "collision", "animation", "flex", "other" };
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') printf("\\%c", c);
+		else if (c < 32) printf("\\u%04x", c);
+		else putchar(c);
+	}
+	putchar('"');
+}
+
+int qc_info(const char *path, bool json)
+{
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_qc *qc = smdmx_qc_read_file(path, NULL, &err, &w);
+	diag_buf d = { 0 };
+	diag_warnings(&d, NULL, path, &w);
+	if (!qc) diag_error(&d, path, &err);
+	fputs(d.text ? d.text : "", stderr);
+	diag_free(&d);
+	if (!qc) return EXIT_FAILED;
+	size_t missing = 0;
+	for (size_t i = 0; i < qc->ref_count; i++) missing += !qc->refs[i].found;
+	if (json) {
+		printf("{\"file\": ");
+		json_str(path);
+		printf(", \"kind\": \"qc\", \"files\": [");
+		for (size_t i = 0; i < qc->file_count; i++) {
+			printf("%s", i ? ", " : "");
+			json_str(qc->files[i].path);
+		}
+		printf("], \"up_axis\": ");
+		if (qc->up_axis) printf("\"%c\"", qc->up_axis);
+		else printf("null");
+		printf(", \"scale\": %g, \"references\": [", qc->scale);
+		for (size_t i = 0; i < qc->ref_count; i++) {
+			const smdmx_qc_ref *r = &qc->refs[i];
+			printf("%s{\"kind\": \"%s\", \"command\": ", i ? ", " : "", ref_kinds[r->kind]);
+			json_str(r->command);
+			printf(", \"name\": ");
+			json_str(r->name);
+			printf(", \"path\": ");
+			json_str(r->path);
+			printf(", \"found\": %s, \"line\": %u}", r->found ? "true" : "false", r->pos.line);
+		}
+		printf("], \"models\": [");
+		for (size_t i = 0; i < qc->model_count; i++) {
+			const smdmx_qc_model *m = &qc->models[i];
+			printf("%s{\"name\": ", i ? ", " : "");
+			json_str(m->name);
+			printf(", \"file\": ");
+			json_str(qc->refs[m->ref].path);
+			printf(", \"flexes\": %zu, \"controllers\": %zu, \"rules\": %zu, \"noautodmxrules\": %s}", m->flex_count,
+			       m->controller_count, m->rule_count, m->noautodmxrules ? "true" : "false");
+		}
+		printf("], \"attachments\": %zu, \"missing\": %zu}\n", qc->attachment_count, missing);
+	} else {
+		printf("%s: QC, %zu file%s read", path, qc->file_count, qc->file_count == 1 ? "" : "s");
+		if (qc->up_axis) printf(", $upaxis %c", qc->up_axis);
+		if (qc->scale != 1) printf(", $scale %g", qc->scale);
+		printf("\n");
+		for (size_t i = 1; i < qc->file_count; i++) printf("  includes %s\n", qc->files[i].path);
+		for (size_t i = 0; i < qc->model_count; i++) {
+			const smdmx_qc_model *m = &qc->models[i];
+			printf("  $model '%s': %s, %zu flex lines, %zu controllers, %zu rules%s\n", m->name, qc->refs[m->ref].path,
+			       m->flex_count, m->controller_count, m->rule_count, m->noautodmxrules ? ", noautodmxrules" : "");
+		}
+		printf("  references %zu (%zu missing), attachments %zu\n", qc->ref_count, missing, qc->attachment_count);
+		for (size_t i = 0; i < qc->ref_count; i++) {
+			const smdmx_qc_ref *r = &qc->refs[i];
+			printf("    %-9s %-16s %s%s%s\n", ref_kinds[r->kind], r->command, r->path, r->found ? "" : "  (missing)",
+			       r->nocase ? "  (case differs)" : "");
+		}
+	}
+	smdmx_qc_free(qc);
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
+}
+
+int qc_check(const char *path)
+{
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_qc *qc = smdmx_qc_read_file(path, NULL, &err, &w);
+	diag_buf d = { 0 };
+	diag_warnings(&d, NULL, path, &w);
+	bool ok = qc != NULL;
+	if (!qc) diag_error(&d, path, &err);
+	for (size_t i = 0; ok && i < qc->ref_count; i++) {
+		const smdmx_qc_ref *r = &qc->refs[i];
+		if (r->found) continue;
+		const char *where = r->pos.file ? qc->files[r->pos.file].path : path;
+		diag_add(&d, NULL, where, r->pos.line, r->pos.column, r->kind == SMDMX_QC_REF_OTHER ? "warning" : "error",
+		         "cannot find '%s' (named by %s)", r->path, r->command);
+	}
+	/* The rules of a DMX model, against what studiomdl makes of the DMX. */
+	for (size_t mi = 0; qc && mi < qc->model_count; mi++) {
+		const smdmx_qc_model *m = &qc->models[mi];
+		const smdmx_qc_ref *r = &qc->refs[m->ref];
+		if (!r->found || strcasecmp(path_extension(r->path), "dmx") || !m->rule_count) continue;
+		smdmx_dm *dm = smdmx_dmx_read_file(r->path, NULL, &err, NULL);
+		smdmx_scene *s = dm ? smdmx_model_to_scene(dm, NULL, &err, NULL) : NULL;
+		smdmx_dm_free(dm);
+		if (!s) {
+			diag_error(&d, r->path, &err);
+			continue;
+		}
+		size_t nf = 0, nc = 0;
+		char **flexes = calloc(3 * s->flex_shape_count + 1, sizeof(char *));
+		char **ctls = calloc(3 * s->flex_controller_count + 1, sizeof(char *));
+		for (size_t i = 0; flexes && i < s->flex_shape_count; i++) {
+			flexes[nf++] = xstrdup(s->flex_shapes[i].name);
+			flexes[nf++] = xasprintf("%sL", s->flex_shapes[i].name);
+			flexes[nf++] = xasprintf("%sR", s->flex_shapes[i].name);
+		}
+		for (size_t i = 0; ctls && !m->noautodmxrules && i < s->flex_controller_count; i++) {
+			const smdmx_flex_controller *c = &s->flex_controllers[i];
+			if (c->stereo && !s->flex_rule_count) {
+				ctls[nc++] = xasprintf("right_%s", c->name);
+				ctls[nc++] = xasprintf("left_%s", c->name);
+			} else {
+				ctls[nc++] = xstrdup(c->name);
+			}
+		}
+		if (flexes && ctls && !smdmx_qc_check_rules(qc, (uint32_t)mi, (const char *const *)flexes, nf, (const char *const *)ctls, nc, &err))
+			diag_error(&d, path, &err);
+		for (size_t i = 0; i < nf; i++) free(flexes[i]);
+		for (size_t i = 0; i < nc; i++) free(ctls[i]);
+		free(flexes);
+		free(ctls);
+		smdmx_scene_free(s);
+	}
+	fputs(d.text ? d.text : "", stderr);
+	size_t errors = d.errors;
+	diag_free(&d);
+	smdmx_qc_free(qc);
+	return errors ? EXIT_FAILED : EXIT_OK;
+}
