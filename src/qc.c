@@ -1929,6 +1929,12 @@ static bool parse_script(qr *r)
 		} else if (same_nocase(x, "$scale")) {
 			SM_CHECK(need_number(r, t, "a scale", &r->scale));
 			if (!(r->scale > 0)) return fail_tok(r, t, SMDMX_ERROR_BAD_VALUE, "$scale must be above 0");
+		} else if (is_brace(r, t, '}')) {
+			return fail_tok(r, t, SMDMX_ERROR_SYNTAX, "a '}' that closes nothing");
+		} else if (is_brace(r, t, '{')) {
+			warn_tok(r, t, SMDMX_WARNING_QC_BENT, "a block that belongs to no command (studiomdl refuses it): skipped");
+			unget(r, t);
+			SM_CHECK(skip_next_block(r));
 		} else {
 			SM_CHECK(skip_rest(r));
 			SM_CHECK(skip_next_block(r));

@@ -27,18 +27,17 @@ static bool edit_fail(const smdmx_qc *qc, const qc_tok *t, smdmx_error *error, c
 
 /* Records a replacement of [start, end) of file. The same replacement twice (a macro's
  * body, expanded more than once) is made once; two that overlap otherwise are refused. */
-static bool add_edit(smdmx_qc *qc, uint32_t file, uint32_t start, uint32_t end, const char *text, size_t len,
+static bool add_edit(smdmx_qc *qc, uint32_t file, uint32_t start, uint32_t end, const char *text, size_t len, bool replace,
                      const qc_tok *at, smdmx_error *error)
 {
 	struct smdmx_qc_state *st = qc->state;
 	qc_edit *e = edits(qc);
 	for (size_t i = 0; i < st->edits.count; i++) {
 		if (e[i].file != file) continue;
-		if (e[i].start == start && e[i].end == end) {
+		if (e[i].start == start && e[i].end == end && e[i].replace == replace && replace) {
 			if (e[i].len == len && !memcmp(e[i].text, text, len)) return true;
-			if (start != end)
-				return edit_fail(qc, at, error, "'%s' is written once (in a macro?) but would have to change in two ways",
-				                 at ? at->text : "");
+			return edit_fail(qc, at, error, "'%s' is written once (in a macro?) but would have to change in two ways",
+			                 at ? at->text : "");
 		}
 		bool overlap = start < e[i].end && e[i].start < end;
 		if (overlap)
@@ -52,6 +51,7 @@ static bool add_edit(smdmx_qc *qc, uint32_t file, uint32_t start, uint32_t end, 
 	slot->end = end;
 	slot->text = copy;
 	slot->len = len;
+	slot->replace = replace;
 	slot->order = (uint32_t)st->edits.count;
 	return true;
 }
@@ -94,11 +94,11 @@ static bool rename_token(smdmx_qc *qc, uint32_t t, const char *name, smdmx_error
 		memcpy(q + 1, name, ln);
 		q[ln + 1] = '"';
 		q[ln + 2] = 0;
-		bool ok = add_edit(qc, k->file, k->start, k->end, q, ln + 2, k, error);
+		bool ok = add_edit(qc, k->file, k->start, k->end, q, ln + 2, true, k, error);
 		free(q);
 		return ok;
 	}
-	return add_edit(qc, k->file, in_end - (uint32_t)old_tail, in_end, tail, tl, k, error);
+	return add_edit(qc, k->file, in_end - (uint32_t)old_tail, in_end, tail, tl, true, k, error);
 }
 
 bool smdmx_qc_rename(smdmx_qc *qc, uint32_t ref, const char *name, smdmx_error *error)
@@ -152,7 +152,7 @@ bool smdmx_qc_remove_lines(smdmx_qc *qc, uint32_t model, unsigned which, smdmx_e
 			return edit_fail(qc, a, error, "'%s' is written in a macro: smdmx cannot move it out of the QC", a->text);
 		uint32_t start = a->start, end = b->end;
 		whole_line(&qc->files[a->file], &start, &end);
-		SM_CHECK(add_edit(qc, a->file, start, end, "", 0, a, error));
+		SM_CHECK(add_edit(qc, a->file, start, end, "", 0, true, a, error));
 	}
 	return true;
 }
@@ -187,7 +187,7 @@ static bool insert_text(smdmx_qc *qc, uint32_t file, uint32_t at, const char *pr
 	size_t len;
 	char *s = with_line_ends(qc, file, prefix, text, suffix, &len);
 	if (!s) return sm_fail_oom(error);
-	bool ok = add_edit(qc, file, at, at, s, len, tok, error);
+	bool ok = add_edit(qc, file, at, at, s, len, false, tok, error);
 	free(s);
 	return ok;
 }

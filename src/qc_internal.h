@@ -42,6 +42,7 @@ typedef struct qc_edit {
 	uint32_t start, end;
 	const char *text;
 	size_t len;
+	bool replace;      /* a rename or removal (one per range), else an insertion (several in order) */
 	uint32_t order;
 } qc_edit;
 

@@ -1,0 +1,529 @@
+/* QC: reading as studiomdl reads (tokens, includes, $pushd, variables, macros, the commands of
+ * FORMATS G2 and G3), errors at their place, text kept byte for byte and edited only where
+ * asked, and the rig between a $model block and the scene both ways. */
+#include "util.h"
+
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "qc_mem.h"
+
+static qc_mem mem;
+
+static smdmx_qc *read_mem(const qc_mem_file *files, size_t n, smdmx_error *err, smdmx_warnings *w)
+{
+	mem.files = files;
+	mem.count = n;
+	smdmx_qc_read_options o = qc_mem_options(&mem);
+	return smdmx_qc_read_file(files[0].path, &o, err, w);
+}
+
+static smdmx_qc *must_read(const qc_mem_file *files, size_t n, smdmx_warnings *w)
+{
+	smdmx_error err;
+	smdmx_qc *qc = read_mem(files, n, &err, w);
+	if (!qc) fail_msg("%s:%u:%u: %s", err.file, err.line, err.column, err.message);
+	return qc;
+}
+
+/* File f of the QC as written with its edits. */
+static char *written(const smdmx_qc *qc, uint32_t f)
+{
+	test_sink s = { 0 };
+	smdmx_error err;
+	if (!smdmx_qc_write(qc, f, test_sink_write, &s, &err)) fail_msg("write: %s", err.message);
+	return test_sink_text(&s);
+}
+
+static const smdmx_qc_ref *ref_named(const smdmx_qc *qc, const char *command, const char *name)
+{
+	for (size_t i = 0; i < qc->ref_count; i++)
+		if (!strcmp(qc->refs[i].command, command) && !strcmp(qc->refs[i].name, name)) return &qc->refs[i];
+	fail_msg("no reference %s %s", command, name);
+	static const smdmx_qc_ref none;
+	return &none;
+}
+
+static void expect_ref(const smdmx_qc_ref *r, smdmx_qc_ref_kind kind, const char *path, bool found, uint32_t line, uint32_t col)
+{
+	assert_int_equal(r->kind, kind);
+	assert_string_equal(r->path, path);
+	assert_int_equal(r->found, found);
+	assert_int_equal(r->pos.line, line);
+	assert_int_equal(r->pos.column, col);
+}
+
+/* ---- G2: every command that names a file ---------------------------------------------------- */
+
+static const char g2_qc[] =
+    "$body \"b\" \"body.smd\" reverse\n"
+    "$model \"m\" \"model\" {\n"
+    "\tflexfile \"flex\"\n"
+    "}\n"
+    "$bodygroup \"g\"\n"
+    "{\n"
+    "\tstudio \"s1.smd\"\n"
+    "\tblank\n"
+    "\tstudio \"s2.dmx\"\n"
+    "}\n"
+    "$lod 10\n"
+    "{\n"
+    "\treplacemodel \"model\" \"lod1\"\n"
+    "}\n"
+    "$shadowlod\n"
+    "{\n"
+    "\treplacemodel \"model.smd\" \"shadow.smd\" reverse\n"
+    "}\n"
+    "$collisionmodel \"phys.smd\" {\n"
+    "\t$mass 10\n"
+    "\t$concave\n"
+    "}\n"
+    "$collisionjoints \"joints.smd\"\n"
+    "{\n"
+    "\t$rootbone \" \"\n"
+    "}\n"
+    "$sequence idle \"idle.smd\" fps 24 loop ACT_IDLE 1 { event 3015 10 }\n"
+    "$animation a_walk \"walk\" loop LX LY fps 40 {\n"
+    "\talignto a_walk\n"
+    "}\n"
+    "$sequence walk { a_walk \"walk2\" blendwidth 2 blend move_x 0 1 }\n"
+    "$sequence named a_walk fps 30 node \"standing\"\n"
+    "$proceduralbones \"bones.vrd\"\n"
+    "$sequence gone \"missing\"\n";
+
+static const qc_mem_file g2_files[] = {
+	{ "/p/g2.qc", g2_qc, 0 },      { "/p/body.smd", "x", 0 },  { "/p/model.smd", "x", 0 }, { "/p/flex.vta", "x", 0 },
+	{ "/p/s1.smd", "x", 0 },       { "/p/s2.dmx", "x", 0 },    { "/p/lod1.smd", "x", 0 },  { "/p/shadow.smd", "x", 0 },
+	{ "/p/phys.smd", "x", 0 },     { "/p/joints.smd", "x", 0 }, { "/p/idle.smd", "x", 0 }, { "/p/walk.smd", "x", 0 },
+	{ "/p/walk2.smd", "x", 0 },    { "/p/bones.vrd", "x", 0 },
+};
+
+static void test_g2_references(void **state)
+{
+	(void)state;
+	smdmx_warnings w;
+	smdmx_qc *qc = must_read(g2_files, sizeof(g2_files) / sizeof(g2_files[0]), &w);
+	assert_int_equal(w.count, 0);
+	assert_int_equal(qc->ref_count, 14);
+	expect_ref(ref_named(qc, "$body", "body.smd"), SMDMX_QC_REF_MODEL, "/p/body.smd", true, 1, 11);
+	const smdmx_qc_ref *m = ref_named(qc, "$model", "model");
+	expect_ref(m, SMDMX_QC_REF_MODEL, "/p/model.smd", true, 2, 12);
+	assert_true(m->default_extension);
+	const smdmx_qc_ref *f = ref_named(qc, "flexfile", "flex");
+	expect_ref(f, SMDMX_QC_REF_FLEX, "/p/flex.vta", true, 3, 11);
+	assert_int_equal(f->model, 0);
+	expect_ref(ref_named(qc, "studio", "s1.smd"), SMDMX_QC_REF_MODEL, "/p/s1.smd", true, 7, 9);
+	expect_ref(ref_named(qc, "studio", "s2.dmx"), SMDMX_QC_REF_MODEL, "/p/s2.dmx", true, 9, 9);
+	const smdmx_qc_ref *l = ref_named(qc, "replacemodel", "lod1");
+	expect_ref(l, SMDMX_QC_REF_MODEL, "/p/lod1.smd", true, 13, 23);
+	assert_int_equal(l->line_of, (uint32_t)(m - qc->refs)); /* "model" names the $model's file */
+	assert_int_equal(ref_named(qc, "replacemodel", "shadow.smd")->line_of, (uint32_t)(m - qc->refs));
+	expect_ref(ref_named(qc, "$collisionmodel", "phys.smd"), SMDMX_QC_REF_COLLISION, "/p/phys.smd", true, 19, 17);
+	expect_ref(ref_named(qc, "$collisionjoints", "joints.smd"), SMDMX_QC_REF_COLLISION, "/p/joints.smd", true, 23, 18);
+	const smdmx_qc_ref *idle = ref_named(qc, "$sequence", "idle.smd");
+	expect_ref(idle, SMDMX_QC_REF_ANIMATION, "/p/idle.smd", true, 27, 16);
+	assert_true(idle->fps == 24);
+	assert_string_equal(idle->sequence, "idle");
+	const smdmx_qc_ref *walk = ref_named(qc, "$animation", "walk");
+	expect_ref(walk, SMDMX_QC_REF_ANIMATION, "/p/walk.smd", true, 28, 19);
+	assert_true(walk->fps == 40);
+	/* in a blend, "a_walk" is the $animation and "walk2" a file */
+	expect_ref(ref_named(qc, "$sequence", "walk2"), SMDMX_QC_REF_ANIMATION, "/p/walk2.smd", true, 31, 25);
+	expect_ref(ref_named(qc, "$proceduralbones", "bones.vrd"), SMDMX_QC_REF_OTHER, "/p/bones.vrd", true, 33, 18);
+	/* a file that is not there is listed, not an error of reading */
+	const smdmx_qc_ref *gone = ref_named(qc, "$sequence", "missing");
+	expect_ref(gone, SMDMX_QC_REF_ANIMATION, "/p/missing.smd", false, 34, 16);
+	assert_int_equal(qc->model_count, 1);
+	assert_string_equal(qc->models[0].name, "m");
+	assert_true(qc->models[0].has_block);
+	/* nothing edited: every byte as read */
+	char *out = written(qc, 0);
+	assert_string_equal(out, g2_qc);
+	free(out);
+	smdmx_qc_free(qc);
+}
+
+/* ---- G3: a $model block ------------------------------------------------------------------------- */
+
+static const char g3_qc[] =
+    "$model \"face\" \"face.smd\" {\n"
+    "\teyeball righteye \"head\" -1 -4 67 \"eye_r\" 1 4 \"pupil_r\" 0.63\n"
+    "\teyelid upper \"face\" lowerer 1 -0.2 neutral 0 0.1 raiser 2 0.25 split 0.1 eyeball righteye\n"
+    "\tmouth 0 \"mouth\" \"head\" 0 1 0\n"
+    "\tflexfile \"face\" {\n"
+    "\t\tdefaultflex frame 0\n"
+    "\t\tflex \"blink\" frame 3 decay 0.5\n"
+    "\t\tflexpair \"smile\" 1.5 frame 4 position 0.5 // half\n"
+    "\t\tflexpair \"smile\" 1.5 frame 5\n"
+    "\t\tflex \"jaw\" frame 6 split 2\n"
+    "\t}\n"
+    "\tflexcontroller mouth range -1 1 jaw_open smile range 0 2 pucker\n"
+    "\tflexcontroller eyes blink\n"
+    "\tlocalvar busy\n"
+    "\t%busy = min(smile, 1)\n"
+    "\t%smileR = smile * \\\\\n"
+    "\t\t(1 - %busy) // the right\n"
+    "\t%smileL = max(smile - %busy, 0)\n"
+    "\t%blink = blink\n"
+    "\tattachment \"ignored\" \"head\" 0 0 0\n"
+    "\tspherenormals \"eye_r\" 0 0 0\n"
+    "\tnoautodmxrules\n"
+    "}\n";
+
+static const qc_mem_file g3_files[] = { { "/p/g3.qc", g3_qc, 0 }, { "/p/face.smd", "x", 0 }, { "/p/face.vta", "x", 0 } };
+
+static void test_g3_model_block(void **state)
+{
+	(void)state;
+	smdmx_qc *qc = must_read(g3_files, 3, NULL);
+	assert_int_equal(qc->model_count, 1);
+	const smdmx_qc_model *m = &qc->models[0];
+	assert_int_equal(m->flex_count, 5);
+	assert_int_equal(m->flexes[0].kind, SMDMX_QC_DEFAULTFLEX);
+	assert_null(m->flexes[0].name);
+	assert_string_equal(m->flexes[1].name, "blink");
+	assert_int_equal(m->flexes[1].frame, 3);
+	assert_true(m->flexes[1].decay == 0.5 && m->flexes[1].position == 1 && m->flexes[1].split == 0);
+	assert_int_equal(m->flexes[2].kind, SMDMX_QC_FLEXPAIR);
+	assert_true(m->flexes[2].split == 1.5 && m->flexes[2].position == 0.5);
+	assert_int_equal(m->flexes[2].frame, 4);
+	assert_int_equal(m->flexes[2].pos.line, 8);
+	assert_int_equal(m->flexes[2].pos.column, 3);
+	assert_true(m->flexes[4].split == 2 && m->flexes[4].kind == SMDMX_QC_FLEX);
+	for (size_t i = 0; i < 5; i++) assert_string_equal(qc->refs[m->flexes[i].vta].path, "/p/face.vta");
+	assert_int_equal(m->controller_count, 4);
+	const char *names[] = { "jaw_open", "smile", "pucker", "blink" };
+	const char *groups[] = { "mouth", "mouth", "mouth", "eyes" };
+	const double mins[] = { -1, -1, 0, 0 }, maxs[] = { 1, 1, 2, 1 };
+	for (size_t i = 0; i < 4; i++) {
+		assert_string_equal(m->controllers[i].name, names[i]);
+		assert_string_equal(m->controllers[i].group, groups[i]);
+		assert_true(m->controllers[i].min == mins[i] && m->controllers[i].max == maxs[i]);
+	}
+	assert_int_equal(m->rule_count, 5);
+	assert_string_equal(m->rules[0].name, "busy");
+	assert_null(m->rules[0].expression);
+	assert_string_equal(m->rules[1].expression, "min(smile, 1)");
+	/* a continued rule: its lines joined by one space */
+	assert_string_equal(m->rules[2].name, "smileR");
+	assert_string_equal(m->rules[2].expression, "smile * (1 - %busy)");
+	assert_int_equal(m->rules[2].pos.line, 16);
+	assert_string_equal(m->rules[3].expression, "max(smile - %busy, 0)");
+	assert_int_equal(m->qc_only_count, 4); /* eyeball, eyelid, mouth, spherenormals */
+	assert_true(m->noautodmxrules);
+	/* the eyelid's VTA is a file the QC names */
+	assert_int_equal(ref_named(qc, "eyelid", "face")->kind, SMDMX_QC_REF_FLEX);
+	char *out = written(qc, 0);
+	assert_string_equal(out, g3_qc);
+	free(out);
+	smdmx_qc_free(qc);
+}
+
+/* ---- includes, $pushd, $cd, case ------------------------------------------------------------- */
+
+static void test_includes_and_folders(void **state)
+{
+	(void)state;
+	static const qc_mem_file files[] = {
+		{ "/p/sub/main.qc",
+		  "$include \"../common.qci\"\n"
+		  "$pushd \"anims\"\n"
+		  "$include \"inner.qci\"\n"
+		  "$sequence s \"walk\"\n"
+		  "$popd\n"
+		  "$cd \"base\"\n"
+		  "$body b \"body\"\n"
+		  "$include \"CASE.QCI\"\n",
+		  0 },
+		{ "/p/common.qci", "$include \"other.qci\"\n", 0 },
+		/* an include names a file against the main QC's folder: this one, not /p/other.qci */
+		{ "/p/sub/other.qci", "$body o \"o.smd\"\n", 0 },
+		{ "/p/other.qci", "$body wrong \"wrong.smd\"\n", 0 },
+		{ "/p/sub/inner.qci", "$body i \"i.smd\"\n", 0 },
+		{ "/p/sub/anims/inner.qci", "$body wrong \"wrong.smd\"\n", 0 },
+		{ "/p/sub/anims/i.smd", "x", 0 },
+		{ "/p/sub/case.qci", "// found ignoring case\n", 0 },
+		{ "/p/sub/o.smd", "x", 0 },
+		{ "/p/sub/anims/walk.smd", "x", 0 },
+		{ "/p/sub/base/body.smd", "x", 0 },
+	};
+	smdmx_warnings w;
+	smdmx_qc *qc = must_read(files, sizeof(files) / sizeof(files[0]), &w);
+	assert_int_equal(qc->file_count, 5);
+	assert_string_equal(qc->files[1].path, "/p/common.qci");
+	assert_string_equal(qc->files[2].path, "/p/sub/other.qci");
+	assert_int_equal(qc->files[2].included_at.file, 1);
+	assert_int_equal(qc->files[2].included_at.line, 1);
+	assert_string_equal(qc->files[3].path, "/p/sub/inner.qci");
+	assert_string_equal(qc->files[4].path, "/p/sub/case.qci");
+	assert_int_equal(qc->ref_count, 4);
+	assert_string_equal(qc->refs[0].path, "/p/sub/o.smd");
+	assert_int_equal(qc->refs[0].pos.file, 2);
+	/* $pushd moves model and animation names (those in an include too), not includes */
+	assert_string_equal(qc->refs[1].path, "/p/sub/anims/i.smd");
+	assert_string_equal(qc->refs[2].path, "/p/sub/anims/walk.smd");
+	assert_string_equal(qc->refs[2].dir, "anims/");
+	/* $cd moves the folder names start from */
+	assert_string_equal(qc->refs[3].path, "/p/sub/base/body.smd");
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_QC_NOCASE);
+	assert_int_equal(w.data[0].line, 8);
+	assert_int_equal(w.data[0].column, 10);
+	assert_string_equal(w.data[0].message, "'CASE.QCI' is 'case.qci' when case is ignored");
+	smdmx_qc_free(qc);
+}
+
+/* ---- variables and macros ----------------------------------------------------------------------- */
+
+static void test_variables_and_macros(void **state)
+{
+	(void)state;
+	static const char main_qc[] =
+	    "$definevariable root \"models\"\n"
+	    "$definevariable EXT smd\n"
+	    "$definemacro seq name file \\\\\n"
+	    "$sequence $name$ \"$file$.smd\" fps 30 \\\\\n"
+	    "$sequence $name$_b \"$file$_b\"\n"
+	    "\n"
+	    "$seq walk \"walk\"\n"
+	    "$seq run run\n"
+	    "$body b \"$root$/body\"\n"
+	    "$body c \"c.$ext$\"\n";
+	static const qc_mem_file files[] = {
+		{ "/p/m.qc", main_qc, 0 }, { "/p/walk.smd", "x", 0 }, { "/p/walk_b.smd", "x", 0 }, { "/p/run.smd", "x", 0 },
+		{ "/p/run_b.smd", "x", 0 }, { "/p/models/body.smd", "x", 0 }, { "/p/c.smd", "x", 0 },
+	};
+	smdmx_qc *qc = must_read(files, sizeof(files) / sizeof(files[0]), NULL);
+	assert_int_equal(qc->ref_count, 6);
+	const char *paths[] = { "/p/walk.smd", "/p/walk_b.smd", "/p/run.smd", "/p/run_b.smd", "/p/models/body.smd", "/p/c.smd" };
+	const uint32_t lines[] = { 4, 5, 4, 5, 9, 10 };
+	for (size_t i = 0; i < 6; i++) {
+		assert_string_equal(qc->refs[i].path, paths[i]);
+		assert_true(qc->refs[i].found);
+		/* a name made in a macro is where the macro's body wrote it */
+		assert_int_equal(qc->refs[i].pos.line, lines[i]);
+	}
+	assert_string_equal(qc->refs[0].sequence, "walk");
+	assert_true(qc->refs[0].fps == 30);
+	/* A name written once in a macro is renamed once for every expansion. */
+	smdmx_error err;
+	assert_true(smdmx_qc_rename(qc, 0, "walk.dmx", &err));
+	assert_true(smdmx_qc_rename(qc, 2, "run.dmx", &err));
+	char *out = written(qc, 0);
+	assert_non_null(strstr(out, "$sequence $name$ \"$file$.dmx\" fps 30"));
+	/* and a name a variable begins is renamed where it is written */
+	assert_true(smdmx_qc_rename(qc, 4, "models/body.dmx", &err));
+	free(out);
+	out = written(qc, 0);
+	assert_non_null(strstr(out, "$body b \"$root$/body.dmx\""));
+	free(out);
+	/* the same text made into two different names: refused */
+	smdmx_qc_free(qc);
+	qc = must_read(files, sizeof(files) / sizeof(files[0]), NULL);
+	assert_true(smdmx_qc_rename(qc, 1, "walk_b.dmx", &err));
+	assert_false(smdmx_qc_rename(qc, 3, "run_b.dma", &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_int_equal(err.line, 5);
+	/* a name whose changing part a variable makes cannot be renamed there */
+	assert_false(smdmx_qc_rename(qc, 5, "c.dmx", &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_int_equal(err.line, 10);
+	assert_int_equal(err.column, 9);
+	assert_string_equal(err.message, "'c.smd' is made from a variable or macro parameter: smdmx cannot rename it there");
+	smdmx_qc_free(qc);
+}
+
+/* ---- edits ------------------------------------------------------------------------------------ */
+
+static void test_edits(void **state)
+{
+	(void)state;
+	static const char main_qc[] =
+	    "$model face \"face.smd\" {\r\n"
+	    "\tflexfile \"face.vta\" // shapes\r\n"
+	    "\tflex blink frame 1\r\n"
+	    "\tflexcontroller eyes blink\r\n"
+	    "\t%blink = blink\r\n"
+	    "}\r\n"
+	    "$model body body.smd // no block\r\n"
+	    "$sequence idle body\r\n";
+	static const qc_mem_file files[] = {
+		{ "/p/e.qc", main_qc, 0 }, { "/p/face.smd", "x", 0 }, { "/p/face.vta", "x", 0 }, { "/p/body.smd", "x", 0 } };
+	smdmx_qc *qc = must_read(files, 4, NULL);
+	smdmx_error err;
+	assert_false(smdmx_qc_file_changed(qc, 0));
+	assert_true(smdmx_qc_rename(qc, 0, "face.dmx", &err));
+	assert_true(smdmx_qc_remove_lines(qc, 0, SMDMX_QC_LINES_FLEX, &err));
+	assert_true(smdmx_qc_append_to_model(qc, 0, "\tnoautodmxrules\n", &err));
+	assert_true(smdmx_qc_rename(qc, 2, "body.dmx", &err));
+	assert_true(smdmx_qc_append_to_model(qc, 1, "\tflexfile \"b.vta\"\n", &err));
+	assert_true(smdmx_qc_insert_after_model(qc, 1, "$attachment a head 0 0 0\n", &err));
+	assert_true(smdmx_qc_rename(qc, 3, "body.dmx", &err));
+	assert_true(smdmx_qc_file_changed(qc, 0));
+	char *out = written(qc, 0);
+	assert_string_equal(out, "$model face \"face.dmx\" {\r\n"
+	                         "\tflexcontroller eyes blink\r\n"
+	                         "\t%blink = blink\r\n"
+	                         "\tnoautodmxrules\r\n"
+	                         "}\r\n"
+	                         "$model body body.dmx {\r\n"
+	                         "\tflexfile \"b.vta\"\r\n"
+	                         "} // no block\r\n"
+	                         "$attachment a head 0 0 0\r\n"
+	                         "$sequence idle body.dmx\r\n");
+	free(out);
+	/* the rig lines out instead */
+	smdmx_qc_free(qc);
+	qc = must_read(files, 4, NULL);
+	assert_true(smdmx_qc_remove_lines(qc, 0, SMDMX_QC_LINES_RIG, &err));
+	out = written(qc, 0);
+	assert_string_equal(out, "$model face \"face.smd\" {\r\n"
+	                         "\tflexfile \"face.vta\" // shapes\r\n"
+	                         "\tflex blink frame 1\r\n"
+	                         "}\r\n"
+	                         "$model body body.smd // no block\r\n"
+	                         "$sequence idle body\r\n");
+	free(out);
+	smdmx_qc_free(qc);
+}
+
+/* ---- errors at their place -------------------------------------------------------------------- */
+
+typedef struct bad_case {
+	const char *what;
+	const char *text;          /* the main QC, /p/bad.qc */
+	smdmx_error_code code;
+	const char *file;          /* "" for the main QC */
+	uint32_t line, column;
+	const char *message;
+} bad_case;
+
+static const qc_mem_file bad_others[] = {
+	{ "/p/a.qci", "$include \"b.qci\"\n", 0 },
+	{ "/p/b.qci", "\n$include \"a.qci\"\n", 0 },
+	{ "/p/m.smd", "x", 0 },
+	{ "/p/m.vta", "x", 0 },
+	{ "/p/r1.qci", "$include \"r2.qci\"\n", 0 },
+	{ "/p/r2.qci", "$include \"r3.qci\"\n", 0 },
+	{ "/p/r3.qci", "$include \"r4.qci\"\n", 0 },
+	{ "/p/r4.qci", "$include \"r5.qci\"\n", 0 },
+	{ "/p/r5.qci", "$include \"r6.qci\"\n", 0 },
+	{ "/p/r6.qci", "$include \"r7.qci\"\n", 0 },
+	{ "/p/r7.qci", "$include \"r8.qci\"\n", 0 },
+	{ "/p/r8.qci", "// the ninth script\n", 0 },
+	{ "/p/rule.qci", "\t%f = a * \\\\\n\t\t(a + g)\n", 0 },
+};
+
+static const bad_case bad_cases[] = {
+	{ "unclosed block", "$model m \"m.smd\" {\n\tflex f frame 1\n", SMDMX_ERROR_UNTERMINATED, "", 1, 18,
+	  "this '{' of $model 'm' is never closed" },
+	{ "a '}' too many", "$bodygroup g\n{\n\tstudio \"m.smd\"\n}\n}\n", SMDMX_ERROR_SYNTAX, "", 5, 1, "a '}' that closes nothing" },
+	{ "missing include", "\n  $include \"nope.qci\"\n", SMDMX_ERROR_IO, "", 2, 12,
+	  "cannot find '/p/nope.qci' (included as 'nope.qci', against the folder of the main QC)" },
+	{ "unknown flex", "$model m \"m.smd\" {\n\tflexcontroller mouth a\n\t%nope = a\n}\n", SMDMX_ERROR_SYNTAX, "", 3, 2,
+	  "a rule for unknown flex 'nope'" },
+	{ "unknown controller", "$model m \"m.smd\" {\n\tflexfile m.vta\n\tflex f frame 1\n\tflexcontroller x a\n\t%f = a * (1 - bb)\n}\n",
+	  SMDMX_ERROR_SYNTAX, "", 5, 16, "unknown controller 'bb'" },
+	{ "unknown flex fetched", "$model m \"m.smd\" {\n\tflexfile m.vta\n\tflex f frame 1\n\tflexcontroller x a\n\t%f = a * %g\n}\n",
+	  SMDMX_ERROR_SYNTAX, "", 5, 12, "unknown flex 'g'" },
+	{ "a rule that ends early", "$model m \"m.smd\" {\n\tflexfile m.vta\n\tflex f frame 1\n\tflexcontroller x a\n\t%f = a +\n}\n",
+	  SMDMX_ERROR_SYNTAX, "", 5, 10, "the rule ends where a value should be" },
+	{ "a rule without its ')'", "$model m \"m.smd\" {\n\tflexfile m.vta\n\tflex f frame 1\n\tflexcontroller x a\n\t%f = min(a, 1\n}\n",
+	  SMDMX_ERROR_SYNTAX, "", 5, 15, "a '(' that is not closed" },
+	{ "max with one value", "$model m \"m.smd\" {\n\tflexfile m.vta\n\tflex f frame 1\n\tflexcontroller x a\n\t%f = max(a)\n}\n",
+	  SMDMX_ERROR_SYNTAX, "", 5, 12, "'max' takes two values separated by ','" },
+	{ "a number studiomdl reads as a name",
+	  "$model m \"m.smd\" {\n\tflexfile m.vta\n\tflex f frame 1\n\tflexcontroller x a\n\t%f = a * .5\n}\n", SMDMX_ERROR_SYNTAX, "", 5, 11,
+	  "a number must start with a digit (studiomdl reads '.5' as a controller)" },
+	{ "an error in a continued rule of an include",
+	  "$model m \"m.smd\" {\n\tflexfile m.vta\n\tflex f frame 1\n\tflexcontroller x a\n\t$include \"rule.qci\"\n}\n", SMDMX_ERROR_SYNTAX,
+	  "/p/rule.qci", 2, 8, "unknown controller 'g'" },
+	{ "unknown $model option", "$model m \"m.smd\" {\n\tbogus 1\n}\n", SMDMX_ERROR_SYNTAX, "", 2, 2, "unknown $model option 'bogus'" },
+	{ "include cycle", "$include \"a.qci\"\n", SMDMX_ERROR_LIMIT, "/p/b.qci", 2, 10, "'/p/a.qci' includes itself (through 2 files)" },
+	{ "deep includes", "$include \"r1.qci\"\n", SMDMX_ERROR_LIMIT, "/p/r7.qci", 1, 10,
+	  "includes nest 9 deep, past the limit of 8 (studiomdl's MAX_INCLUDES)" },
+	{ "a macro that calls itself", "$definemacro loop \\\\\n$loop\n\n$loop\n", SMDMX_ERROR_LIMIT, "", 2, 1,
+	  "macro 'loop' nests scripts 9 deep (includes and macros), past the limit of 8 (a macro that expands into itself?)" },
+	{ "unclosed quote", "$body b \"m.smd\n", SMDMX_ERROR_UNTERMINATED, "", 1, 9, "a quoted name that is never closed" },
+	{ "unclosed comment", "$body b m.smd\n/* no end\n", SMDMX_ERROR_UNTERMINATED, "", 2, 1, "a '/*' comment that is never closed" },
+	{ "unknown variable", "$body b \"m.$nope$\"\n$body c $nope$\n", SMDMX_ERROR_SYNTAX, "", 2, 9, "unknown variable '$nope$'" },
+	{ "a command cut short", "$model m\n", SMDMX_ERROR_SYNTAX, "", 1, 9, "'$model' needs a file" },
+	{ "a flex option unknown", "$model m \"m.smd\" {\n\tflexfile m.vta\n\tflex f frame 1 speed 2\n}\n", SMDMX_ERROR_SYNTAX, "", 3, 17,
+	  "unknown option 'speed' of 'flex'" },
+	{ "a frame that is no number", "$model m \"m.smd\" {\n\tflexfile m.vta\n\tflex f frame one\n}\n", SMDMX_ERROR_BAD_NUMBER, "", 3, 15,
+	  "'one' is not a whole number (a frame number of 'frame')" },
+	{ "a flex line before its VTA", "$model m \"m.smd\" {\n\tflex f frame 1\n}\n", SMDMX_ERROR_NONE, "", 0, 0, NULL },
+};
+
+static void test_errors(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const bad_case *c = &bad_cases[i];
+		qc_mem_file files[1 + sizeof(bad_others) / sizeof(bad_others[0])];
+		files[0] = (qc_mem_file){ "/p/bad.qc", c->text, 0 };
+		memcpy(files + 1, bad_others, sizeof(bad_others));
+		smdmx_error err;
+		smdmx_qc *qc = read_mem(files, sizeof(files) / sizeof(files[0]), &err, NULL);
+		if (c->code == SMDMX_ERROR_NONE) {
+			/* read; the conversion refuses it (smdmx_qc_model_vta) */
+			if (!qc) fail_msg("%s: %s", c->what, err.message);
+			assert_int_equal(smdmx_qc_model_vta(qc, 0, &err), SMDMX_NONE);
+			assert_int_equal(err.code, SMDMX_ERROR_SYNTAX);
+			assert_int_equal(err.line, 2);
+			assert_string_equal(err.message, "a flex line before any flexfile");
+			smdmx_qc_free(qc);
+			continue;
+		}
+		if (qc) fail_msg("%s: read, but should fail", c->what);
+		if (err.code != c->code || err.line != c->line || err.column != c->column || strcmp(err.file, c->file) ||
+		    strcmp(err.message, c->message))
+			fail_msg("%s: got %s:%u:%u: %s (%s), want %s:%u:%u: %s (%s)", c->what, err.file, err.line, err.column, err.message,
+			         smdmx_error_code_name(err.code), c->file, c->line, c->column, c->message, smdmx_error_code_name(c->code));
+	}
+}
+
+/* A NUL byte, and old Mac line ends (a lone CR is white space: the next command continues the
+ * line, G1). */
+static void test_bytes(void **state)
+{
+	(void)state;
+	static const char nul[] = "$body b m.smd\n$bo\0dy c m.smd\n";
+	static const qc_mem_file f1[] = { { "/p/n.qc", nul, sizeof(nul) - 1 }, { "/p/m.smd", "x", 0 } };
+	smdmx_error err;
+	assert_null(read_mem(f1, 2, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_NUL_BYTE);
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.column, 4);
+	/* "$body b m.smd\r$body c m.smd": one line; the second "$body" is an option of the first */
+	static const qc_mem_file f2[] = { { "/p/cr.qc", "$body b m.smd\r$body c m.smd\n", 0 }, { "/p/m.smd", "x", 0 } };
+	assert_null(read_mem(f2, 2, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_SYNTAX);
+	assert_string_equal(err.message, "unknown option '$body' of '$body'");
+	assert_int_equal(err.line, 1);
+	assert_int_equal(err.column, 15);
+	/* comments of every kind, and ';' ending a token */
+	static const qc_mem_file f3[] = {
+		{ "/p/c.qc", "// a\n# b\n; c\n/* d\ne */ $body b m.smd; comment\n$body c \"m.smd\"# not a comment in a token? no: after it\n", 0 },
+		{ "/p/m.smd", "x", 0 } };
+	smdmx_qc *qc = must_read(f3, 2, NULL);
+	assert_int_equal(qc->ref_count, 2);
+	assert_int_equal(qc->refs[0].pos.line, 5);
+	assert_int_equal(qc->refs[0].pos.column, 14);
+	smdmx_qc_free(qc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_g2_references),
+		cmocka_unit_test(test_g3_model_block),
+		cmocka_unit_test(test_includes_and_folders),
+		cmocka_unit_test(test_variables_and_macros),
+		cmocka_unit_test(test_edits),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_bytes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
