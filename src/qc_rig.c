@@ -358,7 +358,12 @@ static bool rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, 
 		for (size_t i = 0; ok && i < s->flex_rule_count; i++) {
 			const smdmx_flex_rule *fr = &s->flex_rules[i];
 			bool flex = false;
-			for (size_t k = 0; k < nu && !flex; k++) flex = !us[k].stereo && !strcmp(us[k].name, fr->name);
+			for (size_t k = 0; k < nu && !flex; k++) {
+				size_t l = strlen(us[k].name);
+				bool half = strlen(fr->name) == l + 1 && !strncmp(fr->name, us[k].name, l) &&
+				            (fr->name[l] == 'R' || fr->name[l] == 'L');
+				flex = us[k].stereo || us[k].baked ? half : !strcmp(us[k].name, fr->name);
+			}
 			if (fr->kind == SMDMX_FLEX_RULE_LOCAL_VAR || !flex) {
 				bool declared = false;
 				const rrule *rr = g->rules.data;
@@ -464,7 +469,7 @@ static bool fit_split(const smdmx_mesh *m, double *out)
 	for (size_t c = 0; c < m->corner_count; c++) {
 		float b = m->balance.data[m->balance.indices[c]];
 		double x = m->positions[m->position_indices[c]][0];
-		if (b > 0 && b < 1 && !have) {
+		if (b > 0 && b < 1 && !have && x != 0) {
 			/* invert 3t^2 - 2t^3 = b */
 			double lo = 0, hi = 1;
 			for (int it = 0; it < 80; it++) {
@@ -478,7 +483,7 @@ static bool fit_split(const smdmx_mesh *m, double *out)
 				have = true;
 			}
 		}
-		if (fabs(x) < minabs) minabs = fabs(x);
+		if ((b == 0 || b == 1) && fabs(x) < minabs) minabs = fabs(x);
 		if ((b == 1 && x < 0) || (b == 0 && x > 0)) side = side == -1 ? 2 : 1;
 		if ((b == 1 && x > 0) || (b == 0 && x < 0)) side = side == 1 ? 2 : -1;
 	}
@@ -663,11 +668,7 @@ static void quat_to_qangle(const float q[4], double out[3])
 
 static void fmt_angle(double v, char *out)
 {
-	/* shortest text that gives the same float32 */
-	for (int digits = 1; digits <= 17; digits++) {
-		snprintf(out, 40, "%.*g", digits, v);
-		if ((float)strtod(out, NULL) == (float)v) return;
-	}
+	sm_format_shortest((float)v, out);
 }
 
 static char *attachment_text(const smdmx_scene *s, smdmx_warnings *w)
@@ -682,7 +683,7 @@ static char *attachment_text(const smdmx_scene *s, smdmx_warnings *w)
 			rootless++;
 			continue;
 		}
-		char p[3][SM_FLOAT_MAX], r[3][40];
+		char p[3][SM_FLOAT_MAX], r[3][SM_FLOAT_MAX];
 		for (int k = 0; k < 3; k++) fmt_num(a->transform.position[k], p[k]);
 		double ang[3];
 		quat_to_qangle(a->transform.orientation, ang);
@@ -992,9 +993,9 @@ static bool parse_factors(const char *t, factor *out, size_t cap, size_t *count)
 			f->first = n;
 			f->count = k;
 			n += k;
-		} else if (len > 15 && !strncmp(p, "min(max(", 8) && !strncmp(p + len - 7, ",0),1)", 6)) {
+		} else if (len > 14 && !strncmp(p, "min(max(", 8) && !strncmp(p + len - 6, ",0),1)", 6)) {
 			const char *v = p + 8;
-			size_t vl = len - 8 - 7;
+			size_t vl = len - 8 - 6;
 			f->sign = 1;
 			if (*v == '-') {
 				f->sign = -1;
@@ -1081,7 +1082,13 @@ static bool try_combination(smdmx_scene *s, const smdmx_qc_model *m, const lshap
 	for (size_t i = 0; i < nc; i++) {
 		if (paired[i] == 'L') continue;
 		smdmx_flex_controller *c = &cc[ncc];
-		c->name = paired[i] == 'R' ? m->controllers[i].name + 6 : m->controllers[i].name;
+		const char *cn = paired[i] == 'R' ? m->controllers[i].name + 6 : m->controllers[i].name;
+		c->name = sm_strdup(s->owner, cn, strlen(cn), error);
+		if (!c->name) {
+			free(ctl_of);
+			free(paired);
+			return false;
+		}
 		c->stereo = paired[i] == 'R';
 		c->min = (float)m->controllers[i].min;
 		c->max = (float)m->controllers[i].max;
@@ -1137,12 +1144,10 @@ static bool try_combination(smdmx_scene *s, const smdmx_qc_model *m, const lshap
 			}
 			if (!ok) break;
 			if (part != nparts) goto refuse;
-			for (; k < nf; k++) {
-				if (!fs[k].group) {
-					if (k > 0 && fs[k - 1].group) goto refuse;
-					continue; /* a group's fetches */
-				}
-				/* a dominator group: its fetches' raw controls, resolved once all are known */
+			/* the rest: dominator groups (their fetches follow each in the list) */
+			while (k < nf) {
+				if (!fs[k].group) goto refuse;
+				k += 1 + fs[k].count;
 			}
 		}
 	}
@@ -1174,7 +1179,7 @@ static bool try_combination(smdmx_scene *s, const smdmx_qc_model *m, const lshap
 		squeeze(rule->expression, t, sizeof(t));
 		size_t nf;
 		if (!parse_factors(t, fs, 256, &nf)) goto refuse;
-		for (size_t k = 0; k < nf; k++) {
+		for (size_t k = 0; k < nf; k = fs[k].group ? k + 1 + fs[k].count : k + 1) {
 			if (!fs[k].group) continue;
 			const char *names[64];
 			size_t nn = 0;
@@ -1626,7 +1631,11 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 		ok = cc != NULL;
 		for (size_t i = 0; ok && i < nc; i++) {
 			const char *name = opt.rig_in_qc ? ls[i].name : m->controllers[i].name;
-			cc[i].name = name;
+			cc[i].name = sm_strdup(s->owner, name, strlen(name), error);
+			if (!cc[i].name) {
+				ok = false;
+				break;
+			}
 			cc[i].min = opt.rig_in_qc ? 0.0f : (float)m->controllers[i].min;
 			cc[i].max = opt.rig_in_qc ? 1.0f : (float)m->controllers[i].max;
 			for (size_t u = 0; u < nls && ok; u++) {
@@ -1663,14 +1672,16 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 						later = m->rules[j].expression && !strcmp(m->rules[j].name, q->name);
 					for (size_t u = 0; u < nls && !shape; u++) shape = !strcmp(ls[u].name, q->name);
 					if (later && !shape) continue;
-					fr[k].name = q->name;
+					fr[k].name = sm_strdup(s->owner, q->name, strlen(q->name), error);
 					fr[k].kind = SMDMX_FLEX_RULE_LOCAL_VAR;
+					ok = fr[k].name != NULL;
 					k++;
 					continue;
 				}
 				char t[4096];
 				squeeze(q->expression, t, sizeof(t));
-				fr[k].name = q->name;
+				fr[k].name = sm_strdup(s->owner, q->name, strlen(q->name), error);
+				ok = fr[k].name != NULL;
 				bool ctl = false;
 				for (size_t c = 0; c < m->controller_count && !ctl; c++) ctl = !strcmp(m->controllers[c].name, q->name);
 				char quoted[300];
@@ -1679,7 +1690,8 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 					fr[k].kind = SMDMX_FLEX_RULE_PASS_THROUGH;
 				} else {
 					fr[k].kind = SMDMX_FLEX_RULE_EXPRESSION;
-					fr[k].expression = q->expression;
+					fr[k].expression = sm_strdup(s->owner, q->expression, strlen(q->expression), error);
+					ok = ok && fr[k].expression != NULL;
 				}
 				k++;
 			}
@@ -1741,7 +1753,11 @@ bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error 
 			continue;
 		}
 		smdmx_attachment *a = &as[n++];
-		a->name = qa->name;
+		a->name = sm_strdup(s->owner, qa->name, strlen(qa->name), error);
+		if (!a->name) {
+			ok = false;
+			break;
+		}
 		a->parent_joint = (uint32_t)j;
 		a->rigid = qa->rigid;
 		a->world_aligned = qa->world_align;

@@ -514,6 +514,347 @@ static void test_bytes(void **state)
 	smdmx_qc_free(qc);
 }
 
+
+/* ---- the rig ------------------------------------------------------------------------------------ */
+
+static smdmx_scene *read_smd_path(const char *path)
+{
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_file(path, NULL, &err, NULL);
+	if (!s) fail_msg("%s: %s", path, err.message);
+	return s;
+}
+
+/* testdata's face with its VTA's frames as shapes. */
+static smdmx_scene *face_scene(void)
+{
+	smdmx_scene *s = read_smd_path(test_path("testdata/qc/face/face.smd"));
+	smdmx_scene *v = read_smd_path(test_path("testdata/qc/face/face.vta"));
+	smdmx_error err;
+	smdmx_warnings w;
+	if (!smdmx_scene_attach_vta(s, v, &err, &w)) fail_msg("attach: %s", err.message);
+	assert_int_equal(w.count, 0);
+	smdmx_scene_free(v);
+	assert_int_equal(s->flex_shape_count, 5);
+	return s;
+}
+
+static smdmx_qc *face_qc(void)
+{
+	smdmx_error err;
+	smdmx_qc *qc = smdmx_qc_read_file(test_path("testdata/qc/face/face.qc"), NULL, &err, NULL);
+	if (!qc) fail_msg("%s:%u: %s", err.file, err.line, err.message);
+	return qc;
+}
+
+static const smdmx_flex_shape *shape_named(const smdmx_scene *s, const char *name)
+{
+	for (size_t i = 0; i < s->flex_shape_count; i++)
+		if (!strcmp(s->flex_shapes[i].name, name)) return &s->flex_shapes[i];
+	fail_msg("no shape %s", name);
+	return s->flex_shapes;
+}
+
+/* The share of the right flex at x for a split of 1 (studiomdl's step). */
+static float share1(float x)
+{
+	double t = (1.0 - x) / 2.0;
+	return t <= 0 ? 0.0f : t >= 1 ? 1.0f : (float)(3 * t * t - 2 * t * t * t);
+}
+
+static void expect_balance(const smdmx_mesh *m)
+{
+	assert_non_null(m->balance.indices);
+	for (size_t c = 0; c < m->corner_count; c++) {
+		float x = m->positions[m->position_indices[c]][0];
+		assert_true(m->balance.data[m->balance.indices[c]] == share1(x));
+	}
+	assert_true(share1(0) == 0.5f && share1(-3) == 1.0f && share1(1) == 0.0f);
+}
+
+static const smdmx_warning *find_warning(const smdmx_warnings *w, smdmx_warning_code code)
+{
+	for (size_t i = 0; i < w->count; i++)
+		if (w->data[i].code == code) return &w->data[i];
+	fail_msg("no warning %d", (int)code);
+	return w->data;
+}
+
+/* The face's QC into the scene: shapes named by its flex lines, flex rules. */
+static void test_rig_face(void **state)
+{
+	(void)state;
+	smdmx_qc *qc = face_qc();
+	smdmx_scene *s = face_scene();
+	smdmx_error err;
+	smdmx_warnings w;
+	assert_true(smdmx_qc_apply_rig(qc, 0, s, NULL, &err, &w));
+	/* "smile" has no controller of its name: beside flex rules it is its two halves */
+	const char *names[] = { "smileR", "smileL", "blink", "jaw", "pucker", "smile_jaw" };
+	assert_int_equal(s->flex_shape_count, 6);
+	for (size_t i = 0; i < 6; i++) assert_string_equal(s->flex_shapes[i].name, names[i]);
+	const smdmx_flex_shape *r = shape_named(s, "smileR"), *l = shape_named(s, "smileL");
+	/* smile moves x = -3 and x = 3 up by 0.4: the right half has the -3 side */
+	assert_int_equal(r->position_count, 2);
+	assert_int_equal(l->position_count, 2);
+	for (size_t k = 0; k < 2; k++) {
+		assert_true(s->meshes[0].positions[r->position_indices[k]][0] == -3);
+		assert_true(s->meshes[0].positions[l->position_indices[k]][0] == 3);
+		float zr = s->meshes[0].positions[r->position_indices[k]][2], zl = s->meshes[0].positions[l->position_indices[k]][2];
+		assert_true(r->position_deltas[k][2] == (zr == 1 ? 1.4f : 2.4f) - zr);
+		assert_true(l->position_deltas[k][2] == (zl == 1 ? 1.4f : 2.4f) - zl);
+	}
+	expect_balance(&s->meshes[0]);
+	assert_int_equal(s->flex_controller_count, 5);
+	const char *ctl[] = { "right_smile", "left_smile", "blink", "jaw_open", "pucker" };
+	const float mins[] = { 0, 0, 0, -1, 0 };
+	for (size_t i = 0; i < 5; i++) {
+		assert_string_equal(s->flex_controllers[i].name, ctl[i]);
+		assert_true(s->flex_controllers[i].min == mins[i] && s->flex_controllers[i].max == 1);
+	}
+	/* pucker: a controller of its name marks it stereo */
+	assert_true(s->flex_controllers[4].stereo);
+	assert_int_equal(s->flex_controllers[4].raw_controls.count, 1);
+	assert_string_equal(s->flex_controllers[4].raw_controls.data[0], "pucker");
+	assert_false(s->flex_controllers[2].stereo);
+	assert_int_equal(s->flex_rule_count, 8);
+	assert_string_equal(s->flex_rules[0].name, "mouth_busy");
+	assert_int_equal(s->flex_rules[0].kind, SMDMX_FLEX_RULE_EXPRESSION);
+	assert_string_equal(s->flex_rules[0].expression, "min(right_smile + left_smile, 1)");
+	assert_string_equal(s->flex_rules[3].name, "blink");
+	assert_int_equal(s->flex_rules[3].kind, SMDMX_FLEX_RULE_PASS_THROUGH);
+	assert_string_equal(s->flex_rules[7].expression, "min(%smileR + %smileL, 1) * %jaw");
+	const smdmx_warning *cut = find_warning(&w, SMDMX_WARNING_QC_PAIR_CUT);
+	assert_int_equal(cut->count, 1);
+	assert_int_equal(cut->line, 3);
+	assert_non_null(strstr(cut->file, "face_flexes.qci"));
+	assert_int_equal(find_warning(&w, SMDMX_WARNING_QC_LOST_GROUPS)->count, 5);
+	smdmx_scene_free(s);
+	/* The rig left in the QC: every flexpair stays stereo, one control per shape marks it. */
+	s = face_scene();
+	smdmx_qc_rig_options ro = { .rig_in_qc = true };
+	assert_true(smdmx_qc_apply_rig(qc, 0, s, &ro, &err, &w));
+	assert_int_equal(w.count, 0);
+	assert_int_equal(s->flex_shape_count, 5);
+	assert_int_equal(s->flex_controller_count, 5);
+	assert_int_equal(s->flex_rule_count, 0);
+	const bool stereo[] = { true, false, false, true, false };
+	const char *base[] = { "smile", "blink", "jaw", "pucker", "smile_jaw" };
+	for (size_t i = 0; i < 5; i++) {
+		assert_string_equal(s->flex_controllers[i].name, base[i]);
+		assert_int_equal(s->flex_controllers[i].stereo, stereo[i]);
+	}
+	expect_balance(&s->meshes[0]);
+	assert_true(shape_named(s, "smile_jaw")->corrective);
+	smdmx_scene_free(s);
+	smdmx_qc_free(qc);
+}
+
+/* QC text for a scene's rig around a $model, read back from memory. */
+static smdmx_qc *qc_of_lines(const char *lines, const char *atts, char *text, size_t cap)
+{
+	snprintf(text, cap, "$model face \"face.smd\" {\n%s}\n%s", lines, atts ? atts : "");
+	static qc_mem_file files[3];
+	files[0] = (qc_mem_file){ "/q/face.qc", text, 0 };
+	files[1] = (qc_mem_file){ "/q/face.smd", "x", 0 };
+	files[2] = (qc_mem_file){ "/q/face.vta", "x", 0 };
+	return must_read(files, 3, NULL);
+}
+
+/* A scene through SMD and VTA text and back. */
+static smdmx_scene *through_smd(const smdmx_scene *s)
+{
+	test_sink smd = { 0 }, vta = { 0 };
+	smdmx_error err;
+	smdmx_smd_write_options wo = { .kind = s->mesh_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION };
+	if (!smdmx_smd_write(s, test_sink_write, &smd, &wo, &err)) fail_msg("smd: %s", err.message);
+	smdmx_scene *r = smdmx_smd_read_memory(smd.data, smd.size, NULL, &err, NULL);
+	if (!r) fail_msg("smd back: %s", err.message);
+	if (s->flex_shape_count) {
+		wo.kind = SMDMX_SMD_WRITE_VTA;
+		if (!smdmx_smd_write(s, test_sink_write, &vta, &wo, &err)) fail_msg("vta: %s", err.message);
+		smdmx_scene *v = smdmx_smd_read_memory(vta.data, vta.size, NULL, &err, NULL);
+		smdmx_warnings w;
+		if (!v || !smdmx_scene_attach_vta(r, v, &err, &w)) fail_msg("vta back: %s", err.message);
+		smdmx_scene_free(v);
+	}
+	free(smd.data);
+	free(vta.data);
+	return r;
+}
+
+/* A combination operator (stereo, two-way, a corrective, a domination rule) into QC lines
+ * in the canonical form and back: the same scene. */
+static void test_rig_combination(void **state)
+{
+	(void)state;
+	smdmx_scene *s = face_scene();
+	smdmx_mesh *m = &s->meshes[0];
+	float *bal = malloc(m->position_count * sizeof(float));
+	uint32_t *bi = malloc(m->corner_count * sizeof(uint32_t));
+	for (size_t p = 0; p < m->position_count; p++) bal[p] = share1(m->positions[p][0]);
+	memcpy(bi, m->position_indices, m->corner_count * sizeof(uint32_t));
+	m->balance.data = bal;
+	m->balance.count = m->position_count;
+	m->balance.indices = bi;
+	const char *smile[] = { "smile" }, *mouth[] = { "jaw", "pucker" }, *blink[] = { "blink" };
+	smdmx_flex_controller cc[3] = {
+		{ "smile", { smile, 1 }, true, false, 0, 1, { NULL, 0 } },
+		{ "mouth", { mouth, 2 }, false, false, -1, 1, { NULL, 0 } },
+		{ "blink", { blink, 1 }, false, false, 0, 1, { NULL, 0 } },
+	};
+	smdmx_domination_rule dr = { { blink, 1 }, { smile, 1 } };
+	s->flex_controllers = cc;
+	s->flex_controller_count = 3;
+	s->domination_rules = &dr;
+	s->domination_rule_count = 1;
+	/* as a DMX says it (dmx_model.c marks a name joining others by '_') */
+	s->flex_shapes[shape_named(s, "smile_jaw") - s->flex_shapes].corrective = true;
+	char *lines, *atts;
+	smdmx_error err;
+	smdmx_warnings w;
+	assert_true(smdmx_qc_from_scene(s, "face.vta", &lines, &atts, &err, &w));
+	assert_int_equal(w.count, 0);
+	assert_string_equal(lines, "\tflexfile \"face.vta\"\n"
+	                           "\tflexpair smile 1 frame 1\n"
+	                           "\tflex blink frame 2\n"
+	                           "\tflex jaw frame 3\n"
+	                           "\tflex pucker frame 4\n"
+	                           "\tflexpair smile_jaw 1 frame 5\n"
+	                           "\tflexcontroller right_smile range 0 1 right_smile\n"
+	                           "\tflexcontroller left_smile range 0 1 left_smile\n"
+	                           "\tflexcontroller mouth range -1 1 mouth\n"
+	                           "\tflexcontroller blink range 0 1 blink\n"
+	                           "\t%smileL = left_smile * (1 - blink)\n"
+	                           "\t%smileR = right_smile * (1 - blink)\n"
+	                           "\t%blink = blink\n"
+	                           "\t%jaw = min(max(-mouth, 0), 1)\n"
+	                           "\t%pucker = min(max(mouth, 0), 1)\n"
+	                           "\t%smile_jawL = left_smile * min(max(-mouth, 0), 1) * (1 - blink)\n"
+	                           "\t%smile_jawR = right_smile * min(max(-mouth, 0), 1) * (1 - blink)\n");
+	assert_string_equal(atts, "");
+	char text[4096];
+	smdmx_qc *qc = qc_of_lines(lines, atts, text, sizeof(text));
+	smdmx_scene *back = through_smd(s);
+	assert_true(smdmx_qc_apply_rig(qc, 0, back, NULL, &err, &w));
+	assert_int_equal(w.count, 0);
+	smdmx_compare_options co = { .flex_controls = true };
+	char diff[256];
+	if (!smdmx_scene_compare(s, back, &co, diff, sizeof(diff))) fail_msg("round trip: %s", diff);
+	smdmx_scene_free(back);
+	smdmx_qc_free(qc);
+	/* A QC written by hand in another form: flex rules, its expressions kept. */
+	const char *hand = "\tflexfile \"face.vta\"\n\tflex blink frame 2\n\tflexcontroller blink range 0 1 blink\n"
+	                   "\t%blink = max(blink, 0)\n";
+	qc = qc_of_lines(hand, NULL, text, sizeof(text));
+	back = through_smd(s);
+	assert_true(smdmx_qc_apply_rig(qc, 0, back, NULL, &err, &w));
+	assert_int_equal(back->flex_rule_count, 1);
+	assert_string_equal(back->flex_rules[0].expression, "max(blink, 0)");
+	assert_int_equal(find_warning(&w, SMDMX_WARNING_QC_LOST_FRAMES)->count, 4);
+	smdmx_scene_free(back);
+	smdmx_qc_free(qc);
+	smdmx_qc_text_free(lines);
+	smdmx_qc_text_free(atts);
+	s->flex_controllers = NULL;
+	s->flex_controller_count = 0;
+	s->domination_rules = NULL;
+	s->domination_rule_count = 0;
+	m->balance.data = NULL;
+	m->balance.indices = NULL;
+	free(bal);
+	free(bi);
+	smdmx_scene_free(s);
+}
+
+/* Flex rules into QC lines and back; names a rule cannot write bare are quoted. */
+static void test_rig_rules(void **state)
+{
+	(void)state;
+	smdmx_qc *qc = face_qc();
+	smdmx_scene *s = face_scene();
+	smdmx_error err;
+	smdmx_warnings w;
+	assert_true(smdmx_qc_apply_rig(qc, 0, s, NULL, &err, &w));
+	smdmx_qc_free(qc);
+	char *lines, *atts;
+	assert_true(smdmx_qc_from_scene(s, "face.vta", &lines, &atts, &err, &w));
+	assert_int_equal(w.count, 0);
+	assert_non_null(strstr(lines, "\tflexpair pucker 1 frame 5\n\tflex smile_jaw frame 6\n"));
+	assert_non_null(strstr(lines, "\tflexcontroller default range -1 1 jaw_open\n"));
+	assert_non_null(strstr(lines, "\tlocalvar mouth_busy\n\t%mouth_busy = min(right_smile + left_smile, 1)\n"));
+	assert_null(strstr(lines, "localvar puckerR"));
+	assert_non_null(strstr(lines, "\t%blink = blink\n"));
+	char text[8192];
+	qc = qc_of_lines(lines, atts, text, sizeof(text));
+	smdmx_scene *back = through_smd(s);
+	assert_true(smdmx_qc_apply_rig(qc, 0, back, NULL, &err, &w));
+	assert_int_equal(w.count, 0);
+	smdmx_compare_options co = { .flex_controls = true };
+	char diff[256];
+	if (!smdmx_scene_compare(s, back, &co, diff, sizeof(diff))) fail_msg("round trip: %s", diff);
+	smdmx_scene_free(back);
+	smdmx_qc_free(qc);
+	smdmx_qc_text_free(lines);
+	smdmx_qc_text_free(atts);
+	smdmx_scene_free(s);
+}
+
+/* $attachment lines into the scene and back. */
+static void test_rig_attachments(void **state)
+{
+	(void)state;
+	static const qc_mem_file files[] = {
+		{ "/a/a.qc",
+		  "$scale 2\n"
+		  "$attachment \"a\" \"jaw\" 1 2 3 rotate 10 20 30 rigid\n"
+		  "$attachment \"b\" \"JAW\" 0 0 5 absolute world_align\n"
+		  "$attachment \"c\" \"nobone\" 0 0 0\n",
+		  0 },
+	};
+	smdmx_qc *qc = must_read(files, 1, NULL);
+	smdmx_scene *s = face_scene();
+	smdmx_error err;
+	smdmx_warnings w;
+	assert_true(smdmx_qc_apply_attachments(qc, s, &err, &w));
+	assert_int_equal(s->attachment_count, 2);
+	assert_int_equal(find_warning(&w, SMDMX_WARNING_QC_ONLY)->count, 1);
+	const smdmx_attachment *a = &s->attachments[0], *b = &s->attachments[1];
+	assert_string_equal(a->name, "a");
+	assert_int_equal(a->parent_joint, 1);
+	assert_true(a->rigid && !a->world_aligned);
+	/* $scale scales the position, not the angles */
+	assert_true(a->transform.position[0] == 2 && a->transform.position[1] == 4 && a->transform.position[2] == 6);
+	/* rotate PITCH YAW ROLL: Rz(yaw) Ry(pitch) Rx(roll) */
+	const double d = 3.14159265358979323846 / 180;
+	double e[3] = { 30 * d, 10 * d, 20 * d }, q[4];
+	smdmx_euler_to_quat(e, q);
+	for (int k = 0; k < 4; k++) assert_true(fabs(a->transform.orientation[k] - q[k]) < 1e-7);
+	/* absolute: model space (0 0 10 after $scale) into the jaw's (at 0 0 1) */
+	assert_true(b->transform.position[0] == 0 && b->transform.position[1] == 0 && b->transform.position[2] == 9);
+	assert_true(b->transform.orientation[3] == 1 && b->world_aligned);
+	char *lines, *atts;
+	assert_true(smdmx_qc_from_scene(s, NULL, &lines, &atts, &err, &w));
+	assert_string_equal(atts, "$attachment \"a\" \"jaw\" 2 4 6 rotate 10 20 30 rigid\n"
+	                          "$attachment \"b\" \"jaw\" 0 0 9 world_align\n");
+	/* and back: the same transforms */
+	static qc_mem_file back_files[1];
+	back_files[0] = (qc_mem_file){ "/a/b.qc", atts, 0 };
+	smdmx_qc *qc2 = must_read(back_files, 1, NULL);
+	smdmx_scene *s2 = face_scene();
+	assert_true(smdmx_qc_apply_attachments(qc2, s2, &err, &w));
+	smdmx_compare_options co = { 0 };
+	char diff[256];
+	s->flex_shape_count = s2->flex_shape_count;
+	if (!smdmx_scene_compare(s, s2, &co, diff, sizeof(diff))) fail_msg("attachments back: %s", diff);
+	smdmx_scene_free(s2);
+	smdmx_qc_free(qc2);
+	smdmx_qc_text_free(lines);
+	smdmx_qc_text_free(atts);
+	smdmx_scene_free(s);
+	smdmx_qc_free(qc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +865,10 @@ int main(void)
 		cmocka_unit_test(test_edits),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_rig_face),
+		cmocka_unit_test(test_rig_combination),
+		cmocka_unit_test(test_rig_rules),
+		cmocka_unit_test(test_rig_attachments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
