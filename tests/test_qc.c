@@ -855,6 +855,158 @@ static void test_rig_attachments(void **state)
 	smdmx_qc_free(qc);
 }
 
+
+/* ---- the corpus ----------------------------------------------------------------------------------- */
+
+static smdmx_scene *lift_dmx(const char *path)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, NULL);
+	if (!dm) fail_msg("%s: %s", path, err.message);
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	smdmx_dm_free(dm);
+	return s;
+}
+
+/* Every corpus DMX with flex controls or attachments: DMX -> SMD, VTA and QC (dmx2smd --qc)
+ * -> scene (smd2dmx --qc) gives the DMX's controls, rules, dominators and attachments, on
+ * the geometry SMD holds. */
+static void test_corpus_dmx_round_trip(void **state)
+{
+	(void)state;
+	static const char *const dirs[] = { "dmx_binary", "dmx_kv2_model", "dmx_kv2_anim", "dmx_kv2_datamodelpy" };
+	size_t tried = 0, rigs = 0, attached = 0;
+	for (size_t d = 0; d < 4; d++) {
+		size_t n;
+		char **paths = test_corpus_files(dirs[d], &n);
+		for (size_t i = 0; i < n; i++) {
+			const char *path = paths[i], *name = test_base_name(path);
+			if (!strstr(name, ".dmx")) continue;
+			smdmx_scene *orig = lift_dmx(path);
+			if (!orig) continue; /* not a model (tests elsewhere) */
+			bool rig = orig->flex_controller_count || orig->flex_rule_count;
+			if ((!rig && !orig->attachment_count) || (!orig->mesh_count && !orig->clip_count)) {
+				smdmx_scene_free(orig);
+				continue;
+			}
+			tried++;
+			rigs += rig;
+			attached += orig->attachment_count > 0;
+			smdmx_scene *t = lift_dmx(path);
+			char *lines, *atts;
+			smdmx_error err;
+			smdmx_warnings w;
+			if (!smdmx_qc_from_scene(t, "face.vta", &lines, &atts, &err, &w)) fail_msg("%s: %s", name, err.message);
+			for (size_t k = 0; k < w.count; k++) fail_msg("%s: %s", name, w.data[k].message);
+			char *text = malloc(strlen(lines) + strlen(atts) + 256);
+			if (t->mesh_count) sprintf(text, "$model face \"face.smd\" {\n%s}\n%s", lines, atts);
+			else sprintf(text, "%s$sequence anim \"face.smd\"\n", atts);
+			qc_mem_file files[3] = { { "/c/face.qc", text, 0 }, { "/c/face.smd", "x", 0 }, { "/c/face.vta", "x", 0 } };
+			smdmx_qc *qc = must_read(files, 3, NULL);
+			smdmx_scene *back = through_smd(t);
+			if (t->mesh_count && !smdmx_qc_apply_rig(qc, 0, back, NULL, &err, &w)) fail_msg("%s: %s", name, err.message);
+			if (t->mesh_count)
+				for (size_t k = 0; k < w.count; k++) fail_msg("%s: %s", name, w.data[k].message);
+			if (!smdmx_qc_apply_attachments(qc, back, &err, &w)) fail_msg("%s: %s", name, err.message);
+			assert_int_equal(w.count, 0);
+			/* what SMD holds of the DMX, with the DMX's rig */
+			smdmx_scene *expect = through_smd(t);
+			expect->flex_controllers = orig->flex_controllers;
+			expect->flex_controller_count = orig->flex_controller_count;
+			expect->domination_rules = orig->domination_rules;
+			expect->domination_rule_count = orig->domination_rule_count;
+			expect->flex_rules = orig->flex_rules;
+			expect->flex_rule_count = orig->flex_rule_count;
+			expect->attachments = orig->attachments;
+			expect->attachment_count = orig->attachment_count;
+			for (size_t k = 0; k < expect->flex_shape_count; k++)
+				expect->flex_shapes[k].corrective = shape_named(orig, expect->flex_shapes[k].name)->corrective;
+			smdmx_compare_options co = { .flex_controls = true, .ignore_bind_when_animated = true };
+			char diff[256];
+			if (!smdmx_scene_compare(expect, back, &co, diff, sizeof(diff))) fail_msg("%s: %s", name, diff);
+			expect->flex_controllers = NULL;
+			expect->flex_controller_count = 0;
+			expect->domination_rules = NULL;
+			expect->domination_rule_count = 0;
+			expect->flex_rules = NULL;
+			expect->flex_rule_count = 0;
+			expect->attachments = NULL;
+			expect->attachment_count = 0;
+			smdmx_scene_free(expect);
+			smdmx_scene_free(back);
+			smdmx_qc_free(qc);
+			free(text);
+			smdmx_qc_text_free(lines);
+			smdmx_qc_text_free(atts);
+			smdmx_scene_free(t);
+			smdmx_scene_free(orig);
+		}
+		test_free_list(paths, n);
+	}
+	/* tf_movies in binary, keyvalues2 and datamodel.py's keyvalues2; three BST cubes; binary4
+	 * and its datamodel.py twin (an animation with attachments) */
+	assert_int_equal(tried, 8);
+	assert_int_equal(rigs, 6);
+	assert_int_equal(attached, 2);
+}
+
+/* Valve's SDK character: every file read, every reference found, the face's block, and every
+ * file written back byte for byte. */
+static void test_corpus_sdk_humans(void **state)
+{
+	(void)state;
+	const char *path = test_corpus_path("qc/sdk_humans/male_sdk/male_06_sdk.qc");
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_qc *qc = smdmx_qc_read_file(path, NULL, &err, &w);
+	if (!qc) fail_msg("%s:%u:%u: %s", err.file, err.line, err.column, err.message);
+	assert_int_equal(qc->file_count, 13);
+	size_t missing = 0;
+	for (size_t i = 0; i < qc->ref_count; i++) missing += !qc->refs[i].found;
+	assert_int_equal(missing, 1); /* ../male.vrd of $proceduralbones is not in the mirror */
+	assert_int_equal(qc->model_count, 1);
+	const smdmx_qc_model *m = &qc->models[0];
+	assert_string_equal(m->name, "male_06");
+	assert_int_equal(m->flex_count, 27);
+	assert_int_equal(m->controller_count, 54);
+	assert_int_equal(m->rule_count, 75);
+	assert_int_equal(m->qc_only_count, 7);
+	assert_int_equal(qc->attachment_count, 2);
+	assert_int_equal(find_warning(&w, SMDMX_WARNING_QC_NOCASE)->count, 94);
+	for (uint32_t f = 0; f < qc->file_count; f++) {
+		size_t size;
+		char *orig = test_slurp(qc->files[f].path, &size);
+		char *out = written(qc, f);
+		assert_int_equal(strlen(out), size);
+		assert_memory_equal(out, orig, size);
+		free(out);
+		free(orig);
+	}
+	/* The face into one DMX scene: the base takes the defaultflex frame (20) */
+	smdmx_scene *s = read_smd_path(qc->refs[m->ref].path);
+	smdmx_scene *v = read_smd_path(qc->refs[smdmx_qc_model_vta(qc, 0, &err)].path);
+	assert_true(smdmx_scene_attach_vta(s, v, &err, &w));
+	float before = 0;
+	const smdmx_flex_shape *f20 = s->flex_shapes;
+	for (size_t i = 0; i < s->flex_shape_count; i++)
+		if (s->flex_shapes[i].frame == 20) f20 = &s->flex_shapes[i];
+	assert_int_equal(f20->frame, 20);
+	uint32_t p20 = f20->position_indices[0];
+	before = s->meshes[0].positions[p20][2];
+	float moved = f20->position_deltas[0][2];
+	assert_true(smdmx_qc_apply_rig(qc, 0, s, NULL, &err, &w));
+	assert_true(s->meshes[0].positions[p20][2] == before + moved);
+	assert_int_equal(s->flex_shape_count, 41);
+	assert_int_equal(s->flex_controller_count, 54);
+	assert_int_equal(s->flex_rule_count, 75 - 12); /* 12 localvars only declare a rule's flex */
+	assert_int_equal(find_warning(&w, SMDMX_WARNING_QC_LOST_KEYS)->count, 2);
+	assert_int_equal(find_warning(&w, SMDMX_WARNING_QC_LOST_FRAMES)->count, 10);
+	assert_int_equal(find_warning(&w, SMDMX_WARNING_QC_ONLY)->count, 1);
+	smdmx_scene_free(v);
+	smdmx_scene_free(s);
+	smdmx_qc_free(qc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -869,6 +1021,8 @@ int main(void)
 		cmocka_unit_test(test_rig_combination),
 		cmocka_unit_test(test_rig_rules),
 		cmocka_unit_test(test_rig_attachments),
+		cmocka_unit_test(test_corpus_dmx_round_trip),
+		cmocka_unit_test(test_corpus_sdk_humans),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
