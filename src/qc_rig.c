@@ -142,6 +142,17 @@ static void squeeze(const char *s, char *out, size_t cap)
 	out[n] = 0;
 }
 
+static bool same_nocase_n(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char x = a[i] >= 'A' && a[i] <= 'Z' ? (char)(a[i] + 32) : a[i];
+		char y = b[i] >= 'A' && b[i] <= 'Z' ? (char)(b[i] + 32) : b[i];
+		if (x != y) return false;
+		if (!x) return true;
+	}
+	return true;
+}
+
 /* A name as a rule's expression can read it: [A-Za-z_][A-Za-z0-9_]*, else quoted (studiomdl's
  * GetExprToken reads a quoted name whole). */
 static bool identifier(const char *s)
@@ -194,7 +205,7 @@ static size_t name_parts(const char *name, const char *const *raws, size_t nraw,
 		const char *e = strchr(p, '_');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		size_t k = 0;
-		while (k < nraw && !(strlen(raws[k]) == len && !strncmp(raws[k], p, len))) k++;
+		while (k < nraw && !(strlen(raws[k]) == len && same_nocase_n(raws[k], p, len))) k++;
 		if (k == nraw || n == cap) return 0;
 		out[n++] = (uint32_t)k;
 		if (!e) break;
@@ -1562,6 +1573,46 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 		}
 		if (recut) nls = plan_shapes(pl, np, ls, names);
 	}
+	/* studiomdl reads a delta state's name split at '_' as raw controls: one whose parts are
+	 * all raw controls, one of them stereo, it splits too. A plain flex so named would change:
+	 * the stereo shapes its name is made of are cut instead. Raw controls here: the stereo
+	 * shapes (their controls mark them) and, beside flex rules, shapes a controller names. */
+	for (bool changed = ok && !accepted; changed;) {
+		changed = false;
+		for (size_t i = 0; i < np; i++) {
+			if (pl[i].how != PLAN_PLAIN || !strchr(pl[i].line->name, '_')) continue;
+			bool all = true, any = false;
+			size_t stereo_parts[64], ns_ = 0;
+			for (const char *p = pl[i].line->name; all;) {
+				const char *e = strchr(p, '_');
+				size_t len = e ? (size_t)(e - p) : strlen(p);
+				bool raw = false;
+				for (size_t j = 0; j < np && !raw; j++) {
+					if (strlen(pl[j].line->name) != len || !same_nocase_n(pl[j].line->name, p, len)) continue;
+					if (pl[j].how == PLAN_STEREO) {
+						raw = any = true;
+						if (ns_ < 64) stereo_parts[ns_++] = j;
+					} else if (pl[j].how == PLAN_PLAIN && !opt.rig_in_qc) {
+						for (size_t c = 0; c < m->controller_count && !raw; c++) raw = same_nocase(m->controllers[c].name, pl[j].line->name);
+					}
+				}
+				all = raw;
+				if (!e) break;
+				p = e + 1;
+			}
+			if (!all || !any) continue;
+			for (size_t k = 0; k < ns_; k++) {
+				const smdmx_qc_flex *f = pl[stereo_parts[k]].line;
+				pl[stereo_parts[k]].how = PLAN_CUT;
+				qwarn(qc, f->pos, w, SMDMX_WARNING_QC_PAIR_CUT,
+				      "flexpair '%s' written as two shapes '%sR' and '%sL' (the same model): studiomdl would split flex '%s' too, its "
+				      "name made of '%s'",
+				      f->name, f->name, f->name, pl[i].line->name, f->name);
+			}
+			changed = true;
+		}
+		if (changed) nls = plan_shapes(pl, np, ls, names);
+	}
 	/* The shapes. */
 	smdmx_flex_shape *ns = ok ? sm_owned_calloc(s->owner, nls + 1, sizeof(*ns), error) : NULL;
 	bool *stereo_mesh = calloc(s->mesh_count + 1, sizeof(bool));
@@ -1626,11 +1677,21 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 	if (ok && !accepted) {
 		/* A control per shape marking the stereo ones (rig in the QC), or the QC's controllers
 		 * with flex rules. */
-		size_t nc = opt.rig_in_qc ? nls : m->controller_count;
+		/* rig in the QC: a control for each stereo shape only (a control of another would make
+		 * studiomdl read its name's '_' parts as raw controls) */
+		size_t nstereo = 0, *stereo_of = calloc(nls + 1, sizeof(size_t));
+		if (!stereo_of) {
+			free(ls);
+			free(names);
+			return sm_fail_oom(error);
+		}
+		for (size_t u = 0; u < nls; u++)
+			if (ls[u].stereo) stereo_of[nstereo++] = u;
+		size_t nc = opt.rig_in_qc ? nstereo : m->controller_count;
 		smdmx_flex_controller *cc = sm_owned_calloc(s->owner, nc + 1, sizeof(*cc), error);
 		ok = cc != NULL;
 		for (size_t i = 0; ok && i < nc; i++) {
-			const char *name = opt.rig_in_qc ? ls[i].name : m->controllers[i].name;
+			const char *name = opt.rig_in_qc ? ls[stereo_of[i]].name : m->controllers[i].name;
 			cc[i].name = sm_strdup(s->owner, name, strlen(name), error);
 			if (!cc[i].name) {
 				ok = false;
@@ -1649,6 +1710,7 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 				break;
 			}
 		}
+		free(stereo_of);
 		if (ok) {
 			s->flex_controllers = cc;
 			s->flex_controller_count = nc;

@@ -443,6 +443,132 @@ quickstart)
 	check "a compiler that cannot link: nothing set up" no "$([ -e "$tmp/b/build.ninja" ] && echo yes || echo no)"
 	;;
 
+qc)
+	# QC projects: smd2dmx --qc, dmx2smd --qc, smdmx qc both ways, info and check of a QC.
+	face=$root/testdata/qc/face
+	"$smd2dmx" --qc "$face/face.qc" -o "$tmp/face.dmx" 2>"$tmp/err"
+	check "smd2dmx --qc" 0 $?
+	check "smd2dmx --qc: what the DMX holds" '"flex_shapes": 6, "flex_controllers": 5, "attachments": 2' \
+		"$("$smdmx" info --json "$tmp/face.dmx" | grep -o '"flex_shapes": [0-9]*, "flex_controllers": [0-9]*, "attachments": [0-9]*')"
+	check "smd2dmx --qc: what it cannot hold, said" \
+		"$face/face_flexes.qci:3:1: warning: flexpair 'smile' written as two shapes 'smileR' and 'smileL' (the same model): beside flex rules a shape is stereo only when a controller of its name says so|$face/face.qc: warning: flex controller groups (eyes, mouth, ...): beside DMX flex rules studiomdl makes every controller 'default' (5 times)" \
+		"$(tr '\n' '|' <"$tmp/err" | sed 's/|$//')"
+	"$smd2dmx" --qc "$face/face.qc" "$face/face.smd" 2>"$tmp/err"
+	check "--qc with an input" "2:smd2dmx: error: --qc reads the model and its files from the QC: give no other inputs (try 'smd2dmx --help')" "$?:$(cat "$tmp/err")"
+	"$smd2dmx" --qc "$face/face.qc" --scale 2 -o "$tmp/x.dmx" 2>/dev/null
+	check "--qc with --scale" 2 $?
+	"$smd2dmx" --model face "$face/face.smd" 2>/dev/null
+	check "--model without --qc" 2 $?
+	"$smd2dmx" --qc "$face/face.qc" --model nose -o "$tmp/x.dmx" 2>"$tmp/err"
+	check "--model that is not there" "1:$face/face.qc: error: no \$model named 'nose' (the QC has 1)" "$?:$(cat "$tmp/err")"
+	# dmx2smd --qc, and the round trip
+	mkdir "$tmp/rt"
+	"$dmx2smd" "$tmp/face.dmx" -o "$tmp/rt/face.smd" --qc "$tmp/rt/face.qc" 2>"$tmp/err"
+	check "dmx2smd --qc" "0:" "$?:$(cat "$tmp/err")"
+	check "dmx2smd --qc writes SMD, VTA and QC" "./face.qc ./face.smd ./face.vta " "$(files "$tmp/rt")"
+	check "the QC names them" '$model "face" "face.smd" {|	flexfile "face.vta"|	flex smileR frame 1' "$(head -n 3 "$tmp/rt/face.qc" | tr '\n' '|' | sed 's/|$//')"
+	check "the QC's attachments" '$attachment "mouth" "head" 0 -1 1 rotate 0 90 0|$attachment "eyes" "head" 0 -0.5 3.5 rigid' \
+		"$(grep '^\$attachment' "$tmp/rt/face.qc" | tr '\n' '|' | sed 's/|$//')"
+	"$smd2dmx" --qc "$tmp/rt/face.qc" -o "$tmp/rt/face.dmx" 2>"$tmp/err"
+	check "and back" "0:" "$?:$(cat "$tmp/err")"
+	"$smdmx" diff "$tmp/face.dmx" "$tmp/rt/face.dmx" >"$tmp/out"
+	check "the same model, rig and attachments included" "0:" "$?:$(cat "$tmp/out")"
+	"$dmx2smd" "$tmp/face.dmx" "$tmp/face.dmx" --qc "$tmp/x.qc" 2>/dev/null
+	check "dmx2smd --qc with two inputs" 2 $?
+	# smdmx qc, both ways
+	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/p1" 2>"$tmp/err"
+	check "qc --to dmx" "0:" "$?:$(cat "$tmp/err")"
+	check "qc --to dmx: the project" "./face.dmx ./face.qc ./face_flexes.qci " "$(files "$tmp/p1")"
+	check "qc --to dmx: the changed lines" '< $model "face" "face.smd" {|< 	flexfile "face.vta" {|> $model "face" "face.dmx" {|> 	{|> 	noautodmxrules|< $sequence "idle" "face.smd" fps 30|> $sequence "idle" "face.dmx" fps 30' \
+		"$(diff "$face/face.qc" "$tmp/p1/face.qc" | grep '^[<>]' | tr '\n' '|' | sed 's/|$//')"
+	check "qc --to dmx: the shapes went into the DMX" '// The face'"'"'s shapes: frame numbers of face.vta' "$(cat "$tmp/p1/face_flexes.qci")"
+	check "qc --to dmx: the DMX keeps the stereo shapes, a control marks each" '"flex_shapes": 5, "flex_controllers": 2' \
+		"$("$smdmx" info --json "$tmp/p1/face.dmx" | grep -o '"flex_shapes": [0-9]*, "flex_controllers": [0-9]*')"
+	"$smdmx" qc "$tmp/p1/face.qc" --to smd -d "$tmp/p2" 2>"$tmp/err"
+	check "qc --to smd" "0:" "$?:$(cat "$tmp/err")"
+	check "qc --to smd: the project" "./face.qc ./face.smd ./face.vta ./face_flexes.qci " "$(files "$tmp/p2")"
+	check "qc --to smd: flex lines back, the QC's own rig kept" '	flexfile "face.vta"|	flexpair smile 1 frame 1|	flex blink frame 2|	flex jaw frame 3|	flexpair pucker 1 frame 4|	flex smile_jaw frame 5' \
+		"$(grep -e '^	flex ' -e '^	flexpair' -e '^	flexfile' "$tmp/p2/face.qc" | tr '\n' '|' | sed 's/|$//')"
+	check "qc --to smd: noautodmxrules gone" 0 "$(grep -c noautodmxrules "$tmp/p2/face.qc")"
+	"$smdmx" diff "$face/face.smd" "$tmp/p2/face.smd" >"$tmp/out"
+	check "qc both ways: the same SMD" "0:" "$?:$(cat "$tmp/out")"
+	"$smdmx" qc "$face/face.qc" --to dmx --rig dmx -d "$tmp/p3" 2>/dev/null
+	check "qc --rig dmx" 0 $?
+	check "qc --rig dmx: the rig left the QC" 0 "$(grep -c -e flexcontroller -e '%' -e localvar -e noautodmxrules "$tmp/p3/face.qc")"
+	check "qc --rig dmx: and is in the DMX" '"flex_shapes": 6, "flex_controllers": 5' \
+		"$("$smdmx" info --json "$tmp/p3/face.dmx" | grep -o '"flex_shapes": [0-9]*, "flex_controllers": [0-9]*')"
+	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/p1" 2>"$tmp/err"
+	check "qc over an existing project without -f" 1 $?
+	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/p1" -f --depfile "$tmp/p1.d" 2>/dev/null
+	check "qc -f" 0 $?
+	check "qc --depfile" "$tmp/p1/face.dmx $tmp/p1/face.qc $tmp/p1/face_flexes.qci: $face/face.qc $face/face_flexes.qci $face/face.smd $face/face.vta" "$(cat "$tmp/p1.d")"
+	"$smdmx" qc "$face/face.qc" --to dmx -d "$face/out" 2>"$tmp/err"
+	check "qc into the project's folder" "2:smdmx: error: '$face/out' is inside the project's folder '$face/': write the project elsewhere" "$?:$(cat "$tmp/err")"
+	"$smdmx" qc "$face/face.qc" -d "$tmp/p4" 2>/dev/null
+	check "qc without --to" 2 $?
+	# info and check
+	check "info of a QC" "$face/face.qc: QC, 2 files read" "$("$smdmx" info "$face/face.qc" | head -n 1)"
+	check "info --json of a QC" '"kind": "qc"' "$("$smdmx" info --json "$face/face.qc" | grep -o '"kind": "qc"')"
+	"$smdmx" check "$face/face.qc" 2>"$tmp/err"
+	check "check of a QC" "0:" "$?:$(cat "$tmp/err")"
+	mkdir "$tmp/m"
+	printf '$model m "gone.smd"\n' >"$tmp/m/m.qc"
+	"$smdmx" check "$tmp/m/m.qc" 2>"$tmp/err"
+	check "check: a missing file" "1:$tmp/m/m.qc:1:10: error: cannot find '$tmp/m/gone.smd' (named by \$model)" "$?:$(cat "$tmp/err")"
+	"$smdmx" qc "$tmp/m/m.qc" --to dmx -d "$tmp/m2" 2>"$tmp/err"
+	check "qc: a missing file" "1:$tmp/m/m.qc:1:10: error: cannot find '$tmp/m/gone.smd' (named by \$model)" "$?:$(cat "$tmp/err")"
+	check "qc: nothing written" "" "$(files "$tmp/m2" 2>/dev/null)"
+	# A DMX model's rules checked against its shapes and controls
+	printf '$model m "face.dmx" {\n\t%%nose = blink\n}\n' >"$tmp/dm.qc"
+	cp "$tmp/face.dmx" "$tmp/"
+	"$smdmx" check "$tmp/dm.qc" 2>"$tmp/err"
+	check "check: a rule for a flex the DMX lacks" "1:$tmp/dm.qc:2:2: error: a rule for unknown flex 'nose'" "$?:$(cat "$tmp/err")"
+	if [ -d "$corpus/qc" ]; then
+		humans=$corpus/qc/sdk_humans
+		"$smdmx" qc "$humans/male_sdk/male_06_sdk.qc" --to dmx -d "$tmp/h1" -q
+		check "the SDK character to DMX" 0 $?
+		check "the SDK character: every file" 82 "$(find "$tmp/h1" -type f | wc -l | tr -d ' ')"
+		"$smdmx" qc "$tmp/h1/male_sdk/male_06_sdk.qc" --to smd -d "$tmp/h2" -q
+		check "and back to SMD" 0 $?
+		"$smdmx" diff "$humans/male_animations_sdk/walkn.smd" "$tmp/h2/male_animations_sdk/walkn.smd" >"$tmp/out"
+		check "an animation both ways: the same" "0:" "$?:$(cat "$tmp/out")"
+		for f in hitbox.qci ragdoll.qci; do
+			check "$f: only names changed" "$(grep -c . "$humans/male_sdk/$f")" "$(grep -c . "$tmp/h2/male_sdk/$f")"
+		done
+		# Blender Source Tools' test QCs name files the corpus does not hold: given stand-ins,
+		# they convert both ways. Scout.qc names x.dmx and x.smd: converted, one avoids the other.
+		for q in Scout AllTypes_Armature VertexAnimation; do
+			d=$tmp/bst_$q
+			mkdir -p "$d/anims"
+			cp "$corpus/qc/Artfunkel__BlenderSourceTools__$q.qc" "$d/$q.qc"
+			"$smdmx" check "$d/$q.qc" 2>/dev/null
+			check "$q: the files it names are missing" 1 $?
+		done
+		for n in scout_morphs_low anims/gesture_ITEM1_cheer AllTypes anims/ArmatureAction Dice vcaanim_Throw; do
+			for q in Scout AllTypes_Armature VertexAnimation; do
+				cp "$sample/arm.smd" "$tmp/bst_$q/$n.smd"
+				"$smd2dmx" -q "$sample/arm.smd" -o "$tmp/bst_$q/$n.dmx" -f
+			done
+		done
+		cp "$sample/arm.vta" "$tmp/bst_VertexAnimation/Throw.vta"
+		for q in Scout AllTypes_Armature VertexAnimation; do
+			"$smdmx" qc "$tmp/bst_$q/$q.qc" --to dmx -d "$tmp/bst_${q}_dmx" -q
+			check "$q to DMX" 0 $?
+			"$smdmx" qc "$tmp/bst_$q/$q.qc" --to smd -d "$tmp/bst_${q}_smd" -q
+			check "$q to SMD" 0 $?
+		done
+		check "Scout to DMX: the SMD's DMX beside the DMX" \
+			'./Scout.qc ./anims/gesture_ITEM1_cheer.dmx ./anims/gesture_ITEM1_cheer_smd.dmx ./scout_morphs_low.dmx ./scout_morphs_low_smd.dmx ' \
+			"$(files "$tmp/bst_Scout_dmx")"
+		check "Scout to DMX: the QC names both" '	studio "scout_morphs_low.dmx"|	studio "scout_morphs_low_smd.dmx"' \
+			"$(grep studio "$tmp/bst_Scout_dmx/Scout.qc" | tr '\n' '|' | sed 's/|$//')"
+		check "VertexAnimation to DMX: the vcafile's VTA kept" "./Dice.dmx ./Dice_smd.dmx ./Throw.vta ./VertexAnimation.qc ./vcaanim_Throw.dmx ./vcaanim_Throw_smd.dmx " \
+			"$(files "$tmp/bst_VertexAnimation_dmx")"
+	else
+		echo "skipped: the SDK character and Blender Source Tools' QCs, there is no corpus at $corpus"
+	fi
+	;;
+
 *)
 	echo "unknown group $group"
 	exit 2

@@ -62,6 +62,8 @@ typedef struct project {
 	char *outdir;        /* absolute, ending in '/' */
 	task *tasks;
 	size_t task_count;
+	char **consumed;     /* VTAs that went into DMXs: inputs for --depfile */
+	size_t consumed_count;
 	uint32_t *task_of;   /* per reference: its task, or SMDMX_NONE */
 	diag_buf diag;       /* the QC's own messages */
 	pthread_mutex_t lock;
@@ -258,6 +260,14 @@ static bool run_dmx_to_smd(project *p, task *t)
 		}
 		ok = smdmx_qc_from_scene(s, vta_rel, &t->model_lines, &t->att_lines, &err, &w);
 		free(vta_rel);
+		if (p->qc->models[t->model].noautodmxrules) {
+			/* the QC's own rig stands: what the DMX's controls would say does not matter */
+			size_t k = 0;
+			for (size_t i = 0; i < w.count; i++)
+				if (w.data[i].code != SMDMX_WARNING_QC_UNDRIVEN && w.data[i].code != SMDMX_WARNING_QC_LOST_CONTROLS)
+					w.data[k++] = w.data[i];
+			w.count = k;
+		}
 		diag_warnings(&t->diag, p->o, t->src, &w);
 		if (!ok) task_fail(t, t->src, &err);
 	}
@@ -501,6 +511,11 @@ static bool plan(project *p)
 	for (size_t i = 0; i < p->task_count; i++) {
 		if (p->tasks[i].kind == (task_kind)-1) {
 			map[i] = SMDMX_NONE;
+			char **c = realloc(p->consumed, (p->consumed_count + 1) * sizeof(char *));
+			if (c) {
+				p->consumed = c;
+				p->consumed[p->consumed_count++] = xstrdup(p->tasks[i].src);
+			}
 			free(p->tasks[i].src);
 			free(p->tasks[i].dst);
 			continue;
@@ -848,6 +863,7 @@ int cmd_qc(int argc, char **argv)
 			fputc(':', f);
 			for (size_t i = 0; i < p.qc->file_count; i++) fprintf(f, " %s", p.qc->files[i].path);
 			for (size_t i = 0; i < p.task_count; i++) fprintf(f, " %s", p.tasks[i].src);
+			for (size_t i = 0; i < p.consumed_count; i++) fprintf(f, " %s", p.consumed[i]);
 			fputc('\n', f);
 			fclose(f);
 			outputs set = { .force = true };
@@ -880,6 +896,8 @@ int cmd_qc(int argc, char **argv)
 	free(qc_written);
 	free(p.tasks);
 	free(p.task_of);
+	for (size_t i = 0; i < p.consumed_count; i++) free(p.consumed[i]);
+	free(p.consumed);
 	diag_free(&p.diag);
 	smdmx_qc_free(p.qc);
 	free(p.root);
