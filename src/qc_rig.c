@@ -52,13 +52,14 @@ typedef struct rig {
 	sm_vec ctls, rules, flexes;
 } rig;
 
-static bool rig_init(rig *g, smdmx_error *error)
+static bool rig_init(rig *g, const smdmx_scene *s, smdmx_error *error)
 {
 	memset(g, 0, sizeof(*g));
 	sm_vec e = SM_VEC_INIT;
 	g->ctls = g->rules = g->flexes = e;
 	g->error = error;
-	g->o = sm_owner_new(NULL, error);
+	/* the scene's allocator, so that its hooks and limits hold here too */
+	g->o = sm_owner_new(s->owner ? &s->owner->alloc.hooks : NULL, error);
 	return g->o != NULL;
 }
 
@@ -879,7 +880,7 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 	size_t nu = 0;
 	if (!decide_stereo(scene, &us, &nu, error, warnings)) return false;
 	rig g;
-	bool ok = rig_init(&g, error) && rig_lower(&g, scene, us, nu, warnings);
+	bool ok = rig_init(&g, scene, error) && rig_lower(&g, scene, us, nu, warnings);
 	free(us);
 	if (ok) {
 		*model_lines = rig_text(&g, vta_name, scene->flex_shape_count > 0);
@@ -1279,7 +1280,7 @@ static bool try_combination(smdmx_scene *s, const smdmx_qc_model *m, const lshap
 		rig g;
 		smdmx_warnings quiet;
 		memset(&quiet, 0, sizeof(quiet));
-		ok = rig_init(&g, error) && rig_lower(&g, &view, us, nls, &quiet);
+		ok = rig_init(&g, s, error) && rig_lower(&g, &view, us, nls, &quiet);
 		free(us);
 		bool same = ok && g.ctls.count == nc && g.rules.count == m->rule_count;
 		const rctl *gc = g.ctls.data;

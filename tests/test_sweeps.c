@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "qc_mem.h"
 
 /* ---- one layer, every allocation failing in turn ----------------------------------------- */
 
@@ -335,6 +336,101 @@ static void test_corpus_binary(void **state)
 	}
 }
 
+
+/* ---- QC ---------------------------------------------------------------------------------------- */
+
+typedef struct qc_ctx {
+	qc_mem mem;
+} qc_ctx;
+
+static bool read_qc(void *ctx, smdmx_allocator a, smdmx_error *err)
+{
+	qc_ctx *c = ctx;
+	smdmx_qc_read_options o = qc_mem_options(&c->mem);
+	o.allocator = a;
+	smdmx_qc *qc = smdmx_qc_read_file(c->mem.files[0].path, &o, err, NULL);
+	bool ok = qc != NULL;
+	/* and everything edited, written back */
+	if (ok && qc->model_count && qc->ref_count) {
+		ok = smdmx_qc_rename(qc, 0, "x.dmx", err) && smdmx_qc_remove_lines(qc, 0, SMDMX_QC_LINES_FLEX, err) &&
+		     smdmx_qc_append_to_model(qc, 0, "\tnoautodmxrules\n", err);
+		for (uint32_t f = 0; ok && f < qc->file_count; f++) {
+			test_sink t = { 0 };
+			ok = smdmx_qc_write(qc, f, test_sink_write, &t, err);
+			free(t.data);
+		}
+	}
+	smdmx_qc_free(qc);
+	return ok;
+}
+
+/* The face: SMD, VTA and QC read, the rig applied, and written back as QC lines. */
+static bool face_rig(void *ctx, smdmx_allocator a, smdmx_error *err)
+{
+	(void)ctx;
+	smdmx_smd_read_options ro = { .allocator = a };
+	smdmx_qc_read_options qo = { .allocator = a };
+	smdmx_warnings w;
+	smdmx_scene *s = smdmx_smd_read_file(test_path("testdata/qc/face/face.smd"), &ro, err, NULL);
+	smdmx_scene *v = s ? smdmx_smd_read_file(test_path("testdata/qc/face/face.vta"), &ro, err, NULL) : NULL;
+	smdmx_qc *qc = v ? smdmx_qc_read_file(test_path("testdata/qc/face/face.qc"), &qo, err, NULL) : NULL;
+	bool ok = qc && smdmx_scene_attach_vta(s, v, err, &w) && smdmx_qc_apply_rig(qc, 0, s, NULL, err, &w) &&
+	          smdmx_qc_apply_attachments(qc, s, err, &w);
+	char *lines = NULL, *atts = NULL;
+	ok = ok && smdmx_qc_from_scene(s, "face.vta", &lines, &atts, err, &w);
+	smdmx_qc_text_free(lines);
+	smdmx_qc_text_free(atts);
+	smdmx_qc_free(qc);
+	smdmx_scene_free(v);
+	smdmx_scene_free(s);
+	return ok;
+}
+
+static void test_qc_files(void **state)
+{
+	(void)state;
+	static const char *const qcs[] = { "testdata/qc/face/face.qc", "testdata/qc/face/face_flexes.qci" };
+	size_t n0 = 0, n1 = 0;
+	char *face = test_slurp(test_path(qcs[0]), &n0), *flexes = test_slurp(test_path(qcs[1]), &n1);
+	assert_non_null(face);
+	assert_non_null(flexes);
+	for (size_t which = 0; which < 2; which++) {
+		const char *data = which ? flexes : face;
+		size_t size = which ? n1 : n0;
+		/* every cut of the one file, the other whole */
+		for (size_t n = 0; n <= size; n++) {
+			char *cut = malloc(n ? n : 1);
+			memcpy(cut, data, n);
+			qc_mem_file files[4] = {
+				{ "/f/face.qc", which ? face : cut, which ? n0 : n },
+				{ "/f/face_flexes.qci", which ? cut : flexes, which ? n : n1 },
+				{ "/f/face.smd", "x", 0 },
+				{ "/f/face.vta", "x", 0 },
+			};
+			if (!files[0].size) files[0] = (qc_mem_file){ "/f/face.qc", "", 0 };
+			if (!files[1].size) files[1] = (qc_mem_file){ "/f/face_flexes.qci", "", 0 };
+			qc_ctx c = { { files, 4 } };
+			smdmx_error err;
+			memset(&err, 0, sizeof(err));
+			cuts++;
+			smdmx_qc_read_options o = qc_mem_options(&c.mem);
+			smdmx_qc *qc = smdmx_qc_read_file("/f/face.qc", &o, &err, NULL);
+			if (!qc && (err.code == SMDMX_ERROR_NONE || !err.message[0] || err.line < 1))
+				fail_msg("%s cut at %zu: a failure without a position or message (%s)", qcs[which], n, err.message);
+			smdmx_qc_free(qc);
+			free(cut);
+		}
+	}
+	qc_mem_file files[4] = { { "/f/face.qc", face, n0 }, { "/f/face_flexes.qci", flexes, n1 }, { "/f/face.smd", "x", 0 },
+		                     { "/f/face.vta", "x", 0 } };
+	qc_ctx c = { { files, 4 } };
+	sweep("QC reading and editing", qcs[0], read_qc, &c);
+	sweep("QC rig", qcs[0], face_rig, NULL);
+	inputs_swept += 2;
+	free(face);
+	free(flexes);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -343,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_smd_files),
 		cmocka_unit_test(test_dmx_files),
 		cmocka_unit_test(test_corpus_binary),
+		cmocka_unit_test(test_qc_files),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	printf("swept %zu inputs: %zu cuts, %zu attempts with an allocation failing\n", inputs_swept, cuts, attempts);
