@@ -2,7 +2,7 @@
 
 _smdmx_convert_options="-o -d -r --recursive -f --force -j --jobs -k --keep-going --depfile -q --quiet
 	-W -Werror --max-warnings -v --verbose --vta --target --encoding --encoding-version --model-version
-	--keys --key-tolerance --fps --clips --clip --goldsrc --lf --scale --up-axis --help --version"
+	--keys --key-tolerance --fps --clips --clip --goldsrc --lf --scale --up-axis --qc --model --help --version"
 
 # Completes the option values and files of a conversion; $1: the input extensions.
 _smdmx_convert()
@@ -12,6 +12,8 @@ _smdmx_convert()
 	-o | --depfile) _filedir; return ;;
 	-d) _filedir -d; return ;;
 	--vta) _filedir vta; return ;;
+	--qc) _filedir '@(qc|QC)'; return ;;
+	--model) return ;;
 	--target) COMPREPLY=($(compgen -W "sdk2013 tf2 gmod l4d2 portal2 csgo sfm source2" -- "$cur")); return ;;
 	--encoding) COMPREPLY=($(compgen -W "keyvalues2 keyvalues2_flat binary" -- "$cur")); return ;;
 	--encoding-version) COMPREPLY=($(compgen -W "1 2 3 4 5 9" -- "$cur")); return ;;
@@ -48,7 +50,7 @@ _smdmx()
 	local cur prev words cword
 	_init_completion || return
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W "convert info diff check dump --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "convert info diff check dump qc --help --version" -- "$cur"))
 		return
 	fi
 	case ${words[1]} in
@@ -57,7 +59,7 @@ _smdmx()
 		_smdmx_convert '@(smd|SMD|sma|SMA|phys|PHYS|vta|VTA|dmx|DMX)' "$cur" "$prev"
 		;;
 	info)
-		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--json --help" -- "$cur")) || _filedir '@(smd|SMD|sma|SMA|phys|PHYS|vta|VTA|dmx|DMX)'
+		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--json --help" -- "$cur")) || _filedir '@(smd|SMD|sma|SMA|phys|PHYS|vta|VTA|dmx|DMX|qc|QC|qci|QCI)'
 		;;
 	diff)
 		case $prev in --tolerance | --rotation-tolerance | --max) return ;; esac
@@ -70,6 +72,14 @@ _smdmx()
 			return
 		fi
 		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--target --help" -- "$cur")) || _filedir '@(smd|SMD|sma|SMA|phys|PHYS|vta|VTA|dmx|DMX)'
+		;;
+	qc)
+		case $prev in
+		--to) COMPREPLY=($(compgen -W "dmx smd" -- "$cur")); return ;;
+		--rig) COMPREPLY=($(compgen -W "qc dmx" -- "$cur")); return ;;
+		esac
+		[[ $cur == -* ]] && { COMPREPLY=($(compgen -W "--to -d --rig $_smdmx_convert_options" -- "$cur")); return; }
+		_smdmx_convert '@(qc|QC)' "$cur" "$prev"
 		;;
 	dump)
 		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--full --help" -- "$cur")) || _filedir '@(dmx|DMX)'

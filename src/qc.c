@@ -604,23 +604,25 @@ static int do_macro_call(qr *r, uint32_t t)
 	size_t i = 0;
 	while (i < r->macros.count && !same_nocase(ms[i].name, k->text + 1)) i++;
 	if (i == r->macros.count) return 0;
+	/* Reading the arguments may define macros and add tokens: the macro is copied, and no
+	 * pointer into either table is kept across a read. */
+	qc_macro m = ms[i];
 	const char **args = NULL;
-	if (ms[i].param_count) {
-		args = sm_owned_calloc(r->o, ms[i].param_count, sizeof(char *), r->error);
+	if (m.param_count) {
+		args = sm_owned_calloc(r->o, m.param_count, sizeof(char *), r->error);
 		if (!args) return -1;
 	}
-	for (size_t a = 0; a < ms[i].param_count; a++) {
+	for (size_t a = 0; a < m.param_count; a++) {
 		uint32_t v;
 		int g = get_token(r, false, &v);
 		if (g < 0) return -1;
 		if (!g) {
-			fail_tok(r, t, SMDMX_ERROR_SYNTAX, "macro '%s' takes %zu argument%s, given %zu", ms[i].name, ms[i].param_count,
-			         ms[i].param_count == 1 ? "" : "s", a);
+			fail_tok(r, t, SMDMX_ERROR_SYNTAX, "macro '%s' takes %zu argument%s, given %zu", m.name, m.param_count,
+			         m.param_count == 1 ? "" : "s", a);
 			return -1;
 		}
 		args[a] = rtok(r, v)->text;
 	}
-	qc_macro m = ((const qc_macro *)r->macros.data)[i];
 	return push_frame(r, m.file, m.start, m.end, m.line, m.line_start, (uint32_t)i, args, t) ? 1 : -1;
 }
 
@@ -1018,7 +1020,7 @@ static bool model_flex(qr *r, uint32_t cmd, smdmx_qc_flex_kind kind, int depth)
 		else if (same_nocase(x, "position")) SM_CHECK(need_number(r, o, "a position", &fl.position));
 		else if (same_nocase(x, "split")) SM_CHECK(need_number(r, o, "a split width", &fl.split));
 		else if (same_nocase(x, "decay")) SM_CHECK(need_number(r, o, "a decay", &fl.decay));
-		else return fail_tok(r, o, SMDMX_ERROR_SYNTAX, "unknown option '%s' of '%s'", x, c->text);
+		else return fail_tok(r, o, SMDMX_ERROR_SYNTAX, "unknown option '%s' of '%s'", x, rtok(r, cmd)->text);
 	}
 	if (fl.frame < 0) return fail_tok(r, cmd, SMDMX_ERROR_BAD_VALUE, "a negative frame number");
 	smdmx_qc_flex *slot = sm_vec_push(r->o, &r->flexes, sizeof(*slot), r->error);
@@ -1275,7 +1277,7 @@ static bool model_rule(qr *r, uint32_t cmd)
 	if (check && !name_known(&r->flex_names, name)) return fail_tok(r, cmd, SMDMX_ERROR_SYNTAX, "a rule for unknown flex '%s'", name);
 	uint32_t eq;
 	SM_CHECK(need(r, cmd, "'=' and an expression", &eq));
-	if (strcmp(rtok(r, eq)->text, "=")) return fail_tok(r, eq, SMDMX_ERROR_SYNTAX, "expected '=' after '%s'", c->text);
+	if (strcmp(rtok(r, eq)->text, "=")) return fail_tok(r, eq, SMDMX_ERROR_SYNTAX, "expected '=' after '%s'", rtok(r, cmd)->text);
 	if (r->depth == 0) return fail_tok(r, eq, SMDMX_ERROR_SYNTAX, "a rule without an expression");
 	qc_frame *f = &r->frames[r->depth - 1];
 	uint32_t file = f->file;
@@ -1327,6 +1329,7 @@ static bool model_rule(qr *r, uint32_t cmd)
 	rule->name = name;
 	rule->expression = rdup(r, r->buf, r->buf_len);
 	if (!rule->expression) return false;
+	c = rtok(r, cmd); /* the tokens read since may have moved it */
 	rule->pos.file = c->file;
 	rule->pos.line = c->line;
 	rule->pos.column = c->column;

@@ -1,13 +1,13 @@
 #!/bin/sh
 # The fuzzing campaign: builds the libFuzzer targets with clang (ASan + UBSan, the whole
 # library instrumented) in build-fuzz/, seeds each target's working corpus from testdata/,
-# ../shared/corpus and fuzz/findings/, and runs TARGET (or all four in turn) for SECONDS
+# ../shared/corpus and fuzz/findings/, and runs TARGET (or all five in turn) for SECONDS
 # each: of wall time, or with a "cpu" suffix of the fuzzer's own CPU time (so that targets
 # run side by side, or beside other work, each get their share). New crashes, hangs (over
 # 1 s), leaks and allocations over 512 MB land in build-fuzz/artifacts/TARGET/; each run
 # appends its figures (CPU seconds, executions, exec/s, edges covered out of those
 # instrumented, features, corpus, artifacts) to build-fuzz/campaign.log.
-# Usage: tools/fuzz.sh [smd|kv2|dmxb|model|all] [SECONDS|SECONDScpu] [-- libFuzzer options]
+# Usage: tools/fuzz.sh [smd|kv2|dmxb|model|qc|all] [SECONDS|SECONDScpu] [-- libFuzzer options]
 set -eu
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -30,7 +30,7 @@ if [ ! -f build-fuzz/build.ninja ]; then
 fi
 # only the targets asked for: the others may be running
 if [ "$what" = all ]; then
-	ninja -C build-fuzz fuzz/fuzz_smd fuzz/fuzz_kv2 fuzz/fuzz_dmxb fuzz/fuzz_model >/dev/null
+	ninja -C build-fuzz fuzz/fuzz_smd fuzz/fuzz_kv2 fuzz/fuzz_dmxb fuzz/fuzz_model fuzz/fuzz_qc >/dev/null
 else
 	ninja -C build-fuzz "fuzz/fuzz_$what" >/dev/null
 fi
@@ -44,6 +44,7 @@ seeds() {
 	kv2) find testdata/kv2 testdata/model testdata/bad "$corpus" -type f -iname '*.dmx' | while read -r f; do head -c 40 "$f" | grep -q 'binary' || echo "$f"; done ;;
 	dmxb) find testdata/kv2 testdata/model testdata/bad "$corpus" -type f -iname '*.dmx' | while read -r f; do head -c 40 "$f" | grep -q 'binary' && echo "$f"; done; true ;;
 	model) find testdata/kv2 testdata/sample testdata/model testdata/bad "$corpus" -type f -iname '*.dmx' ;;
+	qc) find testdata/qc "$corpus" -type f | grep -i -E '\.(qc|qci)$' ;;
 	esac
 }
 
@@ -99,7 +100,7 @@ run() { # TARGET
 
 status=0
 if [ "$what" = all ]; then
-	for t in smd kv2 dmxb model; do run "$t" "$@" || status=1; done
+	for t in smd kv2 dmxb model qc; do run "$t" "$@" || status=1; done
 else
 	run "$what" "$@" || status=1
 fi
