@@ -348,7 +348,7 @@ static bool buf_put(qr *r, const char *s, size_t n)
 		r->buf = b;
 		r->buf_cap = cap;
 	}
-	memcpy(r->buf + r->buf_len, s, n);
+	if (n) memcpy(r->buf + r->buf_len, s, n);
 	r->buf_len += n;
 	r->buf[r->buf_len] = 0;
 	return true;

@@ -782,11 +782,12 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 			size_t l = strlen(us[u].name);
 			const char *x = us[v].name;
 			if (strlen(x) == l + 1 && !strncmp(x, us[u].name, l) && (x[l] == 'R' || x[l] == 'L')) {
+				sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "stereo shape '%s' must be written as two shapes, but a shape '%s' exists",
+				        us[u].name, x);
 				free(us);
 				free(split);
 				free(fits);
-				return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0,
-				               "stereo shape '%s' must be written as two shapes, but a shape '%s' exists", us[u].name, x);
+				return false;
 			}
 		}
 	}
@@ -1669,7 +1670,7 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 		ok = data && idx;
 		if (!ok) break;
 		for (size_t p = 0; p < me->position_count; p++) data[p] = pair_share(msplit, me->positions[p][0]);
-		memcpy(idx, me->position_indices, me->corner_count * sizeof(uint32_t));
+		if (me->corner_count) memcpy(idx, me->position_indices, me->corner_count * sizeof(uint32_t));
 		me->balance.data = data;
 		me->balance.count = me->position_count;
 		me->balance.indices = idx;
@@ -1781,7 +1782,7 @@ bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error 
 	if (!qc->attachment_count) return true;
 	smdmx_attachment *as = sm_owned_calloc(s->owner, s->attachment_count + qc->attachment_count + 1, sizeof(*as), error);
 	if (!as) return false;
-	memcpy(as, s->attachments, s->attachment_count * sizeof(*as));
+	if (s->attachment_count) memcpy(as, s->attachments, s->attachment_count * sizeof(*as));
 	size_t n = s->attachment_count, missing = 0;
 	/* bind poses in model space, for "absolute" */
 	double (*world)[4][4] = calloc(s->joint_count + 1, sizeof(*world));

@@ -766,6 +766,52 @@ static void test_rig_combination(void **state)
 	smdmx_scene_free(s);
 }
 
+/* A stereo shape whose balance is no split of studiomdl's is cut into NAMER and NAMEL; a
+ * shape that already has one of those names makes that impossible: an error, no lines. */
+static void test_rig_cut_clash(void **state)
+{
+	(void)state;
+	smdmx_scene *s = face_scene();
+	smdmx_mesh *m = &s->meshes[0];
+	float *bal = malloc(m->position_count * sizeof(float));
+	uint32_t *bi = malloc(m->corner_count * sizeof(uint32_t));
+	for (size_t p = 0; p < m->position_count; p++) bal[p] = 0.25f; /* no step across X = 0 */
+	memcpy(bi, m->position_indices, m->corner_count * sizeof(uint32_t));
+	m->balance.data = bal;
+	m->balance.count = m->position_count;
+	m->balance.indices = bi;
+	const char *smile[] = { "smile" };
+	smdmx_flex_controller cc = { "smile", { smile, 1 }, true, false, 0, 1, { NULL, 0 } };
+	s->flex_controllers = &cc;
+	s->flex_controller_count = 1;
+	smdmx_flex_shape *blink = (smdmx_flex_shape *)shape_named(s, "blink");
+	const char *was = blink->name;
+	blink->name = "smileL";
+	char *lines = NULL, *atts = NULL;
+	smdmx_error err;
+	smdmx_warnings w;
+	assert_false(smdmx_qc_from_scene(s, "face.vta", &lines, &atts, &err, &w));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_string_equal(err.message, "stereo shape 'smile' must be written as two shapes, but a shape 'smileL' exists");
+	assert_null(lines);
+	assert_null(atts);
+	/* without the clash: cut, said once */
+	blink->name = was;
+	assert_true(smdmx_qc_from_scene(s, "face.vta", &lines, &atts, &err, &w));
+	const smdmx_warning *cut = find_warning(&w, SMDMX_WARNING_QC_PAIR_CUT);
+	assert_non_null(cut);
+	assert_non_null(strstr(lines, "\tflex smileR frame 1\n\tflex smileL frame 2\n"));
+	smdmx_qc_text_free(lines);
+	smdmx_qc_text_free(atts);
+	s->flex_controllers = NULL;
+	s->flex_controller_count = 0;
+	m->balance.data = NULL;
+	m->balance.indices = NULL;
+	free(bal);
+	free(bi);
+	smdmx_scene_free(s);
+}
+
 /* Flex rules into QC lines and back; names a rule cannot write bare are quoted. */
 static void test_rig_rules(void **state)
 {
@@ -1018,6 +1064,7 @@ int main(void)
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_rig_face),
 		cmocka_unit_test(test_rig_combination),
+		cmocka_unit_test(test_rig_cut_clash),
 		cmocka_unit_test(test_rig_rules),
 		cmocka_unit_test(test_rig_attachments),
 		cmocka_unit_test(test_corpus_dmx_round_trip),

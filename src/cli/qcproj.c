@@ -100,9 +100,12 @@ static char *out_path(const project *p, const char *path)
 	return out;
 }
 
-static char *with_ext(const char *path, const char *ext)
+/* An output path with another extension; takes path and frees it. */
+static char *with_ext(char *path, const char *ext)
 {
-	return path_with_extension(path, ext);
+	char *out = path_with_extension(path, ext);
+	free(path);
+	return out;
 }
 
 /* A reference's new name: its extension replaced (or added), spelled as the QC spells it;
@@ -472,7 +475,7 @@ static bool plan(project *p)
 				ok = false;
 			}
 		} else if (t->kind == TASK_DMX_TO_SMD) {
-			t->vta_dst = unique_dst(p, with_ext(t->dst, "vta"), t->src);
+			t->vta_dst = unique_dst(p, path_with_extension(t->dst, "vta"), t->src);
 		}
 	}
 	/* A flexfile VTA moves into its model's DMX; one that eyelid lines read too stays, made
