@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "num.h"
 #include "scene_util.h"
 #include "smdmx/math.h"
 
@@ -766,7 +767,12 @@ static const smdmx_channel **channels_by_joint(cmp *c, const smdmx_scene *s, con
  * first frame and the number of frames that differ. */
 static void diff_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const smdmx_scene *sb, const smdmx_clip *b)
 {
-	if (a->frame_rate != b->frame_rate) differ(c, "clip '%s': %g fps vs %g", a->name, a->frame_rate, b->frame_rate);
+	if (a->frame_rate != b->frame_rate) {
+		char ra[SM_FLOAT_MAX], rb[SM_FLOAT_MAX];
+		sm_format_shortest((float)a->frame_rate, ra);
+		sm_format_shortest((float)b->frame_rate, rb);
+		differ(c, "clip '%s': %s fps vs %s", a->name, ra, rb);
+	}
 	int64_t fa0 = frame_of(a->start, a->frame_rate), fa1 = frame_of((int64_t)a->start + a->duration, a->frame_rate);
 	int64_t fb0 = frame_of(b->start, b->frame_rate), fb1 = frame_of((int64_t)b->start + b->duration, b->frame_rate);
 	if (fa0 != fb0 || fa1 != fb1)
@@ -837,9 +843,14 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 		if (strcmp(parent_name(a, x->parent), parent_name(b, y->parent)))
 			differ(c, "joint '%s': parent '%s' vs '%s'", x->name, parent_name(a, x->parent), parent_name(b, y->parent));
 		if (animated) continue;
-		if (!vec_equal(c, x->bind.position, y->bind.position, 3))
-			differ(c, "joint '%s': bind position (%g %g %g) vs (%g %g %g)", x->name, x->bind.position[0], x->bind.position[1],
-			       x->bind.position[2], y->bind.position[0], y->bind.position[1], y->bind.position[2]);
+		if (!vec_equal(c, x->bind.position, y->bind.position, 3)) {
+			char t[6][SM_FLOAT_MAX];
+			for (int d = 0; d < 3; d++) {
+				sm_format_shortest(x->bind.position[d], t[d]);
+				sm_format_shortest(y->bind.position[d], t[3 + d]);
+			}
+			differ(c, "joint '%s': bind position (%s %s %s) vs (%s %s %s)", x->name, t[0], t[1], t[2], t[3], t[4], t[5]);
+		}
 		if (!rot_equal(c, x->bind.orientation, y->bind.orientation))
 			differ(c, "joint '%s': bind orientations differ", x->name);
 	}

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "num.h"
 #include "scene_util.h"
 
 /* studiomdl's MAX_VANIM_DIST. */
@@ -305,9 +306,12 @@ static bool match(matcher *m, const float *p, const float *nrm, uint32_t *out, f
 	return true;
 }
 
-static double percent(size_t part, size_t whole)
+/* part of whole as a percentage with one decimal ("7.7"), rounded, in any locale. */
+static const char *percent(size_t part, size_t whole, char out[32])
 {
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+	unsigned long long t = whole ? ((unsigned long long)part * 2000 + whole) / (2 * (unsigned long long)whole) : 0;
+	snprintf(out, 32, "%llu.%llu", t / 10, t % 10);
+	return out;
 }
 
 /* Which base vertices move alike, for one kind of delta (positions or normals): a class per
@@ -616,11 +620,12 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 	}
 
 	/* A VTA none of whose vertices meets the reference is not this reference's. */
+	char reach_text[SM_FLOAT_MAX];
+	sm_format_shortest(REACH, reach_text);
 	if (ok && total && mt.n && unreached == total) {
 		temps_free(t);
 		return sm_fail(error, SMDMX_ERROR_VERTEX_ID, 0, 0,
-		               "no corner of the reference has a VTA vertex within %g units: the VTA is not for this reference",
-		               (double)REACH);
+		               "no corner of the reference has a VTA vertex within %s units: the VTA is not for this reference", reach_text);
 	}
 
 	/* Which base vertices move alike over all shapes, positions and normals apart. */
@@ -630,6 +635,7 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 
 	/* What did not meet. */
 	if (ok) {
+		char pc[32];
 		size_t lost = 0, lost_moving = 0;
 		uint32_t lost_line = 0;
 		for (size_t i = 0; ok && i < mt.n; i++) {
@@ -653,22 +659,29 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 		}
 		if (ok && lost)
 			sm_warn(warnings, SMDMX_WARNING_VTA_UNMATCHED, lost_line, lost_line ? 1 : 0,
-			        "%zu of %zu VTA vertices (%.1f%%) are at no corner of the reference: their motion is lost (%zu of "
+			        "%zu of %zu VTA vertices (%s%%) are at no corner of the reference: their motion is lost (%zu of "
 			        "them move)",
-			        lost, mt.n, percent(lost, mt.n), lost_moving);
+			        lost, mt.n, percent(lost, mt.n, pc), lost_moving);
 		if (unreached) {
 			const smdmx_mesh *m = &ref->meshes[mesh_of[first_unreached]];
 			const float *p = m->positions[m->position_indices[corner_of[first_unreached]]];
+			char x[SM_FLOAT_MAX], y[SM_FLOAT_MAX], z[SM_FLOAT_MAX];
+			sm_format_shortest(p[0], x);
+			sm_format_shortest(p[1], y);
+			sm_format_shortest(p[2], z);
 			sm_warn(warnings, SMDMX_WARNING_VTA_UNREACHED, 0, 0,
-			        "%zu of %zu corners of the reference (%.1f%%) have no VTA vertex within %g units: they do not move "
-			        "(the first at %g %g %g)",
-			        unreached, total, percent(unreached, total), (double)REACH, (double)p[0], (double)p[1], (double)p[2]);
+			        "%zu of %zu corners of the reference (%s%%) have no VTA vertex within %s units: they do not move "
+			        "(the first at %s %s %s)",
+			        unreached, total, percent(unreached, total, pc), reach_text, x, y, z);
 		}
-		if (nearest)
+		if (nearest) {
+			char far[SM_FLOAT_MAX];
+			sm_format_shortest((float)sqrt((double)far2), far);
 			sm_warn(warnings, SMDMX_WARNING_VTA_NEAREST, nearest_line, nearest_line ? 1 : 0,
-			        "%zu of %zu corners (%.1f%%) have no VTA vertex at their position and take the nearest, up to %g "
+			        "%zu of %zu corners (%s%%) have no VTA vertex at their position and take the nearest, up to %s "
 			        "units away, as studiomdl does",
-			        nearest, total, percent(nearest, total), sqrt((double)far2));
+			        nearest, total, percent(nearest, total, pc), far);
+		}
 	}
 
 	/* Each mesh corner's base vertex: that of its first written occurrence (a polygon fanned

@@ -19,7 +19,7 @@ check() { # name want got
 	if [ "$2" = "$3" ]; then pass=$((pass + 1)); else printf 'FAIL: %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fail=$((fail + 1)); fi
 }
 # Files in a directory tree, sorted, one line: what a failure must not leave behind.
-files() { (cd "$1" && find . -type f | sort | tr '\n' ' '); }
+files() { (cd "$1" && find . -type f | LC_ALL=C sort | tr '\n' ' '); }
 sample=$root/testdata/sample
 
 case $group in

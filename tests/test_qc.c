@@ -1,6 +1,8 @@
 /* QC: reading as studiomdl reads (tokens, includes, $pushd, variables, macros, the commands of
  * FORMATS G2 and G3), errors at their place, text kept byte for byte and edited only where
  * asked, and the rig between a $model block and the scene both ways. */
+#include <locale.h>
+
 #include "util.h"
 
 #include <math.h>
@@ -1054,6 +1056,7 @@ static void test_corpus_sdk_humans(void **state)
 
 int main(void)
 {
+	setlocale(LC_ALL, ""); /* QC numbers read and written with '.' in any locale */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_g2_references),
 		cmocka_unit_test(test_g3_model_block),
