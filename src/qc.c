@@ -20,6 +20,13 @@ typedef struct qc_var {
 	const char *name, *value;
 } qc_var;
 
+/* A prefix of a variable's name, ignoring case: the first variable that has it. */
+typedef struct var_slot {
+	uint64_t hash;                        /* of the prefix in lower case */
+	uint32_t var;                         /* SMDMX_NONE: empty */
+	uint32_t len;
+} var_slot;
+
 typedef struct qc_macro {
 	const char *name;
 	const char **params;
@@ -41,6 +48,14 @@ typedef struct qc_frame {
 #define QC_MAX_DEPTH_LIMIT 64
 #define QC_MAX_DIRS 64
 
+/* Names compared ignoring ASCII case, as studiomdl compares them: in the order added (the
+ * model's flexdescs), and indexed by their lower-case form so that a QC of a million names
+ * reads in linear time. */
+typedef struct name_set {
+	sm_vec list;                          /* const char *, as written */
+	sm_names index;                       /* lower-case copies */
+} name_set;
+
 typedef struct qr {
 	smdmx_qc *qc;
 	struct smdmx_qc_state *st;
@@ -48,14 +63,20 @@ typedef struct qr {
 	smdmx_error *error;
 	smdmx_warnings *warnings;
 	smdmx_qc_files fs;
-	size_t max_depth, max_file_size, max_tokens;
+	size_t max_depth, max_file_size, max_tokens, max_read;
+	size_t read;                          /* bytes of every frame pushed so far */
 
 	sm_vec files, refs, models, atts;     /* smdmx_qc_file, smdmx_qc_ref, smdmx_qc_model, smdmx_qc_attachment */
 	sm_vec include_tok, crlf, ref_tok, model_x;
 	sm_vec flexes, controllers, rules;    /* of the model being read */
 	sm_vec vars, macros;
-	sm_vec anims;                         /* names of $animation and $sequence, for telling files apart */
-	sm_vec ctl_names, flex_names;         /* controllers and flexes so far, for checking rules */
+	name_set anims;                       /* names of $animation and $sequence, for telling files apart */
+	name_set ctl_names, flex_names;       /* controllers and flexes so far, for checking rules */
+	sm_names macro_index;                 /* lower-case names of macros */
+	struct var_slot *var_slots;           /* every prefix of every variable's name */
+	size_t var_cap, var_used, var_bytes;
+	char *key;                            /* a name in lower case, being looked up */
+	size_t key_cap;
 
 	qc_frame frames[QC_MAX_DEPTH_LIMIT];
 	size_t depth;
@@ -172,6 +193,25 @@ static bool same_nocase_n(const char *a, const char *b, size_t n)
 static const char *rdup(qr *r, const char *s, size_t n)
 {
 	return sm_strdup(r->o, s, n, r->error);
+}
+
+/* s[0..n) in ASCII lower case, in the reader's key buffer (valid until the next call). */
+static const char *lower_key(qr *r, const char *s, size_t n)
+{
+	if (n + 1 > r->key_cap) {
+		size_t cap = r->key_cap ? r->key_cap : 64;
+		while (cap < n + 1) cap *= 2;
+		char *k = sm_realloc(&r->o->alloc, r->key, r->key_cap, cap);
+		if (!k) {
+			sm_fail_oom(r->error);
+			return NULL;
+		}
+		r->key = k;
+		r->key_cap = cap;
+	}
+	for (size_t i = 0; i < n; i++) r->key[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
+	r->key[n] = 0;
+	return r->key;
 }
 
 /* ---- paths -------------------------------------------------------------------------------- */
@@ -325,6 +365,16 @@ static bool push_frame(qr *r, uint32_t file, uint32_t start, uint32_t end, uint3
 		return fail_tok(r, at_tok, SMDMX_ERROR_LIMIT, "includes nest %zu deep, past the limit of %zu (studiomdl's MAX_INCLUDES)",
 		                r->depth + 1, r->max_depth);
 	}
+	if (end - start > r->max_read - r->read) {
+		if (at_tok >= r->st->toks.count) /* the main QC */
+			return sm_fail(r->error, SMDMX_ERROR_LIMIT, 0, 0, "the QC is %u bytes, more than the limit of %zu bytes read",
+			               end - start, r->max_read);
+		return fail_tok(r, at_tok, SMDMX_ERROR_LIMIT,
+		                "the QC reads more than %zu bytes, each include and each macro call counted (a macro called "
+		                "too often?)",
+		                r->max_read);
+	}
+	r->read += end - start;
 	qc_frame *f = &r->frames[r->depth++];
 	f->file = file;
 	f->pos = start;
@@ -409,6 +459,77 @@ static int skip_space(qr *r, qc_frame *f, bool crossline)
 	}
 }
 
+/* ---- variables ------------------------------------------------------------------------------- */
+
+static uint64_t var_hash_step(uint64_t h, char c)
+{
+	unsigned char l = (unsigned char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+	return (h ^ l) * 1099511628211u;
+}
+
+#define VAR_HASH_BASIS 14695981039346656037u
+
+/* The first variable whose name starts with name[0..len), ignoring case, or SMDMX_NONE: one
+ * probe of the table of every prefix, so that lookups cost what their letters do. */
+static uint32_t var_find(const qr *r, const char *name, size_t len)
+{
+	if (!len || !r->var_cap) return SMDMX_NONE;
+	uint64_t h = VAR_HASH_BASIS;
+	for (size_t i = 0; i < len; i++) h = var_hash_step(h, name[i]);
+	const qc_var *vars = r->vars.data;
+	size_t mask = r->var_cap - 1;
+	for (size_t k = (size_t)h & mask;; k = (k + 1) & mask) {
+		const var_slot *s = &r->var_slots[k];
+		if (s->var == SMDMX_NONE) return SMDMX_NONE;
+		if (s->hash == h && s->len == len && same_nocase_n(vars[s->var].name, name, len)) return s->var;
+	}
+}
+
+/* Adds every prefix of variable v's name that no earlier variable has. */
+static bool var_index(qr *r, uint32_t v)
+{
+	const char *name = ((const qc_var *)r->vars.data)[v].name;
+	size_t n = strlen(name);
+	if (n > SMDMX_QC_MAX_VARIABLE_BYTES - r->var_bytes)
+		return fail_here(r, SMDMX_ERROR_LIMIT, "the names of $definevariable add up to more than %zu bytes",
+		                 SMDMX_QC_MAX_VARIABLE_BYTES);
+	r->var_bytes += n;
+	if (2 * (r->var_used + n) + 2 > r->var_cap) {
+		size_t cap = r->var_cap ? r->var_cap : 64;
+		while (2 * (r->var_used + n) + 2 > cap) cap *= 2;
+		var_slot *ns = sm_malloc(&r->o->alloc, cap * sizeof(var_slot));
+		if (!ns) return sm_fail_oom(r->error);
+		for (size_t i = 0; i < cap; i++) ns[i].var = SMDMX_NONE;
+		for (size_t i = 0; i < r->var_cap; i++) {
+			if (r->var_slots[i].var == SMDMX_NONE) continue;
+			size_t k = (size_t)r->var_slots[i].hash & (cap - 1);
+			while (ns[k].var != SMDMX_NONE) k = (k + 1) & (cap - 1);
+			ns[k] = r->var_slots[i];
+		}
+		if (r->var_slots) sm_free(&r->o->alloc, r->var_slots, r->var_cap * sizeof(var_slot));
+		r->var_slots = ns;
+		r->var_cap = cap;
+	}
+	const qc_var *vars = r->vars.data;
+	size_t mask = r->var_cap - 1;
+	uint64_t h = VAR_HASH_BASIS;
+	for (size_t len = 1; len <= n; len++) {
+		h = var_hash_step(h, name[len - 1]);
+		for (size_t k = (size_t)h & mask;; k = (k + 1) & mask) {
+			var_slot *s = &r->var_slots[k];
+			if (s->var == SMDMX_NONE) {
+				s->hash = h;
+				s->var = v;
+				s->len = (uint32_t)len;
+				r->var_used++;
+				break;
+			}
+			if (s->hash == h && s->len == len && same_nocase_n(vars[s->var].name, name, len)) break; /* an earlier one has it */
+		}
+	}
+	return true;
+}
+
 /* At a '$' of the current script: a "$NAME$" that is a macro parameter or a variable puts its
  * value into the token and moves past it. Returns 1 when it did, 0 when the text stays, -1 on
  * error. */
@@ -436,13 +557,12 @@ static int expand_dollar(qr *r, qc_frame *f, bool quoted)
 		}
 	}
 	/* Variables: the first whose name starts with these letters, as studiomdl compares. */
-	const qc_var *v = r->vars.data;
-	for (size_t i = 0; i < r->vars.count; i++) {
-		if (len && strlen(v[i].name) >= len && same_nocase_n(v[i].name, name, len)) {
-			if (!buf_put(r, v[i].value, strlen(v[i].value))) return -1;
-			f->pos = p + 1;
-			return 1;
-		}
+	uint32_t vi = var_find(r, name, len);
+	if (vi != SMDMX_NONE) {
+		const qc_var *v = (const qc_var *)r->vars.data + vi;
+		if (!buf_put(r, v->value, strlen(v->value))) return -1;
+		f->pos = p + 1;
+		return 1;
 	}
 	if (quoted) return 0; /* older studiomdl did not expand inside quotes: the text stays */
 	fail_at(r, f->file, f->line, f->pos - f->line_start + 1, SMDMX_ERROR_SYNTAX, "unknown variable '$%.*s$'", (int)len,
@@ -454,6 +574,11 @@ static int expand_dollar(qr *r, qc_frame *f, bool quoted)
 static uint32_t add_token(qr *r, const qc_frame *f, uint32_t start, uint32_t end, uint32_t line, uint32_t col,
                           uint8_t flags)
 {
+	if (r->buf_len > SMDMX_QC_MAX_TOKEN_BYTES) {
+		fail_at(r, f->file, line, col, SMDMX_ERROR_LIMIT, "a token of %zu bytes: studiomdl takes at most %zu", r->buf_len,
+		        SMDMX_QC_MAX_TOKEN_BYTES);
+		return SMDMX_NONE;
+	}
 	if (r->st->toks.count >= r->max_tokens) {
 		fail_at(r, f->file, line, col, SMDMX_ERROR_LIMIT, "more than %zu tokens (macros expanded)", r->max_tokens);
 		return SMDMX_NONE;
@@ -533,7 +658,7 @@ static bool do_variable(qr *r, uint32_t at)
 	if (!v) return false;
 	v->name = rtok(r, name)->text;
 	v->value = rtok(r, value)->text;
-	return true;
+	return var_index(r, (uint32_t)(r->vars.count - 1));
 }
 
 /* $definemacro NAME PARAM... \\ then body lines, each ending in \\ but the last. */
@@ -588,6 +713,12 @@ static bool do_macro(qr *r, uint32_t at)
 	m->end = cp;
 	m->line = bline;
 	m->line_start = bline_start;
+	/* the first macro of a name is the one a call finds, as studiomdl looks them up */
+	size_t nl = strlen(m->name);
+	const char *k = lower_key(r, m->name, nl);
+	const char *key = k ? rdup(r, k, nl) : NULL;
+	if (!key) return false;
+	if (!sm_names_put(&r->o->alloc, &r->macro_index, key, (uint32_t)(r->macros.count - 1), true)) return sm_fail_oom(r->error);
 	f->pos = cp;
 	f->line = line;
 	f->line_start = line_start;
@@ -600,10 +731,11 @@ static int do_macro_call(qr *r, uint32_t t)
 {
 	const qc_tok *k = rtok(r, t);
 	if (k->text[0] != '$') return 0;
+	const char *key = lower_key(r, k->text + 1, strlen(k->text + 1));
+	if (!key) return -1;
+	uint32_t i = sm_names_get(&r->macro_index, key);
+	if (i == SMDMX_NONE) return 0;
 	const qc_macro *ms = r->macros.data;
-	size_t i = 0;
-	while (i < r->macros.count && !same_nocase(ms[i].name, k->text + 1)) i++;
-	if (i == r->macros.count) return 0;
 	/* Reading the arguments may define macros and add tokens: the macro is copied, and no
 	 * pointer into either table is kept across a read. */
 	qc_macro m = ms[i];
@@ -623,7 +755,7 @@ static int do_macro_call(qr *r, uint32_t t)
 		}
 		args[a] = rtok(r, v)->text;
 	}
-	return push_frame(r, m.file, m.start, m.end, m.line, m.line_start, (uint32_t)i, args, t) ? 1 : -1;
+	return push_frame(r, m.file, m.start, m.end, m.line, m.line_start, i, args, t) ? 1 : -1;
 }
 
 /* GetToken: the next token, on this line unless crossline. Returns 1 with *out, 0 when there
@@ -928,24 +1060,27 @@ static bool add_ref(qr *r, uint32_t t, smdmx_qc_ref_kind kind, const char *comma
 
 /* ---- names the rules may use ------------------------------------------------------------------ */
 
-static bool name_known(const sm_vec *v, const char *name)
+static bool name_known(qr *r, const name_set *v, const char *name)
 {
-	const char *const *n = v->data;
-	for (size_t i = 0; i < v->count; i++)
-		if (same_nocase(n[i], name)) return true;
-	return false;
+	const char *k = lower_key(r, name, strlen(name));
+	return k && sm_names_get(&v->index, k) != SMDMX_NONE;
 }
 
-static bool add_name(qr *r, sm_vec *v, const char *name)
+static bool add_name(qr *r, name_set *v, const char *name)
 {
-	if (name_known(v, name)) return true;
-	const char **slot = sm_vec_push(r->o, v, sizeof(char *), r->error);
+	size_t n = strlen(name);
+	const char *k = lower_key(r, name, n);
+	if (!k) return false;
+	if (sm_names_get(&v->index, k) != SMDMX_NONE) return true;
+	char *copy = (char *)rdup(r, k, n);
+	const char **slot = copy ? sm_vec_push(r->o, &v->list, sizeof(char *), r->error) : NULL;
 	if (!slot) return false;
 	*slot = name;
+	if (!sm_names_put(&r->o->alloc, &v->index, copy, (uint32_t)(v->list.count - 1), true)) return sm_fail_oom(r->error);
 	return true;
 }
 
-static bool add_name_fmt(qr *r, sm_vec *v, const char *a, const char *b)
+static bool add_name_fmt(qr *r, name_set *v, const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	char *s = malloc(la + lb + 1);
@@ -1203,7 +1338,7 @@ static bool parse_primary(qc_expr *x)
 			if (nl >= sizeof(name)) nl = sizeof(name) - 1;
 			memcpy(name, x->data + nt->start + (q ? 1 : 0), nl);
 			name[nl] = 0;
-			if (!name_known(&x->r->flex_names, name)) return expr_fail(x, x->i, "unknown flex '%s'", name);
+			if (!name_known(x->r, &x->r->flex_names, name)) return expr_fail(x, x->i, "unknown flex '%s'", name);
 		}
 		x->i++;
 		return true;
@@ -1214,7 +1349,7 @@ static bool parse_primary(qc_expr *x)
 			if (ql >= sizeof(name)) ql = sizeof(name) - 1;
 			memcpy(name, x->data + t->start + 1, ql);
 			name[ql] = 0;
-			if (!name_known(&x->r->ctl_names, name)) return expr_fail(x, x->i, "unknown controller '%s'", name);
+			if (!name_known(x->r, &x->r->ctl_names, name)) return expr_fail(x, x->i, "unknown controller '%s'", name);
 		}
 		x->i++;
 		return true;
@@ -1238,7 +1373,7 @@ static bool parse_primary(qc_expr *x)
 			if (len >= sizeof(name)) len = sizeof(name) - 1;
 			memcpy(name, x->data + t->start, len);
 			name[len] = 0;
-			if (!name_known(&x->r->ctl_names, name)) return expr_fail(x, x->i, "unknown controller '%s'", name);
+			if (!name_known(x->r, &x->r->ctl_names, name)) return expr_fail(x, x->i, "unknown controller '%s'", name);
 		}
 		x->i++;
 		return true;
@@ -1274,7 +1409,7 @@ static bool model_rule(qr *r, uint32_t cmd)
 	const char *name = c->text + 1;
 	if (!*name) return fail_tok(r, cmd, SMDMX_ERROR_SYNTAX, "a rule without a flex name after '%%'");
 	bool check = !r->model_unchecked;
-	if (check && !name_known(&r->flex_names, name)) return fail_tok(r, cmd, SMDMX_ERROR_SYNTAX, "a rule for unknown flex '%s'", name);
+	if (check && !name_known(r, &r->flex_names, name)) return fail_tok(r, cmd, SMDMX_ERROR_SYNTAX, "a rule for unknown flex '%s'", name);
 	uint32_t eq;
 	SM_CHECK(need(r, cmd, "'=' and an expression", &eq));
 	if (strcmp(rtok(r, eq)->text, "=")) return fail_tok(r, eq, SMDMX_ERROR_SYNTAX, "expected '=' after '%s'", rtok(r, cmd)->text);
@@ -1512,7 +1647,7 @@ static bool finish_model(qr *r)
 	m->controller_count = r->controllers.count;
 	m->rules = r->rules.data;
 	m->rule_count = r->rules.count;
-	m->flexdesc_count = r->flex_names.count;
+	m->flexdesc_count = r->flex_names.list.count;
 	sm_vec empty = SM_VEC_INIT;
 	r->flexes = r->controllers = r->rules = empty;
 	r->model = SMDMX_NONE;
@@ -1681,7 +1816,7 @@ static const qc_word *find_word(const qc_word *list, const char *x)
 
 static bool anim_known(qr *r, const char *name)
 {
-	return name_known(&r->anims, name);
+	return name_known(r, &r->anims, name);
 }
 
 /* Skips a word's values; "if" and "keyvalues" blocks and "event" as studiomdl reads them.
@@ -1967,7 +2102,8 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	memset(&r, 0, sizeof(r));
 	sm_vec empty = SM_VEC_INIT;
 	r.files = r.refs = r.models = r.atts = r.include_tok = r.crlf = r.ref_tok = r.model_x = empty;
-	r.flexes = r.controllers = r.rules = r.vars = r.macros = r.anims = r.ctl_names = r.flex_names = empty;
+	r.flexes = r.controllers = r.rules = r.vars = r.macros = empty;
+	r.anims.list = r.ctl_names.list = r.flex_names.list = empty;
 	r.o = o;
 	r.error = error;
 	r.warnings = warnings;
@@ -1982,6 +2118,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	if (r.max_depth > QC_MAX_DEPTH_LIMIT) r.max_depth = QC_MAX_DEPTH_LIMIT;
 	r.max_file_size = opt.max_file_size ? opt.max_file_size : SMDMX_QC_DEFAULT_MAX_FILE_SIZE;
 	r.max_tokens = opt.max_tokens ? opt.max_tokens : SMDMX_QC_DEFAULT_MAX_TOKENS;
+	r.max_read = opt.max_read ? opt.max_read : SMDMX_QC_DEFAULT_MAX_READ;
 	r.scale = 1;
 	r.model = SMDMX_NONE;
 	r.vta = SMDMX_NONE;
@@ -1995,7 +2132,6 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 		st->edits = empty;
 		r.qc = qc;
 		r.st = st;
-		for (const char *p = path; *p; p++) (void)p;
 		char *norm = malloc(strlen(path) + 1);
 		ok = norm != NULL;
 		if (!ok) sm_fail_oom(error);
@@ -2018,6 +2154,12 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	ok = ok && push_frame(&r, 0, 0, (uint32_t)rfile(&r, 0)->size, 1, 0, SMDMX_NONE, NULL, 0);
 	ok = ok && parse_script(&r);
 	if (r.buf) sm_free(&o->alloc, r.buf, r.buf_cap);
+	if (r.key) sm_free(&o->alloc, r.key, r.key_cap);
+	sm_names_free(&o->alloc, &r.anims.index);
+	sm_names_free(&o->alloc, &r.ctl_names.index);
+	sm_names_free(&o->alloc, &r.flex_names.index);
+	if (r.var_slots) sm_free(&o->alloc, r.var_slots, r.var_cap * sizeof(var_slot));
+	sm_names_free(&o->alloc, &r.macro_index);
 	if (!ok) {
 		if (!error->code) sm_fail(error, SMDMX_ERROR_SYNTAX, 0, 0, "the QC could not be read");
 		sm_owner_free(o);
@@ -2033,7 +2175,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	qc->attachment_count = r.atts.count;
 	qc->up_axis = r.up_axis;
 	qc->scale = r.scale;
-	for (size_t i = 0; i < qc->model_count; i++) qc->models[i].flexdescs = r.flex_names.data;
+	for (size_t i = 0; i < qc->model_count; i++) qc->models[i].flexdescs = r.flex_names.list.data;
 	st->ref_tok = r.ref_tok.data;
 	st->include_tok = r.include_tok.data;
 	st->crlf = r.crlf.data;

@@ -458,6 +458,102 @@ static const bad_case bad_cases[] = {
 	{ "a flex line before its VTA", "$model m \"m.smd\" {\n\tflex f frame 1\n}\n", SMDMX_ERROR_NONE, "", 0, 0, NULL },
 };
 
+/* Each limit at its value reads; one past it is a `limit` error at the place it is passed. */
+static void test_limits(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	const char *text = "$modelname \"a.mdl\"\n$cdmaterials x\n"; /* 4 tokens, 34 bytes */
+	qc_mem_file f[1] = { { "/p/l.qc", text, 0 } };
+	mem.files = f;
+	mem.count = 1;
+	smdmx_qc_read_options o = qc_mem_options(&mem);
+	o.max_tokens = 4;
+	o.max_file_size = 34;
+	o.max_read = 34;
+	smdmx_qc *qc = smdmx_qc_read_file("/p/l.qc", &o, &err, NULL);
+	assert_non_null(qc);
+	smdmx_qc_free(qc);
+	o.max_tokens = 3;
+	assert_null(smdmx_qc_read_file("/p/l.qc", &o, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.column, 14);
+	assert_string_equal(err.message, "more than 3 tokens (macros expanded)");
+	o.max_tokens = 4;
+	o.max_file_size = 33;
+	assert_null(smdmx_qc_read_file("/p/l.qc", &o, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_string_equal(err.message, "'/p/l.qc' is 34 bytes, more than the QC limit of 33");
+	o.max_file_size = 34;
+	o.max_read = 33;
+	assert_null(smdmx_qc_read_file("/p/l.qc", &o, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_string_equal(err.message, "the QC is 34 bytes, more than the limit of 33 bytes read");
+
+	/* bytes read: a macro's body (from its "\\\\" to the end of its last line, 9 bytes) counted at each call */
+	const char *calls = "$definemacro m \\\\\n$cd x\n$m\n$m\n"; /* 30 bytes */
+	f[0].text = calls;
+	o = qc_mem_options(&mem);
+	o.max_read = 30 + 2 * 9;
+	qc = smdmx_qc_read_file("/p/l.qc", &o, &err, NULL);
+	if (!qc) fail_msg("%u:%u: %s", err.line, err.column, err.message);
+	smdmx_qc_free(qc);
+	o.max_read--;
+	assert_null(smdmx_qc_read_file("/p/l.qc", &o, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_int_equal(err.line, 4);
+	assert_int_equal(err.column, 1);
+	assert_string_equal(err.message, "the QC reads more than 47 bytes, each include and each macro call counted (a macro called too "
+	                                 "often?)");
+
+	/* a token of 1023 bytes, then of 1024 (studiomdl's MAXTOKEN), variables expanded */
+	char *as = malloc(1024), *big = malloc(4096);
+	memset(as, 'a', 1023);
+	as[1023] = 0;
+	snprintf(big, 4096, "$modelname \"%s\"\n", as);
+	f[0].text = big;
+	o = qc_mem_options(&mem);
+	qc = smdmx_qc_read_file("/p/l.qc", &o, &err, NULL);
+	if (!qc) fail_msg("%u:%u: %s", err.line, err.column, err.message);
+	smdmx_qc_free(qc);
+	snprintf(big, 4096, "$definevariable v b\n$modelname \"%s$v$\"\n", as);
+	assert_null(smdmx_qc_read_file("/p/l.qc", &o, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.column, 12);
+	assert_string_equal(err.message, "a token of 1024 bytes: studiomdl takes at most 1023");
+	free(big);
+	free(as);
+
+	/* names of variables: 2^20 bytes in all (1025 names of 1023 bytes, one of 1), then a byte more */
+	size_t cap = 1100 * 1050;
+	char *vars = malloc(cap);
+	size_t n = 0;
+	for (int i = 0; i < 1026; i++) {
+		size_t len = i < 1025 ? 1023 : 1;
+		n += (size_t)snprintf(vars + n, cap - n, "$definevariable ");
+		for (size_t k = 0; k < len; k++) vars[n++] = (char)('a' + (k == 0 ? i % 26 : (k == 1 ? i / 26 % 26 : (k == 2 ? i / 676 : 0))));
+		n += (size_t)snprintf(vars + n, cap - n, " x\n");
+	}
+	vars[n] = 0;
+	f[0].text = vars;
+	qc = smdmx_qc_read_file("/p/l.qc", &o, &err, NULL);
+	if (!qc) fail_msg("%u:%u: %s", err.line, err.column, err.message);
+	smdmx_qc_free(qc);
+	snprintf(vars + n, cap - n, "$definevariable zz x\n");
+	assert_null(smdmx_qc_read_file("/p/l.qc", &o, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_int_equal(err.line, 1027);
+	assert_string_equal(err.message, "the names of $definevariable add up to more than 1048576 bytes");
+	/* the first name with these letters, ignoring case, as studiomdl looks them up */
+	snprintf(vars + n, cap - n, "$modelname $AAA$\n$cd $ab$\n");
+	qc = smdmx_qc_read_file("/p/l.qc", &o, &err, NULL);
+	if (!qc) fail_msg("%u:%u: %s", err.line, err.column, err.message);
+	smdmx_qc_free(qc);
+	free(vars);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -1064,6 +1160,7 @@ int main(void)
 		cmocka_unit_test(test_variables_and_macros),
 		cmocka_unit_test(test_edits),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_rig_face),
 		cmocka_unit_test(test_rig_combination),

@@ -158,11 +158,19 @@ typedef struct smdmx_qc_read_options {
 	                               default 8 (studiomdl's MAX_INCLUDES, G1) */
 	size_t max_file_size;       /* bytes of one QC or included file; default 2^26 */
 	size_t max_tokens;          /* tokens read, macro expansions included; default 2^22 */
+	size_t max_read;            /* bytes read, each include and each macro call counted again;
+	                               default 2^28 */
 } smdmx_qc_read_options;
 
 #define SMDMX_QC_DEFAULT_MAX_DEPTH ((size_t)8)
 #define SMDMX_QC_DEFAULT_MAX_FILE_SIZE ((size_t)1 << 26)
 #define SMDMX_QC_DEFAULT_MAX_TOKENS ((size_t)1 << 22)
+#define SMDMX_QC_DEFAULT_MAX_READ ((size_t)1 << 28)
+/* studiomdl's MAXTOKEN: a token (variables and macro parameters expanded) is at most this
+ * many bytes */
+#define SMDMX_QC_MAX_TOKEN_BYTES ((size_t)1023)
+/* bytes of all $definevariable names together */
+#define SMDMX_QC_MAX_VARIABLE_BYTES ((size_t)1 << 20)
 
 /* Reads a QC and what it includes. On failure returns NULL with *error at the place in the
  * file it names (error->message starts with that file's path and ": "). Notes that are not

@@ -65,6 +65,7 @@ typedef struct project {
 	char **consumed;     /* VTAs that went into DMXs: inputs for --depfile */
 	size_t consumed_count;
 	uint32_t *task_of;   /* per reference: its task, or SMDMX_NONE */
+	char **ref_out;      /* per reference found: its place below OUTDIR, unconverted */
 	diag_buf diag;       /* the QC's own messages */
 	pthread_mutex_t lock;
 	size_t next;
@@ -97,14 +98,6 @@ static char *out_path(const project *p, const char *path)
 	char *a = path_absolute(path);
 	char *out = xasprintf("%s%s", p->outdir, a + strlen(p->root));
 	free(a);
-	return out;
-}
-
-/* An output path with another extension; takes path and frees it. */
-static char *with_ext(char *path, const char *ext)
-{
-	char *out = path_with_extension(path, ext);
-	free(path);
 	return out;
 }
 
@@ -398,12 +391,8 @@ static char *unique_dst(const project *p, char *dst, const char *src)
 		bool clash = false;
 		for (size_t i = 0; i < p->task_count && !clash; i++)
 			clash = (p->tasks[i].dst && !strcmp(p->tasks[i].dst, dst)) || (p->tasks[i].vta_dst && !strcmp(p->tasks[i].vta_dst, dst));
-		for (size_t i = 0; i < p->qc->ref_count && !clash; i++) {
-			if (!p->qc->refs[i].found) continue;
-			char *o = out_path(p, p->qc->refs[i].path);
-			clash = !strcmp(o, dst) && strcmp(p->qc->refs[i].path, src);
-			free(o);
-		}
+		for (size_t i = 0; i < p->qc->ref_count && !clash; i++)
+			clash = p->ref_out[i] && !strcmp(p->ref_out[i], dst) && strcmp(p->qc->refs[i].path, src);
 		if (!clash) return dst;
 		const char *ext = path_extension(dst), *oext = path_extension(src);
 		char *stem = xstrdup(dst);
@@ -421,7 +410,10 @@ static bool plan(project *p)
 	smdmx_qc *qc = p->qc;
 	p->tasks = calloc(qc->ref_count + 1, sizeof(task));
 	p->task_of = calloc(qc->ref_count + 1, sizeof(uint32_t));
-	if (!p->tasks || !p->task_of) return false;
+	p->ref_out = calloc(qc->ref_count + 1, sizeof(char *));
+	if (!p->tasks || !p->task_of || !p->ref_out) return false;
+	for (size_t i = 0; i < qc->ref_count; i++)
+		if (qc->refs[i].found) p->ref_out[i] = out_path(p, qc->refs[i].path);
 	bool to_dmx = !strcmp(p->to, "dmx");
 	bool ok = true;
 	for (size_t i = 0; i < qc->ref_count; i++) {
@@ -451,12 +443,12 @@ static bool plan(project *p)
 		task *t;
 		if (to_dmx && model_file && !ext_is(r->path, "dmx")) {
 			t = add_task(p, TASK_SMD_TO_DMX, r->path, NULL, (uint32_t)i);
-			t->dst = unique_dst(p, with_ext(out_path(p, r->path), "dmx"), r->path);
+			t->dst = unique_dst(p, path_with_extension(p->ref_out[i], "dmx"), r->path);
 		} else if (!to_dmx && model_file && ext_is(r->path, "dmx")) {
 			t = add_task(p, TASK_DMX_TO_SMD, r->path, NULL, (uint32_t)i);
-			t->dst = unique_dst(p, with_ext(out_path(p, r->path), "smd"), r->path);
+			t->dst = unique_dst(p, path_with_extension(p->ref_out[i], "smd"), r->path);
 		} else {
-			t = add_task(p, TASK_COPY, r->path, out_path(p, r->path), (uint32_t)i);
+			t = add_task(p, TASK_COPY, r->path, xstrdup(p->ref_out[i]), (uint32_t)i);
 		}
 		t->fps = r->fps;
 		t->reference = r->kind == SMDMX_QC_REF_MODEL || r->kind == SMDMX_QC_REF_COLLISION;
@@ -899,6 +891,9 @@ int cmd_qc(int argc, char **argv)
 	free(qc_written);
 	free(p.tasks);
 	free(p.task_of);
+	if (p.ref_out)
+		for (size_t i = 0; i < p.qc->ref_count; i++) free(p.ref_out[i]);
+	free(p.ref_out);
 	for (size_t i = 0; i < p.consumed_count; i++) free(p.consumed[i]);
 	free(p.consumed);
 	diag_free(&p.diag);
