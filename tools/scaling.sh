@@ -89,6 +89,34 @@ BEGIN {
 	for (i = 0; i < s; i++)
 		printf "\"DmeVertexDeltaData\" { \"id\" \"elementid\" \"%s\" \"name\" \"string\" \"s%d\" \"positions\" \"vector3_array\" [ \"0 0 1\" ] \"positionsIndices\" \"int_array\" [ \"0\" ] }\n", id(1000 + i), i
 }' >"$d/shared_position.dmx"
+# QC: a model block of N flexes, N controllers and N rules naming them; N variables and N
+# macros, then 5N lines using the last variable and one that names none, and 5N calls of the
+# last macro; a project of N sequences, each its own SMD
+n=$((100000 * k))
+awk -v n=$n 'BEGIN {
+	print "$model m \"m.smd\" {\n\tflexfile \"m.vta\" {"
+	for (i = 0; i < n; i++) printf "\t\tflex f%d frame 1\n", i
+	print "\t}"
+	for (i = 0; i < n; i++) printf "\tflexcontroller g c%d\n", i
+	for (i = 0; i < n; i++) printf "\t%%f%d = c%d + c%d\n", i, i, n - 1 - i
+	print "}" }' >"$d/rig.qc"
+: >"$d/m.smd"
+: >"$d/m.vta"
+awk -v n=$((20000 * k)) 'BEGIN {
+	for (i = 0; i < n; i++) printf "$definevariable v%d x\n", i
+	for (i = 0; i < n * 5; i++) printf "$modelname \"$v%d$ $zz$\"\n", n - 1
+	for (i = 0; i < n; i++) printf "$definemacro m%d \\\\\n$cdmaterials x\n", i
+	for (i = 0; i < n * 5; i++) printf "$m%d\n", n - 1 }' >"$d/variables.qc"
+mkdir -p "$d/project"
+cp testdata/sample/arm.smd "$d/project/arm.smd"
+awk -v n=$((3000 * k)) -v d="$d/project" 'BEGIN {
+	print "$model arm \"arm.smd\"" >(d "/p.qc")
+	for (i = 0; i < n; i++) printf "$sequence s%d \"a%d.smd\"\n", i, i >(d "/p.qc") }'
+i=0
+while [ $i -lt $((3000 * k)) ]; do
+	cp testdata/sample/arm_wave.smd "$d/project/a$i.smd"
+	i=$((i + 1))
+done
 
 run() { # LABEL INPUT COMMAND...
 	label=$1 input=$2
@@ -127,3 +155,6 @@ run "VTA, 20,000 shapes: smd2dmx --vta" "$d/shapes.vta" $b/smd2dmx -q --force "$
 run "  its DMX: dmx2smd" "$d/shapes.dmx" $b/dmx2smd -q --force "$d/shapes.dmx" -o "$d/shapes2.smd"
 run "DMX, 2,000 meshes on one face set" "$d/shared_faces.dmx" $b/dmx2smd -q --force "$d/shared_faces.dmx" -o "$d/shared_faces.smd"
 run "DMX, 300 shapes on a shared position" "$d/shared_position.dmx" $b/dmx2smd -q --force "$d/shared_position.dmx" -o "$d/shared_position.smd"
+run "QC, 100,000 flexes, controllers, rules" "$d/rig.qc" $b/smdmx info "$d/rig.qc"
+run "QC, 20,000 variables, 20,000 macros" "$d/variables.qc" $b/smdmx info "$d/variables.qc"
+run "QC project, 3,000 sequences: smdmx qc" "$d/project" $b/smdmx qc -q "$d/project/p.qc" --to dmx -d "$d/project_dmx"
