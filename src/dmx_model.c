@@ -1131,37 +1131,7 @@ static uint32_t material_index(lift *l, uint32_t mat_el)
  * no "brow" and "raiser") is a shape of its own. */
 static bool mark_correctives(lift *l)
 {
-	smdmx_flex_shape *sh = l->shapes.data;
-	size_t n = l->shapes.count;
-	sm_names names;
-	if (!sm_names_init(&l->o->alloc, &names, n)) return sm_fail_oom(l->error);
-	bool ok = true;
-	for (size_t i = 0; ok && i < n; i++) ok = sm_names_put(&l->o->alloc, &names, sh[i].name, (uint32_t)i, true);
-	char part[256];
-	for (size_t i = 0; ok && i < n; i++) {
-		const char *name = sh[i].name;
-		if (sh[i].corrective || !strchr(name, '_')) continue;
-		const char *sep = strstr(name, "__") ? "__" : "_";
-		size_t sl = strlen(sep), parts = 0;
-		bool all = true;
-		for (const char *p = name; all;) {
-			const char *e = strstr(p, sep);
-			size_t len = e ? (size_t)(e - p) : strlen(p);
-			all = len > 0 && len < sizeof(part);
-			if (all) {
-				memcpy(part, p, len);
-				part[len] = '\0';
-				uint32_t j = sm_names_get(&names, part);
-				all = j != SMDMX_NONE && j != i;
-				parts++;
-			}
-			if (!e) break;
-			p = e + sl;
-		}
-		sh[i].corrective = all && parts >= 2;
-	}
-	sm_names_free(&l->o->alloc, &names);
-	return ok || sm_fail_oom(l->error);
+	return sm_mark_correctives(&l->o->alloc, l->shapes.data, l->shapes.count, true) || sm_fail_oom(l->error);
 }
 
 static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_count)

@@ -169,27 +169,6 @@ static void warn_tok(qr *r, uint32_t t, smdmx_warning_code code, const char *fmt
 		snprintf(r->warnings->data[before].file, sizeof(r->warnings->data[before].file), "%s", rfile(r, k->file)->path);
 }
 
-static bool same_nocase(const char *a, const char *b)
-{
-	for (;; a++, b++) {
-		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
-		char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
-		if (x != y) return false;
-		if (!x) return true;
-	}
-}
-
-static bool same_nocase_n(const char *a, const char *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		char x = a[i] >= 'A' && a[i] <= 'Z' ? (char)(a[i] + 32) : a[i];
-		char y = b[i] >= 'A' && b[i] <= 'Z' ? (char)(b[i] + 32) : b[i];
-		if (x != y) return false;
-		if (!x) return true;
-	}
-	return true;
-}
-
 static const char *rdup(qr *r, const char *s, size_t n)
 {
 	return sm_strdup(r->o, s, n, r->error);
@@ -481,7 +460,7 @@ static uint32_t var_find(const qr *r, const char *name, size_t len)
 	for (size_t k = (size_t)h & mask;; k = (k + 1) & mask) {
 		const var_slot *s = &r->var_slots[k];
 		if (s->var == SMDMX_NONE) return SMDMX_NONE;
-		if (s->hash == h && s->len == len && same_nocase_n(vars[s->var].name, name, len)) return s->var;
+		if (s->hash == h && s->len == len && qc_same_nocase_n(vars[s->var].name, name, len)) return s->var;
 	}
 }
 
@@ -524,7 +503,7 @@ static bool var_index(qr *r, uint32_t v)
 				r->var_used++;
 				break;
 			}
-			if (s->hash == h && s->len == len && same_nocase_n(vars[s->var].name, name, len)) break; /* an earlier one has it */
+			if (s->hash == h && s->len == len && qc_same_nocase_n(vars[s->var].name, name, len)) break; /* an earlier one has it */
 		}
 	}
 	return true;
@@ -544,7 +523,7 @@ static int expand_dollar(qr *r, qc_frame *f, bool quoted)
 	if (f->macro != SMDMX_NONE) {
 		const qc_macro *m = (const qc_macro *)r->macros.data + f->macro;
 		for (size_t i = 0; i < m->param_count; i++) {
-			if (strlen(m->params[i]) == len && same_nocase_n(m->params[i], name, len)) {
+			if (strlen(m->params[i]) == len && qc_same_nocase_n(m->params[i], name, len)) {
 				if (!buf_put(r, f->args[i], strlen(f->args[i]))) return -1;
 				f->pos = p + 1;
 				return 1;
@@ -833,15 +812,15 @@ static int get_token(qr *r, bool crossline, uint32_t *out)
 		if (t == SMDMX_NONE) return -1;
 		const char *text = rtok(r, t)->text;
 		if (text[0] == '$') {
-			if (same_nocase(text, "$include")) {
+			if (qc_same_nocase(text, "$include")) {
 				if (!do_include(r, t)) return -1;
 				continue;
 			}
-			if (same_nocase(text, "$definemacro")) {
+			if (qc_same_nocase(text, "$definemacro")) {
 				if (!do_macro(r, t)) return -1;
 				continue;
 			}
-			if (same_nocase(text, "$definevariable")) {
+			if (qc_same_nocase(text, "$definevariable")) {
 				if (!do_variable(r, t)) return -1;
 				continue;
 			}
@@ -1151,10 +1130,10 @@ static bool model_flex(qr *r, uint32_t cmd, smdmx_qc_flex_kind kind, int depth)
 		uint32_t o;
 		SM_CHECK(need(r, cmd, "an option", &o));
 		const char *x = rtok(r, o)->text;
-		if (same_nocase(x, "frame")) SM_CHECK(need_int(r, o, "a frame number", &fl.frame));
-		else if (same_nocase(x, "position")) SM_CHECK(need_number(r, o, "a position", &fl.position));
-		else if (same_nocase(x, "split")) SM_CHECK(need_number(r, o, "a split width", &fl.split));
-		else if (same_nocase(x, "decay")) SM_CHECK(need_number(r, o, "a decay", &fl.decay));
+		if (qc_same_nocase(x, "frame")) SM_CHECK(need_int(r, o, "a frame number", &fl.frame));
+		else if (qc_same_nocase(x, "position")) SM_CHECK(need_number(r, o, "a position", &fl.position));
+		else if (qc_same_nocase(x, "split")) SM_CHECK(need_number(r, o, "a split width", &fl.split));
+		else if (qc_same_nocase(x, "decay")) SM_CHECK(need_number(r, o, "a decay", &fl.decay));
 		else return fail_tok(r, o, SMDMX_ERROR_SYNTAX, "unknown option '%s' of '%s'", x, rtok(r, cmd)->text);
 	}
 	if (fl.frame < 0) return fail_tok(r, cmd, SMDMX_ERROR_BAD_VALUE, "a negative frame number");
@@ -1180,7 +1159,7 @@ static bool model_controller(qr *r, uint32_t cmd)
 		uint32_t t;
 		SM_CHECK(need(r, cmd, "a name", &t));
 		const char *x = rtok(r, t)->text;
-		if (same_nocase(x, "range")) {
+		if (qc_same_nocase(x, "range")) {
 			SM_CHECK(need_number(r, t, "a minimum", &mn));
 			SM_CHECK(need_number(r, t, "a maximum", &mx));
 			continue;
@@ -1293,7 +1272,7 @@ static bool etok_is(const qc_expr *x, size_t i, const char *word)
 {
 	if (i >= x->n || x->t[i].kind != 'n') return false;
 	size_t len = x->t[i].end - x->t[i].start;
-	return strlen(word) == len && same_nocase_n(x->data + x->t[i].start, word, len);
+	return strlen(word) == len && qc_same_nocase_n(x->data + x->t[i].start, word, len);
 }
 
 static bool parse_sum(qc_expr *x);
@@ -1490,7 +1469,7 @@ static bool model_eyelid(qr *r, uint32_t cmd)
 		uint32_t o;
 		SM_CHECK(need(r, cmd, "an option", &o));
 		const char *x = rtok(r, o)->text;
-		if (same_nocase(x, "lowerer") || same_nocase(x, "neutral") || same_nocase(x, "raiser")) {
+		if (qc_same_nocase(x, "lowerer") || qc_same_nocase(x, "neutral") || qc_same_nocase(x, "raiser")) {
 			int32_t frame;
 			double target;
 			SM_CHECK(need_int(r, o, "a frame number", &frame));
@@ -1504,10 +1483,10 @@ static bool model_eyelid(qr *r, uint32_t cmd)
 			const char *d = rdup(r, s, lt + lx + 1);
 			free(s);
 			if (!d || !add_name(r, &r->flex_names, d)) return false;
-		} else if (same_nocase(x, "split")) {
+		} else if (qc_same_nocase(x, "split")) {
 			double s;
 			SM_CHECK(need_number(r, o, "a split", &s));
-		} else if (same_nocase(x, "eyeball")) {
+		} else if (qc_same_nocase(x, "eyeball")) {
 			uint32_t e;
 			SM_CHECK(need(r, o, "an eyeball name", &e));
 		} else {
@@ -1555,49 +1534,49 @@ static bool model_block(qr *r, uint32_t cmd)
 		} else if (!quoted && !strcmp(x, "}")) {
 			depth--;
 			mx->last = t;
-		} else if (same_nocase(x, "eyeball") || same_nocase(x, "spherenormals")) {
+		} else if (qc_same_nocase(x, "eyeball") || qc_same_nocase(x, "spherenormals")) {
 			cur_model(r)->qc_only_count++;
 			SM_CHECK(skip_rest(r));
-		} else if (same_nocase(x, "eyelid")) {
+		} else if (qc_same_nocase(x, "eyelid")) {
 			cur_model(r)->qc_only_count++;
 			SM_CHECK(model_eyelid(r, t));
-		} else if (same_nocase(x, "dmxeyelid") || same_nocase(x, "vcafile")) {
+		} else if (qc_same_nocase(x, "dmxeyelid") || qc_same_nocase(x, "vcafile")) {
 			/* They name flexes that only their files hold: rules cannot be checked. */
 			cur_model(r)->qc_only_count++;
 			r->model_unchecked = true;
-			bool dmx = same_nocase(x, "dmxeyelid");
+			bool dmx = qc_same_nocase(x, "dmxeyelid");
 			uint32_t f;
 			if (dmx) SM_CHECK(need(r, t, "upper or lower", &f));
 			SM_CHECK(need(r, t, "a file", &f));
 			SM_CHECK(add_ref(r, f, SMDMX_QC_REF_FLEX, dmx ? "dmxeyelid" : "vcafile", dmx ? dmx_exts : vta_exts, NULL));
 			SM_CHECK(skip_rest(r));
-		} else if (same_nocase(x, "mouth")) {
+		} else if (qc_same_nocase(x, "mouth")) {
 			cur_model(r)->qc_only_count++;
 			uint32_t n, f;
 			SM_CHECK(need(r, t, "a mouth number", &n));
 			SM_CHECK(need(r, t, "a flex name", &f));
 			SM_CHECK(add_name(r, &r->flex_names, rtok(r, f)->text));
 			SM_CHECK(skip_rest(r));
-		} else if (same_nocase(x, "flex")) {
+		} else if (qc_same_nocase(x, "flex")) {
 			SM_CHECK(model_flex(r, t, SMDMX_QC_FLEX, depth));
-		} else if (same_nocase(x, "flexpair")) {
+		} else if (qc_same_nocase(x, "flexpair")) {
 			SM_CHECK(model_flex(r, t, SMDMX_QC_FLEXPAIR, depth));
-		} else if (same_nocase(x, "defaultflex")) {
+		} else if (qc_same_nocase(x, "defaultflex")) {
 			SM_CHECK(model_flex(r, t, SMDMX_QC_DEFAULTFLEX, depth));
-		} else if (same_nocase(x, "flexfile")) {
+		} else if (qc_same_nocase(x, "flexfile")) {
 			uint32_t f;
 			SM_CHECK(need(r, t, "a VTA file", &f));
 			SM_CHECK(add_ref(r, f, SMDMX_QC_REF_FLEX, "flexfile", vta_exts, &r->vta));
 			SM_CHECK(add_line(r, t, f, SMDMX_QC_LINES_FLEX));
-		} else if (same_nocase(x, "localvar")) {
+		} else if (qc_same_nocase(x, "localvar")) {
 			SM_CHECK(model_localvar(r, t));
-		} else if (same_nocase(x, "flexcontroller")) {
+		} else if (qc_same_nocase(x, "flexcontroller")) {
 			SM_CHECK(model_controller(r, t));
 		} else if (x[0] == '%') {
 			SM_CHECK(model_rule(r, t));
-		} else if (same_nocase(x, "attachment")) {
+		} else if (qc_same_nocase(x, "attachment")) {
 			SM_CHECK(skip_rest(r)); /* studiomdl ignores it here */
-		} else if (same_nocase(x, "noautodmxrules")) {
+		} else if (qc_same_nocase(x, "noautodmxrules")) {
 			cur_model(r)->noautodmxrules = true;
 			SM_CHECK(add_line(r, t, t, SMDMX_QC_LINES_NOAUTODMXRULES));
 		} else {
@@ -1624,11 +1603,11 @@ static bool studio_file(qr *r, uint32_t cmd, const char *command, uint32_t *ref)
 			unget(r, o);
 			break;
 		}
-		if (same_nocase(x, "reverse")) continue;
-		if (same_nocase(x, "scale") || same_nocase(x, "faces") || same_nocase(x, "bias")) {
+		if (qc_same_nocase(x, "reverse")) continue;
+		if (qc_same_nocase(x, "scale") || qc_same_nocase(x, "faces") || qc_same_nocase(x, "bias")) {
 			uint32_t v;
 			SM_CHECK(need(r, o, "a value", &v));
-			if (same_nocase(x, "scale"))
+			if (qc_same_nocase(x, "scale"))
 				warn_tok(r, o, SMDMX_WARNING_QC_BENT, "'scale' on the '%s' line is kept in the QC; smd2dmx --qc applies only $scale", rtok(r, cmd)->text);
 			continue;
 		}
@@ -1684,7 +1663,7 @@ static bool cmd_model(qr *r, uint32_t cmd)
 	m = cur_model(r);
 	m->ref = ref;
 	const smdmx_qc_ref *rf = (const smdmx_qc_ref *)r->refs.data + ref;
-	r->model_unchecked = same_nocase(path_ext(rf->path), "dmx");
+	r->model_unchecked = qc_same_nocase(path_ext(rf->path), "dmx");
 	cur_model_x(r)->last = last_tok(r);
 	SM_CHECK(model_block(r, cmd));
 	return finish_model(r);
@@ -1705,8 +1684,8 @@ static bool cmd_bodygroup(qr *r, uint32_t cmd)
 		if (g == 0) return fail_tok(r, open, SMDMX_ERROR_UNTERMINATED, "this '{' of $bodygroup is never closed");
 		if (is_brace(r, t, '}')) return true;
 		const char *x = rtok(r, t)->text;
-		if (same_nocase(x, "studio")) SM_CHECK(studio_file(r, t, "studio", NULL));
-		else if (same_nocase(x, "blank")) continue;
+		if (qc_same_nocase(x, "studio")) SM_CHECK(studio_file(r, t, "studio", NULL));
+		else if (qc_same_nocase(x, "blank")) continue;
 		else return fail_tok(r, t, SMDMX_ERROR_SYNTAX, "unknown $bodygroup option '%s'", x);
 	}
 }
@@ -1733,7 +1712,7 @@ static bool cmd_lod(qr *r, uint32_t cmd, bool shadow)
 			depth--;
 			continue;
 		}
-		if (same_nocase(rtok(r, t)->text, "replacemodel")) {
+		if (qc_same_nocase(rtok(r, t)->text, "replacemodel")) {
 			uint32_t old, neu, ref;
 			SM_CHECK(need(r, t, "the model it replaces", &old));
 			SM_CHECK(need(r, t, "a file", &neu));
@@ -1750,7 +1729,7 @@ static bool cmd_lod(qr *r, uint32_t cmd, bool shadow)
 				size_t sa = *ea ? (size_t)(ea - a - 1) : la;
 				const char *eo = path_ext(on);
 				size_t so = *eo ? (size_t)(eo - on - 1) : lo;
-				if (sa == so && same_nocase_n(a, on, sa)) of = (uint32_t)i;
+				if (sa == so && qc_same_nocase_n(a, on, sa)) of = (uint32_t)i;
 			}
 			((smdmx_qc_ref *)r->refs.data)[ref].line_of = of;
 			SM_CHECK(skip_rest(r));
@@ -1809,7 +1788,7 @@ static const qc_word seq_words[] = {
 static const qc_word *find_word(const qc_word *list, const char *x)
 {
 	for (const qc_word *w = list; w->word; w++) {
-		if (w->prefix ? same_nocase_n(w->word, x, w->prefix) && strlen(x) >= w->prefix : same_nocase(w->word, x)) return w;
+		if (w->prefix ? qc_same_nocase_n(w->word, x, w->prefix) && strlen(x) >= w->prefix : qc_same_nocase(w->word, x)) return w;
 	}
 	return NULL;
 }
@@ -1880,17 +1859,17 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 			if (--depth < 0) return fail_tok(r, t, SMDMX_ERROR_SYNTAX, "a '}' that closes nothing");
 			continue;
 		}
-		if (same_nocase(x, "if")) {
+		if (qc_same_nocase(x, "if")) {
 			uint32_t v;
 			SM_CHECK(need(r, t, "a condition", &v));
 			continue;
 		}
-		if (same_nocase(x, "keyvalues")) {
+		if (qc_same_nocase(x, "keyvalues")) {
 			SM_CHECK(skip_rest(r));
 			SM_CHECK(skip_next_block(r));
 			continue;
 		}
-		if (!animation && same_nocase(x, "event")) {
+		if (!animation && qc_same_nocase(x, "event")) {
 			uint32_t v;
 			SM_CHECK(need(r, t, "an event", &v));
 			SM_CHECK(need(r, t, "a frame", &v));
@@ -1907,7 +1886,7 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 		}
 		const qc_word *w = animation ? NULL : find_word(seq_words, x);
 		if (!w && (animation || blends)) w = find_word(anim_words, x);
-		if (w && same_nocase(w->word, "fps")) {
+		if (w && qc_same_nocase(w->word, "fps")) {
 			double fps;
 			SM_CHECK(need_number(r, t, "frames per second", &fps));
 			/* the animations of this command read so far take it */
@@ -1957,13 +1936,13 @@ static bool cmd_attachment(qr *r, uint32_t cmd)
 		uint32_t o;
 		SM_CHECK(need(r, cmd, "an option", &o));
 		const char *x = rtok(r, o)->text;
-		if (same_nocase(x, "absolute")) a.absolute = true;
-		else if (same_nocase(x, "rigid")) a.rigid = true;
-		else if (same_nocase(x, "world_align")) a.world_align = true;
-		else if (same_nocase(x, "rotate")) {
+		if (qc_same_nocase(x, "absolute")) a.absolute = true;
+		else if (qc_same_nocase(x, "rigid")) a.rigid = true;
+		else if (qc_same_nocase(x, "world_align")) a.world_align = true;
+		else if (qc_same_nocase(x, "rotate")) {
 			a.rotate = true;
 			for (int i = 0; i < 3 && available(r); i++) SM_CHECK(need_number(r, o, "an angle", &a.angles[i]));
-		} else if (same_nocase(x, "x_and_z_axes")) {
+		} else if (qc_same_nocase(x, "x_and_z_axes")) {
 			return fail_tok(r, o, SMDMX_ERROR_SYNTAX, "'x_and_z_axes' of $attachment '%s' is not read by smdmx: write its rotation with 'rotate'", a.name);
 		} else {
 			return fail_tok(r, o, SMDMX_ERROR_SYNTAX, "unknown option '%s' of $attachment '%s'", x, a.name);
@@ -2028,43 +2007,43 @@ static bool parse_script(qr *r)
 		if (g < 0) return false;
 		if (g == 0) return true;
 		const char *x = rtok(r, t)->text;
-		if (same_nocase(x, "$model")) SM_CHECK(cmd_model(r, t));
-		else if (same_nocase(x, "$body")) {
+		if (qc_same_nocase(x, "$model")) SM_CHECK(cmd_model(r, t));
+		else if (qc_same_nocase(x, "$body")) {
 			uint32_t n;
 			SM_CHECK(need(r, t, "a name", &n));
 			SM_CHECK(studio_file(r, t, "$body", NULL));
-		} else if (same_nocase(x, "$bodygroup")) SM_CHECK(cmd_bodygroup(r, t));
-		else if (same_nocase(x, "$lod")) SM_CHECK(cmd_lod(r, t, false));
-		else if (same_nocase(x, "$shadowlod")) SM_CHECK(cmd_lod(r, t, true));
-		else if (same_nocase(x, "$collisionmodel") || same_nocase(x, "$collisionjoints")) {
+		} else if (qc_same_nocase(x, "$bodygroup")) SM_CHECK(cmd_bodygroup(r, t));
+		else if (qc_same_nocase(x, "$lod")) SM_CHECK(cmd_lod(r, t, false));
+		else if (qc_same_nocase(x, "$shadowlod")) SM_CHECK(cmd_lod(r, t, true));
+		else if (qc_same_nocase(x, "$collisionmodel") || qc_same_nocase(x, "$collisionjoints")) {
 			uint32_t f;
 			SM_CHECK(need(r, t, "a file", &f));
-			SM_CHECK(add_ref(r, f, SMDMX_QC_REF_COLLISION, same_nocase(x, "$collisionmodel") ? "$collisionmodel" : "$collisionjoints",
+			SM_CHECK(add_ref(r, f, SMDMX_QC_REF_COLLISION, qc_same_nocase(x, "$collisionmodel") ? "$collisionmodel" : "$collisionjoints",
 			                 model_exts, NULL));
 			SM_CHECK(skip_rest(r));
 			SM_CHECK(skip_next_block(r));
-		} else if (same_nocase(x, "$sequence")) SM_CHECK(cmd_sequence(r, t, false));
-		else if (same_nocase(x, "$animation")) SM_CHECK(cmd_sequence(r, t, true));
-		else if (same_nocase(x, "$declaresequence") || same_nocase(x, "$declareanimation")) {
+		} else if (qc_same_nocase(x, "$sequence")) SM_CHECK(cmd_sequence(r, t, false));
+		else if (qc_same_nocase(x, "$animation")) SM_CHECK(cmd_sequence(r, t, true));
+		else if (qc_same_nocase(x, "$declaresequence") || qc_same_nocase(x, "$declareanimation")) {
 			uint32_t n;
 			SM_CHECK(need(r, t, "a name", &n));
 			SM_CHECK(add_name(r, &r->anims, rtok(r, n)->text));
-		} else if (same_nocase(x, "$attachment")) SM_CHECK(cmd_attachment(r, t));
-		else if (same_nocase(x, "$proceduralbones")) {
+		} else if (qc_same_nocase(x, "$attachment")) SM_CHECK(cmd_attachment(r, t));
+		else if (qc_same_nocase(x, "$proceduralbones")) {
 			uint32_t f;
 			SM_CHECK(need(r, t, "a file", &f));
 			SM_CHECK(add_ref(r, f, SMDMX_QC_REF_OTHER, "$proceduralbones", no_exts, NULL));
-		} else if (same_nocase(x, "$cd")) SM_CHECK(cmd_dir(r, t, 0));
-		else if (same_nocase(x, "$pushd")) SM_CHECK(cmd_dir(r, t, 1));
-		else if (same_nocase(x, "$popd")) SM_CHECK(cmd_dir(r, t, 2));
-		else if (same_nocase(x, "$upaxis")) {
+		} else if (qc_same_nocase(x, "$cd")) SM_CHECK(cmd_dir(r, t, 0));
+		else if (qc_same_nocase(x, "$pushd")) SM_CHECK(cmd_dir(r, t, 1));
+		else if (qc_same_nocase(x, "$popd")) SM_CHECK(cmd_dir(r, t, 2));
+		else if (qc_same_nocase(x, "$upaxis")) {
 			uint32_t a;
 			SM_CHECK(need(r, t, "X, Y or Z", &a));
 			const char *v = rtok(r, a)->text;
 			char ax = v[0] >= 'a' ? (char)(v[0] - 32) : v[0];
 			if (v[1] || (ax != 'X' && ax != 'Y' && ax != 'Z')) return fail_tok(r, a, SMDMX_ERROR_BAD_VALUE, "$upaxis is X, Y or Z, not '%s'", v);
 			r->up_axis = ax;
-		} else if (same_nocase(x, "$scale")) {
+		} else if (qc_same_nocase(x, "$scale")) {
 			SM_CHECK(need_number(r, t, "a scale", &r->scale));
 			if (!(r->scale > 0)) return fail_tok(r, t, SMDMX_ERROR_BAD_VALUE, "$scale must be above 0");
 		} else if (is_brace(r, t, '}')) {
@@ -2191,7 +2170,7 @@ void smdmx_qc_free(smdmx_qc *qc)
 uint32_t smdmx_qc_find_model(const smdmx_qc *qc, const char *name)
 {
 	for (size_t i = 0; i < qc->model_count; i++)
-		if (!name || same_nocase(qc->models[i].name, name)) return (uint32_t)i;
+		if (!name || qc_same_nocase(qc->models[i].name, name)) return (uint32_t)i;
 	return SMDMX_NONE;
 }
 

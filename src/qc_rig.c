@@ -25,6 +25,7 @@
 
 #include "num.h"
 #include "qc_internal.h"
+#include "scene_util.h"
 #include "smdmx/math.h"
 
 /* ---- the rig as QC lines ---------------------------------------------------------------- */
@@ -121,16 +122,6 @@ static bool rig_flex(rig *g, const char *name, bool pair, double split, int32_t 
 	return true;
 }
 
-static bool same_nocase(const char *a, const char *b)
-{
-	for (;; a++, b++) {
-		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
-		char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
-		if (x != y) return false;
-		if (!x) return true;
-	}
-}
-
 /* An expression with its blanks taken out (not inside quotes): how two texts are compared. */
 static void squeeze(const char *s, char *out, size_t cap)
 {
@@ -141,17 +132,6 @@ static void squeeze(const char *s, char *out, size_t cap)
 		if (quoted || (unsigned char)*s > 32) out[n++] = *s;
 	}
 	out[n] = 0;
-}
-
-static bool same_nocase_n(const char *a, const char *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		char x = a[i] >= 'A' && a[i] <= 'Z' ? (char)(a[i] + 32) : a[i];
-		char y = b[i] >= 'A' && b[i] <= 'Z' ? (char)(b[i] + 32) : b[i];
-		if (x != y) return false;
-		if (!x) return true;
-	}
-	return true;
 }
 
 /* A name as a rule's expression can read it: [A-Za-z_][A-Za-z0-9_]*, else quoted (studiomdl's
@@ -206,7 +186,7 @@ static size_t name_parts(const char *name, const char *const *raws, size_t nraw,
 		const char *e = strchr(p, '_');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		size_t k = 0;
-		while (k < nraw && !(strlen(raws[k]) == len && same_nocase_n(raws[k], p, len))) k++;
+		while (k < nraw && !(strlen(raws[k]) == len && qc_same_nocase_n(raws[k], p, len))) k++;
 		if (k == nraw || n == cap) return 0;
 		out[n++] = (uint32_t)k;
 		if (!e) break;
@@ -1327,31 +1307,6 @@ done:
 	return ok;
 }
 
-/* Names split at '_' (or "__") into other shapes' names: a corrective (as dmx_model.c marks
- * them). */
-static void mark_correctives(smdmx_scene *s)
-{
-	for (size_t i = 0; i < s->flex_shape_count; i++) {
-		const char *name = s->flex_shapes[i].name;
-		if (!strchr(name, '_')) continue;
-		const char *sep = strstr(name, "__") ? "__" : "_";
-		size_t sl = strlen(sep), parts = 0;
-		bool all = true;
-		for (const char *p = name; all;) {
-			const char *e = strstr(p, sep);
-			size_t len = e ? (size_t)(e - p) : strlen(p);
-			bool found = false;
-			for (size_t j = 0; j < s->flex_shape_count && !found; j++)
-				found = j != i && strlen(s->flex_shapes[j].name) == len && !strncmp(s->flex_shapes[j].name, p, len);
-			all = found;
-			parts++;
-			if (!e) break;
-			p = e + sl;
-		}
-		s->flex_shapes[i].corrective = all && parts >= 2;
-	}
-}
-
 /* defaultflex: the base takes that frame and the other frames move from it (studiomdl
  * copies the default frame into the model and into the VTA's frame 0). */
 static bool rebase(smdmx_scene *s, const smdmx_flex_shape *deff)
@@ -1468,7 +1423,7 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 		size_t chosen = i;
 		for (size_t j = 0; j < nf; j++) {
 			const smdmx_qc_flex *g = &m->flexes[j];
-			if (g->kind == SMDMX_QC_DEFAULTFLEX || !same_nocase(g->name, f->name)) continue;
+			if (g->kind == SMDMX_QC_DEFAULTFLEX || !qc_same_nocase(g->name, f->name)) continue;
 			bool gpos = g->position == 1, cpos = m->flexes[chosen].position == 1;
 			if ((gpos && !cpos) || (gpos == cpos && j > chosen)) chosen = j;
 		}
@@ -1590,12 +1545,12 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 				size_t len = e ? (size_t)(e - p) : strlen(p);
 				bool raw = false;
 				for (size_t j = 0; j < np && !raw; j++) {
-					if (strlen(pl[j].line->name) != len || !same_nocase_n(pl[j].line->name, p, len)) continue;
+					if (strlen(pl[j].line->name) != len || !qc_same_nocase_n(pl[j].line->name, p, len)) continue;
 					if (pl[j].how == PLAN_STEREO) {
 						raw = any = true;
 						if (ns_ < 64) stereo_parts[ns_++] = j;
 					} else if (pl[j].how == PLAN_PLAIN && !opt.rig_in_qc) {
-						for (size_t c = 0; c < m->controller_count && !raw; c++) raw = same_nocase(m->controllers[c].name, pl[j].line->name);
+						for (size_t c = 0; c < m->controller_count && !raw; c++) raw = qc_same_nocase(m->controllers[c].name, pl[j].line->name);
 					}
 				}
 				all = raw;
@@ -1659,7 +1614,7 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 	if (ok) {
 		s->flex_shapes = ns;
 		s->flex_shape_count = n;
-		mark_correctives(s);
+		ok = sm_mark_correctives(&s->owner->alloc, ns, n, false) || sm_fail_oom(error);
 	}
 	/* Balance: the step of the mesh's split, per position. */
 	for (size_t mi = 0; ok && mi < s->mesh_count; mi++) {
@@ -1811,7 +1766,7 @@ bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error 
 	for (size_t i = 0; i < qc->attachment_count && ok; i++) {
 		const smdmx_qc_attachment *qa = &qc->attachments[i];
 		size_t j = 0;
-		while (j < s->joint_count && !same_nocase(s->joints[j].name, qa->bone)) j++;
+		while (j < s->joint_count && !qc_same_nocase(s->joints[j].name, qa->bone)) j++;
 		if (j == s->joint_count) {
 			missing++;
 			continue;
@@ -1907,7 +1862,7 @@ bool smdmx_qc_apply_defaultflex(const smdmx_qc *qc, uint32_t model, smdmx_scene 
 static bool among(const char *name, const char *const *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (same_nocase(list[i], name)) return true;
+		if (qc_same_nocase(list[i], name)) return true;
 	return false;
 }
 
@@ -1954,7 +1909,7 @@ bool smdmx_qc_check_rules(const smdmx_qc *qc, uint32_t model, const char *const 
 			if (fetch) {
 				if (!among(name, m->flexdescs, m->flexdesc_count) && !among(name, flexes, flex_count))
 					ok = qfail(qc, r->pos, error, SMDMX_ERROR_SYNTAX, "rule '%s': unknown flex '%s'", r->name, name);
-			} else if (!same_nocase(name, "min") && !same_nocase(name, "max")) {
+			} else if (!qc_same_nocase(name, "min") && !qc_same_nocase(name, "max")) {
 				if (!among(name, ctl, m->controller_count) && !among(name, controllers, controller_count))
 					ok = qfail(qc, r->pos, error, SMDMX_ERROR_SYNTAX, "rule '%s': unknown controller '%s'", r->name, name);
 			}

@@ -981,3 +981,36 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 	return c.count;
 }
 
+bool sm_mark_correctives(sm_alloc *a, smdmx_flex_shape *sh, size_t n, bool keep)
+{
+	sm_names names;
+	memset(&names, 0, sizeof(names));
+	if (!sm_names_init(a, &names, n)) return false;
+	bool ok = true;
+	for (size_t i = 0; ok && i < n; i++) ok = sm_names_put(a, &names, sh[i].name, (uint32_t)i, true);
+	char part[256];
+	for (size_t i = 0; ok && i < n; i++) {
+		const char *name = sh[i].name;
+		if (keep && sh[i].corrective) continue;
+		bool all = strchr(name, '_') != NULL;
+		const char *sep = strstr(name, "__") ? "__" : "_";
+		size_t sl = strlen(sep), parts = 0;
+		for (const char *p = name; all;) {
+			const char *e = strstr(p, sep);
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			all = len > 0 && len < sizeof(part);
+			if (all) {
+				memcpy(part, p, len);
+				part[len] = '\0';
+				uint32_t j = sm_names_get(&names, part);
+				all = j != SMDMX_NONE && j != i;
+				parts++;
+			}
+			if (!e) break;
+			p = e + sl;
+		}
+		sh[i].corrective = all && parts >= 2;
+	}
+	sm_names_free(a, &names);
+	return ok;
+}

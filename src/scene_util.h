@@ -26,4 +26,11 @@ void sm_slerp(const float a[4], const float b[4], double f, float out[4]);
 void sm_sample_position(const smdmx_channel *c, int32_t t, const float *fallback, float *out);
 void sm_sample_orientation(const smdmx_channel *c, int32_t t, const float *fallback, float *out);
 
+/* Marks correctives: a shape whose name splits at "__" (or, without "__", at '_') into two
+ * or more names of other shapes ("smile_jaw" beside "smile" and "jaw"), as a DMX's
+ * combination operator means them. A name with '_' whose parts are not ("flex_1",
+ * "brow_raiser" beside no "brow") is a shape of its own. With keep, a shape already marked
+ * stays so. Fails only when out of memory. */
+SM_NODISCARD bool sm_mark_correctives(sm_alloc *a, smdmx_flex_shape *shapes, size_t n, bool keep);
+
 #endif

@@ -208,6 +208,39 @@ static bool fail_ref(run *r, const char *qcpath, const smdmx_qc *qc, const smdmx
 	return false;
 }
 
+/* The end of smd2dmx --qc: the scene (taken and freed) scaled and turned as the QC says,
+ * the QC's attachments on it, lowered and written as the job's DMX. */
+static bool qc_finish_dmx(run *r, const smdmx_qc *qc, smdmx_scene *scene, double scale, char up_axis)
+{
+	const char *in = r->j->inputs[0];
+	smdmx_error err;
+	smdmx_warnings w;
+	bool ok = true;
+	if ((scale != 1 && scale > 0) || (up_axis && up_axis != 'Z')) {
+		ok = smdmx_scene_transform(scene, scale, up_axis == 'Z' ? 0 : up_axis, &err);
+		if (!ok) fail(r, in, &err);
+	}
+	if (ok) {
+		ok = smdmx_qc_apply_attachments(qc, scene, &err, &w);
+		warn(r, in, &w);
+		if (!ok) fail(r, in, &err);
+	}
+	char sum[512] = "";
+	if (ok) summarize(scene, sum, sizeof(sum));
+	smdmx_dm *dm = NULL;
+	if (ok) {
+		dm = smdmx_model_from_scene(scene, &r->o->mopts, &err, &w);
+		warn(r, in, &w);
+		if (!dm) ok = fail(r, in, &err);
+	}
+	smdmx_scene_free(scene);
+	ok = ok && warnings_allowed(r, in);
+	ok = ok && write_dmx(r, dm, r->j->out);
+	if (ok) note_written(r, in, sum);
+	smdmx_dm_free(dm);
+	return ok;
+}
+
 /* smd2dmx --qc on a QC without $model: its first animation, named and timed as the
  * $sequence says, with the QC's attachments. */
 static bool qc_anim_to_dmx(run *r, const smdmx_qc *qc)
@@ -236,31 +269,8 @@ static bool qc_anim_to_dmx(run *r, const smdmx_qc *qc)
 	warn(r, ref->path, &w);
 	if (!scene) return fail(r, ref->path, &err);
 	/* the clip takes the sequence's name */
-	bool ok = true;
 	for (size_t c = 0; c < scene->clip_count && ref->sequence; c++) scene->clips[c].name = scene->name;
-	if (ok && ((qc->scale != 1 && qc->scale > 0) || (qc->up_axis && qc->up_axis != 'Z'))) {
-		ok = smdmx_scene_transform(scene, qc->scale, qc->up_axis == 'Z' ? 0 : qc->up_axis, &err);
-		if (!ok) fail(r, in, &err);
-	}
-	if (ok) {
-		ok = smdmx_qc_apply_attachments(qc, scene, &err, &w);
-		warn(r, in, &w);
-		if (!ok) fail(r, in, &err);
-	}
-	char sum[512] = "";
-	if (ok) summarize(scene, sum, sizeof(sum));
-	smdmx_dm *dm = NULL;
-	if (ok) {
-		dm = smdmx_model_from_scene(scene, &r->o->mopts, &err, &w);
-		warn(r, in, &w);
-		if (!dm) ok = fail(r, in, &err);
-	}
-	smdmx_scene_free(scene);
-	ok = ok && warnings_allowed(r, in);
-	ok = ok && write_dmx(r, dm, j->out);
-	if (ok) note_written(r, in, sum);
-	smdmx_dm_free(dm);
-	return ok;
+	return qc_finish_dmx(r, qc, scene, qc->scale, qc->up_axis);
 }
 
 /* smd2dmx --qc: a QC's $model (its SMD, its flexfile's shapes named and rigged as the QC
@@ -328,29 +338,9 @@ static bool qc_to_dmx(run *r)
 	}
 	/* $scale and $upaxis as studiomdl applies them to the model; then the attachments, whose
 	 * positions $scale already scaled where they were read. */
-	if (ok && ((m->scale != 1 && m->scale > 0) || (m->up_axis && m->up_axis != 'Z'))) {
-		ok = smdmx_scene_transform(scene, m->scale, m->up_axis == 'Z' ? 0 : m->up_axis, &err);
-		if (!ok) fail(r, in, &err);
-	}
-	if (ok) {
-		ok = smdmx_qc_apply_attachments(qc, scene, &err, &w);
-		warn(r, in, &w);
-		if (!ok) fail(r, in, &err);
-	}
-	char sum[512] = "";
-	if (ok) summarize(scene, sum, sizeof(sum));
-	smdmx_dm *dm = NULL;
-	if (ok) {
-		dm = smdmx_model_from_scene(scene, &r->o->mopts, &err, &w);
-		warn(r, in, &w);
-		if (!dm) ok = fail(r, in, &err);
-	}
-	smdmx_scene_free(scene);
+	if (!ok) smdmx_scene_free(scene);
+	ok = ok && qc_finish_dmx(r, qc, scene, m->scale, m->up_axis);
 	smdmx_qc_free(qc);
-	ok = ok && warnings_allowed(r, in);
-	ok = ok && write_dmx(r, dm, j->out);
-	if (ok) note_written(r, in, sum);
-	smdmx_dm_free(dm);
 	return ok;
 }
 
