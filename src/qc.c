@@ -1525,6 +1525,9 @@ static bool model_block(qr *r, uint32_t cmd)
 			}
 		}
 		if (g < 0) return false;
+		/* what looked like a token was none (a variable defined there): studiomdl's "line
+		 * incomplete" */
+		if (g == 0) return fail_here(r, SMDMX_ERROR_SYNTAX, "'$model' needs an option");
 		const qc_tok *k = rtok(r, t);
 		const char *x = k->text;
 		bool quoted = k->flags & QTOK_QUOTED;
@@ -1850,6 +1853,7 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 			g = get_token(r, false, &t);
 		}
 		if (g < 0) return false;
+		if (g == 0) return fail_here(r, SMDMX_ERROR_SYNTAX, "'%s' needs an option", rtok(r, cmd)->text); /* as above */
 		const char *x = rtok(r, t)->text;
 		if (is_brace(r, t, '{')) {
 			if (depth++ == 0) open = t;

@@ -336,6 +336,26 @@ static void test_variables_and_macros(void **state)
 	smdmx_qc_free(qc);
 }
 
+/* A line whose last word looked like a token but was none (a $definevariable read inside the
+ * line) is incomplete, as studiomdl says: an error where the line ends. */
+static void test_tokens_that_are_none(void **state)
+{
+	(void)state;
+	static const char *const texts[] = { "$sequence s \"a.smd\" $definevariable v x\n",
+		                             "$model m \"m.smd\" {\n}\n$model m \"m.smd\" $definevariable w y\n" };
+	static const char *const messages[] = { "'$sequence' needs an option", "'$model' needs an option" };
+	static const uint32_t lines[] = { 1, 3 }, columns[] = { 40, 37 };
+	for (int i = 0; i < 2; i++) {
+		qc_mem_file files[] = { { "/p/m.qc", texts[i], 0 }, { "/p/a.smd", "x", 0 }, { "/p/m.smd", "x", 0 } };
+		smdmx_error err;
+		assert_null(read_mem(files, 3, &err, NULL));
+		assert_int_equal(err.code, SMDMX_ERROR_SYNTAX);
+		assert_string_equal(err.message, messages[i]);
+		assert_int_equal(err.line, lines[i]);
+		assert_int_equal(err.column, columns[i]);
+	}
+}
+
 /* ---- edits ------------------------------------------------------------------------------------ */
 
 static void test_edits(void **state)
@@ -1158,6 +1178,7 @@ int main(void)
 		cmocka_unit_test(test_g3_model_block),
 		cmocka_unit_test(test_includes_and_folders),
 		cmocka_unit_test(test_variables_and_macros),
+		cmocka_unit_test(test_tokens_that_are_none),
 		cmocka_unit_test(test_edits),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_limits),
