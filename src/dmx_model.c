@@ -173,11 +173,23 @@ static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el, uint32_t *mes
 			if (n > links) links = n;
 		}
 	if (links > l->max_links) links = l->max_links;
-	const char *fmt[8];
+	/* every field written is listed, extra UV sets included: readers that follow vertexFormat
+	 * see them */
+	sm_owner *mem = l->dm->owner->mem;
+	const char **uvname = m->uv_set_count ? sm_owned_calloc(mem, m->uv_set_count, sizeof(char *), l->error) : NULL;
+	const char **fmt = sm_owned_calloc(mem, 7 + m->uv_set_count, sizeof(char *), l->error);
+	if (!fmt || (m->uv_set_count && !uvname)) return false;
 	size_t nf = 0;
 	fmt[nf++] = field(l, 0);
 	if (m->normal_indices) fmt[nf++] = field(l, 1);
-	if (m->uv_set_count) fmt[nf++] = field(l, 2);
+	for (size_t u = 0; u < m->uv_set_count; u++) {
+		char name[64];
+		if (u == 0) snprintf(name, sizeof(name), "%s", field(l, 2));
+		else if (l->format >= 22) snprintf(name, sizeof(name), "texcoord$%zu", u);
+		uvname[u] = smdmx_dm_strdup(l->dm, u > 0 && l->format < 22 ? m->uv_sets[u].name : name, l->error);
+		if (!uvname[u]) return false;
+		fmt[nf++] = uvname[u];
+	}
 	if (links) {
 		fmt[nf++] = field(l, 3);
 		fmt[nf++] = field(l, 4);
@@ -194,14 +206,9 @@ static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el, uint32_t *mes
 	if (m->normal_indices)
 		SM_CHECK(indexed_field(l, vd, field(l, 1), SMDMX_DM_VECTOR3, m->normals, m->normal_count, m->normal_indices,
 		                       m->corner_count));
-	for (size_t u = 0; u < m->uv_set_count; u++) {
-		char name[64];
-		if (u == 0) snprintf(name, sizeof(name), "%s", field(l, 2));
-		else if (l->format >= 22) snprintf(name, sizeof(name), "texcoord$%zu", u);
-		else snprintf(name, sizeof(name), "%s", m->uv_sets[u].name);
-		SM_CHECK(indexed_field(l, vd, name, SMDMX_DM_VECTOR2, m->uv_sets[u].data, m->uv_sets[u].count,
+	for (size_t u = 0; u < m->uv_set_count; u++)
+		SM_CHECK(indexed_field(l, vd, uvname[u], SMDMX_DM_VECTOR2, m->uv_sets[u].data, m->uv_sets[u].count,
 		                       m->uv_sets[u].indices, m->corner_count));
-	}
 	if (m->balance.indices)
 		SM_CHECK(indexed_field(l, vd, field(l, 5), SMDMX_DM_FLOAT, m->balance.data, m->balance.count, m->balance.indices,
 		                       m->corner_count));

@@ -1421,7 +1421,10 @@ static bool read_file(reader *r)
 	int64_t v;
 	SM_CHECK(read_int(r, &v, "a version number"));
 	if (v < 1 || v > 3) return fail_at(r, v_at, SMDMX_ERROR_VERSION, "unsupported SMD version %lld (1 to 3 are read)", (long long)v);
-	if (v != 1) sm_warn(r->warnings, SMDMX_WARNING_VERSION, r->line_no, col_of(r, v_at), "SMD version %lld", (long long)v);
+	/* 3 carries extra UV sets (decision 12); 2 has no meaning any writer gives it */
+	if (v == 2)
+		sm_warn(r->warnings, SMDMX_WARNING_VERSION, r->line_no, col_of(r, v_at),
+		        "SMD version 2, which no format defines: read as version 1");
 	r->version = (int)v;
 	SM_CHECK(expect_end(r, "the version"));
 	bool had_nodes = false;

@@ -146,6 +146,9 @@ $in:12:49: warning: an unescaped '\"' inside a string (as Blender Source Tools' 
 	check "-W error fails" 1 $?
 	check "-W error: nothing written" "no" "$([ -e "$tmp/w3.dmx" ] && echo yes || echo no)"
 	check "-W error message" "$tmp/w.smd: error: warnings are errors (-W error)" "$(tail -n 1 "$tmp/err")"
+	"$smd2dmx" "$tmp/w.smd" -o "$tmp/w3.dmx" -q -W error 2>"$tmp/err"
+	check "-q -W error names each warning as an error" "1 $tmp/w.smd:1:9: error: SMD version 2, which no format defines: read as version 1 (-W error)|$tmp/w.smd:11:19: error: weights sum below 1; the remainder went to the parent bone (3 times) (-W error)|$tmp/w.smd: error: warnings are errors (-W error)|" \
+		"$? $(tr '\n' '|' <"$tmp/err")"
 	"$smd2dmx" "$tmp/w.smd" -o "$tmp/w4.dmx" -Werror 2>/dev/null
 	check "-Werror" 1 $?
 	"$smd2dmx" "$tmp/w.smd" -o "$tmp/w5.dmx" -W nonsense 2>/dev/null

@@ -104,6 +104,49 @@ static void test_joint_order(void **state)
 	smdmx_scene_free(a);
 }
 
+/* Extra UV sets (SMD version 3, read without a warning) are written as fields and listed in
+ * vertexFormat, so that a reader that follows vertexFormat sees them; they read back. */
+static void test_extra_uv_sets_listed(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_scene *a = smdmx_smd_read_file(test_path("testdata/ok/uv3.smd"), NULL, &err, &w);
+	assert_non_null(a);
+	for (size_t i = 0; i < w.count; i++) assert_int_not_equal(w.data[i].code, SMDMX_WARNING_VERSION);
+	static const int models[] = { 18, 22 };
+	static const char *const want[2][7] = {
+		{ "positions", "normals", "textureCoordinates", "texcoord$1", "texcoord$2", "jointWeights", "jointIndices" },
+		{ "position$0", "normal$0", "texcoord$0", "texcoord$1", "texcoord$2", "blendweights$0", "blendindices$0" },
+	};
+	for (int m = 0; m < 2; m++) {
+		smdmx_model_options mo = { .model_version = models[m] };
+		smdmx_dm *dm = smdmx_model_from_scene(a, &mo, &err, NULL);
+		assert_non_null(dm);
+		size_t found = 0;
+		for (uint32_t e = 0; e < dm->element_count; e++) {
+			if (strcmp(dm->elements[e].type, "DmeVertexData")) continue;
+			const smdmx_dm_attr *vf = smdmx_dm_find_attr(dm, e, "vertexFormat");
+			assert_non_null(vf);
+			assert_int_equal(vf->value.array.count, 7);
+			for (size_t i = 0; i < 7; i++) {
+				assert_string_equal(((const char *const *)vf->value.array.data)[i], want[m][i]);
+				assert_non_null(smdmx_dm_find_attr(dm, e, want[m][i]));
+			}
+			found++;
+		}
+		assert_int_equal(found, 1);
+		smdmx_scene *b = smd_to_dmx_to_scene(a, models[m], "keyvalues2", 1, NULL);
+		assert_int_equal(b->meshes[0].uv_set_count, 3);
+		smdmx_compare_options co = { .dmx_weights = true, .max_links = 3 };
+		char diff[256];
+		if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff))) fail_msg("model %d: %s", models[m], diff);
+		smdmx_scene_free(b);
+		smdmx_dm_free(dm);
+	}
+	smdmx_scene_free(a);
+}
+
 /* A file with 4 weight links on some vertices loses one in formats before 22, and says so. */
 static void test_links_warning(void **state)
 {
@@ -1146,6 +1189,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus_smd),
 		cmocka_unit_test(test_joint_order),
+		cmocka_unit_test(test_extra_uv_sets_listed),
 		cmocka_unit_test(test_links_warning),
 		cmocka_unit_test(test_corpus_dmx),
 		cmocka_unit_test(test_sample_identical),

@@ -21,13 +21,10 @@ static void append(diag_buf *d, const char *s, size_t n)
 	d->text[d->len] = '\0';
 }
 
-static void vadd(diag_buf *d, const char *path, uint32_t line, uint32_t col, const char *kind, const char *fmt,
-                 va_list ap) __attribute__((format(printf, 6, 0)));
-static void vadd(diag_buf *d, const char *path, uint32_t line, uint32_t col, const char *kind, const char *fmt,
-                 va_list ap)
+static void vadd_plain(diag_buf *d, const char *path, uint32_t line, uint32_t col, const char *kind, const char *msg,
+                       const char *tail)
 {
-	char msg[512], head[64];
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	char head[64];
 	if (line) snprintf(head, sizeof(head), ":%u:%u", line, col ? col : 1);
 	else head[0] = '\0';
 	append(d, path, strlen(path));
@@ -36,13 +33,35 @@ static void vadd(diag_buf *d, const char *path, uint32_t line, uint32_t col, con
 	append(d, kind, strlen(kind));
 	append(d, ": ", 2);
 	append(d, msg, strlen(msg));
+	append(d, tail, strlen(tail));
 	append(d, "\n", 1);
+}
+
+static void vadd(diag_buf *d, const char *path, uint32_t line, uint32_t col, const char *kind, const char *fmt,
+                 va_list ap) __attribute__((format(printf, 6, 0)));
+static void vadd(diag_buf *d, const char *path, uint32_t line, uint32_t col, const char *kind, const char *fmt,
+                 va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vadd_plain(d, path, line, col, kind, msg, "");
 }
 
 void diag_add(diag_buf *d, const conv_opts *o, const char *path, uint32_t line, uint32_t col, const char *kind,
               const char *fmt, ...)
 {
 	bool warning = !strcmp(kind, "warning");
+	if (warning && o && o->werror) {
+		/* -W error: the warning is an error, shown whatever -q and --max-warnings say */
+		d->warnings++;
+		char msg[512];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		vadd_plain(d, path, line, col, "error", msg, " (-W error)");
+		return;
+	}
 	if (warning) {
 		d->warnings++;
 		if ((o && o->quiet) || (o && o->max_warnings && d->warnings > o->max_warnings)) {
