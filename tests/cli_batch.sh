@@ -177,7 +177,7 @@ atomic)
 	check "link message" "$tmp/link.smd: error: the output '$tmp/link.smd' is the input '$tmp/arm.smd'" "$(cat "$tmp/err")"
 	before=$(files "$tmp")
 	# A failing write: past the file size limit (SIGXFSZ is ignored, write fails with EFBIG).
-	(ulimit -f 2 && "$smd2dmx" "$tmp/arm.smd" -o "$tmp/big.dmx" --keys all --encoding keyvalues2_flat 2>"$tmp/err.fsz")
+	(ulimit -f 2 && "$smd2dmx" "$tmp/arm.smd" -o "$tmp/big.dmx" --encoding keyvalues2_flat 2>"$tmp/err.fsz")
 	rc=$?
 	check "a failing write exits 1" 1 $rc
 	check "a failing write: its message" "$tmp/big.dmx: error: cannot write: File too large" "$(cat "$tmp/err.fsz")"
@@ -570,6 +570,66 @@ qc)
 	else
 		echo "skipped: the SDK character and Blender Source Tools' QCs, there is no corpus at $corpus"
 	fi
+	;;
+
+options)
+	# Each option is honoured where it applies; one that applies to no input is a usage error
+	# naming it and the input; in a batch where it applies to some, a warning on the others.
+	"$smd2dmx" "$sample/arm.smd" "$sample/arm.vta" -o "$tmp/arm.dmx" -q
+	"$smd2dmx" "$sample/arm.smd" -o "$tmp/plain.dmx" -q
+	try() { # want-rc want-stderr command...
+		want_rc=$1 want_err=$2
+		shift 2
+		"$@" >/dev/null 2>"$tmp/err"
+		check "$*" "$want_rc $want_err" "$? $(tr '\n' '|' <"$tmp/err")"
+	}
+	try 2 "smd2dmx: error: '--goldsrc' does not apply to '$sample/arm.smd' (it shapes SMD output)|" \
+		"$smd2dmx" --goldsrc "$sample/arm.smd" -o "$tmp/g.dmx"
+	try 2 "smd2dmx: error: '--lf' does not apply to '$sample/arm.smd' (it shapes SMD output)|" \
+		"$smd2dmx" --lf "$sample/arm.smd" -o "$tmp/g.dmx"
+	try 2 "smd2dmx: error: '--clip' does not apply to '$sample/arm.smd' (it picks a clip of an animation DMX)|" \
+		"$smd2dmx" --clip run "$sample/arm.smd" -o "$tmp/g.dmx"
+	try 2 "dmx2smd: error: '--fps' does not apply to '$tmp/arm.dmx' (a DMX's clips carry their frame rate)|" \
+		"$dmx2smd" --fps 24 "$tmp/arm.dmx" -o "$tmp/g.smd"
+	try 2 "dmx2smd: error: '--keys' does not apply to '$tmp/arm.dmx' (SMD output has every frame)|" \
+		"$dmx2smd" --keys all "$tmp/arm.dmx" -o "$tmp/g.smd"
+	try 2 "dmx2smd: error: '--target' does not apply to '$tmp/arm.dmx' (SMD output has no encoding or model format)|" \
+		"$dmx2smd" --target sfm "$tmp/arm.dmx" -o "$tmp/g.smd"
+	try 2 "dmx2smd: error: '--clips' does not apply to '$tmp/arm.dmx' (it gathers SMD animations into one DMX)|" \
+		"$dmx2smd" --clips "$tmp/arm.dmx" -o "$tmp/g.smd"
+	try 2 "smdmx: error: '--vta' does not apply to '$tmp/arm.dmx' (a DMX holds its shapes itself)|" \
+		"$smdmx" convert --vta "$sample/arm.vta" "$tmp/arm.dmx" -o "$tmp/g.dmx"
+	check "nothing written by a usage error" "" "$(ls "$tmp" | grep '^g\.')"
+	# mixed: --fps applies to the SMD, not to the DMX beside it
+	mkdir "$tmp/mix"
+	try 0 "$tmp/arm.dmx: warning: '--fps' does not apply here (a DMX's clips carry their frame rate)|" \
+		"$smdmx" convert --fps 24 "$tmp/arm.dmx" "$sample/arm_wave.smd" -d "$tmp/mix" --to dmx
+	# what the file holds: --clip on a model, --vta with a model without shapes or an animation
+	try 1 "$tmp/plain.dmx: error: --clip picks a clip, but the file has no animation|" \
+		"$dmx2smd" --clip run "$tmp/plain.dmx" -o "$tmp/g.smd"
+	try 1 "$tmp/plain.dmx: error: --vta names the VTA of the model's flex shapes, but there are none to write|" \
+		"$dmx2smd" --vta "$tmp/g.vta" "$tmp/plain.dmx" -o "$tmp/g.smd"
+	try 1 "$sample/arm_wave.smd: error: the file has no triangles for the shapes of a VTA|" \
+		"$smd2dmx" --vta "$sample/arm.vta" "$sample/arm_wave.smd" -o "$tmp/g.dmx"
+	check "nothing written by a failed file" "" "$(ls "$tmp" | grep '^g\.')"
+	# dmx2smd --vta names the VTA written (and standard output can have one beside it)
+	try 0 "" "$dmx2smd" --vta "$tmp/named.vta" "$tmp/arm.dmx" -o "$tmp/named.smd"
+	check "--vta: the VTA under its name, none beside" "yes no" \
+		"$([ -s "$tmp/named.vta" ] && echo yes || echo no) $([ -e "$tmp/named.smd.vta" ] || [ -e "$tmp/named.vta.vta" ] && echo yes || echo no)"
+	"$dmx2smd" --vta "$tmp/out.vta" "$tmp/arm.dmx" -o - >"$tmp/out.smd" 2>"$tmp/err"
+	check "--vta with -o -: both written" "0 yes" "$? $(cmp -s "$tmp/out.vta" "$tmp/named.vta" && echo yes || echo no)"
+	try 2 "dmx2smd: error: --vta names the VTA written for one DMX, but 2 DMX files are converted to SMD|" \
+		"$dmx2smd" --vta "$tmp/x.vta" "$tmp/arm.dmx" "$tmp/plain.dmx" -d "$tmp/two"
+	# options about animation on a file without one: said, and -W error refuses it
+	try 0 "$sample/arm.smd: warning: '--fps' does not apply here (the file has no animation)|" \
+		"$smd2dmx" --fps 24 "$sample/arm.smd" -o "$tmp/f.dmx"
+	try 1 "$sample/arm.smd: error: '--keys' does not apply here (the file has no animation) (-W error)|$sample/arm.smd: error: warnings are errors (-W error)|" \
+		"$smd2dmx" --keys all -W error "$sample/arm.smd" -o "$tmp/k.dmx"
+	mkdir "$tmp/b1" "$tmp/b2"
+	cp "$sample/arm.smd" "$tmp/arm2.smd"
+	try 0 "smd2dmx: warning: '--fps' took effect on no input: none of them has an animation|" \
+		"$smd2dmx" --fps 24 "$sample/arm.smd" "$tmp/arm2.smd" -d "$tmp/b1"
+	try 0 "" "$smd2dmx" --fps 24 "$sample/arm.smd" "$sample/arm_wave.smd" -d "$tmp/b2"
 	;;
 
 *)

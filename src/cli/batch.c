@@ -495,10 +495,79 @@ static void plan_free(plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* ---- options against the work --------------------------------------------------------------- */
+
+static const char *const opt_names[OPT_COUNT] = {
+	"--vta", "--clip", "--clips", "--fps", "--keys", "--key-tolerance", "--target",
+	"--encoding", "--encoding-version", "--model-version", "--goldsrc", "--lf", "--scale", "--up-axis",
+};
+
+/* The options a direction takes. */
+static unsigned applies(direction d)
+{
+	const unsigned both = OPT_SCALE | OPT_UP_AXIS;
+	const unsigned dmx_out = OPT_TARGET | OPT_ENCODING | OPT_ENCODING_VERSION | OPT_MODEL_VERSION | OPT_KEYS | OPT_KEY_TOLERANCE;
+	const unsigned smd_out = OPT_GOLDSRC | OPT_LF;
+	switch (d) {
+	case DIR_SMD_TO_DMX: return both | dmx_out | OPT_VTA | OPT_CLIPS | OPT_FPS;
+	case DIR_DMX_TO_SMD: return both | smd_out | OPT_VTA | OPT_CLIP;
+	case DIR_DMX_TO_DMX: return both | dmx_out;
+	case DIR_SMD_TO_SMD: return both | smd_out | OPT_VTA;
+	}
+	return 0;
+}
+
+/* Why an option does not apply to a direction. */
+static const char *why_not(unsigned opt, direction d)
+{
+	bool dmx_in = d == DIR_DMX_TO_SMD || d == DIR_DMX_TO_DMX;
+	switch (opt) {
+	case OPT_VTA: return "a DMX holds its shapes itself";
+	case OPT_CLIP: return dmx_in ? "a DMX written as DMX keeps every clip" : "it picks a clip of an animation DMX";
+	case OPT_CLIPS: return "it gathers SMD animations into one DMX";
+	case OPT_FPS: return dmx_in ? "a DMX's clips carry their frame rate" : "an SMD written as SMD has no frame rate";
+	case OPT_KEYS:
+	case OPT_KEY_TOLERANCE: return "SMD output has every frame";
+	case OPT_GOLDSRC:
+	case OPT_LF: return "it shapes SMD output";
+	default: return "SMD output has no encoding or model format";
+	}
+}
+
+/* Each option given against the jobs: one that applies to none of them is a usage error
+ * (nothing converted); one that applies to some is a warning on each of the others. */
+static bool check_options(const conv_opts *o, plan *p)
+{
+	if (o->qc && o->tool == TOOL_SMD2DMX) return true; /* checked with --qc */
+	size_t to_smd = 0;
+	for (size_t i = 0; i < p->count; i++) to_smd += job_direction(o, &p->jobs[i]) == DIR_DMX_TO_SMD;
+	if ((o->given & OPT_VTA) && to_smd > 1) {
+		say(o->name, "error", "--vta names the VTA written for one DMX, but %zu DMX files are converted to SMD", to_smd);
+		return false;
+	}
+	for (unsigned k = 0; k < OPT_COUNT; k++) {
+		unsigned opt = 1u << k;
+		if (!(o->given & opt)) continue;
+		size_t fit = 0;
+		for (size_t i = 0; i < p->count; i++) fit += (applies(job_direction(o, &p->jobs[i])) & opt) != 0;
+		for (size_t i = 0; i < p->count && fit < p->count; i++) {
+			job *j = &p->jobs[i];
+			direction d = job_direction(o, j);
+			if (applies(d) & opt) continue;
+			if (!fit) {
+				say(o->name, "error", "'%s' does not apply to '%s' (%s)", opt_names[k], j->inputs[0], why_not(opt, d));
+				return false;
+			}
+			diag_add(&j->diag, o, j->inputs[0], 0, 0, "warning", "'%s' does not apply here (%s)", opt_names[k], why_not(opt, d));
+		}
+	}
+	return true;
+}
+
 int batch_main(conv_opts *o, char **inputs, size_t input_count)
 {
 	plan p = { 0 };
-	if (!make_plan(o, inputs, input_count, &p)) {
+	if (!make_plan(o, inputs, input_count, &p) || !check_options(o, &p)) {
 		plan_free(&p);
 		return EXIT_USAGE;
 	}
@@ -509,6 +578,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
+	if (p.count == 1) p.jobs[0].alone = true;
 	unsigned workers = o->jobs;
 	if (!workers) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -553,6 +623,24 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 		else if (j->status != EXIT_OK) failed++;
 	}
 	int rc = failed ? EXIT_FAILED : EXIT_OK;
+	/* Options about animation that took effect on no input of a batch (one job says it). */
+	if (p.count > 1 && !skipped) {
+		static const unsigned anim[] = { OPT_FPS, OPT_KEYS, OPT_KEY_TOLERANCE };
+		for (size_t k = 0; k < 3; k++) {
+			if (!(o->given & anim[k])) continue;
+			bool used = false, fits = false;
+			for (size_t i = 0; i < p.count; i++) {
+				used |= (p.jobs[i].used & anim[k]) != 0;
+				fits |= p.jobs[i].ran && p.jobs[i].status == EXIT_OK && (applies(job_direction(o, &p.jobs[i])) & anim[k]);
+			}
+			if (used || !fits) continue;
+			unsigned bit = 0;
+			while ((1u << bit) != anim[k]) bit++;
+			say(o->name, o->werror ? "error" : "warning", "'%s' took effect on no input: none of them has an animation%s",
+			    opt_names[bit], o->werror ? " (-W error)" : "");
+			if (o->werror) rc = EXIT_FAILED;
+		}
+	}
 	if (failed && p.count > 1) {
 		if (skipped)
 			say(o->name, "error", "stopped after the first failure: %zu of %zu inputs not converted (--keep-going converts the rest)",

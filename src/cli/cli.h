@@ -20,6 +20,31 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 typedef enum tool_kind { TOOL_SMDMX, TOOL_SMD2DMX, TOOL_DMX2SMD } tool_kind;
 
+/* Options whose use depends on the conversion: each is honoured where it applies, refused
+ * where it applies to no input (a usage error), and said where it applies to some inputs of a
+ * batch but not to this one (a warning on that input). README "Options and what they apply
+ * to". */
+enum {
+	OPT_VTA = 1u << 0,
+	OPT_CLIP = 1u << 1,
+	OPT_CLIPS = 1u << 2,
+	OPT_FPS = 1u << 3,
+	OPT_KEYS = 1u << 4,
+	OPT_KEY_TOLERANCE = 1u << 5,
+	OPT_TARGET = 1u << 6,
+	OPT_ENCODING = 1u << 7,
+	OPT_ENCODING_VERSION = 1u << 8,
+	OPT_MODEL_VERSION = 1u << 9,
+	OPT_GOLDSRC = 1u << 10,
+	OPT_LF = 1u << 11,
+	OPT_SCALE = 1u << 12,
+	OPT_UP_AXIS = 1u << 13,
+	OPT_COUNT = 14
+};
+
+/* What a job converts: by its input's and its output's side. */
+typedef enum direction { DIR_SMD_TO_DMX, DIR_DMX_TO_SMD, DIR_DMX_TO_DMX, DIR_SMD_TO_SMD } direction;
+
 /* Everything the command line says about a conversion. */
 typedef struct conv_opts {
 	tool_kind tool;
@@ -33,6 +58,7 @@ typedef struct conv_opts {
 	const char *qc;        /* --qc: smd2dmx reads the model from this QC; dmx2smd writes it */
 	const char *model;     /* --model: the $model of the QC */
 	bool clips, recursive, keep_going, force, quiet, werror, verbose;
+	unsigned given;        /* OPT_*: the options the command line gave */
 	unsigned jobs;         /* -j; 0: the number of cores */
 	size_t max_warnings;   /* shown per file; 0: all */
 	double scale;          /* --scale; 1: none */
@@ -65,7 +91,13 @@ typedef struct job {
 	size_t written_count;
 	char **deps;          /* more files read (a QC's includes, its models and VTAs), for --depfile */
 	size_t dep_count;
+	unsigned used;        /* OPT_*: options that took effect on what the input holds */
+	bool alone;           /* the batch's only job */
 } job;
+
+/* The job's direction, from its input and output names (and, for standard input and output,
+ * the program and --to). */
+direction job_direction(const conv_opts *o, const job *j);
 
 /* Records a file the job read (for --depfile). */
 void job_dep(job *j, const char *path);

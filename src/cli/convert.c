@@ -137,6 +137,23 @@ static smdmx_scene *read_smd(run *r, const char *path)
 	return s;
 }
 
+/* Options about animation (--fps, --keys, --key-tolerance) take effect on a file that has
+ * one; on a file converted alone that has none, each is said. (In a batch, one that took
+ * effect on no input is said at the end.) */
+static void animation_options(run *r, const smdmx_scene *s, const char *in)
+{
+	static const struct {
+		unsigned opt;
+		const char *name;
+	} anim[] = { { OPT_FPS, "--fps" }, { OPT_KEYS, "--keys" }, { OPT_KEY_TOLERANCE, "--key-tolerance" } };
+	for (size_t k = 0; k < sizeof(anim) / sizeof(anim[0]); k++) {
+		if (!(r->o->given & anim[k].opt)) continue;
+		if (s->clip_count) r->j->used |= anim[k].opt;
+		else if (r->j->alone)
+			diag_add(&r->j->diag, r->o, in, 0, 0, "warning", "'%s' does not apply here (the file has no animation)", anim[k].name);
+	}
+}
+
 /* SMD (reference or animations, with a VTA) into a model DMX. */
 static bool smd_to_dmx(run *r)
 {
@@ -153,6 +170,8 @@ static bool smd_to_dmx(run *r)
 		ok = more && (smdmx_scene_add_clips(scene, more, &err) || fail(r, j->inputs[i], &err));
 		smdmx_scene_free(more);
 	}
+	if (ok && j->vta && !scene->mesh_count)
+		ok = fail_msg(r, in, "the file has no triangles for the shapes of a VTA");
 	if (ok && j->vta) {
 		/* Decision 10: the VTA's shapes become delta states of the reference. */
 		smdmx_scene *flex = read_smd(r, j->vta);
@@ -165,6 +184,7 @@ static bool smd_to_dmx(run *r)
 		smdmx_scene_free(flex);
 	}
 	ok = ok && shape(r, scene, in);
+	if (ok) animation_options(r, scene, in);
 	char what[512];
 	summarize(scene, what, sizeof(what));
 	smdmx_dm *dm = NULL;
@@ -418,6 +438,12 @@ static bool dmx_to_smd(run *r)
 	if (!strcasecmp(path_extension(out), "vta")) wo.kind = SMDMX_SMD_WRITE_VTA;
 	if (wo.kind == SMDMX_SMD_WRITE_AUTO) wo.kind = scene->mesh_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
 	bool to_stdout = !strcmp(out, "-");
+	if (ok && r->o->clip_name && (wo.kind != SMDMX_SMD_WRITE_ANIMATION || !scene->clip_count))
+		ok = fail_msg(r, in, scene->clip_count ? "--clip picks a clip to write as an animation SMD, but the model is written as a reference: "
+		                                         "give one or the other"
+		                                       : "--clip picks a clip, but the file has no animation");
+	if (ok && j->vta && !(scene->flex_shape_count && wo.kind == SMDMX_SMD_WRITE_REFERENCE))
+		ok = fail_msg(r, in, "--vta names the VTA of the model's flex shapes, but there are none to write");
 	if (ok && wo.kind == SMDMX_SMD_WRITE_ANIMATION && scene->clip_count) {
 		/* One SMD per clip, or the one asked for. */
 		size_t first = 0, last = scene->clip_count;
@@ -472,7 +498,8 @@ static bool dmx_to_smd(run *r)
 		return ok;
 	}
 	bool vta_beside = ok && scene->flex_shape_count && wo.kind == SMDMX_SMD_WRITE_REFERENCE;
-	char *qc_model = NULL, *qc_atts = NULL, *vta_path = vta_beside ? path_with_extension(out, "vta") : NULL;
+	char *qc_model = NULL, *qc_atts = NULL;
+	char *vta_path = !vta_beside ? NULL : j->vta ? xstrdup(j->vta) : path_with_extension(out, "vta");
 	if (ok && r->o->qc) {
 		/* What SMD cannot hold goes into the QC; stereo shapes a flexpair cannot split are cut
 		 * into halves in the scene before the VTA is written. */
@@ -499,7 +526,7 @@ static bool dmx_to_smd(run *r)
 			losses.count = k;
 		}
 		warn(r, out, &losses);
-		if (vta_beside && to_stdout) {
+		if (vta_beside && to_stdout && !j->vta) {
 			diag_add(&j->diag, r->o, in, 0, 0, "warning",
 			         "%zu flex shapes not written: standard output holds no .vta beside the SMD", scene->flex_shape_count);
 			vta_beside = false;
@@ -555,6 +582,12 @@ static bool output_is_dmx(const conv_opts *o, const char *out, bool in_dmx)
 	if (o->tool == TOOL_SMD2DMX) return true;
 	if (o->tool == TOOL_DMX2SMD) return false;
 	return in_dmx;
+}
+
+direction job_direction(const conv_opts *o, const job *j)
+{
+	bool in_dmx = input_is_dmx(o, j->inputs[0]), out_dmx = output_is_dmx(o, j->out, in_dmx);
+	return in_dmx ? (out_dmx ? DIR_DMX_TO_DMX : DIR_DMX_TO_SMD) : (out_dmx ? DIR_SMD_TO_DMX : DIR_SMD_TO_SMD);
 }
 
 void job_run(const conv_opts *o, job *j)

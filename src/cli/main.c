@@ -186,6 +186,7 @@ static int convert_main(int argc, char **argv)
 		} else if (!strcmp(a, "--encoding")) {
 			if (TAKES_VALUE) {
 				o.dopts.encoding = v;
+				o.given |= OPT_ENCODING;
 				explicit_encoding = true;
 				if (strcmp(v, "keyvalues2") && strcmp(v, "keyvalues2_flat") && strcmp(v, "binary"))
 					rc = usage_error("--encoding is keyvalues2, keyvalues2_flat or binary, not '%s'", v);
@@ -195,6 +196,7 @@ static int convert_main(int argc, char **argv)
 				if (!parse_number(v, 1, 9, &num) || num != (int)num)
 					rc = usage_error("--encoding-version is 1 to 4 (keyvalues2) or 1 to 5 or 9 (binary), not '%s'", v);
 				o.dopts.encoding_version = (int)num;
+				o.given |= OPT_ENCODING_VERSION;
 				explicit_version = true;
 			}
 		} else if (!strcmp(a, "--model-version")) {
@@ -202,26 +204,36 @@ static int convert_main(int argc, char **argv)
 				if (!parse_number(v, 1, 22, &num) || (num != 1 && num != 15 && num != 18 && num != 22))
 					rc = usage_error("--model-version is 1, 15, 18 or 22, not '%s'", v);
 				o.mopts.model_version = (int)num;
+				o.given |= OPT_MODEL_VERSION;
 				explicit_model = true;
 			}
 		} else if (!strcmp(a, "--target")) {
-			if (TAKES_VALUE) target = v;
+			if (TAKES_VALUE) {
+				target = v;
+				o.given |= OPT_TARGET;
+			}
 		} else if (!strcmp(a, "--scale")) {
 			if (TAKES_VALUE && (!parse_number(v, 1e-9, 1e6, &o.scale)))
 				rc = usage_error("--scale wants a positive number, not '%s'", v);
+			o.given |= OPT_SCALE;
 		} else if (!strcmp(a, "--up-axis")) {
 			if (TAKES_VALUE) {
 				if (strlen(v) != 1 || (v[0] != 'X' && v[0] != 'Y' && v[0] != 'Z')) rc = usage_error("--up-axis is X, Y or Z, not '%s'", v);
 				o.up_axis = v[0];
+				o.given |= OPT_UP_AXIS;
 			}
 		} else if (!strcmp(a, "--goldsrc")) {
 			o.wopts.goldsrc = true;
+			o.given |= OPT_GOLDSRC;
 		} else if (!strcmp(a, "--clips")) {
 			o.clips = true;
+			o.given |= OPT_CLIPS;
 		} else if (!strcmp(a, "--clip")) {
 			if (TAKES_VALUE) o.clip_name = v;
+			o.given |= OPT_CLIP;
 		} else if (!strcmp(a, "--vta")) {
 			if (TAKES_VALUE) o.vta = v;
+			o.given |= OPT_VTA;
 		} else if (!strcmp(a, "--qc") && TOOL != TOOL_SMDMX) {
 			if (TAKES_VALUE) o.qc = v;
 		} else if (!strcmp(a, "--model") && TOOL == TOOL_SMD2DMX) {
@@ -230,15 +242,19 @@ static int convert_main(int argc, char **argv)
 			if (TAKES_VALUE) {
 				if (!strcmp(v, "all")) o.mopts.all_keys = true;
 				else if (strcmp(v, "reduce")) rc = usage_error("--keys is all or reduce, not '%s'", v);
+				o.given |= OPT_KEYS;
 			}
 		} else if (!strcmp(a, "--key-tolerance")) {
 			if (TAKES_VALUE && !parse_number(v, 0, 1e6, &o.mopts.key_tolerance))
 				rc = usage_error("--key-tolerance wants a number of units (0: exact), not '%s'", v);
+			o.given |= OPT_KEY_TOLERANCE;
 		} else if (!strcmp(a, "--fps") || !strcmp(a, "--frame-rate")) {
 			if (TAKES_VALUE && !parse_number(v, 1e-6, 10000, &o.ropts.frame_rate))
 				rc = usage_error("--fps wants a number in (0, 10000], not '%s'", v);
+			o.given |= OPT_FPS;
 		} else if (!strcmp(a, "--lf")) {
 			o.wopts.lf_line_ends = true;
+			o.given |= OPT_LF;
 		} else {
 			rc = usage_error("unknown option '%s'", a);
 		}
