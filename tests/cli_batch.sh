@@ -630,6 +630,28 @@ options)
 	try 0 "smd2dmx: warning: '--fps' took effect on no input: none of them has an animation|" \
 		"$smd2dmx" --fps 24 "$sample/arm.smd" "$tmp/arm2.smd" -d "$tmp/b1"
 	try 0 "" "$smd2dmx" --fps 24 "$sample/arm.smd" "$sample/arm_wave.smd" -d "$tmp/b2"
+	# DMX to DMX: the model options go through the scene; a plain re-encode is a copy
+	"$smdmx" convert "$tmp/arm.dmx" -o "$tmp/sdk.dmx" --target sdk2013
+	check "--target sdk2013 on a DMX: binary 2, model 1" "$tmp/sdk.dmx: model dmx, binary 2, format model 1, 20 elements" \
+		"$("$smdmx" info "$tmp/sdk.dmx" | head -n 1)"
+	"$smdmx" diff "$tmp/arm.dmx" "$tmp/sdk.dmx" >/dev/null
+	check "the same model in model 1" 0 $?
+	"$smdmx" convert "$tmp/arm.dmx" -o "$tmp/twice.dmx" --scale 2
+	check "--scale on a DMX" "joint 'lower arm': bind position (10 0 0) vs (20 0 0)" "$("$smdmx" diff "$tmp/arm.dmx" "$tmp/twice.dmx" | head -n 1)"
+	"$smdmx" convert "$sample/arm_wave.smd" -o "$tmp/wave.dmx" --keys all
+	"$smdmx" convert "$tmp/wave.dmx" -o "$tmp/wave_reduced.dmx" --keys reduce
+	check "--keys on a DMX: fewer keys" "yes" "$([ "$(wc -c <"$tmp/wave_reduced.dmx")" -lt "$(wc -c <"$tmp/wave.dmx")" ] && echo yes)"
+	"$smdmx" convert "$tmp/arm.dmx" -o "$tmp/copy.dmx" --encoding binary
+	"$smdmx" convert "$tmp/copy.dmx" -o "$tmp/copy2.dmx"
+	check "a re-encode is a copy" "yes" "$(cmp -s "$tmp/arm.dmx" "$tmp/copy2.dmx" && echo yes)"
+	sed 's/^	"name" "string" "arm"$/&\n	"custom" "int" "5"/' "$tmp/arm.dmx" >"$tmp/custom.dmx"
+	try 0 "$tmp/custom.dmx: warning: 3 element types and attributes are not carried into the new model format (DmElement.custom, DmeMesh.custom, DmeModel.custom)|" \
+		"$smdmx" convert "$tmp/custom.dmx" -o "$tmp/custom22.dmx" --model-version 22
+	if [ -d "$corpus" ]; then
+		f=$corpus/dmx_binary/TeamSpen210__srctools__binary_v5.dmx
+		try 1 "$f: error: --model-version changes a model, but the file's format is 'dmx'|" \
+			"$smdmx" convert "$f" -o "$tmp/g.dmx" --model-version 22
+	fi
 	;;
 
 *)

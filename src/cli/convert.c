@@ -364,21 +364,140 @@ static bool qc_to_dmx(run *r)
 	return ok;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "Type.attr", with the names one model format gives what another calls otherwise (C7, D)
+ * brought to one: format 22's vertex fields ("position$0") to the older names, jointList and
+ * jointTransforms (the joint table of formats 1 and 11 on) to one, the time frame's int
+ * fields of format 1 to their time fields. */
+static char *canonical_name(const char *type, const char *attr)
+{
+	static const char *const same[][2] = {
+		{ "position$0", "positions" },      { "normal$0", "normals" },         { "texcoord$0", "textureCoordinates" },
+		{ "blendweights$0", "jointWeights" }, { "blendindices$0", "jointIndices" }, { "balance$0", "balance" },
+		{ "wrinkle$0", "wrinkle" },         { "jointTransforms", "jointList" }, { "durationTime", "duration" },
+		{ "startTime", "start" },           { "offsetTime", "offset" },
+	};
+	size_t n = strlen(attr);
+	bool indices = n > 7 && !strcmp(attr + n - 7, "Indices");
+	char base[256];
+	snprintf(base, sizeof(base), "%.*s", (int)(indices ? n - 7 : n), attr);
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+		if (!strcmp(base, same[i][0])) {
+			snprintf(base, sizeof(base), "%s", same[i][1]);
+			break;
+		}
+	return xasprintf("%s.%s%s", type, base, indices ? "Indices" : "");
+}
+
+/* Attribute names of each element type in a datamodel, as "Type.attr" (and "Type" for the
+ * type itself), sorted and unique. */
+static char **dm_names(const smdmx_dm *dm, size_t *count)
+{
+	size_t n = 0, cap = 64;
+	char **v = malloc(cap * sizeof(char *));
+	for (size_t e = 0; v && e < dm->element_count; e++) {
+		const smdmx_dm_element *x = &dm->elements[e];
+		for (size_t a = 0; a <= x->attr_count; a++) {
+			if (n == cap) {
+				char **g = realloc(v, (cap *= 2) * sizeof(char *));
+				if (!g) break;
+				v = g;
+			}
+			v[n++] = a < x->attr_count ? canonical_name(x->type, x->attrs[a].name) : xstrdup(x->type);
+		}
+	}
+	qsort(v, n, sizeof(char *), cmp_names);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && !strcmp(v[k - 1], v[i])) free(v[i]);
+		else v[k++] = v[i];
+	}
+	*count = k;
+	return v;
+}
+
+/* What a DMX taken through the scene left behind: element types and attributes of the input
+ * that the output has nowhere, one warning with their count and the first names. */
+static void report_not_carried(run *r, const smdmx_dm *in, const smdmx_dm *out, const char *path)
+{
+	size_t na, nb;
+	char **a = dm_names(in, &na), **b = dm_names(out, &nb);
+	size_t lost = 0, k = 0;
+	char list[400] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < na; i++) {
+		while (k < nb && strcmp(b[k], a[i]) < 0) k++;
+		if (k < nb && !strcmp(b[k], a[i])) continue;
+		if (lost++ < 6 && len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", lost > 1 ? ", " : "", a[i]);
+	}
+	if (lost)
+		diag_add(&r->j->diag, r->o, path, 0, 0, "warning",
+		         "%zu element types and attributes are not carried into the new model format (%s%s)", lost, list,
+		         lost > 6 ? ", ..." : "");
+	for (size_t i = 0; i < na; i++) free(a[i]);
+	for (size_t i = 0; i < nb; i++) free(b[i]);
+	free(a);
+	free(b);
+}
+
+/* DMX to DMX: a plain re-encode is a copy of the datamodel, lossless; an option that changes
+ * the model (its format version, --scale, --up-axis, --keys, --key-tolerance) takes it through
+ * the scene, and what the scene does not carry is said. */
 static bool dmx_to_dmx(run *r)
 {
 	job *j = r->j;
+	const char *in = j->inputs[0];
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = smdmx_dmx_read_file(j->inputs[0], NULL, &err, &w);
-	warn(r, j->inputs[0], &w);
-	if (!dm) return fail(r, j->inputs[0], &err);
-	bool ok = warnings_allowed(r, j->inputs[0]) && write_dmx(r, dm, j->out);
+	smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err, &w);
+	warn(r, in, &w);
+	if (!dm) return fail(r, in, &err);
+	const conv_opts *o = r->o;
+	bool model = dm->format && !strcmp(dm->format, "model");
+	unsigned changes = o->given & (OPT_MODEL_VERSION | OPT_SCALE | OPT_UP_AXIS | OPT_KEYS | OPT_KEY_TOLERANCE);
+	if ((o->given & OPT_TARGET) && o->mopts.model_version && o->mopts.model_version != dm->format_version) changes |= OPT_TARGET;
+	if ((o->given & OPT_MODEL_VERSION) && o->mopts.model_version == dm->format_version &&
+	    !(changes & ~(unsigned)OPT_MODEL_VERSION))
+		changes = 0; /* already that format */
+	bool ok = true;
+	smdmx_dm *outdm = dm;
+	if (changes && !model) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "%s change%s a model, but the file's format is '%s'",
+		         changes & OPT_MODEL_VERSION ? "--model-version" : changes & OPT_TARGET ? "--target" : changes & OPT_SCALE ? "--scale"
+		         : changes & OPT_UP_AXIS ? "--up-axis" : changes & OPT_KEYS ? "--keys" : "--key-tolerance",
+		         "s", dm->format ? dm->format : "?");
+		ok = fail_msg(r, in, msg);
+	} else if (changes) {
+		smdmx_scene *scene = smdmx_model_to_scene(dm, NULL, &err, &w);
+		warn(r, in, &w);
+		if (!scene) ok = fail(r, in, &err);
+		ok = ok && shape(r, scene, in);
+		if (ok) animation_options(r, scene, in);
+		smdmx_model_options mo = o->mopts;
+		if (!mo.model_version) mo.model_version = dm->format_version;
+		if (ok) {
+			outdm = smdmx_model_from_scene(scene, &mo, &err, &w);
+			warn(r, in, &w);
+			if (!outdm) ok = fail(r, in, &err);
+		}
+		if (ok) report_not_carried(r, dm, outdm, in);
+		smdmx_scene_free(scene);
+	}
+	ok = ok && warnings_allowed(r, in) && write_dmx(r, outdm, j->out);
 	if (ok) {
 		char what[256];
-		snprintf(what, sizeof(what), "%s %d, format %s %d, %zu elements", dm->encoding, dm->encoding_version, dm->format,
-		         dm->format_version, dm->element_count);
-		note_written(r, j->inputs[0], what);
+		snprintf(what, sizeof(what), "%s %d, format %s %d, %zu elements%s", outdm->encoding ? outdm->encoding : "-",
+		         outdm->encoding_version, outdm->format, outdm->format_version, outdm->element_count,
+		         outdm != dm ? " (through the scene)" : "");
+		note_written(r, in, what);
 	}
+	if (outdm != dm) smdmx_dm_free(outdm);
 	smdmx_dm_free(dm);
 	return ok;
 }
