@@ -654,6 +654,16 @@ options)
 	fi
 	;;
 
+faithful)
+	# Nothing lost or changed without a word: each case once converted with exit 0 and no word.
+	# A VTA that pairs with no SMD among the inputs fails, named; the SMD converts.
+	cp "$sample/arm.vta" "$tmp/other.vta"
+	mkdir "$tmp/out"
+	"$smd2dmx" "$sample/arm.smd" "$tmp/other.vta" -d "$tmp/out" -k 2>"$tmp/err"
+	check "a VTA without its SMD" "1 $tmp/other.vta: error: a VTA holds the shapes of a reference, and no input is its SMD ('$tmp/other.smd'): give that beside it, or the reference with --vta|smd2dmx: error: 1 of 2 inputs failed|./arm.dmx " \
+		"$? $(tr '\n' '|' <"$tmp/err")$(files "$tmp/out")"
+	;;
+
 *)
 	echo "unknown group $group"
 	exit 2

@@ -358,6 +358,22 @@ static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p)
 		i = k;
 	}
 	free(by_out);
+	/* A VTA converted to DMX on its own is no model: its shapes belong to a reference, and
+	 * one that pairs with no SMD among the inputs fails, named (decision 10). */
+	for (size_t i = 0; i < p->count; i++) {
+		job *j = &p->jobs[i];
+		if (j->ran || j->input_count != 1 || strcasecmp(path_extension(j->inputs[0]), "vta") ||
+		    job_direction(o, j) != DIR_SMD_TO_DMX)
+			continue;
+		char *smd = path_with_extension(j->inputs[0], "smd");
+		diag_add(&j->diag, NULL, j->inputs[0], 0, 0, "error",
+		         "a VTA holds the shapes of a reference, and no input is its SMD ('%s'): give that beside it, or the "
+		         "reference with --vta",
+		         smd);
+		free(smd);
+		j->ran = true;
+		j->status = EXIT_FAILED;
+	}
 	return true;
 }
 

@@ -259,6 +259,14 @@ output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
 	 * umask, as any new file): no fchmod afterwards. */
 	static unsigned long counter;
 	const char *slash = strrchr(path, '/');
+	/* The interrupts wait while the file is created and registered: one between the two
+	 * would leave it behind. */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	for (int attempt = 0;; attempt++) {
 		unsigned long n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
 		out->tmp = slash ? xasprintf("%.*s.%s.%ld.%lu.tmp", (int)(slash - path + 1), path, slash + 1, pid, n)
@@ -269,11 +277,13 @@ output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
 		free(out->tmp);
 		out->tmp = NULL;
 		if (e != EEXIST || attempt == 100) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			snprintf(why, why_size, "cannot write '%s': %s", path, strerror(e));
 			return NULL;
 		}
 	}
 	out->slot = slot_take(out->tmp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	out->path = xstrdup(path);
 	set->count++;
 	return out;
@@ -344,6 +354,13 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 			return false;
 		}
 	}
+	/* The interrupts wait while the set is renamed into place: all of it or none. */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	size_t done = 0;
 	for (; done < set->count; done++) {
 		output *out = &set->items[done];
@@ -360,6 +377,7 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 		for (size_t i = 0; i < done; i++)
 			if (set->items[i].tmp) unlink(set->items[i].path);
 		outputs_abort(set);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return false;
 	}
 	char **list = realloc(*written, (*written_count + set->count) * sizeof(char *));
@@ -370,6 +388,7 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 		if (list) list[(*written_count)++] = out->path;
 		else free(out->path);
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (list) *written = list;
 	free(set->items);
 	set->items = NULL;
