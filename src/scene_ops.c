@@ -134,6 +134,10 @@ static bool add_clips(smdmx_scene *dst, const smdmx_scene *src, const sm_names *
 	size_t n = dst->clip_count;
 	for (size_t c = 0; c < src->clip_count; c++) {
 		const smdmx_clip *sc = &src->clips[c];
+		/* a clip is known by its name: two of one name would write one file over the other */
+		for (size_t k = 0; k < n; k++)
+			if (!strcmp(clips[k].name, sc->name))
+				return sm_fail(error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "a clip named '%s' is there already", sc->name);
 		smdmx_clip *dc = &clips[n++];
 		*dc = *sc;
 		dc->name = sm_strdup(o, sc->name, strlen(sc->name), error);

@@ -662,6 +662,21 @@ faithful)
 	"$smd2dmx" "$sample/arm.smd" "$tmp/other.vta" -d "$tmp/out" -k 2>"$tmp/err"
 	check "a VTA without its SMD" "1 $tmp/other.vta: error: a VTA holds the shapes of a reference, and no input is its SMD ('$tmp/other.smd'): give that beside it, or the reference with --vta|smd2dmx: error: 1 of 2 inputs failed|./arm.dmx " \
 		"$? $(tr '\n' '|' <"$tmp/err")$(files "$tmp/out")"
+	# Two clips of one name: --clips refuses them, naming both files; a DMX that has them
+	# (other writers allow it) writes the second under a name of its own, said.
+	mkdir "$tmp/a" "$tmp/b"
+	cp "$sample/arm_wave.smd" "$tmp/a/walk.smd"
+	cp "$sample/arm_wave.smd" "$tmp/b/walk.smd"
+	cp "$sample/arm_wave.smd" "$tmp/b/run.smd"
+	"$smd2dmx" --clips "$tmp/a/walk.smd" "$tmp/b/walk.smd" -o "$tmp/w.dmx" 2>"$tmp/err"
+	check "--clips: two clips of one name" "1 $tmp/b/walk.smd: error: its clip is named 'walk', as the clip of '$tmp/a/walk.smd': clips are known by their names (rename a file)| no" \
+		"$? $(tr '\n' '|' <"$tmp/err") $([ -e "$tmp/w.dmx" ] && echo yes || echo no)"
+	"$smd2dmx" --clips "$tmp/a/walk.smd" "$tmp/b/run.smd" -o "$tmp/wr.dmx"
+	sed 's/"name" "string" "run"/"name" "string" "walk"/' "$tmp/wr.dmx" >"$tmp/ww.dmx"
+	mkdir "$tmp/clips"
+	"$dmx2smd" "$tmp/ww.dmx" -o "$tmp/clips/x.smd" 2>"$tmp/err"
+	check "a DMX with two clips of one name" "0 $tmp/ww.dmx: warning: clip 2 of the file is named 'walk' as an earlier one: written as 'walk_2'|./x_walk.smd ./x_walk_2.smd " \
+		"$? $(tr '\n' '|' <"$tmp/err")$(files "$tmp/clips")"
 	;;
 
 *)

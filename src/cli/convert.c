@@ -167,7 +167,15 @@ static bool smd_to_dmx(run *r)
 	/* --clips: the animations of the other files, one clip each, on the first one's bones. */
 	for (size_t i = 1; ok && i < j->input_count; i++) {
 		smdmx_scene *more = read_smd(r, j->inputs[i]);
-		ok = more && (smdmx_scene_add_clips(scene, more, &err) || fail(r, j->inputs[i], &err));
+		for (size_t c = 0; more && ok && c < more->clip_count; c++)
+			for (size_t k = 0; ok && k < scene->clip_count; k++)
+				if (!strcmp(scene->clips[k].name, more->clips[c].name)) {
+					char msg[600];
+					snprintf(msg, sizeof(msg), "its clip is named '%s', as the clip of '%s': clips are known by their names (rename a file)",
+					         more->clips[c].name, j->inputs[k]);
+					ok = fail_msg(r, j->inputs[i], msg);
+				}
+		ok = ok && more && (smdmx_scene_add_clips(scene, more, &err) || fail(r, j->inputs[i], &err));
 		smdmx_scene_free(more);
 	}
 	if (ok && j->vta && !scene->mesh_count)
@@ -586,14 +594,26 @@ static bool dmx_to_smd(run *r)
 			warn(r, r->o->qc, &w);
 			if (!ok) fail(r, in, &err);
 		}
+		for (size_t c = first; ok && c < last; c++) {
+			size_t same = 1;
+			for (size_t k = first; k < c; k++) same += !strcmp(scene->clips[k].name, scene->clips[c].name);
+			if (same > 1)
+				diag_add(&j->diag, r->o, in, 0, 0, "warning", "clip %zu of the file is named '%s' as an earlier one: written as '%s_%zu'",
+				         c + 1, scene->clips[c].name, scene->clips[c].name, same);
+		}
 		ok = ok && warnings_allowed(r, in);
 		for (size_t c = first; ok && c < last; c++) {
-			char *path = last - first > 1 ? path_with_suffix(out, scene->clips[c].name) : xstrdup(out);
+			/* Clips of one name (other writers allow them) get files of their own: the second
+			 * "NAME_2", said. */
+			size_t same = 1;
+			for (size_t k = first; k < c; k++) same += !strcmp(scene->clips[k].name, scene->clips[c].name);
+			char *name = same > 1 ? xasprintf("%s_%zu", scene->clips[c].name, same) : xstrdup(scene->clips[c].name);
+			char *path = last - first > 1 ? path_with_suffix(out, name) : xstrdup(out);
 			wo.clip = c;
 			ok = write_smd(r, scene, path, &wo);
 			if (ok && r->o->qc) {
 				char *rel = path_relative(r->o->qc, path);
-				char *line = xasprintf("%s$sequence \"%s\" \"%s\" fps %g\n", seqs ? seqs : "", scene->clips[c].name, rel,
+				char *line = xasprintf("%s$sequence \"%s\" \"%s\" fps %g\n", seqs ? seqs : "", name, rel,
 				                       scene->clips[c].frame_rate);
 				free(seqs);
 				seqs = line;
@@ -601,6 +621,7 @@ static bool dmx_to_smd(run *r)
 				free(rel);
 			}
 			free(path);
+			free(name);
 		}
 		(void)slen;
 		if (ok && r->o->qc) {
