@@ -820,6 +820,12 @@ static const void *get_array(const lift *l, uint32_t e, const char *name, smdmx_
 	return a->value.array.data;
 }
 
+static bool has_array(const lift *l, uint32_t e, const char *name, smdmx_dm_type t)
+{
+	const smdmx_dm_attr *a = get(l, e, name);
+	return a && a->type == t && a->is_array;
+}
+
 static bool is_type(const lift *l, uint32_t e, const char *type)
 {
 	return e != SMDMX_NONE && e < l->dm->element_count && strcmp(l->dm->elements[e].type, type) == 0;
@@ -1159,7 +1165,9 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 	const void *pos = get_array(l, vd, field_names[f][0], SMDMX_DM_VECTOR3, &np);
 	snprintf(iname, sizeof(iname), "%sIndices", field_names[f][0]);
 	const int32_t *pix = get_array(l, vd, iname, SMDMX_DM_INT, &nc);
-	if (!pos || !pix) return bad_model(l, "a mesh without positions");
+	/* an empty mesh (an SMD's triangles block with none in it) has empty arrays */
+	if ((!pos && !has_array(l, vd, field_names[f][0], SMDMX_DM_VECTOR3)) || (!pix && !has_array(l, vd, iname, SMDMX_DM_INT)))
+		return bad_model(l, "a mesh without positions");
 	m->corner_count = nc;
 	m->position_count = np;
 	m->positions = sm_owned_alloc(l->o, np * sizeof(smdmx_vec3) + 1, l->error);

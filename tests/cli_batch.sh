@@ -677,6 +677,13 @@ faithful)
 	"$dmx2smd" "$tmp/ww.dmx" -o "$tmp/clips/x.smd" 2>"$tmp/err"
 	check "a DMX with two clips of one name" "0 $tmp/ww.dmx: warning: clip 2 of the file is named 'walk' as an earlier one: written as 'walk_2'|./x_walk.smd ./x_walk_2.smd " \
 		"$? $(tr '\n' '|' <"$tmp/err")$(files "$tmp/clips")"
+	# An SMD whose triangles block is empty: a DMX that reads back, in every model format
+	printf 'version 1\nnodes\n0 "root" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nend\n' >"$tmp/empty.smd"
+	for v in 1 15 18 22; do
+		"$smd2dmx" "$tmp/empty.smd" -o "$tmp/empty$v.dmx" --model-version $v --encoding binary -q &&
+			"$dmx2smd" "$tmp/empty$v.dmx" -o "$tmp/empty$v.smd" -q && "$smdmx" diff "$tmp/empty.smd" "$tmp/empty$v.smd" -q
+		check "an empty triangles block through model $v" 0 $?
+	done
 	;;
 
 *)
