@@ -2,6 +2,7 @@
  * datamodel into a scene. It knows elements and attributes, never bytes or text. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dm_internal.h"
@@ -22,6 +23,8 @@ typedef struct lower {
 	uint32_t *joint_el;     /* DmeJoint per scene joint */
 	uint32_t *joint_xf;     /* its DmeTransform */
 	uint32_t *mesh_dag;     /* DmeDag per scene mesh */
+	const char **mesh_node; /* its name and its transforms': the mesh's, unless a joint or an
+	                           earlier mesh has that name */
 	uint32_t *shape_first;  /* per mesh + 1: offsets into shape_order */
 	uint32_t *shape_order;  /* shape indices by mesh, in order */
 } lower;
@@ -155,7 +158,7 @@ static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el, uint32_t *mes
 	mesh_el[mi] = mesh;
 	uint32_t vd = el(l, "DmeVertexData", "bind");
 	if (mesh == SMDMX_NONE || vd == SMDMX_NONE) return false;
-	uint32_t xf = transform(l, m->name, &m->transform);
+	uint32_t xf = transform(l, l->mesh_node[mi], &m->transform);
 	if (xf == SMDMX_NONE || !set_el(l, dag, "transform", xf) || !set_el(l, dag, "shape", mesh) ||
 	    !set_bool(l, dag, "visible", true))
 		return false;
@@ -604,6 +607,46 @@ static bool lower_clips(lower *l, uint32_t root)
 	return true;
 }
 
+/* Node names of the meshes: DMX readers (studiomdl, Blender Source Tools, smdmx) match a
+ * base pose to its node by name (C4), so a mesh whose name a joint or an earlier mesh has
+ * (an SMD "clipboard.smd" with a bone "clipboard") gets a node "NAME_mesh" (then "_mesh2",
+ * ...), said; its DmeMesh keeps the name. */
+static bool name_mesh_nodes(lower *l, sm_owner *mem)
+{
+	const smdmx_scene *s = l->s;
+	sm_names taken;
+	if (!sm_names_init(&mem->alloc, &taken, s->joint_count + s->mesh_count)) return sm_fail_oom(l->error);
+	bool ok = true;
+	for (size_t j = 0; ok && j < s->joint_count; j++) ok = sm_names_put(&mem->alloc, &taken, s->joints[j].name, 0, true);
+	size_t renamed = 0;
+	const char *first = NULL, *first_as = NULL;
+	for (size_t m = 0; ok && m < s->mesh_count; m++) {
+		const char *name = s->meshes[m].name ? s->meshes[m].name : "mesh";
+		const char *use = name;
+		for (unsigned k = 1; ok && sm_names_get(&taken, use) != SMDMX_NONE; k++) {
+			char buf[300];
+			if (k == 1) snprintf(buf, sizeof(buf), "%s_mesh", name);
+			else snprintf(buf, sizeof(buf), "%s_mesh%u", name, k);
+			use = smdmx_dm_strdup(l->dm, buf, l->error);
+			ok = use != NULL;
+		}
+		if (!ok) break;
+		if (use != name && !renamed++) {
+			first = name;
+			first_as = use;
+		}
+		l->mesh_node[m] = use;
+		ok = sm_names_put(&mem->alloc, &taken, use, 0, true);
+	}
+	sm_names_free(&mem->alloc, &taken);
+	if (!ok) return l->error->code ? false : sm_fail_oom(l->error);
+	if (renamed)
+		sm_warn_n(l->warnings, SMDMX_WARNING_NODE_RENAMED, renamed, 0, 0,
+		          "mesh '%s' has the node '%s': a bone (or another mesh) has its name, and readers match base poses by name",
+		          first, first_as);
+	return true;
+}
+
 static bool lower_all(lower *l)
 {
 	const smdmx_scene *s = l->s;
@@ -620,7 +663,9 @@ static bool lower_all(lower *l)
 	l->joint_el = sm_owned_calloc(mem, nj + 1, sizeof(uint32_t), l->error);
 	l->joint_xf = sm_owned_calloc(mem, nj + 1, sizeof(uint32_t), l->error);
 	l->mesh_dag = sm_owned_calloc(mem, nm + 1, sizeof(uint32_t), l->error);
-	if (!l->joint_el || !l->joint_xf || !l->mesh_dag) return false;
+	l->mesh_node = sm_owned_calloc(mem, nm + 1, sizeof(char *), l->error);
+	if (!l->joint_el || !l->joint_xf || !l->mesh_dag || !l->mesh_node) return false;
+	SM_CHECK(name_mesh_nodes(l, mem));
 	for (size_t j = 0; j < nj; j++) {
 		l->joint_el[j] = el(l, "DmeJoint", s->joints[j].name);
 		l->joint_xf[j] = transform(l, s->joints[j].name, &s->joints[j].bind);
@@ -628,7 +673,7 @@ static bool lower_all(lower *l)
 		SM_CHECK(set_el(l, l->joint_el[j], "transform", l->joint_xf[j]));
 	}
 	for (size_t m = 0; m < nm; m++) {
-		l->mesh_dag[m] = el(l, "DmeDag", s->meshes[m].name);
+		l->mesh_dag[m] = el(l, "DmeDag", l->mesh_node[m]);
 		if (l->mesh_dag[m] == SMDMX_NONE) return false;
 	}
 	/* Children: root joints and model-level meshes on the model; the rest on their joint
@@ -707,7 +752,7 @@ static bool lower_all(lower *l)
 			((uint32_t *)dm->elements[base].attrs[ts_attr].value.array.data)[j] = x;
 		}
 		for (size_t m = 0; m < nm; m++) {
-			uint32_t x = transform(l, s->meshes[m].name, &s->meshes[m].transform);
+			uint32_t x = transform(l, l->mesh_node[m], &s->meshes[m].transform);
 			if (x == SMDMX_NONE) return false;
 			((uint32_t *)dm->elements[base].attrs[ts_attr].value.array.data)[nj + m] = x;
 		}
@@ -758,7 +803,7 @@ smdmx_dm *smdmx_model_from_scene(const smdmx_scene *scene, const smdmx_model_opt
 	if (!smdmx_scene_validate(scene, error)) return NULL;
 	smdmx_dm *dm = smdmx_dm_create(&o.allocator, error);
 	if (!dm) return NULL;
-	lower l = { dm, scene, error, warnings, format, format >= 22 ? 4 : 3, o.all_keys, o.key_tolerance, NULL, NULL, NULL, NULL, NULL };
+	lower l = { dm, scene, error, warnings, format, format >= 22 ? 4 : 3, o.all_keys, o.key_tolerance, NULL, NULL, NULL, NULL, NULL, NULL };
 	dm->format = "model";
 	dm->format_version = format;
 	if (!lower_all(&l)) {
@@ -930,6 +975,13 @@ static bool check_expansion(lift *l, uint32_t root)
 	return ok;
 }
 
+typedef struct named_index {
+	const char *name;
+	uint32_t index;
+} named_index;
+
+static bool match_base_states(lift *l, const uint32_t *ts, size_t nt);
+
 /* The hierarchy under the model: joints (DmeJoint, or a DmeDag without a shape) and meshes. */
 static bool lift_hierarchy(lift *l, uint32_t model)
 {
@@ -1000,27 +1052,67 @@ static bool lift_hierarchy(lift *l, uint32_t model)
 	/* Base states by name override the nodes' own transforms (C4). */
 	const uint32_t *bs = get_els(l, model, "baseStates", &n);
 	if (n) {
-		/* each joint and mesh takes the last transform of its name */
 		size_t nt;
 		const uint32_t *ts = get_els(l, bs[0], "transforms", &nt);
-		sm_names by_name;
-		if (!sm_names_init(&l->o->alloc, &by_name, nt)) return sm_fail_oom(l->error);
-		bool ok = true;
-		for (size_t t = 0; ok && t < nt; t++)
-			if (ts[t] != SMDMX_NONE && ts[t] < dm->element_count)
-				ok = sm_names_put(&l->o->alloc, &by_name, dm->elements[ts[t]].name, ts[t], false);
-		smdmx_joint *js = l->joints.data;
-		for (size_t j = 0; ok && j < l->joints.count; j++) {
-			uint32_t x = sm_names_get(&by_name, js[j].name);
-			if (x != SMDMX_NONE) read_transform(l, x, &js[j].bind);
+		if (!match_base_states(l, ts, nt)) return false;
+	}
+	return true;
+}
+
+static int by_name_then_index(const void *a, const void *b)
+{
+	const named_index *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+static bool same_transform(const smdmx_transform *a, const smdmx_transform *b)
+{
+	return !memcmp(a->position, b->position, sizeof(a->position)) && !memcmp(a->orientation, b->orientation, sizeof(a->orientation));
+}
+
+/* Each joint, then each mesh, takes the base state of its name. Where several have one name
+ * (a bone named like its file's mesh), a node takes the one equal to its own transform (as
+ * Blender Source Tools and smdmx write them), else the first not yet taken, in order. */
+static bool match_base_states(lift *l, const uint32_t *ts, size_t nt)
+{
+	const smdmx_dm *dm = l->dm;
+	named_index *order = sm_owned_calloc(l->o, nt + 1, sizeof(named_index), l->error);
+	uint8_t *taken = sm_owned_calloc(l->o, nt + 1, 1, l->error);
+	if (!order || !taken) return false;
+	size_t k = 0;
+	for (size_t t = 0; t < nt; t++)
+		if (ts[t] != SMDMX_NONE && ts[t] < dm->element_count)
+			order[k++] = (named_index){ dm->elements[ts[t]].name ? dm->elements[ts[t]].name : "", (uint32_t)t };
+	qsort(order, k, sizeof(named_index), by_name_then_index);
+	size_t nj = l->joints.count, nm = l->meshes.count;
+	smdmx_joint *js = l->joints.data;
+	smdmx_mesh *ms = l->meshes.data;
+	for (size_t i = 0; i < nj + nm; i++) {
+		const char *name = i < nj ? js[i].name : ms[i - nj].name;
+		smdmx_transform *own = i < nj ? &js[i].bind : &ms[i - nj].transform;
+		if (!name) continue;
+		/* the first of this name in the sorted order */
+		size_t lo = 0, hi = k;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (strcmp(order[mid].name, name) < 0) lo = mid + 1;
+			else hi = mid;
 		}
-		smdmx_mesh *ms = l->meshes.data;
-		for (size_t m = 0; ok && m < l->meshes.count; m++) {
-			uint32_t x = sm_names_get(&by_name, ms[m].name);
-			if (x != SMDMX_NONE) read_transform(l, x, &ms[m].transform);
+		size_t pick = SIZE_MAX;
+		for (size_t c = lo; c < k && !strcmp(order[c].name, name); c++) {
+			if (taken[order[c].index]) continue;
+			if (pick == SIZE_MAX) pick = c;
+			smdmx_transform v;
+			read_transform(l, ts[order[c].index], &v);
+			if (same_transform(&v, own)) {
+				pick = c;
+				break;
+			}
 		}
-		sm_names_free(&l->o->alloc, &by_name);
-		if (!ok) return sm_fail_oom(l->error);
+		if (pick == SIZE_MAX) continue;
+		taken[order[pick].index] = 1;
+		read_transform(l, ts[order[pick].index], own);
 	}
 	return true;
 }

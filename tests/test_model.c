@@ -147,6 +147,53 @@ static void test_extra_uv_sets_listed(void **state)
 	smdmx_scene_free(a);
 }
 
+/* A bone named like the file's mesh ("clipboard.smd" with a bone "clipboard"): the mesh's node
+ * takes another name, said, so that base poses matched by name find the bone's; a file where
+ * both have the name (Blender Source Tools writes them so) reads each its own pose. */
+static void test_bone_named_like_mesh(void **state)
+{
+	(void)state;
+	const char *text = "version 1\nnodes\n0 \"root\" -1\n1 \"clipboard\" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n"
+	                   "1 1 2 3 0 0 0\nend\ntriangles\nmat\n1 0 0 0 0 0 1 0 0\n1 1 0 0 0 0 1 1 0\n1 0 1 0 0 0 1 0 1\nend\n";
+	smdmx_error err;
+	smdmx_smd_read_options ro = { .name = "clipboard" };
+	smdmx_scene *a = smdmx_smd_read_memory(text, strlen(text), &ro, &err, NULL);
+	assert_non_null(a);
+	assert_string_equal(a->meshes[0].name, "clipboard");
+	static const int models[] = { 1, 15, 18, 22 };
+	for (size_t m = 0; m < 4; m++) {
+		smdmx_warnings w;
+		smdmx_model_options mo = { .model_version = models[m] };
+		smdmx_dm *dm = smdmx_model_from_scene(a, &mo, &err, &w);
+		assert_non_null(dm);
+		assert_int_equal(w.count, 1);
+		assert_int_equal(w.data[0].code, SMDMX_WARNING_NODE_RENAMED);
+		assert_string_equal(w.data[0].message, "mesh 'clipboard' has the node 'clipboard_mesh': a bone (or another mesh) has its "
+		                                       "name, and readers match base poses by name");
+		size_t dags = 0;
+		for (uint32_t e = 0; e < dm->element_count; e++)
+			if (!strcmp(dm->elements[e].type, "DmeDag")) {
+				assert_string_equal(dm->elements[e].name, "clipboard_mesh");
+				dags++;
+			}
+		assert_int_equal(dags, 1);
+		smdmx_scene *b = smdmx_model_to_scene(dm, NULL, &err, NULL);
+		assert_non_null(b);
+		assert_true(b->joints[1].bind.position[0] == 1 && b->joints[1].bind.position[2] == 3);
+		smdmx_scene_free(b);
+		/* as Blender Source Tools writes it: every node and transform of the mesh named "clipboard" */
+		for (uint32_t e = 0; e < dm->element_count; e++)
+			if (!strcmp(dm->elements[e].name, "clipboard_mesh")) dm->elements[e].name = "clipboard";
+		b = smdmx_model_to_scene(dm, NULL, &err, NULL);
+		assert_non_null(b);
+		assert_true(b->joints[1].bind.position[0] == 1 && b->joints[1].bind.position[1] == 2 && b->joints[1].bind.position[2] == 3);
+		assert_true(b->meshes[0].transform.position[0] == 0);
+		smdmx_scene_free(b);
+		smdmx_dm_free(dm);
+	}
+	smdmx_scene_free(a);
+}
+
 /* A file with 4 weight links on some vertices loses one in formats before 22, and says so. */
 static void test_links_warning(void **state)
 {
@@ -1190,6 +1237,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_smd),
 		cmocka_unit_test(test_joint_order),
 		cmocka_unit_test(test_extra_uv_sets_listed),
+		cmocka_unit_test(test_bone_named_like_mesh),
 		cmocka_unit_test(test_links_warning),
 		cmocka_unit_test(test_corpus_dmx),
 		cmocka_unit_test(test_sample_identical),

@@ -104,6 +104,8 @@ typedef enum smdmx_warning_code {
 	                                               studiomdl ignores, wrinkle scales, dominators beside flex rules) */
 	SMDMX_WARNING_QC_LOST_ATTACHMENTS = 32,     /* DMX to QC: attachments on the model itself, not on a bone */
 	SMDMX_WARNING_QC_UNDRIVEN = 33,             /* DMX to QC: a shape studiomdl drives with nothing */
+	SMDMX_WARNING_NODE_RENAMED = 34,            /* DMX: a mesh's node named otherwise than the mesh, because a bone
+	                                               has its name (readers match base poses by name) */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 
