@@ -127,6 +127,12 @@ SM_NODISCARD const char *sm_strdup(sm_owner *o, const char *s, size_t len, smdmx
 /* ---- errors ----------------------------------------------------------------------------- */
 
 /* Fills *error unless it already holds a failure (the first one wins). Returns false. */
+/* A material's texture name in a GoldSrc SMD: a known image extension becomes ".bmp", any
+ * other name gets ".bmp" appended ("socks.001" is "socks.001.bmp"). Returns the length
+ * written into out (at most SM_GOLDSRC_NAME_MAX - 1, cut there). */
+#define SM_GOLDSRC_NAME_MAX 512
+size_t sm_goldsrc_texture(const char *material, char out[SM_GOLDSRC_NAME_MAX]);
+
 bool sm_fail(smdmx_error *error, smdmx_error_code code, uint32_t line, uint32_t column,
              const char *fmt, ...) SM_PRINTF(5, 6);
 bool sm_fail_oom(smdmx_error *error);

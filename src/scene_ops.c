@@ -2,11 +2,13 @@
  * cannot hold. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 #include "smdmx/math.h"
 #include "smdmx/scene.h"
+#include "smdmx/smd.h"
 
 static void rotate_vec(double m[3][3], float *v)
 {
@@ -187,8 +189,57 @@ static bool plain_controller(const smdmx_scene *s, const sm_names *shapes, const
 	return false;
 }
 
-void smdmx_smd_report_losses(const smdmx_scene *s, bool vta_too, smdmx_warnings *w)
+/* GoldSrc's file system ignores the case of names. */
+static bool same_ascii_nocase(const char *a, const char *b)
 {
+	for (;; a++, b++) {
+		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a, y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+		if (x != y) return false;
+		if (!x) return true;
+	}
+}
+
+void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options *o, bool vta_too, smdmx_warnings *w)
+{
+	bool goldsrc = o && o->goldsrc;
+	if (goldsrc) {
+		size_t moved = 0, extra = 0;
+		for (size_t i = 0; i < s->mesh_count; i++) {
+			const smdmx_mesh *m = &s->meshes[i];
+			if (m->uv_set_count > 1) extra++;
+			for (size_t p = 0; m->weight_offsets && p < m->position_count; p++) {
+				size_t n = m->weight_offsets[p + 1] - m->weight_offsets[p];
+				moved += n > 1 || (n == 1 && m->weights[m->weight_offsets[p]].weight != 1.0f);
+			}
+		}
+		if (moved)
+			sm_warn(w, SMDMX_WARNING_GOLDSRC_LINKS, 0, 0, "GoldSrc has one bone per vertex: %zu vertices of several weight links "
+			        "put on their strongest", moved);
+		if (extra) sm_warn(w, SMDMX_WARNING_DROPPED_UV_SETS, 0, 0, "GoldSrc has one UV set: the others of %zu meshes left out", extra);
+		/* materials that become one texture name */
+		size_t merged = 0;
+		const char *first_a = NULL, *first_b = NULL;
+		char (*tex)[SM_GOLDSRC_NAME_MAX] = s->material_count ? malloc(s->material_count * sizeof(*tex)) : NULL;
+		if (tex) {
+			for (size_t i = 0; i < s->material_count; i++) sm_goldsrc_texture(s->materials[i].name, tex[i]);
+			for (size_t i = 0; i < s->material_count; i++)
+				for (size_t k = 0; k < i; k++)
+					if (same_ascii_nocase(tex[i], tex[k])) {
+						if (!merged++) {
+							first_a = s->materials[k].name;
+							first_b = s->materials[i].name;
+						}
+						break;
+					}
+			free(tex);
+		}
+		if (merged)
+			sm_warn(w, SMDMX_WARNING_GOLDSRC_MATERIALS, 0, 0, "%zu materials take the GoldSrc texture name of another ('%s' "
+			        "and '%s' are one texture)", merged, first_a, first_b);
+		if (s->flex_shape_count)
+			sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "GoldSrc has no flex: %zu shapes left out", s->flex_shape_count);
+		vta_too = true; /* the shapes are said above */
+	}
 	size_t balance = 0, wrinkle = 0;
 	for (size_t i = 0; i < s->mesh_count; i++) {
 		balance += s->meshes[i].balance.indices != NULL;

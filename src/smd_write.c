@@ -415,11 +415,8 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 	if (t->corner_in_tri == 0) {
 		const char *mat = s->materials[m->face_sets[face_set].material].name;
 		if (w->goldsrc) {
-			/* GoldSrc wants the texture's file name: the extension becomes .bmp. */
-			const char *dot = strrchr(mat, '.'), *slash = strrchr(mat, '/');
-			size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - mat) : strlen(mat);
-			SM_CHECK(put(w, mat, stem));
-			SM_CHECK(puts_(w, ".bmp"));
+			char tex[SM_GOLDSRC_NAME_MAX];
+			SM_CHECK(put(w, tex, sm_goldsrc_texture(mat, tex)));
 		} else {
 			SM_CHECK(puts_(w, mat));
 		}
@@ -445,6 +442,19 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 	return eol(w);
 }
 
+size_t sm_goldsrc_texture(const char *mat, char out[SM_GOLDSRC_NAME_MAX])
+{
+	static const char *const images[] = { "bmp", "tga", "png", "jpg", "jpeg", "dds", "vtf", "psd", "tif", "tiff", "gif" };
+	const char *dot = strrchr(mat, '.'), *slash = strrchr(mat, '/'), *bs = strrchr(mat, '\\');
+	if (bs && (!slash || bs > slash)) slash = bs;
+	size_t stem = strlen(mat);
+	if (dot && (!slash || dot > slash))
+		for (size_t i = 0; i < sizeof(images) / sizeof(images[0]); i++)
+			if (!strcasecmp(dot + 1, images[i])) stem = (size_t)(dot - mat);
+	int n = snprintf(out, SM_GOLDSRC_NAME_MAX, "%.*s.bmp", (int)stem, mat);
+	return n < 0 ? 0 : (size_t)n < SM_GOLDSRC_NAME_MAX ? (size_t)n : SM_GOLDSRC_NAME_MAX - 1;
+}
+
 /* Links are written unless the scene came from an SMD without them and every position has
  * exactly one link of weight 1 (then the 9-field, GoldSrc-compatible line says the same). */
 static bool mesh_needs_links(const smdmx_scene *s, const smdmx_mesh *m, bool goldsrc)
@@ -464,7 +474,8 @@ static bool write_triangles(writer *w, int extra_uvs)
 	const smdmx_scene *s = w->scene;
 	for (size_t i = 0; i < s->material_count; i++) {
 		SM_CHECK(check_text(w, s->materials[i].name, "material", true));
-		if (w->goldsrc && strlen(s->materials[i].name) + 4 > 63)
+		char tex[SM_GOLDSRC_NAME_MAX];
+		if (w->goldsrc && sm_goldsrc_texture(s->materials[i].name, tex) > 63)
 			return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "material '%s' is too long for GoldSrc (63 characters at most)",
 			               s->materials[i].name);
 		const char *n = s->materials[i].name;
@@ -853,8 +864,10 @@ bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
 		if (scene->source.format == SMDMX_SOURCE_VTA) kind = SMDMX_SMD_WRITE_VTA;
 		else kind = has_faces ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
 	}
-	int extra_uvs = max_uv > 1 ? (int)max_uv - 1 : 0;
+	int extra_uvs = max_uv > 1 && !opts.goldsrc ? (int)max_uv - 1 : 0; /* GoldSrc reads version 1 only */
 	bool ok = true;
+	if (opts.goldsrc && kind == SMDMX_SMD_WRITE_VTA)
+		ok = sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "GoldSrc has no flex: there is no GoldSrc VTA");
 	if (kind == SMDMX_SMD_WRITE_REFERENCE && extra_uvs > 8)
 		ok = sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "%d extra UV sets; SMD version 3 holds at most 8", extra_uvs);
 	if (ok && opts.clip && opts.clip >= scene->clip_count)

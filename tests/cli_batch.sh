@@ -684,6 +684,19 @@ faithful)
 			"$dmx2smd" "$tmp/empty$v.dmx" -o "$tmp/empty$v.smd" -q && "$smdmx" diff "$tmp/empty.smd" "$tmp/empty$v.smd" -q
 		check "an empty triangles block through model $v" 0 $?
 	done
+	# GoldSrc output: Blender's "socks.001" and "socks.002" stay two textures; what is merged
+	# or left out is counted; no VTA
+	"$smdmx" convert "$root/testdata/ok/goldsrc_socks.smd" -o "$tmp/gs.smd" --goldsrc 2>"$tmp/err"
+	check "GoldSrc: what it merges, said" "0 $tmp/gs.smd: warning: GoldSrc has one bone per vertex: 1 vertices of several weight links put on their strongest|$tmp/gs.smd: warning: 1 materials take the GoldSrc texture name of another ('skin.tga' and 'skin.png' are one texture)|" \
+		"$? $(tr '\n' '|' <"$tmp/err")"
+	check "GoldSrc texture names" "socks.001.bmp|socks.002.bmp|skin.bmp|skin.bmp|" "$(grep -v '^[0-9 .-]*.$' "$tmp/gs.smd" | tr -d '\r' | sed -n '/^triangles$/,/^end$/p' | grep -v -e '^triangles$' -e '^end$' | tr '\n' '|')"
+	"$smd2dmx" "$sample/arm.smd" "$sample/arm.vta" -o "$tmp/armf.dmx" -q
+	mkdir "$tmp/gold"
+	"$dmx2smd" "$tmp/armf.dmx" --goldsrc -o "$tmp/gold/arm.smd" 2>"$tmp/err"
+	check "GoldSrc from a DMX with shapes: no VTA, said" "0 $tmp/gold/arm.smd: warning: GoldSrc has one bone per vertex: 4 vertices of several weight links put on their strongest|$tmp/gold/arm.smd: warning: GoldSrc has no flex: 1 shapes left out|./arm.smd " \
+		"$? $(tr '\n' '|' <"$tmp/err")$(files "$tmp/gold")"
+	"$dmx2smd" "$tmp/armf.dmx" --goldsrc --vta "$tmp/gold/x.vta" -o "$tmp/gold/b.smd" 2>/dev/null
+	check "--goldsrc with --vta" 2 $?
 	;;
 
 *)

@@ -577,7 +577,7 @@ static void test_scene_operations(void **state)
 	assert_int_equal(f->flex_controller_count, 4);
 	smdmx_warnings lw;
 	memset(&lw, 0, sizeof(lw));
-	smdmx_smd_report_losses(f, true, &lw);
+	smdmx_smd_report_losses(f, NULL, true, &lw);
 	assert_int_equal(lw.count, 1);
 	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_CONTROLLERS);
 	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 4 left out (put them in the QC)");
@@ -697,13 +697,13 @@ static void test_flex_rules(void **state)
 	 * controller that only drives its own shape over 0..1 loses nothing */
 	smdmx_warnings lw;
 	memset(&lw, 0, sizeof(lw));
-	smdmx_smd_report_losses(c, true, &lw);
+	smdmx_smd_report_losses(c, NULL, true, &lw);
 	assert_int_equal(lw.count, 1);
 	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_RULES);
 	assert_int_equal(c->flex_controller_count, 1);
 	c->flex_controllers[0].stereo = true;
 	memset(&lw, 0, sizeof(lw));
-	smdmx_smd_report_losses(c, true, &lw);
+	smdmx_smd_report_losses(c, NULL, true, &lw);
 	assert_int_equal(lw.count, 2);
 	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_CONTROLLERS);
 	assert_int_equal(lw.data[0].count, 1);

@@ -106,6 +106,9 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_QC_UNDRIVEN = 33,             /* DMX to QC: a shape studiomdl drives with nothing */
 	SMDMX_WARNING_NODE_RENAMED = 34,            /* DMX: a mesh's node named otherwise than the mesh, because a bone
 	                                               has its name (readers match base poses by name) */
+	SMDMX_WARNING_GOLDSRC_LINKS = 35,           /* GoldSrc SMD: vertices of several links put on their strongest bone */
+	SMDMX_WARNING_GOLDSRC_MATERIALS = 36,       /* GoldSrc SMD: materials that become one texture name */
+	SMDMX_WARNING_DROPPED_UV_SETS = 37,         /* SMD: extra UV sets the output cannot hold (GoldSrc) */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

@@ -637,7 +637,7 @@ static bool dmx_to_smd(run *r)
 		smdmx_scene_free(scene);
 		return ok;
 	}
-	bool vta_beside = ok && scene->flex_shape_count && wo.kind == SMDMX_SMD_WRITE_REFERENCE;
+	bool vta_beside = ok && scene->flex_shape_count && wo.kind == SMDMX_SMD_WRITE_REFERENCE && !wo.goldsrc;
 	char *qc_model = NULL, *qc_atts = NULL;
 	char *vta_path = !vta_beside ? NULL : j->vta ? xstrdup(j->vta) : path_with_extension(out, "vta");
 	if (ok && r->o->qc) {
@@ -652,7 +652,7 @@ static bool dmx_to_smd(run *r)
 	if (ok) {
 		smdmx_warnings losses;
 		memset(&losses, 0, sizeof(losses));
-		smdmx_smd_report_losses(scene, true, &losses);
+		smdmx_smd_report_losses(scene, &wo, true, &losses);
 		if (r->o->qc) {
 			/* the QC carries these */
 			size_t k = 0;
@@ -700,6 +700,12 @@ static bool smd_to_smd(run *r)
 	bool ok = shape(r, scene, in);
 	if (ok && wo.kind == SMDMX_SMD_WRITE_VTA && scene->flex_shape_count == 0 && scene->mesh_count == 0)
 		ok = fail_msg(r, in, "nothing to write as VTA (no mesh)");
+	if (ok && wo.goldsrc) {
+		smdmx_warnings losses;
+		memset(&losses, 0, sizeof(losses));
+		smdmx_smd_report_losses(scene, &wo, true, &losses);
+		warn(r, j->out, &losses);
+	}
 	ok = ok && warnings_allowed(r, in);
 	ok = ok && write_smd(r, scene, j->out, &wo);
 	if (ok) note_scene(r, in, scene);

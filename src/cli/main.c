@@ -295,7 +295,9 @@ static int convert_main(int argc, char **argv)
 		else if (strcasecmp(path_extension(o.qc), "qc") && strcasecmp(path_extension(o.qc), "qci"))
 			problem = "--qc names the QC to write: its name must end in .qc or .qci";
 		else if (o.clip_name) problem = "--clip with --qc: the QC names every clip";
+		else if (o.wopts.goldsrc) problem = "--qc with --goldsrc: a GoldSrc QC has no flex rig, and smdmx writes Source QCs";
 	}
+	if (o.wopts.goldsrc && o.vta) problem = "--vta with --goldsrc: GoldSrc has no flex, so no VTA";
 	if (o.model && !o.qc) problem = "--model picks a $model of the QC given with --qc";
 	if (problem) {
 		free(inputs);

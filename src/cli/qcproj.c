@@ -270,7 +270,7 @@ static bool run_dmx_to_smd(project *p, task *t)
 	if (ok) {
 		smdmx_warnings losses;
 		memset(&losses, 0, sizeof(losses));
-		smdmx_smd_report_losses(s, true, &losses);
+		smdmx_smd_report_losses(s, &p->o->wopts, true, &losses);
 		size_t k = 0;
 		for (size_t i = 0; i < losses.count; i++) {
 			smdmx_warning_code c = losses.data[i].code;
