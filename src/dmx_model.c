@@ -537,6 +537,19 @@ static bool lower_control_list(lower *l, uint32_t op, size_t n, const sm_names *
 	return !s->flex_rule_count || lower_flex_rules(l, te, j);
 }
 
+/* A time of the clip counted from its start. A key on a frame (tick floor(f * 10000 / rate),
+ * decision 3) stays on a frame, as many frames from the first: a difference of ticks would
+ * put it a tick off where the truncation of the two differs. Any other time moves by the
+ * start's ticks. */
+static int64_t clip_tick(const smdmx_clip *cl, int64_t t)
+{
+	double r = cl->frame_rate;
+	double f0 = nearbyint((double)cl->start * r / 10000.0), f = nearbyint((double)t * r / 10000.0);
+	if (fabs(f) < 1e15 && fabs(f0) < 1e15 && floor(f0 * 10000.0 / r) == (double)cl->start && floor(f * 10000.0 / r) == (double)t)
+		return (int64_t)floor((f - f0) * 10000.0 / r);
+	return t - cl->start;
+}
+
 static bool lower_clips(lower *l, uint32_t root)
 {
 	const smdmx_scene *s = l->s;
@@ -551,15 +564,17 @@ static bool lower_clips(lower *l, uint32_t root)
 		if (clip == SMDMX_NONE || tf == SMDMX_NONE) return false;
 		((uint32_t *)l->dm->elements[list].attrs[0].value.array.data)[c] = clip;
 		SM_CHECK(set_el(l, clip, "timeFrame", tf));
+		/* A clip starts at time 0, its keys counted from its first frame: the reading Valve's
+		 * tools and Blender Source Tools share, as studiomdl counts an SMD's frames from its
+		 * first (F4). */
+		int64_t duration = clip_tick(cl, (int64_t)cl->start + cl->duration);
+		if (duration < 0 || duration > INT32_MAX)
+			return sm_fail(l->error, SMDMX_ERROR_LIMIT, 0, 0, "clip '%s' lasts %lld ticks", cl->name, (long long)duration);
 		if (l->format == 1) {
-			SM_CHECK(set_int(l, tf, "durationTime", cl->duration));
-			if (cl->start == INT32_MIN)
-				return sm_fail(l->error, SMDMX_ERROR_LIMIT, 0, 0, "clip '%s' starts at %d ticks, which model format 1 cannot offset",
-				               cl->name, cl->start);
-			if (cl->start) SM_CHECK(set_int(l, tf, "offsetTime", -cl->start));
+			SM_CHECK(set_int(l, tf, "durationTime", (int32_t)duration));
 		} else {
-			SM_CHECK(set_time(l, tf, "start", cl->start));
-			SM_CHECK(set_time(l, tf, "duration", cl->duration));
+			SM_CHECK(set_time(l, tf, "start", 0));
+			SM_CHECK(set_time(l, tf, "duration", (int32_t)duration));
 			SM_CHECK(set_time(l, tf, "offset", 0));
 		}
 		SM_CHECK(set_float(l, tf, "scale", 1.0f));
@@ -587,7 +602,16 @@ static bool lower_clips(lower *l, uint32_t root)
 				if (!layers) return false;
 				layers[0] = layer;
 				size_t n = o ? ch->orientation_count : ch->position_count;
-				const int32_t *times = o ? ch->orientation_times : ch->position_times;
+				const int32_t *abs_times = o ? ch->orientation_times : ch->position_times;
+				int32_t *times = sm_owned_alloc(l->dm->owner->mem, (n + 1) * sizeof(int32_t), l->error);
+				if (!times) return false;
+				for (size_t i = 0; i < n; i++) {
+					int64_t rel = clip_tick(cl, abs_times[i]);
+					if (rel > INT32_MAX || rel < INT32_MIN || (i && rel <= times[i - 1]))
+						return sm_fail(l->error, SMDMX_ERROR_LIMIT, 0, 0, "clip '%s': a key %lld ticks from its start", cl->name,
+						               (long long)rel);
+					times[i] = (int32_t)rel;
+				}
 				const float *vals = o ? (const float *)ch->orientations : (const float *)ch->positions;
 				int dim = o ? 4 : 3;
 				uint32_t *keep = sm_owned_alloc(l->dm->owner->mem, (n + 1) * sizeof(uint32_t), l->error);
@@ -1463,10 +1487,18 @@ static bool lift_clips(lift *l, uint32_t root)
 		if (!(cl->frame_rate > 0)) cl->frame_rate = 30;
 		uint32_t tf = get_el(l, clip, "timeFrame");
 		const smdmx_dm_attr *a;
+		/* A key's time in the clip's parent: (t - offset) / scale + start (DmeClip's
+		 * ToChildMediaTime the other way round). */
+		int32_t offset = 0;
+		double tscale = 1;
 		if ((a = get(l, tf, "start")) && !a->is_array) cl->start = a->value.i;
 		if ((a = get(l, tf, "startTime")) && !a->is_array) cl->start = a->value.i;
 		if ((a = get(l, tf, "duration")) && !a->is_array) cl->duration = a->value.i;
 		if ((a = get(l, tf, "durationTime")) && !a->is_array) cl->duration = a->value.i;
+		if ((a = get(l, tf, "offset")) && !a->is_array) offset = a->value.i;
+		if ((a = get(l, tf, "offsetTime")) && !a->is_array) offset = a->value.i;
+		if ((a = get(l, tf, "scale")) && !a->is_array && a->type == SMDMX_DM_FLOAT && a->value.f > 0 && isfinite(a->value.f))
+			tscale = a->value.f;
 		size_t nch;
 		const uint32_t *chans = get_els(l, clip, "channels", &nch);
 		smdmx_channel *ch = sm_owned_calloc(l->o, l->joints.count + 1, sizeof(smdmx_channel), l->error);
@@ -1496,7 +1528,6 @@ static bool lift_clips(lift *l, uint32_t root)
 			const int32_t *t = times->value.array.data;
 			for (size_t i = 1; i < nv; i++)
 				if (t[i] <= t[i - 1]) return bad_model(l, "key times that do not increase");
-			if (nv && t[nv - 1] > last) last = t[nv - 1];
 			smdmx_channel *c2 = &ch[j];
 			c2->joint = j;
 			has[j] = 1;
@@ -1505,7 +1536,13 @@ static bool lift_clips(lift *l, uint32_t root)
 			size_t vsize = nv * (orient ? sizeof(smdmx_quat) : sizeof(smdmx_vec3));
 			void *vc = sm_owned_alloc(l->o, vsize + 1, l->error);
 			if (!tc || !vc) return false;
-			memcpy(tc, t, nv * sizeof(int32_t));
+			for (size_t i = 0; i < nv; i++) {
+				double pt = tscale == 1 ? (double)t[i] - offset + cl->start : floor(((double)t[i] - offset) / tscale + 0.5) + cl->start;
+				if (!(pt >= INT32_MIN && pt <= INT32_MAX)) return bad_model(l, "a key beyond 2^31 ticks once its clip's time frame is applied");
+				tc[i] = (int32_t)pt;
+				if (i && tc[i] <= tc[i - 1]) return bad_model(l, "key times that do not increase once its clip's time frame is applied");
+			}
+			if (nv && tc[nv - 1] > last) last = tc[nv - 1];
 			memcpy(vc, vals, vsize);
 			if (orient) {
 				c2->orientation_times = tc;

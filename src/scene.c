@@ -570,10 +570,14 @@ static int64_t frame_of(int64_t t, double rate)
 static bool compare_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const smdmx_scene *sb, const smdmx_clip *b)
 {
 	if (a->frame_rate != b->frame_rate) return differ(c, "clip '%s': frame rates differ", a->name);
-	if (a->start != b->start || a->duration != b->duration) return differ(c, "clip '%s': time frames differ", a->name);
+	/* frames count from each clip's first, as studiomdl counts an SMD's (F4): where a clip
+	 * starts is no difference */
+	int64_t first = frame_of(a->start, a->frame_rate), last = frame_of((int64_t)a->start + a->duration, a->frame_rate);
+	int64_t shift = frame_of(b->start, b->frame_rate) - first;
+	if (frame_of((int64_t)b->start + b->duration, b->frame_rate) - first - shift != last - first)
+		return differ(c, "clip '%s': time frames differ", a->name);
 	if (a->channel_count != b->channel_count)
 		return differ(c, "clip '%s': %zu channels vs %zu", a->name, a->channel_count, b->channel_count);
-	int64_t first = frame_of(a->start, a->frame_rate), last = frame_of((int64_t)a->start + a->duration, a->frame_rate);
 	if (last - first > 1000000) return differ(c, "clip '%s': too many frames to compare", a->name);
 	for (size_t i = 0; i < a->channel_count; i++) {
 		const smdmx_channel *x = &a->channels[i], *y = &b->channels[i];
@@ -581,11 +585,12 @@ static bool compare_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, con
 		if (strcmp(jx->name, jy->name) != 0) return differ(c, "clip '%s': channel %zu joints differ", a->name, i);
 		for (int64_t f = first; f <= last; f++) {
 			int32_t t = (int32_t)floor((double)f * 10000.0 / a->frame_rate);
+			int32_t tb = (int32_t)floor((double)(f + shift) * 10000.0 / b->frame_rate);
 			float px[3], py[3], qx[4], qy[4];
 			sm_sample_position(x, t, jx->bind.position, px);
-			sm_sample_position(y, t, jy->bind.position, py);
+			sm_sample_position(y, tb, jy->bind.position, py);
 			sm_sample_orientation(x, t, jx->bind.orientation, qx);
-			sm_sample_orientation(y, t, jy->bind.orientation, qy);
+			sm_sample_orientation(y, tb, jy->bind.orientation, qy);
 			if (!vec_equal(c, px, py, 3))
 				return differ(c, "clip '%s' joint '%s': positions differ at frame %lld", a->name, jx->name, (long long)f);
 			if (!rot_equal(c, qx, qy))
@@ -775,10 +780,12 @@ static void diff_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const 
 	}
 	int64_t fa0 = frame_of(a->start, a->frame_rate), fa1 = frame_of((int64_t)a->start + a->duration, a->frame_rate);
 	int64_t fb0 = frame_of(b->start, b->frame_rate), fb1 = frame_of((int64_t)b->start + b->duration, b->frame_rate);
-	if (fa0 != fb0 || fa1 != fb1)
+	/* frames count from each clip's first (F4): b's frame fb0 + i is a's fa0 + i */
+	if (fa1 - fa0 != fb1 - fb0)
 		differ(c, "clip '%s': frames %lld to %lld vs %lld to %lld", a->name, (long long)fa0, (long long)fa1, (long long)fb0,
 		       (long long)fb1);
-	int64_t first = fa0 > fb0 ? fa0 : fb0, last = fa1 < fb1 ? fa1 : fb1;
+	int64_t shift = fb0 - fa0;
+	int64_t first = fa0, last = fa1 < fb1 - shift ? fa1 : fb1 - shift;
 	if (last - first > 1000000 || (last >= first && (uint64_t)(last - first + 1) * (sa->joint_count + 1) > ((uint64_t)1 << 26))) {
 		differ(c, "clip '%s': too many frames to compare (%lld frames of %zu joints; the limit is 2^26 bone poses)", a->name,
 		       (long long)(last - first + 1), sa->joint_count);
@@ -800,7 +807,8 @@ static void diff_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const 
 		int64_t bad_first = 0, bad = 0;
 		bool pos = false;
 		for (int64_t f = first; f <= last; f++) {
-			int32_t ta = (int32_t)floor((double)f * 10000.0 / a->frame_rate), tb = (int32_t)floor((double)f * 10000.0 / b->frame_rate);
+			int32_t ta = (int32_t)floor((double)f * 10000.0 / a->frame_rate);
+			int32_t tb = (int32_t)floor((double)(f + shift) * 10000.0 / b->frame_rate);
 			float px[3], py[3], qx[4], qy[4];
 			smdmx_channel none = { 0 };
 			sm_sample_position(x ? x : &none, ta, jx->bind.position, px);

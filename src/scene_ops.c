@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "num.h"
 #include "smdmx/math.h"
 #include "smdmx/scene.h"
 #include "smdmx/smd.h"
@@ -271,4 +272,14 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 		sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "flex shapes need a VTA: %zu left out", s->flex_shape_count);
 	if (s->clip_count > 1)
 		sm_warn(w, SMDMX_WARNING_DROPPED_CLIPS, 0, 0, "one SMD holds one animation: %zu more clips", s->clip_count - 1);
+	size_t rates = 0;
+	const smdmx_clip *other = NULL;
+	for (size_t i = 0; i < s->clip_count; i++)
+		if (s->clips[i].frame_rate != 30 && !rates++) other = &s->clips[i];
+	if (rates) {
+		char r[SM_FLOAT_MAX];
+		sm_format_shortest((float)other->frame_rate, r);
+		sm_warn(w, SMDMX_WARNING_FRAME_RATE, 0, 0, "SMD has no frame rate, and studiomdl reads 30 fps unless the QC's $sequence says "
+		        "fps: %zu clips are not 30 fps ('%s' is %s)", rates, other->name, r);
+	}
 }

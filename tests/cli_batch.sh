@@ -697,6 +697,23 @@ faithful)
 		"$? $(tr '\n' '|' <"$tmp/err")$(files "$tmp/gold")"
 	"$dmx2smd" "$tmp/armf.dmx" --goldsrc --vta "$tmp/gold/x.vta" -o "$tmp/gold/b.smd" 2>/dev/null
 	check "--goldsrc with --vta" 2 $?
+	# A clip starts at time 0 with its keys from its first frame, as Valve's readers and
+	# Blender Source Tools' agree (studiomdl counts an SMD's frames from its first too)
+	awk '/^time /{ $2 = $2 + 10 } { print }' "$sample/arm_wave.smd" >"$tmp/w10.smd"
+	"$smd2dmx" "$tmp/w10.smd" -o "$tmp/w10.dmx" -q
+	check "a clip from frame 10: its time frame" '"start" "time" "0.0000"|"duration" "time" "0.3333"|"offset" "time" "0.0000"|' \
+		"$(grep -e '"start" "time"' -e '"duration" "time"' -e '"offset" "time"' "$tmp/w10.dmx" | tr -d '\t' | tr '\n' '|')"
+	check "its first keys at 0" '"times" "time_array" [ "0.0000",' "$(grep -m 1 -o '"times" "time_array" \[ "[0-9.]*",' "$tmp/w10.dmx")"
+	"$dmx2smd" "$tmp/w10.dmx" -o "$tmp/w10b.smd" -q
+	check "back: frames from 0, the same animation" "time 0 0" "$(grep -m 1 '^time' "$tmp/w10b.smd" | tr -d '\r') $("$smdmx" diff "$tmp/w10.smd" "$tmp/w10b.smd" -q; echo $?)"
+	# a clip of another rate: SMD cannot say it; the QC's $sequence can
+	"$smd2dmx" "$tmp/w10.smd" --fps 24 -o "$tmp/w24.dmx" -q
+	"$dmx2smd" "$tmp/w24.dmx" -o "$tmp/w24.smd" 2>"$tmp/err"
+	check "24 fps to SMD, said" "0 $tmp/w24.smd: warning: SMD has no frame rate, and studiomdl reads 30 fps unless the QC's \$sequence says fps: 1 clips are not 30 fps ('w10' is 24)|" \
+		"$? $(tr '\n' '|' <"$tmp/err")"
+	mkdir "$tmp/q"
+	"$dmx2smd" "$tmp/w24.dmx" -o "$tmp/q/w24.smd" --qc "$tmp/q/w24.qc" 2>"$tmp/err"
+	check "24 fps with --qc: the QC says it" '0 |$sequence "w10" "w24.smd" fps 24|' "$? $(cat "$tmp/err")|$(cat "$tmp/q/w24.qc" | tr '\n' '|')"
 	;;
 
 *)

@@ -1161,40 +1161,48 @@ static void test_key_time_int32_min(void **state)
 	smdmx_scene_free(s);
 }
 
-/* Clip times at the ends of int32: keys that span more than 2^31 - 1 ticks from the clip's
- * start are refused by the lift; a start of -2^31 cannot be offset in model format 1. */
+/* Clip times at the ends of int32. A key is at (t - offset) / scale + start in its clip's
+ * parent: one that lands past 2^31 - 1 ticks is refused by the lift; a clip that starts at
+ * -2^31 lifts, and lowers in every model format with its keys counted from its start. */
 static void test_clip_time_range(void **state)
 {
 	(void)state;
 	smdmx_error err;
-	for (int explicit_duration = 0; explicit_duration <= 1; explicit_duration++) {
-		smdmx_dm *dm = shared_clip_model(1, 1, 2);
+	for (int past = 0; past <= 1; past++) {
+		smdmx_dm *dm = shared_clip_model(1, 1, 2); /* keys at 0 and 333 ticks */
 		uint32_t clip = SMDMX_NONE;
 		for (uint32_t e = 0; e < dm->element_count; e++)
 			if (!strcmp(dm->elements[e].type, "DmeChannelsClip")) clip = e;
 		uint32_t tf = smdmx_dm_add_element(dm, "DmeTimeFrame", "timeFrame", NULL, &err);
 		smdmx_dm_add_attr(dm, clip, "timeFrame", SMDMX_DM_ELEMENT, false, 0, &err)->value.element = tf;
-		smdmx_dm_add_attr(dm, tf, "start", SMDMX_DM_TIME, false, 0, &err)->value.i = INT32_MIN;
-		if (explicit_duration) smdmx_dm_add_attr(dm, tf, "duration", SMDMX_DM_TIME, false, 0, &err)->value.i = 1000;
+		smdmx_dm_add_attr(dm, tf, "start", SMDMX_DM_TIME, false, 0, &err)->value.i = past ? INT32_MAX - 332 : INT32_MIN;
 		smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
 		smdmx_dm_free(dm);
-		if (!explicit_duration) {
-			/* the last key, at 333 ticks, is 2^31 + 333 ticks after the start */
+		if (past) {
 			assert_null(s);
 			assert_int_equal(err.code, SMDMX_ERROR_INVALID_SCENE);
-			assert_string_equal(err.message, "not a usable model: a clip whose keys span more than 2^31 - 1 ticks");
+			assert_string_equal(err.message, "not a usable model: a key beyond 2^31 ticks once its clip's time frame is applied");
 			continue;
 		}
 		if (!s) fail_msg("%s", err.message);
 		assert_int_equal(s->clips[0].start, INT32_MIN);
-		smdmx_model_options mo = { .model_version = 1 };
-		assert_null(smdmx_model_from_scene(s, &mo, &err, NULL));
-		assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
-		assert_string_equal(err.message, "clip 'clip' starts at -2147483648 ticks, which model format 1 cannot offset");
-		mo.model_version = 18;
-		dm = smdmx_model_from_scene(s, &mo, &err, NULL);
-		if (!dm) fail_msg("%s", err.message);
-		smdmx_dm_free(dm);
+		assert_int_equal(s->clips[0].duration, 333);
+		assert_int_equal(s->clips[0].channels[0].orientation_times[1], INT32_MIN + 333);
+		static const int models[] = { 1, 15, 18, 22 };
+		for (int m = 0; m < 4; m++) {
+			smdmx_model_options mo = { .model_version = models[m] };
+			dm = smdmx_model_from_scene(s, &mo, &err, NULL);
+			if (!dm) fail_msg("%s", err.message);
+			smdmx_scene *b = smdmx_model_to_scene(dm, NULL, &err, NULL);
+			if (!b) fail_msg("%s", err.message);
+			/* the clip starts at 0 now, its keys from its first frame */
+			assert_int_equal(b->clips[0].start, 0);
+			assert_int_equal(b->clips[0].duration, 333);
+			assert_int_equal(b->clips[0].channels[0].orientation_times[0], 0);
+			assert_int_equal(b->clips[0].channels[0].orientation_times[1], 333);
+			smdmx_scene_free(b);
+			smdmx_dm_free(dm);
+		}
 		smdmx_scene_free(s);
 	}
 }

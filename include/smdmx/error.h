@@ -109,6 +109,7 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_GOLDSRC_LINKS = 35,           /* GoldSrc SMD: vertices of several links put on their strongest bone */
 	SMDMX_WARNING_GOLDSRC_MATERIALS = 36,       /* GoldSrc SMD: materials that become one texture name */
 	SMDMX_WARNING_DROPPED_UV_SETS = 37,         /* SMD: extra UV sets the output cannot hold (GoldSrc) */
+	SMDMX_WARNING_FRAME_RATE = 38,              /* SMD: clips of another rate than 30 fps, which SMD cannot say */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

@@ -547,6 +547,27 @@ static bool write_qc_text(run *r, const smdmx_scene *scene, const char *in, cons
 
 /* A model or animation DMX into SMD: a reference (and its VTA beside it when the model has
  * shapes), or one SMD per clip (--clip NAME for one). */
+/* What the SMD (and VTA) written cannot hold, said; with --qc less what the QC carries, and
+ * with one file per clip, the clips. */
+static void report_smd_losses(run *r, const smdmx_scene *scene, const smdmx_smd_write_options *wo, const char *out,
+                              bool file_per_clip)
+{
+	smdmx_warnings losses;
+	memset(&losses, 0, sizeof(losses));
+	smdmx_smd_report_losses(scene, wo, true, &losses);
+	size_t k = 0;
+	for (size_t i = 0; i < losses.count; i++) {
+		smdmx_warning_code c = losses.data[i].code;
+		bool carried = (r->o->qc && (c == SMDMX_WARNING_DROPPED_BALANCE || c == SMDMX_WARNING_DROPPED_ATTACHMENTS ||
+		                             c == SMDMX_WARNING_DROPPED_CONTROLLERS || c == SMDMX_WARNING_DROPPED_RULES ||
+		                             c == SMDMX_WARNING_FRAME_RATE)) ||
+		               (file_per_clip && c == SMDMX_WARNING_DROPPED_CLIPS);
+		if (!carried) losses.data[k++] = losses.data[i];
+	}
+	losses.count = k;
+	warn(r, out, &losses);
+}
+
 static bool dmx_to_smd(run *r)
 {
 	job *j = r->j;
@@ -601,6 +622,7 @@ static bool dmx_to_smd(run *r)
 				diag_add(&j->diag, r->o, in, 0, 0, "warning", "clip %zu of the file is named '%s' as an earlier one: written as '%s_%zu'",
 				         c + 1, scene->clips[c].name, scene->clips[c].name, same);
 		}
+		if (ok) report_smd_losses(r, scene, &wo, out, true);
 		ok = ok && warnings_allowed(r, in);
 		for (size_t c = first; ok && c < last; c++) {
 			/* Clips of one name (other writers allow them) get files of their own: the second
@@ -650,22 +672,7 @@ static bool dmx_to_smd(run *r)
 		if (!ok) fail(r, in, &err);
 	}
 	if (ok) {
-		smdmx_warnings losses;
-		memset(&losses, 0, sizeof(losses));
-		smdmx_smd_report_losses(scene, &wo, true, &losses);
-		if (r->o->qc) {
-			/* the QC carries these */
-			size_t k = 0;
-			for (size_t i = 0; i < losses.count; i++) {
-				smdmx_warning_code c = losses.data[i].code;
-				if (c == SMDMX_WARNING_DROPPED_BALANCE || c == SMDMX_WARNING_DROPPED_ATTACHMENTS ||
-				    c == SMDMX_WARNING_DROPPED_CONTROLLERS || c == SMDMX_WARNING_DROPPED_RULES)
-					continue;
-				losses.data[k++] = losses.data[i];
-			}
-			losses.count = k;
-		}
-		warn(r, out, &losses);
+		report_smd_losses(r, scene, &wo, out, false);
 		if (vta_beside && to_stdout && !j->vta) {
 			diag_add(&j->diag, r->o, in, 0, 0, "warning",
 			         "%zu flex shapes not written: standard output holds no .vta beside the SMD", scene->flex_shape_count);
