@@ -1326,6 +1326,17 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 	}
 	m->uv_sets = uvs.data;
 	m->uv_set_count = uvs.count;
+	/* flipVCoordinates false (Source 2 Hammer's exports, decompilers): V is stored the other
+	 * way up from SMD's; true, or no flag, is Source 1's and SMD's (C9) */
+	const smdmx_dm_attr *fv = get(l, vd, "flipVCoordinates");
+	if (fv && fv->type == SMDMX_DM_BOOL && !fv->is_array && !fv->value.b) {
+		l->s->source.dmx_v_flag_false++;
+		smdmx_uv_set *us = uvs.data;
+		for (size_t u = 0; u < uvs.count; u++)
+			for (size_t i = 0; i < us[u].count; i++) us[u].data[i][1] = 1.0f - us[u].data[i][1];
+	} else if (!fv && uvs.count) {
+		l->s->source.dmx_v_flag_missing++;
+	}
 	/* Stereo balance and wrinkle: scalar fields with indices (C7, C10). */
 	for (int which = 0; which < 2; which++) {
 		size_t nv, ni;

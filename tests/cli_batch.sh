@@ -714,6 +714,17 @@ faithful)
 	mkdir "$tmp/q"
 	"$dmx2smd" "$tmp/w24.dmx" -o "$tmp/q/w24.smd" --qc "$tmp/q/w24.qc" 2>"$tmp/err"
 	check "24 fps with --qc: the QC says it" '0 |$sequence "w10" "w24.smd" fps 24|' "$? $(cat "$tmp/err")|$(cat "$tmp/q/w24.qc" | tr '\n' '|')"
+	# flipVCoordinates false (Source 2's exports): V turned for SMD; without the flag, as stored
+	printf 'version 1\nnodes\n0 "root" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nm\n0 0 0 0 0 0 1 0 0.25\n0 1 0 0 0 0 1 1 0.5\n0 0 1 0 0 0 1 0 1\nend\n' >"$tmp/uv.smd"
+	"$smd2dmx" "$tmp/uv.smd" -o "$tmp/uv.dmx" -q
+	sed 's/"flipVCoordinates" "bool" "1"/"flipVCoordinates" "bool" "0"/' "$tmp/uv.dmx" >"$tmp/uv0.dmx"
+	grep -v flipVCoordinates "$tmp/uv.dmx" >"$tmp/uvx.dmx"
+	"$dmx2smd" "$tmp/uv0.dmx" -o "$tmp/uv0.smd" -v 2>"$tmp/err"
+	check "flipVCoordinates false: V turned, said in the note" "0.750000 0.500000 0.000000 |$tmp/uv0.dmx: note: 1 joint, 1 mesh (1 polygons), 0 flex shapes, 0 clips, UV V turned (flipVCoordinates false) in 1 mesh -> $tmp/uv0.smd" \
+		"$(awk '/^0 / && NF >= 9 { printf "%s ", $9 }' "$tmp/uv0.smd")|$(cat "$tmp/err")"
+	"$dmx2smd" "$tmp/uvx.dmx" -o "$tmp/uvx.smd" -q
+	check "no flag: V as stored" "0.250000 0.500000 1.000000 |  UV V as stored in 1 meshes without flipVCoordinates: read as Source 1 writes it" \
+		"$(awk '/^0 / && NF >= 9 { printf "%s ", $9 }' "$tmp/uvx.smd")|$("$smdmx" info "$tmp/uvx.dmx" | tail -n 1)"
 	;;
 
 *)

@@ -209,6 +209,9 @@ typedef struct smdmx_source_info {
 	int encoding_version;
 	bool smd_weight_links;          /* an SMD vertex carried a link count field */
 	bool smd_crlf;                  /* the SMD used CRLF line ends */
+	/* DMX meshes by their vertex data's flipVCoordinates: false turns V (v becomes 1 - v, as
+	 * SMD has it), true and a missing flag keep V as stored (Source 1's convention) */
+	size_t dmx_v_flag_false, dmx_v_flag_missing;
 	/* A VTA's base vertices are the corners of its one mesh, in the order of their numbers
 	 * in the file: vta_ids holds those numbers (NULL when they are 0 to n-1) and vta_lines
 	 * the line of each in the base frame (NULL for other sources). */

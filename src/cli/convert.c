@@ -76,9 +76,16 @@ static void summarize(const smdmx_scene *s, char *buf, size_t size)
 	size_t polygons = 0;
 	for (size_t m = 0; m < s->mesh_count; m++)
 		for (size_t f = 0; f < s->meshes[m].face_set_count; f++) polygons += s->meshes[m].face_sets[f].polygon_count;
-	snprintf(buf, size, "%zu joint%s, %zu mesh%s (%zu polygons), %zu flex shape%s, %zu clip%s", s->joint_count,
+	int n = snprintf(buf, size, "%zu joint%s, %zu mesh%s (%zu polygons), %zu flex shape%s, %zu clip%s", s->joint_count,
 	                 s->joint_count == 1 ? "" : "s", s->mesh_count, s->mesh_count == 1 ? "" : "es", polygons,
 	                 s->flex_shape_count, s->flex_shape_count == 1 ? "" : "s", s->clip_count, s->clip_count == 1 ? "" : "s");
+	/* the V convention a DMX's UVs were read in (C9) */
+	if (n > 0 && (size_t)n < size && s->source.dmx_v_flag_false)
+		n += snprintf(buf + n, size - (size_t)n, ", UV V turned (flipVCoordinates false) in %zu mesh%s", s->source.dmx_v_flag_false,
+		              s->source.dmx_v_flag_false == 1 ? "" : "es");
+	if (n > 0 && (size_t)n < size && s->source.dmx_v_flag_missing)
+		snprintf(buf + n, size - (size_t)n, ", UV V as stored (no flipVCoordinates: Source 1's way) in %zu mesh%s",
+		         s->source.dmx_v_flag_missing, s->source.dmx_v_flag_missing == 1 ? "" : "es");
 }
 
 /* The note --verbose prints: what was read, and the files written. */

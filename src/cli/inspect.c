@@ -198,6 +198,8 @@ int cmd_info(int argc, char **argv)
 				printf(", \"frames\": %lld, \"frame_rate\": %.17g}", clip_frames(&s->clips[i]), s->clips[i].frame_rate);
 			}
 			printf("]");
+			if (l.dm)
+				printf(", \"uv_v_turned\": %zu, \"uv_v_unflagged\": %zu", s->source.dmx_v_flag_false, s->source.dmx_v_flag_missing);
 		} else {
 			printf(", \"model\": null, \"why\": ");
 			json_string(l.lift_error);
@@ -217,6 +219,11 @@ int cmd_info(int argc, char **argv)
 			       s->flex_shape_count, c.controllers, c.attachments, s->clip_count);
 			for (size_t i = 0; i < s->clip_count; i++)
 				printf("    '%s': %lld frames at %g fps\n", s->clips[i].name, clip_frames(&s->clips[i]), s->clips[i].frame_rate);
+			if (s->source.dmx_v_flag_false)
+				printf("  UV V turned (1 - v) in %zu meshes: flipVCoordinates false\n", s->source.dmx_v_flag_false);
+			if (s->source.dmx_v_flag_missing)
+				printf("  UV V as stored in %zu meshes without flipVCoordinates: read as Source 1 writes it\n",
+				       s->source.dmx_v_flag_missing);
 		} else {
 			printf("  not a model: %s\n", l.lift_error);
 		}
