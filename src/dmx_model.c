@@ -854,6 +854,9 @@ typedef struct lift {
 	sm_vec shapes;      /* smdmx_flex_shape */
 	sm_vec attachments; /* smdmx_attachment */
 	sm_names mat_names; /* material name to scene material */
+	size_t lost_fields; /* vertex data fields not carried, over all meshes */
+	const char *lost_names[4]; /* the first few, by name */
+	size_t lost_named;
 } lift;
 
 static const smdmx_dm_attr *get(const lift *l, uint32_t e, const char *name)
@@ -1326,6 +1329,22 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 	}
 	m->uv_sets = uvs.data;
 	m->uv_set_count = uvs.count;
+	/* Fields the scene has no place for (vertex paint, cloth, tangents, more normals): counted. */
+	for (size_t a = 0; a < vde->attr_count; a++) {
+		const char *n = vde->attrs[a].name;
+		size_t len = strlen(n);
+		if (len > 7 && !strcmp(n + len - 7, "Indices")) continue; /* goes with its field */
+		bool known = !strcmp(n, "vertexFormat") || !strcmp(n, "jointCount") || !strcmp(n, "flipVCoordinates");
+		for (int k = 0; k < 7 && !known; k++) known = !strcmp(n, field_names[f][k]);
+		if (!known && vde->attrs[a].type == SMDMX_DM_VECTOR2 && vde->attrs[a].is_array &&
+		    (!strncmp(n, "texcoord", 8) || !strncmp(n, "textureCoordinates", 18)))
+			known = true; /* read as a UV set above */
+		if (known) continue;
+		l->lost_fields++;
+		bool seen = false;
+		for (size_t k = 0; k < l->lost_named && !seen; k++) seen = !strcmp(l->lost_names[k], n);
+		if (!seen && l->lost_named < 4) l->lost_names[l->lost_named++] = n;
+	}
 	/* flipVCoordinates false (Source 2 Hammer's exports, decompilers): V is stored the other
 	 * way up from SMD's; true, or no flag, is Source 1's and SMD's (C9) */
 	const smdmx_dm_attr *fv = get(l, vd, "flipVCoordinates");
@@ -1736,6 +1755,11 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	ok = ok && joint_table(&l, model, &table, &table_count);
 	for (size_t m = 0; ok && m < l.meshes.count; m++) ok = lift_mesh(&l, m, table, table_count);
 	ok = ok && mark_correctives(&l);
+	if (ok && l.lost_fields)
+		sm_warn_n(warnings, SMDMX_WARNING_DROPPED_VERTEX_DATA, l.lost_fields, 0, 0,
+		          "vertex data smdmx does not carry, left out: %s%s%s%s%s%s%s%s", l.lost_names[0], l.lost_named > 1 ? ", " : "",
+		          l.lost_named > 1 ? l.lost_names[1] : "", l.lost_named > 2 ? ", " : "", l.lost_named > 2 ? l.lost_names[2] : "",
+		          l.lost_named > 3 ? ", " : "", l.lost_named > 3 ? l.lost_names[3] : "", l.lost_fields > l.lost_named ? ", ..." : "");
 	if (ok) {
 		s->name = dm->elements[root].name;
 		s->joints = l.joints.data;
@@ -1750,6 +1774,11 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 		s->attachment_count = l.attachments.count;
 		const smdmx_dm_attr *up = get(&l, model, "upAxis");
 		if (up && up->type == SMDMX_DM_STRING && !up->is_array && up->value.s[0]) s->up_axis = up->value.s[0];
+		/* Source 2's DmeAxisSystem (C12): upAxis 1, 2, 3 for X, Y, Z */
+		uint32_t ax = get_el(&l, model, "axisSystem");
+		const smdmx_dm_attr *ua = ax != SMDMX_NONE ? get(&l, ax, "upAxis") : NULL;
+		if (ua && ua->type == SMDMX_DM_INT && !ua->is_array && ua->value.i >= 1 && ua->value.i <= 3 && !(up && up->type == SMDMX_DM_STRING))
+			s->up_axis = "XYZ"[ua->value.i - 1];
 		s->source.format = SMDMX_SOURCE_DMX;
 		s->source.version = dm->format_version;
 		s->source.encoding = dm->encoding;

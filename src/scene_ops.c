@@ -270,6 +270,9 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 		        s->flex_rule_count + s->domination_rule_count);
 	if (s->flex_shape_count && !vta_too)
 		sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "flex shapes need a VTA: %zu left out", s->flex_shape_count);
+	if (s->up_axis && s->up_axis != 'Z')
+		sm_warn(w, SMDMX_WARNING_UP_AXIS, 0, 0, "the model is %c up, and SMD cannot say so: its QC needs '$upaxis %c'", s->up_axis,
+		        s->up_axis);
 	if (s->clip_count > 1)
 		sm_warn(w, SMDMX_WARNING_DROPPED_CLIPS, 0, 0, "one SMD holds one animation: %zu more clips", s->clip_count - 1);
 	size_t rates = 0;

@@ -725,6 +725,27 @@ faithful)
 	"$dmx2smd" "$tmp/uvx.dmx" -o "$tmp/uvx.smd" -q
 	check "no flag: V as stored" "0.250000 0.500000 1.000000 |  UV V as stored in 1 meshes without flipVCoordinates: read as Source 1 writes it" \
 		"$(awk '/^0 / && NF >= 9 { printf "%s ", $9 }' "$tmp/uvx.smd")|$("$smdmx" info "$tmp/uvx.dmx" | tail -n 1)"
+	# Source 2's DmeAxisSystem up axis is read; SMD cannot say it, the QC's $upaxis can
+	"$smd2dmx" "$sample/arm.smd" -o "$tmp/a22.dmx" --model-version 22 -q
+	sed 's/"upAxis" "int" "3"/"upAxis" "int" "2"/' "$tmp/a22.dmx" >"$tmp/y22.dmx"
+	"$dmx2smd" "$tmp/y22.dmx" -o "$tmp/y22.smd" 2>"$tmp/err"
+	check "a Y-up DmeAxisSystem to SMD, said" "0 $tmp/y22.smd: warning: the model is Y up, and SMD cannot say so: its QC needs '\$upaxis Y'|" \
+		"$? $(tr '\n' '|' <"$tmp/err")"
+	mkdir "$tmp/yq"
+	"$dmx2smd" "$tmp/y22.dmx" -o "$tmp/yq/y22.smd" --qc "$tmp/yq/y22.qc" 2>"$tmp/err"
+	check "with --qc: \$upaxis Y" "0 |\$upaxis Y" "$? $(cat "$tmp/err")|$(head -n 1 "$tmp/yq/y22.qc")"
+	# vertex data the scene has no place for is counted and named
+	sed 's/^	"jointCount" "int" "2"$/&\n	"VertexPaintTintColor$0" "vector4_array" [ "1 1 1 1" ]\n	"cloth_enable$0" "float_array" [ "1" ]/' "$tmp/a22.dmx" >"$tmp/paint.dmx"
+	"$dmx2smd" "$tmp/paint.dmx" -o "$tmp/paint.smd" 2>"$tmp/err"
+	check "vertex data not carried, said" "0 $tmp/paint.dmx: warning: vertex data smdmx does not carry, left out: VertexPaintTintColor\$0, cloth_enable\$0 (2 times)|" \
+		"$? $(tr '\n' '|' <"$tmp/err")"
+	# binary before 9 has no place for prefix attributes
+	printf '<!-- dmx encoding keyvalues2 4 format model 22 -->\n"$prefix_element$"\n{\n\t"asset" "string" "x"\n}\n"DmElement"\n{\n\t"id" "elementid" "11111111-2222-3333-4444-555555555555"\n\t"name" "string" "root"\n}\n' >"$tmp/prefix.dmx"
+	"$smdmx" convert "$tmp/prefix.dmx" -o "$tmp/prefix5.dmx" --encoding binary 2>"$tmp/err"
+	check "prefix attributes into binary 5, said" "0 $tmp/prefix.dmx: warning: 1 prefix attributes left out: binary version 5 has no place for them (9 has)|" \
+		"$? $(tr '\n' '|' <"$tmp/err")"
+	"$smdmx" convert "$tmp/prefix.dmx" -o "$tmp/prefix9.dmx" --encoding binary --encoding-version 9 2>"$tmp/err"
+	check "into binary 9: kept" "0 " "$? $(cat "$tmp/err")"
 	;;
 
 *)

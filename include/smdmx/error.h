@@ -110,6 +110,9 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_GOLDSRC_MATERIALS = 36,       /* GoldSrc SMD: materials that become one texture name */
 	SMDMX_WARNING_DROPPED_UV_SETS = 37,         /* SMD: extra UV sets the output cannot hold (GoldSrc) */
 	SMDMX_WARNING_FRAME_RATE = 38,              /* SMD: clips of another rate than 30 fps, which SMD cannot say */
+	SMDMX_WARNING_DROPPED_VERTEX_DATA = 39,     /* DMX: vertex data fields smdmx does not carry (vertex paint,
+	                                               cloth, tangents) */
+	SMDMX_WARNING_UP_AXIS = 40,                 /* SMD: a model not Z up, which SMD cannot say (the QC's $upaxis can) */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

@@ -490,6 +490,11 @@ static bool dmx_to_dmx(run *r)
 		ok = fail_msg(r, in, msg);
 	} else if (changes) {
 		smdmx_scene *scene = smdmx_model_to_scene(dm, NULL, &err, &w);
+		/* the fields the scene leaves out are among what is not carried, said below */
+		size_t k = 0;
+		for (size_t i = 0; i < w.count; i++)
+			if (w.data[i].code != SMDMX_WARNING_DROPPED_VERTEX_DATA) w.data[k++] = w.data[i];
+		w.count = k;
 		warn(r, in, &w);
 		if (!scene) ok = fail(r, in, &err);
 		ok = ok && shape(r, scene, in);
@@ -504,6 +509,12 @@ static bool dmx_to_dmx(run *r)
 		if (ok) report_not_carried(r, dm, outdm, in);
 		smdmx_scene_free(scene);
 	}
+	/* binary before version 9 has no place for a file's prefix attributes (B9) */
+	bool binary = o->dopts.encoding && !strcmp(o->dopts.encoding, "binary");
+	int version = o->dopts.encoding_version ? o->dopts.encoding_version : 5;
+	if (ok && outdm->prefix_attr_count && binary && version < 9)
+		diag_add(&j->diag, o, in, 0, 0, "warning", "%zu prefix attributes left out: binary version %d has no place for them (9 has)",
+		         outdm->prefix_attr_count, version);
 	ok = ok && warnings_allowed(r, in) && write_dmx(r, outdm, j->out);
 	if (ok) {
 		char what[256];
@@ -567,7 +578,7 @@ static void report_smd_losses(run *r, const smdmx_scene *scene, const smdmx_smd_
 		smdmx_warning_code c = losses.data[i].code;
 		bool carried = (r->o->qc && (c == SMDMX_WARNING_DROPPED_BALANCE || c == SMDMX_WARNING_DROPPED_ATTACHMENTS ||
 		                             c == SMDMX_WARNING_DROPPED_CONTROLLERS || c == SMDMX_WARNING_DROPPED_RULES ||
-		                             c == SMDMX_WARNING_FRAME_RATE)) ||
+		                             c == SMDMX_WARNING_FRAME_RATE || c == SMDMX_WARNING_UP_AXIS)) ||
 		               (file_per_clip && c == SMDMX_WARNING_DROPPED_CLIPS);
 		if (!carried) losses.data[k++] = losses.data[i];
 	}

@@ -278,6 +278,13 @@ static bool run_dmx_to_smd(project *p, task *t)
 			               (c == SMDMX_WARNING_DROPPED_BALANCE || c == SMDMX_WARNING_DROPPED_ATTACHMENTS ||
 			                c == SMDMX_WARNING_DROPPED_CONTROLLERS || c == SMDMX_WARNING_DROPPED_RULES);
 			if (c == SMDMX_WARNING_DROPPED_SHAPES && reference) carried = true;
+			/* the QC's $upaxis and $sequence fps say what SMD cannot */
+			if (c == SMDMX_WARNING_UP_AXIS && p->qc->up_axis == s->up_axis) carried = true;
+			if (c == SMDMX_WARNING_FRAME_RATE) {
+				bool all = true;
+				for (size_t k2 = 0; k2 < s->clip_count; k2++) all = all && s->clips[k2].frame_rate == (t->fps > 0 ? t->fps : 30);
+				carried = all;
+			}
 			if (!carried) losses.data[k++] = losses.data[i];
 		}
 		losses.count = k;
