@@ -249,7 +249,7 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 	if (balance) sm_warn(w, SMDMX_WARNING_DROPPED_BALANCE, 0, 0, "SMD has no stereo balance: left out of %zu meshes", balance);
 	if (wrinkle) sm_warn(w, SMDMX_WARNING_DROPPED_WRINKLE, 0, 0, "SMD has no wrinkle data: left out of %zu meshes", wrinkle);
 	if (s->attachment_count)
-		sm_warn(w, SMDMX_WARNING_DROPPED_ATTACHMENTS, 0, 0, "SMD has no attachments: %zu left out (put them in the QC)",
+		sm_warn(w, SMDMX_WARNING_DROPPED_ATTACHMENTS, 0, 0, "SMD has no attachments: %zu left out (dmx2smd --qc writes them into a QC)",
 		        s->attachment_count);
 	size_t controllers = 0;
 	sm_names shapes;
@@ -263,10 +263,10 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 	for (size_t i = 0; i < s->flex_controller_count; i++) controllers += !plain_controller(s, &shapes, &s->flex_controllers[i]);
 	if (shapes.cap) sm_names_free(&s->owner->alloc, &shapes);
 	if (controllers)
-		sm_warn(w, SMDMX_WARNING_DROPPED_CONTROLLERS, 0, 0, "SMD has no flex controllers: %zu left out (put them in the QC)",
+		sm_warn(w, SMDMX_WARNING_DROPPED_CONTROLLERS, 0, 0, "SMD has no flex controllers: %zu left out (dmx2smd --qc writes them into a QC)",
 		        controllers);
 	if (s->flex_rule_count || s->domination_rule_count)
-		sm_warn(w, SMDMX_WARNING_DROPPED_RULES, 0, 0, "SMD has no flex or domination rules: %zu left out",
+		sm_warn(w, SMDMX_WARNING_DROPPED_RULES, 0, 0, "SMD has no flex or domination rules: %zu left out (dmx2smd --qc writes them into a QC)",
 		        s->flex_rule_count + s->domination_rule_count);
 	if (s->flex_shape_count && !vta_too)
 		sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "flex shapes need a VTA: %zu left out", s->flex_shape_count);

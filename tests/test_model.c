@@ -580,7 +580,7 @@ static void test_scene_operations(void **state)
 	smdmx_smd_report_losses(f, NULL, true, &lw);
 	assert_int_equal(lw.count, 1);
 	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_CONTROLLERS);
-	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 4 left out (put them in the QC)");
+	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 4 left out (dmx2smd --qc writes them into a QC)");
 	smdmx_scene_free(f);
 	smdmx_dm_free(dm);
 }
@@ -707,10 +707,10 @@ static void test_flex_rules(void **state)
 	assert_int_equal(lw.count, 2);
 	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_CONTROLLERS);
 	assert_int_equal(lw.data[0].count, 1);
-	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 1 left out (put them in the QC)");
+	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 1 left out (dmx2smd --qc writes them into a QC)");
 	assert_int_equal(lw.data[1].code, SMDMX_WARNING_DROPPED_RULES);
 	assert_int_equal(lw.data[1].count, 1);
-	assert_string_equal(lw.data[1].message, "SMD has no flex or domination rules: 2 left out");
+	assert_string_equal(lw.data[1].message, "SMD has no flex or domination rules: 2 left out (dmx2smd --qc writes them into a QC)");
 	smdmx_scene_free(c);
 	smdmx_dm_free(odd);
 	free(t.data);
