@@ -343,10 +343,20 @@ static bool rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, 
 	if (rules_mode) {
 		/* Controls are controllers of type "default"; rules are rules (AddCombination with
 		 * DmeFlexRules). A rule's flex must exist in a QC: a localvar declares one. */
+		size_t raw_lost = 0;
+		const smdmx_flex_controller *first_lost = NULL;
 		for (size_t i = 0; ok && i < s->flex_controller_count; i++) {
 			const smdmx_flex_controller *c = &s->flex_controllers[i];
 			ok = rig_ctl(g, "default", c->name, c->min, c->max);
+			/* its raw controls have no QC form: the rules drive the shapes */
+			if (c->raw_controls.count && !(c->raw_controls.count == 1 && !strcmp(c->raw_controls.data[0], c->name)) && !raw_lost++)
+				first_lost = c;
 		}
+		if (raw_lost)
+			sm_warn_n(w, SMDMX_WARNING_QC_LOST_CONTROLS, raw_lost, 0, 0,
+			          "flex control '%s': beside flex rules a QC keeps a control's name and range, not its raw controls (%zu of "
+			          "them)",
+			          first_lost->name, first_lost->raw_controls.count);
 		for (size_t i = 0; ok && i < s->flex_rule_count; i++) {
 			const smdmx_flex_rule *fr = &s->flex_rules[i];
 			bool flex = false;
@@ -857,17 +867,49 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	*model_lines = NULL;
 	if (attachment_lines) *attachment_lines = NULL;
+	/* Shapes without any controller (an SMD and its VTA): one plain control each, as a DMX
+	 * written from them has (the DMX writer makes the same). */
+	smdmx_flex_controller *plain = NULL;
+	const char **plain_raw = NULL;
+	if (!scene->flex_controller_count && scene->flex_shape_count) {
+		plain = calloc(scene->flex_shape_count, sizeof(*plain));
+		plain_raw = calloc(scene->flex_shape_count, sizeof(char *));
+		if (!plain || !plain_raw) {
+			free(plain);
+			free(plain_raw);
+			return sm_fail_oom(error);
+		}
+		size_t n = 0;
+		for (size_t i = 0; i < scene->flex_shape_count; i++) {
+			const smdmx_flex_shape *sh = &scene->flex_shapes[i];
+			bool first = true;
+			for (size_t k = 0; k < i && first; k++) first = strcmp(scene->flex_shapes[k].name, sh->name) != 0;
+			if (sh->corrective || !first) continue;
+			plain_raw[n] = sh->name;
+			plain[n] = (smdmx_flex_controller){ sh->name, { &plain_raw[n], 1 }, false, false, 0, 1, { NULL, 0 } };
+			n++;
+		}
+		scene->flex_controllers = plain;
+		scene->flex_controller_count = n;
+	}
 	uname *us = NULL;
 	size_t nu = 0;
-	if (!decide_stereo(scene, &us, &nu, error, warnings)) return false;
+	bool ok = decide_stereo(scene, &us, &nu, error, warnings);
 	rig g;
-	bool ok = rig_init(&g, scene, error) && rig_lower(&g, scene, us, nu, warnings);
+	memset(&g, 0, sizeof(g));
+	ok = ok && rig_init(&g, scene, error) && rig_lower(&g, scene, us, nu, warnings);
 	free(us);
+	if (plain) {
+		scene->flex_controllers = NULL;
+		scene->flex_controller_count = 0;
+	}
 	if (ok) {
 		*model_lines = rig_text(&g, vta_name, scene->flex_shape_count > 0);
 		ok = *model_lines != NULL || sm_fail_oom(error);
 	}
 	rig_free(&g);
+	free(plain);
+	free(plain_raw);
 	if (ok && attachment_lines) {
 		*attachment_lines = attachment_text(scene, warnings);
 		ok = *attachment_lines != NULL || sm_fail_oom(error);

@@ -355,6 +355,7 @@ typedef struct cmp {
 	double vtol, rtol;
 	size_t max_links;
 	bool dmx_weights;
+	bool flex;          /* flex controls too: balance and wrinkle per corner, shapes' wrinkle */
 	char *diff;
 	size_t diff_size;
 	/* smdmx_scene_diff: every difference goes to fn */
@@ -450,6 +451,14 @@ static bool corner_equal(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, uin
 		const smdmx_uv_set *ua = &a->uv_sets[u], *ub = &b->uv_sets[u];
 		if (!vec_equal(c, ua->data[ua->indices[ca]], ub->data[ub->indices[cb]], 2))
 			return differ(c, "mesh '%s' polygon %zu: UV set %zu differs", a->name, poly, u);
+	}
+	/* stereo balance and wrinkle, with the flex controls (SMD holds neither) */
+	static const char *const scalar_names[2] = { "balance", "wrinkle" };
+	for (int f = 0; c->flex && f < 2; f++) {
+		const smdmx_scalar_field *fa = f ? &a->wrinkle : &a->balance, *fb = f ? &b->wrinkle : &b->balance;
+		if (!fa->indices != !fb->indices) return differ(c, "mesh '%s': one side has %s", a->name, scalar_names[f]);
+		if (fa->indices && !values_equal(c, fa->data[fa->indices[ca]], fb->data[fb->indices[cb]]))
+			return differ(c, "mesh '%s' polygon %zu: %s differs", a->name, poly, scalar_names[f]);
 	}
 	smdmx_weight wa[64], wb[64];
 	size_t na = canonical_weights(c, a, pa, wa), nb = canonical_weights(c, b, pb, wb);
@@ -551,6 +560,23 @@ static bool compare_shape(cmp *c, const smdmx_scene *sa, const smdmx_flex_shape 
 			ib = mb->normal_indices[cb];
 			if (!shape_values_equal(c, ma->normals[ia], na + 3 * ia, mb->normals[ib], nb + 3 * ib))
 				ok = differ(c, "flex shape '%s': corner %zu normal differs", fa->name, k);
+		}
+	}
+	/* wrinkle deltas, per corner, with the flex controls */
+	if (ok && c->flex && (fa->wrinkle_count || fb->wrinkle_count)) {
+		if (!ma->wrinkle.indices || !mb->wrinkle.indices) {
+			ok = differ(c, "flex shape '%s': wrinkle on one side only", fa->name);
+		} else {
+			float *wa = calloc(ma->wrinkle.count + 1, sizeof(float)), *wb = calloc(mb->wrinkle.count + 1, sizeof(float));
+			ok = wa && wb;
+			if (!ok) differ(c, "out of memory");
+			for (size_t i = 0; ok && i < fa->wrinkle_count; i++) wa[fa->wrinkle_indices[i]] += fa->wrinkle_deltas[i];
+			for (size_t i = 0; ok && i < fb->wrinkle_count; i++) wb[fb->wrinkle_indices[i]] += fb->wrinkle_deltas[i];
+			for (size_t k = 0; ok && k < ma->corner_count; k++)
+				if (!values_equal(c, wa[ma->wrinkle.indices[k]], wb[mb->wrinkle.indices[map[k]]]))
+					ok = differ(c, "flex shape '%s': corner %zu wrinkle differs", fa->name, k);
+			free(wa);
+			free(wb);
 		}
 	}
 	free(pa);
@@ -655,6 +681,7 @@ static cmp cmp_start(const smdmx_compare_options *options)
 	if (options) {
 		c.max_links = options->max_links;
 		c.dmx_weights = options->dmx_weights;
+		c.flex = options->flex_controls;
 		c.vtol = options->value_tolerance;
 		if (options->rotation_tolerance > 0) c.rtol = options->rotation_tolerance;
 	}
@@ -668,6 +695,8 @@ bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx
 	c.diff = diff;
 	c.diff_size = diff_size;
 	if (diff && diff_size) diff[0] = '\0';
+	if ((a->up_axis ? a->up_axis : 'Z') != (b->up_axis ? b->up_axis : 'Z'))
+		return differ(&c, "%c up vs %c up", a->up_axis ? a->up_axis : 'Z', b->up_axis ? b->up_axis : 'Z');
 	if (a->joint_count != b->joint_count) return differ(&c, "%zu joints vs %zu", a->joint_count, b->joint_count);
 	bool animated = options && options->ignore_bind_when_animated && a->clip_count;
 	for (size_t i = 0; i < a->joint_count; i++) {
@@ -980,6 +1009,8 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 		c.next_mesh_b[k] = sm_names_get(&c.meshes_b, b->meshes[k].name);
 		ok = sm_names_put(&c.mem, &c.meshes_b, b->meshes[k].name, (uint32_t)k, false);
 	}
+	if (ok && (a->up_axis ? a->up_axis : 'Z') != (b->up_axis ? b->up_axis : 'Z'))
+		differ(&c, "%c up vs %c up", a->up_axis ? a->up_axis : 'Z', b->up_axis ? b->up_axis : 'Z');
 	if (ok) diff_scenes(&c, a, b, options);
 	else differ(&c, "out of memory");
 	sm_names *all[] = { &c.joints_a, &c.joints_b, &c.shapes_a, &c.shapes_b, &c.attachments_a, &c.attachments_b,

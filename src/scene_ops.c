@@ -270,6 +270,17 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 		        s->flex_rule_count + s->domination_rule_count);
 	if (s->flex_shape_count && !vta_too)
 		sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "flex shapes need a VTA: %zu left out", s->flex_shape_count);
+	size_t ngons = 0;
+	for (size_t i = 0; i < s->mesh_count; i++)
+		for (size_t f = 0; f < s->meshes[i].face_set_count; f++) {
+			const smdmx_face_set *fs = &s->meshes[i].face_sets[f];
+			for (size_t p = 0; p < fs->polygon_count; p++) ngons += fs->offsets[p + 1] - fs->offsets[p] > 3;
+		}
+	if (s->mesh_count > 1)
+		sm_warn(w, SMDMX_WARNING_MESHES_MERGED, 0, 0, "SMD has one mesh: %zu meshes written as one, their names left out",
+		        s->mesh_count);
+	if (ngons)
+		sm_warn(w, SMDMX_WARNING_FANNED, 0, 0, "SMD holds triangles: %zu polygons of more than 3 corners written as fans", ngons);
 	if (s->up_axis && s->up_axis != 'Z')
 		sm_warn(w, SMDMX_WARNING_UP_AXIS, 0, 0, "the model is %c up, and SMD cannot say so: its QC needs '$upaxis %c'", s->up_axis,
 		        s->up_axis);

@@ -746,6 +746,12 @@ faithful)
 		"$? $(tr '\n' '|' <"$tmp/err")"
 	"$smdmx" convert "$tmp/prefix.dmx" -o "$tmp/prefix9.dmx" --encoding binary --encoding-version 9 2>"$tmp/err"
 	check "into binary 9: kept" "0 " "$? $(cat "$tmp/err")"
+	# a model DMX with clips: each clip an SMD beside the reference, and with --qc a $sequence
+	"$smd2dmx" --clips "$sample/arm.smd" "$sample/arm_wave.smd" -o "$tmp/mc.dmx" -q
+	mkdir "$tmp/mc"
+	"$dmx2smd" "$tmp/mc.dmx" -o "$tmp/mc/m.smd" --qc "$tmp/mc/m.qc" 2>"$tmp/err"
+	check "a model's clips beside its reference" '0 ./m.qc ./m.smd ./m_arm_wave.smd |$model "m" "m.smd"|$sequence "arm_wave" "m_arm_wave.smd" fps 30|' \
+		"$? $(cat "$tmp/err")$(files "$tmp/mc")|$(tr '\n' '|' <"$tmp/mc/m.qc")"
 	;;
 
 *)

@@ -542,7 +542,7 @@ static bool write_text(run *r, const char *path, const char *text)
 
 /* dmx2smd --qc: a QC naming the SMD (and VTA), with what SMD cannot hold. */
 static bool write_qc_text(run *r, const smdmx_scene *scene, const char *in, const char *smd, const char *model_lines,
-                          const char *att_lines)
+                          const char *att_lines, const char *seqs)
 {
 	(void)in;
 	char *rel = path_relative(r->o->qc, smd);
@@ -553,9 +553,10 @@ static bool write_qc_text(run *r, const smdmx_scene *scene, const char *in, cons
 	const char *up = scene->up_axis == 'Y' ? "$upaxis Y\n" : scene->up_axis == 'X' ? "$upaxis X\n" : "";
 	char *text;
 	if (model_lines && *model_lines)
-		text = xasprintf("%s$model \"%s\" \"%s\" {\n%s}\n%s", up, stem, rel, model_lines, att_lines ? att_lines : "");
+		text = xasprintf("%s$model \"%s\" \"%s\" {\n%s}\n%s%s", up, stem, rel, model_lines, att_lines ? att_lines : "",
+		                 seqs ? seqs : "");
 	else
-		text = xasprintf("%s$model \"%s\" \"%s\"\n%s", up, stem, rel, att_lines ? att_lines : "");
+		text = xasprintf("%s$model \"%s\" \"%s\"\n%s%s", up, stem, rel, att_lines ? att_lines : "", seqs ? seqs : "");
 	bool ok = write_text(r, r->o->qc, text);
 	free(text);
 	free(stem);
@@ -584,6 +585,47 @@ static void report_smd_losses(run *r, const smdmx_scene *scene, const smdmx_smd_
 	}
 	losses.count = k;
 	warn(r, out, &losses);
+}
+
+/* Clips of one name (other writers allow them) get files of their own: the second "NAME_2",
+ * said before anything is written. */
+static void say_clip_names(run *r, const smdmx_scene *scene, size_t first, size_t last, const char *in)
+{
+	for (size_t c = first; c < last; c++) {
+		size_t same = 1;
+		for (size_t k = first; k < c; k++) same += !strcmp(scene->clips[k].name, scene->clips[c].name);
+		if (same > 1)
+			diag_add(&r->j->diag, r->o, in, 0, 0, "warning", "clip %zu of the file is named '%s' as an earlier one: written as '%s_%zu'",
+			         c + 1, scene->clips[c].name, scene->clips[c].name, same);
+	}
+}
+
+/* Clips first .. last - 1, an animation SMD each: named out, or out with the clip's name as a
+ * suffix when suffix (several clips, or a reference beside them); with --qc, their $sequence
+ * lines appended to *seqs. */
+static bool write_clips(run *r, const smdmx_scene *scene, smdmx_smd_write_options wo, const char *out, size_t first, size_t last,
+                        bool suffix, char **seqs)
+{
+	bool ok = true;
+	wo.kind = SMDMX_SMD_WRITE_ANIMATION;
+	for (size_t c = first; ok && c < last; c++) {
+		size_t same = 1;
+		for (size_t k = first; k < c; k++) same += !strcmp(scene->clips[k].name, scene->clips[c].name);
+		char *name = same > 1 ? xasprintf("%s_%zu", scene->clips[c].name, same) : xstrdup(scene->clips[c].name);
+		char *path = suffix ? path_with_suffix(out, name) : xstrdup(out);
+		wo.clip = c;
+		ok = write_smd(r, scene, path, &wo);
+		if (ok && r->o->qc) {
+			char *rel = path_relative(r->o->qc, path);
+			char *line = xasprintf("%s$sequence \"%s\" \"%s\" fps %g\n", *seqs ? *seqs : "", name, rel, scene->clips[c].frame_rate);
+			free(*seqs);
+			*seqs = line;
+			free(rel);
+		}
+		free(path);
+		free(name);
+	}
+	return ok;
 }
 
 static bool dmx_to_smd(run *r)
@@ -627,43 +669,15 @@ static bool dmx_to_smd(run *r)
 			ok = fail_msg(r, in, "the file has several clips; --clip NAME picks one for standard output");
 		}
 		char *seqs = NULL, *atts = NULL, *unused = NULL;
-		size_t slen = 0;
 		if (ok && r->o->qc) {
 			ok = smdmx_qc_from_scene(scene, NULL, &unused, &atts, &err, &w);
 			warn(r, r->o->qc, &w);
 			if (!ok) fail(r, in, &err);
 		}
-		for (size_t c = first; ok && c < last; c++) {
-			size_t same = 1;
-			for (size_t k = first; k < c; k++) same += !strcmp(scene->clips[k].name, scene->clips[c].name);
-			if (same > 1)
-				diag_add(&j->diag, r->o, in, 0, 0, "warning", "clip %zu of the file is named '%s' as an earlier one: written as '%s_%zu'",
-				         c + 1, scene->clips[c].name, scene->clips[c].name, same);
-		}
+		say_clip_names(r, scene, first, last, in);
 		if (ok) report_smd_losses(r, scene, &wo, out, true);
 		ok = ok && warnings_allowed(r, in);
-		for (size_t c = first; ok && c < last; c++) {
-			/* Clips of one name (other writers allow them) get files of their own: the second
-			 * "NAME_2", said. */
-			size_t same = 1;
-			for (size_t k = first; k < c; k++) same += !strcmp(scene->clips[k].name, scene->clips[c].name);
-			char *name = same > 1 ? xasprintf("%s_%zu", scene->clips[c].name, same) : xstrdup(scene->clips[c].name);
-			char *path = last - first > 1 ? path_with_suffix(out, name) : xstrdup(out);
-			wo.clip = c;
-			ok = write_smd(r, scene, path, &wo);
-			if (ok && r->o->qc) {
-				char *rel = path_relative(r->o->qc, path);
-				char *line = xasprintf("%s$sequence \"%s\" \"%s\" fps %g\n", seqs ? seqs : "", name, rel,
-				                       scene->clips[c].frame_rate);
-				free(seqs);
-				seqs = line;
-				slen = strlen(seqs);
-				free(rel);
-			}
-			free(path);
-			free(name);
-		}
-		(void)slen;
+		ok = ok && write_clips(r, scene, wo, out, first, last, last - first > 1, &seqs);
 		if (ok && r->o->qc) {
 			char *text = xasprintf("%s%s%s", scene->up_axis != 'Z' && scene->up_axis ? (scene->up_axis == 'Y' ? "$upaxis Y\n" : "$upaxis X\n") : "",
 			                       atts ? atts : "", seqs ? seqs : "");
@@ -689,22 +703,34 @@ static bool dmx_to_smd(run *r)
 		warn(r, r->o->qc, &w);
 		if (!ok) fail(r, in, &err);
 	}
+	/* A model's clips: an SMD each beside the reference (OUT_clip.smd) */
+	size_t clips = wo.kind == SMDMX_SMD_WRITE_REFERENCE ? scene->clip_count : 0;
 	if (ok) {
-		report_smd_losses(r, scene, &wo, out, false);
+		report_smd_losses(r, scene, &wo, out, true);
 		if (vta_beside && to_stdout && !j->vta) {
 			diag_add(&j->diag, r->o, in, 0, 0, "warning",
 			         "%zu flex shapes not written: standard output holds no .vta beside the SMD", scene->flex_shape_count);
 			vta_beside = false;
 		}
+		if (clips && to_stdout) {
+			diag_add(&j->diag, r->o, in, 0, 0, "warning", "%zu clips not written: standard output holds no SMD beside the reference",
+			         clips);
+			clips = 0;
+		}
+		say_clip_names(r, scene, 0, clips, in);
 	}
 	ok = ok && warnings_allowed(r, in);
 	ok = ok && write_smd(r, scene, out, &wo);
 	/* Shapes go to a VTA beside the SMD (decision 10). */
+	smdmx_smd_write_options vo = wo;
 	if (ok && vta_beside) {
-		wo.kind = SMDMX_SMD_WRITE_VTA;
-		ok = write_smd(r, scene, vta_path, &wo);
+		vo.kind = SMDMX_SMD_WRITE_VTA;
+		ok = write_smd(r, scene, vta_path, &vo);
 	}
-	if (ok && r->o->qc) ok = write_qc_text(r, scene, in, out, qc_model, qc_atts);
+	char *seqs = NULL;
+	ok = ok && write_clips(r, scene, wo, out, 0, clips, true, &seqs);
+	if (ok && r->o->qc) ok = write_qc_text(r, scene, in, out, qc_model, qc_atts, seqs);
+	free(seqs);
 	if (ok) note_scene(r, in, scene);
 	smdmx_qc_text_free(qc_model);
 	smdmx_qc_text_free(qc_atts);

@@ -1,0 +1,608 @@
+/* The loss ledger: every kind of scene data along every conversion path, each either carried
+ * (the model that comes back equals the one that went in) or said (a warning of the loss).
+ * A cell that changes without a word fails. The table the matrix makes is README's table
+ * "What each conversion carries": a README that says otherwise fails too (the test prints
+ * the table it found, to paste).
+ *
+ * A kind is a small model built for it (a base model with that one thing added); a path is
+ * what a conversion writes and what reading it back gives: a DMX of each model format
+ * (what smd2dmx writes, and DMX to DMX through the scene), SMD and VTA (dmx2smd, one SMD per
+ * clip beside the reference), GoldSrc SMD (dmx2smd --goldsrc), and SMD, VTA and QC
+ * (dmx2smd --qc read back by smd2dmx --qc). */
+#include <locale.h>
+#include <math.h>
+
+#include "util.h"
+
+#include "../src/internal.h"
+#include "qc_mem.h"
+
+/* ---- the models --------------------------------------------------------------------------- */
+
+/* Five bones, not in depth-first order (b before a_child), three triangles in two materials
+ * (the first two make a quad), two weight links on some vertices, normals and UVs. */
+static const char base_smd[] =
+    "version 1\nnodes\n0 \"root\" -1\n1 \"b\" 0\n2 \"c\" 0\n3 \"a_child\" 1\n4 \"e\" 0\nend\n"
+    "skeleton\ntime 0\n0 0 0 0 0 0 0\n1 1 0 0 0 0 0.5\n2 0 1 0 0.25 0 0\n3 0 0 1 0 0 0\n4 0 0 2 0 0 0\nend\n"
+    "triangles\nskin\n"
+    "1 0 0 0 0 0 1 0 0 2 1 0.5 2 0.5\n1 1 0 0 0 0 1 1 0\n1 1 1 0 0 0 1 1 1\n"
+    "skin\n"
+    "1 0 0 0 0 0 1 0 0 2 1 0.5 2 0.5\n1 1 1 0 0 0 1 1 1\n1 0 1 0 0 0 1 0 1\n"
+    "cloth\n"
+    "3 2 0 0 0 0 1 0.25 0.75\n3 3 0 0 0 0 1 0.5 0.75\n3 2 1 0 0 0 1 0.25 1\nend\n";
+
+/* Two shapes on the quad: smile moves corner (1,1,0), frown (0,1,0). */
+static const char shapes_vta[] =
+    "version 1\nnodes\n0 \"root\" -1\n1 \"b\" 0\n2 \"c\" 0\n3 \"a_child\" 1\n4 \"e\" 0\nend\n"
+    "skeleton\ntime 0\ntime 1 # smile\ntime 2 # frown\nend\nvertexanimation\ntime 0\n"
+    "0 0 0 0 0 0 1\n1 1 0 0 0 0 1\n2 1 1 0 0 0 1\n3 0 1 0 0 0 1\n4 2 0 0 0 0 1\n5 3 0 0 0 0 1\n6 2 1 0 0 0 1\n"
+    "time 1\n2 1 1 0.5 0 0 1\ntime 2\n3 0 1 -0.5 0 0 1\nend\n";
+
+static char anim_text[4096];
+
+/* An animation of the base's bones: frames first .. first + 3, b turning. */
+static const char *anim_smd(int first)
+{
+	size_t n = (size_t)snprintf(anim_text, sizeof(anim_text),
+	                            "version 1\nnodes\n0 \"root\" -1\n1 \"b\" 0\n2 \"c\" 0\n3 \"a_child\" 1\n4 \"e\" 0\nend\nskeleton\n");
+	for (int f = first; f < first + 4; f++)
+		n += (size_t)snprintf(anim_text + n, sizeof(anim_text) - n,
+		                      "time %d\n0 0 0 0 0 0 0\n1 1 0 0 0 0 %g\n2 0 1 0 0.25 0 0\n3 0 0 1 0 0 0\n4 0 0 2 0 0 0\n", f,
+		                      0.5 + 0.25 * (f - first) * (f - first));
+	snprintf(anim_text + n, sizeof(anim_text) - n, "end\n");
+	return anim_text;
+}
+
+static smdmx_scene *read_text(const char *text, double fps, const char *name)
+{
+	smdmx_error err;
+	smdmx_smd_read_options ro = { .frame_rate = fps, .name = name };
+	smdmx_scene *s = smdmx_smd_read_memory(text, strlen(text), &ro, &err, NULL);
+	if (!s) fail_msg("%s: %s", name, err.message);
+	return s;
+}
+
+static smdmx_scene *base(void)
+{
+	return read_text(base_smd, 0, "model");
+}
+
+static smdmx_scene *with_shapes(void)
+{
+	smdmx_scene *s = base();
+	smdmx_scene *v = read_text(shapes_vta, 0, "shapes");
+	smdmx_error err;
+	if (!smdmx_scene_attach_vta(s, v, &err, NULL)) fail_msg("vta: %s", err.message);
+	smdmx_scene_free(v);
+	return s;
+}
+
+static void *own(smdmx_scene *s, size_t size)
+{
+	smdmx_error err;
+	void *p = sm_owned_calloc(s->owner, 1, size, &err);
+	if (!p) fail_msg("out of memory");
+	return p;
+}
+
+static const char *own_str(smdmx_scene *s, const char *text)
+{
+	smdmx_error err;
+	const char *p = sm_strdup(s->owner, text, strlen(text), &err);
+	if (!p) fail_msg("out of memory");
+	return p;
+}
+
+static smdmx_string_list names(smdmx_scene *s, const char *a, const char *b)
+{
+	smdmx_string_list l = { own(s, 2 * sizeof(char *)), b ? 2 : 1 };
+	l.data[0] = own_str(s, a);
+	if (b) l.data[1] = own_str(s, b);
+	return l;
+}
+
+static void controllers(smdmx_scene *s, bool stereo, bool two_way)
+{
+	s->flex_controllers = own(s, 2 * sizeof(smdmx_flex_controller));
+	if (two_way) {
+		s->flex_controllers[0] = (smdmx_flex_controller){ own_str(s, "mouth"), names(s, "frown", "smile"), false, false, -1, 1, { NULL, 0 } };
+		s->flex_controller_count = 1;
+		return;
+	}
+	s->flex_controllers[0] = (smdmx_flex_controller){ own_str(s, "smile"), names(s, "smile", NULL), stereo, false, 0, 1, { NULL, 0 } };
+	s->flex_controllers[1] = (smdmx_flex_controller){ own_str(s, "frown"), names(s, "frown", NULL), false, false, 0, 1, { NULL, 0 } };
+	s->flex_controller_count = 2;
+}
+
+/* ---- the kinds ------------------------------------------------------------------------------ */
+
+static smdmx_scene *k_base(void)
+{
+	return base();
+}
+
+/* The quad as one polygon of four corners. */
+static smdmx_scene *k_ngon(void)
+{
+	smdmx_scene *s = base();
+	smdmx_face_set *fs = &s->meshes[0].face_sets[0];
+	const smdmx_mesh *m = &s->meshes[0];
+	/* the skin set's corners: 0 1 2 and 3 4 5 (0 = 3 at (0,0,0), 2 = 4 at (1,1,0)) */
+	assert_int_equal(fs->polygon_count, 2);
+	uint32_t *c = own(s, 4 * sizeof(uint32_t)), *o = own(s, 2 * sizeof(uint32_t));
+	c[0] = fs->corners[0];
+	c[1] = fs->corners[1];
+	c[2] = fs->corners[2];
+	c[3] = fs->corners[5];
+	assert_true(m->positions[m->position_indices[c[3]]][1] == 1);
+	o[0] = 0;
+	o[1] = 4;
+	fs->corners = c;
+	fs->corner_count = 4;
+	fs->offsets = o;
+	fs->polygon_count = 1;
+	return s;
+}
+
+/* A vertex of five weight links. */
+static smdmx_scene *k_links(void)
+{
+	smdmx_scene *s = base();
+	smdmx_mesh *m = &s->meshes[0];
+	size_t n = m->weight_count + 4;
+	smdmx_weight *w = own(s, n * sizeof(smdmx_weight));
+	uint32_t *off = own(s, (m->position_count + 1) * sizeof(uint32_t));
+	size_t k = 0;
+	for (size_t p = 0; p < m->position_count; p++) {
+		off[p] = (uint32_t)k;
+		if (p == 0) {
+			static const float ws[5] = { 0.3f, 0.25f, 0.2f, 0.15f, 0.1f };
+			for (uint32_t j = 0; j < 5; j++) w[k++] = (smdmx_weight){ j, ws[j] };
+			continue;
+		}
+		for (uint32_t i = m->weight_offsets[p]; i < m->weight_offsets[p + 1]; i++) w[k++] = m->weights[i];
+	}
+	off[m->position_count] = (uint32_t)k;
+	m->weights = w;
+	m->weight_offsets = off;
+	m->weight_count = k;
+	return s;
+}
+
+/* A second UV set. */
+static smdmx_scene *k_uv_sets(void)
+{
+	smdmx_scene *s = base();
+	smdmx_mesh *m = &s->meshes[0];
+	smdmx_uv_set *u = own(s, 2 * sizeof(smdmx_uv_set));
+	u[0] = m->uv_sets[0];
+	u[1].name = own_str(s, "texcoord$1");
+	u[1].count = 2;
+	u[1].data = own(s, 2 * sizeof(smdmx_vec2));
+	u[1].data[1][0] = 0.5f;
+	u[1].data[1][1] = 0.25f;
+	u[1].indices = own(s, m->corner_count * sizeof(uint32_t));
+	for (size_t c = 0; c < m->corner_count; c++) u[1].indices[c] = c % 2;
+	m->uv_sets = u;
+	m->uv_set_count = 2;
+	return s;
+}
+
+/* Two meshes. */
+static smdmx_scene *k_meshes(void)
+{
+	smdmx_scene *s = base();
+	smdmx_mesh *ms = own(s, 2 * sizeof(smdmx_mesh));
+	ms[0] = ms[1] = s->meshes[0];
+	ms[1].name = own_str(s, "other");
+	ms[1].face_sets = own(s, sizeof(smdmx_face_set));
+	ms[1].face_sets[0] = s->meshes[0].face_sets[1];
+	ms[1].face_set_count = 1;
+	ms[0].face_set_count = 1;
+	s->meshes = ms;
+	s->mesh_count = 2;
+	return s;
+}
+
+static smdmx_scene *k_shapes(void)
+{
+	return with_shapes();
+}
+
+static smdmx_scene *k_controllers(void)
+{
+	smdmx_scene *s = with_shapes();
+	controllers(s, false, true);
+	return s;
+}
+
+/* smile stereo, its balance a step across X = 0.5 over 1 unit (a flexpair's split). */
+static smdmx_scene *k_stereo(void)
+{
+	smdmx_scene *s = with_shapes();
+	controllers(s, true, false);
+	smdmx_mesh *m = &s->meshes[0];
+	m->balance.count = m->position_count;
+	m->balance.data = own(s, m->position_count * sizeof(float));
+	for (size_t p = 0; p < m->position_count; p++) m->balance.data[p] = m->positions[p][0] >= 1 ? 1 : 0;
+	m->balance.indices = m->position_indices;
+	return s;
+}
+
+static smdmx_scene *k_wrinkle(void)
+{
+	smdmx_scene *s = with_shapes();
+	controllers(s, false, false);
+	smdmx_mesh *m = &s->meshes[0];
+	m->wrinkle.count = 1;
+	m->wrinkle.data = own(s, sizeof(float));
+	m->wrinkle.data[0] = 0;
+	m->wrinkle.indices = own(s, m->corner_count * sizeof(uint32_t));
+	smdmx_flex_shape *sh = &s->flex_shapes[0];
+	sh->wrinkle_count = 1;
+	sh->wrinkle_indices = own(s, sizeof(uint32_t));
+	sh->wrinkle_deltas = own(s, sizeof(float));
+	sh->wrinkle_deltas[0] = 0.5f;
+	return s;
+}
+
+static smdmx_scene *k_rules(void)
+{
+	smdmx_scene *s = with_shapes();
+	controllers(s, false, true);
+	smdmx_flex_rule *r = own(s, 3 * sizeof(smdmx_flex_rule));
+	r[0] = (smdmx_flex_rule){ own_str(s, "open"), SMDMX_FLEX_RULE_LOCAL_VAR, NULL };
+	r[1] = (smdmx_flex_rule){ own_str(s, "smile"), SMDMX_FLEX_RULE_EXPRESSION, own_str(s, "max(mouth, 0) * 0.5") };
+	r[2] = (smdmx_flex_rule){ own_str(s, "frown"), SMDMX_FLEX_RULE_EXPRESSION, own_str(s, "min(max(-mouth, 0), 1)") };
+	s->flex_rules = r;
+	s->flex_rule_count = 3;
+	return s;
+}
+
+static smdmx_scene *k_dominators(void)
+{
+	smdmx_scene *s = with_shapes();
+	controllers(s, false, false);
+	s->domination_rules = own(s, sizeof(smdmx_domination_rule));
+	s->domination_rules[0] = (smdmx_domination_rule){ names(s, "smile", NULL), names(s, "frown", NULL) };
+	s->domination_rule_count = 1;
+	return s;
+}
+
+static smdmx_scene *k_attachments(void)
+{
+	smdmx_scene *s = base();
+	s->attachments = own(s, sizeof(smdmx_attachment));
+	s->attachments[0] = (smdmx_attachment){ own_str(s, "eyes"), 1, { { 0, 0.5f, 1 }, { 0, 0, 0, 1 } }, true, false };
+	s->attachment_count = 1;
+	return s;
+}
+
+static smdmx_scene *with_clip(smdmx_scene *s, int first, double fps, const char *name)
+{
+	smdmx_scene *a = read_text(anim_smd(first), fps, name);
+	smdmx_error err;
+	if (!smdmx_scene_add_clips(s, a, &err)) fail_msg("clips: %s", err.message);
+	smdmx_scene_free(a);
+	return s;
+}
+
+static smdmx_scene *k_clip(void)
+{
+	return with_clip(base(), 0, 0, "walk");
+}
+
+static smdmx_scene *k_clips(void)
+{
+	return with_clip(with_clip(base(), 0, 0, "walk"), 0, 0, "run");
+}
+
+static smdmx_scene *k_rate(void)
+{
+	return with_clip(base(), 0, 24, "walk");
+}
+
+static smdmx_scene *k_start(void)
+{
+	return with_clip(base(), 10, 0, "walk");
+}
+
+static smdmx_scene *k_up_axis(void)
+{
+	smdmx_scene *s = base();
+	s->up_axis = 'Y';
+	return s;
+}
+
+typedef struct kind {
+	const char *name;
+	smdmx_scene *(*make)(void);
+} kind;
+
+static const kind kinds[] = {
+	{ "joints (names, order, parents), bind poses, a mesh, its materials, normals, UVs, weights", k_base },
+	{ "polygons of more than 3 corners", k_ngon },
+	{ "more than 3 weight links on a vertex", k_links },
+	{ "more UV sets than one", k_uv_sets },
+	{ "more meshes than one", k_meshes },
+	{ "flex shapes", k_shapes },
+	{ "flex controllers and their ranges", k_controllers },
+	{ "stereo controllers and balance", k_stereo },
+	{ "wrinkle", k_wrinkle },
+	{ "flex rules and local variables", k_rules },
+	{ "domination rules", k_dominators },
+	{ "attachments", k_attachments },
+	{ "an animation clip", k_clip },
+	{ "more clips than one", k_clips },
+	{ "a clip of another rate than 30 fps", k_rate },
+	{ "a clip that starts after frame 0", k_start },
+	{ "an up axis other than Z", k_up_axis },
+};
+enum { KINDS = sizeof(kinds) / sizeof(kinds[0]) };
+
+/* ---- the paths ---------------------------------------------------------------------------- */
+
+typedef struct outcome {
+	smdmx_scene *back;   /* NULL when the path refused the model (then error is set) */
+	smdmx_warnings said; /* what the conversion said, everything merged */
+	smdmx_error error;
+} outcome;
+
+static void merge(smdmx_warnings *into, const smdmx_warnings *w)
+{
+	for (size_t i = 0; i < w->count && into->count < SMDMX_WARNING_CODE_COUNT; i++) {
+		size_t k = 0;
+		while (k < into->count && into->data[k].code != w->data[i].code) k++;
+		if (k == into->count) into->data[into->count++] = w->data[i];
+	}
+}
+
+/* A DMX of model format N, written in binary 5 (9 for 22) and read back. */
+static outcome through_dmx(const smdmx_scene *s, int model)
+{
+	outcome o;
+	memset(&o, 0, sizeof(o));
+	smdmx_warnings w;
+	smdmx_model_options mo = { .model_version = model };
+	smdmx_dm *dm = smdmx_model_from_scene(s, &mo, &o.error, &w);
+	if (!dm) return o;
+	merge(&o.said, &w);
+	test_sink sink = { 0 };
+	smdmx_dmx_write_options dw = { .encoding = "binary", .encoding_version = model == 22 ? 9 : 5 };
+	if (!smdmx_dmx_write(dm, test_sink_write, &sink, &dw, &o.error)) fail_msg("dmx write: %s", o.error.message);
+	smdmx_dm_free(dm);
+	smdmx_dm *back = smdmx_dmx_read_memory(sink.data, sink.size, NULL, &o.error, NULL);
+	free(sink.data);
+	if (!back) fail_msg("dmx read: %s", o.error.message);
+	o.back = smdmx_model_to_scene(back, NULL, &o.error, &w);
+	merge(&o.said, &w);
+	smdmx_dm_free(back);
+	if (!o.back) fail_msg("lift: %s", o.error.message);
+	return o;
+}
+
+static smdmx_scene *write_read(const smdmx_scene *s, smdmx_smd_write_options wo, double fps, outcome *o)
+{
+	test_sink sink = { 0 };
+	if (!smdmx_smd_write(s, test_sink_write, &sink, &wo, &o->error)) return NULL;
+	smdmx_smd_read_options ro = { .frame_rate = fps, .name = wo.kind == SMDMX_SMD_WRITE_ANIMATION ? s->clips[wo.clip].name : s->name };
+	smdmx_warnings w;
+	smdmx_scene *r = smdmx_smd_read_memory(sink.data, sink.size, &ro, &o->error, &w);
+	free(sink.data);
+	if (!r) fail_msg("smd read: %s", o->error.message);
+	return r;
+}
+
+/* What dmx2smd writes: a reference SMD, a VTA beside it when there are shapes, and each
+ * clip an SMD of its own; read back as smd2dmx reads them (the VTA by its name, the clips
+ * with --clips at their rate when qc says it). */
+static outcome through_smd(smdmx_scene *s, bool goldsrc, bool qc)
+{
+	outcome o;
+	memset(&o, 0, sizeof(o));
+	/* dmx2smd writes what it lifted from a DMX */
+	s->source.format = SMDMX_SOURCE_DMX;
+	smdmx_smd_write_options wo = { .goldsrc = goldsrc };
+	char *lines = NULL, *atts = NULL;
+	smdmx_warnings w;
+	if (qc) {
+		if (!smdmx_qc_from_scene(s, "m.vta", &lines, &atts, &o.error, &w)) return o;
+		merge(&o.said, &w);
+	}
+	memset(&w, 0, sizeof(w));
+	smdmx_smd_report_losses(s, &wo, true, &w);
+	/* with --qc, the QC carries these (as dmx2smd leaves them out) */
+	for (size_t i = 0; i < w.count; i++) {
+		smdmx_warning_code c = w.data[i].code;
+		bool carried = (qc && (c == SMDMX_WARNING_DROPPED_BALANCE || c == SMDMX_WARNING_DROPPED_ATTACHMENTS ||
+		                       c == SMDMX_WARNING_DROPPED_CONTROLLERS || c == SMDMX_WARNING_DROPPED_RULES ||
+		                       c == SMDMX_WARNING_FRAME_RATE || c == SMDMX_WARNING_UP_AXIS)) ||
+		               c == SMDMX_WARNING_DROPPED_CLIPS; /* one SMD per clip */
+		if (!carried) merge(&o.said, &(smdmx_warnings){ .data = { w.data[i] }, .count = 1 });
+	}
+	wo.kind = s->mesh_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
+	smdmx_scene *r = write_read(s, wo, 0, &o);
+	if (!r) goto done;
+	if (s->flex_shape_count && !goldsrc) {
+		wo.kind = SMDMX_SMD_WRITE_VTA;
+		smdmx_scene *v = write_read(s, wo, 0, &o);
+		if (!v) goto done;
+		if (!smdmx_scene_attach_vta(r, v, &o.error, &w)) fail_msg("vta: %s", o.error.message);
+		merge(&o.said, &w);
+		smdmx_scene_free(v);
+	}
+	for (size_t c = 0; c < s->clip_count; c++) {
+		wo.kind = SMDMX_SMD_WRITE_ANIMATION;
+		wo.clip = c;
+		smdmx_scene *a = write_read(s, wo, qc ? s->clips[c].frame_rate : 0, &o);
+		if (!a) goto done;
+		if (!smdmx_scene_add_clips(r, a, &o.error)) fail_msg("clips: %s", o.error.message);
+		smdmx_scene_free(a);
+	}
+	if (qc) {
+		/* smd2dmx --qc: the QC's rig and attachments onto the SMD's scene, $upaxis as it says */
+		char text[8192];
+		snprintf(text, sizeof(text), "%s$model m \"m.smd\" {\n%s}\n%s", s->up_axis != 'Z' ? "$upaxis Y\n" : "", lines, atts);
+		qc_mem_file files[3] = { { "/q/m.qc", text, 0 }, { "/q/m.smd", "x", 0 }, { "/q/m.vta", "x", 0 } };
+		qc_mem mem = { files, 3 };
+		smdmx_qc_read_options ro = qc_mem_options(&mem);
+		smdmx_qc *q = smdmx_qc_read_file("/q/m.qc", &ro, &o.error, NULL);
+		if (!q) fail_msg("qc: %s\n%s", o.error.message, text);
+		if (!smdmx_qc_apply_rig(q, 0, r, NULL, &o.error, &w)) fail_msg("rig: %s\n%s", o.error.message, text);
+		merge(&o.said, &w);
+		if (!smdmx_qc_apply_attachments(q, r, &o.error, &w)) fail_msg("attachments: %s", o.error.message);
+		merge(&o.said, &w);
+		if (q->up_axis) r->up_axis = q->up_axis;
+		smdmx_qc_free(q);
+	}
+	o.back = r;
+	r = NULL;
+done:
+	smdmx_scene_free(r);
+	smdmx_qc_text_free(lines);
+	smdmx_qc_text_free(atts);
+	return o;
+}
+
+typedef struct path {
+	const char *name;
+	int model;           /* DMX model format, or 0 */
+	bool goldsrc, qc;
+} path;
+
+static const path paths[] = {
+	{ "DMX model 1", 1, false, false },  { "DMX model 15", 15, false, false }, { "DMX model 18", 18, false, false },
+	{ "DMX model 22", 22, false, false }, { "SMD and VTA", 0, false, false },   { "GoldSrc SMD", 0, true, false },
+	{ "SMD, VTA and QC", 0, false, true },
+};
+enum { PATHS = sizeof(paths) / sizeof(paths[0]) };
+
+/* What a warning says, in the table's words. */
+static const char *label(smdmx_warning_code c)
+{
+	switch (c) {
+	case SMDMX_WARNING_LINKS_TRUNCATED: return "largest links kept";
+	case SMDMX_WARNING_GOLDSRC_LINKS: return "one bone per vertex";
+	case SMDMX_WARNING_DROPPED_UV_SETS: return "extra UV sets left out";
+	case SMDMX_WARNING_FANNED: return "fanned into triangles";
+	case SMDMX_WARNING_MESHES_MERGED: return "meshes merged";
+	case SMDMX_WARNING_DROPPED_SHAPES: return "shapes left out";
+	case SMDMX_WARNING_DROPPED_CONTROLLERS: return "controllers left out";
+	case SMDMX_WARNING_DROPPED_BALANCE: return "balance left out";
+	case SMDMX_WARNING_DROPPED_WRINKLE: return "wrinkle left out";
+	case SMDMX_WARNING_DROPPED_RULES: return "rules left out";
+	case SMDMX_WARNING_DROPPED_ATTACHMENTS: return "attachments left out";
+	case SMDMX_WARNING_DROPPED_CLIPS: return "clips left out";
+	case SMDMX_WARNING_FRAME_RATE: return "rate not said";
+	case SMDMX_WARNING_UP_AXIS: return "up axis not said";
+	case SMDMX_WARNING_QC_PAIR_CUT: return "stereo cut in halves";
+	case SMDMX_WARNING_QC_LOST_CONTROLS: return "control details lost";
+	case SMDMX_WARNING_QC_UNDRIVEN: return "shape undriven";
+	case SMDMX_WARNING_QC_LOST_GROUPS: return "groups lost";
+	case SMDMX_WARNING_QC_LOST_KEYS: return "keys lost";
+	case SMDMX_WARNING_QC_LOST_ATTACHMENTS: return "attachments lost";
+	default: return NULL;
+	}
+}
+
+/* Warnings that are no loss: what reading a file says about the file. */
+static bool is_loss(smdmx_warning_code c)
+{
+	return c != SMDMX_WARNING_NODE_RENAMED;
+}
+
+/* A controller that drives only the shape of its name over 0 to 1 is what a DMX needs for a
+ * shape and what smd2dmx makes for each (README): no data of its own. Those the source does
+ * not have are left out of the comparison. */
+static void drop_plain_controllers(const smdmx_scene *src, smdmx_scene *s)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->flex_controller_count; i++) {
+		const smdmx_flex_controller *c = &s->flex_controllers[i];
+		bool plain = c->raw_controls.count == 1 && !strcmp(c->raw_controls.data[0], c->name) && !c->stereo && !c->eyelid &&
+		             c->min == 0 && c->max == 1;
+		for (size_t w = 0; w < c->wrinkle_scales.count; w++) plain = plain && c->wrinkle_scales.data[w] == 0;
+		bool in_src = false;
+		for (size_t j = 0; j < src->flex_controller_count && !in_src; j++) in_src = !strcmp(src->flex_controllers[j].name, c->name);
+		if (!plain || in_src) s->flex_controllers[k++] = *c;
+	}
+	s->flex_controller_count = k;
+}
+
+/* ---- the matrix ----------------------------------------------------------------------------- */
+
+static char cells[KINDS][PATHS][400];
+
+static void run_cell(size_t k, size_t p)
+{
+	smdmx_scene *s = kinds[k].make();
+	outcome o = paths[p].model ? through_dmx(s, paths[p].model) : through_smd(s, paths[p].goldsrc, paths[p].qc);
+	char *cell = cells[k][p];
+	size_t losses = 0;
+	char codes[300] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < o.said.count; i++) {
+		if (!is_loss(o.said.data[i].code)) continue;
+		losses++;
+		const char *lb = label(o.said.data[i].code);
+		if (!lb) fail_msg("%s, %s: a warning the table has no words for: %s", kinds[k].name, paths[p].name, o.said.data[i].message);
+		len += (size_t)snprintf(codes + len, sizeof(codes) - len, "%s%s", len ? ", " : "", lb);
+	}
+	if (!o.back) {
+		snprintf(cell, 400, "refused: %s", o.error.message);
+		smdmx_scene_free(s);
+		return;
+	}
+	drop_plain_controllers(s, o.back);
+	smdmx_compare_options co = { .flex_controls = true };
+	char diff[256];
+	bool same = smdmx_scene_compare(s, o.back, &co, diff, sizeof(diff));
+	if (same && losses)
+		fail_msg("%s, %s: carried, but said %s (%s)", kinds[k].name, paths[p].name, codes, o.said.data[0].message);
+	if (!same && !losses) fail_msg("%s, %s: changed without a word: %s", kinds[k].name, paths[p].name, diff);
+	if (same) snprintf(cell, 400, "carried");
+	else snprintf(cell, 400, "said: %s", codes);
+	smdmx_scene_free(o.back);
+	smdmx_scene_free(s);
+}
+
+static void test_ledger(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < KINDS; k++)
+		for (size_t p = 0; p < PATHS; p++) run_cell(k, p);
+	/* the table, as README has it */
+	char table[65536];
+	size_t n = (size_t)snprintf(table, sizeof(table), "| data |");
+	for (size_t p = 0; p < PATHS; p++) n += (size_t)snprintf(table + n, sizeof(table) - n, " %s |", paths[p].name);
+	n += (size_t)snprintf(table + n, sizeof(table) - n, "\n|---|");
+	for (size_t p = 0; p < PATHS; p++) n += (size_t)snprintf(table + n, sizeof(table) - n, "---|");
+	n += (size_t)snprintf(table + n, sizeof(table) - n, "\n");
+	for (size_t k = 0; k < KINDS; k++) {
+		n += (size_t)snprintf(table + n, sizeof(table) - n, "| %s |", kinds[k].name);
+		for (size_t p = 0; p < PATHS; p++) n += (size_t)snprintf(table + n, sizeof(table) - n, " %s |", cells[k][p]);
+		n += (size_t)snprintf(table + n, sizeof(table) - n, "\n");
+	}
+	size_t size = 0;
+	char *readme = test_slurp(test_path("README.md"), &size);
+	assert_non_null(readme);
+	readme = realloc(readme, size + 1);
+	readme[size] = 0;
+	const char *from = strstr(readme, "<!-- ledger -->\n"), *to = strstr(readme, "<!-- /ledger -->");
+	bool found = from && to && to > from;
+	if (found) from += strlen("<!-- ledger -->\n");
+	if (!found || (size_t)(to - from) != n || memcmp(from, table, n)) {
+		fprintf(stderr, "README's table between <!-- ledger --> and <!-- /ledger --> should be:\n%s", table);
+		fail_msg("README's ledger table differs from the matrix");
+	}
+	free(readme);
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ledger),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
