@@ -1291,7 +1291,7 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 	m->position_count = np;
 	m->positions = sm_owned_alloc(l->o, np * sizeof(smdmx_vec3) + 1, l->error);
 	if (!m->positions) return false;
-	memcpy(m->positions, pos, np * sizeof(smdmx_vec3));
+	if (np) memcpy(m->positions, pos, np * sizeof(smdmx_vec3));
 	SM_CHECK(copy_indices(l, pix, nc, np, &m->position_indices));
 	size_t nn, nni;
 	const void *nrm = get_array(l, vd, field_names[f][1], SMDMX_DM_VECTOR3, &nn);
@@ -1300,7 +1300,7 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 	if (nrm && nix && nni == nc) {
 		m->normals = sm_owned_alloc(l->o, nn * sizeof(smdmx_vec3) + 1, l->error);
 		if (!m->normals) return false;
-		memcpy(m->normals, nrm, nn * sizeof(smdmx_vec3));
+		if (nn) memcpy(m->normals, nrm, nn * sizeof(smdmx_vec3));
 		m->normal_count = nn;
 		SM_CHECK(copy_indices(l, nix, nc, nn, &m->normal_indices));
 	}
@@ -1323,7 +1323,7 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 			u->count = at->value.array.count;
 			u->data = sm_owned_alloc(l->o, u->count * sizeof(smdmx_vec2) + 1, l->error);
 			if (!u->data) return false;
-			memcpy(u->data, at->value.array.data, u->count * sizeof(smdmx_vec2));
+			if (u->count) memcpy(u->data, at->value.array.data, u->count * sizeof(smdmx_vec2));
 			SM_CHECK(copy_indices(l, ix, nc, u->count, &u->indices));
 		}
 	}
@@ -1366,7 +1366,7 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 		smdmx_scalar_field *sf = which ? &m->wrinkle : &m->balance;
 		sf->data = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
 		if (!sf->data) return false;
-		memcpy(sf->data, v, nv * sizeof(float));
+		if (nv) memcpy(sf->data, v, nv * sizeof(float));
 		sf->count = nv;
 		SM_CHECK(copy_indices(l, ix, nc, nv, &sf->indices));
 	}

@@ -46,9 +46,12 @@ static const char *anim_smd(int first)
 	size_t n = (size_t)snprintf(anim_text, sizeof(anim_text),
 	                            "version 1\nnodes\n0 \"root\" -1\n1 \"b\" 0\n2 \"c\" 0\n3 \"a_child\" 1\n4 \"e\" 0\nend\nskeleton\n");
 	for (int f = first; f < first + 4; f++)
+	{
+		int hundredths = 50 + 25 * (f - first) * (f - first); /* written as digits: the same in any locale */
 		n += (size_t)snprintf(anim_text + n, sizeof(anim_text) - n,
-		                      "time %d\n0 0 0 0 0 0 0\n1 1 0 0 0 0 %g\n2 0 1 0 0.25 0 0\n3 0 0 1 0 0 0\n4 0 0 2 0 0 0\n", f,
-		                      0.5 + 0.25 * (f - first) * (f - first));
+		                      "time %d\n0 0 0 0 0 0 0\n1 1 0 0 0 0 %d.%02d\n2 0 1 0 0.25 0 0\n3 0 0 1 0 0 0\n4 0 0 2 0 0 0\n", f,
+		                      hundredths / 100, hundredths % 100);
+	}
 	snprintf(anim_text + n, sizeof(anim_text) - n, "end\n");
 	return anim_text;
 }
