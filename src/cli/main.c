@@ -42,7 +42,8 @@ static const char batch_help[] =
 static const char model_help[] =
     "conversion:\n"
     "  --vta FLEX.vta         SMD to DMX: the reference's flex shapes (X.vta beside X.smd among\n"
-    "                         the inputs is taken by itself); DMX to SMD writes OUT.vta\n"
+    "                         the inputs is taken by itself; a VTA without its SMD fails);\n"
+    "                         DMX to SMD: the name of the VTA written (default OUT.vta)\n"
     "  --qc FILE.qc           smd2dmx: convert the QC's $model (its SMD, flexfile VTA, flex rig,\n"
     "                         $attachment lines, $scale, $upaxis) into one DMX; dmx2smd: write\n"
     "                         FILE.qc beside the SMD with what SMD cannot hold (rig, attachments)\n"
