@@ -1,6 +1,6 @@
 # bash completion for smdmx, smd2dmx and dmx2smd
 
-_smdmx_convert_options="-o -d -r --recursive -f --force -j --jobs -k --keep-going --depfile -q --quiet
+_smdmx_convert_options="-o -d -r --recursive -f --force -u --update -j --jobs -k --keep-going --depfile -q --quiet
 	-W -Werror --max-warnings -v --verbose --vta --target --encoding --encoding-version --model-version
 	--keys --key-tolerance --fps --clips --clip --goldsrc --lf --scale --up-axis --qc --model --help --version"
 

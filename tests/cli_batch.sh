@@ -768,6 +768,29 @@ faithful)
 	check "README names no decisions and no FORMATS.md" 0 "$(grep -c -i -e 'decision [0-9]' -e 'FORMATS\.md' "$root/README.md")"
 	;;
 
+everyday)
+	# -u: only what is out of date, as make does; what is up to date is counted
+	mkdir "$tmp/up"
+	cp "$sample/arm.smd" "$sample/arm.vta" "$sample/arm_wave.smd" "$tmp/up/"
+	"$smd2dmx" -u "$tmp/up/arm.smd" "$tmp/up/arm.vta" "$tmp/up/arm_wave.smd" -d "$tmp/up/o" 2>"$tmp/err"
+	check "-u, first run: both converted" "0 ./arm.dmx ./arm_wave.dmx " "$? $(cat "$tmp/err")$(files "$tmp/up/o")"
+	touch -d '2000-01-01' "$tmp/up/arm.smd" "$tmp/up/arm.vta" "$tmp/up/arm_wave.smd"
+	before=$(ls -l --time-style=+%s.%N "$tmp/up/o")
+	"$smd2dmx" -u "$tmp/up/arm.smd" "$tmp/up/arm.vta" "$tmp/up/arm_wave.smd" -d "$tmp/up/o" --depfile "$tmp/up/deps" 2>"$tmp/err"
+	check "-u again: nothing to do, said" "0 smd2dmx: note: 2 of 2 inputs up to date (-u)" "$? $(cat "$tmp/err")"
+	check "-u again: outputs untouched" "$before" "$(ls -l --time-style=+%s.%N "$tmp/up/o")"
+	check "-u again: the depfile lists them" 2 "$(grep -c '\.dmx:' "$tmp/up/deps")"
+	touch "$tmp/up/arm.vta"
+	"$smd2dmx" -u -v "$tmp/up/arm.smd" "$tmp/up/arm.vta" "$tmp/up/arm_wave.smd" -d "$tmp/up/o" 2>"$tmp/err"
+	check "-u after the VTA changed: the model redone, replaced" "0 1 smd2dmx: note: 1 of 2 inputs up to date (-u)" \
+		"$? $(grep -c 'arm.smd: note:' "$tmp/err") $(tail -n 1 "$tmp/err")"
+	"$smd2dmx" "$tmp/up/arm.smd" -d "$tmp/up/o" 2>/dev/null
+	check "without -u or -f an output that is there is an error" 1 $?
+	# -o creates the directories it needs, as -d does
+	"$smd2dmx" "$sample/arm.smd" -o "$tmp/new/dir/a.dmx" 2>"$tmp/err"
+	check "-o into a directory not there yet" "0 ./new/dir/a.dmx" "$? $(cd "$tmp" && find ./new -type f)"
+	;;
+
 readback)
 	# Every output reads back: every SMD, VTA and DMX of testdata/ (but bad/) and of the corpus
 	# along every path, and each output read again (converted back). Inputs that are no model

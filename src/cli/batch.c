@@ -173,13 +173,13 @@ static bool plan_qc(const conv_opts *o, plan *p)
 	j->inputs[0] = xstrdup(o->qc);
 	j->input_count = 1;
 	j->size = file_size(o->qc);
-	if (o->out) {
-		j->out = xstrdup(o->out);
-		return true;
-	}
 	smdmx_error err;
 	smdmx_qc *qc = smdmx_qc_read_file(o->qc, NULL, &err, NULL);
 	uint32_t m = qc ? smdmx_qc_find_model(qc, o->model) : SMDMX_NONE;
+	/* what the conversion will read, for -u: the QC's includes and the files it names */
+	for (size_t i = 1; qc && i < qc->file_count; i++) job_dep(j, qc->files[i].path);
+	for (size_t i = 0; qc && i < qc->ref_count; i++)
+		if (qc->refs[i].found && (qc->refs[i].model == m || m == SMDMX_NONE)) job_dep(j, qc->refs[i].path);
 	const char *ref = m != SMDMX_NONE ? qc->refs[qc->models[m].ref].path : o->qc;
 	for (size_t i = 0; qc && m == SMDMX_NONE && !o->model && i < qc->ref_count; i++)
 		if (qc->refs[i].kind == SMDMX_QC_REF_ANIMATION) {
@@ -187,7 +187,10 @@ static bool plan_qc(const conv_opts *o, plan *p)
 			break;
 		}
 	char *out = path_with_extension(ref, "dmx");
-	if (o->outdir) {
+	if (o->out) {
+		j->out = xstrdup(o->out);
+		free(out);
+	} else if (o->outdir) {
 		const char *slash = strrchr(out, '/');
 		j->out = xasprintf("%s/%s", o->outdir, slash ? slash + 1 : out);
 		free(out);
@@ -580,6 +583,53 @@ static bool check_options(const conv_opts *o, plan *p)
 	return true;
 }
 
+/* ---- -u: only what is out of date ------------------------------------------------------------ */
+
+/* The time a file was last changed, or false when it is not there. */
+static bool mtime_of(const char *path, struct timespec *t)
+{
+	struct stat st;
+	if (!strcmp(path, "-") || stat(path, &st) != 0) return false;
+	*t = st.st_mtim;
+	return true;
+}
+
+static bool newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec : a->tv_nsec > b->tv_nsec;
+}
+
+/* As make does: a job whose output is there and no older than anything it reads (its
+ * inputs, its VTA, the files a QC names) is up to date and does not run; one whose output
+ * is older replaces it. Returns how many are up to date. */
+static size_t plan_update(plan *p)
+{
+	size_t current = 0;
+	for (size_t i = 0; i < p->count; i++) {
+		job *j = &p->jobs[i];
+		struct timespec out, t;
+		if (j->ran || !mtime_of(j->out, &out)) continue;
+		bool stale = false;
+		for (size_t k = 0; k < j->input_count && !stale; k++) stale = !mtime_of(j->inputs[k], &t) || newer(&t, &out);
+		if (j->vta && !stale) stale = !mtime_of(j->vta, &t) || newer(&t, &out);
+		for (size_t k = 0; k < j->dep_count && !stale; k++) stale = mtime_of(j->deps[k], &t) && newer(&t, &out);
+		if (stale) {
+			j->replace = true;
+			continue;
+		}
+		j->up_to_date = j->ran = true;
+		j->status = EXIT_OK;
+		/* its outputs are still its outputs, for --depfile */
+		j->written = malloc(sizeof(char *));
+		if (j->written) {
+			j->written[0] = xstrdup(j->out);
+			j->written_count = 1;
+		}
+		current++;
+	}
+	return current;
+}
+
 int batch_main(conv_opts *o, char **inputs, size_t input_count)
 {
 	plan p = { 0 };
@@ -595,6 +645,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
 	if (p.count == 1) p.jobs[0].alone = true;
+	size_t current = o->update ? plan_update(&p) : 0;
 	unsigned workers = o->jobs;
 	if (!workers) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -614,7 +665,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 		b.order[i] = i;
 		if (p.jobs[i].ran) {
 			b.finished++;
-			if (!o->keep_going) b.stop = true;
+			if (!o->keep_going && p.jobs[i].status != EXIT_OK) b.stop = true;
 		}
 	}
 	/* One worker takes the inputs in order; several start the biggest first, so that no
@@ -639,6 +690,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 		else if (j->status != EXIT_OK) failed++;
 	}
 	int rc = failed ? EXIT_FAILED : EXIT_OK;
+	if (current && !o->quiet) say(o->name, "note", "%zu of %zu inputs up to date (-u)", current, p.count);
 	/* Options about animation that took effect on no input of a batch (one job says it). */
 	if (p.count > 1 && !skipped) {
 		static const unsigned anim[] = { OPT_FPS, OPT_KEYS, OPT_KEY_TOLERANCE };

@@ -58,6 +58,7 @@ typedef struct conv_opts {
 	const char *qc;        /* --qc: smd2dmx reads the model from this QC; dmx2smd writes it */
 	const char *model;     /* --model: the $model of the QC */
 	bool clips, recursive, keep_going, force, quiet, werror, verbose;
+	bool update;           /* -u: only inputs newer than their output (which is then replaced) */
 	unsigned given;        /* OPT_*: the options the command line gave */
 	unsigned jobs;         /* -j; 0: the number of cores */
 	size_t max_warnings;   /* shown per file; 0: all */
@@ -92,6 +93,8 @@ typedef struct job {
 	char **deps;          /* more files read (a QC's includes, its models and VTAs), for --depfile */
 	size_t dep_count;
 	unsigned used;        /* OPT_*: options that took effect on what the input holds */
+	bool up_to_date;      /* -u: its output is newer than everything it reads: not run */
+	bool replace;         /* -u: its output is older: replaced as with -f */
 	bool alone;           /* the batch's only job */
 } job;
 

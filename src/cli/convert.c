@@ -46,11 +46,11 @@ static output *open_out(run *r, const char *path)
 	size_t n = 0;
 	for (size_t i = 0; i < j->input_count && n < 256; i++) ins[n++] = j->inputs[i];
 	if (j->vta) ins[n++] = j->vta;
-	if (!output_allowed(path, ins, n, r->o->force, r->why, sizeof(r->why))) {
+	if (!output_allowed(path, ins, n, r->o->force || j->replace, r->why, sizeof(r->why))) {
 		fail_msg(r, path, r->why);
 		return NULL;
 	}
-	if (r->o->outdir && strcmp(path, "-") && !make_parent_dirs(path, r->why, sizeof(r->why))) {
+	if (strcmp(path, "-") && !make_parent_dirs(path, r->why, sizeof(r->why))) {
 		fail_msg(r, path, r->why);
 		return NULL;
 	}
@@ -793,7 +793,7 @@ void job_run(const conv_opts *o, job *j)
 	memset(&r, 0, sizeof(r));
 	r.o = o;
 	r.j = j;
-	r.outs.force = o->force;
+	r.outs.force = o->force || j->replace;
 	bool in_dmx = input_is_dmx(o, j->inputs[0]), out_dmx = output_is_dmx(o, j->out, in_dmx);
 	bool ok = o->qc && o->tool == TOOL_SMD2DMX ? qc_to_dmx(&r)
 	        : in_dmx                           ? (out_dmx ? dmx_to_dmx(&r) : dmx_to_smd(&r))

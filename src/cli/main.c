@@ -30,6 +30,8 @@ static const char batch_help[] =
     "  -r, --recursive        inputs may be directories: convert every file below them\n"
     "  -                      read standard input\n"
     "  -f, --force            overwrite existing outputs (never an input)\n"
+    "  -u, --update           convert only inputs whose output is missing or older than what the\n"
+    "                         conversion reads (the input, its VTA, a QC and its files)\n"
     "  -j N, --jobs N         convert N files at once (default: the number of cores)\n"
     "  -k, --keep-going       convert what can be converted; exit 1 at the end if any failed\n"
     "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
@@ -160,6 +162,8 @@ static int convert_main(int argc, char **argv)
 			o.recursive = true;
 		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
 			o.force = true;
+		} else if (!strcmp(a, "-u") || !strcmp(a, "--update")) {
+			o.update = true;
 		} else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) {
 			o.keep_going = true;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
