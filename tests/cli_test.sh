@@ -27,7 +27,8 @@ check "bad input exit" 1 $?
 check_text "error format" "$root/testdata/bad/bad_number.smd:7:5: error: expected position y" "$(cat "$tmp/err")"
 check_text "no partial output" "" "$(ls "$tmp" | grep bad)"
 
-"$smdmx" convert "$root/testdata/ok/features.smd" -o "$tmp/nodir/x.smd" 2>"$tmp/err"
+: >"$tmp/afile"
+"$smdmx" convert "$root/testdata/ok/features.smd" -o "$tmp/afile/x.smd" 2>"$tmp/err"
 check "io error exit" 1 $?
 "$smdmx" convert "$tmp/missing.smd" -o "$tmp/x.smd" 2>"$tmp/err"
 check "missing input exit" 1 $?
