@@ -767,6 +767,7 @@ faithful)
 	;;
 
 everyday)
+	gen=/nonexistent
 	# -u: only what is out of date, as make does; what is up to date is counted
 	mkdir "$tmp/up"
 	cp "$sample/arm.smd" "$sample/arm.vta" "$sample/arm_wave.smd" "$tmp/up/"
@@ -787,6 +788,22 @@ everyday)
 	# -o creates the directories it needs, as -d does
 	"$smd2dmx" "$sample/arm.smd" -o "$tmp/new/dir/a.dmx" 2>"$tmp/err"
 	check "-o into a directory not there yet" "0 ./new/dir/a.dmx" "$? $(cd "$tmp" && find ./new -type f)"
+	# "-" everywhere: told by content, any format out to -o -, named with --name
+	"$smd2dmx" "$sample/arm.smd" -o "$tmp/arm.dmx" -q
+	check "info - of a DMX" "-: model dmx, keyvalues2 1, format model 18, 17 elements" "$("$smdmx" info - <"$tmp/arm.dmx" | head -n 1)"
+	check "info - of an SMD" "-: reference smd, version 1" "$("$smdmx" info - <"$sample/arm.smd" | head -n 1)"
+	check "check - of a DMX" 0 "$("$smdmx" check - <"$tmp/arm.dmx" >/dev/null 2>&1; echo $?)"
+	check "diff - with a file" 0 "$("$smdmx" diff - "$sample/arm.smd" <"$tmp/arm.dmx" >/dev/null 2>&1; echo $?)"
+	check "dump -" 'DmElement "arm"' "$("$smdmx" dump - <"$tmp/arm.dmx" | sed -n 2p | cut -d' ' -f1-2)"
+	"$smdmx" convert - -o - --to dmx --encoding binary <"$sample/arm.smd" >"$tmp/bin.dmx"
+	check "convert to binary DMX on standard output" "-: model dmx, binary 5, format model 18, 17 elements" "$("$smdmx" info - <"$tmp/bin.dmx" | head -n 1)"
+	check "convert a DMX on standard input to SMD" "version 1" "$("$smdmx" convert - -o - --to smd <"$tmp/arm.dmx" | head -n 1 | tr -d '\r')"
+	check "a model from standard input is named stdin" '"name" "string" "stdin"' "$("$smd2dmx" - -o - <"$sample/arm.smd" | grep -m 1 -o '"name" "string" "[a-z]*"')"
+	check "--name names it" '"name" "string" "arm"' "$("$smd2dmx" - -o - --name arm <"$sample/arm.smd" | grep -m 1 -o '"name" "string" "[a-z]*"')"
+	# a closed pipe: quiet, ended by SIGPIPE (status 141 in the shell)
+	"$gen" 2000 10 >"$tmp/big.smd" 2>/dev/null || awk 'BEGIN { print "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles"; for (i = 0; i < 20000; i++) printf "m\n0 %d 0 0 0 0 1 0 0\n0 %d 1 0 0 0 1 0 0\n0 %d 0 1 0 0 1 0 0\n", i, i, i; print "end" }' >"$tmp/big.smd"
+	( "$smd2dmx" "$tmp/big.smd" -o - 2>"$tmp/err"; echo $? >"$tmp/rc" ) | head -c 100 >/dev/null
+	check "a closed pipe ends it quietly" "141 " "$(cat "$tmp/rc") $(cat "$tmp/err")"
 	;;
 
 readback)

@@ -139,6 +139,17 @@ char *path_relative(const char *from_file, const char *to);
 /* Creates the directories above path. */
 bool make_parent_dirs(const char *path, char *why, size_t why_size);
 
+/* Standard input, read whole the first time it is asked for ("-" as an input); NULL with
+ * why on failure. stdin_is_dmx tells a DMX (keyvalues2 or binary) from the SMD family by its
+ * header. The name a model read from it takes: --name, else "stdin". */
+const void *stdin_data(size_t *size, char *why, size_t why_size);
+bool stdin_is_dmx(void);
+extern const char *stdin_name;
+/* The library's readers, "-" read from standard input (whole, named stdin_name). */
+smdmx_scene *cli_read_smd(const char *path, const smdmx_smd_read_options *options, smdmx_error *error,
+                          smdmx_warnings *warnings);
+smdmx_dm *cli_read_dmx(const char *path, smdmx_error *error, smdmx_warnings *warnings);
+
 /* Outputs of one job, written to temporary files and renamed into place together. */
 typedef struct output {
 	char *path;

@@ -138,7 +138,7 @@ static smdmx_scene *read_smd(run *r, const char *path)
 {
 	smdmx_error err;
 	smdmx_warnings warn_list;
-	smdmx_scene *s = smdmx_smd_read_file(path, &r->o->ropts, &err, &warn_list);
+	smdmx_scene *s = cli_read_smd(path, &r->o->ropts, &err, &warn_list);
 	warn(r, path, &warn_list);
 	if (!s) fail(r, path, &err);
 	return s;
@@ -469,7 +469,7 @@ static bool dmx_to_dmx(run *r)
 	const char *in = j->inputs[0];
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err, &w);
+	smdmx_dm *dm = cli_read_dmx(in, &err, &w);
 	warn(r, in, &w);
 	if (!dm) return fail(r, in, &err);
 	const conv_opts *o = r->o;
@@ -634,7 +634,7 @@ static bool dmx_to_smd(run *r)
 	const char *in = j->inputs[0], *out = j->out;
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err, &w);
+	smdmx_dm *dm = cli_read_dmx(in, &err, &w);
 	warn(r, in, &w);
 	if (!dm) return fail(r, in, &err);
 	smdmx_scene *scene = smdmx_model_to_scene(dm, NULL, &err, &w);
@@ -768,7 +768,7 @@ static bool smd_to_smd(run *r)
  * program and --to. */
 static bool input_is_dmx(const conv_opts *o, const char *in)
 {
-	if (!strcmp(in, "-")) return o->tool == TOOL_DMX2SMD;
+	if (!strcmp(in, "-")) return o->tool == TOOL_DMX2SMD || (o->tool == TOOL_SMDMX && stdin_is_dmx());
 	return !strcasecmp(path_extension(in), "dmx");
 }
 

@@ -22,7 +22,7 @@ static bool load(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warni
 	smdmx_error err;
 	smdmx_warnings own, *w = warnings ? warnings : &own;
 	memset(w, 0, sizeof(*w));
-	l->is_dmx = !strcasecmp(path_extension(path), "dmx");
+	l->is_dmx = !strcmp(path, "-") ? stdin_is_dmx() : !strcasecmp(path_extension(path), "dmx");
 	if (!l->is_dmx && strcmp(path, "-")) {
 		/* the header tells a DMX under another name */
 		FILE *f = fopen(path, "rb");
@@ -35,11 +35,11 @@ static bool load(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warni
 		l->is_dmx = !memcmp(head, "<!-- dmx", 8);
 	}
 	if (!l->is_dmx) {
-		l->scene = smdmx_smd_read_file(path, NULL, &err, w);
+		l->scene = cli_read_smd(path, NULL, &err, w);
 		if (!l->scene) diag_error(d, path, &err);
 		return l->scene != NULL;
 	}
-	l->dm = smdmx_dmx_read_file(path, NULL, &err, w);
+	l->dm = cli_read_dmx(path, &err, w);
 	if (!l->dm) {
 		diag_error(d, path, &err);
 		return false;
@@ -142,6 +142,7 @@ int cmd_info(int argc, char **argv)
 	bool json = false;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) json = true;
+		else if (!strcmp(argv[i], "--name") && i + 1 < argc) stdin_name = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			puts("usage: smdmx info FILE [--json]\n"
 			     "Says what a model file holds: its kind, encoding and format version, joints, meshes,\n"
@@ -267,6 +268,9 @@ int cmd_diff(int argc, char **argv)
 			     "default 50; 0: all). Exit codes: 0 equal, 1 different, 2 a usage error or a file that\n"
 			     "cannot be read as a model.");
 			return EXIT_OK;
+		} else if (!strcmp(a, "--name") && v) {
+			stdin_name = v;
+			i++;
 		} else if (!strcmp(a, "--tolerance") && v) {
 			opts.value_tolerance = strtod(v, &end);
 			if (*end || !(opts.value_tolerance >= 0)) return say("smdmx", "error", "--tolerance wants a number >= 0"), EXIT_USAGE;
@@ -486,6 +490,8 @@ int cmd_check(int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
 			target = argv[++i];
+		} else if (!strcmp(argv[i], "--name") && i + 1 < argc) {
+			stdin_name = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			say("smdmx", "error", "unknown option '%s' (try 'smdmx check --help')", argv[i]);
 			return EXIT_USAGE;

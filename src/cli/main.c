@@ -28,7 +28,8 @@ static const char batch_help[] =
     "  -d DIR                 write each output into DIR (with -r, mirroring the tree)\n"
     "                         (neither: each output beside its input)\n"
     "  -r, --recursive        inputs may be directories: convert every file below them\n"
-    "  -                      read standard input\n"
+    "  -                      read standard input (SMD, VTA or DMX, told by content)\n"
+    "  --name NAME            the name of a model read from standard input (default: stdin)\n"
     "  -f, --force            overwrite existing outputs (never an input)\n"
     "  -u, --update           convert only inputs whose output is missing or older than what the\n"
     "                         conversion reads (the input, its VTA, a QC and its files)\n"
@@ -257,6 +258,8 @@ static int convert_main(int argc, char **argv)
 			if (TAKES_VALUE && !parse_number(v, 1e-6, 10000, &o.ropts.frame_rate))
 				rc = usage_error("--fps wants a number in (0, 10000], not '%s'", v);
 			o.given |= OPT_FPS;
+		} else if (!strcmp(a, "--name")) {
+			if (TAKES_VALUE) stdin_name = v;
 		} else if (!strcmp(a, "--lf")) {
 			o.wopts.lf_line_ends = true;
 			o.given |= OPT_LF;
@@ -310,7 +313,7 @@ static int convert_main(int argc, char **argv)
 	}
 	if (!nin && !(o.qc && TOOL == TOOL_SMD2DMX)) problem = "no input";
 	else if (o.out && o.outdir) problem = "-o and -d together: -o names one output, -d a directory for several";
-	else if (o.out && o.to) problem = "-o and --to together: the output's extension already says its kind";
+	else if (o.out && o.to && strcmp(o.out, "-")) problem = "-o and --to together: the output's extension already says its kind";
 	else if (o.clips && o.outdir) problem = "--clips writes one DMX: name it with -o, not -d";
 	if (problem) {
 		free(inputs);
@@ -370,7 +373,7 @@ static int cmd_dump(int argc, char **argv)
 	if (!in) return usage_error("dump needs a file");
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err, &w);
+	smdmx_dm *dm = cli_read_dmx(in, &err, &w);
 	diag_buf d = { 0 };
 	diag_warnings(&d, NULL, in, &w);
 	if (!dm) diag_error(&d, in, &err);

@@ -155,6 +155,96 @@ bool make_parent_dirs(const char *path, char *why, size_t why_size)
 	return true;
 }
 
+/* ---- standard input ------------------------------------------------------------------------- */
+
+const char *stdin_name = "stdin";
+static char *in_data;
+static size_t in_size;
+static bool in_read, in_failed;
+static char in_why[256];
+
+const void *stdin_data(size_t *size, char *why, size_t why_size)
+{
+	if (!in_read) {
+		in_read = true;
+		size_t cap = 1 << 16;
+		in_data = malloc(cap);
+		for (;;) {
+			if (!in_data) {
+				snprintf(in_why, sizeof(in_why), "out of memory reading standard input");
+				in_failed = true;
+				break;
+			}
+			ssize_t n = read(STDIN_FILENO, in_data + in_size, cap - in_size);
+			if (n < 0 && errno == EINTR) continue;
+			if (n < 0) {
+				snprintf(in_why, sizeof(in_why), "cannot read standard input: %s", strerror(errno));
+				in_failed = true;
+				break;
+			}
+			if (n == 0) break;
+			in_size += (size_t)n;
+			if (in_size == cap) {
+				char *g = cap < ((size_t)1 << 40) ? realloc(in_data, cap * 2) : NULL;
+				if (!g) free(in_data);
+				in_data = g;
+				cap *= 2;
+			}
+		}
+	}
+	if (in_failed) {
+		snprintf(why, why_size, "%s", in_why);
+		return NULL;
+	}
+	*size = in_size;
+	return in_data ? in_data : "";
+}
+
+bool stdin_is_dmx(void)
+{
+	size_t n = 0;
+	char why[256];
+	const char *d = stdin_data(&n, why, sizeof(why));
+	return d && n >= 4 && !memcmp(d, "<!--", 4);
+}
+
+smdmx_scene *cli_read_smd(const char *path, const smdmx_smd_read_options *options, smdmx_error *error,
+                          smdmx_warnings *warnings)
+{
+	if (strcmp(path, "-")) return smdmx_smd_read_file(path, options, error, warnings);
+	smdmx_smd_read_options o;
+	memset(&o, 0, sizeof(o));
+	if (options) o = *options;
+	if (!o.name) o.name = stdin_name;
+	size_t n = 0;
+	char why[256];
+	const void *d = stdin_data(&n, why, sizeof(why));
+	if (!d) {
+		memset(error, 0, sizeof(*error));
+		error->code = SMDMX_ERROR_IO;
+		snprintf(error->message, sizeof(error->message), "%s", why);
+		if (warnings) memset(warnings, 0, sizeof(*warnings));
+		return NULL;
+	}
+	return smdmx_smd_read_memory(d, n, &o, error, warnings);
+}
+
+smdmx_dm *cli_read_dmx(const char *path, smdmx_error *error, smdmx_warnings *warnings)
+{
+	if (strcmp(path, "-")) return smdmx_dmx_read_file(path, NULL, error, warnings);
+	size_t n = 0;
+	char why[256];
+	const void *d = stdin_data(&n, why, sizeof(why));
+	if (!d) {
+		memset(error, 0, sizeof(*error));
+		error->code = SMDMX_ERROR_IO;
+		snprintf(error->message, sizeof(error->message), "%s", why);
+		if (warnings) memset(warnings, 0, sizeof(*warnings));
+		return NULL;
+	}
+	return smdmx_dmx_read_memory(d, n, NULL, error, warnings);
+}
+
 /* ---- cleanup on signals ------------------------------------------------------------------ */
 
 /* Temporary files in flight, for the signal handler: fixed slots, so that the handler only
@@ -206,10 +296,12 @@ void output_init(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* A reader that closes the pipe (| head) ends the program as it ends any tool in a
+	 * pipe: quietly, by SIGPIPE, once the temporary files are gone. */
+	sigaction(SIGPIPE, &sa, NULL);
 	/* Past RLIMIT_FSIZE, write() fails with EFBIG and the job cleans up, rather than the
 	 * process dying with its temporary files left behind. */
 	signal(SIGXFSZ, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
 }
 
 /* ---- outputs ----------------------------------------------------------------------------- */
