@@ -356,6 +356,8 @@ typedef struct cmp {
 	size_t max_links;
 	bool dmx_weights;
 	bool flex;          /* flex controls too: balance and wrinkle per corner, shapes' wrinkle */
+	const char **name_a; /* smdmx_scene_diff: per joint of the first, the name it has in the second
+	                        (its own, or the one a rename gave it); NULL elsewhere */
 	char *diff;
 	size_t diff_size;
 	/* smdmx_scene_diff: every difference goes to fn */
@@ -385,6 +387,12 @@ static bool differ(cmp *c, const char *fmt, ...)
 	}
 	va_end(ap);
 	return false;
+}
+
+/* The name joint j of the first has in the second. */
+static const char *name_in_b(const cmp *c, const smdmx_scene *a, uint32_t j)
+{
+	return c->name_a && c->name_a[j] ? c->name_a[j] : a->joints[j].name;
 }
 
 static bool values_equal(const cmp *c, double a, double b)
@@ -672,6 +680,67 @@ static bool compare_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 	return true;
 }
 
+/* A controller that only drives the shape of its name over 0 to 1: what a DMX needs for each
+ * shape and smd2dmx makes for a VTA's; a side without controllers means the same. */
+static bool plain_controller(const smdmx_flex_controller *x)
+{
+	bool plain = x->raw_controls.count == 1 && !strcmp(x->raw_controls.data[0], x->name) && !x->stereo && !x->eyelid &&
+	             x->min == 0 && x->max == 1;
+	for (size_t k = 0; k < x->wrinkle_scales.count; k++) plain = plain && x->wrinkle_scales.data[k] == 0;
+	return plain;
+}
+
+/* smdmx_scene_diff's flex controls: controllers by name (plain ones against a side with none
+ * are the same), every difference said. */
+static void diff_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
+{
+	for (int side = 0; side < 2; side++) {
+		const smdmx_scene *x = side ? b : a, *y = side ? a : b;
+		for (size_t i = 0; i < x->flex_controller_count; i++) {
+			const smdmx_flex_controller *p = &x->flex_controllers[i], *q = NULL;
+			for (size_t k = 0; k < y->flex_controller_count && !q; k++)
+				if (!strcmp(y->flex_controllers[k].name, p->name)) q = &y->flex_controllers[k];
+			if (!q) {
+				if (!(plain_controller(p) && !y->flex_controller_count))
+					differ(c, "flex controller '%s' only in the %s", p->name, side ? "second" : "first");
+				continue;
+			}
+			if (side) continue; /* compared once */
+			if (!same_strings(&p->raw_controls, &q->raw_controls)) differ(c, "flex controller '%s': raw controls differ", p->name);
+			else if (p->stereo != q->stereo || p->eyelid != q->eyelid || p->min != q->min || p->max != q->max)
+				differ(c, "flex controller '%s': stereo, eyelid or range differ", p->name);
+			else {
+				size_t n = p->wrinkle_scales.count > q->wrinkle_scales.count ? p->wrinkle_scales.count : q->wrinkle_scales.count;
+				for (size_t k = 0; k < n; k++)
+					if (scale_at(&p->wrinkle_scales, k) != scale_at(&q->wrinkle_scales, k)) {
+						differ(c, "flex controller '%s': wrinkle scales differ", p->name);
+						break;
+					}
+			}
+		}
+	}
+	if (a->domination_rule_count != b->domination_rule_count)
+		differ(c, "%zu domination rules vs %zu", a->domination_rule_count, b->domination_rule_count);
+	else
+		for (size_t i = 0; i < a->domination_rule_count; i++)
+			if (!same_strings(&a->domination_rules[i].dominators, &b->domination_rules[i].dominators) ||
+			    !same_strings(&a->domination_rules[i].suppressed, &b->domination_rules[i].suppressed))
+				differ(c, "domination rule %zu differs", i);
+	for (size_t i = 0; i < a->flex_rule_count; i++) {
+		const smdmx_flex_rule *x = &a->flex_rules[i], *y = NULL;
+		for (size_t k = 0; k < b->flex_rule_count && !y; k++)
+			if (!strcmp(b->flex_rules[k].name, x->name)) y = &b->flex_rules[k];
+		if (!y) differ(c, "flex rule '%s' only in the first", x->name);
+		else if (x->kind != y->kind || (x->kind == SMDMX_FLEX_RULE_EXPRESSION && strcmp(x->expression, y->expression)))
+			differ(c, "flex rule '%s' differs", x->name);
+	}
+	for (size_t k = 0; k < b->flex_rule_count; k++) {
+		bool in_a = false;
+		for (size_t i = 0; i < a->flex_rule_count && !in_a; i++) in_a = !strcmp(a->flex_rules[i].name, b->flex_rules[k].name);
+		if (!in_a) differ(c, "flex rule '%s' only in the second", b->flex_rules[k].name);
+	}
+}
+
 /* A comparison with the options' tolerances (rotations 1e-6 unless given). */
 static cmp cmp_start(const smdmx_compare_options *options)
 {
@@ -828,7 +897,7 @@ static void diff_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const 
 		return;
 	}
 	for (size_t j = 0; j < sa->joint_count; j++) {
-		size_t k = joint_named(&c->joints_b, sa->joints[j].name);
+		size_t k = joint_named(&c->joints_b, name_in_b(c, sa, (uint32_t)j));
 		if (k == SIZE_MAX) continue; /* reported with the joints */
 		const smdmx_channel *x = cha[j], *y = chb[k];
 		if (!x && !y) continue;
@@ -865,19 +934,505 @@ static void ignore_difference(void *user, const char *message)
 	(void)message;
 }
 
+/* ---- geometry by meaning (smdmx_scene_diff) ------------------------------------------------- */
+
+/* One side's geometry as the diff sees it: every corner in model space (mesh transforms
+ * applied), and every polygon with its material's name, whatever mesh or face set holds it. */
+typedef struct gside {
+	const smdmx_scene *s;
+	size_t corners;       /* over all meshes */
+	uint32_t *mesh_of;    /* per corner: its mesh */
+	uint32_t *local;      /* per corner: its index in the mesh */
+	float (*pos)[3], (*nrm)[3];
+	uint64_t *hash;       /* per corner: of what it holds (exact, or rounded to the tolerance) */
+	size_t polys;
+	uint32_t *first;      /* per polygon: its first entry in ring */
+	uint32_t *size;
+	const char **material;
+	uint32_t *ring;       /* corners of the polygons, one after another */
+	size_t ring_count;
+} gside;
+
+typedef struct gtri {       /* a polygon, or a triangle of one's fan, rotated to start at its least corner */
+	uint32_t c[64];
+	uint32_t n;
+	uint32_t poly;      /* the polygon it is or comes from */
+	uint64_t key;
+	bool used;
+} gtri;
+
+static void xform_of_d(const smdmx_transform *tr, double r[3][3], double t[3])
+{
+	double q[4] = { tr->orientation[0], tr->orientation[1], tr->orientation[2], tr->orientation[3] };
+	smdmx_quat_to_matrix(q, r);
+	for (int i = 0; i < 3; i++) t[i] = tr->position[i];
+}
+
+/* model-space placement of a mesh: its transform under its parent joint's bind poses */
+static void mesh_place(const smdmx_scene *s, const smdmx_mesh *m, double r[3][3], double t[3])
+{
+	xform_of_d(&m->transform, r, t);
+	for (uint32_t j = m->parent_joint; j != SMDMX_NONE && j < s->joint_count; j = s->joints[j].parent) {
+		double pr[3][3], pt[3], nr[3][3], nt[3];
+		xform_of_d(&s->joints[j].bind, pr, pt);
+		for (int i = 0; i < 3; i++) {
+			for (int k = 0; k < 3; k++) nr[i][k] = pr[i][0] * r[0][k] + pr[i][1] * r[1][k] + pr[i][2] * r[2][k];
+			nt[i] = pr[i][0] * t[0] + pr[i][1] * t[1] + pr[i][2] * t[2] + pt[i];
+		}
+		memcpy(r, nr, sizeof(nr));
+		memcpy(t, nt, sizeof(nt));
+	}
+}
+
+static uint64_t hash_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdu;
+}
+
+/* a float as the hash sees it: its bits (0 and -0 alike), or rounded to steps of q */
+static uint64_t float_key(float v, double q)
+{
+	if (q > 0) return (uint64_t)(int64_t)llround(v / q);
+	if (v == 0) return 0;
+	uint32_t u;
+	memcpy(&u, &v, 4);
+	return u;
+}
+
+static void gside_free(gside *g)
+{
+	free(g->mesh_of);
+	free(g->local);
+	free(g->pos);
+	free(g->nrm);
+	free(g->hash);
+	free(g->first);
+	free(g->size);
+	free(g->material);
+	free(g->ring);
+	memset(g, 0, sizeof(*g));
+}
+
+static bool gside_build(const cmp *c, const smdmx_scene *s, gside *g, bool first)
+{
+	memset(g, 0, sizeof(*g));
+	g->s = s;
+	for (size_t m = 0; m < s->mesh_count; m++) {
+		g->corners += s->meshes[m].corner_count;
+		for (size_t f = 0; f < s->meshes[m].face_set_count; f++) {
+			g->polys += s->meshes[m].face_sets[f].polygon_count;
+			g->ring_count += s->meshes[m].face_sets[f].corner_count;
+		}
+	}
+	size_t nc = g->corners + 1, np = g->polys + 1;
+	g->mesh_of = malloc(nc * sizeof(uint32_t));
+	g->local = malloc(nc * sizeof(uint32_t));
+	g->pos = malloc(nc * sizeof(*g->pos));
+	g->nrm = malloc(nc * sizeof(*g->nrm));
+	g->hash = malloc(nc * sizeof(uint64_t));
+	g->first = malloc(np * sizeof(uint32_t));
+	g->size = malloc(np * sizeof(uint32_t));
+	g->material = malloc(np * sizeof(char *));
+	g->ring = malloc((g->ring_count + 1) * sizeof(uint32_t));
+	if (!g->mesh_of || !g->local || !g->pos || !g->nrm || !g->hash || !g->first || !g->size || !g->material || !g->ring) return false;
+	double q = c->vtol > 0 ? 2 * c->vtol : 0;
+	size_t k = 0, pk = 0, rk = 0;
+	for (size_t m = 0; m < s->mesh_count; m++) {
+		const smdmx_mesh *me = &s->meshes[m];
+		double r[3][3], t[3];
+		mesh_place(s, me, r, t);
+		uint32_t base = (uint32_t)k;
+		for (size_t i = 0; i < me->corner_count; i++, k++) {
+			g->mesh_of[k] = (uint32_t)m;
+			g->local[k] = (uint32_t)i;
+			const float *p = me->positions[me->position_indices[i]];
+			for (int d = 0; d < 3; d++) g->pos[k][d] = (float)(r[d][0] * p[0] + r[d][1] * p[1] + r[d][2] * p[2] + t[d]);
+			if (me->normal_indices) {
+				const float *n = me->normals[me->normal_indices[i]];
+				for (int d = 0; d < 3; d++) g->nrm[k][d] = (float)(r[d][0] * n[0] + r[d][1] * n[1] + r[d][2] * n[2]);
+			} else {
+				g->nrm[k][0] = g->nrm[k][1] = g->nrm[k][2] = 0;
+			}
+			uint64_t h = 1469598103934665603u;
+			for (int d = 0; d < 3; d++) h = hash_mix(h, float_key(g->pos[k][d], q));
+			for (int d = 0; d < 3; d++) h = hash_mix(h, float_key(g->nrm[k][d], q));
+			for (size_t u = 0; u < me->uv_set_count; u++)
+				for (int d = 0; d < 2; d++) h = hash_mix(h, float_key(me->uv_sets[u].data[me->uv_sets[u].indices[i]][d], q));
+			smdmx_weight w[64];
+			size_t nw = canonical_weights(c, me, me->position_indices[i], w);
+			for (size_t x = 0; x < nw; x++) {
+				for (const char *nm = first ? name_in_b(c, s, w[x].joint) : s->joints[w[x].joint].name; *nm; nm++)
+					h = hash_mix(h, (uint8_t)*nm);
+				h = hash_mix(h, float_key(w[x].weight, q));
+			}
+			g->hash[k] = h;
+		}
+		for (size_t f = 0; f < me->face_set_count; f++) {
+			const smdmx_face_set *fs = &me->face_sets[f];
+			const char *mat = fs->material < s->material_count ? s->materials[fs->material].name : "";
+			for (size_t p = 0; p < fs->polygon_count; p++, pk++) {
+				g->first[pk] = (uint32_t)rk;
+				g->size[pk] = fs->offsets[p + 1] - fs->offsets[p];
+				g->material[pk] = mat;
+				for (uint32_t x = fs->offsets[p]; x < fs->offsets[p + 1]; x++) g->ring[rk++] = base + fs->corners[x];
+			}
+		}
+	}
+	return true;
+}
+
+/* Two corners the same, each on its side: position, normal, UVs, weights. */
+static bool gcorner_same(const cmp *c, const gside *ga, uint32_t x, const gside *gb, uint32_t y, const char **what)
+{
+	const smdmx_mesh *ma = &ga->s->meshes[ga->mesh_of[x]], *mb = &gb->s->meshes[gb->mesh_of[y]];
+	uint32_t ca = ga->local[x], cb = gb->local[y];
+	if (!vec_equal(c, ga->pos[x], gb->pos[y], 3)) return *what = "position", false;
+	if (!vec_equal(c, ga->nrm[x], gb->nrm[y], 3)) return *what = "normal", false;
+	size_t nu = ma->uv_set_count < mb->uv_set_count ? ma->uv_set_count : mb->uv_set_count;
+	for (size_t u = 0; u < nu; u++)
+		if (!vec_equal(c, ma->uv_sets[u].data[ma->uv_sets[u].indices[ca]], mb->uv_sets[u].data[mb->uv_sets[u].indices[cb]], 2))
+			return *what = "UV", false;
+	if (ma->uv_set_count != mb->uv_set_count) return *what = "UV sets", false;
+	smdmx_weight wa[64], wb[64];
+	size_t na = canonical_weights(c, ma, ma->position_indices[ca], wa), nb = canonical_weights(c, mb, mb->position_indices[cb], wb);
+	if (na != nb) return *what = "weight links", false;
+	for (size_t k = 0; k < na; k++)
+		if (strcmp(name_in_b(c, ga->s, wa[k].joint), gb->s->joints[wb[k].joint].name) || !values_equal(c, wa[k].weight, wb[k].weight))
+			return *what = "weights", false;
+	return true;
+}
+
+/* The ring r of n corners rotated to start at its least corner (by hash, then by the next). */
+static void canonical_ring(const gside *g, const uint32_t *r, uint32_t n, gtri *t, uint32_t poly)
+{
+	uint32_t best = 0;
+	for (uint32_t i = 1; i < n; i++) {
+		for (uint32_t k = 0; k < n; k++) {
+			uint64_t a = g->hash[r[(i + k) % n]], b = g->hash[r[(best + k) % n]];
+			if (a != b) {
+				if (a < b) best = i;
+				break;
+			}
+		}
+	}
+	t->n = n;
+	t->poly = poly;
+	t->used = false;
+	uint64_t h = hash_mix(0x7a2f, n);
+	for (uint32_t k = 0; k < n; k++) {
+		t->c[k] = r[(best + k) % n];
+		h = hash_mix(h, g->hash[t->c[k]]);
+	}
+	for (const char *m = g->material[poly]; *m; m++) h = hash_mix(h, (uint8_t)*m);
+	t->key = h;
+}
+
+static bool gtri_same(const cmp *c, const gside *ga, const gtri *x, const gside *gb, const gtri *y, const char **what)
+{
+	*what = "corners";
+	if (x->n != y->n) return false;
+	if (strcmp(ga->material[x->poly], gb->material[y->poly])) return *what = "material", false;
+	for (uint32_t k = 0; k < x->n; k++)
+		if (!gcorner_same(c, ga, x->c[k], gb, y->c[k], what)) return false;
+	return true;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const gtri *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Matches a's items to b's of the same key and the same corners; pairs corner maps. */
+static void match_items(const cmp *c, const gside *ga, gtri *ta, size_t na, const gside *gb, gtri *tb, size_t nb, uint32_t *map)
+{
+	qsort(tb, nb, sizeof(gtri), by_key);
+	for (size_t i = 0; i < na; i++) {
+		gtri *x = &ta[i];
+		size_t lo = 0, hi = nb;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (tb[mid].key < x->key) lo = mid + 1;
+			else hi = mid;
+		}
+		const char *what;
+		for (size_t k = lo; k < nb && tb[k].key == x->key; k++) {
+			if (tb[k].used || !gtri_same(c, ga, x, gb, &tb[k], &what)) continue;
+			x->used = tb[k].used = true;
+			for (uint32_t q = 0; q < x->n; q++) map[x->c[q]] = tb[k].c[q];
+			break;
+		}
+	}
+}
+
+/* The fan of each polygon not matched whole, as triangles. */
+static gtri *fan(const gside *g, const gtri *polys, size_t n, const bool *matched, size_t *out)
+{
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!matched[i] && polys[i].n >= 3) count += polys[i].n - 2;
+	gtri *t = malloc((count + 1) * sizeof(gtri));
+	if (!t) return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (matched[i] || polys[i].n < 3) continue;
+		const uint32_t *r = g->ring + g->first[polys[i].poly];
+		for (uint32_t j = 1; j + 1 < polys[i].n; j++) {
+			uint32_t tri[3] = { r[0], r[j], r[j + 1] };
+			canonical_ring(g, tri, 3, &t[k++], polys[i].poly);
+		}
+	}
+	*out = count;
+	return t;
+}
+
+static void where(const gside *g, uint32_t corner, char *out, size_t size)
+{
+	char x[SM_FLOAT_MAX], y[SM_FLOAT_MAX], z[SM_FLOAT_MAX];
+	sm_format_shortest(g->pos[corner][0], x);
+	sm_format_shortest(g->pos[corner][1], y);
+	sm_format_shortest(g->pos[corner][2], z);
+	snprintf(out, size, "(%s %s %s)", x, y, z);
+}
+
+/* Polygons as sets, whatever meshes and face sets hold them: a polygon equals its fan of
+ * triangles, corners count up to rotation, materials by name. What differs is said once per
+ * polygon of the first; what is left over of the second once per polygon. map gets, per
+ * corner of a, the corner of b it matched (or SMDMX_NONE), for the shapes. */
+static bool diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map)
+{
+	size_t na = ga->polys, nb = gb->polys;
+	gtri *pa = malloc((na + 1) * sizeof(gtri)), *pb = malloc((nb + 1) * sizeof(gtri));
+	bool *ma = calloc(na + 1, 1), *mb = calloc(nb + 1, 1);
+	bool ok = pa && pb && ma && mb;
+	for (size_t i = 0; ok && i < na; i++) canonical_ring(ga, ga->ring + ga->first[i], ga->size[i] < 64 ? ga->size[i] : 64, &pa[i], (uint32_t)i);
+	for (size_t i = 0; ok && i < nb; i++) canonical_ring(gb, gb->ring + gb->first[i], gb->size[i] < 64 ? gb->size[i] : 64, &pb[i], (uint32_t)i);
+	/* whole polygons first (a quad rotated is the same quad) */
+	if (ok) {
+		match_items(c, ga, pa, na, gb, pb, nb, map);
+		for (size_t i = 0; i < na; i++) ma[pa[i].poly] = pa[i].used;
+		for (size_t i = 0; i < nb; i++) mb[pb[i].poly] = pb[i].used;
+	}
+	/* back in polygon order, for the fans */
+	if (ok) {
+		gtri *t = malloc((nb + 1) * sizeof(gtri));
+		ok = t != NULL;
+		for (size_t i = 0; ok && i < nb; i++) t[pb[i].poly] = pb[i];
+		if (ok) {
+			free(pb);
+			pb = t;
+		}
+	}
+	size_t fa = 0, fb = 0;
+	gtri *ta = ok ? fan(ga, pa, na, ma, &fa) : NULL, *tb = ok ? fan(gb, pb, nb, mb, &fb) : NULL;
+	ok = ok && ta && tb;
+	if (ok) match_items(c, ga, ta, fa, gb, tb, fb, map);
+	/* what is left: each of a's polygons with a triangle unmatched, paired with the unmatched
+	 * triangle of b that shares most corner positions */
+	bool *said_a = calloc(na + 1, 1), *said_b = calloc(nb + 1, 1);
+	ok = ok && said_a && said_b;
+	/* a side with no polygon at all: its meshes are only in the other */
+	if (ok && (!na || !nb)) {
+		const gside *g = na ? ga : gb;
+		for (size_t m = 0; m < g->s->mesh_count; m++)
+			if (g->s->meshes[m].face_set_count) differ(c, "mesh '%s' only in the %s", g->s->meshes[m].name, na ? "first" : "second");
+		fa = fb = 0;
+	}
+	size_t next_b = 0; /* pairing in order, where no corner position is shared */
+	for (size_t i = 0; ok && i < fa; i++) {
+		gtri *x = &ta[i];
+		if (x->used || said_a[x->poly]) continue;
+		said_a[x->poly] = true;
+		size_t best = SIZE_MAX, best_shared = 0;
+		for (size_t k = 0; k < fb; k++) {
+			if (tb[k].used || strcmp(ga->material[x->poly], gb->material[tb[k].poly])) continue;
+			size_t shared = 0;
+			for (uint32_t p = 0; p < 3; p++)
+				for (uint32_t q = 0; q < 3; q++) shared += vec_equal(c, ga->pos[x->c[p]], gb->pos[tb[k].c[q]], 3);
+			if (shared > best_shared) {
+				best_shared = shared;
+				best = k;
+			}
+		}
+		while (best == SIZE_MAX && next_b < fb) {
+			if (!tb[next_b].used && !strcmp(ga->material[x->poly], gb->material[tb[next_b].poly])) best = next_b;
+			next_b++;
+		}
+		char at[3 * SM_FLOAT_MAX + 8];
+		if (best == SIZE_MAX) {
+			where(ga, x->c[0], at, sizeof(at));
+			differ(c, "mesh '%s': a polygon of material '%s' at %s only in the first", ga->s->meshes[ga->mesh_of[x->c[0]]].name,
+			       ga->material[x->poly], at);
+			continue;
+		}
+		gtri *y = &tb[best];
+		y->used = true;
+		said_b[y->poly] = true;
+		/* the first corner that differs, and how; the triangles' corners paired by position */
+		const char *what = "corners";
+		uint32_t bad = x->c[0];
+		for (uint32_t p = 0; p < 3; p++) {
+			uint32_t q = 0;
+			while (q < 3 && !vec_equal(c, ga->pos[x->c[p]], gb->pos[y->c[q]], 3)) q++;
+			if (q == 3) {
+				what = "position";
+				bad = x->c[p];
+				break;
+			}
+			if (!gcorner_same(c, ga, x->c[p], gb, y->c[q], &what)) {
+				bad = x->c[p];
+				break;
+			}
+		}
+		where(ga, bad, at, sizeof(at));
+		differ(c, "mesh '%s': a polygon of material '%s': the corner at %s differs in its %s", ga->s->meshes[ga->mesh_of[bad]].name,
+		       ga->material[x->poly], at, what);
+	}
+	for (size_t k = 0; ok && k < fb; k++) {
+		gtri *y = &tb[k];
+		if (y->used || said_b[y->poly]) continue;
+		said_b[y->poly] = true;
+		char at[3 * SM_FLOAT_MAX + 8];
+		where(gb, y->c[0], at, sizeof(at));
+		differ(c, "mesh '%s': a polygon of material '%s' at %s only in the second", gb->s->meshes[gb->mesh_of[y->c[0]]].name,
+		       gb->material[y->poly], at);
+	}
+	if (!ok) differ(c, "out of memory");
+	free(said_a);
+	free(said_b);
+	free(ta);
+	free(tb);
+	free(pa);
+	free(pb);
+	free(ma);
+	free(mb);
+	return ok;
+}
+
+/* Shapes by name over the corners the geometry matched: the position each makes of a corner
+ * (base plus the deltas of the shapes of that name on the corner's mesh), said once per
+ * shape with how many corners differ. */
+static void diff_shapes_by_corner(cmp *c, const gside *ga, const gside *gb, const uint32_t *map)
+{
+	const smdmx_scene *a = ga->s, *b = gb->s;
+	for (size_t i = 0; i < a->flex_shape_count; i++) {
+		const char *name = a->flex_shapes[i].name;
+		bool first = true;
+		for (size_t k = 0; k < i && first; k++) first = strcmp(a->flex_shapes[k].name, name) != 0;
+		if (!first) continue;
+		bool in_b = false;
+		for (size_t k = 0; k < b->flex_shape_count && !in_b; k++) in_b = !strcmp(b->flex_shapes[k].name, name);
+		if (!in_b) {
+			differ(c, "flex shape '%s' only in the first", name);
+			continue;
+		}
+		/* dense deltas of the shapes of this name, per mesh, on each side */
+		float **da = calloc(a->mesh_count + 1, sizeof(float *)), **db = calloc(b->mesh_count + 1, sizeof(float *));
+		bool ok = da && db;
+		for (size_t k = 0; ok && k < a->flex_shape_count; k++) {
+			const smdmx_flex_shape *f = &a->flex_shapes[k];
+			if (strcmp(f->name, name)) continue;
+			if (!da[f->mesh]) ok = (da[f->mesh] = calloc(a->meshes[f->mesh].position_count * 3 + 1, sizeof(float))) != NULL;
+			for (size_t d = 0; ok && d < f->position_count; d++)
+				for (int x = 0; x < 3; x++) da[f->mesh][3 * f->position_indices[d] + (size_t)x] += f->position_deltas[d][x];
+		}
+		for (size_t k = 0; ok && k < b->flex_shape_count; k++) {
+			const smdmx_flex_shape *f = &b->flex_shapes[k];
+			if (strcmp(f->name, name)) continue;
+			if (!db[f->mesh]) ok = (db[f->mesh] = calloc(b->meshes[f->mesh].position_count * 3 + 1, sizeof(float))) != NULL;
+			for (size_t d = 0; ok && d < f->position_count; d++)
+				for (int x = 0; x < 3; x++) db[f->mesh][3 * f->position_indices[d] + (size_t)x] += f->position_deltas[d][x];
+		}
+		size_t bad = 0;
+		uint32_t first_bad = SMDMX_NONE;
+		static const float zero[3] = { 0, 0, 0 };
+		for (size_t x = 0; ok && x < ga->corners; x++) {
+			uint32_t y = map[x];
+			if (y == SMDMX_NONE) continue;
+			const smdmx_mesh *ma = &a->meshes[ga->mesh_of[x]], *mb = &b->meshes[gb->mesh_of[y]];
+			uint32_t pa_ = ma->position_indices[ga->local[x]], pb_ = mb->position_indices[gb->local[y]];
+			const float *dx = da[ga->mesh_of[x]] ? da[ga->mesh_of[x]] + 3 * pa_ : zero;
+			const float *dy = db[gb->mesh_of[y]] ? db[gb->mesh_of[y]] + 3 * pb_ : zero;
+			if (!shape_values_equal(c, ma->positions[pa_], dx, mb->positions[pb_], dy)) {
+				if (!bad++) first_bad = (uint32_t)x;
+			}
+		}
+		if (!ok) differ(c, "out of memory");
+		else if (bad) {
+			char at[3 * SM_FLOAT_MAX + 8];
+			where(ga, first_bad, at, sizeof(at));
+			differ(c, "flex shape '%s': %zu corners move otherwise (the first at %s)", name, bad, at);
+		}
+		for (size_t k = 0; da && k < a->mesh_count; k++) free(da[k]);
+		for (size_t k = 0; db && k < b->mesh_count; k++) free(db[k]);
+		free(da);
+		free(db);
+	}
+	for (size_t k = 0; k < b->flex_shape_count; k++) {
+		bool first = true, in_a = false;
+		for (size_t q = 0; q < k && first; q++) first = strcmp(b->flex_shapes[q].name, b->flex_shapes[k].name) != 0;
+		for (size_t q = 0; q < a->flex_shape_count && !in_a; q++) in_a = !strcmp(a->flex_shapes[q].name, b->flex_shapes[k].name);
+		if (first && !in_a) differ(c, "flex shape '%s' only in the second", b->flex_shapes[k].name);
+	}
+}
+
+/* A joint of the first only, and one of the second only, with the same parent and the same
+ * bind pose: one joint renamed. Each of the first's gets the name it has in the second. */
+static bool rename_joints(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
+{
+	c->name_a = calloc(a->joint_count + 1, sizeof(char *));
+	bool *taken = calloc(b->joint_count + 1, 1);
+	if (!c->name_a || !taken) {
+		free(taken);
+		return false;
+	}
+	for (size_t i = 0; i < a->joint_count; i++) {
+		size_t k = joint_named(&c->joints_b, a->joints[i].name);
+		if (k != SIZE_MAX) {
+			c->name_a[i] = a->joints[i].name;
+			taken[k] = true;
+		}
+	}
+	for (size_t i = 0; i < a->joint_count; i++) {
+		if (c->name_a[i]) continue;
+		const smdmx_joint *x = &a->joints[i];
+		for (size_t k = 0; k < b->joint_count; k++) {
+			const smdmx_joint *y = &b->joints[k];
+			if (taken[k] || joint_named(&c->joints_a, y->name) != SIZE_MAX) continue;
+			const char *pa = x->parent == SMDMX_NONE ? NULL : c->name_a[x->parent] ? c->name_a[x->parent] : a->joints[x->parent].name;
+			const char *pb = y->parent == SMDMX_NONE ? NULL : b->joints[y->parent].name;
+			if ((pa == NULL) != (pb == NULL) || (pa && strcmp(pa, pb)) || !vec_equal(c, x->bind.position, y->bind.position, 3) ||
+			    !rot_equal(c, x->bind.orientation, y->bind.orientation))
+				continue;
+			c->name_a[i] = y->name;
+			taken[k] = true;
+			break;
+		}
+	}
+	free(taken);
+	return true;
+}
+
 static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options)
 {
-	/* Joints by name. */
+	/* Joints by name; one renamed is one difference, and is the same joint after. */
 	bool animated = options && options->ignore_bind_when_animated && a->clip_count;
+	if (!rename_joints(c, a, b)) {
+		differ(c, "out of memory");
+		return;
+	}
 	for (size_t i = 0; i < a->joint_count; i++) {
 		const smdmx_joint *x = &a->joints[i];
-		size_t k = joint_named(&c->joints_b, x->name);
+		size_t k = joint_named(&c->joints_b, name_in_b(c, a, (uint32_t)i));
 		if (k == SIZE_MAX) {
 			differ(c, "joint '%s' only in the first", x->name);
 			continue;
 		}
+		if (strcmp(x->name, b->joints[k].name)) differ(c, "joint '%s' renamed '%s'", x->name, b->joints[k].name);
 		const smdmx_joint *y = &b->joints[k];
-		if (strcmp(parent_name(a, x->parent), parent_name(b, y->parent)))
+		const char *pa = x->parent == SMDMX_NONE ? parent_name(a, x->parent) : name_in_b(c, a, x->parent);
+		if (strcmp(pa, parent_name(b, y->parent)))
 			differ(c, "joint '%s': parent '%s' vs '%s'", x->name, parent_name(a, x->parent), parent_name(b, y->parent));
 		if (animated) continue;
 		if (!vec_equal(c, x->bind.position, y->bind.position, 3)) {
@@ -891,8 +1446,27 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 		if (!rot_equal(c, x->bind.orientation, y->bind.orientation))
 			differ(c, "joint '%s': bind orientations differ", x->name);
 	}
-	for (size_t k = 0; k < b->joint_count; k++)
-		if (joint_named(&c->joints_a, b->joints[k].name) == SIZE_MAX) differ(c, "joint '%s' only in the second", b->joints[k].name);
+	for (size_t k = 0; k < b->joint_count; k++) {
+		bool renamed = false;
+		for (size_t i = 0; i < a->joint_count && !renamed; i++) renamed = c->name_a[i] == b->joints[k].name;
+		if (!renamed && joint_named(&c->joints_a, b->joints[k].name) == SIZE_MAX)
+			differ(c, "joint '%s' only in the second", b->joints[k].name);
+	}
+	if (!(options && options->strict)) {
+		gside ga, gb;
+		memset(&ga, 0, sizeof(ga));
+		memset(&gb, 0, sizeof(gb));
+		uint32_t *map = NULL;
+		bool ok = gside_build(c, a, &ga, true) && gside_build(c, b, &gb, false);
+		if (ok) ok = (map = malloc((ga.corners + 1) * sizeof(uint32_t))) != NULL;
+		for (size_t i = 0; ok && i < ga.corners; i++) map[i] = SMDMX_NONE;
+		if (ok && diff_geometry(c, &ga, &gb, map)) diff_shapes_by_corner(c, &ga, &gb, map);
+		else if (!ok) differ(c, "out of memory");
+		free(map);
+		gside_free(&ga);
+		gside_free(&gb);
+		goto after_meshes;
+	}
 	/* Meshes by name; those left over pair in order when as many are left on each side
 	 * (an SMD's mesh and a DMX's may be named differently). */
 	size_t *pair = malloc((a->mesh_count ? a->mesh_count : 1) * sizeof(size_t));
@@ -956,6 +1530,7 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 	free(maps);
 	free(pair);
 	free(used);
+after_meshes:
 	/* Attachments by name. */
 	for (size_t i = 0; i < a->attachment_count; i++) {
 		const smdmx_attachment *x = &a->attachments[i];
@@ -973,7 +1548,10 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 	for (size_t k = 0; k < b->attachment_count; k++) {
 		if (sm_names_get(&c->attachments_a, b->attachments[k].name) == SMDMX_NONE) differ(c, "attachment '%s' only in the second", b->attachments[k].name);
 	}
-	if (options && options->flex_controls) compare_controls(c, a, b);
+	if (options && options->flex_controls) {
+		if (options->strict) compare_controls(c, a, b);
+		else diff_controls(c, a, b);
+	}
 	/* Clips by name. */
 	for (size_t i = 0; i < a->clip_count; i++) {
 		size_t k = sm_names_get(&c->clips_b, a->clips[i].name);
@@ -1017,6 +1595,7 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 		                &c.clips_a, &c.clips_b, &c.meshes_b };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) sm_names_free(&c.mem, all[i]);
 	if (c.next_mesh_b) sm_free(&c.mem, c.next_mesh_b, next_bytes);
+	free(c.name_a);
 	return c.count;
 }
 

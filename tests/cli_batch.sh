@@ -302,9 +302,11 @@ diff)
 	check "SMD and its DMX: no difference" 0 $?
 	check "no difference: no output" "" "$(cat "$tmp/out")"
 	"$smd2dmx" "$sample/arm.smd" -o "$tmp/arm2.dmx" --scale 2 --target source2
-	"$smdmx" diff "$sample/arm.smd" "$tmp/arm2.dmx" >"$tmp/out"
+	"$smdmx" diff "$sample/arm.smd" "$tmp/arm2.dmx" --max 2 >"$tmp/out"
 	check "scaled: different" 1 $?
-	check "scaled: the differences" "joint 'lower arm': bind position (10 0 0) vs (20 0 0)|mesh 'arm' polygon 0: positions differ|2 differences|" "$(tr '\n' '|' <"$tmp/out")"
+	check "scaled: every difference counted, --max listed" "joint 'lower arm': bind position (10 0 0) vs (20 0 0)|mesh 'arm': a polygon of material 'arm_skin': the corner at (0 -2 -2) differs in its position|... and 19 more differences (--max)|21 differences|" "$(tr '\n' '|' <"$tmp/out")"
+	"$smdmx" diff "$sample/arm.smd" "$tmp/arm2.dmx" --strict >"$tmp/out"
+	check "--strict: the ordered comparison, a mesh's first difference" "joint 'lower arm': bind position (10 0 0) vs (20 0 0)|mesh 'arm' polygon 0: positions differ|2 differences|" "$(tr '\n' '|' <"$tmp/out")"
 	tr -d '\r' <"$sample/arm_wave.smd" | sed '/^time 5$/{n;n;s/^1 10.000000 0.000000 0.000000 0.000000 0.000000 .*/1 10.000000 0.000000 0.000000 0.000000 0.000000 1.000000/}' >"$tmp/wave5.smd"
 	"$smd2dmx" "$sample/arm_wave.smd" -o "$tmp/wave.dmx" --encoding binary
 	"$smdmx" diff "$tmp/wave.dmx" "$tmp/wave5.smd" >"$tmp/out"
@@ -316,6 +318,36 @@ diff)
 	check "animation DMX and its SMD" 0 $?
 	"$smdmx" diff "$sample/arm_wave.smd" "$sample/arm.smd" >"$tmp/out"
 	check "animation vs reference" "mesh 'arm' only in the second|clip 'arm_wave' only in the first|2 differences|" "$(tr '\n' '|' <"$tmp/out")"
+	# One change of each kind, and the diff names exactly that, once
+	"$smd2dmx" "$sample/arm.smd" "$sample/arm.vta" -o "$tmp/af.dmx" -q
+	"$smd2dmx" "$sample/arm_wave.smd" -o "$tmp/w.dmx" -q
+	awk 'NR == 21 { $2 = $2 + 1 } { print }' "$sample/arm.smd" >"$tmp/moved.smd"
+	check "a vertex moved" "mesh 'arm': a polygon of material 'arm_skin': the corner at (0 2 -2) differs in its position|1 difference|" \
+		"$("$smdmx" diff "$tmp/af.dmx" "$tmp/moved.smd" "$sample/arm.vta" | tr '\n' '|')"
+	awk 'NR == 22 { $12 = "0.600000"; $14 = "0.400000" } { print }' "$sample/arm.smd" >"$tmp/weight.smd"
+	check "a weight changed" "mesh 'arm': a polygon of material 'arm_skin': the corner at (10 2 -2) differs in its weights|1 difference|" \
+		"$("$smdmx" diff "$tmp/af.dmx" "$tmp/weight.smd" "$sample/arm.vta" | tr '\n' '|')"
+	awk '/^time 3/ { f = 1 } f == 1 && /^1 / { $7 = $7 + 0.1; f = 0 } { print }' "$sample/arm_wave.smd" >"$tmp/key.smd"
+	check "a key changed" "clip 'arm_wave' joint 'lower arm': orientations differ at frame 3 (1 of 11 frames differ)|1 difference|" \
+		"$("$smdmx" diff "$tmp/w.dmx" "$tmp/key.smd" | tr '\n' '|')"
+	sed 's/"upper arm"/"shoulder"/' "$sample/arm.smd" >"$tmp/renamed.smd"
+	check "a bone renamed" "joint 'upper arm' renamed 'shoulder'|1 difference|" \
+		"$("$smdmx" diff "$tmp/af.dmx" "$tmp/renamed.smd" "$sample/arm.vta" | tr '\n' '|')"
+	awk 'NR == 73 { $3 = "-3.000000" } { print }' "$sample/arm.vta" >"$tmp/shape.vta"
+	check "a shape changed" "flex shape 'bulge': 1 corners move otherwise (the first at (10 -2 -2))|1 difference|" \
+		"$("$smdmx" diff "$tmp/af.dmx" "$sample/arm.smd" "$tmp/shape.vta" | tr '\n' '|')"
+	# every SMD of the corpus and the DMX smd2dmx makes of it: no difference
+	if [ -d "$corpus" ]; then
+		n=0 bad=""
+		for f in $(find "$corpus" -type f -iname '*.smd'); do
+			"$smd2dmx" -q "$f" -o "$tmp/c.dmx" -f 2>/dev/null || continue
+			n=$((n + 1))
+			"$smdmx" diff -q "$f" "$tmp/c.dmx" || bad="$bad $f"
+		done
+		check "every corpus SMD and its DMX ($n): no difference" "" "$bad"
+	else
+		echo "skipped the corpus SMDs: there is no corpus at $corpus"
+	fi
 	"$smdmx" diff "$sample/arm.smd" "$sample/arm.smd" "$sample/arm.smd" 2>/dev/null
 	check "diff of three files" 2 $?
 	"$smdmx" diff "$sample/arm.smd" "$root/testdata/bad/bad_number.smd" 2>"$tmp/err"

@@ -271,6 +271,11 @@ typedef struct smdmx_compare_options {
 	/* Also compare flex controllers, domination rules and flex rules (SMD holds none); an
 	 * empty wrinkle scale list equals one of zeros. */
 	bool flex_controls;
+	/* smdmx_scene_diff: meshes paired by name and compared polygon by polygon in their order,
+	 * as smdmx_scene_compare does. By default the geometry is compared by meaning: polygons
+	 * as a set over all meshes, a polygon equal to its fan of triangles, corners up to
+	 * rotation, materials by name, shapes corner by corner. */
+	bool strict;
 } smdmx_compare_options;
 
 /* Compares two scenes by meaning, not by layout: joints by name, parents and bind pose;

@@ -16,6 +16,8 @@ typedef struct loaded {
 	char lift_error[256]; /* a DMX that is not a model: why */
 } loaded;
 
+static double diff_fps; /* smdmx diff --fps: the rate SMD animations are read at */
+
 static bool load(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warnings)
 {
 	memset(l, 0, sizeof(*l));
@@ -35,7 +37,8 @@ static bool load(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warni
 		l->is_dmx = !memcmp(head, "<!-- dmx", 8);
 	}
 	if (!l->is_dmx) {
-		l->scene = cli_read_smd(path, NULL, &err, w);
+		smdmx_smd_read_options ro = { .frame_rate = diff_fps };
+		l->scene = cli_read_smd(path, &ro, &err, w);
 		if (!l->scene) diag_error(d, path, &err);
 		return l->scene != NULL;
 	}
@@ -254,18 +257,26 @@ int cmd_diff(int argc, char **argv)
 	smdmx_compare_options opts;
 	memset(&opts, 0, sizeof(opts));
 	opts.flex_controls = true;
+	opts.rotation_tolerance = 2e-6; /* SMD prints angles to six decimals: 5e-7 each */
 	diff_out out = { 0, 50 };
 	bool quiet = false;
+	double fps = 0;
+	const char *vtas[2] = { NULL, NULL };
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end = NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			puts("usage: smdmx diff A B [--tolerance F] [--rotation-tolerance F] [--max N] [-q]\n"
-			     "Compares two models by meaning, SMD, VTA or DMX in any mix: joints, meshes, flex shapes,\n"
-			     "attachments and clips matched by name; geometry at float32 (or within --tolerance);\n"
-			     "rotations as matrices (entries within --rotation-tolerance, default 1e-6); animation\n"
-			     "frame by frame; flex controllers and rules. Lists the differences (at most --max,\n"
-			     "default 50; 0: all). Exit codes: 0 equal, 1 different, 2 a usage error or a file that\n"
+			puts("usage: smdmx diff A [A.vta] B [B.vta] [--tolerance F] [--rotation-tolerance F] [--max N]\n"
+			     "                  [--fps N] [--strict] [-q]\n"
+			     "Compares two models by meaning, SMD (with its VTA after it) or DMX in any mix: joints,\n"
+			     "flex shapes, attachments and clips matched by name; polygons as a set over all meshes (a\n"
+			     "polygon equals its fan of triangles, corners up to rotation, materials by name) at\n"
+			     "float32 (or within --tolerance); weights as a DMX side holds them; rotations as matrices\n"
+			     "(entries within --rotation-tolerance, default 2e-6: SMD prints angles to six decimals);\n"
+			     "animation frame by frame from each clip's first (--fps: the rate SMD animations are\n"
+			     "read at); flex controllers and rules. --strict pairs meshes by name and compares them\n"
+			     "polygon by polygon in order. Every difference is counted; at most --max are listed\n"
+			     "(default 50; 0: all). Exit codes: 0 equal, 1 different, 2 a usage error or a file that\n"
 			     "cannot be read as a model.");
 			return EXIT_OK;
 		} else if (!strcmp(a, "--name") && v) {
@@ -286,13 +297,22 @@ int cmd_diff(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = true;
+		} else if (!strcmp(a, "--strict")) {
+			opts.strict = true;
+		} else if (!strcmp(a, "--fps") && v) {
+			fps = strtod(v, &end);
+			if (*end || !(fps > 0) || fps > 10000) return say("smdmx", "error", "--fps wants a number in (0, 10000]"), EXIT_USAGE;
+			i++;
 		} else if (a[0] == '-' && a[1]) {
 			say("smdmx", "error", "unknown option '%s' (try 'smdmx diff --help')", a);
 			return EXIT_USAGE;
+		} else if (npaths && !strcasecmp(path_extension(a), "vta") && strcasecmp(path_extension(paths[npaths - 1]), "vta") &&
+		           !vtas[npaths - 1]) {
+			vtas[npaths - 1] = a; /* an SMD's shapes: the VTA given after it */
 		} else if (npaths < 2) {
 			paths[npaths++] = a;
 		} else {
-			say("smdmx", "error", "diff compares two files");
+			say("smdmx", "error", "diff compares two models (each an SMD with its VTA after it, or a DMX)");
 			return EXIT_USAGE;
 		}
 	}
@@ -302,7 +322,27 @@ int cmd_diff(int argc, char **argv)
 	}
 	loaded l[2];
 	diag_buf d = { 0 };
+	diff_fps = fps;
 	bool ok0 = load(paths[0], &l[0], &d, NULL), ok1 = ok0 && load(paths[1], &l[1], &d, NULL);
+	/* an SMD reference with its VTA after it: the shapes onto the reference */
+	for (int k = 0; k < 2 && ok1; k++) {
+		if (!vtas[k]) continue;
+		loaded v;
+		if (l[k].is_dmx) {
+			diag_add(&d, NULL, vtas[k], 0, 0, "error", "a VTA goes with an SMD, not with the DMX '%s'", paths[k]);
+			ok1 = false;
+		} else if (!load(vtas[k], &v, &d, NULL)) {
+			ok1 = false;
+		} else {
+			smdmx_error err;
+			smdmx_warnings w;
+			if (!smdmx_scene_attach_vta(l[k].scene, v.scene, &err, &w)) {
+				diag_error(&d, vtas[k], &err);
+				ok1 = false;
+			}
+			unload(&v);
+		}
+	}
 	for (int k = 0; k < 2 && ok1; k++)
 		if (!l[k].scene) {
 			diag_add(&d, NULL, paths[k], 0, 0, "error", "not a model: %s", l[k].lift_error);
@@ -315,8 +355,14 @@ int cmd_diff(int argc, char **argv)
 		if (ok0 && (l[1].dm || l[1].scene)) unload(&l[1]);
 		return EXIT_USAGE; /* as diff(1): 2 for trouble */
 	}
-	/* Weights as the weaker side holds them: a DMX keeps no weight-0 links. */
+	/* Weights as the weaker side holds them: a DMX keeps no weight-0 links, and at most 3
+	 * (4 in model format 22) of the largest, renormalised */
 	opts.dmx_weights = l[0].is_dmx || l[1].is_dmx;
+	for (int k = 0; k < 2; k++)
+		if (l[k].dm) {
+			size_t links = l[k].dm->format_version >= 22 ? 4 : 3;
+			if (!opts.max_links || links < opts.max_links) opts.max_links = links;
+		}
 	if (quiet) out.limit = 0, out.shown = 0;
 	size_t n = smdmx_scene_diff(l[0].scene, l[1].scene, &opts, quiet ? NULL : print_difference, &out);
 	if (!quiet && n > out.shown) printf("... and %zu more differences (--max)\n", n - out.shown);
