@@ -268,6 +268,7 @@ uint32_t sm_dm_add_element(smdmx_dm *dm, const char *type, const char *name, con
 	*a = (sm_vec)SM_VEC_INIT;
 	e->type = type;
 	e->name = name;
+	e->source_offset = SIZE_MAX;
 	if (id) {
 		memcpy(e->id, id, 16);
 		e->has_id = true;

@@ -1815,6 +1815,21 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 			     NULL;
 	}
 	if (ok) ok = (s->name = sm_strdup(l.o, s->name, strlen(s->name), error)) != NULL;
+	/* where each joint and mesh came from, for messages that point into the file */
+	if (ok) {
+		uint32_t *je = sm_owned_calloc(l.o, s->joint_count + 1, sizeof(uint32_t), error);
+		uint32_t *me = sm_owned_calloc(l.o, s->mesh_count + 1, sizeof(uint32_t), error);
+		ok = je && me;
+		for (size_t j = 0; ok && j < s->joint_count; j++) je[j] = SMDMX_NONE;
+		const uint32_t *jo = l.joint_of.data;
+		for (size_t e = 0; ok && jo && e < dm->element_count; e++)
+			if (jo[e] != SMDMX_NONE && jo[e] < s->joint_count) je[jo[e]] = (uint32_t)e;
+		for (size_t m = 0; ok && m < s->mesh_count; m++) me[m] = ((const uint32_t *)l.mesh_dags.data)[m];
+		if (ok) {
+			s->source.joint_elements = je;
+			s->source.mesh_elements = me;
+		}
+	}
 	sm_vec_release(l.o, &l.joint_of, sizeof(uint32_t));
 	sm_vec_release(l.o, &l.xf_joint, sizeof(uint32_t));
 	sm_names_free(&l.o->alloc, &l.mat_names);

@@ -498,6 +498,7 @@ static bool begin_element(kv2 *k, const token *type, uint32_t *index)
 	if (!ty) return false;
 	*index = sm_dm_add_element(k->dm, ty, "", NULL, k->error);
 	if (*index == SMDMX_NONE) return false;
+	k->dm->elements[*index].source_offset = type->offset;
 	size_t *off = sm_vec_push(k->mem, &k->id_offsets, sizeof(size_t), k->error);
 	uint8_t *named = sm_vec_push(k->mem, &k->named, 1, k->error);
 	if (!off || !named) return false;

@@ -128,6 +128,8 @@ typedef struct reader {
 	size_t uv_count;
 	sm_vec materials;       /* smdmx_material */
 	dedup material_table;
+	bool record_lines;
+	sm_vec material_lines, triangle_lines; /* uint32_t, with record_lines */
 	sm_vec face_sets;       /* faceset_build */
 	uint32_t last_material;
 	size_t last_face_set;
@@ -817,6 +819,11 @@ static bool intern_material(reader *r, const char *s, size_t n, uint32_t *out)
 	smdmx_material *m = sm_vec_push(r->o, &r->materials, sizeof(smdmx_material), r->error);
 	if (!m) return false;
 	m->name = name;
+	if (r->record_lines) {
+		uint32_t *ml = sm_vec_push(r->o, &r->material_lines, sizeof(uint32_t), r->error);
+		if (!ml) return false;
+		*ml = r->line_no;
+	}
 	d->slots[h] = ((uint64_t)h0 << 32) | (uint32_t)r->materials.count;
 	d->count++;
 	*out = r->last_material = (uint32_t)r->materials.count - 1;
@@ -1024,6 +1031,11 @@ static bool read_triangles(reader *r)
 		}
 		uint32_t mat_line = r->line_no, material;
 		SM_CHECK(intern_material(r, s, (size_t)(e - s), &material));
+		if (r->record_lines) {
+			uint32_t *tl = sm_vec_push(r->o, &r->triangle_lines, sizeof(uint32_t), r->error);
+			if (!tl) return false;
+			*tl = mat_line;
+		}
 		faceset_build *fs;
 		SM_CHECK(face_set_for(r, material, &fs));
 		uint32_t first = (uint32_t)r->corner_count;
@@ -1378,6 +1390,15 @@ static bool build_scene(reader *r)
 	}
 	bool vta = r->has_vertex_animation && !r->has_triangles;
 	sc->source.format = vta ? SMDMX_SOURCE_VTA : SMDMX_SOURCE_SMD;
+	if (r->record_lines) {
+		uint32_t *jl = sm_owned_calloc(r->o, r->nodes.count + 1, sizeof(uint32_t), r->error);
+		if (!jl) return false;
+		const node_info *ns = r->nodes.data;
+		for (size_t j = 0; j < r->nodes.count; j++) jl[j] = ns[j].line;
+		sc->source.joint_lines = jl;
+		sc->source.material_lines = r->material_lines.data;
+		sc->source.triangle_lines = r->triangle_lines.data;
+	}
 	if (vta) {
 		sc->source.vta_ids = r->vta_ids;
 		sc->source.vta_lines = r->vta_id_lines;
@@ -1473,6 +1494,8 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	if (options) opts = *options;
 	r->limits = sm_limits_resolve(&opts.limits);
 	r->frame_rate = opts.frame_rate > 0 ? opts.frame_rate : 30.0;
+	r->record_lines = opts.record_lines;
+	r->material_lines = r->triangle_lines = (sm_vec)SM_VEC_INIT;
 	r->nul_off = UINT64_MAX;
 	r->last_material = SMDMX_NONE;
 	r->nodes = r->joints = r->id_map = r->frames = r->poses = (sm_vec)SM_VEC_INIT;

@@ -375,10 +375,10 @@ check)
 	"$smdmx" check "$tmp/lint.smd" 2>"$tmp/err"
 	check "errors found" 1 $?
 	check "bones over the limit" 1 "$(grep -c "^$tmp/lint.smd: error: 130 bones; sdk2013 takes at most 128$" "$tmp/err")"
-	check "links over the limit" 1 "$(grep -c "warning: mesh 'lint': 1 vertices have more than 3 weight links (up to 4); the target keeps the largest 3$" "$tmp/err")"
-	check "unnormalised" 1 "$(grep -c "warning: mesh 'lint': 1 vertices have weights that do not sum to 1$" "$tmp/err")"
-	check "degenerate" 1 "$(grep -c "warning: mesh 'lint': 1 degenerate triangles (no area)$" "$tmp/err")"
-	check "duplicate" 1 "$(grep -c "warning: mesh 'lint': 1 duplicate triangles$" "$tmp/err")"
+	check "links over the limit, at the first" 1 "$(grep -c "^$tmp/lint.smd:268:1: warning: mesh 'lint': 1 vertices have more than 3 weight links (up to 4; the first here); the target keeps the largest 3$" "$tmp/err")"
+	check "unnormalised, at the first" 1 "$(grep -c "^$tmp/lint.smd:280:1: warning: mesh 'lint': 1 vertices have weights that do not sum to 1 (the first here)$" "$tmp/err")"
+	check "degenerate, at the first" 1 "$(grep -c "^$tmp/lint.smd:276:1: warning: mesh 'lint': 1 degenerate triangles (no area; the first here)$" "$tmp/err")"
+	check "duplicate, at the repeat" 1 "$(grep -c "^$tmp/lint.smd:272:1: warning: mesh 'lint': 1 duplicate triangles (the first repeat here)$" "$tmp/err")"
 	check "summary" "$tmp/lint.smd: 1 error, 5 warnings" "$(tail -n 1 "$tmp/err")"
 	"$smdmx" check "$tmp/lint.smd" --target csgo 2>"$tmp/err"
 	check "csgo takes 256 bones" "0 0" "$? $(grep -c 'bones' "$tmp/err")"
@@ -389,7 +389,26 @@ check)
 	"$smd2dmx" "$sample/arm.smd" --vta "$tmp/spaced.vta" -o "$tmp/spaced.dmx"
 	"$smdmx" check "$tmp/spaced.dmx" 2>"$tmp/err"
 	check "a space in a flex name" 1 $?
-	check "flex name message" "$tmp/spaced.dmx: error: flex shape 'big bulge': a space, quote or control character in its name (QC files cannot hold it)" "$(head -n 1 "$tmp/err")"
+	check "flex name message" "$tmp/spaced.dmx: error: flex shape 'big bulge': a space, quote or control character in its name (QC files cannot hold it)" "$(grep "flex shape" "$tmp/err")"
+	# the encoding and model format against the target's tools
+	check "a text DMX of model 18 for sdk2013" "$tmp/spaced.dmx: warning: keyvalues2: sdk2013's studiomdl may want binary 2 (not every studiomdl reads text DMX)|$tmp/spaced.dmx: warning: model format 18: sdk2013's tools expect model format 1 (--target sdk2013 writes it)|" \
+		"$(grep -e 'studiomdl may want' -e 'model format 18' "$tmp/err" | tr '\n' '|')"
+	"$smd2dmx" "$sample/arm.smd" -o "$tmp/s2.dmx" --target source2 -q
+	"$smdmx" check "$tmp/s2.dmx" --target tf2 2>"$tmp/err"
+	check "binary 9 for tf2: an error" "1 $tmp/s2.dmx: error: binary 9: tf2's tools read binary up to 2 (--target tf2 writes it)" "$? $(grep 'binary 9' "$tmp/err")"
+	"$smdmx" check "$tmp/s2.dmx" --target source2 2>"$tmp/err"
+	check "binary 9, model 22 for source2: nothing to say" "0 " "$? $(cat "$tmp/err")"
+	# a finding's place: the node line of an SMD, the element's line in keyvalues2, its path in binary
+	printf 'version 1\nnodes\n0 "root" -1\n1 "root" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 0 0 0 0 0 0\nend\ntriangles\nm\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 0 0\n0 0 1 0 0 0 1 0 0\nend\n' >"$tmp/twice.smd"
+	"$smdmx" check "$tmp/twice.smd" 2>"$tmp/err"
+	check "SMD: a bone used twice, at its node line" 1 "$(grep -c "^$tmp/twice.smd:4:1: error: bone 'root': the name is used twice" "$tmp/err")"
+	"$smd2dmx" "$tmp/twice.smd" -o "$tmp/twice.dmx" -q
+	"$smdmx" check "$tmp/twice.dmx" --target sfm 2>"$tmp/err"
+	check "keyvalues2: at the element's line" 1 "$(grep -c "^$tmp/twice.dmx:[0-9]*:1: error: bone 'root': the name is used twice" "$tmp/err")"
+	"$smdmx" convert "$tmp/twice.dmx" -o "$tmp/twiceb.dmx" --encoding binary
+	"$smdmx" check "$tmp/twiceb.dmx" --target sfm 2>"$tmp/err"
+	check "binary: the element's path" "$tmp/twiceb.dmx: error: root.skeleton.jointList[1] (DmeJoint 'root'): bone 'root': the name is used twice (studiomdl matches bones by name)" \
+		"$(grep "used twice" "$tmp/err")"
 	long=$(printf 'm%.0s' $(seq 70))
 	tr -d '\r' <"$sample/arm.smd" | sed "s/^arm_skin\$/$long/" >"$tmp/long.smd"
 	"$smdmx" check "$tmp/long.smd" --target goldsrc 2>"$tmp/err"

@@ -79,6 +79,7 @@ typedef struct smdmx_dm_element {
 	bool has_id;            /* false until an id is read or assigned */
 	smdmx_dm_attr *attrs;   /* in order; "id" and "name" are not among them */
 	size_t attr_count;
+	size_t source_offset;   /* keyvalues2 read: the byte offset of its type in the file; else SIZE_MAX */
 } smdmx_dm_element;
 
 typedef struct smdmx_dm {

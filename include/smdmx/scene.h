@@ -212,6 +212,12 @@ typedef struct smdmx_source_info {
 	/* DMX meshes by their vertex data's flipVCoordinates: false turns V (v becomes 1 - v, as
 	 * SMD has it), true and a missing flag keep V as stored (Source 1's convention) */
 	size_t dmx_v_flag_false, dmx_v_flag_missing;
+	/* SMD read with record_lines: the line of each joint's node, of each material's first
+	 * triangle, and of each triangle (its material line; triangle k is corners 3k to 3k + 2
+	 * of mesh 0). NULL otherwise. */
+	const uint32_t *joint_lines, *material_lines, *triangle_lines;
+	/* DMX: the element each joint and each mesh (its DmeDag) came from. NULL otherwise. */
+	const uint32_t *joint_elements, *mesh_elements;
 	/* A VTA's base vertices are the corners of its one mesh, in the order of their numbers
 	 * in the file: vta_ids holds those numbers (NULL when they are 0 to n-1) and vta_lines
 	 * the line of each in the base frame (NULL for other sources). */

@@ -18,6 +18,8 @@ typedef struct smdmx_smd_read_options {
 	smdmx_limits limits;
 	double frame_rate;   /* frames per second of an animation; 0 means 30 */
 	const char *name;    /* scene name; NULL: the file's stem */
+	bool record_lines;   /* the scene's source tells the line of each joint, material and
+	                        triangle (for messages that point into the file) */
 } smdmx_smd_read_options;
 
 /* Reads an SMD or VTA file (the kind is told by its blocks, not its extension).

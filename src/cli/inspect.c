@@ -17,6 +17,28 @@ typedef struct loaded {
 } loaded;
 
 static double diff_fps; /* smdmx diff --fps: the rate SMD animations are read at */
+static bool load_lines;  /* smdmx check: SMD lines kept, for the places of findings */
+
+/* A whole file into memory (NULL when it cannot be read). */
+static char *read_whole(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap);
+	while (b) {
+		size_t k = fread(b + n, 1, cap - n, f);
+		n += k;
+		if (n < cap) break;
+		char *g = realloc(b, cap * 2);
+		if (!g) free(b);
+		b = g;
+		cap *= 2;
+	}
+	fclose(f);
+	*size = n;
+	return b;
+}
 
 static bool load(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warnings)
 {
@@ -37,7 +59,7 @@ static bool load(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warni
 		l->is_dmx = !memcmp(head, "<!-- dmx", 8);
 	}
 	if (!l->is_dmx) {
-		smdmx_smd_read_options ro = { .frame_rate = diff_fps };
+		smdmx_smd_read_options ro = { .frame_rate = diff_fps, .record_lines = load_lines };
 		l->scene = cli_read_smd(path, &ro, &err, w);
 		if (!l->scene) diag_error(d, path, &err);
 		return l->scene != NULL;
@@ -378,7 +400,133 @@ int cmd_diff(int argc, char **argv)
 typedef struct lint {
 	const char *path;
 	size_t errors, warnings;
+	const loaded *l;
+	/* keyvalues2: the file's text and where its lines start, for an element's line */
+	const char *text;
+	size_t size;
+	uint32_t *line_starts;
+	size_t lines;
+	/* binary DMX: each element's way from the root, for an element's path */
+	uint32_t *parent, *via_index;
+	const char **via;
+	bool walked;
 } lint;
+
+/* A finding's place: ":line:col" after the path, or an element path before the message. */
+typedef struct place {
+	char loc[32];
+	char elem[300];
+} place;
+
+static place at_line(uint32_t line)
+{
+	place p = { "", "" };
+	if (line) snprintf(p.loc, sizeof(p.loc), ":%u:1", line);
+	return p;
+}
+
+/* Every element's first way from the root (breadth first), for binary DMX paths. */
+static void walk_paths(lint *t)
+{
+	const smdmx_dm *dm = t->l->dm;
+	t->walked = true;
+	t->parent = malloc((dm->element_count + 1) * sizeof(uint32_t));
+	t->via_index = malloc((dm->element_count + 1) * sizeof(uint32_t));
+	t->via = malloc((dm->element_count + 1) * sizeof(char *));
+	uint32_t *queue = malloc((dm->element_count + 1) * sizeof(uint32_t));
+	if (!t->parent || !t->via_index || !t->via || !queue || dm->root == SMDMX_NONE) {
+		free(queue);
+		return;
+	}
+	for (size_t e = 0; e < dm->element_count; e++) t->parent[e] = SMDMX_NONE, t->via[e] = NULL;
+	size_t head = 0, tail = 0;
+	queue[tail++] = dm->root;
+	t->via[dm->root] = "";
+	while (head < tail) {
+		uint32_t e = queue[head++];
+		const smdmx_dm_element *el = &dm->elements[e];
+		for (size_t a = 0; a < el->attr_count; a++) {
+			const smdmx_dm_attr *at = &el->attrs[a];
+			if (at->type != SMDMX_DM_ELEMENT) continue;
+			size_t n = at->is_array ? at->value.array.count : 1;
+			for (size_t i = 0; i < n; i++) {
+				uint32_t x = at->is_array ? ((const uint32_t *)at->value.array.data)[i] : at->value.element;
+				if (x == SMDMX_NONE || x >= dm->element_count || t->via[x]) continue;
+				t->via[x] = at->name;
+				t->via_index[x] = at->is_array ? (uint32_t)i : UINT32_MAX;
+				t->parent[x] = e;
+				queue[tail++] = x;
+			}
+		}
+	}
+	free(queue);
+}
+
+/* An element's place: its line in keyvalues2, its path from the root in binary. */
+static place at_element(lint *t, uint32_t e)
+{
+	place p = { "", "" };
+	const smdmx_dm *dm = t->l->dm;
+	if (!dm || e == SMDMX_NONE || e >= dm->element_count) return p;
+	const smdmx_dm_element *el = &dm->elements[e];
+	if (el->source_offset != SIZE_MAX && t->text) {
+		if (!t->line_starts) {
+			size_t n = 1;
+			for (size_t i = 0; i < t->size; i++) n += t->text[i] == '\n';
+			t->line_starts = malloc(n * sizeof(uint32_t));
+			if (t->line_starts) {
+				t->line_starts[0] = 0;
+				t->lines = 1;
+				for (size_t i = 0; i < t->size; i++)
+					if (t->text[i] == '\n') t->line_starts[t->lines++] = (uint32_t)(i + 1);
+			}
+		}
+		if (t->line_starts) {
+			size_t lo = 0, hi = t->lines;
+			while (hi - lo > 1) {
+				size_t mid = (lo + hi) / 2;
+				if (t->line_starts[mid] <= el->source_offset) lo = mid;
+				else hi = mid;
+			}
+			snprintf(p.loc, sizeof(p.loc), ":%zu:%zu", lo + 1, el->source_offset - t->line_starts[lo] + 1);
+			return p;
+		}
+	}
+	if (!t->walked) walk_paths(t);
+	if (!t->via || !t->via[e]) {
+		snprintf(p.elem, sizeof(p.elem), "%s '%s' (not under the root): ", el->type, el->name);
+		return p;
+	}
+	/* the path, built from the element up */
+	char path[256] = "";
+	for (uint32_t x = e; x != dm->root && x != SMDMX_NONE; x = t->parent[x]) {
+		char step[128], rest[256];
+		if (t->via_index[x] != UINT32_MAX) snprintf(step, sizeof(step), ".%s[%u]", t->via[x], t->via_index[x]);
+		else snprintf(step, sizeof(step), ".%s", t->via[x]);
+		snprintf(rest, sizeof(rest), "%s%s", step, path);
+		memcpy(path, rest, sizeof(path));
+	}
+	snprintf(p.elem, sizeof(p.elem), "root%s (%s '%s'): ", path, el->type, el->name);
+	return p;
+}
+
+/* A joint's place: its node line in an SMD, its element in a DMX. */
+static place at_joint(lint *t, size_t j)
+{
+	const smdmx_source_info *src = &t->l->scene->source;
+	if (src->joint_lines) return at_line(src->joint_lines[j]);
+	if (src->joint_elements) return at_element(t, src->joint_elements[j]);
+	return (place){ "", "" };
+}
+
+/* A mesh corner's place: its triangle's line in an SMD, the mesh's element in a DMX. */
+static place at_corner(lint *t, size_t mesh, uint32_t corner)
+{
+	const smdmx_source_info *src = &t->l->scene->source;
+	if (src->triangle_lines && mesh == 0) return at_line(src->triangle_lines[corner / 3]);
+	if (src->mesh_elements) return at_element(t, src->mesh_elements[mesh]);
+	return (place){ "", "" };
+}
 
 typedef struct named {
 	const char *name;
@@ -393,18 +541,20 @@ static int named_order(const void *a, const void *b)
 	return c ? c : x->index < y->index ? -1 : x->index > y->index;
 }
 
-static void lint_say(lint *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void lint_say(lint *t, bool error, const char *fmt, ...)
+static void lint_at(lint *t, bool error, place p, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void lint_at(lint *t, bool error, place p, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: %s: %s\n", t->path, error ? "error" : "warning", msg);
+	fprintf(stderr, "%s%s: %s: %s%s\n", t->path, p.loc, error ? "error" : "warning", p.elem, msg);
 	if (error) t->errors++;
 	else t->warnings++;
 }
+
+#define lint_say(t, error, ...) lint_at(t, error, (place){ "", "" }, __VA_ARGS__)
 
 /* A name a QC file or studiomdl cannot hold: empty, or with a space, a quote or a control
  * character. */
@@ -418,34 +568,51 @@ static bool name_is_plain(const char *s)
 
 static int cmp_u32x3(const void *a, const void *b)
 {
-	return memcmp(a, b, 4 * sizeof(uint32_t));
+	int c = memcmp(a, b, 4 * sizeof(uint32_t));
+	if (c) return c;
+	uint32_t x = ((const uint32_t *)a)[4], y = ((const uint32_t *)b)[4];
+	return (x > y) - (x < y);
 }
 
-static void check_mesh(lint *t, const smdmx_scene *s, const smdmx_mesh *m, size_t max_links)
+/* The first corner on position p (for a vertex's place). */
+static uint32_t corner_of_position(const smdmx_mesh *m, uint32_t p)
 {
+	for (size_t c = 0; c < m->corner_count; c++)
+		if (m->position_indices[c] == p) return (uint32_t)c;
+	return 0;
+}
+
+static void check_mesh(lint *t, const smdmx_scene *s, size_t mi, size_t max_links)
+{
+	const smdmx_mesh *m = &s->meshes[mi];
 	/* weights: links per vertex, and sums */
 	size_t over = 0, unnormalised = 0, most = 0;
+	uint32_t first_over = UINT32_MAX, first_unnormalised = UINT32_MAX;
 	if (m->weight_offsets)
 		for (size_t p = 0; p < m->position_count; p++) {
 			size_t n = m->weight_offsets[p + 1] - m->weight_offsets[p];
 			double sum = 0;
 			for (size_t k = 0; k < n; k++) sum += m->weights[m->weight_offsets[p] + k].weight;
 			if (n > most) most = n;
-			over += n > max_links;
-			unnormalised += n && fabs(sum - 1.0) > 1e-3;
+			if (n > max_links && !over++) first_over = (uint32_t)p;
+			if (n && fabs(sum - 1.0) > 1e-3 && !unnormalised++) first_unnormalised = (uint32_t)p;
 		}
 	if (over)
-		lint_say(t, false, "mesh '%s': %zu vertices have more than %zu weight links (up to %zu); the target keeps the largest %zu",
-		         m->name, over, max_links, most, max_links);
-	if (unnormalised) lint_say(t, false, "mesh '%s': %zu vertices have weights that do not sum to 1", m->name, unnormalised);
+		lint_at(t, false, at_corner(t, mi, corner_of_position(m, first_over)),
+		        "mesh '%s': %zu vertices have more than %zu weight links (up to %zu; the first here); the target keeps the largest %zu",
+		        m->name, over, max_links, most, max_links);
+	if (unnormalised)
+		lint_at(t, false, at_corner(t, mi, corner_of_position(m, first_unnormalised)),
+		        "mesh '%s': %zu vertices have weights that do not sum to 1 (the first here)", m->name, unnormalised);
 	/* triangles (polygons fanned): degenerate and duplicate */
 	size_t tris = 0;
 	for (size_t f = 0; f < m->face_set_count; f++)
 		for (size_t p = 0; p < m->face_sets[f].polygon_count; p++)
 			tris += m->face_sets[f].offsets[p + 1] - m->face_sets[f].offsets[p] - 2;
-	uint32_t (*keys)[4] = malloc((tris ? tris : 1) * sizeof(*keys));
+	uint32_t (*keys)[5] = malloc((tris ? tris : 1) * sizeof(*keys));
 	if (!keys) return;
 	size_t n = 0, degenerate = 0;
+	uint32_t first_degenerate = 0;
 	for (size_t f = 0; f < m->face_set_count; f++) {
 		const smdmx_face_set *fs = &m->face_sets[f];
 		for (size_t p = 0; p < fs->polygon_count; p++) {
@@ -457,7 +624,7 @@ static void check_mesh(lint *t, const smdmx_scene *s, const smdmx_mesh *m, size_
 				double e1[3] = { b[0] - a[0], b[1] - a[1], b[2] - a[2] }, e2[3] = { c[0] - a[0], c[1] - a[1], c[2] - a[2] };
 				double x = e1[1] * e2[2] - e1[2] * e2[1], y = e1[2] * e2[0] - e1[0] * e2[2], z = e1[0] * e2[1] - e1[1] * e2[0];
 				if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2] || x * x + y * y + z * z == 0) {
-					degenerate++;
+					if (!degenerate++) first_degenerate = fs->corners[o + k];
 					continue;
 				}
 				/* the same three positions with the same material, in any order and winding */
@@ -468,17 +635,27 @@ static void check_mesh(lint *t, const smdmx_scene *s, const smdmx_mesh *m, size_
 				keys[n][1] = v[1];
 				keys[n][2] = v[2];
 				keys[n][3] = fs->material;
+				keys[n][4] = fs->corners[o + k]; /* where it is, not compared */
 				n++;
 			}
 		}
 	}
 	qsort(keys, n, sizeof(*keys), cmp_u32x3);
 	size_t duplicate = 0;
-	for (size_t i = 1; i < n; i++) duplicate += !memcmp(keys[i], keys[i - 1], sizeof(keys[i]));
+	uint32_t first_duplicate = UINT32_MAX;
+	for (size_t i = 1; i < n; i++)
+		if (!memcmp(keys[i], keys[i - 1], 4 * sizeof(uint32_t))) {
+			duplicate++;
+			uint32_t later = keys[i][4] > keys[i - 1][4] ? keys[i][4] : keys[i - 1][4];
+			if (later < first_duplicate) first_duplicate = later;
+		}
 	free(keys);
-	if (degenerate) lint_say(t, false, "mesh '%s': %zu degenerate triangles (no area)", m->name, degenerate);
-	if (duplicate) lint_say(t, false, "mesh '%s': %zu duplicate triangles", m->name, duplicate);
-	(void)s;
+	if (degenerate)
+		lint_at(t, false, at_corner(t, mi, first_degenerate), "mesh '%s': %zu degenerate triangles (no area; the first here)", m->name,
+		        degenerate);
+	if (duplicate)
+		lint_at(t, false, at_corner(t, mi, first_duplicate), "mesh '%s': %zu duplicate triangles (the first repeat here)", m->name,
+		        duplicate);
 }
 
 /* jointCount of each DmeVertexData against its weight arrays. */
@@ -493,20 +670,20 @@ static void check_joint_counts(lint *t, const smdmx_dm *dm, size_t max_links)
 		const smdmx_dm_attr *ji = smdmx_dm_find_attr(dm, (uint32_t)e, "jointIndices");
 		if (!w && !ji) continue;
 		if (!jc || jc->type != SMDMX_DM_INT || jc->is_array) {
-			lint_say(t, true, "vertex data '%s': weights without a jointCount", el->name);
+			lint_at(t, true, at_element(t, (uint32_t)e), "vertex data '%s': weights without a jointCount", el->name);
 			continue;
 		}
 		int32_t count = jc->value.i;
 		size_t np = pos && pos->is_array ? pos->value.array.count : 0;
 		size_t nw = w && w->is_array ? w->value.array.count : 0, nj = ji && ji->is_array ? ji->value.array.count : 0;
 		if (count <= 0 || nw != (size_t)count * np || nj != nw) {
-			lint_say(t, true,
+			lint_at(t, true, at_element(t, (uint32_t)e),
 			         "vertex data '%s': jointCount %d does not fit the weights (%zu positions, %zu weights, %zu joint indices)",
 			         el->name, count, np, nw, nj);
 			continue;
 		}
 		if ((size_t)count > max_links)
-			lint_say(t, false, "vertex data '%s': jointCount %d is above the target's %zu", el->name, count, max_links);
+			lint_at(t, false, at_element(t, (uint32_t)e), "vertex data '%s': jointCount %d is above the target's %zu", el->name, count, max_links);
 		size_t used = 0;
 		const float *wv = w->value.array.data;
 		for (size_t p = 0; p < np; p++) {
@@ -515,7 +692,7 @@ static void check_joint_counts(lint *t, const smdmx_dm *dm, size_t max_links)
 			if (k > used) used = k;
 		}
 		if (used < (size_t)count)
-			lint_say(t, false, "vertex data '%s': jointCount %d, but no vertex uses more than %zu", el->name, count, used);
+			lint_at(t, false, at_element(t, (uint32_t)e), "vertex data '%s': jointCount %d, but no vertex uses more than %zu", el->name, count, used);
 	}
 }
 
@@ -565,12 +742,31 @@ int cmd_check(int argc, char **argv)
 	 * such limit. GoldSrc keeps one bone per vertex, Source 1 three, Source 2 four. */
 	bool csgo = ti == 6;
 	size_t max_links = goldsrc ? 1 : source2 ? 4 : 3, max_bones = source2 ? 0 : csgo ? 256 : 128;
-	lint t = { path, 0, 0 };
+	lint t;
+	memset(&t, 0, sizeof(t));
+	t.path = path;
 	/* Read warnings (missing frames, weight remainders...) are findings too. */
 	smdmx_warnings w;
 	loaded l;
 	diag_buf d = { 0 };
-	if (!load(path, &l, &d, &w)) {
+	load_lines = true;
+	bool loaded_ok = load(path, &l, &d, &w);
+	load_lines = false;
+	t.l = &l;
+	size_t text_size = 0;
+	char *text = NULL;
+	if (loaded_ok && l.dm && l.dm->encoding && strncmp(l.dm->encoding, "binary", 6)) {
+		/* keyvalues2: its text, for the lines of elements */
+		if (!strcmp(path, "-")) {
+			char why[256];
+			t.text = stdin_data(&text_size, why, sizeof(why));
+		} else {
+			text = read_whole(path, &text_size);
+			t.text = text;
+		}
+		t.size = text_size;
+	}
+	if (!loaded_ok) {
 		fputs(d.text ? d.text : "", stderr);
 		diag_free(&d);
 		return EXIT_FAILED;
@@ -587,6 +783,22 @@ int cmd_check(int argc, char **argv)
 		return EXIT_FAILED;
 	}
 	const smdmx_scene *s = l.scene;
+	/* A DMX's encoding and model format against the target's tools (the engine table) */
+	if (l.dm) {
+		static const int enc_of[] = { 0, 2, 2, 2, 4, 5, 5, 5, 9 }, model_of[] = { 0, 1, 1, 1, 15, 18, 18, 18, 22 };
+		bool binary = l.dm->encoding && !strcmp(l.dm->encoding, "binary");
+		if (goldsrc)
+			lint_say(&t, true, "a DMX: GoldSrc's tools read SMD only");
+		else if (binary && l.dm->encoding_version > enc_of[ti])
+			lint_say(&t, true, "binary %d: %s's tools read binary up to %d (--target %s writes it)", l.dm->encoding_version, target,
+			         enc_of[ti], target);
+		else if (!binary)
+			lint_say(&t, false, "%s: %s's studiomdl may want binary %d (not every studiomdl reads text DMX)",
+			         l.dm->encoding ? l.dm->encoding : "text", target, enc_of[ti]);
+		if (!goldsrc && l.dm->format && !strcmp(l.dm->format, "model") && l.dm->format_version != model_of[ti])
+			lint_say(&t, false, "model format %d: %s's tools expect model format %d (--target %s writes it)",
+			         l.dm->format_version, target, model_of[ti], target);
+	}
 	if (max_bones && s->joint_count > max_bones)
 		lint_say(&t, true, "%zu bones; %s takes at most %zu", s->joint_count, target, max_bones);
 	/* names used twice (case aside): sorted by name, then by index, all but the first of a run */
@@ -599,9 +811,10 @@ int cmd_check(int argc, char **argv)
 		twice[order[i].index] = !strcasecmp(order[i].name, order[i - 1].name);
 	for (size_t j = 0; j < s->joint_count; j++) {
 		const char *n = s->joints[j].name;
-		if (strchr(n, '"')) lint_say(&t, true, "bone '%s': a double quote in its name (QC files cannot hold it)", n);
-		else if (goldsrc && strlen(n) > 31) lint_say(&t, true, "bone '%s': longer than 31 characters, which GoldSrc cannot take", n);
-		if (twice && twice[j]) lint_say(&t, true, "bone '%s': the name is used twice (studiomdl matches bones by name)", n);
+		if (strchr(n, '"')) lint_at(&t, true, at_joint(&t, j), "bone '%s': a double quote in its name (QC files cannot hold it)", n);
+		else if (goldsrc && strlen(n) > 31)
+			lint_at(&t, true, at_joint(&t, j), "bone '%s': longer than 31 characters, which GoldSrc cannot take", n);
+		if (twice && twice[j]) lint_at(&t, true, at_joint(&t, j), "bone '%s': the name is used twice (studiomdl matches bones by name)", n);
 	}
 	free(order);
 	free(twice);
@@ -614,7 +827,7 @@ int cmd_check(int argc, char **argv)
 		}
 		if (strchr(n, '"')) lint_say(&t, true, "material '%s': a double quote in its name", n);
 	}
-	for (size_t m = 0; m < s->mesh_count; m++) check_mesh(&t, s, &s->meshes[m], max_links);
+	for (size_t m = 0; m < s->mesh_count; m++) check_mesh(&t, s, m, max_links);
 	if (l.dm) check_joint_counts(&t, l.dm, max_links);
 	for (size_t f = 0; f < s->flex_shape_count; f++)
 		if (!name_is_plain(s->flex_shapes[f].name))
@@ -640,6 +853,11 @@ int cmd_check(int argc, char **argv)
 	if (t.errors || t.warnings)
 		fprintf(stderr, "%s: %zu error%s, %zu warning%s\n", path, t.errors, t.errors == 1 ? "" : "s", t.warnings,
 		        t.warnings == 1 ? "" : "s");
+	free(text);
+	free(t.line_starts);
+	free(t.parent);
+	free(t.via_index);
+	free(t.via);
 	unload(&l);
 	return t.errors ? EXIT_FAILED : EXIT_OK;
 }
