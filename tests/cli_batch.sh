@@ -336,6 +336,10 @@ diff)
 	awk 'NR == 73 { $3 = "-3.000000" } { print }' "$sample/arm.vta" >"$tmp/shape.vta"
 	check "a shape changed" "flex shape 'bulge': 1 corners move otherwise (the first at (10 -2 -2))|1 difference|" \
 		"$("$smdmx" diff "$tmp/af.dmx" "$sample/arm.smd" "$tmp/shape.vta" | tr '\n' '|')"
+	# an SMD's frame rate: --fps
+	"$smd2dmx" "$sample/arm_wave.smd" --fps 24 -o "$tmp/w24.dmx" -q
+	check "an animation at 24 fps: the same with --fps 24, not without" "0 1" \
+		"$("$smdmx" diff -q "$tmp/w24.dmx" "$sample/arm_wave.smd" --fps 24; echo $?) $("$smdmx" diff -q "$tmp/w24.dmx" "$sample/arm_wave.smd"; echo $?)" 
 	# every SMD of the corpus and the DMX smd2dmx makes of it: no difference
 	if [ -d "$corpus" ]; then
 		n=0 bad=""
