@@ -779,6 +779,11 @@ int cmd_check(int argc, char **argv)
 	}
 	if (!l.scene) {
 		lint_say(&t, true, "not a model: %s", l.lift_error);
+		free(text);
+		free(t.line_starts);
+		free(t.parent);
+		free(t.via_index);
+		free(t.via);
 		unload(&l);
 		return EXIT_FAILED;
 	}
