@@ -1,13 +1,10 @@
 /* DMX files: read whole into memory and handed to the codec of their encoding. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "dm_internal.h"
+#include "platform/os.h"
 
 static bool header_word(const char **p, const char *e, const char **w, size_t *n)
 {
@@ -107,32 +104,33 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 	memset(&opts, 0, sizeof(opts));
 	if (options) opts = *options;
 	smdmx_dm_limits limits = sm_dm_limits_resolve(&opts.limits);
-	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	os_file fd = strcmp(path, "-") == 0 ? os_stdin() : os_open_read(path);
+	if (fd == OS_NO_FILE) {
 		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
-	struct stat st;
+	uint64_t file_size = 0;
+	bool regular = os_file_size(fd, &file_size);
 	/* A large regular file is mapped, not copied: the reader only reads it. Small files are
 	 * read into memory instead: unmapping costs more than the copy, most of all in a process
 	 * with several threads, where each unmap interrupts the other processors. */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > ((off_t)4 << 20)) {
-		if ((uint64_t)st.st_size > limits.max_file_size) {
-			if (fd != 0) close(fd);
+	if (regular && file_size > ((uint64_t)4 << 20)) {
+		if (file_size > limits.max_file_size) {
+			os_close(fd);
 			sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "file larger than %zu bytes", limits.max_file_size);
 			return NULL;
 		}
-		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-		if (map != MAP_FAILED) {
-			if (fd != 0) close(fd);
-			smdmx_dm *dm = smdmx_dmx_read_memory(map, (size_t)st.st_size, options, error, warnings);
-			munmap(map, (size_t)st.st_size);
+		const void *map = os_map(fd, (size_t)file_size);
+		if (map) {
+			os_close(fd);
+			smdmx_dm *dm = smdmx_dmx_read_memory(map, (size_t)file_size, options, error, warnings);
+			os_unmap(map, (size_t)file_size);
 			return dm;
 		}
 	}
 	sm_alloc a;
 	sm_alloc_init(&a, &opts.allocator);
-	size_t cap = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16;
+	size_t cap = regular && file_size > 0 && file_size < limits.max_file_size ? (size_t)file_size + 1 : 1 << 16;
 	if (cap > limits.max_file_size + 1) cap = limits.max_file_size + 1;
 	char *buf = sm_malloc(&a, cap);
 	size_t len = 0;
@@ -153,13 +151,12 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 			buf = nb;
 			cap = ncap;
 		}
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR) continue;
+		ptrdiff_t n = os_read(fd, buf + len, cap - len);
 		if (n < 0) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "read failed: %s", strerror(errno));
 		if (n <= 0) break;
 		len += (size_t)n;
 	}
-	if (fd != 0) close(fd);
+	os_close(fd);
 	smdmx_dm *dm = NULL;
 	if (ok) dm = smdmx_dmx_read_memory(buf, len, options, error, warnings);
 	sm_free(&a, buf, cap);

@@ -1,16 +1,12 @@
 /* Output files written all or nothing: a temporary file beside the target, renamed into
  * place only when everything was written. */
-#define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "internal.h"
+#include "qc_internal.h"
+#include "platform/os.h"
 
 bool sm_out_flush(sm_out *o)
 {
@@ -34,44 +30,39 @@ bool sm_out_put_slow(sm_out *o, const char *s, size_t n)
 
 static bool fd_write(void *user, const void *data, size_t size)
 {
-	int fd = *(int *)user;
-	const char *p = data;
-	while (size) {
-		ssize_t n = write(fd, p, size);
-		if (n < 0) {
-			if (errno == EINTR) continue;
-			return false;
-		}
-		p += n;
-		size -= (size_t)n;
-	}
-	return true;
+	return os_write_all(*(os_file *)user, data, size);
 }
 
 bool sm_write_file_atomic(const char *path, sm_produce_fn produce, void *ctx, smdmx_error *error)
 {
 	memset(error, 0, sizeof(*error));
 	if (strcmp(path, "-") == 0) {
-		int fd = 1;
+		os_file fd = os_stdout();
 		return produce(ctx, fd_write, &fd, error);
 	}
+	/* a name of our own beside the target, created exclusively */
+	static unsigned long counter;
 	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
+	char *tmp = malloc(n + 48);
 	if (!tmp) return sm_fail_oom(error);
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmp-XXXXXX", 12);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
+	os_file fd = OS_NO_FILE;
+	for (int attempt = 0; attempt < 100 && fd == OS_NO_FILE; attempt++) {
+		unsigned long k = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+		snprintf(tmp, n + 48, "%s.tmp-%ld-%lu", path, os_pid(), k);
+		fd = os_create_new(tmp);
+		if (fd == OS_NO_FILE && errno != EEXIST) break;
+	}
+	if (fd == OS_NO_FILE) {
 		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot create '%s': %s", tmp, strerror(errno));
 		free(tmp);
 		return false;
 	}
-	fchmod(fd, 0644);
 	bool ok = produce(ctx, fd_write, &fd, error);
-	if (close(fd) != 0 && ok) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot write '%s': %s", path, strerror(errno));
-	if (ok && rename(tmp, path) != 0)
+	if (ok && !os_sync(fd)) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot write '%s': %s", path, strerror(errno));
+	if (!os_close(fd) && ok) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot write '%s': %s", path, strerror(errno));
+	if (ok && !os_replace(tmp, path))
 		ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot rename to '%s': %s", path, strerror(errno));
-	if (!ok) unlink(tmp);
+	if (!ok) os_remove(tmp);
 	free(tmp);
 	return ok;
 }
@@ -87,14 +78,12 @@ int sm_fs_read(void *user, const char *path, void **data, size_t *size)
 	(void)user;
 	*data = NULL;
 	*size = 0;
-	FILE *f = fopen(path, "rb");
+	os_stat st;
+	if (!os_stat_path(path, &st)) return errno == ENOENT || errno == ENOTDIR ? 1 : 2;
+	if (st.kind != OS_REGULAR || st.size >= SIZE_MAX) return 2;
+	FILE *f = os_fopen(path, "rb");
 	if (!f) return errno == ENOENT || errno == ENOTDIR ? 1 : 2;
-	struct stat st;
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		return 2;
-	}
-	size_t cap = (size_t)st.st_size + 1, len = 0;
+	size_t cap = (size_t)st.size + 1, len = 0;
 	char *buf = malloc(cap);
 	if (!buf) {
 		fclose(f);
@@ -134,8 +123,8 @@ void sm_fs_free(void *user, void *data)
 
 static bool is_file(const char *path)
 {
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	os_stat st;
+	return os_stat_path(path, &st) && st.kind == OS_REGULAR;
 }
 
 /* The path of an existing file: as given, else with each component matched ignoring case
@@ -158,7 +147,11 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 		const char *q = strchr(p, '/');
 		size_t comp = q ? (size_t)(q - p) : strlen(p);
 		out[len] = 0;
-		char *want = strndup(p, comp);
+		char *want = malloc(comp + 1);
+		if (want) {
+			memcpy(want, p, comp);
+			want[comp] = 0;
+		}
 		if (!want) {
 			free(out);
 			return NULL;
@@ -172,23 +165,23 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 			if (probe) {
 				memcpy(probe, out, len);
 				memcpy(probe + len, want, comp + 1);
-				struct stat st;
-				found = stat(probe, &st) == 0;
+				os_stat st;
+				found = os_stat_path(probe, &st);
 				free(probe);
 			}
 			if (!found) {
-				DIR *d = opendir(len ? out : ".");
+				os_dir *d = os_dir_open(len ? out : ".");
 				if (d) {
-					struct dirent *e;
-					while ((e = readdir(d)) != NULL) {
-						if (strlen(e->d_name) == comp && !strcasecmp(e->d_name, want)) {
-							memcpy(want, e->d_name, comp);
+					const char *e;
+					while ((e = os_dir_next(d)) != NULL) {
+						if (strlen(e) == comp && qc_same_nocase_n(e, want, comp)) {
+							memcpy(want, e, comp);
 							found = true;
 							*nocase = true;
 							break;
 						}
 					}
-					closedir(d);
+					os_dir_close(d);
 				}
 			}
 		}

@@ -6,16 +6,14 @@
  * arrays through hash tables keyed on the exact float bits. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "internal.h"
 #include "num.h"
+#include "platform/os.h"
 #include "smdmx/math.h"
 #include "smdmx/smd.h"
 
@@ -79,7 +77,7 @@ typedef struct faceset_build {
 
 typedef struct reader {
 	/* input */
-	int fd;
+	os_file fd;
 	const char *buf;        /* memory input, or chunk buffer */
 	char *chunk;            /* owned chunk buffer (fd input) */
 	size_t chunk_cap;
@@ -188,7 +186,7 @@ static bool file_too_large(reader *r)
  * limit fails before it is parsed (by its size when it has one, else as it is read). */
 static bool refill(reader *r)
 {
-	if (r->fd < 0) {
+	if (r->fd == OS_NO_FILE) {
 		r->eof = true;
 		return true;
 	}
@@ -214,9 +212,8 @@ static bool refill(reader *r)
 	r->buf = r->chunk;
 	size_t from = r->len;
 	while (r->len < r->chunk_cap) {
-		ssize_t n = read(r->fd, r->chunk + r->len, r->chunk_cap - r->len);
+		ptrdiff_t n = os_read(r->fd, r->chunk + r->len, r->chunk_cap - r->len);
 		if (n < 0) {
-			if (errno == EINTR) continue;
 			return sm_fail(r->error, SMDMX_ERROR_IO, 0, 0, "read failed: %s", strerror(errno));
 		}
 		if (n == 0) {
@@ -1511,11 +1508,11 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	if (!name) name = "model", name_len = 5;
 	r->scene->name = sm_strdup(r->o, name, name_len, r->error);
 	bool ok = r->scene->name != NULL;
-	struct stat st;
-	if (ok && r->fd < 0 && r->len > r->limits.max_file_size) ok = file_too_large(r);
-	if (ok && r->fd >= 0 && fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > r->limits.max_file_size)
+	uint64_t file_size = 0;
+	if (ok && r->fd == OS_NO_FILE && r->len > r->limits.max_file_size) ok = file_too_large(r);
+	if (ok && r->fd != OS_NO_FILE && os_file_size(r->fd, &file_size) && file_size > r->limits.max_file_size)
 		ok = file_too_large(r);
-	if (ok && r->fd >= 0) {
+	if (ok && r->fd != OS_NO_FILE) {
 		r->chunk_cap = CHUNK_SIZE;
 		r->chunk = sm_malloc(&r->o->alloc, r->chunk_cap);
 		if (!r->chunk) ok = sm_fail_oom(r->error);
@@ -1552,7 +1549,7 @@ smdmx_scene *smdmx_smd_read_memory(const void *data, size_t size, const smdmx_sm
 	memset(&r, 0, sizeof(r));
 	memset(error, 0, sizeof(*error));
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
-	r.fd = -1;
+	r.fd = OS_NO_FILE;
 	r.buf = data ? data : "";
 	r.len = data ? size : 0;
 	r.eof = true;
@@ -1566,8 +1563,8 @@ smdmx_scene *smdmx_smd_read_file(const char *path, const smdmx_smd_read_options 
 {
 	memset(error, 0, sizeof(*error));
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
-	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	os_file fd = strcmp(path, "-") == 0 ? os_stdin() : os_open_read(path);
+	if (fd == OS_NO_FILE) {
 		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
@@ -1577,6 +1574,6 @@ smdmx_scene *smdmx_smd_read_file(const char *path, const smdmx_smd_read_options 
 	r.error = error;
 	r.warnings = warnings;
 	smdmx_scene *s = read_common(&r, options, path);
-	if (fd != 0) close(fd);
+	os_close(fd);
 	return s;
 }

@@ -21,6 +21,9 @@ check() { # name want got
 # Files in a directory tree, sorted, one line: what a failure must not leave behind.
 files() { (cd "$1" && find . -type f | LC_ALL=C sort | tr '\n' ' '); }
 sample=$root/testdata/sample
+# The test's own edits of files read and write numbers as C does, whatever the locale the
+# programs run under (the suite also runs under de_DE.UTF-8).
+awk() { LC_ALL=C command awk "$@"; }
 
 case $group in
 exit-codes)

@@ -1,17 +1,11 @@
 /* The batch: inputs (files, and with -r directory trees) become jobs with planned outputs;
  * workers run them, biggest first; diagnostics come out in input order; a progress line on
  * a terminal; a summary; a make-style depfile. */
-#define _GNU_SOURCE
-#include <dirent.h>
-#include <malloc.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -67,16 +61,16 @@ static bool walk(const conv_opts *o, const char *dir, const char *rel, found_lis
 		say(o->name, "error", "'%s': directories nested too deep", dir);
 		return false;
 	}
-	DIR *d = opendir(dir);
+	os_dir *d = os_dir_open(dir);
 	if (!d) {
 		say(o->name, "error", "cannot read the directory '%s': %s", dir, strerror(errno));
 		return false;
 	}
 	char **names = NULL;
 	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.') continue; /* ., .., hidden files and our temporary files */
+	const char *e;
+	while ((e = os_dir_next(d))) {
+		if (e[0] == '.') continue; /* hidden files and our temporary files */
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;
 			char **t = realloc(names, cap * sizeof(*t));
@@ -86,20 +80,20 @@ static bool walk(const conv_opts *o, const char *dir, const char *rel, found_lis
 			}
 			names = t;
 		}
-		names[n++] = xstrdup(e->d_name);
+		names[n++] = xstrdup(e);
 	}
-	closedir(d);
+	os_dir_close(d);
 	qsort(names, n, sizeof(*names), cmp_str);
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
 		char *r = *rel ? xasprintf("%s/%s", rel, names[i]) : xstrdup(names[i]);
-		struct stat st;
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		os_stat st;
+		if (os_lstat_path(path, &st) && st.kind == OS_DIRECTORY && !st.link) {
 			ok = walk(o, path, r, out, depth + 1) && ok;
 			free(path);
 			free(r);
-		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && wanted(o, path_extension(names[i]))) {
+		} else if (os_stat_path(path, &st) && st.kind == OS_REGULAR && wanted(o, path_extension(names[i]))) {
 			found_push(out, path, r);
 		} else {
 			free(path);
@@ -138,8 +132,8 @@ static job *plan_push(plan *p)
 
 static uint64_t file_size(const char *path)
 {
-	struct stat st;
-	return strcmp(path, "-") && stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+	os_stat st;
+	return strcmp(path, "-") && os_stat_path(path, &st) ? st.size : 0;
 }
 
 static const plan *sort_plan;
@@ -210,8 +204,8 @@ static bool make_plan(const conv_opts *o, char **args, size_t nargs, plan *p)
 	bool ok = true;
 	for (size_t i = 0; i < nargs; i++) {
 		const char *a = args[i];
-		struct stat st;
-		if (strcmp(a, "-") && stat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
+		os_stat st;
+		if (strcmp(a, "-") && os_stat_path(a, &st) && st.kind == OS_DIRECTORY) {
 			if (!o->recursive) {
 				say(o->name, "error", "'%s' is a directory (-r converts the files below it)", a);
 				ok = false;
@@ -391,7 +385,7 @@ typedef struct batch {
 	size_t finished;
 	bool stop;          /* a job failed and there is no --keep-going */
 	bool progress;
-	pthread_mutex_t lock;
+	os_mutex *lock;
 } batch;
 
 static void print_ready(batch *b)
@@ -408,27 +402,27 @@ static void print_ready(batch *b)
 	fflush(stderr);
 }
 
-static void *worker(void *arg)
+static void worker(void *arg)
 {
 	batch *b = arg;
 	for (;;) {
-		pthread_mutex_lock(&b->lock);
+		os_mutex_lock(b->lock);
 		if (b->stop || b->next == b->p->count) {
-			pthread_mutex_unlock(&b->lock);
-			return NULL;
+			os_mutex_unlock(b->lock);
+			return;
 		}
 		job *j = &b->p->jobs[b->order[b->next++]];
 		if (j->ran) { /* failed in planning */
-			pthread_mutex_unlock(&b->lock);
+			os_mutex_unlock(b->lock);
 			continue;
 		}
-		pthread_mutex_unlock(&b->lock);
+		os_mutex_unlock(b->lock);
 		job_run(b->o, j);
-		pthread_mutex_lock(&b->lock);
+		os_mutex_lock(b->lock);
 		b->finished++;
 		if (j->status != EXIT_OK && !b->o->keep_going) b->stop = true;
 		print_ready(b);
-		pthread_mutex_unlock(&b->lock);
+		os_mutex_unlock(b->lock);
 	}
 }
 
@@ -586,17 +580,14 @@ static bool check_options(const conv_opts *o, plan *p)
 /* ---- -u: only what is out of date ------------------------------------------------------------ */
 
 /* The time a file was last changed, or false when it is not there. */
-static bool mtime_of(const char *path, struct timespec *t)
+static bool mtime_of(const char *path, os_stat *t)
 {
-	struct stat st;
-	if (!strcmp(path, "-") || stat(path, &st) != 0) return false;
-	*t = st.st_mtim;
-	return true;
+	return strcmp(path, "-") && os_stat_path(path, t);
 }
 
-static bool newer(const struct timespec *a, const struct timespec *b)
+static bool newer(const os_stat *a, const os_stat *b)
 {
-	return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec : a->tv_nsec > b->tv_nsec;
+	return a->mtime_sec != b->mtime_sec ? a->mtime_sec > b->mtime_sec : a->mtime_nsec > b->mtime_nsec;
 }
 
 /* As make does: a job whose output is there and no older than anything it reads (its
@@ -607,7 +598,7 @@ static size_t plan_update(plan *p)
 	size_t current = 0;
 	for (size_t i = 0; i < p->count; i++) {
 		job *j = &p->jobs[i];
-		struct timespec out, t;
+		os_stat out, t;
 		if (j->ran || !mtime_of(j->out, &out)) continue;
 		bool stale = false;
 		for (size_t k = 0; k < j->input_count && !stale; k++) stale = !mtime_of(j->inputs[k], &t) || newer(&t, &out);
@@ -638,27 +629,21 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 		return EXIT_USAGE;
 	}
 	output_init();
-#ifdef M_MMAP_THRESHOLD
-	/* A batch allocates and frees models of similar sizes again and again: keep freed memory
-	 * for the next one rather than unmapping it (each unmap interrupts the other workers). */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
+	/* A batch allocates and frees models of similar sizes again and again. */
+	os_tune_allocator();
 	if (p.count == 1) p.jobs[0].alone = true;
 	size_t current = o->update ? plan_update(&p) : 0;
 	unsigned workers = o->jobs;
-	if (!workers) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		workers = n > 0 ? (unsigned)n : 1;
-	}
+	if (!workers) workers = os_cpu_count();
 	if (workers > p.count) workers = (unsigned)p.count;
 	if (workers > 256) workers = 256;
 	batch b;
 	memset(&b, 0, sizeof(b));
 	b.o = o;
 	b.p = &p;
-	b.progress = p.count > 1 && !o->quiet && isatty(STDERR_FILENO);
-	pthread_mutex_init(&b.lock, NULL);
+	b.progress = p.count > 1 && !o->quiet && os_is_terminal(stderr);
+	b.lock = os_mutex_create();
+	if (!b.lock) return EXIT_FAILED;
 	b.order = malloc(p.count * sizeof(size_t));
 	if (!b.order) return EXIT_FAILED;
 	for (size_t i = 0; i < p.count; i++) {
@@ -672,14 +657,14 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	 * large file is left to run alone at the end. */
 	sort_plan = &p;
 	if (workers > 1) qsort(b.order, p.count, sizeof(size_t), by_size);
-	pthread_t threads[256];
+	os_thread *threads[256];
 	unsigned started = 0;
 	for (unsigned t = 1; t < workers; t++) {
-		if (pthread_create(&threads[started], NULL, worker, &b) != 0) break;
+		if (!(threads[started] = os_thread_start(worker, &b))) break;
 		started++;
 	}
 	worker(&b);
-	for (unsigned t = 0; t < started; t++) pthread_join(threads[t], NULL);
+	for (unsigned t = 0; t < started; t++) os_thread_join(threads[t]);
 	/* What is left to print: jobs after one that never ran (the batch stopped). */
 	if (b.progress) fputs("\r\033[K", stderr);
 	size_t failed = 0, skipped = 0;
@@ -719,6 +704,6 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	if (!failed && o->depfile && !write_depfile(o, &p)) rc = EXIT_FAILED;
 	plan_free(&p);
 	free(b.order);
-	pthread_mutex_destroy(&b.lock);
+	os_mutex_destroy(b.lock);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../platform/os.h"
 #include "smdmx/smdmx.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
@@ -154,7 +155,7 @@ smdmx_dm *cli_read_dmx(const char *path, smdmx_error *error, smdmx_warnings *war
 typedef struct output {
 	char *path;
 	char *tmp;  /* NULL for standard output */
-	int fd;
+	os_file fd;
 	int slot;   /* the signal cleanup slot, or -1 */
 	int errnum; /* errno of a failed write */
 } output;

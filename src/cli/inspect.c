@@ -22,7 +22,7 @@ static bool load_lines;  /* smdmx check: SMD lines kept, for the places of findi
 /* A whole file into memory (NULL when it cannot be read). */
 static char *read_whole(const char *path, size_t *size)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = os_fopen(path, "rb");
 	if (!f) return NULL;
 	size_t cap = 1 << 16, n = 0;
 	char *b = malloc(cap);
@@ -49,7 +49,7 @@ static bool load(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warni
 	l->is_dmx = !strcmp(path, "-") ? stdin_is_dmx() : !strcasecmp(path_extension(path), "dmx");
 	if (!l->is_dmx && strcmp(path, "-")) {
 		/* the header tells a DMX under another name */
-		FILE *f = fopen(path, "rb");
+		FILE *f = os_fopen(path, "rb");
 		char head[8] = { 0 };
 		if (f) {
 			size_t n = fread(head, 1, sizeof(head), f);

@@ -388,7 +388,7 @@ static int cmd_dump(int argc, char **argv)
 }
 #endif
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 #if !defined(SMDMX_TOOL_SMD2DMX) && !defined(SMDMX_TOOL_DMX2SMD)
 	if (argc < 2) {
@@ -418,4 +418,10 @@ int main(int argc, char **argv)
 	}
 	return convert_main(argc - 1, argv + 1);
 #endif
+}
+
+int main(int argc, char **argv)
+{
+	os_start(&argc, &argv);
+	return run(argc, argv);
 }

@@ -1,19 +1,14 @@
 /* Paths, and outputs written all or nothing: each output goes to a temporary file in its
  * target directory and is renamed into place when the whole job succeeded. Temporary files
  * are removed on failure and on SIGINT, SIGTERM and SIGHUP. */
-#define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "../platform/os.h"
 #include "cli.h"
 
 /* ---- paths ------------------------------------------------------------------------------- */
@@ -45,13 +40,16 @@ char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *p;
-	int n = vasprintf(&p, fmt, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
+	char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (!p) {
 		fputs("smdmx: error: out of memory\n", stderr);
 		exit(EXIT_FAILED);
 	}
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
 	return p;
 }
 
@@ -75,8 +73,9 @@ char *path_with_suffix(const char *path, const char *suffix)
 /* path made absolute (against the working directory) with "." and ".." folded. */
 char *path_absolute(const char *path)
 {
-	char cwd[PATH_MAX];
-	char *joined = path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", getcwd(cwd, sizeof(cwd)) ? cwd : ".", path);
+	char *cwd = path[0] == '/' ? NULL : os_getcwd();
+	char *joined = path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", cwd ? cwd : ".", path);
+	free(cwd);
 	char *out = xstrdup(joined);
 	size_t n = 0;
 	for (const char *p = joined; *p;) {
@@ -134,8 +133,8 @@ bool make_parent_dirs(const char *path, char *why, size_t why_size)
 	if (!slash || slash == path) return true;
 	char *p = xstrdup(path);
 	p[slash - path] = '\0';
-	struct stat st;
-	bool there = stat(p, &st) == 0 && S_ISDIR(st.st_mode); /* the usual case in a batch */
+	os_stat st;
+	bool there = os_stat_path(p, &st) && st.kind == OS_DIRECTORY; /* the usual case in a batch */
 	p[slash - path] = '/';
 	if (there) {
 		free(p);
@@ -144,7 +143,7 @@ bool make_parent_dirs(const char *path, char *why, size_t why_size)
 	for (char *s = p + 1; *s; s++) {
 		if (*s != '/') continue;
 		*s = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+		if (!os_mkdir(p) && errno != EEXIST) {
 			snprintf(why, why_size, "cannot create the directory '%s': %s", p, strerror(errno));
 			free(p);
 			return false;
@@ -175,8 +174,7 @@ const void *stdin_data(size_t *size, char *why, size_t why_size)
 				in_failed = true;
 				break;
 			}
-			ssize_t n = read(STDIN_FILENO, in_data + in_size, cap - in_size);
-			if (n < 0 && errno == EINTR) continue;
+			ptrdiff_t n = os_read(os_stdin(), in_data + in_size, cap - in_size);
 			if (n < 0) {
 				snprintf(in_why, sizeof(in_why), "cannot read standard input: %s", strerror(errno));
 				in_failed = true;
@@ -250,58 +248,41 @@ smdmx_dm *cli_read_dmx(const char *path, smdmx_error *error, smdmx_warnings *war
 /* Temporary files in flight, for the signal handler: fixed slots, so that the handler only
  * reads memory that stays valid. A file without a slot (more than SLOTS at once) is still
  * removed on every failure, only not on a signal. */
-enum { SLOTS = 128 };
-static char slot_path[SLOTS][PATH_MAX];
-static volatile sig_atomic_t slot_used[SLOTS];
-static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+enum { SLOTS = 128, SLOT_PATH = 4096 };
+static char slot_path[SLOTS][SLOT_PATH];
+static int slot_used[SLOTS]; /* 0 free, 1 taken, 2 taken and filled (atomics) */
 static long pid; /* for temporary names; set before any worker starts */
 
 static int slot_take(const char *path)
 {
-	if (strlen(path) >= PATH_MAX) return -1;
-	pthread_mutex_lock(&slot_lock);
-	int s = 0;
-	while (s < SLOTS && slot_used[s]) s++;
-	if (s < SLOTS) {
-		strcpy(slot_path[s], path);
-		slot_used[s] = 1;
+	size_t n = strlen(path);
+	if (n >= SLOT_PATH) return -1;
+	for (int s = 0; s < SLOTS; s++) {
+		int free_slot = 0;
+		if (__atomic_compare_exchange_n(&slot_used[s], &free_slot, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			memcpy(slot_path[s], path, n + 1);
+			__atomic_store_n(&slot_used[s], 2, __ATOMIC_RELEASE);
+			return s;
+		}
 	}
-	pthread_mutex_unlock(&slot_lock);
-	return s < SLOTS ? s : -1;
+	return -1;
 }
 
 static void slot_release(int s)
 {
-	if (s < 0) return;
-	pthread_mutex_lock(&slot_lock);
-	slot_used[s] = 0;
-	pthread_mutex_unlock(&slot_lock);
+	if (s >= 0) __atomic_store_n(&slot_used[s], 0, __ATOMIC_RELEASE);
 }
 
-static void on_signal(int sig)
+static void on_interrupt(void)
 {
 	for (int s = 0; s < SLOTS; s++)
-		if (slot_used[s]) unlink(slot_path[s]);
-	signal(sig, SIG_DFL);
-	raise(sig);
+		if (__atomic_load_n(&slot_used[s], __ATOMIC_ACQUIRE) == 2) os_remove_in_cleanup(slot_path[s]);
 }
 
 void output_init(void)
 {
-	pid = (long)getpid();
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* A reader that closes the pipe (| head) ends the program as it ends any tool in a
-	 * pipe: quietly, by SIGPIPE, once the temporary files are gone. */
-	sigaction(SIGPIPE, &sa, NULL);
-	/* Past RLIMIT_FSIZE, write() fails with EFBIG and the job cleans up, rather than the
-	 * process dying with its temporary files left behind. */
-	signal(SIGXFSZ, SIG_IGN);
+	pid = os_pid();
+	os_on_interrupt(on_interrupt);
 }
 
 /* ---- outputs ----------------------------------------------------------------------------- */
@@ -309,17 +290,17 @@ void output_init(void)
 bool output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size)
 {
 	if (!strcmp(path, "-")) return true;
-	struct stat so;
-	if (stat(path, &so) != 0) return true; /* nothing there yet */
+	os_stat so;
+	if (!os_stat_path(path, &so)) return true; /* nothing there yet */
 	for (size_t i = 0; i < input_count; i++) {
-		struct stat si;
-		if (inputs[i] && strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev &&
-		    si.st_ino == so.st_ino) {
+		os_stat si;
+		if (inputs[i] && strcmp(inputs[i], "-") && os_stat_path(inputs[i], &si) && si.device == so.device &&
+		    si.inode == so.inode) {
 			snprintf(why, why_size, "the output '%s' is the input '%s'", path, inputs[i]);
 			return false;
 		}
 	}
-	if (S_ISDIR(so.st_mode)) {
+	if (so.kind == OS_DIRECTORY) {
 		snprintf(why, why_size, "the output '%s' is a directory", path);
 		return false;
 	}
@@ -343,7 +324,7 @@ output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
 	out->slot = -1;
 	if (!strcmp(path, "-")) {
 		out->path = xstrdup(path);
-		out->fd = STDOUT_FILENO;
+		out->fd = os_stdout();
 		set->count++;
 		return out;
 	}
@@ -351,31 +332,29 @@ output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
 	 * umask, as any new file): no fchmod afterwards. */
 	static unsigned long counter;
 	const char *slash = strrchr(path, '/');
-	/* The interrupts wait while the file is created and registered: one between the two
-	 * would leave it behind. */
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	/* The name is registered before the file is created: an interrupt in between removes a
+	 * file that is not there yet, rather than leaving one behind. */
 	for (int attempt = 0;; attempt++) {
 		unsigned long n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
 		out->tmp = slash ? xasprintf("%.*s.%s.%ld.%lu.tmp", (int)(slash - path + 1), path, slash + 1, pid, n)
 		                 : xasprintf(".%s.%ld.%lu.tmp", path, pid, n);
-		out->fd = open(out->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (out->fd >= 0) break;
+		os_interrupts_hold();
+		out->slot = slot_take(out->tmp);
+		out->fd = os_create_new(out->tmp);
 		int e = errno;
+		if (out->fd == OS_NO_FILE) {
+			slot_release(out->slot);
+			out->slot = -1;
+		}
+		os_interrupts_release();
+		if (out->fd != OS_NO_FILE) break;
 		free(out->tmp);
 		out->tmp = NULL;
 		if (e != EEXIST || attempt == 100) {
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			snprintf(why, why_size, "cannot write '%s': %s", path, strerror(e));
 			return NULL;
 		}
 	}
-	out->slot = slot_take(out->tmp);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	out->path = xstrdup(path);
 	set->count++;
 	return out;
@@ -384,31 +363,22 @@ output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
 bool output_write(void *user, const void *data, size_t size)
 {
 	output *out = user;
-	const char *p = data;
-	while (size) {
-		ssize_t n = write(out->fd, p, size);
-		if (n < 0) {
-			if (errno == EINTR) continue;
-			out->errnum = errno;
-			return false;
-		}
-		p += n;
-		size -= (size_t)n;
-	}
-	return true;
+	if (os_write_all(out->fd, data, size)) return true;
+	out->errnum = errno;
+	return false;
 }
 
 static void output_drop(output *out)
 {
 	if (out->tmp) {
-		if (out->fd >= 0) close(out->fd);
-		unlink(out->tmp);
+		if (out->fd != OS_NO_FILE) os_close(out->fd);
+		os_remove(out->tmp);
 		slot_release(out->slot);
 	}
 	free(out->tmp);
 	free(out->path);
 	out->tmp = out->path = NULL;
-	out->fd = -1;
+	out->fd = OS_NO_FILE;
 }
 
 void outputs_abort(outputs *set)
@@ -419,46 +389,32 @@ void outputs_abort(outputs *set)
 	set->count = 0;
 }
 
-/* Renames without replacing an existing file: renameat2 where the file system has it, else
- * a hard link (which fails on an existing name) and an unlink. */
-static int rename_noreplace(const char *from, const char *to)
-{
-#ifdef RENAME_NOREPLACE
-	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
-	if (errno != EINVAL && errno != ENOSYS) return -1;
-#endif
-	if (link(from, to) != 0) return -1;
-	unlink(from);
-	return 0;
-}
-
 bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *why, size_t why_size)
 {
-	/* Close (and so flush) everything first: a late write error fails the whole set. */
+	/* Flush to the disk and close everything first: a late write error fails the whole set,
+	 * and a file renamed into place is never one whose data a crash could still lose. */
 	for (size_t i = 0; i < set->count; i++) {
 		output *out = &set->items[i];
 		if (!out->tmp) continue;
-		int fd = out->fd;
-		out->fd = -1;
-		if (close(fd) != 0) {
+		os_file fd = out->fd;
+		out->fd = OS_NO_FILE;
+		bool synced = os_sync(fd);
+		int e = errno;
+		if (!os_close(fd) || !synced) {
+			if (!synced) errno = e;
 			snprintf(why, why_size, "cannot write '%s': %s", out->path, strerror(errno));
 			outputs_abort(set);
 			return false;
 		}
 	}
 	/* The interrupts wait while the set is renamed into place: all of it or none. */
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	os_interrupts_hold();
 	size_t done = 0;
 	for (; done < set->count; done++) {
 		output *out = &set->items[done];
 		if (!out->tmp) continue;
-		int rc = set->force ? rename(out->tmp, out->path) : rename_noreplace(out->tmp, out->path);
-		if (rc != 0) {
+		bool moved = set->force ? os_replace(out->tmp, out->path) : os_rename_new(out->tmp, out->path);
+		if (!moved) {
 			if (errno == EEXIST) snprintf(why, why_size, "'%s' exists (--force overwrites it)", out->path);
 			else snprintf(why, why_size, "cannot write '%s': %s", out->path, strerror(errno));
 			break;
@@ -467,9 +423,9 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 	if (done < set->count) {
 		/* Take back what this job already put in place: all or nothing. */
 		for (size_t i = 0; i < done; i++)
-			if (set->items[i].tmp) unlink(set->items[i].path);
+			if (set->items[i].tmp) os_remove(set->items[i].path);
 		outputs_abort(set);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		os_interrupts_release();
 		return false;
 	}
 	char **list = realloc(*written, (*written_count + set->count) * sizeof(char *));
@@ -480,7 +436,7 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 		if (list) list[(*written_count)++] = out->path;
 		else free(out->path);
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	os_interrupts_release();
 	if (list) *written = list;
 	free(set->items);
 	set->items = NULL;

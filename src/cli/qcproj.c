@@ -13,16 +13,12 @@
  * --to smd: each DMX becomes an SMD (and a VTA beside it for its shapes), and what it held that
  * SMD cannot goes into the QC: flexfile and flex lines, its controllers and rules (unless the
  * $model block says noautodmxrules: then the QC's own rig stays), its attachments. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -67,7 +63,7 @@ typedef struct project {
 	uint32_t *task_of;   /* per reference: its task, or SMDMX_NONE */
 	char **ref_out;      /* per reference found: its place below OUTDIR, unconverted */
 	diag_buf diag;       /* the QC's own messages */
-	pthread_mutex_t lock;
+	os_mutex *lock;
 	size_t next;
 	bool stop;
 } project;
@@ -301,7 +297,7 @@ static bool run_copy(project *p, task *t)
 {
 	void *data = NULL;
 	size_t size = 0;
-	FILE *f = fopen(t->src, "rb");
+	FILE *f = os_fopen(t->src, "rb");
 	bool ok = f != NULL;
 	if (ok) {
 		char buf[65536];
@@ -331,14 +327,14 @@ static bool run_copy(project *p, task *t)
 	return ok;
 }
 
-static void *worker(void *arg)
+static void worker(void *arg)
 {
 	project *p = arg;
 	for (;;) {
-		pthread_mutex_lock(&p->lock);
+		os_mutex_lock(p->lock);
 		size_t i = p->next < p->task_count && !p->stop ? p->next++ : SIZE_MAX;
-		pthread_mutex_unlock(&p->lock);
-		if (i == SIZE_MAX) return NULL;
+		os_mutex_unlock(p->lock);
+		if (i == SIZE_MAX) return;
 		task *t = &p->tasks[i];
 		t->outs.force = p->o->force;
 		bool ok = t->kind == TASK_COPY         ? run_copy(p, t)
@@ -355,9 +351,9 @@ static void *worker(void *arg)
 		else outputs_abort(&t->outs);
 		t->status = ok ? EXIT_OK : EXIT_FAILED;
 		if (!ok && !p->o->keep_going) {
-			pthread_mutex_lock(&p->lock);
+			os_mutex_lock(p->lock);
 			p->stop = true;
-			pthread_mutex_unlock(&p->lock);
+			os_mutex_unlock(p->lock);
 		}
 	}
 }
@@ -768,7 +764,8 @@ int cmd_qc(int argc, char **argv)
 	p.to = strcasecmp(to, "dmx") ? "smd" : "dmx";
 	p.rig_dmx = !strcmp(rig, "dmx");
 	p.qcpath = in;
-	pthread_mutex_init(&p.lock, NULL);
+	p.lock = os_mutex_create();
+	if (!p.lock) return EXIT_FAILED;
 	output_init();
 	smdmx_error err;
 	smdmx_warnings w;
@@ -811,19 +808,16 @@ int cmd_qc(int argc, char **argv)
 	bool ok = plan(&p) && edit_before(&p);
 	if (ok || o.keep_going) {
 		unsigned workers = o.jobs;
-		if (!workers) {
-			long n = sysconf(_SC_NPROCESSORS_ONLN);
-			workers = n > 0 ? (unsigned)n : 1;
-		}
+		if (!workers) workers = os_cpu_count();
 		if (workers > p.task_count) workers = (unsigned)p.task_count;
 		if (workers > 64) workers = 64;
 		if (!ok) p.stop = !o.keep_going;
-		pthread_t th[64];
+		os_thread *th[64];
 		unsigned started = 0;
 		for (unsigned i = 1; i < workers; i++)
-			if (pthread_create(&th[started], NULL, worker, &p) == 0) started++;
+			if ((th[started] = os_thread_start(worker, &p))) started++;
 		worker(&p);
-		for (unsigned i = 0; i < started; i++) pthread_join(th[i], NULL);
+		for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
 	}
 	size_t failed = 0, done = 0;
 	for (size_t i = 0; i < p.task_count; i++) {
@@ -907,7 +901,7 @@ int cmd_qc(int argc, char **argv)
 	smdmx_qc_free(p.qc);
 	free(p.root);
 	free(p.outdir);
-	pthread_mutex_destroy(&p.lock);
+	os_mutex_destroy(p.lock);
 	return rc;
 }
 

@@ -1,0 +1,134 @@
+/* The operating system, in one place. Every call smdmx makes to the system beyond standard
+ * C goes through here: files by UTF-8 path (wide calls at the edge on Windows), mapping or
+ * reading a whole file, atomic replace, directory walks, threads, interrupts, the terminal
+ * and the clock. os_posix.c implements it for Linux, macOS and the BSDs, os_win32.c for
+ * Windows; no other file includes an operating system's header.
+ *
+ * Errors: a function that fails returns false (or NULL, or -1) and leaves a C errno value in
+ * errno, translated from the system's own code on Windows, so that strerror(errno) says the
+ * same on every system. */
+#ifndef SMDMX_OS_H
+#define SMDMX_OS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+/* An open file: a descriptor on POSIX, a HANDLE on Windows. */
+typedef intptr_t os_file;
+#define OS_NO_FILE ((os_file)-1)
+
+os_file os_stdin(void);
+os_file os_stdout(void);
+
+/* Opens a file for reading. */
+os_file os_open_read(const char *path);
+/* Reads up to size bytes (retrying interrupted calls): the count, 0 at the end, -1 on error. */
+ptrdiff_t os_read(os_file f, void *buf, size_t size);
+/* Writes all of size bytes (retrying short and interrupted writes). */
+bool os_write_all(os_file f, const void *data, size_t size);
+/* Closes f (the standard streams stay open); false when a late write failed. */
+bool os_close(os_file f);
+/* The size of f when it is a regular file; false for pipes, terminals and the like. */
+bool os_file_size(os_file f, uint64_t *size);
+
+/* A read-only mapping of the first size bytes of f (which stays usable after f is closed);
+ * NULL when the system cannot map it (the caller reads instead). */
+const void *os_map(os_file f, size_t size);
+void os_unmap(const void *data, size_t size);
+
+/* fopen by UTF-8 path. */
+FILE *os_fopen(const char *path, const char *mode);
+
+/* ---- paths ------------------------------------------------------------------------------- */
+
+typedef enum os_kind { OS_NONE, OS_REGULAR, OS_DIRECTORY, OS_OTHER } os_kind;
+
+typedef struct os_stat {
+	os_kind kind;
+	bool link;          /* os_lstat: a symbolic link (or a junction), not followed */
+	uint64_t size;
+	int64_t mtime_sec;  /* last change, seconds and nanoseconds since 1970 */
+	int32_t mtime_nsec;
+	uint64_t device, inode; /* the same file has the same pair (volume and file index on Windows) */
+} os_stat;
+
+/* What is at path, following links; false (errno set) when nothing is. */
+bool os_stat_path(const char *path, os_stat *st);
+/* The same, not following a last component that is a link. */
+bool os_lstat_path(const char *path, os_stat *st);
+bool os_mkdir(const char *path);     /* false with errno EEXIST when it is there */
+bool os_remove(const char *path);
+/* The working directory (malloc'd, '/' as the separator), NULL when it cannot be had. */
+char *os_getcwd(void);
+/* true where the file system ignores case (names differing in case are one file). */
+bool os_names_ignore_case(void);
+/* true where a path may begin with a drive letter and '\' separates too. */
+bool os_windows_paths(void);
+
+/* Directory listing: each name once, "." and ".." left out, in the system's order. */
+typedef struct os_dir os_dir;
+os_dir *os_dir_open(const char *path);
+const char *os_dir_next(os_dir *d); /* NULL at the end */
+void os_dir_close(os_dir *d);
+
+/* ---- outputs written all or nothing ---------------------------------------------------------- */
+
+/* Creates tmp_path (which must not exist) exclusively for writing, with the mode of a new
+ * file; OS_NO_FILE with errno EEXIST when it does. */
+os_file os_create_new(const char *tmp_path);
+/* Flushes f's data to the disk (fsync; FlushFileBuffers). */
+bool os_sync(os_file f);
+/* Renames from over to, replacing what is there, atomically where the system can
+ * (rename; MoveFileExW with MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH). */
+bool os_replace(const char *from, const char *to);
+/* Renames from to to only when nothing is there (errno EEXIST otherwise). */
+bool os_rename_new(const char *from, const char *to);
+/* The process id, for names of temporary files. */
+long os_pid(void);
+
+/* ---- threads ----------------------------------------------------------------------------- */
+
+typedef struct os_thread os_thread;
+os_thread *os_thread_start(void (*fn)(void *), void *arg); /* NULL when it cannot start */
+void os_thread_join(os_thread *t);
+typedef struct os_mutex os_mutex;
+os_mutex *os_mutex_create(void); /* NULL when out of memory */
+void os_mutex_lock(os_mutex *m);
+void os_mutex_unlock(os_mutex *m);
+void os_mutex_destroy(os_mutex *m);
+unsigned os_cpu_count(void);
+/* Tells the allocator that the program allocates and frees large blocks again and again. */
+void os_tune_allocator(void);
+
+/* ---- interrupts -------------------------------------------------------------------------- */
+
+/* Calls cleanup (which may only remove files) on an interrupt (SIGINT, SIGTERM, SIGHUP; Ctrl-C,
+ * Ctrl-Break and closing the console on Windows) and on a broken pipe, then ends the program
+ * as that interrupt ends it. Files over the size limit fail a write instead of ending it. */
+void os_on_interrupt(void (*cleanup)(void));
+/* Holds interrupts back (nests per thread; the outermost release delivers what came). */
+void os_interrupts_hold(void);
+void os_interrupts_release(void);
+/* Removes a file from inside cleanup (async-signal-safe). */
+void os_remove_in_cleanup(const char *path);
+
+/* ---- the program's edge -------------------------------------------------------------------- */
+
+/* The command line as UTF-8 (on Windows, from the wide command line; elsewhere as given).
+ * Also sets the standard streams to binary and the console to UTF-8 on Windows. */
+void os_start(int *argc, char ***argv);
+/* true when f is a terminal (a console on Windows). */
+bool os_is_terminal(FILE *f);
+/* true when the program was started on its own console (by a double click, or files dropped
+ * on it in Explorer): the window closes when it ends. Always false outside Windows. */
+bool os_owns_console(void);
+/* Waits for a key on the console. */
+void os_wait_key(void);
+/* A clock for durations, in seconds. */
+double os_seconds(void);
+
+#endif

@@ -1,0 +1,398 @@
+/* The operating system on Linux, macOS and the BSDs (POSIX.1-2008). os.h says what each
+ * function does. Linux-only calls are used where they help and have a POSIX fallback. */
+#ifndef _WIN32
+#define _GNU_SOURCE
+#include "os.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+os_file os_stdin(void) { return STDIN_FILENO; }
+os_file os_stdout(void) { return STDOUT_FILENO; }
+
+os_file os_open_read(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? OS_NO_FILE : (os_file)fd;
+}
+
+ptrdiff_t os_read(os_file f, void *buf, size_t size)
+{
+	for (;;) {
+		ssize_t n = read((int)f, buf, size);
+		if (n < 0 && errno == EINTR) continue;
+		return (ptrdiff_t)n;
+	}
+}
+
+bool os_write_all(os_file f, const void *data, size_t size)
+{
+	const char *p = data;
+	while (size) {
+		ssize_t n = write((int)f, p, size);
+		if (n < 0) {
+			if (errno == EINTR) continue;
+			return false;
+		}
+		p += n;
+		size -= (size_t)n;
+	}
+	return true;
+}
+
+bool os_close(os_file f)
+{
+	if (f == OS_NO_FILE || f == STDIN_FILENO || f == STDOUT_FILENO || f == STDERR_FILENO) return true;
+	return close((int)f) == 0;
+}
+
+bool os_file_size(os_file f, uint64_t *size)
+{
+	struct stat st;
+	if (fstat((int)f, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+	*size = (uint64_t)st.st_size;
+	return true;
+}
+
+const void *os_map(os_file f, size_t size)
+{
+	int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+	flags |= MAP_POPULATE;
+#endif
+	void *map = mmap(NULL, size, PROT_READ, flags, (int)f, 0);
+	return map == MAP_FAILED ? NULL : map;
+}
+
+void os_unmap(const void *data, size_t size)
+{
+	if (data) munmap((void *)(uintptr_t)data, size);
+}
+
+FILE *os_fopen(const char *path, const char *mode)
+{
+	return fopen(path, mode);
+}
+
+/* ---- paths ------------------------------------------------------------------------------- */
+
+static void fill_stat(const struct stat *s, os_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->kind = S_ISREG(s->st_mode) ? OS_REGULAR : S_ISDIR(s->st_mode) ? OS_DIRECTORY : OS_OTHER;
+	st->link = S_ISLNK(s->st_mode);
+	st->size = (uint64_t)s->st_size;
+#if defined(__APPLE__)
+	st->mtime_sec = (int64_t)s->st_mtimespec.tv_sec;
+	st->mtime_nsec = (int32_t)s->st_mtimespec.tv_nsec;
+#else
+	st->mtime_sec = (int64_t)s->st_mtim.tv_sec;
+	st->mtime_nsec = (int32_t)s->st_mtim.tv_nsec;
+#endif
+	st->device = (uint64_t)s->st_dev;
+	st->inode = (uint64_t)s->st_ino;
+}
+
+bool os_stat_path(const char *path, os_stat *st)
+{
+	struct stat s;
+	if (stat(path, &s) != 0) return false;
+	fill_stat(&s, st);
+	return true;
+}
+
+bool os_lstat_path(const char *path, os_stat *st)
+{
+	struct stat s;
+	if (lstat(path, &s) != 0) return false;
+	fill_stat(&s, st);
+	return true;
+}
+
+bool os_mkdir(const char *path) { return mkdir(path, 0777) == 0; }
+bool os_remove(const char *path) { return unlink(path) == 0; }
+
+char *os_getcwd(void)
+{
+	size_t cap = 256;
+	for (;;) {
+		char *b = malloc(cap);
+		if (!b) return NULL;
+		if (getcwd(b, cap)) return b;
+		free(b);
+		if (errno != ERANGE || cap > (1u << 20)) return NULL;
+		cap *= 2;
+	}
+}
+
+bool os_names_ignore_case(void)
+{
+	return false;
+}
+
+bool os_windows_paths(void)
+{
+	return false;
+}
+
+struct os_dir {
+	DIR *d;
+};
+
+os_dir *os_dir_open(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d) return NULL;
+	os_dir *o = malloc(sizeof(*o));
+	if (!o) {
+		closedir(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	o->d = d;
+	return o;
+}
+
+const char *os_dir_next(os_dir *o)
+{
+	struct dirent *e;
+	while ((e = readdir(o->d)) != NULL)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) return e->d_name;
+	return NULL;
+}
+
+void os_dir_close(os_dir *o)
+{
+	if (!o) return;
+	closedir(o->d);
+	free(o);
+}
+
+/* ---- outputs written all or nothing ---------------------------------------------------------- */
+
+os_file os_create_new(const char *tmp_path)
+{
+	int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	return fd < 0 ? OS_NO_FILE : (os_file)fd;
+}
+
+bool os_sync(os_file f)
+{
+#if defined(_POSIX_SYNCHRONIZED_IO) && _POSIX_SYNCHRONIZED_IO > 0 && !defined(__APPLE__)
+	if (fdatasync((int)f) == 0) return true;
+#else
+	if (fsync((int)f) == 0) return true;
+#endif
+	/* pipes, terminals and file systems without it: nothing to flush */
+	return errno == EINVAL || errno == EROFS || errno == ENOTSUP;
+}
+
+bool os_replace(const char *from, const char *to)
+{
+	return rename(from, to) == 0;
+}
+
+bool os_rename_new(const char *from, const char *to)
+{
+#ifdef RENAME_NOREPLACE
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return true;
+	if (errno != EINVAL && errno != ENOSYS) return false;
+#endif
+	/* A hard link fails on an existing name; file systems without links fall back to a
+	 * check and a rename. */
+	if (link(from, to) == 0) {
+		unlink(from);
+		return true;
+	}
+	if (errno == EEXIST) return false;
+	struct stat st;
+	if (lstat(to, &st) == 0) {
+		errno = EEXIST;
+		return false;
+	}
+	return rename(from, to) == 0;
+}
+
+long os_pid(void)
+{
+	return (long)getpid();
+}
+
+/* ---- threads ----------------------------------------------------------------------------- */
+
+struct os_thread {
+	pthread_t t;
+	void (*fn)(void *);
+	void *arg;
+};
+
+static void *thread_main(void *arg)
+{
+	os_thread *t = arg;
+	t->fn(t->arg);
+	return NULL;
+}
+
+os_thread *os_thread_start(void (*fn)(void *), void *arg)
+{
+	os_thread *t = malloc(sizeof(*t));
+	if (!t) return NULL;
+	t->fn = fn;
+	t->arg = arg;
+	int rc = pthread_create(&t->t, NULL, thread_main, t);
+	if (rc != 0) {
+		free(t);
+		errno = rc;
+		return NULL;
+	}
+	return t;
+}
+
+void os_thread_join(os_thread *t)
+{
+	if (!t) return;
+	pthread_join(t->t, NULL);
+	free(t);
+}
+
+struct os_mutex {
+	pthread_mutex_t m;
+};
+
+os_mutex *os_mutex_create(void)
+{
+	os_mutex *m = malloc(sizeof(*m));
+	if (m && pthread_mutex_init(&m->m, NULL) != 0) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void os_mutex_lock(os_mutex *m) { pthread_mutex_lock(&m->m); }
+void os_mutex_unlock(os_mutex *m) { pthread_mutex_unlock(&m->m); }
+
+void os_mutex_destroy(os_mutex *m)
+{
+	if (!m) return;
+	pthread_mutex_destroy(&m->m);
+	free(m);
+}
+
+unsigned os_cpu_count(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+void os_tune_allocator(void)
+{
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+	/* Keep freed memory for the next model rather than unmapping it (each unmap interrupts
+	 * the other workers). */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
+
+/* ---- interrupts -------------------------------------------------------------------------- */
+
+static void (*volatile on_cleanup)(void);
+static _Thread_local unsigned hold_depth;
+static _Thread_local sigset_t hold_old;
+
+static void on_signal(int sig)
+{
+	if (on_cleanup) on_cleanup();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void os_on_interrupt(void (*cleanup)(void))
+{
+	on_cleanup = cleanup;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A reader that closes the pipe (| head) ends the program as it ends any tool in a
+	 * pipe: quietly, by SIGPIPE, once the temporary files are gone. */
+	sigaction(SIGPIPE, &sa, NULL);
+	/* Past RLIMIT_FSIZE, write() fails with EFBIG and the job cleans up, rather than the
+	 * process dying with its temporary files left behind. */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+void os_interrupts_hold(void)
+{
+	if (hold_depth++) return;
+	sigset_t block;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &hold_old);
+}
+
+void os_interrupts_release(void)
+{
+	if (hold_depth == 0 || --hold_depth) return;
+	pthread_sigmask(SIG_SETMASK, &hold_old, NULL);
+}
+
+void os_remove_in_cleanup(const char *path)
+{
+	unlink(path);
+}
+
+/* ---- the program's edge -------------------------------------------------------------------- */
+
+void os_start(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+}
+
+bool os_is_terminal(FILE *f)
+{
+	return isatty(fileno(f)) == 1;
+}
+
+bool os_owns_console(void)
+{
+	return false;
+}
+
+void os_wait_key(void)
+{
+}
+
+double os_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+#endif
