@@ -9,12 +9,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "platform/os.h"
 #include "smdmx/error.h"
 #include "smdmx/scene.h"
 
 #if defined(__GNUC__)
 #define SM_NODISCARD __attribute__((warn_unused_result))
-#define SM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define SM_PRINTF(f, a) __attribute__((format(OS_PRINTF, f, a)))
 #define SM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else

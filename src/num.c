@@ -136,10 +136,23 @@ static sm_num_status slow_parse(const char *start, const char *stop, bool as_flo
 	if (n >= sizeof(buf)) return SM_NUM_TOO_LONG;
 	memcpy(buf, start, n);
 	buf[n] = '\0';
+#ifdef _WIN32
+	/* mingw-w64's correctly rounded strtod (gdtoa): with a locale whose decimal point is not
+	 * '.', it stops there, and the text is read again with that locale's point. */
+	char *stopped;
+	double v = as_float ? (double)strtof(buf, &stopped) : strtod(buf, &stopped);
+	const char *point = localeconv()->decimal_point;
+	char *dot = strchr(buf, '.');
+	if (*stopped && stopped == dot && point && strcmp(point, ".") && strlen(point) == 1) {
+		*dot = point[0];
+		v = as_float ? (double)strtof(buf, NULL) : strtod(buf, NULL);
+	}
+#else
 	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	if (!c) return SM_NUM_BAD;
 	double v = as_float ? (double)strtof_l(buf, NULL, c) : strtod_l(buf, NULL, c);
 	freelocale(c);
+#endif
 	if (!isfinite(v)) return SM_NUM_RANGE;
 	*out = v;
 	return SM_NUM_OK;
@@ -434,13 +447,10 @@ size_t sm_format_float(float v, char *out)
 		if (n) return n;
 	}
 	/* Tiny magnitudes: nine significant digits always identify a float32. */
-	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	locale_t old = c ? uselocale(c) : (locale_t)0;
 	int k = snprintf(out, SM_FLOAT_MAX, "%.9g", (double)v);
-	if (c) {
-		uselocale(old);
-		freelocale(c);
-	}
+	/* digits, a sign, 'e' and the locale's decimal point, which becomes '.' */
+	for (int i = 0; i < k; i++)
+		if (out[i] == ',') out[i] = '.';
 	return k > 0 ? (size_t)k : 0;
 }
 

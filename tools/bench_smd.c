@@ -18,17 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <time.h>
 
+#include "platform/os.h"
 #include "smdmx/smdmx.h"
 
 static double now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return os_seconds();
 }
 
 static bool discard(void *user, const void *data, size_t size)
@@ -40,16 +36,14 @@ static bool discard(void *user, const void *data, size_t size)
 
 static long peak_rss_kib(void)
 {
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
+	return (long)os_peak_memory_kib();
 }
 
 /* DMX phases; the output keeps the input's encoding and version. */
 static int bench_dmx(const char *phase, const char *path, const char *out)
 {
 	smdmx_error err;
-	struct stat st;
+	os_stat st;
 	double t0 = now();
 	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, NULL);
 	double t1 = now();
@@ -60,9 +54,9 @@ static int bench_dmx(const char *phase, const char *path, const char *out)
 	const char *label = strcmp(dm->encoding, "binary") == 0 ? "bin" : "kv2";
 	smdmx_dmx_write_options o = { .encoding = dm->encoding, .encoding_version = dm->encoding_version };
 	if (!strcmp(phase, "read")) {
-		stat(path, &st);
-		printf("%s-read %lld %.3f %.1f %ld\n", label, (long long)st.st_size, t1 - t0,
-		       (double)st.st_size / 1e6 / (t1 - t0), peak_rss_kib());
+		os_stat_path(path, &st);
+		printf("%s-read %lld %.3f %.1f %ld\n", label, (long long)st.size, t1 - t0,
+		       (double)st.size / 1e6 / (t1 - t0), peak_rss_kib());
 	} else if (!strcmp(phase, "format")) {
 		size_t bytes = 0;
 		double t2 = now();
@@ -73,9 +67,9 @@ static int bench_dmx(const char *phase, const char *path, const char *out)
 		double t2 = now();
 		if (!smdmx_dmx_write_file(dm, out, &o, &err)) return 1;
 		double t3 = now();
-		stat(out, &st);
-		printf("%s-write %lld %.3f %.1f %ld\n", label, (long long)st.st_size, t3 - t2,
-		       (double)st.st_size / 1e6 / (t3 - t2), peak_rss_kib());
+		os_stat_path(out, &st);
+		printf("%s-write %lld %.3f %.1f %ld\n", label, (long long)st.size, t3 - t2,
+		       (double)st.size / 1e6 / (t3 - t2), peak_rss_kib());
 	} else {
 		return 2;
 	}
@@ -87,7 +81,7 @@ static int bench_dmx(const char *phase, const char *path, const char *out)
 static int end_to_end(const char *what, const char *in, const char *out)
 {
 	smdmx_error err;
-	struct stat st;
+	os_stat st;
 	double t0 = now();
 	bool ok;
 	if (!strcmp(what, "smd2dmx")) {
@@ -108,8 +102,8 @@ static int end_to_end(const char *what, const char *in, const char *out)
 		fprintf(stderr, "%s: error: %s\n", in, err.message);
 		return 1;
 	}
-	stat(in, &st);
-	printf("%s %lld %.3f %.1f %ld\n", what, (long long)st.st_size, t1 - t0, (double)st.st_size / 1e6 / (t1 - t0),
+	os_stat_path(in, &st);
+	printf("%s %lld %.3f %.1f %ld\n", what, (long long)st.size, t1 - t0, (double)st.size / 1e6 / (t1 - t0),
 	       peak_rss_kib());
 	return 0;
 }
@@ -118,7 +112,7 @@ static int end_to_end(const char *what, const char *in, const char *out)
 static int bench_vta(const char *phase, const char *ref_path, const char *vta_path)
 {
 	smdmx_error err;
-	struct stat st;
+	os_stat st;
 	smdmx_scene *ref = smdmx_smd_read_file(ref_path, NULL, &err, NULL);
 	double t0 = now();
 	smdmx_scene *vta = ref ? smdmx_smd_read_file(vta_path, NULL, &err, NULL) : NULL;
@@ -130,9 +124,9 @@ static int bench_vta(const char *phase, const char *ref_path, const char *vta_pa
 		fprintf(stderr, "error: %s\n", err.message);
 		return 1;
 	}
-	stat(vta_path, &st);
+	os_stat_path(vta_path, &st);
 	double t = !strcmp(phase, "read") ? t1 - t0 : t2 - t1;
-	printf("vta-%s %lld %.3f %.1f %ld\n", phase, (long long)st.st_size, t, (double)st.st_size / 1e6 / t, peak_rss_kib());
+	printf("vta-%s %lld %.3f %.1f %ld\n", phase, (long long)st.size, t, (double)st.size / 1e6 / t, peak_rss_kib());
 	for (size_t i = 0; i < w.count; i++) fprintf(stderr, "warning: %s\n", w.data[i].message);
 	smdmx_scene_free(vta);
 	smdmx_scene_free(ref);
@@ -157,10 +151,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s:%u:%u: error: %s\n", argv[2], err.line, err.column, err.message);
 		return 1;
 	}
-	struct stat st;
+	os_stat st;
 	if (!strcmp(argv[1], "read")) {
-		stat(argv[2], &st);
-		printf("read %lld %.3f %.1f %ld\n", (long long)st.st_size, t1 - t0, (double)st.st_size / 1e6 / (t1 - t0),
+		os_stat_path(argv[2], &st);
+		printf("read %lld %.3f %.1f %ld\n", (long long)st.size, t1 - t0, (double)st.size / 1e6 / (t1 - t0),
 		       peak_rss_kib());
 	} else if (!strcmp(argv[1], "format")) {
 		size_t bytes = 0;
@@ -178,8 +172,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		double t3 = now();
-		stat(argv[3], &st);
-		printf("write %lld %.3f %.1f %ld\n", (long long)st.st_size, t3 - t2, (double)st.st_size / 1e6 / (t3 - t2),
+		os_stat_path(argv[3], &st);
+		printf("write %lld %.3f %.1f %ld\n", (long long)st.size, t3 - t2, (double)st.size / 1e6 / (t3 - t2),
 		       peak_rss_kib());
 	}
 	smdmx_scene_free(s);

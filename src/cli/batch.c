@@ -433,59 +433,34 @@ static int by_size(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-/* "a\ b" for make: spaces, '#' and '$' escaped. */
-static void dep_put(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == ' ' || *s == '\t' || *s == '#' || *s == '\\') fputc('\\', f);
-		if (*s == '$') fputc('$', f);
-		fputc(*s, f);
-	}
-}
-
 static bool write_depfile(const conv_opts *o, const plan *p)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f) return false;
+	text_buf t = { 0 };
 	for (size_t i = 0; i < p->count; i++) {
 		const job *j = &p->jobs[i];
 		if (!j->written_count) continue;
 		for (size_t k = 0; k < j->written_count; k++) {
-			if (k) fputc(' ', f);
-			dep_put(f, j->written[k]);
+			if (k) tb_putc(&t, ' ');
+			tb_dep_path(&t, j->written[k]);
 		}
-		fputc(':', f);
+		tb_putc(&t, ':');
 		for (size_t k = 0; k < j->input_count; k++) {
-			fputc(' ', f);
-			dep_put(f, j->inputs[k]);
+			tb_putc(&t, ' ');
+			tb_dep_path(&t, j->inputs[k]);
 		}
 		if (j->vta) {
-			fputc(' ', f);
-			dep_put(f, j->vta);
+			tb_putc(&t, ' ');
+			tb_dep_path(&t, j->vta);
 		}
 		for (size_t k = 0; k < j->dep_count; k++) {
-			fputc(' ', f);
-			dep_put(f, j->deps[k]);
+			tb_putc(&t, ' ');
+			tb_dep_path(&t, j->deps[k]);
 		}
-		fputc('\n', f);
+		tb_putc(&t, '\n');
 	}
-	fclose(f);
-	outputs set = { .force = true };
 	char why[1024];
-	output *out = outputs_open(&set, o->depfile, why, sizeof(why));
-	bool ok = out && output_write(out, text ? text : "", len);
-	char **written = NULL;
-	size_t written_count = 0;
-	if (ok) ok = outputs_commit(&set, &written, &written_count, why, sizeof(why));
-	else {
-		if (out) snprintf(why, sizeof(why), "cannot write '%s': %s", o->depfile, strerror(out->errnum));
-		outputs_abort(&set);
-	}
-	for (size_t i = 0; i < written_count; i++) free(written[i]);
-	free(written);
-	free(text);
+	bool ok = depfile_write(o->depfile, &t, why, sizeof(why));
+	free(t.text);
 	if (!ok) say(o->name, "error", "%s", why);
 	return ok;
 }

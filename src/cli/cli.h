@@ -111,17 +111,17 @@ void job_dep(job *j, const char *path);
 /* Adds "path:line:col: kind: message" (or "path: kind: message" without a line). Warnings
  * past the per-file bound are only counted; errors are always kept. */
 void diag_add(diag_buf *d, const conv_opts *o, const char *path, uint32_t line, uint32_t col, const char *kind,
-              const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+              const char *fmt, ...) __attribute__((format(OS_PRINTF, 7, 8)));
 void diag_error(diag_buf *d, const char *path, const smdmx_error *e);
 void diag_warnings(diag_buf *d, const conv_opts *o, const char *path, const smdmx_warnings *w);
 /* Closes the buffer: a line for the warnings not shown. */
 void diag_finish(diag_buf *d, const conv_opts *o, const char *path);
 void diag_free(diag_buf *d);
 /* A message of the program itself on stderr: "name: error: ...". */
-void say(const char *name, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void say(const char *name, const char *kind, const char *fmt, ...) __attribute__((format(OS_PRINTF, 3, 4)));
 /* The same with a va_list, and tail appended to the message. */
 void say_v(const char *name, const char *kind, const char *tail, const char *fmt, va_list ap)
-    __attribute__((format(printf, 4, 0)));
+    __attribute__((format(OS_PRINTF, 4, 0)));
 
 /* ---- paths and atomic output (output.c) -------------------------------------------------- */
 
@@ -129,7 +129,7 @@ void say_v(const char *name, const char *kind, const char *tail, const char *fmt
 const char *path_extension(const char *path);
 bool is_smd_family(const char *ext);
 char *xstrdup(const char *s);
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xasprintf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 /* path with its extension replaced by ext (no dot), or with "_suffix" before the extension. */
 char *path_with_extension(const char *path, const char *ext);
 char *path_with_suffix(const char *path, const char *suffix);
@@ -201,5 +201,17 @@ int cmd_qc(int argc, char **argv);
 /* smdmx info and check of a QC: what it reads and names; what is missing or unknown. */
 int qc_info(const char *path, bool json);
 int qc_check(const char *path);
+
+/* A growing text, for depfiles. */
+typedef struct text_buf {
+	char *text;
+	size_t len, cap;
+} text_buf;
+void tb_putc(text_buf *b, char c);
+/* A path in a depfile as make and ninja read it: spaces, tabs, '#' and '\\' escaped, '$' doubled;
+ * on Windows '\\' written as '/', which both read on every system. */
+void tb_dep_path(text_buf *b, const char *path);
+/* Writes b to path (all or nothing); false with why when it cannot. */
+bool depfile_write(const char *path, const text_buf *b, char *why, size_t why_size);
 
 #endif

@@ -38,7 +38,7 @@ static void vadd_plain(diag_buf *d, const char *path, uint32_t line, uint32_t co
 }
 
 static void vadd(diag_buf *d, const char *path, uint32_t line, uint32_t col, const char *kind, const char *fmt,
-                 va_list ap) __attribute__((format(printf, 6, 0)));
+                 va_list ap) __attribute__((format(OS_PRINTF, 6, 0)));
 static void vadd(diag_buf *d, const char *path, uint32_t line, uint32_t col, const char *kind, const char *fmt,
                  va_list ap)
 {

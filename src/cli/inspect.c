@@ -541,7 +541,7 @@ static int named_order(const void *a, const void *b)
 	return c ? c : x->index < y->index ? -1 : x->index > y->index;
 }
 
-static void lint_at(lint *t, bool error, place p, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void lint_at(lint *t, bool error, place p, const char *fmt, ...) __attribute__((format(OS_PRINTF, 4, 5)));
 static void lint_at(lint *t, bool error, place p, const char *fmt, ...)
 {
 	char msg[512];

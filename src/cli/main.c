@@ -101,7 +101,7 @@ static void print_help(FILE *f)
 	fputs("\nexit codes: 0 success, 1 at least one file failed, 2 a usage error\n", f);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -443,3 +443,49 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 	set->count = 0;
 	return true;
 }
+
+/* ---- depfiles ---------------------------------------------------------------------------- */
+
+void tb_putc(text_buf *b, char c)
+{
+	if (b->len + 1 >= b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		char *t = realloc(b->text, cap);
+		if (!t) {
+			fputs("smdmx: error: out of memory\n", stderr);
+			exit(EXIT_FAILED);
+		}
+		b->text = t;
+		b->cap = cap;
+	}
+	b->text[b->len++] = c;
+	b->text[b->len] = 0;
+}
+
+void tb_dep_path(text_buf *b, const char *s)
+{
+	bool windows = os_windows_paths();
+	for (; *s; s++) {
+		char c = *s == '\\' && windows ? '/' : *s;
+		if (c == ' ' || c == '\t' || c == '#' || c == '\\') tb_putc(b, '\\');
+		if (c == '$') tb_putc(b, '$');
+		tb_putc(b, c);
+	}
+}
+
+bool depfile_write(const char *path, const text_buf *b, char *why, size_t why_size)
+{
+	outputs set = { .force = true };
+	output *out = outputs_open(&set, path, why, why_size);
+	bool ok = out && output_write(out, b->text ? b->text : "", b->len);
+	char **written = NULL;
+	size_t written_count = 0;
+	if (ok) ok = outputs_commit(&set, &written, &written_count, why, why_size);
+	else {
+		if (out) snprintf(why, why_size, "cannot write '%s': %s", path, strerror(out->errnum));
+		outputs_abort(&set);
+	}
+	for (size_t i = 0; i < written_count; i++) free(written[i]);
+	free(written);
+	return ok;
+}

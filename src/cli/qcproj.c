@@ -649,7 +649,7 @@ static bool write_qc_files(project *p, char ***written, size_t *written_count)
 
 /* ---- the command ------------------------------------------------------------------------------ */
 
-static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 static int usage(const char *fmt, ...)
 {
 	va_list ap;
@@ -842,40 +842,39 @@ int cmd_qc(int argc, char **argv)
 		fprintf(stderr, "smdmx: %zu file%s converted or copied, %zu failed, %zu QC file%s written\n", done, done == 1 ? "" : "s",
 		        failed, qc_written_count, qc_written_count == 1 ? "" : "s");
 	if (o.depfile && rc == EXIT_OK) {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-		if (f) {
-			bool first = true;
-			for (size_t i = 0; i < p.task_count; i++)
-				for (size_t k = 0; k < p.tasks[i].written_count; k++) {
-					fprintf(f, "%s%s", first ? "" : " ", p.tasks[i].written[k]);
-					first = false;
-				}
-			for (size_t k = 0; k < qc_written_count; k++) {
-				fprintf(f, "%s%s", first ? "" : " ", qc_written[k]);
+		text_buf t = { 0 };
+		bool first = true;
+		for (size_t i = 0; i < p.task_count; i++)
+			for (size_t k = 0; k < p.tasks[i].written_count; k++) {
+				if (!first) tb_putc(&t, ' ');
+				tb_dep_path(&t, p.tasks[i].written[k]);
 				first = false;
 			}
-			fputc(':', f);
-			for (size_t i = 0; i < p.qc->file_count; i++) fprintf(f, " %s", p.qc->files[i].path);
-			for (size_t i = 0; i < p.task_count; i++) fprintf(f, " %s", p.tasks[i].src);
-			for (size_t i = 0; i < p.consumed_count; i++) fprintf(f, " %s", p.consumed[i]);
-			fputc('\n', f);
-			fclose(f);
-			outputs set = { .force = true };
-			char why[1024];
-			output *out = outputs_open(&set, o.depfile, why, sizeof(why));
-			char **dw = NULL;
-			size_t dwc = 0;
-			if (!out || !output_write(out, text ? text : "", len) || !outputs_commit(&set, &dw, &dwc, why, sizeof(why))) {
-				say("smdmx", "error", "cannot write the depfile '%s'", o.depfile);
-				if (out) outputs_abort(&set);
-				rc = EXIT_FAILED;
-			}
-			for (size_t k = 0; k < dwc; k++) free(dw[k]);
-			free(dw);
-			free(text);
+		for (size_t k = 0; k < qc_written_count; k++) {
+			if (!first) tb_putc(&t, ' ');
+			tb_dep_path(&t, qc_written[k]);
+			first = false;
 		}
+		tb_putc(&t, ':');
+		for (size_t i = 0; i < p.qc->file_count; i++) {
+			tb_putc(&t, ' ');
+			tb_dep_path(&t, p.qc->files[i].path);
+		}
+		for (size_t i = 0; i < p.task_count; i++) {
+			tb_putc(&t, ' ');
+			tb_dep_path(&t, p.tasks[i].src);
+		}
+		for (size_t i = 0; i < p.consumed_count; i++) {
+			tb_putc(&t, ' ');
+			tb_dep_path(&t, p.consumed[i]);
+		}
+		tb_putc(&t, '\n');
+		char why[1024];
+		if (!depfile_write(o.depfile, &t, why, sizeof(why))) {
+			say("smdmx", "error", "cannot write the depfile '%s': %s", o.depfile, why);
+			rc = EXIT_FAILED;
+		}
+		free(t.text);
 	}
 	for (size_t i = 0; i < p.task_count; i++) {
 		task *t = &p.tasks[i];

@@ -15,6 +15,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* printf-like functions are checked against the C library's printf: mingw-w64's own (C99,
+ * __USE_MINGW_ANSI_STDIO) on Windows, not the system's. */
+#if defined(__MINGW32__)
+#define OS_PRINTF gnu_printf
+#else
+#define OS_PRINTF printf
+#endif
+
 /* ---- files ------------------------------------------------------------------------------- */
 
 /* An open file: a descriptor on POSIX, a HANDLE on Windows. */
@@ -130,5 +138,10 @@ bool os_owns_console(void);
 void os_wait_key(void);
 /* A clock for durations, in seconds. */
 double os_seconds(void);
+/* The most memory the process has held at once (resident set, working set), in KiB. */
+uint64_t os_peak_memory_kib(void);
+/* A folder for temporary files (TMPDIR, /tmp; GetTempPath), malloc'd, '/' as separator. */
+char *os_temp_dir(void);
+bool os_rmdir(const char *path);
 
 #endif

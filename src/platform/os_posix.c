@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -394,5 +395,29 @@ double os_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint64_t os_peak_memory_kib(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+#if defined(__APPLE__)
+	return (uint64_t)ru.ru_maxrss / 1024; /* bytes there */
+#else
+	return (uint64_t)ru.ru_maxrss;
+#endif
+}
+
+char *os_temp_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+	char *s = malloc(t && *t ? strlen(t) + 1 : 5);
+	if (s) strcpy(s, t && *t ? t : "/tmp");
+	return s;
+}
+
+bool os_rmdir(const char *path)
+{
+	return rmdir(path) == 0;
 }
 #endif

@@ -1,0 +1,632 @@
+/* The operating system on Windows (Vista and later; built with mingw-w64). os.h says what each
+ * function does. Paths are UTF-8 inside smdmx and wide at every call here; a path too long
+ * for the old 260-character limit is made absolute and given the \\?\ prefix. System errors
+ * become errno values, so that messages read the same as on POSIX systems. */
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#define UNICODE
+#define _UNICODE
+#include "os.h"
+
+#include <windows.h>
+#include <shellapi.h>
+#include <psapi.h>
+#include <conio.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <process.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- text and errors --------------------------------------------------------------------- */
+
+static int errno_of(DWORD e)
+{
+	switch (e) {
+	case ERROR_FILE_NOT_FOUND:
+	case ERROR_PATH_NOT_FOUND:
+	case ERROR_INVALID_DRIVE:
+	case ERROR_BAD_NETPATH:
+	case ERROR_BAD_NET_NAME:
+	case ERROR_INVALID_NAME:
+	case ERROR_BAD_PATHNAME: return ENOENT;
+	case ERROR_ACCESS_DENIED:
+	case ERROR_SHARING_VIOLATION:
+	case ERROR_LOCK_VIOLATION:
+	case ERROR_WRITE_PROTECT: return EACCES;
+	case ERROR_FILE_EXISTS:
+	case ERROR_ALREADY_EXISTS: return EEXIST;
+	case ERROR_NOT_ENOUGH_MEMORY:
+	case ERROR_OUTOFMEMORY: return ENOMEM;
+	case ERROR_DISK_FULL:
+	case ERROR_HANDLE_DISK_FULL: return ENOSPC;
+	case ERROR_BROKEN_PIPE:
+	case ERROR_NO_DATA: return EPIPE;
+	case ERROR_DIRECTORY: return ENOTDIR;
+	case ERROR_DIR_NOT_EMPTY: return ENOTEMPTY;
+	case ERROR_FILENAME_EXCED_RANGE: return ENAMETOOLONG;
+	case ERROR_TOO_MANY_OPEN_FILES: return EMFILE;
+	case ERROR_NOT_SAME_DEVICE: return EXDEV;
+	default: return EIO;
+	}
+}
+
+static void set_errno(void)
+{
+	errno = errno_of(GetLastError());
+}
+
+static wchar_t *wide_of(const char *s)
+{
+	int n = MultiByteToWideChar(CP_UTF8, 0, s, -1, NULL, 0);
+	if (n <= 0) {
+		errno = ENOENT; /* not UTF-8: no such name */
+		return NULL;
+	}
+	wchar_t *w = malloc((size_t)n * sizeof(wchar_t));
+	if (!w) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	MultiByteToWideChar(CP_UTF8, 0, s, -1, w, n);
+	return w;
+}
+
+static char *utf8_of(const wchar_t *w)
+{
+	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+	if (n <= 0) return NULL;
+	char *s = malloc((size_t)n);
+	if (!s) return NULL;
+	WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL);
+	return s;
+}
+
+/* A path for the wide calls: '/' as '\', and past MAX_PATH made absolute with the \\?\
+ * prefix, which lifts the limit to 32,767 characters. */
+static wchar_t *wpath(const char *path)
+{
+	wchar_t *w = wide_of(path);
+	if (!w) return NULL;
+	size_t n = wcslen(w);
+	for (size_t i = 0; i < n; i++)
+		if (w[i] == L'/') w[i] = L'\\';
+	if (n < MAX_PATH - 12 || !wcsncmp(w, L"\\\\?\\", 4)) return w;
+	DWORD need = GetFullPathNameW(w, 0, NULL, NULL);
+	wchar_t *full = need ? malloc((size_t)need * sizeof(wchar_t)) : NULL;
+	DWORD got = full ? GetFullPathNameW(w, need, full, NULL) : 0;
+	free(w);
+	if (!got || got >= need) {
+		errno = full ? ENAMETOOLONG : ENOMEM;
+		free(full);
+		return NULL;
+	}
+	bool unc = full[0] == L'\\' && full[1] == L'\\';
+	const wchar_t *prefix = unc ? L"\\\\?\\UNC" : L"\\\\?\\";
+	const wchar_t *rest = unc ? full + 1 : full; /* \\server\share: \\?\UNC\server\share */
+	size_t len = wcslen(prefix) + wcslen(rest) + 1;
+	wchar_t *out = malloc(len * sizeof(wchar_t));
+	if (out) {
+		wcscpy(out, prefix);
+		wcscat(out, rest);
+	} else {
+		errno = ENOMEM;
+	}
+	free(full);
+	return out;
+}
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+os_file os_stdin(void) { return (os_file)GetStdHandle(STD_INPUT_HANDLE); }
+os_file os_stdout(void) { return (os_file)GetStdHandle(STD_OUTPUT_HANDLE); }
+
+static bool is_std(os_file f)
+{
+	return (HANDLE)f == GetStdHandle(STD_INPUT_HANDLE) || (HANDLE)f == GetStdHandle(STD_OUTPUT_HANDLE) ||
+	       (HANDLE)f == GetStdHandle(STD_ERROR_HANDLE);
+}
+
+os_file os_open_read(const char *path)
+{
+	wchar_t *w = wpath(path);
+	if (!w) return OS_NO_FILE;
+	HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+	                       FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN, NULL);
+	if (h == INVALID_HANDLE_VALUE) set_errno();
+	free(w);
+	if (h != INVALID_HANDLE_VALUE) {
+		BY_HANDLE_FILE_INFORMATION info;
+		if (GetFileInformationByHandle(h, &info) && (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {
+			CloseHandle(h);
+			errno = EISDIR;
+			return OS_NO_FILE;
+		}
+	}
+	return h == INVALID_HANDLE_VALUE ? OS_NO_FILE : (os_file)h;
+}
+
+ptrdiff_t os_read(os_file f, void *buf, size_t size)
+{
+	DWORD want = size > 0x40000000 ? 0x40000000 : (DWORD)size, got = 0;
+	if (ReadFile((HANDLE)f, buf, want, &got, NULL)) return (ptrdiff_t)got;
+	DWORD e = GetLastError();
+	if (e == ERROR_BROKEN_PIPE || e == ERROR_HANDLE_EOF) return 0; /* the writer closed the pipe: the end */
+	errno = errno_of(e);
+	return -1;
+}
+
+bool os_write_all(os_file f, const void *data, size_t size)
+{
+	const char *p = data;
+	while (size) {
+		DWORD want = size > 0x40000000 ? 0x40000000 : (DWORD)size, done = 0;
+		if (!WriteFile((HANDLE)f, p, want, &done, NULL)) {
+			set_errno();
+			return false;
+		}
+		p += done;
+		size -= done;
+	}
+	return true;
+}
+
+bool os_close(os_file f)
+{
+	if (f == OS_NO_FILE || is_std(f)) return true;
+	if (CloseHandle((HANDLE)f)) return true;
+	set_errno();
+	return false;
+}
+
+bool os_file_size(os_file f, uint64_t *size)
+{
+	LARGE_INTEGER n;
+	if (GetFileType((HANDLE)f) != FILE_TYPE_DISK || !GetFileSizeEx((HANDLE)f, &n)) return false;
+	*size = (uint64_t)n.QuadPart;
+	return true;
+}
+
+const void *os_map(os_file f, size_t size)
+{
+	HANDLE m = CreateFileMappingW((HANDLE)f, NULL, PAGE_READONLY, 0, 0, NULL);
+	if (!m) return NULL;
+	const void *view = MapViewOfFile(m, FILE_MAP_READ, 0, 0, size);
+	CloseHandle(m); /* the view keeps the mapping */
+	return view;
+}
+
+void os_unmap(const void *data, size_t size)
+{
+	(void)size;
+	if (data) UnmapViewOfFile(data);
+}
+
+FILE *os_fopen(const char *path, const char *mode)
+{
+	wchar_t *w = wpath(path), *m = wide_of(mode);
+	FILE *f = w && m ? _wfopen(w, m) : NULL;
+	free(w);
+	free(m);
+	return f;
+}
+
+/* ---- paths ------------------------------------------------------------------------------- */
+
+static int64_t unix_100ns(FILETIME t)
+{
+	/* 100 ns ticks since 1601 */
+	return (int64_t)(((uint64_t)t.dwHighDateTime << 32 | t.dwLowDateTime) - UINT64_C(116444736000000000));
+}
+
+static bool stat_of(const char *path, os_stat *st, bool follow)
+{
+	memset(st, 0, sizeof(*st));
+	wchar_t *w = wpath(path);
+	if (!w) return false;
+	WIN32_FILE_ATTRIBUTE_DATA a;
+	if (!GetFileAttributesExW(w, GetFileExInfoStandard, &a)) {
+		set_errno();
+		free(w);
+		return false;
+	}
+	st->link = !follow && (a.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT);
+	/* the file's identity (and, through a link, what it points to) from a handle */
+	HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+	                       FILE_FLAG_BACKUP_SEMANTICS | (follow ? 0 : FILE_FLAG_OPEN_REPARSE_POINT), NULL);
+	free(w);
+	BY_HANDLE_FILE_INFORMATION info;
+	if (h != INVALID_HANDLE_VALUE && GetFileInformationByHandle(h, &info)) {
+		a.dwFileAttributes = info.dwFileAttributes;
+		a.ftLastWriteTime = info.ftLastWriteTime;
+		a.nFileSizeHigh = info.nFileSizeHigh;
+		a.nFileSizeLow = info.nFileSizeLow;
+		st->device = info.dwVolumeSerialNumber;
+		st->inode = (uint64_t)info.nFileIndexHigh << 32 | info.nFileIndexLow;
+	}
+	if (h != INVALID_HANDLE_VALUE) CloseHandle(h);
+	st->kind = (a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? OS_DIRECTORY
+	         : (a.dwFileAttributes & FILE_ATTRIBUTE_DEVICE)    ? OS_OTHER
+	                                                           : OS_REGULAR;
+	st->size = (uint64_t)a.nFileSizeHigh << 32 | a.nFileSizeLow;
+	int64_t t = unix_100ns(a.ftLastWriteTime);
+	st->mtime_sec = t >= 0 ? t / 10000000 : -((-t + 9999999) / 10000000);
+	st->mtime_nsec = (int32_t)((t - st->mtime_sec * 10000000) * 100);
+	return true;
+}
+
+bool os_stat_path(const char *path, os_stat *st) { return stat_of(path, st, true); }
+bool os_lstat_path(const char *path, os_stat *st) { return stat_of(path, st, false); }
+
+bool os_mkdir(const char *path)
+{
+	wchar_t *w = wpath(path);
+	if (!w) return false;
+	bool ok = CreateDirectoryW(w, NULL);
+	if (!ok) set_errno();
+	free(w);
+	return ok;
+}
+
+bool os_remove(const char *path)
+{
+	wchar_t *w = wpath(path);
+	if (!w) return false;
+	bool ok = DeleteFileW(w);
+	if (!ok) set_errno();
+	free(w);
+	return ok;
+}
+
+char *os_getcwd(void)
+{
+	DWORD n = GetCurrentDirectoryW(0, NULL);
+	wchar_t *w = n ? malloc((size_t)n * sizeof(wchar_t)) : NULL;
+	if (!w || !GetCurrentDirectoryW(n, w)) {
+		free(w);
+		return NULL;
+	}
+	char *s = utf8_of(!wcsncmp(w, L"\\\\?\\", 4) && w[5] == L':' ? w + 4 : w);
+	free(w);
+	for (char *p = s; p && *p; p++)
+		if (*p == '\\') *p = '/';
+	return s;
+}
+
+bool os_names_ignore_case(void) { return true; }
+bool os_windows_paths(void) { return true; }
+
+struct os_dir {
+	HANDLE h;
+	WIN32_FIND_DATAW data;
+	bool first, done;
+	char *name;
+};
+
+os_dir *os_dir_open(const char *path)
+{
+	size_t n = strlen(path);
+	char *pattern = malloc(n + 3);
+	if (!pattern) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(pattern, path, n);
+	size_t k = n;
+	if (k && pattern[k - 1] != '/' && pattern[k - 1] != '\\') pattern[k++] = '/';
+	pattern[k++] = '*';
+	pattern[k] = 0;
+	wchar_t *w = wpath(pattern);
+	free(pattern);
+	os_dir *d = w ? calloc(1, sizeof(*d)) : NULL;
+	if (!d) {
+		free(w);
+		return NULL;
+	}
+	d->h = FindFirstFileExW(w, FindExInfoBasic, &d->data, FindExSearchNameMatch, NULL, 0);
+	free(w);
+	if (d->h == INVALID_HANDLE_VALUE) {
+		DWORD e = GetLastError();
+		if (e != ERROR_FILE_NOT_FOUND) { /* an empty directory has no match: not an error */
+			errno = errno_of(e);
+			free(d);
+			return NULL;
+		}
+		d->done = true;
+	}
+	d->first = true;
+	return d;
+}
+
+const char *os_dir_next(os_dir *d)
+{
+	for (;;) {
+		if (d->done) return NULL;
+		if (!d->first && !FindNextFileW(d->h, &d->data)) {
+			d->done = true;
+			return NULL;
+		}
+		d->first = false;
+		const wchar_t *n = d->data.cFileName;
+		if (!wcscmp(n, L".") || !wcscmp(n, L"..")) continue;
+		free(d->name);
+		d->name = utf8_of(n);
+		if (d->name) return d->name;
+	}
+}
+
+void os_dir_close(os_dir *d)
+{
+	if (!d) return;
+	if (d->h != INVALID_HANDLE_VALUE && d->h) FindClose(d->h);
+	free(d->name);
+	free(d);
+}
+
+/* ---- outputs written all or nothing ---------------------------------------------------------- */
+
+os_file os_create_new(const char *tmp_path)
+{
+	wchar_t *w = wpath(tmp_path);
+	if (!w) return OS_NO_FILE;
+	/* shared for deleting: the interrupt's cleanup removes it even while it is open */
+	HANDLE h = CreateFileW(w, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL,
+	                       NULL);
+	if (h == INVALID_HANDLE_VALUE) set_errno();
+	free(w);
+	return h == INVALID_HANDLE_VALUE ? OS_NO_FILE : (os_file)h;
+}
+
+bool os_sync(os_file f)
+{
+	if (GetFileType((HANDLE)f) != FILE_TYPE_DISK) return true;
+	if (FlushFileBuffers((HANDLE)f)) return true;
+	DWORD e = GetLastError();
+	if (e == ERROR_INVALID_FUNCTION || e == ERROR_INVALID_HANDLE) return true;
+	errno = errno_of(e);
+	return false;
+}
+
+static bool move(const char *from, const char *to, DWORD flags)
+{
+	wchar_t *a = wpath(from), *b = a ? wpath(to) : NULL;
+	bool ok = b && MoveFileExW(a, b, flags | MOVEFILE_WRITE_THROUGH);
+	if (b && !ok) set_errno();
+	free(a);
+	free(b);
+	return ok;
+}
+
+bool os_replace(const char *from, const char *to) { return move(from, to, MOVEFILE_REPLACE_EXISTING); }
+bool os_rename_new(const char *from, const char *to) { return move(from, to, 0); }
+long os_pid(void) { return (long)GetCurrentProcessId(); }
+
+/* ---- threads ----------------------------------------------------------------------------- */
+
+struct os_thread {
+	HANDLE h;
+	void (*fn)(void *);
+	void *arg;
+};
+
+static unsigned __stdcall thread_main(void *arg)
+{
+	os_thread *t = arg;
+	t->fn(t->arg);
+	return 0;
+}
+
+os_thread *os_thread_start(void (*fn)(void *), void *arg)
+{
+	os_thread *t = malloc(sizeof(*t));
+	if (!t) return NULL;
+	t->fn = fn;
+	t->arg = arg;
+	/* _beginthreadex, not CreateThread: the C library's per-thread state is set up */
+	uintptr_t h = _beginthreadex(NULL, 0, thread_main, t, 0, NULL);
+	if (!h) {
+		free(t);
+		return NULL;
+	}
+	t->h = (HANDLE)h;
+	return t;
+}
+
+void os_thread_join(os_thread *t)
+{
+	if (!t) return;
+	WaitForSingleObject(t->h, INFINITE);
+	CloseHandle(t->h);
+	free(t);
+}
+
+struct os_mutex {
+	SRWLOCK lock;
+};
+
+os_mutex *os_mutex_create(void)
+{
+	os_mutex *m = malloc(sizeof(*m));
+	if (m) InitializeSRWLock(&m->lock);
+	return m;
+}
+
+void os_mutex_lock(os_mutex *m) { AcquireSRWLockExclusive(&m->lock); }
+void os_mutex_unlock(os_mutex *m) { ReleaseSRWLockExclusive(&m->lock); }
+void os_mutex_destroy(os_mutex *m) { free(m); }
+
+unsigned os_cpu_count(void)
+{
+	SYSTEM_INFO si;
+	GetSystemInfo(&si);
+	return si.dwNumberOfProcessors > 0 ? (unsigned)si.dwNumberOfProcessors : 1;
+}
+
+void os_tune_allocator(void)
+{
+}
+
+/* ---- interrupts -------------------------------------------------------------------------- */
+
+/* Windows runs a console control handler on a thread of its own. It takes the hold lock (so
+ * that it waits for a file being created and registered, or a set being renamed into place),
+ * removes the temporary files, and ends the process while still holding it. */
+static void (*volatile on_cleanup)(void);
+static CRITICAL_SECTION hold_lock;
+static volatile LONG hold_ready;
+
+static void hold_init(void)
+{
+	if (InterlockedCompareExchange(&hold_ready, 1, 0) == 0) {
+		InitializeCriticalSection(&hold_lock);
+		InterlockedExchange(&hold_ready, 2);
+	}
+	while (hold_ready != 2) Sleep(0);
+}
+
+static BOOL WINAPI on_console_event(DWORD event)
+{
+	switch (event) {
+	case CTRL_C_EVENT:
+	case CTRL_BREAK_EVENT:
+	case CTRL_CLOSE_EVENT:
+	case CTRL_LOGOFF_EVENT:
+	case CTRL_SHUTDOWN_EVENT:
+		hold_init();
+		EnterCriticalSection(&hold_lock);
+		if (on_cleanup) on_cleanup();
+		ExitProcess(event == CTRL_C_EVENT ? 0xC000013Au /* STATUS_CONTROL_C_EXIT, as Ctrl-C ends any program */
+		                                  : 0xC000013Au);
+	default: return FALSE;
+	}
+}
+
+void os_on_interrupt(void (*cleanup)(void))
+{
+	hold_init();
+	on_cleanup = cleanup;
+	SetConsoleCtrlHandler(on_console_event, TRUE);
+}
+
+void os_interrupts_hold(void)
+{
+	hold_init();
+	EnterCriticalSection(&hold_lock); /* recursive for the same thread */
+}
+
+void os_interrupts_release(void)
+{
+	LeaveCriticalSection(&hold_lock);
+}
+
+void os_remove_in_cleanup(const char *path)
+{
+	wchar_t buf[4096];
+	int n = MultiByteToWideChar(CP_UTF8, 0, path, -1, buf, 4096);
+	if (n > 0) {
+		for (int i = 0; buf[i]; i++)
+			if (buf[i] == L'/') buf[i] = L'\\';
+		DeleteFileW(buf);
+	}
+}
+
+/* ---- the program's edge -------------------------------------------------------------------- */
+
+static UINT console_cp;
+
+static void restore_console(void)
+{
+	if (console_cp) SetConsoleOutputCP(console_cp);
+}
+
+void os_start(int *argc, char ***argv)
+{
+	/* Bytes in and out as they are: a binary DMX through a pipe arrives whole, and text
+	 * keeps the line ends it was written with (the writers choose, README). */
+	_setmode(_fileno(stdin), _O_BINARY);
+	_setmode(_fileno(stdout), _O_BINARY);
+	_setmode(_fileno(stderr), _O_BINARY);
+	/* Messages are UTF-8 (file names in any language): the console is told so. */
+	UINT cp = GetConsoleOutputCP();
+	if (cp && cp != CP_UTF8 && SetConsoleOutputCP(CP_UTF8)) {
+		console_cp = cp;
+		atexit(restore_console);
+	}
+	/* The command line as the system holds it, in UTF-16, made UTF-8 */
+	int n = 0;
+	wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
+	if (!w) return;
+	char **v = calloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; v && i < n; i++) {
+		v[i] = utf8_of(w[i]);
+		if (!v[i]) {
+			v = NULL; /* out of memory: the narrow command line */
+			break;
+		}
+	}
+	LocalFree(w);
+	if (!v) return;
+	/* argv[0] stays as the C library gave it (the program's name in messages) */
+	if (*argc > 0 && (*argv)[0]) v[0] = (*argv)[0];
+	*argc = n;
+	*argv = v;
+}
+
+bool os_is_terminal(FILE *f)
+{
+	DWORD mode;
+	HANDLE h = (HANDLE)_get_osfhandle(_fileno(f));
+	return h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode);
+}
+
+bool os_owns_console(void)
+{
+	DWORD ids[2];
+	return GetConsoleProcessList(ids, 2) == 1;
+}
+
+void os_wait_key(void)
+{
+	fputs("Press any key to close this window.\n", stderr);
+	fflush(stderr);
+	_getch();
+}
+
+double os_seconds(void)
+{
+	LARGE_INTEGER f, c;
+	QueryPerformanceFrequency(&f);
+	QueryPerformanceCounter(&c);
+	return (double)c.QuadPart / (double)f.QuadPart;
+}
+
+uint64_t os_peak_memory_kib(void)
+{
+	PROCESS_MEMORY_COUNTERS pmc;
+	if (!K32GetProcessMemoryInfo(GetCurrentProcess(), &pmc, sizeof(pmc))) return 0;
+	return (uint64_t)pmc.PeakWorkingSetSize / 1024;
+}
+
+char *os_temp_dir(void)
+{
+	wchar_t w[MAX_PATH + 2];
+	DWORD n = GetTempPathW(MAX_PATH + 2, w);
+	if (!n || n > MAX_PATH + 1) return NULL;
+	if (n > 1 && w[n - 1] == L'\\') w[n - 1] = 0; /* without its last '\' */
+	char *s = utf8_of(w);
+	for (char *p = s; p && *p; p++)
+		if (*p == '\\') *p = '/';
+	return s;
+}
+
+bool os_rmdir(const char *path)
+{
+	wchar_t *w = wpath(path);
+	if (!w) return false;
+	bool ok = RemoveDirectoryW(w);
+	if (!ok) set_errno();
+	free(w);
+	return ok;
+}
+#endif
