@@ -5,13 +5,12 @@
  * a clone downloaded alone does not have.
  * usage: replay_TARGET [--corpus DIR] PATH... */
 #define _DEFAULT_SOURCE
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "fuzz.h"
+#include "platform/os.h"
 
 static size_t files;
 
@@ -50,25 +49,27 @@ static int run_file(const char *path)
 
 static int run_path(const char *path)
 {
-	struct stat st;
-	if (stat(path, &st) != 0) {
+	os_stat st;
+	if (!os_stat_path(path, &st)) {
 		fprintf(stderr, "replay: %s is missing\n", path);
 		return 1;
 	}
-	if (!S_ISDIR(st.st_mode)) return run_file(path);
-	DIR *d = opendir(path);
+	if (st.kind != OS_DIRECTORY) return run_file(path);
+	os_dir *d = os_dir_open(path);
 	if (!d) return 1;
 	char **names = NULL;
 	size_t n = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.') continue;
+	const char *e;
+	while ((e = os_dir_next(d))) {
+		if (e[0] == '.') continue;
 		char **grown = realloc(names, (n + 1) * sizeof(*names));
 		if (!grown) break;
 		names = grown;
-		names[n++] = strdup(e->d_name);
+		names[n] = malloc(strlen(e) + 1);
+		if (!names[n]) break;
+		strcpy(names[n++], e);
 	}
-	closedir(d);
+	os_dir_close(d);
 	qsort(names, n, sizeof(*names), cmp);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -93,8 +94,8 @@ int main(int argc, char **argv)
 			/* The corpus beside the clone: a clone downloaded alone has none, and replays
 			 * only the rest, saying so; with SMDMX_REQUIRE_CORPUS set (CI) it must be there. */
 			const char *corpus = argv[++i], *req = getenv("SMDMX_REQUIRE_CORPUS");
-			struct stat st;
-			if (stat(corpus, &st) != 0 && !(req && strcmp(req, "0") != 0)) {
+			os_stat st;
+			if (!os_stat_path(corpus, &st) && !(req && strcmp(req, "0") != 0)) {
 				printf("skipped the corpus: there is none at %s\n", corpus);
 				continue;
 			}

@@ -127,13 +127,38 @@ static bool is_file(const char *path)
 	return os_stat_path(path, &st) && st.kind == OS_REGULAR;
 }
 
+/* The name as the folder holds it when it differs from want only in case: where the file
+ * system ignores case, a name that opens need not be the name on the disk. */
+static void name_on_disk(const char *folder, char *want, size_t comp, bool *nocase)
+{
+	if (memchr(want, ':', comp)) return; /* a drive */
+	os_dir *d = os_dir_open(*folder ? folder : ".");
+	if (!d) return;
+	const char *e;
+	bool exact = false;
+	char *other = NULL;
+	while ((e = os_dir_next(d)) != NULL && !exact) {
+		if (strlen(e) != comp) continue;
+		if (!memcmp(e, want, comp)) exact = true;
+		else if (!other && qc_same_nocase_n(e, want, comp) && (other = malloc(comp + 1))) memcpy(other, e, comp + 1);
+	}
+	os_dir_close(d);
+	if (!exact && other) {
+		memcpy(want, other, comp);
+		*nocase = true;
+	}
+	free(other);
+}
+
 /* The path of an existing file: as given, else with each component matched ignoring case
- * (QC names come from Windows, FORMATS G1). */
+ * (QC names come from Windows, FORMATS G1). Where the file system ignores case itself, the
+ * name found is the one on the disk, and a difference in case is reported alike. */
 char *sm_fs_find(void *user, const char *path, bool *nocase)
 {
 	(void)user;
 	*nocase = false;
-	if (is_file(path)) return strdup(path);
+	bool fold = os_names_ignore_case();
+	if (!fold && is_file(path)) return strdup(path);
 	size_t n = strlen(path);
 	char *out = malloc(n + 1);
 	if (!out) return NULL;
@@ -168,6 +193,10 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 				os_stat st;
 				found = os_stat_path(probe, &st);
 				free(probe);
+			}
+			if (found && fold) {
+				out[len] = 0;
+				name_on_disk(out, want, comp, nocase);
 			}
 			if (!found) {
 				os_dir *d = os_dir_open(len ? out : ".");

@@ -5,7 +5,6 @@
 #include <locale.h>
 #include <math.h>
 
-#include <unistd.h>
 
 #include "util.h"
 #include "../src/dm_internal.h"
@@ -502,11 +501,7 @@ static void test_limits(void **state)
 	expect_limit((smdmx_dm_limits){ .max_array_items = 3 }, true, 0, 0, NULL);
 	expect_limit((smdmx_dm_limits){ .max_array_items = 2 }, false, 6, 30, "more than 2 items in one array");
 	/* the file size, through a file */
-	char path[] = "/tmp/smdmx-limit-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, limits_text, sizeof(limits_text) - 1), (ssize_t)(sizeof(limits_text) - 1));
-	close(fd);
+	char *path = test_temp_file("limit", limits_text, sizeof(limits_text) - 1);
 	smdmx_dmx_read_options o = { .limits = { .max_file_size = sizeof(limits_text) - 1 } };
 	smdmx_error err;
 	smdmx_dm *dm = smdmx_dmx_read_file(path, &o, &err, NULL);
@@ -516,7 +511,8 @@ static void test_limits(void **state)
 	assert_null(smdmx_dmx_read_file(path, &o, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
 	assert_string_equal(err.message, "file larger than 317 bytes");
-	unlink(path);
+	os_remove(path);
+	free(path);
 	/* memory: the limit is the most the reader holds at once, to the byte */
 	test_counter c = { 0, 0, 0 };
 	smdmx_dmx_read_options m = { .allocator = test_allocator(&c) };

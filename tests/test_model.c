@@ -1156,7 +1156,7 @@ static void test_key_time_int32_min(void **state)
 	test_sink out = { 0 };
 	if (!smdmx_smd_write(s, test_sink_write, &out, NULL, &err)) fail_msg("%s", err.message);
 	const char *want = "time 1\r\n0 0.000000 0.000000 0.9999998 1.570796 0.000000 0.000000\r\n";
-	assert_non_null(memmem(out.data, out.size, want, strlen(want)));
+	assert_non_null(test_memmem(out.data, out.size, want, strlen(want)));
 	free(out.data);
 	smdmx_scene_free(s);
 }

@@ -7,19 +7,18 @@
 
 #include "util.h"
 #include "../src/num.h"
-
-static locale_t c_locale;
+#include "c_numbers.h"
 
 static float ref_parse(const char *s)
 {
-	return strtof_l(s, NULL, c_locale);
+	return c_strtof(s);
 }
 
 static void ref_fixed6(float v, char *out, size_t n)
 {
-	locale_t old = uselocale(c_locale);
+	c_numbers_state old = c_numbers_begin();
 	snprintf(out, n, "%.6f", (double)v);
-	uselocale(old);
+	c_numbers_end(old);
 	if (strcmp(out, "-0.000000") == 0) strcpy(out, "0.000000");
 }
 
@@ -151,7 +150,7 @@ static void test_parse_random_exact(void **state)
 {
 	(void)state;
 	char buf[64];
-	locale_t old = uselocale(c_locale);
+	c_numbers_state old = c_numbers_begin();
 	for (int i = 0; i < 300000; i++) {
 		uint64_t r = rng();
 		switch (i % 4) {
@@ -178,12 +177,12 @@ static void test_parse_random_exact(void **state)
 			snprintf(buf, sizeof(buf), "%.17g", mid);
 		}
 		}
-		uselocale(old);
+		c_numbers_end(old);
 		float got = parse_ok(buf), want = ref_parse(buf);
-		old = uselocale(c_locale);
+		old = c_numbers_begin();
 		if (bits(got) != bits(want)) fail_msg("'%s': got %a, want %a", buf, (double)got, (double)want);
 	}
-	uselocale(old);
+	c_numbers_end(old);
 }
 
 static void test_format_fixed6(void **state)
@@ -279,7 +278,7 @@ static void test_format_float_exact(void **state)
  * The nearest of that count wins. */
 static int ref_shortest(float f, double *value)
 {
-	locale_t old = uselocale(c_locale);
+	c_numbers_state old = c_numbers_begin();
 	char buf[64];
 	int p = 1;
 	for (; p <= 9; p++) {
@@ -294,12 +293,12 @@ static int ref_shortest(float f, double *value)
 			snprintf(buf, sizeof(buf), "%s%llde%d", f < 0 ? "-" : "", tries[t], e);
 			if (bits(strtof(buf, NULL)) == bits(f)) {
 				*value = strtod(buf, NULL);
-				uselocale(old);
+				c_numbers_end(old);
 				return p;
 			}
 		}
 	}
-	uselocale(old);
+	c_numbers_end(old);
 	fail_msg("%a: no reference", (double)f);
 	return 0;
 }
@@ -314,9 +313,9 @@ static void check_shortest(float f)
 	double want;
 	int p = ref_shortest(f, &want);
 	/* the same number as printf's shortest: as few digits, and the closest of that many */
-	locale_t old = uselocale(c_locale);
+	c_numbers_state old = c_numbers_begin();
 	double got = strtod(out, NULL);
-	uselocale(old);
+	c_numbers_end(old);
 	if (got != want) fail_msg("%a: %s, want %d digits: %.17g", (double)f, out, p, want);
 }
 
@@ -371,7 +370,6 @@ static void test_format_int(void **state)
 int main(void)
 {
 	setlocale(LC_ALL, "");
-	c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_forms),
 		cmocka_unit_test(test_parse_errors),
@@ -384,6 +382,5 @@ int main(void)
 		cmocka_unit_test(test_format_int),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-	freelocale(c_locale);
 	return rc;
 }

@@ -6,8 +6,6 @@
 #include "util.h"
 
 #include <math.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "qc_mem.h"
 

@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include <locale.h>
 #include <math.h>
-#include <unistd.h>
 
 #include "util.h"
 
@@ -233,7 +232,7 @@ static void test_version3_uvs(void **state)
 	assert_memory_equal(out.data, "version 3\r\n", 11);
 	const char *line = "0 0.000000 0.000000 0.000000 0.000000 0.000000 1.000000 0.500000 0.500000 1 0 1.000000 "
 	                   "2 0.100000 0.200000 0.300000 0.400000\r\n";
-	assert_non_null(memmem(out.data, out.size, line, strlen(line)));
+	assert_non_null(test_memmem(out.data, out.size, line, strlen(line)));
 	free(out.data);
 	smdmx_scene_free(s);
 }
@@ -338,14 +337,11 @@ static void test_nul_and_long_lines(void **state)
 		memset(text + n, 'x', (size_t)name_len);
 		n += name_len;
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "\" -1\nend\n");
-		char path[] = "/tmp/smdmx-test-XXXXXX";
-		int fd = mkstemp(path);
-		assert_true(fd >= 0);
-		assert_int_equal(write(fd, text, (size_t)n), n);
-		close(fd);
+		char *path = test_temp_file("test", text, (size_t)n);
 		smdmx_error err;
 		smdmx_scene *s = smdmx_smd_read_file(path, &o, &err, NULL);
-		unlink(path);
+		os_remove(path);
+		free(path);
 		if (extra == 0) {
 			assert_non_null(s);
 			smdmx_scene_free(s);
@@ -361,13 +357,11 @@ static void test_nul_and_long_lines(void **state)
 	char *text = malloc(big + 64);
 	int n = snprintf(text, 64, "version 1\nnodes\n");
 	memset(text + n, '7', big);
-	char path[] = "/tmp/smdmx-test-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(write(fd, text, big + (size_t)n) == (ssize_t)(big + (size_t)n));
-	close(fd);
+	char *path = test_temp_file("test", text, big + (size_t)n);
 	smdmx_error err;
 	assert_null(smdmx_smd_read_file(path, NULL, &err, NULL));
-	unlink(path);
+	os_remove(path);
+	free(path);
 	free(text);
 	assert_int_equal(err.code, SMDMX_ERROR_LINE_TOO_LONG);
 	assert_int_equal(err.line, 3);
@@ -510,16 +504,14 @@ static void test_chunk_boundaries(void **state)
 			size_t size;
 			char *t = big_text(eols[e], pad * 7919 % 13, &size);
 			assert_true(size > ((size_t)3 << 20));
-			char path[] = "/tmp/smdmx-chunk-XXXXXX";
-			int fd = mkstemp(path);
-			assert_int_equal(write(fd, t, size), (ssize_t)size);
-			close(fd);
+			char *path = test_temp_file("chunk", t, size);
 			smdmx_error err;
 			smdmx_scene *a = smdmx_smd_read_file(path, NULL, &err, NULL);
 			if (!a) fail_msg("eol %zu pad %zu: %u:%u: %s", e, pad, err.line, err.column, err.message);
 			smdmx_scene *b = smdmx_smd_read_memory(t, size, NULL, &err, NULL);
 			assert_non_null(b);
-			unlink(path);
+			os_remove(path);
+			free(path);
 			free(t);
 			char diff[256];
 			if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff))) fail_msg("eol %zu: %s", e, diff);
@@ -560,18 +552,15 @@ static void test_writer_pose_limit(void **state)
  * before reading. */
 static smdmx_scene *read_through_pipe(const char *data, size_t size, const smdmx_smd_read_options *o, smdmx_error *err)
 {
-	int fds[2];
-	assert_int_equal(pipe(fds), 0);
+	os_file ends[2];
+	assert_true(os_pipe(ends));
 	assert_true(size < 65536); /* fits in the pipe's buffer: written before it is read */
-	assert_int_equal(write(fds[1], data, size), (ssize_t)size);
-	close(fds[1]);
-	int saved = dup(0);
-	assert_true(saved >= 0);
-	assert_int_equal(dup2(fds[0], 0), 0);
-	close(fds[0]);
+	assert_true(os_write_all(ends[1], data, size));
+	os_close(ends[1]);
+	os_file saved = os_set_stdin(ends[0]);
+	assert_true(saved != OS_NO_FILE);
 	smdmx_scene *s = smdmx_smd_read_file("-", o, err, NULL);
-	assert_int_equal(dup2(saved, 0), 0);
-	close(saved);
+	os_close(os_set_stdin(saved));
 	return s;
 }
 
@@ -653,7 +642,7 @@ static void test_writer_format(void **state)
 	const char *tri = "triangles\r\nMaterial #152\r\n"
 	                  "1 0.000000 0.000000 0.000000 0.000000 0.000000 1.000000 0.000000 0.000000 1 1 1.000000\r\n"
 	                  "0 1.000000 0.000000 0.000000 0.000000 0.000000 1.000000 1.000000 0.000000 2 0 0.750000 2 0.250000\r\n";
-	assert_non_null(memmem(out.data, out.size, tri, strlen(tri)));
+	assert_non_null(test_memmem(out.data, out.size, tri, strlen(tri)));
 	/* a material that would read back differently is refused */
 	const char *saved = s->materials[0].name;
 	s->materials[0].name = "// not a comment";
@@ -697,7 +686,7 @@ static void test_write_ngon_fan(void **state)
 	                   "0 0.000000 0.000000 0.000000 0.000000 0.000000 1.000000 0.000000 0.000000\n"
 	                   "0 1.000000 1.000000 0.000000 0.000000 0.000000 1.000000 0.000000 0.000000\n"
 	                   "0 1.000000 0.000000 0.000000 0.000000 0.000000 1.000000 0.000000 0.000000\nend\n";
-	assert_non_null(memmem(out.data, out.size, want, strlen(want)));
+	assert_non_null(test_memmem(out.data, out.size, want, strlen(want)));
 	free(out.data);
 	smdmx_scene_free(s);
 }
@@ -752,18 +741,16 @@ static void test_write_file_atomic(void **state)
 	assert_false(smdmx_smd_write_file(s, "/nonexistent-dir/out.smd", NULL, &err));
 	assert_int_equal(err.code, SMDMX_ERROR_IO);
 	/* an invalid scene: no output file at all */
-	char path[] = "/tmp/smdmx-atomic-XXXXXX";
-	int fd = mkstemp(path);
-	close(fd);
-	unlink(path);
+	char *path = test_temp_path("atomic");
 	s->joints[0].parent = 77;
 	assert_false(smdmx_smd_write_file(s, path, NULL, &err));
 	assert_int_equal(err.code, SMDMX_ERROR_INVALID_SCENE);
-	assert_int_equal(access(path, F_OK), -1);
+	assert_false(test_exists(path));
 	s->joints[0].parent = 1;
 	assert_true(smdmx_smd_write_file(s, path, NULL, &err));
-	assert_int_equal(access(path, F_OK), 0);
-	unlink(path);
+	assert_true(test_exists(path));
+	os_remove(path);
+	free(path);
 	smdmx_scene_free(s);
 }
 

@@ -7,10 +7,7 @@
  * SMD, VTA, keyvalues2 and binary writers into memory, and the writers into files, which
  * must leave no file behind when they fail. */
 #define _DEFAULT_SOURCE
-#include <dirent.h>
 #include <locale.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "util.h"
 #include "qc_mem.h"
@@ -133,17 +130,17 @@ static bool write_dmx(void *ctx, smdmx_allocator a, smdmx_error *err)
 
 /* ---- the layers after reading ------------------------------------------------------------ */
 
-static char out_dir[] = "/tmp/smdmx-sweeps-XXXXXX";
+static char out_dir[400];
 
 /* What the output directory holds besides `keep` (the one file a success wrote). */
 static size_t stray_files(const char *keep)
 {
-	DIR *d = opendir(out_dir);
+	os_dir *d = os_dir_open(out_dir);
 	size_t n = 0;
-	struct dirent *e;
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && (!keep || strcmp(e->d_name, keep))) n++;
-	if (d) closedir(d);
+	const char *e;
+	while (d && (e = os_dir_next(d)))
+		if (!keep || strcmp(e, keep)) n++;
+	os_dir_close(d);
 	return n;
 }
 
@@ -154,9 +151,8 @@ static void sweep_file_writer(const char *what, const char *file, attempt_fn f, 
 	if (stray_files(sweep_ok ? name : NULL) != 0) fail_msg("%s of %s left a file behind", what, file);
 	char path[512];
 	snprintf(path, sizeof(path), "%s/%s", out_dir, name);
-	struct stat st;
-	if (sweep_ok && stat(path, &st) != 0) fail_msg("%s of %s: no output", what, file);
-	unlink(path);
+	if (sweep_ok && !test_exists(path)) fail_msg("%s of %s: no output", what, file);
+	os_remove(path);
 }
 
 static void sweep_dm_writers(smdmx_dm *dm, const char *file)
@@ -281,21 +277,15 @@ static void sweep_folder(const char *rel)
 {
 	char dir[1024];
 	snprintf(dir, sizeof(dir), "%s/%s", SMDMX_SOURCE_ROOT, rel);
-	struct dirent **names;
-	int n = scandir(dir, &names, NULL, alphasort);
-	if (n < 0) fail_msg("cannot read %s", dir);
-	for (int i = 0; i < n; i++) {
-		if (names[i]->d_name[0] != '.') {
-			char path[2048];
-			snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-			size_t size = 0;
-			char *data = test_slurp(path, &size);
-			if (data && size <= 64 * 1024) sweep_input(path, data, size);
-			free(data);
-		}
-		free(names[i]);
+	size_t n;
+	char **names = test_list_dir(dir, &n);
+	for (size_t i = 0; i < n; i++) {
+		size_t size = 0;
+		char *data = test_slurp(names[i], &size);
+		if (data && size <= 64 * 1024) sweep_input(names[i], data, size);
+		free(data);
 	}
-	free(names);
+	test_free_list(names, n);
 }
 
 static void test_smd_files(void **state)
@@ -434,7 +424,10 @@ static void test_qc_files(void **state)
 int main(void)
 {
 	setlocale(LC_ALL, "");
-	if (!mkdtemp(out_dir)) return 1;
+	char *dir = test_temp_path("sweeps");
+	if (!os_mkdir(dir)) return 1;
+	snprintf(out_dir, sizeof(out_dir), "%s", dir);
+	free(dir);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_smd_files),
 		cmocka_unit_test(test_dmx_files),
@@ -443,6 +436,6 @@ int main(void)
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	printf("swept %zu inputs: %zu cuts, %zu attempts with an allocation failing\n", inputs_swept, cuts, attempts);
-	rmdir(out_dir);
+	os_rmdir(out_dir);
 	return rc;
 }

@@ -4,9 +4,9 @@
  * position matching gives that corner, computed here from the text on its own. */
 #include <locale.h>
 #include <math.h>
-#include <unistd.h>
 
 #include "util.h"
+#include "c_numbers.h"
 
 /* ---- VTA text ------------------------------------------------------------------------------ */
 
@@ -27,12 +27,6 @@ typedef struct vta_text {
 
 /* The text the tests write and read themselves (VTAs rewritten, generated references) has
  * '.' decimals in any locale: the library's own text does, whatever the locale is. */
-static locale_t c_numbers;
-
-static locale_t numbers_begin(void)
-{
-	return uselocale(c_numbers);
-}
 
 static int by_id(const void *a, const void *b)
 {
@@ -54,7 +48,7 @@ static void sort_vta(vta_text *t)
 
 static void parse_vta(const char *text, vta_text *out)
 {
-	locale_t old = numbers_begin();
+	c_numbers_state old = c_numbers_begin();
 	memset(out, 0, sizeof(*out));
 	const char *va = strstr(text, "vertexanimation");
 	assert_non_null(va);
@@ -85,7 +79,7 @@ static void parse_vta(const char *text, vta_text *out)
 		p = e ? e + 1 : p + len;
 	}
 	sort_vta(out);
-	uselocale(old);
+	c_numbers_end(old);
 }
 
 static void free_vta(vta_text *t)
@@ -99,7 +93,7 @@ static char *print_vta(const vta_text *t)
 	size_t cap = strlen(t->head) + 4096, n = 0;
 	for (size_t f = 0; f < t->frames; f++) cap += 64 + 128 * t->count[f];
 	char *s = malloc(cap);
-	locale_t old = numbers_begin();
+	c_numbers_state old = c_numbers_begin();
 	n += (size_t)snprintf(s + n, cap - n, "%s", t->head);
 	for (size_t f = 0; f < t->frames; f++) {
 		n += (size_t)snprintf(s + n, cap - n, "%s\n", t->time[f]);
@@ -110,7 +104,7 @@ static char *print_vta(const vta_text *t)
 		}
 	}
 	snprintf(s + n, cap - n, "end\n");
-	uselocale(old);
+	c_numbers_end(old);
 	return s;
 }
 
@@ -463,11 +457,7 @@ static void test_one_position_two_normals(void **state)
 	                  "upper\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\n"
 	                  "lower\n0 0 0 0 0 0 -1 0 0\n0 0 1 0 0 0 -1 0 1\n0 -1 0 0 0 0 -1 1 0\n"
 	                  "side\n0 0 0 0 0.6 0 0.8 0 0\n0 0 0 5 0.6 0 0.8 0 1\n0 1 0 5 0.6 0 0.8 1 0\nend\n";
-	char path[] = "/tmp/smdmx-lips-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, ref, strlen(ref)), (ssize_t)strlen(ref));
-	close(fd);
+	char *path = test_temp_file("lips", ref, strlen(ref));
 	/* numbered against the corners' order, with the two vertices at the origin swapped */
 	const char *vta = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\ntime 1 # open\nend\nvertexanimation\ntime 0\n"
 	                  "0 0 0 0 0 0 -1\n1 1 0 0 0 0 1\n2 0 1 0 0 0 1\n3 0 0 0 0 0 1\n4 0 1 0 0 0 -1\n5 -1 0 0 0 0 -1\n"
@@ -495,7 +485,8 @@ static void test_one_position_two_normals(void **state)
 	smdmx_scene_free(back);
 	smdmx_dm_free(dm);
 	smdmx_scene_free(s);
-	unlink(path);
+	os_remove(path);
+	free(path);
 }
 
 /* Valve's SDK character: its VTA pairs with the reference shape by shape, every corner as
@@ -645,7 +636,7 @@ static char *degenerate_reference(size_t corners)
 {
 	size_t cap = 128 + corners * 64, n = 0;
 	char *s = malloc(cap);
-	locale_t old = numbers_begin();
+	c_numbers_state old = c_numbers_begin();
 	n += (size_t)snprintf(s + n, cap - n, "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\n");
 	for (size_t k = 0; k < corners; k++) {
 		if (k % 3 == 0) n += (size_t)snprintf(s + n, cap - n, "m\n");
@@ -653,7 +644,7 @@ static char *degenerate_reference(size_t corners)
 		n += (size_t)snprintf(s + n, cap - n, "0 0 0 0 %.6f %.6f 0 0 0\n", cos(a), sin(a));
 	}
 	snprintf(s + n, cap - n, "end\n");
-	uselocale(old);
+	c_numbers_end(old);
 	return s;
 }
 
@@ -665,14 +656,14 @@ static void test_budget(void **state)
 	size_t g = 2114;
 	size_t vcap = 256 + g * 64, vn = 0;
 	char *vta = malloc(vcap);
-	locale_t old = numbers_begin();
+	c_numbers_state old = c_numbers_begin();
 	vn += (size_t)snprintf(vta + vn, vcap - vn, "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\nend\nvertexanimation\ntime 0\n");
 	for (size_t i = 0; i < g; i++) {
 		double a = 3.0 + (double)i * 0.001;
 		vn += (size_t)snprintf(vta + vn, vcap - vn, "%zu 0 0 0 %.6f %.6f 0\n", 1000000 + i, cos(a), sin(a));
 	}
 	snprintf(vta + vn, vcap - vn, "end\n");
-	uselocale(old);
+	c_numbers_end(old);
 	smdmx_error err;
 	smdmx_scene *v = smdmx_smd_read_memory(vta, strlen(vta), NULL, &err, NULL);
 	assert_non_null(v);
@@ -780,8 +771,6 @@ static void test_corrective_names(void **state)
 int main(void)
 {
 	setlocale(LC_ALL, "");
-	c_numbers = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	if (!c_numbers) return 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbered),
 		cmocka_unit_test(test_shuffled),

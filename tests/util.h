@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <dirent.h>
 
+#include "platform/os.h"
 #include "smdmx/smdmx.h"
 
 #ifndef SMDMX_SOURCE_ROOT
@@ -55,9 +55,9 @@ static inline const char *test_corpus_root(void)
 
 static inline bool test_have_corpus(void)
 {
-	DIR *d = opendir(test_corpus_root());
-	if (d) closedir(d);
-	return d != NULL;
+	os_stat st;
+	bool d = os_stat_path(test_corpus_root(), &st) && st.kind == OS_DIRECTORY;
+	return d;
 }
 
 /* The corpus folder, for a test that reads it. A clone downloaded alone has no corpus: the
@@ -94,33 +94,39 @@ static inline int test_compare_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The files of a corpus folder (sub), sorted by name, without dot files; each entry is the
- * full path. A missing folder fails the test. Free with test_free_list. */
-static inline char **test_corpus_files(const char *sub, size_t *count)
+/* The entries of a folder, sorted by name, without dot files; each entry is the full path.
+ * A missing folder fails the test. Free with test_free_list. */
+static inline char **test_list_dir(const char *dir, size_t *count)
 {
-	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s/%s", test_corpus_dir(), sub);
-	DIR *dh = opendir(dir);
-	if (!dh) fail_msg("corpus directory %s is missing", dir);
+	os_dir *dh = os_dir_open(dir);
+	if (!dh) fail_msg("directory %s is missing", dir);
 	char **list = NULL;
 	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(dh))) {
-		if (e->d_name[0] == '.') continue;
+	const char *e;
+	while ((e = os_dir_next(dh))) {
+		if (e[0] == '.') continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 64;
 			list = realloc(list, cap * sizeof(char *));
 			assert_non_null(list);
 		}
-		size_t len = strlen(dir) + strlen(e->d_name) + 2;
+		size_t len = strlen(dir) + strlen(e) + 2;
 		list[n] = malloc(len);
 		assert_non_null(list[n]);
-		snprintf(list[n++], len, "%s/%s", dir, e->d_name);
+		snprintf(list[n++], len, "%s/%s", dir, e);
 	}
-	closedir(dh);
+	os_dir_close(dh);
 	if (n) qsort(list, n, sizeof(char *), test_compare_names);
 	*count = n;
 	return list;
+}
+
+/* The files of a corpus folder (sub), as test_list_dir lists them. */
+static inline char **test_corpus_files(const char *sub, size_t *count)
+{
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/%s", test_corpus_dir(), sub);
+	return test_list_dir(dir, count);
 }
 
 /* The same for a folder and every folder below it (paths sorted as text). */
@@ -131,9 +137,8 @@ static inline char **test_corpus_tree(const char *sub, size_t *count)
 	char **list = NULL;
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++) {
-		DIR *d = opendir(top[i]);
-		if (d) {
-			closedir(d);
+		os_stat st;
+		if (os_stat_path(top[i], &st) && st.kind == OS_DIRECTORY) {
 			char rel[4096];
 			snprintf(rel, sizeof(rel), "%s/%s", sub, test_base_name_of(top[i]));
 			size_t m;
@@ -238,6 +243,47 @@ static inline char *test_sink_text(test_sink *s)
 	assert_non_null(s->data);
 	s->data[s->size] = '\0';
 	return s->data;
+}
+
+/* A path for a temporary file that does not exist yet, in the system's temporary folder
+ * (malloc'd): tag, the process and a count make it unique. */
+static inline char *test_temp_path(const char *tag)
+{
+	static unsigned long count;
+	char *dir = os_temp_dir();
+	if (!dir) fail_msg("no temporary folder");
+	size_t n = strlen(dir) + strlen(tag) + 64;
+	char *p = malloc(n);
+	if (!p) fail_msg("out of memory");
+	snprintf(p, n, "%s/smdmx-%s-%ld-%lu", dir, tag, os_pid(), count++);
+	free(dir);
+	return p;
+}
+
+/* A temporary file holding n bytes of data (malloc'd path; os_remove it after). */
+static inline char *test_temp_file(const char *tag, const void *data, size_t n)
+{
+	char *p = test_temp_path(tag);
+	os_file f = os_create_new(p);
+	if (f == OS_NO_FILE) fail_msg("cannot create %s", p);
+	if (!os_write_all(f, data, n) || !os_close(f)) fail_msg("cannot write %s", p);
+	return p;
+}
+
+/* true when something is at path */
+static inline bool test_exists(const char *path)
+{
+	os_stat st;
+	return os_stat_path(path, &st);
+}
+
+/* Where needle first occurs in hay, or NULL (memmem, which not every C library has). */
+static inline const void *test_memmem(const void *hay, size_t n, const void *needle, size_t k)
+{
+	if (k == 0) return hay;
+	for (size_t i = 0; i + k <= n; i++)
+		if (!memcmp((const char *)hay + i, needle, k)) return (const char *)hay + i;
+	return NULL;
 }
 
 #endif

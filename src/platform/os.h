@@ -48,6 +48,12 @@ bool os_file_size(os_file f, uint64_t *size);
 const void *os_map(os_file f, size_t size);
 void os_unmap(const void *data, size_t size);
 
+/* A pipe: [0] reads what [1] writes. */
+bool os_pipe(os_file ends[2]);
+/* Makes f the standard input (taking it over) and returns the one before, which a later call
+ * puts back (and the caller then closes what that call returns). */
+os_file os_set_stdin(os_file f);
+
 /* fopen by UTF-8 path. */
 FILE *os_fopen(const char *path, const char *mode);
 

@@ -89,6 +89,23 @@ void os_unmap(const void *data, size_t size)
 	if (data) munmap((void *)(uintptr_t)data, size);
 }
 
+bool os_pipe(os_file ends[2])
+{
+	int fds[2];
+	if (pipe(fds) != 0) return false;
+	ends[0] = fds[0];
+	ends[1] = fds[1];
+	return true;
+}
+
+os_file os_set_stdin(os_file f)
+{
+	int saved = dup(STDIN_FILENO);
+	if (saved < 0 || dup2((int)f, STDIN_FILENO) < 0) return OS_NO_FILE;
+	close((int)f);
+	return saved;
+}
+
 FILE *os_fopen(const char *path, const char *mode)
 {
 	return fopen(path, mode);

@@ -203,6 +203,25 @@ void os_unmap(const void *data, size_t size)
 	if (data) UnmapViewOfFile(data);
 }
 
+bool os_pipe(os_file ends[2])
+{
+	HANDLE r, w;
+	if (!CreatePipe(&r, &w, NULL, 1 << 16)) {
+		set_errno();
+		return false;
+	}
+	ends[0] = (os_file)r;
+	ends[1] = (os_file)w;
+	return true;
+}
+
+os_file os_set_stdin(os_file f)
+{
+	HANDLE old = GetStdHandle(STD_INPUT_HANDLE);
+	if (!SetStdHandle(STD_INPUT_HANDLE, (HANDLE)f)) return OS_NO_FILE;
+	return (os_file)old;
+}
+
 FILE *os_fopen(const char *path, const char *mode)
 {
 	wchar_t *w = wpath(path), *m = wide_of(mode);
