@@ -140,7 +140,7 @@ static const plan *sort_plan;
 static int by_output(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = strcmp(sort_plan->jobs[x].out, sort_plan->jobs[y].out);
+	int c = path_compare(sort_plan->jobs[x].out, sort_plan->jobs[y].out);
 	return c ? c : x < y ? -1 : 1;
 }
 
@@ -185,7 +185,7 @@ static bool plan_qc(const conv_opts *o, plan *p)
 		j->out = xstrdup(o->out);
 		free(out);
 	} else if (o->outdir) {
-		const char *slash = strrchr(out, '/');
+		const char *slash = last_separator(out);
 		j->out = xasprintf("%s/%s", o->outdir, slash ? slash + 1 : out);
 		free(out);
 	} else {
@@ -212,7 +212,7 @@ static bool make_plan(const conv_opts *o, char **args, size_t nargs, plan *p)
 				continue;
 			}
 			size_t len = strlen(a);
-			while (len > 1 && a[len - 1] == '/') len--;
+			while (len > 1 && is_separator(a[len - 1])) len--;
 			char *dir = xasprintf("%.*s", (int)len, a);
 			if (!walk(o, dir, "", &files, 0)) ok = false;
 			free(dir);
@@ -224,7 +224,7 @@ static bool make_plan(const conv_opts *o, char **args, size_t nargs, plan *p)
 			ok = false;
 			continue;
 		}
-		const char *slash = strrchr(a, '/');
+		const char *slash = last_separator(a);
 		found_push(&files, xstrdup(a), xstrdup(slash ? slash + 1 : a));
 	}
 	ok = ok && plan_jobs(o, &files, p);
@@ -334,7 +334,8 @@ static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p)
 		return false;
 	}
 	/* Two inputs must not write one output (x.smd and x.SMD, or a/x.smd and b/x.smd with -d
-	 * and no -r): those jobs fail without running. */
+	 * and no -r, or A.smd and a.smd where the file system ignores case): those jobs fail
+	 * without running. */
 	size_t *by_out = malloc(p->count * sizeof(size_t));
 	if (!by_out) return false;
 	for (size_t i = 0; i < p->count; i++) by_out[i] = i;
@@ -342,7 +343,7 @@ static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p)
 	qsort(by_out, p->count, sizeof(size_t), by_output);
 	for (size_t i = 0; i < p->count;) {
 		size_t k = i + 1;
-		while (k < p->count && !strcmp(p->jobs[by_out[k]].out, p->jobs[by_out[i]].out)) k++;
+		while (k < p->count && !path_compare(p->jobs[by_out[k]].out, p->jobs[by_out[i]].out)) k++;
 		if (k - i > 1 && strcmp(p->jobs[by_out[i]].out, "-"))
 			for (size_t m = i; m < k; m++) {
 				job *j = &p->jobs[by_out[m]];

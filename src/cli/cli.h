@@ -202,6 +202,14 @@ int cmd_qc(int argc, char **argv);
 int qc_info(const char *path, bool json);
 int qc_check(const char *path);
 
+/* Paths. On Windows '\\' separates as '/' does and a path may start with a drive. */
+bool is_separator(char c);
+/* The last separator in path, or NULL. */
+const char *last_separator(const char *path);
+/* Paths compared as the file system compares names: ignoring ASCII case (and '\\' against '/')
+ * where it ignores case, byte by byte elsewhere. */
+int path_compare(const char *a, const char *b);
+
 /* A growing text, for depfiles. */
 typedef struct text_buf {
 	char *text;

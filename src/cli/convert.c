@@ -546,7 +546,7 @@ static bool write_qc_text(run *r, const smdmx_scene *scene, const char *in, cons
 {
 	(void)in;
 	char *rel = path_relative(r->o->qc, smd);
-	const char *slash = strrchr(smd, '/');
+	const char *slash = last_separator(smd);
 	char *stem = xstrdup(slash ? slash + 1 : smd);
 	char *dot = strrchr(stem, '.');
 	if (dot && dot != stem) *dot = 0;

@@ -13,9 +13,35 @@
 
 /* ---- paths ------------------------------------------------------------------------------- */
 
+bool is_separator(char c)
+{
+	return c == '/' || (c == '\\' && os_windows_paths());
+}
+
+const char *last_separator(const char *path)
+{
+	const char *last = NULL;
+	for (const char *p = path; *p; p++)
+		if (is_separator(*p)) last = p;
+	return last;
+}
+
+int path_compare(const char *a, const char *b)
+{
+	if (!os_names_ignore_case()) return strcmp(a, b);
+	for (;; a++, b++) {
+		unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+		if (x == '\\') x = '/';
+		if (y == '\\') y = '/';
+		if (x >= 'A' && x <= 'Z') x = (unsigned char)(x + 32);
+		if (y >= 'A' && y <= 'Z') y = (unsigned char)(y + 32);
+		if (x != y || !x) return x < y ? -1 : x > y;
+	}
+}
+
 const char *path_extension(const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = last_separator(path);
 	const char *base = slash ? slash + 1 : path;
 	const char *dot = strrchr(base, '.');
 	return dot && dot != base ? dot + 1 : "";
@@ -70,13 +96,34 @@ char *path_with_suffix(const char *path, const char *suffix)
 	return xasprintf("%.*s_%s%s%s", (int)stem_length(path), path, suffix, *ext ? "." : "", ext);
 }
 
-/* path made absolute (against the working directory) with "." and ".." folded. */
+/* path made absolute (against the working directory) with "." and ".." folded, '/' as the
+ * separator. On Windows: "C:/a/b" for a drive, "//server/share/a" for a network share, and
+ * "\\a" on the working directory's drive. */
 char *path_absolute(const char *path)
 {
-	char *cwd = path[0] == '/' ? NULL : os_getcwd();
-	char *joined = path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", cwd ? cwd : ".", path);
+	bool windows = os_windows_paths();
+	char *given = xstrdup(path);
+	if (windows)
+		for (char *c = given; *c; c++)
+			if (*c == '\\') *c = '/';
+	bool drive = windows && given[0] && given[1] == ':' && given[2] == '/';
+	bool unc = windows && given[0] == '/' && given[1] == '/';
+	bool rooted = given[0] == '/' || drive;
+	char *cwd = rooted && !(windows && given[0] == '/' && !unc) ? NULL : os_getcwd();
+	char *joined;
+	if (!rooted) joined = xasprintf("%s/%s", cwd ? cwd : ".", given);
+	else if (cwd && cwd[0] && cwd[1] == ':') joined = xasprintf("%.2s%s", cwd, given); /* the drive of the working directory */
+	else joined = xstrdup(given);
+	if (!rooted && cwd && cwd[0] == '/' && cwd[1] == '/') unc = true;
+	free(given);
 	free(cwd);
-	char *out = xstrdup(joined);
+	/* each component is written after a '/': one more byte than a path that does not start
+	 * with one ("C:/a" becomes "/C:/a" before the drive is put first) */
+	char *out = malloc(strlen(joined) + 2);
+	if (!out) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
 	size_t n = 0;
 	for (const char *p = joined; *p;) {
 		while (*p == '/') p++;
@@ -98,6 +145,12 @@ char *path_absolute(const char *path)
 	if (n == 0) out[n++] = '/';
 	out[n] = 0;
 	free(joined);
+	if (windows && n >= 3 && out[2] == ':') memmove(out, out + 1, n); /* "C:/a", not "/C:/a" */
+	if (unc) {
+		char *u = xasprintf("/%s", out);
+		free(out);
+		out = u;
+	}
 	return out;
 }
 
@@ -110,6 +163,11 @@ char *path_relative(const char *from_file, const char *to)
 	while (a[i] && a[i] == b[i]) {
 		if (a[i] == '/') common = i + 1;
 		i++;
+	}
+	if (common == 0 || (common == 1 && os_windows_paths())) {
+		/* another drive or share: no way there but the whole path */
+		free(a);
+		return b;
 	}
 	size_t ups = 0;
 	for (const char *p = a + common; *p; p++) ups += *p == '/';
@@ -129,26 +187,27 @@ char *path_relative(const char *from_file, const char *to)
 
 bool make_parent_dirs(const char *path, char *why, size_t why_size)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = last_separator(path);
 	if (!slash || slash == path) return true;
 	char *p = xstrdup(path);
 	p[slash - path] = '\0';
 	os_stat st;
 	bool there = os_stat_path(p, &st) && st.kind == OS_DIRECTORY; /* the usual case in a batch */
-	p[slash - path] = '/';
+	p[slash - path] = *slash;
 	if (there) {
 		free(p);
 		return true;
 	}
 	for (char *s = p + 1; *s; s++) {
-		if (*s != '/') continue;
+		if (!is_separator(*s) || (s == p + 2 && p[1] == ':' && os_windows_paths())) continue; /* C:\ is there */
+		char sep = *s;
 		*s = '\0';
 		if (!os_mkdir(p) && errno != EEXIST) {
 			snprintf(why, why_size, "cannot create the directory '%s': %s", p, strerror(errno));
 			free(p);
 			return false;
 		}
-		*s = '/';
+		*s = sep;
 	}
 	free(p);
 	return true;
@@ -331,7 +390,7 @@ output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
 	/* A name of our own, created exclusively with the final file's mode (0666 less the
 	 * umask, as any new file): no fchmod afterwards. */
 	static unsigned long counter;
-	const char *slash = strrchr(path, '/');
+	const char *slash = last_separator(path);
 	/* The name is registered before the file is created: an interrupt in between removes a
 	 * file that is not there yet, rather than leaving one behind. */
 	for (int attempt = 0;; attempt++) {
@@ -365,6 +424,9 @@ bool output_write(void *user, const void *data, size_t size)
 	output *out = user;
 	if (os_write_all(out->fd, data, size)) return true;
 	out->errnum = errno;
+	/* standard output whose reader is gone (| head): where no signal ended the program,
+	 * it ends here, as quietly */
+	if (!out->tmp && out->errnum == EPIPE) os_exit_broken_pipe();
 	return false;
 }
 

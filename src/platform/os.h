@@ -127,6 +127,9 @@ void os_on_interrupt(void (*cleanup)(void));
 /* Holds interrupts back (nests per thread; the outermost release delivers what came). */
 void os_interrupts_hold(void);
 void os_interrupts_release(void);
+/* Ends the program as a reader that closed the pipe ends it: quietly, after the cleanup, by
+ * SIGPIPE on POSIX (exit status 141 in the shell), with exit code 1 on Windows. */
+void os_exit_broken_pipe(void);
 /* Removes a file from inside cleanup (async-signal-safe). */
 void os_remove_in_cleanup(const char *path);
 

@@ -380,6 +380,18 @@ void os_interrupts_release(void)
 	pthread_sigmask(SIG_SETMASK, &hold_old, NULL);
 }
 
+void os_exit_broken_pipe(void)
+{
+	if (on_cleanup) on_cleanup();
+	signal(SIGPIPE, SIG_DFL);
+	sigset_t pipe_only;
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	pthread_sigmask(SIG_UNBLOCK, &pipe_only, NULL);
+	raise(SIGPIPE);
+	_exit(141);
+}
+
 void os_remove_in_cleanup(const char *path)
 {
 	unlink(path);

@@ -42,6 +42,7 @@ static int errno_of(DWORD e)
 	case ERROR_DISK_FULL:
 	case ERROR_HANDLE_DISK_FULL: return ENOSPC;
 	case ERROR_BROKEN_PIPE:
+	case ERROR_PIPE_NOT_CONNECTED:
 	case ERROR_NO_DATA: return EPIPE;
 	case ERROR_DIRECTORY: return ENOTDIR;
 	case ERROR_DIR_NOT_EMPTY: return ENOTEMPTY;
@@ -55,6 +56,34 @@ static int errno_of(DWORD e)
 static void set_errno(void)
 {
 	errno = errno_of(GetLastError());
+}
+
+static bool stat_of(const char *path, os_stat *st, bool follow);
+
+/* errno for a call on path that failed: a folder on the way that is a file is ENOTDIR, as
+ * POSIX systems say, where Windows says only that the path is not found. */
+static void set_errno_for(const char *path)
+{
+	DWORD e = GetLastError();
+	errno = errno_of(e);
+	if (e != ERROR_PATH_NOT_FOUND && e != ERROR_DIRECTORY) return;
+	size_t n = strlen(path);
+	char *p = malloc(n + 1);
+	if (!p) return;
+	memcpy(p, path, n + 1);
+	for (;;) {
+		char *a = strrchr(p, '/'), *b = strrchr(p, '\\');
+		char *cut = a > b ? a : b;
+		if (!cut || cut == p) break;
+		*cut = 0;
+		os_stat st;
+		if (stat_of(p, &st, true)) {
+			if (st.kind != OS_DIRECTORY) errno = ENOTDIR;
+			break;
+		}
+	}
+	free(p);
+	if (errno != ENOTDIR) errno = errno_of(e);
 }
 
 static wchar_t *wide_of(const char *s)
@@ -134,7 +163,7 @@ os_file os_open_read(const char *path)
 	if (!w) return OS_NO_FILE;
 	HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
 	                       FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN, NULL);
-	if (h == INVALID_HANDLE_VALUE) set_errno();
+	if (h == INVALID_HANDLE_VALUE) set_errno_for(path);
 	free(w);
 	if (h != INVALID_HANDLE_VALUE) {
 		BY_HANDLE_FILE_INFORMATION info;
@@ -246,7 +275,8 @@ static bool stat_of(const char *path, os_stat *st, bool follow)
 	if (!w) return false;
 	WIN32_FILE_ATTRIBUTE_DATA a;
 	if (!GetFileAttributesExW(w, GetFileExInfoStandard, &a)) {
-		set_errno();
+		DWORD e = GetLastError();
+		errno = errno_of(e);
 		free(w);
 		return false;
 	}
@@ -283,7 +313,7 @@ bool os_mkdir(const char *path)
 	wchar_t *w = wpath(path);
 	if (!w) return false;
 	bool ok = CreateDirectoryW(w, NULL);
-	if (!ok) set_errno();
+	if (!ok) set_errno_for(path);
 	free(w);
 	return ok;
 }
@@ -392,7 +422,7 @@ os_file os_create_new(const char *tmp_path)
 	/* shared for deleting: the interrupt's cleanup removes it even while it is open */
 	HANDLE h = CreateFileW(w, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL,
 	                       NULL);
-	if (h == INVALID_HANDLE_VALUE) set_errno();
+	if (h == INVALID_HANDLE_VALUE) set_errno_for(tmp_path);
 	free(w);
 	return h == INVALID_HANDLE_VALUE ? OS_NO_FILE : (os_file)h;
 }
@@ -537,6 +567,14 @@ void os_interrupts_hold(void)
 void os_interrupts_release(void)
 {
 	LeaveCriticalSection(&hold_lock);
+}
+
+void os_exit_broken_pipe(void)
+{
+	hold_init();
+	EnterCriticalSection(&hold_lock);
+	if (on_cleanup) on_cleanup();
+	ExitProcess(1);
 }
 
 void os_remove_in_cleanup(const char *path)
