@@ -759,9 +759,10 @@ faithful)
 	# An SMD whose triangles block is empty: a DMX that reads back, in every model format
 	printf 'version 1\nnodes\n0 "root" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nend\n' >"$tmp/empty.smd"
 	for v in 1 15 18 22; do
-		"$smd2dmx" "$tmp/empty.smd" -o "$tmp/empty$v.dmx" --model-version $v --encoding binary -q &&
-			"$dmx2smd" "$tmp/empty$v.dmx" -o "$tmp/empty$v.smd" -q && "$smdmx" diff "$tmp/empty.smd" "$tmp/empty$v.smd" -q
-		check "an empty triangles block through model $v" 0 $?
+		"$smd2dmx" "$tmp/empty.smd" -o "$tmp/empty$v.dmx" --model-version $v --encoding binary -q 2>"$tmp/err" &&
+			"$dmx2smd" "$tmp/empty$v.dmx" -o "$tmp/empty$v.smd" -q 2>>"$tmp/err" &&
+			"$smdmx" diff "$tmp/empty.smd" "$tmp/empty$v.smd" -q >>"$tmp/err" 2>&1
+		check "an empty triangles block through model $v" "0 " "$? $(tr '\n' '|' <"$tmp/err")"
 	done
 	# GoldSrc output: Blender's "socks.001" and "socks.002" stay two textures; what is merged
 	# or left out is counted; no VTA
@@ -944,6 +945,18 @@ windows)
 	# CRLF as the writer chose: --lf on input with CRLF, and the default kept.
 	"$dmx2smd" - -o - <"$tmp/file.dmx" >"$tmp/crlf.smd"
 	check "an SMD to standard output has the file's line ends" "$(wc -c <"$sample/arm.smd")" "$(wc -c <"$tmp/crlf.smd")"
+	# Files dropped on a program in Explorer (SMDMX_DROPPED=1 does what a console of its own
+	# does): each converts beside itself to the other format, then it waits for a key.
+	mkdir "$tmp/drop"
+	cp "$sample/arm.smd" "$sample/arm_wave.smd" "$tmp/drop/"
+	"$smd2dmx" "$sample/arm.smd" -o "$tmp/drop/m.dmx" -q
+	printf '\n' | SMDMX_DROPPED=1 "$smdmx" "$tmp/drop/arm.smd" "$tmp/drop/arm_wave.smd" "$tmp/drop/m.dmx" >"$tmp/out" 2>"$tmp/err"
+	check "dropped files convert beside themselves" "0 ./arm.dmx ./arm.smd ./arm_wave.dmx ./arm_wave.smd ./m.dmx ./m.smd " "$? $(files "$tmp/drop")"
+	check "and say what they wrote, then wait" "3|smdmx: done|Press Enter to close this window." "$(grep -c -e ' -> ' "$tmp/err")|$(tail -n 2 "$tmp/err" | tr '\n' '|' | sed 's/|$//')"
+	printf '\n' | SMDMX_DROPPED=1 "$smd2dmx" "$tmp/drop/arm.smd" >/dev/null 2>"$tmp/err"
+	check "dropped again: the output is there, and it says so" "1 $tmp/drop/arm.dmx: error: '$tmp/drop/arm.dmx' exists (--force overwrites it)|smd2dmx: finished with errors (above)" "$? $(grep -v 'Press Enter' "$tmp/err" | tr '\n' '|' | sed 's/|$//')"
+	printf '\n' | SMDMX_DROPPED=1 "$dmx2smd" >"$tmp/out" 2>"$tmp/err"
+	check "started with nothing: its help, and the wait" "0 usage: dmx2smd|Press Enter to close this window." "$? $(head -n 1 "$tmp/out" | cut -c1-14)|$(tail -n 1 "$tmp/err")"
 	if [ -n "$windows" ]; then
 		# Paths with '\' and a drive: Wine shows the Linux root as Z:
 		win=$(printf 'Z:%s' "$tmp" | tr '/' '\\')

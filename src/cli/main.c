@@ -420,8 +420,64 @@ static int run(int argc, char **argv)
 #endif
 }
 
+/* Files dropped on the program in Explorer (Windows starts it with their paths and a console
+ * of its own): each converts beside itself, into the other format, and says what it wrote.
+ * smdmx takes SMD-family files to DMX and DMX to SMD; the converters do what they always do. */
+static bool all_files(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		os_stat st;
+		if (argv[i][0] == '-' || !os_stat_path(argv[i], &st) || st.kind != OS_REGULAR) return false;
+	}
+	return argc > 1;
+}
+
+static int run_dropped(int argc, char **argv)
+{
+	char **v = calloc((size_t)argc + 4, sizeof(char *));
+	if (!v) return EXIT_FAILED;
+	int rc = EXIT_OK;
+	if (TOOL != TOOL_SMDMX) {
+		int n = 0;
+		for (int i = 1; i < argc; i++) v[n++] = argv[i];
+		v[n++] = (char *)"-v";
+		rc = convert_main(n, v);
+	} else {
+		/* two batches: what goes to DMX, then what goes to SMD */
+		for (int pass = 0; pass < 2; pass++) {
+			int n = 0;
+			for (int i = 1; i < argc; i++)
+				if (!strcasecmp(path_extension(argv[i]), "dmx") == (pass == 1)) v[n++] = argv[i];
+			if (!n) continue;
+			v[n++] = (char *)"--to";
+			v[n++] = (char *)(pass ? "smd" : "dmx");
+			v[n++] = (char *)"-v";
+			int r = convert_main(n, v);
+			if (r > rc) rc = r;
+		}
+	}
+	free(v);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	os_start(&argc, &argv);
-	return run(argc, argv);
+	/* Started on a console of its own (a double click, or files dropped on it): the window
+	 * closes when the program ends, so it waits for a key first. SMDMX_DROPPED=1 behaves so
+	 * anywhere (the tests use it). */
+	const char *as_dropped = getenv("SMDMX_DROPPED");
+	bool own = os_owns_console() || (as_dropped && !strcmp(as_dropped, "1"));
+	if (!own) return run(argc, argv);
+	int rc;
+	if (all_files(argc, argv)) rc = run_dropped(argc, argv);
+	else if (argc < 2) {
+		print_help(stdout);
+		printf("\nDrop SMD, VTA or DMX files on %s to convert them beside themselves.\n", NAME);
+		rc = EXIT_OK;
+	} else rc = run(argc, argv);
+	fflush(stdout);
+	fprintf(stderr, "%s: %s\n", NAME, rc == EXIT_OK ? "done" : "finished with errors (above)");
+	os_wait_key();
+	return rc;
 }

@@ -143,7 +143,7 @@ bool os_is_terminal(FILE *f);
 /* true when the program was started on its own console (by a double click, or files dropped
  * on it in Explorer): the window closes when it ends. Always false outside Windows. */
 bool os_owns_console(void);
-/* Waits for a key on the console. */
+/* Waits for a key on the console (a line, when standard input is not a console). */
 void os_wait_key(void);
 /* A clock for durations, in seconds. */
 double os_seconds(void);

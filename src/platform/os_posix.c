@@ -417,6 +417,11 @@ bool os_owns_console(void)
 
 void os_wait_key(void)
 {
+	fputs("Press Enter to close this window.\n", stderr);
+	fflush(stderr);
+	int c;
+	while ((c = fgetc(stdin)) != EOF && c != '\n') {
+	}
 }
 
 double os_seconds(void)

@@ -645,9 +645,19 @@ bool os_owns_console(void)
 
 void os_wait_key(void)
 {
-	fputs("Press any key to close this window.\n", stderr);
+	DWORD mode;
+	if (GetConsoleMode(GetStdHandle(STD_INPUT_HANDLE), &mode)) {
+		fputs("Press any key to close this window.\n", stderr);
+		fflush(stderr);
+		_getch();
+		return;
+	}
+	/* standard input is a file or a pipe: a line from it */
+	fputs("Press Enter to close this window.\n", stderr);
 	fflush(stderr);
-	_getch();
+	int c;
+	while ((c = fgetc(stdin)) != EOF && c != '\n') {
+	}
 }
 
 double os_seconds(void)

@@ -1,0 +1,85 @@
+#!/bin/sh
+# The Windows build writes what the Linux build writes, byte for byte: every SMD, VTA and DMX
+# of testdata/ and of the corpus, converted by both builds with every target and encoding,
+# gives the same files and the same exit codes.
+# usage: same_outputs.sh LINUX_BUILD_DIR WINDOWS_RUN_DIR SOURCE_ROOT
+# (WINDOWS_RUN_DIR holds the scripts that run the Windows programs, build-win/run)
+set -u
+linux=$(cd "$1" && pwd)
+windows=$(cd "$2" && pwd)
+root=$(cd "$3" && pwd)
+corpus=$root/../shared/corpus
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+inputs="$root/testdata"
+if [ -d "$corpus" ]; then
+	inputs="$inputs $corpus"
+else
+	[ "${SMDMX_REQUIRE_CORPUS:-0}" != 0 ] && { echo "FAIL: the corpus $corpus is missing"; exit 1; }
+	echo "note: no corpus at $corpus: testdata/ only"
+fi
+
+# same NAME ARGS...: both builds' smdmx convert over every input folder into their own tree
+same() {
+	name=$1
+	shift
+	for side in linux windows; do
+		if [ $side = linux ]; then prog=$linux; else prog=$windows; fi
+		out="$tmp/$side/$name"
+		mkdir -p "$out"
+		n=0
+		for dir in $inputs; do
+			n=$((n + 1))
+			"$prog/smdmx" convert -r -k -q "$dir" -d "$out/$n" "$@" >/dev/null 2>"$out/stderr.$n"
+			echo "$?" >>"$out/status"
+		done
+		rm -f "$out"/stderr.*
+	done
+	if diff -r "$tmp/linux/$name" "$tmp/windows/$name" >"$tmp/diff" 2>&1; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $name: the builds differ"
+		head -n 20 "$tmp/diff"
+		fail=$((fail + 1))
+	fi
+	files=$(find "$tmp/linux/$name" -type f ! -name status | wc -l)
+	echo "$name: $files files identical" >"$tmp/last"
+	[ -n "${SMDMX_VERBOSE:-}" ] && cat "$tmp/last"
+	rm -rf "$tmp/linux/$name" "$tmp/windows/$name"
+}
+
+same to-dmx --to dmx
+same to-dmx-binary --to dmx --encoding binary
+for t in sdk2013 l4d2 sfm source2; do same "to-dmx-$t" --to dmx --target "$t"; done
+same to-dmx-flat --to dmx --encoding keyvalues2_flat
+same to-smd --to smd
+same to-smd-lf --to smd --lf
+same to-smd-goldsrc --to smd --goldsrc
+
+# QC projects, both ways
+for qc in "$root"/testdata/qc/*/*.qc "$corpus"/qc/sdk_humans/male_sdk/male_06_sdk.qc; do
+	[ -f "$qc" ] || continue
+	name=qc-$(basename "$qc" .qc)
+	for side in linux windows; do
+		if [ $side = linux ]; then prog=$linux; else prog=$windows; fi
+		"$prog/smdmx" qc "$qc" --to dmx -d "$tmp/$side/$name/dmx" -q >/dev/null 2>&1
+		echo "$?" >"$tmp/$side/$name.status"
+		top=$(find "$tmp/$side/$name/dmx" -name "$(basename "$qc")" | head -n 1)
+		[ -n "$top" ] && "$prog/smdmx" qc "$top" --to smd -d "$tmp/$side/$name/smd" -q >/dev/null 2>&1
+		echo "$?" >>"$tmp/$side/$name.status"
+	done
+	if diff -r "$tmp/linux/$name" "$tmp/windows/$name" >"$tmp/diff" 2>&1 && cmp -s "$tmp/linux/$name.status" "$tmp/windows/$name.status"; then
+		pass=$((pass + 1))
+		[ -n "${SMDMX_VERBOSE:-}" ] && echo "$name: $(find "$tmp/linux/$name" -type f | wc -l) files identical"
+	else
+		echo "FAIL: $name: the builds differ"
+		head -n 20 "$tmp/diff"
+		fail=$((fail + 1))
+	fi
+done
+
+echo "same outputs: $pass passed, $fail failed"
+[ "$fail" = 0 ]
