@@ -29,3 +29,5 @@ quietly /usr/lib/wine/wine64 wineboot --init
 echo "== the Windows build, under Wine"
 meson test -C build-win --print-errorlogs --timeout-multiplier 4
 sh tests/same_outputs.sh build build-win/run .
+echo "== the Windows release (tools/release-windows.sh)"
+sh tools/release-windows.sh

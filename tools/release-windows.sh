@@ -1,0 +1,49 @@
+#!/bin/sh
+# The Windows release: build-release-win/smdmx-VERSION-windows-x86_64.zip, holding smdmx.exe,
+# smd2dmx.exe and dmx2smd.exe (64-bit, statically linked: they need only DLLs every Windows
+# has), README.txt and LICENSE.txt. Cross-built with mingw-w64 on Debian, then checked: the
+# programs' import tables, and the zip unpacked into an empty folder converting the sample
+# model under a Wine of its own, to the same bytes as the Linux build writes.
+# usage: sh tools/release-windows.sh
+set -eu
+cd "$(dirname "$0")/.."
+. tools/lib.sh
+sh tools/install-deps.sh gcc-mingw-w64-x86-64 wine64 zip unzip
+b=build-release-win
+configure "$b" --cross-file cross/x86_64-w64-mingw32.ini -Dbuildtype=release -Dtests=false -Dwerror=true
+quietly meson compile -C "$b" smdmx:executable smd2dmx:executable dmx2smd:executable
+version=$(sed -n "s/^  version : '\(.*\)',$/\1/p" meson.build)
+name=smdmx-$version-windows-x86_64
+stage=$b/$name
+rm -rf "$stage" "$b/$name.zip"
+mkdir -p "$stage"
+for p in smdmx smd2dmx dmx2smd; do
+	x86_64-w64-mingw32-strip -o "$stage/$p.exe" "$b/$p.exe"
+done
+# the text files with CRLF line ends, for Notepad
+sed 's/$/\r/' README.md >"$stage/README.txt"
+sed 's/$/\r/' LICENSE >"$stage/LICENSE.txt"
+sh tests/imports.sh x86_64-w64-mingw32-objdump "$stage"/*.exe
+# zip without time stamps' noise: the files' times set to the last commit's
+stamp=$(git log -1 --format=%cd --date=format:%Y%m%d%H%M.%S 2>/dev/null || date +%Y%m%d%H%M.%S)
+find "$stage" -exec touch -t "$stamp" {} +
+(cd "$b" && quietly zip -q -X -r "$name.zip" "$name")
+
+# The check: unpacked alone, under a new Wine prefix, it converts the sample.
+check=$(mktemp -d)
+trap 'rm -rf "$check"' EXIT
+(cd "$check" && quietly unzip -q "$OLDPWD/$b/$name.zip")
+cp testdata/sample/arm.smd testdata/sample/arm.vta "$check/"
+export WINEPREFIX="$check/wine" WINEDEBUG=-all
+quietly /usr/lib/wine/wine64 wineboot --init
+(cd "$check" && /usr/lib/wine/wine64 "$name/smd2dmx.exe" arm.smd arm.vta -o arm.dmx -q &&
+	/usr/lib/wine/wine64 "$name/smdmx.exe" diff arm.smd arm.vta arm.dmx &&
+	/usr/lib/wine/wine64 "$name/dmx2smd.exe" arm.dmx -o back.smd -q && [ -f back.vta ])
+if [ -x build/smd2dmx ]; then
+	build/smd2dmx testdata/sample/arm.smd testdata/sample/arm.vta -o "$check/linux.dmx" -q
+	cmp "$check/arm.dmx" "$check/linux.dmx"
+	echo "the release converts the sample under Wine to the bytes the Linux build writes"
+else
+	echo "the release converts the sample under Wine (no Linux build in build/ to compare with)"
+fi
+ls -l "$b/$name.zip" | awk '{ print $5, $NF }'
