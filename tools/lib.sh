@@ -48,3 +48,30 @@ configure() {
 	fi
 	return "$_b_status"
 }
+
+# debian_source PACKAGE FILE DIR: puts FILE (a file of PACKAGE's Debian source package, its
+# .orig tarball say) into DIR, fetched with apt-get from the mirror this system's apt already
+# uses (its deb lines read as deb-src, with lists of their own: the system's apt state is
+# untouched). Quiet; returns non-zero when it cannot.
+debian_source() {
+	_d_pkg=$1 _d_file=$2 _d_dest=$3
+	[ -f "$_d_dest/$_d_file" ] && return 0
+	command -v apt-get >/dev/null 2>&1 || return 1
+	_d_tmp=$(mktemp -d)
+	_d_uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+	[ -n "$_d_uri" ] || _d_uri=$(awk '$1 == "deb" && $2 !~ /^\[/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+	[ -n "$_d_uri" ] || { rm -rf "$_d_tmp"; return 1; }
+	_d_suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-bookworm}")
+	echo "deb-src $_d_uri $_d_suite main" >"$_d_tmp/sources.list"
+	mkdir -p "$_d_tmp/lists/partial" "$_d_tmp/cache/archives/partial" "$_d_dest"
+	set -- -o Dir::Etc::sourcelist="$_d_tmp/sources.list" -o Dir::Etc::sourceparts=- \
+		-o Dir::State::Lists="$_d_tmp/lists" -o Dir::Cache="$_d_tmp/cache" -o APT::Sandbox::User=root
+	if (apt-get "$@" update && cd "$_d_tmp" && apt-get "$@" source --download-only "$_d_pkg") >"$_d_tmp/log" 2>&1 &&
+		[ -f "$_d_tmp/$_d_file" ]; then
+		cp "$_d_tmp/$_d_file" "$_d_dest/$_d_file"
+		rm -rf "$_d_tmp"
+		return 0
+	fi
+	rm -rf "$_d_tmp"
+	return 1
+}

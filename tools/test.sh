@@ -23,6 +23,9 @@ if ! command -v x86_64-w64-mingw32-gcc >/dev/null || [ ! -x /usr/lib/wine/wine64
 	exit 0
 fi
 export WINEPREFIX="$PWD/build-win/wine" WINEDEBUG=-all
+# cmocka for the Windows tests is built from Debian's source (subprojects/cmocka.wrap): taken
+# from this system's Debian mirror when it can be, else meson fetches it from deb.debian.org
+debian_source cmocka cmocka_1.1.5.orig.tar.xz subprojects/packagecache || true
 configure build-win --cross-file cross/x86_64-w64-mingw32.ini -Dwerror=true
 quietly meson compile -C build-win
 quietly /usr/lib/wine/wine64 wineboot --init
