@@ -764,8 +764,6 @@ int cmd_qc(int argc, char **argv)
 	p.to = strcasecmp(to, "dmx") ? "smd" : "dmx";
 	p.rig_dmx = !strcmp(rig, "dmx");
 	p.qcpath = in;
-	p.lock = os_mutex_create();
-	if (!p.lock) return EXIT_FAILED;
 	output_init();
 	smdmx_error err;
 	smdmx_warnings w;
@@ -812,6 +810,11 @@ int cmd_qc(int argc, char **argv)
 		if (workers > p.task_count) workers = (unsigned)p.task_count;
 		if (workers > 64) workers = 64;
 		if (!ok) p.stop = !o.keep_going;
+		p.lock = os_mutex_create();
+		if (!p.lock) {
+			fputs("smdmx: error: out of memory\n", stderr);
+			exit(EXIT_FAILED);
+		}
 		os_thread *th[64];
 		unsigned started = 0;
 		for (unsigned i = 1; i < workers; i++)
