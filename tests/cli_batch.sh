@@ -221,7 +221,7 @@ atomic)
 	wait $pid
 	rc=$?
 	check "interrupted while writing" "yes $want_rc" "$seen $rc"
-	check "an interrupt leaves no temporary file" "big.smd big2.smd big3.smd " "$(ls -A "$tmp/sig" | grep -v '^big[23]*\.dmx$' | tr '\n' ' ')"
+	check "an interrupt leaves no temporary file" "big.smd big2.smd big3.smd " "$(LC_ALL=C ls -A "$tmp/sig" | grep -v '^big[23]*\.dmx$' | tr '\n' ' ')"
 	for out in "$tmp"/sig/*.dmx; do
 		[ -f "$out" ] || continue
 		"$smdmx" info "$out" >/dev/null 2>&1
