@@ -925,7 +925,11 @@ readback)
 	for e in keyvalues2 keyvalues2_flat binary; do
 		"$smdmx" convert -r "$tmp/in" -d "$tmp/re_$e" --to dmx --encoding $e -k -q 2>/dev/null
 		n=0
-		for f in $(find "$tmp/re_$e" -type f -name '*.dmx'); do "$smdmx" dump "$f" >/dev/null 2>&1 || n=$((n + 1)); done
+		for f in $(find "$tmp/re_$e" -type f -name '*.dmx'); do
+			"$smdmx" dump "$f" >/dev/null 2>"$tmp/err" && continue
+			echo "  $f: exit $?: $(head -c 300 "$tmp/err")" # which one, and why, beside the count
+			n=$((n + 1))
+		done
 		check "re-encoded as $e: all $(count "$tmp/re_$e") outputs read" 0 $n
 	done
 	[ -n "${SMDMX_VERBOSE:-}" ] && find "$tmp" -maxdepth 1 -type d | while read -r d; do echo "$(count "$d") $d"; done

@@ -45,9 +45,7 @@ same() {
 		head -n 20 "$tmp/diff"
 		fail=$((fail + 1))
 	fi
-	files=$(find "$tmp/linux/$name" -type f ! -name status | wc -l)
-	echo "$name: $files files identical" >"$tmp/last"
-	[ -n "${SMDMX_VERBOSE:-}" ] && cat "$tmp/last"
+	[ -n "${SMDMX_VERBOSE:-}" ] && echo "$name: $(find "$tmp/linux/$name" -type f ! -name status | wc -l) files identical"
 	rm -rf "$tmp/linux/$name" "$tmp/windows/$name"
 }
 

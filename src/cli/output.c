@@ -352,9 +352,7 @@ bool output_allowed(const char *path, char *const *inputs, size_t input_count, b
 	os_stat so;
 	if (!os_stat_path(path, &so)) return true; /* nothing there yet */
 	for (size_t i = 0; i < input_count; i++) {
-		os_stat si;
-		if (inputs[i] && strcmp(inputs[i], "-") && os_stat_path(inputs[i], &si) && si.device == so.device &&
-		    si.inode == so.inode) {
+		if (inputs[i] && strcmp(inputs[i], "-") && os_same_file(inputs[i], path)) {
 			snprintf(why, why_size, "the output '%s' is the input '%s'", path, inputs[i]);
 			return false;
 		}

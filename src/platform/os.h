@@ -67,13 +67,15 @@ typedef struct os_stat {
 	uint64_t size;
 	int64_t mtime_sec;  /* last change, seconds and nanoseconds since 1970 */
 	int32_t mtime_nsec;
-	uint64_t device, inode; /* the same file has the same pair (volume and file index on Windows) */
 } os_stat;
 
 /* What is at path, following links; false (errno set) when nothing is. */
 bool os_stat_path(const char *path, os_stat *st);
 /* The same, not following a last component that is a link. */
 bool os_lstat_path(const char *path, os_stat *st);
+/* true when a and b are one file (through links, or by other names); false when either is
+ * not there. */
+bool os_same_file(const char *a, const char *b);
 bool os_mkdir(const char *path);     /* false with errno EEXIST when it is there */
 bool os_remove(const char *path);
 /* The working directory (malloc'd, '/' as the separator), NULL when it cannot be had. */

@@ -126,8 +126,6 @@ static void fill_stat(const struct stat *s, os_stat *st)
 	st->mtime_sec = (int64_t)s->st_mtim.tv_sec;
 	st->mtime_nsec = (int32_t)s->st_mtim.tv_nsec;
 #endif
-	st->device = (uint64_t)s->st_dev;
-	st->inode = (uint64_t)s->st_ino;
 }
 
 bool os_stat_path(const char *path, os_stat *st)
@@ -144,6 +142,12 @@ bool os_lstat_path(const char *path, os_stat *st)
 	if (lstat(path, &s) != 0) return false;
 	fill_stat(&s, st);
 	return true;
+}
+
+bool os_same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
 bool os_mkdir(const char *path) { return mkdir(path, 0777) == 0; }

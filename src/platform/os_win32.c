@@ -112,6 +112,15 @@ static char *utf8_of(const wchar_t *w)
 	return s;
 }
 
+/* A path the system gave, as smdmx writes paths: UTF-8 with '/'. */
+static char *utf8_path_of(const wchar_t *w)
+{
+	char *s = utf8_of(w);
+	for (char *p = s; p && *p; p++)
+		if (*p == '\\') *p = '/';
+	return s;
+}
+
 /* A path for the wide calls: '/' as '\', and past MAX_PATH made absolute with the \\?\
  * prefix, which lifts the limit to 32,767 characters. */
 static wchar_t *wpath(const char *path)
@@ -268,6 +277,28 @@ static int64_t unix_100ns(FILETIME t)
 	return (int64_t)(((uint64_t)t.dwHighDateTime << 32 | t.dwLowDateTime) - UINT64_C(116444736000000000));
 }
 
+/* What a handle says of the file at w, links followed. */
+static bool file_info(const wchar_t *w, BY_HANDLE_FILE_INFORMATION *info)
+{
+	HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+	                       FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	if (h == INVALID_HANDLE_VALUE) return false;
+	bool ok = GetFileInformationByHandle(h, info);
+	CloseHandle(h);
+	return ok;
+}
+
+bool os_same_file(const char *a, const char *b)
+{
+	wchar_t *x = wpath(a), *y = x ? wpath(b) : NULL;
+	BY_HANDLE_FILE_INFORMATION p, q;
+	bool same = y && file_info(x, &p) && file_info(y, &q) && p.dwVolumeSerialNumber == q.dwVolumeSerialNumber &&
+	            p.nFileIndexHigh == q.nFileIndexHigh && p.nFileIndexLow == q.nFileIndexLow;
+	free(x);
+	free(y);
+	return same;
+}
+
 static bool stat_of(const char *path, os_stat *st, bool follow)
 {
 	memset(st, 0, sizeof(*st));
@@ -280,21 +311,17 @@ static bool stat_of(const char *path, os_stat *st, bool follow)
 		free(w);
 		return false;
 	}
-	st->link = !follow && (a.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT);
-	/* the file's identity (and, through a link, what it points to) from a handle */
-	HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
-	                       FILE_FLAG_BACKUP_SEMANTICS | (follow ? 0 : FILE_FLAG_OPEN_REPARSE_POINT), NULL);
-	free(w);
+	bool reparse = a.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT;
+	st->link = !follow && reparse;
 	BY_HANDLE_FILE_INFORMATION info;
-	if (h != INVALID_HANDLE_VALUE && GetFileInformationByHandle(h, &info)) {
+	if (follow && reparse && file_info(w, &info)) {
+		/* a link followed: what it points to */
 		a.dwFileAttributes = info.dwFileAttributes;
 		a.ftLastWriteTime = info.ftLastWriteTime;
 		a.nFileSizeHigh = info.nFileSizeHigh;
 		a.nFileSizeLow = info.nFileSizeLow;
-		st->device = info.dwVolumeSerialNumber;
-		st->inode = (uint64_t)info.nFileIndexHigh << 32 | info.nFileIndexLow;
 	}
-	if (h != INVALID_HANDLE_VALUE) CloseHandle(h);
+	free(w);
 	st->kind = (a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? OS_DIRECTORY
 	         : (a.dwFileAttributes & FILE_ATTRIBUTE_DEVICE)    ? OS_OTHER
 	                                                           : OS_REGULAR;
@@ -308,25 +335,22 @@ static bool stat_of(const char *path, os_stat *st, bool follow)
 bool os_stat_path(const char *path, os_stat *st) { return stat_of(path, st, true); }
 bool os_lstat_path(const char *path, os_stat *st) { return stat_of(path, st, false); }
 
-bool os_mkdir(const char *path)
+typedef enum path_op { MAKE_DIR, REMOVE_FILE, REMOVE_DIR } path_op;
+
+/* The calls that take one path and say only whether they worked. */
+static bool on_path(const char *path, path_op op)
 {
 	wchar_t *w = wpath(path);
 	if (!w) return false;
-	bool ok = CreateDirectoryW(w, NULL);
+	bool ok = op == MAKE_DIR ? CreateDirectoryW(w, NULL) : op == REMOVE_FILE ? DeleteFileW(w) : RemoveDirectoryW(w);
 	if (!ok) set_errno_for(path);
 	free(w);
 	return ok;
 }
 
-bool os_remove(const char *path)
-{
-	wchar_t *w = wpath(path);
-	if (!w) return false;
-	bool ok = DeleteFileW(w);
-	if (!ok) set_errno();
-	free(w);
-	return ok;
-}
+bool os_mkdir(const char *path) { return on_path(path, MAKE_DIR); }
+bool os_remove(const char *path) { return on_path(path, REMOVE_FILE); }
+bool os_rmdir(const char *path) { return on_path(path, REMOVE_DIR); }
 
 char *os_getcwd(void)
 {
@@ -336,10 +360,8 @@ char *os_getcwd(void)
 		free(w);
 		return NULL;
 	}
-	char *s = utf8_of(!wcsncmp(w, L"\\\\?\\", 4) && w[5] == L':' ? w + 4 : w);
+	char *s = utf8_path_of(!wcsncmp(w, L"\\\\?\\", 4) && w[5] == L':' ? w + 4 : w);
 	free(w);
-	for (char *p = s; p && *p; p++)
-		if (*p == '\\') *p = '/';
 	return s;
 }
 
@@ -681,19 +703,6 @@ char *os_temp_dir(void)
 	DWORD n = GetTempPathW(MAX_PATH + 2, w);
 	if (!n || n > MAX_PATH + 1) return NULL;
 	if (n > 1 && w[n - 1] == L'\\') w[n - 1] = 0; /* without its last '\' */
-	char *s = utf8_of(w);
-	for (char *p = s; p && *p; p++)
-		if (*p == '\\') *p = '/';
-	return s;
-}
-
-bool os_rmdir(const char *path)
-{
-	wchar_t *w = wpath(path);
-	if (!w) return false;
-	bool ok = RemoveDirectoryW(w);
-	if (!ok) set_errno();
-	free(w);
-	return ok;
+	return utf8_path_of(w);
 }
 #endif
