@@ -125,6 +125,10 @@ SM_NODISCARD static inline void *sm_vec_push(sm_owner *o, sm_vec *v, size_t elem
 void sm_vec_release(sm_owner *o, sm_vec *v, size_t elem);
 SM_NODISCARD const char *sm_strdup(sm_owner *o, const char *s, size_t len, smdmx_error *error);
 
+/* The smallest part of a triangles block read on a thread of its own (1 MiB; tests make it
+ * small to cut small files into many parts). */
+extern uint64_t sm_smd_part_min;
+
 /* ---- errors ----------------------------------------------------------------------------- */
 
 /* Fills *error unless it already holds a failure (the first one wins). Returns false. */

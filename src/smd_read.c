@@ -86,10 +86,19 @@ typedef struct reader {
 	uint64_t nul_off;       /* file offset of the first NUL byte, or UINT64_MAX */
 	bool eof;
 	bool cr_seen;
+	bool at;                /* fd input read by offset (os_read_at), not through its position */
 	const char *next_nl;    /* cached next '\n' at or after pos (buf + len: none), or NULL */
 	const char *next_cr;    /* the same for '\r' */
 	uint32_t line_no;
 	const char *line, *line_end, *cur;
+
+	/* one file's triangles on several threads (see read_triangles_parallel) */
+	unsigned threads;       /* at most this many; 1: this thread alone */
+	uint64_t file_size;     /* of a regular file, else 0 */
+	bool sub;               /* reads part of a triangles block for another reader */
+	bool ended;             /* the block's 'end' was read */
+	uint64_t stop_off;      /* stop at a material line at or past this offset; UINT64_MAX: never */
+	uint64_t stopped_off;   /* where it stopped (that line unread; line_no counts those before) */
 
 	/* context */
 	smdmx_scene *scene;
@@ -212,7 +221,8 @@ static bool refill(reader *r)
 	r->buf = r->chunk;
 	size_t from = r->len;
 	while (r->len < r->chunk_cap) {
-		ptrdiff_t n = os_read(r->fd, r->chunk + r->len, r->chunk_cap - r->len);
+		ptrdiff_t n = r->at ? os_read_at(r->fd, r->chunk + r->len, r->chunk_cap - r->len, r->base_off + r->len)
+		                    : os_read(r->fd, r->chunk + r->len, r->chunk_cap - r->len);
 		if (n < 0) {
 			return sm_fail(r->error, SMDMX_ERROR_IO, 0, 0, "read failed: %s", strerror(errno));
 		}
@@ -277,7 +287,7 @@ static bool next_line(reader *r)
 			if ((size_t)(line_end - s) > r->limits.max_line_length)
 				return fail_at(r, s + r->limits.max_line_length, SMDMX_ERROR_LINE_TOO_LONG,
 				               "line longer than %zu bytes", r->limits.max_line_length);
-			if (r->line_no == 1 && line_end - s >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
+			if (r->line_no == 1 && !r->sub && line_end - s >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
 				/* Windows editors start UTF-8 with a byte order mark, which studiomdl's
 				 * reader would take for part of "version". Columns still count it. */
 				r->cur = s + 3;
@@ -991,19 +1001,22 @@ static bool read_vertex(reader *r)
 	return true;
 }
 
-static bool read_triangles(reader *r)
+static bool triangles_init(reader *r)
 {
-	uint32_t start_line = r->line_no;
-	if (!r->position_table.slots) {
-		SM_CHECK(dedup_init(r, &r->position_table, 1024));
-		SM_CHECK(dedup_init(r, &r->normal_table, 1024));
-		SM_CHECK(dedup_init(r, &r->material_table, 64));
-		SM_CHECK(uv_set_open(r, 0));
-		uint32_t *z = sm_vec_push(r->o, &r->weight_offsets, sizeof(uint32_t), r->error);
-		if (!z) return false;
-		*z = 0;
-	}
-	r->has_triangles = true;
+	SM_CHECK(dedup_init(r, &r->position_table, 1024));
+	SM_CHECK(dedup_init(r, &r->normal_table, 1024));
+	SM_CHECK(dedup_init(r, &r->material_table, 64));
+	SM_CHECK(uv_set_open(r, 0));
+	uint32_t *z = sm_vec_push(r->o, &r->weight_offsets, sizeof(uint32_t), r->error);
+	if (!z) return false;
+	*z = 0;
+	return true;
+}
+
+/* Triangles up to the block's 'end' (r->ended), or, with a stop offset, up to the first
+ * material line at or past it (r->stopped_off). */
+static bool read_triangle_lines(reader *r, uint32_t start_line)
+{
 	for (;;) {
 		/* Material line: the whole line, trimmed ("Material #152" keeps its '#'). */
 		bool got = false;
@@ -1018,12 +1031,21 @@ static bool read_triangles(reader *r)
 			if (r->error->code) return false;
 			return sm_fail(r->error, SMDMX_ERROR_MISSING_END, start_line, 1, "'triangles' block has no 'end'");
 		}
+		if (r->stop_off != UINT64_MAX) {
+			uint64_t off = r->base_off + (uint64_t)(r->line - r->buf);
+			if (off >= r->stop_off) {
+				r->stopped_off = off;
+				r->line_no--;
+				return true;
+			}
+		}
 		const char *s = r->cur, *e = r->line_end;
 		while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\v' || e[-1] == '\f')) e--;
 		const char *w;
 		size_t wn = peek_word(r, &w);
 		if (word_is(w, wn, "end")) {
 			r->cur += wn;
+			r->ended = true;
 			return expect_end(r, "'end'");
 		}
 		uint32_t mat_line = r->line_no, material;
@@ -1058,6 +1080,322 @@ static bool read_triangles(reader *r)
 		if (!off) return false;
 		*off = (uint32_t)fs->corners.count;
 	}
+}
+
+/* ---- one triangles block on several threads ------------------------------------------------
+ *
+ * The block is cut into parts at material lines: from a point in the file, the first line
+ * that starts after a '\n' and can only be a material line (not blank, not a comment, not
+ * starting like a number). This thread reads the first part into the reader as always,
+ * stopping at the next part's first line; each other part is read by a thread of its own
+ * into a reader of its own (own tables, lines counted from its start). The parts are then
+ * taken in order: a part counts only when the part before it stopped exactly at its first
+ * line (else the guess was not a material line and this thread reads on from where the part
+ * before stopped), and is merged as if read here: its materials, positions, normals and UVs
+ * interned in the order it met them, so every index, line number and warning is the one
+ * the single-threaded reader gives. A part that failed gives its error, its line moved to
+ * the file's count. A part that read the block's 'end' ends the block; parts after it are
+ * dropped. */
+
+uint64_t sm_smd_part_min = (uint64_t)1 << 20; /* bytes; smaller blocks are read on one thread */
+#define VERTEX_LINE_MIN 18              /* "0 0 0 0 0 0 0 0 0\n": the shortest vertex line */
+
+typedef struct part {
+	reader r;
+	smdmx_error error;
+	smdmx_warnings warnings;
+	uint64_t start;         /* offset of its first line */
+	uint32_t start_line;    /* the block's line, for a missing 'end' */
+	bool ok;
+	os_thread *thread;
+} part;
+
+static bool is_candidate(const char *s, const char *e)
+{
+	while (s < e && is_ws(*s)) s++;
+	if (s == e || *s == '\r' || *s == '#' || *s == ';' || *s == '-' || *s == '+' || sm_is_digit(*s)) return false;
+	return !(*s == '/' && s + 1 < e && s[1] == '/');
+}
+
+/* The first line after offset from that is a material line for sure, or UINT64_MAX when
+ * none starts within a window of its own. */
+static uint64_t find_part_start(reader *r, uint64_t from, char *buf, size_t cap)
+{
+	uint64_t at = from - 1; /* a '\n' just before from makes from itself a start */
+	ptrdiff_t n = os_read_at(r->fd, buf, cap, at);
+	if (n <= 0) return UINT64_MAX;
+	const char *p = buf, *e = buf + n;
+	const char *nl = memchr(p, '\n', (size_t)(e - p));
+	while (nl) {
+		const char *s = nl + 1;
+		nl = memchr(s, '\n', (size_t)(e - s));
+		if (!nl) break; /* a line must end inside the window */
+		if (is_candidate(s, nl)) return at + (uint64_t)(s - buf);
+	}
+	return UINT64_MAX;
+}
+
+static void part_run(void *arg)
+{
+	part *p = arg;
+	reader *r = &p->r;
+	r->chunk_cap = CHUNK_SIZE;
+	r->chunk = sm_malloc(&r->o->alloc, r->chunk_cap);
+	p->ok = r->chunk ? triangles_init(r) && read_triangle_lines(r, p->start_line) : sm_fail_oom(r->error);
+	if (r->chunk) sm_free(&r->o->alloc, r->chunk, r->chunk_cap);
+	r->chunk = NULL;
+}
+
+/* Moves the reader to offset off, read by offset from now on, with lines lines before it. */
+static void seek_to(reader *r, uint64_t off, uint32_t lines)
+{
+	r->at = true;
+	r->base_off = off;
+	r->pos = r->len = 0;
+	r->eof = false;
+	r->buf = r->chunk;
+	r->next_nl = r->next_cr = NULL;
+	r->line_no = lines;
+}
+
+static uint32_t uv_zero(reader *r, size_t set, bool *ok)
+{
+	const float zero[2] = { 0, 0 };
+	uint32_t zi = 0;
+	*ok = intern_vec(r, &r->uv[set].table, &r->uv[set].data, zero, 2, &zi);
+	return zi;
+}
+
+/* Merges part p, whose lines follow line base of the file, into r. */
+static bool merge_part(reader *r, part *p, uint32_t base)
+{
+	reader *q = &p->r;
+	size_t g = r->corner_count, n = q->corner_count;
+	bool ok = true;
+	uint32_t *map = sm_malloc(&r->o->alloc, sizeof(uint32_t) * (q->positions.count + 1));
+	uint32_t *nmap = sm_malloc(&r->o->alloc, sizeof(uint32_t) * (q->normals.count + 1));
+	uint32_t *mmap_ = sm_malloc(&r->o->alloc, sizeof(uint32_t) * (q->materials.count + 1));
+	if (!map || !nmap || !mmap_) ok = sm_fail_oom(r->error);
+	/* Materials first, each at its own line, then the vertex data in the order met. */
+	const smdmx_material *qm = q->materials.data;
+	uint32_t saved_line = r->line_no;
+	for (size_t i = 0; ok && i < q->materials.count; i++) {
+		r->line_no = q->record_lines ? base + ((uint32_t *)q->material_lines.data)[i] : 0;
+		ok = intern_material(r, qm[i].name, strlen(qm[i].name), &mmap_[i]);
+	}
+	r->line_no = saved_line;
+	const smdmx_vec3 *qp = q->positions.data;
+	const uint32_t *qo = q->weight_offsets.data;
+	const smdmx_weight *qw = q->weights.data;
+	for (size_t i = 0; ok && i < q->positions.count; i++)
+		ok = intern_position(r, qp[i], qw + qo[i], qo[i + 1] - qo[i], &map[i]);
+	const smdmx_vec3 *qn = q->normals.data;
+	for (size_t i = 0; ok && i < q->normals.count; i++) ok = intern_vec(r, &r->normal_table, &r->normals, qn[i], 3, &nmap[i]);
+	if (ok) ok = sm_vec_reserve(r->o, &r->position_indices, sizeof(uint32_t), g + n, r->error) &&
+	             sm_vec_reserve(r->o, &r->normal_indices, sizeof(uint32_t), g + n, r->error);
+	if (ok) {
+		const uint32_t *qi = q->position_indices.data, *qni = q->normal_indices.data;
+		uint32_t *di = (uint32_t *)r->position_indices.data + g, *dn = (uint32_t *)r->normal_indices.data + g;
+		for (size_t i = 0; i < n; i++) {
+			di[i] = map[qi[i]];
+			dn[i] = nmap[qni[i]];
+		}
+		r->position_indices.count = r->normal_indices.count = g + n;
+	}
+	/* UV sets: a set the part opened first is opened here at the part's start (corners
+	 * before it get (0, 0), as when read here); a set it lacks gives its corners (0, 0). */
+	size_t sets = q->uv_count > r->uv_count ? q->uv_count : r->uv_count;
+	if (ok && sets > r->uv_count) ok = uv_set_open(r, sets - 1);
+	for (size_t s = 0; ok && s < sets; s++) {
+		uv_build *u = &r->uv[s];
+		ok = sm_vec_reserve(r->o, &u->indices, sizeof(uint32_t), g + n, r->error);
+		if (!ok) break;
+		uint32_t *dst = (uint32_t *)u->indices.data + g;
+		if (s < q->uv_count) {
+			const uv_build *v = &q->uv[s];
+			uint32_t *umap = sm_malloc(&r->o->alloc, sizeof(uint32_t) * (v->data.count + 1));
+			if (!umap) {
+				ok = sm_fail_oom(r->error);
+				break;
+			}
+			const smdmx_vec2 *val = v->data.data;
+			for (size_t i = 0; ok && i < v->data.count; i++) ok = intern_vec(r, &u->table, &u->data, val[i], 2, &umap[i]);
+			const uint32_t *src = v->indices.data;
+			if (ok)
+				for (size_t i = 0; i < n; i++) dst[i] = umap[src[i]];
+			sm_free(&r->o->alloc, umap, sizeof(uint32_t) * (v->data.count + 1));
+		} else if (n) {
+			uint32_t zi = uv_zero(r, s, &ok);
+			for (size_t i = 0; ok && i < n; i++) dst[i] = zi;
+		}
+		u->indices.count = g + n;
+	}
+	/* Face sets, in the order the part met their materials. */
+	const faceset_build *qf = q->face_sets.data;
+	for (size_t f = 0; ok && f < q->face_sets.count; f++) {
+		faceset_build *fs;
+		ok = face_set_for(r, mmap_[qf[f].material], &fs);
+		if (!ok) break;
+		size_t c0 = fs->corners.count, nc = qf[f].corners.count, no = qf[f].offsets.count;
+		ok = sm_vec_reserve(r->o, &fs->corners, sizeof(uint32_t), c0 + nc, r->error) &&
+		     sm_vec_reserve(r->o, &fs->offsets, sizeof(uint32_t), fs->offsets.count + no - 1, r->error);
+		if (!ok) break;
+		const uint32_t *sc = qf[f].corners.data, *so = qf[f].offsets.data;
+		uint32_t *dc = (uint32_t *)fs->corners.data + c0, *dof = (uint32_t *)fs->offsets.data + fs->offsets.count;
+		for (size_t i = 0; i < nc; i++) dc[i] = sc[i] + (uint32_t)g;
+		for (size_t i = 1; i < no; i++) dof[i - 1] = so[i] + (uint32_t)c0;
+		fs->corners.count += nc;
+		fs->offsets.count += no - 1;
+	}
+	if (ok && r->record_lines) {
+		ok = sm_vec_reserve(r->o, &r->triangle_lines, sizeof(uint32_t), r->triangle_lines.count + q->triangle_lines.count,
+		                    r->error);
+		if (ok) {
+			const uint32_t *src = q->triangle_lines.data;
+			uint32_t *dst = (uint32_t *)r->triangle_lines.data + r->triangle_lines.count;
+			for (size_t i = 0; i < q->triangle_lines.count; i++) dst[i] = src[i] + base;
+			r->triangle_lines.count += q->triangle_lines.count;
+		}
+	}
+	r->corner_count = g + n;
+	r->any_links |= q->any_links;
+	if (map) sm_free(&r->o->alloc, map, sizeof(uint32_t) * (q->positions.count + 1));
+	if (nmap) sm_free(&r->o->alloc, nmap, sizeof(uint32_t) * (q->normals.count + 1));
+	if (mmap_) sm_free(&r->o->alloc, mmap_, sizeof(uint32_t) * (q->materials.count + 1));
+	return ok;
+}
+
+/* A part's warnings and error, their lines moved to the file's count. */
+static void merge_messages(reader *r, part *p, uint32_t base)
+{
+	if (r->warnings) {
+		for (size_t i = 0; i < p->warnings.count; i++) {
+			smdmx_warning w = p->warnings.data[i];
+			if (w.line) w.line += base;
+			size_t k = 0;
+			while (k < r->warnings->count && r->warnings->data[k].code != w.code) k++;
+			if (k < r->warnings->count) r->warnings->data[k].count += w.count;
+			else if (r->warnings->count < SMDMX_WARNING_CODE_COUNT) r->warnings->data[r->warnings->count++] = w;
+		}
+	}
+	if (p->error.code && !r->error->code) {
+		*r->error = p->error;
+		if (r->error->line && p->error.code != SMDMX_ERROR_MISSING_END) r->error->line += base;
+	}
+}
+
+static bool read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts)
+{
+	uint64_t from = r->base_off + r->pos, size = r->file_size;
+	part *ps = sm_malloc(&r->o->alloc, sizeof(part) * parts);
+	char *window = sm_malloc(&r->o->alloc, 1 << 16);
+	if (!ps || !window) {
+		if (ps) sm_free(&r->o->alloc, ps, sizeof(part) * parts);
+		if (window) sm_free(&r->o->alloc, window, 1 << 16);
+		return sm_fail_oom(r->error);
+	}
+	/* Part starts; a start that is no further than the one before is no part. */
+	unsigned k = 1;
+	for (unsigned i = 1; i < parts; i++) {
+		uint64_t s = find_part_start(r, from + (size - from) / parts * i, window, 1 << 16);
+		if (s != UINT64_MAX && s > (k > 1 ? ps[k - 1].start : from)) ps[k++].start = s;
+	}
+	sm_free(&r->o->alloc, window, 1 << 16);
+	parts = k;
+	bool ok = true;
+	unsigned started = 1;
+	for (unsigned i = 1; i < parts; i++) {
+		part *p = &ps[i];
+		reader *q = &p->r;
+		memset(q, 0, sizeof(*q));
+		memset(&p->error, 0, sizeof(p->error));
+		memset(&p->warnings, 0, sizeof(p->warnings));
+		p->ok = false;
+		p->thread = NULL;
+		p->start_line = start_line;
+		q->o = sm_owner_new(&r->o->alloc.hooks, &p->error);
+		if (!q->o) {
+			ok = sm_fail_oom(r->error);
+			break;
+		}
+		started = i + 1;
+		q->fd = r->fd;
+		q->at = true;
+		q->base_off = p->start;
+		q->eof = false;
+		q->sub = true;
+		q->threads = 1;
+		q->nul_off = UINT64_MAX;
+		q->stop_off = i + 1 < parts ? ps[i + 1].start : UINT64_MAX;
+		q->error = &p->error;
+		q->warnings = &p->warnings;
+		q->limits = r->limits;
+		q->version = r->version;
+		q->record_lines = r->record_lines;
+		q->last_material = SMDMX_NONE;
+		q->id_map = r->id_map; /* read only */
+		q->positions = q->weight_offsets = q->weights = q->position_indices = (sm_vec)SM_VEC_INIT;
+		q->normals = q->normal_indices = q->materials = q->face_sets = q->face_set_of = (sm_vec)SM_VEC_INIT;
+		q->material_lines = q->triangle_lines = (sm_vec)SM_VEC_INIT;
+		p->thread = os_thread_start(part_run, p);
+	}
+	/* This thread reads the first part meanwhile. */
+	r->stop_off = parts > 1 ? ps[1].start : UINT64_MAX;
+	if (ok) ok = read_triangle_lines(r, start_line);
+	r->stop_off = UINT64_MAX;
+	for (unsigned i = 1; i < started; i++) {
+		if (ps[i].thread) os_thread_join(ps[i].thread);
+		else part_run(&ps[i]); /* no thread: read it here */
+	}
+	/* The parts in order, while each starts where the one before stopped. */
+	uint32_t base = r->line_no;
+	uint64_t at = r->stopped_off;
+	bool done = !ok || r->ended;
+	for (unsigned i = 1; i < started && !done; i++) {
+		part *p = &ps[i];
+		if (at != p->start) break; /* not a material line: read on from at here */
+		merge_messages(r, p, base);
+		if (!p->ok) {
+			ok = false;
+			done = true;
+			break;
+		}
+		if (!merge_part(r, p, base)) {
+			ok = false;
+			done = true;
+			break;
+		}
+		if (p->r.ended) {
+			seek_to(r, p->r.base_off + p->r.pos, base + p->r.line_no);
+			r->ended = done = true;
+			break;
+		}
+		base += p->r.line_no;
+		at = p->r.stopped_off;
+	}
+	for (unsigned i = 1; i < started; i++) sm_owner_free(ps[i].r.o);
+	sm_free(&r->o->alloc, ps, sizeof(part) * parts);
+	if (done) return ok;
+	seek_to(r, at, base);
+	return read_triangle_lines(r, start_line);
+}
+
+static bool read_triangles(reader *r)
+{
+	uint32_t start_line = r->line_no;
+	if (!r->position_table.slots) SM_CHECK(triangles_init(r));
+	r->has_triangles = true;
+	r->ended = false;
+	/* Parts of at least sm_smd_part_min bytes, when the file is a regular one and the corner limit
+	 * cannot be reached (where it could, the single-threaded reader says where). */
+	uint64_t from = r->base_off + r->pos;
+	uint64_t rest = r->file_size > from ? r->file_size - from : 0;
+	uint64_t parts = r->threads > 1 && !r->sub ? rest / sm_smd_part_min : 0;
+	if (parts > r->threads) parts = r->threads;
+	if (parts > 1 && r->corner_count + rest / VERTEX_LINE_MIN < r->limits.max_corners &&
+	    r->corner_count + rest / VERTEX_LINE_MIN < UINT32_MAX - 1)
+		return read_triangles_parallel(r, start_line, (unsigned)parts);
+	return read_triangle_lines(r, start_line);
 }
 
 /* ---- vertexanimation ----------------------------------------------------------------------- */
@@ -1492,6 +1830,8 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	r->limits = sm_limits_resolve(&opts.limits);
 	r->frame_rate = opts.frame_rate > 0 ? opts.frame_rate : 30.0;
 	r->record_lines = opts.record_lines;
+	r->threads = opts.threads ? opts.threads : 1;
+	r->stop_off = UINT64_MAX;
 	r->material_lines = r->triangle_lines = (sm_vec)SM_VEC_INIT;
 	r->nul_off = UINT64_MAX;
 	r->last_material = SMDMX_NONE;
@@ -1510,8 +1850,13 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	bool ok = r->scene->name != NULL;
 	uint64_t file_size = 0;
 	if (ok && r->fd == OS_NO_FILE && r->len > r->limits.max_file_size) ok = file_too_large(r);
-	if (ok && r->fd != OS_NO_FILE && os_file_size(r->fd, &file_size) && file_size > r->limits.max_file_size)
-		ok = file_too_large(r);
+	if (ok && r->fd != OS_NO_FILE && os_file_size(r->fd, &file_size)) {
+		if (file_size > r->limits.max_file_size) ok = file_too_large(r);
+		r->file_size = file_size;
+	}
+	if (ok && r->threads > 1 && (opts.allocator.memory_limit || opts.allocator.fail_after))
+		ok = sm_fail(r->error, SMDMX_ERROR_USAGE, 0, 0,
+		             "threads above 1 with a memory_limit or fail_after (they count the allocations of one thread)");
 	if (ok && r->fd != OS_NO_FILE) {
 		r->chunk_cap = CHUNK_SIZE;
 		r->chunk = sm_malloc(&r->o->alloc, r->chunk_cap);

@@ -282,6 +282,45 @@ determinism)
 	check "dmx2smd -j1 and -j2 identical" 0 $?
 	;;
 
+threads)
+	# One SMD read on several threads (--threads): 12,000 triangles, about 4 MB, cut into
+	# parts of 1 MiB. The output, and the message of a fault in its last part, are those
+	# of one thread.
+	"$build/tools/gen_smd" reference 12000 "$tmp/big.smd"
+	"$smd2dmx" --threads 1 "$tmp/big.smd" -o "$tmp/t1.dmx"
+	check "--threads 1" 0 $?
+	for t in 2 3 4 8; do
+		"$smd2dmx" --threads $t "$tmp/big.smd" -o "$tmp/t$t.dmx"
+		check "--threads $t" 0 $?
+		cmp -s "$tmp/t1.dmx" "$tmp/t$t.dmx"
+		check "--threads $t writes what one thread writes" 0 $?
+	done
+	"$smd2dmx" "$tmp/big.smd" -o "$tmp/td.dmx" && cmp -s "$tmp/t1.dmx" "$tmp/td.dmx"
+	check "the default writes what one thread writes" 0 $?
+	"$smd2dmx" --threads 4 - -o "$tmp/ts.dmx" --name big <"$tmp/big.smd" && cmp -s "$tmp/t1.dmx" "$tmp/ts.dmx"
+	check "standard input (one thread) writes the same" 0 $?
+	"$smdmx" convert --threads 2 "$tmp/big.smd" -o "$tmp/t.smd" && "$smdmx" convert --threads 1 "$tmp/big.smd" -o "$tmp/t1.smd" &&
+		cmp -s "$tmp/t.smd" "$tmp/t1.smd"
+	check "SMD to SMD alike" 0 $?
+	# a bad number on a vertex line near the end: in the last part
+	lines=$(wc -l <"$tmp/big.smd")
+	n=$(awk -v from=$((lines - 2000)) 'NR >= from && NF >= 9 && $1 ~ /^[0-9]+$/ { print NR; exit }' "$tmp/big.smd")
+	awk -v n="$n" 'NR == n { $3 = "1.5x" } { print }' "$tmp/big.smd" >"$tmp/bad.smd"
+	"$smd2dmx" --threads 1 "$tmp/bad.smd" -o "$tmp/b1.dmx" 2>"$tmp/e1"
+	check "a fault, one thread" 1 $?
+	"$smd2dmx" --threads 4 "$tmp/bad.smd" -o "$tmp/b4.dmx" 2>"$tmp/e4"
+	check "a fault, four threads" 1 $?
+	check "the fault's message" "$tmp/bad.smd:$n:$(awk -v n="$n" 'NR == n { print index($0, "1.5x") }' "$tmp/bad.smd"): error: expected position y" "$(sed "s|^$drive||" "$tmp/e4")"
+	check "the same message on one thread" "$(cat "$tmp/e1")" "$(cat "$tmp/e4")"
+	check "nothing written" "no no" "$([ -e "$tmp/b1.dmx" ] && echo yes || echo no) $([ -e "$tmp/b4.dmx" ] && echo yes || echo no)"
+	"$smd2dmx" --threads 0 "$tmp/big.smd" -o "$tmp/z.dmx" 2>"$tmp/err"
+	check "--threads 0" 2 $?
+	check "--threads 0: message" "smd2dmx: error: --threads wants a number from 1 to 256, not '0' (try 'smd2dmx --help')" "$(cat "$tmp/err")"
+	"$dmx2smd" --threads 2 "$tmp/t1.dmx" -o "$tmp/back.smd" 2>"$tmp/err"
+	check "--threads on a DMX" 2 $?
+	check "--threads on a DMX: message" "dmx2smd: error: '--threads' does not apply to '$tmp/t1.dmx' (DMX files are read on one thread)" "$(sed "s|'$drive|'|" "$tmp/err")"
+	;;
+
 depfile)
 	mkdir "$tmp/in dir"
 	cp "$sample/arm.smd" "$sample/arm.vta" "$sample/arm_wave.smd" "$tmp/in dir/"

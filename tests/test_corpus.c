@@ -8,6 +8,7 @@
 #include <locale.h>
 #include <strings.h>
 
+#include "internal.h" /* sm_smd_part_min */
 #include "util.h"
 
 static bool smd_family(const char *name)
@@ -97,6 +98,28 @@ static void test_corpus_vta_values(void **state)
 	smdmx_scene_free(s);
 }
 
+/* Every corpus file read on several threads, in parts of 256 bytes and of 4 KiB, is the
+ * scene (every index in its order), the error and the warnings of one thread. */
+static void test_corpus_threads(void **state)
+{
+	(void)state;
+	static const char *const dirs[] = { "smd_ref", "smd_anim", "vta", "other", "qc" };
+	size_t files = 0;
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		size_t n;
+		char **paths = test_corpus_tree(dirs[d], &n);
+		for (size_t i = 0; i < n; i++) {
+			if (!smd_family(test_base_name(paths[i]))) continue;
+			test_smd_threads_same(paths[i], 256);
+			test_smd_threads_same(paths[i], 4096);
+			files++;
+		}
+		test_free_list(paths, n);
+	}
+	assert_true(files >= 33 + 69);
+	print_message("read %zu corpus files on 1, 2, 3, 5 and 8 threads alike\n", files);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -109,6 +132,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus_round_trip),
 		cmocka_unit_test(test_corpus_vta_values),
+		cmocka_unit_test(test_corpus_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

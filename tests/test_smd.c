@@ -4,6 +4,7 @@
 #include <locale.h>
 #include <math.h>
 
+#include "internal.h" /* sm_smd_part_min */
 #include "util.h"
 
 static smdmx_scene *read_ok(const char *rel, smdmx_warnings *warn)
@@ -793,6 +794,113 @@ static void test_validate(void **state)
 	smdmx_scene_free(s);
 }
 
+/* ---- one file on several threads ----------------------------------------------------------- */
+
+/* An SMD of n triangles with what could trip a reader cut into parts: materials that look
+ * like numbers, comments or 'end'; blank and comment lines; weights summing below 1 from a
+ * third of the way (a warning first met in a later part), and above 1 near the end; a second UV set from triangle n/2 (version 3); a skeleton block
+ * and a second triangles block; and, at triangle bad_at, the fault
+ * named by bad. */
+static char *threads_case(size_t n, bool crlf, int bad, size_t bad_at, size_t *len)
+{
+	size_t cap = 512 + n * 400;
+	char *t = malloc(cap);
+	assert_non_null(t);
+	const char *nl = crlf ? "\r\n" : "\n";
+	size_t k = 0;
+#define PUT(...) (k += (size_t)snprintf(t + k, cap - k, __VA_ARGS__))
+	PUT("version 3%snodes%s0 \"root\" -1%s1 \"arm\" 0%send%sskeleton%stime 0%s0 0 0 0 0 0 0%s1 1 0 0 0 0 0%send%s",
+	    nl, nl, nl, nl, nl, nl, nl, nl, nl, nl);
+	PUT("triangles%s", nl);
+	static const char *const mats[] = { "skin", "01_digits.bmp", "#hash", "-minus", "end_cap", "9", "skin" };
+	for (size_t i = 0; i < n; i++) {
+		if (i % 37 == 5) PUT("%s", nl);
+		if (i % 53 == 7) PUT("// a comment between triangles%s", nl);
+		if (bad == 1 && i == bad_at) {
+			PUT("skin%s0 1.0 2.0 3.0 0 0 1 0.5 0.5%s", nl, nl); /* a triangle of one vertex */
+			continue;
+		}
+		PUT("%s%s", mats[(i / 3) % 7], nl);
+		for (int v = 0; v < 3; v++) {
+			double x = (double)(i % 101) * 0.25 + v, y = (double)(i / 101) * 0.5, z = (double)((i * 7 + (size_t)v) % 13) * 0.125;
+			if (v == 1 && i % 61 == 3) PUT("# a comment inside a triangle%s", nl);
+			if (bad == 2 && i == bad_at && v == 2) PUT("1 %.4f %.4f x%.4f 0 0 1 0.25 0.75%s", x, y, z, nl);
+			else if (bad == 3 && i == bad_at && v == 0) PUT("7 %.4f %.4f %.4f 0 0 1 0.25 0.75%s", x, y, z, nl);
+			else if (i % 29 == 11 && i > n / 3) PUT("1 %.4f %.4f %.4f 0 0 1 %.3f %.3f 1 0 0.5%s", x, y, z, 0.1 * v, 0.2, nl);
+			else if (i == n - 10) PUT("1 %.4f %.4f %.4f 0 0 1 0.5 0.5 2 0 0.75 1 0.75%s", x, y, z, nl);
+			else if (i >= n / 2) PUT("0 %.4f %.4f %.4f 0 1 0 %.3f 0.5 2 0 0.5 1 0.5 1 0.75 0.25%s", x, y, z, 0.05 * v, nl);
+			else PUT("0 %.4f %.4f %.4f 0 1 0 %.3f 0.5 2 0 0.25 1 0.75%s", x, y, z, 0.05 * (double)(i % 9), nl);
+		}
+	}
+	if (bad != 4) PUT("end%s", nl);
+	if (bad == 0) PUT("triangles%sskin%s0 9 9 9 0 0 1 0 0%s0 9 9 8 0 0 1 0 1%s0 9 8 9 0 0 1 1 0%send%s", nl, nl, nl, nl, nl, nl);
+#undef PUT
+	*len = k;
+	return t;
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	/* Every file of testdata, cut into parts as small as the reader allows. */
+	static const char *const dirs[] = { "testdata/ok", "testdata/bad", "testdata/sample" };
+	size_t files = 0;
+	for (size_t d = 0; d < 3; d++) {
+		size_t n;
+		char **paths = test_list_dir(test_path(dirs[d]), &n);
+		for (size_t i = 0; i < n; i++) {
+			const char *b = test_base_name(paths[i]);
+			size_t l = strlen(b);
+			if (l < 4 || (strcmp(b + l - 4, ".smd") && strcmp(b + l - 4, ".vta"))) continue;
+			test_smd_threads_same(paths[i], 16);
+			test_smd_threads_same(paths[i], 64);
+			files++;
+		}
+		test_free_list(paths, n);
+	}
+	assert_true(files >= 30);
+	/* Made cases: good ones with both line ends, and each fault early, at a part's edge
+	 * and late. */
+	for (int bad = 0; bad <= 4; bad++) {
+		for (size_t at = 0; at < 3; at++) {
+			size_t n = 600, len;
+			char *text = threads_case(n, bad == 0 && at == 1, bad, at == 0 ? 2 : at == 1 ? n / 2 : n - 3, &len);
+			char *path = test_temp_file("threads", text, len);
+			for (uint64_t part = 64; part <= 16384; part *= 4) test_smd_threads_same(path, part);
+			if (bad == 0) {
+				/* the case reads, with the warning of weights below 1 counted once per vertex */
+				smdmx_error err;
+				smdmx_warnings w;
+				smdmx_smd_read_options o = { .threads = 4 };
+				uint64_t saved = sm_smd_part_min;
+				sm_smd_part_min = 256;
+				smdmx_scene *s = smdmx_smd_read_file(path, &o, &err, &w);
+				sm_smd_part_min = saved;
+				if (!s) fail_msg("%s", err.message);
+				assert_int_equal(s->meshes[0].corner_count, 3 * (n + 1));
+				assert_int_equal(s->meshes[0].uv_set_count, 2);
+				size_t below = 0;
+				for (size_t i = n / 3 + 1; i < n; i++) below += i % 29 == 11;
+				assert_int_equal(w.count, 2);
+				assert_int_equal(w.data[0].code, SMDMX_WARNING_WEIGHT_REMAINDER);
+				assert_int_equal(w.data[0].count, 3 * below);
+				assert_int_equal(w.data[1].code, SMDMX_WARNING_WEIGHT_OVERFLOW);
+				assert_int_equal(w.data[1].count, 3);
+				smdmx_scene_free(s);
+			}
+			os_remove(path);
+			free(path);
+			free(text);
+		}
+	}
+	/* A memory limit with more than one thread is refused (it counts one thread's allocations). */
+	smdmx_allocator a = { .memory_limit = 1 << 30 };
+	smdmx_smd_read_options o = { .threads = 2, .allocator = a };
+	smdmx_error err;
+	assert_null(smdmx_smd_read_file(test_path("testdata/sample/arm.smd"), &o, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -816,6 +924,7 @@ int main(void)
 		cmocka_unit_test(test_write_sparse_keys),
 		cmocka_unit_test(test_write_file_atomic),
 		cmocka_unit_test(test_validate),
+		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,7 +145,8 @@ int main(int argc, char **argv)
 	}
 	smdmx_error err;
 	double t0 = now();
-	smdmx_scene *s = smdmx_smd_read_file(argv[2], NULL, &err, NULL);
+	smdmx_smd_read_options ro = { .threads = getenv("THREADS") ? (unsigned)atoi(getenv("THREADS")) : 1 };
+	smdmx_scene *s = smdmx_smd_read_file(argv[2], &ro, &err, NULL);
 	double t1 = now();
 	if (!s) {
 		fprintf(stderr, "%s:%u:%u: error: %s\n", argv[2], err.line, err.column, err.message);

@@ -20,6 +20,12 @@ typedef struct smdmx_smd_read_options {
 	const char *name;    /* scene name; NULL: the file's stem */
 	bool record_lines;   /* the scene's source tells the line of each joint, material and
 	                        triangle (for messages that point into the file) */
+	unsigned threads;    /* threads that read one file's triangles at once; 0 or 1: the calling
+	                        thread alone. The result, errors and warnings are the same at any
+	                        count. Used for a regular file (not a pipe, not memory) with a
+	                        triangles block of 2 MiB or more, in parts of at least 1 MiB. The
+	                        allocator's hooks are then called from several threads at once;
+	                        memory_limit and fail_after are refused with more than one thread. */
 } smdmx_smd_read_options;
 
 /* Reads an SMD or VTA file (the kind is told by its blocks, not its extension).

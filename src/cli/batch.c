@@ -489,6 +489,7 @@ static void plan_free(plan *p)
 static const char *const opt_names[OPT_COUNT] = {
 	"--vta", "--clip", "--clips", "--fps", "--keys", "--key-tolerance", "--target",
 	"--encoding", "--encoding-version", "--model-version", "--goldsrc", "--lf", "--scale", "--up-axis",
+	"--threads",
 };
 
 /* The options a direction takes. */
@@ -498,10 +499,10 @@ static unsigned applies(direction d)
 	const unsigned dmx_out = OPT_TARGET | OPT_ENCODING | OPT_ENCODING_VERSION | OPT_MODEL_VERSION | OPT_KEYS | OPT_KEY_TOLERANCE;
 	const unsigned smd_out = OPT_GOLDSRC | OPT_LF;
 	switch (d) {
-	case DIR_SMD_TO_DMX: return both | dmx_out | OPT_VTA | OPT_CLIPS | OPT_FPS;
+	case DIR_SMD_TO_DMX: return both | dmx_out | OPT_VTA | OPT_CLIPS | OPT_FPS | OPT_THREADS;
 	case DIR_DMX_TO_SMD: return both | smd_out | OPT_VTA | OPT_CLIP;
 	case DIR_DMX_TO_DMX: return both | dmx_out;
-	case DIR_SMD_TO_SMD: return both | smd_out | OPT_VTA;
+	case DIR_SMD_TO_SMD: return both | smd_out | OPT_VTA | OPT_THREADS;
 	}
 	return 0;
 }
@@ -519,6 +520,7 @@ static const char *why_not(unsigned opt, direction d)
 	case OPT_KEY_TOLERANCE: return "SMD output has every frame";
 	case OPT_GOLDSRC:
 	case OPT_LF: return "it shapes SMD output";
+	case OPT_THREADS: return "DMX files are read on one thread";
 	default: return "SMD output has no encoding or model format";
 	}
 }
@@ -613,6 +615,10 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	if (!workers) workers = os_cpu_count();
 	if (workers > p.count) workers = (unsigned)p.count;
 	if (workers > 256) workers = 256;
+	/* Threads for one file: as given, else the cores shared by the files converted at once
+	 * (one big file gets them all; a batch of many gets one each). */
+	unsigned cores = os_cpu_count();
+	o->ropts.threads = o->threads ? o->threads : (cores / workers ? cores / workers : 1);
 	batch b;
 	memset(&b, 0, sizeof(b));
 	b.o = o;

@@ -40,7 +40,8 @@ enum {
 	OPT_LF = 1u << 11,
 	OPT_SCALE = 1u << 12,
 	OPT_UP_AXIS = 1u << 13,
-	OPT_COUNT = 14
+	OPT_THREADS = 1u << 14,
+	OPT_COUNT = 15
 };
 
 /* What a job converts: by its input's and its output's side. */
@@ -62,6 +63,7 @@ typedef struct conv_opts {
 	bool update;           /* -u: only inputs newer than their output (which is then replaced) */
 	unsigned given;        /* OPT_*: the options the command line gave */
 	unsigned jobs;         /* -j; 0: the number of cores */
+	unsigned threads;      /* --threads: threads for one file; 0: the cores left to each job */
 	size_t max_warnings;   /* shown per file; 0: all */
 	double scale;          /* --scale; 1: none */
 	char up_axis;          /* --up-axis; 0: none */

@@ -34,6 +34,8 @@ static const char batch_help[] =
     "  -u, --update           convert only inputs whose output is missing or older than what the\n"
     "                         conversion reads (the input, its VTA, a QC and its files)\n"
     "  -j N, --jobs N         convert N files at once (default: the number of cores)\n"
+    "  --threads N            threads that read one SMD at once (default: the number of cores\n"
+    "                         over the files converted at once; the output is the same)\n"
     "  -k, --keep-going       convert what can be converted; exit 1 at the end if any failed\n"
     "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
     "diagnostics:\n"
@@ -182,6 +184,12 @@ static int convert_main(int argc, char **argv)
 			const char *n = a[2] && a[1] == 'j' ? a + 2 : (TAKES_VALUE ? v : NULL);
 			if (n && !parse_number(n, 1, 256, &num)) rc = usage_error("-j wants a number of jobs from 1 to 256, not '%s'", n);
 			else if (n) o.jobs = (unsigned)num;
+		} else if (!strcmp(a, "--threads")) {
+			if (TAKES_VALUE) {
+				if (!parse_number(v, 1, 256, &num)) rc = usage_error("--threads wants a number from 1 to 256, not '%s'", v);
+				o.threads = (unsigned)num;
+				o.given |= OPT_THREADS;
+			}
 		} else if (!strcmp(a, "--depfile")) {
 			if (TAKES_VALUE) o.depfile = v;
 		} else if (!strcmp(a, "--max-warnings")) {

@@ -670,6 +670,7 @@ static const char qc_help[] =
     "                         the QC with noautodmxrules (qc, the default) or move into its DMX (dmx)\n"
     "  -f, --force            overwrite existing outputs\n"
     "  -j N, --jobs N         convert N files at once (default: the number of cores)\n"
+    "  --threads N            threads that read one SMD at once (default: the cores over -j)\n"
     "  -k, --keep-going       convert what can be converted; exit 1 at the end if any failed\n"
     "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
     "  -q, --quiet            no warnings\n"
@@ -694,14 +695,19 @@ int cmd_qc(int argc, char **argv)
 			fputs(qc_help, stdout);
 			return EXIT_OK;
 		}
-		bool takes = !strcmp(a, "--to") || !strcmp(a, "-d") || !strcmp(a, "--rig") || !strcmp(a, "-j") || !strcmp(a, "--jobs") ||
+		bool takes = !strcmp(a, "--to") || !strcmp(a, "-d") || !strcmp(a, "--rig") || !strcmp(a, "-j") || !strcmp(a, "--jobs") || !strcmp(a, "--threads") ||
 		             !strcmp(a, "--depfile") || !strcmp(a, "--max-warnings") || !strcmp(a, "--target") || !strcmp(a, "--encoding") ||
 		             !strcmp(a, "--encoding-version") || !strcmp(a, "--model-version") || !strcmp(a, "-W");
 		if (takes && !v) return usage("'%s' needs a value", a);
 		if (!strcmp(a, "--to")) to = argv[++i];
 		else if (!strcmp(a, "-d")) o.outdir = argv[++i];
 		else if (!strcmp(a, "--rig")) rig = argv[++i];
-		else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+		else if (!strcmp(a, "--threads")) {
+			char *end;
+			long n = strtol(argv[++i], &end, 10);
+			if (*end || n < 1 || n > 256) return usage("--threads wants a number from 1 to 256, not '%s'", argv[i]);
+			o.threads = (unsigned)n;
+		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
 			char *end;
 			long n = strtol(argv[++i], &end, 10);
 			if (*end || n < 1 || n > 256) return usage("-j wants a number of jobs from 1 to 256, not '%s'", argv[i]);
@@ -809,6 +815,8 @@ int cmd_qc(int argc, char **argv)
 		if (!workers) workers = os_cpu_count();
 		if (workers > p.task_count) workers = (unsigned)p.task_count;
 		if (workers > 64) workers = 64;
+		unsigned cores = os_cpu_count();
+		o.ropts.threads = o.threads ? o.threads : (cores / workers ? cores / workers : 1);
 		if (!ok) p.stop = !o.keep_going;
 		p.lock = os_mutex_create();
 		if (!p.lock) {

@@ -36,6 +36,9 @@ os_file os_stdout(void);
 os_file os_open_read(const char *path);
 /* Reads up to size bytes (retrying interrupted calls): the count, 0 at the end, -1 on error. */
 ptrdiff_t os_read(os_file f, void *buf, size_t size);
+/* Reads up to size bytes of a regular file at offset, as os_read, without using or moving
+ * a shared file position: several threads may read one file at once. */
+ptrdiff_t os_read_at(os_file f, void *buf, size_t size, uint64_t offset);
 /* Writes all of size bytes (retrying short and interrupted writes). */
 bool os_write_all(os_file f, const void *data, size_t size);
 /* Closes f (the standard streams stay open); false when a late write failed. */

@@ -45,6 +45,15 @@ ptrdiff_t os_read(os_file f, void *buf, size_t size)
 	}
 }
 
+ptrdiff_t os_read_at(os_file f, void *buf, size_t size, uint64_t offset)
+{
+	for (;;) {
+		ssize_t n = pread((int)f, buf, size, (off_t)offset);
+		if (n < 0 && errno == EINTR) continue;
+		return (ptrdiff_t)n;
+	}
+}
+
 bool os_write_all(os_file f, const void *data, size_t size)
 {
 	const char *p = data;

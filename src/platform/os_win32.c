@@ -195,6 +195,22 @@ ptrdiff_t os_read(os_file f, void *buf, size_t size)
 	return -1;
 }
 
+ptrdiff_t os_read_at(os_file f, void *buf, size_t size, uint64_t offset)
+{
+	/* An explicit offset on a synchronous handle: each call reads where it says, whatever
+	 * other threads do with the handle's own position. */
+	DWORD want = size > 0x40000000 ? 0x40000000 : (DWORD)size, got = 0;
+	OVERLAPPED ov;
+	memset(&ov, 0, sizeof(ov));
+	ov.Offset = (DWORD)offset;
+	ov.OffsetHigh = (DWORD)(offset >> 32);
+	if (ReadFile((HANDLE)f, buf, want, &got, &ov)) return (ptrdiff_t)got;
+	DWORD e = GetLastError();
+	if (e == ERROR_HANDLE_EOF) return 0;
+	errno = errno_of(e);
+	return -1;
+}
+
 bool os_write_all(os_file f, const void *data, size_t size)
 {
 	const char *p = data;
