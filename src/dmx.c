@@ -84,6 +84,11 @@ smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const smdmx_dmx_r
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	const char *d = data ? data : "";
 	if (!data) size = 0;
+	if (options && options->threads > 1 && (options->allocator.memory_limit || options->allocator.fail_after)) {
+		sm_fail(error, SMDMX_ERROR_USAGE, 0, 0,
+		        "threads above 1 with a memory_limit or fail_after (they count the allocations of one thread)");
+		return NULL;
+	}
 	if (size == 0) {
 		sm_fail(error, SMDMX_ERROR_EMPTY, 1, 1, "empty file");
 		return NULL;

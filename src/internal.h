@@ -128,6 +128,8 @@ SM_NODISCARD const char *sm_strdup(sm_owner *o, const char *s, size_t len, smdmx
 /* The smallest part of a triangles block read on a thread of its own (1 MiB; tests make it
  * small to cut small files into many parts). */
 extern uint64_t sm_smd_part_min;
+/* The same for a keyvalues2 number array. */
+extern uint64_t sm_kv2_part_min;
 
 /* ---- errors ----------------------------------------------------------------------------- */
 

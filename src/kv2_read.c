@@ -14,6 +14,7 @@
 
 #include "dm_internal.h"
 #include "num.h"
+#include "platform/os.h"
 
 /* Element references not resolved yet: the high bit marks an index into the pending table. */
 #define PENDING_BIT 0x80000000u
@@ -64,6 +65,7 @@ typedef struct kv2 {
 	size_t backslashes; /* backslashes read as characters (raw) */
 	size_t first_backslash; /* offset of the first */
 	bool have_root;
+	unsigned threads;   /* for large number arrays; 1: this thread alone */
 } kv2;
 
 static int hex_digit(char c)
@@ -529,12 +531,162 @@ static smdmx_dm_attr *new_attr(kv2 *k, const frame *f, const token *name)
 }
 
 /* Reads `[ "v", "v", ... ]` of a value type into the attribute. */
+/* The fast form of a number item at c (just past its opening quote): the numbers parsed in
+ * place, one space apart, then the closing quote. *next is the closing quote. False for
+ * anything else, which the general path then reads. */
+static inline bool fast_item(const char *c, const char *end, smdmx_dm_type type, int comps, void *dst, const char **next)
+{
+	if (type == SMDMX_DM_INT) {
+		/* up to 10 digits, range-checked */
+		bool neg = c < end && *c == '-';
+		const char *q = c + neg, *q0 = q;
+		int64_t v = 0;
+		while (q < end && q - q0 < 10 && (unsigned char)(*q - '0') < 10) v = v * 10 + (*q++ - '0');
+		if (!(q > q0 && q < end && *q == '"' && v <= (neg ? INT64_C(2147483648) : INT32_MAX))) return false;
+		*(int32_t *)dst = (int32_t)(neg ? -v : v);
+		*next = q;
+		return true;
+	}
+	float *f = dst;
+	for (int i = 0; i < comps; i++) {
+		if (i) {
+			if (c >= end || *c != ' ') return false;
+			c++;
+		}
+		if (!sm_parse_float_fast(c, end, &f[i], next)) return false;
+		c = *next;
+	}
+	*next = c;
+	return c < end && *c == '"';
+}
+
+/* ---- a large number array on several threads -------------------------------------------------
+ *
+ * The items between '[' and the first ']' are cut into parts at quotes that follow a
+ * separator (an item's opening quote in a number array), and each part is read on a thread of its own in the fast form only.
+ * When every part reads, and each stops exactly where the next starts, the array is theirs
+ * in order; anything else (a comment, an escape, a number in another form, too many items)
+ * leaves the whole array to the single-threaded reader, which says what it says of it. So
+ * the result, and any error or warning, is the same at any thread count. */
+
+uint64_t sm_kv2_part_min = (uint64_t)1 << 20; /* bytes; smaller arrays are read on one thread */
+
+typedef struct array_part {
+	const char *data;
+	size_t start, end;      /* offsets: its first item's quote; where the next part starts */
+	smdmx_dm_type type;
+	int comps;
+	size_t item;            /* bytes per item */
+	bool counting;          /* the first round: count the items (quotes / 2) */
+	size_t count;           /* items */
+	char *items;            /* the second round: read them here */
+	bool ok;
+	os_thread *thread;
+} array_part;
+
+static void array_part_run(void *arg)
+{
+	array_part *p = arg;
+	const char *d = p->data;
+	p->ok = false;
+	if (p->counting) {
+		size_t quotes = 0;
+		for (size_t q = p->start; q < p->end; q++) quotes += d[q] == '"';
+		p->count = quotes / 2;
+		p->ok = quotes % 2 == 0;
+		return;
+	}
+	const char *end = d + p->end;
+	size_t q = p->start, got = 0;
+	for (;;) {
+		while (q < p->end && skip_class[(uint8_t)d[q]]) q++;
+		if (q >= p->end) break;
+		if (d[q] != '"' || got == p->count) return;
+		const char *next;
+		if (!fast_item(d + q + 1, end, p->type, p->comps, p->items + got * p->item, &next)) return;
+		got++;
+		q = (size_t)(next - d) + 1;
+	}
+	p->ok = q == p->end && got == p->count;
+}
+
+/* Runs every part, parts 1 on on threads of their own; true when all of them are ok. */
+static bool run_parts(array_part *ps, size_t n)
+{
+	for (size_t i = 1; i < n; i++) ps[i].thread = os_thread_start(array_part_run, &ps[i]);
+	array_part_run(&ps[0]);
+	bool ok = ps[0].ok;
+	for (size_t i = 1; i < n; i++) {
+		if (ps[i].thread) os_thread_join(ps[i].thread);
+		else array_part_run(&ps[i]);
+		ok = ok && ps[i].ok;
+	}
+	return ok;
+}
+
+/* 1: the array was read; 0: read it on this thread; -1: out of memory. */
+static int read_array_parallel(kv2 *k, smdmx_dm_attr *a, sm_vec *items, size_t item, int comps)
+{
+	const char *d = k->data;
+	const char *close = memchr(d + k->pos, ']', k->size - k->pos);
+	if (!close) return 0;
+	size_t from = k->pos, to = (size_t)(close - d);
+	uint64_t parts = (to - from) / sm_kv2_part_min;
+	if (parts > k->threads) parts = k->threads;
+	if (parts > 64) parts = 64;
+	if (parts < 2) return 0;
+	array_part ps[64];
+	/* The first quote of the array, and part starts at quotes that open an item. */
+	size_t first = from;
+	while (first < to && skip_class[(uint8_t)d[first]]) first++;
+	if (first >= to || d[first] != '"') return 0;
+	size_t starts[65], n = 0;
+	starts[n++] = first;
+	for (uint64_t i = 1; i < parts; i++) {
+		/* an item's opening quote: one after a separator (a closing quote follows a digit) */
+		size_t q = from + (size_t)((to - from) / parts * i);
+		if (q <= starts[n - 1]) continue;
+		while (q < to && !(d[q] == '"' && skip_class[(uint8_t)d[q - 1]])) q++;
+		if (q < to) starts[n++] = q;
+	}
+	if (n < 2) return 0;
+	starts[n] = to;
+	for (size_t i = 0; i < n; i++)
+		ps[i] = (array_part){ .data = d, .start = starts[i], .end = starts[i + 1], .type = a->type, .comps = comps,
+			              .item = item, .counting = true };
+	/* Count, then read each part into its place in the array. */
+	if (!run_parts(ps, n)) return 0;
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) total += ps[i].count;
+	if (total > k->limits.max_array_items) return 0;
+	if (!sm_vec_reserve(k->mem, items, item, total, k->error)) return -1;
+	char *dst = items->data;
+	for (size_t i = 0; i < n; i++) {
+		ps[i].counting = false;
+		ps[i].items = dst;
+		dst += ps[i].count * item;
+	}
+	if (!run_parts(ps, n)) return 0;
+	items->count = total;
+	k->pos = to + 1;
+	return 1;
+}
+
 static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
 {
 	size_t item = smdmx_dm_item_size(a->type);
 	sm_vec items = SM_VEC_INIT;
 	int comps = a->type == SMDMX_DM_FLOAT ? 1 : a->type != SMDMX_DM_COLOR ? component_count[a->type] : 0;
 	const char *d = k->data, *end = k->data + k->size;
+	if (k->threads > 1 && (a->type == SMDMX_DM_INT || comps)) {
+		int r = read_array_parallel(k, a, &items, item, comps);
+		if (r < 0) return false;
+		if (r > 0) {
+			a->value.array.data = items.data;
+			a->value.array.count = items.count;
+			return true;
+		}
+	}
 	for (;;) {
 		/* Fast path for numbers: separators, a quote, the numbers parsed in place, a quote.
 		 * Anything unusual (escapes, comments, bad values) goes the general way. */
@@ -542,35 +694,12 @@ static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
 			size_t p = k->pos;
 			while (p < k->size && skip_class[(uint8_t)d[p]]) p++;
 			if (p < k->size && d[p] == '"') {
-				const char *c = d + p + 1, *next;
+				const char *next;
 				if (items.count >= k->limits.max_array_items)
 					return fail_at(k, p, SMDMX_ERROR_LIMIT, "more than %zu items in one array", k->limits.max_array_items);
 				void *dst = sm_vec_push(k->mem, &items, item, k->error);
 				if (!dst) return false;
-				bool ok = true;
-				if (a->type == SMDMX_DM_INT) {
-					/* up to 10 digits, range-checked */
-					bool neg = c < end && *c == '-';
-					const char *q = c + neg, *q0 = q;
-					int64_t v = 0;
-					while (q < end && q - q0 < 10 && (unsigned char)(*q - '0') < 10) v = v * 10 + (*q++ - '0');
-					ok = q > q0 && q < end && *q == '"' && v <= (neg ? INT64_C(2147483648) : INT32_MAX);
-					if (ok) *(int32_t *)dst = (int32_t)(neg ? -v : v);
-					next = q;
-				} else {
-					float *f = dst;
-					for (int i = 0; ok && i < comps; i++) {
-						if (i) {
-							if (c >= end || *c != ' ') ok = false;
-							else c++;
-						}
-						ok = ok && sm_parse_float_fast(c, end, &f[i], &next);
-						c = next;
-					}
-					ok = ok && c < end && *c == '"';
-					next = c;
-				}
-				if (ok) {
+				if (fast_item(d + p + 1, end, a->type, comps, dst, &next)) {
 					k->pos = (size_t)(next - d) + 1;
 					continue;
 				}
@@ -900,6 +1029,7 @@ static smdmx_dm *read_pass(kv2 *k, const char *data, size_t size, const smdmx_dm
 	k->warnings = warnings;
 	k->limits = sm_dm_limits_resolve(&opts->limits);
 	k->raw = raw;
+	k->threads = opts->threads > 1 ? opts->threads : 1;
 	k->pending = k->id_offsets = k->stack = k->scratch = k->prefix = k->named = (sm_vec)SM_VEC_INIT;
 	bool ok = read_header(k);
 	ok = ok && read_body(k) && resolve(k);

@@ -867,6 +867,154 @@ static void test_datamodelpy_corpus(void **state)
 	test_free_list(paths, n);
 }
 
+/* ---- number arrays on several threads --------------------------------------------------------- */
+
+/* Reads the text on one thread and on 2, 3, 5 and 8 (arrays cut into parts of at least
+ * part_min bytes): the datamodel, or the error, and the warnings are the same. */
+static void kv2_threads_same(const char *text, size_t size, const char *label, uint64_t part_min, smdmx_dm_limits limits)
+{
+	uint64_t saved = sm_kv2_part_min;
+	sm_kv2_part_min = part_min;
+	smdmx_dmx_read_options o = { .threads = 1, .limits = limits };
+	smdmx_error e1, e;
+	smdmx_warnings w1, w;
+	smdmx_dm *one = smdmx_dmx_read_memory(text, size, &o, &e1, &w1);
+	static const unsigned counts[] = { 2, 3, 5, 8 };
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		o.threads = counts[k];
+		smdmx_dm *dm = smdmx_dmx_read_memory(text, size, &o, &e, &w);
+		if ((dm == NULL) != (one == NULL)) fail_msg("%s, %u threads: %s", label, counts[k], dm ? "read" : e.message);
+		if (!dm && (e.code != e1.code || e.line != e1.line || e.column != e1.column || strcmp(e.message, e1.message)))
+			fail_msg("%s, %u threads: %u:%u %s; one thread: %u:%u %s", label, counts[k], e.line, e.column, e.message,
+			         e1.line, e1.column, e1.message);
+		if (w.count != w1.count || memcmp(w.data, w1.data, w.count * sizeof(w.data[0])))
+			fail_msg("%s, %u threads: other warnings", label, counts[k]);
+		char diff[256];
+		if (dm && !smdmx_dm_equal(one, dm, diff, sizeof(diff))) fail_msg("%s, %u threads: %s", label, counts[k], diff);
+		smdmx_dm_free(dm);
+	}
+	smdmx_dm_free(one);
+	sm_kv2_part_min = saved;
+}
+
+static void kv2_file_threads_same(const char *path, uint64_t part_min)
+{
+	size_t n = 0;
+	char *text = test_slurp(path, &n);
+	if (!text) fail_msg("cannot read %s", path);
+	kv2_threads_same(text, n, path, part_min, (smdmx_dm_limits){ 0 });
+	free(text);
+}
+
+/* A model-like file of n items per array, as one line or a line each, with what the fast
+ * form does not take at item bad_at: 1 an exponent, 2 a comment, 3 a bad value, 4 a '['
+ * never closed, 5 an item with an escape. */
+static char *kv2_arrays_case(size_t n, bool lines, int odd, size_t bad_at, size_t *len)
+{
+	size_t cap = 4096 + n * 120;
+	char *t = malloc(cap);
+	assert_non_null(t);
+	size_t k = 0;
+#define PUT(...) (k += (size_t)snprintf(t + k, cap - k, __VA_ARGS__))
+	PUT("<!-- dmx encoding keyvalues2 1 format model 18 -->\n\"DmElement\"\n{\n"
+	    "\t\"id\" \"elementid\" \"00000000-0000-0000-0000-000000000001\"\n\t\"name\" \"string\" \"arrays\"\n");
+	static const char *const kinds[] = { "int_array", "float_array", "vector2_array", "vector3_array", "quaternion_array" };
+	for (int a = 0; a < 5; a++) {
+		PUT("\t\"a%d\" \"%s\" [%s", a, kinds[a], lines ? "\n" : " ");
+		for (size_t i = 0; i < n; i++) {
+			const char *sep = i + 1 < n ? (lines ? ",\n" : ", ") : (lines ? "\n" : " ");
+			const char *pre = lines ? "\t\t" : "";
+			if (i == bad_at && a == 3 && odd) {
+				if (odd == 1) PUT("%s\"1e-05 2.5 -3\"%s", pre, sep);
+				else if (odd == 2) PUT("%s// a comment\n%s\"1 2 3\"%s", pre, pre, sep);
+				else if (odd == 3) PUT("%s\"1 2 x3\"%s", pre, sep);
+				else if (odd == 4) PUT("%s\"1 2 3\"", pre);
+				else PUT("%s\"1 2\\t 3\"%s", pre, sep);
+				if (odd == 4) break;
+				continue;
+			}
+			double v = (double)(i % 977) * 0.125 - 17.5;
+			switch (a) {
+			case 0: PUT("%s\"%d\"%s", pre, (int)(i * 7919 % 100003) - (int)(i % 3 == 0), sep); break;
+			case 1: PUT("%s\"%.6g\"%s", pre, v, sep); break;
+			case 2: PUT("%s\"%.6g %.4f\"%s", pre, v, (double)(i % 101) / 100, sep); break;
+			case 3: PUT("%s\"%.6g %.4f -%.3f\"%s", pre, v, (double)(i % 13) / 7, (double)(i % 5) / 3, sep); break;
+			default: PUT("%s\"0 0 %.4f 1\"%s", pre, (double)(i % 3) / 9, sep); break;
+			}
+		}
+		if (odd == 4 && a == 3) break;
+		PUT("%s]\n", lines ? "\t" : "");
+	}
+	if (odd != 4) PUT("}\n");
+#undef PUT
+	*len = k;
+	return t;
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	size_t files = 0;
+	static const char *const dirs[] = { "testdata/kv2", "testdata/bad", "testdata/model" };
+	for (size_t d = 0; d < 3; d++) {
+		size_t n;
+		char **paths = test_list_dir(test_path(dirs[d]), &n);
+		for (size_t i = 0; i < n; i++) {
+			const char *b = test_base_name(paths[i]);
+			size_t l = strlen(b);
+			if (l < 4 || strcmp(b + l - 4, ".dmx")) continue;
+			kv2_file_threads_same(paths[i], 16);
+			files++;
+		}
+		test_free_list(paths, n);
+	}
+	static const char *const corpus[] = { "dmx_kv2_model", "dmx_kv2_anim", "dmx_kv2_datamodelpy" };
+	for (size_t d = 0; d < 3 && test_have_corpus(); d++) {
+		size_t n;
+		char **paths = test_corpus_tree(corpus[d], &n);
+		for (size_t i = 0; i < n; i++) {
+			kv2_file_threads_same(paths[i], 64);
+			kv2_file_threads_same(paths[i], 4096);
+			files++;
+		}
+		test_free_list(paths, n);
+	}
+	assert_true(files >= 10);
+	for (int lines = 0; lines < 2; lines++)
+		for (int odd = 0; odd <= 5; odd++)
+			for (size_t at = 0; at < 3; at++) {
+				size_t n = 2000, len;
+				char *text = kv2_arrays_case(n, lines, odd, at == 0 ? 1 : at == 1 ? n / 2 : n - 2, &len);
+				char label[64];
+				snprintf(label, sizeof(label), "case %d %d %zu", lines, odd, at);
+				for (uint64_t part = 64; part <= 65536; part *= 8) kv2_threads_same(text, len, label, part, (smdmx_dm_limits){ 0 });
+				if (odd == 0) {
+					/* the arrays read on threads, at their values */
+					uint64_t saved = sm_kv2_part_min;
+					sm_kv2_part_min = 256;
+					smdmx_dmx_read_options o = { .threads = 4 };
+					smdmx_error err;
+					smdmx_dm *dm = smdmx_dmx_read_memory(text, len, &o, &err, NULL);
+					sm_kv2_part_min = saved;
+					if (!dm) fail_msg("%s", err.message);
+					const smdmx_dm_attr *a = attr(dm, 0, "a3");
+					assert_int_equal(a->value.array.count, n);
+					const float *v = (const float *)a->value.array.data + 3 * 1234;
+					assert_true(v[0] == 14.625f && v[2] == -1.333f); /* "14.625 0.1429 -1.333" */
+					const int32_t *ix = attr(dm, 0, "a0")->value.array.data;
+					assert_int_equal(ix[1999], (int)(1999 * 7919 % 100003) - (1999 % 3 == 0));
+					smdmx_dm_free(dm);
+					/* too many items: the limit's error, as on one thread */
+					kv2_threads_same(text, len, "limit", 256, (smdmx_dm_limits){ .max_array_items = n - 1 });
+				}
+				free(text);
+			}
+	smdmx_dmx_read_options o = { .threads = 2, .allocator = { .fail_after = 10 } };
+	smdmx_error err;
+	assert_null(smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &o, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -884,6 +1032,7 @@ int main(void)
 		cmocka_unit_test(test_bare_types),
 		cmocka_unit_test(test_other_writers),
 		cmocka_unit_test(test_datamodelpy_corpus),
+		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,7 +45,8 @@ static int bench_dmx(const char *phase, const char *path, const char *out)
 	smdmx_error err;
 	os_stat st;
 	double t0 = now();
-	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, NULL);
+	smdmx_dmx_read_options dro = { .threads = getenv("THREADS") ? (unsigned)atoi(getenv("THREADS")) : 1 };
+	smdmx_dm *dm = smdmx_dmx_read_file(path, &dro, &err, NULL);
 	double t1 = now();
 	if (!dm) {
 		fprintf(stderr, "%s:%u:%u: error: %s\n", path, err.line, err.column, err.message);

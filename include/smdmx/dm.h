@@ -169,6 +169,12 @@ SMDMX_API bool smdmx_dm_dump(const smdmx_dm *dm, bool full, smdmx_write_fn write
 typedef struct smdmx_dmx_read_options {
 	smdmx_allocator allocator;
 	smdmx_dm_limits limits;
+	unsigned threads;    /* threads that read a keyvalues2 file's large number arrays at once;
+	                        0 or 1: the calling thread alone. The result, errors and warnings
+	                        are the same at any count. An array of 2 MiB or more is read in
+	                        parts of at least 1 MiB. The allocator's hooks are then called from
+	                        several threads; memory_limit and fail_after are refused with more
+	                        than one thread. */
 } smdmx_dmx_read_options;
 
 /* Reads a DMX file in any encoding smdmx supports: keyvalues2, keyvalues2_flat and binary

@@ -495,14 +495,14 @@ static const char *const opt_names[OPT_COUNT] = {
 /* The options a direction takes. */
 static unsigned applies(direction d)
 {
-	const unsigned both = OPT_SCALE | OPT_UP_AXIS;
+	const unsigned both = OPT_SCALE | OPT_UP_AXIS | OPT_THREADS;
 	const unsigned dmx_out = OPT_TARGET | OPT_ENCODING | OPT_ENCODING_VERSION | OPT_MODEL_VERSION | OPT_KEYS | OPT_KEY_TOLERANCE;
 	const unsigned smd_out = OPT_GOLDSRC | OPT_LF;
 	switch (d) {
-	case DIR_SMD_TO_DMX: return both | dmx_out | OPT_VTA | OPT_CLIPS | OPT_FPS | OPT_THREADS;
+	case DIR_SMD_TO_DMX: return both | dmx_out | OPT_VTA | OPT_CLIPS | OPT_FPS;
 	case DIR_DMX_TO_SMD: return both | smd_out | OPT_VTA | OPT_CLIP;
 	case DIR_DMX_TO_DMX: return both | dmx_out;
-	case DIR_SMD_TO_SMD: return both | smd_out | OPT_VTA | OPT_THREADS;
+	case DIR_SMD_TO_SMD: return both | smd_out | OPT_VTA;
 	}
 	return 0;
 }
@@ -520,7 +520,6 @@ static const char *why_not(unsigned opt, direction d)
 	case OPT_KEY_TOLERANCE: return "SMD output has every frame";
 	case OPT_GOLDSRC:
 	case OPT_LF: return "it shapes SMD output";
-	case OPT_THREADS: return "DMX files are read on one thread";
 	default: return "SMD output has no encoding or model format";
 	}
 }
@@ -619,6 +618,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	 * (one big file gets them all; a batch of many gets one each). */
 	unsigned cores = os_cpu_count();
 	o->ropts.threads = o->threads ? o->threads : (cores / workers ? cores / workers : 1);
+	o->xopts.threads = o->ropts.threads;
 	batch b;
 	memset(&b, 0, sizeof(b));
 	b.o = o;

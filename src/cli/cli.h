@@ -68,6 +68,7 @@ typedef struct conv_opts {
 	double scale;          /* --scale; 1: none */
 	char up_axis;          /* --up-axis; 0: none */
 	smdmx_smd_read_options ropts;
+	smdmx_dmx_read_options xopts; /* DMX reading (threads) */
 	smdmx_smd_write_options wopts;
 	smdmx_model_options mopts;
 	smdmx_dmx_write_options dopts;
@@ -151,7 +152,8 @@ extern const char *stdin_name;
 /* The library's readers, "-" read from standard input (whole, named stdin_name). */
 smdmx_scene *cli_read_smd(const char *path, const smdmx_smd_read_options *options, smdmx_error *error,
                           smdmx_warnings *warnings);
-smdmx_dm *cli_read_dmx(const char *path, smdmx_error *error, smdmx_warnings *warnings);
+smdmx_dm *cli_read_dmx(const char *path, const smdmx_dmx_read_options *options, smdmx_error *error,
+                       smdmx_warnings *warnings);
 
 /* Outputs of one job, written to temporary files and renamed into place together. */
 typedef struct output {

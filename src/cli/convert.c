@@ -469,7 +469,7 @@ static bool dmx_to_dmx(run *r)
 	const char *in = j->inputs[0];
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = cli_read_dmx(in, &err, &w);
+	smdmx_dm *dm = cli_read_dmx(in, &r->o->xopts, &err, &w);
 	warn(r, in, &w);
 	if (!dm) return fail(r, in, &err);
 	const conv_opts *o = r->o;
@@ -634,7 +634,7 @@ static bool dmx_to_smd(run *r)
 	const char *in = j->inputs[0], *out = j->out;
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = cli_read_dmx(in, &err, &w);
+	smdmx_dm *dm = cli_read_dmx(in, &r->o->xopts, &err, &w);
 	warn(r, in, &w);
 	if (!dm) return fail(r, in, &err);
 	smdmx_scene *scene = smdmx_model_to_scene(dm, NULL, &err, &w);

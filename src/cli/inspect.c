@@ -64,7 +64,7 @@ static bool load(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warni
 		if (!l->scene) diag_error(d, path, &err);
 		return l->scene != NULL;
 	}
-	l->dm = cli_read_dmx(path, &err, w);
+	l->dm = cli_read_dmx(path, NULL, &err, w);
 	if (!l->dm) {
 		diag_error(d, path, &err);
 		return false;

@@ -34,8 +34,9 @@ static const char batch_help[] =
     "  -u, --update           convert only inputs whose output is missing or older than what the\n"
     "                         conversion reads (the input, its VTA, a QC and its files)\n"
     "  -j N, --jobs N         convert N files at once (default: the number of cores)\n"
-    "  --threads N            threads that read one SMD at once (default: the number of cores\n"
-    "                         over the files converted at once; the output is the same)\n"
+    "  --threads N            threads for one file: SMD triangles and keyvalues2 number arrays\n"
+    "                         are read in parts (default: the number of cores over the files\n"
+    "                         converted at once; the output is the same at any count)\n"
     "  -k, --keep-going       convert what can be converted; exit 1 at the end if any failed\n"
     "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
     "diagnostics:\n"
@@ -381,7 +382,7 @@ static int cmd_dump(int argc, char **argv)
 	if (!in) return usage_error("dump needs a file");
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = cli_read_dmx(in, &err, &w);
+	smdmx_dm *dm = cli_read_dmx(in, NULL, &err, &w);
 	diag_buf d = { 0 };
 	diag_warnings(&d, NULL, in, &w);
 	if (!dm) diag_error(&d, in, &err);

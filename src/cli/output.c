@@ -286,9 +286,10 @@ smdmx_scene *cli_read_smd(const char *path, const smdmx_smd_read_options *option
 	return smdmx_smd_read_memory(d, n, &o, error, warnings);
 }
 
-smdmx_dm *cli_read_dmx(const char *path, smdmx_error *error, smdmx_warnings *warnings)
+smdmx_dm *cli_read_dmx(const char *path, const smdmx_dmx_read_options *options, smdmx_error *error,
+                       smdmx_warnings *warnings)
 {
-	if (strcmp(path, "-")) return smdmx_dmx_read_file(path, NULL, error, warnings);
+	if (strcmp(path, "-")) return smdmx_dmx_read_file(path, options, error, warnings);
 	size_t n = 0;
 	char why[256];
 	const void *d = stdin_data(&n, why, sizeof(why));
@@ -299,7 +300,7 @@ smdmx_dm *cli_read_dmx(const char *path, smdmx_error *error, smdmx_warnings *war
 		if (warnings) memset(warnings, 0, sizeof(*warnings));
 		return NULL;
 	}
-	return smdmx_dmx_read_memory(d, n, NULL, error, warnings);
+	return smdmx_dmx_read_memory(d, n, options, error, warnings);
 }
 
 /* ---- cleanup on signals ------------------------------------------------------------------ */

@@ -233,7 +233,7 @@ static bool run_dmx_to_smd(project *p, task *t)
 {
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = smdmx_dmx_read_file(t->src, NULL, &err, &w);
+	smdmx_dm *dm = smdmx_dmx_read_file(t->src, &p->o->xopts, &err, &w);
 	diag_warnings(&t->diag, p->o, t->src, &w);
 	if (!dm) return task_fail(t, t->src, &err);
 	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, &w);
@@ -670,7 +670,7 @@ static const char qc_help[] =
     "                         the QC with noautodmxrules (qc, the default) or move into its DMX (dmx)\n"
     "  -f, --force            overwrite existing outputs\n"
     "  -j N, --jobs N         convert N files at once (default: the number of cores)\n"
-    "  --threads N            threads that read one SMD at once (default: the cores over -j)\n"
+    "  --threads N            threads that read one file in parts (default: the cores over -j)\n"
     "  -k, --keep-going       convert what can be converted; exit 1 at the end if any failed\n"
     "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
     "  -q, --quiet            no warnings\n"
@@ -817,6 +817,7 @@ int cmd_qc(int argc, char **argv)
 		if (workers > 64) workers = 64;
 		unsigned cores = os_cpu_count();
 		o.ropts.threads = o.threads ? o.threads : (cores / workers ? cores / workers : 1);
+		o.xopts.threads = o.ropts.threads;
 		if (!ok) p.stop = !o.keep_going;
 		p.lock = os_mutex_create();
 		if (!p.lock) {
