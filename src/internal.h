@@ -130,6 +130,9 @@ SM_NODISCARD const char *sm_strdup(sm_owner *o, const char *s, size_t len, smdmx
 extern uint64_t sm_smd_part_min;
 /* The same for a keyvalues2 number array. */
 extern uint64_t sm_kv2_part_min;
+/* Items (keyvalues2 number arrays), polygons or values (SMD meshes and their text pools) a
+ * writer's thread takes at once (16,384; twice that are written on one thread). */
+extern size_t sm_write_part_min;
 
 /* ---- errors ----------------------------------------------------------------------------- */
 
@@ -165,6 +168,9 @@ typedef struct sm_out {
 SM_NODISCARD bool sm_out_flush(sm_out *o);
 /* Copies n bytes through the buffer, flushing as it fills. */
 SM_NODISCARD bool sm_out_put_slow(sm_out *o, const char *s, size_t n);
+
+/* Appends n bytes; a large piece goes to the sink as it is, after what is buffered. */
+SM_NODISCARD bool sm_out_put_direct(sm_out *o, const char *s, size_t n);
 
 /* Makes room for n bytes (n <= SM_OUT_CAP) at o->buf + o->len. */
 SM_NODISCARD static inline bool sm_out_room(sm_out *o, size_t n)

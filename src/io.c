@@ -28,6 +28,16 @@ bool sm_out_put_slow(sm_out *o, const char *s, size_t n)
 	return true;
 }
 
+size_t sm_write_part_min = (size_t)1 << 14;
+
+bool sm_out_put_direct(sm_out *o, const char *s, size_t n)
+{
+	if (n < SM_OUT_CAP / 2) return sm_out_put(o, s, n);
+	SM_CHECK(sm_out_flush(o));
+	if (!o->write(o->user, s, n)) return sm_fail(o->error, SMDMX_ERROR_IO, 0, 0, "write failed");
+	return true;
+}
+
 static bool fd_write(void *user, const void *data, size_t size)
 {
 	return os_write_all(*(os_file *)user, data, size);

@@ -11,6 +11,7 @@
 
 #include "dm_internal.h"
 #include "num.h"
+#include "platform/os.h"
 
 typedef struct kv2w {
 	sm_out out;          /* first: the writer struct is mostly this buffer */
@@ -22,6 +23,7 @@ typedef struct kv2w {
 	size_t max_depth;
 	uint32_t *refs;     /* references to each element */
 	uint8_t *written;   /* each element written (or being written) */
+	unsigned threads;   /* for large number arrays */
 } kv2w;
 
 static bool flush(kv2w *w)
@@ -190,6 +192,104 @@ static bool check_version(kv2w *w, const smdmx_dm_attr *a)
 	return true;
 }
 
+/* ---- number arrays -------------------------------------------------------------------------- */
+
+/* The most text one item of comps numbers takes: ", \"" and numbers of at most 31 bytes. */
+#define ITEM_MAX(comps) (8 + (comps) * 32)
+
+/* Item i of a number array at o (", " before all but the first); NULL when a float is not
+ * finite. */
+static inline char *format_item(char *o, smdmx_dm_type type, const char *data, size_t i, size_t item, size_t comps)
+{
+	if (i) *o++ = ',';
+	*o++ = ' ';
+	*o++ = '"';
+	if (type == SMDMX_DM_INT) {
+		int32_t v;
+		memcpy(&v, data + i * item, sizeof(v));
+		o += sm_format_int(v, o);
+	} else {
+		float f[4];
+		memcpy(f, data + i * item, comps * sizeof(float));
+		for (size_t c = 0; c < comps; c++) {
+			if (!isfinite(f[c])) return NULL;
+			if (c) *o++ = ' ';
+			o += sm_format_shortest(f[c], o);
+		}
+	}
+	*o++ = '"';
+	return o;
+}
+
+/* A large array on several threads: in rounds of sm_write_part_min items per thread, each thread
+ * formats its items into a buffer of its own, and the buffers are written in order. The
+ * text is the one thread's, byte for byte. */
+
+typedef struct format_part {
+	smdmx_dm_type type;
+	const char *data;
+	size_t from, to, item, comps;
+	char *buf;
+	size_t len;
+	bool ok;
+	os_thread *thread;
+} format_part;
+
+static void format_part_run(void *arg)
+{
+	format_part *p = arg;
+	char *o = p->buf;
+	for (size_t i = p->from; i < p->to; i++) {
+		o = format_item(o, p->type, p->data, i, p->item, p->comps);
+		if (!o) {
+			p->ok = false;
+			return;
+		}
+	}
+	p->len = (size_t)(o - p->buf);
+	p->ok = true;
+}
+
+static bool format_parallel(kv2w *w, smdmx_dm_type type, const char *data, size_t count, size_t item, size_t comps)
+{
+	format_part ps[64];
+	size_t n = w->threads > 64 ? 64 : w->threads, cap = sm_write_part_min * ITEM_MAX(comps);
+	bool ok = true;
+	size_t made = 0;
+	for (; made < n; made++) {
+		ps[made].buf = sm_malloc(&w->mem->alloc, cap);
+		if (!ps[made].buf) {
+			ok = sm_fail_oom(w->error);
+			break;
+		}
+	}
+	for (size_t at = 0; ok && at < count;) {
+		size_t parts = 0;
+		for (; parts < made && at < count; parts++) {
+			format_part *p = &ps[parts];
+			p->type = type;
+			p->data = data;
+			p->item = item;
+			p->comps = comps;
+			p->from = at;
+			p->to = count - at > sm_write_part_min ? at + sm_write_part_min : count;
+			at = p->to;
+		}
+		for (size_t i = 1; i < parts; i++) ps[i].thread = os_thread_start(format_part_run, &ps[i]);
+		format_part_run(&ps[0]);
+		for (size_t i = 1; i < parts; i++) {
+			if (ps[i].thread) os_thread_join(ps[i].thread);
+			else format_part_run(&ps[i]);
+		}
+		for (size_t i = 0; ok && i < parts; i++) {
+			if (!ps[i].ok) ok = sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
+			else ok = sm_out_put_direct(&w->out, ps[i].buf, ps[i].len);
+		}
+	}
+	for (size_t i = 0; i < made; i++) sm_free(&w->mem->alloc, ps[i].buf, cap);
+	return ok;
+}
+
 static bool put_value_attr(kv2w *w, const smdmx_dm_attr *a, size_t depth)
 {
 	SM_CHECK(check_version(w, a));
@@ -215,26 +315,14 @@ static bool put_value_attr(kv2w *w, const smdmx_dm_attr *a, size_t depth)
 	    a->type == SMDMX_DM_VECTOR3 || a->type == SMDMX_DM_VECTOR4 || a->type == SMDMX_DM_QUATERNION) {
 		/* The bulk of model files: one room check per item, digits written in place. */
 		size_t comps = a->type == SMDMX_DM_INT ? 1 : item / sizeof(float);
+		if (w->threads > 1 && count >= 2 * sm_write_part_min) {
+			SM_CHECK(format_parallel(w, a->type, data, count, item, comps));
+			return put(w, " ]\n", 3);
+		}
 		for (size_t i = 0; i < count; i++) {
-			SM_CHECK(room(w, 8 + comps * 32));
-			char *o = w->out.buf + w->out.len;
-			if (i) *o++ = ',';
-			*o++ = ' ';
-			*o++ = '"';
-			if (a->type == SMDMX_DM_INT) {
-				int32_t v;
-				memcpy(&v, data + i * item, sizeof(v));
-				o += sm_format_int(v, o);
-			} else {
-				float f[4];
-				memcpy(f, data + i * item, comps * sizeof(float));
-				for (size_t c = 0; c < comps; c++) {
-					if (!isfinite(f[c])) return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
-					if (c) *o++ = ' ';
-					o += sm_format_shortest(f[c], o);
-				}
-			}
-			*o++ = '"';
+			SM_CHECK(room(w, ITEM_MAX(comps)));
+			char *o = format_item(w->out.buf + w->out.len, a->type, data, i, item, comps);
+			if (!o) return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
 			w->out.len = (size_t)(o - w->out.buf);
 		}
 		return put(w, " ]\n", 3);
@@ -487,6 +575,7 @@ bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx
 	w->dm = dm;
 	w->mem = sm_owner_new(&o.allocator, error);
 	w->max_depth = o.max_depth ? o.max_depth : SMDMX_DM_DEFAULT_MAX_DEPTH / 2;
+	w->threads = o.threads > 1 ? o.threads : 1;
 	bool ok = w->mem && write_all(w, &o);
 	sm_owner_free(w->mem);
 	sm_free(&a, w, sizeof(kv2w));

@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "num.h"
+#include "platform/os.h"
 #include "scene_util.h"
 #include "smdmx/math.h"
 #include "smdmx/smd.h"
@@ -24,6 +25,8 @@ typedef struct writer {
 	const smdmx_scene *scene;
 	bool implicit_root; /* the scene has no joints: write one "root" bone */
 	bool goldsrc;
+	unsigned threads;   /* for the triangles of large meshes */
+	smdmx_error error_store; /* a part's own error (emit_parallel) */
 } writer;
 
 static bool flush(writer *w)
@@ -331,64 +334,149 @@ static bool pool_room(writer *w, text_pool *p, size_t n)
 	return true;
 }
 
-static bool pool_floats(writer *w, text_pool *p, size_t i, const float *v, int n)
-{
-	SM_CHECK(pool_room(w, p, (size_t)n * (SM_FLOAT_MAX + 1)));
-	for (int k = 0; k < n; k++) {
-		p->text[p->len++] = ' ';
-		p->len += sm_format_float(v[k], p->text + p->len);
-	}
-	p->offsets[i + 1] = (uint32_t)p->len;
-	return true;
-}
-
 static inline bool put_pooled(writer *w, const text_pool *p, uint32_t i)
 {
 	return put(w, p->text + p->offsets[i], p->offsets[i + 1] - p->offsets[i]);
 }
 
+/* The text of value i of one of a mesh's pools at o; returns its length. */
+typedef enum pool_kind { POOL_POS, POOL_NRM, POOL_UV, POOL_LNK } pool_kind;
+
+static size_t pool_value(const smdmx_mesh *m, const tri_ctx *t, pool_kind kind, size_t i, char *o)
+{
+	char *start = o;
+	float v[3];
+	int n = 3;
+	switch (kind) {
+	case POOL_POS:
+		memcpy(v, m->positions[i], sizeof(v));
+		if (t->has_xform) apply(&t->x, m->positions[i], true, v);
+		break;
+	case POOL_NRM:
+		memcpy(v, m->normals[i], sizeof(v));
+		if (t->has_xform) apply(&t->x, m->normals[i], false, v);
+		break;
+	case POOL_UV:
+		memcpy(v, m->uv_sets[0].data[i], 2 * sizeof(float));
+		n = 2;
+		break;
+	default: {
+		size_t links = m->weight_offsets ? m->weight_offsets[i + 1] - m->weight_offsets[i] : 0;
+		*o++ = ' ';
+		o += sm_format_int((int64_t)links, o);
+		for (size_t k = 0; k < links; k++) {
+			const smdmx_weight *wt = &m->weights[m->weight_offsets[i] + k];
+			*o++ = ' ';
+			o += sm_format_int(wt->joint, o);
+			*o++ = ' ';
+			o += sm_format_float(wt->weight, o);
+		}
+		return (size_t)(o - start);
+	}
+	}
+	for (int k = 0; k < n; k++) {
+		*o++ = ' ';
+		o += sm_format_float(v[k], o);
+	}
+	return (size_t)(o - start);
+}
+
+/* The most text of value i. */
+static size_t pool_value_max(const smdmx_mesh *m, pool_kind kind, size_t i)
+{
+	if (kind != POOL_LNK) return 3 * (SM_FLOAT_MAX + 1);
+	size_t links = m->weight_offsets ? m->weight_offsets[i + 1] - m->weight_offsets[i] : 0;
+	return 24 + links * (24 + SM_FLOAT_MAX + 1);
+}
+
+/* Part of a pool made on a thread of its own: values [from, to) into text of its own, their
+ * end offsets (from the part's start) into the pool's offsets. */
+typedef struct pool_part {
+	const smdmx_mesh *m;
+	const tri_ctx *t;
+	pool_kind kind;
+	uint32_t *offsets;
+	size_t from, to;
+	sm_alloc alloc;
+	char *text;
+	size_t len, cap;
+	bool ok;
+	os_thread *thread;
+} pool_part;
+
+static void pool_part_run(void *arg)
+{
+	pool_part *p = arg;
+	p->ok = false;
+	for (size_t i = p->from; i < p->to; i++) {
+		size_t most = pool_value_max(p->m, p->kind, i);
+		if (p->cap - p->len < most) {
+			size_t cap = p->cap * 2 > p->len + most ? p->cap * 2 : p->len + most + 4096;
+			char *t = sm_realloc(&p->alloc, p->text, p->cap, cap);
+			if (!t) return;
+			p->text = t;
+			p->cap = cap;
+		}
+		p->len += pool_value(p->m, p->t, p->kind, i, p->text + p->len);
+		if (p->len > UINT32_MAX) return;
+		p->offsets[i + 1] = (uint32_t)p->len;
+	}
+	p->ok = true;
+}
+
+
+static bool build_pool(writer *w, const smdmx_mesh *m, const tri_ctx *t, pool_kind kind, size_t count, size_t guess,
+                       text_pool *pool)
+{
+	SM_CHECK(pool_start(w, pool, count, guess));
+	size_t parts = w->threads > 64 ? 64 : w->threads;
+	if (count / sm_write_part_min < parts) parts = count / sm_write_part_min;
+	if (parts < 2) {
+		for (size_t i = 0; i < count; i++) {
+			SM_CHECK(pool_room(w, pool, pool_value_max(m, kind, i)));
+			pool->len += pool_value(m, t, kind, i, pool->text + pool->len);
+			if (pool->len > UINT32_MAX) return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "a mesh too large to write");
+			pool->offsets[i + 1] = (uint32_t)pool->len;
+		}
+		return true;
+	}
+	pool_part ps[64];
+	for (size_t i = 0; i < parts; i++) {
+		ps[i] = (pool_part){ .m = m, .t = t, .kind = kind, .offsets = pool->offsets, .from = count / parts * i,
+			             .to = i + 1 < parts ? count / parts * (i + 1) : count };
+		sm_alloc_init(&ps[i].alloc, &w->alloc.hooks);
+	}
+	for (size_t i = 1; i < parts; i++) ps[i].thread = os_thread_start(pool_part_run, &ps[i]);
+	pool_part_run(&ps[0]);
+	bool ok = true;
+	for (size_t i = 0; i < parts; i++) {
+		if (i && ps[i].thread) os_thread_join(ps[i].thread);
+		else if (i) pool_part_run(&ps[i]);
+		ok = ok && ps[i].ok;
+	}
+	/* The parts' text in order, their offsets moved by what comes before. */
+	for (size_t i = 0; ok && i < parts; i++) {
+		size_t base = pool->len;
+		ok = pool_room(w, pool, ps[i].len);
+		if (!ok) break;
+		if (ps[i].len) memcpy(pool->text + base, ps[i].text, ps[i].len);
+		pool->len += ps[i].len;
+		if (pool->len > UINT32_MAX) ok = sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "a mesh too large to write");
+		for (size_t k = ps[i].from; ok && base && k < ps[i].to; k++) pool->offsets[k + 1] += (uint32_t)base;
+	}
+	if (!ok && !w->error->code) sm_fail_oom(w->error);
+	for (size_t i = 0; i < parts; i++)
+		if (ps[i].text) sm_free(&ps[i].alloc, ps[i].text, ps[i].cap);
+	return ok;
+}
+
 /* The text of every position, normal, UV and link list of a mesh. */
 static bool build_pools(writer *w, const smdmx_mesh *m, tri_ctx *t)
 {
-	SM_CHECK(pool_start(w, &t->pos, m->position_count, 32));
-	for (size_t i = 0; i < m->position_count; i++) {
-		float v[3];
-		memcpy(v, m->positions[i], sizeof(v));
-		if (t->has_xform) apply(&t->x, m->positions[i], true, v);
-		SM_CHECK(pool_floats(w, &t->pos, i, v, 3));
-	}
-	if (m->normal_indices) {
-		SM_CHECK(pool_start(w, &t->nrm, m->normal_count, 32));
-		for (size_t i = 0; i < m->normal_count; i++) {
-			float v[3];
-			memcpy(v, m->normals[i], sizeof(v));
-			if (t->has_xform) apply(&t->x, m->normals[i], false, v);
-			SM_CHECK(pool_floats(w, &t->nrm, i, v, 3));
-		}
-	}
-	if (m->uv_set_count) {
-		SM_CHECK(pool_start(w, &t->uv, m->uv_sets[0].count, 20));
-		for (size_t i = 0; i < m->uv_sets[0].count; i++) SM_CHECK(pool_floats(w, &t->uv, i, m->uv_sets[0].data[i], 2));
-	}
-	if (t->links) {
-		SM_CHECK(pool_start(w, &t->lnk, m->position_count, 24));
-		for (size_t i = 0; i < m->position_count; i++) {
-			size_t n = m->weight_offsets ? m->weight_offsets[i + 1] - m->weight_offsets[i] : 0;
-			SM_CHECK(pool_room(w, &t->lnk, 24 + n * (24 + SM_FLOAT_MAX + 1)));
-			char *o = t->lnk.text + t->lnk.len;
-			*o++ = ' ';
-			o += sm_format_int((int64_t)n, o);
-			for (size_t k = 0; k < n; k++) {
-				const smdmx_weight *wt = &m->weights[m->weight_offsets[i] + k];
-				*o++ = ' ';
-				o += sm_format_int(wt->joint, o);
-				*o++ = ' ';
-				o += sm_format_float(wt->weight, o);
-			}
-			t->lnk.len = (size_t)(o - t->lnk.text);
-			t->lnk.offsets[i + 1] = (uint32_t)t->lnk.len;
-		}
-	}
+	SM_CHECK(build_pool(w, m, t, POOL_POS, m->position_count, 32, &t->pos));
+	if (m->normal_indices) SM_CHECK(build_pool(w, m, t, POOL_NRM, m->normal_count, 32, &t->nrm));
+	if (m->uv_set_count) SM_CHECK(build_pool(w, m, t, POOL_UV, m->uv_sets[0].count, 20, &t->uv));
+	if (t->links) SM_CHECK(build_pool(w, m, t, POOL_LNK, m->position_count, 24, &t->lnk));
 	return true;
 }
 
@@ -466,6 +554,117 @@ static bool mesh_needs_links(const smdmx_scene *s, const smdmx_mesh *m, bool gol
 	return false;
 }
 
+/* Triangles of polygons order[from, to) (fanned from their first corner). */
+static bool emit_polygons(writer *w, const smdmx_mesh *m, const sm_poly_ref *order, size_t from, size_t to, tri_ctx *t)
+{
+	for (size_t i = from; i < to; i++) {
+		const smdmx_face_set *fs = &m->face_sets[order[i].face_set];
+		const uint32_t *c = fs->corners + fs->offsets[order[i].polygon];
+		uint32_t nc = fs->offsets[order[i].polygon + 1] - fs->offsets[order[i].polygon];
+		for (uint32_t k = 1; k + 1 < nc; k++) {
+			SM_CHECK(emit_triangle_corner(w, m, c[0], order[i].face_set, t));
+			SM_CHECK(emit_triangle_corner(w, m, c[k], order[i].face_set, t));
+			SM_CHECK(emit_triangle_corner(w, m, c[k + 1], order[i].face_set, t));
+		}
+	}
+	return true;
+}
+
+/* A large mesh on several threads: in rounds of sm_write_part_min polygons per thread, each
+ * thread writes its polygons' lines into memory of its own through a writer of its own, and
+ * the pieces are written in order: the bytes of one thread. */
+
+typedef struct emit_part {
+	writer *w;              /* its own, writing into text */
+	const smdmx_mesh *m;
+	const sm_poly_ref *order;
+	size_t from, to;
+	tri_ctx t;
+	sm_alloc alloc;
+	char *text;
+	size_t len, cap;
+	bool ok;
+	os_thread *thread;
+} emit_part;
+
+static bool text_sink(void *user, const void *data, size_t size)
+{
+	emit_part *p = user;
+	if (p->cap - p->len < size) {
+		size_t cap = p->cap * 2 > p->len + size ? p->cap * 2 : p->len + size;
+		char *t = sm_realloc(&p->alloc, p->text, p->cap, cap);
+		if (!t) return false;
+		p->text = t;
+		p->cap = cap;
+	}
+	memcpy(p->text + p->len, data, size);
+	p->len += size;
+	return true;
+}
+
+static void emit_part_run(void *arg)
+{
+	emit_part *p = arg;
+	p->len = 0;
+	p->t.corner_in_tri = 0;
+	p->ok = emit_polygons(p->w, p->m, p->order, p->from, p->to, &p->t) && flush(p->w);
+}
+
+static bool emit_parallel(writer *w, const smdmx_mesh *m, const sm_poly_ref *order, size_t n, const tri_ctx *t)
+{
+	emit_part ps[64];
+	size_t count = w->threads > 64 ? 64 : w->threads, made = 0;
+	bool ok = true;
+	for (; made < count; made++) {
+		emit_part *p = &ps[made];
+		memset(p, 0, sizeof(*p));
+		sm_alloc_init(&p->alloc, &w->alloc.hooks);
+		p->w = sm_malloc(&w->alloc, sizeof(writer));
+		if (!p->w) {
+			ok = sm_fail_oom(w->error);
+			break;
+		}
+		memcpy((char *)p->w + sizeof(sm_out), (char *)w + sizeof(sm_out), sizeof(writer) - sizeof(sm_out));
+		p->w->out.write = text_sink;
+		p->w->out.user = p;
+		p->w->out.error = &p->w->error_store;
+		p->w->error = &p->w->error_store;
+		memset(&p->w->error_store, 0, sizeof(p->w->error_store));
+		p->w->out.len = 0;
+		p->m = m;
+		p->order = order;
+		p->t = *t;
+	}
+	for (size_t at = 0; ok && at < n;) {
+		size_t parts = 0;
+		for (; parts < made && at < n; parts++) {
+			ps[parts].from = at;
+			ps[parts].to = n - at > sm_write_part_min ? at + sm_write_part_min : n;
+			at = ps[parts].to;
+		}
+		for (size_t i = 1; i < parts; i++) ps[i].thread = os_thread_start(emit_part_run, &ps[i]);
+		emit_part_run(&ps[0]);
+		for (size_t i = 1; i < parts; i++) {
+			if (ps[i].thread) os_thread_join(ps[i].thread);
+			else emit_part_run(&ps[i]);
+		}
+		for (size_t i = 0; ok && i < parts; i++) {
+			if (!ps[i].ok) {
+				if (!w->error->code) *w->error = ps[i].w->error_store;
+				if (!w->error->code) sm_fail_oom(w->error);
+				ok = false;
+			} else {
+				ok = sm_out_put_direct(&w->out, ps[i].text, ps[i].len);
+			}
+		}
+	}
+	for (size_t i = 0; i < made; i++) {
+		if (ps[i].text) sm_free(&ps[i].alloc, ps[i].text, ps[i].cap);
+		sm_free(&w->alloc, ps[i].w, sizeof(writer));
+	}
+	return ok;
+}
+
 static bool write_triangles(writer *w, int extra_uvs)
 {
 	const smdmx_scene *s = w->scene;
@@ -493,7 +692,16 @@ static bool write_triangles(writer *w, int extra_uvs)
 		t.extra_uvs = m->uv_set_count > 1 ? (int)m->uv_set_count - 1 : 0;
 		if (t.extra_uvs > extra_uvs) t.extra_uvs = extra_uvs;
 		if (!m->face_set_count) continue;
-		bool ok = build_pools(w, m, &t) && for_each_written_corner(w, m, emit_triangle_corner, &t);
+		bool ok = build_pools(w, m, &t);
+		sm_poly_ref *order = NULL;
+		size_t n = 0;
+		if (ok && w->threads > 1 && m->corner_count >= 6 * (uint64_t)sm_write_part_min) {
+			ok = sm_polygon_order(&w->alloc, m, &order, &n) || sm_fail_oom(w->error);
+			ok = ok && emit_parallel(w, m, order, n, &t);
+			if (order) sm_free(&w->alloc, order, n * sizeof(sm_poly_ref));
+		} else if (ok) {
+			ok = for_each_written_corner(w, m, emit_triangle_corner, &t);
+		}
 		pool_free(w, &t.pos);
 		pool_free(w, &t.nrm);
 		pool_free(w, &t.uv);
@@ -849,6 +1057,12 @@ bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
 	w->scene = scene;
 	w->implicit_root = scene->joint_count == 0;
 	w->goldsrc = opts.goldsrc;
+	w->threads = opts.threads > 1 ? opts.threads : 1;
+	if (w->threads > 1 && (opts.allocator.memory_limit || opts.allocator.fail_after)) {
+		sm_free(&a, w, sizeof(writer));
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0,
+		               "threads above 1 with a memory_limit or fail_after (they count the allocations of one thread)");
+	}
 
 	smdmx_smd_write_kind kind = opts.kind;
 	bool has_faces = false;

@@ -897,12 +897,44 @@ static void kv2_threads_same(const char *text, size_t size, const char *label, u
 	sm_kv2_part_min = saved;
 }
 
+/* Writes the datamodel as keyvalues2 on one thread and on 2, 3 and 5 (arrays in parts of
+ * part_min items): the bytes, or the error, are the same. */
+static void kv2_write_threads_same(smdmx_dm *dm, const char *label, size_t part_min)
+{
+	size_t saved = sm_write_part_min;
+	sm_write_part_min = part_min;
+	smdmx_dmx_write_options o = { .threads = 1 };
+	sink one = { 0 }, more;
+	smdmx_error e1, e;
+	bool ok1 = smdmx_dmx_write(dm, sink_write, &one, &o, &e1);
+	static const unsigned counts[] = { 2, 3, 5 };
+	for (size_t k = 0; k < 3; k++) {
+		o.threads = counts[k];
+		memset(&more, 0, sizeof(more));
+		bool ok = smdmx_dmx_write(dm, sink_write, &more, &o, &e);
+		if (ok != ok1 || (!ok && (e.code != e1.code || strcmp(e.message, e1.message))))
+			fail_msg("%s, writing on %u threads: %s; one thread: %s", label, counts[k], ok ? "ok" : e.message, ok1 ? "ok" : e1.message);
+		if (ok && (more.size != one.size || memcmp(more.data, one.data, one.size)))
+			fail_msg("%s, writing on %u threads: other bytes", label, counts[k]);
+		free(more.data);
+	}
+	free(one.data);
+	sm_write_part_min = saved;
+}
+
 static void kv2_file_threads_same(const char *path, uint64_t part_min)
 {
 	size_t n = 0;
 	char *text = test_slurp(path, &n);
 	if (!text) fail_msg("cannot read %s", path);
 	kv2_threads_same(text, n, path, part_min, (smdmx_dm_limits){ 0 });
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_memory(text, n, NULL, &err, NULL);
+	if (dm) {
+		kv2_write_threads_same(dm, path, 1);
+		kv2_write_threads_same(dm, path, 5);
+		smdmx_dm_free(dm);
+	}
 	free(text);
 }
 
@@ -1006,6 +1038,14 @@ static void test_threads(void **state)
 					smdmx_dm_free(dm);
 					/* too many items: the limit's error, as on one thread */
 					kv2_threads_same(text, len, "limit", 256, (smdmx_dm_limits){ .max_array_items = n - 1 });
+					/* written on threads, and a float that is not finite in a large array: the
+					 * error of one thread */
+					dm = smdmx_dmx_read_memory(text, len, NULL, &err, NULL);
+					kv2_write_threads_same(dm, label, 100);
+					float *f = (float *)attr(dm, 0, "a3")->value.array.data;
+					f[3 * 1500 + 1] = NAN;
+					kv2_write_threads_same(dm, "not finite", 100);
+					smdmx_dm_free(dm);
 				}
 				free(text);
 			}

@@ -18,106 +18,6 @@
 
 #ifndef SMDMX_SOURCE_ROOT
 #error "SMDMX_SOURCE_ROOT must be defined by the build"
-/* ---- scenes read on several threads (the test includes src/internal.h first) ------------------------------------------------------ */
-
-static inline bool test_same_bytes(const void *a, const void *b, size_t n)
-{
-	return n == 0 || (a && b && memcmp(a, b, n) == 0);
-}
-
-/* Exact equality of two scenes read from one SMD: every array of every mesh in its order
- * (indices included), materials, lines, source. Writes the first difference to why. */
-static inline bool test_scenes_identical(const smdmx_scene *a, const smdmx_scene *b, char *why, size_t n)
-{
-#define TEST_DIFF(...) do { snprintf(why, n, __VA_ARGS__); return false; } while (0)
-	if (a->mesh_count != b->mesh_count) TEST_DIFF("mesh count %zu, %zu", a->mesh_count, b->mesh_count);
-	if (a->material_count != b->material_count) TEST_DIFF("material count %zu, %zu", a->material_count, b->material_count);
-	if (a->joint_count != b->joint_count) TEST_DIFF("joint count");
-	for (size_t i = 0; i < a->material_count; i++)
-		if (strcmp(a->materials[i].name, b->materials[i].name)) TEST_DIFF("material %zu", i);
-	for (size_t m = 0; m < a->mesh_count; m++) {
-		const smdmx_mesh *x = &a->meshes[m], *y = &b->meshes[m];
-		if (x->corner_count != y->corner_count) TEST_DIFF("mesh %zu corners %zu, %zu", m, x->corner_count, y->corner_count);
-		if (x->position_count != y->position_count || !test_same_bytes(x->positions, y->positions, x->position_count * sizeof(smdmx_vec3)))
-			TEST_DIFF("mesh %zu positions", m);
-		if (!test_same_bytes(x->position_indices, y->position_indices, x->corner_count * 4)) TEST_DIFF("mesh %zu position indices", m);
-		if ((x->weight_offsets == NULL) != (y->weight_offsets == NULL) || x->weight_count != y->weight_count ||
-		    (x->weight_offsets && !test_same_bytes(x->weight_offsets, y->weight_offsets, (x->position_count + 1) * 4)) ||
-		    !test_same_bytes(x->weights, y->weights, x->weight_count * sizeof(smdmx_weight)))
-			TEST_DIFF("mesh %zu weights", m);
-		if (x->normal_count != y->normal_count || !test_same_bytes(x->normals, y->normals, x->normal_count * sizeof(smdmx_vec3)) ||
-		    (x->normal_indices == NULL) != (y->normal_indices == NULL) ||
-		    (x->normal_indices && !test_same_bytes(x->normal_indices, y->normal_indices, x->corner_count * 4)))
-			TEST_DIFF("mesh %zu normals", m);
-		if (x->uv_set_count != y->uv_set_count) TEST_DIFF("mesh %zu UV set count", m);
-		for (size_t s = 0; s < x->uv_set_count; s++) {
-			const smdmx_uv_set *u = &x->uv_sets[s], *v = &y->uv_sets[s];
-			if (u->count != v->count || !test_same_bytes(u->data, v->data, u->count * sizeof(smdmx_vec2)) ||
-			    !test_same_bytes(u->indices, v->indices, x->corner_count * 4) || strcmp(u->name, v->name))
-				TEST_DIFF("mesh %zu UV set %zu", m, s);
-		}
-		if (x->face_set_count != y->face_set_count) TEST_DIFF("mesh %zu face set count", m);
-		for (size_t f = 0; f < x->face_set_count; f++) {
-			const smdmx_face_set *u = &x->face_sets[f], *v = &y->face_sets[f];
-			if (u->material != v->material || u->corner_count != v->corner_count || u->polygon_count != v->polygon_count ||
-			    !test_same_bytes(u->corners, v->corners, u->corner_count * 4) ||
-			    !test_same_bytes(u->offsets, v->offsets, (u->polygon_count + 1) * 4))
-				TEST_DIFF("mesh %zu face set %zu", m, f);
-		}
-	}
-	size_t tris = a->mesh_count ? a->meshes[0].corner_count / 3 : 0;
-	if ((a->source.material_lines == NULL) != (b->source.material_lines == NULL) ||
-	    (a->source.material_lines && !test_same_bytes(a->source.material_lines, b->source.material_lines, a->material_count * 4)))
-		TEST_DIFF("material lines");
-	if ((a->source.triangle_lines == NULL) != (b->source.triangle_lines == NULL) ||
-	    (a->source.triangle_lines && !test_same_bytes(a->source.triangle_lines, b->source.triangle_lines, tris * 4)))
-		TEST_DIFF("triangle lines");
-	if (a->source.smd_weight_links != b->source.smd_weight_links || a->source.smd_crlf != b->source.smd_crlf ||
-	    a->source.smd_kind != b->source.smd_kind || a->flex_shape_count != b->flex_shape_count || a->clip_count != b->clip_count)
-		TEST_DIFF("source or other parts");
-	char diff[256];
-	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff))) TEST_DIFF("%s", diff);
-	return true;
-#undef TEST_DIFF
-}
-
-
-/* Reads path on one thread and on 2, 3, 5 and 8 (in parts of at least part_min bytes):
- * fails unless the scene, or the error, and the warnings are the same. */
-#ifdef SMDMX_INTERNAL_H
-static inline void test_smd_threads_same(const char *path, uint64_t part_min)
-{
-	uint64_t saved = sm_smd_part_min;
-	sm_smd_part_min = part_min;
-	smdmx_smd_read_options o = { .record_lines = true, .threads = 1 };
-	smdmx_error e1, e;
-	smdmx_warnings w1, w;
-	smdmx_scene *one = smdmx_smd_read_file(path, &o, &e1, &w1);
-	static const unsigned counts[] = { 2, 3, 5, 8 };
-	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
-		o.threads = counts[k];
-		smdmx_scene *s = smdmx_smd_read_file(path, &o, &e, &w);
-		if ((s == NULL) != (one == NULL)) fail_msg("%s, %u threads: %s", path, counts[k], s ? "read" : e.message);
-		if (!s && (e.code != e1.code || e.line != e1.line || e.column != e1.column || strcmp(e.message, e1.message)))
-			fail_msg("%s, %u threads: error %u:%u %s; one thread: %u:%u %s", path, counts[k], e.line, e.column,
-			         e.message, e1.line, e1.column, e1.message);
-		if (w.count != w1.count) fail_msg("%s, %u threads: %zu warnings, one thread %zu", path, counts[k], w.count, w1.count);
-		for (size_t i = 0; i < w.count; i++)
-			if (w.data[i].code != w1.data[i].code || w.data[i].line != w1.data[i].line ||
-			    w.data[i].column != w1.data[i].column || w.data[i].count != w1.data[i].count ||
-			    strcmp(w.data[i].message, w1.data[i].message))
-				fail_msg("%s, %u threads: warning %zu at %u:%u x%zu (%s); one thread: %u:%u x%zu (%s)", path,
-				         counts[k], i, w.data[i].line, w.data[i].column, w.data[i].count, w.data[i].message,
-				         w1.data[i].line, w1.data[i].column, w1.data[i].count, w1.data[i].message);
-		char why[300];
-		if (s && !test_scenes_identical(one, s, why, sizeof(why))) fail_msg("%s, %u threads: %s", path, counts[k], why);
-		smdmx_scene_free(s);
-	}
-	smdmx_scene_free(one);
-	sm_smd_part_min = saved;
-}
-#endif
-
 #endif
 
 /* Reads a whole file into malloc'd memory (NULL when it cannot be opened). */
@@ -386,7 +286,7 @@ static inline const void *test_memmem(const void *hay, size_t n, const void *nee
 	return NULL;
 }
 
-/* ---- scenes read on several threads (the test includes src/internal.h first) ------------------------------------------------------ */
+/* ---- scenes read and written on several threads (the test includes src/internal.h first) --- */
 
 static inline bool test_same_bytes(const void *a, const void *b, size_t n)
 {
@@ -450,9 +350,34 @@ static inline bool test_scenes_identical(const smdmx_scene *a, const smdmx_scene
 }
 
 
+#ifdef SMDMX_INTERNAL_H
+/* Writes the scene as SMD on one thread and on 2, 3 and 5 (in parts of part_min polygons or
+ * values): fails unless the bytes, or the error, are the same. */
+static inline void test_smd_write_threads_same(const smdmx_scene *s, const char *label, size_t part_min)
+{
+	size_t saved = sm_write_part_min;
+	sm_write_part_min = part_min;
+	smdmx_smd_write_options o = { .threads = 1 };
+	test_sink one = { 0 }, more;
+	smdmx_error e1, e;
+	bool ok1 = smdmx_smd_write(s, test_sink_write, &one, &o, &e1);
+	static const unsigned counts[] = { 2, 3, 5 };
+	for (size_t k = 0; k < 3; k++) {
+		o.threads = counts[k];
+		memset(&more, 0, sizeof(more));
+		bool ok = smdmx_smd_write(s, test_sink_write, &more, &o, &e);
+		if (ok != ok1 || (!ok && (e.code != e1.code || strcmp(e.message, e1.message))))
+			fail_msg("%s, writing on %u threads: %s; one thread: %s", label, counts[k], ok ? "ok" : e.message, ok1 ? "ok" : e1.message);
+		if (ok && (more.size != one.size || memcmp(more.data, one.data, one.size)))
+			fail_msg("%s, writing on %u threads: other bytes (%zu, one thread %zu)", label, counts[k], more.size, one.size);
+		free(more.data);
+	}
+	free(one.data);
+	sm_write_part_min = saved;
+}
+
 /* Reads path on one thread and on 2, 3, 5 and 8 (in parts of at least part_min bytes):
  * fails unless the scene, or the error, and the warnings are the same. */
-#ifdef SMDMX_INTERNAL_H
 static inline void test_smd_threads_same(const char *path, uint64_t part_min)
 {
 	uint64_t saved = sm_smd_part_min;
@@ -481,8 +406,12 @@ static inline void test_smd_threads_same(const char *path, uint64_t part_min)
 		if (s && !test_scenes_identical(one, s, why, sizeof(why))) fail_msg("%s, %u threads: %s", path, counts[k], why);
 		smdmx_scene_free(s);
 	}
-	smdmx_scene_free(one);
 	sm_smd_part_min = saved;
+	if (one) {
+		test_smd_write_threads_same(one, path, 1);
+		test_smd_write_threads_same(one, path, 7);
+	}
+	smdmx_scene_free(one);
 }
 #endif
 #endif

@@ -11,6 +11,8 @@
  *                                matching it to the reference by position (the rate is the
  *                                VTA's bytes per second of matching)
  *
+ * THREADS=N in the environment: threads for one file, in reading and writing (default 1).
+ *
  * Output: one line "phase bytes seconds MB/s peak_rss_kib". MB is 10^6 bytes; the write
  * rate counts the bytes written. Timing uses CLOCK_MONOTONIC around the phase only. */
 #define _POSIX_C_SOURCE 200809L
@@ -25,6 +27,13 @@
 static double now(void)
 {
 	return os_seconds();
+}
+
+/* THREADS in the environment: threads for one file (default 1). */
+static unsigned threads(void)
+{
+	const char *t = getenv("THREADS");
+	return t && atoi(t) > 0 ? (unsigned)atoi(t) : 1;
 }
 
 static bool discard(void *user, const void *data, size_t size)
@@ -45,7 +54,7 @@ static int bench_dmx(const char *phase, const char *path, const char *out)
 	smdmx_error err;
 	os_stat st;
 	double t0 = now();
-	smdmx_dmx_read_options dro = { .threads = getenv("THREADS") ? (unsigned)atoi(getenv("THREADS")) : 1 };
+	smdmx_dmx_read_options dro = { .threads = threads() };
 	smdmx_dm *dm = smdmx_dmx_read_file(path, &dro, &err, NULL);
 	double t1 = now();
 	if (!dm) {
@@ -53,7 +62,7 @@ static int bench_dmx(const char *phase, const char *path, const char *out)
 		return 1;
 	}
 	const char *label = strcmp(dm->encoding, "binary") == 0 ? "bin" : "kv2";
-	smdmx_dmx_write_options o = { .encoding = dm->encoding, .encoding_version = dm->encoding_version };
+	smdmx_dmx_write_options o = { .encoding = dm->encoding, .encoding_version = dm->encoding_version, .threads = dro.threads };
 	if (!strcmp(phase, "read")) {
 		os_stat_path(path, &st);
 		printf("%s-read %lld %.3f %.1f %ld\n", label, (long long)st.size, t1 - t0,
@@ -85,17 +94,21 @@ static int end_to_end(const char *what, const char *in, const char *out)
 	os_stat st;
 	double t0 = now();
 	bool ok;
+	smdmx_smd_read_options ro = { .threads = threads() };
+	smdmx_smd_write_options wo = { .threads = threads() };
+	smdmx_dmx_read_options dro = { .threads = threads() };
+	smdmx_dmx_write_options dwo = { .threads = threads() };
 	if (!strcmp(what, "smd2dmx")) {
-		smdmx_scene *s = smdmx_smd_read_file(in, NULL, &err, NULL);
+		smdmx_scene *s = smdmx_smd_read_file(in, &ro, &err, NULL);
 		smdmx_dm *dm = s ? smdmx_model_from_scene(s, NULL, &err, NULL) : NULL;
 		smdmx_scene_free(s);
-		ok = dm && smdmx_dmx_write_file(dm, out, NULL, &err);
+		ok = dm && smdmx_dmx_write_file(dm, out, &dwo, &err);
 		smdmx_dm_free(dm);
 	} else {
-		smdmx_dm *dm = smdmx_dmx_read_file(in, NULL, &err, NULL);
+		smdmx_dm *dm = smdmx_dmx_read_file(in, &dro, &err, NULL);
 		smdmx_scene *s = dm ? smdmx_model_to_scene(dm, NULL, &err, NULL) : NULL;
 		smdmx_dm_free(dm);
-		ok = s && smdmx_smd_write_file(s, out, NULL, &err);
+		ok = s && smdmx_smd_write_file(s, out, &wo, &err);
 		smdmx_scene_free(s);
 	}
 	double t1 = now();
@@ -146,7 +159,8 @@ int main(int argc, char **argv)
 	}
 	smdmx_error err;
 	double t0 = now();
-	smdmx_smd_read_options ro = { .threads = getenv("THREADS") ? (unsigned)atoi(getenv("THREADS")) : 1 };
+	smdmx_smd_read_options ro = { .threads = threads() };
+	smdmx_smd_write_options wo = { .threads = threads() };
 	smdmx_scene *s = smdmx_smd_read_file(argv[2], &ro, &err, NULL);
 	double t1 = now();
 	if (!s) {
@@ -161,7 +175,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "format")) {
 		size_t bytes = 0;
 		double t2 = now();
-		if (!smdmx_smd_write(s, discard, &bytes, NULL, &err)) {
+		if (!smdmx_smd_write(s, discard, &bytes, &wo, &err)) {
 			fprintf(stderr, "error: %s\n", err.message);
 			return 1;
 		}
@@ -169,7 +183,7 @@ int main(int argc, char **argv)
 		printf("format %zu %.3f %.1f %ld\n", bytes, t3 - t2, (double)bytes / 1e6 / (t3 - t2), peak_rss_kib());
 	} else {
 		double t2 = now();
-		if (!smdmx_smd_write_file(s, argv[3], NULL, &err)) {
+		if (!smdmx_smd_write_file(s, argv[3], &wo, &err)) {
 			fprintf(stderr, "%s: error: %s\n", argv[3], err.message);
 			return 1;
 		}

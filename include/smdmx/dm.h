@@ -194,6 +194,9 @@ typedef struct smdmx_dmx_write_options {
 	int format_version;     /* 0: the datamodel's own */
 	smdmx_allocator allocator;
 	size_t max_depth;       /* deepest inline nesting written, default SMDMX_DM_DEFAULT_MAX_DEPTH / 2 */
+	unsigned threads;       /* threads that format a keyvalues2 file's large number arrays (32,768
+	                           items or more) at once; 0 or 1: the calling thread alone. The
+	                           bytes are the same at any count. */
 } smdmx_dmx_write_options;
 
 SMDMX_API bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx_dmx_write_options *options,

@@ -55,6 +55,10 @@ typedef struct smdmx_smd_write_options {
 	size_t clip;          /* the clip an animation is written from; default 0 */
 	smdmx_allocator allocator;
 	smdmx_limits limits;  /* max_frames bounds the frames written */
+	unsigned threads;     /* threads that write a large mesh's triangles (98,304 corners or
+	                         more) at once; 0 or 1: the calling thread alone. The bytes are the
+	                         same at any count; memory_limit and fail_after are refused with more
+	                         than one thread. */
 } smdmx_smd_write_options;
 
 SMDMX_API bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,

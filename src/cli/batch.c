@@ -618,7 +618,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	 * (one big file gets them all; a batch of many gets one each). */
 	unsigned cores = os_cpu_count();
 	o->ropts.threads = o->threads ? o->threads : (cores / workers ? cores / workers : 1);
-	o->xopts.threads = o->ropts.threads;
+	o->xopts.threads = o->wopts.threads = o->dopts.threads = o->ropts.threads;
 	batch b;
 	memset(&b, 0, sizeof(b));
 	b.o = o;

@@ -817,7 +817,7 @@ int cmd_qc(int argc, char **argv)
 		if (workers > 64) workers = 64;
 		unsigned cores = os_cpu_count();
 		o.ropts.threads = o.threads ? o.threads : (cores / workers ? cores / workers : 1);
-		o.xopts.threads = o.ropts.threads;
+		o.xopts.threads = o.wopts.threads = o.dopts.threads = o.ropts.threads;
 		if (!ok) p.stop = !o.keep_going;
 		p.lock = os_mutex_create();
 		if (!p.lock) {
