@@ -1,0 +1,171 @@
+/* num_check: smdmx's float parser against the C library's correctly rounded strtof_l (C
+ * locale), on N inputs (default 10^8) of nine kinds, and the shortest printer against the
+ * parser. A benchmark-class test: `meson test -C build --benchmark num-exact` (not part of
+ * the default suite; it takes about a minute).
+ *
+ *   0  a random float32 (any bits but NaN and infinity) printed shortest by smdmx
+ *   1  a random float32 printed with "%.9g"
+ *   2  six decimals, as SMD writers print ("%.6f" of a random value below 10^4)
+ *   3  the exact midpoint of two adjacent floats, to 41 significant digits (the hard case
+ *      of rounding: ties and values a hair away from them)
+ *   4  the midpoint to 17 digits, and moved by one unit in the last digit
+ *   5  a subnormal float32, to 9 and to 41 digits
+ *   6  20-digit mantissas with a point anywhere and an exponent from -60 to 45
+ *   7  1 to 8 digits with an exponent from -50 to 45 ("3e-7", "-12.5E+20")
+ *   8  the midpoint of two adjacent floats from 1 to 2^23 in plain notation to 16
+ *      significant digits, kept or moved by one unit in the last digit: the fast path's
+ *      case, where a double quotient can land exactly on a midpoint the text is not on
+ *
+ * Every input must give the bits strtof_l gives (SM_NUM_RANGE where it overflows), and
+ * every shortest text must read back as its float. Prints the counts; exits 1 on any
+ * mismatch, listing the first ones. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "num.h"
+
+static uint64_t state = 0x9E3779B97F4A7C15u;
+
+static uint64_t next_random(void)
+{
+	state ^= state >> 12;
+	state ^= state << 25;
+	state ^= state >> 27;
+	return state * 0x2545F4914F6CDD1Du;
+}
+
+static float random_float(void)
+{
+	for (;;) {
+		uint32_t b = (uint32_t)next_random();
+		float f;
+		memcpy(&f, &b, 4);
+		if (isfinite(f)) return f;
+	}
+}
+
+static float made; /* kind 0's float */
+
+static size_t make_input(int kind, char *t)
+{
+	switch (kind) {
+	case 0: made = random_float(); return sm_format_shortest(made, t);
+	case 1: return (size_t)snprintf(t, 64, "%.9g", (double)random_float());
+	case 2: return (size_t)snprintf(t, 64, "%.6f", ((double)(next_random() >> 11) / 9007199254740992.0 - 0.5) * 2e4);
+	case 3:
+	case 4: {
+		float f = random_float();
+		if (fabsf(f) == FLT_MAX) f = 1.0f;
+		double mid = ((double)f + (double)nextafterf(f, INFINITY)) / 2;
+		if (kind == 3) return (size_t)snprintf(t, 96, "%.40e", mid);
+		size_t n = (size_t)snprintf(t, 96, "%.16e", mid);
+		/* one unit up or down in the last digit of the mantissa */
+		char *e = strchr(t, 'e');
+		char *d = e - 1;
+		if (next_random() & 1) {
+			while (*d == '9') *d-- = '0';
+			if (*d != '.') (*d)++;
+		} else {
+			while (*d == '0') *d-- = '9';
+			if (*d != '.') (*d)--;
+		}
+		return n;
+	}
+	case 5: {
+		uint32_t b = (uint32_t)next_random() & 0x807FFFFFu;
+		float f;
+		memcpy(&f, &b, 4);
+		return (size_t)snprintf(t, 96, next_random() & 1 ? "%.8e" : "%.40e", (double)f);
+	}
+	case 6: {
+		size_t n = 0;
+		if (next_random() & 1) t[n++] = '-';
+		int point = (int)(next_random() % 21);
+		for (int i = 0; i < 20; i++) {
+			if (i == point) t[n++] = '.';
+			t[n++] = (char)('0' + next_random() % 10);
+		}
+		n += (size_t)snprintf(t + n, 16, "e%d", (int)(next_random() % 106) - 60);
+		return n;
+	}
+	case 8: {
+		float f;
+		do f = random_float(); while (!(fabsf(f) >= 1.0f && fabsf(f) < 0x1p23f));
+		double mid = ((double)f + (double)nextafterf(f, f < 0 ? -INFINITY : INFINITY)) / 2;
+		int p = 15 - (int)floor(log10(fabs(mid)));
+		if (p < 0) p = 0;
+		if (p > 22) p = 22;
+		size_t n = (size_t)snprintf(t, 96, "%.*f", p, mid);
+		uint64_t r = next_random() % 3;
+		char *d = t + n - 1;
+		if (r == 1) {
+			while (*d == '9') *d-- = '0';
+			if (*d != '.' && *d != '-') (*d)++;
+		} else if (r == 2) {
+			while (*d == '0') *d-- = '9';
+			if (*d != '.' && *d != '-') (*d)--;
+		}
+		return n;
+	}
+	default: {
+		size_t n = 0;
+		if (next_random() & 1) t[n++] = '-';
+		int digits = 1 + (int)(next_random() % 8);
+		int point = (int)(next_random() % (uint64_t)(digits + 1));
+		for (int i = 0; i < digits; i++) {
+			if (i == point && i) t[n++] = '.';
+			t[n++] = (char)('0' + next_random() % 10);
+		}
+		n += (size_t)snprintf(t + n, 16, next_random() & 1 ? "E%+d" : "e%d", (int)(next_random() % 96) - 50);
+		return n;
+	}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "C");
+	uint64_t total = argc > 1 ? strtoull(argv[1], NULL, 10) : 100000000u;
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	uint64_t per_kind[9] = { 0 }, bad = 0, shortest = 0, ranges = 0;
+	char t[128];
+	for (uint64_t i = 0; i < total; i++) {
+		int kind = (int)(i % 9);
+		size_t n = make_input(kind, t);
+		t[n] = '\0';
+		per_kind[kind]++;
+		errno = 0;
+		char *stop;
+		float want = strtof_l(t, &stop, c);
+		float got = 0;
+		const char *next = NULL;
+		sm_num_status st = sm_parse_float(t, t + n, &got, &next);
+		bool ok;
+		if (isinf(want)) {
+			ok = st == SM_NUM_RANGE;
+			ranges++;
+		} else {
+			ok = st == SM_NUM_OK && next == t + n && memcmp(&got, &want, 4) == 0;
+		}
+		if (ok && kind == 0) {
+			/* the shortest text was made from a float: it reads back as that float */
+			ok = memcmp(&got, &made, 4) == 0;
+			shortest += ok;
+		}
+		if (!ok && bad++ < 10)
+			printf("MISMATCH %s: strtof_l %.9g (%a), smdmx %.9g (%a), status %d\n", t, (double)want, (double)want,
+			       (double)got, (double)got, (int)st);
+	}
+	freelocale(c);
+	printf("num_check: %llu inputs (%llu per kind, kinds 0 to 8), %llu beyond float range, %llu shortest texts read back: "
+	       "%llu mismatches\n",
+	       (unsigned long long)total, (unsigned long long)per_kind[0], (unsigned long long)ranges,
+	       (unsigned long long)shortest, (unsigned long long)bad);
+	return bad ? 1 : 0;
+}
