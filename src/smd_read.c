@@ -901,13 +901,37 @@ static bool add_uv(reader *r, size_t set, const float uv[2])
 	return true;
 }
 
-/* One vertex line: parent px py pz nx ny nz u v [n (bone weight)*n] [k (u v)*k]. */
-static bool read_vertex(reader *r)
+/* A vertex line as read, before its values are interned. */
+typedef struct vertex_in {
+	float pos[3], nrm[3], uv[2];
+	smdmx_weight links[64];
+	smdmx_weight *w;        /* links, or big.data past 63 links */
+	size_t nw;
+	sm_vec big;
+	size_t extra_uvs;
+	float extra[8][2];
+} vertex_in;
+
+static inline void prefetch_slot(const dedup *d, uint32_t hash)
+{
+#if defined(__GNUC__)
+	if (d->slots) __builtin_prefetch(&d->slots[hash & (d->cap - 1)]);
+#else
+	(void)d;
+	(void)hash;
+#endif
+}
+
+/* One vertex line: parent px py pz nx ny nz u v [n (bone weight)*n] [k (u v)*k], the
+ * pending-th of its triangle read before the earlier ones are interned. The hash slots its
+ * values will look up are fetched meanwhile: a triangle's three lines are read, then
+ * interned (commit_vertex), so that memory latency overlaps the parsing. */
+static bool parse_vertex(reader *r, vertex_in *in, size_t pending)
 {
 	const char *parent_at = r->cur;
 	int64_t parent_id;
 	uint32_t parent = 0;
-	float pos[3], nrm[3], uv[2];
+	float *pos = in->pos, *nrm = in->nrm, *uv = in->uv;
 	SM_CHECK(read_int(r, &parent_id, "a parent bone id"));
 	SM_CHECK(bone_index(r, parent_id, parent_at, &parent));
 	SM_CHECK(read_float(r, &pos[0], "position x"));
@@ -919,11 +943,12 @@ static bool read_vertex(reader *r)
 	SM_CHECK(read_float(r, &uv[0], "texture u"));
 	SM_CHECK(read_float(r, &uv[1], "texture v"));
 
-	smdmx_weight links[64], *w = links;
+	smdmx_weight *w = in->links;
 	size_t nw = 0;
-	sm_vec big = SM_VEC_INIT;
+	in->big = (sm_vec)SM_VEC_INIT;
+	sm_vec *big = &in->big;
 	size_t extra_uvs = 0;
-	float extra[8][2];
+	float(*extra)[2] = in->extra;
 	if (!at_end(r)) {
 		const char *count_at = r->cur;
 		int64_t n;
@@ -933,8 +958,8 @@ static bool read_vertex(reader *r)
 			return fail_at(r, count_at, SMDMX_ERROR_LIMIT, "%lld weight links; the limit is %zu",
 			               (long long)n, r->limits.max_links);
 		if (n + 1 > 64) {
-			SM_CHECK(sm_vec_reserve(r->o, &big, sizeof(smdmx_weight), (size_t)n + 1, r->error));
-			w = big.data;
+			SM_CHECK(sm_vec_reserve(r->o, big, sizeof(smdmx_weight), (size_t)n + 1, r->error));
+			w = big->data;
 		}
 		r->any_links = true;
 		double sum = 0;
@@ -982,11 +1007,27 @@ static bool read_vertex(reader *r)
 		w[nw++] = (smdmx_weight){ parent, 1.0f };
 	}
 
-	if (r->corner_count >= r->limits.max_corners || r->corner_count >= UINT32_MAX - 1)
+	if (r->corner_count + pending >= r->limits.max_corners || r->corner_count + pending >= UINT32_MAX - 1)
 		return fail_at(r, r->line, SMDMX_ERROR_LIMIT, "more than %zu triangle corners", r->limits.max_corners);
+	in->w = w;
+	in->nw = nw;
+	in->extra_uvs = extra_uvs;
+	prefetch_slot(&r->position_table, hash_position(pos, w, nw));
+	prefetch_slot(&r->normal_table, hash_words(nrm, 3, 3));
+	prefetch_slot(&r->uv[0].table, hash_words(uv, 2, 2));
+	return true;
+}
+
+/* Interns a vertex read by parse_vertex: its corner. */
+static bool commit_vertex(reader *r, vertex_in *in)
+{
+	const float *pos = in->pos, *nrm = in->nrm, *uv = in->uv;
+	const smdmx_weight *w = in->w;
+	size_t nw = in->nw, extra_uvs = in->extra_uvs;
+	const float(*extra)[2] = (const float(*)[2])in->extra;
 	uint32_t pi = 0, ni = 0;
 	SM_CHECK(intern_position(r, pos, w, nw, &pi));
-	sm_vec_release(r->o, &big, sizeof(smdmx_weight));
+	sm_vec_release(r->o, &in->big, sizeof(smdmx_weight));
 	SM_CHECK(intern_vec(r, &r->normal_table, &r->normals, nrm, 3, &ni));
 	uint32_t *dp = sm_vec_push(r->o, &r->position_indices, sizeof(uint32_t), r->error);
 	uint32_t *dn = sm_vec_push(r->o, &r->normal_indices, sizeof(uint32_t), r->error);
@@ -1058,6 +1099,7 @@ static bool read_triangle_lines(reader *r, uint32_t start_line)
 		faceset_build *fs;
 		SM_CHECK(face_set_for(r, material, &fs));
 		uint32_t first = (uint32_t)r->corner_count;
+		vertex_in in[3];
 		for (int v = 0; v < 3; v++) {
 			bool line = next_content_line(r);
 			if (r->error->code) return false;
@@ -1066,8 +1108,9 @@ static bool read_triangle_lines(reader *r, uint32_t start_line)
 			if (!numeric)
 				return sm_fail(r->error, SMDMX_ERROR_TRIANGLE, mat_line, 1,
 				               "triangle has %d vertices; 3 are required", v);
-			SM_CHECK(read_vertex(r));
+			SM_CHECK(parse_vertex(r, &in[v], (size_t)v));
 		}
+		for (int v = 0; v < 3; v++) SM_CHECK(commit_vertex(r, &in[v]));
 		/* face_set_for may not move, but corner pushes below can grow other vectors only. */
 		fs = (faceset_build *)r->face_sets.data + r->last_face_set;
 		SM_CHECK(sm_vec_reserve(r->o, &fs->corners, sizeof(uint32_t), fs->corners.count + 3, r->error));

@@ -1,24 +1,34 @@
 #!/bin/sh
-# The benchmark: generates a skinned grid of TRIANGLES triangles (default 1,000,000, about
-# 330 MB of SMD) and reports, on one core, `cat` of each file (the reference) beside reading,
-# formatting (into a sink that discards the text: the writer alone) and writing it, in MB/s
-# (10^6 bytes per second) with peak RSS: the SMD, the same grid as a keyvalues2 DMX model
-# (about 190 MB) and as binary 5 (about 76 MB), then the whole smd2dmx and dmx2smd
-# conversions (MB/s of input), and a VTA of 100,000 corners and 50 shapes read and matched to
-# its reference by position. Best of RUNS (default 3).
+# The benchmark. Generates a skinned grid of TRIANGLES triangles (default 1,000,000: 328 MB
+# of SMD, 192 MB as a keyvalues2 DMX model, 76 MB as binary 5) and reports, for each phase,
+# MB/s (10^6 bytes per second) on one core and on every core (THREADS = the number of cores:
+# one file's reading and writing in parts), best of RUNS (default 5), with the peak RSS of the
+# one-core run, beside `cat` of the same file (the reference): SMD read (file to scene),
+# format (scene to text into a sink that discards it: the writer alone) and write (to a file,
+# through the temporary file and rename); the same for the keyvalues2 and binary files; the
+# whole smd2dmx and dmx2smd conversions (MB/s of input); a VTA of 100,002 corners and 50
+# shapes read and matched to its reference by position. Then how cost grows: reading and
+# converting grids of 10,000, 100,000 and 1,000,000 triangles on one core, in nanoseconds
+# per triangle.
+#
+# Results also go to build/bench/results.tsv, from which `sh tools/chart.sh` draws
+# doc/speed.svg.
 # Usage: tools/bench.sh [TRIANGLES] [RUNS]
 set -eu
 cd "$(dirname "$0")/.."
 . tools/lib.sh
 tris=${1:-1000000}
-runs=${2:-3}
+runs=${2:-5}
 sh tools/install-deps.sh
 configure build -Dwerror=true
 ninja -C build tools/gen_smd tools/gen_dmx tools/bench_smd >/dev/null
 dir=build/bench
 mkdir -p "$dir"
+cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
 one=""
 command -v taskset >/dev/null && one="taskset -c 0"
+tsv=$dir/results.tsv
+printf 'phase\tbytes\tseconds_1\tmbs_1\tseconds_n\tmbs_n\trss_kib_1\tinput_bytes\n' >"$tsv"
 
 best() { sort -k4 -g -r | head -n 1; }
 now() { date +%s.%N; }
@@ -32,7 +42,30 @@ cat_of() { # FILE
 		awk -v s="$size" -v a="$t0" -v b="$t1" 'BEGIN { printf "cat %d %.6f %.3f -\n", s, b - a, s / 1e6 / (b - a) }'
 	done | best
 }
-row() { echo "$1" | awk '{ rss = ($5 == "-") ? "-" : sprintf("%.1f", $5 / 1024); printf "%-10s %14d %10.3f %10.1f %14s\n", $1, $2, $3, $4, rss }'; }
+# row INPUT_BYTES COMMAND...: the command on one core (THREADS=1, pinned) and on all cores
+row() {
+	in=$1
+	shift
+	r1=$(THREADS=1 runs_of $one "$@")
+	rn=$(THREADS=$cores runs_of "$@")
+	echo "$r1|$rn" | awk -F'|' -v in="$in" -v tsv="$tsv" '{
+		split($1, a, " "); split($2, b, " ")
+		rss = (a[5] == "-") ? "-" : sprintf("%.0f", a[5] / 1024)
+		ratio = (a[5] == "-" || in == 0) ? "" : sprintf(" (%.2fx)", a[5] * 1024 / in)
+		printf "%-12s %12d %8.3f %9.1f %8.3f %9.1f %6.2fx %9s%s\n", a[1], a[2], a[3], a[4], b[3], b[4], b[4] / a[4], rss, ratio
+		printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a[1], a[2], a[3], a[4], b[3], b[4], a[5], in >> tsv
+	}'
+}
+cat_row() {
+	r=$(cat_of "$1")
+	echo "$r" | awk -v tsv="$tsv" '{
+		printf "%-12s %12d %8.3f %9.1f %8s %9s %7s %9s\n", "cat", $2, $3, $4, "", "", "", "-"
+		printf "cat\t%s\t%s\t%s\t\t\t-\t%s\n", $2, $3, $4, $2 >> tsv
+	}'
+}
+header() {
+	printf '%-12s %12s %8s %9s %8s %9s %7s %9s\n' phase bytes s_1core "MB/s_1" "s_${cores}core" "MB/s_$cores" speedup "RSS_MiB"
+}
 
 smd="$dir/grid_$tris.smd"
 kv2="$dir/grid_$tris.dmx"
@@ -40,23 +73,25 @@ bin="$dir/grid_$tris.bin.dmx"
 [ -f "$smd" ] || build/tools/gen_smd reference "$tris" "$smd"
 [ -f "$kv2" ] || build/tools/gen_dmx "$tris" "$kv2"
 [ -f "$bin" ] || build/tools/gen_dmx "$tris" "$bin" binary
+size() { stat -c %s "$1"; }
 
-printf '%-10s %14s %10s %10s %14s\n' phase bytes seconds MB/s peak_RSS_MiB
-echo "SMD: $smd ($tris triangles); one core; best of $runs"
-row "$(cat_of "$smd")"
-row "$(runs_of $one build/tools/bench_smd read "$smd")"
-row "$(runs_of $one build/tools/bench_smd format "$smd")"
-row "$(runs_of $one build/tools/bench_smd write "$smd" "$dir/out.smd")"
+echo "$(uname -m), $cores cores; best of $runs; MB = 10^6 bytes; RSS of the one-core run (and over the input)"
+header
+echo "SMD: $smd ($tris triangles)"
+cat_row "$smd"
+row "$(size "$smd")" build/tools/bench_smd read "$smd"
+row 0 build/tools/bench_smd format "$smd"
+row 0 build/tools/bench_smd write "$smd" "$dir/out.smd"
 for f in "$kv2" "$bin"; do
 	echo "DMX: $f"
-	row "$(cat_of "$f")"
-	row "$(runs_of $one build/tools/bench_smd dmx-read "$f")"
-	row "$(runs_of $one build/tools/bench_smd dmx-format "$f")"
-	row "$(runs_of $one build/tools/bench_smd dmx-write "$f" "$dir/out.dmx")"
+	cat_row "$f"
+	row "$(size "$f")" build/tools/bench_smd dmx-read "$f"
+	row 0 build/tools/bench_smd dmx-format "$f"
+	row 0 build/tools/bench_smd dmx-write "$f" "$dir/out.dmx"
 done
-echo "end to end (MB/s of input): smd2dmx of the SMD to keyvalues2, dmx2smd of the result"
-row "$(runs_of $one build/tools/bench_smd smd2dmx "$smd" "$dir/e2e.dmx")"
-row "$(runs_of $one build/tools/bench_smd dmx2smd "$dir/e2e.dmx" "$dir/out.smd")"
+echo "end to end (MB/s of input): smd2dmx of the SMD to keyvalues2, dmx2smd of the keyvalues2 file"
+row "$(size "$smd")" build/tools/bench_smd smd2dmx "$smd" "$dir/e2e.dmx"
+row "$(size "$kv2")" build/tools/bench_smd dmx2smd "$kv2" "$dir/out.smd"
 # A VTA matched to its reference by position: 100,000 corners (the first 33,334 triangles of
 # the grid), 50 shapes, numbered in a shuffled order so that numbers cannot pair them.
 vref="$dir/vta_ref.smd"
@@ -64,6 +99,29 @@ vta="$dir/vta_50.vta"
 [ -f "$vref" ] || build/tools/gen_smd reference 33334 "$vref"
 [ -f "$vta" ] || build/tools/gen_smd vta 33334 50 "$vta"
 echo "VTA: $vta (100,002 corners, 50 shapes, shuffled numbers), matched to $vref"
-row "$(runs_of $one build/tools/bench_smd vta-read "$vref" "$vta")"
-row "$(runs_of $one build/tools/bench_smd vta-match "$vref" "$vta")"
+row "$(size "$vta")" build/tools/bench_smd vta-read "$vref" "$vta"
+row 0 build/tools/bench_smd vta-match "$vref" "$vta"
 rm -f "$dir"/out.* "$dir/e2e.dmx"
+
+# How cost grows with the model: one core, nanoseconds per triangle.
+echo
+echo "how cost grows (one core, best of $runs): seconds and nanoseconds per triangle"
+printf '%-12s %12s %12s %12s\n' phase triangles seconds ns/triangle
+printf 'scale_phase\ttriangles\tseconds\tns_per_triangle\n' >"$dir/scaling.tsv"
+for n in 10000 100000 1000000; do
+	s="$dir/grid_$n.smd"
+	k="$dir/grid_$n.dmx"
+	[ -f "$s" ] || build/tools/gen_smd reference "$n" "$s"
+	[ -f "$k" ] || build/tools/gen_dmx "$n" "$k"
+	for p in "read $s" "dmx-read $k" "smd2dmx $s $dir/e2e.dmx" "dmx2smd $k $dir/out.smd"; do
+		# shellcheck disable=SC2086 # p holds the phase and its files
+		r=$(THREADS=1 runs_of $one build/tools/bench_smd $p)
+		echo "$r" | awk -v n="$n" -v tsv="$dir/scaling.tsv" '{
+			printf "%-12s %12d %12.4f %12.1f\n", $1, n, $3, $3 * 1e9 / n
+			printf "%s\t%d\t%.6f\t%.2f\n", $1, n, $3, $3 * 1e9 / n >> tsv
+		}'
+	done
+done
+rm -f "$dir"/out.* "$dir/e2e.dmx"
+echo
+echo "results: $tsv and $dir/scaling.tsv (sh tools/chart.sh draws doc/speed.svg from them)"
