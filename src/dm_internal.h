@@ -42,9 +42,10 @@ smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, co
 SM_NODISCARD bool sm_dmxb_write(smdmx_dm *dm, int version, const char *format, int format_version, sm_out *out,
                                 const smdmx_allocator *allocator, smdmx_error *error);
 
-/* The keyvalues2 reader (kv2_read.c): data is the whole file. */
+/* The keyvalues2 reader (kv2_read.c): data is the whole file; mapped: a file mapping
+ * (os_map_lazy) whose pages it may give back as it reads. */
 smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error,
-                      smdmx_warnings *warnings);
+                      smdmx_warnings *warnings, bool mapped);
 
 void sm_sha1(const void *data, size_t n, uint8_t out[20]);
 

@@ -77,8 +77,8 @@ bad:
 	return sm_fail(error, SMDMX_ERROR_HEADER, 1, 1, "malformed DMX header");
 }
 
-smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error,
-                                 smdmx_warnings *warnings)
+static smdmx_dm *read_memory(const void *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error,
+                             smdmx_warnings *warnings, bool mapped)
 {
 	memset(error, 0, sizeof(*error));
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
@@ -97,7 +97,13 @@ smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const smdmx_dmx_r
 	sm_dmx_header h;
 	if (!sm_dmx_parse_header(d, size, &h, error)) return NULL;
 	if (word_eq(h.encoding, h.encoding_len, "binary")) return sm_dmxb_read(d, size, &h, options, error);
-	return sm_kv2_read(d, size, options, error, warnings);
+	return sm_kv2_read(d, size, options, error, warnings, mapped);
+}
+
+smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error,
+                                 smdmx_warnings *warnings)
+{
+	return read_memory(data, size, options, error, warnings, false);
 }
 
 smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *options, smdmx_error *error,
@@ -125,10 +131,16 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 			sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "file larger than %zu bytes", limits.max_file_size);
 			return NULL;
 		}
-		const void *map = os_map(fd, (size_t)file_size);
+		/* A binary file's pages are all read in at once (its reader jumps about); a text
+		 * file's as the reader comes to them, and given back behind it. */
+		char head[256];
+		ptrdiff_t hn = os_read_at(fd, head, sizeof(head) - 1, 0);
+		head[hn > 0 ? hn : 0] = '\0';
+		bool binary = strstr(head, "encoding binary") != NULL;
+		const void *map = binary ? os_map(fd, (size_t)file_size) : os_map_lazy(fd, (size_t)file_size);
 		if (map) {
 			os_close(fd);
-			smdmx_dm *dm = smdmx_dmx_read_memory(map, (size_t)file_size, options, error, warnings);
+			smdmx_dm *dm = read_memory(map, (size_t)file_size, options, error, warnings, !binary);
 			os_unmap(map, (size_t)file_size);
 			return dm;
 		}

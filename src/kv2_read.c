@@ -66,7 +66,21 @@ typedef struct kv2 {
 	size_t first_backslash; /* offset of the first */
 	bool have_root;
 	unsigned threads;   /* for large number arrays; 1: this thread alone */
+	bool mapped;        /* data is a file mapping whose read pages may be given back */
+	size_t released;    /* pages before this offset were given back */
 } kv2;
+
+/* The mapping's pages behind the reader, but for the last 64 KiB, are given back every 8
+ * MiB: a large file is never resident whole (errors and the escape-free second reading read
+ * them in again). */
+static inline void release_behind(kv2 *k)
+{
+	if (k->mapped && k->pos - k->released >= ((size_t)8 << 20)) {
+		size_t to = k->pos - ((size_t)64 << 10);
+		os_map_release(k->data, k->released, to);
+		k->released = to;
+	}
+}
 
 static int hex_digit(char c)
 {
@@ -669,6 +683,7 @@ static int read_array_parallel(kv2 *k, smdmx_dm_attr *a, sm_vec *items, size_t i
 	if (!run_parts(ps, n)) return 0;
 	items->count = total;
 	k->pos = to + 1;
+	release_behind(k);
 	return 1;
 }
 
@@ -701,6 +716,7 @@ static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
 				if (!dst) return false;
 				if (fast_item(d + p + 1, end, a->type, comps, dst, &next)) {
 					k->pos = (size_t)(next - d) + 1;
+					if ((items.count & 4095) == 0) release_behind(k);
 					continue;
 				}
 				items.count--; /* the general path below takes this item */
@@ -956,6 +972,7 @@ static bool read_body(kv2 *k)
 		}
 		if (top(k)->kind == FRAME_ELEMENT) SM_CHECK(read_body_step(k));
 		else SM_CHECK(read_array_item(k));
+		release_behind(k);
 	}
 	if (!k->have_root) return fail_at(k, k->pos, SMDMX_ERROR_EMPTY, "no element in the file");
 	return true;
@@ -1015,7 +1032,7 @@ static void sort_warnings(smdmx_warnings *w)
 
 /* One reading of the file, backslashes as escapes or (raw) as characters. */
 static smdmx_dm *read_pass(kv2 *k, const char *data, size_t size, const smdmx_dmx_read_options *opts, smdmx_error *error,
-                           smdmx_warnings *warnings, bool raw)
+                           smdmx_warnings *warnings, bool raw, bool mapped)
 {
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	smdmx_dm *dm = smdmx_dm_create(&opts->allocator, error);
@@ -1030,6 +1047,7 @@ static smdmx_dm *read_pass(kv2 *k, const char *data, size_t size, const smdmx_dm
 	k->limits = sm_dm_limits_resolve(&opts->limits);
 	k->raw = raw;
 	k->threads = opts->threads > 1 ? opts->threads : 1;
+	k->mapped = mapped;
 	k->pending = k->id_offsets = k->stack = k->scratch = k->prefix = k->named = (sm_vec)SM_VEC_INIT;
 	bool ok = read_header(k);
 	ok = ok && read_body(k) && resolve(k);
@@ -1058,13 +1076,13 @@ static smdmx_dm *read_pass(kv2 *k, const char *data, size_t size, const smdmx_dm
  * (`"C:\dir\"` swallows its closing quote) is read again so too, and kept so when that
  * reads. When the second reading fails, the first one stands. */
 smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error,
-                      smdmx_warnings *warnings)
+                      smdmx_warnings *warnings, bool mapped)
 {
 	smdmx_dmx_read_options opts;
 	memset(&opts, 0, sizeof(opts));
 	if (options) opts = *options;
 	kv2 k;
-	smdmx_dm *dm = read_pass(&k, data, size, &opts, error, warnings, false);
+	smdmx_dm *dm = read_pass(&k, data, size, &opts, error, warnings, false, mapped);
 	size_t escapes = k.escapes, bad = k.bad_escapes, first_bad = k.first_bad_escape;
 	/* Signs of a writer that escapes nothing: a backslash that starts no escape, a bare type
 	 * word or an unescaped quote (both datamodel.py's). */
@@ -1075,7 +1093,7 @@ smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_option
 		smdmx_warnings escaped_warnings;
 		if (warnings) escaped_warnings = *warnings;
 		memset(error, 0, sizeof(*error));
-		smdmx_dm *raw = read_pass(&k, data, size, &opts, error, warnings, true);
+		smdmx_dm *raw = read_pass(&k, data, size, &opts, error, warnings, true, mapped);
 		if (raw) {
 			smdmx_dm_free(dm);
 			uint32_t line, col;

@@ -6,7 +6,8 @@
 # one-core run, beside `cat` of the same file (the reference): SMD read (file to scene),
 # format (scene to text into a sink that discards it: the writer alone) and write (to a file,
 # through the temporary file and rename); the same for the keyvalues2 and binary files; the
-# whole smd2dmx and dmx2smd conversions (MB/s of input); a VTA of 100,002 corners and 50
+# whole smd2dmx and dmx2smd conversions (MB/s of input; dmx2smd converts what smd2dmx wrote,
+# a 176 MB keyvalues2 model); a VTA of 100,002 corners and 50
 # shapes read and matched to its reference by position. Then how cost grows: reading and
 # converting grids of 10,000, 100,000 and 1,000,000 triangles on one core, in nanoseconds
 # per triangle.
@@ -48,12 +49,12 @@ row() {
 	shift
 	r1=$(THREADS=1 runs_of $one "$@")
 	rn=$(THREADS=$cores runs_of "$@")
-	echo "$r1|$rn" | awk -F'|' -v in="$in" -v tsv="$tsv" '{
+	echo "$r1|$rn" | awk -F'|' -v inb="$in" -v tsv="$tsv" '{
 		split($1, a, " "); split($2, b, " ")
 		rss = (a[5] == "-") ? "-" : sprintf("%.0f", a[5] / 1024)
-		ratio = (a[5] == "-" || in == 0) ? "" : sprintf(" (%.2fx)", a[5] * 1024 / in)
+		ratio = (a[5] == "-" || inb == 0) ? "" : sprintf(" (%.2fx)", a[5] * 1024 / inb)
 		printf "%-12s %12d %8.3f %9.1f %8.3f %9.1f %6.2fx %9s%s\n", a[1], a[2], a[3], a[4], b[3], b[4], b[4] / a[4], rss, ratio
-		printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a[1], a[2], a[3], a[4], b[3], b[4], a[5], in >> tsv
+		printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a[1], a[2], a[3], a[4], b[3], b[4], a[5], inb >> tsv
 	}'
 }
 cat_row() {
@@ -89,9 +90,11 @@ for f in "$kv2" "$bin"; do
 	row 0 build/tools/bench_smd dmx-format "$f"
 	row 0 build/tools/bench_smd dmx-write "$f" "$dir/out.dmx"
 done
-echo "end to end (MB/s of input): smd2dmx of the SMD to keyvalues2, dmx2smd of the keyvalues2 file"
+echo "end to end (MB/s of input): smd2dmx of the SMD to keyvalues2, dmx2smd of what smd2dmx wrote"
 row "$(size "$smd")" build/tools/bench_smd smd2dmx "$smd" "$dir/e2e.dmx"
-row "$(size "$kv2")" build/tools/bench_smd dmx2smd "$kv2" "$dir/out.smd"
+model=$dir/grid_$tris.model.dmx
+[ -f "$model" ] || THREADS=$cores build/tools/bench_smd smd2dmx "$smd" "$model" >/dev/null
+row "$(size "$model")" build/tools/bench_smd dmx2smd "$model" "$dir/out.smd"
 # A VTA matched to its reference by position: 100,000 corners (the first 33,334 triangles of
 # the grid), 50 shapes, numbered in a shuffled order so that numbers cannot pair them.
 vref="$dir/vta_ref.smd"
@@ -111,9 +114,11 @@ printf 'scale_phase\ttriangles\tseconds\tns_per_triangle\n' >"$dir/scaling.tsv"
 for n in 10000 100000 1000000; do
 	s="$dir/grid_$n.smd"
 	k="$dir/grid_$n.dmx"
+	m="$dir/grid_$n.model.dmx"
 	[ -f "$s" ] || build/tools/gen_smd reference "$n" "$s"
 	[ -f "$k" ] || build/tools/gen_dmx "$n" "$k"
-	for p in "read $s" "dmx-read $k" "smd2dmx $s $dir/e2e.dmx" "dmx2smd $k $dir/out.smd"; do
+	[ -f "$m" ] || THREADS=$cores build/tools/bench_smd smd2dmx "$s" "$m" >/dev/null
+	for p in "read $s" "dmx-read $k" "smd2dmx $s $dir/e2e.dmx" "dmx2smd $m $dir/out.smd"; do
 		# shellcheck disable=SC2086 # p holds the phase and its files
 		r=$(THREADS=1 runs_of $one build/tools/bench_smd $p)
 		echo "$r" | awk -v n="$n" -v tsv="$dir/scaling.tsv" '{

@@ -93,6 +93,23 @@ const void *os_map(os_file f, size_t size)
 	return map == MAP_FAILED ? NULL : map;
 }
 
+const void *os_map_lazy(os_file f, size_t size)
+{
+	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, (int)f, 0);
+	if (map == MAP_FAILED) return NULL;
+#ifdef MADV_SEQUENTIAL
+	madvise(map, size, MADV_SEQUENTIAL);
+#endif
+	return map;
+}
+
+void os_map_release(const void *data, size_t from, size_t to)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)data + from + page - 1) / page * page, b = ((uintptr_t)data + to) / page * page;
+	if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 void os_unmap(const void *data, size_t size)
 {
 	if (data) munmap((void *)(uintptr_t)data, size);

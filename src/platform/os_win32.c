@@ -251,6 +251,21 @@ const void *os_map(os_file f, size_t size)
 	return view;
 }
 
+const void *os_map_lazy(os_file f, size_t size)
+{
+	return os_map(f, size); /* a view's pages are read in as they are touched */
+}
+
+void os_map_release(const void *data, size_t from, size_t to)
+{
+	/* Unlocking pages that are not locked takes them out of the working set. */
+	SYSTEM_INFO si;
+	GetSystemInfo(&si);
+	uintptr_t page = si.dwPageSize;
+	uintptr_t a = ((uintptr_t)data + from + page - 1) / page * page, b = ((uintptr_t)data + to) / page * page;
+	if (b > a) VirtualUnlock((void *)a, b - a);
+}
+
 void os_unmap(const void *data, size_t size)
 {
 	(void)size;
