@@ -1,6 +1,6 @@
 # bash completion for smdmx, smd2dmx and dmx2smd
 
-_smdmx_convert_options="-o -d -r --recursive -f --force -u --update -j --jobs -k --keep-going --depfile -q --quiet
+_smdmx_convert_options="-o -d -r --recursive -f --force -u --update -j --jobs --threads -k --keep-going --depfile -q --quiet
 	-W -Werror --max-warnings -v --verbose --vta --target --encoding --encoding-version --model-version
 	--keys --key-tolerance --fps --clips --clip --goldsrc --lf --scale --up-axis --qc --model --help --version"
 
@@ -22,7 +22,7 @@ _smdmx_convert()
 	--up-axis) COMPREPLY=($(compgen -W "X Y Z" -- "$cur")); return ;;
 	--to) COMPREPLY=($(compgen -W "smd sma phys vta dmx" -- "$cur")); return ;;
 	-W) COMPREPLY=($(compgen -W "error" -- "$cur")); return ;;
-	-j | --jobs | --max-warnings | --fps | --key-tolerance | --scale | --clip) return ;;
+	-j | --jobs | --threads | --max-warnings | --fps | --key-tolerance | --scale | --clip) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$_smdmx_convert_options" -- "$cur"))

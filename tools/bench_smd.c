@@ -65,20 +65,20 @@ static int bench_dmx(const char *phase, const char *path, const char *out)
 	smdmx_dmx_write_options o = { .encoding = dm->encoding, .encoding_version = dm->encoding_version, .threads = dro.threads };
 	if (!strcmp(phase, "read")) {
 		os_stat_path(path, &st);
-		printf("%s-read %lld %.3f %.1f %ld\n", label, (long long)st.size, t1 - t0,
+		printf("%s-read %lld %.6f %.1f %ld\n", label, (long long)st.size, t1 - t0,
 		       (double)st.size / 1e6 / (t1 - t0), peak_rss_kib());
 	} else if (!strcmp(phase, "format")) {
 		size_t bytes = 0;
 		double t2 = now();
 		if (!smdmx_dmx_write(dm, discard, &bytes, &o, &err)) return 1;
 		double t3 = now();
-		printf("%s-format %zu %.3f %.1f %ld\n", label, bytes, t3 - t2, (double)bytes / 1e6 / (t3 - t2), peak_rss_kib());
+		printf("%s-format %zu %.6f %.1f %ld\n", label, bytes, t3 - t2, (double)bytes / 1e6 / (t3 - t2), peak_rss_kib());
 	} else if (out) {
 		double t2 = now();
 		if (!smdmx_dmx_write_file(dm, out, &o, &err)) return 1;
 		double t3 = now();
 		os_stat_path(out, &st);
-		printf("%s-write %lld %.3f %.1f %ld\n", label, (long long)st.size, t3 - t2,
+		printf("%s-write %lld %.6f %.1f %ld\n", label, (long long)st.size, t3 - t2,
 		       (double)st.size / 1e6 / (t3 - t2), peak_rss_kib());
 	} else {
 		return 2;
@@ -117,7 +117,7 @@ static int end_to_end(const char *what, const char *in, const char *out)
 		return 1;
 	}
 	os_stat_path(in, &st);
-	printf("%s %lld %.3f %.1f %ld\n", what, (long long)st.size, t1 - t0, (double)st.size / 1e6 / (t1 - t0),
+	printf("%s %lld %.6f %.1f %ld\n", what, (long long)st.size, t1 - t0, (double)st.size / 1e6 / (t1 - t0),
 	       peak_rss_kib());
 	return 0;
 }
@@ -140,7 +140,7 @@ static int bench_vta(const char *phase, const char *ref_path, const char *vta_pa
 	}
 	os_stat_path(vta_path, &st);
 	double t = !strcmp(phase, "read") ? t1 - t0 : t2 - t1;
-	printf("vta-%s %lld %.3f %.1f %ld\n", phase, (long long)st.size, t, (double)st.size / 1e6 / t, peak_rss_kib());
+	printf("vta-%s %lld %.6f %.1f %ld\n", phase, (long long)st.size, t, (double)st.size / 1e6 / t, peak_rss_kib());
 	for (size_t i = 0; i < w.count; i++) fprintf(stderr, "warning: %s\n", w.data[i].message);
 	smdmx_scene_free(vta);
 	smdmx_scene_free(ref);
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 	os_stat st;
 	if (!strcmp(argv[1], "read")) {
 		os_stat_path(argv[2], &st);
-		printf("read %lld %.3f %.1f %ld\n", (long long)st.size, t1 - t0, (double)st.size / 1e6 / (t1 - t0),
+		printf("read %lld %.6f %.1f %ld\n", (long long)st.size, t1 - t0, (double)st.size / 1e6 / (t1 - t0),
 		       peak_rss_kib());
 	} else if (!strcmp(argv[1], "format")) {
 		size_t bytes = 0;
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		double t3 = now();
-		printf("format %zu %.3f %.1f %ld\n", bytes, t3 - t2, (double)bytes / 1e6 / (t3 - t2), peak_rss_kib());
+		printf("format %zu %.6f %.1f %ld\n", bytes, t3 - t2, (double)bytes / 1e6 / (t3 - t2), peak_rss_kib());
 	} else {
 		double t2 = now();
 		if (!smdmx_smd_write_file(s, argv[3], &wo, &err)) {
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
 		}
 		double t3 = now();
 		os_stat_path(argv[3], &st);
-		printf("write %lld %.3f %.1f %ld\n", (long long)st.size, t3 - t2, (double)st.size / 1e6 / (t3 - t2),
+		printf("write %lld %.6f %.1f %ld\n", (long long)st.size, t3 - t2, (double)st.size / 1e6 / (t3 - t2),
 		       peak_rss_kib());
 	}
 	smdmx_scene_free(s);
