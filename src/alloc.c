@@ -6,8 +6,12 @@
 
 #include "internal.h"
 
+_Thread_local bool sm_alloc_lazy;
+
 /* Big arrays fill page by page; faulting each 4 KiB page in on first touch costs
- * microseconds in a VM. Populating the new part of a big block in one call is cheaper. */
+ * microseconds in a VM. Populating the new part of a big block in one call is cheaper,
+ * unless several threads are about to fill it (sm_alloc_lazy): they fault its pages in at
+ * once. */
 static void populate(void *p, size_t from, size_t to, bool huge)
 {
 #ifdef MADV_POPULATE_WRITE
@@ -21,7 +25,7 @@ static void populate(void *p, size_t from, size_t to, bool huge)
 #else
 	(void)huge;
 #endif
-	if (e > a) madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+	if (e > a && !sm_alloc_lazy) madvise((void *)a, e - a, MADV_POPULATE_WRITE);
 #else
 	(void)p;
 	(void)from;

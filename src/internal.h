@@ -37,6 +37,10 @@ typedef struct sm_alloc {
 } sm_alloc;
 
 void sm_alloc_init(sm_alloc *a, const smdmx_allocator *hooks);
+/* Set around allocations that several threads fill at once: the default allocator then
+ * leaves their pages to be faulted in by those threads, in parallel, rather than populating
+ * them here. */
+extern _Thread_local bool sm_alloc_lazy;
 SM_NODISCARD void *sm_malloc(sm_alloc *a, size_t size);
 SM_NODISCARD void *sm_realloc(sm_alloc *a, void *ptr, size_t old_size, size_t new_size);
 void sm_free(sm_alloc *a, void *ptr, size_t size);

@@ -1201,111 +1201,280 @@ static void seek_to(reader *r, uint64_t off, uint32_t lines)
 	r->line_no = lines;
 }
 
-static uint32_t uv_zero(reader *r, size_t set, bool *ok)
+/* ---- merging the parts ---------------------------------------------------------------------
+ *
+ * The parts that count (ps[first .. first + n), in order, after this thread's own) are merged
+ * as if read here. Their materials first. Then three tasks, each over every part in order:
+ * positions with their weights, normals, and the UV sets; each interns its values into its
+ * table, in the order the parts met them, and writes the corners' indices. The tasks touch
+ * different tables, and every array they fill is made big enough beforehand, so they run at
+ * once (this thread takes the positions) with no allocation. The face sets come after. */
+
+typedef struct merge_job {
+	reader *r;              /* the reader merged into */
+	reader *tr;             /* the reader a task's calls use: r, or a copy with its own error */
+	part *ps;
+	size_t n;
+	const size_t *corner0;  /* per part: its first corner in the file */
+	size_t sets;            /* UV sets after the merge */
+	sm_alloc alloc;         /* the task's own scratch */
+	bool ok;
+	os_thread *thread;
+	smdmx_error error;
+} merge_job;
+
+/* Reserves room for n more values of a table without growing it while they go in. */
+static bool dedup_reserve(reader *r, dedup *d, size_t more)
 {
-	const float zero[2] = { 0, 0 };
-	uint32_t zi = 0;
-	*ok = intern_vec(r, &r->uv[set].table, &r->uv[set].data, zero, 2, &zi);
-	return zi;
+	while ((d->count + more + 1) * 2 > d->cap) SM_CHECK(dedup_grow(r, d));
+	return true;
 }
 
-/* Merges part p, whose lines follow line base of the file, into r. */
-static bool merge_part(reader *r, part *p, uint32_t base)
+static void merge_positions(void *arg)
 {
-	reader *q = &p->r;
-	size_t g = r->corner_count, n = q->corner_count;
-	bool ok = true;
-	uint32_t *map = sm_malloc(&r->o->alloc, sizeof(uint32_t) * (q->positions.count + 1));
-	uint32_t *nmap = sm_malloc(&r->o->alloc, sizeof(uint32_t) * (q->normals.count + 1));
-	uint32_t *mmap_ = sm_malloc(&r->o->alloc, sizeof(uint32_t) * (q->materials.count + 1));
-	if (!map || !nmap || !mmap_) ok = sm_fail_oom(r->error);
-	/* Materials first, each at its own line, then the vertex data in the order met. */
-	const smdmx_material *qm = q->materials.data;
-	uint32_t saved_line = r->line_no;
-	for (size_t i = 0; ok && i < q->materials.count; i++) {
-		r->line_no = q->record_lines ? base + ((uint32_t *)q->material_lines.data)[i] : 0;
-		ok = intern_material(r, qm[i].name, strlen(qm[i].name), &mmap_[i]);
-	}
-	r->line_no = saved_line;
-	const smdmx_vec3 *qp = q->positions.data;
-	const uint32_t *qo = q->weight_offsets.data;
-	const smdmx_weight *qw = q->weights.data;
-	for (size_t i = 0; ok && i < q->positions.count; i++)
-		ok = intern_position(r, qp[i], qw + qo[i], qo[i + 1] - qo[i], &map[i]);
-	const smdmx_vec3 *qn = q->normals.data;
-	for (size_t i = 0; ok && i < q->normals.count; i++) ok = intern_vec(r, &r->normal_table, &r->normals, qn[i], 3, &nmap[i]);
-	if (ok) ok = sm_vec_reserve(r->o, &r->position_indices, sizeof(uint32_t), g + n, r->error) &&
-	             sm_vec_reserve(r->o, &r->normal_indices, sizeof(uint32_t), g + n, r->error);
-	if (ok) {
-		const uint32_t *qi = q->position_indices.data, *qni = q->normal_indices.data;
-		uint32_t *di = (uint32_t *)r->position_indices.data + g, *dn = (uint32_t *)r->normal_indices.data + g;
-		for (size_t i = 0; i < n; i++) {
-			di[i] = map[qi[i]];
-			dn[i] = nmap[qni[i]];
+	merge_job *j = arg;
+	reader *r = j->r, *tr = j->tr;
+	j->ok = false;
+	for (size_t k = 0; k < j->n; k++) {
+		const reader *q = &j->ps[k].r;
+		uint32_t *map = sm_malloc(&j->alloc, sizeof(uint32_t) * (q->positions.count + 1));
+		if (!map) {
+			sm_fail_oom(tr->error);
+			return;
 		}
-		r->position_indices.count = r->normal_indices.count = g + n;
-	}
-	/* UV sets: a set the part opened first is opened here at the part's start (corners
-	 * before it get (0, 0), as when read here); a set it lacks gives its corners (0, 0). */
-	size_t sets = q->uv_count > r->uv_count ? q->uv_count : r->uv_count;
-	if (ok && sets > r->uv_count) ok = uv_set_open(r, sets - 1);
-	for (size_t s = 0; ok && s < sets; s++) {
-		uv_build *u = &r->uv[s];
-		ok = sm_vec_reserve(r->o, &u->indices, sizeof(uint32_t), g + n, r->error);
-		if (!ok) break;
-		uint32_t *dst = (uint32_t *)u->indices.data + g;
-		if (s < q->uv_count) {
-			const uv_build *v = &q->uv[s];
-			uint32_t *umap = sm_malloc(&r->o->alloc, sizeof(uint32_t) * (v->data.count + 1));
-			if (!umap) {
-				ok = sm_fail_oom(r->error);
-				break;
-			}
-			const smdmx_vec2 *val = v->data.data;
-			for (size_t i = 0; ok && i < v->data.count; i++) ok = intern_vec(r, &u->table, &u->data, val[i], 2, &umap[i]);
-			const uint32_t *src = v->indices.data;
-			if (ok)
-				for (size_t i = 0; i < n; i++) dst[i] = umap[src[i]];
-			sm_free(&r->o->alloc, umap, sizeof(uint32_t) * (v->data.count + 1));
-		} else if (n) {
-			uint32_t zi = uv_zero(r, s, &ok);
-			for (size_t i = 0; ok && i < n; i++) dst[i] = zi;
+		const smdmx_vec3 *qp = q->positions.data;
+		const uint32_t *qo = q->weight_offsets.data;
+		const smdmx_weight *qw = q->weights.data;
+		bool ok = true;
+		for (size_t i = 0; ok && i < q->positions.count; i++) {
+			if (i + 8 < q->positions.count)
+				prefetch_slot(&r->position_table, hash_position(qp[i + 8], qw + qo[i + 8], qo[i + 9] - qo[i + 8]));
+			ok = intern_position(tr, qp[i], qw + qo[i], qo[i + 1] - qo[i], &map[i]);
 		}
-		u->indices.count = g + n;
-	}
-	/* Face sets, in the order the part met their materials. */
-	const faceset_build *qf = q->face_sets.data;
-	for (size_t f = 0; ok && f < q->face_sets.count; f++) {
-		faceset_build *fs;
-		ok = face_set_for(r, mmap_[qf[f].material], &fs);
-		if (!ok) break;
-		size_t c0 = fs->corners.count, nc = qf[f].corners.count, no = qf[f].offsets.count;
-		ok = sm_vec_reserve(r->o, &fs->corners, sizeof(uint32_t), c0 + nc, r->error) &&
-		     sm_vec_reserve(r->o, &fs->offsets, sizeof(uint32_t), fs->offsets.count + no - 1, r->error);
-		if (!ok) break;
-		const uint32_t *sc = qf[f].corners.data, *so = qf[f].offsets.data;
-		uint32_t *dc = (uint32_t *)fs->corners.data + c0, *dof = (uint32_t *)fs->offsets.data + fs->offsets.count;
-		for (size_t i = 0; i < nc; i++) dc[i] = sc[i] + (uint32_t)g;
-		for (size_t i = 1; i < no; i++) dof[i - 1] = so[i] + (uint32_t)c0;
-		fs->corners.count += nc;
-		fs->offsets.count += no - 1;
-	}
-	if (ok && r->record_lines) {
-		ok = sm_vec_reserve(r->o, &r->triangle_lines, sizeof(uint32_t), r->triangle_lines.count + q->triangle_lines.count,
-		                    r->error);
 		if (ok) {
+			const uint32_t *src = q->position_indices.data;
+			uint32_t *dst = (uint32_t *)r->position_indices.data + j->corner0[k];
+			for (size_t i = 0; i < q->corner_count; i++) dst[i] = map[src[i]];
+		}
+		sm_free(&j->alloc, map, sizeof(uint32_t) * (q->positions.count + 1));
+		if (!ok) return;
+	}
+	j->ok = true;
+}
+
+static void merge_normals(void *arg)
+{
+	merge_job *j = arg;
+	reader *r = j->r, *tr = j->tr;
+	j->ok = false;
+	for (size_t k = 0; k < j->n; k++) {
+		const reader *q = &j->ps[k].r;
+		uint32_t *map = sm_malloc(&j->alloc, sizeof(uint32_t) * (q->normals.count + 1));
+		if (!map) {
+			sm_fail_oom(tr->error);
+			return;
+		}
+		const smdmx_vec3 *qn = q->normals.data;
+		bool ok = true;
+		for (size_t i = 0; ok && i < q->normals.count; i++) {
+			if (i + 8 < q->normals.count) prefetch_slot(&r->normal_table, hash_words(qn[i + 8], 3, 3));
+			ok = intern_vec(tr, &r->normal_table, &r->normals, qn[i], 3, &map[i]);
+		}
+		if (ok) {
+			const uint32_t *src = q->normal_indices.data;
+			uint32_t *dst = (uint32_t *)r->normal_indices.data + j->corner0[k];
+			for (size_t i = 0; i < q->corner_count; i++) dst[i] = map[src[i]];
+		}
+		sm_free(&j->alloc, map, sizeof(uint32_t) * (q->normals.count + 1));
+		if (!ok) return;
+	}
+	j->ok = true;
+}
+
+/* UV sets. A set a part opens first is opened at the part's first corner: the corners
+ * before it take (0, 0), interned first when there are any, as when read here; a part
+ * without a set gives its corners (0, 0). */
+static void merge_uvs(void *arg)
+{
+	merge_job *j = arg;
+	reader *r = j->r, *tr = j->tr;
+	const float zero[2] = { 0, 0 };
+	j->ok = false;
+	for (size_t k = 0; k < j->n; k++) {
+		const reader *q = &j->ps[k].r;
+		size_t c0 = j->corner0[k], n = q->corner_count;
+		for (size_t s = 0; s < j->sets; s++) {
+			uv_build *u = &r->uv[s];
+			bool open = u->indices.count > 0 || s < r->uv_count;
+			uint32_t *ix = u->indices.data;
+			if (!open && s >= q->uv_count) continue; /* not opened yet, and not by this part */
+			if (!open && c0) {
+				uint32_t zi;
+				if (!intern_vec(tr, &u->table, &u->data, zero, 2, &zi)) return;
+				for (size_t i = 0; i < c0; i++) ix[i] = zi;
+			}
+			if (s < q->uv_count) {
+				const uv_build *v = &q->uv[s];
+				uint32_t *map = sm_malloc(&j->alloc, sizeof(uint32_t) * (v->data.count + 1));
+				if (!map) {
+					sm_fail_oom(tr->error);
+					return;
+				}
+				const smdmx_vec2 *val = v->data.data;
+				bool ok = true;
+				for (size_t i = 0; ok && i < v->data.count; i++) {
+					if (i + 8 < v->data.count) prefetch_slot(&u->table, hash_words(val[i + 8], 2, 2));
+					ok = intern_vec(tr, &u->table, &u->data, val[i], 2, &map[i]);
+				}
+				const uint32_t *src = v->indices.data;
+				if (ok)
+					for (size_t i = 0; i < n; i++) ix[c0 + i] = map[src[i]];
+				sm_free(&j->alloc, map, sizeof(uint32_t) * (v->data.count + 1));
+				if (!ok) return;
+			} else if (n) {
+				uint32_t zi;
+				if (!intern_vec(tr, &u->table, &u->data, zero, 2, &zi)) return;
+				for (size_t i = 0; i < n; i++) ix[c0 + i] = zi;
+			}
+			u->indices.count = c0 + n;
+		}
+	}
+	j->ok = true;
+}
+
+/* Normals, then UVs: the second task of two threads. */
+static void merge_normals_uvs(void *arg)
+{
+	merge_job *j = arg;
+	merge_normals(j);
+	if (j->ok) merge_uvs(j);
+}
+
+/* Room for all that merging adds: no table grows and no array moves while the tasks run. */
+static bool merge_reserve(reader *r, size_t more_p, size_t more_w, size_t more_n, const size_t *more_uv, size_t sets,
+                          size_t total)
+{
+	SM_CHECK(dedup_reserve(r, &r->position_table, more_p));
+	SM_CHECK(dedup_reserve(r, &r->normal_table, more_n));
+	SM_CHECK(sm_vec_reserve(r->o, &r->positions, sizeof(smdmx_vec3), r->positions.count + more_p, r->error));
+	SM_CHECK(sm_vec_reserve(r->o, &r->weight_offsets, sizeof(uint32_t), r->weight_offsets.count + more_p, r->error));
+	SM_CHECK(sm_vec_reserve(r->o, &r->weights, sizeof(smdmx_weight), r->weights.count + more_w, r->error));
+	SM_CHECK(sm_vec_reserve(r->o, &r->normals, sizeof(smdmx_vec3), r->normals.count + more_n, r->error));
+	SM_CHECK(sm_vec_reserve(r->o, &r->position_indices, sizeof(uint32_t), total, r->error));
+	SM_CHECK(sm_vec_reserve(r->o, &r->normal_indices, sizeof(uint32_t), total, r->error));
+	for (size_t s = 0; s < sets; s++) {
+		uv_build *u = &r->uv[s];
+		if (s >= r->uv_count) {
+			*u = (uv_build){ SM_VEC_INIT, SM_VEC_INIT, { NULL, 0, 0, 0 } };
+			SM_CHECK(dedup_init(r, &u->table, 1024));
+		}
+		SM_CHECK(dedup_reserve(r, &u->table, more_uv[s]));
+		SM_CHECK(sm_vec_reserve(r->o, &u->data, sizeof(smdmx_vec2), u->data.count + more_uv[s], r->error));
+		SM_CHECK(sm_vec_reserve(r->o, &u->indices, sizeof(uint32_t), total, r->error));
+	}
+	return true;
+}
+
+static bool merge_parts(reader *r, part *ps, size_t n, const uint32_t *bases)
+{
+	size_t g = r->corner_count, total = g, more_p = 0, more_w = 0, more_n = 0, more_uv[9] = { 0 }, sets = r->uv_count;
+	size_t corner0[64];
+	for (size_t k = 0; k < n; k++) {
+		const reader *q = &ps[k].r;
+		corner0[k] = total;
+		total += q->corner_count;
+		more_p += q->positions.count;
+		more_w += q->weights.count;
+		more_n += q->normals.count;
+		for (size_t s = 0; s < q->uv_count; s++) more_uv[s] += q->uv[s].data.count + 1;
+		for (size_t s = r->uv_count; s < q->uv_count; s++) more_uv[s]++;
+		if (q->uv_count > sets) sets = q->uv_count;
+		r->any_links |= q->any_links;
+	}
+	for (size_t s = 0; s < sets; s++) more_uv[s] += n; /* a zero per part */
+	/* Materials, each at its own line. */
+	for (size_t k = 0; k < n; k++) {
+		reader *q = &ps[k].r;
+		const smdmx_material *qm = q->materials.data;
+		uint32_t saved_line = r->line_no;
+		q->face_set_of.count = 0; /* reused: each local material's material here */
+		SM_CHECK(sm_vec_reserve(q->o, &q->face_set_of, sizeof(uint32_t), q->materials.count, q->error));
+		uint32_t *mat = q->face_set_of.data;
+		for (size_t i = 0; i < q->materials.count; i++) {
+			r->line_no = q->record_lines ? bases[k] + ((uint32_t *)q->material_lines.data)[i] : 0;
+			bool ok = intern_material(r, qm[i].name, strlen(qm[i].name), &mat[i]);
+			r->line_no = saved_line;
+			SM_CHECK(ok);
+		}
+	}
+	/* Room for everything the tasks add (its pages are touched first by the tasks). */
+	sm_alloc_lazy = true;
+	bool room = merge_reserve(r, more_p, more_w, more_n, more_uv, sets, total);
+	sm_alloc_lazy = false;
+	SM_CHECK(room);
+	/* The tasks: positions here, normals and UVs on threads of their own. */
+	reader copies[2];
+	merge_job jobs[3];
+	for (int t = 0; t < 3; t++) {
+		jobs[t] = (merge_job){ .r = r, .tr = r, .ps = ps, .n = n, .corner0 = corner0, .sets = sets };
+		sm_alloc_init(&jobs[t].alloc, &r->o->alloc.hooks);
+		if (t) {
+			copies[t - 1] = *r;
+			copies[t - 1].error = &jobs[t].error;
+			jobs[t].tr = &copies[t - 1];
+		}
+	}
+	/* The copies share the reader's owner and point into its tables: each task changes its
+	 * own tables in place, and nothing allocates meanwhile. */
+	if (r->threads > 2) {
+		jobs[1].thread = os_thread_start(merge_normals, &jobs[1]);
+		jobs[2].thread = os_thread_start(merge_uvs, &jobs[2]);
+	} else {
+		jobs[2].ok = true; /* the UVs follow the normals in jobs[1] */
+		jobs[1].thread = os_thread_start(merge_normals_uvs, &jobs[1]);
+	}
+	merge_positions(&jobs[0]);
+	if (jobs[1].thread) os_thread_join(jobs[1].thread);
+	else if (r->threads > 2) merge_normals(&jobs[1]);
+	else merge_normals_uvs(&jobs[1]);
+	if (jobs[2].thread) os_thread_join(jobs[2].thread);
+	else if (r->threads > 2) merge_uvs(&jobs[2]);
+	for (int t = 1; t < 3; t++)
+		if (!jobs[t].ok && !r->error->code) *r->error = jobs[t].error;
+	if (!jobs[0].ok || !jobs[1].ok || !jobs[2].ok) return r->error->code ? false : sm_fail_oom(r->error);
+	r->uv_count = sets;
+	r->position_indices.count = r->normal_indices.count = total;
+	/* Face sets, in the order each part met their materials, and the triangles' lines. */
+	for (size_t k = 0; k < n; k++) {
+		const reader *q = &ps[k].r;
+		const uint32_t *mat = q->face_set_of.data;
+		const faceset_build *qf = q->face_sets.data;
+		for (size_t f = 0; f < q->face_sets.count; f++) {
+			faceset_build *fs;
+			SM_CHECK(face_set_for(r, mat[qf[f].material], &fs));
+			size_t c0 = fs->corners.count, nc = qf[f].corners.count, no = qf[f].offsets.count;
+			SM_CHECK(sm_vec_reserve(r->o, &fs->corners, sizeof(uint32_t), c0 + nc, r->error));
+			SM_CHECK(sm_vec_reserve(r->o, &fs->offsets, sizeof(uint32_t), fs->offsets.count + no - 1, r->error));
+			const uint32_t *sc = qf[f].corners.data, *so = qf[f].offsets.data;
+			uint32_t *dc = (uint32_t *)fs->corners.data + c0, *dof = (uint32_t *)fs->offsets.data + fs->offsets.count;
+			uint32_t shift = (uint32_t)corner0[k];
+			for (size_t i = 0; i < nc; i++) dc[i] = sc[i] + shift;
+			for (size_t i = 1; i < no; i++) dof[i - 1] = so[i] + (uint32_t)c0;
+			fs->corners.count += nc;
+			fs->offsets.count += no - 1;
+		}
+		if (r->record_lines) {
+			SM_CHECK(sm_vec_reserve(r->o, &r->triangle_lines, sizeof(uint32_t),
+			                        r->triangle_lines.count + q->triangle_lines.count, r->error));
 			const uint32_t *src = q->triangle_lines.data;
 			uint32_t *dst = (uint32_t *)r->triangle_lines.data + r->triangle_lines.count;
-			for (size_t i = 0; i < q->triangle_lines.count; i++) dst[i] = src[i] + base;
+			for (size_t i = 0; i < q->triangle_lines.count; i++) dst[i] = src[i] + bases[k];
 			r->triangle_lines.count += q->triangle_lines.count;
 		}
 	}
-	r->corner_count = g + n;
-	r->any_links |= q->any_links;
-	if (map) sm_free(&r->o->alloc, map, sizeof(uint32_t) * (q->positions.count + 1));
-	if (nmap) sm_free(&r->o->alloc, nmap, sizeof(uint32_t) * (q->normals.count + 1));
-	if (mmap_) sm_free(&r->o->alloc, mmap_, sizeof(uint32_t) * (q->materials.count + 1));
-	return ok;
+	r->corner_count = total;
+	(void)g;
+	return true;
 }
 
 /* A part's warnings and error, their lines moved to the file's count. */
@@ -1391,9 +1560,10 @@ static bool read_triangles_parallel(reader *r, uint32_t start_line, unsigned par
 		else part_run(&ps[i]); /* no thread: read it here */
 	}
 	/* The parts in order, while each starts where the one before stopped. */
-	uint32_t base = r->line_no;
+	uint32_t base = r->line_no, bases[64];
 	uint64_t at = r->stopped_off;
-	bool done = !ok || r->ended;
+	bool done = !ok || r->ended, ended = false;
+	unsigned count = 0;
 	for (unsigned i = 1; i < started && !done; i++) {
 		part *p = &ps[i];
 		if (at != p->start) break; /* not a material line: read on from at here */
@@ -1403,18 +1573,19 @@ static bool read_triangles_parallel(reader *r, uint32_t start_line, unsigned par
 			done = true;
 			break;
 		}
-		if (!merge_part(r, p, base)) {
-			ok = false;
-			done = true;
-			break;
-		}
+		bases[count++] = base;
 		if (p->r.ended) {
-			seek_to(r, p->r.base_off + p->r.pos, base + p->r.line_no);
-			r->ended = done = true;
+			ended = done = true;
 			break;
 		}
 		base += p->r.line_no;
 		at = p->r.stopped_off;
+	}
+	if (ok && count) ok = merge_parts(r, &ps[1], count, bases);
+	if (ok && ended) {
+		const part *p = &ps[count];
+		seek_to(r, p->r.base_off + p->r.pos, bases[count - 1] + p->r.line_no);
+		r->ended = true;
 	}
 	for (unsigned i = 1; i < started; i++) sm_owner_free(ps[i].r.o);
 	sm_free(&r->o->alloc, ps, sizeof(part) * parts);
@@ -1435,6 +1606,7 @@ static bool read_triangles(reader *r)
 	uint64_t rest = r->file_size > from ? r->file_size - from : 0;
 	uint64_t parts = r->threads > 1 && !r->sub ? rest / sm_smd_part_min : 0;
 	if (parts > r->threads) parts = r->threads;
+	if (parts > 64) parts = 64;
 	if (parts > 1 && r->corner_count + rest / VERTEX_LINE_MIN < r->limits.max_corners &&
 	    r->corner_count + rest / VERTEX_LINE_MIN < UINT32_MAX - 1)
 		return read_triangles_parallel(r, start_line, (unsigned)parts);
