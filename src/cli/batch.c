@@ -420,6 +420,7 @@ static void worker(void *arg)
 		os_mutex_unlock(b->lock);
 		job_run(b->o, j);
 		os_mutex_lock(b->lock);
+		j->ran = true; /* print_ready reads it under this lock, from any worker */
 		b->finished++;
 		if (j->status != EXIT_OK && !b->o->keep_going) b->stop = true;
 		print_ready(b);

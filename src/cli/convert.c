@@ -800,7 +800,6 @@ void job_run(const conv_opts *o, job *j)
 	                                           : (out_dmx ? smd_to_dmx(&r) : smd_to_smd(&r));
 	if (ok) ok = outputs_commit(&r.outs, &j->written, &j->written_count, r.why, sizeof(r.why)) || fail_msg(&r, j->out, r.why);
 	else outputs_abort(&r.outs);
-	j->ran = true;
-	j->status = ok ? EXIT_OK : EXIT_FAILED;
+	j->status = ok ? EXIT_OK : EXIT_FAILED; /* the worker marks it ran, under the batch's lock */
 	diag_finish(&j->diag, o, j->inputs[0]);
 }
