@@ -9,6 +9,7 @@
  * entries and resolved once every element is known (they may point forward). Positions are
  * byte offsets, turned into line:column only when an error is reported. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -576,9 +577,11 @@ static inline bool fast_item(const char *c, const char *end, smdmx_dm_type type,
 
 /* ---- a large number array on several threads -------------------------------------------------
  *
- * The items between '[' and the first ']' are cut into parts at quotes that follow a
- * separator (an item's opening quote in a number array), and each part is read on a thread of its own in the fast form only.
- * When every part reads, and each stops exactly where the next starts, the array is theirs
+ * The threads first find the first ']' together, counting quotes on the way (scan_run).
+ * The items before it are cut into parts at quotes that follow a separator (an item's
+ * opening quote in a number array), each part is given its place in the array by the quotes
+ * before it, and each is read on a thread of its own, in the fast form only, straight into
+ * its place. When every part reads, and each stops exactly where the next starts, the array is theirs
  * in order; anything else (a comment, an escape, a number in another form, too many items)
  * leaves the whole array to the single-threaded reader, which says what it says of it. So
  * the result, and any error or warning, is the same at any thread count. */
@@ -591,9 +594,8 @@ typedef struct array_part {
 	smdmx_dm_type type;
 	int comps;
 	size_t item;            /* bytes per item */
-	bool counting;          /* the first round: count the items (quotes / 2) */
 	size_t count;           /* items */
-	char *items;            /* the second round: read them here */
+	char *items;            /* read them here */
 	bool ok;
 	os_thread *thread;
 } array_part;
@@ -603,13 +605,6 @@ static void array_part_run(void *arg)
 	array_part *p = arg;
 	const char *d = p->data;
 	p->ok = false;
-	if (p->counting) {
-		size_t quotes = 0;
-		for (size_t q = p->start; q < p->end; q++) quotes += d[q] == '"';
-		p->count = quotes / 2;
-		p->ok = quotes % 2 == 0;
-		return;
-	}
 	const char *end = d + p->end;
 	size_t q = p->start, got = 0;
 	for (;;) {
@@ -638,53 +633,129 @@ static bool run_parts(array_part *ps, size_t n)
 	return ok;
 }
 
+/* Finding the array's end, and counting its items, on every thread at once: the text from
+ * the array's start is taken in blocks, thread t scanning blocks t, t + T, ..., each block's
+ * quotes counted up to its first ']', until a block before the one at hand has a ']'. */
+typedef struct scan_job {
+	const char *data;
+	size_t from, size, blocks, block; /* block: bytes, a quarter of sm_kv2_part_min */
+	size_t first, stride;   /* this thread's blocks */
+	_Atomic size_t *found;  /* the first block known to hold a ']' */
+	size_t *ends;           /* per block: its first ']', or SIZE_MAX */
+	size_t *quotes;         /* per block: its quotes before that */
+	os_thread *thread;
+} scan_job;
+
+static void scan_run(void *arg)
+{
+	scan_job *j = arg;
+	for (size_t b = j->first; b < j->blocks; b += j->stride) {
+		if (b > atomic_load(j->found)) return;
+		const char *p = j->data + j->from + b * j->block;
+		size_t n = j->size - (j->from + b * j->block);
+		if (n > j->block) n = j->block;
+		const char *close = memchr(p, ']', n);
+		size_t upto = close ? (size_t)(close - p) : n, q = 0;
+		for (size_t i = 0; i < upto; i++) q += p[i] == '"';
+		j->quotes[b] = q;
+		j->ends[b] = close ? (size_t)(close - j->data) : SIZE_MAX;
+		if (close) {
+			size_t f = atomic_load(j->found);
+			while (b < f && !atomic_compare_exchange_weak(j->found, &f, b)) {
+			}
+			return;
+		}
+	}
+}
+
 /* 1: the array was read; 0: read it on this thread; -1: out of memory. */
 static int read_array_parallel(kv2 *k, smdmx_dm_attr *a, sm_vec *items, size_t item, int comps)
 {
 	const char *d = k->data;
-	const char *close = memchr(d + k->pos, ']', k->size - k->pos);
-	if (!close) return 0;
-	size_t from = k->pos, to = (size_t)(close - d);
+	size_t from = k->pos, small = (size_t)sm_kv2_part_min * 2;
+	if (k->size - from <= small || memchr(d + from, ']', small)) return 0; /* a small array */
+	/* Its end, and the quotes of each block. */
+	size_t block = sm_kv2_part_min / 4 ? (size_t)sm_kv2_part_min / 4 : 1;
+	size_t blocks = (k->size - from + block - 1) / block;
+	size_t *ends = sm_malloc(&k->mem->alloc, blocks * 2 * sizeof(size_t));
+	if (!ends) {
+		sm_fail_oom(k->error);
+		return -1;
+	}
+	size_t *quotes = ends + blocks;
+	_Atomic size_t found = SIZE_MAX;
+	unsigned threads = k->threads > 64 ? 64 : k->threads;
+	scan_job sj[64];
+	for (unsigned t = 0; t < threads; t++)
+		sj[t] = (scan_job){ .data = d, .from = from, .size = k->size, .blocks = blocks, .block = block, .first = t, .stride = threads,
+			            .found = &found, .ends = ends, .quotes = quotes };
+	for (unsigned t = 1; t < threads; t++) sj[t].thread = os_thread_start(scan_run, &sj[t]);
+	scan_run(&sj[0]);
+	for (unsigned t = 1; t < threads; t++) {
+		if (sj[t].thread) os_thread_join(sj[t].thread);
+		else scan_run(&sj[t]);
+	}
+	size_t last = atomic_load(&found);
+	int done = 0;
+	if (last == SIZE_MAX) goto out; /* never closed: the reader says so */
+	size_t to = ends[last];
 	uint64_t parts = (to - from) / sm_kv2_part_min;
-	if (parts > k->threads) parts = k->threads;
-	if (parts > 64) parts = 64;
-	if (parts < 2) return 0;
-	array_part ps[64];
-	/* The first quote of the array, and part starts at quotes that open an item. */
+	if (parts > threads) parts = threads;
+	if (parts < 2) goto out;
+	/* Quotes before each block. */
+	for (size_t b = 0, sum = 0; b <= last; b++) {
+		size_t q = quotes[b];
+		quotes[b] = sum;
+		sum += q;
+		if (b == last) ends[0] = sum; /* all of the array's quotes (ends[] is done with) */
+	}
+	size_t all_quotes = ends[0];
+	/* Part starts: the first item, then at opening quotes (a quote after a separator; a
+	 * closing quote follows a digit) from block boundaries on, with the quotes before each. */
 	size_t first = from;
 	while (first < to && skip_class[(uint8_t)d[first]]) first++;
-	if (first >= to || d[first] != '"') return 0;
-	size_t starts[65], n = 0;
-	starts[n++] = first;
+	if (first >= to || d[first] != '"') goto out;
+	size_t starts[65], before[65], n = 0;
+	starts[n] = first;
+	before[n++] = 0;
 	for (uint64_t i = 1; i < parts; i++) {
-		/* an item's opening quote: one after a separator (a closing quote follows a digit) */
-		size_t q = from + (size_t)((to - from) / parts * i);
+		size_t b = (size_t)((last + 1) * i / parts), q = from + b * block, gap = 0;
 		if (q <= starts[n - 1]) continue;
-		while (q < to && !(d[q] == '"' && skip_class[(uint8_t)d[q - 1]])) q++;
-		if (q < to) starts[n++] = q;
+		while (q < to && !(d[q] == '"' && skip_class[(uint8_t)d[q - 1]])) gap += d[q++] == '"';
+		if (q >= to) continue;
+		starts[n] = q;
+		before[n++] = quotes[b] + gap;
 	}
-	if (n < 2) return 0;
+	if (n < 2) goto out;
 	starts[n] = to;
-	for (size_t i = 0; i < n; i++)
-		ps[i] = (array_part){ .data = d, .start = starts[i], .end = starts[i + 1], .type = a->type, .comps = comps,
-			              .item = item, .counting = true };
-	/* Count, then read each part into its place in the array. */
-	if (!run_parts(ps, n)) return 0;
+	before[n] = all_quotes;
+	array_part ps[64];
 	size_t total = 0;
-	for (size_t i = 0; i < n; i++) total += ps[i].count;
-	if (total > k->limits.max_array_items) return 0;
-	if (!sm_vec_reserve(k->mem, items, item, total, k->error)) return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t q = before[i + 1] - before[i];
+		if (q % 2) goto out; /* not items of the fast form: the reader says what it is */
+		ps[i] = (array_part){ .data = d, .start = starts[i], .end = starts[i + 1], .type = a->type, .comps = comps,
+			              .item = item, .count = q / 2 };
+		total += q / 2;
+	}
+	if (total > k->limits.max_array_items) goto out;
+	if (!sm_vec_reserve(k->mem, items, item, total, k->error)) {
+		done = -1;
+		goto out;
+	}
 	char *dst = items->data;
 	for (size_t i = 0; i < n; i++) {
-		ps[i].counting = false;
 		ps[i].items = dst;
 		dst += ps[i].count * item;
 	}
-	if (!run_parts(ps, n)) return 0;
+	if (!run_parts(ps, n)) goto out;
 	items->count = total;
 	k->pos = to + 1;
 	release_behind(k);
-	return 1;
+	done = 1;
+out:
+	sm_free(&k->mem->alloc, ends, blocks * 2 * sizeof(size_t));
+	return done;
 }
 
 static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
