@@ -5,7 +5,8 @@
 # one file's reading and writing in parts), best of RUNS (default 5), with the peak RSS of the
 # one-core run, beside `cat` of the same file (the reference): SMD read (file to scene),
 # format (scene to text into a sink that discards it: the writer alone) and write (to a file,
-# through the temporary file and rename); the same for the keyvalues2 and binary files; the
+# through the temporary file, flush and rename, into /dev/shm when there is one, so that the
+# disk does not time itself); the same for the keyvalues2 and binary files; the
 # whole smd2dmx and dmx2smd conversions (MB/s of input; dmx2smd converts what smd2dmx wrote,
 # a 176 MB keyvalues2 model); a VTA of 100,002 corners and 50
 # shapes read and matched to its reference by position. Then how cost grows: reading and
@@ -25,6 +26,13 @@ configure build -Dwerror=true
 ninja -C build tools/gen_smd tools/gen_dmx tools/bench_smd >/dev/null
 dir=build/bench
 mkdir -p "$dir"
+# Outputs go to memory (/dev/shm) where there is one, so that the disk's writeback and the
+# flush before each rename do not time themselves; inputs are read from the page cache.
+out=$dir
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	out=$(mktemp -d /dev/shm/smdmx-bench.XXXXXX)
+	trap 'rm -rf "$out"' EXIT
+fi
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
 one=""
 command -v taskset >/dev/null && one="taskset -c 0"
@@ -34,7 +42,7 @@ printf 'phase\tbytes\tseconds_1\tmbs_1\tseconds_n\tmbs_n\trss_kib_1\tinput_bytes
 best() { sort -k4 -g -r | head -n 1; }
 now() { date +%s.%N; }
 # the best of RUNS of a command that prints "phase bytes seconds MB/s rss"
-runs_of() { for i in $(seq "$runs"); do rm -f "$dir"/out.*; sync; "$@"; done | best; }
+runs_of() { for i in $(seq "$runs"); do rm -f "$out"/out.*; "$@"; done | best; }
 cat_of() { # FILE
 	size=$(stat -c %s "$1")
 	cat "$1" >/dev/null # warm the page cache for every contender alike
@@ -82,19 +90,19 @@ echo "SMD: $smd ($tris triangles)"
 cat_row "$smd"
 row "$(size "$smd")" build/tools/bench_smd read "$smd"
 row 0 build/tools/bench_smd format "$smd"
-row 0 build/tools/bench_smd write "$smd" "$dir/out.smd"
+row 0 build/tools/bench_smd write "$smd" "$out/out.smd"
 for f in "$kv2" "$bin"; do
 	echo "DMX: $f"
 	cat_row "$f"
 	row "$(size "$f")" build/tools/bench_smd dmx-read "$f"
 	row 0 build/tools/bench_smd dmx-format "$f"
-	row 0 build/tools/bench_smd dmx-write "$f" "$dir/out.dmx"
+	row 0 build/tools/bench_smd dmx-write "$f" "$out/out.dmx"
 done
 echo "end to end (MB/s of input): smd2dmx of the SMD to keyvalues2, dmx2smd of what smd2dmx wrote"
-row "$(size "$smd")" build/tools/bench_smd smd2dmx "$smd" "$dir/e2e.dmx"
+row "$(size "$smd")" build/tools/bench_smd smd2dmx "$smd" "$out/e2e.dmx"
 model=$dir/grid_$tris.model.dmx
 [ -f "$model" ] || THREADS=$cores build/tools/bench_smd smd2dmx "$smd" "$model" >/dev/null
-row "$(size "$model")" build/tools/bench_smd dmx2smd "$model" "$dir/out.smd"
+row "$(size "$model")" build/tools/bench_smd dmx2smd "$model" "$out/out.smd"
 # A VTA matched to its reference by position: 100,000 corners (the first 33,334 triangles of
 # the grid), 50 shapes, numbered in a shuffled order so that numbers cannot pair them.
 vref="$dir/vta_ref.smd"
@@ -104,7 +112,7 @@ vta="$dir/vta_50.vta"
 echo "VTA: $vta (100,002 corners, 50 shapes, shuffled numbers), matched to $vref"
 row "$(size "$vta")" build/tools/bench_smd vta-read "$vref" "$vta"
 row 0 build/tools/bench_smd vta-match "$vref" "$vta"
-rm -f "$dir"/out.* "$dir/e2e.dmx"
+rm -f "$out"/out.* "$out/e2e.dmx"
 
 # How cost grows with the model: one core, nanoseconds per triangle.
 echo
@@ -118,7 +126,7 @@ for n in 10000 100000 1000000; do
 	[ -f "$s" ] || build/tools/gen_smd reference "$n" "$s"
 	[ -f "$k" ] || build/tools/gen_dmx "$n" "$k"
 	[ -f "$m" ] || THREADS=$cores build/tools/bench_smd smd2dmx "$s" "$m" >/dev/null
-	for p in "read $s" "dmx-read $k" "smd2dmx $s $dir/e2e.dmx" "dmx2smd $m $dir/out.smd"; do
+	for p in "read $s" "dmx-read $k" "smd2dmx $s $out/e2e.dmx" "dmx2smd $m $out/out.smd"; do
 		# shellcheck disable=SC2086 # p holds the phase and its files
 		r=$(THREADS=1 runs_of $one build/tools/bench_smd $p)
 		echo "$r" | awk -v n="$n" -v tsv="$dir/scaling.tsv" '{
@@ -127,6 +135,6 @@ for n in 10000 100000 1000000; do
 		}'
 	done
 done
-rm -f "$dir"/out.* "$dir/e2e.dmx"
+rm -f "$out"/out.* "$out/e2e.dmx"
 echo
 echo "results: $tsv and $dir/scaling.tsv (sh tools/chart.sh draws doc/speed.svg from them)"
