@@ -38,7 +38,9 @@ END {
 	}
 	y = top
 	for (i = 1; i <= n; i++) {
-		printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6, y + bar + 3, label(phase[i])
+		name = label(phase[i])
+		if (phase[i] == "cat") name = "cat of the " (++cats == 1 ? "SMD" : cats == 2 ? "keyvalues2 file" : "binary file")
+		printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6, y + bar + 3, name
 		if (phase[i] == "cat") {
 			printf "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#999999\"/>\n", left, y + bar / 2, x(one[i]) - left, bar
 			printf "<text x=\"%.1f\" y=\"%d\">%.0f</text>\n", x(one[i]) + 4, y + bar + 3, one[i]
