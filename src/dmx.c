@@ -121,7 +121,7 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 		return NULL;
 	}
 	uint64_t file_size = 0;
-	bool regular = os_file_size(fd, &file_size);
+	bool regular = os_file_size(fd, &file_size), peeked = false;
 	/* A large regular file is mapped, not copied: the reader only reads it. Small files are
 	 * read into memory instead: unmapping costs more than the copy, most of all in a process
 	 * with several threads, where each unmap interrupts the other processors. */
@@ -135,6 +135,7 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 		 * file's as the reader comes to them, and given back behind it. */
 		char head[256];
 		ptrdiff_t hn = os_read_at(fd, head, sizeof(head) - 1, 0);
+		peeked = true;
 		head[hn > 0 ? hn : 0] = '\0';
 		bool binary = strstr(head, "encoding binary") != NULL;
 		const void *map = binary ? os_map(fd, (size_t)file_size) : os_map_lazy(fd, (size_t)file_size);
@@ -168,7 +169,9 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 			buf = nb;
 			cap = ncap;
 		}
-		ptrdiff_t n = os_read(fd, buf + len, cap - len);
+		/* a regular file by offset: the header was peeked at by offset, which on Windows
+		 * moves the handle's position */
+		ptrdiff_t n = peeked ? os_read_at(fd, buf + len, cap - len, len) : os_read(fd, buf + len, cap - len);
 		if (n < 0) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "read failed: %s", strerror(errno));
 		if (n <= 0) break;
 		len += (size_t)n;

@@ -1514,6 +1514,9 @@ static bool read_triangles_parallel(reader *r, uint32_t start_line, unsigned par
 	}
 	sm_free(&r->o->alloc, window, 1 << 16);
 	parts = k;
+	/* This reader reads by offset from now on, as the parts do: on Windows a read at an
+	 * offset moves the handle's position, which a plain read would then follow. */
+	r->at = true;
 	bool ok = true;
 	unsigned started = 1;
 	for (unsigned i = 1; i < parts; i++) {
