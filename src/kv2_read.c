@@ -638,7 +638,7 @@ static bool run_parts(array_part *ps, size_t n)
  * quotes counted up to its first ']', until a block before the one at hand has a ']'. */
 typedef struct scan_job {
 	const char *data;
-	size_t from, size, blocks, block; /* block: bytes, a quarter of sm_kv2_part_min */
+	size_t from, size, blocks, block; /* block: bytes */
 	size_t first, stride;   /* this thread's blocks */
 	_Atomic size_t *found;  /* the first block known to hold a ']' */
 	size_t *ends;           /* per block: its first ']', or SIZE_MAX */
@@ -675,8 +675,10 @@ static int read_array_parallel(kv2 *k, smdmx_dm_attr *a, sm_vec *items, size_t i
 	size_t from = k->pos, small = (size_t)sm_kv2_part_min * 2;
 	if (k->size - from <= small || memchr(d + from, ']', small)) return 0; /* a small array */
 	/* Its end, and the quotes of each block. */
-	size_t block = sm_kv2_part_min / 4 ? (size_t)sm_kv2_part_min / 4 : 1;
-	size_t blocks = (k->size - from + block - 1) / block;
+	/* a quarter of a part, and at most 4,096 blocks from here to the end of the file */
+	size_t block = (size_t)sm_kv2_part_min / 4, rest = k->size - from;
+	if (block < rest / 4096 + 1) block = rest / 4096 + 1;
+	size_t blocks = (rest + block - 1) / block;
 	size_t *ends = sm_malloc(&k->mem->alloc, blocks * 2 * sizeof(size_t));
 	if (!ends) {
 		sm_fail_oom(k->error);

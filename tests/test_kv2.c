@@ -931,8 +931,14 @@ static void kv2_file_threads_same(const char *path, uint64_t part_min)
 	smdmx_error err;
 	smdmx_dm *dm = smdmx_dmx_read_memory(text, n, NULL, &err, NULL);
 	if (dm) {
-		kv2_write_threads_same(dm, path, 1);
-		kv2_write_threads_same(dm, path, 5);
+		/* parts of about a 16th and a 4th of the largest array: several rounds of each */
+		size_t most = 0;
+		for (size_t e = 0; e < dm->element_count; e++)
+			for (size_t i = 0; i < dm->elements[e].attr_count; i++)
+				if (dm->elements[e].attrs[i].is_array && dm->elements[e].attrs[i].value.array.count > most)
+					most = dm->elements[e].attrs[i].value.array.count;
+		kv2_write_threads_same(dm, path, most / 16 + 1);
+		kv2_write_threads_same(dm, path, most / 4 + 1);
 		smdmx_dm_free(dm);
 	}
 	free(text);
@@ -1019,7 +1025,7 @@ static void test_threads(void **state)
 				char *text = kv2_arrays_case(n, lines, odd, at == 0 ? 1 : at == 1 ? n / 2 : n - 2, &len);
 				char label[64];
 				snprintf(label, sizeof(label), "case %d %d %zu", lines, odd, at);
-				for (uint64_t part = 64; part <= 65536; part *= 8) kv2_threads_same(text, len, label, part, (smdmx_dm_limits){ 0 });
+				for (uint64_t part = 256; part <= 65536; part *= 16) kv2_threads_same(text, len, label, part, (smdmx_dm_limits){ 0 });
 				if (odd == 0) {
 					/* the arrays read on threads, at their values */
 					uint64_t saved = sm_kv2_part_min;

@@ -408,8 +408,11 @@ static inline void test_smd_threads_same(const char *path, uint64_t part_min)
 	}
 	sm_smd_part_min = saved;
 	if (one) {
-		test_smd_write_threads_same(one, path, 1);
-		test_smd_write_threads_same(one, path, 7);
+		/* parts of about a 24th and a 6th of the triangles: several rounds of each size */
+		size_t corners = 0;
+		for (size_t m = 0; m < one->mesh_count; m++) corners += one->meshes[m].corner_count;
+		test_smd_write_threads_same(one, path, corners / 72 + 1);
+		test_smd_write_threads_same(one, path, corners / 18 + 1);
 	}
 	smdmx_scene_free(one);
 }
