@@ -1184,6 +1184,7 @@ static void part_run(void *arg)
 	reader *r = &p->r;
 	r->chunk_cap = CHUNK_SIZE;
 	r->chunk = sm_malloc(&r->o->alloc, r->chunk_cap);
+	r->buf = r->chunk; /* no offset on a null pointer before the first read */
 	p->ok = r->chunk ? triangles_init(r) && read_triangle_lines(r, p->start_line) : sm_fail_oom(r->error);
 	if (r->chunk) sm_free(&r->o->alloc, r->chunk, r->chunk_cap);
 	r->chunk = NULL;
