@@ -193,6 +193,25 @@ SM_NODISCARD static inline bool sm_out_put(sm_out *o, const char *s, size_t n)
 	return sm_out_put_slow(o, s, n);
 }
 
+/* ---- work on several threads ---------------------------------------------------------------- */
+
+#define SM_TEAM_MAX 64
+
+/* Items run by fn on threads of their own (an item whose thread cannot start runs on the
+ * caller's thread when it joins). Item i is (char *)items + i * size; n <= SM_TEAM_MAX. */
+typedef struct sm_team {
+	void (*fn)(void *);
+	char *items;
+	size_t size, n;
+	struct os_thread *threads[SM_TEAM_MAX];
+} sm_team;
+
+void sm_team_start(sm_team *t, void (*fn)(void *), void *items, size_t size, size_t n);
+/* Returns when every item has run. */
+void sm_team_join(sm_team *t);
+/* Runs fn on n items: the first on this thread, the others on threads of their own. */
+void sm_run_all(void (*fn)(void *), void *items, size_t size, size_t n);
+
 /* ---- output files ------------------------------------------------------------------------ */
 
 /* Writes a file through produce into a temporary file beside path and renames it into place,

@@ -30,6 +30,32 @@ bool sm_out_put_slow(sm_out *o, const char *s, size_t n)
 
 size_t sm_write_part_min = (size_t)1 << 14;
 
+void sm_team_start(sm_team *t, void (*fn)(void *), void *items, size_t size, size_t n)
+{
+	t->fn = fn;
+	t->items = items;
+	t->size = size;
+	t->n = n < SM_TEAM_MAX ? n : SM_TEAM_MAX;
+	for (size_t i = 0; i < t->n; i++) t->threads[i] = os_thread_start(fn, t->items + i * size);
+}
+
+void sm_team_join(sm_team *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->threads[i]) os_thread_join(t->threads[i]);
+		else t->fn(t->items + i * t->size);
+	}
+}
+
+void sm_run_all(void (*fn)(void *), void *items, size_t size, size_t n)
+{
+	if (!n) return;
+	sm_team t;
+	sm_team_start(&t, fn, (char *)items + size, size, n - 1);
+	fn(items);
+	sm_team_join(&t);
+}
+
 bool sm_out_put_direct(sm_out *o, const char *s, size_t n)
 {
 	if (n < SM_OUT_CAP / 2) return sm_out_put(o, s, n);

@@ -597,7 +597,6 @@ typedef struct array_part {
 	size_t count;           /* items */
 	char *items;            /* read them here */
 	bool ok;
-	os_thread *thread;
 } array_part;
 
 static void array_part_run(void *arg)
@@ -619,17 +618,12 @@ static void array_part_run(void *arg)
 	p->ok = q == p->end && got == p->count;
 }
 
-/* Runs every part, parts 1 on on threads of their own; true when all of them are ok. */
+/* Runs every part; true when all of them are ok. */
 static bool run_parts(array_part *ps, size_t n)
 {
-	for (size_t i = 1; i < n; i++) ps[i].thread = os_thread_start(array_part_run, &ps[i]);
-	array_part_run(&ps[0]);
-	bool ok = ps[0].ok;
-	for (size_t i = 1; i < n; i++) {
-		if (ps[i].thread) os_thread_join(ps[i].thread);
-		else array_part_run(&ps[i]);
-		ok = ok && ps[i].ok;
-	}
+	sm_run_all(array_part_run, ps, sizeof(*ps), n);
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) ok = ok && ps[i].ok;
 	return ok;
 }
 
@@ -643,7 +637,6 @@ typedef struct scan_job {
 	_Atomic size_t *found;  /* the first block known to hold a ']' */
 	size_t *ends;           /* per block: its first ']', or SIZE_MAX */
 	size_t *quotes;         /* per block: its quotes before that */
-	os_thread *thread;
 } scan_job;
 
 static void scan_run(void *arg)
@@ -691,12 +684,7 @@ static int read_array_parallel(kv2 *k, smdmx_dm_attr *a, sm_vec *items, size_t i
 	for (unsigned t = 0; t < threads; t++)
 		sj[t] = (scan_job){ .data = d, .from = from, .size = k->size, .blocks = blocks, .block = block, .first = t, .stride = threads,
 			            .found = &found, .ends = ends, .quotes = quotes };
-	for (unsigned t = 1; t < threads; t++) sj[t].thread = os_thread_start(scan_run, &sj[t]);
-	scan_run(&sj[0]);
-	for (unsigned t = 1; t < threads; t++) {
-		if (sj[t].thread) os_thread_join(sj[t].thread);
-		else scan_run(&sj[t]);
-	}
+	sm_run_all(scan_run, sj, sizeof(*sj), threads);
 	size_t last = atomic_load(&found);
 	int done = 0;
 	if (last == SIZE_MAX) goto out; /* never closed: the reader says so */

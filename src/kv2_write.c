@@ -232,7 +232,6 @@ typedef struct format_part {
 	char *buf;
 	size_t len;
 	bool ok;
-	os_thread *thread;
 } format_part;
 
 static void format_part_run(void *arg)
@@ -275,12 +274,7 @@ static bool format_parallel(kv2w *w, smdmx_dm_type type, const char *data, size_
 			p->to = count - at > sm_write_part_min ? at + sm_write_part_min : count;
 			at = p->to;
 		}
-		for (size_t i = 1; i < parts; i++) ps[i].thread = os_thread_start(format_part_run, &ps[i]);
-		format_part_run(&ps[0]);
-		for (size_t i = 1; i < parts; i++) {
-			if (ps[i].thread) os_thread_join(ps[i].thread);
-			else format_part_run(&ps[i]);
-		}
+		sm_run_all(format_part_run, ps, sizeof(*ps), parts);
 		for (size_t i = 0; ok && i < parts; i++) {
 			if (!ps[i].ok) ok = sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
 			else ok = sm_out_put_direct(&w->out, ps[i].buf, ps[i].len);

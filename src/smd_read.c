@@ -1150,7 +1150,6 @@ typedef struct part {
 	uint64_t start;         /* offset of its first line */
 	uint32_t start_line;    /* the block's line, for a missing 'end' */
 	bool ok;
-	os_thread *thread;
 } part;
 
 static bool is_candidate(const char *s, const char *e)
@@ -1219,10 +1218,34 @@ typedef struct merge_job {
 	const size_t *corner0;  /* per part: its first corner in the file */
 	size_t sets;            /* UV sets after the merge */
 	sm_alloc alloc;         /* the task's own scratch */
+	void (*task)(void *);   /* what it does: merge_positions, ... */
 	bool ok;
-	os_thread *thread;
 	smdmx_error error;
 } merge_job;
+
+static void merge_run(void *arg)
+{
+	merge_job *j = arg;
+	j->task(j);
+}
+
+/* Interns count values of n floats, in their order, into table d and its data, and writes
+ * each corner's index: dst[i] takes the index of value src[i]. */
+static bool merge_values(merge_job *j, dedup *d, sm_vec *data, const float *vals, size_t count, size_t n,
+                         const uint32_t *src, size_t corners, uint32_t *dst)
+{
+	uint32_t *map = sm_malloc(&j->alloc, sizeof(uint32_t) * (count + 1));
+	if (!map) return sm_fail_oom(j->tr->error);
+	bool ok = true;
+	for (size_t i = 0; ok && i < count; i++) {
+		if (i + 8 < count) prefetch_slot(d, hash_words(vals + (i + 8) * n, n, (uint32_t)n));
+		ok = intern_vec(j->tr, d, data, vals + i * n, n, &map[i]);
+	}
+	if (ok)
+		for (size_t i = 0; i < corners; i++) dst[i] = map[src[i]];
+	sm_free(&j->alloc, map, sizeof(uint32_t) * (count + 1));
+	return ok;
+}
 
 /* Reserves room for n more values of a table without growing it while they go in. */
 static bool dedup_reserve(reader *r, dedup *d, size_t more)
@@ -1266,28 +1289,13 @@ static void merge_positions(void *arg)
 static void merge_normals(void *arg)
 {
 	merge_job *j = arg;
-	reader *r = j->r, *tr = j->tr;
+	reader *r = j->r;
 	j->ok = false;
 	for (size_t k = 0; k < j->n; k++) {
 		const reader *q = &j->ps[k].r;
-		uint32_t *map = sm_malloc(&j->alloc, sizeof(uint32_t) * (q->normals.count + 1));
-		if (!map) {
-			sm_fail_oom(tr->error);
+		if (!merge_values(j, &r->normal_table, &r->normals, q->normals.data, q->normals.count, 3, q->normal_indices.data,
+		                  q->corner_count, (uint32_t *)r->normal_indices.data + j->corner0[k]))
 			return;
-		}
-		const smdmx_vec3 *qn = q->normals.data;
-		bool ok = true;
-		for (size_t i = 0; ok && i < q->normals.count; i++) {
-			if (i + 8 < q->normals.count) prefetch_slot(&r->normal_table, hash_words(qn[i + 8], 3, 3));
-			ok = intern_vec(tr, &r->normal_table, &r->normals, qn[i], 3, &map[i]);
-		}
-		if (ok) {
-			const uint32_t *src = q->normal_indices.data;
-			uint32_t *dst = (uint32_t *)r->normal_indices.data + j->corner0[k];
-			for (size_t i = 0; i < q->corner_count; i++) dst[i] = map[src[i]];
-		}
-		sm_free(&j->alloc, map, sizeof(uint32_t) * (q->normals.count + 1));
-		if (!ok) return;
 	}
 	j->ok = true;
 }
@@ -1316,22 +1324,8 @@ static void merge_uvs(void *arg)
 			}
 			if (s < q->uv_count) {
 				const uv_build *v = &q->uv[s];
-				uint32_t *map = sm_malloc(&j->alloc, sizeof(uint32_t) * (v->data.count + 1));
-				if (!map) {
-					sm_fail_oom(tr->error);
+				if (!merge_values(j, &u->table, &u->data, v->data.data, v->data.count, 2, v->indices.data, n, ix + c0))
 					return;
-				}
-				const smdmx_vec2 *val = v->data.data;
-				bool ok = true;
-				for (size_t i = 0; ok && i < v->data.count; i++) {
-					if (i + 8 < v->data.count) prefetch_slot(&u->table, hash_words(val[i + 8], 2, 2));
-					ok = intern_vec(tr, &u->table, &u->data, val[i], 2, &map[i]);
-				}
-				const uint32_t *src = v->indices.data;
-				if (ok)
-					for (size_t i = 0; i < n; i++) ix[c0 + i] = map[src[i]];
-				sm_free(&j->alloc, map, sizeof(uint32_t) * (v->data.count + 1));
-				if (!ok) return;
 			} else if (n) {
 				uint32_t zi;
 				if (!intern_vec(tr, &u->table, &u->data, zero, 2, &zi)) return;
@@ -1378,7 +1372,7 @@ static bool merge_reserve(reader *r, size_t more_p, size_t more_w, size_t more_n
 
 static bool merge_parts(reader *r, part *ps, size_t n, const uint32_t *bases)
 {
-	size_t g = r->corner_count, total = g, more_p = 0, more_w = 0, more_n = 0, more_uv[9] = { 0 }, sets = r->uv_count;
+	size_t total = r->corner_count, more_p = 0, more_w = 0, more_n = 0, more_uv[9] = { 0 }, sets = r->uv_count;
 	size_t corner0[64];
 	for (size_t k = 0; k < n; k++) {
 		const reader *q = &ps[k].r;
@@ -1427,19 +1421,16 @@ static bool merge_parts(reader *r, part *ps, size_t n, const uint32_t *bases)
 	}
 	/* The copies share the reader's owner and point into its tables: each task changes its
 	 * own tables in place, and nothing allocates meanwhile. */
+	jobs[0].task = merge_positions;
 	if (r->threads > 2) {
-		jobs[1].thread = os_thread_start(merge_normals, &jobs[1]);
-		jobs[2].thread = os_thread_start(merge_uvs, &jobs[2]);
+		jobs[1].task = merge_normals;
+		jobs[2].task = merge_uvs;
+		sm_run_all(merge_run, jobs, sizeof(*jobs), 3);
 	} else {
+		jobs[1].task = merge_normals_uvs;
 		jobs[2].ok = true; /* the UVs follow the normals in jobs[1] */
-		jobs[1].thread = os_thread_start(merge_normals_uvs, &jobs[1]);
+		sm_run_all(merge_run, jobs, sizeof(*jobs), 2);
 	}
-	merge_positions(&jobs[0]);
-	if (jobs[1].thread) os_thread_join(jobs[1].thread);
-	else if (r->threads > 2) merge_normals(&jobs[1]);
-	else merge_normals_uvs(&jobs[1]);
-	if (jobs[2].thread) os_thread_join(jobs[2].thread);
-	else if (r->threads > 2) merge_uvs(&jobs[2]);
 	for (int t = 1; t < 3; t++)
 		if (!jobs[t].ok && !r->error->code) *r->error = jobs[t].error;
 	if (!jobs[0].ok || !jobs[1].ok || !jobs[2].ok) return r->error->code ? false : sm_fail_oom(r->error);
@@ -1474,22 +1465,15 @@ static bool merge_parts(reader *r, part *ps, size_t n, const uint32_t *bases)
 		}
 	}
 	r->corner_count = total;
-	(void)g;
 	return true;
 }
 
 /* A part's warnings and error, their lines moved to the file's count. */
 static void merge_messages(reader *r, part *p, uint32_t base)
 {
-	if (r->warnings) {
-		for (size_t i = 0; i < p->warnings.count; i++) {
-			smdmx_warning w = p->warnings.data[i];
-			if (w.line) w.line += base;
-			size_t k = 0;
-			while (k < r->warnings->count && r->warnings->data[k].code != w.code) k++;
-			if (k < r->warnings->count) r->warnings->data[k].count += w.count;
-			else if (r->warnings->count < SMDMX_WARNING_CODE_COUNT) r->warnings->data[r->warnings->count++] = w;
-		}
+	for (size_t i = 0; i < p->warnings.count; i++) {
+		const smdmx_warning *w = &p->warnings.data[i];
+		sm_warn_n(r->warnings, w->code, w->count, w->line ? w->line + base : 0, w->column, "%s", w->message);
 	}
 	if (p->error.code && !r->error->code) {
 		*r->error = p->error;
@@ -1527,7 +1511,6 @@ static bool read_triangles_parallel(reader *r, uint32_t start_line, unsigned par
 		memset(&p->error, 0, sizeof(p->error));
 		memset(&p->warnings, 0, sizeof(p->warnings));
 		p->ok = false;
-		p->thread = NULL;
 		p->start_line = start_line;
 		q->o = sm_owner_new(&r->o->alloc.hooks, &p->error);
 		if (!q->o) {
@@ -1553,16 +1536,14 @@ static bool read_triangles_parallel(reader *r, uint32_t start_line, unsigned par
 		q->positions = q->weight_offsets = q->weights = q->position_indices = (sm_vec)SM_VEC_INIT;
 		q->normals = q->normal_indices = q->materials = q->face_sets = q->face_set_of = (sm_vec)SM_VEC_INIT;
 		q->material_lines = q->triangle_lines = (sm_vec)SM_VEC_INIT;
-		p->thread = os_thread_start(part_run, p);
 	}
 	/* This thread reads the first part meanwhile. */
+	sm_team team;
+	sm_team_start(&team, part_run, &ps[1], sizeof(part), started - 1);
 	r->stop_off = parts > 1 ? ps[1].start : UINT64_MAX;
 	if (ok) ok = read_triangle_lines(r, start_line);
 	r->stop_off = UINT64_MAX;
-	for (unsigned i = 1; i < started; i++) {
-		if (ps[i].thread) os_thread_join(ps[i].thread);
-		else part_run(&ps[i]); /* no thread: read it here */
-	}
+	sm_team_join(&team);
 	/* The parts in order, while each starts where the one before stopped. */
 	uint32_t base = r->line_no, bases[64];
 	uint64_t at = r->stopped_off;

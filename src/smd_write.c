@@ -401,7 +401,6 @@ typedef struct pool_part {
 	char *text;
 	size_t len, cap;
 	bool ok;
-	os_thread *thread;
 } pool_part;
 
 static void pool_part_run(void *arg)
@@ -446,14 +445,9 @@ static bool build_pool(writer *w, const smdmx_mesh *m, const tri_ctx *t, pool_ki
 			             .to = i + 1 < parts ? count / parts * (i + 1) : count };
 		sm_alloc_init(&ps[i].alloc, &w->alloc.hooks);
 	}
-	for (size_t i = 1; i < parts; i++) ps[i].thread = os_thread_start(pool_part_run, &ps[i]);
-	pool_part_run(&ps[0]);
+	sm_run_all(pool_part_run, ps, sizeof(*ps), parts);
 	bool ok = true;
-	for (size_t i = 0; i < parts; i++) {
-		if (i && ps[i].thread) os_thread_join(ps[i].thread);
-		else if (i) pool_part_run(&ps[i]);
-		ok = ok && ps[i].ok;
-	}
+	for (size_t i = 0; i < parts; i++) ok = ok && ps[i].ok;
 	/* The parts' text in order, their offsets moved by what comes before. */
 	for (size_t i = 0; ok && i < parts; i++) {
 		size_t base = pool->len;
@@ -584,7 +578,6 @@ typedef struct emit_part {
 	char *text;
 	size_t len, cap;
 	bool ok;
-	os_thread *thread;
 } emit_part;
 
 static bool text_sink(void *user, const void *data, size_t size)
@@ -642,12 +635,7 @@ static bool emit_parallel(writer *w, const smdmx_mesh *m, const sm_poly_ref *ord
 			ps[parts].to = n - at > sm_write_part_min ? at + sm_write_part_min : n;
 			at = ps[parts].to;
 		}
-		for (size_t i = 1; i < parts; i++) ps[i].thread = os_thread_start(emit_part_run, &ps[i]);
-		emit_part_run(&ps[0]);
-		for (size_t i = 1; i < parts; i++) {
-			if (ps[i].thread) os_thread_join(ps[i].thread);
-			else emit_part_run(&ps[i]);
-		}
+		sm_run_all(emit_part_run, ps, sizeof(*ps), parts);
 		for (size_t i = 0; ok && i < parts; i++) {
 			if (!ps[i].ok) {
 				if (!w->error->code) *w->error = ps[i].w->error_store;

@@ -6,8 +6,8 @@
 #include <math.h>
 
 
+#include "../src/dm_internal.h" /* first: util.h's threads helpers need it */
 #include "util.h"
-#include "../src/dm_internal.h"
 
 static smdmx_dm *read_ok(const char *rel)
 {
@@ -897,30 +897,6 @@ static void kv2_threads_same(const char *text, size_t size, const char *label, u
 	sm_kv2_part_min = saved;
 }
 
-/* Writes the datamodel as keyvalues2 on one thread and on 2, 3 and 5 (arrays in parts of
- * part_min items): the bytes, or the error, are the same. */
-static void kv2_write_threads_same(smdmx_dm *dm, const char *label, size_t part_min)
-{
-	size_t saved = sm_write_part_min;
-	sm_write_part_min = part_min;
-	smdmx_dmx_write_options o = { .threads = 1 };
-	sink one = { 0 }, more;
-	smdmx_error e1, e;
-	bool ok1 = smdmx_dmx_write(dm, sink_write, &one, &o, &e1);
-	static const unsigned counts[] = { 2, 3, 5 };
-	for (size_t k = 0; k < 3; k++) {
-		o.threads = counts[k];
-		memset(&more, 0, sizeof(more));
-		bool ok = smdmx_dmx_write(dm, sink_write, &more, &o, &e);
-		if (ok != ok1 || (!ok && (e.code != e1.code || strcmp(e.message, e1.message))))
-			fail_msg("%s, writing on %u threads: %s; one thread: %s", label, counts[k], ok ? "ok" : e.message, ok1 ? "ok" : e1.message);
-		if (ok && (more.size != one.size || memcmp(more.data, one.data, one.size)))
-			fail_msg("%s, writing on %u threads: other bytes", label, counts[k]);
-		free(more.data);
-	}
-	free(one.data);
-	sm_write_part_min = saved;
-}
 
 static void kv2_file_threads_same(const char *path, uint64_t part_min)
 {
@@ -937,8 +913,8 @@ static void kv2_file_threads_same(const char *path, uint64_t part_min)
 			for (size_t i = 0; i < dm->elements[e].attr_count; i++)
 				if (dm->elements[e].attrs[i].is_array && dm->elements[e].attrs[i].value.array.count > most)
 					most = dm->elements[e].attrs[i].value.array.count;
-		kv2_write_threads_same(dm, path, most / 16 + 1);
-		kv2_write_threads_same(dm, path, most / 4 + 1);
+		test_write_threads_same(dm, test_write_dmx, path, most / 16 + 1);
+		test_write_threads_same(dm, test_write_dmx, path, most / 4 + 1);
 		smdmx_dm_free(dm);
 	}
 	free(text);
@@ -998,9 +974,7 @@ static void test_threads(void **state)
 		size_t n;
 		char **paths = test_list_dir(test_path(dirs[d]), &n);
 		for (size_t i = 0; i < n; i++) {
-			const char *b = test_base_name(paths[i]);
-			size_t l = strlen(b);
-			if (l < 4 || strcmp(b + l - 4, ".dmx")) continue;
+			if (!test_ends_with(paths[i], ".dmx")) continue;
 			kv2_file_threads_same(paths[i], 16);
 			files++;
 		}
@@ -1047,10 +1021,10 @@ static void test_threads(void **state)
 					/* written on threads, and a float that is not finite in a large array: the
 					 * error of one thread */
 					dm = smdmx_dmx_read_memory(text, len, NULL, &err, NULL);
-					kv2_write_threads_same(dm, label, 100);
+					test_write_threads_same(dm, test_write_dmx, label, 100);
 					float *f = (float *)attr(dm, 0, "a3")->value.array.data;
 					f[3 * 1500 + 1] = NAN;
-					kv2_write_threads_same(dm, "not finite", 100);
+					test_write_threads_same(dm, test_write_dmx, "not finite", 100);
 					smdmx_dm_free(dm);
 				}
 				free(text);

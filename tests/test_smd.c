@@ -849,9 +849,7 @@ static void test_threads(void **state)
 		size_t n;
 		char **paths = test_list_dir(test_path(dirs[d]), &n);
 		for (size_t i = 0; i < n; i++) {
-			const char *b = test_base_name(paths[i]);
-			size_t l = strlen(b);
-			if (l < 4 || (strcmp(b + l - 4, ".smd") && strcmp(b + l - 4, ".vta"))) continue;
+			if (!test_ends_with(paths[i], ".smd") && !test_ends_with(paths[i], ".vta")) continue;
 			test_smd_threads_same(paths[i], 16);
 			test_smd_threads_same(paths[i], 64);
 			files++;

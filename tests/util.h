@@ -20,6 +20,13 @@
 #error "SMDMX_SOURCE_ROOT must be defined by the build"
 #endif
 
+/* Whether a file name ends in ext (as written: ".smd"). */
+static inline bool test_ends_with(const char *name, const char *ext)
+{
+	size_t n = strlen(name), e = strlen(ext);
+	return n >= e && strcmp(name + n - e, ext) == 0;
+}
+
 /* Reads a whole file into malloc'd memory (NULL when it cannot be opened). */
 static inline char *test_slurp(const char *path, size_t *size)
 {
@@ -351,21 +358,34 @@ static inline bool test_scenes_identical(const smdmx_scene *a, const smdmx_scene
 
 
 #ifdef SMDMX_INTERNAL_H
-/* Writes the scene as SMD on one thread and on 2, 3 and 5 (in parts of part_min polygons or
+/* A writer of a model (an smdmx_scene or smdmx_dm) on a number of threads. */
+typedef bool (*test_writer)(const void *model, smdmx_write_fn write, void *user, unsigned threads, smdmx_error *error);
+
+static inline bool test_write_smd(const void *model, smdmx_write_fn write, void *user, unsigned threads, smdmx_error *error)
+{
+	smdmx_smd_write_options o = { .threads = threads };
+	return smdmx_smd_write(model, write, user, &o, error);
+}
+
+static inline bool test_write_dmx(const void *model, smdmx_write_fn write, void *user, unsigned threads, smdmx_error *error)
+{
+	smdmx_dmx_write_options o = { .threads = threads };
+	return smdmx_dmx_write((smdmx_dm *)(uintptr_t)model, write, user, &o, error);
+}
+
+/* Writes the model on one thread and on 2, 3 and 5 (in parts of part_min items, polygons or
  * values): fails unless the bytes, or the error, are the same. */
-static inline void test_smd_write_threads_same(const smdmx_scene *s, const char *label, size_t part_min)
+static inline void test_write_threads_same(const void *model, test_writer writer, const char *label, size_t part_min)
 {
 	size_t saved = sm_write_part_min;
 	sm_write_part_min = part_min;
-	smdmx_smd_write_options o = { .threads = 1 };
 	test_sink one = { 0 }, more;
 	smdmx_error e1, e;
-	bool ok1 = smdmx_smd_write(s, test_sink_write, &one, &o, &e1);
+	bool ok1 = writer(model, test_sink_write, &one, 1, &e1);
 	static const unsigned counts[] = { 2, 3, 5 };
 	for (size_t k = 0; k < 3; k++) {
-		o.threads = counts[k];
 		memset(&more, 0, sizeof(more));
-		bool ok = smdmx_smd_write(s, test_sink_write, &more, &o, &e);
+		bool ok = writer(model, test_sink_write, &more, counts[k], &e);
 		if (ok != ok1 || (!ok && (e.code != e1.code || strcmp(e.message, e1.message))))
 			fail_msg("%s, writing on %u threads: %s; one thread: %s", label, counts[k], ok ? "ok" : e.message, ok1 ? "ok" : e1.message);
 		if (ok && (more.size != one.size || memcmp(more.data, one.data, one.size)))
@@ -411,8 +431,8 @@ static inline void test_smd_threads_same(const char *path, uint64_t part_min)
 		/* parts of about a 24th and a 6th of the triangles: several rounds of each size */
 		size_t corners = 0;
 		for (size_t m = 0; m < one->mesh_count; m++) corners += one->meshes[m].corner_count;
-		test_smd_write_threads_same(one, path, corners / 72 + 1);
-		test_smd_write_threads_same(one, path, corners / 18 + 1);
+		test_write_threads_same(one, test_write_smd, path, corners / 72 + 1);
+		test_write_threads_same(one, test_write_smd, path, corners / 18 + 1);
 	}
 	smdmx_scene_free(one);
 }
