@@ -925,6 +925,7 @@ static void kv2_file_threads_same(const char *path, uint64_t part_min)
  * never closed, 5 an item with an escape. */
 static char *kv2_arrays_case(size_t n, bool lines, int odd, size_t bad_at, size_t *len)
 {
+	char *locale = test_c_numbers_begin();
 	size_t cap = 4096 + n * 120;
 	char *t = malloc(cap);
 	assert_non_null(t);
@@ -961,6 +962,7 @@ static char *kv2_arrays_case(size_t n, bool lines, int odd, size_t bad_at, size_
 	}
 	if (odd != 4) PUT("}\n");
 #undef PUT
+	test_c_numbers_end(locale);
 	*len = k;
 	return t;
 }

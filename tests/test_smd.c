@@ -803,6 +803,7 @@ static void test_validate(void **state)
  * named by bad. */
 static char *threads_case(size_t n, bool crlf, int bad, size_t bad_at, size_t *len)
 {
+	char *locale = test_c_numbers_begin();
 	size_t cap = 512 + n * 400;
 	char *t = malloc(cap);
 	assert_non_null(t);
@@ -835,6 +836,7 @@ static char *threads_case(size_t n, bool crlf, int bad, size_t bad_at, size_t *l
 	if (bad != 4) PUT("end%s", nl);
 	if (bad == 0) PUT("triangles%sskin%s0 9 9 9 0 0 1 0 0%s0 9 9 8 0 0 1 0 1%s0 9 8 9 0 0 1 1 0%send%s", nl, nl, nl, nl, nl, nl);
 #undef PUT
+	test_c_numbers_end(locale);
 	*len = k;
 	return t;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <locale.h>
 
 #include "platform/os.h"
 #include "smdmx/smdmx.h"
@@ -25,6 +26,24 @@ static inline bool test_ends_with(const char *name, const char *ext)
 {
 	size_t n = strlen(name), e = strlen(ext);
 	return n >= e && strcmp(name + n - e, ext) == 0;
+}
+
+/* Made test files are written in the files' own syntax, '.' for the decimal point, whatever
+ * locale the suite runs under (it also runs under a comma-decimal one): printf's numbers
+ * between these two calls use the C locale. */
+static inline char *test_c_numbers_begin(void)
+{
+	const char *now = setlocale(LC_NUMERIC, NULL);
+	size_t n = now ? strlen(now) + 1 : 0;
+	char *saved = n ? malloc(n) : NULL;
+	if (saved) memcpy(saved, now, n);
+	setlocale(LC_NUMERIC, "C");
+	return saved;
+}
+static inline void test_c_numbers_end(char *saved)
+{
+	if (saved) setlocale(LC_NUMERIC, saved);
+	free(saved);
 }
 
 /* Reads a whole file into malloc'd memory (NULL when it cannot be opened). */
