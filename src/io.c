@@ -56,6 +56,94 @@ void sm_run_all(void (*fn)(void *), void *items, size_t size, size_t n)
 	sm_team_join(&t);
 }
 
+typedef struct pipe_state {
+	os_mutex *m;
+	os_cond *c;
+	char *slots;
+	size_t size, nslots, count;
+	void (*make)(void *slot, size_t chunk);
+	size_t next;            /* the next chunk to make */
+	size_t written;         /* chunks put; chunk c's slot is free once c < written */
+	bool ready[SM_TEAM_MAX];/* per slot: its chunk (the one written next in it) is made */
+	bool stop;
+} pipe_state;
+
+/* With the lock held: a chunk to make, when one may be made now. */
+static bool pipe_take(pipe_state *s, size_t *c)
+{
+	if (s->stop || s->next >= s->count || s->next >= s->written + s->nslots) return false;
+	*c = s->next++;
+	return true;
+}
+
+/* With the lock held: makes chunk c without it. */
+static void pipe_make(pipe_state *s, size_t c)
+{
+	os_mutex_unlock(s->m);
+	s->make(s->slots + (c % s->nslots) * s->size, c);
+	os_mutex_lock(s->m);
+	s->ready[c % s->nslots] = true;
+	os_cond_broadcast(s->c);
+}
+
+static void pipe_worker(void *arg)
+{
+	pipe_state *s = arg;
+	os_mutex_lock(s->m);
+	while (!s->stop && s->next < s->count) {
+		size_t c;
+		if (pipe_take(s, &c)) pipe_make(s, c);
+		else os_cond_wait(s->c, s->m);
+	}
+	os_mutex_unlock(s->m);
+}
+
+bool sm_pipeline(void *slots, size_t size, size_t nslots, size_t count, unsigned threads,
+                 void (*make)(void *slot, size_t chunk), bool (*put)(void *ctx, void *slot), void *ctx)
+{
+	if (nslots > SM_TEAM_MAX) nslots = SM_TEAM_MAX;
+	pipe_state s = { .slots = slots, .size = size, .nslots = nslots, .count = count, .make = make };
+	s.m = threads > 1 && nslots > 1 ? os_mutex_create() : NULL;
+	s.c = s.m ? os_cond_create() : NULL;
+	if (!s.c) {
+		/* one thread: each chunk made and put in turn */
+		os_mutex_destroy(s.m);
+		for (size_t c = 0; c < count; c++) {
+			make(slots, c);
+			if (!put(ctx, slots)) return false;
+		}
+		return true;
+	}
+	bool ok = true;
+	sm_team team;
+	os_mutex_lock(s.m);
+	sm_team_start(&team, pipe_worker, &s, 0, threads - 1 < nslots - 1 ? threads - 1 : nslots - 1);
+	while (s.written < count) {
+		size_t slot = s.written % nslots, c;
+		if (s.ready[slot]) {
+			s.ready[slot] = false;
+			os_mutex_unlock(s.m);
+			ok = put(ctx, s.slots + slot * size);
+			os_mutex_lock(s.m);
+			s.written++;
+			s.stop = !ok;
+			os_cond_broadcast(s.c);
+			if (!ok) break;
+		} else if (pipe_take(&s, &c)) {
+			pipe_make(&s, c);
+		} else {
+			os_cond_wait(s.c, s.m);
+		}
+	}
+	s.stop = true;
+	os_cond_broadcast(s.c);
+	os_mutex_unlock(s.m);
+	sm_team_join(&team);
+	os_cond_destroy(s.c);
+	os_mutex_destroy(s.m);
+	return ok;
+}
+
 bool sm_out_put_direct(sm_out *o, const char *s, size_t n)
 {
 	if (n < SM_OUT_CAP / 2) return sm_out_put(o, s, n);

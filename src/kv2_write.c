@@ -221,24 +221,25 @@ static inline char *format_item(char *o, smdmx_dm_type type, const char *data, s
 	return o;
 }
 
-/* A large array on several threads: in rounds of sm_write_part_min items per thread, each thread
- * formats its items into a buffer of its own, and the buffers are written in order. The
- * text is the one thread's, byte for byte. */
+/* A large array on several threads: chunks of sm_write_part_min items are formatted into
+ * buffers of their own (slots, two per thread) on the writer's threads and written in order
+ * by this one meanwhile (sm_pipeline). The text is the one thread's, byte for byte. */
 
 typedef struct format_part {
 	smdmx_dm_type type;
 	const char *data;
-	size_t from, to, item, comps;
+	size_t count, item, comps;
 	char *buf;
 	size_t len;
 	bool ok;
 } format_part;
 
-static void format_part_run(void *arg)
+static void format_part_run(void *arg, size_t c)
 {
 	format_part *p = arg;
+	size_t from = c * sm_write_part_min, to = p->count - from > sm_write_part_min ? from + sm_write_part_min : p->count;
 	char *o = p->buf;
-	for (size_t i = p->from; i < p->to; i++) {
+	for (size_t i = from; i < to; i++) {
 		o = format_item(o, p->type, p->data, i, p->item, p->comps);
 		if (!o) {
 			p->ok = false;
@@ -249,37 +250,31 @@ static void format_part_run(void *arg)
 	p->ok = true;
 }
 
+static bool format_part_put(void *ctx, void *arg)
+{
+	kv2w *w = ctx;
+	format_part *p = arg;
+	if (!p->ok) return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
+	return sm_out_put_direct(&w->out, p->buf, p->len);
+}
+
 static bool format_parallel(kv2w *w, smdmx_dm_type type, const char *data, size_t count, size_t item, size_t comps)
 {
-	format_part ps[64];
-	size_t n = w->threads > 64 ? 64 : w->threads, cap = sm_write_part_min * ITEM_MAX(comps);
+	format_part ps[SM_TEAM_MAX];
+	size_t n = w->threads > SM_TEAM_MAX / 2 ? SM_TEAM_MAX : 2 * (size_t)w->threads, cap = sm_write_part_min * ITEM_MAX(comps);
 	bool ok = true;
 	size_t made = 0;
 	for (; made < n; made++) {
+		ps[made] = (format_part){ .type = type, .data = data, .count = count, .item = item, .comps = comps };
 		ps[made].buf = sm_malloc(&w->mem->alloc, cap);
 		if (!ps[made].buf) {
 			ok = sm_fail_oom(w->error);
 			break;
 		}
 	}
-	for (size_t at = 0; ok && at < count;) {
-		size_t parts = 0;
-		for (; parts < made && at < count; parts++) {
-			format_part *p = &ps[parts];
-			p->type = type;
-			p->data = data;
-			p->item = item;
-			p->comps = comps;
-			p->from = at;
-			p->to = count - at > sm_write_part_min ? at + sm_write_part_min : count;
-			at = p->to;
-		}
-		sm_run_all(format_part_run, ps, sizeof(*ps), parts);
-		for (size_t i = 0; ok && i < parts; i++) {
-			if (!ps[i].ok) ok = sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
-			else ok = sm_out_put_direct(&w->out, ps[i].buf, ps[i].len);
-		}
-	}
+	if (ok)
+		ok = sm_pipeline(ps, sizeof(*ps), made, (count + sm_write_part_min - 1) / sm_write_part_min, w->threads,
+		                 format_part_run, format_part_put, w);
 	for (size_t i = 0; i < made; i++) sm_free(&w->mem->alloc, ps[i].buf, cap);
 	return ok;
 }

@@ -564,15 +564,15 @@ static bool emit_polygons(writer *w, const smdmx_mesh *m, const sm_poly_ref *ord
 	return true;
 }
 
-/* A large mesh on several threads: in rounds of sm_write_part_min polygons per thread, each
- * thread writes its polygons' lines into memory of its own through a writer of its own, and
- * the pieces are written in order: the bytes of one thread. */
+/* A large mesh on several threads: each chunk of sm_write_part_min polygons is written into
+ * memory of its own through a writer of its own (a slot), and the chunks are written in
+ * order: the bytes of one thread. */
 
 typedef struct emit_part {
 	writer *w;              /* its own, writing into text */
 	const smdmx_mesh *m;
 	const sm_poly_ref *order;
-	size_t from, to;
+	size_t n, from, to;     /* the mesh's polygons; this chunk's */
 	tri_ctx t;
 	sm_alloc alloc;
 	char *text;
@@ -595,18 +595,33 @@ static bool text_sink(void *user, const void *data, size_t size)
 	return true;
 }
 
-static void emit_part_run(void *arg)
+/* Chunk c: the polygons from c * sm_write_part_min on. */
+static void emit_part_run(void *arg, size_t c)
 {
 	emit_part *p = arg;
+	p->from = c * sm_write_part_min;
+	p->to = p->n - p->from > sm_write_part_min ? p->from + sm_write_part_min : p->n;
 	p->len = 0;
 	p->t.corner_in_tri = 0;
 	p->ok = emit_polygons(p->w, p->m, p->order, p->from, p->to, &p->t) && flush(p->w);
 }
 
+static bool emit_part_put(void *ctx, void *arg)
+{
+	writer *w = ctx;
+	emit_part *p = arg;
+	if (p->ok) return sm_out_put_direct(&w->out, p->text, p->len);
+	if (!w->error->code) *w->error = p->w->error_store;
+	if (!w->error->code) sm_fail_oom(w->error);
+	return false;
+}
+
+/* The chunks are made on the writer's threads, two slots per thread, and written in order
+ * by this one meanwhile (sm_pipeline). */
 static bool emit_parallel(writer *w, const smdmx_mesh *m, const sm_poly_ref *order, size_t n, const tri_ctx *t)
 {
-	emit_part ps[64];
-	size_t count = w->threads > 64 ? 64 : w->threads, made = 0;
+	emit_part ps[SM_TEAM_MAX];
+	size_t count = w->threads > SM_TEAM_MAX / 2 ? SM_TEAM_MAX : 2 * (size_t)w->threads, made = 0;
 	bool ok = true;
 	for (; made < count; made++) {
 		emit_part *p = &ps[made];
@@ -626,26 +641,12 @@ static bool emit_parallel(writer *w, const smdmx_mesh *m, const sm_poly_ref *ord
 		p->w->out.len = 0;
 		p->m = m;
 		p->order = order;
+		p->n = n;
 		p->t = *t;
 	}
-	for (size_t at = 0; ok && at < n;) {
-		size_t parts = 0;
-		for (; parts < made && at < n; parts++) {
-			ps[parts].from = at;
-			ps[parts].to = n - at > sm_write_part_min ? at + sm_write_part_min : n;
-			at = ps[parts].to;
-		}
-		sm_run_all(emit_part_run, ps, sizeof(*ps), parts);
-		for (size_t i = 0; ok && i < parts; i++) {
-			if (!ps[i].ok) {
-				if (!w->error->code) *w->error = ps[i].w->error_store;
-				if (!w->error->code) sm_fail_oom(w->error);
-				ok = false;
-			} else {
-				ok = sm_out_put_direct(&w->out, ps[i].text, ps[i].len);
-			}
-		}
-	}
+	if (ok)
+		ok = sm_pipeline(ps, sizeof(*ps), made, (n + sm_write_part_min - 1) / sm_write_part_min, w->threads,
+		                 emit_part_run, emit_part_put, w);
 	for (size_t i = 0; i < made; i++) {
 		if (ps[i].text) sm_free(&ps[i].alloc, ps[i].text, ps[i].cap);
 		sm_free(&w->alloc, ps[i].w, sizeof(writer));

@@ -411,6 +411,21 @@ static inline void test_write_threads_same(const void *model, test_writer writer
 			fail_msg("%s, writing on %u threads: other bytes (%zu, one thread %zu)", label, counts[k], more.size, one.size);
 		free(more.data);
 	}
+	/* A sink that fails half way and at the last byte: the same error at every thread count
+	 * (and no thread left waiting). */
+	for (size_t f = 0; ok1 && f < 2; f++) {
+		size_t at = f ? one.size : one.size / 2 + 1;
+		test_sink a = { .fail_at = at }, b;
+		if (writer(model, test_sink_write, &a, 1, &e1)) fail_msg("%s: a sink failing at byte %zu, and no error", label, at);
+		for (size_t k = 0; k < 3; k++) {
+			b = (test_sink){ .fail_at = at };
+			if (writer(model, test_sink_write, &b, counts[k], &e) || e.code != e1.code || strcmp(e.message, e1.message))
+				fail_msg("%s, a sink failing at byte %zu, on %u threads: %s; one thread: %s", label, at, counts[k],
+				         e.message, e1.message);
+			free(b.data);
+		}
+		free(a.data);
+	}
 	free(one.data);
 	sm_write_part_min = saved;
 }

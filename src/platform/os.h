@@ -124,6 +124,12 @@ os_mutex *os_mutex_create(void); /* NULL when out of memory */
 void os_mutex_lock(os_mutex *m);
 void os_mutex_unlock(os_mutex *m);
 void os_mutex_destroy(os_mutex *m);
+/* A condition to wait for under a mutex (wakeups may be spurious: wait in a loop). */
+typedef struct os_cond os_cond;
+os_cond *os_cond_create(void); /* NULL when out of memory */
+void os_cond_wait(os_cond *c, os_mutex *m);
+void os_cond_broadcast(os_cond *c);
+void os_cond_destroy(os_cond *c);
 unsigned os_cpu_count(void);
 /* Tells the allocator that the program allocates and frees large blocks again and again. */
 void os_tune_allocator(void);

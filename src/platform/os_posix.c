@@ -346,6 +346,30 @@ void os_mutex_destroy(os_mutex *m)
 	free(m);
 }
 
+struct os_cond {
+	pthread_cond_t c;
+};
+
+os_cond *os_cond_create(void)
+{
+	os_cond *c = malloc(sizeof(*c));
+	if (c && pthread_cond_init(&c->c, NULL) != 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void os_cond_wait(os_cond *c, os_mutex *m) { pthread_cond_wait(&c->c, &m->m); }
+void os_cond_broadcast(os_cond *c) { pthread_cond_broadcast(&c->c); }
+
+void os_cond_destroy(os_cond *c)
+{
+	if (!c) return;
+	pthread_cond_destroy(&c->c);
+	free(c);
+}
+
 unsigned os_cpu_count(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -558,6 +558,21 @@ void os_mutex_lock(os_mutex *m) { AcquireSRWLockExclusive(&m->lock); }
 void os_mutex_unlock(os_mutex *m) { ReleaseSRWLockExclusive(&m->lock); }
 void os_mutex_destroy(os_mutex *m) { free(m); }
 
+struct os_cond {
+	CONDITION_VARIABLE cv;
+};
+
+os_cond *os_cond_create(void)
+{
+	os_cond *c = malloc(sizeof(*c));
+	if (c) InitializeConditionVariable(&c->cv);
+	return c;
+}
+
+void os_cond_wait(os_cond *c, os_mutex *m) { SleepConditionVariableSRW(&c->cv, &m->lock, INFINITE, 0); }
+void os_cond_broadcast(os_cond *c) { WakeAllConditionVariable(&c->cv); }
+void os_cond_destroy(os_cond *c) { free(c); }
+
 unsigned os_cpu_count(void)
 {
 	SYSTEM_INFO si;
