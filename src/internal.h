@@ -212,14 +212,19 @@ void sm_team_join(sm_team *t);
 /* Runs fn on n items: the first on this thread, the others on threads of their own. */
 void sm_run_all(void (*fn)(void *), void *items, size_t size, size_t n);
 
-/* Chunks 0 .. count-1 of an output, made on threads threads (this one among them) and put in
- * order on this thread. Chunk c is made in slot c % nslots (slots of size bytes, nslots <=
- * SM_TEAM_MAX) by make(slot, c); put(ctx, slot) writes a made chunk and returns false to stop.
- * This thread puts each chunk as soon as it is ready and otherwise makes the next one, while
- * the others make the chunks after it, so writing overlaps making. Returns false when a put
- * did. */
-bool sm_pipeline(void *slots, size_t size, size_t nslots, size_t count, unsigned threads,
-                 void (*make)(void *slot, size_t chunk), bool (*put)(void *ctx, void *slot), void *ctx);
+/* An output of items items in chunks of chunk items, made on threads threads (this one among
+ * them) and put in order on this thread. The c-th chunk, items [from, to), is made in slot
+ * c % nslots (slots of size bytes, nslots <= SM_TEAM_MAX) by make(slot, from, to); put(ctx,
+ * slot) writes a made chunk and returns false to stop. This thread puts each chunk as soon
+ * as it is ready and otherwise makes the next one, while the others make the chunks after
+ * it, so writing overlaps making. Returns false when a put did. */
+bool sm_pipeline(void *slots, size_t size, size_t nslots, size_t items, size_t chunk, unsigned threads,
+                 void (*make)(void *slot, size_t from, size_t to), bool (*put)(void *ctx, void *slot), void *ctx);
+/* The slots sm_pipeline keeps busy on threads threads: two per thread. */
+static inline size_t sm_pipeline_slots(unsigned threads)
+{
+	return threads > SM_TEAM_MAX / 2 ? SM_TEAM_MAX : 2 * (size_t)threads;
+}
 
 /* ---- output files ------------------------------------------------------------------------ */
 

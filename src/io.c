@@ -60,8 +60,8 @@ typedef struct pipe_state {
 	os_mutex *m;
 	os_cond *c;
 	char *slots;
-	size_t size, nslots, count;
-	void (*make)(void *slot, size_t chunk);
+	size_t size, nslots, items, chunk, count;
+	void (*make)(void *slot, size_t from, size_t to);
 	size_t next;            /* the next chunk to make */
 	size_t written;         /* chunks put; chunk c's slot is free once c < written */
 	bool ready[SM_TEAM_MAX];/* per slot: its chunk (the one written next in it) is made */
@@ -76,11 +76,18 @@ static bool pipe_take(pipe_state *s, size_t *c)
 	return true;
 }
 
+/* Makes chunk c in its slot. */
+static void pipe_run(const pipe_state *s, size_t c)
+{
+	size_t from = c * s->chunk, to = s->items - from > s->chunk ? from + s->chunk : s->items;
+	s->make(s->slots + (c % s->nslots) * s->size, from, to);
+}
+
 /* With the lock held: makes chunk c without it. */
 static void pipe_make(pipe_state *s, size_t c)
 {
 	os_mutex_unlock(s->m);
-	s->make(s->slots + (c % s->nslots) * s->size, c);
+	pipe_run(s, c);
 	os_mutex_lock(s->m);
 	s->ready[c % s->nslots] = true;
 	os_cond_broadcast(s->c);
@@ -98,18 +105,20 @@ static void pipe_worker(void *arg)
 	os_mutex_unlock(s->m);
 }
 
-bool sm_pipeline(void *slots, size_t size, size_t nslots, size_t count, unsigned threads,
-                 void (*make)(void *slot, size_t chunk), bool (*put)(void *ctx, void *slot), void *ctx)
+bool sm_pipeline(void *slots, size_t size, size_t nslots, size_t items, size_t chunk, unsigned threads,
+                 void (*make)(void *slot, size_t from, size_t to), bool (*put)(void *ctx, void *slot), void *ctx)
 {
 	if (nslots > SM_TEAM_MAX) nslots = SM_TEAM_MAX;
-	pipe_state s = { .slots = slots, .size = size, .nslots = nslots, .count = count, .make = make };
+	size_t count = (items + chunk - 1) / chunk;
+	pipe_state s = { .slots = slots, .size = size, .nslots = nslots, .items = items, .chunk = chunk, .count = count, .make = make };
 	s.m = threads > 1 && nslots > 1 ? os_mutex_create() : NULL;
 	s.c = s.m ? os_cond_create() : NULL;
 	if (!s.c) {
 		/* one thread: each chunk made and put in turn */
 		os_mutex_destroy(s.m);
+		s.nslots = 1;
 		for (size_t c = 0; c < count; c++) {
-			make(slots, c);
+			pipe_run(&s, c);
 			if (!put(ctx, slots)) return false;
 		}
 		return true;

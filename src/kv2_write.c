@@ -228,16 +228,15 @@ static inline char *format_item(char *o, smdmx_dm_type type, const char *data, s
 typedef struct format_part {
 	smdmx_dm_type type;
 	const char *data;
-	size_t count, item, comps;
+	size_t item, comps;
 	char *buf;
 	size_t len;
 	bool ok;
 } format_part;
 
-static void format_part_run(void *arg, size_t c)
+static void format_part_run(void *arg, size_t from, size_t to)
 {
 	format_part *p = arg;
-	size_t from = c * sm_write_part_min, to = p->count - from > sm_write_part_min ? from + sm_write_part_min : p->count;
 	char *o = p->buf;
 	for (size_t i = from; i < to; i++) {
 		o = format_item(o, p->type, p->data, i, p->item, p->comps);
@@ -261,11 +260,11 @@ static bool format_part_put(void *ctx, void *arg)
 static bool format_parallel(kv2w *w, smdmx_dm_type type, const char *data, size_t count, size_t item, size_t comps)
 {
 	format_part ps[SM_TEAM_MAX];
-	size_t n = w->threads > SM_TEAM_MAX / 2 ? SM_TEAM_MAX : 2 * (size_t)w->threads, cap = sm_write_part_min * ITEM_MAX(comps);
+	size_t n = sm_pipeline_slots(w->threads), cap = sm_write_part_min * ITEM_MAX(comps);
 	bool ok = true;
 	size_t made = 0;
 	for (; made < n; made++) {
-		ps[made] = (format_part){ .type = type, .data = data, .count = count, .item = item, .comps = comps };
+		ps[made] = (format_part){ .type = type, .data = data, .item = item, .comps = comps };
 		ps[made].buf = sm_malloc(&w->mem->alloc, cap);
 		if (!ps[made].buf) {
 			ok = sm_fail_oom(w->error);
@@ -273,8 +272,7 @@ static bool format_parallel(kv2w *w, smdmx_dm_type type, const char *data, size_
 		}
 	}
 	if (ok)
-		ok = sm_pipeline(ps, sizeof(*ps), made, (count + sm_write_part_min - 1) / sm_write_part_min, w->threads,
-		                 format_part_run, format_part_put, w);
+		ok = sm_pipeline(ps, sizeof(*ps), made, count, sm_write_part_min, w->threads, format_part_run, format_part_put, w);
 	for (size_t i = 0; i < made; i++) sm_free(&w->mem->alloc, ps[i].buf, cap);
 	return ok;
 }

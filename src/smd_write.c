@@ -572,7 +572,6 @@ typedef struct emit_part {
 	writer *w;              /* its own, writing into text */
 	const smdmx_mesh *m;
 	const sm_poly_ref *order;
-	size_t n, from, to;     /* the mesh's polygons; this chunk's */
 	tri_ctx t;
 	sm_alloc alloc;
 	char *text;
@@ -595,15 +594,12 @@ static bool text_sink(void *user, const void *data, size_t size)
 	return true;
 }
 
-/* Chunk c: the polygons from c * sm_write_part_min on. */
-static void emit_part_run(void *arg, size_t c)
+static void emit_part_run(void *arg, size_t from, size_t to)
 {
 	emit_part *p = arg;
-	p->from = c * sm_write_part_min;
-	p->to = p->n - p->from > sm_write_part_min ? p->from + sm_write_part_min : p->n;
 	p->len = 0;
 	p->t.corner_in_tri = 0;
-	p->ok = emit_polygons(p->w, p->m, p->order, p->from, p->to, &p->t) && flush(p->w);
+	p->ok = emit_polygons(p->w, p->m, p->order, from, to, &p->t) && flush(p->w);
 }
 
 static bool emit_part_put(void *ctx, void *arg)
@@ -621,7 +617,7 @@ static bool emit_part_put(void *ctx, void *arg)
 static bool emit_parallel(writer *w, const smdmx_mesh *m, const sm_poly_ref *order, size_t n, const tri_ctx *t)
 {
 	emit_part ps[SM_TEAM_MAX];
-	size_t count = w->threads > SM_TEAM_MAX / 2 ? SM_TEAM_MAX : 2 * (size_t)w->threads, made = 0;
+	size_t count = sm_pipeline_slots(w->threads), made = 0;
 	bool ok = true;
 	for (; made < count; made++) {
 		emit_part *p = &ps[made];
@@ -641,12 +637,10 @@ static bool emit_parallel(writer *w, const smdmx_mesh *m, const sm_poly_ref *ord
 		p->w->out.len = 0;
 		p->m = m;
 		p->order = order;
-		p->n = n;
 		p->t = *t;
 	}
 	if (ok)
-		ok = sm_pipeline(ps, sizeof(*ps), made, (n + sm_write_part_min - 1) / sm_write_part_min, w->threads,
-		                 emit_part_run, emit_part_put, w);
+		ok = sm_pipeline(ps, sizeof(*ps), made, n, sm_write_part_min, w->threads, emit_part_run, emit_part_put, w);
 	for (size_t i = 0; i < made; i++) {
 		if (ps[i].text) sm_free(&ps[i].alloc, ps[i].text, ps[i].cap);
 		sm_free(&w->alloc, ps[i].w, sizeof(writer));
