@@ -47,6 +47,7 @@ typedef struct qc_frame {
 
 #define QC_MAX_DEPTH_LIMIT 64
 #define QC_MAX_DIRS 64
+#define QC_MAX_ERRORS 65536                /* keep_going: lines that may fail before the read does */
 
 /* Names compared ignoring ASCII case, as studiomdl compares them: in the order added (the
  * model's flexdescs), and indexed by their lower-case form so that a QC of a million names
@@ -95,6 +96,12 @@ typedef struct qr {
 	uint32_t model;                       /* the $model being read, or SMDMX_NONE */
 	uint32_t vta;                         /* its flexfile */
 	bool model_unchecked;                 /* its rules name things smdmx cannot see (a DMX, a vcafile) */
+	bool keep_going;                      /* an error costs its line (smdmx_qc_read_options) */
+	size_t missing_includes;
+	name_set missing;                     /* the $include files not there */
+	bool lost;                            /* keep_going: something went unread; rules can no longer
+	                                         be checked against the names declared */
+	sm_vec errs;                          /* smdmx_error: the lines that cost only themselves */
 } qr;
 
 static smdmx_qc_file *rfile(qr *r, uint32_t i)
@@ -167,6 +174,49 @@ static void warn_tok(qr *r, uint32_t t, smdmx_warning_code code, const char *fmt
 	sm_warn(r->warnings, code, k->line, k->column, "%s", msg);
 	if (r->warnings->count > before && k->file != 0)
 		snprintf(r->warnings->data[before].file, sizeof(r->warnings->data[before].file), "%s", rfile(r, k->file)->path);
+}
+
+/* keep_going: the error just made costs only what it is about. It joins the QC's errors and
+ * reading goes on; false (the error stays) when it is one no line can cost: memory, limits. */
+static bool keep_as(qr *r, bool limit, bool include)
+{
+	smdmx_error_code c = r->error->code;
+	if (!r->keep_going || (c != SMDMX_ERROR_IO && !(limit && c == SMDMX_ERROR_LIMIT) && c != SMDMX_ERROR_SYNTAX && c != SMDMX_ERROR_BAD_NUMBER &&
+	                       c != SMDMX_ERROR_BAD_VALUE && c != SMDMX_ERROR_UNTERMINATED && c != SMDMX_ERROR_NUL_BYTE))
+		return false;
+	if (r->errs.count >= QC_MAX_ERRORS) return false;
+	smdmx_error saved = *r->error;
+	memset(r->error, 0, sizeof(*r->error));
+	smdmx_error *e = sm_vec_push(r->o, &r->errs, sizeof(*e), r->error);
+	if (!e) return false;
+	*e = saved;
+	r->lost = true;
+	if (r->model != SMDMX_NONE) {
+		smdmx_qc_model *m = (smdmx_qc_model *)r->models.data + r->model;
+		if (include) m->incomplete = true;
+		else m->lost_lines = true;
+	}
+	return true;
+}
+
+static bool name_known(qr *r, const name_set *v, const char *name);
+static bool add_name(qr *r, name_set *v, const char *name);
+
+static bool keep_error(qr *r)
+{
+	return keep_as(r, false, false);
+}
+
+/* keep_going: an $include that cannot be read is skipped, as studiomdl skips it; path, when it
+ * is not there, counts once however often it is included. */
+static bool keep_include(qr *r, const char *path)
+{
+	if (!keep_as(r, true, true)) return false;
+	if (path && !name_known(r, &r->missing, path)) {
+		if (!add_name(r, &r->missing, path)) return false;
+		r->missing_includes++;
+	}
+	return true;
 }
 
 static const char *rdup(qr *r, const char *s, size_t n)
@@ -584,7 +634,7 @@ static bool do_include(qr *r, uint32_t at)
 	uint32_t name;
 	int got = get_token(r, false, &name);
 	if (got < 0) return false;
-	if (got == 0) return fail_tok(r, at, SMDMX_ERROR_SYNTAX, "$include needs a file name");
+	if (got == 0) return fail_tok(r, at, SMDMX_ERROR_SYNTAX, "$include needs a file name") || keep_error(r);
 	const qc_tok *t = rtok(r, name);
 	const char *path = join_path(r, r->st->root, t->text);
 	if (!path) return false;
@@ -593,7 +643,8 @@ static bool do_include(qr *r, uint32_t at)
 	if (!found) {
 		if (r->error->code) return false;
 		return fail_tok(r, name, SMDMX_ERROR_IO, "cannot find '%s' (included as '%s', against the folder of the main QC)", path,
-		                t->text);
+		                t->text) ||
+		       keep_include(r, path);
 	}
 	const char *use = rdup(r, found, strlen(found));
 	r->fs.free_data(r->fs.user, found);
@@ -603,11 +654,13 @@ static bool do_include(qr *r, uint32_t at)
 	for (size_t i = 0; i < r->depth; i++) {
 		if (r->frames[i].macro == SMDMX_NONE && !strcmp(rfile(r, r->frames[i].file)->path, use))
 			return fail_tok(r, name, SMDMX_ERROR_LIMIT, "'%s' includes itself (through %zu file%s)", use, r->depth - i,
-			                r->depth - i == 1 ? "" : "s");
+			                r->depth - i == 1 ? "" : "s") ||
+			       keep_include(r, NULL);
 	}
 	if (r->depth >= r->max_depth)
 		return fail_tok(r, name, SMDMX_ERROR_LIMIT, "includes nest %zu deep, past the limit of %zu (studiomdl's MAX_INCLUDES)",
-		                r->depth + 1, r->max_depth);
+		                r->depth + 1, r->max_depth) ||
+		       keep_include(r, NULL);
 	/* A file included again is read again, from the bytes already kept. */
 	uint32_t file = SMDMX_NONE;
 	for (size_t i = 1; i < r->files.count && file == SMDMX_NONE; i++)
@@ -617,8 +670,8 @@ static bool do_include(qr *r, uint32_t at)
 		bool missing = false;
 		file = load_file(r, use, pos, name, &missing);
 		if (file == SMDMX_NONE) {
-			if (missing) return fail_tok(r, name, SMDMX_ERROR_IO, "cannot read '%s'", use);
-			return false;
+			if (missing) return fail_tok(r, name, SMDMX_ERROR_IO, "cannot read '%s'", use) || keep_include(r, use);
+			return keep_include(r, NULL);
 		}
 	}
 	return push_frame(r, file, 0, (uint32_t)rfile(r, file)->size, 1, 0, SMDMX_NONE, NULL, name);
@@ -951,6 +1004,45 @@ static bool skip_next_block(qr *r)
 		else if (is_brace(r, t, '}')) depth--;
 	}
 	return true;
+}
+
+/* keep_going: the bytes of the current script up to its line's end, unread (after an error
+ * in the tokens themselves). */
+static void skip_raw_line(qr *r)
+{
+	if (r->depth == 0) return;
+	qc_frame *f = &r->frames[r->depth - 1];
+	const char *d = fdata(r, f);
+	while (f->pos < f->end && d[f->pos] != '\n') f->pos++;
+}
+
+/* keep_going: a command that failed costs its line. The error joins the QC's errors and the
+ * rest of the line is skipped, with any block that opens on it; in a block (in_block) a '}'
+ * that closes it is left to the block. False when the error is not one a line can cost. */
+static bool recover_line(qr *r, bool in_block)
+{
+	if (!keep_error(r)) return false;
+	int depth = 0;
+	for (;;) {
+		uint32_t t;
+		int g = depth > 0 ? get_token(r, true, &t) : available(r) ? get_token(r, false, &t) : 0;
+		if (g < 0) {
+			if (!keep_error(r)) return false;
+			skip_raw_line(r);
+			if (depth == 0) return true;
+			continue;
+		}
+		if (g == 0) return true;
+		if (is_brace(r, t, '{')) {
+			depth++;
+		} else if (is_brace(r, t, '}')) {
+			if (depth > 0) depth--;
+			else if (in_block) {
+				unget(r, t);
+				return true;
+			}
+		}
+	}
 }
 
 /* ---- references ------------------------------------------------------------------------------ */
@@ -1387,7 +1479,7 @@ static bool model_rule(qr *r, uint32_t cmd)
 	const qc_tok *c = rtok(r, cmd);
 	const char *name = c->text + 1;
 	if (!*name) return fail_tok(r, cmd, SMDMX_ERROR_SYNTAX, "a rule without a flex name after '%%'");
-	bool check = !r->model_unchecked;
+	bool check = !r->model_unchecked && !r->lost;
 	if (check && !name_known(r, &r->flex_names, name)) return fail_tok(r, cmd, SMDMX_ERROR_SYNTAX, "a rule for unknown flex '%s'", name);
 	uint32_t eq;
 	SM_CHECK(need(r, cmd, "'=' and an expression", &eq));
@@ -1496,6 +1588,70 @@ static bool model_eyelid(qr *r, uint32_t cmd)
 	return true;
 }
 
+/* One option of a $model block: token t and the rest of its line; *depth counts braces. */
+static bool model_option(qr *r, uint32_t t, int *depth)
+{
+	qc_model_x *mx = cur_model_x(r);
+	const qc_tok *k = rtok(r, t);
+	const char *x = k->text;
+	bool quoted = k->flags & QTOK_QUOTED;
+	if (!quoted && !strcmp(x, "{")) {
+		if ((*depth)++ == 0 && mx->open == SMDMX_NONE) mx->open = t;
+		cur_model(r)->has_block = true;
+	} else if (!quoted && !strcmp(x, "}")) {
+		(*depth)--;
+		mx->last = t;
+	} else if (qc_same_nocase(x, "eyeball") || qc_same_nocase(x, "spherenormals")) {
+		cur_model(r)->qc_only_count++;
+		SM_CHECK(skip_rest(r));
+	} else if (qc_same_nocase(x, "eyelid")) {
+		cur_model(r)->qc_only_count++;
+		SM_CHECK(model_eyelid(r, t));
+	} else if (qc_same_nocase(x, "dmxeyelid") || qc_same_nocase(x, "vcafile")) {
+		/* They name flexes that only their files hold: rules cannot be checked. */
+		cur_model(r)->qc_only_count++;
+		r->model_unchecked = true;
+		bool dmx = qc_same_nocase(x, "dmxeyelid");
+		uint32_t f;
+		if (dmx) SM_CHECK(need(r, t, "upper or lower", &f));
+		SM_CHECK(need(r, t, "a file", &f));
+		SM_CHECK(add_ref(r, f, SMDMX_QC_REF_FLEX, dmx ? "dmxeyelid" : "vcafile", dmx ? dmx_exts : vta_exts, NULL));
+		SM_CHECK(skip_rest(r));
+	} else if (qc_same_nocase(x, "mouth")) {
+		cur_model(r)->qc_only_count++;
+		uint32_t n, f;
+		SM_CHECK(need(r, t, "a mouth number", &n));
+		SM_CHECK(need(r, t, "a flex name", &f));
+		SM_CHECK(add_name(r, &r->flex_names, rtok(r, f)->text));
+		SM_CHECK(skip_rest(r));
+	} else if (qc_same_nocase(x, "flex")) {
+		SM_CHECK(model_flex(r, t, SMDMX_QC_FLEX, *depth));
+	} else if (qc_same_nocase(x, "flexpair")) {
+		SM_CHECK(model_flex(r, t, SMDMX_QC_FLEXPAIR, *depth));
+	} else if (qc_same_nocase(x, "defaultflex")) {
+		SM_CHECK(model_flex(r, t, SMDMX_QC_DEFAULTFLEX, *depth));
+	} else if (qc_same_nocase(x, "flexfile")) {
+		uint32_t f;
+		SM_CHECK(need(r, t, "a VTA file", &f));
+		SM_CHECK(add_ref(r, f, SMDMX_QC_REF_FLEX, "flexfile", vta_exts, &r->vta));
+		SM_CHECK(add_line(r, t, f, SMDMX_QC_LINES_FLEX));
+	} else if (qc_same_nocase(x, "localvar")) {
+		SM_CHECK(model_localvar(r, t));
+	} else if (qc_same_nocase(x, "flexcontroller")) {
+		SM_CHECK(model_controller(r, t));
+	} else if (x[0] == '%') {
+		SM_CHECK(model_rule(r, t));
+	} else if (qc_same_nocase(x, "attachment")) {
+		SM_CHECK(skip_rest(r)); /* studiomdl ignores it here */
+	} else if (qc_same_nocase(x, "noautodmxrules")) {
+		cur_model(r)->noautodmxrules = true;
+		SM_CHECK(add_line(r, t, t, SMDMX_QC_LINES_NOAUTODMXRULES));
+	} else {
+		return fail_tok(r, t, SMDMX_ERROR_SYNTAX, "unknown $model option '%s'", x);
+	}
+	return true;
+}
+
 /* The options of a $model block (Option_Model). */
 static bool model_block(qr *r, uint32_t cmd)
 {
@@ -1524,66 +1680,17 @@ static bool model_block(qr *r, uint32_t cmd)
 				g = get_token(r, false, &t);
 			}
 		}
-		if (g < 0) return false;
+		if (g < 0) {
+			if (!recover_line(r, depth > 0)) return false;
+			continue;
+		}
 		/* what looked like a token was none (a variable defined there): studiomdl's "line
 		 * incomplete" */
 		if (g == 0) return fail_here(r, SMDMX_ERROR_SYNTAX, "'$model' needs an option");
-		const qc_tok *k = rtok(r, t);
-		const char *x = k->text;
-		bool quoted = k->flags & QTOK_QUOTED;
-		if (!quoted && !strcmp(x, "{")) {
-			if (depth++ == 0 && mx->open == SMDMX_NONE) mx->open = t;
-			cur_model(r)->has_block = true;
-		} else if (!quoted && !strcmp(x, "}")) {
-			depth--;
-			mx->last = t;
-		} else if (qc_same_nocase(x, "eyeball") || qc_same_nocase(x, "spherenormals")) {
-			cur_model(r)->qc_only_count++;
-			SM_CHECK(skip_rest(r));
-		} else if (qc_same_nocase(x, "eyelid")) {
-			cur_model(r)->qc_only_count++;
-			SM_CHECK(model_eyelid(r, t));
-		} else if (qc_same_nocase(x, "dmxeyelid") || qc_same_nocase(x, "vcafile")) {
-			/* They name flexes that only their files hold: rules cannot be checked. */
-			cur_model(r)->qc_only_count++;
-			r->model_unchecked = true;
-			bool dmx = qc_same_nocase(x, "dmxeyelid");
-			uint32_t f;
-			if (dmx) SM_CHECK(need(r, t, "upper or lower", &f));
-			SM_CHECK(need(r, t, "a file", &f));
-			SM_CHECK(add_ref(r, f, SMDMX_QC_REF_FLEX, dmx ? "dmxeyelid" : "vcafile", dmx ? dmx_exts : vta_exts, NULL));
-			SM_CHECK(skip_rest(r));
-		} else if (qc_same_nocase(x, "mouth")) {
-			cur_model(r)->qc_only_count++;
-			uint32_t n, f;
-			SM_CHECK(need(r, t, "a mouth number", &n));
-			SM_CHECK(need(r, t, "a flex name", &f));
-			SM_CHECK(add_name(r, &r->flex_names, rtok(r, f)->text));
-			SM_CHECK(skip_rest(r));
-		} else if (qc_same_nocase(x, "flex")) {
-			SM_CHECK(model_flex(r, t, SMDMX_QC_FLEX, depth));
-		} else if (qc_same_nocase(x, "flexpair")) {
-			SM_CHECK(model_flex(r, t, SMDMX_QC_FLEXPAIR, depth));
-		} else if (qc_same_nocase(x, "defaultflex")) {
-			SM_CHECK(model_flex(r, t, SMDMX_QC_DEFAULTFLEX, depth));
-		} else if (qc_same_nocase(x, "flexfile")) {
-			uint32_t f;
-			SM_CHECK(need(r, t, "a VTA file", &f));
-			SM_CHECK(add_ref(r, f, SMDMX_QC_REF_FLEX, "flexfile", vta_exts, &r->vta));
-			SM_CHECK(add_line(r, t, f, SMDMX_QC_LINES_FLEX));
-		} else if (qc_same_nocase(x, "localvar")) {
-			SM_CHECK(model_localvar(r, t));
-		} else if (qc_same_nocase(x, "flexcontroller")) {
-			SM_CHECK(model_controller(r, t));
-		} else if (x[0] == '%') {
-			SM_CHECK(model_rule(r, t));
-		} else if (qc_same_nocase(x, "attachment")) {
-			SM_CHECK(skip_rest(r)); /* studiomdl ignores it here */
-		} else if (qc_same_nocase(x, "noautodmxrules")) {
-			cur_model(r)->noautodmxrules = true;
-			SM_CHECK(add_line(r, t, t, SMDMX_QC_LINES_NOAUTODMXRULES));
-		} else {
-			return fail_tok(r, t, SMDMX_ERROR_SYNTAX, "unknown $model option '%s'", x);
+		if (!model_option(r, t, &depth)) {
+			if (!recover_line(r, depth > 0)) return false;
+			if (depth == 0 && mx->open != SMDMX_NONE) break;
+			continue;
 		}
 		if (depth < 0) return fail_tok(r, t, SMDMX_ERROR_SYNTAX, "a '}' that closes nothing");
 		if (depth == 0 && mx->open != SMDMX_NONE && !available(r)) break;
@@ -1914,6 +2021,11 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 			warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' in $sequence '%s' is no option smdmx knows, no animation and no file: kept as written", x, seq);
 			r->refs.count--;
 			r->ref_tok.count--;
+		} else if (!rf->found && r->lost) {
+			/* keep_going: an include that went unread may have declared it */
+			warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' in $sequence '%s' is no animation read and no file: maybe one declared where the QC could not be read; kept as written", x, seq);
+			r->refs.count--;
+			r->ref_tok.count--;
 		}
 	}
 	if (blends == 0) return fail_tok(r, n, SMDMX_ERROR_SYNTAX, "$sequence '%s' names no animation", seq);
@@ -2003,62 +2115,79 @@ static bool cmd_dir(qr *r, uint32_t cmd, int which)
 	return true;
 }
 
+/* One command: token t and what belongs to it. */
+static bool command(qr *r, uint32_t t)
+{
+	const char *x = rtok(r, t)->text;
+	if (qc_same_nocase(x, "$model")) SM_CHECK(cmd_model(r, t));
+	else if (qc_same_nocase(x, "$body")) {
+		uint32_t n;
+		SM_CHECK(need(r, t, "a name", &n));
+		SM_CHECK(studio_file(r, t, "$body", NULL));
+	} else if (qc_same_nocase(x, "$bodygroup")) SM_CHECK(cmd_bodygroup(r, t));
+	else if (qc_same_nocase(x, "$lod")) SM_CHECK(cmd_lod(r, t, false));
+	else if (qc_same_nocase(x, "$shadowlod")) SM_CHECK(cmd_lod(r, t, true));
+	else if (qc_same_nocase(x, "$collisionmodel") || qc_same_nocase(x, "$collisionjoints")) {
+		uint32_t f;
+		SM_CHECK(need(r, t, "a file", &f));
+		SM_CHECK(add_ref(r, f, SMDMX_QC_REF_COLLISION, qc_same_nocase(x, "$collisionmodel") ? "$collisionmodel" : "$collisionjoints",
+		                 model_exts, NULL));
+		SM_CHECK(skip_rest(r));
+		SM_CHECK(skip_next_block(r));
+	} else if (qc_same_nocase(x, "$sequence")) SM_CHECK(cmd_sequence(r, t, false));
+	else if (qc_same_nocase(x, "$animation")) SM_CHECK(cmd_sequence(r, t, true));
+	else if (qc_same_nocase(x, "$declaresequence") || qc_same_nocase(x, "$declareanimation")) {
+		uint32_t n;
+		SM_CHECK(need(r, t, "a name", &n));
+		SM_CHECK(add_name(r, &r->anims, rtok(r, n)->text));
+	} else if (qc_same_nocase(x, "$attachment")) SM_CHECK(cmd_attachment(r, t));
+	else if (qc_same_nocase(x, "$proceduralbones")) {
+		uint32_t f;
+		SM_CHECK(need(r, t, "a file", &f));
+		SM_CHECK(add_ref(r, f, SMDMX_QC_REF_OTHER, "$proceduralbones", no_exts, NULL));
+	} else if (qc_same_nocase(x, "$cd")) SM_CHECK(cmd_dir(r, t, 0));
+	else if (qc_same_nocase(x, "$pushd")) SM_CHECK(cmd_dir(r, t, 1));
+	else if (qc_same_nocase(x, "$popd")) SM_CHECK(cmd_dir(r, t, 2));
+	else if (qc_same_nocase(x, "$upaxis")) {
+		uint32_t a;
+		SM_CHECK(need(r, t, "X, Y or Z", &a));
+		const char *v = rtok(r, a)->text;
+		char ax = v[0] >= 'a' ? (char)(v[0] - 32) : v[0];
+		if (v[1] || (ax != 'X' && ax != 'Y' && ax != 'Z')) return fail_tok(r, a, SMDMX_ERROR_BAD_VALUE, "$upaxis is X, Y or Z, not '%s'", v);
+		r->up_axis = ax;
+	} else if (qc_same_nocase(x, "$scale")) {
+		SM_CHECK(need_number(r, t, "a scale", &r->scale));
+		if (!(r->scale > 0)) return fail_tok(r, t, SMDMX_ERROR_BAD_VALUE, "$scale must be above 0");
+	} else if (is_brace(r, t, '}')) {
+		return fail_tok(r, t, SMDMX_ERROR_SYNTAX, "a '}' that closes nothing");
+	} else if (is_brace(r, t, '{')) {
+		warn_tok(r, t, SMDMX_WARNING_QC_BENT, "a block that belongs to no command (studiomdl refuses it): skipped");
+		unget(r, t);
+		SM_CHECK(skip_next_block(r));
+	} else {
+		SM_CHECK(skip_rest(r));
+		SM_CHECK(skip_next_block(r));
+	}
+	return true;
+}
+
 static bool parse_script(qr *r)
 {
 	for (;;) {
 		uint32_t t;
 		int g = get_token(r, true, &t);
-		if (g < 0) return false;
+		if (g < 0) {
+			if (!keep_error(r)) return false;
+			skip_raw_line(r);
+			continue;
+		}
 		if (g == 0) return true;
-		const char *x = rtok(r, t)->text;
-		if (qc_same_nocase(x, "$model")) SM_CHECK(cmd_model(r, t));
-		else if (qc_same_nocase(x, "$body")) {
-			uint32_t n;
-			SM_CHECK(need(r, t, "a name", &n));
-			SM_CHECK(studio_file(r, t, "$body", NULL));
-		} else if (qc_same_nocase(x, "$bodygroup")) SM_CHECK(cmd_bodygroup(r, t));
-		else if (qc_same_nocase(x, "$lod")) SM_CHECK(cmd_lod(r, t, false));
-		else if (qc_same_nocase(x, "$shadowlod")) SM_CHECK(cmd_lod(r, t, true));
-		else if (qc_same_nocase(x, "$collisionmodel") || qc_same_nocase(x, "$collisionjoints")) {
-			uint32_t f;
-			SM_CHECK(need(r, t, "a file", &f));
-			SM_CHECK(add_ref(r, f, SMDMX_QC_REF_COLLISION, qc_same_nocase(x, "$collisionmodel") ? "$collisionmodel" : "$collisionjoints",
-			                 model_exts, NULL));
-			SM_CHECK(skip_rest(r));
-			SM_CHECK(skip_next_block(r));
-		} else if (qc_same_nocase(x, "$sequence")) SM_CHECK(cmd_sequence(r, t, false));
-		else if (qc_same_nocase(x, "$animation")) SM_CHECK(cmd_sequence(r, t, true));
-		else if (qc_same_nocase(x, "$declaresequence") || qc_same_nocase(x, "$declareanimation")) {
-			uint32_t n;
-			SM_CHECK(need(r, t, "a name", &n));
-			SM_CHECK(add_name(r, &r->anims, rtok(r, n)->text));
-		} else if (qc_same_nocase(x, "$attachment")) SM_CHECK(cmd_attachment(r, t));
-		else if (qc_same_nocase(x, "$proceduralbones")) {
-			uint32_t f;
-			SM_CHECK(need(r, t, "a file", &f));
-			SM_CHECK(add_ref(r, f, SMDMX_QC_REF_OTHER, "$proceduralbones", no_exts, NULL));
-		} else if (qc_same_nocase(x, "$cd")) SM_CHECK(cmd_dir(r, t, 0));
-		else if (qc_same_nocase(x, "$pushd")) SM_CHECK(cmd_dir(r, t, 1));
-		else if (qc_same_nocase(x, "$popd")) SM_CHECK(cmd_dir(r, t, 2));
-		else if (qc_same_nocase(x, "$upaxis")) {
-			uint32_t a;
-			SM_CHECK(need(r, t, "X, Y or Z", &a));
-			const char *v = rtok(r, a)->text;
-			char ax = v[0] >= 'a' ? (char)(v[0] - 32) : v[0];
-			if (v[1] || (ax != 'X' && ax != 'Y' && ax != 'Z')) return fail_tok(r, a, SMDMX_ERROR_BAD_VALUE, "$upaxis is X, Y or Z, not '%s'", v);
-			r->up_axis = ax;
-		} else if (qc_same_nocase(x, "$scale")) {
-			SM_CHECK(need_number(r, t, "a scale", &r->scale));
-			if (!(r->scale > 0)) return fail_tok(r, t, SMDMX_ERROR_BAD_VALUE, "$scale must be above 0");
-		} else if (is_brace(r, t, '}')) {
-			return fail_tok(r, t, SMDMX_ERROR_SYNTAX, "a '}' that closes nothing");
-		} else if (is_brace(r, t, '{')) {
-			warn_tok(r, t, SMDMX_WARNING_QC_BENT, "a block that belongs to no command (studiomdl refuses it): skipped");
-			unget(r, t);
-			SM_CHECK(skip_next_block(r));
-		} else {
-			SM_CHECK(skip_rest(r));
-			SM_CHECK(skip_next_block(r));
+		if (!command(r, t)) {
+			if (!recover_line(r, false)) return false;
+			if (r->model != SMDMX_NONE) {
+				cur_model(r)->incomplete = true;
+				finish_model(r);
+			}
 		}
 	}
 }
@@ -2085,12 +2214,13 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	memset(&r, 0, sizeof(r));
 	sm_vec empty = SM_VEC_INIT;
 	r.files = r.refs = r.models = r.atts = r.include_tok = r.crlf = r.ref_tok = r.model_x = empty;
-	r.flexes = r.controllers = r.rules = r.vars = r.macros = empty;
-	r.anims.list = r.ctl_names.list = r.flex_names.list = empty;
+	r.flexes = r.controllers = r.rules = r.vars = r.macros = r.errs = empty;
+	r.anims.list = r.ctl_names.list = r.flex_names.list = r.missing.list = empty;
 	r.o = o;
 	r.error = error;
 	r.warnings = warnings;
 	r.fs = opt.files;
+	r.keep_going = opt.keep_going;
 	if (!r.fs.read) {
 		r.fs.read = sm_fs_read;
 		r.fs.find = sm_fs_find;
@@ -2141,6 +2271,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	sm_names_free(&o->alloc, &r.anims.index);
 	sm_names_free(&o->alloc, &r.ctl_names.index);
 	sm_names_free(&o->alloc, &r.flex_names.index);
+	sm_names_free(&o->alloc, &r.missing.index);
 	if (r.var_slots) sm_free(&o->alloc, r.var_slots, r.var_cap * sizeof(var_slot));
 	sm_names_free(&o->alloc, &r.macro_index);
 	if (!ok) {
@@ -2158,6 +2289,9 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	qc->attachment_count = r.atts.count;
 	qc->up_axis = r.up_axis;
 	qc->scale = r.scale;
+	qc->errors = r.errs.data;
+	qc->error_count = r.errs.count;
+	qc->missing_includes = r.missing_includes;
 	for (size_t i = 0; i < qc->model_count; i++) qc->models[i].flexdescs = r.flex_names.list.data;
 	st->ref_tok = r.ref_tok.data;
 	st->include_tok = r.include_tok.data;

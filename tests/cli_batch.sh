@@ -659,8 +659,61 @@ qc)
 	"$smdmx" check "$tmp/m/m.qc" 2>"$tmp/err"
 	check "check: a missing file" "1:$tmp/m/m.qc:1:10: error: cannot find '$tmp/m/gone.smd' (named by \$model)" "$?:$(cat "$tmp/err")"
 	"$smdmx" qc "$tmp/m/m.qc" --to dmx -d "$tmp/m2" 2>"$tmp/err"
-	check "qc: a missing file" "1:$tmp/m/m.qc:1:10: error: cannot find '$tmp/m/gone.smd' (named by \$model)" "$?:$(cat "$tmp/err")"
+	check "qc: a missing file" "1:$tmp/m/m.qc:1:10: error: cannot find '$tmp/m/gone.smd' (named by \$model)|smdmx: 0 converted, 0 copied, 1 missing, 0 failed; 0 QC files written" \
+		"$?:$(tr '\n' '|' <"$tmp/err" | sed 's/|$//')"
 	check "qc: nothing written" "" "$(files "$tmp/m2" 2>/dev/null)"
+	# -k: the project is always written; a missing file stays named as written
+	"$smdmx" qc "$tmp/m/m.qc" --to dmx -d "$tmp/m3" -k 2>"$tmp/err"
+	check "qc -k: a missing file" "1:$tmp/m/m.qc:1:10: error: cannot find '$tmp/m/gone.smd' (named by \$model): the QC keeps naming it|smdmx: 0 converted, 0 copied, 1 missing, 0 failed; 1 QC file written" \
+		"$?:$(tr '\n' '|' <"$tmp/err" | sed 's/|$//')"
+	check "qc -k: the QC written as it was" "" "$(cmp "$tmp/m/m.qc" "$tmp/m3/m.qc" 2>&1)"
+	# A QC that names no model file (a division by zero once)
+	mkdir "$tmp/nm"
+	printf '$modelname "x.mdl"\n$cdmaterials "models"\n' >"$tmp/nm/nm.qc"
+	"$smdmx" qc "$tmp/nm/nm.qc" --to dmx -d "$tmp/nm2" 2>"$tmp/err"
+	check "qc: a QC that names no file" "0:" "$?:$(cat "$tmp/err")"
+	check "qc: a QC that names no file, written" "" "$(cmp "$tmp/nm/nm.qc" "$tmp/nm2/nm.qc" 2>&1)"
+	"$smdmx" qc "$tmp/nm/nm.qc" --to smd -d "$tmp/nm3" -k -j 3 2>"$tmp/err"
+	check "qc -k -j 3: a QC that names no file" "0:" "$?:$(cat "$tmp/err")"
+	# A partial project: a missing LOD and a missing include, with -k
+	mkdir "$tmp/pk"
+	cp "$face"/face.* "$face/face_flexes.qci" "$tmp/pk/"
+	printf '$include "gone.qci"\n$lod 10 {\n\treplacemodel "face.smd" "face_lod1.smd"\n}\n' >>"$tmp/pk/face.qc"
+	"$smdmx" qc "$tmp/pk/face.qc" --to dmx -d "$tmp/pk1" -k 2>"$tmp/err"
+	check "qc -k: a partial project" "1:$tmp/pk/face.qc:28:10: error: cannot find '$tmp/pk/gone.qci' (included as 'gone.qci', against the folder of the main QC): the \$include is kept as written, and nothing it holds is read|$tmp/pk/face.qc:30:26: error: cannot find '$tmp/pk/face_lod1.smd' (named by replacemodel): the QC keeps naming it|smdmx: 1 converted, 0 copied, 2 missing, 0 failed; 2 QC files written" \
+		"$?:$(tr '\n' '|' <"$tmp/err" | sed 's/|$//')"
+	check "qc -k: the partial project's files" "./face.dmx ./face.qc ./face_flexes.qci " "$(files "$tmp/pk1")"
+	check "qc -k: the missing names kept, the converted renamed" '$model "face" "face.dmx" {|$sequence "idle" "face.dmx" fps 30|$include "gone.qci"|	replacemodel "face.smd" "face_lod1.smd"' \
+		"$(grep -e '^\$model ' -e '^\$sequence' -e '^\$include' -e replacemodel "$tmp/pk1/face.qc" | tr '\n' '|' | sed 's/|$//')"
+	"$smdmx" diff "$tmp/p1/face.dmx" "$tmp/pk1/face.dmx" -q
+	check "qc -k: the model converted whole (as from the whole project)" 0 $?
+	"$smdmx" qc "$tmp/pk/face.qc" --to dmx -d "$tmp/pk2" 2>/dev/null
+	check "qc without -k: a partial project stops" "1:" "$?:$(files "$tmp/pk2" 2>/dev/null)"
+	# A model that fails to convert (a flex line names a frame the VTA lacks) is copied with
+	# its VTA, and the QC keeps naming them
+	mkdir "$tmp/pf"
+	cp "$face"/face.* "$face/face_flexes.qci" "$tmp/pf/"
+	printf 'flex "extra" frame 9\n' >>"$tmp/pf/face_flexes.qci"
+	"$smdmx" qc "$tmp/pf/face.qc" --to dmx -d "$tmp/pf1" -k 2>"$tmp/err"
+	check "qc -k: a model that fails" 1 $?
+	check "qc -k: the failed model, said" "$tmp/pf/face.smd: note: not converted: copied unchanged as '$drive$tmp/pf1/face.smd' (with '$drive$tmp/pf1/face.vta'), and the QC names the copy|smdmx: 0 converted, 0 copied, 0 missing, 1 failed; 2 QC files written" \
+		"$(tail -n 2 "$tmp/err" | tr '\n' '|' | sed 's/|$//')"
+	check "qc -k: the failed model's files" "./face.qc ./face.smd ./face.vta ./face_flexes.qci " "$(files "$tmp/pf1")"
+	check "qc -k: the QC as it was" "" "$(cmp "$tmp/pf/face.qc" "$tmp/pf1/face.qc" 2>&1)"
+	# A line smdmx cannot read costs that line: a rule with an unclosed '(' in an include
+	mkdir "$tmp/pr"
+	cp "$face"/face.* "$face/face_flexes.qci" "$tmp/pr/"
+	printf '%%blink = (blink\n' >"$tmp/pr/bad.qci"
+	awk '{ print } /^\tlocalvar/ { print "\t$include \"bad.qci\"" }' "$face/face.qc" | sed '/^\t%blink = blink$/d' >"$tmp/pr/face.qc"
+	"$smdmx" qc "$tmp/pr/face.qc" --to dmx -d "$tmp/pr1" 2>"$tmp/err"
+	check "qc: a rule it cannot read stops the project" "1:$tmp/pr/bad.qci:1:16: error: a '(' that is not closed" "$?:$(head -n 1 "$tmp/err")"
+	"$smdmx" qc "$tmp/pr/face.qc" --to dmx -d "$tmp/pr2" -k 2>"$tmp/err"
+	check "qc -k: a rule it cannot read" "1:$tmp/pr/bad.qci:1:16: error: a '(' that is not closed: the line is kept as written, and nothing it says is converted" "$?:$(head -n 1 "$tmp/err")"
+	check "qc -k: the line counted" "smdmx: 1 converted, 0 copied, 0 missing, 0 failed, 1 QC line not read; 3 QC files written" "$(tail -n 1 "$tmp/err")"
+	check "qc -k: the include with the line, byte for byte" "" "$(cmp "$tmp/pr/bad.qci" "$tmp/pr2/bad.qci" 2>&1)"
+	check "qc -k: the model converted" "./bad.qci ./face.dmx ./face.qc ./face_flexes.qci " "$(files "$tmp/pr2")"
+	"$smdmx" qc "$tmp/pr/face.qc" --to dmx --rig dmx -d "$tmp/pr3" -k 2>/dev/null
+	check "qc -k --rig dmx: a block that lost a line keeps its rig in the QC" "1:1" "$?:$(grep -c noautodmxrules "$tmp/pr3/face.qc")"
 	# A DMX model's rules checked against its shapes and controls
 	printf '$model m "face.dmx" {\n\t%%nose = blink\n}\n' >"$tmp/dm.qc"
 	cp "$tmp/face.dmx" "$tmp/"
@@ -677,6 +730,22 @@ qc)
 		check "an animation both ways: the same" "0:" "$?:$(cat "$tmp/out")"
 		for f in hitbox.qci ragdoll.qci; do
 			check "$f: only names changed" "$(grep -c . "$humans/male_sdk/$f")" "$(grep -c . "$tmp/h2/male_sdk/$f")"
+		done
+		# With any one of its files gone, -k still writes the project, and the only errors
+		# are about that file (every include, the model, its VTA, a LOD, the ragdoll, animations)
+		for f in bodyrules_xsi.qci facerules_xsi.qci lowesthumannohelpers.qci lowesthumanskeleton.qci removehands.qci \
+			standardflex_xsi.qci standardhierarchy.qci male_sdk/hitbox.qci male_sdk/ragdoll.qci male_sdk/male_06_reference.smd \
+			male_sdk/male_06_expressions.vta male_sdk/male_06_lod_2.smd male_sdk/ragdoll.smd male_animations_sdk/walkn.smd \
+			male_animations_sdk/male_shared_xsi_sdk.qci male_animations_sdk/weaponanims_shared_sdk.qci male_animations_sdk/body_poses_lean.smd; do
+			rm -rf "$tmp/hp" "$tmp/hp1"
+			cp -R "$humans" "$tmp/hp"
+			rm "$tmp/hp/$f"
+			"$smdmx" qc "$tmp/hp/male_sdk/male_06_sdk.qc" --to dmx -d "$tmp/hp1" -k 2>"$tmp/err"
+			rc=$?
+			b=$(basename "$f")
+			check "the SDK character without $f: written, one file missing" "1:yes:1 missing" \
+				"$rc:$([ -f "$tmp/hp1/male_sdk/male_06_sdk.qc" ] && echo yes):$(tail -n 1 "$tmp/err" | grep -o '[0-9]* missing')"
+			check "the SDK character without $f: the only errors are about it" "" "$(grep ' error: ' "$tmp/err" | grep -vi "'[^']*$b'")"
 		done
 		# Blender Source Tools' test QCs name files the corpus does not hold: given stand-ins,
 		# they convert both ways. Scout.qc names x.dmx and x.smd: converted, one avoids the other.

@@ -111,6 +111,11 @@ typedef struct smdmx_qc_model {
 	size_t flexdesc_count;
 	bool noautodmxrules;
 	bool has_block;
+	bool incomplete;            /* keep_going: its $model line could not be read, or an $include
+	                               in its block is missing: its flex lines may be partial, so it
+	                               is not to be converted with them */
+	bool lost_lines;            /* keep_going: a line of its block could not be read (it stays in
+	                               the QC as written; its rig is not to leave the QC) */
 	double scale;               /* the $scale in force at the $model (1 when none) */
 	char up_axis;               /* the $upaxis in force at the $model, 0 when none */
 	smdmx_qc_pos pos;           /* the $model command */
@@ -136,6 +141,10 @@ typedef struct smdmx_qc {
 	size_t attachment_count;
 	char up_axis;               /* the last $upaxis: 'X', 'Y' or 'Z'; 0 when none */
 	double scale;               /* the last $scale; 1 when none */
+	const smdmx_error *errors;  /* keep_going: the lines that could not be read, in the order
+	                               read (each error's file is set for an included file) */
+	size_t error_count;
+	size_t missing_includes;    /* of those errors: $include files that are not there */
 	struct smdmx_qc_state *state; /* private: memory, tokens and edits */
 } smdmx_qc;
 
@@ -160,6 +169,11 @@ typedef struct smdmx_qc_read_options {
 	size_t max_tokens;          /* tokens read, macro expansions included; default 2^22 */
 	size_t max_read;            /* bytes read, each include and each macro call counted again;
 	                               default 2^28 */
+	/* An error in a line costs that line, not the QC: a command that does not parse (a rule,
+	 * a number, an unknown option) or an $include whose file is missing or unreadable is put
+	 * in smdmx_qc.errors, the rest of its line (and a block that opens on it) is skipped, and
+	 * reading goes on. Running out of memory and the limits above still fail the read. */
+	bool keep_going;
 } smdmx_qc_read_options;
 
 #define SMDMX_QC_DEFAULT_MAX_DEPTH ((size_t)8)

@@ -43,6 +43,8 @@ typedef struct task {
 	char *vta_dst;
 	diag_buf diag;
 	int status;
+	bool copied;         /* -k: it failed, and its source was copied unchanged (the QC names the copy) */
+	const char *why_copy; /* a model file copied, not converted, and why (a note) */
 	outputs outs;
 	char **written;
 	size_t written_count;
@@ -60,9 +62,12 @@ typedef struct project {
 	size_t task_count;
 	char **consumed;     /* VTAs that went into DMXs: inputs for --depfile */
 	size_t consumed_count;
+	bool *vta_consumed;  /* per reference: a flexfile VTA that goes into its model's DMX */
 	uint32_t *task_of;   /* per reference: its task, or SMDMX_NONE */
 	char **ref_out;      /* per reference found: its place below OUTDIR, unconverted */
 	diag_buf diag;       /* the QC's own messages */
+	size_t missing;      /* files named that are not there */
+	size_t qc_errors;    /* lines of the QC that could not be read (-k) */
 	os_mutex *lock;
 	size_t next;
 	bool stop;
@@ -193,7 +198,8 @@ static bool run_smd_to_dmx(project *p, task *t)
 		smdmx_scene_free(flex);
 	}
 	if (ok && t->model != SMDMX_NONE && t->vta != SMDMX_NONE) {
-		smdmx_qc_rig_options ro = { .rig_in_qc = !p->rig_dmx };
+		/* a block that lost a line keeps its rig in the QC, where that line stays */
+		smdmx_qc_rig_options ro = { .rig_in_qc = !p->rig_dmx || p->qc->models[t->model].lost_lines };
 		ok = smdmx_qc_apply_rig(p->qc, t->model, s, &ro, &err, &w);
 		diag_warnings(&t->diag, p->o, p->qcpath, &w);
 		if (!ok) task_fail(t, p->qcpath, &err);
@@ -293,11 +299,12 @@ static bool run_dmx_to_smd(project *p, task *t)
 	return ok;
 }
 
-static bool run_copy(project *p, task *t)
+/* src copied, byte for byte, to dst. */
+static bool copy_file(project *p, task *t, const char *src, const char *dst)
 {
 	void *data = NULL;
 	size_t size = 0;
-	FILE *f = os_fopen(t->src, "rb");
+	FILE *f = os_fopen(src, "rb");
 	bool ok = f != NULL;
 	if (ok) {
 		char buf[65536];
@@ -316,15 +323,41 @@ static bool run_copy(project *p, task *t)
 		fclose(f);
 	}
 	if (!ok) {
-		diag_add(&t->diag, NULL, t->src, 0, 0, "error", "cannot read: %s", strerror(errno));
+		diag_add(&t->diag, NULL, src, 0, 0, "error", "cannot read: %s", strerror(errno));
 		free(data);
 		return false;
 	}
-	output *out = task_open(p, t, t->dst);
+	output *out = task_open(p, t, dst);
 	ok = out && (output_write(out, data ? data : "", size) ||
-	             (diag_add(&t->diag, NULL, t->dst, 0, 0, "error", "cannot write: %s", strerror(out->errnum)), false));
+	             (diag_add(&t->diag, NULL, dst, 0, 0, "error", "cannot write: %s", strerror(out->errnum)), false));
 	free(data);
 	return ok;
+}
+
+static bool run_copy(project *p, task *t)
+{
+	return copy_file(p, t, t->src, t->dst);
+}
+
+/* -k: a model file that failed to convert is copied unchanged to its place below OUTDIR, with
+ * the VTA its DMX would have taken, so that the QC, which keeps naming them, stays whole. */
+static bool copy_instead(project *p, task *t)
+{
+	outputs_abort(&t->outs);
+	const char *dst = p->ref_out[t->ref];
+	bool ok = copy_file(p, t, t->src, dst);
+	const char *vta = t->kind == TASK_SMD_TO_DMX && t->vta != SMDMX_NONE && p->vta_consumed[t->vta] ? p->qc->refs[t->vta].path : NULL;
+	if (ok && vta) ok = copy_file(p, t, vta, p->ref_out[t->vta]);
+	char why[1024];
+	ok = ok && (outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
+	            (diag_add(&t->diag, NULL, dst, 0, 0, "error", "%s", why), false));
+	if (!ok) {
+		outputs_abort(&t->outs);
+		return false;
+	}
+	diag_add(&t->diag, NULL, t->src, 0, 0, "note", "not converted: copied unchanged as '%s'%s%s%s, and the QC names the copy", dst,
+	         vta ? " (with '" : "", vta ? p->ref_out[t->vta] : "", vta ? "')" : "");
+	return true;
 }
 
 static void worker(void *arg)
@@ -337,6 +370,7 @@ static void worker(void *arg)
 		if (i == SIZE_MAX) return;
 		task *t = &p->tasks[i];
 		t->outs.force = p->o->force;
+		if (t->why_copy) diag_add(&t->diag, NULL, t->src, 0, 0, "note", "not converted: %s; copied unchanged", t->why_copy);
 		bool ok = t->kind == TASK_COPY         ? run_copy(p, t)
 		        : t->kind == TASK_SMD_TO_DMX   ? run_smd_to_dmx(p, t)
 		        : t->kind == TASK_VTA_REBASE   ? run_vta_rebase(p, t)
@@ -350,6 +384,7 @@ static void worker(void *arg)
 		             (diag_add(&t->diag, NULL, t->dst, 0, 0, "error", "%s", why), false);
 		else outputs_abort(&t->outs);
 		t->status = ok ? EXIT_OK : EXIT_FAILED;
+		if (!ok && p->o->keep_going && t->kind != TASK_COPY) t->copied = copy_instead(p, t);
 		if (!ok && !p->o->keep_going) {
 			os_mutex_lock(p->lock);
 			p->stop = true;
@@ -414,7 +449,11 @@ static bool plan(project *p)
 	p->tasks = calloc(qc->ref_count + 1, sizeof(task));
 	p->task_of = calloc(qc->ref_count + 1, sizeof(uint32_t));
 	p->ref_out = calloc(qc->ref_count + 1, sizeof(char *));
-	if (!p->tasks || !p->task_of || !p->ref_out) return false;
+	p->vta_consumed = calloc(qc->ref_count + 1, sizeof(bool));
+	if (!p->tasks || !p->task_of || !p->ref_out || !p->vta_consumed) {
+		diag_add(&p->diag, NULL, p->qcpath, 0, 0, "error", "out of memory");
+		return false;
+	}
 	for (size_t i = 0; i < qc->ref_count; i++)
 		if (qc->refs[i].found) p->ref_out[i] = out_path(p, qc->refs[i].path);
 	bool to_dmx = !strcmp(p->to, "dmx");
@@ -428,8 +467,11 @@ static bool plan(project *p)
 				diag_add(&p->diag, p->o, where, r->pos.line, r->pos.column, "warning", "cannot find '%s' (named by %s): not copied",
 				         r->path, r->command);
 			} else {
-				diag_add(&p->diag, NULL, where, r->pos.line, r->pos.column, "error", "cannot find '%s' (named by %s)", r->path,
-				         r->command);
+				diag_add(&p->diag, NULL, where, r->pos.line, r->pos.column, "error", "cannot find '%s' (named by %s)%s", r->path,
+				         r->command, p->o->keep_going ? ": the QC keeps naming it" : "");
+				bool again = false;
+				for (size_t k = 0; k < i && !again; k++) again = !qc->refs[k].found && !strcmp(qc->refs[k].path, r->path);
+				if (!again) p->missing++;
 				ok = false;
 			}
 			continue;
@@ -458,24 +500,38 @@ static bool plan(project *p)
 		if (r->kind == SMDMX_QC_REF_MODEL && !strcmp(r->command, "$model")) t->model = r->model;
 		p->task_of[i] = (uint32_t)(p->task_count - 1);
 	}
-	/* The models: their flexfile (SMD to DMX), their VTA (DMX to SMD). */
-	for (size_t ti = 0; ok && ti < p->task_count; ti++) {
+	/* The models: their flexfile (SMD to DMX), their VTA (DMX to SMD). A model whose block
+	 * lost a line or an include, or whose VTA is missing, cannot carry its shapes: with -k it
+	 * is copied as it is, and its lines stay. */
+	for (size_t ti = 0; ti < p->task_count; ti++) {
 		task *t = &p->tasks[ti];
 		if (t->model == SMDMX_NONE) continue;
-		if (t->kind == TASK_SMD_TO_DMX) {
+		const smdmx_qc_model *m = &qc->models[t->model];
+		if (t->kind != TASK_COPY && m->incomplete) {
+			t->why_copy = "its $model line or an $include in its block could not be read (see above)";
+		} else if (t->kind == TASK_SMD_TO_DMX) {
 			smdmx_error err;
 			t->vta = smdmx_qc_model_vta(qc, t->model, &err);
 			if (t->vta == SMDMX_NONE && err.code) {
 				diag_error(&p->diag, p->qcpath, &err);
 				ok = false;
+				t->why_copy = "its flex lines read two VTAs";
+			} else if (t->vta != SMDMX_NONE && !qc->refs[t->vta].found) {
+				t->why_copy = "the VTA its flex lines read is missing";
 			}
+		}
+		if (t->why_copy) {
+			t->kind = TASK_COPY;
+			free(t->dst);
+			t->dst = xstrdup(p->ref_out[t->ref]);
+			t->vta = SMDMX_NONE;
 		} else if (t->kind == TASK_DMX_TO_SMD) {
 			t->vta_dst = unique_dst(p, path_with_extension(t->dst, "vta"), t->src);
 		}
 	}
 	/* A flexfile VTA moves into its model's DMX; one that eyelid lines read too stays, made
 	 * to meet the DMX's base when a defaultflex moved it. */
-	for (size_t i = 0; ok && to_dmx && i < qc->ref_count; i++) {
+	for (size_t i = 0; to_dmx && i < qc->ref_count; i++) {
 		const smdmx_qc_ref *r = &qc->refs[i];
 		if (r->kind != SMDMX_QC_REF_FLEX || p->task_of[i] == SMDMX_NONE) continue;
 		task *t = &p->tasks[p->task_of[i]];
@@ -491,7 +547,11 @@ static bool plan(project *p)
 			uint32_t mt = p->task_of[qc->models[model].ref];
 			converted_model = mt != SMDMX_NONE && p->tasks[mt].kind == TASK_SMD_TO_DMX;
 		}
-		if (converted_model && flexfile_only) t->kind = (task_kind)-1; /* consumed */
+		if (converted_model && flexfile_only) {
+			t->kind = (task_kind)-1; /* consumed */
+			for (size_t k = 0; k < qc->ref_count; k++)
+				if (p->task_of[k] == p->task_of[i]) p->vta_consumed[k] = true;
+		}
 		else if (converted_model) {
 			const smdmx_qc_model *m = &qc->models[model];
 			bool moved = false;
@@ -505,7 +565,10 @@ static bool plan(project *p)
 	/* Drop consumed tasks (their references keep pointing nowhere). */
 	size_t k = 0;
 	uint32_t *map = calloc(p->task_count + 1, sizeof(uint32_t));
-	if (!map) return false;
+	if (!map) {
+		diag_add(&p->diag, NULL, p->qcpath, 0, 0, "error", "out of memory");
+		return false;
+	}
 	for (size_t i = 0; i < p->task_count; i++) {
 		if (p->tasks[i].kind == (task_kind)-1) {
 			map[i] = SMDMX_NONE;
@@ -536,8 +599,8 @@ static bool edit_fail(project *p, const smdmx_error *e)
 	return false;
 }
 
-/* Before the tasks: names, and the flex lines that move into the DMXs. */
-static bool edit_before(project *p)
+/* Names of the files converted, and the flex lines that moved into their DMXs. */
+static bool edit_names(project *p)
 {
 	smdmx_qc *qc = p->qc;
 	smdmx_error err;
@@ -546,7 +609,7 @@ static bool edit_before(project *p)
 		uint32_t ti = p->task_of[i];
 		if (ti == SMDMX_NONE) continue;
 		const task *t = &p->tasks[ti];
-		if (t->kind != TASK_SMD_TO_DMX && t->kind != TASK_DMX_TO_SMD) continue;
+		if ((t->kind != TASK_SMD_TO_DMX && t->kind != TASK_DMX_TO_SMD) || t->status != EXIT_OK) continue;
 		char *name = new_name(qc->refs[i].name, t->src, t->dst);
 		ok = smdmx_qc_rename(qc, (uint32_t)i, name, &err) || edit_fail(p, &err);
 		free(name);
@@ -554,21 +617,22 @@ static bool edit_before(project *p)
 	if (!strcmp(p->to, "dmx")) {
 		for (size_t ti = 0; ti < p->task_count && ok; ti++) {
 			const task *t = &p->tasks[ti];
-			if (t->kind != TASK_SMD_TO_DMX || t->model == SMDMX_NONE) continue;
+			if (t->kind != TASK_SMD_TO_DMX || t->model == SMDMX_NONE || t->status != EXIT_OK) continue;
 			const smdmx_qc_model *m = &qc->models[t->model];
 			if (!m->flex_count) continue;
-			ok = smdmx_qc_remove_lines(qc, t->model, SMDMX_QC_LINES_FLEX | (p->rig_dmx ? SMDMX_QC_LINES_RIG | SMDMX_QC_LINES_NOAUTODMXRULES : 0),
+			bool rig_dmx = p->rig_dmx && !m->lost_lines;
+			ok = smdmx_qc_remove_lines(qc, t->model, SMDMX_QC_LINES_FLEX | (rig_dmx ? SMDMX_QC_LINES_RIG | SMDMX_QC_LINES_NOAUTODMXRULES : 0),
 			                           &err) ||
 			     edit_fail(p, &err);
-			if (ok && !p->rig_dmx && !m->noautodmxrules)
+			if (ok && !rig_dmx && !m->noautodmxrules)
 				ok = smdmx_qc_append_to_model(qc, t->model, "\tnoautodmxrules\n", &err) || edit_fail(p, &err);
 		}
 	}
 	return ok;
 }
 
-/* After the tasks: DMX to SMD, the lines the DMXs held. */
-static bool edit_after(project *p)
+/* DMX to SMD: the lines the DMXs held. */
+static bool edit_lines(project *p)
 {
 	smdmx_qc *qc = p->qc;
 	smdmx_error err;
@@ -773,7 +837,10 @@ int cmd_qc(int argc, char **argv)
 	output_init();
 	smdmx_error err;
 	smdmx_warnings w;
-	p.qc = smdmx_qc_read_file(in, NULL, &err, &w);
+	smdmx_qc_read_options qo;
+	memset(&qo, 0, sizeof(qo));
+	qo.keep_going = o.keep_going;
+	p.qc = smdmx_qc_read_file(in, &qo, &err, &w);
 	diag_warnings(&p.diag, &o, in, &w);
 	int rc = EXIT_OK;
 	if (!p.qc) {
@@ -782,6 +849,17 @@ int cmd_qc(int argc, char **argv)
 		diag_free(&p.diag);
 		return EXIT_FAILED;
 	}
+	/* -k: the lines that could not be read cost only themselves (the QC keeps them as written) */
+	bool ok = true;
+	for (size_t i = 0; i < p.qc->error_count; i++) {
+		const smdmx_error *e = &p.qc->errors[i];
+		diag_add(&p.diag, NULL, e->file[0] ? e->file : in, e->line, e->column, "error", "%s%s", e->message,
+		         e->code == SMDMX_ERROR_IO || e->code == SMDMX_ERROR_LIMIT ? ": the $include is kept as written, and nothing it holds is read"
+		                                                               : ": the line is kept as written, and nothing it says is converted");
+		ok = false;
+	}
+	p.missing = p.qc->missing_includes;
+	p.qc_errors = p.qc->error_count - p.qc->missing_includes;
 	/* The project's folder: the main QC's, widened to hold every file it reads. */
 	p.root = abs_dir(in);
 	for (size_t i = 0; i < p.qc->file_count; i++) {
@@ -809,11 +887,12 @@ int cmd_qc(int argc, char **argv)
 		free(p.outdir);
 		return EXIT_USAGE;
 	}
-	bool ok = plan(&p) && edit_before(&p);
+	ok = plan(&p) && ok;
 	if (ok || o.keep_going) {
 		unsigned workers = o.jobs;
 		if (!workers) workers = os_cpu_count();
 		if (workers > p.task_count) workers = (unsigned)p.task_count;
+		if (workers < 1) workers = 1; /* a QC that names no file */
 		if (workers > 64) workers = 64;
 		unsigned cores = os_cpu_count();
 		o.ropts.threads = o.threads ? o.threads : (cores / workers ? cores / workers : 1);
@@ -831,14 +910,20 @@ int cmd_qc(int argc, char **argv)
 		worker(&p);
 		for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
 	}
-	size_t failed = 0, done = 0;
+	size_t failed = 0, converted = 0, copied = 0;
 	for (size_t i = 0; i < p.task_count; i++) {
 		failed += p.tasks[i].status == EXIT_FAILED;
-		done += p.tasks[i].status == EXIT_OK;
+		converted += p.tasks[i].status == EXIT_OK && p.tasks[i].kind != TASK_COPY;
+		copied += p.tasks[i].status == EXIT_OK && p.tasks[i].kind == TASK_COPY;
 	}
 	char **qc_written = NULL;
 	size_t qc_written_count = 0;
-	if (ok && (failed == 0 || o.keep_going)) ok = edit_after(&p) && write_qc_files(&p, &qc_written, &qc_written_count);
+	/* With -k the project is always written: what converted under its new names, the rest
+	 * as the QC names it. */
+	if (o.keep_going || (ok && failed == 0)) {
+		bool edited = edit_names(&p) && edit_lines(&p);
+		ok = write_qc_files(&p, &qc_written, &qc_written_count) && edited && ok;
+	}
 	/* Messages: the QC's, then each file's in the QC's order. */
 	fputs(p.diag.text ? p.diag.text : "", stderr);
 	for (size_t i = 0; i < p.task_count; i++) {
@@ -850,9 +935,11 @@ int cmd_qc(int argc, char **argv)
 	if (o.verbose)
 		for (size_t k = 0; k < qc_written_count; k++) fprintf(stderr, "%s: note: -> %s\n", in, qc_written[k]);
 	if (!ok || failed) rc = EXIT_FAILED;
-	if (!o.quiet && (p.task_count > 1 || failed))
-		fprintf(stderr, "smdmx: %zu file%s converted or copied, %zu failed, %zu QC file%s written\n", done, done == 1 ? "" : "s",
-		        failed, qc_written_count, qc_written_count == 1 ? "" : "s");
+	if (!o.quiet && (p.task_count > 1 || failed || p.missing || p.qc_errors)) {
+		fprintf(stderr, "smdmx: %zu converted, %zu copied, %zu missing, %zu failed", converted, copied, p.missing, failed);
+		if (p.qc_errors) fprintf(stderr, ", %zu QC line%s not read", p.qc_errors, p.qc_errors == 1 ? "" : "s");
+		fprintf(stderr, "; %zu QC file%s written\n", qc_written_count, qc_written_count == 1 ? "" : "s");
+	}
 	if (o.depfile && rc == EXIT_OK) {
 		text_buf t = { 0 };
 		bool first = true;
@@ -906,6 +993,7 @@ int cmd_qc(int argc, char **argv)
 	if (p.ref_out)
 		for (size_t i = 0; i < p.qc->ref_count; i++) free(p.ref_out[i]);
 	free(p.ref_out);
+	free(p.vta_consumed);
 	for (size_t i = 0; i < p.consumed_count; i++) free(p.consumed[i]);
 	free(p.consumed);
 	diag_free(&p.diag);
