@@ -1390,11 +1390,11 @@ static bool parse_primary(qc_expr *x)
 		return true;
 	}
 	if (t->kind == '(') {
-		x->i++;
+		size_t open = x->i++;
 		if (++x->depth > 64) return expr_fail(x, x->i, "parentheses nested more than 64 deep");
 		SM_CHECK(parse_sum(x));
 		x->depth--;
-		if (x->i >= x->n || x->t[x->i].kind != ')') return expr_fail(x, x->i, "a '(' that is not closed");
+		if (x->i >= x->n || x->t[x->i].kind != ')') return expr_fail(x, open, "a '(' that is not closed");
 		x->i++;
 		return true;
 	}
@@ -1429,14 +1429,14 @@ static bool parse_primary(qc_expr *x)
 		if (etok_is(x, x->i, "min") || etok_is(x, x->i, "max")) {
 			size_t fn = x->i++;
 			if (x->i >= x->n || x->t[x->i].kind != '(') return expr_fail(x, x->i, "'%.*s' must be followed by '('", (int)len, x->data + t->start);
-			x->i++;
+			size_t open = x->i++;
 			if (++x->depth > 64) return expr_fail(x, x->i, "parentheses nested more than 64 deep");
 			SM_CHECK(parse_sum(x));
 			if (x->i >= x->n || x->t[x->i].kind != ',') return expr_fail(x, x->i, "'%.*s' takes two values separated by ','", (int)(x->t[fn].end - x->t[fn].start), x->data + x->t[fn].start);
 			x->i++;
 			SM_CHECK(parse_sum(x));
 			x->depth--;
-			if (x->i >= x->n || x->t[x->i].kind != ')') return expr_fail(x, x->i, "a '(' that is not closed");
+			if (x->i >= x->n || x->t[x->i].kind != ')') return expr_fail(x, open, "a '(' that is not closed");
 			x->i++;
 			return true;
 		}

@@ -689,6 +689,15 @@ qc)
 	check "qc -k: the model converted whole (as from the whole project)" 0 $?
 	"$smdmx" qc "$tmp/pk/face.qc" --to dmx -d "$tmp/pk2" 2>/dev/null
 	check "qc without -k: a partial project stops" "1:" "$?:$(files "$tmp/pk2" 2>/dev/null)"
+	# A DMX with shapes beside a missing file, to SMD with -k (a crash once)
+	mkdir "$tmp/dk"
+	cp "$tmp/p1"/* "$tmp/dk/"
+	printf '$lod 10 {\n\treplacemodel "face.dmx" "gone.dmx"\n}\n' >>"$tmp/dk/face.qc"
+	"$smdmx" qc "$tmp/dk/face.qc" --to smd -d "$tmp/dk1" -k 2>"$tmp/err"
+	check "qc -k --to smd: a DMX with shapes and a missing file" "1:smdmx: 1 converted, 0 copied, 1 missing, 0 failed; 2 QC files written" \
+		"$?:$(tail -n 1 "$tmp/err")"
+	check "qc -k --to smd: the SMD, its VTA and the QC" "./face.qc ./face.smd ./face.vta ./face_flexes.qci " "$(files "$tmp/dk1")"
+	check "qc -k --to smd: the QC names the VTA" '	flexfile "face.vta"' "$(grep flexfile "$tmp/dk1/face.qc")"
 	# A model that fails to convert (a flex line names a frame the VTA lacks) is copied with
 	# its VTA, and the QC keeps naming them
 	mkdir "$tmp/pf"
@@ -706,9 +715,9 @@ qc)
 	printf '%%blink = (blink\n' >"$tmp/pr/bad.qci"
 	awk '{ print } /^\tlocalvar/ { print "\t$include \"bad.qci\"" }' "$face/face.qc" | sed '/^\t%blink = blink$/d' >"$tmp/pr/face.qc"
 	"$smdmx" qc "$tmp/pr/face.qc" --to dmx -d "$tmp/pr1" 2>"$tmp/err"
-	check "qc: a rule it cannot read stops the project" "1:$tmp/pr/bad.qci:1:16: error: a '(' that is not closed" "$?:$(head -n 1 "$tmp/err")"
+	check "qc: a rule it cannot read stops the project" "1:$tmp/pr/bad.qci:1:10: error: a '(' that is not closed" "$?:$(head -n 1 "$tmp/err")"
 	"$smdmx" qc "$tmp/pr/face.qc" --to dmx -d "$tmp/pr2" -k 2>"$tmp/err"
-	check "qc -k: a rule it cannot read" "1:$tmp/pr/bad.qci:1:16: error: a '(' that is not closed: the line is kept as written, and nothing it says is converted" "$?:$(head -n 1 "$tmp/err")"
+	check "qc -k: a rule it cannot read" "1:$tmp/pr/bad.qci:1:10: error: a '(' that is not closed: the line is kept as written, and nothing it says is converted" "$?:$(head -n 1 "$tmp/err")"
 	check "qc -k: the line counted" "smdmx: 1 converted, 0 copied, 0 missing, 0 failed, 1 QC line not read; 3 QC files written" "$(tail -n 1 "$tmp/err")"
 	check "qc -k: the include with the line, byte for byte" "" "$(cmp "$tmp/pr/bad.qci" "$tmp/pr2/bad.qci" 2>&1)"
 	check "qc -k: the model converted" "./bad.qci ./face.dmx ./face.qc ./face_flexes.qci " "$(files "$tmp/pr2")"

@@ -450,7 +450,7 @@ static const bad_case bad_cases[] = {
 	{ "a rule that ends early", "$model m \"m.smd\" {\n\tflexfile m.vta\n\tflex f frame 1\n\tflexcontroller x a\n\t%f = a +\n}\n",
 	  SMDMX_ERROR_SYNTAX, "", 5, 10, "the rule ends where a value should be" },
 	{ "a rule without its ')'", "$model m \"m.smd\" {\n\tflexfile m.vta\n\tflex f frame 1\n\tflexcontroller x a\n\t%f = min(a, 1\n}\n",
-	  SMDMX_ERROR_SYNTAX, "", 5, 15, "a '(' that is not closed" },
+	  SMDMX_ERROR_SYNTAX, "", 5, 10, "a '(' that is not closed" },
 	{ "max with one value", "$model m \"m.smd\" {\n\tflexfile m.vta\n\tflex f frame 1\n\tflexcontroller x a\n\t%f = max(a)\n}\n",
 	  SMDMX_ERROR_SYNTAX, "", 5, 12, "'max' takes two values separated by ','" },
 	{ "a number studiomdl reads as a name",
@@ -1168,6 +1168,64 @@ static void test_corpus_sdk_humans(void **state)
 	smdmx_qc_free(qc);
 }
 
+/* ---- keep_going: an error costs its line --------------------------------------------------- */
+
+static void test_keep_going(void **state)
+{
+	(void)state;
+	static const char qc_text[] =
+	    "$include \"gone.qci\"\n"                                     /* 1: missing */
+	    "$model \"a\" \"a.smd\" {\n"                                  /* 2 */
+	    "\tflexfile \"a.vta\"\n"
+	    "\tflex \"smile\" frame 1\n"
+	    "\t%smile = (smile\n"                                          /* 5: unclosed ( */
+	    "\tflexcontroller mouth smile\n"
+	    "\t$include \"gone.qci\"\n"                                   /* 7: missing again */
+	    "\tbogus 1 2 { x } }\n"                                        /* 8: unknown option; its '}' closes the block */
+	    "$model \"b\" \"b.smd\" wrong\n"                              /* 9: unknown option on the $model line */
+	    "$scale abc\n"                                                 /* 10 */
+	    "$sequence \"idle\" \"a.smd\" fps 30\n";                      /* 11: read on */
+	static const qc_mem_file files[] = { { "/p/k.qc", qc_text, 0 }, { "/p/a.smd", "x", 0 }, { "/p/a.vta", "x", 0 }, { "/p/b.smd", "x", 0 } };
+	smdmx_error err;
+	/* without keep_going, the first error fails the read */
+	assert_null(read_mem(files, 4, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_IO);
+	assert_int_equal(err.line, 1);
+	mem.files = files;
+	mem.count = 4;
+	smdmx_qc_read_options o = qc_mem_options(&mem);
+	o.keep_going = true;
+	smdmx_qc *qc = smdmx_qc_read_file("/p/k.qc", &o, &err, NULL);
+	if (!qc) fail_msg("%u:%u: %s", err.line, err.column, err.message);
+	assert_int_equal(qc->error_count, 6);
+	static const struct {
+		smdmx_error_code code;
+		uint32_t line, column;
+	} want[] = { { SMDMX_ERROR_IO, 1, 10 },     { SMDMX_ERROR_SYNTAX, 5, 11 }, { SMDMX_ERROR_IO, 7, 11 },
+		         { SMDMX_ERROR_SYNTAX, 8, 2 }, { SMDMX_ERROR_SYNTAX, 9, 20 }, { SMDMX_ERROR_BAD_NUMBER, 10, 8 } };
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(qc->errors[i].code, want[i].code);
+		assert_int_equal(qc->errors[i].line, want[i].line);
+		assert_int_equal(qc->errors[i].column, want[i].column);
+	}
+	assert_int_equal(qc->missing_includes, 1); /* one file, included twice */
+	assert_int_equal(qc->model_count, 2);
+	assert_true(qc->models[0].incomplete);     /* its block lost an include */
+	assert_true(qc->models[0].lost_lines);     /* and lines */
+	assert_int_equal(qc->models[0].flex_count, 1);
+	assert_int_equal(qc->models[0].controller_count, 1);
+	assert_int_equal(qc->models[0].rule_count, 0);
+	assert_true(qc->models[1].incomplete);     /* its $model line */
+	assert_true(qc->models[1].lost_lines);
+	expect_ref(ref_named(qc, "$sequence", "a.smd"), SMDMX_QC_REF_ANIMATION, "/p/a.smd", true, 11, 18);
+	assert_int_equal(qc->scale, 1);
+	/* written byte for byte */
+	char *w = written(qc, 0);
+	assert_string_equal(w, qc_text);
+	free(w);
+	smdmx_qc_free(qc);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, ""); /* QC numbers read and written with '.' in any locale */
@@ -1188,6 +1246,7 @@ int main(void)
 		cmocka_unit_test(test_rig_attachments),
 		cmocka_unit_test(test_corpus_dmx_round_trip),
 		cmocka_unit_test(test_corpus_sdk_humans),
+		cmocka_unit_test(test_keep_going),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
