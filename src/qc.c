@@ -935,8 +935,13 @@ static bool need_number(qr *r, uint32_t at, const char *what, double *out)
 	SM_CHECK(need(r, at, what, &t));
 	const qc_tok *k = rtok(r, t);
 	const char *next;
-	if (sm_parse_double(k->text, k->text + k->len, out, &next) != SM_NUM_OK || next != k->text + k->len)
+	if (sm_parse_double(k->text, k->text + k->len, out, &next) != SM_NUM_OK || next == k->text)
 		return fail_tok(r, t, SMDMX_ERROR_BAD_NUMBER, "'%s' is not a number (%s of '%s')", k->text, what, rtok(r, at)->text);
+	if (next != k->text + k->len)
+		/* the SDK's studiomdl checks a number's first character and reads it with atof
+		 * (verify_atof): Valve's own QCs say "FPS 30s" */
+		warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' read as %g, as studiomdl's atof reads it (%s of '%s')", k->text, *out, what,
+		         rtok(r, at)->text);
 	return true;
 }
 

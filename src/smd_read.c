@@ -1054,16 +1054,37 @@ static bool triangles_init(reader *r)
 	return true;
 }
 
+/* A line that can only be a vertex line: nine or more words, the first a number (a material
+ * name may start with a digit, but has no spaces). */
+static bool looks_like_vertex(const char *s, const char *e)
+{
+	if (!(*s == '-' || *s == '+' || sm_is_digit(*s))) return false;
+	int words = 0;
+	for (const char *p = s; p < e && words < 9;) {
+		while (p < e && is_ws(*p)) p++;
+		if (p == e) break;
+		words++;
+		while (p < e && !is_ws(*p)) p++;
+	}
+	return words >= 9;
+}
+
 /* Triangles up to the block's 'end' (r->ended), or, with a stop offset, up to the first
  * material line at or past it (r->stopped_off). */
 static bool read_triangle_lines(reader *r, uint32_t start_line)
 {
 	for (;;) {
 		/* Material line: the whole line, trimmed ("Material #152" keeps its '#'). */
-		bool got = false;
+		bool got = false, blank = false;
+		uint32_t blank_line = 0;
 		while (next_line(r)) {
 			skip_ws(r);
-			if (r->cur < r->line_end && !(r->line_end - r->cur >= 2 && r->cur[0] == '/' && r->cur[1] == '/')) {
+			if (r->cur == r->line_end) {
+				blank = true;
+				blank_line = r->line_no;
+				continue;
+			}
+			if (!(r->line_end - r->cur >= 2 && r->cur[0] == '/' && r->cur[1] == '/')) {
 				got = true;
 				break;
 			}
@@ -1088,6 +1109,16 @@ static bool read_triangle_lines(reader *r, uint32_t start_line)
 			r->cur += wn;
 			r->ended = true;
 			return expect_end(r, "'end'");
+		}
+		if (blank && looks_like_vertex(s, e)) {
+			/* A blank material line: studiomdl skips the triangle, its next three lines
+			 * whatever they hold ("weird model problem, skip them"; Valve's own reference
+			 * SMDs have such triangles). This line is the first of the three. */
+			for (int k = 0; k < 2; k++)
+				if (!next_line(r)) break;
+			sm_warn(r->warnings, SMDMX_WARNING_SKIPPED_TRIANGLES, blank_line, 1,
+			        "a triangle whose material line is blank, skipped as studiomdl skips it");
+			continue;
 		}
 		uint32_t mat_line = r->line_no, material;
 		SM_CHECK(intern_material(r, s, (size_t)(e - s), &material));

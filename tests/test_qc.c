@@ -1226,6 +1226,29 @@ static void test_keep_going(void **state)
 	smdmx_qc_free(qc);
 }
 
+/* "FPS 30s" in Valve's cs_player_shared.qc: the SDK's studiomdl reads a number by its first
+ * character and atof, so smdmx reads it too, with a warning; a word is still no number. */
+static void test_number_prefix(void **state)
+{
+	(void)state;
+	static const qc_mem_file files[] = { { "/p/n.qc", "$sequence \"run\" \"a.smd\" FPS 30s\n$scale 2.5x\n", 0 }, { "/p/a.smd", "x", 0 } };
+	smdmx_warnings w;
+	smdmx_qc *qc = must_read(files, 2, &w);
+	assert_true(qc->refs[0].fps == 30.0);
+	assert_true(qc->scale == 2.5);
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_QC_BENT);
+	assert_int_equal(w.data[0].count, 2);
+	assert_int_equal(w.data[0].line, 1);
+	assert_int_equal(w.data[0].column, 29);
+	assert_string_equal(w.data[0].message, "'30s' read as 30, as studiomdl's atof reads it (frames per second of 'FPS')");
+	smdmx_qc_free(qc);
+	static const qc_mem_file bad[] = { { "/p/n.qc", "$scale x2\n", 0 } };
+	smdmx_error err;
+	assert_null(read_mem(bad, 1, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_BAD_NUMBER);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, ""); /* QC numbers read and written with '.' in any locale */
@@ -1247,6 +1270,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_dmx_round_trip),
 		cmocka_unit_test(test_corpus_sdk_humans),
 		cmocka_unit_test(test_keep_going),
+		cmocka_unit_test(test_number_prefix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -164,6 +164,24 @@ static void test_other_writers(void **state)
 	assert_int_equal(err.column, 1);
 	smdmx_scene_free(a);
 
+	/* A blank material line: studiomdl skips the triangle (its next three lines), as in
+	 * Valve's own police_sdk_reference.smd; a blank line before a material line is only a
+	 * blank line. */
+	const char *blank = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 1 2 3 0 0 0\nend\ntriangles\n"
+	                    "  \r\n0 9 9 9 0 0 1 0 0\n0 9 8 9 0 0 1 0 0\n0 9 9 8 0 0 1 0 0\n\nmat\n"
+	                    "0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\n\n"
+	                    "0 9 9 9 0 0 1 0 0\n0 9 8 9 0 0 1 0 0\n0 9 9 8 0 0 1 0 0\nend\n";
+	b = smdmx_smd_read_memory(blank, strlen(blank), NULL, &err, &w);
+	assert_non_null(b);
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_SKIPPED_TRIANGLES);
+	assert_int_equal(w.data[0].line, 10);
+	assert_int_equal(w.data[0].count, 2);
+	a = smdmx_smd_read_memory(plain, strlen(plain), NULL, &err, &w);
+	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
+	smdmx_scene_free(a);
+	smdmx_scene_free(b);
+
 	/* Crowbar's decompiled reference (after its SourceSmdFile49 writer) */
 	a = read_ok("testdata/ok/crowbar.smd", &w);
 	assert_int_equal(w.count, 0);

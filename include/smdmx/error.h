@@ -115,6 +115,8 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_UP_AXIS = 40,                 /* SMD: a model not Z up, which SMD cannot say (the QC's $upaxis can) */
 	SMDMX_WARNING_FANNED = 41,                  /* SMD: polygons of more than 3 corners written as triangle fans */
 	SMDMX_WARNING_MESHES_MERGED = 42,           /* SMD: meshes written as one (SMD has no mesh names) */
+	SMDMX_WARNING_SKIPPED_TRIANGLES = 43,       /* SMD: triangles whose material line is blank, skipped as
+	                                               studiomdl skips them */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 
