@@ -146,6 +146,10 @@ extern size_t sm_write_part_min;
  * written into out (at most SM_GOLDSRC_NAME_MAX - 1, cut there). */
 #define SM_GOLDSRC_NAME_MAX 512
 size_t sm_goldsrc_texture(const char *material, char out[SM_GOLDSRC_NAME_MAX]);
+/* A reference SMD of the scene holds its animation in its skeleton block: a clip read from a
+ * reference SMD, or (any) a model's only clip whose first frame is its bind pose (studiomdl
+ * takes the bind pose from that frame). */
+bool sm_smd_reference_clip(const smdmx_scene *s, bool any);
 
 bool sm_fail(smdmx_error *error, smdmx_error_code code, uint32_t line, uint32_t column,
              const char *fmt, ...) SM_PRINTF(5, 6);

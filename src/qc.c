@@ -47,6 +47,7 @@ typedef struct qc_frame {
 
 #define QC_MAX_DEPTH_LIMIT 64
 #define QC_MAX_DIRS 64
+#define QC_MAX_BLOCKS 64
 #define QC_MAX_ERRORS 65536                /* keep_going: lines that may fail before the read does */
 
 /* Names compared ignoring ASCII case, as studiomdl compares them: in the order added (the
@@ -97,11 +98,11 @@ typedef struct qr {
 	uint32_t vta;                         /* its flexfile */
 	bool model_unchecked;                 /* its rules name things smdmx cannot see (a DMX, a vcafile) */
 	bool keep_going;                      /* an error costs its line (smdmx_qc_read_options) */
-	size_t missing_includes;
 	name_set missing;                     /* the $include files not there */
 	bool lost;                            /* keep_going: something went unread; rules can no longer
 	                                         be checked against the names declared */
-	sm_vec errs;                          /* smdmx_error: the lines that cost only themselves */
+	sm_vec errs;                          /* smdmx_qc_error: what cost only itself */
+	uint32_t block_open[QC_MAX_BLOCKS];   /* the '{' of the blocks open inside a $model block, by depth */
 } qr;
 
 static smdmx_qc_file *rfile(qr *r, uint32_t i)
@@ -187,9 +188,10 @@ static bool keep_as(qr *r, bool limit, bool include)
 	if (r->errs.count >= QC_MAX_ERRORS) return false;
 	smdmx_error saved = *r->error;
 	memset(r->error, 0, sizeof(*r->error));
-	smdmx_error *e = sm_vec_push(r->o, &r->errs, sizeof(*e), r->error);
+	smdmx_qc_error *e = sm_vec_push(r->o, &r->errs, sizeof(*e), r->error);
 	if (!e) return false;
-	*e = saved;
+	e->error = saved;
+	e->include = include;
 	r->lost = true;
 	if (r->model != SMDMX_NONE) {
 		smdmx_qc_model *m = (smdmx_qc_model *)r->models.data + r->model;
@@ -212,10 +214,7 @@ static bool keep_error(qr *r)
 static bool keep_include(qr *r, const char *path)
 {
 	if (!keep_as(r, true, true)) return false;
-	if (path && !name_known(r, &r->missing, path)) {
-		if (!add_name(r, &r->missing, path)) return false;
-		r->missing_includes++;
-	}
+	if (path && !name_known(r, &r->missing, path) && !add_name(r, &r->missing, path)) return false;
 	return true;
 }
 
@@ -1601,9 +1600,18 @@ static bool model_option(qr *r, uint32_t t, int *depth)
 	const char *x = k->text;
 	bool quoted = k->flags & QTOK_QUOTED;
 	if (!quoted && !strcmp(x, "{")) {
+		if (*depth > 0 && *depth <= QC_MAX_BLOCKS) r->block_open[*depth - 1] = t;
 		if ((*depth)++ == 0 && mx->open == SMDMX_NONE) mx->open = t;
 		cur_model(r)->has_block = true;
 	} else if (!quoted && !strcmp(x, "}")) {
+		if (*depth > 1 && *depth - 1 <= QC_MAX_BLOCKS) {
+			/* a block inside the block (a flexfile's): removed with the lines it holds */
+			qc_span *b = sm_vec_push(r->o, &mx->blocks, sizeof(*b), r->error);
+			if (!b) return false;
+			b->first = r->block_open[*depth - 2];
+			b->last = t;
+			b->kind = 0;
+		}
 		(*depth)--;
 		mx->last = t;
 	} else if (qc_same_nocase(x, "eyeball") || qc_same_nocase(x, "spherenormals")) {
@@ -1761,7 +1769,7 @@ static bool cmd_model(qr *r, uint32_t cmd)
 	memset(m, 0, sizeof(*m));
 	memset(mx, 0, sizeof(*mx));
 	sm_vec empty = SM_VEC_INIT;
-	mx->lines = empty;
+	mx->lines = mx->blocks = empty;
 	mx->command = cmd;
 	mx->open = SMDMX_NONE;
 	m->name = rtok(r, n)->text;
@@ -2296,7 +2304,8 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	qc->scale = r.scale;
 	qc->errors = r.errs.data;
 	qc->error_count = r.errs.count;
-	qc->missing_includes = r.missing_includes;
+	qc->missing_includes = r.missing.list.data;
+	qc->missing_include_count = r.missing.list.count;
 	for (size_t i = 0; i < qc->model_count; i++) qc->models[i].flexdescs = r.flex_names.list.data;
 	st->ref_tok = r.ref_tok.data;
 	st->include_tok = r.include_tok.data;

@@ -139,20 +139,63 @@ static void whole_line(const smdmx_qc_file *f, uint32_t *start, uint32_t *end)
 	*end = e;
 }
 
+/* Token i lies in one of the lines removed. */
+static bool tok_removed(const qc_model_x *mx, unsigned which, uint32_t i)
+{
+	const qc_span *lines = mx->lines.data;
+	for (size_t k = 0; k < mx->lines.count; k++)
+		if ((lines[k].kind & which) && lines[k].first <= i && i <= lines[k].last) return true;
+	return false;
+}
+
+/* A block inside the $model block that holds nothing but lines removed (a flexfile's block
+ * of flex lines) goes with them. */
+static bool block_removed(const smdmx_qc *qc, const qc_model_x *mx, unsigned which, const qc_span *b)
+{
+	const qc_tok *open = qc_tok_at(qc, b->first), *close = qc_tok_at(qc, b->last);
+	if ((open->flags & QTOK_MACRO) || (close->flags & QTOK_MACRO) || open->file != close->file) return false;
+	for (uint32_t i = b->first + 1; i < b->last; i++)
+		if (!tok_removed(mx, which, i)) return false;
+	return true;
+}
+
 bool smdmx_qc_remove_lines(smdmx_qc *qc, uint32_t model, unsigned which, smdmx_error *error)
 {
 	memset(error, 0, sizeof(*error));
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const qc_model_x *mx = &qc->state->models[model];
 	const qc_span *lines = mx->lines.data;
+	const qc_span *blocks = mx->blocks.data;
 	for (size_t i = 0; i < mx->lines.count; i++) {
 		if (!(lines[i].kind & which)) continue;
 		const qc_tok *a = qc_tok_at(qc, lines[i].first), *b = qc_tok_at(qc, lines[i].last);
 		if ((a->flags & QTOK_MACRO) || (b->flags & QTOK_MACRO) || a->file != b->file)
 			return edit_fail(qc, a, error, "'%s' is written in a macro: smdmx cannot move it out of the QC", a->text);
 		uint32_t start = a->start, end = b->end;
+		/* a block that opens on the line and goes with it: its '{' too */
+		for (size_t k = 0; k < mx->blocks.count; k++)
+			if (blocks[k].first == lines[i].last + 1 && qc_tok_at(qc, blocks[k].first)->file == a->file &&
+			    block_removed(qc, mx, which, &blocks[k]))
+				end = qc_tok_at(qc, blocks[k].first)->end;
 		whole_line(&qc->files[a->file], &start, &end);
 		SM_CHECK(add_edit(qc, a->file, start, end, "", 0, true, a, error));
+	}
+	for (size_t k = 0; k < mx->blocks.count; k++) {
+		if (!block_removed(qc, mx, which, &blocks[k])) continue;
+		bool opened = false;
+		for (size_t i = 0; i < mx->lines.count && !opened; i++) opened = (lines[i].kind & which) && blocks[k].first == lines[i].last + 1;
+		const qc_tok *o = qc_tok_at(qc, blocks[k].first), *c = qc_tok_at(qc, blocks[k].last);
+		uint32_t start, end;
+		if (!opened) {
+			start = o->start;
+			end = o->end;
+			whole_line(&qc->files[o->file], &start, &end);
+			SM_CHECK(add_edit(qc, o->file, start, end, "", 0, true, o, error));
+		}
+		start = c->start;
+		end = c->end;
+		whole_line(&qc->files[c->file], &start, &end);
+		SM_CHECK(add_edit(qc, c->file, start, end, "", 0, true, c, error));
 	}
 	return true;
 }

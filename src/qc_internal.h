@@ -57,6 +57,7 @@ typedef struct qc_model_x {
 	uint32_t last;     /* the last token of the command (the block's "}" when there is one) */
 	uint32_t open;     /* the block's "{" token, or SMDMX_NONE */
 	sm_vec lines;      /* qc_span: the block's flex and rig lines */
+	sm_vec blocks;     /* qc_span: blocks inside the block (first its '{', last its '}') */
 } qc_model_x;
 
 /* A replacement of bytes [start, end) of a file; order breaks ties at one place. */

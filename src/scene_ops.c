@@ -284,7 +284,16 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 	if (s->up_axis && s->up_axis != 'Z')
 		sm_warn(w, SMDMX_WARNING_UP_AXIS, 0, 0, "the model is %c up, and SMD cannot say so: its QC needs '$upaxis %c'", s->up_axis,
 		        s->up_axis);
-	if (s->clip_count > 1)
+	bool has_faces = false;
+	for (size_t i = 0; i < s->mesh_count; i++) has_faces = has_faces || s->meshes[i].face_set_count;
+	smdmx_smd_write_kind kind = o ? o->kind : SMDMX_SMD_WRITE_AUTO;
+	bool reference = kind == SMDMX_SMD_WRITE_REFERENCE ||
+	                 (kind == SMDMX_SMD_WRITE_AUTO && has_faces && s->source.format != SMDMX_SOURCE_VTA);
+	if (o && o->reference_clip && reference && s->clip_count && !sm_smd_reference_clip(s, true))
+		sm_warn(w, SMDMX_WARNING_DROPPED_CLIPS, 0, 0,
+		        "a reference SMD holds an animation only when its first frame is the bind pose: %zu clip%s left out", s->clip_count,
+		        s->clip_count == 1 ? "" : "s");
+	else if (s->clip_count > 1)
 		sm_warn(w, SMDMX_WARNING_DROPPED_CLIPS, 0, 0, "one SMD holds one animation: %zu more clips", s->clip_count - 1);
 	size_t rates = 0;
 	const smdmx_clip *other = NULL;

@@ -205,6 +205,27 @@ static int64_t tick_to_frame(int64_t t, double rate)
 	return (int64_t)llround((double)t * rate / 10000.0);
 }
 
+bool sm_smd_reference_clip(const smdmx_scene *s, bool any)
+{
+	if (s->clip_count == 0) return false;
+	if (s->source.format == SMDMX_SOURCE_SMD && s->source.smd_kind == SMDMX_SMD_REFERENCE) return true;
+	if (!any || s->clip_count != 1) return false;
+	const smdmx_clip *c = &s->clips[0];
+	int64_t first = tick_to_frame(c->start, c->frame_rate);
+	int32_t t = (int32_t)floor((double)first * 10000.0 / c->frame_rate);
+	for (size_t i = 0; i < c->channel_count; i++) {
+		const smdmx_joint *jt = &s->joints[c->channels[i].joint];
+		float pos[3], q[4];
+		sm_sample_position(&c->channels[i], t, jt->bind.position, pos);
+		sm_sample_orientation(&c->channels[i], t, jt->bind.orientation, q);
+		const float *b = jt->bind.orientation;
+		bool same_q = (q[0] == b[0] && q[1] == b[1] && q[2] == b[2] && q[3] == b[3]) ||
+		              (q[0] == -b[0] && q[1] == -b[1] && q[2] == -b[2] && q[3] == -b[3]);
+		if (memcmp(pos, jt->bind.position, sizeof(pos)) || !same_q) return false;
+	}
+	return true;
+}
+
 static bool write_clip_frames(writer *w, const smdmx_clip *c)
 {
 	const smdmx_scene *s = w->scene;
@@ -1073,8 +1094,7 @@ bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
 	} else if (ok) {
 		ok = puts_(w, "skeleton") && eol(w);
 		if (ok && scene->clip_count && kind != SMDMX_SMD_WRITE_REFERENCE) ok = write_clip_frames(w, &scene->clips[opts.clip]);
-		else if (ok && scene->clip_count && kind == SMDMX_SMD_WRITE_REFERENCE && scene->source.format == SMDMX_SOURCE_SMD &&
-		         scene->source.smd_kind == SMDMX_SMD_REFERENCE)
+		else if (ok && kind == SMDMX_SMD_WRITE_REFERENCE && sm_smd_reference_clip(scene, opts.reference_clip))
 			ok = write_clip_frames(w, &scene->clips[opts.clip]);
 		else if (ok) ok = write_bind_frame(w);
 		ok = ok && puts_(w, "end") && eol(w);

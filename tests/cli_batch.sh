@@ -698,6 +698,45 @@ qc)
 		"$?:$(tail -n 1 "$tmp/err")"
 	check "qc -k --to smd: the SMD, its VTA and the QC" "./face.qc ./face.smd ./face.vta ./face_flexes.qci " "$(files "$tmp/dk1")"
 	check "qc -k --to smd: the QC names the VTA" '	flexfile "face.vta"' "$(grep flexfile "$tmp/dk1/face.qc")"
+	# A library: two QCs sharing an include and an animation, and one reference SMD with two
+	# rigs (one output each, the second named after its QC); -r takes the tree
+	mkdir -p "$tmp/lib/a" "$tmp/lib/b" "$tmp/lib/common"
+	cp "$face/face.smd" "$face/face.vta" "$tmp/lib/common/"
+	cp "$sample/arm_wave.smd" "$tmp/lib/common/wave.smd"
+	printf '$cdmaterials "models"\n' >"$tmp/lib/shared.qci"
+	for q in a b; do
+		[ $q = a ] && fl='flex "smile" frame 1' || fl='flex "blink" frame 2'
+		printf '$include "../shared.qci"\n$model "%s" "../common/face.smd" {\n\tflexfile "../common/face.vta" {\n\t\t%s\n\t}\n}\n$sequence "wave" "../common/wave.smd" fps 24\n' \
+			$q "$fl" >"$tmp/lib/$q/$q.qc"
+	done
+	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" --depfile "$tmp/lib1.d" 2>"$tmp/err"
+	check "qc -r: a library" "0:smdmx: 2 QC projects, 3 converted, 0 copied, 0 missing, 0 failed; 3 QC files written" "$?:$(tail -n 1 "$tmp/err")"
+	check "qc -r: one tree, each shared file once" "./a/a.qc ./b/b.qc ./common/face.dmx ./common/face_b.dmx ./common/wave.dmx ./shared.qci " "$(files "$tmp/lib1")"
+	check "qc -r: each QC names its own" '$model "a" "../common/face.dmx" {|$model "b" "../common/face_b.dmx" {' \
+		"$(grep -h '^\$model' "$tmp/lib1/a/a.qc" "$tmp/lib1/b/b.qc" | tr '\n' '|' | sed 's/|$//')"
+	check "qc -r: a flexfile block that moved into the DMX leaves no braces" '$model "a" "../common/face.dmx" {|	noautodmxrules|}' \
+		"$(sed -n 2,4p "$tmp/lib1/a/a.qc" | tr '\n' '|' | sed 's/|$//')"
+	check "qc -r: the two rigs" '"flex_shapes": 1|"flex_shapes": 1' \
+		"$("$smdmx" info --json "$tmp/lib1/common/face.dmx" | grep -o '"flex_shapes": [0-9]*')|$("$smdmx" info --json "$tmp/lib1/common/face_b.dmx" | grep -o '"flex_shapes": [0-9]*')"
+	check "qc -r: the shapes named by each QC" "smile|blink" \
+		"$("$smdmx" dump "$tmp/lib1/common/face.dmx" | grep -o '"smile"' | head -n 1 | tr -d '"')|$("$smdmx" dump "$tmp/lib1/common/face_b.dmx" | grep -o '"blink"' | head -n 1 | tr -d '"')"
+	check "qc -r --depfile" "$drive$tmp/lib1/common/face.dmx $drive$tmp/lib1/common/wave.dmx $drive$tmp/lib1/common/face_b.dmx $drive$tmp/lib1/a/a.qc $drive$tmp/lib1/shared.qci $drive$tmp/lib1/b/b.qc: $tmp/lib/a/a.qc $tmp/lib/shared.qci $tmp/lib/b/b.qc $tmp/lib/common/face.smd $tmp/lib/common/wave.smd $tmp/lib/common/face.vta" \
+		"$(cat "$tmp/lib1.d")"
+	"$smdmx" qc "$tmp/lib/b/b.qc" "$tmp/lib/a/a.qc" --to dmx -d "$tmp/lib2" -q 2>/dev/null
+	check "qc with two QCs: the first given names the plain output" "./a/a.qc ./b/b.qc ./common/face.dmx ./common/face_a.dmx ./common/wave.dmx ./shared.qci |../common/face.dmx" \
+		"$(files "$tmp/lib2")|$(grep -o '\.\./common/face[^"]*' "$tmp/lib2/b/b.qc" | head -n 1)"
+	"$smdmx" qc -r "$tmp/lib1" --to smd -d "$tmp/lib3" -q 2>"$tmp/err"
+	check "qc -r back to SMD" "0:" "$?:$(grep -v '^smdmx: ' "$tmp/err")"
+	"$smdmx" diff "$tmp/lib/common/wave.smd" "$tmp/lib3/common/wave.smd" -q
+	check "qc -r both ways: the shared animation the same" 0 $?
+	# -u: nothing redone, then only what changed
+	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" -u 2>"$tmp/err"
+	check "qc -r -u: all up to date" "0:smdmx: note: 3 files are up to date|smdmx: 2 QC projects, 3 converted, 0 copied, 0 missing, 0 failed; 0 QC files written" \
+		"$?:$(tr '\n' '|' <"$tmp/err" | sed 's/|$//')"
+	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" 2>/dev/null
+	check "qc -r over a library without -f or -u" 1 $?
+	"$smdmx" qc "$tmp/lib" --to dmx -d "$tmp/lib4" 2>"$tmp/err"
+	check "qc with a directory, no -r" "2:smdmx: error: '$tmp/lib' is a directory (-r converts every QC below it) (try 'smdmx qc --help')" "$?:$(cat "$tmp/err")"
 	# A model that fails to convert (a flex line names a frame the VTA lacks) is copied with
 	# its VTA, and the QC keeps naming them
 	mkdir "$tmp/pf"
@@ -756,6 +795,31 @@ qc)
 				"$rc:$([ -f "$tmp/hp1/male_sdk/male_06_sdk.qc" ] && echo yes):$(tail -n 1 "$tmp/err" | grep -o '[0-9]* missing')"
 			check "the SDK character without $f: the only errors are about it" "" "$(grep ' error: ' "$tmp/err" | grep -vi "'[^']*$b'")"
 		done
+		# Valve's HL2 SDK model sources as a library: 19 QCs sharing includes, some naming files
+		# the SDK never shipped. Every QC is written, every model there converts, the missing
+		# are counted, and each converted model means what its source means (at its QC's fps);
+		# then back. (Under Wine, every 8th model is compared.)
+		hl2=$corpus/library/hl2_modelsrc
+		"$smdmx" qc -r "$hl2" --to dmx -d "$tmp/hl2d" -k 2>"$tmp/err"
+		check "the HL2 library to DMX" "1:smdmx: 19 QC projects, 210 converted, 0 copied, 52 missing, 0 failed; 26 QC files written" \
+			"$?:$(tail -n 1 "$tmp/err")"
+		check "the HL2 library: every error a missing file" "" "$(grep ' error: ' "$tmp/err" | grep -v ": error: cannot find '")"
+		check "the HL2 library: every QC written" 19 "$(find "$tmp/hl2d" -name '*.qc' | wc -l | tr -d ' ')"
+		"$smdmx" qc -r "$tmp/hl2d" --to smd -d "$tmp/hl2s" -k 2>"$tmp/err"
+		check "the HL2 library back to SMD" "1:smdmx: 19 QC projects, 210 converted, 0 copied, 52 missing, 0 failed; 26 QC files written" \
+			"$?:$(tail -n 1 "$tmp/err")"
+		n=0 same=0 k=0
+		for d in $(cd "$tmp/hl2d" && find . -name '*.dmx' | LC_ALL=C sort); do
+			k=$((k + 1))
+			[ -n "$windows" ] && [ $((k % 8)) != 1 ] && continue
+			d=${d#./}
+			src=$(find "$hl2" -ipath "$hl2/${d%.dmx}.smd" | head -n 1)
+			fps=$("$smdmx" info --json "$tmp/hl2d/$d" | grep -o '"frame_rate": [0-9.]*' | head -n 1 | sed 's/.*: //')
+			n=$((n + 1))
+			"$smdmx" diff "$src" "$tmp/hl2d/$d" ${fps:+--fps "$fps"} -q && "$smdmx" diff "$tmp/hl2d/$d" "$tmp/hl2s/${d%.dmx}.smd" ${fps:+--fps "$fps"} -q &&
+				same=$((same + 1))
+		done
+		check "the HL2 library: each model the same both ways ($n compared)" "$n" "$same"
 		# Blender Source Tools' test QCs name files the corpus does not hold: given stand-ins,
 		# they convert both ways. Scout.qc names x.dmx and x.smd: converted, one avoids the other.
 		for q in Scout AllTypes_Armature VertexAnimation; do

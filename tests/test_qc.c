@@ -406,6 +406,44 @@ static void test_edits(void **state)
 	                         "$sequence idle body\r\n");
 	free(out);
 	smdmx_qc_free(qc);
+	/* A flexfile's block of flex lines goes with them; one that holds anything else (an
+	 * $include) stays; a block of its own goes too */
+	static const char block_qc[] =
+	    "$model face \"face.smd\" {\n"
+	    "\tflexfile \"face.vta\" {\n"
+	    "\t\tflex blink frame 1\n"
+	    "\t\tflex smile frame 2\n"
+	    "\t}\n"
+	    "\tflexcontroller eyes blink\n"
+	    "}\n"
+	    "$model head \"face.smd\" {\n"
+	    "\tflexfile \"face.vta\" {\n"
+	    "\t\t$include \"f.qci\"\n"
+	    "\t}\n"
+	    "\t{\n"
+	    "\t\tflex smile frame 2 // a block of its own\n"
+	    "\t}\n"
+	    "}\n";
+	static const qc_mem_file block_files[] = { { "/p/b.qc", block_qc, 0 }, { "/p/face.smd", "x", 0 }, { "/p/face.vta", "x", 0 },
+		                                       { "/p/f.qci", "flex blink frame 1\n", 0 } };
+	qc = must_read(block_files, 4, NULL);
+	assert_int_equal(qc->model_count, 2);
+	assert_true(smdmx_qc_remove_lines(qc, 0, SMDMX_QC_LINES_FLEX, &err));
+	assert_true(smdmx_qc_remove_lines(qc, 1, SMDMX_QC_LINES_FLEX, &err));
+	out = written(qc, 0);
+	assert_string_equal(out, "$model face \"face.smd\" {\n"
+	                         "\tflexcontroller eyes blink\n"
+	                         "}\n"
+	                         "$model head \"face.smd\" {\n"
+	                         "\t{\n"
+	                         "\t\t$include \"f.qci\"\n"
+	                         "\t}\n"
+	                         "}\n");
+	free(out);
+	out = written(qc, 1);
+	assert_string_equal(out, "");
+	free(out);
+	smdmx_qc_free(qc);
 }
 
 /* ---- errors at their place -------------------------------------------------------------------- */
@@ -1204,11 +1242,13 @@ static void test_keep_going(void **state)
 	} want[] = { { SMDMX_ERROR_IO, 1, 10 },     { SMDMX_ERROR_SYNTAX, 5, 11 }, { SMDMX_ERROR_IO, 7, 11 },
 		         { SMDMX_ERROR_SYNTAX, 8, 2 }, { SMDMX_ERROR_SYNTAX, 9, 20 }, { SMDMX_ERROR_BAD_NUMBER, 10, 8 } };
 	for (size_t i = 0; i < 6; i++) {
-		assert_int_equal(qc->errors[i].code, want[i].code);
-		assert_int_equal(qc->errors[i].line, want[i].line);
-		assert_int_equal(qc->errors[i].column, want[i].column);
+		assert_int_equal(qc->errors[i].error.code, want[i].code);
+		assert_int_equal(qc->errors[i].error.line, want[i].line);
+		assert_int_equal(qc->errors[i].error.column, want[i].column);
+		assert_int_equal(qc->errors[i].include, want[i].code == SMDMX_ERROR_IO);
 	}
-	assert_int_equal(qc->missing_includes, 1); /* one file, included twice */
+	assert_int_equal(qc->missing_include_count, 1); /* one file, included twice */
+	assert_string_equal(qc->missing_includes[0], "/p/gone.qci");
 	assert_int_equal(qc->model_count, 2);
 	assert_true(qc->models[0].incomplete);     /* its block lost an include */
 	assert_true(qc->models[0].lost_lines);     /* and lines */

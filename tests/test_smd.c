@@ -919,6 +919,49 @@ static void test_threads(void **state)
 	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
 }
 
+/* A DMX's mesh and its animation in the one reference SMD a QC names: written in the skeleton
+ * block when the animation starts at the bind pose (reference_clip), else said. */
+static void test_reference_clip(void **state)
+{
+	(void)state;
+	const char *text = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 1 2 3 0 0 0\ntime 1\n0 1 2 4 0 0 0.5\nend\ntriangles\nmat\n"
+	                   "0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\nend\n";
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_memory(text, strlen(text), NULL, &err, NULL);
+	assert_non_null(s);
+	assert_int_equal(s->clip_count, 1);
+	s->source.format = SMDMX_SOURCE_DMX; /* as lifted from a DMX */
+	for (int any = 0; any < 2; any++) {
+		smdmx_smd_write_options wo = { .kind = SMDMX_SMD_WRITE_REFERENCE, .reference_clip = any };
+		test_sink out = { 0 };
+		assert_true(smdmx_smd_write(s, test_sink_write, &out, &wo, &err));
+		char *t = test_sink_text(&out);
+		smdmx_scene *b = smdmx_smd_read_memory(t, strlen(t), NULL, &err, NULL);
+		assert_non_null(b);
+		assert_int_equal(b->clip_count, any ? 1 : 0);
+		if (any) {
+			char diff[256];
+			if (!smdmx_scene_compare(s, b, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
+		}
+		smdmx_warnings w;
+		memset(&w, 0, sizeof(w));
+		smdmx_smd_report_losses(s, &wo, true, &w);
+		assert_int_equal(w.count, 0);
+		smdmx_scene_free(b);
+		free(t);
+	}
+	/* a bind pose that is not the first frame: left out, and said */
+	s->joints[0].bind.position[0] = 9.0f;
+	smdmx_smd_write_options wo = { .kind = SMDMX_SMD_WRITE_REFERENCE, .reference_clip = true };
+	smdmx_warnings w;
+	memset(&w, 0, sizeof(w));
+	smdmx_smd_report_losses(s, &wo, true, &w);
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_DROPPED_CLIPS);
+	assert_string_equal(w.data[0].message, "a reference SMD holds an animation only when its first frame is the bind pose: 1 clip left out");
+	smdmx_scene_free(s);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -943,6 +986,7 @@ int main(void)
 		cmocka_unit_test(test_write_file_atomic),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_reference_clip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -130,6 +130,13 @@ typedef struct smdmx_qc_attachment {
 	smdmx_qc_pos pos;
 } smdmx_qc_attachment;
 
+/* keep_going: what a line or an $include that could not be read cost. */
+typedef struct smdmx_qc_error {
+	smdmx_error error;          /* its file is set for an included file */
+	bool include;               /* an $include skipped (its file missing or unreadable, or past
+	                               the nesting limit), else a line */
+} smdmx_qc_error;
+
 typedef struct smdmx_qc {
 	smdmx_qc_file *files;       /* files[0] is the main QC */
 	size_t file_count;
@@ -141,10 +148,10 @@ typedef struct smdmx_qc {
 	size_t attachment_count;
 	char up_axis;               /* the last $upaxis: 'X', 'Y' or 'Z'; 0 when none */
 	double scale;               /* the last $scale; 1 when none */
-	const smdmx_error *errors;  /* keep_going: the lines that could not be read, in the order
-	                               read (each error's file is set for an included file) */
+	const struct smdmx_qc_error *errors; /* keep_going: what could not be read, in the order read */
 	size_t error_count;
-	size_t missing_includes;    /* of those errors: $include files that are not there */
+	const char *const *missing_includes; /* keep_going: the $include files not there, each once */
+	size_t missing_include_count;
 	struct smdmx_qc_state *state; /* private: memory, tokens and edits */
 } smdmx_qc;
 

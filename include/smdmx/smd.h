@@ -53,6 +53,10 @@ typedef struct smdmx_smd_write_options {
 	bool goldsrc;         /* GoldSrc flavour: no weight links (each vertex on its strongest
 	                         bone), ".bmp" material names, names of at most 63 characters */
 	size_t clip;          /* the clip an animation is written from; default 0 */
+	bool reference_clip;  /* a reference holds the model's only clip in its skeleton block when
+	                         the clip's first frame is the bind pose (for a file that must hold
+	                         everything: a QC names one SMD); else only a clip read from a
+	                         reference SMD is written there */
 	smdmx_allocator allocator;
 	smdmx_limits limits;  /* max_frames bounds the frames written */
 	unsigned threads;     /* threads that write a large mesh's triangles (98,304 corners or

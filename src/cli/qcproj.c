@@ -26,17 +26,27 @@ typedef enum task_kind {
 	TASK_COPY = 0,
 	TASK_SMD_TO_DMX,
 	TASK_DMX_TO_SMD,
-	TASK_VTA_REBASE   /* a VTA eyelid lines read, its frame 0 made the DMX's base (defaultflex) */
+	TASK_VTA_REBASE, /* a VTA eyelid lines read, its frame 0 made the DMX's base (defaultflex) */
+	TASK_CONSUMED    /* a flexfile VTA that went into its model's DMX: nothing to do */
 } task_kind;
 
+typedef struct project project;
+
+/* One file to convert or copy. Projects that need one file made the same way share its task
+ * (the same key); one made another way (a reference SMD with another VTA) is a task of its
+ * own, its output named after its QC. */
 typedef struct task {
 	task_kind kind;
 	char *src, *dst;
+	char *key;           /* what the output is made of: one task per key in the library */
+	project *proj;       /* the project that planned it: ref, model and vta are its QC's */
 	uint32_t ref;        /* the first reference naming it */
 	uint32_t model;      /* a $model whose file it is (rig and shapes), else SMDMX_NONE */
 	uint32_t vta;        /* that $model's flexfile (SMD to DMX) */
 	double fps;
 	bool reference;      /* DMX to SMD: write a reference (a $model, $body, ... file) */
+	bool up_to_date;     /* -u: its outputs are newer than what it reads: not run */
+	bool replace;        /* -u: its outputs are older: replaced */
 	/* results */
 	char *model_lines, *att_lines; /* DMX to SMD: QC lines for its $model */
 	bool has_vta;
@@ -50,28 +60,65 @@ typedef struct task {
 	size_t written_count;
 } task;
 
-typedef struct project {
+typedef struct library library;
+
+/* One QC and what it names. */
+struct project {
+	library *lib;
+	smdmx_qc *qc;
+	const char *qcpath;
+	task **tasks;        /* planned here, before they join the library's */
+	size_t task_count;
+	uint32_t *task_of;   /* per reference: its task in the library, or SMDMX_NONE */
+	char **ref_out;      /* per reference found: its place below OUTDIR, unconverted */
+	bool *vta_consumed;  /* per reference: a flexfile VTA that goes into its model's DMX */
+	diag_buf diag;       /* the QC's own messages */
+	size_t qc_errors;    /* lines of the QC that could not be read (-k) */
+	bool ok;             /* read and planned without an error */
+	bool failed;         /* its QC files could not be written */
+	size_t qc_written;
+};
+
+/* The QCs converted together, into one tree. */
+struct library {
 	const conv_opts *o;
 	const char *to;      /* "dmx" or "smd" */
 	bool rig_dmx;
-	smdmx_qc *qc;
-	const char *qcpath;
 	char *root;          /* absolute, ending in '/' */
 	char *outdir;        /* absolute, ending in '/' */
-	task *tasks;
-	size_t task_count;
+	project *projects;
+	size_t project_count;
+	task **tasks;
+	size_t task_count, task_cap;
+	char **missing;      /* files named that are not there (each once) */
+	size_t missing_count;
 	char **consumed;     /* VTAs that went into DMXs: inputs for --depfile */
 	size_t consumed_count;
-	bool *vta_consumed;  /* per reference: a flexfile VTA that goes into its model's DMX */
-	uint32_t *task_of;   /* per reference: its task, or SMDMX_NONE */
-	char **ref_out;      /* per reference found: its place below OUTDIR, unconverted */
-	diag_buf diag;       /* the QC's own messages */
-	size_t missing;      /* files named that are not there */
-	size_t qc_errors;    /* lines of the QC that could not be read (-k) */
+	char **qc_written;   /* the QC files written */
+	size_t qc_written_count;
+	size_t qc_current;   /* -u: QC files already as they would be written */
 	os_mutex *lock;
 	size_t next;
 	bool stop;
-} project;
+};
+
+static void list_push(char ***list, size_t *count, char *s)
+{
+	char **l = realloc(*list, (*count + 1) * sizeof(char *));
+	if (!l) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	*list = l;
+	l[(*count)++] = s;
+}
+
+static bool list_has(char *const *list, size_t count, const char *s)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!strcmp(list[i], s)) return true;
+	return false;
+}
 
 static char *abs_dir(const char *path)
 {
@@ -94,10 +141,10 @@ static void common_root(char *root, const char *path)
 }
 
 /* OUTDIR and path's place below the root. */
-static char *out_path(const project *p, const char *path)
+static char *out_path(const library *l, const char *path)
 {
 	char *a = path_absolute(path);
-	char *out = xasprintf("%s%s", p->outdir, a + strlen(p->root));
+	char *out = xasprintf("%s%s", l->outdir, a + strlen(l->root));
 	free(a);
 	return out;
 }
@@ -136,11 +183,12 @@ static bool task_fail(task *t, const char *path, const smdmx_error *e)
 	return false;
 }
 
-static output *task_open(project *p, task *t, const char *path)
+static output *task_open(task *t, const char *path)
 {
+	const library *l = t->proj->lib;
 	char why[1024];
-	char *ins[2] = { t->src, (char *)p->qcpath };
-	if (!output_allowed(path, ins, 2, p->o->force, why, sizeof(why)) || !make_parent_dirs(path, why, sizeof(why))) {
+	char *ins[2] = { t->src, (char *)t->proj->qcpath };
+	if (!output_allowed(path, ins, 2, l->o->force || t->replace, why, sizeof(why)) || !make_parent_dirs(path, why, sizeof(why))) {
 		diag_add(&t->diag, NULL, path, 0, 0, "error", "%s", why);
 		return NULL;
 	}
@@ -149,62 +197,66 @@ static output *task_open(project *p, task *t, const char *path)
 	return out;
 }
 
-static bool task_write_dmx(project *p, task *t, const smdmx_scene *s)
+static bool task_write_dmx(task *t, const smdmx_scene *s)
 {
+	const conv_opts *o = t->proj->lib->o;
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = smdmx_model_from_scene(s, &p->o->mopts, &err, &w);
-	diag_warnings(&t->diag, p->o, t->src, &w);
+	smdmx_dm *dm = smdmx_model_from_scene(s, &o->mopts, &err, &w);
+	diag_warnings(&t->diag, o, t->src, &w);
 	if (!dm) return task_fail(t, t->src, &err);
-	output *out = task_open(p, t, t->dst);
-	bool ok = out && (smdmx_dmx_write(dm, output_write, out, &p->o->dopts, &err) || task_fail(t, t->dst, &err));
+	output *out = task_open(t, t->dst);
+	bool ok = out && (smdmx_dmx_write(dm, output_write, out, &o->dopts, &err) || task_fail(t, t->dst, &err));
 	smdmx_dm_free(dm);
 	return ok;
 }
 
-static bool task_write_smd(project *p, task *t, const smdmx_scene *s, const char *path, smdmx_smd_write_kind kind)
+static bool task_write_smd(task *t, const smdmx_scene *s, const char *path, smdmx_smd_write_kind kind)
 {
-	smdmx_smd_write_options wo = p->o->wopts;
+	smdmx_smd_write_options wo = t->proj->lib->o->wopts;
 	wo.kind = kind;
+	wo.reference_clip = true;
 	smdmx_error err;
-	output *out = task_open(p, t, path);
+	output *out = task_open(t, path);
 	return out && (smdmx_smd_write(s, output_write, out, &wo, &err) || task_fail(t, path, &err));
 }
 
-static smdmx_scene *task_read_smd(project *p, task *t, const char *path, double fps)
+static smdmx_scene *task_read_smd(task *t, const char *path, double fps)
 {
-	smdmx_smd_read_options ro = p->o->ropts;
+	const conv_opts *o = t->proj->lib->o;
+	smdmx_smd_read_options ro = o->ropts;
 	if (fps > 0) ro.frame_rate = fps;
 	smdmx_error err;
 	smdmx_warnings w;
 	smdmx_scene *s = smdmx_smd_read_file(path, &ro, &err, &w);
-	diag_warnings(&t->diag, p->o, path, &w);
+	diag_warnings(&t->diag, o, path, &w);
 	if (!s) task_fail(t, path, &err);
 	return s;
 }
 
 /* An SMD (and the $model's flexfile) into DMX. */
-static bool run_smd_to_dmx(project *p, task *t)
+static bool run_smd_to_dmx(task *t)
 {
+	const project *p = t->proj;
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_scene *s = task_read_smd(p, t, t->src, t->fps);
+	smdmx_scene *s = task_read_smd(t, t->src, t->fps);
 	bool ok = s != NULL;
 	if (ok && t->model != SMDMX_NONE && t->vta != SMDMX_NONE) {
 		const char *vpath = p->qc->refs[t->vta].path;
-		smdmx_scene *flex = task_read_smd(p, t, vpath, 0);
+		smdmx_scene *flex = task_read_smd(t, vpath, 0);
 		ok = flex && (smdmx_scene_attach_vta(s, flex, &err, &w) || task_fail(t, vpath, &err));
-		if (flex) diag_warnings(&t->diag, p->o, vpath, &w);
+		if (flex) diag_warnings(&t->diag, p->lib->o, vpath, &w);
 		smdmx_scene_free(flex);
 	}
 	if (ok && t->model != SMDMX_NONE && t->vta != SMDMX_NONE) {
 		/* a block that lost a line keeps its rig in the QC, where that line stays */
-		smdmx_qc_rig_options ro = { .rig_in_qc = !p->rig_dmx || p->qc->models[t->model].lost_lines };
+		smdmx_qc_rig_options ro = { .rig_in_qc = !p->lib->rig_dmx || p->qc->models[t->model].lost_lines };
 		ok = smdmx_qc_apply_rig(p->qc, t->model, s, &ro, &err, &w);
-		diag_warnings(&t->diag, p->o, p->qcpath, &w);
+		diag_warnings(&t->diag, p->lib->o, p->qcpath, &w);
 		if (!ok) task_fail(t, p->qcpath, &err);
 	}
-	ok = ok && task_write_dmx(p, t, s);
+	ok = ok && task_write_dmx(t, s);
 	smdmx_scene_free(s);
 	return ok;
 }
@@ -212,39 +264,42 @@ static bool run_smd_to_dmx(project *p, task *t)
 /* A VTA eyelid lines read, written again with its frame 0 the $model's base after its
  * defaultflex frame (studiomdl puts that frame into the model and into the VTA's frame 0):
  * the DMX's base, so that the eyelids meet it. */
-static bool run_vta_rebase(project *p, task *t)
+static bool run_vta_rebase(task *t)
 {
+	const project *p = t->proj;
 	smdmx_error err;
 	smdmx_warnings w;
 	const smdmx_qc_model *m = &p->qc->models[t->model];
 	const char *ref = p->qc->refs[m->ref].path;
 	/* the reference's warnings are its own task's */
-	smdmx_scene *s = smdmx_smd_read_file(ref, &p->o->ropts, &err, NULL);
+	smdmx_scene *s = smdmx_smd_read_file(ref, &p->lib->o->ropts, &err, NULL);
 	if (!s) task_fail(t, ref, &err);
-	smdmx_scene *flex = s ? task_read_smd(p, t, t->src, 0) : NULL;
+	smdmx_scene *flex = s ? task_read_smd(t, t->src, 0) : NULL;
 	bool ok = flex && (smdmx_scene_attach_vta(s, flex, &err, &w) || task_fail(t, t->src, &err));
 	smdmx_scene_free(flex);
 	if (ok) ok = smdmx_qc_apply_defaultflex(p->qc, t->model, s, &err) || task_fail(t, p->qcpath, &err);
 	if (ok) {
 		/* frames keep their numbers */
 		s->source.format = SMDMX_SOURCE_VTA;
-		ok = task_write_smd(p, t, s, t->dst, SMDMX_SMD_WRITE_VTA);
+		ok = task_write_smd(t, s, t->dst, SMDMX_SMD_WRITE_VTA);
 	}
 	smdmx_scene_free(s);
 	return ok;
 }
 
 /* A DMX into SMD (and a VTA for its shapes), with the QC lines for what SMD cannot hold. */
-static bool run_dmx_to_smd(project *p, task *t)
+static bool run_dmx_to_smd(task *t)
 {
+	const project *p = t->proj;
+	const conv_opts *o = p->lib->o;
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = smdmx_dmx_read_file(t->src, &p->o->xopts, &err, &w);
-	diag_warnings(&t->diag, p->o, t->src, &w);
+	smdmx_dm *dm = smdmx_dmx_read_file(t->src, &o->xopts, &err, &w);
+	diag_warnings(&t->diag, o, t->src, &w);
 	if (!dm) return task_fail(t, t->src, &err);
 	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, &w);
 	smdmx_dm_free(dm);
-	diag_warnings(&t->diag, p->o, t->src, &w);
+	diag_warnings(&t->diag, o, t->src, &w);
 	if (!s) return task_fail(t, t->src, &err);
 	bool ok = true;
 	bool reference = t->reference && s->mesh_count;
@@ -252,7 +307,7 @@ static bool run_dmx_to_smd(project *p, task *t)
 	if (t->model != SMDMX_NONE) {
 		char *vta_rel = NULL;
 		if (t->has_vta) {
-			char *qcout = out_path(p, p->qc->files[p->qc->models[t->model].pos.file].path);
+			char *qcout = out_path(p->lib, p->qc->files[p->qc->models[t->model].pos.file].path);
 			vta_rel = path_relative(qcout, t->vta_dst);
 			free(qcout);
 		}
@@ -266,13 +321,17 @@ static bool run_dmx_to_smd(project *p, task *t)
 					w.data[k++] = w.data[i];
 			w.count = k;
 		}
-		diag_warnings(&t->diag, p->o, t->src, &w);
+		diag_warnings(&t->diag, o, t->src, &w);
 		if (!ok) task_fail(t, t->src, &err);
 	}
+	/* the one SMD the QC names holds what it can of the DMX: its animation too */
+	smdmx_smd_write_options wo = o->wopts;
+	wo.reference_clip = true;
+	wo.kind = reference || !s->clip_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
 	if (ok) {
 		smdmx_warnings losses;
 		memset(&losses, 0, sizeof(losses));
-		smdmx_smd_report_losses(s, &p->o->wopts, true, &losses);
+		smdmx_smd_report_losses(s, &wo, true, &losses);
 		size_t k = 0;
 		for (size_t i = 0; i < losses.count; i++) {
 			smdmx_warning_code c = losses.data[i].code;
@@ -290,17 +349,16 @@ static bool run_dmx_to_smd(project *p, task *t)
 			if (!carried) losses.data[k++] = losses.data[i];
 		}
 		losses.count = k;
-		diag_warnings(&t->diag, p->o, t->src, &losses);
+		diag_warnings(&t->diag, o, t->src, &losses);
 	}
-	ok = ok && task_write_smd(p, t, s, t->dst, reference ? SMDMX_SMD_WRITE_REFERENCE : s->clip_count ? SMDMX_SMD_WRITE_ANIMATION
-	                                                                                                  : SMDMX_SMD_WRITE_REFERENCE);
-	if (ok && t->has_vta) ok = task_write_smd(p, t, s, t->vta_dst, SMDMX_SMD_WRITE_VTA);
+	ok = ok && task_write_smd(t, s, t->dst, wo.kind);
+	if (ok && t->has_vta) ok = task_write_smd(t, s, t->vta_dst, SMDMX_SMD_WRITE_VTA);
 	smdmx_scene_free(s);
 	return ok;
 }
 
 /* src copied, byte for byte, to dst. */
-static bool copy_file(project *p, task *t, const char *src, const char *dst)
+static bool copy_file(task *t, const char *src, const char *dst)
 {
 	void *data = NULL;
 	size_t size = 0;
@@ -327,27 +385,23 @@ static bool copy_file(project *p, task *t, const char *src, const char *dst)
 		free(data);
 		return false;
 	}
-	output *out = task_open(p, t, dst);
+	output *out = task_open(t, dst);
 	ok = out && (output_write(out, data ? data : "", size) ||
 	             (diag_add(&t->diag, NULL, dst, 0, 0, "error", "cannot write: %s", strerror(out->errnum)), false));
 	free(data);
 	return ok;
 }
 
-static bool run_copy(project *p, task *t)
-{
-	return copy_file(p, t, t->src, t->dst);
-}
-
 /* -k: a model file that failed to convert is copied unchanged to its place below OUTDIR, with
  * the VTA its DMX would have taken, so that the QC, which keeps naming them, stays whole. */
-static bool copy_instead(project *p, task *t)
+static bool copy_instead(task *t)
 {
+	const project *p = t->proj;
 	outputs_abort(&t->outs);
 	const char *dst = p->ref_out[t->ref];
-	bool ok = copy_file(p, t, t->src, dst);
+	bool ok = copy_file(t, t->src, dst);
 	const char *vta = t->kind == TASK_SMD_TO_DMX && t->vta != SMDMX_NONE && p->vta_consumed[t->vta] ? p->qc->refs[t->vta].path : NULL;
-	if (ok && vta) ok = copy_file(p, t, vta, p->ref_out[t->vta]);
+	if (ok && vta) ok = copy_file(t, vta, p->ref_out[t->vta]);
 	char why[1024];
 	ok = ok && (outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
 	            (diag_add(&t->diag, NULL, dst, 0, 0, "error", "%s", why), false));
@@ -362,20 +416,21 @@ static bool copy_instead(project *p, task *t)
 
 static void worker(void *arg)
 {
-	project *p = arg;
+	library *l = arg;
 	for (;;) {
-		os_mutex_lock(p->lock);
-		size_t i = p->next < p->task_count && !p->stop ? p->next++ : SIZE_MAX;
-		os_mutex_unlock(p->lock);
+		os_mutex_lock(l->lock);
+		size_t i = l->next < l->task_count && !l->stop ? l->next++ : SIZE_MAX;
+		os_mutex_unlock(l->lock);
 		if (i == SIZE_MAX) return;
-		task *t = &p->tasks[i];
-		t->outs.force = p->o->force;
+		task *t = l->tasks[i];
+		if (t->up_to_date) continue;
+		t->outs.force = l->o->force || t->replace;
 		if (t->why_copy) diag_add(&t->diag, NULL, t->src, 0, 0, "note", "not converted: %s; copied unchanged", t->why_copy);
-		bool ok = t->kind == TASK_COPY         ? run_copy(p, t)
-		        : t->kind == TASK_SMD_TO_DMX   ? run_smd_to_dmx(p, t)
-		        : t->kind == TASK_VTA_REBASE   ? run_vta_rebase(p, t)
-		                                       : run_dmx_to_smd(p, t);
-		if (ok && p->o->werror && t->diag.warnings) {
+		bool ok = t->kind == TASK_COPY         ? copy_file(t, t->src, t->dst)
+		        : t->kind == TASK_SMD_TO_DMX   ? run_smd_to_dmx(t)
+		        : t->kind == TASK_VTA_REBASE   ? run_vta_rebase(t)
+		                                       : run_dmx_to_smd(t);
+		if (ok && l->o->werror && t->diag.warnings) {
 			diag_add(&t->diag, NULL, t->src, 0, 0, "error", "warnings are errors (-W error)");
 			ok = false;
 		}
@@ -384,11 +439,11 @@ static void worker(void *arg)
 		             (diag_add(&t->diag, NULL, t->dst, 0, 0, "error", "%s", why), false);
 		else outputs_abort(&t->outs);
 		t->status = ok ? EXIT_OK : EXIT_FAILED;
-		if (!ok && p->o->keep_going && t->kind != TASK_COPY) t->copied = copy_instead(p, t);
-		if (!ok && !p->o->keep_going) {
-			os_mutex_lock(p->lock);
-			p->stop = true;
-			os_mutex_unlock(p->lock);
+		if (!ok && l->o->keep_going && t->kind != TASK_COPY) t->copied = copy_instead(t);
+		if (!ok && !l->o->keep_going) {
+			os_mutex_lock(l->lock);
+			l->stop = true;
+			os_mutex_unlock(l->lock);
 		}
 	}
 }
@@ -397,11 +452,16 @@ static void worker(void *arg)
 
 static task *add_task(project *p, task_kind kind, const char *src, char *dst, uint32_t ref)
 {
-	task *t = &p->tasks[p->task_count++];
-	memset(t, 0, sizeof(*t));
+	task *t = calloc(1, sizeof(*t));
+	if (!t) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	p->tasks[p->task_count++] = t;
 	t->kind = kind;
 	t->src = xstrdup(src);
 	t->dst = dst;
+	t->proj = p;
 	t->ref = ref;
 	t->model = SMDMX_NONE;
 	t->vta = SMDMX_NONE;
@@ -409,26 +469,40 @@ static task *add_task(project *p, task_kind kind, const char *src, char *dst, ui
 	return t;
 }
 
+static void task_free(task *t)
+{
+	free(t->src);
+	free(t->dst);
+	free(t->key);
+	free(t->vta_dst);
+	smdmx_qc_text_free(t->model_lines);
+	smdmx_qc_text_free(t->att_lines);
+	diag_free(&t->diag);
+	for (size_t k = 0; k < t->written_count; k++) free(t->written[k]);
+	free(t->written);
+	free(t);
+}
+
 static bool ext_is(const char *path, const char *ext)
 {
 	return !strcasecmp(path_extension(path), ext);
 }
 
-/* The same file already has a task. */
+/* The same file already has a task in this project. */
 static uint32_t task_for(const project *p, const char *src)
 {
 	for (size_t i = 0; i < p->task_count; i++)
-		if (!strcmp(p->tasks[i].src, src)) return (uint32_t)i;
+		if (!strcmp(p->tasks[i]->src, src)) return (uint32_t)i;
 	return SMDMX_NONE;
 }
 
-/* dst made unique among the tasks' outputs: "x.smd" taken becomes "x_dmx.smd". */
+/* dst made unique among the project's outputs: "x.smd" taken becomes "x_dmx.smd". */
 static char *unique_dst(const project *p, char *dst, const char *src)
 {
 	for (int round = 0; round < 2; round++) {
 		bool clash = false;
 		for (size_t i = 0; i < p->task_count && !clash; i++)
-			clash = (p->tasks[i].dst && !strcmp(p->tasks[i].dst, dst)) || (p->tasks[i].vta_dst && !strcmp(p->tasks[i].vta_dst, dst));
+			clash = (p->tasks[i]->dst && !strcmp(p->tasks[i]->dst, dst)) || (p->tasks[i]->vta_dst && !strcmp(p->tasks[i]->vta_dst, dst));
 		for (size_t i = 0; i < p->qc->ref_count && !clash; i++)
 			clash = p->ref_out[i] && !strcmp(p->ref_out[i], dst) && strcmp(p->qc->refs[i].path, src);
 		if (!clash) return dst;
@@ -445,18 +519,19 @@ static char *unique_dst(const project *p, char *dst, const char *src)
 
 static bool plan(project *p)
 {
+	const library *l = p->lib;
 	smdmx_qc *qc = p->qc;
-	p->tasks = calloc(qc->ref_count + 1, sizeof(task));
+	p->tasks = calloc(qc->ref_count + 1, sizeof(task *));
 	p->task_of = calloc(qc->ref_count + 1, sizeof(uint32_t));
 	p->ref_out = calloc(qc->ref_count + 1, sizeof(char *));
 	p->vta_consumed = calloc(qc->ref_count + 1, sizeof(bool));
 	if (!p->tasks || !p->task_of || !p->ref_out || !p->vta_consumed) {
-		diag_add(&p->diag, NULL, p->qcpath, 0, 0, "error", "out of memory");
-		return false;
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
 	}
 	for (size_t i = 0; i < qc->ref_count; i++)
-		if (qc->refs[i].found) p->ref_out[i] = out_path(p, qc->refs[i].path);
-	bool to_dmx = !strcmp(p->to, "dmx");
+		if (qc->refs[i].found) p->ref_out[i] = out_path(l, qc->refs[i].path);
+	bool to_dmx = !strcmp(l->to, "dmx");
 	bool ok = true;
 	for (size_t i = 0; i < qc->ref_count; i++) {
 		const smdmx_qc_ref *r = &qc->refs[i];
@@ -464,14 +539,11 @@ static bool plan(project *p)
 		const char *where = r->pos.file ? qc->files[r->pos.file].path : p->qcpath;
 		if (!r->found) {
 			if (r->kind == SMDMX_QC_REF_OTHER) {
-				diag_add(&p->diag, p->o, where, r->pos.line, r->pos.column, "warning", "cannot find '%s' (named by %s): not copied",
+				diag_add(&p->diag, l->o, where, r->pos.line, r->pos.column, "warning", "cannot find '%s' (named by %s): not copied",
 				         r->path, r->command);
 			} else {
 				diag_add(&p->diag, NULL, where, r->pos.line, r->pos.column, "error", "cannot find '%s' (named by %s)%s", r->path,
-				         r->command, p->o->keep_going ? ": the QC keeps naming it" : "");
-				bool again = false;
-				for (size_t k = 0; k < i && !again; k++) again = !qc->refs[k].found && !strcmp(qc->refs[k].path, r->path);
-				if (!again) p->missing++;
+				         r->command, l->o->keep_going ? ": the QC keeps naming it" : "");
 				ok = false;
 			}
 			continue;
@@ -479,7 +551,7 @@ static bool plan(project *p)
 		uint32_t existing = task_for(p, r->path);
 		if (existing != SMDMX_NONE) {
 			p->task_of[i] = existing;
-			task *t = &p->tasks[existing];
+			task *t = p->tasks[existing];
 			if (r->kind == SMDMX_QC_REF_MODEL || r->kind == SMDMX_QC_REF_COLLISION) t->reference = true;
 			if (r->kind == SMDMX_QC_REF_MODEL && !strcmp(r->command, "$model") && t->model == SMDMX_NONE) t->model = r->model;
 			continue;
@@ -501,10 +573,10 @@ static bool plan(project *p)
 		p->task_of[i] = (uint32_t)(p->task_count - 1);
 	}
 	/* The models: their flexfile (SMD to DMX), their VTA (DMX to SMD). A model whose block
-	 * lost a line or an include, or whose VTA is missing, cannot carry its shapes: with -k it
-	 * is copied as it is, and its lines stay. */
+	 * lost an include, or whose VTA is missing, cannot carry its shapes: with -k it is
+	 * copied as it is, and its lines stay. */
 	for (size_t ti = 0; ti < p->task_count; ti++) {
-		task *t = &p->tasks[ti];
+		task *t = p->tasks[ti];
 		if (t->model == SMDMX_NONE) continue;
 		const smdmx_qc_model *m = &qc->models[t->model];
 		if (t->kind != TASK_COPY && m->incomplete) {
@@ -534,7 +606,7 @@ static bool plan(project *p)
 	for (size_t i = 0; to_dmx && i < qc->ref_count; i++) {
 		const smdmx_qc_ref *r = &qc->refs[i];
 		if (r->kind != SMDMX_QC_REF_FLEX || p->task_of[i] == SMDMX_NONE) continue;
-		task *t = &p->tasks[p->task_of[i]];
+		task *t = p->tasks[p->task_of[i]];
 		if (t->kind != TASK_COPY) continue;
 		bool flexfile_only = true, converted_model = false;
 		uint32_t model = SMDMX_NONE;
@@ -545,14 +617,13 @@ static bool plan(project *p)
 		}
 		if (model != SMDMX_NONE) {
 			uint32_t mt = p->task_of[qc->models[model].ref];
-			converted_model = mt != SMDMX_NONE && p->tasks[mt].kind == TASK_SMD_TO_DMX;
+			converted_model = mt != SMDMX_NONE && p->tasks[mt]->kind == TASK_SMD_TO_DMX;
 		}
 		if (converted_model && flexfile_only) {
-			t->kind = (task_kind)-1; /* consumed */
+			t->kind = TASK_CONSUMED;
 			for (size_t k = 0; k < qc->ref_count; k++)
 				if (p->task_of[k] == p->task_of[i]) p->vta_consumed[k] = true;
-		}
-		else if (converted_model) {
+		} else if (converted_model) {
 			const smdmx_qc_model *m = &qc->models[model];
 			bool moved = false;
 			for (size_t f = 0; f < m->flex_count; f++) moved = moved || (m->flexes[f].kind == SMDMX_QC_DEFAULTFLEX && m->flexes[f].frame != 0);
@@ -562,33 +633,225 @@ static bool plan(project *p)
 			}
 		}
 	}
-	/* Drop consumed tasks (their references keep pointing nowhere). */
-	size_t k = 0;
+	return ok;
+}
+
+/* What a $model's file is made with besides itself: its VTA and its rig, as text. */
+static void model_key(text_buf *b, const project *p, uint32_t model)
+{
+	const smdmx_qc *qc = p->qc;
+	const smdmx_qc_model *m = &qc->models[model];
+	char num[160];
+	for (size_t f = 0; f < m->flex_count; f++) {
+		const smdmx_qc_flex *x = &m->flexes[f];
+		snprintf(num, sizeof(num), "|f%d %d %.17g %.17g %.17g ", (int)x->kind, (int)x->frame, x->split, x->position, x->decay);
+		for (const char *c = num; *c; c++) tb_putc(b, *c);
+		for (const char *c = x->name ? x->name : ""; *c; c++) tb_putc(b, *c);
+		tb_putc(b, ' ');
+		for (const char *c = x->vta != SMDMX_NONE ? qc->refs[x->vta].path : ""; *c; c++) tb_putc(b, *c);
+	}
+	for (size_t c = 0; c < m->controller_count; c++) {
+		const smdmx_qc_controller *x = &m->controllers[c];
+		snprintf(num, sizeof(num), "|c%.17g %.17g ", x->min, x->max);
+		for (const char *s = num; *s; s++) tb_putc(b, *s);
+		for (const char *s = x->group; *s; s++) tb_putc(b, *s);
+		tb_putc(b, ' ');
+		for (const char *s = x->name; *s; s++) tb_putc(b, *s);
+	}
+	for (size_t r = 0; r < m->rule_count; r++) {
+		tb_putc(b, '|');
+		tb_putc(b, 'r');
+		for (const char *s = m->rules[r].name; *s; s++) tb_putc(b, *s);
+		tb_putc(b, '=');
+		for (const char *s = m->rules[r].expression ? m->rules[r].expression : "(local)"; *s; s++) tb_putc(b, *s);
+	}
+	tb_putc(b, m->noautodmxrules ? 'N' : 'n');
+	tb_putc(b, m->lost_lines ? 'L' : 'l');
+}
+
+/* The task's key: what its output is made of. Two projects' tasks of one key are one task. */
+static char *task_key(const task *t)
+{
+	const project *p = t->proj;
+	text_buf b = { 0 };
+	char head[64];
+	snprintf(head, sizeof(head), "%d %d %.17g|", (int)t->kind, (int)t->reference, t->fps);
+	for (const char *c = head; *c; c++) tb_putc(&b, *c);
+	for (const char *c = t->src; *c; c++) tb_putc(&b, *c);
+	if (t->kind == TASK_SMD_TO_DMX && t->model != SMDMX_NONE) {
+		tb_putc(&b, '|');
+		for (const char *c = t->vta != SMDMX_NONE ? p->qc->refs[t->vta].path : ""; *c; c++) tb_putc(&b, *c);
+		model_key(&b, p, t->model);
+	} else if (t->kind == TASK_VTA_REBASE) {
+		tb_putc(&b, '|');
+		for (const char *c = p->qc->refs[p->qc->models[t->model].ref].path; *c; c++) tb_putc(&b, *c);
+		model_key(&b, p, t->model);
+	} else if (t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE) {
+		/* its QC lines name the VTA from the $model's folder */
+		tb_putc(&b, '|');
+		const char *f = p->qc->files[p->qc->models[t->model].pos.file].path;
+		const char *s = last_separator(f);
+		for (const char *c = f; s && c <= s; c++) tb_putc(&b, *c);
+		tb_putc(&b, p->qc->models[t->model].noautodmxrules ? 'N' : 'n');
+	}
+	tb_putc(&b, 0);
+	return b.text;
+}
+
+static bool dst_taken(const library *l, const char *dst, const task *but)
+{
+	for (size_t i = 0; i < l->task_count; i++) {
+		const task *g = l->tasks[i];
+		if (g != but && ((g->dst && !strcmp(g->dst, dst)) || (g->vta_dst && !strcmp(g->vta_dst, dst)))) return true;
+	}
+	return false;
+}
+
+/* path with "_NAME" (then a number) before its extension, free in the library. */
+static char *named_dst(const library *l, const char *path, const char *name, const task *but)
+{
+	const char *ext = path_extension(path);
+	size_t stem = strlen(path) - strlen(ext) - (*ext ? 1 : 0);
+	char *alt = xasprintf("%.*s_%s%s%s", (int)stem, path, name, *ext ? "." : "", ext);
+	for (unsigned n = 2; dst_taken(l, alt, but); n++) {
+		free(alt);
+		alt = xasprintf("%.*s_%s%u%s%s", (int)stem, path, name, n, *ext ? "." : "", ext);
+	}
+	return alt;
+}
+
+/* The stem of a path's file name. */
+static char *stem_of(const char *path)
+{
+	const char *s = last_separator(path);
+	char *stem = xstrdup(s ? s + 1 : path);
+	char *dot = strrchr(stem, '.');
+	if (dot && dot != stem) *dot = 0;
+	return stem;
+}
+
+/* The project's tasks join the library's: one of a key already there is that one; an output
+ * another task of the library writes is named after this project's QC. */
+static void join(library *l, project *p)
+{
 	uint32_t *map = calloc(p->task_count + 1, sizeof(uint32_t));
 	if (!map) {
-		diag_add(&p->diag, NULL, p->qcpath, 0, 0, "error", "out of memory");
-		return false;
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
 	}
+	char *qcstem = stem_of(p->qcpath);
 	for (size_t i = 0; i < p->task_count; i++) {
-		if (p->tasks[i].kind == (task_kind)-1) {
-			map[i] = SMDMX_NONE;
-			char **c = realloc(p->consumed, (p->consumed_count + 1) * sizeof(char *));
-			if (c) {
-				p->consumed = c;
-				p->consumed[p->consumed_count++] = xstrdup(p->tasks[i].src);
-			}
-			free(p->tasks[i].src);
-			free(p->tasks[i].dst);
+		task *t = p->tasks[i];
+		map[i] = SMDMX_NONE;
+		if (t->kind == TASK_CONSUMED) {
+			if (!list_has(l->consumed, l->consumed_count, t->src)) list_push(&l->consumed, &l->consumed_count, xstrdup(t->src));
+			task_free(t);
 			continue;
 		}
-		map[i] = (uint32_t)k;
-		p->tasks[k++] = p->tasks[i];
+		t->key = task_key(t);
+		for (size_t g = 0; g < l->task_count && map[i] == SMDMX_NONE; g++)
+			if (!strcmp(l->tasks[g]->key, t->key)) map[i] = (uint32_t)g;
+		if (map[i] != SMDMX_NONE) {
+			task *g = l->tasks[map[i]];
+			g->reference = g->reference || t->reference;
+			task_free(t);
+			continue;
+		}
+		if (t->kind == TASK_COPY) {
+			/* a copy keeps its name: a conversion of another project that took it moves */
+			for (size_t g = 0; g < l->task_count; g++) {
+				task *o = l->tasks[g];
+				if (o->kind == TASK_COPY || strcmp(o->dst, t->dst)) continue;
+				char *ostem = stem_of(o->proj->qcpath);
+				char *alt = named_dst(l, o->dst, ostem, o);
+				free(ostem);
+				free(o->dst);
+				o->dst = alt;
+			}
+		} else {
+			if (dst_taken(l, t->dst, NULL)) {
+				char *alt = named_dst(l, t->dst, qcstem, NULL);
+				free(t->dst);
+				t->dst = alt;
+				if (t->vta_dst) {
+					free(t->vta_dst);
+					t->vta_dst = path_with_extension(t->dst, "vta");
+				}
+			}
+			if (t->vta_dst && dst_taken(l, t->vta_dst, NULL)) {
+				char *alt = named_dst(l, t->vta_dst, qcstem, NULL);
+				free(t->vta_dst);
+				t->vta_dst = alt;
+			}
+		}
+		if (l->task_count == l->task_cap) {
+			l->task_cap = l->task_cap ? 2 * l->task_cap : 64;
+			task **n = realloc(l->tasks, l->task_cap * sizeof(task *));
+			if (!n) {
+				fputs("smdmx: error: out of memory\n", stderr);
+				exit(EXIT_FAILED);
+			}
+			l->tasks = n;
+		}
+		map[i] = (uint32_t)l->task_count;
+		l->tasks[l->task_count++] = t;
 	}
-	p->task_count = k;
-	for (size_t i = 0; i < qc->ref_count; i++)
+	for (size_t i = 0; i < p->qc->ref_count; i++)
 		if (p->task_of[i] != SMDMX_NONE) p->task_of[i] = map[p->task_of[i]];
 	free(map);
-	return ok;
+	free(qcstem);
+	free(p->tasks);
+	p->tasks = NULL;
+	p->task_count = 0;
+}
+
+/* The files named that are not there, each once in the library. */
+static void count_missing(library *l, const project *p)
+{
+	for (size_t i = 0; i < p->qc->ref_count; i++) {
+		const smdmx_qc_ref *r = &p->qc->refs[i];
+		if (!r->found && r->kind != SMDMX_QC_REF_OTHER && !list_has(l->missing, l->missing_count, r->path))
+			list_push(&l->missing, &l->missing_count, xstrdup(r->path));
+	}
+}
+
+/* ---- -u: only what is out of date ------------------------------------------------------------ */
+
+static bool newer(const os_stat *a, const os_stat *b)
+{
+	return a->mtime_sec != b->mtime_sec ? a->mtime_sec > b->mtime_sec : a->mtime_nsec > b->mtime_nsec;
+}
+
+/* As make does: a task whose outputs are there and no older than what it reads (its file, its
+ * VTA, the QC files of its project) does not run; one whose outputs are older replaces them.
+ * A DMX that holds a $model runs always: the QC lines it gives come from reading it. */
+static size_t plan_update(library *l)
+{
+	size_t current = 0;
+	for (size_t i = 0; i < l->task_count; i++) {
+		task *t = l->tasks[i];
+		if (t->why_copy || (t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE)) {
+			t->replace = true;
+			continue;
+		}
+		os_stat out, in;
+		if (!os_stat_path(t->dst, &out)) continue;
+		t->replace = true;
+		bool stale = !os_stat_path(t->src, &in) || newer(&in, &out);
+		if (!stale && t->vta != SMDMX_NONE) stale = !os_stat_path(t->proj->qc->refs[t->vta].path, &in) || newer(&in, &out);
+		if (!stale && t->kind == TASK_VTA_REBASE) {
+			const smdmx_qc *qc = t->proj->qc;
+			stale = !os_stat_path(qc->refs[qc->models[t->model].ref].path, &in) || newer(&in, &out);
+		}
+		for (size_t f = 0; !stale && t->kind != TASK_COPY && f < t->proj->qc->file_count; f++)
+			stale = os_stat_path(t->proj->qc->files[f].path, &in) && newer(&in, &out);
+		if (stale) continue;
+		t->up_to_date = true;
+		t->status = EXIT_OK;
+		list_push(&t->written, &t->written_count, xstrdup(t->dst));
+		current++;
+	}
+	return current;
 }
 
 /* ---- the QC's edits ------------------------------------------------------------------------- */
@@ -597,6 +860,17 @@ static bool edit_fail(project *p, const smdmx_error *e)
 {
 	diag_error(&p->diag, p->qcpath, e);
 	return false;
+}
+
+static task *model_task(const project *p, uint32_t model)
+{
+	uint32_t ti = p->task_of[p->qc->models[model].ref];
+	return ti == SMDMX_NONE ? NULL : p->lib->tasks[ti];
+}
+
+static bool converted(const task *t)
+{
+	return t && (t->kind == TASK_SMD_TO_DMX || t->kind == TASK_DMX_TO_SMD) && t->status == EXIT_OK && !t->copied;
 }
 
 /* Names of the files converted, and the flex lines that moved into their DMXs. */
@@ -608,24 +882,23 @@ static bool edit_names(project *p)
 	for (size_t i = 0; i < qc->ref_count && ok; i++) {
 		uint32_t ti = p->task_of[i];
 		if (ti == SMDMX_NONE) continue;
-		const task *t = &p->tasks[ti];
-		if ((t->kind != TASK_SMD_TO_DMX && t->kind != TASK_DMX_TO_SMD) || t->status != EXIT_OK) continue;
+		const task *t = p->lib->tasks[ti];
+		if (!converted(t)) continue;
 		char *name = new_name(qc->refs[i].name, t->src, t->dst);
 		ok = smdmx_qc_rename(qc, (uint32_t)i, name, &err) || edit_fail(p, &err);
 		free(name);
 	}
-	if (!strcmp(p->to, "dmx")) {
-		for (size_t ti = 0; ti < p->task_count && ok; ti++) {
-			const task *t = &p->tasks[ti];
-			if (t->kind != TASK_SMD_TO_DMX || t->model == SMDMX_NONE || t->status != EXIT_OK) continue;
-			const smdmx_qc_model *m = &qc->models[t->model];
-			if (!m->flex_count) continue;
-			bool rig_dmx = p->rig_dmx && !m->lost_lines;
-			ok = smdmx_qc_remove_lines(qc, t->model, SMDMX_QC_LINES_FLEX | (rig_dmx ? SMDMX_QC_LINES_RIG | SMDMX_QC_LINES_NOAUTODMXRULES : 0),
+	if (!strcmp(p->lib->to, "dmx")) {
+		for (size_t k = 0; k < qc->model_count && ok; k++) {
+			const task *t = model_task(p, (uint32_t)k);
+			const smdmx_qc_model *m = &qc->models[k];
+			if (!converted(t) || t->kind != TASK_SMD_TO_DMX || t->model == SMDMX_NONE || !m->flex_count) continue;
+			bool rig_dmx = p->lib->rig_dmx && !m->lost_lines;
+			ok = smdmx_qc_remove_lines(qc, (uint32_t)k, SMDMX_QC_LINES_FLEX | (rig_dmx ? SMDMX_QC_LINES_RIG | SMDMX_QC_LINES_NOAUTODMXRULES : 0),
 			                           &err) ||
 			     edit_fail(p, &err);
 			if (ok && !rig_dmx && !m->noautodmxrules)
-				ok = smdmx_qc_append_to_model(qc, t->model, "\tnoautodmxrules\n", &err) || edit_fail(p, &err);
+				ok = smdmx_qc_append_to_model(qc, (uint32_t)k, "\tnoautodmxrules\n", &err) || edit_fail(p, &err);
 		}
 	}
 	return ok;
@@ -637,77 +910,162 @@ static bool edit_lines(project *p)
 	smdmx_qc *qc = p->qc;
 	smdmx_error err;
 	bool ok = true;
-	for (size_t ti = 0; ti < p->task_count && ok; ti++) {
-		const task *t = &p->tasks[ti];
-		if (t->kind != TASK_DMX_TO_SMD || t->model == SMDMX_NONE || t->status != EXIT_OK) continue;
-		const smdmx_qc_model *m = &qc->models[t->model];
+	for (size_t k = 0; k < qc->model_count && ok; k++) {
+		const task *t = model_task(p, (uint32_t)k);
+		if (!converted(t) || t->kind != TASK_DMX_TO_SMD || t->model == SMDMX_NONE) continue;
+		const smdmx_qc_model *m = &qc->models[k];
 		if (t->model_lines && *t->model_lines) {
 			if (m->noautodmxrules) {
 				/* The QC's own rig stays: only the shapes come out of the DMX. */
 				char *lines = xstrdup(t->model_lines), *w = lines;
-				for (char *l = lines; *l;) {
-					char *e = strchr(l, '\n');
-					size_t len = e ? (size_t)(e - l + 1) : strlen(l);
-					if (!strncmp(l, "\tflexfile ", 10) || !strncmp(l, "\tflex ", 6) || !strncmp(l, "\tflexpair ", 10)) {
-						memmove(w, l, len);
+				for (char *s = lines; *s;) {
+					char *e = strchr(s, '\n');
+					size_t len = e ? (size_t)(e - s + 1) : strlen(s);
+					if (!strncmp(s, "\tflexfile ", 10) || !strncmp(s, "\tflex ", 6) || !strncmp(s, "\tflexpair ", 10)) {
+						memmove(w, s, len);
 						w += len;
 					}
-					l += len;
+					s += len;
 				}
 				*w = 0;
-				ok = smdmx_qc_remove_lines(qc, t->model, SMDMX_QC_LINES_NOAUTODMXRULES, &err) || edit_fail(p, &err);
-				ok = ok && (smdmx_qc_append_to_model(qc, t->model, lines, &err) || edit_fail(p, &err));
+				ok = smdmx_qc_remove_lines(qc, (uint32_t)k, SMDMX_QC_LINES_NOAUTODMXRULES, &err) || edit_fail(p, &err);
+				ok = ok && (smdmx_qc_append_to_model(qc, (uint32_t)k, lines, &err) || edit_fail(p, &err));
 				free(lines);
 			} else {
-				ok = smdmx_qc_append_to_model(qc, t->model, t->model_lines, &err) || edit_fail(p, &err);
+				ok = smdmx_qc_append_to_model(qc, (uint32_t)k, t->model_lines, &err) || edit_fail(p, &err);
 			}
 		}
 		if (ok && t->att_lines && *t->att_lines)
-			ok = smdmx_qc_insert_after_model(qc, t->model, t->att_lines, &err) || edit_fail(p, &err);
+			ok = smdmx_qc_insert_after_model(qc, (uint32_t)k, t->att_lines, &err) || edit_fail(p, &err);
 	}
 	return ok;
 }
 
-typedef struct qc_out {
-	output *out;
-} qc_out;
+/* ---- the QC files -------------------------------------------------------------------------- */
 
-static bool qc_write_fn(void *user, const void *data, size_t size)
+typedef struct rendered {
+	char *path;          /* the output */
+	text_buf text;
+	const project *by;
+} rendered;
+
+static bool render_fn(void *user, const void *data, size_t size)
 {
-	return output_write(((qc_out *)user)->out, data, size);
+	text_buf *b = user;
+	for (size_t i = 0; i < size; i++) tb_putc(b, ((const char *)data)[i]);
+	return true;
 }
 
-/* The QC and its includes into OUTDIR. */
-static bool write_qc_files(project *p, char ***written, size_t *written_count)
+/* An existing file with exactly these bytes. */
+static bool same_bytes(const char *path, const text_buf *b)
 {
-	outputs set = { 0 };
-	set.force = p->o->force;
+	FILE *f = os_fopen(path, "rb");
+	if (!f) return false;
+	bool same = true;
+	size_t at = 0;
+	char buf[65536];
+	size_t n;
+	while (same && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		same = at + n <= b->len && !memcmp(buf, b->text + at, n);
+		at += n;
+	}
+	same = same && !ferror(f) && at == b->len;
+	fclose(f);
+	return same;
+}
+
+/* The project's QC and its includes into OUTDIR, each file once in the library: an include
+ * two projects share is written once when both need the same bytes, and is an error of the
+ * later project when they do not (neither overwrites the other). */
+static bool write_qc_files(project *p, rendered **done, size_t *done_count)
+{
+	library *l = p->lib;
+	const smdmx_qc *qc = p->qc;
+	rendered *mine = calloc(qc->file_count + 1, sizeof(rendered));
+	if (!mine) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	size_t n = 0;
 	bool ok = true;
-	char why[1024];
-	for (size_t i = 0; i < p->qc->file_count && ok; i++) {
+	for (size_t i = 0; i < qc->file_count; i++) {
+		char *dst = out_path(l, qc->files[i].path);
 		bool dup = false;
-		for (size_t k = 0; k < i && !dup; k++) dup = !strcmp(p->qc->files[k].path, p->qc->files[i].path);
-		if (dup) continue;
-		char *dst = out_path(p, p->qc->files[i].path);
-		char *ins[1] = { (char *)p->qc->files[i].path };
-		output *o = output_allowed(dst, ins, 1, p->o->force, why, sizeof(why)) && make_parent_dirs(dst, why, sizeof(why))
-		                ? outputs_open(&set, dst, why, sizeof(why))
-		                : NULL;
-		if (!o) {
-			diag_add(&p->diag, NULL, dst, 0, 0, "error", "%s", why);
-			ok = false;
-		} else {
-			qc_out qo = { o };
-			smdmx_error err;
-			if (!smdmx_qc_write(p->qc, (uint32_t)i, qc_write_fn, &qo, &err)) {
-				diag_add(&p->diag, NULL, dst, 0, 0, "error", "cannot write: %s", strerror(o->errnum));
+		for (size_t k = 0; k < n && !dup; k++) dup = !strcmp(mine[k].path, dst);
+		if (dup) {
+			free(dst);
+			continue;
+		}
+		rendered *r = &mine[n++];
+		r->path = dst;
+		r->by = p;
+		smdmx_error err;
+		smdmx_qc_write(qc, (uint32_t)i, render_fn, &r->text, &err);
+		for (size_t k = 0; k < *done_count; k++) {
+			const rendered *o = &(*done)[k];
+			if (strcmp(o->path, dst)) continue;
+			if (o->text.len != r->text.len || memcmp(o->text.text, r->text.text, r->text.len)) {
+				diag_add(&p->diag, NULL, qc->files[i].path, 0, 0, "error",
+				         "%s needs it written otherwise than %s does (a file it names is converted another way): this project's QC files are not written",
+				         p->qcpath, o->by->qcpath);
 				ok = false;
 			}
 		}
-		free(dst);
 	}
-	if (ok) ok = outputs_commit(&set, written, written_count, why, sizeof(why)) || (diag_add(&p->diag, NULL, p->qcpath, 0, 0, "error", "%s", why), false);
+	outputs set = { 0 };
+	set.force = l->o->force || l->o->update;
+	char why[1024];
+	for (size_t i = 0; i < n && ok; i++) {
+		rendered *r = &mine[i];
+		bool before = false;
+		for (size_t k = 0; k < *done_count && !before; k++) before = !strcmp((*done)[k].path, r->path);
+		if (before) continue;
+		if (l->o->update && same_bytes(r->path, &r->text)) {
+			l->qc_current++;
+			list_push(&l->qc_written, &l->qc_written_count, xstrdup(r->path));
+			continue;
+		}
+		const char *src = qc->files[0].path;
+		for (size_t f = 0; f < qc->file_count; f++) {
+			char *o = out_path(l, qc->files[f].path);
+			if (!strcmp(o, r->path)) src = qc->files[f].path;
+			free(o);
+		}
+		char *ins[1] = { (char *)src };
+		output *o = output_allowed(r->path, ins, 1, set.force, why, sizeof(why)) && make_parent_dirs(r->path, why, sizeof(why))
+		                ? outputs_open(&set, r->path, why, sizeof(why))
+		                : NULL;
+		if (!o) {
+			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "%s", why);
+			ok = false;
+		} else if (!output_write(o, r->text.text ? r->text.text : "", r->text.len)) {
+			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "cannot write: %s", strerror(o->errnum));
+			ok = false;
+		}
+	}
+	size_t before_count = l->qc_written_count;
+	if (ok) ok = outputs_commit(&set, &l->qc_written, &l->qc_written_count, why, sizeof(why)) ||
+	             (diag_add(&p->diag, NULL, p->qcpath, 0, 0, "error", "%s", why), false);
 	else outputs_abort(&set);
+	p->qc_written = l->qc_written_count - before_count;
+	/* what was rendered stays, for the projects after */
+	rendered *all = realloc(*done, (*done_count + n) * sizeof(rendered));
+	if (!all) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	*done = all;
+	for (size_t i = 0; i < n; i++) {
+		bool before = false;
+		for (size_t k = 0; k < *done_count && !before; k++) before = !strcmp(all[k].path, mine[i].path);
+		if (before || !ok) {
+			free(mine[i].path);
+			free(mine[i].text.text);
+		} else {
+			all[(*done_count)++] = mine[i];
+		}
+	}
+	free(mine);
 	return ok;
 }
 
@@ -724,18 +1082,25 @@ static int usage(const char *fmt, ...)
 }
 
 static const char qc_help[] =
-    "usage: smdmx qc IN.qc --to dmx|smd -d OUTDIR [options]\n"
-    "Converts a QC project: every file the QC and its includes name goes into OUTDIR at its place\n"
-    "below the project's folder, converted (SMD, VTA to DMX, or DMX to SMD and VTA) or copied, and\n"
-    "the QC and its includes are written there changed only where the conversion needs it.\n\n"
+    "usage: smdmx qc IN.qc... --to dmx|smd -d OUTDIR [options]\n"
+    "       smdmx qc -r DIR... --to dmx|smd -d OUTDIR [options]\n"
+    "Converts QC projects: every file a QC and its includes name goes into OUTDIR at its place\n"
+    "below the folder that holds them all, converted (SMD, VTA to DMX, or DMX to SMD and VTA) or\n"
+    "copied, and the QCs and their includes are written there changed only where the conversion\n"
+    "needs it. Several QCs (a library) are one batch into one tree: a file they share is converted\n"
+    "once, an include they share written once.\n\n"
     "  --to dmx|smd           the format the models end in\n"
-    "  -d OUTDIR              where the project goes (required)\n"
+    "  -d OUTDIR              where the projects go (required)\n"
+    "  -r, --recursive        take directories: every .qc below them, in byte order of the names\n"
     "  --rig qc|dmx           --to dmx: a $model's flexcontroller, %rule and localvar lines stay in\n"
     "                         the QC with noautodmxrules (qc, the default) or move into its DMX (dmx)\n"
     "  -f, --force            overwrite existing outputs\n"
+    "  -u, --update           convert only files whose outputs are missing or older than what they\n"
+    "                         are made of (replacing them); QC files are rewritten when they change\n"
     "  -j N, --jobs N         convert N files at once (default: the number of cores)\n"
     "  --threads N            threads that read one file in parts (default: the cores over -j)\n"
-    "  -k, --keep-going       convert what can be converted; exit 1 at the end if any failed\n"
+    "  -k, --keep-going       write every project whatever fails: a missing file stays named as\n"
+    "                         written, a file that fails is copied unchanged; exit 1 at the end\n"
     "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
     "  -q, --quiet            no warnings\n"
     "  -W error, -Werror      treat warnings as errors\n"
@@ -743,7 +1108,59 @@ static const char qc_help[] =
     "  -v, --verbose          a note on each file written\n"
     "  --target T, --encoding E, --encoding-version N, --model-version N: the DMX written\n"
     "  --lf                   SMD: LF line ends instead of CRLF\n\n"
-    "exit codes: 0 success, 1 at least one file failed, 2 a usage error\n";
+    "exit codes: 0 success, 1 a file was missing, failed or could not be read, 2 a usage error\n";
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every .qc below dir, sorted by name, into list. */
+static bool find_qcs(const char *dir, char ***list, size_t *count, int depth)
+{
+	if (depth > 256) {
+		say("smdmx", "error", "'%s': directories nested too deep", dir);
+		return false;
+	}
+	os_dir *d = os_dir_open(dir);
+	if (!d) {
+		say("smdmx", "error", "cannot read the directory '%s': %s", dir, strerror(errno));
+		return false;
+	}
+	char **names = NULL;
+	size_t n = 0;
+	const char *e;
+	while ((e = os_dir_next(d)))
+		if (e[0] != '.') list_push(&names, &n, xstrdup(e)); /* hidden files and our temporary files */
+	os_dir_close(d);
+	if (n) qsort(names, n, sizeof(*names), cmp_str);
+	bool ok = true;
+	size_t dl = strlen(dir);
+	for (size_t i = 0; i < n; i++) {
+		char *path = xasprintf("%s%s%s", dir, dl && (dir[dl - 1] == '/' || dir[dl - 1] == '\\') ? "" : "/", names[i]);
+		os_stat st;
+		if (os_lstat_path(path, &st) && st.kind == OS_DIRECTORY && !st.link) {
+			ok = find_qcs(path, list, count, depth + 1) && ok;
+			free(path);
+		} else if (ext_is(names[i], "qc") && os_stat_path(path, &st) && st.kind == OS_REGULAR) {
+			list_push(list, count, path);
+		} else {
+			free(path);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return ok;
+}
+
+static int parse_jobs(const char *v, unsigned *out)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+	if (*end || n < 1 || n > 256) return usage("-j wants a number of jobs from 1 to 256, not '%s'", v);
+	*out = (unsigned)n;
+	return EXIT_OK;
+}
 
 int cmd_qc(int argc, char **argv)
 {
@@ -752,70 +1169,78 @@ int cmd_qc(int argc, char **argv)
 	o.tool = TOOL_SMDMX;
 	o.name = "smdmx";
 	o.max_warnings = 20;
-	const char *in = NULL, *to = NULL, *rig = "qc", *target = NULL;
-	for (int i = 0; i < argc; i++) {
+	const char *to = NULL, *rig = "qc", *target = NULL;
+	char **args = NULL;
+	size_t arg_count = 0;
+	int rc = EXIT_OK;
+	for (int i = 0; i < argc && rc == EXIT_OK; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(qc_help, stdout);
+			free(args);
 			return EXIT_OK;
 		}
 		bool takes = !strcmp(a, "--to") || !strcmp(a, "-d") || !strcmp(a, "--rig") || !strcmp(a, "-j") || !strcmp(a, "--jobs") || !strcmp(a, "--threads") ||
 		             !strcmp(a, "--depfile") || !strcmp(a, "--max-warnings") || !strcmp(a, "--target") || !strcmp(a, "--encoding") ||
 		             !strcmp(a, "--encoding-version") || !strcmp(a, "--model-version") || !strcmp(a, "-W");
-		if (takes && !v) return usage("'%s' needs a value", a);
-		if (!strcmp(a, "--to")) to = argv[++i];
+		if (takes && !v) rc = usage("'%s' needs a value", a);
+		else if (!strcmp(a, "--to")) to = argv[++i];
 		else if (!strcmp(a, "-d")) o.outdir = argv[++i];
 		else if (!strcmp(a, "--rig")) rig = argv[++i];
 		else if (!strcmp(a, "--threads")) {
 			char *end;
 			long n = strtol(argv[++i], &end, 10);
-			if (*end || n < 1 || n > 256) return usage("--threads wants a number from 1 to 256, not '%s'", argv[i]);
-			o.threads = (unsigned)n;
-		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-			char *end;
-			long n = strtol(argv[++i], &end, 10);
-			if (*end || n < 1 || n > 256) return usage("-j wants a number of jobs from 1 to 256, not '%s'", argv[i]);
-			o.jobs = (unsigned)n;
-		} else if (!strncmp(a, "-j", 2) && a[2]) {
-			char *end;
-			long n = strtol(a + 2, &end, 10);
-			if (*end || n < 1 || n > 256) return usage("-j wants a number of jobs from 1 to 256, not '%s'", a + 2);
-			o.jobs = (unsigned)n;
-		} else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) o.keep_going = true;
+			if (*end || n < 1 || n > 256) rc = usage("--threads wants a number from 1 to 256, not '%s'", argv[i]);
+			else o.threads = (unsigned)n;
+		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) rc = parse_jobs(argv[++i], &o.jobs);
+		else if (!strncmp(a, "-j", 2) && a[2]) rc = parse_jobs(a + 2, &o.jobs);
+		else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) o.keep_going = true;
 		else if (!strcmp(a, "-f") || !strcmp(a, "--force")) o.force = true;
+		else if (!strcmp(a, "-u") || !strcmp(a, "--update")) o.update = true;
+		else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) o.recursive = true;
 		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o.quiet = true;
 		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o.verbose = true;
 		else if (!strcmp(a, "-Werror")) o.werror = true;
 		else if (!strcmp(a, "-W")) {
-			if (strcmp(argv[++i], "error")) return usage("-W takes 'error', not '%s'", argv[i]);
+			if (strcmp(argv[++i], "error")) rc = usage("-W takes 'error', not '%s'", argv[i]);
 			o.werror = true;
 		} else if (!strcmp(a, "--depfile")) o.depfile = argv[++i];
 		else if (!strcmp(a, "--max-warnings")) {
 			char *end;
 			long n = strtol(argv[++i], &end, 10);
-			if (*end || n < 0) return usage("--max-warnings wants a count, not '%s'", argv[i]);
-			o.max_warnings = (size_t)n;
+			if (*end || n < 0) rc = usage("--max-warnings wants a count, not '%s'", argv[i]);
+			else o.max_warnings = (size_t)n;
 		} else if (!strcmp(a, "--target")) target = argv[++i];
 		else if (!strcmp(a, "--encoding")) {
 			o.dopts.encoding = argv[++i];
 			if (strcmp(o.dopts.encoding, "keyvalues2") && strcmp(o.dopts.encoding, "keyvalues2_flat") && strcmp(o.dopts.encoding, "binary"))
-				return usage("--encoding is keyvalues2, keyvalues2_flat or binary, not '%s'", o.dopts.encoding);
+				rc = usage("--encoding is keyvalues2, keyvalues2_flat or binary, not '%s'", o.dopts.encoding);
 		} else if (!strcmp(a, "--encoding-version")) o.dopts.encoding_version = atoi(argv[++i]);
 		else if (!strcmp(a, "--model-version")) {
 			int mv = atoi(argv[++i]);
-			if (mv != 1 && mv != 15 && mv != 18 && mv != 22) return usage("--model-version is 1, 15, 18 or 22, not '%s'", argv[i]);
+			if (mv != 1 && mv != 15 && mv != 18 && mv != 22) rc = usage("--model-version is 1, 15, 18 or 22, not '%s'", argv[i]);
 			o.mopts.model_version = mv;
 		} else if (!strcmp(a, "--lf")) o.wopts.lf_line_ends = true;
-		else if (a[0] == '-' && a[1]) return usage("unknown option '%s'", a);
-		else if (!in) in = a;
-		else return usage("one QC at a time ('%s' is a second)", a);
+		else if (a[0] == '-' && a[1]) rc = usage("unknown option '%s'", a);
+		else {
+			char **n = realloc(args, (arg_count + 1) * sizeof(char *));
+			if (!n) {
+				fputs("smdmx: error: out of memory\n", stderr);
+				exit(EXIT_FAILED);
+			}
+			args = n;
+			args[arg_count++] = argv[i];
+		}
 	}
-	if (!in) return usage("%s", "qc needs a QC file");
-	if (!to || (strcasecmp(to, "dmx") && strcasecmp(to, "smd"))) return usage("%s", "--to is dmx or smd");
-	if (!o.outdir) return usage("%s", "-d OUTDIR is required: the project is written there");
-	if (strcmp(rig, "qc") && strcmp(rig, "dmx")) return usage("--rig is qc or dmx, not '%s'", rig);
-	if (!strcmp(rig, "dmx") && strcasecmp(to, "dmx")) return usage("%s", "--rig dmx applies to --to dmx");
-	if (target) {
+	if (rc == EXIT_OK) {
+		if (!arg_count) rc = usage("%s", o.recursive ? "-r needs a directory" : "qc needs a QC file");
+		else if (!to || (strcasecmp(to, "dmx") && strcasecmp(to, "smd"))) rc = usage("%s", "--to is dmx or smd");
+		else if (!o.outdir) rc = usage("%s", "-d OUTDIR is required: the project is written there");
+		else if (strcmp(rig, "qc") && strcmp(rig, "dmx")) rc = usage("--rig is qc or dmx, not '%s'", rig);
+		else if (!strcmp(rig, "dmx") && strcasecmp(to, "dmx")) rc = usage("%s", "--rig dmx applies to --to dmx");
+		else if (o.update && o.force) rc = usage("%s", "-u and -f: -u replaces what is out of date, -f everything; give one");
+	}
+	if (rc == EXIT_OK && target) {
 		static const struct {
 			const char *name;
 			int encoding, model;
@@ -823,150 +1248,248 @@ int cmd_qc(int argc, char **argv)
 			            { "portal2", 5, 18 }, { "csgo", 5, 18 }, { "sfm", 5, 18 }, { "source2", 9, 22 } };
 		size_t t = 0;
 		while (t < sizeof(targets) / sizeof(targets[0]) && strcmp(targets[t].name, target)) t++;
-		if (t == sizeof(targets) / sizeof(targets[0])) return usage("unknown --target '%s'", target);
-		if (!o.dopts.encoding) o.dopts.encoding = "binary";
-		if (!o.dopts.encoding_version) o.dopts.encoding_version = targets[t].encoding;
-		if (!o.mopts.model_version) o.mopts.model_version = targets[t].model;
+		if (t == sizeof(targets) / sizeof(targets[0])) rc = usage("unknown --target '%s'", target);
+		else {
+			if (!o.dopts.encoding) o.dopts.encoding = "binary";
+			if (!o.dopts.encoding_version) o.dopts.encoding_version = targets[t].encoding;
+			if (!o.mopts.model_version) o.mopts.model_version = targets[t].model;
+		}
 	}
-	project p;
-	memset(&p, 0, sizeof(p));
-	p.o = &o;
-	p.to = strcasecmp(to, "dmx") ? "smd" : "dmx";
-	p.rig_dmx = !strcmp(rig, "dmx");
-	p.qcpath = in;
+	/* The QCs: those given, and with -r every .qc below the directories given. */
+	char **qcs = NULL;
+	size_t qc_count = 0;
+	char **dirs = NULL;
+	size_t dir_count = 0;
+	for (size_t i = 0; i < arg_count && rc == EXIT_OK; i++) {
+		os_stat st;
+		if (os_stat_path(args[i], &st) && st.kind == OS_DIRECTORY) {
+			if (!o.recursive) rc = usage("'%s' is a directory (-r converts every QC below it)", args[i]);
+			else {
+				size_t before = qc_count;
+				if (!find_qcs(args[i], &qcs, &qc_count, 0)) rc = EXIT_FAILED;
+				else if (qc_count == before) rc = usage("no .qc file below '%s'", args[i]);
+				list_push(&dirs, &dir_count, xstrdup(args[i]));
+			}
+		} else {
+			list_push(&qcs, &qc_count, xstrdup(args[i]));
+		}
+	}
+	free(args);
+	if (rc != EXIT_OK) {
+		for (size_t i = 0; i < qc_count; i++) free(qcs[i]);
+		for (size_t i = 0; i < dir_count; i++) free(dirs[i]);
+		free(qcs);
+		free(dirs);
+		return rc;
+	}
+	library lib;
+	memset(&lib, 0, sizeof(lib));
+	lib.o = &o;
+	lib.to = strcasecmp(to, "dmx") ? "smd" : "dmx";
+	lib.rig_dmx = !strcmp(rig, "dmx");
+	lib.projects = calloc(qc_count, sizeof(project));
+	if (!lib.projects) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
 	output_init();
-	smdmx_error err;
-	smdmx_warnings w;
+	/* Read every QC (one given twice is read once). */
 	smdmx_qc_read_options qo;
 	memset(&qo, 0, sizeof(qo));
 	qo.keep_going = o.keep_going;
-	p.qc = smdmx_qc_read_file(in, &qo, &err, &w);
-	diag_warnings(&p.diag, &o, in, &w);
-	int rc = EXIT_OK;
-	if (!p.qc) {
-		diag_error(&p.diag, in, &err);
-		fputs(p.diag.text ? p.diag.text : "", stderr);
-		diag_free(&p.diag);
-		return EXIT_FAILED;
-	}
-	/* -k: the lines that could not be read cost only themselves (the QC keeps them as written) */
 	bool ok = true;
-	for (size_t i = 0; i < p.qc->error_count; i++) {
-		const smdmx_error *e = &p.qc->errors[i];
-		diag_add(&p.diag, NULL, e->file[0] ? e->file : in, e->line, e->column, "error", "%s%s", e->message,
-		         e->code == SMDMX_ERROR_IO || e->code == SMDMX_ERROR_LIMIT ? ": the $include is kept as written, and nothing it holds is read"
-		                                                               : ": the line is kept as written, and nothing it says is converted");
-		ok = false;
-	}
-	p.missing = p.qc->missing_includes;
-	p.qc_errors = p.qc->error_count - p.qc->missing_includes;
-	/* The project's folder: the main QC's, widened to hold every file it reads. */
-	p.root = abs_dir(in);
-	for (size_t i = 0; i < p.qc->file_count; i++) {
-		char *a = path_absolute(p.qc->files[i].path);
-		common_root(p.root, a);
-		free(a);
-	}
-	for (size_t i = 0; i < p.qc->ref_count; i++) {
-		if (!p.qc->refs[i].found) continue;
-		char *a = path_absolute(p.qc->refs[i].path);
-		common_root(p.root, a);
-		free(a);
-	}
-	char *od = path_absolute(o.outdir);
-	p.outdir = xasprintf("%s%s", od, od[strlen(od) - 1] == '/' ? "" : "/");
-	free(od);
-	if (!strncmp(p.outdir, p.root, strlen(p.root)) || !strncmp(p.root, p.outdir, strlen(p.outdir))) {
-		/* OUTDIR inside the project, or the project inside OUTDIR: outputs over inputs */
-		bool inside = !strncmp(p.outdir, p.root, strlen(p.root));
-		say("smdmx", "error", "'%s' is %s the project's folder '%s': write the project elsewhere", o.outdir,
-		    inside ? "inside" : "above", p.root);
-		smdmx_qc_free(p.qc);
-		diag_free(&p.diag);
-		free(p.root);
-		free(p.outdir);
-		return EXIT_USAGE;
-	}
-	ok = plan(&p) && ok;
-	if (ok || o.keep_going) {
-		unsigned workers = o.jobs;
-		if (!workers) workers = os_cpu_count();
-		if (workers > p.task_count) workers = (unsigned)p.task_count;
-		if (workers < 1) workers = 1; /* a QC that names no file */
-		if (workers > 64) workers = 64;
-		unsigned cores = os_cpu_count();
-		o.ropts.threads = o.threads ? o.threads : (cores / workers ? cores / workers : 1);
-		o.xopts.threads = o.wopts.threads = o.dopts.threads = o.ropts.threads;
-		if (!ok) p.stop = !o.keep_going;
-		p.lock = os_mutex_create();
-		if (!p.lock) {
-			fputs("smdmx: error: out of memory\n", stderr);
-			exit(EXIT_FAILED);
+	size_t unread = 0;
+	char **seen = NULL;
+	size_t seen_count = 0;
+	for (size_t i = 0; i < qc_count; i++) {
+		char *a = path_absolute(qcs[i]);
+		if (list_has(seen, seen_count, a)) {
+			free(a);
+			continue;
 		}
-		os_thread *th[64];
-		unsigned started = 0;
-		for (unsigned i = 1; i < workers; i++)
-			if ((th[started] = os_thread_start(worker, &p))) started++;
-		worker(&p);
-		for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
+		list_push(&seen, &seen_count, a);
+		project *p = &lib.projects[lib.project_count];
+		memset(p, 0, sizeof(*p));
+		p->lib = &lib;
+		p->qcpath = qcs[i];
+		p->ok = true;
+		smdmx_error err;
+		smdmx_warnings w;
+		p->qc = smdmx_qc_read_file(qcs[i], &qo, &err, &w);
+		diag_warnings(&p->diag, &o, qcs[i], &w);
+		if (!p->qc) {
+			diag_error(&p->diag, qcs[i], &err);
+			fputs(p->diag.text ? p->diag.text : "", stderr);
+			diag_free(&p->diag);
+			unread++;
+			ok = false;
+			continue;
+		}
+		/* -k: the lines that could not be read cost only themselves (the QC keeps them) */
+		for (size_t k = 0; k < p->qc->error_count; k++) {
+			const smdmx_qc_error *e = &p->qc->errors[k];
+			diag_add(&p->diag, NULL, e->error.file[0] ? e->error.file : qcs[i], e->error.line, e->error.column, "error", "%s%s",
+			         e->error.message,
+			         e->include ? ": the $include is kept as written, and nothing it holds is read"
+			                    : ": the line is kept as written, and nothing it says is converted");
+			p->ok = false;
+			p->qc_errors += !e->include;
+		}
+		for (size_t k = 0; k < p->qc->missing_include_count; k++)
+			if (!list_has(lib.missing, lib.missing_count, p->qc->missing_includes[k]))
+				list_push(&lib.missing, &lib.missing_count, xstrdup(p->qc->missing_includes[k]));
+		lib.project_count++;
 	}
-	size_t failed = 0, converted = 0, copied = 0;
-	for (size_t i = 0; i < p.task_count; i++) {
-		failed += p.tasks[i].status == EXIT_FAILED;
-		converted += p.tasks[i].status == EXIT_OK && p.tasks[i].kind != TASK_COPY;
-		copied += p.tasks[i].status == EXIT_OK && p.tasks[i].kind == TASK_COPY;
+	for (size_t i = 0; i < seen_count; i++) free(seen[i]);
+	free(seen);
+	/* The library's folder: the folders given, the QCs', widened to hold every file read. */
+	for (size_t i = 0; i < dir_count; i++) {
+		char *a = path_absolute(dirs[i]);
+		size_t al = strlen(a);
+		char *d = xasprintf("%s%s", a, al && a[al - 1] == '/' ? "" : "/");
+		free(a);
+		if (!lib.root) lib.root = xstrdup(d);
+		else common_root(lib.root, d);
+		free(d);
 	}
-	char **qc_written = NULL;
-	size_t qc_written_count = 0;
-	/* With -k the project is always written: what converted under its new names, the rest
-	 * as the QC names it. */
-	if (o.keep_going || (ok && failed == 0)) {
-		bool edited = edit_names(&p) && edit_lines(&p);
-		ok = write_qc_files(&p, &qc_written, &qc_written_count) && edited && ok;
+	for (size_t pi = 0; pi < lib.project_count; pi++) {
+		const smdmx_qc *qc = lib.projects[pi].qc;
+		if (!lib.root) lib.root = abs_dir(lib.projects[pi].qcpath);
+		for (size_t i = 0; i < qc->file_count; i++) {
+			char *a = path_absolute(qc->files[i].path);
+			common_root(lib.root, a);
+			free(a);
+		}
+		for (size_t i = 0; i < qc->ref_count; i++) {
+			if (!qc->refs[i].found) continue;
+			char *a = path_absolute(qc->refs[i].path);
+			common_root(lib.root, a);
+			free(a);
+		}
 	}
-	/* Messages: the QC's, then each file's in the QC's order. */
-	fputs(p.diag.text ? p.diag.text : "", stderr);
-	for (size_t i = 0; i < p.task_count; i++) {
-		fputs(p.tasks[i].diag.text ? p.tasks[i].diag.text : "", stderr);
-		if (o.verbose && p.tasks[i].status == EXIT_OK)
-			for (size_t k = 0; k < p.tasks[i].written_count; k++)
-				fprintf(stderr, "%s: note: -> %s\n", p.tasks[i].src, p.tasks[i].written[k]);
+	if (!lib.project_count) rc = EXIT_FAILED; /* no QC could be read: said above */
+	if (!lib.root) lib.root = abs_dir(qcs[0]);
+	char *od = path_absolute(o.outdir);
+	lib.outdir = xasprintf("%s%s", od, od[strlen(od) - 1] == '/' ? "" : "/");
+	free(od);
+	if (rc == EXIT_OK && (!strncmp(lib.outdir, lib.root, strlen(lib.root)) || !strncmp(lib.root, lib.outdir, strlen(lib.outdir)))) {
+		/* OUTDIR inside the projects, or the projects inside OUTDIR: outputs over inputs */
+		bool inside = !strncmp(lib.outdir, lib.root, strlen(lib.root));
+		say("smdmx", "error", "'%s' is %s the project's folder '%s': write the project elsewhere", o.outdir,
+		    inside ? "inside" : "above", lib.root);
+		rc = EXIT_USAGE;
 	}
+	if (rc == EXIT_OK) {
+		for (size_t pi = 0; pi < lib.project_count; pi++) {
+			project *p = &lib.projects[pi];
+			p->ok = plan(p) && p->ok;
+			ok = ok && p->ok;
+			count_missing(&lib, p);
+			join(&lib, p);
+		}
+		size_t current = o.update ? plan_update(&lib) : 0;
+		if (current && !o.quiet)
+			fprintf(stderr, "smdmx: note: %zu file%s up to date\n", current, current == 1 ? " is" : "s are");
+		if (ok || o.keep_going) {
+			unsigned workers = o.jobs;
+			if (!workers) workers = os_cpu_count();
+			if (workers > lib.task_count) workers = (unsigned)lib.task_count;
+			if (workers < 1) workers = 1; /* a QC that names no file */
+			if (workers > 64) workers = 64;
+			unsigned cores = os_cpu_count();
+			o.ropts.threads = o.threads ? o.threads : (cores / workers ? cores / workers : 1);
+			o.xopts.threads = o.wopts.threads = o.dopts.threads = o.ropts.threads;
+			lib.lock = os_mutex_create();
+			if (!lib.lock) {
+				fputs("smdmx: error: out of memory\n", stderr);
+				exit(EXIT_FAILED);
+			}
+			os_thread *th[64];
+			unsigned started = 0;
+			for (unsigned i = 1; i < workers; i++)
+				if ((th[started] = os_thread_start(worker, &lib))) started++;
+			worker(&lib);
+			for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
+		}
+	}
+	size_t failed = 0, converted_n = 0, copied = 0;
+	for (size_t i = 0; i < lib.task_count; i++) {
+		const task *t = lib.tasks[i];
+		failed += t->status == EXIT_FAILED;
+		converted_n += t->status == EXIT_OK && t->kind != TASK_COPY;
+		copied += t->status == EXIT_OK && t->kind == TASK_COPY;
+	}
+	/* With -k every project is written: what converted under its new names, the rest as the
+	 * QC names it. */
+	if (rc == EXIT_OK && (o.keep_going || (ok && failed == 0))) {
+		rendered *done = NULL;
+		size_t done_count = 0;
+		for (size_t pi = 0; pi < lib.project_count; pi++) {
+			project *p = &lib.projects[pi];
+			bool edited = edit_names(p) && edit_lines(p);
+			p->failed = !(write_qc_files(p, &done, &done_count) && edited);
+			ok = ok && !p->failed;
+		}
+		for (size_t i = 0; i < done_count; i++) {
+			free(done[i].path);
+			free(done[i].text.text);
+		}
+		free(done);
+	}
+	/* Messages: each QC's, then each file's, in the order planned. */
+	size_t qc_errors = 0;
+	for (size_t pi = 0; pi < lib.project_count; pi++) {
+		fputs(lib.projects[pi].diag.text ? lib.projects[pi].diag.text : "", stderr);
+		qc_errors += lib.projects[pi].qc_errors;
+	}
+	for (size_t i = 0; i < lib.task_count; i++) {
+		const task *t = lib.tasks[i];
+		fputs(t->diag.text ? t->diag.text : "", stderr);
+		if (o.verbose && t->status == EXIT_OK && !t->up_to_date)
+			for (size_t k = 0; k < t->written_count; k++) fprintf(stderr, "%s: note: -> %s\n", t->src, t->written[k]);
+	}
+	size_t qc_written = lib.qc_written_count - lib.qc_current;
 	if (o.verbose)
-		for (size_t k = 0; k < qc_written_count; k++) fprintf(stderr, "%s: note: -> %s\n", in, qc_written[k]);
-	if (!ok || failed) rc = EXIT_FAILED;
-	if (!o.quiet && (p.task_count > 1 || failed || p.missing || p.qc_errors)) {
-		fprintf(stderr, "smdmx: %zu converted, %zu copied, %zu missing, %zu failed", converted, copied, p.missing, failed);
-		if (p.qc_errors) fprintf(stderr, ", %zu QC line%s not read", p.qc_errors, p.qc_errors == 1 ? "" : "s");
-		fprintf(stderr, "; %zu QC file%s written\n", qc_written_count, qc_written_count == 1 ? "" : "s");
+		for (size_t k = 0; k < lib.qc_written_count; k++) fprintf(stderr, "smdmx: note: -> %s\n", lib.qc_written[k]);
+	if (rc == EXIT_OK && (!ok || failed)) rc = EXIT_FAILED;
+	if (lib.project_count && rc != EXIT_USAGE && !o.quiet && (lib.task_count > 1 || failed || lib.missing_count || qc_errors || lib.project_count > 1)) {
+		fprintf(stderr, "smdmx: ");
+		if (lib.project_count + unread > 1) fprintf(stderr, "%zu QC projects, ", lib.project_count + unread);
+		fprintf(stderr, "%zu converted, %zu copied, %zu missing, %zu failed", converted_n, copied, lib.missing_count, failed);
+		if (qc_errors) fprintf(stderr, ", %zu QC line%s not read", qc_errors, qc_errors == 1 ? "" : "s");
+		if (unread) fprintf(stderr, ", %zu QC%s not read", unread, unread == 1 ? "" : "s");
+		fprintf(stderr, "; %zu QC file%s written\n", qc_written, qc_written == 1 ? "" : "s");
 	}
 	if (o.depfile && rc == EXIT_OK) {
 		text_buf t = { 0 };
 		bool first = true;
-		for (size_t i = 0; i < p.task_count; i++)
-			for (size_t k = 0; k < p.tasks[i].written_count; k++) {
+		for (size_t i = 0; i < lib.task_count; i++)
+			for (size_t k = 0; k < lib.tasks[i]->written_count; k++) {
 				if (!first) tb_putc(&t, ' ');
-				tb_dep_path(&t, p.tasks[i].written[k]);
+				tb_dep_path(&t, lib.tasks[i]->written[k]);
 				first = false;
 			}
-		for (size_t k = 0; k < qc_written_count; k++) {
+		for (size_t k = 0; k < lib.qc_written_count; k++) {
 			if (!first) tb_putc(&t, ' ');
-			tb_dep_path(&t, qc_written[k]);
+			tb_dep_path(&t, lib.qc_written[k]);
 			first = false;
 		}
 		tb_putc(&t, ':');
-		for (size_t i = 0; i < p.qc->file_count; i++) {
+		char **ins = NULL;
+		size_t in_count = 0;
+		for (size_t pi = 0; pi < lib.project_count; pi++)
+			for (size_t i = 0; i < lib.projects[pi].qc->file_count; i++)
+				if (!list_has(ins, in_count, lib.projects[pi].qc->files[i].path))
+					list_push(&ins, &in_count, (char *)lib.projects[pi].qc->files[i].path);
+		for (size_t i = 0; i < lib.task_count; i++)
+			if (!list_has(ins, in_count, lib.tasks[i]->src)) list_push(&ins, &in_count, lib.tasks[i]->src);
+		for (size_t i = 0; i < lib.consumed_count; i++)
+			if (!list_has(ins, in_count, lib.consumed[i])) list_push(&ins, &in_count, lib.consumed[i]);
+		for (size_t i = 0; i < in_count; i++) {
 			tb_putc(&t, ' ');
-			tb_dep_path(&t, p.qc->files[i].path);
+			tb_dep_path(&t, ins[i]);
 		}
-		for (size_t i = 0; i < p.task_count; i++) {
-			tb_putc(&t, ' ');
-			tb_dep_path(&t, p.tasks[i].src);
-		}
-		for (size_t i = 0; i < p.consumed_count; i++) {
-			tb_putc(&t, ' ');
-			tb_dep_path(&t, p.consumed[i]);
-		}
+		free(ins);
 		tb_putc(&t, '\n');
 		char why[1024];
 		if (!depfile_write(o.depfile, &t, why, sizeof(why))) {
@@ -975,32 +1498,34 @@ int cmd_qc(int argc, char **argv)
 		}
 		free(t.text);
 	}
-	for (size_t i = 0; i < p.task_count; i++) {
-		task *t = &p.tasks[i];
-		free(t->src);
-		free(t->dst);
-		free(t->vta_dst);
-		smdmx_qc_text_free(t->model_lines);
-		smdmx_qc_text_free(t->att_lines);
-		diag_free(&t->diag);
-		for (size_t k = 0; k < t->written_count; k++) free(t->written[k]);
-		free(t->written);
+	for (size_t i = 0; i < lib.task_count; i++) task_free(lib.tasks[i]);
+	free(lib.tasks);
+	for (size_t pi = 0; pi < lib.project_count; pi++) {
+		project *p = &lib.projects[pi];
+		for (size_t i = 0; i < p->task_count; i++) task_free(p->tasks[i]);
+		free(p->tasks);
+		free(p->task_of);
+		if (p->ref_out)
+			for (size_t i = 0; i < p->qc->ref_count; i++) free(p->ref_out[i]);
+		free(p->ref_out);
+		free(p->vta_consumed);
+		diag_free(&p->diag);
+		smdmx_qc_free(p->qc);
 	}
-	for (size_t k = 0; k < qc_written_count; k++) free(qc_written[k]);
-	free(qc_written);
-	free(p.tasks);
-	free(p.task_of);
-	if (p.ref_out)
-		for (size_t i = 0; i < p.qc->ref_count; i++) free(p.ref_out[i]);
-	free(p.ref_out);
-	free(p.vta_consumed);
-	for (size_t i = 0; i < p.consumed_count; i++) free(p.consumed[i]);
-	free(p.consumed);
-	diag_free(&p.diag);
-	smdmx_qc_free(p.qc);
-	free(p.root);
-	free(p.outdir);
-	os_mutex_destroy(p.lock);
+	free(lib.projects);
+	for (size_t k = 0; k < lib.qc_written_count; k++) free(lib.qc_written[k]);
+	free(lib.qc_written);
+	for (size_t i = 0; i < lib.missing_count; i++) free(lib.missing[i]);
+	free(lib.missing);
+	for (size_t i = 0; i < lib.consumed_count; i++) free(lib.consumed[i]);
+	free(lib.consumed);
+	for (size_t i = 0; i < qc_count; i++) free(qcs[i]);
+	free(qcs);
+	for (size_t i = 0; i < dir_count; i++) free(dirs[i]);
+	free(dirs);
+	free(lib.root);
+	free(lib.outdir);
+	if (lib.lock) os_mutex_destroy(lib.lock);
 	return rc;
 }
 
