@@ -1,5 +1,7 @@
-/* Fuzz target: the QC reader (tokens, includes, variables, macros, commands, rules) on a main
- * QC from the input, beside fixed files it may include or name; then the editor (every file
+/* Fuzz target: smdmx qc's project planner and QC rewriting on a library of this input as two
+ * projects, files present or missing (qc_project.c); the QC reader (tokens, includes,
+ * variables, macros, commands, rules) on a main QC from the input, beside fixed files it may
+ * include or name; then the editor (every file
  * written back unchanged must be its bytes, then renamed, lines removed and added) and, for
  * a $model naming the fixed SMD and VTA, the rig both ways: the QC's lines into the scene,
  * and the scene's rig back into QC lines, which must read again. */
@@ -80,8 +82,12 @@ static void rig(smdmx_qc *qc, uint32_t m, bool in_qc)
 	smdmx_scene_free(s);
 }
 
+void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const char *smd, const char *vta);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	/* smdmx qc's planner and rewriting over a library of this QC (qc_project.c) */
+	fuzz_qc_project(data, size, fixed_qci, fixed_smd, fixed_vta);
 	qc_mem_file files[] = {
 		{ "/z/main.qc", (const char *)data, size },
 		{ "/z/inc.qci", fixed_qci, 0 },

@@ -76,7 +76,6 @@ struct project {
 	size_t qc_errors;    /* lines of the QC that could not be read (-k) */
 	bool ok;             /* read and planned without an error */
 	bool failed;         /* its QC files could not be written */
-	size_t qc_written;
 };
 
 /* The QCs converted together, into one tree. */
@@ -394,14 +393,24 @@ static bool copy_file(task *t, const char *src, const char *dst)
 
 /* -k: a model file that failed to convert is copied unchanged to its place below OUTDIR, with
  * the VTA its DMX would have taken, so that the QC, which keeps naming them, stays whole. */
+/* Another task of the library copies src to dst: it is written there already. */
+static bool copied_by_another(const task *t, const char *src, const char *dst)
+{
+	const library *l = t->proj->lib;
+	for (size_t i = 0; i < l->task_count; i++)
+		if (l->tasks[i] != t && l->tasks[i]->kind == TASK_COPY && !strcmp(l->tasks[i]->src, src) && !strcmp(l->tasks[i]->dst, dst))
+			return true;
+	return false;
+}
+
 static bool copy_instead(task *t)
 {
 	const project *p = t->proj;
 	outputs_abort(&t->outs);
 	const char *dst = p->ref_out[t->ref];
-	bool ok = copy_file(t, t->src, dst);
+	bool ok = copied_by_another(t, t->src, dst) || copy_file(t, t->src, dst);
 	const char *vta = t->kind == TASK_SMD_TO_DMX && t->vta != SMDMX_NONE && p->vta_consumed[t->vta] ? p->qc->refs[t->vta].path : NULL;
-	if (ok && vta) ok = copy_file(t, vta, p->ref_out[t->vta]);
+	if (ok && vta && !copied_by_another(t, vta, p->ref_out[t->vta])) ok = copy_file(t, vta, p->ref_out[t->vta]);
 	char why[1024];
 	ok = ok && (outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
 	            (diag_add(&t->diag, NULL, dst, 0, 0, "error", "%s", why), false));
@@ -675,7 +684,9 @@ static char *task_key(const task *t)
 	const project *p = t->proj;
 	text_buf b = { 0 };
 	char head[64];
-	snprintf(head, sizeof(head), "%d %d %.17g|", (int)t->kind, (int)t->reference, t->fps);
+	/* a copy is its file: the same bytes at the same place whatever names it */
+	if (t->kind == TASK_COPY) snprintf(head, sizeof(head), "%d|", (int)t->kind);
+	else snprintf(head, sizeof(head), "%d %d %.17g|", (int)t->kind, (int)t->reference, t->fps);
 	for (const char *c = head; *c; c++) tb_putc(&b, *c);
 	for (const char *c = t->src; *c; c++) tb_putc(&b, *c);
 	if (t->kind == TASK_SMD_TO_DMX && t->model != SMDMX_NONE) {
@@ -870,7 +881,8 @@ static task *model_task(const project *p, uint32_t model)
 
 static bool converted(const task *t)
 {
-	return t && (t->kind == TASK_SMD_TO_DMX || t->kind == TASK_DMX_TO_SMD) && t->status == EXIT_OK && !t->copied;
+	return t && (t->kind == TASK_SMD_TO_DMX || t->kind == TASK_DMX_TO_SMD || t->kind == TASK_VTA_REBASE) && t->status == EXIT_OK &&
+	       !t->copied;
 }
 
 /* Names of the files converted, and the flex lines that moved into their DMXs. */
@@ -947,6 +959,7 @@ typedef struct rendered {
 	char *path;          /* the output */
 	text_buf text;
 	const project *by;
+	uint32_t file;       /* of by's QC */
 } rendered;
 
 static bool render_fn(void *user, const void *data, size_t size)
@@ -974,10 +987,11 @@ static bool same_bytes(const char *path, const text_buf *b)
 	return same;
 }
 
-/* The project's QC and its includes into OUTDIR, each file once in the library: an include
- * two projects share is written once when both need the same bytes, and is an error of the
- * later project when they do not (neither overwrites the other). */
-static bool write_qc_files(project *p, rendered **done, size_t *done_count)
+/* The project's QC and its includes as they are to be written, each file once in the
+ * library: an include two projects share is written once when both need the same bytes, and
+ * is an error of the later project when they do not (neither overwrites the other). Files
+ * already rendered by an earlier project are left out of *mine. */
+static bool render_qc_files(project *p, const rendered *done, size_t done_count, rendered **mine_out, size_t *mine_count)
 {
 	library *l = p->lib;
 	const smdmx_qc *qc = p->qc;
@@ -992,46 +1006,52 @@ static bool write_qc_files(project *p, rendered **done, size_t *done_count)
 		char *dst = out_path(l, qc->files[i].path);
 		bool dup = false;
 		for (size_t k = 0; k < n && !dup; k++) dup = !strcmp(mine[k].path, dst);
+		const rendered *before = NULL;
+		for (size_t k = 0; k < done_count && !before; k++)
+			if (!strcmp(done[k].path, dst)) before = &done[k];
 		if (dup) {
 			free(dst);
 			continue;
 		}
-		rendered *r = &mine[n++];
-		r->path = dst;
-		r->by = p;
+		rendered r = { dst, { 0 }, p, (uint32_t)i };
 		smdmx_error err;
-		smdmx_qc_write(qc, (uint32_t)i, render_fn, &r->text, &err);
-		for (size_t k = 0; k < *done_count; k++) {
-			const rendered *o = &(*done)[k];
-			if (strcmp(o->path, dst)) continue;
-			if (o->text.len != r->text.len || memcmp(o->text.text, r->text.text, r->text.len)) {
+		smdmx_qc_write(qc, (uint32_t)i, render_fn, &r.text, &err);
+		if (before) {
+			if (before->text.len != r.text.len || (r.text.len && memcmp(before->text.text, r.text.text, r.text.len))) {
 				diag_add(&p->diag, NULL, qc->files[i].path, 0, 0, "error",
 				         "%s needs it written otherwise than %s does (a file it names is converted another way): this project's QC files are not written",
-				         p->qcpath, o->by->qcpath);
+				         p->qcpath, before->by->qcpath);
 				ok = false;
 			}
+			free(r.path);
+			free(r.text.text);
+			continue;
 		}
+		mine[n++] = r;
 	}
+	*mine_out = mine;
+	*mine_count = n;
+	return ok;
+}
+
+/* The rendered files of a project into OUTDIR, all or none; they join done. */
+static bool write_qc_files(project *p, rendered **done, size_t *done_count)
+{
+	library *l = p->lib;
+	rendered *mine;
+	size_t n;
+	bool ok = render_qc_files(p, *done, *done_count, &mine, &n);
 	outputs set = { 0 };
 	set.force = l->o->force || l->o->update;
 	char why[1024];
 	for (size_t i = 0; i < n && ok; i++) {
 		rendered *r = &mine[i];
-		bool before = false;
-		for (size_t k = 0; k < *done_count && !before; k++) before = !strcmp((*done)[k].path, r->path);
-		if (before) continue;
 		if (l->o->update && same_bytes(r->path, &r->text)) {
 			l->qc_current++;
 			list_push(&l->qc_written, &l->qc_written_count, xstrdup(r->path));
 			continue;
 		}
-		const char *src = qc->files[0].path;
-		for (size_t f = 0; f < qc->file_count; f++) {
-			char *o = out_path(l, qc->files[f].path);
-			if (!strcmp(o, r->path)) src = qc->files[f].path;
-			free(o);
-		}
-		char *ins[1] = { (char *)src };
+		char *ins[1] = { (char *)p->qc->files[r->file].path };
 		output *o = output_allowed(r->path, ins, 1, set.force, why, sizeof(why)) && make_parent_dirs(r->path, why, sizeof(why))
 		                ? outputs_open(&set, r->path, why, sizeof(why))
 		                : NULL;
@@ -1043,26 +1063,22 @@ static bool write_qc_files(project *p, rendered **done, size_t *done_count)
 			ok = false;
 		}
 	}
-	size_t before_count = l->qc_written_count;
 	if (ok) ok = outputs_commit(&set, &l->qc_written, &l->qc_written_count, why, sizeof(why)) ||
 	             (diag_add(&p->diag, NULL, p->qcpath, 0, 0, "error", "%s", why), false);
 	else outputs_abort(&set);
-	p->qc_written = l->qc_written_count - before_count;
-	/* what was rendered stays, for the projects after */
-	rendered *all = realloc(*done, (*done_count + n) * sizeof(rendered));
+	/* what was written stays, for the projects after */
+	rendered *all = realloc(*done, (*done_count + n + 1) * sizeof(rendered));
 	if (!all) {
 		fputs("smdmx: error: out of memory\n", stderr);
 		exit(EXIT_FAILED);
 	}
 	*done = all;
 	for (size_t i = 0; i < n; i++) {
-		bool before = false;
-		for (size_t k = 0; k < *done_count && !before; k++) before = !strcmp(all[k].path, mine[i].path);
-		if (before || !ok) {
+		if (ok) {
+			all[(*done_count)++] = mine[i];
+		} else {
 			free(mine[i].path);
 			free(mine[i].text.text);
-		} else {
-			all[(*done_count)++] = mine[i];
 		}
 	}
 	free(mine);
