@@ -896,6 +896,8 @@ static bool edit_names(project *p)
 		if (ti == SMDMX_NONE) continue;
 		const task *t = p->lib->tasks[ti];
 		if (!converted(t)) continue;
+		/* a rebased VTA keeps its name unless it had to take another; its flexfile line goes */
+		if (t->kind == TASK_VTA_REBASE && (!strcmp(t->dst, p->ref_out[i]) || !strcmp(qc->refs[i].command, "flexfile"))) continue;
 		char *name = new_name(qc->refs[i].name, t->src, t->dst);
 		ok = smdmx_qc_rename(qc, (uint32_t)i, name, &err) || edit_fail(p, &err);
 		free(name);
