@@ -1446,16 +1446,41 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 		fs->polygon_count = offsets.count - 1;
 		m->face_set_count++;
 	}
-	/* Delta states: sparse deltas against this base data (C10). */
+	/* Delta states: sparse deltas against this base data (C10). Two of one name in one mesh
+	 * stay two shapes (the VTA written from them has a frame each): the later is named
+	 * after its place. */
 	size_t nd;
 	const uint32_t *deltas = get_els(l, mesh, "deltaStates", &nd);
+	size_t mesh_first = l->shapes.count;
 	for (size_t i = 0; i < nd; i++) {
 		uint32_t d = deltas[i];
 		if (d == SMDMX_NONE || d >= l->dm->element_count) continue;
+		const char *dname = l->dm->elements[d].name;
+		bool again = false;
+		for (size_t k = mesh_first; k < l->shapes.count && !again; k++)
+			again = !strcmp(((const smdmx_flex_shape *)l->shapes.data)[k].name, dname);
+		if (again) {
+			char alt[300];
+			snprintf(alt, sizeof(alt), "%.200s_%zu", dname, i + 1);
+			for (unsigned n = 2;; n++) {
+				bool taken = false;
+				for (size_t k = mesh_first; k < l->shapes.count && !taken; k++)
+					taken = !strcmp(((const smdmx_flex_shape *)l->shapes.data)[k].name, alt);
+				for (size_t k = 0; k < nd && !taken; k++)
+					taken = deltas[k] < l->dm->element_count && !strcmp(l->dm->elements[deltas[k]].name, alt);
+				if (!taken) break;
+				snprintf(alt, sizeof(alt), "%.200s_%zu_%u", dname, i + 1, n);
+			}
+			sm_warn(l->warnings, SMDMX_WARNING_SHAPE_RENAMED, 0, 0,
+			        "mesh '%s' has two delta states named '%s': the later is the shape '%s', and what drives '%s' drives the first",
+			        m->name, dname, alt, dname);
+			dname = sm_strdup(l->o, alt, strlen(alt), l->error);
+			if (!dname) return false;
+		}
 		smdmx_flex_shape *sh = sm_vec_push(l->o, &l->shapes, sizeof(*sh), l->error);
 		if (!sh) return false;
 		memset(sh, 0, sizeof(*sh));
-		sh->name = l->dm->elements[d].name;
+		sh->name = dname;
 		sh->mesh = (uint32_t)mi;
 		sh->frame = -1;
 		const smdmx_dm_attr *cor = get(l, d, "corrected");

@@ -1896,6 +1896,31 @@ static bool build_vta_mesh(reader *r)
 			if (!sh[i].name) return false;
 		}
 	}
+	/* A frame is a shape by its number (decision 10): frames of one name (Valve's XSI
+	 * exports name eyelid frames by the eyelid) become shapes of their own names. */
+	sm_names names;
+	memset(&names, 0, sizeof(names));
+	bool ok = sm_names_init(&r->o->alloc, &names, r->shapes.count) || sm_fail_oom(r->error);
+	for (size_t i = 0, f = 0; ok && i < r->shapes.count; i++) {
+		uint32_t first = sm_names_get(&names, sh[i].name);
+		if (first != SMDMX_NONE) {
+			/* said at the skeleton's time line, where the name is */
+			while (f < r->frames.count && skel[f].number < sh[i].frame) f++;
+			uint32_t line = f < r->frames.count && skel[f].number == sh[i].frame ? skel[f].line : sh[i].line;
+			char name[300];
+			snprintf(name, sizeof(name), "%.200s_%ld", sh[i].name, (long)sh[i].frame);
+			for (unsigned again = 2; sm_names_get(&names, name) != SMDMX_NONE; again++)
+				snprintf(name, sizeof(name), "%.200s_%ld_%u", sh[i].name, (long)sh[i].frame, again);
+			sm_warn(r->warnings, SMDMX_WARNING_SHAPE_RENAMED, line, 1,
+			        "VTA frames %ld and %ld are both named '%s': frame %ld is the shape '%s' (a frame is a shape by its number)",
+			        (long)sh[first].frame, (long)sh[i].frame, sh[i].name, (long)sh[i].frame, name);
+			sh[i].name = sm_strdup(r->o, name, strlen(name), r->error);
+			ok = sh[i].name != NULL;
+		}
+		ok = ok && (sm_names_put(&r->o->alloc, &names, sh[i].name, (uint32_t)i, true) || sm_fail_oom(r->error));
+	}
+	sm_names_free(&r->o->alloc, &names);
+	if (!ok) return false;
 	sc->flex_shapes = r->shapes.data;
 	sc->flex_shape_count = r->shapes.count;
 	return true;

@@ -768,6 +768,71 @@ static void test_corrective_names(void **state)
 	smdmx_scene_free(v);
 }
 
+/* A VTA frame is a shape by its number: frames of one name (Valve's XSI exports name both
+ * directions of an eyelid alike) stay shapes of their own, renamed and said; a DMX with two
+ * delta states of one name gives a VTA frame for each; the QC lines follow the names. */
+static void test_repeated_names(void **state)
+{
+	(void)state;
+	const char *ref = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\n"
+	                  "m\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\nend\n";
+	const char *vta = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\ntime 1 # upper_right\ntime 2 # upper_right\n"
+	                  "time 3 # lower\ntime 4 # upper_right\nend\nvertexanimation\ntime 0\n"
+	                  "0 0 0 0 0 0 1\n1 1 0 0 0 0 1\n2 0 1 0 0 0 1\ntime 1\n0 0 0 1 0 0 1\ntime 2\n0 0 0 -1 0 0 1\n"
+	                  "time 3\n2 0 1 1 0 0 1\ntime 4\n1 1 0 2 0 0 1\nend\n";
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_scene *a = smdmx_smd_read_memory(ref, strlen(ref), NULL, &err, NULL);
+	smdmx_scene *v = smdmx_smd_read_memory(vta, strlen(vta), NULL, &err, &w);
+	assert_non_null(a);
+	assert_non_null(v);
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_SHAPE_RENAMED);
+	assert_int_equal(w.data[0].count, 2);
+	assert_int_equal(w.data[0].line, 8);
+	assert_string_equal(w.data[0].message,
+	                    "VTA frames 1 and 2 are both named 'upper_right': frame 2 is the shape 'upper_right_2' (a frame is a shape by its number)");
+	assert_true(smdmx_scene_attach_vta(a, v, &err, NULL));
+	static const char *const names[] = { "upper_right", "upper_right_2", "lower", "upper_right_4" };
+	assert_int_equal(a->flex_shape_count, 4);
+	for (size_t i = 0; i < 4; i++) assert_string_equal(a->flex_shapes[i].name, names[i]);
+	assert_true(a->flex_shapes[0].position_deltas[0][2] == 1.0f && a->flex_shapes[1].position_deltas[0][2] == -1.0f);
+	/* through DMX: four delta states, four VTA frames, and QC lines for each */
+	smdmx_dm *dm = smdmx_model_from_scene(a, NULL, &err, NULL);
+	assert_non_null(dm);
+	smdmx_scene *b = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	assert_non_null(b);
+	assert_int_equal(b->flex_shape_count, 4);
+	char *lines = NULL;
+	assert_true(smdmx_qc_from_scene(b, "m.vta", &lines, NULL, &err, NULL));
+	const char *want = "\tflexfile \"m.vta\"\n\tflex upper_right frame 1\n\tflex upper_right_2 frame 2\n\tflex lower frame 3\n"
+	                   "\tflex upper_right_4 frame 4\n\tflexcontroller upper_right range 0 1 upper_right\n";
+	assert_memory_equal(lines, want, strlen(want));
+	smdmx_qc_text_free(lines);
+	smdmx_smd_write_options wo = { .kind = SMDMX_SMD_WRITE_VTA };
+	test_sink out = { 0 };
+	assert_true(smdmx_smd_write(b, test_sink_write, &out, &wo, &err));
+	char *text = test_sink_text(&out);
+	assert_non_null(strstr(text, "time 4 # upper_right_4"));
+	free(text);
+	smdmx_scene_free(b);
+	/* a DMX whose mesh has two delta states of one name (another writer's) */
+	for (size_t e = 0; e < dm->element_count; e++)
+		if (!strcmp(dm->elements[e].name, "upper_right_2")) dm->elements[e].name = "upper_right";
+	memset(&w, 0, sizeof(w));
+	b = smdmx_model_to_scene(dm, NULL, &err, &w);
+	assert_non_null(b);
+	assert_int_equal(b->flex_shape_count, 4);
+	assert_string_equal(b->flex_shapes[1].name, "upper_right_2");
+	const smdmx_warning *x = warning_of(&w, SMDMX_WARNING_SHAPE_RENAMED);
+	assert_non_null(x);
+	assert_string_equal(x->message, "mesh 'model' has two delta states named 'upper_right': the later is the shape 'upper_right_2', and what drives 'upper_right' drives the first");
+	smdmx_scene_free(b);
+	smdmx_dm_free(dm);
+	smdmx_scene_free(a);
+	smdmx_scene_free(v);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -782,6 +847,7 @@ int main(void)
 		cmocka_unit_test(test_sdk_humans),
 		cmocka_unit_test(test_corpus_shuffled),
 		cmocka_unit_test(test_frames_without_lines),
+		cmocka_unit_test(test_repeated_names),
 		cmocka_unit_test(test_fan_conflict),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_allocation_failures),

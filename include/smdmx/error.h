@@ -117,6 +117,8 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_MESHES_MERGED = 42,           /* SMD: meshes written as one (SMD has no mesh names) */
 	SMDMX_WARNING_SKIPPED_TRIANGLES = 43,       /* SMD: triangles whose material line is blank, skipped as
 	                                               studiomdl skips them */
+	SMDMX_WARNING_SHAPE_RENAMED = 44,           /* VTA: frames of one name, each a shape of its own name (a frame
+	                                               is a shape by its number) */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 
