@@ -535,6 +535,42 @@ static float corner_balance(const smdmx_mesh *m, size_t c)
 
 /* A copy of a shape with its deltas scaled by share[position] (NULL: 1). Normal deltas take
  * the share of their first corner's position. */
+/* Each position's place: the first position of the mesh at the same coordinates (bit for
+ * bit), so that positions a VTA cannot tell apart share one number. NULL when out of memory. */
+typedef struct placed {
+	smdmx_vec3 at;
+	uint32_t index;
+} placed;
+
+static int cmp_placed(const void *a, const void *b)
+{
+	const placed *x = a, *y = b;
+	int c = memcmp(x->at, y->at, sizeof(smdmx_vec3));
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+static uint32_t *position_places(const smdmx_mesh *m)
+{
+	placed *order = malloc((m->position_count + 1) * sizeof(placed));
+	uint32_t *place = malloc((m->position_count + 1) * sizeof(uint32_t));
+	if (!order || !place) {
+		free(order);
+		free(place);
+		return NULL;
+	}
+	for (size_t p = 0; p < m->position_count; p++) {
+		memcpy(order[p].at, m->positions[p], sizeof(smdmx_vec3));
+		order[p].index = (uint32_t)p;
+	}
+	qsort(order, m->position_count, sizeof(placed), cmp_placed);
+	for (size_t i = 0; i < m->position_count; i++) {
+		bool same = i && !memcmp(order[i].at, order[i - 1].at, sizeof(smdmx_vec3));
+		place[order[i].index] = same ? place[order[i - 1].index] : order[i].index;
+	}
+	free(order);
+	return place;
+}
+
 static bool shape_scaled(sm_owner *o, const smdmx_scene *s, const smdmx_flex_shape *src, const char *name,
                          const float *share, bool complement, smdmx_flex_shape *out, smdmx_error *error)
 {
@@ -549,30 +585,38 @@ static bool shape_scaled(sm_owner *o, const smdmx_scene *s, const smdmx_flex_sha
 	if (!out->position_indices || !out->position_deltas || !out->normal_indices || !out->normal_deltas) return false;
 	const smdmx_mesh *m = &s->meshes[src->mesh];
 	size_t np = 0, nn = 0;
+	/* The second half is the whole less the first, so that the two add back to the whole. */
 	for (size_t k = 0; k < src->position_count; k++) {
 		float f = share ? share[src->position_indices[k]] : 1.0f;
-		if (complement) f = 1.0f - f;
-		if (f == 0) continue;
+		if ((complement ? 1.0f - f : f) == 0) continue;
 		out->position_indices[np] = src->position_indices[k];
-		for (int i = 0; i < 3; i++) out->position_deltas[np][i] = src->position_deltas[k][i] * f;
+		for (int i = 0; i < 3; i++) {
+			float d = src->position_deltas[k][i], half = d * f;
+			out->position_deltas[np][i] = complement ? d - half : half;
+		}
 		np++;
 	}
-	/* normals: the share of a corner on that normal */
+	/* normals: the share of the first corner on that normal */
+	uint32_t *corner_of = NULL;
+	if (share && m->normal_indices && src->normal_count) {
+		corner_of = malloc((m->normal_count + 1) * sizeof(uint32_t));
+		if (!corner_of) return sm_fail_oom(error);
+		for (size_t x = 0; x < m->normal_count; x++) corner_of[x] = SMDMX_NONE;
+		for (size_t c = m->corner_count; c-- > 0;) corner_of[m->normal_indices[c]] = (uint32_t)c;
+	}
 	for (size_t k = 0; k < src->normal_count; k++) {
 		float f = 1.0f;
-		if (share && m->normal_indices) {
-			for (size_t c = 0; c < m->corner_count; c++)
-				if (m->normal_indices[c] == src->normal_indices[k]) {
-					f = share[m->position_indices[c]];
-					break;
-				}
-		}
-		if (complement) f = 1.0f - f;
-		if (f == 0) continue;
+		uint32_t c = corner_of ? corner_of[src->normal_indices[k]] : SMDMX_NONE;
+		if (c != SMDMX_NONE) f = share[m->position_indices[c]];
+		if ((complement ? 1.0f - f : f) == 0) continue;
 		out->normal_indices[nn] = src->normal_indices[k];
-		for (int i = 0; i < 3; i++) out->normal_deltas[nn][i] = src->normal_deltas[k][i] * f;
+		for (int i = 0; i < 3; i++) {
+			float d = src->normal_deltas[k][i], half = d * f;
+			out->normal_deltas[nn][i] = complement ? d - half : half;
+		}
 		nn++;
 	}
+	free(corner_of);
 	out->position_count = np;
 	out->normal_count = nn;
 	out->wrinkle_count = 0;
@@ -803,17 +847,38 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 				ok = sm_fail_oom(error);
 				break;
 			}
-			for (size_t p = 0; p < m->position_count; p++) share[p] = 1.0f;
-			size_t disagree = 0;
-			for (size_t c = m->corner_count; c-- > 0;) {
-				float b = corner_balance(m, c);
-				uint32_t p = m->position_indices[c];
-				if (share[p] != 1.0f && share[p] != b) disagree++;
-				share[p] = b;
+			/* One share for every corner at one place: a VTA is read back by position, so
+			 * corners there that took different shares would all come back with one of them
+			 * and the halves would no longer add up to the shape. */
+			uint32_t *place = position_places(m);
+			if (!place) {
+				free(share);
+				ok = sm_fail_oom(error);
+				break;
 			}
+			float *by_place = share; /* places are numbered below position_count */
+			for (size_t p = 0; p < m->position_count; p++) by_place[p] = -1.0f;
+			for (size_t c = m->corner_count; c-- > 0;) by_place[place[m->position_indices[c]]] = corner_balance(m, c);
+			size_t disagree = 0;
+			for (size_t c = 0; c < m->corner_count; c++) disagree += by_place[place[m->position_indices[c]]] != corner_balance(m, c);
+			float *per_position = malloc((m->position_count + 1) * sizeof(float));
+			if (!per_position) {
+				free(place);
+				free(share);
+				ok = sm_fail_oom(error);
+				break;
+			}
+			for (size_t p = 0; p < m->position_count; p++) {
+				float b = by_place[place[p]];
+				per_position[p] = b < 0 ? 1.0f : b;
+			}
+			free(place);
+			free(share);
+			share = per_position;
 			if (disagree)
 				sm_warn_n(w, SMDMX_WARNING_QC_PAIR_CUT, disagree, 0, 0,
-				          "corners on one position with different balances: a VTA splits by position (the first corner's kept)");
+				          "corners at one place with other balances: each takes the first corner's there, as a VTA moves a place "
+				          "one way (the halves add up)");
 			size_t nl = strlen(sh->name);
 			char *nm = malloc(nl + 2);
 			if (!nm) {

@@ -920,6 +920,81 @@ static void test_rig_combination(void **state)
 	smdmx_scene_free(s);
 }
 
+/* A corner's move in a shape (0 where the shape does not move it). */
+static void corner_move(const smdmx_scene *s, const char *shape, size_t c, float out[3])
+{
+	const smdmx_flex_shape *sh = shape_named(s, shape);
+	const smdmx_mesh *m = &s->meshes[sh->mesh];
+	out[0] = out[1] = out[2] = 0;
+	for (size_t k = 0; k < sh->position_count; k++)
+		if (sh->position_indices[k] == m->position_indices[c]) memcpy(out, sh->position_deltas[k], 3 * sizeof(float));
+}
+
+/* A stereo shape cut into its halves for a VTA adds back to the whole on every corner, and
+ * corners at one place (two positions there, their weights differ) take one share, since a
+ * VTA moves a place one way: the balances that differ there are said with a count. */
+static void test_rig_cut_adds_up(void **state)
+{
+	(void)state;
+	static const char smd[] = "version 1\nnodes\n0 \"root\" -1\n1 \"jaw\" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 0 0 0 0 0 0\nend\n"
+	                          "triangles\nm\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\n"
+	                          "m\n1 1 0 0 0 0 1 1 0\n1 1 1 0 0 0 1 1 1\n1 0 1 0 0 0 1 0 1\nend\n";
+	static const char vta[] = "version 1\nnodes\n0 \"root\" -1\n1 \"jaw\" 0\nend\nskeleton\ntime 0\ntime 1 # smile\nend\n"
+	                          "vertexanimation\ntime 0\n0 0 0 0 0 0 1\n1 1 0 0 0 0 1\n2 0 1 0 0 0 1\n3 1 0 0 0 0 1\n4 1 1 0 0 0 1\n"
+	                          "5 0 1 0 0 0 1\ntime 1\n1 1 0 1 0 0 1\n2 0 1 1 0 0 1\n3 1 0 1 0 0 1\n4 1 1 0.5 0 0 1\n5 0 1 1 0 0 1\nend\n";
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_scene *s = smdmx_smd_read_memory(smd, sizeof(smd) - 1, NULL, &err, NULL);
+	smdmx_scene *v = smdmx_smd_read_memory(vta, sizeof(vta) - 1, NULL, &err, NULL);
+	assert_non_null(s);
+	assert_non_null(v);
+	assert_true(smdmx_scene_attach_vta(s, v, &err, NULL));
+	smdmx_mesh *m = &s->meshes[0];
+	assert_int_equal(m->corner_count, 6);
+	assert_int_equal(m->position_count, 6); /* (1 0 0) and (0 1 0) twice: other weights */
+	float bal[6] = { 0.25f, 0.25f, 0.25f, 0.75f, 0.75f, 0.75f };
+	uint32_t bi[6] = { 0, 1, 2, 3, 4, 5 };
+	m->balance.data = bal;
+	m->balance.count = 6;
+	m->balance.indices = bi;
+	const char *smile[] = { "smile" };
+	smdmx_flex_controller cc = { "smile", { smile, 1 }, true, false, 0, 1, { NULL, 0 } };
+	s->flex_controllers = &cc;
+	s->flex_controller_count = 1;
+	smdmx_scene *whole = smdmx_smd_read_memory(smd, sizeof(smd) - 1, NULL, &err, NULL);
+	assert_true(smdmx_scene_attach_vta(whole, v, &err, NULL));
+	char *lines, *atts;
+	assert_true(smdmx_qc_from_scene(s, "m.vta", &lines, &atts, &err, &w));
+	const smdmx_warning *cut = find_warning(&w, SMDMX_WARNING_QC_PAIR_CUT);
+	assert_non_null(cut);
+	assert_int_equal(cut->count, 3); /* B0 and B2 take the share of A1 and A2; the shape cut in two */
+	assert_string_equal(cut->message, "corners at one place with other balances: each takes the first corner's there, as a VTA moves a "
+	                                  "place one way (the halves add up)");
+	assert_non_null(strstr(lines, "\tflex smileR frame 1\n\tflex smileL frame 2\n"));
+	smdmx_scene *back = through_smd(s);
+	static const float want_r[6] = { 0, 0.25f, 0.25f, 0.25f, 0.75f * 0.5f, 0.25f };
+	for (size_t c = 0; c < 6; c++) {
+		float r[3], l[3], o[3];
+		corner_move(back, "smileR", c, r);
+		corner_move(back, "smileL", c, l);
+		corner_move(whole, "smile", c, o);
+		for (int a = 0; a < 3; a++)
+			if (fabsf(r[a] + l[a] - o[a]) > 2e-6f)
+				fail_msg("corner %zu, axis %d: %.7g + %.7g is not %.7g", c, a, (double)r[a], (double)l[a], (double)o[a]);
+		if (fabsf(r[2] - want_r[c]) > 2e-6f) fail_msg("corner %zu: its right half moves %.7g, not %.7g", c, (double)r[2], (double)want_r[c]);
+	}
+	smdmx_scene_free(back);
+	smdmx_scene_free(whole);
+	smdmx_scene_free(v);
+	smdmx_qc_text_free(lines);
+	smdmx_qc_text_free(atts);
+	s->flex_controllers = NULL;
+	s->flex_controller_count = 0;
+	m->balance.data = NULL;
+	m->balance.indices = NULL;
+	smdmx_scene_free(s);
+}
+
 /* A stereo shape whose balance is no split of studiomdl's is cut into NAMER and NAMEL; a
  * shape that already has one of those names makes that impossible: an error, no lines. */
 static void test_rig_cut_clash(void **state)
@@ -1305,6 +1380,7 @@ int main(void)
 		cmocka_unit_test(test_rig_face),
 		cmocka_unit_test(test_rig_combination),
 		cmocka_unit_test(test_rig_cut_clash),
+		cmocka_unit_test(test_rig_cut_adds_up),
 		cmocka_unit_test(test_rig_rules),
 		cmocka_unit_test(test_rig_attachments),
 		cmocka_unit_test(test_corpus_dmx_round_trip),
