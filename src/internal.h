@@ -150,6 +150,17 @@ size_t sm_goldsrc_texture(const char *material, char out[SM_GOLDSRC_NAME_MAX]);
  * reference SMD, or (any) a model's only clip whose first frame is its bind pose (studiomdl
  * takes the bind pose from that frame). */
 bool sm_smd_reference_clip(const smdmx_scene *s, bool any);
+/* The SMD reader gives what a vertex's weights leave below this to its parent bone (decision
+ * 6); the writer scales weights that sum below it to 1. */
+#define SM_WEIGHT_SUM_LOW (1.0 - 1e-5)
+/* The sum of position p's weights. */
+static inline double sm_weight_sum(const smdmx_mesh *m, size_t p)
+{
+	double sum = 0;
+	if (m->weight_offsets)
+		for (uint32_t k = m->weight_offsets[p]; k < m->weight_offsets[p + 1]; k++) sum += m->weights[k].weight;
+	return sum;
+}
 
 bool sm_fail(smdmx_error *error, smdmx_error_code code, uint32_t line, uint32_t column,
              const char *fmt, ...) SM_PRINTF(5, 6);

@@ -427,7 +427,16 @@ static size_t canonical_weights(const cmp *c, const smdmx_mesh *m, uint32_t p, s
 	const smdmx_weight *w = n ? m->weights + m->weight_offsets[p] : NULL;
 	for (size_t i = 0; i < n && k < 64; i++)
 		if (!c->dmx_weights || w[i].weight != 0) out[k++] = w[i];
-	if (!c->dmx_weights || !c->max_links || k <= c->max_links) return k;
+	if (!c->dmx_weights) return k;
+	if (!c->max_links || k <= c->max_links) {
+		/* weights that sum below 1 mean what they mean scaled to 1 (decision 6: studiomdl scales
+		 * them, and smdmx writes them so into SMD) */
+		double sum = 0;
+		for (size_t i = 0; i < k; i++) sum += out[i].weight;
+		if (sum > 0 && sum < SM_WEIGHT_SUM_LOW)
+			for (size_t i = 0; i < k; i++) out[i].weight = (float)(out[i].weight / sum);
+		return k;
+	}
 	/* the largest max_links, in their original order, renormalised */
 	bool keep[64] = { false };
 	for (size_t r = 0; r < c->max_links; r++) {

@@ -270,6 +270,19 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 		        s->flex_rule_count + s->domination_rule_count);
 	if (s->flex_shape_count && !vta_too)
 		sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "flex shapes need a VTA: %zu left out", s->flex_shape_count);
+	if (!goldsrc) {
+		size_t scaled = 0;
+		for (size_t i = 0; i < s->mesh_count; i++) {
+			const smdmx_mesh *m = &s->meshes[i];
+			for (size_t p = 0; m->weight_offsets && p < m->position_count; p++) {
+				double sum = sm_weight_sum(m, p);
+				scaled += sum > 0 && sum < SM_WEIGHT_SUM_LOW;
+			}
+		}
+		if (scaled)
+			sm_warn(w, SMDMX_WARNING_WEIGHTS_SCALED, 0, 0, "weights of %zu %s sum below 1: written scaled to 1, as studiomdl "
+			        "scales them (an SMD reader would give the rest to the parent bone)", scaled, scaled == 1 ? "vertex" : "vertices");
+	}
 	size_t ngons = 0;
 	for (size_t i = 0; i < s->mesh_count; i++)
 		for (size_t f = 0; f < s->meshes[i].face_set_count; f++) {

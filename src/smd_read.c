@@ -977,7 +977,7 @@ static bool parse_vertex(reader *r, vertex_in *in, size_t pending)
 		}
 		if (nw == 0) {
 			w[nw++] = (smdmx_weight){ parent, 1.0f };
-		} else if (sum < 1.0 - 1e-5) {
+		} else if (sum < SM_WEIGHT_SUM_LOW) {
 			/* The seed: a remainder below 1 goes to the parent bone. */
 			float rest = (float)(1.0 - sum);
 			size_t k = 0;

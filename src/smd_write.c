@@ -383,6 +383,9 @@ static size_t pool_value(const smdmx_mesh *m, const tri_ctx *t, pool_kind kind, 
 		break;
 	default: {
 		size_t links = m->weight_offsets ? m->weight_offsets[i + 1] - m->weight_offsets[i] : 0;
+		/* Weights that sum below 1 are written scaled to 1, as studiomdl scales them: an SMD
+		 * reader would give the rest to the parent bone (smdmx_smd_report_losses says so). */
+		double sum = sm_weight_sum(m, i), scale = sum > 0 && sum < SM_WEIGHT_SUM_LOW ? 1.0 / sum : 1.0;
 		*o++ = ' ';
 		o += sm_format_int((int64_t)links, o);
 		for (size_t k = 0; k < links; k++) {
@@ -390,7 +393,7 @@ static size_t pool_value(const smdmx_mesh *m, const tri_ctx *t, pool_kind kind, 
 			*o++ = ' ';
 			o += sm_format_int(wt->joint, o);
 			*o++ = ' ';
-			o += sm_format_float(wt->weight, o);
+			o += sm_format_float(scale == 1.0 ? wt->weight : (float)(wt->weight * scale), o);
 		}
 		return (size_t)(o - start);
 	}

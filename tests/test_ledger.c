@@ -489,6 +489,7 @@ static const char *label(smdmx_warning_code c)
 	case SMDMX_WARNING_DROPPED_UV_SETS: return "extra UV sets left out";
 	case SMDMX_WARNING_FANNED: return "fanned into triangles";
 	case SMDMX_WARNING_MESHES_MERGED: return "meshes merged";
+	case SMDMX_WARNING_WEIGHTS_SCALED: return "weights scaled to 1";
 	case SMDMX_WARNING_DROPPED_SHAPES: return "shapes left out";
 	case SMDMX_WARNING_DROPPED_CONTROLLERS: return "controllers left out";
 	case SMDMX_WARNING_DROPPED_BALANCE: return "balance left out";

@@ -962,6 +962,46 @@ static void test_reference_clip(void **state)
 	smdmx_scene_free(s);
 }
 
+/* Weights that sum below 1 (a DMX's) are written scaled to 1, as studiomdl scales them, and
+ * said: an SMD reader would give the rest to the parent bone. By meaning (DMX weights), the
+ * SMD written and the scene are the same model. */
+static void test_weights_below_one(void **state)
+{
+	(void)state;
+	const char *text = "version 1\nnodes\n0 \"root\" -1\n1 \"arm\" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 1 0 0 0 0 0\nend\n"
+	                   "triangles\nmat\n0 0 0 0 0 0 1 0 0 2 0 0.5 1 0.5\n0 1 0 0 0 0 1 1 0 1 1 1\n0 0 1 0 0 0 1 0 1\nend\n";
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_memory(text, strlen(text), NULL, &err, NULL);
+	assert_non_null(s);
+	smdmx_mesh *m = &s->meshes[0];
+	assert_int_equal(m->weight_offsets[1] - m->weight_offsets[0], 2);
+	m->weights[m->weight_offsets[0]].weight = 0.3f; /* 0.3 + 0.5: as a DMX may hold them */
+	smdmx_smd_write_options wo = { .kind = SMDMX_SMD_WRITE_REFERENCE };
+	smdmx_warnings w;
+	memset(&w, 0, sizeof(w));
+	smdmx_smd_report_losses(s, &wo, true, &w);
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_WEIGHTS_SCALED);
+	assert_string_equal(w.data[0].message, "weights of 1 vertex sum below 1: written scaled to 1, as studiomdl scales them (an SMD "
+	                                       "reader would give the rest to the parent bone)");
+	test_sink out = { 0 };
+	assert_true(smdmx_smd_write(s, test_sink_write, &out, &wo, &err));
+	char *t = test_sink_text(&out);
+	smdmx_scene *b = smdmx_smd_read_memory(t, strlen(t), NULL, &err, &w);
+	assert_non_null(b);
+	assert_int_equal(w.count, 0); /* nothing left for the parent bone */
+	const smdmx_mesh *bm = &b->meshes[0];
+	assert_int_equal(bm->weight_offsets[1] - bm->weight_offsets[0], 2);
+	assert_true(fabsf(bm->weights[0].weight - 0.375f) < 1e-6f && fabsf(bm->weights[1].weight - 0.625f) < 1e-6f);
+	char diff[256];
+	smdmx_compare_options exact = { 0 }, dmx = { .dmx_weights = true };
+	assert_false(smdmx_scene_compare(s, b, &exact, diff, sizeof(diff)));
+	if (!smdmx_scene_compare(s, b, &dmx, diff, sizeof(diff))) fail_msg("%s", diff);
+	smdmx_scene_free(b);
+	free(t);
+	smdmx_scene_free(s);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -987,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_reference_clip),
+		cmocka_unit_test(test_weights_below_one),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -119,6 +119,8 @@ typedef enum smdmx_warning_code {
 	                                               studiomdl skips them */
 	SMDMX_WARNING_SHAPE_RENAMED = 44,           /* VTA: frames of one name, each a shape of its own name (a frame
 	                                               is a shape by its number) */
+	SMDMX_WARNING_WEIGHTS_SCALED = 45,          /* SMD: weights that sum below 1 written scaled to 1 (an SMD reader
+	                                               would give the rest to the parent bone) */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

@@ -270,8 +270,9 @@ typedef struct smdmx_compare_options {
 	double value_tolerance;         /* absolute, for positions, normals, UVs, weights; default 0 */
 	double rotation_tolerance;      /* max abs difference of rotation matrix entries; default 1e-6 */
 	bool ignore_bind_when_animated; /* compare only the clips' poses for animation files */
-	/* Weights as DMX holds them: links of weight 0 are left out and, when this is not 0, only
-	 * the largest max_links are kept, renormalised (decision 6). 0: every link, exactly. */
+	/* Weights as DMX holds them: links of weight 0 are left out, weights that sum below 1 are
+	 * scaled to 1 (as studiomdl scales them) and, when this is not 0, only the largest
+	 * max_links are kept, renormalised (decision 6). 0: every link, exactly. */
 	size_t max_links;
 	bool dmx_weights;
 	/* Also compare flex controllers, domination rules and flex rules (SMD holds none); an
