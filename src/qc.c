@@ -1773,6 +1773,7 @@ static bool cmd_model(qr *r, uint32_t cmd)
 	mx->command = cmd;
 	mx->open = SMDMX_NONE;
 	m->name = rtok(r, n)->text;
+	m->ref = SMDMX_NONE; /* until its file is read */
 	m->scale = r->scale;
 	m->up_axis = r->up_axis;
 	const qc_tok *c = rtok(r, cmd);

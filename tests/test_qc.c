@@ -1331,6 +1331,7 @@ static void test_keep_going(void **state)
 	assert_int_equal(qc->models[0].controller_count, 1);
 	assert_int_equal(qc->models[0].rule_count, 0);
 	assert_true(qc->models[1].incomplete);     /* its $model line */
+	assert_int_equal(qc->models[1].ref, SMDMX_NONE); /* its file was not read as its */
 	assert_true(qc->models[1].lost_lines);
 	expect_ref(ref_named(qc, "$sequence", "a.smd"), SMDMX_QC_REF_ANIMATION, "/p/a.smd", true, 11, 18);
 	assert_int_equal(qc->scale, 1);

@@ -97,7 +97,8 @@ typedef struct smdmx_qc_rule {
 
 typedef struct smdmx_qc_model {
 	const char *name;
-	uint32_t ref;               /* its model file (index into refs) */
+	uint32_t ref;               /* its model file (index into refs); SMDMX_NONE only with
+	                               keep_going, when its $model line could not be read */
 	smdmx_qc_flex *flexes;
 	size_t flex_count;
 	smdmx_qc_controller *controllers;

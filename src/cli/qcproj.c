@@ -625,7 +625,8 @@ static bool plan(project *p)
 			else model = qc->refs[k].model;
 		}
 		if (model != SMDMX_NONE) {
-			uint32_t mt = p->task_of[qc->models[model].ref];
+			uint32_t mr = qc->models[model].ref;
+			uint32_t mt = mr == SMDMX_NONE ? SMDMX_NONE : p->task_of[mr];
 			converted_model = mt != SMDMX_NONE && p->tasks[mt]->kind == TASK_SMD_TO_DMX;
 		}
 		if (converted_model && flexfile_only) {
@@ -875,7 +876,8 @@ static bool edit_fail(project *p, const smdmx_error *e)
 
 static task *model_task(const project *p, uint32_t model)
 {
-	uint32_t ti = p->task_of[p->qc->models[model].ref];
+	uint32_t ref = p->qc->models[model].ref;
+	uint32_t ti = ref == SMDMX_NONE ? SMDMX_NONE : p->task_of[ref];
 	return ti == SMDMX_NONE ? NULL : p->lib->tasks[ti];
 }
 
