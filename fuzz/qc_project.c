@@ -138,6 +138,9 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 	}
 	for (size_t i = 0; i < lib.missing_count; i++) free(lib.missing[i]);
 	free(lib.missing);
+	str_map_free(&lib.keys);
+	str_map_free(&lib.outs);
+	str_map_free(&lib.seen);
 	for (size_t i = 0; i < lib.consumed_count; i++) free(lib.consumed[i]);
 	free(lib.consumed);
 	free(lib.root);

@@ -22,6 +22,67 @@
 
 #include "cli.h"
 
+/* Strings to numbers, for the library's keys and outputs (tens of thousands of files). */
+typedef struct str_slot {
+	char *s;              /* a copy; NULL: empty */
+	uint32_t value;       /* SMDMX_NONE: no longer there */
+} str_slot;
+
+typedef struct str_map {
+	str_slot *slots;
+	size_t cap, count;    /* cap a power of two, at least twice count */
+} str_map;
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u;
+	for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211u;
+	return h;
+}
+
+/* The slot of s: there, or the empty one where it goes. */
+static str_slot *str_slot_of(const str_map *m, const char *s)
+{
+	size_t i = (size_t)str_hash(s) & (m->cap - 1);
+	while (m->slots[i].s && strcmp(m->slots[i].s, s)) i = (i + 1) & (m->cap - 1);
+	return &m->slots[i];
+}
+
+static uint32_t str_get(const str_map *m, const char *s)
+{
+	if (!m->cap) return SMDMX_NONE;
+	const str_slot *x = str_slot_of(m, s);
+	return x->s ? x->value : SMDMX_NONE;
+}
+
+static void str_set(str_map *m, const char *s, uint32_t value)
+{
+	if (2 * (m->count + 1) > m->cap) {
+		str_map g = { calloc(m->cap ? 2 * m->cap : 64, sizeof(str_slot)), m->cap ? 2 * m->cap : 64, m->count };
+		if (!g.slots) {
+			fputs("smdmx: error: out of memory\n", stderr);
+			exit(EXIT_FAILED);
+		}
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->slots[i].s) *str_slot_of(&g, m->slots[i].s) = m->slots[i];
+		free(m->slots);
+		*m = g;
+	}
+	str_slot *x = str_slot_of(m, s);
+	if (!x->s) {
+		x->s = xstrdup(s);
+		m->count++;
+	}
+	x->value = value;
+}
+
+static void str_map_free(str_map *m)
+{
+	for (size_t i = 0; i < m->cap; i++) free(m->slots[i].s);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
 typedef enum task_kind {
 	TASK_COPY = 0,
 	TASK_SMD_TO_DMX,
@@ -89,6 +150,9 @@ struct library {
 	size_t project_count;
 	task **tasks;
 	size_t task_count, task_cap;
+	str_map keys;        /* task keys: their task */
+	str_map outs;        /* outputs of tasks (dst and vta_dst): their task, SMDMX_NONE once moved */
+	str_map seen;        /* missing files and consumed VTAs already listed */
 	char **missing;      /* files named that are not there (each once) */
 	size_t missing_count;
 	char **consumed;     /* VTAs that went into DMXs: inputs for --depfile */
@@ -110,13 +174,6 @@ static void list_push(char ***list, size_t *count, char *s)
 	}
 	*list = l;
 	l[(*count)++] = s;
-}
-
-static bool list_has(char *const *list, size_t count, const char *s)
-{
-	for (size_t i = 0; i < count; i++)
-		if (!strcmp(list[i], s)) return true;
-	return false;
 }
 
 static char *abs_dir(const char *path)
@@ -712,11 +769,8 @@ static char *task_key(const task *t)
 
 static bool dst_taken(const library *l, const char *dst, const task *but)
 {
-	for (size_t i = 0; i < l->task_count; i++) {
-		const task *g = l->tasks[i];
-		if (g != but && ((g->dst && !strcmp(g->dst, dst)) || (g->vta_dst && !strcmp(g->vta_dst, dst)))) return true;
-	}
-	return false;
+	uint32_t g = str_get(&l->outs, dst);
+	return g != SMDMX_NONE && l->tasks[g] != but;
 }
 
 /* path with "_NAME" (then a number) before its extension, free in the library. */
@@ -756,13 +810,17 @@ static void join(library *l, project *p)
 		task *t = p->tasks[i];
 		map[i] = SMDMX_NONE;
 		if (t->kind == TASK_CONSUMED) {
-			if (!list_has(l->consumed, l->consumed_count, t->src)) list_push(&l->consumed, &l->consumed_count, xstrdup(t->src));
+			char *k = xasprintf("consumed|%s", t->src);
+			if (str_get(&l->seen, k) == SMDMX_NONE) {
+				str_set(&l->seen, k, 0);
+				list_push(&l->consumed, &l->consumed_count, xstrdup(t->src));
+			}
+			free(k);
 			task_free(t);
 			continue;
 		}
 		t->key = task_key(t);
-		for (size_t g = 0; g < l->task_count && map[i] == SMDMX_NONE; g++)
-			if (!strcmp(l->tasks[g]->key, t->key)) map[i] = (uint32_t)g;
+		map[i] = str_get(&l->keys, t->key);
 		if (map[i] != SMDMX_NONE) {
 			task *g = l->tasks[map[i]];
 			g->reference = g->reference || t->reference;
@@ -771,12 +829,14 @@ static void join(library *l, project *p)
 		}
 		if (t->kind == TASK_COPY) {
 			/* a copy keeps its name: a conversion of another project that took it moves */
-			for (size_t g = 0; g < l->task_count; g++) {
-				task *o = l->tasks[g];
-				if (o->kind == TASK_COPY || strcmp(o->dst, t->dst)) continue;
+			uint32_t g = str_get(&l->outs, t->dst);
+			task *o = g != SMDMX_NONE ? l->tasks[g] : NULL;
+			if (o && o->kind != TASK_COPY && !strcmp(o->dst, t->dst)) {
 				char *ostem = stem_of(o->proj->qcpath);
 				char *alt = named_dst(l, o->dst, ostem, o);
 				free(ostem);
+				str_set(&l->outs, o->dst, SMDMX_NONE);
+				str_set(&l->outs, alt, g);
 				free(o->dst);
 				o->dst = alt;
 			}
@@ -807,6 +867,9 @@ static void join(library *l, project *p)
 		}
 		map[i] = (uint32_t)l->task_count;
 		l->tasks[l->task_count++] = t;
+		str_set(&l->keys, t->key, map[i]);
+		str_set(&l->outs, t->dst, map[i]);
+		if (t->vta_dst) str_set(&l->outs, t->vta_dst, map[i]);
 	}
 	for (size_t i = 0; i < p->qc->ref_count; i++)
 		if (p->task_of[i] != SMDMX_NONE) p->task_of[i] = map[p->task_of[i]];
@@ -817,13 +880,22 @@ static void join(library *l, project *p)
 	p->task_count = 0;
 }
 
+static void add_missing(library *l, const char *path)
+{
+	char *k = xasprintf("missing|%s", path);
+	if (str_get(&l->seen, k) == SMDMX_NONE) {
+		str_set(&l->seen, k, 0);
+		list_push(&l->missing, &l->missing_count, xstrdup(path));
+	}
+	free(k);
+}
+
 /* The files named that are not there, each once in the library. */
 static void count_missing(library *l, const project *p)
 {
 	for (size_t i = 0; i < p->qc->ref_count; i++) {
 		const smdmx_qc_ref *r = &p->qc->refs[i];
-		if (!r->found && r->kind != SMDMX_QC_REF_OTHER && !list_has(l->missing, l->missing_count, r->path))
-			list_push(&l->missing, &l->missing_count, xstrdup(r->path));
+		if (!r->found && r->kind != SMDMX_QC_REF_OTHER) add_missing(l, r->path);
 	}
 }
 
@@ -1173,6 +1245,15 @@ static bool find_qcs(const char *dir, char ***list, size_t *count, int depth)
 	return ok;
 }
 
+/* An input of the depfile, each once. */
+static void dep_input(text_buf *t, str_map *seen, const char *path)
+{
+	if (str_get(seen, path) != SMDMX_NONE) return;
+	str_set(seen, path, 0);
+	tb_putc(t, ' ');
+	tb_dep_path(t, path);
+}
+
 static int parse_jobs(const char *v, unsigned *out)
 {
 	char *end;
@@ -1258,7 +1339,6 @@ int cmd_qc(int argc, char **argv)
 		else if (!o.outdir) rc = usage("%s", "-d OUTDIR is required: the project is written there");
 		else if (strcmp(rig, "qc") && strcmp(rig, "dmx")) rc = usage("--rig is qc or dmx, not '%s'", rig);
 		else if (!strcmp(rig, "dmx") && strcasecmp(to, "dmx")) rc = usage("%s", "--rig dmx applies to --to dmx");
-		else if (o.update && o.force) rc = usage("%s", "-u and -f: -u replaces what is out of date, -f everything; give one");
 	}
 	if (rc == EXIT_OK && target) {
 		static const struct {
@@ -1319,15 +1399,13 @@ int cmd_qc(int argc, char **argv)
 	qo.keep_going = o.keep_going;
 	bool ok = true;
 	size_t unread = 0;
-	char **seen = NULL;
-	size_t seen_count = 0;
+	str_map seen = { 0 };
 	for (size_t i = 0; i < qc_count; i++) {
 		char *a = path_absolute(qcs[i]);
-		if (list_has(seen, seen_count, a)) {
-			free(a);
-			continue;
-		}
-		list_push(&seen, &seen_count, a);
+		bool again = str_get(&seen, a) != SMDMX_NONE;
+		str_set(&seen, a, 0);
+		free(a);
+		if (again) continue;
 		project *p = &lib.projects[lib.project_count];
 		memset(p, 0, sizeof(*p));
 		p->lib = &lib;
@@ -1355,13 +1433,10 @@ int cmd_qc(int argc, char **argv)
 			p->ok = false;
 			p->qc_errors += !e->include;
 		}
-		for (size_t k = 0; k < p->qc->missing_include_count; k++)
-			if (!list_has(lib.missing, lib.missing_count, p->qc->missing_includes[k]))
-				list_push(&lib.missing, &lib.missing_count, xstrdup(p->qc->missing_includes[k]));
+		for (size_t k = 0; k < p->qc->missing_include_count; k++) add_missing(&lib, p->qc->missing_includes[k]);
 		lib.project_count++;
 	}
-	for (size_t i = 0; i < seen_count; i++) free(seen[i]);
-	free(seen);
+	str_map_free(&seen);
 	/* The library's folder: the folders given, the QCs', widened to hold every file read. */
 	for (size_t i = 0; i < dir_count; i++) {
 		char *a = path_absolute(dirs[i]);
@@ -1495,21 +1570,12 @@ int cmd_qc(int argc, char **argv)
 			first = false;
 		}
 		tb_putc(&t, ':');
-		char **ins = NULL;
-		size_t in_count = 0;
+		str_map ins = { 0 };
 		for (size_t pi = 0; pi < lib.project_count; pi++)
-			for (size_t i = 0; i < lib.projects[pi].qc->file_count; i++)
-				if (!list_has(ins, in_count, lib.projects[pi].qc->files[i].path))
-					list_push(&ins, &in_count, (char *)lib.projects[pi].qc->files[i].path);
-		for (size_t i = 0; i < lib.task_count; i++)
-			if (!list_has(ins, in_count, lib.tasks[i]->src)) list_push(&ins, &in_count, lib.tasks[i]->src);
-		for (size_t i = 0; i < lib.consumed_count; i++)
-			if (!list_has(ins, in_count, lib.consumed[i])) list_push(&ins, &in_count, lib.consumed[i]);
-		for (size_t i = 0; i < in_count; i++) {
-			tb_putc(&t, ' ');
-			tb_dep_path(&t, ins[i]);
-		}
-		free(ins);
+			for (size_t i = 0; i < lib.projects[pi].qc->file_count; i++) dep_input(&t, &ins, lib.projects[pi].qc->files[i].path);
+		for (size_t i = 0; i < lib.task_count; i++) dep_input(&t, &ins, lib.tasks[i]->src);
+		for (size_t i = 0; i < lib.consumed_count; i++) dep_input(&t, &ins, lib.consumed[i]);
+		str_map_free(&ins);
 		tb_putc(&t, '\n');
 		char why[1024];
 		if (!depfile_write(o.depfile, &t, why, sizeof(why))) {
@@ -1539,6 +1605,9 @@ int cmd_qc(int argc, char **argv)
 	free(lib.missing);
 	for (size_t i = 0; i < lib.consumed_count; i++) free(lib.consumed[i]);
 	free(lib.consumed);
+	str_map_free(&lib.keys);
+	str_map_free(&lib.outs);
+	str_map_free(&lib.seen);
 	for (size_t i = 0; i < qc_count; i++) free(qcs[i]);
 	free(qcs);
 	for (size_t i = 0; i < dir_count; i++) free(dirs[i]);
