@@ -882,7 +882,10 @@ static void join(library *l, project *p)
 
 static void add_missing(library *l, const char *path)
 {
+	/* names come from Windows, where case does not matter: one file in two spellings is one */
 	char *k = xasprintf("missing|%s", path);
+	for (char *c = k; *c; c++)
+		if (*c >= 'A' && *c <= 'Z') *c = (char)(*c + 32);
 	if (str_get(&l->seen, k) == SMDMX_NONE) {
 		str_set(&l->seen, k, 0);
 		list_push(&l->missing, &l->missing_count, xstrdup(path));
