@@ -835,6 +835,7 @@ static void join(library *l, project *p)
 				char *ostem = stem_of(o->proj->qcpath);
 				char *alt = named_dst(l, o->dst, ostem, o);
 				free(ostem);
+				diag_add(&o->diag, NULL, o->src, 0, 0, "note", "'%s' is a file %s copies: written as '%s'", o->dst, p->qcpath, alt);
 				str_set(&l->outs, o->dst, SMDMX_NONE);
 				str_set(&l->outs, alt, g);
 				free(o->dst);
@@ -843,6 +844,9 @@ static void join(library *l, project *p)
 		} else {
 			if (dst_taken(l, t->dst, NULL)) {
 				char *alt = named_dst(l, t->dst, qcstem, NULL);
+				diag_add(&t->diag, NULL, t->src, 0, 0, "note",
+				         "%s needs it made another way than a QC before it does (another VTA, rig or rate): written as '%s'",
+				         p->qcpath, alt);
 				free(t->dst);
 				t->dst = alt;
 				if (t->vta_dst) {
@@ -912,9 +916,8 @@ static bool newer(const os_stat *a, const os_stat *b)
 /* As make does: a task whose outputs are there and no older than what it reads (its file, its
  * VTA, the QC files of its project) does not run; one whose outputs are older replaces them.
  * A DMX that holds a $model runs always: the QC lines it gives come from reading it. */
-static size_t plan_update(library *l)
+static void plan_update(library *l)
 {
-	size_t current = 0;
 	for (size_t i = 0; i < l->task_count; i++) {
 		task *t = l->tasks[i];
 		if (t->why_copy || (t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE)) {
@@ -936,9 +939,7 @@ static size_t plan_update(library *l)
 		t->up_to_date = true;
 		t->status = EXIT_OK;
 		list_push(&t->written, &t->written_count, xstrdup(t->dst));
-		current++;
 	}
-	return current;
 }
 
 /* ---- the QC's edits ------------------------------------------------------------------------- */
@@ -1485,9 +1486,7 @@ int cmd_qc(int argc, char **argv)
 			count_missing(&lib, p);
 			join(&lib, p);
 		}
-		size_t current = o.update ? plan_update(&lib) : 0;
-		if (current && !o.quiet)
-			fprintf(stderr, "smdmx: note: %zu file%s up to date\n", current, current == 1 ? " is" : "s are");
+		if (o.update) plan_update(&lib);
 		if (ok || o.keep_going) {
 			unsigned workers = o.jobs;
 			if (!workers) workers = os_cpu_count();
@@ -1510,12 +1509,13 @@ int cmd_qc(int argc, char **argv)
 			for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
 		}
 	}
-	size_t failed = 0, converted_n = 0, copied = 0;
+	size_t failed = 0, converted_n = 0, copied = 0, current = 0;
 	for (size_t i = 0; i < lib.task_count; i++) {
 		const task *t = lib.tasks[i];
 		failed += t->status == EXIT_FAILED;
-		converted_n += t->status == EXIT_OK && t->kind != TASK_COPY;
-		copied += t->status == EXIT_OK && t->kind == TASK_COPY;
+		current += t->up_to_date;
+		converted_n += t->status == EXIT_OK && !t->up_to_date && t->kind != TASK_COPY;
+		copied += t->status == EXIT_OK && !t->up_to_date && t->kind == TASK_COPY;
 	}
 	/* With -k every project is written: what converted under its new names, the rest as the
 	 * QC names it. */
@@ -1556,6 +1556,7 @@ int cmd_qc(int argc, char **argv)
 		fprintf(stderr, "%zu converted, %zu copied, %zu missing, %zu failed", converted_n, copied, lib.missing_count, failed);
 		if (qc_errors) fprintf(stderr, ", %zu QC line%s not read", qc_errors, qc_errors == 1 ? "" : "s");
 		if (unread) fprintf(stderr, ", %zu QC%s not read", unread, unread == 1 ? "" : "s");
+		if (current) fprintf(stderr, ", %zu up to date", current);
 		fprintf(stderr, "; %zu QC file%s written\n", qc_written, qc_written == 1 ? "" : "s");
 	}
 	if (o.depfile && rc == EXIT_OK) {
