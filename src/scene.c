@@ -1175,6 +1175,95 @@ static void match_items(const cmp *c, const gside *ga, gtri *ta, size_t na, cons
 	}
 }
 
+/* Corners x and y of two items the same, y's read from rotation rot. */
+static bool gtri_same_rotated(const cmp *c, const gside *ga, const gtri *x, const gside *gb, const gtri *y, uint32_t rot)
+{
+	const char *what;
+	for (uint32_t k = 0; k < x->n; k++)
+		if (!gcorner_same(c, ga, x->c[k], gb, y->c[(k + rot) % y->n], &what)) return false;
+	return true;
+}
+
+typedef struct gcell {
+	uint64_t key;       /* of the cell of the item's corners' mean position */
+	uint32_t item;
+} gcell;
+
+static int by_cell(const void *a, const void *b)
+{
+	const gcell *x = a, *y = b;
+	if (x->key != y->key) return x->key < y->key ? -1 : 1;
+	return (x->item > y->item) - (x->item < y->item);
+}
+
+/* The cell, along one axis, of v in cells of size step. */
+static int64_t cell_of(double v, double step)
+{
+	double k = floor(v / step);
+	return k > 4e18 ? (int64_t)4e18 : k < -4e18 ? (int64_t)-4e18 : (int64_t)k;
+}
+
+static uint64_t cell_key(int64_t x, int64_t y, int64_t z)
+{
+	return hash_mix(hash_mix(hash_mix(0x51ed, (uint64_t)x), (uint64_t)y), (uint64_t)z);
+}
+
+static void item_cell(const gside *g, const gtri *t, double step, int64_t out[3])
+{
+	for (int d = 0; d < 3; d++) {
+		double sum = 0;
+		for (uint32_t k = 0; k < t->n; k++) sum += g->pos[t->c[k]][d];
+		out[d] = cell_of(sum / t->n, step);
+	}
+}
+
+/* With a tolerance: values within it are equal wherever they fall, so items are found by
+ * place, not by a key made of their values (rounding values to steps split neighbours that
+ * fell on two sides of a step). b's items go into a grid by their corners' mean position, in
+ * cells as wide as twice the tolerance (the means of two items whose corners are each within
+ * the tolerance are within it too), and each of a's is tried against the items of the 27
+ * cells around its own, in every rotation of their corners. */
+static bool match_items_near(const cmp *c, const gside *ga, gtri *ta, size_t na, const gside *gb, gtri *tb, size_t nb, uint32_t *map)
+{
+	double step = 2 * c->vtol;
+	gcell *cells = malloc((nb + 1) * sizeof(gcell));
+	if (!cells) return false;
+	for (size_t i = 0; i < nb; i++) {
+		int64_t k[3];
+		item_cell(gb, &tb[i], step, k);
+		cells[i] = (gcell){ cell_key(k[0], k[1], k[2]), (uint32_t)i };
+	}
+	qsort(cells, nb, sizeof(gcell), by_cell);
+	for (size_t i = 0; i < na; i++) {
+		gtri *x = &ta[i];
+		int64_t k[3];
+		item_cell(ga, x, step, k);
+		bool found = false;
+		for (int dx = -1; dx <= 1 && !found; dx++)
+			for (int dy = -1; dy <= 1 && !found; dy++)
+				for (int dz = -1; dz <= 1 && !found; dz++) {
+					uint64_t key = cell_key(k[0] + dx, k[1] + dy, k[2] + dz);
+					size_t lo = 0, hi = nb;
+					while (lo < hi) {
+						size_t mid = (lo + hi) / 2;
+						if (cells[mid].key < key) lo = mid + 1;
+						else hi = mid;
+					}
+					for (size_t m = lo; m < nb && cells[m].key == key && !found; m++) {
+						gtri *y = &tb[cells[m].item];
+						if (y->used || y->n != x->n || strcmp(ga->material[x->poly], gb->material[y->poly])) continue;
+						for (uint32_t rot = 0; rot < y->n && !found; rot++) {
+							if (!gtri_same_rotated(c, ga, x, gb, y, rot)) continue;
+							found = x->used = y->used = true;
+							for (uint32_t q = 0; q < x->n; q++) map[x->c[q]] = y->c[(q + rot) % y->n];
+						}
+					}
+				}
+	}
+	free(cells);
+	return true;
+}
+
 /* The fan of each polygon not matched whole, as triangles. */
 static gtri *fan(const gside *g, const gtri *polys, size_t n, const bool *matched, size_t *out)
 {
@@ -1219,7 +1308,8 @@ static bool diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *ma
 	for (size_t i = 0; ok && i < nb; i++) canonical_ring(gb, gb->ring + gb->first[i], gb->size[i] < 64 ? gb->size[i] : 64, &pb[i], (uint32_t)i);
 	/* whole polygons first (a quad rotated is the same quad) */
 	if (ok) {
-		match_items(c, ga, pa, na, gb, pb, nb, map);
+		if (c->vtol > 0) ok = match_items_near(c, ga, pa, na, gb, pb, nb, map);
+		else match_items(c, ga, pa, na, gb, pb, nb, map);
 		for (size_t i = 0; i < na; i++) ma[pa[i].poly] = pa[i].used;
 		for (size_t i = 0; i < nb; i++) mb[pb[i].poly] = pb[i].used;
 	}
@@ -1236,7 +1326,8 @@ static bool diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *ma
 	size_t fa = 0, fb = 0;
 	gtri *ta = ok ? fan(ga, pa, na, ma, &fa) : NULL, *tb = ok ? fan(gb, pb, nb, mb, &fb) : NULL;
 	ok = ok && ta && tb;
-	if (ok) match_items(c, ga, ta, fa, gb, tb, fb, map);
+	if (ok && c->vtol > 0) ok = match_items_near(c, ga, ta, fa, gb, tb, fb, map);
+	else if (ok) match_items(c, ga, ta, fa, gb, tb, fb, map);
 	/* what is left: each of a's polygons with a triangle unmatched, paired with the unmatched
 	 * triangle of b that shares most corner positions */
 	bool *said_a = calloc(na + 1, 1), *said_b = calloc(nb + 1, 1);
