@@ -1203,9 +1203,25 @@ static int64_t cell_of(double v, double step)
 	return k > 4e18 ? (int64_t)4e18 : k < -4e18 ? (int64_t)-4e18 : (int64_t)k;
 }
 
-static uint64_t cell_key(int64_t x, int64_t y, int64_t z)
+/* A cell and what an item there must share to match: its corner count and material. */
+static uint64_t cell_key(int64_t x, int64_t y, int64_t z, uint32_t n, const char *material)
 {
-	return hash_mix(hash_mix(hash_mix(0x51ed, (uint64_t)x), (uint64_t)y), (uint64_t)z);
+	uint64_t h = hash_mix(hash_mix(hash_mix(hash_mix(0x51ed, (uint64_t)x), (uint64_t)y), (uint64_t)z), n);
+	for (; *material; material++) h = hash_mix(h, (uint8_t)*material);
+	return h;
+}
+
+/* The first entry at or after m not yet matched (entries matched point past themselves). */
+static size_t next_free(uint32_t *skip, size_t m)
+{
+	size_t r = m;
+	while (skip[r] != r) r = skip[r];
+	while (skip[m] != m) {
+		size_t n = skip[m];
+		skip[m] = (uint32_t)r;
+		m = n;
+	}
+	return r;
 }
 
 static void item_cell(const gside *g, const gtri *t, double step, int64_t out[3])
@@ -1217,50 +1233,76 @@ static void item_cell(const gside *g, const gtri *t, double step, int64_t out[3]
 	}
 }
 
-/* With a tolerance: values within it are equal wherever they fall, so items are found by
- * place, not by a key made of their values (rounding values to steps split neighbours that
- * fell on two sides of a step). b's items go into a grid by their corners' mean position, in
- * cells as wide as twice the tolerance (the means of two items whose corners are each within
- * the tolerance are within it too), and each of a's is tried against the items of the 27
- * cells around its own, in every rotation of their corners. */
+/* With a tolerance: values within it are equal wherever they fall, so items left over by the
+ * match on keys (values rounded to steps of the tolerance: neighbours on two sides of a step
+ * get two keys) are found by place. b's items go into a grid by their corners' mean position,
+ * in cells as wide as twice the tolerance (the means of two items whose corners are each
+ * within the tolerance are within it too); each of a's is tried against the items of the 27
+ * cells around its own, in every rotation of their corners, and takes the nearest that is
+ * the same within the tolerance. At most NEAR_TRIES candidates are tried for one item, so a
+ * tolerance as large as the model stays linear. */
+#define NEAR_TRIES 64
 static bool match_items_near(const cmp *c, const gside *ga, gtri *ta, size_t na, const gside *gb, gtri *tb, size_t nb, uint32_t *map)
 {
 	double step = 2 * c->vtol;
 	gcell *cells = malloc((nb + 1) * sizeof(gcell));
-	if (!cells) return false;
+	uint32_t *skip = malloc((nb + 1) * sizeof(uint32_t));
+	if (!cells || !skip) {
+		free(cells);
+		free(skip);
+		return false;
+	}
 	for (size_t i = 0; i < nb; i++) {
 		int64_t k[3];
 		item_cell(gb, &tb[i], step, k);
-		cells[i] = (gcell){ cell_key(k[0], k[1], k[2]), (uint32_t)i };
+		cells[i] = (gcell){ cell_key(k[0], k[1], k[2], tb[i].n, gb->material[tb[i].poly]), (uint32_t)i };
 	}
 	qsort(cells, nb, sizeof(gcell), by_cell);
+	for (size_t i = 0; i <= nb; i++) skip[i] = (uint32_t)(i < nb && tb[cells[i].item].used ? i + 1 : i);
 	for (size_t i = 0; i < na; i++) {
 		gtri *x = &ta[i];
+		if (x->used) continue;
 		int64_t k[3];
 		item_cell(ga, x, step, k);
-		bool found = false;
-		for (int dx = -1; dx <= 1 && !found; dx++)
-			for (int dy = -1; dy <= 1 && !found; dy++)
-				for (int dz = -1; dz <= 1 && !found; dz++) {
-					uint64_t key = cell_key(k[0] + dx, k[1] + dy, k[2] + dz);
+		size_t best = SIZE_MAX, tried = 0;
+		uint32_t best_rot = 0;
+		double best_dev = 0;
+		for (int dx = -1; dx <= 1; dx++)
+			for (int dy = -1; dy <= 1; dy++)
+				for (int dz = -1; dz <= 1; dz++) {
+					uint64_t key = cell_key(k[0] + dx, k[1] + dy, k[2] + dz, x->n, ga->material[x->poly]);
 					size_t lo = 0, hi = nb;
 					while (lo < hi) {
 						size_t mid = (lo + hi) / 2;
 						if (cells[mid].key < key) lo = mid + 1;
 						else hi = mid;
 					}
-					for (size_t m = lo; m < nb && cells[m].key == key && !found; m++) {
+					for (size_t m = next_free(skip, lo); m < nb && cells[m].key == key && tried < NEAR_TRIES; m = next_free(skip, m + 1)) {
 						gtri *y = &tb[cells[m].item];
-						if (y->used || y->n != x->n || strcmp(ga->material[x->poly], gb->material[y->poly])) continue;
-						for (uint32_t rot = 0; rot < y->n && !found; rot++) {
+						if (y->n != x->n || strcmp(ga->material[x->poly], gb->material[y->poly])) continue;
+						tried++;
+						for (uint32_t rot = 0; rot < y->n; rot++) {
 							if (!gtri_same_rotated(c, ga, x, gb, y, rot)) continue;
-							found = x->used = y->used = true;
-							for (uint32_t q = 0; q < x->n; q++) map[x->c[q]] = y->c[(q + rot) % y->n];
+							double dev = 0;
+							for (uint32_t q = 0; q < x->n; q++)
+								for (int d = 0; d < 3; d++)
+									dev = fmax(dev, fabs((double)ga->pos[x->c[q]][d] - gb->pos[y->c[(q + rot) % y->n]][d]));
+							if (best == SIZE_MAX || dev < best_dev) {
+								best = m;
+								best_rot = rot;
+								best_dev = dev;
+							}
 						}
 					}
 				}
+		if (best == SIZE_MAX) continue;
+		gtri *y = &tb[cells[best].item];
+		x->used = y->used = true;
+		skip[best] = (uint32_t)(best + 1);
+		for (uint32_t q = 0; q < x->n; q++) map[x->c[q]] = y->c[(q + best_rot) % y->n];
 	}
 	free(cells);
+	free(skip);
 	return true;
 }
 
@@ -1308,8 +1350,8 @@ static bool diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *ma
 	for (size_t i = 0; ok && i < nb; i++) canonical_ring(gb, gb->ring + gb->first[i], gb->size[i] < 64 ? gb->size[i] : 64, &pb[i], (uint32_t)i);
 	/* whole polygons first (a quad rotated is the same quad) */
 	if (ok) {
+		match_items(c, ga, pa, na, gb, pb, nb, map);
 		if (c->vtol > 0) ok = match_items_near(c, ga, pa, na, gb, pb, nb, map);
-		else match_items(c, ga, pa, na, gb, pb, nb, map);
 		for (size_t i = 0; i < na; i++) ma[pa[i].poly] = pa[i].used;
 		for (size_t i = 0; i < nb; i++) mb[pb[i].poly] = pb[i].used;
 	}
@@ -1326,8 +1368,8 @@ static bool diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *ma
 	size_t fa = 0, fb = 0;
 	gtri *ta = ok ? fan(ga, pa, na, ma, &fa) : NULL, *tb = ok ? fan(gb, pb, nb, mb, &fb) : NULL;
 	ok = ok && ta && tb;
+	if (ok) match_items(c, ga, ta, fa, gb, tb, fb, map);
 	if (ok && c->vtol > 0) ok = match_items_near(c, ga, ta, fa, gb, tb, fb, map);
-	else if (ok) match_items(c, ga, ta, fa, gb, tb, fb, map);
 	/* what is left: each of a's polygons with a triangle unmatched, paired with the unmatched
 	 * triangle of b that shares most corner positions */
 	bool *said_a = calloc(na + 1, 1), *said_b = calloc(nb + 1, 1);
