@@ -358,6 +358,9 @@ typedef struct cmp {
 	bool flex;          /* flex controls too: balance and wrinkle per corner, shapes' wrinkle */
 	const char **name_a; /* smdmx_scene_diff: per joint of the first, the name it has in the second
 	                        (its own, or the one a rename gave it); NULL elsewhere */
+	uint32_t *pair_a;    /* smdmx_scene_diff: per joint of the first, the joint of the second it
+	                        is (SMDMX_NONE: none); joints of one name pair in their order */
+	bool *paired_b;      /* per joint of the second: one of the first is it */
 	char *diff;
 	size_t diff_size;
 	/* smdmx_scene_diff: every difference goes to fn */
@@ -906,7 +909,7 @@ static void diff_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const 
 		return;
 	}
 	for (size_t j = 0; j < sa->joint_count; j++) {
-		size_t k = joint_named(&c->joints_b, name_in_b(c, sa, (uint32_t)j));
+		size_t k = c->pair_a ? (c->pair_a[j] == SMDMX_NONE ? SIZE_MAX : c->pair_a[j]) : joint_named(&c->joints_b, name_in_b(c, sa, (uint32_t)j));
 		if (k == SIZE_MAX) continue; /* reported with the joints */
 		const smdmx_channel *x = cha[j], *y = chb[k];
 		if (!x && !y) continue;
@@ -1107,7 +1110,8 @@ static bool gcorner_same(const cmp *c, const gside *ga, uint32_t x, const gside 
 	size_t na = canonical_weights(c, ma, ma->position_indices[ca], wa), nb = canonical_weights(c, mb, mb->position_indices[cb], wb);
 	if (na != nb) return *what = "weight links", false;
 	for (size_t k = 0; k < na; k++)
-		if (strcmp(name_in_b(c, ga->s, wa[k].joint), gb->s->joints[wb[k].joint].name) || !values_equal(c, wa[k].weight, wb[k].weight))
+		if ((c->pair_a ? c->pair_a[wa[k].joint] != wb[k].joint : strcmp(name_in_b(c, ga->s, wa[k].joint), gb->s->joints[wb[k].joint].name)) ||
+		    !values_equal(c, wa[k].weight, wb[k].weight))
 			return *what = "weights", false;
 	return true;
 }
@@ -1524,18 +1528,38 @@ static void diff_shapes_by_corner(cmp *c, const gside *ga, const gside *gb, cons
 static bool rename_joints(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 {
 	c->name_a = calloc(a->joint_count + 1, sizeof(char *));
-	bool *taken = calloc(b->joint_count + 1, 1);
-	if (!c->name_a || !taken) {
-		free(taken);
+	c->pair_a = malloc((a->joint_count + 1) * sizeof(uint32_t));
+	c->paired_b = calloc(b->joint_count + 1, 1);
+	/* b's joints of one name chained in their order; cursor: the next of a name to pair */
+	uint32_t *next = malloc((b->joint_count + 1) * sizeof(uint32_t)), *last = malloc((b->joint_count + 1) * sizeof(uint32_t));
+	uint32_t *cursor = malloc((b->joint_count + 1) * sizeof(uint32_t));
+	bool *taken = c->paired_b;
+	if (!c->name_a || !c->pair_a || !taken || !next || !last || !cursor) {
+		free(next);
+		free(last);
+		free(cursor);
 		return false;
 	}
-	for (size_t i = 0; i < a->joint_count; i++) {
-		size_t k = joint_named(&c->joints_b, a->joints[i].name);
-		if (k != SIZE_MAX) {
-			c->name_a[i] = a->joints[i].name;
-			taken[k] = true;
-		}
+	for (size_t k = 0; k < b->joint_count; k++) {
+		size_t f = joint_named(&c->joints_b, b->joints[k].name);
+		next[k] = SMDMX_NONE;
+		if (f != k) next[last[f]] = (uint32_t)k;
+		last[f] = (uint32_t)k;
+		cursor[k] = (uint32_t)k;
 	}
+	for (size_t i = 0; i < a->joint_count; i++) {
+		c->pair_a[i] = SMDMX_NONE;
+		size_t f = joint_named(&c->joints_b, a->joints[i].name);
+		if (f == SIZE_MAX || cursor[f] == SMDMX_NONE) continue;
+		uint32_t k = cursor[f];
+		cursor[f] = next[k];
+		c->name_a[i] = a->joints[i].name;
+		c->pair_a[i] = k;
+		taken[k] = true;
+	}
+	free(next);
+	free(last);
+	free(cursor);
 	for (size_t i = 0; i < a->joint_count; i++) {
 		if (c->name_a[i]) continue;
 		const smdmx_joint *x = &a->joints[i];
@@ -1548,11 +1572,11 @@ static bool rename_joints(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 			    !rot_equal(c, x->bind.orientation, y->bind.orientation))
 				continue;
 			c->name_a[i] = y->name;
+			c->pair_a[i] = (uint32_t)k;
 			taken[k] = true;
 			break;
 		}
 	}
-	free(taken);
 	return true;
 }
 
@@ -1566,15 +1590,16 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 	}
 	for (size_t i = 0; i < a->joint_count; i++) {
 		const smdmx_joint *x = &a->joints[i];
-		size_t k = joint_named(&c->joints_b, name_in_b(c, a, (uint32_t)i));
+		size_t k = c->pair_a[i] == SMDMX_NONE ? SIZE_MAX : c->pair_a[i];
 		if (k == SIZE_MAX) {
 			differ(c, "joint '%s' only in the first", x->name);
 			continue;
 		}
 		if (strcmp(x->name, b->joints[k].name)) differ(c, "joint '%s' renamed '%s'", x->name, b->joints[k].name);
 		const smdmx_joint *y = &b->joints[k];
-		const char *pa = x->parent == SMDMX_NONE ? parent_name(a, x->parent) : name_in_b(c, a, x->parent);
-		if (strcmp(pa, parent_name(b, y->parent)))
+		bool same_parent = x->parent == SMDMX_NONE ? y->parent == SMDMX_NONE
+		                                           : y->parent != SMDMX_NONE && c->pair_a[x->parent] == y->parent;
+		if (!same_parent)
 			differ(c, "joint '%s': parent '%s' vs '%s'", x->name, parent_name(a, x->parent), parent_name(b, y->parent));
 		if (animated) continue;
 		if (!vec_equal(c, x->bind.position, y->bind.position, 3)) {
@@ -1588,12 +1613,8 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 		if (!rot_equal(c, x->bind.orientation, y->bind.orientation))
 			differ(c, "joint '%s': bind orientations differ", x->name);
 	}
-	for (size_t k = 0; k < b->joint_count; k++) {
-		bool renamed = false;
-		for (size_t i = 0; i < a->joint_count && !renamed; i++) renamed = c->name_a[i] == b->joints[k].name;
-		if (!renamed && joint_named(&c->joints_a, b->joints[k].name) == SIZE_MAX)
-			differ(c, "joint '%s' only in the second", b->joints[k].name);
-	}
+	for (size_t k = 0; k < b->joint_count; k++)
+		if (!c->paired_b[k]) differ(c, "joint '%s' only in the second", b->joints[k].name);
 	if (!(options && options->strict)) {
 		gside ga, gb;
 		memset(&ga, 0, sizeof(ga));
@@ -1738,6 +1759,8 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) sm_names_free(&c.mem, all[i]);
 	if (c.next_mesh_b) sm_free(&c.mem, c.next_mesh_b, next_bytes);
 	free(c.name_a);
+	free(c.pair_a);
+	free(c.paired_b);
 	return c.count;
 }
 

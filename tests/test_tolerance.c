@@ -211,12 +211,42 @@ static void test_corpus_models(void **state)
 	assert_true(models >= 20);
 }
 
+static void count_difference(void *user, const char *message)
+{
+	(void)message;
+	(*(size_t *)user)++;
+}
+
+/* Two bones of one name (a published COD animation has them) pair in their order: a file is
+ * equal to itself, and a change to the second of them is one difference. */
+static void test_duplicate_bone_names(void **state)
+{
+	(void)state;
+#define DUP_SMD(X) "version 1\nnodes\n0 \"root\" -1\n1 \"bone\" 0\n2 \"bone\" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n" \
+	                 "1 1 0 0 0 0 0\n2 0 1 0 0 0 0\ntime 1\n0 0 0 0 0 0 0\n1 1 0 1 0 0 0\n2 0 1 " X " 0 0 0\nend\ntriangles\nm\n" \
+	                 "1 0 0 0 0 0 1 0 0\n2 1 0 0 0 0 1 1 0\n1 0 1 0 0 0 1 0 1\nend\n"
+	char ta[] = DUP_SMD("2"), tb[] = DUP_SMD("3");
+#undef DUP_SMD
+	smdmx_scene *a = read_text(ta), *a2 = read_text(ta), *b = read_text(tb);
+	size_t n = 0;
+	assert_int_equal(smdmx_scene_diff(a, a2, NULL, count_difference, &n), 0);
+	assert_int_equal(n, 0);
+	char diff[256];
+	if (!smdmx_scene_compare(a, a2, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
+	assert_int_equal(smdmx_scene_diff(a, b, NULL, count_difference, &n), 1);
+	assert_false(smdmx_scene_compare(a, b, NULL, NULL, 0));
+	smdmx_scene_free(a);
+	smdmx_scene_free(a2);
+	smdmx_scene_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_neighbours_across_a_step),
 		cmocka_unit_test(test_random_models),
 		cmocka_unit_test(test_corpus_models),
+		cmocka_unit_test(test_duplicate_bone_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
