@@ -1093,6 +1093,18 @@ everyday)
 	check "convert a DMX on standard input to SMD" "version 1" "$("$smdmx" convert - -o - --to smd <"$tmp/arm.dmx" | head -n 1 | tr -d '\r')"
 	check "a model from standard input is named stdin" '"name" "string" "stdin"' "$("$smd2dmx" - -o - <"$sample/arm.smd" | grep -m 1 -o '"name" "string" "[a-z]*"')"
 	check "--name names it" '"name" "string" "arm"' "$("$smd2dmx" - -o - --name arm <"$sample/arm.smd" | grep -m 1 -o '"name" "string" "[a-z]*"')"
+	# "-" with -d writes DIR/NAME.EXT, in every program; a depfile never names "-"
+	"$smd2dmx" - -d "$tmp/sd" --depfile "$tmp/sd.d" <"$sample/arm.smd" >"$tmp/sd.out"
+	check "- with -d: DIR/stdin.dmx, nothing on standard output" "0:./stdin.dmx :0" "$?:$(files "$tmp/sd"):$(wc -c <"$tmp/sd.out" | tr -d ' ')"
+	check "- with -d: the depfile names no -" "$drive$tmp/sd/stdin.dmx:" "$(cat "$tmp/sd.d")"
+	"$smd2dmx" - -d "$tmp/sd" --name arm <"$sample/arm.smd"
+	"$dmx2smd" - -d "$tmp/sd" --name back <"$tmp/sd/stdin.dmx"
+	"$smdmx" convert - --to dmx -d "$tmp/sd" --name conv <"$sample/arm.smd"
+	check "- with -d and --name, in smd2dmx, dmx2smd and smdmx convert" "./arm.dmx ./back.smd ./conv.dmx ./stdin.dmx " "$(files "$tmp/sd")"
+	"$smd2dmx" - -o - --depfile "$tmp/x.d" <"$sample/arm.smd" >/dev/null 2>"$tmp/err"
+	check "--depfile with -o -" "2:smd2dmx: error: --depfile with the output on standard output: make cannot depend on it (give -o FILE or -d DIR) (try 'smd2dmx --help')" "$?:$(cat "$tmp/err")"
+	"$smd2dmx" - -d "$tmp/sd" --name ../x <"$sample/arm.smd" 2>"$tmp/err"
+	check "--name that is a path" "2:smd2dmx: error: --name is the name of the model read from standard input, not a path (try 'smd2dmx --help')" "$?:$(cat "$tmp/err")"
 	# a closed pipe: quiet, ended by SIGPIPE (status 141 in the shell)
 	"$gen" 2000 10 >"$tmp/big.smd" 2>/dev/null || awk 'BEGIN { print "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles"; for (i = 0; i < 20000; i++) printf "m\n0 %d 0 0 0 0 1 0 0\n0 %d 1 0 0 0 1 0 0\n0 %d 0 1 0 0 1 0 0\n", i, i, i; print "end" }' >"$tmp/big.smd"
 	( "$smd2dmx" "$tmp/big.smd" -o - 2>"$tmp/err"; echo $? >"$tmp/rc" ) | head -c 100 >/dev/null

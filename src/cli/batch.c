@@ -320,8 +320,10 @@ static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p)
 			free(taken);
 			free(vta_of);
 			return false;
-		} else if (!strcmp(f->path, "-")) j->out = xstrdup("-");
-		else if (o->outdir) {
+		} else if (!strcmp(f->path, "-")) {
+			/* standard input with -d: DIR/NAME.EXT (--name, default stdin), else standard output */
+			j->out = o->outdir ? xasprintf("%s/%s.%s", o->outdir, stdin_name, ext) : xstrdup("-");
+		} else if (o->outdir) {
 			char *rel = path_with_extension(f->rel, ext);
 			j->out = xasprintf("%s/%s", o->outdir, rel);
 			free(rel);
@@ -447,6 +449,7 @@ static bool write_depfile(const conv_opts *o, const plan *p)
 		}
 		tb_putc(&t, ':');
 		for (size_t k = 0; k < j->input_count; k++) {
+			if (!strcmp(j->inputs[k], "-")) continue; /* standard input is no file make knows */
 			tb_putc(&t, ' ');
 			tb_dep_path(&t, j->inputs[k]);
 		}

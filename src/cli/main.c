@@ -324,6 +324,10 @@ static int convert_main(int argc, char **argv)
 	else if (o.out && o.outdir) problem = "-o and -d together: -o names one output, -d a directory for several";
 	else if (o.out && o.to && strcmp(o.out, "-")) problem = "-o and --to together: the output's extension already says its kind";
 	else if (o.clips && o.outdir) problem = "--clips writes one DMX: name it with -o, not -d";
+	else if (o.depfile && ((o.out && !strcmp(o.out, "-")) || (nin == 1 && !strcmp(inputs[0], "-") && !o.out && !o.outdir)))
+		problem = "--depfile with the output on standard output: make cannot depend on it (give -o FILE or -d DIR)";
+	else if (strpbrk(stdin_name, "/\\") || !stdin_name[0] || !strcmp(stdin_name, ".") || !strcmp(stdin_name, ".."))
+		problem = "--name is the name of the model read from standard input, not a path";
 	if (problem) {
 		free(inputs);
 		return usage_error("%s", problem);
