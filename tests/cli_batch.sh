@@ -466,6 +466,16 @@ check)
 	check "unnormalised, at the first" 1 "$(grep -c "^$tmp/lint.smd:280:1: warning: mesh 'lint': 1 vertices have weights that do not sum to 1 (the first here)$" "$tmp/err")"
 	check "degenerate, at the first" 1 "$(grep -c "^$tmp/lint.smd:276:1: warning: mesh 'lint': 1 degenerate triangles (no area; the first here)$" "$tmp/err")"
 	check "duplicate, at the repeat" 1 "$(grep -c "^$tmp/lint.smd:272:1: warning: mesh 'lint': 1 duplicate triangles (the first repeat here)$" "$tmp/err")"
+	# Two-sided geometry (a triangle and its reverse, normals reversed) is no duplicate; the
+	# reverse with the same normals, and a rotation of the same winding, are
+	head='version 1\nnodes\n0 "a" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nm\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\n'
+	printf "${head}m\n0 0 0 0 0 0 -1 0 0\n0 0 1 0 0 0 -1 0 1\n0 1 0 0 0 0 -1 1 0\nend\n" >"$tmp/two.smd"
+	"$smdmx" check "$tmp/two.smd" 2>"$tmp/err2"
+	check "check: two-sided faces are no duplicates" "0:" "$?:$(cat "$tmp/err2")"
+	printf "${head}m\n0 0 0 0 0 0 1 0 0\n0 0 1 0 0 0 1 0 1\n0 1 0 0 0 0 1 1 0\nm\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\n0 0 0 0 0 0 1 0 0\nend\n" >"$tmp/dup3.smd"
+	"$smdmx" check "$tmp/dup3.smd" 2>"$tmp/err2"
+	check "check: a reverse with the same normals and a rotation are duplicates" "0:$tmp/dup3.smd:14:1: warning: mesh 'dup3': 2 duplicate triangles (the first repeat here)" \
+		"$?:$(head -n 1 "$tmp/err2")"
 	check "summary" "$tmp/lint.smd: 1 error, 5 warnings" "$(tail -n 1 "$tmp/err")"
 	"$smdmx" check "$tmp/lint.smd" --target csgo 2>"$tmp/err"
 	check "csgo takes 256 bones" "0 0" "$? $(grep -c 'bones' "$tmp/err")"

@@ -566,12 +566,36 @@ static bool name_is_plain(const char *s)
 	return true;
 }
 
-static int cmp_u32x3(const void *a, const void *b)
+/* A triangle as its three positions sorted, its material and its winding (the parity of the
+ * sort), the normal at each sorted position, and where it is. */
+typedef struct tri_key {
+	uint32_t v[3], material;
+	uint32_t odd;        /* the sort's parity: a triangle and its reverse differ in it */
+	uint32_t normal[3];  /* SMDMX_NONE when the mesh has none */
+	uint32_t corner;     /* where it is, not compared */
+} tri_key;
+
+static int cmp_tri(const void *a, const void *b)
 {
-	int c = memcmp(a, b, 4 * sizeof(uint32_t));
-	if (c) return c;
-	uint32_t x = ((const uint32_t *)a)[4], y = ((const uint32_t *)b)[4];
-	return (x > y) - (x < y);
+	const tri_key *x = a, *y = b;
+	for (int i = 0; i < 3; i++)
+		if (x->v[i] != y->v[i]) return x->v[i] < y->v[i] ? -1 : 1;
+	if (x->material != y->material) return x->material < y->material ? -1 : 1;
+	if (x->odd != y->odd) return x->odd < y->odd ? -1 : 1;
+	return (x->corner > y->corner) - (x->corner < y->corner);
+}
+
+/* Two triangles on the same positions with opposite windings are the two sides of a face when
+ * every normal of one is the other's reversed. */
+static bool two_sided(const smdmx_mesh *m, const tri_key *x, const tri_key *y)
+{
+	if (!m->normals) return false;
+	for (int i = 0; i < 3; i++) {
+		const float *a = m->normals[x->normal[i]], *b = m->normals[y->normal[i]];
+		for (int d = 0; d < 3; d++)
+			if (fabsf(a[d] + b[d]) > 1e-4f) return false;
+	}
+	return true;
 }
 
 /* The first corner on position p (for a vertex's place). */
@@ -609,7 +633,7 @@ static void check_mesh(lint *t, const smdmx_scene *s, size_t mi, size_t max_link
 	for (size_t f = 0; f < m->face_set_count; f++)
 		for (size_t p = 0; p < m->face_sets[f].polygon_count; p++)
 			tris += m->face_sets[f].offsets[p + 1] - m->face_sets[f].offsets[p] - 2;
-	uint32_t (*keys)[5] = malloc((tris ? tris : 1) * sizeof(*keys));
+	tri_key *keys = malloc((tris ? tris : 1) * sizeof(*keys));
 	if (!keys) return;
 	size_t n = 0, degenerate = 0;
 	uint32_t first_degenerate = 0;
@@ -618,8 +642,8 @@ static void check_mesh(lint *t, const smdmx_scene *s, size_t mi, size_t max_link
 		for (size_t p = 0; p < fs->polygon_count; p++) {
 			uint32_t o = fs->offsets[p], len = fs->offsets[p + 1] - o;
 			for (uint32_t k = 1; k + 1 < len; k++) {
-				uint32_t v[3] = { m->position_indices[fs->corners[o]], m->position_indices[fs->corners[o + k]],
-					              m->position_indices[fs->corners[o + k + 1]] };
+				uint32_t cs[3] = { fs->corners[o], fs->corners[o + k], fs->corners[o + k + 1] };
+				uint32_t v[3] = { m->position_indices[cs[0]], m->position_indices[cs[1]], m->position_indices[cs[2]] };
 				const float *a = m->positions[v[0]], *b = m->positions[v[1]], *c = m->positions[v[2]];
 				double e1[3] = { b[0] - a[0], b[1] - a[1], b[2] - a[2] }, e2[3] = { c[0] - a[0], c[1] - a[1], c[2] - a[2] };
 				double x = e1[1] * e2[2] - e1[2] * e2[1], y = e1[2] * e2[0] - e1[0] * e2[2], z = e1[0] * e2[1] - e1[1] * e2[0];
@@ -627,28 +651,56 @@ static void check_mesh(lint *t, const smdmx_scene *s, size_t mi, size_t max_link
 					if (!degenerate++) first_degenerate = fs->corners[o + k];
 					continue;
 				}
-				/* the same three positions with the same material, in any order and winding */
-				if (v[0] > v[1]) { uint32_t q = v[0]; v[0] = v[1]; v[1] = q; }
-				if (v[1] > v[2]) { uint32_t q = v[1]; v[1] = v[2]; v[2] = q; }
-				if (v[0] > v[1]) { uint32_t q = v[0]; v[0] = v[1]; v[1] = q; }
-				keys[n][0] = v[0];
-				keys[n][1] = v[1];
-				keys[n][2] = v[2];
-				keys[n][3] = fs->material;
-				keys[n][4] = fs->corners[o + k]; /* where it is, not compared */
-				n++;
+				/* the same three positions with the same material, sorted; the sort's parity is
+				 * the winding */
+				tri_key *t2 = &keys[n++];
+				uint32_t odd = 0;
+				for (int i = 0; i < 2; i++)
+					for (int j = 0; j < 2 - i; j++)
+						if (v[j] > v[j + 1]) {
+							uint32_t q = v[j];
+							v[j] = v[j + 1];
+							v[j + 1] = q;
+							q = cs[j];
+							cs[j] = cs[j + 1];
+							cs[j + 1] = q;
+							odd ^= 1;
+						}
+				for (int i = 0; i < 3; i++) {
+					t2->v[i] = v[i];
+					t2->normal[i] = m->normal_indices ? m->normal_indices[cs[i]] : SMDMX_NONE;
+				}
+				t2->material = fs->material;
+				t2->odd = odd;
+				t2->corner = fs->corners[o + k];
 			}
 		}
 	}
-	qsort(keys, n, sizeof(*keys), cmp_u32x3);
-	size_t duplicate = 0;
+	qsort(keys, n, sizeof(*keys), cmp_tri);
+	/* In each run of one place and material: a repeat of the same winding is a duplicate; one
+	 * of the other winding is the back of the first of that run when its normals are reversed
+	 * (two-sided geometry), and a duplicate otherwise. */
+	size_t duplicate = 0, sides = 0;
 	uint32_t first_duplicate = UINT32_MAX;
-	for (size_t i = 1; i < n; i++)
-		if (!memcmp(keys[i], keys[i - 1], 4 * sizeof(uint32_t))) {
-			duplicate++;
-			uint32_t later = keys[i][4] > keys[i - 1][4] ? keys[i][4] : keys[i - 1][4];
-			if (later < first_duplicate) first_duplicate = later;
+	for (size_t i = 0; i < n;) {
+		size_t e = i + 1;
+		while (e < n && !memcmp(keys[e].v, keys[i].v, sizeof(keys[i].v)) && keys[e].material == keys[i].material) e++;
+		size_t first_odd = i;
+		while (first_odd < e && !keys[first_odd].odd) first_odd++;
+		for (size_t k = i; k < e; k++) {
+			bool repeat = k != i && k != first_odd;
+			bool back = k == first_odd && k != i && two_sided(m, &keys[i], &keys[k]);
+			if (k == first_odd && k != i && !back) repeat = true;
+			if (back) sides++;
+			if (repeat) {
+				duplicate++;
+				uint32_t later = keys[k].corner;
+				if (later < first_duplicate) first_duplicate = later;
+			}
 		}
+		i = e;
+	}
+	(void)sides;
 	free(keys);
 	if (degenerate)
 		lint_at(t, false, at_corner(t, mi, first_degenerate), "mesh '%s': %zu degenerate triangles (no area; the first here)", m->name,
