@@ -666,7 +666,7 @@ static bool name_mesh_nodes(lower *l, sm_owner *mem)
 	if (!ok) return l->error->code ? false : sm_fail_oom(l->error);
 	if (renamed)
 		sm_warn_n(l->warnings, SMDMX_WARNING_NODE_RENAMED, renamed, 0, 0,
-		          "mesh '%s' has the node '%s': a bone (or another mesh) has its name, and readers match base poses by name",
+		          "mesh '%s' is the node '%s' in the DMX (a bone or mesh has its name; base poses match by name): the model is the same, nothing to do",
 		          first, first_as);
 	return true;
 }

@@ -168,8 +168,8 @@ static void test_bone_named_like_mesh(void **state)
 		assert_non_null(dm);
 		assert_int_equal(w.count, 1);
 		assert_int_equal(w.data[0].code, SMDMX_WARNING_NODE_RENAMED);
-		assert_string_equal(w.data[0].message, "mesh 'clipboard' has the node 'clipboard_mesh': a bone (or another mesh) has its "
-		                                       "name, and readers match base poses by name");
+		assert_string_equal(w.data[0].message, "mesh 'clipboard' is the node 'clipboard_mesh' in the DMX (a bone or mesh has its name; "
+		                                       "base poses match by name): the model is the same, nothing to do");
 		size_t dags = 0;
 		for (uint32_t e = 0; e < dm->element_count; e++)
 			if (!strcmp(dm->elements[e].type, "DmeDag")) {
