@@ -1106,7 +1106,7 @@ everyday)
 	# "-" with -d writes DIR/NAME.EXT, in every program; a depfile never names "-"
 	"$smd2dmx" - -d "$tmp/sd" --depfile "$tmp/sd.d" <"$sample/arm.smd" >"$tmp/sd.out"
 	check "- with -d: DIR/stdin.dmx, nothing on standard output" "0:./stdin.dmx :0" "$?:$(files "$tmp/sd"):$(wc -c <"$tmp/sd.out" | tr -d ' ')"
-	check "- with -d: the depfile names no -" "$drive$tmp/sd/stdin.dmx:" "$(cat "$tmp/sd.d")"
+	check "- with -d: the depfile names no -" "$tmp/sd/stdin.dmx:" "$(cat "$tmp/sd.d")"
 	"$smd2dmx" - -d "$tmp/sd" --name arm <"$sample/arm.smd"
 	"$dmx2smd" - -d "$tmp/sd" --name back <"$tmp/sd/stdin.dmx"
 	"$smdmx" convert - --to dmx -d "$tmp/sd" --name conv <"$sample/arm.smd"
