@@ -75,6 +75,22 @@ batch)
 	check "a failure stops the batch" 1 $?
 	check "converted before the failure, nothing after" "./a/1.dmx " "$(files "$tmp/out")"
 	check "stop message" "smd2dmx: error: stopped after the first failure: 2 of 4 inputs not converted (--keep-going converts the rest)" "$(tail -n 1 "$tmp/err")"
+	# Without -k the batch stops the same way at every -j: as on one worker (a big file before
+	# the bad one, small ones after it that a second worker could have finished first)
+	mkdir "$tmp/order"
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		if [ $i = 5 ]; then cp "$root/testdata/bad/bad_number.smd" "$tmp/order/f$i.smd"
+		elif [ $i = 2 ]; then "$build/tools/gen_smd" reference 40000 "$tmp/order/f$i.smd"
+		else cp "$sample/arm.smd" "$tmp/order/f$i.smd"; fi
+	done
+	for j in 1 2 4; do
+		"$smd2dmx" "$tmp/order"/f*.smd -d "$tmp/order_out$j" -j$j 2>"$tmp/order_err$j"
+		check "-j$j without -k: stops at the first failure, as on one worker" "1:./f0.dmx ./f1.dmx ./f2.dmx ./f3.dmx ./f4.dmx " \
+			"$?:$(files "$tmp/order_out$j")"
+		check "-j$j without -k: the same messages" "$(cat "$tmp/order_err1")" "$(cat "$tmp/order_err$j")"
+	done
+	check "the messages: the failure, then what was not converted" "$tmp/order/f5.smd:7:5: error: expected position y|smd2dmx: error: stopped after the first failure: 4 of 10 inputs not converted (--keep-going converts the rest)" \
+		"$(tr '\n' '|' <"$tmp/order_err4" | sed 's/|$//')"
 	rm -rf "$tmp/out"
 	"$smd2dmx" -j2 -k -r "$tmp/src" -d "$tmp/out" 2>"$tmp/err"
 	check "--keep-going exits 1" 1 $?

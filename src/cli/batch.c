@@ -379,23 +379,55 @@ static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p)
 
 /* ---- running ----------------------------------------------------------------------------- */
 
+/* Without -k a batch stops at its first failure the same way at every -j: as if the inputs
+ * ran one after another. Jobs run in input order, at most ORDER_WINDOW ahead of the first
+ * not yet put in place; each job's outputs are finished on its worker and put in place in
+ * input order; a failure stops every input after it (one that ran already has its outputs
+ * dropped) and still runs those before it. */
+enum { ORDER_WINDOW = 32 };
+
 typedef struct batch {
 	const conv_opts *o;
 	plan *p;
-	size_t *order;      /* jobs by decreasing size */
+	size_t *order;      /* jobs by decreasing size (-k), else in input order */
 	size_t next;        /* next in order to start */
 	size_t printed;     /* jobs printed, in input order */
 	size_t finished;
-	bool stop;          /* a job failed and there is no --keep-going */
+	bool stop;          /* -k: nothing stops; else unused (see limit) */
+	bool ordered;       /* no -k, several jobs: outputs put in place in input order */
+	size_t limit;       /* ordered: the first input that failed (none after it converts) */
+	size_t committed;   /* ordered: jobs before this are in place (or failed) */
 	bool progress;
 	os_mutex *lock;
+	os_cond *moved;     /* ordered: committed or limit moved */
 } batch;
+
+/* ordered: the jobs whose turn it is, put in place in input order (under the lock). */
+static void commit_ready(batch *b)
+{
+	plan *p = b->p;
+	while (b->committed < p->count && b->committed <= b->limit && p->jobs[b->committed].ran) {
+		job *j = &p->jobs[b->committed];
+		if (j->status == EXIT_OK && j->pending.count) {
+			char why[1024];
+			if (!outputs_commit(&j->pending, &j->written, &j->written_count, why, sizeof(why))) {
+				diag_add(&j->diag, NULL, j->out, 0, 0, "error", "%s", why);
+				j->status = EXIT_FAILED;
+			}
+			free(j->pending.items);
+			memset(&j->pending, 0, sizeof(j->pending));
+		}
+		if (j->status != EXIT_OK && b->committed < b->limit) b->limit = b->committed;
+		b->committed++;
+	}
+	os_cond_broadcast(b->moved);
+}
 
 static void print_ready(batch *b)
 {
 	plan *p = b->p;
 	if (b->progress) fputs("\r\033[K", stderr);
-	while (b->printed < p->count && p->jobs[b->printed].ran) {
+	while (b->printed < p->count && p->jobs[b->printed].ran && (!b->ordered || (b->printed < b->committed && b->printed <= b->limit))) {
 		job *j = &p->jobs[b->printed];
 		if (j->diag.len) fwrite(j->diag.text, 1, j->diag.len, stderr);
 		b->printed++;
@@ -410,21 +442,28 @@ static void worker(void *arg)
 	batch *b = arg;
 	for (;;) {
 		os_mutex_lock(b->lock);
-		if (b->stop || b->next == b->p->count) {
+		/* ordered: not past the first failure, nor too far ahead of what is in place */
+		while (b->ordered && b->next < b->p->count && b->order[b->next] <= b->limit && b->order[b->next] >= b->committed + ORDER_WINDOW)
+			os_cond_wait(b->moved, b->lock);
+		if (b->stop || b->next == b->p->count || (b->ordered && b->order[b->next] > b->limit)) {
 			os_mutex_unlock(b->lock);
 			return;
 		}
-		job *j = &b->p->jobs[b->order[b->next++]];
+		size_t index = b->order[b->next++];
+		job *j = &b->p->jobs[index];
 		if (j->ran) { /* failed in planning */
 			os_mutex_unlock(b->lock);
 			continue;
 		}
 		os_mutex_unlock(b->lock);
-		job_run(b->o, j);
+		job_run(b->o, j, b->ordered);
 		os_mutex_lock(b->lock);
 		j->ran = true; /* print_ready reads it under this lock, from any worker */
 		b->finished++;
-		if (j->status != EXIT_OK && !b->o->keep_going) b->stop = true;
+		if (b->ordered) {
+			if (j->status != EXIT_OK && index < b->limit) b->limit = index;
+			commit_ready(b);
+		}
 		print_ready(b);
 		os_mutex_unlock(b->lock);
 	}
@@ -630,19 +669,28 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	b.progress = p.count > 1 && !o->quiet && os_is_terminal(stderr);
 	b.lock = os_mutex_create();
 	if (!b.lock) return EXIT_FAILED;
+	b.ordered = !o->keep_going && p.count > 1;
+	b.limit = SIZE_MAX;
+	b.moved = b.ordered ? os_cond_create() : NULL;
+	if (b.ordered && !b.moved) return EXIT_FAILED;
 	b.order = malloc(p.count * sizeof(size_t));
 	if (!b.order) return EXIT_FAILED;
 	for (size_t i = 0; i < p.count; i++) {
 		b.order[i] = i;
 		if (p.jobs[i].ran) {
 			b.finished++;
-			if (!o->keep_going && p.jobs[i].status != EXIT_OK) b.stop = true;
+			if (!o->keep_going && p.jobs[i].status != EXIT_OK) {
+				if (!b.ordered) b.stop = true;
+				else if (i < b.limit) b.limit = i;
+			}
 		}
 	}
-	/* One worker takes the inputs in order; several start the biggest first, so that no
-	 * large file is left to run alone at the end. */
+	if (b.ordered) commit_ready(&b);
+	/* With -k, several workers start the biggest first, so that no large file is left to run
+	 * alone at the end; without, the inputs go in order (the first failure stops those after
+	 * it, as on one worker). */
 	sort_plan = &p;
-	if (workers > 1) qsort(b.order, p.count, sizeof(size_t), by_size);
+	if (workers > 1 && !b.ordered) qsort(b.order, p.count, sizeof(size_t), by_size);
 	os_thread *threads[256];
 	unsigned started = 0;
 	for (unsigned t = 1; t < workers; t++) {
@@ -651,6 +699,18 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	}
 	worker(&b);
 	for (unsigned t = 0; t < started; t++) os_thread_join(threads[t]);
+	/* ordered: what ran after the first failure is dropped, as if it never ran */
+	for (size_t i = 0; b.ordered && i < p.count; i++) {
+		job *j = &p.jobs[i];
+		if (i <= b.limit || !j->ran) continue;
+		outputs_abort(&j->pending);
+		for (size_t k = 0; k < j->written_count; k++) free(j->written[k]);
+		free(j->written);
+		j->written = NULL;
+		j->written_count = 0;
+		j->ran = false;
+		j->cancelled = true;
+	}
 	/* What is left to print: jobs after one that never ran (the batch stopped). */
 	if (b.progress) fputs("\r\033[K", stderr);
 	size_t failed = 0, skipped = 0;
@@ -691,5 +751,6 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	plan_free(&p);
 	free(b.order);
 	os_mutex_destroy(b.lock);
+	if (b.moved) os_cond_destroy(b.moved);
 	return rc;
 }

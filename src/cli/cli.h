@@ -81,6 +81,19 @@ typedef struct diag_buf {
 	size_t warnings, hidden, errors;
 } diag_buf;
 
+typedef struct output {
+	char *path;
+	char *tmp;  /* NULL for standard output */
+	os_file fd;
+	int slot;   /* the signal cleanup slot, or -1 */
+	int errnum; /* errno of a failed write */
+} output;
+typedef struct outputs {
+	output *items;
+	size_t count;
+	bool force;
+} outputs;
+
 /* One conversion: its inputs, its planned output and, once run, what it did. */
 typedef struct job {
 	char **inputs;        /* the model first; more with --clips */
@@ -100,6 +113,8 @@ typedef struct job {
 	bool up_to_date;      /* -u: its output is newer than everything it reads: not run */
 	bool replace;         /* -u: its output is older: replaced as with -f */
 	bool alone;           /* the batch's only job */
+	outputs pending;      /* job_run with defer: its outputs, finished, not yet in place */
+	bool cancelled;       /* ran, but after the batch's first failure: its outputs dropped */
 } job;
 
 /* The job's direction, from its input and output names (and, for standard input and output,
@@ -156,18 +171,6 @@ smdmx_dm *cli_read_dmx(const char *path, const smdmx_dmx_read_options *options, 
                        smdmx_warnings *warnings);
 
 /* Outputs of one job, written to temporary files and renamed into place together. */
-typedef struct output {
-	char *path;
-	char *tmp;  /* NULL for standard output */
-	os_file fd;
-	int slot;   /* the signal cleanup slot, or -1 */
-	int errnum; /* errno of a failed write */
-} output;
-typedef struct outputs {
-	output *items;
-	size_t count;
-	bool force;
-} outputs;
 
 /* Installs the handlers that delete temporary files on SIGINT, SIGTERM and SIGHUP, and makes
  * writes past a file size limit fail instead of killing the process. */
@@ -183,10 +186,15 @@ bool output_write(void *user, const void *data, size_t size);
 bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *why, size_t why_size);
 /* Removes every temporary file of the set. */
 void outputs_abort(outputs *set);
+/* Flushes every temporary file of the set to the disk and closes it, to be renamed into
+ * place by outputs_commit later; on failure, nothing of the set remains. */
+bool outputs_finish(outputs *set, char *why, size_t why_size);
 
 /* ---- conversion (convert.c) -------------------------------------------------------------- */
 
-void job_run(const conv_opts *o, job *j);
+/* Runs a job. defer: its outputs are finished but not put in place (j->pending), for the
+ * batch to commit in input order. */
+void job_run(const conv_opts *o, job *j, bool defer);
 
 /* ---- the batch (batch.c) ----------------------------------------------------------------- */
 

@@ -787,7 +787,7 @@ direction job_direction(const conv_opts *o, const job *j)
 	return in_dmx ? (out_dmx ? DIR_DMX_TO_DMX : DIR_DMX_TO_SMD) : (out_dmx ? DIR_SMD_TO_DMX : DIR_SMD_TO_SMD);
 }
 
-void job_run(const conv_opts *o, job *j)
+void job_run(const conv_opts *o, job *j, bool defer)
 {
 	run r;
 	memset(&r, 0, sizeof(r));
@@ -798,8 +798,14 @@ void job_run(const conv_opts *o, job *j)
 	bool ok = o->qc && o->tool == TOOL_SMD2DMX ? qc_to_dmx(&r)
 	        : in_dmx                           ? (out_dmx ? dmx_to_dmx(&r) : dmx_to_smd(&r))
 	                                           : (out_dmx ? smd_to_dmx(&r) : smd_to_smd(&r));
-	if (ok) ok = outputs_commit(&r.outs, &j->written, &j->written_count, r.why, sizeof(r.why)) || fail_msg(&r, j->out, r.why);
-	else outputs_abort(&r.outs);
+	if (ok && defer) {
+		ok = outputs_finish(&r.outs, r.why, sizeof(r.why)) || fail_msg(&r, j->out, r.why);
+		if (ok) j->pending = r.outs;
+	} else if (ok) {
+		ok = outputs_commit(&r.outs, &j->written, &j->written_count, r.why, sizeof(r.why)) || fail_msg(&r, j->out, r.why);
+	} else {
+		outputs_abort(&r.outs);
+	}
 	j->status = ok ? EXIT_OK : EXIT_FAILED; /* the worker marks it ran, under the batch's lock */
 	diag_finish(&j->diag, o, j->inputs[0]);
 }
