@@ -477,11 +477,15 @@ check)
 	} >"$tmp/lint.smd"
 	"$smdmx" check "$tmp/lint.smd" 2>"$tmp/err"
 	check "errors found" 1 $?
-	check "bones over the limit" 1 "$(grep -c "^$tmp/lint.smd: error: 130 bones; sdk2013 takes at most 128$" "$tmp/err")"
+	check "bones over the limit, at the first past it" 1 "$(grep -c "^$tmp/lint.smd:131:1: error: 130 bones; sdk2013 takes at most 128 (the first past them here)$" "$tmp/err")"
 	check "links over the limit, at the first" 1 "$(grep -c "^$tmp/lint.smd:268:1: warning: mesh 'lint': 1 vertices have more than 3 weight links (up to 4; the first here); the target keeps the largest 3$" "$tmp/err")"
 	check "unnormalised, at the first" 1 "$(grep -c "^$tmp/lint.smd:280:1: warning: mesh 'lint': 1 vertices have weights that do not sum to 1 (the first here)$" "$tmp/err")"
 	check "degenerate, at the first" 1 "$(grep -c "^$tmp/lint.smd:276:1: warning: mesh 'lint': 1 degenerate triangles (no area; the first here)$" "$tmp/err")"
 	check "duplicate, at the repeat" 1 "$(grep -c "^$tmp/lint.smd:272:1: warning: mesh 'lint': 1 duplicate triangles (the first repeat here)$" "$tmp/err")"
+	# A material's finding is at the first triangle that has it
+	printf 'version 1\nnodes\n0 "a" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nm\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\nma"t\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\nend\n' >"$tmp/mq.smd"
+	"$smdmx" check "$tmp/mq.smd" 2>"$tmp/err2"
+	check "check: a material's finding at its first triangle" "1:$tmp/mq.smd:14:1: error: material 'ma\"t': a double quote in its name" "$?:$(head -n 1 "$tmp/err2")"
 	# Two-sided geometry (a triangle and its reverse, normals reversed) is no duplicate; the
 	# reverse with the same normals, and a rotation of the same winding, are
 	head='version 1\nnodes\n0 "a" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nm\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\n'
@@ -502,13 +506,13 @@ check)
 	"$smd2dmx" "$sample/arm.smd" --vta "$tmp/spaced.vta" -o "$tmp/spaced.dmx"
 	"$smdmx" check "$tmp/spaced.dmx" 2>"$tmp/err"
 	check "a space in a flex name" 1 $?
-	check "flex name message" "$tmp/spaced.dmx: error: flex shape 'big bulge': a space, quote or control character in its name (QC files cannot hold it)" "$(grep "flex shape" "$tmp/err")"
+	check "flex name message, at its mesh" "$tmp/spaced.dmx:52:3: error: flex shape 'big bulge': a space, quote or control character in its name (QC files cannot hold it)" "$(grep "flex shape" "$tmp/err")"
 	# the encoding and model format against the target's tools
-	check "a text DMX of model 18 for sdk2013" "$tmp/spaced.dmx: warning: keyvalues2: sdk2013's studiomdl may want binary 2 (not every studiomdl reads text DMX)|$tmp/spaced.dmx: warning: model format 18: sdk2013's tools expect model format 1 (--target sdk2013 writes it)|" \
+	check "a text DMX of model 18 for sdk2013, at the header" "$tmp/spaced.dmx:1:1: warning: keyvalues2: sdk2013's studiomdl may want binary 2 (not every studiomdl reads text DMX)|$tmp/spaced.dmx:1:1: warning: model format 18: sdk2013's tools expect model format 1 (--target sdk2013 writes it)|" \
 		"$(grep -e 'studiomdl may want' -e 'model format 18' "$tmp/err" | tr '\n' '|')"
 	"$smd2dmx" "$sample/arm.smd" -o "$tmp/s2.dmx" --target source2 -q
 	"$smdmx" check "$tmp/s2.dmx" --target tf2 2>"$tmp/err"
-	check "binary 9 for tf2: an error" "1 $tmp/s2.dmx: error: binary 9: tf2's tools read binary up to 2 (--target tf2 writes it)" "$? $(grep 'binary 9' "$tmp/err")"
+	check "binary 9 for tf2: an error, at the header" "1 $tmp/s2.dmx:1:1: error: binary 9: tf2's tools read binary up to 2 (--target tf2 writes it)" "$? $(grep 'binary 9' "$tmp/err")"
 	"$smdmx" check "$tmp/s2.dmx" --target source2 2>"$tmp/err"
 	check "binary 9, model 22 for source2: nothing to say" "0 " "$? $(cat "$tmp/err")"
 	# a finding's place: the node line of an SMD, the element's line in keyvalues2, its path in binary

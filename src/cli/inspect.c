@@ -528,6 +528,36 @@ static place at_corner(lint *t, size_t mesh, uint32_t corner)
 	return (place){ "", "" };
 }
 
+/* The first element of a type and name in a DMX, at its place; else the file's start. */
+static place at_named(lint *t, const char *type, const char *name)
+{
+	const smdmx_dm *dm = t->l->dm;
+	for (size_t e = 0; dm && e < dm->element_count; e++)
+		if (!strcmp(dm->elements[e].type, type) && !strcmp(dm->elements[e].name, name)) return at_element(t, (uint32_t)e);
+	return at_line(1);
+}
+
+/* A material's place: the first polygon that has it. */
+static place at_material(lint *t, uint32_t material)
+{
+	const smdmx_scene *s = t->l->scene;
+	for (size_t m = 0; m < s->mesh_count; m++)
+		for (size_t f = 0; f < s->meshes[m].face_set_count; f++) {
+			const smdmx_face_set *fs = &s->meshes[m].face_sets[f];
+			if (fs->material == material && fs->corner_count) return at_corner(t, m, fs->corners[0]);
+		}
+	return at_line(1);
+}
+
+/* A flex shape's place: its VTA time line, or its mesh's element in a DMX. */
+static place at_shape(lint *t, const smdmx_flex_shape *sh)
+{
+	if (sh->line) return at_line(sh->line);
+	const smdmx_source_info *src = &t->l->scene->source;
+	if (src->mesh_elements) return at_element(t, src->mesh_elements[sh->mesh]);
+	return at_line(1);
+}
+
 typedef struct named {
 	const char *name;
 	size_t index;
@@ -554,7 +584,8 @@ static void lint_at(lint *t, bool error, place p, const char *fmt, ...)
 	else t->warnings++;
 }
 
-#define lint_say(t, error, ...) lint_at(t, error, (place){ "", "" }, __VA_ARGS__)
+/* A finding about the whole file: at its start (a DMX's header says its encoding and format). */
+#define lint_say(t, error, ...) lint_at(t, error, at_line(1), __VA_ARGS__)
 
 /* A name a QC file or studiomdl cannot hold: empty, or with a space, a quote or a control
  * character. */
@@ -857,7 +888,8 @@ int cmd_check(int argc, char **argv)
 			         l.dm->format_version, target, model_of[ti], target);
 	}
 	if (max_bones && s->joint_count > max_bones)
-		lint_say(&t, true, "%zu bones; %s takes at most %zu", s->joint_count, target, max_bones);
+		lint_at(&t, true, at_joint(&t, max_bones), "%zu bones; %s takes at most %zu (the first past them here)", s->joint_count, target,
+		        max_bones);
 	/* names used twice (case aside): sorted by name, then by index, all but the first of a run */
 	named *order = malloc((s->joint_count + 1) * sizeof(named));
 	bool *twice = calloc(s->joint_count + 1, sizeof(bool));
@@ -877,24 +909,28 @@ int cmd_check(int argc, char **argv)
 	free(twice);
 	for (size_t m = 0; m < s->material_count; m++) {
 		const char *n = s->materials[m].name;
-		if (goldsrc && strlen(n) > 63) lint_say(&t, true, "material '%s': longer than 63 characters, which GoldSrc cannot take", n);
+		place at = at_material(&t, (uint32_t)m);
+		if (goldsrc && strlen(n) > 63) lint_at(&t, true, at, "material '%s': longer than 63 characters, which GoldSrc cannot take", n);
 		else if (goldsrc) {
 			const char *ext = path_extension(n);
-			if (strcasecmp(ext, "bmp")) lint_say(&t, false, "material '%s': not a .bmp, as GoldSrc expects", n);
+			if (strcasecmp(ext, "bmp")) lint_at(&t, false, at, "material '%s': not a .bmp, as GoldSrc expects", n);
 		}
-		if (strchr(n, '"')) lint_say(&t, true, "material '%s': a double quote in its name", n);
+		if (strchr(n, '"')) lint_at(&t, true, at, "material '%s': a double quote in its name", n);
 	}
 	for (size_t m = 0; m < s->mesh_count; m++) check_mesh(&t, s, m, max_links);
 	if (l.dm) check_joint_counts(&t, l.dm, max_links);
 	for (size_t f = 0; f < s->flex_shape_count; f++)
 		if (!name_is_plain(s->flex_shapes[f].name))
-			lint_say(&t, true, "flex shape '%s': a space, quote or control character in its name (QC files cannot hold it)",
-			         s->flex_shapes[f].name);
+			lint_at(&t, true, at_shape(&t, &s->flex_shapes[f]),
+			        "flex shape '%s': a space, quote or control character in its name (QC files cannot hold it)", s->flex_shapes[f].name);
 	for (size_t f = 0; f < s->flex_controller_count; f++)
 		if (!name_is_plain(s->flex_controllers[f].name))
-			lint_say(&t, true, "flex controller '%s': a space, quote or control character in its name (QC files cannot hold it)",
-			         s->flex_controllers[f].name);
-	if (goldsrc && s->flex_shape_count) lint_say(&t, false, "%zu flex shapes, which GoldSrc does not have", s->flex_shape_count);
+			lint_at(&t, true, at_named(&t, "DmeCombinationInputControl", s->flex_controllers[f].name),
+			        "flex controller '%s': a space, quote or control character in its name (QC files cannot hold it)",
+			        s->flex_controllers[f].name);
+	if (goldsrc && s->flex_shape_count)
+		lint_at(&t, false, at_shape(&t, &s->flex_shapes[0]), "%zu flex shapes, which GoldSrc does not have (the first here)",
+		        s->flex_shape_count);
 	/* Frames: every joint keyed at a frame no other key shares, none missing between. */
 	for (size_t c = 0; c < s->clip_count; c++) {
 		const smdmx_clip *clip = &s->clips[c];
@@ -902,7 +938,8 @@ int cmd_check(int argc, char **argv)
 			const smdmx_channel *ch = &clip->channels[k];
 			for (size_t i = 1; i < ch->position_count; i++)
 				if (ch->position_times[i] == ch->position_times[i - 1]) {
-					lint_say(&t, true, "clip '%s' joint '%s': two keys at one time", clip->name, s->joints[ch->joint].name);
+					lint_at(&t, true, at_named(&t, "DmeChannelsClip", clip->name), "clip '%s' joint '%s': two keys at one time", clip->name,
+					        s->joints[ch->joint].name);
 					break;
 				}
 		}
