@@ -396,6 +396,11 @@ info)
 	;;
 
 diff)
+	# bones of one name pair in their order: a file equals itself, and the name is said once
+	printf 'version 1\nnodes\n0 "root" -1\n1 "bone" 0\n2 "bone" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 1 0 0 0 0 0\n2 0 1 0 0 0 0\nend\ntriangles\nm\n1 0 0 0 0 0 1 0 0\n2 1 0 0 0 0 1 1 0\n1 0 1 0 0 0 1 0 1\nend\n' >"$tmp/dup.smd"
+	"$smdmx" diff "$tmp/dup.smd" "$tmp/dup.smd" >"$tmp/out" 2>"$tmp/err"
+	check "a file with two bones of one name equals itself, said once" "0::$tmp/dup.smd: note: 2 bones are named 'bone': they pair with the other file's of that name in their order" \
+		"$?:$(cat "$tmp/out"):$(cat "$tmp/err")"
 	"$smd2dmx" "$sample/arm.smd" -o "$tmp/arm.dmx"
 	"$smdmx" diff "$sample/arm.smd" "$tmp/arm.dmx" >"$tmp/out"
 	check "SMD and its DMX: no difference" 0 $?

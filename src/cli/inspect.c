@@ -272,6 +272,11 @@ static void print_difference(void *user, const char *message)
 	printf("%s\n", message);
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	const char *paths[2] = { NULL, NULL };
@@ -385,6 +390,25 @@ int cmd_diff(int argc, char **argv)
 			size_t links = l[k].dm->format_version >= 22 ? 4 : 3;
 			if (!opts.max_links || links < opts.max_links) opts.max_links = links;
 		}
+	/* bones of one name pair in their order: said once per name */
+	for (int k = 0; k < 2 && !quiet; k++) {
+		const smdmx_scene *sc = l[k].scene;
+		const char **names = malloc((sc->joint_count + 1) * sizeof(char *));
+		if (!names) break;
+		for (size_t j = 0; j < sc->joint_count; j++) names[j] = sc->joints[j].name;
+		qsort(names, sc->joint_count, sizeof(char *), cmp_cstr);
+		for (size_t j = 0; j < sc->joint_count;) {
+			size_t e = j + 1;
+			while (e < sc->joint_count && !strcmp(names[e], names[j])) e++;
+			size_t in_first = 0; /* said once when both files have as many */
+			for (size_t x = 0; k == 1 && x < l[0].scene->joint_count; x++) in_first += !strcmp(l[0].scene->joints[x].name, names[j]);
+			if (e - j > 1 && in_first != e - j)
+				fprintf(stderr, "%s: note: %zu bones are named '%s': they pair with the other file's of that name in their order\n",
+				        paths[k], e - j, names[j]);
+			j = e;
+		}
+		free(names);
+	}
 	if (quiet) out.limit = 0, out.shown = 0;
 	size_t n = smdmx_scene_diff(l[0].scene, l[1].scene, &opts, quiet ? NULL : print_difference, &out);
 	if (!quiet && n > out.shown) printf("... and %zu more differences (--max)\n", n - out.shown);
