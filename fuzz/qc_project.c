@@ -124,25 +124,5 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 		free(done[i].text.text);
 	}
 	free(done);
-	for (size_t i = 0; i < lib.task_count; i++) task_free(lib.tasks[i]);
-	free(lib.tasks);
-	for (size_t pi = 0; pi < lib.project_count; pi++) {
-		project *p = &projects[pi];
-		free(p->task_of);
-		if (p->ref_out)
-			for (size_t i = 0; i < p->qc->ref_count; i++) free(p->ref_out[i]);
-		free(p->ref_out);
-		free(p->vta_consumed);
-		diag_free(&p->diag);
-		smdmx_qc_free(p->qc);
-	}
-	for (size_t i = 0; i < lib.missing_count; i++) free(lib.missing[i]);
-	free(lib.missing);
-	str_map_free(&lib.keys);
-	str_map_free(&lib.outs);
-	str_map_free(&lib.seen);
-	for (size_t i = 0; i < lib.consumed_count; i++) free(lib.consumed[i]);
-	free(lib.consumed);
-	free(lib.root);
-	free(lib.outdir);
+	library_free(&lib);
 }

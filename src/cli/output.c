@@ -473,20 +473,7 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 {
 	/* Flush to the disk and close everything first: a late write error fails the whole set,
 	 * and a file renamed into place is never one whose data a crash could still lose. */
-	for (size_t i = 0; i < set->count; i++) {
-		output *out = &set->items[i];
-		if (!out->tmp || out->fd == OS_NO_FILE) continue; /* finished already */
-		os_file fd = out->fd;
-		out->fd = OS_NO_FILE;
-		bool synced = os_sync(fd);
-		int e = errno;
-		if (!os_close(fd) || !synced) {
-			if (!synced) errno = e;
-			snprintf(why, why_size, "cannot write '%s': %s", out->path, strerror(errno));
-			outputs_abort(set);
-			return false;
-		}
-	}
+	if (!outputs_finish(set, why, why_size)) return false;
 	/* The interrupts wait while the set is renamed into place: all of it or none. */
 	os_interrupts_hold();
 	size_t done = 0;

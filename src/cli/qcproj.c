@@ -1165,6 +1165,37 @@ static bool write_qc_files(project *p, rendered **done, size_t *done_count)
 	return ok;
 }
 
+/* What the library holds, its projects' too (not the projects' array itself). */
+static void library_free(library *lib)
+{
+	for (size_t i = 0; i < lib->task_count; i++) task_free(lib->tasks[i]);
+	free(lib->tasks);
+	for (size_t pi = 0; pi < lib->project_count; pi++) {
+		project *p = &lib->projects[pi];
+		for (size_t i = 0; i < p->task_count; i++) task_free(p->tasks[i]);
+		free(p->tasks);
+		free(p->task_of);
+		if (p->ref_out)
+			for (size_t i = 0; i < p->qc->ref_count; i++) free(p->ref_out[i]);
+		free(p->ref_out);
+		free(p->vta_consumed);
+		diag_free(&p->diag);
+		smdmx_qc_free(p->qc);
+	}
+	for (size_t k = 0; k < lib->qc_written_count; k++) free(lib->qc_written[k]);
+	free(lib->qc_written);
+	for (size_t i = 0; i < lib->missing_count; i++) free(lib->missing[i]);
+	free(lib->missing);
+	for (size_t i = 0; i < lib->consumed_count; i++) free(lib->consumed[i]);
+	free(lib->consumed);
+	str_map_free(&lib->keys);
+	str_map_free(&lib->outs);
+	str_map_free(&lib->seen);
+	free(lib->root);
+	free(lib->outdir);
+	if (lib->lock) os_mutex_destroy(lib->lock);
+}
+
 /* ---- the command ------------------------------------------------------------------------------ */
 
 static int usage(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
@@ -1588,37 +1619,12 @@ int cmd_qc(int argc, char **argv)
 		}
 		free(t.text);
 	}
-	for (size_t i = 0; i < lib.task_count; i++) task_free(lib.tasks[i]);
-	free(lib.tasks);
-	for (size_t pi = 0; pi < lib.project_count; pi++) {
-		project *p = &lib.projects[pi];
-		for (size_t i = 0; i < p->task_count; i++) task_free(p->tasks[i]);
-		free(p->tasks);
-		free(p->task_of);
-		if (p->ref_out)
-			for (size_t i = 0; i < p->qc->ref_count; i++) free(p->ref_out[i]);
-		free(p->ref_out);
-		free(p->vta_consumed);
-		diag_free(&p->diag);
-		smdmx_qc_free(p->qc);
-	}
+	library_free(&lib);
 	free(lib.projects);
-	for (size_t k = 0; k < lib.qc_written_count; k++) free(lib.qc_written[k]);
-	free(lib.qc_written);
-	for (size_t i = 0; i < lib.missing_count; i++) free(lib.missing[i]);
-	free(lib.missing);
-	for (size_t i = 0; i < lib.consumed_count; i++) free(lib.consumed[i]);
-	free(lib.consumed);
-	str_map_free(&lib.keys);
-	str_map_free(&lib.outs);
-	str_map_free(&lib.seen);
 	for (size_t i = 0; i < qc_count; i++) free(qcs[i]);
 	free(qcs);
 	for (size_t i = 0; i < dir_count; i++) free(dirs[i]);
 	free(dirs);
-	free(lib.root);
-	free(lib.outdir);
-	if (lib.lock) os_mutex_destroy(lib.lock);
 	return rc;
 }
 
