@@ -99,6 +99,8 @@ typedef struct qr {
 	bool model_unchecked;                 /* its rules name things smdmx cannot see (a DMX, a vcafile) */
 	bool keep_going;                      /* an error costs its line (smdmx_qc_read_options) */
 	name_set missing;                     /* the $include files not there */
+	bool resume;                          /* the pending token starts a command of the including
+	                                         file (a block its include left open): kept */
 	bool lost;                            /* keep_going: something went unread; rules can no longer
 	                                         be checked against the names declared */
 	sm_vec errs;                          /* smdmx_qc_error: what cost only itself */
@@ -959,14 +961,38 @@ static bool need_int(qr *r, uint32_t at, const char *what, int32_t *out)
 	return true;
 }
 
+/* The number of scripts open down to the file the current token is read from (macros on top
+ * of it not counted): a block opened there ends, unclosed, where that file ends. */
+static size_t file_depth(const qr *r)
+{
+	size_t d = r->depth;
+	while (d > 1 && r->frames[d - 1].macro != SMDMX_NONE) d--;
+	return d;
+}
+
+/* The next token of a block opened in the file at depth floor (file_depth): 0 where that file
+ * ends, as a block an included file opens cannot close in the file that included it (the
+ * token after it is left to read). */
+static int block_token(qr *r, size_t floor, uint32_t *t)
+{
+	int g = get_token(r, true, t);
+	if (g > 0 && r->depth < floor) {
+		unget(r, *t);
+		r->resume = true; /* keep_going: reading goes on with it, in the including file */
+		return 0;
+	}
+	return g;
+}
+
 /* The rest of the line, and a block that opens on it, unread. */
 static bool skip_rest(qr *r)
 {
 	int depth = 0;
 	uint32_t open = SMDMX_NONE;
+	size_t floor = 0;
 	for (;;) {
 		uint32_t t;
-		int g = depth > 0 ? get_token(r, true, &t) : (available(r) ? get_token(r, false, &t) : 0);
+		int g = depth > 0 ? block_token(r, floor, &t) : (available(r) ? get_token(r, false, &t) : 0);
 		if (g < 0) return false;
 		if (g == 0) {
 			if (depth > 0) return fail_tok(r, open, SMDMX_ERROR_UNTERMINATED, "this '{' is never closed");
@@ -974,7 +1000,10 @@ static bool skip_rest(qr *r)
 		}
 		const char *x = rtok(r, t)->text;
 		if (!strcmp(x, "{") && !(rtok(r, t)->flags & QTOK_QUOTED)) {
-			if (depth++ == 0) open = t;
+			if (depth++ == 0) {
+				open = t;
+				floor = file_depth(r);
+			}
 		} else if (!strcmp(x, "}") && !(rtok(r, t)->flags & QTOK_QUOTED)) {
 			if (depth == 0) return fail_tok(r, t, SMDMX_ERROR_SYNTAX, "a '}' that closes nothing");
 			depth--;
@@ -1000,8 +1029,9 @@ static bool skip_next_block(qr *r)
 	}
 	int depth = 1;
 	uint32_t open = t;
+	size_t floor = file_depth(r);
 	while (depth > 0) {
-		g = get_token(r, true, &t);
+		g = block_token(r, floor, &t);
 		if (g < 0) return false;
 		if (g == 0) return fail_tok(r, open, SMDMX_ERROR_UNTERMINATED, "this '{' is never closed");
 		if (is_brace(r, t, '{')) depth++;
@@ -1026,6 +1056,10 @@ static void skip_raw_line(qr *r)
 static bool recover_line(qr *r, bool in_block)
 {
 	if (!keep_error(r)) return false;
+	if (r->resume) {
+		r->resume = false;
+		return true;
+	}
 	int depth = 0;
 	for (;;) {
 		uint32_t t;

@@ -1342,6 +1342,34 @@ static void test_keep_going(void **state)
 	smdmx_qc_free(qc);
 }
 
+/* A block an included file leaves open ends with that file: the including file's next
+ * command is read (keep_going), not swallowed into the block. */
+static void test_keep_going_open_block(void **state)
+{
+	(void)state;
+	static const qc_mem_file files[] = {
+		{ "/p/m.qc", "$include \"s.qci\"\n$bodygroup b\n{\nstudio \"a.smd\"\n}\n$sequence idle \"a.smd\"\n", 0 },
+		{ "/p/s.qci", "$collisionmodel \"a.smd\" {\n\t$mass 10\n}x\n", 0 },
+		{ "/p/a.smd", "x", 0 } };
+	mem.files = files;
+	mem.count = 3;
+	smdmx_qc_read_options o = qc_mem_options(&mem);
+	smdmx_error err;
+	assert_null(smdmx_qc_read_file("/p/m.qc", &o, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_UNTERMINATED);
+	assert_string_equal(err.file, "/p/s.qci");
+	assert_int_equal(err.line, 1);
+	assert_int_equal(err.column, 25);
+	o.keep_going = true;
+	smdmx_qc *qc = smdmx_qc_read_file("/p/m.qc", &o, &err, NULL);
+	if (!qc) fail_msg("%s", err.message);
+	assert_int_equal(qc->error_count, 1);
+	assert_int_equal(qc->ref_count, 3); /* $collisionmodel, studio, $sequence */
+	expect_ref(ref_named(qc, "studio", "a.smd"), SMDMX_QC_REF_MODEL, "/p/a.smd", true, 4, 8);
+	expect_ref(ref_named(qc, "$sequence", "a.smd"), SMDMX_QC_REF_ANIMATION, "/p/a.smd", true, 6, 16);
+	smdmx_qc_free(qc);
+}
+
 /* "FPS 30s" in Valve's cs_player_shared.qc: the SDK's studiomdl reads a number by its first
  * character and atof, so smdmx reads it too, with a warning; a word is still no number. */
 static void test_number_prefix(void **state)
@@ -1388,6 +1416,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_sdk_humans),
 		cmocka_unit_test(test_keep_going),
 		cmocka_unit_test(test_number_prefix),
+		cmocka_unit_test(test_keep_going_open_block),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
