@@ -57,18 +57,18 @@ cat_seconds() { # DIR: best of RUNS reading every file with cat
 	done
 	echo "$best"
 }
+rows() { # FROM TO OUT BYTES LABEL: one row per -j
+	for j in 1 2; do
+		run "$1" "$2" "$3" "$j"
+		awk -v l="$5" -v j="$j" -v s="$4" -v t="$best" -v p="$peak" 'BEGIN { printf "%-14s %4d %12d %10.3f %10.1f %12.1f\n", l, j, s, t, s / 1e6 / t, p / 1024 }'
+	done
+}
 printf '%-14s %4s %12s %10s %10s %12s\n' conversion jobs input_bytes seconds MB/s peak_MiB
 smd_bytes=$(bytes_in "$tree")
 t=$(cat_seconds "$tree")
 awk -v s="$smd_bytes" -v t="$t" 'BEGIN { printf "%-14s %4s %12d %10.3f %10.1f %12s\n", "cat (SMD)", "-", s, t, s / 1e6 / t, "-" }'
-for j in 1 2; do
-	run "$tree" dmx "$work/dmx" "$j"
-	awk -v j="$j" -v s="$smd_bytes" -v t="$best" -v p="$peak" 'BEGIN { printf "%-14s %4d %12d %10.3f %10.1f %12.1f\n", "SMD to DMX", j, s, t, s / 1e6 / t, p / 1024 }'
-done
+rows "$tree" dmx "$work/dmx" "$smd_bytes" "SMD to DMX"
 dmx_bytes=$(bytes_in "$work/dmx")
 t=$(cat_seconds "$work/dmx")
 awk -v s="$dmx_bytes" -v t="$t" 'BEGIN { printf "%-14s %4s %12d %10.3f %10.1f %12s\n", "cat (DMX)", "-", s, t, s / 1e6 / t, "-" }'
-for j in 1 2; do
-	run "$work/dmx" smd "$work/smd" "$j"
-	awk -v j="$j" -v s="$dmx_bytes" -v t="$best" -v p="$peak" 'BEGIN { printf "%-14s %4d %12d %10.3f %10.1f %12.1f\n", "DMX to SMD", j, s, t, s / 1e6 / t, p / 1024 }'
-done
+rows "$work/dmx" smd "$work/smd" "$dmx_bytes" "DMX to SMD"

@@ -38,11 +38,6 @@ static void found_push(found_list *l, char *path, char *rel)
 	l->items[l->count++] = (found){ path, rel };
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Whether a file of this extension is an input of the program. */
 static bool wanted(const conv_opts *o, const char *ext)
 {
@@ -83,7 +78,7 @@ static bool walk(const conv_opts *o, const char *dir, const char *rel, found_lis
 		names[n++] = xstrdup(e);
 	}
 	os_dir_close(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	qsort(names, n, sizeof(*names), cmp_strings);
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);

@@ -147,6 +147,8 @@ void say_v(const char *name, const char *kind, const char *tail, const char *fmt
 const char *path_extension(const char *path);
 bool is_smd_family(const char *ext);
 char *xstrdup(const char *s);
+/* qsort's order of C strings (an array of char *), byte by byte. */
+int cmp_strings(const void *a, const void *b);
 char *xasprintf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 /* path with its extension replaced by ext (no dot), or with "_suffix" before the extension. */
 char *path_with_extension(const char *path, const char *ext);

@@ -272,11 +272,6 @@ static void print_difference(void *user, const char *message)
 	printf("%s\n", message);
 }
 
-static int cmp_cstr(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 int cmd_diff(int argc, char **argv)
 {
 	const char *paths[2] = { NULL, NULL };
@@ -396,7 +391,7 @@ int cmd_diff(int argc, char **argv)
 		const char **names = malloc((sc->joint_count + 1) * sizeof(char *));
 		if (!names) break;
 		for (size_t j = 0; j < sc->joint_count; j++) names[j] = sc->joints[j].name;
-		qsort(names, sc->joint_count, sizeof(char *), cmp_cstr);
+		qsort(names, sc->joint_count, sizeof(char *), cmp_strings);
 		for (size_t j = 0; j < sc->joint_count;) {
 			size_t e = j + 1;
 			while (e < sc->joint_count && !strcmp(names[e], names[j])) e++;

@@ -52,6 +52,11 @@ bool is_smd_family(const char *ext)
 	return !strcasecmp(ext, "smd") || !strcasecmp(ext, "sma") || !strcasecmp(ext, "phys") || !strcasecmp(ext, "vta");
 }
 
+int cmp_strings(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);

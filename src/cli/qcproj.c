@@ -1237,11 +1237,6 @@ static const char qc_help[] =
     "  --lf                   SMD: LF line ends instead of CRLF\n\n"
     "exit codes: 0 success, 1 a file was missing, failed or could not be read, 2 a usage error\n";
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Every .qc below dir, sorted by name, into list. */
 static bool find_qcs(const char *dir, char ***list, size_t *count, int depth)
 {
@@ -1260,7 +1255,7 @@ static bool find_qcs(const char *dir, char ***list, size_t *count, int depth)
 	while ((e = os_dir_next(d)))
 		if (e[0] != '.') list_push(&names, &n, xstrdup(e)); /* hidden files and our temporary files */
 	os_dir_close(d);
-	if (n) qsort(names, n, sizeof(*names), cmp_str);
+	if (n) qsort(names, n, sizeof(*names), cmp_strings);
 	bool ok = true;
 	size_t dl = strlen(dir);
 	for (size_t i = 0; i < n; i++) {
