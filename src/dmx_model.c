@@ -246,7 +246,9 @@ static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el, uint32_t *mes
 			}
 			if (n > links) {
 				sm_warn(l->warnings, SMDMX_WARNING_LINKS_TRUNCATED, 0, 0,
-				        "vertices with more than %zu weight links kept their largest, renormalised", links);
+				        "vertices with more than %zu weight links keep their %zu largest, scaled to sum 1 (the most this model "
+				        "format holds); nothing to do",
+				        links, links);
 			}
 			double sum = 0;
 			for (size_t i = 0; i < k; i++) sum += ws[take[i]].weight;
@@ -666,7 +668,7 @@ static bool name_mesh_nodes(lower *l, sm_owner *mem)
 	if (!ok) return l->error->code ? false : sm_fail_oom(l->error);
 	if (renamed)
 		sm_warn_n(l->warnings, SMDMX_WARNING_NODE_RENAMED, renamed, 0, 0,
-		          "mesh '%s' is the node '%s' in the DMX (a bone or mesh has its name; base poses match by name): the model is the same, nothing to do",
+		          "mesh '%s' is the node '%s' in the DMX (a bone or mesh has its name; base poses match by name), the same model; nothing to do",
 		          first, first_as);
 	return true;
 }
@@ -1472,7 +1474,8 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 				snprintf(alt, sizeof(alt), "%.200s_%zu_%u", dname, i + 1, n);
 			}
 			sm_warn(l->warnings, SMDMX_WARNING_SHAPE_RENAMED, 0, 0,
-			        "mesh '%s' has two delta states named '%s': the later is the shape '%s', and what drives '%s' drives the first",
+			        "mesh '%s' has two delta states named '%s': the later is the shape '%s', and what drives '%s' drives the "
+			        "first; if the later should move, rename it in the source",
 			        m->name, dname, alt, dname);
 			dname = sm_strdup(l->o, alt, strlen(alt), l->error);
 			if (!dname) return false;
@@ -1674,8 +1677,9 @@ static bool lift_flex_rules(lift *l, uint32_t op)
 	}
 	sm_vec_release(l->o, &seen, 1);
 	if (unknown)
-		sm_warn(l->warnings, SMDMX_WARNING_DROPPED, 0, 0, "%zu flex rule%s of unknown type left out", unknown,
-		        unknown == 1 ? "" : "s");
+		sm_warn(l->warnings, SMDMX_WARNING_DROPPED, 0, 0, "%zu flex rule%s of a type smdmx does not know left out: the shapes %s drive%s are driven "
+		        "by nothing; write %s into the QC by hand",
+		        unknown, unknown == 1 ? "" : "s", unknown == 1 ? "it" : "they", unknown == 1 ? "s" : "", unknown == 1 ? "it" : "them");
 	l->s->flex_rules = fr;
 	l->s->flex_rule_count = made;
 	return true;
@@ -1782,7 +1786,7 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	ok = ok && mark_correctives(&l);
 	if (ok && l.lost_fields)
 		sm_warn_n(warnings, SMDMX_WARNING_DROPPED_VERTEX_DATA, l.lost_fields, 0, 0,
-		          "vertex data smdmx does not carry, left out: %s%s%s%s%s%s%s%s", l.lost_names[0], l.lost_named > 1 ? ", " : "",
+		          "vertex data smdmx does not carry, left out: %s%s%s%s%s%s%s%s; keep the source DMX if they matter", l.lost_names[0], l.lost_named > 1 ? ", " : "",
 		          l.lost_named > 1 ? l.lost_names[1] : "", l.lost_named > 2 ? ", " : "", l.lost_named > 2 ? l.lost_names[2] : "",
 		          l.lost_named > 3 ? ", " : "", l.lost_named > 3 ? l.lost_names[3] : "", l.lost_fields > l.lost_named ? ", ..." : "");
 	if (ok) {

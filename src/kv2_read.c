@@ -256,7 +256,7 @@ static bool next_token(kv2 *k, token *t)
 			if (closes_string(d, q, n)) break;
 			quirk(k, SMDMX_WARNING_UNESCAPED_QUOTE, &k->loose_quotes, q,
 			      "an unescaped '\"' inside a string (as Blender Source Tools' datamodel.py writes strings) was read as part "
-			      "of the string");
+			      "of the string; nothing to do");
 		}
 		if (ch == '\0') return fail_at(k, q, SMDMX_ERROR_NUL_BYTE, "NUL byte in text");
 		if (ch == '\\' && k->raw) {
@@ -843,7 +843,7 @@ static bool read_bare_type(kv2 *k, const frame *f, const token *name, const toke
 		return fail_at(k, type->offset, SMDMX_ERROR_SYNTAX, "an element's \"id\" needs its type and value quoted");
 	quirk(k, SMDMX_WARNING_BARE_TYPE, &k->bare_count, type->offset,
 	      "an unquoted type without a value (Blender Source Tools' datamodel.py's empty value; Valve's tools refuse it) "
-	      "was read as the type's empty value");
+	      "was read as the type's empty value; nothing to do");
 	if (!f->prefix && !is_array && ty == SMDMX_DM_STRING && word_eq(name->s, name->len, "name") &&
 	    !((uint8_t *)k->named.data)[f->element]) {
 		((uint8_t *)k->named.data)[f->element] = 1;
@@ -1161,7 +1161,7 @@ smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_option
 			line_col(data, bad ? first_bad : k.first_backslash, &line, &col);
 			sm_warn_n(warnings, SMDMX_WARNING_RAW_BACKSLASH, k.backslashes, line, col,
 			          "this file does not escape backslashes (as Blender Source Tools' datamodel.py writes paths): "
-			          "each was read as written");
+			          "each was read as written; nothing to do");
 			sort_warnings(warnings);
 			return raw;
 		}
@@ -1179,7 +1179,7 @@ smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_option
 		line_col(data, first_bad, &line, &col);
 		sm_warn_n(warnings, SMDMX_WARNING_RAW_BACKSLASH, bad, line, col,
 		          "a backslash that starts no escape (as Blender Source Tools' datamodel.py writes paths) was read as "
-		          "written");
+		          "written; nothing to do");
 	}
 	sort_warnings(warnings);
 	return dm;

@@ -168,7 +168,7 @@ static void warn_tok(qr *r, uint32_t t, smdmx_warning_code code, const char *fmt
 {
 	if (!r->warnings) return;
 	const qc_tok *k = rtok(r, t);
-	char msg[160];
+	char msg[384];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -650,7 +650,9 @@ static bool do_include(qr *r, uint32_t at)
 	const char *use = rdup(r, found, strlen(found));
 	r->fs.free_data(r->fs.user, found);
 	if (!use) return false;
-	if (nocase) warn_tok(r, name, SMDMX_WARNING_QC_NOCASE, "'%s' is '%s' when case is ignored", t->text, base_name(use));
+	if (nocase) warn_tok(r, name, SMDMX_WARNING_QC_NOCASE, "'%s' is '%s' when case is ignored (as Windows finds it): read; make the "
+			              "spellings match for systems that tell case",
+			     t->text, base_name(use));
 	/* A file already open on the stack includes itself. */
 	for (size_t i = 0; i < r->depth; i++) {
 		if (r->frames[i].macro == SMDMX_NONE && !strcmp(rfile(r, r->frames[i].file)->path, use))
@@ -941,7 +943,7 @@ static bool need_number(qr *r, uint32_t at, const char *what, double *out)
 	if (next != k->text + k->len)
 		/* the SDK's studiomdl checks a number's first character and reads it with atof
 		 * (verify_atof): Valve's own QCs say "FPS 30s" */
-		warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' read as %g, as studiomdl's atof reads it (%s of '%s')", k->text, *out, what,
+		warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' read as %g, as studiomdl's atof reads it (%s of '%s'); nothing to do", k->text, *out, what,
 		         rtok(r, at)->text);
 	return true;
 }
@@ -1157,7 +1159,9 @@ static bool add_ref(qr *r, uint32_t t, smdmx_qc_ref_kind kind, const char *comma
 		}
 	}
 	if (!ref.path) return false;
-	if (ref.nocase) warn_tok(r, t, SMDMX_WARNING_QC_NOCASE, "'%s' is '%s' when case is ignored", k->text, base_name(ref.path));
+	if (ref.nocase) warn_tok(r, t, SMDMX_WARNING_QC_NOCASE, "'%s' is '%s' when case is ignored (as Windows finds it): read; make the "
+			               "spellings match for systems that tell case",
+			     k->text, base_name(ref.path));
 	smdmx_qc_ref *slot = sm_vec_push(r->o, &r->refs, sizeof(*slot), r->error);
 	uint32_t *rt = sm_vec_push(r->o, &r->ref_tok, sizeof(uint32_t), r->error);
 	if (!slot || !rt) return false;
@@ -1722,7 +1726,7 @@ static bool model_block(qr *r, uint32_t cmd)
 					unget(r, t);
 					break;
 				}
-				warn_tok(r, t, SMDMX_WARNING_QC_BENT, "the block of $model '%s' starts on the next line (studiomdl reads a block only when '{' is on the $model line)", cur_model(r)->name);
+				warn_tok(r, t, SMDMX_WARNING_QC_BENT, "the block of $model '%s' starts on the next line: read as its block, but studiomdl reads a block only when '{' is on the $model line; move the '{' up", cur_model(r)->name);
 			} else {
 				g = get_token(r, false, &t);
 			}
@@ -1765,7 +1769,7 @@ static bool studio_file(qr *r, uint32_t cmd, const char *command, uint32_t *ref)
 			uint32_t v;
 			SM_CHECK(need(r, o, "a value", &v));
 			if (qc_same_nocase(x, "scale"))
-				warn_tok(r, o, SMDMX_WARNING_QC_BENT, "'scale' on the '%s' line is kept in the QC; smd2dmx --qc applies only $scale", rtok(r, cmd)->text);
+				warn_tok(r, o, SMDMX_WARNING_QC_BENT, "'scale' on the '%s' line: the QC keeps it for studiomdl, and smd2dmx --qc applies only $scale; nothing to do", rtok(r, cmd)->text);
 			continue;
 		}
 		return fail_tok(r, o, SMDMX_ERROR_SYNTAX, "unknown option '%s' of '%s'", x, rtok(r, cmd)->text);
@@ -2066,12 +2070,12 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 		rf->sequence = seq;
 		if (!rf->found && blends > 1) {
 			/* Past the first: maybe an option smdmx does not know. The QC keeps it as written. */
-			warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' in $sequence '%s' is no option smdmx knows, no animation and no file: kept as written", x, seq);
+			warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' in $sequence '%s' is no option smdmx knows, no animation and no file: kept as written; check it if it names a file", x, seq);
 			r->refs.count--;
 			r->ref_tok.count--;
 		} else if (!rf->found && r->lost) {
 			/* keep_going: an include that went unread may have declared it */
-			warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' in $sequence '%s' is no animation read and no file: maybe one declared where the QC could not be read; kept as written", x, seq);
+			warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' in $sequence '%s' is no animation read and no file: maybe one declared where the QC could not be read; kept as written; fix that error first", x, seq);
 			r->refs.count--;
 			r->ref_tok.count--;
 		}
@@ -2122,7 +2126,7 @@ static bool cmd_dir(qr *r, uint32_t cmd, int which)
 {
 	if (which == 2) { /* $popd */
 		if (r->dir_count == 0 || (r->cd_set && r->dir_count == 1))
-			warn_tok(r, cmd, SMDMX_WARNING_QC_BENT, "$popd without a $pushd");
+			warn_tok(r, cmd, SMDMX_WARNING_QC_BENT, "$popd without a $pushd: ignored; remove it");
 		else
 			r->dir_count--;
 		return true;
@@ -2151,7 +2155,7 @@ static bool cmd_dir(qr *r, uint32_t cmd, int which)
 		if (!dir) return false;
 	}
 	if (which == 0) { /* $cd: the base folder */
-		if (r->cd_set) warn_tok(r, cmd, SMDMX_WARNING_QC_BENT, "a second $cd (studiomdl refuses it)");
+		if (r->cd_set) warn_tok(r, cmd, SMDMX_WARNING_QC_BENT, "a second $cd: read, though studiomdl refuses it; remove it for studiomdl");
 		r->cd_set = true;
 		if (r->dir_count == 0) r->dir_count = 1;
 		r->dirs[0] = dir;
@@ -2209,7 +2213,7 @@ static bool command(qr *r, uint32_t t)
 	} else if (is_brace(r, t, '}')) {
 		return fail_tok(r, t, SMDMX_ERROR_SYNTAX, "a '}' that closes nothing");
 	} else if (is_brace(r, t, '{')) {
-		warn_tok(r, t, SMDMX_WARNING_QC_BENT, "a block that belongs to no command (studiomdl refuses it): skipped");
+		warn_tok(r, t, SMDMX_WARNING_QC_BENT, "a block that belongs to no command: skipped, though studiomdl refuses it; remove it for studiomdl");
 		unget(r, t);
 		SM_CHECK(skip_next_block(r));
 	} else {

@@ -355,7 +355,7 @@ static bool rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, 
 		if (raw_lost)
 			sm_warn_n(w, SMDMX_WARNING_QC_LOST_CONTROLS, raw_lost, 0, 0,
 			          "flex control '%s': beside flex rules a QC keeps a control's name and range, not its raw controls (%zu of "
-			          "them)",
+			          "them): left out, as studiomdl drives the shapes by the rules; nothing to do",
 			          first_lost->name, first_lost->raw_controls.count);
 		for (size_t i = 0; ok && i < s->flex_rule_count; i++) {
 			const smdmx_flex_rule *fr = &s->flex_rules[i];
@@ -380,7 +380,7 @@ static bool rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, 
 		}
 		if (ok && s->domination_rule_count)
 			sm_warn_n(w, SMDMX_WARNING_QC_LOST_CONTROLS, s->domination_rule_count, 0, 0,
-			          "domination rules: studiomdl does not use them beside flex rules, and the QC has none");
+			          "domination rules: left out, as studiomdl does not use them beside flex rules; nothing to do");
 		raws_free(&r);
 		return ok;
 	}
@@ -390,7 +390,9 @@ static bool rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, 
 		size_t nraw = c->raw_controls.count;
 		if (c->eyelid || nraw > 2) {
 			sm_warn(w, SMDMX_WARNING_QC_LOST_CONTROLS, 0, 0,
-			        "flex control '%s': a QC has no form for studiomdl's %s control (its shapes are driven by nothing)", c->name,
+			        "flex control '%s': a QC has no form for studiomdl's %s control: left out, and its shapes are driven by "
+			        "nothing; compile from the DMX to keep it",
+			        c->name,
 			        c->eyelid ? "eyelid" : "multi-way");
 			continue;
 		}
@@ -400,8 +402,10 @@ static bool rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, 
 			fmt_num(c->min, a);
 			fmt_num(c->max, b);
 			sm_warn(w, SMDMX_WARNING_QC_LOST_CONTROLS, 0, 0,
-			        "flex control '%s': its range %s..%s is not what studiomdl makes of it (%g..%g), and the QC says that", c->name, a,
-			        b, mn, mx);
+			        "flex control '%s': its range %s..%s is not what studiomdl makes of it (%g..%g), and the QC says %g..%g, "
+			        "the model studiomdl compiles; nothing to do",
+			        c->name, a,
+			        b, mn, mx, mn, mx);
 		}
 		if (c->stereo) {
 			const char *rn = rig_str(g, "right_%s", c->name), *ln = rig_str(g, "left_%s", c->name);
@@ -411,7 +415,8 @@ static bool rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, 
 		}
 		for (size_t k = 0; k < c->wrinkle_scales.count; k++) {
 			if (c->wrinkle_scales.data[k] != 0) {
-				sm_warn(w, SMDMX_WARNING_QC_LOST_CONTROLS, 0, 0, "flex control '%s': wrinkle scales (a QC has none)", c->name);
+				sm_warn(w, SMDMX_WARNING_QC_LOST_CONTROLS, 0, 0, "flex control '%s': wrinkle scales left out (a QC has none); compile from the DMX "
+				        "to keep them", c->name);
 				break;
 			}
 		}
@@ -429,7 +434,8 @@ static bool rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, 
 			if (n == 0)
 				sm_warn(w, SMDMX_WARNING_QC_UNDRIVEN, 0, 0,
 				        "flex '%s' is driven by nothing: no control has it, or its name splits at '_' into names that are not all "
-				        "raw controls (studiomdl reads '_' as a corrective)",
+				        "raw controls (studiomdl reads '_' as a corrective), so the QC drives it with nothing either; give it a "
+				        "control in the source if it should move",
 				        us[i].name);
 			continue;
 		}
@@ -744,7 +750,8 @@ static char *attachment_text(const smdmx_scene *s, smdmx_warnings *w)
 	}
 	if (rootless)
 		sm_warn_n(w, SMDMX_WARNING_QC_LOST_ATTACHMENTS, rootless, 0, 0,
-		          "attachments on the model itself, not on a bone: a QC's $attachment needs a bone");
+		          "attachments on the model itself, not on a bone: left out, as a QC's $attachment needs a bone; put "
+		          "them on a bone in the source to keep them");
 	if (!ok) {
 		free(buf);
 		return NULL;
@@ -878,7 +885,7 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 			if (disagree)
 				sm_warn_n(w, SMDMX_WARNING_QC_PAIR_CUT, disagree, 0, 0,
 				          "corners at one place with other balances: each takes the first corner's there, as a VTA moves a place "
-				          "one way (the halves add up)");
+				          "one way (the halves still add up to the shape); nothing to do unless a seam shows there");
 			size_t nl = strlen(sh->name);
 			char *nm = malloc(nl + 2);
 			if (!nm) {
@@ -907,8 +914,8 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 		for (size_t u = 0; u < nu; u++)
 			if (us[u].baked)
 				sm_warn(w, SMDMX_WARNING_QC_PAIR_CUT, 0, 0,
-				        "stereo shape '%s' written as two shapes '%sR' and '%sL' (the same model): its balance is not a split "
-				        "a flexpair can say",
+				        "stereo shape '%s' written as two shapes '%sR' and '%sL', the same model: its balance is not a split "
+				        "a flexpair can say; nothing to do",
 				        us[u].name, us[u].name, us[u].name);
 	}
 	(void)extra;
@@ -1458,7 +1465,7 @@ static void qwarn(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_warnings *w, smdmx
 static void qwarn(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_warnings *w, smdmx_warning_code code, const char *fmt, ...)
 {
 	if (!w) return;
-	char msg[256];
+	char msg[384];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -1539,10 +1546,11 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 		} else {
 			char a[SM_FLOAT_MAX];
 			fmt_num(f->position, a);
-			qwarn(qc, f->pos, w, SMDMX_WARNING_QC_LOST_KEYS, "flex '%s': its key at position %s (frame %d) has no DMX form (one shape per flex)",
+			qwarn(qc, f->pos, w, SMDMX_WARNING_QC_LOST_KEYS, "flex '%s': its key at position %s (frame %d) has no DMX form (one shape per "
+			      "flex): left out; leave the model as SMD and VTA if it matters",
 			      f->name, a, (int)f->frame);
 		}
-		if (use[i] && f->decay != 1) qwarn(qc, f->pos, w, SMDMX_WARNING_QC_LOST_KEYS, "flex '%s': 'decay' has no DMX form", f->name);
+		if (use[i] && f->decay != 1) qwarn(qc, f->pos, w, SMDMX_WARNING_QC_LOST_KEYS, "flex '%s': 'decay' has no DMX form: left out; leave the model as SMD and VTA if it matters", f->name);
 	}
 	/* Frames by number. */
 	bool ok = true;
@@ -1604,7 +1612,7 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 			bool keep = f->split == msplit && (!pl[np].src || split_holds(s, pl[np].src, f->split));
 			pl[np].how = keep ? PLAN_STEREO : PLAN_CUT;
 			if (!keep)
-				qwarn(qc, f->pos, w, SMDMX_WARNING_QC_PAIR_CUT, "flexpair '%s' written as two shapes '%sR' and '%sL' (the same model): %s",
+				qwarn(qc, f->pos, w, SMDMX_WARNING_QC_PAIR_CUT, "flexpair '%s' written as two shapes '%sR' and '%sL', the same model: %s; nothing to do",
 				      f->name, f->name, f->name,
 				      f->split != msplit ? "a mesh's balance holds one split width" : "its shape moves across the split");
 		}
@@ -1631,8 +1639,8 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 			pl[i].how = PLAN_CUT;
 			recut = true;
 			qwarn(qc, pl[i].line->pos, w, SMDMX_WARNING_QC_PAIR_CUT,
-			      "flexpair '%s' written as two shapes '%sR' and '%sL' (the same model): beside flex rules a shape is stereo only "
-			      "when a controller of its name says so",
+			      "flexpair '%s' written as two shapes '%sR' and '%sL', the same model: beside flex rules a shape is stereo only "
+			      "when a controller of its name says so; nothing to do",
 			      pl[i].line->name, pl[i].line->name, pl[i].line->name);
 		}
 		if (recut) nls = plan_shapes(pl, np, ls, names);
@@ -1669,8 +1677,8 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 				const smdmx_qc_flex *f = pl[stereo_parts[k]].line;
 				pl[stereo_parts[k]].how = PLAN_CUT;
 				qwarn(qc, f->pos, w, SMDMX_WARNING_QC_PAIR_CUT,
-				      "flexpair '%s' written as two shapes '%sR' and '%sL' (the same model): studiomdl would split flex '%s' too, its "
-				      "name made of '%s'",
+				      "flexpair '%s' written as two shapes '%sR' and '%sL', the same model: studiomdl would split flex '%s' too, its "
+				      "name made of '%s'; nothing to do",
 				      f->name, f->name, f->name, pl[i].line->name, f->name);
 			}
 			changed = true;
@@ -1714,7 +1722,7 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 		unnamed += !named;
 	}
 	if (ok && unnamed)
-		sm_warn_n(w, SMDMX_WARNING_QC_LOST_FRAMES, unnamed, 0, 0, "VTA frames no flex line names are left out%s",
+		sm_warn_n(w, SMDMX_WARNING_QC_LOST_FRAMES, unnamed, 0, 0, "VTA frames no flex line names are left out, as studiomdl leaves them out%s; nothing to do",
 		          m->qc_only_count ? " (eyelid lines read theirs from the VTA)" : "");
 	free(use);
 	free(pl);
@@ -1784,8 +1792,8 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 			for (size_t i = 0; i < m->controller_count; i++) groups += strcmp(m->controllers[i].group, "default") != 0;
 			if (groups)
 				sm_warn_n(w, SMDMX_WARNING_QC_LOST_GROUPS, groups, 0, 0,
-				          "flex controller groups (eyes, mouth, ...): beside DMX flex rules studiomdl makes every controller "
-				          "'default'");
+				          "flex controller groups (eyes, mouth, ...) left out: beside DMX flex rules studiomdl makes every controller "
+				          "'default'; use --rig qc to keep them");
 			smdmx_flex_rule *fr = sm_owned_calloc(s->owner, m->rule_count + 1, sizeof(*fr), error);
 			ok = fr != NULL;
 			size_t k = 0;
@@ -1830,7 +1838,7 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 	free(ls);
 	free(names);
 	if (ok && !opt.rig_in_qc && m->qc_only_count)
-		qwarn(qc, m->pos, w, SMDMX_WARNING_QC_ONLY, "eyeball, eyelid and mouth lines have no DMX form: %zu stay in the QC",
+		qwarn(qc, m->pos, w, SMDMX_WARNING_QC_ONLY, "eyeball, eyelid and mouth lines have no DMX form: %zu stay in the QC, which studiomdl reads with the DMX; nothing to do",
 		      m->qc_only_count);
 	return ok;
 }
@@ -1939,7 +1947,8 @@ bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error 
 	}
 	free(world);
 	if (missing)
-		sm_warn_n(w, SMDMX_WARNING_QC_ONLY, missing, 0, 0, "$attachment lines on bones this model does not have: left in the QC");
+		sm_warn_n(w, SMDMX_WARNING_QC_ONLY, missing, 0, 0, "$attachment lines on bones this model does not have: left in the QC (another model of "
+		          "it may have them); check the bone names if not");
 	s->attachments = as;
 	s->attachment_count = n;
 	return ok;

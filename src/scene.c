@@ -367,11 +367,9 @@ typedef struct cmp {
 	smdmx_diff_fn fn;
 	void *user;
 	size_t count;
-	/* smdmx_scene_diff: names of both sides, the first of each (meshes: the first of b's
-	 * not yet paired, next_mesh_b chaining b's meshes of one name) */
+	/* smdmx_scene_diff: the joints of both sides by name, the first of each */
 	sm_alloc mem;
-	sm_names joints_a, joints_b, shapes_a, shapes_b, attachments_a, attachments_b, clips_a, clips_b, meshes_b;
-	uint32_t *next_mesh_b;
+	sm_names joints_a, joints_b;
 } cmp;
 
 static bool differ(cmp *c, const char *fmt, ...) SM_PRINTF(2, 3);
@@ -841,6 +839,41 @@ static bool index_names(cmp *c, sm_names *x, size_t n, const char *(*get)(const 
 	for (size_t i = 0; i < n; i++)
 		if (!sm_names_put(&c->mem, x, get(items, i), (uint32_t)i, true)) return false;
 	return true;
+}
+
+/* Items of one name pair in their order: the k-th of the first's items of a name with the
+ * k-th of the second's, so that a file is equal to itself whatever names it repeats.
+ * pair[i]: the second's item that the first's item i is, or SMDMX_NONE; taken[k]: the
+ * second's item k is one of the first's. */
+static bool pair_names(cmp *c, size_t na, const void *ia, size_t nb, const void *ib, const char *(*get)(const void *items, size_t i),
+                       uint32_t *pair, bool *taken)
+{
+	sm_names x;
+	memset(&x, 0, sizeof(x));
+	size_t bytes = (nb + 1) * sizeof(uint32_t);
+	uint32_t *next = sm_malloc(&c->mem, bytes); /* the second's items chained by name */
+	bool ok = next && sm_names_init(&c->mem, &x, nb);
+	for (size_t k = nb; ok && k-- > 0;) {
+		next[k] = sm_names_get(&x, get(ib, k));
+		ok = sm_names_put(&c->mem, &x, get(ib, k), (uint32_t)k, false);
+	}
+	for (size_t k = 0; k < nb; k++) taken[k] = false;
+	for (size_t i = 0; i < na; i++) {
+		uint32_t k = ok ? sm_names_get(&x, get(ia, i)) : SMDMX_NONE; /* the first of its name not yet paired */
+		pair[i] = k;
+		if (k == SMDMX_NONE) continue;
+		taken[k] = true;
+		ok = sm_names_put(&c->mem, &x, get(ib, k), next[k], false);
+	}
+	sm_names_free(&c->mem, &x);
+	if (next) sm_free(&c->mem, next, bytes);
+	if (!ok) differ(c, "out of memory");
+	return ok;
+}
+
+static const char *mesh_name(const void *items, size_t i)
+{
+	return ((const smdmx_mesh *)items)[i].name;
 }
 
 static const char *joint_name(const void *items, size_t i)
@@ -1580,6 +1613,122 @@ static bool rename_joints(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 	return true;
 }
 
+/* Strict: meshes by name (of one name, in their order); those left over pair in order when
+ * as many are left on each side (an SMD's mesh and a DMX's may be named differently). Then
+ * flex shapes by name, those of one name in their order, on meshes that matched. */
+static void diff_meshes(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
+{
+	size_t most = a->flex_shape_count > b->flex_shape_count ? a->flex_shape_count : b->flex_shape_count;
+	uint32_t *pair = malloc((a->mesh_count + 1) * sizeof(uint32_t)), *pair2 = malloc((most + 1) * sizeof(uint32_t));
+	bool *used = calloc(b->mesh_count + 1, 1), *taken = calloc(most + 1, 1);
+	uint32_t **maps = calloc(a->mesh_count + 1, sizeof(uint32_t *));
+	if (!pair || !pair2 || !used || !taken || !maps) {
+		free(pair);
+		free(pair2);
+		free(used);
+		free(taken);
+		free(maps);
+		differ(c, "out of memory");
+		return;
+	}
+	if (!pair_names(c, a->mesh_count, a->meshes, b->mesh_count, b->meshes, mesh_name, pair, used)) goto done;
+	size_t left_a = 0, left_b = b->mesh_count;
+	for (size_t i = 0; i < a->mesh_count; i++) {
+		left_a += pair[i] == SMDMX_NONE;
+		left_b -= pair[i] != SMDMX_NONE;
+	}
+	if (left_a == left_b)
+		for (size_t i = 0, k = 0; i < a->mesh_count; i++) {
+			if (pair[i] != SMDMX_NONE) continue;
+			while (used[k]) k++;
+			pair[i] = (uint32_t)k;
+			used[k] = true;
+		}
+	for (size_t i = 0; i < a->mesh_count; i++) {
+		if (pair[i] == SMDMX_NONE) {
+			differ(c, "mesh '%s' only in the first", a->meshes[i].name);
+			continue;
+		}
+		maps[i] = malloc((a->meshes[i].corner_count ? a->meshes[i].corner_count : 1) * sizeof(uint32_t));
+		if (!maps[i]) differ(c, "out of memory");
+		else if (!compare_mesh(c, a, &a->meshes[i], b, &b->meshes[pair[i]], maps[i])) {
+			free(maps[i]);
+			maps[i] = NULL; /* shapes on it cannot be matched corner by corner */
+		}
+	}
+	for (size_t k = 0; k < b->mesh_count; k++)
+		if (!used[k]) differ(c, "mesh '%s' only in the second", b->meshes[k].name);
+	/* Flex shapes, on meshes that matched. */
+	if (!pair_names(c, a->flex_shape_count, a->flex_shapes, b->flex_shape_count, b->flex_shapes, shape_name, pair2, taken)) goto done;
+	for (size_t i = 0; i < a->flex_shape_count; i++) {
+		const smdmx_flex_shape *fa = &a->flex_shapes[i];
+		uint32_t k = pair2[i];
+		if (k == SMDMX_NONE) differ(c, "flex shape '%s' only in the first", fa->name);
+		else if (pair[fa->mesh] != b->flex_shapes[k].mesh) differ(c, "flex shape '%s': on different meshes", fa->name);
+		else if (maps[fa->mesh]) compare_shape(c, a, fa, b, &b->flex_shapes[k], maps[fa->mesh]);
+	}
+	for (size_t k = 0; k < b->flex_shape_count; k++)
+		if (!taken[k]) differ(c, "flex shape '%s' only in the second", b->flex_shapes[k].name);
+done:
+	for (size_t i = 0; i < a->mesh_count; i++) free(maps[i]);
+	free(maps);
+	free(pair);
+	free(pair2);
+	free(used);
+	free(taken);
+}
+
+/* Attachments and clips by name, those of one name in their order; one clip each pair
+ * whatever their names. */
+static void diff_named(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options)
+{
+	size_t most = a->attachment_count > b->attachment_count ? a->attachment_count : b->attachment_count;
+	if (a->clip_count > most) most = a->clip_count;
+	if (b->clip_count > most) most = b->clip_count;
+	uint32_t *pair2 = malloc((most + 1) * sizeof(uint32_t));
+	bool *taken = calloc(most + 1, 1);
+	if (!pair2 || !taken) {
+		free(pair2);
+		free(taken);
+		differ(c, "out of memory");
+		return;
+	}
+	if (!pair_names(c, a->attachment_count, a->attachments, b->attachment_count, b->attachments, attachment_name, pair2, taken))
+		goto done;
+	for (size_t i = 0; i < a->attachment_count; i++) {
+		const smdmx_attachment *x = &a->attachments[i];
+		if (pair2[i] == SMDMX_NONE) {
+			differ(c, "attachment '%s' only in the first", x->name);
+			continue;
+		}
+		const smdmx_attachment *y = &b->attachments[pair2[i]];
+		if (strcmp(parent_name(a, x->parent_joint), parent_name(b, y->parent_joint)) || x->rigid != y->rigid ||
+		    x->world_aligned != y->world_aligned || !vec_equal(c, x->transform.position, y->transform.position, 3) ||
+		    !rot_equal(c, x->transform.orientation, y->transform.orientation))
+			differ(c, "attachment '%s' differs", x->name);
+	}
+	for (size_t k = 0; k < b->attachment_count; k++)
+		if (!taken[k]) differ(c, "attachment '%s' only in the second", b->attachments[k].name);
+	if (options && options->flex_controls) {
+		if (options->strict) compare_controls(c, a, b);
+		else diff_controls(c, a, b);
+	}
+	if (!pair_names(c, a->clip_count, a->clips, b->clip_count, b->clips, clip_name, pair2, taken)) goto done;
+	if (a->clip_count == 1 && b->clip_count == 1) {
+		pair2[0] = 0;
+		taken[0] = true;
+	}
+	for (size_t i = 0; i < a->clip_count; i++) {
+		if (pair2[i] == SMDMX_NONE) differ(c, "clip '%s' only in the first", a->clips[i].name);
+		else diff_clip(c, a, &a->clips[i], b, &b->clips[pair2[i]]);
+	}
+	for (size_t k = 0; k < b->clip_count; k++)
+		if (!taken[k]) differ(c, "clip '%s' only in the second", b->clips[k].name);
+done:
+	free(pair2);
+	free(taken);
+}
+
 static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options)
 {
 	/* Joints by name; one renamed is one difference, and is the same joint after. */
@@ -1628,104 +1777,10 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 		free(map);
 		gside_free(&ga);
 		gside_free(&gb);
-		goto after_meshes;
+	} else {
+		diff_meshes(c, a, b);
 	}
-	/* Meshes by name; those left over pair in order when as many are left on each side
-	 * (an SMD's mesh and a DMX's may be named differently). */
-	size_t *pair = malloc((a->mesh_count ? a->mesh_count : 1) * sizeof(size_t));
-	bool *used = calloc(b->mesh_count ? b->mesh_count : 1, 1);
-	uint32_t **maps = calloc(a->mesh_count ? a->mesh_count : 1, sizeof(uint32_t *));
-	if (!pair || !used || !maps) {
-		free(pair);
-		free(used);
-		free(maps);
-		differ(c, "out of memory");
-		return;
-	}
-	size_t left_a = 0, left_b = b->mesh_count;
-	for (size_t i = 0; i < a->mesh_count; i++) {
-		pair[i] = SIZE_MAX;
-		uint32_t k = sm_names_get(&c->meshes_b, a->meshes[i].name); /* the first of b's not yet paired */
-		if (k != SMDMX_NONE) {
-			pair[i] = k;
-			used[k] = true;
-			left_b--;
-			if (!sm_names_put(&c->mem, &c->meshes_b, b->meshes[k].name, c->next_mesh_b[k], false)) {
-				differ(c, "out of memory");
-				break;
-			}
-		}
-		left_a += pair[i] == SIZE_MAX;
-	}
-	if (left_a == left_b)
-		for (size_t i = 0, k = 0; i < a->mesh_count; i++) {
-			if (pair[i] != SIZE_MAX) continue;
-			while (used[k]) k++;
-			pair[i] = k;
-			used[k] = true;
-		}
-	for (size_t i = 0; i < a->mesh_count; i++) {
-		if (pair[i] == SIZE_MAX) {
-			differ(c, "mesh '%s' only in the first", a->meshes[i].name);
-			continue;
-		}
-		maps[i] = malloc((a->meshes[i].corner_count ? a->meshes[i].corner_count : 1) * sizeof(uint32_t));
-		if (!maps[i]) differ(c, "out of memory");
-		else if (!compare_mesh(c, a, &a->meshes[i], b, &b->meshes[pair[i]], maps[i])) {
-			free(maps[i]);
-			maps[i] = NULL; /* shapes on it cannot be matched corner by corner */
-		}
-	}
-	for (size_t k = 0; k < b->mesh_count; k++)
-		if (!used[k]) differ(c, "mesh '%s' only in the second", b->meshes[k].name);
-	/* Flex shapes by name, on meshes that matched. */
-	for (size_t i = 0; i < a->flex_shape_count; i++) {
-		const smdmx_flex_shape *fa = &a->flex_shapes[i];
-		size_t k = sm_names_get(&c->shapes_b, fa->name);
-		if (k == SMDMX_NONE) differ(c, "flex shape '%s' only in the first", fa->name);
-		else if (pair[fa->mesh] != b->flex_shapes[k].mesh) differ(c, "flex shape '%s': on different meshes", fa->name);
-		else if (maps[fa->mesh]) compare_shape(c, a, fa, b, &b->flex_shapes[k], maps[fa->mesh]);
-	}
-	for (size_t k = 0; k < b->flex_shape_count; k++) {
-		if (sm_names_get(&c->shapes_a, b->flex_shapes[k].name) == SMDMX_NONE) differ(c, "flex shape '%s' only in the second", b->flex_shapes[k].name);
-	}
-	for (size_t i = 0; i < a->mesh_count; i++) free(maps[i]);
-	free(maps);
-	free(pair);
-	free(used);
-after_meshes:
-	/* Attachments by name. */
-	for (size_t i = 0; i < a->attachment_count; i++) {
-		const smdmx_attachment *x = &a->attachments[i];
-		size_t k = sm_names_get(&c->attachments_b, x->name);
-		if (k == SMDMX_NONE) {
-			differ(c, "attachment '%s' only in the first", x->name);
-			continue;
-		}
-		const smdmx_attachment *y = &b->attachments[k];
-		if (strcmp(parent_name(a, x->parent_joint), parent_name(b, y->parent_joint)) || x->rigid != y->rigid ||
-		    x->world_aligned != y->world_aligned || !vec_equal(c, x->transform.position, y->transform.position, 3) ||
-		    !rot_equal(c, x->transform.orientation, y->transform.orientation))
-			differ(c, "attachment '%s' differs", x->name);
-	}
-	for (size_t k = 0; k < b->attachment_count; k++) {
-		if (sm_names_get(&c->attachments_a, b->attachments[k].name) == SMDMX_NONE) differ(c, "attachment '%s' only in the second", b->attachments[k].name);
-	}
-	if (options && options->flex_controls) {
-		if (options->strict) compare_controls(c, a, b);
-		else diff_controls(c, a, b);
-	}
-	/* Clips by name. */
-	for (size_t i = 0; i < a->clip_count; i++) {
-		size_t k = sm_names_get(&c->clips_b, a->clips[i].name);
-		if (k == SMDMX_NONE && a->clip_count == 1 && b->clip_count == 1) k = 0; /* one clip each: names aside */
-		if (k == SMDMX_NONE) differ(c, "clip '%s' only in the first", a->clips[i].name);
-		else diff_clip(c, a, &a->clips[i], b, &b->clips[k]);
-	}
-	if (!(a->clip_count == 1 && b->clip_count == 1))
-		for (size_t k = 0; k < b->clip_count; k++) {
-			if (sm_names_get(&c->clips_a, b->clips[k].name) == SMDMX_NONE) differ(c, "clip '%s' only in the second", b->clips[k].name);
-		}
+	diff_named(c, a, b, options);
 }
 
 size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
@@ -1735,29 +1790,14 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 	c.fn = fn ? fn : ignore_difference;
 	c.user = user;
 	sm_alloc_init(&c.mem, NULL);
-	size_t next_bytes = (b->mesh_count + 1) * sizeof(uint32_t);
-	c.next_mesh_b = sm_malloc(&c.mem, next_bytes);
-	bool ok = c.next_mesh_b && index_names(&c, &c.joints_a, a->joint_count, joint_name, a->joints) &&
-	          index_names(&c, &c.joints_b, b->joint_count, joint_name, b->joints) &&
-	          index_names(&c, &c.shapes_a, a->flex_shape_count, shape_name, a->flex_shapes) &&
-	          index_names(&c, &c.shapes_b, b->flex_shape_count, shape_name, b->flex_shapes) &&
-	          index_names(&c, &c.attachments_a, a->attachment_count, attachment_name, a->attachments) &&
-	          index_names(&c, &c.attachments_b, b->attachment_count, attachment_name, b->attachments) &&
-	          index_names(&c, &c.clips_a, a->clip_count, clip_name, a->clips) &&
-	          index_names(&c, &c.clips_b, b->clip_count, clip_name, b->clips) && sm_names_init(&c.mem, &c.meshes_b, b->mesh_count);
-	/* b's meshes chained by name, last to first, so that each name leads to its first */
-	for (size_t k = b->mesh_count; ok && k-- > 0;) {
-		c.next_mesh_b[k] = sm_names_get(&c.meshes_b, b->meshes[k].name);
-		ok = sm_names_put(&c.mem, &c.meshes_b, b->meshes[k].name, (uint32_t)k, false);
-	}
+	bool ok = index_names(&c, &c.joints_a, a->joint_count, joint_name, a->joints) &&
+	          index_names(&c, &c.joints_b, b->joint_count, joint_name, b->joints);
 	if (ok && (a->up_axis ? a->up_axis : 'Z') != (b->up_axis ? b->up_axis : 'Z'))
 		differ(&c, "%c up vs %c up", a->up_axis ? a->up_axis : 'Z', b->up_axis ? b->up_axis : 'Z');
 	if (ok) diff_scenes(&c, a, b, options);
 	else differ(&c, "out of memory");
-	sm_names *all[] = { &c.joints_a, &c.joints_b, &c.shapes_a, &c.shapes_b, &c.attachments_a, &c.attachments_b,
-		                &c.clips_a, &c.clips_b, &c.meshes_b };
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) sm_names_free(&c.mem, all[i]);
-	if (c.next_mesh_b) sm_free(&c.mem, c.next_mesh_b, next_bytes);
+	sm_names_free(&c.mem, &c.joints_a);
+	sm_names_free(&c.mem, &c.joints_b);
 	free(c.name_a);
 	free(c.pair_a);
 	free(c.paired_b);

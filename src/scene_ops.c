@@ -215,8 +215,10 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 		}
 		if (moved)
 			sm_warn(w, SMDMX_WARNING_GOLDSRC_LINKS, 0, 0, "GoldSrc has one bone per vertex: %zu vertices of several weight links "
-			        "put on their strongest", moved);
-		if (extra) sm_warn(w, SMDMX_WARNING_DROPPED_UV_SETS, 0, 0, "GoldSrc has one UV set: the others of %zu meshes left out", extra);
+			        "put on their strongest; nothing to do (no GoldSrc SMD holds more)", moved);
+		if (extra) sm_warn(w, SMDMX_WARNING_DROPPED_UV_SETS, 0, 0, "GoldSrc has one UV set: the others of %zu meshes left out; nothing to do (no GoldSrc "
+		                   "SMD holds them)",
+		                   extra);
 		/* materials that become one texture name */
 		size_t merged = 0;
 		const char *first_a = NULL, *first_b = NULL;
@@ -236,9 +238,10 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 		}
 		if (merged)
 			sm_warn(w, SMDMX_WARNING_GOLDSRC_MATERIALS, 0, 0, "%zu materials take the GoldSrc texture name of another ('%s' "
-			        "and '%s' are one texture)", merged, first_a, first_b);
+			        "and '%s' are one texture); rename them in the source to keep them apart", merged, first_a, first_b);
 		if (s->flex_shape_count)
-			sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "GoldSrc has no flex: %zu shapes left out", s->flex_shape_count);
+			sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "GoldSrc has no flex: %zu shapes left out; nothing to do (no GoldSrc SMD holds them)",
+			        s->flex_shape_count);
 		vta_too = true; /* the shapes are said above */
 	}
 	size_t balance = 0, wrinkle = 0;
@@ -246,10 +249,12 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 		balance += s->meshes[i].balance.indices != NULL;
 		wrinkle += s->meshes[i].wrinkle.indices != NULL;
 	}
-	if (balance) sm_warn(w, SMDMX_WARNING_DROPPED_BALANCE, 0, 0, "SMD has no stereo balance: left out of %zu meshes", balance);
-	if (wrinkle) sm_warn(w, SMDMX_WARNING_DROPPED_WRINKLE, 0, 0, "SMD has no wrinkle data: left out of %zu meshes", wrinkle);
+	if (balance) sm_warn(w, SMDMX_WARNING_DROPPED_BALANCE, 0, 0, "SMD has no stereo balance: left out of %zu meshes; use dmx2smd --qc to keep it in a QC",
+		                 balance);
+	if (wrinkle) sm_warn(w, SMDMX_WARNING_DROPPED_WRINKLE, 0, 0, "SMD has no wrinkle data: left out of %zu meshes; keep the DMX for it (no SMD or QC holds it)",
+		                 wrinkle);
 	if (s->attachment_count)
-		sm_warn(w, SMDMX_WARNING_DROPPED_ATTACHMENTS, 0, 0, "SMD has no attachments: %zu left out (dmx2smd --qc writes them into a QC)",
+		sm_warn(w, SMDMX_WARNING_DROPPED_ATTACHMENTS, 0, 0, "SMD has no attachments: %zu left out; use dmx2smd --qc to keep them in a QC",
 		        s->attachment_count);
 	size_t controllers = 0;
 	sm_names shapes;
@@ -263,13 +268,14 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 	for (size_t i = 0; i < s->flex_controller_count; i++) controllers += !plain_controller(s, &shapes, &s->flex_controllers[i]);
 	if (shapes.cap) sm_names_free(&s->owner->alloc, &shapes);
 	if (controllers)
-		sm_warn(w, SMDMX_WARNING_DROPPED_CONTROLLERS, 0, 0, "SMD has no flex controllers: %zu left out (dmx2smd --qc writes them into a QC)",
+		sm_warn(w, SMDMX_WARNING_DROPPED_CONTROLLERS, 0, 0, "SMD has no flex controllers: %zu left out; use dmx2smd --qc to keep them in a QC",
 		        controllers);
 	if (s->flex_rule_count || s->domination_rule_count)
-		sm_warn(w, SMDMX_WARNING_DROPPED_RULES, 0, 0, "SMD has no flex or domination rules: %zu left out (dmx2smd --qc writes them into a QC)",
+		sm_warn(w, SMDMX_WARNING_DROPPED_RULES, 0, 0, "SMD has no flex or domination rules: %zu left out; use dmx2smd --qc to keep them in a QC",
 		        s->flex_rule_count + s->domination_rule_count);
 	if (s->flex_shape_count && !vta_too)
-		sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "flex shapes need a VTA: %zu left out", s->flex_shape_count);
+		sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "flex shapes need a VTA: %zu left out of the SMD; write a VTA beside it to keep them",
+		        s->flex_shape_count);
 	if (!goldsrc) {
 		size_t scaled = 0;
 		for (size_t i = 0; i < s->mesh_count; i++) {
@@ -280,8 +286,8 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 			}
 		}
 		if (scaled)
-			sm_warn(w, SMDMX_WARNING_WEIGHTS_SCALED, 0, 0, "weights of %zu %s sum below 1: written scaled to 1, as studiomdl "
-			        "scales them (an SMD reader would give the rest to the parent bone)", scaled, scaled == 1 ? "vertex" : "vertices");
+			sm_warn(w, SMDMX_WARNING_WEIGHTS_SCALED, 0, 0, "weights of %zu %s sum below 1: written scaled to 1, the model studiomdl "
+			        "makes of them (an SMD reader would give the rest to the parent bone); nothing to do", scaled, scaled == 1 ? "vertex" : "vertices");
 	}
 	size_t ngons = 0;
 	for (size_t i = 0; i < s->mesh_count; i++)
@@ -290,12 +296,15 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 			for (size_t p = 0; p < fs->polygon_count; p++) ngons += fs->offsets[p + 1] - fs->offsets[p] > 3;
 		}
 	if (s->mesh_count > 1)
-		sm_warn(w, SMDMX_WARNING_MESHES_MERGED, 0, 0, "SMD has one mesh: %zu meshes written as one, their names left out",
+		sm_warn(w, SMDMX_WARNING_MESHES_MERGED, 0, 0, "SMD has one mesh: %zu meshes written as one, their names left out and the triangles keeping their "
+		        "materials; nothing to do (no SMD holds the names)",
 		        s->mesh_count);
 	if (ngons)
-		sm_warn(w, SMDMX_WARNING_FANNED, 0, 0, "SMD holds triangles: %zu polygons of more than 3 corners written as fans", ngons);
+		sm_warn(w, SMDMX_WARNING_FANNED, 0, 0, "SMD holds triangles: %zu polygons of more than 3 corners written as fans, the same surface; nothing to do",
+		        ngons);
 	if (s->up_axis && s->up_axis != 'Z')
-		sm_warn(w, SMDMX_WARNING_UP_AXIS, 0, 0, "the model is %c up, and SMD cannot say so: its QC needs '$upaxis %c'", s->up_axis,
+		sm_warn(w, SMDMX_WARNING_UP_AXIS, 0, 0, "the model is %c up, and SMD cannot say so: written as it is; add '$upaxis %c' to its QC (dmx2smd --qc "
+		        "writes it)", s->up_axis,
 		        s->up_axis);
 	bool has_faces = false;
 	for (size_t i = 0; i < s->mesh_count; i++) has_faces = has_faces || s->meshes[i].face_set_count;
@@ -304,10 +313,12 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 	                 (kind == SMDMX_SMD_WRITE_AUTO && has_faces && s->source.format != SMDMX_SOURCE_VTA);
 	if (o && o->reference_clip && reference && s->clip_count && !sm_smd_reference_clip(s, true))
 		sm_warn(w, SMDMX_WARNING_DROPPED_CLIPS, 0, 0,
-		        "a reference SMD holds an animation only when its first frame is the bind pose: %zu clip%s left out", s->clip_count,
+		        "a reference SMD holds an animation only when its first frame is the bind pose: %zu clip%s left out; write "
+		        "each as an animation SMD to keep them", s->clip_count,
 		        s->clip_count == 1 ? "" : "s");
 	else if (s->clip_count > 1)
-		sm_warn(w, SMDMX_WARNING_DROPPED_CLIPS, 0, 0, "one SMD holds one animation: %zu more clips", s->clip_count - 1);
+		sm_warn(w, SMDMX_WARNING_DROPPED_CLIPS, 0, 0, "one SMD holds one animation: %zu more clips left out; write each as an SMD of its own to keep them",
+		        s->clip_count - 1);
 	size_t rates = 0;
 	const smdmx_clip *other = NULL;
 	for (size_t i = 0; i < s->clip_count; i++)
@@ -316,6 +327,7 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 		char r[SM_FLOAT_MAX];
 		sm_format_shortest((float)other->frame_rate, r);
 		sm_warn(w, SMDMX_WARNING_FRAME_RATE, 0, 0, "SMD has no frame rate, and studiomdl reads 30 fps unless the QC's $sequence says "
-		        "fps: %zu clips are not 30 fps ('%s' is %s)", rates, other->name, r);
+		        "fps: %zu clips are not 30 fps ('%s' is %s); add 'fps' to their $sequence lines (dmx2smd --qc writes it)",
+		        rates, other->name, r);
 	}
 }

@@ -292,7 +292,7 @@ static bool next_line(reader *r)
 				 * reader would take for part of "version". Columns still count it. */
 				r->cur = s + 3;
 				sm_warn(r->warnings, SMDMX_WARNING_BOM, 1, 1,
-				        "the file starts with a UTF-8 byte order mark (as Windows editors save it): skipped");
+				        "the file starts with a UTF-8 byte order mark (as Windows editors save it): skipped; nothing to do");
 			}
 			return true;
 		}
@@ -513,7 +513,9 @@ static bool warn_duplicate_names(reader *r)
 		if (strcmp(p[i]->name, p[i - 1]->name) == 0) {
 			size_t later = p[i] > p[i - 1] ? (size_t)(p[i] - (const smdmx_joint *)r->joints.data)
 			                               : (size_t)(p[i - 1] - (const smdmx_joint *)r->joints.data);
-			sm_warn(r->warnings, SMDMX_WARNING_DUPLICATE_NAME, nodes[later].line, 1, "two bones are named '%s'", p[i]->name);
+			sm_warn(r->warnings, SMDMX_WARNING_DUPLICATE_NAME, nodes[later].line, 1, "two bones are named '%s': both kept, in their order, but studiomdl finds a bone by its name and takes one of "
+			        "them; rename one in the source",
+			        p[i]->name);
 		}
 	}
 	sm_vec_release(r->o, &sorted, sizeof(smdmx_joint *));
@@ -575,7 +577,9 @@ static bool read_time(reader *r, sm_vec *frames, const char *block, bool gaps_mi
 		return fail_at(r, num_at, SMDMX_ERROR_LIMIT, "more than %zu frames", r->limits.max_frames);
 	if (gaps_missing && prev && t != prev->number + 1)
 		sm_warn(r->warnings, SMDMX_WARNING_MISSING_FRAME, r->line_no, col_of(r, num_at),
-		        "frames %lld to %lld are missing", (long long)prev->number + 1, (long long)t - 1);
+		        "frames %lld to %lld are missing: they play as the poses between the frames around them, and are written "
+		        "so; nothing to do if the gap was meant",
+		        (long long)prev->number + 1, (long long)t - 1);
 	const char *name = NULL;
 	if (!at_end(r))
 		return fail_at(r, r->cur, SMDMX_ERROR_SYNTAX, "unexpected text after the frame number");
@@ -985,10 +989,10 @@ static bool parse_vertex(reader *r, vertex_in *in, size_t pending)
 			if (k < nw) w[k].weight += rest;
 			else w[nw++] = (smdmx_weight){ parent, rest };
 			sm_warn(r->warnings, SMDMX_WARNING_WEIGHT_REMAINDER, r->line_no, col_of(r, count_at),
-			        "weights sum below 1; the remainder went to the parent bone");
+			        "weights sum below 1: the rest went to the line's parent bone, as studiomdl gives it; nothing to do");
 		} else if (sum > 1.0 + 1e-5) {
 			sm_warn(r->warnings, SMDMX_WARNING_WEIGHT_OVERFLOW, r->line_no, col_of(r, count_at),
-			        "weights sum above 1");
+			        "weights sum above 1: kept as written, though studiomdl scales them to sum 1; check the weights in the source");
 		}
 		if (r->version >= 3 && !at_end(r)) {
 			const char *k_at = r->cur;
@@ -1117,7 +1121,7 @@ static bool read_triangle_lines(reader *r, uint32_t start_line)
 			for (int k = 0; k < 2; k++)
 				if (!next_line(r)) break;
 			sm_warn(r->warnings, SMDMX_WARNING_SKIPPED_TRIANGLES, blank_line, 1,
-			        "a triangle whose material line is blank, skipped as studiomdl skips it");
+			        "a triangle whose material line is blank: skipped with its 3 lines, as studiomdl skips it; nothing to do");
 			continue;
 		}
 		uint32_t mat_line = r->line_no, material;
@@ -1912,7 +1916,8 @@ static bool build_vta_mesh(reader *r)
 			for (unsigned again = 2; sm_names_get(&names, name) != SMDMX_NONE; again++)
 				snprintf(name, sizeof(name), "%.200s_%ld_%u", sh[i].name, (long)sh[i].frame, again);
 			sm_warn(r->warnings, SMDMX_WARNING_SHAPE_RENAMED, line, 1,
-			        "VTA frames %ld and %ld are both named '%s': frame %ld is the shape '%s' (a frame is a shape by its number)",
+			        "VTA frames %ld and %ld are both named '%s': frame %ld is the shape '%s' (a QC's flex lines name a frame by "
+			        "its number); nothing to do",
 			        (long)sh[first].frame, (long)sh[i].frame, sh[i].name, (long)sh[i].frame, name);
 			sh[i].name = sm_strdup(r->o, name, strlen(name), r->error);
 			ok = sh[i].name != NULL;
@@ -2001,9 +2006,11 @@ static bool build_scene(reader *r)
 	sc->source.smd_crlf = r->cr_seen;
 	if (r->first_frame_missing && !r->has_vertex_animation)
 		sm_warn(r->warnings, SMDMX_WARNING_MISSING_BONE_FIRST_FRAME, r->missing_line, 1,
-		        "bones missing from the first frame take position 0 and rotation 0");
+		        "bones missing from the first frame take position 0 and rotation 0, as in studiomdl; if that is not their "
+		        "rest pose, add them to the first frame in the source");
 	if (!r->frames.count && !r->has_vertex_animation)
-		sm_warn(r->warnings, SMDMX_WARNING_NO_SKELETON_FRAME, 0, 0, "no skeleton frame; bind poses are zero");
+		sm_warn(r->warnings, SMDMX_WARNING_NO_SKELETON_FRAME, 0, 0, "no skeleton frame: every bone's bind pose is position 0 and rotation 0; if the file was cut short, "
+		        "export it again");
 	size_t meshes = (r->has_triangles ? 1 : 0) + (r->has_vertex_animation ? 1 : 0);
 	sc->meshes = sm_owned_calloc(r->o, meshes, sizeof(smdmx_mesh), r->error);
 	if (meshes && !sc->meshes) return false;
@@ -2036,7 +2043,7 @@ static bool read_file(reader *r)
 	/* 3 carries extra UV sets (decision 12); 2 has no meaning any writer gives it */
 	if (v == 2)
 		sm_warn(r->warnings, SMDMX_WARNING_VERSION, r->line_no, col_of(r, v_at),
-		        "SMD version 2, which no format defines: read as version 1");
+		        "SMD version 2, which no format defines: read as version 1; nothing to do");
 	r->version = (int)v;
 	SM_CHECK(expect_end(r, "the version"));
 	bool had_nodes = false;

@@ -660,7 +660,7 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 		if (ok && lost)
 			sm_warn(warnings, SMDMX_WARNING_VTA_UNMATCHED, lost_line, lost_line ? 1 : 0,
 			        "%zu of %zu VTA vertices (%s%%) are at no corner of the reference: their motion is lost (%zu of "
-			        "them move)",
+			        "them move); if any move, the VTA is for another version of the reference: export both again",
 			        lost, mt.n, percent(lost, mt.n, pc), lost_moving);
 		if (unreached) {
 			const smdmx_mesh *m = &ref->meshes[mesh_of[first_unreached]];
@@ -671,7 +671,8 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 			sm_format_shortest(p[2], z);
 			sm_warn(warnings, SMDMX_WARNING_VTA_UNREACHED, 0, 0,
 			        "%zu of %zu corners of the reference (%s%%) have no VTA vertex within %s units: they do not move "
-			        "(the first at %s %s %s)",
+			        "(the first at %s %s %s); if they should, the VTA is for another version of the reference: export both "
+			        "again",
 			        unreached, total, percent(unreached, total, pc), reach_text, x, y, z);
 		}
 		if (nearest) {
@@ -679,7 +680,7 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 			sm_format_shortest((float)sqrt((double)far2), far);
 			sm_warn(warnings, SMDMX_WARNING_VTA_NEAREST, nearest_line, nearest_line ? 1 : 0,
 			        "%zu of %zu corners (%s%%) have no VTA vertex at their position and take the nearest, up to %s "
-			        "units away, as studiomdl does",
+			        "units away, as studiomdl does; nothing to do unless that is far",
 			        nearest, total, percent(nearest, total, pc), far);
 		}
 	}
@@ -716,7 +717,8 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 	if (ok && conflicts)
 		sm_warn(warnings, SMDMX_WARNING_VTA_CONFLICT, 0, 0,
 		        "corners written more than once (polygons fanned into triangles) took VTA vertices that move "
-		        "differently: the first keeps its motion (%zu of %zu written corners)",
+		        "differently: the first keeps its motion (%zu of %zu written corners); triangulate in the source if a "
+		        "shape tears there",
 		        conflicts, total);
 
 	/* Corners on one position (or normal) whose base vertices move differently (the lips of

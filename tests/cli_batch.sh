@@ -17,6 +17,19 @@ fail=0
 
 check() { # name want got
 	if [ "$2" = "$3" ]; then pass=$((pass + 1)); else printf 'FAIL: %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fail=$((fail + 1)); fi
+	case $3 in *": warning: "*)
+		m=$(silent "$3")
+		if [ -n "$m" ]; then printf 'FAIL: %s: a warning that does not say whether to act: %s\n' "$1" "$m"; fail=$((fail + 1)); fi ;;
+	esac
+}
+# The warnings in a text that do not say whether to act (as tests/util.h's test_warning_acts):
+# a warning's last clause, after the last "; ", is "nothing to do" or what to do.
+silent() {
+	printf '%s\n' "$1" | tr '|' '\n' | LC_ALL=C awk '/: warning: / {
+		m = $0; sub(/^.*: warning: /, "", m); sub(/ \(([0-9]+ times|and more like it)\)$/, "", m)
+		n = split(m, a, "; ")
+		if (n < 2 || a[n] !~ /^(nothing to do|if |add |check |compile |export |fix |give |keep |leave |make |move |put |reduce |remove |rename |triangulate |use |write )/) print m
+	}'
 }
 # Files in a directory tree, sorted, one line: what a failure must not leave behind.
 files() { (cd "$1" && find . -type f | LC_ALL=C sort | tr '\n' ' '); }
@@ -145,9 +158,9 @@ diagnostics)
 	"$smdmx" convert "$root/testdata/kv2/ok/bare_datamodelpy.dmx" -o "$tmp/strict.dmx" 2>"$tmp/err"
 	check "datamodel.py keyvalues2 converts" 0 $?
 	in=$root/testdata/kv2/ok/bare_datamodelpy.dmx
-	check "datamodel.py keyvalues2: its warnings" "$in:6:10: warning: an unquoted type without a value (Blender Source Tools' datamodel.py's empty value; Valve's tools refuse it) was read as the type's empty value (3 times)
-$in:11:24: warning: this file does not escape backslashes (as Blender Source Tools' datamodel.py writes paths): each was read as written (5 times)
-$in:12:49: warning: an unescaped '\"' inside a string (as Blender Source Tools' datamodel.py writes strings) was read as part of the string (2 times)" "$(cat "$tmp/err")"
+	check "datamodel.py keyvalues2: its warnings" "$in:6:10: warning: an unquoted type without a value (Blender Source Tools' datamodel.py's empty value; Valve's tools refuse it) was read as the type's empty value; nothing to do (3 times)
+$in:11:24: warning: this file does not escape backslashes (as Blender Source Tools' datamodel.py writes paths): each was read as written; nothing to do (5 times)
+$in:12:49: warning: an unescaped '\"' inside a string (as Blender Source Tools' datamodel.py writes strings) was read as part of the string; nothing to do (2 times)" "$(cat "$tmp/err")"
 	check "written strict: nulls quoted" 1 "$(grep -c '^	"model" "element" ""$' "$tmp/strict.dmx")"
 	check "written strict: no bare type word" 0 "$(grep -c '" [a-z_0-9]*$' "$tmp/strict.dmx")"
 	check "written strict: quotes and backslashes escaped" 2 "$(grep -c -e '"vsDmxIO -export -filename \\"C:/My Documents/walk.dmx\\";"$' \
@@ -173,7 +186,7 @@ $in:12:49: warning: an unescaped '\"' inside a string (as Blender Source Tools' 
 	check "-W error: nothing written" "no" "$([ -e "$tmp/w3.dmx" ] && echo yes || echo no)"
 	check "-W error message" "$tmp/w.smd: error: warnings are errors (-W error)" "$(tail -n 1 "$tmp/err")"
 	"$smd2dmx" "$tmp/w.smd" -o "$tmp/w3.dmx" -q -W error 2>"$tmp/err"
-	check "-q -W error names each warning as an error" "1 $tmp/w.smd:1:9: error: SMD version 2, which no format defines: read as version 1 (-W error)|$tmp/w.smd:11:19: error: weights sum below 1; the remainder went to the parent bone (3 times) (-W error)|$tmp/w.smd: error: warnings are errors (-W error)|" \
+	check "-q -W error names each warning as an error" "1 $tmp/w.smd:1:9: error: SMD version 2, which no format defines: read as version 1; nothing to do (-W error)|$tmp/w.smd:11:19: error: weights sum below 1: the rest went to the line's parent bone, as studiomdl gives it; nothing to do (3 times) (-W error)|$tmp/w.smd: error: warnings are errors (-W error)|" \
 		"$? $(tr '\n' '|' <"$tmp/err")"
 	"$smd2dmx" "$tmp/w.smd" -o "$tmp/w4.dmx" -Werror 2>/dev/null
 	check "-Werror" 1 $?
@@ -401,6 +414,13 @@ diff)
 	"$smdmx" diff "$tmp/dup.smd" "$tmp/dup.smd" >"$tmp/out" 2>"$tmp/err"
 	check "a file with two bones of one name equals itself, said once" "0::$tmp/dup.smd: note: 2 bones are named 'bone': they pair with the other file's of that name in their order" \
 		"$?:$(cat "$tmp/out"):$(cat "$tmp/err")"
+	# two clips of one name that differ (the second's lower arm 3 units up): the same
+	sed 's/^1 \([^ ]*\) \([^ ]*\) [^ ]* /1 \1 \2 3 /' "$sample/arm_wave.smd" >"$tmp/run.smd"
+	"$smd2dmx" --clips "$sample/arm_wave.smd" "$tmp/run.smd" -o "$tmp/wr.dmx"
+	sed 's/"name" "string" "run"/"name" "string" "arm_wave"/' "$tmp/wr.dmx" >"$tmp/ww.dmx"
+	"$smdmx" diff "$tmp/ww.dmx" "$tmp/ww.dmx" >"$tmp/out" 2>"$tmp/err"
+	check "a file with two clips of one name equals itself, said once" "0::$tmp/ww.dmx: note: 2 clips are named 'arm_wave': they pair with the other file's of that name in their order" \
+		"$?:$(cat "$tmp/out"):$(cat "$tmp/err")"
 	"$smd2dmx" "$sample/arm.smd" -o "$tmp/arm.dmx"
 	"$smdmx" diff "$sample/arm.smd" "$tmp/arm.dmx" >"$tmp/out"
 	check "SMD and its DMX: no difference" 0 $?
@@ -483,10 +503,10 @@ check)
 	"$smdmx" check "$tmp/lint.smd" 2>"$tmp/err"
 	check "errors found" 1 $?
 	check "bones over the limit, at the first past it" 1 "$(grep -c "^$tmp/lint.smd:131:1: error: 130 bones; sdk2013 takes at most 128 (the first past them here)$" "$tmp/err")"
-	check "links over the limit, at the first" 1 "$(grep -c "^$tmp/lint.smd:268:1: warning: mesh 'lint': 1 vertices have more than 3 weight links (up to 4; the first here); the target keeps the largest 3$" "$tmp/err")"
-	check "unnormalised, at the first" 1 "$(grep -c "^$tmp/lint.smd:280:1: warning: mesh 'lint': 1 vertices have weights that do not sum to 1 (the first here)$" "$tmp/err")"
-	check "degenerate, at the first" 1 "$(grep -c "^$tmp/lint.smd:276:1: warning: mesh 'lint': 1 degenerate triangles (no area; the first here)$" "$tmp/err")"
-	check "duplicate, at the repeat" 1 "$(grep -c "^$tmp/lint.smd:272:1: warning: mesh 'lint': 1 duplicate triangles (the first repeat here)$" "$tmp/err")"
+	check "links over the limit, at the first" 1 "$(grep -c "^$tmp/lint.smd:268:1: warning: mesh 'lint': 1 vertices have more than 3 weight links (up to 4; the first here): a conversion keeps the largest 3; reduce them in the source if the others matter$" "$tmp/err")"
+	check "unnormalised, at the first" 1 "$(grep -c "^$tmp/lint.smd:280:1: warning: mesh 'lint': 1 vertices have weights that do not sum to 1 (the first here): studiomdl scales them; check the weights in the source$" "$tmp/err")"
+	check "degenerate, at the first" 1 "$(grep -c "^$tmp/lint.smd:276:1: warning: mesh 'lint': 1 degenerate triangles (no area; the first here): they draw nothing; remove them in the source$" "$tmp/err")"
+	check "duplicate, at the repeat" 1 "$(grep -c "^$tmp/lint.smd:272:1: warning: mesh 'lint': 1 duplicate triangles (the first repeat here): each is drawn; remove the repeats in the source$" "$tmp/err")"
 	# A material's finding is at the first triangle that has it
 	printf 'version 1\nnodes\n0 "a" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nm\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\nma"t\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\nend\n' >"$tmp/mq.smd"
 	"$smdmx" check "$tmp/mq.smd" 2>"$tmp/err2"
@@ -499,7 +519,7 @@ check)
 	check "check: two-sided faces are no duplicates" "0:" "$?:$(cat "$tmp/err2")"
 	printf "${head}m\n0 0 0 0 0 0 1 0 0\n0 0 1 0 0 0 1 0 1\n0 1 0 0 0 0 1 1 0\nm\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\n0 0 0 0 0 0 1 0 0\nend\n" >"$tmp/dup3.smd"
 	"$smdmx" check "$tmp/dup3.smd" 2>"$tmp/err2"
-	check "check: a reverse with the same normals and a rotation are duplicates" "0:$tmp/dup3.smd:14:1: warning: mesh 'dup3': 2 duplicate triangles (the first repeat here)" \
+	check "check: a reverse with the same normals and a rotation are duplicates" "0:$tmp/dup3.smd:14:1: warning: mesh 'dup3': 2 duplicate triangles (the first repeat here): each is drawn; remove the repeats in the source" \
 		"$?:$(head -n 1 "$tmp/err2")"
 	check "summary" "$tmp/lint.smd: 1 error, 5 warnings" "$(tail -n 1 "$tmp/err")"
 	"$smdmx" check "$tmp/lint.smd" --target csgo 2>"$tmp/err"
@@ -513,7 +533,7 @@ check)
 	check "a space in a flex name" 1 $?
 	check "flex name message, at its mesh" "$tmp/spaced.dmx:52:3: error: flex shape 'big bulge': a space, quote or control character in its name (QC files cannot hold it)" "$(grep "flex shape" "$tmp/err")"
 	# the encoding and model format against the target's tools
-	check "a text DMX of model 18 for sdk2013, at the header" "$tmp/spaced.dmx:1:1: warning: keyvalues2: sdk2013's studiomdl may want binary 2 (not every studiomdl reads text DMX)|$tmp/spaced.dmx:1:1: warning: model format 18: sdk2013's tools expect model format 1 (--target sdk2013 writes it)|" \
+	check "a text DMX of model 18 for sdk2013, at the header" "$tmp/spaced.dmx:1:1: warning: keyvalues2: sdk2013's studiomdl may want binary 2 (not every studiomdl reads text DMX); use --target sdk2013 if it refuses the file|$tmp/spaced.dmx:1:1: warning: model format 18: sdk2013's tools expect model format 1; use --target sdk2013 to write it|" \
 		"$(grep -e 'studiomdl may want' -e 'model format 18' "$tmp/err" | tr '\n' '|')"
 	"$smd2dmx" "$sample/arm.smd" -o "$tmp/s2.dmx" --target source2 -q
 	"$smdmx" check "$tmp/s2.dmx" --target tf2 2>"$tmp/err"
@@ -629,7 +649,7 @@ qc)
 	check "smd2dmx --qc: what the DMX holds" '"flex_shapes": 6, "flex_controllers": 5, "attachments": 2' \
 		"$("$smdmx" info --json "$tmp/face.dmx" | grep -o '"flex_shapes": [0-9]*, "flex_controllers": [0-9]*, "attachments": [0-9]*')"
 	check "smd2dmx --qc: what it cannot hold, said" \
-		"$face/face_flexes.qci:3:1: warning: flexpair 'smile' written as two shapes 'smileR' and 'smileL' (the same model): beside flex rules a shape is stereo only when a controller of its name says so|$face/face.qc: warning: flex controller groups (eyes, mouth, ...): beside DMX flex rules studiomdl makes every controller 'default' (5 times)" \
+		"$face/face_flexes.qci:3:1: warning: flexpair 'smile' written as two shapes 'smileR' and 'smileL', the same model: beside flex rules a shape is stereo only when a controller of its name says so; nothing to do|$face/face.qc: warning: flex controller groups (eyes, mouth, ...) left out: beside DMX flex rules studiomdl makes every controller 'default'; use --rig qc to keep them (5 times)" \
 		"$(tr '\n' '|' <"$tmp/err" | sed 's/|$//')"
 	"$smd2dmx" --qc "$face/face.qc" "$face/face.smd" 2>"$tmp/err"
 	check "--qc with an input" "2:smd2dmx: error: --qc reads the model and its files from the QC: give no other inputs (try 'smd2dmx --help')" "$?:$(cat "$tmp/err")"
@@ -927,7 +947,7 @@ options)
 	check "nothing written by a usage error" "" "$(ls "$tmp" | grep '^g\.')"
 	# mixed: --fps applies to the SMD, not to the DMX beside it
 	mkdir "$tmp/mix"
-	try 0 "$tmp/arm.dmx: warning: '--fps' does not apply here (a DMX's clips carry their frame rate)|" \
+	try 0 "$tmp/arm.dmx: warning: '--fps' does not apply here (a DMX's clips carry their frame rate): ignored for this file; nothing to do|" \
 		"$smdmx" convert --fps 24 "$tmp/arm.dmx" "$sample/arm_wave.smd" -d "$tmp/mix" --to dmx
 	# what the file holds: --clip on a model, --vta with a model without shapes or an animation
 	try 1 "$tmp/plain.dmx: error: --clip picks a clip, but the file has no animation|" \
@@ -946,13 +966,13 @@ options)
 	try 2 "dmx2smd: error: --vta names the VTA written for one DMX, but 2 DMX files are converted to SMD|" \
 		"$dmx2smd" --vta "$tmp/x.vta" "$tmp/arm.dmx" "$tmp/plain.dmx" -d "$tmp/two"
 	# options about animation on a file without one: said, and -W error refuses it
-	try 0 "$sample/arm.smd: warning: '--fps' does not apply here (the file has no animation)|" \
+	try 0 "$sample/arm.smd: warning: '--fps' does not apply here (the file has no animation): ignored; nothing to do|" \
 		"$smd2dmx" --fps 24 "$sample/arm.smd" -o "$tmp/f.dmx"
-	try 1 "$sample/arm.smd: error: '--keys' does not apply here (the file has no animation) (-W error)|$sample/arm.smd: error: warnings are errors (-W error)|" \
+	try 1 "$sample/arm.smd: error: '--keys' does not apply here (the file has no animation): ignored; nothing to do (-W error)|$sample/arm.smd: error: warnings are errors (-W error)|" \
 		"$smd2dmx" --keys all -W error "$sample/arm.smd" -o "$tmp/k.dmx"
 	mkdir "$tmp/b1" "$tmp/b2"
 	cp "$sample/arm.smd" "$tmp/arm2.smd"
-	try 0 "smd2dmx: warning: '--fps' took effect on no input: none of them has an animation|" \
+	try 0 "smd2dmx: warning: '--fps' took effect on no input: none of them has an animation; leave it out|" \
 		"$smd2dmx" --fps 24 "$sample/arm.smd" "$tmp/arm2.smd" -d "$tmp/b1"
 	try 0 "" "$smd2dmx" --fps 24 "$sample/arm.smd" "$sample/arm_wave.smd" -d "$tmp/b2"
 	# DMX to DMX: the model options go through the scene; a plain re-encode is a copy
@@ -970,7 +990,7 @@ options)
 	"$smdmx" convert "$tmp/copy.dmx" -o "$tmp/copy2.dmx"
 	check "a re-encode is a copy" "yes" "$(cmp -s "$tmp/arm.dmx" "$tmp/copy2.dmx" && echo yes)"
 	sed 's/^	"name" "string" "arm"$/&\n	"custom" "int" "5"/' "$tmp/arm.dmx" >"$tmp/custom.dmx"
-	try 0 "$tmp/custom.dmx: warning: 3 element types and attributes are not carried into the new model format (DmElement.custom, DmeMesh.custom, DmeModel.custom)|" \
+	try 0 "$tmp/custom.dmx: warning: 3 element types and attributes are not carried into the new model format (DmElement.custom, DmeMesh.custom, DmeModel.custom): left out; keep the source DMX if they matter|" \
 		"$smdmx" convert "$tmp/custom.dmx" -o "$tmp/custom22.dmx" --model-version 22
 	if [ -d "$corpus" ]; then
 		f=$corpus/dmx_binary/TeamSpen210__srctools__binary_v5.dmx
@@ -1000,7 +1020,7 @@ faithful)
 	sed 's/"name" "string" "run"/"name" "string" "walk"/' "$tmp/wr.dmx" >"$tmp/ww.dmx"
 	mkdir "$tmp/clips"
 	"$dmx2smd" "$tmp/ww.dmx" -o "$tmp/clips/x.smd" 2>"$tmp/err"
-	check "a DMX with two clips of one name" "0 $tmp/ww.dmx: warning: clip 2 of the file is named 'walk' as an earlier one: written as 'walk_2'|./x_walk.smd ./x_walk_2.smd " \
+	check "a DMX with two clips of one name" "0 $tmp/ww.dmx: warning: clip 2 of the file is named 'walk' as an earlier one: written as 'walk_2'; nothing to do|./x_walk.smd ./x_walk_2.smd " \
 		"$? $(tr '\n' '|' <"$tmp/err")$(files "$tmp/clips")"
 	# An SMD whose triangles block is empty: a DMX that reads back, in every model format
 	printf 'version 1\nnodes\n0 "root" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nend\n' >"$tmp/empty.smd"
@@ -1013,13 +1033,13 @@ faithful)
 	# GoldSrc output: Blender's "socks.001" and "socks.002" stay two textures; what is merged
 	# or left out is counted; no VTA
 	"$smdmx" convert "$root/testdata/ok/goldsrc_socks.smd" -o "$tmp/gs.smd" --goldsrc 2>"$tmp/err"
-	check "GoldSrc: what it merges, said" "0 $tmp/gs.smd: warning: GoldSrc has one bone per vertex: 1 vertices of several weight links put on their strongest|$tmp/gs.smd: warning: 1 materials take the GoldSrc texture name of another ('skin.tga' and 'skin.png' are one texture)|" \
+	check "GoldSrc: what it merges, said" "0 $tmp/gs.smd: warning: GoldSrc has one bone per vertex: 1 vertices of several weight links put on their strongest; nothing to do (no GoldSrc SMD holds more)|$tmp/gs.smd: warning: 1 materials take the GoldSrc texture name of another ('skin.tga' and 'skin.png' are one texture); rename them in the source to keep them apart|" \
 		"$? $(tr '\n' '|' <"$tmp/err")"
 	check "GoldSrc texture names" "socks.001.bmp|socks.002.bmp|skin.bmp|skin.bmp|" "$(grep -v '^[0-9 .-]*.$' "$tmp/gs.smd" | tr -d '\r' | sed -n '/^triangles$/,/^end$/p' | grep -v -e '^triangles$' -e '^end$' | tr '\n' '|')"
 	"$smd2dmx" "$sample/arm.smd" "$sample/arm.vta" -o "$tmp/armf.dmx" -q
 	mkdir "$tmp/gold"
 	"$dmx2smd" "$tmp/armf.dmx" --goldsrc -o "$tmp/gold/arm.smd" 2>"$tmp/err"
-	check "GoldSrc from a DMX with shapes: no VTA, said" "0 $tmp/gold/arm.smd: warning: GoldSrc has one bone per vertex: 4 vertices of several weight links put on their strongest|$tmp/gold/arm.smd: warning: GoldSrc has no flex: 1 shapes left out|./arm.smd " \
+	check "GoldSrc from a DMX with shapes: no VTA, said" "0 $tmp/gold/arm.smd: warning: GoldSrc has one bone per vertex: 4 vertices of several weight links put on their strongest; nothing to do (no GoldSrc SMD holds more)|$tmp/gold/arm.smd: warning: GoldSrc has no flex: 1 shapes left out; nothing to do (no GoldSrc SMD holds them)|./arm.smd " \
 		"$? $(tr '\n' '|' <"$tmp/err")$(files "$tmp/gold")"
 	"$dmx2smd" "$tmp/armf.dmx" --goldsrc --vta "$tmp/gold/x.vta" -o "$tmp/gold/b.smd" 2>/dev/null
 	check "--goldsrc with --vta" 2 $?
@@ -1035,7 +1055,7 @@ faithful)
 	# a clip of another rate: SMD cannot say it; the QC's $sequence can
 	"$smd2dmx" "$tmp/w10.smd" --fps 24 -o "$tmp/w24.dmx" -q
 	"$dmx2smd" "$tmp/w24.dmx" -o "$tmp/w24.smd" 2>"$tmp/err"
-	check "24 fps to SMD, said" "0 $tmp/w24.smd: warning: SMD has no frame rate, and studiomdl reads 30 fps unless the QC's \$sequence says fps: 1 clips are not 30 fps ('w10' is 24)|" \
+	check "24 fps to SMD, said" "0 $tmp/w24.smd: warning: SMD has no frame rate, and studiomdl reads 30 fps unless the QC's \$sequence says fps: 1 clips are not 30 fps ('w10' is 24); add 'fps' to their \$sequence lines (dmx2smd --qc writes it)|" \
 		"$? $(tr '\n' '|' <"$tmp/err")"
 	mkdir "$tmp/q"
 	"$dmx2smd" "$tmp/w24.dmx" -o "$tmp/q/w24.smd" --qc "$tmp/q/w24.qc" 2>"$tmp/err"
@@ -1055,7 +1075,7 @@ faithful)
 	"$smd2dmx" "$sample/arm.smd" -o "$tmp/a22.dmx" --model-version 22 -q
 	sed 's/"upAxis" "int" "3"/"upAxis" "int" "2"/' "$tmp/a22.dmx" >"$tmp/y22.dmx"
 	"$dmx2smd" "$tmp/y22.dmx" -o "$tmp/y22.smd" 2>"$tmp/err"
-	check "a Y-up DmeAxisSystem to SMD, said" "0 $tmp/y22.smd: warning: the model is Y up, and SMD cannot say so: its QC needs '\$upaxis Y'|" \
+	check "a Y-up DmeAxisSystem to SMD, said" "0 $tmp/y22.smd: warning: the model is Y up, and SMD cannot say so: written as it is; add '\$upaxis Y' to its QC (dmx2smd --qc writes it)|" \
 		"$? $(tr '\n' '|' <"$tmp/err")"
 	mkdir "$tmp/yq"
 	"$dmx2smd" "$tmp/y22.dmx" -o "$tmp/yq/y22.smd" --qc "$tmp/yq/y22.qc" 2>"$tmp/err"
@@ -1063,12 +1083,12 @@ faithful)
 	# vertex data the scene has no place for is counted and named
 	sed 's/^	"jointCount" "int" "2"$/&\n	"VertexPaintTintColor$0" "vector4_array" [ "1 1 1 1" ]\n	"cloth_enable$0" "float_array" [ "1" ]/' "$tmp/a22.dmx" >"$tmp/paint.dmx"
 	"$dmx2smd" "$tmp/paint.dmx" -o "$tmp/paint.smd" 2>"$tmp/err"
-	check "vertex data not carried, said" "0 $tmp/paint.dmx: warning: vertex data smdmx does not carry, left out: VertexPaintTintColor\$0, cloth_enable\$0 (2 times)|" \
+	check "vertex data not carried, said" "0 $tmp/paint.dmx: warning: vertex data smdmx does not carry, left out: VertexPaintTintColor\$0, cloth_enable\$0; keep the source DMX if they matter (2 times)|" \
 		"$? $(tr '\n' '|' <"$tmp/err")"
 	# binary before 9 has no place for prefix attributes
 	printf '<!-- dmx encoding keyvalues2 4 format model 22 -->\n"$prefix_element$"\n{\n\t"asset" "string" "x"\n}\n"DmElement"\n{\n\t"id" "elementid" "11111111-2222-3333-4444-555555555555"\n\t"name" "string" "root"\n}\n' >"$tmp/prefix.dmx"
 	"$smdmx" convert "$tmp/prefix.dmx" -o "$tmp/prefix5.dmx" --encoding binary 2>"$tmp/err"
-	check "prefix attributes into binary 5, said" "0 $tmp/prefix.dmx: warning: 1 prefix attributes left out: binary version 5 has no place for them (9 has)|" \
+	check "prefix attributes into binary 5, said" "0 $tmp/prefix.dmx: warning: 1 prefix attributes left out: binary version 5 has no place for them; use --encoding-version 9 to keep them|" \
 		"$? $(tr '\n' '|' <"$tmp/err")"
 	"$smdmx" convert "$tmp/prefix.dmx" -o "$tmp/prefix9.dmx" --encoding binary --encoding-version 9 2>"$tmp/err"
 	check "into binary 9: kept" "0 " "$? $(cat "$tmp/err")"

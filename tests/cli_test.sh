@@ -20,7 +20,7 @@ check_text() { # name want got
 "$smdmx" convert "$root/testdata/ok/features.smd" -o "$tmp/out.smd" 2>"$tmp/err"
 check "convert ok" 0 $?
 check_text "output written" "version 1" "$(head -n 1 "$tmp/out.smd" | tr -d '\r')"
-check_text "warning format" "$root/testdata/ok/features.smd:18:19: warning: weights sum below 1; the remainder went to the parent bone (2 times)" "$(cat "$tmp/err")"
+check_text "warning format" "$root/testdata/ok/features.smd:18:19: warning: weights sum below 1: the rest went to the line's parent bone, as studiomdl gives it; nothing to do (2 times)" "$(cat "$tmp/err")"
 
 "$smdmx" convert "$root/testdata/bad/bad_number.smd" -o "$tmp/bad.smd" 2>"$tmp/err"
 check "bad input exit" 1 $?

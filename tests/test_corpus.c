@@ -38,6 +38,7 @@ static void round_trip(const char *path, const char *name, size_t *files, size_t
 		if (st.size == 0 && err.code == SMDMX_ERROR_EMPTY && err.line == 1) return; /* other/empty.smd */
 		fail_msg("%s:%u:%u: %s", name, err.line, err.column, err.message);
 	}
+	test_assert_warnings_act(&warn, name);
 	test_sink t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
 	if (!smdmx_smd_write(a, test_sink_write, &t1, NULL, &err)) fail_msg("%s: write: %s", name, err.message);
 	if (!smdmx_smd_write(a, test_sink_write, &t3, NULL, &err)) fail_msg("%s: write: %s", name, err.message);

@@ -540,16 +540,9 @@ static smdmx_dm *read_warned(const char *path, smdmx_warnings *w)
 }
 
 /* The warning of a code, or NULL. */
-static const smdmx_warning *warning_of(const smdmx_warnings *w, smdmx_warning_code code)
-{
-	for (size_t i = 0; i < w->count; i++)
-		if (w->data[i].code == code) return &w->data[i];
-	return NULL;
-}
-
 static void expect_warning(const smdmx_warnings *w, smdmx_warning_code code, size_t count, uint32_t line, uint32_t col)
 {
-	const smdmx_warning *x = warning_of(w, code);
+	const smdmx_warning *x = test_warning_of(w, code);
 	if (!x) {
 		fail_msg("no warning of code %d", (int)code);
 		return;
@@ -844,8 +837,8 @@ static void test_datamodelpy_corpus(void **state)
 		assert_string_equal(name, files[i].name);
 		smdmx_warnings w;
 		smdmx_dm *kv = read_warned(paths[i], &w);
-		const smdmx_warning *bare = warning_of(&w, SMDMX_WARNING_BARE_TYPE), *quotes = warning_of(&w, SMDMX_WARNING_UNESCAPED_QUOTE),
-		                    *raw = warning_of(&w, SMDMX_WARNING_RAW_BACKSLASH);
+		const smdmx_warning *bare = test_warning_of(&w, SMDMX_WARNING_BARE_TYPE), *quotes = test_warning_of(&w, SMDMX_WARNING_UNESCAPED_QUOTE),
+		                    *raw = test_warning_of(&w, SMDMX_WARNING_RAW_BACKSLASH);
 		if ((bare ? bare->count : 0) != files[i].bare || (quotes ? quotes->count : 0) != files[i].quotes ||
 		    (raw ? raw->count : 0) != files[i].backslashes)
 			fail_msg("%s: read %zu bare words, %zu unescaped quotes, %zu backslashes as written", name, bare ? bare->count : 0,

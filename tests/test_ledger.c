@@ -353,6 +353,7 @@ typedef struct outcome {
 
 static void merge(smdmx_warnings *into, const smdmx_warnings *w)
 {
+	test_assert_warnings_act(w, "ledger");
 	for (size_t i = 0; i < w->count && into->count < SMDMX_WARNING_CODE_COUNT; i++) {
 		size_t k = 0;
 		while (k < into->count && into->data[k].code != w->data[i].code) k++;
@@ -602,11 +603,72 @@ static void test_ledger(void **state)
 	free(readme);
 }
 
+/* Every warning says what happened to the data and whether to act (tests/util.h): one SMD
+ * that bends the format eight ways gets eight warnings, each at its place (columns count bytes, the mark's three too), each with its
+ * last clause; warnings as they were worded before did not say, and the check refuses them. */
+static void test_warnings_say_whether_to_act(void **state)
+{
+	(void)state;
+	static const char smd[] = "\xEF\xBB\xBFversion 2\n"
+	                          "nodes\n0 \"a\" -1\n1 \"a\" 0\n2 \"c\" 0\nend\n"
+	                          "skeleton\ntime 0\n0 0 0 0 0 0 0\n1 0 0 0 0 0 0\n"
+	                          "time 3\n0 0 0 0 0 0 0\n1 0 0 0 0 0 0\n2 0 0 0 0 0 0\nend\n"
+	                          "triangles\nm\n"
+	                          "0 0 0 0 0 0 1 0 0 2 1 0.5 2 0.2\n0 1 0 0 0 0 1 0 0 2 1 0.8 2 0.9\n0 0 1 0 0 0 1 0 0\n"
+	                          "\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 0 0\n0 0 1 0 0 0 1 0 0\nend\n";
+	static const struct {
+		smdmx_warning_code code;
+		uint32_t line, column;
+		const char *message;
+	} want[] = {
+		{ SMDMX_WARNING_BOM, 1, 1, "the file starts with a UTF-8 byte order mark (as Windows editors save it): skipped; nothing to do" },
+		{ SMDMX_WARNING_VERSION, 1, 12, "SMD version 2, which no format defines: read as version 1; nothing to do" },
+		{ SMDMX_WARNING_DUPLICATE_NAME, 4, 1,
+		  "two bones are named 'a': both kept, in their order, but studiomdl finds a bone by its name and takes one of them; "
+		  "rename one in the source" },
+		{ SMDMX_WARNING_MISSING_FRAME, 11, 6,
+		  "frames 1 to 2 are missing: they play as the poses between the frames around them, and are written so; nothing to do "
+		  "if the gap was meant" },
+		{ SMDMX_WARNING_WEIGHT_REMAINDER, 18, 19,
+		  "weights sum below 1: the rest went to the line's parent bone, as studiomdl gives it; nothing to do" },
+		{ SMDMX_WARNING_WEIGHT_OVERFLOW, 19, 19,
+		  "weights sum above 1: kept as written, though studiomdl scales them to sum 1; check the weights in the source" },
+		{ SMDMX_WARNING_SKIPPED_TRIANGLES, 21, 1,
+		  "a triangle whose material line is blank: skipped with its 3 lines, as studiomdl skips it; nothing to do" },
+		{ SMDMX_WARNING_MISSING_BONE_FIRST_FRAME, 8, 1,
+		  "bones missing from the first frame take position 0 and rotation 0, as in studiomdl; if that is not their rest pose, "
+		  "add them to the first frame in the source" },
+	};
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_scene *s = smdmx_smd_read_memory(smd, sizeof(smd) - 1, NULL, &err, &w);
+	if (!s) fail_msg("%u:%u: %s", err.line, err.column, err.message);
+	assert_int_equal(w.count, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const smdmx_warning *x = test_warning_of(&w, want[i].code);
+		if (!x) {
+			fail_msg("no warning %d", (int)want[i].code);
+			continue;
+		}
+		assert_string_equal(x->message, want[i].message);
+		assert_int_equal(x->line, want[i].line);
+		assert_int_equal(x->column, want[i].column);
+	}
+	smdmx_scene_free(s);
+	/* the wording before: what happened, or not even that, and nothing on whether to act */
+	assert_false(test_warning_acts("two bones are named 'a'"));
+	assert_false(test_warning_acts("weights sum above 1"));
+	assert_false(test_warning_acts("no skeleton frame; bind poses are zero"));
+	assert_false(test_warning_acts("SMD has no attachments: 2 left out (dmx2smd --qc writes them into a QC)"));
+	assert_true(test_warning_acts("SMD has no attachments: 2 left out; use dmx2smd --qc to keep them in a QC"));
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ledger),
+		cmocka_unit_test(test_warnings_say_whether_to_act),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

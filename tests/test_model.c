@@ -169,7 +169,7 @@ static void test_bone_named_like_mesh(void **state)
 		assert_int_equal(w.count, 1);
 		assert_int_equal(w.data[0].code, SMDMX_WARNING_NODE_RENAMED);
 		assert_string_equal(w.data[0].message, "mesh 'clipboard' is the node 'clipboard_mesh' in the DMX (a bone or mesh has its name; "
-		                                       "base poses match by name): the model is the same, nothing to do");
+		                                       "base poses match by name), the same model; nothing to do");
 		size_t dags = 0;
 		for (uint32_t e = 0; e < dm->element_count; e++)
 			if (!strcmp(dm->elements[e].type, "DmeDag")) {
@@ -580,7 +580,7 @@ static void test_scene_operations(void **state)
 	smdmx_smd_report_losses(f, NULL, true, &lw);
 	assert_int_equal(lw.count, 1);
 	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_CONTROLLERS);
-	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 4 left out (dmx2smd --qc writes them into a QC)");
+	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 4 left out; use dmx2smd --qc to keep them in a QC");
 	smdmx_scene_free(f);
 	smdmx_dm_free(dm);
 }
@@ -691,7 +691,7 @@ static void test_flex_rules(void **state)
 	assert_rules(c, rules + 1, 2);
 	assert_int_equal(w.count, 1);
 	assert_int_equal(w.data[0].code, SMDMX_WARNING_DROPPED);
-	assert_string_equal(w.data[0].message, "1 flex rule of unknown type left out");
+	assert_string_equal(w.data[0].message, "1 flex rule of a type smdmx does not know left out: the shapes it drives are driven by nothing; write it into the QC by hand");
 
 	/* SMD holds neither controllers nor rules: one warning for each, each with its count; a
 	 * controller that only drives its own shape over 0..1 loses nothing */
@@ -707,10 +707,10 @@ static void test_flex_rules(void **state)
 	assert_int_equal(lw.count, 2);
 	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_CONTROLLERS);
 	assert_int_equal(lw.data[0].count, 1);
-	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 1 left out (dmx2smd --qc writes them into a QC)");
+	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 1 left out; use dmx2smd --qc to keep them in a QC");
 	assert_int_equal(lw.data[1].code, SMDMX_WARNING_DROPPED_RULES);
 	assert_int_equal(lw.data[1].count, 1);
-	assert_string_equal(lw.data[1].message, "SMD has no flex or domination rules: 2 left out (dmx2smd --qc writes them into a QC)");
+	assert_string_equal(lw.data[1].message, "SMD has no flex or domination rules: 2 left out; use dmx2smd --qc to keep them in a QC");
 	smdmx_scene_free(c);
 	smdmx_dm_free(odd);
 	free(t.data);

@@ -97,7 +97,7 @@ static void test_duplicate_names(void **state)
 	assert_int_equal(warn.count, 2); /* the duplicate, and no skeleton frame */
 	assert_int_equal(warn.data[0].code, SMDMX_WARNING_DUPLICATE_NAME);
 	assert_int_equal(warn.data[0].line, 5);
-	assert_string_equal(warn.data[0].message, "two bones are named 'a'");
+	assert_string_equal(warn.data[0].message, "two bones are named 'a': both kept, in their order, but studiomdl finds a bone by its name and takes one of them; rename one in the source");
 	smdmx_scene_free(s);
 }
 
@@ -958,7 +958,7 @@ static void test_reference_clip(void **state)
 	smdmx_smd_report_losses(s, &wo, true, &w);
 	assert_int_equal(w.count, 1);
 	assert_int_equal(w.data[0].code, SMDMX_WARNING_DROPPED_CLIPS);
-	assert_string_equal(w.data[0].message, "a reference SMD holds an animation only when its first frame is the bind pose: 1 clip left out");
+	assert_string_equal(w.data[0].message, "a reference SMD holds an animation only when its first frame is the bind pose: 1 clip left out; write each as an animation SMD to keep them");
 	smdmx_scene_free(s);
 }
 
@@ -982,8 +982,8 @@ static void test_weights_below_one(void **state)
 	smdmx_smd_report_losses(s, &wo, true, &w);
 	assert_int_equal(w.count, 1);
 	assert_int_equal(w.data[0].code, SMDMX_WARNING_WEIGHTS_SCALED);
-	assert_string_equal(w.data[0].message, "weights of 1 vertex sum below 1: written scaled to 1, as studiomdl scales them (an SMD "
-	                                       "reader would give the rest to the parent bone)");
+	assert_string_equal(w.data[0].message, "weights of 1 vertex sum below 1: written scaled to 1, the model studiomdl makes of them (an "
+	                                       "SMD reader would give the rest to the parent bone); nothing to do");
 	test_sink out = { 0 };
 	assert_true(smdmx_smd_write(s, test_sink_write, &out, &wo, &err));
 	char *t = test_sink_text(&out);

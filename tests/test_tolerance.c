@@ -240,6 +240,125 @@ static void test_duplicate_bone_names(void **state)
 	smdmx_scene_free(b);
 }
 
+/* A scene that repeats every name it can: two meshes 'm' (the second moved by `shift`), each
+ * with a shape 'smile', two attachments 'tip' and two clips 'wave' that differ. Arrays are
+ * the model's and arm_wave's, shared; the copies it makes are in `own`. */
+typedef struct twice {
+	smdmx_scene s;
+	smdmx_mesh meshes[2];
+	smdmx_flex_shape shapes[2];
+	smdmx_attachment atts[2];
+	smdmx_clip clips[2];
+	smdmx_channel *channels;
+	smdmx_vec3 *positions, *keys;
+} twice;
+
+static void twice_make(twice *t, const smdmx_scene *model, const smdmx_scene *anim, float shift)
+{
+	memset(t, 0, sizeof(*t));
+	t->s = *model;
+	const smdmx_mesh *m = &model->meshes[0];
+	t->positions = malloc((m->position_count + 1) * sizeof(smdmx_vec3));
+	assert_non_null(t->positions);
+	for (size_t p = 0; p < m->position_count; p++)
+		for (int d = 0; d < 3; d++) t->positions[p][d] = m->positions[p][d] + (d == 0 ? 10.0f + shift : 0.0f);
+	t->meshes[0] = t->meshes[1] = *m;
+	t->meshes[1].positions = t->positions;
+	t->s.meshes = t->meshes;
+	t->s.mesh_count = 2;
+	t->shapes[0] = t->shapes[1] = model->flex_shapes[0];
+	t->shapes[1].mesh = 1;
+	t->s.flex_shapes = t->shapes;
+	t->s.flex_shape_count = 2;
+	t->s.flex_controller_count = 0;
+	t->s.flex_rule_count = 0;
+	for (int i = 0; i < 2; i++) {
+		t->atts[i] = (smdmx_attachment){ .name = "tip", .parent_joint = 1, .transform = { { (float)i, 0, 0 }, { 0, 0, 0, 1 } } };
+		t->clips[i] = anim->clips[0];
+	}
+	t->s.attachments = t->atts;
+	t->s.attachment_count = 2;
+	/* the second clip: every position key 1 unit higher */
+	const smdmx_clip *c = &anim->clips[0];
+	size_t keys = 0;
+	for (size_t k = 0; k < c->channel_count; k++) keys += c->channels[k].position_count;
+	t->channels = malloc((c->channel_count + 1) * sizeof(smdmx_channel));
+	t->keys = malloc((keys + 1) * sizeof(smdmx_vec3));
+	assert_true(t->channels && t->keys);
+	keys = 0;
+	for (size_t k = 0; k < c->channel_count; k++) {
+		t->channels[k] = c->channels[k];
+		t->channels[k].positions = t->keys + keys;
+		for (size_t q = 0; q < c->channels[k].position_count; q++, keys++)
+			for (int d = 0; d < 3; d++) t->keys[keys][d] = c->channels[k].positions[q][d] + (d == 2 ? 1.0f : 0.0f);
+	}
+	t->clips[1].channels = t->channels;
+	t->s.clips = t->clips;
+	t->s.clip_count = 2;
+}
+
+static void twice_free(twice *t)
+{
+	free(t->positions);
+	free(t->channels);
+	free(t->keys);
+}
+
+static smdmx_scene *lift(const char *path)
+{
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, NULL);
+	smdmx_scene *s = dm ? smdmx_model_to_scene(dm, NULL, &err, NULL) : NULL;
+	smdmx_dm_free(dm);
+	if (!s) fail_msg("%s: %s", path, err.message);
+	return s;
+}
+
+typedef struct said {
+	size_t count;
+	char first[256];
+} said;
+
+static void keep_difference(void *user, const char *message)
+{
+	said *x = user;
+	if (!x->count++) snprintf(x->first, sizeof(x->first), "%s", message);
+}
+
+/* Duplicate names of meshes, shapes, attachments and clips pair in their order: a model that
+ * repeats each is equal to itself, both by meaning and strictly, and a change to the second
+ * of a name is found there, and only there. */
+static void test_duplicate_names(void **state)
+{
+	(void)state;
+	smdmx_scene *model = lift(test_path("testdata/model/arm.dmx")), *anim = lift(test_path("testdata/model/arm_wave.dmx"));
+	assert_int_equal(model->flex_shape_count, 1);
+	twice a, a2, b;
+	twice_make(&a, model, anim, 0);
+	twice_make(&a2, model, anim, 0);
+	twice_make(&b, model, anim, 0.5f);
+	smdmx_compare_options strict = { .strict = true };
+	for (int k = 0; k < 2; k++) {
+		const smdmx_compare_options *o = k ? &strict : NULL;
+		said x = { 0 };
+		smdmx_scene_diff(&a.s, &a.s, o, keep_difference, &x);
+		if (x.count) fail_msg("itself, %s: %zu differences, the first: %s", k ? "strict" : "by meaning", x.count, x.first);
+		smdmx_scene_diff(&a.s, &a2.s, o, keep_difference, &x);
+		if (x.count) fail_msg("a copy, %s: %zu differences, the first: %s", k ? "strict" : "by meaning", x.count, x.first);
+		/* by meaning, each of the 20 triangles of the second mesh; strictly, its first */
+		smdmx_scene_diff(&a.s, &b.s, o, keep_difference, &x);
+		assert_int_equal(x.count, k ? 1 : 20);
+		assert_string_equal(x.first, k ? "mesh 'arm' polygon 0: positions differ"
+		                               : "mesh 'arm': a polygon of material 'arm_skin': the corner at (20 -2 -2) differs in its "
+		                                 "position");
+	}
+	twice_free(&a);
+	twice_free(&a2);
+	twice_free(&b);
+	smdmx_scene_free(model);
+	smdmx_scene_free(anim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_random_models),
 		cmocka_unit_test(test_corpus_models),
 		cmocka_unit_test(test_duplicate_bone_names),
+		cmocka_unit_test(test_duplicate_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -261,13 +261,6 @@ static smdmx_scene *attach_checked(const char *ref_path, const char *vta, smdmx_
 	return ref;
 }
 
-static const smdmx_warning *warning_of(const smdmx_warnings *w, smdmx_warning_code code)
-{
-	for (size_t i = 0; i < w->count; i++)
-		if (w->data[i].code == code) return &w->data[i];
-	return NULL;
-}
-
 static void print_warnings(const smdmx_warnings *w)
 {
 	for (size_t i = 0; i < w->count; i++)
@@ -277,7 +270,7 @@ static void print_warnings(const smdmx_warnings *w)
 static void expect_warning(const smdmx_warnings *w, smdmx_warning_code code, uint32_t line, const char *message)
 {
 	print_warnings(w);
-	const smdmx_warning *x = warning_of(w, code);
+	const smdmx_warning *x = test_warning_of(w, code);
 	if (!x) {
 		fail_msg("no warning %d", (int)code);
 		return;
@@ -368,7 +361,7 @@ static void test_extra_vertices(void **state)
 	assert_int_equal(w.count, 1);
 	/* line 72: the first extra vertex (11 lines of head and time, 60 base lines) */
 	expect_warning(&w, SMDMX_WARNING_VTA_UNMATCHED, 72,
-	               "5 of 65 VTA vertices (7.7%) are at no corner of the reference: their motion is lost (2 of them move)");
+	               "5 of 65 VTA vertices (7.7%) are at no corner of the reference: their motion is lost (2 of them move); if any move, the VTA is for another version of the reference: export both again");
 	smdmx_scene_free(s);
 	free(more);
 	free_vta(&t);
@@ -398,7 +391,7 @@ static void test_missing_corners(void **state)
 	assert_int_equal(w.count, 1);
 	expect_warning(&w, SMDMX_WARNING_VTA_UNREACHED, 0,
 	               "6 of 60 corners of the reference (10.0%) have no VTA vertex within 0.3873 units: they do not move (the "
-	               "first at 10 2 2)");
+	               "first at 10 2 2); if they should, the VTA is for another version of the reference: export both again");
 	smdmx_scene_free(s);
 	free(less);
 	free_vta(&t);
@@ -440,7 +433,7 @@ static void test_nearest(void **state)
 	assert_int_equal(w.count, 1);
 	expect_warning(&w, SMDMX_WARNING_VTA_NEAREST, 12,
 	               "60 of 60 corners (100.0%) have no VTA vertex at their position and take the nearest, up to 0.125 units "
-	               "away, as studiomdl does");
+	               "away, as studiomdl does; nothing to do unless that is far");
 	smdmx_scene_free(s);
 	free(off);
 	free_vta(&t);
@@ -621,7 +614,7 @@ static void test_fan_conflict(void **state)
 	assert_int_equal(w.count, 1);
 	expect_warning(&w, SMDMX_WARNING_VTA_CONFLICT, 0,
 	               "corners written more than once (polygons fanned into triangles) took VTA vertices that move "
-	               "differently: the first keeps its motion (1 of 6 written corners)");
+	               "differently: the first keeps its motion (1 of 6 written corners); triangulate in the source if a shape tears there");
 	const smdmx_flex_shape *sh = &ref->flex_shapes[0];
 	assert_int_equal(sh->position_count, 1);
 	assert_true(sh->position_deltas[0][2] == 1.0f);
@@ -791,7 +784,7 @@ static void test_repeated_names(void **state)
 	assert_int_equal(w.data[0].count, 2);
 	assert_int_equal(w.data[0].line, 8);
 	assert_string_equal(w.data[0].message,
-	                    "VTA frames 1 and 2 are both named 'upper_right': frame 2 is the shape 'upper_right_2' (a frame is a shape by its number)");
+	                    "VTA frames 1 and 2 are both named 'upper_right': frame 2 is the shape 'upper_right_2' (a QC's flex lines name a frame by its number); nothing to do");
 	assert_true(smdmx_scene_attach_vta(a, v, &err, NULL));
 	static const char *const names[] = { "upper_right", "upper_right_2", "lower", "upper_right_4" };
 	assert_int_equal(a->flex_shape_count, 4);
@@ -824,9 +817,9 @@ static void test_repeated_names(void **state)
 	assert_non_null(b);
 	assert_int_equal(b->flex_shape_count, 4);
 	assert_string_equal(b->flex_shapes[1].name, "upper_right_2");
-	const smdmx_warning *x = warning_of(&w, SMDMX_WARNING_SHAPE_RENAMED);
+	const smdmx_warning *x = test_warning_of(&w, SMDMX_WARNING_SHAPE_RENAMED);
 	assert_non_null(x);
-	assert_string_equal(x->message, "mesh 'model' has two delta states named 'upper_right': the later is the shape 'upper_right_2', and what drives 'upper_right' drives the first");
+	assert_string_equal(x->message, "mesh 'model' has two delta states named 'upper_right': the later is the shape 'upper_right_2', and what drives 'upper_right' drives the first; if the later should move, rename it in the source");
 	smdmx_scene_free(b);
 	smdmx_dm_free(dm);
 	smdmx_scene_free(a);

@@ -312,6 +312,38 @@ static inline const void *test_memmem(const void *hay, size_t n, const void *nee
 	return NULL;
 }
 
+/* A warning says what happened to the data and whether the user should act: its last
+ * clause, after the last "; ", is "nothing to do" (with its reason or condition, if any) or
+ * says what to do (an imperative, or "if ..." with one). */
+static inline bool test_warning_acts(const char *msg)
+{
+	static const char *const acts[] = { "nothing to do", "if ", "add ", "check ", "compile ", "export ", "fix ", "give ",
+	                                    "keep ", "leave ", "make ", "move ", "put ", "reduce ", "remove ", "rename ",
+	                                    "triangulate ", "use ", "write " };
+	const char *last = NULL;
+	for (const char *p = strstr(msg, "; "); p; p = strstr(p + 1, "; ")) last = p + 2;
+	if (!last) return false;
+	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
+		if (!strncmp(last, acts[i], strlen(acts[i]))) return true;
+	return false;
+}
+
+static inline void test_assert_warnings_act(const smdmx_warnings *w, const char *where)
+{
+	for (size_t i = 0; w && i < w->count; i++)
+		if (!test_warning_acts(w->data[i].message))
+			fail_msg("%s: a warning that does not say whether to act: %s", where, w->data[i].message);
+}
+
+/* The warning of a code, or NULL; every warning beside it must say whether to act. */
+static inline const smdmx_warning *test_warning_of(const smdmx_warnings *w, smdmx_warning_code code)
+{
+	test_assert_warnings_act(w, "warnings");
+	for (size_t i = 0; i < w->count; i++)
+		if (w->data[i].code == code) return &w->data[i];
+	return NULL;
+}
+
 /* ---- scenes read and written on several threads (the test includes src/internal.h first) --- */
 
 static inline bool test_same_bytes(const void *a, const void *b, size_t n)

@@ -131,7 +131,7 @@ typedef struct smdmx_warning {
 	uint32_t line;
 	uint32_t column;
 	size_t count;
-	char message[160];
+	char message[384];
 	char file[256];     /* as smdmx_error.file: set for a QC's included file, else "" */
 } smdmx_warning;
 

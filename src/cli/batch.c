@@ -586,7 +586,8 @@ static bool check_options(const conv_opts *o, plan *p)
 				say(o->name, "error", "'%s' does not apply to '%s' (%s)", opt_names[k], j->inputs[0], why_not(opt, d));
 				return false;
 			}
-			diag_add(&j->diag, o, j->inputs[0], 0, 0, "warning", "'%s' does not apply here (%s)", opt_names[k], why_not(opt, d));
+			diag_add(&j->diag, o, j->inputs[0], 0, 0, "warning", "'%s' does not apply here (%s): ignored for this file; nothing to do", opt_names[k],
+			         why_not(opt, d));
 		}
 	}
 	return true;
@@ -730,7 +731,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 			if (used || !fits) continue;
 			unsigned bit = 0;
 			while ((1u << bit) != anim[k]) bit++;
-			say(o->name, o->werror ? "error" : "warning", "'%s' took effect on no input: none of them has an animation%s",
+			say(o->name, o->werror ? "error" : "warning", "'%s' took effect on no input: none of them has an animation; leave it out%s",
 			    opt_names[bit], o->werror ? " (-W error)" : "");
 			if (o->werror) rc = EXIT_FAILED;
 		}

@@ -157,7 +157,8 @@ static void animation_options(run *r, const smdmx_scene *s, const char *in)
 		if (!(r->o->given & anim[k].opt)) continue;
 		if (s->clip_count) r->j->used |= anim[k].opt;
 		else if (r->j->alone)
-			diag_add(&r->j->diag, r->o, in, 0, 0, "warning", "'%s' does not apply here (the file has no animation)", anim[k].name);
+			diag_add(&r->j->diag, r->o, in, 0, 0, "warning", "'%s' does not apply here (the file has no animation): ignored; nothing to do",
+			         anim[k].name);
 	}
 }
 
@@ -452,7 +453,9 @@ static void report_not_carried(run *r, const smdmx_dm *in, const smdmx_dm *out, 
 	}
 	if (lost)
 		diag_add(&r->j->diag, r->o, path, 0, 0, "warning",
-		         "%zu element types and attributes are not carried into the new model format (%s%s)", lost, list,
+		         "%zu element types and attributes are not carried into the new model format (%s%s): left out; keep the "
+		         "source DMX if they matter",
+		         lost, list,
 		         lost > 6 ? ", ..." : "");
 	for (size_t i = 0; i < na; i++) free(a[i]);
 	for (size_t i = 0; i < nb; i++) free(b[i]);
@@ -513,7 +516,8 @@ static bool dmx_to_dmx(run *r)
 	bool binary = o->dopts.encoding && !strcmp(o->dopts.encoding, "binary");
 	int version = o->dopts.encoding_version ? o->dopts.encoding_version : 5;
 	if (ok && outdm->prefix_attr_count && binary && version < 9)
-		diag_add(&j->diag, o, in, 0, 0, "warning", "%zu prefix attributes left out: binary version %d has no place for them (9 has)",
+		diag_add(&j->diag, o, in, 0, 0, "warning", "%zu prefix attributes left out: binary version %d has no place for them; "
+		         "use --encoding-version 9 to keep them",
 		         outdm->prefix_attr_count, version);
 	ok = ok && warnings_allowed(r, in) && write_dmx(r, outdm, j->out);
 	if (ok) {
@@ -595,7 +599,8 @@ static void say_clip_names(run *r, const smdmx_scene *scene, size_t first, size_
 		size_t same = 1;
 		for (size_t k = first; k < c; k++) same += !strcmp(scene->clips[k].name, scene->clips[c].name);
 		if (same > 1)
-			diag_add(&r->j->diag, r->o, in, 0, 0, "warning", "clip %zu of the file is named '%s' as an earlier one: written as '%s_%zu'",
+			diag_add(&r->j->diag, r->o, in, 0, 0, "warning", "clip %zu of the file is named '%s' as an earlier one: written as '%s_%zu'; "
+			         "nothing to do",
 			         c + 1, scene->clips[c].name, scene->clips[c].name, same);
 	}
 }
@@ -709,11 +714,14 @@ static bool dmx_to_smd(run *r)
 		report_smd_losses(r, scene, &wo, out, true);
 		if (vta_beside && to_stdout && !j->vta) {
 			diag_add(&j->diag, r->o, in, 0, 0, "warning",
-			         "%zu flex shapes not written: standard output holds no .vta beside the SMD", scene->flex_shape_count);
+			         "%zu flex shapes not written: standard output holds no .vta beside the SMD; use --vta FILE "
+			         "to write them",
+			         scene->flex_shape_count);
 			vta_beside = false;
 		}
 		if (clips && to_stdout) {
-			diag_add(&j->diag, r->o, in, 0, 0, "warning", "%zu clips not written: standard output holds no SMD beside the reference",
+			diag_add(&j->diag, r->o, in, 0, 0, "warning", "%zu clips not written: standard output holds no SMD beside the reference; "
+			         "write to a file (-o or -d) to keep them",
 			         clips);
 			clips = 0;
 		}

@@ -272,6 +272,55 @@ static void print_difference(void *user, const char *message)
 	printf("%s\n", message);
 }
 
+
+/* What smdmx diff pairs by name, those of one name in their order. */
+typedef struct repeatable_kind {
+	const char *what; /* plural */
+	size_t (*count)(const smdmx_scene *s);
+	const char *(*name)(const smdmx_scene *s, size_t i);
+} repeatable_kind;
+
+static size_t joints_in(const smdmx_scene *s) { return s->joint_count; }
+static const char *joint_at(const smdmx_scene *s, size_t i) { return s->joints[i].name; }
+static size_t meshes_in(const smdmx_scene *s) { return s->mesh_count; }
+static const char *mesh_at(const smdmx_scene *s, size_t i) { return s->meshes[i].name; }
+static size_t shapes_in(const smdmx_scene *s) { return s->flex_shape_count; }
+static const char *shape_at(const smdmx_scene *s, size_t i) { return s->flex_shapes[i].name; }
+static size_t attachments_in(const smdmx_scene *s) { return s->attachment_count; }
+static const char *attachment_at(const smdmx_scene *s, size_t i) { return s->attachments[i].name; }
+static size_t clips_in(const smdmx_scene *s) { return s->clip_count; }
+static const char *clip_at(const smdmx_scene *s, size_t i) { return s->clips[i].name; }
+
+static const repeatable_kind repeatable[] = {
+	{ "bones", joints_in, joint_at },
+	{ "meshes", meshes_in, mesh_at },
+	{ "flex shapes", shapes_in, shape_at },
+	{ "attachments", attachments_in, attachment_at },
+	{ "clips", clips_in, clip_at },
+};
+
+/* A note per name that s repeats; for the second file (first is the other), only when the
+ * first does not repeat it as often (it was said there). */
+static void say_repeated(const char *path, const smdmx_scene *s, const smdmx_scene *first, const repeatable_kind *kind)
+{
+	size_t n = kind->count(s);
+	const char **names = malloc((n + 1) * sizeof(char *));
+	if (!names) return;
+	for (size_t j = 0; j < n; j++) names[j] = kind->name(s, j);
+	qsort(names, n, sizeof(char *), cmp_strings);
+	for (size_t j = 0; j < n;) {
+		size_t e = j + 1;
+		while (e < n && !strcmp(names[e], names[j])) e++;
+		size_t in_first = 0;
+		for (size_t x = 0; first && x < kind->count(first); x++) in_first += !strcmp(kind->name(first, x), names[j]);
+		if (e - j > 1 && in_first != e - j)
+			fprintf(stderr, "%s: note: %zu %s are named '%s': they pair with the other file's of that name in their order\n", path,
+			        e - j, kind->what, names[j]);
+		j = e;
+	}
+	free(names);
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	const char *paths[2] = { NULL, NULL };
@@ -385,25 +434,11 @@ int cmd_diff(int argc, char **argv)
 			size_t links = l[k].dm->format_version >= 22 ? 4 : 3;
 			if (!opts.max_links || links < opts.max_links) opts.max_links = links;
 		}
-	/* bones of one name pair in their order: said once per name */
-	for (int k = 0; k < 2 && !quiet; k++) {
-		const smdmx_scene *sc = l[k].scene;
-		const char **names = malloc((sc->joint_count + 1) * sizeof(char *));
-		if (!names) break;
-		for (size_t j = 0; j < sc->joint_count; j++) names[j] = sc->joints[j].name;
-		qsort(names, sc->joint_count, sizeof(char *), cmp_strings);
-		for (size_t j = 0; j < sc->joint_count;) {
-			size_t e = j + 1;
-			while (e < sc->joint_count && !strcmp(names[e], names[j])) e++;
-			size_t in_first = 0; /* said once when both files have as many */
-			for (size_t x = 0; k == 1 && x < l[0].scene->joint_count; x++) in_first += !strcmp(l[0].scene->joints[x].name, names[j]);
-			if (e - j > 1 && in_first != e - j)
-				fprintf(stderr, "%s: note: %zu bones are named '%s': they pair with the other file's of that name in their order\n",
-				        paths[k], e - j, names[j]);
-			j = e;
-		}
-		free(names);
-	}
+	/* bones, meshes, shapes, attachments and clips of one name pair in their order: said
+	 * once per name */
+	for (int k = 0; k < 2 && !quiet; k++)
+		for (size_t r = 0; r < sizeof(repeatable) / sizeof(repeatable[0]); r++)
+			say_repeated(paths[k], l[k].scene, k ? l[0].scene : NULL, &repeatable[r]);
 	if (quiet) out.limit = 0, out.shown = 0;
 	size_t n = smdmx_scene_diff(l[0].scene, l[1].scene, &opts, quiet ? NULL : print_difference, &out);
 	if (!quiet && n > out.shown) printf("... and %zu more differences (--max)\n", n - out.shown);
@@ -673,11 +708,11 @@ static void check_mesh(lint *t, const smdmx_scene *s, size_t mi, size_t max_link
 		}
 	if (over)
 		lint_at(t, false, at_corner(t, mi, corner_of_position(m, first_over)),
-		        "mesh '%s': %zu vertices have more than %zu weight links (up to %zu; the first here); the target keeps the largest %zu",
+		        "mesh '%s': %zu vertices have more than %zu weight links (up to %zu; the first here): a conversion keeps the largest %zu; reduce them in the source if the others matter",
 		        m->name, over, max_links, most, max_links);
 	if (unnormalised)
 		lint_at(t, false, at_corner(t, mi, corner_of_position(m, first_unnormalised)),
-		        "mesh '%s': %zu vertices have weights that do not sum to 1 (the first here)", m->name, unnormalised);
+		        "mesh '%s': %zu vertices have weights that do not sum to 1 (the first here): studiomdl scales them; check the weights in the source", m->name, unnormalised);
 	/* triangles (polygons fanned): degenerate and duplicate */
 	size_t tris = 0;
 	for (size_t f = 0; f < m->face_set_count; f++)
@@ -753,10 +788,10 @@ static void check_mesh(lint *t, const smdmx_scene *s, size_t mi, size_t max_link
 	(void)sides;
 	free(keys);
 	if (degenerate)
-		lint_at(t, false, at_corner(t, mi, first_degenerate), "mesh '%s': %zu degenerate triangles (no area; the first here)", m->name,
+		lint_at(t, false, at_corner(t, mi, first_degenerate), "mesh '%s': %zu degenerate triangles (no area; the first here): they draw nothing; remove them in the source", m->name,
 		        degenerate);
 	if (duplicate)
-		lint_at(t, false, at_corner(t, mi, first_duplicate), "mesh '%s': %zu duplicate triangles (the first repeat here)", m->name,
+		lint_at(t, false, at_corner(t, mi, first_duplicate), "mesh '%s': %zu duplicate triangles (the first repeat here): each is drawn; remove the repeats in the source", m->name,
 		        duplicate);
 }
 
@@ -785,7 +820,8 @@ static void check_joint_counts(lint *t, const smdmx_dm *dm, size_t max_links)
 			continue;
 		}
 		if ((size_t)count > max_links)
-			lint_at(t, false, at_element(t, (uint32_t)e), "vertex data '%s': jointCount %d is above the target's %zu", el->name, count, max_links);
+			lint_at(t, false, at_element(t, (uint32_t)e), "vertex data '%s': jointCount %d is above the target's %zu: a conversion keeps the largest %zu; nothing to do",
+			        el->name, count, max_links, max_links);
 		size_t used = 0;
 		const float *wv = w->value.array.data;
 		for (size_t p = 0; p < np; p++) {
@@ -794,7 +830,8 @@ static void check_joint_counts(lint *t, const smdmx_dm *dm, size_t max_links)
 			if (k > used) used = k;
 		}
 		if (used < (size_t)count)
-			lint_at(t, false, at_element(t, (uint32_t)e), "vertex data '%s': jointCount %d, but no vertex uses more than %zu", el->name, count, used);
+			lint_at(t, false, at_element(t, (uint32_t)e), "vertex data '%s': jointCount %d, but no vertex uses more than %zu: a conversion writes %zu; nothing to do",
+			        el->name, count, used, used);
 	}
 }
 
@@ -900,10 +937,11 @@ int cmd_check(int argc, char **argv)
 			lint_say(&t, true, "binary %d: %s's tools read binary up to %d (--target %s writes it)", l.dm->encoding_version, target,
 			         enc_of[ti], target);
 		else if (!binary)
-			lint_say(&t, false, "%s: %s's studiomdl may want binary %d (not every studiomdl reads text DMX)",
-			         l.dm->encoding ? l.dm->encoding : "text", target, enc_of[ti]);
+			lint_say(&t, false, "%s: %s's studiomdl may want binary %d (not every studiomdl reads text DMX); use --target %s "
+			         "if it refuses the file",
+			         l.dm->encoding ? l.dm->encoding : "text", target, enc_of[ti], target);
 		if (!goldsrc && l.dm->format && !strcmp(l.dm->format, "model") && l.dm->format_version != model_of[ti])
-			lint_say(&t, false, "model format %d: %s's tools expect model format %d (--target %s writes it)",
+			lint_say(&t, false, "model format %d: %s's tools expect model format %d; use --target %s to write it",
 			         l.dm->format_version, target, model_of[ti], target);
 	}
 	if (max_bones && s->joint_count > max_bones)
@@ -932,7 +970,7 @@ int cmd_check(int argc, char **argv)
 		if (goldsrc && strlen(n) > 63) lint_at(&t, true, at, "material '%s': longer than 63 characters, which GoldSrc cannot take", n);
 		else if (goldsrc) {
 			const char *ext = path_extension(n);
-			if (strcasecmp(ext, "bmp")) lint_at(&t, false, at, "material '%s': not a .bmp, as GoldSrc expects", n);
+			if (strcasecmp(ext, "bmp")) lint_at(&t, false, at, "material '%s': not a .bmp, as GoldSrc expects: --goldsrc writes it as one; nothing to do", n);
 		}
 		if (strchr(n, '"')) lint_at(&t, true, at, "material '%s': a double quote in its name", n);
 	}
@@ -948,7 +986,7 @@ int cmd_check(int argc, char **argv)
 			        "flex controller '%s': a space, quote or control character in its name (QC files cannot hold it)",
 			        s->flex_controllers[f].name);
 	if (goldsrc && s->flex_shape_count)
-		lint_at(&t, false, at_shape(&t, &s->flex_shapes[0]), "%zu flex shapes, which GoldSrc does not have (the first here)",
+		lint_at(&t, false, at_shape(&t, &s->flex_shapes[0]), "%zu flex shapes, which GoldSrc does not have (the first here): --goldsrc leaves them out; nothing to do",
 		        s->flex_shape_count);
 	/* Frames: every joint keyed at a frame no other key shares, none missing between. */
 	for (size_t c = 0; c < s->clip_count; c++) {

@@ -605,7 +605,8 @@ static bool plan(project *p)
 		const char *where = r->pos.file ? qc->files[r->pos.file].path : p->qcpath;
 		if (!r->found) {
 			if (r->kind == SMDMX_QC_REF_OTHER) {
-				diag_add(&p->diag, l->o, where, r->pos.line, r->pos.column, "warning", "cannot find '%s' (named by %s): not copied",
+				diag_add(&p->diag, l->o, where, r->pos.line, r->pos.column, "warning", "cannot find '%s' (named by %s): not copied, and the "
+				         "QC still names it; put it in the written project if studiomdl needs it",
 				         r->path, r->command);
 			} else {
 				diag_add(&p->diag, NULL, where, r->pos.line, r->pos.column, "error", "cannot find '%s' (named by %s)%s", r->path,
