@@ -1239,6 +1239,15 @@ windows)
 	check "dropped again: the output is there, and it says so" "1 $tmp/drop/arm.dmx: error: '$tmp/drop/arm.dmx' exists (--force overwrites it)|smd2dmx: finished with errors (above)" "$? $(grep -v 'Press Enter' "$tmp/err" | tr '\n' '|' | sed 's/|$//')"
 	printf '\n' | SMDMX_DROPPED=1 "$dmx2smd" >"$tmp/out" 2>"$tmp/err"
 	check "started with nothing: its help, and the wait" "0 usage: dmx2smd|Press Enter to close this window." "$? $(head -n 1 "$tmp/out" | cut -c1-14)|$(tail -n 1 "$tmp/err")"
+	# A program on a terminal of its own ends without waiting for a key: only Explorer's start
+	# waits (tests/test_console.c). Under Wine a pseudo-terminal makes a console only the
+	# program uses, as start, a scheduled task or a build tool's new console do on Windows; a
+	# program that waited whenever it owned its console never ended here.
+	if command -v script >/dev/null 2>&1; then
+		timeout 60 script -qec "'$smd2dmx' '$tmp/drop/arm.smd' -o '$tmp/drop/pty.dmx' -q" /dev/null </dev/null >"$tmp/pty" 2>&1
+		check "a console of its own: it ends, and waits for nothing" "0 yes no" \
+			"$? $([ -f "$tmp/drop/pty.dmx" ] && echo yes || echo no) $(sed 's/\x1b\[[?0-9;]*[A-Za-z]//g' "$tmp/pty" | tr -d '\r\n' | grep -q 'Press' && echo yes || echo no)"
+	fi
 	if [ -n "$windows" ]; then
 		# Paths with '\' and a drive: Wine shows the Linux root as Z:
 		win=$(printf 'Z:%s' "$tmp" | tr '/' '\\')

@@ -393,6 +393,9 @@ typedef struct batch {
 	size_t limit;       /* ordered: the first input that failed (none after it converts) */
 	size_t committed;   /* ordered: jobs before this are in place (or failed) */
 	bool progress;
+	os_term term;       /* progress: what the terminal shows */
+	unsigned columns;   /* progress: its width */
+	size_t shown;       /* progress: columns the line holds now */
 	os_mutex *lock;
 	os_cond *moved;     /* ordered: committed or limit moved */
 } batch;
@@ -418,17 +421,29 @@ static void commit_ready(batch *b)
 	os_cond_broadcast(b->moved);
 }
 
+/* The progress line rewritten to text ("" clears it). */
+static void progress_show(batch *b, const char *text)
+{
+	char line[1024];
+	size_t n = progress_render(b->term, b->columns, &b->shown, text, line, sizeof(line));
+	fwrite(line, 1, n, stderr);
+}
+
 static void print_ready(batch *b)
 {
 	plan *p = b->p;
-	if (b->progress) fputs("\r\033[K", stderr);
+	if (b->progress) progress_show(b, "");
 	while (b->printed < p->count && p->jobs[b->printed].ran && (!b->ordered || (b->printed < b->committed && b->printed <= b->limit))) {
 		job *j = &p->jobs[b->printed];
 		if (j->diag.len) fwrite(j->diag.text, 1, j->diag.len, stderr);
 		b->printed++;
 	}
-	if (b->progress && b->finished < p->count)
-		fprintf(stderr, "%s: [%zu/%zu] %s", b->o->name, b->finished, p->count, p->jobs[b->printed < p->count ? b->printed : 0].inputs[0]);
+	if (b->progress && b->finished < p->count) {
+		char text[1024];
+		snprintf(text, sizeof(text), "%s: [%zu/%zu] %s", b->o->name, b->finished, p->count,
+		         p->jobs[b->printed < p->count ? b->printed : 0].inputs[0]);
+		progress_show(b, text);
+	}
 	fflush(stderr);
 }
 
@@ -662,7 +677,8 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	memset(&b, 0, sizeof(b));
 	b.o = o;
 	b.p = &p;
-	b.progress = p.count > 1 && !o->quiet && os_is_terminal(stderr);
+	b.term = p.count > 1 && !o->quiet ? os_terminal(stderr, &b.columns) : OS_TERM_NONE;
+	b.progress = b.term != OS_TERM_NONE;
 	b.lock = os_mutex_create();
 	if (!b.lock) return EXIT_FAILED;
 	b.ordered = !o->keep_going && p.count > 1;
@@ -708,7 +724,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 		j->cancelled = true;
 	}
 	/* What is left to print: jobs after one that never ran (the batch stopped). */
-	if (b.progress) fputs("\r\033[K", stderr);
+	if (b.progress) progress_show(&b, "");
 	size_t failed = 0, skipped = 0;
 	for (size_t i = 0; i < p.count; i++) {
 		job *j = &p.jobs[i];

@@ -224,6 +224,15 @@ const char *last_separator(const char *path);
  * where it ignores case, byte by byte elsewhere. */
 int path_compare(const char *a, const char *b);
 
+/* The console (console.c). Whether Explorer started the program (a double click, or files or
+ * folders dropped on it): it then has a window of its own, which closes when it ends. */
+bool launched_from_explorer(const os_launch *l, int argc, char **argv);
+/* Writes to buf (cap bytes, NUL-terminated) what replaces the progress line shown (*shown
+ * columns wide, then updated) by text on a terminal of kind and width columns: escape codes
+ * only where the terminal takes them, spaces and '\r' elsewhere, the text cut at its start to
+ * fit the line. text "" clears it. Returns the length. */
+size_t progress_render(os_term kind, unsigned columns, size_t *shown, const char *text, char *buf, size_t cap);
+
 /* A growing text, for depfiles. */
 typedef struct text_buf {
 	char *text;

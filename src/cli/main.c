@@ -476,11 +476,14 @@ static int run_dropped(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	os_start(&argc, &argv);
-	/* Started on a console of its own (a double click, or files dropped on it): the window
-	 * closes when the program ends, so it waits for a key first. SMDMX_DROPPED=1 behaves so
-	 * anywhere (the tests use it). */
+	/* Started by Explorer (a double click, or files dropped on it): the window closes when the
+	 * program ends, so it waits for a key first. Never when another program started it, its
+	 * streams go elsewhere or it was given anything but dropped paths (console.c).
+	 * SMDMX_DROPPED=1 behaves so anywhere (the tests use it). */
 	const char *as_dropped = getenv("SMDMX_DROPPED");
-	bool own = os_owns_console() || (as_dropped && !strcmp(as_dropped, "1"));
+	os_launch launch;
+	os_launch_facts(&launch);
+	bool own = launched_from_explorer(&launch, argc, argv) || (as_dropped && !strcmp(as_dropped, "1"));
 	if (!own) return run(argc, argv);
 	int rc;
 	if (all_files(argc, argv)) rc = run_dropped(argc, argv);

@@ -156,9 +156,22 @@ void os_remove_in_cleanup(const char *path);
 void os_start(int *argc, char ***argv);
 /* true when f is a terminal (a console on Windows). */
 bool os_is_terminal(FILE *f);
-/* true when the program was started on its own console (by a double click, or files dropped
- * on it in Explorer): the window closes when it ends. Always false outside Windows. */
-bool os_owns_console(void);
+/* What a terminal f shows: OS_TERM_NONE when f is none; OS_TERM_ANSI when it takes the
+ * escape codes of a line rewritten in place (every POSIX terminal; a Windows console once
+ * virtual-terminal processing is on, which this turns on where the console has it);
+ * OS_TERM_PLAIN when it shows them as text (the classic Windows console), where '\r' and
+ * spaces rewrite a line. columns: the terminal's width (80 when it cannot be had). */
+typedef enum os_term { OS_TERM_NONE, OS_TERM_ANSI, OS_TERM_PLAIN } os_term;
+os_term os_terminal(FILE *f, unsigned *columns);
+/* How the program was started, which says whether it has a window of its own that closes
+ * when it ends (a double click, or files dropped on it, in Explorer). Windows only; all false
+ * and "" elsewhere. */
+typedef struct os_launch {
+	bool own_console;     /* no other process shares its console (it was made for it) */
+	bool console_streams; /* standard input, output and error are all that console */
+	char parent[64];      /* the file name of the program that started it ("explorer.exe") */
+} os_launch;
+void os_launch_facts(os_launch *l);
 /* Waits for a key on the console (a line, when standard input is not a console). */
 void os_wait_key(void);
 /* A clock for durations, in seconds. */

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -464,9 +465,18 @@ bool os_is_terminal(FILE *f)
 	return isatty(fileno(f)) == 1;
 }
 
-bool os_owns_console(void)
+os_term os_terminal(FILE *f, unsigned *columns)
 {
-	return false;
+	*columns = 80;
+	if (isatty(fileno(f)) != 1) return OS_TERM_NONE;
+	struct winsize ws;
+	if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) *columns = ws.ws_col;
+	return OS_TERM_ANSI;
+}
+
+void os_launch_facts(os_launch *l)
+{
+	memset(l, 0, sizeof(*l));
 }
 
 void os_wait_key(void)

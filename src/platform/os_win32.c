@@ -11,6 +11,7 @@
 #include <windows.h>
 #include <shellapi.h>
 #include <psapi.h>
+#include <tlhelp32.h>
 #include <conio.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -665,6 +666,16 @@ static void restore_console(void)
 	if (console_cp) SetConsoleOutputCP(console_cp);
 }
 
+/* The console mode os_terminal changed, put back at exit (the console outlives the program). */
+static HANDLE term_handle;
+static DWORD term_mode;
+static bool term_mode_set;
+
+static void restore_term_mode(void)
+{
+	SetConsoleMode(term_handle, term_mode);
+}
+
 void os_start(int *argc, char ***argv)
 {
 	/* Bytes in and out as they are: a binary DMX through a pipe arrives whole, and text
@@ -705,10 +716,52 @@ bool os_is_terminal(FILE *f)
 	return h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode);
 }
 
-bool os_owns_console(void)
+os_term os_terminal(FILE *f, unsigned *columns)
 {
-	DWORD ids[2];
-	return GetConsoleProcessList(ids, 2) == 1;
+	*columns = 80;
+	DWORD mode;
+	HANDLE h = (HANDLE)_get_osfhandle(_fileno(f));
+	if (h == INVALID_HANDLE_VALUE || !GetConsoleMode(h, &mode)) return OS_TERM_NONE;
+	CONSOLE_SCREEN_BUFFER_INFO bi;
+	if (GetConsoleScreenBufferInfo(h, &bi) && bi.srWindow.Right > bi.srWindow.Left)
+		*columns = (unsigned)(bi.srWindow.Right - bi.srWindow.Left + 1);
+	/* Windows 10 and later show escape codes once asked to; earlier consoles refuse */
+	if (mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING) return OS_TERM_ANSI;
+	if (SetConsoleMode(h, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING)) {
+		if (!term_mode_set) {
+			term_handle = h;
+			term_mode = mode;
+			term_mode_set = true;
+			atexit(restore_term_mode);
+		}
+		return OS_TERM_ANSI;
+	}
+	return OS_TERM_PLAIN;
+}
+
+void os_launch_facts(os_launch *l)
+{
+	memset(l, 0, sizeof(*l));
+	DWORD ids[2], mode;
+	l->own_console = GetConsoleProcessList(ids, 2) == 1;
+	l->console_streams = GetConsoleMode(GetStdHandle(STD_INPUT_HANDLE), &mode) &&
+	                     GetConsoleMode(GetStdHandle(STD_OUTPUT_HANDLE), &mode) &&
+	                     GetConsoleMode(GetStdHandle(STD_ERROR_HANDLE), &mode);
+	/* the parent: the process that made this one, by its id in a snapshot of them all */
+	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
+	if (snap == INVALID_HANDLE_VALUE) return;
+	PROCESSENTRY32W e;
+	DWORD me = GetCurrentProcessId(), parent = 0;
+	e.dwSize = sizeof(e);
+	for (BOOL more = Process32FirstW(snap, &e); more && !parent; more = Process32NextW(snap, &e))
+		if (e.th32ProcessID == me) parent = e.th32ParentProcessID;
+	e.dwSize = sizeof(e);
+	for (BOOL more = parent ? Process32FirstW(snap, &e) : FALSE; more; more = Process32NextW(snap, &e)) {
+		if (e.th32ProcessID != parent) continue;
+		if (!WideCharToMultiByte(CP_UTF8, 0, e.szExeFile, -1, l->parent, (int)sizeof(l->parent), NULL, NULL)) l->parent[0] = 0;
+		break;
+	}
+	CloseHandle(snap);
 }
 
 void os_wait_key(void)

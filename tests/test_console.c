@@ -1,0 +1,274 @@
+/* The console a user meets (src/cli/console.c): the wait for a key only when Explorer started
+ * the program, decided from how it was started; the progress line rewritten with escape
+ * codes only where the terminal takes them. On Windows (under Wine in the suite) also the
+ * facts themselves: a program given a console of its own by another program ends without
+ * waiting, and the parent's name is read. */
+#include "util.h"
+
+#include "../src/cli/console.c"
+
+#ifdef _WIN32
+#include <windows.h>
+#endif
+
+/* An absolute path as Explorer gives it: with Wine's Z: drive where paths are Windows'. */
+static const char *dropped(const char *rel, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s%s", os_windows_paths() ? "Z:" : "", test_path(rel));
+	return buf;
+}
+
+static void test_explorer_decides(void **state)
+{
+	(void)state;
+	char file[8192], folder[8192];
+	dropped("testdata/sample/arm.smd", file, sizeof(file));
+	dropped("testdata/sample", folder, sizeof(folder));
+	const os_launch explorer = { .own_console = true, .console_streams = true, .parent = "explorer.exe" };
+	char prog[] = "smd2dmx", opt[] = "-v", rel[] = "arm.smd", gone[] = "Z:\\no\\such.smd";
+	char *none[] = { prog, NULL };
+	char *drop[] = { prog, file, folder, NULL };
+	assert_true(launched_from_explorer(&explorer, 1, none));   /* a double click */
+	assert_true(launched_from_explorer(&explorer, 3, drop));   /* a file and a folder dropped */
+	os_launch upper = explorer;
+	snprintf(upper.parent, sizeof(upper.parent), "EXPLORER.EXE");
+	assert_true(launched_from_explorer(&upper, 3, drop));
+	/* anything typed: an option, a relative name, a name that is not there */
+	char *typed[][3] = { { prog, file, opt }, { prog, rel, NULL }, { prog, gone, NULL } };
+	assert_false(launched_from_explorer(&explorer, 3, typed[0]));
+	assert_false(launched_from_explorer(&explorer, 2, typed[1]));
+	assert_false(launched_from_explorer(&explorer, 2, typed[2]));
+	/* another program started it (start, a scheduled task, an IDE, a build tool), even on a
+	 * console of its own */
+	static const char *const others[] = { "cmd.exe", "powershell.exe", "python.exe", "svchost.exe", "devenv.exe", "" };
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		os_launch l = explorer;
+		snprintf(l.parent, sizeof(l.parent), "%s", others[i]);
+		assert_false(launched_from_explorer(&l, 1, none));
+	}
+	/* a console it shares, or streams that go elsewhere (redirected) */
+	os_launch shared = explorer, redirected = explorer;
+	shared.own_console = false;
+	redirected.console_streams = false;
+	assert_false(launched_from_explorer(&shared, 1, none));
+	assert_false(launched_from_explorer(&redirected, 1, none));
+	/* what this platform says of this test's own start: never Explorer's */
+	os_launch mine;
+	os_launch_facts(&mine);
+	assert_false(launched_from_explorer(&mine, 1, none));
+}
+
+/* The bytes that replace the line, as text ("\r" and spaces visible). */
+static const char *render(os_term kind, unsigned columns, size_t *shown, const char *text)
+{
+	static char buf[256];
+	size_t n = progress_render(kind, columns, shown, text, buf, sizeof(buf));
+	assert_int_equal(n, strlen(buf));
+	return buf;
+}
+
+static void test_progress_line(void **state)
+{
+	(void)state;
+	size_t shown = 0;
+	/* a terminal that takes escape codes: erase and write */
+	assert_string_equal(render(OS_TERM_ANSI, 80, &shown, "smd2dmx: [1/3] a.smd"), "\r\033[Ksmd2dmx: [1/3] a.smd");
+	assert_int_equal(shown, 20);
+	assert_string_equal(render(OS_TERM_ANSI, 80, &shown, ""), "\r\033[K");
+	/* the classic Windows console shows them as text: spaces cover the rest, no escape code */
+	shown = 0;
+	assert_string_equal(render(OS_TERM_PLAIN, 80, &shown, "smd2dmx: [1/3] long.smd"), "\rsmd2dmx: [1/3] long.smd");
+	assert_string_equal(render(OS_TERM_PLAIN, 80, &shown, "smd2dmx: [2/3] b.smd"), "\rsmd2dmx: [2/3] b.smd   \rsmd2dmx: [2/3] b.smd");
+	assert_string_equal(render(OS_TERM_PLAIN, 80, &shown, ""), "\r                    \r");
+	assert_int_equal(shown, 0);
+	/* a line never wraps: what is too wide keeps its end, in columns - 1 */
+	shown = 0;
+	assert_string_equal(render(OS_TERM_ANSI, 10, &shown, "smd2dmx: [1/2] models/name.smd"), "\r\033[K...me.smd");
+	assert_int_equal(shown, 9);
+	/* a name in another script: two columns a character, cut between characters */
+	shown = 0;
+	assert_string_equal(render(OS_TERM_PLAIN, 10, &shown, "x: \xe6\xa8\xa1\xe5\x9e\x8b\xe5\x90\x8d.smd"), "\r...\xe5\x90\x8d.smd");
+	assert_int_equal(shown, 9);
+	/* no escape byte ever reaches a plain console */
+	const char *texts[] = { "smd2dmx: [1/9] a", "x", "", "a much longer line than the one before it, cut to the width" };
+	shown = 0;
+	for (size_t i = 0; i < 4; i++) assert_null(strchr(render(OS_TERM_PLAIN, 40, &shown, texts[i]), '\033'));
+}
+
+#ifdef _WIN32
+static wchar_t *wide(const char *s)
+{
+	int n = MultiByteToWideChar(CP_UTF8, 0, s, -1, NULL, 0);
+	wchar_t *w = malloc((size_t)n * sizeof(wchar_t));
+	assert_non_null(w);
+	MultiByteToWideChar(CP_UTF8, 0, s, -1, w, n);
+	return w;
+}
+
+/* Runs cmd with a console of its own (as start, a scheduled task or CREATE_NEW_CONSOLE give
+ * it), its output to out_path when given; its exit code, or -1 when it has not ended after
+ * seconds. */
+static int run_new_console(const char *cmd, const char *out_path, DWORD seconds)
+{
+	wchar_t *w = wide(cmd);
+	STARTUPINFOW si;
+	memset(&si, 0, sizeof(si));
+	si.cb = sizeof(si);
+	HANDLE out = INVALID_HANDLE_VALUE;
+	if (out_path) {
+		SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
+		wchar_t *wp = wide(out_path);
+		out = CreateFileW(wp, GENERIC_WRITE, FILE_SHARE_READ, &sa, CREATE_ALWAYS, 0, NULL);
+		free(wp);
+		assert_true(out != INVALID_HANDLE_VALUE);
+		si.dwFlags = STARTF_USESTDHANDLES;
+		si.hStdInput = out; /* a file, not the console */
+		si.hStdOutput = si.hStdError = out;
+	}
+	PROCESS_INFORMATION pi;
+	BOOL ok = CreateProcessW(NULL, w, NULL, NULL, out_path != NULL, CREATE_NEW_CONSOLE, NULL, NULL, &si, &pi);
+	free(w);
+	if (!ok) fail_msg("cannot start %s: %lu", cmd, GetLastError());
+	int rc = -1;
+	if (WaitForSingleObject(pi.hProcess, seconds * 1000) == WAIT_OBJECT_0) {
+		DWORD code;
+		GetExitCodeProcess(pi.hProcess, &code);
+		rc = (int)code;
+	} else {
+		TerminateProcess(pi.hProcess, 99);
+		WaitForSingleObject(pi.hProcess, 5000);
+	}
+	CloseHandle(pi.hProcess);
+	CloseHandle(pi.hThread);
+	if (out != INVALID_HANDLE_VALUE) CloseHandle(out);
+	return rc;
+}
+
+static const char *program; /* smd2dmx.exe, from the command line */
+static const char *self;    /* this test */
+
+/* A program given a console of its own by another program ends without waiting for a key,
+ * its output redirected or not (it waited for ever: Windows said it owned its console). */
+static void test_new_console_does_not_wait(void **state)
+{
+	(void)state;
+	if (!program) skip();
+	char *dir = test_temp_path("console"), in[4096], out[4096], log[4096];
+	assert_true(os_mkdir(dir));
+	snprintf(in, sizeof(in), "%s/arm.smd", dir);
+	snprintf(out, sizeof(out), "%s/arm.dmx", dir);
+	snprintf(log, sizeof(log), "%s/log.txt", dir);
+	size_t n = 0;
+	char *smd = test_slurp(test_path("testdata/sample/arm.smd"), &n);
+	assert_non_null(smd);
+	FILE *f = os_fopen(in, "wb");
+	assert_non_null(f);
+	fwrite(smd, 1, n, f);
+	fclose(f);
+	free(smd);
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "\"%s\" \"%s\" -o \"%s\" -f", program, in, out);
+	int rc = run_new_console(cmd, log, 60);
+	if (rc != 0) {
+		size_t k = 0;
+		char *said = test_slurp(log, &k);
+		fail_msg("%s: exit %d: %s", cmd, rc, said ? said : "");
+	}
+	assert_true(test_exists(out));
+	assert_int_equal(run_new_console(cmd, NULL, 60), 0);
+	os_remove(in);
+	os_remove(out);
+	os_remove(log);
+	os_rmdir(dir);
+	free(dir);
+}
+
+/* The facts of a start: a copy of this test named explorer.exe starts it on a console of its
+ * own, and it writes what it finds. */
+static void test_facts_of_a_start(void **state)
+{
+	(void)state;
+	if (!self) skip();
+	char *dir = test_temp_path("explorer");
+	assert_true(os_mkdir(dir));
+	char explorer[4096], facts[4096], cmd[16384];
+	snprintf(explorer, sizeof(explorer), "%s/explorer.exe", dir);
+	snprintf(facts, sizeof(facts), "%s/facts.txt", dir);
+	wchar_t *ws = wide(self), *we = wide(explorer);
+	assert_true(CopyFileW(ws, we, FALSE));
+	free(ws);
+	free(we);
+	snprintf(cmd, sizeof(cmd), "\"%s\" --start \"%s\" \"%s\"", explorer, self, facts);
+	assert_int_equal(run_new_console(cmd, NULL, 60), 0);
+	size_t n = 0;
+	char *got = test_slurp(facts, &n);
+	assert_non_null(got);
+	/* alone on the console explorer.exe made for it, and explorer.exe its parent; the console
+	 * streams are there on Windows (Wine's console without a display has none) */
+	assert_true(!strncmp(got, "own 1 parent explorer.exe streams ", 34));
+	free(got);
+	os_remove(facts);
+	os_remove(explorer);
+	os_rmdir(dir);
+	free(dir);
+}
+
+/* --start PROGRAM FACTS: start PROGRAM --probe FACTS on a console of its own, wait for it.
+ * --probe FACTS: write this start's facts. */
+static int helper(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "--start")) {
+		char cmd[16384];
+		snprintf(cmd, sizeof(cmd), "\"%s\" --probe \"%s\"", argv[2], argv[3]);
+		wchar_t *w = wide(cmd);
+		STARTUPINFOW si;
+		memset(&si, 0, sizeof(si));
+		si.cb = sizeof(si);
+		PROCESS_INFORMATION pi;
+		if (!CreateProcessW(NULL, w, NULL, NULL, FALSE, CREATE_NEW_CONSOLE, NULL, NULL, &si, &pi)) return 2;
+		WaitForSingleObject(pi.hProcess, 60000);
+		DWORD code = 3;
+		GetExitCodeProcess(pi.hProcess, &code);
+		return (int)code;
+	}
+	if (argc == 3 && !strcmp(argv[1], "--probe")) {
+		os_launch l;
+		os_launch_facts(&l);
+		FILE *f = os_fopen(argv[2], "wb");
+		if (!f) return 4;
+		fprintf(f, "own %d parent %s streams %d\n", l.own_console, l.parent, l.console_streams);
+		return fclose(f) == 0 ? 0 : 5;
+	}
+	return -1;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+#ifdef _WIN32
+	os_start(&argc, &argv);
+	int h = helper(argc, argv);
+	if (h >= 0) return h;
+	/* this test's path, and the program's as Windows names it (Wine's Z: for a Linux path) */
+	static wchar_t me[32768];
+	static char me8[4 * 32768], prog[8192];
+	if (GetModuleFileNameW(NULL, me, 32768) && WideCharToMultiByte(CP_UTF8, 0, me, -1, me8, (int)sizeof(me8), NULL, NULL)) self = me8;
+	if (argc > 1) {
+		snprintf(prog, sizeof(prog), "%s%s", argv[1][0] == '/' ? "Z:" : "", argv[1]);
+		program = prog;
+	}
+#else
+	(void)argc;
+	(void)argv;
+#endif
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_explorer_decides),
+		cmocka_unit_test(test_progress_line),
+#ifdef _WIN32
+		cmocka_unit_test(test_new_console_does_not_wait),
+		cmocka_unit_test(test_facts_of_a_start),
+#endif
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
