@@ -1236,7 +1236,24 @@ windows)
 	check "dropped files convert beside themselves" "0 ./arm.dmx ./arm.smd ./arm_wave.dmx ./arm_wave.smd ./m.dmx ./m.smd " "$? $(files "$tmp/drop")"
 	check "and say what they wrote, then wait" "3|smdmx: done|Press Enter to close this window." "$(grep -c -e ' -> ' "$tmp/err")|$(tail -n 2 "$tmp/err" | tr '\n' '|' | sed 's/|$//')"
 	printf '\n' | SMDMX_DROPPED=1 "$smd2dmx" "$tmp/drop/arm.smd" >/dev/null 2>"$tmp/err"
-	check "dropped again: the output is there, and it says so" "1 $tmp/drop/arm.dmx: error: '$tmp/drop/arm.dmx' exists (--force overwrites it)|smd2dmx: finished with errors (above)" "$? $(grep -v 'Press Enter' "$tmp/err" | tr '\n' '|' | sed 's/|$//')"
+	check "dropped again: the output is kept, and it says what to do in Explorer" "1 $tmp/drop/arm.dmx: error: '$tmp/drop/arm.dmx' is already there, and was kept: delete it or move it away in Explorer, then drop again|smd2dmx: finished with errors (above)" "$? $(grep -v 'Press Enter' "$tmp/err" | tr '\n' '|' | sed 's/|$//')"
+	# Folders dropped: the files below them, as -r finds them; with files, on smdmx too
+	# (SMD-family files to DMX, DMX to SMD), and one output already there stops no other.
+	mkdir -p "$tmp/drop2/models/deep" "$tmp/drop2/loose"
+	cp "$sample/arm.smd" "$tmp/drop2/models/"
+	cp "$sample/arm_wave.smd" "$tmp/drop2/models/deep/"
+	cp "$tmp/drop/m.dmx" "$tmp/drop2/models/deep/m.dmx"
+	cp "$sample/arm.smd" "$tmp/drop2/loose/x.smd"
+	printf '\n' | SMDMX_DROPPED=1 "$smdmx" "$tmp/drop2/models" "$tmp/drop2/loose/x.smd" >/dev/null 2>"$tmp/err"
+	check "a folder and a file dropped on smdmx convert beside themselves" "0 ./loose/x.dmx ./loose/x.smd ./models/arm.dmx ./models/arm.smd ./models/deep/arm_wave.dmx ./models/deep/arm_wave.smd ./models/deep/m.dmx ./models/deep/m.smd  4" \
+		"$? $(files "$tmp/drop2") $(grep -c ' -> ' "$tmp/err")"
+	rm "$tmp/drop2/models/arm.dmx" "$tmp/drop2/models/deep/arm_wave.dmx"
+	printf '\n' | SMDMX_DROPPED=1 "$smd2dmx" "$tmp/drop2/models/" >/dev/null 2>"$tmp/err"
+	check "a folder dropped on smd2dmx: each SMD converts, one output already there stops none" "1 yes yes|$tmp/drop2/models/deep/m.dmx: error: '$tmp/drop2/models/deep/m.dmx' is already there, and was kept: delete it or move it away in Explorer, then drop again" \
+		"$? $([ -f "$tmp/drop2/models/arm.dmx" ] && echo yes) $([ -f "$tmp/drop2/models/deep/arm_wave.dmx" ] && echo yes)|$(grep 'already there' "$tmp/err")"
+	mkdir "$tmp/drop2/empty"
+	printf '\n' | SMDMX_DROPPED=1 "$dmx2smd" "$tmp/drop2/empty" >/dev/null 2>"$tmp/err"
+	check "a folder with nothing to convert: said" "0 dmx2smd: note: '$tmp/drop2/empty' holds no file dmx2smd converts" "$? $(head -n 1 "$tmp/err")"
 	printf '\n' | SMDMX_DROPPED=1 "$dmx2smd" >"$tmp/out" 2>"$tmp/err"
 	check "started with nothing: its help, and the wait" "0 usage: dmx2smd|Press Enter to close this window." "$? $(head -n 1 "$tmp/out" | cut -c1-14)|$(tail -n 1 "$tmp/err")"
 	# A program on a terminal of its own ends without waiting for a key: only Explorer's start

@@ -1,9 +1,11 @@
 #!/bin/sh
 # The Windows release: build-release-win/smdmx-VERSION-windows-x86_64.zip, holding smdmx.exe,
 # smd2dmx.exe and dmx2smd.exe (64-bit, statically linked: they need only DLLs every Windows
-# has), README.txt and LICENSE.txt. Cross-built with mingw-w64 on Debian, then checked: the
-# programs' import tables, and the zip unpacked into an empty folder converting the sample
-# model under a Wine of its own, to the same bytes as the Linux build writes.
+# has), README.txt (the guide for Windows users, doc/windows.txt), manual.txt (this README)
+# and LICENSE.txt. Cross-built with mingw-w64 on Debian, then checked: the programs' import
+# tables, and the zip unpacked into an empty folder converting the sample model under a Wine
+# of its own, to the same bytes as a Linux build of the same source writes (made here in
+# build-release-linux). Any check that cannot be made fails the script.
 # usage: sh tools/release-windows.sh
 set -eu
 cd "$(dirname "$0")/.."
@@ -21,7 +23,8 @@ for p in smdmx smd2dmx dmx2smd; do
 	x86_64-w64-mingw32-strip -o "$stage/$p.exe" "$b/$p.exe"
 done
 # the text files with CRLF line ends, for Notepad
-sed 's/$/\r/' README.md >"$stage/README.txt"
+sed 's/$/\r/' doc/windows.txt >"$stage/README.txt"
+sed 's/$/\r/' README.md >"$stage/manual.txt"
 sed 's/$/\r/' LICENSE >"$stage/LICENSE.txt"
 sh tests/imports.sh x86_64-w64-mingw32-objdump "$stage"/*.exe
 # zip without time stamps' noise: the files' times set to the last commit's
@@ -39,11 +42,14 @@ quietly /usr/lib/wine/wine64 wineboot --init
 (cd "$check" && /usr/lib/wine/wine64 "$name/smd2dmx.exe" arm.smd arm.vta -o arm.dmx -q &&
 	/usr/lib/wine/wine64 "$name/smdmx.exe" diff arm.smd arm.vta arm.dmx &&
 	/usr/lib/wine/wine64 "$name/dmx2smd.exe" arm.dmx -o back.smd -q && [ -f back.vta ])
-if [ -x build/smd2dmx ]; then
-	build/smd2dmx testdata/sample/arm.smd testdata/sample/arm.vta -o "$check/linux.dmx" -q
-	cmp "$check/arm.dmx" "$check/linux.dmx"
-	echo "the release converts the sample under Wine to the bytes the Linux build writes"
-else
-	echo "the release converts the sample under Wine (no Linux build in build/ to compare with)"
+# The Linux build to compare with: of this source, made here (never one left from another).
+l=build-release-linux
+configure "$l" -Dbuildtype=release -Dtests=false -Dwerror=true
+quietly meson compile -C "$l" smd2dmx:executable
+"$l/smd2dmx" testdata/sample/arm.smd testdata/sample/arm.vta -o "$check/linux.dmx" -q
+if ! cmp "$check/arm.dmx" "$check/linux.dmx"; then
+	echo "$(basename "$0"): the release's DMX of the sample differs from the Linux build's" >&2
+	exit 1
 fi
+echo "the release converts the sample under Wine to the bytes the Linux build writes"
 ls -l "$b/$name.zip" | awk '{ print $5, $NF }'

@@ -190,6 +190,32 @@ static bool plan_qc(const conv_opts *o, plan *p)
 	return true;
 }
 
+bool files_below(tool_kind tool, const char *name, const char *dir, char ***paths, size_t *count)
+{
+	conv_opts o;
+	memset(&o, 0, sizeof(o));
+	o.tool = tool;
+	o.name = name;
+	size_t len = strlen(dir);
+	while (len > 1 && is_separator(dir[len - 1])) len--;
+	char *d = xasprintf("%.*s", (int)len, dir);
+	found_list f = { 0 };
+	bool ok = walk(&o, d, "", &f, 0);
+	free(d);
+	*paths = malloc((f.count + 1) * sizeof(char *));
+	if (!*paths) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	for (size_t i = 0; i < f.count; i++) {
+		(*paths)[i] = f.items[i].path;
+		free(f.items[i].rel);
+	}
+	*count = f.count;
+	free(f.items);
+	return ok;
+}
+
 /* Plans the jobs; false (a usage error, already reported) when the command line cannot
  * work. */
 static bool make_plan(const conv_opts *o, char **args, size_t nargs, plan *p)

@@ -180,6 +180,9 @@ void output_init(void);
 /* Checks that path may be written: not an input (never), not an existing file (unless
  * force). Returns false with a message in why. */
 bool output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size);
+/* From here on, an output that is there is said in Explorer's terms (files dropped on the
+ * program: delete or move it, then drop again), not with --force. */
+void outputs_in_explorer_terms(void);
 /* Opens a temporary file for path (or standard output for "-"); NULL with why on failure. */
 output *outputs_open(outputs *set, const char *path, char *why, size_t why_size);
 bool output_write(void *user, const void *data, size_t size);
@@ -202,6 +205,9 @@ void job_run(const conv_opts *o, job *j, bool defer);
 
 /* Plans the jobs for the inputs and runs them; the process's exit code. */
 int batch_main(conv_opts *o, char **inputs, size_t input_count);
+/* The files below dir that tool converts, as -r finds them (in byte order of their names);
+ * false, said as name's error, when dir cannot be read. The paths are malloc'd. */
+bool files_below(tool_kind tool, const char *name, const char *dir, char ***paths, size_t *count);
 
 /* ---- commands (inspect.c) -------------------------------------------------------- */
 

@@ -352,6 +352,23 @@ void output_init(void)
 
 /* ---- outputs ----------------------------------------------------------------------------- */
 
+/* Files dropped in Explorer: an output that is there is said in Explorer's terms (its user
+ * gave no option, and has none to give). */
+static bool explorer_terms;
+
+void outputs_in_explorer_terms(void)
+{
+	explorer_terms = true;
+}
+
+static void say_exists(const char *path, char *why, size_t why_size)
+{
+	if (explorer_terms)
+		snprintf(why, why_size, "'%s' is already there, and was kept: delete it or move it away in Explorer, then drop again", path);
+	else
+		snprintf(why, why_size, "'%s' exists (--force overwrites it)", path);
+}
+
 bool output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size)
 {
 	if (!strcmp(path, "-")) return true;
@@ -368,7 +385,7 @@ bool output_allowed(const char *path, char *const *inputs, size_t input_count, b
 		return false;
 	}
 	if (!force) {
-		snprintf(why, why_size, "'%s' exists (--force overwrites it)", path);
+		say_exists(path, why, why_size);
 		return false;
 	}
 	return true;
@@ -487,7 +504,7 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 		if (!out->tmp) continue;
 		bool moved = set->force ? os_replace(out->tmp, out->path) : os_rename_new(out->tmp, out->path);
 		if (!moved) {
-			if (errno == EEXIST) snprintf(why, why_size, "'%s' exists (--force overwrites it)", out->path);
+			if (errno == EEXIST) say_exists(out->path, why, why_size);
 			else snprintf(why, why_size, "cannot write '%s': %s", out->path, strerror(errno));
 			break;
 		}
