@@ -117,7 +117,7 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 	smdmx_dm_limits limits = sm_dm_limits_resolve(&opts.limits);
 	os_file fd = strcmp(path, "-") == 0 ? os_stdin() : os_open_read(path);
 	if (fd == OS_NO_FILE) {
-		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot open: %s", strerror(errno));
+		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot open: %s", os_error_text(errno));
 		return NULL;
 	}
 	uint64_t file_size = 0;
@@ -172,7 +172,7 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 		/* a regular file by offset: the header was peeked at by offset, which on Windows
 		 * moves the handle's position */
 		ptrdiff_t n = peeked ? os_read_at(fd, buf + len, cap - len, len) : os_read(fd, buf + len, cap - len);
-		if (n < 0) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "read failed: %s", strerror(errno));
+		if (n < 0) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "read failed: %s", os_error_text(errno));
 		if (n <= 0) break;
 		len += (size_t)n;
 	}

@@ -186,15 +186,15 @@ bool sm_write_file_atomic(const char *path, sm_produce_fn produce, void *ctx, sm
 		if (fd == OS_NO_FILE && errno != EEXIST) break;
 	}
 	if (fd == OS_NO_FILE) {
-		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot create '%s': %s", tmp, strerror(errno));
+		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot create '%s': %s", tmp, os_error_text(errno));
 		free(tmp);
 		return false;
 	}
 	bool ok = produce(ctx, fd_write, &fd, error);
-	if (ok && !os_sync(fd)) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot write '%s': %s", path, strerror(errno));
-	if (!os_close(fd) && ok) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot write '%s': %s", path, strerror(errno));
+	if (ok && !os_sync(fd)) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot write '%s': %s", path, os_error_text(errno));
+	if (!os_close(fd) && ok) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot write '%s': %s", path, os_error_text(errno));
 	if (ok && !os_replace(tmp, path))
-		ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot rename to '%s': %s", path, strerror(errno));
+		ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot rename to '%s': %s", path, os_error_text(errno));
 	if (!ok) os_remove(tmp);
 	free(tmp);
 	return ok;

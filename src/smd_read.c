@@ -224,7 +224,7 @@ static bool refill(reader *r)
 		ptrdiff_t n = r->at ? os_read_at(r->fd, r->chunk + r->len, r->chunk_cap - r->len, r->base_off + r->len)
 		                    : os_read(r->fd, r->chunk + r->len, r->chunk_cap - r->len);
 		if (n < 0) {
-			return sm_fail(r->error, SMDMX_ERROR_IO, 0, 0, "read failed: %s", strerror(errno));
+			return sm_fail(r->error, SMDMX_ERROR_IO, 0, 0, "read failed: %s", os_error_text(errno));
 		}
 		if (n == 0) {
 			r->eof = true;
@@ -2173,7 +2173,7 @@ smdmx_scene *smdmx_smd_read_file(const char *path, const smdmx_smd_read_options 
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	os_file fd = strcmp(path, "-") == 0 ? os_stdin() : os_open_read(path);
 	if (fd == OS_NO_FILE) {
-		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot open: %s", strerror(errno));
+		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot open: %s", os_error_text(errno));
 		return NULL;
 	}
 	reader r;

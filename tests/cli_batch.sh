@@ -1277,6 +1277,25 @@ windows)
 		check "the depfile's paths with '/' (make and ninja read them)" "$(printf 'Z:%s/w/out/deep/arm.dmx: Z:%s/w/arm.smd' "$tmp" "$tmp")" "$(cat "$tmp/w/d.d")"
 		"$smd2dmx" "$win\\w\\ARM.SMD" -o "$win\\w\\upper.dmx" -q
 		check "names ignore case" "0 yes" "$? $([ -f "$tmp/w/upper.dmx" ] && echo yes)"
+		# Paths shown as the user wrote them: '\' in, '\' out, for the paths smdmx makes too
+		mkdir -p "$tmp/w/tree/Модели"
+		cp "$sample/arm.smd" "$tmp/w/tree/Модели/Модели.smd"
+		"$smd2dmx" -r "$win\\w\\tree" -d "$win\\w\\p2out" -v 2>"$tmp/err"
+		check "a -d output shown with the user's '\\'" "0 $win\\w\\tree\\Модели\\Модели.smd: note: 2 joints, 1 mesh (20 polygons), 0 flex shapes, 0 clips as 17 elements, model format 18 -> $win\\w\\p2out\\Модели\\Модели.dmx" \
+			"$? $(cat "$tmp/err")"
+		mkdir "$tmp/w/face"
+		cp "$root/testdata/qc/face/"* "$tmp/w/face/"
+		"$smdmx" qc "$win\\w\\face\\face.qc" --to dmx -d "$win\\w\\qcout" -v 2>"$tmp/err"
+		check "smdmx qc's absolute paths shown with '\\'" "0 $win\\w\\face\\face.smd: note: -> $win\\w\\qcout\\face.dmx" "$? $(head -n 1 "$tmp/err")"
+		# Names Windows cannot hold are refused before anything is written
+		for bad in 'bad:name.dmx' 'con.dmx' 'AUX.smd.dmx' 'sub.\\x.dmx' 'a?.dmx'; do
+			"$smd2dmx" "$win\\w\\arm.smd" -o "$win\\w\\refuse\\$bad" 2>"$tmp/err"
+			check "a name Windows cannot hold refused: $bad" "1 no" "$? $([ -e "$tmp/w/refuse" ] && echo yes || echo no)"
+		done
+		"$smd2dmx" "$win\\w\\arm.smd" -o "$win\\w\\bad:name.dmx" 2>"$tmp/err"
+		check "':' past the drive: said" "$win\\w\\bad:name.dmx: error: '$win\\w\\bad:name.dmx': Windows cannot hold this name: ':' past the drive names a stream of another file" "$(cat "$tmp/err")"
+		"$smd2dmx" "$win\\w\\arm.smd" -o "$win\\w\\Con.dmx" 2>"$tmp/err"
+		check "a device name: said" "$win\\w\\Con.dmx: error: '$win\\w\\Con.dmx': Windows cannot hold this name: 'Con' is a device on Windows, not a file" "$(cat "$tmp/err")"
 		# Two outputs that differ only in case are one file on Windows
 		mkdir "$tmp/x" "$tmp/y"
 		cp "$sample/arm.smd" "$tmp/x/Arm.smd"

@@ -183,6 +183,61 @@ static void test_new_console_does_not_wait(void **state)
 	free(dir);
 }
 
+/* Windows' own words for an error, as FormatMessageW gives them without the final period. */
+static void windows_text(DWORD code, char *out, size_t n)
+{
+	wchar_t w[512];
+	DWORD k = FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code, 0, w, 512, NULL);
+	while (k > 0 && (w[k - 1] == L'\r' || w[k - 1] == L'\n' || w[k - 1] == L' ' || w[k - 1] == L'.')) k--;
+	w[k] = 0;
+	if (!WideCharToMultiByte(CP_UTF8, 0, w, -1, out, (int)n, NULL, NULL)) out[0] = 0;
+}
+
+/* An output another program holds open: the message says what Windows says of it (in the
+ * user's language), not the C library's "Permission denied". */
+static void test_windows_words(void **state)
+{
+	(void)state;
+	if (!program) skip();
+	char *dir = test_temp_path("locked"), in[4096], out[4096], log[4096], cmd[16384];
+	assert_true(os_mkdir(dir));
+	snprintf(in, sizeof(in), "%s/arm.smd", dir);
+	snprintf(out, sizeof(out), "%s/arm.dmx", dir);
+	snprintf(log, sizeof(log), "%s/log.txt", dir);
+	size_t n = 0;
+	char *smd = test_slurp(test_path("testdata/sample/arm.smd"), &n);
+	assert_non_null(smd);
+	FILE *f = os_fopen(in, "wb");
+	assert_non_null(f);
+	fwrite(smd, 1, n, f);
+	fclose(f);
+	free(smd);
+	f = os_fopen(out, "wb");
+	assert_non_null(f);
+	fclose(f);
+	wchar_t *wo = wide(out);
+	HANDLE held = CreateFileW(wo, GENERIC_READ | GENERIC_WRITE, 0, NULL, OPEN_EXISTING, 0, NULL); /* shared with no one */
+	free(wo);
+	assert_true(held != INVALID_HANDLE_VALUE);
+	snprintf(cmd, sizeof(cmd), "\"%s\" \"%s\" -o \"%s\" -f", program, in, out);
+	int rc = run_new_console(cmd, log, 60);
+	CloseHandle(held);
+	size_t k = 0;
+	char *said = test_slurp(log, &k);
+	assert_non_null(said);
+	char denied[512], shared[512];
+	windows_text(ERROR_ACCESS_DENIED, denied, sizeof(denied));
+	windows_text(ERROR_SHARING_VIOLATION, shared, sizeof(shared));
+	if (rc != 1 || !*denied || (!strstr(said, denied) && !strstr(said, shared)) || strstr(said, "Permission denied"))
+		fail_msg("exit %d, said: %s (want Windows' '%s' or '%s')", rc, said, denied, shared);
+	free(said);
+	os_remove(in);
+	os_remove(out);
+	os_remove(log);
+	os_rmdir(dir);
+	free(dir);
+}
+
 /* The facts of a start: a copy of this test named explorer.exe starts it on a console of its
  * own, and it writes what it finds. */
 static void test_facts_of_a_start(void **state)
@@ -268,6 +323,7 @@ int main(int argc, char **argv)
 #ifdef _WIN32
 		cmocka_unit_test(test_new_console_does_not_wait),
 		cmocka_unit_test(test_facts_of_a_start),
+		cmocka_unit_test(test_windows_words),
 #endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -58,7 +58,7 @@ static bool walk(const conv_opts *o, const char *dir, const char *rel, found_lis
 	}
 	os_dir *d = os_dir_open(dir);
 	if (!d) {
-		say(o->name, "error", "cannot read the directory '%s': %s", dir, strerror(errno));
+		say(o->name, "error", "cannot read the directory '%s': %s", dir, os_error_text(errno));
 		return false;
 	}
 	char **names = NULL;
@@ -81,7 +81,7 @@ static bool walk(const conv_opts *o, const char *dir, const char *rel, found_lis
 	qsort(names, n, sizeof(*names), cmp_strings);
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
-		char *path = xasprintf("%s/%s", dir, names[i]);
+		char *path = path_join(dir, names[i]);
 		char *r = *rel ? xasprintf("%s/%s", rel, names[i]) : xstrdup(names[i]);
 		os_stat st;
 		if (os_lstat_path(path, &st) && st.kind == OS_DIRECTORY && !st.link) {
@@ -181,7 +181,7 @@ static bool plan_qc(const conv_opts *o, plan *p)
 		free(out);
 	} else if (o->outdir) {
 		const char *slash = last_separator(out);
-		j->out = xasprintf("%s/%s", o->outdir, slash ? slash + 1 : out);
+		j->out = path_join(o->outdir, slash ? slash + 1 : out);
 		free(out);
 	} else {
 		j->out = out;
@@ -343,10 +343,12 @@ static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p)
 			return false;
 		} else if (!strcmp(f->path, "-")) {
 			/* standard input with -d: DIR/NAME.EXT (--name, default stdin), else standard output */
-			j->out = o->outdir ? xasprintf("%s/%s.%s", o->outdir, stdin_name, ext) : xstrdup("-");
+			char *base = xasprintf("%s.%s", stdin_name, ext);
+			j->out = o->outdir ? path_join(o->outdir, base) : xstrdup("-");
+			free(base);
 		} else if (o->outdir) {
 			char *rel = path_with_extension(f->rel, ext);
-			j->out = xasprintf("%s/%s", o->outdir, rel);
+			j->out = path_join(o->outdir, rel);
 			free(rel);
 		} else j->out = path_with_extension(f->path, ext);
 	}

@@ -136,6 +136,9 @@ void diag_warnings(diag_buf *d, const conv_opts *o, const char *path, const smdm
 void diag_finish(diag_buf *d, const conv_opts *o, const char *path);
 void diag_free(diag_buf *d);
 /* A message of the program itself on stderr: "name: error: ...". */
+/* From here on, absolute paths in messages are shown with '\\' (the user's command line wrote
+ * paths so, on Windows). */
+void diag_show_backslashes(void);
 void say(const char *name, const char *kind, const char *fmt, ...) __attribute__((format(OS_PRINTF, 3, 4)));
 /* The same with a va_list, and tail appended to the message. */
 void say_v(const char *name, const char *kind, const char *tail, const char *fmt, va_list ap)
@@ -155,6 +158,11 @@ char *path_with_extension(const char *path, const char *ext);
 char *path_with_suffix(const char *path, const char *suffix);
 /* path made absolute with "." and ".." folded; path_relative: to as seen from the folder of
  * from_file. Both return memory to free. */
+/* The separator to add to path with: on Windows '\\' when path was written with '\\' and no
+ * '/' (paths are shown as the user writes them), else '/'. */
+char path_separator_of(const char *path);
+/* dir and rel joined with dir's separator (rel's own made the same). Malloc'd. */
+char *path_join(const char *dir, const char *rel);
 char *path_absolute(const char *path);
 char *path_relative(const char *from_file, const char *to);
 /* Creates the directories above path. */

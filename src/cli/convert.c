@@ -63,7 +63,7 @@ static output *open_out(run *r, const char *path)
 static bool fail_write(run *r, output *out, const smdmx_error *e)
 {
 	if (e->code == SMDMX_ERROR_IO && out->errnum) {
-		snprintf(r->why, sizeof(r->why), "cannot write: %s", strerror(out->errnum));
+		snprintf(r->why, sizeof(r->why), "cannot write: %s", os_error_text(out->errnum));
 		return fail_msg(r, out->path, r->why);
 	}
 	return fail(r, out->path, e);
@@ -538,7 +538,7 @@ static bool write_text(run *r, const char *path, const char *text)
 	output *o = open_out(r, path);
 	if (!o) return false;
 	if (!output_write(o, text, strlen(text))) {
-		snprintf(r->why, sizeof(r->why), "cannot write: %s", strerror(o->errnum));
+		snprintf(r->why, sizeof(r->why), "cannot write: %s", os_error_text(o->errnum));
 		return fail_msg(r, path, r->why);
 	}
 	return true;

@@ -21,9 +21,41 @@ static void append(diag_buf *d, const char *s, size_t n)
 	d->text[d->len] = '\0';
 }
 
+/* Paths shown as the user writes them: on Windows, when the command line wrote paths with
+ * '\\', the absolute paths smdmx makes (a drive, then '/') are shown with '\\' too. */
+static bool backslashes;
+
+void diag_show_backslashes(void)
+{
+	backslashes = true;
+}
+
+/* In s, every absolute Windows path (a drive letter and ':' at the start or after a space,
+ * quote or '(') gets '\\' for '/', up to the quote that closes it or the end. */
+static void show_backslashes(char *s)
+{
+	if (!backslashes) return;
+	for (char *p = s; *p; p++) {
+		bool starts = (p == s || p[-1] == ' ' || p[-1] == '\'' || p[-1] == '"' || p[-1] == '(') &&
+		              ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')) && p[1] == ':' && (p[2] == '/' || p[2] == '\\');
+		if (!starts) continue;
+		char close = p > s && (p[-1] == '\'' || p[-1] == '"') ? p[-1] : 0;
+		for (p += 2; *p && *p != close && !(close == 0 && *p == '\n'); p++)
+			if (*p == '/') *p = '\\';
+		if (!*p) break;
+	}
+}
+
 static void vadd_plain(diag_buf *d, const char *path, uint32_t line, uint32_t col, const char *kind, const char *msg,
                        const char *tail)
 {
+	char shown_path[4096], shown_msg[1024];
+	snprintf(shown_path, sizeof(shown_path), "%s", path);
+	snprintf(shown_msg, sizeof(shown_msg), "%s", msg);
+	show_backslashes(shown_path);
+	show_backslashes(shown_msg);
+	path = shown_path;
+	msg = shown_msg;
 	char head[64];
 	if (line) snprintf(head, sizeof(head), ":%u:%u", line, col ? col : 1);
 	else head[0] = '\0';
@@ -117,6 +149,7 @@ void say_v(const char *name, const char *kind, const char *tail, const char *fmt
 {
 	char msg[1024];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	show_backslashes(msg);
 	fprintf(stderr, "%s: %s: %s%s\n", name, kind, msg, tail);
 }
 

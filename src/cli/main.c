@@ -535,6 +535,12 @@ int main(int argc, char **argv)
 	 * program ends, so it waits for a key first. Never when another program started it, its
 	 * streams go elsewhere or it was given anything but dropped paths (console.c).
 	 * SMDMX_DROPPED=1 behaves so anywhere (the tests use it). */
+	/* paths in messages as the user writes them: '\\' on Windows when the command line has it */
+	for (int i = 1; os_windows_paths() && i < argc; i++)
+		if (strchr(argv[i], '\\')) {
+			diag_show_backslashes();
+			break;
+		}
 	const char *as_dropped = getenv("SMDMX_DROPPED");
 	os_launch launch;
 	os_launch_facts(&launch);

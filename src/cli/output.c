@@ -104,6 +104,21 @@ char *path_with_suffix(const char *path, const char *suffix)
 /* path made absolute (against the working directory) with "." and ".." folded, '/' as the
  * separator. On Windows: "C:/a/b" for a drive, "//server/share/a" for a network share, and
  * "\\a" on the working directory's drive. */
+char path_separator_of(const char *path)
+{
+	return os_windows_paths() && strchr(path, '\\') && !strchr(path, '/') ? '\\' : '/';
+}
+
+char *path_join(const char *dir, const char *rel)
+{
+	char sep = path_separator_of(dir);
+	size_t n = strlen(dir);
+	char *p = xasprintf("%s%s%s", dir, n && is_separator(dir[n - 1]) ? "" : sep == '/' ? "/" : "\\", rel);
+	for (char *c = p + n; *c; c++)
+		if (is_separator(*c)) *c = sep;
+	return p;
+}
+
 char *path_absolute(const char *path)
 {
 	bool windows = os_windows_paths();
@@ -208,7 +223,7 @@ bool make_parent_dirs(const char *path, char *why, size_t why_size)
 		char sep = *s;
 		*s = '\0';
 		if (!os_mkdir(p) && errno != EEXIST) {
-			snprintf(why, why_size, "cannot create the directory '%s': %s", p, strerror(errno));
+			snprintf(why, why_size, "cannot create the directory '%s': %s", p, os_error_text(errno));
 			free(p);
 			return false;
 		}
@@ -240,7 +255,7 @@ const void *stdin_data(size_t *size, char *why, size_t why_size)
 			}
 			ptrdiff_t n = os_read(os_stdin(), in_data + in_size, cap - in_size);
 			if (n < 0) {
-				snprintf(in_why, sizeof(in_why), "cannot read standard input: %s", strerror(errno));
+				snprintf(in_why, sizeof(in_why), "cannot read standard input: %s", os_error_text(errno));
 				in_failed = true;
 				break;
 			}
@@ -369,9 +384,57 @@ static void say_exists(const char *path, char *why, size_t why_size)
 		snprintf(why, why_size, "'%s' exists (--force overwrites it)", path);
 }
 
+/* Why Windows cannot hold path as a file's name, or NULL: a device name (CON, PRN, AUX, NUL,
+ * COM1 to COM9, LPT1 to LPT9, with any extension: "con.dmx" is the console), ':' past the
+ * drive (it names an alternate data stream of another file), a name that ends in '.' or ' '
+ * (Windows drops them), or a character it refuses. what: room for the reason. */
+static const char *windows_name_problem(const char *path, char *what, size_t n)
+{
+	const char *p = path;
+	if (p[0] && p[1] == ':') p += 2;                                            /* the drive */
+	else if (is_separator(p[0]) && is_separator(p[1]) && (p[2] == '?' || p[2] == '.') && is_separator(p[3])) p += 4; /* \\?\ */
+	while (*p) {
+		while (is_separator(*p)) p++;
+		const char *e = p;
+		while (*e && !is_separator(*e)) e++;
+		size_t len = (size_t)(e - p);
+		bool dots = (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.');
+		for (const char *c = p; c < e && !dots; c++) {
+			if (*c == ':') return "':' past the drive names a stream of another file";
+			if ((unsigned char)*c < 32 || strchr("<>\"|?*", *c)) {
+				snprintf(what, n, "a name with %s%c%s", (unsigned char)*c < 32 ? "a control character" : "'",
+				         (unsigned char)*c < 32 ? ' ' : *c, (unsigned char)*c < 32 ? "" : "'");
+				return what;
+			}
+		}
+		if (len && !dots && (e[-1] == '.' || e[-1] == ' ')) return "a name that ends in '.' or ' ' (Windows drops them)";
+		/* the device names, with or without an extension (and spaces before it) */
+		size_t stem = 0;
+		while (stem < len && p[stem] != '.') stem++;
+		while (stem > 0 && p[stem - 1] == ' ') stem--;
+		static const char *const devices[] = { "CON", "PRN", "AUX", "NUL" };
+		bool device = false;
+		for (size_t i = 0; i < 4 && !device; i++) device = stem == 3 && !strncasecmp(p, devices[i], 3);
+		if (!device && stem == 4 && (!strncasecmp(p, "COM", 3) || !strncasecmp(p, "LPT", 3)) && p[3] >= '1' && p[3] <= '9')
+			device = true;
+		if (device) {
+			snprintf(what, n, "'%.*s' is a device on Windows, not a file", (int)stem, p);
+			return what;
+		}
+		p = e;
+	}
+	return NULL;
+}
+
 bool output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size)
 {
 	if (!strcmp(path, "-")) return true;
+	char what[128];
+	const char *bad = os_windows_paths() ? windows_name_problem(path, what, sizeof(what)) : NULL;
+	if (bad) {
+		snprintf(why, why_size, "'%s': Windows cannot hold this name: %s", path, bad);
+		return false;
+	}
 	os_stat so;
 	if (!os_stat_path(path, &so)) return true; /* nothing there yet */
 	for (size_t i = 0; i < input_count; i++) {
@@ -431,7 +494,7 @@ output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
 		free(out->tmp);
 		out->tmp = NULL;
 		if (e != EEXIST || attempt == 100) {
-			snprintf(why, why_size, "cannot write '%s': %s", path, strerror(e));
+			snprintf(why, why_size, "cannot write '%s': %s", path, os_error_text(e));
 			return NULL;
 		}
 	}
@@ -483,7 +546,7 @@ bool outputs_finish(outputs *set, char *why, size_t why_size)
 		int e = errno;
 		if (!os_close(fd) || !synced) {
 			if (!synced) errno = e;
-			snprintf(why, why_size, "cannot write '%s': %s", out->path, strerror(errno));
+			snprintf(why, why_size, "cannot write '%s': %s", out->path, os_error_text(errno));
 			outputs_abort(set);
 			return false;
 		}
@@ -505,7 +568,7 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 		bool moved = set->force ? os_replace(out->tmp, out->path) : os_rename_new(out->tmp, out->path);
 		if (!moved) {
 			if (errno == EEXIST) say_exists(out->path, why, why_size);
-			else snprintf(why, why_size, "cannot write '%s': %s", out->path, strerror(errno));
+			else snprintf(why, why_size, "cannot write '%s': %s", out->path, os_error_text(errno));
 			break;
 		}
 	}
@@ -571,7 +634,7 @@ bool depfile_write(const char *path, const text_buf *b, char *why, size_t why_si
 	size_t written_count = 0;
 	if (ok) ok = outputs_commit(&set, &written, &written_count, why, why_size);
 	else {
-		if (out) snprintf(why, why_size, "cannot write '%s': %s", path, strerror(out->errnum));
+		if (out) snprintf(why, why_size, "cannot write '%s': %s", path, os_error_text(out->errnum));
 		outputs_abort(&set);
 	}
 	for (size_t i = 0; i < written_count; i++) free(written[i]);

@@ -437,13 +437,13 @@ static bool copy_file(task *t, const char *src, const char *dst)
 		fclose(f);
 	}
 	if (!ok) {
-		diag_add(&t->diag, NULL, src, 0, 0, "error", "cannot read: %s", strerror(errno));
+		diag_add(&t->diag, NULL, src, 0, 0, "error", "cannot read: %s", os_error_text(errno));
 		free(data);
 		return false;
 	}
 	output *out = task_open(t, dst);
 	ok = out && (output_write(out, data ? data : "", size) ||
-	             (diag_add(&t->diag, NULL, dst, 0, 0, "error", "cannot write: %s", strerror(out->errnum)), false));
+	             (diag_add(&t->diag, NULL, dst, 0, 0, "error", "cannot write: %s", os_error_text(out->errnum)), false));
 	free(data);
 	return ok;
 }
@@ -1140,7 +1140,7 @@ static bool write_qc_files(project *p, rendered **done, size_t *done_count)
 			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "%s", why);
 			ok = false;
 		} else if (!output_write(o, r->text.text ? r->text.text : "", r->text.len)) {
-			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "cannot write: %s", strerror(o->errnum));
+			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "cannot write: %s", os_error_text(o->errnum));
 			ok = false;
 		}
 	}
@@ -1247,7 +1247,7 @@ static bool find_qcs(const char *dir, char ***list, size_t *count, int depth)
 	}
 	os_dir *d = os_dir_open(dir);
 	if (!d) {
-		say("smdmx", "error", "cannot read the directory '%s': %s", dir, strerror(errno));
+		say("smdmx", "error", "cannot read the directory '%s': %s", dir, os_error_text(errno));
 		return false;
 	}
 	char **names = NULL;
@@ -1571,11 +1571,16 @@ int cmd_qc(int argc, char **argv)
 		const task *t = lib.tasks[i];
 		fputs(t->diag.text ? t->diag.text : "", stderr);
 		if (o.verbose && t->status == EXIT_OK && !t->up_to_date)
-			for (size_t k = 0; k < t->written_count; k++) fprintf(stderr, "%s: note: -> %s\n", t->src, t->written[k]);
+			for (size_t k = 0; k < t->written_count; k++) {
+				diag_buf d = { 0 };
+				diag_add(&d, NULL, t->src, 0, 0, "note", "-> %s", t->written[k]);
+				fputs(d.text ? d.text : "", stderr);
+				diag_free(&d);
+			}
 	}
 	size_t qc_written = lib.qc_written_count - lib.qc_current;
 	if (o.verbose)
-		for (size_t k = 0; k < lib.qc_written_count; k++) fprintf(stderr, "smdmx: note: -> %s\n", lib.qc_written[k]);
+		for (size_t k = 0; k < lib.qc_written_count; k++) say("smdmx", "note", "-> %s", lib.qc_written[k]);
 	if (rc == EXIT_OK && (!ok || failed)) rc = EXIT_FAILED;
 	if (lib.project_count && rc != EXIT_USAGE && !o.quiet && (lib.task_count > 1 || failed || lib.missing_count || qc_errors || lib.project_count > 1)) {
 		fprintf(stderr, "smdmx: ");

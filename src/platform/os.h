@@ -5,8 +5,8 @@
  * Windows; no other file includes an operating system's header.
  *
  * Errors: a function that fails returns false (or NULL, or -1) and leaves a C errno value in
- * errno, translated from the system's own code on Windows, so that strerror(errno) says the
- * same on every system. */
+ * errno, translated from the system's own code on Windows, so that the callers decide the
+ * same on every system; os_error_text(errno) says it in the system's own words. */
 #ifndef SMDMX_OS_H
 #define SMDMX_OS_H
 
@@ -22,6 +22,12 @@
 #else
 #define OS_PRINTF printf
 #endif
+
+/* What the error errno says, for a message: strerror's words on POSIX systems; on Windows,
+ * Windows' own text for the error that made it (FormatMessageW, in the user's language), when
+ * the last call of this thread that failed is where errno came from. Valid until the next call
+ * in this thread. */
+const char *os_error_text(int err);
 
 /* ---- files ------------------------------------------------------------------------------- */
 

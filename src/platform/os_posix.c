@@ -465,6 +465,11 @@ bool os_is_terminal(FILE *f)
 	return isatty(fileno(f)) == 1;
 }
 
+const char *os_error_text(int err)
+{
+	return strerror(err);
+}
+
 os_term os_terminal(FILE *f, unsigned *columns)
 {
 	*columns = 80;

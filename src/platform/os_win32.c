@@ -22,7 +22,35 @@
 
 /* ---- text and errors --------------------------------------------------------------------- */
 
+/* The Windows error behind the last errno this thread set from one (os_error_text). */
+static _Thread_local DWORD last_error;
+static _Thread_local int last_errno;
+static _Thread_local char error_text[1024];
+
+static int errno_for(DWORD e);
+
 static int errno_of(DWORD e)
+{
+	int x = errno_for(e);
+	last_error = e;
+	last_errno = x;
+	return x;
+}
+
+const char *os_error_text(int err)
+{
+	if (err != last_errno || !last_error) return strerror(err);
+	wchar_t w[512];
+	DWORD n = FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, last_error, 0, w, 512, NULL);
+	/* without its line end and final period: it goes inside a sentence */
+	while (n > 0 && (w[n - 1] == L'\r' || w[n - 1] == L'\n' || w[n - 1] == L' ' || w[n - 1] == L'.')) n--;
+	if (!n) return strerror(err);
+	w[n] = 0;
+	if (!WideCharToMultiByte(CP_UTF8, 0, w, -1, error_text, (int)sizeof(error_text), NULL, NULL)) return strerror(err);
+	return error_text;
+}
+
+static int errno_for(DWORD e)
 {
 	switch (e) {
 	case ERROR_FILE_NOT_FOUND:
