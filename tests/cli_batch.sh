@@ -130,7 +130,7 @@ batch)
 	check "colliding outputs: message" "$tmp/x/m.smd: error: '$tmp/flat/m.dmx' would also be written from '$tmp/y/m.smd'" "$(head -n 1 "$tmp/err")"
 	# The progress line: on a terminal only, and not with -q (script(1) gives a terminal).
 	if [ -n "$windows" ]; then
-		echo "note: under Wine the standard streams are never a console: the progress line is not tested"
+		echo "note: under Wine a terminal is Wine's console, which redraws what it is given its own way: the progress line's bytes are tested in tests/test_console.c"
 	elif command -v script >/dev/null; then
 		mkdir -p "$tmp/pr"
 		for i in 1 2 3; do cp "$sample/arm.smd" "$tmp/pr/$i.smd"; done
@@ -1287,6 +1287,38 @@ windows)
 		cp "$root/testdata/qc/face/"* "$tmp/w/face/"
 		"$smdmx" qc "$win\\w\\face\\face.qc" --to dmx -d "$win\\w\\qcout" -v 2>"$tmp/err"
 		check "smdmx qc's absolute paths shown with '\\'" "0 $win\\w\\face\\face.smd: note: -> $win\\w\\qcout\\face.dmx" "$? $(head -n 1 "$tmp/err")"
+		# The Windows guide (doc/windows.txt, the zip's README.txt): every cmd line of its
+		# section 3, as written (C:\Mods is a folder here), and its .bat of section 5, run by
+		# Wine's cmd.exe with the programs on PATH (WINEPATH).
+		wine=$(sed -n 's/^exec "\([^"]*\)" .*/\1/p' "$build/smd2dmx")
+		exe=$(sed -n 's/^exec "[^"]*" "\([^"]*\)" .*/\1/p' "$build/smd2dmx")
+		if [ -n "$wine" ] && [ -n "$exe" ]; then
+			mkdir -p "$tmp/guide/mods/models" "$tmp/guide/mods/hero" "$tmp/guide/cwd"
+			cp "$sample/arm.smd" "$tmp/guide/mods/hero.smd"
+			cp "$sample/arm.vta" "$tmp/guide/mods/hero.vta"
+			cp "$sample/arm.smd" "$sample/arm_wave.smd" "$tmp/guide/mods/models/"
+			cp "$root/testdata/qc/face/"* "$tmp/guide/mods/hero/"
+			mv "$tmp/guide/mods/hero/face.qc" "$tmp/guide/mods/hero/hero.qc"
+			"$smd2dmx" "$sample/arm.smd" -o "$tmp/guide/cwd/in.dmx" --encoding binary -q
+			gwin=$(printf 'Z:%s' "$tmp/guide" | tr '/' '\\' | sed 's/\\/\\\\/g') # as sed's replacement writes it
+			sed -n '/^3\. Command Prompt/,/^4\. PowerShell/p' "$root/doc/windows.txt" | grep -E '^  (smd2dmx|dmx2smd|smdmx) ' |
+				sed "s|C:\\\\Mods|$gwin\\\\mods|g" >"$tmp/guide/lines"
+			n=0
+			while IFS= read -r line; do
+				n=$((n + 1))
+				(cd "$tmp/guide/cwd" && WINEPATH=$(dirname "$exe" | sed 's|^|Z:|' | tr '/' '\\') "$wine" cmd /c "$line" >/dev/null 2>"$tmp/guide/err")
+				check "the guide's cmd line $n works: $line" "0 " "$? $(cat "$tmp/guide/err")"
+			done <"$tmp/guide/lines"
+			check "the guide has its cmd lines" 8 "$n"
+			check "and they made what they say" "yes yes yes yes yes yes" "$([ -f "$tmp/guide/mods/hero.dmx" ] && echo yes) $([ -f "$tmp/guide/mods/hero_flex.dmx" ] && echo yes) $([ -f "$tmp/guide/mods/back/hero.vta" ] && echo yes) $([ -f "$tmp/guide/mods/dmx/arm_wave.dmx" ] && echo yes) $([ -f "$tmp/guide/mods/hero_dmx/hero.qc" ] && echo yes) $(cmp -s "$tmp/guide/cwd/in.dmx" "$tmp/guide/cwd/out.dmx" && echo yes)"
+			# the .bat: 0 when all converts, and the failing file's 1 passed on
+			sed -n '/^  @echo off/,/^  if errorlevel/p' "$root/doc/windows.txt" | sed 's/^  //; s/$/\r/' >"$tmp/guide/mods/build.bat"
+			(cd "$tmp/guide/mods" && WINEPATH=$(dirname "$exe" | sed 's|^|Z:|' | tr '/' '\\') "$wine" cmd /c build.bat >/dev/null 2>&1)
+			check "the guide's .bat: everything converts" "0 yes" "$? $([ -f "$tmp/guide/mods/build/models/arm_wave.dmx" ] && echo yes)"
+			printf 'version 1\nnodes\nbad\n' >"$tmp/guide/mods/models/bad.smd"
+			(cd "$tmp/guide/mods" && WINEPATH=$(dirname "$exe" | sed 's|^|Z:|' | tr '/' '\\') "$wine" cmd /c build.bat >/dev/null 2>&1)
+			check "the guide's .bat: a file that fails ends it with 1" 1 "$?"
+		fi
 		# Names Windows cannot hold are refused before anything is written
 		for bad in 'bad:name.dmx' 'con.dmx' 'AUX.smd.dmx' 'sub.\\x.dmx' 'a?.dmx'; do
 			"$smd2dmx" "$win\\w\\arm.smd" -o "$win\\w\\refuse\\$bad" 2>"$tmp/err"
