@@ -144,6 +144,21 @@ static int run_new_console(const char *cmd, const char *out_path, DWORD seconds)
 	return rc;
 }
 
+/* A new empty folder for a test (Wine reuses process ids, so a folder a failed run left
+ * under the same name goes first, with the files these tests put there). */
+static char *fresh_dir(const char *tag)
+{
+	char *dir = test_temp_path(tag), p[4096];
+	static const char *const names[] = { "arm.smd", "arm.dmx", "log.txt", "explorer.exe", "facts.txt" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		os_remove(p);
+	}
+	os_rmdir(dir);
+	assert_true(os_mkdir(dir));
+	return dir;
+}
+
 static const char *program; /* smd2dmx.exe, from the command line */
 static const char *self;    /* this test */
 
@@ -153,8 +168,7 @@ static void test_new_console_does_not_wait(void **state)
 {
 	(void)state;
 	if (!program) skip();
-	char *dir = test_temp_path("console"), in[4096], out[4096], log[4096];
-	assert_true(os_mkdir(dir));
+	char *dir = fresh_dir("console"), in[4096], out[4096], log[4096];
 	snprintf(in, sizeof(in), "%s/arm.smd", dir);
 	snprintf(out, sizeof(out), "%s/arm.dmx", dir);
 	snprintf(log, sizeof(log), "%s/log.txt", dir);
@@ -199,8 +213,7 @@ static void test_windows_words(void **state)
 {
 	(void)state;
 	if (!program) skip();
-	char *dir = test_temp_path("locked"), in[4096], out[4096], log[4096], cmd[16384];
-	assert_true(os_mkdir(dir));
+	char *dir = fresh_dir("locked"), in[4096], out[4096], log[4096], cmd[16384];
 	snprintf(in, sizeof(in), "%s/arm.smd", dir);
 	snprintf(out, sizeof(out), "%s/arm.dmx", dir);
 	snprintf(log, sizeof(log), "%s/log.txt", dir);
@@ -244,8 +257,7 @@ static void test_facts_of_a_start(void **state)
 {
 	(void)state;
 	if (!self) skip();
-	char *dir = test_temp_path("explorer");
-	assert_true(os_mkdir(dir));
+	char *dir = fresh_dir("explorer");
 	char explorer[4096], facts[4096], cmd[16384];
 	snprintf(explorer, sizeof(explorer), "%s/explorer.exe", dir);
 	snprintf(facts, sizeof(facts), "%s/facts.txt", dir);
