@@ -1325,6 +1325,24 @@ windows)
 			(cd "$tmp/guide/mods" && WINEPATH=$(dirname "$exe" | sed 's|^|Z:|' | tr '/' '\\') "$wine" cmd /c build.bat >/dev/null 2>&1)
 			check "the guide's .bat: a file that fails ends it with 1" 1 "$?"
 		fi
+		# A start as Explorer makes it (tests/test_console.c --start-shared, copied as
+		# explorer.exe: the program alone on the console, here a pseudo-terminal's, its streams
+		# that console, a dropped file's absolute path its only argument): it waits for a key
+		# (still there after 10 s without one), and a key ends it.
+		if [ -n "$wine" ] && [ -f "$(dirname "$exe")/tests/test_console.exe" ] && command -v script >/dev/null 2>&1; then
+			mkdir "$tmp/ex"
+			cp "$(dirname "$exe")/tests/test_console.exe" "$tmp/ex/explorer.exe"
+			cp "$sample/arm.smd" "$tmp/ex/arm.smd"
+			xwin=$(printf 'Z:%s' "$tmp/ex" | tr '/' '\\')
+			xexe=$(printf 'Z:%s' "$exe" | tr '/' '\\')
+			timeout 10 script -qec "'$wine' '$tmp/ex/explorer.exe' --start-shared '$xexe' '$xwin\\arm.smd'" /dev/null </dev/null >"$tmp/ex/out" 2>&1
+			# (Wine's console moves the cursor for each space: the text is read without them)
+			check "started as by Explorer: it converts, then waits for a key" "124 yes yes" \
+				"$? $([ -f "$tmp/ex/arm.dmx" ] && echo yes) $(sed 's/\x1b\[[?0-9;]*[A-Za-z]//g' "$tmp/ex/out" | tr -d '\r\n ' | grep -q 'Pressanykeytoclosethiswindow' && echo yes)"
+			rm -f "$tmp/ex/arm.dmx"
+			(sleep 3; printf 'x'; sleep 5) | timeout 60 script -qec "'$wine' '$tmp/ex/explorer.exe' --start-shared '$xexe' '$xwin\\arm.smd'" /dev/null >"$tmp/ex/out" 2>&1
+			check "started as by Explorer: a key ends it" "0 yes" "$? $([ -f "$tmp/ex/arm.dmx" ] && echo yes)"
+		fi
 		# Names Windows cannot hold are refused before anything is written
 		for bad in 'bad:name.dmx' 'con.dmx' 'AUX.smd.dmx' 'sub.\\x.dmx' 'a?.dmx'; do
 			"$smd2dmx" "$win\\w\\arm.smd" -o "$win\\w\\refuse\\$bad" 2>"$tmp/err"

@@ -298,6 +298,26 @@ static int helper(int argc, char **argv)
 		GetExitCodeProcess(pi.hProcess, &code);
 		return (int)code;
 	}
+	if (argc >= 3 && !strcmp(argv[1], "--start-shared")) {
+		/* as Explorer: PROGRAM ARGS... on this console, which this process then leaves, so
+		 * that the program is alone on it (tests/cli_batch.sh, group windows) */
+		char cmd[16384];
+		size_t n = 0;
+		for (int i = 2; i < argc && n < sizeof(cmd); i++)
+			n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s\"%s\"", i > 2 ? " " : "", argv[i]);
+		wchar_t *w = wide(cmd);
+		STARTUPINFOW si;
+		memset(&si, 0, sizeof(si));
+		si.cb = sizeof(si);
+		PROCESS_INFORMATION pi;
+		if (!CreateProcessW(NULL, w, NULL, NULL, FALSE, CREATE_SUSPENDED, NULL, NULL, &si, &pi)) return 2;
+		FreeConsole();
+		ResumeThread(pi.hThread);
+		WaitForSingleObject(pi.hProcess, INFINITE);
+		DWORD code = 3;
+		GetExitCodeProcess(pi.hProcess, &code);
+		return (int)code;
+	}
 	if (argc == 3 && !strcmp(argv[1], "--probe")) {
 		os_launch l;
 		os_launch_facts(&l);
