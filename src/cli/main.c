@@ -456,29 +456,32 @@ static void list_push(path_list *l, char *p, int cap)
 	if (l->count < cap) l->items[l->count++] = p;
 }
 
-static void free_found(char ***found, const size_t *count, int folders)
+static void free_found(char ***found, size_t *count, int folders)
 {
 	for (int k = 0; k < folders; k++) {
 		for (size_t q = 0; q < count[k]; q++) free(found[k][q]);
 		free(found[k]);
 	}
+	free(found);
+	free(count);
 }
 
 static int run_dropped(int argc, char **argv)
 {
 	outputs_in_explorer_terms();
 	/* every file: those dropped, and those below each dropped folder, by the side they are on */
-	char **found[64];
-	size_t found_count[64];
+	char ***found = calloc((size_t)argc, sizeof(char **));
+	size_t *found_count = calloc((size_t)argc, sizeof(size_t));
+	if (!found || !found_count) {
+		free(found);
+		free(found_count);
+		return EXIT_FAILED;
+	}
 	int folders = 0;
 	size_t total = (size_t)argc;
 	for (int i = 1; i < argc; i++) {
 		os_stat st;
 		if (!os_stat_path(argv[i], &st) || st.kind != OS_DIRECTORY) continue;
-		if (folders == 64) {
-			fprintf(stderr, "%s: error: more than 64 folders dropped at once; drop fewer\n", NAME);
-			return EXIT_USAGE;
-		}
 		bool read = files_below(TOOL, NAME, argv[i], &found[folders], &found_count[folders]);
 		total += found_count[folders++];
 		if (!read) {
@@ -492,7 +495,11 @@ static int run_dropped(int argc, char **argv)
 	for (int k = 0; k < 2; k++) {
 		lists[k].items = calloc((size_t)cap, sizeof(char *));
 		lists[k].count = 0;
-		if (!lists[k].items) return EXIT_FAILED;
+		if (!lists[k].items) {
+			free(lists[0].items);
+			free_found(found, found_count, folders);
+			return EXIT_FAILED;
+		}
 	}
 	/* pass 0: to DMX (or all, for the converters); pass 1: DMX to SMD (smdmx) */
 	for (int i = 1, f = 0; i < argc; i++) {
