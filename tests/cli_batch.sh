@@ -83,6 +83,10 @@ exit-codes)
 	;;
 
 batch)
+	# an empty folder with -r: nothing to convert, said (its listing is empty, no names at all)
+	mkdir "$tmp/none"
+	"$smd2dmx" -r "$tmp/none" -d "$tmp/none_out" 2>"$tmp/err"
+	check "-r on an empty folder" "2 smd2dmx: error: no input files" "$? $(cat "$tmp/err")"
 	mkdir -p "$tmp/src/a/b" "$tmp/src/c"
 	cp "$sample/arm.smd" "$tmp/src/a/1.smd"
 	cp "$root/testdata/bad/bad_number.smd" "$tmp/src/a/2.smd"

@@ -78,7 +78,7 @@ static bool walk(const conv_opts *o, const char *dir, const char *rel, found_lis
 		names[n++] = xstrdup(e);
 	}
 	os_dir_close(d);
-	qsort(names, n, sizeof(*names), cmp_strings);
+	if (n) qsort(names, n, sizeof(*names), cmp_strings); /* an empty folder has no names (NULL) */
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
 		char *path = path_join(dir, names[i]);
