@@ -5,6 +5,7 @@
 
 #include "internal.h"
 #include "smdmx/qc.h"
+#include "smdmx/rig.h"
 
 /* Names compared as studiomdl compares them: ASCII letters ignoring case. */
 static inline bool qc_same_nocase(const char *a, const char *b)

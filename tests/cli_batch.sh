@@ -606,6 +606,45 @@ install)
 		comp=$(find "$tmp/inst" -path "*/bash-completion/completions/$p" | head -n 1)
 		check "completion for $p installed" yes "$([ -n "$comp" ] && echo yes)"
 	done
+	# The library as a program outside the tree uses it: every header of include/smdmx/ is
+	# installed and compiles on its own with what pkg-config says, and a program that calls
+	# the library links and runs against the installed one.
+	pc=$(find "$tmp/inst" -name smdmx.pc | head -n 1)
+	check "smdmx.pc installed" yes "$([ -n "$pc" ] && echo yes)"
+	if [ -n "$pc" ] && command -v pkg-config >/dev/null && command -v cc >/dev/null; then
+		export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/inst"
+		flags=$(pkg-config --cflags smdmx)
+		libs=$(pkg-config --libs smdmx)
+		for h in "$root"/include/smdmx/*.h; do
+			name=$(basename "$h")
+			check "smdmx/$name installed" yes "$([ -f "$(find "$tmp/inst" -path "*/include/smdmx/$name" | head -n 1)" ] && echo yes)"
+			printf '#include <smdmx/%s>\nint main(void) { return 0; }\n' "$name" >"$tmp/h.c"
+			# shellcheck disable=SC2086 # pkg-config's words are separate arguments
+			cc -std=c11 -Wall -Wextra -Werror -pedantic $flags -c "$tmp/h.c" -o "$tmp/h.o" 2>"$tmp/err"
+			check "smdmx/$name compiles on its own, installed" "0 " "$? $(head -n 3 "$tmp/err")"
+		done
+		cat >"$tmp/p.c" <<EOF
+#include <smdmx/smdmx.h>
+#include <stdio.h>
+int main(void)
+{
+	smdmx_error e;
+	smdmx_scene *s = smdmx_smd_read_file("$sample/arm.smd", NULL, &e, NULL);
+	if (!s) return 1;
+	printf("%zu joints\\n", s->joint_count);
+	smdmx_scene_free(s);
+	return 0;
+}
+EOF
+		# shellcheck disable=SC2086
+		cc -std=c11 $flags "$tmp/p.c" -o "$tmp/p" $libs 2>"$tmp/err"
+		check "a program built with pkg-config smdmx links" "0 " "$? $(head -n 3 "$tmp/err")"
+		libdir=$(dirname "$(find "$tmp/inst" -name 'libsmdmx.so*' | head -n 1)")
+		check "and runs with the installed library" "2 joints" "$(LD_LIBRARY_PATH="$libdir" "$tmp/p" 2>&1)"
+		unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+	else
+		echo "note: pkg-config or cc is missing: the installed headers are not compiled"
+	fi
 	;;
 
 completion)

@@ -241,54 +241,6 @@ SMDMX_API bool smdmx_qc_file_changed(const smdmx_qc *qc, uint32_t file);
 /* Writes file (index into files) with the edits made to it. */
 SMDMX_API bool smdmx_qc_write(const smdmx_qc *qc, uint32_t file, smdmx_write_fn write, void *user, smdmx_error *error);
 
-/* ---- the rig: between a $model block and a scene ------------------------------------------ */
-
-/* The VTA a $model's flex lines read (index into refs), SMDMX_NONE when it has none; an error
- * when they read two. */
-SMDMX_API uint32_t smdmx_qc_model_vta(const smdmx_qc *qc, uint32_t model, smdmx_error *error);
-
-typedef struct smdmx_qc_rig_options {
-	/* The rig stays in the QC (its controllers and rules, with noautodmxrules): the scene
-	 * takes only the shapes, one control per shape marking the stereo ones. */
-	bool rig_in_qc;
-} smdmx_qc_rig_options;
-
-/* Gives a scene (the $model's reference with its VTA attached: every frame a shape, frame
- * numbers kept) the rig of $model model: the base takes the defaultflex frame; a shape per
- * flex and flexpair line, named as the line names it; a flexpair is a stereo shape with the
- * mesh's balance the step of its split (or its two halves, NAMER and NAMEL, where one balance
- * cannot hold it); then, unless rig_in_qc, the controllers and rules: a combination operator
- * when they are exactly what smdmx_qc_from_scene writes for one, else flex rules. What DMX
- * cannot hold is counted in warnings (keys at other positions, decay, controller groups,
- * eyelid lines, frames no flex names). */
-SMDMX_API bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *scene, const smdmx_qc_rig_options *options,
-                                  smdmx_error *error, smdmx_warnings *warnings);
-
-/* Checks the rules of a $model whose file is a DMX (the reader checks the others): every
- * controller and %flex they read must be the QC's or among those given (what studiomdl makes
- * of the DMX: its controllers, its delta states' flexes). The first unknown name is an error
- * at its rule. */
-SMDMX_API bool smdmx_qc_check_rules(const smdmx_qc *qc, uint32_t model, const char *const *flexes, size_t flex_count,
-                                    const char *const *controllers, size_t controller_count, smdmx_error *error);
-
-/* Only the defaultflex step of smdmx_qc_apply_rig: the base takes the defaultflex frame and
- * every frame moves from it (the default frame then moves nothing). */
-SMDMX_API bool smdmx_qc_apply_defaultflex(const smdmx_qc *qc, uint32_t model, smdmx_scene *scene, smdmx_error *error);
-
-/* Adds the QC's $attachment lines to the scene as attachments on their bones (those whose
- * bone the scene lacks are counted in a warning). */
-SMDMX_API bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *scene, smdmx_error *error, smdmx_warnings *warnings);
-
-/* The QC lines that carry what the scene has and SMD cannot: *model_lines for a $model block
- * (flexfile vta_name, flex and flexpair lines numbered as smdmx writes the scene's VTA,
- * flexcontroller lines, %rules, localvar), each indented by a tab; *attachment_lines the
- * $attachment lines. Stereo shapes whose balance no flexpair split gives are cut into their
- * two halves in the scene first (so write the VTA after). Free the texts with
- * smdmx_qc_text_free. attachment_lines may be NULL. */
-SMDMX_API bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_lines, char **attachment_lines,
-                                   smdmx_error *error, smdmx_warnings *warnings);
-SMDMX_API void smdmx_qc_text_free(char *text);
-
 #ifdef __cplusplus
 }
 #endif

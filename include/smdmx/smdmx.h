@@ -8,6 +8,7 @@
 #include "smdmx/model.h"
 #include "smdmx/scene.h"
 #include "smdmx/qc.h"
+#include "smdmx/rig.h"
 #include "smdmx/smd.h"
 
 #define SMDMX_VERSION_STRING "0.1.0"
