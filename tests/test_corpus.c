@@ -8,7 +8,7 @@
 #include <locale.h>
 #include <strings.h>
 
-#include "internal.h" /* sm_smd_part_min */
+#include "support/internal.h" /* sm_smd_part_min */
 #include "util.h"
 
 static bool smd_family(const char *name)

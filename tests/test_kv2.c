@@ -6,7 +6,7 @@
 #include <math.h>
 
 
-#include "../src/dm_internal.h" /* first: util.h's threads helpers need it */
+#include "../src/dmx/dm_internal.h" /* first: util.h's threads helpers need it */
 #include "util.h"
 
 static smdmx_dm *read_ok(const char *rel)

@@ -14,7 +14,7 @@
 
 #include "util.h"
 
-#include "../src/internal.h"
+#include "../src/support/internal.h"
 #include "qc_mem.h"
 
 /* ---- the models --------------------------------------------------------------------------- */

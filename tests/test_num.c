@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "util.h"
-#include "../src/num.h"
+#include "../src/support/num.h"
 #include "c_numbers.h"
 
 static float ref_parse(const char *s)

@@ -1,4 +1,4 @@
-/* A VTA onto its reference (decision 10, src/vta.c): VTA vertices meet the reference's
+/* A VTA onto its reference (decision 10, src/scene/vta.c): VTA vertices meet the reference's
  * corners by position, whatever their numbers. Each test compares, shape by shape, every
  * corner's resulting position and normal with what the VTA's text says for the vertex that
  * position matching gives that corner, computed here from the text on its own. */

@@ -344,7 +344,7 @@ static inline const smdmx_warning *test_warning_of(const smdmx_warnings *w, smdm
 	return NULL;
 }
 
-/* ---- scenes read and written on several threads (the test includes src/internal.h first) --- */
+/* ---- scenes read and written on several threads (the test includes src/support/internal.h first) --- */
 
 static inline bool test_same_bytes(const void *a, const void *b, size_t n)
 {

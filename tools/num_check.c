@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "num.h"
+#include "support/num.h"
 
 static uint64_t state = 0x9E3779B97F4A7C15u;
 

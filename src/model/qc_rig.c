@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "num.h"
-#include "qc_internal.h"
-#include "scene_util.h"
+#include "support/num.h"
+#include "qc/qc_internal.h"
+#include "scene/scene_util.h"
 #include "smdmx/math.h"
 
 /* ---- the rig as QC lines ---------------------------------------------------------------- */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qc_internal.h"
+#include "qc/qc_internal.h"
 #include "platform/os.h"
 
 bool sm_out_flush(sm_out *o)

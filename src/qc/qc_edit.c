@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qc_internal.h"
+#include "qc/qc_internal.h"
 
 static qc_edit *edits(const smdmx_qc *qc)
 {

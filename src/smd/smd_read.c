@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "num.h"
+#include "support/internal.h"
+#include "support/num.h"
 #include "platform/os.h"
 #include "smdmx/math.h"
 #include "smdmx/smd.h"

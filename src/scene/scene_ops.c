@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "num.h"
+#include "support/internal.h"
+#include "support/num.h"
 #include "smdmx/math.h"
 #include "smdmx/scene.h"
 #include "smdmx/smd.h"

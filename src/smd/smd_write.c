@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "num.h"
+#include "support/internal.h"
+#include "support/num.h"
 #include "platform/os.h"
-#include "scene_util.h"
+#include "scene/scene_util.h"
 #include "smdmx/math.h"
 #include "smdmx/smd.h"
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dm_internal.h"
-#include "num.h"
+#include "dmx/dm_internal.h"
+#include "support/num.h"
 #include "platform/os.h"
 
 typedef struct kv2w {

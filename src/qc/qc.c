@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "num.h"
-#include "qc_internal.h"
+#include "support/num.h"
+#include "qc/qc_internal.h"
 
 /* The file system, as io.c provides it. */
 int sm_fs_read(void *user, const char *path, void **data, size_t *size);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "support/internal.h"
 
 _Thread_local bool sm_alloc_lazy;
 

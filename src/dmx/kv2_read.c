@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dm_internal.h"
-#include "num.h"
+#include "dmx/dm_internal.h"
+#include "support/num.h"
 #include "platform/os.h"
 
 /* Element references not resolved yet: the high bit marks an index into the pending table. */

@@ -27,9 +27,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
-#include "num.h"
-#include "scene_util.h"
+#include "support/internal.h"
+#include "support/num.h"
+#include "scene/scene_util.h"
 
 /* studiomdl's MAX_VANIM_DIST. */
 #define REACH 0.3873f

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dm_internal.h"
+#include "dmx/dm_internal.h"
 
 /* ---- types ----------------------------------------------------------------------------- */
 

@@ -11,7 +11,7 @@
  * 15625 * 2^6 needs at most 38 bits), so rounding it to an integer with nearbyint (ties to
  * even, as printf) gives the correctly rounded result without any string conversion. */
 #define _GNU_SOURCE
-#include "num.h"
+#include "support/num.h"
 
 
 #include <float.h>

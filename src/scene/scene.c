@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "num.h"
-#include "scene_util.h"
+#include "support/internal.h"
+#include "support/num.h"
+#include "scene/scene_util.h"
 #include "smdmx/math.h"
 
 /* ---- validation ------------------------------------------------------------------------- */

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dm_internal.h"
+#include "dmx/dm_internal.h"
 #include "platform/os.h"
 
 static bool header_word(const char **p, const char *e, const char **w, size_t *n)

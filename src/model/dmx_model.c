@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dm_internal.h"
-#include "scene_util.h"
+#include "dmx/dm_internal.h"
+#include "scene/scene_util.h"
 #include "smdmx/model.h"
 
 /* ---- lowering: scene -> datamodel -------------------------------------------------------- */

@@ -3,7 +3,7 @@
 #ifndef SMDMX_QC_INTERNAL_H
 #define SMDMX_QC_INTERNAL_H
 
-#include "internal.h"
+#include "support/internal.h"
 #include "smdmx/qc.h"
 #include "smdmx/rig.h"
 

@@ -2,7 +2,7 @@
 #ifndef SMDMX_DM_INTERNAL_H
 #define SMDMX_DM_INTERNAL_H
 
-#include "internal.h"
+#include "support/internal.h"
 #include "smdmx/dm.h"
 
 struct smdmx_dm_owner {

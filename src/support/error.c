@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "support/internal.h"
 
 static const char *const code_names[SMDMX_ERROR_CODE_COUNT] = {
 	"none", "io", "out-of-memory", "limit", "empty", "nul-byte", "line-too-long", "syntax",

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dm_internal.h"
+#include "dmx/dm_internal.h"
 
 typedef struct bw {
 	sm_out *out;

@@ -2,7 +2,7 @@
 #ifndef SMDMX_SCENE_UTIL_H
 #define SMDMX_SCENE_UTIL_H
 
-#include "internal.h"
+#include "support/internal.h"
 
 /* A polygon of a mesh: face set, polygon within it, and its first corner. */
 typedef struct sm_poly_ref {

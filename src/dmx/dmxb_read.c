@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dm_internal.h"
+#include "dmx/dm_internal.h"
 
 typedef struct rd {
 	const uint8_t *data;

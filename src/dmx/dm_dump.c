@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dm_internal.h"
-#include "num.h"
+#include "dmx/dm_internal.h"
+#include "support/num.h"
 
 #define SHORT_ITEMS 6
 
