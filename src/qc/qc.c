@@ -10,9 +10,6 @@
 #include "qc/qc_internal.h"
 
 /* The file system, as io.c provides it. */
-int sm_fs_read(void *user, const char *path, void **data, size_t *size);
-char *sm_fs_find(void *user, const char *path, bool *nocase);
-void sm_fs_free(void *user, void *data);
 
 /* ---- the reader ------------------------------------------------------------------------- */
 

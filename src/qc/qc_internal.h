@@ -7,6 +7,13 @@
 #include "smdmx/qc.h"
 #include "smdmx/rig.h"
 
+/* The files on disk (qc_fs.c): a file read whole (0; 1 when it is not there, 2 when it
+ * cannot be read; freed with sm_fs_free), and the path a name finds (malloc'd, NULL when
+ * none; *nocase when only by ignoring case). */
+int sm_fs_read(void *user, const char *path, void **data, size_t *size);
+char *sm_fs_find(void *user, const char *path, bool *nocase);
+void sm_fs_free(void *user, void *data);
+
 /* Names compared as studiomdl compares them: ASCII letters ignoring case. */
 static inline bool qc_same_nocase(const char *a, const char *b)
 {

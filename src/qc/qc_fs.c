@@ -1,0 +1,171 @@
+/* The QC reader's files on disk (the default of smdmx_qc_read_options' file system): a file
+ * read whole, and a name found as studiomdl on Windows finds it, ignoring case where the file
+ * system does not. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform/os.h"
+#include "qc/qc_internal.h"
+
+int sm_fs_read(void *user, const char *path, void **data, size_t *size)
+{
+	(void)user;
+	*data = NULL;
+	*size = 0;
+	os_stat st;
+	if (!os_stat_path(path, &st)) return errno == ENOENT || errno == ENOTDIR ? 1 : 2;
+	if (st.kind != OS_REGULAR || st.size >= SIZE_MAX) return 2;
+	FILE *f = os_fopen(path, "rb");
+	if (!f) return errno == ENOENT || errno == ENOTDIR ? 1 : 2;
+	size_t cap = (size_t)st.size + 1, len = 0;
+	char *buf = malloc(cap);
+	if (!buf) {
+		fclose(f);
+		return 2;
+	}
+	for (;;) {
+		if (len == cap) {
+			char *b = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+			if (!b) {
+				free(buf);
+				fclose(f);
+				return 2;
+			}
+			buf = b;
+			cap *= 2;
+		}
+		size_t n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0) break;
+	}
+	bool bad = ferror(f) != 0;
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return 2;
+	}
+	*data = buf;
+	*size = len;
+	return 0;
+}
+
+void sm_fs_free(void *user, void *data)
+{
+	(void)user;
+	free(data);
+}
+
+static bool is_file(const char *path)
+{
+	os_stat st;
+	return os_stat_path(path, &st) && st.kind == OS_REGULAR;
+}
+
+/* The name as the folder holds it when it differs from want only in case: where the file
+ * system ignores case, a name that opens need not be the name on the disk. */
+static void name_on_disk(const char *folder, char *want, size_t comp, bool *nocase)
+{
+	if (memchr(want, ':', comp)) return; /* a drive */
+	os_dir *d = os_dir_open(*folder ? folder : ".");
+	if (!d) return;
+	const char *e;
+	bool exact = false;
+	char *other = NULL;
+	while ((e = os_dir_next(d)) != NULL && !exact) {
+		if (strlen(e) != comp) continue;
+		if (!memcmp(e, want, comp)) exact = true;
+		else if (!other && qc_same_nocase_n(e, want, comp) && (other = malloc(comp + 1))) memcpy(other, e, comp + 1);
+	}
+	os_dir_close(d);
+	if (!exact && other) {
+		memcpy(want, other, comp);
+		*nocase = true;
+	}
+	free(other);
+}
+
+/* The path of an existing file: as given, else with each component matched ignoring case
+ * (QC names come from Windows, FORMATS G1). Where the file system ignores case itself, the
+ * name found is the one on the disk, and a difference in case is reported alike. */
+char *sm_fs_find(void *user, const char *path, bool *nocase)
+{
+	(void)user;
+	*nocase = false;
+	bool fold = os_names_ignore_case();
+	if (!fold && is_file(path)) return strdup(path);
+	size_t n = strlen(path);
+	char *out = malloc(n + 1);
+	if (!out) return NULL;
+	size_t len = 0;
+	const char *p = path;
+	if (*p == '/') {
+		out[len++] = '/';
+		p++;
+	}
+	while (*p) {
+		const char *q = strchr(p, '/');
+		size_t comp = q ? (size_t)(q - p) : strlen(p);
+		out[len] = 0;
+		char *want = malloc(comp + 1);
+		if (want) {
+			memcpy(want, p, comp);
+			want[comp] = 0;
+		}
+		if (!want) {
+			free(out);
+			return NULL;
+		}
+		bool found = false;
+		if (comp == 0 || !strcmp(want, ".") || !strcmp(want, "..")) {
+			found = true;
+		} else {
+			/* The component as written, if it exists; else the first entry equal but for case. */
+			char *probe = malloc(len + comp + 1);
+			if (probe) {
+				memcpy(probe, out, len);
+				memcpy(probe + len, want, comp + 1);
+				os_stat st;
+				found = os_stat_path(probe, &st);
+				free(probe);
+			}
+			if (found && fold) {
+				out[len] = 0;
+				name_on_disk(out, want, comp, nocase);
+			}
+			if (!found) {
+				os_dir *d = os_dir_open(len ? out : ".");
+				if (d) {
+					const char *e;
+					while ((e = os_dir_next(d)) != NULL) {
+						if (strlen(e) == comp && qc_same_nocase_n(e, want, comp)) {
+							memcpy(want, e, comp);
+							found = true;
+							*nocase = true;
+							break;
+						}
+					}
+					os_dir_close(d);
+				}
+			}
+		}
+		if (!found) {
+			free(want);
+			free(out);
+			return NULL;
+		}
+		memcpy(out + len, want, comp);
+		len += comp;
+		free(want);
+		if (!q) break;
+		out[len++] = '/';
+		p = q + 1;
+	}
+	out[len] = 0;
+	if (!is_file(out)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
