@@ -1,0 +1,22 @@
+#!/bin/sh
+# tools/layers.sh on the source tree (every include down or within its layer), and on a copy
+# of it with one include up and one across, which it must find.
+# usage: sh tests/layers.sh SOURCE_ROOT
+set -u
+root=$1
+pass=0 fail=0
+check() { # name want got
+	if [ "$2" = "$3" ]; then pass=$((pass + 1)); else printf 'FAIL: %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fail=$((fail + 1)); fi
+}
+out=$(sh "$root/tools/layers.sh" "$root")
+check "the tree's layers" "0 layers:" "$? $(echo "$out" | cut -c1-7)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$root/src" "$tmp/src"
+mkdir "$tmp/tools"
+printf '#include "model/x.h"\n' >>"$tmp/src/support/alloc.c"
+printf '#include "../qc/qc_internal.h"\n' >>"$tmp/src/smd/smd_read.c"
+out=$(sh "$root/tools/layers.sh" "$tmp")
+check "an include up and one across, found" "1 2" "$? $(echo "$out" | grep -c -e 'a layer above it$' -e 'a layer beside it$')"
+echo "layers: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,49 @@
+#!/bin/sh
+# The library's layers, checked: every #include "LAYER/..." of a file in src/ goes to its own
+# layer or one below it, never up and never across to a layer beside it, so that the include
+# graph of the layers has no cycle. From the bottom:
+#   platform < support < scene < smd, dmx, qc (the formats, side by side) < model < cli
+# Includes of the public headers (<smdmx/...>, "smdmx/...") and of the C library are free.
+# usage: sh tools/layers.sh [SOURCE_ROOT]   (prints each wrong include; exit 1 if any)
+set -eu
+root=${1:-$(dirname "$0")/..}
+rank() {
+	case $1 in
+	platform) echo 0 ;; support) echo 1 ;; scene) echo 2 ;; smd | dmx | qc) echo 3 ;;
+	model) echo 4 ;; cli) echo 5 ;; *) echo "" ;;
+	esac
+}
+bad=0
+files=0
+for f in "$root"/src/*/*.[ch]; do
+	files=$((files + 1))
+	from=$(basename "$(dirname "$f")")
+	rf=$(rank "$from")
+	if [ -z "$rf" ]; then
+		echo "$f: in no layer (src/$from is not one)"
+		bad=1
+		continue
+	fi
+	# "LAYER/file.h" or "../LAYER/file.h"; a name without a folder is the file's own layer
+	for to in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(\.\.\/\)\{0,1\}\([a-z0-9_]*\)\/[^"]*".*/\2/p' "$f"); do
+		[ "$to" = smdmx ] && continue
+		rt=$(rank "$to")
+		if [ -z "$rt" ]; then
+			echo "$f: includes from src/$to, which is no layer"
+			bad=1
+		elif [ "$rt" -gt "$rf" ]; then
+			echo "$f: $from includes $to, a layer above it"
+			bad=1
+		elif [ "$rt" -eq "$rf" ] && [ "$to" != "$from" ]; then
+			echo "$f: $from includes $to, a layer beside it"
+			bad=1
+		fi
+	done
+done
+for f in "$root"/src/*.[ch]; do
+	[ -e "$f" ] || continue
+	echo "$f: outside a layer folder"
+	bad=1
+done
+[ "$bad" = 0 ] && echo "layers: $files files, every include down or within its layer"
+exit "$bad"
