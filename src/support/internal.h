@@ -1,5 +1,6 @@
 /* smdmx internals shared by the library's modules: allocation through the user's hooks,
- * the memory a scene owns, and error/warning reporting. */
+ * the memory a scene owns, and error/warning reporting. Comments that cite "decision N" mean
+ * doc/decisions.md, N. */
 #ifndef SMDMX_INTERNAL_H
 #define SMDMX_INTERNAL_H
 
