@@ -1,7 +1,7 @@
 /* The loss ledger: every kind of scene data along every conversion path, each either carried
  * (the model that comes back equals the one that went in) or said (a warning of the loss).
- * A cell that changes without a word fails. The table the matrix makes is README's table
- * "What each conversion carries": a README that says otherwise fails too (the test prints
+ * A cell that changes without a word fails. The table the matrix makes is the table of
+ * doc/conversions.md, "What each conversion carries": a page that says otherwise fails too (the test prints
  * the table it found, to paste).
  *
  * A kind is a small model built for it (a base model with that one thing added); a path is
@@ -517,7 +517,7 @@ static bool is_loss(smdmx_warning_code c)
 }
 
 /* A controller that drives only the shape of its name over 0 to 1 is what a DMX needs for a
- * shape and what smd2dmx makes for each (README): no data of its own. Those the source does
+ * shape and what smd2dmx makes for each (doc/conversions.md): no data of its own. Those the source does
  * not have are left out of the comparison. */
 static void drop_plain_controllers(const smdmx_scene *src, smdmx_scene *s)
 {
@@ -576,7 +576,7 @@ static void test_ledger(void **state)
 	(void)state;
 	for (size_t k = 0; k < KINDS; k++)
 		for (size_t p = 0; p < PATHS; p++) run_cell(k, p);
-	/* the table, as README has it */
+	/* the table, as doc/conversions.md has it */
 	char table[65536];
 	size_t n = (size_t)snprintf(table, sizeof(table), "| data |");
 	for (size_t p = 0; p < PATHS; p++) n += (size_t)snprintf(table + n, sizeof(table) - n, " %s |", paths[p].name);
@@ -589,7 +589,7 @@ static void test_ledger(void **state)
 		n += (size_t)snprintf(table + n, sizeof(table) - n, "\n");
 	}
 	size_t size = 0;
-	char *readme = test_slurp(test_path("README.md"), &size);
+	char *readme = test_slurp(test_path("doc/conversions.md"), &size);
 	assert_non_null(readme);
 	readme = realloc(readme, size + 1);
 	readme[size] = 0;
@@ -597,8 +597,8 @@ static void test_ledger(void **state)
 	bool found = from && to && to > from;
 	if (found) from += strlen("<!-- ledger -->\n");
 	if (!found || (size_t)(to - from) != n || memcmp(from, table, n)) {
-		fprintf(stderr, "README's table between <!-- ledger --> and <!-- /ledger --> should be:\n%s", table);
-		fail_msg("README's ledger table differs from the matrix");
+		fprintf(stderr, "doc/conversions.md's table between <!-- ledger --> and <!-- /ledger --> should be:\n%s", table);
+		fail_msg("doc/conversions.md's ledger table differs from the matrix");
 	}
 	free(readme);
 }

@@ -1,11 +1,12 @@
 #!/bin/sh
 # The Windows release: build-release-win/smdmx-VERSION-windows-x86_64.zip, holding smdmx.exe,
 # smd2dmx.exe and dmx2smd.exe (64-bit, statically linked: they need only DLLs every Windows
-# has), README.txt (the guide for Windows users, doc/windows.txt), manual.txt (this README)
-# and LICENSE.txt. Cross-built with mingw-w64 on Debian, then checked: the programs' import
-# tables, and the zip unpacked into an empty folder converting the sample model under a Wine
-# of its own, to the same bytes as a Linux build of the same source writes (made here in
-# build-release-linux). Any check that cannot be made fails the script.
+# has), README.txt (the guide for Windows users, doc/windows.txt), manual.txt (README and the
+# manual pages a Windows user needs) and LICENSE.txt. Cross-built with mingw-w64 on Debian,
+# then checked: the programs' import tables, and the zip unpacked into an empty folder
+# converting the sample model under a Wine of its own, to the same bytes as a Linux build of
+# the same source writes (made here in build-release-linux). Any check that cannot be made
+# fails the script.
 # usage: sh tools/release-windows.sh
 set -eu
 cd "$(dirname "$0")/.."
@@ -24,7 +25,11 @@ for p in smdmx smd2dmx dmx2smd; do
 done
 # the text files with CRLF line ends, for Notepad
 sed 's/$/\r/' doc/windows.txt >"$stage/README.txt"
-sed 's/$/\r/' README.md >"$stage/manual.txt"
+# the manual: README and the pages a Windows user needs, one text
+for page in README.md doc/usage.md doc/conversions.md doc/qc.md doc/conventions.md doc/other-writers.md doc/limits.md doc/windows.md; do
+	cat "$page"
+	echo
+done | sed 's/$/\r/' >"$stage/manual.txt"
 sed 's/$/\r/' LICENSE >"$stage/LICENSE.txt"
 sh tests/imports.sh x86_64-w64-mingw32-objdump "$stage"/*.exe
 # zip without time stamps' noise: the files' times set to the last commit's

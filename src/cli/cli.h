@@ -23,7 +23,7 @@ typedef enum tool_kind { TOOL_SMDMX, TOOL_SMD2DMX, TOOL_DMX2SMD } tool_kind;
 
 /* Options whose use depends on the conversion: each is honoured where it applies, refused
  * where it applies to no input (a usage error), and said where it applies to some inputs of a
- * batch but not to this one (a warning on that input). README "Options and what they apply
+ * batch but not to this one (a warning on that input). doc/usage.md "Options and what they apply
  * to". */
 enum {
 	OPT_VTA = 1u << 0,

@@ -707,7 +707,7 @@ static void restore_term_mode(void)
 void os_start(int *argc, char ***argv)
 {
 	/* Bytes in and out as they are: a binary DMX through a pipe arrives whole, and text
-	 * keeps the line ends it was written with (the writers choose, README). */
+	 * keeps the line ends it was written with (the writers choose, doc/conventions.md). */
 	_setmode(_fileno(stdin), _O_BINARY);
 	_setmode(_fileno(stdout), _O_BINARY);
 	_setmode(_fileno(stderr), _O_BINARY);
