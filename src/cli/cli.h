@@ -247,6 +247,19 @@ bool launched_from_explorer(const os_launch *l, int argc, char **argv);
  * fit the line. text "" clears it. Returns the length. */
 size_t progress_render(os_term kind, unsigned columns, size_t *shown, const char *text, char *buf, size_t cap);
 
+/* The engine branches --target names (decision 4), in one table: what their tools read
+ * (binary encoding version, model format; 0 for GoldSrc, which reads SMD) and hold (weight
+ * links per vertex, bones per model; 0 for no limit). */
+typedef struct engine_target {
+	const char *name;
+	int encoding, model;
+	size_t max_links, max_bones;
+} engine_target;
+/* The target of that name, or NULL; with_goldsrc: "goldsrc" is one (smdmx check). */
+const engine_target *engine_target_find(const char *name, bool with_goldsrc);
+/* Their names, ", " between them, for a message. */
+const char *engine_target_names(bool with_goldsrc);
+
 /* A growing text, for depfiles. */
 typedef struct text_buf {
 	char *text;

@@ -864,11 +864,9 @@ int cmd_check(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	static const char *const targets[] = { "goldsrc", "sdk2013", "tf2", "gmod", "l4d2", "portal2", "csgo", "sfm", "source2" };
-	size_t ti = 0;
-	while (ti < sizeof(targets) / sizeof(targets[0]) && strcmp(targets[ti], target)) ti++;
-	if (ti == sizeof(targets) / sizeof(targets[0])) {
-		say("smdmx", "error", "unknown --target '%s' (goldsrc, sdk2013, tf2, gmod, l4d2, portal2, csgo, sfm, source2)", target);
+	const engine_target *et = engine_target_find(target, true);
+	if (!et) {
+		say("smdmx", "error", "unknown --target '%s' (%s)", target, engine_target_names(true));
 		return EXIT_USAGE;
 	}
 	if (!path) {
@@ -876,11 +874,8 @@ int cmd_check(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcasecmp(path_extension(path), "qc") || !strcasecmp(path_extension(path), "qci")) return qc_check(path);
-	bool goldsrc = ti == 0, source2 = ti == 8;
-	/* MAXSTUDIOBONES: 128 in GoldSrc and Source 1, 256 in CS:GO's branch; Source 2 has no
-	 * such limit. GoldSrc keeps one bone per vertex, Source 1 three, Source 2 four. */
-	bool csgo = ti == 6;
-	size_t max_links = goldsrc ? 1 : source2 ? 4 : 3, max_bones = source2 ? 0 : csgo ? 256 : 128;
+	bool goldsrc = et->encoding == 0;
+	size_t max_links = et->max_links, max_bones = et->max_bones;
 	lint t;
 	memset(&t, 0, sizeof(t));
 	t.path = path;
@@ -929,20 +924,19 @@ int cmd_check(int argc, char **argv)
 	const smdmx_scene *s = l.scene;
 	/* A DMX's encoding and model format against the target's tools (the engine table) */
 	if (l.dm) {
-		static const int enc_of[] = { 0, 2, 2, 2, 4, 5, 5, 5, 9 }, model_of[] = { 0, 1, 1, 1, 15, 18, 18, 18, 22 };
 		bool binary = l.dm->encoding && !strcmp(l.dm->encoding, "binary");
 		if (goldsrc)
 			lint_say(&t, true, "a DMX: GoldSrc's tools read SMD only");
-		else if (binary && l.dm->encoding_version > enc_of[ti])
+		else if (binary && l.dm->encoding_version > et->encoding)
 			lint_say(&t, true, "binary %d: %s's tools read binary up to %d (--target %s writes it)", l.dm->encoding_version, target,
-			         enc_of[ti], target);
+			         et->encoding, target);
 		else if (!binary)
 			lint_say(&t, false, "%s: %s's studiomdl may want binary %d (not every studiomdl reads text DMX); use --target %s "
 			         "if it refuses the file",
-			         l.dm->encoding ? l.dm->encoding : "text", target, enc_of[ti], target);
-		if (!goldsrc && l.dm->format && !strcmp(l.dm->format, "model") && l.dm->format_version != model_of[ti])
+			         l.dm->encoding ? l.dm->encoding : "text", target, et->encoding, target);
+		if (!goldsrc && l.dm->format && !strcmp(l.dm->format, "model") && l.dm->format_version != et->model)
 			lint_say(&t, false, "model format %d: %s's tools expect model format %d; use --target %s to write it",
-			         l.dm->format_version, target, model_of[ti], target);
+			         l.dm->format_version, target, et->model, target);
 	}
 	if (max_bones && s->joint_count > max_bones)
 		lint_at(&t, true, at_joint(&t, max_bones), "%zu bones; %s takes at most %zu (the first past them here)", s->joint_count, target,

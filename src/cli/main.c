@@ -282,22 +282,16 @@ static int convert_main(int argc, char **argv)
 		return rc;
 	}
 	if (target) {
-		/* Decision 4: each engine branch's encoding and model format. */
-		static const struct {
-			const char *name;
-			int encoding, model;
-		} targets[] = { { "sdk2013", 2, 1 }, { "tf2", 2, 1 },   { "gmod", 2, 1 },  { "l4d2", 4, 15 },
-			            { "portal2", 5, 18 }, { "csgo", 5, 18 }, { "sfm", 5, 18 }, { "source2", 9, 22 } };
-		size_t t = 0;
-		while (t < sizeof(targets) / sizeof(targets[0]) && strcmp(targets[t].name, target)) t++;
-		if (t == sizeof(targets) / sizeof(targets[0])) {
+		/* decision 4: each engine branch's encoding and model format */
+		const engine_target *t = engine_target_find(target, false);
+		if (!t) {
 			free(inputs);
-			return usage_error("unknown --target '%s' (sdk2013, tf2, gmod, l4d2, portal2, csgo, sfm, source2)", target);
+			return usage_error("unknown --target '%s' (%s)", target, engine_target_names(false));
 		}
 		if (!explicit_encoding) o.dopts.encoding = "binary";
 		if (!explicit_version && (!explicit_encoding || !strcmp(o.dopts.encoding, "binary")))
-			o.dopts.encoding_version = targets[t].encoding;
-		if (!explicit_model) o.mopts.model_version = targets[t].model;
+			o.dopts.encoding_version = t->encoding;
+		if (!explicit_model) o.mopts.model_version = t->model;
 	}
 	const char *problem = NULL;
 	if (o.qc && TOOL == TOOL_SMD2DMX) {

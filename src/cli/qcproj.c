@@ -1372,18 +1372,12 @@ int cmd_qc(int argc, char **argv)
 		else if (!strcmp(rig, "dmx") && strcasecmp(to, "dmx")) rc = usage("%s", "--rig dmx applies to --to dmx");
 	}
 	if (rc == EXIT_OK && target) {
-		static const struct {
-			const char *name;
-			int encoding, model;
-		} targets[] = { { "sdk2013", 2, 1 }, { "tf2", 2, 1 },   { "gmod", 2, 1 },  { "l4d2", 4, 15 },
-			            { "portal2", 5, 18 }, { "csgo", 5, 18 }, { "sfm", 5, 18 }, { "source2", 9, 22 } };
-		size_t t = 0;
-		while (t < sizeof(targets) / sizeof(targets[0]) && strcmp(targets[t].name, target)) t++;
-		if (t == sizeof(targets) / sizeof(targets[0])) rc = usage("unknown --target '%s'", target);
+		const engine_target *t = engine_target_find(target, false);
+		if (!t) rc = usage("unknown --target '%s' (%s)", target, engine_target_names(false));
 		else {
 			if (!o.dopts.encoding) o.dopts.encoding = "binary";
-			if (!o.dopts.encoding_version) o.dopts.encoding_version = targets[t].encoding;
-			if (!o.mopts.model_version) o.mopts.model_version = targets[t].model;
+			if (!o.dopts.encoding_version) o.dopts.encoding_version = t->encoding;
+			if (!o.mopts.model_version) o.mopts.model_version = t->model;
 		}
 	}
 	/* The QCs: those given, and with -r every .qc below the directories given. */
