@@ -388,23 +388,13 @@ static bool run_dmx_to_smd(task *t)
 		smdmx_warnings losses;
 		memset(&losses, 0, sizeof(losses));
 		smdmx_smd_report_losses(s, &wo, true, &losses);
-		size_t k = 0;
-		for (size_t i = 0; i < losses.count; i++) {
-			smdmx_warning_code c = losses.data[i].code;
-			bool carried = t->model != SMDMX_NONE &&
-			               (c == SMDMX_WARNING_DROPPED_BALANCE || c == SMDMX_WARNING_DROPPED_ATTACHMENTS ||
-			                c == SMDMX_WARNING_DROPPED_CONTROLLERS || c == SMDMX_WARNING_DROPPED_RULES);
-			if (c == SMDMX_WARNING_DROPPED_SHAPES && reference) carried = true;
-			/* the QC's $upaxis and $sequence fps say what SMD cannot */
-			if (c == SMDMX_WARNING_UP_AXIS && p->qc->up_axis == s->up_axis) carried = true;
-			if (c == SMDMX_WARNING_FRAME_RATE) {
-				bool all = true;
-				for (size_t k2 = 0; k2 < s->clip_count; k2++) all = all && s->clips[k2].frame_rate == (t->fps > 0 ? t->fps : 30);
-				carried = all;
-			}
-			if (!carried) losses.data[k++] = losses.data[i];
-		}
-		losses.count = k;
+		/* a $model's block takes its rig lines and its VTA; the QC's $upaxis and $sequence fps
+		 * say what SMD cannot when they are the scene's */
+		bool fps = true;
+		for (size_t k = 0; k < s->clip_count; k++) fps = fps && s->clips[k].frame_rate == (t->fps > 0 ? t->fps : 30);
+		carried_beside c = { .rig = t->model != SMDMX_NONE, .up_axis = p->qc->up_axis == s->up_axis, .frame_rate = fps,
+		                     .shapes = reference };
+		losses_less_carried(&losses, &c);
 		diag_warnings(&t->diag, o, t->src, &losses);
 	}
 	ok = ok && task_write_smd(t, s, t->dst, wo.kind);
