@@ -12,7 +12,6 @@
 #include <stdint.h>
 
 #include "smdmx/error.h"
-#include "smdmx/scene.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -17,6 +17,9 @@ extern "C" {
 #define SMDMX_API
 #endif
 
+/* No index: a null reference (an element, a parent joint), or "not found". */
+#define SMDMX_NONE UINT32_MAX
+
 /* Stable error codes. The numeric values never change; new codes are appended. */
 typedef enum smdmx_error_code {
 	SMDMX_ERROR_NONE = 0,

@@ -23,8 +23,6 @@
 extern "C" {
 #endif
 
-#define SMDMX_NONE UINT32_MAX
-
 typedef float smdmx_vec2[2];
 typedef float smdmx_vec3[3];
 typedef float smdmx_quat[4]; /* x, y, z, w */
@@ -326,14 +324,6 @@ SMDMX_API bool smdmx_scene_transform(smdmx_scene *scene, double scale, char up_a
 
 /* Appends src's clips to dst, joints matched by name (a bone dst lacks is an error). */
 SMDMX_API bool smdmx_scene_add_clips(smdmx_scene *dst, const smdmx_scene *src, smdmx_error *error);
-
-/* One warning per kind of data an SMD (and VTA when vta_too) written with options (NULL:
- * the defaults) cannot hold, with counts, added to warnings (which it does not clear). With
- * options->goldsrc: weight links moved onto one bone, materials that become one texture
- * name, extra UV sets, and flex shapes (GoldSrc has none, so no VTA either). */
-struct smdmx_smd_write_options;
-SMDMX_API void smdmx_smd_report_losses(const smdmx_scene *scene, const struct smdmx_smd_write_options *options, bool vta_too,
-                                       smdmx_warnings *warnings);
 
 #ifdef __cplusplus
 }

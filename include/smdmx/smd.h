@@ -73,6 +73,13 @@ SMDMX_API bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, v
 SMDMX_API bool smdmx_smd_write_file(const smdmx_scene *scene, const char *path,
                           const smdmx_smd_write_options *options, smdmx_error *error);
 
+/* One warning per kind of data an SMD (and VTA when vta_too) written with options (NULL:
+ * the defaults) cannot hold, with counts, added to warnings (which it does not clear). With
+ * options->goldsrc: weight links moved onto one bone, materials that become one texture
+ * name, extra UV sets, and flex shapes (GoldSrc has none, so no VTA either). */
+SMDMX_API void smdmx_smd_report_losses(const smdmx_scene *scene, const smdmx_smd_write_options *options, bool vta_too,
+                                       smdmx_warnings *warnings);
+
 #ifdef __cplusplus
 }
 #endif
