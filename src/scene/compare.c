@@ -1,0 +1,466 @@
+/* Comparing two scenes value by value (smdmx_scene_compare), and the comparisons of meshes,
+ * shapes, clips and controls the diff shares. */
+#include <cglm/quat.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/internal.h"
+#include "support/num.h"
+#include "scene/scene_util.h"
+#include "smdmx/math.h"
+#include "scene/compare.h"
+
+/* ---- comparison ------------------------------------------------------------------------------ */
+
+
+bool sm_cmp_differ(cmp *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (c->fn) {
+		char msg[512];
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		c->fn(c->user, msg);
+		c->count++;
+	} else if (c->diff && c->diff_size) {
+		vsnprintf(c->diff, c->diff_size, fmt, ap);
+	}
+	va_end(ap);
+	return false;
+}
+
+/* The name joint j of the first has in the second. */
+const char *sm_cmp_name_in_b(const cmp *c, const smdmx_scene *a, uint32_t j)
+{
+	return c->name_a && c->name_a[j] ? c->name_a[j] : a->joints[j].name;
+}
+
+bool sm_cmp_values_equal(const cmp *c, double a, double b)
+{
+	if ((float)a == (float)b) return true;
+	return fabs(a - b) <= c->vtol;
+}
+
+bool sm_cmp_vec_equal(const cmp *c, const float *a, const float *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!sm_cmp_values_equal(c, a[i], b[i])) return false;
+	return true;
+}
+
+bool sm_cmp_rot_equal(const cmp *c, const float *qa, const float *qb)
+{
+	double da[4] = { qa[0], qa[1], qa[2], qa[3] }, db[4] = { qb[0], qb[1], qb[2], qb[3] };
+	double ma[3][3], mb[3][3];
+	smdmx_quat_to_matrix(da, ma);
+	smdmx_quat_to_matrix(db, mb);
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			if (fabs(ma[i][j] - mb[i][j]) > c->rtol) return false;
+	return true;
+}
+
+/* The weight links of a position as the comparison sees them (see smdmx_compare_options). */
+size_t sm_cmp_canonical_weights(const cmp *c, const smdmx_mesh *m, uint32_t p, smdmx_weight out[64])
+{
+	size_t n = m->weight_offsets ? m->weight_offsets[p + 1] - m->weight_offsets[p] : 0, k = 0;
+	const smdmx_weight *w = n ? m->weights + m->weight_offsets[p] : NULL;
+	for (size_t i = 0; i < n && k < 64; i++)
+		if (!c->dmx_weights || w[i].weight != 0) out[k++] = w[i];
+	if (!c->dmx_weights) return k;
+	if (!c->max_links || k <= c->max_links) {
+		/* weights that sum below 1 mean what they mean scaled to 1 (decision 6: studiomdl scales
+		 * them, and smdmx writes them so into SMD) */
+		double sum = 0;
+		for (size_t i = 0; i < k; i++) sum += out[i].weight;
+		if (sum > 0 && sum < SM_WEIGHT_SUM_LOW)
+			for (size_t i = 0; i < k; i++) out[i].weight = (float)(out[i].weight / sum);
+		return k;
+	}
+	/* the largest max_links, in their original order, renormalised */
+	bool keep[64] = { false };
+	for (size_t r = 0; r < c->max_links; r++) {
+		size_t best = SIZE_MAX;
+		for (size_t i = 0; i < k; i++)
+			if (!keep[i] && (best == SIZE_MAX || out[i].weight > out[best].weight)) best = i;
+		keep[best] = true;
+	}
+	size_t m2 = 0;
+	for (size_t i = 0; i < k; i++)
+		if (keep[i]) out[m2++] = out[i];
+	double sum = 0;
+	for (size_t i = 0; i < c->max_links; i++) sum += out[i].weight;
+	for (size_t i = 0; i < c->max_links; i++) out[i].weight = sum > 0 ? (float)(out[i].weight / sum) : out[i].weight;
+	return c->max_links;
+}
+
+static bool corner_equal(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, uint32_t ca,
+                         const smdmx_scene *sb, const smdmx_mesh *b, uint32_t cb, size_t poly)
+{
+	uint32_t pa = a->position_indices[ca], pb = b->position_indices[cb];
+	if (!sm_cmp_vec_equal(c, a->positions[pa], b->positions[pb], 3))
+		return sm_cmp_differ(c, "mesh '%s' polygon %zu: positions differ", a->name, poly);
+	if ((a->normal_indices == NULL) != (b->normal_indices == NULL))
+		return sm_cmp_differ(c, "mesh '%s': one side has normals", a->name);
+	if (a->normal_indices && !sm_cmp_vec_equal(c, a->normals[a->normal_indices[ca]], b->normals[b->normal_indices[cb]], 3))
+		return sm_cmp_differ(c, "mesh '%s' polygon %zu: normals differ", a->name, poly);
+	for (size_t u = 0; u < a->uv_set_count; u++) {
+		const smdmx_uv_set *ua = &a->uv_sets[u], *ub = &b->uv_sets[u];
+		if (!sm_cmp_vec_equal(c, ua->data[ua->indices[ca]], ub->data[ub->indices[cb]], 2))
+			return sm_cmp_differ(c, "mesh '%s' polygon %zu: UV set %zu differs", a->name, poly, u);
+	}
+	/* stereo balance and wrinkle, with the flex controls (SMD holds neither) */
+	static const char *const scalar_names[2] = { "balance", "wrinkle" };
+	for (int f = 0; c->flex && f < 2; f++) {
+		const smdmx_scalar_field *fa = f ? &a->wrinkle : &a->balance, *fb = f ? &b->wrinkle : &b->balance;
+		if (!fa->indices != !fb->indices) return sm_cmp_differ(c, "mesh '%s': one side has %s", a->name, scalar_names[f]);
+		if (fa->indices && !sm_cmp_values_equal(c, fa->data[fa->indices[ca]], fb->data[fb->indices[cb]]))
+			return sm_cmp_differ(c, "mesh '%s' polygon %zu: %s differs", a->name, poly, scalar_names[f]);
+	}
+	smdmx_weight wa[64], wb[64];
+	size_t na = sm_cmp_canonical_weights(c, a, pa, wa), nb = sm_cmp_canonical_weights(c, b, pb, wb);
+	if (na != nb) return sm_cmp_differ(c, "mesh '%s' polygon %zu: %zu weight links vs %zu", a->name, poly, na, nb);
+	for (size_t k = 0; k < na; k++) {
+		if (strcmp(sa->joints[wa[k].joint].name, sb->joints[wb[k].joint].name) != 0 || !sm_cmp_values_equal(c, wa[k].weight, wb[k].weight))
+			return sm_cmp_differ(c, "mesh '%s' polygon %zu: weight link %zu differs", a->name, poly, k);
+	}
+	return true;
+}
+
+/* Corner k of mesh a corresponds to corner map[k] of mesh b. */
+bool sm_cmp_compare_mesh(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, const smdmx_scene *sb,
+                         const smdmx_mesh *b, uint32_t *map)
+{
+	if (a->uv_set_count != b->uv_set_count) return sm_cmp_differ(c, "mesh '%s': %zu UV sets vs %zu", a->name, a->uv_set_count, b->uv_set_count);
+	if (a->corner_count != b->corner_count) return sm_cmp_differ(c, "mesh '%s': %zu corners vs %zu", a->name, a->corner_count, b->corner_count);
+	sm_poly_ref *pa, *pb;
+	size_t na, nb;
+	sm_alloc al;
+	sm_alloc_init(&al, NULL);
+	if (!sm_polygon_order(&al, a, &pa, &na)) return sm_cmp_differ(c, "out of memory");
+	if (!sm_polygon_order(&al, b, &pb, &nb)) {
+		sm_free(&al, pa, na * sizeof(sm_poly_ref));
+		return sm_cmp_differ(c, "out of memory");
+	}
+	bool ok = true;
+	if (na != nb) ok = sm_cmp_differ(c, "mesh '%s': %zu polygons vs %zu", a->name, na, nb);
+	for (size_t k = 0; k < a->corner_count; k++) map[k] = (uint32_t)k;
+	for (size_t i = 0; ok && i < na; i++) {
+		const smdmx_face_set *fa = &a->face_sets[pa[i].face_set], *fb = &b->face_sets[pb[i].face_set];
+		uint32_t oa = fa->offsets[pa[i].polygon], ob = fb->offsets[pb[i].polygon];
+		uint32_t la = fa->offsets[pa[i].polygon + 1] - oa, lb = fb->offsets[pb[i].polygon + 1] - ob;
+		if (la != lb) {
+			ok = sm_cmp_differ(c, "mesh '%s' polygon %zu: %u corners vs %u", a->name, i, la, lb);
+			break;
+		}
+		if (strcmp(sa->materials[fa->material].name, sb->materials[fb->material].name) != 0) {
+			ok = sm_cmp_differ(c, "mesh '%s' polygon %zu: material '%s' vs '%s'", a->name, i, sa->materials[fa->material].name,
+			            sb->materials[fb->material].name);
+			break;
+		}
+		for (uint32_t k = 0; ok && k < la; k++) {
+			uint32_t ca = fa->corners[oa + k], cb = fb->corners[ob + k];
+			map[ca] = cb;
+			ok = corner_equal(c, sa, a, ca, sb, b, cb, i);
+		}
+	}
+	if (ok && na == 0) {
+		for (size_t k = 0; ok && k < a->corner_count; k++)
+			ok = corner_equal(c, sa, a, (uint32_t)k, sb, b, (uint32_t)k, k);
+	}
+	sm_free(&al, pa, na * sizeof(sm_poly_ref));
+	sm_free(&al, pb, nb * sizeof(sm_poly_ref));
+	return ok;
+}
+
+/* Dense per-position delta (NaN where the shape has none). */
+static float *dense_deltas(const uint32_t *idx, smdmx_vec3 *d, size_t n, size_t bound)
+{
+	float *out = malloc((bound ? bound : 1) * 3 * sizeof(float));
+	if (!out) return NULL;
+	for (size_t i = 0; i < bound * 3; i++) out[i] = NAN;
+	for (size_t i = 0; i < n; i++) memcpy(out + 3 * idx[i], d[i], 3 * sizeof(float));
+	return out;
+}
+
+bool sm_cmp_shape_values_equal(const cmp *c, const float *base_a, const float *da, const float *base_b, const float *db)
+{
+	for (int i = 0; i < 3; i++) {
+		bool ha = !isnan(da[i]), hb = !isnan(db[i]);
+		double x = (double)base_a[i] + (ha ? da[i] : 0), y = (double)base_b[i] + (hb ? db[i] : 0);
+		/* Deltas are float32 differences: compare the shapes they make at float32 precision. */
+		double tol = c->vtol + 2.5e-7 * fmax(1.0, fmax(fabs(base_a[i]), fabs(x)));
+		if (fabs(x - y) > tol) return false;
+	}
+	return true;
+}
+
+bool sm_cmp_compare_shape(cmp *c, const smdmx_scene *sa, const smdmx_flex_shape *fa, const smdmx_scene *sb,
+                          const smdmx_flex_shape *fb, const uint32_t *map)
+{
+	if (strcmp(fa->name, fb->name) != 0) return sm_cmp_differ(c, "flex shape '%s' vs '%s'", fa->name, fb->name);
+	if (fa->corrective != fb->corrective) return sm_cmp_differ(c, "flex shape '%s': corrective flag differs", fa->name);
+	const smdmx_mesh *ma = &sa->meshes[fa->mesh], *mb = &sb->meshes[fb->mesh];
+	float *pa = dense_deltas(fa->position_indices, fa->position_deltas, fa->position_count, ma->position_count);
+	float *pb = dense_deltas(fb->position_indices, fb->position_deltas, fb->position_count, mb->position_count);
+	float *na = dense_deltas(fa->normal_indices, fa->normal_deltas, fa->normal_count, ma->normal_count);
+	float *nb = dense_deltas(fb->normal_indices, fb->normal_deltas, fb->normal_count, mb->normal_count);
+	bool ok = pa && pb && na && nb;
+	if (!ok) sm_cmp_differ(c, "out of memory");
+	for (size_t k = 0; ok && k < ma->corner_count; k++) {
+		uint32_t ca = (uint32_t)k, cb = map[k];
+		uint32_t ia = ma->position_indices[ca], ib = mb->position_indices[cb];
+		if (!sm_cmp_shape_values_equal(c, ma->positions[ia], pa + 3 * ia, mb->positions[ib], pb + 3 * ib))
+			ok = sm_cmp_differ(c, "flex shape '%s': corner %zu position differs", fa->name, k);
+		if (ok && ma->normal_indices && mb->normal_indices) {
+			ia = ma->normal_indices[ca];
+			ib = mb->normal_indices[cb];
+			if (!sm_cmp_shape_values_equal(c, ma->normals[ia], na + 3 * ia, mb->normals[ib], nb + 3 * ib))
+				ok = sm_cmp_differ(c, "flex shape '%s': corner %zu normal differs", fa->name, k);
+		}
+	}
+	/* wrinkle deltas, per corner, with the flex controls */
+	if (ok && c->flex && (fa->wrinkle_count || fb->wrinkle_count)) {
+		if (!ma->wrinkle.indices || !mb->wrinkle.indices) {
+			ok = sm_cmp_differ(c, "flex shape '%s': wrinkle on one side only", fa->name);
+		} else {
+			float *wa = calloc(ma->wrinkle.count + 1, sizeof(float)), *wb = calloc(mb->wrinkle.count + 1, sizeof(float));
+			ok = wa && wb;
+			if (!ok) sm_cmp_differ(c, "out of memory");
+			for (size_t i = 0; ok && i < fa->wrinkle_count; i++) wa[fa->wrinkle_indices[i]] += fa->wrinkle_deltas[i];
+			for (size_t i = 0; ok && i < fb->wrinkle_count; i++) wb[fb->wrinkle_indices[i]] += fb->wrinkle_deltas[i];
+			for (size_t k = 0; ok && k < ma->corner_count; k++)
+				if (!sm_cmp_values_equal(c, wa[ma->wrinkle.indices[k]], wb[mb->wrinkle.indices[map[k]]]))
+					ok = sm_cmp_differ(c, "flex shape '%s': corner %zu wrinkle differs", fa->name, k);
+			free(wa);
+			free(wb);
+		}
+	}
+	free(pa);
+	free(pb);
+	free(na);
+	free(nb);
+	return ok;
+}
+
+int64_t sm_cmp_frame_of(int64_t t, double rate)
+{
+	return (int64_t)llround((double)t * rate / 10000.0);
+}
+
+/* Clips compare pose by pose at every frame, as the SMD writer samples them: keys may be
+ * reduced differently on each side (decision 11). */
+static bool compare_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const smdmx_scene *sb, const smdmx_clip *b)
+{
+	if (a->frame_rate != b->frame_rate) return sm_cmp_differ(c, "clip '%s': frame rates differ", a->name);
+	/* frames count from each clip's first, as studiomdl counts an SMD's (F4): where a clip
+	 * starts is no difference */
+	int64_t first = sm_cmp_frame_of(a->start, a->frame_rate), last = sm_cmp_frame_of((int64_t)a->start + a->duration, a->frame_rate);
+	int64_t shift = sm_cmp_frame_of(b->start, b->frame_rate) - first;
+	if (sm_cmp_frame_of((int64_t)b->start + b->duration, b->frame_rate) - first - shift != last - first)
+		return sm_cmp_differ(c, "clip '%s': time frames differ", a->name);
+	if (a->channel_count != b->channel_count)
+		return sm_cmp_differ(c, "clip '%s': %zu channels vs %zu", a->name, a->channel_count, b->channel_count);
+	if (last - first > 1000000) return sm_cmp_differ(c, "clip '%s': too many frames to compare", a->name);
+	for (size_t i = 0; i < a->channel_count; i++) {
+		const smdmx_channel *x = &a->channels[i], *y = &b->channels[i];
+		const smdmx_joint *jx = &sa->joints[x->joint], *jy = &sb->joints[y->joint];
+		if (strcmp(jx->name, jy->name) != 0) return sm_cmp_differ(c, "clip '%s': channel %zu joints differ", a->name, i);
+		for (int64_t f = first; f <= last; f++) {
+			int32_t t = (int32_t)floor((double)f * 10000.0 / a->frame_rate);
+			int32_t tb = (int32_t)floor((double)(f + shift) * 10000.0 / b->frame_rate);
+			float px[3], py[3], qx[4], qy[4];
+			sm_sample_position(x, t, jx->bind.position, px);
+			sm_sample_position(y, tb, jy->bind.position, py);
+			sm_sample_orientation(x, t, jx->bind.orientation, qx);
+			sm_sample_orientation(y, tb, jy->bind.orientation, qy);
+			if (!sm_cmp_vec_equal(c, px, py, 3))
+				return sm_cmp_differ(c, "clip '%s' joint '%s': positions differ at frame %lld", a->name, jx->name, (long long)f);
+			if (!sm_cmp_rot_equal(c, qx, qy))
+				return sm_cmp_differ(c, "clip '%s' joint '%s': orientations differ at frame %lld", a->name, jx->name, (long long)f);
+		}
+	}
+	return true;
+}
+
+static bool same_strings(const smdmx_string_list *x, const smdmx_string_list *y)
+{
+	if (x->count != y->count) return false;
+	for (size_t i = 0; i < x->count; i++)
+		if (strcmp(x->data[i], y->data[i]) != 0) return false;
+	return true;
+}
+
+static float scale_at(const smdmx_float_list *l, size_t i)
+{
+	return i < l->count ? l->data[i] : 0.0f;
+}
+
+bool sm_cmp_compare_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
+{
+	if (a->flex_controller_count != b->flex_controller_count)
+		return sm_cmp_differ(c, "%zu flex controllers vs %zu", a->flex_controller_count, b->flex_controller_count);
+	for (size_t i = 0; i < a->flex_controller_count; i++) {
+		const smdmx_flex_controller *x = &a->flex_controllers[i], *y = &b->flex_controllers[i];
+		if (strcmp(x->name, y->name) != 0) return sm_cmp_differ(c, "flex controller %zu: '%s' vs '%s'", i, x->name, y->name);
+		if (!same_strings(&x->raw_controls, &y->raw_controls))
+			return sm_cmp_differ(c, "flex controller '%s': raw controls differ", x->name);
+		if (x->stereo != y->stereo || x->eyelid != y->eyelid || x->min != y->min || x->max != y->max)
+			return sm_cmp_differ(c, "flex controller '%s': stereo, eyelid or range differ", x->name);
+		size_t n = x->wrinkle_scales.count > y->wrinkle_scales.count ? x->wrinkle_scales.count : y->wrinkle_scales.count;
+		for (size_t k = 0; k < n; k++)
+			if (scale_at(&x->wrinkle_scales, k) != scale_at(&y->wrinkle_scales, k))
+				return sm_cmp_differ(c, "flex controller '%s': wrinkle scales differ", x->name);
+	}
+	if (a->domination_rule_count != b->domination_rule_count)
+		return sm_cmp_differ(c, "%zu domination rules vs %zu", a->domination_rule_count, b->domination_rule_count);
+	for (size_t i = 0; i < a->domination_rule_count; i++)
+		if (!same_strings(&a->domination_rules[i].dominators, &b->domination_rules[i].dominators) ||
+		    !same_strings(&a->domination_rules[i].suppressed, &b->domination_rules[i].suppressed))
+			return sm_cmp_differ(c, "domination rule %zu differs", i);
+	if (a->flex_rule_count != b->flex_rule_count)
+		return sm_cmp_differ(c, "%zu flex rules vs %zu", a->flex_rule_count, b->flex_rule_count);
+	for (size_t i = 0; i < a->flex_rule_count; i++) {
+		const smdmx_flex_rule *x = &a->flex_rules[i], *y = &b->flex_rules[i];
+		if (strcmp(x->name, y->name) != 0 || x->kind != y->kind ||
+		    (x->kind == SMDMX_FLEX_RULE_EXPRESSION && strcmp(x->expression, y->expression) != 0))
+			return sm_cmp_differ(c, "flex rule %zu ('%s') differs", i, x->name);
+	}
+	return true;
+}
+
+/* A controller that only drives the shape of its name over 0 to 1: what a DMX needs for each
+ * shape and smd2dmx makes for a VTA's; a side without controllers means the same. */
+static bool plain_controller(const smdmx_flex_controller *x)
+{
+	bool plain = x->raw_controls.count == 1 && !strcmp(x->raw_controls.data[0], x->name) && !x->stereo && !x->eyelid &&
+	             x->min == 0 && x->max == 1;
+	for (size_t k = 0; k < x->wrinkle_scales.count; k++) plain = plain && x->wrinkle_scales.data[k] == 0;
+	return plain;
+}
+
+/* smdmx_scene_diff's flex controls: controllers by name (plain ones against a side with none
+ * are the same), every difference said. */
+void sm_cmp_diff_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
+{
+	for (int side = 0; side < 2; side++) {
+		const smdmx_scene *x = side ? b : a, *y = side ? a : b;
+		for (size_t i = 0; i < x->flex_controller_count; i++) {
+			const smdmx_flex_controller *p = &x->flex_controllers[i], *q = NULL;
+			for (size_t k = 0; k < y->flex_controller_count && !q; k++)
+				if (!strcmp(y->flex_controllers[k].name, p->name)) q = &y->flex_controllers[k];
+			if (!q) {
+				if (!(plain_controller(p) && !y->flex_controller_count))
+					sm_cmp_differ(c, "flex controller '%s' only in the %s", p->name, side ? "second" : "first");
+				continue;
+			}
+			if (side) continue; /* compared once */
+			if (!same_strings(&p->raw_controls, &q->raw_controls)) sm_cmp_differ(c, "flex controller '%s': raw controls differ", p->name);
+			else if (p->stereo != q->stereo || p->eyelid != q->eyelid || p->min != q->min || p->max != q->max)
+				sm_cmp_differ(c, "flex controller '%s': stereo, eyelid or range differ", p->name);
+			else {
+				size_t n = p->wrinkle_scales.count > q->wrinkle_scales.count ? p->wrinkle_scales.count : q->wrinkle_scales.count;
+				for (size_t k = 0; k < n; k++)
+					if (scale_at(&p->wrinkle_scales, k) != scale_at(&q->wrinkle_scales, k)) {
+						sm_cmp_differ(c, "flex controller '%s': wrinkle scales differ", p->name);
+						break;
+					}
+			}
+		}
+	}
+	if (a->domination_rule_count != b->domination_rule_count)
+		sm_cmp_differ(c, "%zu domination rules vs %zu", a->domination_rule_count, b->domination_rule_count);
+	else
+		for (size_t i = 0; i < a->domination_rule_count; i++)
+			if (!same_strings(&a->domination_rules[i].dominators, &b->domination_rules[i].dominators) ||
+			    !same_strings(&a->domination_rules[i].suppressed, &b->domination_rules[i].suppressed))
+				sm_cmp_differ(c, "domination rule %zu differs", i);
+	for (size_t i = 0; i < a->flex_rule_count; i++) {
+		const smdmx_flex_rule *x = &a->flex_rules[i], *y = NULL;
+		for (size_t k = 0; k < b->flex_rule_count && !y; k++)
+			if (!strcmp(b->flex_rules[k].name, x->name)) y = &b->flex_rules[k];
+		if (!y) sm_cmp_differ(c, "flex rule '%s' only in the first", x->name);
+		else if (x->kind != y->kind || (x->kind == SMDMX_FLEX_RULE_EXPRESSION && strcmp(x->expression, y->expression)))
+			sm_cmp_differ(c, "flex rule '%s' differs", x->name);
+	}
+	for (size_t k = 0; k < b->flex_rule_count; k++) {
+		bool in_a = false;
+		for (size_t i = 0; i < a->flex_rule_count && !in_a; i++) in_a = !strcmp(a->flex_rules[i].name, b->flex_rules[k].name);
+		if (!in_a) sm_cmp_differ(c, "flex rule '%s' only in the second", b->flex_rules[k].name);
+	}
+}
+
+/* A comparison with the options' tolerances (rotations 1e-6 unless given). */
+cmp sm_cmp_start(const smdmx_compare_options *options)
+{
+	cmp c;
+	memset(&c, 0, sizeof(c));
+	c.rtol = 1e-6;
+	if (options) {
+		c.max_links = options->max_links;
+		c.dmx_weights = options->dmx_weights;
+		c.flex = options->flex_controls;
+		c.vtol = options->value_tolerance;
+		if (options->rotation_tolerance > 0) c.rtol = options->rotation_tolerance;
+	}
+	return c;
+}
+
+bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
+                         char *diff, size_t diff_size)
+{
+	cmp c = sm_cmp_start(options);
+	c.diff = diff;
+	c.diff_size = diff_size;
+	if (diff && diff_size) diff[0] = '\0';
+	if ((a->up_axis ? a->up_axis : 'Z') != (b->up_axis ? b->up_axis : 'Z'))
+		return sm_cmp_differ(&c, "%c up vs %c up", a->up_axis ? a->up_axis : 'Z', b->up_axis ? b->up_axis : 'Z');
+	if (a->joint_count != b->joint_count) return sm_cmp_differ(&c, "%zu joints vs %zu", a->joint_count, b->joint_count);
+	bool animated = options && options->ignore_bind_when_animated && a->clip_count;
+	for (size_t i = 0; i < a->joint_count; i++) {
+		const smdmx_joint *x = &a->joints[i], *y = &b->joints[i];
+		if (strcmp(x->name, y->name) != 0) return sm_cmp_differ(&c, "joint %zu: '%s' vs '%s'", i, x->name, y->name);
+		if (x->parent != y->parent) return sm_cmp_differ(&c, "joint '%s': parents differ", x->name);
+		if (animated) continue;
+		if (!sm_cmp_vec_equal(&c, x->bind.position, y->bind.position, 3)) return sm_cmp_differ(&c, "joint '%s': bind positions differ", x->name);
+		if (!sm_cmp_rot_equal(&c, x->bind.orientation, y->bind.orientation))
+			return sm_cmp_differ(&c, "joint '%s': bind orientations differ", x->name);
+	}
+	if (a->mesh_count != b->mesh_count) return sm_cmp_differ(&c, "%zu meshes vs %zu", a->mesh_count, b->mesh_count);
+	uint32_t **maps = calloc(a->mesh_count ? a->mesh_count : 1, sizeof(uint32_t *));
+	if (!maps) return sm_cmp_differ(&c, "out of memory");
+	bool ok = true;
+	for (size_t i = 0; ok && i < a->mesh_count; i++) {
+		maps[i] = malloc((a->meshes[i].corner_count ? a->meshes[i].corner_count : 1) * sizeof(uint32_t));
+		if (!maps[i]) ok = sm_cmp_differ(&c, "out of memory");
+		else ok = sm_cmp_compare_mesh(&c, a, &a->meshes[i], b, &b->meshes[i], maps[i]);
+	}
+	if (ok && a->flex_shape_count != b->flex_shape_count)
+		ok = sm_cmp_differ(&c, "%zu flex shapes vs %zu", a->flex_shape_count, b->flex_shape_count);
+	for (size_t i = 0; ok && i < a->flex_shape_count; i++) {
+		const smdmx_flex_shape *fa = &a->flex_shapes[i], *fb = &b->flex_shapes[i];
+		if (fa->mesh != fb->mesh) ok = sm_cmp_differ(&c, "flex shape '%s': meshes differ", fa->name);
+		else ok = sm_cmp_compare_shape(&c, a, fa, b, fb, maps[fa->mesh]);
+	}
+	for (size_t i = 0; i < a->mesh_count; i++) free(maps[i]);
+	free(maps);
+	if (!ok) return false;
+	if (a->attachment_count != b->attachment_count)
+		return sm_cmp_differ(&c, "%zu attachments vs %zu", a->attachment_count, b->attachment_count);
+	for (size_t i = 0; i < a->attachment_count; i++) {
+		const smdmx_attachment *x = &a->attachments[i], *y = &b->attachments[i];
+		const char *px = x->parent_joint == SMDMX_NONE ? "" : a->joints[x->parent_joint].name;
+		const char *py = y->parent_joint == SMDMX_NONE ? "" : b->joints[y->parent_joint].name;
+		if (strcmp(x->name, y->name) || strcmp(px, py) || x->rigid != y->rigid || x->world_aligned != y->world_aligned ||
+		    !sm_cmp_vec_equal(&c, x->transform.position, y->transform.position, 3) ||
+		    !sm_cmp_rot_equal(&c, x->transform.orientation, y->transform.orientation))
+			return sm_cmp_differ(&c, "attachment '%s' differs", x->name);
+	}
+	if (options && options->flex_controls && !sm_cmp_compare_controls(&c, a, b)) return false;
+	if (a->clip_count != b->clip_count) return sm_cmp_differ(&c, "%zu clips vs %zu", a->clip_count, b->clip_count);
+	for (size_t i = 0; i < a->clip_count; i++)
+		if (!compare_clip(&c, a, &a->clips[i], b, &b->clips[i])) return false;
+	return true;
+}

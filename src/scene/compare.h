@@ -1,0 +1,45 @@
+/* Comparing scenes (compare.c: smdmx_scene_compare and the comparisons the diff shares;
+ * diff.c: smdmx_scene_diff), private to src/scene. */
+#ifndef SMDMX_SCENE_COMPARE_H
+#define SMDMX_SCENE_COMPARE_H
+
+#include "support/internal.h"
+
+typedef struct cmp {
+	double vtol, rtol;
+	size_t max_links;
+	bool dmx_weights;
+	bool flex;          /* flex controls too: balance and wrinkle per corner, shapes' wrinkle */
+	const char **name_a; /* smdmx_scene_diff: per joint of the first, the name it has in the second
+	                        (its own, or the one a rename gave it); NULL elsewhere */
+	uint32_t *pair_a;    /* smdmx_scene_diff: per joint of the first, the joint of the second it
+	                        is (SMDMX_NONE: none); joints of one name pair in their order */
+	bool *paired_b;      /* per joint of the second: one of the first is it */
+	char *diff;
+	size_t diff_size;
+	/* smdmx_scene_diff: every difference goes to fn */
+	smdmx_diff_fn fn;
+	void *user;
+	size_t count;
+	/* smdmx_scene_diff: the joints of both sides by name, the first of each */
+	sm_alloc mem;
+	sm_names joints_a, joints_b;
+} cmp;
+
+size_t sm_cmp_canonical_weights(const cmp *c, const smdmx_mesh *m, uint32_t p, smdmx_weight out[64]);
+cmp sm_cmp_start(const smdmx_compare_options *options);
+bool sm_cmp_compare_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b);
+bool sm_cmp_compare_mesh(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, const smdmx_scene *sb, const smdmx_mesh *b,
+                         uint32_t *map);
+bool sm_cmp_compare_shape(cmp *c, const smdmx_scene *sa, const smdmx_flex_shape *fa, const smdmx_scene *sb,
+                          const smdmx_flex_shape *fb, const uint32_t *map);
+void sm_cmp_diff_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b);
+bool sm_cmp_differ(cmp *c, const char *fmt, ...) SM_PRINTF(2, 3);
+int64_t sm_cmp_frame_of(int64_t t, double rate);
+const char *sm_cmp_name_in_b(const cmp *c, const smdmx_scene *a, uint32_t j);
+bool sm_cmp_rot_equal(const cmp *c, const float *qa, const float *qb);
+bool sm_cmp_shape_values_equal(const cmp *c, const float *base_a, const float *da, const float *base_b, const float *db);
+bool sm_cmp_values_equal(const cmp *c, double a, double b);
+bool sm_cmp_vec_equal(const cmp *c, const float *a, const float *b, int n);
+
+#endif

@@ -1,0 +1,1027 @@
+/* Every difference of two scenes by meaning (smdmx_scene_diff): names paired, geometry
+ * polygon by polygon in model space, shapes corner by corner, clips frame by frame. */
+#include <cglm/quat.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/internal.h"
+#include "support/num.h"
+#include "scene/scene_util.h"
+#include "smdmx/math.h"
+#include "scene/compare.h"
+
+/* ---- listing every difference ---------------------------------------------------------- */
+
+static size_t joint_named(const sm_names *joints, const char *name)
+{
+	uint32_t i = sm_names_get(joints, name);
+	return i == SMDMX_NONE ? SIZE_MAX : i;
+}
+
+/* An index of names (the first of each), read through get: false when memory ran out. */
+static bool index_names(cmp *c, sm_names *x, size_t n, const char *(*get)(const void *items, size_t i), const void *items)
+{
+	if (!sm_names_init(&c->mem, x, n)) return false;
+	for (size_t i = 0; i < n; i++)
+		if (!sm_names_put(&c->mem, x, get(items, i), (uint32_t)i, true)) return false;
+	return true;
+}
+
+/* Items of one name pair in their order: the k-th of the first's items of a name with the
+ * k-th of the second's, so that a file is equal to itself whatever names it repeats.
+ * pair[i]: the second's item that the first's item i is, or SMDMX_NONE; taken[k]: the
+ * second's item k is one of the first's. */
+static bool pair_names(cmp *c, size_t na, const void *ia, size_t nb, const void *ib, const char *(*get)(const void *items, size_t i),
+                       uint32_t *pair, bool *taken)
+{
+	sm_names x;
+	memset(&x, 0, sizeof(x));
+	size_t bytes = (nb + 1) * sizeof(uint32_t);
+	uint32_t *next = sm_malloc(&c->mem, bytes); /* the second's items chained by name */
+	bool ok = next && sm_names_init(&c->mem, &x, nb);
+	for (size_t k = nb; ok && k-- > 0;) {
+		next[k] = sm_names_get(&x, get(ib, k));
+		ok = sm_names_put(&c->mem, &x, get(ib, k), (uint32_t)k, false);
+	}
+	for (size_t k = 0; k < nb; k++) taken[k] = false;
+	for (size_t i = 0; i < na; i++) {
+		uint32_t k = ok ? sm_names_get(&x, get(ia, i)) : SMDMX_NONE; /* the first of its name not yet paired */
+		pair[i] = k;
+		if (k == SMDMX_NONE) continue;
+		taken[k] = true;
+		ok = sm_names_put(&c->mem, &x, get(ib, k), next[k], false);
+	}
+	sm_names_free(&c->mem, &x);
+	if (next) sm_free(&c->mem, next, bytes);
+	if (!ok) sm_cmp_differ(c, "out of memory");
+	return ok;
+}
+
+static const char *mesh_name(const void *items, size_t i)
+{
+	return ((const smdmx_mesh *)items)[i].name;
+}
+
+static const char *joint_name(const void *items, size_t i)
+{
+	return ((const smdmx_joint *)items)[i].name;
+}
+
+static const char *shape_name(const void *items, size_t i)
+{
+	return ((const smdmx_flex_shape *)items)[i].name;
+}
+
+static const char *attachment_name(const void *items, size_t i)
+{
+	return ((const smdmx_attachment *)items)[i].name;
+}
+
+static const char *clip_name(const void *items, size_t i)
+{
+	return ((const smdmx_clip *)items)[i].name;
+}
+
+static const char *parent_name(const smdmx_scene *s, uint32_t parent)
+{
+	return parent == SMDMX_NONE ? "" : s->joints[parent].name;
+}
+
+/* Each joint's channel in a clip (the last for a joint), NULL for none. */
+static const smdmx_channel **channels_by_joint(cmp *c, const smdmx_scene *s, const smdmx_clip *clip)
+{
+	const smdmx_channel **by = sm_malloc(&c->mem, (s->joint_count + 1) * sizeof(*by));
+	if (!by) return NULL;
+	for (size_t j = 0; j < s->joint_count; j++) by[j] = NULL;
+	for (size_t i = 0; i < clip->channel_count; i++) by[clip->channels[i].joint] = &clip->channels[i];
+	return by;
+}
+
+/* A clip pair joint by joint (by name), frame by frame: one difference per joint, with the
+ * first frame and the number of frames that differ. */
+static void diff_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const smdmx_scene *sb, const smdmx_clip *b)
+{
+	if (a->frame_rate != b->frame_rate) {
+		char ra[SM_FLOAT_MAX], rb[SM_FLOAT_MAX];
+		sm_format_shortest((float)a->frame_rate, ra);
+		sm_format_shortest((float)b->frame_rate, rb);
+		sm_cmp_differ(c, "clip '%s': %s fps vs %s", a->name, ra, rb);
+	}
+	int64_t fa0 = sm_cmp_frame_of(a->start, a->frame_rate), fa1 = sm_cmp_frame_of((int64_t)a->start + a->duration, a->frame_rate);
+	int64_t fb0 = sm_cmp_frame_of(b->start, b->frame_rate), fb1 = sm_cmp_frame_of((int64_t)b->start + b->duration, b->frame_rate);
+	/* frames count from each clip's first (F4): b's frame fb0 + i is a's fa0 + i */
+	if (fa1 - fa0 != fb1 - fb0)
+		sm_cmp_differ(c, "clip '%s': frames %lld to %lld vs %lld to %lld", a->name, (long long)fa0, (long long)fa1, (long long)fb0,
+		       (long long)fb1);
+	int64_t shift = fb0 - fa0;
+	int64_t first = fa0, last = fa1 < fb1 - shift ? fa1 : fb1 - shift;
+	if (last - first > 1000000 || (last >= first && (uint64_t)(last - first + 1) * (sa->joint_count + 1) > ((uint64_t)1 << 26))) {
+		sm_cmp_differ(c, "clip '%s': too many frames to compare (%lld frames of %zu joints; the limit is 2^26 bone poses)", a->name,
+		       (long long)(last - first + 1), sa->joint_count);
+		return;
+	}
+	const smdmx_channel **cha = channels_by_joint(c, sa, a), **chb = channels_by_joint(c, sb, b);
+	if (!cha || !chb) {
+		if (cha) sm_free(&c->mem, cha, (sa->joint_count + 1) * sizeof(*cha));
+		if (chb) sm_free(&c->mem, chb, (sb->joint_count + 1) * sizeof(*chb));
+		sm_cmp_differ(c, "out of memory");
+		return;
+	}
+	for (size_t j = 0; j < sa->joint_count; j++) {
+		size_t k = c->pair_a ? (c->pair_a[j] == SMDMX_NONE ? SIZE_MAX : c->pair_a[j]) : joint_named(&c->joints_b, sm_cmp_name_in_b(c, sa, (uint32_t)j));
+		if (k == SIZE_MAX) continue; /* reported with the joints */
+		const smdmx_channel *x = cha[j], *y = chb[k];
+		if (!x && !y) continue;
+		const smdmx_joint *jx = &sa->joints[j], *jy = &sb->joints[k];
+		int64_t bad_first = 0, bad = 0;
+		bool pos = false;
+		for (int64_t f = first; f <= last; f++) {
+			int32_t ta = (int32_t)floor((double)f * 10000.0 / a->frame_rate);
+			int32_t tb = (int32_t)floor((double)(f + shift) * 10000.0 / b->frame_rate);
+			float px[3], py[3], qx[4], qy[4];
+			smdmx_channel none = { 0 };
+			sm_sample_position(x ? x : &none, ta, jx->bind.position, px);
+			sm_sample_position(y ? y : &none, tb, jy->bind.position, py);
+			sm_sample_orientation(x ? x : &none, ta, jx->bind.orientation, qx);
+			sm_sample_orientation(y ? y : &none, tb, jy->bind.orientation, qy);
+			bool pe = sm_cmp_vec_equal(c, px, py, 3), re = sm_cmp_rot_equal(c, qx, qy);
+			if (pe && re) continue;
+			if (!bad++) {
+				bad_first = f;
+				pos = !pe;
+			}
+		}
+		if (bad)
+			sm_cmp_differ(c, "clip '%s' joint '%s': %s differ at frame %lld (%lld of %lld frames differ)", a->name, jx->name,
+			       pos ? "positions" : "orientations", (long long)bad_first, (long long)bad, (long long)(last - first + 1));
+	}
+	sm_free(&c->mem, cha, (sa->joint_count + 1) * sizeof(*cha));
+	sm_free(&c->mem, chb, (sb->joint_count + 1) * sizeof(*chb));
+}
+
+static void ignore_difference(void *user, const char *message)
+{
+	(void)user;
+	(void)message;
+}
+
+/* ---- geometry by meaning (smdmx_scene_diff) ------------------------------------------------- */
+
+/* One side's geometry as the diff sees it: every corner in model space (mesh transforms
+ * applied), and every polygon with its material's name, whatever mesh or face set holds it. */
+typedef struct gside {
+	const smdmx_scene *s;
+	size_t corners;       /* over all meshes */
+	uint32_t *mesh_of;    /* per corner: its mesh */
+	uint32_t *local;      /* per corner: its index in the mesh */
+	float (*pos)[3], (*nrm)[3];
+	uint64_t *hash;       /* per corner: of what it holds (exact, or rounded to the tolerance) */
+	size_t polys;
+	uint32_t *first;      /* per polygon: its first entry in ring */
+	uint32_t *size;
+	const char **material;
+	uint32_t *ring;       /* corners of the polygons, one after another */
+	size_t ring_count;
+} gside;
+
+typedef struct gtri {       /* a polygon, or a triangle of one's fan, rotated to start at its least corner */
+	uint32_t c[64];
+	uint32_t n;
+	uint32_t poly;      /* the polygon it is or comes from */
+	uint64_t key;
+	bool used;
+} gtri;
+
+static void xform_of_d(const smdmx_transform *tr, double r[3][3], double t[3])
+{
+	double q[4] = { tr->orientation[0], tr->orientation[1], tr->orientation[2], tr->orientation[3] };
+	smdmx_quat_to_matrix(q, r);
+	for (int i = 0; i < 3; i++) t[i] = tr->position[i];
+}
+
+/* model-space placement of a mesh: its transform under its parent joint's bind poses */
+static void mesh_place(const smdmx_scene *s, const smdmx_mesh *m, double r[3][3], double t[3])
+{
+	xform_of_d(&m->transform, r, t);
+	for (uint32_t j = m->parent_joint; j != SMDMX_NONE && j < s->joint_count; j = s->joints[j].parent) {
+		double pr[3][3], pt[3], nr[3][3], nt[3];
+		xform_of_d(&s->joints[j].bind, pr, pt);
+		for (int i = 0; i < 3; i++) {
+			for (int k = 0; k < 3; k++) nr[i][k] = pr[i][0] * r[0][k] + pr[i][1] * r[1][k] + pr[i][2] * r[2][k];
+			nt[i] = pr[i][0] * t[0] + pr[i][1] * t[1] + pr[i][2] * t[2] + pt[i];
+		}
+		memcpy(r, nr, sizeof(nr));
+		memcpy(t, nt, sizeof(nt));
+	}
+}
+
+static uint64_t hash_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdu;
+}
+
+/* a float as the hash sees it: its bits (0 and -0 alike), or rounded to steps of q */
+static uint64_t float_key(float v, double q)
+{
+	if (q > 0) return (uint64_t)(int64_t)llround(v / q);
+	if (v == 0) return 0;
+	uint32_t u;
+	memcpy(&u, &v, 4);
+	return u;
+}
+
+static void gside_free(gside *g)
+{
+	free(g->mesh_of);
+	free(g->local);
+	free(g->pos);
+	free(g->nrm);
+	free(g->hash);
+	free(g->first);
+	free(g->size);
+	free(g->material);
+	free(g->ring);
+	memset(g, 0, sizeof(*g));
+}
+
+static bool gside_build(const cmp *c, const smdmx_scene *s, gside *g, bool first)
+{
+	memset(g, 0, sizeof(*g));
+	g->s = s;
+	for (size_t m = 0; m < s->mesh_count; m++) {
+		g->corners += s->meshes[m].corner_count;
+		for (size_t f = 0; f < s->meshes[m].face_set_count; f++) {
+			g->polys += s->meshes[m].face_sets[f].polygon_count;
+			g->ring_count += s->meshes[m].face_sets[f].corner_count;
+		}
+	}
+	size_t nc = g->corners + 1, np = g->polys + 1;
+	g->mesh_of = malloc(nc * sizeof(uint32_t));
+	g->local = malloc(nc * sizeof(uint32_t));
+	g->pos = malloc(nc * sizeof(*g->pos));
+	g->nrm = malloc(nc * sizeof(*g->nrm));
+	g->hash = malloc(nc * sizeof(uint64_t));
+	g->first = malloc(np * sizeof(uint32_t));
+	g->size = malloc(np * sizeof(uint32_t));
+	g->material = malloc(np * sizeof(char *));
+	g->ring = malloc((g->ring_count + 1) * sizeof(uint32_t));
+	if (!g->mesh_of || !g->local || !g->pos || !g->nrm || !g->hash || !g->first || !g->size || !g->material || !g->ring) return false;
+	double q = c->vtol > 0 ? 2 * c->vtol : 0;
+	size_t k = 0, pk = 0, rk = 0;
+	for (size_t m = 0; m < s->mesh_count; m++) {
+		const smdmx_mesh *me = &s->meshes[m];
+		double r[3][3], t[3];
+		mesh_place(s, me, r, t);
+		uint32_t base = (uint32_t)k;
+		for (size_t i = 0; i < me->corner_count; i++, k++) {
+			g->mesh_of[k] = (uint32_t)m;
+			g->local[k] = (uint32_t)i;
+			const float *p = me->positions[me->position_indices[i]];
+			for (int d = 0; d < 3; d++) g->pos[k][d] = (float)(r[d][0] * p[0] + r[d][1] * p[1] + r[d][2] * p[2] + t[d]);
+			if (me->normal_indices) {
+				const float *n = me->normals[me->normal_indices[i]];
+				for (int d = 0; d < 3; d++) g->nrm[k][d] = (float)(r[d][0] * n[0] + r[d][1] * n[1] + r[d][2] * n[2]);
+			} else {
+				g->nrm[k][0] = g->nrm[k][1] = g->nrm[k][2] = 0;
+			}
+			uint64_t h = 1469598103934665603u;
+			for (int d = 0; d < 3; d++) h = hash_mix(h, float_key(g->pos[k][d], q));
+			for (int d = 0; d < 3; d++) h = hash_mix(h, float_key(g->nrm[k][d], q));
+			for (size_t u = 0; u < me->uv_set_count; u++)
+				for (int d = 0; d < 2; d++) h = hash_mix(h, float_key(me->uv_sets[u].data[me->uv_sets[u].indices[i]][d], q));
+			smdmx_weight w[64];
+			size_t nw = sm_cmp_canonical_weights(c, me, me->position_indices[i], w);
+			for (size_t x = 0; x < nw; x++) {
+				for (const char *nm = first ? sm_cmp_name_in_b(c, s, w[x].joint) : s->joints[w[x].joint].name; *nm; nm++)
+					h = hash_mix(h, (uint8_t)*nm);
+				h = hash_mix(h, float_key(w[x].weight, q));
+			}
+			g->hash[k] = h;
+		}
+		for (size_t f = 0; f < me->face_set_count; f++) {
+			const smdmx_face_set *fs = &me->face_sets[f];
+			const char *mat = fs->material < s->material_count ? s->materials[fs->material].name : "";
+			for (size_t p = 0; p < fs->polygon_count; p++, pk++) {
+				g->first[pk] = (uint32_t)rk;
+				g->size[pk] = fs->offsets[p + 1] - fs->offsets[p];
+				g->material[pk] = mat;
+				for (uint32_t x = fs->offsets[p]; x < fs->offsets[p + 1]; x++) g->ring[rk++] = base + fs->corners[x];
+			}
+		}
+	}
+	return true;
+}
+
+/* Two corners the same, each on its side: position, normal, UVs, weights. */
+static bool gcorner_same(const cmp *c, const gside *ga, uint32_t x, const gside *gb, uint32_t y, const char **what)
+{
+	const smdmx_mesh *ma = &ga->s->meshes[ga->mesh_of[x]], *mb = &gb->s->meshes[gb->mesh_of[y]];
+	uint32_t ca = ga->local[x], cb = gb->local[y];
+	if (!sm_cmp_vec_equal(c, ga->pos[x], gb->pos[y], 3)) return *what = "position", false;
+	if (!sm_cmp_vec_equal(c, ga->nrm[x], gb->nrm[y], 3)) return *what = "normal", false;
+	size_t nu = ma->uv_set_count < mb->uv_set_count ? ma->uv_set_count : mb->uv_set_count;
+	for (size_t u = 0; u < nu; u++)
+		if (!sm_cmp_vec_equal(c, ma->uv_sets[u].data[ma->uv_sets[u].indices[ca]], mb->uv_sets[u].data[mb->uv_sets[u].indices[cb]], 2))
+			return *what = "UV", false;
+	if (ma->uv_set_count != mb->uv_set_count) return *what = "UV sets", false;
+	smdmx_weight wa[64], wb[64];
+	size_t na = sm_cmp_canonical_weights(c, ma, ma->position_indices[ca], wa), nb = sm_cmp_canonical_weights(c, mb, mb->position_indices[cb], wb);
+	if (na != nb) return *what = "weight links", false;
+	for (size_t k = 0; k < na; k++)
+		if ((c->pair_a ? c->pair_a[wa[k].joint] != wb[k].joint : strcmp(sm_cmp_name_in_b(c, ga->s, wa[k].joint), gb->s->joints[wb[k].joint].name)) ||
+		    !sm_cmp_values_equal(c, wa[k].weight, wb[k].weight))
+			return *what = "weights", false;
+	return true;
+}
+
+/* The ring r of n corners rotated to start at its least corner (by hash, then by the next). */
+static void canonical_ring(const gside *g, const uint32_t *r, uint32_t n, gtri *t, uint32_t poly)
+{
+	uint32_t best = 0;
+	for (uint32_t i = 1; i < n; i++) {
+		for (uint32_t k = 0; k < n; k++) {
+			uint64_t a = g->hash[r[(i + k) % n]], b = g->hash[r[(best + k) % n]];
+			if (a != b) {
+				if (a < b) best = i;
+				break;
+			}
+		}
+	}
+	t->n = n;
+	t->poly = poly;
+	t->used = false;
+	uint64_t h = hash_mix(0x7a2f, n);
+	for (uint32_t k = 0; k < n; k++) {
+		t->c[k] = r[(best + k) % n];
+		h = hash_mix(h, g->hash[t->c[k]]);
+	}
+	for (const char *m = g->material[poly]; *m; m++) h = hash_mix(h, (uint8_t)*m);
+	t->key = h;
+}
+
+static bool gtri_same(const cmp *c, const gside *ga, const gtri *x, const gside *gb, const gtri *y, const char **what)
+{
+	*what = "corners";
+	if (x->n != y->n) return false;
+	if (strcmp(ga->material[x->poly], gb->material[y->poly])) return *what = "material", false;
+	for (uint32_t k = 0; k < x->n; k++)
+		if (!gcorner_same(c, ga, x->c[k], gb, y->c[k], what)) return false;
+	return true;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const gtri *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Matches a's items to b's of the same key and the same corners; pairs corner maps. */
+static void match_items(const cmp *c, const gside *ga, gtri *ta, size_t na, const gside *gb, gtri *tb, size_t nb, uint32_t *map)
+{
+	qsort(tb, nb, sizeof(gtri), by_key);
+	for (size_t i = 0; i < na; i++) {
+		gtri *x = &ta[i];
+		size_t lo = 0, hi = nb;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (tb[mid].key < x->key) lo = mid + 1;
+			else hi = mid;
+		}
+		const char *what;
+		for (size_t k = lo; k < nb && tb[k].key == x->key; k++) {
+			if (tb[k].used || !gtri_same(c, ga, x, gb, &tb[k], &what)) continue;
+			x->used = tb[k].used = true;
+			for (uint32_t q = 0; q < x->n; q++) map[x->c[q]] = tb[k].c[q];
+			break;
+		}
+	}
+}
+
+/* Corners x and y of two items the same, y's read from rotation rot. */
+static bool gtri_same_rotated(const cmp *c, const gside *ga, const gtri *x, const gside *gb, const gtri *y, uint32_t rot)
+{
+	const char *what;
+	for (uint32_t k = 0; k < x->n; k++)
+		if (!gcorner_same(c, ga, x->c[k], gb, y->c[(k + rot) % y->n], &what)) return false;
+	return true;
+}
+
+typedef struct gcell {
+	uint64_t key;       /* of the cell of the item's corners' mean position */
+	uint32_t item;
+} gcell;
+
+static int by_cell(const void *a, const void *b)
+{
+	const gcell *x = a, *y = b;
+	if (x->key != y->key) return x->key < y->key ? -1 : 1;
+	return (x->item > y->item) - (x->item < y->item);
+}
+
+/* The cell, along one axis, of v in cells of size step. */
+static int64_t cell_of(double v, double step)
+{
+	double k = floor(v / step);
+	return k > 4e18 ? (int64_t)4e18 : k < -4e18 ? (int64_t)-4e18 : (int64_t)k;
+}
+
+/* A cell and what an item there must share to match: its corner count and material. */
+static uint64_t cell_key(int64_t x, int64_t y, int64_t z, uint32_t n, const char *material)
+{
+	uint64_t h = hash_mix(hash_mix(hash_mix(hash_mix(0x51ed, (uint64_t)x), (uint64_t)y), (uint64_t)z), n);
+	for (; *material; material++) h = hash_mix(h, (uint8_t)*material);
+	return h;
+}
+
+/* The first entry at or after m not yet matched (entries matched point past themselves). */
+static size_t next_free(uint32_t *skip, size_t m)
+{
+	size_t r = m;
+	while (skip[r] != r) r = skip[r];
+	while (skip[m] != m) {
+		size_t n = skip[m];
+		skip[m] = (uint32_t)r;
+		m = n;
+	}
+	return r;
+}
+
+static void item_cell(const gside *g, const gtri *t, double step, int64_t out[3])
+{
+	for (int d = 0; d < 3; d++) {
+		double sum = 0;
+		for (uint32_t k = 0; k < t->n; k++) sum += g->pos[t->c[k]][d];
+		out[d] = cell_of(sum / t->n, step);
+	}
+}
+
+/* With a tolerance: values within it are equal wherever they fall, so items left over by the
+ * match on keys (values rounded to steps of the tolerance: neighbours on two sides of a step
+ * get two keys) are found by place. b's items go into a grid by their corners' mean position,
+ * in cells as wide as twice the tolerance (the means of two items whose corners are each
+ * within the tolerance are within it too); each of a's is tried against the items of the 27
+ * cells around its own, in every rotation of their corners, and takes the nearest that is
+ * the same within the tolerance. At most NEAR_TRIES candidates are tried for one item, so a
+ * tolerance as large as the model stays linear. */
+#define NEAR_TRIES 64
+static bool match_items_near(const cmp *c, const gside *ga, gtri *ta, size_t na, const gside *gb, gtri *tb, size_t nb, uint32_t *map)
+{
+	double step = 2 * c->vtol;
+	gcell *cells = malloc((nb + 1) * sizeof(gcell));
+	uint32_t *skip = malloc((nb + 1) * sizeof(uint32_t));
+	if (!cells || !skip) {
+		free(cells);
+		free(skip);
+		return false;
+	}
+	for (size_t i = 0; i < nb; i++) {
+		int64_t k[3];
+		item_cell(gb, &tb[i], step, k);
+		cells[i] = (gcell){ cell_key(k[0], k[1], k[2], tb[i].n, gb->material[tb[i].poly]), (uint32_t)i };
+	}
+	qsort(cells, nb, sizeof(gcell), by_cell);
+	for (size_t i = 0; i <= nb; i++) skip[i] = (uint32_t)(i < nb && tb[cells[i].item].used ? i + 1 : i);
+	for (size_t i = 0; i < na; i++) {
+		gtri *x = &ta[i];
+		if (x->used) continue;
+		int64_t k[3];
+		item_cell(ga, x, step, k);
+		size_t best = SIZE_MAX, tried = 0;
+		uint32_t best_rot = 0;
+		double best_dev = 0;
+		for (int dx = -1; dx <= 1; dx++)
+			for (int dy = -1; dy <= 1; dy++)
+				for (int dz = -1; dz <= 1; dz++) {
+					uint64_t key = cell_key(k[0] + dx, k[1] + dy, k[2] + dz, x->n, ga->material[x->poly]);
+					size_t lo = 0, hi = nb;
+					while (lo < hi) {
+						size_t mid = (lo + hi) / 2;
+						if (cells[mid].key < key) lo = mid + 1;
+						else hi = mid;
+					}
+					for (size_t m = next_free(skip, lo); m < nb && cells[m].key == key && tried < NEAR_TRIES; m = next_free(skip, m + 1)) {
+						gtri *y = &tb[cells[m].item];
+						if (y->n != x->n || strcmp(ga->material[x->poly], gb->material[y->poly])) continue;
+						tried++;
+						for (uint32_t rot = 0; rot < y->n; rot++) {
+							if (!gtri_same_rotated(c, ga, x, gb, y, rot)) continue;
+							double dev = 0;
+							for (uint32_t q = 0; q < x->n; q++)
+								for (int d = 0; d < 3; d++)
+									dev = fmax(dev, fabs((double)ga->pos[x->c[q]][d] - gb->pos[y->c[(q + rot) % y->n]][d]));
+							if (best == SIZE_MAX || dev < best_dev) {
+								best = m;
+								best_rot = rot;
+								best_dev = dev;
+							}
+						}
+					}
+				}
+		if (best == SIZE_MAX) continue;
+		gtri *y = &tb[cells[best].item];
+		x->used = y->used = true;
+		skip[best] = (uint32_t)(best + 1);
+		for (uint32_t q = 0; q < x->n; q++) map[x->c[q]] = y->c[(q + best_rot) % y->n];
+	}
+	free(cells);
+	free(skip);
+	return true;
+}
+
+/* The fan of each polygon not matched whole, as triangles. */
+static gtri *fan(const gside *g, const gtri *polys, size_t n, const bool *matched, size_t *out)
+{
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!matched[i] && polys[i].n >= 3) count += polys[i].n - 2;
+	gtri *t = malloc((count + 1) * sizeof(gtri));
+	if (!t) return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (matched[i] || polys[i].n < 3) continue;
+		const uint32_t *r = g->ring + g->first[polys[i].poly];
+		for (uint32_t j = 1; j + 1 < polys[i].n; j++) {
+			uint32_t tri[3] = { r[0], r[j], r[j + 1] };
+			canonical_ring(g, tri, 3, &t[k++], polys[i].poly);
+		}
+	}
+	*out = count;
+	return t;
+}
+
+static void where(const gside *g, uint32_t corner, char *out, size_t size)
+{
+	char x[SM_FLOAT_MAX], y[SM_FLOAT_MAX], z[SM_FLOAT_MAX];
+	sm_format_shortest(g->pos[corner][0], x);
+	sm_format_shortest(g->pos[corner][1], y);
+	sm_format_shortest(g->pos[corner][2], z);
+	snprintf(out, size, "(%s %s %s)", x, y, z);
+}
+
+/* Polygons as sets, whatever meshes and face sets hold them: a polygon equals its fan of
+ * triangles, corners count up to rotation, materials by name. What differs is said once per
+ * polygon of the first; what is left over of the second once per polygon. map gets, per
+ * corner of a, the corner of b it matched (or SMDMX_NONE), for the shapes. */
+static bool diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map)
+{
+	size_t na = ga->polys, nb = gb->polys;
+	gtri *pa = malloc((na + 1) * sizeof(gtri)), *pb = malloc((nb + 1) * sizeof(gtri));
+	bool *ma = calloc(na + 1, 1), *mb = calloc(nb + 1, 1);
+	bool ok = pa && pb && ma && mb;
+	for (size_t i = 0; ok && i < na; i++) canonical_ring(ga, ga->ring + ga->first[i], ga->size[i] < 64 ? ga->size[i] : 64, &pa[i], (uint32_t)i);
+	for (size_t i = 0; ok && i < nb; i++) canonical_ring(gb, gb->ring + gb->first[i], gb->size[i] < 64 ? gb->size[i] : 64, &pb[i], (uint32_t)i);
+	/* whole polygons first (a quad rotated is the same quad) */
+	if (ok) {
+		match_items(c, ga, pa, na, gb, pb, nb, map);
+		if (c->vtol > 0) ok = match_items_near(c, ga, pa, na, gb, pb, nb, map);
+		for (size_t i = 0; i < na; i++) ma[pa[i].poly] = pa[i].used;
+		for (size_t i = 0; i < nb; i++) mb[pb[i].poly] = pb[i].used;
+	}
+	/* back in polygon order, for the fans */
+	if (ok) {
+		gtri *t = malloc((nb + 1) * sizeof(gtri));
+		ok = t != NULL;
+		for (size_t i = 0; ok && i < nb; i++) t[pb[i].poly] = pb[i];
+		if (ok) {
+			free(pb);
+			pb = t;
+		}
+	}
+	size_t fa = 0, fb = 0;
+	gtri *ta = ok ? fan(ga, pa, na, ma, &fa) : NULL, *tb = ok ? fan(gb, pb, nb, mb, &fb) : NULL;
+	ok = ok && ta && tb;
+	if (ok) match_items(c, ga, ta, fa, gb, tb, fb, map);
+	if (ok && c->vtol > 0) ok = match_items_near(c, ga, ta, fa, gb, tb, fb, map);
+	/* what is left: each of a's polygons with a triangle unmatched, paired with the unmatched
+	 * triangle of b that shares most corner positions */
+	bool *said_a = calloc(na + 1, 1), *said_b = calloc(nb + 1, 1);
+	ok = ok && said_a && said_b;
+	/* a side with no polygon at all: its meshes are only in the other */
+	if (ok && (!na || !nb)) {
+		const gside *g = na ? ga : gb;
+		for (size_t m = 0; m < g->s->mesh_count; m++)
+			if (g->s->meshes[m].face_set_count) sm_cmp_differ(c, "mesh '%s' only in the %s", g->s->meshes[m].name, na ? "first" : "second");
+		fa = fb = 0;
+	}
+	size_t next_b = 0; /* pairing in order, where no corner position is shared */
+	for (size_t i = 0; ok && i < fa; i++) {
+		gtri *x = &ta[i];
+		if (x->used || said_a[x->poly]) continue;
+		said_a[x->poly] = true;
+		size_t best = SIZE_MAX, best_shared = 0;
+		for (size_t k = 0; k < fb; k++) {
+			if (tb[k].used || strcmp(ga->material[x->poly], gb->material[tb[k].poly])) continue;
+			size_t shared = 0;
+			for (uint32_t p = 0; p < 3; p++)
+				for (uint32_t q = 0; q < 3; q++) shared += sm_cmp_vec_equal(c, ga->pos[x->c[p]], gb->pos[tb[k].c[q]], 3);
+			if (shared > best_shared) {
+				best_shared = shared;
+				best = k;
+			}
+		}
+		while (best == SIZE_MAX && next_b < fb) {
+			if (!tb[next_b].used && !strcmp(ga->material[x->poly], gb->material[tb[next_b].poly])) best = next_b;
+			next_b++;
+		}
+		char at[3 * SM_FLOAT_MAX + 8];
+		if (best == SIZE_MAX) {
+			where(ga, x->c[0], at, sizeof(at));
+			sm_cmp_differ(c, "mesh '%s': a polygon of material '%s' at %s only in the first", ga->s->meshes[ga->mesh_of[x->c[0]]].name,
+			       ga->material[x->poly], at);
+			continue;
+		}
+		gtri *y = &tb[best];
+		y->used = true;
+		said_b[y->poly] = true;
+		/* the first corner that differs, and how; the triangles' corners paired by position */
+		const char *what = "corners";
+		uint32_t bad = x->c[0];
+		for (uint32_t p = 0; p < 3; p++) {
+			uint32_t q = 0;
+			while (q < 3 && !sm_cmp_vec_equal(c, ga->pos[x->c[p]], gb->pos[y->c[q]], 3)) q++;
+			if (q == 3) {
+				what = "position";
+				bad = x->c[p];
+				break;
+			}
+			if (!gcorner_same(c, ga, x->c[p], gb, y->c[q], &what)) {
+				bad = x->c[p];
+				break;
+			}
+		}
+		where(ga, bad, at, sizeof(at));
+		sm_cmp_differ(c, "mesh '%s': a polygon of material '%s': the corner at %s differs in its %s", ga->s->meshes[ga->mesh_of[bad]].name,
+		       ga->material[x->poly], at, what);
+	}
+	for (size_t k = 0; ok && k < fb; k++) {
+		gtri *y = &tb[k];
+		if (y->used || said_b[y->poly]) continue;
+		said_b[y->poly] = true;
+		char at[3 * SM_FLOAT_MAX + 8];
+		where(gb, y->c[0], at, sizeof(at));
+		sm_cmp_differ(c, "mesh '%s': a polygon of material '%s' at %s only in the second", gb->s->meshes[gb->mesh_of[y->c[0]]].name,
+		       gb->material[y->poly], at);
+	}
+	if (!ok) sm_cmp_differ(c, "out of memory");
+	free(said_a);
+	free(said_b);
+	free(ta);
+	free(tb);
+	free(pa);
+	free(pb);
+	free(ma);
+	free(mb);
+	return ok;
+}
+
+/* Shapes by name over the corners the geometry matched: the position each makes of a corner
+ * (base plus the deltas of the shapes of that name on the corner's mesh), said once per
+ * shape with how many corners differ. */
+static void diff_shapes_by_corner(cmp *c, const gside *ga, const gside *gb, const uint32_t *map)
+{
+	const smdmx_scene *a = ga->s, *b = gb->s;
+	for (size_t i = 0; i < a->flex_shape_count; i++) {
+		const char *name = a->flex_shapes[i].name;
+		bool first = true;
+		for (size_t k = 0; k < i && first; k++) first = strcmp(a->flex_shapes[k].name, name) != 0;
+		if (!first) continue;
+		bool in_b = false;
+		for (size_t k = 0; k < b->flex_shape_count && !in_b; k++) in_b = !strcmp(b->flex_shapes[k].name, name);
+		if (!in_b) {
+			sm_cmp_differ(c, "flex shape '%s' only in the first", name);
+			continue;
+		}
+		/* dense deltas of the shapes of this name, per mesh, on each side */
+		float **da = calloc(a->mesh_count + 1, sizeof(float *)), **db = calloc(b->mesh_count + 1, sizeof(float *));
+		bool ok = da && db;
+		for (size_t k = 0; ok && k < a->flex_shape_count; k++) {
+			const smdmx_flex_shape *f = &a->flex_shapes[k];
+			if (strcmp(f->name, name)) continue;
+			if (!da[f->mesh]) ok = (da[f->mesh] = calloc(a->meshes[f->mesh].position_count * 3 + 1, sizeof(float))) != NULL;
+			for (size_t d = 0; ok && d < f->position_count; d++)
+				for (int x = 0; x < 3; x++) da[f->mesh][3 * f->position_indices[d] + (size_t)x] += f->position_deltas[d][x];
+		}
+		for (size_t k = 0; ok && k < b->flex_shape_count; k++) {
+			const smdmx_flex_shape *f = &b->flex_shapes[k];
+			if (strcmp(f->name, name)) continue;
+			if (!db[f->mesh]) ok = (db[f->mesh] = calloc(b->meshes[f->mesh].position_count * 3 + 1, sizeof(float))) != NULL;
+			for (size_t d = 0; ok && d < f->position_count; d++)
+				for (int x = 0; x < 3; x++) db[f->mesh][3 * f->position_indices[d] + (size_t)x] += f->position_deltas[d][x];
+		}
+		size_t bad = 0;
+		uint32_t first_bad = SMDMX_NONE;
+		static const float zero[3] = { 0, 0, 0 };
+		for (size_t x = 0; ok && x < ga->corners; x++) {
+			uint32_t y = map[x];
+			if (y == SMDMX_NONE) continue;
+			const smdmx_mesh *ma = &a->meshes[ga->mesh_of[x]], *mb = &b->meshes[gb->mesh_of[y]];
+			uint32_t pa_ = ma->position_indices[ga->local[x]], pb_ = mb->position_indices[gb->local[y]];
+			const float *dx = da[ga->mesh_of[x]] ? da[ga->mesh_of[x]] + 3 * pa_ : zero;
+			const float *dy = db[gb->mesh_of[y]] ? db[gb->mesh_of[y]] + 3 * pb_ : zero;
+			if (!sm_cmp_shape_values_equal(c, ma->positions[pa_], dx, mb->positions[pb_], dy)) {
+				if (!bad++) first_bad = (uint32_t)x;
+			}
+		}
+		if (!ok) sm_cmp_differ(c, "out of memory");
+		else if (bad) {
+			char at[3 * SM_FLOAT_MAX + 8];
+			where(ga, first_bad, at, sizeof(at));
+			sm_cmp_differ(c, "flex shape '%s': %zu corners move otherwise (the first at %s)", name, bad, at);
+		}
+		for (size_t k = 0; da && k < a->mesh_count; k++) free(da[k]);
+		for (size_t k = 0; db && k < b->mesh_count; k++) free(db[k]);
+		free(da);
+		free(db);
+	}
+	for (size_t k = 0; k < b->flex_shape_count; k++) {
+		bool first = true, in_a = false;
+		for (size_t q = 0; q < k && first; q++) first = strcmp(b->flex_shapes[q].name, b->flex_shapes[k].name) != 0;
+		for (size_t q = 0; q < a->flex_shape_count && !in_a; q++) in_a = !strcmp(a->flex_shapes[q].name, b->flex_shapes[k].name);
+		if (first && !in_a) sm_cmp_differ(c, "flex shape '%s' only in the second", b->flex_shapes[k].name);
+	}
+}
+
+/* A joint of the first only, and one of the second only, with the same parent and the same
+ * bind pose: one joint renamed. Each of the first's gets the name it has in the second. */
+static bool rename_joints(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
+{
+	c->name_a = calloc(a->joint_count + 1, sizeof(char *));
+	c->pair_a = malloc((a->joint_count + 1) * sizeof(uint32_t));
+	c->paired_b = calloc(b->joint_count + 1, 1);
+	/* b's joints of one name chained in their order; cursor: the next of a name to pair */
+	uint32_t *next = malloc((b->joint_count + 1) * sizeof(uint32_t)), *last = malloc((b->joint_count + 1) * sizeof(uint32_t));
+	uint32_t *cursor = malloc((b->joint_count + 1) * sizeof(uint32_t));
+	bool *taken = c->paired_b;
+	if (!c->name_a || !c->pair_a || !taken || !next || !last || !cursor) {
+		free(next);
+		free(last);
+		free(cursor);
+		return false;
+	}
+	for (size_t k = 0; k < b->joint_count; k++) {
+		size_t f = joint_named(&c->joints_b, b->joints[k].name);
+		next[k] = SMDMX_NONE;
+		if (f != k) next[last[f]] = (uint32_t)k;
+		last[f] = (uint32_t)k;
+		cursor[k] = (uint32_t)k;
+	}
+	for (size_t i = 0; i < a->joint_count; i++) {
+		c->pair_a[i] = SMDMX_NONE;
+		size_t f = joint_named(&c->joints_b, a->joints[i].name);
+		if (f == SIZE_MAX || cursor[f] == SMDMX_NONE) continue;
+		uint32_t k = cursor[f];
+		cursor[f] = next[k];
+		c->name_a[i] = a->joints[i].name;
+		c->pair_a[i] = k;
+		taken[k] = true;
+	}
+	free(next);
+	free(last);
+	free(cursor);
+	for (size_t i = 0; i < a->joint_count; i++) {
+		if (c->name_a[i]) continue;
+		const smdmx_joint *x = &a->joints[i];
+		for (size_t k = 0; k < b->joint_count; k++) {
+			const smdmx_joint *y = &b->joints[k];
+			if (taken[k] || joint_named(&c->joints_a, y->name) != SIZE_MAX) continue;
+			const char *pa = x->parent == SMDMX_NONE ? NULL : c->name_a[x->parent] ? c->name_a[x->parent] : a->joints[x->parent].name;
+			const char *pb = y->parent == SMDMX_NONE ? NULL : b->joints[y->parent].name;
+			if ((pa == NULL) != (pb == NULL) || (pa && strcmp(pa, pb)) || !sm_cmp_vec_equal(c, x->bind.position, y->bind.position, 3) ||
+			    !sm_cmp_rot_equal(c, x->bind.orientation, y->bind.orientation))
+				continue;
+			c->name_a[i] = y->name;
+			c->pair_a[i] = (uint32_t)k;
+			taken[k] = true;
+			break;
+		}
+	}
+	return true;
+}
+
+/* Strict: meshes by name (of one name, in their order); those left over pair in order when
+ * as many are left on each side (an SMD's mesh and a DMX's may be named differently). Then
+ * flex shapes by name, those of one name in their order, on meshes that matched. */
+static void diff_meshes(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
+{
+	size_t most = a->flex_shape_count > b->flex_shape_count ? a->flex_shape_count : b->flex_shape_count;
+	uint32_t *pair = malloc((a->mesh_count + 1) * sizeof(uint32_t)), *pair2 = malloc((most + 1) * sizeof(uint32_t));
+	bool *used = calloc(b->mesh_count + 1, 1), *taken = calloc(most + 1, 1);
+	uint32_t **maps = calloc(a->mesh_count + 1, sizeof(uint32_t *));
+	if (!pair || !pair2 || !used || !taken || !maps) {
+		free(pair);
+		free(pair2);
+		free(used);
+		free(taken);
+		free(maps);
+		sm_cmp_differ(c, "out of memory");
+		return;
+	}
+	if (!pair_names(c, a->mesh_count, a->meshes, b->mesh_count, b->meshes, mesh_name, pair, used)) goto done;
+	size_t left_a = 0, left_b = b->mesh_count;
+	for (size_t i = 0; i < a->mesh_count; i++) {
+		left_a += pair[i] == SMDMX_NONE;
+		left_b -= pair[i] != SMDMX_NONE;
+	}
+	if (left_a == left_b)
+		for (size_t i = 0, k = 0; i < a->mesh_count; i++) {
+			if (pair[i] != SMDMX_NONE) continue;
+			while (used[k]) k++;
+			pair[i] = (uint32_t)k;
+			used[k] = true;
+		}
+	for (size_t i = 0; i < a->mesh_count; i++) {
+		if (pair[i] == SMDMX_NONE) {
+			sm_cmp_differ(c, "mesh '%s' only in the first", a->meshes[i].name);
+			continue;
+		}
+		maps[i] = malloc((a->meshes[i].corner_count ? a->meshes[i].corner_count : 1) * sizeof(uint32_t));
+		if (!maps[i]) sm_cmp_differ(c, "out of memory");
+		else if (!sm_cmp_compare_mesh(c, a, &a->meshes[i], b, &b->meshes[pair[i]], maps[i])) {
+			free(maps[i]);
+			maps[i] = NULL; /* shapes on it cannot be matched corner by corner */
+		}
+	}
+	for (size_t k = 0; k < b->mesh_count; k++)
+		if (!used[k]) sm_cmp_differ(c, "mesh '%s' only in the second", b->meshes[k].name);
+	/* Flex shapes, on meshes that matched. */
+	if (!pair_names(c, a->flex_shape_count, a->flex_shapes, b->flex_shape_count, b->flex_shapes, shape_name, pair2, taken)) goto done;
+	for (size_t i = 0; i < a->flex_shape_count; i++) {
+		const smdmx_flex_shape *fa = &a->flex_shapes[i];
+		uint32_t k = pair2[i];
+		if (k == SMDMX_NONE) sm_cmp_differ(c, "flex shape '%s' only in the first", fa->name);
+		else if (pair[fa->mesh] != b->flex_shapes[k].mesh) sm_cmp_differ(c, "flex shape '%s': on different meshes", fa->name);
+		else if (maps[fa->mesh]) sm_cmp_compare_shape(c, a, fa, b, &b->flex_shapes[k], maps[fa->mesh]);
+	}
+	for (size_t k = 0; k < b->flex_shape_count; k++)
+		if (!taken[k]) sm_cmp_differ(c, "flex shape '%s' only in the second", b->flex_shapes[k].name);
+done:
+	for (size_t i = 0; i < a->mesh_count; i++) free(maps[i]);
+	free(maps);
+	free(pair);
+	free(pair2);
+	free(used);
+	free(taken);
+}
+
+/* Attachments and clips by name, those of one name in their order; one clip each pair
+ * whatever their names. */
+static void diff_named(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options)
+{
+	size_t most = a->attachment_count > b->attachment_count ? a->attachment_count : b->attachment_count;
+	if (a->clip_count > most) most = a->clip_count;
+	if (b->clip_count > most) most = b->clip_count;
+	uint32_t *pair2 = malloc((most + 1) * sizeof(uint32_t));
+	bool *taken = calloc(most + 1, 1);
+	if (!pair2 || !taken) {
+		free(pair2);
+		free(taken);
+		sm_cmp_differ(c, "out of memory");
+		return;
+	}
+	if (!pair_names(c, a->attachment_count, a->attachments, b->attachment_count, b->attachments, attachment_name, pair2, taken))
+		goto done;
+	for (size_t i = 0; i < a->attachment_count; i++) {
+		const smdmx_attachment *x = &a->attachments[i];
+		if (pair2[i] == SMDMX_NONE) {
+			sm_cmp_differ(c, "attachment '%s' only in the first", x->name);
+			continue;
+		}
+		const smdmx_attachment *y = &b->attachments[pair2[i]];
+		if (strcmp(parent_name(a, x->parent_joint), parent_name(b, y->parent_joint)) || x->rigid != y->rigid ||
+		    x->world_aligned != y->world_aligned || !sm_cmp_vec_equal(c, x->transform.position, y->transform.position, 3) ||
+		    !sm_cmp_rot_equal(c, x->transform.orientation, y->transform.orientation))
+			sm_cmp_differ(c, "attachment '%s' differs", x->name);
+	}
+	for (size_t k = 0; k < b->attachment_count; k++)
+		if (!taken[k]) sm_cmp_differ(c, "attachment '%s' only in the second", b->attachments[k].name);
+	if (options && options->flex_controls) {
+		if (options->strict) sm_cmp_compare_controls(c, a, b);
+		else sm_cmp_diff_controls(c, a, b);
+	}
+	if (!pair_names(c, a->clip_count, a->clips, b->clip_count, b->clips, clip_name, pair2, taken)) goto done;
+	if (a->clip_count == 1 && b->clip_count == 1) {
+		pair2[0] = 0;
+		taken[0] = true;
+	}
+	for (size_t i = 0; i < a->clip_count; i++) {
+		if (pair2[i] == SMDMX_NONE) sm_cmp_differ(c, "clip '%s' only in the first", a->clips[i].name);
+		else diff_clip(c, a, &a->clips[i], b, &b->clips[pair2[i]]);
+	}
+	for (size_t k = 0; k < b->clip_count; k++)
+		if (!taken[k]) sm_cmp_differ(c, "clip '%s' only in the second", b->clips[k].name);
+done:
+	free(pair2);
+	free(taken);
+}
+
+static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options)
+{
+	/* Joints by name; one renamed is one difference, and is the same joint after. */
+	bool animated = options && options->ignore_bind_when_animated && a->clip_count;
+	if (!rename_joints(c, a, b)) {
+		sm_cmp_differ(c, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < a->joint_count; i++) {
+		const smdmx_joint *x = &a->joints[i];
+		size_t k = c->pair_a[i] == SMDMX_NONE ? SIZE_MAX : c->pair_a[i];
+		if (k == SIZE_MAX) {
+			sm_cmp_differ(c, "joint '%s' only in the first", x->name);
+			continue;
+		}
+		if (strcmp(x->name, b->joints[k].name)) sm_cmp_differ(c, "joint '%s' renamed '%s'", x->name, b->joints[k].name);
+		const smdmx_joint *y = &b->joints[k];
+		bool same_parent = x->parent == SMDMX_NONE ? y->parent == SMDMX_NONE
+		                                           : y->parent != SMDMX_NONE && c->pair_a[x->parent] == y->parent;
+		if (!same_parent)
+			sm_cmp_differ(c, "joint '%s': parent '%s' vs '%s'", x->name, parent_name(a, x->parent), parent_name(b, y->parent));
+		if (animated) continue;
+		if (!sm_cmp_vec_equal(c, x->bind.position, y->bind.position, 3)) {
+			char t[6][SM_FLOAT_MAX];
+			for (int d = 0; d < 3; d++) {
+				sm_format_shortest(x->bind.position[d], t[d]);
+				sm_format_shortest(y->bind.position[d], t[3 + d]);
+			}
+			sm_cmp_differ(c, "joint '%s': bind position (%s %s %s) vs (%s %s %s)", x->name, t[0], t[1], t[2], t[3], t[4], t[5]);
+		}
+		if (!sm_cmp_rot_equal(c, x->bind.orientation, y->bind.orientation))
+			sm_cmp_differ(c, "joint '%s': bind orientations differ", x->name);
+	}
+	for (size_t k = 0; k < b->joint_count; k++)
+		if (!c->paired_b[k]) sm_cmp_differ(c, "joint '%s' only in the second", b->joints[k].name);
+	if (!(options && options->strict)) {
+		gside ga, gb;
+		memset(&ga, 0, sizeof(ga));
+		memset(&gb, 0, sizeof(gb));
+		uint32_t *map = NULL;
+		bool ok = gside_build(c, a, &ga, true) && gside_build(c, b, &gb, false);
+		if (ok) ok = (map = malloc((ga.corners + 1) * sizeof(uint32_t))) != NULL;
+		for (size_t i = 0; ok && i < ga.corners; i++) map[i] = SMDMX_NONE;
+		if (ok && diff_geometry(c, &ga, &gb, map)) diff_shapes_by_corner(c, &ga, &gb, map);
+		else if (!ok) sm_cmp_differ(c, "out of memory");
+		free(map);
+		gside_free(&ga);
+		gside_free(&gb);
+	} else {
+		diff_meshes(c, a, b);
+	}
+	diff_named(c, a, b, options);
+}
+
+size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
+                        smdmx_diff_fn fn, void *user)
+{
+	cmp c = sm_cmp_start(options);
+	c.fn = fn ? fn : ignore_difference;
+	c.user = user;
+	sm_alloc_init(&c.mem, NULL);
+	bool ok = index_names(&c, &c.joints_a, a->joint_count, joint_name, a->joints) &&
+	          index_names(&c, &c.joints_b, b->joint_count, joint_name, b->joints);
+	if (ok && (a->up_axis ? a->up_axis : 'Z') != (b->up_axis ? b->up_axis : 'Z'))
+		sm_cmp_differ(&c, "%c up vs %c up", a->up_axis ? a->up_axis : 'Z', b->up_axis ? b->up_axis : 'Z');
+	if (ok) diff_scenes(&c, a, b, options);
+	else sm_cmp_differ(&c, "out of memory");
+	sm_names_free(&c.mem, &c.joints_a);
+	sm_names_free(&c.mem, &c.joints_b);
+	free(c.name_a);
+	free(c.pair_a);
+	free(c.paired_b);
+	return c.count;
+}
+
+bool sm_mark_correctives(sm_alloc *a, smdmx_flex_shape *sh, size_t n, bool keep)
+{
+	sm_names names;
+	memset(&names, 0, sizeof(names));
+	if (!sm_names_init(a, &names, n)) return false;
+	bool ok = true;
+	for (size_t i = 0; ok && i < n; i++) ok = sm_names_put(a, &names, sh[i].name, (uint32_t)i, true);
+	char part[256];
+	for (size_t i = 0; ok && i < n; i++) {
+		const char *name = sh[i].name;
+		if (keep && sh[i].corrective) continue;
+		bool all = strchr(name, '_') != NULL;
+		const char *sep = strstr(name, "__") ? "__" : "_";
+		size_t sl = strlen(sep), parts = 0;
+		for (const char *p = name; all;) {
+			const char *e = strstr(p, sep);
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			all = len > 0 && len < sizeof(part);
+			if (all) {
+				memcpy(part, p, len);
+				part[len] = '\0';
+				uint32_t j = sm_names_get(&names, part);
+				all = j != SMDMX_NONE && j != i;
+				parts++;
+			}
+			if (!e) break;
+			p = e + sl;
+		}
+		sh[i].corrective = all && parts >= 2;
+	}
+	sm_names_free(a, &names);
+	return ok;
+}
