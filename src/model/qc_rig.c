@@ -27,33 +27,13 @@
 #include "qc/qc_internal.h"
 #include "scene/scene_util.h"
 #include "smdmx/math.h"
+#include "model/rig.h"
 
-/* ---- the rig as QC lines ---------------------------------------------------------------- */
 
-typedef struct rctl {
-	const char *group, *name;
-	double min, max;
-} rctl;
 
-typedef struct rrule {
-	const char *name;
-	const char *expr;      /* NULL: a localvar line */
-} rrule;
 
-typedef struct rflex {
-	const char *name;
-	bool pair;
-	double split;
-	int32_t frame;
-} rflex;
 
-typedef struct rig {
-	sm_owner *o;           /* everything below */
-	smdmx_error *error;
-	sm_vec ctls, rules, flexes;
-} rig;
-
-static bool rig_init(rig *g, const smdmx_scene *s, smdmx_error *error)
+bool sm_rig_init(rig *g, const smdmx_scene *s, smdmx_error *error)
 {
 	memset(g, 0, sizeof(*g));
 	sm_vec e = SM_VEC_INIT;
@@ -64,7 +44,7 @@ static bool rig_init(rig *g, const smdmx_scene *s, smdmx_error *error)
 	return g->o != NULL;
 }
 
-static void rig_free(rig *g)
+void sm_rig_free(rig *g)
 {
 	if (g->o) sm_owner_free(g->o);
 	g->o = NULL;
@@ -123,7 +103,7 @@ static bool rig_flex(rig *g, const char *name, bool pair, double split, int32_t 
 }
 
 /* An expression with its blanks taken out (not inside quotes): how two texts are compared. */
-static void squeeze(const char *s, char *out, size_t cap)
+void sm_rig_squeeze(const char *s, char *out, size_t cap)
 {
 	size_t n = 0;
 	bool quoted = false;
@@ -145,7 +125,7 @@ static bool identifier(const char *s)
 }
 
 /* A number as a QC writes it: the fewest digits that read back as the same float. */
-static void fmt_num(double v, char *out)
+void sm_rig_fmt_num(double v, char *out)
 {
 	sm_format_shortest((float)v, out);
 }
@@ -155,7 +135,7 @@ static void fmt_num(double v, char *out)
 /* The share of the right flex (NAMER) at X for a flexpair of width split: 1 past -split, 0
  * past split, a smooth step between (RemapVertexAnimations: t = (split - x) / (2 split),
  * 3t^2 - 2t^3). A split of 0 is no split. */
-static float pair_share(double split, double x)
+float sm_rig_pair_share(double split, double x)
 {
 	if (split == 0) return 1.0f;
 	double t = (split - x) / (2.0 * split);
@@ -166,19 +146,10 @@ static float pair_share(double split, double x)
 
 /* ---- unique shapes ----------------------------------------------------------------------- */
 
-/* The scene's shape names, once each, in order of first appearance (the VTA's frames). */
-typedef struct uname {
-	const char *name;
-	uint32_t first;        /* its first shape */
-	bool stereo;           /* a raw control of a stereo control drives it */
-	bool baked;            /* written as NAMER and NAMEL */
-	double split;
-	int32_t frame;         /* its VTA frame (the R half's when baked) */
-} uname;
 
 /* A shape name split at '_' into raw controls: the parts, each looked up in names. Returns
  * the count, 0 when a part is not a raw control (or too many parts). */
-static size_t name_parts(const char *name, const char *const *raws, size_t nraw, uint32_t *out, size_t cap)
+static size_t name_parts(const char *name, const char *const *raw_names, size_t nraw, uint32_t *out, size_t cap)
 {
 	size_t n = 0;
 	const char *p = name;
@@ -186,7 +157,7 @@ static size_t name_parts(const char *name, const char *const *raws, size_t nraw,
 		const char *e = strchr(p, '_');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		size_t k = 0;
-		while (k < nraw && !(strlen(raws[k]) == len && qc_same_nocase_n(raws[k], p, len))) k++;
+		while (k < nraw && !(strlen(raw_names[k]) == len && qc_same_nocase_n(raw_names[k], p, len))) k++;
 		if (k == nraw || n == cap) return 0;
 		out[n++] = (uint32_t)k;
 		if (!e) break;
@@ -194,14 +165,6 @@ static size_t name_parts(const char *name, const char *const *raws, size_t nraw,
 	}
 	return n;
 }
-
-/* The scene's raw controls in order (studiomdl's RebuildRawControlList), each with its control
- * and its place in it. */
-typedef struct raws {
-	const char **name;
-	uint32_t *control, *local;
-	size_t count;
-} raws;
 
 static bool raws_build(const smdmx_scene *s, raws *r, smdmx_error *error)
 {
@@ -239,7 +202,7 @@ static void raws_free(raws *r)
 
 /* A raw control's value as a QC rule reads it, on one side of a stereo flex ('R', 'L') or
  * none (0). */
-static const char *fetch(rig *g, const smdmx_scene *s, const raws *r, uint32_t raw, char side)
+const char *sm_rig_fetch(rig *g, const smdmx_scene *s, const raws *r, uint32_t raw, char side)
 {
 	const smdmx_flex_controller *c = &s->flex_controllers[r->control[raw]];
 	const char *v = c->name;
@@ -279,7 +242,7 @@ static const char *combination_expr(rig *g, const smdmx_scene *s, const raws *r,
 	} while (0)
 	for (size_t i = 0; ok && i < n; i++) {
 		if (i) APPEND(" * ");
-		APPEND(fetch(g, s, r, parts[i], side));
+		APPEND(sm_rig_fetch(g, s, r, parts[i], side));
 	}
 	for (size_t d = 0; ok && d < s->domination_rule_count; d++) {
 		const smdmx_domination_rule *dr = &s->domination_rules[d];
@@ -305,7 +268,7 @@ static const char *combination_expr(rig *g, const smdmx_scene *s, const raws *r,
 		APPEND(" * (1 - ");
 		for (size_t k = 0; ok && k < nd; k++) {
 			if (k) APPEND(" * ");
-			APPEND(fetch(g, s, r, dom[k], side));
+			APPEND(sm_rig_fetch(g, s, r, dom[k], side));
 		}
 		APPEND(")");
 	}
@@ -321,7 +284,7 @@ static const char *combination_expr(rig *g, const smdmx_scene *s, const raws *r,
 }
 
 /* The QC lines of a scene's rig, its shapes as us says (stereo, baked, frames). */
-static bool rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, smdmx_warnings *w)
+bool sm_rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, smdmx_warnings *w)
 {
 	raws r;
 	memset(&r, 0, sizeof(r));
@@ -399,8 +362,8 @@ static bool rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, 
 		double mn = nraw == 2 ? -1 : 0, mx = 1;
 		if (c->min != (float)mn || c->max != (float)mx) {
 			char a[SM_FLOAT_MAX], b[SM_FLOAT_MAX];
-			fmt_num(c->min, a);
-			fmt_num(c->max, b);
+			sm_rig_fmt_num(c->min, a);
+			sm_rig_fmt_num(c->max, b);
 			sm_warn(w, SMDMX_WARNING_QC_LOST_CONTROLS, 0, 0,
 			        "flex control '%s': its range %s..%s is not what studiomdl makes of it (%g..%g), and the QC says %g..%g, "
 			        "the model studiomdl compiles; nothing to do",
@@ -510,7 +473,7 @@ static bool fit_split(const smdmx_mesh *m, double *out)
 		if (s == 0) continue;
 		bool all = true;
 		for (size_t c = 0; c < m->corner_count && all; c++)
-			all = pair_share(s, m->positions[m->position_indices[c]][0]) == m->balance.data[m->balance.indices[c]];
+			all = sm_rig_pair_share(s, m->positions[m->position_indices[c]][0]) == m->balance.data[m->balance.indices[c]];
 		if (all) {
 			*out = s;
 			return true;
@@ -521,12 +484,12 @@ static bool fit_split(const smdmx_mesh *m, double *out)
 
 /* Whether studiomdl's split of a flexpair, which steps on each moved position, equals the
  * split by the base positions for this shape. */
-static bool split_holds(const smdmx_scene *s, const smdmx_flex_shape *sh, double split)
+bool sm_rig_split_holds(const smdmx_scene *s, const smdmx_flex_shape *sh, double split)
 {
 	const smdmx_mesh *m = &s->meshes[sh->mesh];
 	for (size_t k = 0; k < sh->position_count; k++) {
 		double x = m->positions[sh->position_indices[k]][0];
-		if (pair_share(split, x) != pair_share(split, x + (double)sh->position_deltas[k][0])) return false;
+		if (sm_rig_pair_share(split, x) != sm_rig_pair_share(split, x + (double)sh->position_deltas[k][0])) return false;
 	}
 	return true;
 }
@@ -577,7 +540,7 @@ static uint32_t *position_places(const smdmx_mesh *m)
 	return place;
 }
 
-static bool shape_scaled(sm_owner *o, const smdmx_scene *s, const smdmx_flex_shape *src, const char *name,
+bool sm_rig_shape_scaled(sm_owner *o, const smdmx_scene *s, const smdmx_flex_shape *src, const char *name,
                          const float *share, bool complement, smdmx_flex_shape *out, smdmx_error *error)
 {
 	*out = *src;
@@ -676,7 +639,7 @@ static char *rig_text(const rig *g, const char *vta, bool with_flex)
 	for (size_t i = 0; ok && with_flex && i < g->flexes.count; i++) {
 		const char *q = needs_quotes(fl[i].name) ? "\"" : "";
 		if (fl[i].pair) {
-			fmt_num(fl[i].split, a);
+			sm_rig_fmt_num(fl[i].split, a);
 			ok = appendf(&buf, &len, &cap, "\tflexpair %s%s%s %s frame %d\n", q, fl[i].name, q, a, (int)fl[i].frame);
 		} else {
 			ok = appendf(&buf, &len, &cap, "\tflex %s%s%s frame %d\n", q, fl[i].name, q, (int)fl[i].frame);
@@ -684,8 +647,8 @@ static char *rig_text(const rig *g, const char *vta, bool with_flex)
 	}
 	const rctl *c = g->ctls.data;
 	for (size_t i = 0; ok && i < g->ctls.count; i++) {
-		fmt_num(c[i].min, a);
-		fmt_num(c[i].max, b);
+		sm_rig_fmt_num(c[i].min, a);
+		sm_rig_fmt_num(c[i].max, b);
 		const char *q = needs_quotes(c[i].name) ? "\"" : "";
 		const char *qg = needs_quotes(c[i].group) ? "\"" : "";
 		ok = appendf(&buf, &len, &cap, "\tflexcontroller %s%s%s range %s %s %s%s%s\n", qg, c[i].group, qg, a, b, q, c[i].name, q);
@@ -736,7 +699,7 @@ static char *attachment_text(const smdmx_scene *s, smdmx_warnings *w)
 			continue;
 		}
 		char p[3][SM_FLOAT_MAX], r[3][SM_FLOAT_MAX];
-		for (int k = 0; k < 3; k++) fmt_num(a->transform.position[k], p[k]);
+		for (int k = 0; k < 3; k++) sm_rig_fmt_num(a->transform.position[k], p[k]);
 		double ang[3];
 		quat_to_qangle(a->transform.orientation, ang);
 		for (int k = 0; k < 3; k++) fmt_angle(ang[k], r[k]);
@@ -806,7 +769,7 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 			else {
 				sp = split[sh->mesh];
 				have = true;
-				ok = split_holds(s, sh, sp);
+				ok = sm_rig_split_holds(s, sh, sp);
 			}
 		}
 		if (ok && have) {
@@ -896,9 +859,9 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 			memcpy(nm, sh->name, nl);
 			nm[nl] = 'R';
 			nm[nl + 1] = 0;
-			ok = shape_scaled(s->owner, s, sh, nm, share, false, &ns[k++], error);
+			ok = sm_rig_shape_scaled(s->owner, s, sh, nm, share, false, &ns[k++], error);
 			nm[nl] = 'L';
-			ok = ok && shape_scaled(s->owner, s, sh, nm, share, true, &ns[k++], error);
+			ok = ok && sm_rig_shape_scaled(s->owner, s, sh, nm, share, true, &ns[k++], error);
 			free(nm);
 			free(share);
 		}
@@ -969,7 +932,7 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 	bool ok = decide_stereo(scene, &us, &nu, error, warnings);
 	rig g;
 	memset(&g, 0, sizeof(g));
-	ok = ok && rig_init(&g, scene, error) && rig_lower(&g, scene, us, nu, warnings);
+	ok = ok && sm_rig_init(&g, scene, error) && sm_rig_lower(&g, scene, us, nu, warnings);
 	free(us);
 	if (plain) {
 		scene->flex_controllers = NULL;
@@ -979,7 +942,7 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 		*model_lines = rig_text(&g, vta_name, scene->flex_shape_count > 0);
 		ok = *model_lines != NULL || sm_fail_oom(error);
 	}
-	rig_free(&g);
+	sm_rig_free(&g);
 	free(plain);
 	free(plain_raw);
 	if (ok && attachment_lines) {
@@ -996,1042 +959,4 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 void smdmx_qc_text_free(char *text)
 {
 	free(text);
-}
-
-/* ---- lifting: QC lines to the scene ---------------------------------------------------------- */
-
-uint32_t smdmx_qc_model_vta(const smdmx_qc *qc, uint32_t model, smdmx_error *error)
-{
-	memset(error, 0, sizeof(*error));
-	const smdmx_qc_model *m = &qc->models[model];
-	uint32_t vta = SMDMX_NONE;
-	for (size_t i = 0; i < m->flex_count; i++) {
-		const smdmx_qc_flex *f = &m->flexes[i];
-		if (f->vta == SMDMX_NONE) {
-			sm_fail(error, SMDMX_ERROR_SYNTAX, f->pos.line, f->pos.column, "a flex line before any flexfile");
-			qc_error_file(qc, f->pos.file, error);
-			return SMDMX_NONE;
-		}
-		if (vta != SMDMX_NONE && strcmp(qc->refs[vta].path, qc->refs[f->vta].path)) {
-			sm_fail(error, SMDMX_ERROR_USAGE, f->pos.line, f->pos.column,
-			        "$model '%s' reads flexes from two VTAs ('%s', '%s'): smdmx carries one VTA per $model", m->name,
-			        qc->refs[vta].name, qc->refs[f->vta].name);
-			qc_error_file(qc, f->pos.file, error);
-			return SMDMX_NONE;
-		}
-		vta = f->vta;
-	}
-	return vta;
-}
-
-static bool qfail(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_error *error, smdmx_error_code code, const char *fmt, ...)
-    SM_PRINTF(5, 6);
-static bool qfail(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_error *error, smdmx_error_code code, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	sm_fail(error, code, pos.line, pos.column, "%s", msg);
-	qc_error_file(qc, pos.file, error);
-	return false;
-}
-
-/* A shape (the frame's) made into a flex: scaled by the split share on its moved positions
- * (complement: the left half). */
-static bool shape_from_frame(smdmx_scene *s, const smdmx_flex_shape *src, const char *name, double split, int half,
-                             smdmx_flex_shape *out, smdmx_error *error)
-{
-	const smdmx_mesh *m = &s->meshes[src->mesh];
-	float *share = NULL;
-	if (split != 0) {
-		share = malloc((m->position_count + 1) * sizeof(float));
-		if (!share) return sm_fail_oom(error);
-		for (size_t p = 0; p < m->position_count; p++) share[p] = pair_share(split, m->positions[p][0]);
-		/* studiomdl steps on each moved position */
-		for (size_t k = 0; k < src->position_count; k++) {
-			uint32_t p = src->position_indices[k];
-			share[p] = pair_share(split, (double)m->positions[p][0] + src->position_deltas[k][0]);
-		}
-	}
-	bool ok = shape_scaled(s->owner, s, src, name, share, half == 'L', out, error);
-	free(share);
-	return ok;
-}
-
-/* A factor of a canonical rule: a controller's value (sign 0), one side of it (-1, +1), or
- * a dominator group "(1 - a * b)". */
-typedef struct factor {
-	char name[128];
-	int sign;
-	bool group;
-	size_t first, count;   /* a group's fetches in the list */
-} factor;
-
-/* Splits squeezed text at top-level '*' into factors (groups' fetches appended after). */
-static bool parse_factors(const char *t, factor *out, size_t cap, size_t *count)
-{
-	size_t n = 0;
-	const char *p = t;
-	while (*p) {
-		const char *e = p;
-		int depth = 0;
-		bool quoted = false;
-		while (*e && !(depth == 0 && !quoted && *e == '*')) {
-			if (*e == '"') quoted = !quoted;
-			if (!quoted && *e == '(') depth++;
-			if (!quoted && *e == ')') depth--;
-			e++;
-		}
-		size_t len = (size_t)(e - p);
-		if (n == cap || len == 0 || len >= 127) return false;
-		factor *f = &out[n++];
-		memset(f, 0, sizeof(*f));
-		if (len > 5 && !strncmp(p, "(1-", 3) && p[len - 1] == ')') {
-			char inner[128];
-			memcpy(inner, p + 3, len - 4);
-			inner[len - 4] = 0;
-			size_t k = 0;
-			if (!parse_factors(inner, out + n, cap - n, &k)) return false;
-			for (size_t i = 0; i < k; i++)
-				if (out[n + i].group) return false;
-			f->group = true;
-			f->first = n;
-			f->count = k;
-			n += k;
-		} else if (len > 14 && !strncmp(p, "min(max(", 8) && !strncmp(p + len - 6, ",0),1)", 6)) {
-			const char *v = p + 8;
-			size_t vl = len - 8 - 6;
-			f->sign = 1;
-			if (*v == '-') {
-				f->sign = -1;
-				v++;
-				vl--;
-			}
-			if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
-				v++;
-				vl -= 2;
-			}
-			if (!vl) return false;
-			memcpy(f->name, v, vl);
-			f->name[vl] = 0;
-		} else if (len >= 2 && p[0] == '"' && p[len - 1] == '"') {
-			memcpy(f->name, p + 1, len - 2);
-			f->name[len - 2] = 0;
-		} else {
-			for (size_t i = 0; i < len; i++)
-				if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
-					return false;
-			memcpy(f->name, p, len);
-			f->name[len] = 0;
-		}
-		p = *e ? e + 1 : e;
-	}
-	*count = n;
-	return true;
-}
-
-/* The lifted shapes: names, stereo, splits, frames. */
-typedef struct lshape {
-	const char *name;
-	bool stereo;
-	double split;
-	int32_t frame;
-} lshape;
-
-/* Tries the QC's controllers and rules as a combination operator: the candidate is written
- * back with rig_lower and must give the QC's lines. */
-static bool try_combination(smdmx_scene *s, const smdmx_qc_model *m, const lshape *ls, size_t nls, bool *accepted,
-                            smdmx_error *error)
-{
-	*accepted = false;
-	for (size_t i = 0; i < m->rule_count; i++)
-		if (!m->rules[i].expression) return true; /* a localvar: flex rules */
-	for (size_t i = 0; i < m->controller_count; i++)
-		if (strcmp(m->controllers[i].group, m->controllers[i].name)) return true;
-	size_t nc = m->controller_count;
-	/* Controls: a right_X used by a stereo shape with its left_X is one stereo control X. */
-	smdmx_flex_controller *cc = sm_owned_calloc(s->owner, nc + 1, sizeof(*cc), error);
-	uint32_t *ctl_of = calloc(nc + 1, sizeof(uint32_t)); /* controller -> control */
-	char *paired = calloc(nc + 1, 1);
-	if (!cc || !ctl_of || !paired) {
-		free(ctl_of);
-		free(paired);
-		return sm_fail_oom(error);
-	}
-	bool ok = true;
-	factor fs[256];
-	for (size_t u = 0; u < nls && ok; u++) {
-		if (!ls[u].stereo) continue;
-		char rname[300];
-		snprintf(rname, sizeof(rname), "%sR", ls[u].name);
-		for (size_t i = 0; i < m->rule_count; i++) {
-			if (strcmp(m->rules[i].name, rname)) continue;
-			char t[4096];
-			squeeze(m->rules[i].expression, t, sizeof(t));
-			size_t nf;
-			if (!parse_factors(t, fs, 256, &nf)) break;
-			for (size_t k = 0; k < nf; k++) {
-				if (fs[k].group || strncmp(fs[k].name, "right_", 6)) continue;
-				for (size_t a = 0; a < nc; a++) {
-					if (strcmp(m->controllers[a].name, fs[k].name)) continue;
-					for (size_t b = 0; b < nc; b++)
-						if (!strncmp(m->controllers[b].name, "left_", 5) && !strcmp(m->controllers[b].name + 5, fs[k].name + 6)) {
-							paired[a] = 'R';
-							paired[b] = 'L';
-						}
-				}
-			}
-		}
-	}
-	size_t ncc = 0;
-	for (size_t i = 0; i < nc; i++) {
-		if (paired[i] == 'L') continue;
-		smdmx_flex_controller *c = &cc[ncc];
-		const char *cn = paired[i] == 'R' ? m->controllers[i].name + 6 : m->controllers[i].name;
-		c->name = sm_strdup(s->owner, cn, strlen(cn), error);
-		if (!c->name) {
-			free(ctl_of);
-			free(paired);
-			return false;
-		}
-		c->stereo = paired[i] == 'R';
-		c->min = (float)m->controllers[i].min;
-		c->max = (float)m->controllers[i].max;
-		ctl_of[i] = (uint32_t)ncc++;
-	}
-	for (size_t i = 0; i < nc; i++) {
-		if (paired[i] != 'L') continue;
-		for (size_t k = 0; k < ncc; k++)
-			if (cc[k].stereo && !strcmp(cc[k].name, m->controllers[i].name + 5)) ctl_of[i] = (uint32_t)k;
-	}
-	/* Raw controls: which control (and side of it) each part of each shape's name reads. */
-	const char **raw0 = calloc(ncc + 1, sizeof(char *)), **raw1 = calloc(ncc + 1, sizeof(char *));
-	bool *twoway = calloc(ncc + 1, sizeof(bool)), *plain = calloc(ncc + 1, sizeof(bool));
-	sm_vec doms = SM_VEC_INIT; /* smdmx_domination_rule */
-	if (!raw0 || !raw1 || !twoway || !plain) ok = sm_fail_oom(error);
-	for (size_t u = 0; u < nls && ok; u++) {
-		size_t nparts = 1;
-		for (const char *p = ls[u].name; *p; p++) nparts += *p == '_';
-		for (int side = 0; side < (ls[u].stereo ? 2 : 1) && ok; side++) {
-			char rname[300];
-			snprintf(rname, sizeof(rname), "%s%s", ls[u].name, ls[u].stereo ? (side ? "L" : "R") : "");
-			const smdmx_qc_rule *rule = NULL;
-			for (size_t i = 0; i < m->rule_count && !rule; i++)
-				if (!strcmp(m->rules[i].name, rname)) rule = &m->rules[i];
-			if (!rule) continue; /* driven by nothing */
-			char t[4096];
-			squeeze(rule->expression, t, sizeof(t));
-			size_t nf;
-			if (!parse_factors(t, fs, 256, &nf)) goto refuse;
-			/* the fetches of the parts, then groups */
-			size_t k = 0, part = 0;
-			const char *p = ls[u].name;
-			for (; k < nf && part < nparts; k++) {
-				if (fs[k].group) goto refuse;
-				const char *e = strchr(p, '_');
-				size_t len = e ? (size_t)(e - p) : strlen(p);
-				size_t ci = 0;
-				while (ci < nc && strcmp(m->controllers[ci].name, fs[k].name)) ci++;
-				if (ci == nc) goto refuse;
-				uint32_t ctl = ctl_of[ci];
-				const char *raw = sm_strdup(s->owner, p, len, error);
-				if (!raw) {
-					ok = false;
-					break;
-				}
-				const char **slot = fs[k].sign == 1 ? &raw1[ctl] : &raw0[ctl];
-				if (fs[k].sign) twoway[ctl] = true;
-				else plain[ctl] = true;
-				if (*slot && strcmp(*slot, raw)) goto refuse;
-				*slot = raw;
-				part++;
-				p = e ? e + 1 : p + len;
-			}
-			if (!ok) break;
-			if (part != nparts) goto refuse;
-			/* the rest: dominator groups (their fetches follow each in the list) */
-			while (k < nf) {
-				if (!fs[k].group) goto refuse;
-				k += 1 + fs[k].count;
-			}
-		}
-	}
-	if (!ok) goto done;
-	for (size_t c = 0; c < ncc; c++) {
-		if (twoway[c] && plain[c]) goto refuse;
-		if (twoway[c] && (!raw0[c] || !raw1[c])) goto refuse;
-		size_t n = twoway[c] ? 2 : raw0[c] ? 1 : 0;
-		cc[c].raw_controls.data = sm_owned_calloc(s->owner, n + 1, sizeof(char *), error);
-		if (!cc[c].raw_controls.data) {
-			ok = false;
-			goto done;
-		}
-		if (n >= 1) cc[c].raw_controls.data[0] = raw0[c];
-		if (n == 2) cc[c].raw_controls.data[1] = raw1[c];
-		cc[c].raw_controls.count = n;
-		if (twoway[c] ? (cc[c].min != -1 || cc[c].max != 1) : (cc[c].min != 0 || cc[c].max != 1)) goto refuse;
-	}
-	/* Dominator groups: the raw controls each reads, and the shapes it falls on; its suppressed
-	 * controls are what those shapes' names all hold. */
-	for (size_t u = 0; u < nls && ok; u++) {
-		char rname[300];
-		snprintf(rname, sizeof(rname), "%s%s", ls[u].name, ls[u].stereo ? "R" : "");
-		const smdmx_qc_rule *rule = NULL;
-		for (size_t i = 0; i < m->rule_count && !rule; i++)
-			if (!strcmp(m->rules[i].name, rname)) rule = &m->rules[i];
-		if (!rule) continue;
-		char t[4096];
-		squeeze(rule->expression, t, sizeof(t));
-		size_t nf;
-		if (!parse_factors(t, fs, 256, &nf)) goto refuse;
-		for (size_t k = 0; k < nf; k = fs[k].group ? k + 1 + fs[k].count : k + 1) {
-			if (!fs[k].group) continue;
-			const char *names[64];
-			size_t nn = 0;
-			for (size_t j = fs[k].first; j < fs[k].first + fs[k].count && nn < 64; j++) {
-				size_t ci = 0;
-				while (ci < nc && strcmp(m->controllers[ci].name, fs[j].name)) ci++;
-				if (ci == nc) goto refuse;
-				uint32_t ctl = ctl_of[ci];
-				const char *raw = fs[j].sign == 1 ? raw1[ctl] : raw0[ctl];
-				if (!raw) goto refuse;
-				names[nn++] = raw;
-			}
-			/* the same group met before? */
-			smdmx_domination_rule *dr = doms.data;
-			size_t d = 0;
-			for (; d < doms.count; d++) {
-				if (dr[d].dominators.count != nn) continue;
-				bool same = true;
-				for (size_t j = 0; j < nn && same; j++) same = !strcmp(dr[d].dominators.data[j], names[j]);
-				if (same) break;
-			}
-			/* the shape's raw controls */
-			const char *parts[64];
-			size_t np = 0;
-			for (const char *p = ls[u].name; np < 64;) {
-				const char *e = strchr(p, '_');
-				size_t len = e ? (size_t)(e - p) : strlen(p);
-				parts[np] = sm_strdup(s->owner, p, len, error);
-				if (!parts[np++]) {
-					ok = false;
-					break;
-				}
-				if (!e) break;
-				p = e + 1;
-			}
-			if (!ok) break;
-			if (d == doms.count) {
-				smdmx_domination_rule *nd = sm_vec_push(s->owner, &doms, sizeof(*nd), error);
-				const char **dd = sm_owned_calloc(s->owner, nn + 1, sizeof(char *), error);
-				const char **ss = sm_owned_calloc(s->owner, np + 1, sizeof(char *), error);
-				if (!nd || !dd || !ss) {
-					ok = false;
-					break;
-				}
-				memcpy(dd, names, nn * sizeof(char *));
-				memcpy(ss, parts, np * sizeof(char *));
-				nd->dominators.data = dd;
-				nd->dominators.count = nn;
-				nd->suppressed.data = ss;
-				nd->suppressed.count = np;
-			} else {
-				/* keep the parts both shapes hold */
-				smdmx_string_list *sup = &dr[d].suppressed;
-				size_t w = 0;
-				for (size_t j = 0; j < sup->count; j++) {
-					bool in = false;
-					for (size_t q = 0; q < np && !in; q++) in = !strcmp(parts[q], sup->data[j]);
-					if (in) sup->data[w++] = sup->data[j];
-				}
-				sup->count = w;
-				if (!w) goto refuse;
-			}
-		}
-	}
-	if (!ok) goto done;
-	{
-		/* Written back, the candidate must give the QC's controllers and rules. */
-		smdmx_scene view = *s;
-		view.flex_controllers = cc;
-		view.flex_controller_count = ncc;
-		view.domination_rules = doms.data;
-		view.domination_rule_count = doms.count;
-		view.flex_rules = NULL;
-		view.flex_rule_count = 0;
-		uname *us = calloc(nls + 1, sizeof(uname));
-		if (!us) {
-			ok = sm_fail_oom(error);
-			goto done;
-		}
-		for (size_t u = 0; u < nls; u++) {
-			us[u].name = ls[u].name;
-			us[u].stereo = ls[u].stereo;
-			us[u].split = ls[u].split;
-			us[u].frame = ls[u].frame;
-		}
-		rig g;
-		smdmx_warnings quiet;
-		memset(&quiet, 0, sizeof(quiet));
-		ok = rig_init(&g, s, error) && rig_lower(&g, &view, us, nls, &quiet);
-		free(us);
-		bool same = ok && g.ctls.count == nc && g.rules.count == m->rule_count;
-		const rctl *gc = g.ctls.data;
-		for (size_t i = 0; same && i < nc; i++) {
-			const smdmx_qc_controller *q = &m->controllers[i];
-			same = !strcmp(gc[i].name, q->name) && !strcmp(gc[i].group, q->group) && (float)gc[i].min == (float)q->min &&
-			       (float)gc[i].max == (float)q->max;
-		}
-		const rrule *gr = g.rules.data;
-		for (size_t i = 0; same && i < g.rules.count; i++) {
-			const smdmx_qc_rule *q = NULL;
-			for (size_t k = 0; k < m->rule_count && !q; k++)
-				if (!strcmp(m->rules[k].name, gr[i].name)) q = &m->rules[k];
-			char a[4096], b[4096];
-			same = q && q->expression && gr[i].expr;
-			if (same) {
-				squeeze(q->expression, a, sizeof(a));
-				squeeze(gr[i].expr, b, sizeof(b));
-				same = !strcmp(a, b);
-			}
-		}
-		rig_free(&g);
-		if (ok && same) {
-			s->flex_controllers = cc;
-			s->flex_controller_count = ncc;
-			s->domination_rules = doms.data;
-			s->domination_rule_count = doms.count;
-			s->flex_rules = NULL;
-			s->flex_rule_count = 0;
-			*accepted = true;
-		}
-	}
-	goto done;
-refuse:
-	ok = true;
-done:
-	free(ctl_of);
-	free(paired);
-	free(raw0);
-	free(raw1);
-	free(twoway);
-	free(plain);
-	return ok;
-}
-
-/* defaultflex: the base takes that frame and the other frames move from it (studiomdl
- * copies the default frame into the model and into the VTA's frame 0). */
-static bool rebase(smdmx_scene *s, const smdmx_flex_shape *deff)
-{
-	size_t nframes = s->flex_shape_count;
-		smdmx_mesh *me = &s->meshes[deff->mesh];
-		for (size_t k = 0; k < deff->position_count; k++)
-			for (int a = 0; a < 3; a++) me->positions[deff->position_indices[k]][a] += deff->position_deltas[k][a];
-		for (size_t k = 0; me->normals && k < deff->normal_count; k++)
-			for (int a = 0; a < 3; a++) me->normals[deff->normal_indices[k]][a] += deff->normal_deltas[k][a];
-		int32_t *dp = malloc((me->position_count + 1) * sizeof(int32_t)), *dn = malloc((me->normal_count + 1) * sizeof(int32_t));
-		if (!dp || !dn) {
-			free(dp);
-			free(dn);
-			return false;
-		}
-		for (size_t p = 0; p < me->position_count; p++) dp[p] = -1;
-		for (size_t p = 0; p < me->normal_count; p++) dn[p] = -1;
-		for (size_t k = 0; k < deff->position_count; k++) dp[deff->position_indices[k]] = (int32_t)k;
-		for (size_t k = 0; k < deff->normal_count; k++) dn[deff->normal_indices[k]] = (int32_t)k;
-		for (size_t f = 0; f < nframes; f++) {
-			smdmx_flex_shape *sh = &s->flex_shapes[f];
-			if (sh == deff || sh->mesh != deff->mesh) continue;
-			for (size_t k = 0; k < sh->position_count; k++) {
-				int32_t d = dp[sh->position_indices[k]];
-				if (d >= 0)
-					for (int a = 0; a < 3; a++) sh->position_deltas[k][a] -= deff->position_deltas[d][a];
-			}
-			for (size_t k = 0; k < sh->normal_count; k++) {
-				int32_t d = dn[sh->normal_indices[k]];
-				if (d >= 0)
-					for (int a = 0; a < 3; a++) sh->normal_deltas[k][a] -= deff->normal_deltas[d][a];
-			}
-		}
-		free(dp);
-		free(dn);
-		return true;
-}
-
-static void qwarn(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_warnings *w, smdmx_warning_code code, const char *fmt, ...)
-    SM_PRINTF(5, 6);
-static void qwarn(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_warnings *w, smdmx_warning_code code, const char *fmt, ...)
-{
-	if (!w) return;
-	char msg[384];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	size_t before = w->count;
-	sm_warn(w, code, pos.line, pos.column, "%s", msg);
-	if (w->count > before && pos.file != 0 && pos.file < qc->file_count)
-		snprintf(w->data[before].file, sizeof(w->data[before].file), "%s", qc->files[pos.file].path);
-}
-
-/* How a flex line becomes shapes. */
-enum { PLAN_PLAIN, PLAN_STEREO, PLAN_CUT };
-
-typedef struct plan {
-	const smdmx_qc_flex *line;
-	const smdmx_flex_shape *src;   /* its frame (NULL: frame 0, which moves nothing) */
-	int how;
-} plan;
-
-/* The lifted shapes, as the plan makes them. */
-static size_t plan_shapes(const plan *pl, size_t np, lshape *ls, char (*names)[300])
-{
-	size_t n = 0;
-	for (size_t i = 0; i < np; i++) {
-		if (pl[i].how == PLAN_CUT) {
-			snprintf(names[n], 300, "%sR", pl[i].line->name);
-			ls[n].name = names[n];
-			ls[n].stereo = false;
-			n++;
-			snprintf(names[n], 300, "%sL", pl[i].line->name);
-			ls[n].name = names[n];
-			ls[n].stereo = false;
-			n++;
-		} else {
-			ls[n].name = pl[i].line->name;
-			ls[n].stereo = pl[i].how == PLAN_STEREO;
-			ls[n].split = pl[i].how == PLAN_STEREO ? pl[i].line->split : 0;
-			n++;
-		}
-	}
-	for (size_t u = 0; u < n; u++) ls[u].frame = (int32_t)u + 1;
-	return n;
-}
-
-bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, const smdmx_qc_rig_options *options,
-                        smdmx_error *error, smdmx_warnings *w)
-{
-	memset(error, 0, sizeof(*error));
-	if (w) memset(w, 0, sizeof(*w));
-	smdmx_qc_rig_options opt;
-	memset(&opt, 0, sizeof(opt));
-	if (options) opt = *options;
-	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
-	const smdmx_qc_model *m = &qc->models[model];
-	if (!s->owner) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the scene has no owner");
-	size_t nframes = s->flex_shape_count;
-	const smdmx_flex_shape *frames = s->flex_shapes;
-	/* The flex of each name: the key at position 1, else the last; others are lost. */
-	size_t nf = m->flex_count;
-	const smdmx_qc_flex *def = NULL;
-	char *use = calloc(nf + 1, 1);
-	if (!use) return sm_fail_oom(error);
-	for (size_t i = 0; i < nf; i++) {
-		const smdmx_qc_flex *f = &m->flexes[i];
-		if (f->kind == SMDMX_QC_DEFAULTFLEX) {
-			def = f;
-			continue;
-		}
-		size_t chosen = i;
-		for (size_t j = 0; j < nf; j++) {
-			const smdmx_qc_flex *g = &m->flexes[j];
-			if (g->kind == SMDMX_QC_DEFAULTFLEX || !qc_same_nocase(g->name, f->name)) continue;
-			bool gpos = g->position == 1, cpos = m->flexes[chosen].position == 1;
-			if ((gpos && !cpos) || (gpos == cpos && j > chosen)) chosen = j;
-		}
-		if (chosen == i) {
-			use[i] = 1;
-		} else {
-			char a[SM_FLOAT_MAX];
-			fmt_num(f->position, a);
-			qwarn(qc, f->pos, w, SMDMX_WARNING_QC_LOST_KEYS, "flex '%s': its key at position %s (frame %d) has no DMX form (one shape per "
-			      "flex): left out; leave the model as SMD and VTA if it matters",
-			      f->name, a, (int)f->frame);
-		}
-		if (use[i] && f->decay != 1) qwarn(qc, f->pos, w, SMDMX_WARNING_QC_LOST_KEYS, "flex '%s': 'decay' has no DMX form: left out; leave the model as SMD and VTA if it matters", f->name);
-	}
-	/* Frames by number. */
-	bool ok = true;
-	const smdmx_flex_shape *deff = NULL;
-	if (def && def->frame != 0) {
-		for (size_t k = 0; k < nframes && !deff; k++)
-			if (frames[k].frame == def->frame) deff = &frames[k];
-		if (!deff) ok = qfail(qc, def->pos, error, SMDMX_ERROR_BAD_VALUE, "defaultflex frame %d is not in the VTA", (int)def->frame);
-	}
-	for (size_t i = 0; ok && i < nf; i++) {
-		if (!use[i]) continue;
-		bool found = m->flexes[i].frame == 0;
-		for (size_t k = 0; k < nframes && !found; k++) found = frames[k].frame == m->flexes[i].frame;
-		if (!found)
-			ok = qfail(qc, m->flexes[i].pos, error, SMDMX_ERROR_BAD_VALUE, "flex '%s': frame %d is not in the VTA", m->flexes[i].name,
-			           (int)m->flexes[i].frame);
-	}
-	if (!ok) {
-		free(use);
-		return false;
-	}
-	if (deff && !rebase(s, deff)) {
-		free(use);
-		return sm_fail_oom(error);
-	}
-	/* The mesh's split: the most used flexpair width. */
-	double msplit = 0;
-	size_t best = 0;
-	for (size_t i = 0; i < nf; i++) {
-		if (!use[i] || m->flexes[i].kind != SMDMX_QC_FLEXPAIR) continue;
-		size_t c = 0;
-		for (size_t j = 0; j < nf; j++)
-			c += use[j] && m->flexes[j].kind == SMDMX_QC_FLEXPAIR && m->flexes[j].split == m->flexes[i].split;
-		if (c > best) {
-			best = c;
-			msplit = m->flexes[i].split;
-		}
-	}
-	/* The plan: a shape per flex line; a flexpair stereo where the mesh's balance reproduces
-	 * studiomdl's split exactly, else its two halves. */
-	plan *pl = calloc(nf + 1, sizeof(*pl));
-	lshape *ls = calloc(2 * nf + 1, sizeof(*ls));
-	char (*names)[300] = calloc(2 * nf + 1, 300);
-	if (!pl || !ls || !names) {
-		free(use);
-		free(pl);
-		free(ls);
-		free(names);
-		return sm_fail_oom(error);
-	}
-	size_t np = 0;
-	for (size_t i = 0; i < nf; i++) {
-		if (!use[i]) continue;
-		const smdmx_qc_flex *f = &m->flexes[i];
-		pl[np].line = f;
-		for (size_t k = 0; k < nframes && !pl[np].src; k++)
-			if (frames[k].frame == f->frame && f->frame != 0) pl[np].src = &frames[k];
-		if (f->kind == SMDMX_QC_FLEXPAIR) {
-			bool keep = f->split == msplit && (!pl[np].src || split_holds(s, pl[np].src, f->split));
-			pl[np].how = keep ? PLAN_STEREO : PLAN_CUT;
-			if (!keep)
-				qwarn(qc, f->pos, w, SMDMX_WARNING_QC_PAIR_CUT, "flexpair '%s' written as two shapes '%sR' and '%sL', the same model: %s; nothing to do",
-				      f->name, f->name, f->name,
-				      f->split != msplit ? "a mesh's balance holds one split width" : "its shape moves across the split");
-		}
-		np++;
-	}
-	size_t nls = plan_shapes(pl, np, ls, names);
-	/* The rig, now that the shapes are named. */
-	s->domination_rules = NULL;
-	s->domination_rule_count = 0;
-	s->flex_rules = NULL;
-	s->flex_rule_count = 0;
-	s->flex_controllers = NULL;
-	s->flex_controller_count = 0;
-	bool accepted = false;
-	if (!opt.rig_in_qc) ok = try_combination(s, m, ls, nls, &accepted, error);
-	if (ok && !accepted && !opt.rig_in_qc) {
-		/* Among flex rules a shape is stereo only when a control of its name says so. */
-		bool recut = false;
-		for (size_t i = 0; i < np; i++) {
-			if (pl[i].how != PLAN_STEREO) continue;
-			bool named = false;
-			for (size_t c = 0; c < m->controller_count && !named; c++) named = !strcmp(m->controllers[c].name, pl[i].line->name);
-			if (named) continue;
-			pl[i].how = PLAN_CUT;
-			recut = true;
-			qwarn(qc, pl[i].line->pos, w, SMDMX_WARNING_QC_PAIR_CUT,
-			      "flexpair '%s' written as two shapes '%sR' and '%sL', the same model: beside flex rules a shape is stereo only "
-			      "when a controller of its name says so; nothing to do",
-			      pl[i].line->name, pl[i].line->name, pl[i].line->name);
-		}
-		if (recut) nls = plan_shapes(pl, np, ls, names);
-	}
-	/* studiomdl reads a delta state's name split at '_' as raw controls: one whose parts are
-	 * all raw controls, one of them stereo, it splits too. A plain flex so named would change:
-	 * the stereo shapes its name is made of are cut instead. Raw controls here: the stereo
-	 * shapes (their controls mark them) and, beside flex rules, shapes a controller names. */
-	for (bool changed = ok && !accepted; changed;) {
-		changed = false;
-		for (size_t i = 0; i < np; i++) {
-			if (pl[i].how != PLAN_PLAIN || !strchr(pl[i].line->name, '_')) continue;
-			bool all = true, any = false;
-			size_t stereo_parts[64], ns_ = 0;
-			for (const char *p = pl[i].line->name; all;) {
-				const char *e = strchr(p, '_');
-				size_t len = e ? (size_t)(e - p) : strlen(p);
-				bool raw = false;
-				for (size_t j = 0; j < np && !raw; j++) {
-					if (strlen(pl[j].line->name) != len || !qc_same_nocase_n(pl[j].line->name, p, len)) continue;
-					if (pl[j].how == PLAN_STEREO) {
-						raw = any = true;
-						if (ns_ < 64) stereo_parts[ns_++] = j;
-					} else if (pl[j].how == PLAN_PLAIN && !opt.rig_in_qc) {
-						for (size_t c = 0; c < m->controller_count && !raw; c++) raw = qc_same_nocase(m->controllers[c].name, pl[j].line->name);
-					}
-				}
-				all = raw;
-				if (!e) break;
-				p = e + 1;
-			}
-			if (!all || !any) continue;
-			for (size_t k = 0; k < ns_; k++) {
-				const smdmx_qc_flex *f = pl[stereo_parts[k]].line;
-				pl[stereo_parts[k]].how = PLAN_CUT;
-				qwarn(qc, f->pos, w, SMDMX_WARNING_QC_PAIR_CUT,
-				      "flexpair '%s' written as two shapes '%sR' and '%sL', the same model: studiomdl would split flex '%s' too, its "
-				      "name made of '%s'; nothing to do",
-				      f->name, f->name, f->name, pl[i].line->name, f->name);
-			}
-			changed = true;
-		}
-		if (changed) nls = plan_shapes(pl, np, ls, names);
-	}
-	/* The shapes. */
-	smdmx_flex_shape *ns = ok ? sm_owned_calloc(s->owner, nls + 1, sizeof(*ns), error) : NULL;
-	bool *stereo_mesh = calloc(s->mesh_count + 1, sizeof(bool));
-	if (ok && (!ns || !stereo_mesh)) ok = ns ? sm_fail_oom(error) : false;
-	size_t n = 0;
-	for (size_t i = 0; ok && i < np; i++) {
-		const smdmx_qc_flex *f = pl[i].line;
-		smdmx_flex_shape empty;
-		const smdmx_flex_shape *src = pl[i].src;
-		if (!src) {
-			memset(&empty, 0, sizeof(empty));
-			empty.name = f->name;
-			src = &empty;
-		}
-		if (pl[i].how == PLAN_CUT) {
-			ok = shape_from_frame(s, src, ls[n].name, f->split, 'R', &ns[n], error) &&
-			     shape_from_frame(s, src, ls[n + 1].name, f->split, 'L', &ns[n + 1], error);
-			ns[n].frame = ns[n + 1].frame = f->frame;
-			n += 2;
-		} else {
-			ok = shape_from_frame(s, src, ls[n].name, pl[i].how == PLAN_STEREO ? 0 : f->split, 0, &ns[n], error);
-			ns[n].frame = f->frame;
-			if (pl[i].how == PLAN_STEREO) stereo_mesh[src->mesh] = true;
-			n++;
-		}
-	}
-	/* The lifted names now live in the scene. */
-	for (size_t u = 0; ok && u < nls; u++) ls[u].name = ns[u].name;
-	/* Frames no flex names. */
-	size_t unnamed = 0;
-	for (size_t k = 0; ok && k < nframes; k++) {
-		if (&frames[k] == deff) continue;
-		bool named = false;
-		for (size_t i = 0; i < nf && !named; i++) named = use[i] && m->flexes[i].frame == frames[k].frame;
-		unnamed += !named;
-	}
-	if (ok && unnamed)
-		sm_warn_n(w, SMDMX_WARNING_QC_LOST_FRAMES, unnamed, 0, 0, "VTA frames no flex line names are left out, as studiomdl leaves them out%s; nothing to do",
-		          m->qc_only_count ? " (eyelid lines read theirs from the VTA)" : "");
-	free(use);
-	free(pl);
-	if (ok) {
-		s->flex_shapes = ns;
-		s->flex_shape_count = n;
-		ok = sm_mark_correctives(&s->owner->alloc, ns, n, false) || sm_fail_oom(error);
-	}
-	/* Balance: the step of the mesh's split, per position. */
-	for (size_t mi = 0; ok && mi < s->mesh_count; mi++) {
-		if (!stereo_mesh[mi]) continue;
-		smdmx_mesh *me = &s->meshes[mi];
-		float *data = sm_owned_alloc(s->owner, (me->position_count + 1) * sizeof(float), error);
-		uint32_t *idx = sm_owned_alloc(s->owner, (me->corner_count + 1) * sizeof(uint32_t), error);
-		ok = data && idx;
-		if (!ok) break;
-		for (size_t p = 0; p < me->position_count; p++) data[p] = pair_share(msplit, me->positions[p][0]);
-		if (me->corner_count) memcpy(idx, me->position_indices, me->corner_count * sizeof(uint32_t));
-		me->balance.data = data;
-		me->balance.count = me->position_count;
-		me->balance.indices = idx;
-	}
-	free(stereo_mesh);
-	if (ok && !accepted) {
-		/* A control per shape marking the stereo ones (rig in the QC), or the QC's controllers
-		 * with flex rules. */
-		/* rig in the QC: a control for each stereo shape only (a control of another would make
-		 * studiomdl read its name's '_' parts as raw controls) */
-		size_t nstereo = 0, *stereo_of = calloc(nls + 1, sizeof(size_t));
-		if (!stereo_of) {
-			free(ls);
-			free(names);
-			return sm_fail_oom(error);
-		}
-		for (size_t u = 0; u < nls; u++)
-			if (ls[u].stereo) stereo_of[nstereo++] = u;
-		size_t nc = opt.rig_in_qc ? nstereo : m->controller_count;
-		smdmx_flex_controller *cc = sm_owned_calloc(s->owner, nc + 1, sizeof(*cc), error);
-		ok = cc != NULL;
-		for (size_t i = 0; ok && i < nc; i++) {
-			const char *name = opt.rig_in_qc ? ls[stereo_of[i]].name : m->controllers[i].name;
-			cc[i].name = sm_strdup(s->owner, name, strlen(name), error);
-			if (!cc[i].name) {
-				ok = false;
-				break;
-			}
-			cc[i].min = opt.rig_in_qc ? 0.0f : (float)m->controllers[i].min;
-			cc[i].max = opt.rig_in_qc ? 1.0f : (float)m->controllers[i].max;
-			for (size_t u = 0; u < nls && ok; u++) {
-				if (strcmp(ls[u].name, name)) continue;
-				cc[i].raw_controls.data = sm_owned_calloc(s->owner, 2, sizeof(char *), error);
-				ok = cc[i].raw_controls.data != NULL;
-				if (!ok) break;
-				cc[i].raw_controls.data[0] = ls[u].name;
-				cc[i].raw_controls.count = 1;
-				cc[i].stereo = ls[u].stereo;
-				break;
-			}
-		}
-		free(stereo_of);
-		if (ok) {
-			s->flex_controllers = cc;
-			s->flex_controller_count = nc;
-		}
-		if (ok && !opt.rig_in_qc) {
-			size_t groups = 0;
-			for (size_t i = 0; i < m->controller_count; i++) groups += strcmp(m->controllers[i].group, "default") != 0;
-			if (groups)
-				sm_warn_n(w, SMDMX_WARNING_QC_LOST_GROUPS, groups, 0, 0,
-				          "flex controller groups (eyes, mouth, ...) left out: beside DMX flex rules studiomdl makes every controller "
-				          "'default'; use --rig qc to keep them");
-			smdmx_flex_rule *fr = sm_owned_calloc(s->owner, m->rule_count + 1, sizeof(*fr), error);
-			ok = fr != NULL;
-			size_t k = 0;
-			for (size_t i = 0; ok && i < m->rule_count; i++) {
-				const smdmx_qc_rule *q = &m->rules[i];
-				if (!q->expression) {
-					/* a localvar that only declares a later rule's flex: that rule */
-					bool later = false, shape = false;
-					for (size_t j = i + 1; j < m->rule_count && !later; j++)
-						later = m->rules[j].expression && !strcmp(m->rules[j].name, q->name);
-					for (size_t u = 0; u < nls && !shape; u++) shape = !strcmp(ls[u].name, q->name);
-					if (later && !shape) continue;
-					fr[k].name = sm_strdup(s->owner, q->name, strlen(q->name), error);
-					fr[k].kind = SMDMX_FLEX_RULE_LOCAL_VAR;
-					ok = fr[k].name != NULL;
-					k++;
-					continue;
-				}
-				char t[4096];
-				squeeze(q->expression, t, sizeof(t));
-				fr[k].name = sm_strdup(s->owner, q->name, strlen(q->name), error);
-				ok = fr[k].name != NULL;
-				bool ctl = false;
-				for (size_t c = 0; c < m->controller_count && !ctl; c++) ctl = !strcmp(m->controllers[c].name, q->name);
-				char quoted[300];
-				snprintf(quoted, sizeof(quoted), "\"%s\"", q->name);
-				if (ctl && (!strcmp(t, q->name) || !strcmp(t, quoted))) {
-					fr[k].kind = SMDMX_FLEX_RULE_PASS_THROUGH;
-				} else {
-					fr[k].kind = SMDMX_FLEX_RULE_EXPRESSION;
-					fr[k].expression = sm_strdup(s->owner, q->expression, strlen(q->expression), error);
-					ok = ok && fr[k].expression != NULL;
-				}
-				k++;
-			}
-			if (ok) {
-				s->flex_rules = fr;
-				s->flex_rule_count = k;
-			}
-		}
-	}
-	free(ls);
-	free(names);
-	if (ok && !opt.rig_in_qc && m->qc_only_count)
-		qwarn(qc, m->pos, w, SMDMX_WARNING_QC_ONLY, "eyeball, eyelid and mouth lines have no DMX form: %zu stay in the QC, which studiomdl reads with the DMX; nothing to do",
-		      m->qc_only_count);
-	return ok;
-}
-
-/* $attachment lines onto the scene's joints (Cmd_Attachment): position in the bone's space
- * (the model's with "absolute"), "rotate" as a QAngle. */
-bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error *error, smdmx_warnings *w)
-{
-	memset(error, 0, sizeof(*error));
-	if (w) memset(w, 0, sizeof(*w));
-	if (!qc->attachment_count) return true;
-	smdmx_attachment *as = sm_owned_calloc(s->owner, s->attachment_count + qc->attachment_count + 1, sizeof(*as), error);
-	if (!as) return false;
-	if (s->attachment_count) memcpy(as, s->attachments, s->attachment_count * sizeof(*as));
-	size_t n = s->attachment_count, missing = 0;
-	/* bind poses in model space, for "absolute" */
-	double (*world)[4][4] = calloc(s->joint_count + 1, sizeof(*world));
-	if (!world) return sm_fail_oom(error);
-	for (size_t j = 0; j < s->joint_count; j++) {
-		const smdmx_joint *jt = &s->joints[j];
-		double q[4] = { jt->bind.orientation[0], jt->bind.orientation[1], jt->bind.orientation[2], jt->bind.orientation[3] };
-		double r[3][3];
-		smdmx_quat_to_matrix(q, r);
-		double local[4][4] = { { r[0][0], r[0][1], r[0][2], jt->bind.position[0] },
-		                       { r[1][0], r[1][1], r[1][2], jt->bind.position[1] },
-		                       { r[2][0], r[2][1], r[2][2], jt->bind.position[2] },
-		                       { 0, 0, 0, 1 } };
-		if (jt->parent == SMDMX_NONE || jt->parent >= j) {
-			memcpy(world[j], local, sizeof(local));
-		} else {
-			for (int a = 0; a < 4; a++)
-				for (int b = 0; b < 4; b++) {
-					double v = 0;
-					for (int k = 0; k < 4; k++) v += world[jt->parent][a][k] * local[k][b];
-					world[j][a][b] = v;
-				}
-		}
-	}
-	bool ok = true;
-	for (size_t i = 0; i < qc->attachment_count && ok; i++) {
-		const smdmx_qc_attachment *qa = &qc->attachments[i];
-		size_t j = 0;
-		while (j < s->joint_count && !qc_same_nocase(s->joints[j].name, qa->bone)) j++;
-		if (j == s->joint_count) {
-			missing++;
-			continue;
-		}
-		smdmx_attachment *a = &as[n++];
-		a->name = sm_strdup(s->owner, qa->name, strlen(qa->name), error);
-		if (!a->name) {
-			ok = false;
-			break;
-		}
-		a->parent_joint = (uint32_t)j;
-		a->rigid = qa->rigid;
-		a->world_aligned = qa->world_align;
-		const double d = 3.14159265358979323846 / 180.0;
-		double e[3] = { qa->angles[2] * d, qa->angles[0] * d, qa->angles[1] * d }, q[4], r[3][3];
-		smdmx_euler_to_quat(e, q);
-		smdmx_quat_to_matrix(q, r);
-		double pos[3] = { qa->position[0], qa->position[1], qa->position[2] };
-		if (qa->absolute) {
-			/* model space to the bone's: the inverse of its bind pose */
-			double (*wj)[4] = world[j];
-			double t[3] = { pos[0] - wj[0][3], pos[1] - wj[1][3], pos[2] - wj[2][3] };
-			double rr[3][3];
-			for (int a2 = 0; a2 < 3; a2++) {
-				pos[a2] = wj[0][a2] * t[0] + wj[1][a2] * t[1] + wj[2][a2] * t[2];
-				for (int b = 0; b < 3; b++) rr[a2][b] = wj[0][a2] * r[0][b] + wj[1][a2] * r[1][b] + wj[2][a2] * r[2][b];
-			}
-			memcpy(r, rr, sizeof(rr));
-			/* back to a quaternion */
-			double tr = r[0][0] + r[1][1] + r[2][2];
-			if (tr > 0) {
-				double sq = sqrt(tr + 1) * 2;
-				q[3] = 0.25 * sq;
-				q[0] = (r[2][1] - r[1][2]) / sq;
-				q[1] = (r[0][2] - r[2][0]) / sq;
-				q[2] = (r[1][0] - r[0][1]) / sq;
-			} else if (r[0][0] > r[1][1] && r[0][0] > r[2][2]) {
-				double sq = sqrt(1 + r[0][0] - r[1][1] - r[2][2]) * 2;
-				q[3] = (r[2][1] - r[1][2]) / sq;
-				q[0] = 0.25 * sq;
-				q[1] = (r[0][1] + r[1][0]) / sq;
-				q[2] = (r[0][2] + r[2][0]) / sq;
-			} else if (r[1][1] > r[2][2]) {
-				double sq = sqrt(1 + r[1][1] - r[0][0] - r[2][2]) * 2;
-				q[3] = (r[0][2] - r[2][0]) / sq;
-				q[0] = (r[0][1] + r[1][0]) / sq;
-				q[1] = 0.25 * sq;
-				q[2] = (r[1][2] + r[2][1]) / sq;
-			} else {
-				double sq = sqrt(1 + r[2][2] - r[0][0] - r[1][1]) * 2;
-				q[3] = (r[1][0] - r[0][1]) / sq;
-				q[0] = (r[0][2] + r[2][0]) / sq;
-				q[1] = (r[1][2] + r[2][1]) / sq;
-				q[2] = 0.25 * sq;
-			}
-			double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-			for (int k = 0; k < 4; k++) q[k] /= len;
-			if (q[3] < 0)
-				for (int k = 0; k < 4; k++) q[k] = -q[k];
-		}
-		for (int k = 0; k < 3; k++) a->transform.position[k] = (float)pos[k];
-		for (int k = 0; k < 4; k++) a->transform.orientation[k] = (float)q[k];
-	}
-	free(world);
-	if (missing)
-		sm_warn_n(w, SMDMX_WARNING_QC_ONLY, missing, 0, 0, "$attachment lines on bones this model does not have: left in the QC (another model of "
-		          "it may have them); check the bone names if not");
-	s->attachments = as;
-	s->attachment_count = n;
-	return ok;
-}
-
-bool smdmx_qc_apply_defaultflex(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, smdmx_error *error)
-{
-	memset(error, 0, sizeof(*error));
-	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
-	const smdmx_qc_model *m = &qc->models[model];
-	const smdmx_qc_flex *def = NULL;
-	for (size_t i = 0; i < m->flex_count; i++)
-		if (m->flexes[i].kind == SMDMX_QC_DEFAULTFLEX) def = &m->flexes[i];
-	if (!def || def->frame == 0) return true;
-	const smdmx_flex_shape *deff = NULL;
-	for (size_t k = 0; k < s->flex_shape_count && !deff; k++)
-		if (s->flex_shapes[k].frame == def->frame) deff = &s->flex_shapes[k];
-	if (!deff) return qfail(qc, def->pos, error, SMDMX_ERROR_BAD_VALUE, "defaultflex frame %d is not in the VTA", (int)def->frame);
-	if (!rebase(s, deff)) return sm_fail_oom(error);
-	/* The default frame moves nothing now. */
-	smdmx_flex_shape *d = &s->flex_shapes[deff - s->flex_shapes];
-	d->position_count = 0;
-	d->normal_count = 0;
-	return true;
-}
-
-static bool among(const char *name, const char *const *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (qc_same_nocase(list[i], name)) return true;
-	return false;
-}
-
-bool smdmx_qc_check_rules(const smdmx_qc *qc, uint32_t model, const char *const *flexes, size_t flex_count,
-                          const char *const *controllers, size_t controller_count, smdmx_error *error)
-{
-	memset(error, 0, sizeof(*error));
-	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
-	const smdmx_qc_model *m = &qc->models[model];
-	const char **ctl = malloc((m->controller_count + 1) * sizeof(char *));
-	if (!ctl) return sm_fail_oom(error);
-	for (size_t i = 0; i < m->controller_count; i++) ctl[i] = m->controllers[i].name;
-	bool ok = true;
-	for (size_t i = 0; i < m->rule_count && ok; i++) {
-		const smdmx_qc_rule *r = &m->rules[i];
-		if (!r->expression) continue;
-		if (!among(r->name, m->flexdescs, m->flexdesc_count) && !among(r->name, flexes, flex_count)) {
-			ok = qfail(qc, r->pos, error, SMDMX_ERROR_SYNTAX, "a rule for unknown flex '%s'", r->name);
-			break;
-		}
-		const char *p = r->expression;
-		bool fetch = false;
-		while (*p && ok) {
-			char name[256];
-			size_t n = 0;
-			if (*p == '"') {
-				p++;
-				while (*p && *p != '"' && n + 1 < sizeof(name)) name[n++] = *p++;
-				if (*p == '"') p++;
-			} else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_') {
-				while (((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_') &&
-				       n + 1 < sizeof(name))
-					name[n++] = *p++;
-			} else {
-				if (*p == '%') fetch = true;
-				else if ((unsigned char)*p > 32) fetch = false;
-				if ((*p >= '0' && *p <= '9') || *p == '.')
-					while ((*p >= '0' && *p <= '9') || *p == '.') p++;
-				else
-					p++;
-				continue;
-			}
-			name[n] = 0;
-			if (fetch) {
-				if (!among(name, m->flexdescs, m->flexdesc_count) && !among(name, flexes, flex_count))
-					ok = qfail(qc, r->pos, error, SMDMX_ERROR_SYNTAX, "rule '%s': unknown flex '%s'", r->name, name);
-			} else if (!qc_same_nocase(name, "min") && !qc_same_nocase(name, "max")) {
-				if (!among(name, ctl, m->controller_count) && !among(name, controllers, controller_count))
-					ok = qfail(qc, r->pos, error, SMDMX_ERROR_SYNTAX, "rule '%s': unknown controller '%s'", r->name, name);
-			}
-			fetch = false;
-		}
-	}
-	free(ctl);
-	return ok;
 }

@@ -1,0 +1,62 @@
+/* The face rig both ways (qc_rig.c: scene to QC lines; qc_rig_lift.c: QC lines to the
+ * scene), private to src/model: the rig as QC lines and the helpers both directions use. */
+#ifndef SMDMX_MODEL_RIG_H
+#define SMDMX_MODEL_RIG_H
+
+#include "qc/qc_internal.h"
+
+/* ---- the rig as QC lines ---------------------------------------------------------------- */
+
+typedef struct rctl {
+	const char *group, *name;
+	double min, max;
+} rctl;
+
+typedef struct rrule {
+	const char *name;
+	const char *expr;      /* NULL: a localvar line */
+} rrule;
+
+typedef struct rflex {
+	const char *name;
+	bool pair;
+	double split;
+	int32_t frame;
+} rflex;
+
+typedef struct rig {
+	sm_owner *o;           /* everything below */
+	smdmx_error *error;
+	sm_vec ctls, rules, flexes;
+} rig;
+
+/* The scene's shape names, once each, in order of first appearance (the VTA's frames). */
+typedef struct uname {
+	const char *name;
+	uint32_t first;        /* its first shape */
+	bool stereo;           /* a raw control of a stereo control drives it */
+	bool baked;            /* written as NAMER and NAMEL */
+	double split;
+	int32_t frame;         /* its VTA frame (the R half's when baked) */
+} uname;
+
+/* The scene's raw controls in order (studiomdl's RebuildRawControlList), each with its control
+ * and its place in it. */
+typedef struct raws {
+	const char **name;
+	uint32_t *control, *local;
+	size_t count;
+} raws;
+
+const char *sm_rig_fetch(rig *g, const smdmx_scene *s, const raws *r, uint32_t raw, char side);
+void sm_rig_fmt_num(double v, char *out);
+float sm_rig_pair_share(double split, double x);
+void sm_rig_free(rig *g);
+bool sm_rig_init(rig *g, const smdmx_scene *s, smdmx_error *error);
+bool sm_rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, smdmx_warnings *w);
+bool sm_rig_shape_scaled(sm_owner *o, const smdmx_scene *s, const smdmx_flex_shape *src, const char *name, const float *share,
+                         bool complement, smdmx_flex_shape *out, smdmx_error *error);
+bool sm_rig_split_holds(const smdmx_scene *s, const smdmx_flex_shape *sh, double split);
+void sm_rig_squeeze(const char *s, char *out, size_t cap);
+
+#endif
