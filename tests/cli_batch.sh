@@ -1251,7 +1251,9 @@ readback)
 		"$smdmx" convert -r "$tmp/in" -d "$tmp/re_$e" --to dmx --encoding $e -k -q 2>/dev/null
 		n=0
 		for f in $(find "$tmp/re_$e" -type f -name '*.dmx'); do
-			"$smdmx" dump "$f" >/dev/null 2>"$tmp/err" && continue
+			# into a file, not /dev/null: under Wine a write to /dev/null once failed as a closed
+			# pipe (which ends a program quietly with 1 on Windows), in a run of 373
+			"$smdmx" dump "$f" >"$tmp/dump.txt" 2>"$tmp/err" && continue
 			echo "  $f: exit $?: $(head -c 300 "$tmp/err")" # which one, and why, beside the count
 			n=$((n + 1))
 		done
