@@ -159,6 +159,22 @@ static char *fresh_dir(const char *tag)
 	return dir;
 }
 
+/* In dir: the sample model as arm.smd (in), and the names of its DMX (out) and a log. */
+static void sample_in(const char *dir, char in[4096], char out[4096], char log[4096])
+{
+	snprintf(in, 4096, "%s/arm.smd", dir);
+	snprintf(out, 4096, "%s/arm.dmx", dir);
+	snprintf(log, 4096, "%s/log.txt", dir);
+	size_t n = 0;
+	char *smd = test_slurp(test_path("testdata/sample/arm.smd"), &n);
+	assert_non_null(smd);
+	FILE *f = os_fopen(in, "wb");
+	assert_non_null(f);
+	fwrite(smd, 1, n, f);
+	fclose(f);
+	free(smd);
+}
+
 static const char *program; /* smd2dmx.exe, from the command line */
 static const char *self;    /* this test */
 
@@ -169,17 +185,7 @@ static void test_new_console_does_not_wait(void **state)
 	(void)state;
 	if (!program) skip();
 	char *dir = fresh_dir("console"), in[4096], out[4096], log[4096];
-	snprintf(in, sizeof(in), "%s/arm.smd", dir);
-	snprintf(out, sizeof(out), "%s/arm.dmx", dir);
-	snprintf(log, sizeof(log), "%s/log.txt", dir);
-	size_t n = 0;
-	char *smd = test_slurp(test_path("testdata/sample/arm.smd"), &n);
-	assert_non_null(smd);
-	FILE *f = os_fopen(in, "wb");
-	assert_non_null(f);
-	fwrite(smd, 1, n, f);
-	fclose(f);
-	free(smd);
+	sample_in(dir, in, out, log);
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd), "\"%s\" \"%s\" -o \"%s\" -f", program, in, out);
 	int rc = run_new_console(cmd, log, 60);
@@ -214,18 +220,8 @@ static void test_windows_words(void **state)
 	(void)state;
 	if (!program) skip();
 	char *dir = fresh_dir("locked"), in[4096], out[4096], log[4096], cmd[16384];
-	snprintf(in, sizeof(in), "%s/arm.smd", dir);
-	snprintf(out, sizeof(out), "%s/arm.dmx", dir);
-	snprintf(log, sizeof(log), "%s/log.txt", dir);
-	size_t n = 0;
-	char *smd = test_slurp(test_path("testdata/sample/arm.smd"), &n);
-	assert_non_null(smd);
-	FILE *f = os_fopen(in, "wb");
-	assert_non_null(f);
-	fwrite(smd, 1, n, f);
-	fclose(f);
-	free(smd);
-	f = os_fopen(out, "wb");
+	sample_in(dir, in, out, log);
+	FILE *f = os_fopen(out, "wb");
 	assert_non_null(f);
 	fclose(f);
 	wchar_t *wo = wide(out);
