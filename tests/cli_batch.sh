@@ -1219,7 +1219,9 @@ everyday)
 	"$gen" 2000 10 >"$tmp/big.smd" 2>/dev/null || awk 'BEGIN { print "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles"; for (i = 0; i < 20000; i++) printf "m\n0 %d 0 0 0 0 1 0 0\n0 %d 1 0 0 0 1 0 0\n0 %d 0 1 0 0 1 0 0\n", i, i, i; print "end" }' >"$tmp/big.smd"
 	( "$smd2dmx" "$tmp/big.smd" -o - 2>"$tmp/err"; echo $? >"$tmp/rc" ) | head -c 100 >/dev/null
 	if [ -n "$windows" ]; then want_rc=1; else want_rc=141; fi # Windows has no SIGPIPE
-	check "a closed pipe ends it quietly" "$want_rc " "$(cat "$tmp/rc") $(cat "$tmp/err")"
+	# Under Wine, Wine's own connection to its server may break on the same closed pipe and
+	# say so ("wine client error:..."): Wine's words, not the program's, so they are set aside
+	check "a closed pipe ends it quietly" "$want_rc " "$(cat "$tmp/rc") $(grep -v '^wine client error:' "$tmp/err")"
 	;;
 
 readback)

@@ -75,3 +75,27 @@ debian_source() {
 	rm -rf "$_d_tmp"
 	return 1
 }
+
+# suite DIR LABEL [MESON-TEST-OPTION...]: runs meson's test suite in build directory DIR.
+# When a test fails, its last lines say which ones and how each ended (its last line of
+# output), so that a log that keeps only the end of this one still names the culprit.
+suite() {
+	_s_dir=$1 _s_label=$2
+	shift 2
+	meson test -C "$_s_dir" --print-errorlogs "$@" && return 0
+	_s_status=$?
+	python3 - "$_s_dir/meson-logs/testlog.json" "$_s_label" <<'PYEOF' >&2 || true
+import json, sys
+bad = []
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    t = json.loads(line)
+    if t["result"] in ("OK", "SKIP", "EXPECTEDFAIL"):
+        continue
+    text = ((t.get("stderr") or "") + (t.get("stdout") or "")).replace("\r", "")
+    last = [l for l in text.split("\n") if l.strip()]
+    bad.append("%s (%s, exit %s): %s" % (t["name"], t["result"], t.get("returncode"),
+                                          last[-1][:300] if last else "no output"))
+print("%d test%s failed %s: %s" % (len(bad), "" if len(bad) == 1 else "s", sys.argv[2], "; ".join(bad)))
+PYEOF
+	return "$_s_status"
+}

@@ -15,7 +15,7 @@ corpus=../shared/corpus
 if [ ! -d "$corpus" ]; then
 	echo "note: no corpus at $corpus (it is kept beside the clone, as ../shared/corpus): the tests that read it are skipped"
 fi
-meson test -C build --print-errorlogs
+suite build "on Linux"
 
 # Windows, under Wine (a Wine of its own in the build directory; its first start takes a while)
 if ! command -v x86_64-w64-mingw32-gcc >/dev/null || [ ! -x /usr/lib/wine/wine64 ]; then
@@ -30,7 +30,7 @@ configure build-win --cross-file cross/x86_64-w64-mingw32.ini -Dwerror=true
 quietly meson compile -C build-win
 quietly /usr/lib/wine/wine64 wineboot --init
 echo "== the Windows build, under Wine"
-meson test -C build-win --print-errorlogs --timeout-multiplier 4
+suite build-win "under Wine" --timeout-multiplier 4
 sh tests/same_outputs.sh build build-win/run .
 echo "== the Windows release (tools/release-windows.sh)"
 sh tools/release-windows.sh
