@@ -1,5 +1,5 @@
-/* Internals of the QC module shared by the reader (qc.c), the editor (qc_edit.c) and the rig
- * conversions (qc_rig.c). */
+/* Internals of the QC module shared by the reader (qc.c and its parts, whose own state is in
+ * qc_read.h), the editor (qc_edit.c) and the rig conversions (src/model). */
 #ifndef SMDMX_QC_INTERNAL_H
 #define SMDMX_QC_INTERNAL_H
 
