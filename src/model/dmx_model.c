@@ -1268,10 +1268,10 @@ static bool mark_correctives(lift *l)
 	return sm_mark_correctives(&l->o->alloc, l->shapes.data, l->shapes.count, true) || sm_fail_oom(l->error);
 }
 
-static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_count)
+/* The vertex data of a mesh element: its currentState, else its bindState, else its first
+ * base state; SMDMX_NONE when it has none. */
+static uint32_t vertex_data_of(const lift *l, uint32_t mesh)
 {
-	smdmx_mesh *m = (smdmx_mesh *)l->meshes.data + mi;
-	uint32_t mesh = get_el(l, ((uint32_t *)l->mesh_dags.data)[mi], "shape");
 	uint32_t vd = get_el(l, mesh, "currentState");
 	if (vd == SMDMX_NONE) vd = get_el(l, mesh, "bindState");
 	if (vd == SMDMX_NONE) {
@@ -1279,13 +1279,28 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 		const uint32_t *b = get_els(l, mesh, "baseStates", &n);
 		if (n) vd = b[0];
 	}
-	if (vd == SMDMX_NONE) return bad_model(l, "a mesh without vertex data");
-	int f = get(l, vd, "position$0") ? 1 : 0;
+	return vd;
+}
+
+/* A field of vertex data vd with its indices (NAMEIndices), n values of type t: the values
+ * (NULL when missing) and, in *ix and *ni, the indices. */
+static const void *indexed(const lift *l, uint32_t vd, const char *name, smdmx_dm_type t, size_t *n, const int32_t **ix,
+                           size_t *ni)
+{
 	char iname[96];
+	snprintf(iname, sizeof(iname), "%sIndices", name);
+	*ix = get_array(l, vd, iname, SMDMX_DM_INT, ni);
+	return get_array(l, vd, name, t, n);
+}
+
+/* Positions and normals, with their indices; nc corners. */
+static bool lift_positions_normals(lift *l, smdmx_mesh *m, uint32_t vd, int f)
+{
 	size_t np, nc;
-	const void *pos = get_array(l, vd, field_names[f][0], SMDMX_DM_VECTOR3, &np);
+	const int32_t *pix;
+	const void *pos = indexed(l, vd, field_names[f][0], SMDMX_DM_VECTOR3, &np, &pix, &nc);
+	char iname[96];
 	snprintf(iname, sizeof(iname), "%sIndices", field_names[f][0]);
-	const int32_t *pix = get_array(l, vd, iname, SMDMX_DM_INT, &nc);
 	/* an empty mesh (an SMD's triangles block with none in it) has empty arrays */
 	if ((!pos && !has_array(l, vd, field_names[f][0], SMDMX_DM_VECTOR3)) || (!pix && !has_array(l, vd, iname, SMDMX_DM_INT)))
 		return bad_model(l, "a mesh without positions");
@@ -1296,9 +1311,8 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 	if (np) memcpy(m->positions, pos, np * sizeof(smdmx_vec3));
 	SM_CHECK(copy_indices(l, pix, nc, np, &m->position_indices));
 	size_t nn, nni;
-	const void *nrm = get_array(l, vd, field_names[f][1], SMDMX_DM_VECTOR3, &nn);
-	snprintf(iname, sizeof(iname), "%sIndices", field_names[f][1]);
-	const int32_t *nix = get_array(l, vd, iname, SMDMX_DM_INT, &nni);
+	const int32_t *nix;
+	const void *nrm = indexed(l, vd, field_names[f][1], SMDMX_DM_VECTOR3, &nn, &nix, &nni);
 	if (nrm && nix && nni == nc) {
 		m->normals = sm_owned_alloc(l->o, nn * sizeof(smdmx_vec3) + 1, l->error);
 		if (!m->normals) return false;
@@ -1306,7 +1320,15 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 		m->normal_count = nn;
 		SM_CHECK(copy_indices(l, nix, nc, nn, &m->normal_indices));
 	}
-	/* UV sets: the main one, then every other vector2 field with indices (texcoord$N). */
+	return true;
+}
+
+/* UV sets: the main one, then every other vector2 field with indices (texcoord$N). V flipped
+ * where the file says it is stored the other way up. */
+static bool lift_uv_sets(lift *l, smdmx_mesh *m, uint32_t vd, int f)
+{
+	size_t nc = m->corner_count;
+	char iname[96];
 	sm_vec uvs = SM_VEC_INIT;
 	const smdmx_dm_element *vde = &l->dm->elements[vd];
 	for (int pass = 0; pass < 2; pass++) {
@@ -1331,7 +1353,24 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 	}
 	m->uv_sets = uvs.data;
 	m->uv_set_count = uvs.count;
-	/* Fields the scene has no place for (vertex paint, cloth, tangents, more normals): counted. */
+	/* flipVCoordinates false (Source 2 Hammer's exports, decompilers): V is stored the other
+	 * way up from SMD's; true, or no flag, is Source 1's and SMD's (C9) */
+	const smdmx_dm_attr *fv = get(l, vd, "flipVCoordinates");
+	if (fv && fv->type == SMDMX_DM_BOOL && !fv->is_array && !fv->value.b) {
+		l->s->source.dmx_v_flag_false++;
+		smdmx_uv_set *us = uvs.data;
+		for (size_t u = 0; u < uvs.count; u++)
+			for (size_t i = 0; i < us[u].count; i++) us[u].data[i][1] = 1.0f - us[u].data[i][1];
+	} else if (!fv && uvs.count) {
+		l->s->source.dmx_v_flag_missing++;
+	}
+	return true;
+}
+
+/* Fields the scene has no place for (vertex paint, cloth, tangents, more normals): counted,
+ * the first few by name. */
+static void count_lost_fields(lift *l, const smdmx_dm_element *vde, int f)
+{
 	for (size_t a = 0; a < vde->attr_count; a++) {
 		const char *n = vde->attrs[a].name;
 		size_t len = strlen(n);
@@ -1347,18 +1386,13 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 		for (size_t k = 0; k < l->lost_named && !seen; k++) seen = !strcmp(l->lost_names[k], n);
 		if (!seen && l->lost_named < 4) l->lost_names[l->lost_named++] = n;
 	}
-	/* flipVCoordinates false (Source 2 Hammer's exports, decompilers): V is stored the other
-	 * way up from SMD's; true, or no flag, is Source 1's and SMD's (C9) */
-	const smdmx_dm_attr *fv = get(l, vd, "flipVCoordinates");
-	if (fv && fv->type == SMDMX_DM_BOOL && !fv->is_array && !fv->value.b) {
-		l->s->source.dmx_v_flag_false++;
-		smdmx_uv_set *us = uvs.data;
-		for (size_t u = 0; u < uvs.count; u++)
-			for (size_t i = 0; i < us[u].count; i++) us[u].data[i][1] = 1.0f - us[u].data[i][1];
-	} else if (!fv && uvs.count) {
-		l->s->source.dmx_v_flag_missing++;
-	}
-	/* Stereo balance and wrinkle: scalar fields with indices (C7, C10). */
+}
+
+/* Stereo balance and wrinkle: scalar fields with indices (C7, C10). */
+static bool lift_balance_wrinkle(lift *l, smdmx_mesh *m, uint32_t vd, int f)
+{
+	size_t nc = m->corner_count;
+	char iname[96];
 	for (int which = 0; which < 2; which++) {
 		size_t nv, ni;
 		const float *v = get_array(l, vd, field_names[f][5 + which], SMDMX_DM_FLOAT, &nv);
@@ -1372,7 +1406,14 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 		sf->count = nv;
 		SM_CHECK(copy_indices(l, ix, nc, nv, &sf->indices));
 	}
-	/* Weights per position, jointCount slots; empty slots (weight 0) are not links. */
+	return true;
+}
+
+/* Weights per position, jointCount slots; empty slots (weight 0) are not links. table maps
+ * jointIndices to scene joints. */
+static bool lift_weights(lift *l, smdmx_mesh *m, uint32_t vd, int f, const uint32_t *table, size_t table_count)
+{
+	size_t np = m->position_count;
 	const smdmx_dm_attr *jc = get(l, vd, "jointCount");
 	int32_t count = jc && jc->type == SMDMX_DM_INT && !jc->is_array ? jc->value.i : 0;
 	size_t nw, nji;
@@ -1408,7 +1449,13 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 	m->weights = links.data;
 	m->weight_count = links.count;
 	if (!links.count) m->weight_offsets = NULL;
-	/* Face sets: corners, -1 after each polygon (C8). */
+	return true;
+}
+
+/* Face sets: corners, -1 after each polygon (C8). */
+static bool lift_face_sets(lift *l, smdmx_mesh *m, uint32_t mesh)
+{
+	size_t nc = m->corner_count;
 	size_t nfs;
 	const uint32_t *fsets = get_els(l, mesh, "faceSets", &nfs);
 	m->face_sets = sm_owned_calloc(l->o, nfs + 1, sizeof(smdmx_face_set), l->error);
@@ -1448,38 +1495,92 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 		fs->polygon_count = offsets.count - 1;
 		m->face_set_count++;
 	}
-	/* Delta states: sparse deltas against this base data (C10). Two of one name in one mesh
-	 * stay two shapes (the VTA written from them has a frame each): the later is named
-	 * after its place. */
+	return true;
+}
+
+/* The name of the i-th of a mesh's nd delta states (deltas), as a shape: its own, or, for a
+ * second of one name in one mesh, one after its place (warned). NULL on failure. */
+static const char *delta_name(lift *l, const smdmx_mesh *m, const uint32_t *deltas, size_t nd, size_t i, size_t mesh_first)
+{
+	const char *dname = l->dm->elements[deltas[i]].name;
+	bool again = false;
+	for (size_t k = mesh_first; k < l->shapes.count && !again; k++)
+		again = !strcmp(((const smdmx_flex_shape *)l->shapes.data)[k].name, dname);
+	if (again) {
+		char alt[300];
+		snprintf(alt, sizeof(alt), "%.200s_%zu", dname, i + 1);
+		for (unsigned n = 2;; n++) {
+			bool taken = false;
+			for (size_t k = mesh_first; k < l->shapes.count && !taken; k++)
+				taken = !strcmp(((const smdmx_flex_shape *)l->shapes.data)[k].name, alt);
+			for (size_t k = 0; k < nd && !taken; k++)
+				taken = deltas[k] < l->dm->element_count && !strcmp(l->dm->elements[deltas[k]].name, alt);
+			if (!taken) break;
+			snprintf(alt, sizeof(alt), "%.200s_%zu_%u", dname, i + 1, n);
+		}
+		sm_warn(l->warnings, SMDMX_WARNING_SHAPE_RENAMED, 0, 0,
+		        "mesh '%s' has two delta states named '%s': the later is the shape '%s', and what drives '%s' drives the "
+		        "first; if the later should move, rename it in the source",
+		        m->name, dname, alt, dname);
+		dname = sm_strdup(l->o, alt, strlen(alt), l->error);
+	}
+	return dname;
+}
+
+/* A delta state's wrinkle, position and normal deltas, against the mesh's base data. */
+static bool lift_deltas(lift *l, const smdmx_mesh *m, uint32_t d, int f, smdmx_flex_shape *sh)
+{
+	char iname[96];
+	{
+		size_t nv, nix2;
+		const float *v = get_array(l, d, field_names[f][6], SMDMX_DM_FLOAT, &nv);
+		snprintf(iname, sizeof(iname), "%sIndices", field_names[f][6]);
+		const int32_t *ix = get_array(l, d, iname, SMDMX_DM_INT, &nix2);
+		if (v && ix && nix2 == nv && m->wrinkle.indices) {
+			sh->wrinkle_deltas = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
+			if (!sh->wrinkle_deltas) return false;
+			memcpy(sh->wrinkle_deltas, v, nv * sizeof(float));
+			SM_CHECK(copy_indices(l, ix, nv, m->wrinkle.count, &sh->wrinkle_indices));
+			sh->wrinkle_count = nv;
+		}
+	}
+	for (int which = 0; which < 2; which++) {
+		size_t nv, nix2;
+		const void *v = get_array(l, d, field_names[f][which], SMDMX_DM_VECTOR3, &nv);
+		snprintf(iname, sizeof(iname), "%sIndices", field_names[f][which]);
+		const int32_t *ix = get_array(l, d, iname, SMDMX_DM_INT, &nix2);
+		if (!v || !ix || nix2 != nv) continue;
+		smdmx_vec3 *vals = sm_owned_alloc(l->o, nv * sizeof(smdmx_vec3) + 1, l->error);
+		uint32_t *idx = NULL;
+		if (!vals) return false;
+		memcpy(vals, v, nv * sizeof(smdmx_vec3));
+		SM_CHECK(copy_indices(l, ix, nv, which ? m->normal_count : m->position_count, &idx));
+		if (which) {
+			sh->normal_deltas = vals;
+			sh->normal_indices = idx;
+			sh->normal_count = nv;
+		} else {
+			sh->position_deltas = vals;
+			sh->position_indices = idx;
+			sh->position_count = nv;
+		}
+	}
+	return true;
+}
+
+/* Delta states: sparse deltas against this base data (C10). Two of one name in one mesh
+ * stay two shapes (the VTA written from them has a frame each): the later is named after
+ * its place. */
+static bool lift_delta_states(lift *l, const smdmx_mesh *m, size_t mi, uint32_t mesh, int f)
+{
 	size_t nd;
 	const uint32_t *deltas = get_els(l, mesh, "deltaStates", &nd);
 	size_t mesh_first = l->shapes.count;
 	for (size_t i = 0; i < nd; i++) {
 		uint32_t d = deltas[i];
 		if (d == SMDMX_NONE || d >= l->dm->element_count) continue;
-		const char *dname = l->dm->elements[d].name;
-		bool again = false;
-		for (size_t k = mesh_first; k < l->shapes.count && !again; k++)
-			again = !strcmp(((const smdmx_flex_shape *)l->shapes.data)[k].name, dname);
-		if (again) {
-			char alt[300];
-			snprintf(alt, sizeof(alt), "%.200s_%zu", dname, i + 1);
-			for (unsigned n = 2;; n++) {
-				bool taken = false;
-				for (size_t k = mesh_first; k < l->shapes.count && !taken; k++)
-					taken = !strcmp(((const smdmx_flex_shape *)l->shapes.data)[k].name, alt);
-				for (size_t k = 0; k < nd && !taken; k++)
-					taken = deltas[k] < l->dm->element_count && !strcmp(l->dm->elements[deltas[k]].name, alt);
-				if (!taken) break;
-				snprintf(alt, sizeof(alt), "%.200s_%zu_%u", dname, i + 1, n);
-			}
-			sm_warn(l->warnings, SMDMX_WARNING_SHAPE_RENAMED, 0, 0,
-			        "mesh '%s' has two delta states named '%s': the later is the shape '%s', and what drives '%s' drives the "
-			        "first; if the later should move, rename it in the source",
-			        m->name, dname, alt, dname);
-			dname = sm_strdup(l->o, alt, strlen(alt), l->error);
-			if (!dname) return false;
-		}
+		const char *dname = delta_name(l, m, deltas, nd, i, mesh_first);
+		if (!dname) return false;
 		smdmx_flex_shape *sh = sm_vec_push(l->o, &l->shapes, sizeof(*sh), l->error);
 		if (!sh) return false;
 		memset(sh, 0, sizeof(*sh));
@@ -1488,42 +1589,26 @@ static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_co
 		sh->frame = -1;
 		const smdmx_dm_attr *cor = get(l, d, "corrected");
 		sh->corrective = cor && cor->type == SMDMX_DM_BOOL && !cor->is_array && cor->value.b; /* and see mark_correctives */
-		{
-			size_t nv, nix2;
-			const float *v = get_array(l, d, field_names[f][6], SMDMX_DM_FLOAT, &nv);
-			snprintf(iname, sizeof(iname), "%sIndices", field_names[f][6]);
-			const int32_t *ix = get_array(l, d, iname, SMDMX_DM_INT, &nix2);
-			if (v && ix && nix2 == nv && m->wrinkle.indices) {
-				sh->wrinkle_deltas = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
-				if (!sh->wrinkle_deltas) return false;
-				memcpy(sh->wrinkle_deltas, v, nv * sizeof(float));
-				SM_CHECK(copy_indices(l, ix, nv, m->wrinkle.count, &sh->wrinkle_indices));
-				sh->wrinkle_count = nv;
-			}
-		}
-		for (int which = 0; which < 2; which++) {
-			size_t nv, nix2;
-			const void *v = get_array(l, d, field_names[f][which], SMDMX_DM_VECTOR3, &nv);
-			snprintf(iname, sizeof(iname), "%sIndices", field_names[f][which]);
-			const int32_t *ix = get_array(l, d, iname, SMDMX_DM_INT, &nix2);
-			if (!v || !ix || nix2 != nv) continue;
-			smdmx_vec3 *vals = sm_owned_alloc(l->o, nv * sizeof(smdmx_vec3) + 1, l->error);
-			uint32_t *idx = NULL;
-			if (!vals) return false;
-			memcpy(vals, v, nv * sizeof(smdmx_vec3));
-			SM_CHECK(copy_indices(l, ix, nv, which ? m->normal_count : m->position_count, &idx));
-			if (which) {
-				sh->normal_deltas = vals;
-				sh->normal_indices = idx;
-				sh->normal_count = nv;
-			} else {
-				sh->position_deltas = vals;
-				sh->position_indices = idx;
-				sh->position_count = nv;
-			}
-		}
+		SM_CHECK(lift_deltas(l, m, d, f, sh));
 	}
 	return true;
+}
+
+/* The mi-th mesh: its vertex data, face sets and delta states. */
+static bool lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_count)
+{
+	smdmx_mesh *m = (smdmx_mesh *)l->meshes.data + mi;
+	uint32_t mesh = get_el(l, ((uint32_t *)l->mesh_dags.data)[mi], "shape");
+	uint32_t vd = vertex_data_of(l, mesh);
+	if (vd == SMDMX_NONE) return bad_model(l, "a mesh without vertex data");
+	int f = get(l, vd, "position$0") ? 1 : 0;
+	SM_CHECK(lift_positions_normals(l, m, vd, f));
+	SM_CHECK(lift_uv_sets(l, m, vd, f));
+	count_lost_fields(l, &l->dm->elements[vd], f);
+	SM_CHECK(lift_balance_wrinkle(l, m, vd, f));
+	SM_CHECK(lift_weights(l, m, vd, f, table, table_count));
+	SM_CHECK(lift_face_sets(l, m, mesh));
+	return lift_delta_states(l, m, mi, mesh, f);
 }
 
 static bool lift_clips(lift *l, uint32_t root)
