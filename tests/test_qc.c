@@ -1392,6 +1392,23 @@ static void test_number_prefix(void **state)
 	assert_int_equal(err.code, SMDMX_ERROR_BAD_NUMBER);
 }
 
+/* A block after no command: skipped with a warning at its '{', the rest read. */
+static void test_stray_block(void **state)
+{
+	(void)state;
+	static const qc_mem_file files[] = { { "/p/s.qc", "$scale 2\n  { $upaxis Y }\n$cd \"x\"\n", 0 } };
+	smdmx_warnings w;
+	smdmx_qc *qc = must_read(files, 1, &w);
+	assert_true(qc->scale == 2.0);
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_QC_BENT);
+	assert_int_equal(w.data[0].line, 2);
+	assert_int_equal(w.data[0].column, 3);
+	assert_string_equal(w.data[0].message,
+	                    "a block that belongs to no command: skipped, though studiomdl refuses it; remove it for studiomdl");
+	smdmx_qc_free(qc);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, ""); /* QC numbers read and written with '.' in any locale */
@@ -1415,6 +1432,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_sdk_humans),
 		cmocka_unit_test(test_keep_going),
 		cmocka_unit_test(test_number_prefix),
+		cmocka_unit_test(test_stray_block),
 		cmocka_unit_test(test_keep_going_open_block),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

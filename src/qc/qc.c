@@ -160,7 +160,7 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 		if (w && qc_same_nocase(w->word, "fps")) {
 			double fps;
 			SM_CHECK(qcr_need_number(r, t, "frames per second", &fps));
-			/* the animations of this qcr_command read so far take it */
+			/* the animations of this command read so far take it */
 			smdmx_qc_ref *rs = r->refs.data;
 			for (size_t k = r->refs.count; k-- > 0 && rs[k].sequence == seq;) rs[k].fps = fps;
 			continue;
@@ -275,7 +275,7 @@ static bool cmd_dir(qr *r, uint32_t cmd, int which)
 	return true;
 }
 
-/* One qcr_command: token t and what belongs to it. */
+/* One command: token t and what belongs to it. */
 bool qcr_command(qr *r, uint32_t t)
 {
 	const char *x = rtok(r, t)->text;
@@ -321,7 +321,7 @@ bool qcr_command(qr *r, uint32_t t)
 	} else if (qcr_is_brace(r, t, '}')) {
 		return qcr_fail_tok(r, t, SMDMX_ERROR_SYNTAX, "a '}' that closes nothing");
 	} else if (qcr_is_brace(r, t, '{')) {
-		qcr_warn_tok(r, t, SMDMX_WARNING_QC_BENT, "a block that belongs to no qcr_command: skipped, though studiomdl refuses it; remove it for studiomdl");
+		qcr_warn_tok(r, t, SMDMX_WARNING_QC_BENT, "a block that belongs to no command: skipped, though studiomdl refuses it; remove it for studiomdl");
 		qcr_unget(r, t);
 		SM_CHECK(qcr_skip_next_block(r));
 	} else {

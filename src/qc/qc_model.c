@@ -22,13 +22,13 @@ const char *qcr_cur_dir(qr *r)
 }
 
 /* Records the file named by token t; *out its index. */
-bool qcr_add_ref(qr *r, uint32_t t, smdmx_qc_ref_kind kind, const char *qcr_command, const char *const *exts, uint32_t *out)
+bool qcr_add_ref(qr *r, uint32_t t, smdmx_qc_ref_kind kind, const char *command, const char *const *exts, uint32_t *out)
 {
 	const qc_tok *k = rtok(r, t);
 	smdmx_qc_ref ref;
 	memset(&ref, 0, sizeof(ref));
 	ref.kind = kind;
-	ref.command = qcr_command;
+	ref.command = command;
 	ref.name = k->text;
 	ref.dir = qcr_cur_dir(r);
 	ref.model = r->model;
@@ -416,11 +416,11 @@ static bool model_block(qr *r, uint32_t cmd)
 }
 
 /* The file of $body, $model and studio, and its options (Option_Studio). */
-bool qcr_studio_file(qr *r, uint32_t cmd, const char *qcr_command, uint32_t *ref)
+bool qcr_studio_file(qr *r, uint32_t cmd, const char *command, uint32_t *ref)
 {
 	uint32_t f;
 	SM_CHECK(qcr_need(r, cmd, "a file", &f));
-	SM_CHECK(qcr_add_ref(r, f, SMDMX_QC_REF_MODEL, qcr_command, qcr_model_exts, ref));
+	SM_CHECK(qcr_add_ref(r, f, SMDMX_QC_REF_MODEL, command, qcr_model_exts, ref));
 	while (qcr_available(r)) {
 		uint32_t o;
 		SM_CHECK(qcr_need(r, cmd, "an option", &o));

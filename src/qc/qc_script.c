@@ -932,7 +932,7 @@ void qcr_skip_raw_line(qr *r)
 	while (f->pos < f->end && d[f->pos] != '\n') f->pos++;
 }
 
-/* keep_going: a qcr_command that failed costs its line. The error joins the QC's errors and the
+/* keep_going: a command that failed costs its line. The error joins the QC's errors and the
  * rest of the line is skipped, with any block that opens on it; in a block (in_block) a '}'
  * that closes it is left to the block. False when the error is not one a line can cost. */
 bool qcr_recover_line(qr *r, bool in_block)
