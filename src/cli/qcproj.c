@@ -1284,136 +1284,127 @@ static int parse_jobs(const char *v, unsigned *out)
 	return EXIT_OK;
 }
 
-int cmd_qc(int argc, char **argv)
+/* What `smdmx qc` was told besides conv_opts: the format, the rig's place, the target and the
+ * paths given (QCs or, with -r, directories). */
+typedef struct qc_command {
+	const char *to, *rig, *target;
+	char **args;
+	size_t arg_count;
+	bool help;
+} qc_command;
+
+/* The options and arguments of `smdmx qc` into o and c; EXIT_USAGE (said) when they do not
+ * make a command. */
+static int qc_options(int argc, char **argv, conv_opts *o, qc_command *c)
 {
-	conv_opts o;
-	memset(&o, 0, sizeof(o));
-	o.tool = TOOL_SMDMX;
-	o.name = "smdmx";
-	o.max_warnings = 20;
-	const char *to = NULL, *rig = "qc", *target = NULL;
-	char **args = NULL;
-	size_t arg_count = 0;
+	c->rig = "qc";
 	int rc = EXIT_OK;
 	for (int i = 0; i < argc && rc == EXIT_OK; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(qc_help, stdout);
-			free(args);
+			c->help = true;
 			return EXIT_OK;
 		}
 		bool takes = !strcmp(a, "--to") || !strcmp(a, "-d") || !strcmp(a, "--rig") || !strcmp(a, "-j") || !strcmp(a, "--jobs") || !strcmp(a, "--threads") ||
 		             !strcmp(a, "--depfile") || !strcmp(a, "--max-warnings") || !strcmp(a, "--target") || !strcmp(a, "--encoding") ||
 		             !strcmp(a, "--encoding-version") || !strcmp(a, "--model-version") || !strcmp(a, "-W");
 		if (takes && !v) rc = usage("'%s' needs a value", a);
-		else if (!strcmp(a, "--to")) to = argv[++i];
-		else if (!strcmp(a, "-d")) o.outdir = argv[++i];
-		else if (!strcmp(a, "--rig")) rig = argv[++i];
+		else if (!strcmp(a, "--to")) c->to = argv[++i];
+		else if (!strcmp(a, "-d")) o->outdir = argv[++i];
+		else if (!strcmp(a, "--rig")) c->rig = argv[++i];
 		else if (!strcmp(a, "--threads")) {
 			char *end;
 			long n = strtol(argv[++i], &end, 10);
 			if (*end || n < 1 || n > 256) rc = usage("--threads wants a number from 1 to 256, not '%s'", argv[i]);
-			else o.threads = (unsigned)n;
-		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) rc = parse_jobs(argv[++i], &o.jobs);
-		else if (!strncmp(a, "-j", 2) && a[2]) rc = parse_jobs(a + 2, &o.jobs);
-		else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) o.keep_going = true;
-		else if (!strcmp(a, "-f") || !strcmp(a, "--force")) o.force = true;
-		else if (!strcmp(a, "-u") || !strcmp(a, "--update")) o.update = true;
-		else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) o.recursive = true;
-		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o.quiet = true;
-		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o.verbose = true;
-		else if (!strcmp(a, "-Werror")) o.werror = true;
+			else o->threads = (unsigned)n;
+		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) rc = parse_jobs(argv[++i], &o->jobs);
+		else if (!strncmp(a, "-j", 2) && a[2]) rc = parse_jobs(a + 2, &o->jobs);
+		else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) o->keep_going = true;
+		else if (!strcmp(a, "-f") || !strcmp(a, "--force")) o->force = true;
+		else if (!strcmp(a, "-u") || !strcmp(a, "--update")) o->update = true;
+		else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) o->recursive = true;
+		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = true;
+		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o->verbose = true;
+		else if (!strcmp(a, "-Werror")) o->werror = true;
 		else if (!strcmp(a, "-W")) {
 			if (strcmp(argv[++i], "error")) rc = usage("-W takes 'error', not '%s'", argv[i]);
-			o.werror = true;
-		} else if (!strcmp(a, "--depfile")) o.depfile = argv[++i];
+			o->werror = true;
+		} else if (!strcmp(a, "--depfile")) o->depfile = argv[++i];
 		else if (!strcmp(a, "--max-warnings")) {
 			char *end;
 			long n = strtol(argv[++i], &end, 10);
 			if (*end || n < 0) rc = usage("--max-warnings wants a count, not '%s'", argv[i]);
-			else o.max_warnings = (size_t)n;
-		} else if (!strcmp(a, "--target")) target = argv[++i];
+			else o->max_warnings = (size_t)n;
+		} else if (!strcmp(a, "--target")) c->target = argv[++i];
 		else if (!strcmp(a, "--encoding")) {
-			o.dopts.encoding = argv[++i];
-			if (strcmp(o.dopts.encoding, "keyvalues2") && strcmp(o.dopts.encoding, "keyvalues2_flat") && strcmp(o.dopts.encoding, "binary"))
-				rc = usage("--encoding is keyvalues2, keyvalues2_flat or binary, not '%s'", o.dopts.encoding);
-		} else if (!strcmp(a, "--encoding-version")) o.dopts.encoding_version = atoi(argv[++i]);
+			o->dopts.encoding = argv[++i];
+			if (strcmp(o->dopts.encoding, "keyvalues2") && strcmp(o->dopts.encoding, "keyvalues2_flat") && strcmp(o->dopts.encoding, "binary"))
+				rc = usage("--encoding is keyvalues2, keyvalues2_flat or binary, not '%s'", o->dopts.encoding);
+		} else if (!strcmp(a, "--encoding-version")) o->dopts.encoding_version = atoi(argv[++i]);
 		else if (!strcmp(a, "--model-version")) {
 			int mv = atoi(argv[++i]);
 			if (mv != 1 && mv != 15 && mv != 18 && mv != 22) rc = usage("--model-version is 1, 15, 18 or 22, not '%s'", argv[i]);
-			o.mopts.model_version = mv;
-		} else if (!strcmp(a, "--lf")) o.wopts.lf_line_ends = true;
+			o->mopts.model_version = mv;
+		} else if (!strcmp(a, "--lf")) o->wopts.lf_line_ends = true;
 		else if (a[0] == '-' && a[1]) rc = usage("unknown option '%s'", a);
 		else {
-			char **n = realloc(args, (arg_count + 1) * sizeof(char *));
+			char **n = realloc(c->args, (c->arg_count + 1) * sizeof(char *));
 			if (!n) {
 				fputs("smdmx: error: out of memory\n", stderr);
 				exit(EXIT_FAILED);
 			}
-			args = n;
-			args[arg_count++] = argv[i];
+			c->args = n;
+			c->args[c->arg_count++] = argv[i];
 		}
 	}
 	if (rc == EXIT_OK) {
-		if (!arg_count) rc = usage("%s", o.recursive ? "-r needs a directory" : "qc needs a QC file");
-		else if (!to || (strcasecmp(to, "dmx") && strcasecmp(to, "smd"))) rc = usage("%s", "--to is dmx or smd");
-		else if (!o.outdir) rc = usage("%s", "-d OUTDIR is required: the project is written there");
-		else if (strcmp(rig, "qc") && strcmp(rig, "dmx")) rc = usage("--rig is qc or dmx, not '%s'", rig);
-		else if (!strcmp(rig, "dmx") && strcasecmp(to, "dmx")) rc = usage("%s", "--rig dmx applies to --to dmx");
+		if (!c->arg_count) rc = usage("%s", o->recursive ? "-r needs a directory" : "qc needs a QC file");
+		else if (!c->to || (strcasecmp(c->to, "dmx") && strcasecmp(c->to, "smd"))) rc = usage("%s", "--to is dmx or smd");
+		else if (!o->outdir) rc = usage("%s", "-d OUTDIR is required: the project is written there");
+		else if (strcmp(c->rig, "qc") && strcmp(c->rig, "dmx")) rc = usage("--rig is qc or dmx, not '%s'", c->rig);
+		else if (!strcmp(c->rig, "dmx") && strcasecmp(c->to, "dmx")) rc = usage("%s", "--rig dmx applies to --to dmx");
 	}
-	if (rc == EXIT_OK && target) {
-		const engine_target *t = engine_target_find(target, false);
-		if (!t) rc = usage("unknown --target '%s' (%s)", target, engine_target_names(false));
-		else {
-			if (!o.dopts.encoding) o.dopts.encoding = "binary";
-			if (!o.dopts.encoding_version) o.dopts.encoding_version = t->encoding;
-			if (!o.mopts.model_version) o.mopts.model_version = t->model;
-		}
+	if (rc == EXIT_OK && c->target) {
+		const engine_target *t = engine_target_find(c->target, false);
+		if (!t) return usage("unknown --target '%s' (%s)", c->target, engine_target_names(false));
+		if (!o->dopts.encoding) o->dopts.encoding = "binary";
+		if (!o->dopts.encoding_version) o->dopts.encoding_version = t->encoding;
+		if (!o->mopts.model_version) o->mopts.model_version = t->model;
 	}
-	/* The QCs: those given, and with -r every .qc below the directories given. */
-	char **qcs = NULL;
-	size_t qc_count = 0;
-	char **dirs = NULL;
-	size_t dir_count = 0;
+	return rc;
+}
+
+/* The QCs: those given, and with -r every .qc below the directories given (into dirs). */
+static int collect_qcs(const conv_opts *o, char **args, size_t arg_count, char ***qcs, size_t *qc_count, char ***dirs,
+                       size_t *dir_count)
+{
+	int rc = EXIT_OK;
 	for (size_t i = 0; i < arg_count && rc == EXIT_OK; i++) {
 		os_stat st;
 		if (os_stat_path(args[i], &st) && st.kind == OS_DIRECTORY) {
-			if (!o.recursive) rc = usage("'%s' is a directory (-r converts every QC below it)", args[i]);
+			if (!o->recursive) rc = usage("'%s' is a directory (-r converts every QC below it)", args[i]);
 			else {
-				size_t before = qc_count;
-				if (!find_qcs(args[i], &qcs, &qc_count, 0)) rc = EXIT_FAILED;
-				else if (qc_count == before) rc = usage("no .qc file below '%s'", args[i]);
-				list_push(&dirs, &dir_count, xstrdup(args[i]));
+				size_t before = *qc_count;
+				if (!find_qcs(args[i], qcs, qc_count, 0)) rc = EXIT_FAILED;
+				else if (*qc_count == before) rc = usage("no .qc file below '%s'", args[i]);
+				list_push(dirs, dir_count, xstrdup(args[i]));
 			}
 		} else {
-			list_push(&qcs, &qc_count, xstrdup(args[i]));
+			list_push(qcs, qc_count, xstrdup(args[i]));
 		}
 	}
-	free(args);
-	if (rc != EXIT_OK) {
-		for (size_t i = 0; i < qc_count; i++) free(qcs[i]);
-		for (size_t i = 0; i < dir_count; i++) free(dirs[i]);
-		free(qcs);
-		free(dirs);
-		return rc;
-	}
-	library lib;
-	memset(&lib, 0, sizeof(lib));
-	lib.o = &o;
-	lib.to = strcasecmp(to, "dmx") ? "smd" : "dmx";
-	lib.rig_dmx = !strcmp(rig, "dmx");
-	lib.projects = calloc(qc_count, sizeof(project));
-	if (!lib.projects) {
-		fputs("smdmx: error: out of memory\n", stderr);
-		exit(EXIT_FAILED);
-	}
-	output_init();
-	/* Read every QC (one given twice is read once). */
+	return rc;
+}
+
+/* Every QC read into a project of lib (one given twice is read once); *unread counts those
+ * that could not be, their errors said. False when one could not be read. */
+static bool read_projects(library *lib, char **qcs, size_t qc_count, size_t *unread)
+{
+	const conv_opts *o = lib->o;
 	smdmx_qc_read_options qo;
 	memset(&qo, 0, sizeof(qo));
-	qo.keep_going = o.keep_going;
+	qo.keep_going = o->keep_going;
 	bool ok = true;
-	size_t unread = 0;
 	str_map seen = { 0 };
 	for (size_t i = 0; i < qc_count; i++) {
 		char *a = path_absolute(qcs[i]);
@@ -1421,20 +1412,20 @@ int cmd_qc(int argc, char **argv)
 		str_set(&seen, a, 0);
 		free(a);
 		if (again) continue;
-		project *p = &lib.projects[lib.project_count];
+		project *p = &lib->projects[lib->project_count];
 		memset(p, 0, sizeof(*p));
-		p->lib = &lib;
+		p->lib = lib;
 		p->qcpath = qcs[i];
 		p->ok = true;
 		smdmx_error err;
 		smdmx_warnings w;
 		p->qc = smdmx_qc_read_file(qcs[i], &qo, &err, &w);
-		diag_warnings(&p->diag, &o, qcs[i], &w);
+		diag_warnings(&p->diag, o, qcs[i], &w);
 		if (!p->qc) {
 			diag_error(&p->diag, qcs[i], &err);
 			fputs(p->diag.text ? p->diag.text : "", stderr);
 			diag_free(&p->diag);
-			unread++;
+			(*unread)++;
 			ok = false;
 			continue;
 		}
@@ -1448,47 +1439,218 @@ int cmd_qc(int argc, char **argv)
 			p->ok = false;
 			p->qc_errors += !e->include;
 		}
-		for (size_t k = 0; k < p->qc->missing_include_count; k++) add_missing(&lib, p->qc->missing_includes[k]);
-		lib.project_count++;
+		for (size_t k = 0; k < p->qc->missing_include_count; k++) add_missing(lib, p->qc->missing_includes[k]);
+		lib->project_count++;
 	}
 	str_map_free(&seen);
-	/* The library's folder: the folders given, the QCs', widened to hold every file read. */
+	return ok;
+}
+
+/* The library's folder: the folders given, the QCs', widened to hold every file read; and
+ * the output folder. */
+static void library_folders(library *lib, char **dirs, size_t dir_count, const char *first_qc)
+{
 	for (size_t i = 0; i < dir_count; i++) {
 		char *a = path_absolute(dirs[i]);
 		size_t al = strlen(a);
 		char *d = xasprintf("%s%s", a, al && a[al - 1] == '/' ? "" : "/");
 		free(a);
-		if (!lib.root) lib.root = xstrdup(d);
-		else common_root(lib.root, d);
+		if (!lib->root) lib->root = xstrdup(d);
+		else common_root(lib->root, d);
 		free(d);
 	}
-	for (size_t pi = 0; pi < lib.project_count; pi++) {
-		const smdmx_qc *qc = lib.projects[pi].qc;
-		if (!lib.root) lib.root = abs_dir(lib.projects[pi].qcpath);
+	for (size_t pi = 0; pi < lib->project_count; pi++) {
+		const smdmx_qc *qc = lib->projects[pi].qc;
+		if (!lib->root) lib->root = abs_dir(lib->projects[pi].qcpath);
 		for (size_t i = 0; i < qc->file_count; i++) {
 			char *a = path_absolute(qc->files[i].path);
-			common_root(lib.root, a);
+			common_root(lib->root, a);
 			free(a);
 		}
 		for (size_t i = 0; i < qc->ref_count; i++) {
 			if (!qc->refs[i].found) continue;
 			char *a = path_absolute(qc->refs[i].path);
-			common_root(lib.root, a);
+			common_root(lib->root, a);
 			free(a);
 		}
 	}
-	if (!lib.project_count) rc = EXIT_FAILED; /* no QC could be read: said above */
-	if (!lib.root) lib.root = abs_dir(qcs[0]);
-	char *od = path_absolute(o.outdir);
-	lib.outdir = xasprintf("%s%s", od, od[strlen(od) - 1] == '/' ? "" : "/");
+	if (!lib->root) lib->root = abs_dir(first_qc);
+	char *od = path_absolute(lib->o->outdir);
+	lib->outdir = xasprintf("%s%s", od, od[strlen(od) - 1] == '/' ? "" : "/");
 	free(od);
-	if (rc == EXIT_OK && (!strncmp(lib.outdir, lib.root, strlen(lib.root)) || !strncmp(lib.root, lib.outdir, strlen(lib.outdir)))) {
+}
+
+/* The output folder may be neither inside the library's folder nor above it (EXIT_USAGE,
+ * said): outputs would go over inputs. */
+static int outdir_apart(const library *lib)
+{
+	if (!strncmp(lib->outdir, lib->root, strlen(lib->root)) || !strncmp(lib->root, lib->outdir, strlen(lib->outdir))) {
 		/* OUTDIR inside the projects, or the projects inside OUTDIR: outputs over inputs */
-		bool inside = !strncmp(lib.outdir, lib.root, strlen(lib.root));
-		say("smdmx", "error", "'%s' is %s the project's folder '%s': write the project elsewhere", o.outdir,
-		    inside ? "inside" : "above", lib.root);
-		rc = EXIT_USAGE;
+		bool inside = !strncmp(lib->outdir, lib->root, strlen(lib->root));
+		say("smdmx", "error", "'%s' is %s the project's folder '%s': write the project elsewhere", lib->o->outdir,
+		    inside ? "inside" : "above", lib->root);
+		return EXIT_USAGE;
 	}
+	return EXIT_OK;
+}
+
+/* The tasks run on -j workers, each reading with the cores left over (--threads). */
+static void run_tasks(library *lib, conv_opts *o)
+{
+	unsigned workers = o->jobs;
+	if (!workers) workers = os_cpu_count();
+	if (workers > lib->task_count) workers = (unsigned)lib->task_count;
+	if (workers < 1) workers = 1; /* a QC that names no file */
+	if (workers > 64) workers = 64;
+	unsigned cores = os_cpu_count();
+	o->ropts.threads = o->threads ? o->threads : (cores / workers ? cores / workers : 1);
+	o->xopts.threads = o->wopts.threads = o->dopts.threads = o->ropts.threads;
+	lib->lock = os_mutex_create();
+	if (!lib->lock) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	os_thread *th[64];
+	unsigned started = 0;
+	for (unsigned i = 1; i < workers; i++)
+		if ((th[started] = os_thread_start(worker, lib))) started++;
+	worker(lib);
+	for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
+}
+
+/* Every project's QC files written, with the names its files were given; false when one
+ * could not be (with -k every project is written: what converted under its new names, the
+ * rest as the QC names it). */
+static bool write_projects(library *lib)
+{
+	bool ok = true;
+	rendered *done = NULL;
+	size_t done_count = 0;
+	for (size_t pi = 0; pi < lib->project_count; pi++) {
+		project *p = &lib->projects[pi];
+		bool edited = edit_names(p) && edit_lines(p);
+		p->failed = !(write_qc_files(p, &done, &done_count) && edited);
+		ok = ok && !p->failed;
+	}
+	for (size_t i = 0; i < done_count; i++) {
+		free(done[i].path);
+		free(done[i].text.text);
+	}
+	free(done);
+	return ok;
+}
+
+/* The messages (each QC's, then each file's, in the order planned) and the summary line. */
+static void report(const library *lib, size_t unread, size_t failed, size_t converted_n, size_t copied, size_t current,
+                   int rc)
+{
+	const conv_opts *o = lib->o;
+	size_t qc_errors = 0;
+	for (size_t pi = 0; pi < lib->project_count; pi++) {
+		fputs(lib->projects[pi].diag.text ? lib->projects[pi].diag.text : "", stderr);
+		qc_errors += lib->projects[pi].qc_errors;
+	}
+	for (size_t i = 0; i < lib->task_count; i++) {
+		const task *t = lib->tasks[i];
+		fputs(t->diag.text ? t->diag.text : "", stderr);
+		if (o->verbose && t->status == EXIT_OK && !t->up_to_date)
+			for (size_t k = 0; k < t->written_count; k++) {
+				diag_buf d = { 0 };
+				diag_add(&d, NULL, t->src, 0, 0, "note", "-> %s", t->written[k]);
+				fputs(d.text ? d.text : "", stderr);
+				diag_free(&d);
+			}
+	}
+	size_t qc_written = lib->qc_written_count - lib->qc_current;
+	if (o->verbose)
+		for (size_t k = 0; k < lib->qc_written_count; k++) say("smdmx", "note", "-> %s", lib->qc_written[k]);
+	if (lib->project_count && rc != EXIT_USAGE && !o->quiet && (lib->task_count > 1 || failed || lib->missing_count || qc_errors || lib->project_count > 1)) {
+		fprintf(stderr, "smdmx: ");
+		if (lib->project_count + unread > 1) fprintf(stderr, "%zu QC projects, ", lib->project_count + unread);
+		fprintf(stderr, "%zu converted, %zu copied, %zu missing, %zu failed", converted_n, copied, lib->missing_count, failed);
+		if (qc_errors) fprintf(stderr, ", %zu QC line%s not read", qc_errors, qc_errors == 1 ? "" : "s");
+		if (unread) fprintf(stderr, ", %zu QC%s not read", unread, unread == 1 ? "" : "s");
+		if (current) fprintf(stderr, ", %zu up to date", current);
+		fprintf(stderr, "; %zu QC file%s written\n", qc_written, qc_written == 1 ? "" : "s");
+	}
+}
+
+/* --depfile: every output of the library, then every file read. */
+static int write_qc_depfile(const library *lib)
+{
+	text_buf t = { 0 };
+	bool first = true;
+	for (size_t i = 0; i < lib->task_count; i++)
+		for (size_t k = 0; k < lib->tasks[i]->written_count; k++) {
+			if (!first) tb_putc(&t, ' ');
+			tb_dep_path(&t, lib->tasks[i]->written[k]);
+			first = false;
+		}
+	for (size_t k = 0; k < lib->qc_written_count; k++) {
+		if (!first) tb_putc(&t, ' ');
+		tb_dep_path(&t, lib->qc_written[k]);
+		first = false;
+	}
+	tb_putc(&t, ':');
+	str_map ins = { 0 };
+	for (size_t pi = 0; pi < lib->project_count; pi++)
+		for (size_t i = 0; i < lib->projects[pi].qc->file_count; i++) dep_input(&t, &ins, lib->projects[pi].qc->files[i].path);
+	for (size_t i = 0; i < lib->task_count; i++) dep_input(&t, &ins, lib->tasks[i]->src);
+	for (size_t i = 0; i < lib->consumed_count; i++) dep_input(&t, &ins, lib->consumed[i]);
+	str_map_free(&ins);
+	tb_putc(&t, '\n');
+	char why[1024];
+	if (!depfile_write(lib->o->depfile, &t, why, sizeof(why))) {
+		say("smdmx", "error", "cannot write the depfile '%s': %s", lib->o->depfile, why);
+		free(t.text);
+		return EXIT_FAILED;
+	}
+	free(t.text);
+	return EXIT_OK;
+}
+
+int cmd_qc(int argc, char **argv)
+{
+	conv_opts o;
+	memset(&o, 0, sizeof(o));
+	o.tool = TOOL_SMDMX;
+	o.name = "smdmx";
+	o.max_warnings = 20;
+	qc_command c;
+	memset(&c, 0, sizeof(c));
+	int rc = qc_options(argc, argv, &o, &c);
+	if (c.help) {
+		fputs(qc_help, stdout);
+		free(c.args);
+		return EXIT_OK;
+	}
+	char **qcs = NULL, **dirs = NULL;
+	size_t qc_count = 0, dir_count = 0;
+	if (rc == EXIT_OK) rc = collect_qcs(&o, c.args, c.arg_count, &qcs, &qc_count, &dirs, &dir_count);
+	free(c.args);
+	if (rc != EXIT_OK) {
+		for (size_t i = 0; i < qc_count; i++) free(qcs[i]);
+		for (size_t i = 0; i < dir_count; i++) free(dirs[i]);
+		free(qcs);
+		free(dirs);
+		return rc;
+	}
+	library lib;
+	memset(&lib, 0, sizeof(lib));
+	lib.o = &o;
+	lib.to = strcasecmp(c.to, "dmx") ? "smd" : "dmx";
+	lib.rig_dmx = !strcmp(c.rig, "dmx");
+	lib.projects = calloc(qc_count, sizeof(project));
+	if (!lib.projects) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	output_init();
+	size_t unread = 0;
+	bool ok = read_projects(&lib, qcs, qc_count, &unread);
+	if (!lib.project_count) rc = EXIT_FAILED; /* no QC could be read: said above */
+	library_folders(&lib, dirs, dir_count, qcs[0]);
+	if (rc == EXIT_OK) rc = outdir_apart(&lib);
 	if (rc == EXIT_OK) {
 		for (size_t pi = 0; pi < lib.project_count; pi++) {
 			project *p = &lib.projects[pi];
@@ -1498,27 +1660,7 @@ int cmd_qc(int argc, char **argv)
 			join(&lib, p);
 		}
 		if (o.update) plan_update(&lib);
-		if (ok || o.keep_going) {
-			unsigned workers = o.jobs;
-			if (!workers) workers = os_cpu_count();
-			if (workers > lib.task_count) workers = (unsigned)lib.task_count;
-			if (workers < 1) workers = 1; /* a QC that names no file */
-			if (workers > 64) workers = 64;
-			unsigned cores = os_cpu_count();
-			o.ropts.threads = o.threads ? o.threads : (cores / workers ? cores / workers : 1);
-			o.xopts.threads = o.wopts.threads = o.dopts.threads = o.ropts.threads;
-			lib.lock = os_mutex_create();
-			if (!lib.lock) {
-				fputs("smdmx: error: out of memory\n", stderr);
-				exit(EXIT_FAILED);
-			}
-			os_thread *th[64];
-			unsigned started = 0;
-			for (unsigned i = 1; i < workers; i++)
-				if ((th[started] = os_thread_start(worker, &lib))) started++;
-			worker(&lib);
-			for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
-		}
+		if (ok || o.keep_going) run_tasks(&lib, &o);
 	}
 	size_t failed = 0, converted_n = 0, copied = 0, current = 0;
 	for (size_t i = 0; i < lib.task_count; i++) {
@@ -1528,82 +1670,10 @@ int cmd_qc(int argc, char **argv)
 		converted_n += t->status == EXIT_OK && !t->up_to_date && t->kind != TASK_COPY;
 		copied += t->status == EXIT_OK && !t->up_to_date && t->kind == TASK_COPY;
 	}
-	/* With -k every project is written: what converted under its new names, the rest as the
-	 * QC names it. */
-	if (rc == EXIT_OK && (o.keep_going || (ok && failed == 0))) {
-		rendered *done = NULL;
-		size_t done_count = 0;
-		for (size_t pi = 0; pi < lib.project_count; pi++) {
-			project *p = &lib.projects[pi];
-			bool edited = edit_names(p) && edit_lines(p);
-			p->failed = !(write_qc_files(p, &done, &done_count) && edited);
-			ok = ok && !p->failed;
-		}
-		for (size_t i = 0; i < done_count; i++) {
-			free(done[i].path);
-			free(done[i].text.text);
-		}
-		free(done);
-	}
-	/* Messages: each QC's, then each file's, in the order planned. */
-	size_t qc_errors = 0;
-	for (size_t pi = 0; pi < lib.project_count; pi++) {
-		fputs(lib.projects[pi].diag.text ? lib.projects[pi].diag.text : "", stderr);
-		qc_errors += lib.projects[pi].qc_errors;
-	}
-	for (size_t i = 0; i < lib.task_count; i++) {
-		const task *t = lib.tasks[i];
-		fputs(t->diag.text ? t->diag.text : "", stderr);
-		if (o.verbose && t->status == EXIT_OK && !t->up_to_date)
-			for (size_t k = 0; k < t->written_count; k++) {
-				diag_buf d = { 0 };
-				diag_add(&d, NULL, t->src, 0, 0, "note", "-> %s", t->written[k]);
-				fputs(d.text ? d.text : "", stderr);
-				diag_free(&d);
-			}
-	}
-	size_t qc_written = lib.qc_written_count - lib.qc_current;
-	if (o.verbose)
-		for (size_t k = 0; k < lib.qc_written_count; k++) say("smdmx", "note", "-> %s", lib.qc_written[k]);
+	if (rc == EXIT_OK && (o.keep_going || (ok && failed == 0))) ok = write_projects(&lib) && ok;
 	if (rc == EXIT_OK && (!ok || failed)) rc = EXIT_FAILED;
-	if (lib.project_count && rc != EXIT_USAGE && !o.quiet && (lib.task_count > 1 || failed || lib.missing_count || qc_errors || lib.project_count > 1)) {
-		fprintf(stderr, "smdmx: ");
-		if (lib.project_count + unread > 1) fprintf(stderr, "%zu QC projects, ", lib.project_count + unread);
-		fprintf(stderr, "%zu converted, %zu copied, %zu missing, %zu failed", converted_n, copied, lib.missing_count, failed);
-		if (qc_errors) fprintf(stderr, ", %zu QC line%s not read", qc_errors, qc_errors == 1 ? "" : "s");
-		if (unread) fprintf(stderr, ", %zu QC%s not read", unread, unread == 1 ? "" : "s");
-		if (current) fprintf(stderr, ", %zu up to date", current);
-		fprintf(stderr, "; %zu QC file%s written\n", qc_written, qc_written == 1 ? "" : "s");
-	}
-	if (o.depfile && rc == EXIT_OK) {
-		text_buf t = { 0 };
-		bool first = true;
-		for (size_t i = 0; i < lib.task_count; i++)
-			for (size_t k = 0; k < lib.tasks[i]->written_count; k++) {
-				if (!first) tb_putc(&t, ' ');
-				tb_dep_path(&t, lib.tasks[i]->written[k]);
-				first = false;
-			}
-		for (size_t k = 0; k < lib.qc_written_count; k++) {
-			if (!first) tb_putc(&t, ' ');
-			tb_dep_path(&t, lib.qc_written[k]);
-			first = false;
-		}
-		tb_putc(&t, ':');
-		str_map ins = { 0 };
-		for (size_t pi = 0; pi < lib.project_count; pi++)
-			for (size_t i = 0; i < lib.projects[pi].qc->file_count; i++) dep_input(&t, &ins, lib.projects[pi].qc->files[i].path);
-		for (size_t i = 0; i < lib.task_count; i++) dep_input(&t, &ins, lib.tasks[i]->src);
-		for (size_t i = 0; i < lib.consumed_count; i++) dep_input(&t, &ins, lib.consumed[i]);
-		str_map_free(&ins);
-		tb_putc(&t, '\n');
-		char why[1024];
-		if (!depfile_write(o.depfile, &t, why, sizeof(why))) {
-			say("smdmx", "error", "cannot write the depfile '%s': %s", o.depfile, why);
-			rc = EXIT_FAILED;
-		}
-		free(t.text);
-	}
+	report(&lib, unread, failed, converted_n, copied, current, rc);
+	if (o.depfile && rc == EXIT_OK) rc = write_qc_depfile(&lib);
 	library_free(&lib);
 	free(lib.projects);
 	for (size_t i = 0; i < qc_count; i++) free(qcs[i]);
