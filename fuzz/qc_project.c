@@ -6,8 +6,11 @@
  * rendered as smdmx qc would write them. Checked: no two tasks write one file, every output
  * lies in OUTDIR, and every rendered QC reads again (keep_going).
  *
- * It includes the command's source to reach its steps (plan, join, edits, render). */
-#include "../src/cli/qcproj.c"
+ * It reaches the command's steps (plan, join, edits, render) through its private header. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/cli/qcproj.h"
 
 #include "fuzz.h"
 #include "../tests/qc_mem.h"
@@ -62,9 +65,9 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 		p->ok = qc->error_count == 0;
 	}
 	for (size_t i = 0; i < lib.project_count; i++) {
-		plan(&projects[i]);
-		count_missing(&lib, &projects[i]);
-		join(&lib, &projects[i]);
+		qp_plan(&projects[i]);
+		qp_count_missing(&lib, &projects[i]);
+		qp_join(&lib, &projects[i]);
 	}
 	/* No two tasks write one file, and every output is in OUTDIR. */
 	for (size_t i = 0; i < lib.task_count; i++) {
@@ -94,11 +97,11 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 	size_t done_count = 0;
 	for (size_t i = 0; i < lib.project_count; i++) {
 		project *p = &projects[i];
-		edit_names(p);
-		edit_lines(p);
+		qp_edit_names(p);
+		qp_edit_lines(p);
 		rendered *mine;
 		size_t count;
-		render_qc_files(p, done, done_count, &mine, &count);
+		qp_render_qc_files(p, done, done_count, &mine, &count);
 		/* each rendered file reads again, beside the same files */
 		for (size_t k = 0; k < count; k++) {
 			if (!below_out(mine[k].path)) abort();
@@ -124,5 +127,5 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 		free(done[i].text.text);
 	}
 	free(done);
-	library_free(&lib);
+	qp_library_free(&lib);
 }

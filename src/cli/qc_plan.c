@@ -1,0 +1,439 @@
+/* smdmx qc, planning: a task per file each QC names (converted, copied, or consumed by its
+ * model's DMX), tasks that make one output shared across the library, outputs that would
+ * clash renamed, and with -u only what is out of date. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "qcproj.h"
+
+/* ---- planning ------------------------------------------------------------------------------ */
+
+static task *add_task(project *p, task_kind kind, const char *src, char *dst, uint32_t ref)
+{
+	task *t = calloc(1, sizeof(*t));
+	if (!t) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	p->tasks[p->task_count++] = t;
+	t->kind = kind;
+	t->src = xstrdup(src);
+	t->dst = dst;
+	t->proj = p;
+	t->ref = ref;
+	t->model = SMDMX_NONE;
+	t->vta = SMDMX_NONE;
+	t->status = -1;
+	return t;
+}
+
+void qp_task_free(task *t)
+{
+	free(t->src);
+	free(t->dst);
+	free(t->key);
+	free(t->vta_dst);
+	smdmx_qc_text_free(t->model_lines);
+	smdmx_qc_text_free(t->att_lines);
+	diag_free(&t->diag);
+	for (size_t k = 0; k < t->written_count; k++) free(t->written[k]);
+	free(t->written);
+	free(t);
+}
+
+bool qp_ext_is(const char *path, const char *ext)
+{
+	return !strcasecmp(path_extension(path), ext);
+}
+
+/* The same file already has a task in this project. */
+static uint32_t task_for(const project *p, const char *src)
+{
+	for (size_t i = 0; i < p->task_count; i++)
+		if (!strcmp(p->tasks[i]->src, src)) return (uint32_t)i;
+	return SMDMX_NONE;
+}
+
+/* dst made unique among the project's outputs: "x.smd" taken becomes "x_dmx.smd". */
+static char *unique_dst(const project *p, char *dst, const char *src)
+{
+	for (int round = 0; round < 2; round++) {
+		bool clash = false;
+		for (size_t i = 0; i < p->task_count && !clash; i++)
+			clash = (p->tasks[i]->dst && !strcmp(p->tasks[i]->dst, dst)) || (p->tasks[i]->vta_dst && !strcmp(p->tasks[i]->vta_dst, dst));
+		for (size_t i = 0; i < p->qc->ref_count && !clash; i++)
+			clash = p->ref_out[i] && !strcmp(p->ref_out[i], dst) && strcmp(p->qc->refs[i].path, src);
+		if (!clash) return dst;
+		const char *ext = path_extension(dst), *oext = path_extension(src);
+		char *stem = xstrdup(dst);
+		stem[strlen(stem) - strlen(ext) - (*ext ? 1 : 0)] = 0;
+		char *alt = xasprintf("%s_%s.%s", stem, oext, ext);
+		free(stem);
+		free(dst);
+		dst = alt;
+	}
+	return dst;
+}
+
+bool qp_plan(project *p)
+{
+	const library *l = p->lib;
+	smdmx_qc *qc = p->qc;
+	p->tasks = calloc(qc->ref_count + 1, sizeof(task *));
+	p->task_of = calloc(qc->ref_count + 1, sizeof(uint32_t));
+	p->ref_out = calloc(qc->ref_count + 1, sizeof(char *));
+	p->vta_consumed = calloc(qc->ref_count + 1, sizeof(bool));
+	if (!p->tasks || !p->task_of || !p->ref_out || !p->vta_consumed) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	for (size_t i = 0; i < qc->ref_count; i++)
+		if (qc->refs[i].found) p->ref_out[i] = qp_out_path(l, qc->refs[i].path);
+	bool to_dmx = !strcmp(l->to, "dmx");
+	bool ok = true;
+	for (size_t i = 0; i < qc->ref_count; i++) {
+		const smdmx_qc_ref *r = &qc->refs[i];
+		p->task_of[i] = SMDMX_NONE;
+		const char *where = r->pos.file ? qc->files[r->pos.file].path : p->qcpath;
+		if (!r->found) {
+			if (r->kind == SMDMX_QC_REF_OTHER) {
+				diag_add(&p->diag, l->o, where, r->pos.line, r->pos.column, "warning", "cannot find '%s' (named by %s): not copied, and the "
+				         "QC still names it; put it in the written project if studiomdl needs it",
+				         r->path, r->command);
+			} else {
+				diag_add(&p->diag, NULL, where, r->pos.line, r->pos.column, "error", "cannot find '%s' (named by %s)%s", r->path,
+				         r->command, l->o->keep_going ? ": the QC keeps naming it" : "");
+				ok = false;
+			}
+			continue;
+		}
+		uint32_t existing = task_for(p, r->path);
+		if (existing != SMDMX_NONE) {
+			p->task_of[i] = existing;
+			task *t = p->tasks[existing];
+			if (r->kind == SMDMX_QC_REF_MODEL || r->kind == SMDMX_QC_REF_COLLISION) t->reference = true;
+			if (r->kind == SMDMX_QC_REF_MODEL && !strcmp(r->command, "$model") && t->model == SMDMX_NONE) t->model = r->model;
+			continue;
+		}
+		bool model_file = r->kind == SMDMX_QC_REF_MODEL || r->kind == SMDMX_QC_REF_COLLISION || r->kind == SMDMX_QC_REF_ANIMATION;
+		task *t;
+		if (to_dmx && model_file && !qp_ext_is(r->path, "dmx")) {
+			t = add_task(p, TASK_SMD_TO_DMX, r->path, NULL, (uint32_t)i);
+			t->dst = unique_dst(p, path_with_extension(p->ref_out[i], "dmx"), r->path);
+		} else if (!to_dmx && model_file && qp_ext_is(r->path, "dmx")) {
+			t = add_task(p, TASK_DMX_TO_SMD, r->path, NULL, (uint32_t)i);
+			t->dst = unique_dst(p, path_with_extension(p->ref_out[i], "smd"), r->path);
+		} else {
+			t = add_task(p, TASK_COPY, r->path, xstrdup(p->ref_out[i]), (uint32_t)i);
+		}
+		t->fps = r->fps;
+		t->reference = r->kind == SMDMX_QC_REF_MODEL || r->kind == SMDMX_QC_REF_COLLISION;
+		if (r->kind == SMDMX_QC_REF_MODEL && !strcmp(r->command, "$model")) t->model = r->model;
+		p->task_of[i] = (uint32_t)(p->task_count - 1);
+	}
+	/* The models: their flexfile (SMD to DMX), their VTA (DMX to SMD). A model whose block
+	 * lost an include, or whose VTA is missing, cannot carry its shapes: with -k it is
+	 * copied as it is, and its lines stay. */
+	for (size_t ti = 0; ti < p->task_count; ti++) {
+		task *t = p->tasks[ti];
+		if (t->model == SMDMX_NONE) continue;
+		const smdmx_qc_model *m = &qc->models[t->model];
+		if (t->kind != TASK_COPY && m->incomplete) {
+			t->why_copy = "its $model line or an $include in its block could not be read (see above)";
+		} else if (t->kind == TASK_SMD_TO_DMX) {
+			smdmx_error err;
+			t->vta = smdmx_qc_model_vta(qc, t->model, &err);
+			if (t->vta == SMDMX_NONE && err.code) {
+				diag_error(&p->diag, p->qcpath, &err);
+				ok = false;
+				t->why_copy = "its flex lines read two VTAs";
+			} else if (t->vta != SMDMX_NONE && !qc->refs[t->vta].found) {
+				t->why_copy = "the VTA its flex lines read is missing";
+			}
+		}
+		if (t->why_copy) {
+			t->kind = TASK_COPY;
+			free(t->dst);
+			t->dst = xstrdup(p->ref_out[t->ref]);
+			t->vta = SMDMX_NONE;
+		} else if (t->kind == TASK_DMX_TO_SMD) {
+			t->vta_dst = unique_dst(p, path_with_extension(t->dst, "vta"), t->src);
+		}
+	}
+	/* A flexfile VTA moves into its model's DMX; one that eyelid lines read too stays, made
+	 * to meet the DMX's base when a defaultflex moved it. */
+	for (size_t i = 0; to_dmx && i < qc->ref_count; i++) {
+		const smdmx_qc_ref *r = &qc->refs[i];
+		if (r->kind != SMDMX_QC_REF_FLEX || p->task_of[i] == SMDMX_NONE) continue;
+		task *t = p->tasks[p->task_of[i]];
+		if (t->kind != TASK_COPY) continue;
+		bool flexfile_only = true, converted_model = false;
+		uint32_t model = SMDMX_NONE;
+		for (size_t k = 0; k < qc->ref_count; k++) {
+			if (qc->refs[k].kind != SMDMX_QC_REF_FLEX || p->task_of[k] != p->task_of[i]) continue;
+			if (strcmp(qc->refs[k].command, "flexfile") && strcmp(qc->refs[k].command, "flex")) flexfile_only = false;
+			else model = qc->refs[k].model;
+		}
+		if (model != SMDMX_NONE) {
+			uint32_t mr = qc->models[model].ref;
+			uint32_t mt = mr == SMDMX_NONE ? SMDMX_NONE : p->task_of[mr];
+			converted_model = mt != SMDMX_NONE && p->tasks[mt]->kind == TASK_SMD_TO_DMX;
+		}
+		if (converted_model && flexfile_only) {
+			t->kind = TASK_CONSUMED;
+			for (size_t k = 0; k < qc->ref_count; k++)
+				if (p->task_of[k] == p->task_of[i]) p->vta_consumed[k] = true;
+		} else if (converted_model) {
+			const smdmx_qc_model *m = &qc->models[model];
+			bool moved = false;
+			for (size_t f = 0; f < m->flex_count; f++) moved = moved || (m->flexes[f].kind == SMDMX_QC_DEFAULTFLEX && m->flexes[f].frame != 0);
+			if (moved) {
+				t->kind = TASK_VTA_REBASE;
+				t->model = model;
+			}
+		}
+	}
+	return ok;
+}
+
+/* What a $model's file is made with besides itself: its VTA and its rig, as text. */
+static void model_key(text_buf *b, const project *p, uint32_t model)
+{
+	const smdmx_qc *qc = p->qc;
+	const smdmx_qc_model *m = &qc->models[model];
+	char num[160];
+	for (size_t f = 0; f < m->flex_count; f++) {
+		const smdmx_qc_flex *x = &m->flexes[f];
+		snprintf(num, sizeof(num), "|f%d %d %.17g %.17g %.17g ", (int)x->kind, (int)x->frame, x->split, x->position, x->decay);
+		for (const char *c = num; *c; c++) tb_putc(b, *c);
+		for (const char *c = x->name ? x->name : ""; *c; c++) tb_putc(b, *c);
+		tb_putc(b, ' ');
+		for (const char *c = x->vta != SMDMX_NONE ? qc->refs[x->vta].path : ""; *c; c++) tb_putc(b, *c);
+	}
+	for (size_t c = 0; c < m->controller_count; c++) {
+		const smdmx_qc_controller *x = &m->controllers[c];
+		snprintf(num, sizeof(num), "|c%.17g %.17g ", x->min, x->max);
+		for (const char *s = num; *s; s++) tb_putc(b, *s);
+		for (const char *s = x->group; *s; s++) tb_putc(b, *s);
+		tb_putc(b, ' ');
+		for (const char *s = x->name; *s; s++) tb_putc(b, *s);
+	}
+	for (size_t r = 0; r < m->rule_count; r++) {
+		tb_putc(b, '|');
+		tb_putc(b, 'r');
+		for (const char *s = m->rules[r].name; *s; s++) tb_putc(b, *s);
+		tb_putc(b, '=');
+		for (const char *s = m->rules[r].expression ? m->rules[r].expression : "(local)"; *s; s++) tb_putc(b, *s);
+	}
+	tb_putc(b, m->noautodmxrules ? 'N' : 'n');
+	tb_putc(b, m->lost_lines ? 'L' : 'l');
+}
+
+/* The task's key: what its output is made of. Two projects' tasks of one key are one task. */
+static char *task_key(const task *t)
+{
+	const project *p = t->proj;
+	text_buf b = { 0 };
+	char head[64];
+	/* a copy is its file: the same bytes at the same place whatever names it */
+	if (t->kind == TASK_COPY) snprintf(head, sizeof(head), "%d|", (int)t->kind);
+	else snprintf(head, sizeof(head), "%d %d %.17g|", (int)t->kind, (int)t->reference, t->fps);
+	for (const char *c = head; *c; c++) tb_putc(&b, *c);
+	for (const char *c = t->src; *c; c++) tb_putc(&b, *c);
+	if (t->kind == TASK_SMD_TO_DMX && t->model != SMDMX_NONE) {
+		tb_putc(&b, '|');
+		for (const char *c = t->vta != SMDMX_NONE ? p->qc->refs[t->vta].path : ""; *c; c++) tb_putc(&b, *c);
+		model_key(&b, p, t->model);
+	} else if (t->kind == TASK_VTA_REBASE) {
+		tb_putc(&b, '|');
+		for (const char *c = p->qc->refs[p->qc->models[t->model].ref].path; *c; c++) tb_putc(&b, *c);
+		model_key(&b, p, t->model);
+	} else if (t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE) {
+		/* its QC lines name the VTA from the $model's folder */
+		tb_putc(&b, '|');
+		const char *f = p->qc->files[p->qc->models[t->model].pos.file].path;
+		const char *s = last_separator(f);
+		for (const char *c = f; s && c <= s; c++) tb_putc(&b, *c);
+		tb_putc(&b, p->qc->models[t->model].noautodmxrules ? 'N' : 'n');
+	}
+	tb_putc(&b, 0);
+	return b.text;
+}
+
+static bool dst_taken(const library *l, const char *dst, const task *but)
+{
+	uint32_t g = qp_str_get(&l->outs, dst);
+	return g != SMDMX_NONE && l->tasks[g] != but;
+}
+
+/* path with "_NAME" (then a number) before its extension, free in the library. */
+static char *named_dst(const library *l, const char *path, const char *name, const task *but)
+{
+	const char *ext = path_extension(path);
+	size_t stem = strlen(path) - strlen(ext) - (*ext ? 1 : 0);
+	char *alt = xasprintf("%.*s_%s%s%s", (int)stem, path, name, *ext ? "." : "", ext);
+	for (unsigned n = 2; dst_taken(l, alt, but); n++) {
+		free(alt);
+		alt = xasprintf("%.*s_%s%u%s%s", (int)stem, path, name, n, *ext ? "." : "", ext);
+	}
+	return alt;
+}
+
+/* The stem of a path's file name. */
+static char *stem_of(const char *path)
+{
+	const char *s = last_separator(path);
+	char *stem = xstrdup(s ? s + 1 : path);
+	char *dot = strrchr(stem, '.');
+	if (dot && dot != stem) *dot = 0;
+	return stem;
+}
+
+/* The project's tasks join the library's: one of a key already there is that one; an output
+ * another task of the library writes is named after this project's QC. */
+void qp_join(library *l, project *p)
+{
+	uint32_t *map = calloc(p->task_count + 1, sizeof(uint32_t));
+	if (!map) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	char *qcstem = stem_of(p->qcpath);
+	for (size_t i = 0; i < p->task_count; i++) {
+		task *t = p->tasks[i];
+		map[i] = SMDMX_NONE;
+		if (t->kind == TASK_CONSUMED) {
+			char *k = xasprintf("consumed|%s", t->src);
+			if (qp_str_get(&l->seen, k) == SMDMX_NONE) {
+				qp_str_set(&l->seen, k, 0);
+				qp_list_push(&l->consumed, &l->consumed_count, xstrdup(t->src));
+			}
+			free(k);
+			qp_task_free(t);
+			continue;
+		}
+		t->key = task_key(t);
+		map[i] = qp_str_get(&l->keys, t->key);
+		if (map[i] != SMDMX_NONE) {
+			task *g = l->tasks[map[i]];
+			g->reference = g->reference || t->reference;
+			qp_task_free(t);
+			continue;
+		}
+		if (t->kind == TASK_COPY) {
+			/* a copy keeps its name: a conversion of another project that took it moves */
+			uint32_t g = qp_str_get(&l->outs, t->dst);
+			task *o = g != SMDMX_NONE ? l->tasks[g] : NULL;
+			if (o && o->kind != TASK_COPY && !strcmp(o->dst, t->dst)) {
+				char *ostem = stem_of(o->proj->qcpath);
+				char *alt = named_dst(l, o->dst, ostem, o);
+				free(ostem);
+				diag_add(&o->diag, NULL, o->src, 0, 0, "note", "'%s' is a file %s copies: written as '%s'", o->dst, p->qcpath, alt);
+				qp_str_set(&l->outs, o->dst, SMDMX_NONE);
+				qp_str_set(&l->outs, alt, g);
+				free(o->dst);
+				o->dst = alt;
+			}
+		} else {
+			if (dst_taken(l, t->dst, NULL)) {
+				char *alt = named_dst(l, t->dst, qcstem, NULL);
+				diag_add(&t->diag, NULL, t->src, 0, 0, "note",
+				         "%s needs it made another way than a QC before it does (another VTA, rig or rate): written as '%s'",
+				         p->qcpath, alt);
+				free(t->dst);
+				t->dst = alt;
+				if (t->vta_dst) {
+					free(t->vta_dst);
+					t->vta_dst = path_with_extension(t->dst, "vta");
+				}
+			}
+			if (t->vta_dst && dst_taken(l, t->vta_dst, NULL)) {
+				char *alt = named_dst(l, t->vta_dst, qcstem, NULL);
+				free(t->vta_dst);
+				t->vta_dst = alt;
+			}
+		}
+		if (l->task_count == l->task_cap) {
+			l->task_cap = l->task_cap ? 2 * l->task_cap : 64;
+			task **n = realloc(l->tasks, l->task_cap * sizeof(task *));
+			if (!n) {
+				fputs("smdmx: error: out of memory\n", stderr);
+				exit(EXIT_FAILED);
+			}
+			l->tasks = n;
+		}
+		map[i] = (uint32_t)l->task_count;
+		l->tasks[l->task_count++] = t;
+		qp_str_set(&l->keys, t->key, map[i]);
+		qp_str_set(&l->outs, t->dst, map[i]);
+		if (t->vta_dst) qp_str_set(&l->outs, t->vta_dst, map[i]);
+	}
+	for (size_t i = 0; i < p->qc->ref_count; i++)
+		if (p->task_of[i] != SMDMX_NONE) p->task_of[i] = map[p->task_of[i]];
+	free(map);
+	free(qcstem);
+	free(p->tasks);
+	p->tasks = NULL;
+	p->task_count = 0;
+}
+
+void qp_add_missing(library *l, const char *path)
+{
+	/* names come from Windows, where case does not matter: one file in two spellings is one */
+	char *k = xasprintf("missing|%s", path);
+	for (char *c = k; *c; c++)
+		if (*c >= 'A' && *c <= 'Z') *c = (char)(*c + 32);
+	if (qp_str_get(&l->seen, k) == SMDMX_NONE) {
+		qp_str_set(&l->seen, k, 0);
+		qp_list_push(&l->missing, &l->missing_count, xstrdup(path));
+	}
+	free(k);
+}
+
+/* The files named that are not there, each once in the library. */
+void qp_count_missing(library *l, const project *p)
+{
+	for (size_t i = 0; i < p->qc->ref_count; i++) {
+		const smdmx_qc_ref *r = &p->qc->refs[i];
+		if (!r->found && r->kind != SMDMX_QC_REF_OTHER) qp_add_missing(l, r->path);
+	}
+}
+
+/* ---- -u: only what is out of date ------------------------------------------------------------ */
+
+static bool newer(const os_stat *a, const os_stat *b)
+{
+	return a->mtime_sec != b->mtime_sec ? a->mtime_sec > b->mtime_sec : a->mtime_nsec > b->mtime_nsec;
+}
+
+/* As make does: a task whose outputs are there and no older than what it reads (its file, its
+ * VTA, the QC files of its project) does not run; one whose outputs are older replaces them.
+ * A DMX that holds a $model runs always: the QC lines it gives come from reading it. */
+void qp_plan_update(library *l)
+{
+	for (size_t i = 0; i < l->task_count; i++) {
+		task *t = l->tasks[i];
+		if (t->why_copy || (t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE)) {
+			t->replace = true;
+			continue;
+		}
+		os_stat out, in;
+		if (!os_stat_path(t->dst, &out)) continue;
+		t->replace = true;
+		bool stale = !os_stat_path(t->src, &in) || newer(&in, &out);
+		if (!stale && t->vta != SMDMX_NONE) stale = !os_stat_path(t->proj->qc->refs[t->vta].path, &in) || newer(&in, &out);
+		if (!stale && t->kind == TASK_VTA_REBASE) {
+			const smdmx_qc *qc = t->proj->qc;
+			stale = !os_stat_path(qc->refs[qc->models[t->model].ref].path, &in) || newer(&in, &out);
+		}
+		for (size_t f = 0; !stale && t->kind != TASK_COPY && f < t->proj->qc->file_count; f++)
+			stale = os_stat_path(t->proj->qc->files[f].path, &in) && newer(&in, &out);
+		if (stale) continue;
+		t->up_to_date = true;
+		t->status = EXIT_OK;
+		qp_list_push(&t->written, &t->written_count, xstrdup(t->dst));
+	}
+}

@@ -1,0 +1,282 @@
+/* smdmx qc, running the tasks: each file read, converted and written (or copied), on the
+ * workers that take tasks in the order planned. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "qcproj.h"
+
+/* ---- one task ---------------------------------------------------------------------------- */
+
+static bool task_fail(task *t, const char *path, const smdmx_error *e)
+{
+	diag_error(&t->diag, path, e);
+	return false;
+}
+
+static output *task_open(task *t, const char *path)
+{
+	const library *l = t->proj->lib;
+	char why[1024];
+	char *ins[2] = { t->src, (char *)t->proj->qcpath };
+	if (!output_allowed(path, ins, 2, l->o->force || t->replace, why, sizeof(why)) || !make_parent_dirs(path, why, sizeof(why))) {
+		diag_add(&t->diag, NULL, path, 0, 0, "error", "%s", why);
+		return NULL;
+	}
+	output *out = outputs_open(&t->outs, path, why, sizeof(why));
+	if (!out) diag_add(&t->diag, NULL, path, 0, 0, "error", "%s", why);
+	return out;
+}
+
+static bool task_write_dmx(task *t, const smdmx_scene *s)
+{
+	const conv_opts *o = t->proj->lib->o;
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_dm *dm = smdmx_model_from_scene(s, &o->mopts, &err, &w);
+	diag_warnings(&t->diag, o, t->src, &w);
+	if (!dm) return task_fail(t, t->src, &err);
+	output *out = task_open(t, t->dst);
+	bool ok = out && (smdmx_dmx_write(dm, output_write, out, &o->dopts, &err) || task_fail(t, t->dst, &err));
+	smdmx_dm_free(dm);
+	return ok;
+}
+
+static bool task_write_smd(task *t, const smdmx_scene *s, const char *path, smdmx_smd_write_kind kind)
+{
+	smdmx_smd_write_options wo = t->proj->lib->o->wopts;
+	wo.kind = kind;
+	wo.reference_clip = true;
+	smdmx_error err;
+	output *out = task_open(t, path);
+	return out && (smdmx_smd_write(s, output_write, out, &wo, &err) || task_fail(t, path, &err));
+}
+
+static smdmx_scene *task_read_smd(task *t, const char *path, double fps)
+{
+	const conv_opts *o = t->proj->lib->o;
+	smdmx_smd_read_options ro = o->ropts;
+	if (fps > 0) ro.frame_rate = fps;
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_scene *s = smdmx_smd_read_file(path, &ro, &err, &w);
+	diag_warnings(&t->diag, o, path, &w);
+	if (!s) task_fail(t, path, &err);
+	return s;
+}
+
+/* An SMD (and the $model's flexfile) into DMX. */
+static bool run_smd_to_dmx(task *t)
+{
+	const project *p = t->proj;
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_scene *s = task_read_smd(t, t->src, t->fps);
+	bool ok = s != NULL;
+	if (ok && t->model != SMDMX_NONE && t->vta != SMDMX_NONE) {
+		const char *vpath = p->qc->refs[t->vta].path;
+		smdmx_scene *flex = task_read_smd(t, vpath, 0);
+		ok = flex && (smdmx_scene_attach_vta(s, flex, &err, &w) || task_fail(t, vpath, &err));
+		if (flex) diag_warnings(&t->diag, p->lib->o, vpath, &w);
+		smdmx_scene_free(flex);
+	}
+	if (ok && t->model != SMDMX_NONE && t->vta != SMDMX_NONE) {
+		/* a block that lost a line keeps its rig in the QC, where that line stays */
+		smdmx_qc_rig_options ro = { .rig_in_qc = !p->lib->rig_dmx || p->qc->models[t->model].lost_lines };
+		ok = smdmx_qc_apply_rig(p->qc, t->model, s, &ro, &err, &w);
+		diag_warnings(&t->diag, p->lib->o, p->qcpath, &w);
+		if (!ok) task_fail(t, p->qcpath, &err);
+	}
+	ok = ok && task_write_dmx(t, s);
+	smdmx_scene_free(s);
+	return ok;
+}
+
+/* A VTA eyelid lines read, written again with its frame 0 the $model's base after its
+ * defaultflex frame (studiomdl puts that frame into the model and into the VTA's frame 0):
+ * the DMX's base, so that the eyelids meet it. */
+static bool run_vta_rebase(task *t)
+{
+	const project *p = t->proj;
+	smdmx_error err;
+	smdmx_warnings w;
+	const smdmx_qc_model *m = &p->qc->models[t->model];
+	const char *ref = p->qc->refs[m->ref].path;
+	/* the reference's warnings are its own task's */
+	smdmx_scene *s = smdmx_smd_read_file(ref, &p->lib->o->ropts, &err, NULL);
+	if (!s) task_fail(t, ref, &err);
+	smdmx_scene *flex = s ? task_read_smd(t, t->src, 0) : NULL;
+	bool ok = flex && (smdmx_scene_attach_vta(s, flex, &err, &w) || task_fail(t, t->src, &err));
+	smdmx_scene_free(flex);
+	if (ok) ok = smdmx_qc_apply_defaultflex(p->qc, t->model, s, &err) || task_fail(t, p->qcpath, &err);
+	if (ok) {
+		/* frames keep their numbers */
+		s->source.format = SMDMX_SOURCE_VTA;
+		ok = task_write_smd(t, s, t->dst, SMDMX_SMD_WRITE_VTA);
+	}
+	smdmx_scene_free(s);
+	return ok;
+}
+
+/* A DMX into SMD (and a VTA for its shapes), with the QC lines for what SMD cannot hold. */
+static bool run_dmx_to_smd(task *t)
+{
+	const project *p = t->proj;
+	const conv_opts *o = p->lib->o;
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_dm *dm = smdmx_dmx_read_file(t->src, &o->xopts, &err, &w);
+	diag_warnings(&t->diag, o, t->src, &w);
+	if (!dm) return task_fail(t, t->src, &err);
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, &w);
+	smdmx_dm_free(dm);
+	diag_warnings(&t->diag, o, t->src, &w);
+	if (!s) return task_fail(t, t->src, &err);
+	bool ok = true;
+	bool reference = t->reference && s->mesh_count;
+	if (reference && s->flex_shape_count) t->has_vta = true;
+	if (t->model != SMDMX_NONE) {
+		char *vta_rel = NULL;
+		if (t->has_vta) {
+			char *qcout = qp_out_path(p->lib, p->qc->files[p->qc->models[t->model].pos.file].path);
+			vta_rel = path_relative(qcout, t->vta_dst);
+			free(qcout);
+		}
+		ok = smdmx_qc_from_scene(s, vta_rel, &t->model_lines, &t->att_lines, &err, &w);
+		free(vta_rel);
+		if (p->qc->models[t->model].noautodmxrules) {
+			/* the QC's own rig stands: what the DMX's controls would say does not matter */
+			size_t k = 0;
+			for (size_t i = 0; i < w.count; i++)
+				if (w.data[i].code != SMDMX_WARNING_QC_UNDRIVEN && w.data[i].code != SMDMX_WARNING_QC_LOST_CONTROLS)
+					w.data[k++] = w.data[i];
+			w.count = k;
+		}
+		diag_warnings(&t->diag, o, t->src, &w);
+		if (!ok) task_fail(t, t->src, &err);
+	}
+	/* the one SMD the QC names holds what it can of the DMX: its animation too */
+	smdmx_smd_write_options wo = o->wopts;
+	wo.reference_clip = true;
+	wo.kind = reference || !s->clip_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
+	if (ok) {
+		smdmx_warnings losses;
+		memset(&losses, 0, sizeof(losses));
+		smdmx_smd_report_losses(s, &wo, true, &losses);
+		/* a $model's block takes its rig lines and its VTA; the QC's $upaxis and $sequence fps
+		 * say what SMD cannot when they are the scene's */
+		bool fps = true;
+		for (size_t k = 0; k < s->clip_count; k++) fps = fps && s->clips[k].frame_rate == (t->fps > 0 ? t->fps : 30);
+		carried_beside c = { .rig = t->model != SMDMX_NONE, .up_axis = p->qc->up_axis == s->up_axis, .frame_rate = fps,
+		                     .shapes = reference };
+		losses_less_carried(&losses, &c);
+		diag_warnings(&t->diag, o, t->src, &losses);
+	}
+	ok = ok && task_write_smd(t, s, t->dst, wo.kind);
+	if (ok && t->has_vta) ok = task_write_smd(t, s, t->vta_dst, SMDMX_SMD_WRITE_VTA);
+	smdmx_scene_free(s);
+	return ok;
+}
+
+/* src copied, byte for byte, to dst. */
+static bool copy_file(task *t, const char *src, const char *dst)
+{
+	void *data = NULL;
+	size_t size = 0;
+	FILE *f = os_fopen(src, "rb");
+	bool ok = f != NULL;
+	if (ok) {
+		char buf[65536];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+			void *d = realloc(data, size + n);
+			if (!d) {
+				ok = false;
+				break;
+			}
+			data = d;
+			memcpy((char *)data + size, buf, n);
+			size += n;
+		}
+		ok = ok && !ferror(f);
+		fclose(f);
+	}
+	if (!ok) {
+		diag_add(&t->diag, NULL, src, 0, 0, "error", "cannot read: %s", os_error_text(errno));
+		free(data);
+		return false;
+	}
+	output *out = task_open(t, dst);
+	ok = out && (output_write(out, data ? data : "", size) ||
+	             (diag_add(&t->diag, NULL, dst, 0, 0, "error", "cannot write: %s", os_error_text(out->errnum)), false));
+	free(data);
+	return ok;
+}
+
+/* -k: a model file that failed to convert is copied unchanged to its place below OUTDIR, with
+ * the VTA its DMX would have taken, so that the QC, which keeps naming them, stays whole. */
+/* Another task of the library copies src to dst: it is written there already. */
+static bool copied_by_another(const task *t, const char *src, const char *dst)
+{
+	const library *l = t->proj->lib;
+	for (size_t i = 0; i < l->task_count; i++)
+		if (l->tasks[i] != t && l->tasks[i]->kind == TASK_COPY && !strcmp(l->tasks[i]->src, src) && !strcmp(l->tasks[i]->dst, dst))
+			return true;
+	return false;
+}
+
+static bool copy_instead(task *t)
+{
+	const project *p = t->proj;
+	outputs_abort(&t->outs);
+	const char *dst = p->ref_out[t->ref];
+	bool ok = copied_by_another(t, t->src, dst) || copy_file(t, t->src, dst);
+	const char *vta = t->kind == TASK_SMD_TO_DMX && t->vta != SMDMX_NONE && p->vta_consumed[t->vta] ? p->qc->refs[t->vta].path : NULL;
+	if (ok && vta && !copied_by_another(t, vta, p->ref_out[t->vta])) ok = copy_file(t, vta, p->ref_out[t->vta]);
+	char why[1024];
+	ok = ok && (outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
+	            (diag_add(&t->diag, NULL, dst, 0, 0, "error", "%s", why), false));
+	if (!ok) {
+		outputs_abort(&t->outs);
+		return false;
+	}
+	diag_add(&t->diag, NULL, t->src, 0, 0, "note", "not converted: copied unchanged as '%s'%s%s%s, and the QC names the copy", dst,
+	         vta ? " (with '" : "", vta ? p->ref_out[t->vta] : "", vta ? "')" : "");
+	return true;
+}
+
+void qp_worker(void *arg)
+{
+	library *l = arg;
+	for (;;) {
+		os_mutex_lock(l->lock);
+		size_t i = l->next < l->task_count && !l->stop ? l->next++ : SIZE_MAX;
+		os_mutex_unlock(l->lock);
+		if (i == SIZE_MAX) return;
+		task *t = l->tasks[i];
+		if (t->up_to_date) continue;
+		t->outs.force = l->o->force || t->replace;
+		if (t->why_copy) diag_add(&t->diag, NULL, t->src, 0, 0, "note", "not converted: %s; copied unchanged", t->why_copy);
+		bool ok = t->kind == TASK_COPY         ? copy_file(t, t->src, t->dst)
+		        : t->kind == TASK_SMD_TO_DMX   ? run_smd_to_dmx(t)
+		        : t->kind == TASK_VTA_REBASE   ? run_vta_rebase(t)
+		                                       : run_dmx_to_smd(t);
+		if (ok && l->o->werror && t->diag.warnings) {
+			diag_add(&t->diag, NULL, t->src, 0, 0, "error", "warnings are errors (-W error)");
+			ok = false;
+		}
+		char why[1024];
+		if (ok) ok = outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
+		             (diag_add(&t->diag, NULL, t->dst, 0, 0, "error", "%s", why), false);
+		else outputs_abort(&t->outs);
+		t->status = ok ? EXIT_OK : EXIT_FAILED;
+		if (!ok && l->o->keep_going && t->kind != TASK_COPY) t->copied = copy_instead(t);
+		if (!ok && !l->o->keep_going) {
+			os_mutex_lock(l->lock);
+			l->stop = true;
+			os_mutex_unlock(l->lock);
+		}
+	}
+}

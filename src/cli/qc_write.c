@@ -1,0 +1,258 @@
+/* smdmx qc, the QC files written: each reference renamed as its task named its output, the
+ * flex and rig lines moved as the conversion needs (decision 15), each QC file rendered and
+ * written once however many projects include it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "qcproj.h"
+
+/* ---- the QC's edits ------------------------------------------------------------------------- */
+
+static bool edit_fail(project *p, const smdmx_error *e)
+{
+	diag_error(&p->diag, p->qcpath, e);
+	return false;
+}
+
+static task *model_task(const project *p, uint32_t model)
+{
+	uint32_t ref = p->qc->models[model].ref;
+	uint32_t ti = ref == SMDMX_NONE ? SMDMX_NONE : p->task_of[ref];
+	return ti == SMDMX_NONE ? NULL : p->lib->tasks[ti];
+}
+
+bool qp_converted(const task *t)
+{
+	return t && (t->kind == TASK_SMD_TO_DMX || t->kind == TASK_DMX_TO_SMD || t->kind == TASK_VTA_REBASE) && t->status == EXIT_OK &&
+	       !t->copied;
+}
+
+/* Names of the files converted, and the flex lines that moved into their DMXs. */
+bool qp_edit_names(project *p)
+{
+	smdmx_qc *qc = p->qc;
+	smdmx_error err;
+	bool ok = true;
+	for (size_t i = 0; i < qc->ref_count && ok; i++) {
+		uint32_t ti = p->task_of[i];
+		if (ti == SMDMX_NONE) continue;
+		const task *t = p->lib->tasks[ti];
+		if (!qp_converted(t)) continue;
+		/* a rebased VTA keeps its name unless it had to take another; its flexfile line goes */
+		if (t->kind == TASK_VTA_REBASE && (!strcmp(t->dst, p->ref_out[i]) || !strcmp(qc->refs[i].command, "flexfile"))) continue;
+		char *name = qp_new_name(qc->refs[i].name, t->src, t->dst);
+		ok = smdmx_qc_rename(qc, (uint32_t)i, name, &err) || edit_fail(p, &err);
+		free(name);
+	}
+	if (!strcmp(p->lib->to, "dmx")) {
+		for (size_t k = 0; k < qc->model_count && ok; k++) {
+			const task *t = model_task(p, (uint32_t)k);
+			const smdmx_qc_model *m = &qc->models[k];
+			if (!qp_converted(t) || t->kind != TASK_SMD_TO_DMX || t->model == SMDMX_NONE || !m->flex_count) continue;
+			bool rig_dmx = p->lib->rig_dmx && !m->lost_lines;
+			ok = smdmx_qc_remove_lines(qc, (uint32_t)k, SMDMX_QC_LINES_FLEX | (rig_dmx ? SMDMX_QC_LINES_RIG | SMDMX_QC_LINES_NOAUTODMXRULES : 0),
+			                           &err) ||
+			     edit_fail(p, &err);
+			if (ok && !rig_dmx && !m->noautodmxrules)
+				ok = smdmx_qc_append_to_model(qc, (uint32_t)k, "\tnoautodmxrules\n", &err) || edit_fail(p, &err);
+		}
+	}
+	return ok;
+}
+
+/* DMX to SMD: the lines the DMXs held. */
+bool qp_edit_lines(project *p)
+{
+	smdmx_qc *qc = p->qc;
+	smdmx_error err;
+	bool ok = true;
+	for (size_t k = 0; k < qc->model_count && ok; k++) {
+		const task *t = model_task(p, (uint32_t)k);
+		if (!qp_converted(t) || t->kind != TASK_DMX_TO_SMD || t->model == SMDMX_NONE) continue;
+		const smdmx_qc_model *m = &qc->models[k];
+		if (t->model_lines && *t->model_lines) {
+			if (m->noautodmxrules) {
+				/* The QC's own rig stays: only the shapes come out of the DMX. */
+				char *lines = xstrdup(t->model_lines), *w = lines;
+				for (char *s = lines; *s;) {
+					char *e = strchr(s, '\n');
+					size_t len = e ? (size_t)(e - s + 1) : strlen(s);
+					if (!strncmp(s, "\tflexfile ", 10) || !strncmp(s, "\tflex ", 6) || !strncmp(s, "\tflexpair ", 10)) {
+						memmove(w, s, len);
+						w += len;
+					}
+					s += len;
+				}
+				*w = 0;
+				ok = smdmx_qc_remove_lines(qc, (uint32_t)k, SMDMX_QC_LINES_NOAUTODMXRULES, &err) || edit_fail(p, &err);
+				ok = ok && (smdmx_qc_append_to_model(qc, (uint32_t)k, lines, &err) || edit_fail(p, &err));
+				free(lines);
+			} else {
+				ok = smdmx_qc_append_to_model(qc, (uint32_t)k, t->model_lines, &err) || edit_fail(p, &err);
+			}
+		}
+		if (ok && t->att_lines && *t->att_lines)
+			ok = smdmx_qc_insert_after_model(qc, (uint32_t)k, t->att_lines, &err) || edit_fail(p, &err);
+	}
+	return ok;
+}
+
+/* ---- the QC files -------------------------------------------------------------------------- */
+
+
+static bool render_fn(void *user, const void *data, size_t size)
+{
+	text_buf *b = user;
+	for (size_t i = 0; i < size; i++) tb_putc(b, ((const char *)data)[i]);
+	return true;
+}
+
+/* An existing file with exactly these bytes. */
+static bool same_bytes(const char *path, const text_buf *b)
+{
+	FILE *f = os_fopen(path, "rb");
+	if (!f) return false;
+	bool same = true;
+	size_t at = 0;
+	char buf[65536];
+	size_t n;
+	while (same && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		same = at + n <= b->len && !memcmp(buf, b->text + at, n);
+		at += n;
+	}
+	same = same && !ferror(f) && at == b->len;
+	fclose(f);
+	return same;
+}
+
+/* The project's QC and its includes as they are to be written, each file once in the
+ * library: an include two projects share is written once when both need the same bytes, and
+ * is an error of the later project when they do not (neither overwrites the other). Files
+ * already rendered by an earlier project are left out of *mine. */
+bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, rendered **mine_out, size_t *mine_count)
+{
+	library *l = p->lib;
+	const smdmx_qc *qc = p->qc;
+	rendered *mine = calloc(qc->file_count + 1, sizeof(rendered));
+	if (!mine) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	size_t n = 0;
+	bool ok = true;
+	for (size_t i = 0; i < qc->file_count; i++) {
+		char *dst = qp_out_path(l, qc->files[i].path);
+		bool dup = false;
+		for (size_t k = 0; k < n && !dup; k++) dup = !strcmp(mine[k].path, dst);
+		const rendered *before = NULL;
+		for (size_t k = 0; k < done_count && !before; k++)
+			if (!strcmp(done[k].path, dst)) before = &done[k];
+		if (dup) {
+			free(dst);
+			continue;
+		}
+		rendered r = { dst, { 0 }, p, (uint32_t)i };
+		smdmx_error err;
+		smdmx_qc_write(qc, (uint32_t)i, render_fn, &r.text, &err);
+		if (before) {
+			if (before->text.len != r.text.len || (r.text.len && memcmp(before->text.text, r.text.text, r.text.len))) {
+				diag_add(&p->diag, NULL, qc->files[i].path, 0, 0, "error",
+				         "%s needs it written otherwise than %s does (a file it names is converted another way): this project's QC files are not written",
+				         p->qcpath, before->by->qcpath);
+				ok = false;
+			}
+			free(r.path);
+			free(r.text.text);
+			continue;
+		}
+		mine[n++] = r;
+	}
+	*mine_out = mine;
+	*mine_count = n;
+	return ok;
+}
+
+/* The rendered files of a project into OUTDIR, all or none; they join done. */
+bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
+{
+	library *l = p->lib;
+	rendered *mine;
+	size_t n;
+	bool ok = qp_render_qc_files(p, *done, *done_count, &mine, &n);
+	outputs set = { 0 };
+	set.force = l->o->force || l->o->update;
+	char why[1024];
+	for (size_t i = 0; i < n && ok; i++) {
+		rendered *r = &mine[i];
+		if (l->o->update && same_bytes(r->path, &r->text)) {
+			l->qc_current++;
+			qp_list_push(&l->qc_written, &l->qc_written_count, xstrdup(r->path));
+			continue;
+		}
+		char *ins[1] = { (char *)p->qc->files[r->file].path };
+		output *o = output_allowed(r->path, ins, 1, set.force, why, sizeof(why)) && make_parent_dirs(r->path, why, sizeof(why))
+		                ? outputs_open(&set, r->path, why, sizeof(why))
+		                : NULL;
+		if (!o) {
+			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "%s", why);
+			ok = false;
+		} else if (!output_write(o, r->text.text ? r->text.text : "", r->text.len)) {
+			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "cannot write: %s", os_error_text(o->errnum));
+			ok = false;
+		}
+	}
+	if (ok) ok = outputs_commit(&set, &l->qc_written, &l->qc_written_count, why, sizeof(why)) ||
+	             (diag_add(&p->diag, NULL, p->qcpath, 0, 0, "error", "%s", why), false);
+	else outputs_abort(&set);
+	/* what was written stays, for the projects after */
+	rendered *all = realloc(*done, (*done_count + n + 1) * sizeof(rendered));
+	if (!all) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	*done = all;
+	for (size_t i = 0; i < n; i++) {
+		if (ok) {
+			all[(*done_count)++] = mine[i];
+		} else {
+			free(mine[i].path);
+			free(mine[i].text.text);
+		}
+	}
+	free(mine);
+	return ok;
+}
+
+/* What the library holds, its projects' too (not the projects' array itself). */
+void qp_library_free(library *lib)
+{
+	for (size_t i = 0; i < lib->task_count; i++) qp_task_free(lib->tasks[i]);
+	free(lib->tasks);
+	for (size_t pi = 0; pi < lib->project_count; pi++) {
+		project *p = &lib->projects[pi];
+		for (size_t i = 0; i < p->task_count; i++) qp_task_free(p->tasks[i]);
+		free(p->tasks);
+		free(p->task_of);
+		if (p->ref_out)
+			for (size_t i = 0; i < p->qc->ref_count; i++) free(p->ref_out[i]);
+		free(p->ref_out);
+		free(p->vta_consumed);
+		diag_free(&p->diag);
+		smdmx_qc_free(p->qc);
+	}
+	for (size_t k = 0; k < lib->qc_written_count; k++) free(lib->qc_written[k]);
+	free(lib->qc_written);
+	for (size_t i = 0; i < lib->missing_count; i++) free(lib->missing[i]);
+	free(lib->missing);
+	for (size_t i = 0; i < lib->consumed_count; i++) free(lib->consumed[i]);
+	free(lib->consumed);
+	qp_str_map_free(&lib->keys);
+	qp_str_map_free(&lib->outs);
+	qp_str_map_free(&lib->seen);
+	free(lib->root);
+	free(lib->outdir);
+	if (lib->lock) os_mutex_destroy(lib->lock);
+}

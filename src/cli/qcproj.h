@@ -1,0 +1,144 @@
+/* smdmx qc's state, private to its files: a library of QC projects, the tasks planned for
+ * the files they name (qc_plan.c), run (qc_run.c), and the QC files written with their edits
+ * (qc_write.c); the command itself in qcproj.c. */
+#ifndef SMDMX_CLI_QCPROJ_H
+#define SMDMX_CLI_QCPROJ_H
+
+#include "cli.h"
+
+/* Strings to numbers, for the library's keys and outputs (tens of thousands of files). */
+typedef struct str_slot {
+	char *s;              /* a copy; NULL: empty */
+	uint32_t value;       /* SMDMX_NONE: no longer there */
+} str_slot;
+
+typedef struct str_map {
+	str_slot *slots;
+	size_t cap, count;    /* cap a power of two, at least twice count */
+} str_map;
+
+typedef enum task_kind {
+	TASK_COPY = 0,
+	TASK_SMD_TO_DMX,
+	TASK_DMX_TO_SMD,
+	TASK_VTA_REBASE, /* a VTA eyelid lines read, its frame 0 made the DMX's base (defaultflex) */
+	TASK_CONSUMED    /* a flexfile VTA that went into its model's DMX: nothing to do */
+} task_kind;
+
+typedef struct project project;
+
+/* One file to convert or copy. Projects that need one file made the same way share its task
+ * (the same key); one made another way (a reference SMD with another VTA) is a task of its
+ * own, its output named after its QC. */
+typedef struct task {
+	task_kind kind;
+	char *src, *dst;
+	char *key;           /* what the output is made of: one task per key in the library */
+	project *proj;       /* the project that planned it: ref, model and vta are its QC's */
+	uint32_t ref;        /* the first reference naming it */
+	uint32_t model;      /* a $model whose file it is (rig and shapes), else SMDMX_NONE */
+	uint32_t vta;        /* that $model's flexfile (SMD to DMX) */
+	double fps;
+	bool reference;      /* DMX to SMD: write a reference (a $model, $body, ... file) */
+	bool up_to_date;     /* -u: its outputs are newer than what it reads: not run */
+	bool replace;        /* -u: its outputs are older: replaced */
+	/* results */
+	char *model_lines, *att_lines; /* DMX to SMD: QC lines for its $model */
+	bool has_vta;
+	char *vta_dst;
+	diag_buf diag;
+	int status;
+	bool copied;         /* -k: it failed, and its source was copied unchanged (the QC names the copy) */
+	const char *why_copy; /* a model file copied, not converted, and why (a note) */
+	outputs outs;
+	char **written;
+	size_t written_count;
+} task;
+
+typedef struct library library;
+
+/* One QC and what it names. */
+struct project {
+	library *lib;
+	smdmx_qc *qc;
+	const char *qcpath;
+	task **tasks;        /* planned here, before they join the library's */
+	size_t task_count;
+	uint32_t *task_of;   /* per reference: its task in the library, or SMDMX_NONE */
+	char **ref_out;      /* per reference found: its place below OUTDIR, unconverted */
+	bool *vta_consumed;  /* per reference: a flexfile VTA that goes into its model's DMX */
+	diag_buf diag;       /* the QC's own messages */
+	size_t qc_errors;    /* lines of the QC that could not be read (-k) */
+	bool ok;             /* read and planned without an error */
+	bool failed;         /* its QC files could not be written */
+};
+
+/* The QCs converted together, into one tree. */
+struct library {
+	const conv_opts *o;
+	const char *to;      /* "dmx" or "smd" */
+	bool rig_dmx;
+	char *root;          /* absolute, ending in '/' */
+	char *outdir;        /* absolute, ending in '/' */
+	project *projects;
+	size_t project_count;
+	task **tasks;
+	size_t task_count, task_cap;
+	str_map keys;        /* task keys: their task */
+	str_map outs;        /* outputs of tasks (dst and vta_dst): their task, SMDMX_NONE once moved */
+	str_map seen;        /* missing files and consumed VTAs already listed */
+	char **missing;      /* files named that are not there (each once) */
+	size_t missing_count;
+	char **consumed;     /* VTAs that went into DMXs: inputs for --depfile */
+	size_t consumed_count;
+	char **qc_written;   /* the QC files written */
+	size_t qc_written_count;
+	size_t qc_current;   /* -u: QC files already as they would be written */
+	os_mutex *lock;
+	size_t next;
+	bool stop;
+};
+
+typedef struct rendered {
+	char *path;          /* the output */
+	text_buf text;
+	const project *by;
+	uint32_t file;       /* of by's QC */
+} rendered;
+
+/* Helpers (qcproj.c): the string map; a list grown by one; path's place below OUTDIR; a
+ * reference's new name in its QC's spelling. */
+uint32_t qp_str_get(const str_map *m, const char *s);
+void qp_str_set(str_map *m, const char *s, uint32_t value);
+void qp_str_map_free(str_map *m);
+void qp_list_push(char ***list, size_t *count, char *s);
+char *qp_out_path(const library *l, const char *path);
+char *qp_new_name(const char *name, const char *src, const char *dst);
+
+/* Planning (qc_plan.c): the tasks of a project; its missing files counted into the
+ * library's; its tasks joined to the library's (one per key, outputs apart); -u's pass; the
+ * end of a task and of the library. */
+bool qp_ext_is(const char *path, const char *ext);
+bool qp_plan(project *p);
+void qp_add_missing(library *l, const char *path);
+void qp_count_missing(library *l, const project *p);
+void qp_join(library *l, project *p);
+void qp_plan_update(library *l);
+void qp_task_free(task *t);
+
+/* Running (qc_run.c): a worker takes tasks in the order planned until none is left. */
+void qp_worker(void *arg);
+
+/* The QC files (qc_write.c): whether a task's output took the place of its source; the
+ * references renamed and the lines moved; the QC files rendered and written; the library
+ * freed. */
+bool qp_converted(const task *t);
+bool qp_edit_names(project *p);
+bool qp_edit_lines(project *p);
+/* The QC files of p rendered with its edits, each once over the library (done: those
+ * rendered before; the new ones into *mine_out). */
+bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, rendered **mine_out, size_t *mine_count);
+bool qp_write_qc_files(project *p, rendered **done, size_t *done_count);
+void qp_library_free(library *lib);
+
+#endif
