@@ -504,38 +504,38 @@ static bool try_combination(smdmx_scene *s, const smdmx_qc_model *m, const lshap
 static bool rebase(smdmx_scene *s, const smdmx_flex_shape *deff)
 {
 	size_t nframes = s->flex_shape_count;
-		smdmx_mesh *me = &s->meshes[deff->mesh];
-		for (size_t k = 0; k < deff->position_count; k++)
-			for (int a = 0; a < 3; a++) me->positions[deff->position_indices[k]][a] += deff->position_deltas[k][a];
-		for (size_t k = 0; me->normals && k < deff->normal_count; k++)
-			for (int a = 0; a < 3; a++) me->normals[deff->normal_indices[k]][a] += deff->normal_deltas[k][a];
-		int32_t *dp = malloc((me->position_count + 1) * sizeof(int32_t)), *dn = malloc((me->normal_count + 1) * sizeof(int32_t));
-		if (!dp || !dn) {
-			free(dp);
-			free(dn);
-			return false;
-		}
-		for (size_t p = 0; p < me->position_count; p++) dp[p] = -1;
-		for (size_t p = 0; p < me->normal_count; p++) dn[p] = -1;
-		for (size_t k = 0; k < deff->position_count; k++) dp[deff->position_indices[k]] = (int32_t)k;
-		for (size_t k = 0; k < deff->normal_count; k++) dn[deff->normal_indices[k]] = (int32_t)k;
-		for (size_t f = 0; f < nframes; f++) {
-			smdmx_flex_shape *sh = &s->flex_shapes[f];
-			if (sh == deff || sh->mesh != deff->mesh) continue;
-			for (size_t k = 0; k < sh->position_count; k++) {
-				int32_t d = dp[sh->position_indices[k]];
-				if (d >= 0)
-					for (int a = 0; a < 3; a++) sh->position_deltas[k][a] -= deff->position_deltas[d][a];
-			}
-			for (size_t k = 0; k < sh->normal_count; k++) {
-				int32_t d = dn[sh->normal_indices[k]];
-				if (d >= 0)
-					for (int a = 0; a < 3; a++) sh->normal_deltas[k][a] -= deff->normal_deltas[d][a];
-			}
-		}
+	smdmx_mesh *me = &s->meshes[deff->mesh];
+	for (size_t k = 0; k < deff->position_count; k++)
+		for (int a = 0; a < 3; a++) me->positions[deff->position_indices[k]][a] += deff->position_deltas[k][a];
+	for (size_t k = 0; me->normals && k < deff->normal_count; k++)
+		for (int a = 0; a < 3; a++) me->normals[deff->normal_indices[k]][a] += deff->normal_deltas[k][a];
+	int32_t *dp = malloc((me->position_count + 1) * sizeof(int32_t)), *dn = malloc((me->normal_count + 1) * sizeof(int32_t));
+	if (!dp || !dn) {
 		free(dp);
 		free(dn);
-		return true;
+		return false;
+	}
+	for (size_t p = 0; p < me->position_count; p++) dp[p] = -1;
+	for (size_t p = 0; p < me->normal_count; p++) dn[p] = -1;
+	for (size_t k = 0; k < deff->position_count; k++) dp[deff->position_indices[k]] = (int32_t)k;
+	for (size_t k = 0; k < deff->normal_count; k++) dn[deff->normal_indices[k]] = (int32_t)k;
+	for (size_t f = 0; f < nframes; f++) {
+		smdmx_flex_shape *sh = &s->flex_shapes[f];
+		if (sh == deff || sh->mesh != deff->mesh) continue;
+		for (size_t k = 0; k < sh->position_count; k++) {
+			int32_t d = dp[sh->position_indices[k]];
+			if (d >= 0)
+				for (int a = 0; a < 3; a++) sh->position_deltas[k][a] -= deff->position_deltas[d][a];
+		}
+		for (size_t k = 0; k < sh->normal_count; k++) {
+			int32_t d = dn[sh->normal_indices[k]];
+			if (d >= 0)
+				for (int a = 0; a < 3; a++) sh->normal_deltas[k][a] -= deff->normal_deltas[d][a];
+		}
+	}
+	free(dp);
+	free(dn);
+	return true;
 }
 
 static void qwarn(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_warnings *w, smdmx_warning_code code, const char *fmt, ...)
@@ -588,30 +588,14 @@ static size_t plan_shapes(const plan *pl, size_t np, lshape *ls, char (*names)[3
 	return n;
 }
 
-bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, const smdmx_qc_rig_options *options,
-                        smdmx_error *error, smdmx_warnings *w)
+/* The flex line of each name: the key at position 1, else the last; the others are lost
+ * (warned), and so is a decay other than 1. use[i]: line i is taken. */
+static void choose_flexes(const smdmx_qc *qc, const smdmx_qc_model *m, char *use, smdmx_warnings *w)
 {
-	memset(error, 0, sizeof(*error));
-	if (w) memset(w, 0, sizeof(*w));
-	smdmx_qc_rig_options opt;
-	memset(&opt, 0, sizeof(opt));
-	if (options) opt = *options;
-	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
-	const smdmx_qc_model *m = &qc->models[model];
-	if (!s->owner) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the scene has no owner");
-	size_t nframes = s->flex_shape_count;
-	const smdmx_flex_shape *frames = s->flex_shapes;
-	/* The flex of each name: the key at position 1, else the last; others are lost. */
 	size_t nf = m->flex_count;
-	const smdmx_qc_flex *def = NULL;
-	char *use = calloc(nf + 1, 1);
-	if (!use) return sm_fail_oom(error);
 	for (size_t i = 0; i < nf; i++) {
 		const smdmx_qc_flex *f = &m->flexes[i];
-		if (f->kind == SMDMX_QC_DEFAULTFLEX) {
-			def = f;
-			continue;
-		}
+		if (f->kind == SMDMX_QC_DEFAULTFLEX) continue;
 		size_t chosen = i;
 		for (size_t j = 0; j < nf; j++) {
 			const smdmx_qc_flex *g = &m->flexes[j];
@@ -630,33 +614,40 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 		}
 		if (use[i] && f->decay != 1) qwarn(qc, f->pos, w, SMDMX_WARNING_QC_LOST_KEYS, "flex '%s': 'decay' has no DMX form: left out; leave the model as SMD and VTA if it matters", f->name);
 	}
-	/* Frames by number. */
-	bool ok = true;
-	const smdmx_flex_shape *deff = NULL;
+}
+
+/* Every frame the lines taken name is in the VTA; *deff the defaultflex's frame (NULL: none,
+ * or frame 0). */
+static bool find_frames(const smdmx_qc *qc, const smdmx_qc_model *m, const char *use, const smdmx_scene *s,
+                        const smdmx_flex_shape **deff, smdmx_error *error)
+{
+	const smdmx_flex_shape *frames = s->flex_shapes;
+	size_t nframes = s->flex_shape_count;
+	const smdmx_qc_flex *def = NULL;
+	for (size_t i = 0; i < m->flex_count; i++)
+		if (m->flexes[i].kind == SMDMX_QC_DEFAULTFLEX) def = &m->flexes[i];
+	*deff = NULL;
 	if (def && def->frame != 0) {
-		for (size_t k = 0; k < nframes && !deff; k++)
-			if (frames[k].frame == def->frame) deff = &frames[k];
-		if (!deff) ok = qfail(qc, def->pos, error, SMDMX_ERROR_BAD_VALUE, "defaultflex frame %d is not in the VTA", (int)def->frame);
+		for (size_t k = 0; k < nframes && !*deff; k++)
+			if (frames[k].frame == def->frame) *deff = &frames[k];
+		if (!*deff) return qfail(qc, def->pos, error, SMDMX_ERROR_BAD_VALUE, "defaultflex frame %d is not in the VTA", (int)def->frame);
 	}
-	for (size_t i = 0; ok && i < nf; i++) {
+	for (size_t i = 0; i < m->flex_count; i++) {
 		if (!use[i]) continue;
 		bool found = m->flexes[i].frame == 0;
 		for (size_t k = 0; k < nframes && !found; k++) found = frames[k].frame == m->flexes[i].frame;
 		if (!found)
-			ok = qfail(qc, m->flexes[i].pos, error, SMDMX_ERROR_BAD_VALUE, "flex '%s': frame %d is not in the VTA", m->flexes[i].name,
-			           (int)m->flexes[i].frame);
+			return qfail(qc, m->flexes[i].pos, error, SMDMX_ERROR_BAD_VALUE, "flex '%s': frame %d is not in the VTA", m->flexes[i].name,
+			             (int)m->flexes[i].frame);
 	}
-	if (!ok) {
-		free(use);
-		return false;
-	}
-	if (deff && !rebase(s, deff)) {
-		free(use);
-		return sm_fail_oom(error);
-	}
-	/* The mesh's split: the most used flexpair width. */
+	return true;
+}
+
+/* The mesh's split: the most used flexpair width. */
+static double mesh_split(const smdmx_qc_model *m, const char *use)
+{
 	double msplit = 0;
-	size_t best = 0;
+	size_t best = 0, nf = m->flex_count;
 	for (size_t i = 0; i < nf; i++) {
 		if (!use[i] || m->flexes[i].kind != SMDMX_QC_FLEXPAIR) continue;
 		size_t c = 0;
@@ -667,25 +658,21 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 			msplit = m->flexes[i].split;
 		}
 	}
-	/* The plan: a shape per flex line; a flexpair stereo where the mesh's balance reproduces
-	 * studiomdl's split exactly, else its two halves. */
-	plan *pl = calloc(nf + 1, sizeof(*pl));
-	lshape *ls = calloc(2 * nf + 1, sizeof(*ls));
-	char (*names)[300] = calloc(2 * nf + 1, 300);
-	if (!pl || !ls || !names) {
-		free(use);
-		free(pl);
-		free(ls);
-		free(names);
-		return sm_fail_oom(error);
-	}
+	return msplit;
+}
+
+/* The plan: a shape per flex line taken; a flexpair stereo where the mesh's balance
+ * reproduces studiomdl's split exactly, else its two halves (warned). Its length. */
+static size_t make_plan(const smdmx_qc *qc, const smdmx_qc_model *m, const char *use, const smdmx_scene *s, double msplit,
+                        plan *pl, smdmx_warnings *w)
+{
 	size_t np = 0;
-	for (size_t i = 0; i < nf; i++) {
+	for (size_t i = 0; i < m->flex_count; i++) {
 		if (!use[i]) continue;
 		const smdmx_qc_flex *f = &m->flexes[i];
 		pl[np].line = f;
-		for (size_t k = 0; k < nframes && !pl[np].src; k++)
-			if (frames[k].frame == f->frame && f->frame != 0) pl[np].src = &frames[k];
+		for (size_t k = 0; k < s->flex_shape_count && !pl[np].src; k++)
+			if (s->flex_shapes[k].frame == f->frame && f->frame != 0) pl[np].src = &s->flex_shapes[k];
 		if (f->kind == SMDMX_QC_FLEXPAIR) {
 			bool keep = f->split == msplit && (!pl[np].src || sm_rig_split_holds(s, pl[np].src, f->split));
 			pl[np].how = keep ? PLAN_STEREO : PLAN_CUT;
@@ -696,78 +683,80 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 		}
 		np++;
 	}
-	size_t nls = plan_shapes(pl, np, ls, names);
-	/* The rig, now that the shapes are named. */
-	s->domination_rules = NULL;
-	s->domination_rule_count = 0;
-	s->flex_rules = NULL;
-	s->flex_rule_count = 0;
-	s->flex_controllers = NULL;
-	s->flex_controller_count = 0;
-	bool accepted = false;
-	if (!opt.rig_in_qc) ok = try_combination(s, m, ls, nls, &accepted, error);
-	if (ok && !accepted && !opt.rig_in_qc) {
-		/* Among flex rules a shape is stereo only when a control of its name says so. */
-		bool recut = false;
-		for (size_t i = 0; i < np; i++) {
-			if (pl[i].how != PLAN_STEREO) continue;
-			bool named = false;
-			for (size_t c = 0; c < m->controller_count && !named; c++) named = !strcmp(m->controllers[c].name, pl[i].line->name);
-			if (named) continue;
-			pl[i].how = PLAN_CUT;
-			recut = true;
-			qwarn(qc, pl[i].line->pos, w, SMDMX_WARNING_QC_PAIR_CUT,
-			      "flexpair '%s' written as two shapes '%sR' and '%sL', the same model: beside flex rules a shape is stereo only "
-			      "when a controller of its name says so; nothing to do",
-			      pl[i].line->name, pl[i].line->name, pl[i].line->name);
-		}
-		if (recut) nls = plan_shapes(pl, np, ls, names);
+	return np;
+}
+
+/* Among flex rules a shape is stereo only when a control of its name says so: the others
+ * are cut (warned). Whether one was. */
+static bool cut_unnamed_pairs(const smdmx_qc *qc, const smdmx_qc_model *m, plan *pl, size_t np, smdmx_warnings *w)
+{
+	bool recut = false;
+	for (size_t i = 0; i < np; i++) {
+		if (pl[i].how != PLAN_STEREO) continue;
+		bool named = false;
+		for (size_t c = 0; c < m->controller_count && !named; c++) named = !strcmp(m->controllers[c].name, pl[i].line->name);
+		if (named) continue;
+		pl[i].how = PLAN_CUT;
+		recut = true;
+		qwarn(qc, pl[i].line->pos, w, SMDMX_WARNING_QC_PAIR_CUT,
+		      "flexpair '%s' written as two shapes '%sR' and '%sL', the same model: beside flex rules a shape is stereo only "
+		      "when a controller of its name says so; nothing to do",
+		      pl[i].line->name, pl[i].line->name, pl[i].line->name);
 	}
-	/* studiomdl reads a delta state's name split at '_' as raw controls: one whose parts are
-	 * all raw controls, one of them stereo, it splits too. A plain flex so named would change:
-	 * the stereo shapes its name is made of are cut instead. Raw controls here: the stereo
-	 * shapes (their controls mark them) and, beside flex rules, shapes a controller names. */
-	for (bool changed = ok && !accepted; changed;) {
-		changed = false;
-		for (size_t i = 0; i < np; i++) {
-			if (pl[i].how != PLAN_PLAIN || !strchr(pl[i].line->name, '_')) continue;
-			bool all = true, any = false;
-			size_t stereo_parts[64], ns_ = 0;
-			for (const char *p = pl[i].line->name; all;) {
-				const char *e = strchr(p, '_');
-				size_t len = e ? (size_t)(e - p) : strlen(p);
-				bool raw = false;
-				for (size_t j = 0; j < np && !raw; j++) {
-					if (strlen(pl[j].line->name) != len || !qc_same_nocase_n(pl[j].line->name, p, len)) continue;
-					if (pl[j].how == PLAN_STEREO) {
-						raw = any = true;
-						if (ns_ < 64) stereo_parts[ns_++] = j;
-					} else if (pl[j].how == PLAN_PLAIN && !opt.rig_in_qc) {
-						for (size_t c = 0; c < m->controller_count && !raw; c++) raw = qc_same_nocase(m->controllers[c].name, pl[j].line->name);
-					}
+	return recut;
+}
+
+/* studiomdl reads a delta state's name split at '_' as raw controls: one whose parts are all
+ * raw controls, one of them stereo, it splits too. A plain flex so named would change: the
+ * stereo shapes its name is made of are cut instead (warned). Raw controls here: the stereo
+ * shapes (their controls mark them) and, beside flex rules, shapes a controller names.
+ * Whether one was cut. */
+static bool cut_pairs_named_in(const smdmx_qc *qc, const smdmx_qc_model *m, plan *pl, size_t np, bool rig_in_qc,
+                               smdmx_warnings *w)
+{
+	bool changed = false;
+	for (size_t i = 0; i < np; i++) {
+		if (pl[i].how != PLAN_PLAIN || !strchr(pl[i].line->name, '_')) continue;
+		bool all = true, any = false;
+		size_t stereo_parts[64], ns_ = 0;
+		for (const char *p = pl[i].line->name; all;) {
+			const char *e = strchr(p, '_');
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			bool raw = false;
+			for (size_t j = 0; j < np && !raw; j++) {
+				if (strlen(pl[j].line->name) != len || !qc_same_nocase_n(pl[j].line->name, p, len)) continue;
+				if (pl[j].how == PLAN_STEREO) {
+					raw = any = true;
+					if (ns_ < 64) stereo_parts[ns_++] = j;
+				} else if (pl[j].how == PLAN_PLAIN && !rig_in_qc) {
+					for (size_t c = 0; c < m->controller_count && !raw; c++) raw = qc_same_nocase(m->controllers[c].name, pl[j].line->name);
 				}
-				all = raw;
-				if (!e) break;
-				p = e + 1;
 			}
-			if (!all || !any) continue;
-			for (size_t k = 0; k < ns_; k++) {
-				const smdmx_qc_flex *f = pl[stereo_parts[k]].line;
-				pl[stereo_parts[k]].how = PLAN_CUT;
-				qwarn(qc, f->pos, w, SMDMX_WARNING_QC_PAIR_CUT,
-				      "flexpair '%s' written as two shapes '%sR' and '%sL', the same model: studiomdl would split flex '%s' too, its "
-				      "name made of '%s'; nothing to do",
-				      f->name, f->name, f->name, pl[i].line->name, f->name);
-			}
-			changed = true;
+			all = raw;
+			if (!e) break;
+			p = e + 1;
 		}
-		if (changed) nls = plan_shapes(pl, np, ls, names);
+		if (!all || !any) continue;
+		for (size_t k = 0; k < ns_; k++) {
+			const smdmx_qc_flex *f = pl[stereo_parts[k]].line;
+			pl[stereo_parts[k]].how = PLAN_CUT;
+			qwarn(qc, f->pos, w, SMDMX_WARNING_QC_PAIR_CUT,
+			      "flexpair '%s' written as two shapes '%sR' and '%sL', the same model: studiomdl would split flex '%s' too, its "
+			      "name made of '%s'; nothing to do",
+			      f->name, f->name, f->name, pl[i].line->name, f->name);
+		}
+		changed = true;
 	}
-	/* The shapes. */
-	smdmx_flex_shape *ns = ok ? sm_owned_calloc(s->owner, nls + 1, sizeof(*ns), error) : NULL;
-	bool *stereo_mesh = calloc(s->mesh_count + 1, sizeof(bool));
-	if (ok && (!ns || !stereo_mesh)) ok = ns ? sm_fail_oom(error) : false;
+	return changed;
+}
+
+/* The shapes as planned, into ns (named as ls names them); stereo_mesh[i]: mesh i has a
+ * stereo shape. Their count in *n. */
+static bool build_shapes(smdmx_scene *s, const plan *pl, size_t np, const lshape *ls, smdmx_flex_shape *ns, bool *stereo_mesh,
+                         size_t *count, smdmx_error *error)
+{
 	size_t n = 0;
+	bool ok = true;
 	for (size_t i = 0; ok && i < np; i++) {
 		const smdmx_qc_flex *f = pl[i].line;
 		smdmx_flex_shape empty;
@@ -789,132 +778,213 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 			n++;
 		}
 	}
-	/* The lifted names now live in the scene. */
-	for (size_t u = 0; ok && u < nls; u++) ls[u].name = ns[u].name;
-	/* Frames no flex names. */
+	*count = n;
+	return ok;
+}
+
+/* The VTA's frames no flex line names (but the defaultflex's): left out, counted. */
+static void warn_unnamed_frames(const smdmx_qc_model *m, const char *use, const smdmx_flex_shape *frames, size_t nframes,
+                                const smdmx_flex_shape *deff, smdmx_warnings *w)
+{
 	size_t unnamed = 0;
-	for (size_t k = 0; ok && k < nframes; k++) {
+	for (size_t k = 0; k < nframes; k++) {
 		if (&frames[k] == deff) continue;
 		bool named = false;
-		for (size_t i = 0; i < nf && !named; i++) named = use[i] && m->flexes[i].frame == frames[k].frame;
+		for (size_t i = 0; i < m->flex_count && !named; i++) named = use[i] && m->flexes[i].frame == frames[k].frame;
 		unnamed += !named;
 	}
-	if (ok && unnamed)
+	if (unnamed)
 		sm_warn_n(w, SMDMX_WARNING_QC_LOST_FRAMES, unnamed, 0, 0, "VTA frames no flex line names are left out, as studiomdl leaves them out%s; nothing to do",
 		          m->qc_only_count ? " (eyelid lines read theirs from the VTA)" : "");
-	free(use);
-	free(pl);
-	if (ok) {
-		s->flex_shapes = ns;
-		s->flex_shape_count = n;
-		ok = sm_mark_correctives(&s->owner->alloc, ns, n, false) || sm_fail_oom(error);
-	}
-	/* Balance: the step of the mesh's split, per position. */
-	for (size_t mi = 0; ok && mi < s->mesh_count; mi++) {
+}
+
+/* Balance of the meshes with a stereo shape: the step of the mesh's split, per position. */
+static bool set_balance(smdmx_scene *s, const bool *stereo_mesh, double msplit, smdmx_error *error)
+{
+	for (size_t mi = 0; mi < s->mesh_count; mi++) {
 		if (!stereo_mesh[mi]) continue;
 		smdmx_mesh *me = &s->meshes[mi];
 		float *data = sm_owned_alloc(s->owner, (me->position_count + 1) * sizeof(float), error);
 		uint32_t *idx = sm_owned_alloc(s->owner, (me->corner_count + 1) * sizeof(uint32_t), error);
-		ok = data && idx;
-		if (!ok) break;
+		if (!data || !idx) return false;
 		for (size_t p = 0; p < me->position_count; p++) data[p] = sm_rig_pair_share(msplit, me->positions[p][0]);
 		if (me->corner_count) memcpy(idx, me->position_indices, me->corner_count * sizeof(uint32_t));
 		me->balance.data = data;
 		me->balance.count = me->position_count;
 		me->balance.indices = idx;
 	}
-	free(stereo_mesh);
-	if (ok && !accepted) {
-		/* A control per shape marking the stereo ones (rig in the QC), or the QC's controllers
-		 * with flex rules. */
-		/* rig in the QC: a control for each stereo shape only (a control of another would make
-		 * studiomdl read its name's '_' parts as raw controls) */
-		size_t nstereo = 0, *stereo_of = calloc(nls + 1, sizeof(size_t));
-		if (!stereo_of) {
-			free(ls);
-			free(names);
-			return sm_fail_oom(error);
+	return true;
+}
+
+/* The controls: with the rig in the QC a control for each stereo shape only (a control of
+ * another would make studiomdl read its name's '_' parts as raw controls); else the QC's
+ * controllers. */
+static bool rig_controls(smdmx_scene *s, const smdmx_qc_model *m, const lshape *ls, size_t nls, bool rig_in_qc,
+                         smdmx_error *error)
+{
+	size_t nstereo = 0, *stereo_of = calloc(nls + 1, sizeof(size_t));
+	if (!stereo_of) return sm_fail_oom(error);
+	for (size_t u = 0; u < nls; u++)
+		if (ls[u].stereo) stereo_of[nstereo++] = u;
+	size_t nc = rig_in_qc ? nstereo : m->controller_count;
+	smdmx_flex_controller *cc = sm_owned_calloc(s->owner, nc + 1, sizeof(*cc), error);
+	bool ok = cc != NULL;
+	for (size_t i = 0; ok && i < nc; i++) {
+		const char *name = rig_in_qc ? ls[stereo_of[i]].name : m->controllers[i].name;
+		cc[i].name = sm_strdup(s->owner, name, strlen(name), error);
+		if (!cc[i].name) {
+			ok = false;
+			break;
 		}
-		for (size_t u = 0; u < nls; u++)
-			if (ls[u].stereo) stereo_of[nstereo++] = u;
-		size_t nc = opt.rig_in_qc ? nstereo : m->controller_count;
-		smdmx_flex_controller *cc = sm_owned_calloc(s->owner, nc + 1, sizeof(*cc), error);
-		ok = cc != NULL;
-		for (size_t i = 0; ok && i < nc; i++) {
-			const char *name = opt.rig_in_qc ? ls[stereo_of[i]].name : m->controllers[i].name;
-			cc[i].name = sm_strdup(s->owner, name, strlen(name), error);
-			if (!cc[i].name) {
-				ok = false;
-				break;
-			}
-			cc[i].min = opt.rig_in_qc ? 0.0f : (float)m->controllers[i].min;
-			cc[i].max = opt.rig_in_qc ? 1.0f : (float)m->controllers[i].max;
-			for (size_t u = 0; u < nls && ok; u++) {
-				if (strcmp(ls[u].name, name)) continue;
-				cc[i].raw_controls.data = sm_owned_calloc(s->owner, 2, sizeof(char *), error);
-				ok = cc[i].raw_controls.data != NULL;
-				if (!ok) break;
-				cc[i].raw_controls.data[0] = ls[u].name;
-				cc[i].raw_controls.count = 1;
-				cc[i].stereo = ls[u].stereo;
-				break;
-			}
-		}
-		free(stereo_of);
-		if (ok) {
-			s->flex_controllers = cc;
-			s->flex_controller_count = nc;
-		}
-		if (ok && !opt.rig_in_qc) {
-			size_t groups = 0;
-			for (size_t i = 0; i < m->controller_count; i++) groups += strcmp(m->controllers[i].group, "default") != 0;
-			if (groups)
-				sm_warn_n(w, SMDMX_WARNING_QC_LOST_GROUPS, groups, 0, 0,
-				          "flex controller groups (eyes, mouth, ...) left out: beside DMX flex rules studiomdl makes every controller "
-				          "'default'; use --rig qc to keep them");
-			smdmx_flex_rule *fr = sm_owned_calloc(s->owner, m->rule_count + 1, sizeof(*fr), error);
-			ok = fr != NULL;
-			size_t k = 0;
-			for (size_t i = 0; ok && i < m->rule_count; i++) {
-				const smdmx_qc_rule *q = &m->rules[i];
-				if (!q->expression) {
-					/* a localvar that only declares a later rule's flex: that rule */
-					bool later = false, shape = false;
-					for (size_t j = i + 1; j < m->rule_count && !later; j++)
-						later = m->rules[j].expression && !strcmp(m->rules[j].name, q->name);
-					for (size_t u = 0; u < nls && !shape; u++) shape = !strcmp(ls[u].name, q->name);
-					if (later && !shape) continue;
-					fr[k].name = sm_strdup(s->owner, q->name, strlen(q->name), error);
-					fr[k].kind = SMDMX_FLEX_RULE_LOCAL_VAR;
-					ok = fr[k].name != NULL;
-					k++;
-					continue;
-				}
-				char t[4096];
-				sm_rig_squeeze(q->expression, t, sizeof(t));
-				fr[k].name = sm_strdup(s->owner, q->name, strlen(q->name), error);
-				ok = fr[k].name != NULL;
-				bool ctl = false;
-				for (size_t c = 0; c < m->controller_count && !ctl; c++) ctl = !strcmp(m->controllers[c].name, q->name);
-				char quoted[300];
-				snprintf(quoted, sizeof(quoted), "\"%s\"", q->name);
-				if (ctl && (!strcmp(t, q->name) || !strcmp(t, quoted))) {
-					fr[k].kind = SMDMX_FLEX_RULE_PASS_THROUGH;
-				} else {
-					fr[k].kind = SMDMX_FLEX_RULE_EXPRESSION;
-					fr[k].expression = sm_strdup(s->owner, q->expression, strlen(q->expression), error);
-					ok = ok && fr[k].expression != NULL;
-				}
-				k++;
-			}
-			if (ok) {
-				s->flex_rules = fr;
-				s->flex_rule_count = k;
-			}
+		cc[i].min = rig_in_qc ? 0.0f : (float)m->controllers[i].min;
+		cc[i].max = rig_in_qc ? 1.0f : (float)m->controllers[i].max;
+		for (size_t u = 0; u < nls && ok; u++) {
+			if (strcmp(ls[u].name, name)) continue;
+			cc[i].raw_controls.data = sm_owned_calloc(s->owner, 2, sizeof(char *), error);
+			ok = cc[i].raw_controls.data != NULL;
+			if (!ok) break;
+			cc[i].raw_controls.data[0] = ls[u].name;
+			cc[i].raw_controls.count = 1;
+			cc[i].stereo = ls[u].stereo;
+			break;
 		}
 	}
+	free(stereo_of);
+	if (ok) {
+		s->flex_controllers = cc;
+		s->flex_controller_count = nc;
+	}
+	return ok;
+}
+
+/* The QC's rules as DMX flex rules (its controllers' groups lost: counted); a localvar that
+ * only declares a later rule's flex is that rule. */
+static bool rig_flex_rules(smdmx_scene *s, const smdmx_qc_model *m, const lshape *ls, size_t nls, smdmx_error *error,
+                           smdmx_warnings *w)
+{
+	size_t groups = 0;
+	for (size_t i = 0; i < m->controller_count; i++) groups += strcmp(m->controllers[i].group, "default") != 0;
+	if (groups)
+		sm_warn_n(w, SMDMX_WARNING_QC_LOST_GROUPS, groups, 0, 0,
+		          "flex controller groups (eyes, mouth, ...) left out: beside DMX flex rules studiomdl makes every controller "
+		          "'default'; use --rig qc to keep them");
+	smdmx_flex_rule *fr = sm_owned_calloc(s->owner, m->rule_count + 1, sizeof(*fr), error);
+	bool ok = fr != NULL;
+	size_t k = 0;
+	for (size_t i = 0; ok && i < m->rule_count; i++) {
+		const smdmx_qc_rule *q = &m->rules[i];
+		if (!q->expression) {
+			bool later = false, shape = false;
+			for (size_t j = i + 1; j < m->rule_count && !later; j++)
+				later = m->rules[j].expression && !strcmp(m->rules[j].name, q->name);
+			for (size_t u = 0; u < nls && !shape; u++) shape = !strcmp(ls[u].name, q->name);
+			if (later && !shape) continue;
+			fr[k].name = sm_strdup(s->owner, q->name, strlen(q->name), error);
+			fr[k].kind = SMDMX_FLEX_RULE_LOCAL_VAR;
+			ok = fr[k].name != NULL;
+			k++;
+			continue;
+		}
+		char t[4096];
+		sm_rig_squeeze(q->expression, t, sizeof(t));
+		fr[k].name = sm_strdup(s->owner, q->name, strlen(q->name), error);
+		ok = fr[k].name != NULL;
+		bool ctl = false;
+		for (size_t c = 0; c < m->controller_count && !ctl; c++) ctl = !strcmp(m->controllers[c].name, q->name);
+		char quoted[300];
+		snprintf(quoted, sizeof(quoted), "\"%s\"", q->name);
+		if (ctl && (!strcmp(t, q->name) || !strcmp(t, quoted))) {
+			fr[k].kind = SMDMX_FLEX_RULE_PASS_THROUGH;
+		} else {
+			fr[k].kind = SMDMX_FLEX_RULE_EXPRESSION;
+			fr[k].expression = sm_strdup(s->owner, q->expression, strlen(q->expression), error);
+			ok = ok && fr[k].expression != NULL;
+		}
+		k++;
+	}
+	if (ok) {
+		s->flex_rules = fr;
+		s->flex_rule_count = k;
+	}
+	return ok;
+}
+
+/* The shapes planned, the rig (a combination operator, or controls with flex rules, or with
+ * the rig in the QC controls marking the stereo shapes), the balance of their meshes. */
+static bool lift_planned(const smdmx_qc *qc, const smdmx_qc_model *m, smdmx_scene *s, const char *use, plan *pl, size_t np,
+                         double msplit, const smdmx_flex_shape *deff, bool rig_in_qc, smdmx_error *error, smdmx_warnings *w)
+{
+	size_t nf = m->flex_count, nframes = s->flex_shape_count;
+	const smdmx_flex_shape *frames = s->flex_shapes;
+	lshape *ls = calloc(2 * nf + 1, sizeof(*ls));
+	char (*names)[300] = calloc(2 * nf + 1, 300);
+	bool *stereo_mesh = calloc(s->mesh_count + 1, sizeof(bool));
+	if (!ls || !names || !stereo_mesh) {
+		free(ls);
+		free(names);
+		free(stereo_mesh);
+		return sm_fail_oom(error);
+	}
+	size_t nls = plan_shapes(pl, np, ls, names);
+	/* The rig, now that the shapes are named. */
+	s->domination_rules = NULL;
+	s->domination_rule_count = 0;
+	s->flex_rules = NULL;
+	s->flex_rule_count = 0;
+	s->flex_controllers = NULL;
+	s->flex_controller_count = 0;
+	bool accepted = false, ok = true;
+	if (!rig_in_qc) ok = try_combination(s, m, ls, nls, &accepted, error);
+	if (ok && !accepted && !rig_in_qc && cut_unnamed_pairs(qc, m, pl, np, w)) nls = plan_shapes(pl, np, ls, names);
+	for (bool changed = ok && !accepted; changed;) {
+		changed = cut_pairs_named_in(qc, m, pl, np, rig_in_qc, w);
+		if (changed) nls = plan_shapes(pl, np, ls, names);
+	}
+	smdmx_flex_shape *ns = ok ? sm_owned_calloc(s->owner, nls + 1, sizeof(*ns), error) : NULL;
+	size_t n = 0;
+	ok = ok && ns && build_shapes(s, pl, np, ls, ns, stereo_mesh, &n, error);
+	/* The lifted names now live in the scene. */
+	for (size_t u = 0; ok && u < nls; u++) ls[u].name = ns[u].name;
+	if (ok) warn_unnamed_frames(m, use, frames, nframes, deff, w);
+	if (ok) {
+		s->flex_shapes = ns;
+		s->flex_shape_count = n;
+		ok = sm_mark_correctives(&s->owner->alloc, ns, n, false) || sm_fail_oom(error);
+	}
+	ok = ok && set_balance(s, stereo_mesh, msplit, error);
+	free(stereo_mesh);
+	if (ok && !accepted) ok = rig_controls(s, m, ls, nls, rig_in_qc, error) && (rig_in_qc || rig_flex_rules(s, m, ls, nls, error, w));
 	free(ls);
 	free(names);
+	return ok;
+}
+
+bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, const smdmx_qc_rig_options *options,
+                        smdmx_error *error, smdmx_warnings *w)
+{
+	memset(error, 0, sizeof(*error));
+	if (w) memset(w, 0, sizeof(*w));
+	smdmx_qc_rig_options opt;
+	memset(&opt, 0, sizeof(opt));
+	if (options) opt = *options;
+	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
+	const smdmx_qc_model *m = &qc->models[model];
+	if (!s->owner) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the scene has no owner");
+	char *use = calloc(m->flex_count + 1, 1);
+	if (!use) return sm_fail_oom(error);
+	choose_flexes(qc, m, use, w);
+	const smdmx_flex_shape *deff = NULL;
+	bool ok = find_frames(qc, m, use, s, &deff, error);
+	if (ok && deff && !rebase(s, deff)) ok = sm_fail_oom(error);
+	plan *pl = ok ? calloc(m->flex_count + 1, sizeof(*pl)) : NULL;
+	if (ok && !pl) ok = sm_fail_oom(error);
+	if (ok) {
+		double msplit = mesh_split(m, use);
+		size_t np = make_plan(qc, m, use, s, msplit, pl, w);
+		ok = lift_planned(qc, m, s, use, pl, np, msplit, deff, opt.rig_in_qc, error, w);
+	}
+	free(use);
+	free(pl);
 	if (ok && !opt.rig_in_qc && m->qc_only_count)
 		qwarn(qc, m->pos, w, SMDMX_WARNING_QC_ONLY, "eyeball, eyelid and mouth lines have no DMX form: %zu stay in the QC, which studiomdl reads with the DMX; nothing to do",
 		      m->qc_only_count);
