@@ -40,6 +40,14 @@ typedef struct uname {
 	int32_t frame;         /* its VTA frame (the R half's when baked) */
 } uname;
 
+/* A shape lifted from a QC's flex lines: name, stereo, split, frame. */
+typedef struct lshape {
+	const char *name;
+	bool stereo;
+	double split;
+	int32_t frame;
+} lshape;
+
 /* The scene's raw controls in order (studiomdl's RebuildRawControlList), each with its control
  * and its place in it. */
 typedef struct raws {
@@ -58,5 +66,10 @@ bool sm_rig_shape_scaled(sm_owner *o, const smdmx_scene *s, const smdmx_flex_sha
                          bool complement, smdmx_flex_shape *out, smdmx_error *error);
 bool sm_rig_split_holds(const smdmx_scene *s, const smdmx_flex_shape *sh, double split);
 void sm_rig_squeeze(const char *s, char *out, size_t cap);
+
+/* The QC's controllers and rules of m as a combination operator over the shapes ls
+ * (qc_rig_combo.c): *accepted when they are one, the scene then holding it; false on failure. */
+bool sm_rig_try_combination(smdmx_scene *s, const smdmx_qc_model *m, const lshape *ls, size_t nls, bool *accepted,
+                            smdmx_error *error);
 
 #endif
