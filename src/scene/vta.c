@@ -526,48 +526,64 @@ static bool split_mesh(matcher *m, smdmx_scene *ref, size_t mi, const uint32_t *
 	return true;
 }
 
-bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_error *error, smdmx_warnings *warnings)
-{
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
-	if (vta->mesh_count != 1 || vta->source.format != SMDMX_SOURCE_VTA)
-		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the flex file is not a VTA");
-	if (ref->mesh_count == 0) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the reference has no mesh for the shapes");
-	sm_owner *o = ref->owner;
+/* A VTA being attached: the matcher, and per corner as the reference's triangles are written
+ * (polygons by first corner, fanned), its mesh, corner and base vertex. */
+typedef struct attach {
 	matcher mt;
-	memset(&mt, 0, sizeof(mt));
-	mt.t.a = &o->alloc;
-	mt.t.error = error;
-	mt.vm = &vta->meshes[0];
-	mt.n = mt.vm->corner_count;
-	mt.numbers = vta->source.vta_ids;
-	temps *t = &mt.t;
-	bool ok = true;
+	smdmx_scene *ref;
+	const smdmx_scene *vta;
+	smdmx_error *error;
+	smdmx_warnings *warnings;
+	size_t nm;                    /* meshes of the reference */
+	size_t total;                 /* written corners */
+	uint32_t *mesh_of, *corner_of, *base_of;
+	uint8_t *used;                /* per base vertex: a corner took it */
+	size_t unreached, first_unreached, nearest;
+	uint32_t nearest_line;
+	float far2;
+	motions mo[2];                /* positions, normals */
+	size_t corners;               /* mesh corners, over all meshes */
+	size_t *corner_off;           /* per mesh + 1: its first in those */
+	uint32_t *cbase;              /* per mesh corner: its base vertex */
+	size_t *slot_base;            /* per mesh: its first position and normal slot */
+	size_t slots;
+	uint32_t *by_base_first, *by_base, *mesh_at; /* mesh corners by base vertex; each one's mesh */
+	int32_t *kept;                /* per slot, the shape being built's entry, or -1 */
+} attach;
 
-	/* The written corners, numbered in the order the reference's triangles are written
-	 * (polygons by first corner, fanned): the numbers a VTA of Blender Source Tools uses. */
-	size_t total = 0, nm = ref->mesh_count;
+/* One delta a VTA shape puts on a mesh's position or normal. */
+typedef struct entry {
+	uint32_t mesh, target, which; /* which: 0 position, 1 normal */
+	const float *delta;
+} entry;
+
+/* The written corners, numbered in the order the reference's triangles are written: the
+ * numbers a VTA of Blender Source Tools uses. */
+static bool number_corners(attach *at)
+{
+	temps *t = &at->mt.t;
+	size_t total = 0, nm = at->nm;
 	for (size_t mi = 0; mi < nm; mi++) {
-		const smdmx_mesh *m = &ref->meshes[mi];
+		const smdmx_mesh *m = &at->ref->meshes[mi];
 		for (size_t f = 0; f < m->face_set_count; f++)
 			for (size_t p = 0; p < m->face_sets[f].polygon_count; p++)
 				total += 3 * (m->face_sets[f].offsets[p + 1] - m->face_sets[f].offsets[p] - 2);
 	}
-	if (total >= UINT32_MAX || mt.n >= UINT32_MAX)
-		return sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "more than 2^32 - 2 corners or VTA vertices");
-	mt.budget = ((uint64_t)1 << 22) + 64 * ((uint64_t)total + mt.n);
-	uint32_t *mesh_of = temp(t, total, sizeof(uint32_t)), *corner_of = temp(t, total, sizeof(uint32_t));
-	uint32_t *base_of = temp(t, total, sizeof(uint32_t));
-	size_t *slot_base = temp(t, nm + 1, sizeof(size_t));
-	ok = mesh_of && corner_of && base_of && slot_base;
+	if (total >= UINT32_MAX || at->mt.n >= UINT32_MAX)
+		return sm_fail(at->error, SMDMX_ERROR_LIMIT, 0, 0, "more than 2^32 - 2 corners or VTA vertices");
+	at->total = total;
+	at->mt.budget = ((uint64_t)1 << 22) + 64 * ((uint64_t)total + at->mt.n);
+	at->mesh_of = temp(t, total, sizeof(uint32_t));
+	at->corner_of = temp(t, total, sizeof(uint32_t));
+	at->base_of = temp(t, total, sizeof(uint32_t));
+	at->slot_base = temp(t, nm + 1, sizeof(size_t));
+	if (!at->mesh_of || !at->corner_of || !at->base_of || !at->slot_base) return false;
 	size_t k = 0;
-	for (size_t mi = 0; ok && mi < nm; mi++) {
-		const smdmx_mesh *m = &ref->meshes[mi];
+	for (size_t mi = 0; mi < nm; mi++) {
+		const smdmx_mesh *m = &at->ref->meshes[mi];
 		sm_poly_ref *order;
 		size_t n;
-		if (!sm_polygon_order(&o->alloc, m, &order, &n)) {
-			ok = sm_fail_oom(error);
-			break;
-		}
+		if (!sm_polygon_order(&at->ref->owner->alloc, m, &order, &n)) return sm_fail_oom(at->error);
 		for (size_t i = 0; i < n; i++) {
 			const smdmx_face_set *fs = &m->face_sets[order[i].face_set];
 			const uint32_t *c = fs->corners + fs->offsets[order[i].polygon];
@@ -575,278 +591,331 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 			for (uint32_t tr = 1; tr + 1 < nc; tr++) {
 				uint32_t tri[3] = { c[0], c[tr], c[tr + 1] };
 				for (int v = 0; v < 3; v++) {
-					mesh_of[k] = (uint32_t)mi;
-					corner_of[k++] = tri[v];
+					at->mesh_of[k] = (uint32_t)mi;
+					at->corner_of[k++] = tri[v];
 				}
 			}
 		}
-		sm_free(&o->alloc, order, n * sizeof(sm_poly_ref));
+		sm_free(&at->ref->owner->alloc, order, n * sizeof(sm_poly_ref));
 	}
+	return true;
+}
 
-	/* Each corner's base vertex. */
-	size_t unreached = 0, nearest = 0, first_unreached = SIZE_MAX;
-	uint32_t nearest_line = 0;
-	float far2 = 0;
-	uint8_t *used = ok ? temp(t, mt.n, 1) : NULL;
-	ok = ok && used;
-	if (ok) memset(used, 0, mt.n);
+/* Each written corner's base vertex: by number when the VTA's numbers are the corners', else
+ * the one at its position (or the nearest within reach). A VTA none of whose vertices meets
+ * the reference is not this reference's. */
+static bool match_corners(attach *at, const char *reach_text)
+{
+	matcher *mt = &at->mt;
+	at->first_unreached = SIZE_MAX;
+	at->used = temp(&mt->t, mt->n, 1);
+	if (!at->used) return false;
+	memset(at->used, 0, mt->n);
 	static const float no_normal[3] = { 0, 0, 0 };
 	/* numbered by corners? */
 	bool by_number = true;
-	for (k = 0; ok && k < total && by_number; k++) {
-		const smdmx_mesh *m = &ref->meshes[mesh_of[k]];
-		size_t b = numbered(&mt, k);
-		by_number = b != SIZE_MAX && same3(base_position(&mt, b), m->positions[m->position_indices[corner_of[k]]]);
-		if (by_number) base_of[k] = (uint32_t)b;
+	for (size_t k = 0; k < at->total && by_number; k++) {
+		const smdmx_mesh *m = &at->ref->meshes[at->mesh_of[k]];
+		size_t b = numbered(mt, k);
+		by_number = b != SIZE_MAX && same3(base_position(mt, b), m->positions[m->position_indices[at->corner_of[k]]]);
+		if (by_number) at->base_of[k] = (uint32_t)b;
 	}
-	for (k = 0; ok && k < total; k++) {
-		const smdmx_mesh *m = &ref->meshes[mesh_of[k]];
-		uint32_t c = corner_of[k];
+	for (size_t k = 0; k < at->total; k++) {
+		const smdmx_mesh *m = &at->ref->meshes[at->mesh_of[k]];
+		uint32_t c = at->corner_of[k];
 		const float *p = m->positions[m->position_indices[c]];
 		const float *nrm = m->normal_indices ? m->normals[m->normal_indices[c]] : no_normal;
 		float d2 = 0;
-		if (!by_number) ok = match(&mt, p, nrm, &base_of[k], &d2);
-		if (!ok) break;
-		if (base_of[k] == SMDMX_NONE) {
-			if (!unreached++) first_unreached = k;
+		if (!by_number && !match(mt, p, nrm, &at->base_of[k], &d2)) return false;
+		if (at->base_of[k] == SMDMX_NONE) {
+			if (!at->unreached++) at->first_unreached = k;
 			continue;
 		}
-		used[base_of[k]] = 1;
+		at->used[at->base_of[k]] = 1;
 		if (d2 > 0) {
-			uint32_t line = vta->source.vta_lines ? vta->source.vta_lines[base_of[k]] : 0;
-			if (!nearest++ || (line && line < nearest_line)) nearest_line = line;
-			if (d2 > far2) far2 = d2;
+			uint32_t line = at->vta->source.vta_lines ? at->vta->source.vta_lines[at->base_of[k]] : 0;
+			if (!at->nearest++ || (line && line < at->nearest_line)) at->nearest_line = line;
+			if (d2 > at->far2) at->far2 = d2;
 		}
 	}
-
-	/* A VTA none of whose vertices meets the reference is not this reference's. */
-	char reach_text[SM_FLOAT_MAX];
-	sm_format_shortest(REACH, reach_text);
-	if (ok && total && mt.n && unreached == total) {
-		temps_free(t);
-		return sm_fail(error, SMDMX_ERROR_VERTEX_ID, 0, 0,
+	if (at->total && mt->n && at->unreached == at->total)
+		return sm_fail(at->error, SMDMX_ERROR_VERTEX_ID, 0, 0,
 		               "no corner of the reference has a VTA vertex within %s units: the VTA is not for this reference", reach_text);
+	return true;
+}
+
+/* What did not meet: VTA vertices at no corner (unless a twin at their position that moves
+ * alike carries their motion), corners with no VTA vertex in reach, corners that took the
+ * nearest. */
+static bool warn_unmet(attach *at, const char *reach_text)
+{
+	matcher *mt = &at->mt;
+	char pc[32];
+	size_t lost = 0, lost_moving = 0;
+	uint32_t lost_line = 0;
+	for (size_t i = 0; i < mt->n; i++) {
+		if (at->used[i]) continue;
+		if (!mt->have_exact) {
+			if (!group_by(mt, &mt->exact, false)) return false;
+			mt->have_exact = true;
+		}
+		uint32_t g = find_exact(mt, base_position(mt, i));
+		bool carried = false;
+		for (uint32_t a = mt->exact.first[g]; a < mt->exact.first[g + 1] && !carried; a++) {
+			uint32_t u = mt->exact.items[a];
+			carried = at->used[u] && motions_equal(&at->mo[0], u, (uint32_t)i, mt->n) && motions_equal(&at->mo[1], u, (uint32_t)i, mt->n);
+		}
+		if (carried) continue;
+		uint32_t line = at->vta->source.vta_lines ? at->vta->source.vta_lines[i] : 0;
+		if (!lost++ || (line && line < lost_line)) lost_line = line;
+		lost_moving += at->mo[0].moves[i] | at->mo[1].moves[i];
 	}
-
-	/* Which base vertices move alike over all shapes, positions and normals apart. */
-	motions mo[2];
-	memset(mo, 0, sizeof(mo));
-	for (int which = 0; ok && which < 2; which++) ok = build_motions(&mt, vta, which, &mo[which]);
-
-	/* What did not meet. */
-	if (ok) {
-		char pc[32];
-		size_t lost = 0, lost_moving = 0;
-		uint32_t lost_line = 0;
-		for (size_t i = 0; ok && i < mt.n; i++) {
-			if (used[i]) continue;
-			/* a twin at its position that moves alike carries its motion */
-			if (!mt.have_exact) {
-				ok = group_by(&mt, &mt.exact, false);
-				mt.have_exact = ok;
-				if (!ok) break;
-			}
-			uint32_t g = find_exact(&mt, base_position(&mt, i));
-			bool carried = false;
-			for (uint32_t a = mt.exact.first[g]; a < mt.exact.first[g + 1] && !carried; a++) {
-				uint32_t u = mt.exact.items[a];
-				carried = used[u] && motions_equal(&mo[0], u, (uint32_t)i, mt.n) && motions_equal(&mo[1], u, (uint32_t)i, mt.n);
-			}
-			if (carried) continue;
-			uint32_t line = vta->source.vta_lines ? vta->source.vta_lines[i] : 0;
-			if (!lost++ || (line && line < lost_line)) lost_line = line;
-			lost_moving += mo[0].moves[i] | mo[1].moves[i];
-		}
-		if (ok && lost)
-			sm_warn(warnings, SMDMX_WARNING_VTA_UNMATCHED, lost_line, lost_line ? 1 : 0,
-			        "%zu of %zu VTA vertices (%s%%) are at no corner of the reference: their motion is lost (%zu of "
-			        "them move); if any move, the VTA is for another version of the reference: export both again",
-			        lost, mt.n, percent(lost, mt.n, pc), lost_moving);
-		if (unreached) {
-			const smdmx_mesh *m = &ref->meshes[mesh_of[first_unreached]];
-			const float *p = m->positions[m->position_indices[corner_of[first_unreached]]];
-			char x[SM_FLOAT_MAX], y[SM_FLOAT_MAX], z[SM_FLOAT_MAX];
-			sm_format_shortest(p[0], x);
-			sm_format_shortest(p[1], y);
-			sm_format_shortest(p[2], z);
-			sm_warn(warnings, SMDMX_WARNING_VTA_UNREACHED, 0, 0,
-			        "%zu of %zu corners of the reference (%s%%) have no VTA vertex within %s units: they do not move "
-			        "(the first at %s %s %s); if they should, the VTA is for another version of the reference: export both "
-			        "again",
-			        unreached, total, percent(unreached, total, pc), reach_text, x, y, z);
-		}
-		if (nearest) {
-			char far[SM_FLOAT_MAX];
-			sm_format_shortest((float)sqrt((double)far2), far);
-			sm_warn(warnings, SMDMX_WARNING_VTA_NEAREST, nearest_line, nearest_line ? 1 : 0,
-			        "%zu of %zu corners (%s%%) have no VTA vertex at their position and take the nearest, up to %s "
-			        "units away, as studiomdl does; nothing to do unless that is far",
-			        nearest, total, percent(nearest, total, pc), far);
-		}
+	if (lost)
+		sm_warn(at->warnings, SMDMX_WARNING_VTA_UNMATCHED, lost_line, lost_line ? 1 : 0,
+		        "%zu of %zu VTA vertices (%s%%) are at no corner of the reference: their motion is lost (%zu of "
+		        "them move); if any move, the VTA is for another version of the reference: export both again",
+		        lost, mt->n, percent(lost, mt->n, pc), lost_moving);
+	if (at->unreached) {
+		const smdmx_mesh *m = &at->ref->meshes[at->mesh_of[at->first_unreached]];
+		const float *p = m->positions[m->position_indices[at->corner_of[at->first_unreached]]];
+		char x[SM_FLOAT_MAX], y[SM_FLOAT_MAX], z[SM_FLOAT_MAX];
+		sm_format_shortest(p[0], x);
+		sm_format_shortest(p[1], y);
+		sm_format_shortest(p[2], z);
+		sm_warn(at->warnings, SMDMX_WARNING_VTA_UNREACHED, 0, 0,
+		        "%zu of %zu corners of the reference (%s%%) have no VTA vertex within %s units: they do not move "
+		        "(the first at %s %s %s); if they should, the VTA is for another version of the reference: export both "
+		        "again",
+		        at->unreached, at->total, percent(at->unreached, at->total, pc), reach_text, x, y, z);
 	}
+	if (at->nearest) {
+		char far[SM_FLOAT_MAX];
+		sm_format_shortest((float)sqrt((double)at->far2), far);
+		sm_warn(at->warnings, SMDMX_WARNING_VTA_NEAREST, at->nearest_line, at->nearest_line ? 1 : 0,
+		        "%zu of %zu corners (%s%%) have no VTA vertex at their position and take the nearest, up to %s "
+		        "units away, as studiomdl does; nothing to do unless that is far",
+		        at->nearest, at->total, percent(at->nearest, at->total, pc), far);
+	}
+	return true;
+}
 
-	/* Each mesh corner's base vertex: that of its first written occurrence (a polygon fanned
-	 * into triangles writes its first corner several times). */
-	size_t *corner_off = ok ? temp(t, nm + 1, sizeof(size_t)) : NULL;
-	ok = ok && corner_off;
+/* Each mesh corner's base vertex: that of its first written occurrence (a polygon fanned
+ * into triangles writes its first corner several times; occurrences that move differently
+ * are counted and warned). */
+static bool corner_bases(attach *at)
+{
+	temps *t = &at->mt.t;
+	size_t nm = at->nm;
+	at->corner_off = temp(t, nm + 1, sizeof(size_t));
+	if (!at->corner_off) return false;
 	size_t corners = 0;
-	for (size_t mi = 0; ok && mi < nm; mi++) {
-		corner_off[mi] = corners;
-		corners += ref->meshes[mi].corner_count;
+	for (size_t mi = 0; mi < nm; mi++) {
+		at->corner_off[mi] = corners;
+		corners += at->ref->meshes[mi].corner_count;
 	}
-	if (ok) corner_off[nm] = corners;
-	uint32_t *cbase = ok ? temp(t, corners, sizeof(uint32_t)) : NULL;
-	uint8_t *seen = ok ? temp(t, corners, 1) : NULL;
-	ok = ok && cbase && seen;
+	at->corner_off[nm] = corners;
+	at->corners = corners;
+	at->cbase = temp(t, corners, sizeof(uint32_t));
+	uint8_t *seen = temp(t, corners, 1);
+	if (!at->cbase || !seen) return false;
 	size_t conflicts = 0;
-	if (ok) {
-		memset(seen, 0, corners);
-		for (size_t c = 0; c < corners; c++) cbase[c] = SMDMX_NONE;
-		for (k = 0; k < total; k++) {
-			size_t gc = corner_off[mesh_of[k]] + corner_of[k];
-			if (!seen[gc]) {
-				seen[gc] = 1;
-				cbase[gc] = base_of[k];
-			} else if (seen[gc] == 1 && (!motions_equal(&mo[0], cbase[gc], base_of[k], mt.n) ||
-			                             !motions_equal(&mo[1], cbase[gc], base_of[k], mt.n))) {
-				seen[gc] = 2; /* one corner, two motions: the first stays */
-				conflicts++;
-			}
+	memset(seen, 0, corners);
+	for (size_t c = 0; c < corners; c++) at->cbase[c] = SMDMX_NONE;
+	for (size_t k = 0; k < at->total; k++) {
+		size_t gc = at->corner_off[at->mesh_of[k]] + at->corner_of[k];
+		uint32_t *cb = &at->cbase[gc];
+		if (!seen[gc]) {
+			seen[gc] = 1;
+			*cb = at->base_of[k];
+		} else if (seen[gc] == 1 && (!motions_equal(&at->mo[0], *cb, at->base_of[k], at->mt.n) ||
+		                             !motions_equal(&at->mo[1], *cb, at->base_of[k], at->mt.n))) {
+			seen[gc] = 2; /* one corner, two motions: the first stays */
+			conflicts++;
 		}
 	}
-	if (ok && conflicts)
-		sm_warn(warnings, SMDMX_WARNING_VTA_CONFLICT, 0, 0,
+	if (conflicts)
+		sm_warn(at->warnings, SMDMX_WARNING_VTA_CONFLICT, 0, 0,
 		        "corners written more than once (polygons fanned into triangles) took VTA vertices that move "
 		        "differently: the first keeps its motion (%zu of %zu written corners); triangulate in the source if a "
 		        "shape tears there",
-		        conflicts, total);
+		        conflicts, at->total);
+	return true;
+}
 
-	/* Corners on one position (or normal) whose base vertices move differently (the lips of
-	 * a mouth modelled closed, or flat faces that share a normal) get a position (normal) of
-	 * their own, so that each moves as its VTA vertex does. */
-	for (size_t mi = 0; ok && mi < nm; mi++) ok = split_mesh(&mt, ref, mi, cbase + corner_off[mi], mo);
-
-	/* The corners of each base vertex, and per position and normal slot (mesh by mesh,
-	 * positions then normals) the delta this shape has put there. */
+/* The corners of each base vertex, and per position and normal slot (mesh by mesh,
+ * positions then normals) room for the delta a shape has put there. */
+static bool index_by_base(attach *at)
+{
+	temps *t = &at->mt.t;
 	size_t slots = 0;
-	for (size_t mi = 0; ok && mi < nm; mi++) {
-		slot_base[mi] = slots;
-		slots += ref->meshes[mi].position_count + ref->meshes[mi].normal_count;
+	for (size_t mi = 0; mi < at->nm; mi++) {
+		at->slot_base[mi] = slots;
+		slots += at->ref->meshes[mi].position_count + at->ref->meshes[mi].normal_count;
 	}
-	uint32_t *key = ok ? temp(t, corners, sizeof(uint32_t)) : NULL;
-	uint32_t *by_base_first = ok ? temp(t, mt.n + 2, sizeof(uint32_t)) : NULL;
-	uint32_t *by_base = ok ? temp(t, corners, sizeof(uint32_t)) : NULL;
-	uint32_t *mesh_at = ok ? temp(t, corners, sizeof(uint32_t)) : NULL;
-	int32_t *kept = ok ? temp(t, slots, sizeof(int32_t)) : NULL; /* per slot, this shape's entry, or -1 */
-	ok = ok && key && by_base_first && by_base && mesh_at && kept;
-	if (ok) {
-		for (size_t mi = 0; mi < nm; mi++)
-			for (size_t c = corner_off[mi]; c < corner_off[mi + 1]; c++) mesh_at[c] = (uint32_t)mi;
-		for (size_t c = 0; c < corners; c++) key[c] = cbase[c] == SMDMX_NONE ? (uint32_t)mt.n : cbase[c];
-		sm_group(key, NULL, corners, mt.n + 1, by_base_first, by_base);
-		for (size_t sl = 0; sl < slots; sl++) kept[sl] = -1;
-	}
+	at->slots = slots;
+	uint32_t *key = temp(t, at->corners, sizeof(uint32_t));
+	at->by_base_first = temp(t, at->mt.n + 2, sizeof(uint32_t));
+	at->by_base = temp(t, at->corners, sizeof(uint32_t));
+	at->mesh_at = temp(t, at->corners, sizeof(uint32_t));
+	at->kept = temp(t, slots, sizeof(int32_t));
+	if (!key || !at->by_base_first || !at->by_base || !at->mesh_at || !at->kept) return false;
+	for (size_t mi = 0; mi < at->nm; mi++)
+		for (size_t c = at->corner_off[mi]; c < at->corner_off[mi + 1]; c++) at->mesh_at[c] = (uint32_t)mi;
+	for (size_t c = 0; c < at->corners; c++) key[c] = at->cbase[c] == SMDMX_NONE ? (uint32_t)at->mt.n : at->cbase[c];
+	sm_group(key, NULL, at->corners, at->mt.n + 1, at->by_base_first, at->by_base);
+	for (size_t sl = 0; sl < slots; sl++) at->kept[sl] = -1;
+	return true;
+}
 
-	/* The shapes: for each VTA shape, the deltas of its vertices on the corners they reach,
-	 * one delta per position and normal of each mesh. */
-	typedef struct entry {
-		uint32_t mesh, target, which; /* which: 0 position, 1 normal */
-		const float *delta;
-	} entry;
-	size_t most = 0;
-	for (size_t s = 0; ok && s < vta->flex_shape_count; s++) {
+/* The entries of VTA shape vs: the deltas of its vertices on the corners they reach, one
+ * per position and normal of each mesh. Their count. */
+static size_t shape_entries(attach *at, const smdmx_flex_shape *vs, entry *ent, uint32_t *ent_mesh)
+{
+	size_t ne = 0;
+	for (int which = 0; which < 2; which++) {
+		size_t count = which ? vs->normal_count : vs->position_count;
+		const uint32_t *bases = which ? vs->normal_indices : vs->position_indices;
+		smdmx_vec3 *deltas = which ? vs->normal_deltas : vs->position_deltas;
+		for (size_t i = 0; i < count; i++) {
+			const float *d = deltas[i];
+			/* A listed vertex that did not move adds nothing. */
+			if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
+			uint32_t b = bases[i];
+			for (uint32_t a = at->by_base_first[b]; a < at->by_base_first[b + 1]; a++) {
+				uint32_t gc = at->by_base[a], mi = at->mesh_at[gc], c = (uint32_t)(gc - at->corner_off[mi]);
+				const smdmx_mesh *m = &at->ref->meshes[mi];
+				if (which && !m->normal_indices) continue;
+				uint32_t target = which ? m->normal_indices[c] : m->position_indices[c];
+				size_t sl = at->slot_base[mi] + (which ? m->position_count : 0) + target;
+				if (at->kept[sl] >= 0) continue; /* its other corners move alike (split_mesh) */
+				at->kept[sl] = (int32_t)ne;
+				ent_mesh[ne] = (uint32_t)mi;
+				ent[ne++] = (entry){ (uint32_t)mi, target, (uint32_t)which, d };
+			}
+		}
+	}
+	for (size_t e = 0; e < ne; e++) {
+		const smdmx_mesh *m = &at->ref->meshes[ent[e].mesh];
+		at->kept[at->slot_base[ent[e].mesh] + (ent[e].which ? m->position_count : 0) + ent[e].target] = -1;
+	}
+	return ne;
+}
+
+/* The flex shape of VTA shape vs on mesh mi: the entries ent[order[from..to)], into out. */
+static bool emit_shape(attach *at, const smdmx_flex_shape *vs, size_t mi, const entry *ent, const uint32_t *order, uint32_t from,
+                       uint32_t to, sm_vec *out)
+{
+	sm_owner *o = at->ref->owner;
+	smdmx_error *error = at->error;
+	size_t np = 0, nn = 0;
+	for (uint32_t a = from; a < to; a++) {
+		if (ent[order[a]].which) nn++;
+		else np++;
+	}
+	smdmx_vec3 *pd = sm_owned_alloc(o, (np + 1) * sizeof(smdmx_vec3), error);
+	uint32_t *pi = sm_owned_alloc(o, (np + 1) * sizeof(uint32_t), error);
+	smdmx_vec3 *nd = sm_owned_alloc(o, (nn + 1) * sizeof(smdmx_vec3), error);
+	uint32_t *ni = sm_owned_alloc(o, (nn + 1) * sizeof(uint32_t), error);
+	smdmx_flex_shape *sh = pd && pi && nd && ni ? sm_vec_push(o, out, sizeof(smdmx_flex_shape), error) : NULL;
+	const char *name = sh ? sm_strdup(o, vs->name, strlen(vs->name), error) : NULL;
+	if (!name) return false;
+	np = nn = 0;
+	for (uint32_t a = from; a < to; a++) {
+		const entry *en = &ent[order[a]];
+		if (en->which) {
+			memcpy(nd[nn], en->delta, sizeof(smdmx_vec3));
+			ni[nn++] = en->target;
+		} else {
+			memcpy(pd[np], en->delta, sizeof(smdmx_vec3));
+			pi[np++] = en->target;
+		}
+	}
+	memset(sh, 0, sizeof(*sh));
+	sh->name = name;
+	sh->mesh = (uint32_t)mi;
+	sh->frame = vs->frame;
+	sh->line = vs->line;
+	sh->corrective = vs->corrective;
+	sh->position_indices = pi;
+	sh->position_deltas = pd;
+	sh->position_count = np;
+	sh->normal_indices = ni;
+	sh->normal_deltas = nd;
+	sh->normal_count = nn;
+	return true;
+}
+
+/* The shapes: the reference's own, then for each VTA shape one flex shape per mesh it moves
+ * (a shape that moves nothing stays, on the first mesh). */
+static bool attach_shapes(attach *at, sm_vec *out)
+{
+	temps *t = &at->mt.t;
+	const smdmx_scene *vta = at->vta;
+	size_t nm = at->nm, most = 0;
+	for (size_t s = 0; s < vta->flex_shape_count; s++) {
 		const smdmx_flex_shape *vs = &vta->flex_shapes[s];
 		size_t reach = 0;
 		for (size_t i = 0; i < vs->position_count; i++)
-			reach += by_base_first[vs->position_indices[i] + 1] - by_base_first[vs->position_indices[i]];
+			reach += at->by_base_first[vs->position_indices[i] + 1] - at->by_base_first[vs->position_indices[i]];
 		for (size_t i = 0; i < vs->normal_count; i++)
-			reach += by_base_first[vs->normal_indices[i] + 1] - by_base_first[vs->normal_indices[i]];
+			reach += at->by_base_first[vs->normal_indices[i] + 1] - at->by_base_first[vs->normal_indices[i]];
 		if (reach > most) most = reach;
 	}
-	entry *ent = ok ? temp(t, most, sizeof(entry)) : NULL;
-	uint32_t *ent_mesh = ok ? temp(t, most, sizeof(uint32_t)) : NULL;
-	uint32_t *ent_first = ok ? temp(t, nm + 1, sizeof(uint32_t)) : NULL;
-	uint32_t *ent_order = ok ? temp(t, most, sizeof(uint32_t)) : NULL;
-	ok = ok && ent && ent_mesh && ent_first && ent_order;
-	sm_vec out = SM_VEC_INIT;
-	ok = ok && sm_vec_reserve(o, &out, sizeof(smdmx_flex_shape), ref->flex_shape_count + nm * vta->flex_shape_count + 1, error);
-	if (ok && ref->flex_shape_count) memcpy(out.data, ref->flex_shapes, ref->flex_shape_count * sizeof(smdmx_flex_shape));
-	if (ok) out.count = ref->flex_shape_count;
-	for (size_t s = 0; ok && s < vta->flex_shape_count; s++) {
+	entry *ent = temp(t, most, sizeof(entry));
+	uint32_t *ent_mesh = temp(t, most, sizeof(uint32_t));
+	uint32_t *ent_first = temp(t, nm + 1, sizeof(uint32_t));
+	uint32_t *ent_order = temp(t, most, sizeof(uint32_t));
+	if (!ent || !ent_mesh || !ent_first || !ent_order) return false;
+	smdmx_scene *ref = at->ref;
+	if (!sm_vec_reserve(ref->owner, out, sizeof(smdmx_flex_shape), ref->flex_shape_count + nm * vta->flex_shape_count + 1, at->error))
+		return false;
+	if (ref->flex_shape_count) memcpy(out->data, ref->flex_shapes, ref->flex_shape_count * sizeof(smdmx_flex_shape));
+	out->count = ref->flex_shape_count;
+	for (size_t s = 0; s < vta->flex_shape_count; s++) {
 		const smdmx_flex_shape *vs = &vta->flex_shapes[s];
-		size_t ne = 0;
-		for (int which = 0; which < 2; which++) {
-			size_t count = which ? vs->normal_count : vs->position_count;
-			const uint32_t *bases = which ? vs->normal_indices : vs->position_indices;
-			smdmx_vec3 *deltas = which ? vs->normal_deltas : vs->position_deltas;
-			for (size_t i = 0; i < count; i++) {
-				const float *d = deltas[i];
-				/* A listed vertex that did not move adds nothing. */
-				if (d[0] == 0 && d[1] == 0 && d[2] == 0) continue;
-				uint32_t b = bases[i];
-				for (uint32_t a = by_base_first[b]; a < by_base_first[b + 1]; a++) {
-					uint32_t gc = by_base[a], mi = mesh_at[gc], c = (uint32_t)(gc - corner_off[mi]);
-					const smdmx_mesh *m = &ref->meshes[mi];
-					if (which && !m->normal_indices) continue;
-					uint32_t target = which ? m->normal_indices[c] : m->position_indices[c];
-					size_t sl = slot_base[mi] + (which ? m->position_count : 0) + target;
-					if (kept[sl] >= 0) continue; /* its other corners move alike (split_mesh) */
-					kept[sl] = (int32_t)ne;
-					ent_mesh[ne] = (uint32_t)mi;
-					ent[ne++] = (entry){ (uint32_t)mi, target, (uint32_t)which, d };
-				}
-			}
-		}
-		for (size_t e = 0; e < ne; e++) {
-			const smdmx_mesh *m = &ref->meshes[ent[e].mesh];
-			kept[slot_base[ent[e].mesh] + (ent[e].which ? m->position_count : 0) + ent[e].target] = -1;
-		}
-		/* One flex shape per mesh it moves; a shape that moves nothing stays, on the first mesh. */
+		size_t ne = shape_entries(at, vs, ent, ent_mesh);
 		sm_group(ent_mesh, NULL, ne, nm, ent_first, ent_order);
-		for (size_t mi = 0; ok && mi < nm; mi++) {
+		for (size_t mi = 0; mi < nm; mi++) {
 			uint32_t from = ent_first[mi], to = ent_first[mi + 1];
 			if (from == to && !(ne == 0 && mi == 0)) continue;
-			size_t np = 0, nn = 0;
-			for (uint32_t a = from; a < to; a++) {
-				if (ent[ent_order[a]].which) nn++;
-				else np++;
-			}
-			smdmx_vec3 *pd = sm_owned_alloc(o, (np + 1) * sizeof(smdmx_vec3), error);
-			uint32_t *pi = sm_owned_alloc(o, (np + 1) * sizeof(uint32_t), error);
-			smdmx_vec3 *nd = sm_owned_alloc(o, (nn + 1) * sizeof(smdmx_vec3), error);
-			uint32_t *ni = sm_owned_alloc(o, (nn + 1) * sizeof(uint32_t), error);
-			smdmx_flex_shape *sh = pd && pi && nd && ni ? sm_vec_push(o, &out, sizeof(smdmx_flex_shape), error) : NULL;
-			const char *name = sh ? sm_strdup(o, vs->name, strlen(vs->name), error) : NULL;
-			if (!name) {
-				ok = false;
-				break;
-			}
-			np = nn = 0;
-			for (uint32_t a = from; a < to; a++) {
-				const entry *en = &ent[ent_order[a]];
-				if (en->which) {
-					memcpy(nd[nn], en->delta, sizeof(smdmx_vec3));
-					ni[nn++] = en->target;
-				} else {
-					memcpy(pd[np], en->delta, sizeof(smdmx_vec3));
-					pi[np++] = en->target;
-				}
-			}
-			memset(sh, 0, sizeof(*sh));
-			sh->name = name;
-			sh->mesh = (uint32_t)mi;
-			sh->frame = vs->frame;
-			sh->line = vs->line;
-			sh->corrective = vs->corrective;
-			sh->position_indices = pi;
-			sh->position_deltas = pd;
-			sh->position_count = np;
-			sh->normal_indices = ni;
-			sh->normal_deltas = nd;
-			sh->normal_count = nn;
+			if (!emit_shape(at, vs, mi, ent, ent_order, from, to, out)) return false;
 		}
 	}
-	temps_free(t);
+	return true;
+}
+
+bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_error *error, smdmx_warnings *warnings)
+{
+	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	if (vta->mesh_count != 1 || vta->source.format != SMDMX_SOURCE_VTA)
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the flex file is not a VTA");
+	if (ref->mesh_count == 0) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the reference has no mesh for the shapes");
+	attach a;
+	memset(&a, 0, sizeof(a));
+	attach *at = &a;
+	at->mt.t.a = &ref->owner->alloc;
+	at->mt.t.error = error;
+	at->mt.vm = &vta->meshes[0];
+	at->mt.n = at->mt.vm->corner_count;
+	at->mt.numbers = vta->source.vta_ids;
+	at->ref = ref;
+	at->vta = vta;
+	at->error = error;
+	at->warnings = warnings;
+	at->nm = ref->mesh_count;
+	char reach_text[SM_FLOAT_MAX];
+	sm_format_shortest(REACH, reach_text);
+	bool ok = number_corners(at) && match_corners(at, reach_text);
+	/* Which base vertices move alike over all shapes, positions and normals apart. */
+	for (int which = 0; ok && which < 2; which++) ok = build_motions(&at->mt, vta, which, &at->mo[which]);
+	ok = ok && warn_unmet(at, reach_text) && corner_bases(at);
+	/* Corners on one position (or normal) whose base vertices move differently (the lips of
+	 * a mouth modelled closed, or flat faces that share a normal) get a position (normal) of
+	 * their own, so that each moves as its VTA vertex does. */
+	for (size_t mi = 0; ok && mi < at->nm; mi++) ok = split_mesh(&at->mt, ref, mi, at->cbase + at->corner_off[mi], at->mo);
+	sm_vec out = SM_VEC_INIT;
+	ok = ok && index_by_base(at) && attach_shapes(at, &out);
+	temps_free(&at->mt.t);
 	if (!ok) return false;
 	ref->flex_shapes = out.data;
 	ref->flex_shape_count = out.count;
