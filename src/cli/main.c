@@ -123,6 +123,259 @@ static bool parse_number(const char *s, double lo, double hi, double *out)
 	return true;
 }
 
+/* The command line being read: the options, and what was said explicitly (a --target only
+ * fills in what was not). rc: -1 while reading on, else the exit status. */
+typedef struct opt_state {
+	conv_opts *o;
+	int argc;
+	char **argv;
+	int i;
+	int rc;
+	bool explicit_encoding, explicit_version, explicit_model;
+	const char *target;
+} opt_state;
+
+/* The option at i takes the next argument: true, i moved past it; else the usage error. */
+static bool takes_value(opt_state *st, const char *a)
+{
+	if (st->i + 1 < st->argc) {
+		st->i++;
+		return true;
+	}
+	st->rc = usage_error("'%s' needs a value", a);
+	return false;
+}
+#define TAKES_VALUE takes_value(st, a)
+
+/* The options of every conversion: outputs, batch, messages, threads. False: not one. */
+static bool batch_option(opt_state *st, const char *a, const char *v)
+{
+	conv_opts *o = st->o;
+	double num = 0;
+	if (!strcmp(a, "-o")) {
+		if (TAKES_VALUE) o->out = v;
+	} else if (!strcmp(a, "-d")) {
+		if (TAKES_VALUE) o->outdir = v;
+	} else if (!strcmp(a, "--to")) {
+		if (TAKES_VALUE) {
+			o->to = v[0] == '.' ? v + 1 : v;
+			if (!is_smd_family(o->to) && strcasecmp(o->to, "dmx")) st->rc = usage_error("--to is smd, sma, phys, vta or dmx, not '%s'", v);
+		}
+	} else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) {
+		o->recursive = true;
+	} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
+		o->force = true;
+	} else if (!strcmp(a, "-u") || !strcmp(a, "--update")) {
+		o->update = true;
+	} else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) {
+		o->keep_going = true;
+	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		o->quiet = true;
+	} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+		o->verbose = true;
+	} else if (!strcmp(a, "-Werror")) {
+		o->werror = true;
+	} else if (!strcmp(a, "-W")) {
+		if (TAKES_VALUE) {
+			if (strcmp(v, "error")) st->rc = usage_error("-W takes 'error', not '%s'", v);
+			o->werror = true;
+		}
+	} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || (!strncmp(a, "-j", 2) && a[2])) {
+		const char *n = a[2] && a[1] == 'j' ? a + 2 : (TAKES_VALUE ? v : NULL);
+		if (n && !parse_number(n, 1, 256, &num)) st->rc = usage_error("-j wants a number of jobs from 1 to 256, not '%s'", n);
+		else if (n) o->jobs = (unsigned)num;
+	} else if (!strcmp(a, "--threads")) {
+		if (TAKES_VALUE) {
+			if (!parse_number(v, 1, 256, &num)) st->rc = usage_error("--threads wants a number from 1 to 256, not '%s'", v);
+			o->threads = (unsigned)num;
+			o->given |= OPT_THREADS;
+		}
+	} else if (!strcmp(a, "--depfile")) {
+		if (TAKES_VALUE) o->depfile = v;
+	} else if (!strcmp(a, "--max-warnings")) {
+		if (TAKES_VALUE) {
+			if (!parse_number(v, 0, 1e9, &num)) st->rc = usage_error("--max-warnings wants a count, not '%s'", v);
+			o->max_warnings = (size_t)num;
+		}
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* The options of what is written and how it is read: DMX encoding and model format, scale
+ * and axis, clips, VTA, QC, keys, frame rate, names, line ends. False: not one. */
+static bool format_option(opt_state *st, const char *a, const char *v)
+{
+	conv_opts *o = st->o;
+	double num = 0;
+	if (!strcmp(a, "--encoding")) {
+		if (TAKES_VALUE) {
+			o->dopts.encoding = v;
+			o->given |= OPT_ENCODING;
+			st->explicit_encoding = true;
+			if (strcmp(v, "keyvalues2") && strcmp(v, "keyvalues2_flat") && strcmp(v, "binary"))
+				st->rc = usage_error("--encoding is keyvalues2, keyvalues2_flat or binary, not '%s'", v);
+		}
+	} else if (!strcmp(a, "--encoding-version")) {
+		if (TAKES_VALUE) {
+			if (!parse_number(v, 1, 9, &num) || num != (int)num)
+				st->rc = usage_error("--encoding-version is 1 to 4 (keyvalues2) or 1 to 5 or 9 (binary), not '%s'", v);
+			o->dopts.encoding_version = (int)num;
+			o->given |= OPT_ENCODING_VERSION;
+			st->explicit_version = true;
+		}
+	} else if (!strcmp(a, "--model-version")) {
+		if (TAKES_VALUE) {
+			if (!parse_number(v, 1, 22, &num) || (num != 1 && num != 15 && num != 18 && num != 22))
+				st->rc = usage_error("--model-version is 1, 15, 18 or 22, not '%s'", v);
+			o->mopts.model_version = (int)num;
+			o->given |= OPT_MODEL_VERSION;
+			st->explicit_model = true;
+		}
+	} else if (!strcmp(a, "--target")) {
+		if (TAKES_VALUE) {
+			st->target = v;
+			o->given |= OPT_TARGET;
+		}
+	} else if (!strcmp(a, "--scale")) {
+		if (TAKES_VALUE && (!parse_number(v, 1e-9, 1e6, &o->scale)))
+			st->rc = usage_error("--scale wants a positive number, not '%s'", v);
+		o->given |= OPT_SCALE;
+	} else if (!strcmp(a, "--up-axis")) {
+		if (TAKES_VALUE) {
+			if (strlen(v) != 1 || (v[0] != 'X' && v[0] != 'Y' && v[0] != 'Z')) st->rc = usage_error("--up-axis is X, Y or Z, not '%s'", v);
+			o->up_axis = v[0];
+			o->given |= OPT_UP_AXIS;
+		}
+	} else if (!strcmp(a, "--goldsrc")) {
+		o->wopts.goldsrc = true;
+		o->given |= OPT_GOLDSRC;
+	} else if (!strcmp(a, "--clips")) {
+		o->clips = true;
+		o->given |= OPT_CLIPS;
+	} else if (!strcmp(a, "--clip")) {
+		if (TAKES_VALUE) o->clip_name = v;
+		o->given |= OPT_CLIP;
+	} else if (!strcmp(a, "--vta")) {
+		if (TAKES_VALUE) o->vta = v;
+		o->given |= OPT_VTA;
+	} else if (!strcmp(a, "--qc") && TOOL != TOOL_SMDMX) {
+		if (TAKES_VALUE) o->qc = v;
+	} else if (!strcmp(a, "--model") && TOOL == TOOL_SMD2DMX) {
+		if (TAKES_VALUE) o->model = v;
+	} else if (!strcmp(a, "--keys")) {
+		if (TAKES_VALUE) {
+			if (!strcmp(v, "all")) o->mopts.all_keys = true;
+			else if (strcmp(v, "reduce")) st->rc = usage_error("--keys is all or reduce, not '%s'", v);
+			o->given |= OPT_KEYS;
+		}
+	} else if (!strcmp(a, "--key-tolerance")) {
+		if (TAKES_VALUE && !parse_number(v, 0, 1e6, &o->mopts.key_tolerance))
+			st->rc = usage_error("--key-tolerance wants a number of units (0: exact), not '%s'", v);
+		o->given |= OPT_KEY_TOLERANCE;
+	} else if (!strcmp(a, "--fps") || !strcmp(a, "--frame-rate")) {
+		if (TAKES_VALUE && !parse_number(v, 1e-6, 10000, &o->ropts.frame_rate))
+			st->rc = usage_error("--fps wants a number in (0, 10000], not '%s'", v);
+		o->given |= OPT_FPS;
+	} else if (!strcmp(a, "--name")) {
+		if (TAKES_VALUE) stdin_name = v;
+	} else if (!strcmp(a, "--lf")) {
+		o->wopts.lf_line_ends = true;
+		o->given |= OPT_LF;
+	} else {
+		return false;
+	}
+	return true;
+}
+#undef TAKES_VALUE
+
+/* Options that do not go together, or with this program: what is wrong, or NULL. */
+static const char *conflicting_options(const conv_opts *o, char **inputs, size_t nin)
+{
+	if (o->model && !o->qc) return "--model picks a $model of the QC given with --qc";
+	if (o->wopts.goldsrc && o->vta) return "--vta with --goldsrc: GoldSrc has no flex, so no VTA";
+	if (o->qc && TOOL == TOOL_SMD2DMX) {
+		if (nin) return "--qc reads the model and its files from the QC: give no other inputs";
+		if (o->vta) return "--vta with --qc: the QC's flexfile names the VTA";
+		if (o->clips) return "--clips with --qc: the QC's $model is converted";
+		if (o->scale != 1.0 || o->up_axis) return "--scale and --up-axis with --qc: the QC's $scale and $upaxis apply";
+		if (o->recursive) return "-r with --qc: the QC names the files";
+	} else if (o->qc && TOOL == TOOL_DMX2SMD) {
+		if (nin != 1 || !strcmp(inputs[0], "-")) return "--qc writes the QC of one DMX file: give exactly one (not standard input)";
+		if (o->out && !strcmp(o->out, "-")) return "--qc with -o -: the QC names the SMD by its file";
+		if (strcasecmp(path_extension(o->qc), "qc") && strcasecmp(path_extension(o->qc), "qci"))
+			return "--qc names the QC to write: its name must end in .qc or .qci";
+		if (o->clip_name) return "--clip with --qc: the QC names every clip";
+		if (o->wopts.goldsrc) return "--qc with --goldsrc: a GoldSrc QC has no flex rig, and smdmx writes Source QCs";
+	}
+	if (!nin && !(o->qc && TOOL == TOOL_SMD2DMX)) return "no input";
+	if (o->out && o->outdir) return "-o and -d together: -o names one output, -d a directory for several";
+	if (o->out && o->to && strcmp(o->out, "-")) return "-o and --to together: the output's extension already says its kind";
+	if (o->clips && o->outdir) return "--clips writes one DMX: name it with -o, not -d";
+	if (o->depfile && ((o->out && !strcmp(o->out, "-")) || (nin == 1 && !strcmp(inputs[0], "-") && !o->out && !o->outdir)))
+		return "--depfile with the output on standard output: make cannot depend on it (give -o FILE or -d DIR)";
+	if (strpbrk(stdin_name, "/\\") || !stdin_name[0] || !strcmp(stdin_name, ".") || !strcmp(stdin_name, ".."))
+		return "--name is the name of the model read from standard input, not a path";
+	return NULL;
+}
+
+/* -o's extension and --to fit this program: EXIT_OK, else the usage error said. */
+static int output_fits(const conv_opts *o)
+{
+	if (o->out && strcmp(o->out, "-")) {
+		const char *ext = path_extension(o->out);
+		bool ok = TOOL == TOOL_SMD2DMX ? !strcasecmp(ext, "dmx")
+		        : TOOL == TOOL_DMX2SMD ? is_smd_family(ext)
+		                               : is_smd_family(ext) || !strcasecmp(ext, "dmx");
+		if (!ok) {
+			fprintf(stderr, "%s: error: '%s': the output must be %s\n", NAME, o->out,
+			        TOOL == TOOL_SMD2DMX ? ".dmx" : TOOL == TOOL_DMX2SMD ? ".smd, .sma, .phys or .vta" : ".smd, .sma, .phys, .vta or .dmx");
+			return EXIT_USAGE;
+		}
+	}
+	if (o->to && TOOL != TOOL_SMDMX) {
+		bool ok = TOOL == TOOL_SMD2DMX ? !strcasecmp(o->to, "dmx") : is_smd_family(o->to);
+		if (!ok) return usage_error("--to %s does not fit this program", o->to);
+	}
+	return EXIT_OK;
+}
+
+/* The options and inputs (into inputs, *nin): -1 to go on, else the exit status (--help,
+ * --version, a usage error). A --target fills in the encoding and model format not given. */
+static int read_command_line(opt_state *st, char **inputs, size_t *nin)
+{
+	conv_opts *o = st->o;
+	bool options_done = false;
+	st->rc = -1;
+	for (st->i = 0; st->i < st->argc && st->rc < 0; st->i++) {
+		const char *a = st->argv[st->i];
+		const char *v = st->i + 1 < st->argc ? st->argv[st->i + 1] : NULL;
+		if (options_done || a[0] != '-' || !strcmp(a, "-")) {
+			inputs[(*nin)++] = st->argv[st->i];
+		} else if (!strcmp(a, "--")) {
+			options_done = true;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			print_help(stdout);
+			st->rc = EXIT_OK;
+		} else if (!strcmp(a, "--version")) {
+			printf("%s %s\n", NAME, SMDMX_VERSION_STRING);
+			st->rc = EXIT_OK;
+		} else if (!batch_option(st, a, v) && !format_option(st, a, v)) {
+			st->rc = usage_error("unknown option '%s'", a);
+		}
+	}
+	if (st->rc >= 0 || !st->target) return st->rc;
+	/* decision 4: each engine branch's encoding and model format */
+	const engine_target *t = engine_target_find(st->target, false);
+	if (!t) return usage_error("unknown --target '%s' (%s)", st->target, engine_target_names(false));
+	if (!st->explicit_encoding) o->dopts.encoding = "binary";
+	if (!st->explicit_version && (!st->explicit_encoding || !strcmp(o->dopts.encoding, "binary")))
+		o->dopts.encoding_version = t->encoding;
+	if (!st->explicit_model) o->mopts.model_version = t->model;
+	return -1;
+}
+
 /* The conversion command line: options and inputs, then the batch. */
 static int convert_main(int argc, char **argv)
 {
@@ -132,218 +385,21 @@ static int convert_main(int argc, char **argv)
 	o.name = NAME;
 	o.scale = 1.0;
 	o.max_warnings = 20;
-	bool explicit_encoding = false, explicit_version = false, explicit_model = false, options_done = false;
-	const char *target = NULL;
 	char **inputs = malloc((size_t)(argc > 0 ? argc : 1) * sizeof(char *));
 	size_t nin = 0;
 	if (!inputs) return EXIT_FAILED;
-	int rc = -1;
-	for (int i = 0; i < argc && rc < 0; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		double num;
-#define TAKES_VALUE (v ? (i++, true) : (rc = usage_error("'%s' needs a value", a), false))
-		if (options_done || a[0] != '-' || !strcmp(a, "-")) {
-			inputs[nin++] = argv[i];
-		} else if (!strcmp(a, "--")) {
-			options_done = true;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			print_help(stdout);
-			rc = EXIT_OK;
-		} else if (!strcmp(a, "--version")) {
-			printf("%s %s\n", NAME, SMDMX_VERSION_STRING);
-			rc = EXIT_OK;
-		} else if (!strcmp(a, "-o")) {
-			if (TAKES_VALUE) o.out = v;
-		} else if (!strcmp(a, "-d")) {
-			if (TAKES_VALUE) o.outdir = v;
-		} else if (!strcmp(a, "--to")) {
-			if (TAKES_VALUE) {
-				o.to = v[0] == '.' ? v + 1 : v;
-				if (!is_smd_family(o.to) && strcasecmp(o.to, "dmx")) rc = usage_error("--to is smd, sma, phys, vta or dmx, not '%s'", v);
-			}
-		} else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) {
-			o.recursive = true;
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
-			o.force = true;
-		} else if (!strcmp(a, "-u") || !strcmp(a, "--update")) {
-			o.update = true;
-		} else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) {
-			o.keep_going = true;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			o.quiet = true;
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			o.verbose = true;
-		} else if (!strcmp(a, "-Werror")) {
-			o.werror = true;
-		} else if (!strcmp(a, "-W")) {
-			if (TAKES_VALUE) {
-				if (strcmp(v, "error")) rc = usage_error("-W takes 'error', not '%s'", v);
-				o.werror = true;
-			}
-		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || (!strncmp(a, "-j", 2) && a[2])) {
-			const char *n = a[2] && a[1] == 'j' ? a + 2 : (TAKES_VALUE ? v : NULL);
-			if (n && !parse_number(n, 1, 256, &num)) rc = usage_error("-j wants a number of jobs from 1 to 256, not '%s'", n);
-			else if (n) o.jobs = (unsigned)num;
-		} else if (!strcmp(a, "--threads")) {
-			if (TAKES_VALUE) {
-				if (!parse_number(v, 1, 256, &num)) rc = usage_error("--threads wants a number from 1 to 256, not '%s'", v);
-				o.threads = (unsigned)num;
-				o.given |= OPT_THREADS;
-			}
-		} else if (!strcmp(a, "--depfile")) {
-			if (TAKES_VALUE) o.depfile = v;
-		} else if (!strcmp(a, "--max-warnings")) {
-			if (TAKES_VALUE) {
-				if (!parse_number(v, 0, 1e9, &num)) rc = usage_error("--max-warnings wants a count, not '%s'", v);
-				o.max_warnings = (size_t)num;
-			}
-		} else if (!strcmp(a, "--encoding")) {
-			if (TAKES_VALUE) {
-				o.dopts.encoding = v;
-				o.given |= OPT_ENCODING;
-				explicit_encoding = true;
-				if (strcmp(v, "keyvalues2") && strcmp(v, "keyvalues2_flat") && strcmp(v, "binary"))
-					rc = usage_error("--encoding is keyvalues2, keyvalues2_flat or binary, not '%s'", v);
-			}
-		} else if (!strcmp(a, "--encoding-version")) {
-			if (TAKES_VALUE) {
-				if (!parse_number(v, 1, 9, &num) || num != (int)num)
-					rc = usage_error("--encoding-version is 1 to 4 (keyvalues2) or 1 to 5 or 9 (binary), not '%s'", v);
-				o.dopts.encoding_version = (int)num;
-				o.given |= OPT_ENCODING_VERSION;
-				explicit_version = true;
-			}
-		} else if (!strcmp(a, "--model-version")) {
-			if (TAKES_VALUE) {
-				if (!parse_number(v, 1, 22, &num) || (num != 1 && num != 15 && num != 18 && num != 22))
-					rc = usage_error("--model-version is 1, 15, 18 or 22, not '%s'", v);
-				o.mopts.model_version = (int)num;
-				o.given |= OPT_MODEL_VERSION;
-				explicit_model = true;
-			}
-		} else if (!strcmp(a, "--target")) {
-			if (TAKES_VALUE) {
-				target = v;
-				o.given |= OPT_TARGET;
-			}
-		} else if (!strcmp(a, "--scale")) {
-			if (TAKES_VALUE && (!parse_number(v, 1e-9, 1e6, &o.scale)))
-				rc = usage_error("--scale wants a positive number, not '%s'", v);
-			o.given |= OPT_SCALE;
-		} else if (!strcmp(a, "--up-axis")) {
-			if (TAKES_VALUE) {
-				if (strlen(v) != 1 || (v[0] != 'X' && v[0] != 'Y' && v[0] != 'Z')) rc = usage_error("--up-axis is X, Y or Z, not '%s'", v);
-				o.up_axis = v[0];
-				o.given |= OPT_UP_AXIS;
-			}
-		} else if (!strcmp(a, "--goldsrc")) {
-			o.wopts.goldsrc = true;
-			o.given |= OPT_GOLDSRC;
-		} else if (!strcmp(a, "--clips")) {
-			o.clips = true;
-			o.given |= OPT_CLIPS;
-		} else if (!strcmp(a, "--clip")) {
-			if (TAKES_VALUE) o.clip_name = v;
-			o.given |= OPT_CLIP;
-		} else if (!strcmp(a, "--vta")) {
-			if (TAKES_VALUE) o.vta = v;
-			o.given |= OPT_VTA;
-		} else if (!strcmp(a, "--qc") && TOOL != TOOL_SMDMX) {
-			if (TAKES_VALUE) o.qc = v;
-		} else if (!strcmp(a, "--model") && TOOL == TOOL_SMD2DMX) {
-			if (TAKES_VALUE) o.model = v;
-		} else if (!strcmp(a, "--keys")) {
-			if (TAKES_VALUE) {
-				if (!strcmp(v, "all")) o.mopts.all_keys = true;
-				else if (strcmp(v, "reduce")) rc = usage_error("--keys is all or reduce, not '%s'", v);
-				o.given |= OPT_KEYS;
-			}
-		} else if (!strcmp(a, "--key-tolerance")) {
-			if (TAKES_VALUE && !parse_number(v, 0, 1e6, &o.mopts.key_tolerance))
-				rc = usage_error("--key-tolerance wants a number of units (0: exact), not '%s'", v);
-			o.given |= OPT_KEY_TOLERANCE;
-		} else if (!strcmp(a, "--fps") || !strcmp(a, "--frame-rate")) {
-			if (TAKES_VALUE && !parse_number(v, 1e-6, 10000, &o.ropts.frame_rate))
-				rc = usage_error("--fps wants a number in (0, 10000], not '%s'", v);
-			o.given |= OPT_FPS;
-		} else if (!strcmp(a, "--name")) {
-			if (TAKES_VALUE) stdin_name = v;
-		} else if (!strcmp(a, "--lf")) {
-			o.wopts.lf_line_ends = true;
-			o.given |= OPT_LF;
-		} else {
-			rc = usage_error("unknown option '%s'", a);
-		}
-#undef TAKES_VALUE
-	}
+	opt_state st;
+	memset(&st, 0, sizeof(st));
+	st.o = &o;
+	st.argc = argc;
+	st.argv = argv;
+	int rc = read_command_line(&st, inputs, &nin);
+	const char *problem = rc < 0 ? conflicting_options(&o, inputs, nin) : NULL;
+	if (problem) rc = usage_error("%s", problem);
+	if (rc < 0 && output_fits(&o) != EXIT_OK) rc = EXIT_USAGE;
 	if (rc >= 0) {
 		free(inputs);
 		return rc;
-	}
-	if (target) {
-		/* decision 4: each engine branch's encoding and model format */
-		const engine_target *t = engine_target_find(target, false);
-		if (!t) {
-			free(inputs);
-			return usage_error("unknown --target '%s' (%s)", target, engine_target_names(false));
-		}
-		if (!explicit_encoding) o.dopts.encoding = "binary";
-		if (!explicit_version && (!explicit_encoding || !strcmp(o.dopts.encoding, "binary")))
-			o.dopts.encoding_version = t->encoding;
-		if (!explicit_model) o.mopts.model_version = t->model;
-	}
-	const char *problem = NULL;
-	if (o.qc && TOOL == TOOL_SMD2DMX) {
-		if (nin) problem = "--qc reads the model and its files from the QC: give no other inputs";
-		else if (o.vta) problem = "--vta with --qc: the QC's flexfile names the VTA";
-		else if (o.clips) problem = "--clips with --qc: the QC's $model is converted";
-		else if (o.scale != 1.0 || o.up_axis) problem = "--scale and --up-axis with --qc: the QC's $scale and $upaxis apply";
-		else if (o.recursive) problem = "-r with --qc: the QC names the files";
-	} else if (o.qc && TOOL == TOOL_DMX2SMD) {
-		if (nin != 1 || !strcmp(inputs[0], "-")) problem = "--qc writes the QC of one DMX file: give exactly one (not standard input)";
-		else if (o.out && !strcmp(o.out, "-")) problem = "--qc with -o -: the QC names the SMD by its file";
-		else if (strcasecmp(path_extension(o.qc), "qc") && strcasecmp(path_extension(o.qc), "qci"))
-			problem = "--qc names the QC to write: its name must end in .qc or .qci";
-		else if (o.clip_name) problem = "--clip with --qc: the QC names every clip";
-		else if (o.wopts.goldsrc) problem = "--qc with --goldsrc: a GoldSrc QC has no flex rig, and smdmx writes Source QCs";
-	}
-	if (o.wopts.goldsrc && o.vta) problem = "--vta with --goldsrc: GoldSrc has no flex, so no VTA";
-	if (o.model && !o.qc) problem = "--model picks a $model of the QC given with --qc";
-	if (problem) {
-		free(inputs);
-		return usage_error("%s", problem);
-	}
-	if (!nin && !(o.qc && TOOL == TOOL_SMD2DMX)) problem = "no input";
-	else if (o.out && o.outdir) problem = "-o and -d together: -o names one output, -d a directory for several";
-	else if (o.out && o.to && strcmp(o.out, "-")) problem = "-o and --to together: the output's extension already says its kind";
-	else if (o.clips && o.outdir) problem = "--clips writes one DMX: name it with -o, not -d";
-	else if (o.depfile && ((o.out && !strcmp(o.out, "-")) || (nin == 1 && !strcmp(inputs[0], "-") && !o.out && !o.outdir)))
-		problem = "--depfile with the output on standard output: make cannot depend on it (give -o FILE or -d DIR)";
-	else if (strpbrk(stdin_name, "/\\") || !stdin_name[0] || !strcmp(stdin_name, ".") || !strcmp(stdin_name, ".."))
-		problem = "--name is the name of the model read from standard input, not a path";
-	if (problem) {
-		free(inputs);
-		return usage_error("%s", problem);
-	}
-	if (o.out && strcmp(o.out, "-")) {
-		const char *ext = path_extension(o.out);
-		bool ok = TOOL == TOOL_SMD2DMX ? !strcasecmp(ext, "dmx")
-		        : TOOL == TOOL_DMX2SMD ? is_smd_family(ext)
-		                               : is_smd_family(ext) || !strcasecmp(ext, "dmx");
-		if (!ok) {
-			fprintf(stderr, "%s: error: '%s': the output must be %s\n", NAME, o.out,
-			        TOOL == TOOL_SMD2DMX ? ".dmx" : TOOL == TOOL_DMX2SMD ? ".smd, .sma, .phys or .vta" : ".smd, .sma, .phys, .vta or .dmx");
-			free(inputs);
-			return EXIT_USAGE;
-		}
-	}
-	if (o.to && TOOL != TOOL_SMDMX) {
-		bool ok = TOOL == TOOL_SMD2DMX ? !strcasecmp(o.to, "dmx") : is_smd_family(o.to);
-		if (!ok) {
-			free(inputs);
-			return usage_error("--to %s does not fit this program", o.to);
-		}
 	}
 	char *dir = NULL; /* -d without trailing slashes */
 	if (o.outdir) {
