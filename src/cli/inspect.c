@@ -835,6 +835,104 @@ static void check_joint_counts(lint *t, const smdmx_dm *dm, size_t max_links)
 	}
 }
 
+/* A DMX's encoding and model format against the target's tools (the engine table). */
+static void check_encoding(lint *t, const smdmx_dm *dm, const engine_target *et, const char *target)
+{
+	bool goldsrc = et->encoding == 0;
+	bool binary = dm->encoding && !strcmp(dm->encoding, "binary");
+	if (goldsrc)
+		lint_say(t, true, "a DMX: GoldSrc's tools read SMD only");
+	else if (binary && dm->encoding_version > et->encoding)
+		lint_say(t, true, "binary %d: %s's tools read binary up to %d (--target %s writes it)", dm->encoding_version, target,
+		         et->encoding, target);
+	else if (!binary)
+		lint_say(t, false, "%s: %s's studiomdl may want binary %d (not every studiomdl reads text DMX); use --target %s "
+		         "if it refuses the file",
+		         dm->encoding ? dm->encoding : "text", target, et->encoding, target);
+	if (!goldsrc && dm->format && !strcmp(dm->format, "model") && dm->format_version != et->model)
+		lint_say(t, false, "model format %d: %s's tools expect model format %d; use --target %s to write it",
+		         dm->format_version, target, et->model, target);
+}
+
+/* Bones past the target's limit; bone and material names the target, studiomdl or QC files
+ * cannot hold, or bone names used twice (case aside). */
+static void check_names(lint *t, const smdmx_scene *s, bool goldsrc, size_t max_bones, const char *target)
+{
+	if (max_bones && s->joint_count > max_bones)
+		lint_at(t, true, at_joint(t, max_bones), "%zu bones; %s takes at most %zu (the first past them here)", s->joint_count, target,
+		        max_bones);
+	/* names used twice (case aside): sorted by name, then by index, all but the first of a run */
+	named *order = malloc((s->joint_count + 1) * sizeof(named));
+	bool *twice = calloc(s->joint_count + 1, sizeof(bool));
+	if (!order || !twice) lint_say(t, true, "out of memory while looking for bone names used twice");
+	for (size_t j = 0; order && twice && j < s->joint_count; j++) order[j] = (named){ s->joints[j].name, j };
+	if (order && twice) qsort(order, s->joint_count, sizeof(named), named_order);
+	for (size_t i = 1; order && twice && i < s->joint_count; i++)
+		twice[order[i].index] = !strcasecmp(order[i].name, order[i - 1].name);
+	for (size_t j = 0; j < s->joint_count; j++) {
+		const char *n = s->joints[j].name;
+		if (strchr(n, '"')) lint_at(t, true, at_joint(t, j), "bone '%s': a double quote in its name (QC files cannot hold it)", n);
+		else if (goldsrc && strlen(n) > 31)
+			lint_at(t, true, at_joint(t, j), "bone '%s': longer than 31 characters, which GoldSrc cannot take", n);
+		if (twice && twice[j]) lint_at(t, true, at_joint(t, j), "bone '%s': the name is used twice (studiomdl matches bones by name)", n);
+	}
+	free(order);
+	free(twice);
+	for (size_t m = 0; m < s->material_count; m++) {
+		const char *n = s->materials[m].name;
+		place at = at_material(t, (uint32_t)m);
+		if (goldsrc && strlen(n) > 63) lint_at(t, true, at, "material '%s': longer than 63 characters, which GoldSrc cannot take", n);
+		else if (goldsrc) {
+			const char *ext = path_extension(n);
+			if (strcasecmp(ext, "bmp")) lint_at(t, false, at, "material '%s': not a .bmp, as GoldSrc expects: --goldsrc writes it as one; nothing to do", n);
+		}
+		if (strchr(n, '"')) lint_at(t, true, at, "material '%s': a double quote in its name", n);
+	}
+}
+
+/* Flex shape and controller names QC files cannot hold; flex shapes GoldSrc has not. */
+static void check_shapes(lint *t, const smdmx_scene *s, bool goldsrc)
+{
+	for (size_t f = 0; f < s->flex_shape_count; f++)
+		if (!name_is_plain(s->flex_shapes[f].name))
+			lint_at(t, true, at_shape(t, &s->flex_shapes[f]),
+			        "flex shape '%s': a space, quote or control character in its name (QC files cannot hold it)", s->flex_shapes[f].name);
+	for (size_t f = 0; f < s->flex_controller_count; f++)
+		if (!name_is_plain(s->flex_controllers[f].name))
+			lint_at(t, true, at_named(t, "DmeCombinationInputControl", s->flex_controllers[f].name),
+			        "flex controller '%s': a space, quote or control character in its name (QC files cannot hold it)",
+			        s->flex_controllers[f].name);
+	if (goldsrc && s->flex_shape_count)
+		lint_at(t, false, at_shape(t, &s->flex_shapes[0]), "%zu flex shapes, which GoldSrc does not have (the first here): --goldsrc leaves them out; nothing to do",
+		        s->flex_shape_count);
+}
+
+/* Frames: every joint keyed at a frame no other key shares, none missing between. */
+static void check_frames(lint *t, const smdmx_scene *s)
+{
+	for (size_t c = 0; c < s->clip_count; c++) {
+		const smdmx_clip *clip = &s->clips[c];
+		for (size_t k = 0; k < clip->channel_count; k++) {
+			const smdmx_channel *ch = &clip->channels[k];
+			for (size_t i = 1; i < ch->position_count; i++)
+				if (ch->position_times[i] == ch->position_times[i - 1]) {
+					lint_at(t, true, at_named(t, "DmeChannelsClip", clip->name), "clip '%s' joint '%s': two keys at one time", clip->name,
+					        s->joints[ch->joint].name);
+					break;
+				}
+		}
+	}
+}
+
+/* What a lint holds besides the model. */
+static void lint_free(lint *t)
+{
+	free(t->line_starts);
+	free(t->parent);
+	free(t->via_index);
+	free(t->via);
+}
+
 int cmd_check(int argc, char **argv)
 {
 	const char *path = NULL, *target = "sdk2013";
@@ -875,7 +973,7 @@ int cmd_check(int argc, char **argv)
 	}
 	if (!strcasecmp(path_extension(path), "qc") || !strcasecmp(path_extension(path), "qci")) return qc_check(path);
 	bool goldsrc = et->encoding == 0;
-	size_t max_links = et->max_links, max_bones = et->max_bones;
+	size_t max_links = et->max_links;
 	lint t;
 	memset(&t, 0, sizeof(t));
 	t.path = path;
@@ -914,95 +1012,22 @@ int cmd_check(int argc, char **argv)
 	if (!l.scene) {
 		lint_say(&t, true, "not a model: %s", l.lift_error);
 		free(text);
-		free(t.line_starts);
-		free(t.parent);
-		free(t.via_index);
-		free(t.via);
+		lint_free(&t);
 		unload(&l);
 		return EXIT_FAILED;
 	}
 	const smdmx_scene *s = l.scene;
-	/* A DMX's encoding and model format against the target's tools (the engine table) */
-	if (l.dm) {
-		bool binary = l.dm->encoding && !strcmp(l.dm->encoding, "binary");
-		if (goldsrc)
-			lint_say(&t, true, "a DMX: GoldSrc's tools read SMD only");
-		else if (binary && l.dm->encoding_version > et->encoding)
-			lint_say(&t, true, "binary %d: %s's tools read binary up to %d (--target %s writes it)", l.dm->encoding_version, target,
-			         et->encoding, target);
-		else if (!binary)
-			lint_say(&t, false, "%s: %s's studiomdl may want binary %d (not every studiomdl reads text DMX); use --target %s "
-			         "if it refuses the file",
-			         l.dm->encoding ? l.dm->encoding : "text", target, et->encoding, target);
-		if (!goldsrc && l.dm->format && !strcmp(l.dm->format, "model") && l.dm->format_version != et->model)
-			lint_say(&t, false, "model format %d: %s's tools expect model format %d; use --target %s to write it",
-			         l.dm->format_version, target, et->model, target);
-	}
-	if (max_bones && s->joint_count > max_bones)
-		lint_at(&t, true, at_joint(&t, max_bones), "%zu bones; %s takes at most %zu (the first past them here)", s->joint_count, target,
-		        max_bones);
-	/* names used twice (case aside): sorted by name, then by index, all but the first of a run */
-	named *order = malloc((s->joint_count + 1) * sizeof(named));
-	bool *twice = calloc(s->joint_count + 1, sizeof(bool));
-	if (!order || !twice) lint_say(&t, true, "out of memory while looking for bone names used twice");
-	for (size_t j = 0; order && twice && j < s->joint_count; j++) order[j] = (named){ s->joints[j].name, j };
-	if (order && twice) qsort(order, s->joint_count, sizeof(named), named_order);
-	for (size_t i = 1; order && twice && i < s->joint_count; i++)
-		twice[order[i].index] = !strcasecmp(order[i].name, order[i - 1].name);
-	for (size_t j = 0; j < s->joint_count; j++) {
-		const char *n = s->joints[j].name;
-		if (strchr(n, '"')) lint_at(&t, true, at_joint(&t, j), "bone '%s': a double quote in its name (QC files cannot hold it)", n);
-		else if (goldsrc && strlen(n) > 31)
-			lint_at(&t, true, at_joint(&t, j), "bone '%s': longer than 31 characters, which GoldSrc cannot take", n);
-		if (twice && twice[j]) lint_at(&t, true, at_joint(&t, j), "bone '%s': the name is used twice (studiomdl matches bones by name)", n);
-	}
-	free(order);
-	free(twice);
-	for (size_t m = 0; m < s->material_count; m++) {
-		const char *n = s->materials[m].name;
-		place at = at_material(&t, (uint32_t)m);
-		if (goldsrc && strlen(n) > 63) lint_at(&t, true, at, "material '%s': longer than 63 characters, which GoldSrc cannot take", n);
-		else if (goldsrc) {
-			const char *ext = path_extension(n);
-			if (strcasecmp(ext, "bmp")) lint_at(&t, false, at, "material '%s': not a .bmp, as GoldSrc expects: --goldsrc writes it as one; nothing to do", n);
-		}
-		if (strchr(n, '"')) lint_at(&t, true, at, "material '%s': a double quote in its name", n);
-	}
+	if (l.dm) check_encoding(&t, l.dm, et, target);
+	check_names(&t, s, goldsrc, et->max_bones, target);
 	for (size_t m = 0; m < s->mesh_count; m++) check_mesh(&t, s, m, max_links);
 	if (l.dm) check_joint_counts(&t, l.dm, max_links);
-	for (size_t f = 0; f < s->flex_shape_count; f++)
-		if (!name_is_plain(s->flex_shapes[f].name))
-			lint_at(&t, true, at_shape(&t, &s->flex_shapes[f]),
-			        "flex shape '%s': a space, quote or control character in its name (QC files cannot hold it)", s->flex_shapes[f].name);
-	for (size_t f = 0; f < s->flex_controller_count; f++)
-		if (!name_is_plain(s->flex_controllers[f].name))
-			lint_at(&t, true, at_named(&t, "DmeCombinationInputControl", s->flex_controllers[f].name),
-			        "flex controller '%s': a space, quote or control character in its name (QC files cannot hold it)",
-			        s->flex_controllers[f].name);
-	if (goldsrc && s->flex_shape_count)
-		lint_at(&t, false, at_shape(&t, &s->flex_shapes[0]), "%zu flex shapes, which GoldSrc does not have (the first here): --goldsrc leaves them out; nothing to do",
-		        s->flex_shape_count);
-	/* Frames: every joint keyed at a frame no other key shares, none missing between. */
-	for (size_t c = 0; c < s->clip_count; c++) {
-		const smdmx_clip *clip = &s->clips[c];
-		for (size_t k = 0; k < clip->channel_count; k++) {
-			const smdmx_channel *ch = &clip->channels[k];
-			for (size_t i = 1; i < ch->position_count; i++)
-				if (ch->position_times[i] == ch->position_times[i - 1]) {
-					lint_at(&t, true, at_named(&t, "DmeChannelsClip", clip->name), "clip '%s' joint '%s': two keys at one time", clip->name,
-					        s->joints[ch->joint].name);
-					break;
-				}
-		}
-	}
+	check_shapes(&t, s, goldsrc);
+	check_frames(&t, s);
 	if (t.errors || t.warnings)
 		fprintf(stderr, "%s: %zu error%s, %zu warning%s\n", path, t.errors, t.errors == 1 ? "" : "s", t.warnings,
 		        t.warnings == 1 ? "" : "s");
 	free(text);
-	free(t.line_starts);
-	free(t.parent);
-	free(t.via_index);
-	free(t.via);
+	lint_free(&t);
 	unload(&l);
 	return t.errors ? EXIT_FAILED : EXIT_OK;
 }
