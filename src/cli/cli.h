@@ -217,7 +217,21 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count);
  * false, said as name's error, when dir cannot be read. The paths are malloc'd. */
 bool files_below(tool_kind tool, const char *name, const char *dir, char ***paths, size_t *count);
 
-/* ---- commands (inspect.c) -------------------------------------------------------- */
+/* ---- commands (inspect.c, check.c) -------------------------------------------------------- */
+
+/* A model read from any of the formats (inspect.c): the scene and, for DMX, the file's own
+ * facts. load_model reads SMDs at fps (0: their own) and, with lines, keeps their lines for the
+ * places of findings; on failure the error is in d. read_whole: a file into memory (NULL when
+ * it cannot be read). */
+typedef struct loaded {
+	smdmx_scene *scene;
+	smdmx_dm *dm;      /* DMX only */
+	bool is_dmx;
+	char lift_error[256]; /* a DMX that is not a model: why */
+} loaded;
+bool load_model(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warnings, double fps, bool lines);
+void unload_model(loaded *l);
+char *read_whole(const char *path, size_t *size);
 
 int cmd_info(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
