@@ -724,6 +724,63 @@ static char *attachment_text(const smdmx_scene *s, smdmx_warnings *w)
 
 /* The unique shape names with their stereo split decided; stereo shapes whose split a QC
  * cannot say are cut into halves in the scene (NAMER, NAMEL). */
+/* A stereo shape whose balance is no split a flexpair can say, cut into its halves S+"R"
+ * (its balance share) and S+"L" (the rest). */
+static bool cut_in_halves(smdmx_scene *s, const smdmx_flex_shape *sh, smdmx_flex_shape halves[2], smdmx_error *error,
+                          smdmx_warnings *w)
+{
+	const smdmx_mesh *m = &s->meshes[sh->mesh];
+	float *share = malloc((m->position_count + 1) * sizeof(float));
+	if (!share) {
+		return sm_fail_oom(error);
+	}
+	/* One share for every corner at one place: a VTA is read back by position, so
+	 * corners there that took different shares would all come back with one of them
+	 * and the halves would no longer add up to the shape. */
+	uint32_t *place = position_places(m);
+	if (!place) {
+		free(share);
+		return sm_fail_oom(error);
+	}
+	float *by_place = share; /* places are numbered below position_count */
+	for (size_t p = 0; p < m->position_count; p++) by_place[p] = -1.0f;
+	for (size_t c = m->corner_count; c-- > 0;) by_place[place[m->position_indices[c]]] = corner_balance(m, c);
+	size_t disagree = 0;
+	for (size_t c = 0; c < m->corner_count; c++) disagree += by_place[place[m->position_indices[c]]] != corner_balance(m, c);
+	float *per_position = malloc((m->position_count + 1) * sizeof(float));
+	if (!per_position) {
+		free(place);
+		free(share);
+		return sm_fail_oom(error);
+	}
+	for (size_t p = 0; p < m->position_count; p++) {
+		float b = by_place[place[p]];
+		per_position[p] = b < 0 ? 1.0f : b;
+	}
+	free(place);
+	free(share);
+	share = per_position;
+	if (disagree)
+		sm_warn_n(w, SMDMX_WARNING_QC_PAIR_CUT, disagree, 0, 0,
+		          "corners at one place with other balances: each takes the first corner's there, as a VTA moves a place "
+		          "one way (the halves still add up to the shape); nothing to do unless a seam shows there");
+	size_t nl = strlen(sh->name);
+	char *nm = malloc(nl + 2);
+	if (!nm) {
+		free(share);
+		return sm_fail_oom(error);
+	}
+	memcpy(nm, sh->name, nl);
+	nm[nl] = 'R';
+	nm[nl + 1] = 0;
+	bool ok = sm_rig_shape_scaled(s->owner, s, sh, nm, share, false, &halves[0], error);
+	nm[nl] = 'L';
+	ok = ok && sm_rig_shape_scaled(s->owner, s, sh, nm, share, true, &halves[1], error);
+	free(nm);
+	free(share);
+	return ok;
+}
+
 static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_error *error, smdmx_warnings *w)
 {
 	raws r;
@@ -811,59 +868,8 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 				ns[k++] = *sh;
 				continue;
 			}
-			const smdmx_mesh *m = &s->meshes[sh->mesh];
-			float *share = malloc((m->position_count + 1) * sizeof(float));
-			if (!share) {
-				ok = sm_fail_oom(error);
-				break;
-			}
-			/* One share for every corner at one place: a VTA is read back by position, so
-			 * corners there that took different shares would all come back with one of them
-			 * and the halves would no longer add up to the shape. */
-			uint32_t *place = position_places(m);
-			if (!place) {
-				free(share);
-				ok = sm_fail_oom(error);
-				break;
-			}
-			float *by_place = share; /* places are numbered below position_count */
-			for (size_t p = 0; p < m->position_count; p++) by_place[p] = -1.0f;
-			for (size_t c = m->corner_count; c-- > 0;) by_place[place[m->position_indices[c]]] = corner_balance(m, c);
-			size_t disagree = 0;
-			for (size_t c = 0; c < m->corner_count; c++) disagree += by_place[place[m->position_indices[c]]] != corner_balance(m, c);
-			float *per_position = malloc((m->position_count + 1) * sizeof(float));
-			if (!per_position) {
-				free(place);
-				free(share);
-				ok = sm_fail_oom(error);
-				break;
-			}
-			for (size_t p = 0; p < m->position_count; p++) {
-				float b = by_place[place[p]];
-				per_position[p] = b < 0 ? 1.0f : b;
-			}
-			free(place);
-			free(share);
-			share = per_position;
-			if (disagree)
-				sm_warn_n(w, SMDMX_WARNING_QC_PAIR_CUT, disagree, 0, 0,
-				          "corners at one place with other balances: each takes the first corner's there, as a VTA moves a place "
-				          "one way (the halves still add up to the shape); nothing to do unless a seam shows there");
-			size_t nl = strlen(sh->name);
-			char *nm = malloc(nl + 2);
-			if (!nm) {
-				free(share);
-				ok = sm_fail_oom(error);
-				break;
-			}
-			memcpy(nm, sh->name, nl);
-			nm[nl] = 'R';
-			nm[nl + 1] = 0;
-			ok = sm_rig_shape_scaled(s->owner, s, sh, nm, share, false, &ns[k++], error);
-			nm[nl] = 'L';
-			ok = ok && sm_rig_shape_scaled(s->owner, s, sh, nm, share, true, &ns[k++], error);
-			free(nm);
-			free(share);
+			ok = cut_in_halves(s, sh, &ns[k], error, w);
+			k += 2;
 		}
 		if (!ok) {
 			free(us);
