@@ -7,81 +7,14 @@
  * 14; counted in one warning). Parsing is iterative over an explicit stack, so the
  * nesting depth is a checked limit, not C recursion. References by id are kept as pending
  * entries and resolved once every element is known (they may point forward). Positions are
- * byte offsets, turned into line:column only when an error is reported. */
+ * byte offsets, turned into line:column only when an error is reported. A large number array
+ * may be read on several threads (kv2_arrays.c); the state both use is kv2_read.h. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "dmx/dm_internal.h"
-#include "support/num.h"
-#include "platform/os.h"
-
-/* Element references not resolved yet: the high bit marks an index into the pending table. */
-#define PENDING_BIT 0x80000000u
-
-typedef struct pending_ref {
-	uint8_t id[16];
-	size_t offset;
-} pending_ref;
-
-typedef struct token {
-	enum { TOK_END, TOK_STRING, TOK_WORD, TOK_LBRACE, TOK_RBRACE, TOK_LBRACKET, TOK_RBRACKET } kind;
-	const char *s;      /* string contents (unescaped when `copied`) */
-	size_t len;
-	size_t offset;      /* of the token's first character */
-} token;
-
-typedef enum frame_kind { FRAME_ELEMENT, FRAME_ELEMENT_ARRAY } frame_kind;
-
-typedef struct frame {
-	frame_kind kind;
-	uint32_t element;   /* the element whose body or array this is */
-	size_t attr;        /* FRAME_ELEMENT_ARRAY: the attribute being filled */
-	sm_vec items;       /* FRAME_ELEMENT_ARRAY: uint32_t */
-	size_t open_offset; /* of the '{' or '[' */
-	bool prefix;        /* the "$prefix_element$" pseudo-element */
-} frame;
-
-typedef struct kv2 {
-	const char *data;
-	size_t size, pos;
-	smdmx_dm *dm;
-	sm_owner *mem;
-	smdmx_error *error;
-	smdmx_warnings *warnings;
-	smdmx_dm_limits limits;
-	sm_vec pending;     /* pending_ref */
-	sm_vec id_offsets;  /* size_t per element: offset of its id value, or SIZE_MAX */
-	sm_vec stack;       /* frame */
-	sm_vec scratch;     /* char: unescaped strings */
-	sm_vec prefix;      /* smdmx_dm_attr of "$prefix_element$" */
-	sm_vec named;       /* uint8_t per element: its "name" was read */
-	size_t bare_count;  /* bare type words read (decision 14) */
-	size_t loose_quotes; /* unescaped quotes read inside strings */
-	bool raw;           /* backslashes are characters, not escapes (a file that does not escape) */
-	size_t escapes;     /* escape sequences read (not raw) */
-	size_t bad_escapes; /* backslashes before a character no escape starts with (not raw) */
-	size_t first_bad_escape; /* offset of the first */
-	size_t backslashes; /* backslashes read as characters (raw) */
-	size_t first_backslash; /* offset of the first */
-	bool have_root;
-	unsigned threads;   /* for large number arrays; 1: this thread alone */
-	bool mapped;        /* data is a file mapping whose read pages may be given back */
-	size_t released;    /* pages before this offset were given back */
-} kv2;
-
-/* The mapping's pages behind the reader, but for the last 64 KiB, are given back every 8
- * MiB: a large file is never resident whole (errors and the escape-free second reading read
- * them in again). */
-static inline void release_behind(kv2 *k)
-{
-	if (k->mapped && k->pos - k->released >= ((size_t)8 << 20)) {
-		size_t to = k->pos - ((size_t)64 << 10);
-		os_map_release(k->data, k->released, to);
-		k->released = to;
-	}
-}
+#include "dmx/kv2_read.h"
 
 static int hex_digit(char c)
 {
@@ -149,7 +82,6 @@ static bool read_header(kv2 *k)
 
 /* ---- tokens ------------------------------------------------------------------------------ */
 
-static const uint8_t skip_class[256] = { [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1, [','] = 1, ['\v'] = 1, ['\f'] = 1 };
 static const uint8_t word_end[256] = { ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['"'] = 1, ['\0'] = 1 };
 
 /* An error at an unquoted word where a quoted string belongs. */
@@ -546,207 +478,7 @@ static smdmx_dm_attr *new_attr(kv2 *k, const frame *f, const token *name)
 }
 
 /* Reads `[ "v", "v", ... ]` of a value type into the attribute. */
-/* The fast form of a number item at c (just past its opening quote): the numbers parsed in
- * place, one space apart, then the closing quote. *next is the closing quote. False for
- * anything else, which the general path then reads. */
-static inline bool fast_item(const char *c, const char *end, smdmx_dm_type type, int comps, void *dst, const char **next)
-{
-	if (type == SMDMX_DM_INT) {
-		/* up to 10 digits, range-checked */
-		bool neg = c < end && *c == '-';
-		const char *q = c + neg, *q0 = q;
-		int64_t v = 0;
-		while (q < end && q - q0 < 10 && (unsigned char)(*q - '0') < 10) v = v * 10 + (*q++ - '0');
-		if (!(q > q0 && q < end && *q == '"' && v <= (neg ? INT64_C(2147483648) : INT32_MAX))) return false;
-		*(int32_t *)dst = (int32_t)(neg ? -v : v);
-		*next = q;
-		return true;
-	}
-	float *f = dst;
-	for (int i = 0; i < comps; i++) {
-		if (i) {
-			if (c >= end || *c != ' ') return false;
-			c++;
-		}
-		if (!sm_parse_float_fast(c, end, &f[i], next)) return false;
-		c = *next;
-	}
-	*next = c;
-	return c < end && *c == '"';
-}
 
-/* ---- a large number array on several threads -------------------------------------------------
- *
- * The threads first find the first ']' together, counting quotes on the way (scan_run).
- * The items before it are cut into parts at quotes that follow a separator (an item's
- * opening quote in a number array), each part is given its place in the array by the quotes
- * before it, and each is read on a thread of its own, in the fast form only, straight into
- * its place. When every part reads, and each stops exactly where the next starts, the array is theirs
- * in order; anything else (a comment, an escape, a number in another form, too many items)
- * leaves the whole array to the single-threaded reader, which says what it says of it. So
- * the result, and any error or warning, is the same at any thread count. */
-
-uint64_t sm_kv2_part_min = (uint64_t)1 << 20; /* bytes; smaller arrays are read on one thread */
-
-typedef struct array_part {
-	const char *data;
-	size_t start, end;      /* offsets: its first item's quote; where the next part starts */
-	smdmx_dm_type type;
-	int comps;
-	size_t item;            /* bytes per item */
-	size_t count;           /* items */
-	char *items;            /* read them here */
-	bool ok;
-} array_part;
-
-static void array_part_run(void *arg)
-{
-	array_part *p = arg;
-	const char *d = p->data;
-	p->ok = false;
-	const char *end = d + p->end;
-	size_t q = p->start, got = 0;
-	for (;;) {
-		while (q < p->end && skip_class[(uint8_t)d[q]]) q++;
-		if (q >= p->end) break;
-		if (d[q] != '"' || got == p->count) return;
-		const char *next;
-		if (!fast_item(d + q + 1, end, p->type, p->comps, p->items + got * p->item, &next)) return;
-		got++;
-		q = (size_t)(next - d) + 1;
-	}
-	p->ok = q == p->end && got == p->count;
-}
-
-/* Runs every part; true when all of them are ok. */
-static bool run_parts(array_part *ps, size_t n)
-{
-	sm_run_all(array_part_run, ps, sizeof(*ps), n);
-	bool ok = true;
-	for (size_t i = 0; i < n; i++) ok = ok && ps[i].ok;
-	return ok;
-}
-
-/* Finding the array's end, and counting its items, on every thread at once: the text from
- * the array's start is taken in blocks, thread t scanning blocks t, t + T, ..., each block's
- * quotes counted up to its first ']', until a block before the one at hand has a ']'. */
-typedef struct scan_job {
-	const char *data;
-	size_t from, size, blocks, block; /* block: bytes */
-	size_t first, stride;   /* this thread's blocks */
-	_Atomic size_t *found;  /* the first block known to hold a ']' */
-	size_t *ends;           /* per block: its first ']', or SIZE_MAX */
-	size_t *quotes;         /* per block: its quotes before that */
-} scan_job;
-
-static void scan_run(void *arg)
-{
-	scan_job *j = arg;
-	for (size_t b = j->first; b < j->blocks; b += j->stride) {
-		if (b > atomic_load(j->found)) return;
-		const char *p = j->data + j->from + b * j->block;
-		size_t n = j->size - (j->from + b * j->block);
-		if (n > j->block) n = j->block;
-		const char *close = memchr(p, ']', n);
-		size_t upto = close ? (size_t)(close - p) : n, q = 0;
-		for (size_t i = 0; i < upto; i++) q += p[i] == '"';
-		j->quotes[b] = q;
-		j->ends[b] = close ? (size_t)(close - j->data) : SIZE_MAX;
-		if (close) {
-			size_t f = atomic_load(j->found);
-			while (b < f && !atomic_compare_exchange_weak(j->found, &f, b)) {
-			}
-			return;
-		}
-	}
-}
-
-/* 1: the array was read; 0: read it on this thread; -1: out of memory. */
-static int read_array_parallel(kv2 *k, smdmx_dm_attr *a, sm_vec *items, size_t item, int comps)
-{
-	const char *d = k->data;
-	size_t from = k->pos, small = (size_t)sm_kv2_part_min * 2;
-	if (k->size - from <= small || memchr(d + from, ']', small)) return 0; /* a small array */
-	/* Its end, and the quotes of each block. */
-	/* a quarter of a part, and at most 4,096 blocks from here to the end of the file */
-	size_t block = (size_t)sm_kv2_part_min / 4, rest = k->size - from;
-	if (block < rest / 4096 + 1) block = rest / 4096 + 1;
-	size_t blocks = (rest + block - 1) / block;
-	size_t *ends = sm_malloc(&k->mem->alloc, blocks * 2 * sizeof(size_t));
-	if (!ends) {
-		sm_fail_oom(k->error);
-		return -1;
-	}
-	size_t *quotes = ends + blocks;
-	_Atomic size_t found = SIZE_MAX;
-	unsigned threads = k->threads > 64 ? 64 : k->threads;
-	scan_job sj[64];
-	for (unsigned t = 0; t < threads; t++)
-		sj[t] = (scan_job){ .data = d, .from = from, .size = k->size, .blocks = blocks, .block = block, .first = t, .stride = threads,
-			            .found = &found, .ends = ends, .quotes = quotes };
-	sm_run_all(scan_run, sj, sizeof(*sj), threads);
-	size_t last = atomic_load(&found);
-	int done = 0;
-	if (last == SIZE_MAX) goto out; /* never closed: the reader says so */
-	size_t to = ends[last];
-	uint64_t parts = (to - from) / sm_kv2_part_min;
-	if (parts > threads) parts = threads;
-	if (parts < 2) goto out;
-	/* Quotes before each block. */
-	for (size_t b = 0, sum = 0; b <= last; b++) {
-		size_t q = quotes[b];
-		quotes[b] = sum;
-		sum += q;
-		if (b == last) ends[0] = sum; /* all of the array's quotes (ends[] is done with) */
-	}
-	size_t all_quotes = ends[0];
-	/* Part starts: the first item, then at opening quotes (a quote after a separator; a
-	 * closing quote follows a digit) from block boundaries on, with the quotes before each. */
-	size_t first = from;
-	while (first < to && skip_class[(uint8_t)d[first]]) first++;
-	if (first >= to || d[first] != '"') goto out;
-	size_t starts[65], before[65], n = 0;
-	starts[n] = first;
-	before[n++] = 0;
-	for (uint64_t i = 1; i < parts; i++) {
-		size_t b = (size_t)((last + 1) * i / parts), q = from + b * block, gap = 0;
-		if (q <= starts[n - 1]) continue;
-		while (q < to && !(d[q] == '"' && skip_class[(uint8_t)d[q - 1]])) gap += d[q++] == '"';
-		if (q >= to) continue;
-		starts[n] = q;
-		before[n++] = quotes[b] + gap;
-	}
-	if (n < 2) goto out;
-	starts[n] = to;
-	before[n] = all_quotes;
-	array_part ps[64];
-	size_t total = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t q = before[i + 1] - before[i];
-		if (q % 2) goto out; /* not items of the fast form: the reader says what it is */
-		ps[i] = (array_part){ .data = d, .start = starts[i], .end = starts[i + 1], .type = a->type, .comps = comps,
-			              .item = item, .count = q / 2 };
-		total += q / 2;
-	}
-	if (total > k->limits.max_array_items) goto out;
-	if (!sm_vec_reserve(k->mem, items, item, total, k->error)) {
-		done = -1;
-		goto out;
-	}
-	char *dst = items->data;
-	for (size_t i = 0; i < n; i++) {
-		ps[i].items = dst;
-		dst += ps[i].count * item;
-	}
-	if (!run_parts(ps, n)) goto out;
-	items->count = total;
-	k->pos = to + 1;
-	release_behind(k);
-	done = 1;
-out:
-	sm_free(&k->mem->alloc, ends, blocks * 2 * sizeof(size_t));
-	return done;
-}
 
 static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
 {
@@ -755,7 +487,7 @@ static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
 	int comps = a->type == SMDMX_DM_FLOAT ? 1 : a->type != SMDMX_DM_COLOR ? component_count[a->type] : 0;
 	const char *d = k->data, *end = k->data + k->size;
 	if (k->threads > 1 && (a->type == SMDMX_DM_INT || comps)) {
-		int r = read_array_parallel(k, a, &items, item, comps);
+		int r = kv2_read_array_parallel(k, a, &items, item, comps);
 		if (r < 0) return false;
 		if (r > 0) {
 			a->value.array.data = items.data;
