@@ -1,6 +1,7 @@
 /* SMD and VTA writer (decision 12): CRLF by default, spaces, six decimals, version 1
  * (version 3 only with extra UV sets), one newline at the end, no comments but the
- * "# name" after a VTA time line. */
+ * "# name" after a VTA time line. The VTA writer is smd_write_vta.c; the state both use is
+ * smd_write.h. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -8,79 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support/internal.h"
-#include "support/num.h"
-#include "platform/os.h"
-#include "scene/scene_util.h"
-#include "smdmx/math.h"
-#include "smdmx/smd.h"
+#include "smd/smd_write.h"
 
-typedef struct writer {
-	sm_out out;          /* first: the writer struct is mostly this buffer */
-	const char *eol;
-	size_t eol_len;
-	smdmx_error *error;
-	sm_alloc alloc;
-	smdmx_limits limits;
-	const smdmx_scene *scene;
-	bool implicit_root; /* the scene has no joints: write one "root" bone */
-	bool goldsrc;
-	unsigned threads;   /* for the triangles of large meshes */
-	smdmx_error error_store; /* a part's own error (emit_parallel) */
-} writer;
-
-static bool flush(writer *w)
-{
-	return sm_out_flush(&w->out);
-}
-
-static inline bool room(writer *w, size_t n)
-{
-	return sm_out_room(&w->out, n);
-}
-
-static bool put(writer *w, const char *s, size_t n)
-{
-	return sm_out_put(&w->out, s, n);
-}
-
-static bool puts_(writer *w, const char *s)
-{
-	return put(w, s, strlen(s));
-}
-
-static inline bool eol(writer *w)
-{
-	return put(w, w->eol, w->eol_len);
-}
-
-/* " <value>" */
-static inline bool put_float(writer *w, float v)
-{
-	SM_CHECK(room(w, SM_FLOAT_MAX + 1));
-	w->out.buf[w->out.len++] = ' ';
-	w->out.len += sm_format_float(v, w->out.buf + w->out.len);
-	return true;
-}
-
-/* " <angle>": six decimals (decision 12). */
-static inline bool put_angle(writer *w, double v)
-{
-	SM_CHECK(room(w, SM_FIXED6_MAX + 1));
-	w->out.buf[w->out.len++] = ' ';
-	w->out.len += sm_format_fixed6_double(v, w->out.buf + w->out.len);
-	return true;
-}
-
-static inline bool put_int(writer *w, int64_t v, bool space)
-{
-	SM_CHECK(room(w, 24));
-	if (space) w->out.buf[w->out.len++] = ' ';
-	w->out.len += sm_format_int(v, w->out.buf + w->out.len);
-	return true;
-}
-
-static bool check_text(writer *w, const char *s, const char *what, bool allow_quote)
+bool smdw_check_text(writer *w, const char *s, const char *what, bool allow_quote)
 {
 	for (const char *p = s; *p; p++) {
 		if (*p == '\n' || *p == '\r' || (*p == '"' && !allow_quote))
@@ -92,11 +23,6 @@ static bool check_text(writer *w, const char *s, const char *what, bool allow_qu
 }
 
 /* ---- transforms ------------------------------------------------------------------------ */
-
-typedef struct xform {
-	double r[3][3];
-	double t[3];
-} xform;
 
 static void xform_of(const smdmx_transform *tr, xform *x)
 {
@@ -123,7 +49,7 @@ static bool is_identity(const smdmx_transform *t)
 }
 
 /* Model-space placement of a mesh (decision 8); false when it is the identity. */
-static bool mesh_xform(const smdmx_scene *s, const smdmx_mesh *m, xform *out)
+bool smdw_mesh_xform(const smdmx_scene *s, const smdmx_mesh *m, xform *out)
 {
 	if (m->parent_joint == SMDMX_NONE && is_identity(&m->transform)) return false;
 	xform_of(&m->transform, out);
@@ -135,7 +61,7 @@ static bool mesh_xform(const smdmx_scene *s, const smdmx_mesh *m, xform *out)
 	return true;
 }
 
-static void apply(const xform *x, const float *v, bool translate, float *out)
+void smdw_apply(const xform *x, const float *v, bool translate, float *out)
 {
 	for (int i = 0; i < 3; i++)
 		out[i] = (float)(x->r[i][0] * v[0] + x->r[i][1] * v[1] + x->r[i][2] * v[2] + (translate ? x->t[i] : 0));
@@ -157,7 +83,7 @@ static bool write_header_nodes(writer *w, int version)
 	}
 	for (size_t i = 0; i < s->joint_count; i++) {
 		const smdmx_joint *j = &s->joints[i];
-		SM_CHECK(check_text(w, j->name, "bone name", false));
+		SM_CHECK(smdw_check_text(w, j->name, "bone name", false));
 		if (w->goldsrc && strlen(j->name) > 63)
 			return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "bone '%s' is too long for GoldSrc (63 characters at most)", j->name);
 		SM_CHECK(put_int(w, (int64_t)i, false));
@@ -184,7 +110,7 @@ static bool write_bone(writer *w, size_t id, const float *pos, const float *quat
 	return eol(w);
 }
 
-static bool write_bind_frame(writer *w)
+bool smdw_write_bind_frame(writer *w)
 {
 	const smdmx_scene *s = w->scene;
 	SM_CHECK(puts_(w, "time 0"));
@@ -274,9 +200,7 @@ static bool write_clip_frames(writer *w, const smdmx_clip *c)
 
 /* Calls emit for every triangle corner in written order: polygons by first corner, each
  * fanned from its first corner (decision 9). For a mesh without faces, every corner. */
-typedef bool (*corner_fn)(writer *w, const smdmx_mesh *m, uint32_t corner, size_t polygon, void *ctx);
-
-static bool for_each_written_corner(writer *w, const smdmx_mesh *m, corner_fn emit, void *ctx)
+bool smdw_for_each_written_corner(writer *w, const smdmx_mesh *m, corner_fn emit, void *ctx)
 {
 	if (m->face_set_count == 0) {
 		for (size_t k = 0; k < m->corner_count; k++) SM_CHECK(emit(w, m, (uint32_t)k, SIZE_MAX, ctx));
@@ -371,11 +295,11 @@ static size_t pool_value(const smdmx_mesh *m, const tri_ctx *t, pool_kind kind, 
 	switch (kind) {
 	case POOL_POS:
 		memcpy(v, m->positions[i], sizeof(v));
-		if (t->has_xform) apply(&t->x, m->positions[i], true, v);
+		if (t->has_xform) smdw_apply(&t->x, m->positions[i], true, v);
 		break;
 	case POOL_NRM:
 		memcpy(v, m->normals[i], sizeof(v));
-		if (t->has_xform) apply(&t->x, m->normals[i], false, v);
+		if (t->has_xform) smdw_apply(&t->x, m->normals[i], false, v);
 		break;
 	case POOL_UV:
 		memcpy(v, m->uv_sets[0].data[i], 2 * sizeof(float));
@@ -676,7 +600,7 @@ static bool write_triangles(writer *w, int extra_uvs)
 {
 	const smdmx_scene *s = w->scene;
 	for (size_t i = 0; i < s->material_count; i++) {
-		SM_CHECK(check_text(w, s->materials[i].name, "material", true));
+		SM_CHECK(smdw_check_text(w, s->materials[i].name, "material", true));
 		char tex[SM_GOLDSRC_NAME_MAX];
 		if (w->goldsrc && sm_goldsrc_texture(s->materials[i].name, tex) > 63)
 			return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "material '%s' is too long for GoldSrc (63 characters at most)",
@@ -695,7 +619,7 @@ static bool write_triangles(writer *w, int extra_uvs)
 		tri_ctx t;
 		memset(&t, 0, sizeof(t));
 		t.links = mesh_needs_links(s, m, w->goldsrc);
-		t.has_xform = mesh_xform(s, m, &t.x);
+		t.has_xform = smdw_mesh_xform(s, m, &t.x);
 		t.extra_uvs = m->uv_set_count > 1 ? (int)m->uv_set_count - 1 : 0;
 		if (t.extra_uvs > extra_uvs) t.extra_uvs = extra_uvs;
 		if (!m->face_set_count) continue;
@@ -707,7 +631,7 @@ static bool write_triangles(writer *w, int extra_uvs)
 			ok = ok && emit_parallel(w, m, order, n, &t);
 			if (order) sm_free(&w->alloc, order, n * sizeof(sm_poly_ref));
 		} else if (ok) {
-			ok = for_each_written_corner(w, m, emit_triangle_corner, &t);
+			ok = smdw_for_each_written_corner(w, m, emit_triangle_corner, &t);
 		}
 		pool_free(w, &t.pos);
 		pool_free(w, &t.nrm);
@@ -717,325 +641,6 @@ static bool write_triangles(writer *w, int extra_uvs)
 	}
 	SM_CHECK(puts_(w, "end"));
 	return eol(w);
-}
-
-/* ---- VTA ------------------------------------------------------------------------------------- */
-
-/* A VTA writes, for each shape, every written corner whose position or normal the shape
- * moves. So that time and output follow the data, each mesh's written corners (the VTA
- * ids) are listed once, with the ids of each position and normal; a shape's lines are then
- * found from its deltas, not by visiting every corner again. */
-typedef struct vta_mesh {
-	size_t base;                   /* the mesh's first id */
-	size_t count;                  /* its ids (written corners) */
-	uint32_t *corner;              /* per id: the mesh corner */
-	uint32_t *pos_first, *pos_ids; /* per position: offsets into pos_ids (ids, ascending) */
-	uint32_t *nrm_first, *nrm_ids; /* the same per normal; NULL without normals */
-	int32_t *pos_map, *nrm_map;    /* scratch: per position and normal, a delta or -1 */
-	const uint32_t *number;        /* per corner, the number a VTA that was read gave it; NULL: base + id */
-	xform x;
-	bool has_xform;
-} vta_mesh;
-
-typedef struct vta_writer {
-	writer *w;
-	vta_mesh *meshes;
-	size_t *shapes;                /* shape indices, by group and mesh (see group_shapes) */
-	size_t *group_first;           /* per group + 1: offsets into shapes */
-	size_t group_count;
-	uint32_t *ids;                 /* scratch for one shape's ids */
-	size_t ids_cap;
-	struct vta_block {
-		void *p;
-		size_t size;
-	} *blocks;                     /* every allocation above, with its size, to free */
-	size_t block_count, block_cap;
-} vta_writer;
-
-static void *vta_alloc(vta_writer *v, size_t n, size_t item)
-{
-	size_t bytes;
-	if (!sm_mul(n ? n : 1, item, &bytes)) return sm_fail_oom(v->w->error), NULL;
-	void *p = v->block_count < v->block_cap ? sm_malloc(&v->w->alloc, bytes) : NULL;
-	if (!p) return sm_fail_oom(v->w->error), NULL;
-	v->blocks[v->block_count].p = p;
-	v->blocks[v->block_count++].size = bytes;
-	return p;
-}
-
-static void vta_free(vta_writer *v)
-{
-	for (size_t i = 0; i < v->block_count; i++) sm_free(&v->w->alloc, v->blocks[i].p, v->blocks[i].size);
-	if (v->blocks) sm_free(&v->w->alloc, v->blocks, v->block_cap * sizeof(*v->blocks));
-}
-
-static bool collect_corner(writer *w, const smdmx_mesh *m, uint32_t c, size_t face_set, void *ctx)
-{
-	(void)w;
-	(void)m;
-	(void)face_set;
-	vta_mesh *vm = ctx;
-	vm->corner[vm->count++] = c;
-	return true;
-}
-
-/* ids of each value (position or normal) of a mesh: offsets and ids, ascending per value. */
-static bool index_ids(vta_writer *v, const vta_mesh *vm, const uint32_t *value_of_corner, size_t values, uint32_t **first,
-                      uint32_t **ids)
-{
-	*first = vta_alloc(v, values + 1, sizeof(uint32_t));
-	*ids = vta_alloc(v, vm->count, sizeof(uint32_t));
-	if (!*first || !*ids) return false;
-	sm_group(value_of_corner, vm->corner, vm->count, values, *first, *ids);
-	return true;
-}
-
-static bool vta_meshes(vta_writer *v)
-{
-	const smdmx_scene *s = v->w->scene;
-	v->meshes = vta_alloc(v, s->mesh_count, sizeof(vta_mesh));
-	if (!v->meshes) return false;
-	size_t base = 0;
-	for (size_t mi = 0; mi < s->mesh_count; mi++) {
-		const smdmx_mesh *m = &s->meshes[mi];
-		vta_mesh *vm = &v->meshes[mi];
-		memset(vm, 0, sizeof(*vm));
-		vm->base = base;
-		vm->has_xform = mesh_xform(s, m, &vm->x);
-		uint64_t n = 0;
-		if (m->face_set_count) {
-			for (size_t f = 0; f < m->face_set_count; f++)
-				for (size_t p = 0; p < m->face_sets[f].polygon_count; p++)
-					n += 3 * (uint64_t)(m->face_sets[f].offsets[p + 1] - m->face_sets[f].offsets[p] - 2);
-		} else {
-			n = m->corner_count;
-		}
-		if (n > UINT32_MAX)
-			return sm_fail(v->w->error, SMDMX_ERROR_LIMIT, 0, 0, "mesh %zu writes more than %u VTA vertices", mi, UINT32_MAX);
-		vm->corner = vta_alloc(v, (size_t)n, sizeof(uint32_t));
-		if (!vm->corner || !for_each_written_corner(v->w, m, collect_corner, vm)) return false;
-		SM_CHECK(index_ids(v, vm, m->position_indices, m->position_count, &vm->pos_first, &vm->pos_ids));
-		if (m->normal_indices) SM_CHECK(index_ids(v, vm, m->normal_indices, m->normal_count, &vm->nrm_first, &vm->nrm_ids));
-		vm->pos_map = vta_alloc(v, m->position_count + m->normal_count, sizeof(int32_t));
-		if (!vm->pos_map) return false;
-		for (size_t i = 0; i < m->position_count + m->normal_count; i++) vm->pos_map[i] = -1;
-		vm->nrm_map = vm->pos_map + m->position_count;
-		/* A VTA read keeps its vertex numbers (they may start above 0 or skip). */
-		if (s->source.format == SMDMX_SOURCE_VTA && s->source.vta_ids && s->mesh_count == 1 && !m->face_set_count)
-			vm->number = s->source.vta_ids;
-		base += vm->count;
-	}
-	return true;
-}
-
-typedef struct shape_key {
-	const char *name;
-	uint32_t mesh;
-	size_t index;
-} shape_key;
-
-/* By name, then mesh, then index. */
-static int shape_order(const void *a, const void *b)
-{
-	const shape_key *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-	if (c) return c;
-	if (x->mesh != y->mesh) return x->mesh < y->mesh ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* By first shape index: groups in order of first appearance. */
-static int group_order(const void *a, const void *b)
-{
-	size_t i = ((const size_t *)a)[0], j = ((const size_t *)b)[0];
-	return i < j ? -1 : i > j;
-}
-
-/* Groups the shapes by name (a group is one VTA frame), in order of first appearance; in
- * a group, one shape per mesh (the last of that mesh), by mesh. */
-static bool group_shapes(vta_writer *v)
-{
-	const smdmx_scene *s = v->w->scene;
-	size_t n = s->flex_shape_count;
-	shape_key *order = vta_alloc(v, n, sizeof(shape_key));
-	size_t *runs = vta_alloc(v, n, 3 * sizeof(size_t)); /* per group: first index, start, end in order */
-	v->shapes = vta_alloc(v, n, sizeof(size_t));
-	v->group_first = vta_alloc(v, n + 1, sizeof(size_t));
-	if (!order || !runs || !v->shapes || !v->group_first) return false;
-	for (size_t i = 0; i < n; i++) order[i] = (shape_key){ s->flex_shapes[i].name, s->flex_shapes[i].mesh, i };
-	qsort(order, n, sizeof(shape_key), shape_order);
-	size_t g = 0;
-	for (size_t i = 0; i < n;) {
-		size_t e = i, first = order[i].index;
-		while (e < n && !strcmp(order[e].name, order[i].name)) {
-			if (order[e].index < first) first = order[e].index;
-			e++;
-		}
-		runs[3 * g] = first;
-		runs[3 * g + 1] = i;
-		runs[3 * g + 2] = e;
-		g++;
-		i = e;
-	}
-	qsort(runs, g, 3 * sizeof(size_t), group_order);
-	size_t k = 0;
-	for (size_t r = 0; r < g; r++) {
-		v->group_first[r] = k;
-		for (size_t i = runs[3 * r + 1]; i < runs[3 * r + 2]; i++)
-			if (i + 1 == runs[3 * r + 2] || order[i + 1].mesh != order[i].mesh) v->shapes[k++] = order[i].index;
-	}
-	v->group_first[g] = k;
-	v->group_count = g;
-	return true;
-}
-
-/* Refuses a VTA whose shapes would write far more lines than the scene holds data: each
- * delta writes a line per written corner on its position or normal, so a mesh whose
- * corners all share one position would write every corner for every shape. Past 2^23
- * lines, at most 16 times the deltas and base corners. Also sizes the id scratch. */
-static bool vta_budget(vta_writer *v)
-{
-	const smdmx_scene *s = v->w->scene;
-	uint64_t data = 0, lines = 0;
-	for (size_t mi = 0; mi < s->mesh_count; mi++) data += v->meshes[mi].count;
-	for (size_t i = 0; i < s->flex_shape_count; i++) data += s->flex_shapes[i].position_count + s->flex_shapes[i].normal_count;
-	uint64_t budget = data * 16 > (1u << 23) ? data * 16 : (1u << 23);
-	size_t most = 1;
-	for (size_t k = 0; k < v->group_first[v->group_count] && lines <= budget; k++) {
-		const smdmx_flex_shape *sh = &s->flex_shapes[v->shapes[k]];
-		const vta_mesh *vm = &v->meshes[sh->mesh];
-		uint64_t here = 0;
-		for (size_t i = 0; i < sh->position_count; i++)
-			here += vm->pos_first[sh->position_indices[i] + 1] - vm->pos_first[sh->position_indices[i]];
-		for (size_t i = 0; vm->nrm_first && i < sh->normal_count; i++)
-			here += vm->nrm_first[sh->normal_indices[i] + 1] - vm->nrm_first[sh->normal_indices[i]];
-		lines += here;
-		if (here > most) most = here;
-	}
-	if (lines > budget)
-		return sm_fail(v->w->error, SMDMX_ERROR_LIMIT, 0, 0,
-		               "the VTA would write more than %llu vertex lines (16 times its %llu items of data, and at least "
-		               "2^23): refused as a decompression bomb",
-		               (unsigned long long)budget, (unsigned long long)data);
-	v->ids = vta_alloc(v, most, sizeof(uint32_t));
-	v->ids_cap = most;
-	return v->ids != NULL;
-}
-
-static bool write_vta_line(writer *w, const smdmx_mesh *m, const vta_mesh *vm, size_t id, const smdmx_flex_shape *sh)
-{
-	uint32_t c = vm->corner[id];
-	uint32_t p = m->position_indices[c], n = m->normal_indices ? m->normal_indices[c] : SMDMX_NONE;
-	float pos[3], nrm[3] = { 0, 0, 0 };
-	memcpy(pos, m->positions[p], sizeof(pos));
-	if (n != SMDMX_NONE) memcpy(nrm, m->normals[n], sizeof(nrm));
-	if (sh) {
-		int32_t dp = vm->pos_map[p], dn = n != SMDMX_NONE ? vm->nrm_map[n] : -1;
-		for (int i = 0; i < 3; i++) {
-			if (dp >= 0) pos[i] += sh->position_deltas[dp][i];
-			if (dn >= 0) nrm[i] += sh->normal_deltas[dn][i];
-		}
-	}
-	if (vm->has_xform) {
-		float a[3], b[3];
-		apply(&vm->x, pos, true, a);
-		apply(&vm->x, nrm, false, b);
-		memcpy(pos, a, sizeof(a));
-		memcpy(nrm, b, sizeof(b));
-	}
-	SM_CHECK(put_int(w, (int64_t)(vm->number ? vm->number[c] : vm->base + id), false));
-	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, pos[i]));
-	for (int i = 0; i < 3; i++) SM_CHECK(put_float(w, nrm[i]));
-	return eol(w);
-}
-
-static int id_order(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* One shape's lines: the ids on its deltas' positions and normals, ascending, once each. */
-static bool write_vta_shape(vta_writer *v, const smdmx_flex_shape *sh)
-{
-	const smdmx_mesh *m = &v->w->scene->meshes[sh->mesh];
-	vta_mesh *vm = &v->meshes[sh->mesh];
-	size_t n = 0;
-	for (size_t i = 0; i < sh->position_count; i++) {
-		uint32_t p = sh->position_indices[i];
-		vm->pos_map[p] = (int32_t)i;
-		for (uint32_t k = vm->pos_first[p]; k < vm->pos_first[p + 1]; k++) v->ids[n++] = vm->pos_ids[k];
-	}
-	for (size_t i = 0; vm->nrm_first && i < sh->normal_count; i++) {
-		uint32_t q = sh->normal_indices[i];
-		vm->nrm_map[q] = (int32_t)i;
-		for (uint32_t k = vm->nrm_first[q]; k < vm->nrm_first[q + 1]; k++) v->ids[n++] = vm->nrm_ids[k];
-	}
-	qsort(v->ids, n, sizeof(uint32_t), id_order);
-	bool ok = true;
-	for (size_t i = 0; ok && i < n; i++)
-		if (i == 0 || v->ids[i] != v->ids[i - 1]) ok = write_vta_line(v->w, m, vm, v->ids[i], sh);
-	for (size_t i = 0; i < sh->position_count; i++) vm->pos_map[sh->position_indices[i]] = -1;
-	for (size_t i = 0; vm->nrm_first && i < sh->normal_count; i++) vm->nrm_map[sh->normal_indices[i]] = -1;
-	return ok;
-}
-
-static bool write_time_name(writer *w, size_t frame, const char *name)
-{
-	SM_CHECK(puts_(w, "time"));
-	SM_CHECK(put_int(w, (int64_t)frame, true));
-	if (name) {
-		SM_CHECK(puts_(w, " # "));
-		SM_CHECK(puts_(w, name));
-	}
-	return eol(w);
-}
-
-static bool write_vta(writer *w)
-{
-	const smdmx_scene *s = w->scene;
-	for (size_t i = 0; i < s->flex_shape_count; i++) SM_CHECK(check_text(w, s->flex_shapes[i].name, "flex shape", true));
-	vta_writer v;
-	memset(&v, 0, sizeof(v));
-	v.w = w;
-	/* the blocks: the mesh table, six per mesh, four for the groups, the id scratch */
-	size_t bytes;
-	bool ok = s->mesh_count < SIZE_MAX / 6 - 8 && sm_mul(6 * s->mesh_count + 8, sizeof(*v.blocks), &bytes);
-	v.blocks = ok ? sm_malloc(&w->alloc, bytes) : NULL;
-	if (!v.blocks) return sm_fail_oom(w->error);
-	v.block_cap = 6 * s->mesh_count + 8;
-	ok = vta_meshes(&v) && group_shapes(&v) && vta_budget(&v);
-	size_t ng = ok ? v.group_count : 0;
-	/* A VTA read keeps its frame numbers too (a QC names shapes by them), when they ascend. */
-	bool numbered = s->source.format == SMDMX_SOURCE_VTA;
-	for (size_t g = 0; numbered && g < ng; g++) {
-		int32_t f = s->flex_shapes[v.shapes[v.group_first[g]]].frame;
-		numbered = f >= 1 && (g == 0 || f > s->flex_shapes[v.shapes[v.group_first[g - 1]]].frame);
-	}
-	/* A VTA read with a pose in its frame 0 (Valve's exporters write the skeleton there) is
-	 * written with it; otherwise frame 0 is empty, as Blender Source Tools writes it and as
-	 * the reference carries the skeleton. */
-	bool posed = false;
-	for (size_t j = 0; s->source.format == SMDMX_SOURCE_VTA && j < s->joint_count && !posed; j++) {
-		const smdmx_transform *t = &s->joints[j].bind;
-		posed = t->position[0] != 0 || t->position[1] != 0 || t->position[2] != 0 || t->orientation[0] != 0 ||
-		        t->orientation[1] != 0 || t->orientation[2] != 0 || t->orientation[3] != 1;
-	}
-	ok = ok && puts_(w, "skeleton") && eol(w) && (posed ? write_bind_frame(w) : write_time_name(w, 0, NULL));
-	for (size_t g = 0; ok && g < ng; g++) {
-		const smdmx_flex_shape *first = &s->flex_shapes[v.shapes[v.group_first[g]]];
-		ok = write_time_name(w, numbered ? (size_t)first->frame : g + 1, first->name);
-	}
-	ok = ok && puts_(w, "end") && eol(w) && puts_(w, "vertexanimation") && eol(w) && write_time_name(w, 0, NULL);
-	for (size_t mi = 0; ok && mi < s->mesh_count; mi++)
-		for (size_t id = 0; ok && id < v.meshes[mi].count; id++) ok = write_vta_line(w, &s->meshes[mi], &v.meshes[mi], id, NULL);
-	for (size_t g = 0; ok && g < ng; g++) {
-		const smdmx_flex_shape *first = &s->flex_shapes[v.shapes[v.group_first[g]]];
-		ok = write_time_name(w, numbered ? (size_t)first->frame : g + 1, first->name);
-		for (size_t k = v.group_first[g]; ok && k < v.group_first[g + 1]; k++) ok = write_vta_shape(&v, &s->flex_shapes[v.shapes[k]]);
-	}
-	vta_free(&v);
-	return ok && puts_(w, "end") && eol(w);
 }
 
 /* ---- entry points ---------------------------------------------------------------------------- */
@@ -1093,13 +698,13 @@ bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
 	int version = kind == SMDMX_SMD_WRITE_REFERENCE && extra_uvs ? 3 : 1;
 	ok = ok && write_header_nodes(w, version);
 	if (ok && kind == SMDMX_SMD_WRITE_VTA) {
-		ok = write_vta(w);
+		ok = smdw_write_vta(w);
 	} else if (ok) {
 		ok = puts_(w, "skeleton") && eol(w);
 		if (ok && scene->clip_count && kind != SMDMX_SMD_WRITE_REFERENCE) ok = write_clip_frames(w, &scene->clips[opts.clip]);
 		else if (ok && kind == SMDMX_SMD_WRITE_REFERENCE && sm_smd_reference_clip(scene, opts.reference_clip))
 			ok = write_clip_frames(w, &scene->clips[opts.clip]);
-		else if (ok) ok = write_bind_frame(w);
+		else if (ok) ok = smdw_write_bind_frame(w);
 		ok = ok && puts_(w, "end") && eol(w);
 		if (ok && kind == SMDMX_SMD_WRITE_REFERENCE) ok = write_triangles(w, extra_uvs);
 	}
