@@ -1,5 +1,5 @@
 /* Comparing scenes (compare.c: smdmx_scene_compare and the comparisons the diff shares;
- * diff.c: smdmx_scene_diff), private to src/scene. */
+ * diff.c: smdmx_scene_diff, its geometry in diff_geometry.c), private to src/scene. */
 #ifndef SMDMX_SCENE_COMPARE_H
 #define SMDMX_SCENE_COMPARE_H
 
@@ -41,5 +41,30 @@ bool sm_cmp_rot_equal(const cmp *c, const float *qa, const float *qb);
 bool sm_cmp_shape_values_equal(const cmp *c, const float *base_a, const float *da, const float *base_b, const float *db);
 bool sm_cmp_values_equal(const cmp *c, double a, double b);
 bool sm_cmp_vec_equal(const cmp *c, const float *a, const float *b, int n);
+
+/* Geometry by meaning (diff_geometry.c): one side's corners in model space and its polygons
+ * (built, freed); a corner's place, as messages name it; the two sides matched, map[corner of
+ * a] its corner of b (SMDMX_NONE: none), every difference said. */
+/* One side's geometry as the diff sees it: every corner in model space (mesh transforms
+ * applied), and every polygon with its material's name, whatever mesh or face set holds it. */
+typedef struct gside {
+	const smdmx_scene *s;
+	size_t corners;       /* over all meshes */
+	uint32_t *mesh_of;    /* per corner: its mesh */
+	uint32_t *local;      /* per corner: its index in the mesh */
+	float (*pos)[3], (*nrm)[3];
+	uint64_t *hash;       /* per corner: of what it holds (exact, or rounded to the tolerance) */
+	size_t polys;
+	uint32_t *first;      /* per polygon: its first entry in ring */
+	uint32_t *size;
+	const char **material;
+	uint32_t *ring;       /* corners of the polygons, one after another */
+	size_t ring_count;
+} gside;
+
+void sm_diff_gside_free(gside *g);
+bool sm_diff_gside_build(const cmp *c, const smdmx_scene *s, gside *g, bool first);
+void sm_diff_where(const gside *g, uint32_t corner, char *out, size_t size);
+bool sm_diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map);
 
 #endif
