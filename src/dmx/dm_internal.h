@@ -38,6 +38,9 @@ SM_NODISCARD bool sm_dmx_parse_header(const char *data, size_t size, sm_dmx_head
 /* The binary reader (dmxb_read.c). */
 smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, const smdmx_dmx_read_options *options,
                        smdmx_error *error);
+/* The keyvalues2 writer (kv2_write.c): keyvalues2 or keyvalues2_flat (o->encoding, chosen
+ * in dmx.c) into out, flushed at the end. */
+SM_NODISCARD bool sm_kv2_write(smdmx_dm *dm, sm_out *out, const smdmx_dmx_write_options *o, smdmx_error *error);
 /* The binary writer (dmxb_write.c). */
 SM_NODISCARD bool sm_dmxb_write(smdmx_dm *dm, int version, const char *format, int format_version, sm_out *out,
                                 const smdmx_allocator *allocator, smdmx_error *error);

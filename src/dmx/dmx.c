@@ -1,4 +1,6 @@
-/* DMX files: read whole into memory and handed to the codec of their encoding. */
+/* DMX files, the one place that chooses the encoding: read whole into memory and handed to
+ * the reader of the encoding their header names; written by the writer of the encoding the
+ * options name (keyvalues2 or keyvalues2_flat: kv2_write.c; binary: dmxb_write.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
@@ -93,7 +95,7 @@ static smdmx_dm *read_memory(const void *data, size_t size, const smdmx_dmx_read
 		sm_fail(error, SMDMX_ERROR_EMPTY, 1, 1, "empty file");
 		return NULL;
 	}
-	/* The encoding comes from the header, never from the file name. */
+	/* The encoding comes from the header, never from the file name: binary or keyvalues2. */
 	sm_dmx_header h;
 	if (!sm_dmx_parse_header(d, size, &h, error)) return NULL;
 	if (word_eq(h.encoding, h.encoding_len, "binary")) return sm_dmxb_read(d, size, &h, options, error);
@@ -181,4 +183,59 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 	if (ok) dm = smdmx_dmx_read_memory(buf, len, options, error, warnings);
 	sm_free(&a, buf, cap);
 	return dm;
+}
+
+/* ---- writing: the encoding chosen here, as for reading ---------------------------------- */
+
+bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx_dmx_write_options *options,
+                     smdmx_error *error)
+{
+	memset(error, 0, sizeof(*error));
+	smdmx_dmx_write_options o;
+	memset(&o, 0, sizeof(o));
+	if (options) o = *options;
+	const char *encoding = o.encoding ? o.encoding : "keyvalues2";
+	bool binary = strcmp(encoding, "binary") == 0;
+	if (!binary && strcmp(encoding, "keyvalues2") != 0 && strcmp(encoding, "keyvalues2_flat") != 0)
+		return sm_fail(error, SMDMX_ERROR_ENCODING, 0, 0, "encoding '%s' is not written by this version of smdmx", encoding);
+	sm_alloc a;
+	sm_alloc_init(&a, &o.allocator);
+	sm_out *out = sm_malloc(&a, sizeof(sm_out));
+	if (!out) return sm_fail_oom(error);
+	out->write = write;
+	out->user = user;
+	out->error = error;
+	out->len = 0;
+	bool ok;
+	if (binary) {
+		/* Version 5 unless asked otherwise (Portal 2 / SFM / CS:GO, with model format 18). */
+		const char *format = o.format ? o.format : dm->format ? dm->format : "dmx";
+		int fver = o.format_version ? o.format_version : dm->format_version;
+		if (!*format || strpbrk(format, " \t\r\n"))
+			ok = sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "format name '%.40s' cannot be written", format);
+		else
+			ok = sm_dmxb_write(dm, o.encoding_version ? o.encoding_version : 5, format, fver, out, &o.allocator, error) &&
+			     sm_out_flush(out);
+	} else {
+		ok = sm_kv2_write(dm, out, &o, error);
+	}
+	sm_free(&a, out, sizeof(sm_out));
+	return ok;
+}
+
+typedef struct dmx_job {
+	smdmx_dm *dm;
+	const smdmx_dmx_write_options *options;
+} dmx_job;
+
+static bool produce_dmx(void *ctx, smdmx_write_fn write, void *user, smdmx_error *error)
+{
+	dmx_job *j = ctx;
+	return smdmx_dmx_write(j->dm, write, user, j->options, error);
+}
+
+bool smdmx_dmx_write_file(smdmx_dm *dm, const char *path, const smdmx_dmx_write_options *options, smdmx_error *error)
+{
+	dmx_job j = { dm, options };
+	return sm_write_file_atomic(path, produce_dmx, &j, error);
 }

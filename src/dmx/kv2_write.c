@@ -14,7 +14,7 @@
 #include "platform/os.h"
 
 typedef struct kv2w {
-	sm_out out;          /* first: the writer struct is mostly this buffer */
+	sm_out *out;         /* the buffer, the sink behind it */
 	smdmx_error *error;
 	smdmx_dm *dm;
 	sm_owner *mem;      /* scratch memory of this write, from the options' allocator */
@@ -28,17 +28,17 @@ typedef struct kv2w {
 
 static bool flush(kv2w *w)
 {
-	return sm_out_flush(&w->out);
+	return sm_out_flush(w->out);
 }
 
 static inline bool room(kv2w *w, size_t n)
 {
-	return sm_out_room(&w->out, n);
+	return sm_out_room(w->out, n);
 }
 
 static bool put(kv2w *w, const char *s, size_t n)
 {
-	return sm_out_put(&w->out, s, n);
+	return sm_out_put(w->out, s, n);
 }
 
 static bool puts_(kv2w *w, const char *s)
@@ -72,14 +72,14 @@ static bool put_float(kv2w *w, float f)
 {
 	if (!isfinite(f)) return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
 	SM_CHECK(room(w, 32));
-	w->out.len += sm_format_shortest(f, w->out.buf + w->out.len);
+	w->out->len += sm_format_shortest(f, w->out->buf + w->out->len);
 	return true;
 }
 
 static bool put_int(kv2w *w, int64_t v)
 {
 	SM_CHECK(room(w, 24));
-	w->out.len += sm_format_int(v, w->out.buf + w->out.len);
+	w->out->len += sm_format_int(v, w->out->buf + w->out->len);
 	return true;
 }
 
@@ -254,7 +254,7 @@ static bool format_part_put(void *ctx, void *arg)
 	kv2w *w = ctx;
 	format_part *p = arg;
 	if (!p->ok) return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
-	return sm_out_put_direct(&w->out, p->buf, p->len);
+	return sm_out_put_direct(w->out, p->buf, p->len);
 }
 
 static bool format_parallel(kv2w *w, smdmx_dm_type type, const char *data, size_t count, size_t item, size_t comps)
@@ -308,9 +308,9 @@ static bool put_value_attr(kv2w *w, const smdmx_dm_attr *a, size_t depth)
 		}
 		for (size_t i = 0; i < count; i++) {
 			SM_CHECK(room(w, ITEM_MAX(comps)));
-			char *o = format_item(w->out.buf + w->out.len, a->type, data, i, item, comps);
+			char *o = format_item(w->out->buf + w->out->len, a->type, data, i, item, comps);
 			if (!o) return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
-			w->out.len = (size_t)(o - w->out.buf);
+			w->out->len = (size_t)(o - w->out->buf);
 		}
 		return put(w, " ]\n", 3);
 	}
@@ -482,18 +482,6 @@ static bool write_all(kv2w *w, const smdmx_dmx_write_options *o)
 {
 	smdmx_dm *dm = w->dm;
 	const char *encoding = o->encoding ? o->encoding : "keyvalues2";
-	if (strcmp(encoding, "binary") == 0) {
-		/* Version 5 unless asked otherwise (Portal 2 / SFM / CS:GO, with model format 18). */
-		const char *format = o->format ? o->format : dm->format ? dm->format : "dmx";
-		if (!*format || strpbrk(format, " \t\r\n"))
-			return sm_fail(w->error, SMDMX_ERROR_USAGE, 0, 0, "format name '%.40s' cannot be written", format);
-		int fver = o->format_version ? o->format_version : dm->format_version;
-		return sm_dmxb_write(dm, o->encoding_version ? o->encoding_version : 5, format, fver, &w->out, &o->allocator,
-		                     w->error) &&
-		       flush(w);
-	}
-	if (strcmp(encoding, "keyvalues2") != 0 && strcmp(encoding, "keyvalues2_flat") != 0)
-		return sm_fail(w->error, SMDMX_ERROR_ENCODING, 0, 0, "encoding '%s' is not written by this version of smdmx", encoding);
 	w->flat = strcmp(encoding, "keyvalues2_flat") == 0;
 	w->version = o->encoding_version ? o->encoding_version : 1;
 	if (w->version < 1 || w->version > 4)
@@ -542,46 +530,21 @@ static bool write_all(kv2w *w, const smdmx_dmx_write_options *o)
 	return ok && flush(w);
 }
 
-bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx_dmx_write_options *options,
-                     smdmx_error *error)
+bool sm_kv2_write(smdmx_dm *dm, sm_out *out, const smdmx_dmx_write_options *o, smdmx_error *error)
 {
-	memset(error, 0, sizeof(*error));
-	smdmx_dmx_write_options o;
-	memset(&o, 0, sizeof(o));
-	if (options) o = *options;
 	sm_alloc a;
-	sm_alloc_init(&a, &o.allocator);
+	sm_alloc_init(&a, &o->allocator);
 	kv2w *w = sm_malloc(&a, sizeof(kv2w));
 	if (!w) return sm_fail_oom(error);
-	memset((char *)w + sizeof(sm_out), 0, sizeof(kv2w) - sizeof(sm_out));
-	w->out.write = write;
-	w->out.user = user;
-	w->out.error = error;
-	w->out.len = 0;
+	memset(w, 0, sizeof(kv2w));
+	w->out = out;
 	w->error = error;
 	w->dm = dm;
-	w->mem = sm_owner_new(&o.allocator, error);
-	w->max_depth = o.max_depth ? o.max_depth : SMDMX_DM_DEFAULT_MAX_DEPTH / 2;
-	w->threads = o.threads > 1 ? o.threads : 1;
-	bool ok = w->mem && write_all(w, &o);
+	w->mem = sm_owner_new(&o->allocator, error);
+	w->max_depth = o->max_depth ? o->max_depth : SMDMX_DM_DEFAULT_MAX_DEPTH / 2;
+	w->threads = o->threads > 1 ? o->threads : 1;
+	bool ok = w->mem && write_all(w, o);
 	sm_owner_free(w->mem);
 	sm_free(&a, w, sizeof(kv2w));
 	return ok;
-}
-
-typedef struct dmx_job {
-	smdmx_dm *dm;
-	const smdmx_dmx_write_options *options;
-} dmx_job;
-
-static bool produce_dmx(void *ctx, smdmx_write_fn write, void *user, smdmx_error *error)
-{
-	dmx_job *j = ctx;
-	return smdmx_dmx_write(j->dm, write, user, j->options, error);
-}
-
-bool smdmx_dmx_write_file(smdmx_dm *dm, const char *path, const smdmx_dmx_write_options *options, smdmx_error *error)
-{
-	dmx_job j = { dm, options };
-	return sm_write_file_atomic(path, produce_dmx, &j, error);
 }
