@@ -141,18 +141,6 @@ static int by_output(const void *a, const void *b)
 
 static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p);
 
-void job_dep(job *j, const char *path)
-{
-	for (size_t k = 0; k < j->dep_count; k++)
-		if (!strcmp(j->deps[k], path)) return;
-	for (size_t k = 0; k < j->input_count; k++)
-		if (!strcmp(j->inputs[k], path)) return;
-	char **d = realloc(j->deps, (j->dep_count + 1) * sizeof(char *));
-	if (!d) return;
-	j->deps = d;
-	j->deps[j->dep_count++] = xstrdup(path);
-}
-
 /* smd2dmx --qc: one job, the QC its input; its output the $model's file as DMX. */
 static bool plan_qc(const conv_opts *o, plan *p)
 {

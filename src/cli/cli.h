@@ -118,10 +118,11 @@ typedef struct job {
 } job;
 
 /* The job's direction, from its input and output names (and, for standard input and output,
- * the program and --to). */
+ * the program and --to) (convert.c). */
 direction job_direction(const conv_opts *o, const job *j);
 
-/* Records a file the job read (for --depfile). */
+/* Records a file the job read, for --depfile (convert.c: the batch calls the conversion,
+ * never the other way). */
 void job_dep(job *j, const char *path);
 
 /* ---- diagnostics (diag.c) ---------------------------------------------------------------- */

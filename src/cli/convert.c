@@ -797,6 +797,18 @@ static bool output_is_dmx(const conv_opts *o, const char *out, bool in_dmx)
 	return in_dmx;
 }
 
+void job_dep(job *j, const char *path)
+{
+	for (size_t k = 0; k < j->dep_count; k++)
+		if (!strcmp(j->deps[k], path)) return;
+	for (size_t k = 0; k < j->input_count; k++)
+		if (!strcmp(j->inputs[k], path)) return;
+	char **d = realloc(j->deps, (j->dep_count + 1) * sizeof(char *));
+	if (!d) return;
+	j->deps = d;
+	j->deps[j->dep_count++] = xstrdup(path);
+}
+
 direction job_direction(const conv_opts *o, const job *j)
 {
 	bool in_dmx = input_is_dmx(o, j->inputs[0]), out_dmx = output_is_dmx(o, j->out, in_dmx);
