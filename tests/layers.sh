@@ -1,6 +1,6 @@
 #!/bin/sh
 # tools/layers.sh on the source tree (every include down or within its layer), and on a copy
-# of it with one include up and one across, which it must find.
+# of it with one include up, one across and one of a private header below, which it must find.
 # usage: sh tests/layers.sh SOURCE_ROOT
 set -u
 root=$1
@@ -16,7 +16,10 @@ cp -r "$root/src" "$tmp/src"
 mkdir "$tmp/tools"
 printf '#include "model/x.h"\n' >>"$tmp/src/support/alloc.c"
 printf '#include "../qc/qc_internal.h"\n' >>"$tmp/src/smd/smd_read.c"
+printf '#include "qc/qc_internal.h"\n#include "scene/scene_util.h"\n' >>"$tmp/src/model/dmx_lift.c"
 out=$(sh "$root/tools/layers.sh" "$tmp")
 check "an include up and one across, found" "1 2" "$? $(echo "$out" | grep -c -e 'a layer above it$' -e 'a layer beside it$')"
+check "a header private to a layer below, found; one it offers, not" "$tmp/src/model/dmx_lift.c: model includes qc/qc_internal.h, a header private to qc" \
+	"$(echo "$out" | grep 'private')"
 echo "layers: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -4,6 +4,8 @@
 # graph of the layers has no cycle. From the bottom:
 #   platform < support < scene < smd, dmx, qc (the formats, side by side) < model < cli
 # Includes of the public headers (<smdmx/...>, "smdmx/...") and of the C library are free.
+# A layer's headers are its own but for those it offers the layers above (interface below):
+# a file may include another layer's header only when it is one of them.
 # usage: sh tools/layers.sh [SOURCE_ROOT]   (prints each wrong include; exit 1 if any)
 set -eu
 root=${1:-$(dirname "$0")/..}
@@ -12,6 +14,12 @@ rank() {
 	platform) echo 0 ;; support) echo 1 ;; scene) echo 2 ;; smd | dmx | qc) echo 3 ;;
 	model) echo 4 ;; cli) echo 5 ;; *) echo "" ;;
 	esac
+}
+# The headers a layer offers the layers above it; every other header is private to its folder.
+interface="support/internal.h support/num.h platform/os.h scene/scene_util.h dmx/dm_build.h"
+offered() {
+	for h in $interface; do [ "$h" = "$1" ] && return 0; done
+	return 1
 }
 bad=0
 files=0
@@ -25,7 +33,8 @@ for f in "$root"/src/*/*.[ch]; do
 		continue
 	fi
 	# "LAYER/file.h" or "../LAYER/file.h"; a name without a folder is the file's own layer
-	for to in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(\.\.\/\)\{0,1\}\([a-z0-9_]*\)\/[^"]*".*/\2/p' "$f"); do
+	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(\.\.\/\)\{0,1\}\([a-z0-9_]*\/[^"]*\)".*/\2/p' "$f"); do
+		to=${inc%%/*}
 		[ "$to" = smdmx ] && continue
 		rt=$(rank "$to")
 		if [ -z "$rt" ]; then
@@ -37,6 +46,9 @@ for f in "$root"/src/*/*.[ch]; do
 		elif [ "$rt" -eq "$rf" ] && [ "$to" != "$from" ]; then
 			echo "$f: $from includes $to, a layer beside it"
 			bad=1
+		elif [ "$to" != "$from" ] && ! offered "$inc"; then
+			echo "$f: $from includes $inc, a header private to $to"
+			bad=1
 		fi
 	done
 done
@@ -45,5 +57,5 @@ for f in "$root"/src/*.[ch]; do
 	echo "$f: outside a layer folder"
 	bad=1
 done
-[ "$bad" = 0 ] && echo "layers: $files files, every include down or within its layer"
+[ "$bad" = 0 ] && echo "layers: $files files, every include down or within its layer, none of another layer's private headers"
 exit "$bad"

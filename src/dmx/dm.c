@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dmx/dm_internal.h"
+#include "dmx/dm_build.h"
 
 /* ---- types ----------------------------------------------------------------------------- */
 
@@ -611,4 +612,9 @@ bool smdmx_dm_equal(const smdmx_dm *a, const smdmx_dm *b, char *diff, size_t dif
 bool smdmx_dm_equal_rotations(const smdmx_dm *a, const smdmx_dm *b, double rotation_tolerance, char *diff, size_t diff_size)
 {
 	return dm_equal(a, b, rotation_tolerance > 0 ? rotation_tolerance : 1e-6, diff, diff_size);
+}
+
+sm_owner *sm_dm_memory(smdmx_dm *dm)
+{
+	return dm->owner->mem;
 }

@@ -29,7 +29,7 @@ typedef struct lower {
 /* sm_group into arrays owned by the datamodel's memory. */
 static bool group_by(lower *l, const uint32_t *key, size_t n, size_t keys, uint32_t **first, uint32_t **order)
 {
-	sm_owner *mem = l->dm->owner->mem;
+	sm_owner *mem = sm_dm_memory(l->dm);
 	*first = sm_owned_calloc(mem, keys + 1, sizeof(uint32_t), l->error);
 	*order = sm_owned_calloc(mem, n + 1, sizeof(uint32_t), l->error);
 	if (!*first || !*order) return false;
@@ -176,7 +176,7 @@ static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el, uint32_t *mes
 	if (links > l->max_links) links = l->max_links;
 	/* every field written is listed, extra UV sets included: readers that follow vertexFormat
 	 * see them */
-	sm_owner *mem = l->dm->owner->mem;
+	sm_owner *mem = sm_dm_memory(l->dm);
 	const char **uvname = m->uv_set_count ? sm_owned_calloc(mem, m->uv_set_count, sizeof(char *), l->error) : NULL;
 	const char **fmt = sm_owned_calloc(mem, 7 + m->uv_set_count, sizeof(char *), l->error);
 	if (!fmt || (m->uv_set_count && !uvname)) return false;
@@ -430,7 +430,7 @@ static bool lower_controls(lower *l, uint32_t root, const uint32_t *mesh_el)
 	size_t n = 0;
 	/* Without controllers, one control per shape name that is not corrective: the first
 	 * shape of each name. */
-	sm_alloc *mem = &l->dm->owner->mem->alloc;
+	sm_alloc *mem = &sm_dm_memory(l->dm)->alloc;
 	sm_names first;
 	memset(&first, 0, sizeof(first));
 	if (s->flex_controller_count) {
@@ -603,7 +603,7 @@ static bool lower_clips(lower *l, uint32_t root)
 				layers[0] = layer;
 				size_t n = o ? ch->orientation_count : ch->position_count;
 				const int32_t *abs_times = o ? ch->orientation_times : ch->position_times;
-				int32_t *times = sm_owned_alloc(l->dm->owner->mem, (n + 1) * sizeof(int32_t), l->error);
+				int32_t *times = sm_owned_alloc(sm_dm_memory(l->dm), (n + 1) * sizeof(int32_t), l->error);
 				if (!times) return false;
 				for (size_t i = 0; i < n; i++) {
 					int64_t rel = clip_tick(cl, abs_times[i]);
@@ -614,7 +614,7 @@ static bool lower_clips(lower *l, uint32_t root)
 				}
 				const float *vals = o ? (const float *)ch->orientations : (const float *)ch->positions;
 				int dim = o ? 4 : 3;
-				uint32_t *keep = sm_owned_alloc(l->dm->owner->mem, (n + 1) * sizeof(uint32_t), l->error);
+				uint32_t *keep = sm_owned_alloc(sm_dm_memory(l->dm), (n + 1) * sizeof(uint32_t), l->error);
 				if (!keep) return false;
 				size_t kept = reduce_keys(l, times, vals, dim, n, keep);
 				smdmx_dm_attr *t = at(l, layer, "times", l->format == 1 ? SMDMX_DM_INT : SMDMX_DM_TIME, true, kept);
@@ -683,7 +683,7 @@ static bool lower_all(lower *l)
 	SM_CHECK(set_el(l, model, "transform", transform(l, s->name ? s->name : "model", &sm_model_identity)));
 	SM_CHECK(set_bool(l, model, "visible", true));
 	size_t nj = s->joint_count, nm = s->mesh_count;
-	sm_owner *mem = dm->owner->mem;
+	sm_owner *mem = sm_dm_memory(dm);
 	l->joint_el = sm_owned_calloc(mem, nj + 1, sizeof(uint32_t), l->error);
 	l->joint_xf = sm_owned_calloc(mem, nj + 1, sizeof(uint32_t), l->error);
 	l->mesh_dag = sm_owned_calloc(mem, nm + 1, sizeof(uint32_t), l->error);

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "dmx/dm_internal.h"
+#include "dmx/dm_build.h"
 #include "scene/scene_util.h"
 #include "smdmx/model.h"
 

@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "support/num.h"
-#include "qc/qc_internal.h"
 #include "scene/scene_util.h"
 #include "smdmx/math.h"
 #include "model/rig.h"
@@ -157,7 +156,7 @@ static size_t name_parts(const char *name, const char *const *raw_names, size_t 
 		const char *e = strchr(p, '_');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		size_t k = 0;
-		while (k < nraw && !(strlen(raw_names[k]) == len && qc_same_nocase_n(raw_names[k], p, len))) k++;
+		while (k < nraw && !(strlen(raw_names[k]) == len && sm_same_nocase_n(raw_names[k], p, len))) k++;
 		if (k == nraw || n == cap) return 0;
 		out[n++] = (uint32_t)k;
 		if (!e) break;

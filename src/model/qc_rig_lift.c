@@ -7,37 +7,13 @@
 #include <string.h>
 
 #include "support/num.h"
-#include "qc/qc_internal.h"
 #include "scene/scene_util.h"
 #include "smdmx/math.h"
 #include "model/rig.h"
 
 /* ---- lifting: QC lines to the scene ---------------------------------------------------------- */
 
-uint32_t smdmx_qc_model_vta(const smdmx_qc *qc, uint32_t model, smdmx_error *error)
-{
-	memset(error, 0, sizeof(*error));
-	const smdmx_qc_model *m = &qc->models[model];
-	uint32_t vta = SMDMX_NONE;
-	for (size_t i = 0; i < m->flex_count; i++) {
-		const smdmx_qc_flex *f = &m->flexes[i];
-		if (f->vta == SMDMX_NONE) {
-			sm_fail(error, SMDMX_ERROR_SYNTAX, f->pos.line, f->pos.column, "a flex line before any flexfile");
-			qc_error_file(qc, f->pos.file, error);
-			return SMDMX_NONE;
-		}
-		if (vta != SMDMX_NONE && strcmp(qc->refs[vta].path, qc->refs[f->vta].path)) {
-			sm_fail(error, SMDMX_ERROR_USAGE, f->pos.line, f->pos.column,
-			        "$model '%s' reads flexes from two VTAs ('%s', '%s'): smdmx carries one VTA per $model", m->name,
-			        qc->refs[vta].name, qc->refs[f->vta].name);
-			qc_error_file(qc, f->pos.file, error);
-			return SMDMX_NONE;
-		}
-		vta = f->vta;
-	}
-	return vta;
-}
-
+/* An error at a place in the QC. False. */
 static bool qfail(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_error *error, smdmx_error_code code, const char *fmt, ...)
     SM_PRINTF(5, 6);
 static bool qfail(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_error *error, smdmx_error_code code, const char *fmt, ...)
@@ -48,8 +24,31 @@ static bool qfail(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_error *error, smdm
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	sm_fail(error, code, pos.line, pos.column, "%s", msg);
-	qc_error_file(qc, pos.file, error);
+	/* in an included file: its path (the main QC is the file the user named) */
+	if (pos.file != 0 && pos.file < qc->file_count) snprintf(error->file, sizeof(error->file), "%s", qc->files[pos.file].path);
 	return false;
+}
+
+uint32_t smdmx_qc_model_vta(const smdmx_qc *qc, uint32_t model, smdmx_error *error)
+{
+	memset(error, 0, sizeof(*error));
+	const smdmx_qc_model *m = &qc->models[model];
+	uint32_t vta = SMDMX_NONE;
+	for (size_t i = 0; i < m->flex_count; i++) {
+		const smdmx_qc_flex *f = &m->flexes[i];
+		if (f->vta == SMDMX_NONE) {
+			qfail(qc, f->pos, error, SMDMX_ERROR_SYNTAX, "a flex line before any flexfile");
+			return SMDMX_NONE;
+		}
+		if (vta != SMDMX_NONE && strcmp(qc->refs[vta].path, qc->refs[f->vta].path)) {
+			qfail(qc, f->pos, error, SMDMX_ERROR_USAGE,
+			      "$model '%s' reads flexes from two VTAs ('%s', '%s'): smdmx carries one VTA per $model", m->name,
+			      qc->refs[vta].name, qc->refs[f->vta].name);
+			return SMDMX_NONE;
+		}
+		vta = f->vta;
+	}
+	return vta;
 }
 
 /* A shape (the frame's) made into a flex: scaled by the split share on its moved positions
@@ -174,7 +173,7 @@ static void choose_flexes(const smdmx_qc *qc, const smdmx_qc_model *m, char *use
 		size_t chosen = i;
 		for (size_t j = 0; j < nf; j++) {
 			const smdmx_qc_flex *g = &m->flexes[j];
-			if (g->kind == SMDMX_QC_DEFAULTFLEX || !qc_same_nocase(g->name, f->name)) continue;
+			if (g->kind == SMDMX_QC_DEFAULTFLEX || !sm_same_nocase(g->name, f->name)) continue;
 			bool gpos = g->position == 1, cpos = m->flexes[chosen].position == 1;
 			if ((gpos && !cpos) || (gpos == cpos && j > chosen)) chosen = j;
 		}
@@ -299,12 +298,12 @@ static bool cut_pairs_named_in(const smdmx_qc *qc, const smdmx_qc_model *m, plan
 			size_t len = e ? (size_t)(e - p) : strlen(p);
 			bool raw = false;
 			for (size_t j = 0; j < np && !raw; j++) {
-				if (strlen(pl[j].line->name) != len || !qc_same_nocase_n(pl[j].line->name, p, len)) continue;
+				if (strlen(pl[j].line->name) != len || !sm_same_nocase_n(pl[j].line->name, p, len)) continue;
 				if (pl[j].how == PLAN_STEREO) {
 					raw = any = true;
 					if (ns_ < 64) stereo_parts[ns_++] = j;
 				} else if (pl[j].how == PLAN_PLAIN && !rig_in_qc) {
-					for (size_t c = 0; c < m->controller_count && !raw; c++) raw = qc_same_nocase(m->controllers[c].name, pl[j].line->name);
+					for (size_t c = 0; c < m->controller_count && !raw; c++) raw = sm_same_nocase(m->controllers[c].name, pl[j].line->name);
 				}
 			}
 			all = raw;
@@ -604,7 +603,7 @@ bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error 
 	for (size_t i = 0; i < qc->attachment_count && ok; i++) {
 		const smdmx_qc_attachment *qa = &qc->attachments[i];
 		size_t j = 0;
-		while (j < s->joint_count && !qc_same_nocase(s->joints[j].name, qa->bone)) j++;
+		while (j < s->joint_count && !sm_same_nocase(s->joints[j].name, qa->bone)) j++;
 		if (j == s->joint_count) {
 			missing++;
 			continue;
@@ -701,7 +700,7 @@ bool smdmx_qc_apply_defaultflex(const smdmx_qc *qc, uint32_t model, smdmx_scene 
 static bool among(const char *name, const char *const *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (qc_same_nocase(list[i], name)) return true;
+		if (sm_same_nocase(list[i], name)) return true;
 	return false;
 }
 
@@ -748,7 +747,7 @@ bool smdmx_qc_check_rules(const smdmx_qc *qc, uint32_t model, const char *const 
 			if (fetch) {
 				if (!among(name, m->flexdescs, m->flexdesc_count) && !among(name, flexes, flex_count))
 					ok = qfail(qc, r->pos, error, SMDMX_ERROR_SYNTAX, "rule '%s': unknown flex '%s'", r->name, name);
-			} else if (!qc_same_nocase(name, "min") && !qc_same_nocase(name, "max")) {
+			} else if (!sm_same_nocase(name, "min") && !sm_same_nocase(name, "max")) {
 				if (!among(name, ctl, m->controller_count) && !among(name, controllers, controller_count))
 					ok = qfail(qc, r->pos, error, SMDMX_ERROR_SYNTAX, "rule '%s': unknown controller '%s'", r->name, name);
 			}

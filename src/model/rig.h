@@ -3,7 +3,9 @@
 #ifndef SMDMX_MODEL_RIG_H
 #define SMDMX_MODEL_RIG_H
 
-#include "qc/qc_internal.h"
+#include "support/internal.h"
+#include "smdmx/qc.h"
+#include "smdmx/rig.h"
 
 /* ---- the rig as QC lines ---------------------------------------------------------------- */
 

@@ -58,7 +58,7 @@ static const qc_word seq_words[] = {
 static const qc_word *find_word(const qc_word *list, const char *x)
 {
 	for (const qc_word *w = list; w->word; w++) {
-		if (w->prefix ? qc_same_nocase_n(w->word, x, w->prefix) && strlen(x) >= w->prefix : qc_same_nocase(w->word, x)) return w;
+		if (w->prefix ? sm_same_nocase_n(w->word, x, w->prefix) && strlen(x) >= w->prefix : sm_same_nocase(w->word, x)) return w;
 	}
 	return NULL;
 }
@@ -130,17 +130,17 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 			if (--depth < 0) return qcr_fail_tok(r, t, SMDMX_ERROR_SYNTAX, "a '}' that closes nothing");
 			continue;
 		}
-		if (qc_same_nocase(x, "if")) {
+		if (sm_same_nocase(x, "if")) {
 			uint32_t v;
 			SM_CHECK(qcr_need(r, t, "a condition", &v));
 			continue;
 		}
-		if (qc_same_nocase(x, "keyvalues")) {
+		if (sm_same_nocase(x, "keyvalues")) {
 			SM_CHECK(qcr_skip_rest(r));
 			SM_CHECK(qcr_skip_next_block(r));
 			continue;
 		}
-		if (!animation && qc_same_nocase(x, "event")) {
+		if (!animation && sm_same_nocase(x, "event")) {
 			uint32_t v;
 			SM_CHECK(qcr_need(r, t, "an event", &v));
 			SM_CHECK(qcr_need(r, t, "a frame", &v));
@@ -157,7 +157,7 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 		}
 		const qc_word *w = animation ? NULL : find_word(seq_words, x);
 		if (!w && (animation || blends)) w = find_word(anim_words, x);
-		if (w && qc_same_nocase(w->word, "fps")) {
+		if (w && sm_same_nocase(w->word, "fps")) {
 			double fps;
 			SM_CHECK(qcr_need_number(r, t, "frames per second", &fps));
 			/* the animations of this command read so far take it */
@@ -212,13 +212,13 @@ static bool cmd_attachment(qr *r, uint32_t cmd)
 		uint32_t o;
 		SM_CHECK(qcr_need(r, cmd, "an option", &o));
 		const char *x = rtok(r, o)->text;
-		if (qc_same_nocase(x, "absolute")) a.absolute = true;
-		else if (qc_same_nocase(x, "rigid")) a.rigid = true;
-		else if (qc_same_nocase(x, "world_align")) a.world_align = true;
-		else if (qc_same_nocase(x, "rotate")) {
+		if (sm_same_nocase(x, "absolute")) a.absolute = true;
+		else if (sm_same_nocase(x, "rigid")) a.rigid = true;
+		else if (sm_same_nocase(x, "world_align")) a.world_align = true;
+		else if (sm_same_nocase(x, "rotate")) {
 			a.rotate = true;
 			for (int i = 0; i < 3 && qcr_available(r); i++) SM_CHECK(qcr_need_number(r, o, "an angle", &a.angles[i]));
-		} else if (qc_same_nocase(x, "x_and_z_axes")) {
+		} else if (sm_same_nocase(x, "x_and_z_axes")) {
 			return qcr_fail_tok(r, o, SMDMX_ERROR_SYNTAX, "'x_and_z_axes' of $attachment '%s' is not read by smdmx: write its rotation with 'rotate'", a.name);
 		} else {
 			return qcr_fail_tok(r, o, SMDMX_ERROR_SYNTAX, "unknown option '%s' of $attachment '%s'", x, a.name);
@@ -279,43 +279,43 @@ static bool cmd_dir(qr *r, uint32_t cmd, int which)
 bool qcr_command(qr *r, uint32_t t)
 {
 	const char *x = rtok(r, t)->text;
-	if (qc_same_nocase(x, "$model")) SM_CHECK(qcr_cmd_model(r, t));
-	else if (qc_same_nocase(x, "$body")) {
+	if (sm_same_nocase(x, "$model")) SM_CHECK(qcr_cmd_model(r, t));
+	else if (sm_same_nocase(x, "$body")) {
 		uint32_t n;
 		SM_CHECK(qcr_need(r, t, "a name", &n));
 		SM_CHECK(qcr_studio_file(r, t, "$body", NULL));
-	} else if (qc_same_nocase(x, "$bodygroup")) SM_CHECK(qcr_cmd_bodygroup(r, t));
-	else if (qc_same_nocase(x, "$lod")) SM_CHECK(qcr_cmd_lod(r, t, false));
-	else if (qc_same_nocase(x, "$shadowlod")) SM_CHECK(qcr_cmd_lod(r, t, true));
-	else if (qc_same_nocase(x, "$collisionmodel") || qc_same_nocase(x, "$collisionjoints")) {
+	} else if (sm_same_nocase(x, "$bodygroup")) SM_CHECK(qcr_cmd_bodygroup(r, t));
+	else if (sm_same_nocase(x, "$lod")) SM_CHECK(qcr_cmd_lod(r, t, false));
+	else if (sm_same_nocase(x, "$shadowlod")) SM_CHECK(qcr_cmd_lod(r, t, true));
+	else if (sm_same_nocase(x, "$collisionmodel") || sm_same_nocase(x, "$collisionjoints")) {
 		uint32_t f;
 		SM_CHECK(qcr_need(r, t, "a file", &f));
-		SM_CHECK(qcr_add_ref(r, f, SMDMX_QC_REF_COLLISION, qc_same_nocase(x, "$collisionmodel") ? "$collisionmodel" : "$collisionjoints",
+		SM_CHECK(qcr_add_ref(r, f, SMDMX_QC_REF_COLLISION, sm_same_nocase(x, "$collisionmodel") ? "$collisionmodel" : "$collisionjoints",
 		                 qcr_model_exts, NULL));
 		SM_CHECK(qcr_skip_rest(r));
 		SM_CHECK(qcr_skip_next_block(r));
-	} else if (qc_same_nocase(x, "$sequence")) SM_CHECK(cmd_sequence(r, t, false));
-	else if (qc_same_nocase(x, "$animation")) SM_CHECK(cmd_sequence(r, t, true));
-	else if (qc_same_nocase(x, "$declaresequence") || qc_same_nocase(x, "$declareanimation")) {
+	} else if (sm_same_nocase(x, "$sequence")) SM_CHECK(cmd_sequence(r, t, false));
+	else if (sm_same_nocase(x, "$animation")) SM_CHECK(cmd_sequence(r, t, true));
+	else if (sm_same_nocase(x, "$declaresequence") || sm_same_nocase(x, "$declareanimation")) {
 		uint32_t n;
 		SM_CHECK(qcr_need(r, t, "a name", &n));
 		SM_CHECK(qcr_add_name(r, &r->anims, rtok(r, n)->text));
-	} else if (qc_same_nocase(x, "$attachment")) SM_CHECK(cmd_attachment(r, t));
-	else if (qc_same_nocase(x, "$proceduralbones")) {
+	} else if (sm_same_nocase(x, "$attachment")) SM_CHECK(cmd_attachment(r, t));
+	else if (sm_same_nocase(x, "$proceduralbones")) {
 		uint32_t f;
 		SM_CHECK(qcr_need(r, t, "a file", &f));
 		SM_CHECK(qcr_add_ref(r, f, SMDMX_QC_REF_OTHER, "$proceduralbones", qcr_no_exts, NULL));
-	} else if (qc_same_nocase(x, "$cd")) SM_CHECK(cmd_dir(r, t, 0));
-	else if (qc_same_nocase(x, "$pushd")) SM_CHECK(cmd_dir(r, t, 1));
-	else if (qc_same_nocase(x, "$popd")) SM_CHECK(cmd_dir(r, t, 2));
-	else if (qc_same_nocase(x, "$upaxis")) {
+	} else if (sm_same_nocase(x, "$cd")) SM_CHECK(cmd_dir(r, t, 0));
+	else if (sm_same_nocase(x, "$pushd")) SM_CHECK(cmd_dir(r, t, 1));
+	else if (sm_same_nocase(x, "$popd")) SM_CHECK(cmd_dir(r, t, 2));
+	else if (sm_same_nocase(x, "$upaxis")) {
 		uint32_t a;
 		SM_CHECK(qcr_need(r, t, "X, Y or Z", &a));
 		const char *v = rtok(r, a)->text;
 		char ax = v[0] >= 'a' ? (char)(v[0] - 32) : v[0];
 		if (v[1] || (ax != 'X' && ax != 'Y' && ax != 'Z')) return qcr_fail_tok(r, a, SMDMX_ERROR_BAD_VALUE, "$upaxis is X, Y or Z, not '%s'", v);
 		r->up_axis = ax;
-	} else if (qc_same_nocase(x, "$scale")) {
+	} else if (sm_same_nocase(x, "$scale")) {
 		SM_CHECK(qcr_need_number(r, t, "a scale", &r->scale));
 		if (!(r->scale > 0)) return qcr_fail_tok(r, t, SMDMX_ERROR_BAD_VALUE, "$scale must be above 0");
 	} else if (qcr_is_brace(r, t, '}')) {
@@ -469,7 +469,7 @@ void smdmx_qc_free(smdmx_qc *qc)
 uint32_t smdmx_qc_find_model(const smdmx_qc *qc, const char *name)
 {
 	for (size_t i = 0; i < qc->model_count; i++)
-		if (!name || qc_same_nocase(qc->models[i].name, name)) return (uint32_t)i;
+		if (!name || sm_same_nocase(qc->models[i].name, name)) return (uint32_t)i;
 	return SMDMX_NONE;
 }
 

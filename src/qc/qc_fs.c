@@ -76,7 +76,7 @@ static void name_on_disk(const char *folder, char *want, size_t comp, bool *noca
 	while ((e = os_dir_next(d)) != NULL && !exact) {
 		if (strlen(e) != comp) continue;
 		if (!memcmp(e, want, comp)) exact = true;
-		else if (!other && qc_same_nocase_n(e, want, comp) && (other = malloc(comp + 1))) memcpy(other, e, comp + 1);
+		else if (!other && sm_same_nocase_n(e, want, comp) && (other = malloc(comp + 1))) memcpy(other, e, comp + 1);
 	}
 	os_dir_close(d);
 	if (!exact && other) {
@@ -139,7 +139,7 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 				if (d) {
 					const char *e;
 					while ((e = os_dir_next(d)) != NULL) {
-						if (strlen(e) == comp && qc_same_nocase_n(e, want, comp)) {
+						if (strlen(e) == comp && sm_same_nocase_n(e, want, comp)) {
 							memcpy(want, e, comp);
 							found = true;
 							*nocase = true;

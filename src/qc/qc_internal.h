@@ -14,29 +14,6 @@ int sm_fs_read(void *user, const char *path, void **data, size_t *size);
 char *sm_fs_find(void *user, const char *path, bool *nocase);
 void sm_fs_free(void *user, void *data);
 
-/* Names compared as studiomdl compares them: ASCII letters ignoring case. */
-static inline bool qc_same_nocase(const char *a, const char *b)
-{
-	for (;; a++, b++) {
-		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
-		char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
-		if (x != y) return false;
-		if (!x) return true;
-	}
-}
-
-/* The first n bytes (or up to a NUL in both) alike but for case. */
-static inline bool qc_same_nocase_n(const char *a, const char *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		char x = a[i] >= 'A' && a[i] <= 'Z' ? (char)(a[i] + 32) : a[i];
-		char y = b[i] >= 'A' && b[i] <= 'Z' ? (char)(b[i] + 32) : b[i];
-		if (x != y) return false;
-		if (!x) return true;
-	}
-	return true;
-}
-
 enum {
 	QTOK_QUOTED = 1,   /* written in quotes */
 	QTOK_EXPANDED = 2, /* a variable or macro parameter was put into it */

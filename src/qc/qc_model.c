@@ -187,10 +187,10 @@ static bool model_flex(qr *r, uint32_t cmd, smdmx_qc_flex_kind kind, int depth)
 		uint32_t o;
 		SM_CHECK(qcr_need(r, cmd, "an option", &o));
 		const char *x = rtok(r, o)->text;
-		if (qc_same_nocase(x, "frame")) SM_CHECK(qcr_need_int(r, o, "a frame number", &fl.frame));
-		else if (qc_same_nocase(x, "position")) SM_CHECK(qcr_need_number(r, o, "a position", &fl.position));
-		else if (qc_same_nocase(x, "split")) SM_CHECK(qcr_need_number(r, o, "a split width", &fl.split));
-		else if (qc_same_nocase(x, "decay")) SM_CHECK(qcr_need_number(r, o, "a decay", &fl.decay));
+		if (sm_same_nocase(x, "frame")) SM_CHECK(qcr_need_int(r, o, "a frame number", &fl.frame));
+		else if (sm_same_nocase(x, "position")) SM_CHECK(qcr_need_number(r, o, "a position", &fl.position));
+		else if (sm_same_nocase(x, "split")) SM_CHECK(qcr_need_number(r, o, "a split width", &fl.split));
+		else if (sm_same_nocase(x, "decay")) SM_CHECK(qcr_need_number(r, o, "a decay", &fl.decay));
 		else return qcr_fail_tok(r, o, SMDMX_ERROR_SYNTAX, "unknown option '%s' of '%s'", x, rtok(r, cmd)->text);
 	}
 	if (fl.frame < 0) return qcr_fail_tok(r, cmd, SMDMX_ERROR_BAD_VALUE, "a negative frame number");
@@ -216,7 +216,7 @@ static bool model_controller(qr *r, uint32_t cmd)
 		uint32_t t;
 		SM_CHECK(qcr_need(r, cmd, "a name", &t));
 		const char *x = rtok(r, t)->text;
-		if (qc_same_nocase(x, "range")) {
+		if (sm_same_nocase(x, "range")) {
 			SM_CHECK(qcr_need_number(r, t, "a minimum", &mn));
 			SM_CHECK(qcr_need_number(r, t, "a maximum", &mx));
 			continue;
@@ -268,7 +268,7 @@ static bool model_eyelid(qr *r, uint32_t cmd)
 		uint32_t o;
 		SM_CHECK(qcr_need(r, cmd, "an option", &o));
 		const char *x = rtok(r, o)->text;
-		if (qc_same_nocase(x, "lowerer") || qc_same_nocase(x, "neutral") || qc_same_nocase(x, "raiser")) {
+		if (sm_same_nocase(x, "lowerer") || sm_same_nocase(x, "neutral") || sm_same_nocase(x, "raiser")) {
 			int32_t frame;
 			double target;
 			SM_CHECK(qcr_need_int(r, o, "a frame number", &frame));
@@ -282,10 +282,10 @@ static bool model_eyelid(qr *r, uint32_t cmd)
 			const char *d = qcr_rdup(r, s, lt + lx + 1);
 			free(s);
 			if (!d || !qcr_add_name(r, &r->flex_names, d)) return false;
-		} else if (qc_same_nocase(x, "split")) {
+		} else if (sm_same_nocase(x, "split")) {
 			double s;
 			SM_CHECK(qcr_need_number(r, o, "a split", &s));
-		} else if (qc_same_nocase(x, "eyeball")) {
+		} else if (sm_same_nocase(x, "eyeball")) {
 			uint32_t e;
 			SM_CHECK(qcr_need(r, o, "an eyeball name", &e));
 		} else {
@@ -317,49 +317,49 @@ static bool model_option(qr *r, uint32_t t, int *depth)
 		}
 		(*depth)--;
 		mx->last = t;
-	} else if (qc_same_nocase(x, "eyeball") || qc_same_nocase(x, "spherenormals")) {
+	} else if (sm_same_nocase(x, "eyeball") || sm_same_nocase(x, "spherenormals")) {
 		qcr_cur_model(r)->qc_only_count++;
 		SM_CHECK(qcr_skip_rest(r));
-	} else if (qc_same_nocase(x, "eyelid")) {
+	} else if (sm_same_nocase(x, "eyelid")) {
 		qcr_cur_model(r)->qc_only_count++;
 		SM_CHECK(model_eyelid(r, t));
-	} else if (qc_same_nocase(x, "dmxeyelid") || qc_same_nocase(x, "vcafile")) {
+	} else if (sm_same_nocase(x, "dmxeyelid") || sm_same_nocase(x, "vcafile")) {
 		/* They name flexes that only their files hold: rules cannot be checked. */
 		qcr_cur_model(r)->qc_only_count++;
 		r->model_unchecked = true;
-		bool dmx = qc_same_nocase(x, "dmxeyelid");
+		bool dmx = sm_same_nocase(x, "dmxeyelid");
 		uint32_t f;
 		if (dmx) SM_CHECK(qcr_need(r, t, "upper or lower", &f));
 		SM_CHECK(qcr_need(r, t, "a file", &f));
 		SM_CHECK(qcr_add_ref(r, f, SMDMX_QC_REF_FLEX, dmx ? "dmxeyelid" : "vcafile", dmx ? qcr_dmx_exts : qcr_vta_exts, NULL));
 		SM_CHECK(qcr_skip_rest(r));
-	} else if (qc_same_nocase(x, "mouth")) {
+	} else if (sm_same_nocase(x, "mouth")) {
 		qcr_cur_model(r)->qc_only_count++;
 		uint32_t n, f;
 		SM_CHECK(qcr_need(r, t, "a mouth number", &n));
 		SM_CHECK(qcr_need(r, t, "a flex name", &f));
 		SM_CHECK(qcr_add_name(r, &r->flex_names, rtok(r, f)->text));
 		SM_CHECK(qcr_skip_rest(r));
-	} else if (qc_same_nocase(x, "flex")) {
+	} else if (sm_same_nocase(x, "flex")) {
 		SM_CHECK(model_flex(r, t, SMDMX_QC_FLEX, *depth));
-	} else if (qc_same_nocase(x, "flexpair")) {
+	} else if (sm_same_nocase(x, "flexpair")) {
 		SM_CHECK(model_flex(r, t, SMDMX_QC_FLEXPAIR, *depth));
-	} else if (qc_same_nocase(x, "defaultflex")) {
+	} else if (sm_same_nocase(x, "defaultflex")) {
 		SM_CHECK(model_flex(r, t, SMDMX_QC_DEFAULTFLEX, *depth));
-	} else if (qc_same_nocase(x, "flexfile")) {
+	} else if (sm_same_nocase(x, "flexfile")) {
 		uint32_t f;
 		SM_CHECK(qcr_need(r, t, "a VTA file", &f));
 		SM_CHECK(qcr_add_ref(r, f, SMDMX_QC_REF_FLEX, "flexfile", qcr_vta_exts, &r->vta));
 		SM_CHECK(qcr_add_line(r, t, f, SMDMX_QC_LINES_FLEX));
-	} else if (qc_same_nocase(x, "localvar")) {
+	} else if (sm_same_nocase(x, "localvar")) {
 		SM_CHECK(model_localvar(r, t));
-	} else if (qc_same_nocase(x, "flexcontroller")) {
+	} else if (sm_same_nocase(x, "flexcontroller")) {
 		SM_CHECK(model_controller(r, t));
 	} else if (x[0] == '%') {
 		SM_CHECK(qcr_model_rule(r, t));
-	} else if (qc_same_nocase(x, "attachment")) {
+	} else if (sm_same_nocase(x, "attachment")) {
 		SM_CHECK(qcr_skip_rest(r)); /* studiomdl ignores it here */
-	} else if (qc_same_nocase(x, "noautodmxrules")) {
+	} else if (sm_same_nocase(x, "noautodmxrules")) {
 		qcr_cur_model(r)->noautodmxrules = true;
 		SM_CHECK(qcr_add_line(r, t, t, SMDMX_QC_LINES_NOAUTODMXRULES));
 	} else {
@@ -429,11 +429,11 @@ bool qcr_studio_file(qr *r, uint32_t cmd, const char *command, uint32_t *ref)
 			qcr_unget(r, o);
 			break;
 		}
-		if (qc_same_nocase(x, "reverse")) continue;
-		if (qc_same_nocase(x, "scale") || qc_same_nocase(x, "faces") || qc_same_nocase(x, "bias")) {
+		if (sm_same_nocase(x, "reverse")) continue;
+		if (sm_same_nocase(x, "scale") || sm_same_nocase(x, "faces") || sm_same_nocase(x, "bias")) {
 			uint32_t v;
 			SM_CHECK(qcr_need(r, o, "a value", &v));
-			if (qc_same_nocase(x, "scale"))
+			if (sm_same_nocase(x, "scale"))
 				qcr_warn_tok(r, o, SMDMX_WARNING_QC_BENT, "'scale' on the '%s' line: the QC keeps it for studiomdl, and smd2dmx --qc applies only $scale; nothing to do", rtok(r, cmd)->text);
 			continue;
 		}
@@ -490,7 +490,7 @@ bool qcr_cmd_model(qr *r, uint32_t cmd)
 	m = qcr_cur_model(r);
 	m->ref = ref;
 	const smdmx_qc_ref *rf = (const smdmx_qc_ref *)r->refs.data + ref;
-	r->model_unchecked = qc_same_nocase(qcr_path_ext(rf->path), "dmx");
+	r->model_unchecked = sm_same_nocase(qcr_path_ext(rf->path), "dmx");
 	cur_model_x(r)->last = last_tok(r);
 	SM_CHECK(model_block(r, cmd));
 	return qcr_finish_model(r);
@@ -511,8 +511,8 @@ bool qcr_cmd_bodygroup(qr *r, uint32_t cmd)
 		if (g == 0) return qcr_fail_tok(r, open, SMDMX_ERROR_UNTERMINATED, "this '{' of $bodygroup is never closed");
 		if (qcr_is_brace(r, t, '}')) return true;
 		const char *x = rtok(r, t)->text;
-		if (qc_same_nocase(x, "studio")) SM_CHECK(qcr_studio_file(r, t, "studio", NULL));
-		else if (qc_same_nocase(x, "blank")) continue;
+		if (sm_same_nocase(x, "studio")) SM_CHECK(qcr_studio_file(r, t, "studio", NULL));
+		else if (sm_same_nocase(x, "blank")) continue;
 		else return qcr_fail_tok(r, t, SMDMX_ERROR_SYNTAX, "unknown $bodygroup option '%s'", x);
 	}
 }
@@ -539,7 +539,7 @@ bool qcr_cmd_lod(qr *r, uint32_t cmd, bool shadow)
 			depth--;
 			continue;
 		}
-		if (qc_same_nocase(rtok(r, t)->text, "replacemodel")) {
+		if (sm_same_nocase(rtok(r, t)->text, "replacemodel")) {
 			uint32_t old, neu, ref;
 			SM_CHECK(qcr_need(r, t, "the model it replaces", &old));
 			SM_CHECK(qcr_need(r, t, "a file", &neu));
@@ -556,7 +556,7 @@ bool qcr_cmd_lod(qr *r, uint32_t cmd, bool shadow)
 				size_t sa = *ea ? (size_t)(ea - a - 1) : la;
 				const char *eo = qcr_path_ext(on);
 				size_t so = *eo ? (size_t)(eo - on - 1) : lo;
-				if (sa == so && qc_same_nocase_n(a, on, sa)) of = (uint32_t)i;
+				if (sa == so && sm_same_nocase_n(a, on, sa)) of = (uint32_t)i;
 			}
 			((smdmx_qc_ref *)r->refs.data)[ref].line_of = of;
 			SM_CHECK(qcr_skip_rest(r));

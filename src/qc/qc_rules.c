@@ -82,7 +82,7 @@ static bool etok_is(const qc_expr *x, size_t i, const char *word)
 {
 	if (i >= x->n || x->t[i].kind != 'n') return false;
 	size_t len = x->t[i].end - x->t[i].start;
-	return strlen(word) == len && qc_same_nocase_n(x->data + x->t[i].start, word, len);
+	return strlen(word) == len && sm_same_nocase_n(x->data + x->t[i].start, word, len);
 }
 
 static bool parse_sum(qc_expr *x);

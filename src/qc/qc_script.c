@@ -392,7 +392,7 @@ static uint32_t var_find(const qr *r, const char *name, size_t len)
 	for (size_t k = (size_t)h & mask;; k = (k + 1) & mask) {
 		const var_slot *s = &r->var_slots[k];
 		if (s->var == SMDMX_NONE) return SMDMX_NONE;
-		if (s->hash == h && s->len == len && qc_same_nocase_n(vars[s->var].name, name, len)) return s->var;
+		if (s->hash == h && s->len == len && sm_same_nocase_n(vars[s->var].name, name, len)) return s->var;
 	}
 }
 
@@ -435,7 +435,7 @@ static bool var_index(qr *r, uint32_t v)
 				r->var_used++;
 				break;
 			}
-			if (s->hash == h && s->len == len && qc_same_nocase_n(vars[s->var].name, name, len)) break; /* an earlier one has it */
+			if (s->hash == h && s->len == len && sm_same_nocase_n(vars[s->var].name, name, len)) break; /* an earlier one has it */
 		}
 	}
 	return true;
@@ -455,7 +455,7 @@ static int expand_dollar(qr *r, qc_frame *f, bool quoted)
 	if (f->macro != SMDMX_NONE) {
 		const qc_macro *m = (const qc_macro *)r->macros.data + f->macro;
 		for (size_t i = 0; i < m->param_count; i++) {
-			if (strlen(m->params[i]) == len && qc_same_nocase_n(m->params[i], name, len)) {
+			if (strlen(m->params[i]) == len && sm_same_nocase_n(m->params[i], name, len)) {
 				if (!qcr_buf_put(r, f->args[i], strlen(f->args[i]))) return -1;
 				f->pos = p + 1;
 				return 1;
@@ -748,15 +748,15 @@ int qcr_get_token(qr *r, bool crossline, uint32_t *out)
 		if (t == SMDMX_NONE) return -1;
 		const char *text = rtok(r, t)->text;
 		if (text[0] == '$') {
-			if (qc_same_nocase(text, "$include")) {
+			if (sm_same_nocase(text, "$include")) {
 				if (!do_include(r, t)) return -1;
 				continue;
 			}
-			if (qc_same_nocase(text, "$definemacro")) {
+			if (sm_same_nocase(text, "$definemacro")) {
 				if (!do_macro(r, t)) return -1;
 				continue;
 			}
-			if (qc_same_nocase(text, "$definevariable")) {
+			if (sm_same_nocase(text, "$definevariable")) {
 				if (!do_variable(r, t)) return -1;
 				continue;
 			}

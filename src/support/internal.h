@@ -26,6 +26,29 @@
 #define SM_UNLIKELY(x) (x)
 #endif
 
+/* Names compared as studiomdl compares them (QC names): ASCII letters ignoring case. */
+static inline bool sm_same_nocase(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
+		char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+		if (x != y) return false;
+		if (!x) return true;
+	}
+}
+
+/* The first n bytes (or up to a NUL in both) alike but for case. */
+static inline bool sm_same_nocase_n(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char x = a[i] >= 'A' && a[i] <= 'Z' ? (char)(a[i] + 32) : a[i];
+		char y = b[i] >= 'A' && b[i] <= 'Z' ? (char)(b[i] + 32) : b[i];
+		if (x != y) return false;
+		if (!x) return true;
+	}
+	return true;
+}
+
 /* Propagate a failure: every fallible internal function returns bool. */
 #define SM_CHECK(expr) do { if (SM_UNLIKELY(!(expr))) return false; } while (0)
 
