@@ -8,7 +8,8 @@
 #include <locale.h>
 #include <strings.h>
 
-#include "support/internal.h" /* sm_smd_part_min */
+#include "support/internal.h"
+#include "smd/smd_read.h" /* sm_smd_part_min */
 #include "util.h"
 
 static bool smd_family(const char *name)

@@ -7,6 +7,7 @@
 
 
 #include "../src/dmx/dm_internal.h" /* first: util.h's threads helpers need it */
+#include "../src/dmx/kv2_read.h" /* sm_kv2_part_min */
 #include "util.h"
 
 static smdmx_dm *read_ok(const char *rel)

@@ -4,7 +4,8 @@
 #include <locale.h>
 #include <math.h>
 
-#include "support/internal.h" /* sm_smd_part_min */
+#include "support/internal.h"
+#include "smd/smd_read.h" /* sm_smd_part_min */
 #include "util.h"
 
 static smdmx_scene *read_ok(const char *rel, smdmx_warnings *warn)

@@ -462,6 +462,7 @@ static inline void test_write_threads_same(const void *model, test_writer writer
 	sm_write_part_min = saved;
 }
 
+#ifdef SMDMX_SMD_READ_H /* sm_smd_part_min, the SMD reader's */
 /* Reads path on one thread and on 2, 3, 5 and 8 (in parts of at least part_min bytes):
  * fails unless the scene, or the error, and the warnings are the same. */
 static inline void test_smd_threads_same(const char *path, uint64_t part_min)
@@ -502,5 +503,6 @@ static inline void test_smd_threads_same(const char *path, uint64_t part_min)
 	}
 	smdmx_scene_free(one);
 }
+#endif
 #endif
 #endif

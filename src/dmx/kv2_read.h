@@ -110,6 +110,9 @@ static inline bool fast_item(const char *c, const char *end, smdmx_dm_type type,
 /* A number array of a's type (item bytes per item, comps numbers in each; at k->pos, after
  * its '[') read on k->threads threads into items: 1 when it was read, k->pos past its ']';
  * 0 when it is for this thread to read; -1 out of memory. */
+/* The smallest number array read on several threads (1 MiB; tests make it small). */
+extern uint64_t sm_kv2_part_min;
+
 int kv2_read_array_parallel(kv2 *k, smdmx_dm_attr *a, sm_vec *items, size_t item, int comps);
 
 #endif

@@ -8,6 +8,7 @@
 #include "support/num.h"
 #include "smdmx/scene.h"
 #include "smdmx/smd.h"
+#include "smd/smd_write.h"
 
 /* A controller that only drives the shape of its own name over 0..1: what a VTA's shape
  * gets anyway, so leaving it out loses nothing. */

@@ -16,6 +16,10 @@
 #include "smdmx/smd.h"
 
 #define CHUNK_SIZE ((size_t)1 << 20)
+
+/* The smallest part of a triangles block read on a thread of its own (1 MiB; tests make it
+ * small to cut small files into many parts). */
+extern uint64_t sm_smd_part_min;
 #define VERTEX_LINE_MIN 18 /* "0 0 0 0 0 0 0 0 0\n": the shortest vertex line */
 
 /* ---- deduplication ---------------------------------------------------------------------- */

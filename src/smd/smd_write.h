@@ -99,4 +99,14 @@ bool smdw_for_each_written_corner(writer *w, const smdmx_mesh *m, corner_fn emit
 /* The VTA of the scene's shapes (smd_write_vta.c). */
 bool smdw_write_vta(writer *w);
 
+/* A material's texture name in a GoldSrc SMD: a known image extension becomes ".bmp", any
+ * other name gets ".bmp" appended ("socks.001" is "socks.001.bmp"). Returns the length
+ * written into out (at most SM_GOLDSRC_NAME_MAX - 1, cut there). */
+#define SM_GOLDSRC_NAME_MAX 512
+size_t sm_goldsrc_texture(const char *material, char out[SM_GOLDSRC_NAME_MAX]);
+/* A reference SMD of the scene holds its animation in its skeleton block: a clip read from a
+ * reference SMD, or (any) a model's only clip whose first frame is its bind pose (studiomdl
+ * takes the bind pose from that frame). */
+bool sm_smd_reference_clip(const smdmx_scene *s, bool any);
+
 #endif

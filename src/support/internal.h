@@ -153,11 +153,6 @@ SM_NODISCARD static inline void *sm_vec_push(sm_owner *o, sm_vec *v, size_t elem
 void sm_vec_release(sm_owner *o, sm_vec *v, size_t elem);
 SM_NODISCARD const char *sm_strdup(sm_owner *o, const char *s, size_t len, smdmx_error *error);
 
-/* The smallest part of a triangles block read on a thread of its own (1 MiB; tests make it
- * small to cut small files into many parts). */
-extern uint64_t sm_smd_part_min;
-/* The same for a keyvalues2 number array. */
-extern uint64_t sm_kv2_part_min;
 /* Items (keyvalues2 number arrays), polygons or values (SMD meshes and their text pools) a
  * writer's thread takes at once (16,384; twice that are written on one thread). */
 extern size_t sm_write_part_min;
@@ -165,15 +160,6 @@ extern size_t sm_write_part_min;
 /* ---- errors ----------------------------------------------------------------------------- */
 
 /* Fills *error unless it already holds a failure (the first one wins). Returns false. */
-/* A material's texture name in a GoldSrc SMD: a known image extension becomes ".bmp", any
- * other name gets ".bmp" appended ("socks.001" is "socks.001.bmp"). Returns the length
- * written into out (at most SM_GOLDSRC_NAME_MAX - 1, cut there). */
-#define SM_GOLDSRC_NAME_MAX 512
-size_t sm_goldsrc_texture(const char *material, char out[SM_GOLDSRC_NAME_MAX]);
-/* A reference SMD of the scene holds its animation in its skeleton block: a clip read from a
- * reference SMD, or (any) a model's only clip whose first frame is its bind pose (studiomdl
- * takes the bind pose from that frame). */
-bool sm_smd_reference_clip(const smdmx_scene *s, bool any);
 /* The SMD reader gives what a vertex's weights leave below this to its parent bone (decision
  * 6); the writer scales weights that sum below it to 1. */
 #define SM_WEIGHT_SUM_LOW (1.0 - 1e-5)
