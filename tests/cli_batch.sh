@@ -628,24 +628,18 @@ install)
 		if [ -n "$sanitize" ] && [ "$sanitize" != none ]; then
 			echo "note: a build with -Db_sanitize=$sanitize: no program is linked against the installed library"
 		else
-			cat >"$tmp/p.c" <<EOF
-#include <smdmx/smdmx.h>
-#include <stdio.h>
-int main(void)
-{
-	smdmx_error e;
-	smdmx_scene *s = smdmx_smd_read_file("$sample/arm.smd", NULL, &e, NULL);
-	if (!s) return 1;
-	printf("%zu joints\\n", s->joint_count);
-	smdmx_scene_free(s);
-	return 0;
-}
-EOF
+			# the example of doc/library.md, as a user copies it
+			sed -n '/^```c$/,/^```$/p' "$root/doc/library.md" | sed '1d;$d' >"$tmp/p.c"
+			check "doc/library.md has its example" yes "$(grep -q smdmx_smd_read_file "$tmp/p.c" && echo yes)"
 			# shellcheck disable=SC2086
-			cc -std=c11 $flags "$tmp/p.c" -o "$tmp/p" $libs 2>"$tmp/err"
-			check "a program built with pkg-config smdmx links" "0 " "$? $(head -n 3 "$tmp/err")"
+			cc -std=c11 -Wall -Wextra -Werror -pedantic $flags "$tmp/p.c" -o "$tmp/p" $libs 2>"$tmp/err"
+			check "doc/library.md's example builds with pkg-config smdmx" "0 " "$? $(head -n 3 "$tmp/err")"
 			libdir=$(dirname "$(find "$tmp/inst" -name 'libsmdmx.so*' | head -n 1)")
-			check "and runs with the installed library" "2 joints" "$(LD_LIBRARY_PATH="$libdir" "$tmp/p" 2>&1)"
+			out=$(LD_LIBRARY_PATH="$libdir" "$tmp/p" "$sample/arm.smd" "$tmp/p.dmx" 2>&1)
+			check "and runs with the installed library" "0 2 joints, 1 meshes" "$? $out"
+			check "writing a binary DMX" "<!-- dmx encoding binary 5 format model 18 -->" "$(head -n 1 "$tmp/p.dmx" | tr -d '\r')"
+			LD_LIBRARY_PATH="$libdir" "$tmp/p" "$root/testdata/bad/bad_number.smd" "$tmp/q.dmx" >/dev/null 2>"$tmp/err"
+			check "and says a reader's error at its place" "1 $root/testdata/bad/bad_number.smd:7:5: error: expected position y" "$? $(cat "$tmp/err")"
 		fi
 		unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 	else
