@@ -394,6 +394,7 @@ bool sm_rig_try_combination(smdmx_scene *s, const smdmx_qc_model *m, const lshap
 	c->ls = ls;
 	c->nls = nls;
 	c->error = error;
+	c->doms = (sm_vec)SM_VEC_INIT; /* not zero: slot 0 is another's */
 	c->nc = m->controller_count;
 	c->cc = sm_owned_calloc(s->owner, c->nc + 1, sizeof(*c->cc), error);
 	c->ctl_of = calloc(c->nc + 1, sizeof(uint32_t));
