@@ -154,7 +154,7 @@ batch)
 	# Standard input and output.
 	"$smd2dmx" - <"$sample/arm.smd" >"$tmp/pipe.dmx"
 	check "stdin to stdout" 0 $?
-	check "stdout holds a DMX" "<!-- dmx encoding keyvalues2 1 format model 18 -->" "$(head -n 1 "$tmp/pipe.dmx")"
+	check "stdout holds a DMX" "<!-- dmx encoding keyvalues2 1 format model 1 -->" "$(head -n 1 "$tmp/pipe.dmx")"
 	"$dmx2smd" - -o - <"$tmp/pipe.dmx" >"$tmp/pipe.smd"
 	check "dmx2smd stdin to stdout" 0 $?
 	"$smdmx" convert "$sample/arm.smd" -o "$tmp/direct.smd"
@@ -216,7 +216,7 @@ atomic)
 	check "a failed conversion leaves the old output" "keep me" "$(cat "$tmp/arm.dmx")"
 	"$smd2dmx" "$tmp/arm.smd" --force
 	check "--force overwrites" 0 $?
-	check "--force: the new output" "<!-- dmx encoding keyvalues2 1 format model 18 -->" "$(head -n 1 "$tmp/arm.dmx")"
+	check "--force: the new output" "<!-- dmx encoding keyvalues2 1 format model 1 -->" "$(head -n 1 "$tmp/arm.dmx")"
 	"$smdmx" convert "$tmp/arm.smd" -o "$tmp/arm.smd" --force 2>"$tmp/err"
 	check "the output is the input, even with --force" 1 $?
 	check "the input is intact" "" "$(cmp "$tmp/arm.smd" "$sample/arm.smd")"
@@ -731,6 +731,16 @@ qc)
 	check "qc --to dmx: the shapes went into the DMX" '// The face'"'"'s shapes: frame numbers of face.vta' "$(cat "$tmp/p1/face_flexes.qci")"
 	check "qc --to dmx: the DMX keeps the stereo shapes, a control marks each" '"flex_shapes": 5, "flex_controllers": 2' \
 		"$("$smdmx" info --json "$tmp/p1/face.dmx" | grep -o '"flex_shapes": [0-9]*, "flex_controllers": [0-9]*')"
+	# the conversions' options, read by the same code: a --target fills in only what is not said
+	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/pt" --target tf2 2>/dev/null
+	check "qc --target tf2: binary 2, model 1" "<!-- dmx encoding binary 2 format model 1 -->" "$(head -n 1 "$tmp/pt/face.dmx" | tr -d '\r')"
+	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/pk" --target tf2 --encoding keyvalues2 2>/dev/null
+	check "qc --target tf2 --encoding keyvalues2: keyvalues2's own version" "<!-- dmx encoding keyvalues2 1 format model 1 -->" \
+		"$(head -n 1 "$tmp/pk/face.dmx" | tr -d '\r')"
+	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/px" --encoding-version x 2>"$tmp/err"
+	check "qc --encoding-version checked as convert checks it" "2:smdmx: error: --encoding-version is 1 to 4 (keyvalues2) or 1 to 5 or 9 (binary), not 'x' (try 'smdmx qc --help')" "$?:$(cat "$tmp/err")"
+	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/px" --scale 2 2>"$tmp/err"
+	check "qc refuses a conversion option it does not take" "2:smdmx: error: unknown option '--scale' (try 'smdmx qc --help')" "$?:$(cat "$tmp/err")"
 	"$smdmx" qc "$tmp/p1/face.qc" --to smd -d "$tmp/p2" 2>"$tmp/err"
 	check "qc --to smd" "0:" "$?:$(cat "$tmp/err")"
 	check "qc --to smd: the project" "./face.qc ./face.smd ./face.vta ./face_flexes.qci " "$(files "$tmp/p2")"

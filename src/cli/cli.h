@@ -125,6 +125,47 @@ direction job_direction(const conv_opts *o, const job *j);
  * never the other way). */
 void job_dep(job *j, const char *path);
 
+/* ---- options (options.c) ------------------------------------------------------------- */
+
+/* The program these files are built into (each is built once per program). */
+#if defined(SMDMX_TOOL_SMD2DMX)
+#define TOOL TOOL_SMD2DMX
+#define NAME "smd2dmx"
+#elif defined(SMDMX_TOOL_DMX2SMD)
+#define TOOL TOOL_DMX2SMD
+#define NAME "dmx2smd"
+#else
+#define TOOL TOOL_SMDMX
+#define NAME "smdmx"
+#endif
+
+/* The command line being read: the options, and what was said explicitly (a --target only
+ * fills in what was not). rc: -1 while reading on, else the exit status. hint follows a usage
+ * error: " (try 'smdmx qc --help')". */
+typedef struct opt_state {
+	conv_opts *o;
+	int argc;
+	char **argv;
+	int i;
+	int rc;
+	const char *hint;
+	bool explicit_encoding, explicit_version, explicit_model;
+	const char *target;
+} opt_state;
+
+/* A usage error of the command being read, said with its hint: EXIT_USAGE. */
+int opt_error(opt_state *st, const char *fmt, ...) __attribute__((format(OS_PRINTF, 2, 3)));
+/* The option a at st->i (v the argument after it) when it is one of the conversions' options
+ * that set what a batch does (outputs, -r, -f, -u, -k, -q, -v, -W, -j, --threads, --depfile,
+ * --max-warnings), or of what is written and how it is read (--target, --encoding and their
+ * versions, --scale, --up-axis, clips, --vta, --qc, --model, --keys, --fps, --name, --lf):
+ * true, its value taken (st->i moved) and checked (st->rc set on a usage error). */
+bool batch_option(opt_state *st, const char *a, const char *v);
+bool format_option(opt_state *st, const char *a, const char *v);
+/* --target: the encoding, its version and the model format it says, where not given; false
+ * (st->rc set) for an unknown target. */
+bool apply_target(opt_state *st);
+
 /* ---- diagnostics (diag.c) ---------------------------------------------------------------- */
 
 /* Adds "path:line:col: kind: message" (or "path: kind: message" without a line). Warnings

@@ -11,16 +11,6 @@
 
 #include "cli.h"
 
-#if defined(SMDMX_TOOL_SMD2DMX)
-#define TOOL TOOL_SMD2DMX
-#define NAME "smd2dmx"
-#elif defined(SMDMX_TOOL_DMX2SMD)
-#define TOOL TOOL_DMX2SMD
-#define NAME "dmx2smd"
-#else
-#define TOOL TOOL_SMDMX
-#define NAME "smdmx"
-#endif
 
 static const char batch_help[] =
     "inputs and outputs:\n"
@@ -114,182 +104,6 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-static bool parse_number(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (!*s || *end || !(v >= lo) || !(v <= hi)) return false;
-	*out = v;
-	return true;
-}
-
-/* The command line being read: the options, and what was said explicitly (a --target only
- * fills in what was not). rc: -1 while reading on, else the exit status. */
-typedef struct opt_state {
-	conv_opts *o;
-	int argc;
-	char **argv;
-	int i;
-	int rc;
-	bool explicit_encoding, explicit_version, explicit_model;
-	const char *target;
-} opt_state;
-
-/* The option at i takes the next argument: true, i moved past it; else the usage error. */
-static bool takes_value(opt_state *st, const char *a)
-{
-	if (st->i + 1 < st->argc) {
-		st->i++;
-		return true;
-	}
-	st->rc = usage_error("'%s' needs a value", a);
-	return false;
-}
-#define TAKES_VALUE takes_value(st, a)
-
-/* The options of every conversion: outputs, batch, messages, threads. False: not one. */
-static bool batch_option(opt_state *st, const char *a, const char *v)
-{
-	conv_opts *o = st->o;
-	double num = 0;
-	if (!strcmp(a, "-o")) {
-		if (TAKES_VALUE) o->out = v;
-	} else if (!strcmp(a, "-d")) {
-		if (TAKES_VALUE) o->outdir = v;
-	} else if (!strcmp(a, "--to")) {
-		if (TAKES_VALUE) {
-			o->to = v[0] == '.' ? v + 1 : v;
-			if (!is_smd_family(o->to) && strcasecmp(o->to, "dmx")) st->rc = usage_error("--to is smd, sma, phys, vta or dmx, not '%s'", v);
-		}
-	} else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) {
-		o->recursive = true;
-	} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
-		o->force = true;
-	} else if (!strcmp(a, "-u") || !strcmp(a, "--update")) {
-		o->update = true;
-	} else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) {
-		o->keep_going = true;
-	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-		o->quiet = true;
-	} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-		o->verbose = true;
-	} else if (!strcmp(a, "-Werror")) {
-		o->werror = true;
-	} else if (!strcmp(a, "-W")) {
-		if (TAKES_VALUE) {
-			if (strcmp(v, "error")) st->rc = usage_error("-W takes 'error', not '%s'", v);
-			o->werror = true;
-		}
-	} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || (!strncmp(a, "-j", 2) && a[2])) {
-		const char *n = a[2] && a[1] == 'j' ? a + 2 : (TAKES_VALUE ? v : NULL);
-		if (n && !parse_number(n, 1, 256, &num)) st->rc = usage_error("-j wants a number of jobs from 1 to 256, not '%s'", n);
-		else if (n) o->jobs = (unsigned)num;
-	} else if (!strcmp(a, "--threads")) {
-		if (TAKES_VALUE) {
-			if (!parse_number(v, 1, 256, &num)) st->rc = usage_error("--threads wants a number from 1 to 256, not '%s'", v);
-			o->threads = (unsigned)num;
-			o->given |= OPT_THREADS;
-		}
-	} else if (!strcmp(a, "--depfile")) {
-		if (TAKES_VALUE) o->depfile = v;
-	} else if (!strcmp(a, "--max-warnings")) {
-		if (TAKES_VALUE) {
-			if (!parse_number(v, 0, 1e9, &num)) st->rc = usage_error("--max-warnings wants a count, not '%s'", v);
-			o->max_warnings = (size_t)num;
-		}
-	} else {
-		return false;
-	}
-	return true;
-}
-
-/* The options of what is written and how it is read: DMX encoding and model format, scale
- * and axis, clips, VTA, QC, keys, frame rate, names, line ends. False: not one. */
-static bool format_option(opt_state *st, const char *a, const char *v)
-{
-	conv_opts *o = st->o;
-	double num = 0;
-	if (!strcmp(a, "--encoding")) {
-		if (TAKES_VALUE) {
-			o->dopts.encoding = v;
-			o->given |= OPT_ENCODING;
-			st->explicit_encoding = true;
-			if (strcmp(v, "keyvalues2") && strcmp(v, "keyvalues2_flat") && strcmp(v, "binary"))
-				st->rc = usage_error("--encoding is keyvalues2, keyvalues2_flat or binary, not '%s'", v);
-		}
-	} else if (!strcmp(a, "--encoding-version")) {
-		if (TAKES_VALUE) {
-			if (!parse_number(v, 1, 9, &num) || num != (int)num)
-				st->rc = usage_error("--encoding-version is 1 to 4 (keyvalues2) or 1 to 5 or 9 (binary), not '%s'", v);
-			o->dopts.encoding_version = (int)num;
-			o->given |= OPT_ENCODING_VERSION;
-			st->explicit_version = true;
-		}
-	} else if (!strcmp(a, "--model-version")) {
-		if (TAKES_VALUE) {
-			if (!parse_number(v, 1, 22, &num) || (num != 1 && num != 15 && num != 18 && num != 22))
-				st->rc = usage_error("--model-version is 1, 15, 18 or 22, not '%s'", v);
-			o->mopts.model_version = (int)num;
-			o->given |= OPT_MODEL_VERSION;
-			st->explicit_model = true;
-		}
-	} else if (!strcmp(a, "--target")) {
-		if (TAKES_VALUE) {
-			st->target = v;
-			o->given |= OPT_TARGET;
-		}
-	} else if (!strcmp(a, "--scale")) {
-		if (TAKES_VALUE && (!parse_number(v, 1e-9, 1e6, &o->scale)))
-			st->rc = usage_error("--scale wants a positive number, not '%s'", v);
-		o->given |= OPT_SCALE;
-	} else if (!strcmp(a, "--up-axis")) {
-		if (TAKES_VALUE) {
-			if (strlen(v) != 1 || (v[0] != 'X' && v[0] != 'Y' && v[0] != 'Z')) st->rc = usage_error("--up-axis is X, Y or Z, not '%s'", v);
-			o->up_axis = v[0];
-			o->given |= OPT_UP_AXIS;
-		}
-	} else if (!strcmp(a, "--goldsrc")) {
-		o->wopts.goldsrc = true;
-		o->given |= OPT_GOLDSRC;
-	} else if (!strcmp(a, "--clips")) {
-		o->clips = true;
-		o->given |= OPT_CLIPS;
-	} else if (!strcmp(a, "--clip")) {
-		if (TAKES_VALUE) o->clip_name = v;
-		o->given |= OPT_CLIP;
-	} else if (!strcmp(a, "--vta")) {
-		if (TAKES_VALUE) o->vta = v;
-		o->given |= OPT_VTA;
-	} else if (!strcmp(a, "--qc") && TOOL != TOOL_SMDMX) {
-		if (TAKES_VALUE) o->qc = v;
-	} else if (!strcmp(a, "--model") && TOOL == TOOL_SMD2DMX) {
-		if (TAKES_VALUE) o->model = v;
-	} else if (!strcmp(a, "--keys")) {
-		if (TAKES_VALUE) {
-			if (!strcmp(v, "all")) o->mopts.all_keys = true;
-			else if (strcmp(v, "reduce")) st->rc = usage_error("--keys is all or reduce, not '%s'", v);
-			o->given |= OPT_KEYS;
-		}
-	} else if (!strcmp(a, "--key-tolerance")) {
-		if (TAKES_VALUE && !parse_number(v, 0, 1e6, &o->mopts.key_tolerance))
-			st->rc = usage_error("--key-tolerance wants a number of units (0: exact), not '%s'", v);
-		o->given |= OPT_KEY_TOLERANCE;
-	} else if (!strcmp(a, "--fps") || !strcmp(a, "--frame-rate")) {
-		if (TAKES_VALUE && !parse_number(v, 1e-6, 10000, &o->ropts.frame_rate))
-			st->rc = usage_error("--fps wants a number in (0, 10000], not '%s'", v);
-		o->given |= OPT_FPS;
-	} else if (!strcmp(a, "--name")) {
-		if (TAKES_VALUE) stdin_name = v;
-	} else if (!strcmp(a, "--lf")) {
-		o->wopts.lf_line_ends = true;
-		o->given |= OPT_LF;
-	} else {
-		return false;
-	}
-	return true;
-}
-#undef TAKES_VALUE
-
 /* Options that do not go together, or with this program: what is wrong, or NULL. */
 static const char *conflicting_options(const conv_opts *o, char **inputs, size_t nin)
 {
@@ -345,7 +159,6 @@ static int output_fits(const conv_opts *o)
  * --version, a usage error). A --target fills in the encoding and model format not given. */
 static int read_command_line(opt_state *st, char **inputs, size_t *nin)
 {
-	conv_opts *o = st->o;
 	bool options_done = false;
 	st->rc = -1;
 	for (st->i = 0; st->i < st->argc && st->rc < 0; st->i++) {
@@ -365,15 +178,8 @@ static int read_command_line(opt_state *st, char **inputs, size_t *nin)
 			st->rc = usage_error("unknown option '%s'", a);
 		}
 	}
-	if (st->rc >= 0 || !st->target) return st->rc;
-	/* decision 4: each engine branch's encoding and model format */
-	const engine_target *t = engine_target_find(st->target, false);
-	if (!t) return usage_error("unknown --target '%s' (%s)", st->target, engine_target_names(false));
-	if (!st->explicit_encoding) o->dopts.encoding = "binary";
-	if (!st->explicit_version && (!st->explicit_encoding || !strcmp(o->dopts.encoding, "binary")))
-		o->dopts.encoding_version = t->encoding;
-	if (!st->explicit_model) o->mopts.model_version = t->model;
-	return -1;
+	if (st->rc >= 0) return st->rc;
+	return apply_target(st) ? -1 : st->rc;
 }
 
 /* The conversion command line: options and inputs, then the batch. */
@@ -393,6 +199,7 @@ static int convert_main(int argc, char **argv)
 	st.o = &o;
 	st.argc = argc;
 	st.argv = argv;
+	st.hint = " (try '" NAME " --help')";
 	int rc = read_command_line(&st, inputs, &nin);
 	const char *problem = rc < 0 ? conflicting_options(&o, inputs, nin) : NULL;
 	if (problem) rc = usage_error("%s", problem);

@@ -231,103 +231,68 @@ static void dep_input(text_buf *t, str_map *seen, const char *path)
 	tb_dep_path(t, path);
 }
 
-static int parse_jobs(const char *v, unsigned *out)
-{
-	char *end;
-	long n = strtol(v, &end, 10);
-	if (*end || n < 1 || n > 256) return usage("-j wants a number of jobs from 1 to 256, not '%s'", v);
-	*out = (unsigned)n;
-	return EXIT_OK;
-}
-
 /* What `smdmx qc` was told besides conv_opts: the format, the rig's place, the target and the
  * paths given (QCs or, with -r, directories). */
 typedef struct qc_command {
-	const char *to, *rig, *target;
+	const char *to, *rig;
 	char **args;
 	size_t arg_count;
 	bool help;
 } qc_command;
+
+/* The conversions' options smdmx qc takes (options.c reads them); -jN too. */
+static bool qc_takes(const char *a)
+{
+	static const char *const taken[] = { "-d", "-j", "--jobs", "--threads", "-k", "--keep-going", "-f", "--force", "-u",
+		                             "--update", "-r", "--recursive", "-q", "--quiet", "-v", "--verbose", "-Werror",
+		                             "-W", "--depfile", "--max-warnings", "--target", "--encoding",
+		                             "--encoding-version", "--model-version", "--lf" };
+	for (size_t i = 0; i < sizeof(taken) / sizeof(*taken); i++)
+		if (!strcmp(a, taken[i])) return true;
+	return !strncmp(a, "-j", 2) && a[2];
+}
 
 /* The options and arguments of `smdmx qc` into o and c; EXIT_USAGE (said) when they do not
  * make a command. */
 static int qc_options(int argc, char **argv, conv_opts *o, qc_command *c)
 {
 	c->rig = "qc";
-	int rc = EXIT_OK;
-	for (int i = 0; i < argc && rc == EXIT_OK; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+	opt_state st;
+	memset(&st, 0, sizeof(st));
+	st.o = o;
+	st.argc = argc;
+	st.argv = argv;
+	st.hint = " (try 'smdmx qc --help')";
+	st.rc = -1;
+	for (st.i = 0; st.i < argc && st.rc < 0; st.i++) {
+		const char *a = argv[st.i], *v = st.i + 1 < argc ? argv[st.i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			c->help = true;
 			return EXIT_OK;
 		}
-		bool takes = !strcmp(a, "--to") || !strcmp(a, "-d") || !strcmp(a, "--rig") || !strcmp(a, "-j") || !strcmp(a, "--jobs") || !strcmp(a, "--threads") ||
-		             !strcmp(a, "--depfile") || !strcmp(a, "--max-warnings") || !strcmp(a, "--target") || !strcmp(a, "--encoding") ||
-		             !strcmp(a, "--encoding-version") || !strcmp(a, "--model-version") || !strcmp(a, "-W");
-		if (takes && !v) rc = usage("'%s' needs a value", a);
-		else if (!strcmp(a, "--to")) c->to = argv[++i];
-		else if (!strcmp(a, "-d")) o->outdir = argv[++i];
-		else if (!strcmp(a, "--rig")) c->rig = argv[++i];
-		else if (!strcmp(a, "--threads")) {
-			char *end;
-			long n = strtol(argv[++i], &end, 10);
-			if (*end || n < 1 || n > 256) rc = usage("--threads wants a number from 1 to 256, not '%s'", argv[i]);
-			else o->threads = (unsigned)n;
-		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) rc = parse_jobs(argv[++i], &o->jobs);
-		else if (!strncmp(a, "-j", 2) && a[2]) rc = parse_jobs(a + 2, &o->jobs);
-		else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) o->keep_going = true;
-		else if (!strcmp(a, "-f") || !strcmp(a, "--force")) o->force = true;
-		else if (!strcmp(a, "-u") || !strcmp(a, "--update")) o->update = true;
-		else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) o->recursive = true;
-		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = true;
-		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o->verbose = true;
-		else if (!strcmp(a, "-Werror")) o->werror = true;
-		else if (!strcmp(a, "-W")) {
-			if (strcmp(argv[++i], "error")) rc = usage("-W takes 'error', not '%s'", argv[i]);
-			o->werror = true;
-		} else if (!strcmp(a, "--depfile")) o->depfile = argv[++i];
-		else if (!strcmp(a, "--max-warnings")) {
-			char *end;
-			long n = strtol(argv[++i], &end, 10);
-			if (*end || n < 0) rc = usage("--max-warnings wants a count, not '%s'", argv[i]);
-			else o->max_warnings = (size_t)n;
-		} else if (!strcmp(a, "--target")) c->target = argv[++i];
-		else if (!strcmp(a, "--encoding")) {
-			o->dopts.encoding = argv[++i];
-			if (strcmp(o->dopts.encoding, "keyvalues2") && strcmp(o->dopts.encoding, "keyvalues2_flat") && strcmp(o->dopts.encoding, "binary"))
-				rc = usage("--encoding is keyvalues2, keyvalues2_flat or binary, not '%s'", o->dopts.encoding);
-		} else if (!strcmp(a, "--encoding-version")) o->dopts.encoding_version = atoi(argv[++i]);
-		else if (!strcmp(a, "--model-version")) {
-			int mv = atoi(argv[++i]);
-			if (mv != 1 && mv != 15 && mv != 18 && mv != 22) rc = usage("--model-version is 1, 15, 18 or 22, not '%s'", argv[i]);
-			o->mopts.model_version = mv;
-		} else if (!strcmp(a, "--lf")) o->wopts.lf_line_ends = true;
-		else if (a[0] == '-' && a[1]) rc = usage("unknown option '%s'", a);
-		else {
+		if (!strcmp(a, "--to") || !strcmp(a, "--rig")) {
+			if (!v) st.rc = usage("'%s' needs a value", a);
+			else if (!strcmp(a, "--to")) c->to = argv[++st.i];
+			else c->rig = argv[++st.i];
+		} else if (a[0] == '-' && a[1]) {
+			if (!qc_takes(a) || (!batch_option(&st, a, v) && !format_option(&st, a, v))) st.rc = usage("unknown option '%s'", a);
+		} else {
 			char **n = realloc(c->args, (c->arg_count + 1) * sizeof(char *));
 			if (!n) {
 				fputs("smdmx: error: out of memory\n", stderr);
 				exit(EXIT_FAILED);
 			}
 			c->args = n;
-			c->args[c->arg_count++] = argv[i];
+			c->args[c->arg_count++] = argv[st.i];
 		}
 	}
-	if (rc == EXIT_OK) {
-		if (!c->arg_count) rc = usage("%s", o->recursive ? "-r needs a directory" : "qc needs a QC file");
-		else if (!c->to || (strcasecmp(c->to, "dmx") && strcasecmp(c->to, "smd"))) rc = usage("%s", "--to is dmx or smd");
-		else if (!o->outdir) rc = usage("%s", "-d OUTDIR is required: the project is written there");
-		else if (strcmp(c->rig, "qc") && strcmp(c->rig, "dmx")) rc = usage("--rig is qc or dmx, not '%s'", c->rig);
-		else if (!strcmp(c->rig, "dmx") && strcasecmp(c->to, "dmx")) rc = usage("%s", "--rig dmx applies to --to dmx");
-	}
-	if (rc == EXIT_OK && c->target) {
-		const engine_target *t = engine_target_find(c->target, false);
-		if (!t) return usage("unknown --target '%s' (%s)", c->target, engine_target_names(false));
-		if (!o->dopts.encoding) o->dopts.encoding = "binary";
-		if (!o->dopts.encoding_version) o->dopts.encoding_version = t->encoding;
-		if (!o->mopts.model_version) o->mopts.model_version = t->model;
-	}
-	return rc;
+	if (st.rc >= 0) return st.rc;
+	if (!c->arg_count) return usage("%s", o->recursive ? "-r needs a directory" : "qc needs a QC file");
+	if (!c->to || (strcasecmp(c->to, "dmx") && strcasecmp(c->to, "smd"))) return usage("%s", "--to is dmx or smd");
+	if (!o->outdir) return usage("%s", "-d OUTDIR is required: the project is written there");
+	if (strcmp(c->rig, "qc") && strcmp(c->rig, "dmx")) return usage("--rig is qc or dmx, not '%s'", c->rig);
+	if (!strcmp(c->rig, "dmx") && strcasecmp(c->to, "dmx")) return usage("%s", "--rig dmx applies to --to dmx");
+	return apply_target(&st) ? EXIT_OK : st.rc;
 }
 
 /* The QCs: those given, and with -r every .qc below the directories given (into dirs). */
