@@ -154,7 +154,7 @@ batch)
 	# Standard input and output.
 	"$smd2dmx" - <"$sample/arm.smd" >"$tmp/pipe.dmx"
 	check "stdin to stdout" 0 $?
-	check "stdout holds a DMX" "<!-- dmx encoding keyvalues2 1 format model 1 -->" "$(head -n 1 "$tmp/pipe.dmx")"
+	check "stdout holds a DMX" "<!-- dmx encoding keyvalues2 1 format model 18 -->" "$(head -n 1 "$tmp/pipe.dmx")"
 	"$dmx2smd" - -o - <"$tmp/pipe.dmx" >"$tmp/pipe.smd"
 	check "dmx2smd stdin to stdout" 0 $?
 	"$smdmx" convert "$sample/arm.smd" -o "$tmp/direct.smd"
@@ -216,7 +216,7 @@ atomic)
 	check "a failed conversion leaves the old output" "keep me" "$(cat "$tmp/arm.dmx")"
 	"$smd2dmx" "$tmp/arm.smd" --force
 	check "--force overwrites" 0 $?
-	check "--force: the new output" "<!-- dmx encoding keyvalues2 1 format model 1 -->" "$(head -n 1 "$tmp/arm.dmx")"
+	check "--force: the new output" "<!-- dmx encoding keyvalues2 1 format model 18 -->" "$(head -n 1 "$tmp/arm.dmx")"
 	"$smdmx" convert "$tmp/arm.smd" -o "$tmp/arm.smd" --force 2>"$tmp/err"
 	check "the output is the input, even with --force" 1 $?
 	check "the input is intact" "" "$(cmp "$tmp/arm.smd" "$sample/arm.smd")"

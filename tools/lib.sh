@@ -77,8 +77,9 @@ debian_source() {
 }
 
 # suite DIR LABEL [MESON-TEST-OPTION...]: runs meson's test suite in build directory DIR.
-# When a test fails, its last lines say which ones and how each ended (its last line of
-# output), so that a log that keeps only the end of this one still names the culprit.
+# When a test fails, its last line says which ones and how each ended (its first failed check
+# with what it wanted and got, else its last line of output), so that a log that keeps only the
+# end of this one still names the culprit.
 suite() {
 	_s_dir=$1 _s_label=$2
 	shift 2
@@ -92,9 +93,11 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     if t["result"] in ("OK", "SKIP", "EXPECTEDFAIL"):
         continue
     text = ((t.get("stderr") or "") + (t.get("stdout") or "")).replace("\r", "")
-    last = [l for l in text.split("\n") if l.strip()]
-    bad.append("%s (%s, exit %s): %s" % (t["name"], t["result"], t.get("returncode"),
-                                          last[-1][:300] if last else "no output"))
+    lines = [l for l in text.split("\n") if l.strip()]
+    # the first failed check with what it wanted and got, else the last line
+    first = next((i for i, l in enumerate(lines) if l.startswith("FAIL")), None)
+    said = " / ".join(l.strip() for l in lines[first:first + 3]) if first is not None else (lines[-1] if lines else "no output")
+    bad.append("%s (%s, exit %s): %s" % (t["name"], t["result"], t.get("returncode"), said[:400]))
 print("%d test%s failed %s: %s" % (len(bad), "" if len(bad) == 1 else "s", sys.argv[2], "; ".join(bad)))
 PYEOF
 	return "$_s_status"
