@@ -17,49 +17,39 @@ typedef struct dumper {
 	bool full;
 } dumper;
 
-static bool out(dumper *d, const char *s, size_t n)
-{
-	return sm_out_put(&d->out, s, n);
-}
-
-static bool outs(dumper *d, const char *s)
-{
-	return out(d, s, strlen(s));
-}
-
 static bool pad(dumper *d, size_t depth)
 {
-	for (size_t i = 0; i < depth; i++) SM_CHECK(out(d, "  ", 2));
+	for (size_t i = 0; i < depth; i++) SM_CHECK(sm_out_put(&d->out, "  ", 2));
 	return true;
 }
 
 static bool quoted(dumper *d, const char *s)
 {
-	SM_CHECK(out(d, "\"", 1));
+	SM_CHECK(sm_out_put(&d->out, "\"", 1));
 	for (; *s; s++) {
 		char c = *s;
 		const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
-		if (esc) SM_CHECK(outs(d, esc));
+		if (esc) SM_CHECK(sm_out_puts(&d->out, esc));
 		else if ((unsigned char)c < 0x20) {
 			char b[8];
 			snprintf(b, sizeof(b), "\\x%02x", (unsigned char)c);
-			SM_CHECK(outs(d, b));
-		} else SM_CHECK(out(d, &c, 1));
+			SM_CHECK(sm_out_puts(&d->out, b));
+		} else SM_CHECK(sm_out_put(&d->out, &c, 1));
 	}
-	return out(d, "\"", 1);
+	return sm_out_put(&d->out, "\"", 1);
 }
 
 static bool element_ref(dumper *d, uint32_t e)
 {
-	if (e == SMDMX_NONE || e >= d->dm->element_count) return outs(d, "null");
+	if (e == SMDMX_NONE || e >= d->dm->element_count) return sm_out_puts(&d->out, "null");
 	const smdmx_dm_element *el = &d->dm->elements[e];
 	char id[37];
 	smdmx_dm_id_to_text(el->id, id);
-	SM_CHECK(outs(d, el->type));
-	SM_CHECK(out(d, " ", 1));
+	SM_CHECK(sm_out_puts(&d->out, el->type));
+	SM_CHECK(sm_out_put(&d->out, " ", 1));
 	SM_CHECK(quoted(d, el->name));
-	SM_CHECK(out(d, " ", 1));
-	return outs(d, el->has_id ? id : "(no id)");
+	SM_CHECK(sm_out_put(&d->out, " ", 1));
+	return sm_out_puts(&d->out, el->has_id ? id : "(no id)");
 }
 
 static bool value(dumper *d, smdmx_dm_type type, const void *v)
@@ -67,31 +57,31 @@ static bool value(dumper *d, smdmx_dm_type type, const void *v)
 	char b[64];
 	switch (type) {
 	case SMDMX_DM_STRING: return quoted(d, *(const char *const *)v);
-	case SMDMX_DM_INT: b[sm_format_int(*(const int32_t *)v, b)] = '\0'; return outs(d, b);
-	case SMDMX_DM_UINT8: b[sm_format_int(*(const uint8_t *)v, b)] = '\0'; return outs(d, b);
-	case SMDMX_DM_BOOL: return outs(d, *(const uint8_t *)v ? "true" : "false");
+	case SMDMX_DM_INT: b[sm_format_int(*(const int32_t *)v, b)] = '\0'; return sm_out_puts(&d->out, b);
+	case SMDMX_DM_UINT8: b[sm_format_int(*(const uint8_t *)v, b)] = '\0'; return sm_out_puts(&d->out, b);
+	case SMDMX_DM_BOOL: return sm_out_puts(&d->out, *(const uint8_t *)v ? "true" : "false");
 	case SMDMX_DM_TIME: {
 		int32_t t = *(const int32_t *)v;
 		b[sm_format_int(t, b)] = '\0';
-		SM_CHECK(outs(d, b));
-		return outs(d, " ticks");
+		SM_CHECK(sm_out_puts(&d->out, b));
+		return sm_out_puts(&d->out, " ticks");
 	}
-	case SMDMX_DM_UINT64: snprintf(b, sizeof(b), "0x%llx", (unsigned long long)*(const uint64_t *)v); return outs(d, b);
+	case SMDMX_DM_UINT64: snprintf(b, sizeof(b), "0x%llx", (unsigned long long)*(const uint64_t *)v); return sm_out_puts(&d->out, b);
 	case SMDMX_DM_COLOR: {
 		const uint8_t *c = v;
 		snprintf(b, sizeof(b), "%u %u %u %u", c[0], c[1], c[2], c[3]);
-		return outs(d, b);
+		return sm_out_puts(&d->out, b);
 	}
-	case SMDMX_DM_BINARY: snprintf(b, sizeof(b), "(%zu bytes)", ((const smdmx_dm_binary *)v)->size); return outs(d, b);
-	case SMDMX_DM_OBJECTID: smdmx_dm_id_to_text(v, b); return outs(d, b);
+	case SMDMX_DM_BINARY: snprintf(b, sizeof(b), "(%zu bytes)", ((const smdmx_dm_binary *)v)->size); return sm_out_puts(&d->out, b);
+	case SMDMX_DM_OBJECTID: smdmx_dm_id_to_text(v, b); return sm_out_puts(&d->out, b);
 	case SMDMX_DM_ELEMENT: return element_ref(d, *(const uint32_t *)v);
 	default: {
 		const float *f = v;
 		size_t n = smdmx_dm_item_size(type) / sizeof(float);
 		for (size_t i = 0; i < n; i++) {
-			if (i) SM_CHECK(out(d, " ", 1));
+			if (i) SM_CHECK(sm_out_put(&d->out, " ", 1));
 			b[sm_format_shortest(f[i], b)] = '\0';
-			SM_CHECK(outs(d, b));
+			SM_CHECK(sm_out_puts(&d->out, b));
 		}
 		return true;
 	}
@@ -120,10 +110,10 @@ static bool push(dumper *d, sm_vec *stack, sm_owner *mem, uint32_t e, size_t dep
 static bool reference(dumper *d, sm_vec *stack, sm_owner *mem, uint8_t *listed, uint32_t e, size_t depth)
 {
 	SM_CHECK(element_ref(d, e));
-	if (e == SMDMX_NONE || e >= d->dm->element_count) return out(d, "\n", 1);
-	if (listed[e]) return outs(d, " (listed above)\n");
+	if (e == SMDMX_NONE || e >= d->dm->element_count) return sm_out_put(&d->out, "\n", 1);
+	if (listed[e]) return sm_out_puts(&d->out, " (listed above)\n");
 	listed[e] = 1;
-	SM_CHECK(out(d, "\n", 1));
+	SM_CHECK(sm_out_put(&d->out, "\n", 1));
 	return push(d, stack, mem, e, depth);
 }
 
@@ -131,7 +121,7 @@ static bool dump_tree(dumper *d, sm_vec *stack, sm_owner *mem, uint8_t *listed, 
 {
 	listed[start] = 1;
 	SM_CHECK(element_ref(d, start));
-	SM_CHECK(out(d, "\n", 1));
+	SM_CHECK(sm_out_put(&d->out, "\n", 1));
 	SM_CHECK(push(d, stack, mem, start, 1));
 	while (stack->count) {
 		dframe *f = (dframe *)stack->data + stack->count - 1;
@@ -144,11 +134,11 @@ static bool dump_tree(dumper *d, sm_vec *stack, sm_owner *mem, uint8_t *listed, 
 		size_t depth = f->depth;
 		if (f->item == SIZE_MAX) {
 			SM_CHECK(pad(d, depth));
-			SM_CHECK(outs(d, a->name));
-			SM_CHECK(outs(d, ": "));
-			SM_CHECK(outs(d, smdmx_dm_type_name(a->type, a->is_array)));
+			SM_CHECK(sm_out_puts(&d->out, a->name));
+			SM_CHECK(sm_out_puts(&d->out, ": "));
+			SM_CHECK(sm_out_puts(&d->out, smdmx_dm_type_name(a->type, a->is_array)));
 			if (!a->is_array) {
-				SM_CHECK(outs(d, " = "));
+				SM_CHECK(sm_out_puts(&d->out, " = "));
 				f->attr++;
 				if (a->type == SMDMX_DM_ELEMENT) {
 					SM_CHECK(reference(d, stack, mem, listed, a->value.element, depth + 1));
@@ -157,25 +147,25 @@ static bool dump_tree(dumper *d, sm_vec *stack, sm_owner *mem, uint8_t *listed, 
 				/* value() reads a bool as one byte, the layout of bool arrays */
 				const void *v = a->type == SMDMX_DM_MATRIX ? (const void *)a->value.matrix : (const void *)&a->value;
 				SM_CHECK(value(d, a->type, v));
-				SM_CHECK(out(d, "\n", 1));
+				SM_CHECK(sm_out_put(&d->out, "\n", 1));
 				continue;
 			}
 			char b[48];
 			snprintf(b, sizeof(b), " [%zu]", a->value.array.count);
-			SM_CHECK(outs(d, b));
+			SM_CHECK(sm_out_puts(&d->out, b));
 			if (a->type != SMDMX_DM_ELEMENT) {
 				size_t n = a->value.array.count, shown = d->full || n <= SHORT_ITEMS ? n : SHORT_ITEMS;
 				size_t item = smdmx_dm_item_size(a->type);
 				for (size_t i = 0; i < shown; i++) {
-					SM_CHECK(outs(d, i ? ", " : " = "));
+					SM_CHECK(sm_out_puts(&d->out, i ? ", " : " = "));
 					SM_CHECK(value(d, a->type, (const char *)a->value.array.data + i * item));
 				}
-				if (shown < n) SM_CHECK(outs(d, ", ..."));
-				SM_CHECK(out(d, "\n", 1));
+				if (shown < n) SM_CHECK(sm_out_puts(&d->out, ", ..."));
+				SM_CHECK(sm_out_put(&d->out, "\n", 1));
 				f->attr++;
 				continue;
 			}
-			SM_CHECK(out(d, "\n", 1));
+			SM_CHECK(sm_out_put(&d->out, "\n", 1));
 			f->item = 0;
 		}
 		/* An element array, one item per step. */
@@ -186,7 +176,7 @@ static bool dump_tree(dumper *d, sm_vec *stack, sm_owner *mem, uint8_t *listed, 
 				char b[64];
 				SM_CHECK(pad(d, depth + 1));
 				snprintf(b, sizeof(b), "... %zu more\n", n - limit);
-				SM_CHECK(outs(d, b));
+				SM_CHECK(sm_out_puts(&d->out, b));
 			}
 			f->item = SIZE_MAX;
 			f->attr++;
@@ -196,7 +186,7 @@ static bool dump_tree(dumper *d, sm_vec *stack, sm_owner *mem, uint8_t *listed, 
 		char b[32];
 		SM_CHECK(pad(d, depth + 1));
 		snprintf(b, sizeof(b), "[%zu] ", i);
-		SM_CHECK(outs(d, b));
+		SM_CHECK(sm_out_puts(&d->out, b));
 		SM_CHECK(reference(d, stack, mem, listed, ((const uint32_t *)a->value.array.data)[i], depth + 2));
 	}
 	return true;
@@ -208,18 +198,18 @@ static bool dump_all(dumper *d, sm_owner *mem)
 	char head[512];
 	snprintf(head, sizeof(head), "encoding %s %d, format %s %d, %zu elements\n", dm->encoding ? dm->encoding : "-",
 	         dm->encoding_version, dm->format ? dm->format : "-", dm->format_version, dm->element_count);
-	SM_CHECK(outs(d, head));
+	SM_CHECK(sm_out_puts(&d->out, head));
 	for (size_t i = 0; i < dm->prefix_attr_count; i++) {
 		const smdmx_dm_attr *a = &dm->prefix_attrs[i];
-		SM_CHECK(outs(d, "prefix "));
-		SM_CHECK(outs(d, a->name));
-		SM_CHECK(outs(d, ": "));
-		SM_CHECK(outs(d, smdmx_dm_type_name(a->type, a->is_array)));
+		SM_CHECK(sm_out_puts(&d->out, "prefix "));
+		SM_CHECK(sm_out_puts(&d->out, a->name));
+		SM_CHECK(sm_out_puts(&d->out, ": "));
+		SM_CHECK(sm_out_puts(&d->out, smdmx_dm_type_name(a->type, a->is_array)));
 		if (!a->is_array && a->type != SMDMX_DM_ELEMENT) {
-			SM_CHECK(outs(d, " = "));
+			SM_CHECK(sm_out_puts(&d->out, " = "));
 			SM_CHECK(value(d, a->type, a->type == SMDMX_DM_MATRIX ? (const void *)a->value.matrix : (const void *)&a->value));
 		}
-		SM_CHECK(out(d, "\n", 1));
+		SM_CHECK(sm_out_put(&d->out, "\n", 1));
 	}
 	if (dm->element_count == 0) return true;
 	sm_vec stack = SM_VEC_INIT, listed = SM_VEC_INIT;
@@ -229,7 +219,7 @@ static bool dump_all(dumper *d, sm_owner *mem)
 	/* Elements the root does not reach. */
 	for (size_t i = 0; i < dm->element_count; i++) {
 		if (((uint8_t *)listed.data)[i]) continue;
-		SM_CHECK(outs(d, "not reached from the root: "));
+		SM_CHECK(sm_out_puts(&d->out, "not reached from the root: "));
 		SM_CHECK(dump_tree(d, &stack, mem, listed.data, (uint32_t)i));
 	}
 	return true;

@@ -26,59 +26,39 @@ typedef struct kv2w {
 	unsigned threads;   /* for large number arrays */
 } kv2w;
 
-static bool flush(kv2w *w)
-{
-	return sm_out_flush(w->out);
-}
-
-static inline bool room(kv2w *w, size_t n)
-{
-	return sm_out_room(w->out, n);
-}
-
-static bool put(kv2w *w, const char *s, size_t n)
-{
-	return sm_out_put(w->out, s, n);
-}
-
-static bool puts_(kv2w *w, const char *s)
-{
-	return put(w, s, strlen(s));
-}
-
 static bool indent(kv2w *w, size_t depth)
 {
-	for (size_t i = 0; i < depth; i++) SM_CHECK(put(w, "\t", 1));
+	for (size_t i = 0; i < depth; i++) SM_CHECK(sm_out_put(w->out, "\t", 1));
 	return true;
 }
 
 /* A quoted string; only \ and " are escaped (decision 5). */
 static bool quoted(kv2w *w, const char *s)
 {
-	SM_CHECK(put(w, "\"", 1));
+	SM_CHECK(sm_out_put(w->out, "\"", 1));
 	const char *run = s;
 	for (; *s; s++) {
 		if (*s == '\\' || *s == '"') {
-			SM_CHECK(put(w, run, (size_t)(s - run)));
-			SM_CHECK(put(w, *s == '\\' ? "\\\\" : "\\\"", 2));
+			SM_CHECK(sm_out_put(w->out, run, (size_t)(s - run)));
+			SM_CHECK(sm_out_put(w->out, *s == '\\' ? "\\\\" : "\\\"", 2));
 			run = s + 1;
 		}
 	}
-	SM_CHECK(put(w, run, (size_t)(s - run)));
-	return put(w, "\"", 1);
+	SM_CHECK(sm_out_put(w->out, run, (size_t)(s - run)));
+	return sm_out_put(w->out, "\"", 1);
 }
 
 static bool put_float(kv2w *w, float f)
 {
 	if (!isfinite(f)) return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
-	SM_CHECK(room(w, 32));
+	SM_CHECK(sm_out_room(w->out, 32));
 	w->out->len += sm_format_shortest(f, w->out->buf + w->out->len);
 	return true;
 }
 
 static bool put_int(kv2w *w, int64_t v)
 {
-	SM_CHECK(room(w, 24));
+	SM_CHECK(sm_out_room(w->out, 24));
 	w->out->len += sm_format_int(v, w->out->buf + w->out->len);
 	return true;
 }
@@ -101,16 +81,16 @@ static bool put_time(kv2w *w, int32_t ticks)
 		frac /= 10;
 	}
 	n += 4;
-	return put(w, b, n);
+	return sm_out_put(w->out, b, n);
 }
 
 static bool put_id(kv2w *w, const uint8_t id[16])
 {
 	char text[37];
 	smdmx_dm_id_to_text(id, text);
-	SM_CHECK(put(w, "\"", 1));
-	SM_CHECK(put(w, text, 36));
-	return put(w, "\"", 1);
+	SM_CHECK(sm_out_put(w->out, "\"", 1));
+	SM_CHECK(sm_out_put(w->out, text, 36));
+	return sm_out_put(w->out, "\"", 1);
 }
 
 static const int components[SMDMX_DM_TYPE_COUNT] = {
@@ -130,17 +110,17 @@ static bool put_value(kv2w *w, smdmx_dm_type type, const void *v)
 	default:
 		break;
 	}
-	SM_CHECK(put(w, "\"", 1));
+	SM_CHECK(sm_out_put(w->out, "\"", 1));
 	switch (type) {
 	case SMDMX_DM_INT: SM_CHECK(put_int(w, *(const int32_t *)v)); break;
 	case SMDMX_DM_UINT8: SM_CHECK(put_int(w, *(const uint8_t *)v)); break;
 	case SMDMX_DM_FLOAT: SM_CHECK(put_float(w, *(const float *)v)); break;
-	case SMDMX_DM_BOOL: SM_CHECK(put(w, *(const uint8_t *)v ? "1" : "0", 1)); break;
+	case SMDMX_DM_BOOL: SM_CHECK(sm_out_put(w->out, *(const uint8_t *)v ? "1" : "0", 1)); break;
 	case SMDMX_DM_TIME: SM_CHECK(put_time(w, *(const int32_t *)v)); break;
 	case SMDMX_DM_COLOR: {
 		const uint8_t *c = v;
 		for (int i = 0; i < 4; i++) {
-			if (i) SM_CHECK(put(w, " ", 1));
+			if (i) SM_CHECK(sm_out_put(w->out, " ", 1));
 			SM_CHECK(put_int(w, c[i]));
 		}
 		break;
@@ -153,27 +133,27 @@ static bool put_value(kv2w *w, smdmx_dm_type type, const void *v)
 			b[n++] = hex[u & 15];
 			u >>= 4;
 		} while (u);
-		SM_CHECK(put(w, "0x", 2));
-		while (n) SM_CHECK(put(w, &b[--n], 1));
+		SM_CHECK(sm_out_put(w->out, "0x", 2));
+		while (n) SM_CHECK(sm_out_put(w->out, &b[--n], 1));
 		break;
 	}
 	case SMDMX_DM_BINARY: {
 		const smdmx_dm_binary *b = v;
 		for (size_t i = 0; i < b->size; i++) {
 			char pair[2] = { hex[b->data[i] >> 4], hex[b->data[i] & 15] };
-			SM_CHECK(put(w, pair, 2));
+			SM_CHECK(sm_out_put(w->out, pair, 2));
 		}
 		break;
 	}
 	default: {
 		const float *f = v;
 		for (int i = 0; i < components[type]; i++) {
-			if (i) SM_CHECK(put(w, " ", 1));
+			if (i) SM_CHECK(sm_out_put(w->out, " ", 1));
 			SM_CHECK(put_float(w, f[i]));
 		}
 	}
 	}
-	return put(w, "\"", 1);
+	return sm_out_put(w->out, "\"", 1);
 }
 
 /* Where a scalar value sits in the attribute's union. */
@@ -282,9 +262,9 @@ static bool put_value_attr(kv2w *w, const smdmx_dm_attr *a, size_t depth)
 	SM_CHECK(check_version(w, a));
 	SM_CHECK(indent(w, depth));
 	SM_CHECK(quoted(w, a->name));
-	SM_CHECK(put(w, " \"", 2));
-	SM_CHECK(puts_(w, smdmx_dm_type_name(a->type, a->is_array)));
-	SM_CHECK(put(w, "\" ", 2));
+	SM_CHECK(sm_out_put(w->out, " \"", 2));
+	SM_CHECK(sm_out_puts(w->out, smdmx_dm_type_name(a->type, a->is_array)));
+	SM_CHECK(sm_out_put(w->out, "\" ", 2));
 	if (!a->is_array) {
 		if (a->type == SMDMX_DM_BOOL) {
 			uint8_t b = a->value.b;
@@ -292,33 +272,33 @@ static bool put_value_attr(kv2w *w, const smdmx_dm_attr *a, size_t depth)
 		} else {
 			SM_CHECK(put_value(w, a->type, scalar_ptr(a)));
 		}
-		return put(w, "\n", 1);
+		return sm_out_put(w->out, "\n", 1);
 	}
 	size_t item = smdmx_dm_item_size(a->type);
 	const char *data = a->value.array.data;
 	size_t count = a->value.array.count;
-	SM_CHECK(put(w, "[", 1));
+	SM_CHECK(sm_out_put(w->out, "[", 1));
 	if (a->type == SMDMX_DM_INT || a->type == SMDMX_DM_FLOAT || a->type == SMDMX_DM_VECTOR2 ||
 	    a->type == SMDMX_DM_VECTOR3 || a->type == SMDMX_DM_VECTOR4 || a->type == SMDMX_DM_QUATERNION) {
 		/* The bulk of model files: one room check per item, digits written in place. */
 		size_t comps = a->type == SMDMX_DM_INT ? 1 : item / sizeof(float);
 		if (w->threads > 1 && count >= 2 * sm_write_part_min) {
 			SM_CHECK(format_parallel(w, a->type, data, count, item, comps));
-			return put(w, " ]\n", 3);
+			return sm_out_put(w->out, " ]\n", 3);
 		}
 		for (size_t i = 0; i < count; i++) {
-			SM_CHECK(room(w, ITEM_MAX(comps)));
+			SM_CHECK(sm_out_room(w->out, ITEM_MAX(comps)));
 			char *o = format_item(w->out->buf + w->out->len, a->type, data, i, item, comps);
 			if (!o) return sm_fail(w->error, SMDMX_ERROR_BAD_VALUE, 0, 0, "a float that is not finite");
 			w->out->len = (size_t)(o - w->out->buf);
 		}
-		return put(w, " ]\n", 3);
+		return sm_out_put(w->out, " ]\n", 3);
 	}
 	for (size_t i = 0; i < count; i++) {
-		SM_CHECK(put(w, i ? ", " : " ", i ? 2 : 1));
+		SM_CHECK(sm_out_put(w->out, i ? ", " : " ", i ? 2 : 1));
 		SM_CHECK(put_value(w, a->type, data + i * item));
 	}
-	return put(w, " ]\n", 3);
+	return sm_out_put(w->out, " ]\n", 3);
 }
 
 /* ---- the element walk ------------------------------------------------------------------- */
@@ -349,18 +329,18 @@ static bool open_element(kv2w *w, sm_vec *stack, uint32_t e, size_t depth, bool 
 	if (type_line) {
 		SM_CHECK(indent(w, depth));
 		SM_CHECK(quoted(w, el->type));
-		SM_CHECK(put(w, "\n", 1));
+		SM_CHECK(sm_out_put(w->out, "\n", 1));
 	}
 	SM_CHECK(indent(w, depth));
-	SM_CHECK(put(w, "{\n", 2));
+	SM_CHECK(sm_out_put(w->out, "{\n", 2));
 	SM_CHECK(indent(w, depth + 1));
-	SM_CHECK(put(w, "\"id\" \"elementid\" ", 17));
+	SM_CHECK(sm_out_put(w->out, "\"id\" \"elementid\" ", 17));
 	SM_CHECK(put_id(w, el->id));
-	SM_CHECK(put(w, "\n", 1));
+	SM_CHECK(sm_out_put(w->out, "\n", 1));
 	SM_CHECK(indent(w, depth + 1));
-	SM_CHECK(put(w, "\"name\" \"string\" ", 16));
+	SM_CHECK(sm_out_put(w->out, "\"name\" \"string\" ", 16));
 	SM_CHECK(quoted(w, el->name));
-	SM_CHECK(put(w, "\n", 1));
+	SM_CHECK(sm_out_put(w->out, "\n", 1));
 	wframe *f = sm_vec_push(w->mem, stack, sizeof(wframe), w->error);
 	if (!f) return false;
 	f->element = e;
@@ -382,16 +362,16 @@ static bool write_tree(kv2w *w, sm_vec *stack, uint32_t start)
 			size_t depth = f->depth;
 			stack->count--;
 			SM_CHECK(indent(w, depth));
-			SM_CHECK(put(w, "}", 1));
+			SM_CHECK(sm_out_put(w->out, "}", 1));
 			/* The element ends an array item: a comma follows unless it is the last. */
 			if (stack->count) {
 				wframe *p = (wframe *)stack->data + stack->count - 1;
 				if (p->item != SIZE_MAX) {
 					const smdmx_dm_attr *pa = &w->dm->elements[p->element].attrs[p->attr];
-					if (p->item < pa->value.array.count) SM_CHECK(put(w, ",", 1));
+					if (p->item < pa->value.array.count) SM_CHECK(sm_out_put(w->out, ",", 1));
 				}
 			}
-			SM_CHECK(put(w, "\n", 1));
+			SM_CHECK(sm_out_put(w->out, "\n", 1));
 			continue;
 		}
 		const smdmx_dm_attr *a = &el->attrs[f->attr];
@@ -406,18 +386,18 @@ static bool write_tree(kv2w *w, sm_vec *stack, uint32_t start)
 			SM_CHECK(indent(w, d));
 			SM_CHECK(quoted(w, a->name));
 			if (c == SMDMX_NONE || c >= w->dm->element_count) {
-				SM_CHECK(put(w, " \"element\" \"\"\n", 14)); /* decision 5 */
+				SM_CHECK(sm_out_put(w->out, " \"element\" \"\"\n", 14)); /* decision 5 */
 				continue;
 			}
 			if (inline_here(w, c, d)) {
-				SM_CHECK(put(w, " ", 1));
+				SM_CHECK(sm_out_put(w->out, " ", 1));
 				SM_CHECK(quoted(w, w->dm->elements[c].type));
-				SM_CHECK(put(w, "\n", 1));
+				SM_CHECK(sm_out_put(w->out, "\n", 1));
 				SM_CHECK(open_element(w, stack, c, d, false));
 			} else {
-				SM_CHECK(put(w, " \"element\" ", 11));
+				SM_CHECK(sm_out_put(w->out, " \"element\" ", 11));
 				SM_CHECK(put_id(w, w->dm->elements[c].id));
-				SM_CHECK(put(w, "\n", 1));
+				SM_CHECK(sm_out_put(w->out, "\n", 1));
 			}
 			continue;
 		}
@@ -428,18 +408,18 @@ static bool write_tree(kv2w *w, sm_vec *stack, uint32_t start)
 			SM_CHECK(indent(w, d));
 			SM_CHECK(quoted(w, a->name));
 			if (count == 0) {
-				SM_CHECK(put(w, " \"element_array\" [ ]\n", 21));
+				SM_CHECK(sm_out_put(w->out, " \"element_array\" [ ]\n", 21));
 				f->attr++;
 				continue;
 			}
-			SM_CHECK(put(w, " \"element_array\"\n", 17));
+			SM_CHECK(sm_out_put(w->out, " \"element_array\"\n", 17));
 			SM_CHECK(indent(w, d));
-			SM_CHECK(put(w, "[\n", 2));
+			SM_CHECK(sm_out_put(w->out, "[\n", 2));
 			f->item = 0;
 		}
 		if (f->item >= count) {
 			SM_CHECK(indent(w, d));
-			SM_CHECK(put(w, "]\n", 2));
+			SM_CHECK(sm_out_put(w->out, "]\n", 2));
 			f->item = SIZE_MAX;
 			f->attr++;
 			continue;
@@ -451,12 +431,12 @@ static bool write_tree(kv2w *w, sm_vec *stack, uint32_t start)
 		}
 		SM_CHECK(indent(w, d + 1));
 		if (c == SMDMX_NONE || c >= w->dm->element_count) {
-			SM_CHECK(put(w, "\"element\" \"\"", 12));
+			SM_CHECK(sm_out_put(w->out, "\"element\" \"\"", 12));
 		} else {
-			SM_CHECK(put(w, "\"element\" ", 10));
+			SM_CHECK(sm_out_put(w->out, "\"element\" ", 10));
 			SM_CHECK(put_id(w, w->dm->elements[c].id));
 		}
-		SM_CHECK(put(w, f->item < count ? ",\n" : "\n", f->item < count ? 2 : 1));
+		SM_CHECK(sm_out_put(w->out, f->item < count ? ",\n" : "\n", f->item < count ? 2 : 1));
 	}
 	return true;
 }
@@ -492,24 +472,24 @@ static bool write_all(kv2w *w, const smdmx_dmx_write_options *o)
 	int fver = o->format_version ? o->format_version : dm->format_version;
 	if (!*format || strpbrk(format, " \t\r\n"))
 		return sm_fail(w->error, SMDMX_ERROR_USAGE, 0, 0, "format name '%.40s' cannot be written", format);
-	SM_CHECK(puts_(w, "<!-- dmx encoding "));
-	SM_CHECK(puts_(w, encoding));
-	SM_CHECK(put(w, " ", 1));
+	SM_CHECK(sm_out_puts(w->out, "<!-- dmx encoding "));
+	SM_CHECK(sm_out_puts(w->out, encoding));
+	SM_CHECK(sm_out_put(w->out, " ", 1));
 	SM_CHECK(put_int(w, w->version));
-	SM_CHECK(puts_(w, " format "));
-	SM_CHECK(puts_(w, format));
-	SM_CHECK(put(w, " ", 1));
+	SM_CHECK(sm_out_puts(w->out, " format "));
+	SM_CHECK(sm_out_puts(w->out, format));
+	SM_CHECK(sm_out_put(w->out, " ", 1));
 	SM_CHECK(put_int(w, fver));
-	SM_CHECK(puts_(w, " -->\n"));
+	SM_CHECK(sm_out_puts(w->out, " -->\n"));
 	/* Prefix attributes, when the datamodel has any. */
 	if (dm->prefix_attr_count) {
-		SM_CHECK(puts_(w, "\"$prefix_element$\"\n{\n"));
+		SM_CHECK(sm_out_puts(w->out, "\"$prefix_element$\"\n{\n"));
 		for (size_t i = 0; i < dm->prefix_attr_count; i++) {
 			const smdmx_dm_attr *a = &dm->prefix_attrs[i];
 			if (a->type == SMDMX_DM_ELEMENT) continue;
 			SM_CHECK(put_value_attr(w, a, 1));
 		}
-		SM_CHECK(puts_(w, "}\n\n"));
+		SM_CHECK(sm_out_puts(w->out, "}\n\n"));
 	}
 	sm_vec refs = SM_VEC_INIT, written = SM_VEC_INIT, stack = SM_VEC_INIT;
 	SM_CHECK(sm_vec_reserve(w->mem, &refs, sizeof(uint32_t), dm->element_count, w->error));
@@ -524,10 +504,10 @@ static bool write_all(kv2w *w, const smdmx_dmx_write_options *o)
 		for (size_t i = 0; ok && i < dm->element_count; i++) {
 			if (w->written[i]) continue;
 			if (pass == 0 && !w->flat && w->refs[i] == 1) continue;
-			ok = put(w, "\n", 1) && write_tree(w, &stack, (uint32_t)i);
+			ok = sm_out_put(w->out, "\n", 1) && write_tree(w, &stack, (uint32_t)i);
 		}
 	}
-	return ok && flush(w);
+	return ok && sm_out_flush(w->out);
 }
 
 bool sm_kv2_write(smdmx_dm *dm, sm_out *out, const smdmx_dmx_write_options *o, smdmx_error *error)

@@ -72,13 +72,13 @@ void smdw_apply(const xform *x, const float *v, bool translate, float *out)
 static bool write_header_nodes(writer *w, int version)
 {
 	const smdmx_scene *s = w->scene;
-	SM_CHECK(puts_(w, "version"));
+	SM_CHECK(sm_out_puts(&w->out, "version"));
 	SM_CHECK(put_int(w, version, true));
 	SM_CHECK(eol(w));
-	SM_CHECK(puts_(w, "nodes"));
+	SM_CHECK(sm_out_puts(&w->out, "nodes"));
 	SM_CHECK(eol(w));
 	if (w->implicit_root) {
-		SM_CHECK(puts_(w, "0 \"root\" -1"));
+		SM_CHECK(sm_out_puts(&w->out, "0 \"root\" -1"));
 		SM_CHECK(eol(w));
 	}
 	for (size_t i = 0; i < s->joint_count; i++) {
@@ -87,13 +87,13 @@ static bool write_header_nodes(writer *w, int version)
 		if (w->goldsrc && strlen(j->name) > 63)
 			return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "bone '%s' is too long for GoldSrc (63 characters at most)", j->name);
 		SM_CHECK(put_int(w, (int64_t)i, false));
-		SM_CHECK(puts_(w, " \""));
-		SM_CHECK(puts_(w, j->name));
-		SM_CHECK(puts_(w, "\""));
+		SM_CHECK(sm_out_puts(&w->out, " \""));
+		SM_CHECK(sm_out_puts(&w->out, j->name));
+		SM_CHECK(sm_out_puts(&w->out, "\""));
 		SM_CHECK(put_int(w, j->parent == SMDMX_NONE ? -1 : (int64_t)j->parent, true));
 		SM_CHECK(eol(w));
 	}
-	SM_CHECK(puts_(w, "end"));
+	SM_CHECK(sm_out_puts(&w->out, "end"));
 	return eol(w);
 }
 
@@ -113,10 +113,10 @@ static bool write_bone(writer *w, size_t id, const float *pos, const float *quat
 bool smdw_write_bind_frame(writer *w)
 {
 	const smdmx_scene *s = w->scene;
-	SM_CHECK(puts_(w, "time 0"));
+	SM_CHECK(sm_out_puts(&w->out, "time 0"));
 	SM_CHECK(eol(w));
 	if (w->implicit_root) {
-		SM_CHECK(puts_(w, "0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000"));
+		SM_CHECK(sm_out_puts(&w->out, "0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000"));
 		SM_CHECK(eol(w));
 	}
 	for (size_t i = 0; i < s->joint_count; i++) {
@@ -177,8 +177,8 @@ static bool write_clip_frames(writer *w, const smdmx_clip *c)
 	bool ok = true;
 	for (int64_t f = first; ok && f <= last; f++) {
 		int32_t t = (int32_t)floor((double)f * 10000.0 / c->frame_rate);
-		ok = puts_(w, "time") && put_int(w, f, true) && eol(w);
-		if (ok && w->implicit_root) ok = puts_(w, "0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000") && eol(w);
+		ok = sm_out_puts(&w->out, "time") && put_int(w, f, true) && eol(w);
+		if (ok && w->implicit_root) ok = sm_out_puts(&w->out, "0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000") && eol(w);
 		for (size_t j = 0; ok && j < nj; j++) {
 			float pos[3], q[4];
 			const smdmx_joint *jt = &s->joints[j];
@@ -281,7 +281,7 @@ static bool pool_room(writer *w, text_pool *p, size_t n)
 
 static inline bool put_pooled(writer *w, const text_pool *p, uint32_t i)
 {
-	return put(w, p->text + p->offsets[i], p->offsets[i + 1] - p->offsets[i]);
+	return sm_out_put(&w->out, p->text + p->offsets[i], p->offsets[i + 1] - p->offsets[i]);
 }
 
 /* The text of value i of one of a mesh's pools at o; returns its length. */
@@ -443,9 +443,9 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 		const char *mat = s->materials[m->face_sets[face_set].material].name;
 		if (w->goldsrc) {
 			char tex[SM_GOLDSRC_NAME_MAX];
-			SM_CHECK(put(w, tex, sm_goldsrc_texture(mat, tex)));
+			SM_CHECK(sm_out_put(&w->out, tex, sm_goldsrc_texture(mat, tex)));
 		} else {
-			SM_CHECK(puts_(w, mat));
+			SM_CHECK(sm_out_puts(&w->out, mat));
 		}
 		SM_CHECK(eol(w));
 	}
@@ -454,9 +454,9 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 	SM_CHECK(put_int(w, parent_bone(w, m, p), false));
 	SM_CHECK(put_pooled(w, &t->pos, p));
 	if (m->normal_indices) SM_CHECK(put_pooled(w, &t->nrm, m->normal_indices[c]));
-	else SM_CHECK(puts_(w, " 0.000000 0.000000 0.000000"));
+	else SM_CHECK(sm_out_puts(&w->out, " 0.000000 0.000000 0.000000"));
 	if (m->uv_set_count) SM_CHECK(put_pooled(w, &t->uv, m->uv_sets[0].indices[c]));
-	else SM_CHECK(puts_(w, " 0.000000 0.000000"));
+	else SM_CHECK(sm_out_puts(&w->out, " 0.000000 0.000000"));
 	if (t->links) SM_CHECK(put_pooled(w, &t->lnk, p));
 	if (t->extra_uvs) {
 		SM_CHECK(put_int(w, t->extra_uvs, true));
@@ -547,7 +547,7 @@ static void emit_part_run(void *arg, size_t from, size_t to)
 	emit_part *p = arg;
 	p->len = 0;
 	p->t.corner_in_tri = 0;
-	p->ok = emit_polygons(p->w, p->m, p->order, from, to, &p->t) && flush(p->w);
+	p->ok = emit_polygons(p->w, p->m, p->order, from, to, &p->t) && sm_out_flush(&p->w->out);
 }
 
 static bool emit_part_put(void *ctx, void *arg)
@@ -612,7 +612,7 @@ static bool write_triangles(writer *w, int extra_uvs)
 		    strcasecmp(n, "end") == 0 || strncmp(n, "//", 2) == 0)
 			return sm_fail(w->error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "material '%s' cannot be written to SMD", n);
 	}
-	SM_CHECK(puts_(w, "triangles"));
+	SM_CHECK(sm_out_puts(&w->out, "triangles"));
 	SM_CHECK(eol(w));
 	for (size_t i = 0; i < s->mesh_count; i++) {
 		const smdmx_mesh *m = &s->meshes[i];
@@ -639,7 +639,7 @@ static bool write_triangles(writer *w, int extra_uvs)
 		pool_free(w, &t.lnk);
 		SM_CHECK(ok);
 	}
-	SM_CHECK(puts_(w, "end"));
+	SM_CHECK(sm_out_puts(&w->out, "end"));
 	return eol(w);
 }
 
@@ -700,15 +700,15 @@ bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
 	if (ok && kind == SMDMX_SMD_WRITE_VTA) {
 		ok = smdw_write_vta(w);
 	} else if (ok) {
-		ok = puts_(w, "skeleton") && eol(w);
+		ok = sm_out_puts(&w->out, "skeleton") && eol(w);
 		if (ok && scene->clip_count && kind != SMDMX_SMD_WRITE_REFERENCE) ok = write_clip_frames(w, &scene->clips[opts.clip]);
 		else if (ok && kind == SMDMX_SMD_WRITE_REFERENCE && sm_smd_reference_clip(scene, opts.reference_clip))
 			ok = write_clip_frames(w, &scene->clips[opts.clip]);
 		else if (ok) ok = smdw_write_bind_frame(w);
-		ok = ok && puts_(w, "end") && eol(w);
+		ok = ok && sm_out_puts(&w->out, "end") && eol(w);
 		if (ok && kind == SMDMX_SMD_WRITE_REFERENCE) ok = write_triangles(w, extra_uvs);
 	}
-	ok = ok && flush(w);
+	ok = ok && sm_out_flush(&w->out);
 	sm_free(&a, w, sizeof(writer));
 	return ok;
 }

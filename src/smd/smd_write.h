@@ -26,35 +26,15 @@ typedef struct writer {
 	smdmx_error error_store; /* a part's own error (emit_parallel) */
 } writer;
 
-static inline bool flush(writer *w)
-{
-	return sm_out_flush(&w->out);
-}
-
-static inline bool room(writer *w, size_t n)
-{
-	return sm_out_room(&w->out, n);
-}
-
-static inline bool put(writer *w, const char *s, size_t n)
-{
-	return sm_out_put(&w->out, s, n);
-}
-
-static inline bool puts_(writer *w, const char *s)
-{
-	return put(w, s, strlen(s));
-}
-
 static inline bool eol(writer *w)
 {
-	return put(w, w->eol, w->eol_len);
+	return sm_out_put(&w->out, w->eol, w->eol_len);
 }
 
 /* " <value>" */
 static inline bool put_float(writer *w, float v)
 {
-	SM_CHECK(room(w, SM_FLOAT_MAX + 1));
+	SM_CHECK(sm_out_room(&w->out, SM_FLOAT_MAX + 1));
 	w->out.buf[w->out.len++] = ' ';
 	w->out.len += sm_format_float(v, w->out.buf + w->out.len);
 	return true;
@@ -63,7 +43,7 @@ static inline bool put_float(writer *w, float v)
 /* " <angle>": six decimals (decision 12). */
 static inline bool put_angle(writer *w, double v)
 {
-	SM_CHECK(room(w, SM_FIXED6_MAX + 1));
+	SM_CHECK(sm_out_room(&w->out, SM_FIXED6_MAX + 1));
 	w->out.buf[w->out.len++] = ' ';
 	w->out.len += sm_format_fixed6_double(v, w->out.buf + w->out.len);
 	return true;
@@ -71,7 +51,7 @@ static inline bool put_angle(writer *w, double v)
 
 static inline bool put_int(writer *w, int64_t v, bool space)
 {
-	SM_CHECK(room(w, 24));
+	SM_CHECK(sm_out_room(&w->out, 24));
 	if (space) w->out.buf[w->out.len++] = ' ';
 	w->out.len += sm_format_int(v, w->out.buf + w->out.len);
 	return true;

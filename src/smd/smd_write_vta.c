@@ -272,11 +272,11 @@ static bool write_vta_shape(vta_writer *v, const smdmx_flex_shape *sh)
 
 static bool write_time_name(writer *w, size_t frame, const char *name)
 {
-	SM_CHECK(puts_(w, "time"));
+	SM_CHECK(sm_out_puts(&w->out, "time"));
 	SM_CHECK(put_int(w, (int64_t)frame, true));
 	if (name) {
-		SM_CHECK(puts_(w, " # "));
-		SM_CHECK(puts_(w, name));
+		SM_CHECK(sm_out_puts(&w->out, " # "));
+		SM_CHECK(sm_out_puts(&w->out, name));
 	}
 	return eol(w);
 }
@@ -311,12 +311,12 @@ bool smdw_write_vta(writer *w)
 		posed = t->position[0] != 0 || t->position[1] != 0 || t->position[2] != 0 || t->orientation[0] != 0 ||
 		        t->orientation[1] != 0 || t->orientation[2] != 0 || t->orientation[3] != 1;
 	}
-	ok = ok && puts_(w, "skeleton") && eol(w) && (posed ? smdw_write_bind_frame(w) : write_time_name(w, 0, NULL));
+	ok = ok && sm_out_puts(&w->out, "skeleton") && eol(w) && (posed ? smdw_write_bind_frame(w) : write_time_name(w, 0, NULL));
 	for (size_t g = 0; ok && g < ng; g++) {
 		const smdmx_flex_shape *first = &s->flex_shapes[v.shapes[v.group_first[g]]];
 		ok = write_time_name(w, numbered ? (size_t)first->frame : g + 1, first->name);
 	}
-	ok = ok && puts_(w, "end") && eol(w) && puts_(w, "vertexanimation") && eol(w) && write_time_name(w, 0, NULL);
+	ok = ok && sm_out_puts(&w->out, "end") && eol(w) && sm_out_puts(&w->out, "vertexanimation") && eol(w) && write_time_name(w, 0, NULL);
 	for (size_t mi = 0; ok && mi < s->mesh_count; mi++)
 		for (size_t id = 0; ok && id < v.meshes[mi].count; id++) ok = write_vta_line(w, &s->meshes[mi], &v.meshes[mi], id, NULL);
 	for (size_t g = 0; ok && g < ng; g++) {
@@ -325,5 +325,5 @@ bool smdw_write_vta(writer *w)
 		for (size_t k = v.group_first[g]; ok && k < v.group_first[g + 1]; k++) ok = write_vta_shape(&v, &s->flex_shapes[v.shapes[k]]);
 	}
 	vta_free(&v);
-	return ok && puts_(w, "end") && eol(w);
+	return ok && sm_out_puts(&w->out, "end") && eol(w);
 }

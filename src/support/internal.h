@@ -218,6 +218,12 @@ SM_NODISCARD static inline bool sm_out_put(sm_out *o, const char *s, size_t n)
 	return sm_out_put_slow(o, s, n);
 }
 
+/* Appends a string. */
+SM_NODISCARD static inline bool sm_out_puts(sm_out *o, const char *s)
+{
+	return sm_out_put(o, s, strlen(s));
+}
+
 /* ---- work on several threads ---------------------------------------------------------------- */
 
 #define SM_TEAM_MAX 64
