@@ -4,10 +4,7 @@
 # usage: sh tests/layers.sh SOURCE_ROOT
 set -u
 root=$1
-pass=0 fail=0
-check() { # name want got
-	if [ "$2" = "$3" ]; then pass=$((pass + 1)); else printf 'FAIL: %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fail=$((fail + 1)); fi
-}
+. "$root/tests/check.sh"
 out=$(sh "$root/tools/layers.sh" "$root")
 check "the tree's layers" "0 layers:" "$? $(echo "$out" | cut -c1-7)"
 tmp=$(mktemp -d)
@@ -21,5 +18,4 @@ out=$(sh "$root/tools/layers.sh" "$tmp")
 check "an include up and one across, found" "1 2" "$? $(echo "$out" | grep -c -e 'a layer above it$' -e 'a layer beside it$')"
 check "a header private to a layer below, found; one it offers, not" "$tmp/src/model/dmx_lift.c: model includes qc/qc_internal.h, a header private to qc" \
 	"$(echo "$out" | grep 'private')"
-echo "layers: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish layers

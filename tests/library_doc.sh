@@ -5,10 +5,7 @@
 # usage: sh tests/library_doc.sh SOURCE_ROOT
 set -u
 root=$1
-pass=0 fail=0
-check() { # name want got
-	if [ "$2" = "$3" ]; then pass=$((pass + 1)); else printf 'FAIL: %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fail=$((fail + 1)); fi
-}
+. "$root/tests/check.sh"
 # unnamed INCLUDE_DIR PAGE: each header and SMDMX_API function PAGE does not name
 unnamed() {
 	for h in "$1"/*.h; do
@@ -25,5 +22,4 @@ trap 'rm -rf "$tmp"' EXIT
 cp "$root"/include/smdmx/*.h "$tmp/"
 printf 'SMDMX_API bool smdmx_scene_unheard_of(const smdmx_scene *s,\n                                   int n);\n' >>"$tmp/scene.h"
 check "a function the page does not name, found" "smdmx_scene_unheard_of " "$(unnamed "$tmp" "$root/doc/library.md" | tr '\n' ' ')"
-echo "library-doc: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish library-doc

@@ -4,10 +4,7 @@
 # usage: sh tests/sizes.sh SOURCE_ROOT
 set -u
 root=$1
-pass=0 fail=0
-check() { # name want got
-	if [ "$2" = "$3" ]; then pass=$((pass + 1)); else printf 'FAIL: %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fail=$((fail + 1)); fi
-}
+. "$root/tests/check.sh"
 out=$(sh "$root/tools/sizes.sh" "$root")
 check "the tree's sizes" "0 sizes: no function over 150 lines, no file over 1,000" "$? $out"
 tmp=$(mktemp -d)
@@ -20,5 +17,4 @@ awk 'BEGIN { print "static int held(void)"; print "{"; for (i = 0; i < 150; i++)
 out=$(sh "$root/tools/sizes.sh" "$tmp")
 check "a file of 1,001 lines and a function of 151, named; one of 150 not" "1 1001 file $tmp/src/support/long.c|151 function $tmp/src/cli/grown.c:1 grown" \
 	"$? $(echo "$out" | sed "s|tools/\.\./||" | tr '\n' '|' | sed 's/|$//')"
-echo "sizes: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish sizes
