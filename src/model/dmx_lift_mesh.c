@@ -169,12 +169,10 @@ static void count_lost_fields(lift *l, const smdmx_dm_element *vde, int f)
 static bool lift_balance_wrinkle(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 {
 	size_t nc = m->corner_count;
-	char iname[96];
 	for (int which = 0; which < 2; which++) {
 		size_t nv, ni;
-		const float *v = get_array(l, vd, sm_model_fields[f][5 + which], SMDMX_DM_FLOAT, &nv);
-		snprintf(iname, sizeof(iname), "%sIndices", sm_model_fields[f][5 + which]);
-		const int32_t *ix = get_array(l, vd, iname, SMDMX_DM_INT, &ni);
+		const int32_t *ix;
+		const float *v = indexed(l, vd, sm_model_fields[f][5 + which], SMDMX_DM_FLOAT, &nv, &ix, &ni);
 		if (!v || !ix || ni != nc) continue;
 		smdmx_scalar_field *sf = which ? &m->wrinkle : &m->balance;
 		sf->data = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
@@ -307,25 +305,18 @@ static const char *delta_name(lift *l, const smdmx_mesh *m, const uint32_t *delt
 /* A delta state's wrinkle, position and normal deltas, against the mesh's base data. */
 static bool lift_deltas(lift *l, const smdmx_mesh *m, uint32_t d, int f, smdmx_flex_shape *sh)
 {
-	char iname[96];
-	{
-		size_t nv, nix2;
-		const float *v = get_array(l, d, sm_model_fields[f][6], SMDMX_DM_FLOAT, &nv);
-		snprintf(iname, sizeof(iname), "%sIndices", sm_model_fields[f][6]);
-		const int32_t *ix = get_array(l, d, iname, SMDMX_DM_INT, &nix2);
-		if (v && ix && nix2 == nv && m->wrinkle.indices) {
-			sh->wrinkle_deltas = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
-			if (!sh->wrinkle_deltas) return false;
-			memcpy(sh->wrinkle_deltas, v, nv * sizeof(float));
-			SM_CHECK(copy_indices(l, ix, nv, m->wrinkle.count, &sh->wrinkle_indices));
-			sh->wrinkle_count = nv;
-		}
+	size_t nv, nix2;
+	const int32_t *ix;
+	const float *w = indexed(l, d, sm_model_fields[f][6], SMDMX_DM_FLOAT, &nv, &ix, &nix2);
+	if (w && ix && nix2 == nv && m->wrinkle.indices) {
+		sh->wrinkle_deltas = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
+		if (!sh->wrinkle_deltas) return false;
+		memcpy(sh->wrinkle_deltas, w, nv * sizeof(float));
+		SM_CHECK(copy_indices(l, ix, nv, m->wrinkle.count, &sh->wrinkle_indices));
+		sh->wrinkle_count = nv;
 	}
 	for (int which = 0; which < 2; which++) {
-		size_t nv, nix2;
-		const void *v = get_array(l, d, sm_model_fields[f][which], SMDMX_DM_VECTOR3, &nv);
-		snprintf(iname, sizeof(iname), "%sIndices", sm_model_fields[f][which]);
-		const int32_t *ix = get_array(l, d, iname, SMDMX_DM_INT, &nix2);
+		const void *v = indexed(l, d, sm_model_fields[f][which], SMDMX_DM_VECTOR3, &nv, &ix, &nix2);
 		if (!v || !ix || nix2 != nv) continue;
 		smdmx_vec3 *vals = sm_owned_alloc(l->o, nv * sizeof(smdmx_vec3) + 1, l->error);
 		uint32_t *idx = NULL;
