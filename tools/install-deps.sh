@@ -6,7 +6,7 @@
 # That is the part of build-essential a C11 build needs (its g++, make and dpkg-dev are not).
 set -eu
 . "$(dirname "$0")/lib.sh"
-packages="gcc libc6-dev meson ninja-build pkg-config libcglm-dev libcmocka-dev bash-completion groff-base $*"
+packages="gcc libc6-dev meson ninja-build pkg-config libcglm-dev libcmocka-dev libstb-dev bash-completion groff-base $*"
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
 	echo "install-deps.sh: not a Debian system (no dpkg-query or apt-get): install these or their equivalents yourself:" >&2
 	echo "  $packages" >&2

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "../platform/os.h"
+#include "../render/render.h"
 #include "smdmx/smdmx.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
@@ -276,8 +277,28 @@ void unload_model(loaded *l);
 char *read_whole(const char *path, size_t *size);
 
 int cmd_info(int argc, char **argv);
+int cmd_preview(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+
+/* smd2dmx --qc's scene: the QC j->inputs[0]'s $model o->model (or its first; without any,
+ * its first animation), its shapes rigged, scaled, turned and with its attachments, as it
+ * is lowered to a DMX (convert.c). NULL with the error in j->diag. */
+smdmx_scene *qc_model_scene(const conv_opts *o, job *j);
+
+/* ---- pictures (preview.c) ------------------------------------------------------------------ */
+
+/* fn(ctx, i) for i below n, on up to workers threads (0: the cores). */
+void run_parallel(unsigned workers, size_t n, void (*fn)(void *ctx, size_t i), void *ctx);
+/* A model read for a picture: an SMD (with vta, or NULL), a DMX, or a QC's $model (model, or
+ * NULL for the first); messages into d (warnings shown as shown says; may be NULL). */
+smdmx_scene *picture_scene(const char *path, const char *vta, const char *model, diag_buf *d, const conv_opts *shown);
+/* The picture of s as PNG bytes (malloc'd), and a legend: its size and what its cells show. */
+bool picture_png(const smdmx_scene *s, const sm_render_options *ro, uint8_t **png, size_t *size, char *legend,
+                 size_t legend_size, smdmx_error *err);
+/* path written whole (atomic), never over an input, over an existing file only with force. */
+bool write_file_whole(const char *path, const void *data, size_t size, char *const *inputs, size_t input_count,
+                      bool force, char *why, size_t why_size);
 
 /* ---- smdmx qc (qcproj.c) ---------------------------------------------------------------- */
 

@@ -244,9 +244,9 @@ static bool fail_ref(run *r, const char *qcpath, const smdmx_qc *qc, const smdmx
 	return false;
 }
 
-/* The end of smd2dmx --qc: the scene (taken and freed) scaled and turned as the QC says,
- * the QC's attachments on it, lowered and written as the job's DMX. */
-static bool qc_finish_dmx(run *r, const smdmx_qc *qc, smdmx_scene *scene, double scale, char up_axis)
+/* The end of a QC's scene: scaled and turned as the QC says, the QC's attachments on it. The
+ * scene is taken: returned, or freed on failure (NULL). */
+static smdmx_scene *qc_finish_scene(run *r, const smdmx_qc *qc, smdmx_scene *scene, double scale, char up_axis)
 {
 	const char *in = r->j->inputs[0];
 	smdmx_error err;
@@ -261,25 +261,16 @@ static bool qc_finish_dmx(run *r, const smdmx_qc *qc, smdmx_scene *scene, double
 		warn(r, in, &w);
 		if (!ok) fail(r, in, &err);
 	}
-	char sum[512] = "";
-	if (ok) summarize(scene, sum, sizeof(sum));
-	smdmx_dm *dm = NULL;
-	if (ok) {
-		dm = smdmx_model_from_scene(scene, &r->o->mopts, &err, &w);
-		warn(r, in, &w);
-		if (!dm) ok = fail(r, in, &err);
+	if (!ok) {
+		smdmx_scene_free(scene);
+		return NULL;
 	}
-	smdmx_scene_free(scene);
-	ok = ok && warnings_allowed(r, in);
-	ok = ok && write_dmx(r, dm, r->j->out);
-	if (ok) note_written(r, in, sum);
-	smdmx_dm_free(dm);
-	return ok;
+	return scene;
 }
 
-/* smd2dmx --qc on a QC without $model: its first animation, named and timed as the
- * $sequence says, with the QC's attachments. */
-static bool qc_anim_to_dmx(run *r, const smdmx_qc *qc)
+/* A QC without $model: its first animation, named and timed as the $sequence says, with the
+ * QC's attachments. */
+static smdmx_scene *qc_anim_scene(run *r, const smdmx_qc *qc)
 {
 	job *j = r->j;
 	const char *in = j->inputs[0];
@@ -288,12 +279,15 @@ static bool qc_anim_to_dmx(run *r, const smdmx_qc *qc)
 		if (qc->refs[i].kind == SMDMX_QC_REF_ANIMATION) ref = &qc->refs[i];
 	if (!ref) {
 		diag_add(&j->diag, NULL, in, 0, 0, "error", "the QC has no $model and no $sequence to convert");
-		return false;
+		return NULL;
 	}
-	if (!ref->found) return fail_ref(r, in, qc, ref, "the animation of the first $sequence");
+	if (!ref->found) {
+		fail_ref(r, in, qc, ref, "the animation of the first $sequence");
+		return NULL;
+	}
 	if (!strcasecmp(path_extension(ref->path), "dmx")) {
 		diag_add(&j->diag, NULL, in, ref->pos.line, ref->pos.column, "error", "'%s' is a DMX already", ref->name);
-		return false;
+		return NULL;
 	}
 	job_dep(j, ref->path);
 	smdmx_smd_read_options ro = r->o->ropts;
@@ -303,35 +297,36 @@ static bool qc_anim_to_dmx(run *r, const smdmx_qc *qc)
 	smdmx_warnings w;
 	smdmx_scene *scene = smdmx_smd_read_file(ref->path, &ro, &err, &w);
 	warn(r, ref->path, &w);
-	if (!scene) return fail(r, ref->path, &err);
+	if (!scene) {
+		fail(r, ref->path, &err);
+		return NULL;
+	}
 	/* the clip takes the sequence's name */
 	for (size_t c = 0; c < scene->clip_count && ref->sequence; c++) scene->clips[c].name = scene->name;
-	return qc_finish_dmx(r, qc, scene, qc->scale, qc->up_axis);
+	return qc_finish_scene(r, qc, scene, qc->scale, qc->up_axis);
 }
 
-/* smd2dmx --qc: a QC's $model (its SMD, its flexfile's shapes named and rigged as the QC
- * says, the QC's attachments, $scale and $upaxis) into one DMX. */
-static bool qc_to_dmx(run *r)
+/* A QC's $model: its SMD, its flexfile's shapes named and rigged as the QC says, the QC's
+ * attachments, $scale and $upaxis. */
+static smdmx_scene *qc_scene(run *r)
 {
 	job *j = r->j;
 	const char *in = j->inputs[0];
 	smdmx_error err;
 	smdmx_warnings w;
 	smdmx_qc *qc = read_qc(r, in);
-	if (!qc) return false;
+	if (!qc) return NULL;
 	bool ok = true;
 	uint32_t mi = smdmx_qc_find_model(qc, r->o->model);
 	if (mi == SMDMX_NONE && !r->o->model) {
-		/* No $model: an animation QC; its first $sequence (or $animation) with the QC's
-		 * attachments. */
-		ok = qc_anim_to_dmx(r, qc);
+		smdmx_scene *anim = qc_anim_scene(r, qc);
 		smdmx_qc_free(qc);
-		return ok;
+		return anim;
 	}
 	if (mi == SMDMX_NONE) {
 		diag_add(&j->diag, NULL, in, 0, 0, "error", "no $model named '%s' (the QC has %zu)", r->o->model, qc->model_count);
 		smdmx_qc_free(qc);
-		return false;
+		return NULL;
 	}
 	const smdmx_qc_model *m = &qc->models[mi];
 	const smdmx_qc_ref *ref = &qc->refs[m->ref];
@@ -375,8 +370,35 @@ static bool qc_to_dmx(run *r)
 	/* $scale and $upaxis as studiomdl applies them to the model; then the attachments, whose
 	 * positions $scale already scaled where they were read. */
 	if (!ok) smdmx_scene_free(scene);
-	ok = ok && qc_finish_dmx(r, qc, scene, m->scale, m->up_axis);
+	smdmx_scene *done = ok ? qc_finish_scene(r, qc, scene, m->scale, m->up_axis) : NULL;
 	smdmx_qc_free(qc);
+	return done;
+}
+
+smdmx_scene *qc_model_scene(const conv_opts *o, job *j)
+{
+	run r = { .o = o, .j = j };
+	return qc_scene(&r);
+}
+
+/* smd2dmx --qc: a QC's $model (or, without one, its first animation) into one DMX. */
+static bool qc_to_dmx(run *r)
+{
+	const char *in = r->j->inputs[0];
+	smdmx_scene *scene = qc_scene(r);
+	if (!scene) return false;
+	smdmx_error err;
+	smdmx_warnings w;
+	char sum[512] = "";
+	summarize(scene, sum, sizeof(sum));
+	smdmx_dm *dm = smdmx_model_from_scene(scene, &r->o->mopts, &err, &w);
+	warn(r, in, &w);
+	bool ok = dm != NULL || fail(r, in, &err);
+	smdmx_scene_free(scene);
+	ok = ok && warnings_allowed(r, in);
+	ok = ok && write_dmx(r, dm, r->j->out);
+	if (ok) note_written(r, in, sum);
+	smdmx_dm_free(dm);
 	return ok;
 }
 

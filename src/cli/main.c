@@ -78,6 +78,7 @@ static void print_help(FILE *f)
 	      "       smdmx info FILE [--json]\n"
 	      "       smdmx diff A B [--tolerance F] [--rotation-tolerance F] [--max N] [-q]\n"
 	      "       smdmx check FILE [--target T]\n"
+	      "       smdmx preview FILE... [-o OUT.png | -d DIR] [--views V] [--skeleton] [--uv] [options]\n"
 	      "       smdmx dump FILE.dmx [--full]\n"
 	      "       smdmx qc IN.qc --to dmx|smd -d OUTDIR [--rig qc|dmx] [options]\n"
 	      "       smdmx --help | --version\n\n"
@@ -86,7 +87,8 @@ static void print_help(FILE *f)
 	      "diff      compare two models by meaning, SMD or DMX in any mix; exit 0 equal, 1 different\n"
 	      "check     lint a model for a target engine; exit 1 when it finds an error\n"
 	      "dump      list a DMX file's elements and attributes\n"
-	      "qc        convert a QC project: the QC, its includes and every file they name\n\n",
+	      "qc        convert a QC project: the QC, its includes and every file they name\n"
+	      "preview   draw a model as a PNG picture (views, skeleton, shapes, poses, UVs)\n\n",
 	      f);
 #endif
 	fputs(batch_help, f);
@@ -277,6 +279,7 @@ static int run(int argc, char **argv)
 	if (!strcmp(cmd, "convert")) return convert_main(argc - 2, argv + 2);
 	if (!strcmp(cmd, "dump")) return cmd_dump(argc - 2, argv + 2);
 	if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
+	if (!strcmp(cmd, "preview")) return cmd_preview(argc - 2, argv + 2);
 	if (!strcmp(cmd, "diff")) return cmd_diff(argc - 2, argv + 2);
 	if (!strcmp(cmd, "check")) return cmd_check(argc - 2, argv + 2);
 	if (!strcmp(cmd, "qc")) return cmd_qc(argc - 2, argv + 2);

@@ -1,0 +1,370 @@
+/* smdmx preview: a picture of each model (render/), written as PNG, all or nothing; and what
+ * the batch report (report.c) shares with it: a model read for a picture, pictures on
+ * several threads. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+/* ---- running on several threads ---------------------------------------------------------- */
+
+typedef struct par {
+	void (*fn)(void *ctx, size_t i);
+	void *ctx;
+	size_t n, next;
+	os_mutex *lock;
+} par;
+
+static void par_worker(void *arg)
+{
+	par *p = arg;
+	for (;;) {
+		os_mutex_lock(p->lock);
+		size_t i = p->next < p->n ? p->next++ : p->n;
+		os_mutex_unlock(p->lock);
+		if (i == p->n) return;
+		p->fn(p->ctx, i);
+	}
+}
+
+void run_parallel(unsigned workers, size_t n, void (*fn)(void *ctx, size_t i), void *ctx)
+{
+	par p = { fn, ctx, n, 0, os_mutex_create() };
+	if (!workers) workers = os_cpu_count();
+	if (workers > n) workers = (unsigned)n;
+	if (workers > 64) workers = 64;
+	os_thread *threads[64];
+	unsigned started = 0;
+	for (unsigned t = 1; p.lock && t < workers; t++) {
+		if (!(threads[started] = os_thread_start(par_worker, &p))) break;
+		started++;
+	}
+	if (p.lock) par_worker(&p);
+	else
+		for (size_t i = 0; i < n; i++) fn(ctx, i); /* no mutex: on this thread alone */
+	for (unsigned t = 0; t < started; t++) os_thread_join(threads[t]);
+	if (p.lock) os_mutex_destroy(p.lock);
+}
+
+/* ---- a model read for a picture ------------------------------------------------------------ */
+
+/* from's messages after to's; from is emptied. */
+static void diag_move(diag_buf *to, diag_buf *from)
+{
+	if (from->len) {
+		char *g = realloc(to->text, to->len + from->len + 1);
+		if (g) {
+			memcpy(g + to->len, from->text, from->len + 1);
+			to->text = g;
+			to->len += from->len;
+			to->cap = to->len + 1;
+		}
+	}
+	to->warnings += from->warnings, to->hidden += from->hidden, to->errors += from->errors;
+	diag_free(from);
+}
+
+smdmx_scene *picture_scene(const char *path, const char *vta, const char *model, diag_buf *d, const conv_opts *shown)
+{
+	if (!strcasecmp(path_extension(path), "qc")) {
+		conv_opts o;
+		memset(&o, 0, sizeof(o));
+		o.tool = TOOL_SMDMX;
+		o.name = "smdmx";
+		o.model = model;
+		if (shown) o.max_warnings = shown->max_warnings, o.quiet = shown->quiet;
+		char *in = (char *)path;
+		job j;
+		memset(&j, 0, sizeof(j));
+		j.inputs = &in;
+		j.input_count = 1;
+		smdmx_scene *s = qc_model_scene(&o, &j);
+		for (size_t i = 0; i < j.dep_count; i++) free(j.deps[i]);
+		free(j.deps);
+		diag_move(d, &j.diag);
+		return s;
+	}
+	loaded l;
+	smdmx_warnings w;
+	if (!load_model(path, &l, d, &w, 0, false)) return NULL;
+	diag_warnings(d, shown, path, &w);
+	if (!l.scene) {
+		diag_add(d, NULL, path, 0, 0, "error", "not a model: %s", l.lift_error);
+		unload_model(&l);
+		return NULL;
+	}
+	smdmx_scene *s = l.scene;
+	l.scene = NULL;
+	unload_model(&l);
+	if (s->source.format == SMDMX_SOURCE_VTA && !vta) {
+		diag_add(d, NULL, path, 0, 0, "error",
+		         "a VTA holds shapes, not polygons: give its reference SMD before it ('REF.smd %s')", path);
+		smdmx_scene_free(s);
+		return NULL;
+	}
+	if (vta) {
+		smdmx_error err;
+		smdmx_scene *v = cli_read_smd(vta, NULL, &err, &w);
+		diag_warnings(d, shown, vta, &w);
+		bool ok = v != NULL;
+		if (!ok) diag_error(d, vta, &err);
+		else if (s->source.format == SMDMX_SOURCE_DMX) {
+			diag_add(d, NULL, vta, 0, 0, "error", "a VTA goes with an SMD, not with the DMX '%s'", path);
+			ok = false;
+		} else if (!smdmx_scene_attach_vta(s, v, &err, &w)) {
+			diag_error(d, vta, &err);
+			ok = false;
+		} else
+			diag_warnings(d, shown, vta, &w);
+		smdmx_scene_free(v);
+		if (!ok) {
+			smdmx_scene_free(s);
+			return NULL;
+		}
+	}
+	return s;
+}
+
+/* ---- pictures -------------------------------------------------------------------------------- */
+
+bool picture_png(const smdmx_scene *s, const sm_render_options *ro, uint8_t **png, size_t *size, char *legend,
+                 size_t legend_size, smdmx_error *err)
+{
+	sm_image img;
+	sm_render_layout l;
+	memset(err, 0, sizeof(*err));
+	if (!sm_render(s, ro, &img, &l, err)) return false;
+	bool ok = sm_png_encode(&img, png, size);
+	if (!ok) sm_render_fail(err, SMDMX_ERROR_OUT_OF_MEMORY, "out of memory");
+	if (ok && legend) {
+		int n = snprintf(legend, legend_size, "%u x %u", img.width, img.height);
+		for (uint32_t i = 0; n > 0 && (size_t)n < legend_size && i < l.cells; i++)
+			n += snprintf(legend + n, legend_size - (size_t)n, "%s%s", i ? ", " : l.cells > 1 ? ": " : ", ", l.names[i]);
+	}
+	sm_render_free(&img, &l);
+	return ok;
+}
+
+/* A file written all or nothing, never over an input and, without force, over nothing. */
+bool write_file_whole(const char *path, const void *data, size_t size, char *const *inputs, size_t input_count,
+                      bool force, char *why, size_t why_size)
+{
+	if (!output_allowed(path, inputs, input_count, force, why, why_size)) return false;
+	if (!make_parent_dirs(path, why, why_size)) return false;
+	outputs set = { NULL, 0, force };
+	output *out = outputs_open(&set, path, why, why_size);
+	bool ok = out != NULL;
+	if (ok && !output_write(out, data, size)) {
+		snprintf(why, why_size, "cannot write '%s': %s", path, os_error_text(out->errnum));
+		ok = false;
+	}
+	char **written = NULL;
+	size_t nw = 0;
+	ok = ok && outputs_commit(&set, &written, &nw, why, why_size);
+	if (!ok) outputs_abort(&set);
+	for (size_t i = 0; i < nw; i++) free(written[i]);
+	free(written);
+	for (size_t i = 0; i < set.count; i++) {
+		free(set.items[i].path);
+		free(set.items[i].tmp);
+	}
+	free(set.items);
+	return ok;
+}
+
+/* ---- smdmx preview -------------------------------------------------------------------------- */
+
+typedef struct picture {
+	const char *in, *vta;
+	char *out;
+	diag_buf diag;
+	bool ok;
+	char legend[2048];
+} picture;
+
+typedef struct preview {
+	conv_opts o; /* the batch's: -f, -q, --max-warnings */
+	sm_render_options ro;
+	const char *model;
+	picture *pics;
+	size_t count;
+} preview;
+
+static void draw_one(void *ctx, size_t i)
+{
+	preview *p = ctx;
+	picture *pic = &p->pics[i];
+	smdmx_scene *s = picture_scene(pic->in, pic->vta, p->model, &pic->diag, &p->o);
+	if (!s) return;
+	uint8_t *png = NULL;
+	size_t size = 0;
+	smdmx_error err;
+	bool ok = picture_png(s, &p->ro, &png, &size, pic->legend, sizeof(pic->legend), &err);
+	smdmx_scene_free(s);
+	if (!ok) {
+		diag_error(&pic->diag, pic->in, &err);
+		return;
+	}
+	char why[1024];
+	char *ins[2] = { (char *)pic->in, (char *)pic->vta };
+	ok = write_file_whole(pic->out, png, size, ins, pic->vta ? 2 : 1, p->o.force, why, sizeof(why));
+	free(png);
+	if (!ok) diag_add(&pic->diag, NULL, pic->out, 0, 0, "error", "%s", why);
+	pic->ok = ok;
+}
+
+static const char preview_help[] =
+	"usage: smdmx preview FILE [REF.vta]... [-o OUT.png | -d DIR] [options]\n"
+	"Draws a picture of each model (an SMD with its VTA after it, a DMX, or a QC's $model) as\n"
+	"PNG: shaded polygons lit from the viewer, each material in its own colour, Source's Z up,\n"
+	"the model framed to fit. Without -o or -d, FILE.png beside each FILE.\n"
+	"  --views V       front, side, top, three-quarter (the default) or all (four in one picture)\n"
+	"  --size N        pixels of one view's square, 16 to 4096 (default 512)\n"
+	"  --skeleton      the bones as lines over the mesh\n"
+	"  --shape NAME    the mesh with that flex shape applied; --shapes: a sheet of every shape\n"
+	"  --clip NAME     the mesh posed by that clip, skinned by its weights, at --frame N (0)\n"
+	"  --uv            the UV layout of each material in the unit square, V up\n"
+	"  --model NAME    the $model of a QC (default: its first)\n"
+	"  -f              replace pictures that are there; -j N pictures at once; -q quiet\n"
+	"Exit codes: 0 every picture written, 1 a file failed, 2 a usage error.";
+
+static int preview_usage(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
+static int preview_usage(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	say("smdmx", "error", "%s (try 'smdmx preview --help')", msg);
+	return EXIT_USAGE;
+}
+
+static bool number_arg(const char *v, double lo, double hi, double *out)
+{
+	char *end = NULL;
+	double n = strtod(v, &end);
+	if (!*v || *end || !(n >= lo && n <= hi) || n != (double)(long long)n) return false;
+	*out = n;
+	return true;
+}
+
+/* The options of smdmx preview into p and the inputs (FILE and the VTAs after them) into
+ * p->pics; -o and -d into out and dir. EXIT_OK, or a usage error. */
+static int preview_options(preview *p, int argc, char **argv, const char **out, const char **dir)
+{
+	bool frame_given = false, views_given = false;
+	p->ro.view = SM_VIEW_THREE_QUARTER;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		double n;
+		bool takes = !strcmp(a, "-o") || !strcmp(a, "-d") || !strcmp(a, "--views") || !strcmp(a, "--size") ||
+		             !strcmp(a, "--shape") || !strcmp(a, "--clip") || !strcmp(a, "--frame") || !strcmp(a, "--model") ||
+		             !strcmp(a, "-j");
+		if (takes && !v) return preview_usage("'%s' wants a value", a);
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			puts(preview_help);
+			return -1;
+		} else if (!strcmp(a, "-o")) *out = argv[++i];
+		else if (!strcmp(a, "-d")) *dir = argv[++i];
+		else if (!strcmp(a, "--views")) {
+			p->ro.view = sm_view_find(argv[++i]);
+			views_given = true;
+			if (p->ro.view > SM_VIEW_ALL) return preview_usage("--views is front, side, top, three-quarter or all, not '%s'", v);
+		} else if (!strcmp(a, "--size")) {
+			if (!number_arg(argv[++i], SM_RENDER_MIN_SIZE, SM_RENDER_MAX_SIZE, &n))
+				return preview_usage("--size is a whole number of pixels from 16 to 4096, not '%s'", v);
+			p->ro.size = (uint32_t)n;
+		} else if (!strcmp(a, "--frame")) {
+			if (!number_arg(argv[++i], 0, 1e9, &n)) return preview_usage("--frame is a frame number, 0 or more, not '%s'", v);
+			p->ro.frame = (int64_t)n;
+			frame_given = true;
+		} else if (!strcmp(a, "-j")) {
+			if (!number_arg(argv[++i], 1, 256, &n)) return preview_usage("-j is a count from 1 to 256, not '%s'", v);
+			p->o.jobs = (unsigned)n;
+		} else if (!strcmp(a, "--shape")) p->ro.shape = argv[++i];
+		else if (!strcmp(a, "--clip")) p->ro.clip = argv[++i];
+		else if (!strcmp(a, "--model")) p->model = argv[++i];
+		else if (!strcmp(a, "--skeleton")) p->ro.skeleton = true;
+		else if (!strcmp(a, "--shapes")) p->ro.shapes = true;
+		else if (!strcmp(a, "--uv")) p->ro.uv = true;
+		else if (!strcmp(a, "-f") || !strcmp(a, "--force")) p->o.force = true;
+		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) p->o.quiet = true;
+		else if (a[0] == '-' && a[1]) return preview_usage("unknown option '%s'", a);
+		else if (p->count && !strcasecmp(path_extension(a), "vta") && strcasecmp(path_extension(p->pics[p->count - 1].in), "vta") &&
+		         !p->pics[p->count - 1].vta)
+			p->pics[p->count - 1].vta = a; /* an SMD's shapes: the VTA given after it */
+		else {
+			picture *g = realloc(p->pics, (p->count + 1) * sizeof(*g));
+			if (!g) return EXIT_FAILED;
+			p->pics = g;
+			memset(&p->pics[p->count], 0, sizeof(*g));
+			p->pics[p->count++].in = a;
+		}
+	}
+	if (!p->count) return preview_usage("%s", "preview needs a model file");
+	if (frame_given && !p->ro.clip) return preview_usage("%s", "--frame is a frame of the clip --clip names");
+	if (p->ro.shape && p->ro.shapes) return preview_usage("%s", "--shape draws one shape and --shapes all of them: give one");
+	if (p->ro.shapes && p->ro.view == SM_VIEW_ALL) return preview_usage("%s", "--shapes lays out shapes, --views all views: give one");
+	if (p->ro.uv && (views_given || p->ro.skeleton || p->ro.shape || p->ro.shapes || p->ro.clip))
+		return preview_usage("%s", "--uv draws the UV layout alone: no --views, --skeleton, --shape(s) or --clip with it");
+	if (*out && *dir) return preview_usage("%s", "-o names one picture and -d a folder for them: give one");
+	if (*out && p->count > 1) return preview_usage("%s", "-o names one picture: give -d DIR for several models");
+	return EXIT_OK;
+}
+
+/* Where each picture goes; two inputs that would write one picture are a usage error. */
+static int plan_pictures(preview *p, const char *out, const char *dir)
+{
+	for (size_t i = 0; i < p->count; i++) {
+		picture *pic = &p->pics[i];
+		if (out) pic->out = xstrdup(out);
+		else {
+			char *png = path_with_extension(pic->in, "png");
+			const char *sep = last_separator(png);
+			pic->out = dir ? path_join(dir, sep ? sep + 1 : png) : xstrdup(png);
+			free(png);
+		}
+		for (size_t k = 0; k < i; k++)
+			if (!path_compare(p->pics[k].out, pic->out)) {
+				say("smdmx", "error", "'%s' and '%s' would both be drawn to '%s': give them apart (-d, or one at a time with -o)",
+				    p->pics[k].in, pic->in, pic->out);
+				return EXIT_USAGE;
+			}
+	}
+	return EXIT_OK;
+}
+
+int cmd_preview(int argc, char **argv)
+{
+	preview p;
+	memset(&p, 0, sizeof(p));
+	p.o.tool = TOOL_SMDMX;
+	p.o.name = "smdmx";
+	const char *out = NULL, *dir = NULL;
+	int rc = preview_options(&p, argc, argv, &out, &dir);
+	if (rc == EXIT_OK) rc = plan_pictures(&p, out, dir);
+	if (rc == EXIT_OK) {
+		output_init();
+		run_parallel(p.o.jobs, p.count, draw_one, &p);
+		size_t failed = 0;
+		for (size_t i = 0; i < p.count; i++) {
+			picture *pic = &p.pics[i];
+			fputs(pic->diag.text ? pic->diag.text : "", stderr);
+			if (!pic->ok) failed++;
+			else if (!p.o.quiet) printf("%s -> %s (%s)\n", pic->in, pic->out, pic->legend);
+		}
+		if (failed && p.count > 1) say("smdmx", "error", "%zu of %zu models not drawn", failed, p.count);
+		rc = failed ? EXIT_FAILED : EXIT_OK;
+		if (fflush(stdout) != 0) rc = EXIT_FAILED;
+	}
+	for (size_t i = 0; i < p.count; i++) {
+		free(p.pics[i].out);
+		diag_free(&p.pics[i].diag);
+	}
+	free(p.pics);
+	return rc < 0 ? EXIT_OK : rc;
+}

@@ -1,0 +1,358 @@
+/* The renderer (src/render/): pictures checked by what they must show. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "render/render.h"
+#include "smdmx/smdmx.h"
+
+/* ---- models written as SMD text ---------------------------------------------------------- */
+
+typedef struct text {
+	char buf[65536];
+	size_t len;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	t->len += (size_t)vsnprintf(t->buf + t->len, sizeof(t->buf) - t->len, fmt, ap);
+	va_end(ap);
+	assert_true(t->len < sizeof(t->buf));
+}
+
+/* A quad a b c d (two triangles) of one material on one bone, with UVs. */
+static void quad(text *t, const char *mat, int bone, const double p[4][3], const double uv[4][2])
+{
+	static const int tris[2][3] = { { 0, 1, 2 }, { 0, 2, 3 } };
+	for (int k = 0; k < 2; k++) {
+		put(t, "%s\n", mat);
+		for (int i = 0; i < 3; i++) {
+			int c = tris[k][i];
+			put(t, "%d %.9g %.9g %.9g 0 -1 0 %.9g %.9g\n", bone, p[c][0], p[c][1], p[c][2], uv ? uv[c][0] : 0, uv ? uv[c][1] : 0);
+		}
+	}
+}
+
+static smdmx_scene *read_text(const text *t)
+{
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_memory(t->buf, t->len, NULL, &err, NULL);
+	if (!s) fail_msg("%u:%u: %s", err.line, err.column, err.message);
+	return s;
+}
+
+static void header(text *t, int bones)
+{
+	put(t, "version 1\nnodes\n0 \"root\" -1\n");
+	if (bones > 1) put(t, "1 \"arm\" 0\n");
+	put(t, "end\nskeleton\ntime 0\n0 0 0 0 0 0 0\n");
+	if (bones > 1) put(t, "1 1 0 0 0 0 0\n");
+	put(t, "end\ntriangles\n");
+}
+
+/* ---- pictures --------------------------------------------------------------------------- */
+
+static sm_image draw(const smdmx_scene *s, const sm_render_options *o)
+{
+	sm_image img;
+	smdmx_error err;
+	if (!sm_render(s, o, &img, NULL, &err)) fail_msg("render: %s", err.message);
+	return img;
+}
+
+static const uint8_t *px(const sm_image *img, uint32_t x, uint32_t y)
+{
+	return img->rgb + ((size_t)y * img->width + x) * 3;
+}
+
+static bool same_px(const uint8_t *a, const uint8_t *b)
+{
+	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
+/* A unit cube from the front, 100 pixels: 90 units to the model (its 1 x 1 face) centred,
+ * so the pixels whose centres lie in [5, 95] on both axes, columns and rows 5 to 94, are the
+ * front face's, all one colour (it faces the light), and every other pixel is background. */
+static void test_cube_front_box(void **state)
+{
+	(void)state;
+	static const double faces[6][4][3] = {
+		{ { -.5, -.5, -.5 }, { .5, -.5, -.5 }, { .5, -.5, .5 }, { -.5, -.5, .5 } }, /* front, -Y */
+		{ { -.5, .5, -.5 }, { -.5, .5, .5 }, { .5, .5, .5 }, { .5, .5, -.5 } },
+		{ { -.5, -.5, -.5 }, { -.5, -.5, .5 }, { -.5, .5, .5 }, { -.5, .5, -.5 } },
+		{ { .5, -.5, -.5 }, { .5, .5, -.5 }, { .5, .5, .5 }, { .5, -.5, .5 } },
+		{ { -.5, -.5, .5 }, { .5, -.5, .5 }, { .5, .5, .5 }, { -.5, .5, .5 } },
+		{ { -.5, -.5, -.5 }, { -.5, .5, -.5 }, { .5, .5, -.5 }, { .5, -.5, -.5 } },
+	};
+	text t = { .len = 0 };
+	header(&t, 1);
+	for (int f = 0; f < 6; f++) quad(&t, "cube", 0, faces[f], NULL);
+	put(&t, "end\n");
+	smdmx_scene *s = read_text(&t);
+	sm_render_options o = { .view = SM_VIEW_FRONT, .size = 100 };
+	sm_image img = draw(s, &o);
+	assert_int_equal(img.width, 100);
+	assert_int_equal(img.height, 100);
+	const uint8_t *bg = px(&img, 0, 0), *face = px(&img, 5, 5);
+	assert_false(same_px(bg, face));
+	size_t inside = 0, outside = 0;
+	for (uint32_t y = 0; y < 100; y++)
+		for (uint32_t x = 0; x < 100; x++) {
+			bool in = x >= 5 && x <= 94 && y >= 5 && y <= 94;
+			if (!same_px(px(&img, x, y), in ? face : bg)) fail_msg("pixel %u,%u is not %s", x, y, in ? "the face" : "background");
+			in ? inside++ : outside++;
+		}
+	assert_int_equal(inside, 90 * 90);
+	/* from the three-quarter view: the front and the right face the viewer alike, the top less */
+	o.view = SM_VIEW_THREE_QUARTER;
+	sm_image q = draw(s, &o);
+	size_t shades = 0;
+	uint8_t seen[8][3];
+	for (size_t i = 0; i < (size_t)q.width * q.height; i++) {
+		const uint8_t *p = q.rgb + i * 3;
+		size_t k = 0;
+		while (k < shades && !same_px(seen[k], p)) k++;
+		if (k == shades && shades < 8) memcpy(seen[shades++], p, 3);
+	}
+	assert_int_equal(shades, 3); /* background, front and right, top */
+	sm_render_free(&img, NULL);
+	sm_render_free(&q, NULL);
+	smdmx_scene_free(s);
+}
+
+/* Two triangles' UVs, and the same with V flipped (v -> 1 - v): the UV picture of one is the
+ * other's mirror image, top to bottom, pixel for pixel. */
+static void uv_model(text *t, bool flip)
+{
+	static const double uv[2][3][2] = { { { 0.25, 0.125 }, { 0.75, 0.25 }, { 0.375, 0.875 } },
+	                                    { { 0.5, 0.5 }, { 0.875, 0.625 }, { 0.625, 1.0 } } };
+	header(t, 1);
+	for (int k = 0; k < 2; k++) {
+		put(t, "skin\n");
+		for (int i = 0; i < 3; i++)
+			put(t, "0 %d %d 0 0 -1 0 %.9g %.9g\n", i, k * 2 + (i == 2), uv[k][i][0], flip ? 1 - uv[k][i][1] : uv[k][i][1]);
+	}
+	put(t, "end\n");
+}
+
+static void test_uv_flip_mirrors(void **state)
+{
+	(void)state;
+	text a = { .len = 0 }, b = { .len = 0 };
+	uv_model(&a, false);
+	uv_model(&b, true);
+	smdmx_scene *sa = read_text(&a), *sb = read_text(&b);
+	sm_render_options o = { .uv = true, .size = 160 };
+	sm_image ia = draw(sa, &o), ib = draw(sb, &o);
+	assert_int_equal(ia.width, 160);
+	assert_int_equal(ib.height, 160);
+	size_t differ = 0;
+	for (uint32_t y = 0; y < 160; y++)
+		for (uint32_t x = 0; x < 160; x++) {
+			if (!same_px(px(&ia, x, y), px(&ib, x, 159 - y))) fail_msg("pixel %u,%u is not the mirror of %u,%u", x, y, x, 159 - y);
+			differ += !same_px(px(&ia, x, y), px(&ib, x, y));
+		}
+	assert_true(differ > 1000); /* and the two are not alike: the layout is not symmetric */
+	/* the unit square's corner: u 0, v 1 at the top left, 8 pixels in */
+	const uint8_t *bg = px(&ia, 0, 0);
+	assert_true(same_px(px(&ia, 7, 7), bg));
+	assert_false(same_px(px(&ia, 8, 8), bg));
+	sm_render_free(&ia, NULL);
+	sm_render_free(&ib, NULL);
+	smdmx_scene_free(sa);
+	smdmx_scene_free(sb);
+}
+
+/* Two quads side by side; a shape moves the left one up by 0.25. From the front (64 pixels
+ * a unit here), exactly the pixels of the left quad's old and new places change, and the
+ * right quad's are untouched. */
+static void test_shape_moves_its_pixels(void **state)
+{
+	(void)state;
+	static const double left[4][3] = { { -2, 0, -0.5 }, { -1, 0, -0.5 }, { -1, 0, 0.5 }, { -2, 0, 0.5 } };
+	static const double right[4][3] = { { 1, 0, -0.5 }, { 2, 0, -0.5 }, { 2, 0, 0.5 }, { 1, 0, 0.5 } };
+	text t = { .len = 0 };
+	header(&t, 1);
+	quad(&t, "skin", 0, left, NULL);
+	quad(&t, "skin", 0, right, NULL);
+	put(&t, "end\n");
+	smdmx_scene *s = read_text(&t);
+	/* the VTA: base frame, then frame 1 with the left quad's four corners moved */
+	text v = { .len = 0 };
+	put(&v, "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\ntime 1\nend\nvertexanimation\ntime 0\n");
+	const double(*q[2])[3] = { left, right };
+	for (int k = 0; k < 8; k++) put(&v, "%d %.9g 0 %.9g 0 -1 0\n", k, q[k / 4][k % 4][0], q[k / 4][k % 4][2]);
+	put(&v, "time 1\n");
+	for (int k = 0; k < 4; k++) put(&v, "%d %.9g 0 %.9g 0 -1 0\n", k, left[k][0], left[k][2] + 0.25);
+	put(&v, "end\n");
+	smdmx_scene *vs = read_text(&v);
+	smdmx_error err;
+	smdmx_warnings w;
+	assert_true(smdmx_scene_attach_vta(s, vs, &err, &w));
+	assert_int_equal(s->flex_shape_count, 1);
+	sm_render_options o = { .view = SM_VIEW_FRONT, .size = 288 };
+	sm_image base = draw(s, &o);
+	o.shape = s->flex_shapes[0].name;
+	sm_image moved = draw(s, &o);
+	/* 4 x 1 units fit 259.2 pixels: 64.8 a unit, x from -2 at 14.4, z 0 at row 144 */
+	size_t changed = 0;
+	for (uint32_t y = 0; y < 288; y++)
+		for (uint32_t x = 0; x < 288; x++) {
+			bool differ = !same_px(px(&base, x, y), px(&moved, x, y));
+			double cx = x + 0.5, cy = y + 0.5;
+			double ux = (cx - 144) / 64.8, uz = (144 - cy) / 64.8;
+			/* the left quad spans x -2 to -1; before z -0.5 to 0.5, after -0.25 to 0.75 */
+			bool left_x = ux > -2 && ux < -1;
+			bool only_before = left_x && uz > -0.5 && uz < -0.25, only_after = left_x && uz > 0.5 && uz < 0.75;
+			if (differ != (only_before || only_after)) fail_msg("pixel %u,%u: %s", x, y, differ ? "changed" : "did not change");
+			changed += differ;
+		}
+	assert_int_equal(changed, 65 * (16 + 17));
+	sm_render_free(&base, NULL);
+	sm_render_free(&moved, NULL);
+	smdmx_scene_free(vs);
+	smdmx_scene_free(s);
+}
+
+/* An arm: a quad on bone "arm" (at x 1), and a clip whose frame 1 turns the arm a quarter
+ * turn about Y, so that the quad, lying along +X from x 1 to 2, stands along +Z from the elbow. Frame 0 is
+ * the bind pose's picture, pixel for pixel; at frame 1 the quad has left its place for the
+ * one above the elbow. */
+static void test_pose_moves_skinned_mesh(void **state)
+{
+	(void)state;
+	static const double arm[4][3] = { { 1, 0, -0.25 }, { 2, 0, -0.25 }, { 2, 0, 0.25 }, { 1, 0, 0.25 } };
+	static const double body[4][3] = { { -2, 0, -1 }, { 0, 0, -1 }, { 0, 0, 1 }, { -2, 0, 1 } };
+	text t = { .len = 0 };
+	header(&t, 2);
+	quad(&t, "skin", 1, arm, NULL);
+	quad(&t, "body", 0, body, NULL);
+	put(&t, "end\n");
+	smdmx_scene *s = read_text(&t);
+	text a = { .len = 0 };
+	/* -pi/2 about Y takes +X to +Z */
+	put(&a, "version 1\nnodes\n0 \"root\" -1\n1 \"arm\" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 1 0 0 0 0 0\n"
+	        "time 1\n0 0 0 0 0 0 0\n1 1 0 0 0 -1.57079632679 0\nend\n");
+	smdmx_error err;
+	smdmx_smd_read_options ro = { .name = "wave" };
+	smdmx_scene *anim = smdmx_smd_read_memory(a.buf, a.len, &ro, &err, NULL);
+	assert_non_null(anim);
+	assert_true(smdmx_scene_add_clips(s, anim, &err));
+	sm_render_options o = { .view = SM_VIEW_FRONT, .size = 200 };
+	sm_image bind = draw(s, &o);
+	o.clip = "wave";
+	o.frame = 0;
+	sm_image f0 = draw(s, &o);
+	assert_memory_equal(bind.rgb, f0.rgb, (size_t)200 * 200 * 3);
+	o.frame = 1;
+	sm_image f1 = draw(s, &o);
+	/* 4 units (x -2 to 2) in 180 pixels: 45 a unit, x 0 at column 100, z 0 at row 100 */
+	const uint8_t *bg = px(&bind, 0, 0);
+	uint32_t arm_x = (uint32_t)(100 + 1.5 * 45), arm_z = 100; /* the arm's middle, bound */
+	uint32_t up_x = (uint32_t)(100 + 1.0 * 45), up_z = (uint32_t)(100 - 0.5 * 45); /* standing: x 0.75 to 1.25, z 0 to 1 */
+	assert_false(same_px(px(&bind, arm_x, arm_z), bg));
+	assert_true(same_px(px(&bind, up_x, up_z), bg));
+	assert_true(same_px(px(&f1, arm_x, arm_z), bg));
+	assert_false(same_px(px(&f1, up_x, up_z), bg));
+	assert_true(same_px(px(&f1, up_x, up_z), px(&bind, arm_x, arm_z))); /* the same quad, the same shade */
+	/* the body, on the root, stays */
+	for (uint32_t y = 60; y < 140; y++)
+		for (uint32_t x = 20; x < 95; x++)
+			if (!same_px(px(&bind, x, y), px(&f1, x, y))) fail_msg("the body moved at %u,%u", x, y);
+	sm_render_free(&bind, NULL);
+	sm_render_free(&f0, NULL);
+	sm_render_free(&f1, NULL);
+	smdmx_scene_free(anim);
+	smdmx_scene_free(s);
+}
+
+/* What cannot be drawn is an error that names what there is. */
+static void test_errors(void **state)
+{
+	(void)state;
+	static const double sq[4][3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 0, 1 }, { 0, 0, 1 } };
+	text t = { .len = 0 };
+	header(&t, 1);
+	quad(&t, "skin", 0, sq, NULL);
+	put(&t, "end\n");
+	smdmx_scene *s = read_text(&t);
+	sm_image img;
+	sm_render_layout l;
+	smdmx_error err;
+	sm_render_options o = { .shape = "smile" };
+	assert_false(sm_render(s, &o, &img, &l, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_string_equal(err.message, "no flex shape named 'smile' (the model has 0)");
+	o = (sm_render_options){ .clip = "run" };
+	assert_false(sm_render(s, &o, &img, &l, &err));
+	assert_string_equal(err.message, "no clip named 'run' (the model has 0)");
+	o = (sm_render_options){ .shapes = true };
+	assert_false(sm_render(s, &o, &img, &l, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_EMPTY);
+	assert_string_equal(err.message, "no flex shapes to draw");
+	o = (sm_render_options){ .size = 8 };
+	assert_false(sm_render(s, &o, &img, &l, &err));
+	assert_string_equal(err.message, "the size is 16 to 4096 pixels, not 8");
+	o = (sm_render_options){ .view = SM_VIEW_ALL, .size = 4096 };
+	assert_false(sm_render(s, &o, &img, &l, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
+	assert_string_equal(err.message, "a picture of 2 x 2 views of 4096 pixels is 67108864 pixels, past the limit of "
+	                                 "33554432: give a smaller --size");
+	/* a sheet of all four views, and its layout */
+	o = (sm_render_options){ .view = SM_VIEW_ALL, .size = 64 };
+	assert_true(sm_render(s, &o, &img, &l, &err));
+	assert_int_equal(img.width, 128);
+	assert_int_equal(l.cells, 4);
+	assert_string_equal(l.names[0], "front");
+	assert_string_equal(l.names[3], "three-quarter");
+	sm_render_free(&img, &l);
+	smdmx_scene_free(s);
+}
+
+/* PNG bytes: the signature, the header's size, and the same bytes for the same picture. */
+static void test_png(void **state)
+{
+	(void)state;
+	sm_image img = { 3, 2, NULL };
+	uint8_t rgb[18];
+	for (int i = 0; i < 18; i++) rgb[i] = (uint8_t)(i * 14);
+	img.rgb = rgb;
+	uint8_t *a, *b;
+	size_t na, nb;
+	assert_true(sm_png_encode(&img, &a, &na));
+	assert_true(sm_png_encode(&img, &b, &nb));
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	static const uint8_t sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	assert_memory_equal(a, sig, 8);
+	assert_memory_equal(a + 12, "IHDR", 4);
+	assert_int_equal(a[19], 3);  /* width */
+	assert_int_equal(a[23], 2);  /* height */
+	assert_int_equal(a[24], 8);  /* bits */
+	assert_int_equal(a[25], 2);  /* RGB */
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cube_front_box),
+		cmocka_unit_test(test_uv_flip_mirrors),
+		cmocka_unit_test(test_shape_moves_its_pixels),
+		cmocka_unit_test(test_pose_moves_skinned_mesh),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_png),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
