@@ -1,7 +1,8 @@
 #!/bin/sh
 # The Windows build writes what the Linux build writes, byte for byte: every SMD, VTA and DMX
 # of testdata/ and of the corpus, converted by both builds with every target and encoding,
-# gives the same files and the same exit codes.
+# gives the same files and the same exit codes; every model drawn by smdmx preview gives the
+# same PNG bytes.
 # usage: same_outputs.sh LINUX_BUILD_DIR WINDOWS_RUN_DIR SOURCE_ROOT
 # (WINDOWS_RUN_DIR holds the scripts that run the Windows programs, build-win/run)
 set -u
@@ -56,6 +57,37 @@ same to-dmx-flat --to dmx --encoding keyvalues2_flat
 same to-smd --to smd
 same to-smd-lf --to smd --lf
 same to-smd-goldsrc --to smd --goldsrc
+
+# Pictures: every model file of testdata/ and the corpus drawn by both builds (smdmx preview),
+# as views with the skeleton, as UV layouts and as sheets of shapes
+find $inputs -type f \( -iname '*.smd' -o -iname '*.dmx' -o -iname '*.qc' \) | LC_ALL=C sort >"$tmp/models"
+pictures() {
+	name=$1
+	shift
+	for side in linux windows; do
+		if [ $side = linux ]; then prog=$linux; else prog=$windows; fi
+		out="$tmp/$side/$name"
+		mkdir -p "$out"
+		n=0
+		while read -r f; do
+			n=$((n + 1))
+			"$prog/smdmx" preview "$f" -o "$out/$n.png" -q "$@" >/dev/null 2>&1
+			echo "$n $?" >>"$out/status"
+		done <"$tmp/models"
+	done
+	if diff -r "$tmp/linux/$name" "$tmp/windows/$name" >"$tmp/diff" 2>&1; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $name: the builds differ"
+		head -n 20 "$tmp/diff"
+		fail=$((fail + 1))
+	fi
+	[ -n "${SMDMX_VERBOSE:-}" ] && echo "$name: $(find "$tmp/linux/$name" -name '*.png' | wc -l) pictures identical"
+	rm -rf "$tmp/linux/$name" "$tmp/windows/$name"
+}
+pictures preview-views --views all --skeleton --size 128
+pictures preview-uv --uv --size 128
+pictures preview-shapes --shapes --size 64
 
 # QC projects, both ways
 for qc in "$root"/testdata/qc/*/*.qc "$corpus"/qc/sdk_humans/male_sdk/male_06_sdk.qc; do

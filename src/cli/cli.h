@@ -62,6 +62,7 @@ typedef struct conv_opts {
 	const char *model;     /* --model: the $model of the QC */
 	bool clips, recursive, keep_going, force, quiet, werror, verbose;
 	bool update;           /* -u: only inputs newer than their output (which is then replaced) */
+	bool drawn;            /* a QC's scene is drawn, not written (qc_model_scene) */
 	unsigned given;        /* OPT_*: the options the command line gave */
 	unsigned jobs;         /* -j; 0: the number of cores */
 	unsigned threads;      /* --threads: threads for one file; 0: the cores left to each job */

@@ -244,10 +244,26 @@ static bool fail_ref(run *r, const char *qcpath, const smdmx_qc *qc, const smdmx
 	return false;
 }
 
+/* A DMX a QC names, as a scene (for a picture: smd2dmx --qc converts SMD models only). */
+static smdmx_scene *read_dmx_model(run *r, const char *path)
+{
+	loaded l;
+	smdmx_warnings w;
+	job_dep(r->j, path);
+	if (!load_model(path, &l, &r->j->diag, &w, 0, false)) return NULL;
+	warn(r, path, &w);
+	if (!l.scene) diag_add(&r->j->diag, NULL, path, 0, 0, "error", "not a model: %s", l.lift_error);
+	smdmx_scene *s = l.scene;
+	l.scene = NULL;
+	unload_model(&l);
+	return s;
+}
+
 /* The end of a QC's scene: scaled and turned as the QC says, the QC's attachments on it. The
- * scene is taken: returned, or freed on failure (NULL). */
+ * scene is taken: returned, or freed on failure (NULL, and NULL for NULL). */
 static smdmx_scene *qc_finish_scene(run *r, const smdmx_qc *qc, smdmx_scene *scene, double scale, char up_axis)
 {
+	if (!scene) return NULL;
 	const char *in = r->j->inputs[0];
 	smdmx_error err;
 	smdmx_warnings w;
@@ -286,6 +302,7 @@ static smdmx_scene *qc_anim_scene(run *r, const smdmx_qc *qc)
 		return NULL;
 	}
 	if (!strcasecmp(path_extension(ref->path), "dmx")) {
+		if (r->o->drawn) return qc_finish_scene(r, qc, read_dmx_model(r, ref->path), qc->scale, qc->up_axis);
 		diag_add(&j->diag, NULL, in, ref->pos.line, ref->pos.column, "error", "'%s' is a DMX already", ref->name);
 		return NULL;
 	}
@@ -304,6 +321,21 @@ static smdmx_scene *qc_anim_scene(run *r, const smdmx_qc *qc)
 	/* the clip takes the sequence's name */
 	for (size_t c = 0; c < scene->clip_count && ref->sequence; c++) scene->clips[c].name = scene->name;
 	return qc_finish_scene(r, qc, scene, qc->scale, qc->up_axis);
+}
+
+/* A scene drawn, not written: what a DMX would keep in the QC or leave out of its rig is
+ * not said (controller groups; eyeball, eyelid and mouth lines; flex keys; a stereo shape
+ * as its halves, which a picture's legend names). */
+static void drop_dmx_only(smdmx_warnings *w)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < w->count; i++) {
+		smdmx_warning_code c = w->data[i].code;
+		if (c != SMDMX_WARNING_QC_LOST_GROUPS && c != SMDMX_WARNING_QC_ONLY && c != SMDMX_WARNING_QC_LOST_KEYS &&
+		    c != SMDMX_WARNING_QC_PAIR_CUT)
+			w->data[n++] = w->data[i];
+	}
+	w->count = n;
 }
 
 /* A QC's $model: its SMD, its flexfile's shapes named and rigged as the QC says, the QC's
@@ -333,7 +365,11 @@ static smdmx_scene *qc_scene(run *r)
 	char what[512];
 	snprintf(what, sizeof(what), "the file of $model '%s'", m->name);
 	if (!ref->found) ok = fail_ref(r, in, qc, ref, what);
-	else if (!strcasecmp(path_extension(ref->path), "dmx")) {
+	else if (!strcasecmp(path_extension(ref->path), "dmx") && r->o->drawn) {
+		smdmx_scene *dmx = qc_finish_scene(r, qc, read_dmx_model(r, ref->path), m->scale, m->up_axis);
+		smdmx_qc_free(qc);
+		return dmx;
+	} else if (!strcasecmp(path_extension(ref->path), "dmx")) {
 		diag_add(&j->diag, NULL, in, ref->pos.line, ref->pos.column, "error",
 		         "$model '%s' is a DMX already ('%s'): smdmx qc converts a whole project", m->name, ref->name);
 		ok = false;
@@ -364,6 +400,7 @@ static smdmx_scene *qc_scene(run *r)
 	}
 	if (ok) {
 		ok = smdmx_qc_apply_rig(qc, mi, scene, NULL, &err, &w);
+		if (r->o->drawn) drop_dmx_only(&w);
 		warn(r, in, &w);
 		if (!ok) fail(r, in, &err);
 	}

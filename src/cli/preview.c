@@ -75,6 +75,7 @@ smdmx_scene *picture_scene(const char *path, const char *vta, const char *model,
 		o.tool = TOOL_SMDMX;
 		o.name = "smdmx";
 		o.model = model;
+		o.drawn = true;
 		if (shown) o.max_warnings = shown->max_warnings, o.quiet = shown->quiet;
 		char *in = (char *)path;
 		job j;

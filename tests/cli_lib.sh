@@ -1,0 +1,44 @@
+# The command-line tests' common part (cli_batch.sh, cli_pictures.sh): sourced with GROUP
+# BUILD_DIR SOURCE_ROOT as the script's arguments. check NAME WANT GOT counts a case; the
+# script ends with its tally.
+set -u
+group=$1
+build=$(cd "$2" && pwd)
+root=$(cd "$3" && pwd)
+smdmx=$build/smdmx
+smd2dmx=$build/smd2dmx
+dmx2smd=$build/dmx2smd
+corpus=$root/../shared/corpus
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+check() { # name want got
+	if [ "$2" = "$3" ]; then pass=$((pass + 1)); else printf 'FAIL: %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fail=$((fail + 1)); fi
+	case $3 in *": warning: "*)
+		m=$(silent "$3")
+		if [ -n "$m" ]; then printf 'FAIL: %s: a warning that does not say whether to act: %s\n' "$1" "$m"; fail=$((fail + 1)); fi ;;
+	esac
+}
+# The warnings in a text that do not say whether to act (as tests/util.h's test_warning_acts):
+# a warning's last clause, after the last "; ", is "nothing to do" or what to do.
+silent() {
+	printf '%s\n' "$1" | tr '|' '\n' | LC_ALL=C awk '/: warning: / {
+		m = $0; sub(/^.*: warning: /, "", m); sub(/ \(([0-9]+ times|and more like it)\)$/, "", m)
+		n = split(m, a, "; ")
+		if (n < 2 || a[n] !~ /^(nothing to do|if |add |check |compile |export |fix |give |keep |leave |make |move |put |reduce |remove |rename |triangulate |use |write )/) print m
+	}'
+}
+# Files in a directory tree, sorted, one line: what a failure must not leave behind.
+files() { (cd "$1" && find . -type f | LC_ALL=C sort | tr '\n' ' '); }
+sample=$root/testdata/sample
+# SMDMX_WINDOWS=1: the programs are the Windows build, run under Wine (tests/meson.build).
+windows=${SMDMX_WINDOWS:-}
+# An absolute path as the programs write it: on Windows with its drive (Wine shows / as Z:)
+drive=""
+[ -n "$windows" ] && drive=Z:
+# The test's own edits of files read and write numbers as C does, whatever the locale the
+# programs run under (the suite also runs under de_DE.UTF-8).
+awk() { LC_ALL=C command awk "$@"; }
+
