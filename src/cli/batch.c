@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "report.h"
 
 typedef struct plan {
 	job *jobs;
@@ -201,6 +202,41 @@ bool files_below(tool_kind tool, const char *name, const char *dir, char ***path
 	}
 	*count = f.count;
 	free(f.items);
+	return ok;
+}
+
+/* --report: a row per job, its input beside its output as written (with the VTA and clips
+ * each side has), the job's messages; the page drawn and written. */
+static bool report_batch(const conv_opts *o, const plan *p)
+{
+	report_page r = { NULL, NULL, 0 };
+	text_buf title = { 0 };
+	for (const char *c = o->name; *c; c++) tb_putc(&title, *c);
+	tb_putc(&title, ' ');
+	for (size_t i = 0; i < p->count; i++) {
+		const job *j = &p->jobs[i];
+		bool done = j->ran && j->status == EXIT_OK;
+		const char *state = j->up_to_date ? "up to date" : !j->ran ? "not converted" : done ? "converted" : "failed";
+		report_add(&r, j->inputs[0], done || j->up_to_date ? j->out : NULL, j->ran && !done ? EXIT_FAILED : EXIT_OK, state,
+		           j->diag.text, j->diag.warnings + j->diag.hidden, j->diag.errors);
+		if (j->vta) report_vta(&r, 0, j->vta);
+		for (size_t k = 1; k < j->input_count; k++) report_clip(&r, 0, j->inputs[k]);
+		for (size_t k = 0; done && k < j->written_count; k++) {
+			const char *w = j->written[k], *ext = path_extension(w);
+			if (!path_compare(w, j->out) || !strcasecmp(ext, "qc")) continue;
+			if (!strcasecmp(ext, "vta")) report_vta(&r, 1, w);
+			else report_clip(&r, 1, w);
+		}
+		if (i == 0)
+			for (const char *c = j->inputs[0]; *c; c++) tb_putc(&title, *c);
+	}
+	char more[64];
+	snprintf(more, sizeof(more), p->count > 1 ? " and %zu more inputs" : "", p->count - 1);
+	for (const char *c = more; *c; c++) tb_putc(&title, *c);
+	r.title = title.text ? title.text : o->name;
+	bool ok = report_write(&r, o->report, o->jobs, true, o->name);
+	if (ok && !o->quiet) say(o->name, "note", "report of %zu input%s: %s", p->count, p->count == 1 ? "" : "s", o->report);
+	free(title.text);
 	return ok;
 }
 
@@ -776,6 +812,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 			say(o->name, "error", "%zu of %zu inputs failed", failed, p.count);
 	}
 	if (!failed && o->depfile && !write_depfile(o, &p)) rc = EXIT_FAILED;
+	if (o->report && !report_batch(o, &p)) rc = EXIT_FAILED;
 	plan_free(&p);
 	free(b.order);
 	os_mutex_destroy(b.lock);

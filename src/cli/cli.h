@@ -58,11 +58,13 @@ typedef struct conv_opts {
 	const char *vta;       /* --vta */
 	const char *clip_name; /* --clip */
 	const char *depfile;   /* --depfile */
+	const char *report;    /* --report: an HTML page of the batch (report.c) */
 	const char *qc;        /* --qc: smd2dmx reads the model from this QC; dmx2smd writes it */
 	const char *model;     /* --model: the $model of the QC */
 	bool clips, recursive, keep_going, force, quiet, werror, verbose;
 	bool update;           /* -u: only inputs newer than their output (which is then replaced) */
 	bool drawn;            /* a QC's scene is drawn, not written (qc_model_scene) */
+	bool rig_in_qc;        /* qc_model_scene: the rig stays in the QC (smdmx qc --rig qc) */
 	unsigned given;        /* OPT_*: the options the command line gave */
 	unsigned jobs;         /* -j; 0: the number of cores */
 	unsigned threads;      /* --threads: threads for one file; 0: the cores left to each job */
@@ -280,6 +282,9 @@ char *read_whole(const char *path, size_t *size);
 int cmd_info(int argc, char **argv);
 int cmd_preview(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+/* smdmx diff's options: with a and b NULL, its defaults (flex controls compared, rotations
+ * within 2e-6); then, for the two scenes, weights as the weaker side holds them. */
+void diff_options(const smdmx_scene *a, const smdmx_scene *b, smdmx_compare_options *opts);
 int cmd_check(int argc, char **argv);
 
 /* smd2dmx --qc's scene: the QC j->inputs[0]'s $model o->model (or its first; without any,
@@ -292,7 +297,8 @@ smdmx_scene *qc_model_scene(const conv_opts *o, job *j);
 /* fn(ctx, i) for i below n, on up to workers threads (0: the cores). */
 void run_parallel(unsigned workers, size_t n, void (*fn)(void *ctx, size_t i), void *ctx);
 /* A model read for a picture: an SMD (with vta, or NULL), a DMX, or a QC's $model (model, or
- * NULL for the first); messages into d (warnings shown as shown says; may be NULL). */
+ * NULL for the first; its rig in the scene unless shown->rig_in_qc); messages into d
+ * (warnings shown as shown says; may be NULL). */
 smdmx_scene *picture_scene(const char *path, const char *vta, const char *model, diag_buf *d, const conv_opts *shown);
 /* The picture of s as PNG bytes (malloc'd), and a legend: its size and what its cells show. */
 bool picture_png(const smdmx_scene *s, const sm_render_options *ro, uint8_t **png, size_t *size, char *legend,

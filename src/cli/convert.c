@@ -399,7 +399,8 @@ static smdmx_scene *qc_scene(run *r)
 		smdmx_scene_free(flex);
 	}
 	if (ok) {
-		ok = smdmx_qc_apply_rig(qc, mi, scene, NULL, &err, &w);
+		smdmx_qc_rig_options rig = { .rig_in_qc = r->o->rig_in_qc };
+		ok = smdmx_qc_apply_rig(qc, mi, scene, &rig, &err, &w);
 		if (r->o->drawn) drop_dmx_only(&w);
 		warn(r, in, &w);
 		if (!ok) fail(r, in, &err);

@@ -311,14 +311,31 @@ static void say_repeated(const char *path, const smdmx_scene *s, const smdmx_sce
 	free(names);
 }
 
+void diff_options(const smdmx_scene *a, const smdmx_scene *b, smdmx_compare_options *opts)
+{
+	if (!a || !b) { /* the defaults */
+		memset(opts, 0, sizeof(*opts));
+		opts->flex_controls = true;
+		opts->rotation_tolerance = 2e-6; /* SMD prints angles to six decimals: 5e-7 each */
+		return;
+	}
+	/* Weights as the weaker side holds them: a DMX keeps no weight-0 links, and at most 3
+	 * (4 in model format 22) of the largest, renormalised */
+	const smdmx_scene *s[2] = { a, b };
+	opts->dmx_weights = a->source.format == SMDMX_SOURCE_DMX || b->source.format == SMDMX_SOURCE_DMX;
+	for (int k = 0; k < 2; k++)
+		if (s[k]->source.format == SMDMX_SOURCE_DMX) {
+			size_t links = s[k]->source.version >= 22 ? 4 : 3;
+			if (!opts->max_links || links < opts->max_links) opts->max_links = links;
+		}
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	const char *paths[2] = { NULL, NULL };
 	size_t npaths = 0;
 	smdmx_compare_options opts;
-	memset(&opts, 0, sizeof(opts));
-	opts.flex_controls = true;
-	opts.rotation_tolerance = 2e-6; /* SMD prints angles to six decimals: 5e-7 each */
+	diff_options(NULL, NULL, &opts);
 	diff_out out = { 0, 50 };
 	bool quiet = false;
 	double fps = 0;
@@ -415,14 +432,7 @@ int cmd_diff(int argc, char **argv)
 		if (ok0 && (l[1].dm || l[1].scene)) unload_model(&l[1]);
 		return EXIT_USAGE; /* as diff(1): 2 for trouble */
 	}
-	/* Weights as the weaker side holds them: a DMX keeps no weight-0 links, and at most 3
-	 * (4 in model format 22) of the largest, renormalised */
-	opts.dmx_weights = l[0].is_dmx || l[1].is_dmx;
-	for (int k = 0; k < 2; k++)
-		if (l[k].dm) {
-			size_t links = l[k].dm->format_version >= 22 ? 4 : 3;
-			if (!opts.max_links || links < opts.max_links) opts.max_links = links;
-		}
+	diff_options(l[0].scene, l[1].scene, &opts);
 	/* bones, meshes, shapes, attachments and clips of one name pair in their order: said
 	 * once per name */
 	for (int k = 0; k < 2 && !quiet; k++)

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "report.h"
 
 
 static const char batch_help[] =
@@ -29,6 +30,8 @@ static const char batch_help[] =
     "                         the files converted at once; the output is the same at any count)\n"
     "  -k, --keep-going       convert what can be converted; exit 1 at the end if any failed\n"
     "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
+    "  --report FILE.html     a page with a row per input: it and its output drawn side by side,\n"
+    "                         their counts, the messages and smdmx diff's verdict\n"
     "diagnostics:\n"
     "  -q, --quiet            no warnings, no progress line\n"
     "  -W error, -Werror      treat warnings as errors (the file fails, nothing is written)\n"
@@ -79,6 +82,7 @@ static void print_help(FILE *f)
 	      "       smdmx diff A B [--tolerance F] [--rotation-tolerance F] [--max N] [-q]\n"
 	      "       smdmx check FILE [--target T]\n"
 	      "       smdmx preview FILE... [-o OUT.png | -d DIR] [--views V] [--skeleton] [--uv] [options]\n"
+	      "       smdmx report A_DIR B_DIR -o FILE.html\n"
 	      "       smdmx dump FILE.dmx [--full]\n"
 	      "       smdmx qc IN.qc --to dmx|smd -d OUTDIR [--rig qc|dmx] [options]\n"
 	      "       smdmx --help | --version\n\n"
@@ -88,7 +92,8 @@ static void print_help(FILE *f)
 	      "check     lint a model for a target engine; exit 1 when it finds an error\n"
 	      "dump      list a DMX file's elements and attributes\n"
 	      "qc        convert a QC project: the QC, its includes and every file they name\n"
-	      "preview   draw a model as a PNG picture (views, skeleton, shapes, poses, UVs)\n\n",
+	      "preview   draw a model as a PNG picture (views, skeleton, shapes, poses, UVs)\n"
+	      "report    an HTML page comparing two trees of models, drawn side by side\n\n",
 	      f);
 #endif
 	fputs(batch_help, f);
@@ -129,6 +134,8 @@ static const char *conflicting_options(const conv_opts *o, char **inputs, size_t
 	if (o->out && o->outdir) return "-o and -d together: -o names one output, -d a directory for several";
 	if (o->out && o->to && strcmp(o->out, "-")) return "-o and --to together: the output's extension already says its kind";
 	if (o->clips && o->outdir) return "--clips writes one DMX: name it with -o, not -d";
+	if (o->report && ((o->out && !strcmp(o->out, "-")) || (nin == 1 && !strcmp(inputs[0], "-") && !o->out && !o->outdir)))
+		return "--report with the output on standard output: the report draws the output, read back (give -o FILE or -d DIR)";
 	if (o->depfile && ((o->out && !strcmp(o->out, "-")) || (nin == 1 && !strcmp(inputs[0], "-") && !o->out && !o->outdir)))
 		return "--depfile with the output on standard output: make cannot depend on it (give -o FILE or -d DIR)";
 	if (strpbrk(stdin_name, "/\\") || !stdin_name[0] || !strcmp(stdin_name, ".") || !strcmp(stdin_name, ".."))
@@ -280,6 +287,7 @@ static int run(int argc, char **argv)
 	if (!strcmp(cmd, "dump")) return cmd_dump(argc - 2, argv + 2);
 	if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
 	if (!strcmp(cmd, "preview")) return cmd_preview(argc - 2, argv + 2);
+	if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
 	if (!strcmp(cmd, "diff")) return cmd_diff(argc - 2, argv + 2);
 	if (!strcmp(cmd, "check")) return cmd_check(argc - 2, argv + 2);
 	if (!strcmp(cmd, "qc")) return cmd_qc(argc - 2, argv + 2);

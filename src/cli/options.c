@@ -84,6 +84,8 @@ bool batch_option(opt_state *st, const char *a, const char *v)
 		}
 	} else if (!strcmp(a, "--depfile")) {
 		if (TAKES_VALUE) o->depfile = v;
+	} else if (!strcmp(a, "--report")) {
+		if (TAKES_VALUE) o->report = v;
 	} else if (!strcmp(a, "--max-warnings")) {
 		if (TAKES_VALUE) {
 			if (!parse_number(v, 0, 1e9, &num)) st->rc = opt_error(st, "--max-warnings wants a count, not '%s'", v);

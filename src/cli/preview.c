@@ -76,7 +76,7 @@ smdmx_scene *picture_scene(const char *path, const char *vta, const char *model,
 		o.name = "smdmx";
 		o.model = model;
 		o.drawn = true;
-		if (shown) o.max_warnings = shown->max_warnings, o.quiet = shown->quiet;
+		if (shown) o.max_warnings = shown->max_warnings, o.quiet = shown->quiet, o.rig_in_qc = shown->rig_in_qc;
 		char *in = (char *)path;
 		job j;
 		memset(&j, 0, sizeof(j));

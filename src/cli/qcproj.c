@@ -24,6 +24,7 @@
 #include <strings.h>
 
 #include "qcproj.h"
+#include "report.h"
 
 
 static uint64_t str_hash(const char *s)
@@ -176,6 +177,8 @@ static const char qc_help[] =
     "  -k, --keep-going       write every project whatever fails: a missing file stays named as\n"
     "                         written, a file that fails is copied unchanged; exit 1 at the end\n"
     "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
+    "  --report FILE.html     a page with a row per QC: its model and the converted one drawn side\n"
+    "                         by side, their counts, the messages and smdmx diff's verdict\n"
     "  -q, --quiet            no warnings\n"
     "  -W error, -Werror      treat warnings as errors\n"
     "  --max-warnings N       warnings shown per file (default 20; 0: all)\n"
@@ -245,7 +248,7 @@ static bool qc_takes(const char *a)
 {
 	static const char *const taken[] = { "-d", "-j", "--jobs", "--threads", "-k", "--keep-going", "-f", "--force", "-u",
 		                             "--update", "-r", "--recursive", "-q", "--quiet", "-v", "--verbose", "-Werror",
-		                             "-W", "--depfile", "--max-warnings", "--target", "--encoding",
+		                             "-W", "--depfile", "--report", "--max-warnings", "--target", "--encoding",
 		                             "--encoding-version", "--model-version", "--lf" };
 	for (size_t i = 0; i < sizeof(taken) / sizeof(*taken); i++)
 		if (!strcmp(a, taken[i])) return true;
@@ -496,6 +499,51 @@ static void report(const library *lib, size_t unread, size_t failed, size_t conv
 	}
 }
 
+/* --report: a row per QC, its model beside the converted QC's (as smdmx preview draws a QC's
+ * $model), with the messages said about the QC and the files it planned. */
+static bool qc_report(const library *lib)
+{
+	const conv_opts *o = lib->o;
+	report_page r = { NULL, NULL, 0 };
+	text_buf title = { 0 };
+	for (const char *c = "smdmx qc "; *c; c++) tb_putc(&title, *c);
+	for (size_t pi = 0; pi < lib->project_count; pi++) {
+		const project *p = &lib->projects[pi];
+		text_buf said = { 0 };
+		size_t warnings = p->diag.warnings + p->diag.hidden, errors = p->diag.errors;
+		bool failed = !p->ok || p->failed;
+		for (const char *c = p->diag.text; c && *c; c++) tb_putc(&said, *c);
+		for (size_t i = 0; i < lib->task_count; i++) {
+			const task *t = lib->tasks[i];
+			if (t->proj != p) continue;
+			for (const char *c = t->diag.text; c && *c; c++) tb_putc(&said, *c);
+			warnings += t->diag.warnings + t->diag.hidden;
+			errors += t->diag.errors;
+			failed |= t->status == EXIT_FAILED;
+		}
+		char *out = qp_out_path(lib, p->qcpath);
+		os_stat st;
+		bool there = os_stat_path(out, &st);
+		report_add(&r, p->qcpath, there ? out : NULL, failed ? EXIT_FAILED : EXIT_OK, failed ? "failed" : "converted", said.text,
+		           warnings, errors);
+		/* --rig qc to DMX: the source as the DMX holds it (shapes; controllers and rules stay
+		 * in the QC), against the DMX */
+		if (!strcmp(lib->to, "dmx") && !lib->rig_dmx) report_rig_in_qc(&r, 0);
+		free(out);
+		free(said.text);
+		if (pi == 0)
+			for (const char *c = p->qcpath; *c; c++) tb_putc(&title, *c);
+	}
+	char more[64];
+	snprintf(more, sizeof(more), lib->project_count > 1 ? " and %zu more QCs" : "", lib->project_count - 1);
+	for (const char *c = more; *c; c++) tb_putc(&title, *c);
+	r.title = title.text;
+	bool ok = report_write(&r, o->report, o->jobs, true, "smdmx");
+	if (ok && !o->quiet) say("smdmx", "note", "report of %zu QC%s: %s", lib->project_count, lib->project_count == 1 ? "" : "s", o->report);
+	free(title.text);
+	return ok;
+}
+
 /* --depfile: every output of the library, then every file read. */
 static int write_qc_depfile(const library *lib)
 {
@@ -595,6 +643,7 @@ int cmd_qc(int argc, char **argv)
 	if (rc == EXIT_OK && (!ok || failed)) rc = EXIT_FAILED;
 	report(&lib, unread, failed, converted_n, copied, current, rc);
 	if (o.depfile && rc == EXIT_OK) rc = write_qc_depfile(&lib);
+	if (o.report && lib.project_count && !qc_report(&lib)) rc = EXIT_FAILED;
 	qp_library_free(&lib);
 	free(lib.projects);
 	for (size_t i = 0; i < qc_count; i++) free(qcs[i]);
