@@ -230,8 +230,8 @@ static bool report_batch(const conv_opts *o, const plan *p)
 		if (i == 0)
 			for (const char *c = j->inputs[0]; *c; c++) tb_putc(&title, *c);
 	}
-	char more[64];
-	snprintf(more, sizeof(more), p->count > 1 ? " and %zu more inputs" : "", p->count - 1);
+	char more[64] = "";
+	if (p->count > 1) snprintf(more, sizeof(more), " and %zu more inputs", p->count - 1);
 	for (const char *c = more; *c; c++) tb_putc(&title, *c);
 	r.title = title.text ? title.text : o->name;
 	bool ok = report_write(&r, o->report, o->jobs, true, o->name);

@@ -534,8 +534,8 @@ static bool qc_report(const library *lib)
 		if (pi == 0)
 			for (const char *c = p->qcpath; *c; c++) tb_putc(&title, *c);
 	}
-	char more[64];
-	snprintf(more, sizeof(more), lib->project_count > 1 ? " and %zu more QCs" : "", lib->project_count - 1);
+	char more[64] = "";
+	if (lib->project_count > 1) snprintf(more, sizeof(more), " and %zu more QCs", lib->project_count - 1);
 	for (const char *c = more; *c; c++) tb_putc(&title, *c);
 	r.title = title.text;
 	bool ok = report_write(&r, o->report, o->jobs, true, "smdmx");
