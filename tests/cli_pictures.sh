@@ -87,6 +87,106 @@ preview)
 	check "an SMD and its DMX: the same picture" 0 "$(cmp -s from-dmx.png from-smd.png; echo $?)"
 	;;
 
+report)
+	cd "$tmp" || exit 2
+	# Two trees: the sample's SMDs, and their DMXs with one clip changed and one file more
+	mkdir a
+	cp "$sample/arm.smd" "$sample/arm.vta" "$sample/arm_wave.smd" a/
+	cp "$root/testdata/qc/face/face.smd" "$root/testdata/qc/face/face.vta" a/
+	"$smd2dmx" a/arm.smd a/arm.vta a/arm_wave.smd a/face.smd a/face.vta -d b -q
+	sed 's/^1 10\.0*  *0\.0* /1 10.5 0 /' a/arm_wave.smd >changed.smd
+	check "the changed clip is another" 1 "$(cmp -s changed.smd a/arm_wave.smd; echo $?)"
+	"$smd2dmx" changed.smd -o b/arm_wave.dmx -f -q
+	cp b/face.dmx b/extra.dmx
+	"$smdmx" report a b -o r.html >out 2>err
+	check "smdmx report: exit and what it wrote" "0|r.html: 4 rows|" "$?|$(joined out)|$(joined err)"
+	check "smdmx report: a row per pair, and one for the file only in b" 4 "$(grep -c '<tr data-index=' r.html)"
+	rows=$(grep -o '<tr data-index="[0-9]*" data-warnings="[0-9]*" data-errors="[0-9]*" data-differences="-\{0,1\}[0-9]*"' r.html |
+		sed 's/.*data-warnings="\([0-9]*\)" data-errors="\([0-9]*\)" data-differences="\(-\{0,1\}[0-9]*\)"/\1 \2 \3/' | tr '\n' '|')
+	check "smdmx report: warnings, errors and differences by row (arm, arm_wave, face, extra)" "0 0 0|0 0 2|0 0 0|0 1 -1|" "$rows"
+	# the verdicts are smdmx diff's
+	"$smdmx" diff a/arm.smd a/arm.vta b/arm.dmx -q
+	check "smdmx diff: arm the same" 0 $?
+	"$smdmx" diff a/arm_wave.smd b/arm_wave.dmx -q
+	check "smdmx diff: arm_wave differs" 1 $?
+	check "smdmx report: the differences said" 1 "$(grep -c "2 differences</summary><pre>joint &#39;lower arm&#39;: bind position (10 0 0) vs (10.5 0 0)" r.html)"
+	check "smdmx report: the file only in b" 1 "$(grep -c '(none)<br>&rarr; b/extra.dmx<div class="state">only in B</div>' r.html)"
+	check "smdmx report: pictures embedded" 7 "$(grep -o 'src="data:image/png;base64,' r.html | wc -l | tr -d ' ')"
+	"$smdmx" report a b -o r4.html -j 4 -q >/dev/null
+	"$smdmx" report a b -o r1.html -j 1 -q >/dev/null
+	check "smdmx report: -j does not change a byte" 0 "$(cmp -s r1.html r4.html; echo $?)"
+	"$smdmx" report a b -o r.html 2>err
+	check "smdmx report: an existing page is kept" "1|smdmx: error: the report was not written: 'r.html' exists (--force overwrites it)" "$?|$(joined err)"
+	"$smdmx" report a -o x.html 2>err
+	check "smdmx report: one folder" "2|smdmx: error: report needs two folders and -o FILE.html (try 'smdmx report --help')" "$?|$(joined err)"
+	"$smdmx" report a nowhere -o x.html 2>/dev/null
+	check "smdmx report: a folder that is not there" "1|no" "$?|$([ -e x.html ] && echo yes || echo no)"
+	# --report on the conversions: a row per input, the failed one with its error
+	printf 'version 1\nnodes\n0 "x" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 zero\nend\n' >a/bad.smd
+	"$smd2dmx" a/arm.smd a/bad.smd a/face.smd -d c -k --report c.html >out 2>err
+	check "smd2dmx --report: exit 1 (a file failed), the report said" "1|a/bad.smd:7:13: error: expected rotation z|smd2dmx: error: 1 of 3 inputs failed|smd2dmx: note: report of 3 inputs: c.html" \
+		"$?|$(joined err)"
+	check "smd2dmx --report: its rows" "converted|failed|converted" "$(grep -o '<div class="state[^"]*">[a-z ]*<' c.html | sed 's/.*">//; s/<$//' | tr '\n' '|' | sed 's/|$//')"
+	check "smd2dmx --report: the failure's message in its row" 1 "$(grep -c 'a/bad.smd:7:13: error: expected rotation z' c.html)"
+	check "smd2dmx --report: the converted are the same" 2 "$(grep -c '<span class="good">same</span>' c.html)"
+	rm a/bad.smd
+	"$dmx2smd" b/arm.dmx b/face.dmx -d d --report d.html -q
+	check "dmx2smd --report: back to SMD (with the VTA written beside), the same" "0|2" "$?|$(grep -c '<span class="good">same</span>' d.html)"
+	check "dmx2smd --report: the result's VTA drawn with it" 1 "$(grep -c '&rarr; d/arm.smd<br>+ d/arm.vta' d.html)"
+	"$smdmx" convert a/arm.smd --to dmx --encoding binary -d e --report e.html -q
+	check "smdmx convert --report" "0|1" "$?|$(grep -c '<span class="good">same</span>' e.html)"
+	"$smd2dmx" a/arm.smd -o - --report x.html >/dev/null 2>err
+	check "--report with the output on standard output" "2" "$?"
+	# smdmx qc --report: a row per QC, its model beside the converted QC's, both ways
+	"$smdmx" qc "$root/testdata/qc/face/face.qc" --to dmx -d q -q --report q.html
+	check "smdmx qc --report (to DMX, the rig in the QC): the same" "0|1" "$?|$(grep -c '<span class="good">same</span>' q.html)"
+	"$smdmx" qc "$root/testdata/qc/face/face.qc" --to dmx --rig dmx -d qd -q --report qd.html
+	check "smdmx qc --report (to DMX, the rig in the DMX): the same" "0|1" "$?|$(grep -c '<span class="good">same</span>' qd.html)"
+	"$smdmx" qc qd/face.qc --to smd -d qs -q --report qs.html
+	check "smdmx qc --report (back to SMD): the same" "0|1" "$?|$(grep -c '<span class="good">same</span>' qs.html)"
+	;;
+
+browser)
+	# The report opened in a real browser (headless Chromium through ChromeDriver): every
+	# picture loads, a row per file, and the "differences" filter leaves exactly the rows
+	# smdmx diff calls different. A screenshot is kept: BUILD_DIR/report-screenshot.png.
+	if ! command -v python3 >/dev/null || ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ]; then
+		[ -n "${SMDMX_REQUIRE_BROWSER:-}" ] && { echo "FAIL: no python3, chromium or chromedriver"; exit 1; }
+		echo "skipped: no python3, chromium and chromedriver (Debian: apt-get install python3 chromium chromium-driver)"
+		exit 0
+	fi
+	cd "$tmp" || exit 2
+	mkdir a
+	cp "$sample/arm.smd" "$sample/arm.vta" "$sample/arm_wave.smd" a/
+	cp "$root/testdata/qc/face/face.smd" "$root/testdata/qc/face/face.vta" a/
+	cp "$root/testdata/model/arm.dmx" a/model.dmx
+	"$smd2dmx" a/arm.smd a/arm.vta a/arm_wave.smd a/face.smd a/face.vta -d b -q
+	"$dmx2smd" a/model.dmx -d b -q
+	# two results changed: the wave's lower arm moved, the face's UVs with V flipped
+	sed 's/^1 10\.0*  *0\.0* /1 10.5 0 /' a/arm_wave.smd >changed.smd
+	"$smd2dmx" changed.smd -o b/arm_wave.dmx -f -q
+	awk 'NF >= 9 && $1 ~ /^[0-9]+$/ { $9 = sprintf("%.6f", 1 - $9) } { print }' a/face.smd >flipped.smd
+	check "the flipped face is another" 1 "$(cmp -s flipped.smd a/face.smd; echo $?)"
+	"$smd2dmx" flipped.smd --vta a/face.vta -o b/face.dmx -f -q
+	"$smdmx" report a b -o r.html -q >/dev/null
+	want=""
+	for n in arm arm_wave face model; do
+		case $n in arm | face) vta=a/$n.vta other=b/$n.dmx ;; model) vta="" other="b/model.smd b/model.vta" ;; *) vta="" other=b/$n.dmx ;; esac
+		# shellcheck disable=SC2086
+		"$smdmx" diff "a/$n.$( [ $n = model ] && echo dmx || echo smd)" $vta $other -q 2>/dev/null
+		[ $? = 1 ] && want="$want${want:+|}a/$n.$( [ $n = model ] && echo dmx || echo smd)"
+	done
+	check "smdmx diff calls two different" "a/arm_wave.smd|a/face.smd" "$want"
+	python3 "$root/tests/browser.py" r.html "$build/report-screenshot.png" >seen 2>err
+	check "the browser: driven" "0|" "$?|$(joined err)"
+	check "the browser: a row per file" "rows 4" "$(grep '^rows ' seen)"
+	check "the browser: every picture loads" "images 8 loaded 8" "$(grep '^images ' seen)"
+	check "the browser: 'differences' leaves smdmx diff's" "show differences: $want" "$(grep '^show differences: ' seen)"
+	check "the browser: 'all' shows every row again" 3 "$(grep '^show all: ' seen | tr -cd '|' | wc -c | tr -d ' ')"
+	check "the browser: a screenshot kept, the window's width" "1400 x" "$(png_size "$build/report-screenshot.png" | cut -d' ' -f1-2)"
+	echo "screenshot: $build/report-screenshot.png"
+	;;
+
 corpus)
 	# Every model file of the corpus drawn or refused with a message: never a crash, never a
 	# partial picture.

@@ -1,14 +1,17 @@
 #!/bin/sh
 # Quick start 2: installs what is missing, builds smdmx with warnings as errors, and runs
 # the whole test suite (unit tests, bad inputs, truncation, allocation failure, the corpus
-# in ../shared/corpus, the command line). Then the same for Windows: the programs and the
+# in ../shared/corpus, the command line, pictures and a report opened in Chromium). Then the same for Windows: the programs and the
 # tests cross-built with mingw-w64 and run under Wine, and the Windows build's outputs
 # compared with the Linux build's, byte for byte. Without ../shared/corpus beside the clone,
 # the tests that read it are skipped and say so. Setup and build are quiet unless they fail.
 set -eu
 cd "$(dirname "$0")/.."
 . tools/lib.sh
-sh tools/install-deps.sh gcc-mingw-w64-x86-64 wine64
+sh tools/install-deps.sh gcc-mingw-w64-x86-64 wine64 chromium chromium-driver
+# the batch report is opened in a real browser (Debian's headless Chromium): here a missing
+# one is a failure, not a skip
+export SMDMX_REQUIRE_BROWSER=1
 configure build -Dwerror=true
 quietly meson compile -C build
 corpus=../shared/corpus

@@ -157,7 +157,8 @@ static smdmx_scene *read_side(const report_side *s, side_result *res, text_buf *
 	return scene;
 }
 
-static void draw_side(const smdmx_scene *s, side_result *res)
+/* A side drawn in the frame both sides share (other may be NULL). */
+static void draw_side(const smdmx_scene *s, const smdmx_scene *other, side_result *res)
 {
 	res->read = true;
 	res->joints = s->joint_count;
@@ -165,7 +166,7 @@ static void draw_side(const smdmx_scene *s, side_result *res)
 	res->clips = s->clip_count;
 	for (size_t m = 0; m < s->mesh_count; m++)
 		for (size_t f = 0; f < s->meshes[m].face_set_count; f++) res->polygons += s->meshes[m].face_sets[f].polygon_count;
-	sm_render_options ro = { .view = SM_VIEW_THREE_QUARTER, .size = PICTURE_SIZE };
+	sm_render_options ro = { .view = SM_VIEW_THREE_QUARTER, .size = PICTURE_SIZE, .frame_with = other };
 	uint8_t *png = NULL;
 	size_t size = 0;
 	smdmx_error err;
@@ -202,8 +203,9 @@ static void make_row(void *ctx, size_t i)
 	for (int k = 0; k < 2; k++) {
 		if (!sides[k]->path) continue;
 		s[k] = read_side(sides[k], &res->side[k], &res->said);
-		if (s[k]) draw_side(s[k], &res->side[k]);
 	}
+	for (int k = 0; k < 2; k++)
+		if (s[k]) draw_side(s[k], s[1 - k], &res->side[k]);
 	if (s[0] && s[1]) {
 		smdmx_compare_options opts;
 		diff_options(NULL, NULL, &opts);
@@ -500,7 +502,7 @@ static void add_pair(report_page *r, tree *ta, tree_file *a, tree *tb, tree_file
 }
 
 static const char report_help[] =
-	"usage: smdmx report A_DIR B_DIR -o FILE.html [-j N] [-f]\n"
+	"usage: smdmx report A_DIR B_DIR -o FILE.html [-j N] [-f] [-q]\n"
 	"Pairs the model files of two trees by their place (a/x.smd with b/x.dmx, the other format\n"
 	"first; X.vta goes with X.smd), draws each side, compares them as smdmx diff does, and writes\n"
 	"one self-contained HTML page: a row per pair with both pictures, their counts, what reading\n"
@@ -512,7 +514,7 @@ int cmd_report(int argc, char **argv)
 {
 	const char *dirs[2] = { NULL, NULL }, *out = NULL;
 	unsigned jobs = 0;
-	bool force = false;
+	bool force = false, quiet = false;
 	size_t nd = 0;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -526,6 +528,7 @@ int cmd_report(int argc, char **argv)
 			if (*end || n < 1 || n > 256) return say("smdmx", "error", "-j is a count from 1 to 256 (try 'smdmx report --help')"), EXIT_USAGE;
 			jobs = (unsigned)n;
 		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) force = true;
+		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = true;
 		else if (a[0] == '-' && a[1]) return say("smdmx", "error", "unknown option '%s' (try 'smdmx report --help')", a), EXIT_USAGE;
 		else if (nd < 2) dirs[nd++] = a;
 		else return say("smdmx", "error", "report compares two folders (try 'smdmx report --help')"), EXIT_USAGE;
@@ -549,7 +552,7 @@ int cmd_report(int argc, char **argv)
 	size_t rows = r.count;
 	if (ok) ok = report_write(&r, out, jobs, force, "smdmx");
 	else rows_free(&r);
-	if (ok) printf("%s: %zu rows\n", out, rows);
+	if (ok && !quiet) printf("%s: %zu rows\n", out, rows);
 	for (int k = 0; k < 2; k++) {
 		for (size_t i = 0; i < t[k].count; i++) free(t[k].files[i].path);
 		free(t[k].files);

@@ -121,21 +121,62 @@ static void project(double v[3][3], const float p[3], double out[3])
 	for (int i = 0; i < 3; i++) out[i] = v[i][0] * p[0] + v[i][1] * p[1] + v[i][2] * p[2];
 }
 
-/* The frame of a view: the rest pose's positions (or, without any, its joints) fit 90% of
- * the cell, centred. Every picture of one file in one view shares it, whatever the pose or
- * shape, so that what moves is seen to move. */
-static frame fit(drawing *d, double v[3][3])
+static void grow(const double q[3], double lo[2], double hi[2])
 {
-	double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY }, q[3];
+	for (int k = 0; k < 2; k++) lo[k] = q[k] < lo[k] ? q[k] : lo[k], hi[k] = q[k] > hi[k] ? q[k] : hi[k];
+}
+
+/* The view's extent of the positions in d->pos (or, without any, of the rest pose's joints). */
+static void bounds_of(const drawing *d, double v[3][3], double lo[2], double hi[2])
+{
+	double q[3];
 	for (size_t i = 0; i < d->position_total; i++) {
 		project(v, d->pos[i], q);
-		for (int k = 0; k < 2; k++) lo[k] = q[k] < lo[k] ? q[k] : lo[k], hi[k] = q[k] > hi[k] ? q[k] : hi[k];
+		grow(q, lo, hi);
 	}
 	for (size_t j = 0; !d->position_total && j < d->rest.count; j++) {
 		float p[3] = { (float)d->rest.bind[j].t[0], (float)d->rest.bind[j].t[1], (float)d->rest.bind[j].t[2] };
 		project(v, p, q);
-		for (int k = 0; k < 2; k++) lo[k] = q[k] < lo[k] ? q[k] : lo[k], hi[k] = q[k] > hi[k] ? q[k] : hi[k];
+		grow(q, lo, hi);
 	}
+}
+
+static bool alloc_positions(drawing *d)
+{
+	const smdmx_scene *s = d->s;
+	d->first = malloc((s->mesh_count + 1) * sizeof(size_t));
+	if (!d->first) return false;
+	size_t total = 0;
+	for (size_t m = 0; m < s->mesh_count; m++) d->first[m] = total, total += s->meshes[m].position_count;
+	d->first[s->mesh_count] = total;
+	d->position_total = total;
+	d->pos = malloc((total ? total : 1) * sizeof(*d->pos));
+	return d->pos != NULL;
+}
+
+/* The extent of another scene's rest pose in view v (its own up axis turned). */
+static void bounds_of_other(const smdmx_scene *s, sm_view view, double lo[2], double hi[2])
+{
+	drawing o = { .s = s };
+	double v[3][3];
+	view_matrix(view, s->up_axis, v);
+	if (alloc_positions(&o) && sm_pose_make(s, NULL, 0, &o.rest)) {
+		pose_all(&o, &o.rest, NULL);
+		bounds_of(&o, v, lo, hi);
+	}
+	free(o.first);
+	free(o.pos);
+	sm_pose_free(&o.rest);
+}
+
+/* The frame of a view: the rest pose's positions (or, without any, its joints), with those of
+ * o->frame_with's, fit 90% of the cell, centred. Every picture of one file in one view shares
+ * it, whatever the pose or shape, so that what moves is seen to move. */
+static frame fit(drawing *d, sm_view view, double v[3][3])
+{
+	double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
+	bounds_of(d, v, lo, hi);
+	if (d->o->frame_with) bounds_of_other(d->o->frame_with, view, lo, hi);
 	frame f = { 1, 0, 0 };
 	if (!(lo[0] <= hi[0])) return f;
 	double extent = hi[0] - lo[0] > hi[1] - lo[1] ? hi[0] - lo[0] : hi[1] - lo[1];
@@ -405,19 +446,13 @@ static bool prepare(drawing *d, sm_render_layout *l)
 	int32_t tick = 0;
 	const smdmx_clip *clip = d->o->clip ? find_clip(s, d->o, &tick, d->error) : NULL;
 	if (d->o->clip && !clip) return false;
-	d->first = malloc((s->mesh_count + 1) * sizeof(size_t));
-	if (!d->first) return sm_render_fail(d->error, SMDMX_ERROR_OUT_OF_MEMORY, "out of memory");
-	size_t total = 0;
-	for (size_t m = 0; m < s->mesh_count; m++) d->first[m] = total, total += s->meshes[m].position_count;
-	d->first[s->mesh_count] = total;
-	d->position_total = total;
-	d->pos = malloc((total ? total : 1) * sizeof(*d->pos));
+	bool positions = alloc_positions(d);
 	d->img.width = l->columns * d->size;
 	d->img.height = l->rows * d->size;
 	size_t px = (size_t)d->img.width * d->img.height;
 	d->img.rgb = malloc(px * 3);
 	d->depth = malloc(px * sizeof(float));
-	if (!d->pos || !d->img.rgb || !d->depth) return sm_render_fail(d->error, SMDMX_ERROR_OUT_OF_MEMORY, "out of memory");
+	if (!positions || !d->img.rgb || !d->depth) return sm_render_fail(d->error, SMDMX_ERROR_OUT_OF_MEMORY, "out of memory");
 	if (!sm_pose_make(s, NULL, 0, &d->rest) || !sm_pose_make(s, clip, tick, &d->pose)) return sm_render_fail(d->error, SMDMX_ERROR_OUT_OF_MEMORY, "out of memory");
 	sm_fill_cell(&(sm_cell){ d->img.rgb, NULL, d->img.width, 0, 0, d->img.width, d->img.height }, background);
 	return true;
@@ -443,7 +478,7 @@ static void draw_cells(drawing *d, const sm_render_layout *l)
 		views[i] = nv > 1 ? (sm_view)i : o->view == SM_VIEW_ALL ? SM_VIEW_THREE_QUARTER : o->view;
 		double v[3][3];
 		view_matrix(views[i], d->s->up_axis, v);
-		frames[i] = fit(d, v);
+		frames[i] = fit(d, views[i], v);
 	}
 	for (uint32_t i = 0; i < l->cells; i++) {
 		sm_cell c = cell_at(d, i, l->columns);

@@ -56,6 +56,9 @@ typedef struct sm_render_options {
 	const char *clip;     /* the mesh posed by this clip, or NULL (the bind pose) */
 	int64_t frame;        /* the clip's frame, counted from its first */
 	bool uv;              /* the UV layout of each material instead of the mesh */
+	/* Another scene whose rest pose the frame takes in too, or NULL: two pictures drawn each
+	 * with the other share one frame and compare pixel by pixel (a report's two sides). */
+	const smdmx_scene *frame_with;
 } sm_render_options;
 
 /* Limits: a view is 16 to 4096 pixels square; a picture holds at most 2^25 pixels. */
