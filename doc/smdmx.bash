@@ -2,7 +2,7 @@
 
 _smdmx_convert_options="-o -d -r --recursive -f --force -u --update -j --jobs --threads -k --keep-going --depfile -q --quiet
 	-W -Werror --max-warnings -v --verbose --vta --target --encoding --encoding-version --model-version
-	--keys --key-tolerance --fps --clips --clip --goldsrc --lf --scale --up-axis --qc --model --help --version"
+	--keys --key-tolerance --fps --clips --clip --goldsrc --lf --scale --up-axis --qc --model --report --help --version"
 
 # Completes the option values and files of a conversion; $1: the input extensions.
 _smdmx_convert()
@@ -10,6 +10,7 @@ _smdmx_convert()
 	local cur=$2 prev=$3 exts=$1
 	case $prev in
 	-o | --depfile) _filedir; return ;;
+	--report) _filedir html; return ;;
 	-d) _filedir -d; return ;;
 	--vta) _filedir vta; return ;;
 	--qc) _filedir '@(qc|QC)'; return ;;
@@ -50,7 +51,7 @@ _smdmx()
 	local cur prev words cword
 	_init_completion || return
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W "convert info diff check dump qc --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "convert info diff check dump qc preview report --help --version" -- "$cur"))
 		return
 	fi
 	case ${words[1]} in
@@ -83,6 +84,23 @@ _smdmx()
 		;;
 	dump)
 		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--full --help" -- "$cur")) || _filedir '@(dmx|DMX)'
+		;;
+	preview)
+		case $prev in
+		-o) _filedir png; return ;;
+		-d) _filedir -d; return ;;
+		--views) COMPREPLY=($(compgen -W "front side top three-quarter all" -- "$cur")); return ;;
+		--size | --shape | --clip | --frame | --model | -j) return ;;
+		esac
+		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "-o -d --views --size --skeleton --shape --shapes --clip --frame --uv --model -f --force -j -q --quiet --help" -- "$cur")) ||
+			_filedir '@(smd|SMD|sma|SMA|phys|PHYS|vta|VTA|dmx|DMX|qc|QC)'
+		;;
+	report)
+		case $prev in
+		-o) _filedir html; return ;;
+		-j) return ;;
+		esac
+		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "-o -j -f --force -q --quiet --help" -- "$cur")) || _filedir -d
 		;;
 	esac
 }

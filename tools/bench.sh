@@ -9,7 +9,8 @@
 # disk does not time itself); the same for the keyvalues2 and binary files; the
 # whole smd2dmx and dmx2smd conversions (MB/s of input; dmx2smd converts what smd2dmx wrote,
 # a 176 MB keyvalues2 model); a VTA of 100,002 corners and 50
-# shapes read and matched to its reference by position. Then how cost grows: reading and
+# shapes read and matched to its reference by position; pictures (smdmx preview of 100,000
+# triangles, smdmx report over two trees). Then how cost grows: reading and
 # converting grids of 10,000, 100,000 and 1,000,000 triangles on one core, in nanoseconds
 # per triangle.
 #
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 . tools/lib.sh
 tris=${1:-1000000}
 runs=${2:-5}
-sh tools/install-deps.sh
+sh tools/install-deps.sh time
 configure build -Dwerror=true
 ninja -C build tools/gen_smd tools/gen_dmx tools/bench_smd >/dev/null
 dir=build/bench
@@ -57,7 +58,29 @@ row() {
 	shift
 	r1=$(THREADS=1 runs_of $one "$@")
 	rn=$(THREADS=$cores runs_of "$@")
-	echo "$r1|$rn" | awk -F'|' -v inb="$in" -v tsv="$tsv" '{
+	print_row "$in" "$r1" "$rn"
+}
+# The same for a whole program (a shell function: THREADS=1 is one worker, not pinned).
+row_fn() {
+	in=$1
+	shift
+	r1=$(THREADS=1 runs_of "$@")
+	rn=$(THREADS=$cores runs_of "$@")
+	print_row "$in" "$r1" "$rn"
+}
+# timed PHASE BYTES COMMAND...: "phase bytes seconds MB/s peak_rss_kib" of a whole program
+# (its peak RSS by GNU time)
+timed() {
+	_phase=$1 _bytes=$2
+	shift 2
+	t0=$(now)
+	/usr/bin/time -f %M -o "$out/rss" "$@" >/dev/null 2>&1
+	t1=$(now)
+	awk -v p="$_phase" -v n="$_bytes" -v a="$t0" -v b="$t1" -v r="$(tail -n 1 "$out/rss")" \
+		'BEGIN { printf "%s %d %.6f %.3f %s\n", p, n, b - a, n / 1e6 / (b - a), r }'
+}
+print_row() { # INPUT_BYTES ONE_CORE ALL_CORES
+	echo "$2|$3" | awk -F'|' -v inb="$1" -v tsv="$tsv" '{
 		split($1, a, " "); split($2, b, " ")
 		rss = (a[5] == "-") ? "-" : sprintf("%.0f", a[5] / 1024)
 		ratio = (a[5] == "-" || inb == 0) ? "" : sprintf(" (%.2fx)", a[5] * 1024 / inb)
@@ -113,6 +136,29 @@ echo "VTA: $vta (100,002 corners, 50 shapes, shuffled numbers), matched to $vref
 row "$(size "$vta")" build/tools/bench_smd vta-read "$vref" "$vta"
 row 0 build/tools/bench_smd vta-match "$vref" "$vta"
 rm -f "$out"/out.* "$out/e2e.dmx"
+
+# Pictures: the 100,000-triangle grid drawn as smdmx preview draws it (draw: the picture and
+# its PNG bytes, the file read before the clock starts; preview: the whole program, reading
+# and writing included), and smdmx report over two trees (the 10,000 and 100,000-triangle
+# grids as SMD, and as the DMX smd2dmx makes of them; MB/s of both trees' bytes) on one
+# worker and on every core (-j).
+g100=$dir/grid_100000.smd
+[ -f "$g100" ] || build/tools/gen_smd reference 100000 "$g100"
+echo "pictures: $g100 (100,000 triangles, 512 x 512 pixels)"
+cat_row "$g100"
+row "$(size "$g100")" build/tools/bench_smd draw "$g100" 512
+preview_run() { timed preview "$(size "$g100")" build/smdmx preview "$g100" -o "$out/out.png" -f -q; }
+row_fn "$(size "$g100")" preview_run
+mkdir -p "$dir/report/a" "$dir/report/b"
+for n in 10000 100000; do
+	[ -f "$dir/report/a/grid_$n.smd" ] || build/tools/gen_smd reference "$n" "$dir/report/a/grid_$n.smd"
+	[ -f "$dir/report/b/grid_$n.dmx" ] || build/smd2dmx "$dir/report/a/grid_$n.smd" -d "$dir/report/b" -q
+done
+rbytes=$(cat "$dir"/report/a/* "$dir"/report/b/* | wc -c)
+echo "report: smdmx report $dir/report/a $dir/report/b ($rbytes bytes, 2 rows)"
+report_run() { timed report "$rbytes" build/smdmx report "$dir/report/a" "$dir/report/b" -o "$out/out.html" -f -q -j "$THREADS"; }
+row_fn "$rbytes" report_run
+rm -f "$out"/out.* "$out/rss"
 
 # How cost grows with the model: one core, nanoseconds per triangle.
 echo

@@ -7,6 +7,9 @@
  *   bench_smd dmx-read FILE, dmx-format FILE, dmx-write FILE OUT: the same for keyvalues2
  *   bench_smd smd2dmx FILE.smd OUT.dmx, dmx2smd FILE.dmx OUT.smd: end to end, the rate is
  *                                input bytes per second of the whole conversion
+ *   bench_smd draw FILE SIZE     read FILE, then time its picture (smdmx preview's default
+ *                                three-quarter view, SIZE pixels square) and its PNG bytes; the
+ *                                rate is the file's bytes per second of drawing
  *   bench_smd vta-read REF.smd FLEX.vta, vta-match REF.smd FLEX.vta: reading the VTA, and
  *                                matching it to the reference by position (the rate is the
  *                                VTA's bytes per second of matching)
@@ -22,6 +25,7 @@
 #include <string.h>
 
 #include "platform/os.h"
+#include "render/render.h"
 #include "smdmx/smdmx.h"
 
 static double now(void)
@@ -147,8 +151,38 @@ static int bench_vta(const char *phase, const char *ref_path, const char *vta_pa
 	return 0;
 }
 
+static int bench_draw(const char *path, const char *size)
+{
+	smdmx_error err;
+	smdmx_smd_read_options ro = { .threads = threads() };
+	smdmx_scene *s = smdmx_smd_read_file(path, &ro, &err, NULL);
+	if (!s) {
+		fprintf(stderr, "%s:%u:%u: error: %s\n", path, err.line, err.column, err.message);
+		return 1;
+	}
+	sm_render_options o = { .view = SM_VIEW_THREE_QUARTER, .size = (uint32_t)atoi(size) };
+	sm_image img;
+	uint8_t *png = NULL;
+	size_t bytes = 0;
+	double t0 = now();
+	bool ok = sm_render(s, &o, &img, NULL, &err) && sm_png_encode(&img, &png, &bytes);
+	double t1 = now();
+	if (!ok) {
+		fprintf(stderr, "%s: error: %s\n", path, err.message);
+		return 1;
+	}
+	os_stat st;
+	os_stat_path(path, &st);
+	printf("draw %lld %.6f %.1f %ld\n", (long long)st.size, t1 - t0, (double)st.size / 1e6 / (t1 - t0), peak_rss_kib());
+	free(png);
+	sm_render_free(&img, NULL);
+	smdmx_scene_free(s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "draw")) return bench_draw(argv[2], argv[3]);
 	if (argc == 4 && (!strcmp(argv[1], "vta-read") || !strcmp(argv[1], "vta-match"))) return bench_vta(argv[1] + 4, argv[2], argv[3]);
 	if (argc >= 3 && !strncmp(argv[1], "dmx-", 4)) return bench_dmx(argv[1] + 4, argv[2], argc > 3 ? argv[3] : NULL);
 	if (argc == 4 && (!strcmp(argv[1], "smd2dmx") || !strcmp(argv[1], "dmx2smd"))) return end_to_end(argv[1], argv[2], argv[3]);

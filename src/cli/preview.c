@@ -283,8 +283,9 @@ static int preview_options(preview *p, int argc, char **argv, const char **out, 
 			if (!number_arg(argv[++i], 0, 1e9, &n)) return preview_usage("--frame is a frame number, 0 or more, not '%s'", v);
 			p->ro.frame = (int64_t)n;
 			frame_given = true;
-		} else if (!strcmp(a, "-j")) {
-			if (!number_arg(argv[++i], 1, 256, &n)) return preview_usage("-j is a count from 1 to 256, not '%s'", v);
+		} else if (!strcmp(a, "-j") || (!strncmp(a, "-j", 2) && a[2])) {
+			const char *count = a[2] ? a + 2 : argv[++i];
+			if (!number_arg(count, 1, 256, &n)) return preview_usage("-j is a count from 1 to 256, not '%s'", count);
 			p->o.jobs = (unsigned)n;
 		} else if (!strcmp(a, "--shape")) p->ro.shape = argv[++i];
 		else if (!strcmp(a, "--clip")) p->ro.clip = argv[++i];

@@ -522,9 +522,9 @@ int cmd_report(int argc, char **argv)
 			puts(report_help);
 			return EXIT_OK;
 		} else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
-		else if (!strcmp(a, "-j") && i + 1 < argc) {
+		else if ((!strcmp(a, "-j") && i + 1 < argc) || (!strncmp(a, "-j", 2) && a[2])) {
 			char *end;
-			long n = strtol(argv[++i], &end, 10);
+			long n = strtol(a[2] ? a + 2 : argv[++i], &end, 10);
 			if (*end || n < 1 || n > 256) return say("smdmx", "error", "-j is a count from 1 to 256 (try 'smdmx report --help')"), EXIT_USAGE;
 			jobs = (unsigned)n;
 		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) force = true;
