@@ -231,7 +231,7 @@ static bool report_batch(const conv_opts *o, const plan *p)
 			for (const char *c = j->inputs[0]; *c; c++) tb_putc(&title, *c);
 	}
 	char more[64] = "";
-	if (p->count > 1) snprintf(more, sizeof(more), " and %zu more inputs", p->count - 1);
+	if (p->count > 1) snprintf(more, sizeof(more), " and %zu more input%s", p->count - 1, p->count > 2 ? "s" : "");
 	for (const char *c = more; *c; c++) tb_putc(&title, *c);
 	r.title = title.text ? title.text : o->name;
 	bool ok = report_write(&r, o->report, o->jobs, true, o->name);

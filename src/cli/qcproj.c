@@ -535,7 +535,7 @@ static bool qc_report(const library *lib)
 			for (const char *c = p->qcpath; *c; c++) tb_putc(&title, *c);
 	}
 	char more[64] = "";
-	if (lib->project_count > 1) snprintf(more, sizeof(more), " and %zu more QCs", lib->project_count - 1);
+	if (lib->project_count > 1) snprintf(more, sizeof(more), " and %zu more QC%s", lib->project_count - 1, lib->project_count > 2 ? "s" : "");
 	for (const char *c = more; *c; c++) tb_putc(&title, *c);
 	r.title = title.text;
 	bool ok = report_write(&r, o->report, o->jobs, true, "smdmx");
