@@ -712,6 +712,11 @@ qc)
 	check "qc --to smd: flex lines back, the QC's own rig kept" '	flexfile "face.vta"|	flexpair smile 1 frame 1|	flex blink frame 2|	flex jaw frame 3|	flexpair pucker 1 frame 4|	flex smile_jaw frame 5' \
 		"$(grep -e '^	flex ' -e '^	flexpair' -e '^	flexfile' "$tmp/p2/face.qc" | tr '\n' '|' | sed 's/|$//')"
 	check "qc --to smd: noautodmxrules gone" 0 "$(grep -c noautodmxrules "$tmp/p2/face.qc")"
+	# studiomdl reads a rule only for a flex defined before it: the flex lines open the block
+	check "qc --to smd: the flex lines before the rules that read them" "6:flexfile|21:%smileR" \
+		"$(grep -n -e '^	flexfile' -e '^	%smileR' "$tmp/p2/face.qc" | sed 's/:	\([^ ]*\).*/:\1/' | tr '\n' '|' | sed 's/|$//')"
+	"$smdmx" check "$tmp/p2/face.qc" >/dev/null 2>"$tmp/err"
+	check "qc --to smd: the QC written reads (smdmx check)" "0:" "$?:$(cat "$tmp/err")"
 	"$smdmx" diff "$face/face.smd" "$tmp/p2/face.smd" >"$tmp/out"
 	check "qc both ways: the same SMD" "0:" "$?:$(cat "$tmp/out")"
 	"$smdmx" qc "$face/face.qc" --to dmx --rig dmx -d "$tmp/p3" 2>/dev/null

@@ -229,6 +229,12 @@ SMDMX_API bool smdmx_qc_remove_lines(smdmx_qc *qc, uint32_t model, unsigned whic
  * when the model has none. Line ends in text are written as the file's own (CRLF or LF). */
 SMDMX_API bool smdmx_qc_append_to_model(smdmx_qc *qc, uint32_t model, const char *text, smdmx_error *error);
 
+/* Adds text (whole lines) at the start of a $model block, after its '{' (on the next line
+ * when nothing but blanks or a comment follows it), so that what the block's own lines use
+ * comes first: flex lines before the rules that read them. A model without a block gets one,
+ * as smdmx_qc_append_to_model makes it. */
+SMDMX_API bool smdmx_qc_prepend_to_model(smdmx_qc *qc, uint32_t model, const char *text, smdmx_error *error);
+
 /* Adds text (whole lines) after the $model command and its block. */
 SMDMX_API bool smdmx_qc_insert_after_model(smdmx_qc *qc, uint32_t model, const char *text, smdmx_error *error);
 

@@ -75,7 +75,9 @@ bool qp_edit_lines(project *p)
 		const smdmx_qc_model *m = &qc->models[k];
 		if (t->model_lines && *t->model_lines) {
 			if (m->noautodmxrules) {
-				/* The QC's own rig stays: only the shapes come out of the DMX. */
+				/* The QC's own rig stays: only the shapes come out of the DMX, at the start of the
+				 * block, before the rules that read them (studiomdl refuses a rule for a flex
+				 * not yet defined). */
 				char *lines = xstrdup(t->model_lines), *w = lines;
 				for (char *s = lines; *s;) {
 					char *e = strchr(s, '\n');
@@ -88,7 +90,7 @@ bool qp_edit_lines(project *p)
 				}
 				*w = 0;
 				ok = smdmx_qc_remove_lines(qc, (uint32_t)k, SMDMX_QC_LINES_NOAUTODMXRULES, &err) || edit_fail(p, &err);
-				ok = ok && (smdmx_qc_append_to_model(qc, (uint32_t)k, lines, &err) || edit_fail(p, &err));
+				ok = ok && (smdmx_qc_prepend_to_model(qc, (uint32_t)k, lines, &err) || edit_fail(p, &err));
 				free(lines);
 			} else {
 				ok = smdmx_qc_append_to_model(qc, (uint32_t)k, t->model_lines, &err) || edit_fail(p, &err);

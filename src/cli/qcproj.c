@@ -529,6 +529,9 @@ static bool qc_report(const library *lib)
 		/* --rig qc to DMX: the source as the DMX holds it (shapes; controllers and rules stay
 		 * in the QC), against the DMX */
 		if (!strcmp(lib->to, "dmx") && !lib->rig_dmx) report_rig_in_qc(&r, 0);
+		/* to SMD from a DMX whose rig is the QC's (noautodmxrules): the result as that DMX
+		 * held it */
+		if (!strcmp(lib->to, "smd") && p->qc && p->qc->model_count && p->qc->models[0].noautodmxrules) report_rig_in_qc(&r, 1);
 		free(out);
 		free(said.text);
 		if (pi == 0)

@@ -255,6 +255,26 @@ bool smdmx_qc_append_to_model(smdmx_qc *qc, uint32_t model, const char *text, sm
 	return insert_text(qc, last->file, last->end, " {\n", text, "}", last, error);
 }
 
+bool smdmx_qc_prepend_to_model(smdmx_qc *qc, uint32_t model, const char *text, smdmx_error *error)
+{
+	memset(error, 0, sizeof(*error));
+	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
+	const qc_model_x *mx = &qc->state->models[model];
+	if (mx->open == SMDMX_NONE) return smdmx_qc_append_to_model(qc, model, text, error);
+	const qc_tok *open = qc_tok_at(qc, mx->open);
+	if (open->flags & QTOK_MACRO)
+		return edit_fail(qc, open, error, "$model '%s' is written in a macro: smdmx cannot add to it", qc->models[model].name);
+	const smdmx_qc_file *f = &qc->files[open->file];
+	/* After the opening '{': at the start of the next line when nothing but blanks or a
+	 * comment follows it on its line. */
+	uint32_t at = open->end;
+	while (at < f->size && (f->data[at] == ' ' || f->data[at] == '\t' || f->data[at] == '\r')) at++;
+	bool comment = at + 1 < f->size && f->data[at] == '/' && f->data[at + 1] == '/';
+	while (comment && at < f->size && f->data[at] != '\n') at++;
+	if (at < f->size && f->data[at] == '\n') return insert_text(qc, open->file, at + 1, "", text, "", open, error);
+	return insert_text(qc, open->file, open->end, "\n", text, "", open, error);
+}
+
 bool smdmx_qc_insert_after_model(smdmx_qc *qc, uint32_t model, const char *text, smdmx_error *error)
 {
 	memset(error, 0, sizeof(*error));
