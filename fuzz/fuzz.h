@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/render.h"
 #include "smdmx/smdmx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,8 +38,53 @@ static inline smdmx_limits fuzz_limits(void)
 
 /* Writes a scene as SMD (and VTA when it has shapes), then as a model DMX in binary 5 and
  * keyvalues2, all into the sink: the writers run on whatever a reader accepted. */
+/* A scene drawn as smdmx preview draws it (small pictures): every view with the skeleton,
+ * the UV layouts, a sheet of the shapes, and each clip's first and last frames posed. A
+ * picture that is refused must say why. */
+static inline void fuzz_draw(const smdmx_scene *s, const sm_render_options *o)
+{
+	sm_image img;
+	smdmx_error err;
+	if (sm_render(s, o, &img, NULL, &err)) {
+		uint8_t *png;
+		size_t n;
+		if (sm_png_encode(&img, &png, &n)) free(png);
+		sm_render_free(&img, NULL);
+	} else if (!err.message[0]) {
+		abort();
+	}
+}
+
+static inline void fuzz_draw_scene(const smdmx_scene *s)
+{
+	sm_render_options o;
+	memset(&o, 0, sizeof(o));
+	o.size = 16;
+	o.view = SM_VIEW_ALL;
+	o.skeleton = true;
+	fuzz_draw(s, &o);
+	o.view = SM_VIEW_THREE_QUARTER;
+	o.skeleton = false;
+	o.uv = true;
+	fuzz_draw(s, &o);
+	o.uv = false;
+	o.shapes = s->flex_shape_count > 0 && s->flex_shape_count < 64;
+	if (o.shapes) fuzz_draw(s, &o);
+	o.shapes = false;
+	for (size_t c = 0; c < s->clip_count && c < 4; c++) {
+		o.clip = s->clips[c].name;
+		o.frame = 0;
+		fuzz_draw(s, &o);
+		o.frame = (int64_t)((double)s->clips[c].duration * s->clips[c].frame_rate / 10000.0); /* about the last */
+		fuzz_draw(s, &o);
+		o.frame = 1000000000; /* past the end: refused with its range */
+		fuzz_draw(s, &o);
+	}
+}
+
 static inline void fuzz_write_scene(const smdmx_scene *s)
 {
+	fuzz_draw_scene(s);
 	smdmx_error err;
 	smdmx_warnings w;
 	size_t n = 0;

@@ -20,6 +20,11 @@ preview)
 	check "preview: what it wrote" "$sample/arm.smd -> arm.png (512 x 512, three-quarter)" "$(joined out)"
 	check "preview: nothing said" "" "$(joined err)"
 	check "preview: a 512 x 512 PNG" "512 x 512" "$(png_size arm.png)"
+	"$smdmx" preview - <"$sample/arm.smd" >stdout.png 2>err
+	check "preview of standard input: to standard output, the same picture, nothing else" "0||0" "$?|$(joined err)|$(cmp -s stdout.png arm.png; echo $?)"
+	"$smdmx" preview - -d dir --name arm <"$sample/arm.smd" >out
+	check "preview of standard input with -d: DIR/NAME.png" "0|- -> dir/arm.png (512 x 512, three-quarter)|0" \
+		"$?|$(joined out | sed 's|dir\\|dir/|')|$(cmp -s dir/arm.png arm.png; echo $?)"
 	"$smdmx" preview "$sample/arm.smd" -o arm.png 2>err
 	check "preview: an existing picture is kept" "1|arm.png: error: 'arm.png' exists (--force overwrites it)" "$?|$(joined err)"
 	"$smdmx" preview "$sample/arm.smd" -o arm.png --views all --size 100 -f -q >out

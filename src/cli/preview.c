@@ -221,7 +221,8 @@ static const char preview_help[] =
 	"usage: smdmx preview FILE [REF.vta]... [-o OUT.png | -d DIR] [options]\n"
 	"Draws a picture of each model (an SMD with its VTA after it, a DMX, or a QC's $model) as\n"
 	"PNG: shaded polygons lit from the viewer, each material in its own colour, Source's Z up,\n"
-	"the model framed to fit. Without -o or -d, FILE.png beside each FILE.\n"
+	"the model framed to fit. Without -o or -d, FILE.png beside each FILE ('-': standard input,\n"
+	"drawn to standard output; -o - writes any picture there).\n"
 	"  --views V       front, side, top, three-quarter (the default) or all (four in one picture)\n"
 	"  --size N        pixels of one view's square, 16 to 4096 (default 512)\n"
 	"  --skeleton      the bones as lines over the mesh\n"
@@ -264,6 +265,7 @@ static int preview_options(preview *p, int argc, char **argv, const char **out, 
 		double n;
 		bool takes = !strcmp(a, "-o") || !strcmp(a, "-d") || !strcmp(a, "--views") || !strcmp(a, "--size") ||
 		             !strcmp(a, "--shape") || !strcmp(a, "--clip") || !strcmp(a, "--frame") || !strcmp(a, "--model") ||
+		             !strcmp(a, "--name") ||
 		             !strcmp(a, "-j");
 		if (takes && !v) return preview_usage("'%s' wants a value", a);
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -290,6 +292,7 @@ static int preview_options(preview *p, int argc, char **argv, const char **out, 
 		} else if (!strcmp(a, "--shape")) p->ro.shape = argv[++i];
 		else if (!strcmp(a, "--clip")) p->ro.clip = argv[++i];
 		else if (!strcmp(a, "--model")) p->model = argv[++i];
+		else if (!strcmp(a, "--name")) stdin_name = argv[++i];
 		else if (!strcmp(a, "--skeleton")) p->ro.skeleton = true;
 		else if (!strcmp(a, "--shapes")) p->ro.shapes = true;
 		else if (!strcmp(a, "--uv")) p->ro.uv = true;
@@ -324,6 +327,8 @@ static int plan_pictures(preview *p, const char *out, const char *dir)
 	for (size_t i = 0; i < p->count; i++) {
 		picture *pic = &p->pics[i];
 		if (out) pic->out = xstrdup(out);
+		else if (!strcmp(pic->in, "-")) /* standard input: as the conversions, to standard output or DIR/NAME.png */
+			pic->out = dir ? xasprintf("%s%c%s.png", dir, path_separator_of(dir), stdin_name) : xstrdup("-");
 		else {
 			char *png = path_with_extension(pic->in, "png");
 			const char *sep = last_separator(png);
@@ -357,7 +362,7 @@ int cmd_preview(int argc, char **argv)
 			picture *pic = &p.pics[i];
 			fputs(pic->diag.text ? pic->diag.text : "", stderr);
 			if (!pic->ok) failed++;
-			else if (!p.o.quiet) printf("%s -> %s (%s)\n", pic->in, pic->out, pic->legend);
+			else if (!p.o.quiet && strcmp(pic->out, "-")) printf("%s -> %s (%s)\n", pic->in, pic->out, pic->legend);
 		}
 		if (failed && p.count > 1) say("smdmx", "error", "%zu of %zu models not drawn", failed, p.count);
 		rc = failed ? EXIT_FAILED : EXIT_OK;
