@@ -361,14 +361,21 @@ static const smdmx_clip *find_clip(const smdmx_scene *s, const sm_render_options
 		fail_names(e, "clip", o->clip, names, s->clip_count);
 		return NULL;
 	}
+	/* frames as the SMD writer samples them, in double: a rate far past any file's cannot
+	 * overflow a count */
 	double r = clip->frame_rate;
-	long long first = llround((double)clip->start * r / 10000.0);
-	long long last = llround(((double)clip->start + clip->duration) * r / 10000.0);
-	if (o->frame < 0 || o->frame > last - first) {
-		sm_render_fail(e, SMDMX_ERROR_USAGE, "clip '%s' has frames 0 to %lld, not %lld", clip->name, last - first, (long long)o->frame);
+	double first = round((double)clip->start * r / 10000.0);
+	double frames = round(((double)clip->start + clip->duration) * r / 10000.0) - first;
+	if (!(frames >= 0 && frames < 1e15)) {
+		sm_render_fail(e, SMDMX_ERROR_LIMIT, "clip '%s' has too many frames to pose", clip->name);
 		return NULL;
 	}
-	*tick = (int32_t)floor((double)(first + o->frame) * 10000.0 / r);
+	if (o->frame < 0 || (double)o->frame > frames) {
+		sm_render_fail(e, SMDMX_ERROR_USAGE, "clip '%s' has frames 0 to %.0f, not %lld", clip->name, frames, (long long)o->frame);
+		return NULL;
+	}
+	double t = floor((first + (double)o->frame) * 10000.0 / r);
+	*tick = t < INT32_MIN ? INT32_MIN : t > INT32_MAX ? INT32_MAX : (int32_t)t;
 	return clip;
 }
 

@@ -56,7 +56,7 @@ static size_t key_at(const int32_t *times, size_t n, int32_t t, double *f)
 		if (times[mid] <= t) lo = mid;
 		else hi = mid;
 	}
-	*f = (double)(t - times[lo]) / (double)(times[hi] - times[lo]);
+	*f = ((double)t - times[lo]) / ((double)times[hi] - times[lo]);
 	return lo;
 }
 
