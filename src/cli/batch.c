@@ -235,7 +235,7 @@ static bool report_batch(const conv_opts *o, const plan *p)
 	for (const char *c = more; *c; c++) tb_putc(&title, *c);
 	r.title = title.text ? title.text : o->name;
 	bool ok = report_write(&r, o->report, o->jobs, true, o->name);
-	if (ok && !o->quiet) say(o->name, "note", "report of %zu input%s: %s", p->count, p->count == 1 ? "" : "s", o->report);
+	if (ok && o->verbose) say(o->name, "note", "report of %zu input%s: %s", p->count, p->count == 1 ? "" : "s", o->report);
 	free(title.text);
 	return ok;
 }

@@ -542,7 +542,7 @@ static bool qc_report(const library *lib)
 	for (const char *c = more; *c; c++) tb_putc(&title, *c);
 	r.title = title.text;
 	bool ok = report_write(&r, o->report, o->jobs, true, "smdmx");
-	if (ok && !o->quiet) say("smdmx", "note", "report of %zu QC%s: %s", lib->project_count, lib->project_count == 1 ? "" : "s", o->report);
+	if (ok && o->verbose) say("smdmx", "note", "report of %zu QC%s: %s", lib->project_count, lib->project_count == 1 ? "" : "s", o->report);
 	free(title.text);
 	return ok;
 }
