@@ -140,6 +140,14 @@ report)
 	check "dmx2smd --report: the result's VTA drawn with it" 1 "$(grep -c '&rarr; d/arm.smd<br>+ d/arm.vta' d.html)"
 	"$smdmx" convert a/arm.smd --to dmx --encoding binary -d e --report e.html -q
 	check "smdmx convert --report" "0|1" "$?|$(grep -c '<span class="good">same</span>' e.html)"
+	cp a/arm.smd keep.smd
+	"$smd2dmx" a/arm.smd -d c2 -f --report a/arm.smd 2>err
+	check "--report never over an input, even with -f" "1|smd2dmx: error: the report was not written: the output 'a/arm.smd' is the input 'a/arm.smd'|0" \
+		"$?|$(joined err)|$(cmp -s keep.smd a/arm.smd; echo $?)"
+	"$smd2dmx" a/arm.smd -d c3 --report c.html 2>err
+	check "--report: an existing page is kept without -f" "1|smd2dmx: error: the report was not written: 'c.html' exists (--force overwrites it)" "$?|$(joined err)"
+	"$smd2dmx" a/arm.smd -d c2 -u --report c.html 2>err
+	check "--report with -u: the page replaced, the input up to date" "0|smd2dmx: note: 1 of 1 inputs up to date (-u)|1" "$?|$(joined err)|$(grep -c '<div class="state">up to date</div>' c.html)"
 	"$smd2dmx" a/arm.smd -o - --report x.html >/dev/null 2>err
 	check "--report with the output on standard output" "2" "$?"
 	# smdmx qc --report: a row per QC, its model beside the converted QC's, both ways

@@ -234,7 +234,7 @@ static bool report_batch(const conv_opts *o, const plan *p)
 	if (p->count > 1) snprintf(more, sizeof(more), " and %zu more input%s", p->count - 1, p->count > 2 ? "s" : "");
 	for (const char *c = more; *c; c++) tb_putc(&title, *c);
 	r.title = title.text ? title.text : o->name;
-	bool ok = report_write(&r, o->report, o->jobs, true, o->name);
+	bool ok = report_write(&r, o->report, o->jobs, o->force || o->update, o->name);
 	if (ok && o->verbose) say(o->name, "note", "report of %zu input%s: %s", p->count, p->count == 1 ? "" : "s", o->report);
 	free(title.text);
 	return ok;

@@ -541,7 +541,7 @@ static bool qc_report(const library *lib)
 	if (lib->project_count > 1) snprintf(more, sizeof(more), " and %zu more QC%s", lib->project_count - 1, lib->project_count > 2 ? "s" : "");
 	for (const char *c = more; *c; c++) tb_putc(&title, *c);
 	r.title = title.text;
-	bool ok = report_write(&r, o->report, o->jobs, true, "smdmx");
+	bool ok = report_write(&r, o->report, o->jobs, o->force || o->update, "smdmx");
 	if (ok && o->verbose) say("smdmx", "note", "report of %zu QC%s: %s", lib->project_count, lib->project_count == 1 ? "" : "s", o->report);
 	free(title.text);
 	return ok;

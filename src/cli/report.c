@@ -411,6 +411,21 @@ static void page(text_buf *b, const report_page *r)
 	free(e);
 }
 
+/* Every file the rows read: the page never takes the place of one. */
+static char **files_read(const report_page *r, size_t *n)
+{
+	*n = 0;
+	char **v = malloc((4 * r->count + 1) * sizeof(char *));
+	for (size_t i = 0; v && i < r->count; i++) {
+		const report_side *s[2] = { &r->rows[i].a, &r->rows[i].b };
+		for (int k = 0; k < 2; k++) {
+			if (s[k]->path) v[(*n)++] = s[k]->path;
+			if (s[k]->vta) v[(*n)++] = s[k]->vta;
+		}
+	}
+	return v;
+}
+
 bool report_write(report_page *r, const char *path, unsigned workers, bool force, const char *name)
 {
 	run_parallel(workers, r->count, make_row, r);
@@ -418,9 +433,12 @@ bool report_write(report_page *r, const char *path, unsigned workers, bool force
 	for (size_t i = 0; i < r->count; i++) ok = ok && r->rows[i].result;
 	text_buf b = { 0 };
 	if (ok) page(&b, r);
-	rows_free(r);
+	size_t nread;
+	char **read = files_read(r, &nread);
 	char why[1024] = "out of memory";
-	ok = ok && b.text && write_file_whole(path, b.text, b.len, NULL, 0, force, why, sizeof(why));
+	ok = ok && b.text && read && write_file_whole(path, b.text, b.len, read, nread, force, why, sizeof(why));
+	free(read);
+	rows_free(r);
 	if (!ok) say(name, "error", "the report was not written: %s", why);
 	free(b.text);
 	return ok;

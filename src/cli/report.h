@@ -40,8 +40,9 @@ void report_clip(report_page *r, int side, const char *clip);
 void report_rig_in_qc(report_page *r, int side);
 
 /* Draws both sides of every row (workers at once, 0: the cores), compares them as smdmx
- * diff does, and writes the page to path, all or nothing (over an existing file only with
- * force). False with the error said (as name's). Frees the rows either way. */
+ * diff does, and writes the page to path, all or nothing: never over a file a row reads,
+ * over another existing file only with force. False with the error said (as name's). Frees
+ * the rows either way. */
 bool report_write(report_page *r, const char *path, unsigned workers, bool force, const char *name);
 
 /* smdmx report A_DIR B_DIR -o FILE.html: the two trees' model files paired by their place. */
