@@ -462,7 +462,11 @@ static bool read_tree(const char *dir, tree *t)
 {
 	char **paths;
 	size_t n;
-	if (!files_below(TOOL_SMDMX, "smdmx", dir, &paths, &n)) return false;
+	if (!files_below(TOOL_SMDMX, "smdmx", dir, &paths, &n)) { /* said */
+		for (size_t i = 0; i < n; i++) free(paths[i]);
+		free(paths);
+		return false;
+	}
 	t->files = calloc(n + 1, sizeof(tree_file));
 	if (!t->files) exit(EXIT_FAILED);
 	size_t skip = strlen(dir);
