@@ -15,7 +15,9 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.error
 import urllib.request
 
 
@@ -23,8 +25,15 @@ def request(port, method, path, body=None):
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
                                  headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.loads(r.read().decode())["value"]
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return json.loads(r.read().decode())["value"]
+    except urllib.error.HTTPError as e:  # WebDriver's error, with its message
+        try:
+            value = json.loads(e.read().decode())["value"]
+            raise OSError(f"{method} {path}: {value.get('error')}: {value.get('message', '').splitlines()[0:3]}")
+        except (ValueError, KeyError, AttributeError):
+            raise OSError(f"{method} {path}: HTTP {e.code}")
 
 
 def free_port():
@@ -33,13 +42,40 @@ def free_port():
         return s.getsockname()[1]
 
 
+def start_browser(browser, profile):
+    """Chromium started here, headless, its DevTools on a port of its choosing: ChromeDriver
+    then attaches to it by address (127.0.0.1), so that nothing depends on the name
+    "localhost" resolving (a bare chroot has no /etc/hosts)."""
+    proc = subprocess.Popen([browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                             "--window-size=1400,1000", "--allow-file-access-from-files", "--no-first-run",
+                             "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+                             f"--user-data-dir={profile}", "about:blank"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    active = os.path.join(profile, "DevToolsActivePort")
+    for _ in range(400):
+        if os.path.exists(active):
+            with open(active) as f:
+                port = f.readline().strip()
+            if port:
+                return proc, int(port)
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.kill()
+    raise OSError("chromium did not start (no DevToolsActivePort)")
+
+
 def main():
     report, screenshot = sys.argv[1], sys.argv[2]
     browser = shutil.which("chromium") or "/usr/bin/chromium"
     driver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
     port = free_port()
-    proc = subprocess.Popen([driver, f"--port={port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    profile = tempfile.mkdtemp(prefix="smdmx-browser.")
+    procs = []
     try:
+        chrome, devtools = start_browser(browser, profile)
+        procs.append(chrome)
+        procs.append(subprocess.Popen([driver, f"--port={port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         for _ in range(200):
             try:
                 if request(port, "GET", "/status").get("ready"):
@@ -48,9 +84,7 @@ def main():
                 pass
             time.sleep(0.05)
         caps = {"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
-            "binary": browser,
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1400,1000", "--allow-file-access-from-files"]}}}}
+            "debuggerAddress": f"127.0.0.1:{devtools}"}}}}
         session = request(port, "POST", "/session", caps)["sessionId"]
         base = f"/session/{session}"
         request(port, "POST", base + "/url", {"url": "file://" + os.path.abspath(report)})
@@ -78,8 +112,13 @@ def main():
         print(f"browser.py: cannot drive the browser: {e}", file=sys.stderr)
         return 2
     finally:
-        proc.terminate()
-        proc.wait()
+        for p in reversed(procs):
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(profile, ignore_errors=True)
     return 0
 
 
