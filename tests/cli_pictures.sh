@@ -116,7 +116,7 @@ report)
 	check "smdmx diff: arm_wave differs" 1 $?
 	check "smdmx report: the differences said" 1 "$(grep -c "2 differences</summary><pre>joint &#39;lower arm&#39;: bind position (10 0 0) vs (10.5 0 0)" r.html)"
 	check "smdmx report: the file only in b" 1 "$(grep -c '(none)<br>&rarr; b/extra.dmx<div class="state">only in B</div>' r.html)"
-	check "smdmx report: pictures embedded" 7 "$(grep -o 'src="data:image/png;base64,' r.html | wc -l | tr -d ' ')"
+	check "smdmx report: pictures embedded (7 models, 5 UV layouts)" 12 "$(grep -o 'src="data:image/png;base64,' r.html | wc -l | tr -d ' ')"
 	"$smdmx" report a b -o r4.html -j 4 -q >/dev/null
 	"$smdmx" report a b -o r1.html -j 1 -q >/dev/null
 	check "smdmx report: -j does not change a byte" 0 "$(cmp -s r1.html r4.html; echo $?)"
@@ -193,7 +193,7 @@ browser)
 	python3 "$root/tests/browser.py" r.html "$build/report-screenshot.png" >seen 2>err
 	check "the browser: driven" "0|" "$?|$(joined err)"
 	check "the browser: a row per file" "rows 4" "$(grep '^rows ' seen)"
-	check "the browser: every picture loads" "images 8 loaded 8" "$(grep '^images ' seen)"
+	check "the browser: every picture loads (8 models, 6 UV layouts)" "images 14 loaded 14" "$(grep '^images ' seen)"
 	check "the browser: 'differences' leaves smdmx diff's" "show differences: $want" "$(grep '^show differences: ' seen)"
 	check "the browser: 'all' shows every row again" 3 "$(grep '^show all: ' seen | tr -cd '|' | wc -c | tr -d ' ')"
 	check "the browser: a screenshot kept, the window's width" "1400 x" "$(png_size "$build/report-screenshot.png" | cut -d' ' -f1-2)"

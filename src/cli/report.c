@@ -6,11 +6,13 @@
 
 #include "report.h"
 
-enum { PICTURE_SIZE = 256, DIFFERENCES_SHOWN = 8 };
+enum { PICTURE_SIZE = 256, UV_SIZE = 96, DIFFERENCES_SHOWN = 8 };
 
 /* What a row's two sides are, once read, drawn and compared. */
 typedef struct side_result {
 	char *png64;          /* the picture, base64; NULL when there is none */
+	char *uv64;           /* the UV layouts, base64; NULL without UVs */
+	uint32_t uv_width, uv_height;
 	char *problem;        /* why there is no picture (or no model), or NULL */
 	size_t joints, polygons, shapes, clips;
 	bool read;
@@ -85,6 +87,7 @@ static void rows_free(report_page *r)
 		if (row->result) {
 			for (int k = 0; k < 2; k++) {
 				free(row->result->side[k].png64);
+				free(row->result->side[k].uv64);
 				free(row->result->side[k].problem);
 			}
 			free(row->result->shown.text);
@@ -176,6 +179,17 @@ static void draw_side(const smdmx_scene *s, const smdmx_scene *other, side_resul
 	}
 	res->png64 = base64(png, size);
 	free(png);
+	/* the UV layouts beside it, small: a V turned the wrong way shows at a glance */
+	sm_render_options uv = { .uv = true, .size = UV_SIZE };
+	sm_image img;
+	if (!sm_render(s, &uv, &img, NULL, &err)) return; /* no UVs: no layout */
+	if (sm_png_encode(&img, &png, &size)) {
+		res->uv64 = base64(png, size);
+		res->uv_width = img.width;
+		res->uv_height = img.height;
+		free(png);
+	}
+	sm_render_free(&img, NULL);
 }
 
 typedef struct diff_ctx {
@@ -259,7 +273,7 @@ static const char page_style[] =
 	"padding:.4em .6em;text-align:left}#rows>thead>tr>th[data-sort]{cursor:pointer}"
 	"#rows>tbody>tr>td{border-top:1px solid #d5d9e0;padding:.4em .6em;vertical-align:top}"
 	"td.file{max-width:22em;word-break:break-all;font-family:monospace;font-size:12px}"
-	"td.pic img{display:block;width:256px;height:256px;image-rendering:pixelated}"
+	"td.pic img{display:block;image-rendering:pixelated}td.pic img.uv{margin-top:4px;max-width:256px;height:auto}"
 	".none{width:256px;height:256px;display:flex;align-items:center;justify-content:center;text-align:center;"
 	"background:#e6e8ec;color:#8a1c1c;font-size:12px;padding:0 1em;box-sizing:border-box}"
 	"table.counts td{padding:0 .5em 0 0}.state{font-weight:600}.state.failed,.bad{color:#a31515}.good{color:#1c6b2c}"
@@ -290,6 +304,12 @@ static void picture_cell(text_buf *b, const side_result *s, const char *path, co
 		putf(b, "<img alt=\"%s\" width=\"%d\" height=\"%d\" src=\"data:image/png;base64,", alt, PICTURE_SIZE, PICTURE_SIZE);
 		tb_puts(b, s->png64);
 		tb_puts(b, "\">");
+		if (s->uv64) {
+			putf(b, "<img class=\"uv\" alt=\"%s UVs\" width=\"%u\" height=\"%u\" src=\"data:image/png;base64,", alt, s->uv_width,
+			     s->uv_height);
+			tb_puts(b, s->uv64);
+			tb_puts(b, "\">");
+		}
 	} else {
 		tb_puts(b, "<div class=\"none\">");
 		html(b, !path ? "no result" : s->problem ? s->problem : "not drawn");
