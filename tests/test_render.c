@@ -218,6 +218,16 @@ static void test_shape_moves_its_pixels(void **state)
 			changed += differ;
 		}
 	assert_int_equal(changed, 65 * (16 + 17));
+	/* the sheet of shapes is framed on what they move: the left quad, before and after (x -2
+	 * to -1, z -0.5 to 0.75), fills 90 of 100 pixels across its 1.25 units' height, 72 a unit,
+	 * and the right quad is out of the picture */
+	sm_render_options sheet = { .view = SM_VIEW_FRONT, .size = 100, .shapes = true };
+	sm_image sh = draw(s, &sheet);
+	assert_int_equal(sh.width, 200);
+	size_t across = 0;
+	for (uint32_t x = 0; x < 100; x++) across += !same_px(px(&sh, x, 60), px(&sh, 99, 99));
+	assert_int_equal(across, 72); /* x from 14 to 86: the quad, 1 unit */
+	sm_render_free(&sh, NULL);
 	sm_render_free(&base, NULL);
 	sm_render_free(&moved, NULL);
 	smdmx_scene_free(vs);
@@ -273,6 +283,34 @@ static void test_pose_moves_skinned_mesh(void **state)
 	sm_render_free(&f0, NULL);
 	sm_render_free(&f1, NULL);
 	smdmx_scene_free(anim);
+	smdmx_scene_free(s);
+}
+
+/* A sheet's cells are named at their top left, light on a dark strip: 'FRONT' begins with
+ * the F's top row (three pixels of ink at 1,1 to 3,1), 'SIDE' with the S's (its first column
+ * blank); a picture of one view carries no name. */
+static void test_sheet_labels(void **state)
+{
+	(void)state;
+	static const double sq[4][3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 0, 1 }, { 0, 0, 1 } };
+	text t = { .len = 0 };
+	header(&t, 1);
+	quad(&t, "skin", 0, sq, NULL);
+	put(&t, "end\n");
+	smdmx_scene *s = read_text(&t);
+	static const uint8_t ink[3] = { 232, 234, 240 }, strip[3] = { 16, 18, 24 };
+	sm_render_options o = { .view = SM_VIEW_ALL, .size = 64 };
+	sm_image img = draw(s, &o);
+	assert_true(same_px(px(&img, 0, 0), strip));
+	for (uint32_t x = 1; x <= 3; x++) assert_true(same_px(px(&img, x, 1), ink));
+	assert_true(same_px(px(&img, 4, 1), strip));
+	assert_true(same_px(px(&img, 65, 1), strip));
+	assert_true(same_px(px(&img, 66, 1), ink));
+	o.view = SM_VIEW_FRONT;
+	sm_image one = draw(s, &o);
+	for (uint32_t i = 0; i < 64 * 64; i++) assert_false(same_px(one.rgb + i * 3, ink));
+	sm_render_free(&img, NULL);
+	sm_render_free(&one, NULL);
 	smdmx_scene_free(s);
 }
 
@@ -351,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_uv_flip_mirrors),
 		cmocka_unit_test(test_shape_moves_its_pixels),
 		cmocka_unit_test(test_pose_moves_skinned_mesh),
+		cmocka_unit_test(test_sheet_labels),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_png),
 	};

@@ -186,6 +186,39 @@ static frame fit(drawing *d, sm_view view, double v[3][3])
 	return f;
 }
 
+/* The frame of a sheet of shapes: the part of the model the shapes move, before and after
+ * (d->pos holds the rest pose), so that a face's shapes are seen on a whole body; the whole
+ * model when they move nothing. */
+static frame fit_shapes(drawing *d, sm_view view, double v[3][3])
+{
+	const smdmx_scene *s = d->s;
+	double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY }, q[3];
+	size_t most = 1;
+	for (size_t m = 0; m < s->mesh_count; m++) most = s->meshes[m].position_count > most ? s->meshes[m].position_count : most;
+	float(*moved)[3] = malloc(most * sizeof(*moved));
+	for (size_t k = 0; moved && k < s->flex_shape_count; k++) {
+		const smdmx_flex_shape *sh = &s->flex_shapes[k];
+		if (sh->mesh >= s->mesh_count || !sh->position_count) continue;
+		sm_pose_mesh(s, &d->rest, sh->mesh, sh, moved);
+		for (size_t i = 0; i < sh->position_count; i++) {
+			uint32_t at = sh->position_indices[i];
+			if (at >= s->meshes[sh->mesh].position_count) continue;
+			project(v, d->pos[d->first[sh->mesh] + at], q);
+			grow(q, lo, hi);
+			project(v, moved[at], q);
+			grow(q, lo, hi);
+		}
+	}
+	free(moved);
+	if (!(lo[0] <= hi[0])) return fit(d, view, v);
+	frame f = { 1, 0, 0 };
+	double extent = hi[0] - lo[0] > hi[1] - lo[1] ? hi[0] - lo[0] : hi[1] - lo[1];
+	f.scale = extent > 0 ? d->size * 0.9 / extent : 1;
+	f.cx = (lo[0] + hi[0]) / 2;
+	f.cy = (lo[1] + hi[1]) / 2;
+	return f;
+}
+
 static void to_pixels(const sm_cell *c, const frame *f, const double q[3], float out[3])
 {
 	out[0] = (float)(c->x0 + (c->x1 - c->x0) / 2.0 + (q[0] - f->cx) * f->scale);
@@ -465,6 +498,16 @@ static bool prepare(drawing *d, sm_render_layout *l)
 	return true;
 }
 
+/* A sheet's cells are named at their top left (a picture of one cell is not). */
+static void name_cells(drawing *d, const sm_render_layout *l)
+{
+	uint32_t scale = d->size >= 384 ? 3 : d->size >= 160 ? 2 : 1;
+	for (uint32_t i = 0; l->cells > 1 && i < l->cells; i++) {
+		sm_cell c = cell_at(d, i, l->columns);
+		sm_draw_label(&c, l->names[i] ? l->names[i] : "", scale);
+	}
+}
+
 static void draw_cells(drawing *d, const sm_render_layout *l)
 {
 	const sm_render_options *o = d->o;
@@ -475,6 +518,7 @@ static void draw_cells(drawing *d, const sm_render_layout *l)
 				sm_cell c = cell_at(d, k++, l->columns);
 				draw_uv(d, &c, m);
 			}
+		name_cells(d, l);
 		return;
 	}
 	sm_view views[SM_VIEW_COUNT];
@@ -485,7 +529,7 @@ static void draw_cells(drawing *d, const sm_render_layout *l)
 		views[i] = nv > 1 ? (sm_view)i : o->view == SM_VIEW_ALL ? SM_VIEW_THREE_QUARTER : o->view;
 		double v[3][3];
 		view_matrix(views[i], d->s->up_axis, v);
-		frames[i] = fit(d, views[i], v);
+		frames[i] = o->shapes ? fit_shapes(d, views[i], v) : fit(d, views[i], v);
 	}
 	for (uint32_t i = 0; i < l->cells; i++) {
 		sm_cell c = cell_at(d, i, l->columns);
@@ -493,6 +537,7 @@ static void draw_cells(drawing *d, const sm_render_layout *l)
 		uint32_t vi = nv > 1 ? i : 0;
 		draw_view(d, &c, views[vi], &frames[vi]);
 	}
+	name_cells(d, l);
 }
 
 bool sm_render_fail(smdmx_error *error, smdmx_error_code code, const char *fmt, ...)

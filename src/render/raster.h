@@ -28,5 +28,8 @@ void sm_draw_line(const sm_cell *c, const float a[2], const float b[2], const ui
 /* Every pixel of the cell, or of the square of side 2 * r + 1 around (x, y) within it. */
 void sm_fill_cell(const sm_cell *c, const uint8_t rgb[3]);
 void sm_fill_dot(const sm_cell *c, const float p[2], int r, const uint8_t rgb[3]);
+/* text at the cell's top left, light on a dark strip, in a 3 x 5 font scaled by scale (label.c);
+ * cut to the cell's width */
+void sm_draw_label(const sm_cell *c, const char *text, uint32_t scale);
 
 #endif
