@@ -218,7 +218,7 @@ static void draw_one(void *ctx, size_t i)
 }
 
 static const char preview_help[] =
-	"usage: smdmx preview FILE [REF.vta]... [-o OUT.png | -d DIR] [options]\n"
+	"usage: smdmx preview FILE [FILE.vta]... [-o OUT.png | -d DIR] [options]\n"
 	"Draws a picture of each model (an SMD with its VTA after it, a DMX, or a QC's $model) as\n"
 	"PNG: shaded polygons lit from the viewer, each material in its own colour, Source's Z up,\n"
 	"the model framed to fit. Without -o or -d, FILE.png beside each FILE ('-': standard input,\n"
@@ -230,6 +230,7 @@ static const char preview_help[] =
 	"  --clip NAME     the mesh posed by that clip, skinned by its weights, at --frame N (0)\n"
 	"  --uv            the UV layout of each material in the unit square, V up\n"
 	"  --model NAME    the $model of a QC (default: its first)\n"
+	"  --name NAME     the name of a model read from standard input (default: stdin)\n"
 	"  -f              replace pictures that are there; -j N pictures at once; -q quiet\n"
 	"Exit codes: 0 every picture written, 1 a file failed, 2 a usage error.";
 
