@@ -1230,6 +1230,8 @@ readback)
 			# into a file, not /dev/null: under Wine a write to /dev/null once failed as a closed
 			# pipe (which ends a program quietly with 1 on Windows), in a run of 373
 			"$smdmx" dump "$f" >"$tmp/dump.txt" 2>"$tmp/err" && continue
+			quietly_failed $? "$tmp/err" && echo "  $f: ended with no word under Wine: run again" &&
+				"$smdmx" dump "$f" >"$tmp/dump.txt" 2>"$tmp/err" && continue
 			echo "  $f: exit $?: $(head -c 300 "$tmp/err")" # which one, and why, beside the count
 			n=$((n + 1))
 		done
