@@ -23,6 +23,19 @@ else
 	echo "note: no corpus at $corpus: testdata/ only"
 fi
 
+# compare_trees NAME WHAT: the two builds' trees for NAME alike, byte for byte (then removed)
+compare_trees() {
+	if diff -r "$tmp/linux/$1" "$tmp/windows/$1" >"$tmp/diff" 2>&1; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $1: the builds differ"
+		head -n 20 "$tmp/diff"
+		fail=$((fail + 1))
+	fi
+	[ -n "${SMDMX_VERBOSE:-}" ] && echo "$1: $(find "$tmp/linux/$1" -type f ! -name status | wc -l) $2 identical"
+	rm -rf "$tmp/linux/$1" "$tmp/windows/$1"
+}
+
 # same NAME ARGS...: both builds' smdmx convert over every input folder into their own tree
 same() {
 	name=$1
@@ -39,15 +52,7 @@ same() {
 		done
 		rm -f "$out"/stderr.*
 	done
-	if diff -r "$tmp/linux/$name" "$tmp/windows/$name" >"$tmp/diff" 2>&1; then
-		pass=$((pass + 1))
-	else
-		echo "FAIL: $name: the builds differ"
-		head -n 20 "$tmp/diff"
-		fail=$((fail + 1))
-	fi
-	[ -n "${SMDMX_VERBOSE:-}" ] && echo "$name: $(find "$tmp/linux/$name" -type f ! -name status | wc -l) files identical"
-	rm -rf "$tmp/linux/$name" "$tmp/windows/$name"
+	compare_trees "$name" files
 }
 
 same to-dmx --to dmx
@@ -83,15 +88,7 @@ pictures() {
 			echo "$n $rc" >>"$out/status"
 		done <"$tmp/models"
 	done
-	if diff -r "$tmp/linux/$name" "$tmp/windows/$name" >"$tmp/diff" 2>&1; then
-		pass=$((pass + 1))
-	else
-		echo "FAIL: $name: the builds differ"
-		head -n 20 "$tmp/diff"
-		fail=$((fail + 1))
-	fi
-	[ -n "${SMDMX_VERBOSE:-}" ] && echo "$name: $(find "$tmp/linux/$name" -name '*.png' | wc -l) pictures identical"
-	rm -rf "$tmp/linux/$name" "$tmp/windows/$name"
+	compare_trees "$name" pictures
 }
 pictures preview-views --views all --skeleton --size 128
 pictures preview-uv --uv --size 128

@@ -60,6 +60,17 @@ static void header(text *t, int bones)
 	put(t, "end\ntriangles\n");
 }
 
+/* One unit square in the XZ plane, facing the front, on one bone. */
+static smdmx_scene *unit_square(void)
+{
+	static const double sq[4][3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 0, 1 }, { 0, 0, 1 } };
+	text t = { .len = 0 };
+	header(&t, 1);
+	quad(&t, "skin", 0, sq, NULL);
+	put(&t, "end\n");
+	return read_text(&t);
+}
+
 /* ---- pictures --------------------------------------------------------------------------- */
 
 static sm_image draw(const smdmx_scene *s, const sm_render_options *o)
@@ -292,12 +303,7 @@ static void test_pose_moves_skinned_mesh(void **state)
 static void test_sheet_labels(void **state)
 {
 	(void)state;
-	static const double sq[4][3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 0, 1 }, { 0, 0, 1 } };
-	text t = { .len = 0 };
-	header(&t, 1);
-	quad(&t, "skin", 0, sq, NULL);
-	put(&t, "end\n");
-	smdmx_scene *s = read_text(&t);
+	smdmx_scene *s = unit_square();
 	static const uint8_t ink[3] = { 232, 234, 240 }, strip[3] = { 16, 18, 24 };
 	sm_render_options o = { .view = SM_VIEW_ALL, .size = 64 };
 	sm_image img = draw(s, &o);
@@ -318,12 +324,7 @@ static void test_sheet_labels(void **state)
 static void test_errors(void **state)
 {
 	(void)state;
-	static const double sq[4][3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 0, 1 }, { 0, 0, 1 } };
-	text t = { .len = 0 };
-	header(&t, 1);
-	quad(&t, "skin", 0, sq, NULL);
-	put(&t, "end\n");
-	smdmx_scene *s = read_text(&t);
+	smdmx_scene *s = unit_square();
 	sm_image img;
 	sm_render_layout l;
 	smdmx_error err;

@@ -211,7 +211,7 @@ static bool report_batch(const conv_opts *o, const plan *p)
 {
 	report_page r = { NULL, NULL, 0 };
 	text_buf title = { 0 };
-	for (const char *c = o->name; *c; c++) tb_putc(&title, *c);
+	tb_puts(&title, o->name);
 	tb_putc(&title, ' ');
 	for (size_t i = 0; i < p->count; i++) {
 		const job *j = &p->jobs[i];
@@ -227,12 +227,11 @@ static bool report_batch(const conv_opts *o, const plan *p)
 			if (!strcasecmp(ext, "vta")) report_vta(&r, 1, w);
 			else report_clip(&r, 1, w);
 		}
-		if (i == 0)
-			for (const char *c = j->inputs[0]; *c; c++) tb_putc(&title, *c);
+		if (i == 0) tb_puts(&title, j->inputs[0]);
 	}
 	char more[64] = "";
 	if (p->count > 1) snprintf(more, sizeof(more), " and %zu more input%s", p->count - 1, p->count > 2 ? "s" : "");
-	for (const char *c = more; *c; c++) tb_putc(&title, *c);
+	tb_puts(&title, more);
 	r.title = title.text ? title.text : o->name;
 	bool ok = report_write(&r, o->report, o->jobs, o->force || o->update, o->name);
 	if (ok && o->verbose) say(o->name, "note", "report of %zu input%s: %s", p->count, p->count == 1 ? "" : "s", o->report);

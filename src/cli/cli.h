@@ -359,6 +359,7 @@ typedef struct text_buf {
 	size_t len, cap;
 } text_buf;
 void tb_putc(text_buf *b, char c);
+void tb_puts(text_buf *b, const char *s); /* NULL: nothing */
 /* A path in a depfile as make and ninja read it: spaces, tabs, '#' and '\\' escaped, '$' doubled;
  * on Windows '\\' written as '/', which both read on every system. */
 void tb_dep_path(text_buf *b, const char *path);

@@ -614,6 +614,11 @@ void tb_putc(text_buf *b, char c)
 	b->text[b->len] = 0;
 }
 
+void tb_puts(text_buf *b, const char *s)
+{
+	for (; s && *s; s++) tb_putc(b, *s);
+}
+
 void tb_dep_path(text_buf *b, const char *s)
 {
 	bool windows = os_windows_paths();

@@ -208,25 +208,25 @@ static void model_key(text_buf *b, const project *p, uint32_t model)
 	for (size_t f = 0; f < m->flex_count; f++) {
 		const smdmx_qc_flex *x = &m->flexes[f];
 		snprintf(num, sizeof(num), "|f%d %d %.17g %.17g %.17g ", (int)x->kind, (int)x->frame, x->split, x->position, x->decay);
-		for (const char *c = num; *c; c++) tb_putc(b, *c);
-		for (const char *c = x->name ? x->name : ""; *c; c++) tb_putc(b, *c);
+		tb_puts(b, num);
+		tb_puts(b, x->name ? x->name : "");
 		tb_putc(b, ' ');
-		for (const char *c = x->vta != SMDMX_NONE ? qc->refs[x->vta].path : ""; *c; c++) tb_putc(b, *c);
+		tb_puts(b, x->vta != SMDMX_NONE ? qc->refs[x->vta].path : "");
 	}
 	for (size_t c = 0; c < m->controller_count; c++) {
 		const smdmx_qc_controller *x = &m->controllers[c];
 		snprintf(num, sizeof(num), "|c%.17g %.17g ", x->min, x->max);
-		for (const char *s = num; *s; s++) tb_putc(b, *s);
-		for (const char *s = x->group; *s; s++) tb_putc(b, *s);
+		tb_puts(b, num);
+		tb_puts(b, x->group);
 		tb_putc(b, ' ');
-		for (const char *s = x->name; *s; s++) tb_putc(b, *s);
+		tb_puts(b, x->name);
 	}
 	for (size_t r = 0; r < m->rule_count; r++) {
 		tb_putc(b, '|');
 		tb_putc(b, 'r');
-		for (const char *s = m->rules[r].name; *s; s++) tb_putc(b, *s);
+		tb_puts(b, m->rules[r].name);
 		tb_putc(b, '=');
-		for (const char *s = m->rules[r].expression ? m->rules[r].expression : "(local)"; *s; s++) tb_putc(b, *s);
+		tb_puts(b, m->rules[r].expression ? m->rules[r].expression : "(local)");
 	}
 	tb_putc(b, m->noautodmxrules ? 'N' : 'n');
 	tb_putc(b, m->lost_lines ? 'L' : 'l');

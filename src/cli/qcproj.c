@@ -506,17 +506,17 @@ static bool qc_report(const library *lib)
 	const conv_opts *o = lib->o;
 	report_page r = { NULL, NULL, 0 };
 	text_buf title = { 0 };
-	for (const char *c = "smdmx qc "; *c; c++) tb_putc(&title, *c);
+	tb_puts(&title, "smdmx qc ");
 	for (size_t pi = 0; pi < lib->project_count; pi++) {
 		const project *p = &lib->projects[pi];
 		text_buf said = { 0 };
 		size_t warnings = p->diag.warnings + p->diag.hidden, errors = p->diag.errors;
 		bool failed = !p->ok || p->failed;
-		for (const char *c = p->diag.text; c && *c; c++) tb_putc(&said, *c);
+		tb_puts(&said, p->diag.text);
 		for (size_t i = 0; i < lib->task_count; i++) {
 			const task *t = lib->tasks[i];
 			if (t->proj != p) continue;
-			for (const char *c = t->diag.text; c && *c; c++) tb_putc(&said, *c);
+			tb_puts(&said, t->diag.text);
 			warnings += t->diag.warnings + t->diag.hidden;
 			errors += t->diag.errors;
 			failed |= t->status == EXIT_FAILED;
@@ -534,12 +534,11 @@ static bool qc_report(const library *lib)
 		if (!strcmp(lib->to, "smd") && p->qc && p->qc->model_count && p->qc->models[0].noautodmxrules) report_rig_in_qc(&r, 1);
 		free(out);
 		free(said.text);
-		if (pi == 0)
-			for (const char *c = p->qcpath; *c; c++) tb_putc(&title, *c);
+		if (pi == 0) tb_puts(&title, p->qcpath);
 	}
 	char more[64] = "";
 	if (lib->project_count > 1) snprintf(more, sizeof(more), " and %zu more QC%s", lib->project_count - 1, lib->project_count > 2 ? "s" : "");
-	for (const char *c = more; *c; c++) tb_putc(&title, *c);
+	tb_puts(&title, more);
 	r.title = title.text;
 	bool ok = report_write(&r, o->report, o->jobs, o->force || o->update, "smdmx");
 	if (ok && o->verbose) say("smdmx", "note", "report of %zu QC%s: %s", lib->project_count, lib->project_count == 1 ? "" : "s", o->report);

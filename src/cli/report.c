@@ -47,16 +47,22 @@ void report_add(report_page *r, const char *a, const char *b, int status, const 
 	row->errors = errors;
 }
 
+/* Side 0 (a) or 1 (b) of the last row. */
+static report_side *last_side(report_page *r, int side)
+{
+	return side ? &r->rows[r->count - 1].b : &r->rows[r->count - 1].a;
+}
+
 void report_vta(report_page *r, int side, const char *vta)
 {
-	report_side *s = side ? &r->rows[r->count - 1].b : &r->rows[r->count - 1].a;
+	report_side *s = last_side(r, side);
 	free(s->vta);
 	s->vta = xstrdup(vta);
 }
 
 void report_clip(report_page *r, int side, const char *clip)
 {
-	report_side *s = side ? &r->rows[r->count - 1].b : &r->rows[r->count - 1].a;
+	report_side *s = last_side(r, side);
 	char **g = realloc(s->clips, (s->clip_count + 1) * sizeof(char *));
 	if (!g) return;
 	s->clips = g;
@@ -65,8 +71,7 @@ void report_clip(report_page *r, int side, const char *clip)
 
 void report_rig_in_qc(report_page *r, int side)
 {
-	report_side *s = side ? &r->rows[r->count - 1].b : &r->rows[r->count - 1].a;
-	s->rig_in_qc = true;
+	last_side(r, side)->rig_in_qc = true;
 }
 
 static void side_free(report_side *s)
@@ -101,11 +106,6 @@ static void rows_free(report_page *r)
 }
 
 /* ---- one row: read, draw, compare --------------------------------------------------------- */
-
-static void tb_puts(text_buf *b, const char *s)
-{
-	for (; *s; s++) tb_putc(b, *s);
-}
 
 static char *base64(const uint8_t *data, size_t n)
 {

@@ -169,6 +169,18 @@ static void bounds_of_other(const smdmx_scene *s, sm_view view, double lo[2], do
 	sm_pose_free(&o.rest);
 }
 
+/* Extents lo to hi fit 90% of a view of size pixels, centred (nothing: 1 unit a pixel). */
+static frame frame_of(const double lo[2], const double hi[2], uint32_t size)
+{
+	frame f = { 1, 0, 0 };
+	if (!(lo[0] <= hi[0])) return f;
+	double extent = hi[0] - lo[0] > hi[1] - lo[1] ? hi[0] - lo[0] : hi[1] - lo[1];
+	f.scale = extent > 0 ? size * 0.9 / extent : 1;
+	f.cx = (lo[0] + hi[0]) / 2;
+	f.cy = (lo[1] + hi[1]) / 2;
+	return f;
+}
+
 /* The frame of a view: the rest pose's positions (or, without any, its joints), with those of
  * o->frame_with's, fit 90% of the cell, centred. Every picture of one file in one view shares
  * it, whatever the pose or shape, so that what moves is seen to move. */
@@ -177,13 +189,7 @@ static frame fit(drawing *d, sm_view view, double v[3][3])
 	double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
 	bounds_of(d, v, lo, hi);
 	if (d->o->frame_with) bounds_of_other(d->o->frame_with, view, lo, hi);
-	frame f = { 1, 0, 0 };
-	if (!(lo[0] <= hi[0])) return f;
-	double extent = hi[0] - lo[0] > hi[1] - lo[1] ? hi[0] - lo[0] : hi[1] - lo[1];
-	f.scale = extent > 0 ? d->size * 0.9 / extent : 1;
-	f.cx = (lo[0] + hi[0]) / 2;
-	f.cy = (lo[1] + hi[1]) / 2;
-	return f;
+	return frame_of(lo, hi, d->size);
 }
 
 /* The frame of a sheet of shapes: the part of the model the shapes move, before and after
@@ -210,13 +216,7 @@ static frame fit_shapes(drawing *d, sm_view view, double v[3][3])
 		}
 	}
 	free(moved);
-	if (!(lo[0] <= hi[0])) return fit(d, view, v);
-	frame f = { 1, 0, 0 };
-	double extent = hi[0] - lo[0] > hi[1] - lo[1] ? hi[0] - lo[0] : hi[1] - lo[1];
-	f.scale = extent > 0 ? d->size * 0.9 / extent : 1;
-	f.cx = (lo[0] + hi[0]) / 2;
-	f.cy = (lo[1] + hi[1]) / 2;
-	return f;
+	return lo[0] <= hi[0] ? frame_of(lo, hi, d->size) : fit(d, view, v);
 }
 
 static void to_pixels(const sm_cell *c, const frame *f, const double q[3], float out[3])

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pose.h"
+#include "support/keys.h"
 #include "smdmx/math.h"
 
 static void xform_of(const smdmx_transform *t, sm_xform *x)
@@ -43,35 +44,18 @@ static sm_xform inverse(const sm_xform *x)
 	return o;
 }
 
-/* The key interval of tick t among n increasing times: i with times[i] <= t < times[i + 1],
- * and the fraction within; the first and last keys held outside. */
-static size_t key_at(const int32_t *times, size_t n, int32_t t, double *f)
-{
-	*f = 0;
-	if (t <= times[0]) return 0;
-	if (t >= times[n - 1]) return n - 1;
-	size_t lo = 0, hi = n - 1; /* times[lo] <= t < times[hi] */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (times[mid] <= t) lo = mid;
-		else hi = mid;
-	}
-	*f = ((double)t - times[lo]) / ((double)times[hi] - times[lo]);
-	return lo;
-}
-
 static void sample(const smdmx_channel *c, int32_t t, smdmx_transform *x)
 {
 	double f;
 	if (c->position_count) {
-		size_t i = key_at(c->position_times, c->position_count, t, &f);
+		size_t i = sm_key_span(c->position_times, c->position_count, t, &f);
 		for (int k = 0; k < 3; k++) {
 			double a = c->positions[i][k], b = f > 0 ? c->positions[i + 1][k] : a;
 			x->position[k] = (float)(a + (b - a) * f);
 		}
 	}
 	if (c->orientation_count) {
-		size_t i = key_at(c->orientation_times, c->orientation_count, t, &f);
+		size_t i = sm_key_span(c->orientation_times, c->orientation_count, t, &f);
 		const float *a = c->orientations[i], *b = f > 0 ? c->orientations[i + 1] : a;
 		double dot = 0, q[4], n = 0;
 		for (int k = 0; k < 4; k++) dot += (double)a[k] * b[k];

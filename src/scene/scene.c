@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "support/internal.h"
+#include "support/keys.h"
 #include "support/num.h"
 #include "scene/scene_util.h"
 #include "smdmx/math.h"
@@ -299,24 +300,6 @@ void sm_slerp(const float a[4], const float b[4], double f, float out[4])
 	for (int i = 0; i < 4; i++) out[i] = (float)(q[i] / n);
 }
 
-/* Where t falls among n >= 1 increasing key times: the key at or before it, and the fraction
- * of the way to the next one; 0 at a key and outside the keys, which hold the first and
- * last values (decision 11). */
-static size_t key_span(const int32_t *times, size_t n, int32_t t, double *f)
-{
-	*f = 0;
-	if (t <= times[0]) return 0;
-	if (t >= times[n - 1]) return n - 1;
-	size_t lo = 0, hi = n - 1; /* times[lo] <= t < times[hi] */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (times[mid] <= t) lo = mid;
-		else hi = mid;
-	}
-	*f = (double)((int64_t)t - times[lo]) / (double)((int64_t)times[lo + 1] - times[lo]); /* may span all of int32 */
-	return lo;
-}
-
 /* Positions interpolate linearly. */
 void sm_sample_position(const smdmx_channel *c, int32_t t, const float *fallback, float *out)
 {
@@ -325,7 +308,7 @@ void sm_sample_position(const smdmx_channel *c, int32_t t, const float *fallback
 		return;
 	}
 	double f;
-	size_t k = key_span(c->position_times, c->position_count, t, &f);
+	size_t k = sm_key_span(c->position_times, c->position_count, t, &f);
 	const float *a = c->positions[k];
 	if (f == 0) {
 		memcpy(out, a, sizeof(smdmx_vec3));
@@ -342,7 +325,7 @@ void sm_sample_orientation(const smdmx_channel *c, int32_t t, const float *fallb
 		return;
 	}
 	double f;
-	size_t k = key_span(c->orientation_times, c->orientation_count, t, &f);
+	size_t k = sm_key_span(c->orientation_times, c->orientation_count, t, &f);
 	if (f == 0) {
 		memcpy(out, c->orientations[k], sizeof(smdmx_quat));
 		return;
