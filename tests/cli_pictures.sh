@@ -81,6 +81,16 @@ preview)
 	"$smdmx" preview "$root/testdata/qc/face/face.qc" -o face.png --shapes --size 32 >out 2>err
 	check "preview of a QC: its model's shapes, named by the QC" "0|$root/testdata/qc/face/face.qc -> face.png (96 x 96: base, smileR, smileL, blink, jaw, pucker, smile_jaw)" \
 		"$?|$(joined out)"
+	printf '$model "arm" "%s"\n$model "face" "%s"\n' "$sample/arm.smd" "$root/testdata/qc/face/face.smd" >two.qc
+	"$smdmx" preview two.qc -o two.png --size 32 >out 2>err
+	check "preview of a QC with two \$models: the first drawn, the other said" "0|two.qc: warning: the QC has 2 \$models: only the first, 'arm', is drawn; give --model NAME for another" \
+		"$?|$(joined err)"
+	"$smd2dmx" --qc two.qc -o two.dmx 2>err
+	check "smd2dmx --qc of the same QC: said as well" "0|two.qc: warning: the QC has 2 \$models: only the first, 'arm', is converted; give --model NAME for another" \
+		"$?|$(joined err)"
+	"$smdmx" preview two.qc --model face -o face2.png --size 32 -q 2>err
+	"$smdmx" preview "$root/testdata/qc/face/face.smd" -o face1.png --size 32 -q
+	check "preview --model: that \$model, nothing said" "0||0" "$?|$(joined err)|$(cmp -s face1.png face2.png; echo $?)"
 	printf '$model "body" "%s"\n' "$root/testdata/model/arm.dmx" >dmx.qc
 	"$smdmx" preview dmx.qc -o dmxqc.png --size 64 -q
 	"$smdmx" preview "$root/testdata/model/arm.dmx" -o dmx.png --size 64 -q

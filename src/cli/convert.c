@@ -362,6 +362,9 @@ static smdmx_scene *qc_scene(run *r)
 	}
 	const smdmx_qc_model *m = &qc->models[mi];
 	const smdmx_qc_ref *ref = &qc->refs[m->ref];
+	if (!r->o->model && qc->model_count > 1)
+		diag_add(&j->diag, r->o, in, 0, 0, "warning", "the QC has %zu $models: only the first, '%s', is %s; give --model NAME for another",
+		         qc->model_count, m->name, r->o->drawn ? "drawn" : "converted");
 	char what[512];
 	snprintf(what, sizeof(what), "the file of $model '%s'", m->name);
 	if (!ref->found) ok = fail_ref(r, in, qc, ref, what);

@@ -521,6 +521,12 @@ static bool qc_report(const library *lib)
 			errors += t->diag.errors;
 			failed |= t->status == EXIT_FAILED;
 		}
+		if (p->qc && p->qc->model_count > 1) { /* the row draws and compares the first */
+			char note[512];
+			snprintf(note, sizeof(note), "%s: note: the QC has %zu $models: the row compares the first, '%s'\n", p->qcpath,
+			         p->qc->model_count, p->qc->models[0].name);
+			tb_puts(&said, note);
+		}
 		char *out = qp_out_path(lib, p->qcpath);
 		os_stat st;
 		bool there = os_stat_path(out, &st);
