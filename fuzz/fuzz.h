@@ -75,7 +75,8 @@ static inline void fuzz_draw_scene(const smdmx_scene *s)
 		o.clip = s->clips[c].name;
 		o.frame = 0;
 		fuzz_draw(s, &o);
-		o.frame = (int64_t)((double)s->clips[c].duration * s->clips[c].frame_rate / 10000.0); /* about the last */
+		double last = (double)s->clips[c].duration * s->clips[c].frame_rate / 10000.0; /* about the last */
+		o.frame = last >= 0 && last < 1e9 ? (int64_t)last : 1000000000;
 		fuzz_draw(s, &o);
 		o.frame = 1000000000; /* past the end: refused with its range */
 		fuzz_draw(s, &o);
