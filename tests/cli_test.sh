@@ -65,9 +65,14 @@ check_text "pipe output" "time 10" "$(sed -n 7p "$tmp/pipe.smd")"
 "$smdmx" dump "$root/testdata/kv2/ok/layout.dmx" > "$tmp/dump.txt"
 check "dump" 0 $?
 check_text "dump root line" 'DmElement "root" 00000000-0000-0000-0000-000000000001' "$(sed -n 2p "$tmp/dump.txt")"
-"$smdmx" dump "$root/testdata/kv2/bad/unknown_id.dmx" 2>"$tmp/err" >/dev/null
+"$smdmx" dump "$root/testdata/kv2/bad/duplicate_id.dmx" 2>"$tmp/err" >/dev/null
 check "dump bad dmx" 1 $?
-check_text "dmx error format" "$root/testdata/kv2/bad/unknown_id.dmx:3:16: error: no element has the id 00000000-0000-0000-0000-00000000000f" "$(cat "$tmp/err")"
+check_text "dmx error format" "$root/testdata/kv2/bad/duplicate_id.dmx:4:29: error: element id 00000000-0000-0000-0000-000000000001 is used twice" "$(cat "$tmp/err")"
+# a reference to an element of another file (a stub) is a warning at its place, and kept
+"$smdmx" dump "$root/testdata/kv2/ok/stub.dmx" 2>"$tmp/err" >"$tmp/dump.txt"
+check "dump a stub" 0 $?
+check_text "stub warning" "$root/testdata/kv2/ok/stub.dmx:3:16: warning: a reference to element 00000000-0000-0000-0000-00000000000f, which this file does not hold (an element of another file, as SFM writes them): kept by its id in a DMX written from this one, no element to a conversion; nothing to do (3 times)" "$(cat "$tmp/err")"
+check_text "stub in dump" "  r: element = an element of another file, 00000000-0000-0000-0000-00000000000f" "$(sed -n 3p "$tmp/dump.txt")"
 "$smdmx" convert "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/flat.dmx" --encoding keyvalues2_flat --encoding-version 2
 check "dmx convert" 0 $?
 check_text "dmx header" "<!-- dmx encoding keyvalues2_flat 2 format model 18 -->" "$(head -n 1 "$tmp/flat.dmx")"

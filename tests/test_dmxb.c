@@ -222,14 +222,33 @@ static void test_hand_built(void **state)
 	put32(&b, 1);
 	bad = put8(&b, 40);
 	expect_fail(&b, SMDMX_ERROR_UNKNOWN_TYPE, bad);
-	/* a stub reference to an element that is not in the file */
+	/* a stub reference to an element that is not in the file: an element of another file,
+	 * kept by id, with a warning at its byte; one with a malformed id fails there */
+	v5_start(&b, "5");
+	put32(&b, 1);
+	put32(&b, 1);
+	put8(&b, 1);
+	size_t stub_at = put32(&b, -2);
+	put(&b, "00000000-0000-0000-0000-0000000000ff", 37);
+	smdmx_warnings w;
+	smdmx_dm *stubbed = smdmx_dmx_read_memory(b.d, b.n, NULL, &err, &w);
+	if (!stubbed) fail_msg("a stub: %s", err.message);
+	assert_int_equal(stubbed->element_count, 2);
+	assert_true(stubbed->elements[1].stub);
+	assert_int_equal(stubbed->elements[0].attrs[0].value.element, 1);
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_STUB);
+	char at_text[32];
+	snprintf(at_text, sizeof(at_text), "byte %zu: ", stub_at);
+	assert_non_null(strstr(w.data[0].message, at_text));
+	smdmx_dm_free(stubbed);
 	v5_start(&b, "5");
 	put32(&b, 1);
 	put32(&b, 1);
 	put8(&b, 1);
 	bad = put32(&b, -2);
-	put(&b, "00000000-0000-0000-0000-0000000000ff", 37);
-	expect_fail(&b, SMDMX_ERROR_UNKNOWN_ID, bad);
+	put(&b, "00000000-0000-zzzz-0000-0000000000ff", 37);
+	expect_fail(&b, SMDMX_ERROR_BAD_VALUE, bad);
 	/* trailing garbage */
 	v5_start(&b, "5");
 	put32(&b, 0);

@@ -138,7 +138,6 @@ static void test_bad_inputs(void **state)
 		uint32_t line, col;
 	} cases[] = {
 		{ "duplicate_id.dmx", SMDMX_ERROR_DUPLICATE_ID, 4, 29 },
-		{ "unknown_id.dmx", SMDMX_ERROR_UNKNOWN_ID, 3, 16 },
 		{ "bad_int.dmx", SMDMX_ERROR_BAD_VALUE, 3, 12 },
 		{ "components.dmx", SMDMX_ERROR_BAD_VALUE, 3, 16 },
 		{ "unterminated_string.dmx", SMDMX_ERROR_UNTERMINATED, 3, 15 },
@@ -681,6 +680,63 @@ static void test_bare_types(void **state)
 	smdmx_dm_free(dm);
 }
 
+/* A reference to an id no element of the file has names an element of another file, as
+ * Valve's datamodel reads it (a stub, SFM's files hold them): kept by id, one warning that
+ * counts the references, written back as the same reference in every encoding, and no
+ * element to a model conversion. */
+static void test_stubs(void **state)
+{
+	(void)state;
+	smdmx_dm *dm = read_one_warning("testdata/kv2/ok/stub.dmx", SMDMX_WARNING_STUB, 3, 3, 16);
+	assert_int_equal(dm->element_count, 4);
+	assert_int_equal(smdmx_dm_stub_count(dm), 2);
+	uint32_t r = attr(dm, dm->root, "r")->value.element;
+	const uint32_t *list = attr(dm, dm->root, "list")->value.array.data;
+	assert_true(dm->elements[r].stub);
+	assert_int_equal(list[1], r); /* one stub per id */
+	assert_true(dm->elements[list[0]].stub);
+	assert_false(dm->elements[list[2]].stub);
+	assert_int_equal(list[2], attr(dm, dm->root, "b")->value.element);
+	assert_string_equal(dm->elements[r].type, "");
+	assert_int_equal(dm->elements[r].attr_count, 0);
+	char id[37];
+	smdmx_dm_id_to_text(dm->elements[r].id, id);
+	assert_string_equal(id, "00000000-0000-0000-0000-00000000000f");
+	static const struct {
+		const char *encoding;
+		int version;
+		const char *says; /* how the reference is written */
+		size_t says_size;
+	} outs[] = {
+		{ "keyvalues2", 1, "\"r\" \"element\" \"00000000-0000-0000-0000-00000000000f\"", 52 },
+		{ "keyvalues2_flat", 1, "\"r\" \"element\" \"00000000-0000-0000-0000-00000000000f\"", 52 },
+		{ "binary", 2, "\xfe\xff\xff\xff" "00000000-0000-0000-0000-00000000000f", 41 },
+		{ "binary", 5, "\xfe\xff\xff\xff" "00000000-0000-0000-0000-00000000000f", 41 },
+		{ "binary", 9, "\xfe\xff\xff\xff" "00000000-0000-0000-0000-00000000000f", 41 },
+	};
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		test_sink out = { 0 };
+		smdmx_error err;
+		smdmx_dmx_write_options o = { .encoding = outs[i].encoding, .encoding_version = outs[i].version };
+		if (!smdmx_dmx_write(dm, test_sink_write, &out, &o, &err)) fail_msg("%s %d: %s", outs[i].encoding, outs[i].version, err.message);
+		if (!test_memmem(out.data, out.size, outs[i].says, outs[i].says_size))
+			fail_msg("%s %d: the reference is not written by id", outs[i].encoding, outs[i].version);
+		smdmx_warnings w;
+		smdmx_dm *back = smdmx_dmx_read_memory(out.data, out.size, NULL, &err, &w);
+		if (!back) fail_msg("%s %d read back: %s", outs[i].encoding, outs[i].version, err.message);
+		char diff[256];
+		if (!smdmx_dm_equal(dm, back, diff, sizeof(diff))) fail_msg("%s %d: %s", outs[i].encoding, outs[i].version, diff);
+		const smdmx_warning *sw = test_warning_of(&w, SMDMX_WARNING_STUB);
+		assert_non_null(sw);
+		assert_int_equal(sw ? sw->count : 0, 3);
+		/* written as an element nowhere: one element of type A, one of type B */
+		assert_int_equal(back->element_count, 4);
+		smdmx_dm_free(back);
+		free(out.data);
+	}
+	smdmx_dm_free(dm);
+}
+
 /* What other writers do to strings: datamodel.py escapes nothing, so its quotes and
  * backslashes stand as written (FORMATS.md A8); a file that shows it (a bare type word, an
  * unescaped quote, a backslash that starts no escape) is read with backslashes as
@@ -1046,6 +1102,7 @@ int main(void)
 		cmocka_unit_test(test_built_graphs),
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_bare_types),
+		cmocka_unit_test(test_stubs),
 		cmocka_unit_test(test_other_writers),
 		cmocka_unit_test(test_datamodelpy_corpus),
 		cmocka_unit_test(test_threads),

@@ -76,6 +76,10 @@ typedef struct smdmx_dm_element {
 	const char *name;
 	uint8_t id[16];         /* GUID bytes in text order (the 8-4-4-4-12 hex digits) */
 	bool has_id;            /* false until an id is read or assigned */
+	bool stub;              /* an element of another file, known only by its id (a binary
+	                           reference -2, or a keyvalues2 id no element of the file has):
+	                           type and name are "", it has no attributes, and it is written
+	                           back as a reference by id, never as an element of the file */
 	smdmx_dm_attr *attrs;   /* in order; "id" and "name" are not among them */
 	size_t attr_count;
 	size_t source_offset;   /* keyvalues2 read: the byte offset of its type in the file; else SIZE_MAX */
@@ -130,6 +134,9 @@ SMDMX_API const char *smdmx_dm_strdup(smdmx_dm *dm, const char *s, smdmx_error *
 
 /* The attribute of that name, or NULL. */
 SMDMX_API const smdmx_dm_attr *smdmx_dm_find_attr(const smdmx_dm *dm, uint32_t element, const char *name);
+
+/* How many of dm's elements are stubs (elements of another file, known by id only). */
+SMDMX_API size_t smdmx_dm_stub_count(const smdmx_dm *dm);
 
 /* The element with that id, or SMDMX_NONE. */
 SMDMX_API uint32_t smdmx_dm_find_id(const smdmx_dm *dm, const uint8_t id[16]);

@@ -124,6 +124,14 @@ typedef enum smdmx_warning_code {
 	                                               is a shape by its number) */
 	SMDMX_WARNING_WEIGHTS_SCALED = 45,          /* SMD: weights that sum below 1 written scaled to 1 (an SMD reader
 	                                               would give the rest to the parent bone) */
+	SMDMX_WARNING_STUB = 46,                    /* DMX: references to elements of another file (stubs), kept by id */
+	SMDMX_WARNING_ROTATION_NOT_UNIT = 47,       /* DMX: orientations that are not unit quaternions, taken as the
+	                                               rotation studiomdl makes of them */
+	SMDMX_WARNING_MATERIAL_SPACE = 48,          /* material names with white space at their start (kept) or end
+	                                               (which an SMD cannot hold) */
+	SMDMX_WARNING_UP_AXIS_CONFLICT = 49,        /* DMX: a model's upAxis string and axis system disagree */
+	SMDMX_WARNING_BIND_POSE = 50,               /* SMD: an animation whose bind pose is not its first frame (an
+	                                               SMD animation holds frames only) */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

@@ -586,7 +586,7 @@ static bool dmx_to_dmx(run *r)
 	if (ok) {
 		char what[256];
 		snprintf(what, sizeof(what), "%s %d, format %s %d, %zu elements%s", outdm->encoding ? outdm->encoding : "-",
-		         outdm->encoding_version, outdm->format, outdm->format_version, outdm->element_count,
+		         outdm->encoding_version, outdm->format, outdm->format_version, outdm->element_count - smdmx_dm_stub_count(outdm),
 		         outdm != dm ? " (through the scene)" : "");
 		note_written(r, in, what);
 	}

@@ -198,7 +198,9 @@ int cmd_info(int argc, char **argv)
 			json_string(l.dm->encoding);
 			printf(", \"encoding_version\": %d, \"format\": ", l.dm->encoding_version);
 			json_string(l.dm->format);
-			printf(", \"format_version\": %d, \"elements\": %zu", l.dm->format_version, l.dm->element_count);
+			size_t stubs = smdmx_dm_stub_count(l.dm);
+			printf(", \"format_version\": %d, \"elements\": %zu, \"elements_of_other_files\": %zu", l.dm->format_version,
+			       l.dm->element_count - stubs, stubs);
 		} else {
 			printf(", \"version\": %d", s->source.version);
 		}
@@ -223,7 +225,11 @@ int cmd_info(int argc, char **argv)
 		printf("}\n");
 	} else {
 		printf("%s: %s", path, kind_of(&l));
-		if (l.dm)
+		size_t stubs = l.dm ? smdmx_dm_stub_count(l.dm) : 0;
+		if (stubs)
+			printf(", %s %d, format %s %d, %zu elements and references to %zu of other files\n", l.dm->encoding,
+			       l.dm->encoding_version, l.dm->format, l.dm->format_version, l.dm->element_count - stubs, stubs);
+		else if (l.dm)
 			printf(", %s %d, format %s %d, %zu elements\n", l.dm->encoding, l.dm->encoding_version, l.dm->format,
 			       l.dm->format_version, l.dm->element_count);
 		else

@@ -405,6 +405,33 @@ uint32_t sm_dm_lookup_id(const smdmx_dm *dm, const uint8_t id[16])
 	return SMDMX_NONE;
 }
 
+uint32_t sm_dm_stub(smdmx_dm *dm, const uint8_t id[16], smdmx_error *error)
+{
+	if (!sm_dm_index_ids(dm, error)) return SMDMX_NONE;
+	uint32_t e = sm_dm_lookup_id(dm, id);
+	if (e != SMDMX_NONE) return e;
+	struct smdmx_dm_owner *p = dm->owner;
+	e = sm_dm_add_element(dm, "", "", id, error);
+	if (e == SMDMX_NONE) return SMDMX_NONE;
+	dm->elements[e].stub = true;
+	/* into the index as it is while it stays at most half full, else the index anew */
+	size_t cap = p->id_slots.count;
+	if (cap < dm->element_count * 2) return sm_dm_index_ids(dm, error) ? e : SMDMX_NONE;
+	uint32_t *slots = p->id_slots.data;
+	size_t h = id_hash(id) & (cap - 1);
+	while (slots[h] != SMDMX_NONE) h = (h + 1) & (cap - 1);
+	slots[h] = e;
+	p->id_index_valid = true;
+	return e;
+}
+
+size_t smdmx_dm_stub_count(const smdmx_dm *dm)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < dm->element_count; i++) n += dm->elements[i].stub;
+	return n;
+}
+
 uint32_t smdmx_dm_find_id(const smdmx_dm *dm, const uint8_t id[16])
 {
 	if (!dm->owner->id_index_valid) {
@@ -596,6 +623,9 @@ static bool dm_equal(const smdmx_dm *a, const smdmx_dm *b, double rot_tol, char 
 		if (j == SMDMX_NONE || j >= b->element_count) return dm_differ(diff, diff_size, "element %s is missing", id);
 		const smdmx_dm_element *y = &b->elements[j];
 		snprintf(where, sizeof(where), "element %s", id);
+		if (x->stub != y->stub)
+			return dm_differ(diff, diff_size, "%s: an element of %s file vs one of %s", where, x->stub ? "another" : "this",
+			                 y->stub ? "another" : "this");
 		if (strcmp(x->type, y->type) != 0 || strcmp(x->name, y->name) != 0)
 			return dm_differ(diff, diff_size, "%s: '%s' \"%s\" vs '%s' \"%s\"", where, x->type, x->name, y->type, y->name);
 		if (!attrs_equal(a, x->attrs, x->attr_count, b, y->attrs, y->attr_count, where, rot_tol, diff, diff_size))

@@ -45,6 +45,10 @@ static bool element_ref(dumper *d, uint32_t e)
 	const smdmx_dm_element *el = &d->dm->elements[e];
 	char id[37];
 	smdmx_dm_id_to_text(el->id, id);
+	if (el->stub) {
+		SM_CHECK(sm_out_puts(&d->out, "an element of another file, "));
+		return sm_out_puts(&d->out, id);
+	}
 	SM_CHECK(sm_out_puts(&d->out, el->type));
 	SM_CHECK(sm_out_put(&d->out, " ", 1));
 	SM_CHECK(quoted(d, el->name));
@@ -111,6 +115,7 @@ static bool reference(dumper *d, sm_vec *stack, sm_owner *mem, uint8_t *listed, 
 {
 	SM_CHECK(element_ref(d, e));
 	if (e == SMDMX_NONE || e >= d->dm->element_count) return sm_out_put(&d->out, "\n", 1);
+	if (d->dm->elements[e].stub) return sm_out_put(&d->out, "\n", 1);
 	if (listed[e]) return sm_out_puts(&d->out, " (listed above)\n");
 	listed[e] = 1;
 	SM_CHECK(sm_out_put(&d->out, "\n", 1));
@@ -196,8 +201,11 @@ static bool dump_all(dumper *d, sm_owner *mem)
 {
 	const smdmx_dm *dm = d->dm;
 	char head[512];
-	snprintf(head, sizeof(head), "encoding %s %d, format %s %d, %zu elements\n", dm->encoding ? dm->encoding : "-",
-	         dm->encoding_version, dm->format ? dm->format : "-", dm->format_version, dm->element_count);
+	size_t stubs = smdmx_dm_stub_count(dm);
+	char others[64] = "";
+	if (stubs) snprintf(others, sizeof(others), " and references to %zu of other files", stubs);
+	snprintf(head, sizeof(head), "encoding %.100s %d, format %.100s %d, %zu elements%s\n", dm->encoding ? dm->encoding : "-",
+	         dm->encoding_version, dm->format ? dm->format : "-", dm->format_version, dm->element_count - stubs, others);
 	SM_CHECK(sm_out_puts(&d->out, head));
 	for (size_t i = 0; i < dm->prefix_attr_count; i++) {
 		const smdmx_dm_attr *a = &dm->prefix_attrs[i];
@@ -218,7 +226,7 @@ static bool dump_all(dumper *d, sm_owner *mem)
 	if (dm->root != SMDMX_NONE) SM_CHECK(dump_tree(d, &stack, mem, listed.data, dm->root));
 	/* Elements the root does not reach. */
 	for (size_t i = 0; i < dm->element_count; i++) {
-		if (((uint8_t *)listed.data)[i]) continue;
+		if (((uint8_t *)listed.data)[i] || dm->elements[i].stub) continue;
 		SM_CHECK(sm_out_puts(&d->out, "not reached from the root: "));
 		SM_CHECK(dump_tree(d, &stack, mem, listed.data, (uint32_t)i));
 	}

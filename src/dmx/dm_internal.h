@@ -21,6 +21,14 @@ smdmx_dm_attr *sm_dm_push_attr(smdmx_dm *dm, uint32_t element, smdmx_error *erro
 SM_NODISCARD bool sm_dm_alloc_array(smdmx_dm *dm, smdmx_dm_attr *a, size_t count, smdmx_error *error);
 SM_NODISCARD bool sm_dm_index_ids(smdmx_dm *dm, smdmx_error *error);
 uint32_t sm_dm_lookup_id(const smdmx_dm *dm, const uint8_t id[16]);
+/* The element of that id, or a stub element made for it (an element of another file, known
+ * only by its id: Valve's datamodel keeps such a reference as a handle to an element not
+ * loaded). SMDMX_NONE on failure. The id index stays built. */
+uint32_t sm_dm_stub(smdmx_dm *dm, const uint8_t id[16], smdmx_error *error);
+/* The warning both readers give for the references to stubs, with the first one's id. */
+#define SM_STUB_WARNING                                                                                                  \
+	"a reference to element %s, which this file does not hold (an element of another file, as SFM writes them): "  \
+	"kept by its id in a DMX written from this one, no element to a conversion; nothing to do"
 
 /* The header line of a DMX file (FORMATS.md A1, A2, B1): slices into the data. body is the
  * offset after the line's newline. Fails with SMDMX_ERROR_HEADER at 1:1. */
@@ -37,7 +45,7 @@ SM_NODISCARD bool sm_dmx_parse_header(const char *data, size_t size, sm_dmx_head
 
 /* The binary reader (dmxb_read.c). */
 smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, const smdmx_dmx_read_options *options,
-                       smdmx_error *error);
+                       smdmx_error *error, smdmx_warnings *warnings);
 /* The keyvalues2 writer (kv2_write.c): keyvalues2 or keyvalues2_flat (o->encoding, chosen
  * in dmx.c) into out, flushed at the end. */
 SM_NODISCARD bool sm_kv2_write(smdmx_dm *dm, sm_out *out, const smdmx_dmx_write_options *o, smdmx_error *error);

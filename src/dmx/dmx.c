@@ -98,7 +98,7 @@ static smdmx_dm *read_memory(const void *data, size_t size, const smdmx_dmx_read
 	/* The encoding comes from the header, never from the file name: binary or keyvalues2. */
 	sm_dmx_header h;
 	if (!sm_dmx_parse_header(d, size, &h, error)) return NULL;
-	if (word_eq(h.encoding, h.encoding_len, "binary")) return sm_dmxb_read(d, size, &h, options, error);
+	if (word_eq(h.encoding, h.encoding_len, "binary")) return sm_dmxb_read(d, size, &h, options, error, warnings);
 	return sm_kv2_read(d, size, options, error, warnings, mapped);
 }
 

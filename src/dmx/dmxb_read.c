@@ -17,6 +17,7 @@ typedef struct rd {
 	smdmx_dm *dm;
 	sm_owner *mem;
 	smdmx_error *error;
+	smdmx_warnings *warnings;
 	smdmx_dm_limits limits;
 	const char **strings; /* string table */
 	size_t string_count;
@@ -413,28 +414,31 @@ static bool read_body(rd *r)
 	return true;
 }
 
+/* A reference by id (-2) names an element of this file or, as Valve's datamodel reads it
+ * (FindOrCreateElementHandle), an element of another file: a stub, kept by its id. */
 static bool resolve_stubs(rd *r)
 {
 	if (!r->stubs.count) return true;
-	SM_CHECK(sm_dm_index_ids(r->dm, r->error));
 	const stub_ref *s = r->stubs.data;
+	size_t outside = 0, first = 0;
 	for (size_t i = 0; i < r->stubs.count; i++) {
-		uint32_t e = sm_dm_lookup_id(r->dm, s[i].id);
-		if (e == SMDMX_NONE) {
-			char text[37];
-			smdmx_dm_id_to_text(s[i].id, text);
-			return fail_at(r, s[i].offset, SMDMX_ERROR_UNKNOWN_ID,
-			               "a stub reference to element %s, which this file does not hold", text);
-		}
+		uint32_t e = sm_dm_stub(r->dm, s[i].id, r->error);
+		if (e == SMDMX_NONE) return false;
+		if (r->dm->elements[e].stub && outside++ == 0) first = i;
 		smdmx_dm_attr *a = &r->dm->elements[s[i].element].attrs[s[i].attr];
 		if (s[i].item == SIZE_MAX) a->value.element = e;
 		else ((uint32_t *)a->value.array.data)[s[i].item] = e;
+	}
+	if (outside) {
+		char text[37];
+		smdmx_dm_id_to_text(s[first].id, text);
+		sm_warn_n(r->warnings, SMDMX_WARNING_STUB, outside, 0, 0, "byte %zu: " SM_STUB_WARNING, s[first].offset, text);
 	}
 	return true;
 }
 
 smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, const smdmx_dmx_read_options *options,
-                       smdmx_error *error)
+                       smdmx_error *error, smdmx_warnings *warnings)
 {
 	smdmx_dmx_read_options opts;
 	memset(&opts, 0, sizeof(opts));
@@ -454,6 +458,7 @@ smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, co
 	r.dm = dm;
 	r.mem = dm->owner->mem;
 	r.error = error;
+	r.warnings = warnings;
 	r.limits = sm_dm_limits_resolve(&opts.limits);
 	r.stubs = (sm_vec)SM_VEC_INIT;
 	r.pos = h->body;

@@ -14,6 +14,7 @@ typedef struct bw {
 	int version;
 	uint32_t *new_index;  /* old element index -> written index */
 	uint32_t *order;      /* written index -> old element index */
+	size_t count;         /* the elements written: all but stubs */
 	/* string table: open addressing from string to table index */
 	sm_vec strings;       /* const char * */
 	uint32_t *slots;      /* table index + 1, 0 empty */
@@ -129,7 +130,14 @@ static bool item(bw *w, smdmx_dm_type t, bool in_array, bool table, const void *
 	switch (t) {
 	case SMDMX_DM_ELEMENT: {
 		uint32_t e = *(const uint32_t *)v;
-		return w32(w, e == SMDMX_NONE || e >= w->dm->element_count ? -1 : (int32_t)w->new_index[e]);
+		if (e == SMDMX_NONE || e >= w->dm->element_count) return w32(w, -1);
+		if (w->dm->elements[e].stub) {
+			/* an element of another file: -2 and its id (B, element references) */
+			char text[37];
+			smdmx_dm_id_to_text(w->dm->elements[e].id, text);
+			return w32(w, -2) && wstr(w, text);
+		}
+		return w32(w, (int32_t)w->new_index[e]);
 	}
 	case SMDMX_DM_STRING: {
 		const char *s = *(const char *const *)v;
@@ -179,12 +187,12 @@ static bool build_table(bw *w)
 {
 	const smdmx_dm *dm = w->dm;
 	uint32_t i;
-	for (size_t k = 0; k < dm->element_count; k++) {
+	for (size_t k = 0; k < w->count; k++) {
 		const smdmx_dm_element *e = &dm->elements[w->order[k]];
 		SM_CHECK(intern(w, e->type, true, &i));
 		if (w->version >= 4) SM_CHECK(intern(w, e->name, true, &i));
 	}
-	for (size_t k = 0; k < dm->element_count; k++) {
+	for (size_t k = 0; k < w->count; k++) {
 		const smdmx_dm_element *e = &dm->elements[w->order[k]];
 		for (size_t a = 0; a < e->attr_count; a++) {
 			SM_CHECK(intern(w, e->attrs[a].name, true, &i));
@@ -209,11 +217,13 @@ static bool write_all(bw *w, const char *format, int fver)
 	w->new_index = sm_owned_calloc(w->mem, n, sizeof(uint32_t), w->error);
 	w->order = sm_owned_calloc(w->mem, n, sizeof(uint32_t), w->error);
 	if (!w->new_index || !w->order) return false;
-	/* B5: the root is element 0; the others keep their order. */
+	/* B5: the root is element 0; the others keep their order. Stubs are not the file's. */
+	if (dm->elements[dm->root].stub) return sm_fail(w->error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "the root is an element of another file");
 	size_t k = 0;
 	w->order[k++] = dm->root;
 	for (size_t i = 0; i < n; i++)
-		if (i != dm->root) w->order[k++] = (uint32_t)i;
+		if (i != dm->root && !dm->elements[i].stub) w->order[k++] = (uint32_t)i;
+	n = w->count = k;
 	for (size_t i = 0; i < n; i++) w->new_index[w->order[i]] = (uint32_t)i;
 
 	/* Header: text, newline, NUL (B1). */

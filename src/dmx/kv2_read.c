@@ -787,25 +787,35 @@ static bool resolve(kv2 *k)
 		}
 	}
 	const pending_ref *pend = k->pending.data;
+	size_t outside = 0, first = 0;
 	for (size_t i = 0; i < dm->element_count; i++) {
-		smdmx_dm_element *e = &dm->elements[i];
-		for (size_t a = 0; a < e->attr_count; a++) {
-			smdmx_dm_attr *at = &e->attrs[a];
+		/* dm->elements moves as stubs are added; an element's attributes do not */
+		smdmx_dm_attr *attrs = dm->elements[i].attrs;
+		size_t attr_count = dm->elements[i].attr_count;
+		for (size_t a = 0; a < attr_count; a++) {
+			smdmx_dm_attr *at = &attrs[a];
 			if (at->type != SMDMX_DM_ELEMENT) continue;
 			size_t count = at->is_array ? at->value.array.count : 1;
 			uint32_t *ix = at->is_array ? at->value.array.data : &at->value.element;
 			for (size_t j = 0; j < count; j++) {
 				if (ix[j] == SMDMX_NONE || !(ix[j] & PENDING_BIT)) continue;
 				const pending_ref *r = &pend[ix[j] & ~PENDING_BIT];
-				uint32_t target = sm_dm_lookup_id(dm, r->id);
-				if (target == SMDMX_NONE) {
-					char text[37];
-					smdmx_dm_id_to_text(r->id, text);
-					return fail_at(k, r->offset, SMDMX_ERROR_UNKNOWN_ID, "no element has the id %s", text);
-				}
+				/* an id no element of the file has: an element of another file, kept as a
+				 * stub, as Valve's datamodel keeps it (CDmElementDictionary hooks every
+				 * reference up with FindOrCreateElementHandle) */
+				uint32_t target = sm_dm_stub(dm, r->id, k->error);
+				if (target == SMDMX_NONE) return false;
+				if (dm->elements[target].stub && outside++ == 0) first = (size_t)(r - pend);
 				ix[j] = target;
 			}
 		}
+	}
+	if (outside) {
+		uint32_t line = 0, col = 0;
+		line_col(k->data, pend[first].offset, &line, &col);
+		char text[37];
+		smdmx_dm_id_to_text(pend[first].id, text);
+		sm_warn_n(k->warnings, SMDMX_WARNING_STUB, outside, line, col, SM_STUB_WARNING, text);
 	}
 	return true;
 }

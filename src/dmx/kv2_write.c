@@ -313,7 +313,8 @@ typedef struct wframe {
 /* Whether a reference to e from here is written inline. */
 static bool inline_here(const kv2w *w, uint32_t e, size_t depth)
 {
-	return !w->flat && e != w->dm->root && w->refs[e] == 1 && !w->written[e] && depth < w->max_depth;
+	return !w->flat && e != w->dm->root && w->refs[e] == 1 && !w->written[e] && depth < w->max_depth &&
+	       !w->dm->elements[e].stub;
 }
 
 /* Writes an element's opening (its type line unless the attribute line already holds the
@@ -467,6 +468,7 @@ static bool write_all(kv2w *w, const smdmx_dmx_write_options *o)
 	if (w->version < 1 || w->version > 4)
 		return sm_fail(w->error, SMDMX_ERROR_ENCODING, 0, 0, "keyvalues2 version %d (1 to 4 are written)", w->version);
 	if (dm->root == SMDMX_NONE || dm->element_count == 0) return sm_fail(w->error, SMDMX_ERROR_EMPTY, 0, 0, "no element to write");
+	if (dm->elements[dm->root].stub) return sm_fail(w->error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "the root is an element of another file");
 	SM_CHECK(smdmx_dm_assign_ids(dm, w->error));
 	const char *format = o->format ? o->format : dm->format ? dm->format : "dmx";
 	int fver = o->format_version ? o->format_version : dm->format_version;
@@ -499,10 +501,11 @@ static bool write_all(kv2w *w, const smdmx_dmx_write_options *o)
 	memset(w->refs, 0, dm->element_count * sizeof(uint32_t));
 	memset(w->written, 0, dm->element_count);
 	bool ok = count_refs(w) && write_tree(w, &stack, dm->root);
-	/* Then every element not written inline: shared, unreferenced, or the way into a cycle. */
+	/* Then every element not written inline: shared, unreferenced, or the way into a cycle.
+	 * A stub is another file's: a reference names it by id, and it is not written. */
 	for (int pass = 0; pass < 2 && ok; pass++) {
 		for (size_t i = 0; ok && i < dm->element_count; i++) {
-			if (w->written[i]) continue;
+			if (w->written[i] || dm->elements[i].stub) continue;
 			if (pass == 0 && !w->flat && w->refs[i] == 1) continue;
 			ok = sm_out_put(w->out, "\n", 1) && write_tree(w, &stack, (uint32_t)i);
 		}

@@ -26,7 +26,7 @@ typedef struct expansion {
 /* e's array items, lifted once more. */
 static void expand(const lift *l, expansion *x, uint32_t e)
 {
-	if (e == SMDMX_NONE || e >= l->dm->element_count) return;
+	if (!lift_el(l, e)) return;
 	uint64_t items = array_items(l, e);
 	x->lifted += items;
 	if (!x->counted[e]) x->distinct += items;
@@ -56,7 +56,7 @@ static bool check_expansion(lift *l, uint32_t root)
 	const uint32_t *dags = l->mesh_dags.data;
 	for (size_t i = 0; i < l->meshes.count; i++) {
 		uint32_t mesh = get_el(l, dags[i], "shape");
-		if (mesh == SMDMX_NONE || mesh >= dm->element_count) continue;
+		if (!lift_el(l, mesh)) continue;
 		size_t n;
 		uint32_t vd = get_el(l, mesh, "currentState");
 		expand(l, &x, vd != SMDMX_NONE ? vd : get_el(l, mesh, "bindState"));
@@ -113,7 +113,7 @@ static bool lift_hierarchy(lift *l, uint32_t model)
 		uint32_t *top = (uint32_t *)stack.data + 2 * (stack.count - 1);
 		uint32_t e = top[0], parent = top[1];
 		stack.count--;
-		if (e == SMDMX_NONE || e >= dm->element_count || seen[e]) continue;
+		if (!lift_el(l, e) || seen[e]) continue;
 		seen[e] = 1;
 		uint32_t shape = get_el(l, e, "shape");
 		uint32_t xf = get_el(l, e, "transform");
@@ -191,7 +191,7 @@ static bool match_base_states(lift *l, const uint32_t *ts, size_t nt)
 	if (!order || !taken) return false;
 	size_t k = 0;
 	for (size_t t = 0; t < nt; t++)
-		if (ts[t] != SMDMX_NONE && ts[t] < dm->element_count)
+		if (lift_el(l, ts[t]))
 			order[k++] = (named_index){ dm->elements[ts[t]].name ? dm->elements[ts[t]].name : "", (uint32_t)t };
 	qsort(order, k, sizeof(named_index), by_name_then_index);
 	size_t nj = l->joints.count, nm = l->meshes.count;
@@ -248,7 +248,7 @@ static bool order_joints(lift *l, uint32_t model)
 	uint32_t next = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t e = list[i];
-		if (e == SMDMX_NONE || e >= l->dm->element_count) continue;
+		if (!lift_el(l, e)) continue;
 		uint32_t j = of[e];
 		if (j != SMDMX_NONE && to[j] == SMDMX_NONE) to[j] = next++;
 	}
@@ -295,7 +295,7 @@ static bool joint_table(lift *l, uint32_t model, uint32_t **table, size_t *count
 	for (size_t i = 0; i < n; i++) {
 		uint32_t e = list[i];
 		uint32_t j = SMDMX_NONE;
-		if (e != SMDMX_NONE && e < l->dm->element_count)
+		if (lift_el(l, e))
 			j = transforms ? ((uint32_t *)l->xf_joint.data)[e] : ((uint32_t *)l->joint_of.data)[e];
 		/* Format 22 lists the DmeModel first: weights on it bind to no bone (C11). */
 		if (e == model) j = MODEL_SLOT;
@@ -315,7 +315,7 @@ static bool lift_clips(lift *l, uint32_t root)
 	size_t made = 0;
 	for (size_t c = 0; c < nc; c++) {
 		uint32_t clip = clips[c];
-		if (clip == SMDMX_NONE || clip >= l->dm->element_count) continue;
+		if (!lift_el(l, clip)) continue;
 		smdmx_clip *cl = &out[made++];
 		cl->name = l->dm->elements[clip].name;
 		const smdmx_dm_attr *fr = get(l, clip, "frameRate");
@@ -344,7 +344,7 @@ static bool lift_clips(lift *l, uint32_t root)
 		for (size_t k = 0; k < nch; k++) {
 			uint32_t chan = chans[k];
 			uint32_t to = get_el(l, chan, "toElement");
-			if (to == SMDMX_NONE || to >= l->dm->element_count) continue;
+			if (!lift_el(l, to)) continue;
 			uint32_t j = ((uint32_t *)l->xf_joint.data)[to];
 			if (j == SMDMX_NONE) j = ((uint32_t *)l->joint_of.data)[to];
 			if (j == SMDMX_NONE) continue;
@@ -432,7 +432,7 @@ static bool lift_flex_rules(lift *l, uint32_t op)
 		const uint32_t *rules = get_els(l, targets[t], "deltaStates", &k);
 		for (size_t i = 0; i < k; i++) {
 			uint32_t e = rules[i];
-			if (e >= l->dm->element_count || lifted[e]) continue;
+			if (!lift_el(l, e) || lifted[e]) continue;
 			lifted[e] = 1;
 			smdmx_flex_rule r = { l->dm->elements[e].name, SMDMX_FLEX_RULE_EXPRESSION, NULL };
 			if (is_type(l, e, "DmeFlexRulePassThrough")) r.kind = SMDMX_FLEX_RULE_PASS_THROUGH;
@@ -476,7 +476,7 @@ static bool lift_controls(lift *l, uint32_t root)
 	size_t made = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c = controls[i];
-		if (c == SMDMX_NONE || c >= l->dm->element_count) continue;
+		if (!lift_el(l, c)) continue;
 		smdmx_flex_controller *f = &fc[made++];
 		f->name = l->dm->elements[c].name;
 		size_t k;
@@ -508,7 +508,7 @@ static bool lift_controls(lift *l, uint32_t root)
 		if (!dr) return false;
 		size_t kept = 0;
 		for (size_t i = 0; i < n; i++) {
-			if (rules[i] == SMDMX_NONE || rules[i] >= l->dm->element_count) continue;
+			if (!lift_el(l, rules[i])) continue;
 			smdmx_domination_rule *r = &dr[kept++];
 			for (int which = 0; which < 2; which++) {
 				size_t k;

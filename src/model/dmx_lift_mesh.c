@@ -22,7 +22,7 @@ static bool copy_indices(lift *l, const int32_t *src, size_t n, size_t bound, ui
 static uint32_t material_index(lift *l, uint32_t mat_el)
 {
 	const char *name = "no_material";
-	if (mat_el != SMDMX_NONE && mat_el < l->dm->element_count) {
+	if (lift_el(l, mat_el)) {
 		const smdmx_dm_attr *a = get(l, mat_el, "mtlName");
 		name = a && a->type == SMDMX_DM_STRING && !a->is_array ? a->value.s : l->dm->elements[mat_el].name;
 	}
@@ -346,7 +346,7 @@ static bool lift_delta_states(lift *l, const smdmx_mesh *m, size_t mi, uint32_t 
 	size_t mesh_first = l->shapes.count;
 	for (size_t i = 0; i < nd; i++) {
 		uint32_t d = deltas[i];
-		if (d == SMDMX_NONE || d >= l->dm->element_count) continue;
+		if (!lift_el(l, d)) continue;
 		const char *dname = delta_name(l, m, deltas, nd, i, mesh_first);
 		if (!dname) return false;
 		smdmx_flex_shape *sh = sm_vec_push(l->o, &l->shapes, sizeof(*sh), l->error);

@@ -43,10 +43,17 @@ static inline const smdmx_dm_attr *get(const lift *l, uint32_t e, const char *na
 	return e == SMDMX_NONE ? NULL : smdmx_dm_find_attr(l->dm, e, name);
 }
 
+/* An element of this file: a stub (an element of another file, kept by id) is no element to
+ * a conversion, as it is none to Valve's tools, which never loaded it. */
+static inline bool lift_el(const lift *l, uint32_t e)
+{
+	return e != SMDMX_NONE && e < l->dm->element_count && !l->dm->elements[e].stub;
+}
+
 static inline uint32_t get_el(const lift *l, uint32_t e, const char *name)
 {
 	const smdmx_dm_attr *a = get(l, e, name);
-	return a && a->type == SMDMX_DM_ELEMENT && !a->is_array ? a->value.element : SMDMX_NONE;
+	return a && a->type == SMDMX_DM_ELEMENT && !a->is_array && lift_el(l, a->value.element) ? a->value.element : SMDMX_NONE;
 }
 
 static inline const uint32_t *get_els(const lift *l, uint32_t e, const char *name, size_t *n)
