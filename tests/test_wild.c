@@ -54,11 +54,44 @@ static void test_stub_animation(void **state)
 	smdmx_scene_free(stubbed);
 }
 
+/* ---- orientations that are not unit quaternions ----------------------------------------- */
+
+/* Keys of norm 1.14 and 0.73, as Valve's Maya exporter writes some: each the rotation
+ * studiomdl builds from it (QuaternionMatrix, which does not normalise, then MatrixAngles),
+ * computed here from Valve's formulas: an identity of any length stays the identity, and
+ * (x, 0, 0, w) turns about X by atan2(2wx, 1 - 2x^2), not by the normalised quaternion's
+ * 2 atan2(|x|, w) (-35.5 degrees against -66.4). One warning counts them with their norms. */
+static void test_keys_not_unit(void **state)
+{
+	(void)state;
+	smdmx_warnings w;
+	smdmx_scene *s = lift_warned(test_path("testdata/model/arm_wave_scaled.dmx"), &w);
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_ROTATION_NOT_UNIT);
+	assert_int_equal(w.data[0].count, 2);
+	assert_non_null(strstr(w.data[0].message, "(norms 0.729 to 1.14, "));
+	const smdmx_clip *c = &s->clips[0];
+	assert_int_equal(c->channel_count, 2);
+	const float *first = c->channels[0].orientations[0];
+	assert_true(first[0] == 0 && first[1] == 0 && first[2] == 0 && first[3] == 1);
+	const smdmx_channel *lower = &c->channels[1];
+	const float *last = lower->orientations[lower->orientation_count - 1];
+	double x = -0.39908987, qw = 0.60962987, a = atan2(2 * qw * x, 1 - 2 * x * x);
+	assert_true(fabs(a * 180 / 3.14159265358979 - -35.5288) < 1e-3);
+	assert_true(fabs(last[0] - sin(a / 2)) < 1e-6 && last[1] == 0 && last[2] == 0 && fabs(last[3] - cos(a / 2)) < 1e-6);
+	/* the other keys are the file's, bit for bit */
+	smdmx_scene *plain = lift_warned(test_path("testdata/model/arm_wave.dmx"), NULL);
+	assert_memory_equal(lower->orientations, plain->clips[0].channels[1].orientations, 10 * sizeof(smdmx_quat));
+	smdmx_scene_free(plain);
+	smdmx_scene_free(s);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stub_animation),
+		cmocka_unit_test(test_keys_not_unit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

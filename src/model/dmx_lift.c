@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/dmx_model.h"
+#include "smdmx/math.h"
 
 /* Sharing is how a file makes a small number of bytes stand for a huge model (the
  * billion-laughs pattern): a mesh shared by several dags is lifted once per dag, vertex data
@@ -84,6 +85,40 @@ static bool check_expansion(lift *l, uint32_t root)
 	return ok;
 }
 
+/* studiomdl reads a DmeTransform's orientation through QuaternionMatrix, which assumes a
+ * unit quaternion and does not normalise, then takes Euler angles of that matrix with
+ * MatrixAngles (yaw and pitch from its first column, roll from its second and third rows'
+ * last entries), and builds the bone from the angles (dmxsupport.cpp: LoadBindPose and
+ * ComputeFramePose; mathlib: QuaternionMatrix, MatrixAngles). For a unit quaternion that is
+ * the quaternion's rotation; for another (Valve's Maya exporter writes some into orientation
+ * keys: norms 0.73 to 1.14 in Left 4 Dead 2's weapons, where an identity scaled to 1.14 stands
+ * beside a joint scaled in Maya) it is the rotation those angles make, which is what this
+ * gives, so that a model converted from the file is the model studiomdl builds from it. Quaternions within the scene's unit tolerance are kept
+ * as written. */
+void mdl_studiomdl_rotation(lift *l, float q[4])
+{
+	double x = q[0], y = q[1], z = q[2], w = q[3];
+	double n = sqrt(x * x + y * y + z * z + w * w);
+	if (!isfinite(n) || fabs(n - 1) <= 1e-3) return;
+	double m00 = 1 - 2 * (y * y + z * z), m10 = 2 * (x * y + w * z), m20 = 2 * (x * z - w * y);
+	double m01 = 2 * (x * y - w * z), m11 = 1 - 2 * (x * x + z * z), m21 = 2 * (y * z + w * x);
+	double m22 = 1 - 2 * (x * x + y * y);
+	double xy = sqrt(m00 * m00 + m10 * m10), e[3], r[4];
+	if (xy > 0.001) {
+		e[0] = atan2(m21, m22);
+		e[1] = atan2(-m20, xy);
+		e[2] = atan2(m10, m00);
+	} else { /* gimbal lock: no roll, yaw from the second column */
+		e[0] = 0;
+		e[1] = atan2(-m20, xy);
+		e[2] = atan2(-m01, m11);
+	}
+	smdmx_euler_to_quat(e, r);
+	for (int i = 0; i < 4; i++) q[i] = (float)r[i];
+	if (l->turned++ == 0 || n < l->turned_min) l->turned_min = n;
+	if (l->turned == 1 || n > l->turned_max) l->turned_max = n;
+}
+
 typedef struct named_index {
 	const char *name;
 	uint32_t index;
@@ -135,6 +170,7 @@ static bool lift_hierarchy(lift *l, uint32_t model)
 			a->name = dm->elements[e].name;
 			a->parent_joint = parent;
 			read_transform(l, xf, &a->transform);
+			mdl_studiomdl_rotation(l, a->transform.orientation);
 			const smdmx_dm_attr *f;
 			if ((f = get(l, shape, "isRigid")) && f->type == SMDMX_DM_BOOL && !f->is_array) a->rigid = f->value.b;
 			if ((f = get(l, shape, "isWorldAligned")) && f->type == SMDMX_DM_BOOL && !f->is_array) a->world_aligned = f->value.b;
@@ -165,6 +201,8 @@ static bool lift_hierarchy(lift *l, uint32_t model)
 		const uint32_t *ts = get_els(l, bs[0], "transforms", &nt);
 		if (!match_base_states(l, ts, nt)) return false;
 	}
+	smdmx_joint *js = l->joints.data;
+	for (size_t j = 0; j < l->joints.count; j++) mdl_studiomdl_rotation(l, js[j].bind.orientation);
 	return true;
 }
 
@@ -380,6 +418,8 @@ static bool lift_clips(lift *l, uint32_t root)
 			}
 			if (nv && tc[nv - 1] > last) last = tc[nv - 1];
 			memcpy(vc, vals, vsize);
+			if (orient)
+				for (size_t i = 0; i < nv; i++) mdl_studiomdl_rotation(l, ((smdmx_quat *)vc)[i]);
 			if (orient) {
 				c2->orientation_times = tc;
 				c2->orientations = vc;
@@ -593,6 +633,11 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 		s->source.smd_kind = l.meshes.count ? SMDMX_SMD_REFERENCE : SMDMX_SMD_ANIMATION;
 		ok = lift_clips(&l, root) && lift_controls(&l, root);
 	}
+	if (ok && l.turned)
+		sm_warn_n(warnings, SMDMX_WARNING_ROTATION_NOT_UNIT, l.turned, 0, 0,
+		          "an orientation that is not a unit quaternion (norms %.3g to %.3g, as Valve's Maya exporter writes some) read as "
+		          "the rotation studiomdl makes of it; nothing to do",
+		          l.turned_min, l.turned_max);
 	if (ok && s->source.encoding) {
 		s->source.encoding = sm_strdup(l.o, s->source.encoding, strlen(s->source.encoding), error);
 		ok = s->source.encoding != NULL;
