@@ -6,6 +6,8 @@
  * smdmx diff calls equal, or warnings that name each difference. */
 #include <math.h>
 
+#include "support/internal.h"
+#include "smd/smd_read.h" /* sm_smd_part_min */
 #include "util.h"
 
 /* A DMX file read and lifted; its warnings (reading and lifting) into w when w is given. */
@@ -86,12 +88,101 @@ static void test_keys_not_unit(void **state)
 	smdmx_scene_free(s);
 }
 
+/* ---- material names with white space ----------------------------------------------------- */
+
+static smdmx_scene *smd_back(const smdmx_scene *s, test_sink *text, smdmx_warnings *w)
+{
+	smdmx_error err;
+	text->size = 0;
+	if (!smdmx_smd_write(s, test_sink_write, text, NULL, &err)) fail_msg("smd write: %s", err.message);
+	smdmx_scene *back = smdmx_smd_read_memory(text->data, text->size, NULL, &err, w);
+	if (!back) fail_msg("smd read: %s", err.message);
+	return back;
+}
+
+/* studiomdl takes an SMD material line whole but for the white space at its end, and a DMX
+ * mtlName as it is: "  phy" (Blender Source Tools wrote collision meshes so) is written and
+ * read back with its spaces, with a warning on reading; "rock  " loses its end in an SMD,
+ * said with a count. Names an SMD reader would take for the end of the block, a comment or a
+ * triangle to skip are refused. */
+static void test_material_spaces(void **state)
+{
+	(void)state;
+	smdmx_scene *s = lift_warned(test_path("testdata/model/phy_spaces.dmx"), NULL);
+	assert_int_equal(s->material_count, 2);
+	assert_string_equal(s->materials[0].name, "  phy");
+	assert_string_equal(s->materials[1].name, "rock  ");
+	smdmx_warnings lost;
+	memset(&lost, 0, sizeof(lost));
+	smdmx_smd_report_losses(s, NULL, false, &lost);
+	const smdmx_warning *ends = test_warning_of(&lost, SMDMX_WARNING_MATERIAL_SPACE);
+	assert_non_null(ends);
+	if (!ends) return;
+	assert_int_equal(ends->count, 1);
+	assert_non_null(strstr(ends->message, "('rock  ')"));
+	test_sink text = { 0 };
+	smdmx_warnings w;
+	smdmx_scene *back = smd_back(s, &text, &w);
+	assert_non_null(test_memmem(text.data, text.size, "\r\n  phy\r\n", 9));
+	assert_non_null(test_memmem(text.data, text.size, "\r\nrock\r\n", 8));
+	assert_string_equal(back->materials[0].name, "  phy");
+	assert_string_equal(back->materials[1].name, "rock");
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_MATERIAL_SPACE);
+	assert_int_equal(w.data[0].count, 1);
+	assert_int_equal(w.data[0].line, 10);
+	/* the same read on several threads, the triangles block cut in parts of 256 bytes: 200
+	 * triangles, their material lines with white space at the start one time in three */
+	test_sink big = { 0 };
+	const char *head = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\n";
+	test_sink_write(&big, head, strlen(head));
+	for (int t = 0; t < 200; t++) {
+		char tri[256];
+		int n = snprintf(tri, sizeof(tri), "%s\n0 %d 0 0 0 0 1 0 0\n0 %d 1 0 0 0 1 1 0\n0 %d 0 1 0 0 1 0 1\n",
+		                 t % 3 ? "rock" : t % 2 ? "\tphy" : "  phy", t, t, t);
+		test_sink_write(&big, tri, (size_t)n);
+	}
+	test_sink_write(&big, "end\n", 4);
+	char *path = test_temp_file("spaces", big.data, big.size);
+	test_smd_threads_same(path, 256);
+	smdmx_error err;
+	smdmx_smd_read_options ro = { .threads = 1 };
+	smdmx_warnings wb;
+	smdmx_scene *spaced = smdmx_smd_read_file(path, &ro, &err, &wb);
+	assert_non_null(spaced);
+	assert_int_equal(spaced->material_count, 3);
+	assert_int_equal(wb.data[0].count, 2);
+	assert_int_equal(wb.data[0].line, 10);
+	smdmx_scene_free(spaced);
+	os_remove(path);
+	free(path);
+	free(big.data);
+	smdmx_scene_free(back);
+	/* what an SMD cannot hold as a material line */
+	static const char *const refused[] = { "  end", "End cap", "// x", " \t ", "\tend" };
+	const char *keep = s->materials[1].name;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		s->materials[1].name = refused[i];
+		text.size = 0;
+		assert_false(smdmx_smd_write(s, test_sink_write, &text, NULL, &err));
+		assert_int_equal(err.code, SMDMX_ERROR_INVALID_SCENE);
+		assert_non_null(strstr(err.message, "cannot be written to SMD"));
+	}
+	s->materials[1].name = "endcap";
+	text.size = 0;
+	assert_true(smdmx_smd_write(s, test_sink_write, &text, NULL, &err));
+	s->materials[1].name = keep;
+	free(text.data);
+	smdmx_scene_free(s);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stub_animation),
 		cmocka_unit_test(test_keys_not_unit),
+		cmocka_unit_test(test_material_spaces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

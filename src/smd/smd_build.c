@@ -241,6 +241,17 @@ bool smdr_build_scene(reader *r)
 	if (!r->frames.count && !r->has_vertex_animation)
 		sm_warn(r->warnings, SMDMX_WARNING_NO_SKELETON_FRAME, 0, 0, "no skeleton frame: every bone's bind pose is position 0 and rotation 0; if the file was cut short, "
 		        "export it again");
+	/* studiomdl takes a material line whole but for the white space at its end (Grab_Triangles:
+	 * "strip off trailing smag"): white space at its start is part of the name. */
+	const smdmx_material *mats = r->materials.data;
+	size_t spaced = 0, first = 0;
+	for (size_t i = 0; i < r->materials.count; i++)
+		if ((mats[i].name[0] == ' ' || mats[i].name[0] == '\t') && spaced++ == 0) first = i;
+	if (spaced)
+		sm_warn_n(r->warnings, SMDMX_WARNING_MATERIAL_SPACE, spaced, ((const uint32_t *)r->material_lines.data)[first], 1,
+		          "a material whose name begins with white space ('%s'): kept, as studiomdl keeps it; remove the white space "
+		          "in the source if it is not part of the name",
+		          mats[first].name);
 	size_t meshes = (r->has_triangles ? 1 : 0) + (r->has_vertex_animation ? 1 : 0);
 	sc->meshes = sm_owned_calloc(r->o, meshes, sizeof(smdmx_mesh), r->error);
 	if (meshes && !sc->meshes) return false;

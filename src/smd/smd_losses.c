@@ -124,6 +124,15 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 			sm_warn(w, SMDMX_WARNING_WEIGHTS_SCALED, 0, 0, "weights of %zu %s sum below 1: written scaled to 1, the model studiomdl "
 			        "makes of them (an SMD reader would give the rest to the parent bone); nothing to do", scaled, scaled == 1 ? "vertex" : "vertices");
 	}
+	size_t trailing = 0;
+	const char *trimmed = NULL;
+	for (size_t i = 0; i < s->material_count; i++)
+		if (sm_material_line_len(s->materials[i].name) < strlen(s->materials[i].name) && !trailing++) trimmed = s->materials[i].name;
+	if (trailing)
+		sm_warn_n(w, SMDMX_WARNING_MATERIAL_SPACE, trailing, 0, 0,
+		          "a material whose name ends in white space ('%s'), which studiomdl leaves out of an SMD's material line: "
+		          "written without it; rename the material in the source if the white space is part of its name",
+		          trimmed);
 	size_t ngons = 0;
 	for (size_t i = 0; i < s->mesh_count; i++)
 		for (size_t f = 0; f < s->meshes[i].face_set_count; f++) {

@@ -277,7 +277,7 @@ static bool merge_parts(reader *r, part *ps, size_t n, const uint32_t *bases)
 		SM_CHECK(sm_vec_reserve(q->o, &q->face_set_of, sizeof(uint32_t), q->materials.count, q->error));
 		uint32_t *mat = q->face_set_of.data;
 		for (size_t i = 0; i < q->materials.count; i++) {
-			r->line_no = q->record_lines ? bases[k] + ((uint32_t *)q->material_lines.data)[i] : 0;
+			r->line_no = bases[k] + ((uint32_t *)q->material_lines.data)[i];
 			bool ok = smdr_intern_material(r, qm[i].name, strlen(qm[i].name), &mat[i]);
 			r->line_no = saved_line;
 			SM_CHECK(ok);

@@ -158,11 +158,9 @@ bool smdr_intern_material(reader *r, const char *s, size_t n, uint32_t *out)
 	smdmx_material *m = sm_vec_push(r->o, &r->materials, sizeof(smdmx_material), r->error);
 	if (!m) return false;
 	m->name = name;
-	if (r->record_lines) {
-		uint32_t *ml = sm_vec_push(r->o, &r->material_lines, sizeof(uint32_t), r->error);
-		if (!ml) return false;
-		*ml = r->line_no;
-	}
+	uint32_t *ml = sm_vec_push(r->o, &r->material_lines, sizeof(uint32_t), r->error);
+	if (!ml) return false;
+	*ml = r->line_no;
 	d->slots[h] = ((uint64_t)h0 << 32) | (uint32_t)r->materials.count;
 	d->count++;
 	*out = r->last_material = (uint32_t)r->materials.count - 1;
@@ -397,10 +395,13 @@ static bool looks_like_vertex(const char *s, const char *e)
 bool smdr_read_triangle_lines(reader *r, uint32_t start_line)
 {
 	for (;;) {
-		/* Material line: the whole line, trimmed ("Material #152" keeps its '#'). */
+		/* Material line: the whole line without white space at its end ("Material #152"
+		 * keeps its '#'), and with what it has at its start, as studiomdl reads it. */
 		bool got = false, blank = false;
 		uint32_t blank_line = 0;
+		const char *start = NULL;
 		while (smdr_next_line(r)) {
+			start = r->cur;
 			skip_ws(r);
 			if (r->cur == r->line_end) {
 				blank = true;
@@ -426,6 +427,7 @@ bool smdr_read_triangle_lines(reader *r, uint32_t start_line)
 		}
 		const char *s = r->cur, *e = r->line_end;
 		while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\v' || e[-1] == '\f')) e--;
+		const char *name = start ? start : s;
 		const char *w;
 		size_t wn = peek_word(r, &w);
 		if (word_is(w, wn, "end")) {
@@ -444,7 +446,7 @@ bool smdr_read_triangle_lines(reader *r, uint32_t start_line)
 			continue;
 		}
 		uint32_t mat_line = r->line_no, material;
-		SM_CHECK(smdr_intern_material(r, s, (size_t)(e - s), &material));
+		SM_CHECK(smdr_intern_material(r, name, (size_t)(e - name), &material));
 		if (r->record_lines) {
 			uint32_t *tl = sm_vec_push(r->o, &r->triangle_lines, sizeof(uint32_t), r->error);
 			if (!tl) return false;

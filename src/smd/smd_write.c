@@ -445,7 +445,7 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 			char tex[SM_GOLDSRC_NAME_MAX];
 			SM_CHECK(sm_out_put(&w->out, tex, sm_goldsrc_texture(mat, tex)));
 		} else {
-			SM_CHECK(sm_out_puts(&w->out, mat));
+			SM_CHECK(sm_out_put(&w->out, mat, sm_material_line_len(mat)));
 		}
 		SM_CHECK(eol(w));
 	}
@@ -606,10 +606,13 @@ static bool write_triangles(writer *w, int extra_uvs)
 			return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "material '%s' is too long for GoldSrc (63 characters at most)",
 			               s->materials[i].name);
 		const char *n = s->materials[i].name;
-		/* A material line is taken whole and trimmed; "end" closes the block, and "//" starts
-		 * a comment line. */
-		if (n[0] == ' ' || n[0] == '\t' || n[strlen(n) - 1] == ' ' || n[strlen(n) - 1] == '\t' ||
-		    strcasecmp(n, "end") == 0 || strncmp(n, "//", 2) == 0)
+		/* A material line is the name but for white space at its end (written without it, a
+		 * loss said by smdmx_smd_report_losses); "end" closes the block and "//" starts a
+		 * comment line wherever the line's first word is; a blank line makes studiomdl skip
+		 * the triangle. */
+		const char *word = n + strspn(n, " \t\v\f");
+		bool end = strncasecmp(word, "end", 3) == 0 && (!word[3] || strchr(" \t\v\f", word[3]));
+		if (!sm_material_line_len(n) || end || strncmp(word, "//", 2) == 0)
 			return sm_fail(w->error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "material '%s' cannot be written to SMD", n);
 	}
 	SM_CHECK(sm_out_puts(&w->out, "triangles"));

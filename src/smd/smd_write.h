@@ -83,6 +83,16 @@ bool smdw_write_vta(writer *w);
  * other name gets ".bmp" appended ("socks.001" is "socks.001.bmp"). Returns the length
  * written into out (at most SM_GOLDSRC_NAME_MAX - 1, cut there). */
 #define SM_GOLDSRC_NAME_MAX 512
+
+/* The length of a material name as an SMD line holds it: studiomdl takes the line without the
+ * white space at its end (Grab_Triangles), so that is left out; white space at its start is
+ * part of the name and written. */
+static inline size_t sm_material_line_len(const char *name)
+{
+	size_t n = strlen(name);
+	while (n && (name[n - 1] == ' ' || name[n - 1] == '\t' || name[n - 1] == '\v' || name[n - 1] == '\f')) n--;
+	return n;
+}
 size_t sm_goldsrc_texture(const char *material, char out[SM_GOLDSRC_NAME_MAX]);
 /* A reference SMD of the scene holds its animation in its skeleton block: a clip read from a
  * reference SMD, or (any) a model's only clip whose first frame is its bind pose (studiomdl
