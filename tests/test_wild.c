@@ -176,6 +176,186 @@ static void test_material_spaces(void **state)
 	smdmx_scene_free(s);
 }
 
+/* ---- the up axis --------------------------------------------------------------------------- */
+
+/* A model lifted from a file's bytes (the test fails if reading does), or NULL with err set. */
+static smdmx_scene *lift_text(const char *text, smdmx_error *err, smdmx_warnings *w)
+{
+	smdmx_dm *dm = smdmx_dmx_read_memory(text, strlen(text), NULL, err, NULL);
+	if (!dm) fail_msg("read: %s", err->message);
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, err, w);
+	smdmx_dm_free(dm);
+	return s;
+}
+
+/* The file's text with one string replaced (malloc'd). */
+static char *replaced(const char *rel, const char *from, const char *to)
+{
+	size_t n = 0;
+	char *text = test_slurp(test_path(rel), &n);
+	assert_non_null(text);
+	text = realloc(text, n + 1);
+	text[n] = 0;
+	char *at = strstr(text, from);
+	if (!at) fail_msg("%s: no '%s'", rel, from);
+	char *out = malloc(n + strlen(to) + 1);
+	memcpy(out, text, (size_t)(at - text));
+	strcpy(out + (at - text), to);
+	strcat(out, at + strlen(from));
+	free(text);
+	return out;
+}
+
+static size_t differences(const smdmx_scene *a, const smdmx_scene *b, bool strict)
+{
+	smdmx_compare_options o = { .flex_controls = true, .rotation_tolerance = 2e-6, .strict = strict };
+	return smdmx_scene_diff(a, b, &o, NULL, NULL);
+}
+
+/* Source 2's exporters write upAxis "Y" (a DmeModel's default) beside an axis system that says
+ * Z, with Z-up geometry: the axis system is the model's up axis, as Valve's DmeModel::IsZUp
+ * takes it, said when the two disagree; the string alone is the writer's word. An axis system
+ * smdmx cannot turn (a negative up axis, left-handed) is refused. */
+static void test_up_axis(void **state)
+{
+	(void)state;
+	smdmx_warnings w;
+	smdmx_scene *plain = lift_warned(test_path("testdata/model/arm.dmx"), NULL);
+	smdmx_scene *both = lift_warned(test_path("testdata/model/arm_axis_system.dmx"), &w);
+	assert_int_equal(both->up_axis, 'Z');
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_UP_AXIS_CONFLICT);
+	assert_non_null(strstr(w.data[0].message, "the model's upAxis says Y and its axis system Z: Z up taken"));
+	assert_int_equal(differences(plain, both, false), 0);
+	smdmx_error err;
+	struct {
+		const char *from, *to;
+		char up;          /* 0: refused */
+		size_t warnings;
+		const char *refusal;
+	} cases[] = {
+		{ "\"upAxis\" \"int\" \"3\"", "\"upAxis\" \"int\" \"2\"", 'Y', 0, NULL },  /* both say Y */
+		{ "\"upAxis\" \"string\" \"Y\"", "\"upAxis\" \"string\" \"X\"", 'Z', 1, NULL },
+		{ "\"upAxis\" \"int\" \"3\"", "\"upAxis\" \"int\" \"1\"", 'X', 1, NULL },
+		{ "\"upAxis\" \"int\" \"3\"", "\"upAxis\" \"int\" \"-3\"", 0, 0,
+		  "not a usable model: its axis system is -Z up, and smdmx turns only +X and +Y up to Source's Z" },
+		{ "\"coordSys\" \"int\" \"0\"", "\"coordSys\" \"int\" \"1\"", 0, 0,
+		  "not a usable model: its axis system is left-handed, and smdmx does not mirror a model" },
+		{ "\"upAxis\" \"int\" \"3\"", "\"upAxis\" \"int\" \"7\"", 'Y', 0, NULL }, /* no axis system: the string */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = replaced("testdata/model/arm_axis_system.dmx", cases[i].from, cases[i].to);
+		smdmx_scene *s = lift_text(text, &err, &w);
+		free(text);
+		if (!cases[i].up) {
+			assert_null(s);
+			assert_int_equal(err.code, SMDMX_ERROR_INVALID_SCENE);
+			assert_string_equal(err.message, cases[i].refusal);
+			continue;
+		}
+		if (!s) fail_msg("case %zu: %s", i, err.message);
+		assert_int_equal(s->up_axis, cases[i].up);
+		assert_int_equal(w.count, cases[i].warnings);
+		smdmx_scene_free(s);
+	}
+	smdmx_scene_free(plain);
+	smdmx_scene_free(both);
+}
+
+/* smdmx diff compares models of two up axes as Source uses them: a Y-up model equals itself
+ * turned to Z up (as smd2dmx --qc turns it), bit for bit where the turn moves numbers without
+ * rounding them; turned the wrong way, it differs; --strict calls the axes a difference. */
+static void test_diff_turned(void **state)
+{
+	(void)state;
+	char *text = replaced("testdata/model/arm.dmx", "\t\"jointList\"", "\t\"upAxis\" \"string\" \"Y\"\n\t\"jointList\"");
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_scene *y = lift_text(text, &err, &w), *turned = lift_text(text, &err, &w), *wrong = lift_text(text, &err, &w);
+	free(text);
+	assert_int_equal(y->up_axis, 'Y');
+	assert_true(smdmx_scene_transform(turned, 1, 'Y', &err));
+	assert_int_equal(turned->up_axis, 'Z');
+	assert_int_equal(differences(y, turned, false), 0);
+	assert_int_equal(differences(turned, y, false), 0);
+	assert_int_equal(differences(y, turned, true) > 0, 1);
+	assert_true(smdmx_scene_transform(wrong, 1, 'X', &err));
+	assert_true(differences(y, wrong, false) > 0);
+	smdmx_scene_free(y);
+	smdmx_scene_free(turned);
+	smdmx_scene_free(wrong);
+}
+
+/* ---- round trips that mean the same ------------------------------------------------------ */
+
+/* A static prop without joints (datamodel-rs's test models, jglrxavpok's Datamodel, Valve's
+ * physics meshes): an SMD must name a bone, so dmx2smd holds it on one root bone; studiomdl
+ * builds the same model from both (its defaultRoot, or the mesh's own bone), and smdmx diff
+ * calls them the same model. A root that moves, holds an attachment or leaves a vertex
+ * partly unweighted is a difference. */
+static void test_jointless(void **state)
+{
+	(void)state;
+	smdmx_scene *prop = lift_warned(test_path("testdata/model/static_prop.dmx"), NULL);
+	assert_int_equal(prop->joint_count, 0);
+	test_sink text = { 0 };
+	smdmx_warnings w;
+	smdmx_scene *smd = smd_back(prop, &text, &w);
+	assert_int_equal(smd->joint_count, 1);
+	assert_int_equal(differences(prop, smd, false), 0);
+	assert_int_equal(differences(smd, prop, false), 0);
+	/* the root turned (a model turned to Z up turns it) holds every vertex where it was */
+	smd->joints[0].bind.orientation[0] = 0.70710677f;
+	smd->joints[0].bind.orientation[3] = 0.70710677f;
+	assert_int_equal(differences(prop, smd, false), 0);
+	/* half a vertex's weight elsewhere: no longer the same */
+	float kept = smd->meshes[0].weights[0].weight;
+	smd->meshes[0].weights[0].weight = 0.5f;
+	assert_true(differences(prop, smd, false) > 0);
+	smd->meshes[0].weights[0].weight = kept;
+	/* an attachment on the root */
+	smdmx_attachment on_root = { "muzzle", 0, { { 1, 2, 3 }, { 0, 0, 0, 1 } }, false, false }, on_model = on_root;
+	on_model.parent_joint = SMDMX_NONE;
+	smd->attachments = &on_root;
+	prop->attachments = &on_model;
+	smd->attachment_count = prop->attachment_count = 1;
+	assert_true(differences(prop, smd, false) > 0);
+	smd->attachments = &on_model;
+	assert_int_equal(differences(prop, smd, false), 0);
+	smd->attachment_count = prop->attachment_count = 0;
+	smd->attachments = prop->attachments = NULL;
+	free(text.data);
+	smdmx_scene_free(smd);
+	smdmx_scene_free(prop);
+}
+
+/* An animation whose bind pose is not its first frame: an SMD animation holds frames only, so
+ * the bind pose read back is the first frame: said, with the number of joints it moves. */
+static void test_animation_bind_pose(void **state)
+{
+	(void)state;
+	smdmx_scene *s = lift_warned(test_path("testdata/model/arm_wave.dmx"), NULL);
+	smdmx_warnings w;
+	memset(&w, 0, sizeof(w));
+	smdmx_smd_report_losses(s, NULL, false, &w);
+	assert_null(test_warning_of(&w, SMDMX_WARNING_BIND_POSE));
+	s->joints[1].bind.position[0] = 12;
+	memset(&w, 0, sizeof(w));
+	smdmx_smd_report_losses(s, NULL, false, &w);
+	const smdmx_warning *bind = test_warning_of(&w, SMDMX_WARNING_BIND_POSE);
+	assert_non_null(bind);
+	if (!bind) return;
+	assert_int_equal(bind->count, 1);
+	assert_non_null(strstr(bind->message, "('lower arm')"));
+	test_sink text = { 0 };
+	smdmx_warnings rw;
+	smdmx_scene *back = smd_back(s, &text, &rw);
+	assert_true(back->joints[1].bind.position[0] == 10);
+	free(text.data);
+	smdmx_scene_free(back);
+	smdmx_scene_free(s);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -183,6 +363,10 @@ int main(void)
 		cmocka_unit_test(test_stub_animation),
 		cmocka_unit_test(test_keys_not_unit),
 		cmocka_unit_test(test_material_spaces),
+		cmocka_unit_test(test_up_axis),
+		cmocka_unit_test(test_diff_turned),
+		cmocka_unit_test(test_jointless),
+		cmocka_unit_test(test_animation_bind_pose),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -569,6 +569,42 @@ static bool lift_controls(lift *l, uint32_t root)
 	return true;
 }
 
+/* The model's up axis (the format notes, "The up axis of a DmeModel"): its DmeAxisSystem when it
+ * has one, else its upAxis string. Valve's DmeModel answers IsZUp from the axis system alone;
+ * the string is set to "Y" when a DmeModel is made and nothing changes it (ZUp() sets the axis
+ * system), so in files written through Valve's datamodel (Source 2 Hammer's exports, a Dota 2
+ * workshop model) "Y" stands beside an axis system Z with Z-up geometry. The string without
+ * an axis system is the writer's word (vsDmxIO writes its -upAxis option there). */
+static bool lift_up_axis(lift *l, uint32_t model)
+{
+	char said = 0, system = 0;
+	const smdmx_dm_attr *up = get(l, model, "upAxis");
+	if (up && up->type == SMDMX_DM_STRING && !up->is_array && up->value.s[0] && !up->value.s[1]) {
+		char c = (char)(up->value.s[0] & ~0x20);
+		if (c == 'X' || c == 'Y' || c == 'Z') said = c;
+	}
+	/* DmeAxisSystem (C12): upAxis 1, 2, 3 for +X, +Y, +Z, and -1 to -3 for the negative axes;
+	 * coordSys 0 right-handed, 1 left-handed */
+	uint32_t ax = get_el(l, model, "axisSystem");
+	const smdmx_dm_attr *ua = ax != SMDMX_NONE ? get(l, ax, "upAxis") : NULL, *cs = ax != SMDMX_NONE ? get(l, ax, "coordSys") : NULL;
+	if (ua && ua->type == SMDMX_DM_INT && !ua->is_array) {
+		if (ua->value.i >= 1 && ua->value.i <= 3) system = "XYZ"[ua->value.i - 1];
+		else if (ua->value.i >= -3 && ua->value.i <= -1)
+			return sm_fail(l->error, SMDMX_ERROR_INVALID_SCENE, 0, 0,
+			               "not a usable model: its axis system is -%c up, and smdmx turns only +X and +Y up to Source's Z",
+			               "XYZ"[-ua->value.i - 1]);
+		if (system && cs && cs->type == SMDMX_DM_INT && !cs->is_array && cs->value.i == 1)
+			return bad_model(l, "its axis system is left-handed, and smdmx does not mirror a model");
+	}
+	l->s->up_axis = system ? system : said ? said : 'Z';
+	if (system && said && said != system)
+		sm_warn(l->warnings, SMDMX_WARNING_UP_AXIS_CONFLICT, 0, 0,
+		        "the model's upAxis says %c and its axis system %c: %c up taken, as Valve's tools take it (a DmeModel's upAxis "
+		        "is \"Y\" unless set, and its axis system says the up axis); nothing to do",
+		        said, system, system);
+	return true;
+}
+
 smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options *options, smdmx_error *error,
                                   smdmx_warnings *warnings)
 {
@@ -619,19 +655,13 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 		s->flex_shape_count = l.shapes.count;
 		s->attachments = l.attachments.data;
 		s->attachment_count = l.attachments.count;
-		const smdmx_dm_attr *up = get(&l, model, "upAxis");
-		if (up && up->type == SMDMX_DM_STRING && !up->is_array && up->value.s[0]) s->up_axis = up->value.s[0];
-		/* Source 2's DmeAxisSystem (C12): upAxis 1, 2, 3 for X, Y, Z */
-		uint32_t ax = get_el(&l, model, "axisSystem");
-		const smdmx_dm_attr *ua = ax != SMDMX_NONE ? get(&l, ax, "upAxis") : NULL;
-		if (ua && ua->type == SMDMX_DM_INT && !ua->is_array && ua->value.i >= 1 && ua->value.i <= 3 && !(up && up->type == SMDMX_DM_STRING))
-			s->up_axis = "XYZ"[ua->value.i - 1];
+		ok = lift_up_axis(&l, model);
 		s->source.format = SMDMX_SOURCE_DMX;
 		s->source.version = dm->format_version;
 		s->source.encoding = dm->encoding;
 		s->source.encoding_version = dm->encoding_version;
 		s->source.smd_kind = l.meshes.count ? SMDMX_SMD_REFERENCE : SMDMX_SMD_ANIMATION;
-		ok = lift_clips(&l, root) && lift_controls(&l, root);
+		ok = ok && lift_clips(&l, root) && lift_controls(&l, root);
 	}
 	if (ok && l.turned)
 		sm_warn_n(warnings, SMDMX_WARNING_ROTATION_NOT_UNIT, l.turned, 0, 0,

@@ -392,6 +392,102 @@ void sm_cmp_diff_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 	}
 }
 
+void sm_cmp_set_turns(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
+{
+	char up[2] = { a->up_axis ? a->up_axis : 'Z', b->up_axis ? b->up_axis : 'Z' };
+	for (int k = 0; k < 2; k++) {
+		c->turned[k] = up[0] != up[1] && up[k] != 'Z';
+		if (!c->turned[k]) continue;
+		/* +90 degrees about X for Y up, about Y for X up (smdmx_scene_transform) */
+		double e[3] = { up[k] == 'Y' ? 1.57079632679489661923 : 0, up[k] == 'X' ? 1.57079632679489661923 : 0, 0 };
+		smdmx_euler_to_quat(e, c->turn_q[k]);
+		smdmx_quat_to_matrix(c->turn_q[k], c->turn_m[k]);
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < 3; j++) c->turn_m[k][i][j] = round(c->turn_m[k][i][j]);
+	}
+}
+
+void sm_cmp_turn_vec(const cmp *c, int side, const float in[3], float out[3])
+{
+	double x = in[0], y = in[1], z = in[2];
+	if (!c->turned[side]) {
+		memmove(out, in, 3 * sizeof(float));
+		return;
+	}
+	const double(*m)[3] = c->turn_m[side];
+	for (int i = 0; i < 3; i++) out[i] = (float)(m[i][0] * x + m[i][1] * y + m[i][2] * z);
+}
+
+void sm_cmp_turn_rot(const cmp *c, int side, const float in[4], float out[4])
+{
+	if (!c->turned[side]) {
+		memmove(out, in, 4 * sizeof(float));
+		return;
+	}
+	const double *r = c->turn_q[side];
+	double x = in[0], y = in[1], z = in[2], w = in[3];
+	out[0] = (float)(r[3] * x + r[0] * w + r[1] * z - r[2] * y);
+	out[1] = (float)(r[3] * y - r[0] * z + r[1] * w + r[2] * x);
+	out[2] = (float)(r[3] * z + r[0] * y - r[1] * x + r[2] * w);
+	out[3] = (float)(r[3] * w - r[0] * x - r[1] * y - r[2] * z);
+}
+
+/* studiomdl binds the vertices of a mesh without weights to a bone of its own (its defaultRoot,
+ * or the mesh's own dag: dmxsupport.cpp LoadVertices), and an SMD, which must name a bone,
+ * holds such a mesh on one root bone: the same model. A lone root joint that holds every
+ * vertex fully and that nothing moves (no animation, no attachment) moves no vertex from
+ * where the file puts it, whatever its bind pose (a model turned to Z up turns it). */
+static bool implicit_root(const smdmx_scene *s)
+{
+	if (s->joint_count != 1 || s->joints[0].parent != SMDMX_NONE || s->clip_count) return false;
+	for (size_t i = 0; i < s->attachment_count; i++)
+		if (s->attachments[i].parent_joint != SMDMX_NONE) return false;
+	for (size_t m = 0; m < s->mesh_count; m++) {
+		const smdmx_mesh *mesh = &s->meshes[m];
+		if (mesh->parent_joint != SMDMX_NONE && mesh->parent_joint != 0) return false;
+		for (size_t p = 0; mesh->weight_offsets && p < mesh->position_count; p++) {
+			double sum = 0;
+			for (uint32_t k = mesh->weight_offsets[p]; k < mesh->weight_offsets[p + 1]; k++) sum += mesh->weights[k].weight;
+			if (fabs(sum - 1) > 1e-5) return false;
+		}
+	}
+	return true;
+}
+
+bool sm_cmp_unroot(const smdmx_scene *a, const smdmx_scene *b, const smdmx_scene **va, const smdmx_scene **vb,
+                   sm_unrooted *u)
+{
+	*va = a;
+	*vb = b;
+	u->meshes = NULL;
+	const smdmx_scene *rooted = !a->joint_count && implicit_root(b) ? b : !b->joint_count && implicit_root(a) ? a : NULL;
+	if (!rooted) return true;
+	u->view = *rooted;
+	u->view.joints = NULL;
+	u->view.joint_count = 0;
+	if (rooted->mesh_count) {
+		u->meshes = malloc(rooted->mesh_count * sizeof(smdmx_mesh));
+		if (!u->meshes) return false;
+		for (size_t m = 0; m < rooted->mesh_count; m++) {
+			u->meshes[m] = rooted->meshes[m];
+			u->meshes[m].parent_joint = SMDMX_NONE;
+			u->meshes[m].weight_offsets = NULL;
+			u->meshes[m].weights = NULL;
+			u->meshes[m].weight_count = 0;
+		}
+	}
+	u->view.meshes = u->meshes;
+	if (rooted == a) *va = &u->view;
+	else *vb = &u->view;
+	return true;
+}
+
+void sm_cmp_unroot_free(sm_unrooted *u)
+{
+	free(u->meshes);
+	u->meshes = NULL;
+}
+
 /* A comparison with the options' tolerances (rotations 1e-6 unless given). */
 cmp sm_cmp_start(const smdmx_compare_options *options)
 {
@@ -408,6 +504,8 @@ cmp sm_cmp_start(const smdmx_compare_options *options)
 	return c;
 }
 
+static bool compare_scenes(cmp *cm, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options);
+
 bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
                          char *diff, size_t diff_size)
 {
@@ -415,6 +513,17 @@ bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx
 	c.diff = diff;
 	c.diff_size = diff_size;
 	if (diff && diff_size) diff[0] = '\0';
+	sm_unrooted u;
+	const smdmx_scene *va, *vb;
+	if (!sm_cmp_unroot(a, b, &va, &vb, &u)) return sm_cmp_differ(&c, "out of memory");
+	bool same = compare_scenes(&c, va, vb, options);
+	sm_cmp_unroot_free(&u);
+	return same;
+}
+
+static bool compare_scenes(cmp *cm, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options)
+{
+	cmp c = *cm;
 	if ((a->up_axis ? a->up_axis : 'Z') != (b->up_axis ? b->up_axis : 'Z'))
 		return sm_cmp_differ(&c, "%c up vs %c up", a->up_axis ? a->up_axis : 'Z', b->up_axis ? b->up_axis : 'Z');
 	if (a->joint_count != b->joint_count) return sm_cmp_differ(&c, "%zu joints vs %zu", a->joint_count, b->joint_count);

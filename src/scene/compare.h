@@ -24,7 +24,19 @@ typedef struct cmp {
 	/* smdmx_scene_diff: the joints of both sides by name, the first of each */
 	sm_alloc mem;
 	sm_names joints_a, joints_b;
+	/* smdmx_scene_diff: a side of another up axis than the other's is compared turned to Z up
+	 * (sm_cmp_set_turns): its model-space data by the quarter turn turn_m, which moves numbers
+	 * without rounding them, its root rotations by turn_q */
+	bool turned[2];
+	double turn_m[2][3][3], turn_q[2][4];
 } cmp;
+
+/* Sets the turns of a and b: none when they have one up axis, else each that is not Z up is
+ * turned to it, as smdmx_scene_transform turns a model. */
+void sm_cmp_set_turns(cmp *c, const smdmx_scene *a, const smdmx_scene *b);
+/* A vector or a rotation of the model space of side 0 (a) or 1 (b), as compared. */
+void sm_cmp_turn_vec(const cmp *c, int side, const float in[3], float out[3]);
+void sm_cmp_turn_rot(const cmp *c, int side, const float in[4], float out[4]);
 
 size_t sm_cmp_canonical_weights(const cmp *c, const smdmx_mesh *m, uint32_t p, smdmx_weight out[64]);
 cmp sm_cmp_start(const smdmx_compare_options *options);
@@ -61,6 +73,19 @@ typedef struct gside {
 	uint32_t *ring;       /* corners of the polygons, one after another */
 	size_t ring_count;
 } gside;
+
+/* A model without joints beside the same model on one root joint (the format notes, "A
+ * mesh without joints"): when one side has no joint and the other only a root joint,
+ * unanimated, holding no attachment, that weighs every vertex of every mesh fully,
+ * *va and *vb are the two sides with that joint and its weights left out (views held in u,
+ * freed by sm_cmp_unroot_free); else the sides themselves. False when out of memory. */
+typedef struct sm_unrooted {
+	smdmx_scene view;
+	smdmx_mesh *meshes;
+} sm_unrooted;
+bool sm_cmp_unroot(const smdmx_scene *a, const smdmx_scene *b, const smdmx_scene **va, const smdmx_scene **vb,
+                   sm_unrooted *u);
+void sm_cmp_unroot_free(sm_unrooted *u);
 
 void sm_diff_gside_free(gside *g);
 bool sm_diff_gside_build(const cmp *c, const smdmx_scene *s, gside *g, bool first);

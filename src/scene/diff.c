@@ -146,6 +146,14 @@ static void diff_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const 
 			sm_sample_position(y ? y : &none, tb, jy->bind.position, py);
 			sm_sample_orientation(x ? x : &none, ta, jx->bind.orientation, qx);
 			sm_sample_orientation(y ? y : &none, tb, jy->bind.orientation, qy);
+			if (jx->parent == SMDMX_NONE) {
+				sm_cmp_turn_vec(c, 0, px, px);
+				sm_cmp_turn_rot(c, 0, qx, qx);
+			}
+			if (jy->parent == SMDMX_NONE) {
+				sm_cmp_turn_vec(c, 1, py, py);
+				sm_cmp_turn_rot(c, 1, qy, qy);
+			}
 			bool pe = sm_cmp_vec_equal(c, px, py, 3), re = sm_cmp_rot_equal(c, qx, qy);
 			if (pe && re) continue;
 			if (!bad++) {
@@ -211,7 +219,21 @@ static void diff_shapes_by_corner(cmp *c, const gside *ga, const gside *gb, cons
 			uint32_t pa_ = ma->position_indices[ga->local[x]], pb_ = mb->position_indices[gb->local[y]];
 			const float *dx = da[ga->mesh_of[x]] ? da[ga->mesh_of[x]] + 3 * pa_ : zero;
 			const float *dy = db[gb->mesh_of[y]] ? db[gb->mesh_of[y]] + 3 * pb_ : zero;
-			if (!sm_cmp_shape_values_equal(c, ma->positions[pa_], dx, mb->positions[pb_], dy)) {
+			/* a mesh of the model's space of a turned side: its positions and deltas turned */
+			float bx[3], by[3], tdx[3], tdy[3];
+			memcpy(bx, ma->positions[pa_], sizeof(bx));
+			memcpy(by, mb->positions[pb_], sizeof(by));
+			memcpy(tdx, dx, sizeof(tdx));
+			memcpy(tdy, dy, sizeof(tdy));
+			if (ma->parent_joint == SMDMX_NONE) {
+				sm_cmp_turn_vec(c, 0, bx, bx);
+				sm_cmp_turn_vec(c, 0, tdx, tdx);
+			}
+			if (mb->parent_joint == SMDMX_NONE) {
+				sm_cmp_turn_vec(c, 1, by, by);
+				sm_cmp_turn_vec(c, 1, tdy, tdy);
+			}
+			if (!sm_cmp_shape_values_equal(c, bx, tdx, by, tdy)) {
 				if (!bad++) first_bad = (uint32_t)x;
 			}
 		}
@@ -232,6 +254,20 @@ static void diff_shapes_by_corner(cmp *c, const gside *ga, const gside *gb, cons
 		for (size_t q = 0; q < a->flex_shape_count && !in_a; q++) in_a = !strcmp(a->flex_shapes[q].name, b->flex_shapes[k].name);
 		if (first && !in_a) sm_cmp_differ(c, "flex shape '%s' only in the second", b->flex_shapes[k].name);
 	}
+}
+
+/* A transform of a side as compared: a root's turned when its side is (sm_cmp_set_turns). */
+static void placed_as_compared(const cmp *c, int side, bool root, const smdmx_transform *in, smdmx_transform *out)
+{
+	*out = *in;
+	if (!root) return;
+	sm_cmp_turn_vec(c, side, in->position, out->position);
+	sm_cmp_turn_rot(c, side, in->orientation, out->orientation);
+}
+
+static void bind_as_compared(const cmp *c, int side, const smdmx_joint *j, smdmx_transform *out)
+{
+	placed_as_compared(c, side, j->parent == SMDMX_NONE, &j->bind, out);
 }
 
 /* A joint of the first only, and one of the second only, with the same parent and the same
@@ -279,8 +315,11 @@ static bool rename_joints(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 			if (taken[k] || joint_named(&c->joints_a, y->name) != SIZE_MAX) continue;
 			const char *pa = x->parent == SMDMX_NONE ? NULL : c->name_a[x->parent] ? c->name_a[x->parent] : a->joints[x->parent].name;
 			const char *pb = y->parent == SMDMX_NONE ? NULL : b->joints[y->parent].name;
-			if ((pa == NULL) != (pb == NULL) || (pa && strcmp(pa, pb)) || !sm_cmp_vec_equal(c, x->bind.position, y->bind.position, 3) ||
-			    !sm_cmp_rot_equal(c, x->bind.orientation, y->bind.orientation))
+			smdmx_transform tx, ty;
+			bind_as_compared(c, 0, x, &tx);
+			bind_as_compared(c, 1, y, &ty);
+			if ((pa == NULL) != (pb == NULL) || (pa && strcmp(pa, pb)) || !sm_cmp_vec_equal(c, tx.position, ty.position, 3) ||
+			    !sm_cmp_rot_equal(c, tx.orientation, ty.orientation))
 				continue;
 			c->name_a[i] = y->name;
 			c->pair_a[i] = (uint32_t)k;
@@ -380,9 +419,12 @@ static void diff_named(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const
 			continue;
 		}
 		const smdmx_attachment *y = &b->attachments[pair2[i]];
+		smdmx_transform tx, ty;
+		placed_as_compared(c, 0, x->parent_joint == SMDMX_NONE, &x->transform, &tx);
+		placed_as_compared(c, 1, y->parent_joint == SMDMX_NONE, &y->transform, &ty);
 		if (strcmp(parent_name(a, x->parent_joint), parent_name(b, y->parent_joint)) || x->rigid != y->rigid ||
-		    x->world_aligned != y->world_aligned || !sm_cmp_vec_equal(c, x->transform.position, y->transform.position, 3) ||
-		    !sm_cmp_rot_equal(c, x->transform.orientation, y->transform.orientation))
+		    x->world_aligned != y->world_aligned || !sm_cmp_vec_equal(c, tx.position, ty.position, 3) ||
+		    !sm_cmp_rot_equal(c, tx.orientation, ty.orientation))
 			sm_cmp_differ(c, "attachment '%s' differs", x->name);
 	}
 	for (size_t k = 0; k < b->attachment_count; k++)
@@ -429,15 +471,18 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 		if (!same_parent)
 			sm_cmp_differ(c, "joint '%s': parent '%s' vs '%s'", x->name, parent_name(a, x->parent), parent_name(b, y->parent));
 		if (animated) continue;
-		if (!sm_cmp_vec_equal(c, x->bind.position, y->bind.position, 3)) {
+		smdmx_transform tx, ty;
+		bind_as_compared(c, 0, x, &tx);
+		bind_as_compared(c, 1, y, &ty);
+		if (!sm_cmp_vec_equal(c, tx.position, ty.position, 3)) {
 			char t[6][SM_FLOAT_MAX];
 			for (int d = 0; d < 3; d++) {
-				sm_format_shortest(x->bind.position[d], t[d]);
-				sm_format_shortest(y->bind.position[d], t[3 + d]);
+				sm_format_shortest(tx.position[d], t[d]);
+				sm_format_shortest(ty.position[d], t[3 + d]);
 			}
 			sm_cmp_differ(c, "joint '%s': bind position (%s %s %s) vs (%s %s %s)", x->name, t[0], t[1], t[2], t[3], t[4], t[5]);
 		}
-		if (!sm_cmp_rot_equal(c, x->bind.orientation, y->bind.orientation))
+		if (!sm_cmp_rot_equal(c, tx.orientation, ty.orientation))
 			sm_cmp_differ(c, "joint '%s': bind orientations differ", x->name);
 	}
 	for (size_t k = 0; k < b->joint_count; k++)
@@ -461,17 +506,27 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 	diff_named(c, a, b, options);
 }
 
-size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
+size_t smdmx_scene_diff(const smdmx_scene *sa, const smdmx_scene *sb, const smdmx_compare_options *options,
                         smdmx_diff_fn fn, void *user)
 {
 	cmp c = sm_cmp_start(options);
 	c.fn = fn ? fn : ignore_difference;
 	c.user = user;
 	sm_alloc_init(&c.mem, NULL);
+	sm_unrooted u;
+	const smdmx_scene *a, *b;
+	if (!sm_cmp_unroot(sa, sb, &a, &b, &u)) {
+		sm_cmp_differ(&c, "out of memory");
+		return c.count;
+	}
 	bool ok = index_names(&c, &c.joints_a, a->joint_count, joint_name, a->joints) &&
 	          index_names(&c, &c.joints_b, b->joint_count, joint_name, b->joints);
-	if (ok && (a->up_axis ? a->up_axis : 'Z') != (b->up_axis ? b->up_axis : 'Z'))
+	/* By meaning, models of two up axes are compared as Source uses them, turned to Z up;
+	 * strict, the axis is a difference. */
+	if (ok && options && options->strict && (a->up_axis ? a->up_axis : 'Z') != (b->up_axis ? b->up_axis : 'Z'))
 		sm_cmp_differ(&c, "%c up vs %c up", a->up_axis ? a->up_axis : 'Z', b->up_axis ? b->up_axis : 'Z');
+	else if (ok)
+		sm_cmp_set_turns(&c, a, b);
 	if (ok) diff_scenes(&c, a, b, options);
 	else sm_cmp_differ(&c, "out of memory");
 	sm_names_free(&c.mem, &c.joints_a);
@@ -479,6 +534,7 @@ size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_
 	free(c.name_a);
 	free(c.pair_a);
 	free(c.paired_b);
+	sm_cmp_unroot_free(&u);
 	return c.count;
 }
 

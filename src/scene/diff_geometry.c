@@ -113,6 +113,9 @@ bool sm_diff_gside_build(const cmp *c, const smdmx_scene *s, gside *g, bool firs
 			} else {
 				g->nrm[k][0] = g->nrm[k][1] = g->nrm[k][2] = 0;
 			}
+			/* of another up axis: turned when in model space, as a conversion turns them */
+			sm_cmp_turn_vec(c, first ? 0 : 1, g->pos[k], g->pos[k]);
+			sm_cmp_turn_vec(c, first ? 0 : 1, g->nrm[k], g->nrm[k]);
 			uint64_t h = 1469598103934665603u;
 			for (int d = 0; d < 3; d++) h = hash_mix(h, float_key(g->pos[k][d], q));
 			for (int d = 0; d < 3; d++) h = hash_mix(h, float_key(g->nrm[k][d], q));

@@ -57,28 +57,27 @@ bool smdmx_scene_transform(smdmx_scene *s, double scale, char up_axis, smdmx_err
 			rotate_quat(q, jt->bind.orientation);
 		}
 	}
+	/* A mesh of the model's own space turns whole: its data by the turn R, its transform T to
+	 * R T R^-1 (the position turned, the quaternion's axis turned), so that a vertex lands at
+	 * R T p. A quarter turn moves numbers without rounding them: the mesh is the one a
+	 * conversion that applies T first and turns after makes, bit for bit. */
 	for (size_t i = 0; i < s->mesh_count; i++) {
 		smdmx_mesh *me = &s->meshes[i];
 		scale3(me->transform.position, scale);
-		bool root_space = me->parent_joint == SMDMX_NONE;
-		bool identity = me->transform.orientation[3] == 1 && me->transform.position[0] == 0 &&
-		                me->transform.position[1] == 0 && me->transform.position[2] == 0;
+		bool turn = rotate && me->parent_joint == SMDMX_NONE;
 		for (size_t p = 0; p < me->position_count; p++) {
 			scale3(me->positions[p], scale);
-			if (rotate && root_space && identity) rotate_vec(m, me->positions[p]);
+			if (turn) rotate_vec(m, me->positions[p]);
 		}
-		if (rotate && root_space && identity)
+		if (turn) {
 			for (size_t n = 0; n < me->normal_count; n++) rotate_vec(m, me->normals[n]);
-		if (rotate && root_space && !identity) {
 			rotate_vec(m, me->transform.position);
-			rotate_quat(q, me->transform.orientation);
+			rotate_vec(m, me->transform.orientation);
 		}
 	}
 	for (size_t i = 0; i < s->flex_shape_count; i++) {
 		smdmx_flex_shape *f = &s->flex_shapes[i];
-		const smdmx_mesh *me = &s->meshes[f->mesh];
-		bool in_model_space = rotate && me->parent_joint == SMDMX_NONE && me->transform.orientation[3] == 1 &&
-		                      me->transform.position[0] == 0 && me->transform.position[1] == 0 && me->transform.position[2] == 0;
+		bool in_model_space = rotate && s->meshes[f->mesh].parent_joint == SMDMX_NONE;
 		for (size_t k = 0; k < f->position_count; k++) {
 			scale3(f->position_deltas[k], scale);
 			if (in_model_space) rotate_vec(m, f->position_deltas[k]);

@@ -1,5 +1,6 @@
 /* What an SMD (and its VTA) cannot hold of a scene, said before it is written: one warning per
  * kind of data, with a count (decision 16). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "support/num.h"
 #include "smdmx/scene.h"
 #include "smdmx/smd.h"
+#include "scene/scene_util.h"
 #include "smd/smd_write.h"
 
 /* A controller that only drives the shape of its own name over 0..1: what a VTA's shape
@@ -33,6 +35,54 @@ static bool same_ascii_nocase(const char *a, const char *b)
 		if (x != y) return false;
 		if (!x) return true;
 	}
+}
+
+/* An animation SMD's skeleton block is its frames: the bind pose read back is its first. */
+static void report_bind_pose(const smdmx_scene *s, smdmx_warnings *w)
+{
+	if (!s->clip_count) return;
+	const smdmx_clip *c = &s->clips[0];
+	const smdmx_channel none = { 0 };
+	size_t moved = 0;
+	const char *first = NULL;
+	for (size_t j = 0; j < s->joint_count; j++) {
+		const smdmx_joint *jt = &s->joints[j];
+		const smdmx_channel *ch = &none;
+		for (size_t k = 0; k < c->channel_count && ch == &none; k++)
+			if (c->channels[k].joint == j) ch = &c->channels[k];
+		float p[3], q[4];
+		sm_sample_position(ch, c->start, jt->bind.position, p);
+		sm_sample_orientation(ch, c->start, jt->bind.orientation, q);
+		double a[4] = { q[0], q[1], q[2], q[3] }, b[4] = { jt->bind.orientation[0], jt->bind.orientation[1],
+		                                                   jt->bind.orientation[2], jt->bind.orientation[3] };
+		double ma[3][3], mb[3][3], most = 0;
+		smdmx_quat_to_matrix(a, ma);
+		smdmx_quat_to_matrix(b, mb);
+		for (int r = 0; r < 3; r++)
+			for (int k = 0; k < 3; k++) most = fmax(most, fabs(ma[r][k] - mb[r][k]));
+		bool moves = p[0] != jt->bind.position[0] || p[1] != jt->bind.position[1] || p[2] != jt->bind.position[2] || most > 1e-6;
+		if (moves && !moved++) first = jt->name;
+	}
+	if (moved)
+		sm_warn_n(w, SMDMX_WARNING_BIND_POSE, moved, 0, 0,
+		          "an SMD animation's bind pose is its first frame: a joint whose bind pose is another ('%s') takes "
+		          "the first frame's; nothing to do (studiomdl takes the bind pose from the model, never from an "
+		          "animation)",
+		          first);
+}
+
+/* studiomdl leaves the white space at a material line's end out of the name. */
+static void report_material_ends(const smdmx_scene *s, smdmx_warnings *w)
+{
+	size_t trailing = 0;
+	const char *trimmed = NULL;
+	for (size_t i = 0; i < s->material_count; i++)
+		if (sm_material_line_len(s->materials[i].name) < strlen(s->materials[i].name) && !trailing++) trimmed = s->materials[i].name;
+	if (trailing)
+		sm_warn_n(w, SMDMX_WARNING_MATERIAL_SPACE, trailing, 0, 0,
+		          "a material whose name ends in white space ('%s'), which studiomdl leaves out of an SMD's material line: "
+		          "written without it; rename the material in the source if the white space is part of its name",
+		          trimmed);
 }
 
 void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options *o, bool vta_too, smdmx_warnings *w)
@@ -124,15 +174,7 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 			sm_warn(w, SMDMX_WARNING_WEIGHTS_SCALED, 0, 0, "weights of %zu %s sum below 1: written scaled to 1, the model studiomdl "
 			        "makes of them (an SMD reader would give the rest to the parent bone); nothing to do", scaled, scaled == 1 ? "vertex" : "vertices");
 	}
-	size_t trailing = 0;
-	const char *trimmed = NULL;
-	for (size_t i = 0; i < s->material_count; i++)
-		if (sm_material_line_len(s->materials[i].name) < strlen(s->materials[i].name) && !trailing++) trimmed = s->materials[i].name;
-	if (trailing)
-		sm_warn_n(w, SMDMX_WARNING_MATERIAL_SPACE, trailing, 0, 0,
-		          "a material whose name ends in white space ('%s'), which studiomdl leaves out of an SMD's material line: "
-		          "written without it; rename the material in the source if the white space is part of its name",
-		          trimmed);
+	report_material_ends(s, w);
 	size_t ngons = 0;
 	for (size_t i = 0; i < s->mesh_count; i++)
 		for (size_t f = 0; f < s->meshes[i].face_set_count; f++) {
@@ -155,6 +197,7 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 	smdmx_smd_write_kind kind = o ? o->kind : SMDMX_SMD_WRITE_AUTO;
 	bool reference = kind == SMDMX_SMD_WRITE_REFERENCE ||
 	                 (kind == SMDMX_SMD_WRITE_AUTO && has_faces && s->source.format != SMDMX_SOURCE_VTA);
+	if (!reference) report_bind_pose(s, w);
 	if (o && o->reference_clip && reference && s->clip_count && !sm_smd_reference_clip(s, true))
 		sm_warn(w, SMDMX_WARNING_DROPPED_CLIPS, 0, 0,
 		        "a reference SMD holds an animation only when its first frame is the bind pose: %zu clip%s left out; write "
