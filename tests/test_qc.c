@@ -393,6 +393,41 @@ static void test_edits(void **state)
 	                         "$attachment a head 0 0 0\r\n"
 	                         "$sequence idle body.dmx\r\n");
 	free(out);
+	/* lines after the command that names a file: a $body's line, a $bodygroup's block, a
+	 * $model's block */
+	static const char bodies_qc[] =
+	    "$body main \"w.smd\" // the gun\n"
+	    "$bodygroup clips\n"
+	    "{\n"
+	    "\tstudio \"clip.smd\"\n"
+	    "\tblank\n"
+	    "}\n"
+	    "$model face \"face.smd\"\n"
+	    "$sequence idle w\n";
+	static const qc_mem_file body_files[] = {
+		{ "/p/b.qc", bodies_qc, 0 }, { "/p/w.smd", "x", 0 }, { "/p/clip.smd", "x", 0 }, { "/p/face.smd", "x", 0 } };
+	smdmx_qc *bq = must_read(body_files, 4, NULL);
+	assert_int_equal(bq->ref_count, 4);
+	assert_string_equal(bq->refs[1].command, "studio");
+	assert_true(smdmx_qc_insert_after_ref(bq, 0, "$attachment a gun 0 0 0\n", &err));
+	assert_true(smdmx_qc_insert_after_ref(bq, 1, "$attachment b clip 0 0 0\n", &err));
+	assert_true(smdmx_qc_insert_after_ref(bq, 2, "$attachment c head 0 0 0\n", &err));
+	assert_false(smdmx_qc_insert_after_ref(bq, 4, "x\n", &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	out = written(bq, 0);
+	assert_string_equal(out, "$body main \"w.smd\" // the gun\n"
+	                         "$attachment a gun 0 0 0\n"
+	                         "$bodygroup clips\n"
+	                         "{\n"
+	                         "\tstudio \"clip.smd\"\n"
+	                         "\tblank\n"
+	                         "}\n"
+	                         "$attachment b clip 0 0 0\n"
+	                         "$model face \"face.smd\"\n"
+	                         "$attachment c head 0 0 0\n"
+	                         "$sequence idle w\n");
+	free(out);
+	smdmx_qc_free(bq);
 	/* the rig lines out instead */
 	smdmx_qc_free(qc);
 	qc = must_read(files, 4, NULL);

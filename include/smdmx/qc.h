@@ -238,6 +238,11 @@ SMDMX_API bool smdmx_qc_prepend_to_model(smdmx_qc *qc, uint32_t model, const cha
 /* Adds text (whole lines) after the $model command and its block. */
 SMDMX_API bool smdmx_qc_insert_after_model(smdmx_qc *qc, uint32_t model, const char *text, smdmx_error *error);
 
+/* Adds text (whole lines) after the command that names reference ref: after a $model's
+ * block, a $bodygroup's block (for its studio lines), else after the command's line ($body,
+ * $collisionmodel, ...). */
+SMDMX_API bool smdmx_qc_insert_after_ref(smdmx_qc *qc, uint32_t ref, const char *text, smdmx_error *error);
+
 /* Makes an $include name another file (the name written, as with smdmx_qc_rename). */
 SMDMX_API bool smdmx_qc_rename_include(smdmx_qc *qc, uint32_t file, const char *name, smdmx_error *error);
 

@@ -60,6 +60,10 @@ SMDMX_API bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *scene
  * smdmx_qc_text_free. attachment_lines may be NULL. */
 SMDMX_API bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_lines, char **attachment_lines,
                                    smdmx_error *error, smdmx_warnings *warnings);
+/* The $attachment lines alone (what smdmx_qc_from_scene gives as attachment_lines), for a model
+ * named by $body or $bodygroup, whose rig a QC has no block for. Warnings are cleared first. */
+SMDMX_API bool smdmx_qc_attachment_lines(const smdmx_scene *scene, char **lines, smdmx_error *error,
+                                         smdmx_warnings *warnings);
 SMDMX_API void smdmx_qc_text_free(char *text);
 
 #ifdef __cplusplus

@@ -335,7 +335,7 @@ size_t progress_render(os_term kind, unsigned columns, size_t *shown, const char
  * a QC's rig lines (stereo balance as flexpairs, attachments, controllers, rules), its
  * $upaxis and $sequence fps when they say the scene's, a VTA (shapes), a file per clip. */
 typedef struct carried_beside {
-	bool rig, up_axis, frame_rate, shapes, clips;
+	bool rig, attachments, up_axis, frame_rate, shapes, clips; /* rig: attachments too */
 } carried_beside;
 /* Leaves out of losses what c carries: one rule for dmx2smd --qc and smdmx qc. */
 void losses_less_carried(smdmx_warnings *losses, const carried_beside *c);

@@ -655,6 +655,7 @@ void losses_less_carried(smdmx_warnings *losses, const carried_beside *c)
 		smdmx_warning_code w = losses->data[i].code;
 		bool carried = (c->rig && (w == SMDMX_WARNING_DROPPED_BALANCE || w == SMDMX_WARNING_DROPPED_ATTACHMENTS ||
 		                           w == SMDMX_WARNING_DROPPED_CONTROLLERS || w == SMDMX_WARNING_DROPPED_RULES)) ||
+		               (c->attachments && w == SMDMX_WARNING_DROPPED_ATTACHMENTS) ||
 		               (c->up_axis && w == SMDMX_WARNING_UP_AXIS) || (c->frame_rate && w == SMDMX_WARNING_FRAME_RATE) ||
 		               (c->shapes && w == SMDMX_WARNING_DROPPED_SHAPES) || (c->clips && w == SMDMX_WARNING_DROPPED_CLIPS);
 		if (!carried) losses->data[k++] = losses->data[i];

@@ -157,6 +157,13 @@ static bool run_dmx_to_smd(task *t)
 		diag_warnings(&t->diag, o, t->src, &w);
 		if (!ok) task_fail(t, t->src, &err);
 	}
+	/* a model a $body or $bodygroup names: its attachments as $attachment lines after that
+	 * command, as a $model's after its block */
+	bool body = t->model == SMDMX_NONE && reference && s->attachment_count && qp_body_ref(p, t) != SMDMX_NONE;
+	if (ok && body) {
+		ok = smdmx_qc_attachment_lines(s, &t->att_lines, &err, &w) || task_fail(t, t->src, &err);
+		diag_warnings(&t->diag, o, t->src, &w);
+	}
 	/* the one SMD the QC names holds what it can of the DMX: its animation too */
 	smdmx_smd_write_options wo = o->wopts;
 	wo.reference_clip = true;
@@ -169,8 +176,8 @@ static bool run_dmx_to_smd(task *t)
 		 * say what SMD cannot when they are the scene's */
 		bool fps = true;
 		for (size_t k = 0; k < s->clip_count; k++) fps = fps && s->clips[k].frame_rate == (t->fps > 0 ? t->fps : 30);
-		carried_beside c = { .rig = t->model != SMDMX_NONE, .up_axis = p->qc->up_axis == s->up_axis, .frame_rate = fps,
-		                     .shapes = reference };
+		carried_beside c = { .rig = t->model != SMDMX_NONE, .attachments = body, .up_axis = p->qc->up_axis == s->up_axis,
+		                     .frame_rate = fps, .shapes = reference };
 		losses_less_carried(&losses, &c);
 		diag_warnings(&t->diag, o, t->src, &losses);
 	}

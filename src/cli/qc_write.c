@@ -24,6 +24,17 @@ static task *model_task(const project *p, uint32_t model)
 	return ti == SMDMX_NONE ? NULL : p->lib->tasks[ti];
 }
 
+uint32_t qp_body_ref(const project *p, const task *t)
+{
+	for (size_t i = 0; i < p->qc->ref_count; i++) {
+		const smdmx_qc_ref *r = &p->qc->refs[i];
+		if (r->kind == SMDMX_QC_REF_MODEL && (!strcmp(r->command, "$body") || !strcmp(r->command, "studio")) &&
+		    p->task_of[i] != SMDMX_NONE && p->lib->tasks[p->task_of[i]] == t)
+			return (uint32_t)i;
+	}
+	return SMDMX_NONE;
+}
+
 bool qp_converted(const task *t)
 {
 	return t && (t->kind == TASK_SMD_TO_DMX || t->kind == TASK_DMX_TO_SMD || t->kind == TASK_VTA_REBASE) && t->status == EXIT_OK &&
@@ -98,6 +109,15 @@ bool qp_edit_lines(project *p)
 		}
 		if (ok && t->att_lines && *t->att_lines)
 			ok = smdmx_qc_insert_after_model(qc, (uint32_t)k, t->att_lines, &err) || edit_fail(p, &err);
+	}
+	/* the models of $body and $bodygroup: their attachments after the command that names them
+	 * first */
+	for (size_t i = 0; i < qc->ref_count && ok; i++) {
+		const task *t = p->task_of[i] == SMDMX_NONE ? NULL : p->lib->tasks[p->task_of[i]];
+		if (!qp_converted(t) || t->kind != TASK_DMX_TO_SMD || t->model != SMDMX_NONE || !t->att_lines || !*t->att_lines ||
+		    qp_body_ref(p, t) != i)
+			continue;
+		ok = smdmx_qc_insert_after_ref(qc, (uint32_t)i, t->att_lines, &err) || edit_fail(p, &err);
 	}
 	return ok;
 }

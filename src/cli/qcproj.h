@@ -43,7 +43,8 @@ typedef struct task {
 	bool up_to_date;     /* -u: its outputs are newer than what it reads: not run */
 	bool replace;        /* -u: its outputs are older: replaced */
 	/* results */
-	char *model_lines, *att_lines; /* DMX to SMD: QC lines for its $model */
+	char *model_lines, *att_lines; /* DMX to SMD: QC lines for its $model ($attachment lines
+	                                  also for a $body's or $bodygroup's model) */
 	bool has_vta;
 	char *vta_dst;
 	diag_buf diag;
@@ -133,6 +134,9 @@ void qp_worker(void *arg);
  * references renamed and the lines moved; the QC files rendered and written; the library
  * freed. */
 bool qp_converted(const task *t);
+/* The first reference of p's QC that names t's file with $body or a $bodygroup's studio, or
+ * SMDMX_NONE. */
+uint32_t qp_body_ref(const project *p, const task *t);
 bool qp_edit_names(project *p);
 bool qp_edit_lines(project *p);
 /* The QC files of p rendered with its edits, each once over the library (done: those

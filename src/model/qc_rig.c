@@ -961,6 +961,14 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 	return ok;
 }
 
+bool smdmx_qc_attachment_lines(const smdmx_scene *scene, char **lines, smdmx_error *error, smdmx_warnings *warnings)
+{
+	memset(error, 0, sizeof(*error));
+	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	*lines = attachment_text(scene, warnings);
+	return *lines != NULL || sm_fail_oom(error);
+}
+
 void smdmx_qc_text_free(char *text)
 {
 	free(text);

@@ -275,6 +275,16 @@ bool smdmx_qc_prepend_to_model(smdmx_qc *qc, uint32_t model, const char *text, s
 	return insert_text(qc, open->file, open->end, "\n", text, "", open, error);
 }
 
+/* text on lines of their own after the line that ends with token last */
+static bool insert_after_line(smdmx_qc *qc, const qc_tok *last, const char *text, smdmx_error *error)
+{
+	const smdmx_qc_file *f = &qc->files[last->file];
+	uint32_t at = last->end;
+	while (at < f->size && f->data[at] != '\n') at++;
+	if (at < f->size) return insert_text(qc, last->file, at + 1, "", text, "", last, error);
+	return insert_text(qc, last->file, at, "\n", text, "", last, error);
+}
+
 bool smdmx_qc_insert_after_model(smdmx_qc *qc, uint32_t model, const char *text, smdmx_error *error)
 {
 	memset(error, 0, sizeof(*error));
@@ -283,11 +293,26 @@ bool smdmx_qc_insert_after_model(smdmx_qc *qc, uint32_t model, const char *text,
 	const qc_tok *last = qc_tok_at(qc, mx->last);
 	if (last->flags & QTOK_MACRO)
 		return edit_fail(qc, last, error, "$model '%s' is written in a macro: smdmx cannot add after it", qc->models[model].name);
-	const smdmx_qc_file *f = &qc->files[last->file];
-	uint32_t at = last->end;
-	while (at < f->size && f->data[at] != '\n') at++;
-	if (at < f->size) return insert_text(qc, last->file, at + 1, "", text, "", last, error);
-	return insert_text(qc, last->file, at, "\n", text, "", last, error);
+	return insert_after_line(qc, last, text, error);
+}
+
+bool smdmx_qc_insert_after_ref(smdmx_qc *qc, uint32_t ref, const char *text, smdmx_error *error)
+{
+	memset(error, 0, sizeof(*error));
+	if (ref >= qc->ref_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no reference %u", ref);
+	for (size_t k = 0; k < qc->model_count; k++)
+		if (qc->models[k].ref == ref) return smdmx_qc_insert_after_model(qc, (uint32_t)k, text, error);
+	uint32_t t = qc->state->ref_tok[ref];
+	/* a $bodygroup's studio line: its block ends at the first '}' after it (it holds no other
+	 * block); the tokens are in the order read */
+	if (!strcmp(qc->refs[ref].command, "studio")) {
+		size_t n = qc->state->toks.count;
+		while (t + 1 < n && !(qc_tok_at(qc, t)->len == 1 && qc_tok_at(qc, t)->text[0] == '}' && !(qc_tok_at(qc, t)->flags & QTOK_QUOTED))) t++;
+	}
+	const qc_tok *last = qc_tok_at(qc, t);
+	if (last->flags & QTOK_MACRO)
+		return edit_fail(qc, last, error, "'%s' is written in a macro: smdmx cannot add after it", qc->refs[ref].command);
+	return insert_after_line(qc, last, text, error);
 }
 
 bool smdmx_qc_file_changed(const smdmx_qc *qc, uint32_t file)
