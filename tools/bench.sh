@@ -160,6 +160,32 @@ report_run() { timed report "$rbytes" build/smdmx report "$dir/report/a" "$dir/r
 row_fn "$rbytes" report_run
 rm -f "$out"/out.* "$out/rss"
 
+# smdmx diff of two 100,000-triangle models as keyvalues2 DMX, equal (the file with itself) and
+# differing at every vertex (the grid scaled by 1.001): about the cost of reading the two
+# files whatever the number of differences (MB/s of both files' bytes; diff exits 1 when they
+# differ, which is what it is asked here).
+mkdir -p "$dir/diff"
+da=$dir/diff/grid_100000.dmx
+db=$dir/diff/grid_100000_scaled.dmx
+[ -f "$da" ] || build/smd2dmx "$g100" -o "$da" -q
+[ -f "$db" ] || build/smd2dmx "$g100" --scale 1.001 -o "$db" -q
+dbytes=$(($(size "$da") + $(size "$db")))
+echo "diff: smdmx diff of $da with itself and with $db (every vertex moved; $dbytes bytes)"
+cat_row "$da"
+# diff_timed PHASE A B: as timed, diff's exit 1 (the models differ) taken as success
+diff_timed() {
+	t0=$(now)
+	/usr/bin/time -f %M -o "$out/rss" build/smdmx diff "$2" "$3" -q || [ $? = 1 ]
+	t1=$(now)
+	awk -v p="$1" -v n="$dbytes" -v a="$t0" -v b="$t1" -v r="$(tail -n 1 "$out/rss")" \
+		'BEGIN { printf "%s %d %.6f %.3f %s\n", p, n, b - a, n / 1e6 / (b - a), r }'
+}
+diff_same_run() { diff_timed diff-same "$da" "$da"; }
+diff_moved_run() { diff_timed diff-moved "$da" "$db"; }
+row_fn "$dbytes" diff_same_run
+row_fn "$dbytes" diff_moved_run
+rm -f "$out/rss"
+
 # How cost grows with the model: one core, nanoseconds per triangle.
 echo
 echo "how cost grows (one core, best of $runs): seconds and nanoseconds per triangle"

@@ -390,6 +390,101 @@ void sm_diff_where(const gside *g, uint32_t corner, char *out, size_t size)
 	snprintf(out, size, "(%s %s %s)", x, y, z);
 }
 
+/* Where the corners of b's triangles are, to find the triangles sharing corner positions with
+ * one of a's without trying every one (a model differing at every vertex left every triangle
+ * to pair). Without a tolerance a position is its exact float values; with one, a cell of the
+ * tolerance's size, and a position is looked for in its cell and the 26 around it. */
+typedef struct corner_at {
+	uint64_t key;
+	uint32_t tri;
+} corner_at;
+
+static int by_corner_key(const void *a, const void *b)
+{
+	const corner_at *x = a, *y = b;
+	if (x->key != y->key) return x->key < y->key ? -1 : 1;
+	return (x->tri > y->tri) - (x->tri < y->tri);
+}
+
+static uint64_t place_key(const float p[3], double step, int dx, int dy, int dz)
+{
+	if (step <= 0) {
+		uint64_t h = 0x3c0f;
+		for (int d = 0; d < 3; d++) {
+			float v = p[d] == 0 ? 0.0f : p[d]; /* -0 is 0 */
+			uint32_t u;
+			memcpy(&u, &v, 4);
+			h = hash_mix(h, u);
+		}
+		return h;
+	}
+	return hash_mix(hash_mix(hash_mix(0x3c0f, (uint64_t)(cell_of(p[0], step) + dx)), (uint64_t)(cell_of(p[1], step) + dy)),
+	                (uint64_t)(cell_of(p[2], step) + dz));
+}
+
+typedef struct corner_index {
+	corner_at *at;
+	size_t count;
+	double step;
+	uint32_t *seen;   /* per triangle of b: the last triangle of a it was a candidate for */
+} corner_index;
+
+static bool corner_index_build(const cmp *c, const gside *gb, const gtri *tb, size_t fb, corner_index *ix)
+{
+	ix->step = c->vtol;
+	ix->count = 3 * fb;
+	ix->at = malloc((ix->count + 1) * sizeof(corner_at));
+	ix->seen = malloc((fb + 1) * sizeof(uint32_t));
+	if (!ix->at || !ix->seen) return false;
+	for (size_t k = 0; k < fb; k++) {
+		ix->seen[k] = UINT32_MAX;
+		for (uint32_t q = 0; q < 3; q++) ix->at[3 * k + q] = (corner_at){ place_key(gb->pos[tb[k].c[q]], ix->step, 0, 0, 0), (uint32_t)k };
+	}
+	qsort(ix->at, ix->count, sizeof(corner_at), by_corner_key);
+	return true;
+}
+
+static void corner_index_free(corner_index *ix)
+{
+	free(ix->at);
+	free(ix->seen);
+}
+
+/* Of b's triangles not yet used and of x's material, the one sharing most corner positions
+ * with x (the first of them in b's order), or SIZE_MAX when none shares one. */
+static size_t most_shared(const cmp *c, const gside *ga, const gtri *x, uint32_t xi, const gside *gb, const gtri *tb,
+                          corner_index *ix)
+{
+	size_t best = SIZE_MAX, best_shared = 0;
+	int reach = ix->step > 0 ? 1 : 0;
+	for (uint32_t p = 0; p < 3; p++)
+		for (int dx = -reach; dx <= reach; dx++)
+			for (int dy = -reach; dy <= reach; dy++)
+				for (int dz = -reach; dz <= reach; dz++) {
+					uint64_t key = place_key(ga->pos[x->c[p]], ix->step, dx, dy, dz);
+					size_t lo = 0, hi = ix->count;
+					while (lo < hi) {
+						size_t mid = (lo + hi) / 2;
+						if (ix->at[mid].key < key) lo = mid + 1;
+						else hi = mid;
+					}
+					for (size_t m = lo; m < ix->count && ix->at[m].key == key; m++) {
+						uint32_t k = ix->at[m].tri;
+						if (ix->seen[k] == xi) continue;
+						ix->seen[k] = xi;
+						if (tb[k].used || strcmp(ga->material[x->poly], gb->material[tb[k].poly])) continue;
+						size_t shared = 0;
+						for (uint32_t i = 0; i < 3; i++)
+							for (uint32_t q = 0; q < 3; q++) shared += sm_cmp_vec_equal(c, ga->pos[x->c[i]], gb->pos[tb[k].c[q]], 3);
+						if (shared > best_shared || (shared && shared == best_shared && k < best)) {
+							best_shared = shared;
+							best = k;
+						}
+					}
+				}
+	return best;
+}
+
 /* Polygons as sets, whatever meshes and face sets hold them: a polygon equals its fan of
  * triangles, corners count up to rotation, materials by name. What differs is said once per
  * polygon of the first; what is left over of the second once per polygon. map gets, per
@@ -436,21 +531,14 @@ bool sm_diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map)
 		fa = fb = 0;
 	}
 	size_t next_b = 0; /* pairing in order, where no corner position is shared */
+	corner_index ix;
+	memset(&ix, 0, sizeof(ix));
+	ok = ok && corner_index_build(c, gb, tb, fb, &ix);
 	for (size_t i = 0; ok && i < fa; i++) {
 		gtri *x = &ta[i];
 		if (x->used || said_a[x->poly]) continue;
 		said_a[x->poly] = true;
-		size_t best = SIZE_MAX, best_shared = 0;
-		for (size_t k = 0; k < fb; k++) {
-			if (tb[k].used || strcmp(ga->material[x->poly], gb->material[tb[k].poly])) continue;
-			size_t shared = 0;
-			for (uint32_t p = 0; p < 3; p++)
-				for (uint32_t q = 0; q < 3; q++) shared += sm_cmp_vec_equal(c, ga->pos[x->c[p]], gb->pos[tb[k].c[q]], 3);
-			if (shared > best_shared) {
-				best_shared = shared;
-				best = k;
-			}
-		}
+		size_t best = most_shared(c, ga, x, (uint32_t)i, gb, tb, &ix);
 		while (best == SIZE_MAX && next_b < fb) {
 			if (!tb[next_b].used && !strcmp(ga->material[x->poly], gb->material[tb[next_b].poly])) best = next_b;
 			next_b++;
@@ -495,6 +583,7 @@ bool sm_diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map)
 		       gb->material[y->poly], at);
 	}
 	if (!ok) sm_cmp_differ(c, "out of memory");
+	corner_index_free(&ix);
 	free(said_a);
 	free(said_b);
 	free(ta);
