@@ -1114,9 +1114,13 @@ faithful)
 	"$dmx2smd" "$tmp/paint.dmx" -o "$tmp/paint.smd" 2>"$tmp/err"
 	check "vertex data not carried, said" "0 $tmp/paint.dmx: warning: vertex data smdmx does not carry, left out: VertexPaintTintColor\$0, cloth_enable\$0; keep the source DMX if they matter (2 times)|" \
 		"$? $(tr '\n' '|' <"$tmp/err")"
-	# binary before 9 has no place for prefix attributes
+	# binary before 9 has no place for prefix attributes: by default binary 9 holds them, binary
+	# 5 asked for leaves them out, said
 	printf '<!-- dmx encoding keyvalues2 4 format model 22 -->\n"$prefix_element$"\n{\n\t"asset" "string" "x"\n}\n"DmElement"\n{\n\t"id" "elementid" "11111111-2222-3333-4444-555555555555"\n\t"name" "string" "root"\n}\n' >"$tmp/prefix.dmx"
-	"$smdmx" convert "$tmp/prefix.dmx" -o "$tmp/prefix5.dmx" --encoding binary 2>"$tmp/err"
+	"$smdmx" convert "$tmp/prefix.dmx" -o "$tmp/prefixd.dmx" --encoding binary 2>"$tmp/err"
+	check "prefix attributes into binary: 9 by default, kept" "0 <!-- dmx encoding binary 9 format model 22 --> " \
+		"$? $(head -c 46 "$tmp/prefixd.dmx") $(cat "$tmp/err")"
+	"$smdmx" convert "$tmp/prefix.dmx" -o "$tmp/prefix5.dmx" --encoding binary --encoding-version 5 2>"$tmp/err"
 	check "prefix attributes into binary 5, said" "0 $tmp/prefix.dmx: warning: 1 prefix attributes left out: binary version 5 has no place for them; use --encoding-version 9 to keep them|" \
 		"$? $(tr '\n' '|' <"$tmp/err")"
 	"$smdmx" convert "$tmp/prefix.dmx" -o "$tmp/prefix9.dmx" --encoding binary --encoding-version 9 2>"$tmp/err"

@@ -81,9 +81,17 @@ check "dmx convert back" 0 $?
 "$smdmx" convert "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/direct.dmx"
 cmp -s "$tmp/back.dmx" "$tmp/direct.dmx"
 check "flat and back is identical" 0 $?
-"$smdmx" convert "$root/testdata/kv2/ok/types.dmx" -o "$tmp/t1.dmx" 2>"$tmp/err"
-check "uint64 needs version 4" 1 $?
+# the default version is the one that holds the file: keyvalues2 4 for uint64; no binary
+# version holds both uint64 and objectid (refused, naming those that hold each); a version
+# asked that cannot hold one is refused with the ones that can
+"$smdmx" convert "$root/testdata/kv2/ok/types.dmx" -o "$tmp/t4.dmx" 2>"$tmp/err"
+check "uint64: keyvalues2 4 by default" "0 <!-- dmx encoding keyvalues2 4 format dmx 2 -->" "$? $(head -n 1 "$tmp/t4.dmx")"
+"$smdmx" convert "$root/testdata/kv2/ok/types.dmx" -o "$tmp/t1.dmx" --encoding-version 1 2>"$tmp/err"
+check "uint64 in keyvalues2 1: refused" 1 $?
+check_text "uint64 in keyvalues2 1: the message" "$tmp/t1.dmx: error: attribute 'u64' is uint64, which keyvalues2 1 cannot hold (4 can)" "$(cat "$tmp/err")"
 check_text "no partial dmx output" "" "$(ls "$tmp" | grep t1.dmx)"
+"$smdmx" convert "$root/testdata/kv2/ok/types.dmx" -o "$tmp/tb.dmx" --encoding binary 2>"$tmp/err"
+check_text "uint64 and objectid in binary: refused" "1 $tmp/tb.dmx: error: attribute 'oid' is elementid, which binary 9 cannot hold (1 and 2 can)" "$? $(cat "$tmp/err")"
 "$smdmx" convert "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/x.dmx" --encoding xml 2>/dev/null
 check "unknown encoding option" 2 $?
 "$smdmx" convert "$root/testdata/kv2/ok/layout.dmx" -o "$tmp/b.dmx" --encoding binary --encoding-version 2

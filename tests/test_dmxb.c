@@ -352,6 +352,36 @@ static void test_limits(void **state)
 	free(bin.data);
 }
 
+/* The version written when none is asked: keyvalues2 1 and binary 5, or the version the
+ * datamodel's attributes need; it writes and reads back the same graph. */
+static void test_default_version(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
+	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
+	assert_non_null(smdmx_dm_add_attr(dm, root, "n", SMDMX_DM_INT, false, 0, &err));
+	assert_int_equal(smdmx_dmx_default_version(dm, "binary"), 5);
+	assert_int_equal(smdmx_dmx_default_version(dm, "keyvalues2"), 1);
+	assert_int_equal(smdmx_dmx_default_version(dm, NULL), 1);
+	smdmx_dm_attr *oid = smdmx_dm_add_attr(dm, root, "oid", SMDMX_DM_OBJECTID, false, 0, &err);
+	assert_non_null(oid);
+	assert_int_equal(smdmx_dmx_default_version(dm, "binary"), 2);
+	assert_int_equal(smdmx_dmx_default_version(dm, "keyvalues2_flat"), 1);
+	test_sink out = { 0 };
+	smdmx_dmx_write_options o = { .encoding = "binary" };
+	assert_true(smdmx_dmx_write(dm, test_sink_write, &out, &o, &err));
+	assert_memory_equal(out.data, "<!-- dmx encoding binary 2 ", 27);
+	assert_non_null(smdmx_dm_add_attr(dm, root, "u8", SMDMX_DM_UINT8, true, 3, &err));
+	assert_int_equal(smdmx_dmx_default_version(dm, "keyvalues2"), 4);
+	assert_int_equal(smdmx_dmx_default_version(dm, "binary"), 9); /* and 9 cannot hold the objectid */
+	out.size = 0;
+	assert_false(smdmx_dmx_write(dm, test_sink_write, &out, &o, &err));
+	assert_string_equal(err.message, "attribute 'oid' is elementid, which binary 9 cannot hold (1 and 2 can)");
+	free(out.data);
+	smdmx_dm_free(dm);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -361,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_srctools_encodings),
 		cmocka_unit_test(test_hand_built),
 		cmocka_unit_test(test_writer),
+		cmocka_unit_test(test_default_version),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

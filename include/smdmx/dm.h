@@ -195,7 +195,8 @@ SMDMX_API smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const s
 
 typedef struct smdmx_dmx_write_options {
 	const char *encoding;   /* "keyvalues2" (default), "keyvalues2_flat" or "binary" */
-	int encoding_version;   /* keyvalues2: 1 to 4, 0 means 1; binary: 1 to 5 or 9, 0 means 5 */
+	int encoding_version;   /* keyvalues2: 1 to 4; binary: 1 to 5 or 9; 0: the default that holds
+	                           the datamodel (smdmx_dmx_default_version) */
 	const char *format;     /* NULL: the datamodel's own, else "dmx" */
 	int format_version;     /* 0: the datamodel's own */
 	smdmx_allocator allocator;
@@ -204,6 +205,11 @@ typedef struct smdmx_dmx_write_options {
 	                           items or more) at once; 0 or 1: the calling thread alone. The
 	                           bytes are the same at any count. */
 } smdmx_dmx_write_options;
+
+/* The encoding version written when none is asked: keyvalues2 1, or 4 when the datamodel holds
+ * uint64 or uint8 attributes; binary 5, or 9 when it holds uint64, uint8 or prefix attributes,
+ * or 2 when it holds the legacy objectid (which 3 and later do not hold). */
+SMDMX_API int smdmx_dmx_default_version(const smdmx_dm *dm, const char *encoding);
 
 SMDMX_API bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx_dmx_write_options *options,
                                smdmx_error *error);

@@ -187,6 +187,28 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 
 /* ---- writing: the encoding chosen here, as for reading ---------------------------------- */
 
+/* The types of a datamodel's attributes (prefix attributes included), as bits. */
+static unsigned types_held(const smdmx_dm *dm)
+{
+	unsigned held = 0;
+	for (size_t i = 0; i < dm->element_count; i++)
+		for (size_t k = 0; k < dm->elements[i].attr_count; k++) held |= 1u << dm->elements[i].attrs[k].type;
+	for (size_t k = 0; k < dm->prefix_attr_count; k++) held |= 1u << dm->prefix_attrs[k].type;
+	return held;
+}
+
+int smdmx_dmx_default_version(const smdmx_dm *dm, const char *encoding)
+{
+	unsigned held = types_held(dm);
+	bool wide = held & (1u << SMDMX_DM_UINT64 | 1u << SMDMX_DM_UINT8);
+	if (!encoding || strcmp(encoding, "binary") != 0) return wide ? 4 : 1;
+	/* binary 5 (Portal 2, SFM, CS:GO), else the version nearest it that holds every attribute:
+	 * 9 for uint64, uint8 and prefix attributes (B9), 2 for the legacy objectid (B6) */
+	if (wide || dm->prefix_attr_count) return 9;
+	if (held & (1u << SMDMX_DM_OBJECTID)) return 2;
+	return 5;
+}
+
 bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx_dmx_write_options *options,
                      smdmx_error *error)
 {
@@ -207,15 +229,14 @@ bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx
 	out->error = error;
 	out->len = 0;
 	bool ok;
+	if (!o.encoding_version) o.encoding_version = smdmx_dmx_default_version(dm, encoding);
 	if (binary) {
-		/* Version 5 unless asked otherwise (Portal 2 / SFM / CS:GO, with model format 18). */
 		const char *format = o.format ? o.format : dm->format ? dm->format : "dmx";
 		int fver = o.format_version ? o.format_version : dm->format_version;
 		if (!*format || strpbrk(format, " \t\r\n"))
 			ok = sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "format name '%.40s' cannot be written", format);
 		else
-			ok = sm_dmxb_write(dm, o.encoding_version ? o.encoding_version : 5, format, fver, out, &o.allocator, error) &&
-			     sm_out_flush(out);
+			ok = sm_dmxb_write(dm, o.encoding_version, format, fver, out, &o.allocator, error) && sm_out_flush(out);
 	} else {
 		ok = sm_kv2_write(dm, out, &o, error);
 	}

@@ -100,8 +100,9 @@ static bool check_type(bw *w, const smdmx_dm_attr *a)
 	if (a->type == SMDMX_DM_OBJECTID && v >= 3) ok = false;
 	if ((a->type == SMDMX_DM_UINT64 || a->type == SMDMX_DM_UINT8) && v < 9) ok = false;
 	if (!ok)
-		return sm_fail(w->error, SMDMX_ERROR_ENCODING, 0, 0, "attribute '%s' is %s, which binary %d cannot hold", a->name,
-		               smdmx_dm_type_name(a->type, a->is_array), v);
+		return sm_fail(w->error, SMDMX_ERROR_ENCODING, 0, 0, "attribute '%s' is %s, which binary %d cannot hold (%s can)", a->name,
+		               smdmx_dm_type_name(a->type, a->is_array), v,
+		               a->type == SMDMX_DM_TIME ? "3, 4, 5 and 9" : a->type == SMDMX_DM_OBJECTID ? "1 and 2" : "9");
 	return true;
 }
 
