@@ -60,7 +60,8 @@ static void report_bind_pose(const smdmx_scene *s, smdmx_warnings *w)
 		smdmx_quat_to_matrix(b, mb);
 		for (int r = 0; r < 3; r++)
 			for (int k = 0; k < 3; k++) most = fmax(most, fabs(ma[r][k] - mb[r][k]));
-		bool moves = p[0] != jt->bind.position[0] || p[1] != jt->bind.position[1] || p[2] != jt->bind.position[2] || most > 1e-6;
+		/* as smdmx diff tells rotations apart: SMD's six decimals of an angle are 5e-7 */
+		bool moves = p[0] != jt->bind.position[0] || p[1] != jt->bind.position[1] || p[2] != jt->bind.position[2] || most > 2e-6;
 		if (moves && !moved++) first = jt->name;
 	}
 	if (moved)
