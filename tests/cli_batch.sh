@@ -1062,13 +1062,13 @@ faithful)
 	# GoldSrc output: Blender's "socks.001" and "socks.002" stay two textures; what is merged
 	# or left out is counted; no VTA
 	"$smdmx" convert "$root/testdata/ok/goldsrc_socks.smd" -o "$tmp/gs.smd" --goldsrc 2>"$tmp/err"
-	check "GoldSrc: what it merges, said" "0 $tmp/gs.smd: warning: GoldSrc has one bone per vertex: 1 vertices of several weight links put on their strongest; nothing to do (no GoldSrc SMD holds more)|$tmp/gs.smd: warning: 1 materials take the GoldSrc texture name of another ('skin.tga' and 'skin.png' are one texture); rename them in the source to keep them apart|" \
+	check "GoldSrc: what it merges, said" "0 $tmp/gs.smd: warning: GoldSrc has one bone per vertex: 1 vertices of several weight links put on their strongest; nothing to do (no GoldSrc SMD holds more)|$tmp/gs.smd: warning: 1 materials take the GoldSrc texture name of another ('skin.tga' and 'skin.png' are one texture); rename them in the source to keep them apart|$tmp/gs.smd: warning: GoldSrc names a texture by its image file: a material written as one ('socks.001' as 'socks.001.bmp'); nothing to do (4 times)|" \
 		"$? $(tr '\n' '|' <"$tmp/err")"
 	check "GoldSrc texture names" "socks.001.bmp|socks.002.bmp|skin.bmp|skin.bmp|" "$(grep -v '^[0-9 .-]*.$' "$tmp/gs.smd" | tr -d '\r' | sed -n '/^triangles$/,/^end$/p' | grep -v -e '^triangles$' -e '^end$' | tr '\n' '|')"
 	"$smd2dmx" "$sample/arm.smd" "$sample/arm.vta" -o "$tmp/armf.dmx" -q
 	mkdir "$tmp/gold"
 	"$dmx2smd" "$tmp/armf.dmx" --goldsrc -o "$tmp/gold/arm.smd" 2>"$tmp/err"
-	check "GoldSrc from a DMX with shapes: no VTA, said" "0 $tmp/gold/arm.smd: warning: GoldSrc has one bone per vertex: 4 vertices of several weight links put on their strongest; nothing to do (no GoldSrc SMD holds more)|$tmp/gold/arm.smd: warning: GoldSrc has no flex: 1 shapes left out; nothing to do (no GoldSrc SMD holds them)|./arm.smd " \
+	check "GoldSrc from a DMX with shapes: no VTA, said" "0 $tmp/gold/arm.smd: warning: GoldSrc has one bone per vertex: 4 vertices of several weight links put on their strongest; nothing to do (no GoldSrc SMD holds more)|$tmp/gold/arm.smd: warning: GoldSrc names a texture by its image file: a material written as one ('arm_skin' as 'arm_skin.bmp'); nothing to do|$tmp/gold/arm.smd: warning: GoldSrc has no flex: 1 shapes left out; nothing to do (no GoldSrc SMD holds them)|./arm.smd " \
 		"$? $(tr '\n' '|' <"$tmp/err")$(files "$tmp/gold")"
 	"$dmx2smd" "$tmp/armf.dmx" --goldsrc --vta "$tmp/gold/x.vta" -o "$tmp/gold/b.smd" 2>/dev/null
 	check "--goldsrc with --vta" 2 $?

@@ -317,6 +317,27 @@ static smdmx_scene *k_up_axis(void)
 	return s;
 }
 
+/* The base's mesh on no joint at all (a static prop as datamodel-rs writes one). */
+static smdmx_scene *k_jointless(void)
+{
+	smdmx_scene *s = base();
+	s->joint_count = 0;
+	s->meshes[0].parent_joint = SMDMX_NONE;
+	s->meshes[0].weight_offsets = NULL;
+	s->meshes[0].weights = NULL;
+	s->meshes[0].weight_count = 0;
+	return s;
+}
+
+/* Material names with white space: at the start (kept by an SMD line) and at the end. */
+static smdmx_scene *k_material_spaces(void)
+{
+	smdmx_scene *s = base();
+	s->materials[0].name = own_str(s, "  skin");
+	s->materials[1].name = own_str(s, "cloth  ");
+	return s;
+}
+
 typedef struct kind {
 	const char *name;
 	smdmx_scene *(*make)(void);
@@ -340,6 +361,8 @@ static const kind kinds[] = {
 	{ "a clip of another rate than 30 fps", k_rate },
 	{ "a clip that starts after frame 0", k_start },
 	{ "an up axis other than Z", k_up_axis },
+	{ "a mesh without joints", k_jointless },
+	{ "material names with white space at their start, at their end", k_material_spaces },
 };
 enum { KINDS = sizeof(kinds) / sizeof(kinds[0]) };
 
@@ -500,6 +523,8 @@ static const char *label(smdmx_warning_code c)
 	case SMDMX_WARNING_DROPPED_CLIPS: return "clips left out";
 	case SMDMX_WARNING_FRAME_RATE: return "rate not said";
 	case SMDMX_WARNING_UP_AXIS: return "up axis not said";
+	case SMDMX_WARNING_MATERIAL_SPACE: return "white space at the end left out";
+	case SMDMX_WARNING_GOLDSRC_TEXTURES: return "materials named as .bmp files";
 	case SMDMX_WARNING_QC_PAIR_CUT: return "stereo cut in halves";
 	case SMDMX_WARNING_QC_LOST_CONTROLS: return "control details lost";
 	case SMDMX_WARNING_QC_UNDRIVEN: return "shape undriven";

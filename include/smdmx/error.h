@@ -132,6 +132,8 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_UP_AXIS_CONFLICT = 49,        /* DMX: a model's upAxis string and axis system disagree */
 	SMDMX_WARNING_BIND_POSE = 50,               /* SMD: an animation whose bind pose is not its first frame (an
 	                                               SMD animation holds frames only) */
+	SMDMX_WARNING_GOLDSRC_TEXTURES = 51,        /* GoldSrc SMD: materials written as the .bmp files GoldSrc names
+	                                               textures by */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

@@ -125,6 +125,21 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 		if (merged)
 			sm_warn(w, SMDMX_WARNING_GOLDSRC_MATERIALS, 0, 0, "%zu materials take the GoldSrc texture name of another ('%s' "
 			        "and '%s' are one texture); rename them in the source to keep them apart", merged, first_a, first_b);
+		/* materials that are not yet the name of a .bmp file */
+		size_t renamed = 0;
+		char tex1[SM_GOLDSRC_NAME_MAX];
+		const char *first = NULL;
+		for (size_t i = 0; i < s->material_count; i++) {
+			char t[SM_GOLDSRC_NAME_MAX];
+			sm_goldsrc_texture(s->materials[i].name, t);
+			if (strcmp(t, s->materials[i].name) && !renamed++) {
+				first = s->materials[i].name;
+				memcpy(tex1, t, sizeof(t));
+			}
+		}
+		if (renamed)
+			sm_warn_n(w, SMDMX_WARNING_GOLDSRC_TEXTURES, renamed, 0, 0, "GoldSrc names a texture by its image file: a material "
+			          "written as one ('%s' as '%s'); nothing to do", first, tex1);
 		if (s->flex_shape_count)
 			sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "GoldSrc has no flex: %zu shapes left out; nothing to do (no GoldSrc SMD holds them)",
 			        s->flex_shape_count);
