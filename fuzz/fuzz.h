@@ -108,6 +108,33 @@ static inline void fuzz_write_scene(const smdmx_scene *s)
 	smdmx_dm_free(dm);
 }
 
+/* The diff: a scene is the same model as itself; compared with itself moved (every length
+ * scaled) and turned to Z up from another axis, it ends, whatever it finds. s is changed. */
+static inline void fuzz_no_difference(void *user, const char *message)
+{
+	(void)user;
+	/* a clip past the limit of a comparison is said, whatever the other side */
+	if (!strstr(message, "too many frames to compare")) abort();
+}
+
+static inline void fuzz_diff_scene(smdmx_scene *s)
+{
+	smdmx_error err;
+	if (!smdmx_scene_validate(s, &err)) return; /* the diff's contract */
+	smdmx_compare_options co;
+	memset(&co, 0, sizeof(co));
+	co.flex_controls = true;
+	smdmx_scene_diff(s, s, &co, fuzz_no_difference, NULL);
+	char up = s->up_axis;
+	if (!smdmx_scene_transform(s, 1.5, up == 'Z' ? 'Y' : up, &err)) return;
+	/* s is now Z up and larger; compare it with a view of itself said to be Y up */
+	smdmx_scene other = *s;
+	other.up_axis = 'Y';
+	smdmx_scene_diff(s, &other, &co, NULL, NULL);
+	co.value_tolerance = 0.01;
+	smdmx_scene_diff(&other, s, &co, NULL, NULL);
+}
+
 /* A datamodel written back in both encodings. */
 static inline void fuzz_write_dm(smdmx_dm *dm)
 {

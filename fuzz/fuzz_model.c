@@ -1,5 +1,6 @@
 /* Fuzz target: the DMX model lift (datamodel to scene) from DMX in either encoding, then
- * every writer on the scene. */
+ * every writer on the scene, and the diff (a scene is the same as itself; every vertex moved
+ * and the model turned, compared without failing). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s) {
 		if (!smdmx_scene_validate(s, &err)) abort(); /* the lift only returns valid scenes */
 		fuzz_write_scene(s);
+		fuzz_diff_scene(s);
 		smdmx_scene_free(s);
 	}
 	return 0;

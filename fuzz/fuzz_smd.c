@@ -1,6 +1,7 @@
 /* Fuzz target: the SMD and VTA reader, and every writer on what it accepts. A VTA read is
  * also matched to a small fixed reference, and a reference read to a small fixed VTA (whose
- * numbers are not the corners'), so that the matching runs on fuzzed data both ways. */
+ * numbers are not the corners'), so that the matching runs on fuzzed data both ways; a
+ * reference is then diffed (fuzz_diff_scene). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -43,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			smdmx_scene *vta = smdmx_smd_read_memory(fixed_vta, sizeof(fixed_vta) - 1, NULL, &err, NULL);
 			attach(s, vta);
 			smdmx_scene_free(vta);
+			fuzz_diff_scene(s);
 		}
 		smdmx_scene_free(s);
 	}

@@ -206,6 +206,11 @@ static char *replaced(const char *rel, const char *from, const char *to)
 	return out;
 }
 
+static void last_said(void *user, const char *message)
+{
+	snprintf(user, 256, "%s", message);
+}
+
 static size_t differences(const smdmx_scene *a, const smdmx_scene *b, bool strict)
 {
 	smdmx_compare_options o = { .flex_controls = true, .rotation_tolerance = 2e-6, .strict = strict };
@@ -329,6 +334,25 @@ static void test_jointless(void **state)
 	smdmx_scene_free(prop);
 }
 
+/* A model whose meshes hold no polygon (a Blender curve exported as a mesh of points) is the
+ * same as itself; beside the model with its polygons, they are only in the second. (Found by
+ * fuzzing the diff: it called such a model different from itself.) */
+static void test_diff_no_polygons(void **state)
+{
+	(void)state;
+	smdmx_scene *bare = lift_warned(test_path("testdata/model/static_prop.dmx"), NULL);
+	smdmx_scene *prop = lift_warned(test_path("testdata/model/static_prop.dmx"), NULL);
+	bare->meshes[0].face_set_count = 0;
+	assert_int_equal(differences(bare, bare, false), 0);
+	assert_int_equal(differences(bare, bare, true), 0);
+	smdmx_compare_options o = { .flex_controls = true };
+	char said[256] = "";
+	assert_int_equal(smdmx_scene_diff(bare, prop, &o, last_said, said), 1);
+	assert_string_equal(said, "mesh 'crate' only in the second");
+	smdmx_scene_free(bare);
+	smdmx_scene_free(prop);
+}
+
 /* An animation whose bind pose is not its first frame: an SMD animation holds frames only, so
  * the bind pose read back is the first frame: said, with the number of joints it moves. */
 static void test_animation_bind_pose(void **state)
@@ -366,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_up_axis),
 		cmocka_unit_test(test_diff_turned),
 		cmocka_unit_test(test_jointless),
+		cmocka_unit_test(test_diff_no_polygons),
 		cmocka_unit_test(test_animation_bind_pose),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -523,8 +523,9 @@ bool sm_diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map)
 	 * triangle of b that shares most corner positions */
 	bool *said_a = calloc(na + 1, 1), *said_b = calloc(nb + 1, 1);
 	ok = ok && said_a && said_b;
-	/* a side with no polygon at all: its meshes are only in the other */
-	if (ok && (!na || !nb)) {
+	/* a side with no polygon at all (and the other with some): its meshes are only in the
+	 * other */
+	if (ok && !na != !nb) {
 		const gside *g = na ? ga : gb;
 		for (size_t m = 0; m < g->s->mesh_count; m++)
 			if (g->s->meshes[m].face_set_count) sm_cmp_differ(c, "mesh '%s' only in the %s", g->s->meshes[m].name, na ? "first" : "second");
