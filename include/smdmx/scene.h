@@ -285,8 +285,11 @@ typedef struct smdmx_compare_options {
 
 /* Compares two scenes by meaning, not by layout: joints by name, parents and bind pose;
  * meshes polygon by polygon and corner by corner (position, normal, UVs, weights,
- * material); flex shapes as resulting positions; attachments; clips frame by frame. Returns true when equal;
- * otherwise writes a description of the first difference to diff (may be NULL). */
+ * material); flex shapes as resulting positions; attachments; clips frame by frame. A scene
+ * without joints equals the same scene on one root joint that weighs every vertex fully and
+ * that nothing moves (no clip, no attachment on it), as an SMD holds a model without bones.
+ * The up axis must be the same. Returns true when equal; otherwise writes a description of
+ * the first difference to diff (may be NULL). */
 SMDMX_API bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b,
                          const smdmx_compare_options *options, char *diff, size_t diff_size);
 
@@ -298,6 +301,10 @@ typedef void (*smdmx_diff_fn)(void *user, const char *message);
  * geometry polygon by polygon and corner by corner, rotations as matrices, animation frame
  * by frame (one report per joint, with the first frame and the number that differ), and
  * flex controls with options->flex_controls. A mesh reports its first difference only.
+ * Scenes of two up axes are compared turned to Z up (each that is not, by the quarter turn
+ * smdmx_scene_transform makes), unless options->strict, which calls the axes a difference;
+ * a scene without joints is taken as smdmx_scene_compare takes it. The cost stays near
+ * linear in the scenes however many differences there are.
  * Returns the number of differences: 0 when the scenes are equal. */
 SMDMX_API size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b,
                                   const smdmx_compare_options *options, smdmx_diff_fn fn, void *user);
@@ -318,8 +325,9 @@ SMDMX_API bool smdmx_scene_attach_vta(smdmx_scene *reference, const smdmx_scene 
 
 /* Scales every length of the scene by scale (positions, bind poses, mesh and attachment
  * transforms, animation, flex deltas) and, when up_axis is 'X' or 'Y', turns it to Source's
- * Z up: +90 degrees about X for Y up, about Y for X up, applied at the roots. up_axis 0 or
- * 'Z' leaves the axes. */
+ * Z up: +90 degrees about X for Y up, about Y for X up, applied at the roots (a mesh of the
+ * model's own space turns whole, its data and its transform, so that the quarter turn rounds
+ * none of its numbers). up_axis 0 or 'Z' leaves the axes. */
 SMDMX_API bool smdmx_scene_transform(smdmx_scene *scene, double scale, char up_axis, smdmx_error *error);
 
 /* Appends src's clips to dst, joints matched by name (a bone dst lacks is an error). */

@@ -358,8 +358,10 @@ int cmd_diff(int argc, char **argv)
 			     "float32 (or within --tolerance); weights as a DMX side holds them; rotations as matrices\n"
 			     "(entries within --rotation-tolerance, default 2e-6: SMD prints angles to six decimals);\n"
 			     "animation frame by frame from each clip's first (--fps: the rate SMD animations are\n"
-			     "read at); flex controllers and rules. --strict pairs meshes by name and compares them\n"
-			     "polygon by polygon in order. Every difference is counted; at most --max are listed\n"
+			     "read at); flex controllers and rules. Models of two up axes are compared turned to Z\n"
+			     "up; a model without joints equals it on one root bone that holds every vertex.\n"
+			     "--strict pairs meshes by name and compares them polygon by polygon in order, and calls\n"
+			     "two up axes a difference. Every difference is counted; at most --max are listed\n"
 			     "(default 50; 0: all). Exit codes: 0 equal, 1 different, 2 a usage error or a file that\n"
 			     "cannot be read as a model.");
 			return EXIT_OK;
