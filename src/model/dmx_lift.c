@@ -93,9 +93,10 @@ static bool check_expansion(lift *l, uint32_t root)
  * the quaternion's rotation; for another (Valve's Maya exporter writes some into orientation
  * keys: norms 0.73 to 1.14 in Left 4 Dead 2's weapons, where an identity scaled to 1.14 stands
  * beside a joint scaled in Maya) it is the rotation those angles make, which is what this
- * gives, so that a model converted from the file is the model studiomdl builds from it. Quaternions within the scene's unit tolerance are kept
- * as written. */
-void mdl_studiomdl_rotation(lift *l, float q[4])
+ * gives, so that a model converted from the file is the model studiomdl builds from it.
+ * Quaternions within the scene's unit tolerance are kept as written; those turned are
+ * counted in l->turned (the format notes, "Orientations that are not unit quaternions"). */
+static void studiomdl_rotation(lift *l, float q[4])
 {
 	double x = q[0], y = q[1], z = q[2], w = q[3];
 	double n = sqrt(x * x + y * y + z * z + w * w);
@@ -170,7 +171,7 @@ static bool lift_hierarchy(lift *l, uint32_t model)
 			a->name = dm->elements[e].name;
 			a->parent_joint = parent;
 			read_transform(l, xf, &a->transform);
-			mdl_studiomdl_rotation(l, a->transform.orientation);
+			studiomdl_rotation(l, a->transform.orientation);
 			const smdmx_dm_attr *f;
 			if ((f = get(l, shape, "isRigid")) && f->type == SMDMX_DM_BOOL && !f->is_array) a->rigid = f->value.b;
 			if ((f = get(l, shape, "isWorldAligned")) && f->type == SMDMX_DM_BOOL && !f->is_array) a->world_aligned = f->value.b;
@@ -202,7 +203,7 @@ static bool lift_hierarchy(lift *l, uint32_t model)
 		if (!match_base_states(l, ts, nt)) return false;
 	}
 	smdmx_joint *js = l->joints.data;
-	for (size_t j = 0; j < l->joints.count; j++) mdl_studiomdl_rotation(l, js[j].bind.orientation);
+	for (size_t j = 0; j < l->joints.count; j++) studiomdl_rotation(l, js[j].bind.orientation);
 	return true;
 }
 
@@ -418,9 +419,8 @@ static bool lift_clips(lift *l, uint32_t root)
 			}
 			if (nv && tc[nv - 1] > last) last = tc[nv - 1];
 			memcpy(vc, vals, vsize);
-			if (orient)
-				for (size_t i = 0; i < nv; i++) mdl_studiomdl_rotation(l, ((smdmx_quat *)vc)[i]);
 			if (orient) {
+				for (size_t i = 0; i < nv; i++) studiomdl_rotation(l, ((smdmx_quat *)vc)[i]);
 				c2->orientation_times = tc;
 				c2->orientations = vc;
 				c2->orientation_count = nv;

@@ -33,7 +33,7 @@ typedef struct lift {
 	sm_vec shapes;      /* smdmx_flex_shape */
 	sm_vec attachments; /* smdmx_attachment */
 	sm_names mat_names; /* material name to scene material */
-	size_t turned;      /* orientations that were not unit quaternions (mdl_studiomdl_rotation) */
+	size_t turned;      /* orientations that were not unit quaternions (dmx_lift.c) */
 	double turned_min, turned_max; /* their norms */
 	size_t lost_fields; /* vertex data fields not carried, over all meshes */
 	const char *lost_names[4]; /* the first few, by name */
@@ -119,9 +119,6 @@ static inline uint64_t array_items(const lift *l, uint32_t e)
  * table (jointIndices to scene joints; MODEL_SLOT, SMDMX_NONE); then, over every shape lifted,
  * which are correctives (named after the shapes that drive them). */
 bool mdl_lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_count);
-/* A joint's, an attachment's or a key's orientation that is not a unit quaternion (Valve's Maya
- * exporter writes them) becomes the rotation studiomdl makes of it, counted in l->turned. */
-void mdl_studiomdl_rotation(lift *l, float q[4]);
 bool mdl_mark_correctives(lift *l);
 
 #endif

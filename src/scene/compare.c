@@ -444,7 +444,7 @@ static bool implicit_root(const smdmx_scene *s)
 		if (s->attachments[i].parent_joint != SMDMX_NONE) return false;
 	for (size_t m = 0; m < s->mesh_count; m++) {
 		const smdmx_mesh *mesh = &s->meshes[m];
-		if (mesh->parent_joint != SMDMX_NONE && mesh->parent_joint != 0) return false;
+		if (mesh->parent_joint != SMDMX_NONE) return false; /* placed by the joint: it moves the mesh */
 		for (size_t p = 0; mesh->weight_offsets && p < mesh->position_count; p++) {
 			double sum = 0;
 			for (uint32_t k = mesh->weight_offsets[p]; k < mesh->weight_offsets[p + 1]; k++) sum += mesh->weights[k].weight;
@@ -470,7 +470,6 @@ bool sm_cmp_unroot(const smdmx_scene *a, const smdmx_scene *b, const smdmx_scene
 		if (!u->meshes) return false;
 		for (size_t m = 0; m < rooted->mesh_count; m++) {
 			u->meshes[m] = rooted->meshes[m];
-			u->meshes[m].parent_joint = SMDMX_NONE;
 			u->meshes[m].weight_offsets = NULL;
 			u->meshes[m].weights = NULL;
 			u->meshes[m].weight_count = 0;
