@@ -1348,10 +1348,23 @@ windows)
 			sed -n '/^3\. Command Prompt/,/^4\. PowerShell/p' "$root/doc/windows.txt" | grep -E '^  (smd2dmx|dmx2smd|smdmx) ' |
 				sed "s|C:\\\\Mods|$gwin\\\\mods|g" >"$tmp/guide/lines"
 			n=0
+			# Wine's cmd, on a loaded machine, has answered once that it cannot recognize a
+			# program on its PATH (errorlevel 9009: 49 to the shell), the program never started
+			# (CI's fresh Debian, beside other Wine tests); such a line is run once more, and
+			# said. A line that fails so twice, or otherwise, fails.
+			guide_line() {
+				(cd "$tmp/guide/cwd" && WINEPATH=$(dirname "$exe" | sed 's|^|Z:|' | tr '/' '\\') "$wine" cmd /c "$1" >/dev/null 2>"$tmp/guide/err")
+			}
 			while IFS= read -r line; do
 				n=$((n + 1))
-				(cd "$tmp/guide/cwd" && WINEPATH=$(dirname "$exe" | sed 's|^|Z:|' | tr '/' '\\') "$wine" cmd /c "$line" >/dev/null 2>"$tmp/guide/err")
-				check "the guide's cmd line $n works: $line" "0 " "$? $(cat "$tmp/guide/err")"
+				guide_line "$line"
+				rc=$?
+				if [ $rc = 49 ] && grep -q "Can't recognize" "$tmp/guide/err"; then
+					echo "  the guide's cmd line $n: Wine's cmd did not start it (9009): run again"
+					guide_line "$line"
+					rc=$?
+				fi
+				check "the guide's cmd line $n works: $line" "0 " "$rc $(cat "$tmp/guide/err")"
 			done <"$tmp/guide/lines"
 			check "the guide has its cmd lines" 9 "$n"
 			check "and they made what they say" "yes yes yes yes yes yes yes yes" "$([ -f "$tmp/guide/mods/hero.dmx" ] && echo yes) $([ -f "$tmp/guide/mods/hero_flex.dmx" ] && echo yes) $([ -f "$tmp/guide/mods/back/hero.vta" ] && echo yes) $([ -f "$tmp/guide/mods/dmx/arm_wave.dmx" ] && echo yes) $([ -f "$tmp/guide/mods/hero_dmx/hero.qc" ] && echo yes) $(cmp -s "$tmp/guide/cwd/in.dmx" "$tmp/guide/cwd/out.dmx" && echo yes) $(grep -q 'differences (0)' "$tmp/guide/mods/dmx/report.html" && echo yes) $(od -An -c -j1 -N3 "$tmp/guide/mods/hero.png" | tr -d ' ' | grep -q PNG && echo yes)"
