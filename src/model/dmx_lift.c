@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/dmx_model.h"
+#include "support/num.h"
 #include "smdmx/math.h"
 
 /* Sharing is how a file makes a small number of bytes stand for a huge model (the
@@ -605,6 +606,13 @@ static bool lift_up_axis(lift *l, uint32_t model)
 	return true;
 }
 
+/* v to three significant digits, as text whatever the locale (support/num.h). */
+static void three_digits(double v, char out[SM_FLOAT_MAX])
+{
+	double p = v > 0 ? pow(10, 2 - floor(log10(v))) : 1;
+	sm_format_shortest((float)(round(v * p) / p), out);
+}
+
 smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options *options, smdmx_error *error,
                                   smdmx_warnings *warnings)
 {
@@ -663,11 +671,15 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 		s->source.smd_kind = l.meshes.count ? SMDMX_SMD_REFERENCE : SMDMX_SMD_ANIMATION;
 		ok = ok && lift_clips(&l, root) && lift_controls(&l, root);
 	}
-	if (ok && l.turned)
+	if (ok && l.turned) {
+		char lo[SM_FLOAT_MAX], hi[SM_FLOAT_MAX];
+		three_digits(l.turned_min, lo);
+		three_digits(l.turned_max, hi);
 		sm_warn_n(warnings, SMDMX_WARNING_ROTATION_NOT_UNIT, l.turned, 0, 0,
-		          "an orientation that is not a unit quaternion (norms %.3g to %.3g, as Valve's Maya exporter writes some) read as "
+		          "an orientation that is not a unit quaternion (norms %s to %s, as Valve's Maya exporter writes some) read as "
 		          "the rotation studiomdl makes of it; nothing to do",
-		          l.turned_min, l.turned_max);
+		          lo, hi);
+	}
 	if (ok && s->source.encoding) {
 		s->source.encoding = sm_strdup(l.o, s->source.encoding, strlen(s->source.encoding), error);
 		ok = s->source.encoding != NULL;
