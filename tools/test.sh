@@ -34,8 +34,11 @@ quietly meson compile -C build-win
 # One Wine server for the whole Windows suite: left to itself it exits 3 s after its last
 # program, and a program started as it goes can end with status 1 and no output at all (seen
 # about once in 40 runs, in CI's busy stages). Started first, so that every Wine program
-# meets it; one already running (status 2) is left as it is.
-/usr/lib/wine/wineserver -p || true
+# meets it; one already running (status 2) is left as it is. The server lives in the prefix's
+# folder, which must be there first: in a fresh clone it is not, and without it the server
+# would not start (it did not, in every CI run, while the suite went on with a server of 3 s).
+mkdir -p "$WINEPREFIX"
+/usr/lib/wine/wineserver -p || [ $? = 2 ]
 trap '/usr/lib/wine/wineserver -k 2>/dev/null || true' EXIT
 quietly /usr/lib/wine/wine64 wineboot --init
 echo "== the Windows build, under Wine"
