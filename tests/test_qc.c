@@ -336,6 +336,35 @@ static void test_variables_and_macros(void **state)
 
 /* A line whose last word looked like a token but was none (a $definevariable read inside the
  * line) is incomplete, as studiomdl says: an error where the line ends. */
+/* studiomdl blanks a macro body's "\\" to its line's end before reading it, so that "}\\"
+ * closes a block (Valve's sdk_macros.qci ends its blocks so). */
+static void test_macro_backslashes(void **state)
+{
+	(void)state;
+	static const char main_qc[] =
+	    "$definemacro blk name file \\\\\n"
+	    "$sequence $name$ \"$file$\" {\\\\\n"
+	    "\tfps 30 \\\\ a comment studiomdl blanks\n"
+	    "}\\\\\n"
+	    "\n"
+	    "$blk walk \"walk\"\n"
+	    "$blk run \"run\"\n"
+	    "$body b \"b.smd\"\n";
+	static const qc_mem_file files[] = {
+		{ "/p/m.qc", main_qc, 0 }, { "/p/walk.smd", "x", 0 }, { "/p/run.smd", "x", 0 }, { "/p/b.smd", "x", 0 },
+	};
+	smdmx_warnings w;
+	smdmx_qc *qc = must_read(files, sizeof(files) / sizeof(files[0]), &w);
+	assert_int_equal(w.count, 0);
+	assert_int_equal(qc->error_count, 0);
+	assert_int_equal(qc->ref_count, 3);
+	expect_ref(&qc->refs[0], SMDMX_QC_REF_ANIMATION, "/p/walk.smd", true, 2, 18);
+	assert_true(qc->refs[0].fps == 30);
+	expect_ref(&qc->refs[1], SMDMX_QC_REF_ANIMATION, "/p/run.smd", true, 2, 18);
+	expect_ref(&qc->refs[2], SMDMX_QC_REF_MODEL, "/p/b.smd", true, 8, 9);
+	smdmx_qc_free(qc);
+}
+
 static void test_tokens_that_are_none(void **state)
 {
 	(void)state;
@@ -1452,6 +1481,7 @@ int main(void)
 		cmocka_unit_test(test_g3_model_block),
 		cmocka_unit_test(test_includes_and_folders),
 		cmocka_unit_test(test_variables_and_macros),
+		cmocka_unit_test(test_macro_backslashes),
 		cmocka_unit_test(test_tokens_that_are_none),
 		cmocka_unit_test(test_edits),
 		cmocka_unit_test(test_errors),

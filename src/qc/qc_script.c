@@ -732,6 +732,9 @@ int qcr_get_token(qr *r, bool crossline, uint32_t *out)
 			f->pos++;
 		} else {
 			while (f->pos < f->end && (unsigned char)d[f->pos] > 32 && d[f->pos] != ';') {
+				/* studiomdl blanks a macro body's "\\" to its line's end before reading it:
+				 * "}\\" is "}" (Valve's sdk_macros.qci) */
+				if (f->macro != SMDMX_NONE && d[f->pos] == '\\' && f->pos + 1 < f->end && d[f->pos + 1] == '\\') break;
 				if (d[f->pos] == '$') {
 					int e = expand_dollar(r, f, false);
 					if (e < 0) return -1;
