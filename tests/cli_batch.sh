@@ -539,10 +539,16 @@ check)
 	"$smdmx" check "$tmp/gap.smd" 2>"$tmp/err"
 	check "missing frames: a warning" 0 $?
 	check "missing frames: said" 1 "$(grep -c 'warning: .*frame' "$tmp/err")"
+	# A frame listed again: read as studiomdl reads it (the later lines win), with a warning;
+	# one before the first frame is refused, as studiomdl refuses it.
 	tr -d '\r' <"$sample/arm_wave.smd" | sed 's/^time 4$/time 3/' >"$tmp/repeat.smd"
 	"$smdmx" check "$tmp/repeat.smd" 2>"$tmp/err"
-	check "a repeated frame: an error" 1 $?
-	check "a repeated frame: where" "$tmp/repeat.smd:19:6: error: frame 3 does not follow frame 3 in 'skeleton'" "$(cat "$tmp/err")"
+	check "a repeated frame: a warning" 0 $?
+	check "a repeated frame: where" "$tmp/repeat.smd:19:6: warning: frame 3 after frame 3 in 'skeleton': read as studiomdl reads it, the bone lines of a frame listed again replacing the earlier ones (a frame in a gap starts as the frame before it); write the frames once each, in order, to be sure of what plays" "$(grep 'frame 3 after' "$tmp/err")"
+	tr -d '\r' <"$sample/arm_wave.smd" | sed 's/^time 4$/time -1/' >"$tmp/before.smd"
+	"$smdmx" check "$tmp/before.smd" 2>"$tmp/err"
+	check "a frame before the first: an error" 1 $?
+	check "a frame before the first: where" "$tmp/before.smd:19:6: error: frame -1 comes before the first frame, 0, of 'skeleton' (studiomdl refuses it too): renumber the frames from -1" "$(cat "$tmp/err")"
 	"$smdmx" check "$tmp/lint.smd" --target quake 2>/dev/null
 	check "check: unknown target" 2 $?
 	;;

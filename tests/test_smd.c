@@ -970,6 +970,77 @@ static void test_reference_clip(void **state)
 /* Weights that sum below 1 (a DMX's) are written scaled to 1, as studiomdl scales them, and
  * said: an SMD reader would give the rest to the parent bone. By meaning (DMX weights), the
  * SMD written and the scene are the same model. */
+/* A frame listed again (Valve's SDK stand_to_prone.smd goes 4 to 40, then 8 to 40): its bone
+ * lines replace the earlier ones, as studiomdl's Grab_Animation reads them; a frame in a gap
+ * right after a listed one starts as a copy of it; one before the first, or in a gap after a
+ * missing frame, is refused (studiomdl would refuse it, or start it from nothing). */
+static void test_frames_again(void **state)
+{
+	(void)state;
+	const char *again = "version 1\nnodes\n0 \"a\" -1\n1 \"b\" 0\nend\nskeleton\n"
+	                    "time 4\n0 0 0 0 0 0 0\n1 1 0 0 0 0 0\n"
+	                    "time 5\n0 0 0 1 0 0 0\n1 1 0 0 0 0 0\n"
+	                    "time 6\n0 0 0 2 0 0 0\n1 1 0 0 0 0 0\n"
+	                    "time 5 # again\n0 0 0 5 0 0 0\n"
+	                    "time 6\n1 2 0 0 0 0 0\n"
+	                    "time 8\n0 0 0 8 0 0 0\n"
+	                    "time 7\n1 7 0 0 0 0 0\nend\n";
+	smdmx_warnings w;
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_memory(again, strlen(again), NULL, &err, &w);
+	if (!s) fail_msg("%s", err.message);
+	const smdmx_warning *x = test_warning_of(&w, SMDMX_WARNING_FRAME_AGAIN);
+	assert_non_null(x);
+	if (!x) return;
+	assert_int_equal(x->count, 3);
+	assert_int_equal(x->line, 16);
+	assert_int_equal(x->column, 6);
+	assert_string_equal(x->message, "frame 5 after frame 6 in 'skeleton': read as studiomdl reads it, the bone lines of a frame "
+	                                "listed again replacing the earlier ones (a frame in a gap starts as the frame before it); "
+	                                "write the frames once each, in order, to be sure of what plays");
+	/* the frame in the gap is no missing frame */
+	assert_null(test_warning_of(&w, SMDMX_WARNING_MISSING_FRAME));
+	test_sink out = { 0 };
+	smdmx_smd_write_options o = { .lf_line_ends = true };
+	assert_true(smdmx_smd_write(s, test_sink_write, &out, &o, &err));
+	const char *want = "version 1\nnodes\n0 \"a\" -1\n1 \"b\" 0\nend\nskeleton\n"
+	                   "time 4\n0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"
+	                   "1 1.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"
+	                   "time 5\n0 0.000000 0.000000 5.000000 0.000000 0.000000 0.000000\n"
+	                   "1 1.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"
+	                   "time 6\n0 0.000000 0.000000 2.000000 0.000000 0.000000 0.000000\n"
+	                   "1 2.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"
+	                   "time 7\n0 0.000000 0.000000 2.000000 0.000000 0.000000 0.000000\n"
+	                   "1 7.000000 0.000000 0.000000 0.000000 0.000000 0.000000\n"
+	                   "time 8\n0 0.000000 0.000000 8.000000 0.000000 0.000000 0.000000\n"
+	                   "1 2.000000 0.000000 0.000000 0.000000 0.000000 0.000000\nend\n";
+	char *text = test_sink_text(&out);
+	assert_string_equal(text, want);
+	free(text);
+	smdmx_scene_free(s);
+	/* before the first frame: refused, at the number */
+	const char *before = "version 1\nnodes\n0 \"a\" -1\nend\nskeleton\ntime 4\n0 0 0 0 0 0 0\ntime 3\n0 0 0 0 0 0 0\nend\n";
+	expect_error(before, strlen(before), NULL, SMDMX_ERROR_TIME, 8, 6);
+	s = smdmx_smd_read_memory(before, strlen(before), NULL, &err, NULL);
+	assert_null(s);
+	assert_string_equal(err.message, "frame 3 comes before the first frame, 4, of 'skeleton' (studiomdl refuses it too): "
+	                                 "renumber the frames from 3");
+	/* into a gap whose frame before is missing too */
+	const char *gap = "version 1\nnodes\n0 \"a\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\ntime 3\n0 0 0 0 0 0 0\n"
+	                  "time 2\n0 0 0 0 0 0 0\nend\n";
+	expect_error(gap, strlen(gap), NULL, SMDMX_ERROR_TIME, 10, 6);
+	s = smdmx_smd_read_memory(gap, strlen(gap), NULL, &err, NULL);
+	assert_null(s);
+	assert_string_equal(err.message, "frame 2 goes back into frames 1 to 2, which are missing: studiomdl would start it from "
+	                                 "no pose at all; list frame 1 before it, or renumber the frames");
+	/* a VTA's frames are shapes by their numbers: one listed again is still refused */
+	const char *vta = "version 1\nnodes\n0 \"a\" -1\nend\nvertexanimation\ntime 0\n0 0 0 0 0 0 1\ntime 2\ntime 1\nend\n";
+	expect_error(vta, strlen(vta), NULL, SMDMX_ERROR_TIME, 9, 6);
+	s = smdmx_smd_read_memory(vta, strlen(vta), NULL, &err, NULL);
+	assert_null(s);
+	assert_string_equal(err.message, "frame 1 does not follow frame 2 in 'vertexanimation'");
+}
+
 static void test_weights_below_one(void **state)
 {
 	(void)state;
@@ -1033,6 +1104,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_reference_clip),
 		cmocka_unit_test(test_weights_below_one),
+		cmocka_unit_test(test_frames_again),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,6 +134,9 @@ typedef enum smdmx_warning_code {
 	                                               SMD animation holds frames only) */
 	SMDMX_WARNING_GOLDSRC_TEXTURES = 51,        /* GoldSrc SMD: materials written as the .bmp files GoldSrc names
 	                                               textures by */
+	SMDMX_WARNING_FRAME_AGAIN = 52,             /* SMD: a skeleton frame listed again (its number repeats or goes
+	                                               back), its bone lines replacing the earlier ones as studiomdl
+	                                               reads them */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

@@ -311,9 +311,28 @@ bool smdr_bone_index(reader *r, int64_t id, const char *at, uint32_t *out)
 
 /* ---- time lines ----------------------------------------------------------------------------- */
 
-/* "time N" with an optional "# name" (or "; name", "// name") comment. */
-static bool read_time(reader *r, sm_vec *frames, const char *block, bool gaps_missing)
+/* The index of the frame numbered t among frames (ascending), or where it would go. */
+static size_t frame_slot(const sm_vec *frames, int64_t t)
 {
+	const frame_info *f = frames->data;
+	size_t lo = 0, hi = frames->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f[mid].number < t) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo;
+}
+
+/* "time N" with an optional "# name" (or "; name", "// name") comment. *again, when not NULL
+ * (a skeleton), allows a number that repeats or goes back, as studiomdl's Grab_Animation
+ * reads it (doc/format-notes.md, "Forms studiomdl accepts"): a frame already listed gets its
+ * index in *again and its bone lines replace the earlier ones; a number in a gap, right after
+ * a listed frame, is a new frame that starts as a copy of that one (its index in *again too).
+ * Otherwise *again is SIZE_MAX and the frame is the new last one. */
+static bool read_time(reader *r, sm_vec *frames, const char *block, size_t *again)
+{
+	if (again) *again = SIZE_MAX;
 	const char *w;
 	size_t wn = peek_word(r, &w);
 	r->cur += wn;
@@ -325,16 +344,32 @@ static bool read_time(reader *r, sm_vec *frames, const char *block, bool gaps_mi
 	if (t < -1000000000 || t > 1000000000)
 		return smdr_fail_at(r, num_at, SMDMX_ERROR_TIME, "frame number %lld is out of range", (long long)t);
 	const frame_info *prev = frames->count ? (const frame_info *)frames->data + frames->count - 1 : NULL;
-	if (prev && t <= prev->number)
-		return smdr_fail_at(r, num_at, SMDMX_ERROR_TIME, "frame %lld does not follow frame %lld in '%s'",
-		               (long long)t, (long long)prev->number, block);
+	size_t slot = SIZE_MAX;
+	if (prev && t <= prev->number) {
+		const frame_info *first = frames->data;
+		if (!again)
+			return smdr_fail_at(r, num_at, SMDMX_ERROR_TIME, "frame %lld does not follow frame %lld in '%s'",
+			                    (long long)t, (long long)prev->number, block);
+		if (t < first->number)
+			return smdr_fail_at(r, num_at, SMDMX_ERROR_TIME,
+			                    "frame %lld comes before the first frame, %lld, of '%s' (studiomdl refuses it too): "
+			                    "renumber the frames from %lld",
+			                    (long long)t, (long long)first->number, block, (long long)t);
+		slot = frame_slot(frames, t);
+		if (first[slot].number != t && first[slot - 1].number != t - 1)
+			return smdr_fail_at(r, num_at, SMDMX_ERROR_TIME,
+			                    "frame %lld goes back into frames %lld to %lld, which are missing: studiomdl would start it "
+			                    "from no pose at all; list frame %lld before it, or renumber the frames",
+			                    (long long)t, (long long)first[slot - 1].number + 1, (long long)first[slot].number - 1,
+			                    (long long)t - 1);
+		sm_warn(r->warnings, SMDMX_WARNING_FRAME_AGAIN, r->line_no, col_of(r, num_at),
+		        "frame %lld after frame %lld in '%s': read as studiomdl reads it, the bone lines of a frame listed "
+		        "again replacing the earlier ones (a frame in a gap starts as the frame before it); write the frames "
+		        "once each, in order, to be sure of what plays",
+		        (long long)t, (long long)prev->number, block);
+	}
 	if (frames->count >= r->limits.max_frames)
 		return smdr_fail_at(r, num_at, SMDMX_ERROR_LIMIT, "more than %zu frames", r->limits.max_frames);
-	if (gaps_missing && prev && t != prev->number + 1)
-		sm_warn(r->warnings, SMDMX_WARNING_MISSING_FRAME, r->line_no, col_of(r, num_at),
-		        "frames %lld to %lld are missing: they play as the poses between the frames around them, and are written "
-		        "so; nothing to do if the gap was meant",
-		        (long long)prev->number + 1, (long long)t - 1);
 	const char *name = NULL;
 	if (!at_end(r))
 		return smdr_fail_at(r, r->cur, SMDMX_ERROR_SYNTAX, "unexpected text after the frame number");
@@ -347,12 +382,37 @@ static bool read_time(reader *r, sm_vec *frames, const char *block, bool gaps_mi
 			if (!name) return false;
 		}
 	}
+	if (slot != SIZE_MAX && ((const frame_info *)frames->data)[slot].number == t) {
+		/* the same frame again: its lines replace the earlier ones */
+		*again = slot;
+		return true;
+	}
 	frame_info *f = sm_vec_push(r->o, frames, sizeof(frame_info), r->error);
 	if (!f) return false;
+	if (slot != SIZE_MAX) {
+		/* a frame in a gap: in its place among the others */
+		f = (frame_info *)frames->data + slot;
+		memmove(f + 1, f, (frames->count - 1 - slot) * sizeof(frame_info));
+		*again = slot;
+	}
 	f->number = t;
 	f->name = name;
 	f->line = r->line_no;
+	f->column = col_of(r, num_at);
 	return true;
+}
+
+/* Gaps between a skeleton's frames, once all are read (a frame listed late may fill one). */
+static void warn_gaps(reader *r)
+{
+	const frame_info *f = r->frames.data;
+	for (size_t i = 1; i < r->frames.count; i++) {
+		if (f[i].number == f[i - 1].number + 1) continue;
+		sm_warn(r->warnings, SMDMX_WARNING_MISSING_FRAME, f[i].line, f[i].column,
+		        "frames %lld to %lld are missing: they play as the poses between the frames around them, and are written "
+		        "so; nothing to do if the gap was meant",
+		        (long long)f[i - 1].number + 1, (long long)f[i].number - 1);
+	}
 }
 
 /* ---- skeleton ------------------------------------------------------------------------------- */
@@ -365,12 +425,14 @@ static bool read_skeleton(reader *r)
 	SM_CHECK(sm_vec_reserve(r->o, &seen, 1, nj ? nj : 1, r->error));
 	memset(seen.data, 0, nj ? nj : 1);
 	if (r->frames.count) return smdr_fail_at(r, r->line, SMDMX_ERROR_SYNTAX, "a second 'skeleton' block");
+	size_t cur = 0; /* the frame the bone lines go to */
 	while (smdr_next_content_line(r)) {
 		const char *w;
 		size_t wn = peek_word(r, &w);
 		if (word_is(w, wn, "end")) {
 			r->cur += wn;
 			SM_CHECK(expect_end(r, "'end'"));
+			warn_gaps(r);
 			if (r->frames.count) {
 				const uint8_t *s = seen.data;
 				for (size_t j = 0; j < nj; j++) {
@@ -385,9 +447,15 @@ static bool read_skeleton(reader *r)
 			return true;
 		}
 		if (word_is(w, wn, "time")) {
-			SM_CHECK(read_time(r, &r->frames, "skeleton", true));
+			size_t before = r->frames.count, again;
+			SM_CHECK(read_time(r, &r->frames, "skeleton", &again));
+			if (r->frames.count == before) {
+				/* a frame listed again: its bone lines replace the earlier ones */
+				cur = again;
+				continue;
+			}
 			/* A new frame starts as a copy of the one before (bones left out hold). */
-			size_t f = r->frames.count - 1, need;
+			size_t f = again != SIZE_MAX ? again : r->frames.count - 1, need;
 			if (!sm_mul(r->frames.count, nj, &need) || need > r->limits.max_keys)
 				return smdr_fail_at(r, r->line, SMDMX_ERROR_LIMIT, "more than %zu bone poses (frames times bones)",
 				               r->limits.max_keys);
@@ -399,9 +467,12 @@ static bool read_skeleton(reader *r)
 					poses[j].orientation[3] = 1.0f;
 				}
 			} else if (nj) { /* no bones: nothing to hold (and no array to point into) */
+				/* a frame in a gap goes in its place: the frames after it move up one */
+				memmove(poses + (f + 1) * nj, poses + f * nj, (r->frames.count - 1 - f) * nj * sizeof(smdmx_transform));
 				memcpy(poses + f * nj, poses + (f - 1) * nj, nj * sizeof(smdmx_transform));
 			}
 			r->poses.count = need;
+			cur = f;
 			continue;
 		}
 		if (!r->frames.count)
@@ -421,10 +492,10 @@ static bool read_skeleton(reader *r)
 		SM_CHECK(read_double(r, &rot[2], "rotation z"));
 		SM_CHECK(expect_end(r, "the rotation"));
 		smdmx_euler_to_quat(rot, q);
-		smdmx_transform *t = (smdmx_transform *)r->poses.data + (r->frames.count - 1) * nj + j;
+		smdmx_transform *t = (smdmx_transform *)r->poses.data + cur * nj + j;
 		memcpy(t->position, pos, sizeof(pos));
 		for (int i = 0; i < 4; i++) t->orientation[i] = (float)q[i];
-		if (r->frames.count == 1) ((uint8_t *)seen.data)[j] = 1;
+		if (cur == 0) ((uint8_t *)seen.data)[j] = 1;
 	}
 	if (r->error->code) return false;
 	return sm_fail(r->error, SMDMX_ERROR_MISSING_END, start_line, 1, "'skeleton' block has no 'end'");
@@ -530,7 +601,7 @@ static bool read_vertexanimation(reader *r)
 		if (is_time) {
 			/* A shape that moves nothing may have no 'time' here (Valve's exporters leave
 			 * it out): the skeleton block lists it, so a gap is no missing frame. */
-			SM_CHECK(read_time(r, &r->vta_frames, "vertexanimation", false));
+			SM_CHECK(read_time(r, &r->vta_frames, "vertexanimation", NULL));
 			if (r->vta_frames.count == 2) SM_CHECK(finish_base(r));
 			in_shape = r->vta_frames.count > 1;
 			continue;

@@ -52,6 +52,7 @@ typedef struct frame_info {
 	int64_t number;
 	const char *name;   /* text of a "# name" comment on the time line, or NULL */
 	uint32_t line;
+	uint32_t column;    /* of the number */
 } frame_info;
 
 typedef struct node_info {
