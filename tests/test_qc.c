@@ -365,6 +365,32 @@ static void test_macro_backslashes(void **state)
 	smdmx_qc_free(qc);
 }
 
+/* GoldSrc's $sequence (its studiomdl's Cmd_Sequence): motion flags, automatic motion,
+ * pivots, deform, and "animation FILE" for each blend. */
+static void test_goldsrc_sequence(void **state)
+{
+	(void)state;
+	static const char main_qc[] =
+	    "$sequence walk \"walk\" LX fps 30 loop AX AZR\n"
+	    "$sequence run \"run\" AY ayr axr az pivot 0 1 10 deform\n"
+	    "$sequence aim animation \"aim_down\" animation \"aim_up\" blend XR -45 45\n";
+	static const qc_mem_file files[] = {
+		{ "/p/m.qc", main_qc, 0 },      { "/p/walk.smd", "x", 0 },   { "/p/run.smd", "x", 0 },
+		{ "/p/aim_down.smd", "x", 0 }, { "/p/aim_up.smd", "x", 0 },
+	};
+	smdmx_warnings w;
+	smdmx_qc *qc = must_read(files, sizeof(files) / sizeof(files[0]), &w);
+	assert_int_equal(w.count, 0);
+	assert_int_equal(qc->ref_count, 4);
+	expect_ref(&qc->refs[0], SMDMX_QC_REF_ANIMATION, "/p/walk.smd", true, 1, 16);
+	assert_true(qc->refs[0].fps == 30);
+	expect_ref(&qc->refs[1], SMDMX_QC_REF_ANIMATION, "/p/run.smd", true, 2, 15);
+	expect_ref(&qc->refs[2], SMDMX_QC_REF_ANIMATION, "/p/aim_down.smd", true, 3, 25);
+	expect_ref(&qc->refs[3], SMDMX_QC_REF_ANIMATION, "/p/aim_up.smd", true, 3, 46);
+	assert_string_equal(qc->refs[3].sequence, "aim");
+	smdmx_qc_free(qc);
+}
+
 static void test_tokens_that_are_none(void **state)
 {
 	(void)state;
@@ -1482,6 +1508,7 @@ int main(void)
 		cmocka_unit_test(test_includes_and_folders),
 		cmocka_unit_test(test_variables_and_macros),
 		cmocka_unit_test(test_macro_backslashes),
+		cmocka_unit_test(test_goldsrc_sequence),
 		cmocka_unit_test(test_tokens_that_are_none),
 		cmocka_unit_test(test_edits),
 		cmocka_unit_test(test_errors),

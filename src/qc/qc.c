@@ -39,6 +39,9 @@ static const qc_word anim_words[] = {
 	{ "yr", 0, 0, false }, { "zr", 0, 0, false }, { "lx", 0, 0, false }, { "ly", 0, 0, false },
 	{ "lz", 0, 0, false }, { "lxr", 0, 0, false }, { "lyr", 0, 0, false }, { "lzr", 0, 0, false },
 	{ "lm", 0, 0, false }, { "lq", 0, 0, false },
+	/* GoldSrc's studiomdl (Cmd_Sequence, lookupControl): automatic motion, pivots, deform */
+	{ "ax", 0, 0, false }, { "ay", 0, 0, false }, { "az", 0, 0, false }, { "axr", 0, 0, false },
+	{ "ayr", 0, 0, false }, { "azr", 0, 0, false }, { "pivot", 3, 0, false }, { "deform", 0, 0, false },
 	{ NULL, 0, 0, false },
 };
 
@@ -173,6 +176,10 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 		/* An animation: one named before, else a file. */
 		blends++;
 		if (anim_known(r, x)) continue;
+		if (sm_same_nocase(x, "animation") && qcr_available(r)) {
+			/* GoldSrc's "animation FILE" (Cmd_Sequence): the file after it */
+			SM_CHECK(qcr_need(r, t, "a file", &t));
+		}
 		SM_CHECK(qcr_add_ref(r, t, SMDMX_QC_REF_ANIMATION, "$sequence", qcr_model_exts, NULL));
 		smdmx_qc_ref *rf = (smdmx_qc_ref *)r->refs.data + r->refs.count - 1;
 		rf->sequence = seq;
