@@ -1431,6 +1431,71 @@ static void test_keep_going(void **state)
 	smdmx_qc_free(qc);
 }
 
+/* keep_going: a line that cannot be read costs that line in every block ($bodygroup, $lod,
+ * $sequence, $animation), and the block reads on to its '}'. */
+static void test_keep_going_blocks(void **state)
+{
+	(void)state;
+	static const char qc_text[] =
+	    "$bodygroup \"heads\"\n"                                   /* 1 */
+	    "{\n"
+	    "\tstudio \"h1.smd\"\n"
+	    "\tbogus \"h9.smd\"\n"                                      /* 4: unknown option */
+	    "\tstudio \"h2.smd\"\n"
+	    "\tstudio \"h3.smd\" wrong\n"                               /* 6: unknown studio option */
+	    "\tblank\n"
+	    "\tstudio \"h4.smd\"\n"
+	    "}\n"
+	    "$lod 10\n"                                                 /* 10 */
+	    "{\n"
+	    "\treplacemodel \"h1\"\n"                                   /* 12: no file */
+	    "\treplacemodel \"h2\" \"h2_lod.smd\"\n"
+	    "}\n"
+	    "$sequence walk \"walk\" {\n"                                /* 15 */
+	    "\tfps abc\n"                                               /* 16: no number */
+	    "\tloop\n"
+	    "}\n"
+	    "$animation a_run \"run\" {\n"                              /* 19 */
+	    "\tfps x { }\n"                                             /* 20: no number, a block on its line */
+	    "\tfps 24\n"
+	    "}\n"
+	    "$body b \"b.smd\"\n";                                      /* 23: read on */
+	static const qc_mem_file files[] = {
+		{ "/p/k.qc", qc_text, 0 }, { "/p/h1.smd", "x", 0 },       { "/p/h2.smd", "x", 0 },  { "/p/h3.smd", "x", 0 },
+		{ "/p/h4.smd", "x", 0 },   { "/p/h2_lod.smd", "x", 0 },   { "/p/walk.smd", "x", 0 }, { "/p/run.smd", "x", 0 },
+		{ "/p/b.smd", "x", 0 },
+	};
+	mem.files = files;
+	mem.count = sizeof(files) / sizeof(files[0]);
+	smdmx_qc_read_options o = qc_mem_options(&mem);
+	o.keep_going = true;
+	smdmx_error err;
+	smdmx_qc *qc = smdmx_qc_read_file("/p/k.qc", &o, &err, NULL);
+	if (!qc) fail_msg("%u:%u: %s", err.line, err.column, err.message);
+	static const struct {
+		smdmx_error_code code;
+		uint32_t line, column;
+	} want[] = { { SMDMX_ERROR_SYNTAX, 4, 2 },        { SMDMX_ERROR_SYNTAX, 6, 18 },      { SMDMX_ERROR_SYNTAX, 12, 19 },
+		         { SMDMX_ERROR_BAD_NUMBER, 16, 6 }, { SMDMX_ERROR_BAD_NUMBER, 20, 6 } };
+	for (size_t i = 0; i < qc->error_count && i < 5; i++)
+		if (qc->errors[i].error.code != want[i].code || qc->errors[i].error.line != want[i].line ||
+		    qc->errors[i].error.column != want[i].column)
+			fail_msg("error %zu: %u:%u %s", i, qc->errors[i].error.line, qc->errors[i].error.column, qc->errors[i].error.message);
+	assert_int_equal(qc->error_count, 5);
+	/* every file named after a lost line is read */
+	static const char *const names[] = { "h1.smd", "h2.smd", "h3.smd", "h4.smd", "h2_lod.smd", "walk", "run", "b.smd" };
+	assert_int_equal(qc->ref_count, 8);
+	for (size_t i = 0; i < 8; i++) {
+		assert_string_equal(qc->refs[i].name, names[i]);
+		assert_true(qc->refs[i].found);
+	}
+	assert_true(qc->refs[6].fps == 24);
+	char *w = written(qc, 0);
+	assert_string_equal(w, qc_text);
+	free(w);
+	smdmx_qc_free(qc);
+}
+
 /* A block an included file leaves open ends with that file: the including file's next
  * command is read (keep_going), not swallowed into the block. */
 static void test_keep_going_open_block(void **state)
@@ -1526,6 +1591,7 @@ int main(void)
 		cmocka_unit_test(test_number_prefix),
 		cmocka_unit_test(test_stray_block),
 		cmocka_unit_test(test_keep_going_open_block),
+		cmocka_unit_test(test_keep_going_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,6 +93,76 @@ static bool skip_word(qr *r, uint32_t t, const qc_word *w)
 	return true;
 }
 
+/* One option of a $sequence or an $animation: token t, with what follows it. */
+static bool sequence_option(qr *r, uint32_t t, const char *seq, bool animation, int *depth, uint32_t *open, size_t *blends)
+{
+	const char *x = rtok(r, t)->text;
+	if (qcr_is_brace(r, t, '{')) {
+		if ((*depth)++ == 0) *open = t;
+		return true;
+	}
+	if (qcr_is_brace(r, t, '}')) {
+		if (--*depth < 0) return qcr_fail_tok(r, t, SMDMX_ERROR_SYNTAX, "a '}' that closes nothing");
+		return true;
+	}
+	if (sm_same_nocase(x, "if")) {
+		uint32_t v;
+		return qcr_need(r, t, "a condition", &v);
+	}
+	if (sm_same_nocase(x, "keyvalues")) {
+		SM_CHECK(qcr_skip_rest(r));
+		return qcr_skip_next_block(r);
+	}
+	if (!animation && sm_same_nocase(x, "event")) {
+		uint32_t v;
+		SM_CHECK(qcr_need(r, t, "an event", &v));
+		SM_CHECK(qcr_need(r, t, "a frame", &v));
+		if (qcr_available(r)) {
+			SM_CHECK(qcr_need(r, t, "options", &v));
+			if (qcr_is_brace(r, v, '}')) --*depth;
+		}
+		return true;
+	}
+	if (!animation && !strncmp(x, "ACT_", 4)) {
+		uint32_t v;
+		return qcr_need(r, t, "a weight", &v);
+	}
+	const qc_word *w = animation ? NULL : find_word(seq_words, x);
+	if (!w && (animation || *blends)) w = find_word(anim_words, x);
+	if (w && sm_same_nocase(w->word, "fps")) {
+		double fps;
+		SM_CHECK(qcr_need_number(r, t, "frames per second", &fps));
+		/* the animations of this command read so far take it */
+		smdmx_qc_ref *rs = r->refs.data;
+		for (size_t k = r->refs.count; k-- > 0 && rs[k].sequence == seq;) rs[k].fps = fps;
+		return true;
+	}
+	if (w) return skip_word(r, t, w);
+	if (animation) return true; /* studiomdl refuses an unknown option; the QC keeps it as written */
+	/* An animation: one named before, else a file. */
+	++*blends;
+	if (anim_known(r, x)) return true;
+	if (sm_same_nocase(x, "animation") && qcr_available(r)) {
+		/* GoldSrc's "animation FILE" (Cmd_Sequence): the file after it */
+		SM_CHECK(qcr_need(r, t, "a file", &t));
+	}
+	SM_CHECK(qcr_add_ref(r, t, SMDMX_QC_REF_ANIMATION, "$sequence", qcr_model_exts, NULL));
+	smdmx_qc_ref *rf = (smdmx_qc_ref *)r->refs.data + r->refs.count - 1;
+	rf->sequence = seq;
+	if (!rf->found && *blends > 1) {
+		/* Past the first: maybe an option smdmx does not know. The QC keeps it as written. */
+		qcr_warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' in $sequence '%s' is no option smdmx knows, no animation and no file: kept as written; check it if it names a file", x, seq);
+		r->refs.count--;
+		r->ref_tok.count--;
+	} else if (!rf->found && r->lost) {
+		/* keep_going: an include that went unread may have declared it */
+		qcr_warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' in $sequence '%s' is no animation read and no file: maybe one declared where the QC could not be read; kept as written; fix that error first", x, seq);
+		r->refs.count--;
+		r->ref_tok.count--;
+	}
+	return true;
+}
+
 /* $sequence NAME ... and $animation NAME FILE ... */
 static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 {
@@ -122,78 +192,11 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 			if (!qcr_available(r)) break;
 			g = qcr_get_token(r, false, &t);
 		}
-		if (g < 0) return false;
 		if (g == 0) return qcr_fail_here(r, SMDMX_ERROR_SYNTAX, "'%s' needs an option", rtok(r, cmd)->text); /* as above */
-		const char *x = rtok(r, t)->text;
-		if (qcr_is_brace(r, t, '{')) {
-			if (depth++ == 0) open = t;
-			continue;
-		}
-		if (qcr_is_brace(r, t, '}')) {
-			if (--depth < 0) return qcr_fail_tok(r, t, SMDMX_ERROR_SYNTAX, "a '}' that closes nothing");
-			continue;
-		}
-		if (sm_same_nocase(x, "if")) {
-			uint32_t v;
-			SM_CHECK(qcr_need(r, t, "a condition", &v));
-			continue;
-		}
-		if (sm_same_nocase(x, "keyvalues")) {
-			SM_CHECK(qcr_skip_rest(r));
-			SM_CHECK(qcr_skip_next_block(r));
-			continue;
-		}
-		if (!animation && sm_same_nocase(x, "event")) {
-			uint32_t v;
-			SM_CHECK(qcr_need(r, t, "an event", &v));
-			SM_CHECK(qcr_need(r, t, "a frame", &v));
-			if (qcr_available(r)) {
-				SM_CHECK(qcr_need(r, t, "options", &v));
-				if (qcr_is_brace(r, v, '}')) depth--;
-			}
-			continue;
-		}
-		if (!animation && !strncmp(x, "ACT_", 4)) {
-			uint32_t v;
-			SM_CHECK(qcr_need(r, t, "a weight", &v));
-			continue;
-		}
-		const qc_word *w = animation ? NULL : find_word(seq_words, x);
-		if (!w && (animation || blends)) w = find_word(anim_words, x);
-		if (w && sm_same_nocase(w->word, "fps")) {
-			double fps;
-			SM_CHECK(qcr_need_number(r, t, "frames per second", &fps));
-			/* the animations of this command read so far take it */
-			smdmx_qc_ref *rs = r->refs.data;
-			for (size_t k = r->refs.count; k-- > 0 && rs[k].sequence == seq;) rs[k].fps = fps;
-			continue;
-		}
-		if (w) {
-			SM_CHECK(skip_word(r, t, w));
-			continue;
-		}
-		if (animation) continue; /* studiomdl refuses an unknown option; the QC keeps it as written */
-		/* An animation: one named before, else a file. */
-		blends++;
-		if (anim_known(r, x)) continue;
-		if (sm_same_nocase(x, "animation") && qcr_available(r)) {
-			/* GoldSrc's "animation FILE" (Cmd_Sequence): the file after it */
-			SM_CHECK(qcr_need(r, t, "a file", &t));
-		}
-		SM_CHECK(qcr_add_ref(r, t, SMDMX_QC_REF_ANIMATION, "$sequence", qcr_model_exts, NULL));
-		smdmx_qc_ref *rf = (smdmx_qc_ref *)r->refs.data + r->refs.count - 1;
-		rf->sequence = seq;
-		if (!rf->found && blends > 1) {
-			/* Past the first: maybe an option smdmx does not know. The QC keeps it as written. */
-			qcr_warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' in $sequence '%s' is no option smdmx knows, no animation and no file: kept as written; check it if it names a file", x, seq);
-			r->refs.count--;
-			r->ref_tok.count--;
-		} else if (!rf->found && r->lost) {
-			/* keep_going: an include that went unread may have declared it */
-			qcr_warn_tok(r, t, SMDMX_WARNING_QC_BENT, "'%s' in $sequence '%s' is no animation read and no file: maybe one declared where the QC could not be read; kept as written; fix that error first", x, seq);
-			r->refs.count--;
-			r->ref_tok.count--;
-		}
+		if (g > 0 && sequence_option(r, t, seq, animation, &depth, &open, &blends)) continue;
+		/* keep_going: inside the block, a line that cannot be read costs that line (the '}' that
+		 * ends the block stays to read); on the command's own line, the line */
+		if (depth <= 0 || !qcr_recover_line(r, true)) return false;
 	}
 	if (blends == 0) return qcr_fail_tok(r, n, SMDMX_ERROR_SYNTAX, "$sequence '%s' names no animation", seq);
 	return true;

@@ -507,13 +507,17 @@ bool qcr_cmd_bodygroup(qr *r, uint32_t cmd)
 	uint32_t open = t;
 	for (;;) {
 		g = qcr_get_token(r, true, &t);
-		if (g < 0) return false;
 		if (g == 0) return qcr_fail_tok(r, open, SMDMX_ERROR_UNTERMINATED, "this '{' of $bodygroup is never closed");
-		if (qcr_is_brace(r, t, '}')) return true;
-		const char *x = rtok(r, t)->text;
-		if (sm_same_nocase(x, "studio")) SM_CHECK(qcr_studio_file(r, t, "studio", NULL));
-		else if (sm_same_nocase(x, "blank")) continue;
-		else return qcr_fail_tok(r, t, SMDMX_ERROR_SYNTAX, "unknown $bodygroup option '%s'", x);
+		bool ok = g > 0;
+		if (ok) {
+			if (qcr_is_brace(r, t, '}')) return true;
+			const char *x = rtok(r, t)->text;
+			if (sm_same_nocase(x, "studio")) ok = qcr_studio_file(r, t, "studio", NULL);
+			else if (!sm_same_nocase(x, "blank")) ok = qcr_fail_tok(r, t, SMDMX_ERROR_SYNTAX, "unknown $bodygroup option '%s'", x);
+		}
+		/* keep_going: a line of the block that cannot be read costs that line, and the block
+		 * reads on (the '}' that ends it stays to read) */
+		if (!ok && !qcr_recover_line(r, true)) return false;
 	}
 }
 
@@ -529,7 +533,10 @@ bool qcr_cmd_lod(qr *r, uint32_t cmd, bool shadow)
 	int depth = 1;
 	while (depth > 0) {
 		g = qcr_get_token(r, true, &t);
-		if (g < 0) return false;
+		if (g < 0) {
+			if (!qcr_recover_line(r, true)) return false;
+			continue;
+		}
 		if (g == 0) return qcr_fail_tok(r, open, SMDMX_ERROR_UNTERMINATED, "this '{' of '%s' is never closed", rtok(r, cmd)->text);
 		if (qcr_is_brace(r, t, '{')) {
 			depth++;
@@ -541,9 +548,11 @@ bool qcr_cmd_lod(qr *r, uint32_t cmd, bool shadow)
 		}
 		if (sm_same_nocase(rtok(r, t)->text, "replacemodel")) {
 			uint32_t old, neu, ref;
-			SM_CHECK(qcr_need(r, t, "the model it replaces", &old));
-			SM_CHECK(qcr_need(r, t, "a file", &neu));
-			SM_CHECK(qcr_add_ref(r, neu, SMDMX_QC_REF_MODEL, "replacemodel", qcr_model_exts, &ref));
+			if (!qcr_need(r, t, "the model it replaces", &old) || !qcr_need(r, t, "a file", &neu) ||
+			    !qcr_add_ref(r, neu, SMDMX_QC_REF_MODEL, "replacemodel", qcr_model_exts, &ref)) {
+				if (!qcr_recover_line(r, true)) return false;
+				continue;
+			}
 			/* OLD names a model's file: it follows that file's renaming. */
 			const char *on = rtok(r, old)->text;
 			const smdmx_qc_ref *refs = r->refs.data;
