@@ -140,8 +140,17 @@ static bool run_dmx_to_smd(task *t)
 	if (t->model != SMDMX_NONE) {
 		char *vta_rel = NULL;
 		if (t->has_vta) {
-			char *qcout = qp_out_path(p->lib, p->qc->files[p->qc->models[t->model].pos.file].path);
-			vta_rel = path_relative(qcout, t->vta_dst);
+			/* The flexfile line goes into the $model block, where studiomdl takes names from the
+			 * main QC's folder and the $cd and $pushd in force: the folder of the model's own
+			 * name (its ref's dir), never the folder of the file the block is in. */
+			const smdmx_qc_model *m = &p->qc->models[t->model];
+			const char *dir = m->ref != SMDMX_NONE ? p->qc->refs[m->ref].dir : "";
+			char *qcout = qp_out_path(p->lib, p->qc->files[0].path);
+			char *slash = (char *)last_separator(qcout);
+			if (slash) slash[1] = 0;
+			char *from = xasprintf("%s%s_", slash ? qcout : "", dir);
+			vta_rel = path_relative(from, t->vta_dst);
+			free(from);
 			free(qcout);
 		}
 		ok = smdmx_qc_from_scene(s, vta_rel, &t->model_lines, &t->att_lines, &err, &w);

@@ -1,0 +1,36 @@
+#!/bin/sh
+# QC scripts as studiomdl reads them, from the command line: the small projects of
+# testdata/qc (each a case found in published libraries, written here) converted with
+# `smdmx qc`, and what was written read back: every file the first run found is found again.
+# One group per meson test.
+# usage: cli_qcwild.sh GROUP BUILD_DIR SOURCE_ROOT
+. "$(dirname "$0")/cli_lib.sh"
+
+qc=$root/testdata/qc
+# count FILE PATTERN: the lines of FILE that match
+count() { grep -c "$2" "$1"; }
+
+case $group in
+pushd)
+	# Names under $pushd are taken from the pushed folder: the flexfile line written for a
+	# DMX head is too (it was written from the QC's folder, and read back inside the pushed
+	# folder twice).
+	cd "$tmp" || exit 2
+	"$smdmx" qc "$qc/pushd/heads.qc" --to smd -d smd 2>err
+	check "pushd: to SMD" "0 0" "$? $(count err 'error')"
+	check "pushd: the flexfile line from the pushed folder" "1" "$(count smd/heads.qc '^	flexfile "male_03.vta"$')"
+	"$smdmx" qc smd/heads.qc --to dmx -d back 2>err
+	check "pushd: read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
+	"$smdmx" qc "$qc/pushd/heads.qc" --to dmx -d dmx 2>err
+	check "pushd: to DMX" "0 0" "$? $(count err 'error')"
+	"$smdmx" qc dmx/heads.qc --to smd -d dmx_back 2>err
+	check "pushd: to DMX read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
+	check "pushd: the second head's flexfile from the pushed folder" "2" "$(count dmx_back/heads.qc '^	flexfile "male_0[34].vta"$')"
+	;;
+*)
+	echo "unknown group $group"
+	exit 2
+	;;
+esac
+echo "$group: $pass passed, $fail failed"
+[ "$fail" = 0 ]
