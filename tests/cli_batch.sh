@@ -1369,6 +1369,10 @@ windows)
 					echo "  the guide's cmd line $n: Wine's cmd did not start it (9009): run again"
 					guide_line "$line"
 					rc=$?
+				elif quietly_failed $rc "$tmp/guide/err"; then
+					echo "  the guide's cmd line $n: ended with status $rc saying nothing (a start Wine lost): run again"
+					guide_line "$line"
+					rc=$?
 				fi
 				check "the guide's cmd line $n works: $line" "0 " "$rc $(cat "$tmp/guide/err")"
 			done <"$tmp/guide/lines"
