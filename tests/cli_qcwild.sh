@@ -27,6 +27,21 @@ pushd)
 	check "pushd: to DMX read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
 	check "pushd: the second head's flexfile from the pushed folder" "2" "$(count dmx_back/heads.qc '^	flexfile "male_0[34].vta"$')"
 	;;
+macros)
+	# Names a macro's argument makes are renamed at the call (they were renamed in the body
+	# every call shares: 'aimlayer_ar2.smd.dmx'); a variable that also names a sequence keeps
+	# its file's name and format, with a note.
+	cd "$tmp" || exit 2
+	"$smdmx" qc "$qc/macros/layers.qc" --to dmx -d dmx 2>err
+	check "macros: to DMX" "0 0" "$? $(count err 'error')"
+	check "macros: the calls' arguments renamed, the body as it was" "1 1 1 1" \
+		"$(count dmx/layers.qc '^\$MakeAimLayer aimlayer_ar2 "aimlayer_ar2.dmx"$') $(count dmx/layers.qc '^\$MakeAimLayer aimlayer_pistol "aimlayer_pistol.dmx"$') $(count dmx/layers.qc '^\$animation \$name\$ \$filename\$ \\\\$') $(count dmx/layers.qc '^\$sequence \$shared\$ "\$shared\$"$')"
+	check "macros: the shared value's file copied, said at its name" "1 yes" \
+		"$(count err "layers.qc:12:20: note: 'idle.smd' ends with the value of a variable or macro argument that also makes other text than file names: no new name can be written there; so the file keeps its name and format (copied unchanged)") $([ -f dmx/idle.smd ] && echo yes)"
+	"$smdmx" qc dmx/layers.qc --to smd -d back 2>err
+	check "macros: read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
+	check "macros: and named back" "1 1" "$(count back/layers.qc '"aimlayer_ar2.smd"$') $(count back/layers.qc '"aimlayer_pistol.smd"$')"
+	;;
 *)
 	echo "unknown group $group"
 	exit 2

@@ -325,12 +325,71 @@ static void test_variables_and_macros(void **state)
 	assert_false(smdmx_qc_rename(qc, 3, "run_b.dma", &err));
 	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
 	assert_int_equal(err.line, 5);
-	/* a name whose changing part a variable makes cannot be renamed there */
-	assert_false(smdmx_qc_rename(qc, 5, "c.dmx", &err));
+	/* a name whose changing part a variable makes, used nowhere else: renamed where the
+	 * variable is defined */
+	assert_true(smdmx_qc_rename(qc, 5, "c.dmx", &err));
+	out = written(qc, 0);
+	assert_non_null(strstr(out, "$definevariable EXT dmx\n"));
+	assert_non_null(strstr(out, "$body c \"c.$ext$\"\n"));
+	free(out);
+	smdmx_qc_free(qc);
+}
+
+/* A name a macro's argument or a variable makes is renamed where that value is written, when
+ * every use of it ends a file's name: the call's argument (Valve's $MakeAimLayer, whose body
+ * names "$filename$"), a variable's definition. Where a use is no file's name, it is refused
+ * (the CLI then keeps the file's name and format). */
+static void test_rename_at_source(void **state)
+{
+	(void)state;
+	static const char main_qc[] =
+	    "$definevariable ext smd\n"
+	    "$definemacro layer name filename \\\\\n"
+	    "$animation $name$ $filename$ \\\\\n"
+	    "$sequence $name$_seq $name$\n"
+	    "\n"
+	    "$layer ar2 \"ar2.smd\"\n"
+	    "$layer pistol \"pistol\"\n"
+	    "$body b \"b.$ext$\"\n"
+	    "$definevariable word walk\n"
+	    "$sequence $word$ \"$word$\"\n"
+	    "$definevariable f run.smd\n"
+	    "$sequence $f$ \"$f$\"\n";
+	static const qc_mem_file files[] = {
+		{ "/p/m.qc", main_qc, 0 }, { "/p/ar2.smd", "x", 0 }, { "/p/pistol.smd", "x", 0 },
+		{ "/p/b.smd", "x", 0 },    { "/p/walk.smd", "x", 0 }, { "/p/run.smd", "x", 0 },
+	};
+	smdmx_qc *qc = must_read(files, sizeof(files) / sizeof(files[0]), NULL);
+	assert_int_equal(qc->ref_count, 5);
+	smdmx_error err;
+	assert_true(smdmx_qc_rename(qc, 0, "ar2.dmx", &err));
+	assert_true(smdmx_qc_rename(qc, 1, "pistol.dmx", &err));
+	assert_true(smdmx_qc_rename(qc, 2, "b.dmx", &err));
+	/* 'word' names the sequence too: the extension goes after it, where the name is written */
+	assert_true(smdmx_qc_rename(qc, 3, "walk.dmx", &err));
+	/* 'f' names the sequence too, and the part that changes is in it: no rename is right */
+	assert_false(smdmx_qc_rename(qc, 4, "run.dmx", &err));
 	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
-	assert_int_equal(err.line, 10);
-	assert_int_equal(err.column, 9);
-	assert_string_equal(err.message, "'c.smd' is made from a variable or macro parameter: smdmx cannot rename it there");
+	assert_int_equal(err.line, 12);
+	assert_int_equal(err.column, 15);
+	assert_string_equal(err.message, "'run.smd' ends with the value of a variable or macro argument that also makes other text "
+	                                 "than file names: no new name can be written there");
+	char *out = written(qc, 0);
+	static const char want[] =
+	    "$definevariable ext dmx\n"
+	    "$definemacro layer name filename \\\\\n"
+	    "$animation $name$ $filename$ \\\\\n"
+	    "$sequence $name$_seq $name$\n"
+	    "\n"
+	    "$layer ar2 \"ar2.dmx\"\n"
+	    "$layer pistol \"pistol.dmx\"\n"
+	    "$body b \"b.$ext$\"\n"
+	    "$definevariable word walk\n"
+	    "$sequence $word$ \"$word$.dmx\"\n"
+	    "$definevariable f run.smd\n"
+	    "$sequence $f$ \"$f$\"\n";
+	assert_string_equal(out, want);
+	free(out);
 	smdmx_qc_free(qc);
 }
 
@@ -1572,6 +1631,7 @@ int main(void)
 		cmocka_unit_test(test_g3_model_block),
 		cmocka_unit_test(test_includes_and_folders),
 		cmocka_unit_test(test_variables_and_macros),
+		cmocka_unit_test(test_rename_at_source),
 		cmocka_unit_test(test_macro_backslashes),
 		cmocka_unit_test(test_goldsrc_sequence),
 		cmocka_unit_test(test_tokens_that_are_none),

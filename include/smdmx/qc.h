@@ -211,8 +211,14 @@ SMDMX_API uint32_t smdmx_qc_find_model(const smdmx_qc *qc, const char *name);
 /* Gives reference ref a new name. The text written is the name's token with its file name
  * changed: quotes, variables ($NAME$) and macro parameters around it are kept, so a name
  * written once in a macro changes in every expansion (and must change the same way in each,
- * else SMDMX_ERROR_USAGE). */
+ * else SMDMX_ERROR_USAGE). A name whose changing end a macro argument or a variable's value
+ * makes is changed where that value is written (the call's argument, the $definevariable),
+ * when every use of the value ends a file's name; else SMDMX_ERROR_USAGE. */
 SMDMX_API bool smdmx_qc_rename(smdmx_qc *qc, uint32_t ref, const char *name, smdmx_error *error);
+/* Whether smdmx_qc_rename could give reference ref that name (nothing is changed): false with
+ * the reason in *error when its name is made where no new name can be written (a value also
+ * used for no file's name). */
+SMDMX_API bool smdmx_qc_can_rename(smdmx_qc *qc, uint32_t ref, const char *name, smdmx_error *error);
 
 /* Which lines of a $model block smdmx_qc_remove_lines removes. */
 enum {

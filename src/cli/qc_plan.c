@@ -134,6 +134,27 @@ bool qp_plan(project *p)
 		if (r->kind == SMDMX_QC_REF_MODEL && !strcmp(r->command, "$model")) t->model = r->model;
 		p->task_of[i] = (uint32_t)(p->task_count - 1);
 	}
+	/* A file whose name the QC makes where no new name can be written (a macro argument or a
+	 * variable that also names something else) keeps its name and format: copied, said at the
+	 * name. */
+	for (size_t i = 0; i < qc->ref_count; i++) {
+		if (p->task_of[i] == SMDMX_NONE) continue;
+		task *t = p->tasks[p->task_of[i]];
+		if (t->kind != TASK_SMD_TO_DMX && t->kind != TASK_DMX_TO_SMD) continue;
+		const smdmx_qc_ref *r = &qc->refs[i];
+		char *name = qp_new_name(r->name, t->src, t->dst);
+		smdmx_error err;
+		if (!smdmx_qc_can_rename(qc, (uint32_t)i, name, &err)) {
+			const char *where = err.file[0] ? err.file : p->qcpath;
+			diag_add(&p->diag, NULL, where, err.line, err.column, "note", "%s; so the file keeps its name and format (copied unchanged)",
+			         err.message);
+			t->kind = TASK_COPY;
+			free(t->dst);
+			t->dst = xstrdup(p->ref_out[t->ref]);
+			t->vta = SMDMX_NONE;
+		}
+		free(name);
+	}
 	/* The models: their flexfile (SMD to DMX), their VTA (DMX to SMD). A model whose block
 	 * lost an include, or whose VTA is missing, cannot carry its shapes: with -k it is
 	 * copied as it is, and its lines stay. */

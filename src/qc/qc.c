@@ -382,6 +382,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	if (!o) return NULL;
 	qr r;
 	memset(&r, 0, sizeof(r));
+	r.sub_src = SMDMX_NONE;
 	sm_vec empty = SM_VEC_INIT;
 	r.files = r.refs = r.models = r.atts = r.include_tok = r.crlf = r.ref_tok = r.model_x = empty;
 	r.flexes = r.controllers = r.rules = r.vars = r.macros = r.errs = empty;
@@ -434,7 +435,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 			free(norm);
 		}
 	}
-	ok = ok && qcr_push_frame(&r, 0, 0, (uint32_t)rfile(&r, 0)->size, 1, 0, SMDMX_NONE, NULL, 0);
+	ok = ok && qcr_push_frame(&r, 0, 0, (uint32_t)rfile(&r, 0)->size, 1, 0, SMDMX_NONE, NULL, NULL, 0);
 	ok = ok && parse_script(&r);
 	if (r.buf) sm_free(&o->alloc, r.buf, r.buf_cap);
 	if (r.key) sm_free(&o->alloc, r.key, r.key_cap);

@@ -64,8 +64,28 @@ static bool needs_quotes(const char *s)
 	return false;
 }
 
-/* Token t renamed: its raw text keeps everything but the end that differs. */
-static bool rename_token(smdmx_qc *qc, uint32_t t, const char *name, smdmx_error *error)
+/* Every use of token src's text ends the name of a file the QC names (no command name, no
+ * sequence name, no text in the middle of a name): then a new name may be written in it. */
+static bool only_file_tails(const smdmx_qc *qc, uint32_t src)
+{
+	uint32_t tails = 0;
+	const uint32_t *ref_tok = qc->state->ref_tok;
+	for (size_t i = 0; i < qc->ref_count; i++) {
+		/* a reference read through a chain of values: each link counts at its own source */
+		for (uint32_t t = ref_tok[i], hops = 0; t != SMDMX_NONE && hops < 16; t = qc_tok_at(qc, t)->tail_src, hops++)
+			if (qc_tok_at(qc, t)->tail_src == src) {
+				tails++;
+				break;
+			}
+	}
+	return tails == qc_tok_at(qc, src)->uses;
+}
+
+/* Token t renamed: its raw text keeps everything but the end that differs. A token whose text
+ * ends with a macro argument or a variable's value, the part that changes inside it, is renamed
+ * where that value is written (the call's argument, the variable's definition): the same
+ * macro body serves calls whose names differ. */
+static bool rename_token(smdmx_qc *qc, uint32_t t, const char *name, smdmx_error *error, int depth, bool dry)
 {
 	const qc_tok *k = qc_tok_at(qc, t);
 	const char *data = qc->files[k->file].data;
@@ -77,14 +97,31 @@ static bool rename_token(smdmx_qc *qc, uint32_t t, const char *name, smdmx_error
 	 * the end of the raw text. */
 	size_t common = 0, lo = strlen(k->text), ln = strlen(name);
 	while (common < lo && common < ln && k->text[common] == name[common]) common++;
+	bool in_value = (k->flags & QTOK_EXPANDED) && k->tail_src != SMDMX_NONE && lo - common <= k->tail_len && depth < 16;
+	if (in_value && only_file_tails(qc, k->tail_src)) {
+		/* the value's own text, its end changed as the name's */
+		const qc_tok *src = qc_tok_at(qc, k->tail_src);
+		size_t keep = strlen(src->text) - (lo - common);
+		char *v = malloc(keep + (ln - common) + 1);
+		if (!v) return sm_fail_oom(error);
+		memcpy(v, src->text, keep);
+		memcpy(v + keep, name + common, ln - common + 1);
+		bool ok = rename_token(qc, k->tail_src, v, error, depth + 1, dry);
+		free(v);
+		return ok;
+	}
 	size_t old_tail = lo - common;
 	size_t raw_len = in_end - in_start;
 	if (!(k->flags & QTOK_EXPANDED)) {
 		common = 0;
 		old_tail = lo;
 	}
-	if (old_tail > raw_len || memcmp(data + in_end - old_tail, k->text + common, old_tail) != 0)
+	if (old_tail > raw_len || memcmp(data + in_end - old_tail, k->text + common, old_tail) != 0) {
+		if (in_value)
+			return edit_fail(qc, k, error, "'%s' ends with the value of a variable or macro argument that also makes other text "
+			                 "than file names: no new name can be written there", k->text);
 		return edit_fail(qc, k, error, "'%s' is made from a variable or macro parameter: smdmx cannot rename it there", k->text);
+	}
 	const char *tail = name + common;
 	size_t tl = ln - common;
 	if (!quoted && !(k->flags & QTOK_EXPANDED) && needs_quotes(name)) {
@@ -94,18 +131,25 @@ static bool rename_token(smdmx_qc *qc, uint32_t t, const char *name, smdmx_error
 		memcpy(q + 1, name, ln);
 		q[ln + 1] = '"';
 		q[ln + 2] = 0;
-		bool ok = add_edit(qc, k->file, k->start, k->end, q, ln + 2, true, k, error);
+		bool ok = dry || add_edit(qc, k->file, k->start, k->end, q, ln + 2, true, k, error);
 		free(q);
 		return ok;
 	}
-	return add_edit(qc, k->file, in_end - (uint32_t)old_tail, in_end, tail, tl, true, k, error);
+	return dry || add_edit(qc, k->file, in_end - (uint32_t)old_tail, in_end, tail, tl, true, k, error);
 }
 
 bool smdmx_qc_rename(smdmx_qc *qc, uint32_t ref, const char *name, smdmx_error *error)
 {
 	memset(error, 0, sizeof(*error));
 	if (ref >= qc->ref_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no reference %u", ref);
-	return rename_token(qc, qc->state->ref_tok[ref], name, error);
+	return rename_token(qc, qc->state->ref_tok[ref], name, error, 0, false);
+}
+
+bool smdmx_qc_can_rename(smdmx_qc *qc, uint32_t ref, const char *name, smdmx_error *error)
+{
+	memset(error, 0, sizeof(*error));
+	if (ref >= qc->ref_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no reference %u", ref);
+	return rename_token(qc, qc->state->ref_tok[ref], name, error, 0, true);
 }
 
 bool smdmx_qc_rename_include(smdmx_qc *qc, uint32_t file, const char *name, smdmx_error *error)
@@ -113,7 +157,7 @@ bool smdmx_qc_rename_include(smdmx_qc *qc, uint32_t file, const char *name, smdm
 	memset(error, 0, sizeof(*error));
 	if (file == 0 || file >= qc->file_count || qc->state->include_tok[file] == SMDMX_NONE)
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "file %u was not included", file);
-	return rename_token(qc, qc->state->include_tok[file], name, error);
+	return rename_token(qc, qc->state->include_tok[file], name, error, 0, false);
 }
 
 /* [start, end) grown to its whole line when nothing but white space and a comment share it. */

@@ -29,6 +29,13 @@ typedef struct qc_tok {
 	uint32_t end;
 	uint32_t line, column;
 	uint8_t flags;
+	/* QTOK_EXPANDED whose text ends with a macro argument's or a variable's value: the token
+	 * that value was read from (the call's argument, the $definevariable's value), and the
+	 * value's length; SMDMX_NONE when the text ends otherwise. A new name for a file whose
+	 * changing end lies there is written there. */
+	uint32_t tail_src;
+	uint32_t tail_len;
+	uint32_t uses;     /* how often its text was put into a token as an argument or a value */
 } qc_tok;
 
 /* A command's tokens: first to last, inclusive. */

@@ -12,6 +12,7 @@
 
 typedef struct qc_var {
 	const char *name, *value;
+	uint32_t value_tok;                   /* the token value was read from */
 } qc_var;
 
 /* A prefix of a variable's name, ignoring case: the first variable that has it. */
@@ -37,6 +38,7 @@ typedef struct qc_frame {
 	uint32_t line, line_start;
 	uint32_t macro;          /* SMDMX_NONE for a file */
 	const char **args;       /* the macro's arguments, one per parameter */
+	const uint32_t *arg_toks; /* the tokens they were read from */
 } qc_frame;
 
 #define QC_MAX_DEPTH_LIMIT 64
@@ -82,6 +84,8 @@ typedef struct qr {
 
 	char *buf;                            /* the token being built */
 	size_t buf_len, buf_cap;
+	uint32_t sub_src;                     /* its last value put in (qc_tok.tail_src), or SMDMX_NONE */
+	size_t sub_end, sub_len;              /* buf_len after that value, and the value's length */
 
 	const char *dirs[QC_MAX_DIRS];        /* $cd and $pushd: folders relative to the root */
 	size_t dir_count;
@@ -127,7 +131,7 @@ const char *qcr_path_ext(const char *name);
 const char *qcr_base_name(const char *path);
 uint32_t qcr_load_file(qr *r, const char *path, smdmx_qc_pos at, uint32_t name_tok, bool *missing);
 bool qcr_push_frame(qr *r, uint32_t file, uint32_t start, uint32_t end, uint32_t line, uint32_t line_start,
-                       uint32_t macro, const char **args, uint32_t at_tok);
+                       uint32_t macro, const char **args, const uint32_t *arg_toks, uint32_t at_tok);
 bool qcr_buf_put(qr *r, const char *s, size_t n);
 const char *qcr_fdata(qr *r, const qc_frame *f);
 /* What qcr_skip_space found: a token, a line end, the end of the script, or an error. */

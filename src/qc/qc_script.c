@@ -267,7 +267,7 @@ uint32_t qcr_load_file(qr *r, const char *path, smdmx_qc_pos at, uint32_t name_t
 }
 
 bool qcr_push_frame(qr *r, uint32_t file, uint32_t start, uint32_t end, uint32_t line, uint32_t line_start,
-                       uint32_t macro, const char **args, uint32_t at_tok)
+                       uint32_t macro, const char **args, const uint32_t *arg_toks, uint32_t at_tok)
 {
 	if (r->depth >= r->max_depth) {
 		if (macro != SMDMX_NONE)
@@ -296,6 +296,7 @@ bool qcr_push_frame(qr *r, uint32_t file, uint32_t start, uint32_t end, uint32_t
 	f->line_start = line_start;
 	f->macro = macro;
 	f->args = args;
+	f->arg_toks = arg_toks;
 	return true;
 }
 
@@ -458,6 +459,10 @@ static int expand_dollar(qr *r, qc_frame *f, bool quoted)
 			if (strlen(m->params[i]) == len && sm_same_nocase_n(m->params[i], name, len)) {
 				if (!qcr_buf_put(r, f->args[i], strlen(f->args[i]))) return -1;
 				f->pos = p + 1;
+				r->sub_src = f->arg_toks[i];
+				r->sub_end = r->buf_len;
+				r->sub_len = strlen(f->args[i]);
+				rtok(r, r->sub_src)->uses++;
 				return 1;
 			}
 		}
@@ -473,6 +478,10 @@ static int expand_dollar(qr *r, qc_frame *f, bool quoted)
 		const qc_var *v = (const qc_var *)r->vars.data + vi;
 		if (!qcr_buf_put(r, v->value, strlen(v->value))) return -1;
 		f->pos = p + 1;
+		r->sub_src = v->value_tok;
+		r->sub_end = r->buf_len;
+		r->sub_len = strlen(v->value);
+		rtok(r, r->sub_src)->uses++;
 		return 1;
 	}
 	if (quoted) return 0; /* older studiomdl did not expand inside quotes: the text stays */
@@ -505,6 +514,11 @@ uint32_t qcr_add_token(qr *r, const qc_frame *f, uint32_t start, uint32_t end, u
 	t->line = line;
 	t->column = col;
 	t->flags = flags | (f->macro != SMDMX_NONE ? QTOK_MACRO : 0);
+	bool tail = (flags & QTOK_EXPANDED) && r->sub_src != SMDMX_NONE && r->sub_end == r->buf_len;
+	t->tail_src = tail ? r->sub_src : SMDMX_NONE;
+	t->tail_len = tail ? (uint32_t)r->sub_len : 0;
+	t->uses = 0;
+	r->sub_src = SMDMX_NONE;
 	return (uint32_t)(r->st->toks.count - 1);
 }
 
@@ -557,7 +571,7 @@ static bool do_include(qr *r, uint32_t at)
 			return keep_include(r, NULL);
 		}
 	}
-	return qcr_push_frame(r, file, 0, (uint32_t)rfile(r, file)->size, 1, 0, SMDMX_NONE, NULL, name);
+	return qcr_push_frame(r, file, 0, (uint32_t)rfile(r, file)->size, 1, 0, SMDMX_NONE, NULL, NULL, name);
 }
 
 /* $definevariable NAME VALUE */
@@ -573,6 +587,7 @@ static bool do_variable(qr *r, uint32_t at)
 	if (!v) return false;
 	v->name = rtok(r, name)->text;
 	v->value = rtok(r, value)->text;
+	v->value_tok = value;
 	return var_index(r, (uint32_t)(r->vars.count - 1));
 }
 
@@ -655,9 +670,11 @@ static int do_macro_call(qr *r, uint32_t t)
 	 * pointer into either table is kept across a read. */
 	qc_macro m = ms[i];
 	const char **args = NULL;
+	uint32_t *arg_toks = NULL;
 	if (m.param_count) {
 		args = sm_owned_calloc(r->o, m.param_count, sizeof(char *), r->error);
-		if (!args) return -1;
+		arg_toks = args ? sm_owned_calloc(r->o, m.param_count, sizeof(uint32_t), r->error) : NULL;
+		if (!arg_toks) return -1;
 	}
 	for (size_t a = 0; a < m.param_count; a++) {
 		uint32_t v;
@@ -669,8 +686,9 @@ static int do_macro_call(qr *r, uint32_t t)
 			return -1;
 		}
 		args[a] = rtok(r, v)->text;
+		arg_toks[a] = v;
 	}
-	return qcr_push_frame(r, m.file, m.start, m.end, m.line, m.line_start, i, args, t) ? 1 : -1;
+	return qcr_push_frame(r, m.file, m.start, m.end, m.line, m.line_start, i, args, arg_toks, t) ? 1 : -1;
 }
 
 /* GetToken: the next token, on this line unless crossline. Returns 1 with *out, 0 when there
@@ -705,6 +723,7 @@ int qcr_get_token(qr *r, bool crossline, uint32_t *out)
 		uint32_t start = f->pos, line = f->line, col = f->pos - f->line_start + 1;
 		uint8_t flags = 0;
 		r->buf_len = 0;
+		r->sub_src = SMDMX_NONE;
 		if (!qcr_buf_put(r, "", 0)) return -1;
 		if (d[f->pos] == '"') {
 			flags |= QTOK_QUOTED;
