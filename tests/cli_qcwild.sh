@@ -26,6 +26,13 @@ pushd)
 	"$smdmx" qc dmx/heads.qc --to smd -d dmx_back 2>err
 	check "pushd: to DMX read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
 	check "pushd: the second head's flexfile from the pushed folder" "2" "$(count dmx_back/heads.qc '^	flexfile "male_0[34].vta"$')"
+	# One DMX named with and without $pushd by two QCs of a library: each QC's flexfile line
+	# from its own folder, and everything found reading the library back.
+	"$smdmx" qc "$qc/pushd/heads.qc" "$qc/pushd/flat.qc" --to smd -d lib 2>err
+	check "pushd: a library, to SMD" "0 1 1" \
+		"$? $(count lib/heads.qc '^	flexfile "male_03.vta"$') $(count lib/flat.qc '^	flexfile "male_base/reheads/male_03_flat.vta"$')"
+	"$smdmx" qc -r lib --to dmx -d lib_back 2>err
+	check "pushd: the library read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
 	;;
 macros)
 	# Names a macro's argument makes are renamed at the call (they were renamed in the body

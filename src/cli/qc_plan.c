@@ -273,11 +273,14 @@ static char *task_key(const task *t)
 		for (const char *c = p->qc->refs[p->qc->models[t->model].ref].path; *c; c++) tb_putc(&b, *c);
 		model_key(&b, p, t->model);
 	} else if (t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE) {
-		/* its QC lines name the VTA from the $model's folder */
+		/* its QC lines name the VTA from the folder the $model's name is taken from (the main
+		 * QC's, with $cd and $pushd) */
 		tb_putc(&b, '|');
-		const char *f = p->qc->files[p->qc->models[t->model].pos.file].path;
+		const char *f = p->qc->files[0].path;
 		const char *s = last_separator(f);
 		for (const char *c = f; s && c <= s; c++) tb_putc(&b, *c);
+		uint32_t mr = p->qc->models[t->model].ref;
+		for (const char *c = mr != SMDMX_NONE ? p->qc->refs[mr].dir : ""; *c; c++) tb_putc(&b, *c);
 		tb_putc(&b, p->qc->models[t->model].noautodmxrules ? 'N' : 'n');
 	}
 	tb_putc(&b, 0);
