@@ -730,8 +730,16 @@ qc)
 	check "qc --rig dmx: the rig left the QC" 0 "$(grep -c -e flexcontroller -e '%' -e localvar -e noautodmxrules "$tmp/p3/face.qc")"
 	check "qc --rig dmx: and is in the DMX" '"flex_shapes": 6, "flex_controllers": 5' \
 		"$("$smdmx" info --json "$tmp/p3/face.dmx" | grep -o '"flex_shapes": [0-9]*, "flex_controllers": [0-9]*')"
+	# Again over the same folder: the very bytes already there stay (smdmx's own output for
+	# this input); a file there with other bytes (a user's edit) is never overwritten
 	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/p1" 2>"$tmp/err"
-	check "qc over an existing project without -f" 1 $?
+	check "qc again over its own output without -f: what is there stays" "0:" "$?:$(cat "$tmp/err")"
+	cp "$tmp/p1/face.qc" "$tmp/p1.qc.keep"
+	printf '// mine\n' >>"$tmp/p1/face.qc"
+	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/p1" 2>"$tmp/err"
+	check "qc over a QC someone changed, without -f" "1 1 1" \
+		"$? $(grep -c "error: '$drive$tmp/p1/face.qc' exists (--force overwrites it)" "$tmp/err") $(grep -c '^// mine' "$tmp/p1/face.qc")"
+	mv "$tmp/p1.qc.keep" "$tmp/p1/face.qc"
 	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/p1" -f --depfile "$tmp/p1.d" 2>/dev/null
 	check "qc -f" 0 $?
 	check "qc --depfile" "$drive$tmp/p1/face.dmx $drive$tmp/p1/face.qc $drive$tmp/p1/face_flexes.qci: $face/face.qc $face/face_flexes.qci $face/face.smd $face/face.vta" "$(cat "$tmp/p1.d")"
@@ -830,7 +838,10 @@ qc)
 	check "qc -r -u: only what changed" "0:smdmx: 2 QC projects, 1 converted, 0 copied, 0 missing, 0 failed, 2 up to date; 0 QC files written" \
 		"$?:$(tail -n 1 "$tmp/err")"
 	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" 2>/dev/null
-	check "qc -r over a library without -f or -u" 1 $?
+	check "qc -r over its own library without -f or -u" 0 $?
+	printf 'x' >>"$tmp/lib1/common/wave.dmx"
+	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" 2>/dev/null
+	check "qc -r over a library with a file someone changed, without -f or -u" 1 $?
 	"$smdmx" qc "$tmp/lib" --to dmx -d "$tmp/lib4" 2>"$tmp/err"
 	check "qc with a directory, no -r" "2:smdmx: error: '$tmp/lib' is a directory (-r converts every QC below it) (try 'smdmx qc --help')" "$?:$(cat "$tmp/err")"
 	# A model that fails to convert (a flex line names a frame the VTA lacks) is copied with

@@ -35,6 +35,8 @@ typedef struct smdmx_qc_file {
 	const char *data;           /* its bytes, as read */
 	size_t size;
 	smdmx_qc_pos included_at;   /* the $include that read it; file SMDMX_NONE for the main QC */
+	const char *name;           /* the name that $include gives it (after variables); NULL for the
+	                               main QC */
 } smdmx_qc_file;
 
 typedef enum smdmx_qc_ref_kind {

@@ -96,6 +96,8 @@ typedef struct outputs {
 	output *items;
 	size_t count;
 	bool force;
+	bool same_ok;         /* a file already there with the very bytes written is no clash: it
+	                         stays (smdmx qc, one QC at a time into one folder) */
 } outputs;
 
 /* One conversion: its inputs, its planned output and, once run, what it did. */

@@ -554,6 +554,23 @@ bool outputs_finish(outputs *set, char *why, size_t why_size)
 	return true;
 }
 
+/* Files a and b hold the same bytes. */
+static bool same_file_bytes(const char *a, const char *b)
+{
+	FILE *fa = os_fopen(a, "rb"), *fb = fa ? os_fopen(b, "rb") : NULL;
+	bool same = fa && fb;
+	char x[65536], y[65536];
+	while (same) {
+		size_t n = fread(x, 1, sizeof(x), fa), m = fread(y, 1, sizeof(y), fb);
+		same = n == m && !memcmp(x, y, n);
+		if (n < sizeof(x)) break;
+	}
+	same = same && !ferror(fa) && !ferror(fb) && fgetc(fb) == EOF;
+	if (fa) fclose(fa);
+	if (fb) fclose(fb);
+	return same;
+}
+
 bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *why, size_t why_size)
 {
 	/* Flush to the disk and close everything first: a late write error fails the whole set,
@@ -565,6 +582,17 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 	for (; done < set->count; done++) {
 		output *out = &set->items[done];
 		if (!out->tmp) continue;
+		os_stat there;
+		if (!set->force && set->same_ok && os_stat_path(out->path, &there) && there.kind == OS_REGULAR &&
+		    same_file_bytes(out->tmp, out->path)) {
+			/* the very bytes are there: they stay, and count as written */
+			os_remove(out->tmp);
+			slot_release(out->slot);
+			out->slot = -1;
+			free(out->tmp);
+			out->tmp = NULL;
+			continue;
+		}
 		bool moved = set->force ? os_replace(out->tmp, out->path) : os_rename_new(out->tmp, out->path);
 		if (!moved) {
 			if (errno == EEXIST) say_exists(out->path, why, why_size);

@@ -155,7 +155,7 @@ bool write_file_whole(const char *path, const void *data, size_t size, char *con
 {
 	if (!output_allowed(path, inputs, input_count, force, why, why_size)) return false;
 	if (!make_parent_dirs(path, why, why_size)) return false;
-	outputs set = { NULL, 0, force };
+	outputs set = { NULL, 0, force, false };
 	output *out = outputs_open(&set, path, why, why_size);
 	bool ok = out != NULL;
 	if (ok && !output_write(out, data, size)) {

@@ -21,7 +21,10 @@ static output *task_open(task *t, const char *path)
 	const library *l = t->proj->lib;
 	char why[1024];
 	char *ins[2] = { t->src, (char *)t->proj->qcpath };
-	if (!output_allowed(path, ins, 2, l->o->force || t->replace, why, sizeof(why)) || !make_parent_dirs(path, why, sizeof(why))) {
+	/* a file already there is looked at when the output is complete: the very bytes stay
+	 * (outputs.same_ok), any others are a clash unless --force */
+	if (!output_allowed(path, ins, 2, l->o->force || t->replace || t->outs.same_ok, why, sizeof(why)) ||
+	    !make_parent_dirs(path, why, sizeof(why))) {
 		diag_add(&t->diag, NULL, path, 0, 0, "error", "%s", why);
 		return NULL;
 	}
@@ -274,6 +277,7 @@ void qp_worker(void *arg)
 		task *t = l->tasks[i];
 		if (t->up_to_date) continue;
 		t->outs.force = l->o->force || t->replace;
+		t->outs.same_ok = true;
 		if (t->why_copy) diag_add(&t->diag, NULL, t->src, 0, 0, "note", "not converted: %s; copied unchanged", t->why_copy);
 		bool ok = t->kind == TASK_COPY         ? copy_file(t, t->src, t->dst)
 		        : t->kind == TASK_SMD_TO_DMX   ? run_smd_to_dmx(t)

@@ -150,48 +150,127 @@ static bool same_bytes(const char *path, const text_buf *b)
 	return same;
 }
 
+/* The stem of a path's file name. */
+static char *file_stem(const char *path)
+{
+	const char *s = last_separator(path);
+	char *stem = xstrdup(s ? s + 1 : path);
+	char *dot = strrchr(stem, '.');
+	if (dot && dot != stem) *dot = 0;
+	return stem;
+}
+
+/* Whether the text rendered for path cannot be written there: a project before wrote other
+ * bytes there, or (without --force or -u) a file with other bytes is there already, a user's
+ * or another run's. *same: a project before wrote these very bytes. */
+static bool include_clash(const project *p, const char *path, const text_buf *text, const rendered *done, size_t done_count,
+                          bool *same)
+{
+	*same = false;
+	for (size_t k = 0; k < done_count; k++) {
+		if (strcmp(done[k].path, path)) continue;
+		*same = done[k].text.len == text->len && (!text->len || !memcmp(done[k].text.text, text->text, text->len));
+		return !*same;
+	}
+	const conv_opts *o = p->lib->o;
+	if (o->force || o->update) return false;
+	os_stat st;
+	return os_stat_path(path, &st) && !same_bytes(path, text);
+}
+
+/* Who made the file at path this run ("an earlier run" when no project did). */
+static const char *include_clash_owner(const char *path, const rendered *done, size_t done_count)
+{
+	for (size_t k = 0; k < done_count; k++)
+		if (!strcmp(done[k].path, path)) return done[k].by->qcpath;
+	return "the file already there, written before this run";
+}
+
 /* The project's QC and its includes as they are to be written, each file once in the
- * library: an include two projects share is written once when both need the same bytes, and
- * is an error of the later project when they do not (neither overwrites the other). Files
+ * library. An include two projects share is written once when both need the same bytes; when
+ * the later needs other bytes, or a file with other bytes is already where it would go (an
+ * earlier run's, a user's: never overwritten without --force), the later project's $include
+ * names a file of its own, named after its QC ("shared_head2.qci"), said in a note. Files
  * already rendered by an earlier project are left out of *mine. */
 bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, rendered **mine_out, size_t *mine_count)
 {
 	library *l = p->lib;
-	const smdmx_qc *qc = p->qc;
-	rendered *mine = calloc(qc->file_count + 1, sizeof(rendered));
-	if (!mine) {
+	smdmx_qc *qc = p->qc;
+	size_t fc = qc->file_count;
+	char **dst = calloc(fc + 1, sizeof(char *));
+	rendered *mine = calloc(fc + 1, sizeof(rendered));
+	if (!dst || !mine) {
 		fputs("smdmx: error: out of memory\n", stderr);
 		exit(EXIT_FAILED);
 	}
-	size_t n = 0;
+	for (size_t i = 0; i < fc; i++) dst[i] = qp_out_path(l, qc->files[i].path);
 	bool ok = true;
-	for (size_t i = 0; i < qc->file_count; i++) {
-		char *dst = qp_out_path(l, qc->files[i].path);
-		bool dup = false;
-		for (size_t k = 0; k < n && !dup; k++) dup = !strcmp(mine[k].path, dst);
-		const rendered *before = NULL;
-		for (size_t k = 0; k < done_count && !before; k++)
-			if (!strcmp(done[k].path, dst)) before = &done[k];
-		if (dup) {
-			free(dst);
-			continue;
+	/* An include renamed changes the file that includes it: round after round until none
+	 * clashes (each round renames one at least, or ends). */
+	char *qcstem = file_stem(p->qcpath);
+	for (size_t round = 0; round <= fc && ok; round++) {
+		bool renamed = false;
+		for (size_t i = fc; i-- > 1 && ok;) {
+			text_buf text = { 0 };
+			smdmx_error err;
+			smdmx_qc_write(qc, (uint32_t)i, render_fn, &text, &err);
+			bool same;
+			bool clash = include_clash(p, dst[i], &text, done, done_count, &same);
+			if (clash) {
+				const char *ext = path_extension(dst[i]);
+				size_t stem = strlen(dst[i]) - strlen(ext) - (*ext ? 1 : 0);
+				char *alt = NULL;
+				for (unsigned n = 1;; n++) {
+					free(alt);
+					alt = n == 1 ? xasprintf("%.*s_%s%s%s", (int)stem, dst[i], qcstem, *ext ? "." : "", ext)
+					             : xasprintf("%.*s_%s%u%s%s", (int)stem, dst[i], qcstem, n, *ext ? "." : "", ext);
+					bool alt_same;
+					if (!include_clash(p, alt, &text, done, done_count, &alt_same)) break;
+				}
+				char *name = qc->files[i].name ? qp_new_name(qc->files[i].name, dst[i], alt) : NULL;
+				if (!name || !smdmx_qc_rename_include(qc, (uint32_t)i, name, &err)) {
+					if (name) diag_error(&p->diag, p->qcpath, &err);
+					else diag_add(&p->diag, NULL, qc->files[i].path, 0, 0, "error", "%s needs it written otherwise than it is in the "
+					              "output, and no $include of its names it: this project's QC files are not written", p->qcpath);
+					ok = false;
+				} else {
+					diag_add(&p->diag, NULL, qc->files[i].path, 0, 0, "note",
+					         "%s needs it written otherwise than %s (a file it names is converted another way): written as '%s' for this QC",
+					         p->qcpath, include_clash_owner(dst[i], done, done_count), alt);
+					free(dst[i]);
+					dst[i] = alt;
+					alt = NULL;
+					renamed = true;
+				}
+				free(name);
+				free(alt);
+			}
+			free(text.text);
 		}
-		rendered r = { dst, { 0 }, p, (uint32_t)i };
+		if (!renamed) break;
+	}
+	free(qcstem);
+	size_t n = 0;
+	for (size_t i = 0; i < fc && ok; i++) {
+		bool dup = false;
+		for (size_t k = 0; k < n && !dup; k++) dup = !strcmp(mine[k].path, dst[i]);
+		if (dup) continue;
+		rendered r = { dst[i], { 0 }, p, (uint32_t)i };
 		smdmx_error err;
 		smdmx_qc_write(qc, (uint32_t)i, render_fn, &r.text, &err);
-		if (before) {
-			if (before->text.len != r.text.len || (r.text.len && memcmp(before->text.text, r.text.text, r.text.len))) {
-				diag_add(&p->diag, NULL, qc->files[i].path, 0, 0, "error",
-				         "%s needs it written otherwise than %s does (a file it names is converted another way): this project's QC files are not written",
-				         p->qcpath, before->by->qcpath);
-				ok = false;
-			}
-			free(r.path);
+		bool same = false;
+		for (size_t k = 0; k < done_count && !same; k++)
+			same = !strcmp(done[k].path, dst[i]) && done[k].text.len == r.text.len &&
+			       (!r.text.len || !memcmp(done[k].text.text, r.text.text, r.text.len));
+		if (same) {
 			free(r.text.text);
 			continue;
 		}
+		dst[i] = NULL;
 		mine[n++] = r;
 	}
+	for (size_t i = 0; i < fc; i++) free(dst[i]);
+	free(dst);
 	*mine_out = mine;
 	*mine_count = n;
 	return ok;
@@ -206,6 +285,7 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 	bool ok = qp_render_qc_files(p, *done, *done_count, &mine, &n);
 	outputs set = { 0 };
 	set.force = l->o->force || l->o->update;
+	set.same_ok = true;
 	char why[1024];
 	for (size_t i = 0; i < n && ok; i++) {
 		rendered *r = &mine[i];
@@ -214,8 +294,14 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 			qp_list_push(&l->qc_written, &l->qc_written_count, xstrdup(r->path));
 			continue;
 		}
+		/* an include an earlier run wrote with these very bytes (one QC at a time into one
+		 * folder): it stands as it is */
+		if (r->file != 0 && !set.force && same_bytes(r->path, &r->text)) {
+			qp_list_push(&l->qc_written, &l->qc_written_count, xstrdup(r->path));
+			continue;
+		}
 		char *ins[1] = { (char *)p->qc->files[r->file].path };
-		output *o = output_allowed(r->path, ins, 1, set.force, why, sizeof(why)) && make_parent_dirs(r->path, why, sizeof(why))
+		output *o = output_allowed(r->path, ins, 1, set.force || set.same_ok, why, sizeof(why)) && make_parent_dirs(r->path, why, sizeof(why))
 		                ? outputs_open(&set, r->path, why, sizeof(why))
 		                : NULL;
 		if (!o) {

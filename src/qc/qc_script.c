@@ -244,6 +244,7 @@ uint32_t qcr_load_file(qr *r, const char *path, smdmx_qc_pos at, uint32_t name_t
 	f->data = copy;
 	f->size = size;
 	f->included_at = at;
+	f->name = name_tok != SMDMX_NONE && index > 0 ? rtok(r, name_tok)->text : NULL;
 	*it = name_tok;
 	const char *nl = memchr(copy, '\n', size);
 	*cr = nl && nl > copy && nl[-1] == '\r';
