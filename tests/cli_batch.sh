@@ -839,9 +839,13 @@ qc)
 		"$?:$(tail -n 1 "$tmp/err")"
 	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" 2>/dev/null
 	check "qc -r over its own library without -f or -u" 0 $?
+	# someone's edit is kept: the DMX goes to a second name, and the QCs that would name it
+	# are not overwritten either
 	printf 'x' >>"$tmp/lib1/common/wave.dmx"
-	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" 2>/dev/null
-	check "qc -r over a library with a file someone changed, without -f or -u" 1 $?
+	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" 2>"$tmp/err"
+	check "qc -r over a library with a file someone changed, without -f or -u" "1 x yes 1" \
+		"$? $(tail -c 1 "$tmp/lib1/common/wave.dmx") $([ -f "$tmp/lib1/common/wave_a.dmx" ] && echo yes) $(grep -c "error: '$drive$tmp/lib1/a/a.qc' exists (--force overwrites it)" "$tmp/err")"
+	rm "$tmp/lib1/common/wave_a.dmx"
 	"$smdmx" qc "$tmp/lib" --to dmx -d "$tmp/lib4" 2>"$tmp/err"
 	check "qc with a directory, no -r" "2:smdmx: error: '$tmp/lib' is a directory (-r converts every QC below it) (try 'smdmx qc --help')" "$?:$(cat "$tmp/err")"
 	# A model that fails to convert (a flex line names a frame the VTA lacks) is copied with

@@ -49,6 +49,25 @@ macros)
 	check "macros: read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
 	check "macros: and named back" "1 1" "$(count back/layers.qc '"aimlayer_ar2.smd"$') $(count back/layers.qc '"aimlayer_pistol.smd"$')"
 	;;
+shared)
+	# An include two QCs need written differently: the later QC's gets a name of its own
+	# (the project was not written at all); one QC at a time into one folder, what an earlier
+	# run wrote stays when it holds the very bytes, and takes a second name when not.
+	cd "$tmp" || exit 2
+	"$smdmx" qc "$qc/shared/a.qc" "$qc/shared/b.qc" "$qc/shared/c.qc" --to dmx -d lib 2>err
+	check "shared: a library, every QC written" "0 1 1 1" \
+		"$? $(count lib/b.qc '^\$include "shared_b.qci"$') $(count lib/b.qc '^\$sequence early "wave_b.dmx" fps 30$') $(count lib/shared_b.qci '^\$sequence wave "wave_b.dmx" fps 24$')"
+	check "shared: the include's second name said" 1 "$(count err "shared.qci: note: .*b.qc needs it written otherwise than .*a.qc (a file it names is converted another way): written as '.*shared_b.qci' for this QC")"
+	"$smdmx" qc -r lib --to smd -d lib_back 2>err
+	check "shared: the library read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
+	for q in a c b; do
+		"$smdmx" qc "$qc/shared/$q.qc" --to dmx -d one 2>err
+		check "shared: one QC at a time, $q.qc written" "0 yes" "$? $([ -f one/$q.qc ] && echo yes)"
+	done
+	check "shared: one at a time, the same files as the library" "$(files lib)" "$(files one)"
+	"$smdmx" qc -r one --to smd -d one_back 2>err
+	check "shared: one at a time, read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
+	;;
 *)
 	echo "unknown group $group"
 	exit 2

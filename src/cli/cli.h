@@ -99,6 +99,8 @@ typedef struct outputs {
 	bool same_ok;         /* a file already there with the very bytes written is no clash: it
 	                         stays (smdmx qc, one QC at a time into one folder) */
 } outputs;
+/* Something is already at out's path that is not the very bytes out holds. */
+bool output_clashes(const output *out);
 
 /* One conversion: its inputs, its planned output and, once run, what it did. */
 typedef struct job {

@@ -571,6 +571,12 @@ static bool same_file_bytes(const char *a, const char *b)
 	return same;
 }
 
+bool output_clashes(const output *out)
+{
+	os_stat there;
+	return out->tmp && os_stat_path(out->path, &there) && !(there.kind == OS_REGULAR && same_file_bytes(out->tmp, out->path));
+}
+
 bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *why, size_t why_size)
 {
 	/* Flush to the disk and close everything first: a late write error fails the whole set,

@@ -287,22 +287,40 @@ static char *task_key(const task *t)
 	return b.text;
 }
 
+static char *stem_of(const char *path);
+
 static bool dst_taken(const library *l, const char *dst, const task *but)
 {
 	uint32_t g = qp_str_get(&l->outs, dst);
 	return g != SMDMX_NONE && l->tasks[g] != but;
 }
 
-/* path with "_NAME" (then a number) before its extension, free in the library. */
-static char *named_dst(const library *l, const char *path, const char *name, const task *but)
+/* path with "_NAME" (then a number) before its extension, free in the library (and, on_disk,
+ * in the file system too). */
+static char *named_dst_in(const library *l, const char *path, const char *name, const task *but, bool on_disk)
 {
 	const char *ext = path_extension(path);
 	size_t stem = strlen(path) - strlen(ext) - (*ext ? 1 : 0);
 	char *alt = xasprintf("%.*s_%s%s%s", (int)stem, path, name, *ext ? "." : "", ext);
-	for (unsigned n = 2; dst_taken(l, alt, but); n++) {
+	os_stat st;
+	for (unsigned n = 2; dst_taken(l, alt, but) || (on_disk && os_stat_path(alt, &st)); n++) {
 		free(alt);
 		alt = xasprintf("%.*s_%s%u%s%s", (int)stem, path, name, n, *ext ? "." : "", ext);
 	}
+	return alt;
+}
+
+static char *named_dst(const library *l, const char *path, const char *name, const task *but)
+{
+	return named_dst_in(l, path, name, but, false);
+}
+
+char *qp_other_name(library *l, const char *path, const char *qcpath, const task *t, uint32_t index)
+{
+	char *stem = stem_of(qcpath);
+	char *alt = named_dst_in(l, path, stem, t, true);
+	free(stem);
+	qp_str_set(&l->outs, alt, index);
 	return alt;
 }
 

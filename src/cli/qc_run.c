@@ -123,6 +123,25 @@ static bool run_vta_rebase(task *t)
 	return ok;
 }
 
+/* The name a $model's flexfile line gives the VTA at path. The line goes into the $model
+ * block, where studiomdl takes names from the main QC's folder and the $cd and $pushd in
+ * force: the folder of the model's own name (its ref's dir), never the folder of the file the
+ * block is in. */
+static char *vta_name(const task *t, const char *path)
+{
+	const project *p = t->proj;
+	const smdmx_qc_model *m = &p->qc->models[t->model];
+	const char *dir = m->ref != SMDMX_NONE ? p->qc->refs[m->ref].dir : "";
+	char *qcout = qp_out_path(p->lib, p->qc->files[0].path);
+	char *slash = (char *)last_separator(qcout);
+	if (slash) slash[1] = 0;
+	char *from = xasprintf("%s%s_", slash ? qcout : "", dir);
+	char *name = path_relative(from, path);
+	free(from);
+	free(qcout);
+	return name;
+}
+
 /* A DMX into SMD (and a VTA for its shapes), with the QC lines for what SMD cannot hold. */
 static bool run_dmx_to_smd(task *t)
 {
@@ -142,20 +161,7 @@ static bool run_dmx_to_smd(task *t)
 	if (reference && s->flex_shape_count) t->has_vta = true;
 	if (t->model != SMDMX_NONE) {
 		char *vta_rel = NULL;
-		if (t->has_vta) {
-			/* The flexfile line goes into the $model block, where studiomdl takes names from the
-			 * main QC's folder and the $cd and $pushd in force: the folder of the model's own
-			 * name (its ref's dir), never the folder of the file the block is in. */
-			const smdmx_qc_model *m = &p->qc->models[t->model];
-			const char *dir = m->ref != SMDMX_NONE ? p->qc->refs[m->ref].dir : "";
-			char *qcout = qp_out_path(p->lib, p->qc->files[0].path);
-			char *slash = (char *)last_separator(qcout);
-			if (slash) slash[1] = 0;
-			char *from = xasprintf("%s%s_", slash ? qcout : "", dir);
-			vta_rel = path_relative(from, t->vta_dst);
-			free(from);
-			free(qcout);
-		}
+		if (t->has_vta) vta_rel = vta_name(t, t->vta_dst);
 		ok = smdmx_qc_from_scene(s, vta_rel, &t->model_lines, &t->att_lines, &err, &w);
 		free(vta_rel);
 		if (p->qc->models[t->model].noautodmxrules) {
@@ -266,6 +272,49 @@ static bool copy_instead(task *t)
 	return true;
 }
 
+/* Outputs where something else already is (a file with other bytes: an earlier run's for
+ * another QC, or a user's, never overwritten without --force): each takes a name of its own,
+ * after the task's QC, which the QC then names; said in a note. */
+static void take_other_names(task *t, uint32_t index)
+{
+	library *l = t->proj->lib;
+	for (size_t k = 0; k < t->outs.count; k++) {
+		output *out = &t->outs.items[k];
+		if (!output_clashes(out)) continue;
+		os_mutex_lock(l->lock);
+		char *alt = qp_other_name(l, out->path, t->proj->qcpath, t, index);
+		os_mutex_unlock(l->lock);
+		diag_add(&t->diag, NULL, out->path, 0, 0, "note",
+		         "a file with other bytes is there (an earlier run's, or someone's; -u or --force replaces it): written as '%s' for %s",
+		         alt, t->proj->qcpath);
+		/* the QC's references name outputs by t->dst (their names changed after the run) */
+		if (t->dst && !strcmp(out->path, t->dst)) {
+			free(t->dst);
+			t->dst = xstrdup(alt);
+		} else if (t->vta_dst && !strcmp(out->path, t->vta_dst)) {
+			/* the flexfile line names the VTA: its new name too */
+			if (t->model_lines && t->model != SMDMX_NONE) {
+				char *old = vta_name(t, t->vta_dst), *neu = vta_name(t, alt);
+				char *was = xasprintf("\tflexfile \"%s\"\n", old), *now = xasprintf("\tflexfile \"%s\"\n", neu);
+				char *at = strstr(t->model_lines, was);
+				if (at) {
+					char *lines = xasprintf("%.*s%s%s", (int)(at - t->model_lines), t->model_lines, now, at + strlen(was));
+					smdmx_qc_text_free(t->model_lines);
+					t->model_lines = lines;
+				}
+				free(old);
+				free(neu);
+				free(was);
+				free(now);
+			}
+			free(t->vta_dst);
+			t->vta_dst = xstrdup(alt);
+		}
+		free(out->path);
+		out->path = alt;
+	}
+}
+
 void qp_worker(void *arg)
 {
 	library *l = arg;
@@ -287,6 +336,7 @@ void qp_worker(void *arg)
 			diag_add(&t->diag, NULL, t->src, 0, 0, "error", "warnings are errors (-W error)");
 			ok = false;
 		}
+		if (ok && !t->outs.force) take_other_names(t, (uint32_t)i);
 		char why[1024];
 		if (ok) ok = outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
 		             (diag_add(&t->diag, NULL, t->dst, 0, 0, "error", "%s", why), false);

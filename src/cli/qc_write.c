@@ -51,7 +51,9 @@ bool qp_edit_names(project *p)
 		uint32_t ti = p->task_of[i];
 		if (ti == SMDMX_NONE) continue;
 		const task *t = p->lib->tasks[ti];
-		if (!qp_converted(t)) continue;
+		/* a copy that took a name of its own (something else was where it would go) */
+		bool moved_copy = t->kind == TASK_COPY && t->status == EXIT_OK && p->ref_out[i] && strcmp(t->dst, p->ref_out[i]);
+		if (!qp_converted(t) && !moved_copy) continue;
 		/* a rebased VTA keeps its name unless it had to take another; its flexfile line goes */
 		if (t->kind == TASK_VTA_REBASE && (!strcmp(t->dst, p->ref_out[i]) || !strcmp(qc->refs[i].command, "flexfile"))) continue;
 		char *name = qp_new_name(qc->refs[i].name, t->src, t->dst);

@@ -110,6 +110,10 @@ typedef struct rendered {
 /* Helpers (qcproj.c): the string map; a list grown by one; path's place below OUTDIR; a
  * reference's new name in its QC's spelling. */
 uint32_t qp_str_get(const str_map *m, const char *s);
+/* A name for an output of task t (the library's task index) that path would have been, where
+ * something else already is: path with "_" and the stem of QC qcpath (then a number) before
+ * its extension, free in the library and on the disk; it joins the library's outputs. */
+char *qp_other_name(library *l, const char *path, const char *qcpath, const task *t, uint32_t index);
 void qp_str_set(str_map *m, const char *s, uint32_t value);
 void qp_str_map_free(str_map *m);
 void qp_list_push(char ***list, size_t *count, char *s);
