@@ -1555,6 +1555,52 @@ static void test_keep_going_blocks(void **state)
 	smdmx_qc_free(qc);
 }
 
+/* A block left unclosed ends at the next command (no option of a block starts with '$'): one
+ * error at its '{' that names the command, and the command is read as one (it was one error per
+ * line that followed, the cause last). */
+static void test_unclosed_blocks(void **state)
+{
+	(void)state;
+	static const char qc_text[] =
+	    "$model \"a\" \"a.smd\" {\n"          /* 1 */
+	    "\tflexfile \"a.vta\"\n"
+	    "$bodygroup g {\n"                     /* 3 */
+	    "\tstudio \"b.smd\"\n"
+	    "$sequence s \"a.smd\" {\n"          /* 5 */
+	    "\tfps 30\n"
+	    "$body c \"c.smd\"\n";               /* 7 */
+	static const qc_mem_file files[] = {
+		{ "/p/u.qc", qc_text, 0 }, { "/p/a.smd", "x", 0 }, { "/p/a.vta", "x", 0 }, { "/p/b.smd", "x", 0 }, { "/p/c.smd", "x", 0 },
+	};
+	smdmx_error err;
+	assert_null(read_mem(files, 5, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_UNTERMINATED);
+	assert_int_equal(err.line, 1);
+	assert_int_equal(err.column, 20);
+	assert_string_equal(err.message, "this '{' of $model 'a' is never closed: '$bodygroup' at line 3 starts a command; close the block before it");
+	mem.files = files;
+	mem.count = 5;
+	smdmx_qc_read_options o = qc_mem_options(&mem);
+	o.keep_going = true;
+	smdmx_qc *qc = smdmx_qc_read_file("/p/u.qc", &o, &err, NULL);
+	if (!qc) fail_msg("%u:%u: %s", err.line, err.column, err.message);
+	assert_int_equal(qc->error_count, 3);
+	static const uint32_t at[3][2] = { { 1, 20 }, { 3, 14 }, { 5, 21 } };
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(qc->errors[i].error.code, SMDMX_ERROR_UNTERMINATED);
+		assert_int_equal(qc->errors[i].error.line, at[i][0]);
+		assert_int_equal(qc->errors[i].error.column, at[i][1]);
+	}
+	assert_int_equal(qc->ref_count, 5);
+	static const char *const paths[] = { "/p/a.smd", "/p/a.vta", "/p/b.smd", "/p/a.smd", "/p/c.smd" };
+	for (size_t i = 0; i < 5; i++) assert_string_equal(qc->refs[i].path, paths[i]);
+	assert_true(qc->refs[3].fps == 30);
+	char *w = written(qc, 0);
+	assert_string_equal(w, qc_text);
+	free(w);
+	smdmx_qc_free(qc);
+}
+
 /* A block an included file leaves open ends with that file: the including file's next
  * command is read (keep_going), not swallowed into the block. */
 static void test_keep_going_open_block(void **state)
@@ -1652,6 +1698,7 @@ int main(void)
 		cmocka_unit_test(test_stray_block),
 		cmocka_unit_test(test_keep_going_open_block),
 		cmocka_unit_test(test_keep_going_blocks),
+		cmocka_unit_test(test_unclosed_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -193,6 +193,13 @@ static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 			g = qcr_get_token(r, false, &t);
 		}
 		if (g == 0) return qcr_fail_here(r, SMDMX_ERROR_SYNTAX, "'%s' needs an option", rtok(r, cmd)->text); /* as above */
+		if (g > 0 && depth > 0) {
+			char what[300];
+			snprintf(what, sizeof(what), "%s '%s'", animation ? "$animation" : "$sequence", seq);
+			int e = qcr_block_left_open(r, open, t, what);
+			if (e < 0) return false;
+			if (e > 0) break;
+		}
 		if (g > 0 && sequence_option(r, t, seq, animation, &depth, &open, &blends)) continue;
 		/* keep_going: inside the block, a line that cannot be read costs that line (the '}' that
 		 * ends the block stays to read); on the command's own line, the line */

@@ -403,6 +403,13 @@ static bool model_block(qr *r, uint32_t cmd)
 		/* what looked like a token was none (a variable defined there): studiomdl's "line
 		 * incomplete" */
 		if (g == 0) return qcr_fail_here(r, SMDMX_ERROR_SYNTAX, "'$model' needs an option");
+		if (depth > 0) {
+			char what[300];
+			snprintf(what, sizeof(what), "$model '%s'", qcr_cur_model(r)->name);
+			int e = qcr_block_left_open(r, mx->open, t, what);
+			if (e < 0) return false;
+			if (e > 0) break;
+		}
 		if (!model_option(r, t, &depth)) {
 			if (!qcr_recover_line(r, depth > 0)) return false;
 			if (depth == 0 && mx->open != SMDMX_NONE) break;
@@ -511,6 +518,11 @@ bool qcr_cmd_bodygroup(qr *r, uint32_t cmd)
 		bool ok = g > 0;
 		if (ok) {
 			if (qcr_is_brace(r, t, '}')) return true;
+			char what[300];
+			snprintf(what, sizeof(what), "$bodygroup '%s'", rtok(r, n)->text);
+			int e = qcr_block_left_open(r, open, t, what);
+			if (e < 0) return false;
+			if (e > 0) return true;
 			const char *x = rtok(r, t)->text;
 			if (sm_same_nocase(x, "studio")) ok = qcr_studio_file(r, t, "studio", NULL);
 			else if (!sm_same_nocase(x, "blank")) ok = qcr_fail_tok(r, t, SMDMX_ERROR_SYNTAX, "unknown $bodygroup option '%s'", x);
@@ -538,6 +550,9 @@ bool qcr_cmd_lod(qr *r, uint32_t cmd, bool shadow)
 			continue;
 		}
 		if (g == 0) return qcr_fail_tok(r, open, SMDMX_ERROR_UNTERMINATED, "this '{' of '%s' is never closed", rtok(r, cmd)->text);
+		int e = qcr_block_left_open(r, open, t, rtok(r, cmd)->text);
+		if (e < 0) return false;
+		if (e > 0) return true;
 		if (qcr_is_brace(r, t, '{')) {
 			depth++;
 			continue;

@@ -146,6 +146,7 @@ bool qcr_need(qr *r, uint32_t at, const char *what, uint32_t *out);
 bool qcr_need_number(qr *r, uint32_t at, const char *what, double *out);
 bool qcr_need_int(qr *r, uint32_t at, const char *what, int32_t *out);
 bool qcr_skip_rest(qr *r);
+int qcr_block_left_open(qr *r, uint32_t open, uint32_t t, const char *what);
 bool qcr_is_brace(qr *r, uint32_t t, char c);
 bool qcr_skip_next_block(qr *r);
 void qcr_skip_raw_line(qr *r);
