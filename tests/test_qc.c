@@ -1601,6 +1601,40 @@ static void test_unclosed_blocks(void **state)
 	smdmx_qc_free(qc);
 }
 
+/* An absolute $cd or $pushd of the machine that wrote the QC (Valve's SDK QCs name
+ * "C:\Program Files (x86)\..."), not here: the files are looked for from the QC's own folder,
+ * said once (it was one "cannot find" per file, and no word about the $cd). */
+static void test_absolute_cd(void **state)
+{
+	(void)state;
+	static const char qc_text[] =
+	    "$cd \"C:\\Program Files (x86)\\Steam\\modelsrc\\a\"\n"
+	    "$body a \"a.smd\"\n"
+	    "$pushd \"/home/valve/modelsrc/anims\"\n"
+	    "$sequence idle \"idle\"\n"
+	    "$popd\n"
+	    "$pushd \"sub\"\n"
+	    "$sequence walk \"walk\"\n";
+	static const qc_mem_file files[] = {
+		{ "/p/cd.qc", qc_text, 0 }, { "/p/a.smd", "x", 0 }, { "/p/idle.smd", "x", 0 }, { "/p/sub/walk.smd", "x", 0 },
+	};
+	smdmx_warnings w;
+	smdmx_qc *qc = must_read(files, 4, &w);
+	assert_int_equal(qc->ref_count, 3);
+	for (size_t i = 0; i < 3; i++) assert_true(qc->refs[i].found);
+	assert_string_equal(qc->refs[2].path, "/p/sub/walk.smd");
+	const smdmx_warning *x = test_warning_of(&w, SMDMX_WARNING_QC_BENT);
+	assert_non_null(x);
+	if (!x) return;
+	assert_int_equal(x->count, 1);
+	assert_int_equal(x->line, 1);
+	assert_int_equal(x->column, 5);
+	assert_string_equal(x->message, "$cd names 'C:\\Program Files (x86)\\Steam\\modelsrc\\a', a folder of the machine that wrote the QC, "
+	                                "which is not here: the files are looked for from the QC's own folder instead (for every such "
+	                                "folder of this QC); make it relative, or remove it, for studiomdl");
+	smdmx_qc_free(qc);
+}
+
 /* A block an included file leaves open ends with that file: the including file's next
  * command is read (keep_going), not swallowed into the block. */
 static void test_keep_going_open_block(void **state)
@@ -1699,6 +1733,7 @@ int main(void)
 		cmocka_unit_test(test_keep_going_open_block),
 		cmocka_unit_test(test_keep_going_blocks),
 		cmocka_unit_test(test_unclosed_blocks),
+		cmocka_unit_test(test_absolute_cd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -260,6 +260,29 @@ static bool cmd_dir(qr *r, uint32_t cmd, int which)
 	SM_CHECK(qcr_need(r, cmd, "a folder", &d));
 	const char *name = rtok(r, d)->text;
 	const char *base = which == 0 ? "" : qcr_cur_dir(r);
+	bool absolute = name[0] == '/' || name[0] == '\\' ||
+	                (((name[0] | 32) >= 'a' && (name[0] | 32) <= 'z') && name[1] == ':');
+	if (absolute) {
+		/* A folder of the machine that wrote the QC (Valve's SDK QCs say "$cd C:\Program Files
+		 * (x86)\..."): where it is not here, the files are looked for from the QC's own folder,
+		 * where a project copied elsewhere has them; said once. */
+		base = "";
+		const char *norm = qcr_join_path(r, "", name);
+		if (!norm) return false;
+		bool nocase = false;
+		char *found = r->fs.find(r->fs.user, norm, &nocase);
+		if (found) r->fs.free_data(r->fs.user, found);
+		if (!found) {
+			if (!r->abs_dir_said)
+				qcr_warn_tok(r, d, SMDMX_WARNING_QC_BENT,
+				             "%s names '%s', a folder of the machine that wrote the QC, which is not here: the files are "
+				             "looked for from the QC's own folder instead (for every such folder of this QC); make it "
+				             "relative, or remove it, for studiomdl",
+				             rtok(r, cmd)->text, name);
+			r->abs_dir_said = true;
+			name = which == 0 ? "" : qcr_cur_dir(r);
+		}
+	}
 	size_t lb = strlen(base), ln = strlen(name);
 	char *s = malloc(lb + ln + 2);
 	if (!s) return sm_fail_oom(r->error);

@@ -90,6 +90,7 @@ typedef struct qr {
 	const char *dirs[QC_MAX_DIRS];        /* $cd and $pushd: folders relative to the root */
 	size_t dir_count;
 	bool cd_set;
+	bool abs_dir_said;                    /* an absolute $cd or $pushd not here was said */
 	double scale;
 	char up_axis;
 	uint32_t model;                       /* the $model being read, or SMDMX_NONE */
