@@ -25,7 +25,7 @@ check() { # name want got
 # a warning's last clause, after the last "; ", is "nothing to do" or what to do.
 silent() {
 	printf '%s\n' "$1" | tr '|' '\n' | LC_ALL=C awk '/: warning: / {
-		m = $0; sub(/^.*: warning: /, "", m); sub(/ \(([0-9]+ times|and more like it)\)$/, "", m)
+		m = $0; sub(/^.*: warning: /, "", m); sub(/ \(([0-9]+ times|and more like it|for [0-9]+ QCs)\)$/, "", m)
 		n = split(m, a, "; ")
 		if (n < 2 || a[n] !~ /^(nothing to do|if |add |check |compile |export |fix |give |keep |leave |make |move |put |reduce |remove |rename |triangulate |use |write )/) print m
 	}'

@@ -68,6 +68,15 @@ shared)
 	"$smdmx" qc -r one --to smd -d one_back 2>err
 	check "shared: one at a time, read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
 	;;
+missing)
+	# A file missing that a shared include names is one cause: one error, with how many QCs
+	# it is for (it was one per QC).
+	cd "$tmp" || exit 2
+	"$smdmx" qc -r "$qc/missing" --to dmx -d lib -k 2>err
+	check "missing: one error for the three QCs" "1 1 1" \
+		"$? $(count err 'error') $(count err "common.qci:3:16: error: cannot find '.*gone_anim.smd' (named by \$sequence): the QC keeps naming it (for 3 QCs)$")"
+	check "missing: the summary counts it once" 1 "$(count err '^smdmx: 3 QC projects, 1 converted, 0 copied, 1 missing, 0 failed; 4 QC files written$')"
+	;;
 *)
 	echo "unknown group $group"
 	exit 2

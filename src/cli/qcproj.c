@@ -464,16 +464,60 @@ static bool write_projects(library *lib)
 	return ok;
 }
 
+/* The QCs' messages, each once: a message several QCs give alike (a file missing that a shared
+ * include names, a form of that include) is one cause, said once with how many QCs it is for. */
+static void report_qc_messages(const library *lib)
+{
+	str_map seen = { 0 };
+	size_t n = 0, cap = 0;
+	struct line {
+		const char *text;
+		size_t len, count;
+	} *lines = NULL;
+	for (size_t pi = 0; pi < lib->project_count; pi++) {
+		const char *s = lib->projects[pi].diag.text;
+		while (s && *s) {
+			const char *e = strchr(s, '\n');
+			size_t len = e ? (size_t)(e - s) : strlen(s);
+			char *key = xasprintf("%.*s", (int)len, s);
+			uint32_t k = qp_str_get(&seen, key);
+			if (k != SMDMX_NONE) {
+				lines[k].count++;
+			} else {
+				if (n == cap) {
+					cap = cap ? cap * 2 : 64;
+					struct line *g = realloc(lines, cap * sizeof(*lines));
+					if (!g) {
+						fputs("smdmx: error: out of memory\n", stderr);
+						exit(EXIT_FAILED);
+					}
+					lines = g;
+				}
+				lines[n].text = s;
+				lines[n].len = len;
+				lines[n].count = 1;
+				qp_str_set(&seen, key, (uint32_t)n++);
+			}
+			free(key);
+			s += len + (e ? 1 : 0);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i].count > 1) fprintf(stderr, "%.*s (for %zu QCs)\n", (int)lines[i].len, lines[i].text, lines[i].count);
+		else fprintf(stderr, "%.*s\n", (int)lines[i].len, lines[i].text);
+	}
+	free(lines);
+	qp_str_map_free(&seen);
+}
+
 /* The messages (each QC's, then each file's, in the order planned) and the summary line. */
 static void report(const library *lib, size_t unread, size_t failed, size_t converted_n, size_t copied, size_t current,
                    int rc)
 {
 	const conv_opts *o = lib->o;
 	size_t qc_errors = 0;
-	for (size_t pi = 0; pi < lib->project_count; pi++) {
-		fputs(lib->projects[pi].diag.text ? lib->projects[pi].diag.text : "", stderr);
-		qc_errors += lib->projects[pi].qc_errors;
-	}
+	report_qc_messages(lib);
+	for (size_t pi = 0; pi < lib->project_count; pi++) qc_errors += lib->projects[pi].qc_errors;
 	for (size_t i = 0; i < lib->task_count; i++) {
 		const task *t = lib->tasks[i];
 		fputs(t->diag.text ? t->diag.text : "", stderr);
