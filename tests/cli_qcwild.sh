@@ -77,6 +77,13 @@ missing)
 		"$? $(count err 'error') $(count err "common.qci:3:16: error: cannot find '.*gone_anim.smd' (named by \$sequence): the QC keeps naming it (for 3 QCs)$")"
 	check "missing: the summary counts it once" 1 "$(count err '^smdmx: 3 QC projects, 1 converted, 0 copied, 1 missing, 0 failed; 4 QC files written$')"
 	;;
+modelname)
+	# Two QCs that make one .mdl: studiomdl would write one over the other; said.
+	cd "$tmp" || exit 2
+	"$smdmx" qc -r "$qc/modelname" --to dmx -d lib 2>err
+	check "modelname: two QCs of one \$modelname, said" "0 1" \
+		"$? $(count err "crate_open.qc:2:12: warning: 'Props\\\\Crate.mdl' is the \$modelname of .*crate.qc too: studiomdl would write one model over the other; give one of them another name$")"
+	;;
 *)
 	echo "unknown group $group"
 	exit 2

@@ -155,6 +155,8 @@ typedef struct smdmx_qc {
 	size_t error_count;
 	const char *const *missing_includes; /* keep_going: the $include files not there, each once */
 	size_t missing_include_count;
+	const char *model_name;     /* the last $modelname (the .mdl studiomdl writes), NULL when none */
+	smdmx_qc_pos model_name_pos;
 	struct smdmx_qc_state *state; /* private: memory, tokens and edits */
 } smdmx_qc;
 

@@ -464,6 +464,32 @@ static bool write_projects(library *lib)
 	return ok;
 }
 
+/* Two QCs that make one .mdl ($modelname alike, ignoring case and the slashes' way, as
+ * Windows finds files): studiomdl would write one over the other. Said at the later one. */
+static void same_model_names(library *lib)
+{
+	str_map seen = { 0 };
+	for (size_t pi = 0; pi < lib->project_count; pi++) {
+		project *p = &lib->projects[pi];
+		const smdmx_qc *qc = p->qc;
+		if (!qc || !qc->model_name) continue;
+		char *key = xstrdup(qc->model_name);
+		for (char *c = key; *c; c++) *c = *c == '\\' ? '/' : (*c >= 'A' && *c <= 'Z') ? (char)(*c + 32) : *c;
+		uint32_t k = qp_str_get(&seen, key);
+		if (k != SMDMX_NONE) {
+			const smdmx_qc_pos *at = &qc->model_name_pos;
+			diag_add(&p->diag, lib->o, qc->files[at->file].path, at->line, at->column, "warning",
+			         "'%s' is the $modelname of %s too: studiomdl would write one model over the other; give one of "
+			         "them another name",
+			         qc->model_name, lib->projects[k].qcpath);
+		} else {
+			qp_str_set(&seen, key, (uint32_t)pi);
+		}
+		free(key);
+	}
+	qp_str_map_free(&seen);
+}
+
 /* The QCs' messages, each once: a message several QCs give alike (a file missing that a shared
  * include names, a form of that include) is one cause, said once with how many QCs it is for. */
 static void report_qc_messages(const library *lib)
@@ -672,6 +698,7 @@ int cmd_qc(int argc, char **argv)
 	if (!lib.project_count) rc = EXIT_FAILED; /* no QC could be read: said above */
 	library_folders(&lib, dirs, dir_count, qcs[0]);
 	if (rc == EXIT_OK) rc = outdir_apart(&lib);
+	same_model_names(&lib);
 	if (rc == EXIT_OK) {
 		for (size_t pi = 0; pi < lib.project_count; pi++) {
 			project *p = &lib.projects[pi];

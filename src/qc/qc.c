@@ -348,7 +348,15 @@ bool qcr_command(qr *r, uint32_t t)
 	} else if (sm_same_nocase(x, "$cd")) SM_CHECK(cmd_dir(r, t, 0));
 	else if (sm_same_nocase(x, "$pushd")) SM_CHECK(cmd_dir(r, t, 1));
 	else if (sm_same_nocase(x, "$popd")) SM_CHECK(cmd_dir(r, t, 2));
-	else if (sm_same_nocase(x, "$upaxis")) {
+	else if (sm_same_nocase(x, "$modelname")) {
+		uint32_t n;
+		SM_CHECK(qcr_need(r, t, "a name", &n));
+		const qc_tok *k = rtok(r, n);
+		r->qc->model_name = k->text;
+		r->qc->model_name_pos.file = k->file;
+		r->qc->model_name_pos.line = k->line;
+		r->qc->model_name_pos.column = k->column;
+	} else if (sm_same_nocase(x, "$upaxis")) {
 		uint32_t a;
 		SM_CHECK(qcr_need(r, t, "X, Y or Z", &a));
 		const char *v = rtok(r, a)->text;
