@@ -833,6 +833,8 @@ qc)
 	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" -u 2>"$tmp/err"
 	check "qc -r -u: all up to date" "0:smdmx: 2 QC projects, 0 converted, 0 copied, 0 missing, 0 failed, 3 up to date; 0 QC files written" \
 		"$?:$(tail -n 1 "$tmp/err")"
+	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" -u -v 2>"$tmp/err"
+	check "qc -r -u -v: names no file it did not write" "0 0" "$? $(grep -c ' -> ' "$tmp/err")"
 	touch "$tmp/lib/common/wave.smd"
 	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" -u 2>"$tmp/err"
 	check "qc -r -u: only what changed" "0:smdmx: 2 QC projects, 1 converted, 0 copied, 0 missing, 0 failed, 2 up to date; 0 QC files written" \

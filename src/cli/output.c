@@ -614,7 +614,8 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 		os_interrupts_release();
 		return false;
 	}
-	char **list = realloc(*written, (*written_count + set->count) * sizeof(char *));
+	/* (never realloc to 0 bytes: that may free the list and return NULL) */
+	char **list = set->count ? realloc(*written, (*written_count + set->count) * sizeof(char *)) : *written;
 	for (size_t i = 0; i < set->count; i++) {
 		output *out = &set->items[i];
 		slot_release(out->slot);

@@ -291,15 +291,10 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 	char why[1024];
 	for (size_t i = 0; i < n && ok; i++) {
 		rendered *r = &mine[i];
-		if (l->o->update && same_bytes(r->path, &r->text)) {
-			l->qc_current++;
-			qp_list_push(&l->qc_written, &l->qc_written_count, xstrdup(r->path));
-			continue;
-		}
-		/* an include an earlier run wrote with these very bytes (one QC at a time into one
-		 * folder): it stands as it is */
-		if (r->file != 0 && !set.force && same_bytes(r->path, &r->text)) {
-			qp_list_push(&l->qc_written, &l->qc_written_count, xstrdup(r->path));
+		/* -u, or an include an earlier run wrote with these very bytes (one QC at a time into
+		 * one folder): it stands as it is */
+		if ((l->o->update || (r->file != 0 && !set.force)) && same_bytes(r->path, &r->text)) {
+			qp_list_push(&l->qc_kept, &l->qc_kept_count, xstrdup(r->path));
 			continue;
 		}
 		char *ins[1] = { (char *)p->qc->files[r->file].path };
@@ -355,6 +350,8 @@ void qp_library_free(library *lib)
 	}
 	for (size_t k = 0; k < lib->qc_written_count; k++) free(lib->qc_written[k]);
 	free(lib->qc_written);
+	for (size_t k = 0; k < lib->qc_kept_count; k++) free(lib->qc_kept[k]);
+	free(lib->qc_kept);
 	for (size_t i = 0; i < lib->missing_count; i++) free(lib->missing[i]);
 	free(lib->missing);
 	for (size_t i = 0; i < lib->consumed_count; i++) free(lib->consumed[i]);

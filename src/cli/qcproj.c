@@ -555,7 +555,7 @@ static void report(const library *lib, size_t unread, size_t failed, size_t conv
 				diag_free(&d);
 			}
 	}
-	size_t qc_written = lib->qc_written_count - lib->qc_current;
+	size_t qc_written = lib->qc_written_count;
 	if (o->verbose)
 		for (size_t k = 0; k < lib->qc_written_count; k++) say("smdmx", "note", "-> %s", lib->qc_written[k]);
 	if (lib->project_count && rc != EXIT_USAGE && !o->quiet && (lib->task_count > 1 || failed || lib->missing_count || qc_errors || lib->project_count > 1)) {
@@ -633,9 +633,9 @@ static int write_qc_depfile(const library *lib)
 			tb_dep_path(&t, lib->tasks[i]->written[k]);
 			first = false;
 		}
-	for (size_t k = 0; k < lib->qc_written_count; k++) {
+	for (size_t k = 0; k < lib->qc_written_count + lib->qc_kept_count; k++) {
 		if (!first) tb_putc(&t, ' ');
-		tb_dep_path(&t, lib->qc_written[k]);
+		tb_dep_path(&t, k < lib->qc_written_count ? lib->qc_written[k] : lib->qc_kept[k - lib->qc_written_count]);
 		first = false;
 	}
 	tb_putc(&t, ':');

@@ -94,7 +94,8 @@ struct library {
 	size_t consumed_count;
 	char **qc_written;   /* the QC files written */
 	size_t qc_written_count;
-	size_t qc_current;   /* -u: QC files already as they would be written */
+	char **qc_kept;      /* the QC files already as they would be written, left as they are */
+	size_t qc_kept_count;
 	os_mutex *lock;
 	size_t next;
 	bool stop;
