@@ -861,6 +861,10 @@ qc)
 		"$(tail -n 2 "$tmp/err" | tr '\n' '|' | sed 's/|$//')"
 	check "qc -k: the failed model's files" "./face.qc ./face.smd ./face.vta ./face_flexes.qci " "$(files "$tmp/pf1")"
 	check "qc -k: the QC as it was" "" "$(cmp "$tmp/pf/face.qc" "$tmp/pf1/face.qc" 2>&1)"
+	# a rerun with -u: the failed model's copies, its own earlier output, are no clash
+	"$smdmx" qc "$tmp/pf/face.qc" --to dmx -d "$tmp/pf1" -k -u 2>"$tmp/err"
+	check "qc -k -u again: the copies of the failed model are no clash" "1 0 1" \
+		"$? $(grep -c 'exists' "$tmp/err") $(grep -c "^$tmp/pf/face.smd: note: not converted: copied unchanged" "$tmp/err")"
 	# A line smdmx cannot read costs that line: a rule with an unclosed '(' in an include
 	mkdir "$tmp/pr"
 	cp "$face"/face.* "$face/face_flexes.qci" "$tmp/pr/"
