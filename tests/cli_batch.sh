@@ -924,9 +924,17 @@ qc)
 			"$?:$(tail -n 1 "$tmp/err")"
 		check "the HL2 library: every error a missing file" "" "$(grep ' error: ' "$tmp/err" | grep -v ": error: cannot find '")"
 		check "the HL2 library: every QC written" 19 "$(find "$tmp/hl2d" -name '*.qc' | wc -l | tr -d ' ')"
+		# the files it cannot find, below the library, without their extension
+		missing() {
+			grep -o "cannot find '[^']*'" "$1" | sed "s|^cannot find '||; s|'\$||; s|^$drive||" |
+				while IFS= read -r f; do realpath -m --relative-to="$2" "$f"; done | sed 's|\.[a-zA-Z]*$||' | LC_ALL=C sort -u
+		}
+		missing "$tmp/err" "$hl2" >"$tmp/hl2_missing"
 		"$smdmx" qc -r "$tmp/hl2d" --to smd -d "$tmp/hl2s" -k 2>"$tmp/err"
 		check "the HL2 library back to SMD" "1:smdmx: 19 QC projects, 210 converted, 0 copied, 52 missing, 0 failed; 26 QC files written" \
 			"$?:$(tail -n 1 "$tmp/err")"
+		check "the HL2 library read back: no file newly missing" "$(cat "$tmp/hl2_missing")" "$(missing "$tmp/err" "$tmp/hl2d")"
+		check "the HL2 library: the files missing counted" 52 "$(wc -l <"$tmp/hl2_missing" | tr -d ' ')"
 		n=0 same=0 k=0
 		for d in $(cd "$tmp/hl2d" && find . -name '*.dmx' | LC_ALL=C sort); do
 			k=$((k + 1))

@@ -22,6 +22,12 @@ need_corpus() {
 	fi
 	return 1
 }
+# missing ERRFILE ROOT: the files smdmx qc said it cannot find, below ROOT, without their
+# extension (a written library names its own), one per line, sorted
+missing() {
+	grep -o "cannot find '[^']*'" "$1" | sed "s|^cannot find '||; s|'\$||; s|^$drive||" |
+		while IFS= read -r f; do realpath -m --relative-to="$2" "$f"; done | sed 's|\.[a-zA-Z]*$||' | LC_ALL=C sort -u
+}
 # again PROGRAM ARGS...: a program start, run once more when under Wine it ended saying nothing
 # (cli_lib.sh's quietly_failed); its stderr in $tmp/err
 again() {
@@ -92,6 +98,7 @@ library)
 		again "$smdmx" qc -r "$l4d2" --to smd -d "$tmp/q_smd" -k
 		check "smdmx qc -r --to smd" "1 smdmx: 6 QC projects, 26 converted, 2 copied, 1 missing, 0 failed, 1 QC line not read; 11 QC files written" \
 			"$? $(tail -n 1 "$tmp/err")"
+		missing "$tmp/err" "$l4d2" >"$tmp/missing_first"
 		check "a \$body's attachments after it" "\$body main w_rifle_ak47.smd|\$attachment \"ValveBiped.flashlight\" \"ValveBiped.weapon_bone\" 0.07665498 0.800974 19.952845 rigid|\$attachment \"ValveBiped.muzzle_flash\" \"ValveBiped.weapon_bone\" 0.014311421 2.4482443 26.629301 rigid|\$attachment \"ValveBiped.shell\" \"ValveBiped.weapon_bone\" -0.49600586 3.2578075 7.5470304 rigid" \
 			"$(grep -A3 '^\$body' "$tmp/q_smd/v_models/w_rifle_ak47.qc" | tr -d '\r' | tr '\n' '|' | sed 's/|$//')"
 		check "the attachments not said lost" 0 "$(grep -c 'w_rifle_ak47.dmx: warning: SMD has no attachments' "$tmp/err")"
@@ -102,6 +109,9 @@ library)
 		again "$smdmx" qc -r "$tmp/q_smd" --to dmx -d "$tmp/q_back" -k
 		check "the written SMD library read back" "1 smdmx: 6 QC projects, 28 converted, 0 copied, 1 missing, 0 failed, 1 QC line not read; 11 QC files written" \
 			"$? $(tail -n 1 "$tmp/err")"
+		check "the written SMD library read back: no file newly missing" "$(cat "$tmp/missing_first")" "$(missing "$tmp/err" "$tmp/q_smd")"
+		again "$smdmx" qc -r "$tmp/q_dmx" --to smd -d "$tmp/q_dmx_back" -k
+		check "the written DMX library read back: no file newly missing" "$(cat "$tmp/missing_first")" "$(missing "$tmp/err" "$tmp/q_dmx")"
 	fi
 	;;
 
