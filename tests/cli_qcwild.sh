@@ -48,6 +48,11 @@ macros)
 	"$smdmx" qc dmx/layers.qc --to smd -d back 2>err
 	check "macros: read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
 	check "macros: and named back" "1 1" "$(count back/layers.qc '"aimlayer_ar2.smd"$') $(count back/layers.qc '"aimlayer_pistol.smd"$')"
+	# One body names two files, one converted, one copied (it fails): the written QC would
+	# name the copy as the conversion's name, a file nobody wrote; it is not written, said.
+	"$smdmx" qc "$qc/macro_clash/m.qc" --to dmx -d clash -k 2>err
+	check "macros: a body two files share, one not converted: the QC not written, said" "1 no 1" \
+		"$? $([ -f clash/m.qc ] && echo yes || echo no) $(count err "m.qc:5:15: error: 'b.smd' keeps its name, but the text that makes it (a macro's body, a variable) changed for another file's new name: the written QC would name another file; this project's QC files are not written$")"
 	;;
 shared)
 	# An include two QCs need written differently: the later QC's gets a name of its own

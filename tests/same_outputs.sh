@@ -100,6 +100,7 @@ for qc in "$root"/testdata/qc/*/*.qc "$corpus"/qc/sdk_humans/male_sdk/male_06_sd
 	name=qc-$(basename "$qc" .qc)
 	for side in linux windows; do
 		if [ $side = linux ]; then prog=$linux; else prog=$windows; fi
+		mkdir -p "$tmp/$side/$name" # a project that writes nothing (a file missing) compares too
 		"$prog/smdmx" qc "$qc" --to dmx -d "$tmp/$side/$name/dmx" -q >/dev/null 2>&1
 		echo "$?" >"$tmp/$side/$name.status"
 		top=$(find "$tmp/$side/$name/dmx" -name "$(basename "$qc")" | head -n 1)

@@ -223,6 +223,10 @@ SMDMX_API bool smdmx_qc_rename(smdmx_qc *qc, uint32_t ref, const char *name, smd
  * the reason in *error when its name is made where no new name can be written (a value also
  * used for no file's name). */
 SMDMX_API bool smdmx_qc_can_rename(smdmx_qc *qc, uint32_t ref, const char *name, smdmx_error *error);
+/* Whether the edits made so far change the text that names reference ref (its name's token,
+ * or the macro argument or variable its name ends with): a reference not renamed itself whose
+ * text another's rename changed would be written naming another file. */
+SMDMX_API bool smdmx_qc_ref_changed(const smdmx_qc *qc, uint32_t ref);
 
 /* Which lines of a $model block smdmx_qc_remove_lines removes. */
 enum {

@@ -60,6 +60,22 @@ bool qp_edit_names(project *p)
 		ok = smdmx_qc_rename(qc, (uint32_t)i, name, &err) || edit_fail(p, &err);
 		free(name);
 	}
+	/* A reference that keeps its name (copied, missing, failed) whose text another's new name
+	 * changed (a macro body, a variable both use) would name another file: never written so. */
+	for (size_t i = 0; i < qc->ref_count && ok; i++) {
+		uint32_t ti = p->task_of[i];
+		const task *t = ti == SMDMX_NONE ? NULL : p->lib->tasks[ti];
+		bool renamed = t && (qp_converted(t) || (t->kind == TASK_COPY && t->status == EXIT_OK && p->ref_out[i] && strcmp(t->dst, p->ref_out[i])));
+		if (t && t->kind == TASK_VTA_REBASE && (!strcmp(t->dst, p->ref_out[i]) || !strcmp(qc->refs[i].command, "flexfile"))) renamed = false;
+		if (renamed || !smdmx_qc_ref_changed(qc, (uint32_t)i)) continue;
+		const smdmx_qc_ref *r = &qc->refs[i];
+		diag_add(&p->diag, NULL, r->pos.file ? qc->files[r->pos.file].path : p->qcpath, r->pos.line, r->pos.column, "error",
+		         "'%s' keeps its name, but the text that makes it (a macro's body, a variable) changed for another file's new "
+		         "name: the written QC would name another file; this project's QC files are not written",
+		         r->name);
+		p->unwritable = true;
+		ok = false;
+	}
 	if (!strcmp(p->lib->to, "dmx")) {
 		for (size_t k = 0; k < qc->model_count && ok; k++) {
 			const task *t = model_task(p, (uint32_t)k);

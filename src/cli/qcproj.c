@@ -453,7 +453,9 @@ static bool write_projects(library *lib)
 	for (size_t pi = 0; pi < lib->project_count; pi++) {
 		project *p = &lib->projects[pi];
 		bool edited = qp_edit_names(p) && qp_edit_lines(p);
-		p->failed = !(qp_write_qc_files(p, &done, &done_count) && edited);
+		/* a QC whose edits failed names what it should not: written only with -k */
+		p->failed = !edited;
+		if ((edited || lib->o->keep_going) && !p->unwritable) p->failed = !qp_write_qc_files(p, &done, &done_count) || p->failed;
 		ok = ok && !p->failed;
 	}
 	for (size_t i = 0; i < done_count; i++) {

@@ -72,6 +72,7 @@ struct project {
 	size_t qc_errors;    /* lines of the QC that could not be read (-k) */
 	bool ok;             /* read and planned without an error */
 	bool failed;         /* its QC files could not be written */
+	bool unwritable;     /* its written QC would name files it should not: not written, even with -k */
 };
 
 /* The QCs converted together, into one tree. */

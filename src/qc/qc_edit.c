@@ -145,6 +145,28 @@ bool smdmx_qc_rename(smdmx_qc *qc, uint32_t ref, const char *name, smdmx_error *
 	return rename_token(qc, qc->state->ref_tok[ref], name, error, 0, false);
 }
 
+/* An edit that changes bytes of [start, end) of file (an insertion at end counts: it lengthens
+ * the text). */
+static bool range_edited(const smdmx_qc *qc, uint32_t file, uint32_t start, uint32_t end)
+{
+	const qc_edit *e = edits(qc);
+	for (size_t i = 0; i < qc->state->edits.count; i++)
+		if (e[i].file == file && e[i].replace && e[i].start <= end && start <= e[i].end && (e[i].start < end || e[i].end == end))
+			return true;
+	return false;
+}
+
+bool smdmx_qc_ref_changed(const smdmx_qc *qc, uint32_t ref)
+{
+	if (ref >= qc->ref_count) return false;
+	for (uint32_t t = qc->state->ref_tok[ref], hops = 0; t != SMDMX_NONE && hops < 16; hops++) {
+		const qc_tok *k = qc_tok_at(qc, t);
+		if (range_edited(qc, k->file, k->start, k->end)) return true;
+		t = k->tail_src;
+	}
+	return false;
+}
+
 bool smdmx_qc_can_rename(smdmx_qc *qc, uint32_t ref, const char *name, smdmx_error *error)
 {
 	memset(error, 0, sizeof(*error));
