@@ -48,11 +48,15 @@ macros)
 	"$smdmx" qc dmx/layers.qc --to smd -d back 2>err
 	check "macros: read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
 	check "macros: and named back" "1 1" "$(count back/layers.qc '"aimlayer_ar2.smd"$') $(count back/layers.qc '"aimlayer_pistol.smd"$')"
-	# One body names two files, one converted, one copied (it fails): the written QC would
-	# name the copy as the conversion's name, a file nobody wrote; it is not written, said.
+	# One body names two files, one converted, one copied (it fails): a new name written in
+	# the body would name the copy as a file nobody wrote. With -k both keep their names and
+	# formats (copied), and the QC is written as it was; said.
 	"$smdmx" qc "$qc/macro_clash/m.qc" --to dmx -d clash -k 2>err
-	check "macros: a body two files share, one not converted: the QC not written, said" "1 no 1" \
-		"$? $([ -f clash/m.qc ] && echo yes || echo no) $(count err "m.qc:5:15: error: 'b.smd' keeps its name, but the text that makes it (a macro's body, a variable) changed for another file's new name: the written QC would name another file; this project's QC files are not written$")"
+	check "macros: a body two files share, one not converted: both kept, the QC as it was" "1 yes yes 1" \
+		"$? $(cmp -s clash/m.qc "$qc/macro_clash/m.qc" && echo yes) $(cmp -s clash/a.smd "$qc/macro_clash/a.smd" && echo yes) $(count err "m.qc:5:15: note: 'a.smd' keeps its name and format (copied as it is): the text that makes its name (a macro's body, a variable) names a file that keeps its own too$")"
+	check "macros: the QC files counted" 1 "$(count err '; 1 QC file written$')"
+	"$smdmx" qc clash/m.qc --to smd -d clash_back -k 2>err
+	check "macros: kept, read back, every file found" "0 0 1" "$? $(count err 'cannot find') $(count err '^smdmx: 0 converted, 2 copied, 0 missing, 0 failed')"
 	;;
 shared)
 	# An include two QCs need written differently: the later QC's gets a name of its own

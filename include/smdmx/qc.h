@@ -227,6 +227,8 @@ SMDMX_API bool smdmx_qc_can_rename(smdmx_qc *qc, uint32_t ref, const char *name,
  * or the macro argument or variable its name ends with): a reference not renamed itself whose
  * text another's rename changed would be written naming another file. */
 SMDMX_API bool smdmx_qc_ref_changed(const smdmx_qc *qc, uint32_t ref);
+/* Drops every edit made so far: the QC writes as it was read. */
+SMDMX_API void smdmx_qc_clear_edits(smdmx_qc *qc);
 
 /* Which lines of a $model block smdmx_qc_remove_lines removes. */
 enum {

@@ -41,41 +41,129 @@ bool qp_converted(const task *t)
 	       !t->copied;
 }
 
+/* Reference i is renamed: its file was converted (or its copy took a name of its own). */
+static bool renamed_ref(const project *p, size_t i)
+{
+	uint32_t ti = p->task_of[i];
+	if (ti == SMDMX_NONE) return false;
+	const task *t = p->lib->tasks[ti];
+	/* a copy that took a name of its own (something else was where it would go) */
+	bool moved_copy = t->kind == TASK_COPY && t->status == EXIT_OK && p->ref_out[i] && strcmp(t->dst, p->ref_out[i]);
+	if (!qp_converted(t) && !moved_copy) return false;
+	/* a rebased VTA keeps its name unless it had to take another; its flexfile line goes */
+	return !(t->kind == TASK_VTA_REBASE && (!strcmp(t->dst, p->ref_out[i]) || !strcmp(p->qc->refs[i].command, "flexfile")));
+}
+
+static bool rename_ref(project *p, size_t i, bool report)
+{
+	const task *t = p->lib->tasks[p->task_of[i]];
+	char *name = qp_new_name(p->qc->refs[i].name, t->src, t->dst);
+	smdmx_error err;
+	bool ok = smdmx_qc_rename(p->qc, (uint32_t)i, name, &err) || (report && edit_fail(p, &err));
+	free(name);
+	return ok;
+}
+
+/* The references that keep their names whose text another's new name changed (a macro's body,
+ * a variable both use): they would name another file. */
+static size_t changed_kept(const project *p, const bool *keep, size_t *first)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->qc->ref_count; i++) {
+		if ((renamed_ref(p, i) && !keep[i]) || !smdmx_qc_ref_changed(p->qc, (uint32_t)i)) continue;
+		if (!n++) *first = i;
+	}
+	return n;
+}
+
+/* src copied to dst (the file kept with its name and format): the very bytes there stay. */
+static bool copy_kept(project *p, task *t, const char *src, const char *dst)
+{
+	char why[1024];
+	FILE *f = os_fopen(src, "rb");
+	outputs set = { 0 };
+	set.force = p->lib->o->force || p->lib->o->update;
+	set.same_ok = true;
+	char *ins[1] = { (char *)src };
+	output *o = f && output_allowed(dst, ins, 1, true, why, sizeof(why)) && make_parent_dirs(dst, why, sizeof(why))
+	                ? outputs_open(&set, dst, why, sizeof(why))
+	                : NULL;
+	bool ok = o != NULL;
+	char buf[65536];
+	size_t n;
+	while (ok && (n = fread(buf, 1, sizeof(buf), f)) > 0) ok = output_write(o, buf, n);
+	ok = ok && !ferror(f);
+	if (f) fclose(f);
+	char **written = NULL;
+	size_t written_count = 0;
+	if (ok) ok = outputs_commit(&set, &written, &written_count, why, sizeof(why));
+	else outputs_abort(&set);
+	/* among the task's outputs (the depfile names them) */
+	for (size_t k = 0; k < written_count; k++) qp_list_push(&t->written, &t->written_count, written[k]);
+	free(written);
+	if (!ok) diag_add(&p->diag, NULL, dst, 0, 0, "error", "cannot copy '%s' here: %s", src, f ? why : os_error_text(errno));
+	return ok;
+}
+
 /* Names of the files converted, and the flex lines that moved into their DMXs. */
 bool qp_edit_names(project *p)
 {
 	smdmx_qc *qc = p->qc;
 	smdmx_error err;
 	bool ok = true;
-	for (size_t i = 0; i < qc->ref_count && ok; i++) {
-		uint32_t ti = p->task_of[i];
-		if (ti == SMDMX_NONE) continue;
-		const task *t = p->lib->tasks[ti];
-		/* a copy that took a name of its own (something else was where it would go) */
-		bool moved_copy = t->kind == TASK_COPY && t->status == EXIT_OK && p->ref_out[i] && strcmp(t->dst, p->ref_out[i]);
-		if (!qp_converted(t) && !moved_copy) continue;
-		/* a rebased VTA keeps its name unless it had to take another; its flexfile line goes */
-		if (t->kind == TASK_VTA_REBASE && (!strcmp(t->dst, p->ref_out[i]) || !strcmp(qc->refs[i].command, "flexfile"))) continue;
-		char *name = qp_new_name(qc->refs[i].name, t->src, t->dst);
-		ok = smdmx_qc_rename(qc, (uint32_t)i, name, &err) || edit_fail(p, &err);
-		free(name);
+	bool *keep = calloc(qc->ref_count + 1, sizeof(bool));
+	if (!keep) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
 	}
-	/* A reference that keeps its name (copied, missing, failed) whose text another's new name
-	 * changed (a macro body, a variable both use) would name another file: never written so. */
+	/* A reference that keeps its name whose text another's new name changed would name
+	 * another file. With -k, the files renamed through that text keep their names too (copied
+	 * as they are), round by round; else, or where that cannot be, an error, and the project's
+	 * QC files are not written. */
+	for (size_t round = 0; round <= qc->ref_count; round++) {
+		smdmx_qc_clear_edits(qc);
+		for (size_t i = 0; i < qc->ref_count && ok; i++)
+			if (renamed_ref(p, i) && !keep[i]) ok = rename_ref(p, i, true);
+		size_t first = 0;
+		if (!ok || !changed_kept(p, keep, &first)) break;
+		bool more = false;
+		if (p->lib->o->keep_going) {
+			for (size_t i = 0; i < qc->ref_count; i++) {
+				if (!renamed_ref(p, i) || keep[i]) continue;
+				const task *t = p->lib->tasks[p->task_of[i]];
+				smdmx_qc_clear_edits(qc);
+				if (!rename_ref(p, i, false) || !smdmx_qc_ref_changed(qc, (uint32_t)first)) continue;
+				/* a $model whose VTA went into its DMX cannot simply keep its file */
+				if (t->kind == TASK_SMD_TO_DMX && t->vta != SMDMX_NONE) continue;
+				keep[i] = more = true;
+			}
+		}
+		if (!more) {
+			smdmx_qc_clear_edits(qc);
+			const smdmx_qc_ref *r = &qc->refs[first];
+			diag_add(&p->diag, NULL, r->pos.file ? qc->files[r->pos.file].path : p->qcpath, r->pos.line, r->pos.column, "error",
+			         "'%s' keeps its name, but the text that makes it (a macro's body, a variable) changed for another file's new "
+			         "name: the written QC would name another file; this project's QC files are not written",
+			         r->name);
+			p->unwritable = true;
+			ok = false;
+			break;
+		}
+	}
 	for (size_t i = 0; i < qc->ref_count && ok; i++) {
-		uint32_t ti = p->task_of[i];
-		const task *t = ti == SMDMX_NONE ? NULL : p->lib->tasks[ti];
-		bool renamed = t && (qp_converted(t) || (t->kind == TASK_COPY && t->status == EXIT_OK && p->ref_out[i] && strcmp(t->dst, p->ref_out[i])));
-		if (t && t->kind == TASK_VTA_REBASE && (!strcmp(t->dst, p->ref_out[i]) || !strcmp(qc->refs[i].command, "flexfile"))) renamed = false;
-		if (renamed || !smdmx_qc_ref_changed(qc, (uint32_t)i)) continue;
+		if (!keep[i]) continue;
 		const smdmx_qc_ref *r = &qc->refs[i];
-		diag_add(&p->diag, NULL, r->pos.file ? qc->files[r->pos.file].path : p->qcpath, r->pos.line, r->pos.column, "error",
-		         "'%s' keeps its name, but the text that makes it (a macro's body, a variable) changed for another file's new "
-		         "name: the written QC would name another file; this project's QC files are not written",
-		         r->name);
-		p->unwritable = true;
-		ok = false;
+		bool done = false;
+		for (size_t k = 0; k < i && !done; k++) done = keep[k] && !strcmp(qc->refs[k].path, r->path);
+		if (done) continue;
+		ok = copy_kept(p, p->lib->tasks[p->task_of[i]], r->path, p->ref_out[i]);
+		if (ok)
+			diag_add(&p->diag, NULL, r->pos.file ? qc->files[r->pos.file].path : p->qcpath, r->pos.line, r->pos.column, "note",
+			         "'%s' keeps its name and format (copied as it is): the text that makes its name (a macro's body, a "
+			         "variable) names a file that keeps its own too",
+			         r->name);
 	}
+	free(keep);
 	if (!strcmp(p->lib->to, "dmx")) {
 		for (size_t k = 0; k < qc->model_count && ok; k++) {
 			const task *t = model_task(p, (uint32_t)k);

@@ -156,6 +156,11 @@ static bool range_edited(const smdmx_qc *qc, uint32_t file, uint32_t start, uint
 	return false;
 }
 
+void smdmx_qc_clear_edits(smdmx_qc *qc)
+{
+	qc->state->edits.count = 0; /* their texts stay owned by the QC, freed with it */
+}
+
 bool smdmx_qc_ref_changed(const smdmx_qc *qc, uint32_t ref)
 {
 	if (ref >= qc->ref_count) return false;
