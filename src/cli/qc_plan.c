@@ -287,8 +287,6 @@ static char *task_key(const task *t)
 	return b.text;
 }
 
-static char *stem_of(const char *path);
-
 static bool dst_taken(const library *l, const char *dst, const task *but)
 {
 	uint32_t g = qp_str_get(&l->outs, dst);
@@ -317,7 +315,7 @@ static char *named_dst(const library *l, const char *path, const char *name, con
 
 char *qp_other_name(library *l, const char *path, const char *qcpath, const task *t, uint32_t index)
 {
-	char *stem = stem_of(qcpath);
+	char *stem = qp_stem_of(qcpath);
 	char *alt = named_dst_in(l, path, stem, t, true);
 	free(stem);
 	qp_str_set(&l->outs, alt, index);
@@ -325,7 +323,7 @@ char *qp_other_name(library *l, const char *path, const char *qcpath, const task
 }
 
 /* The stem of a path's file name. */
-static char *stem_of(const char *path)
+char *qp_stem_of(const char *path)
 {
 	const char *s = last_separator(path);
 	char *stem = xstrdup(s ? s + 1 : path);
@@ -343,7 +341,7 @@ void qp_join(library *l, project *p)
 		fputs("smdmx: error: out of memory\n", stderr);
 		exit(EXIT_FAILED);
 	}
-	char *qcstem = stem_of(p->qcpath);
+	char *qcstem = qp_stem_of(p->qcpath);
 	for (size_t i = 0; i < p->task_count; i++) {
 		task *t = p->tasks[i];
 		map[i] = SMDMX_NONE;
@@ -370,7 +368,7 @@ void qp_join(library *l, project *p)
 			uint32_t g = qp_str_get(&l->outs, t->dst);
 			task *o = g != SMDMX_NONE ? l->tasks[g] : NULL;
 			if (o && o->kind != TASK_COPY && !strcmp(o->dst, t->dst)) {
-				char *ostem = stem_of(o->proj->qcpath);
+				char *ostem = qp_stem_of(o->proj->qcpath);
 				char *alt = named_dst(l, o->dst, ostem, o);
 				free(ostem);
 				diag_add(&o->diag, NULL, o->src, 0, 0, "note", "'%s' is a file %s copies: written as '%s'", o->dst, p->qcpath, alt);

@@ -256,16 +256,6 @@ static bool same_bytes(const char *path, const text_buf *b)
 	return same;
 }
 
-/* The stem of a path's file name. */
-static char *file_stem(const char *path)
-{
-	const char *s = last_separator(path);
-	char *stem = xstrdup(s ? s + 1 : path);
-	char *dot = strrchr(stem, '.');
-	if (dot && dot != stem) *dot = 0;
-	return stem;
-}
-
 /* Whether the text rendered for path cannot be written there: a project before wrote other
  * bytes there, or (without --force or -u) a file with other bytes is there already, a user's
  * or another run's. *same: a project before wrote these very bytes. */
@@ -313,7 +303,7 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 	bool ok = true;
 	/* An include renamed changes the file that includes it: round after round until none
 	 * clashes (each round renames one at least, or ends). */
-	char *qcstem = file_stem(p->qcpath);
+	char *qcstem = qp_stem_of(p->qcpath);
 	for (size_t round = 0; round <= fc && ok; round++) {
 		bool renamed = false;
 		for (size_t i = fc; i-- > 1 && ok;) {

@@ -112,6 +112,8 @@ typedef struct rendered {
 /* Helpers (qcproj.c): the string map; a list grown by one; path's place below OUTDIR; a
  * reference's new name in its QC's spelling. */
 uint32_t qp_str_get(const str_map *m, const char *s);
+/* The stem of a path's file name ("a/b.qc": "b"). */
+char *qp_stem_of(const char *path);
 /* A name for an output of task t (the library's task index) that path would have been, where
  * something else already is: path with "_" and the stem of QC qcpath (then a number) before
  * its extension, free in the library and on the disk; it joins the library's outputs. */

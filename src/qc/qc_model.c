@@ -503,6 +503,22 @@ bool qcr_cmd_model(qr *r, uint32_t cmd)
 	return qcr_finish_model(r);
 }
 
+/* Inside a block opened at token open: token t, a command ("$..."), ends it. No option of a
+ * block starts with '$' (macros and $include are done as they are read), so the block was left
+ * unclosed: one error at its '{', said with the command, and with keep_going the command is read
+ * as one (t is put back). Returns 1 when t ended the block, 0 when t is no command, -1 when the
+ * error stands (no keep_going). */
+int qcr_block_left_open(qr *r, uint32_t open, uint32_t t, const char *what)
+{
+	const qc_tok *k = rtok(r, t);
+	if ((k->flags & QTOK_QUOTED) || k->text[0] != '$') return 0;
+	qcr_fail_tok(r, open, SMDMX_ERROR_UNTERMINATED, "this '{' of %s is never closed: '%s' at line %u starts a command; close the block before it",
+	             what, k->text, k->line);
+	if (!qcr_keep_error(r)) return -1;
+	qcr_unget(r, t);
+	return 1;
+}
+
 /* $bodygroup NAME { studio FILE [options] | blank ... } */
 bool qcr_cmd_bodygroup(qr *r, uint32_t cmd)
 {
