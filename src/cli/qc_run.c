@@ -245,11 +245,14 @@ static bool copy_file(task *t, const char *src, const char *dst)
 /* Another task of the library copies src to dst: it is written there already. */
 static bool copied_by_another(const task *t, const char *src, const char *dst)
 {
-	const library *l = t->proj->lib;
-	for (size_t i = 0; i < l->task_count; i++)
-		if (l->tasks[i] != t && l->tasks[i]->kind == TASK_COPY && !strcmp(l->tasks[i]->src, src) && !strcmp(l->tasks[i]->dst, dst))
-			return true;
-	return false;
+	library *l = t->proj->lib;
+	bool found = false;
+	/* under the lock: a worker may give its task's output another name meanwhile */
+	os_mutex_lock(l->lock);
+	for (size_t i = 0; i < l->task_count && !found; i++)
+		found = l->tasks[i] != t && l->tasks[i]->kind == TASK_COPY && !strcmp(l->tasks[i]->src, src) && !strcmp(l->tasks[i]->dst, dst);
+	os_mutex_unlock(l->lock);
+	return found;
 }
 
 static bool copy_instead(task *t)
@@ -281,9 +284,10 @@ static void take_other_names(task *t, uint32_t index)
 	for (size_t k = 0; k < t->outs.count; k++) {
 		output *out = &t->outs.items[k];
 		if (!output_clashes(out)) continue;
+		/* under the lock: the library's outputs, and this task's names, which another worker's
+		 * copied_by_another reads */
 		os_mutex_lock(l->lock);
 		char *alt = qp_other_name(l, out->path, t->proj->qcpath, t, index);
-		os_mutex_unlock(l->lock);
 		diag_add(&t->diag, NULL, out->path, 0, 0, "note",
 		         "a file with other bytes is there (an earlier run's, or someone's; -u or --force replaces it): written as '%s' for %s",
 		         alt, t->proj->qcpath);
@@ -310,6 +314,7 @@ static void take_other_names(task *t, uint32_t index)
 			free(t->vta_dst);
 			t->vta_dst = xstrdup(alt);
 		}
+		os_mutex_unlock(l->lock);
 		free(out->path);
 		out->path = alt;
 	}
