@@ -439,9 +439,10 @@ diff)
 	if [ -d "$corpus" ]; then
 		n=0 bad=""
 		for f in $(find "$corpus" -type f -iname '*.smd'); do
-			"$smd2dmx" -q "$f" -o "$tmp/c.dmx" -f 2>/dev/null || continue
+			again "$smd2dmx" -q "$f" -o "$tmp/c.dmx" -f || continue
 			n=$((n + 1))
-			"$smdmx" diff -q "$f" "$tmp/c.dmx" || bad="$bad $f"
+			# what differs said (a quiet end under Wine is run again: cli_lib.sh's again_to)
+			again_to "$tmp/c.diff" "$smdmx" diff "$f" "$tmp/c.dmx" || bad="$bad $f: $(head -n 3 "$tmp/c.diff" "$tmp/err" | tr '\n' ' ')"
 		done
 		check "every corpus SMD and its DMX ($n): no difference" "" "$bad"
 	else
@@ -924,11 +925,6 @@ qc)
 			"$?:$(tail -n 1 "$tmp/err")"
 		check "the HL2 library: every error a missing file" "" "$(grep ' error: ' "$tmp/err" | grep -v ": error: cannot find '")"
 		check "the HL2 library: every QC written" 19 "$(find "$tmp/hl2d" -name '*.qc' | wc -l | tr -d ' ')"
-		# the files it cannot find, below the library, without their extension
-		missing() {
-			grep -o "cannot find '[^']*'" "$1" | sed "s|^cannot find '||; s|'\$||; s|^$drive||" |
-				while IFS= read -r f; do realpath -m --relative-to="$2" "$f"; done | sed 's|\.[a-zA-Z]*$||' | LC_ALL=C sort -u
-		}
 		missing "$tmp/err" "$hl2" >"$tmp/hl2_missing"
 		"$smdmx" qc -r "$tmp/hl2d" --to smd -d "$tmp/hl2s" -k 2>"$tmp/err"
 		check "the HL2 library back to SMD" "1:smdmx: 19 QC projects, 210 converted, 0 copied, 52 missing, 0 failed; 26 QC files written" \

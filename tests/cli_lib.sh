@@ -47,3 +47,27 @@ awk() { LC_ALL=C command awk "$@"; }
 # whenever it fails. A loop of many starts runs such a one again, once, and counts what the
 # second run says (tests/same_outputs.sh does the same).
 quietly_failed() { [ -n "$windows" ] && [ "$1" != 0 ] && [ ! -s "$2" ]; }
+# again PROGRAM ARGS...: a program start, run once more when under Wine it ended saying nothing
+# (quietly_failed); its stderr in $tmp/err
+again() {
+	"$@" 2>"$tmp/err" && return 0
+	rc=$?
+	quietly_failed $rc "$tmp/err" || return $rc
+	"$@" 2>"$tmp/err"
+}
+# again_to OUT PROGRAM ARGS...: again, its standard output in OUT, written afresh by each run
+# (a program that said something on it did run: it is not run again)
+again_to() {
+	_out=$1
+	shift
+	"$@" >"$_out" 2>"$tmp/err" && return 0
+	rc=$?
+	{ [ ! -s "$_out" ] && quietly_failed $rc "$tmp/err"; } || return $rc
+	"$@" >"$_out" 2>"$tmp/err"
+}
+# missing ERRFILE ROOT: the files smdmx qc said it cannot find, below ROOT, without their
+# extension (a written library names its own), one per line, sorted
+missing() {
+	grep -o "cannot find '[^']*'" "$1" | sed "s|^cannot find '||; s|'\$||; s|^$drive||" |
+		while IFS= read -r f; do realpath -m --relative-to="$2" "$f"; done | sed 's|\.[a-zA-Z]*$||' | LC_ALL=C sort -u
+}

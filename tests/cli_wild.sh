@@ -22,21 +22,6 @@ need_corpus() {
 	fi
 	return 1
 }
-# missing ERRFILE ROOT: the files smdmx qc said it cannot find, below ROOT, without their
-# extension (a written library names its own), one per line, sorted
-missing() {
-	grep -o "cannot find '[^']*'" "$1" | sed "s|^cannot find '||; s|'\$||; s|^$drive||" |
-		while IFS= read -r f; do realpath -m --relative-to="$2" "$f"; done | sed 's|\.[a-zA-Z]*$||' | LC_ALL=C sort -u
-}
-# again PROGRAM ARGS...: a program start, run once more when under Wine it ended saying nothing
-# (cli_lib.sh's quietly_failed); its stderr in $tmp/err
-again() {
-	"$@" 2>"$tmp/err" && return 0
-	rc=$?
-	quietly_failed $rc "$tmp/err" || return $rc
-	"$@" 2>"$tmp/err"
-}
-
 case $group in
 files)
 	cd "$tmp" || exit 2
@@ -134,7 +119,7 @@ roundtrip)
 				check "$f: smd2dmx --qc" 0 "1 $(head -c 300 "$tmp/err")"
 				continue
 			fi
-			"$smdmx" diff "$f" "$d/back.dmx" --max 0 >"$d/diff" 2>/dev/null
+			again_to "$d/diff" "$smdmx" diff "$f" "$d/back.dmx" --max 0
 			rc=$?
 			if [ $rc = 0 ]; then
 				equal=$((equal + 1))
