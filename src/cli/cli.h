@@ -99,6 +99,9 @@ typedef struct outputs {
 	bool same_ok;         /* a file already there with the very bytes written is no clash: it
 	                         stays (smdmx qc, one QC at a time into one folder) */
 } outputs;
+/* The file at path holds the same bytes as the file at other (other not NULL) or as the
+ * len bytes at data. */
+bool file_same_bytes(const char *path, const char *other, const void *data, size_t len);
 /* Something is already at out's path that is not the very bytes out holds. */
 bool output_clashes(const output *out);
 

@@ -554,18 +554,26 @@ bool outputs_finish(outputs *set, char *why, size_t why_size)
 	return true;
 }
 
-/* Files a and b hold the same bytes. */
-static bool same_file_bytes(const char *a, const char *b)
+/* The file at path holds the same bytes as the file at other (other not NULL) or as the
+ * len bytes at data. */
+bool file_same_bytes(const char *path, const char *other, const void *data, size_t len)
 {
-	FILE *fa = os_fopen(a, "rb"), *fb = fa ? os_fopen(b, "rb") : NULL;
-	bool same = fa && fb;
+	FILE *fa = os_fopen(path, "rb"), *fb = fa && other ? os_fopen(other, "rb") : NULL;
+	bool same = fa && (fb || !other);
 	char x[65536], y[65536];
+	size_t at = 0;
 	while (same) {
-		size_t n = fread(x, 1, sizeof(x), fa), m = fread(y, 1, sizeof(y), fb);
-		same = n == m && !memcmp(x, y, n);
+		size_t n = fread(x, 1, sizeof(x), fa), m;
+		if (fb) {
+			m = fread(y, 1, sizeof(y), fb);
+			same = n == m && !memcmp(x, y, n);
+		} else {
+			same = n <= len - at && (!n || !memcmp(x, (const char *)data + at, n));
+			at += n;
+		}
 		if (n < sizeof(x)) break;
 	}
-	same = same && !ferror(fa) && !ferror(fb) && fgetc(fb) == EOF;
+	same = same && !ferror(fa) && (fb ? !ferror(fb) && fgetc(fb) == EOF : at == len);
 	if (fa) fclose(fa);
 	if (fb) fclose(fb);
 	return same;
@@ -574,7 +582,7 @@ static bool same_file_bytes(const char *a, const char *b)
 bool output_clashes(const output *out)
 {
 	os_stat there;
-	return out->tmp && os_stat_path(out->path, &there) && !(there.kind == OS_REGULAR && same_file_bytes(out->tmp, out->path));
+	return out->tmp && os_stat_path(out->path, &there) && !(there.kind == OS_REGULAR && file_same_bytes(out->tmp, out->path, NULL, 0));
 }
 
 bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *why, size_t why_size)
@@ -590,7 +598,7 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 		if (!out->tmp) continue;
 		os_stat there;
 		if (!set->force && set->same_ok && os_stat_path(out->path, &there) && there.kind == OS_REGULAR &&
-		    same_file_bytes(out->tmp, out->path)) {
+		    file_same_bytes(out->tmp, out->path, NULL, 0)) {
 			/* the very bytes are there: they stay, and count as written */
 			os_remove(out->tmp);
 			slot_release(out->slot);

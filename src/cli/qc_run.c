@@ -10,6 +10,33 @@
 
 /* ---- one task ---------------------------------------------------------------------------- */
 
+const char *qp_copy_into(outputs *set, const char *src, const char *dst, char *const *ins, size_t ins_count, bool allow,
+                         char *why, size_t why_size)
+{
+	FILE *f = os_fopen(src, "rb");
+	if (!f) {
+		snprintf(why, why_size, "cannot read: %s", os_error_text(errno));
+		return src;
+	}
+	output *o = output_allowed(dst, ins, ins_count, allow, why, why_size) && make_parent_dirs(dst, why, why_size)
+	                ? outputs_open(set, dst, why, why_size)
+	                : NULL;
+	const char *at = o ? NULL : dst;
+	char buf[65536];
+	size_t n;
+	while (!at && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		if (!output_write(o, buf, n)) {
+			snprintf(why, why_size, "cannot write: %s", os_error_text(o->errnum));
+			at = dst;
+		}
+	if (!at && ferror(f)) {
+		snprintf(why, why_size, "cannot read: %s", os_error_text(errno));
+		at = src;
+	}
+	fclose(f);
+	return at;
+}
+
 static bool task_fail(task *t, const char *path, const smdmx_error *e)
 {
 	diag_error(&t->diag, path, e);
@@ -208,36 +235,13 @@ static bool run_dmx_to_smd(task *t)
 /* src copied, byte for byte, to dst. */
 static bool copy_file(task *t, const char *src, const char *dst)
 {
-	void *data = NULL;
-	size_t size = 0;
-	FILE *f = os_fopen(src, "rb");
-	bool ok = f != NULL;
-	if (ok) {
-		char buf[65536];
-		size_t n;
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-			void *d = realloc(data, size + n);
-			if (!d) {
-				ok = false;
-				break;
-			}
-			data = d;
-			memcpy((char *)data + size, buf, n);
-			size += n;
-		}
-		ok = ok && !ferror(f);
-		fclose(f);
-	}
-	if (!ok) {
-		diag_add(&t->diag, NULL, src, 0, 0, "error", "cannot read: %s", os_error_text(errno));
-		free(data);
-		return false;
-	}
-	output *out = task_open(t, dst);
-	ok = out && (output_write(out, data ? data : "", size) ||
-	             (diag_add(&t->diag, NULL, dst, 0, 0, "error", "cannot write: %s", os_error_text(out->errnum)), false));
-	free(data);
-	return ok;
+	char why[1024];
+	char *ins[2] = { t->src, (char *)t->proj->qcpath };
+	const library *l = t->proj->lib;
+	/* a file already there is looked at when the output is complete (task_open) */
+	const char *at = qp_copy_into(&t->outs, src, dst, ins, 2, l->o->force || t->replace || t->outs.same_ok, why, sizeof(why));
+	if (at) diag_add(&t->diag, NULL, at, 0, 0, "error", "%s", why);
+	return !at;
 }
 
 /* -k: a model file that failed to convert is copied unchanged to its place below OUTDIR, with

@@ -64,44 +64,35 @@ static bool rename_ref(project *p, size_t i, bool report)
 	return ok;
 }
 
-/* The references that keep their names whose text another's new name changed (a macro's body,
- * a variable both use): they would name another file. */
-static size_t changed_kept(const project *p, const bool *keep, size_t *first)
+/* Whether a reference that keeps its name had its text changed by another's new name (a macro's
+ * body, a variable both use): it would name another file. *first: the first such. */
+static bool changed_kept(const project *p, const bool *keep, size_t *first)
 {
-	size_t n = 0;
 	for (size_t i = 0; i < p->qc->ref_count; i++) {
 		if ((renamed_ref(p, i) && !keep[i]) || !smdmx_qc_ref_changed(p->qc, (uint32_t)i)) continue;
-		if (!n++) *first = i;
+		*first = i;
+		return true;
 	}
-	return n;
+	return false;
 }
 
 /* src copied to dst (the file kept with its name and format): the very bytes there stay. */
 static bool copy_kept(project *p, task *t, const char *src, const char *dst)
 {
 	char why[1024];
-	FILE *f = os_fopen(src, "rb");
 	outputs set = { 0 };
 	set.force = p->lib->o->force || p->lib->o->update;
 	set.same_ok = true;
 	char *ins[1] = { (char *)src };
-	output *o = f && output_allowed(dst, ins, 1, true, why, sizeof(why)) && make_parent_dirs(dst, why, sizeof(why))
-	                ? outputs_open(&set, dst, why, sizeof(why))
-	                : NULL;
-	bool ok = o != NULL;
-	char buf[65536];
-	size_t n;
-	while (ok && (n = fread(buf, 1, sizeof(buf), f)) > 0) ok = output_write(o, buf, n);
-	ok = ok && !ferror(f);
-	if (f) fclose(f);
+	const char *at = qp_copy_into(&set, src, dst, ins, 1, true, why, sizeof(why));
 	char **written = NULL;
 	size_t written_count = 0;
-	if (ok) ok = outputs_commit(&set, &written, &written_count, why, sizeof(why));
-	else outputs_abort(&set);
+	bool ok = !at && outputs_commit(&set, &written, &written_count, why, sizeof(why));
+	if (at) outputs_abort(&set);
 	/* among the task's outputs (the depfile names them) */
 	for (size_t k = 0; k < written_count; k++) qp_list_push(&t->written, &t->written_count, written[k]);
 	free(written);
-	if (!ok) diag_add(&p->diag, NULL, dst, 0, 0, "error", "cannot copy '%s' here: %s", src, f ? why : os_error_text(errno));
+	if (!ok) diag_add(&p->diag, NULL, dst, 0, 0, "error", "cannot copy '%s' here: %s", src, why);
 	return ok;
 }
 
@@ -238,24 +229,6 @@ static bool render_fn(void *user, const void *data, size_t size)
 	return true;
 }
 
-/* An existing file with exactly these bytes. */
-static bool same_bytes(const char *path, const text_buf *b)
-{
-	FILE *f = os_fopen(path, "rb");
-	if (!f) return false;
-	bool same = true;
-	size_t at = 0;
-	char buf[65536];
-	size_t n;
-	while (same && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		same = at + n <= b->len && !memcmp(buf, b->text + at, n);
-		at += n;
-	}
-	same = same && !ferror(f) && at == b->len;
-	fclose(f);
-	return same;
-}
-
 /* Whether the text rendered for path cannot be written there: a project before wrote other
  * bytes there, or (without --force or -u) a file with other bytes is there already, a user's
  * or another run's. *same: a project before wrote these very bytes. */
@@ -271,7 +244,7 @@ static bool include_clash(const project *p, const char *path, const text_buf *te
 	const conv_opts *o = p->lib->o;
 	if (o->force || o->update) return false;
 	os_stat st;
-	return os_stat_path(path, &st) && !same_bytes(path, text);
+	return os_stat_path(path, &st) && !file_same_bytes(path, NULL, text->text, text->len);
 }
 
 /* Who made the file at path this run ("an earlier run" when no project did). */
@@ -387,7 +360,7 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 		rendered *r = &mine[i];
 		/* -u, or an include an earlier run wrote with these very bytes (one QC at a time into
 		 * one folder): it stands as it is */
-		if ((l->o->update || (r->file != 0 && !set.force)) && same_bytes(r->path, &r->text)) {
+		if ((l->o->update || (r->file != 0 && !set.force)) && file_same_bytes(r->path, NULL, r->text.text, r->text.len)) {
 			qp_list_push(&l->qc_kept, &l->qc_kept_count, xstrdup(r->path));
 			continue;
 		}

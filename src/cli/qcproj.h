@@ -136,6 +136,10 @@ void qp_plan_update(library *l);
 void qp_task_free(task *t);
 
 /* Running (qc_run.c): a worker takes tasks in the order planned until none is left. */
+/* src copied byte for byte into a new output of set at dst (output_allowed with allow for
+ * its force, ins for its inputs): NULL, or the path where it failed (src or dst), why said. */
+const char *qp_copy_into(outputs *set, const char *src, const char *dst, char *const *ins, size_t ins_count, bool allow,
+                         char *why, size_t why_size);
 void qp_worker(void *arg);
 
 /* The QC files (qc_write.c): whether a task's output took the place of its source; the
