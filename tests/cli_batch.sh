@@ -697,7 +697,7 @@ qc)
 	# smdmx qc, both ways
 	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/p1" 2>"$tmp/err"
 	check "qc --to dmx" "0:" "$?:$(cat "$tmp/err")"
-	check "qc --to dmx: the project" "./face.dmx ./face.qc ./face_flexes.qci " "$(files "$tmp/p1")"
+	check "qc --to dmx: the project" "./.smdmx-written ./face.dmx ./face.qc ./face_flexes.qci " "$(files "$tmp/p1")"
 	check "qc --to dmx: the changed lines" '< $model "face" "face.smd" {|< 	flexfile "face.vta" {|> $model "face" "face.dmx" {|> 	{|> 	noautodmxrules|< $sequence "idle" "face.smd" fps 30|> $sequence "idle" "face.dmx" fps 30' \
 		"$(diff "$face/face.qc" "$tmp/p1/face.qc" | grep '^[<>]' | tr '\n' '|' | sed 's/|$//')"
 	check "qc --to dmx: the shapes went into the DMX" '// The face'"'"'s shapes: frame numbers of face.vta' "$(cat "$tmp/p1/face_flexes.qci")"
@@ -715,7 +715,7 @@ qc)
 	check "qc refuses a conversion option it does not take" "2:smdmx: error: unknown option '--scale' (try 'smdmx qc --help')" "$?:$(cat "$tmp/err")"
 	"$smdmx" qc "$tmp/p1/face.qc" --to smd -d "$tmp/p2" 2>"$tmp/err"
 	check "qc --to smd" "0:" "$?:$(cat "$tmp/err")"
-	check "qc --to smd: the project" "./face.qc ./face.smd ./face.vta ./face_flexes.qci " "$(files "$tmp/p2")"
+	check "qc --to smd: the project" "./.smdmx-written ./face.qc ./face.smd ./face.vta ./face_flexes.qci " "$(files "$tmp/p2")"
 	check "qc --to smd: flex lines back, the QC's own rig kept" '	flexfile "face.vta"|	flexpair smile 1 frame 1|	flex blink frame 2|	flex jaw frame 3|	flexpair pucker 1 frame 4|	flex smile_jaw frame 5' \
 		"$(grep -e '^	flex ' -e '^	flexpair' -e '^	flexfile' "$tmp/p2/face.qc" | tr '\n' '|' | sed 's/|$//')"
 	check "qc --to smd: noautodmxrules gone" 0 "$(grep -c noautodmxrules "$tmp/p2/face.qc")"
@@ -781,7 +781,7 @@ qc)
 	"$smdmx" qc "$tmp/pk/face.qc" --to dmx -d "$tmp/pk1" -k 2>"$tmp/err"
 	check "qc -k: a partial project" "1:$tmp/pk/face.qc:28:10: error: cannot find '$tmp/pk/gone.qci' (included as 'gone.qci', against the folder of the main QC): the \$include is kept as written, and nothing it holds is read|$tmp/pk/face.qc:30:26: error: cannot find '$tmp/pk/face_lod1.smd' (named by replacemodel): the QC keeps naming it|smdmx: 1 converted, 0 copied, 2 missing, 0 failed; 2 QC files written" \
 		"$?:$(tr '\n' '|' <"$tmp/err" | sed 's/|$//')"
-	check "qc -k: the partial project's files" "./face.dmx ./face.qc ./face_flexes.qci " "$(files "$tmp/pk1")"
+	check "qc -k: the partial project's files" "./.smdmx-written ./face.dmx ./face.qc ./face_flexes.qci " "$(files "$tmp/pk1")"
 	check "qc -k: the missing names kept, the converted renamed" '$model "face" "face.dmx" {|$sequence "idle" "face.dmx" fps 30|$include "gone.qci"|	replacemodel "face.smd" "face_lod1.smd"' \
 		"$(grep -e '^\$model ' -e '^\$sequence' -e '^\$include' -e replacemodel "$tmp/pk1/face.qc" | tr '\n' '|' | sed 's/|$//')"
 	"$smdmx" diff "$tmp/p1/face.dmx" "$tmp/pk1/face.dmx" -q
@@ -795,7 +795,7 @@ qc)
 	"$smdmx" qc "$tmp/dk/face.qc" --to smd -d "$tmp/dk1" -k 2>"$tmp/err"
 	check "qc -k --to smd: a DMX with shapes and a missing file" "1:smdmx: 1 converted, 0 copied, 1 missing, 0 failed; 2 QC files written" \
 		"$?:$(tail -n 1 "$tmp/err")"
-	check "qc -k --to smd: the SMD, its VTA and the QC" "./face.qc ./face.smd ./face.vta ./face_flexes.qci " "$(files "$tmp/dk1")"
+	check "qc -k --to smd: the SMD, its VTA and the QC" "./.smdmx-written ./face.qc ./face.smd ./face.vta ./face_flexes.qci " "$(files "$tmp/dk1")"
 	check "qc -k --to smd: the QC names the VTA" '	flexfile "face.vta"' "$(grep flexfile "$tmp/dk1/face.qc")"
 	# A library: two QCs sharing an include and an animation, and one reference SMD with two
 	# rigs (one output each, the second named after its QC); -r takes the tree
@@ -810,7 +810,7 @@ qc)
 	done
 	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" --depfile "$tmp/lib1.d" 2>"$tmp/err"
 	check "qc -r: a library" "0:smdmx: 2 QC projects, 3 converted, 0 copied, 0 missing, 0 failed; 3 QC files written" "$?:$(tail -n 1 "$tmp/err")"
-	check "qc -r: one tree, each shared file once" "./a/a.qc ./b/b.qc ./common/face.dmx ./common/face_b.dmx ./common/wave.dmx ./shared.qci " "$(files "$tmp/lib1")"
+	check "qc -r: one tree, each shared file once" "./.smdmx-written ./a/a.qc ./b/b.qc ./common/face.dmx ./common/face_b.dmx ./common/wave.dmx ./shared.qci " "$(files "$tmp/lib1")"
 	check "qc -r: the second way said" "$tmp/lib/common/face.smd: note: $tmp/lib/b/b.qc needs it made another way than a QC before it does (another VTA, rig or rate): written as '$drive$tmp/lib1/common/face_b.dmx'" \
 		"$(grep 'note:' "$tmp/err")"
 	check "qc -r: each QC names its own" '$model "a" "../common/face.dmx" {|$model "b" "../common/face_b.dmx" {' \
@@ -824,7 +824,7 @@ qc)
 	check "qc -r --depfile" "$drive$tmp/lib1/common/face.dmx $drive$tmp/lib1/common/wave.dmx $drive$tmp/lib1/common/face_b.dmx $drive$tmp/lib1/a/a.qc $drive$tmp/lib1/shared.qci $drive$tmp/lib1/b/b.qc: $tmp/lib/a/a.qc $tmp/lib/shared.qci $tmp/lib/b/b.qc $tmp/lib/common/face.smd $tmp/lib/common/wave.smd $tmp/lib/common/face.vta" \
 		"$(cat "$tmp/lib1.d")"
 	"$smdmx" qc "$tmp/lib/b/b.qc" "$tmp/lib/a/a.qc" --to dmx -d "$tmp/lib2" -q 2>/dev/null
-	check "qc with two QCs: the first given names the plain output" "./a/a.qc ./b/b.qc ./common/face.dmx ./common/face_a.dmx ./common/wave.dmx ./shared.qci |../common/face.dmx" \
+	check "qc with two QCs: the first given names the plain output" "./.smdmx-written ./a/a.qc ./b/b.qc ./common/face.dmx ./common/face_a.dmx ./common/wave.dmx ./shared.qci |../common/face.dmx" \
 		"$(files "$tmp/lib2")|$(grep -o '\.\./common/face[^"]*' "$tmp/lib2/b/b.qc" | head -n 1)"
 	"$smdmx" qc -r "$tmp/lib1" --to smd -d "$tmp/lib3" -q 2>"$tmp/err"
 	check "qc -r back to SMD" "0:" "$?:$(grep -v '^smdmx: ' "$tmp/err")"
@@ -842,12 +842,18 @@ qc)
 		"$?:$(tail -n 1 "$tmp/err")"
 	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" 2>/dev/null
 	check "qc -r over its own library without -f or -u" 0 $?
-	# someone's edit is kept: the DMX goes to a second name, and the QCs that would name it
-	# are not overwritten either
+	# someone's edit is kept: the DMX goes to a second name, which the QC, smdmx's own output
+	# as it wrote it, is rewritten to name
 	printf 'x' >>"$tmp/lib1/common/wave.dmx"
 	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" 2>"$tmp/err"
-	check "qc -r over a library with a file someone changed, without -f or -u" "1 x yes 1" \
-		"$? $(tail -c 1 "$tmp/lib1/common/wave.dmx") $([ -f "$tmp/lib1/common/wave_a.dmx" ] && echo yes) $(grep -c "error: '$drive$tmp/lib1/a/a.qc' exists (--force overwrites it)" "$tmp/err")"
+	check "qc -r over a library with a file someone changed, without -f or -u: kept, and its QC (smdmx's own) names the new one" \
+		"0 x yes ../common/wave_a.dmx" \
+		"$? $(tail -c 1 "$tmp/lib1/common/wave.dmx") $([ -f "$tmp/lib1/common/wave_a.dmx" ] && echo yes) $(grep -o '\.\./common/wave[^"]*' "$tmp/lib1/a/a.qc")"
+	# someone's edit of a written QC is kept too: that QC is not written, without -f
+	printf '// mine\n' >>"$tmp/lib1/a/a.qc"
+	"$smdmx" qc -r "$tmp/lib" --to dmx -d "$tmp/lib1" 2>"$tmp/err"
+	check "qc -r over a library with a QC someone changed, without -f" "1 1 // mine" \
+		"$? $(grep -c "error: '$drive$tmp/lib1/a/a.qc' exists (--force overwrites it)" "$tmp/err") $(tail -n 1 "$tmp/lib1/a/a.qc")"
 	rm "$tmp/lib1/common/wave_a.dmx"
 	"$smdmx" qc "$tmp/lib" --to dmx -d "$tmp/lib4" 2>"$tmp/err"
 	check "qc with a directory, no -r" "2:smdmx: error: '$tmp/lib' is a directory (-r converts every QC below it) (try 'smdmx qc --help')" "$?:$(cat "$tmp/err")"
@@ -860,7 +866,7 @@ qc)
 	check "qc -k: a model that fails" 1 $?
 	check "qc -k: the failed model, said" "$tmp/pf/face.smd: note: not converted: copied unchanged as '$drive$tmp/pf1/face.smd' (with '$drive$tmp/pf1/face.vta'), and the QC names the copy|smdmx: 0 converted, 0 copied, 0 missing, 1 failed; 2 QC files written" \
 		"$(tail -n 2 "$tmp/err" | tr '\n' '|' | sed 's/|$//')"
-	check "qc -k: the failed model's files" "./face.qc ./face.smd ./face.vta ./face_flexes.qci " "$(files "$tmp/pf1")"
+	check "qc -k: the failed model's files" "./.smdmx-written ./face.qc ./face.smd ./face.vta ./face_flexes.qci " "$(files "$tmp/pf1")"
 	check "qc -k: the QC as it was" "" "$(cmp "$tmp/pf/face.qc" "$tmp/pf1/face.qc" 2>&1)"
 	# a rerun with -u: the failed model's copies, its own earlier output, are no clash
 	"$smdmx" qc "$tmp/pf/face.qc" --to dmx -d "$tmp/pf1" -k -u 2>"$tmp/err"
@@ -877,7 +883,7 @@ qc)
 	check "qc -k: a rule it cannot read" "1:$tmp/pr/bad.qci:1:10: error: a '(' that is not closed: the line is kept as written, and nothing it says is converted" "$?:$(head -n 1 "$tmp/err")"
 	check "qc -k: the line counted" "smdmx: 1 converted, 0 copied, 0 missing, 0 failed, 1 QC line not read; 3 QC files written" "$(tail -n 1 "$tmp/err")"
 	check "qc -k: the include with the line, byte for byte" "" "$(cmp "$tmp/pr/bad.qci" "$tmp/pr2/bad.qci" 2>&1)"
-	check "qc -k: the model converted" "./bad.qci ./face.dmx ./face.qc ./face_flexes.qci " "$(files "$tmp/pr2")"
+	check "qc -k: the model converted" "./.smdmx-written ./bad.qci ./face.dmx ./face.qc ./face_flexes.qci " "$(files "$tmp/pr2")"
 	"$smdmx" qc "$tmp/pr/face.qc" --to dmx --rig dmx -d "$tmp/pr3" -k 2>/dev/null
 	check "qc -k --rig dmx: a block that lost a line keeps its rig in the QC" "1:1" "$?:$(grep -c noautodmxrules "$tmp/pr3/face.qc")"
 	# A DMX model's rules checked against its shapes and controls
@@ -889,7 +895,7 @@ qc)
 		humans=$corpus/qc/sdk_humans
 		"$smdmx" qc "$humans/male_sdk/male_06_sdk.qc" --to dmx -d "$tmp/h1" -q
 		check "the SDK character to DMX" 0 $?
-		check "the SDK character: every file" 82 "$(find "$tmp/h1" -type f | wc -l | tr -d ' ')"
+		check "the SDK character: every file (and the record of them)" 83 "$(find "$tmp/h1" -type f | wc -l | tr -d ' ')"
 		"$smdmx" qc "$tmp/h1/male_sdk/male_06_sdk.qc" --to smd -d "$tmp/h2" -q
 		check "and back to SMD" 0 $?
 		"$smdmx" diff "$humans/male_animations_sdk/walkn.smd" "$tmp/h2/male_animations_sdk/walkn.smd" >"$tmp/out"
@@ -966,11 +972,11 @@ qc)
 			check "$q to SMD" 0 $?
 		done
 		check "Scout to DMX: the SMD's DMX beside the DMX" \
-			'./Scout.qc ./anims/gesture_ITEM1_cheer.dmx ./anims/gesture_ITEM1_cheer_smd.dmx ./scout_morphs_low.dmx ./scout_morphs_low_smd.dmx ' \
+			'./.smdmx-written ./Scout.qc ./anims/gesture_ITEM1_cheer.dmx ./anims/gesture_ITEM1_cheer_smd.dmx ./scout_morphs_low.dmx ./scout_morphs_low_smd.dmx ' \
 			"$(files "$tmp/bst_Scout_dmx")"
 		check "Scout to DMX: the QC names both" '	studio "scout_morphs_low.dmx"|	studio "scout_morphs_low_smd.dmx"' \
 			"$(grep studio "$tmp/bst_Scout_dmx/Scout.qc" | tr '\n' '|' | sed 's/|$//')"
-		check "VertexAnimation to DMX: the vcafile's VTA kept" "./Dice.dmx ./Dice_smd.dmx ./Throw.vta ./VertexAnimation.qc ./vcaanim_Throw.dmx ./vcaanim_Throw_smd.dmx " \
+		check "VertexAnimation to DMX: the vcafile's VTA kept" "./.smdmx-written ./Dice.dmx ./Dice_smd.dmx ./Throw.vta ./VertexAnimation.qc ./vcaanim_Throw.dmx ./vcaanim_Throw_smd.dmx " \
 			"$(files "$tmp/bst_VertexAnimation_dmx")"
 	else
 		echo "skipped: the SDK character and Blender Source Tools' QCs, there is no corpus at $corpus"

@@ -93,6 +93,47 @@ modelname)
 	check "modelname: two QCs of one \$modelname, said" "0 1" \
 		"$? $(count err "crate_open.qc:2:12: warning: 'Props\\\\Crate.mdl' is the \$modelname of .*crate.qc too: studiomdl would write one model over the other; give one of them another name$")"
 	;;
+rerun)
+	# Run again into the folder an earlier run wrote: what smdmx wrote there for this QC, as
+	# it wrote it (its record, .smdmx-written), is replaced; another QC's file or someone's
+	# edit never is (a model took a second name, a QC that changed was refused).
+	cd "$tmp" || exit 2
+	cp -r "$qc/shared" src
+	moved() { awk -v d="$1" 'NR == 12 { $2 = $2 + d } { print }' src/body.smd >src/x && mv src/x src/body.smd; }
+	"$smdmx" qc src/a.qc --to dmx -d out 2>err
+	check "rerun: the first run, recorded" "0 1" "$? $(count out/.smdmx-written '	src/body.smd\|	body.dmx$')"
+	moved 1
+	"$smdmx" qc src/a.qc --to dmx -d out 2>err
+	check "rerun: a changed model replaced in place, said nothing of" "0 0 no 0" \
+		"$? $(count err 'note\|warning\|error') $([ -f out/body_a.dmx ] && echo yes || echo no) $("$smdmx" diff -q src/body.smd out/body.dmx; echo $?)"
+	printf '$sequence idle "wave" fps 24\n' >>src/a.qc
+	"$smdmx" qc src/a.qc --to dmx -d out 2>err
+	check "rerun: a changed QC rewritten" "0 1" "$? $(count out/a.qc '^\$sequence idle "wave.dmx" fps 24$')"
+	# another QC's files: b.qc needs wave.smd at 30 fps and the include otherwise
+	cp out/wave.dmx wave_a.dmx
+	"$smdmx" qc src/b.qc --to dmx -d out 2>err
+	check "rerun: another QC's files kept, its own beside them" "0 yes yes same" \
+		"$? $([ -f out/wave_b.dmx ] && echo yes) $([ -f out/shared_b.qci ] && echo yes) $(cmp -s wave_a.dmx out/wave.dmx && echo same)"
+	# someone's edit of a model: kept, the output beside it, which the QC names
+	printf 'x' >>out/body.dmx
+	moved 1
+	"$smdmx" qc src/a.qc --to dmx -d out 2>err
+	check "rerun: someone's edit kept, the model beside it" "0 x yes 1" \
+		"$? $(tail -c 1 out/body.dmx) $([ -f out/body_a.dmx ] && echo yes) $(count out/a.qc '^\$body body "body_a.dmx"$')"
+	# once more: that second name is smdmx's own now, replaced (not a third name)
+	moved 1
+	"$smdmx" qc src/a.qc --to dmx -d out 2>err
+	check "rerun: the second name replaced in place" "0 no 0 1" \
+		"$? $([ -f out/body_a2.dmx ] && echo yes || echo no) $("$smdmx" diff -q src/body.smd out/body_a.dmx; echo $?) $(count out/a.qc '^\$body body "body_a.dmx"$')"
+	# someone's edit of the written QC: never overwritten without -f
+	printf '// mine\n' >>out/a.qc
+	moved 1
+	"$smdmx" qc src/a.qc --to dmx -d out 2>err
+	check "rerun: someone's edit of the QC refused" "1 1 // mine" \
+		"$? $(count err "error: '$drive$tmp/out/a.qc' exists (--force overwrites it)$") $(tail -n 1 out/a.qc)"
+	"$smdmx" qc src/a.qc --to dmx -d out -f 2>err
+	check "rerun: -f replaces it" "0 0" "$? $(count out/a.qc '^// mine$')"
+	;;
 *)
 	echo "unknown group $group"
 	exit 2

@@ -91,6 +91,7 @@ typedef struct output {
 	os_file fd;
 	int slot;   /* the signal cleanup slot, or -1 */
 	int errnum; /* errno of a failed write */
+	bool replace; /* the file already there is replaced (smdmx qc: its own earlier output) */
 } output;
 typedef struct outputs {
 	output *items;

@@ -607,7 +607,7 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 			out->tmp = NULL;
 			continue;
 		}
-		bool moved = set->force ? os_replace(out->tmp, out->path) : os_rename_new(out->tmp, out->path);
+		bool moved = set->force || out->replace ? os_replace(out->tmp, out->path) : os_rename_new(out->tmp, out->path);
 		if (!moved) {
 			if (errno == EEXIST) say_exists(out->path, why, why_size);
 			else snprintf(why, why_size, "cannot write '%s': %s", out->path, os_error_text(errno));

@@ -293,15 +293,15 @@ static bool dst_taken(const library *l, const char *dst, const task *but)
 	return g != SMDMX_NONE && l->tasks[g] != but;
 }
 
-/* path with "_NAME" (then a number) before its extension, free in the library (and, on_disk,
- * in the file system too). */
-static char *named_dst_in(const library *l, const char *path, const char *name, const task *but, bool on_disk)
+/* path with "_NAME" (then a number) before its extension, free in the library (and, with
+ * own_for, in the file system too, but for that QC's own earlier output). */
+static char *named_dst_in(const library *l, const char *path, const char *name, const task *but, const char *own_for)
 {
 	const char *ext = path_extension(path);
 	size_t stem = strlen(path) - strlen(ext) - (*ext ? 1 : 0);
 	char *alt = xasprintf("%.*s_%s%s%s", (int)stem, path, name, *ext ? "." : "", ext);
 	os_stat st;
-	for (unsigned n = 2; dst_taken(l, alt, but) || (on_disk && os_stat_path(alt, &st)); n++) {
+	for (unsigned n = 2; dst_taken(l, alt, but) || (own_for && os_stat_path(alt, &st) && !qp_record_own(l, alt, own_for)); n++) {
 		free(alt);
 		alt = xasprintf("%.*s_%s%u%s%s", (int)stem, path, name, n, *ext ? "." : "", ext);
 	}
@@ -310,13 +310,13 @@ static char *named_dst_in(const library *l, const char *path, const char *name, 
 
 static char *named_dst(const library *l, const char *path, const char *name, const task *but)
 {
-	return named_dst_in(l, path, name, but, false);
+	return named_dst_in(l, path, name, but, NULL);
 }
 
 char *qp_other_name(library *l, const char *path, const char *qcpath, const task *t, uint32_t index)
 {
 	char *stem = qp_stem_of(qcpath);
-	char *alt = named_dst_in(l, path, stem, t, true);
+	char *alt = named_dst_in(l, path, stem, t, qcpath);
 	free(stem);
 	qp_str_set(&l->outs, alt, index);
 	return alt;

@@ -288,12 +288,17 @@ static void take_other_names(task *t, uint32_t index)
 	for (size_t k = 0; k < t->outs.count; k++) {
 		output *out = &t->outs.items[k];
 		if (!output_clashes(out)) continue;
+		/* this QC's own output, as an earlier run wrote it: replaced */
+		if (qp_record_own(l, out->path, t->proj->qcpath)) {
+			out->replace = true;
+			continue;
+		}
 		/* under the lock: the library's outputs, and this task's names, which another worker's
 		 * copied_by_another reads */
 		os_mutex_lock(l->lock);
 		char *alt = qp_other_name(l, out->path, t->proj->qcpath, t, index);
 		diag_add(&t->diag, NULL, out->path, 0, 0, "note",
-		         "a file with other bytes is there (an earlier run's, or someone's; -u or --force replaces it): written as '%s' for %s",
+		         "a file with other bytes is there, not one smdmx wrote for this QC as it is now (someone's, another QC's, or edited since; -u or --force replaces it): written as '%s' for %s",
 		         alt, t->proj->qcpath);
 		/* the QC's references name outputs by t->dst (their names changed after the run) */
 		if (t->dst && !strcmp(out->path, t->dst)) {
@@ -319,6 +324,8 @@ static void take_other_names(task *t, uint32_t index)
 			t->vta_dst = xstrdup(alt);
 		}
 		os_mutex_unlock(l->lock);
+		/* a second name an earlier run gave it: replaced, as its own */
+		out->replace = qp_record_own(l, alt, t->proj->qcpath);
 		free(out->path);
 		out->path = alt;
 	}

@@ -231,7 +231,8 @@ static bool render_fn(void *user, const void *data, size_t size)
 
 /* Whether the text rendered for path cannot be written there: a project before wrote other
  * bytes there, or (without --force or -u) a file with other bytes is there already, a user's
- * or another run's. *same: a project before wrote these very bytes. */
+ * or another run's for another QC (the record's: qc_record.c). *same: a project before wrote
+ * these very bytes. */
 static bool include_clash(const project *p, const char *path, const text_buf *text, const rendered *done, size_t done_count,
                           bool *same)
 {
@@ -244,7 +245,7 @@ static bool include_clash(const project *p, const char *path, const text_buf *te
 	const conv_opts *o = p->lib->o;
 	if (o->force || o->update) return false;
 	os_stat st;
-	return os_stat_path(path, &st) && !file_same_bytes(path, NULL, text->text, text->len);
+	return os_stat_path(path, &st) && !file_same_bytes(path, NULL, text->text, text->len) && !qp_record_own(p->lib, path, p->qcpath);
 }
 
 /* Who made the file at path this run ("an earlier run" when no project did). */
@@ -368,6 +369,7 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 		output *o = output_allowed(r->path, ins, 1, set.force || set.same_ok, why, sizeof(why)) && make_parent_dirs(r->path, why, sizeof(why))
 		                ? outputs_open(&set, r->path, why, sizeof(why))
 		                : NULL;
+		if (o) o->replace = qp_record_own(l, r->path, p->qcpath); /* this QC's, as an earlier run wrote it */
 		if (!o) {
 			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "%s", why);
 			ok = false;
@@ -376,9 +378,11 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 			ok = false;
 		}
 	}
+	size_t before = l->qc_written_count;
 	if (ok) ok = outputs_commit(&set, &l->qc_written, &l->qc_written_count, why, sizeof(why)) ||
 	             (diag_add(&p->diag, NULL, p->qcpath, 0, 0, "error", "%s", why), false);
 	else outputs_abort(&set);
+	for (size_t k = before; k < l->qc_written_count; k++) qp_record_written(l, l->qc_written[k], p->qcpath);
 	/* what was written stays, for the projects after */
 	rendered *all = realloc(*done, (*done_count + n + 1) * sizeof(rendered));
 	if (!all) {
@@ -423,6 +427,7 @@ void qp_library_free(library *lib)
 	free(lib->missing);
 	for (size_t i = 0; i < lib->consumed_count; i++) free(lib->consumed[i]);
 	free(lib->consumed);
+	qp_record_free(lib);
 	qp_str_map_free(&lib->keys);
 	qp_str_map_free(&lib->outs);
 	qp_str_map_free(&lib->seen);

@@ -700,6 +700,7 @@ int cmd_qc(int argc, char **argv)
 	if (!lib.project_count) rc = EXIT_FAILED; /* no QC could be read: said above */
 	library_folders(&lib, dirs, dir_count, qcs[0]);
 	if (rc == EXIT_OK) rc = outdir_apart(&lib);
+	if (rc == EXIT_OK) qp_record_load(&lib);
 	same_model_names(&lib);
 	if (rc == EXIT_OK) {
 		for (size_t pi = 0; pi < lib.project_count; pi++) {
@@ -721,6 +722,7 @@ int cmd_qc(int argc, char **argv)
 		copied += t->status == EXIT_OK && !t->up_to_date && t->kind == TASK_COPY;
 	}
 	if (rc == EXIT_OK && (o.keep_going || (ok && failed == 0))) ok = write_projects(&lib) && ok;
+	if (rc == EXIT_OK) qp_record_save(&lib);
 	if (rc == EXIT_OK && (!ok || failed)) rc = EXIT_FAILED;
 	report(&lib, unread, failed, converted_n, copied, current, rc);
 	if (o.depfile && rc == EXIT_OK) rc = write_qc_depfile(&lib);

@@ -97,6 +97,9 @@ struct library {
 	size_t qc_written_count;
 	char **qc_kept;      /* the QC files already as they would be written, left as they are */
 	size_t qc_kept_count;
+	str_map rec;         /* the record of what smdmx qc wrote into OUTDIR (qc_record.c): */
+	struct qp_rec *recs; /* a path below OUTDIR: its entry */
+	size_t rec_count;
 	os_mutex *lock;
 	size_t next;
 	bool stop;
@@ -134,6 +137,15 @@ void qp_count_missing(library *l, const project *p);
 void qp_join(library *l, project *p);
 void qp_plan_update(library *l);
 void qp_task_free(task *t);
+
+/* The record of what smdmx qc wrote into OUTDIR (qc_record.c): read before the run; whether
+ * the file at path is this QC's own output, as an earlier run wrote it (replaced without
+ * --force); a file written now, for a QC; written after the run (the tasks' outputs joined). */
+void qp_record_load(library *l);
+bool qp_record_own(const library *l, const char *path, const char *qcpath);
+void qp_record_written(library *l, const char *path, const char *qcpath);
+void qp_record_save(library *l);
+void qp_record_free(library *l);
 
 /* Running (qc_run.c): a worker takes tasks in the order planned until none is left. */
 /* src copied byte for byte into a new output of set at dst (output_allowed with allow for

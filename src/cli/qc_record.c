@@ -1,0 +1,180 @@
+/* smdmx qc's record of the files it wrote into OUTDIR (OUTDIR/.smdmx-written): each file's
+ * path below OUTDIR, the QC it was written for, its size and a hash of its bytes. A later
+ * run for that QC replaces a file the record names for it whose bytes are still those: its
+ * own output, which nobody changed since. Any other file there (a user's, one written for
+ * another QC, one edited since) is never overwritten without --force (doc/qc.md). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qcproj.h"
+
+#define RECORD_NAME ".smdmx-written"
+#define RECORD_HEAD "# smdmx qc: the files it wrote into this folder. A later run for the same QC replaces a file\n" \
+	"# whose bytes are still these; it leaves any other alone. One line a file: the FNV-1a hash of\n" \
+	"# its bytes, its size, its QC, its path here (tab-separated).\n"
+
+struct qp_rec {
+	char *path;          /* below OUTDIR, '/' between folders */
+	char *qc;            /* absolute */
+	uint64_t hash, size;
+};
+
+/* The FNV-1a hash (64 bits) and the size of the file at path; false when it cannot be read. */
+static bool file_hash(const char *path, uint64_t *hash, uint64_t *size)
+{
+	FILE *f = os_fopen(path, "rb");
+	if (!f) return false;
+	uint64_t h = 0xcbf29ce484222325u, n = 0;
+	unsigned char buf[65536];
+	size_t got;
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
+		for (size_t i = 0; i < got; i++) h = (h ^ buf[i]) * 0x100000001b3u;
+		n += got;
+	}
+	bool ok = !ferror(f);
+	fclose(f);
+	*hash = h;
+	*size = n;
+	return ok;
+}
+
+/* path below OUTDIR, or NULL when it is not there */
+static const char *below_outdir(const library *l, const char *path)
+{
+	size_t n = strlen(l->outdir);
+	return !strncmp(path, l->outdir, n) && path[n] ? path + n : NULL;
+}
+
+static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, uint64_t size)
+{
+	uint32_t k = qp_str_get(&l->rec, rel);
+	if (k == SMDMX_NONE) {
+		struct qp_rec *grown = realloc(l->recs, (l->rec_count + 1) * sizeof(*grown));
+		if (!grown) {
+			fputs("smdmx: error: out of memory\n", stderr);
+			exit(EXIT_FAILED);
+		}
+		l->recs = grown;
+		k = (uint32_t)l->rec_count++;
+		l->recs[k] = (struct qp_rec){ xstrdup(rel), NULL, 0, 0 };
+		qp_str_set(&l->rec, rel, k);
+	}
+	free(l->recs[k].qc);
+	l->recs[k].qc = xstrdup(qc);
+	l->recs[k].hash = hash;
+	l->recs[k].size = size;
+}
+
+void qp_record_load(library *l)
+{
+	char *path = xasprintf("%s%s", l->outdir, RECORD_NAME);
+	FILE *f = os_fopen(path, "rb");
+	free(path);
+	if (!f) return;
+	text_buf t = { 0 };
+	int c;
+	while ((c = fgetc(f)) != EOF) tb_putc(&t, (char)c);
+	fclose(f);
+	/* a line it cannot read is left out: its file is then nobody's, and stays */
+	for (char *s = t.text; s && *s;) {
+		char *e = strchr(s, '\n');
+		if (e) *e = 0;
+		uint64_t hash, size;
+		int at = 0;
+		char *qc = NULL, *rel = NULL;
+		if (*s != '#' && sscanf(s, "%16" SCNx64 " %" SCNu64 "\t%n", &hash, &size, &at) == 2 && at > 0) {
+			qc = s + at;
+			rel = strchr(qc, '\t');
+		}
+		if (rel && rel[1]) {
+			*rel++ = 0;
+			if (*qc && !strchr(rel, '\t')) rec_put(l, rel, qc, hash, size);
+		}
+		s = e ? e + 1 : s + strlen(s);
+	}
+	free(t.text);
+}
+
+bool qp_record_own(const library *l, const char *path, const char *qcpath)
+{
+	const char *rel = below_outdir(l, path);
+	uint32_t k = rel ? qp_str_get(&l->rec, rel) : SMDMX_NONE;
+	if (k == SMDMX_NONE) return false;
+	const struct qp_rec *r = &l->recs[k];
+	char *qc = path_absolute(qcpath);
+	bool same_qc = !strcmp(qc, r->qc);
+	free(qc);
+	uint64_t hash, size;
+	return same_qc && file_hash(path, &hash, &size) && hash == r->hash && size == r->size;
+}
+
+void qp_record_written(library *l, const char *path, const char *qcpath)
+{
+	const char *rel = below_outdir(l, path);
+	if (!rel || strpbrk(rel, "\t\n") || strpbrk(qcpath, "\t\n")) return; /* a name a line cannot hold */
+	uint64_t hash, size;
+	if (!file_hash(path, &hash, &size)) return;
+	char *qc = path_absolute(qcpath);
+	rec_put(l, rel, qc, hash, size);
+	free(qc);
+}
+
+void qp_record_save(library *l)
+{
+	if (!l->outdir) return;
+	for (size_t i = 0; i < l->task_count; i++)
+		for (size_t k = 0; k < l->tasks[i]->written_count; k++) qp_record_written(l, l->tasks[i]->written[k], l->tasks[i]->proj->qcpath);
+	text_buf t = { 0 };
+	tb_puts(&t, RECORD_HEAD);
+	size_t kept = 0;
+	for (size_t i = 0; i < l->rec_count; i++) {
+		const struct qp_rec *r = &l->recs[i];
+		char *path = xasprintf("%s%s", l->outdir, r->path);
+		os_stat st;
+		bool there = os_stat_path(path, &st) && st.kind == OS_REGULAR;
+		free(path);
+		if (!there) continue; /* gone: nothing to say of it */
+		char line[64];
+		snprintf(line, sizeof(line), "%016" PRIx64 " %" PRIu64 "\t", r->hash, r->size);
+		tb_puts(&t, line);
+		tb_puts(&t, r->qc);
+		tb_putc(&t, '\t');
+		tb_puts(&t, r->path);
+		tb_putc(&t, '\n');
+		kept++;
+	}
+	char *path = xasprintf("%s%s", l->outdir, RECORD_NAME);
+	os_stat st;
+	/* nothing written and no record there: none made (a run that wrote nothing leaves nothing) */
+	if (kept || os_stat_path(path, &st)) {
+		outputs set = { 0 };
+		set.force = true;
+		char why[1024];
+		char **written = NULL;
+		size_t written_count = 0;
+		output *o = outputs_open(&set, path, why, sizeof(why));
+		bool ok = o && (output_write(o, t.text, t.len) || (snprintf(why, sizeof(why), "%s", os_error_text(o->errnum)), false));
+		if (ok) ok = outputs_commit(&set, &written, &written_count, why, sizeof(why));
+		else outputs_abort(&set);
+		for (size_t k = 0; k < written_count; k++) free(written[k]);
+		free(written);
+		if (!ok)
+			say("smdmx", "warning", "cannot write the record of what was written '%s': %s (a later run takes its files for "
+			    "someone else's, and writes beside them)", path, why);
+	}
+	free(path);
+	free(t.text);
+}
+
+void qp_record_free(library *l)
+{
+	for (size_t i = 0; i < l->rec_count; i++) {
+		free(l->recs[i].path);
+		free(l->recs[i].qc);
+	}
+	free(l->recs);
+	qp_str_map_free(&l->rec);
+}
