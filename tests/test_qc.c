@@ -1703,6 +1703,41 @@ static void test_stray_block(void **state)
 	smdmx_qc_free(qc);
 }
 
+/* A skipped command's block open where the QC ends (Left 4 Dead 2's SubwayCar QCs end inside
+ * $collisiontext): the rest is its block, as studiomdl's Cmd_CollisionText reads tokens to the
+ * '}' or the end; said. An include that ends inside one is an error (studiomdl would read on
+ * into the file that included it). */
+static void test_block_open_at_end(void **state)
+{
+	(void)state;
+	static const char qc_text[] = "$body b \"m.smd\"\n$collisiontext\n{\n\t\"break\"\n\t{\n\t\"model\" \"x\"\n\t}\n";
+	static const qc_mem_file files[] = { { "/p/s.qc", qc_text, 0 }, { "/p/m.smd", "x", 0 } };
+	smdmx_warnings w;
+	smdmx_qc *qc = must_read(files, 2, &w);
+	assert_int_equal(qc->ref_count, 1);
+	assert_int_equal(w.count, 1);
+	assert_int_equal(w.data[0].code, SMDMX_WARNING_QC_BLOCK_OPEN);
+	assert_int_equal(w.data[0].line, 3);
+	assert_int_equal(w.data[0].column, 1);
+	assert_string_equal(w.data[0].message,
+	                    "this '{' is never closed: the rest of the QC is read as its block, as studiomdl reads it; close it for other tools");
+	char *out = written(qc, 0);
+	assert_string_equal(out, qc_text); /* kept as written */
+	free(out);
+	smdmx_qc_free(qc);
+	static const qc_mem_file inc[] = { { "/p/i.qc", "$include \"open.qci\"\n$body b \"m.smd\"\n", 0 },
+		                           { "/p/open.qci", "$keyvalues\n{\n\t\"prop_data\" {\n\t}\n", 0 },
+		                           { "/p/m.smd", "x", 0 } };
+	smdmx_error err;
+	assert_null(read_mem(inc, 3, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_UNTERMINATED);
+	assert_string_equal(err.file, "/p/open.qci");
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.column, 1);
+	assert_string_equal(err.message, "this '{' is never closed in its file: studiomdl would read the file that includes it as its "
+	                                 "block too; close it");
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, ""); /* QC numbers read and written with '.' in any locale */
@@ -1718,6 +1753,7 @@ int main(void)
 		cmocka_unit_test(test_edits),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_block_open_at_end),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_rig_face),
 		cmocka_unit_test(test_rig_combination),

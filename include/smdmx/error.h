@@ -137,6 +137,8 @@ typedef enum smdmx_warning_code {
 	SMDMX_WARNING_FRAME_AGAIN = 52,             /* SMD: a skeleton frame listed again (its number repeats or goes
 	                                               back), its bone lines replacing the earlier ones as studiomdl
 	                                               reads them */
+	SMDMX_WARNING_QC_BLOCK_OPEN = 53,           /* QC: a skipped command's block open where the QC ends, read to
+	                                               the end as studiomdl reads it */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 
