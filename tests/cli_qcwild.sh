@@ -134,6 +134,25 @@ rerun)
 	"$smdmx" qc src/a.qc --to dmx -d out -f 2>err
 	check "rerun: -f replaces it" "0 0" "$? $(count out/a.qc '^// mine$')"
 	;;
+goldsrc)
+	# A GoldSrc QC, every command of Half-Life's studiomdl and every $sequence option: read
+	# with the one warning its $body scale earns, converted both ways, the written QCs the
+	# same but for the files' names, and everything found reading them back.
+	cd "$tmp" || exit 2
+	"$smdmx" check "$qc/goldsrc/gold.qc" 2>err
+	check "goldsrc: read, one warning" "0 1 1" "$? $(wc -l <err | tr -d ' ') $(count err "gold.qc:24:26: warning: 'scale' on the '\$body' line")"
+	for to in dmx smd; do
+		"$smdmx" qc "$qc/goldsrc/gold.qc" --to $to -d $to 2>err
+		[ $to = dmx ] && made="2 converted, 0 copied" back=smd || made="0 converted, 2 copied" back=dmx
+		check "goldsrc: to $to" "0 smdmx: $made, 0 missing, 0 failed; 1 QC file written" "$? $(tail -n 1 err)"
+		check "goldsrc: to $to, only the files' names change" "" \
+			"$(sed "s/\"\(body\|wave\)\.$to\"/\"\1\"/g" $to/gold.qc | diff "$qc/goldsrc/gold.qc" -)"
+		"$smdmx" qc $to/gold.qc --to $back -d ${to}_back 2>err
+		check "goldsrc: to $to, read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
+	done
+	check "goldsrc: to DMX and back, the model the same, its GoldSrc material kept" "0 arm.bmp" \
+		"$("$smdmx" diff -q "$qc/goldsrc/body.smd" dmx_back/body.smd; echo $?) $(grep -m 1 -o '^arm\.bmp' dmx_back/body.smd)"
+	;;
 *)
 	echo "unknown group $group"
 	exit 2
