@@ -438,7 +438,7 @@ diff)
 	# every SMD of the corpus and the DMX smd2dmx makes of it: no difference
 	if [ -d "$corpus" ]; then
 		n=0 bad=""
-		for f in $(find "$corpus" -type f -iname '*.smd'); do
+		for f in $(corpus_files '*.smd'); do
 			again "$smd2dmx" -q "$f" -o "$tmp/c.dmx" -f || continue
 			n=$((n + 1))
 			# what differs said (a quiet end under Wine is run again: cli_lib.sh's again_to)
@@ -1244,45 +1244,58 @@ everyday)
 	check "a closed pipe ends it quietly" "$want_rc " "$(cat "$tmp/rc") $(grep -v '^wine client error:' "$tmp/err")"
 	;;
 
-readback)
+readback-*)
 	# Every output reads back: every SMD, VTA and DMX of testdata/ (but bad/) and of the corpus
 	# along every path, and each output read again (converted back). Inputs that are no model
 	# (a VTA without its SMD, DMX files of other formats) fail as they should; what is
-	# written must read.
+	# written must read. Three groups, each in its own time: to DMX of every model version
+	# (and DMX to DMX), to SMD (and GoldSrc SMD), and re-encoded in each encoding.
 	mkdir "$tmp/in"
 	cp -r "$root/testdata/ok" "$root/testdata/sample" "$root/testdata/model" "$root/testdata/qc" "$tmp/in/"
-	[ -d "$corpus" ] && cp -r "$corpus" "$tmp/in/corpus" || echo "skipped the corpus: there is none at $corpus"
+	[ -d "$corpus" ] && corpus_copy "$tmp/in/corpus" || echo "skipped the corpus: there is none at $corpus"
 	count() { find "$1" -type f | wc -l | tr -d ' '; }
-	for m in 1 15 18 22; do
-		"$smd2dmx" -r "$tmp/in" -d "$tmp/dmx$m" --model-version $m --encoding binary --encoding-version $([ $m = 22 ] && echo 9 || echo 5) -k -q 2>/dev/null
-		"$dmx2smd" -r "$tmp/dmx$m" -d "$tmp/dmx${m}_back" -k -q 2>"$tmp/err"
-		check "SMD to DMX model $m: all $(count "$tmp/dmx$m") outputs read" "0 " "$? $(head -n 3 "$tmp/err")"
-	done
-	"$dmx2smd" -r "$tmp/in" -d "$tmp/smd" -k -q 2>/dev/null
-	"$smd2dmx" -r "$tmp/smd" -d "$tmp/smd_back" -k -q 2>"$tmp/err"
-	check "DMX to SMD and VTA: all $(count "$tmp/smd") outputs read" "0 " "$? $(head -n 3 "$tmp/err")"
-	"$dmx2smd" -r "$tmp/in" -d "$tmp/gold" --goldsrc -k -q 2>/dev/null
-	"$smd2dmx" -r "$tmp/gold" -d "$tmp/gold_back" -k -q 2>"$tmp/err"
-	check "DMX to GoldSrc SMD: all $(count "$tmp/gold") outputs read" "0 " "$? $(head -n 3 "$tmp/err")"
-	for m in 1 22; do
-		"$smdmx" convert -r "$tmp/dmx18" -d "$tmp/dd$m" --to dmx --model-version $m -k -q 2>/dev/null
-		"$dmx2smd" -r "$tmp/dd$m" -d "$tmp/dd${m}_back" -k -q 2>"$tmp/err"
-		check "DMX to DMX model $m: all $(count "$tmp/dd$m") outputs read" "0 " "$? $(head -n 3 "$tmp/err")"
-	done
-	for e in keyvalues2 keyvalues2_flat binary; do
-		"$smdmx" convert -r "$tmp/in" -d "$tmp/re_$e" --to dmx --encoding $e -k -q 2>/dev/null
-		n=0
-		for f in $(find "$tmp/re_$e" -type f -name '*.dmx'); do
-			# into a file, not /dev/null: under Wine a write to /dev/null once failed as a closed
-			# pipe (which ends a program quietly with 1 on Windows), in a run of 373
-			"$smdmx" dump "$f" >"$tmp/dump.txt" 2>"$tmp/err" && continue
-			quietly_failed $? "$tmp/err" && echo "  $f: ended with no word under Wine: run again" &&
-				"$smdmx" dump "$f" >"$tmp/dump.txt" 2>"$tmp/err" && continue
-			echo "  $f: exit $?: $(head -c 300 "$tmp/err")" # which one, and why, beside the count
-			n=$((n + 1))
+	case $group in
+	readback-dmx)
+		for m in 1 15 18 22; do
+			"$smd2dmx" -r "$tmp/in" -d "$tmp/dmx$m" --model-version $m --encoding binary --encoding-version $([ $m = 22 ] && echo 9 || echo 5) -k -q 2>/dev/null
+			"$dmx2smd" -r "$tmp/dmx$m" -d "$tmp/dmx${m}_back" -k -q 2>"$tmp/err"
+			check "SMD to DMX model $m: all $(count "$tmp/dmx$m") outputs read" "0 " "$? $(head -n 3 "$tmp/err")"
 		done
-		check "re-encoded as $e: all $(count "$tmp/re_$e") outputs read" 0 $n
-	done
+		for m in 1 22; do
+			"$smdmx" convert -r "$tmp/dmx18" -d "$tmp/dd$m" --to dmx --model-version $m -k -q 2>/dev/null
+			"$dmx2smd" -r "$tmp/dd$m" -d "$tmp/dd${m}_back" -k -q 2>"$tmp/err"
+			check "DMX to DMX model $m: all $(count "$tmp/dd$m") outputs read" "0 " "$? $(head -n 3 "$tmp/err")"
+		done
+		;;
+	readback-smd)
+		"$dmx2smd" -r "$tmp/in" -d "$tmp/smd" -k -q 2>/dev/null
+		"$smd2dmx" -r "$tmp/smd" -d "$tmp/smd_back" -k -q 2>"$tmp/err"
+		check "DMX to SMD and VTA: all $(count "$tmp/smd") outputs read" "0 " "$? $(head -n 3 "$tmp/err")"
+		"$dmx2smd" -r "$tmp/in" -d "$tmp/gold" --goldsrc -k -q 2>/dev/null
+		"$smd2dmx" -r "$tmp/gold" -d "$tmp/gold_back" -k -q 2>"$tmp/err"
+		check "DMX to GoldSrc SMD: all $(count "$tmp/gold") outputs read" "0 " "$? $(head -n 3 "$tmp/err")"
+		;;
+	readback-encodings)
+		for e in keyvalues2 keyvalues2_flat binary; do
+			"$smdmx" convert -r "$tmp/in" -d "$tmp/re_$e" --to dmx --encoding $e -k -q 2>/dev/null
+			n=0
+			for f in $(find "$tmp/re_$e" -type f -name '*.dmx'); do
+				# into a file, not /dev/null: under Wine a write to /dev/null once failed as a closed
+				# pipe (which ends a program quietly with 1 on Windows), in a run of 373
+				"$smdmx" dump "$f" >"$tmp/dump.txt" 2>"$tmp/err" && continue
+				quietly_failed $? "$tmp/err" && echo "  $f: ended with no word under Wine: run again" &&
+					"$smdmx" dump "$f" >"$tmp/dump.txt" 2>"$tmp/err" && continue
+				echo "  $f: exit $?: $(head -c 300 "$tmp/err")" # which one, and why, beside the count
+				n=$((n + 1))
+			done
+			check "re-encoded as $e: all $(count "$tmp/re_$e") outputs read" 0 $n
+		done
+		;;
+	*)
+		echo "unknown group $group"
+		exit 2
+		;;
+	esac
 	[ -n "${SMDMX_VERBOSE:-}" ] && find "$tmp" -maxdepth 1 -type d | while read -r d; do echo "$(count "$d") $d"; done
 	;;
 

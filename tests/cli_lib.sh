@@ -30,6 +30,33 @@ silent() {
 		if (n < 2 || a[n] !~ /^(nothing to do|if |add |check |compile |export |fix |give |keep |leave |make |move |put |reduce |remove |rename |triangulate |use |write )/) print m
 	}'
 }
+# corpus_files NAME_PATTERN...: the corpus's files of those names (find -iname), sorted, one a
+# line. SMDMX_CORPUS_SAMPLE=N (CI's sanitizer runs, where a start costs several times more):
+# every Nth model of them, taken by the path without its extension, so that an SMD and the
+# VTA beside it come together, and from every folder alike. Without it, every file.
+corpus_files() {
+	_first=1
+	for _p in "$@"; do
+		[ $_first = 1 ] && set -- && _first=0
+		set -- "$@" -o -iname "$_p"
+	done
+	shift
+	find "$corpus" -type f \( "$@" \) | LC_ALL=C sort | awk -v n="${SMDMX_CORPUS_SAMPLE:-1}" '{
+		stem = $0; sub(/\.[^./]*$/, "", stem)
+		if (!(stem in seen)) seen[stem] = k++
+		if (seen[stem] % n == 0) print }'
+}
+# corpus_copy DEST: the corpus copied to DEST, every file, or (SMDMX_CORPUS_SAMPLE) its sample
+# of models (corpus_files) and every other file.
+corpus_copy() {
+	mkdir -p "$1"
+	{ corpus_files '*.smd' '*.vta' '*.dmx'; find "$corpus" -type f ! -iname '*.smd' ! -iname '*.vta' ! -iname '*.dmx'; } |
+		while IFS= read -r _f; do
+			_rel=${_f#"$corpus"/}
+			mkdir -p "$1/$(dirname "$_rel")" && cp "$_f" "$1/$_rel"
+		done
+}
+[ "${SMDMX_CORPUS_SAMPLE:-1}" != 1 ] && echo "note: a sample of the corpus: every ${SMDMX_CORPUS_SAMPLE}th model (SMDMX_CORPUS_SAMPLE)"
 # Files in a directory tree, sorted, one line: what a failure must not leave behind.
 files() { (cd "$1" && find . -type f | LC_ALL=C sort | tr '\n' ' '); }
 sample=$root/testdata/sample

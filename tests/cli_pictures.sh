@@ -218,7 +218,7 @@ corpus)
 		echo "skipped: this group reads the corpus, and there is none at $corpus"
 		exit 0
 	fi
-	find "$corpus" -type f \( -iname '*.smd' -o -iname '*.dmx' -o -iname '*.qc' \) | LC_ALL=C sort >list
+	corpus_files '*.smd' '*.dmx' '*.qc' >list
 	n=0 drawn=0 refused=0 bad=""
 	while read -r f; do
 		n=$((n + 1))
