@@ -218,7 +218,7 @@ corpus)
 		echo "skipped: this group reads the corpus, and there is none at $corpus"
 		exit 0
 	fi
-	corpus_files '*.smd' '*.dmx' '*.qc' >list
+	corpus_files '*.smd' '*.dmx' '*.qc' >"$tmp/list"
 	n=0 drawn=0 refused=0 bad=""
 	while read -r f; do
 		n=$((n + 1))
@@ -232,7 +232,7 @@ corpus)
 		if [ $rc = 0 ] && [ "$(png_size "$tmp/p$n.png")" = "192 x 192" ]; then drawn=$((drawn + 1))
 		elif [ $rc = 1 ] && [ ! -e "$tmp/p$n.png" ] && grep -q ': error: ' "$tmp/err"; then refused=$((refused + 1))
 		else bad="$bad $f($rc)"; fi
-	done <list
+	done <"$tmp/list"
 	check "corpus: every model drawn or refused with a message" "" "$bad"
 	echo "corpus: $n files, $drawn drawn, $refused refused"
 	check "corpus: most are drawn" yes "$([ "$drawn" -gt $((n * 9 / 10)) ] && echo yes || echo no)"
