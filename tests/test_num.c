@@ -3,6 +3,7 @@
  * process locale (main sets it from the environment). */
 #define _GNU_SOURCE
 #include <locale.h>
+#include <float.h>
 #include <math.h>
 
 #include "util.h"
@@ -210,6 +211,14 @@ static void test_format_fixed6(void **state)
 		ref_fixed6(f, want, sizeof(want));
 		if (strcmp(got, want) != 0) fail_msg("%a: got %s, want %s", (double)f, got, want);
 	}
+	/* a double beyond the float range: FLT_MAX with its sign (the cast to float would be
+	 * undefined, and its digits would not fit) */
+	ref_fixed6(FLT_MAX, want, sizeof(want));
+	sm_format_fixed6_double(1e39, got);
+	assert_string_equal(got, want);
+	sm_format_fixed6_double(-DBL_MAX, got);
+	assert_string_equal(got + 1, want);
+	assert_int_equal(got[0], '-');
 }
 
 static void test_fixed6_round_trip(void **state)

@@ -379,8 +379,10 @@ size_t sm_format_fixed6_double(double v, char *out)
 		format_fixed_digits(u % 1000000u, 6, out + n);
 		n += 6;
 	} else {
-		/* |v| >= 9.2e12 is an integer in float32: its digits, then six zeros */
-		n += format_big_integer(fabs((double)(float)v), out + n);
+		/* |v| >= 9.2e12 is an integer in float32: its digits, then six zeros (beyond the
+		 * float range, the cast to float would be undefined: FLT_MAX) */
+		double a = fabs(v);
+		n += format_big_integer(a <= FLT_MAX ? (double)(float)a : FLT_MAX, out + n);
 		memcpy(out + n, ".000000", 7);
 		n += 7;
 	}

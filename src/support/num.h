@@ -88,7 +88,7 @@ static inline bool sm_parse_float_fast(const char *p, const char *end, float *ou
  * readable bytes); false defers to sm_parse_int. */
 static inline bool sm_parse_int_fast(const char *p, const char *end, int64_t *out, const char **next)
 {
-	if (p + 5 > end || !sm_is_digit(p[0])) return false;
+	if (end - p < 5 || !sm_is_digit(p[0])) return false;
 	int64_t v = p[0] - '0';
 	const char *q = p + 1;
 	if (sm_is_digit(*q)) {
@@ -127,7 +127,8 @@ sm_num_status sm_parse_int(const char *p, const char *end, int64_t *out, const c
 size_t sm_format_fixed6(float v, char *out);
 
 /* The same for a double (exactly rounded for a float32 value; within 1e-16 relative
- * otherwise). Used for Euler angles, which are computed, not stored. */
+ * otherwise). Used for Euler angles, which are computed, not stored. A finite v beyond the
+ * float range (|v| > FLT_MAX, which no angle is) is written as FLT_MAX with its sign. */
 size_t sm_format_fixed6_double(double v, char *out);
 
 /* Longest text of sm_format_float including the terminating NUL. */
