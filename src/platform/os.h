@@ -182,6 +182,15 @@ void os_launch_facts(os_launch *l);
 void os_wait_key(void);
 /* A clock for durations, in seconds. */
 double os_seconds(void);
+/* text (a whole number, NUL-terminated) read by the C library's correctly rounded strtof
+ * (as_float) or strtod, as in the C locale whatever the process's locale, safe on several
+ * threads at once; false when it cannot be (no memory for a locale). */
+bool os_strtod_c(const char *text, bool as_float, double *out);
+/* Memory: the pages of [p + from, p + to) of a block just allocated made resident in one
+ * call, for a block of 1 MiB or more (faulting each page in on first touch costs more); with
+ * huge, a block of 4 MiB or more also asks for huge pages (measured: it helps blocks made in
+ * one go, and slows growing ones). Nothing where the system has no such call. */
+void os_populate(void *p, size_t from, size_t to, bool huge);
 /* The most memory the process has held at once (resident set, working set), in KiB. */
 uint64_t os_peak_memory_kib(void);
 /* A folder for temporary files (TMPDIR, /tmp; GetTempPath), malloc'd, '/' as separator. */

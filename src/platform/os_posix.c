@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <locale.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -498,6 +499,35 @@ double os_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool os_strtod_c(const char *text, bool as_float, double *out)
+{
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (!c) return false;
+	*out = as_float ? (double)strtof_l(text, NULL, c) : strtod_l(text, NULL, c);
+	freelocale(c);
+	return true;
+}
+
+void os_populate(void *p, size_t from, size_t to, bool huge)
+{
+#ifdef MADV_POPULATE_WRITE
+	const uintptr_t page = 4096;
+	if (to - from < ((size_t)1 << 20)) return;
+	uintptr_t a = ((uintptr_t)p + from + page - 1) & ~(page - 1), e = ((uintptr_t)p + to) & ~(page - 1);
+#ifdef MADV_HUGEPAGE
+	if (huge && e - a >= ((uintptr_t)4 << 20)) madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)huge;
+#endif
+	if (e > a) madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)from;
+	(void)to;
+	(void)huge;
+#endif
 }
 
 uint64_t os_peak_memory_kib(void)

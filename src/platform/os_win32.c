@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <io.h>
+#include <locale.h>
 #include <process.h>
 #include <stdlib.h>
 #include <string.h>
@@ -815,6 +816,40 @@ double os_seconds(void)
 	QueryPerformanceFrequency(&f);
 	QueryPerformanceCounter(&c);
 	return (double)c.QuadPart / (double)f.QuadPart;
+}
+
+/* mingw-w64's correctly rounded strtod (gdtoa) reads the locale's decimal point: with one
+ * that is not '.', it stops there, and the text is read again with that locale's point. The
+ * C library's locale data is read under a lock: the threads of one conversion parse at once. */
+static SRWLOCK strtod_lock = SRWLOCK_INIT;
+
+bool os_strtod_c(const char *text, bool as_float, double *out)
+{
+	char buf[512];
+	size_t n = strlen(text);
+	if (n >= sizeof(buf)) return false;
+	memcpy(buf, text, n + 1);
+	AcquireSRWLockExclusive(&strtod_lock);
+	char *stopped;
+	double v = as_float ? (double)strtof(buf, &stopped) : strtod(buf, &stopped);
+	const char *point = localeconv()->decimal_point;
+	char *dot = strchr(buf, '.');
+	if (*stopped && stopped == dot && point && strcmp(point, ".") && strlen(point) == 1) {
+		*dot = point[0];
+		v = as_float ? (double)strtof(buf, NULL) : strtod(buf, NULL);
+	}
+	ReleaseSRWLockExclusive(&strtod_lock);
+	*out = v;
+	return true;
+}
+
+/* Windows faults pages in cheaply enough: nothing to ask for. */
+void os_populate(void *p, size_t from, size_t to, bool huge)
+{
+	(void)p;
+	(void)from;
+	(void)to;
+	(void)huge;
 }
 
 uint64_t os_peak_memory_kib(void)

@@ -1,37 +1,20 @@
 /* Allocation through the user's hooks, with a memory limit, and the memory a scene owns. */
-#define _DEFAULT_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/os.h"
 #include "support/internal.h"
 
 _Thread_local bool sm_alloc_lazy;
 
 /* Big arrays fill page by page; faulting each 4 KiB page in on first touch costs
- * microseconds in a VM. Populating the new part of a big block in one call is cheaper,
+ * microseconds in a VM. The new part of a big block is populated in one call (os_populate),
  * unless several threads are about to fill it (sm_alloc_lazy): they fault its pages in at
  * once. */
 static void populate(void *p, size_t from, size_t to, bool huge)
 {
-#ifdef MADV_POPULATE_WRITE
-	const uintptr_t page = 4096;
-	if (!p || to - from < ((size_t)1 << 20)) return;
-	uintptr_t a = ((uintptr_t)p + from + page - 1) & ~(page - 1), e = ((uintptr_t)p + to) & ~(page - 1);
-#ifdef MADV_HUGEPAGE
-	/* Blocks made in one go (binary arrays) also take huge pages; growing vectors do not:
-	 * measured, it slows them. */
-	if (huge && e - a >= ((uintptr_t)4 << 20)) madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-	(void)huge;
-#endif
-	if (e > a && !sm_alloc_lazy) madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-#else
-	(void)p;
-	(void)from;
-	(void)to;
-	(void)huge;
-#endif
+	if (p && !sm_alloc_lazy) os_populate(p, from, to, huge);
 }
 
 static void *default_alloc(void *user, size_t size)

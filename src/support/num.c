@@ -4,14 +4,15 @@
  * exact integer mantissa w, and when w < 2^53 and |exponent| <= 22 one IEEE multiplication
  * or division by an exact power of ten gives the correctly rounded double. Rounding that
  * double to float can only go wrong when it lands exactly on a float midpoint (double
- * rounding); that case, subnormals, and long mantissas go to glibc's correctly rounded
- * strtof_l with the C locale, so results never depend on LC_NUMERIC.
+ * rounding); that case, subnormals, and long mantissas go to the C library's correctly
+ * rounded strtof in the C locale (os_strtod_c), so results never depend on LC_NUMERIC.
  *
  * Printing six decimals: v * 1e6 is exact in double (a 24-bit significand times
  * 15625 * 2^6 needs at most 38 bits), so rounding it to an integer with nearbyint (ties to
  * even, as printf) gives the correctly rounded result without any string conversion. */
 #define _GNU_SOURCE
 #include "support/num.h"
+#include "platform/os.h"
 
 
 #include <float.h>
@@ -126,9 +127,10 @@ static sm_num_status scan_number(const char *p, const char *end, scan *s)
 	return SM_NUM_OK;
 }
 
-/* The rare cases (float midpoints, subnormals, more than 19 digits, large exponents): glibc's
- * correctly rounded strtof_l / strtod_l in the C locale. Text of SM_NUM_MAX_LENGTH characters
- * or more is refused: a documented limit, not a number any exporter writes. */
+/* The rare cases (float midpoints, subnormals, more than 19 digits, large exponents): the C
+ * library's correctly rounded strtof / strtod, read as in the C locale (os_strtod_c). Text
+ * of SM_NUM_MAX_LENGTH characters or more is refused: a documented limit, not a number any
+ * exporter writes. */
 static sm_num_status slow_parse(const char *start, const char *stop, bool as_float, double *out)
 {
 	char buf[SM_NUM_MAX_LENGTH];
@@ -136,23 +138,8 @@ static sm_num_status slow_parse(const char *start, const char *stop, bool as_flo
 	if (n >= sizeof(buf)) return SM_NUM_TOO_LONG;
 	memcpy(buf, start, n);
 	buf[n] = '\0';
-#ifdef _WIN32
-	/* mingw-w64's correctly rounded strtod (gdtoa): with a locale whose decimal point is not
-	 * '.', it stops there, and the text is read again with that locale's point. */
-	char *stopped;
-	double v = as_float ? (double)strtof(buf, &stopped) : strtod(buf, &stopped);
-	const char *point = localeconv()->decimal_point;
-	char *dot = strchr(buf, '.');
-	if (*stopped && stopped == dot && point && strcmp(point, ".") && strlen(point) == 1) {
-		*dot = point[0];
-		v = as_float ? (double)strtof(buf, NULL) : strtod(buf, NULL);
-	}
-#else
-	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	if (!c) return SM_NUM_BAD;
-	double v = as_float ? (double)strtof_l(buf, NULL, c) : strtod_l(buf, NULL, c);
-	freelocale(c);
-#endif
+	double v;
+	if (!os_strtod_c(buf, as_float, &v)) return SM_NUM_BAD;
 	if (!isfinite(v)) return SM_NUM_RANGE;
 	*out = v;
 	return SM_NUM_OK;
