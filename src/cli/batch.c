@@ -754,7 +754,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	 * it, as on one worker). */
 	sort_plan = &p;
 	if (workers > 1 && !b.ordered) qsort(b.order, p.count, sizeof(size_t), by_size);
-	os_thread *threads[256];
+	os_thread *threads[CLI_JOBS_MAX];
 	unsigned started = 0;
 	for (unsigned t = 1; t < workers; t++) {
 		if (!(threads[started] = os_thread_start(worker, &b))) break;

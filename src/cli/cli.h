@@ -85,6 +85,9 @@ typedef struct diag_buf {
 	size_t warnings, hidden, errors;
 } diag_buf;
 
+/* -j and --threads take at most this many: workers' threads are arrays of it. */
+#define CLI_JOBS_MAX 256
+
 typedef struct output {
 	char *path;
 	char *tmp;  /* NULL for standard output */

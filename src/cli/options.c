@@ -74,11 +74,13 @@ bool batch_option(opt_state *st, const char *a, const char *v)
 		}
 	} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || (!strncmp(a, "-j", 2) && a[2])) {
 		const char *n = a[2] && a[1] == 'j' ? a + 2 : (TAKES_VALUE ? v : NULL);
-		if (n && !parse_number(n, 1, 256, &num)) st->rc = opt_error(st, "-j wants a number of jobs from 1 to 256, not '%s'", n);
+		if (n && !parse_number(n, 1, CLI_JOBS_MAX, &num))
+			st->rc = opt_error(st, "-j wants a number of jobs from 1 to %d, not '%s'", CLI_JOBS_MAX, n);
 		else if (n) o->jobs = (unsigned)num;
 	} else if (!strcmp(a, "--threads")) {
 		if (TAKES_VALUE) {
-			if (!parse_number(v, 1, 256, &num)) st->rc = opt_error(st, "--threads wants a number from 1 to 256, not '%s'", v);
+			if (!parse_number(v, 1, CLI_JOBS_MAX, &num))
+				st->rc = opt_error(st, "--threads wants a number from 1 to %d, not '%s'", CLI_JOBS_MAX, v);
 			o->threads = (unsigned)num;
 			o->given |= OPT_THREADS;
 		}

@@ -35,8 +35,8 @@ void run_parallel(unsigned workers, size_t n, void (*fn)(void *ctx, size_t i), v
 	par p = { fn, ctx, n, 0, os_mutex_create() };
 	if (!workers) workers = os_cpu_count();
 	if (workers > n) workers = (unsigned)n;
-	if (workers > 64) workers = 64;
-	os_thread *threads[64];
+	if (workers > CLI_JOBS_MAX) workers = CLI_JOBS_MAX;
+	os_thread *threads[CLI_JOBS_MAX];
 	unsigned started = 0;
 	for (unsigned t = 1; p.lock && t < workers; t++) {
 		if (!(threads[started] = os_thread_start(par_worker, &p))) break;

@@ -425,7 +425,7 @@ static void run_tasks(library *lib, conv_opts *o)
 	if (!workers) workers = os_cpu_count();
 	if (workers > lib->task_count) workers = (unsigned)lib->task_count;
 	if (workers < 1) workers = 1; /* a QC that names no file */
-	if (workers > 64) workers = 64;
+	if (workers > CLI_JOBS_MAX) workers = CLI_JOBS_MAX;
 	unsigned cores = os_cpu_count();
 	o->ropts.threads = o->threads ? o->threads : (cores / workers ? cores / workers : 1);
 	o->xopts.threads = o->wopts.threads = o->dopts.threads = o->ropts.threads;
@@ -434,7 +434,7 @@ static void run_tasks(library *lib, conv_opts *o)
 		fputs("smdmx: error: out of memory\n", stderr);
 		exit(EXIT_FAILED);
 	}
-	os_thread *th[64];
+	os_thread *th[CLI_JOBS_MAX];
 	unsigned started = 0;
 	for (unsigned i = 1; i < workers; i++)
 		if ((th[started] = os_thread_start(qp_worker, lib))) started++;

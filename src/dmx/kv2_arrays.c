@@ -110,8 +110,8 @@ int kv2_read_array_parallel(kv2 *k, smdmx_dm_attr *a, sm_vec *items, size_t item
 	}
 	size_t *quotes = ends + blocks;
 	_Atomic size_t found = SIZE_MAX;
-	unsigned threads = k->threads > 64 ? 64 : k->threads;
-	scan_job sj[64];
+	unsigned threads = k->threads > SM_TEAM_MAX ? SM_TEAM_MAX : k->threads;
+	scan_job sj[SM_TEAM_MAX];
 	for (unsigned t = 0; t < threads; t++)
 		sj[t] = (scan_job){ .data = d, .from = from, .size = k->size, .blocks = blocks, .block = block, .first = t, .stride = threads,
 			            .found = &found, .ends = ends, .quotes = quotes };

@@ -376,7 +376,7 @@ static bool build_pool(writer *w, const smdmx_mesh *m, const tri_ctx *t, pool_ki
                        text_pool *pool)
 {
 	SM_CHECK(pool_start(w, pool, count, guess));
-	size_t parts = w->threads > 64 ? 64 : w->threads;
+	size_t parts = w->threads > SM_TEAM_MAX ? SM_TEAM_MAX : w->threads;
 	if (count / sm_write_part_min < parts) parts = count / sm_write_part_min;
 	if (parts < 2) {
 		for (size_t i = 0; i < count; i++) {
