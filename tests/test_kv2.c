@@ -738,7 +738,7 @@ static void test_stubs(void **state)
 }
 
 /* What other writers do to strings: datamodel.py escapes nothing, so its quotes and
- * backslashes stand as written (FORMATS.md A8); a file that shows it (a bare type word, an
+ * backslashes stand as written (doc/formats.md A8); a file that shows it (a bare type word, an
  * unescaped quote, a backslash that starts no escape) is read with backslashes as
  * characters, and a file that only reads so (a path ending in a backslash) too. */
 static void test_other_writers(void **state)

@@ -1,5 +1,5 @@
 /* QC: reading as studiomdl reads (tokens, includes, $pushd, variables, macros, the commands of
- * FORMATS G2 and G3), errors at their place, text kept byte for byte and edited only where
+ * doc/formats.md G2 and G3), errors at their place, text kept byte for byte and edited only where
  * asked, and the rig between a $model block and the scene both ways. */
 #include <locale.h>
 

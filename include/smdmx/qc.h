@@ -1,4 +1,4 @@
-/* smdmx: QC scripts, studiomdl's model descriptions (FORMATS G).
+/* smdmx: QC scripts, studiomdl's model descriptions (doc/formats.md G).
  *
  * smdmx_qc_read_file reads a QC and everything it includes as studiomdl reads it: its tokens
  * and comments, $include (against the main QC's folder), $pushd, $popd and $cd, variables

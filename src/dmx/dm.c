@@ -46,7 +46,7 @@ bool smdmx_dm_type_from_name(const char *name, size_t len, smdmx_dm_type *type, 
 			return true;
 		}
 	}
-	/* The other spellings in circulation (FORMATS.md A6): BST's "angle", binary's "objectid". */
+	/* The other spellings in circulation (doc/formats.md A6): BST's "angle", binary's "objectid". */
 	static const struct {
 		const char *name;
 		smdmx_dm_type type;

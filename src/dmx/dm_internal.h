@@ -30,7 +30,7 @@ uint32_t sm_dm_stub(smdmx_dm *dm, const uint8_t id[16], smdmx_error *error);
 	"a reference to element %s, which this file does not hold (an element of another file, as SFM writes them): "  \
 	"kept by its id in a DMX written from this one, no element to a conversion; nothing to do"
 
-/* The header line of a DMX file (FORMATS.md A1, A2, B1): slices into the data. body is the
+/* The header line of a DMX file (doc/formats.md A1, A2, B1): slices into the data. body is the
  * offset after the line's newline. Fails with SMDMX_ERROR_HEADER at 1:1. */
 typedef struct sm_dmx_header {
 	const char *encoding;

@@ -1,4 +1,4 @@
-/* Binary DMX reader, versions 1 to 5 and 9 (FORMATS.md B1 to B10).
+/* Binary DMX reader, versions 1 to 5 and 9 (doc/formats.md B1 to B10).
  *
  * Every read is bounds-checked against the end of the data, and every count is checked
  * against the bytes that remain before anything is allocated for it, so a lying count is an

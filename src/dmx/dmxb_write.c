@@ -1,4 +1,4 @@
-/* Binary DMX writer, versions 1 to 5 and 9 (FORMATS.md B1 to B9): the string table and the
+/* Binary DMX writer, versions 1 to 5 and 9 (doc/formats.md B1 to B9): the string table and the
  * element index the way each version needs them, element 0 the root. The same graph always
  * gives the same bytes. */
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* keyvalues2 (text DMX) reader.
  *
  * Tokens are quoted strings and the characters { } [ ]; whitespace, commas and // comments
- * separate them (FORMATS.md A3, A9). Unquoted words are tokens too, so that errors can name
+ * separate them (doc/formats.md A3, A9). Unquoted words are tokens too, so that errors can name
  * them: the only one read is a value type's name standing for the type's empty value, as
  * Blender Source Tools' datamodel.py writes `"name" element` and `"name" string` (decision
  * 14; counted in one warning). Parsing is iterative over an explicit stack, so the
@@ -111,7 +111,7 @@ static char unescape(char c)
 
 /* Whether the quote at q closes its string: what follows it may follow a token (a separator,
  * brace, bracket, quote, comment or the end). datamodel.py does not escape quotes inside
- * strings (FORMATS.md A8), so `"-filename "C:/x.dmx";"` has two quotes followed by text,
+ * strings (doc/formats.md A8), so `"-filename "C:/x.dmx";"` has two quotes followed by text,
  * which no well-formed file has: those are read as part of the string. A file that reads
  * without this rule reads the same with it. */
 static bool closes_string(const char *d, size_t q, size_t n)

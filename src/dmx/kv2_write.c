@@ -1,4 +1,4 @@
-/* keyvalues2 writer (FORMATS.md A10, A11; decisions 3 and 5).
+/* keyvalues2 writer (doc/formats.md A10, A11; decisions 3 and 5).
  *
  * The root comes first. An element referenced exactly once is written inline where it is
  * used; any other element (shared, unreferenced, or the way into a cycle) is written at top

@@ -1,4 +1,4 @@
-/* The DmeModel schema (FORMATS.md C, D), lifting: a datamodel into a scene (the bounds on
+/* The DmeModel schema (doc/formats.md C, D), lifting: a datamodel into a scene (the bounds on
  * how much sharing may expand, the joint hierarchy and its order, clips, flex rules and
  * controls, the scene whole); meshes in dmx_lift_mesh.c. It knows elements and attributes,
  * never bytes or text. */

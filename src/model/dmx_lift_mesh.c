@@ -1,4 +1,4 @@
-/* The DmeModel schema (FORMATS.md C, D), lifting a mesh: its vertex data (positions,
+/* The DmeModel schema (doc/formats.md C, D), lifting a mesh: its vertex data (positions,
  * normals, UV sets, balance, wrinkle, weights), face sets and delta states. */
 #include <math.h>
 #include <stdio.h>
@@ -37,7 +37,7 @@ static uint32_t material_index(lift *l, uint32_t mat_el)
 }
 
 /* A corrective (combination) shape is named by joining the shapes that drive it with '_'
- * ('__' in ModelDoc's files: FORMATS.md C10): a name whose parts are all names of other
+ * ('__' in ModelDoc's files: doc/formats.md C10): a name whose parts are all names of other
  * shapes of the model. A name with '_' whose parts are not ("flex_1", "brow_raiser" beside
  * no "brow" and "raiser") is a shape of its own. */
 bool mdl_mark_correctives(lift *l)

@@ -1,4 +1,4 @@
-/* The DmeModel schema (FORMATS.md C, D), lowering: a scene into a datamodel (joints and
+/* The DmeModel schema (doc/formats.md C, D), lowering: a scene into a datamodel (joints and
  * their transforms, meshes, delta states, flex controls and rules, clips). It knows elements
  * and attributes, never bytes or text. */
 #include <math.h>

@@ -1,4 +1,4 @@
-/* A face rig between a QC's $model block and the scene (FORMATS G3, G4; C10).
+/* A face rig between a QC's $model block and the scene (doc/formats.md G3, G4; C10).
  *
  * What studiomdl compiles decides both ways. From a DMX combination operator (its targets
  * meshes) studiomdl makes, per control C: a controller C (0..1; -1..1 for two raw controls),

@@ -1,4 +1,4 @@
-/* A QC $model block's controllers and rules read as a combination operator (FORMATS D):
+/* A QC $model block's controllers and rules read as a combination operator (doc/formats.md C10):
  * its controls, the raw controls each shape's rule reads, its dominator groups; accepted only
  * when, written back as qc_rig.c writes a rig, it gives the QC's lines again. */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* QC reading, the commands outside $model ($sequence, $animation, $attachment, $cd, $pushd,
- * $include and the rest of FORMATS G2) and the entry points: a QC read whole, every token
+ * $include and the rest of doc/formats.md G2) and the entry points: a QC read whole, every token
  * recorded with where it came from so that edits can be made to the text (qc_edit.c). The
  * reader's other parts: qc_script.c, qc_model.c, qc_rules.c (qc_read.h). */
 #include <stdarg.h>

@@ -87,7 +87,7 @@ static void name_on_disk(const char *folder, char *want, size_t comp, bool *noca
 }
 
 /* The path of an existing file: as given, else with each component matched ignoring case
- * (QC names come from Windows, FORMATS G1). Where the file system ignores case itself, the
+ * (QC names come from Windows, doc/formats.md G1). Where the file system ignores case itself, the
  * name found is the one on the disk, and a difference in case is reported alike. */
 char *sm_fs_find(void *user, const char *path, bool *nocase)
 {

@@ -40,7 +40,7 @@ bool smdmx_scene_transform(smdmx_scene *s, double scale, char up_axis, smdmx_err
 	if (up_axis != 0 && up_axis != 'Y' && up_axis != 'Z' && up_axis != 'X')
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the up axis is X, Y or Z");
 	/* Source is Z-up: a Y-up source turns +90 degrees about X, an X-up one +90 about Y
-	 * (the rotations Blender Source Tools uses, FORMATS.md E5). */
+	 * (the rotations Blender Source Tools uses, doc/formats.md E5). */
 	bool rotate = up_axis && up_axis != 'Z';
 	double e[3] = { up_axis == 'Y' ? 1.57079632679489661923 : 0, up_axis == 'X' ? 1.57079632679489661923 : 0, 0 }, q[4], m[3][3];
 	smdmx_euler_to_quat(e, q);
