@@ -431,6 +431,19 @@ diff)
 	awk 'NR == 73 { $3 = "-3.000000" } { print }' "$sample/arm.vta" >"$tmp/shape.vta"
 	check "a shape changed" "flex shape 'bulge': 1 corners move otherwise (the first at (10 -2 -2))|1 difference|" \
 		"$("$smdmx" diff "$tmp/af.dmx" "$sample/arm.smd" "$tmp/shape.vta" | tr '\n' '|')"
+	# stereo balance and wrinkle, per corner (the diff once compared neither): a face whose QC
+	# makes stereo pairs, and the same with a wrinkle field, each with three values changed
+	"$smd2dmx" --qc "$root/testdata/qc/face/face.qc" -o "$tmp/st.dmx" --encoding keyvalues2 -q
+	awk '/^\t*"balance" "float_array"/ && !d { sub(/\[ "1", "1", "1"/, "[ \"0.9\", \"0.8\", \"0.7\""); d = 1 } { print }' "$tmp/st.dmx" >"$tmp/st_b.dmx"
+	check "a balance changed" "mesh 'face': a polygon of material 'face': the corner at (-3 0 0) differs in its balance|1" \
+		"$("$smdmx" diff "$tmp/st.dmx" "$tmp/st_b.dmx" | head -n 1)|$("$smdmx" diff -q "$tmp/st.dmx" "$tmp/st_b.dmx"; echo $?)"
+	# a wrinkle field beside the balance, the same values; then three of them changed
+	awk '{ print } /^\t*"balance" "float_array"/ { w = $0; sub(/"balance"/, "\"wrinkle\"", w); print w }
+		/^\t*"balanceIndices"/ { w = $0; sub(/"balanceIndices"/, "\"wrinkleIndices\"", w); print w }' "$tmp/st.dmx" |
+		sed 's/"jointIndices", "balance" \]/"jointIndices", "balance", "wrinkle" ]/' >"$tmp/st_w.dmx"
+	awk '/^\t*"wrinkle" "float_array"/ { sub(/\[ "1", "1", "1"/, "[ \"0.9\", \"0.8\", \"0.7\"") } { print }' "$tmp/st_w.dmx" >"$tmp/st_w2.dmx"
+	check "a wrinkle changed; one side without it" "0 mesh 'face': a polygon of material 'face': the corner at (-3 0 0) differs in its wrinkle|1 1" \
+		"$("$smdmx" diff -q "$tmp/st_w.dmx" "$tmp/st_w.dmx"; echo $?) $("$smdmx" diff "$tmp/st_w.dmx" "$tmp/st_w2.dmx" | head -n 1)|$("$smdmx" diff -q "$tmp/st_w.dmx" "$tmp/st_w2.dmx"; echo $?) $("$smdmx" diff -q "$tmp/st.dmx" "$tmp/st_w.dmx"; echo $?)"
 	# an SMD's frame rate: --fps
 	"$smd2dmx" "$sample/arm_wave.smd" --fps 24 -o "$tmp/w24.dmx" -q
 	check "an animation at 24 fps: the same with --fps 24, not without" "0 1" \
