@@ -99,6 +99,12 @@ static void test_duplicate_names(void **state)
 	assert_int_equal(warn.data[0].code, SMDMX_WARNING_DUPLICATE_NAME);
 	assert_int_equal(warn.data[0].line, 5);
 	assert_string_equal(warn.data[0].message, "two bones are named 'a': both kept, in their order, but studiomdl finds a bone by its name and takes one of them; rename one in the source");
+	assert_string_equal(s->name, "model"); /* from memory, without options->name */
+	smdmx_scene_free(s);
+	smdmx_smd_read_options o = { .name = "arm" };
+	s = smdmx_smd_read_memory(t, strlen(t), &o, &err, NULL);
+	assert_non_null(s);
+	assert_string_equal(s->name, "arm");
 	smdmx_scene_free(s);
 }
 

@@ -34,7 +34,8 @@ typedef struct smdmx_smd_read_options {
 SMDMX_API smdmx_scene *smdmx_smd_read_file(const char *path, const smdmx_smd_read_options *options,
                                  smdmx_error *error, smdmx_warnings *warnings);
 
-/* The same from memory. name is used for the scene's name (may be NULL). */
+/* The same from memory (size bytes at data). The scene is named options->name, or "model"
+ * when that is NULL (memory has no file name). */
 SMDMX_API smdmx_scene *smdmx_smd_read_memory(const void *data, size_t size,
                                    const smdmx_smd_read_options *options,
                                    smdmx_error *error, smdmx_warnings *warnings);
