@@ -103,7 +103,7 @@ for qc in "$root"/testdata/qc/*/*.qc "$corpus"/qc/sdk_humans/male_sdk/male_06_sd
 		mkdir -p "$tmp/$side/$name" # a project that writes nothing (a file missing) compares too
 		"$prog/smdmx" qc "$qc" --to dmx -d "$tmp/$side/$name/dmx" -q >/dev/null 2>&1
 		echo "$?" >"$tmp/$side/$name.status"
-		top=$(find "$tmp/$side/$name/dmx" -name "$(basename "$qc")" | head -n 1)
+		top=$([ -d "$tmp/$side/$name/dmx" ] && find "$tmp/$side/$name/dmx" -name "$(basename "$qc")" | head -n 1)
 		[ -n "$top" ] && "$prog/smdmx" qc "$top" --to smd -d "$tmp/$side/$name/smd" -q >/dev/null 2>&1
 		echo "$?" >>"$tmp/$side/$name.status"
 	done

@@ -14,11 +14,11 @@
 #define RECORD_NAME ".smdmx-written"
 #define RECORD_HEAD "# smdmx qc: the files it wrote into this folder. A later run for the same QC replaces a file\n" \
 	"# whose bytes are still these; it leaves any other alone. One line a file: the FNV-1a hash of\n" \
-	"# its bytes, its size, its QC, its path here (tab-separated).\n"
+	"# its bytes, its size, its QC (from this folder), its path here (tab-separated).\n"
 
 struct qp_rec {
 	char *path;          /* below OUTDIR, '/' between folders */
-	char *qc;            /* absolute */
+	char *qc;            /* from OUTDIR (qc_key) */
 	uint64_t hash, size;
 };
 
@@ -39,6 +39,17 @@ static bool file_hash(const char *path, uint64_t *hash, uint64_t *size)
 	*hash = h;
 	*size = n;
 	return ok;
+}
+
+/* The QC a file was written for, as the record names it: from OUTDIR (the record holds the
+ * same bytes on Linux and Windows, and stays right when OUTDIR moves with the sources), or
+ * whole when there is no way there (another drive). */
+static char *qc_key(const library *l, const char *qcpath)
+{
+	char *rec = xasprintf("%s%s", l->outdir, RECORD_NAME);
+	char *key = path_relative(rec, qcpath);
+	free(rec);
+	return key;
 }
 
 /* path below OUTDIR, or NULL when it is not there */
@@ -104,7 +115,7 @@ bool qp_record_own(const library *l, const char *path, const char *qcpath)
 	uint32_t k = rel ? qp_str_get(&l->rec, rel) : SMDMX_NONE;
 	if (k == SMDMX_NONE) return false;
 	const struct qp_rec *r = &l->recs[k];
-	char *qc = path_absolute(qcpath);
+	char *qc = qc_key(l, qcpath);
 	bool same_qc = !strcmp(qc, r->qc);
 	free(qc);
 	uint64_t hash, size;
@@ -117,7 +128,7 @@ void qp_record_written(library *l, const char *path, const char *qcpath)
 	if (!rel || strpbrk(rel, "\t\n") || strpbrk(qcpath, "\t\n")) return; /* a name a line cannot hold */
 	uint64_t hash, size;
 	if (!file_hash(path, &hash, &size)) return;
-	char *qc = path_absolute(qcpath);
+	char *qc = qc_key(l, qcpath);
 	rec_put(l, rel, qc, hash, size);
 	free(qc);
 }
