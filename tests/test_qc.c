@@ -1694,12 +1694,8 @@ static void test_stray_block(void **state)
 	smdmx_warnings w;
 	smdmx_qc *qc = must_read(files, 1, &w);
 	assert_true(qc->scale == 2.0);
-	assert_int_equal(w.count, 1);
-	assert_int_equal(w.data[0].code, SMDMX_WARNING_QC_BENT);
-	assert_int_equal(w.data[0].line, 2);
-	assert_int_equal(w.data[0].column, 3);
-	assert_string_equal(w.data[0].message,
-	                    "a block that belongs to no command: skipped, though studiomdl refuses it; remove it for studiomdl");
+	test_assert_one_warning(&w, SMDMX_WARNING_QC_BENT, 2, 3,
+	                        "a block that belongs to no command: skipped, though studiomdl refuses it; remove it for studiomdl");
 	smdmx_qc_free(qc);
 }
 
@@ -1715,12 +1711,9 @@ static void test_block_open_at_end(void **state)
 	smdmx_warnings w;
 	smdmx_qc *qc = must_read(files, 2, &w);
 	assert_int_equal(qc->ref_count, 1);
-	assert_int_equal(w.count, 1);
-	assert_int_equal(w.data[0].code, SMDMX_WARNING_QC_BLOCK_OPEN);
-	assert_int_equal(w.data[0].line, 3);
-	assert_int_equal(w.data[0].column, 1);
-	assert_string_equal(w.data[0].message,
-	                    "this '{' is never closed: the rest of the QC is read as its block, as studiomdl reads it; close it for other tools");
+	test_assert_one_warning(&w, SMDMX_WARNING_QC_BLOCK_OPEN, 3, 1,
+	                        "this '{' is never closed: the rest of the QC is read as its block, as studiomdl reads it; close it "
+	                        "for other tools");
 	char *out = written(qc, 0);
 	assert_string_equal(out, qc_text); /* kept as written */
 	free(out);

@@ -344,6 +344,17 @@ static inline const smdmx_warning *test_warning_of(const smdmx_warnings *w, smdm
 	return NULL;
 }
 
+/* w holds exactly one warning, of code, at line and column, saying message. */
+static inline void test_assert_one_warning(const smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t column,
+                                           const char *message)
+{
+	assert_int_equal(w->count, 1);
+	assert_int_equal(w->data[0].code, code);
+	assert_int_equal(w->data[0].line, line);
+	assert_int_equal(w->data[0].column, column);
+	assert_string_equal(w->data[0].message, message);
+}
+
 /* ---- scenes read and written on several threads (the test includes src/support/internal.h first) --- */
 
 static inline bool test_same_bytes(const void *a, const void *b, size_t n)
