@@ -288,7 +288,7 @@ typedef struct loaded {
 } loaded;
 bool load_model(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warnings, double fps, bool lines);
 void unload_model(loaded *l);
-char *read_whole(const char *path, size_t *size);
+char *read_whole(const char *path, size_t *size); /* followed by a NUL; NULL when unreadable */
 
 int cmd_info(int argc, char **argv);
 int cmd_preview(int argc, char **argv);

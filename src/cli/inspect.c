@@ -9,7 +9,7 @@
 
 #include "cli.h"
 
-/* A whole file into memory (NULL when it cannot be read). */
+/* A whole file into memory, followed by a NUL (NULL when it cannot be read). */
 char *read_whole(const char *path, size_t *size)
 {
 	FILE *f = os_fopen(path, "rb");
@@ -26,6 +26,7 @@ char *read_whole(const char *path, size_t *size)
 		cap *= 2;
 	}
 	fclose(f);
+	if (b) b[n] = 0; /* n < cap: the loop ends with room */
 	*size = n;
 	return b;
 }

@@ -82,15 +82,11 @@ static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, 
 void qp_record_load(library *l)
 {
 	char *path = xasprintf("%s%s", l->outdir, RECORD_NAME);
-	FILE *f = os_fopen(path, "rb");
+	size_t n;
+	char *text = read_whole(path, &n);
 	free(path);
-	if (!f) return;
-	text_buf t = { 0 };
-	int c;
-	while ((c = fgetc(f)) != EOF) tb_putc(&t, (char)c);
-	fclose(f);
 	/* a line it cannot read is left out: its file is then nobody's, and stays */
-	for (char *s = t.text; s && *s;) {
+	for (char *s = text; s && *s;) {
 		char *e = strchr(s, '\n');
 		if (e) *e = 0;
 		uint64_t hash, size;
@@ -106,7 +102,7 @@ void qp_record_load(library *l)
 		}
 		s = e ? e + 1 : s + strlen(s);
 	}
-	free(t.text);
+	free(text);
 }
 
 bool qp_record_own(const library *l, const char *path, const char *qcpath)
