@@ -112,13 +112,10 @@ static bool corner_equal(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, uin
 			return sm_cmp_differ(c, "mesh '%s' polygon %zu: UV set %zu differs", a->name, poly, u);
 	}
 	/* stereo balance and wrinkle, with the flex controls (SMD holds neither) */
-	static const char *const scalar_names[2] = { "balance", "wrinkle" };
-	for (int f = 0; c->flex && f < 2; f++) {
-		const smdmx_scalar_field *fa = f ? &a->wrinkle : &a->balance, *fb = f ? &b->wrinkle : &b->balance;
-		if (!fa->indices != !fb->indices) return sm_cmp_differ(c, "mesh '%s': one side has %s", a->name, scalar_names[f]);
-		if (fa->indices && !sm_cmp_values_equal(c, fa->data[fa->indices[ca]], fb->data[fb->indices[cb]]))
-			return sm_cmp_differ(c, "mesh '%s' polygon %zu: %s differs", a->name, poly, scalar_names[f]);
-	}
+	bool one_side;
+	const char *field = sm_cmp_scalar_differs(c, a, ca, b, cb, &one_side);
+	if (field && one_side) return sm_cmp_differ(c, "mesh '%s': one side has %s", a->name, field);
+	if (field) return sm_cmp_differ(c, "mesh '%s' polygon %zu: %s differs", a->name, poly, field);
 	smdmx_weight wa[64], wb[64];
 	size_t na = sm_cmp_canonical_weights(c, a, pa, wa), nb = sm_cmp_canonical_weights(c, b, pb, wb);
 	if (na != nb) return sm_cmp_differ(c, "mesh '%s' polygon %zu: %zu weight links vs %zu", a->name, poly, na, nb);
@@ -127,6 +124,18 @@ static bool corner_equal(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, uin
 			return sm_cmp_differ(c, "mesh '%s' polygon %zu: weight link %zu differs", a->name, poly, k);
 	}
 	return true;
+}
+
+const char *sm_cmp_scalar_differs(const cmp *c, const smdmx_mesh *a, size_t ca, const smdmx_mesh *b, size_t cb, bool *one_side)
+{
+	static const char *const names[2] = { "balance", "wrinkle" };
+	*one_side = false;
+	for (int f = 0; c->flex && f < 2; f++) {
+		const smdmx_scalar_field *fa = f ? &a->wrinkle : &a->balance, *fb = f ? &b->wrinkle : &b->balance;
+		if (!fa->indices != !fb->indices) return *one_side = true, names[f];
+		if (fa->indices && !sm_cmp_values_equal(c, fa->data[fa->indices[ca]], fb->data[fb->indices[cb]])) return names[f];
+	}
+	return NULL;
 }
 
 /* Corner k of mesh a corresponds to corner map[k] of mesh b. */

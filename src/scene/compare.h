@@ -52,6 +52,10 @@ const char *sm_cmp_name_in_b(const cmp *c, const smdmx_scene *a, uint32_t j);
 bool sm_cmp_rot_equal(const cmp *c, const float *qa, const float *qb);
 bool sm_cmp_shape_values_equal(const cmp *c, const float *base_a, const float *da, const float *base_b, const float *db);
 bool sm_cmp_values_equal(const cmp *c, double a, double b);
+/* Corner ca of mesh a and corner cb of mesh b in their stereo balance and wrinkle, compared
+ * with the flex controls only: NULL when they agree, else the field's name; *one_side: the
+ * field is on one side only (its absence is no value). */
+const char *sm_cmp_scalar_differs(const cmp *c, const smdmx_mesh *a, size_t ca, const smdmx_mesh *b, size_t cb, bool *one_side);
 bool sm_cmp_vec_equal(const cmp *c, const float *a, const float *b, int n);
 
 /* Geometry by meaning (diff_geometry.c): one side's corners in model space and its polygons

@@ -156,14 +156,10 @@ static bool gcorner_same(const cmp *c, const gside *ga, uint32_t x, const gside 
 		if (!sm_cmp_vec_equal(c, ma->uv_sets[u].data[ma->uv_sets[u].indices[ca]], mb->uv_sets[u].data[mb->uv_sets[u].indices[cb]], 2))
 			return *what = "UV", false;
 	if (ma->uv_set_count != mb->uv_set_count) return *what = "UV sets", false;
-	/* stereo balance and wrinkle, with the flex controls: a field one side has and the other
-	 * not differs too (its absence is no value) */
-	static const char *const scalar_names[2] = { "balance", "wrinkle" };
-	for (int f = 0; c->flex && f < 2; f++) {
-		const smdmx_scalar_field *fa = f ? &ma->wrinkle : &ma->balance, *fb = f ? &mb->wrinkle : &mb->balance;
-		if (!fa->indices != !fb->indices) return *what = scalar_names[f], false;
-		if (fa->indices && !sm_cmp_values_equal(c, fa->data[fa->indices[ca]], fb->data[fb->indices[cb]])) return *what = scalar_names[f], false;
-	}
+	/* stereo balance and wrinkle, with the flex controls, as smdmx_scene_compare has them */
+	bool one_side;
+	const char *field = sm_cmp_scalar_differs(c, ma, ca, mb, cb, &one_side);
+	if (field) return *what = field, false;
 	smdmx_weight wa[64], wb[64];
 	size_t na = sm_cmp_canonical_weights(c, ma, ma->position_indices[ca], wa), nb = sm_cmp_canonical_weights(c, mb, mb->position_indices[cb], wb);
 	if (na != nb) return *what = "weight links", false;
