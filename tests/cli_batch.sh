@@ -353,11 +353,15 @@ info)
 	check "info exits 0" 0 $?
 	check "info kind" "$sample/arm.smd: reference smd, version 1" "$(head -n 1 "$tmp/info")"
 	check "info joints" "  joints 2" "$(sed -n 2p "$tmp/info")"
+	check "info corner fields" "  corner fields (meshes holding them): position 1, normal 1, UV 1, weight 1, joint 1, balance 0, wrinkle 0" \
+		"$(sed -n 6p "$tmp/info")"
 	"$smd2dmx" "$sample/arm_wave.smd" -o "$tmp/wave.dmx" --target sfm
 	"$smdmx" info --json "$tmp/wave.dmx" >"$tmp/info.json"
 	check "info --json exits 0" 0 $?
 	got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["kind"], d["encoding"], d["encoding_version"], d["format_version"], d["joints"], d["clips"][0]["name"], d["clips"][0]["frames"], d["clips"][0]["frame_rate"])' "$tmp/info.json")
 	check "info --json parses, with its values" "animation dmx binary 5 18 2 arm_wave 11 30" "$got"
+	got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["corner_fields"])' "$tmp/info.json")
+	check "info --json corner fields" "{'position': 0, 'normal': 0, 'UV': 0, 'weight': 0, 'joint': 0, 'balance': 0, 'wrinkle': 0}" "$got"
 	"$smdmx" info --json "$root/testdata/kv2/ok/layout.dmx" >"$tmp/other.json"
 	got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["kind"], d["model"])' "$tmp/other.json")
 	check "info --json of a DMX that is no model" "dmx None" "$got"

@@ -377,7 +377,7 @@ typedef struct outcome {
 static void merge(smdmx_warnings *into, const smdmx_warnings *w)
 {
 	test_assert_warnings_act(w, "ledger");
-	for (size_t i = 0; i < w->count && into->count < SMDMX_WARNING_CODE_COUNT; i++) {
+	for (size_t i = 0; i < w->count && into->count < SMDMX_WARNINGS_MAX; i++) {
 		size_t k = 0;
 		while (k < into->count && into->data[k].code != w->data[i].code) k++;
 		if (k == into->count) into->data[into->count++] = w->data[i];

@@ -1238,6 +1238,85 @@ static void test_frame_rate_over_int32(void **state)
 	smdmx_scene_free(s);
 }
 
+/* A scene built by hand, in a struct of the caller's or from smdmx_scene_new, is taken by
+ * every function: validated, given clips and written, and smdmx_scene_free releases what the
+ * library gave it (ASan sees a leak or a double free otherwise). */
+static void hand_built(smdmx_scene *s)
+{
+	smdmx_error err;
+	s->joints = smdmx_scene_alloc(s, 2 * sizeof(smdmx_joint), &err);
+	assert_non_null(s->joints);
+	s->joints[0] = (smdmx_joint){ smdmx_scene_strdup(s, "root", &err), SMDMX_NONE, { { 0, 0, 0 }, { 0, 0, 0, 1 } } };
+	s->joints[1] = (smdmx_joint){ smdmx_scene_strdup(s, "arm", &err), 0, { { 1, 0, 0 }, { 0, 0, 0, 1 } } };
+	s->joint_count = 2;
+	s->name = "hand";
+	assert_true(smdmx_scene_validate(s, &err));
+	static const char anim[] = "version 1\nnodes\n0 \"root\" -1\n1 \"arm\" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n"
+	                           "1 1 0 0 0 0 0\ntime 1\n0 0 0 0 0 0 0\n1 2 0 0 0 0 0\nend\n";
+	smdmx_smd_read_options ro = { .name = "walk" };
+	smdmx_scene *a = smdmx_smd_read_memory(anim, strlen(anim), &ro, &err, NULL);
+	assert_non_null(a);
+	assert_true(smdmx_scene_add_clips(s, a, &err));
+	smdmx_scene_free(a);
+	assert_int_equal(s->clip_count, 1);
+	assert_string_equal(s->clips[0].name, "walk");
+	assert_true(smdmx_scene_validate(s, &err));
+	smdmx_dm *dm = smdmx_model_from_scene(s, NULL, &err, NULL);
+	assert_non_null(dm);
+	smdmx_scene *back = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	assert_non_null(back);
+	assert_int_equal(back->clip_count, 1);
+	assert_int_equal(back->joint_count, 2);
+	smdmx_scene_free(back);
+	smdmx_dm_free(dm);
+}
+
+static void test_scene_by_hand(void **state)
+{
+	(void)state;
+	smdmx_scene mine;
+	memset(&mine, 0, sizeof(mine));
+	mine.up_axis = 'Z';
+	hand_built(&mine);
+	smdmx_scene_free(&mine);
+	assert_null(mine.owner); /* the struct stays the caller's, emptied of the library's memory */
+	smdmx_scene_free(&mine); /* and again: nothing left to free */
+
+	smdmx_error err;
+	smdmx_scene *s = smdmx_scene_new(NULL, &err);
+	assert_non_null(s);
+	assert_int_equal(s->up_axis, 'Z');
+	assert_int_equal(s->joint_count + s->mesh_count + s->clip_count, 0);
+	hand_built(s);
+	smdmx_scene_free(s);
+}
+
+/* error may be NULL in every call (doc/library.md): a failing call says so by its result. */
+static void test_error_may_be_null(void **state)
+{
+	(void)state;
+	static const char bad[] = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 x 0 0 0\nend\n";
+	assert_null(smdmx_smd_read_memory(bad, strlen(bad), NULL, NULL, NULL));
+	assert_null(smdmx_smd_read_file("/nonexistent/a.smd", NULL, NULL, NULL));
+	assert_null(smdmx_dmx_read_memory("<!-- dmx", 8, NULL, NULL, NULL));
+	assert_null(smdmx_qc_read_file("/nonexistent/a.qc", NULL, NULL, NULL));
+	smdmx_dm *dm = smdmx_dm_create(NULL, NULL);
+	assert_non_null(dm);
+	assert_null(smdmx_model_to_scene(dm, NULL, NULL, NULL));
+	assert_null(smdmx_dm_add_attr(dm, 7, "x", SMDMX_DM_INT, false, 0, NULL));
+	smdmx_dm_free(dm);
+	smdmx_scene mine;
+	memset(&mine, 0, sizeof(mine));
+	smdmx_joint j = { "orphan", 3, { { 0, 0, 0 }, { 0, 0, 0, 1 } } };
+	mine.joints = &j;
+	mine.joint_count = 1;
+	assert_false(smdmx_scene_validate(&mine, NULL));
+	assert_false(smdmx_scene_attach_vta(&mine, &mine, NULL, NULL));
+	assert_false(smdmx_scene_transform(&mine, 0, 'Z', NULL));
+	assert_false(smdmx_smd_write_file(&mine, "/nonexistent/dir/a.smd", NULL, NULL));
+	assert_null(mine.owner);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -1261,6 +1340,8 @@ int main(void)
 		cmocka_unit_test(test_frame_rate_over_int32),
 		cmocka_unit_test(test_key_time_int32_min),
 		cmocka_unit_test(test_clip_time_range),
+		cmocka_unit_test(test_scene_by_hand),
+		cmocka_unit_test(test_error_may_be_null),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,7 @@ static smdmx_scene *lift_warned(const char *path, smdmx_warnings *w)
 	if (!s) fail_msg("%s: %s", path, err.message);
 	if (w) {
 		*w = rw;
-		for (size_t i = 0; i < lw.count && w->count < SMDMX_WARNING_CODE_COUNT; i++) w->data[w->count++] = lw.data[i];
+		for (size_t i = 0; i < lw.count && w->count < SMDMX_WARNINGS_MAX; i++) w->data[w->count++] = lw.data[i];
 	}
 	return s;
 }

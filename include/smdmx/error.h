@@ -153,8 +153,13 @@ typedef struct smdmx_warning {
 	char file[256];     /* as smdmx_error.file: set for a QC's included file, else "" */
 } smdmx_warning;
 
+/* Room for one entry per kind of warning. The room is fixed, not the number of codes: a code
+ * added changes no size (the library asserts that every code fits; more than 64 kinds would
+ * be a new soname). */
+#define SMDMX_WARNINGS_MAX 64
+
 typedef struct smdmx_warnings {
-	smdmx_warning data[SMDMX_WARNING_CODE_COUNT];
+	smdmx_warning data[SMDMX_WARNINGS_MAX];
 	size_t count;
 } smdmx_warnings;
 

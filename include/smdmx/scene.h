@@ -95,6 +95,37 @@ typedef struct smdmx_flex_shape {
 	uint32_t line;                  /* the line of that frame's 'time' in the VTA, or 0 */
 } smdmx_flex_shape;
 
+/* What a mesh holds per face corner, named once: the readers and writers, validation, the
+ * comparisons, the loss reports and `smdmx info` take the fields from this list
+ * (doc/library.md, "Corner fields"). In DmeVertexData's order. */
+typedef enum smdmx_corner_field {
+	SMDMX_CORNER_POSITION = 0, /* positions, position_indices */
+	SMDMX_CORNER_NORMAL,       /* normals, normal_indices */
+	SMDMX_CORNER_UV,           /* uv_sets (set 0 the main one) */
+	SMDMX_CORNER_WEIGHT,       /* weights: each link's weight */
+	SMDMX_CORNER_JOINT,        /* weights: each link's joint */
+	SMDMX_CORNER_BALANCE,      /* balance */
+	SMDMX_CORNER_WRINKLE,      /* wrinkle */
+	SMDMX_CORNER_FIELD_COUNT
+} smdmx_corner_field;
+
+typedef struct smdmx_corner_field_info {
+	const char *name;          /* as messages name it: "position", "normal", "UV", "weight",
+	                              "joint", "balance", "wrinkle" */
+	const char *dmx_names[2];  /* DmeVertexData's names: model formats before 22, 22 and on */
+	unsigned components;       /* numbers per value (a link's joint counts as one) */
+	bool smd;                  /* an SMD holds it (an SMD holds one UV set) */
+	bool flex_control;         /* compared with smdmx_compare_options.flex_controls only */
+} smdmx_corner_field_info;
+
+/* The description of field f; NULL when f is not a field. */
+SMDMX_API const smdmx_corner_field_info *smdmx_corner_field_describe(smdmx_corner_field f);
+
+/* Whether mesh m holds field f: positions always; normals, weights and balance or wrinkle
+ * when they are there; UVs when it has a set. */
+struct smdmx_mesh;
+SMDMX_API bool smdmx_mesh_has_field(const struct smdmx_mesh *m, smdmx_corner_field f);
+
 typedef struct smdmx_mesh {
 	const char *name;
 	uint32_t parent_joint;          /* SMDMX_NONE: child of the model */
@@ -253,6 +284,18 @@ typedef struct smdmx_scene {
 	struct smdmx_scene_owner *owner; /* private: the memory behind all of the above */
 } smdmx_scene;
 
+/* A scene built by hand (doc/library.md, "Building a scene"). smdmx_scene_new makes an empty
+ * one (no joints, meshes or clips; Z up) whose memory smdmx_scene_alloc and
+ * smdmx_scene_strdup add to (zeroed; NULL when out of memory, with error set), all released
+ * by smdmx_scene_free. A zeroed smdmx_scene the caller declares and fills in is accepted too,
+ * by every function: those that add to a scene (smdmx_scene_add_clips, _attach_vta, the QC
+ * rig functions) give it memory of its own, and smdmx_scene_alloc does, which
+ * smdmx_scene_free then releases (the struct itself stays the caller's). allocator may be
+ * NULL (malloc). */
+SMDMX_API smdmx_scene *smdmx_scene_new(const smdmx_allocator *allocator, smdmx_error *error);
+SMDMX_API void *smdmx_scene_alloc(smdmx_scene *scene, size_t size, smdmx_error *error);
+SMDMX_API const char *smdmx_scene_strdup(smdmx_scene *scene, const char *text, smdmx_error *error);
+
 /* Releases the scene and everything it points to. NULL is allowed. */
 SMDMX_API void smdmx_scene_free(smdmx_scene *scene);
 
@@ -308,6 +351,12 @@ typedef void (*smdmx_diff_fn)(void *user, const char *message);
  * Returns the number of differences: 0 when the scenes are equal. */
 SMDMX_API size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b,
                                   const smdmx_compare_options *options, smdmx_diff_fn fn, void *user);
+
+/* The options `smdmx diff` compares with. With a and b NULL: its defaults (everything zero
+ * but flex_controls, and rotations within 2e-6, as an SMD's six decimals of an angle allow).
+ * With two scenes: also the weights as the weaker side holds them (dmx_weights when either is
+ * a DMX, max_links 3, or 4 where both DMX are of model format 22), the rest left as it is. */
+SMDMX_API void smdmx_diff_options(const smdmx_scene *a, const smdmx_scene *b, smdmx_compare_options *options);
 
 /* Gives a reference scene the flex shapes of a VTA scene (decision 10). The VTA's base
  * vertices meet the reference's triangle corners by position, as studiomdl matches them: by

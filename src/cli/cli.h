@@ -293,9 +293,6 @@ char *read_whole(const char *path, size_t *size); /* followed by a NUL; NULL whe
 int cmd_info(int argc, char **argv);
 int cmd_preview(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
-/* smdmx diff's options: with a and b NULL, its defaults (flex controls compared, rotations
- * within 2e-6); then, for the two scenes, weights as the weaker side holds them. */
-void diff_options(const smdmx_scene *a, const smdmx_scene *b, smdmx_compare_options *opts);
 int cmd_check(int argc, char **argv);
 
 /* smd2dmx --qc's scene: the QC j->inputs[0]'s $model o->model (or its first; without any,

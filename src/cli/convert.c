@@ -455,15 +455,16 @@ static int cmp_names(const void *a, const void *b)
 static char *canonical_name(const char *type, const char *attr)
 {
 	static const char *const same[][2] = {
-		{ "position$0", "positions" },      { "normal$0", "normals" },         { "texcoord$0", "textureCoordinates" },
-		{ "blendweights$0", "jointWeights" }, { "blendindices$0", "jointIndices" }, { "balance$0", "balance" },
-		{ "wrinkle$0", "wrinkle" },         { "jointTransforms", "jointList" }, { "durationTime", "duration" },
-		{ "startTime", "start" },           { "offsetTime", "offset" },
+		{ "jointTransforms", "jointList" }, { "durationTime", "duration" }, { "startTime", "start" }, { "offsetTime", "offset" },
 	};
 	size_t n = strlen(attr);
 	bool indices = n > 7 && !strcmp(attr + n - 7, "Indices");
 	char base[256];
 	snprintf(base, sizeof(base), "%.*s", (int)(indices ? n - 7 : n), attr);
+	for (smdmx_corner_field f = 0; f < SMDMX_CORNER_FIELD_COUNT; f++) {
+		const smdmx_corner_field_info *x = smdmx_corner_field_describe(f);
+		if (!strcmp(base, x->dmx_names[1])) snprintf(base, sizeof(base), "%s", x->dmx_names[0]);
+	}
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++)
 		if (!strcmp(base, same[i][0])) {
 			snprintf(base, sizeof(base), "%s", same[i][1]);

@@ -63,7 +63,7 @@ bool load_model(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warnin
 	/* The file's warnings first, then the lift's (their codes differ). */
 	smdmx_warnings lifted;
 	l->scene = smdmx_model_to_scene(l->dm, NULL, &err, &lifted);
-	for (size_t i = 0; i < lifted.count && w->count < SMDMX_WARNING_CODE_COUNT; i++) w->data[w->count++] = lifted.data[i];
+	for (size_t i = 0; i < lifted.count && w->count < SMDMX_WARNINGS_MAX; i++) w->data[w->count++] = lifted.data[i];
 	if (!l->scene) snprintf(l->lift_error, sizeof(l->lift_error), "%s", err.message);
 	return true;
 }
@@ -152,6 +152,14 @@ static void json_string(const char *str)
 	putchar('"');
 }
 
+/* The meshes of s that hold corner field f. */
+static size_t meshes_with(const smdmx_scene *s, smdmx_corner_field f)
+{
+	size_t n = 0;
+	for (size_t m = 0; m < s->mesh_count; m++) n += smdmx_mesh_has_field(&s->meshes[m], f);
+	return n;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	const char *path = NULL;
@@ -216,7 +224,10 @@ int cmd_info(int argc, char **argv)
 				json_string(s->clips[i].name);
 				printf(", \"frames\": %lld, \"frame_rate\": %.17g}", clip_frames(&s->clips[i]), s->clips[i].frame_rate);
 			}
-			printf("]");
+			printf("], \"corner_fields\": {");
+			for (smdmx_corner_field f = 0; f < SMDMX_CORNER_FIELD_COUNT; f++)
+				printf("%s\"%s\": %zu", f ? ", " : "", smdmx_corner_field_describe(f)->name, meshes_with(s, f));
+			printf("}");
 			if (l.dm)
 				printf(", \"uv_v_turned\": %zu, \"uv_v_unflagged\": %zu", s->source.dmx_v_flag_false, s->source.dmx_v_flag_missing);
 		} else {
@@ -236,10 +247,13 @@ int cmd_info(int argc, char **argv)
 		else
 			printf(", version %d\n", s->source.version);
 		if (s) {
-			printf("  joints %zu\n  meshes %zu\n  vertices %zu\n  corners %zu\n  faces %zu (%zu triangles)\n"
-			       "  materials %zu\n  flex shapes %zu\n  flex controllers %zu\n  attachments %zu\n  clips %zu\n",
-			       s->joint_count, s->mesh_count, c.vertices, c.corners, c.faces, c.triangles, s->material_count,
-			       s->flex_shape_count, c.controllers, c.attachments, s->clip_count);
+			printf("  joints %zu\n  meshes %zu\n  vertices %zu\n  corners %zu\n", s->joint_count, s->mesh_count, c.vertices, c.corners);
+			printf("  corner fields (meshes holding them):");
+			for (smdmx_corner_field f = 0; f < SMDMX_CORNER_FIELD_COUNT; f++)
+				printf("%s %s %zu", f ? "," : "", smdmx_corner_field_describe(f)->name, meshes_with(s, f));
+			printf("\n  faces %zu (%zu triangles)\n  materials %zu\n  flex shapes %zu\n  flex controllers %zu\n  attachments %zu\n"
+			       "  clips %zu\n",
+			       c.faces, c.triangles, s->material_count, s->flex_shape_count, c.controllers, c.attachments, s->clip_count);
 			for (size_t i = 0; i < s->clip_count; i++)
 				printf("    '%s': %lld frames at %g fps\n", s->clips[i].name, clip_frames(&s->clips[i]), s->clips[i].frame_rate);
 			if (s->source.dmx_v_flag_false)
@@ -318,31 +332,12 @@ static void say_repeated(const char *path, const smdmx_scene *s, const smdmx_sce
 	free(names);
 }
 
-void diff_options(const smdmx_scene *a, const smdmx_scene *b, smdmx_compare_options *opts)
-{
-	if (!a || !b) { /* the defaults */
-		memset(opts, 0, sizeof(*opts));
-		opts->flex_controls = true;
-		opts->rotation_tolerance = 2e-6; /* SMD prints angles to six decimals: 5e-7 each */
-		return;
-	}
-	/* Weights as the weaker side holds them: a DMX keeps no weight-0 links, and at most 3
-	 * (4 in model format 22) of the largest, renormalised */
-	const smdmx_scene *s[2] = { a, b };
-	opts->dmx_weights = a->source.format == SMDMX_SOURCE_DMX || b->source.format == SMDMX_SOURCE_DMX;
-	for (int k = 0; k < 2; k++)
-		if (s[k]->source.format == SMDMX_SOURCE_DMX) {
-			size_t links = s[k]->source.version >= 22 ? 4 : 3;
-			if (!opts->max_links || links < opts->max_links) opts->max_links = links;
-		}
-}
-
 int cmd_diff(int argc, char **argv)
 {
 	const char *paths[2] = { NULL, NULL };
 	size_t npaths = 0;
 	smdmx_compare_options opts;
-	diff_options(NULL, NULL, &opts);
+	smdmx_diff_options(NULL, NULL, &opts);
 	diff_out out = { 0, 50 };
 	bool quiet = false;
 	double fps = 0;
@@ -441,7 +436,7 @@ int cmd_diff(int argc, char **argv)
 		if (ok0 && (l[1].dm || l[1].scene)) unload_model(&l[1]);
 		return EXIT_USAGE; /* as diff(1): 2 for trouble */
 	}
-	diff_options(l[0].scene, l[1].scene, &opts);
+	smdmx_diff_options(l[0].scene, l[1].scene, &opts);
 	/* bones, meshes, shapes, attachments and clips of one name pair in their order: said
 	 * once per name */
 	for (int k = 0; k < 2 && !quiet; k++)

@@ -222,8 +222,8 @@ static void make_row(void *ctx, size_t i)
 		if (s[k]) draw_side(s[k], s[1 - k], &res->side[k]);
 	if (s[0] && s[1]) {
 		smdmx_compare_options opts;
-		diff_options(NULL, NULL, &opts);
-		diff_options(s[0], s[1], &opts);
+		smdmx_diff_options(NULL, NULL, &opts);
+		smdmx_diff_options(s[0], s[1], &opts);
 		diff_ctx c = { res, 0 };
 		res->differences = (long long)smdmx_scene_diff(s[0], s[1], &opts, note_difference, &c);
 		if (c.shown > DIFFERENCES_SHOWN) {

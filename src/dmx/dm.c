@@ -227,6 +227,7 @@ void sm_sha1(const void *data, size_t n, uint8_t out[20])
 
 smdmx_dm *smdmx_dm_create(const smdmx_allocator *allocator, smdmx_error *error)
 {
+	SM_ERROR_START(error);
 	sm_owner *o = sm_owner_new(allocator, error);
 	if (!o) return NULL;
 	smdmx_dm *dm = sm_owned_calloc(o, 1, sizeof(*dm), error);
@@ -252,6 +253,7 @@ void smdmx_dm_free(smdmx_dm *dm)
 
 const char *smdmx_dm_strdup(smdmx_dm *dm, const char *s, smdmx_error *error)
 {
+	SM_ERROR_SLOT(error);
 	return sm_strdup(dm->owner->mem, s, strlen(s), error);
 }
 
@@ -284,6 +286,7 @@ uint32_t sm_dm_add_element(smdmx_dm *dm, const char *type, const char *name, con
 
 uint32_t smdmx_dm_add_element(smdmx_dm *dm, const char *type, const char *name, const uint8_t *id, smdmx_error *error)
 {
+	SM_ERROR_SLOT(error);
 	const char *t = sm_strdup(dm->owner->mem, type, strlen(type), error);
 	const char *n = t ? sm_strdup(dm->owner->mem, name ? name : "", name ? strlen(name) : 0, error) : NULL;
 	if (!n) return SMDMX_NONE;
@@ -314,6 +317,7 @@ bool sm_dm_alloc_array(smdmx_dm *dm, smdmx_dm_attr *a, size_t count, smdmx_error
 smdmx_dm_attr *smdmx_dm_add_attr(smdmx_dm *dm, uint32_t element, const char *name, smdmx_dm_type type, bool is_array,
                                  size_t count, smdmx_error *error)
 {
+	SM_ERROR_SLOT(error);
 	if (element >= dm->element_count || type <= SMDMX_DM_NONE || type >= SMDMX_DM_TYPE_COUNT) {
 		sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "bad element index or attribute type");
 		return NULL;
@@ -461,6 +465,7 @@ static void derive_id(const uint8_t parent[16], const char *attr, size_t index, 
 
 bool smdmx_dm_assign_ids(smdmx_dm *dm, smdmx_error *error)
 {
+	SM_ERROR_START(error);
 	size_t n = dm->element_count;
 	bool any = false;
 	for (size_t i = 0; i < n && !any; i++) any = !dm->elements[i].has_id;

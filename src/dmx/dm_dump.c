@@ -235,6 +235,7 @@ static bool dump_all(dumper *d, sm_owner *mem)
 
 bool smdmx_dm_dump(const smdmx_dm *dm, bool full, smdmx_write_fn write, void *user, smdmx_error *error)
 {
+	SM_ERROR_START(error);
 	sm_owner *mem = sm_owner_new(NULL, error);
 	if (!mem) return false;
 	dumper *d = sm_owned_alloc(mem, sizeof(dumper), error);

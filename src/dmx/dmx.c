@@ -105,13 +105,14 @@ static smdmx_dm *read_memory(const void *data, size_t size, const smdmx_dmx_read
 smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error,
                                  smdmx_warnings *warnings)
 {
+	SM_ERROR_START(error);
 	return read_memory(data, size, options, error, warnings, false);
 }
 
 smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *options, smdmx_error *error,
                                smdmx_warnings *warnings)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	smdmx_dmx_read_options opts;
 	memset(&opts, 0, sizeof(opts));
@@ -212,7 +213,7 @@ int smdmx_dmx_default_version(const smdmx_dm *dm, const char *encoding)
 bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx_dmx_write_options *options,
                      smdmx_error *error)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	smdmx_dmx_write_options o;
 	memset(&o, 0, sizeof(o));
 	if (options) o = *options;
@@ -257,6 +258,7 @@ static bool produce_dmx(void *ctx, smdmx_write_fn write, void *user, smdmx_error
 
 bool smdmx_dmx_write_file(smdmx_dm *dm, const char *path, const smdmx_dmx_write_options *options, smdmx_error *error)
 {
+	SM_ERROR_START(error);
 	dmx_job j = { dm, options };
 	return sm_write_file_atomic(path, produce_dmx, &j, error);
 }

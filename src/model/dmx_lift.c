@@ -616,7 +616,7 @@ static void three_digits(double v, char out[SM_FLOAT_MAX])
 smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options *options, smdmx_error *error,
                                   smdmx_warnings *warnings)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	smdmx_model_options o;
 	memset(&o, 0, sizeof(o));

@@ -75,11 +75,11 @@ static bool lift_positions_normals(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 {
 	size_t np, nc;
 	const int32_t *pix;
-	const void *pos = indexed(l, vd, sm_model_fields[f][0], SMDMX_DM_VECTOR3, &np, &pix, &nc);
+	const void *pos = indexed(l, vd, sm_model_field(f, SMDMX_CORNER_POSITION), SMDMX_DM_VECTOR3, &np, &pix, &nc);
 	char iname[96];
-	snprintf(iname, sizeof(iname), "%sIndices", sm_model_fields[f][0]);
+	snprintf(iname, sizeof(iname), "%sIndices", sm_model_field(f, SMDMX_CORNER_POSITION));
 	/* an empty mesh (an SMD's triangles block with none in it) has empty arrays */
-	if ((!pos && !has_array(l, vd, sm_model_fields[f][0], SMDMX_DM_VECTOR3)) || (!pix && !has_array(l, vd, iname, SMDMX_DM_INT)))
+	if ((!pos && !has_array(l, vd, sm_model_field(f, SMDMX_CORNER_POSITION), SMDMX_DM_VECTOR3)) || (!pix && !has_array(l, vd, iname, SMDMX_DM_INT)))
 		return bad_model(l, "a mesh without positions");
 	m->corner_count = nc;
 	m->position_count = np;
@@ -89,7 +89,7 @@ static bool lift_positions_normals(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 	SM_CHECK(copy_indices(l, pix, nc, np, &m->position_indices));
 	size_t nn, nni;
 	const int32_t *nix;
-	const void *nrm = indexed(l, vd, sm_model_fields[f][1], SMDMX_DM_VECTOR3, &nn, &nix, &nni);
+	const void *nrm = indexed(l, vd, sm_model_field(f, SMDMX_CORNER_NORMAL), SMDMX_DM_VECTOR3, &nn, &nix, &nni);
 	if (nrm && nix && nni == nc) {
 		m->normals = sm_owned_alloc(l->o, nn * sizeof(smdmx_vec3) + 1, l->error);
 		if (!m->normals) return false;
@@ -111,7 +111,7 @@ static bool lift_uv_sets(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t a = 0; a < vde->attr_count; a++) {
 			const smdmx_dm_attr *at = &vde->attrs[a];
-			bool main = strcmp(at->name, sm_model_fields[f][2]) == 0;
+			bool main = strcmp(at->name, sm_model_field(f, SMDMX_CORNER_UV)) == 0;
 			if (at->type != SMDMX_DM_VECTOR2 || !at->is_array || main != (pass == 0)) continue;
 			if (pass == 1 && strncmp(at->name, "texcoord", 8) != 0 && strncmp(at->name, "textureCoordinates", 18) != 0) continue;
 			size_t ni;
@@ -153,7 +153,7 @@ static void count_lost_fields(lift *l, const smdmx_dm_element *vde, int f)
 		size_t len = strlen(n);
 		if (len > 7 && !strcmp(n + len - 7, "Indices")) continue; /* goes with its field */
 		bool known = !strcmp(n, "vertexFormat") || !strcmp(n, "jointCount") || !strcmp(n, "flipVCoordinates");
-		for (int k = 0; k < 7 && !known; k++) known = !strcmp(n, sm_model_fields[f][k]);
+		for (int k = 0; k < SMDMX_CORNER_FIELD_COUNT && !known; k++) known = !strcmp(n, sm_model_field(f, (smdmx_corner_field)k));
 		if (!known && vde->attrs[a].type == SMDMX_DM_VECTOR2 && vde->attrs[a].is_array &&
 		    (!strncmp(n, "texcoord", 8) || !strncmp(n, "textureCoordinates", 18)))
 			known = true; /* read as a UV set above */
@@ -172,7 +172,7 @@ static bool lift_balance_wrinkle(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 	for (int which = 0; which < 2; which++) {
 		size_t nv, ni;
 		const int32_t *ix;
-		const float *v = indexed(l, vd, sm_model_fields[f][5 + which], SMDMX_DM_FLOAT, &nv, &ix, &ni);
+		const float *v = indexed(l, vd, sm_model_field(f, which ? SMDMX_CORNER_WRINKLE : SMDMX_CORNER_BALANCE), SMDMX_DM_FLOAT, &nv, &ix, &ni);
 		if (!v || !ix || ni != nc) continue;
 		smdmx_scalar_field *sf = which ? &m->wrinkle : &m->balance;
 		sf->data = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
@@ -192,8 +192,8 @@ static bool lift_weights(lift *l, smdmx_mesh *m, uint32_t vd, int f, const uint3
 	const smdmx_dm_attr *jc = get(l, vd, "jointCount");
 	int32_t count = jc && jc->type == SMDMX_DM_INT && !jc->is_array ? jc->value.i : 0;
 	size_t nw, nji;
-	const float *w = get_array(l, vd, sm_model_fields[f][3], SMDMX_DM_FLOAT, &nw);
-	const int32_t *ji = get_array(l, vd, sm_model_fields[f][4], SMDMX_DM_INT, &nji);
+	const float *w = get_array(l, vd, sm_model_field(f, SMDMX_CORNER_WEIGHT), SMDMX_DM_FLOAT, &nw);
+	const int32_t *ji = get_array(l, vd, sm_model_field(f, SMDMX_CORNER_JOINT), SMDMX_DM_INT, &nji);
 	m->weight_offsets = sm_owned_calloc(l->o, np + 1, sizeof(uint32_t), l->error);
 	if (!m->weight_offsets) return false;
 	sm_vec links = SM_VEC_INIT;
@@ -307,7 +307,7 @@ static bool lift_deltas(lift *l, const smdmx_mesh *m, uint32_t d, int f, smdmx_f
 {
 	size_t nv, nix2;
 	const int32_t *ix;
-	const float *w = indexed(l, d, sm_model_fields[f][6], SMDMX_DM_FLOAT, &nv, &ix, &nix2);
+	const float *w = indexed(l, d, sm_model_field(f, SMDMX_CORNER_WRINKLE), SMDMX_DM_FLOAT, &nv, &ix, &nix2);
 	if (w && ix && nix2 == nv && m->wrinkle.indices) {
 		sh->wrinkle_deltas = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
 		if (!sh->wrinkle_deltas) return false;
@@ -316,7 +316,7 @@ static bool lift_deltas(lift *l, const smdmx_mesh *m, uint32_t d, int f, smdmx_f
 		sh->wrinkle_count = nv;
 	}
 	for (int which = 0; which < 2; which++) {
-		const void *v = indexed(l, d, sm_model_fields[f][which], SMDMX_DM_VECTOR3, &nv, &ix, &nix2);
+		const void *v = indexed(l, d, sm_model_field(f, which ? SMDMX_CORNER_NORMAL : SMDMX_CORNER_POSITION), SMDMX_DM_VECTOR3, &nv, &ix, &nix2);
 		if (!v || !ix || nix2 != nv) continue;
 		smdmx_vec3 *vals = sm_owned_alloc(l->o, nv * sizeof(smdmx_vec3) + 1, l->error);
 		uint32_t *idx = NULL;

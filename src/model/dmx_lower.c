@@ -114,15 +114,9 @@ static uint32_t transform(lower *l, const char *name, const smdmx_transform *t)
 
 const smdmx_transform sm_model_identity = { { 0, 0, 0 }, { 0, 0, 0, 1 } };
 
-/* The vertex fields' names, by model format (C7): [0] before 22, [1] 22 and later. */
-const char *const sm_model_fields[2][7] = {
-	{ "positions", "normals", "textureCoordinates", "jointWeights", "jointIndices", "balance", "wrinkle" },
-	{ "position$0", "normal$0", "texcoord$0", "blendweights$0", "blendindices$0", "balance$0", "wrinkle$0" },
-};
-
-static const char *field(const lower *l, int which)
+static const char *field(const lower *l, smdmx_corner_field which)
 {
-	return sm_model_fields[l->format >= 22][which];
+	return sm_model_field(l->format >= 22, which);
 }
 
 static bool indexed_field(lower *l, uint32_t vd, const char *name, smdmx_dm_type t, const void *data, size_t count,
@@ -178,48 +172,47 @@ static bool lower_mesh(lower *l, size_t mi, uint32_t *material_el, uint32_t *mes
 	 * see them */
 	sm_owner *mem = sm_dm_memory(l->dm);
 	const char **uvname = m->uv_set_count ? sm_owned_calloc(mem, m->uv_set_count, sizeof(char *), l->error) : NULL;
-	const char **fmt = sm_owned_calloc(mem, 7 + m->uv_set_count, sizeof(char *), l->error);
+	const char **fmt = sm_owned_calloc(mem, SMDMX_CORNER_FIELD_COUNT + m->uv_set_count, sizeof(char *), l->error);
 	if (!fmt || (m->uv_set_count && !uvname)) return false;
 	size_t nf = 0;
-	fmt[nf++] = field(l, 0);
-	if (m->normal_indices) fmt[nf++] = field(l, 1);
-	for (size_t u = 0; u < m->uv_set_count; u++) {
-		char name[64];
-		if (u == 0) snprintf(name, sizeof(name), "%s", field(l, 2));
-		else if (l->format >= 22) snprintf(name, sizeof(name), "texcoord$%zu", u);
-		uvname[u] = smdmx_dm_strdup(l->dm, u > 0 && l->format < 22 ? m->uv_sets[u].name : name, l->error);
-		if (!uvname[u]) return false;
-		fmt[nf++] = uvname[u];
+	for (smdmx_corner_field f = 0; f < SMDMX_CORNER_FIELD_COUNT; f++) {
+		if (f == SMDMX_CORNER_WEIGHT || f == SMDMX_CORNER_JOINT) {
+			if (links) fmt[nf++] = field(l, f);
+		} else if (f != SMDMX_CORNER_UV) {
+			if (smdmx_mesh_has_field(m, f)) fmt[nf++] = field(l, f);
+		}
+		for (size_t u = 0; f == SMDMX_CORNER_UV && u < m->uv_set_count; u++) {
+			char name[64];
+			if (u == 0) snprintf(name, sizeof(name), "%s", field(l, SMDMX_CORNER_UV));
+			else if (l->format >= 22) snprintf(name, sizeof(name), "texcoord$%zu", u);
+			uvname[u] = smdmx_dm_strdup(l->dm, u > 0 && l->format < 22 ? m->uv_sets[u].name : name, l->error);
+			if (!uvname[u]) return false;
+			fmt[nf++] = uvname[u];
+		}
 	}
-	if (links) {
-		fmt[nf++] = field(l, 3);
-		fmt[nf++] = field(l, 4);
-	}
-	if (m->balance.indices) fmt[nf++] = field(l, 5);
-	if (m->wrinkle.indices) fmt[nf++] = field(l, 6);
 	smdmx_dm_attr *vf = at(l, vd, "vertexFormat", SMDMX_DM_STRING, true, nf);
 	if (!vf) return false;
 	for (size_t i = 0; i < nf; i++) ((const char **)vf->value.array.data)[i] = fmt[i];
 	SM_CHECK(set_int(l, vd, "jointCount", (int32_t)links));
 	SM_CHECK(set_bool(l, vd, "flipVCoordinates", true)); /* decision 7 */
-	SM_CHECK(indexed_field(l, vd, field(l, 0), SMDMX_DM_VECTOR3, m->positions, m->position_count, m->position_indices,
+	SM_CHECK(indexed_field(l, vd, field(l, SMDMX_CORNER_POSITION), SMDMX_DM_VECTOR3, m->positions, m->position_count, m->position_indices,
 	                       m->corner_count));
 	if (m->normal_indices)
-		SM_CHECK(indexed_field(l, vd, field(l, 1), SMDMX_DM_VECTOR3, m->normals, m->normal_count, m->normal_indices,
+		SM_CHECK(indexed_field(l, vd, field(l, SMDMX_CORNER_NORMAL), SMDMX_DM_VECTOR3, m->normals, m->normal_count, m->normal_indices,
 		                       m->corner_count));
 	for (size_t u = 0; u < m->uv_set_count; u++)
 		SM_CHECK(indexed_field(l, vd, uvname[u], SMDMX_DM_VECTOR2, m->uv_sets[u].data, m->uv_sets[u].count,
 		                       m->uv_sets[u].indices, m->corner_count));
 	if (m->balance.indices)
-		SM_CHECK(indexed_field(l, vd, field(l, 5), SMDMX_DM_FLOAT, m->balance.data, m->balance.count, m->balance.indices,
+		SM_CHECK(indexed_field(l, vd, field(l, SMDMX_CORNER_BALANCE), SMDMX_DM_FLOAT, m->balance.data, m->balance.count, m->balance.indices,
 		                       m->corner_count));
 	if (m->wrinkle.indices)
-		SM_CHECK(indexed_field(l, vd, field(l, 6), SMDMX_DM_FLOAT, m->wrinkle.data, m->wrinkle.count, m->wrinkle.indices,
+		SM_CHECK(indexed_field(l, vd, field(l, SMDMX_CORNER_WRINKLE), SMDMX_DM_FLOAT, m->wrinkle.data, m->wrinkle.count, m->wrinkle.indices,
 		                       m->corner_count));
 	if (links) {
 		/* Per position, `links` slots: the largest weights, renormalised (decision 6). */
-		smdmx_dm_attr *w = at(l, vd, field(l, 3), SMDMX_DM_FLOAT, true, m->position_count * links);
-		smdmx_dm_attr *j = at(l, vd, field(l, 4), SMDMX_DM_INT, true, m->position_count * links);
+		smdmx_dm_attr *w = at(l, vd, field(l, SMDMX_CORNER_WEIGHT), SMDMX_DM_FLOAT, true, m->position_count * links);
+		smdmx_dm_attr *j = at(l, vd, field(l, SMDMX_CORNER_JOINT), SMDMX_DM_INT, true, m->position_count * links);
 		if (!w || !j) return false;
 		float *wd = w->value.array.data;
 		int32_t *jd = j->value.array.data;
@@ -366,21 +359,21 @@ static bool lower_deltas(lower *l, size_t mi, uint32_t mesh)
 		items[k++] = d;
 		smdmx_dm_attr *vf = at(l, d, "vertexFormat", SMDMX_DM_STRING, true, sh->wrinkle_count ? 3 : 2);
 		if (!vf) return false;
-		((const char **)vf->value.array.data)[0] = field(l, 0);
-		((const char **)vf->value.array.data)[1] = field(l, 1);
+		((const char **)vf->value.array.data)[0] = field(l, SMDMX_CORNER_POSITION);
+		((const char **)vf->value.array.data)[1] = field(l, SMDMX_CORNER_NORMAL);
 		if (sh->wrinkle_count) {
-			((const char **)vf->value.array.data)[2] = field(l, 6);
-			smdmx_dm_attr *wa = at(l, d, field(l, 6), SMDMX_DM_FLOAT, true, sh->wrinkle_count);
+			((const char **)vf->value.array.data)[2] = field(l, SMDMX_CORNER_WRINKLE);
+			smdmx_dm_attr *wa = at(l, d, field(l, SMDMX_CORNER_WRINKLE), SMDMX_DM_FLOAT, true, sh->wrinkle_count);
 			char wname[64];
-			snprintf(wname, sizeof(wname), "%sIndices", field(l, 6));
+			snprintf(wname, sizeof(wname), "%sIndices", field(l, SMDMX_CORNER_WRINKLE));
 			smdmx_dm_attr *wi = at(l, d, wname, SMDMX_DM_INT, true, sh->wrinkle_count);
 			if (!wa || !wi) return false;
 			memcpy(wa->value.array.data, sh->wrinkle_deltas, sh->wrinkle_count * sizeof(float));
 			for (size_t w = 0; w < sh->wrinkle_count; w++) ((int32_t *)wi->value.array.data)[w] = (int32_t)sh->wrinkle_indices[w];
 		}
-		SM_CHECK(indexed_field(l, d, field(l, 0), SMDMX_DM_VECTOR3, sh->position_deltas, sh->position_count,
+		SM_CHECK(indexed_field(l, d, field(l, SMDMX_CORNER_POSITION), SMDMX_DM_VECTOR3, sh->position_deltas, sh->position_count,
 		                       sh->position_indices, sh->position_count));
-		SM_CHECK(indexed_field(l, d, field(l, 1), SMDMX_DM_VECTOR3, sh->normal_deltas, sh->normal_count, sh->normal_indices,
+		SM_CHECK(indexed_field(l, d, field(l, SMDMX_CORNER_NORMAL), SMDMX_DM_VECTOR3, sh->normal_deltas, sh->normal_count, sh->normal_indices,
 		                       sh->normal_count));
 		if (sh->corrective) SM_CHECK(set_bool(l, d, "corrected", true));
 	}
@@ -814,7 +807,7 @@ static bool lower_all(lower *l)
 smdmx_dm *smdmx_model_from_scene(const smdmx_scene *scene, const smdmx_model_options *options, smdmx_error *error,
                                  smdmx_warnings *warnings)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	smdmx_model_options o;
 	memset(&o, 0, sizeof(o));

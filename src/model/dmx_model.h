@@ -10,9 +10,11 @@
 #include "scene/scene_util.h"
 #include "smdmx/model.h"
 
-/* The vertex fields' names, by model format (C7): [0] before 22, [1] 22 and later; in the
- * order positions, normals, UVs, weights, joint indices, balance, wrinkle. */
-extern const char *const sm_model_fields[2][7];
+/* A vertex field's DmeVertexData name (C7): newer 0 before model format 22, 1 from 22. */
+static inline const char *sm_model_field(int newer, smdmx_corner_field f)
+{
+	return smdmx_corner_field_describe(f)->dmx_names[newer];
+}
 extern const smdmx_transform sm_model_identity;
 
 /* In a lifted mesh's joint table: the DmeModel itself, a slot weights may name but no joint. */

@@ -903,10 +903,11 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_lines, char **attachment_lines,
                          smdmx_error *error, smdmx_warnings *warnings)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	*model_lines = NULL;
 	if (attachment_lines) *attachment_lines = NULL;
+	if (!sm_scene_memory(scene, error)) return false;
 	/* Shapes without any controller (an SMD and its VTA): one plain control each, as a DMX
 	 * written from them has (the DMX writer makes the same). */
 	smdmx_flex_controller *plain = NULL;
@@ -963,7 +964,7 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 
 bool smdmx_qc_attachment_lines(const smdmx_scene *scene, char **lines, smdmx_error *error, smdmx_warnings *warnings)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	*lines = attachment_text(scene, warnings);
 	return *lines != NULL || sm_fail_oom(error);

@@ -31,7 +31,7 @@ static bool qfail(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_error *error, smdm
 
 uint32_t smdmx_qc_model_vta(const smdmx_qc *qc, uint32_t model, smdmx_error *error)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	const smdmx_qc_model *m = &qc->models[model];
 	uint32_t vta = SMDMX_NONE;
 	for (size_t i = 0; i < m->flex_count; i++) {
@@ -536,14 +536,14 @@ static bool lift_planned(const smdmx_qc *qc, const smdmx_qc_model *m, smdmx_scen
 bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, const smdmx_qc_rig_options *options,
                         smdmx_error *error, smdmx_warnings *w)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	if (w) memset(w, 0, sizeof(*w));
 	smdmx_qc_rig_options opt;
 	memset(&opt, 0, sizeof(opt));
 	if (options) opt = *options;
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const smdmx_qc_model *m = &qc->models[model];
-	if (!s->owner) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the scene has no owner");
+	if (!sm_scene_memory(s, error)) return false;
 	char *use = calloc(m->flex_count + 1, 1);
 	if (!use) return sm_fail_oom(error);
 	choose_flexes(qc, m, use, w);
@@ -569,9 +569,10 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
  * (the model's with "absolute"), "rotate" as a QAngle. */
 bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error *error, smdmx_warnings *w)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	if (w) memset(w, 0, sizeof(*w));
 	if (!qc->attachment_count) return true;
+	if (!sm_scene_memory(s, error)) return false;
 	smdmx_attachment *as = sm_owned_calloc(s->owner, s->attachment_count + qc->attachment_count + 1, sizeof(*as), error);
 	if (!as) return false;
 	if (s->attachment_count) memcpy(as, s->attachments, s->attachment_count * sizeof(*as));
@@ -678,7 +679,7 @@ bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error 
 
 bool smdmx_qc_apply_defaultflex(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, smdmx_error *error)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const smdmx_qc_model *m = &qc->models[model];
 	const smdmx_qc_flex *def = NULL;
@@ -707,7 +708,7 @@ static bool among(const char *name, const char *const *list, size_t n)
 bool smdmx_qc_check_rules(const smdmx_qc *qc, uint32_t model, const char *const *flexes, size_t flex_count,
                           const char *const *controllers, size_t controller_count, smdmx_error *error)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const smdmx_qc_model *m = &qc->models[model];
 	const char **ctl = malloc((m->controller_count + 1) * sizeof(char *));

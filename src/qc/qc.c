@@ -411,7 +411,7 @@ static const char *folder_of(qr *r, const char *path)
 smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *options, smdmx_error *error,
                              smdmx_warnings *warnings)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	smdmx_qc_read_options opt;
 	memset(&opt, 0, sizeof(opt));

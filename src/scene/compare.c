@@ -96,46 +96,118 @@ size_t sm_cmp_canonical_weights(const cmp *c, const smdmx_mesh *m, uint32_t p, s
 	return c->max_links;
 }
 
+/* A scalar field's value at corner k, or NULL when the mesh has none. */
+static const float *scalar_at(const smdmx_mesh *m, smdmx_corner_field f, uint32_t k)
+{
+	const smdmx_scalar_field *x = f == SMDMX_CORNER_BALANCE ? &m->balance : &m->wrinkle;
+	return x->indices ? &x->data[x->indices[k]] : NULL;
+}
+
+/* The weight links of the two corners, compared link by link: joints by the name the first's
+ * has in the second (or by the pairing the diff made), then weights. */
+static void compare_links(const cmp *c, const sm_corner *a, const sm_corner *b, sm_corner_diff *d)
+{
+	smdmx_weight wa[64], wb[64];
+	size_t na = sm_cmp_canonical_weights(c, a->m, a->m->position_indices[a->c], wa);
+	size_t nb = sm_cmp_canonical_weights(c, b->m, b->m->position_indices[b->c], wb);
+	d->links[0] = na, d->links[1] = nb;
+	if (na != nb) {
+		d->field = SMDMX_CORNER_WEIGHT, d->at = SIZE_MAX;
+		return;
+	}
+	for (size_t k = 0; k < na; k++) {
+		bool joint = c->pair_a ? c->pair_a[wa[k].joint] == wb[k].joint
+		                       : !strcmp(sm_cmp_name_in_b(c, a->s, wa[k].joint), b->s->joints[wb[k].joint].name);
+		if (!joint) {
+			d->field = SMDMX_CORNER_JOINT, d->at = k;
+			return;
+		}
+		if (!sm_cmp_values_equal(c, wa[k].weight, wb[k].weight)) {
+			d->field = SMDMX_CORNER_WEIGHT, d->at = k;
+			return;
+		}
+	}
+}
+
+/* One field of two corners; leaves d as it is when they agree in it. */
+static void compare_field(const cmp *c, const sm_corner *a, const sm_corner *b, smdmx_corner_field f, sm_corner_diff *d)
+{
+	const smdmx_mesh *ma = a->m, *mb = b->m;
+	switch (f) {
+	case SMDMX_CORNER_POSITION: {
+		const float *pa = a->pos ? a->pos : ma->positions[ma->position_indices[a->c]];
+		const float *pb = b->pos ? b->pos : mb->positions[mb->position_indices[b->c]];
+		if (!sm_cmp_vec_equal(c, pa, pb, 3)) d->field = f;
+		return;
+	}
+	case SMDMX_CORNER_NORMAL:
+		if (a->nrm || b->nrm) { /* the diff's: in model space, (0, 0, 0) for none */
+			if (!sm_cmp_vec_equal(c, a->nrm, b->nrm, 3)) d->field = f;
+		} else if (!ma->normal_indices != !mb->normal_indices) {
+			d->field = f, d->one_side = true;
+		} else if (ma->normal_indices &&
+		           !sm_cmp_vec_equal(c, ma->normals[ma->normal_indices[a->c]], mb->normals[mb->normal_indices[b->c]], 3)) {
+			d->field = f;
+		}
+		return;
+	case SMDMX_CORNER_UV: {
+		size_t nu = ma->uv_set_count < mb->uv_set_count ? ma->uv_set_count : mb->uv_set_count;
+		for (size_t u = 0; u < nu; u++) {
+			const smdmx_uv_set *ua = &ma->uv_sets[u], *ub = &mb->uv_sets[u];
+			if (!sm_cmp_vec_equal(c, ua->data[ua->indices[a->c]], ub->data[ub->indices[b->c]], 2)) {
+				d->field = f, d->at = u;
+				return;
+			}
+		}
+		if (ma->uv_set_count != mb->uv_set_count) d->field = f, d->at = SIZE_MAX;
+		return;
+	}
+	case SMDMX_CORNER_WEIGHT: compare_links(c, a, b, d); return;
+	case SMDMX_CORNER_JOINT: return; /* with the weights: a link is a joint and its weight */
+	case SMDMX_CORNER_BALANCE:
+	case SMDMX_CORNER_WRINKLE: {
+		if (!c->flex) return; /* SMD holds neither: compared with the flex controls */
+		const float *va = scalar_at(ma, f, a->c), *vb = scalar_at(mb, f, b->c);
+		if (!va != !vb) d->field = f, d->one_side = true;
+		else if (va && !sm_cmp_values_equal(c, *va, *vb)) d->field = f;
+		return;
+	}
+	case SMDMX_CORNER_FIELD_COUNT: return;
+	}
+}
+
+sm_corner_diff sm_cmp_corner(const cmp *c, const sm_corner *a, const sm_corner *b)
+{
+	sm_corner_diff d = { SMDMX_CORNER_FIELD_COUNT, false, 0, { 0, 0 } };
+	for (smdmx_corner_field f = 0; f < SMDMX_CORNER_FIELD_COUNT && d.field == SMDMX_CORNER_FIELD_COUNT; f++)
+		compare_field(c, a, b, f, &d);
+	return d;
+}
+
 static bool corner_equal(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, uint32_t ca,
                          const smdmx_scene *sb, const smdmx_mesh *b, uint32_t cb, size_t poly)
 {
-	uint32_t pa = a->position_indices[ca], pb = b->position_indices[cb];
-	if (!sm_cmp_vec_equal(c, a->positions[pa], b->positions[pb], 3))
-		return sm_cmp_differ(c, "mesh '%s' polygon %zu: positions differ", a->name, poly);
-	if ((a->normal_indices == NULL) != (b->normal_indices == NULL))
-		return sm_cmp_differ(c, "mesh '%s': one side has normals", a->name);
-	if (a->normal_indices && !sm_cmp_vec_equal(c, a->normals[a->normal_indices[ca]], b->normals[b->normal_indices[cb]], 3))
+	sm_corner x = { sa, a, ca, NULL, NULL }, y = { sb, b, cb, NULL, NULL };
+	sm_corner_diff d = sm_cmp_corner(c, &x, &y);
+	const char *name = d.field < SMDMX_CORNER_FIELD_COUNT ? smdmx_corner_field_describe(d.field)->name : NULL;
+	switch (d.field) {
+	case SMDMX_CORNER_FIELD_COUNT: return true;
+	case SMDMX_CORNER_POSITION: return sm_cmp_differ(c, "mesh '%s' polygon %zu: positions differ", a->name, poly);
+	case SMDMX_CORNER_NORMAL:
+		if (d.one_side) return sm_cmp_differ(c, "mesh '%s': one side has normals", a->name);
 		return sm_cmp_differ(c, "mesh '%s' polygon %zu: normals differ", a->name, poly);
-	for (size_t u = 0; u < a->uv_set_count; u++) {
-		const smdmx_uv_set *ua = &a->uv_sets[u], *ub = &b->uv_sets[u];
-		if (!sm_cmp_vec_equal(c, ua->data[ua->indices[ca]], ub->data[ub->indices[cb]], 2))
-			return sm_cmp_differ(c, "mesh '%s' polygon %zu: UV set %zu differs", a->name, poly, u);
-	}
-	/* stereo balance and wrinkle, with the flex controls (SMD holds neither) */
-	bool one_side;
-	const char *field = sm_cmp_scalar_differs(c, a, ca, b, cb, &one_side);
-	if (field && one_side) return sm_cmp_differ(c, "mesh '%s': one side has %s", a->name, field);
-	if (field) return sm_cmp_differ(c, "mesh '%s' polygon %zu: %s differs", a->name, poly, field);
-	smdmx_weight wa[64], wb[64];
-	size_t na = sm_cmp_canonical_weights(c, a, pa, wa), nb = sm_cmp_canonical_weights(c, b, pb, wb);
-	if (na != nb) return sm_cmp_differ(c, "mesh '%s' polygon %zu: %zu weight links vs %zu", a->name, poly, na, nb);
-	for (size_t k = 0; k < na; k++) {
-		if (strcmp(sa->joints[wa[k].joint].name, sb->joints[wb[k].joint].name) != 0 || !sm_cmp_values_equal(c, wa[k].weight, wb[k].weight))
-			return sm_cmp_differ(c, "mesh '%s' polygon %zu: weight link %zu differs", a->name, poly, k);
+	case SMDMX_CORNER_UV: return sm_cmp_differ(c, "mesh '%s' polygon %zu: UV set %zu differs", a->name, poly, d.at);
+	case SMDMX_CORNER_WEIGHT:
+	case SMDMX_CORNER_JOINT:
+		if (d.at == SIZE_MAX)
+			return sm_cmp_differ(c, "mesh '%s' polygon %zu: %zu weight links vs %zu", a->name, poly, d.links[0], d.links[1]);
+		return sm_cmp_differ(c, "mesh '%s' polygon %zu: weight link %zu differs", a->name, poly, d.at);
+	case SMDMX_CORNER_BALANCE:
+	case SMDMX_CORNER_WRINKLE:
+		if (d.one_side) return sm_cmp_differ(c, "mesh '%s': one side has %s", a->name, name);
+		return sm_cmp_differ(c, "mesh '%s' polygon %zu: %s differs", a->name, poly, name);
 	}
 	return true;
-}
-
-const char *sm_cmp_scalar_differs(const cmp *c, const smdmx_mesh *a, size_t ca, const smdmx_mesh *b, size_t cb, bool *one_side)
-{
-	static const char *const names[2] = { "balance", "wrinkle" };
-	*one_side = false;
-	for (int f = 0; c->flex && f < 2; f++) {
-		const smdmx_scalar_field *fa = f ? &a->wrinkle : &a->balance, *fb = f ? &b->wrinkle : &b->balance;
-		if (!fa->indices != !fb->indices) return *one_side = true, names[f];
-		if (fa->indices && !sm_cmp_values_equal(c, fa->data[fa->indices[ca]], fb->data[fb->indices[cb]])) return names[f];
-	}
-	return NULL;
 }
 
 /* Corner k of mesh a corresponds to corner map[k] of mesh b. */

@@ -52,10 +52,27 @@ const char *sm_cmp_name_in_b(const cmp *c, const smdmx_scene *a, uint32_t j);
 bool sm_cmp_rot_equal(const cmp *c, const float *qa, const float *qb);
 bool sm_cmp_shape_values_equal(const cmp *c, const float *base_a, const float *da, const float *base_b, const float *db);
 bool sm_cmp_values_equal(const cmp *c, double a, double b);
-/* Corner ca of mesh a and corner cb of mesh b in their stereo balance and wrinkle, compared
- * with the flex controls only: NULL when they agree, else the field's name; *one_side: the
- * field is on one side only (its absence is no value). */
-const char *sm_cmp_scalar_differs(const cmp *c, const smdmx_mesh *a, size_t ca, const smdmx_mesh *b, size_t cb, bool *one_side);
+/* A corner as compared: corner c of mesh m of scene s; pos and nrm its position and normal
+ * as compared (the diff's, in model space, (0, 0, 0) for no normal), NULL: the mesh's own. */
+typedef struct sm_corner {
+	const smdmx_scene *s;
+	const smdmx_mesh *m;
+	uint32_t c;
+	const float *pos, *nrm;
+} sm_corner;
+
+/* Where two corners differ: the first field of the list (smdmx_corner_field) in which they
+ * do, SMDMX_CORNER_FIELD_COUNT when none. */
+typedef struct sm_corner_diff {
+	smdmx_corner_field field;
+	bool one_side;    /* the field is on one side only */
+	size_t at;        /* UV: the set; weight, joint: the link; SIZE_MAX: the number of sets or links */
+	size_t links[2];  /* weight: each side's number of links */
+} sm_corner_diff;
+
+/* The one per-corner comparison, of every field the list names: validate's fields, compare's
+ * and the diff's. Balance and wrinkle only with the flex controls (c->flex). */
+sm_corner_diff sm_cmp_corner(const cmp *c, const sm_corner *a, const sm_corner *b);
 bool sm_cmp_vec_equal(const cmp *c, const float *a, const float *b, int n);
 
 /* Geometry by meaning (diff_geometry.c): one side's corners in model space and its polygons

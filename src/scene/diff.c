@@ -571,3 +571,22 @@ bool sm_mark_correctives(sm_alloc *a, smdmx_flex_shape *sh, size_t n, bool keep)
 	sm_names_free(a, &names);
 	return ok;
 }
+
+void smdmx_diff_options(const smdmx_scene *a, const smdmx_scene *b, smdmx_compare_options *opts)
+{
+	if (!a || !b) { /* the defaults */
+		memset(opts, 0, sizeof(*opts));
+		opts->flex_controls = true;
+		opts->rotation_tolerance = 2e-6; /* SMD prints angles to six decimals: 5e-7 each */
+		return;
+	}
+	/* Weights as the weaker side holds them: a DMX keeps no weight-0 links, and at most 3
+	 * (4 in model format 22) of the largest, renormalised */
+	const smdmx_scene *s[2] = { a, b };
+	opts->dmx_weights = a->source.format == SMDMX_SOURCE_DMX || b->source.format == SMDMX_SOURCE_DMX;
+	for (int k = 0; k < 2; k++)
+		if (s[k]->source.format == SMDMX_SOURCE_DMX) {
+			size_t links = s[k]->source.version >= 22 ? 4 : 3;
+			if (!opts->max_links || links < opts->max_links) opts->max_links = links;
+		}
+}

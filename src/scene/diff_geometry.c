@@ -144,30 +144,19 @@ bool sm_diff_gside_build(const cmp *c, const smdmx_scene *s, gside *g, bool firs
 	return true;
 }
 
-/* Two corners the same, each on its side: position, normal, UVs, weights. */
+/* Two corners the same, each on its side, in every corner field (sm_cmp_corner); *what
+ * names the field that differs. */
 static bool gcorner_same(const cmp *c, const gside *ga, uint32_t x, const gside *gb, uint32_t y, const char **what)
 {
-	const smdmx_mesh *ma = &ga->s->meshes[ga->mesh_of[x]], *mb = &gb->s->meshes[gb->mesh_of[y]];
-	uint32_t ca = ga->local[x], cb = gb->local[y];
-	if (!sm_cmp_vec_equal(c, ga->pos[x], gb->pos[y], 3)) return *what = "position", false;
-	if (!sm_cmp_vec_equal(c, ga->nrm[x], gb->nrm[y], 3)) return *what = "normal", false;
-	size_t nu = ma->uv_set_count < mb->uv_set_count ? ma->uv_set_count : mb->uv_set_count;
-	for (size_t u = 0; u < nu; u++)
-		if (!sm_cmp_vec_equal(c, ma->uv_sets[u].data[ma->uv_sets[u].indices[ca]], mb->uv_sets[u].data[mb->uv_sets[u].indices[cb]], 2))
-			return *what = "UV", false;
-	if (ma->uv_set_count != mb->uv_set_count) return *what = "UV sets", false;
-	/* stereo balance and wrinkle, with the flex controls, as smdmx_scene_compare has them */
-	bool one_side;
-	const char *field = sm_cmp_scalar_differs(c, ma, ca, mb, cb, &one_side);
-	if (field) return *what = field, false;
-	smdmx_weight wa[64], wb[64];
-	size_t na = sm_cmp_canonical_weights(c, ma, ma->position_indices[ca], wa), nb = sm_cmp_canonical_weights(c, mb, mb->position_indices[cb], wb);
-	if (na != nb) return *what = "weight links", false;
-	for (size_t k = 0; k < na; k++)
-		if ((c->pair_a ? c->pair_a[wa[k].joint] != wb[k].joint : strcmp(sm_cmp_name_in_b(c, ga->s, wa[k].joint), gb->s->joints[wb[k].joint].name)) ||
-		    !sm_cmp_values_equal(c, wa[k].weight, wb[k].weight))
-			return *what = "weights", false;
-	return true;
+	sm_corner a = { ga->s, &ga->s->meshes[ga->mesh_of[x]], ga->local[x], ga->pos[x], ga->nrm[x] };
+	sm_corner b = { gb->s, &gb->s->meshes[gb->mesh_of[y]], gb->local[y], gb->pos[y], gb->nrm[y] };
+	sm_corner_diff d = sm_cmp_corner(c, &a, &b);
+	if (d.field == SMDMX_CORNER_FIELD_COUNT) return true;
+	*what = smdmx_corner_field_describe(d.field)->name;
+	if (d.field == SMDMX_CORNER_UV && d.at == SIZE_MAX) *what = "UV sets";
+	if (d.field == SMDMX_CORNER_WEIGHT) *what = d.at == SIZE_MAX ? "weight links" : "weights";
+	if (d.field == SMDMX_CORNER_JOINT) *what = "weights' joints";
+	return false;
 }
 
 /* The ring r of n corners rotated to start at its least corner (by hash, then by the next). */

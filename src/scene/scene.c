@@ -78,10 +78,10 @@ static bool validate_mesh(const smdmx_scene *s, size_t mi, smdmx_error *error)
 		for (size_t i = 0; i < uv->count; i++)
 			if (!isfinite(uv->data[i][0]) || !isfinite(uv->data[i][1])) return INVALID("mesh %zu: UV not finite", mi);
 	}
-	const smdmx_scalar_field *fields[2] = { &m->balance, &m->wrinkle };
-	for (int f = 0; f < 2; f++) {
-		if (fields[f]->indices && !check_indices(fields[f]->indices, m->corner_count, fields[f]->count))
-			return INVALID("mesh %zu: %s index out of range", mi, f ? "wrinkle" : "balance");
+	for (smdmx_corner_field f = SMDMX_CORNER_BALANCE; f <= SMDMX_CORNER_WRINKLE; f++) {
+		const smdmx_scalar_field *x = f == SMDMX_CORNER_BALANCE ? &m->balance : &m->wrinkle;
+		if (x->indices && !check_indices(x->indices, m->corner_count, x->count))
+			return INVALID("mesh %zu: %s index out of range", mi, smdmx_corner_field_describe(f)->name);
 	}
 	for (size_t i = 0; i < m->face_set_count; i++) {
 		const smdmx_face_set *fs = &m->face_sets[i];
@@ -149,6 +149,7 @@ size_t sm_first_cyclic_joint(sm_alloc *a, const smdmx_joint *joints, size_t n)
 
 bool smdmx_scene_validate(const smdmx_scene *s, smdmx_error *error)
 {
+	SM_ERROR_START(error);
 	smdmx_error local;
 	if (!error) {
 		memset(&local, 0, sizeof(local));

@@ -36,6 +36,7 @@ static void scale3(float *v, double s)
 
 bool smdmx_scene_transform(smdmx_scene *s, double scale, char up_axis, smdmx_error *error)
 {
+	SM_ERROR_START(error);
 	if (!(scale > 0) || !isfinite(scale)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the scale must be positive");
 	if (up_axis != 0 && up_axis != 'Y' && up_axis != 'Z' && up_axis != 'X')
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the up axis is X, Y or Z");
@@ -114,6 +115,8 @@ static bool add_clips(smdmx_scene *dst, const smdmx_scene *src, const sm_names *
 
 bool smdmx_scene_add_clips(smdmx_scene *dst, const smdmx_scene *src, smdmx_error *error)
 {
+	SM_ERROR_START(error);
+	if (!sm_scene_memory(dst, error)) return false;
 	/* joints match by name: the first of each name */
 	sm_alloc *a = &dst->owner->alloc;
 	sm_names joints;

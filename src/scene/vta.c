@@ -886,10 +886,12 @@ static bool attach_shapes(attach *at, sm_vec *out)
 
 bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_error *error, smdmx_warnings *warnings)
 {
+	SM_ERROR_START(error);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	if (vta->mesh_count != 1 || vta->source.format != SMDMX_SOURCE_VTA)
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the flex file is not a VTA");
 	if (ref->mesh_count == 0) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the reference has no mesh for the shapes");
+	if (!sm_scene_memory(ref, error)) return false;
 	attach a;
 	memset(&a, 0, sizeof(a));
 	attach *at = &a;

@@ -776,6 +776,7 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 smdmx_scene *smdmx_smd_read_memory(const void *data, size_t size, const smdmx_smd_read_options *options,
                                    smdmx_error *error, smdmx_warnings *warnings)
 {
+	SM_ERROR_START(error);
 	reader r;
 	memset(&r, 0, sizeof(r));
 	memset(error, 0, sizeof(*error));
@@ -792,7 +793,7 @@ smdmx_scene *smdmx_smd_read_memory(const void *data, size_t size, const smdmx_sm
 smdmx_scene *smdmx_smd_read_file(const char *path, const smdmx_smd_read_options *options, smdmx_error *error,
                                  smdmx_warnings *warnings)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	os_file fd = strcmp(path, "-") == 0 ? os_stdin() : os_open_read(path);
 	if (fd == OS_NO_FILE) {

@@ -651,7 +651,7 @@ static bool write_triangles(writer *w, int extra_uvs)
 bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user, const smdmx_smd_write_options *options,
                      smdmx_error *error)
 {
-	memset(error, 0, sizeof(*error));
+	SM_ERROR_START(error);
 	smdmx_smd_write_options opts;
 	memset(&opts, 0, sizeof(opts));
 	if (options) opts = *options;
@@ -730,6 +730,7 @@ static bool produce_smd(void *ctx, smdmx_write_fn write, void *user, smdmx_error
 bool smdmx_smd_write_file(const smdmx_scene *scene, const char *path, const smdmx_smd_write_options *options,
                           smdmx_error *error)
 {
+	SM_ERROR_START(error);
 	smd_job j = { scene, options };
 	return sm_write_file_atomic(path, produce_smd, &j, error);
 }

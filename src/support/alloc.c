@@ -147,9 +147,41 @@ smdmx_scene *sm_scene_new(const smdmx_allocator *hooks, smdmx_error *error)
 	return scene;
 }
 
+smdmx_scene *smdmx_scene_new(const smdmx_allocator *allocator, smdmx_error *error)
+{
+	SM_ERROR_START(error);
+	return sm_scene_new(allocator, error);
+}
+
+sm_owner *sm_scene_memory(smdmx_scene *scene, smdmx_error *error)
+{
+	if (!scene->owner) scene->owner = sm_owner_new(NULL, error);
+	return scene->owner;
+}
+
+void *smdmx_scene_alloc(smdmx_scene *scene, size_t size, smdmx_error *error)
+{
+	SM_ERROR_SLOT(error);
+	sm_owner *o = sm_scene_memory(scene, error);
+	return o ? sm_owned_calloc(o, 1, size ? size : 1, error) : NULL;
+}
+
+const char *smdmx_scene_strdup(smdmx_scene *scene, const char *text, smdmx_error *error)
+{
+	SM_ERROR_SLOT(error);
+	sm_owner *o = sm_scene_memory(scene, error);
+	return o ? sm_strdup(o, text, strlen(text), error) : NULL;
+}
+
 void smdmx_scene_free(smdmx_scene *scene)
 {
-	if (scene) sm_owner_free(scene->owner);
+	if (!scene) return;
+	sm_owner *o = scene->owner;
+	/* a scene of smdmx_scene_new lives in its own memory; one built by hand does not: what the
+	 * library gave it goes, the struct stays its caller's */
+	bool inside = o && o->slot_count && o->slots[0].ptr == (void *)scene; /* sm_scene_new's first */
+	if (!inside) scene->owner = NULL;
+	sm_owner_free(o);
 }
 
 void *sm_owned_alloc(sm_owner *o, size_t size, smdmx_error *error)

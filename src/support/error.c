@@ -4,6 +4,9 @@
 
 #include "support/internal.h"
 
+/* every kind of warning has its entry's room (error.h) */
+_Static_assert(SMDMX_WARNING_CODE_COUNT <= SMDMX_WARNINGS_MAX, "more warning codes than smdmx_warnings holds: a new soname");
+
 static const char *const code_names[SMDMX_ERROR_CODE_COUNT] = {
 	"none", "io", "out-of-memory", "limit", "empty", "nul-byte", "line-too-long", "syntax",
 	"bad-number", "not-finite", "version", "unknown-block", "missing-end", "bone-undefined",
@@ -51,7 +54,7 @@ static void vwarn(smdmx_warnings *w, smdmx_warning_code code, size_t n, uint32_t
 			return;
 		}
 	}
-	if (w->count >= SMDMX_WARNING_CODE_COUNT) return;
+	if (w->count >= SMDMX_WARNINGS_MAX) return;
 	smdmx_warning *e = &w->data[w->count++];
 	e->code = code;
 	e->line = line;

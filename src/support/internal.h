@@ -139,6 +139,9 @@ typedef struct sm_vec {
 sm_owner *sm_owner_new(const smdmx_allocator *hooks, smdmx_error *error);
 void sm_owner_free(sm_owner *o);
 smdmx_scene *sm_scene_new(const smdmx_allocator *hooks, smdmx_error *error);
+/* The scene's memory: a scene built by hand gets its own here (NULL, error set, when out of
+ * memory). */
+SM_NODISCARD sm_owner *sm_scene_memory(smdmx_scene *scene, smdmx_error *error);
 SM_NODISCARD void *sm_owned_alloc(sm_owner *o, size_t size, smdmx_error *error);
 SM_NODISCARD void *sm_owned_calloc(sm_owner *o, size_t count, size_t elem, smdmx_error *error);
 SM_NODISCARD bool sm_vec_reserve(sm_owner *o, sm_vec *v, size_t elem, size_t need, smdmx_error *error);
@@ -171,6 +174,19 @@ static inline double sm_weight_sum(const smdmx_mesh *m, size_t p)
 		for (uint32_t k = m->weight_offsets[p]; k < m->weight_offsets[p + 1]; k++) sum += m->weights[k].weight;
 	return sum;
 }
+
+/* The rule for a public call's error (doc/library.md): it may be NULL. SM_ERROR_START, first
+ * in a call that starts a job (a read, a write, a conversion), points a NULL error at one of
+ * its own and clears it; SM_ERROR_SLOT, first in a builder (an element, an attribute, a
+ * string added), only points a NULL error at one of its own, so that a run of builders keeps
+ * its first failure. */
+#define SM_ERROR_SLOT(e) \
+	smdmx_error sm_error_spare_; \
+	if (!(e)) (e) = &sm_error_spare_, memset(&sm_error_spare_, 0, sizeof(sm_error_spare_))
+#define SM_ERROR_START(e) \
+	smdmx_error sm_error_spare_; \
+	if (!(e)) (e) = &sm_error_spare_; \
+	memset((e), 0, sizeof(*(e)))
 
 bool sm_fail(smdmx_error *error, smdmx_error_code code, uint32_t line, uint32_t column,
              const char *fmt, ...) SM_PRINTF(5, 6);
