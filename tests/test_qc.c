@@ -1731,6 +1731,81 @@ static void test_block_open_at_end(void **state)
 	                                 "block too; close it");
 }
 
+/* ---- a $model as a scene, in one call ------------------------------------------------------- */
+
+typedef struct told {
+	size_t files, errors;
+	char first[512];
+} told;
+
+static void tell(void *user, const char *path, const smdmx_warnings *w, const smdmx_error *e)
+{
+	told *t = user;
+	assert_non_null(w);
+	if (!t->files++) snprintf(t->first, sizeof(t->first), "%s", path);
+	t->errors += e != NULL;
+}
+
+static void test_qc_model_scene(void **state)
+{
+	(void)state;
+	smdmx_qc *qc = face_qc();
+	smdmx_error err;
+	smdmx_warnings w;
+	told t = { 0, 0, "" };
+	smdmx_qc_scene_options o = { .file_read = tell, .user = &t };
+	smdmx_scene *s = smdmx_qc_model_scene(qc, 0, &o, &err, &w);
+	if (!s) fail_msg("%s", err.message);
+	/* the SMD and its VTA, each told once; the flexpair cut in halves, the rig, the attachments */
+	assert_int_equal(t.files, 2);
+	assert_int_equal(t.errors, 0);
+	assert_true(test_ends_with(t.first, "testdata/qc/face/face.smd"));
+	assert_int_equal(s->flex_shape_count, 6);
+	assert_int_equal(s->flex_controller_count, 5);
+	assert_int_equal(s->attachment_count, 2);
+	assert_string_equal(s->attachments[1].name, "eyes");
+	const smdmx_warning *cut = test_warning_of(&w, SMDMX_WARNING_QC_PAIR_CUT);
+	assert_non_null(cut);
+	assert_true(test_ends_with(cut->file, "testdata/qc/face/face_flexes.qci"));
+	assert_int_equal(cut->line, 3);
+	smdmx_scene_free(s);
+
+	/* the QC beside: no attachments put on, the shapes and rig as before */
+	o.qc_beside = true;
+	s = smdmx_qc_model_scene(qc, 0, &o, &err, NULL);
+	assert_non_null(s);
+	assert_int_equal(s->attachment_count, 0);
+	assert_int_equal(s->flex_shape_count, 6);
+	smdmx_scene_free(s);
+
+	/* no $model: the first $sequence's file (here the reference, one frame: no clip), named
+	 * after it, with the attachments; no callback and no error wanted */
+	assert_int_equal(smdmx_qc_scene_ref(qc, SMDMX_NONE), 2);
+	s = smdmx_qc_model_scene(qc, SMDMX_NONE, NULL, NULL, NULL);
+	assert_non_null(s);
+	assert_string_equal(s->name, "idle");
+	assert_int_equal(s->flex_shape_count, 0);
+	assert_int_equal(s->attachment_count, 2);
+	smdmx_scene_free(s);
+	assert_null(smdmx_qc_model_scene(qc, 7, NULL, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	smdmx_qc_free(qc);
+
+	/* a file the QC names, not there: an error where the QC names it */
+	static const char text[] = "$modelname \"m.mdl\"\n$model \"m\" \"nothere.smd\"\n";
+	char *path = test_temp_file("model_scene.qc", text, sizeof(text) - 1);
+	qc = smdmx_qc_read_file(path, NULL, &err, NULL);
+	assert_non_null(qc);
+	assert_null(smdmx_qc_model_scene(qc, 0, NULL, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_IO);
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.column, 12);
+	assert_non_null(strstr(err.message, "nothere.smd' (the file of $model 'm')"));
+	smdmx_qc_free(qc);
+	remove(path);
+	free(path);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, ""); /* QC numbers read and written with '.' in any locale */
@@ -1763,6 +1838,7 @@ int main(void)
 		cmocka_unit_test(test_keep_going_blocks),
 		cmocka_unit_test(test_unclosed_blocks),
 		cmocka_unit_test(test_absolute_cd),
+		cmocka_unit_test(test_qc_model_scene),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

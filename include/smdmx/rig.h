@@ -8,9 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "smdmx/dm.h"
 #include "smdmx/error.h"
 #include "smdmx/qc.h"
 #include "smdmx/scene.h"
+#include "smdmx/smd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,6 +67,38 @@ SMDMX_API bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, cha
 SMDMX_API bool smdmx_qc_attachment_lines(const smdmx_scene *scene, char **lines, smdmx_error *error,
                                          smdmx_warnings *warnings);
 SMDMX_API void smdmx_qc_text_free(char *text);
+
+/* ---- a $model as a scene ------------------------------------------------------------------ */
+
+/* The file a QC's scene is read from (index into refs): $model model's, or with SMDMX_NONE the
+ * animation of the first $sequence or $animation; SMDMX_NONE when there is none. */
+SMDMX_API uint32_t smdmx_qc_scene_ref(const smdmx_qc *qc, uint32_t model);
+
+typedef struct smdmx_qc_scene_options {
+	smdmx_smd_read_options smd;    /* how the SMD and VTA files are read (an animation takes its
+	                                  $sequence's name and fps) */
+	smdmx_dmx_read_options dmx;    /* how a DMX the QC names is read */
+	bool rig_in_qc;                /* as smdmx_qc_rig_options */
+	/* The QC stays beside the scene (a project converted file by file): its $scale, $upaxis
+	 * and $attachment lines are left to it, and the rig is applied only where the $model has
+	 * a flexfile. false: the model on its own, as studiomdl builds it. */
+	bool qc_beside;
+	/* Told of each file the scene is read from, once read: its path, its warnings (those of
+	 * reading it, and of a VTA's meeting its reference), and its error when it failed (the
+	 * call then fails with that error, file set to the path). NULL: not told. */
+	void (*file_read)(void *user, const char *path, const smdmx_warnings *warnings, const smdmx_error *error);
+	void *user;
+} smdmx_qc_scene_options;
+
+/* The scene of $model model of a QC, as studiomdl builds it: its file (SMD or DMX), its
+ * flexfile's shapes attached, the rig of its flex lines, controllers and rules
+ * (smdmx_qc_apply_rig), then its $scale and $upaxis and the QC's attachments. With model
+ * SMDMX_NONE: the animation of the first $sequence, named and timed as it says, scaled and
+ * turned as the QC says, with the QC's attachments. A file the QC names that is not there is
+ * an error where the QC names it. warnings (cleared first) holds what the QC's steps say; each
+ * file's own go to options->file_read, or into warnings (their file set) without it. */
+SMDMX_API smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdmx_qc_scene_options *options,
+                                            smdmx_error *error, smdmx_warnings *warnings);
 
 #ifdef __cplusplus
 }

@@ -236,93 +236,6 @@ static smdmx_qc *read_qc(run *r, const char *path)
 	return qc;
 }
 
-/* A file a QC names that is not there: an error where the QC names it. */
-static bool fail_ref(run *r, const char *qcpath, const smdmx_qc *qc, const smdmx_qc_ref *ref, const char *what)
-{
-	const char *where = ref->pos.file == 0 ? qcpath : qc->files[ref->pos.file].path;
-	diag_add(&r->j->diag, NULL, where, ref->pos.line, ref->pos.column, "error", "cannot find '%s' (%s)", ref->path, what);
-	return false;
-}
-
-/* A DMX a QC names, as a scene (for a picture: smd2dmx --qc converts SMD models only). */
-static smdmx_scene *read_dmx_model(run *r, const char *path)
-{
-	loaded l;
-	smdmx_warnings w;
-	job_dep(r->j, path);
-	if (!load_model(path, &l, &r->j->diag, &w, 0, false)) return NULL;
-	warn(r, path, &w);
-	if (!l.scene) diag_add(&r->j->diag, NULL, path, 0, 0, "error", "not a model: %s", l.lift_error);
-	smdmx_scene *s = l.scene;
-	l.scene = NULL;
-	unload_model(&l);
-	return s;
-}
-
-/* The end of a QC's scene: scaled and turned as the QC says, the QC's attachments on it. The
- * scene is taken: returned, or freed on failure (NULL, and NULL for NULL). */
-static smdmx_scene *qc_finish_scene(run *r, const smdmx_qc *qc, smdmx_scene *scene, double scale, char up_axis)
-{
-	if (!scene) return NULL;
-	const char *in = r->j->inputs[0];
-	smdmx_error err;
-	smdmx_warnings w;
-	bool ok = true;
-	if ((scale != 1 && scale > 0) || (up_axis && up_axis != 'Z')) {
-		ok = smdmx_scene_transform(scene, scale, up_axis == 'Z' ? 0 : up_axis, &err);
-		if (!ok) fail(r, in, &err);
-	}
-	if (ok) {
-		ok = smdmx_qc_apply_attachments(qc, scene, &err, &w);
-		warn(r, in, &w);
-		if (!ok) fail(r, in, &err);
-	}
-	if (!ok) {
-		smdmx_scene_free(scene);
-		return NULL;
-	}
-	return scene;
-}
-
-/* A QC without $model: its first animation, named and timed as the $sequence says, with the
- * QC's attachments. */
-static smdmx_scene *qc_anim_scene(run *r, const smdmx_qc *qc)
-{
-	job *j = r->j;
-	const char *in = j->inputs[0];
-	const smdmx_qc_ref *ref = NULL;
-	for (size_t i = 0; i < qc->ref_count && !ref; i++)
-		if (qc->refs[i].kind == SMDMX_QC_REF_ANIMATION) ref = &qc->refs[i];
-	if (!ref) {
-		diag_add(&j->diag, NULL, in, 0, 0, "error", "the QC has no $model and no $sequence to convert");
-		return NULL;
-	}
-	if (!ref->found) {
-		fail_ref(r, in, qc, ref, "the animation of the first $sequence");
-		return NULL;
-	}
-	if (!strcasecmp(path_extension(ref->path), "dmx")) {
-		if (r->o->drawn) return qc_finish_scene(r, qc, read_dmx_model(r, ref->path), qc->scale, qc->up_axis);
-		diag_add(&j->diag, NULL, in, ref->pos.line, ref->pos.column, "error", "'%s' is a DMX already", ref->name);
-		return NULL;
-	}
-	job_dep(j, ref->path);
-	smdmx_smd_read_options ro = r->o->ropts;
-	if (ref->fps > 0) ro.frame_rate = ref->fps;
-	if (ref->sequence) ro.name = ref->sequence;
-	smdmx_error err;
-	smdmx_warnings w;
-	smdmx_scene *scene = smdmx_smd_read_file(ref->path, &ro, &err, &w);
-	warn(r, ref->path, &w);
-	if (!scene) {
-		fail(r, ref->path, &err);
-		return NULL;
-	}
-	/* the clip takes the sequence's name */
-	for (size_t c = 0; c < scene->clip_count && ref->sequence; c++) scene->clips[c].name = scene->name;
-	return qc_finish_scene(r, qc, scene, qc->scale, qc->up_axis);
-}
-
 /* A scene drawn, not written: what a DMX would keep in the QC or leave out of its rig is
  * not said (controller groups; eyeball, eyelid and mouth lines; flex keys; a stereo shape
  * as its halves, which a picture's legend names). */
@@ -338,82 +251,59 @@ static void drop_dmx_only(smdmx_warnings *w)
 	w->count = n;
 }
 
-/* A QC's $model: its SMD, its flexfile's shapes named and rigged as the QC says, the QC's
- * attachments, $scale and $upaxis. */
+typedef struct qc_reading {
+	run *r;
+	bool failed; /* a file's error, said */
+} qc_reading;
+
+/* Each file a QC's scene is read from: a dependency, its warnings and its error said. */
+static void qc_file_read(void *user, const char *path, const smdmx_warnings *w, const smdmx_error *e)
+{
+	qc_reading *q = user;
+	job_dep(q->r->j, path);
+	if (w) warn(q->r, path, w);
+	if (e) q->failed = !fail(q->r, path, e);
+}
+
+/* A QC's $model (smdmx_qc_model_scene): its SMD, its flexfile's shapes named and rigged as
+ * the QC says, the QC's attachments, $scale and $upaxis; without a $model, its first
+ * animation. A DMX is drawn, not converted (smdmx qc converts a whole project). */
 static smdmx_scene *qc_scene(run *r)
 {
 	job *j = r->j;
 	const char *in = j->inputs[0];
-	smdmx_error err;
-	smdmx_warnings w;
 	smdmx_qc *qc = read_qc(r, in);
 	if (!qc) return NULL;
-	bool ok = true;
 	uint32_t mi = smdmx_qc_find_model(qc, r->o->model);
-	if (mi == SMDMX_NONE && !r->o->model) {
-		smdmx_scene *anim = qc_anim_scene(r, qc);
-		smdmx_qc_free(qc);
-		return anim;
-	}
-	if (mi == SMDMX_NONE) {
+	if (mi == SMDMX_NONE && r->o->model) {
 		diag_add(&j->diag, NULL, in, 0, 0, "error", "no $model named '%s' (the QC has %zu)", r->o->model, qc->model_count);
 		smdmx_qc_free(qc);
 		return NULL;
 	}
-	const smdmx_qc_model *m = &qc->models[mi];
-	const smdmx_qc_ref *ref = &qc->refs[m->ref];
-	if (!r->o->model && qc->model_count > 1)
+	if (mi != SMDMX_NONE && !r->o->model && qc->model_count > 1)
 		diag_add(&j->diag, r->o, in, 0, 0, "warning", "the QC has %zu $models: only the first, '%s', is %s; give --model NAME for another",
-		         qc->model_count, m->name, r->o->drawn ? "drawn" : "converted");
-	char what[512];
-	snprintf(what, sizeof(what), "the file of $model '%s'", m->name);
-	if (!ref->found) ok = fail_ref(r, in, qc, ref, what);
-	else if (!strcasecmp(path_extension(ref->path), "dmx") && r->o->drawn) {
-		smdmx_scene *dmx = qc_finish_scene(r, qc, read_dmx_model(r, ref->path), m->scale, m->up_axis);
+		         qc->model_count, qc->models[mi].name, r->o->drawn ? "drawn" : "converted");
+	uint32_t ri = smdmx_qc_scene_ref(qc, mi);
+	const smdmx_qc_ref *ref = ri != SMDMX_NONE ? &qc->refs[ri] : NULL;
+	if (ref && ref->found && !r->o->drawn && !strcasecmp(path_extension(ref->path), "dmx")) {
+		if (mi == SMDMX_NONE)
+			diag_add(&j->diag, NULL, in, ref->pos.line, ref->pos.column, "error", "'%s' is a DMX already", ref->name);
+		else
+			diag_add(&j->diag, NULL, in, ref->pos.line, ref->pos.column, "error",
+			         "$model '%s' is a DMX already ('%s'): smdmx qc converts a whole project", qc->models[mi].name, ref->name);
 		smdmx_qc_free(qc);
-		return dmx;
-	} else if (!strcasecmp(path_extension(ref->path), "dmx")) {
-		diag_add(&j->diag, NULL, in, ref->pos.line, ref->pos.column, "error",
-		         "$model '%s' is a DMX already ('%s'): smdmx qc converts a whole project", m->name, ref->name);
-		ok = false;
+		return NULL;
 	}
-	smdmx_scene *scene = NULL;
-	if (ok) {
-		job_dep(j, ref->path);
-		scene = read_smd(r, ref->path);
-		ok = scene != NULL;
-	}
-	uint32_t vta = SMDMX_NONE;
-	if (ok) {
-		vta = smdmx_qc_model_vta(qc, mi, &err);
-		if (vta == SMDMX_NONE && err.code) ok = fail(r, in, &err);
-	}
-	if (ok && vta != SMDMX_NONE) {
-		const smdmx_qc_ref *v = &qc->refs[vta];
-		if (!v->found) ok = fail_ref(r, in, qc, v, "the flexfile of the $model");
-		smdmx_scene *flex = ok ? read_smd(r, v->path) : NULL;
-		if (ok) job_dep(j, v->path);
-		ok = ok && flex != NULL;
-		if (ok) {
-			ok = smdmx_scene_attach_vta(scene, flex, &err, &w);
-			warn(r, v->path, &w);
-			if (!ok) fail(r, v->path, &err);
-		}
-		smdmx_scene_free(flex);
-	}
-	if (ok) {
-		smdmx_qc_rig_options rig = { .rig_in_qc = r->o->rig_in_qc };
-		ok = smdmx_qc_apply_rig(qc, mi, scene, &rig, &err, &w);
-		if (r->o->drawn) drop_dmx_only(&w);
-		warn(r, in, &w);
-		if (!ok) fail(r, in, &err);
-	}
-	/* $scale and $upaxis as studiomdl applies them to the model; then the attachments, whose
-	 * positions $scale already scaled where they were read. */
-	if (!ok) smdmx_scene_free(scene);
-	smdmx_scene *done = ok ? qc_finish_scene(r, qc, scene, m->scale, m->up_axis) : NULL;
+	qc_reading q = { r, false };
+	smdmx_qc_scene_options so = { .smd = r->o->ropts, .dmx = r->o->xopts, .rig_in_qc = r->o->rig_in_qc, .file_read = qc_file_read, .user = &q };
+	smdmx_error err;
+	smdmx_warnings w;
+	smdmx_scene *scene = smdmx_qc_model_scene(qc, mi, &so, &err, &w);
+	if (r->o->drawn) drop_dmx_only(&w);
+	warn(r, in, &w);
+	if (!scene && !q.failed) fail(r, in, &err);
 	smdmx_qc_free(qc);
-	return done;
+	return scene;
 }
 
 smdmx_scene *qc_model_scene(const conv_opts *o, job *j)

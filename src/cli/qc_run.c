@@ -97,29 +97,41 @@ static smdmx_scene *task_read_smd(task *t, const char *path, double fps)
 	return s;
 }
 
-/* An SMD (and the $model's flexfile) into DMX. */
+typedef struct task_reading {
+	task *t;
+	bool failed; /* a file's error, said */
+} task_reading;
+
+/* Each file of a $model's scene: its warnings and its error said. */
+static void task_file_read(void *user, const char *path, const smdmx_warnings *w, const smdmx_error *e)
+{
+	task_reading *q = user;
+	if (w) diag_warnings(&q->t->diag, q->t->proj->lib->o, path, w);
+	if (e) q->failed = !task_fail(q->t, path, e);
+}
+
+/* An SMD into DMX: a $model's with its flexfile's shapes and rig (smdmx_qc_model_scene, the
+ * QC staying beside it), or an animation's or collision model's alone. */
 static bool run_smd_to_dmx(task *t)
 {
 	const project *p = t->proj;
-	smdmx_error err;
-	smdmx_warnings w;
-	smdmx_scene *s = task_read_smd(t, t->src, t->fps);
-	bool ok = s != NULL;
-	if (ok && t->model != SMDMX_NONE && t->vta != SMDMX_NONE) {
-		const char *vpath = p->qc->refs[t->vta].path;
-		smdmx_scene *flex = task_read_smd(t, vpath, 0);
-		ok = flex && (smdmx_scene_attach_vta(s, flex, &err, &w) || task_fail(t, vpath, &err));
-		if (flex) diag_warnings(&t->diag, p->lib->o, vpath, &w);
-		smdmx_scene_free(flex);
-	}
-	if (ok && t->model != SMDMX_NONE && t->vta != SMDMX_NONE) {
+	smdmx_scene *s;
+	if (t->model != SMDMX_NONE) {
+		const conv_opts *o = p->lib->o;
+		task_reading q = { t, false };
 		/* a block that lost a line keeps its rig in the QC, where that line stays */
-		smdmx_qc_rig_options ro = { .rig_in_qc = !p->lib->rig_dmx || p->qc->models[t->model].lost_lines };
-		ok = smdmx_qc_apply_rig(p->qc, t->model, s, &ro, &err, &w);
-		diag_warnings(&t->diag, p->lib->o, p->qcpath, &w);
-		if (!ok) task_fail(t, p->qcpath, &err);
+		smdmx_qc_scene_options so = { .smd = o->ropts, .dmx = o->xopts, .qc_beside = true, .file_read = task_file_read, .user = &q };
+		so.rig_in_qc = !p->lib->rig_dmx || p->qc->models[t->model].lost_lines;
+		if (t->fps > 0) so.smd.frame_rate = t->fps;
+		smdmx_error err;
+		smdmx_warnings w;
+		s = smdmx_qc_model_scene(p->qc, t->model, &so, &err, &w);
+		diag_warnings(&t->diag, o, p->qcpath, &w);
+		if (!s && !q.failed) task_fail(t, p->qcpath, &err);
+	} else {
+		s = task_read_smd(t, t->src, t->fps);
 	}
-	ok = ok && task_write_dmx(t, s);
+	bool ok = s && task_write_dmx(t, s);
 	smdmx_scene_free(s);
 	return ok;
 }

@@ -1,0 +1,186 @@
+/* A QC's $model (or first animation) as a scene: its files read, its flexfile attached, its
+ * rig applied, then its $scale, $upaxis and attachments (smdmx_qc_model_scene in rig.h), in
+ * the order studiomdl builds a model (doc/format-notes.md, "A QC's model"). */
+#include <stdio.h>
+#include <string.h>
+
+#include "support/internal.h"
+#include "smdmx/model.h"
+#include "smdmx/rig.h"
+
+typedef struct build {
+	const smdmx_qc *qc;
+	const smdmx_qc_scene_options *o;
+	smdmx_error *error;
+	smdmx_warnings *warnings;
+} build;
+
+static bool has_extension(const char *path, const char *ext)
+{
+	size_t n = strlen(path), k = strlen(ext);
+	return n > k && path[n - k - 1] == '.' && sm_same_nocase(path + n - k, ext);
+}
+
+/* Warnings of a step kept in the call's, each with its file: its own, else path ("": the
+ * main QC). */
+static void keep(build *b, const smdmx_warnings *w, const char *path)
+{
+	for (size_t i = 0; w && i < w->count; i++) {
+		const smdmx_warning *x = &w->data[i];
+		sm_warn_n(b->warnings, x->code, x->count, x->line, x->column, "%s", x->message);
+		smdmx_warning *kept = &b->warnings->data[b->warnings->count - 1];
+		if (kept->code == x->code && !kept->file[0]) snprintf(kept->file, sizeof(kept->file), "%s", x->file[0] ? x->file : path);
+	}
+}
+
+/* A file read: told to the caller, or its warnings kept with its name; its error, with its
+ * name, the call's. False when it failed. */
+static bool file_done(build *b, const char *path, const smdmx_warnings *w, const smdmx_error *e)
+{
+	if (b->o->file_read) b->o->file_read(b->o->user, path, w, e);
+	else keep(b, w, path);
+	if (!e) return true;
+	*b->error = *e;
+	if (!b->error->file[0]) snprintf(b->error->file, sizeof(b->error->file), "%s", path);
+	return false;
+}
+
+/* A file the QC names not there: an error where the QC names it. */
+static bool fail_at(build *b, const smdmx_qc_ref *ref, const char *what)
+{
+	sm_fail(b->error, SMDMX_ERROR_IO, ref->pos.line, ref->pos.column, "cannot find '%s' (%s)", ref->path, what);
+	if (ref->pos.file != 0 && ref->pos.file < b->qc->file_count)
+		snprintf(b->error->file, sizeof(b->error->file), "%s", b->qc->files[ref->pos.file].path);
+	return false;
+}
+
+static smdmx_scene *read_smd(build *b, const char *path, const smdmx_smd_read_options *ro)
+{
+	smdmx_error e;
+	smdmx_warnings w;
+	smdmx_scene *s = smdmx_smd_read_file(path, ro, &e, &w);
+	return file_done(b, path, &w, s ? NULL : &e) ? s : NULL;
+}
+
+static smdmx_scene *read_dmx(build *b, const char *path)
+{
+	smdmx_error e;
+	smdmx_warnings w;
+	smdmx_dm *dm = smdmx_dmx_read_file(path, &b->o->dmx, &e, &w);
+	if (!dm) return file_done(b, path, &w, &e), NULL;
+	smdmx_warnings lw;
+	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &e, &lw);
+	smdmx_dm_free(dm);
+	for (size_t i = 0; i < lw.count && w.count < SMDMX_WARNINGS_MAX; i++) w.data[w.count++] = lw.data[i];
+	if (!s) {
+		char why[sizeof(e.message)];
+		snprintf(why, sizeof(why), "%s", e.message);
+		snprintf(e.message, sizeof(e.message), "not a model: %.200s", why);
+		e.line = e.column = 0;
+	}
+	return file_done(b, path, &w, s ? NULL : &e) ? s : NULL;
+}
+
+/* The end of a model on its own: scaled and turned as the QC says, the QC's attachments on
+ * it (whose positions $scale scaled where they were read). */
+static bool finish(build *b, smdmx_scene *s, double scale, char up_axis)
+{
+	if (b->o->qc_beside) return true;
+	if ((scale != 1 && scale > 0) || (up_axis && up_axis != 'Z'))
+		SM_CHECK(smdmx_scene_transform(s, scale, up_axis == 'Z' ? 0 : up_axis, b->error));
+	smdmx_warnings w;
+	bool ok = smdmx_qc_apply_attachments(b->qc, s, b->error, &w);
+	keep(b, &w, "");
+	return ok;
+}
+
+/* The first animation, named and timed as its $sequence says. */
+static smdmx_scene *animation(build *b, const smdmx_qc_ref *ref)
+{
+	smdmx_scene *s;
+	if (has_extension(ref->path, "dmx")) {
+		s = read_dmx(b, ref->path);
+	} else {
+		smdmx_smd_read_options ro = b->o->smd;
+		if (ref->fps > 0) ro.frame_rate = ref->fps;
+		if (ref->sequence) ro.name = ref->sequence;
+		s = read_smd(b, ref->path, &ro);
+		/* the clip takes the sequence's name */
+		for (size_t c = 0; s && ref->sequence && c < s->clip_count; c++) s->clips[c].name = s->name;
+	}
+	return s;
+}
+
+/* The $model's SMD with its flexfile's shapes and the rig. */
+static bool model_rig(build *b, uint32_t model, smdmx_scene *s)
+{
+	const smdmx_qc *qc = b->qc;
+	smdmx_error e;
+	uint32_t vta = smdmx_qc_model_vta(qc, model, b->error);
+	if (vta == SMDMX_NONE && b->error->code) return false;
+	if (vta != SMDMX_NONE) {
+		const smdmx_qc_ref *v = &qc->refs[vta];
+		if (!v->found) return fail_at(b, v, "the flexfile of the $model");
+		smdmx_warnings w, aw;
+		smdmx_scene *flex = smdmx_smd_read_file(v->path, &b->o->smd, &e, &w);
+		bool ok = flex && smdmx_scene_attach_vta(s, flex, &e, &aw);
+		for (size_t i = 0; flex && i < aw.count && w.count < SMDMX_WARNINGS_MAX; i++) w.data[w.count++] = aw.data[i];
+		smdmx_scene_free(flex);
+		if (!file_done(b, v->path, &w, ok ? NULL : &e)) return false;
+	}
+	if (b->o->qc_beside && vta == SMDMX_NONE) return true;
+	smdmx_qc_rig_options rig = { .rig_in_qc = b->o->rig_in_qc };
+	smdmx_warnings w;
+	bool ok = smdmx_qc_apply_rig(qc, model, s, &rig, b->error, &w);
+	keep(b, &w, "");
+	return ok;
+}
+
+uint32_t smdmx_qc_scene_ref(const smdmx_qc *qc, uint32_t model)
+{
+	if (model != SMDMX_NONE) return model < qc->model_count ? qc->models[model].ref : SMDMX_NONE;
+	for (size_t i = 0; i < qc->ref_count; i++)
+		if (qc->refs[i].kind == SMDMX_QC_REF_ANIMATION) return (uint32_t)i;
+	return SMDMX_NONE;
+}
+
+smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdmx_qc_scene_options *options,
+                                  smdmx_error *error, smdmx_warnings *warnings)
+{
+	SM_ERROR_START(error);
+	smdmx_warnings spare;
+	if (!warnings) warnings = &spare;
+	memset(warnings, 0, sizeof(*warnings));
+	smdmx_qc_scene_options none;
+	memset(&none, 0, sizeof(none));
+	build b = { qc, options ? options : &none, error, warnings };
+	if (model != SMDMX_NONE && model >= qc->model_count)
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u (the QC has %zu)", model, qc->model_count), NULL;
+	uint32_t r = smdmx_qc_scene_ref(qc, model);
+	if (r == SMDMX_NONE)
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, model == SMDMX_NONE ? "the QC has no $model and no $sequence to convert"
+		                                                                   : "the $model names no file"),
+		       NULL;
+	const smdmx_qc_ref *ref = &qc->refs[r];
+	char what[300];
+	if (model == SMDMX_NONE) snprintf(what, sizeof(what), "the animation of the first $sequence");
+	else snprintf(what, sizeof(what), "the file of $model '%.200s'", qc->models[model].name);
+	if (!ref->found) return fail_at(&b, ref, what), NULL;
+	double scale = model == SMDMX_NONE ? qc->scale : qc->models[model].scale;
+	char up = model == SMDMX_NONE ? qc->up_axis : qc->models[model].up_axis;
+	smdmx_scene *s;
+	if (model == SMDMX_NONE) s = animation(&b, ref);
+	else if (has_extension(ref->path, "dmx")) s = read_dmx(&b, ref->path);
+	else {
+		s = read_smd(&b, ref->path, &b.o->smd);
+		if (s && !model_rig(&b, model, s)) {
+			smdmx_scene_free(s);
+			s = NULL;
+		}
+	}
+	if (s && !finish(&b, s, scale, up)) {
+		smdmx_scene_free(s);
+		s = NULL;
+	}
+	return s;
+}
