@@ -1317,6 +1317,29 @@ static void test_error_may_be_null(void **state)
 	assert_null(mine.owner);
 }
 
+/* The engine targets (decision 4): their reading and holding, as doc/decisions.md gives them. */
+static void test_engine_targets(void **state)
+{
+	(void)state;
+	size_t n;
+	const smdmx_engine_target *t = smdmx_engine_targets(&n);
+	assert_int_equal(n, 9);
+	assert_string_equal(t[0].name, "goldsrc");
+	assert_int_equal(t[0].encoding_version, 0);
+	const smdmx_engine_target *l4d2 = smdmx_engine_target_find("l4d2");
+	assert_non_null(l4d2);
+	assert_int_equal(l4d2->encoding_version, 4);
+	assert_int_equal(l4d2->model_format, 15);
+	const smdmx_engine_target *s2 = smdmx_engine_target_find("source2");
+	assert_int_equal(s2->encoding_version, 9);
+	assert_int_equal(s2->model_format, 22);
+	assert_int_equal(s2->max_links, 4);
+	assert_int_equal(s2->max_bones, 0);
+	assert_int_equal(smdmx_engine_target_find("csgo")->max_bones, 256);
+	assert_null(smdmx_engine_target_find("quake"));
+	assert_null(smdmx_engine_target_find(NULL));
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -1342,6 +1365,7 @@ int main(void)
 		cmocka_unit_test(test_clip_time_range),
 		cmocka_unit_test(test_scene_by_hand),
 		cmocka_unit_test(test_error_may_be_null),
+		cmocka_unit_test(test_engine_targets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

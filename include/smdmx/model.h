@@ -31,6 +31,22 @@ SMDMX_API smdmx_dm *smdmx_model_from_scene(const smdmx_scene *scene, const smdmx
 SMDMX_API smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options *options, smdmx_error *error,
                                             smdmx_warnings *warnings);
 
+/* The engine branches a conversion may aim at (decision 4, doc/decisions.md): what their
+ * tools read and hold. */
+typedef struct smdmx_engine_target {
+	const char *name;        /* "goldsrc", "sdk2013", "tf2", "gmod", "l4d2", "portal2", "csgo",
+	                            "sfm", "source2" */
+	int encoding_version;    /* of binary DMX their tools read; 0: GoldSrc, which reads SMD only */
+	int model_format;        /* the DmeModel format they read; 0 for GoldSrc */
+	size_t max_links;        /* weight links per vertex */
+	size_t max_bones;        /* bones per model; 0: no limit */
+} smdmx_engine_target;
+
+/* Every target, in the order above (*count of them). */
+SMDMX_API const smdmx_engine_target *smdmx_engine_targets(size_t *count);
+/* The target of that name, or NULL. */
+SMDMX_API const smdmx_engine_target *smdmx_engine_target_find(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -398,22 +398,22 @@ static void check_joint_counts(lint *t, const smdmx_dm *dm, size_t max_links)
 }
 
 /* A DMX's encoding and model format against the target's tools (the engine table). */
-static void check_encoding(lint *t, const smdmx_dm *dm, const engine_target *et, const char *target)
+static void check_encoding(lint *t, const smdmx_dm *dm, const smdmx_engine_target *et, const char *target)
 {
-	bool goldsrc = et->encoding == 0;
+	bool goldsrc = et->encoding_version == 0;
 	bool binary = dm->encoding && !strcmp(dm->encoding, "binary");
 	if (goldsrc)
 		lint_say(t, true, "a DMX: GoldSrc's tools read SMD only");
-	else if (binary && dm->encoding_version > et->encoding)
+	else if (binary && dm->encoding_version > et->encoding_version)
 		lint_say(t, true, "binary %d: %s's tools read binary up to %d (--target %s writes it)", dm->encoding_version, target,
-		         et->encoding, target);
+		         et->encoding_version, target);
 	else if (!binary)
 		lint_say(t, false, "%s: %s's studiomdl may want binary %d (not every studiomdl reads text DMX); use --target %s "
 		         "if it refuses the file",
-		         dm->encoding ? dm->encoding : "text", target, et->encoding, target);
-	if (!goldsrc && dm->format && !strcmp(dm->format, "model") && dm->format_version != et->model)
+		         dm->encoding ? dm->encoding : "text", target, et->encoding_version, target);
+	if (!goldsrc && dm->format && !strcmp(dm->format, "model") && dm->format_version != et->model_format)
 		lint_say(t, false, "model format %d: %s's tools expect model format %d; use --target %s to write it",
-		         dm->format_version, target, et->model, target);
+		         dm->format_version, target, et->model_format, target);
 }
 
 /* Bones past the target's limit; bone and material names the target, studiomdl or QC files
@@ -524,7 +524,7 @@ int cmd_check(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	const engine_target *et = engine_target_find(target, true);
+	const smdmx_engine_target *et = engine_target_find(target, true);
 	if (!et) {
 		say("smdmx", "error", "unknown --target '%s' (%s)", target, engine_target_names(true));
 		return EXIT_USAGE;
@@ -534,7 +534,7 @@ int cmd_check(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcasecmp(path_extension(path), "qc") || !strcasecmp(path_extension(path), "qci")) return qc_check(path);
-	bool goldsrc = et->encoding == 0;
+	bool goldsrc = et->encoding_version == 0;
 	size_t max_links = et->max_links;
 	lint t;
 	memset(&t, 0, sizeof(t));

@@ -348,16 +348,9 @@ typedef struct carried_beside {
 /* Leaves out of losses what c carries: one rule for dmx2smd --qc and smdmx qc. */
 void losses_less_carried(smdmx_warnings *losses, const carried_beside *c);
 
-/* The engine branches --target names (decision 4), in one table: what their tools read
- * (binary encoding version, model format; 0 for GoldSrc, which reads SMD) and hold (weight
- * links per vertex, bones per model; 0 for no limit). */
-typedef struct engine_target {
-	const char *name;
-	int encoding, model;
-	size_t max_links, max_bones;
-} engine_target;
-/* The target of that name, or NULL; with_goldsrc: "goldsrc" is one (smdmx check). */
-const engine_target *engine_target_find(const char *name, bool with_goldsrc);
+/* The target --target names (smdmx_engine_target_find), or NULL; with_goldsrc: "goldsrc" is
+ * one (smdmx check). */
+const smdmx_engine_target *engine_target_find(const char *name, bool with_goldsrc);
 /* Their names, ", " between them, for a message. */
 const char *engine_target_names(bool with_goldsrc);
 

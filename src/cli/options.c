@@ -191,14 +191,14 @@ bool apply_target(opt_state *st)
 	if (!st->target) return true;
 	conv_opts *o = st->o;
 	/* decision 4: each engine branch's encoding and model format */
-	const engine_target *t = engine_target_find(st->target, false);
+	const smdmx_engine_target *t = engine_target_find(st->target, false);
 	if (!t) {
 		st->rc = opt_error(st, "unknown --target '%s' (%s)", st->target, engine_target_names(false));
 		return false;
 	}
 	if (!st->explicit_encoding) o->dopts.encoding = "binary";
 	if (!st->explicit_version && (!st->explicit_encoding || !strcmp(o->dopts.encoding, "binary")))
-		o->dopts.encoding_version = t->encoding;
-	if (!st->explicit_model) o->mopts.model_version = t->model;
+		o->dopts.encoding_version = t->encoding_version;
+	if (!st->explicit_model) o->mopts.model_version = t->model_format;
 	return true;
 }

@@ -694,21 +694,22 @@ bool depfile_write(const char *path, const text_buf *b, char *why, size_t why_si
 
 /* MAXSTUDIOBONES: 128 in GoldSrc and Source 1, 256 in CS:GO's branch; Source 2 has no such
  * limit. GoldSrc keeps one bone per vertex, Source 1 three, Source 2 four. */
-static const engine_target targets[] = {
-	{ "goldsrc", 0, 0, 1, 128 },  { "sdk2013", 2, 1, 3, 128 }, { "tf2", 2, 1, 3, 128 },
-	{ "gmod", 2, 1, 3, 128 },     { "l4d2", 4, 15, 3, 128 },   { "portal2", 5, 18, 3, 128 },
-	{ "csgo", 5, 18, 3, 256 },    { "sfm", 5, 18, 3, 128 },    { "source2", 9, 22, 4, 0 },
-};
-
-const engine_target *engine_target_find(const char *name, bool with_goldsrc)
+const smdmx_engine_target *engine_target_find(const char *name, bool with_goldsrc)
 {
-	for (size_t i = with_goldsrc ? 0 : 1; i < sizeof(targets) / sizeof(targets[0]); i++)
-		if (!strcmp(targets[i].name, name)) return &targets[i];
-	return NULL;
+	const smdmx_engine_target *t = smdmx_engine_target_find(name);
+	return t && (with_goldsrc || t->encoding_version) ? t : NULL;
 }
 
 const char *engine_target_names(bool with_goldsrc)
 {
-	return with_goldsrc ? "goldsrc, sdk2013, tf2, gmod, l4d2, portal2, csgo, sfm, source2"
-	                    : "sdk2013, tf2, gmod, l4d2, portal2, csgo, sfm, source2";
+	static char names[2][256];
+	char *b = names[with_goldsrc];
+	if (!*b) {
+		size_t n, len = 0;
+		const smdmx_engine_target *t = smdmx_engine_targets(&n);
+		for (size_t i = 0; i < n; i++)
+			if (with_goldsrc || t[i].encoding_version)
+				len += (size_t)snprintf(b + len, sizeof(names[0]) - len, "%s%s", len ? ", " : "", t[i].name);
+	}
+	return b;
 }
