@@ -1340,6 +1340,44 @@ static void test_engine_targets(void **state)
 	assert_null(smdmx_engine_target_find(NULL));
 }
 
+static void collect_name(void *user, const char *name)
+{
+	char *list = user;
+	size_t n = strlen(list);
+	snprintf(list + n, 512 - n, "%s%s", n ? " " : "", name);
+}
+
+/* What a DMX → DMX conversion leaves behind: an attribute the scene does not hold, named; the
+ * names formats 18 and 22 give one vertex field are one. */
+static void test_not_carried(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_file(test_path("testdata/sample/arm.smd"), NULL, &err, NULL);
+	assert_non_null(s);
+	smdmx_model_options m18 = { .model_version = 18 }, m22 = { .model_version = 22 };
+	smdmx_dm *a = smdmx_model_from_scene(s, &m18, &err, NULL), *b = smdmx_model_from_scene(s, &m18, &err, NULL);
+	smdmx_dm *c = smdmx_model_from_scene(s, &m22, &err, NULL);
+	assert_true(a && b && c);
+	char list[512] = "";
+	assert_int_equal(smdmx_model_not_carried(a, b, collect_name, list), 0);
+	uint32_t model = SMDMX_NONE;
+	for (size_t e = 0; e < a->element_count && model == SMDMX_NONE; e++)
+		if (!strcmp(a->elements[e].type, "DmeModel")) model = (uint32_t)e;
+	assert_non_null(smdmx_dm_add_attr(a, model, "custom", SMDMX_DM_INT, false, 0, NULL));
+	assert_int_equal(smdmx_model_not_carried(a, b, collect_name, list), 1);
+	assert_string_equal(list, "DmeModel.custom");
+	/* format 22's position$0 is format 18's positions: nothing of the mesh is left behind */
+	list[0] = 0;
+	smdmx_model_not_carried(c, b, collect_name, list);
+	assert_null(strstr(list, "DmeVertexData"));
+	assert_null(strstr(list, "$0"));
+	smdmx_dm_free(a);
+	smdmx_dm_free(b);
+	smdmx_dm_free(c);
+	smdmx_scene_free(s);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -1366,6 +1404,7 @@ int main(void)
 		cmocka_unit_test(test_scene_by_hand),
 		cmocka_unit_test(test_error_may_be_null),
 		cmocka_unit_test(test_engine_targets),
+		cmocka_unit_test(test_not_carried),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

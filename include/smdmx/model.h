@@ -31,6 +31,14 @@ SMDMX_API smdmx_dm *smdmx_model_from_scene(const smdmx_scene *scene, const smdmx
 SMDMX_API smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options *options, smdmx_error *error,
                                             smdmx_warnings *warnings);
 
+/* What a model datamodel taken through the scene leaves behind: the element types ("Type")
+ * and attributes ("Type.attr") of in that out has nowhere, the names model formats give one
+ * thing brought to one (format 22's vertex fields, jointTransforms and jointList, the time
+ * frame's fields). fn (may be NULL) gets each, in byte order. Returns their number, SIZE_MAX
+ * when memory ran out. Elements of other files (stubs) are not counted. */
+SMDMX_API size_t smdmx_model_not_carried(const smdmx_dm *in, const smdmx_dm *out, void (*fn)(void *user, const char *name),
+                                         void *user);
+
 /* The engine branches a conversion may aim at (decision 4, doc/decisions.md): what their
  * tools read and hold. */
 typedef struct smdmx_engine_target {

@@ -333,88 +333,32 @@ static bool qc_to_dmx(run *r)
 	return ok;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* "Type.attr", with the names one model format gives what another calls otherwise (C7, D)
- * brought to one: format 22's vertex fields ("position$0") to the older names, jointList and
- * jointTransforms (the joint table of formats 1 and 11 on) to one, the time frame's int
- * fields of format 1 to their time fields. */
-static char *canonical_name(const char *type, const char *attr)
-{
-	static const char *const same[][2] = {
-		{ "jointTransforms", "jointList" }, { "durationTime", "duration" }, { "startTime", "start" }, { "offsetTime", "offset" },
-	};
-	size_t n = strlen(attr);
-	bool indices = n > 7 && !strcmp(attr + n - 7, "Indices");
-	char base[256];
-	snprintf(base, sizeof(base), "%.*s", (int)(indices ? n - 7 : n), attr);
-	for (smdmx_corner_field f = 0; f < SMDMX_CORNER_FIELD_COUNT; f++) {
-		const smdmx_corner_field_info *x = smdmx_corner_field_describe(f);
-		if (!strcmp(base, x->dmx_names[1])) snprintf(base, sizeof(base), "%s", x->dmx_names[0]);
-	}
-	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++)
-		if (!strcmp(base, same[i][0])) {
-			snprintf(base, sizeof(base), "%s", same[i][1]);
-			break;
-		}
-	return xasprintf("%s.%s%s", type, base, indices ? "Indices" : "");
-}
-
-/* Attribute names of each element type in a datamodel, as "Type.attr" (and "Type" for the
- * type itself), sorted and unique. */
-static char **dm_names(const smdmx_dm *dm, size_t *count)
-{
-	size_t n = 0, cap = 64;
-	char **v = malloc(cap * sizeof(char *));
-	for (size_t e = 0; v && e < dm->element_count; e++) {
-		const smdmx_dm_element *x = &dm->elements[e];
-		for (size_t a = 0; a <= x->attr_count; a++) {
-			if (n == cap) {
-				char **g = realloc(v, (cap *= 2) * sizeof(char *));
-				if (!g) break;
-				v = g;
-			}
-			v[n++] = a < x->attr_count ? canonical_name(x->type, x->attrs[a].name) : xstrdup(x->type);
-		}
-	}
-	qsort(v, n, sizeof(char *), cmp_names);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k && !strcmp(v[k - 1], v[i])) free(v[i]);
-		else v[k++] = v[i];
-	}
-	*count = k;
-	return v;
-}
-
 /* What a DMX taken through the scene left behind: element types and attributes of the input
  * that the output has nowhere, one warning with their count and the first names. */
+typedef struct not_carried {
+	size_t lost, len;
+	char list[400];
+} not_carried;
+
+static void name_not_carried(void *user, const char *name)
+{
+	not_carried *n = user;
+	if (n->lost++ < 6 && n->len < sizeof(n->list))
+		n->len += (size_t)snprintf(n->list + n->len, sizeof(n->list) - n->len, "%s%s", n->lost > 1 ? ", " : "", name);
+}
+
 static void report_not_carried(run *r, const smdmx_dm *in, const smdmx_dm *out, const char *path)
 {
-	size_t na, nb;
-	char **a = dm_names(in, &na), **b = dm_names(out, &nb);
-	size_t lost = 0, k = 0;
-	char list[400] = "";
-	size_t len = 0;
-	for (size_t i = 0; i < na; i++) {
-		while (k < nb && strcmp(b[k], a[i]) < 0) k++;
-		if (k < nb && !strcmp(b[k], a[i])) continue;
-		if (lost++ < 6 && len < sizeof(list))
-			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", lost > 1 ? ", " : "", a[i]);
+	not_carried n = { 0, 0, "" };
+	if (smdmx_model_not_carried(in, out, name_not_carried, &n) == SIZE_MAX) {
+		diag_add(&r->j->diag, r->o, path, 0, 0, "warning", "out of memory listing what the new model format does not carry");
+		return;
 	}
-	if (lost)
+	if (n.lost)
 		diag_add(&r->j->diag, r->o, path, 0, 0, "warning",
 		         "%zu element types and attributes are not carried into the new model format (%s%s): left out; keep the "
 		         "source DMX if they matter",
-		         lost, list,
-		         lost > 6 ? ", ..." : "");
-	for (size_t i = 0; i < na; i++) free(a[i]);
-	for (size_t i = 0; i < nb; i++) free(b[i]);
-	free(a);
-	free(b);
+		         n.lost, n.list, n.lost > 6 ? ", ..." : "");
 }
 
 /* DMX to DMX: a plain re-encode is a copy of the datamodel, lossless; an option that changes
