@@ -581,6 +581,13 @@ static void test_scene_operations(void **state)
 	assert_int_equal(lw.count, 1);
 	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_CONTROLLERS);
 	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 4 left out; use dmx2smd --qc to keep them in a QC");
+	/* a QC's rig beside the SMD carries them; its attachments alone do not */
+	smdmx_smd_carried beside = { .attachments = true, .shapes = true };
+	smdmx_smd_losses_carried(&lw, &beside);
+	assert_int_equal(lw.count, 1);
+	beside.rig = true;
+	smdmx_smd_losses_carried(&lw, &beside);
+	assert_int_equal(lw.count, 0);
 	smdmx_scene_free(f);
 	smdmx_dm_free(dm);
 }

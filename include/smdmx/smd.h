@@ -81,6 +81,17 @@ SMDMX_API bool smdmx_smd_write_file(const smdmx_scene *scene, const char *path,
 SMDMX_API void smdmx_smd_report_losses(const smdmx_scene *scene, const smdmx_smd_write_options *options, bool vta_too,
                                        smdmx_warnings *warnings);
 
+/* What is written beside an SMD that carries what it cannot hold: a QC's rig lines (stereo
+ * balance as flexpairs, attachments, controllers, rules), its $attachment lines alone, its
+ * $upaxis, its $sequence fps, a VTA (shapes), an SMD per clip. */
+typedef struct smdmx_smd_carried {
+	bool rig, attachments, up_axis, frame_rate, shapes, clips; /* rig: the attachments too */
+} smdmx_smd_carried;
+
+/* Takes out of losses (smdmx_smd_report_losses) every kind c says is carried beside the SMD:
+ * one rule for dmx2smd --qc and smdmx qc. */
+SMDMX_API void smdmx_smd_losses_carried(smdmx_warnings *losses, const smdmx_smd_carried *c);
+
 #ifdef __cplusplus
 }
 #endif

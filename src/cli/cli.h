@@ -339,15 +339,6 @@ bool launched_from_explorer(const os_launch *l, int argc, char **argv);
  * fit the line. text "" clears it. Returns the length. */
 size_t progress_render(os_term kind, unsigned columns, size_t *shown, const char *text, char *buf, size_t cap);
 
-/* What is written beside an SMD that carries what the SMD loses (smdmx_smd_report_losses):
- * a QC's rig lines (stereo balance as flexpairs, attachments, controllers, rules), its
- * $upaxis and $sequence fps when they say the scene's, a VTA (shapes), a file per clip. */
-typedef struct carried_beside {
-	bool rig, attachments, up_axis, frame_rate, shapes, clips; /* rig: attachments too */
-} carried_beside;
-/* Leaves out of losses what c carries: one rule for dmx2smd --qc and smdmx qc. */
-void losses_less_carried(smdmx_warnings *losses, const carried_beside *c);
-
 /* The target --target names (smdmx_engine_target_find), or NULL; with_goldsrc: "goldsrc" is
  * one (smdmx check). */
 const smdmx_engine_target *engine_target_find(const char *name, bool with_goldsrc);

@@ -478,24 +478,9 @@ static void report_smd_losses(run *r, const smdmx_scene *scene, const smdmx_smd_
 	smdmx_smd_report_losses(scene, wo, true, &losses);
 	/* the QC dmx2smd --qc writes has the rig, $upaxis and every clip's fps */
 	bool qc = r->o->qc != NULL;
-	carried_beside c = { .rig = qc, .up_axis = qc, .frame_rate = qc, .clips = file_per_clip };
-	losses_less_carried(&losses, &c);
+	smdmx_smd_carried c = { .rig = qc, .up_axis = qc, .frame_rate = qc, .clips = file_per_clip };
+	smdmx_smd_losses_carried(&losses, &c);
 	warn(r, out, &losses);
-}
-
-void losses_less_carried(smdmx_warnings *losses, const carried_beside *c)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < losses->count; i++) {
-		smdmx_warning_code w = losses->data[i].code;
-		bool carried = (c->rig && (w == SMDMX_WARNING_DROPPED_BALANCE || w == SMDMX_WARNING_DROPPED_ATTACHMENTS ||
-		                           w == SMDMX_WARNING_DROPPED_CONTROLLERS || w == SMDMX_WARNING_DROPPED_RULES)) ||
-		               (c->attachments && w == SMDMX_WARNING_DROPPED_ATTACHMENTS) ||
-		               (c->up_axis && w == SMDMX_WARNING_UP_AXIS) || (c->frame_rate && w == SMDMX_WARNING_FRAME_RATE) ||
-		               (c->shapes && w == SMDMX_WARNING_DROPPED_SHAPES) || (c->clips && w == SMDMX_WARNING_DROPPED_CLIPS);
-		if (!carried) losses->data[k++] = losses->data[i];
-	}
-	losses->count = k;
 }
 
 /* Clips of one name (other writers allow them) get files of their own: the second "NAME_2",

@@ -233,9 +233,9 @@ static bool run_dmx_to_smd(task *t)
 		 * say what SMD cannot when they are the scene's */
 		bool fps = true;
 		for (size_t k = 0; k < s->clip_count; k++) fps = fps && s->clips[k].frame_rate == (t->fps > 0 ? t->fps : 30);
-		carried_beside c = { .rig = t->model != SMDMX_NONE, .attachments = body, .up_axis = p->qc->up_axis == s->up_axis,
+		smdmx_smd_carried c = { .rig = t->model != SMDMX_NONE, .attachments = body, .up_axis = p->qc->up_axis == s->up_axis,
 		                     .frame_rate = fps, .shapes = reference };
-		losses_less_carried(&losses, &c);
+		smdmx_smd_losses_carried(&losses, &c);
 		diag_warnings(&t->diag, o, t->src, &losses);
 	}
 	ok = ok && task_write_smd(t, s, t->dst, wo.kind);

@@ -234,3 +234,19 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 		        rates, other->name, r);
 	}
 }
+
+void smdmx_smd_losses_carried(smdmx_warnings *losses, const smdmx_smd_carried *c)
+{
+	if (!losses || !c) return;
+	size_t k = 0;
+	for (size_t i = 0; i < losses->count; i++) {
+		smdmx_warning_code w = losses->data[i].code;
+		bool carried = (c->rig && (w == SMDMX_WARNING_DROPPED_BALANCE || w == SMDMX_WARNING_DROPPED_ATTACHMENTS ||
+		                           w == SMDMX_WARNING_DROPPED_CONTROLLERS || w == SMDMX_WARNING_DROPPED_RULES)) ||
+		               (c->attachments && w == SMDMX_WARNING_DROPPED_ATTACHMENTS) ||
+		               (c->up_axis && w == SMDMX_WARNING_UP_AXIS) || (c->frame_rate && w == SMDMX_WARNING_FRAME_RATE) ||
+		               (c->shapes && w == SMDMX_WARNING_DROPPED_SHAPES) || (c->clips && w == SMDMX_WARNING_DROPPED_CLIPS);
+		if (!carried) losses->data[k++] = losses->data[i];
+	}
+	losses->count = k;
+}
