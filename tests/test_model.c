@@ -1385,6 +1385,52 @@ static void test_not_carried(void **state)
 	smdmx_scene_free(s);
 }
 
+typedef struct findings {
+	size_t errors, warnings;
+	uint32_t line[8];
+	char first[512];
+} findings;
+
+static void keep_finding(void *user, const smdmx_finding *f)
+{
+	findings *x = user;
+	size_t n = x->errors + x->warnings;
+	if (n < 8) x->line[n] = f->line;
+	if (!n) snprintf(x->first, sizeof(x->first), "%s", f->message);
+	assert_int_equal(f->element, SMDMX_NONE); /* an SMD: lines only */
+	if (f->error) x->errors++;
+	else x->warnings++;
+}
+
+/* smdmx check's rules, through the library: each finding at its line of the SMD. */
+static void test_check_model(void **state)
+{
+	(void)state;
+	static const char text[] = "version 1\nnodes\n0 \"root\" -1\n1 \"ROOT\" 0\nend\nskeleton\ntime 0\n"
+	                           "0 0 0 0 0 0 0\n1 0 0 0 0 0 0\nend\ntriangles\nskin\n"
+	                           "0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\n"  /* line 13: a triangle */
+	                           "skin\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\n" /* 17: its repeat */
+	                           "skin\n0 0 0 0 0 0 1 0 0\n0 0 0 0 0 0 1 0 0\n0 0 1 0 0 0 1 0 1\n" /* 21: no area */
+	                           "end\n";
+	smdmx_error err;
+	smdmx_smd_read_options ro = { .record_lines = true };
+	smdmx_scene *s = smdmx_smd_read_memory(text, sizeof(text) - 1, &ro, &err, NULL);
+	assert_non_null(s);
+	findings f = { 0, 0, { 0 }, "" };
+	assert_int_equal(smdmx_check_model(s, NULL, NULL, keep_finding, &f), 3);
+	/* ROOT is root's name again, case aside: an error at its node line */
+	assert_int_equal(f.errors, 1);
+	assert_int_equal(f.line[0], 4);
+	assert_string_equal(f.first, "bone 'ROOT': the name is used twice (studiomdl matches bones by name)");
+	assert_int_equal(f.warnings, 2);
+	assert_int_equal(f.line[1], 20); /* degenerate: its material line */
+	assert_int_equal(f.line[2], 16); /* the duplicate */
+	/* GoldSrc: a material not a .bmp as well */
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(smdmx_check_model(s, NULL, smdmx_engine_target_find("goldsrc"), keep_finding, &f), 4);
+	smdmx_scene_free(s);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -1412,6 +1458,7 @@ int main(void)
 		cmocka_unit_test(test_error_may_be_null),
 		cmocka_unit_test(test_engine_targets),
 		cmocka_unit_test(test_not_carried),
+		cmocka_unit_test(test_check_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,6 +55,26 @@ SMDMX_API const smdmx_engine_target *smdmx_engine_targets(size_t *count);
 /* The target of that name, or NULL. */
 SMDMX_API const smdmx_engine_target *smdmx_engine_target_find(const char *name);
 
+/* A finding of smdmx_check_model: an error (the target cannot take the model as it is) or a
+ * warning, at a line of the SMD or VTA (0: none), or at an element of the DMX (else
+ * SMDMX_NONE). */
+typedef struct smdmx_finding {
+	bool error;
+	uint32_t line;
+	uint32_t element;
+	const char *message;
+} smdmx_finding;
+typedef void (*smdmx_finding_fn)(void *user, const smdmx_finding *finding);
+
+/* Checks a model for an engine target (NULL: sdk2013), as `smdmx check` does: bones over the
+ * target's limit and names used twice, names GoldSrc, studiomdl or QC files cannot hold,
+ * weight links above its limit and weights that do not sum to 1, degenerate and duplicate
+ * triangles, flex shapes GoldSrc has not, keys at one time; with the datamodel the scene was
+ * read from (dm, else NULL), its encoding and model format against the target's tools and
+ * each jointCount against its weights. fn gets each finding. Returns their number. */
+SMDMX_API size_t smdmx_check_model(const smdmx_scene *scene, const smdmx_dm *dm, const smdmx_engine_target *target,
+                                   smdmx_finding_fn fn, void *user);
+
 #ifdef __cplusplus
 }
 #endif
