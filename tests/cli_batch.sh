@@ -614,7 +614,7 @@ install)
 			echo "note: a build with -Db_sanitize=$sanitize: no program is linked against the installed library"
 		else
 			# the example of doc/library.md, as a user copies it
-			sed -n '/^```c$/,/^```$/p' "$root/doc/library.md" | sed '1d;$d' >"$tmp/p.c"
+			awk '/^```c$/ { n++; on = n == 1; next } /^```$/ { on = 0 } on' "$root/doc/library.md" >"$tmp/p.c"
 			check "doc/library.md has its example" yes "$(grep -q smdmx_smd_read_file "$tmp/p.c" && echo yes)"
 			# shellcheck disable=SC2086
 			cc -std=c11 -Wall -Wextra -Werror -pedantic $flags "$tmp/p.c" -o "$tmp/p" $libs 2>"$tmp/err"
@@ -625,6 +625,20 @@ install)
 			check "writing a binary DMX" "<!-- dmx encoding binary 5 format model 18 -->" "$(head -n 1 "$tmp/p.dmx" | tr -d '\r')"
 			LD_LIBRARY_PATH="$libdir" "$tmp/p" "$root/testdata/bad/bad_number.smd" "$tmp/q.dmx" >/dev/null 2>"$tmp/err"
 			check "and says a reader's error at its place" "1 $root/testdata/bad/bad_number.smd:7:5: error: expected position y" "$? $(cat "$tmp/err")"
+			# the second: a QC's model to a DMX
+			awk '/^```c$/ { n++; on = n == 2; next } /^```$/ { on = 0 } on' "$root/doc/library.md" >"$tmp/q.c"
+			check "doc/library.md has its QC example" yes "$(grep -q smdmx_qc_model_scene "$tmp/q.c" && echo yes)"
+			# shellcheck disable=SC2086
+			cc -std=c11 -Wall -Wextra -Werror -pedantic $flags "$tmp/q.c" -o "$tmp/q" $libs 2>"$tmp/err"
+			check "the QC example builds" "0 " "$? $(head -n 3 "$tmp/err")"
+			out=$(LD_LIBRARY_PATH="$libdir" "$tmp/q" "$root/testdata/qc/face/face.qc" "$tmp/face.dmx" 2>"$tmp/err")
+			check "and converts the face's model" "0 6 shapes, 5 controllers, 2 attachments" "$? $out"
+			check "saying the QC's warnings at their files" "$root/testdata/qc/face/face_flexes.qci:3: warning: flexpair 'smile' written as two shapes 'smileR' and 'smileL', the same model: beside flex rules a shape is stereo only when a controller of its name says so; nothing to do" \
+				"$(head -n 1 "$tmp/err")"
+			check "the DMX it wrote reads back" "0" "$("$smdmx" info "$tmp/face.dmx" >/dev/null 2>&1; echo $?)"
+			printf '$model "m" "nothere.smd"\n' >"$tmp/nothere.qc"
+			LD_LIBRARY_PATH="$libdir" "$tmp/q" "$tmp/nothere.qc" "$tmp/n.dmx" >/dev/null 2>"$tmp/err"
+			check "and says a missing file where the QC names it" "1 $tmp/nothere.qc:1:12: error: cannot find '$tmp/nothere.smd' (the file of \$model 'm')" "$? $(cat "$tmp/err")"
 		fi
 		unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 	else
