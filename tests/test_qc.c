@@ -1806,6 +1806,33 @@ static void test_qc_model_scene(void **state)
 	free(path);
 }
 
+/* The QC dmx2smd --qc writes, in the C locale's numbers whatever the locale. */
+static void test_qc_text(void **state)
+{
+	(void)state;
+	smdmx_scene s;
+	memset(&s, 0, sizeof(s));
+	s.up_axis = 'Y';
+	smdmx_qc_sequence seq[2] = { { "walk", "walk.smd", 29.97 }, { "run", "anims/run.smd", 30 } };
+	char *saved = test_c_numbers_begin();
+	setlocale(LC_NUMERIC, "de_DE.UTF-8"); /* where there is one: "29,97" in printf */
+	char *t = smdmx_qc_text(&s, "hero", "hero.smd", "\tflexfile \"hero.vta\"\n", "$attachment \"eyes\" \"head\" 0 0 1\n", seq, 2);
+	test_c_numbers_end(saved);
+	assert_non_null(t);
+	assert_string_equal(t, "$upaxis Y\n$model \"hero\" \"hero.smd\" {\n\tflexfile \"hero.vta\"\n}\n$attachment \"eyes\" \"head\" 0 0 1\n"
+	                       "$sequence \"walk\" \"walk.smd\" fps 29.97\n$sequence \"run\" \"anims/run.smd\" fps 30\n");
+	smdmx_qc_text_free(t);
+	/* clips alone, Z up: no $model */
+	s.up_axis = 'Z';
+	t = smdmx_qc_text(&s, NULL, NULL, NULL, NULL, seq + 1, 1);
+	assert_string_equal(t, "$sequence \"run\" \"anims/run.smd\" fps 30\n");
+	smdmx_qc_text_free(t);
+	/* a model without a block */
+	t = smdmx_qc_text(&s, "prop", "prop.smd", "", NULL, NULL, 0);
+	assert_string_equal(t, "$model \"prop\" \"prop.smd\"\n");
+	smdmx_qc_text_free(t);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, ""); /* QC numbers read and written with '.' in any locale */
@@ -1839,6 +1866,7 @@ int main(void)
 		cmocka_unit_test(test_unclosed_blocks),
 		cmocka_unit_test(test_absolute_cd),
 		cmocka_unit_test(test_qc_model_scene),
+		cmocka_unit_test(test_qc_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

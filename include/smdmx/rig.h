@@ -68,6 +68,21 @@ SMDMX_API bool smdmx_qc_attachment_lines(const smdmx_scene *scene, char **lines,
                                          smdmx_warnings *warnings);
 SMDMX_API void smdmx_qc_text_free(char *text);
 
+/* A $sequence line of smdmx_qc_text: its name, its SMD as the QC names it, its fps. */
+typedef struct smdmx_qc_sequence {
+	const char *name;
+	const char *file;
+	double fps;
+} smdmx_qc_sequence;
+
+/* The QC dmx2smd --qc writes beside the SMDs of a scene: "$upaxis" when the scene is not Z
+ * up; unless model_file is NULL, a $model named model_name reading model_file (as the QC
+ * names it), with model_lines (smdmx_qc_from_scene's) as its block when there are any; then
+ * attachment_lines (may be NULL) and a $sequence line per sequence. NULL when out of memory;
+ * free with smdmx_qc_text_free. */
+SMDMX_API char *smdmx_qc_text(const smdmx_scene *scene, const char *model_name, const char *model_file, const char *model_lines,
+                              const char *attachment_lines, const smdmx_qc_sequence *sequences, size_t sequence_count);
+
 /* ---- a $model as a scene ------------------------------------------------------------------ */
 
 /* The file a QC's scene is read from (index into refs): $model model's, or with SMDMX_NONE the

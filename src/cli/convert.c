@@ -442,25 +442,31 @@ static bool write_text(run *r, const char *path, const char *text)
 	return true;
 }
 
-/* dmx2smd --qc: a QC naming the SMD (and VTA), with what SMD cannot hold. */
-static bool write_qc_text(run *r, const smdmx_scene *scene, const char *in, const char *smd, const char *model_lines,
-                          const char *att_lines, const char *seqs)
+/* The $sequence lines of dmx2smd --qc: one per clip file written (names and files owned). */
+typedef struct seq_list {
+	smdmx_qc_sequence *v;
+	size_t n;
+} seq_list;
+
+static void seq_list_free(seq_list *l)
 {
-	(void)in;
-	char *rel = path_relative(r->o->qc, smd);
-	const char *slash = last_separator(smd);
-	char *stem = xstrdup(slash ? slash + 1 : smd);
-	char *dot = strrchr(stem, '.');
+	for (size_t i = 0; i < l->n; i++) free((char *)l->v[i].name), free((char *)l->v[i].file);
+	free(l->v);
+}
+
+/* dmx2smd --qc: a QC naming the SMD (and VTA), with what SMD cannot hold (smdmx_qc_text); smd
+ * NULL for clips alone. */
+static bool write_qc_text(run *r, const smdmx_scene *scene, const char *smd, const char *model_lines, const char *att_lines,
+                          const seq_list *seqs)
+{
+	char *rel = smd ? path_relative(r->o->qc, smd) : NULL;
+	const char *slash = smd ? last_separator(smd) : NULL;
+	char *stem = smd ? xstrdup(slash ? slash + 1 : smd) : NULL;
+	char *dot = stem ? strrchr(stem, '.') : NULL;
 	if (dot && dot != stem) *dot = 0;
-	const char *up = scene->up_axis == 'Y' ? "$upaxis Y\n" : scene->up_axis == 'X' ? "$upaxis X\n" : "";
-	char *text;
-	if (model_lines && *model_lines)
-		text = xasprintf("%s$model \"%s\" \"%s\" {\n%s}\n%s%s", up, stem, rel, model_lines, att_lines ? att_lines : "",
-		                 seqs ? seqs : "");
-	else
-		text = xasprintf("%s$model \"%s\" \"%s\"\n%s%s", up, stem, rel, att_lines ? att_lines : "", seqs ? seqs : "");
-	bool ok = write_text(r, r->o->qc, text);
-	free(text);
+	char *text = smdmx_qc_text(scene, stem, rel, model_lines, att_lines, seqs->v, seqs->n);
+	bool ok = text ? write_text(r, r->o->qc, text) : fail_msg(r, r->o->qc, "out of memory");
+	smdmx_qc_text_free(text);
 	free(stem);
 	free(rel);
 	return ok;
@@ -499,9 +505,9 @@ static void say_clip_names(run *r, const smdmx_scene *scene, size_t first, size_
 
 /* Clips first .. last - 1, an animation SMD each: named out, or out with the clip's name as a
  * suffix when suffix (several clips, or a reference beside them); with --qc, their $sequence
- * lines appended to *seqs. */
+ * lines added to seqs. */
 static bool write_clips(run *r, const smdmx_scene *scene, smdmx_smd_write_options wo, const char *out, size_t first, size_t last,
-                        bool suffix, char **seqs)
+                        bool suffix, seq_list *seqs)
 {
 	bool ok = true;
 	wo.kind = SMDMX_SMD_WRITE_ANIMATION;
@@ -513,11 +519,9 @@ static bool write_clips(run *r, const smdmx_scene *scene, smdmx_smd_write_option
 		wo.clip = c;
 		ok = write_smd(r, scene, path, &wo);
 		if (ok && r->o->qc) {
-			char *rel = path_relative(r->o->qc, path);
-			char *line = xasprintf("%s$sequence \"%s\" \"%s\" fps %g\n", *seqs ? *seqs : "", name, rel, scene->clips[c].frame_rate);
-			free(*seqs);
-			*seqs = line;
-			free(rel);
+			smdmx_qc_sequence *g = realloc(seqs->v, (seqs->n + 1) * sizeof(*g));
+			if (!g) ok = fail_msg(r, r->o->qc, "out of memory");
+			else seqs->v = g, seqs->v[seqs->n++] = (smdmx_qc_sequence){ xstrdup(name), path_relative(r->o->qc, path), scene->clips[c].frame_rate };
 		}
 		free(path);
 		free(name);
@@ -565,7 +569,8 @@ static bool dmx_to_smd(run *r)
 		} else if (to_stdout && last > 1) {
 			ok = fail_msg(r, in, "the file has several clips; --clip NAME picks one for standard output");
 		}
-		char *seqs = NULL, *atts = NULL, *unused = NULL;
+		seq_list seqs = { NULL, 0 };
+		char *atts = NULL, *unused = NULL;
 		if (ok && r->o->qc) {
 			ok = smdmx_qc_from_scene(scene, NULL, &unused, &atts, &err, &w);
 			warn(r, r->o->qc, &w);
@@ -575,13 +580,8 @@ static bool dmx_to_smd(run *r)
 		if (ok) report_smd_losses(r, scene, &wo, out, true);
 		ok = ok && warnings_allowed(r, in);
 		ok = ok && write_clips(r, scene, wo, out, first, last, last - first > 1, &seqs);
-		if (ok && r->o->qc) {
-			char *text = xasprintf("%s%s%s", scene->up_axis != 'Z' && scene->up_axis ? (scene->up_axis == 'Y' ? "$upaxis Y\n" : "$upaxis X\n") : "",
-			                       atts ? atts : "", seqs ? seqs : "");
-			ok = write_text(r, r->o->qc, text);
-			free(text);
-		}
-		free(seqs);
+		if (ok && r->o->qc) ok = write_qc_text(r, scene, NULL, NULL, atts, &seqs);
+		seq_list_free(&seqs);
 		smdmx_qc_text_free(atts);
 		smdmx_qc_text_free(unused);
 		if (ok) note_scene(r, in, scene);
@@ -627,10 +627,10 @@ static bool dmx_to_smd(run *r)
 		vo.kind = SMDMX_SMD_WRITE_VTA;
 		ok = write_smd(r, scene, vta_path, &vo);
 	}
-	char *seqs = NULL;
+	seq_list seqs = { NULL, 0 };
 	ok = ok && write_clips(r, scene, wo, out, 0, clips, true, &seqs);
-	if (ok && r->o->qc) ok = write_qc_text(r, scene, in, out, qc_model, qc_atts, seqs);
-	free(seqs);
+	if (ok && r->o->qc) ok = write_qc_text(r, scene, out, qc_model, qc_atts, &seqs);
+	seq_list_free(&seqs);
 	if (ok) note_scene(r, in, scene);
 	smdmx_qc_text_free(qc_model);
 	smdmx_qc_text_free(qc_atts);
