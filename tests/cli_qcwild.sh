@@ -133,6 +133,12 @@ rerun)
 		"$? $(count err "error: '$drive$tmp/out/a.qc' exists (--force overwrites it)$") $(tail -n 1 out/a.qc)"
 	"$smdmx" qc src/a.qc --to dmx -d out -f 2>err
 	check "rerun: -f replaces it" "0 0" "$? $(count out/a.qc '^// mine$')"
+	# a record line smdmx cannot read: said at its line, its file kept as someone's
+	awk 'NR == 3 { print "not a record line" } { print }' out/.smdmx-written >rec && mv rec out/.smdmx-written
+	moved 1
+	"$smdmx" qc src/a.qc --to dmx -d out 2>err
+	check "rerun: a record line not read, said" "0 1" \
+		"$? $(count err "^$drive$tmp/out/.smdmx-written:3:1: warning: 1 line of the record smdmx qc cannot read (the first here): left out; the files they name are taken as someone else's and not replaced without --force$")"
 	;;
 goldsrc)
 	# A GoldSrc QC, every command of Half-Life's studiomdl and every $sequence option: read

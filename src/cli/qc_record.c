@@ -85,10 +85,12 @@ void qp_record_load(library *l)
 	size_t n;
 	char *text = read_whole(path, &n);
 	free(path);
-	/* a line it cannot read is left out: its file is then nobody's, and stays */
+	/* a line it cannot read is left out, said: its file is then nobody's, and stays */
+	size_t line = 0, unread = 0, first = 0;
 	for (char *s = text; s && *s;) {
 		char *e = strchr(s, '\n');
 		if (e) *e = 0;
+		line++;
 		uint64_t hash, size;
 		int at = 0;
 		char *qc = NULL, *rel = NULL;
@@ -96,13 +98,26 @@ void qp_record_load(library *l)
 			qc = s + at;
 			rel = strchr(qc, '\t');
 		}
+		bool read = *s == '#' || (!*s && !e);
 		if (rel && rel[1]) {
 			*rel++ = 0;
-			if (*qc && !strchr(rel, '\t')) rec_put(l, rel, qc, hash, size);
+			if (*qc && !strchr(rel, '\t')) read = true, rec_put(l, rel, qc, hash, size);
 		}
+		if (!read && !unread++) first = line;
 		s = e ? e + 1 : s + strlen(s);
 	}
 	free(text);
+	if (unread) {
+		char *where = xasprintf("%s%s", l->outdir, RECORD_NAME);
+		diag_buf d = { 0 };
+		diag_add(&d, l->o, where, (uint32_t)first, 1, "warning",
+		         "%zu line%s of the record smdmx qc cannot read (the first here): left out; the files they name are taken as "
+		         "someone else's and not replaced without --force",
+		         unread, unread == 1 ? "" : "s");
+		fputs(d.text ? d.text : "", stderr);
+		diag_free(&d);
+		free(where);
+	}
 }
 
 bool qp_record_own(const library *l, const char *path, const char *qcpath)
