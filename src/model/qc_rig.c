@@ -595,8 +595,7 @@ bool sm_rig_shape_scaled(sm_owner *o, const smdmx_scene *s, const smdmx_flex_sha
 
 /* ---- public: scene to QC --------------------------------------------------------------------- */
 
-static bool appendf(char **buf, size_t *len, size_t *cap, const char *fmt, ...) SM_PRINTF(4, 5);
-static bool appendf(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+bool sm_rig_appendf(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -631,17 +630,17 @@ static char *rig_text(const rig *g, const char *vta, bool with_flex)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
-	bool ok = appendf(&buf, &len, &cap, "%s", "");
+	bool ok = sm_rig_appendf(&buf, &len, &cap, "%s", "");
 	char a[SM_FLOAT_MAX], b[SM_FLOAT_MAX];
-	if (with_flex && vta) ok = ok && appendf(&buf, &len, &cap, "\tflexfile \"%s\"\n", vta);
+	if (with_flex && vta) ok = ok && sm_rig_appendf(&buf, &len, &cap, "\tflexfile \"%s\"\n", vta);
 	const rflex *fl = g->flexes.data;
 	for (size_t i = 0; ok && with_flex && i < g->flexes.count; i++) {
 		const char *q = needs_quotes(fl[i].name) ? "\"" : "";
 		if (fl[i].pair) {
 			sm_rig_fmt_num(fl[i].split, a);
-			ok = appendf(&buf, &len, &cap, "\tflexpair %s%s%s %s frame %d\n", q, fl[i].name, q, a, (int)fl[i].frame);
+			ok = sm_rig_appendf(&buf, &len, &cap, "\tflexpair %s%s%s %s frame %d\n", q, fl[i].name, q, a, (int)fl[i].frame);
 		} else {
-			ok = appendf(&buf, &len, &cap, "\tflex %s%s%s frame %d\n", q, fl[i].name, q, (int)fl[i].frame);
+			ok = sm_rig_appendf(&buf, &len, &cap, "\tflex %s%s%s frame %d\n", q, fl[i].name, q, (int)fl[i].frame);
 		}
 	}
 	const rctl *c = g->ctls.data;
@@ -650,14 +649,14 @@ static char *rig_text(const rig *g, const char *vta, bool with_flex)
 		sm_rig_fmt_num(c[i].max, b);
 		const char *q = needs_quotes(c[i].name) ? "\"" : "";
 		const char *qg = needs_quotes(c[i].group) ? "\"" : "";
-		ok = appendf(&buf, &len, &cap, "\tflexcontroller %s%s%s range %s %s %s%s%s\n", qg, c[i].group, qg, a, b, q, c[i].name, q);
+		ok = sm_rig_appendf(&buf, &len, &cap, "\tflexcontroller %s%s%s range %s %s %s%s%s\n", qg, c[i].group, qg, a, b, q, c[i].name, q);
 	}
 	const rrule *r = g->rules.data;
 	for (size_t i = 0; ok && i < g->rules.count; i++) {
 		bool plain = identifier(r[i].name);
-		if (!r[i].expr) ok = appendf(&buf, &len, &cap, "\tlocalvar %s%s%s\n", plain ? "" : "\"", r[i].name, plain ? "" : "\"");
-		else if (plain) ok = appendf(&buf, &len, &cap, "\t%%%s = %s\n", r[i].name, r[i].expr);
-		else ok = appendf(&buf, &len, &cap, "\t\"%%%s\" = %s\n", r[i].name, r[i].expr);
+		if (!r[i].expr) ok = sm_rig_appendf(&buf, &len, &cap, "\tlocalvar %s%s%s\n", plain ? "" : "\"", r[i].name, plain ? "" : "\"");
+		else if (plain) ok = sm_rig_appendf(&buf, &len, &cap, "\t%%%s = %s\n", r[i].name, r[i].expr);
+		else ok = sm_rig_appendf(&buf, &len, &cap, "\t\"%%%s\" = %s\n", r[i].name, r[i].expr);
 	}
 	if (!ok) {
 		free(buf);
@@ -689,7 +688,7 @@ static char *attachment_text(const smdmx_scene *s, smdmx_warnings *w)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
-	bool ok = appendf(&buf, &len, &cap, "%s", "");
+	bool ok = sm_rig_appendf(&buf, &len, &cap, "%s", "");
 	size_t rootless = 0;
 	for (size_t i = 0; ok && i < s->attachment_count; i++) {
 		const smdmx_attachment *a = &s->attachments[i];
@@ -703,12 +702,12 @@ static char *attachment_text(const smdmx_scene *s, smdmx_warnings *w)
 		quat_to_qangle(a->transform.orientation, ang);
 		for (int k = 0; k < 3; k++) fmt_angle(ang[k], r[k]);
 		bool rot = ang[0] != 0 || ang[1] != 0 || ang[2] != 0;
-		ok = appendf(&buf, &len, &cap, "$attachment \"%s\" \"%s\" %s %s %s", a->name, s->joints[a->parent_joint].name, p[0], p[1],
+		ok = sm_rig_appendf(&buf, &len, &cap, "$attachment \"%s\" \"%s\" %s %s %s", a->name, s->joints[a->parent_joint].name, p[0], p[1],
 		             p[2]);
-		if (ok && rot) ok = appendf(&buf, &len, &cap, " rotate %s %s %s", r[0], r[1], r[2]);
-		if (ok && a->rigid) ok = appendf(&buf, &len, &cap, " rigid");
-		if (ok && a->world_aligned) ok = appendf(&buf, &len, &cap, " world_align");
-		ok = ok && appendf(&buf, &len, &cap, "\n");
+		if (ok && rot) ok = sm_rig_appendf(&buf, &len, &cap, " rotate %s %s %s", r[0], r[1], r[2]);
+		if (ok && a->rigid) ok = sm_rig_appendf(&buf, &len, &cap, " rigid");
+		if (ok && a->world_aligned) ok = sm_rig_appendf(&buf, &len, &cap, " world_align");
+		ok = ok && sm_rig_appendf(&buf, &len, &cap, "\n");
 	}
 	if (rootless)
 		sm_warn_n(w, SMDMX_WARNING_QC_LOST_ATTACHMENTS, rootless, 0, 0,
@@ -973,35 +972,4 @@ bool smdmx_qc_attachment_lines(const smdmx_scene *scene, char **lines, smdmx_err
 void smdmx_qc_text_free(char *text)
 {
 	free(text);
-}
-
-/* A number as printf's %g writes it in the C locale, whatever the locale. */
-static void fmt_g(double v, char *out, size_t size)
-{
-	snprintf(out, size, "%g", v);
-	for (char *c = out; *c; c++)
-		if (*c == ',') *c = '.';
-}
-
-char *smdmx_qc_text(const smdmx_scene *scene, const char *model_name, const char *model_file, const char *model_lines,
-                    const char *attachment_lines, const smdmx_qc_sequence *sequences, size_t sequence_count)
-{
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	bool ok = appendf(&buf, &len, &cap, "%s", "");
-	if (scene->up_axis == 'Y' || scene->up_axis == 'X') ok = ok && appendf(&buf, &len, &cap, "$upaxis %c\n", scene->up_axis);
-	if (model_file) {
-		bool block = model_lines && *model_lines;
-		ok = ok && appendf(&buf, &len, &cap, "$model \"%s\" \"%s\"%s\n", model_name ? model_name : "", model_file, block ? " {" : "");
-		if (block) ok = ok && appendf(&buf, &len, &cap, "%s}\n", model_lines);
-	}
-	if (attachment_lines) ok = ok && appendf(&buf, &len, &cap, "%s", attachment_lines);
-	for (size_t i = 0; ok && i < sequence_count; i++) {
-		char fps[64];
-		fmt_g(sequences[i].fps, fps, sizeof(fps));
-		ok = appendf(&buf, &len, &cap, "$sequence \"%s\" \"%s\" fps %s\n", sequences[i].name, sequences[i].file, fps);
-	}
-	if (ok) return buf;
-	free(buf);
-	return NULL;
 }
