@@ -1833,6 +1833,47 @@ static void test_qc_text(void **state)
 	smdmx_qc_text_free(t);
 }
 
+typedef struct qc_found {
+	size_t errors, warnings;
+	char said[2][600];
+} qc_found;
+
+static void keep_qc_finding(void *user, const smdmx_finding *f)
+{
+	qc_found *x = user;
+	size_t n = x->errors + x->warnings;
+	if (n < 2) snprintf(x->said[n], sizeof(x->said[n]), "%s%u:%u: %s", f->file ? "(other file) " : "", f->line, f->column, f->message);
+	if (f->error) x->errors++;
+	else x->warnings++;
+}
+
+/* smdmx check's QC rules, through the library: a model file not there is an error at its name,
+ * a file only copied with the QC a warning. */
+static void test_qc_check(void **state)
+{
+	(void)state;
+	static const char text[] = "$modelname \"m.mdl\"\n$body b \"nothere.smd\"\n$proceduralbones \"bones.vrd\"\n";
+	char *path = test_temp_file("check.qc", text, sizeof(text) - 1);
+	smdmx_error err;
+	smdmx_qc *qc = smdmx_qc_read_file(path, NULL, &err, NULL);
+	assert_non_null(qc);
+	qc_found x = { 0, 0, { "", "" } };
+	assert_int_equal(smdmx_qc_check(qc, NULL, keep_qc_finding, &x), 2);
+	assert_int_equal(x.errors, 1);
+	assert_int_equal(x.warnings, 1);
+	assert_non_null(strstr(x.said[0], "2:9: cannot find '"));
+	assert_non_null(strstr(x.said[0], "nothere.smd' (named by $body)"));
+	assert_non_null(strstr(x.said[1], "3:18: cannot find '"));
+	assert_non_null(strstr(x.said[1], "bones.vrd' (named by $proceduralbones)"));
+	smdmx_qc_free(qc);
+	/* the face project has every file: nothing to say */
+	qc = face_qc();
+	assert_int_equal(smdmx_qc_check(qc, NULL, NULL, NULL), 0);
+	smdmx_qc_free(qc);
+	remove(path);
+	free(path);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, ""); /* QC numbers read and written with '.' in any locale */
@@ -1867,6 +1908,7 @@ int main(void)
 		cmocka_unit_test(test_absolute_cd),
 		cmocka_unit_test(test_qc_model_scene),
 		cmocka_unit_test(test_qc_text),
+		cmocka_unit_test(test_qc_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

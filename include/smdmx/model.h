@@ -55,13 +55,16 @@ SMDMX_API const smdmx_engine_target *smdmx_engine_targets(size_t *count);
 /* The target of that name, or NULL. */
 SMDMX_API const smdmx_engine_target *smdmx_engine_target_find(const char *name);
 
-/* A finding of smdmx_check_model: an error (the target cannot take the model as it is) or a
- * warning, at a line of the SMD or VTA (0: none), or at an element of the DMX (else
- * SMDMX_NONE). */
+/* A finding of smdmx_check_model or smdmx_qc_check: an error (the target or studiomdl cannot
+ * take the file as it is) or a warning, at a line (0: none) and column (0: the line's start)
+ * of the file checked or of file, or at an element of the DMX checked (else SMDMX_NONE). */
 typedef struct smdmx_finding {
 	bool error;
 	uint32_t line;
+	uint32_t column;
 	uint32_t element;
+	const char *file;       /* the file the place is in when it is not the one checked (a QC's
+	                           include, a file it names), else NULL */
 	const char *message;
 } smdmx_finding;
 typedef void (*smdmx_finding_fn)(void *user, const smdmx_finding *finding);

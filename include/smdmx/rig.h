@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "smdmx/dm.h"
+#include "smdmx/model.h"
 #include "smdmx/error.h"
 #include "smdmx/qc.h"
 #include "smdmx/scene.h"
@@ -82,6 +83,13 @@ typedef struct smdmx_qc_sequence {
  * free with smdmx_qc_text_free. */
 SMDMX_API char *smdmx_qc_text(const smdmx_scene *scene, const char *model_name, const char *model_file, const char *model_lines,
                               const char *attachment_lines, const smdmx_qc_sequence *sequences, size_t sequence_count);
+
+/* Checks a QC as studiomdl would take it, as `smdmx check X.qc` does: each file it names that
+ * is not there (an error; a warning for a file only copied with the QC, $proceduralbones) at
+ * the name, and the rules of a $model whose file is a DMX against what studiomdl makes of it
+ * (smdmx_qc_check_rules with the DMX's flexes, their L and R halves, and its controls). fn
+ * gets each finding (smdmx_finding, in model.h). Returns their number. */
+SMDMX_API size_t smdmx_qc_check(const smdmx_qc *qc, const smdmx_dmx_read_options *dmx, smdmx_finding_fn fn, void *user);
 
 /* ---- a $model as a scene ------------------------------------------------------------------ */
 

@@ -820,59 +820,28 @@ int qc_info(const char *path, bool json)
 	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
 }
 
+typedef struct qc_findings {
+	diag_buf *d;
+	const char *path;
+} qc_findings;
+
+/* A finding of smdmx_qc_check, at its place. */
+static void qc_finding(void *user, const smdmx_finding *f)
+{
+	const qc_findings *q = user;
+	diag_add(q->d, NULL, f->file ? f->file : q->path, f->line, f->column, f->error ? "error" : "warning", "%s", f->message);
+}
+
 int qc_check(const char *path)
 {
 	smdmx_error err;
 	smdmx_warnings w;
 	smdmx_qc *qc = smdmx_qc_read_file(path, NULL, &err, &w);
 	diag_buf d = { 0 };
+	qc_findings q = { &d, path };
 	diag_warnings(&d, NULL, path, &w);
-	bool ok = qc != NULL;
 	if (!qc) diag_error(&d, path, &err);
-	for (size_t i = 0; ok && i < qc->ref_count; i++) {
-		const smdmx_qc_ref *r = &qc->refs[i];
-		if (r->found) continue;
-		const char *where = r->pos.file ? qc->files[r->pos.file].path : path;
-		diag_add(&d, NULL, where, r->pos.line, r->pos.column, r->kind == SMDMX_QC_REF_OTHER ? "warning" : "error",
-		         "cannot find '%s' (named by %s)", r->path, r->command);
-	}
-	/* The rules of a DMX model, against what studiomdl makes of the DMX. */
-	for (size_t mi = 0; qc && mi < qc->model_count; mi++) {
-		const smdmx_qc_model *m = &qc->models[mi];
-		const smdmx_qc_ref *r = &qc->refs[m->ref];
-		if (!r->found || strcasecmp(path_extension(r->path), "dmx") || !m->rule_count) continue;
-		smdmx_dm *dm = smdmx_dmx_read_file(r->path, NULL, &err, NULL);
-		smdmx_scene *s = dm ? smdmx_model_to_scene(dm, NULL, &err, NULL) : NULL;
-		smdmx_dm_free(dm);
-		if (!s) {
-			diag_error(&d, r->path, &err);
-			continue;
-		}
-		size_t nf = 0, nc = 0;
-		char **flexes = calloc(3 * s->flex_shape_count + 1, sizeof(char *));
-		char **ctls = calloc(3 * s->flex_controller_count + 1, sizeof(char *));
-		for (size_t i = 0; flexes && i < s->flex_shape_count; i++) {
-			flexes[nf++] = xstrdup(s->flex_shapes[i].name);
-			flexes[nf++] = xasprintf("%sL", s->flex_shapes[i].name);
-			flexes[nf++] = xasprintf("%sR", s->flex_shapes[i].name);
-		}
-		for (size_t i = 0; ctls && !m->noautodmxrules && i < s->flex_controller_count; i++) {
-			const smdmx_flex_controller *c = &s->flex_controllers[i];
-			if (c->stereo && !s->flex_rule_count) {
-				ctls[nc++] = xasprintf("right_%s", c->name);
-				ctls[nc++] = xasprintf("left_%s", c->name);
-			} else {
-				ctls[nc++] = xstrdup(c->name);
-			}
-		}
-		if (flexes && ctls && !smdmx_qc_check_rules(qc, (uint32_t)mi, (const char *const *)flexes, nf, (const char *const *)ctls, nc, &err))
-			diag_error(&d, path, &err);
-		for (size_t i = 0; i < nf; i++) free(flexes[i]);
-		for (size_t i = 0; i < nc; i++) free(ctls[i]);
-		free(flexes);
-		free(ctls);
-		smdmx_scene_free(s);
-	}
+	else smdmx_qc_check(qc, NULL, qc_finding, &q);
 	fputs(d.text ? d.text : "", stderr);
 	size_t errors = d.errors;
 	diag_free(&d);

@@ -92,7 +92,7 @@ static void find_at(chk *t, bool error, place p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	smdmx_finding f = { error, p.line, p.element, msg };
+	smdmx_finding f = { error, p.line, 0, p.element, NULL, msg };
 	if (t->fn) t->fn(t->user, &f);
 	if (error) t->errors++;
 	else t->warnings++;
