@@ -352,7 +352,7 @@ static void check_names(chk *t, const smdmx_scene *s, bool goldsrc, size_t max_b
 	for (size_t j = 0; order && twice && j < s->joint_count; j++) order[j] = (named){ s->joints[j].name, j };
 	if (order && twice) qsort(order, s->joint_count, sizeof(named), named_order);
 	for (size_t i = 1; order && twice && i < s->joint_count; i++)
-		twice[order[i].index] = !nocase_cmp(order[i].name, order[i - 1].name);
+		twice[order[i].index] = sm_same_nocase(order[i].name, order[i - 1].name);
 	for (size_t j = 0; j < s->joint_count; j++) {
 		const char *n = s->joints[j].name;
 		if (strchr(n, '"')) find_at(t, true, at_joint(t, j), "bone '%s': a double quote in its name (QC files cannot hold it)", n);
@@ -367,8 +367,7 @@ static void check_names(chk *t, const smdmx_scene *s, bool goldsrc, size_t max_b
 		place at = at_material(t, (uint32_t)m);
 		if (goldsrc && strlen(n) > 63) find_at(t, true, at, "material '%s': longer than 63 characters, which GoldSrc cannot take", n);
 		else if (goldsrc) {
-			const char *dot = strrchr(n, '.'), *ext = dot && !strpbrk(dot, "/\\") ? dot + 1 : "";
-			if (nocase_cmp(ext, "bmp")) find_at(t, false, at, "material '%s': not a .bmp, as GoldSrc expects: --goldsrc writes it as one; nothing to do", n);
+			if (!sm_same_nocase(sm_extension(n), "bmp")) find_at(t, false, at, "material '%s': not a .bmp, as GoldSrc expects: --goldsrc writes it as one; nothing to do", n);
 		}
 		if (strchr(n, '"')) find_at(t, true, at, "material '%s': a double quote in its name", n);
 	}

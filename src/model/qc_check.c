@@ -21,12 +21,6 @@ static void find(qcheck *q, bool error, uint32_t line, uint32_t column, const ch
 	q->count++;
 }
 
-static bool has_extension(const char *path, const char *ext)
-{
-	const char *dot = strrchr(path, '.');
-	return dot && !strpbrk(dot, "/\\") && sm_same_nocase(dot + 1, ext);
-}
-
 /* The names studiomdl makes of a DMX model for rules to read: each shape, and its halves
  * NAMEL and NAMER; each control, or a stereo one's right_ and left_ halves where the DMX has
  * no rules of its own (unless the QC says noautodmxrules, which keeps the DMX's controls out). */
@@ -101,7 +95,7 @@ size_t smdmx_qc_check(const smdmx_qc *qc, const smdmx_dmx_read_options *dmx, smd
 	for (size_t mi = 0; mi < qc->model_count; mi++) {
 		const smdmx_qc_model *m = &qc->models[mi];
 		const smdmx_qc_ref *r = &qc->refs[m->ref];
-		if (r->found && has_extension(r->path, "dmx") && m->rule_count) check_dmx_rules(&q, qc, (uint32_t)mi, dmx);
+		if (r->found && sm_same_nocase(sm_extension(r->path), "dmx") && m->rule_count) check_dmx_rules(&q, qc, (uint32_t)mi, dmx);
 	}
 	return q.count;
 }

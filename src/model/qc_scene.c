@@ -15,21 +15,15 @@ typedef struct build {
 	smdmx_warnings *warnings;
 } build;
 
-static bool has_extension(const char *path, const char *ext)
+/* from's warnings added to into's, one entry per kind (counts of a kind into has add up, its
+ * first place stays), a new entry with its file: its own, else file ("": none). */
+static void merge(smdmx_warnings *into, const smdmx_warnings *from, const char *file)
 {
-	size_t n = strlen(path), k = strlen(ext);
-	return n > k && path[n - k - 1] == '.' && sm_same_nocase(path + n - k, ext);
-}
-
-/* Warnings of a step kept in the call's, each with its file: its own, else path ("": the
- * main QC). */
-static void keep(build *b, const smdmx_warnings *w, const char *path)
-{
-	for (size_t i = 0; w && i < w->count; i++) {
-		const smdmx_warning *x = &w->data[i];
-		sm_warn_n(b->warnings, x->code, x->count, x->line, x->column, "%s", x->message);
-		smdmx_warning *kept = &b->warnings->data[b->warnings->count - 1];
-		if (kept->code == x->code && !kept->file[0]) snprintf(kept->file, sizeof(kept->file), "%s", x->file[0] ? x->file : path);
+	for (size_t i = 0; from && i < from->count; i++) {
+		const smdmx_warning *x = &from->data[i];
+		size_t before = into->count;
+		sm_warn_n(into, x->code, x->count, x->line, x->column, "%s", x->message);
+		if (into->count > before) snprintf(into->data[before].file, sizeof(into->data[before].file), "%s", x->file[0] ? x->file : file);
 	}
 }
 
@@ -38,7 +32,7 @@ static void keep(build *b, const smdmx_warnings *w, const char *path)
 static bool file_done(build *b, const char *path, const smdmx_warnings *w, const smdmx_error *e)
 {
 	if (b->o->file_read) b->o->file_read(b->o->user, path, w, e);
-	else keep(b, w, path);
+	else merge(b->warnings, w, path);
 	if (!e) return true;
 	*b->error = *e;
 	if (!b->error->file[0]) snprintf(b->error->file, sizeof(b->error->file), "%s", path);
@@ -71,7 +65,7 @@ static smdmx_scene *read_dmx(build *b, const char *path)
 	smdmx_warnings lw;
 	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &e, &lw);
 	smdmx_dm_free(dm);
-	for (size_t i = 0; i < lw.count && w.count < SMDMX_WARNINGS_MAX; i++) w.data[w.count++] = lw.data[i];
+	merge(&w, &lw, "");
 	if (!s) {
 		char why[sizeof(e.message)];
 		snprintf(why, sizeof(why), "%s", e.message);
@@ -90,7 +84,7 @@ static bool finish(build *b, smdmx_scene *s, double scale, char up_axis)
 		SM_CHECK(smdmx_scene_transform(s, scale, up_axis == 'Z' ? 0 : up_axis, b->error));
 	smdmx_warnings w;
 	bool ok = smdmx_qc_apply_attachments(b->qc, s, b->error, &w);
-	keep(b, &w, "");
+	merge(b->warnings, &w, "");
 	return ok;
 }
 
@@ -98,7 +92,7 @@ static bool finish(build *b, smdmx_scene *s, double scale, char up_axis)
 static smdmx_scene *animation(build *b, const smdmx_qc_ref *ref)
 {
 	smdmx_scene *s;
-	if (has_extension(ref->path, "dmx")) {
+	if (sm_same_nocase(sm_extension(ref->path), "dmx")) {
 		s = read_dmx(b, ref->path);
 	} else {
 		smdmx_smd_read_options ro = b->o->smd;
@@ -124,7 +118,7 @@ static bool model_rig(build *b, uint32_t model, smdmx_scene *s)
 		smdmx_warnings w, aw;
 		smdmx_scene *flex = smdmx_smd_read_file(v->path, &b->o->smd, &e, &w);
 		bool ok = flex && smdmx_scene_attach_vta(s, flex, &e, &aw);
-		for (size_t i = 0; flex && i < aw.count && w.count < SMDMX_WARNINGS_MAX; i++) w.data[w.count++] = aw.data[i];
+		if (flex) merge(&w, &aw, "");
 		smdmx_scene_free(flex);
 		if (!file_done(b, v->path, &w, ok ? NULL : &e)) return false;
 	}
@@ -132,7 +126,7 @@ static bool model_rig(build *b, uint32_t model, smdmx_scene *s)
 	smdmx_qc_rig_options rig = { .rig_in_qc = b->o->rig_in_qc };
 	smdmx_warnings w;
 	bool ok = smdmx_qc_apply_rig(qc, model, s, &rig, b->error, &w);
-	keep(b, &w, "");
+	merge(b->warnings, &w, "");
 	return ok;
 }
 
@@ -170,7 +164,7 @@ smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdm
 	char up = model == SMDMX_NONE ? qc->up_axis : qc->models[model].up_axis;
 	smdmx_scene *s;
 	if (model == SMDMX_NONE) s = animation(&b, ref);
-	else if (has_extension(ref->path, "dmx")) s = read_dmx(&b, ref->path);
+	else if (sm_same_nocase(sm_extension(ref->path), "dmx")) s = read_dmx(&b, ref->path);
 	else {
 		s = read_smd(&b, ref->path, &b.o->smd);
 		if (s && !model_rig(&b, model, s)) {

@@ -37,6 +37,19 @@ static inline bool sm_same_nocase(const char *a, const char *b)
 	}
 }
 
+/* The extension of a path's file name, after its last '.' ("" when it has none, or when the
+ * name starts with its only dot): the name is what follows the last '/' or '\\' (QC names
+ * and materials take either). */
+static inline const char *sm_extension(const char *path)
+{
+	const char *base = path, *dot = NULL;
+	for (const char *c = path; *c; c++) {
+		if (*c == '/' || *c == '\\') base = c + 1, dot = NULL;
+		else if (*c == '.') dot = c;
+	}
+	return dot && dot != base ? dot + 1 : "";
+}
+
 /* The first n bytes (or up to a NUL in both) alike but for case. */
 static inline bool sm_same_nocase_n(const char *a, const char *b, size_t n)
 {
