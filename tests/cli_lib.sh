@@ -68,30 +68,6 @@ drive=""
 # The test's own edits of files read and write numbers as C does, whatever the locale the
 # programs run under (the suite also runs under de_DE.UTF-8).
 awk() { LC_ALL=C command awk "$@"; }
-# quietly_failed RC ERRFILE: the program ended non-zero having said nothing. Under Wine, on a
-# loaded machine, a start has been seen to end so (status 1, no output; about one start in
-# several thousand, in CI's busiest stage) before the program ran: smdmx itself says why
-# whenever it fails. A loop of many starts runs such a one again, once, and counts what the
-# second run says (tests/same_outputs.sh does the same).
-quietly_failed() { [ -n "$windows" ] && [ "$1" != 0 ] && [ ! -s "$2" ]; }
-# again PROGRAM ARGS...: a program start, run once more when under Wine it ended saying nothing
-# (quietly_failed); its stderr in $tmp/err
-again() {
-	"$@" 2>"$tmp/err" && return 0
-	rc=$?
-	quietly_failed $rc "$tmp/err" || return $rc
-	"$@" 2>"$tmp/err"
-}
-# again_to OUT PROGRAM ARGS...: again, its standard output in OUT, written afresh by each run
-# (a program that said something on it did run: it is not run again)
-again_to() {
-	_out=$1
-	shift
-	"$@" >"$_out" 2>"$tmp/err" && return 0
-	rc=$?
-	{ [ ! -s "$_out" ] && quietly_failed $rc "$tmp/err"; } || return $rc
-	"$@" >"$_out" 2>"$tmp/err"
-}
 # missing ERRFILE ROOT: the files smdmx qc said it cannot find, below ROOT, without their
 # extension (a written library names its own), one per line, sorted
 missing() {

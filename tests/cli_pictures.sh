@@ -224,11 +224,6 @@ corpus)
 		n=$((n + 1))
 		"$smdmx" preview "$f" -o "$tmp/p$n.png" --views all --skeleton --size 96 -q 2>"$tmp/err"
 		rc=$?
-		if quietly_failed $rc "$tmp/err"; then
-			echo "  $f: ended with no word under Wine: run again"
-			"$smdmx" preview "$f" -o "$tmp/p$n.png" --views all --skeleton --size 96 -q 2>"$tmp/err"
-			rc=$?
-		fi
 		if [ $rc = 0 ] && [ "$(png_size "$tmp/p$n.png")" = "192 x 192" ]; then drawn=$((drawn + 1))
 		elif [ $rc = 1 ] && [ ! -e "$tmp/p$n.png" ] && grep -q ': error: ' "$tmp/err"; then refused=$((refused + 1))
 		else bad="$bad $f($rc)"; fi

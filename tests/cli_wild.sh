@@ -76,12 +76,12 @@ files)
 library)
 	if need_corpus; then
 		# every model and animation converts, without -k
-		again "$dmx2smd" -r "$l4d2" -d "$tmp/smd" -q
+		"$dmx2smd" -r "$l4d2" -d "$tmp/smd" -q 2>"$tmp/err"
 		check "dmx2smd -r of the L4D2 library: every file converted" "0 34" "$? $(find "$tmp/smd" -name '*.smd' | wc -l | tr -d ' ')"
 		# the library's QCs both ways: every QC written, every model converted; what fails is
 		# a file a QC names that Valve did not ship. A QC that ends inside its $collisiontext
 		# block is read to the end as studiomdl reads it, and said.
-		again "$smdmx" qc -r "$l4d2" --to smd -d "$tmp/q_smd" -k
+		"$smdmx" qc -r "$l4d2" --to smd -d "$tmp/q_smd" -k 2>"$tmp/err"
 		check "smdmx qc -r --to smd" "1 smdmx: 6 QC projects, 26 converted, 2 copied, 1 missing, 0 failed; 11 QC files written" \
 			"$? $(tail -n 1 "$tmp/err")"
 		check "a block open at the QC's end: said" 1 \
@@ -90,15 +90,15 @@ library)
 		check "a \$body's attachments after it" "\$body main w_rifle_ak47.smd|\$attachment \"ValveBiped.flashlight\" \"ValveBiped.weapon_bone\" 0.07665498 0.800974 19.952845 rigid|\$attachment \"ValveBiped.muzzle_flash\" \"ValveBiped.weapon_bone\" 0.014311421 2.4482443 26.629301 rigid|\$attachment \"ValveBiped.shell\" \"ValveBiped.weapon_bone\" -0.49600586 3.2578075 7.5470304 rigid" \
 			"$(grep -A3 '^\$body' "$tmp/q_smd/v_models/w_rifle_ak47.qc" | tr -d '\r' | tr '\n' '|' | sed 's/|$//')"
 		check "the attachments not said lost" 0 "$(grep -c 'w_rifle_ak47.dmx: warning: SMD has no attachments' "$tmp/err")"
-		again "$smdmx" qc -r "$l4d2" --to dmx -d "$tmp/q_dmx" -k
+		"$smdmx" qc -r "$l4d2" --to dmx -d "$tmp/q_dmx" -k 2>"$tmp/err"
 		check "smdmx qc -r --to dmx" "1 smdmx: 6 QC projects, 2 converted, 26 copied, 1 missing, 0 failed; 11 QC files written" \
 			"$? $(tail -n 1 "$tmp/err")"
 		# what was written reads back: the SMD library to DMX
-		again "$smdmx" qc -r "$tmp/q_smd" --to dmx -d "$tmp/q_back" -k
+		"$smdmx" qc -r "$tmp/q_smd" --to dmx -d "$tmp/q_back" -k 2>"$tmp/err"
 		check "the written SMD library read back" "1 smdmx: 6 QC projects, 28 converted, 0 copied, 1 missing, 0 failed; 11 QC files written" \
 			"$? $(tail -n 1 "$tmp/err")"
 		check "the written SMD library read back: no file newly missing" "$(cat "$tmp/missing_first")" "$(missing "$tmp/err" "$tmp/q_smd")"
-		again "$smdmx" qc -r "$tmp/q_dmx" --to smd -d "$tmp/q_dmx_back" -k
+		"$smdmx" qc -r "$tmp/q_dmx" --to smd -d "$tmp/q_dmx_back" -k 2>"$tmp/err"
 		check "the written DMX library read back: no file newly missing" "$(cat "$tmp/missing_first")" "$(missing "$tmp/err" "$tmp/q_dmx")"
 	fi
 	;;
@@ -113,16 +113,16 @@ roundtrip)
 			n=$((n + 1))
 			d=$tmp/rt$n
 			mkdir "$d"
-			if ! again "$dmx2smd" "$f" --qc "$d/m.qc" -o "$d/m.smd"; then
+			if ! "$dmx2smd" "$f" --qc "$d/m.qc" -o "$d/m.smd" 2>"$tmp/err"; then
 				check "$f: dmx2smd --qc" 0 1
 				continue
 			fi
 			cp "$tmp/err" "$d/said"
-			if ! again "$smd2dmx" --qc "$d/m.qc" -o "$d/back.dmx" -q; then
+			if ! "$smd2dmx" --qc "$d/m.qc" -o "$d/back.dmx" -q 2>"$tmp/err"; then
 				check "$f: smd2dmx --qc" 0 "1 $(head -c 300 "$tmp/err")"
 				continue
 			fi
-			again_to "$d/diff" "$smdmx" diff "$f" "$d/back.dmx" --max 0
+			"$smdmx" diff "$f" "$d/back.dmx" --max 0 >"$d/diff" 2>"$tmp/err"
 			rc=$?
 			if [ $rc = 0 ]; then
 				equal=$((equal + 1))

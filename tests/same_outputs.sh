@@ -78,13 +78,6 @@ pictures() {
 			n=$((n + 1))
 			"$prog/smdmx" preview "$f" -o "$out/$n.png" -q "$@" >/dev/null 2>"$tmp/err"
 			rc=$?
-			# under Wine a start can end with 1 before the program ran, saying nothing (one in
-			# several thousand, on a loaded machine; tests/cli_lib.sh): run it again, once
-			if [ $side = windows ] && [ $rc != 0 ] && [ ! -s "$tmp/err" ]; then
-				echo "  $f: ended with no word under Wine: run again"
-				"$prog/smdmx" preview "$f" -o "$out/$n.png" -q "$@" >/dev/null 2>&1
-				rc=$?
-			fi
 			echo "$n $rc" >>"$out/status"
 		done <"$tmp/models"
 	done

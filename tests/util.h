@@ -101,6 +101,22 @@ static inline const char *test_corpus_dir(void)
 	return test_corpus_root();
 }
 
+/* SMDMX_CORPUS_SAMPLE=N (CI's sanitizer runs, where every step costs several times more, as
+ * cli_lib.sh's corpus_files): a test over many corpus files takes every Nth of them
+ * (test_corpus_sampled), from every folder alike. 1 (every file) without it. */
+static inline size_t test_corpus_sample(void)
+{
+	const char *v = getenv("SMDMX_CORPUS_SAMPLE");
+	long n = v ? strtol(v, NULL, 10) : 1;
+	return n > 1 ? (size_t)n : 1;
+}
+
+/* Whether the index-th file of a run over the corpus is in the sample. */
+static inline bool test_corpus_sampled(size_t index)
+{
+	return index % test_corpus_sample() == 0;
+}
+
 /* A corpus path from a path inside the corpus. */
 static inline char *test_corpus_path(const char *rel)
 {

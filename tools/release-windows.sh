@@ -49,9 +49,12 @@ mkdir -p "$WINEPREFIX"
 /usr/lib/wine/wineserver -p || [ $? = 2 ]
 trap '/usr/lib/wine/wineserver -k 2>/dev/null || true; rm -rf "$check"' EXIT
 quietly /usr/lib/wine/wine64 wineboot --init
-(cd "$check" && /usr/lib/wine/wine64 "$name/smd2dmx.exe" arm.smd arm.vta -o arm.dmx -q &&
-	/usr/lib/wine/wine64 "$name/smdmx.exe" diff arm.smd arm.vta arm.dmx &&
-	/usr/lib/wine/wine64 "$name/dmx2smd.exe" arm.dmx -o back.smd -q && [ -f back.vta ])
+# (each start through tests/wine_run.sh, which runs a start Wine lost once more)
+src=$PWD
+start() { sh "$src/tests/wine_run.sh" /usr/lib/wine/wine64 "$@"; }
+(cd "$check" && start "$name/smd2dmx.exe" arm.smd arm.vta -o arm.dmx -q &&
+	start "$name/smdmx.exe" diff arm.smd arm.vta arm.dmx &&
+	start "$name/dmx2smd.exe" arm.dmx -o back.smd -q && [ -f back.vta ])
 # The Linux build to compare with: of this source, made here (never one left from another).
 l=build-release-linux
 configure "$l" -Dbuildtype=release -Dtests=false -Dwerror=true
