@@ -15,36 +15,22 @@
 
 bool is_separator(char c)
 {
-	return c == '/' || (c == '\\' && os_windows_paths());
+	return os_is_separator(c);
 }
 
 const char *last_separator(const char *path)
 {
-	const char *last = NULL;
-	for (const char *p = path; *p; p++)
-		if (is_separator(*p)) last = p;
-	return last;
+	return os_last_separator(path);
 }
 
 int path_compare(const char *a, const char *b)
 {
-	if (!os_names_ignore_case()) return strcmp(a, b);
-	for (;; a++, b++) {
-		unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
-		if (x == '\\') x = '/';
-		if (y == '\\') y = '/';
-		if (x >= 'A' && x <= 'Z') x = (unsigned char)(x + 32);
-		if (y >= 'A' && y <= 'Z') y = (unsigned char)(y + 32);
-		if (x != y || !x) return x < y ? -1 : x > y;
-	}
+	return os_path_compare(a, b);
 }
 
 const char *path_extension(const char *path)
 {
-	const char *slash = last_separator(path);
-	const char *base = slash ? slash + 1 : path;
-	const char *dot = strrchr(base, '.');
-	return dot && dot != base ? dot + 1 : "";
+	return os_path_extension(path);
 }
 
 bool is_smd_family(const char *ext)
@@ -84,153 +70,49 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
-static size_t stem_length(const char *path)
+/* The platform's paths (os_path.c), out of memory ending the program as xstrdup does. */
+static char *have(char *p)
 {
-	const char *ext = path_extension(path);
-	return *ext ? (size_t)(ext - path) - 1 : strlen(path);
+	if (!p) {
+		fputs("smdmx: error: out of memory\n", stderr);
+		exit(EXIT_FAILED);
+	}
+	return p;
 }
 
 char *path_with_extension(const char *path, const char *ext)
 {
-	return xasprintf("%.*s.%s", (int)stem_length(path), path, ext);
+	return have(os_path_with_extension(path, ext));
 }
 
 char *path_with_suffix(const char *path, const char *suffix)
 {
-	const char *ext = path_extension(path);
-	return xasprintf("%.*s_%s%s%s", (int)stem_length(path), path, suffix, *ext ? "." : "", ext);
+	return have(os_path_with_suffix(path, suffix));
 }
 
-/* path made absolute (against the working directory) with "." and ".." folded, '/' as the
- * separator. On Windows: "C:/a/b" for a drive, "//server/share/a" for a network share, and
- * "\\a" on the working directory's drive. */
 char path_separator_of(const char *path)
 {
-	return os_windows_paths() && strchr(path, '\\') && !strchr(path, '/') ? '\\' : '/';
+	return os_path_separator_of(path);
 }
 
 char *path_join(const char *dir, const char *rel)
 {
-	char sep = path_separator_of(dir);
-	size_t n = strlen(dir);
-	char *p = xasprintf("%s%s%s", dir, n && is_separator(dir[n - 1]) ? "" : sep == '/' ? "/" : "\\", rel);
-	for (char *c = p + n; *c; c++)
-		if (is_separator(*c)) *c = sep;
-	return p;
+	return have(os_path_join(dir, rel));
 }
 
 char *path_absolute(const char *path)
 {
-	bool windows = os_windows_paths();
-	char *given = xstrdup(path);
-	if (windows)
-		for (char *c = given; *c; c++)
-			if (*c == '\\') *c = '/';
-	bool drive = windows && given[0] && given[1] == ':' && given[2] == '/';
-	bool unc = windows && given[0] == '/' && given[1] == '/';
-	bool rooted = given[0] == '/' || drive;
-	char *cwd = rooted && !(windows && given[0] == '/' && !unc) ? NULL : os_getcwd();
-	char *joined;
-	if (!rooted) joined = xasprintf("%s/%s", cwd ? cwd : ".", given);
-	else if (cwd && cwd[0] && cwd[1] == ':') joined = xasprintf("%.2s%s", cwd, given); /* the drive of the working directory */
-	else joined = xstrdup(given);
-	if (!rooted && cwd && cwd[0] == '/' && cwd[1] == '/') unc = true;
-	free(given);
-	free(cwd);
-	/* each component is written after a '/': one more byte than a path that does not start
-	 * with one ("C:/a" becomes "/C:/a" before the drive is put first) */
-	char *out = malloc(strlen(joined) + 2);
-	if (!out) {
-		fputs("smdmx: error: out of memory\n", stderr);
-		exit(EXIT_FAILED);
-	}
-	size_t n = 0;
-	for (const char *p = joined; *p;) {
-		while (*p == '/') p++;
-		const char *e = strchr(p, '/');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len == 0) break;
-		if (len == 1 && p[0] == '.') {
-			/* skip */
-		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
-			while (n > 0 && out[n - 1] != '/') n--;
-			if (n > 0) n--;
-		} else {
-			out[n++] = '/';
-			memcpy(out + n, p, len);
-			n += len;
-		}
-		p += len;
-	}
-	if (n == 0) out[n++] = '/';
-	out[n] = 0;
-	free(joined);
-	if (windows && n >= 3 && out[2] == ':') memmove(out, out + 1, n); /* "C:/a", not "/C:/a" */
-	if (unc) {
-		char *u = xasprintf("/%s", out);
-		free(out);
-		out = u;
-	}
-	return out;
+	return have(os_path_absolute(path));
 }
 
 char *path_relative(const char *from_file, const char *to)
 {
-	char *a = path_absolute(from_file), *b = path_absolute(to);
-	char *slash = strrchr(a, '/');
-	if (slash) slash[1] = 0; /* the folder of from_file, with its '/' */
-	size_t common = 0, i = 0;
-	while (a[i] && a[i] == b[i]) {
-		if (a[i] == '/') common = i + 1;
-		i++;
-	}
-	if (common == 0 || (common == 1 && os_windows_paths())) {
-		/* another drive or share: no way there but the whole path */
-		free(a);
-		return b;
-	}
-	size_t ups = 0;
-	for (const char *p = a + common; *p; p++) ups += *p == '/';
-	size_t len = strlen(b + common) + 3 * ups + 1;
-	char *out = malloc(len);
-	if (!out) {
-		fputs("smdmx: error: out of memory\n", stderr);
-		exit(EXIT_FAILED);
-	}
-	out[0] = 0;
-	for (size_t k = 0; k < ups; k++) strcat(out, "../");
-	strcat(out, b + common);
-	free(a);
-	free(b);
-	return out;
+	return have(os_path_relative(from_file, to));
 }
 
 bool make_parent_dirs(const char *path, char *why, size_t why_size)
 {
-	const char *slash = last_separator(path);
-	if (!slash || slash == path) return true;
-	char *p = xstrdup(path);
-	p[slash - path] = '\0';
-	os_stat st;
-	bool there = os_stat_path(p, &st) && st.kind == OS_DIRECTORY; /* the usual case in a batch */
-	p[slash - path] = *slash;
-	if (there) {
-		free(p);
-		return true;
-	}
-	for (char *s = p + 1; *s; s++) {
-		if (!is_separator(*s) || (s == p + 2 && p[1] == ':' && os_windows_paths())) continue; /* C:\ is there */
-		char sep = *s;
-		*s = '\0';
-		if (!os_mkdir(p) && errno != EEXIST) {
-			snprintf(why, why_size, "cannot create the directory '%s': %s", p, os_error_text(errno));
-			free(p);
-			return false;
-		}
-		*s = sep;
-	}
-	free(p);
-	return true;
+	return os_make_parent_dirs(path, why, why_size);
 }
 
 /* ---- standard input ------------------------------------------------------------------------- */

@@ -92,6 +92,34 @@ bool os_lstat_path(const char *path, os_stat *st);
 bool os_same_file(const char *a, const char *b);
 bool os_mkdir(const char *path);     /* false with errno EEXIST when it is there */
 bool os_remove(const char *path);
+/* ---- paths (os_path.c: the same on every system, built with the rest) ---- */
+/* '/', and '\\' where paths are Windows'. */
+bool os_is_separator(char c);
+/* The last separator of path, or NULL. */
+const char *os_last_separator(const char *path);
+/* Paths compared as the file system names them: case aside and '\\' as '/' where names
+ * ignore case. */
+int os_path_compare(const char *a, const char *b);
+/* The extension of path's file name without its dot ("" when none; a name that starts with
+ * its only dot has none). */
+const char *os_path_extension(const char *path);
+/* path with its extension replaced by ext (or added); with "_" and suffix before it. */
+char *os_path_with_extension(const char *path, const char *ext);
+char *os_path_with_suffix(const char *path, const char *suffix);
+/* The separator path is written with: '\\' where paths are Windows' and it has only those. */
+char os_path_separator_of(const char *path);
+/* rel below dir, in dir's separator. */
+char *os_path_join(const char *dir, const char *rel);
+/* path made absolute (against the working directory) with "." and ".." folded, '/' as the
+ * separator. On Windows: "C:/a/b" for a drive, "//server/share/a" for a network share, and
+ * "\\a" on the working directory's drive. */
+char *os_path_absolute(const char *path);
+/* to, named from the folder of from_file ("../b/c.smd"); its whole absolute path when they
+ * share no folder (another drive or share). */
+char *os_path_relative(const char *from_file, const char *to);
+/* The folders above path made where they are not; false with why when one cannot be. */
+bool os_make_parent_dirs(const char *path, char *why, size_t why_size);
+
 /* The working directory (malloc'd, '/' as the separator), NULL when it cannot be had. */
 char *os_getcwd(void);
 /* true where the file system ignores case (names differing in case are one file). */

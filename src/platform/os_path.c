@@ -1,0 +1,222 @@
+/* Paths as the system names them (os.h, "paths"): separators ('\\' too on Windows), extensions,
+ * an absolute path folded, one path named from another's folder, parent folders made. Built
+ * into the library and the programs alike, as the rest of the platform layer. A function
+ * that returns a new string returns NULL when memory ran out (free it with free()). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "os.h"
+
+/* A new string from a format; NULL when memory ran out. */
+static char *strf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
+static char *strf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (!p) return NULL;
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+bool os_is_separator(char c)
+{
+	return c == '/' || (c == '\\' && os_windows_paths());
+}
+
+const char *os_last_separator(const char *path)
+{
+	const char *last = NULL;
+	for (const char *p = path; *p; p++)
+		if (os_is_separator(*p)) last = p;
+	return last;
+}
+
+int os_path_compare(const char *a, const char *b)
+{
+	if (!os_names_ignore_case()) return strcmp(a, b);
+	for (;; a++, b++) {
+		unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+		if (x == '\\') x = '/';
+		if (y == '\\') y = '/';
+		if (x >= 'A' && x <= 'Z') x = (unsigned char)(x + 32);
+		if (y >= 'A' && y <= 'Z') y = (unsigned char)(y + 32);
+		if (x != y || !x) return x < y ? -1 : x > y;
+	}
+}
+
+const char *os_path_extension(const char *path)
+{
+	const char *slash = os_last_separator(path);
+	const char *base = slash ? slash + 1 : path;
+	const char *dot = strrchr(base, '.');
+	return dot && dot != base ? dot + 1 : "";
+}
+
+static size_t stem_length(const char *path)
+{
+	const char *ext = os_path_extension(path);
+	return *ext ? (size_t)(ext - path) - 1 : strlen(path);
+}
+
+char *os_path_with_extension(const char *path, const char *ext)
+{
+	return strf("%.*s.%s", (int)stem_length(path), path, ext);
+}
+
+char *os_path_with_suffix(const char *path, const char *suffix)
+{
+	const char *ext = os_path_extension(path);
+	return strf("%.*s_%s%s%s", (int)stem_length(path), path, suffix, *ext ? "." : "", ext);
+}
+
+/* path made absolute (against the working directory) with "." and ".." folded, '/' as the
+ * separator. On Windows: "C:/a/b" for a drive, "//server/share/a" for a network share, and
+ * "\\a" on the working directory's drive. */
+char os_path_separator_of(const char *path)
+{
+	return os_windows_paths() && strchr(path, '\\') && !strchr(path, '/') ? '\\' : '/';
+}
+
+char *os_path_join(const char *dir, const char *rel)
+{
+	char sep = os_path_separator_of(dir);
+	size_t n = strlen(dir);
+	char *p = strf("%s%s%s", dir, n && os_is_separator(dir[n - 1]) ? "" : sep == '/' ? "/" : "\\", rel);
+	for (char *c = p ? p + n : NULL; c && *c; c++)
+		if (os_is_separator(*c)) *c = sep;
+	return p;
+}
+
+char *os_path_absolute(const char *path)
+{
+	bool windows = os_windows_paths();
+	char *given = strf("%s", path);
+	if (!given) return NULL;
+	if (windows)
+		for (char *c = given; *c; c++)
+			if (*c == '\\') *c = '/';
+	bool drive = windows && given[0] && given[1] == ':' && given[2] == '/';
+	bool unc = windows && given[0] == '/' && given[1] == '/';
+	bool rooted = given[0] == '/' || drive;
+	char *cwd = rooted && !(windows && given[0] == '/' && !unc) ? NULL : os_getcwd();
+	char *joined;
+	if (!rooted) joined = strf("%s/%s", cwd ? cwd : ".", given);
+	else if (cwd && cwd[0] && cwd[1] == ':') joined = strf("%.2s%s", cwd, given); /* the drive of the working directory */
+	else joined = strf("%s", given);
+	if (!rooted && cwd && cwd[0] == '/' && cwd[1] == '/') unc = true;
+	free(given);
+	free(cwd);
+	/* each component is written after a '/': one more byte than a path that does not start
+	 * with one ("C:/a" becomes "/C:/a" before the drive is put first) */
+	char *out = joined ? malloc(strlen(joined) + 2) : NULL;
+	if (!out) {
+		free(joined);
+		return NULL;
+	}
+	size_t n = 0;
+	for (const char *p = joined; *p;) {
+		while (*p == '/') p++;
+		const char *e = strchr(p, '/');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == 0) break;
+		if (len == 1 && p[0] == '.') {
+			/* skip */
+		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 0 && out[n - 1] != '/') n--;
+			if (n > 0) n--;
+		} else {
+			out[n++] = '/';
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p += len;
+	}
+	if (n == 0) out[n++] = '/';
+	out[n] = 0;
+	free(joined);
+	if (windows && n >= 3 && out[2] == ':') memmove(out, out + 1, n); /* "C:/a", not "/C:/a" */
+	if (unc) {
+		char *u = strf("/%s", out);
+		free(out);
+		out = u;
+	}
+	return out;
+}
+
+char *os_path_relative(const char *from_file, const char *to)
+{
+	char *a = os_path_absolute(from_file), *b = os_path_absolute(to);
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return NULL;
+	}
+	char *slash = strrchr(a, '/');
+	if (slash) slash[1] = 0; /* the folder of from_file, with its '/' */
+	size_t common = 0, i = 0;
+	while (a[i] && a[i] == b[i]) {
+		if (a[i] == '/') common = i + 1;
+		i++;
+	}
+	if (common == 0 || (common == 1 && os_windows_paths())) {
+		/* another drive or share: no way there but the whole path */
+		free(a);
+		return b;
+	}
+	size_t ups = 0;
+	for (const char *p = a + common; *p; p++) ups += *p == '/';
+	size_t len = strlen(b + common) + 3 * ups + 1;
+	char *out = malloc(len);
+	if (!out) {
+		free(a);
+		free(b);
+		return NULL;
+	}
+	out[0] = 0;
+	for (size_t k = 0; k < ups; k++) strcat(out, "../");
+	strcat(out, b + common);
+	free(a);
+	free(b);
+	return out;
+}
+
+bool os_make_parent_dirs(const char *path, char *why, size_t why_size)
+{
+	const char *slash = os_last_separator(path);
+	if (!slash || slash == path) return true;
+	char *p = strf("%s", path);
+	if (!p) {
+		snprintf(why, why_size, "out of memory");
+		return false;
+	}
+	p[slash - path] = '\0';
+	os_stat st;
+	bool there = os_stat_path(p, &st) && st.kind == OS_DIRECTORY; /* the usual case in a batch */
+	p[slash - path] = *slash;
+	if (there) {
+		free(p);
+		return true;
+	}
+	for (char *s = p + 1; *s; s++) {
+		if (!os_is_separator(*s) || (s == p + 2 && p[1] == ':' && os_windows_paths())) continue; /* C:\ is there */
+		char sep = *s;
+		*s = '\0';
+		if (!os_mkdir(p) && errno != EEXIST) {
+			snprintf(why, why_size, "cannot create the directory '%s': %s", p, os_error_text(errno));
+			free(p);
+			return false;
+		}
+		*s = sep;
+	}
+	free(p);
+	return true;
+}
+
