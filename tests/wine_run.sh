@@ -10,7 +10,10 @@
 #   - status 1 and no output at all, the program never having run (smdmx says why whenever it
 #     fails, and a test program prints its results);
 #   - its loader's assertion as the process ends ("Inconsistency detected by ld.so:
-#     dl-fini.c: ...: _dl_fini: Assertion ... failed!").
+#     dl-fini.c: ...: _dl_fini: Assertion ... failed!");
+#   - its start of the program failing with "Application could not be started, or no
+#     application associated with the specified file." and "ShellExecuteEx failed: File not
+#     found." (on standard output; the .exe was there).
 # Such a start is run once more, and only the second run's output and status count. To see
 # what a start said, its output is kept in files: standard error is passed on when the start
 # ends; standard output too, unless it is a pipe, which it reaches as it is written (through
@@ -54,7 +57,7 @@ run() {
 # lost: the start Wine lost (above), told by its status and what it said
 lost() {
 	if [ "$1" = 1 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ]; then return 0; fi
-	grep -qs '^Inconsistency detected by ld\.so: ' "$tmp/out" "$tmp/err"
+	grep -qs -e '^Inconsistency detected by ld\.so: ' -e '^ShellExecuteEx failed: ' "$tmp/out" "$tmp/err"
 }
 
 run "$@"
