@@ -51,6 +51,7 @@ typedef enum smdmx_error_code {
 	SMDMX_ERROR_UNTERMINATED = 26,   /* a string, brace or bracket that is never closed */
 	SMDMX_ERROR_UNKNOWN_TYPE = 27,   /* an unknown value type used as a value */
 	SMDMX_ERROR_BAD_VALUE = 28,      /* a value that does not parse for its type */
+	SMDMX_ERROR_EXISTS = 29,         /* an output's path holds a file the call may not replace */
 	SMDMX_ERROR_CODE_COUNT
 } smdmx_error_code;
 

@@ -6,6 +6,7 @@
 #include "smdmx/error.h"
 #include "smdmx/math.h"
 #include "smdmx/model.h"
+#include "smdmx/output.h"
 #include "smdmx/scene.h"
 #include "smdmx/qc.h"
 #include "smdmx/rig.h"

@@ -457,14 +457,13 @@ static void commit_ready(batch *b)
 	plan *p = b->p;
 	while (b->committed < p->count && b->committed <= b->limit && p->jobs[b->committed].ran) {
 		job *j = &p->jobs[b->committed];
-		if (j->status == EXIT_OK && j->pending.count) {
+		if (j->status == EXIT_OK && outputs_count(&j->pending)) {
 			char why[1024];
 			if (!outputs_commit(&j->pending, &j->written, &j->written_count, why, sizeof(why))) {
 				diag_add(&j->diag, NULL, j->out, 0, 0, "error", "%s", why);
 				j->status = EXIT_FAILED;
 			}
-			free(j->pending.items);
-			memset(&j->pending, 0, sizeof(j->pending));
+			outputs_abort(&j->pending); /* (nothing left of it after a commit) */
 		}
 		if (j->status != EXIT_OK && b->committed < b->limit) b->limit = b->committed;
 		b->committed++;

@@ -88,21 +88,18 @@ typedef struct diag_buf {
 /* -j and --threads take at most this many: workers' threads are arrays of it. */
 #define CLI_JOBS_MAX 256
 
-typedef struct output {
-	char *path;
-	char *tmp;  /* NULL for standard output */
-	os_file fd;
-	int slot;   /* the signal cleanup slot, or -1 */
-	int errnum; /* errno of a failed write */
-	bool replace; /* the file already there is replaced (smdmx qc: its own earlier output) */
-} output;
+/* Outputs written whole or not at all: the library's (smdmx/output.h). A job's set, made as
+ * its first output opens; force and same_ok become the set's flags as it commits. */
+typedef smdmx_output output;
 typedef struct outputs {
-	output *items;
-	size_t count;
+	smdmx_outputs *set;
 	bool force;
 	bool same_ok;         /* a file already there with the very bytes written is no clash: it
 	                         stays (smdmx qc, one QC at a time into one folder) */
 } outputs;
+/* The outputs open in a set, and one of them. */
+size_t outputs_count(const outputs *set);
+output *outputs_item(outputs *set, size_t index);
 /* The file at path holds the same bytes as the file at other (other not NULL) or as the
  * len bytes at data. */
 bool file_same_bytes(const char *path, const char *other, const void *data, size_t len);
@@ -201,7 +198,7 @@ void say(const char *name, const char *kind, const char *fmt, ...) __attribute__
 void say_v(const char *name, const char *kind, const char *tail, const char *fmt, va_list ap)
     __attribute__((format(OS_PRINTF, 4, 0)));
 
-/* ---- paths and atomic output (output.c) -------------------------------------------------- */
+/* ---- paths and outputs (output.c: the library's, in the programs' words) -------------------------------------------------- */
 
 /* The extension after the last dot of the last component, or "". */
 const char *path_extension(const char *path);

@@ -62,11 +62,11 @@ static output *open_out(run *r, const char *path)
 /* After a failed write: the file system's reason when there is one. */
 static bool fail_write(run *r, output *out, const smdmx_error *e)
 {
-	if (e->code == SMDMX_ERROR_IO && out->errnum) {
-		snprintf(r->why, sizeof(r->why), "cannot write: %s", os_error_text(out->errnum));
-		return fail_msg(r, out->path, r->why);
+	if (e->code == SMDMX_ERROR_IO && smdmx_output_errno(out)) {
+		snprintf(r->why, sizeof(r->why), "cannot write: %s", os_error_text(smdmx_output_errno(out)));
+		return fail_msg(r, smdmx_output_path(out), r->why);
 	}
-	return fail(r, out->path, e);
+	return fail(r, smdmx_output_path(out), e);
 }
 
 /* "2 joints, 1 mesh (20 polygons), 1 flex shape, 1 clip (11 frames)": what a scene holds,
@@ -94,8 +94,8 @@ static void note_written(run *r, const char *in, const char *what)
 	if (!r->o->verbose) return;
 	char list[1024] = "";
 	size_t len = 0;
-	for (size_t i = 0; i < r->outs.count && len < sizeof(list); i++)
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? " and " : "", r->outs.items[i].path);
+	for (size_t i = 0; i < outputs_count(&r->outs) && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? " and " : "", smdmx_output_path(outputs_item(&r->outs, i)));
 	diag_add(&r->j->diag, r->o, in, 0, 0, "note", "%s -> %s", what, list);
 }
 
@@ -436,7 +436,7 @@ static bool write_text(run *r, const char *path, const char *text)
 	output *o = open_out(r, path);
 	if (!o) return false;
 	if (!output_write(o, text, strlen(text))) {
-		snprintf(r->why, sizeof(r->why), "cannot write: %s", os_error_text(o->errnum));
+		snprintf(r->why, sizeof(r->why), "cannot write: %s", os_error_text(smdmx_output_errno(o)));
 		return fail_msg(r, path, r->why);
 	}
 	return true;

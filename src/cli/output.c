@@ -1,6 +1,7 @@
-/* Paths, and outputs written all or nothing: each output goes to a temporary file in its
- * target directory and is renamed into place when the whole job succeeded. Temporary files
- * are removed on failure and on SIGINT, SIGTERM and SIGHUP. */
+/* The programs' side of paths (the platform's, os_path.c) and of outputs written all or
+ * nothing (the library's, smdmx/output.h): out of memory ends the program, a file already
+ * there is said with what the user can do about it, the temporary files go on SIGINT,
+ * SIGTERM and SIGHUP, and a reader that closed standard output ends the program quietly. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -205,49 +206,12 @@ smdmx_dm *cli_read_dmx(const char *path, const smdmx_dmx_read_options *options, 
 	return smdmx_dmx_read_memory(d, n, options, error, warnings);
 }
 
-/* ---- cleanup on signals ------------------------------------------------------------------ */
-
-/* Temporary files in flight, for the signal handler: fixed slots, so that the handler only
- * reads memory that stays valid. A file without a slot (more than SLOTS at once) is still
- * removed on every failure, only not on a signal. */
-enum { SLOTS = 128, SLOT_PATH = 4096 };
-static char slot_path[SLOTS][SLOT_PATH];
-static int slot_used[SLOTS]; /* 0 free, 1 taken, 2 taken and filled (atomics) */
-static long pid; /* for temporary names; set before any worker starts */
-
-static int slot_take(const char *path)
-{
-	size_t n = strlen(path);
-	if (n >= SLOT_PATH) return -1;
-	for (int s = 0; s < SLOTS; s++) {
-		int free_slot = 0;
-		if (__atomic_compare_exchange_n(&slot_used[s], &free_slot, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			memcpy(slot_path[s], path, n + 1);
-			__atomic_store_n(&slot_used[s], 2, __ATOMIC_RELEASE);
-			return s;
-		}
-	}
-	return -1;
-}
-
-static void slot_release(int s)
-{
-	if (s >= 0) __atomic_store_n(&slot_used[s], 0, __ATOMIC_RELEASE);
-}
-
-static void on_interrupt(void)
-{
-	for (int s = 0; s < SLOTS; s++)
-		if (__atomic_load_n(&slot_used[s], __ATOMIC_ACQUIRE) == 2) os_remove_in_cleanup(slot_path[s]);
-}
+/* ---- outputs: the library's (smdmx/output.h), with the programs' words ------------------ */
 
 void output_init(void)
 {
-	pid = os_pid();
-	os_on_interrupt(on_interrupt);
+	os_on_interrupt(smdmx_outputs_remove_temporary);
 }
-
-/* ---- outputs ----------------------------------------------------------------------------- */
 
 /* Files dropped in Explorer: an output that is there is said in Explorer's terms (its user
  * gave no option, and has none to give). */
@@ -258,267 +222,93 @@ void outputs_in_explorer_terms(void)
 	explorer_terms = true;
 }
 
-static void say_exists(const char *path, char *why, size_t why_size)
+/* The library's failure in the programs' words: a file that is there (said "'PATH' exists")
+ * gets what to do about it. */
+static bool said(smdmx_error_code code, char *why, size_t why_size)
 {
-	if (explorer_terms)
-		snprintf(why, why_size, "'%s' is already there, and was kept: delete it or move it away in Explorer, then drop again", path);
-	else
-		snprintf(why, why_size, "'%s' exists (--force overwrites it)", path);
-}
-
-/* Why Windows cannot hold path as a file's name, or NULL: a device name (CON, PRN, AUX, NUL,
- * COM1 to COM9, LPT1 to LPT9, with any extension: "con.dmx" is the console), ':' past the
- * drive (it names an alternate data stream of another file), a name that ends in '.' or ' '
- * (Windows drops them), or a character it refuses. what: room for the reason. */
-static const char *windows_name_problem(const char *path, char *what, size_t n)
-{
-	const char *p = path;
-	if (p[0] && p[1] == ':') p += 2;                                            /* the drive */
-	else if (is_separator(p[0]) && is_separator(p[1]) && (p[2] == '?' || p[2] == '.') && is_separator(p[3])) p += 4; /* \\?\ */
-	while (*p) {
-		while (is_separator(*p)) p++;
-		const char *e = p;
-		while (*e && !is_separator(*e)) e++;
-		size_t len = (size_t)(e - p);
-		bool dots = (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.');
-		for (const char *c = p; c < e && !dots; c++) {
-			if (*c == ':') return "':' past the drive names a stream of another file";
-			if ((unsigned char)*c < 32 || strchr("<>\"|?*", *c)) {
-				snprintf(what, n, "a name with %s%c%s", (unsigned char)*c < 32 ? "a control character" : "'",
-				         (unsigned char)*c < 32 ? ' ' : *c, (unsigned char)*c < 32 ? "" : "'");
-				return what;
-			}
-		}
-		if (len && !dots && (e[-1] == '.' || e[-1] == ' ')) return "a name that ends in '.' or ' ' (Windows drops them)";
-		/* the device names, with or without an extension (and spaces before it) */
-		size_t stem = 0;
-		while (stem < len && p[stem] != '.') stem++;
-		while (stem > 0 && p[stem - 1] == ' ') stem--;
-		static const char *const devices[] = { "CON", "PRN", "AUX", "NUL" };
-		bool device = false;
-		for (size_t i = 0; i < 4 && !device; i++) device = stem == 3 && !strncasecmp(p, devices[i], 3);
-		if (!device && stem == 4 && (!strncasecmp(p, "COM", 3) || !strncasecmp(p, "LPT", 3)) && p[3] >= '1' && p[3] <= '9')
-			device = true;
-		if (device) {
-			snprintf(what, n, "'%.*s' is a device on Windows, not a file", (int)stem, p);
-			return what;
-		}
-		p = e;
+	if (code == SMDMX_ERROR_NONE) return true;
+	size_t n = strlen(why);
+	static const char exists[] = "' exists";
+	if (code == SMDMX_ERROR_EXISTS && why[0] == '\'' && n > sizeof(exists) && !strcmp(why + n - (sizeof(exists) - 1), exists)) {
+		char *path = xasprintf("%.*s", (int)(n - sizeof(exists)), why + 1);
+		if (explorer_terms)
+			snprintf(why, why_size, "'%s' is already there, and was kept: delete it or move it away in Explorer, then drop again", path);
+		else
+			snprintf(why, why_size, "'%s' exists (--force overwrites it)", path);
+		free(path);
 	}
-	return NULL;
+	return false;
 }
 
 bool output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size)
 {
-	if (!strcmp(path, "-")) return true;
-	char what[128];
-	const char *bad = os_windows_paths() ? windows_name_problem(path, what, sizeof(what)) : NULL;
-	if (bad) {
-		snprintf(why, why_size, "'%s': Windows cannot hold this name: %s", path, bad);
-		return false;
-	}
-	os_stat so;
-	if (!os_stat_path(path, &so)) return true; /* nothing there yet */
-	for (size_t i = 0; i < input_count; i++) {
-		if (inputs[i] && strcmp(inputs[i], "-") && os_same_file(inputs[i], path)) {
-			snprintf(why, why_size, "the output '%s' is the input '%s'", path, inputs[i]);
-			return false;
-		}
-	}
-	if (so.kind == OS_DIRECTORY) {
-		snprintf(why, why_size, "the output '%s' is a directory", path);
-		return false;
-	}
-	if (!force) {
-		say_exists(path, why, why_size);
-		return false;
-	}
-	return true;
+	return said(smdmx_output_allowed(path, (const char *const *)inputs, input_count, force, why, why_size), why, why_size);
 }
 
 output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
 {
-	output *grown = realloc(set->items, (set->count + 1) * sizeof(*grown));
-	if (!grown) {
-		snprintf(why, why_size, "out of memory");
-		return NULL;
+	if (!set->set && !(set->set = smdmx_outputs_new(0))) {
+		fputs("out of memory\n", stderr);
+		abort();
 	}
-	set->items = grown;
-	output *out = &set->items[set->count];
-	memset(out, 0, sizeof(*out));
-	out->slot = -1;
-	if (!strcmp(path, "-")) {
-		out->path = xstrdup(path);
-		out->fd = os_stdout();
-		set->count++;
-		return out;
-	}
-	/* A name of our own, created exclusively with the final file's mode (0666 less the
-	 * umask, as any new file): no fchmod afterwards. */
-	static unsigned long counter;
-	const char *slash = last_separator(path);
-	/* The name is registered before the file is created: an interrupt in between removes a
-	 * file that is not there yet, rather than leaving one behind. */
-	for (int attempt = 0;; attempt++) {
-		unsigned long n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
-		out->tmp = slash ? xasprintf("%.*s.%s.%ld.%lu.tmp", (int)(slash - path + 1), path, slash + 1, pid, n)
-		                 : xasprintf(".%s.%ld.%lu.tmp", path, pid, n);
-		os_interrupts_hold();
-		out->slot = slot_take(out->tmp);
-		out->fd = os_create_new(out->tmp);
-		int e = errno;
-		if (out->fd == OS_NO_FILE) {
-			slot_release(out->slot);
-			out->slot = -1;
-		}
-		os_interrupts_release();
-		if (out->fd != OS_NO_FILE) break;
-		free(out->tmp);
-		out->tmp = NULL;
-		if (e != EEXIST || attempt == 100) {
-			snprintf(why, why_size, "cannot write '%s': %s", path, os_error_text(e));
-			return NULL;
-		}
-	}
-	out->path = xstrdup(path);
-	set->count++;
-	return out;
+	return smdmx_outputs_open(set->set, path, why, why_size);
+}
+
+size_t outputs_count(const outputs *set)
+{
+	return smdmx_outputs_count(set->set);
+}
+
+output *outputs_item(outputs *set, size_t index)
+{
+	return smdmx_outputs_item(set->set, index);
 }
 
 bool output_write(void *user, const void *data, size_t size)
 {
-	output *out = user;
-	if (os_write_all(out->fd, data, size)) return true;
-	out->errnum = errno;
-	/* standard output whose reader is gone (| head): where no signal ended the program,
-	 * it ends here, as quietly */
-	if (!out->tmp && out->errnum == EPIPE) os_exit_broken_pipe();
+	if (smdmx_output_write(user, data, size)) return true;
+	/* standard output whose reader is gone (| head): where no signal ended the program, it
+	 * ends here, as quietly */
+	if (smdmx_output_errno(user) == EPIPE && !strcmp(smdmx_output_path(user), "-")) os_exit_broken_pipe();
 	return false;
-}
-
-static void output_drop(output *out)
-{
-	if (out->tmp) {
-		if (out->fd != OS_NO_FILE) os_close(out->fd);
-		os_remove(out->tmp);
-		slot_release(out->slot);
-	}
-	free(out->tmp);
-	free(out->path);
-	out->tmp = out->path = NULL;
-	out->fd = OS_NO_FILE;
 }
 
 void outputs_abort(outputs *set)
 {
-	for (size_t i = 0; i < set->count; i++) output_drop(&set->items[i]);
-	free(set->items);
-	set->items = NULL;
-	set->count = 0;
+	smdmx_outputs_free(set->set);
+	set->set = NULL;
+}
+
+static unsigned flags_of(const outputs *set)
+{
+	return (set->force ? SMDMX_OUTPUTS_FORCE : 0u) | (set->same_ok ? SMDMX_OUTPUTS_SAME_OK : 0u);
 }
 
 bool outputs_finish(outputs *set, char *why, size_t why_size)
 {
-	for (size_t i = 0; i < set->count; i++) {
-		output *out = &set->items[i];
-		if (!out->tmp || out->fd == OS_NO_FILE) continue;
-		os_file fd = out->fd;
-		out->fd = OS_NO_FILE;
-		bool synced = os_sync(fd);
-		int e = errno;
-		if (!os_close(fd) || !synced) {
-			if (!synced) errno = e;
-			snprintf(why, why_size, "cannot write '%s': %s", out->path, os_error_text(errno));
-			outputs_abort(set);
-			return false;
-		}
-	}
-	return true;
-}
-
-/* The file at path holds the same bytes as the file at other (other not NULL) or as the
- * len bytes at data. */
-bool file_same_bytes(const char *path, const char *other, const void *data, size_t len)
-{
-	FILE *fa = os_fopen(path, "rb"), *fb = fa && other ? os_fopen(other, "rb") : NULL;
-	bool same = fa && (fb || !other);
-	char x[65536], y[65536];
-	size_t at = 0;
-	while (same) {
-		size_t n = fread(x, 1, sizeof(x), fa), m;
-		if (fb) {
-			m = fread(y, 1, sizeof(y), fb);
-			same = n == m && !memcmp(x, y, n);
-		} else {
-			same = n <= len - at && (!n || !memcmp(x, (const char *)data + at, n));
-			at += n;
-		}
-		if (n < sizeof(x)) break;
-	}
-	same = same && !ferror(fa) && (fb ? !ferror(fb) && fgetc(fb) == EOF : at == len);
-	if (fa) fclose(fa);
-	if (fb) fclose(fb);
-	return same;
-}
-
-bool output_clashes(const output *out)
-{
-	os_stat there;
-	return out->tmp && os_stat_path(out->path, &there) && !(there.kind == OS_REGULAR && file_same_bytes(out->tmp, out->path, NULL, 0));
+	if (!set->set) return true;
+	bool ok = said(smdmx_outputs_finish(set->set, why, why_size), why, why_size);
+	if (!ok) outputs_abort(set);
+	return ok;
 }
 
 bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *why, size_t why_size)
 {
-	/* Flush to the disk and close everything first: a late write error fails the whole set,
-	 * and a file renamed into place is never one whose data a crash could still lose. */
-	if (!outputs_finish(set, why, why_size)) return false;
-	/* The interrupts wait while the set is renamed into place: all of it or none. */
-	os_interrupts_hold();
-	size_t done = 0;
-	for (; done < set->count; done++) {
-		output *out = &set->items[done];
-		if (!out->tmp) continue;
-		os_stat there;
-		if (!set->force && set->same_ok && os_stat_path(out->path, &there) && there.kind == OS_REGULAR &&
-		    file_same_bytes(out->tmp, out->path, NULL, 0)) {
-			/* the very bytes are there: they stay, and count as written */
-			os_remove(out->tmp);
-			slot_release(out->slot);
-			out->slot = -1;
-			free(out->tmp);
-			out->tmp = NULL;
-			continue;
-		}
-		bool moved = set->force || out->replace ? os_replace(out->tmp, out->path) : os_rename_new(out->tmp, out->path);
-		if (!moved) {
-			if (errno == EEXIST) say_exists(out->path, why, why_size);
-			else snprintf(why, why_size, "cannot write '%s': %s", out->path, os_error_text(errno));
-			break;
-		}
-	}
-	if (done < set->count) {
-		/* Take back what this job already put in place: all or nothing. */
-		for (size_t i = 0; i < done; i++)
-			if (set->items[i].tmp) os_remove(set->items[i].path);
-		outputs_abort(set);
-		os_interrupts_release();
-		return false;
-	}
-	/* (never realloc to 0 bytes: that may free the list and return NULL) */
-	char **list = set->count ? realloc(*written, (*written_count + set->count) * sizeof(char *)) : *written;
-	for (size_t i = 0; i < set->count; i++) {
-		output *out = &set->items[i];
-		slot_release(out->slot);
-		free(out->tmp);
-		if (list) list[(*written_count)++] = out->path;
-		else free(out->path);
-	}
-	os_interrupts_release();
-	if (list) *written = list;
-	free(set->items);
-	set->items = NULL;
-	set->count = 0;
-	return true;
+	if (!set->set) return true;
+	smdmx_outputs_set_flags(set->set, flags_of(set));
+	bool ok = said(smdmx_outputs_commit(set->set, written, written_count, why, why_size), why, why_size);
+	outputs_abort(set);
+	return ok;
+}
+
+bool file_same_bytes(const char *path, const char *other, const void *data, size_t len)
+{
+	return smdmx_file_same_bytes(path, other, data, len);
+}
+
+bool output_clashes(const output *out)
+{
+	return smdmx_output_clashes(out);
 }
 
 /* ---- depfiles ---------------------------------------------------------------------------- */
@@ -564,7 +354,7 @@ bool depfile_write(const char *path, const text_buf *b, char *why, size_t why_si
 	size_t written_count = 0;
 	if (ok) ok = outputs_commit(&set, &written, &written_count, why, why_size);
 	else {
-		if (out) snprintf(why, why_size, "cannot write '%s': %s", path, os_error_text(out->errnum));
+		if (out) snprintf(why, why_size, "cannot write '%s': %s", path, os_error_text(smdmx_output_errno(out)));
 		outputs_abort(&set);
 	}
 	for (size_t i = 0; i < written_count; i++) free(written[i]);

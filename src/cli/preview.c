@@ -155,11 +155,11 @@ bool write_file_whole(const char *path, const void *data, size_t size, char *con
 {
 	if (!output_allowed(path, inputs, input_count, force, why, why_size)) return false;
 	if (!make_parent_dirs(path, why, why_size)) return false;
-	outputs set = { NULL, 0, force, false };
+	outputs set = { .force = force };
 	output *out = outputs_open(&set, path, why, why_size);
 	bool ok = out != NULL;
 	if (ok && !output_write(out, data, size)) {
-		snprintf(why, why_size, "cannot write '%s': %s", path, os_error_text(out->errnum));
+		snprintf(why, why_size, "cannot write '%s': %s", path, os_error_text(smdmx_output_errno(out)));
 		ok = false;
 	}
 	char **written = NULL;
@@ -168,11 +168,6 @@ bool write_file_whole(const char *path, const void *data, size_t size, char *con
 	if (!ok) outputs_abort(&set);
 	for (size_t i = 0; i < nw; i++) free(written[i]);
 	free(written);
-	for (size_t i = 0; i < set.count; i++) {
-		free(set.items[i].path);
-		free(set.items[i].tmp);
-	}
-	free(set.items);
 	return ok;
 }
 

@@ -178,7 +178,7 @@ void qp_record_save(library *l)
 		char **written = NULL;
 		size_t written_count = 0;
 		output *o = outputs_open(&set, path, why, sizeof(why));
-		bool ok = o && (output_write(o, t.text, t.len) || (snprintf(why, sizeof(why), "%s", os_error_text(o->errnum)), false));
+		bool ok = o && (output_write(o, t.text, t.len) || (snprintf(why, sizeof(why), "%s", os_error_text(smdmx_output_errno(o))), false));
 		if (ok) ok = outputs_commit(&set, &written, &written_count, why, sizeof(why));
 		else outputs_abort(&set);
 		for (size_t k = 0; k < written_count; k++) free(written[k]);

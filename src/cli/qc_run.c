@@ -26,7 +26,7 @@ const char *qp_copy_into(outputs *set, const char *src, const char *dst, char *c
 	size_t n;
 	while (!at && (n = fread(buf, 1, sizeof(buf), f)) > 0)
 		if (!output_write(o, buf, n)) {
-			snprintf(why, why_size, "cannot write: %s", os_error_text(o->errnum));
+			snprintf(why, why_size, "cannot write: %s", os_error_text(smdmx_output_errno(o)));
 			at = dst;
 		}
 	if (!at && ferror(f)) {
@@ -297,26 +297,27 @@ static bool copy_instead(task *t)
 static void take_other_names(task *t, uint32_t index)
 {
 	library *l = t->proj->lib;
-	for (size_t k = 0; k < t->outs.count; k++) {
-		output *out = &t->outs.items[k];
+	for (size_t k = 0; k < outputs_count(&t->outs); k++) {
+		output *out = outputs_item(&t->outs, k);
+		const char *path = smdmx_output_path(out);
 		if (!output_clashes(out)) continue;
 		/* this QC's own output, as an earlier run wrote it: replaced */
-		if (qp_record_own(l, out->path, t->proj->qcpath)) {
-			out->replace = true;
+		if (qp_record_own(l, path, t->proj->qcpath)) {
+			smdmx_output_set_replace(out, true);
 			continue;
 		}
 		/* under the lock: the library's outputs, and this task's names, which another worker's
 		 * copied_by_another reads */
 		os_mutex_lock(l->lock);
-		char *alt = qp_other_name(l, out->path, t->proj->qcpath, t, index);
-		diag_add(&t->diag, NULL, out->path, 0, 0, "note",
+		char *alt = qp_other_name(l, path, t->proj->qcpath, t, index);
+		diag_add(&t->diag, NULL, path, 0, 0, "note",
 		         "a file with other bytes is there, not one smdmx wrote for this QC as it is now (someone's, another QC's, or edited since; -u or --force replaces it): written as '%s' for %s",
 		         alt, t->proj->qcpath);
 		/* the QC's references name outputs by t->dst (their names changed after the run) */
-		if (t->dst && !strcmp(out->path, t->dst)) {
+		if (t->dst && !strcmp(path, t->dst)) {
 			free(t->dst);
 			t->dst = xstrdup(alt);
-		} else if (t->vta_dst && !strcmp(out->path, t->vta_dst)) {
+		} else if (t->vta_dst && !strcmp(path, t->vta_dst)) {
 			/* the flexfile line names the VTA: its new name too */
 			if (t->model_lines && t->model != SMDMX_NONE) {
 				char *old = vta_name(t, t->vta_dst), *neu = vta_name(t, alt);
@@ -337,9 +338,12 @@ static void take_other_names(task *t, uint32_t index)
 		}
 		os_mutex_unlock(l->lock);
 		/* a second name an earlier run gave it: replaced, as its own */
-		out->replace = qp_record_own(l, alt, t->proj->qcpath);
-		free(out->path);
-		out->path = alt;
+		smdmx_output_set_replace(out, qp_record_own(l, alt, t->proj->qcpath));
+		if (!smdmx_output_rename(out, alt)) {
+			fputs("out of memory\n", stderr);
+			abort();
+		}
+		free(alt);
 	}
 }
 

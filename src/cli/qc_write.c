@@ -369,12 +369,12 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 		output *o = output_allowed(r->path, ins, 1, set.force || set.same_ok, why, sizeof(why)) && make_parent_dirs(r->path, why, sizeof(why))
 		                ? outputs_open(&set, r->path, why, sizeof(why))
 		                : NULL;
-		if (o) o->replace = qp_record_own(l, r->path, p->qcpath); /* this QC's, as an earlier run wrote it */
+		if (o) smdmx_output_set_replace(o, qp_record_own(l, r->path, p->qcpath)); /* this QC's, as an earlier run wrote it */
 		if (!o) {
 			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "%s", why);
 			ok = false;
 		} else if (!output_write(o, r->text.text ? r->text.text : "", r->text.len)) {
-			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "cannot write: %s", os_error_text(o->errnum));
+			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "cannot write: %s", os_error_text(smdmx_output_errno(o)));
 			ok = false;
 		}
 	}

@@ -1,0 +1,408 @@
+/* Outputs written whole or not at all (include/smdmx/output.h): each output goes to a
+ * temporary file beside its final path and is renamed into place when its whole set
+ * succeeded. The temporary files in flight are listed in fixed slots, so that a signal
+ * handler (the program's) can remove them reading only memory that stays valid. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "platform/os.h"
+#include "support/internal.h"
+#include "smdmx/output.h"
+
+struct smdmx_output {
+	char *path;
+	char *tmp;    /* NULL for standard output */
+	os_file fd;
+	int slot;     /* the interrupt slot, or -1 */
+	int errnum;   /* errno of a failed write */
+	bool replace; /* the file already there is replaced (smdmx_output_set_replace) */
+};
+
+struct smdmx_outputs {
+	smdmx_output **items; /* each on its own, so that an output's address stays as the set grows */
+	size_t count;
+	unsigned flags;
+};
+
+/* ---- the interrupt slots ------------------------------------------------------------------ */
+
+/* A file without a slot (more than SLOTS at once) is still removed on every failure, only
+ * not on a signal. */
+enum { SLOTS = 128, SLOT_PATH = 4096 };
+static char slot_path[SLOTS][SLOT_PATH];
+static int slot_used[SLOTS]; /* 0 free, 1 taken, 2 taken and filled (atomics) */
+
+static int slot_take(const char *path)
+{
+	size_t n = strlen(path);
+	if (n >= SLOT_PATH) return -1;
+	for (int s = 0; s < SLOTS; s++) {
+		int free_slot = 0;
+		if (__atomic_compare_exchange_n(&slot_used[s], &free_slot, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			memcpy(slot_path[s], path, n + 1);
+			__atomic_store_n(&slot_used[s], 2, __ATOMIC_RELEASE);
+			return s;
+		}
+	}
+	return -1;
+}
+
+static void slot_release(int s)
+{
+	if (s >= 0) __atomic_store_n(&slot_used[s], 0, __ATOMIC_RELEASE);
+}
+
+void smdmx_outputs_remove_temporary(void)
+{
+	for (int s = 0; s < SLOTS; s++)
+		if (__atomic_load_n(&slot_used[s], __ATOMIC_ACQUIRE) == 2) os_remove_in_cleanup(slot_path[s]);
+}
+
+/* ---- a set -------------------------------------------------------------------------------- */
+
+smdmx_outputs *smdmx_outputs_new(unsigned flags)
+{
+	smdmx_outputs *set = calloc(1, sizeof(*set));
+	if (set) set->flags = flags;
+	return set;
+}
+
+unsigned smdmx_outputs_flags(const smdmx_outputs *set)
+{
+	return set->flags;
+}
+
+void smdmx_outputs_set_flags(smdmx_outputs *set, unsigned flags)
+{
+	set->flags = flags;
+}
+
+size_t smdmx_outputs_count(const smdmx_outputs *set)
+{
+	return set ? set->count : 0;
+}
+
+smdmx_output *smdmx_outputs_item(smdmx_outputs *set, size_t index)
+{
+	return set && index < set->count ? set->items[index] : NULL;
+}
+
+const char *smdmx_output_path(const smdmx_output *output)
+{
+	return output->path;
+}
+
+int smdmx_output_errno(const smdmx_output *output)
+{
+	return output->errnum;
+}
+
+void smdmx_output_set_replace(smdmx_output *output, bool replace)
+{
+	output->replace = replace;
+}
+
+/* A failure said in the caller's room: its code. */
+static smdmx_error_code say(smdmx_error_code code, char *why, size_t why_size, const char *fmt, ...) SM_PRINTF(4, 5);
+static smdmx_error_code say(smdmx_error_code code, char *why, size_t why_size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (why_size) vsnprintf(why, why_size, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static char *copy(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *c = malloc(n);
+	if (c) memcpy(c, s, n);
+	return c;
+}
+
+/* The temporary name of path: ".NAME.PID.N.tmp" in its folder (malloc'd; NULL: no memory). */
+static char *temporary_name(const char *path, unsigned long n)
+{
+	const char *slash = os_last_separator(path);
+	size_t dir = slash ? (size_t)(slash - path + 1) : 0;
+	size_t room = strlen(path) + 64;
+	char *t = malloc(room);
+	if (t) snprintf(t, room, "%.*s.%s.%ld.%lu.tmp", (int)dir, path, path + dir, os_pid(), n);
+	return t;
+}
+
+bool smdmx_output_rename(smdmx_output *output, const char *path)
+{
+	char *c = copy(path);
+	if (!c) return false;
+	free(output->path);
+	output->path = c;
+	return true;
+}
+
+smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why, size_t why_size)
+{
+	smdmx_output **grown = realloc(set->items, (set->count + 1) * sizeof(*grown));
+	if (!grown) return say(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
+	set->items = grown;
+	smdmx_output *out = calloc(1, sizeof(*out));
+	if (!out || !(out->path = copy(path))) {
+		free(out);
+		return say(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
+	}
+	out->slot = -1;
+	if (!strcmp(path, "-")) {
+		out->fd = os_stdout();
+		set->items[set->count++] = out;
+		return out;
+	}
+	/* A name of our own, created exclusively with the final file's mode (0666 less the
+	 * umask, as any new file). The name is registered before the file is created: an
+	 * interrupt in between removes a file that is not there yet, rather than leaving one. */
+	static unsigned long counter;
+	for (int attempt = 0;; attempt++) {
+		out->tmp = temporary_name(path, __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+		if (!out->tmp) break;
+		os_interrupts_hold();
+		out->slot = slot_take(out->tmp);
+		out->fd = os_create_new(out->tmp);
+		int e = errno;
+		if (out->fd == OS_NO_FILE) {
+			slot_release(out->slot);
+			out->slot = -1;
+		}
+		os_interrupts_release();
+		if (out->fd != OS_NO_FILE) break;
+		free(out->tmp);
+		out->tmp = NULL;
+		if (e != EEXIST || attempt == 100) {
+			say(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", path, os_error_text(e));
+			free(out->path);
+			free(out);
+			return NULL;
+		}
+	}
+	if (!out->tmp) {
+		free(out->path);
+		free(out);
+		return say(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
+	}
+	set->items[set->count++] = out;
+	return out;
+}
+
+bool smdmx_output_write(void *output, const void *data, size_t size)
+{
+	smdmx_output *out = output;
+	if (os_write_all(out->fd, data, size)) return true;
+	out->errnum = errno ? errno : EIO;
+	return false;
+}
+
+static void output_drop(smdmx_output *out)
+{
+	if (out->tmp) {
+		if (out->fd != OS_NO_FILE) os_close(out->fd);
+		os_remove(out->tmp);
+		slot_release(out->slot);
+	}
+	free(out->tmp);
+	free(out->path);
+	free(out);
+}
+
+void smdmx_outputs_abort(smdmx_outputs *set)
+{
+	if (!set) return;
+	for (size_t i = 0; i < set->count; i++) output_drop(set->items[i]);
+	free(set->items);
+	set->items = NULL;
+	set->count = 0;
+}
+
+void smdmx_outputs_free(smdmx_outputs *set)
+{
+	smdmx_outputs_abort(set);
+	free(set);
+}
+
+smdmx_error_code smdmx_outputs_finish(smdmx_outputs *set, char *why, size_t why_size)
+{
+	for (size_t i = 0; i < set->count; i++) {
+		smdmx_output *out = set->items[i];
+		if (!out->tmp || out->fd == OS_NO_FILE) continue;
+		os_file fd = out->fd;
+		out->fd = OS_NO_FILE;
+		bool synced = os_sync(fd);
+		int e = errno;
+		if (!os_close(fd) || !synced) {
+			if (!synced) errno = e;
+			smdmx_error_code c = say(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", out->path, os_error_text(errno));
+			smdmx_outputs_abort(set);
+			return c;
+		}
+	}
+	return SMDMX_ERROR_NONE;
+}
+
+bool smdmx_file_same_bytes(const char *path, const char *other, const void *data, size_t len)
+{
+	enum { PART = 65536 };
+	FILE *fa = os_fopen(path, "rb"), *fb = fa && other ? os_fopen(other, "rb") : NULL;
+	char *x = malloc(2 * PART), *y = x ? x + PART : NULL;
+	bool same = x && fa && (fb || !other);
+	size_t at = 0;
+	while (same) {
+		size_t n = fread(x, 1, PART, fa), m;
+		if (fb) {
+			m = fread(y, 1, PART, fb);
+			same = n == m && !memcmp(x, y, n);
+		} else {
+			same = n <= len - at && (!n || !memcmp(x, (const char *)data + at, n));
+			at += n;
+		}
+		if (n < PART) break;
+	}
+	same = same && !ferror(fa) && (fb ? !ferror(fb) && fgetc(fb) == EOF : at == len);
+	if (fa) fclose(fa);
+	if (fb) fclose(fb);
+	free(x);
+	return same;
+}
+
+bool smdmx_output_clashes(const smdmx_output *out)
+{
+	os_stat there;
+	return out->tmp && os_stat_path(out->path, &there) &&
+	       !(there.kind == OS_REGULAR && smdmx_file_same_bytes(out->tmp, out->path, NULL, 0));
+}
+
+smdmx_error_code smdmx_outputs_commit(smdmx_outputs *set, char ***written, size_t *written_count, char *why,
+                                      size_t why_size)
+{
+	/* Flush to the disk and close everything first: a late write error fails the whole set,
+	 * and a file renamed into place is never one whose data a crash could still lose. */
+	smdmx_error_code code = smdmx_outputs_finish(set, why, why_size);
+	if (code) return code;
+	/* Room for the list first: once files are in place, nothing may fail. (Never realloc to
+	 * 0 bytes: that may free the list and return NULL.) */
+	if (set->count) {
+		char **list = realloc(*written, (*written_count + set->count) * sizeof(char *));
+		if (!list) {
+			smdmx_outputs_abort(set);
+			return say(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory");
+		}
+		*written = list;
+	}
+	bool force = set->flags & SMDMX_OUTPUTS_FORCE, same_ok = set->flags & SMDMX_OUTPUTS_SAME_OK;
+	/* The interrupts wait while the set is renamed into place: all of it or none. */
+	os_interrupts_hold();
+	size_t done = 0;
+	for (; done < set->count; done++) {
+		smdmx_output *out = set->items[done];
+		if (!out->tmp) continue;
+		os_stat there;
+		if (!force && same_ok && os_stat_path(out->path, &there) && there.kind == OS_REGULAR &&
+		    smdmx_file_same_bytes(out->tmp, out->path, NULL, 0)) {
+			/* the very bytes are there: they stay, and count as written */
+			os_remove(out->tmp);
+			slot_release(out->slot);
+			out->slot = -1;
+			free(out->tmp);
+			out->tmp = NULL;
+			continue;
+		}
+		bool moved = force || out->replace ? os_replace(out->tmp, out->path) : os_rename_new(out->tmp, out->path);
+		if (!moved) {
+			if (errno == EEXIST) code = say(SMDMX_ERROR_EXISTS, why, why_size, "'%s' exists", out->path);
+			else code = say(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", out->path, os_error_text(errno));
+			break;
+		}
+	}
+	if (done < set->count) {
+		/* Take back what this set already put in place: all or nothing. */
+		for (size_t i = 0; i < done; i++)
+			if (set->items[i]->tmp) os_remove(set->items[i]->path);
+		smdmx_outputs_abort(set);
+		os_interrupts_release();
+		return code;
+	}
+	for (size_t i = 0; i < set->count; i++) {
+		smdmx_output *out = set->items[i];
+		slot_release(out->slot);
+		free(out->tmp);
+		(*written)[(*written_count)++] = out->path;
+		free(out);
+	}
+	os_interrupts_release();
+	free(set->items);
+	set->items = NULL;
+	set->count = 0;
+	return SMDMX_ERROR_NONE;
+}
+
+/* ---- whether a path may be written -------------------------------------------------------- */
+
+/* Why Windows cannot hold path as a file's name, or NULL: a device name (CON, PRN, AUX, NUL,
+ * COM1 to COM9, LPT1 to LPT9, with any extension: "con.dmx" is the console), ':' past the
+ * drive (it names an alternate data stream of another file), a name that ends in '.' or ' '
+ * (Windows drops them), or a character it refuses. what: room for the reason. */
+static const char *windows_name_problem(const char *path, char *what, size_t n)
+{
+	const char *p = path;
+	if (p[0] && p[1] == ':') p += 2; /* the drive */
+	else if (os_is_separator(p[0]) && os_is_separator(p[1]) && (p[2] == '?' || p[2] == '.') && os_is_separator(p[3]))
+		p += 4; /* \\?\ */
+	while (*p) {
+		while (os_is_separator(*p)) p++;
+		const char *e = p;
+		while (*e && !os_is_separator(*e)) e++;
+		size_t len = (size_t)(e - p);
+		bool dots = (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.');
+		for (const char *c = p; c < e && !dots; c++) {
+			if (*c == ':') return "':' past the drive names a stream of another file";
+			if ((unsigned char)*c < 32 || strchr("<>\"|?*", *c)) {
+				snprintf(what, n, "a name with %s%c%s", (unsigned char)*c < 32 ? "a control character" : "'",
+				         (unsigned char)*c < 32 ? ' ' : *c, (unsigned char)*c < 32 ? "" : "'");
+				return what;
+			}
+		}
+		if (len && !dots && (e[-1] == '.' || e[-1] == ' ')) return "a name that ends in '.' or ' ' (Windows drops them)";
+		/* the device names, with or without an extension (and spaces before it) */
+		size_t stem = 0;
+		while (stem < len && p[stem] != '.') stem++;
+		while (stem > 0 && p[stem - 1] == ' ') stem--;
+		static const char *const devices[] = { "CON", "PRN", "AUX", "NUL" };
+		bool device = false;
+		for (size_t i = 0; i < 4 && !device; i++) device = stem == 3 && !strncasecmp(p, devices[i], 3);
+		if (!device && stem == 4 && (!strncasecmp(p, "COM", 3) || !strncasecmp(p, "LPT", 3)) && p[3] >= '1' && p[3] <= '9')
+			device = true;
+		if (device) {
+			snprintf(what, n, "'%.*s' is a device on Windows, not a file", (int)stem, p);
+			return what;
+		}
+		p = e;
+	}
+	return NULL;
+}
+
+smdmx_error_code smdmx_output_allowed(const char *path, const char *const *inputs, size_t input_count, bool force,
+                                      char *why, size_t why_size)
+{
+	if (!strcmp(path, "-")) return SMDMX_ERROR_NONE;
+	char what[128];
+	const char *bad = os_windows_paths() ? windows_name_problem(path, what, sizeof(what)) : NULL;
+	if (bad) return say(SMDMX_ERROR_USAGE, why, why_size, "'%s': Windows cannot hold this name: %s", path, bad);
+	os_stat so;
+	if (!os_stat_path(path, &so)) return SMDMX_ERROR_NONE; /* nothing there yet */
+	for (size_t i = 0; i < input_count; i++)
+		if (inputs[i] && strcmp(inputs[i], "-") && os_same_file(inputs[i], path))
+			return say(SMDMX_ERROR_USAGE, why, why_size, "the output '%s' is the input '%s'", path, inputs[i]);
+	if (so.kind == OS_DIRECTORY) return say(SMDMX_ERROR_USAGE, why, why_size, "the output '%s' is a directory", path);
+	return force ? SMDMX_ERROR_NONE : say(SMDMX_ERROR_EXISTS, why, why_size, "'%s' exists", path);
+}

@@ -1,0 +1,241 @@
+/* Outputs written whole or not at all (smdmx/output.h): a set is put in place all of it or
+ * none, a file already there is kept unless the set may replace it, what a failure leaves
+ * is only what was there, and an interrupt's cleanup removes every temporary file. */
+#include "util.h"
+#include "smdmx/output.h"
+
+static char dir[4096];
+
+/* The names in dir, sorted, one string ("a.txt b.txt "): what a call left there. */
+static const char *names(void)
+{
+	static char list[4096];
+	size_t n, at = 0;
+	char **entries = test_list_dir(dir, &n);
+	list[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s ", test_base_name_of(entries[i]));
+	test_free_list(entries, n);
+	return list;
+}
+
+/* A dot file is a temporary one: names() leaves them out (test_list_dir), this counts them. */
+static size_t temporaries(void)
+{
+	os_dir *d = os_dir_open(dir);
+	assert_non_null(d);
+	size_t n = 0;
+	const char *e;
+	while ((e = os_dir_next(d)))
+		if (e[0] == '.' && strcmp(e, ".") && strcmp(e, "..")) n++;
+	os_dir_close(d);
+	return n;
+}
+
+static char *in_dir(const char *name)
+{
+	static char path[2][4200];
+	static int k;
+	k ^= 1;
+	snprintf(path[k], sizeof(path[k]), "%s/%s", dir, name);
+	return path[k];
+}
+
+static void put(const char *name, const char *text)
+{
+	FILE *f = os_fopen(in_dir(name), "wb");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	char *tmp = os_temp_dir();
+	assert_non_null(tmp);
+	for (unsigned n = 0;; n++) {
+		snprintf(dir, sizeof(dir), "%s/smdmx-test-output-%ld-%u", tmp, os_pid(), n);
+		if (os_mkdir(dir)) break;
+		assert_true(n < 100);
+	}
+	free(tmp);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	os_dir *d = os_dir_open(dir);
+	const char *e;
+	while (d && (e = os_dir_next(d)))
+		if (strcmp(e, ".") && strcmp(e, "..")) os_remove(in_dir(e));
+	if (d) os_dir_close(d);
+	os_rmdir(dir);
+	return 0;
+}
+
+static smdmx_output *open_write(smdmx_outputs *set, const char *name, const char *text)
+{
+	char why[4200];
+	smdmx_output *o = smdmx_outputs_open(set, in_dir(name), why, sizeof(why));
+	if (!o) fail_msg("%s", why);
+	assert_true(smdmx_output_write(o, text, strlen(text)));
+	return o;
+}
+
+static void free_list(char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) free(list[i]);
+	free(list);
+}
+
+/* Two files put in place together, listed in the order opened; nothing else left. */
+static void test_commit_all(void **state)
+{
+	(void)state;
+	smdmx_outputs *set = smdmx_outputs_new(0);
+	open_write(set, "b.txt", "bee");
+	open_write(set, "a.txt", "ay");
+	assert_int_equal(smdmx_outputs_count(set), 2);
+	assert_string_equal(names(), "");
+	assert_int_equal(temporaries(), 2);
+	char **written = NULL, why[4200];
+	size_t n = 0;
+	assert_int_equal(smdmx_outputs_commit(set, &written, &n, why, sizeof(why)), SMDMX_ERROR_NONE);
+	assert_int_equal(n, 2);
+	assert_string_equal(written[0], in_dir("b.txt"));
+	assert_string_equal(written[1], in_dir("a.txt"));
+	assert_string_equal(names(), "a.txt b.txt ");
+	assert_int_equal(temporaries(), 0);
+	assert_int_equal(smdmx_outputs_count(set), 0);
+	assert_true(smdmx_file_same_bytes(in_dir("b.txt"), NULL, "bee", 3));
+	assert_false(smdmx_file_same_bytes(in_dir("b.txt"), NULL, "be", 2));
+	assert_false(smdmx_file_same_bytes(in_dir("b.txt"), in_dir("a.txt"), NULL, 0));
+	free_list(written, n);
+	smdmx_outputs_free(set);
+}
+
+/* A file already there fails the set: it stays as it was, the file the set had already put
+ * in place is taken back, no temporary file stays; with FORCE the set replaces it. */
+static void test_already_there(void **state)
+{
+	(void)state;
+	put("b.txt", "mine");
+	smdmx_outputs *set = smdmx_outputs_new(0);
+	open_write(set, "a.txt", "ay");
+	open_write(set, "b.txt", "bee");
+	char **written = NULL, why[4200];
+	size_t n = 0;
+	assert_int_equal(smdmx_outputs_commit(set, &written, &n, why, sizeof(why)), SMDMX_ERROR_EXISTS);
+	char want[4300];
+	snprintf(want, sizeof(want), "'%s' exists", in_dir("b.txt"));
+	assert_string_equal(why, want);
+	assert_int_equal(n, 0);
+	assert_string_equal(names(), "b.txt ");
+	assert_int_equal(temporaries(), 0);
+	assert_true(smdmx_file_same_bytes(in_dir("b.txt"), NULL, "mine", 4));
+	/* smdmx_output_allowed says the same before anything is written */
+	assert_int_equal(smdmx_output_allowed(in_dir("b.txt"), NULL, 0, false, why, sizeof(why)), SMDMX_ERROR_EXISTS);
+	assert_string_equal(why, want);
+	assert_int_equal(smdmx_output_allowed(in_dir("b.txt"), NULL, 0, true, why, sizeof(why)), SMDMX_ERROR_NONE);
+	/* forced */
+	smdmx_outputs_set_flags(set, SMDMX_OUTPUTS_FORCE);
+	assert_int_equal(smdmx_outputs_flags(set), SMDMX_OUTPUTS_FORCE);
+	open_write(set, "b.txt", "bee");
+	assert_int_equal(smdmx_outputs_commit(set, &written, &n, why, sizeof(why)), SMDMX_ERROR_NONE);
+	assert_true(smdmx_file_same_bytes(in_dir("b.txt"), NULL, "bee", 3));
+	free_list(written, n);
+	/* one file of a set replaces its own earlier output, the set not forced */
+	smdmx_outputs_set_flags(set, 0);
+	written = NULL, n = 0;
+	smdmx_output_set_replace(open_write(set, "b.txt", "again"), true);
+	assert_int_equal(smdmx_outputs_commit(set, &written, &n, why, sizeof(why)), SMDMX_ERROR_NONE);
+	assert_true(smdmx_file_same_bytes(in_dir("b.txt"), NULL, "again", 5));
+	free_list(written, n);
+	smdmx_outputs_free(set);
+}
+
+/* SAME_OK: a file there with the very bytes stays (and counts as written); one with other
+ * bytes clashes. */
+static void test_same_ok(void **state)
+{
+	(void)state;
+	put("a.txt", "ay");
+	put("b.txt", "other");
+	smdmx_outputs *set = smdmx_outputs_new(SMDMX_OUTPUTS_SAME_OK);
+	smdmx_output *a = open_write(set, "a.txt", "ay"), *b = open_write(set, "b.txt", "bee");
+	char why[4200];
+	assert_int_equal(smdmx_outputs_finish(set, why, sizeof(why)), SMDMX_ERROR_NONE);
+	assert_false(smdmx_output_clashes(a));
+	assert_true(smdmx_output_clashes(b));
+	/* the clashing one takes another name in its folder */
+	assert_true(smdmx_output_rename(b, in_dir("b_2.txt")));
+	assert_string_equal(smdmx_output_path(b), in_dir("b_2.txt"));
+	char **written = NULL;
+	size_t n = 0;
+	assert_int_equal(smdmx_outputs_commit(set, &written, &n, why, sizeof(why)), SMDMX_ERROR_NONE);
+	assert_int_equal(n, 2);
+	assert_string_equal(written[0], in_dir("a.txt"));
+	assert_string_equal(names(), "a.txt b.txt b_2.txt ");
+	assert_true(smdmx_file_same_bytes(in_dir("b.txt"), NULL, "other", 5));
+	assert_int_equal(temporaries(), 0);
+	free_list(written, n);
+	smdmx_outputs_free(set);
+}
+
+/* Abort, free, and an interrupt's cleanup leave no temporary file; a path that is an input
+ * or a directory is refused; a file that cannot be made says why. */
+static void test_failures(void **state)
+{
+	(void)state;
+	smdmx_outputs *set = smdmx_outputs_new(0);
+	open_write(set, "a.txt", "ay");
+	smdmx_outputs_abort(set);
+	assert_int_equal(temporaries(), 0);
+	assert_int_equal(smdmx_outputs_count(set), 0);
+	open_write(set, "a.txt", "ay");
+	open_write(set, "b.txt", "bee");
+	assert_int_equal(temporaries(), 2);
+	/* closed first: Windows removes an open file only once it is closed (as the process
+	 * that a Ctrl-C ends closes it) */
+	char why[4200], want[8600];
+	assert_int_equal(smdmx_outputs_finish(set, why, sizeof(why)), SMDMX_ERROR_NONE);
+	assert_int_equal(temporaries(), 2);
+	smdmx_outputs_remove_temporary(); /* as a signal handler calls it */
+	assert_int_equal(temporaries(), 0);
+	smdmx_outputs_free(set);
+	assert_string_equal(names(), "");
+
+	put("in.smd", "x");
+	const char *inputs[] = { in_dir("in.smd") };
+	assert_int_equal(smdmx_output_allowed(in_dir("in.smd"), inputs, 1, true, why, sizeof(why)), SMDMX_ERROR_USAGE);
+	snprintf(want, sizeof(want), "the output '%s' is the input '%s'", in_dir("in.smd"), in_dir("in.smd"));
+	assert_string_equal(why, want);
+	assert_int_equal(smdmx_output_allowed(dir, NULL, 0, true, why, sizeof(why)), SMDMX_ERROR_USAGE);
+	snprintf(want, sizeof(want), "the output '%s' is a directory", dir);
+	assert_string_equal(why, want);
+	assert_int_equal(smdmx_output_allowed("-", inputs, 1, false, why, sizeof(why)), SMDMX_ERROR_NONE);
+
+	set = smdmx_outputs_new(0);
+	assert_null(smdmx_outputs_open(set, in_dir("no/such/folder/x.dmx"), why, sizeof(why)));
+	snprintf(want, sizeof(want), "cannot write '%s': ", in_dir("no/such/folder/x.dmx"));
+	assert_memory_equal(why, want, strlen(want));
+	assert_int_equal(smdmx_outputs_count(set), 0);
+	smdmx_outputs_free(set);
+	smdmx_outputs_free(NULL);
+	assert_int_equal(temporaries(), 0);
+	assert_string_equal(smdmx_error_code_name(SMDMX_ERROR_EXISTS), "exists");
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_commit_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_already_there, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_ok, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
