@@ -89,7 +89,7 @@ static bool walk(const conv_opts *o, const char *dir, const char *rel, found_lis
 			ok = walk(o, path, r, out, depth + 1) && ok;
 			free(path);
 			free(r);
-		} else if (os_stat_path(path, &st) && st.kind == OS_REGULAR && wanted(o, path_extension(names[i]))) {
+		} else if (os_stat_path(path, &st) && st.kind == OS_REGULAR && wanted(o, os_path_extension(names[i]))) {
 			found_push(out, path, r);
 		} else {
 			free(path);
@@ -136,7 +136,7 @@ static const plan *sort_plan;
 static int by_output(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = path_compare(sort_plan->jobs[x].out, sort_plan->jobs[y].out);
+	int c = os_path_compare(sort_plan->jobs[x].out, sort_plan->jobs[y].out);
 	return c ? c : x < y ? -1 : 1;
 }
 
@@ -169,7 +169,7 @@ static bool plan_qc(const conv_opts *o, plan *p)
 		j->out = xstrdup(o->out);
 		free(out);
 	} else if (o->outdir) {
-		const char *slash = last_separator(out);
+		const char *slash = os_last_separator(out);
 		j->out = path_join(o->outdir, slash ? slash + 1 : out);
 		free(out);
 	} else {
@@ -186,7 +186,7 @@ bool files_below(tool_kind tool, const char *name, const char *dir, char ***path
 	o.tool = tool;
 	o.name = name;
 	size_t len = strlen(dir);
-	while (len > 1 && is_separator(dir[len - 1])) len--;
+	while (len > 1 && os_is_separator(dir[len - 1])) len--;
 	char *d = xasprintf("%.*s", (int)len, dir);
 	found_list f = { 0 };
 	bool ok = walk(&o, d, "", &f, 0);
@@ -222,8 +222,8 @@ static bool report_batch(const conv_opts *o, const plan *p)
 		if (j->vta) report_vta(&r, 0, j->vta);
 		for (size_t k = 1; k < j->input_count; k++) report_clip(&r, 0, j->inputs[k]);
 		for (size_t k = 0; done && k < j->written_count; k++) {
-			const char *w = j->written[k], *ext = path_extension(w);
-			if (!path_compare(w, j->out) || !strcasecmp(ext, "qc")) continue;
+			const char *w = j->written[k], *ext = os_path_extension(w);
+			if (!os_path_compare(w, j->out) || !strcasecmp(ext, "qc")) continue;
 			if (!strcasecmp(ext, "vta")) report_vta(&r, 1, w);
 			else report_clip(&r, 1, w);
 		}
@@ -256,19 +256,19 @@ static bool make_plan(const conv_opts *o, char **args, size_t nargs, plan *p)
 				continue;
 			}
 			size_t len = strlen(a);
-			while (len > 1 && is_separator(a[len - 1])) len--;
+			while (len > 1 && os_is_separator(a[len - 1])) len--;
 			char *dir = xasprintf("%.*s", (int)len, a);
 			if (!walk(o, dir, "", &files, 0)) ok = false;
 			free(dir);
 			continue;
 		}
-		if (strcmp(a, "-") && !wanted(o, path_extension(a))) {
+		if (strcmp(a, "-") && !wanted(o, os_path_extension(a))) {
 			say(o->name, "error", "'%s': not an input of %s (%s)", a, o->name,
 			    o->tool == TOOL_DMX2SMD ? ".dmx" : o->tool == TOOL_SMD2DMX ? ".smd, .sma, .phys, .vta" : ".smd, .sma, .phys, .vta, .dmx");
 			ok = false;
 			continue;
 		}
-		const char *slash = last_separator(a);
+		const char *slash = os_last_separator(a);
 		found_push(&files, xstrdup(a), xstrdup(slash ? slash + 1 : a));
 	}
 	ok = ok && plan_jobs(o, &files, p);
@@ -323,14 +323,14 @@ static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p)
 	if (o->tool != TOOL_DMX2SMD && !o->vta && !(o->to && !strcasecmp(o->to, "vta"))) {
 		for (size_t i = 0; i < files.count; i++) {
 			const char *v = files.items[i].path;
-			if (strcasecmp(path_extension(v), "vta")) continue;
-			size_t stem = strlen(v) - strlen(path_extension(v));
+			if (strcasecmp(os_path_extension(v), "vta")) continue;
+			size_t stem = strlen(v) - strlen(os_path_extension(v));
 			for (size_t k = 0; k < files.count; k++) {
 				const char *s = files.items[k].path;
-				if (k == i || !strcasecmp(path_extension(s), "vta") || strlen(s) - strlen(path_extension(s)) != stem ||
+				if (k == i || !strcasecmp(os_path_extension(s), "vta") || strlen(s) - strlen(os_path_extension(s)) != stem ||
 				    strncmp(s, v, stem) || vta_of[k] != SIZE_MAX)
 					continue;
-				if (o->tool == TOOL_SMDMX && !(o->to ? !strcasecmp(o->to, "dmx") : o->out && !strcasecmp(path_extension(o->out), "dmx")))
+				if (o->tool == TOOL_SMDMX && !(o->to ? !strcasecmp(o->to, "dmx") : o->out && !strcasecmp(os_path_extension(o->out), "dmx")))
 					continue; /* VTA to DMX only */
 				vta_of[k] = i;
 				taken[i] = true;
@@ -391,7 +391,7 @@ static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p)
 	qsort(by_out, p->count, sizeof(size_t), by_output);
 	for (size_t i = 0; i < p->count;) {
 		size_t k = i + 1;
-		while (k < p->count && !path_compare(p->jobs[by_out[k]].out, p->jobs[by_out[i]].out)) k++;
+		while (k < p->count && !os_path_compare(p->jobs[by_out[k]].out, p->jobs[by_out[i]].out)) k++;
 		if (k - i > 1 && strcmp(p->jobs[by_out[i]].out, "-"))
 			for (size_t m = i; m < k; m++) {
 				job *j = &p->jobs[by_out[m]];
@@ -408,7 +408,7 @@ static bool plan_jobs(const conv_opts *o, found_list *fl, plan *p)
 	 * one that pairs with no SMD among the inputs fails, named (decision 10). */
 	for (size_t i = 0; i < p->count; i++) {
 		job *j = &p->jobs[i];
-		if (j->ran || j->input_count != 1 || strcasecmp(path_extension(j->inputs[0]), "vta") ||
+		if (j->ran || j->input_count != 1 || strcasecmp(os_path_extension(j->inputs[0]), "vta") ||
 		    job_direction(o, j) != DIR_SMD_TO_DMX)
 			continue;
 		char *smd = path_with_extension(j->inputs[0], "smd");

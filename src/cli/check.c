@@ -196,7 +196,7 @@ int cmd_check(int argc, char **argv)
 		say("smdmx", "error", "check needs a file (try 'smdmx check --help')");
 		return EXIT_USAGE;
 	}
-	if (!strcasecmp(path_extension(path), "qc") || !strcasecmp(path_extension(path), "qci")) return qc_check(path);
+	if (!strcasecmp(os_path_extension(path), "qc") || !strcasecmp(os_path_extension(path), "qci")) return qc_check(path);
 	lint t;
 	memset(&t, 0, sizeof(t));
 	t.path = path;

@@ -200,8 +200,10 @@ void say_v(const char *name, const char *kind, const char *tail, const char *fmt
 
 /* ---- paths and outputs (output.c: the library's, in the programs' words) -------------------------------------------------- */
 
-/* The extension after the last dot of the last component, or "". */
-const char *path_extension(const char *path);
+/* Paths: the platform's (os.h: os_is_separator, os_last_separator, os_path_compare,
+ * os_path_extension, os_path_separator_of, os_make_parent_dirs), those that allocate wrapped
+ * here, out of memory ending the program (have: p, or the end of the program when it is NULL). */
+void *have(void *p);
 bool is_smd_family(const char *ext);
 char *xstrdup(const char *s);
 /* qsort's order of C strings (an array of char *), byte by byte. */
@@ -210,17 +212,12 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 /* path with its extension replaced by ext (no dot), or with "_suffix" before the extension. */
 char *path_with_extension(const char *path, const char *ext);
 char *path_with_suffix(const char *path, const char *suffix);
-/* path made absolute with "." and ".." folded; path_relative: to as seen from the folder of
- * from_file. Both return memory to free. */
-/* The separator to add to path with: on Windows '\\' when path was written with '\\' and no
- * '/' (paths are shown as the user writes them), else '/'. */
-char path_separator_of(const char *path);
 /* dir and rel joined with dir's separator (rel's own made the same). Malloc'd. */
 char *path_join(const char *dir, const char *rel);
+/* path made absolute with "." and ".." folded; path_relative: to as seen from the folder of
+ * from_file. Both return memory to free. */
 char *path_absolute(const char *path);
 char *path_relative(const char *from_file, const char *to);
-/* Creates the directories above path. */
-bool make_parent_dirs(const char *path, char *why, size_t why_size);
 
 /* Standard input, read whole the first time it is asked for ("-" as an input); NULL with
  * why on failure. stdin_is_dmx tells a DMX (keyvalues2 or binary) from the SMD family by its
@@ -319,13 +316,6 @@ int cmd_qc(int argc, char **argv);
 int qc_info(const char *path, bool json);
 int qc_check(const char *path);
 
-/* Paths. On Windows '\\' separates as '/' does and a path may start with a drive. */
-bool is_separator(char c);
-/* The last separator in path, or NULL. */
-const char *last_separator(const char *path);
-/* Paths compared as the file system compares names: ignoring ASCII case (and '\\' against '/')
- * where it ignores case, byte by byte elsewhere. */
-int path_compare(const char *a, const char *b);
 
 /* The console (console.c). Whether Explorer started the program (a double click, or files or
  * folders dropped on it): it then has a window of its own, which closes when it ends. */

@@ -50,7 +50,7 @@ static output *open_out(run *r, const char *path)
 		fail_msg(r, path, r->why);
 		return NULL;
 	}
-	if (strcmp(path, "-") && !make_parent_dirs(path, r->why, sizeof(r->why))) {
+	if (strcmp(path, "-") && !os_make_parent_dirs(path, r->why, sizeof(r->why))) {
 		fail_msg(r, path, r->why);
 		return NULL;
 	}
@@ -285,7 +285,7 @@ static smdmx_scene *qc_scene(run *r)
 		         qc->model_count, qc->models[mi].name, r->o->drawn ? "drawn" : "converted");
 	uint32_t ri = smdmx_qc_scene_ref(qc, mi);
 	const smdmx_qc_ref *ref = ri != SMDMX_NONE ? &qc->refs[ri] : NULL;
-	if (ref && ref->found && !r->o->drawn && !strcasecmp(path_extension(ref->path), "dmx")) {
+	if (ref && ref->found && !r->o->drawn && !strcasecmp(os_path_extension(ref->path), "dmx")) {
 		if (mi == SMDMX_NONE)
 			diag_add(&j->diag, NULL, in, ref->pos.line, ref->pos.column, "error", "'%s' is a DMX already", ref->name);
 		else
@@ -460,7 +460,7 @@ static bool write_qc_text(run *r, const smdmx_scene *scene, const char *smd, con
                           const seq_list *seqs)
 {
 	char *rel = smd ? path_relative(r->o->qc, smd) : NULL;
-	const char *slash = smd ? last_separator(smd) : NULL;
+	const char *slash = smd ? os_last_separator(smd) : NULL;
 	char *stem = smd ? xstrdup(slash ? slash + 1 : smd) : NULL;
 	char *dot = stem ? strrchr(stem, '.') : NULL;
 	if (dot && dot != stem) *dot = 0;
@@ -544,7 +544,7 @@ static bool dmx_to_smd(run *r)
 	if (!scene) return fail(r, in, &err);
 	bool ok = shape(r, scene, in);
 	smdmx_smd_write_options wo = r->o->wopts;
-	if (!strcasecmp(path_extension(out), "vta")) wo.kind = SMDMX_SMD_WRITE_VTA;
+	if (!strcasecmp(os_path_extension(out), "vta")) wo.kind = SMDMX_SMD_WRITE_VTA;
 	if (wo.kind == SMDMX_SMD_WRITE_AUTO) wo.kind = scene->mesh_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
 	bool to_stdout = !strcmp(out, "-");
 	if (ok && r->o->clip_name && (wo.kind != SMDMX_SMD_WRITE_ANIMATION || !scene->clip_count))
@@ -644,7 +644,7 @@ static bool smd_to_smd(run *r)
 	job *j = r->j;
 	const char *in = j->inputs[0];
 	smdmx_smd_write_options wo = r->o->wopts;
-	if (!strcasecmp(path_extension(j->out), "vta") || (r->o->to && !strcasecmp(r->o->to, "vta")))
+	if (!strcasecmp(os_path_extension(j->out), "vta") || (r->o->to && !strcasecmp(r->o->to, "vta")))
 		wo.kind = SMDMX_SMD_WRITE_VTA;
 	smdmx_scene *scene = read_smd(r, in);
 	if (!scene) return false;
@@ -669,12 +669,12 @@ static bool smd_to_smd(run *r)
 static bool input_is_dmx(const conv_opts *o, const char *in)
 {
 	if (!strcmp(in, "-")) return o->tool == TOOL_DMX2SMD || (o->tool == TOOL_SMDMX && stdin_is_dmx());
-	return !strcasecmp(path_extension(in), "dmx");
+	return !strcasecmp(os_path_extension(in), "dmx");
 }
 
 static bool output_is_dmx(const conv_opts *o, const char *out, bool in_dmx)
 {
-	if (strcmp(out, "-")) return !strcasecmp(path_extension(out), "dmx");
+	if (strcmp(out, "-")) return !strcasecmp(os_path_extension(out), "dmx");
 	if (o->to) return !strcasecmp(o->to, "dmx");
 	if (o->tool == TOOL_SMD2DMX) return true;
 	if (o->tool == TOOL_DMX2SMD) return false;

@@ -37,7 +37,7 @@ bool load_model(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warnin
 	smdmx_error err;
 	smdmx_warnings own, *w = warnings ? warnings : &own;
 	memset(w, 0, sizeof(*w));
-	l->is_dmx = !strcmp(path, "-") ? stdin_is_dmx() : !strcasecmp(path_extension(path), "dmx");
+	l->is_dmx = !strcmp(path, "-") ? stdin_is_dmx() : !strcasecmp(os_path_extension(path), "dmx");
 	if (!l->is_dmx && strcmp(path, "-")) {
 		/* the header tells a DMX under another name */
 		FILE *f = os_fopen(path, "rb");
@@ -187,7 +187,7 @@ int cmd_info(int argc, char **argv)
 		fprintf(stderr, "smdmx: error: info needs a file (try 'smdmx info --help')\n");
 		return EXIT_USAGE;
 	}
-	if (!strcasecmp(path_extension(path), "qc") || !strcasecmp(path_extension(path), "qci")) return qc_info(path, json);
+	if (!strcasecmp(os_path_extension(path), "qc") || !strcasecmp(os_path_extension(path), "qci")) return qc_info(path, json);
 	loaded l;
 	diag_buf d = { 0 };
 	if (!load_model(path, &l, &d, NULL, 0, false)) {
@@ -388,7 +388,7 @@ int cmd_diff(int argc, char **argv)
 		} else if (a[0] == '-' && a[1]) {
 			say("smdmx", "error", "unknown option '%s' (try 'smdmx diff --help')", a);
 			return EXIT_USAGE;
-		} else if (npaths && !strcasecmp(path_extension(a), "vta") && strcasecmp(path_extension(paths[npaths - 1]), "vta") &&
+		} else if (npaths && !strcasecmp(os_path_extension(a), "vta") && strcasecmp(os_path_extension(paths[npaths - 1]), "vta") &&
 		           !vtas[npaths - 1]) {
 			vtas[npaths - 1] = a; /* an SMD's shapes: the VTA given after it */
 		} else if (npaths < 2) {

@@ -126,7 +126,7 @@ static const char *conflicting_options(const conv_opts *o, char **inputs, size_t
 	} else if (o->qc && TOOL == TOOL_DMX2SMD) {
 		if (nin != 1 || !strcmp(inputs[0], "-")) return "--qc writes the QC of one DMX file: give exactly one (not standard input)";
 		if (o->out && !strcmp(o->out, "-")) return "--qc with -o -: the QC names the SMD by its file";
-		if (strcasecmp(path_extension(o->qc), "qc") && strcasecmp(path_extension(o->qc), "qci"))
+		if (strcasecmp(os_path_extension(o->qc), "qc") && strcasecmp(os_path_extension(o->qc), "qci"))
 			return "--qc names the QC to write: its name must end in .qc or .qci";
 		if (o->clip_name) return "--clip with --qc: the QC names every clip";
 		if (o->wopts.goldsrc) return "--qc with --goldsrc: a GoldSrc QC has no flex rig, and smdmx writes Source QCs";
@@ -148,7 +148,7 @@ static const char *conflicting_options(const conv_opts *o, char **inputs, size_t
 static int output_fits(const conv_opts *o)
 {
 	if (o->out && strcmp(o->out, "-")) {
-		const char *ext = path_extension(o->out);
+		const char *ext = os_path_extension(o->out);
 		bool ok = TOOL == TOOL_SMD2DMX ? !strcasecmp(ext, "dmx")
 		        : TOOL == TOOL_DMX2SMD ? is_smd_family(ext)
 		                               : is_smd_family(ext) || !strcasecmp(ext, "dmx");
@@ -375,12 +375,12 @@ static int run_dropped(int argc, char **argv)
 		os_stat st;
 		bool folder = os_stat_path(argv[i], &st) && st.kind == OS_DIRECTORY;
 		if (!folder) {
-			bool dmx = !strcasecmp(path_extension(argv[i]), "dmx");
+			bool dmx = !strcasecmp(os_path_extension(argv[i]), "dmx");
 			list_push(&lists[TOOL == TOOL_SMDMX && dmx ? 1 : 0], argv[i], cap);
 			continue;
 		}
 		for (size_t q = 0; q < found_count[f]; q++) {
-			bool dmx = !strcasecmp(path_extension(found[f][q]), "dmx");
+			bool dmx = !strcasecmp(os_path_extension(found[f][q]), "dmx");
 			list_push(&lists[TOOL == TOOL_SMDMX && dmx ? 1 : 0], found[f][q], cap);
 		}
 		f++;

@@ -14,26 +14,6 @@
 
 /* ---- paths ------------------------------------------------------------------------------- */
 
-bool is_separator(char c)
-{
-	return os_is_separator(c);
-}
-
-const char *last_separator(const char *path)
-{
-	return os_last_separator(path);
-}
-
-int path_compare(const char *a, const char *b)
-{
-	return os_path_compare(a, b);
-}
-
-const char *path_extension(const char *path)
-{
-	return os_path_extension(path);
-}
-
 bool is_smd_family(const char *ext)
 {
 	return !strcasecmp(ext, "smd") || !strcasecmp(ext, "sma") || !strcasecmp(ext, "phys") || !strcasecmp(ext, "vta");
@@ -44,14 +24,18 @@ int cmp_strings(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-char *xstrdup(const char *s)
+void *have(void *p)
 {
-	char *p = strdup(s);
 	if (!p) {
 		fputs("smdmx: error: out of memory\n", stderr);
 		exit(EXIT_FAILED);
 	}
 	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return have(strdup(s));
 }
 
 char *xasprintf(const char *fmt, ...)
@@ -60,27 +44,14 @@ char *xasprintf(const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (!p) {
-		fputs("smdmx: error: out of memory\n", stderr);
-		exit(EXIT_FAILED);
-	}
+	char *p = have(n >= 0 ? malloc((size_t)n + 1) : NULL);
 	va_start(ap, fmt);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	return p;
 }
 
-/* The platform's paths (os_path.c), out of memory ending the program as xstrdup does. */
-static char *have(char *p)
-{
-	if (!p) {
-		fputs("smdmx: error: out of memory\n", stderr);
-		exit(EXIT_FAILED);
-	}
-	return p;
-}
-
+/* The platform's paths (os_path.c) that allocate, out of memory ending the program. */
 char *path_with_extension(const char *path, const char *ext)
 {
 	return have(os_path_with_extension(path, ext));
@@ -89,11 +60,6 @@ char *path_with_extension(const char *path, const char *ext)
 char *path_with_suffix(const char *path, const char *suffix)
 {
 	return have(os_path_with_suffix(path, suffix));
-}
-
-char path_separator_of(const char *path)
-{
-	return os_path_separator_of(path);
 }
 
 char *path_join(const char *dir, const char *rel)
@@ -109,11 +75,6 @@ char *path_absolute(const char *path)
 char *path_relative(const char *from_file, const char *to)
 {
 	return have(os_path_relative(from_file, to));
-}
-
-bool make_parent_dirs(const char *path, char *why, size_t why_size)
-{
-	return os_make_parent_dirs(path, why, why_size);
 }
 
 /* ---- standard input ------------------------------------------------------------------------- */
@@ -247,10 +208,7 @@ bool output_allowed(const char *path, char *const *inputs, size_t input_count, b
 
 output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
 {
-	if (!set->set && !(set->set = smdmx_outputs_new(0))) {
-		fputs("out of memory\n", stderr);
-		abort();
-	}
+	if (!set->set) set->set = have(smdmx_outputs_new(0));
 	return smdmx_outputs_open(set->set, path, why, why_size);
 }
 

@@ -69,7 +69,7 @@ static void diag_move(diag_buf *to, diag_buf *from)
 
 smdmx_scene *picture_scene(const char *path, const char *vta, const char *model, diag_buf *d, const conv_opts *shown)
 {
-	if (!strcasecmp(path_extension(path), "qc")) {
+	if (!strcasecmp(os_path_extension(path), "qc")) {
 		conv_opts o;
 		memset(&o, 0, sizeof(o));
 		o.tool = TOOL_SMDMX;
@@ -154,7 +154,7 @@ bool write_file_whole(const char *path, const void *data, size_t size, char *con
                       bool force, char *why, size_t why_size)
 {
 	if (!output_allowed(path, inputs, input_count, force, why, why_size)) return false;
-	if (!make_parent_dirs(path, why, why_size)) return false;
+	if (!os_make_parent_dirs(path, why, why_size)) return false;
 	outputs set = { .force = force };
 	output *out = outputs_open(&set, path, why, why_size);
 	bool ok = out != NULL;
@@ -295,7 +295,7 @@ static int preview_options(preview *p, int argc, char **argv, const char **out, 
 		else if (!strcmp(a, "-f") || !strcmp(a, "--force")) p->o.force = true;
 		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) p->o.quiet = true;
 		else if (a[0] == '-' && a[1]) return preview_usage("unknown option '%s'", a);
-		else if (p->count && !strcasecmp(path_extension(a), "vta") && strcasecmp(path_extension(p->pics[p->count - 1].in), "vta") &&
+		else if (p->count && !strcasecmp(os_path_extension(a), "vta") && strcasecmp(os_path_extension(p->pics[p->count - 1].in), "vta") &&
 		         !p->pics[p->count - 1].vta)
 			p->pics[p->count - 1].vta = a; /* an SMD's shapes: the VTA given after it */
 		else {
@@ -324,15 +324,15 @@ static int plan_pictures(preview *p, const char *out, const char *dir)
 		picture *pic = &p->pics[i];
 		if (out) pic->out = xstrdup(out);
 		else if (!strcmp(pic->in, "-")) /* standard input: as the conversions, to standard output or DIR/NAME.png */
-			pic->out = dir ? xasprintf("%s%c%s.png", dir, path_separator_of(dir), stdin_name) : xstrdup("-");
+			pic->out = dir ? xasprintf("%s%c%s.png", dir, os_path_separator_of(dir), stdin_name) : xstrdup("-");
 		else {
 			char *png = path_with_extension(pic->in, "png");
-			const char *sep = last_separator(png);
+			const char *sep = os_last_separator(png);
 			pic->out = dir ? path_join(dir, sep ? sep + 1 : png) : xstrdup(png);
 			free(png);
 		}
 		for (size_t k = 0; k < i; k++)
-			if (!path_compare(p->pics[k].out, pic->out)) {
+			if (!os_path_compare(p->pics[k].out, pic->out)) {
 				say("smdmx", "error", "'%s' and '%s' would both be drawn to '%s': give them apart (-d, or one at a time with -o)",
 				    p->pics[k].in, pic->in, pic->out);
 				return EXIT_USAGE;

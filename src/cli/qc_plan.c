@@ -46,7 +46,7 @@ void qp_task_free(task *t)
 
 bool qp_ext_is(const char *path, const char *ext)
 {
-	return !strcasecmp(path_extension(path), ext);
+	return !strcasecmp(os_path_extension(path), ext);
 }
 
 /* The same file already has a task in this project. */
@@ -67,7 +67,7 @@ static char *unique_dst(const project *p, char *dst, const char *src)
 		for (size_t i = 0; i < p->qc->ref_count && !clash; i++)
 			clash = p->ref_out[i] && !strcmp(p->ref_out[i], dst) && strcmp(p->qc->refs[i].path, src);
 		if (!clash) return dst;
-		const char *ext = path_extension(dst), *oext = path_extension(src);
+		const char *ext = os_path_extension(dst), *oext = os_path_extension(src);
 		char *stem = xstrdup(dst);
 		stem[strlen(stem) - strlen(ext) - (*ext ? 1 : 0)] = 0;
 		char *alt = xasprintf("%s_%s.%s", stem, oext, ext);
@@ -277,7 +277,7 @@ static char *task_key(const task *t)
 		 * QC's, with $cd and $pushd) */
 		tb_putc(&b, '|');
 		const char *f = p->qc->files[0].path;
-		const char *s = last_separator(f);
+		const char *s = os_last_separator(f);
 		for (const char *c = f; s && c <= s; c++) tb_putc(&b, *c);
 		uint32_t mr = p->qc->models[t->model].ref;
 		for (const char *c = mr != SMDMX_NONE ? p->qc->refs[mr].dir : ""; *c; c++) tb_putc(&b, *c);
@@ -297,7 +297,7 @@ static bool dst_taken(const library *l, const char *dst, const task *but)
  * own_for, in the file system too, but for that QC's own earlier output). */
 static char *named_dst_in(const library *l, const char *path, const char *name, const task *but, const char *own_for)
 {
-	const char *ext = path_extension(path);
+	const char *ext = os_path_extension(path);
 	size_t stem = strlen(path) - strlen(ext) - (*ext ? 1 : 0);
 	char *alt = xasprintf("%.*s_%s%s%s", (int)stem, path, name, *ext ? "." : "", ext);
 	os_stat st;
@@ -325,7 +325,7 @@ char *qp_other_name(library *l, const char *path, const char *qcpath, const task
 /* The stem of a path's file name. */
 char *qp_stem_of(const char *path)
 {
-	const char *s = last_separator(path);
+	const char *s = os_last_separator(path);
 	char *stem = xstrdup(s ? s + 1 : path);
 	char *dot = strrchr(stem, '.');
 	if (dot && dot != stem) *dot = 0;

@@ -18,7 +18,7 @@ const char *qp_copy_into(outputs *set, const char *src, const char *dst, char *c
 		snprintf(why, why_size, "cannot read: %s", os_error_text(errno));
 		return src;
 	}
-	output *o = output_allowed(dst, ins, ins_count, allow, why, why_size) && make_parent_dirs(dst, why, why_size)
+	output *o = output_allowed(dst, ins, ins_count, allow, why, why_size) && os_make_parent_dirs(dst, why, why_size)
 	                ? outputs_open(set, dst, why, why_size)
 	                : NULL;
 	const char *at = o ? NULL : dst;
@@ -51,7 +51,7 @@ static output *task_open(task *t, const char *path)
 	/* a file already there is looked at when the output is complete: the very bytes stay
 	 * (outputs.same_ok), any others are a clash unless --force */
 	if (!output_allowed(path, ins, 2, l->o->force || t->replace || t->outs.same_ok, why, sizeof(why)) ||
-	    !make_parent_dirs(path, why, sizeof(why))) {
+	    !os_make_parent_dirs(path, why, sizeof(why))) {
 		diag_add(&t->diag, NULL, path, 0, 0, "error", "%s", why);
 		return NULL;
 	}
@@ -172,7 +172,7 @@ static char *vta_name(const task *t, const char *path)
 	const smdmx_qc_model *m = &p->qc->models[t->model];
 	const char *dir = m->ref != SMDMX_NONE ? p->qc->refs[m->ref].dir : "";
 	char *qcout = qp_out_path(p->lib, p->qc->files[0].path);
-	char *slash = (char *)last_separator(qcout);
+	char *slash = (char *)os_last_separator(qcout);
 	if (slash) slash[1] = 0;
 	char *from = xasprintf("%s%s_", slash ? qcout : "", dir);
 	char *name = path_relative(from, path);
@@ -339,10 +339,7 @@ static void take_other_names(task *t, uint32_t index)
 		os_mutex_unlock(l->lock);
 		/* a second name an earlier run gave it: replaced, as its own */
 		smdmx_output_set_replace(out, qp_record_own(l, alt, t->proj->qcpath));
-		if (!smdmx_output_rename(out, alt)) {
-			fputs("out of memory\n", stderr);
-			abort();
-		}
+		if (!smdmx_output_rename(out, alt)) have(NULL);
 		free(alt);
 	}
 }

@@ -287,7 +287,7 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 			bool same;
 			bool clash = include_clash(p, dst[i], &text, done, done_count, &same);
 			if (clash) {
-				const char *ext = path_extension(dst[i]);
+				const char *ext = os_path_extension(dst[i]);
 				size_t stem = strlen(dst[i]) - strlen(ext) - (*ext ? 1 : 0);
 				char *alt = NULL;
 				for (unsigned n = 1;; n++) {
@@ -366,7 +366,7 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 			continue;
 		}
 		char *ins[1] = { (char *)p->qc->files[r->file].path };
-		output *o = output_allowed(r->path, ins, 1, set.force || set.same_ok, why, sizeof(why)) && make_parent_dirs(r->path, why, sizeof(why))
+		output *o = output_allowed(r->path, ins, 1, set.force || set.same_ok, why, sizeof(why)) && os_make_parent_dirs(r->path, why, sizeof(why))
 		                ? outputs_open(&set, r->path, why, sizeof(why))
 		                : NULL;
 		if (o) smdmx_output_set_replace(o, qp_record_own(l, r->path, p->qcpath)); /* this QC's, as an earlier run wrote it */

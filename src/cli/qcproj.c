@@ -129,17 +129,17 @@ char *qp_new_name(const char *name, const char *src, const char *dst)
 	base = base ? base + 1 : dst;
 	const char *sbase = strrchr(src, '/');
 	sbase = sbase ? sbase + 1 : src;
-	size_t dstem = strlen(base) - strlen(path_extension(base)) - (*path_extension(base) ? 1 : 0);
-	size_t sstem = strlen(sbase) - strlen(path_extension(sbase)) - (*path_extension(sbase) ? 1 : 0);
+	size_t dstem = strlen(base) - strlen(os_path_extension(base)) - (*os_path_extension(base) ? 1 : 0);
+	size_t sstem = strlen(sbase) - strlen(os_path_extension(sbase)) - (*os_path_extension(sbase) ? 1 : 0);
 	if (dstem == sstem && !strncasecmp(base, sbase, dstem)) {
 		/* the same name: the QC's spelling of it, with the new extension */
 		const char *n = name + dir;
-		const char *ext = path_extension(n);
+		const char *ext = os_path_extension(n);
 		size_t nstem = strlen(n) - strlen(ext) - (*ext ? 1 : 0);
 		if (*ext && strcasecmp(ext, "smd") && strcasecmp(ext, "dmx") && strcasecmp(ext, "vta") && strcasecmp(ext, "sma") &&
 		    strcasecmp(ext, "phys"))
 			nstem = strlen(n); /* a dot in the name, no extension */
-		return xasprintf("%.*s%.*s.%s", (int)dir, name, (int)nstem, n, path_extension(base));
+		return xasprintf("%.*s%.*s.%s", (int)dir, name, (int)nstem, n, os_path_extension(base));
 	}
 	return xasprintf("%.*s%s", (int)dir, name, base);
 }

@@ -490,12 +490,12 @@ static bool read_tree(const char *dir, tree *t)
 	t->files = calloc(n + 1, sizeof(tree_file));
 	if (!t->files) exit(EXIT_FAILED);
 	size_t skip = strlen(dir);
-	while (skip > 1 && is_separator(dir[skip - 1])) skip--;
+	while (skip > 1 && os_is_separator(dir[skip - 1])) skip--;
 	for (size_t i = 0; i < n; i++) {
 		tree_file *f = &t->files[t->count++];
 		f->path = paths[i];
-		f->rel = paths[i] + skip + (is_separator(paths[i][skip]) ? 1 : 0);
-		const char *ext = path_extension(f->rel);
+		f->rel = paths[i] + skip + (os_is_separator(paths[i][skip]) ? 1 : 0);
+		const char *ext = os_path_extension(f->rel);
 		f->stem = strlen(f->rel) - (*ext ? strlen(ext) + 1 : 0);
 		f->vta = !strcasecmp(ext, "vta");
 	}
@@ -507,7 +507,7 @@ static bool same_stem(const tree_file *a, const tree_file *b)
 {
 	if (a->stem != b->stem) return false;
 	char *x = xasprintf("%.*s", (int)a->stem, a->rel), *y = xasprintf("%.*s", (int)b->stem, b->rel);
-	bool same = path_compare(x, y) == 0;
+	bool same = os_path_compare(x, y) == 0;
 	free(x);
 	free(y);
 	return same;
@@ -521,7 +521,7 @@ static tree_file *partner(tree *t, const tree_file *f, bool vta)
 	for (size_t i = 0; i < t->count; i++) {
 		tree_file *g = &t->files[i];
 		if (g->used || g->vta != vta || !same_stem(f, g)) continue;
-		if (vta || strcasecmp(path_extension(g->rel), path_extension(f->rel))) return g;
+		if (vta || strcasecmp(os_path_extension(g->rel), os_path_extension(f->rel))) return g;
 		if (!same) same = g;
 	}
 	return same;
@@ -535,7 +535,7 @@ static void add_pair(report_page *r, tree *ta, tree_file *a, tree *tb, tree_file
 	for (int k = 0; k < 2; k++) {
 		if (!f[k]) continue;
 		f[k]->used = true;
-		tree_file *v = strcasecmp(path_extension(f[k]->rel), "smd") ? NULL : partner(t[k], f[k], true);
+		tree_file *v = strcasecmp(os_path_extension(f[k]->rel), "smd") ? NULL : partner(t[k], f[k], true);
 		if (v) {
 			v->used = true;
 			report_vta(r, k, v->path);
