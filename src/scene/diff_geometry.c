@@ -13,12 +13,118 @@
 #include "scene/compare.h"
 
 typedef struct gtri {       /* a polygon, or a triangle of one's fan, rotated to start at its least corner */
-	uint32_t c[64];
+	uint64_t key;
+	const uint32_t *c;  /* its corners, in its set's pool */
 	uint32_t n;
 	uint32_t poly;      /* the polygon it is or comes from */
-	uint64_t key;
 	bool used;
 } gtri;
+
+/* An item under a key: what the matches look up (sorted by key, then by item). */
+typedef struct keyed {
+	uint64_t key;
+	uint32_t item;
+} keyed;
+
+/* k sorted by key, items of one key kept in their order: a radix sort, a byte a pass (a pass
+ * where every key has the same byte is left out); tmp holds n. */
+static void sort_keyed(keyed *k, keyed *tmp, size_t n)
+{
+	static const size_t bytes = 8;
+	size_t count[8][256];
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++)
+		for (size_t b = 0; b < bytes; b++) count[b][(k[i].key >> (8 * b)) & 255]++;
+	keyed *src = k, *dst = tmp;
+	for (size_t b = 0; b < bytes && n; b++) {
+		if (count[b][(src[0].key >> (8 * b)) & 255] == n) continue;
+		size_t at[256], sum = 0;
+		for (size_t v = 0; v < 256; v++) {
+			at[v] = sum;
+			sum += count[b][v];
+		}
+		for (size_t i = 0; i < n; i++) dst[at[(src[i].key >> (8 * b)) & 255]++] = src[i];
+		keyed *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != k) memcpy(k, src, n * sizeof(keyed));
+}
+
+/* Where each key of a sorted array starts: open addressing over its first entries. */
+typedef struct key_table {
+	const keyed *k;
+	size_t n;
+	uint32_t *slot;     /* an entry's index, or UINT32_MAX */
+	unsigned shift;
+} key_table;
+
+static size_t key_slot(const key_table *t, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15u) >> t->shift);
+}
+
+static bool key_table_build(key_table *t, const keyed *k, size_t n)
+{
+	t->k = k;
+	t->n = n;
+	t->shift = 64 - 4;
+	size_t cap = 16;
+	while (cap < 2 * n) {
+		cap *= 2;
+		t->shift--;
+	}
+	t->slot = n < UINT32_MAX ? malloc(cap * sizeof(uint32_t)) : NULL;
+	if (!t->slot) return false;
+	memset(t->slot, 0xff, cap * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++) {
+		if (i && k[i].key == k[i - 1].key) continue;
+		size_t s = key_slot(t, k[i].key);
+		while (t->slot[s] != UINT32_MAX) s = (s + 1) & (cap - 1);
+		t->slot[s] = (uint32_t)i;
+	}
+	return true;
+}
+
+/* The first entry of key, or n when there is none. */
+static size_t key_table_find(const key_table *t, uint64_t key)
+{
+	size_t mask = ((size_t)1 << (64 - t->shift)) - 1;
+	for (size_t s = key_slot(t, key); t->slot[s] != UINT32_MAX; s = (s + 1) & mask)
+		if (t->k[t->slot[s]].key == key) return t->slot[s];
+	return t->n;
+}
+
+/* n items sorted and looked up by key: key(i) for each item i. */
+typedef struct key_index {
+	keyed *k;
+	key_table table;
+} key_index;
+
+static void key_index_free(key_index *x)
+{
+	free(x->k);
+	free(x->table.slot);
+	memset(x, 0, sizeof(*x));
+}
+
+/* Room for n entries; the caller fills x->k[0..n) in item order, then key_index_finish. */
+static bool key_index_start(key_index *x, size_t n)
+{
+	memset(x, 0, sizeof(*x));
+	x->k = malloc((n + 1) * sizeof(keyed));
+	return x->k != NULL;
+}
+
+/* The entries sorted, and the table of where each key starts. */
+static bool key_index_finish(key_index *x, size_t n)
+{
+	keyed *tmp = malloc((n + 1) * sizeof(keyed));
+	if (!tmp) return false;
+	sort_keyed(x->k, tmp, n);
+	free(tmp);
+	return key_table_build(&x->table, x->k, n);
+}
 
 static void xform_of_d(const smdmx_transform *tr, double r[3][3], double t[3])
 {
@@ -159,8 +265,9 @@ static bool gcorner_same(const cmp *c, const gside *ga, uint32_t x, const gside 
 	return false;
 }
 
-/* The ring r of n corners rotated to start at its least corner (by hash, then by the next). */
-static void canonical_ring(const gside *g, const uint32_t *r, uint32_t n, gtri *t, uint32_t poly)
+/* The ring r of n corners rotated to start at its least corner (by hash, then by the next),
+ * its corners written to out. */
+static void canonical_ring(const gside *g, const uint32_t *r, uint32_t n, gtri *t, uint32_t poly, uint32_t *out)
 {
 	uint32_t best = 0;
 	for (uint32_t i = 1; i < n; i++) {
@@ -177,9 +284,10 @@ static void canonical_ring(const gside *g, const uint32_t *r, uint32_t n, gtri *
 	t->used = false;
 	uint64_t h = hash_mix(0x7a2f, n);
 	for (uint32_t k = 0; k < n; k++) {
-		t->c[k] = r[(best + k) % n];
-		h = hash_mix(h, g->hash[t->c[k]]);
+		out[k] = r[(best + k) % n];
+		h = hash_mix(h, g->hash[out[k]]);
 	}
+	t->c = out;
 	for (const char *m = g->material[poly]; *m; m++) h = hash_mix(h, (uint8_t)*m);
 	t->key = h;
 }
@@ -194,32 +302,30 @@ static bool gtri_same(const cmp *c, const gside *ga, const gtri *x, const gside 
 	return true;
 }
 
-static int by_key(const void *a, const void *b)
+/* Matches a's items to b's of the same key and the same corners, in a's order; pairs corner
+ * maps. */
+static bool match_items(const cmp *c, const gside *ga, gtri *ta, size_t na, const gside *gb, gtri *tb, size_t nb, uint32_t *map)
 {
-	const gtri *x = a, *y = b;
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
-/* Matches a's items to b's of the same key and the same corners; pairs corner maps. */
-static void match_items(const cmp *c, const gside *ga, gtri *ta, size_t na, const gside *gb, gtri *tb, size_t nb, uint32_t *map)
-{
-	qsort(tb, nb, sizeof(gtri), by_key);
+	key_index ix;
+	if (!key_index_start(&ix, nb)) return false;
+	for (size_t i = 0; i < nb; i++) ix.k[i] = (keyed){ tb[i].key, (uint32_t)i };
+	if (!key_index_finish(&ix, nb)) {
+		key_index_free(&ix);
+		return false;
+	}
 	for (size_t i = 0; i < na; i++) {
 		gtri *x = &ta[i];
-		size_t lo = 0, hi = nb;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (tb[mid].key < x->key) lo = mid + 1;
-			else hi = mid;
-		}
 		const char *what;
-		for (size_t k = lo; k < nb && tb[k].key == x->key; k++) {
-			if (tb[k].used || !gtri_same(c, ga, x, gb, &tb[k], &what)) continue;
-			x->used = tb[k].used = true;
-			for (uint32_t q = 0; q < x->n; q++) map[x->c[q]] = tb[k].c[q];
+		for (size_t k = key_table_find(&ix.table, x->key); k < nb && ix.k[k].key == x->key; k++) {
+			gtri *y = &tb[ix.k[k].item];
+			if (y->used || !gtri_same(c, ga, x, gb, y, &what)) continue;
+			x->used = y->used = true;
+			for (uint32_t q = 0; q < x->n; q++) map[x->c[q]] = y->c[q];
 			break;
 		}
 	}
+	key_index_free(&ix);
+	return true;
 }
 
 /* Corners x and y of two items the same, y's read from rotation rot. */
@@ -231,18 +337,6 @@ static bool gtri_same_rotated(const cmp *c, const gside *ga, const gtri *x, cons
 	return true;
 }
 
-typedef struct gcell {
-	uint64_t key;       /* of the cell of the item's corners' mean position */
-	uint32_t item;
-} gcell;
-
-static int by_cell(const void *a, const void *b)
-{
-	const gcell *x = a, *y = b;
-	if (x->key != y->key) return x->key < y->key ? -1 : 1;
-	return (x->item > y->item) - (x->item < y->item);
-}
-
 /* The cell, along one axis, of v in cells of size step. */
 static int64_t cell_of(double v, double step)
 {
@@ -250,12 +344,34 @@ static int64_t cell_of(double v, double step)
 	return k > 4e18 ? (int64_t)4e18 : k < -4e18 ? (int64_t)-4e18 : (int64_t)k;
 }
 
-/* A cell and what an item there must share to match: its corner count and material. */
-static uint64_t cell_key(int64_t x, int64_t y, int64_t z, uint32_t n, const char *material)
+/* The cells lo..hi, along one axis, that a value within tol of v falls in, in cells of size
+ * step (twice tol): one or two, three when v - tol and v + tol fall on two cell bounds. The
+ * reach is widened a little for the rounding of v - tol; where that widening is wider than
+ * the cells (a tolerance under a float's step at v), no other float is within tol of v, and
+ * v's own cell and its neighbours are enough. */
+static void cells_around(double v, double tol, double step, int64_t *lo, int64_t *hi)
 {
-	uint64_t h = hash_mix(hash_mix(hash_mix(hash_mix(0x51ed, (uint64_t)x), (uint64_t)y), (uint64_t)z), n);
+	double r = tol * (1 + 1e-6) + fabs(v) * 1e-15;
+	*lo = cell_of(v - r, step);
+	*hi = cell_of(v + r, step);
+	if (*hi - *lo > 2) {
+		int64_t k = cell_of(v, step);
+		*lo = k - 1;
+		*hi = k + 1;
+	}
+}
+
+/* A cell and what an item there must share to match: its corner count and material. */
+static uint64_t item_kind(uint32_t n, const char *material)
+{
+	uint64_t h = hash_mix(0x51ed, n);
 	for (; *material; material++) h = hash_mix(h, (uint8_t)*material);
 	return h;
+}
+
+static uint64_t cell_key(int64_t x, int64_t y, int64_t z, uint64_t kind)
+{
+	return hash_mix(hash_mix(hash_mix(kind, (uint64_t)x), (uint64_t)y), (uint64_t)z);
 }
 
 /* The first entry at or after m not yet matched (entries matched point past themselves). */
@@ -271,12 +387,13 @@ static size_t next_free(uint32_t *skip, size_t m)
 	return r;
 }
 
-static void item_cell(const gside *g, const gtri *t, double step, int64_t out[3])
+/* The mean position of an item's corners. */
+static void item_mean(const gside *g, const gtri *t, double out[3])
 {
 	for (int d = 0; d < 3; d++) {
 		double sum = 0;
 		for (uint32_t k = 0; k < t->n; k++) sum += g->pos[t->c[k]][d];
-		out[d] = cell_of(sum / t->n, step);
+		out[d] = sum / t->n;
 	}
 }
 
@@ -284,47 +401,47 @@ static void item_cell(const gside *g, const gtri *t, double step, int64_t out[3]
  * match on keys (values rounded to steps of the tolerance: neighbours on two sides of a step
  * get two keys) are found by place. b's items go into a grid by their corners' mean position,
  * in cells as wide as twice the tolerance (the means of two items whose corners are each
- * within the tolerance are within it too); each of a's is tried against the items of the 27
- * cells around its own, in every rotation of their corners, and takes the nearest that is
+ * within the tolerance are within it too); each of a's is tried against the items of the cells
+ * within the tolerance of its mean (cells_around: eight, mostly), in every rotation of their corners, and takes the nearest that is
  * the same within the tolerance. At most NEAR_TRIES candidates are tried for one item, so a
  * tolerance as large as the model stays linear. */
 #define NEAR_TRIES 64
 static bool match_items_near(const cmp *c, const gside *ga, gtri *ta, size_t na, const gside *gb, gtri *tb, size_t nb, uint32_t *map)
 {
 	double step = 2 * c->vtol;
-	gcell *cells = malloc((nb + 1) * sizeof(gcell));
-	uint32_t *skip = malloc((nb + 1) * sizeof(uint32_t));
-	if (!cells || !skip) {
-		free(cells);
+	key_index ix;
+	uint32_t *skip = NULL;
+	bool ok = key_index_start(&ix, nb);
+	for (size_t i = 0; ok && i < nb; i++) {
+		double at[3];
+		item_mean(gb, &tb[i], at);
+		uint64_t key = cell_key(cell_of(at[0], step), cell_of(at[1], step), cell_of(at[2], step), item_kind(tb[i].n, gb->material[tb[i].poly]));
+		ix.k[i] = (keyed){ key, (uint32_t)i };
+	}
+	ok = ok && key_index_finish(&ix, nb) && (skip = malloc((nb + 1) * sizeof(uint32_t)));
+	if (!ok) {
+		key_index_free(&ix);
 		free(skip);
 		return false;
 	}
-	for (size_t i = 0; i < nb; i++) {
-		int64_t k[3];
-		item_cell(gb, &tb[i], step, k);
-		cells[i] = (gcell){ cell_key(k[0], k[1], k[2], tb[i].n, gb->material[tb[i].poly]), (uint32_t)i };
-	}
-	qsort(cells, nb, sizeof(gcell), by_cell);
+	const keyed *cells = ix.k;
 	for (size_t i = 0; i <= nb; i++) skip[i] = (uint32_t)(i < nb && tb[cells[i].item].used ? i + 1 : i);
 	for (size_t i = 0; i < na; i++) {
 		gtri *x = &ta[i];
 		if (x->used) continue;
-		int64_t k[3];
-		item_cell(ga, x, step, k);
+		double at[3];
+		int64_t lo[3], hi[3];
+		item_mean(ga, x, at);
+		for (int d = 0; d < 3; d++) cells_around(at[d], c->vtol, step, &lo[d], &hi[d]);
+		uint64_t kind = item_kind(x->n, ga->material[x->poly]);
 		size_t best = SIZE_MAX, tried = 0;
 		uint32_t best_rot = 0;
 		double best_dev = 0;
-		for (int dx = -1; dx <= 1; dx++)
-			for (int dy = -1; dy <= 1; dy++)
-				for (int dz = -1; dz <= 1; dz++) {
-					uint64_t key = cell_key(k[0] + dx, k[1] + dy, k[2] + dz, x->n, ga->material[x->poly]);
-					size_t lo = 0, hi = nb;
-					while (lo < hi) {
-						size_t mid = (lo + hi) / 2;
-						if (cells[mid].key < key) lo = mid + 1;
-						else hi = mid;
-					}
-					for (size_t m = next_free(skip, lo); m < nb && cells[m].key == key && tried < NEAR_TRIES; m = next_free(skip, m + 1)) {
+		for (int64_t cx = lo[0]; cx <= hi[0]; cx++)
+			for (int64_t cy = lo[1]; cy <= hi[1]; cy++)
+				for (int64_t cz = lo[2]; cz <= hi[2]; cz++) {
+					uint64_t key = cell_key(cx, cy, cz, kind);
+					for (size_t m = next_free(skip, key_table_find(&ix.table, key)); m < nb && cells[m].key == key && tried < NEAR_TRIES; m = next_free(skip, m + 1)) {
 						gtri *y = &tb[cells[m].item];
 						if (y->n != x->n || strcmp(ga->material[x->poly], gb->material[y->poly])) continue;
 						tried++;
@@ -348,26 +465,30 @@ static bool match_items_near(const cmp *c, const gside *ga, gtri *ta, size_t na,
 		skip[best] = (uint32_t)(best + 1);
 		for (uint32_t q = 0; q < x->n; q++) map[x->c[q]] = y->c[(q + best_rot) % y->n];
 	}
-	free(cells);
+	key_index_free(&ix);
 	free(skip);
 	return true;
 }
 
-/* The fan of each polygon not matched whole, as triangles. */
-static gtri *fan(const gside *g, const gtri *polys, size_t n, const bool *matched, size_t *out)
+/* The fan of each polygon not matched whole, as triangles, their corners in *pool. */
+static gtri *fan(const gside *g, const gtri *polys, size_t n, size_t *out, uint32_t **pool)
 {
 	size_t count = 0;
 	for (size_t i = 0; i < n; i++)
-		if (!matched[i] && polys[i].n >= 3) count += polys[i].n - 2;
+		if (!polys[i].used && polys[i].n >= 3) count += polys[i].n - 2;
 	gtri *t = malloc((count + 1) * sizeof(gtri));
-	if (!t) return NULL;
+	*pool = malloc((3 * count + 1) * sizeof(uint32_t));
+	if (!t || !*pool) {
+		free(t);
+		return NULL;
+	}
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (matched[i] || polys[i].n < 3) continue;
+		if (polys[i].used || polys[i].n < 3) continue;
 		const uint32_t *r = g->ring + g->first[polys[i].poly];
-		for (uint32_t j = 1; j + 1 < polys[i].n; j++) {
+		for (uint32_t j = 1; j + 1 < polys[i].n; j++, k++) {
 			uint32_t tri[3] = { r[0], r[j], r[j + 1] };
-			canonical_ring(g, tri, 3, &t[k++], polys[i].poly);
+			canonical_ring(g, tri, 3, &t[k], polys[i].poly, *pool + 3 * k);
 		}
 	}
 	*out = count;
@@ -385,21 +506,15 @@ void sm_diff_where(const gside *g, uint32_t corner, char *out, size_t size)
 
 /* Where the corners of b's triangles are, to find the triangles sharing corner positions with
  * one of a's without trying every one (a model differing at every vertex left every triangle
- * to pair). Without a tolerance a position is its exact float values; with one, a cell of the
- * tolerance's size, and a position is looked for in its cell and the 26 around it. */
-typedef struct corner_at {
-	uint64_t key;
-	uint32_t tri;
-} corner_at;
-
-static int by_corner_key(const void *a, const void *b)
+ * to pair). Without a tolerance a position is its exact float values; with one, a cell twice
+ * the tolerance's size, and a position is looked for in the cells within the tolerance of it
+ * (cells_around). */
+static uint64_t place_key_cell(int64_t x, int64_t y, int64_t z)
 {
-	const corner_at *x = a, *y = b;
-	if (x->key != y->key) return x->key < y->key ? -1 : 1;
-	return (x->tri > y->tri) - (x->tri < y->tri);
+	return hash_mix(hash_mix(hash_mix(0x3c0f, (uint64_t)x), (uint64_t)y), (uint64_t)z);
 }
 
-static uint64_t place_key(const float p[3], double step, int dx, int dy, int dz)
+static uint64_t place_key(const float p[3], double step)
 {
 	if (step <= 0) {
 		uint64_t h = 0x3c0f;
@@ -411,12 +526,11 @@ static uint64_t place_key(const float p[3], double step, int dx, int dy, int dz)
 		}
 		return h;
 	}
-	return hash_mix(hash_mix(hash_mix(0x3c0f, (uint64_t)(cell_of(p[0], step) + dx)), (uint64_t)(cell_of(p[1], step) + dy)),
-	                (uint64_t)(cell_of(p[2], step) + dz));
+	return place_key_cell(cell_of(p[0], step), cell_of(p[1], step), cell_of(p[2], step));
 }
 
 typedef struct corner_index {
-	corner_at *at;
+	key_index at;     /* b's triangles by their corners' places */
 	size_t count;
 	double step;
 	uint32_t *seen;   /* per triangle of b: the last triangle of a it was a candidate for */
@@ -424,22 +538,20 @@ typedef struct corner_index {
 
 static bool corner_index_build(const cmp *c, const gside *gb, const gtri *tb, size_t fb, corner_index *ix)
 {
-	ix->step = c->vtol;
+	ix->step = 2 * c->vtol;
 	ix->count = 3 * fb;
-	ix->at = malloc((ix->count + 1) * sizeof(corner_at));
 	ix->seen = malloc((fb + 1) * sizeof(uint32_t));
-	if (!ix->at || !ix->seen) return false;
+	if (!ix->seen || !key_index_start(&ix->at, ix->count)) return false;
 	for (size_t k = 0; k < fb; k++) {
 		ix->seen[k] = UINT32_MAX;
-		for (uint32_t q = 0; q < 3; q++) ix->at[3 * k + q] = (corner_at){ place_key(gb->pos[tb[k].c[q]], ix->step, 0, 0, 0), (uint32_t)k };
+		for (uint32_t q = 0; q < 3; q++) ix->at.k[3 * k + q] = (keyed){ place_key(gb->pos[tb[k].c[q]], ix->step), (uint32_t)k };
 	}
-	qsort(ix->at, ix->count, sizeof(corner_at), by_corner_key);
-	return true;
+	return key_index_finish(&ix->at, ix->count);
 }
 
 static void corner_index_free(corner_index *ix)
 {
-	free(ix->at);
+	key_index_free(&ix->at);
 	free(ix->seen);
 }
 
@@ -449,20 +561,18 @@ static size_t most_shared(const cmp *c, const gside *ga, const gtri *x, uint32_t
                           corner_index *ix)
 {
 	size_t best = SIZE_MAX, best_shared = 0;
-	int reach = ix->step > 0 ? 1 : 0;
-	for (uint32_t p = 0; p < 3; p++)
-		for (int dx = -reach; dx <= reach; dx++)
-			for (int dy = -reach; dy <= reach; dy++)
-				for (int dz = -reach; dz <= reach; dz++) {
-					uint64_t key = place_key(ga->pos[x->c[p]], ix->step, dx, dy, dz);
-					size_t lo = 0, hi = ix->count;
-					while (lo < hi) {
-						size_t mid = (lo + hi) / 2;
-						if (ix->at[mid].key < key) lo = mid + 1;
-						else hi = mid;
-					}
-					for (size_t m = lo; m < ix->count && ix->at[m].key == key; m++) {
-						uint32_t k = ix->at[m].tri;
+	for (uint32_t p = 0; p < 3; p++) {
+		const float *at_p = ga->pos[x->c[p]];
+		int64_t lo[3] = { 0, 0, 0 }, hi[3] = { 0, 0, 0 };
+		if (ix->step > 0)
+			for (int d = 0; d < 3; d++) cells_around(at_p[d], c->vtol, ix->step, &lo[d], &hi[d]);
+		for (int64_t cx = lo[0]; cx <= hi[0]; cx++)
+			for (int64_t cy = lo[1]; cy <= hi[1]; cy++)
+				for (int64_t cz = lo[2]; cz <= hi[2]; cz++) {
+					uint64_t key = ix->step > 0 ? place_key_cell(cx, cy, cz) : place_key(at_p, 0);
+					const keyed *at = ix->at.k;
+					for (size_t m = key_table_find(&ix->at.table, key); m < ix->count && at[m].key == key; m++) {
+						uint32_t k = at[m].item;
 						if (ix->seen[k] == xi) continue;
 						ix->seen[k] = xi;
 						if (tb[k].used || strcmp(ga->material[x->poly], gb->material[tb[k].poly])) continue;
@@ -475,6 +585,7 @@ static size_t most_shared(const cmp *c, const gside *ga, const gtri *x, uint32_t
 						}
 					}
 				}
+	}
 	return best;
 }
 
@@ -486,31 +597,20 @@ bool sm_diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map)
 {
 	size_t na = ga->polys, nb = gb->polys;
 	gtri *pa = malloc((na + 1) * sizeof(gtri)), *pb = malloc((nb + 1) * sizeof(gtri));
-	bool *ma = calloc(na + 1, 1), *mb = calloc(nb + 1, 1);
-	bool ok = pa && pb && ma && mb;
-	for (size_t i = 0; ok && i < na; i++) canonical_ring(ga, ga->ring + ga->first[i], ga->size[i] < 64 ? ga->size[i] : 64, &pa[i], (uint32_t)i);
-	for (size_t i = 0; ok && i < nb; i++) canonical_ring(gb, gb->ring + gb->first[i], gb->size[i] < 64 ? gb->size[i] : 64, &pb[i], (uint32_t)i);
+	uint32_t *pool_pa = malloc((ga->ring_count + 1) * sizeof(uint32_t)), *pool_pb = malloc((gb->ring_count + 1) * sizeof(uint32_t));
+	uint32_t *pool_ta = NULL, *pool_tb = NULL;
+	bool ok = pa && pb && pool_pa && pool_pb;
+	for (size_t i = 0; ok && i < na; i++)
+		canonical_ring(ga, ga->ring + ga->first[i], ga->size[i] < 64 ? ga->size[i] : 64, &pa[i], (uint32_t)i, pool_pa + ga->first[i]);
+	for (size_t i = 0; ok && i < nb; i++)
+		canonical_ring(gb, gb->ring + gb->first[i], gb->size[i] < 64 ? gb->size[i] : 64, &pb[i], (uint32_t)i, pool_pb + gb->first[i]);
 	/* whole polygons first (a quad rotated is the same quad) */
-	if (ok) {
-		match_items(c, ga, pa, na, gb, pb, nb, map);
-		if (c->vtol > 0) ok = match_items_near(c, ga, pa, na, gb, pb, nb, map);
-		for (size_t i = 0; i < na; i++) ma[pa[i].poly] = pa[i].used;
-		for (size_t i = 0; i < nb; i++) mb[pb[i].poly] = pb[i].used;
-	}
-	/* back in polygon order, for the fans */
-	if (ok) {
-		gtri *t = malloc((nb + 1) * sizeof(gtri));
-		ok = t != NULL;
-		for (size_t i = 0; ok && i < nb; i++) t[pb[i].poly] = pb[i];
-		if (ok) {
-			free(pb);
-			pb = t;
-		}
-	}
+	ok = ok && match_items(c, ga, pa, na, gb, pb, nb, map);
+	if (ok && c->vtol > 0) ok = match_items_near(c, ga, pa, na, gb, pb, nb, map);
 	size_t fa = 0, fb = 0;
-	gtri *ta = ok ? fan(ga, pa, na, ma, &fa) : NULL, *tb = ok ? fan(gb, pb, nb, mb, &fb) : NULL;
+	gtri *ta = ok ? fan(ga, pa, na, &fa, &pool_ta) : NULL, *tb = ok ? fan(gb, pb, nb, &fb, &pool_tb) : NULL;
 	ok = ok && ta && tb;
-	if (ok) match_items(c, ga, ta, fa, gb, tb, fb, map);
+	if (ok) ok = match_items(c, ga, ta, fa, gb, tb, fb, map);
 	if (ok && c->vtol > 0) ok = match_items_near(c, ga, ta, fa, gb, tb, fb, map);
 	/* what is left: each of a's polygons with a triangle unmatched, paired with the unmatched
 	 * triangle of b that shares most corner positions */
@@ -582,9 +682,11 @@ bool sm_diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map)
 	free(said_b);
 	free(ta);
 	free(tb);
+	free(pool_ta);
+	free(pool_tb);
 	free(pa);
 	free(pb);
-	free(ma);
-	free(mb);
+	free(pool_pa);
+	free(pool_pb);
 	return ok;
 }
