@@ -6,11 +6,11 @@
  * rendered as smdmx qc would write them. Checked: no two tasks write one file, every output
  * lies in OUTDIR, and every rendered QC reads again (keep_going).
  *
- * It reaches the command's steps (plan, join, edits, render) through its private header. */
+ * It reaches the library's steps (plan, join, edits, render) through its private header. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/cli/qcproj.h"
+#include "project/project_internal.h"
 
 #include "fuzz.h"
 #include "../tests/qc_mem.h"
@@ -37,7 +37,7 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 	if (flags & 16) files[n++] = (qc_mem_file){ "/z/sub/s.smd", smd, 0 };
 	if (flags & 16) files[n++] = (qc_mem_file){ "/z/sub/m.dmx", "x", 0 };
 	qc_mem mem = { files, n };
-	conv_opts o;
+	smdmx_project_options o;
 	memset(&o, 0, sizeof(o));
 	o.keep_going = flags & 128;
 	library lib;
@@ -45,8 +45,8 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 	lib.o = &o;
 	lib.to = flags & 32 ? "smd" : "dmx";
 	lib.rig_dmx = (flags & 64) && !(flags & 32);
-	lib.root = xstrdup("/z/");
-	lib.outdir = xstrdup("/out/");
+	lib.root = pj_strdup("/z/");
+	lib.outdir = pj_strdup("/out/");
 	project projects[2];
 	memset(projects, 0, sizeof(projects));
 	lib.projects = projects;
@@ -86,11 +86,11 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 	for (size_t i = 0; i < lib.task_count; i++) {
 		task *t = lib.tasks[i];
 		uint8_t b = size ? data[(i * 7 + 1) % size] : 0;
-		t->status = b & 1 ? EXIT_FAILED : EXIT_OK;
-		if (t->status == EXIT_FAILED && o.keep_going && t->kind != TASK_COPY) t->copied = true;
-		if (t->status == EXIT_OK && t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE) {
-			t->model_lines = xstrdup(b & 2 ? "\tflexfile \"m.vta\"\n\tflex a frame 1\n\tflexcontroller mouth a\n\t%a = a\n" : "");
-			t->att_lines = xstrdup(b & 4 ? "$attachment \"a\" \"root\" 0 0 0\n" : "");
+		t->status = b & 1 ? PJ_FAILED : PJ_OK;
+		if (t->status == PJ_FAILED && o.keep_going && t->kind != TASK_COPY) t->copied = true;
+		if (t->status == PJ_OK && t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE) {
+			t->model_lines = pj_strdup(b & 2 ? "\tflexfile \"m.vta\"\n\tflex a frame 1\n\tflexcontroller mouth a\n\t%a = a\n" : "");
+			t->att_lines = pj_strdup(b & 4 ? "$attachment \"a\" \"root\" 0 0 0\n" : "");
 		}
 	}
 	rendered *done = NULL;

@@ -642,6 +642,25 @@ install)
 			printf '$model "m" "nothere.smd"\n' >"$tmp/nothere.qc"
 			LD_LIBRARY_PATH="$libdir" "$tmp/q" "$tmp/nothere.qc" "$tmp/n.dmx" >/dev/null 2>"$tmp/err"
 			check "and says a missing file where the QC names it" "1 $tmp/nothere.qc:1:12: error: cannot find '$tmp/nothere.smd' (the file of \$model 'm')" "$? $(cat "$tmp/err")"
+			# the third: QC projects converted
+			awk '/^```c$/ { n++; on = n == 3; next } /^```$/ { on = 0 } on' "$root/doc/library.md" >"$tmp/r.c"
+			check "doc/library.md has its project example" yes "$(grep -q smdmx_projects_convert "$tmp/r.c" && echo yes)"
+			# shellcheck disable=SC2086
+			cc -std=c11 -Wall -Wextra -Werror -pedantic $flags "$tmp/r.c" -o "$tmp/r" $libs 2>"$tmp/err"
+			check "the project example builds" "0 " "$? $(head -n 3 "$tmp/err")"
+			out=$(LD_LIBRARY_PATH="$libdir" "$tmp/r" "$tmp/face_out" "$root/testdata/qc/face/face.qc" 2>"$tmp/err")
+			check "and converts the face's project" "0 1 converted, 0 copied, 0 missing, 0 failed; 2 QC files written" "$? $out"
+			check "what smdmx qc writes" "./.smdmx-written ./face.dmx ./face.qc ./face_flexes.qci " "$(files "$tmp/face_out")"
+			"$smdmx" qc "$root/testdata/qc/face/face.qc" --to dmx -d "$tmp/face_qc" -q
+			check "the very bytes of smdmx qc's project" "" "$(diff -r "$tmp/face_out" "$tmp/face_qc" 2>&1)"
+			out=$(LD_LIBRARY_PATH="$libdir" "$tmp/r" "$root/testdata/qc/face/out" "$root/testdata/qc/face/face.qc" 2>"$tmp/err")
+			check "an output folder inside the projects': status 2, said" "2 projects: error: '$root/testdata/qc/face/out' is inside the project's folder '$root/testdata/qc/face/': write the project elsewhere" \
+				"$? $(cat "$tmp/err")"
+			mkdir "$tmp/nq"
+			cp "$tmp/nothere.qc" "$tmp/nq/"
+			LD_LIBRARY_PATH="$libdir" "$tmp/r" "$tmp/nq_out" "$tmp/nq/nothere.qc" >"$tmp/out" 2>"$tmp/err"
+			check "a missing model: status 1, said at the QC's line" "1 $tmp/nq/nothere.qc:1:12: error: cannot find '$tmp/nq/nothere.smd' (named by \$model): the QC keeps naming it|0 converted, 0 copied, 1 missing, 0 failed; 1 QC files written" \
+				"$? $(head -n 1 "$tmp/err")|$(cat "$tmp/out")"
 		fi
 		unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 	else

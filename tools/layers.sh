@@ -2,7 +2,8 @@
 # The library's layers, checked: every #include "LAYER/..." of a file in src/ goes to its own
 # layer or one below it, never up and never across to a layer beside it, so that the include
 # graph of the layers has no cycle. From the bottom:
-#   platform < support < scene < smd, dmx, qc (the formats), render (side by side) < model < cli
+#   platform < support < scene < smd, dmx, qc (the formats), render (side by side) < model
+#   < project < cli
 # Includes of the public headers (<smdmx/...>, "smdmx/...") and of the C library are free.
 # A layer's headers are its own but for those it offers the layers above (interface below):
 # a file may include another layer's header only when it is one of them.
@@ -12,7 +13,7 @@ root=${1:-$(dirname "$0")/..}
 rank() {
 	case $1 in
 	platform) echo 0 ;; support) echo 1 ;; scene) echo 2 ;; smd | dmx | qc | render) echo 3 ;;
-	model) echo 4 ;; cli) echo 5 ;; *) echo "" ;;
+	model) echo 4 ;; project) echo 5 ;; cli) echo 6 ;; *) echo "" ;;
 	esac
 }
 # The headers a layer offers the layers above it; every other header is private to its folder.

@@ -7,6 +7,7 @@
 #include "smdmx/math.h"
 #include "smdmx/model.h"
 #include "smdmx/output.h"
+#include "smdmx/project.h"
 #include "smdmx/scene.h"
 #include "smdmx/qc.h"
 #include "smdmx/rig.h"

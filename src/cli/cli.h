@@ -236,6 +236,9 @@ smdmx_dm *cli_read_dmx(const char *path, const smdmx_dmx_read_options *options, 
 /* Installs the handlers that delete temporary files on SIGINT, SIGTERM and SIGHUP, and makes
  * writes past a file size limit fail instead of killing the process. */
 void output_init(void);
+/* A message of the library's that ends "'PATH' exists" in the programs' words (what to do
+ * about the file), in place. */
+void output_words(char *text, size_t size);
 /* Checks that path may be written: not an input (never), not an existing file (unless
  * force). Returns false with a message in why. */
 bool output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size);

@@ -201,6 +201,23 @@ static bool said(smdmx_error_code code, char *why, size_t why_size)
 	return false;
 }
 
+void output_words(char *text, size_t size)
+{
+	size_t n = strlen(text);
+	static const char exists[] = "' exists";
+	size_t e = sizeof(exists) - 1;
+	if (n <= e || strcmp(text + n - e, exists)) return;
+	/* the quote that opens the path: at the start of the text, or after a space */
+	size_t open = n - e;
+	while (open > 0 && !(text[open - 1] == '\'' && (open == 1 || text[open - 2] == ' '))) open--;
+	if (open == 0) return;
+	open--;
+	char why[4200];
+	snprintf(why, sizeof(why), "%s", text + open);
+	said(SMDMX_ERROR_EXISTS, why, sizeof(why));
+	snprintf(text + open, size - open, "%s", why);
+}
+
 bool output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size)
 {
 	return said(smdmx_output_allowed(path, (const char *const *)inputs, input_count, force, why, why_size), why, why_size);

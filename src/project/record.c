@@ -1,5 +1,5 @@
-/* smdmx qc's record of the files it wrote into OUTDIR (OUTDIR/.smdmx-written): each file's
- * path below OUTDIR, the QC it was written for, its size and a hash of its bytes. A later
+/* The record of the files smdmx qc (smdmx_projects_convert) wrote into OUTDIR
+ * (OUTDIR/.smdmx-written): each file's path below OUTDIR, the QC it was written for, its size and a hash of its bytes. A later
  * run for that QC replaces a file the record names for it whose bytes are still those: its
  * own output, which nobody changed since. Any other file there (a user's, one written for
  * another QC, one edited since) is never overwritten without --force (doc/qc.md). */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qcproj.h"
+#include "project/project_internal.h"
 
 #define RECORD_NAME ".smdmx-written"
 #define RECORD_HEAD "# smdmx qc: the files it wrote into this folder. A later run for the same QC replaces a file\n" \
@@ -46,8 +46,8 @@ static bool file_hash(const char *path, uint64_t *hash, uint64_t *size)
  * whole when there is no way there (another drive). */
 static char *qc_key(const library *l, const char *qcpath)
 {
-	char *rec = xasprintf("%s%s", l->outdir, RECORD_NAME);
-	char *key = path_relative(rec, qcpath);
+	char *rec = pj_asprintf("%s%s", l->outdir, RECORD_NAME);
+	char *key = pj_path_relative(rec, qcpath);
 	free(rec);
 	return key;
 }
@@ -63,27 +63,26 @@ static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, 
 {
 	uint32_t k = qp_str_get(&l->rec, rel);
 	if (k == SMDMX_NONE) {
-		struct qp_rec *grown = realloc(l->recs, (l->rec_count + 1) * sizeof(*grown));
-		if (!grown) {
-			fputs("smdmx: error: out of memory\n", stderr);
-			exit(EXIT_FAILED);
-		}
+		struct qp_rec *grown = pj_realloc(l->recs, (l->rec_count + 1) * sizeof(*grown));
+		if (!grown) return; /* out of memory: said; the run stops */
 		l->recs = grown;
+		char *path = pj_strdup(rel);
+		if (!path) return;
 		k = (uint32_t)l->rec_count++;
-		l->recs[k] = (struct qp_rec){ xstrdup(rel), NULL, 0, 0 };
+		l->recs[k] = (struct qp_rec){ path, NULL, 0, 0 };
 		qp_str_set(&l->rec, rel, k);
 	}
 	free(l->recs[k].qc);
-	l->recs[k].qc = xstrdup(qc);
+	l->recs[k].qc = pj_strdup(qc);
 	l->recs[k].hash = hash;
 	l->recs[k].size = size;
 }
 
 void qp_record_load(library *l)
 {
-	char *path = xasprintf("%s%s", l->outdir, RECORD_NAME);
+	char *path = pj_asprintf("%s%s", l->outdir, RECORD_NAME);
 	size_t n;
-	char *text = read_whole(path, &n);
+	char *text = pj_read_whole(path, &n);
 	free(path);
 	/* a line it cannot read is left out, said: its file is then nobody's, and stays */
 	size_t line = 0, unread = 0, first = 0;
@@ -108,14 +107,11 @@ void qp_record_load(library *l)
 	}
 	free(text);
 	if (unread) {
-		char *where = xasprintf("%s%s", l->outdir, RECORD_NAME);
-		diag_buf d = { 0 };
-		diag_add(&d, l->o, where, (uint32_t)first, 1, "warning",
+		char *where = pj_asprintf("%s%s", l->outdir, RECORD_NAME);
+		pj_add(&l->said, where, (uint32_t)first, 1, "warning",
 		         "%zu line%s of the record smdmx qc cannot read (the first here): left out; the files they name are taken as "
 		         "someone else's and not replaced without --force",
 		         unread, unread == 1 ? "" : "s");
-		fputs(d.text ? d.text : "", stderr);
-		diag_free(&d);
 		free(where);
 	}
 }
@@ -127,7 +123,7 @@ bool qp_record_own(const library *l, const char *path, const char *qcpath)
 	if (k == SMDMX_NONE) return false;
 	const struct qp_rec *r = &l->recs[k];
 	char *qc = qc_key(l, qcpath);
-	bool same_qc = !strcmp(qc, r->qc);
+	bool same_qc = qc && r->qc && !strcmp(qc, r->qc);
 	free(qc);
 	uint64_t hash, size;
 	return same_qc && file_hash(path, &hash, &size) && hash == r->hash && size == r->size;
@@ -149,43 +145,46 @@ void qp_record_save(library *l)
 	if (!l->outdir) return;
 	for (size_t i = 0; i < l->task_count; i++)
 		for (size_t k = 0; k < l->tasks[i]->written_count; k++) qp_record_written(l, l->tasks[i]->written[k], l->tasks[i]->proj->qcpath);
-	text_buf t = { 0 };
-	tb_puts(&t, RECORD_HEAD);
+	pj_text t = { 0 };
+	pj_puts(&t, RECORD_HEAD);
 	size_t kept = 0;
 	for (size_t i = 0; i < l->rec_count; i++) {
 		const struct qp_rec *r = &l->recs[i];
-		char *path = xasprintf("%s%s", l->outdir, r->path);
+		char *path = pj_asprintf("%s%s", l->outdir, r->path);
 		os_stat st;
-		bool there = os_stat_path(path, &st) && st.kind == OS_REGULAR;
+		bool there = path && os_stat_path(path, &st) && st.kind == OS_REGULAR;
 		free(path);
 		if (!there) continue; /* gone: nothing to say of it */
 		char line[64];
 		snprintf(line, sizeof(line), "%016" PRIx64 " %" PRIu64 "\t", r->hash, r->size);
-		tb_puts(&t, line);
-		tb_puts(&t, r->qc);
-		tb_putc(&t, '\t');
-		tb_puts(&t, r->path);
-		tb_putc(&t, '\n');
+		pj_puts(&t, line);
+		pj_puts(&t, r->qc);
+		pj_putc(&t, '\t');
+		pj_puts(&t, r->path);
+		pj_putc(&t, '\n');
 		kept++;
 	}
-	char *path = xasprintf("%s%s", l->outdir, RECORD_NAME);
+	char *path = pj_asprintf("%s%s", l->outdir, RECORD_NAME);
 	os_stat st;
+	/* out of memory: no record rather than one cut short (the run fails; a later one takes
+	 * the files for someone else's) */
+	bool whole = path && !t.lost && !pj_oom_seen;
 	/* nothing written and no record there: none made (a run that wrote nothing leaves nothing) */
-	if (kept || os_stat_path(path, &st)) {
-		outputs set = { 0 };
+	if (whole && (kept || os_stat_path(path, &st))) {
+		pj_outputs set = { 0 };
 		set.force = true;
 		char why[1024];
 		char **written = NULL;
 		size_t written_count = 0;
-		output *o = outputs_open(&set, path, why, sizeof(why));
-		bool ok = o && (output_write(o, t.text, t.len) || (snprintf(why, sizeof(why), "%s", os_error_text(smdmx_output_errno(o))), false));
-		if (ok) ok = outputs_commit(&set, &written, &written_count, why, sizeof(why));
-		else outputs_abort(&set);
+		pj_output *o = pj_outputs_open(&set, path, why, sizeof(why));
+		bool ok = o && (pj_output_write(o, t.text, t.len) || (snprintf(why, sizeof(why), "%s", os_error_text(smdmx_output_errno(o))), false));
+		if (ok) ok = pj_outputs_commit(&set, &written, &written_count, why, sizeof(why));
+		else pj_outputs_abort(&set);
 		for (size_t k = 0; k < written_count; k++) free(written[k]);
 		free(written);
 		if (!ok)
-			say("smdmx", "warning", "cannot write the record of what was written '%s': %s (a later run takes its files for "
-			    "someone else's, and writes beside them)", path, why);
+			pj_add(&l->said, NULL, 0, 0, "warning", "cannot write the record of what was written '%s': %s (a later run takes its files for "
+			       "someone else's, and writes beside them)", path, why);
 	}
 	free(path);
 	free(t.text);

@@ -1,4 +1,4 @@
-/* smdmx qc, running the tasks: each file read, converted and written (or copied), on the
+/* QC projects, running the tasks: each file read, converted and written (or copied), on the
  * workers that take tasks in the order planned. */
 #include <errno.h>
 #include <stdio.h>
@@ -6,11 +6,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "qcproj.h"
+#include "project/project_internal.h"
 
 /* ---- one task ---------------------------------------------------------------------------- */
 
-const char *qp_copy_into(outputs *set, const char *src, const char *dst, char *const *ins, size_t ins_count, bool allow,
+const char *qp_copy_into(pj_outputs *set, const char *src, const char *dst, char *const *ins, size_t ins_count, bool allow,
                          char *why, size_t why_size)
 {
 	FILE *f = os_fopen(src, "rb");
@@ -18,14 +18,14 @@ const char *qp_copy_into(outputs *set, const char *src, const char *dst, char *c
 		snprintf(why, why_size, "cannot read: %s", os_error_text(errno));
 		return src;
 	}
-	output *o = output_allowed(dst, ins, ins_count, allow, why, why_size) && os_make_parent_dirs(dst, why, why_size)
-	                ? outputs_open(set, dst, why, why_size)
+	pj_output *o = pj_output_allowed(dst, ins, ins_count, allow, why, why_size) && os_make_parent_dirs(dst, why, why_size)
+	                ? pj_outputs_open(set, dst, why, why_size)
 	                : NULL;
 	const char *at = o ? NULL : dst;
 	char buf[65536];
 	size_t n;
 	while (!at && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-		if (!output_write(o, buf, n)) {
+		if (!pj_output_write(o, buf, n)) {
 			snprintf(why, why_size, "cannot write: %s", os_error_text(smdmx_output_errno(o)));
 			at = dst;
 		}
@@ -39,60 +39,60 @@ const char *qp_copy_into(outputs *set, const char *src, const char *dst, char *c
 
 static bool task_fail(task *t, const char *path, const smdmx_error *e)
 {
-	diag_error(&t->diag, path, e);
+	pj_add_error(&t->diag, path, e);
 	return false;
 }
 
-static output *task_open(task *t, const char *path)
+static pj_output *task_open(task *t, const char *path)
 {
 	const library *l = t->proj->lib;
 	char why[1024];
 	char *ins[2] = { t->src, (char *)t->proj->qcpath };
 	/* a file already there is looked at when the output is complete: the very bytes stay
 	 * (outputs.same_ok), any others are a clash unless --force */
-	if (!output_allowed(path, ins, 2, l->o->force || t->replace || t->outs.same_ok, why, sizeof(why)) ||
+	if (!pj_output_allowed(path, ins, 2, l->o->force || t->replace || t->outs.same_ok, why, sizeof(why)) ||
 	    !os_make_parent_dirs(path, why, sizeof(why))) {
-		diag_add(&t->diag, NULL, path, 0, 0, "error", "%s", why);
+		pj_add(&t->diag, path, 0, 0, "error", "%s", why);
 		return NULL;
 	}
-	output *out = outputs_open(&t->outs, path, why, sizeof(why));
-	if (!out) diag_add(&t->diag, NULL, path, 0, 0, "error", "%s", why);
+	pj_output *out = pj_outputs_open(&t->outs, path, why, sizeof(why));
+	if (!out) pj_add(&t->diag, path, 0, 0, "error", "%s", why);
 	return out;
 }
 
 static bool task_write_dmx(task *t, const smdmx_scene *s)
 {
-	const conv_opts *o = t->proj->lib->o;
+	const smdmx_project_options *o = t->proj->lib->o;
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = smdmx_model_from_scene(s, &o->mopts, &err, &w);
-	diag_warnings(&t->diag, o, t->src, &w);
+	smdmx_dm *dm = smdmx_model_from_scene(s, &o->model, &err, &w);
+	pj_add_warnings(&t->diag, t->src, &w);
 	if (!dm) return task_fail(t, t->src, &err);
-	output *out = task_open(t, t->dst);
-	bool ok = out && (smdmx_dmx_write(dm, output_write, out, &o->dopts, &err) || task_fail(t, t->dst, &err));
+	pj_output *out = task_open(t, t->dst);
+	bool ok = out && (smdmx_dmx_write(dm, pj_output_write, out, &o->dmx_write, &err) || task_fail(t, t->dst, &err));
 	smdmx_dm_free(dm);
 	return ok;
 }
 
 static bool task_write_smd(task *t, const smdmx_scene *s, const char *path, smdmx_smd_write_kind kind)
 {
-	smdmx_smd_write_options wo = t->proj->lib->o->wopts;
+	smdmx_smd_write_options wo = t->proj->lib->o->smd_write;
 	wo.kind = kind;
 	wo.reference_clip = true;
 	smdmx_error err;
-	output *out = task_open(t, path);
-	return out && (smdmx_smd_write(s, output_write, out, &wo, &err) || task_fail(t, path, &err));
+	pj_output *out = task_open(t, path);
+	return out && (smdmx_smd_write(s, pj_output_write, out, &wo, &err) || task_fail(t, path, &err));
 }
 
 static smdmx_scene *task_read_smd(task *t, const char *path, double fps)
 {
-	const conv_opts *o = t->proj->lib->o;
-	smdmx_smd_read_options ro = o->ropts;
+	const smdmx_project_options *o = t->proj->lib->o;
+	smdmx_smd_read_options ro = o->smd_read;
 	if (fps > 0) ro.frame_rate = fps;
 	smdmx_error err;
 	smdmx_warnings w;
 	smdmx_scene *s = smdmx_smd_read_file(path, &ro, &err, &w);
-	diag_warnings(&t->diag, o, path, &w);
+	pj_add_warnings(&t->diag, path, &w);
 	if (!s) task_fail(t, path, &err);
 	return s;
 }
@@ -106,7 +106,7 @@ typedef struct task_reading {
 static void task_file_read(void *user, const char *path, const smdmx_warnings *w, const smdmx_error *e)
 {
 	task_reading *q = user;
-	if (w) diag_warnings(&q->t->diag, q->t->proj->lib->o, path, w);
+	if (w) pj_add_warnings(&q->t->diag, path, w);
 	if (e) q->failed = !task_fail(q->t, path, e);
 }
 
@@ -117,16 +117,16 @@ static bool run_smd_to_dmx(task *t)
 	const project *p = t->proj;
 	smdmx_scene *s;
 	if (t->model != SMDMX_NONE) {
-		const conv_opts *o = p->lib->o;
+		const smdmx_project_options *o = p->lib->o;
 		task_reading q = { t, false };
 		/* a block that lost a line keeps its rig in the QC, where that line stays */
-		smdmx_qc_scene_options so = { .smd = o->ropts, .dmx = o->xopts, .qc_beside = true, .file_read = task_file_read, .user = &q };
+		smdmx_qc_scene_options so = { .smd = o->smd_read, .dmx = o->dmx_read, .qc_beside = true, .file_read = task_file_read, .user = &q };
 		so.rig_in_qc = !p->lib->rig_dmx || p->qc->models[t->model].lost_lines;
 		if (t->fps > 0) so.smd.frame_rate = t->fps;
 		smdmx_error err;
 		smdmx_warnings w;
 		s = smdmx_qc_model_scene(p->qc, t->model, &so, &err, &w);
-		diag_warnings(&t->diag, o, p->qcpath, &w);
+		pj_add_warnings(&t->diag, p->qcpath, &w);
 		if (!s && !q.failed) task_fail(t, p->qcpath, &err);
 	} else {
 		s = task_read_smd(t, t->src, t->fps);
@@ -147,7 +147,7 @@ static bool run_vta_rebase(task *t)
 	const smdmx_qc_model *m = &p->qc->models[t->model];
 	const char *ref = p->qc->refs[m->ref].path;
 	/* the reference's warnings are its own task's */
-	smdmx_scene *s = smdmx_smd_read_file(ref, &p->lib->o->ropts, &err, NULL);
+	smdmx_scene *s = smdmx_smd_read_file(ref, &p->lib->o->smd_read, &err, NULL);
 	if (!s) task_fail(t, ref, &err);
 	smdmx_scene *flex = s ? task_read_smd(t, t->src, 0) : NULL;
 	bool ok = flex && (smdmx_scene_attach_vta(s, flex, &err, &w) || task_fail(t, t->src, &err));
@@ -172,10 +172,11 @@ static char *vta_name(const task *t, const char *path)
 	const smdmx_qc_model *m = &p->qc->models[t->model];
 	const char *dir = m->ref != SMDMX_NONE ? p->qc->refs[m->ref].dir : "";
 	char *qcout = qp_out_path(p->lib, p->qc->files[0].path);
+	if (!qcout) return NULL; /* out of memory: the task fails */
 	char *slash = (char *)os_last_separator(qcout);
 	if (slash) slash[1] = 0;
-	char *from = xasprintf("%s%s_", slash ? qcout : "", dir);
-	char *name = path_relative(from, path);
+	char *from = pj_asprintf("%s%s_", slash ? qcout : "", dir);
+	char *name = pj_path_relative(from, path);
 	free(from);
 	free(qcout);
 	return name;
@@ -185,15 +186,15 @@ static char *vta_name(const task *t, const char *path)
 static bool run_dmx_to_smd(task *t)
 {
 	const project *p = t->proj;
-	const conv_opts *o = p->lib->o;
+	const smdmx_project_options *o = p->lib->o;
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_dm *dm = smdmx_dmx_read_file(t->src, &o->xopts, &err, &w);
-	diag_warnings(&t->diag, o, t->src, &w);
+	smdmx_dm *dm = smdmx_dmx_read_file(t->src, &o->dmx_read, &err, &w);
+	pj_add_warnings(&t->diag, t->src, &w);
 	if (!dm) return task_fail(t, t->src, &err);
 	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, &w);
 	smdmx_dm_free(dm);
-	diag_warnings(&t->diag, o, t->src, &w);
+	pj_add_warnings(&t->diag, t->src, &w);
 	if (!s) return task_fail(t, t->src, &err);
 	bool ok = true;
 	bool reference = t->reference && s->mesh_count;
@@ -211,7 +212,7 @@ static bool run_dmx_to_smd(task *t)
 					w.data[k++] = w.data[i];
 			w.count = k;
 		}
-		diag_warnings(&t->diag, o, t->src, &w);
+		pj_add_warnings(&t->diag, t->src, &w);
 		if (!ok) task_fail(t, t->src, &err);
 	}
 	/* a model a $body or $bodygroup names: its attachments as $attachment lines after that
@@ -219,10 +220,10 @@ static bool run_dmx_to_smd(task *t)
 	bool body = t->model == SMDMX_NONE && reference && s->attachment_count && qp_body_ref(p, t) != SMDMX_NONE;
 	if (ok && body) {
 		ok = smdmx_qc_attachment_lines(s, &t->att_lines, &err, &w) || task_fail(t, t->src, &err);
-		diag_warnings(&t->diag, o, t->src, &w);
+		pj_add_warnings(&t->diag, t->src, &w);
 	}
 	/* the one SMD the QC names holds what it can of the DMX: its animation too */
-	smdmx_smd_write_options wo = o->wopts;
+	smdmx_smd_write_options wo = o->smd_write;
 	wo.reference_clip = true;
 	wo.kind = reference || !s->clip_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
 	if (ok) {
@@ -236,7 +237,7 @@ static bool run_dmx_to_smd(task *t)
 		smdmx_smd_carried c = { .rig = t->model != SMDMX_NONE, .attachments = body, .up_axis = p->qc->up_axis == s->up_axis,
 		                     .frame_rate = fps, .shapes = reference };
 		smdmx_smd_losses_carried(&losses, &c);
-		diag_warnings(&t->diag, o, t->src, &losses);
+		pj_add_warnings(&t->diag, t->src, &losses);
 	}
 	ok = ok && task_write_smd(t, s, t->dst, wo.kind);
 	if (ok && t->has_vta) ok = task_write_smd(t, s, t->vta_dst, SMDMX_SMD_WRITE_VTA);
@@ -252,7 +253,7 @@ static bool copy_file(task *t, const char *src, const char *dst)
 	const library *l = t->proj->lib;
 	/* a file already there is looked at when the output is complete (task_open) */
 	const char *at = qp_copy_into(&t->outs, src, dst, ins, 2, l->o->force || t->replace || t->outs.same_ok, why, sizeof(why));
-	if (at) diag_add(&t->diag, NULL, at, 0, 0, "error", "%s", why);
+	if (at) pj_add(&t->diag, at, 0, 0, "error", "%s", why);
 	return !at;
 }
 
@@ -274,19 +275,19 @@ static bool copied_by_another(const task *t, const char *src, const char *dst)
 static bool copy_instead(task *t)
 {
 	const project *p = t->proj;
-	outputs_abort(&t->outs);
+	pj_outputs_abort(&t->outs);
 	const char *dst = p->ref_out[t->ref];
 	bool ok = copied_by_another(t, t->src, dst) || copy_file(t, t->src, dst);
 	const char *vta = t->kind == TASK_SMD_TO_DMX && t->vta != SMDMX_NONE && p->vta_consumed[t->vta] ? p->qc->refs[t->vta].path : NULL;
 	if (ok && vta && !copied_by_another(t, vta, p->ref_out[t->vta])) ok = copy_file(t, vta, p->ref_out[t->vta]);
 	char why[1024];
-	ok = ok && (outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
-	            (diag_add(&t->diag, NULL, dst, 0, 0, "error", "%s", why), false));
+	ok = ok && (pj_outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
+	            (pj_add(&t->diag, dst, 0, 0, "error", "%s", why), false));
 	if (!ok) {
-		outputs_abort(&t->outs);
+		pj_outputs_abort(&t->outs);
 		return false;
 	}
-	diag_add(&t->diag, NULL, t->src, 0, 0, "note", "not converted: copied unchanged as '%s'%s%s%s, and the QC names the copy", dst,
+	pj_add(&t->diag, t->src, 0, 0, "note", "not converted: copied unchanged as '%s'%s%s%s, and the QC names the copy", dst,
 	         vta ? " (with '" : "", vta ? p->ref_out[t->vta] : "", vta ? "')" : "");
 	return true;
 }
@@ -297,10 +298,10 @@ static bool copy_instead(task *t)
 static void take_other_names(task *t, uint32_t index)
 {
 	library *l = t->proj->lib;
-	for (size_t k = 0; k < outputs_count(&t->outs); k++) {
-		output *out = outputs_item(&t->outs, k);
+	for (size_t k = 0; k < pj_outputs_count(&t->outs); k++) {
+		pj_output *out = pj_outputs_item(&t->outs, k);
 		const char *path = smdmx_output_path(out);
-		if (!output_clashes(out)) continue;
+		if (!pj_output_clashes(out)) continue;
 		/* this QC's own output, as an earlier run wrote it: replaced */
 		if (qp_record_own(l, path, t->proj->qcpath)) {
 			smdmx_output_set_replace(out, true);
@@ -310,23 +311,29 @@ static void take_other_names(task *t, uint32_t index)
 		 * copied_by_another reads */
 		os_mutex_lock(l->lock);
 		char *alt = qp_other_name(l, path, t->proj->qcpath, t, index);
-		diag_add(&t->diag, NULL, path, 0, 0, "note",
+		if (!alt) { /* out of memory: the task fails */
+			os_mutex_unlock(l->lock);
+			return;
+		}
+		pj_add(&t->diag, path, 0, 0, "note",
 		         "a file with other bytes is there, not one smdmx wrote for this QC as it is now (someone's, another QC's, or edited since; -u or --force replaces it): written as '%s' for %s",
 		         alt, t->proj->qcpath);
 		/* the QC's references name outputs by t->dst (their names changed after the run) */
 		if (t->dst && !strcmp(path, t->dst)) {
 			free(t->dst);
-			t->dst = xstrdup(alt);
+			t->dst = pj_strdup(alt);
 		} else if (t->vta_dst && !strcmp(path, t->vta_dst)) {
 			/* the flexfile line names the VTA: its new name too */
 			if (t->model_lines && t->model != SMDMX_NONE) {
 				char *old = vta_name(t, t->vta_dst), *neu = vta_name(t, alt);
-				char *was = xasprintf("\tflexfile \"%s\"\n", old), *now = xasprintf("\tflexfile \"%s\"\n", neu);
-				char *at = strstr(t->model_lines, was);
+				char *was = pj_asprintf("\tflexfile \"%s\"\n", old), *now = pj_asprintf("\tflexfile \"%s\"\n", neu);
+				char *at = was && now && old && neu ? strstr(t->model_lines, was) : NULL;
 				if (at) {
-					char *lines = xasprintf("%.*s%s%s", (int)(at - t->model_lines), t->model_lines, now, at + strlen(was));
-					smdmx_qc_text_free(t->model_lines);
-					t->model_lines = lines;
+					char *lines = pj_asprintf("%.*s%s%s", (int)(at - t->model_lines), t->model_lines, now, at + strlen(was));
+					if (lines) {
+						smdmx_qc_text_free(t->model_lines);
+						t->model_lines = lines;
+					}
 				}
 				free(old);
 				free(neu);
@@ -334,12 +341,12 @@ static void take_other_names(task *t, uint32_t index)
 				free(now);
 			}
 			free(t->vta_dst);
-			t->vta_dst = xstrdup(alt);
+			t->vta_dst = pj_strdup(alt);
 		}
 		os_mutex_unlock(l->lock);
 		/* a second name an earlier run gave it: replaced, as its own */
 		smdmx_output_set_replace(out, qp_record_own(l, alt, t->proj->qcpath));
-		if (!smdmx_output_rename(out, alt)) have(NULL);
+		if (!smdmx_output_rename(out, alt)) pj_have(NULL);
 		free(alt);
 	}
 }
@@ -356,25 +363,30 @@ void qp_worker(void *arg)
 		if (t->up_to_date) continue;
 		t->outs.force = l->o->force || t->replace;
 		t->outs.same_ok = true;
-		if (t->why_copy) diag_add(&t->diag, NULL, t->src, 0, 0, "note", "not converted: %s; copied unchanged", t->why_copy);
+		if (t->why_copy) pj_add(&t->diag, t->src, 0, 0, "note", "not converted: %s; copied unchanged", t->why_copy);
 		bool ok = t->kind == TASK_COPY         ? copy_file(t, t->src, t->dst)
 		        : t->kind == TASK_SMD_TO_DMX   ? run_smd_to_dmx(t)
 		        : t->kind == TASK_VTA_REBASE   ? run_vta_rebase(t)
 		                                       : run_dmx_to_smd(t);
-		if (ok && l->o->werror && t->diag.warnings) {
-			diag_add(&t->diag, NULL, t->src, 0, 0, "error", "warnings are errors (-W error)");
+		if (ok && l->o->warnings_fail && t->diag.warnings) {
+			pj_add(&t->diag, t->src, 0, 0, "error", "warnings are errors (-W error)");
 			ok = false;
 		}
 		if (ok && !t->outs.force) take_other_names(t, (uint32_t)i);
+		ok = ok && !pj_oom_seen; /* what it made may be short of something */
 		char why[1024];
-		if (ok) ok = outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
-		             (diag_add(&t->diag, NULL, t->dst, 0, 0, "error", "%s", why), false);
-		else outputs_abort(&t->outs);
-		t->status = ok ? EXIT_OK : EXIT_FAILED;
-		if (!ok && l->o->keep_going && t->kind != TASK_COPY) t->copied = copy_instead(t);
-		if (!ok && !l->o->keep_going) {
+		if (ok) ok = pj_outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
+		             (pj_add(&t->diag, t->dst, 0, 0, "error", "%s", why), false);
+		else pj_outputs_abort(&t->outs);
+		t->status = ok ? PJ_OK : PJ_FAILED;
+		if (!ok && l->o->keep_going && t->kind != TASK_COPY && !pj_oom_seen) t->copied = copy_instead(t);
+		bool oom = pj_oom_seen;
+		pj_oom_seen = false; /* this thread's, said to the run: it ends out of memory */
+		if (oom) pj_outputs_abort(&t->outs);
+		if ((!ok && !l->o->keep_going) || oom) {
 			os_mutex_lock(l->lock);
 			l->stop = true;
+			l->oom = l->oom || oom;
 			os_mutex_unlock(l->lock);
 		}
 	}

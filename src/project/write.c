@@ -1,4 +1,4 @@
-/* smdmx qc, the QC files written: each reference renamed as its task named its output, the
+/* QC projects, the QC files written: each reference renamed as its task named its output, the
  * flex and rig lines moved as the conversion needs (decision 15), each QC file rendered and
  * written once however many projects include it. */
 #include <errno.h>
@@ -7,13 +7,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "qcproj.h"
+#include "project/project_internal.h"
 
 /* ---- the QC's edits ------------------------------------------------------------------------- */
 
 static bool edit_fail(project *p, const smdmx_error *e)
 {
-	diag_error(&p->diag, p->qcpath, e);
+	pj_add_error(&p->diag, p->qcpath, e);
 	return false;
 }
 
@@ -37,7 +37,7 @@ uint32_t qp_body_ref(const project *p, const task *t)
 
 bool qp_converted(const task *t)
 {
-	return t && (t->kind == TASK_SMD_TO_DMX || t->kind == TASK_DMX_TO_SMD || t->kind == TASK_VTA_REBASE) && t->status == EXIT_OK &&
+	return t && (t->kind == TASK_SMD_TO_DMX || t->kind == TASK_DMX_TO_SMD || t->kind == TASK_VTA_REBASE) && t->status == PJ_OK &&
 	       !t->copied;
 }
 
@@ -48,7 +48,7 @@ static bool renamed_ref(const project *p, size_t i)
 	if (ti == SMDMX_NONE) return false;
 	const task *t = p->lib->tasks[ti];
 	/* a copy that took a name of its own (something else was where it would go) */
-	bool moved_copy = t->kind == TASK_COPY && t->status == EXIT_OK && p->ref_out[i] && strcmp(t->dst, p->ref_out[i]);
+	bool moved_copy = t->kind == TASK_COPY && t->status == PJ_OK && p->ref_out[i] && strcmp(t->dst, p->ref_out[i]);
 	if (!qp_converted(t) && !moved_copy) return false;
 	/* a rebased VTA keeps its name unless it had to take another; its flexfile line goes */
 	return !(t->kind == TASK_VTA_REBASE && (!strcmp(t->dst, p->ref_out[i]) || !strcmp(p->qc->refs[i].command, "flexfile")));
@@ -58,6 +58,7 @@ static bool rename_ref(project *p, size_t i, bool report)
 {
 	const task *t = p->lib->tasks[p->task_of[i]];
 	char *name = qp_new_name(p->qc->refs[i].name, t->src, t->dst);
+	if (!name) return false; /* out of memory: said; nothing is written */
 	smdmx_error err;
 	bool ok = smdmx_qc_rename(p->qc, (uint32_t)i, name, &err) || (report && edit_fail(p, &err));
 	free(name);
@@ -80,19 +81,19 @@ static bool changed_kept(const project *p, const bool *keep, size_t *first)
 static bool copy_kept(project *p, task *t, const char *src, const char *dst)
 {
 	char why[1024];
-	outputs set = { 0 };
+	pj_outputs set = { 0 };
 	set.force = p->lib->o->force || p->lib->o->update;
 	set.same_ok = true;
 	char *ins[1] = { (char *)src };
 	const char *at = qp_copy_into(&set, src, dst, ins, 1, true, why, sizeof(why));
 	char **written = NULL;
 	size_t written_count = 0;
-	bool ok = !at && outputs_commit(&set, &written, &written_count, why, sizeof(why));
-	if (at) outputs_abort(&set);
+	bool ok = !at && pj_outputs_commit(&set, &written, &written_count, why, sizeof(why));
+	if (at) pj_outputs_abort(&set);
 	/* among the task's outputs (the depfile names them) */
 	for (size_t k = 0; k < written_count; k++) qp_list_push(&t->written, &t->written_count, written[k]);
 	free(written);
-	if (!ok) diag_add(&p->diag, NULL, dst, 0, 0, "error", "cannot copy '%s' here: %s", src, why);
+	if (!ok) pj_add(&p->diag, dst, 0, 0, "error", "cannot copy '%s' here: %s", src, why);
 	return ok;
 }
 
@@ -102,11 +103,8 @@ bool qp_edit_names(project *p)
 	smdmx_qc *qc = p->qc;
 	smdmx_error err;
 	bool ok = true;
-	bool *keep = calloc(qc->ref_count + 1, sizeof(bool));
-	if (!keep) {
-		fputs("smdmx: error: out of memory\n", stderr);
-		exit(EXIT_FAILED);
-	}
+	bool *keep = pj_calloc(qc->ref_count + 1, sizeof(bool));
+	if (!keep) return false;
 	/* A reference that keeps its name whose text another's new name changed would name
 	 * another file. With -k, the files renamed through that text keep their names too (copied
 	 * as they are), round by round; else, or where that cannot be, an error, and the project's
@@ -132,7 +130,7 @@ bool qp_edit_names(project *p)
 		if (!more) {
 			smdmx_qc_clear_edits(qc);
 			const smdmx_qc_ref *r = &qc->refs[first];
-			diag_add(&p->diag, NULL, r->pos.file ? qc->files[r->pos.file].path : p->qcpath, r->pos.line, r->pos.column, "error",
+			pj_add(&p->diag, r->pos.file ? qc->files[r->pos.file].path : p->qcpath, r->pos.line, r->pos.column, "error",
 			         "'%s' keeps its name, but the text that makes it (a macro's body, a variable) changed for another file's new "
 			         "name: the written QC would name another file; this project's QC files are not written",
 			         r->name);
@@ -149,7 +147,7 @@ bool qp_edit_names(project *p)
 		if (done) continue;
 		ok = copy_kept(p, p->lib->tasks[p->task_of[i]], r->path, p->ref_out[i]);
 		if (ok)
-			diag_add(&p->diag, NULL, r->pos.file ? qc->files[r->pos.file].path : p->qcpath, r->pos.line, r->pos.column, "note",
+			pj_add(&p->diag, r->pos.file ? qc->files[r->pos.file].path : p->qcpath, r->pos.line, r->pos.column, "note",
 			         "'%s' keeps its name and format (copied as it is): the text that makes its name (a macro's body, a "
 			         "variable) names a file that keeps its own too",
 			         r->name);
@@ -186,7 +184,8 @@ bool qp_edit_lines(project *p)
 				/* The QC's own rig stays: only the shapes come out of the DMX, at the start of the
 				 * block, before the rules that read them (studiomdl refuses a rule for a flex
 				 * not yet defined). */
-				char *lines = xstrdup(t->model_lines), *w = lines;
+				char *lines = pj_strdup(t->model_lines), *w = lines;
+				if (!lines) return false;
 				for (char *s = lines; *s;) {
 					char *e = strchr(s, '\n');
 					size_t len = e ? (size_t)(e - s + 1) : strlen(s);
@@ -224,16 +223,16 @@ bool qp_edit_lines(project *p)
 
 static bool render_fn(void *user, const void *data, size_t size)
 {
-	text_buf *b = user;
-	for (size_t i = 0; i < size; i++) tb_putc(b, ((const char *)data)[i]);
+	pj_text *b = user;
+	for (size_t i = 0; i < size; i++) pj_putc(b, ((const char *)data)[i]);
 	return true;
 }
 
 /* Whether the text rendered for path cannot be written there: a project before wrote other
  * bytes there, or (without --force or -u) a file with other bytes is there already, a user's
- * or another run's for another QC (the record's: qc_record.c). *same: a project before wrote
+ * or another run's for another QC (the record's: record.c). *same: a project before wrote
  * these very bytes. */
-static bool include_clash(const project *p, const char *path, const text_buf *text, const rendered *done, size_t done_count,
+static bool include_clash(const project *p, const char *path, const pj_text *text, const rendered *done, size_t done_count,
                           bool *same)
 {
 	*same = false;
@@ -242,10 +241,10 @@ static bool include_clash(const project *p, const char *path, const text_buf *te
 		*same = done[k].text.len == text->len && (!text->len || !memcmp(done[k].text.text, text->text, text->len));
 		return !*same;
 	}
-	const conv_opts *o = p->lib->o;
+	const smdmx_project_options *o = p->lib->o;
 	if (o->force || o->update) return false;
 	os_stat st;
-	return os_stat_path(path, &st) && !file_same_bytes(path, NULL, text->text, text->len) && !qp_record_own(p->lib, path, p->qcpath);
+	return os_stat_path(path, &st) && !smdmx_file_same_bytes(path, NULL, text->text, text->len) && !qp_record_own(p->lib, path, p->qcpath);
 }
 
 /* Who made the file at path this run ("an earlier run" when no project did). */
@@ -267,21 +266,19 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 	library *l = p->lib;
 	smdmx_qc *qc = p->qc;
 	size_t fc = qc->file_count;
-	char **dst = calloc(fc + 1, sizeof(char *));
-	rendered *mine = calloc(fc + 1, sizeof(rendered));
-	if (!dst || !mine) {
-		fputs("smdmx: error: out of memory\n", stderr);
-		exit(EXIT_FAILED);
-	}
-	for (size_t i = 0; i < fc; i++) dst[i] = qp_out_path(l, qc->files[i].path);
-	bool ok = true;
+	char **dst = pj_calloc(fc + 1, sizeof(char *));
+	rendered *mine = pj_calloc(fc + 1, sizeof(rendered));
+	*mine_out = mine;
+	*mine_count = 0;
+	for (size_t i = 0; dst && i < fc; i++) dst[i] = qp_out_path(l, qc->files[i].path);
 	/* An include renamed changes the file that includes it: round after round until none
 	 * clashes (each round renames one at least, or ends). */
 	char *qcstem = qp_stem_of(p->qcpath);
+	bool ok = dst && mine && qcstem && !pj_oom_seen; /* out of memory: nothing rendered */
 	for (size_t round = 0; round <= fc && ok; round++) {
 		bool renamed = false;
 		for (size_t i = fc; i-- > 1 && ok;) {
-			text_buf text = { 0 };
+			pj_text text = { 0 };
 			smdmx_error err;
 			smdmx_qc_write(qc, (uint32_t)i, render_fn, &text, &err);
 			bool same;
@@ -292,19 +289,24 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 				char *alt = NULL;
 				for (unsigned n = 1;; n++) {
 					free(alt);
-					alt = n == 1 ? xasprintf("%.*s_%s%s%s", (int)stem, dst[i], qcstem, *ext ? "." : "", ext)
-					             : xasprintf("%.*s_%s%u%s%s", (int)stem, dst[i], qcstem, n, *ext ? "." : "", ext);
+					alt = n == 1 ? pj_asprintf("%.*s_%s%s%s", (int)stem, dst[i], qcstem, *ext ? "." : "", ext)
+					             : pj_asprintf("%.*s_%s%u%s%s", (int)stem, dst[i], qcstem, n, *ext ? "." : "", ext);
 					bool alt_same;
-					if (!include_clash(p, alt, &text, done, done_count, &alt_same)) break;
+					if (!alt || !include_clash(p, alt, &text, done, done_count, &alt_same)) break;
+				}
+				if (!alt) {
+					ok = false;
+					free(text.text);
+					break;
 				}
 				char *name = qc->files[i].name ? qp_new_name(qc->files[i].name, dst[i], alt) : NULL;
 				if (!name || !smdmx_qc_rename_include(qc, (uint32_t)i, name, &err)) {
-					if (name) diag_error(&p->diag, p->qcpath, &err);
-					else diag_add(&p->diag, NULL, qc->files[i].path, 0, 0, "error", "%s needs it written otherwise than it is in the "
+					if (name) pj_add_error(&p->diag, p->qcpath, &err);
+					else pj_add(&p->diag, qc->files[i].path, 0, 0, "error", "%s needs it written otherwise than it is in the "
 					              "output, and no $include of its names it: this project's QC files are not written", p->qcpath);
 					ok = false;
 				} else {
-					diag_add(&p->diag, NULL, qc->files[i].path, 0, 0, "note",
+					pj_add(&p->diag, qc->files[i].path, 0, 0, "note",
 					         "%s needs it written otherwise than %s (a file it names is converted another way): written as '%s' for this QC",
 					         p->qcpath, include_clash_owner(dst[i], done, done_count), alt);
 					free(dst[i]);
@@ -321,7 +323,7 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 	}
 	free(qcstem);
 	size_t n = 0;
-	for (size_t i = 0; i < fc && ok; i++) {
+	for (size_t i = 0; i < fc && ok && !pj_oom_seen; i++) {
 		bool dup = false;
 		for (size_t k = 0; k < n && !dup; k++) dup = !strcmp(mine[k].path, dst[i]);
 		if (dup) continue;
@@ -339,11 +341,10 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 		dst[i] = NULL;
 		mine[n++] = r;
 	}
-	for (size_t i = 0; i < fc; i++) free(dst[i]);
+	for (size_t i = 0; dst && i < fc; i++) free(dst[i]);
 	free(dst);
-	*mine_out = mine;
 	*mine_count = n;
-	return ok;
+	return ok && !pj_oom_seen; /* a text cut short is never written */
 }
 
 /* The rendered files of a project into OUTDIR, all or none; they join done. */
@@ -353,7 +354,8 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 	rendered *mine;
 	size_t n;
 	bool ok = qp_render_qc_files(p, *done, *done_count, &mine, &n);
-	outputs set = { 0 };
+	if (!mine) return false; /* out of memory */
+	pj_outputs set = { 0 };
 	set.force = l->o->force || l->o->update;
 	set.same_ok = true;
 	char why[1024];
@@ -361,37 +363,34 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 		rendered *r = &mine[i];
 		/* -u, or an include an earlier run wrote with these very bytes (one QC at a time into
 		 * one folder): it stands as it is */
-		if ((l->o->update || (r->file != 0 && !set.force)) && file_same_bytes(r->path, NULL, r->text.text, r->text.len)) {
-			qp_list_push(&l->qc_kept, &l->qc_kept_count, xstrdup(r->path));
+		if ((l->o->update || (r->file != 0 && !set.force)) && smdmx_file_same_bytes(r->path, NULL, r->text.text, r->text.len)) {
+			qp_list_push(&l->qc_kept, &l->qc_kept_count, pj_strdup(r->path));
 			continue;
 		}
 		char *ins[1] = { (char *)p->qc->files[r->file].path };
-		output *o = output_allowed(r->path, ins, 1, set.force || set.same_ok, why, sizeof(why)) && os_make_parent_dirs(r->path, why, sizeof(why))
-		                ? outputs_open(&set, r->path, why, sizeof(why))
+		pj_output *o = pj_output_allowed(r->path, ins, 1, set.force || set.same_ok, why, sizeof(why)) && os_make_parent_dirs(r->path, why, sizeof(why))
+		                ? pj_outputs_open(&set, r->path, why, sizeof(why))
 		                : NULL;
 		if (o) smdmx_output_set_replace(o, qp_record_own(l, r->path, p->qcpath)); /* this QC's, as an earlier run wrote it */
 		if (!o) {
-			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "%s", why);
+			pj_add(&p->diag, r->path, 0, 0, "error", "%s", why);
 			ok = false;
-		} else if (!output_write(o, r->text.text ? r->text.text : "", r->text.len)) {
-			diag_add(&p->diag, NULL, r->path, 0, 0, "error", "cannot write: %s", os_error_text(smdmx_output_errno(o)));
+		} else if (!pj_output_write(o, r->text.text ? r->text.text : "", r->text.len)) {
+			pj_add(&p->diag, r->path, 0, 0, "error", "cannot write: %s", os_error_text(smdmx_output_errno(o)));
 			ok = false;
 		}
 	}
 	size_t before = l->qc_written_count;
-	if (ok) ok = outputs_commit(&set, &l->qc_written, &l->qc_written_count, why, sizeof(why)) ||
-	             (diag_add(&p->diag, NULL, p->qcpath, 0, 0, "error", "%s", why), false);
-	else outputs_abort(&set);
+	ok = ok && !pj_oom_seen;
+	if (ok) ok = pj_outputs_commit(&set, &l->qc_written, &l->qc_written_count, why, sizeof(why)) ||
+	             (pj_add(&p->diag, p->qcpath, 0, 0, "error", "%s", why), false);
+	else pj_outputs_abort(&set);
 	for (size_t k = before; k < l->qc_written_count; k++) qp_record_written(l, l->qc_written[k], p->qcpath);
 	/* what was written stays, for the projects after */
-	rendered *all = realloc(*done, (*done_count + n + 1) * sizeof(rendered));
-	if (!all) {
-		fputs("smdmx: error: out of memory\n", stderr);
-		exit(EXIT_FAILED);
-	}
-	*done = all;
+	rendered *all = pj_realloc(*done, (*done_count + n + 1) * sizeof(rendered));
+	if (all) *done = all;
 	for (size_t i = 0; i < n; i++) {
-		if (ok) {
+		if (ok && all) {
 			all[(*done_count)++] = mine[i];
 		} else {
 			free(mine[i].path);
@@ -416,7 +415,7 @@ void qp_library_free(library *lib)
 			for (size_t i = 0; i < p->qc->ref_count; i++) free(p->ref_out[i]);
 		free(p->ref_out);
 		free(p->vta_consumed);
-		diag_free(&p->diag);
+		pj_msgs_free(&p->diag);
 		smdmx_qc_free(p->qc);
 	}
 	for (size_t k = 0; k < lib->qc_written_count; k++) free(lib->qc_written[k]);

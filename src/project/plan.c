@@ -1,4 +1,4 @@
-/* smdmx qc, planning: a task per file each QC names (converted, copied, or consumed by its
+/* QC projects, planning: a task per file each QC names (converted, copied, or consumed by its
  * model's DMX), tasks that make one output shared across the library, outputs that would
  * clash renamed, and with -u only what is out of date. */
 #include <errno.h>
@@ -7,20 +7,23 @@
 #include <string.h>
 #include <strings.h>
 
-#include "qcproj.h"
+#include "project/project_internal.h"
 
 /* ---- planning ------------------------------------------------------------------------------ */
 
 static task *add_task(project *p, task_kind kind, const char *src, char *dst, uint32_t ref)
 {
-	task *t = calloc(1, sizeof(*t));
-	if (!t) {
-		fputs("smdmx: error: out of memory\n", stderr);
-		exit(EXIT_FAILED);
+	task *t = pj_calloc(1, sizeof(*t));
+	char *s = pj_strdup(src);
+	if (!t || !s) { /* out of memory: said (pj_oom_seen) */
+		free(t);
+		free(s);
+		free(dst);
+		return NULL;
 	}
 	p->tasks[p->task_count++] = t;
 	t->kind = kind;
-	t->src = xstrdup(src);
+	t->src = s;
 	t->dst = dst;
 	t->proj = p;
 	t->ref = ref;
@@ -32,13 +35,14 @@ static task *add_task(project *p, task_kind kind, const char *src, char *dst, ui
 
 void qp_task_free(task *t)
 {
+	if (!t) return;
 	free(t->src);
 	free(t->dst);
 	free(t->key);
 	free(t->vta_dst);
 	smdmx_qc_text_free(t->model_lines);
 	smdmx_qc_text_free(t->att_lines);
-	diag_free(&t->diag);
+	pj_msgs_free(&t->diag);
 	for (size_t k = 0; k < t->written_count; k++) free(t->written[k]);
 	free(t->written);
 	free(t);
@@ -60,7 +64,7 @@ static uint32_t task_for(const project *p, const char *src)
 /* dst made unique among the project's outputs: "x.smd" taken becomes "x_dmx.smd". */
 static char *unique_dst(const project *p, char *dst, const char *src)
 {
-	for (int round = 0; round < 2; round++) {
+	for (int round = 0; dst && round < 2; round++) {
 		bool clash = false;
 		for (size_t i = 0; i < p->task_count && !clash; i++)
 			clash = (p->tasks[i]->dst && !strcmp(p->tasks[i]->dst, dst)) || (p->tasks[i]->vta_dst && !strcmp(p->tasks[i]->vta_dst, dst));
@@ -68,9 +72,9 @@ static char *unique_dst(const project *p, char *dst, const char *src)
 			clash = p->ref_out[i] && !strcmp(p->ref_out[i], dst) && strcmp(p->qc->refs[i].path, src);
 		if (!clash) return dst;
 		const char *ext = os_path_extension(dst), *oext = os_path_extension(src);
-		char *stem = xstrdup(dst);
-		stem[strlen(stem) - strlen(ext) - (*ext ? 1 : 0)] = 0;
-		char *alt = xasprintf("%s_%s.%s", stem, oext, ext);
+		char *stem = pj_strdup(dst);
+		if (stem) stem[strlen(stem) - strlen(ext) - (*ext ? 1 : 0)] = 0;
+		char *alt = stem ? pj_asprintf("%s_%s.%s", stem, oext, ext) : NULL;
 		free(stem);
 		free(dst);
 		dst = alt;
@@ -82,16 +86,15 @@ bool qp_plan(project *p)
 {
 	const library *l = p->lib;
 	smdmx_qc *qc = p->qc;
-	p->tasks = calloc(qc->ref_count + 1, sizeof(task *));
-	p->task_of = calloc(qc->ref_count + 1, sizeof(uint32_t));
-	p->ref_out = calloc(qc->ref_count + 1, sizeof(char *));
-	p->vta_consumed = calloc(qc->ref_count + 1, sizeof(bool));
-	if (!p->tasks || !p->task_of || !p->ref_out || !p->vta_consumed) {
-		fputs("smdmx: error: out of memory\n", stderr);
-		exit(EXIT_FAILED);
-	}
+	p->tasks = pj_calloc(qc->ref_count + 1, sizeof(task *));
+	p->task_of = pj_calloc(qc->ref_count + 1, sizeof(uint32_t));
+	p->ref_out = pj_calloc(qc->ref_count + 1, sizeof(char *));
+	p->vta_consumed = pj_calloc(qc->ref_count + 1, sizeof(bool));
+	if (!p->tasks || !p->task_of || !p->ref_out || !p->vta_consumed) return false;
 	for (size_t i = 0; i < qc->ref_count; i++)
 		if (qc->refs[i].found) p->ref_out[i] = qp_out_path(l, qc->refs[i].path);
+	/* out of memory (pj_oom_seen): the run stops after this step, which stops here */
+	if (pj_oom_seen) return false;
 	bool to_dmx = !strcmp(l->to, "dmx");
 	bool ok = true;
 	for (size_t i = 0; i < qc->ref_count; i++) {
@@ -100,11 +103,11 @@ bool qp_plan(project *p)
 		const char *where = r->pos.file ? qc->files[r->pos.file].path : p->qcpath;
 		if (!r->found) {
 			if (r->kind == SMDMX_QC_REF_OTHER) {
-				diag_add(&p->diag, l->o, where, r->pos.line, r->pos.column, "warning", "cannot find '%s' (named by %s): not copied, and the "
+				pj_add(&p->diag, where, r->pos.line, r->pos.column, "warning", "cannot find '%s' (named by %s): not copied, and the "
 				         "QC still names it; put it in the written project if studiomdl needs it",
 				         r->path, r->command);
 			} else {
-				diag_add(&p->diag, NULL, where, r->pos.line, r->pos.column, "error", "cannot find '%s' (named by %s)%s", r->path,
+				pj_add(&p->diag, where, r->pos.line, r->pos.column, "error", "cannot find '%s' (named by %s)%s", r->path,
 				         r->command, l->o->keep_going ? ": the QC keeps naming it" : "");
 				ok = false;
 			}
@@ -122,13 +125,14 @@ bool qp_plan(project *p)
 		task *t;
 		if (to_dmx && model_file && !qp_ext_is(r->path, "dmx")) {
 			t = add_task(p, TASK_SMD_TO_DMX, r->path, NULL, (uint32_t)i);
-			t->dst = unique_dst(p, path_with_extension(p->ref_out[i], "dmx"), r->path);
+			if (t) t->dst = unique_dst(p, pj_path_with_extension(p->ref_out[i], "dmx"), r->path);
 		} else if (!to_dmx && model_file && qp_ext_is(r->path, "dmx")) {
 			t = add_task(p, TASK_DMX_TO_SMD, r->path, NULL, (uint32_t)i);
-			t->dst = unique_dst(p, path_with_extension(p->ref_out[i], "smd"), r->path);
+			if (t) t->dst = unique_dst(p, pj_path_with_extension(p->ref_out[i], "smd"), r->path);
 		} else {
-			t = add_task(p, TASK_COPY, r->path, xstrdup(p->ref_out[i]), (uint32_t)i);
+			t = add_task(p, TASK_COPY, r->path, pj_strdup(p->ref_out[i]), (uint32_t)i);
 		}
+		if (!t || !t->dst) return false;
 		t->fps = r->fps;
 		t->reference = r->kind == SMDMX_QC_REF_MODEL || r->kind == SMDMX_QC_REF_COLLISION;
 		if (r->kind == SMDMX_QC_REF_MODEL && !strcmp(r->command, "$model")) t->model = r->model;
@@ -143,17 +147,19 @@ bool qp_plan(project *p)
 		if (t->kind != TASK_SMD_TO_DMX && t->kind != TASK_DMX_TO_SMD) continue;
 		const smdmx_qc_ref *r = &qc->refs[i];
 		char *name = qp_new_name(r->name, t->src, t->dst);
+		if (!name) return false;
 		smdmx_error err;
 		if (!smdmx_qc_can_rename(qc, (uint32_t)i, name, &err)) {
 			const char *where = err.file[0] ? err.file : p->qcpath;
-			diag_add(&p->diag, NULL, where, err.line, err.column, "note", "%s; so the file keeps its name and format (copied unchanged)",
+			pj_add(&p->diag, where, err.line, err.column, "note", "%s; so the file keeps its name and format (copied unchanged)",
 			         err.message);
 			t->kind = TASK_COPY;
 			free(t->dst);
-			t->dst = xstrdup(p->ref_out[t->ref]);
+			t->dst = pj_strdup(p->ref_out[t->ref]);
 			t->vta = SMDMX_NONE;
 		}
 		free(name);
+		if (!t->dst) return false;
 	}
 	/* The models: their flexfile (SMD to DMX), their VTA (DMX to SMD). A model whose block
 	 * lost an include, or whose VTA is missing, cannot carry its shapes: with -k it is
@@ -168,7 +174,7 @@ bool qp_plan(project *p)
 			smdmx_error err;
 			t->vta = smdmx_qc_model_vta(qc, t->model, &err);
 			if (t->vta == SMDMX_NONE && err.code) {
-				diag_error(&p->diag, p->qcpath, &err);
+				pj_add_error(&p->diag, p->qcpath, &err);
 				ok = false;
 				t->why_copy = "its flex lines read two VTAs";
 			} else if (t->vta != SMDMX_NONE && !qc->refs[t->vta].found) {
@@ -178,12 +184,14 @@ bool qp_plan(project *p)
 		if (t->why_copy) {
 			t->kind = TASK_COPY;
 			free(t->dst);
-			t->dst = xstrdup(p->ref_out[t->ref]);
+			t->dst = pj_strdup(p->ref_out[t->ref]);
 			t->vta = SMDMX_NONE;
 		} else if (t->kind == TASK_DMX_TO_SMD) {
-			t->vta_dst = unique_dst(p, path_with_extension(t->dst, "vta"), t->src);
+			t->vta_dst = unique_dst(p, pj_path_with_extension(t->dst, "vta"), t->src);
 		}
+		if (!t->dst) return false;
 	}
+	if (pj_oom_seen) return false;
 	/* A flexfile VTA moves into its model's DMX; one that eyelid lines read too stays, made
 	 * to meet the DMX's base when a defaultflex moved it. */
 	for (size_t i = 0; to_dmx && i < qc->ref_count; i++) {
@@ -221,7 +229,7 @@ bool qp_plan(project *p)
 }
 
 /* What a $model's file is made with besides itself: its VTA and its rig, as text. */
-static void model_key(text_buf *b, const project *p, uint32_t model)
+static void model_key(pj_text *b, const project *p, uint32_t model)
 {
 	const smdmx_qc *qc = p->qc;
 	const smdmx_qc_model *m = &qc->models[model];
@@ -229,61 +237,65 @@ static void model_key(text_buf *b, const project *p, uint32_t model)
 	for (size_t f = 0; f < m->flex_count; f++) {
 		const smdmx_qc_flex *x = &m->flexes[f];
 		snprintf(num, sizeof(num), "|f%d %d %.17g %.17g %.17g ", (int)x->kind, (int)x->frame, x->split, x->position, x->decay);
-		tb_puts(b, num);
-		tb_puts(b, x->name ? x->name : "");
-		tb_putc(b, ' ');
-		tb_puts(b, x->vta != SMDMX_NONE ? qc->refs[x->vta].path : "");
+		pj_puts(b, num);
+		pj_puts(b, x->name ? x->name : "");
+		pj_putc(b, ' ');
+		pj_puts(b, x->vta != SMDMX_NONE ? qc->refs[x->vta].path : "");
 	}
 	for (size_t c = 0; c < m->controller_count; c++) {
 		const smdmx_qc_controller *x = &m->controllers[c];
 		snprintf(num, sizeof(num), "|c%.17g %.17g ", x->min, x->max);
-		tb_puts(b, num);
-		tb_puts(b, x->group);
-		tb_putc(b, ' ');
-		tb_puts(b, x->name);
+		pj_puts(b, num);
+		pj_puts(b, x->group);
+		pj_putc(b, ' ');
+		pj_puts(b, x->name);
 	}
 	for (size_t r = 0; r < m->rule_count; r++) {
-		tb_putc(b, '|');
-		tb_putc(b, 'r');
-		tb_puts(b, m->rules[r].name);
-		tb_putc(b, '=');
-		tb_puts(b, m->rules[r].expression ? m->rules[r].expression : "(local)");
+		pj_putc(b, '|');
+		pj_putc(b, 'r');
+		pj_puts(b, m->rules[r].name);
+		pj_putc(b, '=');
+		pj_puts(b, m->rules[r].expression ? m->rules[r].expression : "(local)");
 	}
-	tb_putc(b, m->noautodmxrules ? 'N' : 'n');
-	tb_putc(b, m->lost_lines ? 'L' : 'l');
+	pj_putc(b, m->noautodmxrules ? 'N' : 'n');
+	pj_putc(b, m->lost_lines ? 'L' : 'l');
 }
 
 /* The task's key: what its output is made of. Two projects' tasks of one key are one task. */
 static char *task_key(const task *t)
 {
 	const project *p = t->proj;
-	text_buf b = { 0 };
+	pj_text b = { 0 };
 	char head[64];
 	/* a copy is its file: the same bytes at the same place whatever names it */
 	if (t->kind == TASK_COPY) snprintf(head, sizeof(head), "%d|", (int)t->kind);
 	else snprintf(head, sizeof(head), "%d %d %.17g|", (int)t->kind, (int)t->reference, t->fps);
-	for (const char *c = head; *c; c++) tb_putc(&b, *c);
-	for (const char *c = t->src; *c; c++) tb_putc(&b, *c);
+	for (const char *c = head; *c; c++) pj_putc(&b, *c);
+	for (const char *c = t->src; *c; c++) pj_putc(&b, *c);
 	if (t->kind == TASK_SMD_TO_DMX && t->model != SMDMX_NONE) {
-		tb_putc(&b, '|');
-		for (const char *c = t->vta != SMDMX_NONE ? p->qc->refs[t->vta].path : ""; *c; c++) tb_putc(&b, *c);
+		pj_putc(&b, '|');
+		for (const char *c = t->vta != SMDMX_NONE ? p->qc->refs[t->vta].path : ""; *c; c++) pj_putc(&b, *c);
 		model_key(&b, p, t->model);
 	} else if (t->kind == TASK_VTA_REBASE) {
-		tb_putc(&b, '|');
-		for (const char *c = p->qc->refs[p->qc->models[t->model].ref].path; *c; c++) tb_putc(&b, *c);
+		pj_putc(&b, '|');
+		for (const char *c = p->qc->refs[p->qc->models[t->model].ref].path; *c; c++) pj_putc(&b, *c);
 		model_key(&b, p, t->model);
 	} else if (t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE) {
 		/* its QC lines name the VTA from the folder the $model's name is taken from (the main
 		 * QC's, with $cd and $pushd) */
-		tb_putc(&b, '|');
+		pj_putc(&b, '|');
 		const char *f = p->qc->files[0].path;
 		const char *s = os_last_separator(f);
-		for (const char *c = f; s && c <= s; c++) tb_putc(&b, *c);
+		for (const char *c = f; s && c <= s; c++) pj_putc(&b, *c);
 		uint32_t mr = p->qc->models[t->model].ref;
-		for (const char *c = mr != SMDMX_NONE ? p->qc->refs[mr].dir : ""; *c; c++) tb_putc(&b, *c);
-		tb_putc(&b, p->qc->models[t->model].noautodmxrules ? 'N' : 'n');
+		for (const char *c = mr != SMDMX_NONE ? p->qc->refs[mr].dir : ""; *c; c++) pj_putc(&b, *c);
+		pj_putc(&b, p->qc->models[t->model].noautodmxrules ? 'N' : 'n');
 	}
-	tb_putc(&b, 0);
+	pj_putc(&b, 0);
+	if (b.lost) { /* out of memory: no key (a key cut short could be another task's) */
+		free(b.text);
+		return NULL;
+	}
 	return b.text;
 }
 
@@ -299,11 +311,11 @@ static char *named_dst_in(const library *l, const char *path, const char *name, 
 {
 	const char *ext = os_path_extension(path);
 	size_t stem = strlen(path) - strlen(ext) - (*ext ? 1 : 0);
-	char *alt = xasprintf("%.*s_%s%s%s", (int)stem, path, name, *ext ? "." : "", ext);
+	char *alt = name ? pj_asprintf("%.*s_%s%s%s", (int)stem, path, name, *ext ? "." : "", ext) : NULL;
 	os_stat st;
-	for (unsigned n = 2; dst_taken(l, alt, but) || (own_for && os_stat_path(alt, &st) && !qp_record_own(l, alt, own_for)); n++) {
+	for (unsigned n = 2; alt && (dst_taken(l, alt, but) || (own_for && os_stat_path(alt, &st) && !qp_record_own(l, alt, own_for))); n++) {
 		free(alt);
-		alt = xasprintf("%.*s_%s%u%s%s", (int)stem, path, name, n, *ext ? "." : "", ext);
+		alt = pj_asprintf("%.*s_%s%u%s%s", (int)stem, path, name, n, *ext ? "." : "", ext);
 	}
 	return alt;
 }
@@ -326,8 +338,8 @@ char *qp_other_name(library *l, const char *path, const char *qcpath, const task
 char *qp_stem_of(const char *path)
 {
 	const char *s = os_last_separator(path);
-	char *stem = xstrdup(s ? s + 1 : path);
-	char *dot = strrchr(stem, '.');
+	char *stem = pj_strdup(s ? s + 1 : path);
+	char *dot = stem ? strrchr(stem, '.') : NULL;
 	if (dot && dot != stem) *dot = 0;
 	return stem;
 }
@@ -336,31 +348,37 @@ char *qp_stem_of(const char *path)
  * another task of the library writes is named after this project's QC. */
 void qp_join(library *l, project *p)
 {
-	uint32_t *map = calloc(p->task_count + 1, sizeof(uint32_t));
-	if (!map) {
-		fputs("smdmx: error: out of memory\n", stderr);
-		exit(EXIT_FAILED);
-	}
+	uint32_t *map = pj_calloc(p->task_count + 1, sizeof(uint32_t));
 	char *qcstem = qp_stem_of(p->qcpath);
-	for (size_t i = 0; i < p->task_count; i++) {
+	if (!map || !qcstem) {
+		free(map);
+		free(qcstem);
+		return; /* out of memory: the run stops after this step (its tasks stay the project's) */
+	}
+	for (size_t i = 0; i < p->task_count; i++) map[i] = SMDMX_NONE;
+	/* a task moved into the library or freed leaves the project's list; out of memory
+	 * (pj_oom_seen) stops the join, the rest freed with the project */
+	for (size_t i = 0; i < p->task_count && !pj_oom_seen; i++) {
 		task *t = p->tasks[i];
-		map[i] = SMDMX_NONE;
 		if (t->kind == TASK_CONSUMED) {
-			char *k = xasprintf("consumed|%s", t->src);
+			char *k = pj_asprintf("consumed|%s", t->src);
 			if (qp_str_get(&l->seen, k) == SMDMX_NONE) {
 				qp_str_set(&l->seen, k, 0);
-				qp_list_push(&l->consumed, &l->consumed_count, xstrdup(t->src));
+				qp_list_push(&l->consumed, &l->consumed_count, pj_strdup(t->src));
 			}
 			free(k);
 			qp_task_free(t);
+			p->tasks[i] = NULL;
 			continue;
 		}
 		t->key = task_key(t);
+		if (!t->key) break;
 		map[i] = qp_str_get(&l->keys, t->key);
 		if (map[i] != SMDMX_NONE) {
 			task *g = l->tasks[map[i]];
 			g->reference = g->reference || t->reference;
 			qp_task_free(t);
+			p->tasks[i] = NULL;
 			continue;
 		}
 		if (t->kind == TASK_COPY) {
@@ -371,7 +389,8 @@ void qp_join(library *l, project *p)
 				char *ostem = qp_stem_of(o->proj->qcpath);
 				char *alt = named_dst(l, o->dst, ostem, o);
 				free(ostem);
-				diag_add(&o->diag, NULL, o->src, 0, 0, "note", "'%s' is a file %s copies: written as '%s'", o->dst, p->qcpath, alt);
+				if (!alt) break;
+				pj_add(&o->diag, o->src, 0, 0, "note", "'%s' is a file %s copies: written as '%s'", o->dst, p->qcpath, alt);
 				qp_str_set(&l->outs, o->dst, SMDMX_NONE);
 				qp_str_set(&l->outs, alt, g);
 				free(o->dst);
@@ -380,33 +399,34 @@ void qp_join(library *l, project *p)
 		} else {
 			if (dst_taken(l, t->dst, NULL)) {
 				char *alt = named_dst(l, t->dst, qcstem, NULL);
-				diag_add(&t->diag, NULL, t->src, 0, 0, "note",
+				if (!alt) break;
+				pj_add(&t->diag, t->src, 0, 0, "note",
 				         "%s needs it made another way than a QC before it does (another VTA, rig or rate): written as '%s'",
 				         p->qcpath, alt);
 				free(t->dst);
 				t->dst = alt;
 				if (t->vta_dst) {
 					free(t->vta_dst);
-					t->vta_dst = path_with_extension(t->dst, "vta");
+					if (!(t->vta_dst = pj_path_with_extension(t->dst, "vta"))) break;
 				}
 			}
 			if (t->vta_dst && dst_taken(l, t->vta_dst, NULL)) {
 				char *alt = named_dst(l, t->vta_dst, qcstem, NULL);
+				if (!alt) break;
 				free(t->vta_dst);
 				t->vta_dst = alt;
 			}
 		}
 		if (l->task_count == l->task_cap) {
-			l->task_cap = l->task_cap ? 2 * l->task_cap : 64;
-			task **n = realloc(l->tasks, l->task_cap * sizeof(task *));
-			if (!n) {
-				fputs("smdmx: error: out of memory\n", stderr);
-				exit(EXIT_FAILED);
-			}
+			size_t cap = l->task_cap ? 2 * l->task_cap : 64;
+			task **n = pj_realloc(l->tasks, cap * sizeof(task *));
+			if (!n) break;
 			l->tasks = n;
+			l->task_cap = cap;
 		}
 		map[i] = (uint32_t)l->task_count;
 		l->tasks[l->task_count++] = t;
+		p->tasks[i] = NULL;
 		qp_str_set(&l->keys, t->key, map[i]);
 		qp_str_set(&l->outs, t->dst, map[i]);
 		if (t->vta_dst) qp_str_set(&l->outs, t->vta_dst, map[i]);
@@ -415,6 +435,7 @@ void qp_join(library *l, project *p)
 		if (p->task_of[i] != SMDMX_NONE) p->task_of[i] = map[p->task_of[i]];
 	free(map);
 	free(qcstem);
+	if (pj_oom_seen) return; /* the tasks not joined are freed with the project */
 	free(p->tasks);
 	p->tasks = NULL;
 	p->task_count = 0;
@@ -423,12 +444,13 @@ void qp_join(library *l, project *p)
 void qp_add_missing(library *l, const char *path)
 {
 	/* names come from Windows, where case does not matter: one file in two spellings is one */
-	char *k = xasprintf("missing|%s", path);
+	char *k = pj_asprintf("missing|%s", path);
+	if (!k) return;
 	for (char *c = k; *c; c++)
 		if (*c >= 'A' && *c <= 'Z') *c = (char)(*c + 32);
 	if (qp_str_get(&l->seen, k) == SMDMX_NONE) {
 		qp_str_set(&l->seen, k, 0);
-		qp_list_push(&l->missing, &l->missing_count, xstrdup(path));
+		qp_list_push(&l->missing, &l->missing_count, pj_strdup(path));
 	}
 	free(k);
 }
@@ -473,7 +495,7 @@ void qp_plan_update(library *l)
 			stale = os_stat_path(t->proj->qc->files[f].path, &in) && newer(&in, &out);
 		if (stale) continue;
 		t->up_to_date = true;
-		t->status = EXIT_OK;
-		qp_list_push(&t->written, &t->written_count, xstrdup(t->dst));
+		t->status = PJ_OK;
+		qp_list_push(&t->written, &t->written_count, pj_strdup(t->dst));
 	}
 }

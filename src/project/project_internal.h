@@ -1,10 +1,90 @@
-/* smdmx qc's state, private to its files: a library of QC projects, the tasks planned for
- * the files they name (qc_plan.c), run (qc_run.c), and the QC files written with their edits
- * (qc_write.c); the command itself in qcproj.c. */
-#ifndef SMDMX_CLI_QCPROJ_H
-#define SMDMX_CLI_QCPROJ_H
+/* QC projects converted (smdmx/project.h), private to this folder: a library of QC projects,
+ * the tasks planned for the files they name (plan.c), run (run.c), and the QC files written
+ * with their edits (write.c), the record of what was written (record.c); the run itself, and
+ * the helpers below, in project.c. */
+#ifndef SMDMX_PROJECT_INTERNAL_H
+#define SMDMX_PROJECT_INTERNAL_H
 
-#include "cli.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform/os.h"
+#include "smdmx/output.h"
+#include "smdmx/project.h"
+#include "smdmx/smdmx.h"
+
+/* A task's status. */
+#define PJ_OK 0
+#define PJ_FAILED 1
+
+/* ---- messages: what a run says, in order (smdmx_message) ---------------------------------- */
+
+typedef struct pj_msgs {
+	smdmx_message *items;
+	size_t count, cap;
+	size_t warnings, errors;    /* counted even when memory for the text ran out */
+	bool lost;                  /* a message could not be kept: out of memory */
+} pj_msgs;
+
+/* kind: "error", "warning" or "note". */
+void pj_add(pj_msgs *m, const char *path, uint32_t line, uint32_t column, const char *kind, const char *fmt, ...)
+	__attribute__((format(OS_PRINTF, 6, 7)));
+/* A failure, at its own file when it names one. */
+void pj_add_error(pj_msgs *m, const char *path, const smdmx_error *e);
+/* Each warning, "(N times)" after one seen more than once. */
+void pj_add_warnings(pj_msgs *m, const char *path, const smdmx_warnings *w);
+void pj_msgs_free(pj_msgs *m);
+
+/* ---- text, strings and paths -------------------------------------------------------------- */
+
+typedef struct pj_text {
+	char *text;
+	size_t len, cap;
+	bool lost;            /* out of memory: the text is not whole */
+} pj_text;
+void pj_putc(pj_text *b, char c);
+void pj_puts(pj_text *b, const char *s); /* NULL: nothing */
+
+/* Out of memory: an allocation that fails says so in its thread's pj_oom_seen and gives NULL,
+ * which every step takes as nothing made; a task that saw it fails, and the run ends
+ * SMDMX_ERROR_OUT_OF_MEMORY. pj_fail_after (tests, one job): the allocations after this many
+ * fail (0: none). */
+extern _Thread_local bool pj_oom_seen;
+extern size_t pj_fail_after;
+void pj_oom(void);
+/* p, or pj_oom() when it is NULL. */
+void *pj_have(void *p);
+void *pj_malloc(size_t size);
+void *pj_calloc(size_t count, size_t size);
+void *pj_realloc(void *p, size_t size);
+/* NULL for NULL. */
+char *pj_strdup(const char *s);
+char *pj_asprintf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
+char *pj_path_absolute(const char *path);
+char *pj_path_relative(const char *from_file, const char *to);
+char *pj_path_with_extension(const char *path, const char *ext);
+char *pj_path_join(const char *dir, const char *rel);
+/* The whole file at path, NUL-terminated, or NULL. */
+char *pj_read_whole(const char *path, size_t *size);
+
+/* ---- outputs: a task's set (smdmx/output.h) ------------------------------------------------- */
+
+typedef smdmx_output pj_output;
+typedef struct pj_outputs {
+	smdmx_outputs *set;
+	bool force;
+	bool same_ok;         /* a file already there with the very bytes written is no clash: it
+	                         stays (one QC at a time into one folder) */
+} pj_outputs;
+bool pj_output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size);
+pj_output *pj_outputs_open(pj_outputs *set, const char *path, char *why, size_t why_size);
+size_t pj_outputs_count(const pj_outputs *set);
+pj_output *pj_outputs_item(pj_outputs *set, size_t index);
+bool pj_output_write(void *user, const void *data, size_t size);
+void pj_outputs_abort(pj_outputs *set);
+bool pj_outputs_commit(pj_outputs *set, char ***written, size_t *written_count, char *why, size_t why_size);
+bool pj_output_clashes(const pj_output *out);
 
 /* Strings to numbers, for the library's keys and outputs (tens of thousands of files). */
 typedef struct str_slot {
@@ -40,18 +120,18 @@ typedef struct task {
 	uint32_t vta;        /* that $model's flexfile (SMD to DMX) */
 	double fps;
 	bool reference;      /* DMX to SMD: write a reference (a $model, $body, ... file) */
-	bool up_to_date;     /* -u: its outputs are newer than what it reads: not run */
-	bool replace;        /* -u: its outputs are older: replaced */
+	bool up_to_date;     /* -u: its pj_outputs are newer than what it reads: not run */
+	bool replace;        /* -u: its pj_outputs are older: replaced */
 	/* results */
 	char *model_lines, *att_lines; /* DMX to SMD: QC lines for its $model ($attachment lines
 	                                  also for a $body's or $bodygroup's model) */
 	bool has_vta;
 	char *vta_dst;
-	diag_buf diag;
+	pj_msgs diag;
 	int status;
 	bool copied;         /* -k: it failed, and its source was copied unchanged (the QC names the copy) */
 	const char *why_copy; /* a model file copied, not converted, and why (a note) */
-	outputs outs;
+	pj_outputs outs;
 	char **written;
 	size_t written_count;
 } task;
@@ -68,20 +148,31 @@ struct project {
 	uint32_t *task_of;   /* per reference: its task in the library, or SMDMX_NONE */
 	char **ref_out;      /* per reference found: its place below OUTDIR, unconverted */
 	bool *vta_consumed;  /* per reference: a flexfile VTA that goes into its model's DMX */
-	diag_buf diag;       /* the QC's own messages */
+	pj_msgs diag;       /* the QC's own messages */
 	size_t qc_errors;    /* lines of the QC that could not be read (-k) */
 	bool ok;             /* read and planned without an error */
 	bool failed;         /* its QC files could not be written */
 	bool unwritable;     /* its written QC would name files it should not: not written, even with -k */
 };
 
+/* A QC given: its project, or SMDMX_NONE and why it could not be read. */
+typedef struct pj_given {
+	const char *path;
+	uint32_t project;
+	pj_msgs said;
+} pj_given;
+
 /* The QCs converted together, into one tree. */
 struct library {
-	const conv_opts *o;
+	smdmx_project_options opts; /* the run's, threads set (o points here) */
+	const smdmx_project_options *o;
+	pj_msgs said;        /* the run's own messages: the output folder, the record */
 	const char *to;      /* "dmx" or "smd" */
 	bool rig_dmx;
 	char *root;          /* absolute, ending in '/' */
 	char *outdir;        /* absolute, ending in '/' */
+	pj_given *given;     /* the QCs given, each once */
+	size_t given_count;
 	project *projects;
 	size_t project_count;
 	task **tasks;
@@ -97,29 +188,30 @@ struct library {
 	size_t qc_written_count;
 	char **qc_kept;      /* the QC files already as they would be written, left as they are */
 	size_t qc_kept_count;
-	str_map rec;         /* the record of what smdmx qc wrote into OUTDIR (qc_record.c): */
+	str_map rec;         /* the record of what smdmx qc wrote into OUTDIR (record.c): */
 	struct qp_rec *recs; /* a path below OUTDIR: its entry */
 	size_t rec_count;
 	os_mutex *lock;
 	size_t next;
 	bool stop;
+	bool oom;            /* a worker ran out of memory (under lock) */
 };
 
 typedef struct rendered {
 	char *path;          /* the output */
-	text_buf text;
+	pj_text text;
 	const project *by;
 	uint32_t file;       /* of by's QC */
 } rendered;
 
-/* Helpers (qcproj.c): the string map; a list grown by one; path's place below OUTDIR; a
+/* Helpers (project.c): the string map; a list grown by one; path's place below OUTDIR; a
  * reference's new name in its QC's spelling. */
 uint32_t qp_str_get(const str_map *m, const char *s);
 /* The stem of a path's file name ("a/b.qc": "b"). */
 char *qp_stem_of(const char *path);
 /* A name for an output of task t (the library's task index) that path would have been, where
  * something else already is: path with "_" and the stem of QC qcpath (then a number) before
- * its extension, free in the library and on the disk; it joins the library's outputs. */
+ * its extension, free in the library and on the disk; it joins the library's pj_outputs. */
 char *qp_other_name(library *l, const char *path, const char *qcpath, const task *t, uint32_t index);
 void qp_str_set(str_map *m, const char *s, uint32_t value);
 void qp_str_map_free(str_map *m);
@@ -127,8 +219,8 @@ void qp_list_push(char ***list, size_t *count, char *s);
 char *qp_out_path(const library *l, const char *path);
 char *qp_new_name(const char *name, const char *src, const char *dst);
 
-/* Planning (qc_plan.c): the tasks of a project; its missing files counted into the
- * library's; its tasks joined to the library's (one per key, outputs apart); -u's pass; the
+/* Planning (plan.c): the tasks of a project; its missing files counted into the
+ * library's; its tasks joined to the library's (one per key, pj_outputs apart); -u's pass; the
  * end of a task and of the library. */
 bool qp_ext_is(const char *path, const char *ext);
 bool qp_plan(project *p);
@@ -138,23 +230,23 @@ void qp_join(library *l, project *p);
 void qp_plan_update(library *l);
 void qp_task_free(task *t);
 
-/* The record of what smdmx qc wrote into OUTDIR (qc_record.c): read before the run; whether
+/* The record of what smdmx qc wrote into OUTDIR (record.c): read before the run; whether
  * the file at path is this QC's own output, as an earlier run wrote it (replaced without
- * --force); a file written now, for a QC; written after the run (the tasks' outputs joined). */
+ * --force); a file written now, for a QC; written after the run (the tasks' pj_outputs joined). */
 void qp_record_load(library *l);
 bool qp_record_own(const library *l, const char *path, const char *qcpath);
 void qp_record_written(library *l, const char *path, const char *qcpath);
 void qp_record_save(library *l);
 void qp_record_free(library *l);
 
-/* Running (qc_run.c): a worker takes tasks in the order planned until none is left. */
-/* src copied byte for byte into a new output of set at dst (output_allowed with allow for
+/* Running (run.c): a worker takes tasks in the order planned until none is left. */
+/* src copied byte for byte into a new output of set at dst (pj_output_allowed with allow for
  * its force, ins for its inputs): NULL, or the path where it failed (src or dst), why said. */
-const char *qp_copy_into(outputs *set, const char *src, const char *dst, char *const *ins, size_t ins_count, bool allow,
+const char *qp_copy_into(pj_outputs *set, const char *src, const char *dst, char *const *ins, size_t ins_count, bool allow,
                          char *why, size_t why_size);
 void qp_worker(void *arg);
 
-/* The QC files (qc_write.c): whether a task's output took the place of its source; the
+/* The QC files (write.c): whether a task's output took the place of its source; the
  * references renamed and the lines moved; the QC files rendered and written; the library
  * freed. */
 bool qp_converted(const task *t);
@@ -169,4 +261,4 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 bool qp_write_qc_files(project *p, rendered **done, size_t *done_count);
 void qp_library_free(library *lib);
 
-#endif
+#endif /* SMDMX_PROJECT_INTERNAL_H */

@@ -1,0 +1,732 @@
+/* QC projects converted (smdmx_projects_convert): the QCs read, the library's folder found,
+ * each project planned (plan.c), the tasks run on workers (run.c), the QC files written
+ * (write.c) and the record of what was written kept (record.c); what each step said, and what
+ * the run made, handed back as an smdmx_project_run. Here too the helpers those files share:
+ * messages, text, strings, paths and the tasks' output sets. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "project/project_internal.h"
+#include "support/internal.h"
+
+/* ---- messages -------------------------------------------------------------------------------- */
+
+static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t column, smdmx_message_kind kind, const char *text)
+{
+	m->warnings += kind == SMDMX_MESSAGE_WARNING;
+	m->errors += kind == SMDMX_MESSAGE_ERROR;
+	if (m->count == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 8;
+		smdmx_message *g = pj_realloc(m->items, cap * sizeof(*g));
+		if (!g) {
+			m->lost = true;
+			return;
+		}
+		m->items = g;
+		m->cap = cap;
+	}
+	char *p = pj_strdup(path), *t = pj_strdup(text);
+	if ((path && !p) || !t) {
+		free(p);
+		free(t);
+		m->lost = true;
+		return;
+	}
+	m->items[m->count++] = (smdmx_message){ kind, p, line, column, t };
+}
+
+static smdmx_message_kind kind_of(const char *kind)
+{
+	return !strcmp(kind, "error") ? SMDMX_MESSAGE_ERROR : !strcmp(kind, "warning") ? SMDMX_MESSAGE_WARNING : SMDMX_MESSAGE_NOTE;
+}
+
+void pj_add(pj_msgs *m, const char *path, uint32_t line, uint32_t column, const char *kind, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	add_text(m, path, line, column, kind_of(kind), text);
+}
+
+void pj_add_error(pj_msgs *m, const char *path, const smdmx_error *e)
+{
+	add_text(m, e->file[0] ? e->file : path, e->line, e->column, SMDMX_MESSAGE_ERROR, e->message);
+}
+
+void pj_add_warnings(pj_msgs *m, const char *path, const smdmx_warnings *w)
+{
+	for (size_t i = 0; i < w->count; i++) {
+		const char *where = w->data[i].file[0] ? w->data[i].file : path;
+		if (w->data[i].count > 1)
+			pj_add(m, where, w->data[i].line, w->data[i].column, "warning", "%s (%zu times)", w->data[i].message, w->data[i].count);
+		else
+			add_text(m, where, w->data[i].line, w->data[i].column, SMDMX_MESSAGE_WARNING, w->data[i].message);
+	}
+}
+
+void pj_msgs_free(pj_msgs *m)
+{
+	for (size_t i = 0; i < m->count; i++) {
+		free((char *)m->items[i].path);
+		free((char *)m->items[i].text);
+	}
+	free(m->items);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- text, strings, paths ------------------------------------------------------------------- */
+
+_Thread_local bool pj_oom_seen;
+size_t pj_fail_after;
+static size_t made; /* allocations so far, for pj_fail_after (the sweep's runs are on one thread) */
+
+void pj_oom(void)
+{
+	pj_oom_seen = true;
+}
+
+void *pj_have(void *p)
+{
+	if (!p) pj_oom();
+	return p;
+}
+
+/* An allocation the sweep may fail. */
+static bool may_allocate(void)
+{
+	if (pj_fail_after && made++ >= pj_fail_after) {
+		pj_oom();
+		return false;
+	}
+	return true;
+}
+
+void *pj_malloc(size_t size)
+{
+	return may_allocate() ? pj_have(malloc(size ? size : 1)) : NULL;
+}
+
+void *pj_calloc(size_t count, size_t size)
+{
+	return may_allocate() ? pj_have(calloc(count ? count : 1, size ? size : 1)) : NULL;
+}
+
+void *pj_realloc(void *p, size_t size)
+{
+	return may_allocate() ? pj_have(realloc(p, size ? size : 1)) : NULL;
+}
+
+char *pj_strdup(const char *s)
+{
+	return s && may_allocate() ? pj_have(strdup(s)) : NULL;
+}
+
+char *pj_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = n >= 0 ? pj_malloc((size_t)n + 1) : NULL;
+	if (!p) return NULL;
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+char *pj_path_absolute(const char *path)
+{
+	return path && may_allocate() ? pj_have(os_path_absolute(path)) : NULL;
+}
+
+char *pj_path_relative(const char *from_file, const char *to)
+{
+	return from_file && to && may_allocate() ? pj_have(os_path_relative(from_file, to)) : NULL;
+}
+
+char *pj_path_with_extension(const char *path, const char *ext)
+{
+	return path && may_allocate() ? pj_have(os_path_with_extension(path, ext)) : NULL;
+}
+
+char *pj_path_join(const char *dir, const char *rel)
+{
+	return dir && rel && may_allocate() ? pj_have(os_path_join(dir, rel)) : NULL;
+}
+
+char *pj_read_whole(const char *path, size_t *size)
+{
+	FILE *f = path ? os_fopen(path, "rb") : NULL;
+	if (!f) return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *b = pj_malloc(cap);
+	while (b) {
+		size_t k = fread(b + n, 1, cap - n, f);
+		n += k;
+		if (n < cap) break;
+		char *g = pj_realloc(b, cap * 2);
+		if (!g) free(b);
+		b = g;
+		cap *= 2;
+	}
+	fclose(f);
+	if (b) b[n] = 0; /* n < cap: the loop ends with room */
+	*size = n;
+	return b;
+}
+
+void pj_putc(pj_text *b, char c)
+{
+	if (b->lost) return;
+	if (b->len + 1 >= b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		char *g = pj_realloc(b->text, cap);
+		if (!g) {
+			b->lost = true;
+			return;
+		}
+		b->text = g;
+		b->cap = cap;
+	}
+	b->text[b->len++] = c;
+	b->text[b->len] = 0;
+}
+
+void pj_puts(pj_text *b, const char *s)
+{
+	for (; s && *s; s++) pj_putc(b, *s);
+}
+
+/* ---- a task's outputs ------------------------------------------------------------------------- */
+
+static bool said(smdmx_error_code code)
+{
+	return code == SMDMX_ERROR_NONE;
+}
+
+bool pj_output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size)
+{
+	return said(smdmx_output_allowed(path, (const char *const *)inputs, input_count, force, why, why_size));
+}
+
+pj_output *pj_outputs_open(pj_outputs *set, const char *path, char *why, size_t why_size)
+{
+	if (!set->set && may_allocate()) set->set = pj_have(smdmx_outputs_new(0));
+	if (!set->set) {
+		snprintf(why, why_size, "out of memory");
+		return NULL;
+	}
+	return smdmx_outputs_open(set->set, path, why, why_size);
+}
+
+size_t pj_outputs_count(const pj_outputs *set)
+{
+	return smdmx_outputs_count(set->set);
+}
+
+pj_output *pj_outputs_item(pj_outputs *set, size_t index)
+{
+	return smdmx_outputs_item(set->set, index);
+}
+
+bool pj_output_write(void *user, const void *data, size_t size)
+{
+	return smdmx_output_write(user, data, size);
+}
+
+void pj_outputs_abort(pj_outputs *set)
+{
+	smdmx_outputs_free(set->set);
+	set->set = NULL;
+}
+
+bool pj_outputs_commit(pj_outputs *set, char ***written, size_t *written_count, char *why, size_t why_size)
+{
+	if (!set->set) return true;
+	smdmx_outputs_set_flags(set->set, (set->force ? SMDMX_OUTPUTS_FORCE : 0u) | (set->same_ok ? SMDMX_OUTPUTS_SAME_OK : 0u));
+	bool ok = said(smdmx_outputs_commit(set->set, written, written_count, why, why_size));
+	pj_outputs_abort(set);
+	return ok;
+}
+
+bool pj_output_clashes(const pj_output *out)
+{
+	return smdmx_output_clashes(out);
+}
+
+/* ---- the library's strings, lists and folders ------------------------------------------------ */
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u;
+	for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211u;
+	return h;
+}
+
+/* The slot of s: there, or the empty one where it goes. */
+static str_slot *str_slot_of(const str_map *m, const char *s)
+{
+	size_t i = (size_t)str_hash(s) & (m->cap - 1);
+	while (m->slots[i].s && strcmp(m->slots[i].s, s)) i = (i + 1) & (m->cap - 1);
+	return &m->slots[i];
+}
+
+uint32_t qp_str_get(const str_map *m, const char *s)
+{
+	if (!m->cap || !s) return SMDMX_NONE;
+	const str_slot *x = str_slot_of(m, s);
+	return x->s ? x->value : SMDMX_NONE;
+}
+
+void qp_str_set(str_map *m, const char *s, uint32_t value)
+{
+	if (!s) return; /* out of memory making it: said */
+	if (2 * (m->count + 1) > m->cap) {
+		str_map g = { pj_calloc(m->cap ? 2 * m->cap : 64, sizeof(str_slot)), m->cap ? 2 * m->cap : 64, m->count };
+		if (!g.slots) return;
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->slots[i].s) *str_slot_of(&g, m->slots[i].s) = m->slots[i];
+		free(m->slots);
+		*m = g;
+	}
+	str_slot *x = str_slot_of(m, s);
+	if (!x->s) {
+		if (!(x->s = pj_strdup(s))) return;
+		m->count++;
+	}
+	x->value = value;
+}
+
+void qp_str_map_free(str_map *m)
+{
+	for (size_t i = 0; i < m->cap; i++) free(m->slots[i].s);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+
+void qp_list_push(char ***list, size_t *count, char *s)
+{
+	char **l = s ? pj_realloc(*list, (*count + 1) * sizeof(char *)) : NULL;
+	if (!l) {
+		free(s);
+		return;
+	}
+	*list = l;
+	l[(*count)++] = s;
+}
+
+static char *abs_dir(const char *path)
+{
+	char *a = pj_path_absolute(path);
+	char *s = a ? strrchr(a, '/') : NULL;
+	if (s) s[1] = 0;
+	return a;
+}
+
+/* The folder every path lies in: the longest common folder. */
+static void common_root(char *root, const char *path)
+{
+	if (!root || !path) return; /* out of memory: said */
+	size_t i = 0, last = 0;
+	while (root[i] && root[i] == path[i]) {
+		if (root[i] == '/') last = i + 1;
+		i++;
+	}
+	if (root[i] == 0 && (path[i] == '/' || path[i] == 0)) return;
+	root[last] = 0;
+}
+
+/* OUTDIR and path's place below the root. */
+char *qp_out_path(const library *l, const char *path)
+{
+	char *a = pj_path_absolute(path);
+	char *out = a && l->outdir && l->root ? pj_asprintf("%s%s", l->outdir, a + strlen(l->root)) : NULL;
+	free(a);
+	return out;
+}
+
+/* A reference's new name: its extension replaced (or added), spelled as the QC spells it;
+ * the output's own name when it took another to avoid a clash. */
+char *qp_new_name(const char *name, const char *src, const char *dst)
+{
+	const char *slash = strrchr(name, '/'), *bs = strrchr(name, '\\');
+	if (bs && (!slash || bs > slash)) slash = bs;
+	size_t dir = slash ? (size_t)(slash - name + 1) : 0;
+	const char *base = strrchr(dst, '/');
+	base = base ? base + 1 : dst;
+	const char *sbase = strrchr(src, '/');
+	sbase = sbase ? sbase + 1 : src;
+	size_t dstem = strlen(base) - strlen(os_path_extension(base)) - (*os_path_extension(base) ? 1 : 0);
+	size_t sstem = strlen(sbase) - strlen(os_path_extension(sbase)) - (*os_path_extension(sbase) ? 1 : 0);
+	if (dstem == sstem && !strncasecmp(base, sbase, dstem)) {
+		/* the same name: the QC's spelling of it, with the new extension */
+		const char *n = name + dir;
+		const char *ext = os_path_extension(n);
+		size_t nstem = strlen(n) - strlen(ext) - (*ext ? 1 : 0);
+		if (*ext && strcasecmp(ext, "smd") && strcasecmp(ext, "dmx") && strcasecmp(ext, "vta") && strcasecmp(ext, "sma") &&
+		    strcasecmp(ext, "phys"))
+			nstem = strlen(n); /* a dot in the name, no extension */
+		return pj_asprintf("%.*s%.*s.%s", (int)dir, name, (int)nstem, n, os_path_extension(base));
+	}
+	return pj_asprintf("%.*s%s", (int)dir, name, base);
+}
+
+/* Every QC read into a project of lib (one given twice is read once), each given listed
+ * (lib->given) with its project or, when it could not be read, its messages. False when one
+ * could not be read. */
+static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
+{
+	const smdmx_project_options *o = lib->o;
+	smdmx_qc_read_options qo;
+	memset(&qo, 0, sizeof(qo));
+	qo.keep_going = o->keep_going;
+	bool ok = true;
+	str_map seen = { 0 };
+	for (size_t i = 0; i < qc_count; i++) {
+		char *a = pj_path_absolute(qcs[i]);
+		bool again = qp_str_get(&seen, a) != SMDMX_NONE;
+		qp_str_set(&seen, a, 0);
+		free(a);
+		if (again) continue;
+		pj_given *g = &lib->given[lib->given_count++];
+		g->path = qcs[i];
+		g->project = (uint32_t)lib->project_count;
+		project *p = &lib->projects[lib->project_count];
+		memset(p, 0, sizeof(*p));
+		p->lib = lib;
+		p->qcpath = qcs[i];
+		p->ok = true;
+		smdmx_error err;
+		smdmx_warnings w;
+		p->qc = smdmx_qc_read_file(qcs[i], &qo, &err, &w);
+		pj_add_warnings(&p->diag, qcs[i], &w);
+		if (!p->qc) {
+			pj_add_error(&p->diag, qcs[i], &err);
+			g->said = p->diag;
+			g->project = SMDMX_NONE;
+			memset(&p->diag, 0, sizeof(p->diag));
+			ok = false;
+			continue;
+		}
+		/* -k: the lines that could not be read cost only themselves (the QC keeps them) */
+		for (size_t k = 0; k < p->qc->error_count; k++) {
+			const smdmx_qc_error *e = &p->qc->errors[k];
+			pj_add(&p->diag, e->error.file[0] ? e->error.file : qcs[i], e->error.line, e->error.column, "error", "%s%s",
+			         e->error.message,
+			         e->include ? ": the $include is kept as written, and nothing it holds is read"
+			                    : ": the line is kept as written, and nothing it says is converted");
+			p->ok = false;
+			p->qc_errors += !e->include;
+		}
+		for (size_t k = 0; k < p->qc->missing_include_count; k++) qp_add_missing(lib, p->qc->missing_includes[k]);
+		lib->project_count++;
+	}
+	qp_str_map_free(&seen);
+	return ok;
+}
+
+/* The library's folder: the folders given, the QCs', widened to hold every file read; and
+ * the output folder. */
+static void library_folders(library *lib, const char *const *dirs, size_t dir_count, const char *first_qc)
+{
+	for (size_t i = 0; i < dir_count; i++) {
+		char *a = pj_path_absolute(dirs[i]);
+		size_t al = a ? strlen(a) : 0;
+		char *d = a ? pj_asprintf("%s%s", a, al && a[al - 1] == '/' ? "" : "/") : NULL;
+		free(a);
+		if (!lib->root) lib->root = pj_strdup(d);
+		else common_root(lib->root, d);
+		free(d);
+	}
+	for (size_t pi = 0; pi < lib->project_count; pi++) {
+		const smdmx_qc *qc = lib->projects[pi].qc;
+		if (!lib->root) lib->root = abs_dir(lib->projects[pi].qcpath);
+		for (size_t i = 0; i < qc->file_count; i++) {
+			char *a = pj_path_absolute(qc->files[i].path);
+			common_root(lib->root, a);
+			free(a);
+		}
+		for (size_t i = 0; i < qc->ref_count; i++) {
+			if (!qc->refs[i].found) continue;
+			char *a = pj_path_absolute(qc->refs[i].path);
+			common_root(lib->root, a);
+			free(a);
+		}
+	}
+	if (!lib->root) lib->root = abs_dir(first_qc);
+	char *od = pj_path_absolute(lib->o->outdir);
+	lib->outdir = od ? pj_asprintf("%s%s", od, od[0] && od[strlen(od) - 1] == '/' ? "" : "/") : NULL;
+	free(od);
+}
+
+/* The output folder may be neither inside the library's folder nor above it (false, said):
+ * outputs would go over inputs. */
+static bool outdir_apart(library *lib)
+{
+	if (!strncmp(lib->outdir, lib->root, strlen(lib->root)) || !strncmp(lib->root, lib->outdir, strlen(lib->outdir))) {
+		/* OUTDIR inside the projects, or the projects inside OUTDIR: outputs over inputs */
+		bool inside = !strncmp(lib->outdir, lib->root, strlen(lib->root));
+		pj_add(&lib->said, NULL, 0, 0, "error", "'%s' is %s the project's folder '%s': write the project elsewhere", lib->o->outdir,
+		       inside ? "inside" : "above", lib->root);
+		return false;
+	}
+	return true;
+}
+
+/* The tasks run on -j workers, each reading with the cores left over (--threads). */
+static void run_tasks(library *lib)
+{
+	smdmx_project_options *o = &lib->opts;
+	unsigned workers = o->jobs;
+	if (!workers) workers = os_cpu_count();
+	if (workers > lib->task_count) workers = (unsigned)lib->task_count;
+	if (workers < 1) workers = 1; /* a QC that names no file */
+	if (workers > SMDMX_PROJECT_JOBS_MAX) workers = SMDMX_PROJECT_JOBS_MAX;
+	unsigned cores = os_cpu_count();
+	o->smd_read.threads = o->threads ? o->threads : (cores / workers ? cores / workers : 1);
+	o->dmx_read.threads = o->smd_write.threads = o->dmx_write.threads = o->smd_read.threads;
+	lib->lock = pj_have(os_mutex_create());
+	if (!lib->lock) return;
+	os_thread *th[SMDMX_PROJECT_JOBS_MAX];
+	unsigned started = 0;
+	for (unsigned i = 1; i < workers; i++)
+		if ((th[started] = os_thread_start(qp_worker, lib))) started++;
+	qp_worker(lib);
+	for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
+}
+
+/* Every project's QC files written, with the names its files were given; false when one
+ * could not be (with -k every project is written: what converted under its new names, the
+ * rest as the QC names it). */
+static bool write_projects(library *lib)
+{
+	bool ok = true;
+	rendered *done = NULL;
+	size_t done_count = 0;
+	for (size_t pi = 0; pi < lib->project_count && !pj_oom_seen; pi++) {
+		project *p = &lib->projects[pi];
+		bool edited = qp_edit_names(p) && qp_edit_lines(p);
+		/* a QC whose edits failed names what it should not: written only with -k */
+		p->failed = !edited;
+		if ((edited || lib->o->keep_going) && !p->unwritable) p->failed = !qp_write_qc_files(p, &done, &done_count) || p->failed;
+		ok = ok && !p->failed;
+	}
+	for (size_t i = 0; i < done_count; i++) {
+		free(done[i].path);
+		free(done[i].text.text);
+	}
+	free(done);
+	return ok;
+}
+
+/* Two QCs that make one .mdl ($modelname alike, ignoring case and the slashes' way, as
+ * Windows finds files): studiomdl would write one over the other. Said at the later one. */
+static void same_model_names(library *lib)
+{
+	str_map seen = { 0 };
+	for (size_t pi = 0; pi < lib->project_count; pi++) {
+		project *p = &lib->projects[pi];
+		const smdmx_qc *qc = p->qc;
+		if (!qc || !qc->model_name) continue;
+		char *key = pj_strdup(qc->model_name);
+		if (!key) return;
+		for (char *c = key; *c; c++) *c = *c == '\\' ? '/' : (*c >= 'A' && *c <= 'Z') ? (char)(*c + 32) : *c;
+		uint32_t k = qp_str_get(&seen, key);
+		if (k != SMDMX_NONE) {
+			const smdmx_qc_pos *at = &qc->model_name_pos;
+			pj_add(&p->diag, qc->files[at->file].path, at->line, at->column, "warning",
+			         "'%s' is the $modelname of %s too: studiomdl would write one model over the other; give one of "
+			         "them another name",
+			         qc->model_name, lib->projects[k].qcpath);
+		} else {
+			qp_str_set(&seen, key, (uint32_t)pi);
+		}
+		free(key);
+	}
+	qp_str_map_free(&seen);
+}
+
+/* ---- the run ---- */
+
+/* The run as the caller sees it, and the memory behind it. */
+typedef struct pj_run {
+	smdmx_project_run run;          /* first: the caller's pointer is this struct's */
+	library lib;
+	smdmx_project_qc *qcs;
+	smdmx_project_file *files;
+	char **inputs;
+	size_t input_count;
+} pj_run;
+
+static void add_input(pj_run *r, str_map *seen, const char *path)
+{
+	if (qp_str_get(seen, path) != SMDMX_NONE) return;
+	qp_str_set(seen, path, 0);
+	qp_list_push(&r->inputs, &r->input_count, pj_strdup(path));
+}
+
+/* The run's results in the caller's terms: a row per QC given and per task, the lists, the
+ * counts. */
+static bool fill_run(pj_run *r, bool ok)
+{
+	library *lib = &r->lib;
+	smdmx_project_run *run = &r->run;
+	r->qcs = pj_calloc(lib->given_count + 1, sizeof(*r->qcs));
+	r->files = pj_calloc(lib->task_count + 1, sizeof(*r->files));
+	uint32_t *row_of = pj_calloc(lib->project_count + 1, sizeof(uint32_t));
+	if (!r->qcs || !r->files || !row_of) {
+		free(row_of);
+		return false;
+	}
+	for (size_t i = 0; i < lib->given_count; i++) {
+		const pj_given *g = &lib->given[i];
+		smdmx_project_qc *q = &r->qcs[i];
+		q->path = g->path;
+		if (g->project == SMDMX_NONE) {
+			q->messages = g->said.items;
+			q->message_count = g->said.count;
+			run->qcs_not_read++;
+			continue;
+		}
+		const project *p = &lib->projects[g->project];
+		row_of[g->project] = (uint32_t)i;
+		q->qc = p->qc;
+		q->output = lib->outdir ? qp_out_path(lib, p->qcpath) : NULL;
+		q->ok = p->ok && !p->failed;
+		q->lines_not_read = p->qc_errors;
+		q->messages = p->diag.items;
+		q->message_count = p->diag.count;
+		run->lines_not_read += p->qc_errors;
+	}
+	for (size_t i = 0; i < lib->task_count; i++) {
+		const task *t = lib->tasks[i];
+		smdmx_project_file *f = &r->files[i];
+		f->action = (smdmx_project_action)t->kind;
+		f->source = t->src;
+		f->output = t->dst;
+		f->qc = row_of[t->proj - lib->projects];
+		f->ok = t->status == PJ_OK;
+		f->up_to_date = t->up_to_date;
+		f->copied = t->copied;
+		f->messages = t->diag.items;
+		f->message_count = t->diag.count;
+		f->written = (const char *const *)t->written;
+		f->written_count = t->written_count;
+		run->failed += t->status == PJ_FAILED;
+		run->up_to_date += t->up_to_date;
+		run->converted += t->status == PJ_OK && !t->up_to_date && t->kind != TASK_COPY;
+		run->copied += t->status == PJ_OK && !t->up_to_date && t->kind == TASK_COPY;
+	}
+	free(row_of);
+	/* every file read, each once: the QC files, the tasks' sources, the VTAs consumed */
+	str_map seen = { 0 };
+	for (size_t pi = 0; pi < lib->project_count; pi++)
+		for (size_t i = 0; i < lib->projects[pi].qc->file_count; i++) add_input(r, &seen, lib->projects[pi].qc->files[i].path);
+	for (size_t i = 0; i < lib->task_count; i++) add_input(r, &seen, lib->tasks[i]->src);
+	/* (a path that could not be kept: pj_oom_seen, and the run fails) */
+	for (size_t i = 0; i < lib->consumed_count; i++) add_input(r, &seen, lib->consumed[i]);
+	qp_str_map_free(&seen);
+	run->ok = ok && lib->project_count && run->failed == 0 && run->status == SMDMX_ERROR_NONE;
+	run->messages = lib->said.items;
+	run->message_count = lib->said.count;
+	run->qcs = r->qcs;
+	run->qc_count = lib->given_count;
+	run->files = r->files;
+	run->file_count = lib->task_count;
+	run->missing = (const char *const *)lib->missing;
+	run->missing_count = lib->missing_count;
+	run->qc_written = (const char *const *)lib->qc_written;
+	run->qc_written_count = lib->qc_written_count;
+	run->qc_kept = (const char *const *)lib->qc_kept;
+	run->qc_kept_count = lib->qc_kept_count;
+	run->inputs = (const char *const *)r->inputs;
+	run->input_count = r->input_count;
+	run->root = lib->root;
+	run->outdir = lib->outdir;
+	return !pj_oom_seen;
+}
+
+smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_count, const char *const *dirs, size_t dir_count,
+                                          const smdmx_project_options *o, smdmx_error *error)
+{
+	SM_ERROR_START(error);
+	if (!o || !o->outdir || !qc_count) {
+		sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s", !o || !o->outdir ? "no output folder" : "no QC");
+		return NULL;
+	}
+	pj_oom_seen = false;
+	if (pj_fail_after) made = 0; /* a test's sweep (never written otherwise: runs may share the process) */
+	pj_run *r = pj_calloc(1, sizeof(*r));
+	if (!r) {
+		sm_fail_oom(error);
+		return NULL;
+	}
+	library *lib = &r->lib;
+	lib->opts = *o;
+	lib->o = &lib->opts;
+	lib->to = o->to_smd ? "smd" : "dmx";
+	lib->rig_dmx = o->rig_in_dmx;
+	lib->projects = pj_calloc(qc_count, sizeof(project));
+	lib->given = pj_calloc(qc_count, sizeof(pj_given));
+	bool ok = lib->projects && lib->given && read_projects(lib, qcs, qc_count);
+	/* each step goes on only while memory lasts (pj_oom_seen): what it made is freed with the run */
+	bool go = lib->project_count > 0 && !pj_oom_seen; /* no QC could be read: their messages say why */
+	if (go) library_folders(lib, dirs, dir_count, qcs[0]);
+	go = go && !pj_oom_seen;
+	if (go && !outdir_apart(lib)) {
+		r->run.status = SMDMX_ERROR_USAGE;
+		go = false;
+	}
+	if (go) qp_record_load(lib);
+	if (!pj_oom_seen) same_model_names(lib);
+	for (size_t pi = 0; go && !pj_oom_seen && pi < lib->project_count; pi++) {
+		project *p = &lib->projects[pi];
+		p->ok = qp_plan(p) && p->ok;
+		ok = ok && p->ok;
+		qp_count_missing(lib, p);
+		qp_join(lib, p);
+	}
+	go = go && !pj_oom_seen;
+	if (go && o->update) qp_plan_update(lib);
+	go = go && !pj_oom_seen;
+	if (go && (ok || o->keep_going)) run_tasks(lib);
+	go = go && !pj_oom_seen && !lib->oom;
+	size_t failed = 0;
+	for (size_t i = 0; i < lib->task_count; i++) failed += lib->tasks[i]->status == PJ_FAILED;
+	if (go && (o->keep_going || (ok && failed == 0))) ok = write_projects(lib) && ok;
+	if (go && !pj_oom_seen) qp_record_save(lib);
+	if (!fill_run(r, ok) || lib->oom) {
+		smdmx_project_run_free(&r->run);
+		pj_oom_seen = false;
+		sm_fail_oom(error);
+		return NULL;
+	}
+	return &r->run;
+}
+
+void smdmx_project_run_free(smdmx_project_run *run)
+{
+	if (!run) return;
+	pj_run *r = (pj_run *)run;
+	if (r->lib.given)
+		for (size_t i = 0; i < r->lib.given_count; i++) pj_msgs_free(&r->lib.given[i].said);
+	free(r->lib.given);
+	pj_msgs_free(&r->lib.said);
+	if (r->qcs)
+		for (size_t i = 0; i < r->lib.given_count; i++) free((char *)r->qcs[i].output);
+	free(r->qcs);
+	free(r->files);
+	for (size_t i = 0; i < r->input_count; i++) free(r->inputs[i]);
+	free(r->inputs);
+	qp_library_free(&r->lib);
+	free(r->lib.projects);
+	free(r);
+}

@@ -1,0 +1,292 @@
+/* QC projects converted through the library (smdmx/project.h): the run's rows, counts and
+ * messages; a project to DMX and back to SMD; an output folder inside the projects'; and
+ * every allocation of a run failing in turn, which ends the run out of memory, with nothing
+ * left but whole files. */
+#include "util.h"
+#include "project/project_internal.h"
+
+static char *out_root;
+
+/* Everything below path removed (the runs' output folders). */
+static void remove_tree(const char *path)
+{
+	os_stat st;
+	if (!os_lstat_path(path, &st)) return;
+	if (st.kind == OS_DIRECTORY && !st.link) {
+		os_dir *d = os_dir_open(path);
+		const char *e;
+		while (d && (e = os_dir_next(d))) {
+			if (!strcmp(e, ".") || !strcmp(e, "..")) continue;
+			char sub[4200];
+			snprintf(sub, sizeof(sub), "%s/%s", path, e);
+			remove_tree(sub);
+		}
+		if (d) os_dir_close(d);
+		os_rmdir(path);
+	} else {
+		os_remove(path);
+	}
+}
+
+/* Files below path, "./a ./b/c " sorted (a dot file but the record counts as a temporary). */
+static void tree(const char *path, const char *rel, char *list, size_t size, size_t *temporaries)
+{
+	os_dir *d = os_dir_open(path);
+	if (!d) return;
+	char *names[64];
+	size_t n = 0;
+	const char *e;
+	while ((e = os_dir_next(d)) && n < 64)
+		if (strcmp(e, ".") && strcmp(e, "..")) names[n++] = strdup(e);
+	os_dir_close(d);
+	qsort(names, n, sizeof(*names), test_compare_names);
+	for (size_t i = 0; i < n; i++) {
+		char sub[4200], subrel[4200];
+		snprintf(sub, sizeof(sub), "%s/%s", path, names[i]);
+		snprintf(subrel, sizeof(subrel), "%s/%s", rel, names[i]);
+		os_stat st;
+		if (os_stat_path(sub, &st) && st.kind == OS_DIRECTORY) {
+			tree(sub, subrel, list, size, temporaries);
+		} else {
+			if (names[i][0] == '.' && strcmp(names[i], ".smdmx-written")) ++*temporaries;
+			size_t at = strlen(list);
+			snprintf(list + at, size - at, "%s ", subrel);
+		}
+		free(names[i]);
+	}
+}
+
+static char *out_dir(const char *name)
+{
+	static char path[2][4200];
+	static int k;
+	k ^= 1;
+	snprintf(path[k], sizeof(path[k]), "%s/%s", out_root, name);
+	return path[k];
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	out_root = test_temp_path("project");
+	assert_true(os_mkdir(out_root));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	remove_tree(out_root);
+	free(out_root);
+	return 0;
+}
+
+static smdmx_project_run *convert_all(const char *const *qcs, size_t n, const char *out, bool to_smd, bool keep_going,
+                                      smdmx_error *err)
+{
+	smdmx_project_options o;
+	memset(&o, 0, sizeof(o));
+	o.outdir = out;
+	o.to_smd = to_smd;
+	o.keep_going = keep_going;
+	o.jobs = 1;
+	return smdmx_projects_convert(qcs, n, NULL, 0, &o, err);
+}
+
+static smdmx_project_run *convert(const char *qc, const char *out, bool to_smd, smdmx_error *err)
+{
+	return convert_all(&qc, 1, out, to_smd, false, err);
+}
+
+/* The face to DMX: one file converted (its VTA into it), the QC and its include written; its
+ * row and its file's row; run again, its own outputs replaced. Then back to SMD and VTA. */
+static void test_face_both_ways(void **state)
+{
+	(void)state;
+	char *qc = strdup(test_path("testdata/qc/face/face.qc"));
+	smdmx_error err;
+	smdmx_project_run *run = convert(qc, out_dir("dmx"), false, &err);
+	assert_non_null(run);
+	assert_int_equal(run->status, SMDMX_ERROR_NONE);
+	assert_true(run->ok);
+	assert_int_equal(run->qc_count, 1);
+	assert_non_null(run->qcs[0].qc);
+	assert_true(run->qcs[0].ok);
+	assert_int_equal(run->converted, 1);
+	assert_int_equal(run->copied, 0);
+	assert_int_equal(run->failed, 0);
+	assert_int_equal(run->missing_count, 0);
+	assert_int_equal(run->qc_written_count, 2);
+	/* the model's SMD into DMX, its flexfile VTA consumed (no row of its own) */
+	assert_int_equal(run->file_count, 1);
+	assert_int_equal(run->files[0].action, SMDMX_PROJECT_SMD_TO_DMX);
+	assert_true(run->files[0].ok);
+	assert_int_equal(run->files[0].qc, 0);
+	assert_int_equal(run->files[0].written_count, 1);
+	char want[4300];
+	snprintf(want, sizeof(want), "%s/face.dmx", out_dir("dmx"));
+	assert_string_equal(run->files[0].written[0], want);
+	/* its inputs, each once: the QC files, the SMD, the VTA */
+	assert_int_equal(run->input_count, 4);
+	/* nothing to say of it */
+	assert_int_equal(run->files[0].message_count, 0);
+	assert_int_equal(run->qcs[0].message_count, 0);
+	assert_int_equal(run->message_count, 0);
+	char list[4096] = "";
+	size_t temporaries = 0;
+	tree(out_dir("dmx"), ".", list, sizeof(list), &temporaries);
+	assert_string_equal(list, "./.smdmx-written ./face.dmx ./face.qc ./face_flexes.qci ");
+	assert_int_equal(temporaries, 0);
+	smdmx_project_run_free(run);
+	/* again: its own outputs, as it wrote them, replaced without force */
+	run = convert(qc, out_dir("dmx"), false, &err);
+	assert_non_null(run);
+	assert_true(run->ok);
+	assert_int_equal(run->converted, 1);
+	smdmx_project_run_free(run);
+	/* the DMX project back to SMD: the model and its VTA */
+	snprintf(want, sizeof(want), "%s/face.qc", out_dir("dmx"));
+	run = convert(want, out_dir("smd"), true, &err);
+	assert_non_null(run);
+	assert_true(run->ok);
+	assert_int_equal(run->converted, 1);
+	assert_int_equal(run->files[0].action, SMDMX_PROJECT_DMX_TO_SMD);
+	assert_int_equal(run->files[0].written_count, 2);
+	list[0] = 0;
+	tree(out_dir("smd"), ".", list, sizeof(list), &temporaries);
+	assert_string_equal(list, "./.smdmx-written ./face.qc ./face.smd ./face.vta ./face_flexes.qci ");
+	smdmx_project_run_free(run);
+	free(qc);
+}
+
+/* An output folder inside the projects' folder: nothing runs, said as the run's own. */
+static void test_outdir_inside(void **state)
+{
+	(void)state;
+	char *qc = strdup(test_path("testdata/qc/face/face.qc"));
+	char *out = strdup(test_path("testdata/qc/face/out"));
+	smdmx_error err;
+	smdmx_project_run *run = convert(qc, out, false, &err);
+	assert_non_null(run);
+	assert_int_equal(run->status, SMDMX_ERROR_USAGE);
+	assert_false(run->ok);
+	assert_int_equal(run->file_count, 0);
+	assert_int_equal(run->message_count, 1);
+	assert_null(run->messages[0].path);
+	assert_int_equal(run->messages[0].kind, SMDMX_MESSAGE_ERROR);
+	assert_non_null(strstr(run->messages[0].text, "is inside the project's folder"));
+	assert_false(test_exists(out));
+	smdmx_project_run_free(run);
+	free(qc);
+	free(out);
+}
+
+/* A QC that cannot be read: its row has no QC and says why; nothing else runs. */
+static void test_unread(void **state)
+{
+	(void)state;
+	char *qc = strdup(test_path("testdata/qc/face/none.qc"));
+	smdmx_error err;
+	smdmx_project_run *run = convert(qc, out_dir("none"), false, &err);
+	assert_non_null(run);
+	assert_false(run->ok);
+	assert_int_equal(run->qc_count, 1);
+	assert_int_equal(run->qcs_not_read, 1);
+	assert_null(run->qcs[0].qc);
+	assert_int_equal(run->qcs[0].message_count, 1);
+	assert_int_equal(run->qcs[0].messages[0].kind, SMDMX_MESSAGE_ERROR);
+	assert_int_equal(run->file_count, 0);
+	smdmx_project_run_free(run);
+	free(qc);
+}
+
+/* Every allocation of a run failing in turn (one job, so that the count is the same each
+ * time): the run ends out of memory (NULL, SMDMX_ERROR_OUT_OF_MEMORY), never crashes, and
+ * leaves no temporary file; the count after the last failure converts. Both ways. */
+/* Under Wine a run's files cost much more: there every fifth allocation fails; and under
+ * ThreadSanitizer, whose checks a run on one job cannot use, every tenth (the Linux build
+ * fails every one, and so do the Address and UndefinedBehavior sanitizers). */
+#if defined(_WIN32)
+#define SWEEP_STRIDE 5
+#elif defined(__SANITIZE_THREAD__)
+#define SWEEP_STRIDE 10
+#else
+#define SWEEP_STRIDE 1
+#endif
+
+static void sweep(const char *const *qcs, size_t count, bool to_smd, bool keep_going, bool want_ok, size_t *failures)
+{
+	for (size_t n = 1;; n += SWEEP_STRIDE) {
+		remove_tree(out_dir("sweep"));
+		pj_fail_after = n;
+		smdmx_error err;
+		smdmx_project_run *run = convert_all(qcs, count, out_dir("sweep"), to_smd, keep_going, &err);
+		pj_fail_after = 0;
+		char list[4096] = "";
+		size_t temporaries = 0;
+		tree(out_dir("sweep"), ".", list, sizeof(list), &temporaries);
+		if (temporaries) fail_msg("allocation %zu failing left %zu temporary files: %s", n, temporaries, list);
+		if (run) {
+			bool ok = run->ok;
+			smdmx_project_run_free(run);
+			if (ok != want_ok) fail_msg("allocation %zu failing: a run that failed without saying out of memory", n);
+			break;
+		}
+		if (err.code != SMDMX_ERROR_OUT_OF_MEMORY) fail_msg("allocation %zu failing: %s", n, err.message);
+		++*failures;
+		if (n > 100000) fail_msg("no end to the sweep");
+	}
+}
+
+static void test_out_of_memory(void **state)
+{
+	(void)state;
+	char *qc = strdup(test_path("testdata/qc/face/face.qc"));
+	size_t failures = 0;
+	sweep((const char *const *)&qc, 1, false, false, true, &failures);
+	assert_true(failures > 50 / SWEEP_STRIDE);
+	smdmx_error err;
+	smdmx_project_run *run = convert(qc, out_dir("dmx2"), false, &err);
+	assert_non_null(run);
+	smdmx_project_run_free(run);
+	char back[4300];
+	snprintf(back, sizeof(back), "%s/face.qc", out_dir("dmx2"));
+	const char *backs[1] = { back };
+	size_t back_failures = 0;
+	sweep(backs, 1, true, false, true, &back_failures);
+	assert_true(back_failures > 50 / SWEEP_STRIDE);
+	free(qc);
+	/* a library: an include two QCs need written two ways, a file made two ways; and one
+	 * with files missing, kept going (it fails, as it should, when memory lasts) */
+	char *lib[3], *missing[3];
+	static const char *const lib_names[3] = { "a", "b", "c" }, *const missing_names[3] = { "x", "y", "z" };
+	for (size_t i = 0; i < 3; i++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), "testdata/qc/shared/%s.qc", lib_names[i]);
+		lib[i] = strdup(test_path(rel));
+		snprintf(rel, sizeof(rel), "testdata/qc/missing/%s.qc", missing_names[i]);
+		missing[i] = strdup(test_path(rel));
+	}
+	size_t lib_failures = 0, missing_failures = 0;
+	sweep((const char *const *)lib, 3, false, true, true, &lib_failures);
+	assert_true(lib_failures > 100 / SWEEP_STRIDE);
+	sweep((const char *const *)missing, 3, false, true, false, &missing_failures);
+	assert_true(missing_failures > 50 / SWEEP_STRIDE);
+	for (size_t i = 0; i < 3; i++) {
+		free(lib[i]);
+		free(missing[i]);
+	}
+	print_message("allocations failed in turn: %zu, %zu back to SMD, %zu of a library, %zu with files missing\n", failures,
+	              back_failures, lib_failures, missing_failures);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_face_both_ways),
+		cmocka_unit_test(test_outdir_inside),
+		cmocka_unit_test(test_unread),
+		cmocka_unit_test(test_out_of_memory),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
