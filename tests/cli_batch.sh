@@ -1049,6 +1049,12 @@ options)
 	}
 	try 2 "smd2dmx: error: '--goldsrc' does not apply to '$sample/arm.smd' (it shapes SMD output)|" \
 		"$smd2dmx" --goldsrc "$sample/arm.smd" -o "$tmp/g.dmx"
+	# a model format the scene is not written back in (srctools' tf_movies.dmx is model 11):
+	# --scale takes it through the scene, which says so (it once crashed here)
+	sed '1s/format model 18/format model 11/' "$tmp/plain.dmx" >"$tmp/m11.dmx"
+	try 1 "$tmp/m11.dmx: error: model format 11 (1, 15, 18 and 22 are written)|" \
+		"$smdmx" convert "$tmp/m11.dmx" --to dmx -d "$tmp/m11" --scale 2
+	try 0 "" "$smdmx" convert "$tmp/m11.dmx" --to dmx -d "$tmp/m11" --scale 2 --model-version 18
 	try 2 "smd2dmx: error: '--lf' does not apply to '$sample/arm.smd' (it shapes SMD output)|" \
 		"$smd2dmx" --lf "$sample/arm.smd" -o "$tmp/g.dmx"
 	try 2 "smd2dmx: error: '--clip' does not apply to '$sample/arm.smd' (it picks a clip of an animation DMX)|" \

@@ -412,7 +412,9 @@ static bool dmx_to_dmx(run *r)
 	}
 	/* binary before version 9 has no place for a file's prefix attributes (B9) */
 	bool binary = o->dopts.encoding && !strcmp(o->dopts.encoding, "binary");
-	int version = o->dopts.encoding_version ? o->dopts.encoding_version : smdmx_dmx_default_version(outdm, "binary");
+	/* no model made (a format version the scene cannot be written back in): nothing to say of
+	 * its encoding */
+	int version = !ok || !outdm ? 0 : o->dopts.encoding_version ? o->dopts.encoding_version : smdmx_dmx_default_version(outdm, "binary");
 	if (ok && outdm->prefix_attr_count && binary && version < 9)
 		diag_add(&j->diag, o, in, 0, 0, "warning", "%zu prefix attributes left out: binary version %d has no place for them; "
 		         "use --encoding-version 9 to keep them",
