@@ -8,6 +8,7 @@
 #include "smdmx/model.h"
 #include "smdmx/output.h"
 #include "smdmx/project.h"
+#include "smdmx/convert.h"
 #include "smdmx/scene.h"
 #include "smdmx/qc.h"
 #include "smdmx/rig.h"

@@ -187,6 +187,9 @@ void diag_add(diag_buf *d, const conv_opts *o, const char *path, uint32_t line, 
 void diag_error(diag_buf *d, const char *path, const smdmx_error *e);
 void diag_warnings(diag_buf *d, const conv_opts *o, const char *path, const smdmx_warnings *w);
 /* Closes the buffer: a line for the warnings not shown. */
+/* The library's messages (a conversion's, a project's) as this program prints them, into d:
+ * -W, -q and --max-warnings applied, a file already there said with what to do about it. */
+void diag_take(diag_buf *d, const conv_opts *o, const smdmx_message *m, size_t n);
 void diag_finish(diag_buf *d, const conv_opts *o, const char *path);
 void diag_free(diag_buf *d);
 /* A message of the program itself on stderr: "name: error: ...". */

@@ -126,6 +126,18 @@ void diag_warnings(diag_buf *d, const conv_opts *o, const char *path, const smdm
 	}
 }
 
+void diag_take(diag_buf *d, const conv_opts *o, const smdmx_message *m, size_t n)
+{
+	static const char *const kinds[] = { "error", "warning", "note" };
+	for (size_t i = 0; i < n; i++) {
+		char text[1024];
+		snprintf(text, sizeof(text), "%s", m[i].text);
+		if (m[i].kind == SMDMX_MESSAGE_ERROR) output_words(text, sizeof(text));
+		diag_add(d, o, m[i].path ? m[i].path : o && o->name ? o->name : "smdmx", m[i].line, m[i].column, kinds[m[i].kind], "%s",
+		         text);
+	}
+}
+
 void diag_finish(diag_buf *d, const conv_opts *o, const char *path)
 {
 	(void)o;

@@ -206,19 +206,6 @@ static int by_text(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-/* The messages of a QC or a file as this program prints them, into d: -W, -q and
- * --max-warnings applied, a file already there said with what to do about it. */
-static void take(diag_buf *d, const conv_opts *o, const smdmx_message *m, size_t n)
-{
-	static const char *const kinds[] = { "error", "warning", "note" };
-	for (size_t i = 0; i < n; i++) {
-		char text[1024];
-		snprintf(text, sizeof(text), "%s", m[i].text);
-		if (m[i].kind == SMDMX_MESSAGE_ERROR) output_words(text, sizeof(text));
-		diag_add(d, o, m[i].path, m[i].line, m[i].column, kinds[m[i].kind], "%s", text);
-	}
-}
-
 /* The run's messages rendered: each QC's (in qcs) and each file's (in files). */
 typedef struct said_run {
 	diag_buf *qcs, *files;
@@ -437,8 +424,8 @@ int cmd_qc(int argc, char **argv)
 	}
 	if (run) {
 		said_run s = { have(calloc(run->qc_count + 1, sizeof(diag_buf))), have(calloc(run->file_count + 1, sizeof(diag_buf))) };
-		for (size_t i = 0; i < run->qc_count; i++) take(&s.qcs[i], &o, run->qcs[i].messages, run->qcs[i].message_count);
-		for (size_t i = 0; i < run->file_count; i++) take(&s.files[i], &o, run->files[i].messages, run->files[i].message_count);
+		for (size_t i = 0; i < run->qc_count; i++) diag_take(&s.qcs[i], &o, run->qcs[i].messages, run->qcs[i].message_count);
+		for (size_t i = 0; i < run->file_count; i++) diag_take(&s.files[i], &o, run->files[i].messages, run->files[i].message_count);
 		/* the QCs that could not be read, then what the run said of itself, then the rest */
 		for (size_t i = 0; i < run->qc_count; i++)
 			if (!run->qcs[i].qc) fputs(s.qcs[i].text ? s.qcs[i].text : "", stderr);
@@ -450,7 +437,7 @@ int cmd_qc(int argc, char **argv)
 				continue;
 			}
 			diag_buf d = { 0 };
-			take(&d, &o, m, 1);
+			diag_take(&d, &o, m, 1);
 			fputs(d.text ? d.text : "", stderr);
 			diag_free(&d);
 		}

@@ -156,6 +156,11 @@ char *pj_path_with_extension(const char *path, const char *ext)
 	return path && may_allocate() ? pj_have(os_path_with_extension(path, ext)) : NULL;
 }
 
+char *pj_path_with_suffix(const char *path, const char *suffix)
+{
+	return path && suffix && may_allocate() ? pj_have(os_path_with_suffix(path, suffix)) : NULL;
+}
+
 char *pj_path_join(const char *dir, const char *rel)
 {
 	return dir && rel && may_allocate() ? pj_have(os_path_join(dir, rel)) : NULL;
@@ -245,6 +250,14 @@ void pj_outputs_abort(pj_outputs *set)
 {
 	smdmx_outputs_free(set->set);
 	set->set = NULL;
+}
+
+bool pj_outputs_finish(pj_outputs *set, char *why, size_t why_size)
+{
+	if (!set->set) return true;
+	bool ok = said(smdmx_outputs_finish(set->set, why, why_size));
+	if (!ok) pj_outputs_abort(set);
+	return ok;
 }
 
 bool pj_outputs_commit(pj_outputs *set, char ***written, size_t *written_count, char *why, size_t why_size)

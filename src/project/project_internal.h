@@ -65,6 +65,7 @@ char *pj_path_absolute(const char *path);
 char *pj_path_relative(const char *from_file, const char *to);
 char *pj_path_with_extension(const char *path, const char *ext);
 char *pj_path_join(const char *dir, const char *rel);
+char *pj_path_with_suffix(const char *path, const char *suffix);
 /* The whole file at path, NUL-terminated, or NULL. */
 char *pj_read_whole(const char *path, size_t *size);
 
@@ -83,6 +84,8 @@ size_t pj_outputs_count(const pj_outputs *set);
 pj_output *pj_outputs_item(pj_outputs *set, size_t index);
 bool pj_output_write(void *user, const void *data, size_t size);
 void pj_outputs_abort(pj_outputs *set);
+/* The set flushed, not put in place (false, said in why, and the set aborted, on failure). */
+bool pj_outputs_finish(pj_outputs *set, char *why, size_t why_size);
 bool pj_outputs_commit(pj_outputs *set, char ***written, size_t *written_count, char *why, size_t why_size);
 bool pj_output_clashes(const pj_output *out);
 
