@@ -214,7 +214,7 @@ int cmd_check(int argc, char **argv)
 			char why[256];
 			t.text = stdin_data(&text_size, why, sizeof(why));
 		} else {
-			text = read_whole(path, &text_size);
+			text = os_read_whole(path, &text_size);
 			t.text = text;
 		}
 		t.size = text_size;

@@ -278,8 +278,7 @@ bool files_below(tool_kind tool, const char *name, const char *dir, char ***path
 
 /* A model read from any of the formats (inspect.c): the scene and, for DMX, the file's own
  * facts. load_model reads SMDs at fps (0: their own) and, with lines, keeps their lines for the
- * places of findings; on failure the error is in d. read_whole: a file into memory (NULL when
- * it cannot be read). */
+ * places of findings; on failure the error is in d. */
 typedef struct loaded {
 	smdmx_scene *scene;
 	smdmx_dm *dm;      /* DMX only */
@@ -288,7 +287,6 @@ typedef struct loaded {
 } loaded;
 bool load_model(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warnings, double fps, bool lines);
 void unload_model(loaded *l);
-char *read_whole(const char *path, size_t *size); /* followed by a NUL; NULL when unreadable */
 
 int cmd_info(int argc, char **argv);
 int cmd_preview(int argc, char **argv);

@@ -10,27 +10,6 @@
 #include "cli.h"
 
 /* A whole file into memory, followed by a NUL (NULL when it cannot be read). */
-char *read_whole(const char *path, size_t *size)
-{
-	FILE *f = os_fopen(path, "rb");
-	if (!f) return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	while (b) {
-		size_t k = fread(b + n, 1, cap - n, f);
-		n += k;
-		if (n < cap) break;
-		char *g = realloc(b, cap * 2);
-		if (!g) free(b);
-		b = g;
-		cap *= 2;
-	}
-	fclose(f);
-	if (b) b[n] = 0; /* n < cap: the loop ends with room */
-	*size = n;
-	return b;
-}
-
 bool load_model(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warnings, double fps, bool lines)
 {
 	memset(l, 0, sizeof(*l));

@@ -42,6 +42,9 @@ os_file os_stdout(void);
 os_file os_open_read(const char *path);
 /* Reads up to size bytes (retrying interrupted calls): the count, 0 at the end, -1 on error. */
 ptrdiff_t os_read(os_file f, void *buf, size_t size);
+/* The whole file at path, followed by a NUL (its size in *size; free it): NULL when it cannot be
+ * read, errno ENOMEM when memory ran out (os_path.c). */
+char *os_read_whole(const char *path, size_t *size);
 /* Reads up to size bytes of a regular file at offset, as os_read, without using or moving
  * a shared file position: several threads may read one file at once. */
 ptrdiff_t os_read_at(os_file f, void *buf, size_t size, uint64_t offset);

@@ -220,3 +220,41 @@ bool os_make_parent_dirs(const char *path, char *why, size_t why_size)
 	return true;
 }
 
+/* ---- a file read whole ------------------------------------------------------------------------ */
+
+char *os_read_whole(const char *path, size_t *size)
+{
+	os_file f = os_open_read(path);
+	if (f == OS_NO_FILE) return NULL;
+	size_t cap = (size_t)1 << 16, n = 0;
+	char *b = malloc(cap);
+	int e = b ? 0 : ENOMEM;
+	while (b) {
+		ptrdiff_t k = os_read(f, b + n, cap - n - 1);
+		if (k < 0) {
+			e = errno;
+			free(b);
+			b = NULL;
+			break;
+		}
+		if (k == 0) break;
+		n += (size_t)k;
+		if (n + 1 == cap) {
+			char *g = cap < SIZE_MAX / 2 ? realloc(b, cap * 2) : NULL;
+			if (!g) {
+				free(b);
+				e = ENOMEM;
+			}
+			b = g;
+			cap *= 2;
+		}
+	}
+	os_close(f);
+	if (!b) {
+		errno = e;
+		return NULL;
+	}
+	b[n] = 0;
+	*size = n;
+	return b;
+}

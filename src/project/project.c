@@ -168,23 +168,11 @@ char *pj_path_join(const char *dir, const char *rel)
 
 char *pj_read_whole(const char *path, size_t *size)
 {
-	FILE *f = path ? os_fopen(path, "rb") : NULL;
-	if (!f) return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *b = pj_malloc(cap);
-	while (b) {
-		size_t k = fread(b + n, 1, cap - n, f);
-		n += k;
-		if (n < cap) break;
-		char *g = pj_realloc(b, cap * 2);
-		if (!g) free(b);
-		b = g;
-		cap *= 2;
-	}
-	fclose(f);
-	if (b) b[n] = 0; /* n < cap: the loop ends with room */
-	*size = n;
-	return b;
+	if (!path || !may_allocate()) return NULL;
+	errno = 0;
+	char *text = os_read_whole(path, size);
+	if (!text && errno == ENOMEM) pj_oom(); /* (a file not there is no record: nothing said) */
+	return text;
 }
 
 void pj_putc(pj_text *b, char c)
