@@ -747,6 +747,10 @@ qc)
 	check "the same model, rig and attachments included" "0:" "$?:$(cat "$tmp/out")"
 	"$dmx2smd" "$tmp/face.dmx" "$tmp/face.dmx" --qc "$tmp/x.qc" 2>/dev/null
 	check "dmx2smd --qc with two inputs" 2 $?
+	mkdir -p "$tmp/rdir" && cp "$tmp/face.dmx" "$tmp/rdir/"
+	"$dmx2smd" -r "$tmp/rdir" --qc "$tmp/x.qc" -d "$tmp/rout" 2>"$tmp/err"
+	check "dmx2smd --qc with -r" "2 dmx2smd: error: -r with --qc: --qc writes the QC of one DMX file, not of a tree (try 'dmx2smd --help')|no output" \
+		"$? $(head -n 1 "$tmp/err")|$([ -e "$tmp/x.qc" ] || [ -e "$tmp/rout" ] && echo output || echo no output)"
 	# smdmx qc, both ways
 	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/p1" 2>"$tmp/err"
 	check "qc --to dmx" "0:" "$?:$(cat "$tmp/err")"
@@ -759,9 +763,9 @@ qc)
 	# the conversions' options, read by the same code: a --target fills in only what is not said
 	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/pt" --target tf2 2>/dev/null
 	check "qc --target tf2: binary 2, model 1" "<!-- dmx encoding binary 2 format model 1 -->" "$(head -n 1 "$tmp/pt/face.dmx" | tr -d '\r')"
-	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/pk" --target tf2 --encoding keyvalues2 2>/dev/null
+	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/pkv" --target tf2 --encoding keyvalues2 2>/dev/null
 	check "qc --target tf2 --encoding keyvalues2: keyvalues2's own version" "<!-- dmx encoding keyvalues2 1 format model 1 -->" \
-		"$(head -n 1 "$tmp/pk/face.dmx" | tr -d '\r')"
+		"$(head -n 1 "$tmp/pkv/face.dmx" | tr -d '\r')"
 	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/px" --encoding-version x 2>"$tmp/err"
 	check "qc --encoding-version checked as convert checks it" "2:smdmx: error: --encoding-version is 1 to 4 (keyvalues2) or 1 to 5 or 9 (binary), not 'x' (try 'smdmx qc --help')" "$?:$(cat "$tmp/err")"
 	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/px" --scale 2 2>"$tmp/err"
@@ -839,6 +843,14 @@ qc)
 		"$(grep -e '^\$model ' -e '^\$sequence' -e '^\$include' -e replacemodel "$tmp/pk1/face.qc" | tr '\n' '|' | sed 's/|$//')"
 	"$smdmx" diff "$tmp/p1/face.dmx" "$tmp/pk1/face.dmx" -q
 	check "qc -k: the model converted whole (as from the whole project)" 0 $?
+	# A QC that spells a file otherwise than the disk does (found as Windows finds it): the QC
+	# written names the output as it is written, for systems that tell case
+	mkdir "$tmp/pc"
+	cp "$face"/face.* "$face/face_flexes.qci" "$tmp/pc/"
+	sed 's/"face.smd"/"Face.SMD"/' "$face/face.qc" >"$tmp/pc/face.qc"
+	"$smdmx" qc "$tmp/pc/face.qc" --to dmx -d "$tmp/pc1" -q 2>"$tmp/err"
+	check "qc: a name spelt otherwise, the output as it is written" "0:|./.smdmx-written ./face.dmx ./face.qc ./face_flexes.qci |\$model \"face\" \"face.dmx\" {|\$sequence \"idle\" \"face.dmx\" fps 30" \
+		"$?:$(cat "$tmp/err")|$(files "$tmp/pc1")|$(grep -e '^\$model ' -e '^\$sequence' "$tmp/pc1/face.qc" | tr '\n' '|' | sed 's/|$//')"
 	"$smdmx" qc "$tmp/pk/face.qc" --to dmx -d "$tmp/pk2" 2>/dev/null
 	check "qc without -k: a partial project stops" "1:" "$?:$(files "$tmp/pk2" 2>/dev/null)"
 	# A DMX with shapes beside a missing file, to SMD with -k (a crash once)
@@ -941,7 +953,6 @@ qc)
 	check "qc -k --rig dmx: a block that lost a line keeps its rig in the QC" "1:1" "$?:$(grep -c noautodmxrules "$tmp/pr3/face.qc")"
 	# A DMX model's rules checked against its shapes and controls
 	printf '$model m "face.dmx" {\n\t%%nose = blink\n}\n' >"$tmp/dm.qc"
-	cp "$tmp/face.dmx" "$tmp/"
 	"$smdmx" check "$tmp/dm.qc" 2>"$tmp/err"
 	check "check: a rule for a flex the DMX lacks" "1:$tmp/dm.qc:2:2: error: a rule for unknown flex 'nose'" "$?:$(cat "$tmp/err")"
 	if [ -d "$corpus/qc" ]; then

@@ -125,6 +125,7 @@ static const char *conflicting_options(const conv_opts *o, char **inputs, size_t
 		if (o->recursive) return "-r with --qc: the QC names the files";
 	} else if (o->qc && TOOL == TOOL_DMX2SMD) {
 		if (nin != 1 || !strcmp(inputs[0], "-")) return "--qc writes the QC of one DMX file: give exactly one (not standard input)";
+		if (o->recursive) return "-r with --qc: --qc writes the QC of one DMX file, not of a tree";
 		if (o->out && !strcmp(o->out, "-")) return "--qc with -o -: the QC names the SMD by its file";
 		if (strcasecmp(os_path_extension(o->qc), "qc") && strcasecmp(os_path_extension(o->qc), "qci"))
 			return "--qc names the QC to write: its name must end in .qc or .qci";

@@ -354,8 +354,9 @@ char *qp_out_path(const library *l, const char *path)
 	return out;
 }
 
-/* A reference's new name: its extension replaced (or added), spelled as the QC spells it;
- * the output's own name when it took another to avoid a clash. */
+/* A reference's new name: its extension replaced (or added), its folder spelled as the QC
+ * spells it and its file as the output is named (which is the input's name on disk); the
+ * output's own name when it took another to avoid a clash. */
 char *qp_new_name(const char *name, const char *src, const char *dst)
 {
 	const char *slash = strrchr(name, '/'), *bs = strrchr(name, '\\');
@@ -375,6 +376,9 @@ char *qp_new_name(const char *name, const char *src, const char *dst)
 		if (*ext && strcasecmp(ext, "smd") && strcasecmp(ext, "dmx") && strcasecmp(ext, "vta") && strcasecmp(ext, "sma") &&
 		    strcasecmp(ext, "phys"))
 			nstem = strlen(n); /* a dot in the name, no extension */
+		/* spelt otherwise than the file (found as Windows finds it, case ignored): the QC
+		 * written names the output as it is written, for systems that tell case */
+		if (nstem == dstem && !strncasecmp(n, base, dstem)) return pj_asprintf("%.*s%s", (int)dir, name, base);
 		return pj_asprintf("%.*s%.*s.%s", (int)dir, name, (int)nstem, n, os_path_extension(base));
 	}
 	return pj_asprintf("%.*s%s", (int)dir, name, base);
