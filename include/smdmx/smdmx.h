@@ -9,6 +9,7 @@
 #include "smdmx/output.h"
 #include "smdmx/project.h"
 #include "smdmx/convert.h"
+#include "smdmx/batch.h"
 #include "smdmx/scene.h"
 #include "smdmx/qc.h"
 #include "smdmx/rig.h"

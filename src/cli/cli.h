@@ -1,9 +1,9 @@
 /* The command-line programs smdmx, smd2dmx and dmx2smd: shared declarations.
  *
- * A run is a batch of jobs, one per model to convert. Each job collects its diagnostics in
- * its own buffer; the batch prints them in input order, whatever order the workers finish
- * in, so the output of a run never depends on -j. A job writes each output to a temporary
- * file in the target directory and renames it into place only when everything succeeded.
+ * The programs read options, call the library and print. A conversion is a batch of jobs
+ * (smdmx/batch.h), one per model; the library hands back each job's messages in input order
+ * as the jobs settle, whatever order its workers finish in, and the programs print them with
+ * their own policy (-W, -q, --max-warnings), so the output of a run never depends on -j.
  *
  * Exit codes: 0 success, 1 at least one file failed, 2 a usage error. */
 #ifndef SMDMX_CLI_H
@@ -27,26 +27,22 @@ typedef enum tool_kind { TOOL_SMDMX, TOOL_SMD2DMX, TOOL_DMX2SMD } tool_kind;
  * batch but not to this one (a warning on that input). doc/usage.md "Options and what they apply
  * to". */
 enum {
-	OPT_VTA = 1u << 0,
-	OPT_CLIP = 1u << 1,
-	OPT_CLIPS = 1u << 2,
-	OPT_FPS = 1u << 3,
-	OPT_KEYS = 1u << 4,
-	OPT_KEY_TOLERANCE = 1u << 5,
-	OPT_TARGET = 1u << 6,
-	OPT_ENCODING = 1u << 7,
-	OPT_ENCODING_VERSION = 1u << 8,
-	OPT_MODEL_VERSION = 1u << 9,
-	OPT_GOLDSRC = 1u << 10,
-	OPT_LF = 1u << 11,
-	OPT_SCALE = 1u << 12,
-	OPT_UP_AXIS = 1u << 13,
-	OPT_THREADS = 1u << 14,
-	OPT_COUNT = 15
+	OPT_VTA = SMDMX_BATCH_GIVEN_VTA,
+	OPT_CLIP = SMDMX_BATCH_GIVEN_CLIP,
+	OPT_CLIPS = SMDMX_BATCH_GIVEN_CLIPS,
+	OPT_FPS = SMDMX_BATCH_GIVEN_FPS,
+	OPT_KEYS = SMDMX_BATCH_GIVEN_KEYS,
+	OPT_KEY_TOLERANCE = SMDMX_BATCH_GIVEN_KEY_TOLERANCE,
+	OPT_TARGET = SMDMX_BATCH_GIVEN_TARGET,
+	OPT_ENCODING = SMDMX_BATCH_GIVEN_ENCODING,
+	OPT_ENCODING_VERSION = SMDMX_BATCH_GIVEN_ENCODING_VERSION,
+	OPT_MODEL_VERSION = SMDMX_BATCH_GIVEN_MODEL_VERSION,
+	OPT_GOLDSRC = SMDMX_BATCH_GIVEN_GOLDSRC,
+	OPT_LF = SMDMX_BATCH_GIVEN_LF,
+	OPT_SCALE = SMDMX_BATCH_GIVEN_SCALE,
+	OPT_UP_AXIS = SMDMX_BATCH_GIVEN_UP_AXIS,
+	OPT_THREADS = SMDMX_BATCH_GIVEN_THREADS
 };
-
-/* What a job converts: by its input's and its output's side. */
-typedef enum direction { DIR_SMD_TO_DMX, DIR_DMX_TO_SMD, DIR_DMX_TO_DMX, DIR_SMD_TO_SMD } direction;
 
 /* Everything the command line says about a conversion. */
 typedef struct conv_opts {
@@ -63,8 +59,7 @@ typedef struct conv_opts {
 	const char *model;     /* --model: the $model of the QC */
 	bool clips, recursive, keep_going, force, quiet, werror, verbose;
 	bool update;           /* -u: only inputs newer than their output (which is then replaced) */
-	bool drawn;            /* a QC's scene is drawn, not written (qc_model_scene) */
-	bool rig_in_qc;        /* qc_model_scene: the rig stays in the QC (smdmx qc --rig qc) */
+	bool rig_in_qc;        /* a QC's scene drawn: the rig stays in the QC (smdmx qc --rig qc) */
 	unsigned given;        /* OPT_*: the options the command line gave */
 	unsigned jobs;         /* -j; 0: the number of cores */
 	unsigned threads;      /* --threads: threads for one file; 0: the cores left to each job */
@@ -88,54 +83,13 @@ typedef struct diag_buf {
 /* -j and --threads take at most this many: workers' threads are arrays of it. */
 #define CLI_JOBS_MAX 256
 
-/* Outputs written whole or not at all: the library's (smdmx/output.h). A job's set, made as
- * its first output opens; force and same_ok become the set's flags as it commits. */
+/* Outputs written whole or not at all: the library's (smdmx/output.h). A set, made as its
+ * first output opens; force becomes the set's flag as it commits. */
 typedef smdmx_output output;
 typedef struct outputs {
 	smdmx_outputs *set;
 	bool force;
-	bool same_ok;         /* a file already there with the very bytes written is no clash: it
-	                         stays (smdmx qc, one QC at a time into one folder) */
 } outputs;
-/* The outputs open in a set, and one of them. */
-size_t outputs_count(const outputs *set);
-output *outputs_item(outputs *set, size_t index);
-/* The file at path holds the same bytes as the file at other (other not NULL) or as the
- * len bytes at data. */
-bool file_same_bytes(const char *path, const char *other, const void *data, size_t len);
-/* Something is already at out's path that is not the very bytes out holds. */
-bool output_clashes(const output *out);
-
-/* One conversion: its inputs, its planned output and, once run, what it did. */
-typedef struct job {
-	char **inputs;        /* the model first; more with --clips */
-	size_t input_count;
-	char *vta;            /* flex shapes for the model, or NULL */
-	char *out;            /* the main output ("-": standard output) */
-	uint64_t size;        /* bytes of input, to start the biggest first */
-	/* results */
-	int status;           /* EXIT_OK or EXIT_FAILED */
-	bool ran;
-	diag_buf diag;
-	char **written;       /* outputs renamed into place */
-	size_t written_count;
-	char **deps;          /* more files read (a QC's includes, its models and VTAs), for --depfile */
-	size_t dep_count;
-	unsigned used;        /* OPT_*: options that took effect on what the input holds */
-	bool up_to_date;      /* -u: its output is newer than everything it reads: not run */
-	bool replace;         /* -u: its output is older: replaced as with -f */
-	bool alone;           /* the batch's only job */
-	outputs pending;      /* job_run with defer: its outputs, finished, not yet in place */
-	bool cancelled;       /* ran, but after the batch's first failure: its outputs dropped */
-} job;
-
-/* The job's direction, from its input and output names (and, for standard input and output,
- * the program and --to) (convert.c). */
-direction job_direction(const conv_opts *o, const job *j);
-
-/* Records a file the job read, for --depfile (convert.c: the batch calls the conversion,
- * never the other way). */
-void job_dep(job *j, const char *path);
 
 /* ---- options (options.c) ------------------------------------------------------------- */
 
@@ -212,15 +166,10 @@ char *xstrdup(const char *s);
 /* qsort's order of C strings (an array of char *), byte by byte. */
 int cmp_strings(const void *a, const void *b);
 char *xasprintf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
-/* path with its extension replaced by ext (no dot), or with "_suffix" before the extension. */
+/* path with its extension replaced by ext (no dot). */
 char *path_with_extension(const char *path, const char *ext);
-char *path_with_suffix(const char *path, const char *suffix);
 /* dir and rel joined with dir's separator (rel's own made the same). Malloc'd. */
 char *path_join(const char *dir, const char *rel);
-/* path made absolute with "." and ".." folded; path_relative: to as seen from the folder of
- * from_file. Both return memory to free. */
-char *path_absolute(const char *path);
-char *path_relative(const char *from_file, const char *to);
 
 /* Standard input, read whole the first time it is asked for ("-" as an input); NULL with
  * why on failure. stdin_is_dmx tells a DMX (keyvalues2 or binary) from the SMD family by its
@@ -256,15 +205,6 @@ bool output_write(void *user, const void *data, size_t size);
 bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *why, size_t why_size);
 /* Removes every temporary file of the set. */
 void outputs_abort(outputs *set);
-/* Flushes every temporary file of the set to the disk and closes it, to be renamed into
- * place by outputs_commit later; on failure, nothing of the set remains. */
-bool outputs_finish(outputs *set, char *why, size_t why_size);
-
-/* ---- conversion (convert.c) -------------------------------------------------------------- */
-
-/* Runs a job. defer: its outputs are finished but not put in place (j->pending), for the
- * batch to commit in input order. */
-void job_run(const conv_opts *o, job *j, bool defer);
 
 /* ---- the batch (batch.c) ----------------------------------------------------------------- */
 
@@ -293,10 +233,6 @@ int cmd_preview(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 
-/* smd2dmx --qc's scene: the QC j->inputs[0]'s $model o->model (or its first; without any,
- * its first animation), its shapes rigged, scaled, turned and with its attachments, as it
- * is lowered to a DMX (convert.c). NULL with the error in j->diag. */
-smdmx_scene *qc_model_scene(const conv_opts *o, job *j);
 
 /* ---- pictures (preview.c) ------------------------------------------------------------------ */
 

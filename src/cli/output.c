@@ -57,24 +57,9 @@ char *path_with_extension(const char *path, const char *ext)
 	return have(os_path_with_extension(path, ext));
 }
 
-char *path_with_suffix(const char *path, const char *suffix)
-{
-	return have(os_path_with_suffix(path, suffix));
-}
-
 char *path_join(const char *dir, const char *rel)
 {
 	return have(os_path_join(dir, rel));
-}
-
-char *path_absolute(const char *path)
-{
-	return have(os_path_absolute(path));
-}
-
-char *path_relative(const char *from_file, const char *to)
-{
-	return have(os_path_relative(from_file, to));
 }
 
 /* ---- standard input ------------------------------------------------------------------------- */
@@ -229,16 +214,6 @@ output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
 	return smdmx_outputs_open(set->set, path, why, why_size);
 }
 
-size_t outputs_count(const outputs *set)
-{
-	return smdmx_outputs_count(set->set);
-}
-
-output *outputs_item(outputs *set, size_t index)
-{
-	return smdmx_outputs_item(set->set, index);
-}
-
 bool output_write(void *user, const void *data, size_t size)
 {
 	if (smdmx_output_write(user, data, size)) return true;
@@ -256,15 +231,7 @@ void outputs_abort(outputs *set)
 
 static unsigned flags_of(const outputs *set)
 {
-	return (set->force ? SMDMX_OUTPUTS_FORCE : 0u) | (set->same_ok ? SMDMX_OUTPUTS_SAME_OK : 0u);
-}
-
-bool outputs_finish(outputs *set, char *why, size_t why_size)
-{
-	if (!set->set) return true;
-	bool ok = said(smdmx_outputs_finish(set->set, why, why_size), why, why_size);
-	if (!ok) outputs_abort(set);
-	return ok;
+	return set->force ? SMDMX_OUTPUTS_FORCE : 0u;
 }
 
 bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *why, size_t why_size)
@@ -274,16 +241,6 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 	bool ok = said(smdmx_outputs_commit(set->set, written, written_count, why, why_size), why, why_size);
 	outputs_abort(set);
 	return ok;
-}
-
-bool file_same_bytes(const char *path, const char *other, const void *data, size_t len)
-{
-	return smdmx_file_same_bytes(path, other, data, len);
-}
-
-bool output_clashes(const output *out)
-{
-	return smdmx_output_clashes(out);
 }
 
 /* ---- depfiles ---------------------------------------------------------------------------- */

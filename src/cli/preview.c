@@ -70,22 +70,29 @@ static void diag_move(diag_buf *to, diag_buf *from)
 smdmx_scene *picture_scene(const char *path, const char *vta, const char *model, diag_buf *d, const conv_opts *shown)
 {
 	if (!strcasecmp(os_path_extension(path), "qc")) {
+		/* the QC's $model (or its first; without any, its first animation), its shapes rigged,
+		 * scaled, turned and with its attachments, as it is lowered to a DMX */
 		conv_opts o;
 		memset(&o, 0, sizeof(o));
-		o.tool = TOOL_SMDMX;
 		o.name = "smdmx";
-		o.model = model;
-		o.drawn = true;
-		if (shown) o.max_warnings = shown->max_warnings, o.quiet = shown->quiet, o.rig_in_qc = shown->rig_in_qc;
-		char *in = (char *)path;
-		job j;
-		memset(&j, 0, sizeof(j));
-		j.inputs = &in;
-		j.input_count = 1;
-		smdmx_scene *s = qc_model_scene(&o, &j);
-		for (size_t i = 0; i < j.dep_count; i++) free(j.deps[i]);
-		free(j.deps);
-		diag_move(d, &j.diag);
+		if (shown) o.max_warnings = shown->max_warnings, o.quiet = shown->quiet;
+		smdmx_convert_options c;
+		memset(&c, 0, sizeof(c));
+		c.way = SMDMX_CONVERT_QC_SCENE;
+		c.inputs = &path;
+		c.input_count = 1;
+		c.model = model;
+		c.rig_in_qc = shown && shown->rig_in_qc;
+		smdmx_convert_result *res = smdmx_convert(&c, NULL);
+		if (!res) {
+			diag_add(d, NULL, path, 0, 0, "error", "out of memory");
+			return NULL;
+		}
+		smdmx_scene *s = res->scene;
+		diag_buf said = { 0 };
+		diag_take(&said, &o, res->messages, res->message_count);
+		diag_move(d, &said);
+		smdmx_convert_result_free(res);
 		return s;
 	}
 	loaded l;

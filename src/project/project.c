@@ -97,6 +97,11 @@ void *pj_have(void *p)
 	return p;
 }
 
+void pj_fail_start(void)
+{
+	if (pj_fail_after) made = 0; /* a test's sweep (never written otherwise: runs may share the process) */
+}
+
 /* An allocation the sweep may fail. */
 static bool may_allocate(void)
 {
@@ -668,7 +673,7 @@ smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_coun
 		return NULL;
 	}
 	pj_oom_seen = false;
-	if (pj_fail_after) made = 0; /* a test's sweep (never written otherwise: runs may share the process) */
+	pj_fail_start();
 	pj_run *r = pj_calloc(1, sizeof(*r));
 	if (!r) {
 		sm_fail_oom(error);

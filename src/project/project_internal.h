@@ -52,6 +52,8 @@ void pj_puts(pj_text *b, const char *s); /* NULL: nothing */
  * fail (0: none). */
 extern _Thread_local bool pj_oom_seen;
 extern size_t pj_fail_after;
+/* A run starts: with pj_fail_after, its allocations are counted from here. */
+void pj_fail_start(void);
 void pj_oom(void);
 /* p, or pj_oom() when it is NULL. */
 void *pj_have(void *p);

@@ -1,0 +1,967 @@
+/* Many files converted (smdmx/batch.h): the inputs (files, and with recursive folders' trees)
+ * become jobs with planned outputs; the options given are checked against them; workers run
+ * them (smdmx_convert), biggest first with keep_going, else in input order with the outputs
+ * put in place in that order, so that the first failure stops the batch the same way at any
+ * number of workers. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "project/project_internal.h"
+#include "smdmx/batch.h"
+#include "support/internal.h"
+
+typedef struct bjob {
+	char **inputs;        /* the model first; more with clips */
+	size_t input_count;
+	char *vta;
+	char *out;
+	uint64_t size;
+	pj_msgs msgs;
+	char **written;
+	size_t written_count;
+	char **deps;
+	size_t dep_count;
+	unsigned used;
+	bool ran;             /* ran, or failed in planning, or up to date */
+	bool failed;
+	bool up_to_date;
+	bool replace;         /* update: its output is older: replaced as with force */
+	bool cancelled;
+	pj_outputs pending;   /* ordered: its outputs, finished, not yet in place */
+} bjob;
+
+typedef struct found {
+	char *path;
+	char *rel;            /* below the folder walked, or the base name of a file given */
+} found;
+
+typedef struct found_list {
+	found *items;
+	size_t count, cap;
+} found_list;
+
+/* Without keep_going, jobs run in input order at most ORDER_WINDOW ahead of the first not yet
+ * put in place. */
+enum { ORDER_WINDOW = 32 };
+
+typedef struct batch {
+	smdmx_batch pub;
+	smdmx_batch_job *pubjobs;
+	const smdmx_batch_options *o;
+	smdmx_convert_options conv; /* the jobs' (threads set) */
+	pj_msgs said;
+	bjob *jobs;
+	size_t count, cap;
+	size_t *order;        /* jobs by decreasing size (keep_going), else in input order */
+	size_t next;          /* next in order to start */
+	bool stop;            /* keep_going: nothing stops; else a failure in planning */
+	bool ordered;         /* no keep_going, several jobs */
+	size_t limit;         /* ordered: the first input that failed (none after it converts) */
+	size_t committed;     /* ordered: jobs before this are in place (or failed) */
+	os_mutex *lock;
+	os_cond *moved;       /* ordered: committed or limit moved */
+	bool oom;             /* memory ran out on a worker: the batch ends out of memory */
+} batch;
+
+static const char *const given_names[SMDMX_BATCH_GIVEN_COUNT] = {
+	"--vta", "--clip", "--clips", "--fps", "--keys", "--key-tolerance", "--target",
+	"--encoding", "--encoding-version", "--model-version", "--goldsrc", "--lf", "--scale", "--up-axis",
+	"--threads",
+};
+
+static bool smd_family(const char *ext)
+{
+	return !strcasecmp(ext, "smd") || !strcasecmp(ext, "sma") || !strcasecmp(ext, "phys") || !strcasecmp(ext, "vta");
+}
+
+/* Whether a file of this extension is an input of the program. */
+static bool wanted(smdmx_batch_program program, const char *ext)
+{
+	switch (program) {
+	case SMDMX_BATCH_SMD2DMX: return smd_family(ext);
+	case SMDMX_BATCH_DMX2SMD: return !strcasecmp(ext, "dmx");
+	default: return smd_family(ext) || !strcasecmp(ext, "dmx");
+	}
+}
+
+static void found_push(found_list *l, char *path, char *rel)
+{
+	if (path && rel && l->count == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		found *f = pj_realloc(l->items, cap * sizeof(*f));
+		if (f) {
+			l->items = f;
+			l->cap = cap;
+		}
+	}
+	if (!path || !rel || l->count == l->cap) {
+		free(path);
+		free(rel);
+		return;
+	}
+	l->items[l->count++] = (found){ path, rel };
+}
+
+static void found_free(found_list *l)
+{
+	for (size_t i = 0; i < l->count; i++) {
+		free(l->items[i].path);
+		free(l->items[i].rel);
+	}
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every wanted file below dir, in byte order of the names, so that a run's order never
+ * depends on the file system. Links to folders are not followed (no loops). A folder that
+ * cannot be read is said (into said, and the first into error) and the walk goes on. */
+static bool walk(smdmx_batch_program program, const char *dir, const char *rel, found_list *out, unsigned depth,
+                 pj_msgs *said, smdmx_error *error)
+{
+	char why[1200];
+	os_dir *d = depth > 256 ? NULL : os_dir_open(dir);
+	if (!d) {
+		if (depth > 256) snprintf(why, sizeof(why), "'%s': directories nested too deep", dir);
+		else snprintf(why, sizeof(why), "cannot read the directory '%s': %s", dir, os_error_text(errno));
+		if (said) pj_add(said, NULL, 0, 0, "error", "%s", why);
+		if (error && !error->code) sm_fail(error, SMDMX_ERROR_IO, 0, 0, "%s", why);
+		return false;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	const char *e;
+	while ((e = os_dir_next(d))) {
+		if (e[0] == '.') continue; /* hidden files and smdmx's temporary files */
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			char **t = pj_realloc(names, cap * sizeof(*t));
+			if (!t) break;
+			names = t;
+		}
+		if ((names[n] = pj_strdup(e))) n++;
+	}
+	os_dir_close(d);
+	if (n) qsort(names, n, sizeof(*names), by_name); /* an empty folder has no names (NULL) */
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) {
+		char *path = pj_path_join(dir, names[i]);
+		char *r = *rel ? pj_asprintf("%s/%s", rel, names[i]) : pj_strdup(names[i]);
+		os_stat st;
+		if (path && r && os_lstat_path(path, &st) && st.kind == OS_DIRECTORY && !st.link) {
+			ok = walk(program, path, r, out, depth + 1, said, error) && ok;
+			free(path);
+			free(r);
+		} else if (path && r && os_stat_path(path, &st) && st.kind == OS_REGULAR && wanted(program, os_path_extension(names[i]))) {
+			found_push(out, path, r);
+		} else {
+			free(path);
+			free(r);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return ok;
+}
+
+/* A folder named without the separators at its end. */
+static char *folder_of(const char *a)
+{
+	size_t len = strlen(a);
+	while (len > 1 && os_is_separator(a[len - 1])) len--;
+	return pj_asprintf("%.*s", (int)len, a);
+}
+
+bool smdmx_batch_files(smdmx_batch_program program, const char *dir, char ***paths, size_t *count, smdmx_error *error)
+{
+	SM_ERROR_START(error);
+	pj_oom_seen = false;
+	*paths = NULL;
+	*count = 0;
+	char *d = folder_of(dir);
+	found_list f = { 0 };
+	bool ok = d && walk(program, d, "", &f, 0, NULL, error);
+	free(d);
+	char **list = pj_malloc((f.count + 1) * sizeof(char *));
+	if (list) {
+		for (size_t i = 0; i < f.count; i++) {
+			list[i] = f.items[i].path;
+			f.items[i].path = NULL;
+		}
+		list[f.count] = NULL;
+		*paths = list;
+		*count = f.count;
+	}
+	found_free(&f);
+	if (pj_oom_seen) {
+		smdmx_batch_files_free(list);
+		*paths = NULL;
+		*count = 0;
+		memset(error, 0, sizeof(*error));
+		return sm_fail_oom(error);
+	}
+	return ok;
+}
+
+void smdmx_batch_files_free(char **paths)
+{
+	for (size_t i = 0; paths && paths[i]; i++) free(paths[i]);
+	free(paths);
+}
+
+/* ---- planning ------------------------------------------------------------------------------ */
+
+static bjob *job_push(batch *b)
+{
+	if (b->count == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+		bjob *t = pj_realloc(b->jobs, cap * sizeof(*t));
+		if (!t) return NULL;
+		b->jobs = t;
+		b->cap = cap;
+	}
+	bjob *j = &b->jobs[b->count++];
+	memset(j, 0, sizeof(*j));
+	return j;
+}
+
+/* A job of one input (or none, on failure). */
+static bjob *job_of(batch *b, const char *input)
+{
+	bjob *j = job_push(b);
+	if (!j) return NULL;
+	j->inputs = pj_malloc(sizeof(char *));
+	if (j->inputs && (j->inputs[0] = pj_strdup(input))) j->input_count = 1;
+	return j->input_count ? j : NULL;
+}
+
+static void job_dep(bjob *j, const char *path)
+{
+	for (size_t k = 0; k < j->dep_count; k++)
+		if (!strcmp(j->deps[k], path)) return;
+	for (size_t k = 0; k < j->input_count; k++)
+		if (!strcmp(j->inputs[k], path)) return;
+	qp_list_push(&j->deps, &j->dep_count, pj_strdup(path));
+}
+
+static uint64_t file_size(const char *path)
+{
+	os_stat st;
+	return strcmp(path, "-") && os_stat_path(path, &st) ? st.size : 0;
+}
+
+static bool stdin_is_dmx(const smdmx_batch_options *o)
+{
+	const char *d = o->convert.input_data;
+	return d && o->convert.input_size >= 4 && !memcmp(d, "<!--", 4);
+}
+
+/* Which way a job converts: by its input's and its output's side ("-" told by the program,
+ * the bytes and to). */
+static smdmx_convert_way job_way(const batch *b, const bjob *j)
+{
+	const smdmx_batch_options *o = b->o;
+	if (o->qc && o->program == SMDMX_BATCH_SMD2DMX) return SMDMX_CONVERT_QC_TO_DMX;
+	const char *in = j->inputs[0];
+	bool in_dmx = strcmp(in, "-") ? !strcasecmp(os_path_extension(in), "dmx")
+	                              : o->program == SMDMX_BATCH_DMX2SMD || (o->program == SMDMX_BATCH_ANY && stdin_is_dmx(o));
+	bool out_dmx = strcmp(j->out, "-") ? !strcasecmp(os_path_extension(j->out), "dmx")
+	             : o->to                               ? !strcasecmp(o->to, "dmx")
+	             : o->program == SMDMX_BATCH_SMD2DMX   ? true
+	             : o->program == SMDMX_BATCH_DMX2SMD   ? false
+	                                                   : in_dmx;
+	return in_dmx ? (out_dmx ? SMDMX_CONVERT_DMX_TO_DMX : SMDMX_CONVERT_DMX_TO_SMD)
+	              : (out_dmx ? SMDMX_CONVERT_SMD_TO_DMX : SMDMX_CONVERT_SMD_TO_SMD);
+}
+
+/* The QC's $model as the one job (SMD2DMX with qc): its output the model's file as DMX. */
+static bool plan_qc(batch *b)
+{
+	const smdmx_batch_options *o = b->o;
+	bjob *j = job_of(b, o->qc);
+	if (!j) return false;
+	j->size = file_size(o->qc);
+	smdmx_error err;
+	smdmx_qc *qc = smdmx_qc_read_file(o->qc, NULL, &err, NULL);
+	uint32_t m = qc ? smdmx_qc_find_model(qc, o->convert.model) : SMDMX_NONE;
+	/* what the conversion will read, for update: the QC's includes and the files it names */
+	for (size_t i = 1; qc && i < qc->file_count; i++) job_dep(j, qc->files[i].path);
+	for (size_t i = 0; qc && i < qc->ref_count; i++)
+		if (qc->refs[i].found && (qc->refs[i].model == m || m == SMDMX_NONE)) job_dep(j, qc->refs[i].path);
+	const char *ref = m != SMDMX_NONE ? qc->refs[qc->models[m].ref].path : o->qc;
+	for (size_t i = 0; qc && m == SMDMX_NONE && !o->convert.model && i < qc->ref_count; i++)
+		if (qc->refs[i].kind == SMDMX_QC_REF_ANIMATION) {
+			ref = qc->refs[i].path;
+			break;
+		}
+	char *out = pj_path_with_extension(ref, "dmx");
+	if (o->output) {
+		j->out = pj_strdup(o->output);
+	} else if (o->outdir && out) {
+		const char *slash = os_last_separator(out);
+		j->out = pj_path_join(o->outdir, slash ? slash + 1 : out);
+	} else {
+		j->out = out;
+		out = NULL;
+	}
+	free(out);
+	smdmx_qc_free(qc);
+	return j->out != NULL;
+}
+
+/* The outputs' extension, where the program or to says it. */
+static const char *out_extension(const smdmx_batch_options *o)
+{
+	if (o->to) return o->to;
+	if (o->program == SMDMX_BATCH_SMD2DMX) return "dmx";
+	if (o->program == SMDMX_BATCH_DMX2SMD) return "smd";
+	return NULL;
+}
+
+/* vta_of[k]: the VTA beside SMD k among the inputs (the same name), which gives it its
+ * shapes; taken[i]: VTA i went to one. */
+static void pair_vtas(const batch *b, const found_list *f, bool *taken, size_t *vta_of)
+{
+	const smdmx_batch_options *o = b->o;
+	for (size_t i = 0; i < f->count; i++) vta_of[i] = SIZE_MAX;
+	if (o->program == SMDMX_BATCH_DMX2SMD || o->convert.vta || (o->to && !strcasecmp(o->to, "vta"))) return;
+	/* smdmx convert: a VTA goes into a DMX only */
+	if (o->program == SMDMX_BATCH_ANY && !(o->to ? !strcasecmp(o->to, "dmx") : o->output && !strcasecmp(os_path_extension(o->output), "dmx")))
+		return;
+	for (size_t i = 0; i < f->count; i++) {
+		const char *v = f->items[i].path;
+		if (strcasecmp(os_path_extension(v), "vta")) continue;
+		size_t stem = strlen(v) - strlen(os_path_extension(v));
+		for (size_t k = 0; k < f->count; k++) {
+			const char *s = f->items[k].path;
+			if (k == i || !strcasecmp(os_path_extension(s), "vta") || strlen(s) - strlen(os_path_extension(s)) != stem ||
+			    strncmp(s, v, stem) || vta_of[k] != SIZE_MAX)
+				continue;
+			vta_of[k] = i;
+			taken[i] = true;
+			break;
+		}
+	}
+}
+
+/* Jobs sorted by a key (their outputs, their sizes), ties in input order. */
+typedef struct keyed {
+	const char *out;
+	uint64_t size;
+	size_t index;
+} keyed;
+
+static int by_output(const void *a, const void *b)
+{
+	const keyed *x = a, *y = b;
+	int c = os_path_compare(x->out, y->out);
+	return c ? c : x->index < y->index ? -1 : 1;
+}
+
+static int by_size(const void *a, const void *b)
+{
+	const keyed *x = a, *y = b;
+	if (x->size != y->size) return x->size > y->size ? -1 : 1;
+	return x->index < y->index ? -1 : 1;
+}
+
+/* The jobs' indices in the order cmp sorts them (NULL when memory ran out). */
+static size_t *sorted(const batch *b, int (*cmp)(const void *, const void *))
+{
+	keyed *k = pj_malloc((b->count ? b->count : 1) * sizeof(keyed));
+	size_t *order = pj_malloc((b->count ? b->count : 1) * sizeof(size_t));
+	if (k && order) {
+		for (size_t i = 0; i < b->count; i++) k[i] = (keyed){ b->jobs[i].out, b->jobs[i].size, i };
+		qsort(k, b->count, sizeof(keyed), cmp);
+		for (size_t i = 0; i < b->count; i++) order[i] = k[i].index;
+	} else {
+		free(order);
+		order = NULL;
+	}
+	free(k);
+	return order;
+}
+
+/* Two inputs must not write one output (x.smd and x.SMD, a/x.smd and b/x.smd with outdir and
+ * no recursive, A.smd and a.smd where the file system ignores case): those jobs fail without
+ * running. */
+static void fail_clashes(batch *b)
+{
+	size_t *by_out = sorted(b, by_output);
+	if (!by_out) return;
+	for (size_t i = 0; i < b->count;) {
+		size_t k = i + 1;
+		while (k < b->count && !os_path_compare(b->jobs[by_out[k]].out, b->jobs[by_out[i]].out)) k++;
+		if (k - i > 1 && strcmp(b->jobs[by_out[i]].out, "-"))
+			for (size_t m = i; m < k; m++) {
+				bjob *j = &b->jobs[by_out[m]];
+				pj_add(&j->msgs, j->inputs[0], 0, 0, "error", "'%s' would also be written from '%s'", j->out,
+				       b->jobs[by_out[m == i ? i + 1 : i]].inputs[0]);
+				j->ran = j->failed = true;
+			}
+		i = k;
+	}
+	free(by_out);
+}
+
+/* The jobs for the files found; false (said) when the inputs cannot work. */
+static bool plan_jobs(batch *b, const found_list *f)
+{
+	const smdmx_batch_options *o = b->o;
+	if (!f->count) {
+		pj_add(&b->said, NULL, 0, 0, "error", "no input files");
+		return false;
+	}
+	bool has_stdin = false;
+	for (size_t i = 0; i < f->count; i++) has_stdin |= !strcmp(f->items[i].path, "-");
+	if (has_stdin && f->count > 1) {
+		pj_add(&b->said, NULL, 0, 0, "error", "'-' (standard input) must be the only input");
+		return false;
+	}
+	if (o->clips) {
+		if (!o->output) {
+			pj_add(&b->said, NULL, 0, 0, "error", "--clips puts every input into one DMX: give it with -o");
+			return false;
+		}
+		bjob *j = job_push(b);
+		if (!j || !(j->inputs = pj_calloc(f->count, sizeof(char *)))) return false;
+		for (size_t i = 0; i < f->count; i++) {
+			if (!(j->inputs[i] = pj_strdup(f->items[i].path))) return false;
+			j->input_count++;
+			j->size += file_size(f->items[i].path);
+		}
+		j->out = pj_strdup(o->output);
+		if (o->convert.vta) j->vta = pj_strdup(o->convert.vta);
+		return true;
+	}
+	bool *taken = pj_calloc(f->count, sizeof(bool));
+	size_t *vta_of = pj_calloc(f->count, sizeof(size_t));
+	const char *ext = out_extension(o);
+	bool ok = taken && vta_of;
+	if (ok) pair_vtas(b, f, taken, vta_of);
+	for (size_t i = 0; ok && i < f->count; i++) {
+		if (taken[i]) continue;
+		const found *fi = &f->items[i];
+		bjob *j = job_of(b, fi->path);
+		if (!j) {
+			ok = false;
+			break;
+		}
+		j->size = file_size(fi->path);
+		if (vta_of[i] != SIZE_MAX) {
+			j->vta = pj_strdup(f->items[vta_of[i]].path);
+			j->size += file_size(f->items[vta_of[i]].path);
+		} else if (o->convert.vta) {
+			j->vta = pj_strdup(o->convert.vta);
+		}
+		if (o->output) {
+			j->out = pj_strdup(o->output);
+		} else if (!ext) {
+			pj_add(&b->said, NULL, 0, 0, "error", "give the output with -o, or its kind with --to smd|sma|phys|vta|dmx");
+			ok = false;
+		} else if (!strcmp(fi->path, "-")) {
+			/* standard input with outdir: DIR/NAME.EXT (stdin_name), else standard output */
+			char *base = pj_asprintf("%s.%s", o->stdin_name ? o->stdin_name : "stdin", ext);
+			j->out = o->outdir ? pj_path_join(o->outdir, base) : pj_strdup("-");
+			free(base);
+		} else if (o->outdir) {
+			char *rel = pj_path_with_extension(fi->rel, ext);
+			j->out = pj_path_join(o->outdir, rel);
+			free(rel);
+		} else {
+			j->out = pj_path_with_extension(fi->path, ext);
+		}
+		if (ok && !j->out) ok = false;
+	}
+	free(taken);
+	free(vta_of);
+	if (!ok) return false;
+	if (o->output && b->count > 1) {
+		pj_add(&b->said, NULL, 0, 0, "error", "-o names one output, but there are %zu inputs (-d DIR writes each into DIR)", b->count);
+		return false;
+	}
+	fail_clashes(b);
+	/* A VTA converted to DMX on its own is no model: its shapes belong to a reference, and one
+	 * that pairs with no SMD among the inputs fails, named (doc/decisions.md, decision 10). */
+	for (size_t i = 0; i < b->count; i++) {
+		bjob *j = &b->jobs[i];
+		if (j->ran || j->input_count != 1 || strcasecmp(os_path_extension(j->inputs[0]), "vta") ||
+		    job_way(b, j) != SMDMX_CONVERT_SMD_TO_DMX)
+			continue;
+		char *smd = pj_path_with_extension(j->inputs[0], "smd");
+		pj_add(&j->msgs, j->inputs[0], 0, 0, "error",
+		       "a VTA holds the shapes of a reference, and no input is its SMD ('%s'): give that beside it, or the "
+		       "reference with --vta",
+		       smd ? smd : "");
+		free(smd);
+		j->ran = j->failed = true;
+	}
+	return true;
+}
+
+/* Plans the jobs; false (said) when the inputs cannot work. */
+static bool make_plan(batch *b)
+{
+	const smdmx_batch_options *o = b->o;
+	if (o->qc && o->program == SMDMX_BATCH_SMD2DMX) return plan_qc(b);
+	found_list files = { 0 };
+	bool ok = true;
+	const char *name = o->program == SMDMX_BATCH_SMD2DMX ? "smd2dmx" : o->program == SMDMX_BATCH_DMX2SMD ? "dmx2smd" : "smdmx";
+	for (size_t i = 0; i < o->input_count; i++) {
+		const char *a = o->inputs[i];
+		os_stat st;
+		if (strcmp(a, "-") && os_stat_path(a, &st) && st.kind == OS_DIRECTORY) {
+			if (!o->recursive) {
+				pj_add(&b->said, NULL, 0, 0, "error", "'%s' is a directory (-r converts the files below it)", a);
+				ok = false;
+				continue;
+			}
+			char *dir = folder_of(a);
+			if (!dir || !walk(o->program, dir, "", &files, 0, &b->said, NULL)) ok = false;
+			free(dir);
+			continue;
+		}
+		if (strcmp(a, "-") && !wanted(o->program, os_path_extension(a))) {
+			pj_add(&b->said, NULL, 0, 0, "error", "'%s': not an input of %s (%s)", a, name,
+			       o->program == SMDMX_BATCH_DMX2SMD   ? ".dmx"
+			       : o->program == SMDMX_BATCH_SMD2DMX ? ".smd, .sma, .phys, .vta"
+			                                           : ".smd, .sma, .phys, .vta, .dmx");
+			ok = false;
+			continue;
+		}
+		const char *slash = os_last_separator(a);
+		found_push(&files, pj_strdup(a), pj_strdup(slash ? slash + 1 : a));
+	}
+	ok = ok && !pj_oom_seen && plan_jobs(b, &files);
+	found_free(&files);
+	return ok && !pj_oom_seen;
+}
+
+/* ---- options against the jobs ---------------------------------------------------------------- */
+
+/* The options a way takes. */
+static unsigned applies(smdmx_convert_way w)
+{
+	const unsigned both = SMDMX_BATCH_GIVEN_SCALE | SMDMX_BATCH_GIVEN_UP_AXIS | SMDMX_BATCH_GIVEN_THREADS;
+	const unsigned dmx_out = SMDMX_BATCH_GIVEN_TARGET | SMDMX_BATCH_GIVEN_ENCODING | SMDMX_BATCH_GIVEN_ENCODING_VERSION |
+	                         SMDMX_BATCH_GIVEN_MODEL_VERSION | SMDMX_BATCH_GIVEN_KEYS | SMDMX_BATCH_GIVEN_KEY_TOLERANCE;
+	const unsigned smd_out = SMDMX_BATCH_GIVEN_GOLDSRC | SMDMX_BATCH_GIVEN_LF;
+	switch (w) {
+	case SMDMX_CONVERT_SMD_TO_DMX: return both | dmx_out | SMDMX_BATCH_GIVEN_VTA | SMDMX_BATCH_GIVEN_CLIPS | SMDMX_BATCH_GIVEN_FPS;
+	case SMDMX_CONVERT_DMX_TO_SMD: return both | smd_out | SMDMX_BATCH_GIVEN_VTA | SMDMX_BATCH_GIVEN_CLIP;
+	case SMDMX_CONVERT_DMX_TO_DMX: return both | dmx_out;
+	case SMDMX_CONVERT_SMD_TO_SMD: return both | smd_out | SMDMX_BATCH_GIVEN_VTA;
+	default: return ~0u; /* a QC's $model: checked by the caller, who gave it */
+	}
+}
+
+/* Why an option does not apply to a way. */
+static const char *why_not(unsigned opt, smdmx_convert_way w)
+{
+	bool dmx_in = w == SMDMX_CONVERT_DMX_TO_SMD || w == SMDMX_CONVERT_DMX_TO_DMX;
+	switch (opt) {
+	case SMDMX_BATCH_GIVEN_VTA: return "a DMX holds its shapes itself";
+	case SMDMX_BATCH_GIVEN_CLIP: return dmx_in ? "a DMX written as DMX keeps every clip" : "it picks a clip of an animation DMX";
+	case SMDMX_BATCH_GIVEN_CLIPS: return "it gathers SMD animations into one DMX";
+	case SMDMX_BATCH_GIVEN_FPS: return dmx_in ? "a DMX's clips carry their frame rate" : "an SMD written as SMD has no frame rate";
+	case SMDMX_BATCH_GIVEN_KEYS:
+	case SMDMX_BATCH_GIVEN_KEY_TOLERANCE: return "SMD output has every frame";
+	case SMDMX_BATCH_GIVEN_GOLDSRC:
+	case SMDMX_BATCH_GIVEN_LF: return "it shapes SMD output";
+	default: return "SMD output has no encoding or model format";
+	}
+}
+
+/* Each option given against the jobs: one that applies to none of them is a usage error
+ * (nothing converted); one that applies to some is a warning on each of the others. */
+static bool check_options(batch *b)
+{
+	const smdmx_batch_options *o = b->o;
+	if (o->qc && o->program == SMDMX_BATCH_SMD2DMX) return true; /* checked with the QC */
+	size_t to_smd = 0;
+	for (size_t i = 0; i < b->count; i++) to_smd += job_way(b, &b->jobs[i]) == SMDMX_CONVERT_DMX_TO_SMD;
+	if ((o->given & SMDMX_BATCH_GIVEN_VTA) && to_smd > 1) {
+		pj_add(&b->said, NULL, 0, 0, "error", "--vta names the VTA written for one DMX, but %zu DMX files are converted to SMD", to_smd);
+		return false;
+	}
+	for (unsigned k = 0; k < SMDMX_BATCH_GIVEN_COUNT; k++) {
+		unsigned opt = 1u << k;
+		if (!(o->given & opt)) continue;
+		size_t fit = 0;
+		for (size_t i = 0; i < b->count; i++) fit += (applies(job_way(b, &b->jobs[i])) & opt) != 0;
+		for (size_t i = 0; i < b->count && fit < b->count; i++) {
+			bjob *j = &b->jobs[i];
+			smdmx_convert_way w = job_way(b, j);
+			if (applies(w) & opt) continue;
+			if (!fit) {
+				pj_add(&b->said, NULL, 0, 0, "error", "'%s' does not apply to '%s' (%s)", given_names[k], j->inputs[0], why_not(opt, w));
+				return false;
+			}
+			pj_add(&j->msgs, j->inputs[0], 0, 0, "warning", "'%s' does not apply here (%s): ignored for this file; nothing to do",
+			       given_names[k], why_not(opt, w));
+		}
+	}
+	return true;
+}
+
+/* ---- update: only what is out of date --------------------------------------------------------- */
+
+static bool mtime_of(const char *path, os_stat *t)
+{
+	return strcmp(path, "-") && os_stat_path(path, t);
+}
+
+static bool newer(const os_stat *a, const os_stat *b)
+{
+	return a->mtime_sec != b->mtime_sec ? a->mtime_sec > b->mtime_sec : a->mtime_nsec > b->mtime_nsec;
+}
+
+/* As make does: a job whose output is there and no older than anything it reads (its inputs,
+ * its VTA, the files a QC names) is up to date and does not run; one whose output is older
+ * replaces it. */
+static void plan_update(batch *b)
+{
+	for (size_t i = 0; i < b->count; i++) {
+		bjob *j = &b->jobs[i];
+		os_stat out, t;
+		if (j->ran || !mtime_of(j->out, &out)) continue;
+		bool stale = false;
+		for (size_t k = 0; k < j->input_count && !stale; k++) stale = !mtime_of(j->inputs[k], &t) || newer(&t, &out);
+		if (j->vta && !stale) stale = !mtime_of(j->vta, &t) || newer(&t, &out);
+		for (size_t k = 0; k < j->dep_count && !stale; k++) stale = mtime_of(j->deps[k], &t) && newer(&t, &out);
+		if (stale) {
+			j->replace = true;
+			continue;
+		}
+		j->up_to_date = j->ran = true;
+		qp_list_push(&j->written, &j->written_count, pj_strdup(j->out)); /* still its output, for a depfile */
+		b->pub.up_to_date++;
+	}
+}
+
+/* ---- running ---------------------------------------------------------------------------------- */
+
+/* The public view of job i, as it is now. */
+static void publish(batch *b, size_t i)
+{
+	const bjob *j = &b->jobs[i];
+	b->pubjobs[i] = (smdmx_batch_job){
+		.inputs = (const char *const *)j->inputs,
+		.input_count = j->input_count,
+		.vta = j->vta,
+		.output = j->out,
+		.size = j->size,
+		.state = j->cancelled    ? SMDMX_BATCH_CANCELLED
+		       : !j->ran         ? SMDMX_BATCH_NOT_RUN
+		       : j->up_to_date   ? SMDMX_BATCH_UP_TO_DATE
+		       : j->failed       ? SMDMX_BATCH_FAILED
+		                         : SMDMX_BATCH_CONVERTED,
+		.messages = j->msgs.items,
+		.message_count = j->msgs.count,
+		.written = (const char *const *)j->written,
+		.written_count = j->written_count,
+		.deps = (const char *const *)j->deps,
+		.dep_count = j->dep_count,
+		.used = j->used,
+	};
+}
+
+/* Runs job j (not under the lock). */
+static void job_run(batch *b, bjob *j)
+{
+	smdmx_convert_options c = b->conv;
+	c.way = job_way(b, j);
+	c.inputs = (const char *const *)j->inputs;
+	c.input_count = j->input_count;
+	c.vta = j->vta;
+	c.output = j->out;
+	c.qc = c.way == SMDMX_CONVERT_DMX_TO_SMD ? b->o->convert.qc : NULL;
+	c.alone = b->count == 1;
+	c.force = b->o->convert.force || j->replace;
+	c.defer = b->ordered;
+	if (!strcmp(j->inputs[0], "-") && !c.smd_read.name) c.smd_read.name = b->o->stdin_name ? b->o->stdin_name : "stdin";
+	if (c.way == SMDMX_CONVERT_SMD_TO_SMD && b->o->to && !strcasecmp(b->o->to, "vta")) c.smd_write.kind = SMDMX_SMD_WRITE_VTA;
+	smdmx_convert_result *r = smdmx_convert(&c, NULL);
+	if (!r) { /* (out of memory: the batch ends so) */
+		j->failed = true;
+		pj_oom();
+		return;
+	}
+	for (size_t i = 0; i < r->message_count; i++) {
+		const smdmx_message *m = &r->messages[i];
+		static const char *const kinds[] = { "error", "warning", "note" };
+		pj_add(&j->msgs, m->path, m->line, m->column, kinds[m->kind], "%s", m->text);
+	}
+	for (size_t i = 0; i < r->dep_count; i++) job_dep(j, r->deps[i]);
+	for (size_t i = 0; i < r->written_count; i++) qp_list_push(&j->written, &j->written_count, pj_strdup(r->written[i]));
+	j->used |= r->used;
+	if (r->pending) j->pending = (pj_outputs){ .set = r->pending, .force = c.force };
+	j->failed = !r->ok;
+	if (r->broken_pipe) { /* standard output's reader is gone: the caller ends quietly */
+		os_mutex_lock(b->lock);
+		b->pub.broken_pipe = b->stop = true;
+		os_mutex_unlock(b->lock);
+	}
+	smdmx_convert_result_free(r);
+}
+
+/* ordered: the jobs whose turn it is, put in place in input order (under the lock). */
+static void commit_ready(batch *b)
+{
+	while (b->committed < b->count && b->committed <= b->limit && b->jobs[b->committed].ran) {
+		bjob *j = &b->jobs[b->committed];
+		if (!j->failed && j->pending.set) {
+			char why[1024];
+			if (!pj_outputs_commit(&j->pending, &j->written, &j->written_count, why, sizeof(why))) {
+				pj_add(&j->msgs, j->out, 0, 0, "error", "%s", why);
+				j->failed = true;
+			}
+		}
+		pj_outputs_abort(&j->pending); /* (nothing left of it after a commit) */
+		if (j->failed && b->committed < b->limit) b->limit = b->committed;
+		b->committed++;
+	}
+	if (b->moved) os_cond_broadcast(b->moved);
+}
+
+/* The jobs settled in input order, told (under the lock). */
+static void settle(batch *b)
+{
+	size_t s = b->pub.settled;
+	while (s < b->count && b->jobs[s].ran && (!b->ordered || (s < b->committed && s <= b->limit))) publish(b, s++);
+	b->pub.settled = s;
+	if (b->o->on_change) b->o->on_change(b->o->user, &b->pub);
+}
+
+static void worker(void *arg)
+{
+	batch *b = arg;
+	for (;;) {
+		os_mutex_lock(b->lock);
+		/* ordered: not past the first failure, nor too far ahead of what is in place */
+		while (b->ordered && b->next < b->count && b->order[b->next] <= b->limit && b->order[b->next] >= b->committed + ORDER_WINDOW)
+			os_cond_wait(b->moved, b->lock);
+		if (b->stop || b->next == b->count || (b->ordered && b->order[b->next] > b->limit)) {
+			os_mutex_unlock(b->lock);
+			return;
+		}
+		size_t index = b->order[b->next++];
+		bjob *j = &b->jobs[index];
+		if (j->ran) { /* failed in planning, or up to date */
+			os_mutex_unlock(b->lock);
+			continue;
+		}
+		os_mutex_unlock(b->lock);
+		job_run(b, j);
+		os_mutex_lock(b->lock);
+		j->ran = true;
+		b->pub.finished++;
+		if (b->ordered) {
+			if (j->failed && index < b->limit) b->limit = index;
+			commit_ready(b);
+		}
+		/* out of memory on this thread (its flag is its own): the batch stops, and ends so */
+		if (pj_oom_seen) b->oom = b->stop = true;
+		pj_oom_seen = false;
+		if (!b->oom) settle(b);
+		os_mutex_unlock(b->lock);
+	}
+}
+
+/* The jobs run on the workers; false when the batch could not start them. */
+static bool run_jobs(batch *b)
+{
+	const smdmx_batch_options *o = b->o;
+	unsigned workers = o->jobs ? o->jobs : os_cpu_count();
+	if (workers > b->count) workers = (unsigned)b->count;
+	if (workers > SMDMX_PROJECT_JOBS_MAX) workers = SMDMX_PROJECT_JOBS_MAX;
+	if (!workers) workers = 1;
+	/* Threads for one file: as given, else the cores shared by the files converted at once
+	 * (one big file gets them all; a batch of many gets one each). */
+	unsigned cores = os_cpu_count();
+	b->conv.smd_read.threads = o->threads ? o->threads : (cores / workers ? cores / workers : 1);
+	b->conv.dmx_read.threads = b->conv.smd_write.threads = b->conv.dmx_write.threads = b->conv.smd_read.threads;
+	b->lock = os_mutex_create();
+	b->ordered = !o->keep_going && b->count > 1;
+	b->limit = SIZE_MAX;
+	b->moved = b->ordered ? os_cond_create() : NULL;
+	/* With keep_going, several workers start the biggest first, so that no large file is left
+	 * to run alone at the end; without, the inputs go in order. */
+	if (workers > 1 && !b->ordered) b->order = sorted(b, by_size);
+	else if ((b->order = pj_malloc((b->count ? b->count : 1) * sizeof(size_t))))
+		for (size_t i = 0; i < b->count; i++) b->order[i] = i;
+	if (!b->lock || (b->ordered && !b->moved) || !b->order) return false;
+	for (size_t i = 0; i < b->count; i++) {
+		if (b->jobs[i].ran) {
+			b->pub.finished++;
+			if (!o->keep_going && b->jobs[i].failed) {
+				if (!b->ordered) b->stop = true;
+				else if (i < b->limit) b->limit = i;
+			}
+		}
+	}
+	if (b->ordered) commit_ready(b);
+	os_thread *threads[SMDMX_PROJECT_JOBS_MAX];
+	unsigned started = 0;
+	for (unsigned t = 1; t < workers; t++) {
+		if (!(threads[started] = os_thread_start(worker, b))) break;
+		started++;
+	}
+	worker(b);
+	for (unsigned t = 0; t < started; t++) os_thread_join(threads[t]);
+	/* ordered: what ran after the first failure is dropped, as if it never ran */
+	for (size_t i = 0; b->ordered && i < b->count; i++) {
+		bjob *j = &b->jobs[i];
+		if (i <= b->limit || !j->ran) continue;
+		pj_outputs_abort(&j->pending);
+		for (size_t k = 0; k < j->written_count; k++) free(j->written[k]);
+		free(j->written);
+		j->written = NULL;
+		j->written_count = 0;
+		j->ran = false;
+		j->cancelled = true;
+	}
+	return true;
+}
+
+/* What the batch says at its end: options about animation that took effect on no input, the
+ * failures counted. */
+static void summarize(batch *b)
+{
+	const smdmx_batch_options *o = b->o;
+	for (size_t i = 0; i < b->count; i++) {
+		const bjob *j = &b->jobs[i];
+		if (!j->ran) b->pub.not_run++;
+		else if (j->failed) b->pub.failed++;
+	}
+	b->pub.ok = !b->pub.failed;
+	if (b->pub.up_to_date) pj_add(&b->said, NULL, 0, 0, "note", "%zu of %zu inputs up to date (-u)", b->pub.up_to_date, b->count);
+	if (b->count > 1 && !b->pub.not_run) {
+		static const struct {
+			unsigned given, used;
+		} anim[] = {
+			{ SMDMX_BATCH_GIVEN_FPS, SMDMX_CONVERT_GIVEN_FPS },
+			{ SMDMX_BATCH_GIVEN_KEYS, SMDMX_CONVERT_GIVEN_KEYS },
+			{ SMDMX_BATCH_GIVEN_KEY_TOLERANCE, SMDMX_CONVERT_GIVEN_KEY_TOLERANCE },
+		};
+		for (size_t k = 0; k < 3; k++) {
+			if (!(o->given & anim[k].given)) continue;
+			bool used = false, fits = false;
+			for (size_t i = 0; i < b->count; i++) {
+				used |= (b->jobs[i].used & anim[k].used) != 0;
+				fits |= b->jobs[i].ran && !b->jobs[i].failed && (applies(job_way(b, &b->jobs[i])) & anim[k].given);
+			}
+			if (used || !fits) continue;
+			unsigned bit = 0;
+			while ((1u << bit) != anim[k].given) bit++;
+			pj_add(&b->said, NULL, 0, 0, "warning", "'%s' took effect on no input: none of them has an animation; leave it out", given_names[bit]);
+			if (o->convert.warnings_fail) b->pub.ok = false;
+		}
+	}
+	if (b->pub.failed && b->count > 1) {
+		if (b->pub.not_run)
+			pj_add(&b->said, NULL, 0, 0, "error",
+			       "stopped after the first failure: %zu of %zu inputs not converted (--keep-going converts the rest)", b->pub.not_run,
+			       b->count);
+		else
+			pj_add(&b->said, NULL, 0, 0, "error", "%zu of %zu inputs failed", b->pub.failed, b->count);
+	}
+}
+
+smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *error)
+{
+	SM_ERROR_START(error);
+	pj_oom_seen = false;
+	pj_fail_start();
+	batch *b = calloc(1, sizeof(*b));
+	if (!b) {
+		sm_fail_oom(error);
+		return NULL;
+	}
+	b->o = o;
+	b->conv = o->convert;
+	b->conv.given = 0;
+	static const struct {
+		unsigned batch, convert;
+	} pairs[] = {
+		{ SMDMX_BATCH_GIVEN_FPS, SMDMX_CONVERT_GIVEN_FPS },
+		{ SMDMX_BATCH_GIVEN_KEYS, SMDMX_CONVERT_GIVEN_KEYS },
+		{ SMDMX_BATCH_GIVEN_KEY_TOLERANCE, SMDMX_CONVERT_GIVEN_KEY_TOLERANCE },
+		{ SMDMX_BATCH_GIVEN_MODEL_VERSION, SMDMX_CONVERT_GIVEN_MODEL_VERSION },
+		{ SMDMX_BATCH_GIVEN_TARGET, SMDMX_CONVERT_GIVEN_TARGET },
+		{ SMDMX_BATCH_GIVEN_SCALE, SMDMX_CONVERT_GIVEN_SCALE },
+		{ SMDMX_BATCH_GIVEN_UP_AXIS, SMDMX_CONVERT_GIVEN_UP_AXIS },
+	};
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		if (o->given & pairs[i].batch) b->conv.given |= pairs[i].convert;
+	bool planned = make_plan(b) && check_options(b);
+	if (planned && o->update) plan_update(b);
+	b->pubjobs = pj_calloc(b->count ? b->count : 1, sizeof(smdmx_batch_job));
+	if (!b->pubjobs || pj_oom_seen) {
+		pj_oom_seen = false;
+		smdmx_batch_free(&b->pub);
+		sm_fail_oom(error);
+		return NULL;
+	}
+	b->pub.jobs = b->pubjobs;
+	b->pub.job_count = b->count;
+	if (!planned) {
+		b->pub.status = SMDMX_ERROR_USAGE;
+	} else {
+		/* every job's inputs and output seen from the start (its state as it settles) */
+		for (size_t i = 0; i < b->count; i++) publish(b, i);
+		/* A batch allocates and frees models of similar sizes again and again. */
+		os_tune_allocator();
+		if (!run_jobs(b) || b->oom || pj_oom_seen) {
+			pj_oom_seen = false;
+			smdmx_batch_free(&b->pub);
+			sm_fail_oom(error);
+			return NULL;
+		}
+		summarize(b);
+		if (pj_oom_seen) {
+			pj_oom_seen = false;
+			smdmx_batch_free(&b->pub);
+			sm_fail_oom(error);
+			return NULL;
+		}
+	}
+	for (size_t i = 0; i < b->count; i++) publish(b, i);
+	b->pub.settled = b->count;
+	b->pub.messages = b->said.items;
+	b->pub.message_count = b->said.count;
+	return &b->pub;
+}
+
+void smdmx_batch_free(smdmx_batch *pub)
+{
+	if (!pub) return;
+	batch *b = (batch *)pub; /* pub is the first member */
+	for (size_t i = 0; i < b->count; i++) {
+		bjob *j = &b->jobs[i];
+		for (size_t k = 0; k < j->input_count; k++) free(j->inputs[k]);
+		free(j->inputs);
+		free(j->vta);
+		free(j->out);
+		for (size_t k = 0; k < j->written_count; k++) free(j->written[k]);
+		free(j->written);
+		for (size_t k = 0; k < j->dep_count; k++) free(j->deps[k]);
+		free(j->deps);
+		pj_msgs_free(&j->msgs);
+		pj_outputs_abort(&j->pending);
+	}
+	free(b->jobs);
+	free(b->pubjobs);
+	free(b->order);
+	pj_msgs_free(&b->said);
+	if (b->lock) os_mutex_destroy(b->lock);
+	if (b->moved) os_cond_destroy(b->moved);
+	free(b);
+}

@@ -1,0 +1,354 @@
+/* Many files converted through the library (smdmx/batch.h): a folder's files planned and
+ * converted, a VTA joining its SMD; the jobs settling in input order; what cannot work refused
+ * before anything runs; two inputs of one output failed; an option that applies to some jobs
+ * said on the others; the first failure stopping the batch; and every allocation of a batch
+ * failing in turn. */
+#include "util.h"
+#include "project/project_internal.h"
+
+static char *root;
+
+static void remove_tree(const char *path)
+{
+	os_stat st;
+	if (!os_lstat_path(path, &st)) return;
+	if (st.kind == OS_DIRECTORY && !st.link) {
+		os_dir *d = os_dir_open(path);
+		const char *e;
+		while (d && (e = os_dir_next(d))) {
+			if (!strcmp(e, ".") || !strcmp(e, "..")) continue;
+			char sub[4200];
+			snprintf(sub, sizeof(sub), "%s/%s", path, e);
+			remove_tree(sub);
+		}
+		if (d) os_dir_close(d);
+		os_rmdir(path);
+	} else {
+		os_remove(path);
+	}
+}
+
+/* root/rel, kept until the end (inputs point at these). */
+static char **made;
+static size_t made_count;
+
+static const char *at(const char *rel)
+{
+	char *p = malloc(strlen(root) + strlen(rel) + 2);
+	char **m = realloc(made, (made_count + 1) * sizeof(char *));
+	assert_non_null(p);
+	assert_non_null(m);
+	sprintf(p, "%s/%s", root, rel);
+	made = m;
+	made[made_count++] = p;
+	return p;
+}
+
+static void copy(const char *from_rel, const char *to)
+{
+	size_t n;
+	char *data = test_slurp(test_path(from_rel), &n);
+	assert_non_null(data);
+	FILE *f = fopen(to, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	fclose(f);
+	free(data);
+}
+
+/* in/: a.smd with a.vta beside it, b.smd, sub/w.smd (an animation), notes.txt */
+static int setup(void **state)
+{
+	(void)state;
+	root = test_temp_path("batch");
+	assert_true(os_mkdir(root));
+	assert_true(os_mkdir(at("in")));
+	assert_true(os_mkdir(at("in/sub")));
+	copy("testdata/sample/arm.smd", at("in/a.smd"));
+	copy("testdata/sample/arm.vta", at("in/a.vta"));
+	copy("testdata/sample/arm.smd", at("in/b.smd"));
+	copy("testdata/sample/arm_wave.smd", at("in/sub/w.smd"));
+	copy("testdata/sample/arm.smd", at("in/notes.txt"));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	remove_tree(root);
+	free(root);
+	for (size_t i = 0; i < made_count; i++) free(made[i]);
+	free(made);
+	return 0;
+}
+
+static smdmx_batch_options options(const char *const *inputs, size_t n, const char *outdir)
+{
+	smdmx_batch_options o;
+	memset(&o, 0, sizeof(o));
+	o.program = SMDMX_BATCH_SMD2DMX;
+	o.inputs = inputs;
+	o.input_count = n;
+	o.outdir = outdir;
+	o.jobs = 2;
+	return o;
+}
+
+typedef struct seen {
+	size_t calls, settled[16];
+	bool backwards;
+} seen;
+
+static void on_change(void *user, const smdmx_batch *b)
+{
+	seen *s = user;
+	if (s->calls && b->settled < s->settled[s->calls - 1]) s->backwards = true;
+	if (s->calls < 16) s->settled[s->calls++] = b->settled;
+	/* what has settled is final: its state is no longer "not run" */
+	for (size_t i = 0; i < b->settled; i++) assert_int_not_equal(b->jobs[i].state, SMDMX_BATCH_NOT_RUN);
+}
+
+/* A folder with -r: a job per model in byte order of the names, the VTA with its SMD, the
+ * outputs below the output folder as the inputs are below theirs; a text file not taken. */
+static void test_folder(void **state)
+{
+	(void)state;
+	const char *in[1] = { at("in") };
+	smdmx_batch_options o = options(in, 1, at("out"));
+	o.recursive = true;
+	seen s = { 0 };
+	o.on_change = on_change;
+	o.user = &s;
+	smdmx_error err;
+	smdmx_batch *b = smdmx_batch_convert(&o, &err);
+	assert_non_null(b);
+	assert_int_equal(b->status, SMDMX_ERROR_NONE);
+	assert_true(b->ok);
+	assert_int_equal(b->job_count, 3);
+	assert_int_equal(b->settled, 3);
+	assert_int_equal(b->finished, 3);
+	assert_string_equal(b->jobs[0].inputs[0], at("in/a.smd"));
+	assert_string_equal(b->jobs[0].vta, at("in/a.vta"));
+	assert_string_equal(b->jobs[0].output, at("out/a.dmx"));
+	assert_string_equal(b->jobs[1].inputs[0], at("in/b.smd"));
+	assert_null(b->jobs[1].vta);
+	assert_string_equal(b->jobs[2].output, at("out/sub/w.dmx"));
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(b->jobs[i].state, SMDMX_BATCH_CONVERTED);
+		assert_int_equal(b->jobs[i].written_count, 1);
+		assert_string_equal(b->jobs[i].written[0], b->jobs[i].output);
+		assert_true(test_exists(b->jobs[i].output));
+	}
+	assert_int_equal(b->message_count, 0);
+	assert_true(s.calls >= 1);
+	assert_false(s.backwards);
+	smdmx_batch_free(b);
+	/* again with update: every job up to date, nothing run, a note counts them */
+	o.update = true;
+	o.on_change = NULL;
+	b = smdmx_batch_convert(&o, &err);
+	assert_non_null(b);
+	assert_int_equal(b->up_to_date, 3);
+	for (size_t i = 0; i < 3; i++) assert_int_equal(b->jobs[i].state, SMDMX_BATCH_UP_TO_DATE);
+	assert_int_equal(b->message_count, 1);
+	assert_int_equal(b->messages[0].kind, SMDMX_MESSAGE_NOTE);
+	assert_string_equal(b->messages[0].text, "3 of 3 inputs up to date (-u)");
+	smdmx_batch_free(b);
+	/* the files a program takes below a folder, as recursive finds them */
+	char **paths;
+	size_t count;
+	assert_true(smdmx_batch_files(SMDMX_BATCH_SMD2DMX, at("in/"), &paths, &count, &err));
+	assert_int_equal(count, 4);
+	assert_string_equal(paths[0], at("in/a.smd"));
+	assert_string_equal(paths[1], at("in/a.vta"));
+	assert_string_equal(paths[3], at("in/sub/w.smd"));
+	assert_null(paths[4]);
+	smdmx_batch_files_free(paths);
+	assert_true(smdmx_batch_files(SMDMX_BATCH_DMX2SMD, at("out"), &paths, &count, NULL));
+	assert_int_equal(count, 3);
+	smdmx_batch_files_free(paths);
+	assert_false(smdmx_batch_files(SMDMX_BATCH_ANY, at("none"), &paths, &count, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_IO);
+	assert_int_equal(count, 0);
+	smdmx_batch_files_free(paths);
+}
+
+/* What cannot work is refused before anything runs: a folder without recursive, a file the
+ * program does not take, an option that applies to no job; nothing written. */
+static void test_refused(void **state)
+{
+	(void)state;
+	const char *in[2] = { at("in"), at("in/notes.txt") };
+	smdmx_batch_options o = options(in, 2, at("refused"));
+	smdmx_batch *b = smdmx_batch_convert(&o, NULL);
+	assert_non_null(b);
+	assert_int_equal(b->status, SMDMX_ERROR_USAGE);
+	assert_int_equal(b->message_count, 2);
+	char want[4400];
+	snprintf(want, sizeof(want), "'%s' is a directory (-r converts the files below it)", at("in"));
+	assert_string_equal(b->messages[0].text, want);
+	assert_null(b->messages[0].path);
+	snprintf(want, sizeof(want), "'%s': not an input of smd2dmx (.smd, .sma, .phys, .vta)", at("in/notes.txt"));
+	assert_string_equal(b->messages[1].text, want);
+	smdmx_batch_free(b);
+	const char *one[1] = { at("in/b.smd") };
+	o = options(one, 1, at("refused"));
+	o.given = SMDMX_BATCH_GIVEN_GOLDSRC;
+	b = smdmx_batch_convert(&o, NULL);
+	assert_int_equal(b->status, SMDMX_ERROR_USAGE);
+	snprintf(want, sizeof(want), "'--goldsrc' does not apply to '%s' (it shapes SMD output)", at("in/b.smd"));
+	assert_string_equal(b->messages[0].text, want);
+	assert_int_equal(b->jobs[0].state, SMDMX_BATCH_NOT_RUN);
+	smdmx_batch_free(b);
+	assert_false(test_exists(at("refused")));
+}
+
+/* Two inputs of one output fail without running, each naming the other; the others convert
+ * (keep_going). An option that applies to some jobs is a warning on the others. */
+static void test_clash_and_warning(void **state)
+{
+	(void)state;
+	const char *in[3] = { at("in/a.smd"), at("in/sub/w.smd"), at("in/a.smd") };
+	smdmx_batch_options o = options(in, 3, at("clash"));
+	o.program = SMDMX_BATCH_ANY;
+	o.to = "dmx";
+	o.keep_going = true;
+	o.given = SMDMX_BATCH_GIVEN_FPS;
+	o.convert.smd_read.frame_rate = 24;
+	smdmx_batch *b = smdmx_batch_convert(&o, NULL);
+	assert_non_null(b);
+	assert_false(b->ok);
+	assert_int_equal(b->failed, 2);
+	char want[4400];
+	snprintf(want, sizeof(want), "'%s' would also be written from '%s'", at("clash/a.dmx"), at("in/a.smd"));
+	assert_int_equal(b->jobs[0].state, SMDMX_BATCH_FAILED);
+	assert_int_equal(b->jobs[0].message_count, 1);
+	assert_string_equal(b->jobs[0].messages[0].text, want);
+	assert_string_equal(b->jobs[0].messages[0].path, at("in/a.smd"));
+	assert_int_equal(b->jobs[1].state, SMDMX_BATCH_CONVERTED);
+	assert_true(b->jobs[1].used & SMDMX_CONVERT_GIVEN_FPS);
+	assert_int_equal(b->message_count, 1);
+	assert_string_equal(b->messages[0].text, "2 of 3 inputs failed");
+	smdmx_batch_free(b);
+	/* --vta for a DMX written again: said on that one, taken by the SMD */
+	const char *mixed[2] = { at("in/b.smd"), at("clash/w.dmx") };
+	o = options(mixed, 2, at("mixed"));
+	o.program = SMDMX_BATCH_ANY;
+	o.to = "dmx";
+	o.given = SMDMX_BATCH_GIVEN_VTA;
+	o.convert.vta = at("in/a.vta");
+	b = smdmx_batch_convert(&o, NULL);
+	assert_non_null(b);
+	assert_true(b->ok);
+	assert_int_equal(b->jobs[1].message_count, 1);
+	assert_int_equal(b->jobs[1].messages[0].kind, SMDMX_MESSAGE_WARNING);
+	assert_string_equal(b->jobs[1].messages[0].text,
+	                    "'--vta' does not apply here (a DMX holds its shapes itself): ignored for this file; nothing to do");
+	smdmx_batch_free(b);
+}
+
+/* Without keep_going the first failure stops the batch, the same at any number of workers:
+ * what comes before it is in place, nothing after it is. */
+static void test_stops(void **state)
+{
+	(void)state;
+	FILE *f = fopen(at("in/bad.smd"), "wb");
+	assert_non_null(f);
+	fputs("version 1\nnodes\n0 \"a\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nm\n0 0 0 0 0 0 0 0 0\n", f);
+	fclose(f);
+	const char *in[4] = { at("in/b.smd"), at("in/bad.smd"), at("in/a.smd"), at("in/sub/w.smd") };
+	for (unsigned jobs = 1; jobs <= 4; jobs++) {
+		char out[32];
+		snprintf(out, sizeof(out), "stop%u", jobs);
+		smdmx_batch_options o = options(in, 4, at(out));
+		o.jobs = jobs;
+		smdmx_batch *b = smdmx_batch_convert(&o, NULL);
+		assert_non_null(b);
+		assert_false(b->ok);
+		assert_int_equal(b->jobs[0].state, SMDMX_BATCH_CONVERTED);
+		assert_int_equal(b->jobs[1].state, SMDMX_BATCH_FAILED);
+		assert_true(b->jobs[1].message_count >= 1);
+		assert_true(b->jobs[2].state == SMDMX_BATCH_NOT_RUN || b->jobs[2].state == SMDMX_BATCH_CANCELLED);
+		assert_true(b->jobs[3].state == SMDMX_BATCH_NOT_RUN || b->jobs[3].state == SMDMX_BATCH_CANCELLED);
+		assert_int_equal(b->not_run, 2);
+		assert_string_equal(b->messages[b->message_count - 1].text,
+		                    "stopped after the first failure: 2 of 4 inputs not converted (--keep-going converts the rest)");
+		char where[64];
+		snprintf(where, sizeof(where), "%s/b.dmx", out);
+		assert_true(test_exists(at(where)));
+		snprintf(where, sizeof(where), "%s/a.dmx", out);
+		assert_false(test_exists(at(where)));
+		smdmx_batch_free(b);
+	}
+	os_remove(at("in/bad.smd"));
+}
+
+/* Every allocation of a batch failing in turn (one worker): it ends out of memory, never
+ * crashes, and leaves no temporary file; the count after the last failure converts. */
+#if defined(_WIN32)
+#define SWEEP_STRIDE 5
+#elif defined(__SANITIZE_THREAD__)
+#define SWEEP_STRIDE 10
+#else
+#define SWEEP_STRIDE 1
+#endif
+
+/* Temporary files (a dot first) below path. */
+static size_t temporaries(const char *path)
+{
+	size_t n = 0;
+	os_dir *d = os_dir_open(path);
+	const char *e;
+	while (d && (e = os_dir_next(d))) {
+		if (!strcmp(e, ".") || !strcmp(e, "..")) continue;
+		char sub[4200];
+		snprintf(sub, sizeof(sub), "%s/%s", path, e);
+		os_stat st;
+		if (os_stat_path(sub, &st) && st.kind == OS_DIRECTORY) n += temporaries(sub);
+		else n += e[0] == '.';
+	}
+	if (d) os_dir_close(d);
+	return n;
+}
+
+static void test_out_of_memory(void **state)
+{
+	(void)state;
+	const char *in[1] = { at("in") };
+	size_t failures = 0;
+	for (size_t n = 1;; n += SWEEP_STRIDE) {
+		remove_tree(at("sweep"));
+		smdmx_batch_options o = options(in, 1, at("sweep"));
+		o.recursive = true;
+		o.jobs = 1;
+		pj_fail_after = n;
+		smdmx_error err;
+		smdmx_batch *b = smdmx_batch_convert(&o, &err);
+		pj_fail_after = 0;
+		size_t left = temporaries(at("sweep"));
+		if (left) fail_msg("allocation %zu failing left %zu temporary files", n, left);
+		if (b) {
+			bool ok = b->ok;
+			smdmx_batch_free(b);
+			if (!ok) fail_msg("allocation %zu failing: a batch that failed without saying out of memory", n);
+			break;
+		}
+		if (err.code != SMDMX_ERROR_OUT_OF_MEMORY) fail_msg("allocation %zu failing: %s", n, err.message);
+		failures++;
+		if (n > 100000) fail_msg("no end to the sweep");
+	}
+	print_message("allocations failed in turn: %zu\n", failures);
+	assert_true(failures > 30 / SWEEP_STRIDE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_folder),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_clash_and_warning),
+		cmocka_unit_test(test_stops),
+		cmocka_unit_test(test_out_of_memory),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
