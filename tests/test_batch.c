@@ -5,28 +5,9 @@
  * failing in turn. */
 #include "util.h"
 #include "project/project_internal.h"
+#include "files.h"
 
 static char *root;
-
-static void remove_tree(const char *path)
-{
-	os_stat st;
-	if (!os_lstat_path(path, &st)) return;
-	if (st.kind == OS_DIRECTORY && !st.link) {
-		os_dir *d = os_dir_open(path);
-		const char *e;
-		while (d && (e = os_dir_next(d))) {
-			if (!strcmp(e, ".") || !strcmp(e, "..")) continue;
-			char sub[4200];
-			snprintf(sub, sizeof(sub), "%s/%s", path, e);
-			remove_tree(sub);
-		}
-		if (d) os_dir_close(d);
-		os_rmdir(path);
-	} else {
-		os_remove(path);
-	}
-}
 
 /* root/rel, kept until the end (inputs point at these). */
 static char **made;
@@ -75,7 +56,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	remove_tree(root);
+	test_remove_tree(root);
 	free(root);
 	for (size_t i = 0; i < made_count; i++) free(made[i]);
 	free(made);
@@ -317,7 +298,7 @@ static void test_out_of_memory(void **state)
 	const char *in[1] = { at("in") };
 	size_t failures = 0;
 	for (size_t n = 1;; n += SWEEP_STRIDE) {
-		remove_tree(at("sweep"));
+		test_remove_tree(at("sweep"));
 		smdmx_batch_options o = options(in, 1, at("sweep"));
 		o.recursive = true;
 		o.jobs = 1;

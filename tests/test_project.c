@@ -4,29 +4,9 @@
  * left but whole files. */
 #include "util.h"
 #include "project/project_internal.h"
+#include "files.h"
 
 static char *out_root;
-
-/* Everything below path removed (the runs' output folders). */
-static void remove_tree(const char *path)
-{
-	os_stat st;
-	if (!os_lstat_path(path, &st)) return;
-	if (st.kind == OS_DIRECTORY && !st.link) {
-		os_dir *d = os_dir_open(path);
-		const char *e;
-		while (d && (e = os_dir_next(d))) {
-			if (!strcmp(e, ".") || !strcmp(e, "..")) continue;
-			char sub[4200];
-			snprintf(sub, sizeof(sub), "%s/%s", path, e);
-			remove_tree(sub);
-		}
-		if (d) os_dir_close(d);
-		os_rmdir(path);
-	} else {
-		os_remove(path);
-	}
-}
 
 /* Files below path, "./a ./b/c " sorted (a dot file but the record counts as a temporary). */
 static void tree(const char *path, const char *rel, char *list, size_t size, size_t *temporaries)
@@ -76,7 +56,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	remove_tree(out_root);
+	test_remove_tree(out_root);
 	free(out_root);
 	return 0;
 }
@@ -217,7 +197,7 @@ static void test_unread(void **state)
 static void sweep(const char *const *qcs, size_t count, bool to_smd, bool keep_going, bool want_ok, size_t *failures)
 {
 	for (size_t n = 1;; n += SWEEP_STRIDE) {
-		remove_tree(out_dir("sweep"));
+		test_remove_tree(out_dir("sweep"));
 		pj_fail_after = n;
 		smdmx_error err;
 		smdmx_project_run *run = convert_all(qcs, count, out_dir("sweep"), to_smd, keep_going, &err);
