@@ -1087,6 +1087,67 @@ static void test_threads(void **state)
 	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
 }
 
+/* Where elements stand, for messages: in keyvalues2 their line and column from the text; in
+ * binary their way from the root; an element no way reaches said so. */
+static void test_places(void **state)
+{
+	(void)state;
+	static const char text[] = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n"
+	                           "\"DmElement\" {\n"
+	                           "\t\"list\" \"element_array\" [\n"
+	                           "\t\t\"DmeJoint\" { \"name\" \"string\" \"hip\" },\n"
+	                           "\t\t\"DmeJoint\" { \"name\" \"string\" \"knee\" }\n"
+	                           "\t]\n"
+	                           "\t\"one\" \"DmeMesh\" { \"name\" \"string\" \"m\" }\n"
+	                           "}\n";
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_memory(text, sizeof(text) - 1, NULL, &err, NULL);
+	assert_non_null(dm);
+	assert_int_equal(dm->element_count, 4);
+	smdmx_dm_places *p = smdmx_dm_places_new(dm, text, sizeof(text) - 1);
+	assert_non_null(p);
+	uint32_t line, column;
+	char way[128];
+	uint32_t knee = SMDMX_NONE, mesh = SMDMX_NONE;
+	for (uint32_t e = 0; e < dm->element_count; e++) {
+		if (!strcmp(dm->elements[e].name, "knee")) knee = e;
+		if (!strcmp(dm->elements[e].name, "m")) mesh = e;
+	}
+	smdmx_dm_place(p, knee, &line, &column, way, sizeof(way));
+	assert_int_equal(line, 5);
+	assert_int_equal(column, 3);
+	assert_string_equal(way, "");
+	smdmx_dm_place(p, mesh, &line, &column, way, sizeof(way));
+	assert_int_equal(line, 7);
+	assert_int_equal(column, 8); /* its type's first byte */
+	smdmx_dm_places_free(p);
+	/* the same in binary: no lines, the way from the root */
+	sink s = { 0 };
+	smdmx_dmx_write_options bin = { .encoding = "binary" };
+	smdmx_dm *b = write_read(dm, &bin, &s);
+	p = smdmx_dm_places_new(b, NULL, 0);
+	assert_non_null(p);
+	for (uint32_t e = 0; e < b->element_count; e++) {
+		smdmx_dm_place(p, e, &line, &column, way, sizeof(way));
+		assert_int_equal(line, 0);
+		if (!strcmp(b->elements[e].name, "knee")) assert_string_equal(way, "root.list[1] (DmeJoint 'knee')");
+		if (!strcmp(b->elements[e].name, "m")) assert_string_equal(way, "root.one (DmeMesh 'm')");
+	}
+	smdmx_dm_place(p, SMDMX_NONE, &line, &column, way, sizeof(way));
+	assert_string_equal(way, "");
+	smdmx_dm_places_free(p);
+	/* an element no way reaches */
+	uint32_t alone = smdmx_dm_add_element(b, "DmeJoint", "stray", NULL, &err);
+	assert_int_not_equal(alone, SMDMX_NONE);
+	p = smdmx_dm_places_new(b, NULL, 0);
+	smdmx_dm_place(p, alone, &line, &column, way, sizeof(way));
+	assert_string_equal(way, "DmeJoint 'stray' (not under the root)");
+	smdmx_dm_places_free(p);
+	smdmx_dm_free(b);
+	smdmx_dm_free(dm);
+	free(s.data);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -1106,6 +1167,7 @@ int main(void)
 		cmocka_unit_test(test_other_writers),
 		cmocka_unit_test(test_datamodelpy_corpus),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_places),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

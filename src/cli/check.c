@@ -16,19 +16,10 @@
 typedef struct lint {
 	const char *path;
 	size_t errors, warnings;
-	const loaded *l;
-	/* keyvalues2: the file's text and where its lines start, for an element's line */
-	const char *text;
-	size_t size;
-	uint32_t *line_starts;
-	size_t lines;
-	/* binary DMX: each element's way from the root, for an element's path */
-	uint32_t *parent, *via_index;
-	const char **via;
-	bool walked;
+	smdmx_dm_places *places; /* a DMX's: where its elements are */
 } lint;
 
-/* A finding's place: ":line:col" after the path, or an element path before the message. */
+/* A finding's place: ":line:col" after the path, or an element's way before the message. */
 typedef struct place {
 	char loc[32];
 	char elem[300];
@@ -41,88 +32,16 @@ static place at_line(uint32_t line)
 	return p;
 }
 
-/* Every element's first way from the root (breadth first), for binary DMX paths. */
-static void walk_paths(lint *t)
-{
-	const smdmx_dm *dm = t->l->dm;
-	t->walked = true;
-	t->parent = malloc((dm->element_count + 1) * sizeof(uint32_t));
-	t->via_index = malloc((dm->element_count + 1) * sizeof(uint32_t));
-	t->via = malloc((dm->element_count + 1) * sizeof(char *));
-	uint32_t *queue = malloc((dm->element_count + 1) * sizeof(uint32_t));
-	if (!t->parent || !t->via_index || !t->via || !queue || dm->root == SMDMX_NONE) {
-		free(queue);
-		return;
-	}
-	for (size_t e = 0; e < dm->element_count; e++) t->parent[e] = SMDMX_NONE, t->via[e] = NULL;
-	size_t head = 0, tail = 0;
-	queue[tail++] = dm->root;
-	t->via[dm->root] = "";
-	while (head < tail) {
-		uint32_t e = queue[head++];
-		const smdmx_dm_element *el = &dm->elements[e];
-		for (size_t a = 0; a < el->attr_count; a++) {
-			const smdmx_dm_attr *at = &el->attrs[a];
-			if (at->type != SMDMX_DM_ELEMENT) continue;
-			size_t n = at->is_array ? at->value.array.count : 1;
-			for (size_t i = 0; i < n; i++) {
-				uint32_t x = at->is_array ? ((const uint32_t *)at->value.array.data)[i] : at->value.element;
-				if (x == SMDMX_NONE || x >= dm->element_count || t->via[x]) continue;
-				t->via[x] = at->name;
-				t->via_index[x] = at->is_array ? (uint32_t)i : UINT32_MAX;
-				t->parent[x] = e;
-				queue[tail++] = x;
-			}
-		}
-	}
-	free(queue);
-}
-
-/* An element's place: its line in keyvalues2, its path from the root in binary. */
+/* An element's place: its line in keyvalues2, its way from the root in binary. */
 static place at_element(lint *t, uint32_t e)
 {
 	place p = { "", "" };
-	const smdmx_dm *dm = t->l->dm;
-	if (!dm || e == SMDMX_NONE || e >= dm->element_count) return p;
-	const smdmx_dm_element *el = &dm->elements[e];
-	if (el->source_offset != SIZE_MAX && t->text) {
-		if (!t->line_starts) {
-			size_t n = 1;
-			for (size_t i = 0; i < t->size; i++) n += t->text[i] == '\n';
-			t->line_starts = malloc(n * sizeof(uint32_t));
-			if (t->line_starts) {
-				t->line_starts[0] = 0;
-				t->lines = 1;
-				for (size_t i = 0; i < t->size; i++)
-					if (t->text[i] == '\n') t->line_starts[t->lines++] = (uint32_t)(i + 1);
-			}
-		}
-		if (t->line_starts) {
-			size_t lo = 0, hi = t->lines;
-			while (hi - lo > 1) {
-				size_t mid = (lo + hi) / 2;
-				if (t->line_starts[mid] <= el->source_offset) lo = mid;
-				else hi = mid;
-			}
-			snprintf(p.loc, sizeof(p.loc), ":%zu:%zu", lo + 1, el->source_offset - t->line_starts[lo] + 1);
-			return p;
-		}
-	}
-	if (!t->walked) walk_paths(t);
-	if (!t->via || !t->via[e]) {
-		snprintf(p.elem, sizeof(p.elem), "%s '%s' (not under the root): ", el->type, el->name);
-		return p;
-	}
-	/* the path, built from the element up */
-	char path[256] = "";
-	for (uint32_t x = e; x != dm->root && x != SMDMX_NONE; x = t->parent[x]) {
-		char step[128], rest[256];
-		if (t->via_index[x] != UINT32_MAX) snprintf(step, sizeof(step), ".%s[%u]", t->via[x], t->via_index[x]);
-		else snprintf(step, sizeof(step), ".%s", t->via[x]);
-		snprintf(rest, sizeof(rest), "%s%s", step, path);
-		memcpy(path, rest, sizeof(path));
-	}
-	snprintf(p.elem, sizeof(p.elem), "root%s (%s '%s'): ", path, el->type, el->name);
+	if (!t->places) return p;
+	uint32_t line, column;
+	char way[280];
+	smdmx_dm_place(t->places, e, &line, &column, way, sizeof(way));
+	if (line) snprintf(p.loc, sizeof(p.loc), ":%u:%u", line, column);
+	else if (way[0]) snprintf(p.elem, sizeof(p.elem), "%s: ", way);
 	return p;
 }
 
@@ -149,14 +68,6 @@ static void say_finding(void *user, const smdmx_finding *f)
 	lint_at(t, f->error, f->element != SMDMX_NONE ? at_element(t, f->element) : at_line(f->line), "%s", f->message);
 }
 
-/* What a lint holds besides the model. */
-static void lint_free(lint *t)
-{
-	free(t->line_starts);
-	free(t->parent);
-	free(t->via_index);
-	free(t->via);
-}
 
 int cmd_check(int argc, char **argv)
 {
@@ -205,19 +116,16 @@ int cmd_check(int argc, char **argv)
 	loaded l;
 	diag_buf d = { 0 };
 	bool loaded_ok = load_model(path, &l, &d, &w, 0, true);
-	t.l = &l;
-	size_t text_size = 0;
 	char *text = NULL;
-	if (loaded_ok && l.dm && l.dm->encoding && strncmp(l.dm->encoding, "binary", 6)) {
+	if (loaded_ok && l.dm) {
 		/* keyvalues2: its text, for the lines of elements */
-		if (!strcmp(path, "-")) {
+		const char *kv2 = NULL;
+		size_t text_size = 0;
+		if (l.dm->encoding && strncmp(l.dm->encoding, "binary", 6)) {
 			char why[256];
-			t.text = stdin_data(&text_size, why, sizeof(why));
-		} else {
-			text = os_read_whole(path, &text_size);
-			t.text = text;
+			kv2 = !strcmp(path, "-") ? stdin_data(&text_size, why, sizeof(why)) : (text = os_read_whole(path, &text_size));
 		}
-		t.size = text_size;
+		t.places = have(smdmx_dm_places_new(l.dm, kv2, text_size));
 	}
 	if (!loaded_ok) {
 		fputs(d.text ? d.text : "", stderr);
@@ -233,7 +141,7 @@ int cmd_check(int argc, char **argv)
 	if (!l.scene) {
 		lint_say(&t, true, "not a model: %s", l.lift_error);
 		free(text);
-		lint_free(&t);
+		smdmx_dm_places_free(t.places);
 		unload_model(&l);
 		return EXIT_FAILED;
 	}
@@ -242,7 +150,7 @@ int cmd_check(int argc, char **argv)
 		fprintf(stderr, "%s: %zu error%s, %zu warning%s\n", path, t.errors, t.errors == 1 ? "" : "s", t.warnings,
 		        t.warnings == 1 ? "" : "s");
 	free(text);
-	lint_free(&t);
+	smdmx_dm_places_free(t.places);
 	unload_model(&l);
 	return t.errors ? EXIT_FAILED : EXIT_OK;
 }
