@@ -1403,6 +1403,51 @@ static void keep_finding(void *user, const smdmx_finding *f)
 }
 
 /* smdmx check's rules, through the library: each finding at its line of the SMD. */
+/* A model file of any kind: an SMD, a DMX by its name, a DMX under another name by its header,
+ * bytes given for standard input, a DMX that holds no model (read, no scene, why), and a file
+ * that is not there. */
+static void test_model_file(void **state)
+{
+	(void)state;
+	smdmx_model_file m;
+	smdmx_error err;
+	smdmx_warnings w;
+	assert_true(smdmx_model_file_read(test_path("testdata/sample/arm.smd"), NULL, 0, NULL, &m, &err, &w));
+	assert_false(m.is_dmx);
+	assert_null(m.dm);
+	assert_int_equal(m.scene->joint_count, 2);
+	smdmx_model_file_free(&m);
+	assert_true(smdmx_model_file_read(test_path("testdata/model/arm.dmx"), NULL, 0, NULL, &m, &err, &w));
+	assert_true(m.is_dmx);
+	assert_non_null(m.dm);
+	assert_int_equal(m.scene->joint_count, 2);
+	smdmx_model_file_free(&m);
+	size_t n = 0;
+	char *dmx = test_slurp(test_path("testdata/model/arm.dmx"), &n);
+	assert_non_null(dmx);
+	char *renamed = test_temp_file("model_file.txt", dmx, n);
+	assert_true(smdmx_model_file_read(renamed, NULL, 0, NULL, &m, &err, NULL));
+	assert_true(m.is_dmx);
+	smdmx_model_file_free(&m);
+	assert_true(smdmx_model_file_read("-", dmx, n, NULL, &m, &err, NULL));
+	assert_true(m.is_dmx);
+	assert_int_equal(m.scene->joint_count, 2);
+	smdmx_model_file_free(&m);
+	remove(renamed);
+	free(renamed);
+	free(dmx);
+	assert_true(smdmx_model_file_read(test_path("testdata/kv2/ok/types.dmx"), NULL, 0, NULL, &m, &err, &w));
+	assert_true(m.is_dmx);
+	assert_non_null(m.dm);
+	assert_null(m.scene);
+	assert_true(m.not_model[0] != '\0');
+	smdmx_model_file_free(&m);
+	assert_false(smdmx_model_file_read(test_path("testdata/sample/none.smd"), NULL, 0, NULL, &m, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_IO);
+	assert_null(m.scene);
+	assert_null(m.dm);
+}
+
 static void test_check_model(void **state)
 {
 	(void)state;
@@ -1459,6 +1504,7 @@ int main(void)
 		cmocka_unit_test(test_engine_targets),
 		cmocka_unit_test(test_not_carried),
 		cmocka_unit_test(test_check_model),
+		cmocka_unit_test(test_model_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include "smdmx/dm.h"
 #include "smdmx/error.h"
 #include "smdmx/scene.h"
+#include "smdmx/smd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +31,24 @@ SMDMX_API smdmx_dm *smdmx_model_from_scene(const smdmx_scene *scene, const smdmx
  * its memory: the datamodel may be freed afterwards. */
 SMDMX_API smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options *options, smdmx_error *error,
                                             smdmx_warnings *warnings);
+
+/* A model file as the programs show it (smdmx info, diff, check, preview): an SMD or VTA, or
+ * a DMX (told by its name, or by its header under another name) lifted into a scene, its
+ * datamodel kept. */
+typedef struct smdmx_model_file {
+	smdmx_scene *scene;     /* NULL: a DMX that holds no model (not_model says why) */
+	smdmx_dm *dm;           /* a DMX's datamodel, else NULL */
+	bool is_dmx;
+	char not_model[256];
+} smdmx_model_file;
+
+/* Reads path, or the size bytes at data when data is not NULL (standard input: path names
+ * it, "-" for an SMD whose name smd->name gives). smd: how an SMD is read (frame rate, lines
+ * kept). warnings: the file's, then the lift's. false with error when the file cannot be read
+ * (out is then empty); a DMX that is no model reads, with scene NULL. */
+SMDMX_API bool smdmx_model_file_read(const char *path, const void *data, size_t size, const smdmx_smd_read_options *smd,
+                                     smdmx_model_file *out, smdmx_error *error, smdmx_warnings *warnings);
+SMDMX_API void smdmx_model_file_free(smdmx_model_file *m);
 
 /* What a model datamodel taken through the scene leaves behind: the element types ("Type")
  * and attributes ("Type.attr") of in that out has nowhere, the names model formats give one

@@ -139,7 +139,7 @@ int cmd_check(int argc, char **argv)
 		t.warnings++;
 	}
 	if (!l.scene) {
-		lint_say(&t, true, "not a model: %s", l.lift_error);
+		lint_say(&t, true, "not a model: %s", l.not_model);
 		free(text);
 		smdmx_dm_places_free(t.places);
 		unload_model(&l);

@@ -172,10 +172,8 @@ char *path_with_extension(const char *path, const char *ext);
 char *path_join(const char *dir, const char *rel);
 
 /* Standard input, read whole the first time it is asked for ("-" as an input); NULL with
- * why on failure. stdin_is_dmx tells a DMX (keyvalues2 or binary) from the SMD family by its
- * header. The name a model read from it takes: --name, else "stdin". */
+ * why on failure. The name a model read from it takes: --name, else "stdin". */
 const void *stdin_data(size_t *size, char *why, size_t why_size);
-bool stdin_is_dmx(void);
 extern const char *stdin_name;
 /* The library's readers, "-" read from standard input (whole, named stdin_name). */
 smdmx_scene *cli_read_smd(const char *path, const smdmx_smd_read_options *options, smdmx_error *error,
@@ -216,15 +214,11 @@ bool files_below(tool_kind tool, const char *name, const char *dir, char ***path
 
 /* ---- commands (inspect.c, check.c) -------------------------------------------------------- */
 
-/* A model read from any of the formats (inspect.c): the scene and, for DMX, the file's own
- * facts. load_model reads SMDs at fps (0: their own) and, with lines, keeps their lines for the
- * places of findings; on failure the error is in d. */
-typedef struct loaded {
-	smdmx_scene *scene;
-	smdmx_dm *dm;      /* DMX only */
-	bool is_dmx;
-	char lift_error[256]; /* a DMX that is not a model: why */
-} loaded;
+/* A model read from any of the formats (smdmx_model_file, read by inspect.c's load_model):
+ * the scene and, for DMX, the datamodel. load_model reads SMDs at fps (0: their own) and,
+ * with lines, keeps their lines for the places of findings; "-" is standard input; on failure
+ * the error is in d. */
+typedef smdmx_model_file loaded;
 bool load_model(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warnings, double fps, bool lines);
 void unload_model(loaded *l);
 

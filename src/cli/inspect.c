@@ -1,5 +1,6 @@
 /* smdmx info (what a model file holds, as text or JSON) and smdmx diff (two models compared
- * numerically); the model loader they and smdmx check (check.c) share. */
+ * numerically); the model file read (the library's smdmx_model_file) as they, smdmx check
+ * (check.c) and the pictures read it. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,48 +10,30 @@
 
 #include "cli.h"
 
-/* A whole file into memory, followed by a NUL (NULL when it cannot be read). */
 bool load_model(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warnings, double fps, bool lines)
 {
-	memset(l, 0, sizeof(*l));
-	smdmx_error err;
-	smdmx_warnings own, *w = warnings ? warnings : &own;
-	memset(w, 0, sizeof(*w));
-	l->is_dmx = !strcmp(path, "-") ? stdin_is_dmx() : !strcasecmp(os_path_extension(path), "dmx");
-	if (!l->is_dmx && strcmp(path, "-")) {
-		/* the header tells a DMX under another name */
-		FILE *f = os_fopen(path, "rb");
-		char head[8] = { 0 };
-		if (f) {
-			size_t n = fread(head, 1, sizeof(head), f);
-			(void)n;
-			fclose(f);
+	smdmx_smd_read_options ro = { .frame_rate = fps, .record_lines = lines };
+	const void *data = NULL;
+	size_t size = 0;
+	if (!strcmp(path, "-")) {
+		char why[256];
+		ro.name = stdin_name;
+		if (!(data = stdin_data(&size, why, sizeof(why)))) {
+			memset(l, 0, sizeof(*l));
+			if (warnings) memset(warnings, 0, sizeof(*warnings));
+			diag_add(d, NULL, path, 0, 0, "error", "%s", why);
+			return false;
 		}
-		l->is_dmx = !memcmp(head, "<!-- dmx", 8);
 	}
-	if (!l->is_dmx) {
-		smdmx_smd_read_options ro = { .frame_rate = fps, .record_lines = lines };
-		l->scene = cli_read_smd(path, &ro, &err, w);
-		if (!l->scene) diag_error(d, path, &err);
-		return l->scene != NULL;
-	}
-	l->dm = cli_read_dmx(path, NULL, &err, w);
-	if (!l->dm) {
-		diag_error(d, path, &err);
-		return false;
-	}
-	/* The file's warnings first, then the lift's (their codes differ). */
-	smdmx_warnings lifted;
-	l->scene = smdmx_model_to_scene(l->dm, NULL, &err, &lifted);
-	for (size_t i = 0; i < lifted.count && w->count < SMDMX_WARNINGS_MAX; i++) w->data[w->count++] = lifted.data[i];
-	if (!l->scene) snprintf(l->lift_error, sizeof(l->lift_error), "%s", err.message);
-	return true;
+	smdmx_error err;
+	if (smdmx_model_file_read(path, data, size, &ro, l, &err, warnings)) return true;
+	diag_error(d, path, &err);
+	return false;
 }
 
 void unload_model(loaded *l)
 {
-	smdmx_scene_free(l->scene);
-	smdmx_dm_free(l->dm);
+	smdmx_model_file_free(l);
 }
 
 /* The frames a clip spans, first to last, as the SMD writer samples it. */
@@ -211,7 +194,7 @@ int cmd_info(int argc, char **argv)
 				printf(", \"uv_v_turned\": %zu, \"uv_v_unflagged\": %zu", s->source.dmx_v_flag_false, s->source.dmx_v_flag_missing);
 		} else {
 			printf(", \"model\": null, \"why\": ");
-			json_string(l.lift_error);
+			json_string(l.not_model);
 		}
 		printf("}\n");
 	} else {
@@ -241,7 +224,7 @@ int cmd_info(int argc, char **argv)
 				printf("  UV V as stored in %zu meshes without flipVCoordinates: read as Source 1 writes it\n",
 				       s->source.dmx_v_flag_missing);
 		} else {
-			printf("  not a model: %s\n", l.lift_error);
+			printf("  not a model: %s\n", l.not_model);
 		}
 	}
 	unload_model(&l);
@@ -405,7 +388,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	for (int k = 0; k < 2 && ok1; k++)
 		if (!l[k].scene) {
-			diag_add(&d, NULL, paths[k], 0, 0, "error", "not a model: %s", l[k].lift_error);
+			diag_add(&d, NULL, paths[k], 0, 0, "error", "not a model: %s", l[k].not_model);
 			ok1 = false;
 		}
 	if (!ok1) {

@@ -106,14 +106,6 @@ const void *stdin_data(size_t *size, char *why, size_t why_size)
 	return in_data ? in_data : "";
 }
 
-bool stdin_is_dmx(void)
-{
-	size_t n = 0;
-	char why[256];
-	const char *d = stdin_data(&n, why, sizeof(why));
-	return d && n >= 4 && !memcmp(d, "<!--", 4);
-}
-
 smdmx_scene *cli_read_smd(const char *path, const smdmx_smd_read_options *options, smdmx_error *error,
                           smdmx_warnings *warnings)
 {

@@ -100,7 +100,7 @@ smdmx_scene *picture_scene(const char *path, const char *vta, const char *model,
 	if (!load_model(path, &l, d, &w, 0, false)) return NULL;
 	diag_warnings(d, shown, path, &w);
 	if (!l.scene) {
-		diag_add(d, NULL, path, 0, 0, "error", "not a model: %s", l.lift_error);
+		diag_add(d, NULL, path, 0, 0, "error", "not a model: %s", l.not_model);
 		unload_model(&l);
 		return NULL;
 	}

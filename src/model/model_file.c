@@ -1,0 +1,61 @@
+/* A model file of any kind read as the programs show it (smdmx_model_file_read): an SMD or
+ * VTA read into a scene, or a DMX (by its name, or by its header under another name) read
+ * and lifted, its datamodel kept beside the scene. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "platform/os.h"
+#include "smdmx/model.h"
+#include "support/internal.h"
+
+/* A DMX by its name, or by its first bytes ("<!-- dmx") under another. */
+static bool is_dmx(const char *path, const void *data, size_t size)
+{
+	if (!strcasecmp(os_path_extension(path), "dmx")) return true;
+	char head[8] = { 0 };
+	if (data) {
+		memcpy(head, data, size < sizeof(head) ? size : sizeof(head));
+		/* standard input: "<!--" tells a DMX of any header, as the programs tell it */
+		if (!strcmp(path, "-")) return size >= 4 && !memcmp(head, "<!--", 4);
+	} else {
+		FILE *f = os_fopen(path, "rb");
+		if (f) {
+			size_t n = fread(head, 1, sizeof(head), f);
+			(void)n;
+			fclose(f);
+		}
+	}
+	return !memcmp(head, "<!-- dmx", 8);
+}
+
+bool smdmx_model_file_read(const char *path, const void *data, size_t size, const smdmx_smd_read_options *smd,
+                           smdmx_model_file *out, smdmx_error *error, smdmx_warnings *warnings)
+{
+	SM_ERROR_START(error);
+	memset(out, 0, sizeof(*out));
+	smdmx_warnings own, *w = warnings ? warnings : &own;
+	memset(w, 0, sizeof(*w));
+	out->is_dmx = is_dmx(path, data, size);
+	if (!out->is_dmx) {
+		out->scene = data ? smdmx_smd_read_memory(data, size, smd, error, w) : smdmx_smd_read_file(path, smd, error, w);
+		return out->scene != NULL;
+	}
+	out->dm = data ? smdmx_dmx_read_memory(data, size, NULL, error, w) : smdmx_dmx_read_file(path, NULL, error, w);
+	if (!out->dm) return false;
+	/* the file's warnings first, then the lift's (their codes differ) */
+	smdmx_warnings lifted;
+	smdmx_error lift;
+	out->scene = smdmx_model_to_scene(out->dm, NULL, &lift, &lifted);
+	for (size_t i = 0; i < lifted.count && w->count < SMDMX_WARNINGS_MAX; i++) w->data[w->count++] = lifted.data[i];
+	if (!out->scene) snprintf(out->not_model, sizeof(out->not_model), "%s", lift.message);
+	return true;
+}
+
+void smdmx_model_file_free(smdmx_model_file *m)
+{
+	if (!m) return;
+	smdmx_scene_free(m->scene);
+	smdmx_dm_free(m->dm);
+	memset(m, 0, sizeof(*m));
+}
