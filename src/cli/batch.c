@@ -50,6 +50,9 @@ static void progress_show(printer *p, const char *text)
 static void on_change(void *user, const smdmx_batch *b)
 {
 	printer *p = user;
+	/* standard output's reader is gone (| head): where no signal ended the program (Windows),
+	 * it ends here, as quietly, before the job's "cannot write" is printed */
+	if (b->broken_pipe) os_exit_broken_pipe();
 	p->progress = p->term != OS_TERM_NONE && b->job_count > 1;
 	if (p->progress) progress_show(p, "");
 	for (; p->printed < b->settled; p->printed++) {
@@ -206,7 +209,7 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 		say(o->name, "error", "%s", err.message);
 		return EXIT_FAILED;
 	}
-	if (b->broken_pipe) os_exit_broken_pipe(); /* standard output's reader is gone: quietly */
+	if (b->broken_pipe) os_exit_broken_pipe(); /* (a batch whose one job settled untold) */
 	int rc = b->ok ? EXIT_OK : EXIT_FAILED;
 	if (b->status == SMDMX_ERROR_USAGE) rc = EXIT_USAGE;
 	/* What is left to print: jobs after one that never ran (the batch stopped). */
