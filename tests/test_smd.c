@@ -87,6 +87,33 @@ static void test_features(void **state)
 	smdmx_scene_free(s);
 }
 
+/* Names a scene repeats, which the diff pairs in their order: said for the first file, and
+ * for the second only where the first does not repeat them as often. */
+static void said_note(void *user, const char *message)
+{
+	snprintf(user, 200, "%s", message);
+}
+
+static void test_repeated_names(void **state)
+{
+	(void)state;
+	const char *twice = "version 1\nnodes\n0 \"a\" -1\n1 \"b\" 0\n2 \"a\" 1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 0 0 0 0 0 0\n2 0 0 0 0 0 0\nend\n";
+	const char *once = "version 1\nnodes\n0 \"a\" -1\n1 \"b\" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 0 0 0 0 0 0\nend\n";
+	smdmx_error err;
+	smdmx_scene *t = smdmx_smd_read_memory(twice, strlen(twice), NULL, &err, NULL);
+	smdmx_scene *o = smdmx_smd_read_memory(once, strlen(once), NULL, &err, NULL);
+	assert_non_null(t);
+	assert_non_null(o);
+	char note[200] = "";
+	assert_int_equal(smdmx_scene_repeated_names(t, NULL, said_note, note), 1);
+	assert_string_equal(note, "2 bones are named 'a': they pair with the other file's of that name in their order");
+	assert_int_equal(smdmx_scene_repeated_names(t, t, NULL, NULL), 0);
+	assert_int_equal(smdmx_scene_repeated_names(t, o, NULL, NULL), 1);
+	assert_int_equal(smdmx_scene_repeated_names(o, t, NULL, NULL), 0);
+	smdmx_scene_free(t);
+	smdmx_scene_free(o);
+}
+
 static void test_duplicate_names(void **state)
 {
 	(void)state;
@@ -1111,6 +1138,7 @@ int main(void)
 		cmocka_unit_test(test_reference_clip),
 		cmocka_unit_test(test_weights_below_one),
 		cmocka_unit_test(test_frames_again),
+		cmocka_unit_test(test_repeated_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

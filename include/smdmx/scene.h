@@ -352,6 +352,13 @@ typedef void (*smdmx_diff_fn)(void *user, const char *message);
 SMDMX_API size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b,
                                   const smdmx_compare_options *options, smdmx_diff_fn fn, void *user);
 
+/* What smdmx_scene_diff pairs by name in their order (joints, meshes, flex shapes,
+ * attachments, clips), where s gives one name to several: a sentence each through fn (may be
+ * NULL), "3 bones are named 'x': they pair with the other file's of that name in their order";
+ * with other, only the names other does not repeat as often (said of other already). Returns
+ * how many, SIZE_MAX when memory ran out. */
+SMDMX_API size_t smdmx_scene_repeated_names(const smdmx_scene *s, const smdmx_scene *other, smdmx_diff_fn fn, void *user);
+
 /* The options `smdmx diff` compares with. With a and b NULL: its defaults (everything zero
  * but flex_controls, and rotations within 2e-6, as an SMD's six decimals of an angle allow).
  * With two scenes: also the weights as the weaker side holds them (dmx_weights when either is

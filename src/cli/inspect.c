@@ -246,52 +246,10 @@ static void print_difference(void *user, const char *message)
 }
 
 
-/* What smdmx diff pairs by name, those of one name in their order. */
-typedef struct repeatable_kind {
-	const char *what; /* plural */
-	size_t (*count)(const smdmx_scene *s);
-	const char *(*name)(const smdmx_scene *s, size_t i);
-} repeatable_kind;
-
-static size_t joints_in(const smdmx_scene *s) { return s->joint_count; }
-static const char *joint_at(const smdmx_scene *s, size_t i) { return s->joints[i].name; }
-static size_t meshes_in(const smdmx_scene *s) { return s->mesh_count; }
-static const char *mesh_at(const smdmx_scene *s, size_t i) { return s->meshes[i].name; }
-static size_t shapes_in(const smdmx_scene *s) { return s->flex_shape_count; }
-static const char *shape_at(const smdmx_scene *s, size_t i) { return s->flex_shapes[i].name; }
-static size_t attachments_in(const smdmx_scene *s) { return s->attachment_count; }
-static const char *attachment_at(const smdmx_scene *s, size_t i) { return s->attachments[i].name; }
-static size_t clips_in(const smdmx_scene *s) { return s->clip_count; }
-static const char *clip_at(const smdmx_scene *s, size_t i) { return s->clips[i].name; }
-
-static const repeatable_kind repeatable[] = {
-	{ "bones", joints_in, joint_at },
-	{ "meshes", meshes_in, mesh_at },
-	{ "flex shapes", shapes_in, shape_at },
-	{ "attachments", attachments_in, attachment_at },
-	{ "clips", clips_in, clip_at },
-};
-
-/* A note per name that s repeats; for the second file (first is the other), only when the
- * first does not repeat it as often (it was said there). */
-static void say_repeated(const char *path, const smdmx_scene *s, const smdmx_scene *first, const repeatable_kind *kind)
+/* A note of a file's that names several things alike (smdmx_scene_repeated_names). */
+static void say_repeated(void *user, const char *message)
 {
-	size_t n = kind->count(s);
-	const char **names = malloc((n + 1) * sizeof(char *));
-	if (!names) return;
-	for (size_t j = 0; j < n; j++) names[j] = kind->name(s, j);
-	qsort(names, n, sizeof(char *), cmp_strings);
-	for (size_t j = 0; j < n;) {
-		size_t e = j + 1;
-		while (e < n && !strcmp(names[e], names[j])) e++;
-		size_t in_first = 0;
-		for (size_t x = 0; first && x < kind->count(first); x++) in_first += !strcmp(kind->name(first, x), names[j]);
-		if (e - j > 1 && in_first != e - j)
-			fprintf(stderr, "%s: note: %zu %s are named '%s': they pair with the other file's of that name in their order\n", path,
-			        e - j, kind->what, names[j]);
-		j = e;
-	}
-	free(names);
+	fprintf(stderr, "%s: note: %s\n", (const char *)user, message);
 }
 
 int cmd_diff(int argc, char **argv)
@@ -401,9 +359,7 @@ int cmd_diff(int argc, char **argv)
 	smdmx_diff_options(l[0].scene, l[1].scene, &opts);
 	/* bones, meshes, shapes, attachments and clips of one name pair in their order: said
 	 * once per name */
-	for (int k = 0; k < 2 && !quiet; k++)
-		for (size_t r = 0; r < sizeof(repeatable) / sizeof(repeatable[0]); r++)
-			say_repeated(paths[k], l[k].scene, k ? l[0].scene : NULL, &repeatable[r]);
+	for (int k = 0; k < 2 && !quiet; k++) smdmx_scene_repeated_names(l[k].scene, k ? l[0].scene : NULL, say_repeated, (void *)paths[k]);
 	if (quiet) out.limit = 0, out.shown = 0;
 	size_t n = smdmx_scene_diff(l[0].scene, l[1].scene, &opts, quiet ? NULL : print_difference, &out);
 	if (!quiet && n > out.shown) printf("... and %zu more differences (--max)\n", n - out.shown);

@@ -590,3 +590,68 @@ void smdmx_diff_options(const smdmx_scene *a, const smdmx_scene *b, smdmx_compar
 			if (!opts->max_links || links < opts->max_links) opts->max_links = links;
 		}
 }
+
+/* ---- names repeated --------------------------------------------------------------------------- */
+
+/* What the diff pairs by name, those of one name in their order. */
+typedef struct repeatable_kind {
+	const char *what; /* plural */
+	size_t (*count)(const smdmx_scene *s);
+	const char *(*name)(const smdmx_scene *s, size_t i);
+} repeatable_kind;
+
+static size_t joints_in(const smdmx_scene *s) { return s->joint_count; }
+static const char *joint_at(const smdmx_scene *s, size_t i) { return s->joints[i].name; }
+static size_t meshes_in(const smdmx_scene *s) { return s->mesh_count; }
+static const char *mesh_at(const smdmx_scene *s, size_t i) { return s->meshes[i].name; }
+static size_t shapes_in(const smdmx_scene *s) { return s->flex_shape_count; }
+static const char *shape_at(const smdmx_scene *s, size_t i) { return s->flex_shapes[i].name; }
+static size_t attachments_in(const smdmx_scene *s) { return s->attachment_count; }
+static const char *attachment_at(const smdmx_scene *s, size_t i) { return s->attachments[i].name; }
+static size_t clips_in(const smdmx_scene *s) { return s->clip_count; }
+static const char *clip_at(const smdmx_scene *s, size_t i) { return s->clips[i].name; }
+
+static const repeatable_kind repeatable[] = {
+	{ "bones", joints_in, joint_at },
+	{ "meshes", meshes_in, mesh_at },
+	{ "flex shapes", shapes_in, shape_at },
+	{ "attachments", attachments_in, attachment_at },
+	{ "clips", clips_in, clip_at },
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+size_t smdmx_scene_repeated_names(const smdmx_scene *s, const smdmx_scene *other, smdmx_diff_fn fn, void *user)
+{
+	size_t said = 0;
+	for (size_t r = 0; r < sizeof(repeatable) / sizeof(repeatable[0]); r++) {
+		const repeatable_kind *kind = &repeatable[r];
+		size_t n = kind->count(s);
+		const char **names = malloc((n + 1) * sizeof(char *));
+		if (!names) return SIZE_MAX;
+		for (size_t j = 0; j < n; j++) names[j] = kind->name(s, j) ? kind->name(s, j) : "";
+		qsort(names, n, sizeof(char *), by_name);
+		for (size_t j = 0; j < n;) {
+			size_t e = j + 1;
+			while (e < n && !strcmp(names[e], names[j])) e++;
+			size_t in_other = 0;
+			for (size_t x = 0; other && x < kind->count(other); x++) {
+				const char *o = kind->name(other, x);
+				in_other += !strcmp(o ? o : "", names[j]);
+			}
+			if (e - j > 1 && in_other != e - j) {
+				char msg[400];
+				snprintf(msg, sizeof(msg), "%zu %s are named '%s': they pair with the other file's of that name in their order", e - j,
+				         kind->what, names[j]);
+				if (fn) fn(user, msg);
+				said++;
+			}
+			j = e;
+		}
+		free(names);
+	}
+	return said;
+}
