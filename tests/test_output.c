@@ -116,6 +116,58 @@ static void test_commit_all(void **state)
 	smdmx_outputs_free(set);
 }
 
+static bool is_folder(const char *name)
+{
+	os_stat st;
+	return os_stat_path(in_dir(name), &st) && st.kind == OS_DIRECTORY;
+}
+
+/* The folders an output needs are made; a set that is not put in place takes away those it
+ * made (not those that were there, nor one another set still writes into); one put in place
+ * keeps them. */
+static void test_folders(void **state)
+{
+	(void)state;
+	smdmx_outputs *set = smdmx_outputs_new(0);
+	open_write(set, "n1/n2/x.txt", "x");
+	assert_true(is_folder("n1/n2"));
+	smdmx_outputs_free(set);
+	assert_false(is_folder("n1"));
+	assert_true(os_mkdir(in_dir("keep")));
+	set = smdmx_outputs_new(0);
+	open_write(set, "keep/n3/y.txt", "y");
+	smdmx_outputs_free(set);
+	assert_true(is_folder("keep"));
+	assert_false(is_folder("keep/n3"));
+	/* two sets in one new folder: the one that made it fails first, the other goes on */
+	smdmx_outputs *a = smdmx_outputs_new(0), *b = smdmx_outputs_new(0);
+	open_write(a, "n4/a.txt", "a");
+	open_write(b, "n4/b.txt", "b");
+	smdmx_outputs_free(a);
+	assert_true(is_folder("n4"));
+	char **written = NULL, why[4200];
+	size_t n = 0;
+	assert_int_equal(smdmx_outputs_commit(b, &written, &n, why, sizeof(why)), SMDMX_ERROR_NONE);
+	assert_true(smdmx_file_same_bytes(in_dir("n4/b.txt"), NULL, "b", 1));
+	free_list(written, n);
+	smdmx_outputs_free(b);
+	/* folders made two deep, put in place: they stay */
+	smdmx_outputs *c = smdmx_outputs_new(0);
+	open_write(c, "n5/m/c.txt", "c");
+	written = NULL;
+	n = 0;
+	assert_int_equal(smdmx_outputs_commit(c, &written, &n, why, sizeof(why)), SMDMX_ERROR_NONE);
+	free_list(written, n);
+	smdmx_outputs_free(c);
+	assert_true(is_folder("n5/m"));
+	assert_true(os_remove(in_dir("n4/b.txt")));
+	assert_true(os_rmdir(in_dir("n4")));
+	assert_true(os_remove(in_dir("n5/m/c.txt")));
+	assert_true(os_rmdir(in_dir("n5/m")));
+	assert_true(os_rmdir(in_dir("n5")));
+	assert_true(os_rmdir(in_dir("keep")));
+}
+
 /* A file already there fails the set: it stays as it was, the file the set had already put
  * in place is taken back, no temporary file stays; with FORCE the set replaces it. */
 static void test_already_there(void **state)
@@ -217,9 +269,11 @@ static void test_failures(void **state)
 	assert_string_equal(why, want);
 	assert_int_equal(smdmx_output_allowed("-", inputs, 1, false, why, sizeof(why)), SMDMX_ERROR_NONE);
 
+	/* a folder that cannot be made: a file stands where it would be */
 	set = smdmx_outputs_new(0);
-	assert_null(smdmx_outputs_open(set, in_dir("no/such/folder/x.dmx"), why, sizeof(why)));
-	snprintf(want, sizeof(want), "cannot write '%s': ", in_dir("no/such/folder/x.dmx"));
+	put("file.txt", "f");
+	assert_null(smdmx_outputs_open(set, in_dir("file.txt/x.dmx"), why, sizeof(why)));
+	snprintf(want, sizeof(want), "cannot write '%s': ", in_dir("file.txt/x.dmx"));
 	assert_memory_equal(why, want, strlen(want));
 	assert_int_equal(smdmx_outputs_count(set), 0);
 	smdmx_outputs_free(set);
@@ -233,6 +287,7 @@ int main(void)
 	setlocale(LC_ALL, "");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_commit_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folders, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_already_there, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failures, setup, teardown),

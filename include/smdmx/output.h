@@ -41,9 +41,11 @@ SMDMX_API void smdmx_outputs_set_flags(smdmx_outputs *set, unsigned flags);
 SMDMX_API size_t smdmx_outputs_count(const smdmx_outputs *set);
 SMDMX_API smdmx_output *smdmx_outputs_item(smdmx_outputs *set, size_t index);
 
-/* Opens the temporary file of path in the set ("-": standard output, written as it comes);
- * NULL on failure (why said: a file that cannot be made, or out of memory), the set as it
- * was. Whether path may be written at all is smdmx_output_allowed's question, asked first. */
+/* Opens the temporary file of path in the set ("-": standard output, written as it comes),
+ * making the folders above it that are not there; a set not put in place takes away the
+ * folders it made, while they are empty. NULL on failure (why said: a file or folder that
+ * cannot be made, or out of memory), the set as it was. Whether path may be written at all is
+ * smdmx_output_allowed's question, asked first. */
 SMDMX_API smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why, size_t why_size);
 /* Writes to an output: an smdmx_write_fn, its user the smdmx_output. false on failure, its
  * errno kept (smdmx_output_errno). A reader that closed standard output gives EPIPE: what

@@ -161,7 +161,6 @@ bool write_file_whole(const char *path, const void *data, size_t size, char *con
                       bool force, char *why, size_t why_size)
 {
 	if (!output_allowed(path, inputs, input_count, force, why, why_size)) return false;
-	if (!os_make_parent_dirs(path, why, why_size)) return false;
 	outputs set = { .force = force };
 	output *out = outputs_open(&set, path, why, why_size);
 	bool ok = out != NULL;

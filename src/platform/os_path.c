@@ -190,6 +190,12 @@ char *os_path_relative(const char *from_file, const char *to)
 
 bool os_make_parent_dirs(const char *path, char *why, size_t why_size)
 {
+	return os_make_parent_dirs_made(path, NULL, why, why_size);
+}
+
+bool os_make_parent_dirs_made(const char *path, char **made, char *why, size_t why_size)
+{
+	if (made) *made = NULL;
 	const char *slash = os_last_separator(path);
 	if (!slash || slash == path) return true;
 	char *p = strf("%s", path);
@@ -209,7 +215,9 @@ bool os_make_parent_dirs(const char *path, char *why, size_t why_size)
 		if (!os_is_separator(*s) || (s == p + 2 && p[1] == ':' && os_windows_paths())) continue; /* C:\ is there */
 		char sep = *s;
 		*s = '\0';
-		if (!os_mkdir(p) && errno != EEXIST) {
+		if (os_mkdir(p)) {
+			if (made && !*made) *made = strf("%s", p); /* the first made: the others are below it */
+		} else if (errno != EEXIST) {
 			snprintf(why, why_size, "cannot create the directory '%s': %s", p, os_error_text(errno));
 			free(p);
 			return false;

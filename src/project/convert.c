@@ -66,10 +66,6 @@ static pj_output *open_out(run *r, const char *path)
 		fail_msg(r, path, r->why);
 		return NULL;
 	}
-	if (strcmp(path, "-") && !os_make_parent_dirs(path, r->why, sizeof(r->why))) {
-		fail_msg(r, path, r->why);
-		return NULL;
-	}
 	pj_output *out = pj_outputs_open(&r->outs, path, r->why, sizeof(r->why));
 	if (!out) fail_msg(r, path, r->why);
 	return out;

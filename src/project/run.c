@@ -18,7 +18,7 @@ const char *qp_copy_into(pj_outputs *set, const char *src, const char *dst, char
 		snprintf(why, why_size, "cannot read: %s", os_error_text(errno));
 		return src;
 	}
-	pj_output *o = pj_output_allowed(dst, ins, ins_count, allow, why, why_size) && os_make_parent_dirs(dst, why, why_size)
+	pj_output *o = pj_output_allowed(dst, ins, ins_count, allow, why, why_size)
 	                ? pj_outputs_open(set, dst, why, why_size)
 	                : NULL;
 	const char *at = o ? NULL : dst;
@@ -50,8 +50,7 @@ static pj_output *task_open(task *t, const char *path)
 	char *ins[2] = { t->src, (char *)t->proj->qcpath };
 	/* a file already there is looked at when the output is complete: the very bytes stay
 	 * (outputs.same_ok), any others are a clash unless --force */
-	if (!pj_output_allowed(path, ins, 2, l->o->force || t->replace || t->outs.same_ok, why, sizeof(why)) ||
-	    !os_make_parent_dirs(path, why, sizeof(why))) {
+	if (!pj_output_allowed(path, ins, 2, l->o->force || t->replace || t->outs.same_ok, why, sizeof(why))) {
 		pj_add(&t->diag, path, 0, 0, "error", "%s", why);
 		return NULL;
 	}

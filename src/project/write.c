@@ -368,7 +368,7 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 			continue;
 		}
 		char *ins[1] = { (char *)p->qc->files[r->file].path };
-		pj_output *o = pj_output_allowed(r->path, ins, 1, set.force || set.same_ok, why, sizeof(why)) && os_make_parent_dirs(r->path, why, sizeof(why))
+		pj_output *o = pj_output_allowed(r->path, ins, 1, set.force || set.same_ok, why, sizeof(why))
 		                ? pj_outputs_open(&set, r->path, why, sizeof(why))
 		                : NULL;
 		if (o) smdmx_output_set_replace(o, qp_record_own(l, r->path, p->qcpath)); /* this QC's, as an earlier run wrote it */

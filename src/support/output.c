@@ -1,6 +1,7 @@
 /* Outputs written whole or not at all (include/smdmx/output.h): each output goes to a
- * temporary file beside its final path and is renamed into place when its whole set
- * succeeded. The temporary files in flight are listed in fixed slots, so that a signal
+ * temporary file beside its final path, in folders made for it where they are not, and is
+ * renamed into place when its whole set succeeded; a set that does not succeed leaves neither
+ * its files nor the folders it made. The temporary files in flight are listed in fixed slots, so that a signal
  * handler (the program's) can remove them reading only memory that stays valid. */
 #include <errno.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@ struct smdmx_output {
 	int slot;     /* the interrupt slot, or -1 */
 	int errnum;   /* errno of a failed write */
 	bool replace; /* the file already there is replaced (smdmx_output_set_replace) */
+	char *made;   /* the first folder made for it (those below it too), or NULL */
 };
 
 struct smdmx_outputs {
@@ -145,6 +147,24 @@ bool smdmx_output_rename(smdmx_output *output, const char *path)
 	return true;
 }
 
+/* The folders made for an output that is not put in place: each from its file's up to the
+ * first made, while they are empty (another output may have put a file there). */
+static void remove_made(smdmx_output *out)
+{
+	if (!out->made) return;
+	char *dir = malloc(strlen(out->path) + 1);
+	if (dir) strcpy(dir, out->path);
+	size_t made_len = strlen(out->made);
+	for (char *cut = dir ? (char *)os_last_separator(dir) : NULL; cut && (size_t)(cut - dir) >= made_len;) {
+		*cut = '\0';
+		if (!os_rmdir(dir) || strlen(dir) == made_len) break;
+		cut = (char *)os_last_separator(dir);
+	}
+	free(dir);
+	free(out->made);
+	out->made = NULL;
+}
+
 smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why, size_t why_size)
 {
 	smdmx_output **grown = realloc(set->items, (set->count + 1) * sizeof(*grown));
@@ -160,6 +180,12 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 		out->fd = os_stdout();
 		set->items[set->count++] = out;
 		return out;
+	}
+	/* Its folders, made where they are not (and removed with the output if it fails). */
+	if (!os_make_parent_dirs_made(path, &out->made, why, why_size)) {
+		free(out->path);
+		free(out);
+		return NULL;
 	}
 	/* A name of our own, created exclusively with the final file's mode (0666 less the
 	 * umask, as any new file). The name is registered before the file is created: an
@@ -180,14 +206,22 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 		if (out->fd != OS_NO_FILE) break;
 		free(out->tmp);
 		out->tmp = NULL;
-		if (e != EEXIST || attempt == 100) {
-			say(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", path, os_error_text(e));
+		/* ENOENT: another set that failed took away a folder it had made, which this one
+		 * found there: made again */
+		char *again = NULL;
+		bool remade = e == ENOENT && attempt < 100 && os_make_parent_dirs_made(path, &again, why, why_size);
+		if (remade && again && !out->made) out->made = again;
+		else free(again);
+		if (!remade && (e != EEXIST || attempt == 100)) {
+			if (e != ENOENT || attempt == 100) say(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", path, os_error_text(e));
+			remove_made(out);
 			free(out->path);
 			free(out);
 			return NULL;
 		}
 	}
 	if (!out->tmp) {
+		remove_made(out);
 		free(out->path);
 		free(out);
 		return say(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
@@ -211,6 +245,7 @@ static void output_drop(smdmx_output *out)
 		os_remove(out->tmp);
 		slot_release(out->slot);
 	}
+	remove_made(out);
 	free(out->tmp);
 	free(out->path);
 	free(out);
@@ -336,6 +371,7 @@ smdmx_error_code smdmx_outputs_commit(smdmx_outputs *set, char ***written, size_
 		smdmx_output *out = set->items[i];
 		slot_release(out->slot);
 		free(out->tmp);
+		free(out->made); /* (in place: its folders stay) */
 		(*written)[(*written_count)++] = out->path;
 		free(out);
 	}
