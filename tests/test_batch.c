@@ -266,13 +266,6 @@ static void test_stops(void **state)
 
 /* Every allocation of a batch failing in turn (one worker): it ends out of memory, never
  * crashes, and leaves no temporary file; the count after the last failure converts. */
-#if defined(_WIN32)
-#define SWEEP_STRIDE 5
-#elif defined(__SANITIZE_THREAD__)
-#define SWEEP_STRIDE 10
-#else
-#define SWEEP_STRIDE 1
-#endif
 
 /* Temporary files (a dot first) below path. */
 static size_t temporaries(const char *path)

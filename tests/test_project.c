@@ -183,16 +183,6 @@ static void test_unread(void **state)
 /* Every allocation of a run failing in turn (one job, so that the count is the same each
  * time): the run ends out of memory (NULL, SMDMX_ERROR_OUT_OF_MEMORY), never crashes, and
  * leaves no temporary file; the count after the last failure converts. Both ways. */
-/* Under Wine a run's files cost much more: there every fifth allocation fails; and under
- * ThreadSanitizer, whose checks a run on one job cannot use, every tenth (the Linux build
- * fails every one, and so do the Address and UndefinedBehavior sanitizers). */
-#if defined(_WIN32)
-#define SWEEP_STRIDE 5
-#elif defined(__SANITIZE_THREAD__)
-#define SWEEP_STRIDE 10
-#else
-#define SWEEP_STRIDE 1
-#endif
 
 static void sweep(const char *const *qcs, size_t count, bool to_smd, bool keep_going, bool want_ok, size_t *failures)
 {

@@ -34,22 +34,23 @@ typedef enum smdmx_batch_program {
 } smdmx_batch_program;
 
 /* The options a caller was given (the programs' options of these names), so that one that
- * applies to none of the jobs is refused and one that applies to some is said on the others. */
+ * applies to none of the jobs is refused and one that applies to some is said on the others.
+ * Those a single conversion takes are smdmx/convert.h's bits. */
 enum {
 	SMDMX_BATCH_GIVEN_VTA = 1u << 0,
 	SMDMX_BATCH_GIVEN_CLIP = 1u << 1,
 	SMDMX_BATCH_GIVEN_CLIPS = 1u << 2,
-	SMDMX_BATCH_GIVEN_FPS = 1u << 3,
-	SMDMX_BATCH_GIVEN_KEYS = 1u << 4,
-	SMDMX_BATCH_GIVEN_KEY_TOLERANCE = 1u << 5,
-	SMDMX_BATCH_GIVEN_TARGET = 1u << 6,
+	SMDMX_BATCH_GIVEN_FPS = SMDMX_CONVERT_GIVEN_FPS,
+	SMDMX_BATCH_GIVEN_KEYS = SMDMX_CONVERT_GIVEN_KEYS,
+	SMDMX_BATCH_GIVEN_KEY_TOLERANCE = SMDMX_CONVERT_GIVEN_KEY_TOLERANCE,
+	SMDMX_BATCH_GIVEN_TARGET = SMDMX_CONVERT_GIVEN_TARGET,
 	SMDMX_BATCH_GIVEN_ENCODING = 1u << 7,
 	SMDMX_BATCH_GIVEN_ENCODING_VERSION = 1u << 8,
-	SMDMX_BATCH_GIVEN_MODEL_VERSION = 1u << 9,
+	SMDMX_BATCH_GIVEN_MODEL_VERSION = SMDMX_CONVERT_GIVEN_MODEL_VERSION,
 	SMDMX_BATCH_GIVEN_GOLDSRC = 1u << 10,
 	SMDMX_BATCH_GIVEN_LF = 1u << 11,
-	SMDMX_BATCH_GIVEN_SCALE = 1u << 12,
-	SMDMX_BATCH_GIVEN_UP_AXIS = 1u << 13,
+	SMDMX_BATCH_GIVEN_SCALE = SMDMX_CONVERT_GIVEN_SCALE,
+	SMDMX_BATCH_GIVEN_UP_AXIS = SMDMX_CONVERT_GIVEN_UP_AXIS,
 	SMDMX_BATCH_GIVEN_THREADS = 1u << 14,
 	SMDMX_BATCH_GIVEN_COUNT = 15
 };
@@ -75,7 +76,7 @@ typedef struct smdmx_batch_job {
 	size_t written_count;
 	const char *const *deps;    /* more files read (a QC's includes, its models and VTAs) */
 	size_t dep_count;
-	unsigned used;              /* SMDMX_CONVERT_GIVEN_*: given options that took effect */
+	unsigned used;              /* SMDMX_BATCH_GIVEN_*: given options that took effect */
 } smdmx_batch_job;
 
 typedef struct smdmx_batch smdmx_batch;

@@ -34,15 +34,20 @@ typedef enum smdmx_convert_way {
 } smdmx_convert_way;
 
 /* Options a caller was given, so that one that does not apply to this model is said (alone)
- * and one that took effect is told (result->used). */
+ * and one that took effect is told (result->used). The bits are those of the programs'
+ * options of these names in smdmx/batch.h (SMDMX_BATCH_GIVEN_*), so that a batch passes its
+ * own on. */
 enum {
-	SMDMX_CONVERT_GIVEN_FPS = 1u << 0,
-	SMDMX_CONVERT_GIVEN_KEYS = 1u << 1,
-	SMDMX_CONVERT_GIVEN_KEY_TOLERANCE = 1u << 2,
-	SMDMX_CONVERT_GIVEN_MODEL_VERSION = 1u << 3,
-	SMDMX_CONVERT_GIVEN_TARGET = 1u << 4,
-	SMDMX_CONVERT_GIVEN_SCALE = 1u << 5,
-	SMDMX_CONVERT_GIVEN_UP_AXIS = 1u << 6
+	SMDMX_CONVERT_GIVEN_FPS = 1u << 3,
+	SMDMX_CONVERT_GIVEN_KEYS = 1u << 4,
+	SMDMX_CONVERT_GIVEN_KEY_TOLERANCE = 1u << 5,
+	SMDMX_CONVERT_GIVEN_TARGET = 1u << 6,
+	SMDMX_CONVERT_GIVEN_MODEL_VERSION = 1u << 9,
+	SMDMX_CONVERT_GIVEN_SCALE = 1u << 12,
+	SMDMX_CONVERT_GIVEN_UP_AXIS = 1u << 13,
+	SMDMX_CONVERT_GIVEN_ALL = SMDMX_CONVERT_GIVEN_FPS | SMDMX_CONVERT_GIVEN_KEYS | SMDMX_CONVERT_GIVEN_KEY_TOLERANCE |
+	                          SMDMX_CONVERT_GIVEN_TARGET | SMDMX_CONVERT_GIVEN_MODEL_VERSION | SMDMX_CONVERT_GIVEN_SCALE |
+	                          SMDMX_CONVERT_GIVEN_UP_AXIS
 };
 
 typedef struct smdmx_convert_options {

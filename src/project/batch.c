@@ -844,23 +844,17 @@ static void summarize(batch *b)
 	b->pub.ok = !b->pub.failed;
 	if (b->pub.up_to_date) pj_add(&b->said, NULL, 0, 0, "note", "%zu of %zu inputs up to date (-u)", b->pub.up_to_date, b->count);
 	if (b->count > 1 && !b->pub.not_run) {
-		static const struct {
-			unsigned given, used;
-		} anim[] = {
-			{ SMDMX_BATCH_GIVEN_FPS, SMDMX_CONVERT_GIVEN_FPS },
-			{ SMDMX_BATCH_GIVEN_KEYS, SMDMX_CONVERT_GIVEN_KEYS },
-			{ SMDMX_BATCH_GIVEN_KEY_TOLERANCE, SMDMX_CONVERT_GIVEN_KEY_TOLERANCE },
-		};
+		static const unsigned anim[] = { SMDMX_BATCH_GIVEN_FPS, SMDMX_BATCH_GIVEN_KEYS, SMDMX_BATCH_GIVEN_KEY_TOLERANCE };
 		for (size_t k = 0; k < 3; k++) {
-			if (!(o->given & anim[k].given)) continue;
+			if (!(o->given & anim[k])) continue;
 			bool used = false, fits = false;
 			for (size_t i = 0; i < b->count; i++) {
-				used |= (b->jobs[i].used & anim[k].used) != 0;
-				fits |= b->jobs[i].ran && !b->jobs[i].failed && (applies(job_way(b, &b->jobs[i])) & anim[k].given);
+				used |= (b->jobs[i].used & anim[k]) != 0;
+				fits |= b->jobs[i].ran && !b->jobs[i].failed && (applies(job_way(b, &b->jobs[i])) & anim[k]);
 			}
 			if (used || !fits) continue;
 			unsigned bit = 0;
-			while ((1u << bit) != anim[k].given) bit++;
+			while ((1u << bit) != anim[k]) bit++;
 			pj_add(&b->said, NULL, 0, 0, "warning", "'%s' took effect on no input: none of them has an animation; leave it out", given_names[bit]);
 			if (o->convert.warnings_fail) b->pub.ok = false;
 		}
@@ -875,6 +869,15 @@ static void summarize(batch *b)
 	}
 }
 
+/* Memory ran out (on any thread): the batch ends so, freed, NULL. */
+static smdmx_batch *out_of_memory(batch *b, smdmx_error *error)
+{
+	pj_oom_seen = false;
+	smdmx_batch_free(&b->pub);
+	sm_fail_oom(error);
+	return NULL;
+}
+
 smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *error)
 {
 	SM_ERROR_START(error);
@@ -887,29 +890,11 @@ smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *erro
 	}
 	b->o = o;
 	b->conv = o->convert;
-	b->conv.given = 0;
-	static const struct {
-		unsigned batch, convert;
-	} pairs[] = {
-		{ SMDMX_BATCH_GIVEN_FPS, SMDMX_CONVERT_GIVEN_FPS },
-		{ SMDMX_BATCH_GIVEN_KEYS, SMDMX_CONVERT_GIVEN_KEYS },
-		{ SMDMX_BATCH_GIVEN_KEY_TOLERANCE, SMDMX_CONVERT_GIVEN_KEY_TOLERANCE },
-		{ SMDMX_BATCH_GIVEN_MODEL_VERSION, SMDMX_CONVERT_GIVEN_MODEL_VERSION },
-		{ SMDMX_BATCH_GIVEN_TARGET, SMDMX_CONVERT_GIVEN_TARGET },
-		{ SMDMX_BATCH_GIVEN_SCALE, SMDMX_CONVERT_GIVEN_SCALE },
-		{ SMDMX_BATCH_GIVEN_UP_AXIS, SMDMX_CONVERT_GIVEN_UP_AXIS },
-	};
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
-		if (o->given & pairs[i].batch) b->conv.given |= pairs[i].convert;
+	b->conv.given = o->given & SMDMX_CONVERT_GIVEN_ALL; /* (the same bits) */
 	bool planned = make_plan(b) && check_options(b);
 	if (planned && o->update) plan_update(b);
 	b->pubjobs = pj_calloc(b->count ? b->count : 1, sizeof(smdmx_batch_job));
-	if (!b->pubjobs || pj_oom_seen) {
-		pj_oom_seen = false;
-		smdmx_batch_free(&b->pub);
-		sm_fail_oom(error);
-		return NULL;
-	}
+	if (!b->pubjobs || pj_oom_seen) return out_of_memory(b, error);
 	b->pub.jobs = b->pubjobs;
 	b->pub.job_count = b->count;
 	if (!planned) {
@@ -919,19 +904,9 @@ smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *erro
 		for (size_t i = 0; i < b->count; i++) publish(b, i);
 		/* A batch allocates and frees models of similar sizes again and again. */
 		os_tune_allocator();
-		if (!run_jobs(b) || b->oom || pj_oom_seen) {
-			pj_oom_seen = false;
-			smdmx_batch_free(&b->pub);
-			sm_fail_oom(error);
-			return NULL;
-		}
+		if (!run_jobs(b) || b->oom || pj_oom_seen) return out_of_memory(b, error);
 		summarize(b);
-		if (pj_oom_seen) {
-			pj_oom_seen = false;
-			smdmx_batch_free(&b->pub);
-			sm_fail_oom(error);
-			return NULL;
-		}
+		if (pj_oom_seen) return out_of_memory(b, error);
 	}
 	for (size_t i = 0; i < b->count; i++) publish(b, i);
 	b->pub.settled = b->count;
