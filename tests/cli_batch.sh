@@ -653,6 +653,12 @@ install)
 			check "what smdmx qc writes" "./.smdmx-written ./face.dmx ./face.qc ./face_flexes.qci " "$(files "$tmp/face_out")"
 			"$smdmx" qc "$root/testdata/qc/face/face.qc" --to dmx -d "$tmp/face_qc" -q
 			check "the very bytes of smdmx qc's project" "" "$(diff -r "$tmp/face_out" "$tmp/face_qc" 2>&1)"
+			out=$(LD_LIBRARY_PATH="$libdir" "$tmp/r" "$tmp/lib_out" -r "$root/testdata/qc/shared/" 2>"$tmp/err")
+			check "and a library's QCs below a folder (-r)" "0 3 converted, 0 copied, 0 missing, 0 failed; 5 QC files written" "$? $out"
+			"$smdmx" qc -r "$root/testdata/qc/shared/" --to dmx -d "$tmp/lib_qc" -q
+			check "the very bytes of smdmx qc -r's library" "" "$(diff -r "$tmp/lib_out" "$tmp/lib_qc" 2>&1)"
+			LD_LIBRARY_PATH="$libdir" "$tmp/r" "$tmp/lib_out2" -r "$tmp/nowhere" >/dev/null 2>"$tmp/err"
+			check "a folder that is not there: status 1, said" "1 error: cannot read the directory '$tmp/nowhere': No such file or directory" "$? $(cat "$tmp/err")"
 			out=$(LD_LIBRARY_PATH="$libdir" "$tmp/r" "$root/testdata/qc/face/out" "$root/testdata/qc/face/face.qc" 2>"$tmp/err")
 			check "an output folder inside the projects': status 2, said" "2 projects: error: '$root/testdata/qc/face/out' is inside the project's folder '$root/testdata/qc/face/': write the project elsewhere" \
 				"$? $(cat "$tmp/err")"

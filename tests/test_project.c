@@ -180,6 +180,32 @@ static void test_unread(void **state)
 	free(qc);
 }
 
+/* The QCs below a folder, as `smdmx qc -r` finds them: .qc only (no .qci, .smd), in byte order
+ * of the paths' names at every level; a folder named with its separator at the end; a
+ * folder that is not there fails with an I/O error. */
+static void test_files(void **state)
+{
+	(void)state;
+	char dir[4200];
+	snprintf(dir, sizeof(dir), "%s/", test_path("testdata/qc"));
+	char **paths;
+	size_t count;
+	smdmx_error err;
+	assert_true(smdmx_project_files(dir, &paths, &count, &err));
+	assert_int_equal(count, 14);
+	assert_string_equal(paths[0], test_path("testdata/qc/face/face.qc"));
+	assert_string_equal(paths[7], test_path("testdata/qc/modelname/crate.qc"));
+	assert_string_equal(paths[8], test_path("testdata/qc/modelname/crate_open.qc"));
+	assert_string_equal(paths[13], test_path("testdata/qc/shared/c.qc"));
+	assert_null(paths[14]);
+	smdmx_project_files_free(paths);
+	assert_false(smdmx_project_files(test_path("testdata/qc/nowhere"), &paths, &count, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_IO);
+	assert_non_null(strstr(err.message, "cannot read the directory"));
+	assert_int_equal(count, 0);
+	smdmx_project_files_free(paths);
+}
+
 /* Every allocation of a run failing in turn (one job, so that the count is the same each
  * time): the run ends out of memory (NULL, SMDMX_ERROR_OUT_OF_MEMORY), never crashes, and
  * leaves no temporary file; the count after the last failure converts. Both ways. */
@@ -256,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_face_both_ways),
 		cmocka_unit_test(test_outdir_inside),
 		cmocka_unit_test(test_unread),
+		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

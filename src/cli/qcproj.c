@@ -68,41 +68,18 @@ static const char qc_help[] =
     "  --lf                   SMD: LF line ends instead of CRLF\n\n"
     "exit codes: 0 success, 1 a file was missing, failed or could not be read, 2 a usage error\n";
 
-/* Every .qc below dir, sorted by name, into list. */
-static bool find_qcs(const char *dir, char ***list, size_t *count, int depth)
+/* Every .qc below dir (smdmx_project_files) onto list; false when a folder could not be
+ * read (said). */
+static bool find_qcs(const char *dir, char ***list, size_t *count)
 {
-	if (depth > 256) {
-		say("smdmx", "error", "'%s': directories nested too deep", dir);
-		return false;
-	}
-	os_dir *d = os_dir_open(dir);
-	if (!d) {
-		say("smdmx", "error", "cannot read the directory '%s': %s", dir, os_error_text(errno));
-		return false;
-	}
-	char **names = NULL;
-	size_t n = 0;
-	const char *e;
-	while ((e = os_dir_next(d)))
-		if (e[0] != '.') list_push(&names, &n, xstrdup(e)); /* hidden files and our temporary files */
-	os_dir_close(d);
-	if (n) qsort(names, n, sizeof(*names), cmp_strings);
-	bool ok = true;
-	size_t dl = strlen(dir);
-	for (size_t i = 0; i < n; i++) {
-		char *path = xasprintf("%s%s%s", dir, dl && (dir[dl - 1] == '/' || dir[dl - 1] == '\\') ? "" : "/", names[i]);
-		os_stat st;
-		if (os_lstat_path(path, &st) && st.kind == OS_DIRECTORY && !st.link) {
-			ok = find_qcs(path, list, count, depth + 1) && ok;
-			free(path);
-		} else if (!strcasecmp(os_path_extension(names[i]), "qc") && os_stat_path(path, &st) && st.kind == OS_REGULAR) {
-			list_push(list, count, path);
-		} else {
-			free(path);
-		}
-		free(names[i]);
-	}
-	free(names);
+	char **found;
+	size_t n;
+	smdmx_error err;
+	bool ok = smdmx_project_files(dir, &found, &n, &err);
+	if (!found && err.code == SMDMX_ERROR_OUT_OF_MEMORY) have(NULL);
+	if (!ok) say("smdmx", "error", "%s", err.message);
+	for (size_t i = 0; i < n; i++) list_push(list, count, xstrdup(found[i]));
+	smdmx_project_files_free(found);
 	return ok;
 }
 
@@ -181,7 +158,7 @@ static int collect_qcs(const conv_opts *o, char **args, size_t arg_count, char *
 			if (!o->recursive) rc = usage("'%s' is a directory (-r converts every QC below it)", args[i]);
 			else {
 				size_t before = *qc_count;
-				if (!find_qcs(args[i], qcs, qc_count, 0)) rc = EXIT_FAILED;
+				if (!find_qcs(args[i], qcs, qc_count)) rc = EXIT_FAILED;
 				else if (*qc_count == before) rc = usage("no .qc file below '%s'", args[i]);
 				list_push(dirs, dir_count, xstrdup(args[i]));
 			}

@@ -77,12 +77,21 @@ static bool smd_family(const char *ext)
 	return !strcasecmp(ext, "smd") || !strcasecmp(ext, "sma") || !strcasecmp(ext, "phys") || !strcasecmp(ext, "vta");
 }
 
-/* Whether a file of this extension is an input of the program. */
-static bool wanted(smdmx_batch_program program, const char *ext)
+/* The files a walk takes: a program's inputs, or QC scripts (smdmx_project_files). */
+typedef enum walk_kind { WALK_ANY, WALK_SMD, WALK_DMX, WALK_QC } walk_kind;
+
+static walk_kind walk_kind_of(smdmx_batch_program program)
 {
-	switch (program) {
-	case SMDMX_BATCH_SMD2DMX: return smd_family(ext);
-	case SMDMX_BATCH_DMX2SMD: return !strcasecmp(ext, "dmx");
+	return program == SMDMX_BATCH_SMD2DMX ? WALK_SMD : program == SMDMX_BATCH_DMX2SMD ? WALK_DMX : WALK_ANY;
+}
+
+/* Whether a file of this extension is taken. */
+static bool wanted(walk_kind kind, const char *ext)
+{
+	switch (kind) {
+	case WALK_SMD: return smd_family(ext);
+	case WALK_DMX: return !strcasecmp(ext, "dmx");
+	case WALK_QC: return !strcasecmp(ext, "qc");
 	default: return smd_family(ext) || !strcasecmp(ext, "dmx");
 	}
 }
@@ -123,7 +132,7 @@ static int by_name(const void *a, const void *b)
 /* Every wanted file below dir, in byte order of the names, so that a run's order never
  * depends on the file system. Links to folders are not followed (no loops). A folder that
  * cannot be read is said (into said, and the first into error) and the walk goes on. */
-static bool walk(smdmx_batch_program program, const char *dir, const char *rel, found_list *out, unsigned depth,
+static bool walk(walk_kind kind, const char *dir, const char *rel, found_list *out, unsigned depth,
                  pj_msgs *said, smdmx_error *error)
 {
 	char why[1200];
@@ -156,10 +165,10 @@ static bool walk(smdmx_batch_program program, const char *dir, const char *rel, 
 		char *r = *rel ? pj_asprintf("%s/%s", rel, names[i]) : pj_strdup(names[i]);
 		os_stat st;
 		if (path && r && os_lstat_path(path, &st) && st.kind == OS_DIRECTORY && !st.link) {
-			ok = walk(program, path, r, out, depth + 1, said, error) && ok;
+			ok = walk(kind, path, r, out, depth + 1, said, error) && ok;
 			free(path);
 			free(r);
-		} else if (path && r && os_stat_path(path, &st) && st.kind == OS_REGULAR && wanted(program, os_path_extension(names[i]))) {
+		} else if (path && r && os_stat_path(path, &st) && st.kind == OS_REGULAR && wanted(kind, os_path_extension(names[i]))) {
 			found_push(out, path, r);
 		} else {
 			free(path);
@@ -179,7 +188,8 @@ static char *folder_of(const char *a)
 	return pj_asprintf("%.*s", (int)len, a);
 }
 
-bool smdmx_batch_files(smdmx_batch_program program, const char *dir, char ***paths, size_t *count, smdmx_error *error)
+/* The files of a kind below dir, as smdmx_batch_files says. */
+static bool files_below(walk_kind kind, const char *dir, char ***paths, size_t *count, smdmx_error *error)
 {
 	SM_ERROR_START(error);
 	pj_oom_seen = false;
@@ -187,7 +197,7 @@ bool smdmx_batch_files(smdmx_batch_program program, const char *dir, char ***pat
 	*count = 0;
 	char *d = folder_of(dir);
 	found_list f = { 0 };
-	bool ok = d && walk(program, d, "", &f, 0, NULL, error);
+	bool ok = d && walk(kind, d, "", &f, 0, NULL, error);
 	free(d);
 	char **list = pj_malloc((f.count + 1) * sizeof(char *));
 	if (list) {
@@ -210,10 +220,25 @@ bool smdmx_batch_files(smdmx_batch_program program, const char *dir, char ***pat
 	return ok;
 }
 
+bool smdmx_batch_files(smdmx_batch_program program, const char *dir, char ***paths, size_t *count, smdmx_error *error)
+{
+	return files_below(walk_kind_of(program), dir, paths, count, error);
+}
+
 void smdmx_batch_files_free(char **paths)
 {
 	for (size_t i = 0; paths && paths[i]; i++) free(paths[i]);
 	free(paths);
+}
+
+bool smdmx_project_files(const char *dir, char ***paths, size_t *count, smdmx_error *error)
+{
+	return files_below(WALK_QC, dir, paths, count, error);
+}
+
+void smdmx_project_files_free(char **paths)
+{
+	smdmx_batch_files_free(paths);
 }
 
 /* ---- planning ------------------------------------------------------------------------------ */
@@ -524,11 +549,11 @@ static bool make_plan(batch *b)
 				continue;
 			}
 			char *dir = folder_of(a);
-			if (!dir || !walk(o->program, dir, "", &files, 0, &b->said, NULL)) ok = false;
+			if (!dir || !walk(walk_kind_of(o->program), dir, "", &files, 0, &b->said, NULL)) ok = false;
 			free(dir);
 			continue;
 		}
-		if (strcmp(a, "-") && !wanted(o->program, os_path_extension(a))) {
+		if (strcmp(a, "-") && !wanted(walk_kind_of(o->program), os_path_extension(a))) {
 			pj_add(&b->said, NULL, 0, 0, "error", "'%s': not an input of %s (%s)", a, name,
 			       o->program == SMDMX_BATCH_DMX2SMD   ? ".dmx"
 			       : o->program == SMDMX_BATCH_SMD2DMX ? ".smd, .sma, .phys, .vta"
