@@ -315,6 +315,67 @@ static void test_out_of_memory(void **state)
 	assert_true(failures > 30 / SWEEP_STRIDE);
 }
 
+/* Two trees paired by place for smdmx report: another format first, then the same; an SMD's
+ * VTA with it; a VTA alone a pair; the files left in B after A's; places compared as the
+ * file system compares names (Case.smd meets case.dmx where names ignore case). Then every
+ * allocation failing in turn, and a folder that is not there. */
+static void touch(const char *rel)
+{
+	FILE *f = fopen(at(rel), "wb");
+	assert_non_null(f);
+	fclose(f);
+}
+
+static void test_pairs(void **state)
+{
+	(void)state;
+	static const char *const files[] = { "pa/Case.smd", "pa/lone.vta", "pa/only_a.smd", "pa/sub/z.smd", "pa/x.dmx",
+		                             "pa/x.smd", "pa/x.vta", "pa/y.smd", "pb/case.dmx", "pb/lone.vta", "pb/only_b.dmx",
+		                             "pb/sub/z.dmx", "pb/x.dmx", "pb/x.smd", "pb/y.dmx", "pb/y.vta" };
+	assert_true(os_mkdir(at("pa")) && os_mkdir(at("pa/sub")) && os_mkdir(at("pb")) && os_mkdir(at("pb/sub")));
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) touch(files[i]);
+	bool fold = os_names_ignore_case();
+	/* A's file, B's, A's VTA, B's VTA ("" for none), in order */
+	static const char *const want[][4] = {
+		{ "pa/Case.smd", "", "", "" }, { "pa/lone.vta", "pb/lone.vta", "", "" },
+		{ "pa/only_a.smd", "", "", "" }, { "pa/sub/z.smd", "pb/sub/z.dmx", "", "" },
+		{ "pa/x.dmx", "pb/x.smd", "", "" }, { "pa/x.smd", "pb/x.dmx", "pa/x.vta", "" },
+		{ "pa/y.smd", "pb/y.dmx", "", "" }, { "", "pb/case.dmx", "", "" },
+		{ "", "pb/only_b.dmx", "", "" }, { "", "pb/y.vta", "", "" },
+	};
+	smdmx_error err;
+	smdmx_tree_pairs *p = smdmx_batch_pair_trees(at("pa"), at("pb/"), &err);
+	assert_non_null(p);
+	assert_int_equal(p->count, fold ? 9 : 10);
+	for (size_t i = 0, w = 0; i < p->count; i++, w++) {
+		if (fold && w == 7) w++; /* case.dmx went with Case.smd */
+		for (int k = 0; k < 4; k++) {
+			const char *got = k < 2 ? p->pairs[i].path[k] : p->pairs[i].vta[k - 2];
+			const char *expect = fold && i == 0 && k == 1 ? "pb/case.dmx" : want[w][k];
+			if (!*expect) assert_null(got);
+			else assert_string_equal(got, at(expect));
+		}
+	}
+	smdmx_tree_pairs_free(p);
+	size_t failures = 0;
+	for (size_t n = 1;; n++) {
+		pj_fail_after = n;
+		p = smdmx_batch_pair_trees(at("pa"), at("pb"), &err);
+		pj_fail_after = 0;
+		if (p) break;
+		assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+		failures++;
+		assert_true(n < 10000);
+	}
+	assert_int_equal(p->count, fold ? 9 : 10);
+	smdmx_tree_pairs_free(p);
+	assert_true(failures > 30);
+	assert_null(smdmx_batch_pair_trees(at("pa"), at("nowhere"), &err));
+	assert_int_equal(err.code, SMDMX_ERROR_IO);
+	assert_non_null(strstr(err.message, "nowhere"));
+	assert_null(smdmx_batch_pair_trees(at("pa"), at("nowhere"), NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_clash_and_warning),
 		cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_pairs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -137,6 +137,27 @@ SMDMX_API bool smdmx_batch_files(smdmx_batch_program program, const char *dir, c
                                  smdmx_error *error);
 SMDMX_API void smdmx_batch_files_free(char **paths);
 
+/* Two trees of model files paired by place, as `smdmx report A B` pairs them: a file's place
+ * is its path below its tree without the extension (compared as the file system compares
+ * names). Each file of A, in byte order, is paired with B's file of its place in another
+ * format (a conversion's result), else in the same; then B's files left over are pairs of
+ * their own. An SMD takes the VTA of its place with it; a VTA with no model of its place is
+ * a pair of its own. */
+typedef struct smdmx_tree_pair {
+	const char *path[2];        /* A's file, B's file; NULL where that tree has none */
+	const char *vta[2];         /* each side's VTA that goes with its SMD, or NULL */
+} smdmx_tree_pair;
+
+typedef struct smdmx_tree_pairs {
+	const smdmx_tree_pair *pairs; /* A's files' pairs in A's order, then B's left over */
+	size_t count;
+} smdmx_tree_pairs;
+
+/* NULL when a folder cannot be read (error names it, SMDMX_ERROR_IO) or memory ran out;
+ * free the pairs with smdmx_tree_pairs_free (the paths are theirs). */
+SMDMX_API smdmx_tree_pairs *smdmx_batch_pair_trees(const char *a, const char *b, smdmx_error *error);
+SMDMX_API void smdmx_tree_pairs_free(smdmx_tree_pairs *pairs);
+
 #ifdef __cplusplus
 }
 #endif

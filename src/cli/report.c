@@ -466,83 +466,6 @@ bool report_write(report_page *r, const char *path, unsigned workers, bool force
 
 /* ---- smdmx report A_DIR B_DIR -------------------------------------------------------------- */
 
-typedef struct tree_file {
-	char *path;
-	const char *rel;       /* below the tree's folder */
-	size_t stem;           /* length of rel without its extension */
-	bool vta, used;
-} tree_file;
-
-typedef struct tree {
-	tree_file *files;
-	size_t count;
-} tree;
-
-static bool read_tree(const char *dir, tree *t)
-{
-	char **paths;
-	size_t n;
-	if (!files_below(TOOL_SMDMX, "smdmx", dir, &paths, &n)) { /* said */
-		for (size_t i = 0; i < n; i++) free(paths[i]);
-		free(paths);
-		return false;
-	}
-	t->files = calloc(n + 1, sizeof(tree_file));
-	if (!t->files) exit(EXIT_FAILED);
-	size_t skip = strlen(dir);
-	while (skip > 1 && os_is_separator(dir[skip - 1])) skip--;
-	for (size_t i = 0; i < n; i++) {
-		tree_file *f = &t->files[t->count++];
-		f->path = paths[i];
-		f->rel = paths[i] + skip + (os_is_separator(paths[i][skip]) ? 1 : 0);
-		const char *ext = os_path_extension(f->rel);
-		f->stem = strlen(f->rel) - (*ext ? strlen(ext) + 1 : 0);
-		f->vta = !strcasecmp(ext, "vta");
-	}
-	free(paths);
-	return true;
-}
-
-static bool same_stem(const tree_file *a, const tree_file *b)
-{
-	if (a->stem != b->stem) return false;
-	char *x = xasprintf("%.*s", (int)a->stem, a->rel), *y = xasprintf("%.*s", (int)b->stem, b->rel);
-	bool same = os_path_compare(x, y) == 0;
-	free(x);
-	free(y);
-	return same;
-}
-
-/* The model of t with f's place: another format's first (a conversion's result), else the
- * same format's; the VTA of that place with it. */
-static tree_file *partner(tree *t, const tree_file *f, bool vta)
-{
-	tree_file *same = NULL;
-	for (size_t i = 0; i < t->count; i++) {
-		tree_file *g = &t->files[i];
-		if (g->used || g->vta != vta || !same_stem(f, g)) continue;
-		if (vta || strcasecmp(os_path_extension(g->rel), os_path_extension(f->rel))) return g;
-		if (!same) same = g;
-	}
-	return same;
-}
-
-static void add_pair(report_page *r, tree *ta, tree_file *a, tree *tb, tree_file *b)
-{
-	report_add(r, a ? a->path : NULL, b ? b->path : NULL, -1, a && b ? "paired" : a ? "only in A" : "only in B", NULL, 0, 0);
-	tree *t[2] = { ta, tb };
-	tree_file *f[2] = { a, b };
-	for (int k = 0; k < 2; k++) {
-		if (!f[k]) continue;
-		f[k]->used = true;
-		tree_file *v = strcasecmp(os_path_extension(f[k]->rel), "smd") ? NULL : partner(t[k], f[k], true);
-		if (v) {
-			v->used = true;
-			report_vta(r, k, v->path);
-		}
-	}
-}
-
 static const char report_help[] =
 	"usage: smdmx report A_DIR B_DIR -o FILE.html [-j N] [-f] [-q]\n"
 	"Pairs the model files of two trees by their place (a/x.smd with b/x.dmx, the other format\n"
@@ -576,29 +499,26 @@ int cmd_report(int argc, char **argv)
 		else return say("smdmx", "error", "report compares two folders (try 'smdmx report --help')"), EXIT_USAGE;
 	}
 	if (nd != 2 || !out) return say("smdmx", "error", "report needs two folders and -o FILE.html (try 'smdmx report --help')"), EXIT_USAGE;
-	tree t[2] = { { NULL, 0 }, { NULL, 0 } };
-	bool ok = read_tree(dirs[0], &t[0]) && read_tree(dirs[1], &t[1]);
+	smdmx_error err;
+	smdmx_tree_pairs *pairs = smdmx_batch_pair_trees(dirs[0], dirs[1], &err);
+	if (!pairs && err.code == SMDMX_ERROR_OUT_OF_MEMORY) have(NULL);
+	if (!pairs) say("smdmx", "error", "%s", err.message);
+	bool ok = pairs != NULL;
 	report_page r = { NULL, NULL, 0 };
 	char *title = xasprintf("smdmx report %s %s", dirs[0], dirs[1]);
 	r.title = title;
-	for (size_t i = 0; ok && i < t[0].count; i++) {
-		tree_file *a = &t[0].files[i];
-		if (a->used || (a->vta && partner(&t[0], a, false))) continue; /* an SMD's VTA goes with it */
-		add_pair(&r, &t[0], a, &t[1], partner(&t[1], a, a->vta));
-	}
-	for (size_t i = 0; ok && i < t[1].count; i++) {
-		tree_file *b = &t[1].files[i];
-		if (b->used || (b->vta && partner(&t[1], b, false))) continue;
-		add_pair(&r, &t[0], NULL, &t[1], b);
+	for (size_t i = 0; ok && i < pairs->count; i++) {
+		const smdmx_tree_pair *p = &pairs->pairs[i];
+		report_add(&r, p->path[0], p->path[1], -1, p->path[0] && p->path[1] ? "paired" : p->path[0] ? "only in A" : "only in B",
+		           NULL, 0, 0);
+		for (int k = 0; k < 2; k++)
+			if (p->vta[k]) report_vta(&r, k, p->vta[k]);
 	}
 	size_t rows = r.count;
 	if (ok) ok = report_write(&r, out, jobs, force, "smdmx");
 	else rows_free(&r);
 	if (ok && !quiet) printf("%s: %zu rows\n", out, rows);
-	for (int k = 0; k < 2; k++) {
-		for (size_t i = 0; i < t[k].count; i++) free(t[k].files[i].path);
-		free(t[k].files);
-	}
+	smdmx_tree_pairs_free(pairs);
 	free(title);
 	return ok ? EXIT_OK : EXIT_FAILED;
 }
