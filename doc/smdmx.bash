@@ -90,9 +90,9 @@ _smdmx()
 		-o) _filedir png; return ;;
 		-d) _filedir -d; return ;;
 		--views) COMPREPLY=($(compgen -W "front side top three-quarter all" -- "$cur")); return ;;
-		--size | --shape | --clip | --frame | --model | -j) return ;;
+		--size | --shape | --clip | --frame | --model | --bodygroup | -j) return ;;
 		esac
-		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "-o -d --views --size --skeleton --shape --shapes --clip --frame --uv --model -f --force -j -q --quiet --help" -- "$cur")) ||
+		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "-o -d --views --size --skeleton --shape --shapes --clip --frame --uv --model --bodygroup -f --force -j -q --quiet --help" -- "$cur")) ||
 			_filedir '@(smd|SMD|sma|SMA|phys|PHYS|vta|VTA|dmx|DMX|qc|QC)'
 		;;
 	report)

@@ -83,8 +83,31 @@ preview)
 		"$?|$(joined out)"
 	printf '$model "arm" "%s"\n$model "face" "%s"\n' "$sample/arm.smd" "$root/testdata/qc/face/face.smd" >two.qc
 	"$smdmx" preview two.qc -o two.png --size 32 >out 2>err
-	check "preview of a QC with two \$models: the first drawn, the other said" "0|two.qc: warning: the QC has 2 \$models: only the first, 'arm', is drawn; give --model NAME for another" \
-		"$?|$(joined err)"
+	check "preview of a QC with two \$models: drawn, nothing said" "0|two.qc -> two.png (32 x 32, three-quarter)|" "$?|$(joined out)|$(joined err)"
+	"$smdmx" preview two.qc --model arm -o two_arm.png --size 32 -q
+	"$smdmx" preview two.qc --model face -o two_face.png --size 32 -q
+	check "both \$models in the picture: it is neither's alone" "1 1" "$(cmp -s two.png two_arm.png; echo $?) $(cmp -s two.png two_face.png; echo $?)"
+	# $body and $bodygroup: the whole model, another choice, one part alone, what is not there
+	parts=$root/testdata/qc/parts/parts.qc
+	"$smdmx" preview "$parts" -o parts.png --size 32 -q
+	"$smdmx" preview "$parts" --bodygroup hat=hat_tall -o tall.png --size 32 -q
+	"$smdmx" preview "$parts" --bodygroup hat=2 -o tall2.png --size 32 -q
+	"$smdmx" preview "$parts" --bodygroup hat=blank -o blank.png --size 32 -q
+	check "--bodygroup: another choice drawn, by name or number; blank draws less" "1 0 1" \
+		"$(cmp -s parts.png tall.png; echo $?) $(cmp -s tall.png tall2.png; echo $?) $(cmp -s parts.png blank.png; echo $?)"
+	"$smdmx" preview "$parts" --bodygroup hat=7 -o no.png 2>err
+	check "--bodygroup: a choice the group lacks, said with those it has" "1|$parts: error: \$bodygroup 'hat' has no choice '7' (its choices: 0 hat.smd, 1 blank, 2 hat_tall.smd)|no" \
+		"$?|$(joined err)|$([ -e no.png ] && echo yes || echo no)"
+	"$smdmx" preview "$parts" --bodygroup cap=1 -o no.png 2>err
+	check "--bodygroup: a part the QC lacks" "1|$parts: error: no body part named 'cap' (the QC's: base, hat, extra)" "$?|$(joined err)"
+	"$smdmx" preview "$parts" --model extra --bodygroup hat=2 -o no.png 2>err
+	check "--bodygroup with a \$model alone: refused" "1|$parts: error: --bodygroup chooses in the whole model or a body part: 'extra' is a \$model" "$?|$(joined err)"
+	"$smdmx" preview "$parts" --model hat -o hat.png --size 32 -q
+	check "--model of a \$bodygroup: that part alone" "0 1" "$? $(cmp -s hat.png parts.png; echo $?)"
+	"$smdmx" preview "$parts" --model nope -o no.png 2>err
+	check "--model of nothing: said" "1|$parts: error: no \$model or body part named 'nope' (the QC has 1 \$models, 3 body parts)" "$?|$(joined err)"
+	"$smdmx" preview "$sample/arm.smd" --bodygroup hat=1 -o no.png 2>err
+	check "--bodygroup without a QC: a usage error" "2|smdmx: error: --bodygroup picks in a QC's model, and no QC is given (try 'smdmx preview --help')" "$?|$(joined err)"
 	"$smd2dmx" --qc two.qc -o two.dmx 2>err
 	check "smd2dmx --qc of the same QC: said as well" "0|two.qc: warning: the QC has 2 \$models: only the first, 'arm', is converted; give --model NAME for another" \
 		"$?|$(joined err)"

@@ -192,12 +192,13 @@ static void test_files(void **state)
 	size_t count;
 	smdmx_error err;
 	assert_true(smdmx_project_files(dir, &paths, &count, &err));
-	assert_int_equal(count, 14);
+	assert_int_equal(count, 15);
 	assert_string_equal(paths[0], test_path("testdata/qc/face/face.qc"));
 	assert_string_equal(paths[7], test_path("testdata/qc/modelname/crate.qc"));
 	assert_string_equal(paths[8], test_path("testdata/qc/modelname/crate_open.qc"));
-	assert_string_equal(paths[13], test_path("testdata/qc/shared/c.qc"));
-	assert_null(paths[14]);
+	assert_string_equal(paths[9], test_path("testdata/qc/parts/parts.qc"));
+	assert_string_equal(paths[14], test_path("testdata/qc/shared/c.qc"));
+	assert_null(paths[15]);
 	smdmx_project_files_free(paths);
 	assert_false(smdmx_project_files(test_path("testdata/qc/nowhere"), &paths, &count, &err));
 	assert_int_equal(err.code, SMDMX_ERROR_IO);

@@ -137,6 +137,28 @@ static void test_g2_references(void **state)
 	assert_int_equal(qc->model_count, 1);
 	assert_string_equal(qc->models[0].name, "m");
 	assert_true(qc->models[0].has_block);
+	/* the body parts, in order: the $body, the $model, the $bodygroup's three choices (the
+	 * blank one none); a $lod's replacemodel is no part */
+	assert_int_equal(qc->part_count, 3);
+	const smdmx_qc_part *p = qc->parts;
+	assert_string_equal(p[0].name, "b");
+	assert_string_equal(p[0].command, "$body");
+	assert_int_equal(p[0].choice_count, 1);
+	assert_ptr_equal(&qc->refs[p[0].choices[0]], ref_named(qc, "$body", "body.smd"));
+	assert_int_equal(p[0].model, SMDMX_NONE);
+	assert_int_equal(p[0].pos.line, 1);
+	assert_string_equal(p[1].command, "$model");
+	assert_int_equal(p[1].model, 0);
+	assert_int_equal(p[1].choice_count, 1);
+	assert_ptr_equal(&qc->refs[p[1].choices[0]], m);
+	assert_string_equal(p[2].name, "g");
+	assert_string_equal(p[2].command, "$bodygroup");
+	assert_int_equal(p[2].choice_count, 3);
+	assert_ptr_equal(&qc->refs[p[2].choices[0]], ref_named(qc, "studio", "s1.smd"));
+	assert_int_equal(p[2].choices[1], SMDMX_NONE);
+	assert_ptr_equal(&qc->refs[p[2].choices[2]], ref_named(qc, "studio", "s2.dmx"));
+	assert_int_equal(p[2].pos.line, 5);
+	assert_true(p[2].scale == 1);
 	/* nothing edited: every byte as read */
 	char *out = written(qc, 0);
 	assert_string_equal(out, g2_qc);
@@ -1806,6 +1828,128 @@ static void test_qc_model_scene(void **state)
 	free(path);
 }
 
+/* The whole model of a QC (smdmx_qc_body_scene) on testdata/qc/parts: the $body, the
+ * bodygroup's first choice and the $model joined by bone name, the $model scaled by the
+ * $scale named before it (its bone 'a' then differs from the $body's: one warning), the
+ * materials by name, the attachment on the joined skeleton. Other choices; a blank one; one
+ * the bodygroup has not; every allocation failing in turn. */
+static uint32_t joint_named(const smdmx_scene *s, const char *name)
+{
+	for (size_t i = 0; i < s->joint_count; i++)
+		if (!strcmp(s->joints[i].name, name)) return (uint32_t)i;
+	fail_msg("no joint %s", name);
+	return SMDMX_NONE;
+}
+
+static size_t polygons(const smdmx_scene *s)
+{
+	size_t n = 0;
+	for (size_t m = 0; m < s->mesh_count; m++)
+		for (size_t f = 0; f < s->meshes[m].face_set_count; f++) n += s->meshes[m].face_sets[f].polygon_count;
+	return n;
+}
+
+static void test_qc_body_scene(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_qc *qc = smdmx_qc_read_file(test_path("testdata/qc/parts/parts.qc"), NULL, &err, NULL);
+	if (!qc) fail_msg("%s", err.message);
+	assert_int_equal(qc->part_count, 3);
+	assert_true(qc->parts[2].scale == 2);
+	smdmx_warnings w;
+	smdmx_scene *s = smdmx_qc_body_scene(qc, NULL, NULL, &err, &w);
+	if (!s) fail_msg("%s", err.message);
+	assert_int_equal(s->joint_count, 3);
+	assert_int_equal(s->joints[joint_named(s, "hat")].parent, joint_named(s, "root"));
+	assert_true(s->joints[joint_named(s, "a")].bind.position[2] == 1); /* the $body's, not the scaled one */
+	assert_int_equal(s->mesh_count, 3);
+	assert_int_equal(polygons(s), 3);
+	assert_int_equal(s->material_count, 2);
+	assert_string_equal(s->materials[1].name, "felt");
+	assert_int_equal(s->meshes[1].face_sets[0].material, 1);
+	assert_int_equal(s->meshes[2].face_sets[0].material, 0);
+	assert_int_equal(s->meshes[1].weights[0].joint, joint_named(s, "hat"));
+	/* the $model's corners twice the $body's */
+	const smdmx_mesh *body = &s->meshes[0], *scaled = &s->meshes[2];
+	for (size_t c = 0; c < 3; c++)
+		for (int k = 0; k < 3; k++)
+			assert_true(scaled->positions[scaled->position_indices[c]][k] == 2 * body->positions[body->position_indices[c]][k]);
+	assert_int_equal(s->attachment_count, 1);
+	assert_int_equal(s->attachments[0].parent_joint, joint_named(s, "a"));
+	const smdmx_warning *bent = test_warning_of(&w, SMDMX_WARNING_QC_BENT);
+	if (!bent) fail_msg("no warning of the bone that differs");
+	else {
+		assert_int_equal(bent->count, 1);
+		assert_non_null(strstr(bent->message, "another parent or rest pose"));
+	}
+	smdmx_scene_free(s);
+
+	/* choices as --bodygroup gives them: a number, blank, the file's name with or without its
+	 * extension, case aside; what is not there said with what is */
+	uint32_t chosen[3] = { 0, 0, 0 };
+	assert_true(smdmx_qc_choose(qc, "hat=hat_tall", chosen, &err) && chosen[1] == 2);
+	assert_true(smdmx_qc_choose(qc, "HAT=blank", chosen, &err) && chosen[1] == 1);
+	assert_true(smdmx_qc_choose(qc, "hat=Hat.SMD", chosen, &err) && chosen[1] == 0);
+	assert_true(smdmx_qc_choose(qc, "hat=2", chosen, &err) && chosen[1] == 2);
+	assert_true(smdmx_qc_choose(qc, "base=0", chosen, &err) && chosen[0] == 0);
+	assert_false(smdmx_qc_choose(qc, "hat=3", chosen, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_string_equal(err.message, "$bodygroup 'hat' has no choice '3' (its choices: 0 hat.smd, 1 blank, 2 hat_tall.smd)");
+	assert_false(smdmx_qc_choose(qc, "cap=1", chosen, NULL));
+	assert_false(smdmx_qc_choose(qc, "cap=1", chosen, &err));
+	assert_string_equal(err.message, "no body part named 'cap' (the QC's: base, hat, extra)");
+	assert_false(smdmx_qc_choose(qc, "hat", chosen, &err));
+	assert_string_equal(err.message, "'hat' is no choice of a body part: write PART=CHOICE");
+	assert_int_equal(chosen[1], 2);
+
+	uint32_t tall[3] = { 0, 2, 0 }, blank[3] = { 0, 1, 0 }, none[3] = { 0, 3, 0 }, alone[3] = { SMDMX_NONE, 0, SMDMX_NONE };
+	s = smdmx_qc_body_scene(qc, tall, NULL, &err, NULL);
+	assert_non_null(s);
+	assert_int_equal(s->joint_count, 4);
+	assert_int_equal(s->joints[joint_named(s, "brim")].parent, joint_named(s, "hat"));
+	assert_int_equal(polygons(s), 4);
+	smdmx_scene_free(s);
+	s = smdmx_qc_body_scene(qc, blank, NULL, &err, NULL);
+	assert_non_null(s);
+	assert_int_equal(s->joint_count, 2);
+	assert_int_equal(s->mesh_count, 2);
+	smdmx_scene_free(s);
+	s = smdmx_qc_body_scene(qc, alone, NULL, &err, NULL); /* the hat alone */
+	assert_non_null(s);
+	assert_int_equal(s->joint_count, 2);
+	assert_string_equal(s->joints[1].name, "hat");
+	assert_int_equal(s->attachment_count, 0); /* its bone 'a' is not there */
+	smdmx_scene_free(s);
+	assert_null(smdmx_qc_body_scene(qc, none, NULL, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_string_equal(err.message, "$bodygroup 'hat' has 3 choices: there is no choice 3");
+
+	/* every allocation of reading and joining failing in turn: NULL, out of memory, nothing
+	 * leaked (the files' allocator, which the joined scene's memory is) */
+	size_t failures = 0;
+	for (size_t n = 1;; n++) {
+		test_counter c = { 0, 0, 0 };
+		smdmx_qc_scene_options o;
+		memset(&o, 0, sizeof(o));
+		o.smd.allocator = test_allocator(&c);
+		o.smd.allocator.fail_after = n;
+		s = smdmx_qc_body_scene(qc, tall, &o, &err, NULL);
+		if (s) {
+			assert_int_equal(s->joint_count, 4);
+			smdmx_scene_free(s);
+			assert_int_equal(c.live, 0);
+			break;
+		}
+		if (err.code != SMDMX_ERROR_OUT_OF_MEMORY) fail_msg("allocation %zu failing: %s", n, err.message);
+		if (c.live) fail_msg("allocation %zu failing left %lld bytes", n, c.live);
+		failures++;
+		assert_true(n < 100000);
+	}
+	assert_true(failures > 20);
+	smdmx_qc_free(qc);
+}
+
 /* The QC dmx2smd --qc writes, in the C locale's numbers whatever the locale. */
 static void test_qc_text(void **state)
 {
@@ -1907,6 +2051,7 @@ int main(void)
 		cmocka_unit_test(test_unclosed_blocks),
 		cmocka_unit_test(test_absolute_cd),
 		cmocka_unit_test(test_qc_model_scene),
+		cmocka_unit_test(test_qc_body_scene),
 		cmocka_unit_test(test_qc_text),
 		cmocka_unit_test(test_qc_check),
 	};

@@ -59,7 +59,10 @@ typedef struct smdmx_convert_options {
 	const char *vta;            /* SMD to DMX: the shapes' VTA; DMX to SMD: where they are written */
 	const char *output;         /* the main output; "-": standard output */
 	const char *qc;             /* DMX to SMD: the QC written (QC to DMX reads the first input) */
-	const char *model;          /* a QC's $model by name; NULL: its first */
+	const char *model;          /* a QC's $model by name; NULL: its first (a picture: the whole
+	                               model, or the body part of this name alone) */
+	const char *const *bodygroups; /* a QC's picture: "PART=CHOICE" each (smdmx_qc_choose) */
+	size_t bodygroup_count;
 	const char *clip;           /* DMX to SMD: the one clip written */
 	double scale;               /* 0 or 1: none */
 	char up_axis;               /* 'Y' or 'Z'; 0: none */

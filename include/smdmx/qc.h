@@ -124,6 +124,20 @@ typedef struct smdmx_qc_model {
 	smdmx_qc_pos pos;           /* the $model command */
 } smdmx_qc_model;
 
+/* A body part of the model studiomdl builds, in the order the QC gives them: a $body or a
+ * $model (one choice), or a $bodygroup (its choices, a blank one SMDMX_NONE; the model shows
+ * the first unless told). */
+typedef struct smdmx_qc_part {
+	const char *name;
+	const char *command;        /* "$body", "$model" or "$bodygroup" */
+	const uint32_t *choices;    /* refs (SMDMX_QC_REF_MODEL) of its choices, SMDMX_NONE for blank */
+	size_t choice_count;        /* 0 only with keep_going, when no line of it could be read */
+	uint32_t model;             /* $model: its index in models, else SMDMX_NONE */
+	double scale;               /* the $scale in force at the command (1 when none) */
+	char up_axis;               /* the $upaxis in force there, 0 when none */
+	smdmx_qc_pos pos;           /* the command */
+} smdmx_qc_part;
+
 typedef struct smdmx_qc_attachment {
 	const char *name;
 	const char *bone;
@@ -157,6 +171,8 @@ typedef struct smdmx_qc {
 	size_t missing_include_count;
 	const char *model_name;     /* the last $modelname (the .mdl studiomdl writes), NULL when none */
 	smdmx_qc_pos model_name_pos;
+	smdmx_qc_part *parts;       /* the body parts, in order */
+	size_t part_count;
 	struct smdmx_qc_state *state; /* private: memory, tokens and edits */
 } smdmx_qc;
 

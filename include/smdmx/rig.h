@@ -123,6 +123,24 @@ typedef struct smdmx_qc_scene_options {
 SMDMX_API smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdmx_qc_scene_options *options,
                                             smdmx_error *error, smdmx_warnings *warnings);
 
+/* The model studiomdl builds of the whole QC: each body part in turn (qc->parts: every $body,
+ * every $model with its flexfile and rig, and of each $bodygroup the choice choices[k] names
+ * for part k, the first when choices is NULL; a blank choice adds nothing, and SMDMX_NONE
+ * leaves the part out), each scaled and
+ * turned by the $scale and $upaxis in force where it is named, joined into one skeleton by
+ * bone name (smdmx_scene_add_part), then the QC's attachments. A QC with no body part that
+ * has a file gives its first animation, as smdmx_qc_model_scene does. choices, when given,
+ * has qc->part_count entries; a choice a part does not have is SMDMX_ERROR_USAGE. Files,
+ * errors and warnings as smdmx_qc_model_scene says. */
+SMDMX_API smdmx_scene *smdmx_qc_body_scene(const smdmx_qc *qc, const uint32_t *choices, const smdmx_qc_scene_options *options,
+                                           smdmx_error *error, smdmx_warnings *warnings);
+
+/* choice, "PART=CHOICE", into choices (qc->part_count entries, for smdmx_qc_body_scene):
+ * PART a body part's name (case aside), CHOICE its choice's number (from 0), "blank", or its
+ * file's name as the QC writes it, with or without the extension. False (SMDMX_ERROR_USAGE,
+ * naming what there is) when the QC has no such part or the part no such choice. */
+SMDMX_API bool smdmx_qc_choose(const smdmx_qc *qc, const char *choice, uint32_t *choices, smdmx_error *error);
+
 #ifdef __cplusplus
 }
 #endif

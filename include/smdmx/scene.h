@@ -389,6 +389,16 @@ SMDMX_API bool smdmx_scene_transform(smdmx_scene *scene, double scale, char up_a
 /* Appends src's clips to dst, joints matched by name (a bone dst lacks is an error). */
 SMDMX_API bool smdmx_scene_add_clips(smdmx_scene *dst, const smdmx_scene *src, smdmx_error *error);
 
+/* src joined to dst as studiomdl joins a QC's body parts into one model: one skeleton, src's
+ * joints matched to dst's by name (a joint dst lacks is added, its parent mapped by name; one
+ * dst has keeps dst's parent and bind pose, and when src's differ it is counted in
+ * *bind_differs, which may be NULL); materials matched by name; src's meshes, flex shapes and
+ * attachments added after dst's, and its flex controllers and rules of names dst lacks.
+ * Clips are not taken (smdmx_scene_add_clips). The places of dst's joints, materials and
+ * meshes in their files (source) are dropped. False when memory ran out (dst may then hold
+ * part of src: free it). */
+SMDMX_API bool smdmx_scene_add_part(smdmx_scene *dst, const smdmx_scene *src, size_t *bind_differs, smdmx_error *error);
+
 #ifdef __cplusplus
 }
 #endif

@@ -57,6 +57,8 @@ typedef struct conv_opts {
 	const char *report;    /* --report: an HTML page of the batch (report.c) */
 	const char *qc;        /* --qc: smd2dmx reads the model from this QC; dmx2smd writes it */
 	const char *model;     /* --model: the $model of the QC */
+	const char **bodygroups; /* preview --bodygroup PART=CHOICE, each */
+	size_t bodygroup_count;
 	bool clips, recursive, keep_going, force, quiet, werror, verbose;
 	bool update;           /* -u: only inputs newer than their output (which is then replaced) */
 	bool rig_in_qc;        /* a QC's scene drawn: the rig stays in the QC (smdmx qc --rig qc) */

@@ -82,6 +82,8 @@ smdmx_scene *picture_scene(const char *path, const char *vta, const char *model,
 		c.inputs = &path;
 		c.input_count = 1;
 		c.model = model;
+		c.bodygroups = shown ? shown->bodygroups : NULL;
+		c.bodygroup_count = shown ? shown->bodygroup_count : 0;
 		c.rig_in_qc = shown && shown->rig_in_qc;
 		smdmx_convert_result *res = smdmx_convert(&c, NULL);
 		if (!res) {
@@ -230,7 +232,10 @@ static const char preview_help[] =
 	"  --shape NAME    the mesh with that flex shape applied; --shapes: a sheet of every shape\n"
 	"  --clip NAME     the mesh posed by that clip, skinned by its weights, at --frame N (0)\n"
 	"  --uv            the UV layout of each material in the unit square, V up\n"
-	"  --model NAME    the $model of a QC (default: its first)\n"
+	"  --model NAME    of a QC, that $model or body part alone (default: the whole model, every\n"
+	"                  $body, $model and the first choice of each $bodygroup)\n"
+	"  --bodygroup PART=CHOICE  of a QC, that choice of a $bodygroup (its number from 0, blank,\n"
+	"                  or its file's name); given again for another\n"
 	"  --name NAME     the name of a model read from standard input (default: stdin)\n"
 	"  -f              replace pictures that are there; -j N pictures at once; -q quiet\n"
 	"Exit codes: 0 every picture written, 1 a file failed, 2 a usage error.";
@@ -267,7 +272,7 @@ static int preview_options(preview *p, int argc, char **argv, const char **out, 
 		double n;
 		bool takes = !strcmp(a, "-o") || !strcmp(a, "-d") || !strcmp(a, "--views") || !strcmp(a, "--size") ||
 		             !strcmp(a, "--shape") || !strcmp(a, "--clip") || !strcmp(a, "--frame") || !strcmp(a, "--model") ||
-		             !strcmp(a, "--name") ||
+		             !strcmp(a, "--name") || !strcmp(a, "--bodygroup") ||
 		             !strcmp(a, "-j");
 		if (takes && !v) return preview_usage("'%s' wants a value", a);
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -294,6 +299,12 @@ static int preview_options(preview *p, int argc, char **argv, const char **out, 
 		} else if (!strcmp(a, "--shape")) p->ro.shape = argv[++i];
 		else if (!strcmp(a, "--clip")) p->ro.clip = argv[++i];
 		else if (!strcmp(a, "--model")) p->model = argv[++i];
+		else if (!strcmp(a, "--bodygroup")) {
+			const char **g = realloc(p->o.bodygroups, (p->o.bodygroup_count + 1) * sizeof(*g));
+			if (!g) return EXIT_FAILED;
+			p->o.bodygroups = g;
+			g[p->o.bodygroup_count++] = argv[++i];
+		}
 		else if (!strcmp(a, "--name")) stdin_name = argv[++i];
 		else if (!strcmp(a, "--skeleton")) p->ro.skeleton = true;
 		else if (!strcmp(a, "--shapes")) p->ro.shapes = true;
@@ -313,6 +324,10 @@ static int preview_options(preview *p, int argc, char **argv, const char **out, 
 		}
 	}
 	if (!p->count) return preview_usage("%s", "preview needs a model file");
+	bool qc = false;
+	for (size_t i = 0; i < p->count; i++) qc = qc || !strcasecmp(os_path_extension(p->pics[i].in), "qc");
+	if ((p->model || p->o.bodygroup_count) && !qc)
+		return preview_usage("%s picks in a QC's model, and no QC is given", p->model ? "--model" : "--bodygroup");
 	if (frame_given && !p->ro.clip) return preview_usage("%s", "--frame is a frame of the clip --clip names");
 	if (p->ro.shape && p->ro.shapes) return preview_usage("%s", "--shape draws one shape and --shapes all of them: give one");
 	if (p->ro.shapes && p->ro.view == SM_VIEW_ALL) return preview_usage("%s", "--shapes lays out shapes, --views all views: give one");
@@ -375,5 +390,6 @@ int cmd_preview(int argc, char **argv)
 		diag_free(&p.pics[i].diag);
 	}
 	free(p.pics);
+	free(p.o.bodygroups);
 	return rc < 0 ? EXIT_OK : rc;
 }

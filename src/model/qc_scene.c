@@ -2,6 +2,7 @@
  * rig applied, then its $scale, $upaxis and attachments (smdmx_qc_model_scene in rig.h), in
  * the order studiomdl builds a model (doc/format-notes.md, "A QC's model"). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support/internal.h"
@@ -177,4 +178,133 @@ smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdm
 		s = NULL;
 	}
 	return s;
+}
+
+/* A part's file as studiomdl reads it for the model: a $model's with its flexfile and rig,
+ * another's as it is; scaled and turned by the $scale and $upaxis in force at the part. */
+static smdmx_scene *part_scene(build *b, const smdmx_qc_part *p, uint32_t r)
+{
+	const smdmx_qc_ref *ref = &b->qc->refs[r];
+	char what[300];
+	snprintf(what, sizeof(what), "the file of %s '%.200s'", p->command, p->name);
+	if (!ref->found) return fail_at(b, ref, what), NULL;
+	smdmx_scene *s;
+	if (sm_same_nocase(sm_extension(ref->path), "dmx")) s = read_dmx(b, ref->path);
+	else {
+		s = read_smd(b, ref->path, &b->o->smd);
+		if (s && p->model != SMDMX_NONE && !model_rig(b, p->model, s)) {
+			smdmx_scene_free(s);
+			s = NULL;
+		}
+	}
+	bool turn = (p->scale != 1 && p->scale > 0) || (p->up_axis && p->up_axis != 'Z');
+	if (s && turn && !smdmx_scene_transform(s, p->scale, p->up_axis == 'Z' ? 0 : p->up_axis, b->error)) {
+		smdmx_scene_free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+smdmx_scene *smdmx_qc_body_scene(const smdmx_qc *qc, const uint32_t *choices, const smdmx_qc_scene_options *options,
+                                 smdmx_error *error, smdmx_warnings *warnings)
+{
+	SM_ERROR_START(error);
+	smdmx_warnings spare;
+	if (!warnings) warnings = &spare;
+	memset(warnings, 0, sizeof(*warnings));
+	smdmx_qc_scene_options none;
+	memset(&none, 0, sizeof(none));
+	build b = { qc, options ? options : &none, error, warnings };
+	smdmx_scene *model = NULL;
+	size_t differ = 0, drawn = 0;
+	for (size_t i = 0; i < qc->part_count; i++) {
+		const smdmx_qc_part *p = &qc->parts[i];
+		uint32_t c = choices ? choices[i] : 0;
+		if (c == SMDMX_NONE) continue; /* left out */
+		if (c >= p->choice_count) {
+			if (!choices && !p->choice_count) continue; /* keep_going: no line of it was read */
+			smdmx_scene_free(model);
+			return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s '%s' has %zu choices: there is no choice %u", p->command,
+			               p->name, p->choice_count, c),
+			       NULL;
+		}
+		if (p->choices[c] == SMDMX_NONE) continue; /* blank */
+		smdmx_scene *s = part_scene(&b, p, p->choices[c]);
+		size_t d = 0;
+		bool ok = s && (!model || smdmx_scene_add_part(model, s, &d, error));
+		differ += d;
+		if (ok && !model) s = (model = s, NULL);
+		smdmx_scene_free(s);
+		if (!ok) {
+			smdmx_scene_free(model);
+			return NULL;
+		}
+		drawn++;
+	}
+	if (!drawn) {
+		/* no body part with a file: the first animation, as smdmx_qc_model_scene draws it */
+		smdmx_warnings w;
+		smdmx_scene *s = smdmx_qc_model_scene(qc, SMDMX_NONE, options, error, &w);
+		merge(warnings, &w, "");
+		return s;
+	}
+	if (differ)
+		sm_warn_n(warnings, SMDMX_WARNING_QC_BENT, differ, 0, 0,
+		          "a bone of a later body part has another parent or rest pose than in the parts before it: the first part's is drawn; make them agree if a part is drawn out of place");
+	if (!finish(&b, model, 1, 0)) {
+		smdmx_scene_free(model);
+		return NULL;
+	}
+	return model;
+}
+
+/* Whether choice k of part p is named by text: its number, "blank", or its file's name as
+ * the QC writes it, with or without the extension. */
+static bool names_choice(const smdmx_qc *qc, const smdmx_qc_part *p, uint32_t k, const char *text)
+{
+	char *end;
+	unsigned long n = strtoul(text, &end, 10);
+	if (end != text && !*end) return n == k;
+	uint32_t r = p->choices[k];
+	if (r == SMDMX_NONE) return sm_same_nocase(text, "blank");
+	const char *name = qc->refs[r].name, *slash = strrchr(name, '/');
+	if (!slash) slash = strrchr(name, '\\');
+	if (slash) name = slash + 1;
+	if (sm_same_nocase(text, name)) return true;
+	const char *ext = sm_extension(name);
+	size_t stem = strlen(name) - (*ext ? strlen(ext) + 1 : 0);
+	return strlen(text) == stem && sm_same_nocase_n(text, name, stem);
+}
+
+bool smdmx_qc_choose(const smdmx_qc *qc, const char *choice, uint32_t *choices, smdmx_error *error)
+{
+	SM_ERROR_START(error);
+	const char *eq = strchr(choice, '=');
+	if (!eq || eq == choice || !eq[1])
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "'%s' is no choice of a body part: write PART=CHOICE", choice);
+	size_t len = (size_t)(eq - choice);
+	for (size_t i = 0; i < qc->part_count; i++) {
+		const smdmx_qc_part *p = &qc->parts[i];
+		if (strlen(p->name) != len || !sm_same_nocase_n(p->name, choice, len)) continue;
+		for (uint32_t k = 0; k < p->choice_count; k++)
+			if (names_choice(qc, p, k, eq + 1)) {
+				choices[i] = k;
+				return true;
+			}
+		char list[200] = "";
+		for (uint32_t k = 0; k < p->choice_count; k++) {
+			size_t at = strlen(list);
+			uint32_t r = p->choices[k];
+			snprintf(list + at, sizeof(list) - at, "%s%u %s", k ? ", " : "", k, r == SMDMX_NONE ? "blank" : qc->refs[r].name);
+		}
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s '%s' has no choice '%s' (its choices: %s)", p->command, p->name, eq + 1,
+		               p->choice_count ? list : "none");
+	}
+	char list[200] = "";
+	for (size_t i = 0; i < qc->part_count; i++) {
+		size_t at = strlen(list);
+		snprintf(list + at, sizeof(list) - at, "%s%s", i ? ", " : "", qc->parts[i].name);
+	}
+	return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no body part named '%.*s' (the QC's: %s)", (int)len, choice,
+	               qc->part_count ? list : "none");
 }

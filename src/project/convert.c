@@ -298,15 +298,48 @@ static smdmx_scene *qc_scene(run *r)
 	const char *in = j->inputs[0];
 	smdmx_qc *qc = read_qc(r, in);
 	if (!qc) return NULL;
-	uint32_t mi = smdmx_qc_find_model(qc, r->o->model);
-	if (mi == SMDMX_NONE && r->o->model) {
-		pj_add(&r->said, in, 0, 0, "error", "no $model named '%s' (the QC has %zu)", r->o->model, qc->model_count);
+	bool picture = r->o->way == SMDMX_CONVERT_QC_SCENE;
+	uint32_t mi = smdmx_qc_find_model(qc, r->o->model), part = SMDMX_NONE;
+	for (size_t i = 0; picture && mi == SMDMX_NONE && r->o->model && i < qc->part_count; i++)
+		if (part == SMDMX_NONE && !strcasecmp(qc->parts[i].name, r->o->model)) part = (uint32_t)i;
+	if (mi == SMDMX_NONE && part == SMDMX_NONE && r->o->model) {
+		if (picture)
+			pj_add(&r->said, in, 0, 0, "error", "no $model or body part named '%s' (the QC has %zu $models, %zu body parts)",
+			       r->o->model, qc->model_count, qc->part_count);
+		else
+			pj_add(&r->said, in, 0, 0, "error", "no $model named '%s' (the QC has %zu)", r->o->model, qc->model_count);
 		smdmx_qc_free(qc);
 		return NULL;
 	}
-	if (mi != SMDMX_NONE && !r->o->model && qc->model_count > 1)
-		pj_add(&r->said, in, 0, 0, "warning", "the QC has %zu $models: only the first, '%s', is %s; give --model NAME for another",
-		         qc->model_count, qc->models[mi].name, (r->o->way == SMDMX_CONVERT_QC_SCENE) ? "drawn" : "converted");
+	/* a picture: the whole model studiomdl builds (every body part, or the one named), its
+	 * body groups' choices as told */
+	bool body = picture && (part != SMDMX_NONE || (!r->o->model && qc->part_count));
+	uint32_t *choices = body ? pj_calloc(qc->part_count + 1, sizeof(uint32_t)) : NULL;
+	if (body && !choices) {
+		smdmx_qc_free(qc);
+		return NULL;
+	}
+	for (size_t i = 0; part != SMDMX_NONE && i < qc->part_count; i++) choices[i] = i == part ? 0 : SMDMX_NONE;
+	if (r->o->bodygroup_count && !body) {
+		if (r->o->model)
+			pj_add(&r->said, in, 0, 0, "error", "--bodygroup chooses in the whole model or a body part: '%s' is a $model", r->o->model);
+		else
+			pj_add(&r->said, in, 0, 0, "error", "--bodygroup chooses in a QC's body parts: the QC has none");
+	}
+	bool chosen = !r->o->bodygroup_count || body;
+	for (size_t i = 0; chosen && body && i < r->o->bodygroup_count; i++) {
+		smdmx_error e;
+		chosen = smdmx_qc_choose(qc, r->o->bodygroups[i], choices, &e);
+		if (!chosen) pj_add(&r->said, in, 0, 0, "error", "%s", e.message);
+	}
+	if (!chosen) {
+		free(choices);
+		smdmx_qc_free(qc);
+		return NULL;
+	}
+	if (mi != SMDMX_NONE && !r->o->model && qc->model_count > 1 && !body)
+		pj_add(&r->said, in, 0, 0, "warning", "the QC has %zu $models: only the first, '%s', is converted; give --model NAME for another",
+		         qc->model_count, qc->models[mi].name);
 	uint32_t ri = smdmx_qc_scene_ref(qc, mi);
 	const smdmx_qc_ref *ref = ri != SMDMX_NONE ? &qc->refs[ri] : NULL;
 	if (ref && ref->found && !(r->o->way == SMDMX_CONVERT_QC_SCENE) && !strcasecmp(os_path_extension(ref->path), "dmx")) {
@@ -322,7 +355,8 @@ static smdmx_scene *qc_scene(run *r)
 	smdmx_qc_scene_options so = { .smd = r->o->smd_read, .dmx = r->o->dmx_read, .rig_in_qc = r->o->rig_in_qc, .file_read = qc_file_read, .user = &q };
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_scene *scene = smdmx_qc_model_scene(qc, mi, &so, &err, &w);
+	smdmx_scene *scene = body ? smdmx_qc_body_scene(qc, choices, &so, &err, &w) : smdmx_qc_model_scene(qc, mi, &so, &err, &w);
+	free(choices);
 	if ((r->o->way == SMDMX_CONVERT_QC_SCENE)) drop_dmx_only(&w);
 	warn(r, in, &w);
 	if (!scene && !q.failed) fail(r, in, &err);

@@ -321,9 +321,12 @@ bool qcr_command(qr *r, uint32_t t)
 	const char *x = rtok(r, t)->text;
 	if (sm_same_nocase(x, "$model")) SM_CHECK(qcr_cmd_model(r, t));
 	else if (sm_same_nocase(x, "$body")) {
-		uint32_t n;
+		uint32_t n, ref = SMDMX_NONE;
 		SM_CHECK(qcr_need(r, t, "a name", &n));
-		SM_CHECK(qcr_studio_file(r, t, "$body", NULL));
+		SM_CHECK(qcr_part_begin(r, t, n, "$body", SMDMX_NONE));
+		bool ok = qcr_studio_file(r, t, "$body", &ref);
+		if (ref != SMDMX_NONE) SM_CHECK(qcr_part_choice(r, ref));
+		SM_CHECK(ok);
 	} else if (sm_same_nocase(x, "$bodygroup")) SM_CHECK(qcr_cmd_bodygroup(r, t));
 	else if (sm_same_nocase(x, "$lod")) SM_CHECK(qcr_cmd_lod(r, t, false));
 	else if (sm_same_nocase(x, "$shadowlod")) SM_CHECK(qcr_cmd_lod(r, t, true));
@@ -423,6 +426,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	r.sub_src = SMDMX_NONE;
 	sm_vec empty = SM_VEC_INIT;
 	r.files = r.refs = r.models = r.atts = r.include_tok = r.crlf = r.ref_tok = r.model_x = empty;
+	r.parts = r.part_choices = empty;
 	r.flexes = r.controllers = r.rules = r.vars = r.macros = r.errs = empty;
 	r.anims.list = r.ctl_names.list = r.flex_names.list = r.missing.list = empty;
 	r.o = o;
@@ -496,6 +500,13 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	qc->model_count = r.models.count;
 	qc->attachments = r.atts.data;
 	qc->attachment_count = r.atts.count;
+	qc->parts = r.parts.data;
+	qc->part_count = r.parts.count;
+	const uint32_t *choices = r.part_choices.data;
+	for (size_t i = 0; i < qc->part_count; i++) { /* each part's choices follow the last's */
+		qc->parts[i].choices = choices;
+		choices += qc->parts[i].choice_count;
+	}
 	qc->up_axis = r.up_axis;
 	qc->scale = r.scale;
 	qc->errors = r.errs.data;

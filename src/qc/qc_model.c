@@ -496,6 +496,8 @@ bool qcr_cmd_model(qr *r, uint32_t cmd)
 	SM_CHECK(qcr_studio_file(r, cmd, "$model", &ref));
 	m = qcr_cur_model(r);
 	m->ref = ref;
+	SM_CHECK(qcr_part_begin(r, cmd, n, "$model", r->model));
+	SM_CHECK(qcr_part_choice(r, ref));
 	const smdmx_qc_ref *rf = (const smdmx_qc_ref *)r->refs.data + ref;
 	r->model_unchecked = sm_same_nocase(qcr_path_ext(rf->path), "dmx");
 	cur_model_x(r)->last = last_tok(r);
@@ -519,6 +521,34 @@ int qcr_block_left_open(qr *r, uint32_t open, uint32_t t, const char *what)
 	return 1;
 }
 
+/* A body part begins at command cmd, named by token name (smdmx_qc_part); its choices follow. */
+bool qcr_part_begin(qr *r, uint32_t cmd, uint32_t name, const char *command, uint32_t model)
+{
+	smdmx_qc_part *p = sm_vec_push(r->o, &r->parts, sizeof(*p), r->error);
+	if (!p) return false;
+	memset(p, 0, sizeof(*p));
+	const qc_tok *c = rtok(r, cmd);
+	p->name = rtok(r, name)->text;
+	p->command = command;
+	p->model = model;
+	p->scale = r->scale;
+	p->up_axis = r->up_axis;
+	p->pos.file = c->file;
+	p->pos.line = c->line;
+	p->pos.column = c->column;
+	return true;
+}
+
+/* The last part's next choice: ref, or SMDMX_NONE for a blank one. */
+bool qcr_part_choice(qr *r, uint32_t ref)
+{
+	uint32_t *c = sm_vec_push(r->o, &r->part_choices, sizeof(*c), r->error);
+	if (!c) return false;
+	*c = ref;
+	((smdmx_qc_part *)r->parts.data)[r->parts.count - 1].choice_count++;
+	return true;
+}
+
 /* $bodygroup NAME { studio FILE [options] | blank ... } */
 bool qcr_cmd_bodygroup(qr *r, uint32_t cmd)
 {
@@ -527,6 +557,7 @@ bool qcr_cmd_bodygroup(qr *r, uint32_t cmd)
 	int g = qcr_get_token(r, true, &t);
 	if (g < 0) return false;
 	if (g == 0 || !qcr_is_brace(r, t, '{')) return qcr_fail_here(r, SMDMX_ERROR_SYNTAX, "$bodygroup needs a '{' block");
+	SM_CHECK(qcr_part_begin(r, cmd, n, "$bodygroup", SMDMX_NONE));
 	uint32_t open = t;
 	for (;;) {
 		g = qcr_get_token(r, true, &t);
@@ -540,8 +571,10 @@ bool qcr_cmd_bodygroup(qr *r, uint32_t cmd)
 			if (e < 0) return false;
 			if (e > 0) return true;
 			const char *x = rtok(r, t)->text;
-			if (sm_same_nocase(x, "studio")) ok = qcr_studio_file(r, t, "studio", NULL);
+			uint32_t ref = SMDMX_NONE;
+			if (sm_same_nocase(x, "studio")) ok = qcr_studio_file(r, t, "studio", &ref);
 			else if (!sm_same_nocase(x, "blank")) ok = qcr_fail_tok(r, t, SMDMX_ERROR_SYNTAX, "unknown $bodygroup option '%s'", x);
+			if ((ref != SMDMX_NONE || sm_same_nocase(x, "blank")) && !qcr_part_choice(r, ref)) return false;
 		}
 		/* keep_going: a line of the block that cannot be read costs that line, and the block
 		 * reads on (the '}' that ends it stays to read) */

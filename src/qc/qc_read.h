@@ -65,6 +65,7 @@ typedef struct qr {
 	size_t read;                          /* bytes of every frame pushed so far */
 
 	sm_vec files, refs, models, atts;     /* smdmx_qc_file, smdmx_qc_ref, smdmx_qc_model, smdmx_qc_attachment */
+	sm_vec parts, part_choices;           /* smdmx_qc_part; uint32_t, each part's in turn */
 	sm_vec include_tok, crlf, ref_tok, model_x;
 	sm_vec flexes, controllers, rules;    /* of the model being read */
 	sm_vec vars, macros;
@@ -161,6 +162,8 @@ bool qcr_add_name(qr *r, name_set *v, const char *name);
 smdmx_qc_model *qcr_cur_model(qr *r);
 bool qcr_add_line(qr *r, uint32_t first, uint32_t last, unsigned kind);
 bool qcr_studio_file(qr *r, uint32_t cmd, const char *command, uint32_t *ref);
+bool qcr_part_begin(qr *r, uint32_t cmd, uint32_t name, const char *command, uint32_t model);
+bool qcr_part_choice(qr *r, uint32_t ref);
 bool qcr_finish_model(qr *r);
 bool qcr_cmd_model(qr *r, uint32_t cmd);
 bool qcr_cmd_bodygroup(qr *r, uint32_t cmd);
