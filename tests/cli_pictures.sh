@@ -190,6 +190,17 @@ report)
 	check "smdmx qc --report (to DMX, the rig in the DMX): the same" "0|1" "$?|$(grep -c '<span class="good">same</span>' qd.html)"
 	"$smdmx" qc qd/face.qc --to smd -d qs -q --report qs.html
 	check "smdmx qc --report (back to SMD): the same" "0|1" "$?|$(grep -c '<span class="good">same</span>' qs.html)"
+	# a library whose two QCs name one SMD that fails: both rows failed, each with the error
+	# (the second QC did not plan the file, and its row said "converted")
+	mkdir lib
+	cp "$root/testdata/qc/parts/base.smd" lib/
+	printf 'version 1\nnodes\n0 "root" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nskin\n0 0 0 0 0 0 1 0 0 1 5 1\n0 1 0 0 0 0 1 1 0 1 5 1\n0 0 1 0 0 0 1 0 1 1 5 1\nend\n' >lib/bad.smd
+	printf '$body body "bad.smd"\n$sequence idle "bad.smd"\n' >lib/a.qc
+	printf '$body body "bad.smd"\n$sequence idle "base.smd"\n' >lib/b.qc
+	"$smdmx" qc -r lib --to dmx -d libo -k -q --report lib.html 2>/dev/null
+	check "smdmx qc --report: a QC whose shared file failed is failed" "1|failed|failed" \
+		"$?|$(grep -o '<div class="state[^"]*">[a-z ]*<' lib.html | sed 's/.*">//; s/<$//' | tr '\n' '|' | sed 's/|$//')"
+	check "smdmx qc --report: the error in both rows" 2 "$(grep -c 'lib/bad.smd:11:21: error: bone id 5 is not defined in &#39;nodes&#39;' lib.html)"
 	;;
 
 browser)

@@ -180,6 +180,40 @@ static void test_unread(void **state)
 	free(qc);
 }
 
+/* A library of three QCs naming one body.smd: the file is planned once, by a.qc, and every
+ * QC's row lists it among its files; b.qc's wave at 30 fps is a file of its own, c.qc's
+ * wave a's. */
+static void test_files_of_each_qc(void **state)
+{
+	(void)state;
+	char *qcs[3];
+	static const char *const names[3] = { "a", "b", "c" };
+	for (size_t i = 0; i < 3; i++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), "testdata/qc/shared/%s.qc", names[i]);
+		qcs[i] = strdup(test_path(rel));
+	}
+	smdmx_error err;
+	smdmx_project_run *run = convert_all((const char *const *)qcs, 3, out_dir("each"), false, false, &err);
+	assert_non_null(run);
+	assert_true(run->ok);
+	assert_int_equal(run->file_count, 3);
+	size_t body = 0;
+	while (body < run->file_count && !test_ends_with(run->files[body].source, "shared/body.smd")) body++;
+	assert_true(body < run->file_count);
+	assert_int_equal(run->files[body].qc, 0);
+	for (size_t i = 0; i < 3; i++) {
+		const smdmx_project_qc *q = &run->qcs[i];
+		assert_int_equal(q->file_count, 2);
+		assert_int_equal(q->files[0], body);
+		assert_true(test_ends_with(run->files[q->files[1]].source, "shared/wave.smd"));
+	}
+	assert_int_not_equal(run->qcs[1].files[1], run->qcs[0].files[1]); /* wave at 30 fps */
+	assert_int_equal(run->qcs[2].files[1], run->qcs[0].files[1]);
+	smdmx_project_run_free(run);
+	for (size_t i = 0; i < 3; i++) free(qcs[i]);
+}
+
 /* The QCs below a folder, as `smdmx qc -r` finds them: .qc only (no .qci, .smd), in byte order
  * of the paths' names at every level; a folder named with its separator at the end; a
  * folder that is not there fails with an I/O error. */
@@ -284,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_outdir_inside),
 		cmocka_unit_test(test_unread),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_files_of_each_qc),
 		cmocka_unit_test(test_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -102,6 +102,9 @@ typedef struct smdmx_project_qc {
 	size_t lines_not_read;      /* keep_going: lines of it that could not be read, kept as written */
 	const smdmx_message *messages;
 	size_t message_count;
+	const size_t *files;        /* every file it names (indices into smdmx_project_run.files),
+	                               each once, in the order named: those another QC planned too */
+	size_t file_count;
 } smdmx_project_qc;
 
 /* A run. Its lists are the run's memory: freed with it. */

@@ -293,11 +293,13 @@ static bool qc_report(const conv_opts *o, const smdmx_project_run *run, const sa
 			errors += s->files[i].errors;
 			failed |= !f->ok;
 		}
-		if (q->qc->model_count > 1) { /* the row draws and compares the first */
-			char note[512];
-			snprintf(note, sizeof(note), "%s: note: the QC has %zu $models: the row compares the first, '%s'\n", q->path,
-			         q->qc->model_count, q->qc->models[0].name);
-			tb_puts(&said, note);
+		/* a file another QC planned: its failure is this QC's too, said here as well */
+		for (size_t k = 0; k < q->file_count; k++) {
+			const smdmx_project_file *f = &run->files[q->files[k]];
+			if (f->qc == qi || f->ok) continue;
+			tb_puts(&said, s->files[q->files[k]].text);
+			errors += s->files[q->files[k]].errors;
+			failed = true;
 		}
 		os_stat st;
 		bool there = q->output && os_stat_path(q->output, &st);

@@ -615,6 +615,18 @@ static bool fill_run(pj_run *r, bool ok)
 		q->messages = p->diag.items;
 		q->message_count = p->diag.count;
 		run->lines_not_read += p->qc_errors;
+		size_t *files = pj_calloc(p->qc->ref_count + 1, sizeof(size_t));
+		if (!files) {
+			free(row_of);
+			return false;
+		}
+		q->files = files;
+		for (size_t k = 0; k < p->qc->ref_count; k++) {
+			uint32_t t = p->task_of ? p->task_of[k] : SMDMX_NONE;
+			bool named = t == SMDMX_NONE;
+			for (size_t m = 0; m < q->file_count && !named; m++) named = files[m] == t;
+			if (!named) files[q->file_count++] = t;
+		}
 	}
 	for (size_t i = 0; i < lib->task_count; i++) {
 		const task *t = lib->tasks[i];
@@ -731,7 +743,10 @@ void smdmx_project_run_free(smdmx_project_run *run)
 	free(r->lib.given);
 	pj_msgs_free(&r->lib.said);
 	if (r->qcs)
-		for (size_t i = 0; i < r->lib.given_count; i++) free((char *)r->qcs[i].output);
+		for (size_t i = 0; i < r->lib.given_count; i++) {
+			free((char *)r->qcs[i].output);
+			free((size_t *)r->qcs[i].files);
+		}
 	free(r->qcs);
 	free(r->files);
 	for (size_t i = 0; i < r->input_count; i++) free(r->inputs[i]);
