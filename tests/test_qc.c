@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "qc_mem.h"
+#include "files.h"
 
 static qc_mem mem;
 
@@ -1924,6 +1925,58 @@ static void test_qc_body_scene(void **state)
 	assert_null(smdmx_qc_body_scene(qc, none, NULL, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
 	assert_string_equal(err.message, "$bodygroup 'hat' has 3 choices: there is no choice 3");
+
+	/* as the files hold it (as_files): no $scale on the $model's part; a QC's $upaxis marks
+	 * the scene instead of turning it */
+	smdmx_qc_scene_options files;
+	memset(&files, 0, sizeof(files));
+	files.as_files = true;
+	s = smdmx_qc_body_scene(qc, NULL, &files, &err, NULL);
+	assert_non_null(s);
+	assert_int_equal(s->up_axis, 'Z');
+	assert_true(s->joints[joint_named(s, "a")].bind.position[2] == 1);
+	body = &s->meshes[0];
+	scaled = &s->meshes[2];
+	for (size_t c = 0; c < 3; c++)
+		for (int k = 0; k < 3; k++)
+			assert_true(scaled->positions[scaled->position_indices[c]][k] == body->positions[body->position_indices[c]][k]);
+	smdmx_scene_free(s);
+	/* a QC of $upaxis Y beside a copy of base.smd, in a folder of its own */
+	char *y_dir = test_temp_path("y_up");
+	assert_true(os_mkdir(y_dir));
+	char y_path[4400], smd_path[4400];
+	snprintf(y_path, sizeof(y_path), "%s/y_up.qc", y_dir);
+	snprintf(smd_path, sizeof(smd_path), "%s/base.smd", y_dir);
+	size_t smd_size;
+	char *smd = test_slurp(test_path("testdata/qc/parts/base.smd"), &smd_size);
+	FILE *yf = fopen(smd_path, "wb");
+	assert_true(smd && yf && fwrite(smd, 1, smd_size, yf) == smd_size);
+	fclose(yf);
+	free(smd);
+	yf = fopen(y_path, "wb");
+	assert_non_null(yf);
+	fputs("$upaxis Y\n$body b \"base.smd\"\n", yf);
+	fclose(yf);
+	smdmx_qc *yq = smdmx_qc_read_file(y_path, NULL, &err, NULL);
+	assert_non_null(yq);
+	smdmx_scene *turned = smdmx_qc_body_scene(yq, NULL, NULL, &err, NULL);
+	if (!turned) fail_msg("%s", err.message);
+	smdmx_scene *marked = smdmx_qc_body_scene(yq, NULL, &files, &err, NULL);
+	assert_non_null(turned);
+	assert_non_null(marked);
+	assert_int_equal(turned->up_axis, 'Z');
+	assert_int_equal(marked->up_axis, 'Y');
+	const float *tp = turned->meshes[0].positions[0], *mp = marked->meshes[0].positions[0];
+	assert_true(mp[0] == 0 && mp[1] == 0 && mp[2] == 1); /* as base.smd writes it */
+	assert_true(tp[0] == 0 && tp[1] == -1 && tp[2] == 0); /* +90 degrees about X */
+	smdmx_compare_options co;
+	smdmx_diff_options(turned, marked, &co);
+	assert_int_equal(smdmx_scene_diff(turned, marked, &co, NULL, NULL), 0); /* the diff turns it alike */
+	smdmx_scene_free(turned);
+	smdmx_scene_free(marked);
+	smdmx_qc_free(yq);
+	test_remove_tree(y_dir);
+	free(y_dir);
 
 	/* every allocation of reading and joining failing in turn: NULL, out of memory, nothing
 	 * leaked (the files' allocator, which the joined scene's memory is) */

@@ -63,6 +63,8 @@ typedef struct smdmx_convert_options {
 	                               model, or the body part of this name alone) */
 	const char *const *bodygroups; /* a QC's picture: "PART=CHOICE" each (smdmx_qc_choose) */
 	size_t bodygroup_count;
+	bool as_files;              /* a QC's picture: its model as its files hold it, to compare
+	                               with another QC's (smdmx_qc_scene_options.as_files) */
 	const char *clip;           /* DMX to SMD: the one clip written */
 	double scale;               /* 0 or 1: none */
 	char up_axis;               /* 'Y' or 'Z'; 0: none */

@@ -111,6 +111,12 @@ typedef struct smdmx_qc_scene_options {
 	 * call then fails with that error, file set to the path). NULL: not told. */
 	void (*file_read)(void *user, const char *path, const smdmx_warnings *warnings, const smdmx_error *error);
 	void *user;
+	/* For comparing two QCs' models as smdmx diff compares files: the files' numbers as they
+	 * are, no $scale applied and no $upaxis turn, the scene marked with the QC's $upaxis
+	 * instead (smdmx_scene_diff then turns it only against a model of another axis); the
+	 * rig and attachments as without it. Two models the same QC lines scale and turn alike
+	 * compare equal where their files do, with no rounding of the turn between them. */
+	bool as_files;
 } smdmx_qc_scene_options;
 
 /* The scene of $model model of a QC, as studiomdl builds it: its file (SMD or DMX), its

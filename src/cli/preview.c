@@ -85,6 +85,7 @@ smdmx_scene *picture_scene(const char *path, const char *vta, const char *model,
 		c.bodygroups = shown ? shown->bodygroups : NULL;
 		c.bodygroup_count = shown ? shown->bodygroup_count : 0;
 		c.rig_in_qc = shown && shown->rig_in_qc;
+		c.as_files = shown && shown->qc_as_files;
 		smdmx_convert_result *res = smdmx_convert(&c, NULL);
 		if (!res) {
 			diag_add(d, NULL, path, 0, 0, "error", "out of memory");

@@ -134,12 +134,13 @@ static char *first_error(const diag_buf *d)
 
 /* A side read as smdmx diff reads it (an SMD with its VTA, a DMX, a QC's $model), its clips
  * added. NULL with the problem in res. */
-static smdmx_scene *read_side(const report_side *s, side_result *res, text_buf *said)
+static smdmx_scene *read_side(const report_side *s, side_result *res, text_buf *said, bool as_files)
 {
 	diag_buf d = { 0 };
 	conv_opts shown;
 	memset(&shown, 0, sizeof(shown));
 	shown.rig_in_qc = s->rig_in_qc;
+	shown.qc_as_files = as_files;
 	smdmx_scene *scene = picture_scene(s->path, s->vta, NULL, &d, &shown);
 	for (size_t i = 0; scene && i < s->clip_count; i++) {
 		smdmx_error err;
@@ -216,24 +217,41 @@ static void make_row(void *ctx, size_t i)
 	const report_side *sides[2] = { &row->a, &row->b };
 	for (int k = 0; k < 2; k++) {
 		if (!sides[k]->path) continue;
-		s[k] = read_side(sides[k], &res->side[k], &res->said);
+		s[k] = read_side(sides[k], &res->side[k], &res->said, false);
 	}
 	for (int k = 0; k < 2; k++)
 		if (s[k]) draw_side(s[k], s[1 - k], &res->side[k]);
-	if (s[0] && s[1]) {
+	/* Two QCs are compared as their files are, as smdmx diff compares files: the same QC
+	 * lines scale and turn both alike, and turning a joint's rotation and a vertex rounds
+	 * differently (smdmx_qc_scene_options.as_files). Their messages were said above. */
+	smdmx_scene *as_files[2] = { NULL, NULL };
+	bool qcs = row->a.path && row->b.path && !strcasecmp(os_path_extension(row->a.path), "qc") &&
+	           !strcasecmp(os_path_extension(row->b.path), "qc");
+	for (int k = 0; qcs && s[0] && s[1] && k < 2; k++) {
+		side_result scratch;
+		text_buf quiet = { 0 };
+		memset(&scratch, 0, sizeof(scratch));
+		as_files[k] = read_side(sides[k], &scratch, &quiet, true);
+		free(scratch.problem);
+		free(quiet.text);
+	}
+	const smdmx_scene *cmp[2] = { qcs ? as_files[0] : s[0], qcs ? as_files[1] : s[1] };
+	if (cmp[0] && cmp[1]) {
 		smdmx_compare_options opts;
 		smdmx_diff_options(NULL, NULL, &opts);
-		smdmx_diff_options(s[0], s[1], &opts);
+		smdmx_diff_options(cmp[0], cmp[1], &opts);
 		diff_ctx c = { res, 0 };
-		res->differences = (long long)smdmx_scene_diff(s[0], s[1], &opts, note_difference, &c);
+		res->differences = (long long)smdmx_scene_diff(cmp[0], cmp[1], &opts, note_difference, &c);
 		if (c.shown > DIFFERENCES_SHOWN) {
 			char more[64];
 			snprintf(more, sizeof(more), "... and %zu more\n", c.shown - DIFFERENCES_SHOWN);
 			tb_puts(&res->shown, more);
 		}
 	}
-	smdmx_scene_free(s[0]);
-	smdmx_scene_free(s[1]);
+	for (int k = 0; k < 2; k++) {
+		smdmx_scene_free(s[k]);
+		smdmx_scene_free(as_files[k]);
+	}
 	row->result = res;
 }
 

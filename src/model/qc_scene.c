@@ -81,7 +81,9 @@ static smdmx_scene *read_dmx(build *b, const char *path)
 static bool finish(build *b, smdmx_scene *s, double scale, char up_axis)
 {
 	if (b->o->qc_beside) return true;
-	if ((scale != 1 && scale > 0) || (up_axis && up_axis != 'Z'))
+	if (b->o->as_files) {
+		if (up_axis) s->up_axis = up_axis;
+	} else if ((scale != 1 && scale > 0) || (up_axis && up_axis != 'Z'))
 		SM_CHECK(smdmx_scene_transform(s, scale, up_axis == 'Z' ? 0 : up_axis, b->error));
 	smdmx_warnings w;
 	bool ok = smdmx_qc_apply_attachments(b->qc, s, b->error, &w);
@@ -198,7 +200,9 @@ static smdmx_scene *part_scene(build *b, const smdmx_qc_part *p, uint32_t r)
 		}
 	}
 	bool turn = (p->scale != 1 && p->scale > 0) || (p->up_axis && p->up_axis != 'Z');
-	if (s && turn && !smdmx_scene_transform(s, p->scale, p->up_axis == 'Z' ? 0 : p->up_axis, b->error)) {
+	if (s && b->o->as_files) {
+		if (p->up_axis) s->up_axis = p->up_axis;
+	} else if (s && turn && !smdmx_scene_transform(s, p->scale, p->up_axis == 'Z' ? 0 : p->up_axis, b->error)) {
 		smdmx_scene_free(s);
 		s = NULL;
 	}
@@ -230,6 +234,17 @@ smdmx_scene *smdmx_qc_body_scene(const smdmx_qc *qc, const uint32_t *choices, co
 		}
 		if (p->choices[c] == SMDMX_NONE) continue; /* blank */
 		smdmx_scene *s = part_scene(&b, p, p->choices[c]);
+		/* as_files: parts of two up axes are joined turned to Z up, as without it */
+		char up[2] = { model && model->up_axis ? model->up_axis : 'Z', s && s->up_axis ? s->up_axis : 'Z' };
+		if (s && model && up[0] != up[1]) {
+			bool turned = (up[0] == 'Z' || smdmx_scene_transform(model, 1, up[0], error)) &&
+			              (up[1] == 'Z' || smdmx_scene_transform(s, 1, up[1], error));
+			if (!turned) {
+				smdmx_scene_free(s);
+				smdmx_scene_free(model);
+				return NULL;
+			}
+		}
 		size_t d = 0;
 		bool ok = s && (!model || smdmx_scene_add_part(model, s, &d, error));
 		differ += d;
