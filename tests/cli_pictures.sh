@@ -11,6 +11,8 @@ png_size() {
 }
 # stdout and stderr of the last run, one line each joined by '|'
 joined() { tr '\n' '|' <"$1" | sed 's/|$//'; }
+# The states of a report's rows, in order ("s" of each row's data)
+states() { grep -o '"s":"[^"]*"' "$1" | sed 's/"s":"//; s/"$//' | tr '\n' '|' | sed 's/|$//'; }
 
 case $group in
 preview)
@@ -89,6 +91,21 @@ preview)
 	check "both \$models in the picture: it is neither's alone" "1 1" "$(cmp -s two.png two_arm.png; echo $?) $(cmp -s two.png two_face.png; echo $?)"
 	# $body and $bodygroup: the whole model, another choice, one part alone, what is not there
 	parts=$root/testdata/qc/parts/parts.qc
+	# the picture's pixels as PNG holds them: one zlib stream (its check sum right), a filter
+	# byte and three bytes a pixel on each row
+	if command -v python3 >/dev/null; then
+		"$smdmx" preview "$sample/arm.smd" -o zlib.png --size 64 -q
+		check "a picture's PNG data inflates to its rows" "64 x 64|12352" "$(png_size zlib.png)|$(python3 -c '
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+i, idat = 8, b""
+while i < len(d):
+    n = struct.unpack(">I", d[i:i + 4])[0]
+    if d[i + 4:i + 8] == b"IDAT":
+        idat += d[i + 8:i + 8 + n]
+    i += 12 + n
+print(len(zlib.decompress(idat)))' zlib.png)"
+	fi
 	"$smdmx" preview "$parts" -o parts.png --size 32 -q
 	"$smdmx" preview "$parts" --bodygroup hat=hat_tall -o tall.png --size 32 -q
 	"$smdmx" preview "$parts" --bodygroup hat=2 -o tall2.png --size 32 -q
@@ -138,18 +155,22 @@ report)
 	cp b/face.dmx b/extra.dmx
 	"$smdmx" report a b -o r.html >out 2>err
 	check "smdmx report: exit and what it wrote" "0|r.html: 4 rows|" "$?|$(joined out)|$(joined err)"
-	check "smdmx report: a row per pair, and one for the file only in b" 4 "$(grep -c '<tr data-index=' r.html)"
-	rows=$(grep -o '<tr data-index="[0-9]*" data-warnings="[0-9]*" data-errors="[0-9]*" data-differences="-\{0,1\}[0-9]*"' r.html |
-		sed 's/.*data-warnings="\([0-9]*\)" data-errors="\([0-9]*\)" data-differences="\(-\{0,1\}[0-9]*\)"/\1 \2 \3/' | tr '\n' '|')
-	check "smdmx report: warnings, errors and differences by row (arm, arm_wave, face, extra)" "0 0 0|0 0 2|0 0 0|0 1 -1|" "$rows"
+	check "smdmx report: a row per pair, and one for the file only in b" 4 "$(grep -c '^{"n":' r.html)"
+	rows=$(grep -o '"k":"[a-z]*","w":[0-9]*,"e":[0-9]*,"d":-\{0,1\}[0-9]*' r.html |
+		sed 's/"k":"\([a-z]*\)","w":\([0-9]*\),"e":\([0-9]*\),"d":\(-\{0,1\}[0-9]*\)/\1 \2 \3 \4/' | tr '\n' '|')
+	check "smdmx report: kind, warnings, errors and differences by row (arm, arm_wave, face, extra)" \
+		"equal 0 0 0|different 0 0 2|equal 0 0 0|only 0 0 -1|" "$rows"
 	# the verdicts are smdmx diff's
 	"$smdmx" diff a/arm.smd a/arm.vta b/arm.dmx -q
 	check "smdmx diff: arm the same" 0 $?
 	"$smdmx" diff a/arm_wave.smd b/arm_wave.dmx -q
 	check "smdmx diff: arm_wave differs" 1 $?
-	check "smdmx report: the differences said" 1 "$(grep -c "2 differences</summary><pre>joint &#39;lower arm&#39;: bind position (10 0 0) vs (10.5 0 0)" r.html)"
-	check "smdmx report: the file only in b" 1 "$(grep -c '(none)<br>&rarr; b/extra.dmx<div class="state">only in B</div>' r.html)"
-	check "smdmx report: pictures embedded (7 models, 5 UV layouts)" 12 "$(grep -o 'src="data:image/png;base64,' r.html | wc -l | tr -d ' ')"
+	check "smdmx report: the differences said" 1 "$(grep -c "joint 'lower arm': bind position (10 0 0) vs (10.5 0 0)" r.html)"
+	check "smdmx report: the file only in b, and why" "1|1" \
+		"$(grep -c '"a":null,"va":null,"b":"b/extra.dmx","vb":null,"s":"only in B","k":"only"' r.html)|$(grep -c 'b/extra.dmx: note: only in B: A has no model file at its place (its path below a, in any model format)' r.html)"
+	check "smdmx report: pictures in the page (7 models, 5 UV layouts), none beside it" "12|no" \
+		"$(grep -o '"data:image/png;base64,' r.html | wc -l | tr -d ' ')|$([ -e r_files ] && echo yes || echo no)"
+	check "smdmx report: a summary on top" 1 "$(grep -c '<p id="summary">4 rows: none failed, 0 with warnings, 1 different, 0 different as expected, 1 only in one tree, 2 equal</p>' r.html)"
 	"$smdmx" report a b -o r4.html -j 4 -q >/dev/null
 	"$smdmx" report a b -o r1.html -j 1 -q >/dev/null
 	check "smdmx report: -j does not change a byte" 0 "$(cmp -s r1.html r4.html; echo $?)"
@@ -164,15 +185,16 @@ report)
 	"$smd2dmx" a/arm.smd a/bad.smd a/face.smd -d c -k --report c.html >out 2>err
 	check "smd2dmx --report: exit 1 (a file failed), said as without it" "1|a/bad.smd:7:13: error: expected rotation z|smd2dmx: error: 1 of 3 inputs failed" \
 		"$?|$(joined err)"
-	check "smd2dmx --report: its rows" "converted|failed|converted" "$(grep -o '<div class="state[^"]*">[a-z ]*<' c.html | sed 's/.*">//; s/<$//' | tr '\n' '|' | sed 's/|$//')"
+	check "smd2dmx --report: its rows" "converted|failed|converted" "$(states c.html)"
 	check "smd2dmx --report: the failure's message in its row" 1 "$(grep -c 'a/bad.smd:7:13: error: expected rotation z' c.html)"
-	check "smd2dmx --report: the converted are the same" 2 "$(grep -c '<span class="good">same</span>' c.html)"
+	check "smd2dmx --report: the converted are the same" 2 "$(grep -c '"d":0,' c.html)"
+	check "smd2dmx --report: the failed row first in the summary" 1 "$(grep -c '<b class="bad">1 failed</b>' c.html)"
 	rm a/bad.smd
 	"$dmx2smd" b/arm.dmx b/face.dmx -d d --report d.html -q
-	check "dmx2smd --report: back to SMD (with the VTA written beside), the same" "0|2" "$?|$(grep -c '<span class="good">same</span>' d.html)"
-	check "dmx2smd --report: the result's VTA drawn with it" 1 "$(grep -c '&rarr; d/arm.smd<br>+ d/arm.vta' d.html)"
+	check "dmx2smd --report: back to SMD (with the VTA written beside), the same" "0|2" "$?|$(grep -c '"d":0,' d.html)"
+	check "dmx2smd --report: the result's VTA drawn with it" 1 "$(grep -c '"b":"d/arm.smd","vb":"d/arm.vta"' d.html)"
 	"$smdmx" convert a/arm.smd --to dmx --encoding binary -d e --report e.html -q
-	check "smdmx convert --report" "0|1" "$?|$(grep -c '<span class="good">same</span>' e.html)"
+	check "smdmx convert --report" "0|1" "$?|$(grep -c '"d":0,' e.html)"
 	cp a/arm.smd keep.smd
 	"$smd2dmx" a/arm.smd -d c2 -f --report a/arm.smd 2>err
 	check "--report never over an input, even with -f" "1|smd2dmx: error: the report was not written: the output 'a/arm.smd' is the input 'a/arm.smd'|0" \
@@ -180,16 +202,16 @@ report)
 	"$smd2dmx" a/arm.smd -d c3 --report c.html 2>err
 	check "--report: an existing page is kept without -f" "1|smd2dmx: error: the report was not written: 'c.html' exists (--force overwrites it)" "$?|$(joined err)"
 	"$smd2dmx" a/arm.smd -d c2 -u --report c.html 2>err
-	check "--report with -u: the page replaced, the input up to date" "0|smd2dmx: note: 1 of 1 inputs up to date (-u)|1" "$?|$(joined err)|$(grep -c '<div class="state">up to date</div>' c.html)"
+	check "--report with -u: the page replaced, the input up to date" "0|smd2dmx: note: 1 of 1 inputs up to date (-u)|1" "$?|$(joined err)|$(grep -c '"s":"up to date"' c.html)"
 	"$smd2dmx" a/arm.smd -o - --report x.html >/dev/null 2>err
 	check "--report with the output on standard output" "2" "$?"
 	# smdmx qc --report: a row per QC, its model beside the converted QC's, both ways
 	"$smdmx" qc "$root/testdata/qc/face/face.qc" --to dmx -d q -q --report q.html
-	check "smdmx qc --report (to DMX, the rig in the QC): the same" "0|1" "$?|$(grep -c '<span class="good">same</span>' q.html)"
+	check "smdmx qc --report (to DMX, the rig in the QC): the same" "0|1" "$?|$(grep -c '"d":0,' q.html)"
 	"$smdmx" qc "$root/testdata/qc/face/face.qc" --to dmx --rig dmx -d qd -q --report qd.html
-	check "smdmx qc --report (to DMX, the rig in the DMX): the same" "0|1" "$?|$(grep -c '<span class="good">same</span>' qd.html)"
+	check "smdmx qc --report (to DMX, the rig in the DMX): the same" "0|1" "$?|$(grep -c '"d":0,' qd.html)"
 	"$smdmx" qc qd/face.qc --to smd -d qs -q --report qs.html
-	check "smdmx qc --report (back to SMD): the same" "0|1" "$?|$(grep -c '<span class="good">same</span>' qs.html)"
+	check "smdmx qc --report (back to SMD): the same" "0|1" "$?|$(grep -c '"d":0,' qs.html)"
 	# a library whose two QCs name one SMD that fails: both rows failed, each with the error
 	# (the second QC did not plan the file, and its row said "converted")
 	mkdir lib
@@ -199,8 +221,8 @@ report)
 	printf '$body body "bad.smd"\n$sequence idle "base.smd"\n' >lib/b.qc
 	"$smdmx" qc -r lib --to dmx -d libo -k -q --report lib.html 2>/dev/null
 	check "smdmx qc --report: a QC whose shared file failed is failed" "1|failed|failed" \
-		"$?|$(grep -o '<div class="state[^"]*">[a-z ]*<' lib.html | sed 's/.*">//; s/<$//' | tr '\n' '|' | sed 's/|$//')"
-	check "smdmx qc --report: the error in both rows" 2 "$(grep -c 'lib/bad.smd:11:21: error: bone id 5 is not defined in &#39;nodes&#39;' lib.html)"
+		"$?|$(states lib.html)"
+	check "smdmx qc --report: the error in both rows" 2 "$(grep -c "lib/bad.smd:11:21: error: bone id 5 is not defined in 'nodes'" lib.html)"
 	;;
 
 browser)
@@ -238,9 +260,45 @@ browser)
 	check "the browser: driven" "0|" "$?|$(joined err)"
 	check "the browser: a row per file" "rows 4" "$(grep '^rows ' seen)"
 	check "the browser: every picture loads (8 models, 6 UV layouts)" "images 14 loaded 14" "$(grep '^images ' seen)"
-	check "the browser: 'differences' leaves smdmx diff's" "show differences: $want" "$(grep '^show differences: ' seen)"
+	check "the browser: 'different' leaves smdmx diff's" "show different: $want" "$(grep '^show different: ' seen)"
 	check "the browser: 'all' shows every row again" 3 "$(grep '^show all: ' seen | tr -cd '|' | wc -c | tr -d ' ')"
 	check "the browser: a screenshot kept, the window's width" "1400 x" "$(png_size "$build/report-screenshot.png" | cut -d' ' -f1-2)"
+	# A library's report of tens of thousands of rows (one in every SMDMX_CORPUS_SAMPLE under
+	# the sanitizers): it opens in under 3 s and 500 MB, each filter, search and sort answers
+	# in under 0.5 s, and the one file that fails is on the first screen of "failed".
+	n=$((20000 / ${SMDMX_CORPUS_SAMPLE:-1}))
+	python3 - "$n" "$root/testdata/qc/parts/base.smd" <<-'EOF'
+		import os, sys
+		n, base = int(sys.argv[1]), open(sys.argv[2]).read()
+		for i in range(n):
+		    for tree in "AB":
+		        os.makedirs("%s/d%03d" % (tree, i % 200), exist_ok=True)
+		        bad = tree == "B" and i == n - 1  # a file that weights a bone it never defines
+		        with open("%s/d%03d/m%05d.smd" % (tree, i % 200, i), "w") as f:
+		            f.write(base.replace("1 0 0 1 0 0 1 0 0", "1 0 0 1 0 0 1 0 0 1 5 1") if bad else base)
+	EOF
+	"$smdmx" report A B -o big.html -q
+	last=$(printf 'd%03d/m%05d.smd' $(((n - 1) % 200)) $((n - 1)))
+	python3 "$root/tests/browser.py" big.html big.png m00042 "$last" >seen 2>err
+	check "a report of $n rows: the browser driven" "0|" "$?|$(joined err)"
+	check "a report of $n rows: every row, pictures beside the page" "rows $n|yes" "$(grep '^rows ' seen)|$([ -f big_files/p00000.js ] && echo yes)"
+	check "a report of $n rows: the failed file on the first screen of 'failed'" "first screen failed: A/$last" "$(grep '^first screen failed: ' seen)"
+	slow=$(awk '/^ready ms / && $3 >= 3000 { print } /^memory MB / && $3 >= 500 { print } /^time / && $(NF - ($0 ~ / found /) * 2) >= 500 { print }' seen | tr '\n' '|')
+	check "a report of $n rows: opened in under 3 s and 500 MB, every answer in under 0.5 s" "" "$slow"
+	sed "s/^/$n rows: /" seen | grep -e ' ready ms ' -e ' memory MB ' -e ' time '
+	# the corpus's QC libraries converted, their report opened alike
+	if [ -d "$corpus/library" ]; then
+		"$smdmx" qc -r "$corpus/library" --to dmx -d lib_dmx -k -q --report lib.html 2>/dev/null
+		python3 "$root/tests/browser.py" lib.html lib.png >seen 2>err
+		check "the corpus libraries' report: the browser driven, a row per QC" "0||rows 25" "$?|$(joined err)|$(grep '^rows ' seen)"
+		slow=$(awk '/^ready ms / && $3 >= 3000 { print } /^memory MB / && $3 >= 500 { print } /^time / && $NF >= 500 { print }' seen | tr '\n' '|')
+		check "the corpus libraries' report: opened in under 3 s and 500 MB, every answer in under 0.5 s" "" "$slow"
+		sed "s/^/libraries: /" seen | grep -e ' ready ms ' -e ' memory MB '
+	elif [ -n "${SMDMX_REQUIRE_CORPUS:-}" ]; then
+		check "the corpus at $corpus" yes no
+	else
+		echo "note: no corpus at $corpus: its libraries' report is not opened"
+	fi
 	echo "screenshot: $build/report-screenshot.png"
 	;;
 

@@ -103,8 +103,8 @@ library)
 		# its report: a Y-up DMX's QC against the SMD's, compared as smdmx diff compares files
 		# (turned alike, the turn of a joint and of a vertex rounded apart: 774 normals differed)
 		"$smdmx" qc -r "$tmp/q_dmx" --to smd -d "$tmp/q_rep" -k -q --report "$tmp/rep.html" 2>/dev/null
-		check "the report of the DMX library to SMD: w_rifle_ak47.qc the same" 'data-differences="0"' \
-			"$(grep -o 'data-differences="[-0-9]*" data-polygons="[0-9]*" data-name="[^"]*w_rifle_ak47.qc"' "$tmp/rep.html" | cut -d' ' -f1)"
+		check "the report of the DMX library to SMD: w_rifle_ak47.qc the same" '"k":"equal","w":3,"e":0,"d":0' \
+			"$(grep '^{"n":"[^"]*w_rifle_ak47.qc"' "$tmp/rep.html" | grep -o '"k":"[a-z]*","w":[0-9]*,"e":[0-9]*,"d":-*[0-9]*')"
 	fi
 	;;
 

@@ -158,7 +158,36 @@ rbytes=$(cat "$dir"/report/a/* "$dir"/report/b/* | wc -c)
 echo "report: smdmx report $dir/report/a $dir/report/b ($rbytes bytes, 2 rows)"
 report_run() { timed report "$rbytes" build/smdmx report "$dir/report/a" "$dir/report/b" -o "$out/out.html" -f -q -j "$THREADS"; }
 row_fn "$rbytes" report_run
-rm -f "$out"/out.* "$out/rss"
+# A library's report: 20,000 rows (one small SMD on each side, as the suite's browser test
+# makes them), written on one worker and on every core (MB/s of both trees' bytes), then
+# opened in headless Chromium (tests/browser.py): the time until its first rows show, the
+# browser's memory (its processes' proportional sizes) and the slowest filter, search and sort.
+lib=$dir/report_library
+if [ ! -d "$lib/B" ]; then
+	python3 - "$lib" testdata/qc/parts/base.smd <<-'EOF'
+		import os, sys
+		root, base = sys.argv[1], open(sys.argv[2]).read()
+		for i in range(20000):
+		    for tree in "AB":
+		        os.makedirs("%s/%s/d%03d" % (root, tree, i % 200), exist_ok=True)
+		        with open("%s/%s/d%03d/m%05d.smd" % (root, tree, i % 200, i), "w") as f:
+		            f.write(base)
+	EOF
+fi
+lbytes=$(cat "$lib"/A/*/* "$lib"/B/*/* | wc -c)
+echo "report of a library: smdmx report $lib/A $lib/B (20,000 rows, $lbytes bytes)"
+library_run() { timed report-20000 "$lbytes" build/smdmx report "$lib/A" "$lib/B" -o "$out/out.html" -f -q -j "$THREADS"; }
+row_fn "$lbytes" library_run
+if command -v python3 >/dev/null && [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+	build/smdmx report "$lib/A" "$lib/B" -o "$out/out.html" -f -q
+	python3 tests/browser.py "$out/out.html" "$out/out.png" m00042 d199/m19999.smd | awk '
+		/^ready ms / { ready = $3 } /^memory MB / { mb = $3 }
+		/^time / { v = $0 ~ / found / ? $(NF - 2) : $NF; if (v + 0 > slow) { slow = v + 0; what = $2 " " $3 } }
+		END { printf "%-12s opened in %d ms, %d MB; slowest answer %.1f ms (%s)\n", "open-20000", ready, mb, slow, what }'
+else
+	echo "open-20000   not measured: no python3, chromium and chromedriver"
+fi
+rm -rf "$out"/out.* "$out"/out_files "$out/rss"
 
 # smdmx diff of two 100,000-triangle models as keyvalues2 DMX, equal (the file with itself) and
 # differing at every vertex (the grid scaled by 1.001): about the cost of reading the two

@@ -243,6 +243,14 @@ smdmx_scene *picture_scene(const char *path, const char *vta, const char *model,
 bool picture_png(const smdmx_scene *s, const sm_render_options *ro, uint8_t **png, size_t *size, char *legend,
                  size_t legend_size, smdmx_error *err);
 /* path written whole (atomic), never over an input, over an existing file only with force. */
+typedef struct whole_file {
+	const char *path;
+	const void *data;
+	size_t size;
+} whole_file;
+/* Files written all or nothing, as one set (write_file_whole, one of them). */
+bool write_files_whole(const whole_file *files, size_t count, char *const *inputs, size_t input_count, bool force, char *why,
+                       size_t why_size);
 bool write_file_whole(const char *path, const void *data, size_t size, char *const *inputs, size_t input_count,
                       bool force, char *why, size_t why_size);
 

@@ -163,13 +163,24 @@ bool picture_png(const smdmx_scene *s, const sm_render_options *ro, uint8_t **pn
 bool write_file_whole(const char *path, const void *data, size_t size, char *const *inputs, size_t input_count,
                       bool force, char *why, size_t why_size)
 {
-	if (!output_allowed(path, inputs, input_count, force, why, why_size)) return false;
+	whole_file f = { path, data, size };
+	return write_files_whole(&f, 1, inputs, input_count, force, why, why_size);
+}
+
+bool write_files_whole(const whole_file *files, size_t count, char *const *inputs, size_t input_count, bool force, char *why,
+                       size_t why_size)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!output_allowed(files[i].path, inputs, input_count, force, why, why_size)) return false;
 	outputs set = { .force = force };
-	output *out = outputs_open(&set, path, why, why_size);
-	bool ok = out != NULL;
-	if (ok && !output_write(out, data, size)) {
-		snprintf(why, why_size, "cannot write '%s': %s", path, os_error_text(smdmx_output_errno(out)));
-		ok = false;
+	bool ok = true;
+	for (size_t i = 0; ok && i < count; i++) {
+		output *out = outputs_open(&set, files[i].path, why, why_size);
+		ok = out != NULL;
+		if (ok && !output_write(out, files[i].data, files[i].size)) {
+			snprintf(why, why_size, "cannot write '%s': %s", files[i].path, os_error_text(smdmx_output_errno(out)));
+			ok = false;
+		}
 	}
 	char **written = NULL;
 	size_t nw = 0;

@@ -6,25 +6,6 @@
 
 #include "report.h"
 
-enum { PICTURE_SIZE = 256, UV_SIZE = 96, DIFFERENCES_SHOWN = 8 };
-
-/* What a row's two sides are, once read, drawn and compared. */
-typedef struct side_result {
-	char *png64;          /* the picture, base64; NULL when there is none */
-	char *uv64;           /* the UV layouts, base64; NULL without UVs */
-	uint32_t uv_width, uv_height;
-	char *problem;        /* why there is no picture (or no model), or NULL */
-	size_t joints, polygons, shapes, clips;
-	bool read;
-} side_result;
-
-typedef struct report_result {
-	side_result side[2];
-	long long differences; /* smdmx diff's count; -1: not compared */
-	text_buf shown;        /* the first differences, a line each */
-	text_buf said;         /* smdmx report: what reading the two sides said */
-} report_result;
-
 /* ---- rows -------------------------------------------------------------------------------- */
 
 void report_add(report_page *r, const char *a, const char *b, int status, const char *state, const char *messages,
@@ -97,6 +78,7 @@ static void rows_free(report_page *r)
 			}
 			free(row->result->shown.text);
 			free(row->result->said.text);
+			free(row->result->expected);
 			free(row->result);
 		}
 	}
@@ -206,6 +188,32 @@ static void note_difference(void *user, const char *message)
 	tb_putc(&c->res->shown, '\n');
 }
 
+/* Differences that one known cause explains, named (NULL when none does): a DMX animation's
+ * bind pose, which an SMD animation cannot hold (its first frame is its bind pose, as
+ * dmx2smd says), and clips of one frame rate against another (a QC's fps applied to one
+ * side, the other read at its format's default). The scenes' rates are put back. */
+static char *expected_cause(smdmx_scene *a, smdmx_scene *b, const smdmx_compare_options *opts)
+{
+	smdmx_compare_options o = *opts;
+	o.ignore_bind_when_animated = a->clip_count && b->clip_count;
+	bool bind = o.ignore_bind_when_animated && smdmx_scene_diff(a, b, &o, NULL, NULL) == 0;
+	if (bind)
+		return xstrdup("the bind pose of an animation: an SMD animation's is its first frame (dmx2smd says so where it "
+		               "differs); nothing to do");
+	if (a->clip_count != b->clip_count || !a->clip_count) return NULL;
+	double ra = a->clips[0].frame_rate, rb = b->clips[0].frame_rate;
+	bool one_rate = true;
+	for (size_t c = 0; c < a->clip_count; c++) one_rate = one_rate && a->clips[c].frame_rate == ra && b->clips[c].frame_rate == rb;
+	if (!one_rate || ra == rb) return NULL;
+	for (size_t c = 0; c < b->clip_count; c++) b->clips[c].frame_rate = ra;
+	bool rate = smdmx_scene_diff(a, b, opts, NULL, NULL) == 0;
+	bool rate_bind = !rate && smdmx_scene_diff(a, b, &o, NULL, NULL) == 0;
+	for (size_t c = 0; c < b->clip_count; c++) b->clips[c].frame_rate = rb;
+	if (!rate && !rate_bind) return NULL;
+	return xasprintf("the frame rate: %g fps against %g (an fps a QC gives one side, the other read at its format's "
+	                 "default)%s; nothing to do", ra, rb, rate_bind ? ", and the bind pose of an animation" : "");
+}
+
 static void make_row(void *ctx, size_t i)
 {
 	report_page *r = ctx;
@@ -235,13 +243,14 @@ static void make_row(void *ctx, size_t i)
 		free(scratch.problem);
 		free(quiet.text);
 	}
-	const smdmx_scene *cmp[2] = { qcs ? as_files[0] : s[0], qcs ? as_files[1] : s[1] };
+	smdmx_scene *cmp[2] = { qcs ? as_files[0] : s[0], qcs ? as_files[1] : s[1] };
 	if (cmp[0] && cmp[1]) {
 		smdmx_compare_options opts;
 		smdmx_diff_options(NULL, NULL, &opts);
 		smdmx_diff_options(cmp[0], cmp[1], &opts);
 		diff_ctx c = { res, 0 };
 		res->differences = (long long)smdmx_scene_diff(cmp[0], cmp[1], &opts, note_difference, &c);
+		if (res->differences > 0) res->expected = expected_cause(cmp[0], cmp[1], &opts);
 		if (c.shown > DIFFERENCES_SHOWN) {
 			char more[64];
 			snprintf(more, sizeof(more), "... and %zu more\n", c.shown - DIFFERENCES_SHOWN);
@@ -253,200 +262,6 @@ static void make_row(void *ctx, size_t i)
 		smdmx_scene_free(as_files[k]);
 	}
 	row->result = res;
-}
-
-/* ---- the page ------------------------------------------------------------------------------ */
-
-static void html(text_buf *b, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': tb_puts(b, "&amp;"); break;
-		case '<': tb_puts(b, "&lt;"); break;
-		case '>': tb_puts(b, "&gt;"); break;
-		case '"': tb_puts(b, "&quot;"); break;
-		case '\'': tb_puts(b, "&#39;"); break;
-		default: tb_putc(b, *s);
-		}
-	}
-}
-
-static void putf(text_buf *b, const char *fmt, ...) __attribute__((format(OS_PRINTF, 2, 3)));
-static void putf(text_buf *b, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	tb_puts(b, buf);
-}
-
-static const char page_style[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1d2330;background:#f4f5f7}"
-	"h1{font-size:1.4em;margin:0 0 .2em}.title{color:#5a6272;margin:0 0 1em;font-family:monospace}"
-	".controls{margin:.6em 0 1em}.controls button{font:inherit;margin-right:.4em;padding:.3em .8em;border:1px solid #9aa3b5;"
-	"border-radius:4px;background:#fff;cursor:pointer}.controls button.on{background:#26324a;color:#fff;border-color:#26324a}"
-	"table#rows{border-collapse:collapse;background:#fff}#rows>thead>tr>th{position:sticky;top:0;background:#26324a;color:#fff;"
-	"padding:.4em .6em;text-align:left}#rows>thead>tr>th[data-sort]{cursor:pointer}"
-	"#rows>tbody>tr>td{border-top:1px solid #d5d9e0;padding:.4em .6em;vertical-align:top}"
-	"td.file{max-width:22em;word-break:break-all;font-family:monospace;font-size:12px}"
-	"td.pic img{display:block;image-rendering:pixelated}td.pic img.uv{margin-top:4px;max-width:256px;height:auto}"
-	".none{width:256px;height:256px;display:flex;align-items:center;justify-content:center;text-align:center;"
-	"background:#e6e8ec;color:#8a1c1c;font-size:12px;padding:0 1em;box-sizing:border-box}"
-	"table.counts td{padding:0 .5em 0 0}.state{font-weight:600}.state.failed,.bad{color:#a31515}.good{color:#1c6b2c}"
-	"pre{white-space:pre-wrap;font-size:12px;max-width:36em;margin:.3em 0}details summary{cursor:pointer}";
-
-static const char page_script[] =
-	"(function(){\n"
-	"var body=document.querySelector('#rows>tbody');\n"
-	"var rows=Array.prototype.slice.call(body.children);\n"
-	"var show='all',dir={};\n"
-	"function on(r){var d=r.dataset;return show==='all'||(show==='warnings'&&+d.warnings>0)||\n"
-	"  (show==='errors'&&+d.errors>0)||(show==='differences'&&+d.differences>0);}\n"
-	"function apply(){rows.forEach(function(r){r.hidden=!on(r);});\n"
-	"  document.querySelectorAll('.controls button').forEach(function(b){b.classList.toggle('on',b.dataset.show===show);});}\n"
-	"document.querySelectorAll('.controls button').forEach(function(b){\n"
-	"  b.addEventListener('click',function(){show=b.dataset.show;apply();});});\n"
-	"document.querySelectorAll('th[data-sort]').forEach(function(h){h.addEventListener('click',function(){\n"
-	"  var k=h.dataset.sort;dir[k]=dir[k]===1?-1:1;\n"
-	"  rows.sort(function(x,y){var a=x.dataset[k],b=y.dataset[k];\n"
-	"    var c=k==='name'?(a<b?-1:a>b?1:0):(+a)-(+b);return c*dir[k]||(+x.dataset.index)-(+y.dataset.index);});\n"
-	"  rows.forEach(function(r){body.appendChild(r);});});});\n"
-	"apply();})();\n";
-
-static void picture_cell(text_buf *b, const side_result *s, const char *path, const char *alt)
-{
-	tb_puts(b, "<td class=\"pic\">");
-	if (s->png64) {
-		putf(b, "<img alt=\"%s\" width=\"%d\" height=\"%d\" src=\"data:image/png;base64,", alt, PICTURE_SIZE, PICTURE_SIZE);
-		tb_puts(b, s->png64);
-		tb_puts(b, "\">");
-		if (s->uv64) {
-			putf(b, "<img class=\"uv\" alt=\"%s UVs\" width=\"%u\" height=\"%u\" src=\"data:image/png;base64,", alt, s->uv_width,
-			     s->uv_height);
-			tb_puts(b, s->uv64);
-			tb_puts(b, "\">");
-		}
-	} else {
-		tb_puts(b, "<div class=\"none\">");
-		html(b, !path ? "no result" : s->problem ? s->problem : "not drawn");
-		tb_puts(b, "</div>");
-	}
-	tb_puts(b, "</td>");
-}
-
-static size_t count_lines(const char *text, const char *kind)
-{
-	size_t n = 0;
-	for (const char *t = text; t && (t = strstr(t, kind)); t += strlen(kind)) n++;
-	return n;
-}
-
-static void counts_cell(text_buf *b, const report_result *res)
-{
-	static const char *const names[] = { "joints", "polygons", "shapes", "clips" };
-	tb_puts(b, "<td><table class=\"counts\"><tr><td></td><td>source</td><td>result</td></tr>");
-	for (int k = 0; k < 4; k++) {
-		putf(b, "<tr><td>%s</td>", names[k]);
-		for (int s = 0; s < 2; s++) {
-			const side_result *r = &res->side[s];
-			size_t v = k == 0 ? r->joints : k == 1 ? r->polygons : k == 2 ? r->shapes : r->clips;
-			if (r->read) putf(b, "<td>%zu</td>", v);
-			else tb_puts(b, "<td>-</td>");
-		}
-		tb_puts(b, "</tr>");
-	}
-	tb_puts(b, "</table></td>");
-}
-
-static void row_html(text_buf *b, const report_row *row, size_t index, size_t warnings, size_t errors)
-{
-	const report_result *res = row->result;
-	const char *name = row->a.path ? row->a.path : row->b.path;
-	putf(b, "<tr data-index=\"%zu\" data-warnings=\"%zu\" data-errors=\"%zu\" data-differences=\"%lld\" data-polygons=\"%zu\" data-name=\"",
-	     index, warnings, errors, res->differences, res->side[0].read ? res->side[0].polygons : res->side[1].polygons);
-	html(b, name);
-	tb_puts(b, "\"><td class=\"file\">");
-	html(b, row->a.path ? row->a.path : "(none)");
-	if (row->a.vta) tb_puts(b, "<br>+ "), html(b, row->a.vta);
-	tb_puts(b, "<br>&rarr; ");
-	html(b, row->b.path ? row->b.path : "(none)");
-	if (row->b.vta) tb_puts(b, "<br>+ "), html(b, row->b.vta);
-	putf(b, "<div class=\"state%s\">", row->status == EXIT_FAILED ? " failed" : "");
-	html(b, row->state);
-	tb_puts(b, "</div></td>");
-	picture_cell(b, &res->side[0], row->a.path, "source");
-	picture_cell(b, &res->side[1], row->b.path, "result");
-	counts_cell(b, res);
-	const char *said = row->status >= 0 ? row->messages : res->said.text;
-	tb_puts(b, "<td>");
-	if (warnings || errors) {
-		tb_puts(b, "<details><summary");
-		if (errors) tb_puts(b, " class=\"bad\"");
-		putf(b, ">%zu error%s, %zu warning%s</summary><pre>", errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
-		html(b, said);
-		for (int s = 0; s < 2; s++)
-			if (res->side[s].problem && row->status >= 0) {
-				html(b, s ? row->b.path : row->a.path);
-				tb_puts(b, ": ");
-				html(b, res->side[s].problem);
-				tb_putc(b, '\n');
-			}
-		tb_puts(b, "</pre></details>");
-	} else
-		tb_puts(b, "none");
-	tb_puts(b, "</td><td>");
-	if (res->differences == 0) tb_puts(b, "<span class=\"good\">same</span>");
-	else if (res->differences < 0) tb_puts(b, "not compared");
-	else {
-		putf(b, "<details><summary class=\"bad\">%lld difference%s</summary><pre>", res->differences, res->differences == 1 ? "" : "s");
-		html(b, res->shown.text);
-		tb_puts(b, "</pre></details>");
-	}
-	tb_puts(b, "</td></tr>\n");
-}
-
-/* A row's counts for the filters: the messages said for it (the conversion's, or what reading
- * its sides said), and a side that could not be read or drawn as an error. */
-static void row_counts(const report_row *row, size_t *warnings, size_t *errors)
-{
-	const report_result *res = row->result;
-	if (row->status >= 0) *warnings = row->warnings, *errors = row->errors;
-	else *warnings = count_lines(res->said.text, ": warning: "), *errors = 0;
-	for (int s = 0; s < 2; s++)
-		if (res->side[s].problem && (s ? row->b.path : row->a.path)) ++*errors;
-	if (row->status < 0 && (!row->a.path || !row->b.path)) ++*errors;
-}
-
-static void page(text_buf *b, const report_page *r)
-{
-	size_t n[4] = { r->count, 0, 0, 0 };
-	size_t *w = calloc(r->count + 1, sizeof(size_t)), *e = calloc(r->count + 1, sizeof(size_t));
-	for (size_t i = 0; w && e && i < r->count; i++) {
-		row_counts(&r->rows[i], &w[i], &e[i]);
-		n[1] += w[i] > 0;
-		n[2] += e[i] > 0;
-		n[3] += r->rows[i].result->differences > 0;
-	}
-	tb_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>smdmx report</title>\n<style>");
-	tb_puts(b, page_style);
-	tb_puts(b, "</style></head>\n<body><h1>smdmx report</h1><p class=\"title\">");
-	html(b, r->title);
-	putf(b, "</p>\n<p>%zu file%s: %zu with warnings, %zu with errors, %zu with differences (smdmx diff)</p>\n", n[0],
-	     n[0] == 1 ? "" : "s", n[1], n[2], n[3]);
-	static const char *const shows[] = { "all", "warnings", "errors", "differences" };
-	tb_puts(b, "<div class=\"controls\">Show:");
-	for (int k = 0; k < 4; k++) putf(b, " <button type=\"button\" id=\"show-%s\" data-show=\"%s\">%s (%zu)</button>", shows[k], shows[k], k ? shows[k] : "all", n[k]);
-	tb_puts(b, "</div>\n<table id=\"rows\"><thead><tr><th data-sort=\"name\">file</th><th>source</th><th>result</th>"
-	           "<th data-sort=\"polygons\">counts</th><th data-sort=\"warnings\">messages</th>"
-	           "<th data-sort=\"differences\">smdmx diff</th></tr></thead>\n<tbody>\n");
-	for (size_t i = 0; w && e && i < r->count; i++) row_html(b, &r->rows[i], i, w[i], e[i]);
-	tb_puts(b, "</tbody></table>\n<script>\n");
-	tb_puts(b, page_script);
-	tb_puts(b, "</script></body></html>\n");
-	free(w);
-	free(e);
 }
 
 /* Every file the rows read: the page never takes the place of one. */
@@ -469,16 +284,16 @@ bool report_write(report_page *r, const char *path, unsigned workers, bool force
 	run_parallel(workers, r->count, make_row, r);
 	bool ok = true;
 	for (size_t i = 0; i < r->count; i++) ok = ok && r->rows[i].result;
-	text_buf b = { 0 };
-	if (ok) page(&b, r);
+	report_files files = { NULL, 0 };
+	ok = ok && report_page_files(r, path, &files);
 	size_t nread;
 	char **read = files_read(r, &nread);
 	char why[1024] = "out of memory";
-	ok = ok && b.text && read && write_file_whole(path, b.text, b.len, read, nread, force, why, sizeof(why));
+	ok = ok && read && write_files_whole(files.files, files.count, read, nread, force, why, sizeof(why));
 	free(read);
 	rows_free(r);
+	report_files_free(&files);
 	if (!ok) say(name, "error", "the report was not written: %s", why);
-	free(b.text);
 	return ok;
 }
 
@@ -488,9 +303,10 @@ static const char report_help[] =
 	"usage: smdmx report A_DIR B_DIR -o FILE.html [-j N] [-f] [-q]\n"
 	"Pairs the model files of two trees by their place (a/x.smd with b/x.dmx, the other format\n"
 	"first; X.vta goes with X.smd), draws each side, compares them as smdmx diff does, and writes\n"
-	"one self-contained HTML page: a row per pair with both pictures, their counts, what reading\n"
-	"them said and the verdict; rows filtered to those with warnings, errors or differences, and\n"
-	"sorted, in the page. A file with no partner is a row of its own.\n"
+	"an HTML page: a row per pair with both pictures, their counts, what reading them said and\n"
+	"the verdict (differences a known cause explains named as expected); a summary, a search,\n"
+	"filters by state and sorting in the page. A file with no partner is a row of its own. A\n"
+	"report of more than 100 rows keeps its pictures beside the page, in FILE_files/.\n"
 	"Exit codes: 0 the report was written, 1 it could not be, 2 a usage error.";
 
 int cmd_report(int argc, char **argv)
@@ -527,8 +343,14 @@ int cmd_report(int argc, char **argv)
 	r.title = title;
 	for (size_t i = 0; ok && i < pairs->count; i++) {
 		const smdmx_tree_pair *p = &pairs->pairs[i];
+		char *why = NULL;
+		if (!p->path[0] || !p->path[1])
+			why = xasprintf("%s: note: only in %s: %s has no model file at its place (its path below %s, in any model "
+			                "format)\n", p->path[0] ? p->path[0] : p->path[1], p->path[0] ? "A" : "B", p->path[0] ? "B" : "A",
+			                p->path[0] ? dirs[1] : dirs[0]);
 		report_add(&r, p->path[0], p->path[1], -1, p->path[0] && p->path[1] ? "paired" : p->path[0] ? "only in A" : "only in B",
-		           NULL, 0, 0);
+		           why, 0, 0);
+		free(why);
 		for (int k = 0; k < 2; k++)
 			if (p->vta[k]) report_vta(&r, k, p->vta[k]);
 	}

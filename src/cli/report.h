@@ -25,6 +25,26 @@ typedef struct report_row {
 	struct report_result *result; /* made by report_write */
 } report_row;
 
+enum { PICTURE_SIZE = 256, UV_SIZE = 96, DIFFERENCES_SHOWN = 8 };
+
+/* What a row's two sides are, once read, drawn and compared. */
+typedef struct side_result {
+	char *png64;          /* the picture, base64; NULL when there is none */
+	char *uv64;           /* the UV layouts, base64; NULL without UVs */
+	uint32_t uv_width, uv_height;
+	char *problem;        /* why there is no picture (or no model), or NULL */
+	size_t joints, polygons, shapes, clips;
+	bool read;
+} side_result;
+
+typedef struct report_result {
+	side_result side[2];
+	long long differences; /* smdmx diff's count; -1: not compared */
+	char *expected;       /* differences > 0 that one known cause explains, named; else NULL */
+	text_buf shown;       /* the first differences, a line each */
+	text_buf said;        /* smdmx report: what reading the two sides said */
+} report_result;
+
 typedef struct report_page {
 	const char *title;    /* what made it: the command line */
 	report_row *rows;
@@ -44,6 +64,16 @@ void report_rig_in_qc(report_page *r, int side);
  * over another existing file only with force. False with the error said (as name's). Frees
  * the rows either way. */
 bool report_write(report_page *r, const char *path, unsigned workers, bool force, const char *name);
+
+/* The page of rows made (report_page.c): path's text, and beside it, for a report of more
+ * rows than a page holds its pictures in, the files of pictures it loads as rows appear.
+ * false when memory ran out. */
+typedef struct report_files {
+	whole_file *files;    /* files[0] the page */
+	size_t count;
+} report_files;
+bool report_page_files(const report_page *r, const char *path, report_files *out);
+void report_files_free(report_files *f);
 
 /* smdmx report A_DIR B_DIR -o FILE.html: the two trees' model files paired by their place. */
 int cmd_report(int argc, char **argv);
