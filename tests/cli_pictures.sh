@@ -67,8 +67,18 @@ preview)
 	check "preview: -o with two models" "2|smdmx: error: -o names one picture: give -d DIR for several models (try 'smdmx preview --help')" \
 		"$?|$(joined err)"
 	"$smdmx" preview "$sample/arm.smd" "$root/testdata/model/arm.dmx" -d both 2>err
-	check "preview: two models, one picture name" "2|smdmx: error: '$sample/arm.smd' and '$root/testdata/model/arm.dmx' would both be drawn to 'both/arm.png': give them apart (-d, or one at a time with -o)" \
+	check "preview -d: two models, one picture name (-d not suggested: it was given)" "2|smdmx: error: '$sample/arm.smd' and '$root/testdata/model/arm.dmx' would both be drawn to 'both/arm.png': draw one of them at a time with -o" \
 		"$?|$(joined err)"
+	mkdir beside && cp "$sample/arm.smd" beside/ && cp "$root/testdata/model/arm.dmx" beside/
+	"$smdmx" preview beside/arm.smd beside/arm.dmx 2>err
+	check "preview beside the files: two models, one picture name" "2|smdmx: error: 'beside/arm.smd' and 'beside/arm.dmx' would both be drawn to 'beside/arm.png': give them apart (-d, or one at a time with -o)" \
+		"$?|$(joined err)"
+	# a picture that shows nothing (a flat model seen edge-on) is said
+	"$smdmx" preview "$root/testdata/qc/parts/base.smd" --views front -o edge.png >/dev/null 2>err
+	check "preview: a picture that shows nothing, a warning" "0|$root/testdata/qc/parts/base.smd: warning: the picture shows nothing in 1 of its views (its polygons are edge-on there, or each smaller than a pixel); use another view, or --skeleton" \
+		"$?|$(joined err)"
+	"$smdmx" preview "$root/testdata/qc/parts/base.smd" --views front --skeleton -o edge2.png >/dev/null 2>err
+	check "preview: the same with its skeleton, nothing said" "0|" "$?|$(joined err)"
 	# a batch: every file tried, the failures said, the rest drawn; -j does not change a byte
 	mkdir in
 	cp "$sample/arm.smd" in/a.smd

@@ -216,20 +216,28 @@ static void test_shape_moves_its_pixels(void **state)
 	sm_image base = draw(s, &o);
 	o.shape = s->flex_shapes[0].name;
 	sm_image moved = draw(s, &o);
-	/* 4 x 1 units fit 259.2 pixels: 64.8 a unit, x from -2 at 14.4, z 0 at row 144 */
-	size_t changed = 0;
-	for (uint32_t y = 0; y < 288; y++)
-		for (uint32_t x = 0; x < 288; x++) {
-			bool differ = !same_px(px(&base, x, y), px(&moved, x, y));
-			double cx = x + 0.5, cy = y + 0.5;
-			double ux = (cx - 144) / 64.8, uz = (144 - cy) / 64.8;
-			/* the left quad spans x -2 to -1; before z -0.5 to 0.5, after -0.25 to 0.75 */
-			bool left_x = ux > -2 && ux < -1;
-			bool only_before = left_x && uz > -0.5 && uz < -0.25, only_after = left_x && uz > 0.5 && uz < 0.75;
-			if (differ != (only_before || only_after)) fail_msg("pixel %u,%u: %s", x, y, differ ? "changed" : "did not change");
-			changed += differ;
-		}
-	assert_int_equal(changed, 65 * (16 + 17));
+	/* Both framed on what they show: 4 units across (x -2 to 2) fit 259.2 pixels, 64.8 a
+	 * unit, x 0 at column 144; z 0 at row 144 at rest, and the shape's picture centred on
+	 * its z -0.5 to 0.75, z 0.125 at row 144 (the left quad moved up 0.25). */
+	size_t drawn[2] = { 0, 0 };
+	for (int k = 0; k < 2; k++)
+		for (uint32_t y = 0; y < 288; y++)
+			for (uint32_t x = 0; x < 288; x++) {
+				const sm_image *img = k ? &moved : &base;
+				bool on = !same_px(px(img, x, y), px(img, 0, 0));
+				double ux = (x + 0.5 - 144) / 64.8, uz = (k ? 0.125 : 0) + (144 - (y + 0.5)) / 64.8;
+				double lift = k ? 0.25 : 0, near = 0.02; /* pixels on an edge may go either way */
+				bool in_left = ux > -2 && ux < -1 && uz > -0.5 + lift && uz < 0.5 + lift;
+				bool in_right = ux > 1 && ux < 2 && uz > -0.5 && uz < 0.5;
+				bool edge = fabs(fabs(ux) - 1) < near || fabs(fabs(ux) - 2) < near || fabs(uz + 0.5) < near || fabs(uz - 0.5) < near ||
+				            fabs(uz + 0.5 - lift) < near || fabs(uz - 0.5 - lift) < near;
+				if (!edge && on != (in_left || in_right))
+					fail_msg("%s, pixel %u,%u: %s", k ? "the shape" : "the base", x, y, on ? "drawn" : "not drawn");
+				drawn[k] += on;
+			}
+	/* the quads as large, one of them higher: the same count but for a row of 65 pixels on
+	 * an edge, which the fill rule gives to one side or the other */
+	assert_true(drawn[0] > 2 * 64 * 64 && (drawn[0] > drawn[1] ? drawn[0] - drawn[1] : drawn[1] - drawn[0]) <= 65);
 	/* the sheet of shapes is framed on what they move: the left quad, before and after (x -2
 	 * to -1, z -0.5 to 0.75), fills 90 of 100 pixels across its 1.25 units' height, 72 a unit,
 	 * and the right quad is out of the picture */
@@ -278,19 +286,22 @@ static void test_pose_moves_skinned_mesh(void **state)
 	assert_memory_equal(bind.rgb, f0.rgb, (size_t)200 * 200 * 3);
 	o.frame = 1;
 	sm_image f1 = draw(s, &o);
-	/* 4 units (x -2 to 2) in 180 pixels: 45 a unit, x 0 at column 100, z 0 at row 100 */
+	/* bound: 4 units (x -2 to 2) in 180 pixels, 45 a unit, x 0 at column 100, z 0 at row 100 */
 	const uint8_t *bg = px(&bind, 0, 0);
 	uint32_t arm_x = (uint32_t)(100 + 1.5 * 45), arm_z = 100; /* the arm's middle, bound */
 	uint32_t up_x = (uint32_t)(100 + 1.0 * 45), up_z = (uint32_t)(100 - 0.5 * 45); /* standing: x 0.75 to 1.25, z 0 to 1 */
 	assert_false(same_px(px(&bind, arm_x, arm_z), bg));
 	assert_true(same_px(px(&bind, up_x, up_z), bg));
-	assert_true(same_px(px(&f1, arm_x, arm_z), bg));
-	assert_false(same_px(px(&f1, up_x, up_z), bg));
-	assert_true(same_px(px(&f1, up_x, up_z), px(&bind, arm_x, arm_z))); /* the same quad, the same shade */
-	/* the body, on the root, stays */
-	for (uint32_t y = 60; y < 140; y++)
-		for (uint32_t x = 20; x < 95; x++)
-			if (!same_px(px(&bind, x, y), px(&f1, x, y))) fail_msg("the body moved at %u,%u", x, y);
+	/* frame 1 is framed on what it shows: x -2 to 1.25 and z -1 to 1, 3.25 units in 180
+	 * pixels about x -0.375, z 0 */
+	double k = 180 / 3.25;
+	uint32_t up1_x = (uint32_t)(100 + (1.0 + 0.375) * k), up1_z = (uint32_t)(100 - 0.5 * k);
+	uint32_t flat1_x = (uint32_t)(100 + (1.15 + 0.375) * k), flat1_z = (uint32_t)(100 + 0.1 * k); /* where it lay, below */
+	assert_false(same_px(px(&f1, up1_x, up1_z), bg));
+	assert_true(same_px(px(&f1, flat1_x, flat1_z), bg));
+	assert_true(same_px(px(&f1, up1_x, up1_z), px(&bind, arm_x, arm_z))); /* the same quad, the same shade */
+	/* the body, on the root, stays: its middle (x -1, z 0) drawn in its colour */
+	assert_true(same_px(px(&f1, (uint32_t)(100 + (-1 + 0.375) * k), 100), px(&bind, 55, 100)));
 	sm_render_free(&bind, NULL);
 	sm_render_free(&f0, NULL);
 	sm_render_free(&f1, NULL);
@@ -439,6 +450,39 @@ static void test_corpus_body_qcs(void **state)
 	assert_true(drawn >= 10);
 }
 
+/* A clip that walks far from where it starts: its later frames are framed on the posed mesh
+ * (they were framed on the rest pose, and frame 300 of a walk was an empty picture), drawn
+ * at the size the rest pose is. */
+static void test_pose_framed_as_shown(void **state)
+{
+	(void)state;
+	smdmx_scene *s = unit_square();
+	text a = { .len = 0 };
+	put(&a, "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\ntime 1\n0 100 0 40 0 0 0\nend\n");
+	smdmx_error err;
+	smdmx_smd_read_options ro = { .name = "walk" };
+	smdmx_scene *anim = smdmx_smd_read_memory(a.buf, a.len, &ro, &err, NULL);
+	assert_non_null(anim);
+	assert_true(smdmx_scene_add_clips(s, anim, &err));
+	sm_render_options o = { .view = SM_VIEW_FRONT, .size = 100 };
+	sm_image rest = draw(s, &o);
+	o.clip = "walk";
+	o.frame = 1;
+	sm_image far = draw(s, &o);
+	size_t shown[2] = { 0, 0 };
+	for (uint32_t y = 0; y < 100; y++)
+		for (uint32_t x = 0; x < 100; x++) {
+			shown[0] += !same_px(px(&rest, x, y), px(&rest, 0, 0));
+			shown[1] += !same_px(px(&far, x, y), px(&far, 0, 0));
+		}
+	assert_true(shown[0] > 90 * 90 / 2);
+	assert_int_equal(shown[1], shown[0]);
+	sm_render_free(&rest, NULL);
+	sm_render_free(&far, NULL);
+	smdmx_scene_free(anim);
+	smdmx_scene_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_uv_flip_mirrors),
 		cmocka_unit_test(test_shape_moves_its_pixels),
 		cmocka_unit_test(test_pose_moves_skinned_mesh),
+		cmocka_unit_test(test_pose_framed_as_shown),
 		cmocka_unit_test(test_sheet_labels),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_png),

@@ -239,9 +239,10 @@ void run_parallel(unsigned workers, size_t n, void (*fn)(void *ctx, size_t i), v
  * NULL for the first; its rig in the scene unless shown->rig_in_qc); messages into d
  * (warnings shown as shown says; may be NULL). */
 smdmx_scene *picture_scene(const char *path, const char *vta, const char *model, diag_buf *d, const conv_opts *shown);
-/* The picture of s as PNG bytes (malloc'd), and a legend: its size and what its cells show. */
+/* The picture of s as PNG bytes (malloc'd), and a legend: its size and what its cells show;
+ * *empty (may be NULL) the cells that show nothing but the background. */
 bool picture_png(const smdmx_scene *s, const sm_render_options *ro, uint8_t **png, size_t *size, char *legend,
-                 size_t legend_size, smdmx_error *err);
+                 size_t legend_size, uint32_t *empty, smdmx_error *err);
 /* path written whole (atomic), never over an input, over an existing file only with force. */
 typedef struct whole_file {
 	const char *path;

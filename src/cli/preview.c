@@ -142,12 +142,13 @@ smdmx_scene *picture_scene(const char *path, const char *vta, const char *model,
 /* ---- pictures -------------------------------------------------------------------------------- */
 
 bool picture_png(const smdmx_scene *s, const sm_render_options *ro, uint8_t **png, size_t *size, char *legend,
-                 size_t legend_size, smdmx_error *err)
+                 size_t legend_size, uint32_t *empty, smdmx_error *err)
 {
 	sm_image img;
 	sm_render_layout l;
 	memset(err, 0, sizeof(*err));
 	if (!sm_render(s, ro, &img, &l, err)) return false;
+	if (empty) *empty = l.empty;
 	bool ok = sm_png_encode(&img, png, size);
 	if (!ok) sm_render_fail(err, SMDMX_ERROR_OUT_OF_MEMORY, "out of memory");
 	if (ok && legend) {
@@ -218,8 +219,13 @@ static void draw_one(void *ctx, size_t i)
 	uint8_t *png = NULL;
 	size_t size = 0;
 	smdmx_error err;
-	bool ok = picture_png(s, &p->ro, &png, &size, pic->legend, sizeof(pic->legend), &err);
+	uint32_t empty = 0;
+	bool ok = picture_png(s, &p->ro, &png, &size, pic->legend, sizeof(pic->legend), &empty, &err);
 	smdmx_scene_free(s);
+	if (ok && empty)
+		diag_add(&pic->diag, &p->o, pic->in, 0, 0, "warning",
+		         "the picture shows nothing in %u of its views (its polygons are edge-on there, or each smaller than a "
+		         "pixel); use another view, or --skeleton", empty);
 	if (!ok) {
 		diag_error(&pic->diag, pic->in, &err);
 		return;
@@ -366,8 +372,12 @@ static int plan_pictures(preview *p, const char *out, const char *dir)
 		}
 		for (size_t k = 0; k < i; k++)
 			if (!os_path_compare(p->pics[k].out, pic->out)) {
-				say("smdmx", "error", "'%s' and '%s' would both be drawn to '%s': give them apart (-d, or one at a time with -o)",
-				    p->pics[k].in, pic->in, pic->out);
+				if (dir) /* -d given: their names meet in it */
+					say("smdmx", "error", "'%s' and '%s' would both be drawn to '%s': draw one of them at a time with -o",
+					    p->pics[k].in, pic->in, pic->out);
+				else
+					say("smdmx", "error", "'%s' and '%s' would both be drawn to '%s': give them apart (-d, or one at a time with -o)",
+					    p->pics[k].in, pic->in, pic->out);
 				return EXIT_USAGE;
 			}
 	}

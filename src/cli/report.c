@@ -156,7 +156,7 @@ static void draw_side(const smdmx_scene *s, const smdmx_scene *other, side_resul
 	uint8_t *png = NULL;
 	size_t size = 0;
 	smdmx_error err;
-	if (!picture_png(s, &ro, &png, &size, NULL, 0, &err)) {
+	if (!picture_png(s, &ro, &png, &size, NULL, 0, NULL, &err)) {
 		res->problem = xasprintf("error: %s", err.message);
 		return;
 	}

@@ -126,16 +126,18 @@ static void grow(const double q[3], double lo[2], double hi[2])
 	for (int k = 0; k < 2; k++) lo[k] = q[k] < lo[k] ? q[k] : lo[k], hi[k] = q[k] > hi[k] ? q[k] : hi[k];
 }
 
-/* The view's extent of the positions in d->pos (or, without any, of the rest pose's joints). */
-static void bounds_of(const drawing *d, double v[3][3], double lo[2], double hi[2])
+/* The view's extent of the positions in d->pos (or, without any, of the joints of pose, as
+ * posed: the rest pose's are its bind). */
+static void bounds_of(const drawing *d, const sm_pose *pose, double v[3][3], double lo[2], double hi[2])
 {
 	double q[3];
 	for (size_t i = 0; i < d->position_total; i++) {
 		project(v, d->pos[i], q);
 		grow(q, lo, hi);
 	}
-	for (size_t j = 0; !d->position_total && j < d->rest.count; j++) {
-		float p[3] = { (float)d->rest.bind[j].t[0], (float)d->rest.bind[j].t[1], (float)d->rest.bind[j].t[2] };
+	for (size_t j = 0; !d->position_total && j < pose->count; j++) {
+		const double *t = pose->posed ? pose->posed[j].t : pose->bind[j].t;
+		float p[3] = { (float)t[0], (float)t[1], (float)t[2] };
 		project(v, p, q);
 		grow(q, lo, hi);
 	}
@@ -162,7 +164,7 @@ static void bounds_of_other(const smdmx_scene *s, sm_view view, double lo[2], do
 	view_matrix(view, s->up_axis, v);
 	if (alloc_positions(&o) && sm_pose_make(s, NULL, 0, &o.rest)) {
 		pose_all(&o, &o.rest, NULL);
-		bounds_of(&o, v, lo, hi);
+		bounds_of(&o, &o.rest, v, lo, hi);
 	}
 	free(o.first);
 	free(o.pos);
@@ -181,13 +183,14 @@ static frame frame_of(const double lo[2], const double hi[2], uint32_t size)
 	return f;
 }
 
-/* The frame of a view: the rest pose's positions (or, without any, its joints), with those of
- * o->frame_with's, fit 90% of the cell, centred. Every picture of one file in one view shares
- * it, whatever the pose or shape, so that what moves is seen to move. */
-static frame fit(drawing *d, sm_view view, double v[3][3])
+/* The frame of a view: what it shows (the positions in d->pos, posed or shaped as drawn, or
+ * without any the joints of pose), with o->frame_with's rest pose, fit 90% of the cell,
+ * centred. A frame of a walk far from where it starts, or a jaw opened past the rest pose's
+ * box, is in the picture. */
+static frame fit(drawing *d, const sm_pose *pose, sm_view view, double v[3][3])
 {
 	double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
-	bounds_of(d, v, lo, hi);
+	bounds_of(d, pose, v, lo, hi);
 	if (d->o->frame_with) bounds_of_other(d->o->frame_with, view, lo, hi);
 	return frame_of(lo, hi, d->size);
 }
@@ -216,7 +219,7 @@ static frame fit_shapes(drawing *d, sm_view view, double v[3][3])
 		}
 	}
 	free(moved);
-	return lo[0] <= hi[0] ? frame_of(lo, hi, d->size) : fit(d, view, v);
+	return lo[0] <= hi[0] ? frame_of(lo, hi, d->size) : fit(d, &d->rest, view, v);
 }
 
 static void to_pixels(const sm_cell *c, const frame *f, const double q[3], float out[3])
@@ -508,7 +511,18 @@ static void name_cells(drawing *d, const sm_render_layout *l)
 	}
 }
 
-static void draw_cells(drawing *d, const sm_render_layout *l)
+/* Whether only the background was drawn in cell c. */
+static bool cell_empty(const drawing *d, const sm_cell *c)
+{
+	for (uint32_t y = c->y0; y < c->y1; y++) {
+		const uint8_t *p = d->img.rgb + ((size_t)y * d->img.width + c->x0) * 3;
+		for (uint32_t x = c->x0; x < c->x1; x++, p += 3)
+			if (p[0] != background[0] || p[1] != background[1] || p[2] != background[2]) return false;
+	}
+	return true;
+}
+
+static void draw_cells(drawing *d, sm_render_layout *l)
 {
 	const sm_render_options *o = d->o;
 	if (o->uv) {
@@ -524,18 +538,22 @@ static void draw_cells(drawing *d, const sm_render_layout *l)
 	sm_view views[SM_VIEW_COUNT];
 	frame frames[SM_VIEW_COUNT];
 	uint32_t nv = o->view == SM_VIEW_ALL && !o->shapes ? SM_VIEW_COUNT : 1;
-	pose_all(d, &d->rest, NULL);
+	/* a sheet of shapes is framed on what the shapes move, at rest; a picture on what it shows */
+	bool posed = !o->shapes && (o->clip || o->shape);
+	if (posed) pose_all(d, &d->pose, o->shape);
+	else pose_all(d, &d->rest, NULL);
 	for (uint32_t i = 0; i < nv; i++) {
 		views[i] = nv > 1 ? (sm_view)i : o->view == SM_VIEW_ALL ? SM_VIEW_THREE_QUARTER : o->view;
 		double v[3][3];
 		view_matrix(views[i], d->s->up_axis, v);
-		frames[i] = o->shapes ? fit_shapes(d, views[i], v) : fit(d, views[i], v);
+		frames[i] = o->shapes ? fit_shapes(d, views[i], v) : fit(d, posed ? &d->pose : &d->rest, views[i], v);
 	}
 	for (uint32_t i = 0; i < l->cells; i++) {
 		sm_cell c = cell_at(d, i, l->columns);
 		if (i == 0 || o->shapes) pose_all(d, &d->pose, o->shapes ? (i ? l->names[i] : NULL) : o->shape);
 		uint32_t vi = nv > 1 ? i : 0;
 		draw_view(d, &c, views[vi], &frames[vi]);
+		l->empty += cell_empty(d, &c);
 	}
 	name_cells(d, l);
 }

@@ -71,6 +71,7 @@ typedef struct sm_render_options {
 typedef struct sm_render_layout {
 	uint32_t columns, rows, cells;
 	const char **names;
+	uint32_t empty;       /* cells in which nothing but the background was drawn */
 } sm_render_layout;
 
 /* Draws the scene (it must be valid: smdmx_scene_validate). Fails with SMDMX_ERROR_USAGE on
@@ -87,9 +88,10 @@ bool sm_render_fail(smdmx_error *error, smdmx_error_code code, const char *fmt, 
 
 /* The picture as PNG bytes (8-bit RGB, no metadata; the same bytes on every system), into
  * *data (malloc'd) and *size. Fails only when out of memory. */
-RD_NODISCARD /* zlib bytes of data (a PNG's IDAT), malloc'd, as stb_image_write's compressor is called
+RD_NODISCARD bool sm_png_encode(const sm_image *img, uint8_t **data, size_t *size);
+
+/* zlib bytes of data (a PNG's IDAT), malloc'd, as stb_image_write's compressor is called
  * (deflate.c); NULL when memory ran out. */
 unsigned char *sm_deflate(unsigned char *data, int data_len, int *out_len, int quality);
-bool sm_png_encode(const sm_image *img, uint8_t **data, size_t *size);
 
 #endif
