@@ -181,6 +181,12 @@ report)
 	check "smdmx report: pictures in the page (7 models, 5 UV layouts), none beside it" "12|no" \
 		"$(grep -o '"data:image/png;base64,' r.html | wc -l | tr -d ' ')|$([ -e r_files ] && echo yes || echo no)"
 	check "smdmx report: a summary on top" 1 "$(grep -c '<p id="summary">4 rows: none failed, 0 with warnings, 1 different, 0 different as expected, 1 only in one tree, 2 equal</p>' r.html)"
+	# a file B holds unchanged (as smdmx qc copies what it does not convert) says so
+	mkdir ca cb
+	cp a/arm_wave.smd ca/w.smd
+	cp a/arm_wave.smd cb/w.smd
+	"$smdmx" report ca cb -o copied.html -q
+	check "smdmx report: a copy says copied, and why" "copied|equal|1" "$(states copied.html)|$(grep -o '"k":"[a-z]*"' copied.html | sed 's/"k":"//; s/"//')|$(grep -c 'cb/w.smd: note: copied: B holds the same bytes, as smdmx qc copies a file it does not convert' copied.html)"
 	"$smdmx" report a b -o r4.html -j 4 -q >/dev/null
 	"$smdmx" report a b -o r1.html -j 1 -q >/dev/null
 	check "smdmx report: -j does not change a byte" 0 "$(cmp -s r1.html r4.html; echo $?)"

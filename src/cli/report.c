@@ -344,12 +344,17 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; ok && i < pairs->count; i++) {
 		const smdmx_tree_pair *p = &pairs->pairs[i];
 		char *why = NULL;
+		bool copied = p->path[0] && p->path[1] && !strcasecmp(os_path_extension(p->path[0]), os_path_extension(p->path[1])) &&
+		              smdmx_file_same_bytes(p->path[0], p->path[1], NULL, 0);
 		if (!p->path[0] || !p->path[1])
 			why = xasprintf("%s: note: only in %s: %s has no model file at its place (its path below %s, in any model "
 			                "format)\n", p->path[0] ? p->path[0] : p->path[1], p->path[0] ? "A" : "B", p->path[0] ? "B" : "A",
 			                p->path[0] ? dirs[1] : dirs[0]);
-		report_add(&r, p->path[0], p->path[1], -1, p->path[0] && p->path[1] ? "paired" : p->path[0] ? "only in A" : "only in B",
-		           why, 0, 0);
+		else if (copied)
+			why = xasprintf("%s: note: copied: B holds the same bytes, as smdmx qc copies a file it does not convert (one in "
+			                "the format already, or one that failed with -k)\n", p->path[1]);
+		report_add(&r, p->path[0], p->path[1], -1,
+		           copied ? "copied" : p->path[0] && p->path[1] ? "paired" : p->path[0] ? "only in A" : "only in B", why, 0, 0);
 		free(why);
 		for (int k = 0; k < 2; k++)
 			if (p->vta[k]) report_vta(&r, k, p->vta[k]);
