@@ -281,8 +281,11 @@ browser)
 	check "the browser: a screenshot kept, the window's width" "1400 x" "$(png_size "$build/report-screenshot.png" | cut -d' ' -f1-2)"
 	# A library's report of tens of thousands of rows (one in every SMDMX_CORPUS_SAMPLE under
 	# the sanitizers): it opens in under 3 s and 500 MB, each filter, search and sort answers
-	# in under 0.5 s, and the one file that fails is on the first screen of "failed".
+	# in under 0.5 s, and the one file that fails is on the first screen of "failed". The
+	# Windows build writes the same page (its paths as given, '/' here) ten times slower
+	# under Wine (its memory and file calls): it is tried on 2,000 rows.
 	n=$((20000 / ${SMDMX_CORPUS_SAMPLE:-1}))
+	[ -n "${SMDMX_WINDOWS:-}" ] && n=2000
 	python3 - "$n" "$root/testdata/qc/parts/base.smd" <<-'EOF'
 		import os, sys
 		n, base = int(sys.argv[1]), open(sys.argv[2]).read()

@@ -1970,6 +1970,7 @@ static void test_qc_body_scene(void **state)
 	assert_true(mp[0] == 0 && mp[1] == 0 && mp[2] == 1); /* as base.smd writes it */
 	assert_true(tp[0] == 0 && tp[1] == -1 && tp[2] == 0); /* +90 degrees about X */
 	smdmx_compare_options co;
+	smdmx_diff_options(NULL, NULL, &co); /* the defaults, then what the two scenes hold */
 	smdmx_diff_options(turned, marked, &co);
 	assert_int_equal(smdmx_scene_diff(turned, marked, &co, NULL, NULL), 0); /* the diff turns it alike */
 	smdmx_scene_free(turned);
