@@ -81,6 +81,15 @@ static void json_png(text_buf *b, const char *base64)
 	tb_putc(b, '"');
 }
 
+/* A row's four pictures, as the page takes them: source, its UVs, result, its UVs. */
+static void json_pictures(text_buf *b, const report_result *res)
+{
+	for (int k = 0; k < 4; k++) {
+		if (k) tb_putc(b, ',');
+		json_png(b, k & 1 ? res->side[k / 2].uv64 : res->side[k / 2].png64);
+	}
+}
+
 /* ---- a row's data ------------------------------------------------------------------------ */
 
 static size_t count_lines(const char *text, const char *kind)
@@ -158,13 +167,7 @@ static void row_json(text_buf *b, const report_row *row, size_t index, bool embe
 	putf(b, ",\"u\":[%u,%u,%u,%u]", res->side[0].uv_width, res->side[0].uv_height, res->side[1].uv_width, res->side[1].uv_height);
 	if (embed) {
 		tb_puts(b, ",\"p\":[");
-		json_png(b, res->side[0].png64);
-		tb_putc(b, ',');
-		json_png(b, res->side[0].uv64);
-		tb_putc(b, ',');
-		json_png(b, res->side[1].png64);
-		tb_putc(b, ',');
-		json_png(b, res->side[1].uv64);
+		json_pictures(b, res);
 		tb_putc(b, ']');
 	}
 	putf(b, ",\"ps\":%d,\"i\":%zu}", row->status < 0, index); /* ps: the problems are in m */
@@ -328,15 +331,8 @@ static void chunk(text_buf *b, const report_page *r, size_t k)
 {
 	putf(b, "smdmxPictures(%zu,[", k);
 	for (size_t i = k * PICTURE_CHUNK; i < r->count && i < (k + 1) * PICTURE_CHUNK; i++) {
-		const report_result *res = r->rows[i].result;
 		if (i > k * PICTURE_CHUNK) tb_putc(b, ',');
-		json_png(b, res->side[0].png64);
-		tb_putc(b, ',');
-		json_png(b, res->side[0].uv64);
-		tb_putc(b, ',');
-		json_png(b, res->side[1].png64);
-		tb_putc(b, ',');
-		json_png(b, res->side[1].uv64);
+		json_pictures(b, r->rows[i].result);
 		tb_putc(b, '\n');
 	}
 	tb_puts(b, "]);\n");

@@ -14,7 +14,21 @@ typedef struct build {
 	const smdmx_qc_scene_options *o;
 	smdmx_error *error;
 	smdmx_warnings *warnings;
+	smdmx_qc_scene_options none; /* o when the caller gave none */
+	smdmx_warnings spare;         /* warnings when the caller wants none */
 } build;
+
+/* A scene's building begun: the options or none, the warnings cleared. */
+static void build_start(build *b, const smdmx_qc *qc, const smdmx_qc_scene_options *options, smdmx_error *error,
+                        smdmx_warnings *warnings)
+{
+	memset(&b->none, 0, sizeof(b->none));
+	b->qc = qc;
+	b->o = options ? options : &b->none;
+	b->error = error;
+	b->warnings = warnings ? warnings : &b->spare;
+	memset(b->warnings, 0, sizeof(*b->warnings));
+}
 
 /* from's warnings added to into's, one entry per kind (counts of a kind into has add up, its
  * first place stays), a new entry with its file: its own, else file ("": none). */
@@ -78,13 +92,23 @@ static smdmx_scene *read_dmx(build *b, const char *path)
 
 /* The end of a model on its own: scaled and turned as the QC says, the QC's attachments on
  * it (whose positions $scale scaled where they were read). */
+/* A model scaled and turned as the QC says where it is named (as_files: marked with the
+ * axis instead). */
+static bool place(build *b, smdmx_scene *s, double scale, char up_axis)
+{
+	if (b->o->as_files) {
+		if (up_axis) s->up_axis = up_axis;
+		return true;
+	}
+	if ((scale != 1 && scale > 0) || (up_axis && up_axis != 'Z'))
+		return smdmx_scene_transform(s, scale, up_axis == 'Z' ? 0 : up_axis, b->error);
+	return true;
+}
+
 static bool finish(build *b, smdmx_scene *s, double scale, char up_axis)
 {
 	if (b->o->qc_beside) return true;
-	if (b->o->as_files) {
-		if (up_axis) s->up_axis = up_axis;
-	} else if ((scale != 1 && scale > 0) || (up_axis && up_axis != 'Z'))
-		SM_CHECK(smdmx_scene_transform(s, scale, up_axis == 'Z' ? 0 : up_axis, b->error));
+	SM_CHECK(place(b, s, scale, up_axis));
 	smdmx_warnings w;
 	bool ok = smdmx_qc_apply_attachments(b->qc, s, b->error, &w);
 	merge(b->warnings, &w, "");
@@ -145,12 +169,8 @@ smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdm
                                   smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
-	smdmx_warnings spare;
-	if (!warnings) warnings = &spare;
-	memset(warnings, 0, sizeof(*warnings));
-	smdmx_qc_scene_options none;
-	memset(&none, 0, sizeof(none));
-	build b = { qc, options ? options : &none, error, warnings };
+	build b;
+	build_start(&b, qc, options, error, warnings);
 	if (model != SMDMX_NONE && model >= qc->model_count)
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u (the QC has %zu)", model, qc->model_count), NULL;
 	uint32_t r = smdmx_qc_scene_ref(qc, model);
@@ -199,10 +219,7 @@ static smdmx_scene *part_scene(build *b, const smdmx_qc_part *p, uint32_t r)
 			s = NULL;
 		}
 	}
-	bool turn = (p->scale != 1 && p->scale > 0) || (p->up_axis && p->up_axis != 'Z');
-	if (s && b->o->as_files) {
-		if (p->up_axis) s->up_axis = p->up_axis;
-	} else if (s && turn && !smdmx_scene_transform(s, p->scale, p->up_axis == 'Z' ? 0 : p->up_axis, b->error)) {
+	if (s && !place(b, s, p->scale, p->up_axis)) {
 		smdmx_scene_free(s);
 		s = NULL;
 	}
@@ -213,12 +230,8 @@ smdmx_scene *smdmx_qc_body_scene(const smdmx_qc *qc, const uint32_t *choices, co
                                  smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
-	smdmx_warnings spare;
-	if (!warnings) warnings = &spare;
-	memset(warnings, 0, sizeof(*warnings));
-	smdmx_qc_scene_options none;
-	memset(&none, 0, sizeof(none));
-	build b = { qc, options ? options : &none, error, warnings };
+	build b;
+	build_start(&b, qc, options, error, warnings);
 	smdmx_scene *model = NULL;
 	size_t differ = 0, drawn = 0;
 	for (size_t i = 0; i < qc->part_count; i++) {
@@ -260,11 +273,11 @@ smdmx_scene *smdmx_qc_body_scene(const smdmx_qc *qc, const uint32_t *choices, co
 		/* no body part with a file: the first animation, as smdmx_qc_model_scene draws it */
 		smdmx_warnings w;
 		smdmx_scene *s = smdmx_qc_model_scene(qc, SMDMX_NONE, options, error, &w);
-		merge(warnings, &w, "");
+		merge(b.warnings, &w, "");
 		return s;
 	}
 	if (differ)
-		sm_warn_n(warnings, SMDMX_WARNING_QC_BENT, differ, 0, 0,
+		sm_warn_n(b.warnings, SMDMX_WARNING_QC_BENT, differ, 0, 0,
 		          "a bone of a later body part has another parent or rest pose than in the parts before it: the first part's is drawn; make them agree if a part is drawn out of place");
 	if (!finish(&b, model, 1, 0)) {
 		smdmx_scene_free(model);
