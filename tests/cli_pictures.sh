@@ -133,6 +133,12 @@ print(len(zlib.decompress(idat)))' zlib.png)"
 	check "--model of a \$bodygroup: that part alone" "0 1" "$? $(cmp -s hat.png parts.png; echo $?)"
 	"$smdmx" preview "$parts" --model nope -o no.png 2>err
 	check "--model of nothing: said" "1|$parts: error: no \$model or body part named 'nope' (the QC has 1 \$models, 3 body parts)" "$?|$(joined err)"
+	"$smdmx" preview "$parts" --bodygroup hat=1 --bodygroup HAT=2 -o no.png 2>err
+	check "--bodygroup: one part chosen twice, refused" "1|$parts: error: --bodygroup chooses in 'HAT' twice ('hat=1', 'HAT=2'): give one|no" \
+		"$?|$(joined err)|$([ -e no.png ] && echo yes || echo no)"
+	"$smdmx" preview "$parts" "$sample/arm.smd" --model hat -d mixed >/dev/null 2>err
+	check "--model with a QC and an SMD: said on the SMD, drawn whole" "0|$sample/arm.smd: warning: --model picks in a QC's model, and this is no QC: drawn whole; nothing to do|./arm.png ./parts.png " \
+		"$?|$(joined err)|$(files mixed)"
 	"$smdmx" preview "$sample/arm.smd" --bodygroup hat=1 -o no.png 2>err
 	check "--bodygroup without a QC: a usage error" "2|smdmx: error: --bodygroup picks in a QC's model, and no QC is given (try 'smdmx preview --help')" "$?|$(joined err)"
 	"$smd2dmx" --qc two.qc -o two.dmx 2>err

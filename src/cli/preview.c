@@ -216,6 +216,9 @@ static void draw_one(void *ctx, size_t i)
 	picture *pic = &p->pics[i];
 	smdmx_scene *s = picture_scene(pic->in, pic->vta, p->model, &pic->diag, &p->o);
 	if (!s) return;
+	if ((p->model || p->o.bodygroup_count) && strcasecmp(os_path_extension(pic->in), "qc"))
+		diag_add(&pic->diag, &p->o, pic->in, 0, 0, "warning", "%s picks in a QC's model, and this is no QC: drawn whole; nothing to do",
+		         p->model ? "--model" : "--bodygroup");
 	uint8_t *png = NULL;
 	size_t size = 0;
 	smdmx_error err;

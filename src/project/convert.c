@@ -331,6 +331,15 @@ static smdmx_scene *qc_scene(run *r)
 		smdmx_error e;
 		chosen = smdmx_qc_choose(qc, r->o->bodygroups[i], choices, &e);
 		if (!chosen) pj_add(&r->said, in, 0, 0, "error", "%s", e.message);
+		/* a part chosen twice: one of the two would be left unsaid */
+		const char *a = r->o->bodygroups[i], *eq = strchr(a, '=');
+		for (size_t k = 0; chosen && eq && k < i; k++) {
+			const char *b = r->o->bodygroups[k], *eqb = strchr(b, '=');
+			if (eqb && eqb - b == eq - a && !strncasecmp(a, b, (size_t)(eq - a))) {
+				pj_add(&r->said, in, 0, 0, "error", "--bodygroup chooses in '%.*s' twice ('%s', '%s'): give one", (int)(eq - a), a, b, a);
+				chosen = false;
+			}
+		}
 	}
 	if (!chosen) {
 		free(choices);
