@@ -3,7 +3,7 @@
 # layer or one below it, never up and never across to a layer beside it, so that the include
 # graph of the layers has no cycle. From the bottom:
 #   platform < support < scene < smd, dmx, qc (the formats), render (side by side) < model
-#   < project < cli
+#   < project < report < cli
 # Includes of the public headers (<smdmx/...>, "smdmx/...") and of the C library are free.
 # A layer's headers are its own but for those it offers the layers above (interface below):
 # a file may include another layer's header only when it is one of them.
@@ -13,11 +13,11 @@ root=${1:-$(dirname "$0")/..}
 rank() {
 	case $1 in
 	platform) echo 0 ;; support) echo 1 ;; scene) echo 2 ;; smd | dmx | qc | render) echo 3 ;;
-	model) echo 4 ;; project) echo 5 ;; cli) echo 6 ;; *) echo "" ;;
+	model) echo 4 ;; project) echo 5 ;; report) echo 6 ;; cli) echo 7 ;; *) echo "" ;;
 	esac
 }
 # The headers a layer offers the layers above it; every other header is private to its folder.
-interface="support/internal.h support/keys.h support/num.h platform/os.h scene/scene_util.h dmx/dm_build.h render/render.h"
+interface="support/internal.h support/keys.h support/num.h platform/os.h scene/scene_util.h dmx/dm_build.h render/render.h report/report.h"
 offered() {
 	for h in $interface; do [ "$h" = "$1" ] && return 0; done
 	return 1

@@ -7,7 +7,6 @@
 #include <strings.h>
 
 #include "cli.h"
-#include "report.h"
 
 typedef struct printer {
 	const conv_opts *o;
@@ -82,7 +81,7 @@ bool files_below(tool_kind tool, const char *name, const char *dir, char ***path
  * each side has), the job's messages; the page drawn and written. */
 static bool report_batch(const conv_opts *o, printer *p, const smdmx_batch *b)
 {
-	report_page r = { NULL, NULL, 0 };
+	report_page r = { 0 };
 	text_buf title = { 0 };
 	tb_puts(&title, o->name);
 	tb_putc(&title, ' ');
@@ -92,21 +91,21 @@ static bool report_batch(const conv_opts *o, printer *p, const smdmx_batch *b)
 		bool ran = done || j->state == SMDMX_BATCH_FAILED;
 		const char *state = current ? "up to date" : !ran ? "not converted" : done ? "converted" : "failed";
 		const diag_buf *d = rendered(p, b, i);
-		report_add(&r, j->inputs[0], done || current ? j->output : NULL, ran && !done ? EXIT_FAILED : EXIT_OK, state, d->text,
-		           d->warnings + d->hidden, d->errors);
-		if (j->vta) report_vta(&r, 0, j->vta);
-		for (size_t k = 1; k < j->input_count; k++) report_clip(&r, 0, j->inputs[k]);
+		have_done(report_add(&r, j->inputs[0], done || current ? j->output : NULL,
+		                     ran && !done ? REPORT_FAILED : REPORT_CONVERTED, state, d->text, d->warnings + d->hidden, d->errors));
+		if (j->vta) have_done(report_vta(&r, 0, j->vta));
+		for (size_t k = 1; k < j->input_count; k++) have_done(report_clip(&r, 0, j->inputs[k]));
 		for (size_t k = 0; done && k < j->written_count; k++) {
 			const char *w = j->written[k], *ext = os_path_extension(w);
 			if (!os_path_compare(w, j->output) || !strcasecmp(ext, "qc")) continue;
-			if (!strcasecmp(ext, "vta")) report_vta(&r, 1, w);
-			else report_clip(&r, 1, w);
+			have_done(!strcasecmp(ext, "vta") ? report_vta(&r, 1, w) : report_clip(&r, 1, w));
 		}
 		if (i == 0) tb_puts(&title, j->inputs[0]);
 	}
 	char more[64] = "";
 	if (b->job_count > 1) snprintf(more, sizeof(more), " and %zu more input%s", b->job_count - 1, b->job_count > 2 ? "s" : "");
 	tb_puts(&title, more);
+	have_done(!title.failed);
 	r.title = title.text ? title.text : o->name;
 	bool ok = report_write(&r, o->report, o->jobs, o->force || o->update, o->name);
 	if (ok && o->verbose) say(o->name, "note", "report of %zu input%s: %s", b->job_count, b->job_count == 1 ? "" : "s", o->report);

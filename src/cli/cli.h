@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "../platform/os.h"
-#include "../render/render.h"
+#include "../report/report.h"
 #include "smdmx/smdmx.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
@@ -164,6 +164,8 @@ void say_v(const char *name, const char *kind, const char *tail, const char *fmt
  * os_path_extension, os_path_separator_of, os_make_parent_dirs), those that allocate wrapped
  * here, out of memory ending the program (have: p, or the end of the program when it is NULL). */
 void *have(void *p);
+/* The same for a call that says whether it had the memory it needed. */
+void have_done(bool ok);
 bool is_smd_family(const char *ext);
 char *xstrdup(const char *s);
 /* qsort's order of C strings (an array of char *), byte by byte. */
@@ -231,24 +233,17 @@ int cmd_diff(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 
 
-/* ---- pictures (preview.c) ------------------------------------------------------------------ */
+/* ---- pictures (preview.c) and reports (report.c) ------------------------------------------- */
 
-/* fn(ctx, i) for i below n, on up to workers threads (0: the cores). */
-void run_parallel(unsigned workers, size_t n, void (*fn)(void *ctx, size_t i), void *ctx);
-/* A model read for a picture: an SMD (with vta, or NULL), a DMX, or a QC's $model (model, or
- * NULL for the first; its rig in the scene unless shown->rig_in_qc); messages into d
- * (warnings shown as shown says; may be NULL). */
-smdmx_scene *picture_scene(const char *path, const char *vta, const char *model, diag_buf *d, const conv_opts *shown);
-/* The picture of s as PNG bytes (malloc'd), and a legend: its size and what its cells show;
- * *empty (may be NULL) the cells that show nothing but the background. */
-bool picture_png(const smdmx_scene *s, const sm_render_options *ro, uint8_t **png, size_t *size, char *legend,
-                 size_t legend_size, uint32_t *empty, smdmx_error *err);
-/* path written whole (atomic), never over an input, over an existing file only with force. */
-typedef struct whole_file {
-	const char *path;
-	const void *data;
-	size_t size;
-} whole_file;
+/* A model read for a picture (report/: picture_scene), "-" standard input; what reading
+ * said into d as this program prints it (warnings shown as shown says; may be NULL). */
+smdmx_scene *cli_picture_scene(const picture_input *in, diag_buf *d, const conv_opts *shown);
+/* The rows drawn, compared and the page written (report/), all or nothing: never over a
+ * file a row reads, over another existing file only with force. False with the error said
+ * (as name's). Frees the rows either way. */
+bool report_write(report_page *r, const char *path, unsigned workers, bool force, const char *name);
+/* smdmx report A_DIR B_DIR -o FILE.html: the two trees' model files paired by their place. */
+int cmd_report(int argc, char **argv);
 /* Files written all or nothing, as one set (write_file_whole, one of them). */
 bool write_files_whole(const whole_file *files, size_t count, char *const *inputs, size_t input_count, bool force, char *why,
                        size_t why_size);
@@ -278,13 +273,6 @@ const smdmx_engine_target *engine_target_find(const char *name, bool with_goldsr
 /* Their names, ", " between them, for a message. */
 const char *engine_target_names(bool with_goldsrc);
 
-/* A growing text, for depfiles. */
-typedef struct text_buf {
-	char *text;
-	size_t len, cap;
-} text_buf;
-void tb_putc(text_buf *b, char c);
-void tb_puts(text_buf *b, const char *s); /* NULL: nothing */
 /* A path in a depfile as make and ninja read it: spaces, tabs, '#' and '\\' escaped, '$' doubled;
  * on Windows '\\' written as '/', which both read on every system. */
 void tb_dep_path(text_buf *b, const char *path);

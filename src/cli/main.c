@@ -10,7 +10,6 @@
 #include <strings.h>
 
 #include "cli.h"
-#include "report.h"
 
 
 static const char batch_help[] =

@@ -33,6 +33,11 @@ void *have(void *p)
 	return p;
 }
 
+void have_done(bool ok)
+{
+	if (!ok) have(NULL);
+}
+
 char *xstrdup(const char *s)
 {
 	return have(strdup(s));
@@ -237,27 +242,6 @@ bool outputs_commit(outputs *set, char ***written, size_t *written_count, char *
 
 /* ---- depfiles ---------------------------------------------------------------------------- */
 
-void tb_putc(text_buf *b, char c)
-{
-	if (b->len + 1 >= b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		char *t = realloc(b->text, cap);
-		if (!t) {
-			fputs("smdmx: error: out of memory\n", stderr);
-			exit(EXIT_FAILED);
-		}
-		b->text = t;
-		b->cap = cap;
-	}
-	b->text[b->len++] = c;
-	b->text[b->len] = 0;
-}
-
-void tb_puts(text_buf *b, const char *s)
-{
-	for (; s && *s; s++) tb_putc(b, *s);
-}
-
 void tb_dep_path(text_buf *b, const char *s)
 {
 	bool windows = os_windows_paths();
@@ -271,6 +255,10 @@ void tb_dep_path(text_buf *b, const char *s)
 
 bool depfile_write(const char *path, const text_buf *b, char *why, size_t why_size)
 {
+	if (b->failed) {
+		snprintf(why, why_size, "cannot write '%s': out of memory", path);
+		return false;
+	}
 	outputs set = { .force = true };
 	output *out = outputs_open(&set, path, why, why_size);
 	bool ok = out && output_write(out, b->text ? b->text : "", b->len);

@@ -1,6 +1,5 @@
-/* smdmx preview: a picture of each model (render/), written as PNG, all or nothing; and what
- * the batch report (report.c) shares with it: a model read for a picture, pictures on
- * several threads. */
+/* smdmx preview: a picture of each model (report/, render/), written as PNG, all or nothing;
+ * and files written whole, as the batch report writes its page. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,156 +8,7 @@
 
 #include "cli.h"
 
-/* ---- running on several threads ---------------------------------------------------------- */
-
-typedef struct par {
-	void (*fn)(void *ctx, size_t i);
-	void *ctx;
-	size_t n, next;
-	os_mutex *lock;
-} par;
-
-static void par_worker(void *arg)
-{
-	par *p = arg;
-	for (;;) {
-		os_mutex_lock(p->lock);
-		size_t i = p->next < p->n ? p->next++ : p->n;
-		os_mutex_unlock(p->lock);
-		if (i == p->n) return;
-		p->fn(p->ctx, i);
-	}
-}
-
-void run_parallel(unsigned workers, size_t n, void (*fn)(void *ctx, size_t i), void *ctx)
-{
-	par p = { fn, ctx, n, 0, os_mutex_create() };
-	if (!workers) workers = os_cpu_count();
-	if (workers > n) workers = (unsigned)n;
-	if (workers > CLI_JOBS_MAX) workers = CLI_JOBS_MAX;
-	os_thread *threads[CLI_JOBS_MAX];
-	unsigned started = 0;
-	for (unsigned t = 1; p.lock && t < workers; t++) {
-		if (!(threads[started] = os_thread_start(par_worker, &p))) break;
-		started++;
-	}
-	if (p.lock) par_worker(&p);
-	else
-		for (size_t i = 0; i < n; i++) fn(ctx, i); /* no mutex: on this thread alone */
-	for (unsigned t = 0; t < started; t++) os_thread_join(threads[t]);
-	if (p.lock) os_mutex_destroy(p.lock);
-}
-
-/* ---- a model read for a picture ------------------------------------------------------------ */
-
-/* from's messages after to's; from is emptied. */
-static void diag_move(diag_buf *to, diag_buf *from)
-{
-	if (from->len) {
-		char *g = realloc(to->text, to->len + from->len + 1);
-		if (g) {
-			memcpy(g + to->len, from->text, from->len + 1);
-			to->text = g;
-			to->len += from->len;
-			to->cap = to->len + 1;
-		}
-	}
-	to->warnings += from->warnings, to->hidden += from->hidden, to->errors += from->errors;
-	diag_free(from);
-}
-
-smdmx_scene *picture_scene(const char *path, const char *vta, const char *model, diag_buf *d, const conv_opts *shown)
-{
-	if (!strcasecmp(os_path_extension(path), "qc")) {
-		/* the QC's $model (or its first; without any, its first animation), its shapes rigged,
-		 * scaled, turned and with its attachments, as it is lowered to a DMX */
-		conv_opts o;
-		memset(&o, 0, sizeof(o));
-		o.name = "smdmx";
-		if (shown) o.max_warnings = shown->max_warnings, o.quiet = shown->quiet;
-		smdmx_convert_options c;
-		memset(&c, 0, sizeof(c));
-		c.way = SMDMX_CONVERT_QC_SCENE;
-		c.inputs = &path;
-		c.input_count = 1;
-		c.model = model;
-		c.bodygroups = shown ? shown->bodygroups : NULL;
-		c.bodygroup_count = shown ? shown->bodygroup_count : 0;
-		c.rig_in_qc = shown && shown->rig_in_qc;
-		c.as_files = shown && shown->qc_as_files;
-		smdmx_convert_result *res = smdmx_convert(&c, NULL);
-		if (!res) {
-			diag_add(d, NULL, path, 0, 0, "error", "out of memory");
-			return NULL;
-		}
-		smdmx_scene *s = res->scene;
-		diag_buf said = { 0 };
-		diag_take(&said, &o, res->messages, res->message_count);
-		diag_move(d, &said);
-		smdmx_convert_result_free(res);
-		return s;
-	}
-	loaded l;
-	smdmx_warnings w;
-	if (!load_model(path, &l, d, &w, 0, false)) return NULL;
-	diag_warnings(d, shown, path, &w);
-	if (!l.scene) {
-		diag_add(d, NULL, path, 0, 0, "error", "not a model: %s", l.not_model);
-		unload_model(&l);
-		return NULL;
-	}
-	smdmx_scene *s = l.scene;
-	l.scene = NULL;
-	unload_model(&l);
-	if (s->source.format == SMDMX_SOURCE_VTA && !vta) {
-		diag_add(d, NULL, path, 0, 0, "error",
-		         "a VTA holds shapes, not polygons: give its reference SMD before it ('REF.smd %s')", path);
-		smdmx_scene_free(s);
-		return NULL;
-	}
-	if (vta) {
-		smdmx_error err;
-		smdmx_scene *v = cli_read_smd(vta, NULL, &err, &w);
-		diag_warnings(d, shown, vta, &w);
-		bool ok = v != NULL;
-		if (!ok) diag_error(d, vta, &err);
-		else if (s->source.format == SMDMX_SOURCE_DMX) {
-			diag_add(d, NULL, vta, 0, 0, "error", "a VTA goes with an SMD, not with the DMX '%s'", path);
-			ok = false;
-		} else if (!smdmx_scene_attach_vta(s, v, &err, &w)) {
-			diag_error(d, vta, &err);
-			ok = false;
-		} else
-			diag_warnings(d, shown, vta, &w);
-		smdmx_scene_free(v);
-		if (!ok) {
-			smdmx_scene_free(s);
-			return NULL;
-		}
-	}
-	return s;
-}
-
-/* ---- pictures -------------------------------------------------------------------------------- */
-
-bool picture_png(const smdmx_scene *s, const sm_render_options *ro, uint8_t **png, size_t *size, char *legend,
-                 size_t legend_size, uint32_t *empty, smdmx_error *err)
-{
-	sm_image img;
-	sm_render_layout l;
-	memset(err, 0, sizeof(*err));
-	if (!sm_render(s, ro, &img, &l, err)) return false;
-	if (empty) *empty = l.empty;
-	bool ok = sm_png_encode(&img, png, size);
-	if (!ok) sm_render_fail(err, SMDMX_ERROR_OUT_OF_MEMORY, "out of memory");
-	if (ok && legend) {
-		int n = snprintf(legend, legend_size, "%u x %u", img.width, img.height);
-		for (uint32_t i = 0; n > 0 && (size_t)n < legend_size && i < l.cells; i++)
-			n += snprintf(legend + n, legend_size - (size_t)n, "%s%s", i ? ", " : l.cells > 1 ? ": " : ", ", l.names[i]);
-	}
-	sm_render_free(&img, &l);
-	return ok;
-}
+/* ---- files written whole ------------------------------------------------------------------- */
 
 /* A file written all or nothing, never over an input and, without force, over nothing. */
 bool write_file_whole(const char *path, const void *data, size_t size, char *const *inputs, size_t input_count,
@@ -214,7 +64,9 @@ static void draw_one(void *ctx, size_t i)
 {
 	preview *p = ctx;
 	picture *pic = &p->pics[i];
-	smdmx_scene *s = picture_scene(pic->in, pic->vta, p->model, &pic->diag, &p->o);
+	picture_input in = { .path = pic->in, .vta = pic->vta, .model = p->model, .bodygroups = p->o.bodygroups,
+		             .bodygroup_count = p->o.bodygroup_count };
+	smdmx_scene *s = cli_picture_scene(&in, &pic->diag, &p->o);
 	if (!s) return;
 	if ((p->model || p->o.bodygroup_count) && strcasecmp(os_path_extension(pic->in), "qc"))
 		diag_add(&pic->diag, &p->o, pic->in, 0, 0, "warning", "%s picks in a QC's model, and this is no QC: drawn whole; nothing to do",

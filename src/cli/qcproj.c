@@ -16,7 +16,6 @@
 #include <strings.h>
 
 #include "cli.h"
-#include "report.h"
 
 static void list_push(char ***list, size_t *count, char *s)
 {
@@ -188,7 +187,7 @@ typedef struct said_run {
 	diag_buf *qcs, *files;
 } said_run;
 
-static void said_free(said_run *s, const smdmx_project_run *run)
+static void said_run_free(said_run *s, const smdmx_project_run *run)
 {
 	for (size_t i = 0; i < run->qc_count; i++) diag_free(&s->qcs[i]);
 	for (size_t i = 0; i < run->file_count; i++) diag_free(&s->files[i]);
@@ -274,7 +273,7 @@ static void report(const conv_opts *o, const smdmx_project_run *run, const said_
  * $model), with the messages said about the QC and the files it planned. */
 static bool qc_report(const conv_opts *o, const smdmx_project_run *run, const said_run *s, bool to_smd, bool rig_dmx)
 {
-	report_page r = { NULL, NULL, 0 };
+	report_page r = { 0 };
 	text_buf title = { 0 };
 	tb_puts(&title, "smdmx qc ");
 	size_t rows = 0;
@@ -303,8 +302,8 @@ static bool qc_report(const conv_opts *o, const smdmx_project_run *run, const sa
 		}
 		os_stat st;
 		bool there = q->output && os_stat_path(q->output, &st);
-		report_add(&r, q->path, there ? q->output : NULL, failed ? EXIT_FAILED : EXIT_OK, failed ? "failed" : "converted", said.text,
-		           warnings, errors);
+		have_done(!said.failed && report_add(&r, q->path, there ? q->output : NULL, failed ? REPORT_FAILED : REPORT_CONVERTED,
+		                                     failed ? "failed" : "converted", said.text, warnings, errors));
 		/* --rig qc to DMX: the source as the DMX holds it (shapes; controllers and rules stay
 		 * in the QC), against the DMX */
 		if (!to_smd && !rig_dmx) report_rig_in_qc(&r, 0);
@@ -317,6 +316,7 @@ static bool qc_report(const conv_opts *o, const smdmx_project_run *run, const sa
 	char more[64] = "";
 	if (rows > 1) snprintf(more, sizeof(more), " and %zu more QC%s", rows - 1, rows > 2 ? "s" : "");
 	tb_puts(&title, more);
+	have_done(!title.failed);
 	r.title = title.text;
 	bool ok = report_write(&r, o->report, o->jobs, o->force || o->update, "smdmx");
 	if (ok && o->verbose) say("smdmx", "note", "report of %zu QC%s: %s", rows, rows == 1 ? "" : "s", o->report);
@@ -425,7 +425,7 @@ int cmd_qc(int argc, char **argv)
 		if (o.depfile && rc == EXIT_OK) rc = write_qc_depfile(&o, run);
 		if (o.report && run->qc_count > run->qcs_not_read && !qc_report(&o, run, &s, !strcasecmp(c.to, "smd"), !strcmp(c.rig, "dmx")))
 			rc = EXIT_FAILED;
-		said_free(&s, run);
+		said_run_free(&s, run);
 		smdmx_project_run_free(run);
 	}
 	for (size_t i = 0; i < qc_count; i++) free(qcs[i]);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../platform/os.h"
 #include "report.h"
 
 enum {
@@ -118,7 +119,7 @@ static const char *row_kind(const report_row *row, size_t errors)
 	const report_result *res = row->result;
 	bool unread = false;
 	for (int s = 0; s < 2; s++) unread = unread || ((s ? row->b.path : row->a.path) && !res->side[s].read);
-	if (row->status == EXIT_FAILED || errors || unread) return "failed";
+	if (row->status == REPORT_FAILED || errors || unread) return "failed";
 	if (row->status < 0 && (!row->a.path || !row->b.path)) return "only";
 	if (res->differences > 0) return res->expected ? "expected" : "different";
 	return res->differences == 0 ? "equal" : "none";
@@ -344,25 +345,30 @@ bool report_page_files(const report_page *r, const char *path, report_files *out
 	bool beside = r->count > EMBEDDED_ROWS;
 	size_t chunks = beside ? (r->count + PICTURE_CHUNK - 1) / PICTURE_CHUNK : 0;
 	out->files = calloc(chunks + 1, sizeof(whole_file));
-	if (!out->files) return false;
+	if (!out->files || !report_files_read(r, out)) return false;
 	/* FILE.html's pictures in FILE_files/, named from the page's folder */
 	const char *ext = os_path_extension(path), *slash = os_last_separator(path);
 	size_t stem = strlen(path) - (*ext ? strlen(ext) + 1 : 0);
-	char *folder = beside ? xasprintf("%.*s_files", (int)stem, path) : NULL;
-	char *name = beside ? xasprintf("%s/", folder + (slash ? (size_t)(slash - path) + 1 : 0)) : NULL;
+	char *folder = beside ? tb_strf("%.*s_files", (int)stem, path) : NULL;
+	char *name = folder ? tb_strf("%s/", folder + (slash ? (size_t)(slash - path) + 1 : 0)) : NULL;
+	if (beside && !name) {
+		free(folder);
+		return false;
+	}
 	text_buf b = { 0 };
 	page(&b, r, name);
 	free(name);
-	out->files[out->count++] = (whole_file){ xstrdup(path), b.text, b.len };
-	for (size_t k = 0; k < chunks; k++) {
+	bool ok = !b.failed;
+	out->files[out->count++] = (whole_file){ tb_strf("%s", path), b.text, b.len };
+	for (size_t k = 0; ok && k < chunks; k++) {
 		text_buf c = { 0 };
 		chunk(&c, r, k);
-		out->files[out->count++] = (whole_file){ xasprintf("%s/p%05zu.js", folder, k), c.text, c.len };
+		ok = !c.failed;
+		out->files[out->count++] = (whole_file){ tb_strf("%s/p%05zu.js", folder, k), c.text, c.len };
 	}
 	free(folder);
-	for (size_t i = 0; i < out->count; i++)
-		if (!out->files[i].data) return false;
-	return true;
+	for (size_t i = 0; i < out->count; i++) ok = ok && out->files[i].path && out->files[i].data;
+	return ok;
 }
 
 void report_files_free(report_files *f)
@@ -372,5 +378,6 @@ void report_files_free(report_files *f)
 		free((void *)f->files[i].data);
 	}
 	free(f->files);
+	free(f->read);
 	memset(f, 0, sizeof(*f));
 }
