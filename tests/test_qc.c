@@ -2004,6 +2004,90 @@ static void test_qc_body_scene(void **state)
 	smdmx_qc_free(qc);
 }
 
+/* A QC's $origin (doc/format-notes.md, "A QC's $origin"): the one in force at the first
+ * $sequence, with its turn; the model placed by it (smdmx_qc_scene_options.placed) goes to
+ * R (p - origin), R the turn about Z; not with as_files; a bad line said where it is. */
+static smdmx_qc *origin_qc(const char *dir, const char *text, smdmx_error *err)
+{
+	char path[4400], smd_path[4400];
+	snprintf(path, sizeof(path), "%s/origin.qc", dir);
+	snprintf(smd_path, sizeof(smd_path), "%s/base.smd", dir);
+	size_t size;
+	char *smd = test_slurp(test_path("testdata/qc/parts/base.smd"), &size);
+	FILE *f = fopen(smd_path, "wb");
+	assert_true(smd && f && fwrite(smd, 1, size, f) == size);
+	fclose(f);
+	free(smd);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return smdmx_qc_read_file(path, NULL, err, NULL);
+}
+
+static void test_qc_origin(void **state)
+{
+	(void)state;
+	char *dir = test_temp_path("origin");
+	assert_true(os_mkdir(dir));
+	smdmx_error err;
+	smdmx_qc *qc = origin_qc(dir, "$origin 5 5 5\n$origin 1 2 3 90\n$body b \"base.smd\"\n$sequence idle \"base.smd\"\n$origin 9 9 9\n", &err);
+	if (!qc) fail_msg("%s", err.message);
+	assert_true(qc->origin[0] == 1 && qc->origin[1] == 2 && qc->origin[2] == 3 && qc->origin[3] == 90);
+	smdmx_qc_scene_options o;
+	memset(&o, 0, sizeof(o));
+	o.placed = true;
+	smdmx_scene *s = smdmx_qc_body_scene(qc, NULL, &o, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	/* base.smd's corners (0 0 1), (1 0 1), (0 1 1) less (1 2 3), turned 90 degrees
+	 * counter-clockwise about Z: (2 -1 -2), (2 0 -2), (1 -1 -2) */
+	const float want[3][3] = { { 2, -1, -2 }, { 2, 0, -2 }, { 1, -1, -2 } };
+	const smdmx_mesh *m = &s->meshes[0];
+	for (size_t c = 0; c < 3; c++)
+		for (int k = 0; k < 3; k++)
+			assert_float_equal(m->positions[m->position_indices[c]][k] + m->transform.position[k], want[c][k], 1e-6);
+	/* the root bone at R (0 - origin); its rotation turned with it */
+	assert_float_equal(s->joints[0].bind.position[0], 2, 1e-6);
+	assert_float_equal(s->joints[0].bind.position[1], -1, 1e-6);
+	assert_float_equal(s->joints[0].bind.position[2], -3, 1e-6);
+	assert_float_equal(s->joints[0].bind.orientation[2], 0.70710678f, 1e-6);
+	assert_float_equal(s->joints[0].bind.orientation[3], 0.70710678f, 1e-6);
+	smdmx_scene_free(s);
+	/* not placed, or as the files hold it: where the file has it */
+	o.as_files = true;
+	s = smdmx_qc_body_scene(qc, NULL, &o, &err, NULL);
+	assert_non_null(s);
+	assert_true(s->joints[0].bind.position[0] == 0 && s->meshes[0].transform.position[0] == 0);
+	smdmx_scene_free(s);
+	s = smdmx_qc_body_scene(qc, NULL, NULL, &err, NULL);
+	assert_non_null(s);
+	assert_true(s->joints[0].bind.position[1] == 0 && s->meshes[0].positions[0][2] == 1);
+	smdmx_scene_free(s);
+	smdmx_qc_free(qc);
+	/* no $sequence: the last $origin; no turn given: none */
+	qc = origin_qc(dir, "$body b \"base.smd\"\n$origin 0 0 7\n$origin 0 0 68\n", &err);
+	assert_non_null(qc);
+	assert_true(qc->origin[2] == 68 && qc->origin[3] == 0);
+	smdmx_qc_free(qc);
+	/* two numbers: an error at the line's end, with what it needs */
+	assert_null(origin_qc(dir, "$origin 1 2\n$body b \"base.smd\"\n", &err));
+	assert_int_equal(err.line, 1);
+	assert_non_null(strstr(err.message, "X, Y and Z"));
+	assert_null(origin_qc(dir, "$origin 1 2 x\n", &err));
+	assert_int_equal(err.code, SMDMX_ERROR_BAD_NUMBER);
+	assert_int_equal(err.column, 13);
+	/* smdmx_scene_move refuses what is not a number */
+	qc = origin_qc(dir, "$body b \"base.smd\"\n", &err);
+	s = smdmx_qc_body_scene(qc, NULL, NULL, &err, NULL);
+	double nan_origin[3] = { 0, NAN, 0 };
+	assert_false(smdmx_scene_move(s, nan_origin, 0, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	smdmx_scene_free(s);
+	smdmx_qc_free(qc);
+	test_remove_tree(dir);
+	free(dir);
+}
+
 /* The QC dmx2smd --qc writes, in the C locale's numbers whatever the locale. */
 static void test_qc_text(void **state)
 {
@@ -2106,6 +2190,7 @@ int main(void)
 		cmocka_unit_test(test_absolute_cd),
 		cmocka_unit_test(test_qc_model_scene),
 		cmocka_unit_test(test_qc_body_scene),
+		cmocka_unit_test(test_qc_origin),
 		cmocka_unit_test(test_qc_text),
 		cmocka_unit_test(test_qc_check),
 	};

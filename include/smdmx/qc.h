@@ -173,6 +173,9 @@ typedef struct smdmx_qc {
 	smdmx_qc_pos model_name_pos;
 	smdmx_qc_part *parts;       /* the body parts, in order */
 	size_t part_count;
+	double origin[4];           /* the $origin in force at the first $sequence or $animation (the
+	                               pose the model is shown in), else the last: X Y Z and the turn
+	                               about Z in degrees; all 0 when none */
 	struct smdmx_qc_state *state; /* private: memory, tokens and edits */
 } smdmx_qc;
 

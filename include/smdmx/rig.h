@@ -117,6 +117,10 @@ typedef struct smdmx_qc_scene_options {
 	 * rig and attachments as without it. Two models the same QC lines scale and turn alike
 	 * compare equal where their files do, with no rounding of the turn between them. */
 	bool as_files;
+	/* The model where the engine shows it: moved and turned by the QC's $origin
+	 * (smdmx_scene_move) after its $scale, $upaxis and attachments; not with as_files or
+	 * qc_beside, whose QC moves it. */
+	bool placed;
 } smdmx_qc_scene_options;
 
 /* The scene of $model model of a QC, as studiomdl builds it: its file (SMD or DMX), its

@@ -386,6 +386,12 @@ SMDMX_API bool smdmx_scene_attach_vta(smdmx_scene *reference, const smdmx_scene 
  * none of its numbers). up_axis 0 or 'Z' leaves the axes. */
 SMDMX_API bool smdmx_scene_transform(smdmx_scene *scene, double scale, char up_axis, smdmx_error *error);
 
+/* Moves the scene as a QC's $origin X Y Z ANGLE places a model (doc/format-notes.md, "A QC's
+ * $origin"): every point p goes to R (p - origin), R the turn of z_degrees about Z
+ * (counter-clockwise seen from above), applied at the roots as smdmx_scene_transform turns
+ * them. Refuses numbers that are not finite. */
+SMDMX_API bool smdmx_scene_move(smdmx_scene *scene, const double origin[3], double z_degrees, smdmx_error *error);
+
 /* Appends src's clips to dst, joints matched by name (a bone dst lacks is an error). */
 SMDMX_API bool smdmx_scene_add_clips(smdmx_scene *dst, const smdmx_scene *src, smdmx_error *error);
 

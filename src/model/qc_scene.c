@@ -112,6 +112,8 @@ static bool finish(build *b, smdmx_scene *s, double scale, char up_axis)
 	smdmx_warnings w;
 	bool ok = smdmx_qc_apply_attachments(b->qc, s, b->error, &w);
 	merge(b->warnings, &w, "");
+	const double *o = b->qc->origin;
+	if (ok && b->o->placed && !b->o->as_files && (o[0] || o[1] || o[2] || o[3])) ok = smdmx_scene_move(s, o, o[3], b->error);
 	return ok;
 }
 

@@ -166,6 +166,9 @@ static bool sequence_option(qr *r, uint32_t t, const char *seq, bool animation, 
 /* $sequence NAME ... and $animation NAME FILE ... */
 static bool cmd_sequence(qr *r, uint32_t cmd, bool animation)
 {
+	/* the first animation is the model's pose: the $origin in force there places it */
+	if (!r->origin_fixed) memcpy(r->qc->origin, r->origin, sizeof(r->origin));
+	r->origin_fixed = true;
 	uint32_t n;
 	SM_CHECK(qcr_need(r, cmd, "a name", &n));
 	const char *seq = rtok(r, n)->text;
@@ -366,6 +369,12 @@ bool qcr_command(qr *r, uint32_t t)
 		char ax = v[0] >= 'a' ? (char)(v[0] - 32) : v[0];
 		if (v[1] || (ax != 'X' && ax != 'Y' && ax != 'Z')) return qcr_fail_tok(r, a, SMDMX_ERROR_BAD_VALUE, "$upaxis is X, Y or Z, not '%s'", v);
 		r->up_axis = ax;
+	} else if (sm_same_nocase(x, "$origin")) {
+		/* X Y Z, and a turn about Z in degrees where the line has one (studiomdl's Cmd_Origin) */
+		double o[4] = { 0, 0, 0, 0 };
+		for (int i = 0; i < 3; i++) SM_CHECK(qcr_need_number(r, t, "X, Y and Z", &o[i]));
+		if (qcr_available(r)) SM_CHECK(qcr_need_number(r, t, "a turn in degrees", &o[3]));
+		memcpy(r->origin, o, sizeof(o));
 	} else if (sm_same_nocase(x, "$scale")) {
 		SM_CHECK(qcr_need_number(r, t, "a scale", &r->scale));
 		if (!(r->scale > 0)) return qcr_fail_tok(r, t, SMDMX_ERROR_BAD_VALUE, "$scale must be above 0");
@@ -509,6 +518,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	}
 	qc->up_axis = r.up_axis;
 	qc->scale = r.scale;
+	if (!r.origin_fixed) memcpy(qc->origin, r.origin, sizeof(r.origin));
 	qc->errors = r.errs.data;
 	qc->error_count = r.errs.count;
 	qc->missing_includes = r.missing.list.data;

@@ -94,6 +94,8 @@ typedef struct qr {
 	bool abs_dir_said;                    /* an absolute $cd or $pushd not here was said */
 	double scale;
 	char up_axis;
+	double origin[4];                     /* the last $origin: X Y Z and the turn about Z */
+	bool origin_fixed;                    /* qc->origin taken, at the first $sequence or $animation */
 	uint32_t model;                       /* the $model being read, or SMDMX_NONE */
 	uint32_t vta;                         /* its flexfile */
 	bool model_unchecked;                 /* its rules name things smdmx cannot see (a DMX, a vcafile) */

@@ -1,4 +1,4 @@
-/* Operations on whole scenes: scale and up axis, clips from several files. */
+/* Operations on whole scenes: scale and up axis, a move and turn, clips from several files. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,28 +34,33 @@ static void scale3(float *v, double s)
 	for (int i = 0; i < 3; i++) v[i] = (float)(v[i] * s);
 }
 
-bool smdmx_scene_transform(smdmx_scene *s, double scale, char up_axis, smdmx_error *error)
+/* v + d (d NULL: v). */
+static void shift3(float *v, const double *d)
 {
-	SM_ERROR_START(error);
-	if (!(scale > 0) || !isfinite(scale)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the scale must be positive");
-	if (up_axis != 0 && up_axis != 'Y' && up_axis != 'Z' && up_axis != 'X')
-		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the up axis is X, Y or Z");
-	/* Source is Z-up: a Y-up source turns +90 degrees about X, an X-up one +90 about Y
-	 * (the rotations Blender Source Tools uses, doc/formats.md E5). */
-	bool rotate = up_axis && up_axis != 'Z';
-	double e[3] = { up_axis == 'Y' ? 1.57079632679489661923 : 0, up_axis == 'X' ? 1.57079632679489661923 : 0, 0 }, q[4], m[3][3];
-	smdmx_euler_to_quat(e, q);
+	for (int i = 0; d && i < 3; i++) v[i] = (float)(v[i] + d[i]);
+}
+
+/* A rotation's matrix with quarter turns exact: no cos(90) = 6e-17 residue in the output. */
+static void exact_matrix(const double q[4], double m[3][3])
+{
 	smdmx_quat_to_matrix(q, m);
-	/* Quarter turns are exact: no cos(90) = 6e-17 residue in the output. */
 	for (int i = 0; i < 3; i++)
 		for (int k = 0; k < 3; k++)
 			m[i][k] = fabs(m[i][k]) < 1e-12 ? 0 : fabs(fabs(m[i][k]) - 1) < 1e-12 ? (m[i][k] > 0 ? 1 : -1) : m[i][k];
+}
+
+/* Every length scaled by scale; then, with rotate, the scene turned by q (m its matrix) and
+ * moved by d (after the turn; NULL: not moved), applied at the roots: the root joints' bind
+ * poses and keys, meshes and attachments under no joint. */
+static void place_roots(smdmx_scene *s, double scale, bool rotate, const double q[4], double m[3][3], const double *d)
+{
 	for (size_t j = 0; j < s->joint_count; j++) {
 		smdmx_joint *jt = &s->joints[j];
 		scale3(jt->bind.position, scale);
 		if (rotate && jt->parent == SMDMX_NONE) {
 			rotate_vec(m, jt->bind.position);
 			rotate_quat(q, jt->bind.orientation);
+			shift3(jt->bind.position, d);
 		}
 	}
 	/* A mesh of the model's own space turns whole: its data by the turn R, its transform T to
@@ -74,6 +79,7 @@ bool smdmx_scene_transform(smdmx_scene *s, double scale, char up_axis, smdmx_err
 			for (size_t n = 0; n < me->normal_count; n++) rotate_vec(m, me->normals[n]);
 			rotate_vec(m, me->transform.position);
 			rotate_vec(m, me->transform.orientation);
+			shift3(me->transform.position, d);
 		}
 	}
 	for (size_t i = 0; i < s->flex_shape_count; i++) {
@@ -92,6 +98,7 @@ bool smdmx_scene_transform(smdmx_scene *s, double scale, char up_axis, smdmx_err
 		if (rotate && a->parent_joint == SMDMX_NONE) {
 			rotate_vec(m, a->transform.position);
 			rotate_quat(q, a->transform.orientation);
+			shift3(a->transform.position, d);
 		}
 	}
 	for (size_t c = 0; c < s->clip_count; c++) {
@@ -101,13 +108,45 @@ bool smdmx_scene_transform(smdmx_scene *s, double scale, char up_axis, smdmx_err
 			/* Position and orientation keys may share their time arrays, never their values. */
 			for (size_t n = 0; n < ch->position_count; n++) {
 				scale3(ch->positions[n], scale);
-				if (rotate && root) rotate_vec(m, ch->positions[n]);
+				if (rotate && root) {
+					rotate_vec(m, ch->positions[n]);
+					shift3(ch->positions[n], d);
+				}
 			}
 			if (rotate && root)
 				for (size_t n = 0; n < ch->orientation_count; n++) rotate_quat(q, ch->orientations[n]);
 		}
 	}
+}
+
+bool smdmx_scene_transform(smdmx_scene *s, double scale, char up_axis, smdmx_error *error)
+{
+	SM_ERROR_START(error);
+	if (!(scale > 0) || !isfinite(scale)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the scale must be positive");
+	if (up_axis != 0 && up_axis != 'Y' && up_axis != 'Z' && up_axis != 'X')
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the up axis is X, Y or Z");
+	/* Source is Z-up: a Y-up source turns +90 degrees about X, an X-up one +90 about Y
+	 * (the rotations Blender Source Tools uses, doc/formats.md E5). */
+	bool rotate = up_axis && up_axis != 'Z';
+	double e[3] = { up_axis == 'Y' ? 1.57079632679489661923 : 0, up_axis == 'X' ? 1.57079632679489661923 : 0, 0 }, q[4], m[3][3];
+	smdmx_euler_to_quat(e, q);
+	exact_matrix(q, m);
+	place_roots(s, scale, rotate, q, m, NULL);
 	if (up_axis) s->up_axis = 'Z';
+	return smdmx_scene_validate(s, error);
+}
+
+bool smdmx_scene_move(smdmx_scene *s, const double origin[3], double z_degrees, smdmx_error *error)
+{
+	SM_ERROR_START(error);
+	if (!isfinite(origin[0]) || !isfinite(origin[1]) || !isfinite(origin[2]) || !isfinite(z_degrees))
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the origin and the turn must be finite numbers");
+	/* p' = R (p - origin) = R p + d, d = -R origin */
+	double e[3] = { 0, 0, fmod(z_degrees, 360.0) * (3.14159265358979323846 / 180.0) }, q[4], m[3][3], d[3];
+	smdmx_euler_to_quat(e, q);
+	exact_matrix(q, m);
+	for (int i = 0; i < 3; i++) d[i] = -(m[i][0] * origin[0] + m[i][1] * origin[1] + m[i][2] * origin[2]);
+	place_roots(s, 1, true, q, m, d);
 	return smdmx_scene_validate(s, error);
 }
 
