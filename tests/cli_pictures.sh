@@ -156,6 +156,32 @@ print(len(zlib.decompress(idat)))' zlib.png)"
 	"$smdmx" preview arm.dmx -o from-dmx.png --size 128 --views all -q
 	"$smdmx" preview "$sample/arm.smd" -o from-smd.png --size 128 --views all -q
 	check "an SMD and its DMX: the same picture" 0 "$(cmp -s from-dmx.png from-smd.png; echo $?)"
+	# an animation-only QC: its first animation over the model of the QC beside it that
+	# includes it ($includemodel), at its first frame; a bone the model lacks left out, said
+	mkdir inc
+	cp "$root/testdata/qc/parts/base.smd" inc/
+	printf '$modelname "x/model.mdl"\n$body b "base.smd"\n$includemodel "models\\x\\Anim.mdl"\n$includemodel "other/rest.mdl"\n' >inc/model.qc
+	printf '$modelname "x/anim.mdl"\n$sequence bend "bend.smd"\n' >inc/anim.qc
+	printf '$modelname "x/rest.mdl"\n$sequence still "still.smd"\n' >inc/rest.qc
+	printf 'version 1\nnodes\n0 "root" -1\n1 "a" 0\n2 "x" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 0 0 1 %s 0 0\n2 0 0 0 0 0 0\nend\n' 1.5 >inc/bend.smd
+	printf 'version 1\nnodes\n0 "root" -1\n1 "a" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 0 0 1 0 0 0\nend\n' >inc/still.smd
+	"$smdmx" preview inc/model.qc -o inc_model.png --size 64 -q
+	"$smdmx" preview inc/rest.qc -o inc_rest.png --size 64 2>err
+	check "an animation QC over the model that includes it (by file name): its rest frame is the model's picture" \
+		"0|inc/rest.qc: note: drawn as 'still' at its first frame over the model of 'inc/model.qc', which includes it (\$includemodel)|0" \
+		"$?|$(joined err)|$(cmp -s inc_model.png inc_rest.png; echo $?)"
+	"$smdmx" preview inc/anim.qc -o inc_anim.png --size 64 2>err
+	check "an animation QC over the model: posed (named by path, case and separators aside), a bone it lacks said" \
+		"0|inc/anim.qc: note: drawn as 'bend' at its first frame over the model of 'inc/model.qc', which includes it (\$includemodel)|inc/anim.qc: note: 1 bone the animation moves is not in that model: left out of the picture|1" \
+		"$?|$(joined err)|$(cmp -s inc_model.png inc_anim.png; echo $?)"
+	"$smdmx" preview inc/anim.qc --clip bend --frame 0 -o inc_anim2.png --size 64 -q
+	check "preview --clip of that animation: the same picture" 0 "$(cmp -s inc_anim.png inc_anim2.png; echo $?)"
+	"$smdmx" qc -r inc --to dmx -d incout --report inc.html -q
+	check "a report's row of that animation QC counts the model's joints and polygons, both sides" \
+		'"c":[2,1,0,1,2,1,0,1]' "$(grep -o '"n":"inc/anim.qc"[^}]*' inc.html | grep -o '"c":\[[^]]*\]')"
+	mkdir alone && cp inc/anim.qc inc/bend.smd alone/
+	"$smdmx" preview alone/anim.qc -o alone.png --size 64 2>err
+	check "an animation QC no QC beside it includes: its skeleton, nothing said" "0|" "$?|$(joined err)"
 	;;
 
 report)

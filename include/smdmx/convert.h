@@ -93,6 +93,9 @@ typedef struct smdmx_convert_result {
 	unsigned used;              /* the given options that took effect */
 	smdmx_outputs *pending;     /* defer: the outputs, flushed; the caller commits and frees it */
 	smdmx_scene *scene;         /* QC_SCENE: the scene, the caller's to free */
+	bool posed;                 /* QC_SCENE: the scene is shown posed, at the first frame of its
+	                               first clip (an animation-only QC over the model of the QC
+	                               beside it that includes it); else at rest */
 	bool broken_pipe;           /* standard output's reader went away (a program ends quietly) */
 } smdmx_convert_result;
 

@@ -173,6 +173,9 @@ typedef struct smdmx_qc {
 	smdmx_qc_pos model_name_pos;
 	smdmx_qc_part *parts;       /* the body parts, in order */
 	size_t part_count;
+	const char *const *include_models; /* the models $includemodel names (their sequences join
+	                               this one's), as written, each once */
+	size_t include_model_count;
 	double origin[4];           /* the $origin in force at the first $sequence or $animation (the
 	                               pose the model is shown in), else the last: X Y Z and the turn
 	                               about Z in degrees; all 0 when none */

@@ -237,7 +237,7 @@ int cmd_check(int argc, char **argv);
 
 /* A model read for a picture (report/: picture_scene), "-" standard input; what reading
  * said into d as this program prints it (warnings shown as shown says; may be NULL). */
-smdmx_scene *cli_picture_scene(const picture_input *in, diag_buf *d, const conv_opts *shown);
+smdmx_scene *cli_picture_scene(const picture_input *in, diag_buf *d, const conv_opts *shown, bool *posed);
 /* The rows drawn, compared and the page written (report/), all or nothing: never over a
  * file a row reads, over another existing file only with force. False with the error said
  * (as name's). Frees the rows either way. */

@@ -66,7 +66,8 @@ static void draw_one(void *ctx, size_t i)
 	picture *pic = &p->pics[i];
 	picture_input in = { .path = pic->in, .vta = pic->vta, .model = p->model, .bodygroups = p->o.bodygroups,
 		             .bodygroup_count = p->o.bodygroup_count };
-	smdmx_scene *s = cli_picture_scene(&in, &pic->diag, &p->o);
+	bool posed = false;
+	smdmx_scene *s = cli_picture_scene(&in, &pic->diag, &p->o, &posed);
 	if (!s) return;
 	if ((p->model || p->o.bodygroup_count) && strcasecmp(os_path_extension(pic->in), "qc"))
 		diag_add(&pic->diag, &p->o, pic->in, 0, 0, "warning", "%s picks in a QC's model, and this is no QC: drawn whole; nothing to do",
@@ -75,7 +76,10 @@ static void draw_one(void *ctx, size_t i)
 	size_t size = 0;
 	smdmx_error err;
 	uint32_t empty = 0;
-	bool ok = picture_png(s, &p->ro, &png, &size, pic->legend, sizeof(pic->legend), &empty, &err);
+	/* an animation over a model: at its first frame, unless --clip says */
+	sm_render_options ro = p->ro;
+	if (posed && !ro.clip) ro.clip = s->clips[0].name, ro.frame = 0;
+	bool ok = picture_png(s, &ro, &png, &size, pic->legend, sizeof(pic->legend), &empty, &err);
 	smdmx_scene_free(s);
 	if (ok && empty)
 		diag_add(&pic->diag, &p->o, pic->in, 0, 0, "warning",

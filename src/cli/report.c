@@ -17,7 +17,7 @@ static void said_format(text_buf *out, const smdmx_message *m, size_t n)
 	diag_free(&d);
 }
 
-smdmx_scene *cli_picture_scene(const picture_input *in, diag_buf *d, const conv_opts *shown)
+smdmx_scene *cli_picture_scene(const picture_input *in, diag_buf *d, const conv_opts *shown, bool *posed)
 {
 	picture_input i = *in;
 	if (!strcmp(in->path, "-") || (in->vta && !strcmp(in->vta, "-"))) {
@@ -29,7 +29,7 @@ smdmx_scene *cli_picture_scene(const picture_input *in, diag_buf *d, const conv_
 		}
 	}
 	said_list said = { 0 };
-	smdmx_scene *s = picture_scene(&i, &said);
+	smdmx_scene *s = picture_scene(&i, &said, posed);
 	have_done(!said.failed);
 	diag_take(d, shown, said.m, said.count);
 	said_free(&said);

@@ -129,21 +129,8 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every wanted file below dir, in byte order of the names, so that a run's order never
- * depends on the file system. Links to folders are not followed (no loops). A folder that
- * cannot be read is said (into said, and the first into error) and the walk goes on. */
-static bool walk(walk_kind kind, const char *dir, const char *rel, found_list *out, unsigned depth,
-                 pj_msgs *said, smdmx_error *error)
+char **pj_dir_names(os_dir *d, size_t *count)
 {
-	char why[1200];
-	os_dir *d = depth > 256 ? NULL : os_dir_open(dir);
-	if (!d) {
-		if (depth > 256) snprintf(why, sizeof(why), "'%s': directories nested too deep", dir);
-		else snprintf(why, sizeof(why), "cannot read the directory '%s': %s", dir, os_error_text(errno));
-		if (said) pj_add(said, NULL, 0, 0, "error", "%s", why);
-		if (error && !error->code) sm_fail(error, SMDMX_ERROR_IO, 0, 0, "%s", why);
-		return false;
-	}
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	const char *e;
@@ -159,6 +146,27 @@ static bool walk(walk_kind kind, const char *dir, const char *rel, found_list *o
 	}
 	os_dir_close(d);
 	if (n) qsort(names, n, sizeof(*names), by_name); /* an empty folder has no names (NULL) */
+	*count = n;
+	return names;
+}
+
+/* Every wanted file below dir, in byte order of the names, so that a run's order never
+ * depends on the file system. Links to folders are not followed (no loops). A folder that
+ * cannot be read is said (into said, and the first into error) and the walk goes on. */
+static bool walk(walk_kind kind, const char *dir, const char *rel, found_list *out, unsigned depth,
+                 pj_msgs *said, smdmx_error *error)
+{
+	char why[1200];
+	os_dir *d = depth > 256 ? NULL : os_dir_open(dir);
+	if (!d) {
+		if (depth > 256) snprintf(why, sizeof(why), "'%s': directories nested too deep", dir);
+		else snprintf(why, sizeof(why), "cannot read the directory '%s': %s", dir, os_error_text(errno));
+		if (said) pj_add(said, NULL, 0, 0, "error", "%s", why);
+		if (error && !error->code) sm_fail(error, SMDMX_ERROR_IO, 0, 0, "%s", why);
+		return false;
+	}
+	size_t n;
+	char **names = pj_dir_names(d, &n);
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
 		char *path = pj_path_join(dir, names[i]);

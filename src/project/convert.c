@@ -1,5 +1,6 @@
 /* One model converted (smdmx_convert, smdmx/convert.h): read (SMD, VTA, a QC's $model or DMX),
  * converted, its outputs written all or nothing; what it says kept as messages. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ typedef struct run {
 	size_t dep_count;
 	unsigned used;
 	bool broken_pipe;     /* standard output's reader went away */
+	bool posed;           /* the picture's pose: the scene's first clip at its first frame */
 	char why[1024];
 } run;
 
@@ -289,6 +291,104 @@ static void qc_file_read(void *user, const char *path, const smdmx_warnings *w, 
 	if (e) q->failed = !fail(q->r, path, e);
 }
 
+/* Whether $includemodel's name names the .mdl that $modelname's writes: the same path
+ * below models/ (case and separators aside), or with whole false the same file name. */
+static bool same_mdl(const char *include, const char *model_name, bool whole)
+{
+	char a[1024], b[1024];
+	const char *in[2] = { include, model_name };
+	char *out[2] = { a, b };
+	for (int k = 0; k < 2; k++) {
+		size_t n = 0;
+		for (const char *p = in[k]; *p && n + 1 < sizeof(a); p++) out[k][n++] = (char)(*p == '\\' ? '/' : tolower((unsigned char)*p));
+		out[k][n] = 0;
+		if (!strncmp(out[k], "models/", 7)) memmove(out[k], out[k] + 7, n - 6);
+		if (!whole) {
+			char *slash = strrchr(out[k], '/');
+			if (slash) memmove(out[k], slash + 1, strlen(slash));
+		}
+	}
+	return !strcmp(a, b);
+}
+
+/* The QC beside in (in its folder) whose $includemodel names the model qc writes: the first
+ * in byte order naming its path, else the first naming its file name; NULL when none. */
+static smdmx_qc *including_qc(const char *in, const smdmx_qc *qc, char **path)
+{
+	const char *slash = os_last_separator(in);
+	char *dir = slash ? pj_asprintf("%.*s", (int)(slash - in + 1), in) : pj_strdup(".");
+	os_dir *d = dir ? os_dir_open(dir) : NULL;
+	size_t n = 0;
+	char **names = d ? pj_dir_names(d, &n) : NULL;
+	smdmx_qc *found = NULL;
+	for (int whole = 1; whole >= 0 && !found; whole--)
+		for (size_t i = 0; i < n && !found; i++) {
+			*path = strcasecmp(os_path_extension(names[i]), "qc") ? NULL : pj_path_join(dir, names[i]);
+			smdmx_qc_read_options ro = { .keep_going = true };
+			smdmx_error e;
+			smdmx_qc *m = *path && os_path_compare(*path, in) ? smdmx_qc_read_file(*path, &ro, &e, NULL) : NULL;
+			for (size_t k = 0; m && !found && k < m->include_model_count; k++)
+				if (same_mdl(m->include_models[k], qc->model_name, whole)) found = m;
+			if (!found) {
+				smdmx_qc_free(m);
+				free(*path);
+				*path = NULL;
+			}
+		}
+	for (size_t i = 0; i < n; i++) free(names[i]);
+	free(names);
+	free(dir);
+	return found;
+}
+
+/* An animation-only QC's picture: its first animation over the model of the QC beside it
+ * that includes it ($includemodel), posed at its first frame (result->posed); the bones the
+ * model lacks left out, and said. anim as it is when there is no such model. */
+static smdmx_scene *over_model(run *r, const smdmx_qc *qc, const char *in, smdmx_scene *anim, const smdmx_qc_scene_options *so)
+{
+	char *path = NULL;
+	smdmx_qc *m = qc->model_name && anim->clip_count ? including_qc(in, qc, &path) : NULL;
+	if (!m) return anim;
+	smdmx_error e;
+	smdmx_warnings w;
+	smdmx_qc_scene_options mo = *so;
+	mo.file_read = NULL;
+	smdmx_scene *model = m->part_count ? smdmx_qc_body_scene(m, NULL, &mo, &e, &w)
+	                     : m->model_count ? smdmx_qc_model_scene(m, 0, &mo, &e, &w) : NULL;
+	if (!model) {
+		pj_add(&r->said, in, 0, 0, "note", "drawn alone: the model of '%s', which includes it, cannot be drawn (%s)", path,
+		       m->part_count || m->model_count ? e.message : "it has no model");
+	} else {
+		/* its first clip alone, on the bones the model has */
+		smdmx_clip *c = &anim->clips[0];
+		size_t kept = 0, left = 0;
+		for (size_t k = 0; k < c->channel_count; k++) {
+			bool has = false;
+			for (size_t j = 0; !has && j < model->joint_count; j++) has = !strcmp(model->joints[j].name, anim->joints[c->channels[k].joint].name);
+			if (has) c->channels[kept++] = c->channels[k];
+			else left++;
+		}
+		c->channel_count = kept;
+		anim->clip_count = 1;
+		if (!smdmx_scene_add_clips(model, anim, &e)) {
+			pj_add(&r->said, in, 0, 0, "note", "drawn alone: its animation does not go on the model of '%s' (%s)", path, e.message);
+			smdmx_scene_free(model);
+		} else {
+			pj_add(&r->said, in, 0, 0, "note", "drawn as '%s' at its first frame over the model of '%s', which includes it ($includemodel)",
+			       c->name, path);
+			if (left)
+				pj_add(&r->said, in, 0, 0, "note", "%zu bone%s the animation moves %s not in that model: left out of the picture", left,
+				       left == 1 ? "" : "s", left == 1 ? "is" : "are");
+			smdmx_scene_free(anim);
+			anim = model;
+			r->posed = true;
+		}
+	}
+	smdmx_qc_free(m);
+	free(path);
+	return anim;
+}
+
 /* A QC's $model (smdmx_qc_model_scene): its SMD, its flexfile's shapes named and rigged as
  * the QC says, the QC's attachments, $scale and $upaxis; without a $model, its first
  * animation. A DMX is drawn, not converted (smdmx qc converts a whole project). */
@@ -370,6 +470,8 @@ static smdmx_scene *qc_scene(run *r)
 	if ((r->o->way == SMDMX_CONVERT_QC_SCENE)) drop_dmx_only(&w);
 	warn(r, in, &w);
 	if (!scene && !q.failed) fail(r, in, &err);
+	bool animation = mi == SMDMX_NONE && !r->o->model && !body;
+	if (scene && picture && animation && !r->o->as_files) scene = over_model(r, qc, in, scene, &so);
 	smdmx_qc_free(qc);
 	return scene;
 }
@@ -787,6 +889,7 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	res->dep_count = r.dep_count;
 	res->used = r.used;
 	res->broken_pipe = r.broken_pipe;
+	res->posed = r.posed;
 	res->scene = scene;
 	return res;
 }

@@ -70,6 +70,9 @@ char *pj_path_join(const char *dir, const char *rel);
 char *pj_path_with_suffix(const char *path, const char *suffix);
 /* The whole file at path, NUL-terminated, or NULL. */
 char *pj_read_whole(const char *path, size_t *size);
+/* The names in an open folder (which it closes), hidden ones aside, in byte order; each and
+ * the array malloc'd (NULL when there are none). */
+char **pj_dir_names(os_dir *d, size_t *count);
 
 /* ---- outputs: a task's set (smdmx/output.h) ------------------------------------------------- */
 

@@ -346,6 +346,10 @@ bool qcr_command(qr *r, uint32_t t)
 		uint32_t n;
 		SM_CHECK(qcr_need(r, t, "a name", &n));
 		SM_CHECK(qcr_add_name(r, &r->anims, rtok(r, n)->text));
+	} else if (sm_same_nocase(x, "$includemodel")) {
+		uint32_t n;
+		SM_CHECK(qcr_need(r, t, "a model", &n));
+		SM_CHECK(qcr_add_name(r, &r->include_models, rtok(r, n)->text));
 	} else if (sm_same_nocase(x, "$attachment")) SM_CHECK(cmd_attachment(r, t));
 	else if (sm_same_nocase(x, "$proceduralbones")) {
 		uint32_t f;
@@ -437,7 +441,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	r.files = r.refs = r.models = r.atts = r.include_tok = r.crlf = r.ref_tok = r.model_x = empty;
 	r.parts = r.part_choices = empty;
 	r.flexes = r.controllers = r.rules = r.vars = r.macros = r.errs = empty;
-	r.anims.list = r.ctl_names.list = r.flex_names.list = r.missing.list = empty;
+	r.anims.list = r.ctl_names.list = r.flex_names.list = r.missing.list = r.include_models.list = empty;
 	r.o = o;
 	r.error = error;
 	r.warnings = warnings;
@@ -494,6 +498,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	sm_names_free(&o->alloc, &r.ctl_names.index);
 	sm_names_free(&o->alloc, &r.flex_names.index);
 	sm_names_free(&o->alloc, &r.missing.index);
+	sm_names_free(&o->alloc, &r.include_models.index);
 	if (r.var_slots) sm_free(&o->alloc, r.var_slots, r.var_cap * sizeof(var_slot));
 	sm_names_free(&o->alloc, &r.macro_index);
 	if (!ok) {
@@ -523,6 +528,8 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	qc->error_count = r.errs.count;
 	qc->missing_includes = r.missing.list.data;
 	qc->missing_include_count = r.missing.list.count;
+	qc->include_models = r.include_models.list.data;
+	qc->include_model_count = r.include_models.list.count;
 	for (size_t i = 0; i < qc->model_count; i++) qc->models[i].flexdescs = r.flex_names.list.data;
 	st->ref_tok = r.ref_tok.data;
 	st->include_tok = r.include_tok.data;

@@ -101,6 +101,7 @@ typedef struct qr {
 	bool model_unchecked;                 /* its rules name things smdmx cannot see (a DMX, a vcafile) */
 	bool keep_going;                      /* an error costs its line (smdmx_qc_read_options) */
 	name_set missing;                     /* the $include files not there */
+	name_set include_models;              /* the .mdl files $includemodel names */
 	bool resume;                          /* the pending token starts a command of the including
 	                                         file (a block its include left open): kept */
 	bool lost;                            /* keep_going: something went unread; rules can no longer

@@ -152,7 +152,7 @@ static void say_warnings(said_list *l, const char *path, const smdmx_warnings *w
 
 /* The QC's model (or a $model or part of it; without any, its first animation), as
  * smdmx_convert makes it. */
-static smdmx_scene *qc_picture(const picture_input *in, said_list *said)
+static smdmx_scene *qc_picture(const picture_input *in, said_list *said, bool *posed)
 {
 	smdmx_convert_options c;
 	memset(&c, 0, sizeof(c));
@@ -170,6 +170,7 @@ static smdmx_scene *qc_picture(const picture_input *in, said_list *said)
 		return NULL;
 	}
 	smdmx_scene *s = res->scene;
+	*posed = res->posed;
 	for (size_t i = 0; i < res->message_count; i++) {
 		const smdmx_message *m = &res->messages[i];
 		say(said, m->kind, m->path, m->line, m->column, "%s", m->text);
@@ -205,9 +206,9 @@ static bool add_vta(const picture_input *in, smdmx_scene *s, said_list *said)
 }
 
 /* The model alone. */
-static smdmx_scene *model_scene(const picture_input *in, said_list *said)
+static smdmx_scene *model_scene(const picture_input *in, said_list *said, bool *posed)
 {
-	if (!strcasecmp(os_path_extension(in->path), "qc")) return qc_picture(in, said);
+	if (!strcasecmp(os_path_extension(in->path), "qc")) return qc_picture(in, said, posed);
 	smdmx_smd_read_options ro = { .name = strcmp(in->path, "-") ? NULL : in->name };
 	smdmx_model_file l;
 	smdmx_error err;
@@ -239,9 +240,11 @@ static smdmx_scene *model_scene(const picture_input *in, said_list *said)
 	return s;
 }
 
-smdmx_scene *picture_scene(const picture_input *in, said_list *said)
+smdmx_scene *picture_scene(const picture_input *in, said_list *said, bool *posed)
 {
-	smdmx_scene *s = model_scene(in, said);
+	bool shown_posed = false;
+	smdmx_scene *s = model_scene(in, said, &shown_posed);
+	if (posed) *posed = s && shown_posed;
 	for (size_t i = 0; s && i < in->clip_count; i++) {
 		smdmx_error err;
 		smdmx_warnings w;

@@ -159,12 +159,12 @@ static char *first_error(const char *text)
 /* A side read as smdmx diff reads it (an SMD with its VTA, a DMX, a QC's $model), its clips
  * added. NULL with the problem in res. */
 static smdmx_scene *read_side(const report_page *r, const report_side *s, side_result *res, text_buf *said,
-                              bool as_files)
+                              bool as_files, bool *posed)
 {
 	picture_input in = { .path = s->path, .vta = s->vta, .rig_in_qc = s->rig_in_qc, .as_files = as_files,
 		             .clips = (const char *const *)s->clips, .clip_count = s->clip_count };
 	said_list l = { 0 };
-	smdmx_scene *scene = picture_scene(&in, &l);
+	smdmx_scene *scene = picture_scene(&in, &l, posed);
 	text_buf t = { 0 };
 	said_text(r, &t, &l);
 	said_free(&l);
@@ -176,7 +176,7 @@ static smdmx_scene *read_side(const report_page *r, const report_side *s, side_r
 }
 
 /* A side drawn in the frame both sides share (other may be NULL). */
-static void draw_side(const smdmx_scene *s, const smdmx_scene *other, side_result *res)
+static void draw_side(const smdmx_scene *s, const smdmx_scene *other, bool posed, side_result *res)
 {
 	res->read = true;
 	res->joints = s->joint_count;
@@ -184,7 +184,8 @@ static void draw_side(const smdmx_scene *s, const smdmx_scene *other, side_resul
 	res->clips = s->clip_count;
 	for (size_t m = 0; m < s->mesh_count; m++)
 		for (size_t f = 0; f < s->meshes[m].face_set_count; f++) res->polygons += s->meshes[m].face_sets[f].polygon_count;
-	sm_render_options ro = { .view = SM_VIEW_THREE_QUARTER, .size = PICTURE_SIZE, .frame_with = other };
+	sm_render_options ro = { .view = SM_VIEW_THREE_QUARTER, .size = PICTURE_SIZE, .frame_with = other,
+		                 .clip = posed ? s->clips[0].name : NULL };
 	uint8_t *png = NULL;
 	size_t size = 0;
 	smdmx_error err;
@@ -254,13 +255,14 @@ static void make_row(void *ctx, size_t i)
 	if (!res) return;
 	res->differences = -1;
 	smdmx_scene *s[2] = { NULL, NULL };
+	bool posed[2] = { false, false };
 	const report_side *sides[2] = { &row->a, &row->b };
 	for (int k = 0; k < 2; k++) {
 		if (!sides[k]->path) continue;
-		s[k] = read_side(r, sides[k], &res->side[k], &res->said, false);
+		s[k] = read_side(r, sides[k], &res->side[k], &res->said, false, &posed[k]);
 	}
 	for (int k = 0; k < 2; k++)
-		if (s[k]) draw_side(s[k], s[1 - k], &res->side[k]);
+		if (s[k]) draw_side(s[k], s[1 - k], posed[k], &res->side[k]);
 	/* Two QCs are compared as their files are, as smdmx diff compares files: the same QC
 	 * lines scale and turn both alike, and turning a joint's rotation and a vertex rounds
 	 * differently (smdmx_qc_scene_options.as_files). Their messages were said above. */
@@ -271,7 +273,7 @@ static void make_row(void *ctx, size_t i)
 		side_result scratch;
 		text_buf quiet = { 0 };
 		memset(&scratch, 0, sizeof(scratch));
-		as_files[k] = read_side(r, sides[k], &scratch, &quiet, true);
+		as_files[k] = read_side(r, sides[k], &scratch, &quiet, true, NULL);
 		free(scratch.problem);
 		free(quiet.text);
 	}

@@ -63,10 +63,12 @@ typedef struct picture_input {
 	size_t clip_count;
 } picture_input;
 
-/* An SMD (with its VTA), a DMX or a QC's model (its shapes rigged, scaled, turned and with
- * its attachments, as it is lowered to a DMX), the clips added; what reading said in said. NULL when it
- * cannot be read, with an error in said. */
-smdmx_scene *picture_scene(const picture_input *in, said_list *said);
+/* An SMD (with its VTA), a DMX or a QC's model (its shapes rigged, scaled, turned, placed by
+ * its $origin and with its attachments; an animation-only QC's first animation over the
+ * model that includes it, where there is one), the clips added; what reading said in said.
+ * *posed (may be NULL): the scene is shown at the first frame of its first clip, not at rest.
+ * NULL when it cannot be read, with an error in said. */
+smdmx_scene *picture_scene(const picture_input *in, said_list *said, bool *posed);
 
 /* The picture of s as PNG bytes (malloc'd), and a legend: its size and what its cells show;
  * *empty (may be NULL) the cells that show nothing but the background. */
