@@ -93,6 +93,12 @@ bool os_lstat_path(const char *path, os_stat *st);
 /* true when a and b are one file (through links, or by other names); false when either is
  * not there. */
 bool os_same_file(const char *a, const char *b);
+/* Which file is at path (through links): two paths of one file have the same id; false
+ * when nothing is there. */
+typedef struct os_file_id {
+	uint64_t device, file;
+} os_file_id;
+bool os_file_id_of(const char *path, os_file_id *id);
 bool os_mkdir(const char *path);     /* false with errno EEXIST when it is there */
 bool os_remove(const char *path);
 /* ---- paths (os_path.c: the same on every system, built with the rest) ---- */

@@ -178,6 +178,15 @@ bool os_same_file(const char *a, const char *b)
 	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
+bool os_file_id_of(const char *path, os_file_id *id)
+{
+	struct stat x;
+	if (stat(path, &x) != 0) return false;
+	id->device = (uint64_t)x.st_dev;
+	id->file = (uint64_t)x.st_ino;
+	return true;
+}
+
 bool os_mkdir(const char *path) { return mkdir(path, 0777) == 0; }
 bool os_remove(const char *path) { return unlink(path) == 0; }
 

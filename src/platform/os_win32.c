@@ -360,6 +360,18 @@ bool os_same_file(const char *a, const char *b)
 	return same;
 }
 
+bool os_file_id_of(const char *path, os_file_id *id)
+{
+	wchar_t *w = wpath(path);
+	BY_HANDLE_FILE_INFORMATION p;
+	bool ok = w && file_info(w, &p);
+	free(w);
+	if (!ok) return false;
+	id->device = p.dwVolumeSerialNumber;
+	id->file = (uint64_t)p.nFileIndexHigh << 32 | p.nFileIndexLow;
+	return true;
+}
+
 static bool stat_of(const char *path, os_stat *st, bool follow)
 {
 	memset(st, 0, sizeof(*st));
