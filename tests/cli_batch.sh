@@ -387,6 +387,27 @@ info)
 	;;
 
 diff)
+	# two QCs: their models as their files hold them, as a report's row compares them; a QC
+	# against a model file, refused with what to do
+	parts=$root/testdata/qc/parts
+	mkdir "$tmp/qa" "$tmp/qb"
+	cp "$parts"/*.smd "$parts/parts.qc" "$tmp/qa/"
+	cp "$parts"/*.smd "$tmp/qb/"
+	sed 's/^\$scale 2$/$scale 3/' "$parts/parts.qc" >"$tmp/qb/parts.qc"
+	"$smdmx" diff "$parts/parts.qc" "$tmp/qa/parts.qc" >"$tmp/out" 2>"$tmp/err"
+	check "diff of a QC and its copy: equal (two meshes of one name said)" "0::$parts/parts.qc: note: 2 meshes are named 'base': they pair with the other file's of that name in their order" "$?:$(cat "$tmp/out"):$(cat "$tmp/err")"
+	"$smdmx" diff "$parts/parts.qc" "$tmp/qb/parts.qc" >"$tmp/out" 2>/dev/null
+	check "diff of two QCs of another \$scale: the files' numbers alike, the attachment the scale read differs" \
+		"1:attachment 'tip' differs|1 difference" "$?:$(tr '\n' '|' <"$tmp/out" | sed 's/|$//')"
+	printf 'version 1\nnodes\n0 "root" -1\n1 "hat" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 0 0 3 0 0 0\nend\ntriangles\nfelt\n1 0 0 2 0 0 1 0 0\n1 1 0 2 0 0 1 1 0\n1 0 1 2 0 0 1 0 1\nend\n' >"$tmp/qb/hat.smd"
+	"$smdmx" diff "$parts/parts.qc" "$tmp/qb/parts.qc" --max 1 >"$tmp/out" 2>/dev/null
+	check "diff of two QCs whose files differ: different, exit 1" "1:joint 'hat': bind position (0 0 2) vs (0 0 3)|... and 1 more differences (--max)|2 differences" \
+		"$?:$(tr '\n' '|' <"$tmp/out" | sed 's/|$//')"
+	"$smdmx" diff "$parts/parts.qc" "$parts/base.smd" 2>"$tmp/err"
+	check "diff of a QC and a model file: refused" "2:smdmx: error: diff compares a QC with a QC (their models as their files hold them), not with the model file '$parts/base.smd': give the QC's model file, or convert the QC first (smd2dmx --qc)" \
+		"$?:$(cat "$tmp/err")"
+	"$smdmx" diff "$parts/parts.qc" "$tmp/nothere.qc" 2>"$tmp/err"
+	check "diff of a QC that is not there: exit 2, said" "2:$tmp/nothere.qc: error: cannot open '$tmp/nothere.qc'" "$?:$(cat "$tmp/err")"
 	# bones of one name pair in their order: a file equals itself, and the name is said once
 	printf 'version 1\nnodes\n0 "root" -1\n1 "bone" 0\n2 "bone" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 1 0 0 0 0 0\n2 0 1 0 0 0 0\nend\ntriangles\nm\n1 0 0 0 0 0 1 0 0\n2 1 0 0 0 0 1 1 0\n1 0 1 0 0 0 1 0 1\nend\n' >"$tmp/dup.smd"
 	"$smdmx" diff "$tmp/dup.smd" "$tmp/dup.smd" >"$tmp/out" 2>"$tmp/err"

@@ -252,6 +252,47 @@ static void say_repeated(void *user, const char *message)
 	fprintf(stderr, "%s: note: %s\n", (const char *)user, message);
 }
 
+/* Two scenes compared and the differences printed: the exit code. */
+static int diff_scenes(const smdmx_scene *a, const smdmx_scene *b, const char *const paths[2], smdmx_compare_options *opts,
+                       diff_out *out, bool quiet)
+{
+	const smdmx_scene *s[2] = { a, b };
+	smdmx_diff_options(a, b, opts);
+	/* bones, meshes, shapes, attachments and clips of one name pair in their order: said
+	 * once per name */
+	for (int k = 0; k < 2 && !quiet; k++) smdmx_scene_repeated_names(s[k], k ? a : NULL, say_repeated, (void *)paths[k]);
+	if (quiet) out->limit = 0, out->shown = 0;
+	size_t n = smdmx_scene_diff(a, b, opts, quiet ? NULL : print_difference, out);
+	if (!quiet && n > out->shown) printf("... and %zu more differences (--max)\n", n - out->shown);
+	if (!quiet && n) printf("%zu difference%s\n", n, n == 1 ? "" : "s");
+	if (fflush(stdout) != 0) return EXIT_FAILED;
+	return n ? EXIT_FAILED : EXIT_OK;
+}
+
+/* Two QCs: their models as their files hold them (smdmx_qc_scene_options.as_files), as a
+ * report compares two QCs. */
+static int diff_qcs(const char *const paths[2], const char *const vtas[2], smdmx_compare_options *opts, diff_out *out,
+                    bool quiet)
+{
+	if (vtas[0] || vtas[1]) {
+		say("smdmx", "error", "a VTA goes with an SMD, not with the QC '%s' (its flexfile is read from it)", vtas[0] ? paths[0] : paths[1]);
+		return EXIT_USAGE;
+	}
+	diag_buf d = { 0 };
+	smdmx_scene *s[2] = { NULL, NULL };
+	for (int k = 0; k < 2; k++) {
+		picture_input in = { .path = paths[k], .as_files = true };
+		s[k] = cli_picture_scene(&in, &d, NULL, NULL);
+	}
+	int rc = EXIT_USAGE; /* as diff(1): 2 for trouble */
+	if (d.text && (!s[0] || !s[1])) fputs(d.text, stderr); /* what reading said, where it failed (as for files) */
+	if (s[0] && s[1]) rc = diff_scenes(s[0], s[1], paths, opts, out, quiet);
+	diag_free(&d);
+	smdmx_scene_free(s[0]);
+	smdmx_scene_free(s[1]);
+	return rc;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	const char *paths[2] = { NULL, NULL };
@@ -268,7 +309,8 @@ int cmd_diff(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			puts("usage: smdmx diff A [A.vta] B [B.vta] [--tolerance F] [--rotation-tolerance F] [--max N]\n"
 			     "                  [--fps N] [--strict] [-q]\n"
-			     "Compares two models by meaning, SMD (with its VTA after it) or DMX in any mix: joints,\n"
+			     "Compares two models by meaning, SMD (with its VTA after it) or DMX in any mix, or two\n"
+			     "QCs (their models as their files hold them, as smdmx report compares them): joints,\n"
 			     "flex shapes, attachments and clips matched by name; polygons as a set over all meshes (a\n"
 			     "polygon equals its fan of triangles, corners up to rotation, materials by name) at\n"
 			     "float32 (or within --tolerance); weights as a DMX side holds them; rotations as matrices\n"
@@ -322,6 +364,14 @@ int cmd_diff(int argc, char **argv)
 		say("smdmx", "error", "diff compares two files (try 'smdmx diff --help')");
 		return EXIT_USAGE;
 	}
+	bool qc[2] = { !strcasecmp(os_path_extension(paths[0]), "qc"), !strcasecmp(os_path_extension(paths[1]), "qc") };
+	if (qc[0] != qc[1]) {
+		say("smdmx", "error",
+		    "diff compares a QC with a QC (their models as their files hold them), not with the model file '%s': give the "
+		    "QC's model file, or convert the QC first (smd2dmx --qc)", qc[0] ? paths[1] : paths[0]);
+		return EXIT_USAGE;
+	}
+	if (qc[0]) return diff_qcs(paths, vtas, &opts, &out, quiet);
 	loaded l[2];
 	diag_buf d = { 0 };
 	bool ok0 = load_model(paths[0], &l[0], &d, NULL, fps, false), ok1 = ok0 && load_model(paths[1], &l[1], &d, NULL, fps, false);
@@ -356,17 +406,9 @@ int cmd_diff(int argc, char **argv)
 		if (ok0 && (l[1].dm || l[1].scene)) unload_model(&l[1]);
 		return EXIT_USAGE; /* as diff(1): 2 for trouble */
 	}
-	smdmx_diff_options(l[0].scene, l[1].scene, &opts);
-	/* bones, meshes, shapes, attachments and clips of one name pair in their order: said
-	 * once per name */
-	for (int k = 0; k < 2 && !quiet; k++) smdmx_scene_repeated_names(l[k].scene, k ? l[0].scene : NULL, say_repeated, (void *)paths[k]);
-	if (quiet) out.limit = 0, out.shown = 0;
-	size_t n = smdmx_scene_diff(l[0].scene, l[1].scene, &opts, quiet ? NULL : print_difference, &out);
-	if (!quiet && n > out.shown) printf("... and %zu more differences (--max)\n", n - out.shown);
-	if (!quiet && n) printf("%zu difference%s\n", n, n == 1 ? "" : "s");
+	int rc = diff_scenes(l[0].scene, l[1].scene, paths, &opts, &out, quiet);
 	unload_model(&l[0]);
 	unload_model(&l[1]);
-	if (fflush(stdout) != 0) return EXIT_FAILED;
-	return n ? EXIT_FAILED : EXIT_OK;
+	return rc;
 }
 
