@@ -1,17 +1,21 @@
 #!/bin/sh
-# The Windows release: build-release-win/smdmx-VERSION-windows-x86_64.zip, holding smdmx.exe,
-# smd2dmx.exe and dmx2smd.exe (64-bit, statically linked: they need only DLLs every Windows
-# has), README.txt (the guide for Windows users, doc/windows.txt), manual.txt (README and the
-# manual pages a Windows user needs) and LICENSE.txt. Cross-built with mingw-w64 on Debian,
-# then checked: the programs' import tables, and the zip unpacked into an empty folder
-# converting the sample model under a Wine of its own, to the same bytes as a Linux build of
-# the same source writes (made here in build-release-linux). Any check that cannot be made
-# fails the script.
+# The Windows release: build-release-win/smdmx-VERSION-windows-x86_64.zip, holding at its top
+# (no folder of its own, so that unpacking it into C:\Tools\smdmx puts the programs there, as
+# README.txt says) smdmx.exe, smd2dmx.exe and dmx2smd.exe (64-bit, statically linked: they
+# need only DLLs every Windows has), README.txt (the guide for Windows users, doc/windows.txt),
+# manual.txt (the manual for Windows users, plain text: doc/windows-manual.txt, every
+# program's and command's --help, and the user's pages of doc/ made plain by
+# tools/manual_txt.py) and LICENSE.txt. Cross-built with mingw-w64 on Debian, then checked:
+# the programs' import tables; manual.txt holds every command and nothing of a Linux set-up;
+# and the zip unpacked as README.txt says (into a folder standing for C:\Tools\smdmx) under
+# a Wine of its own: its PATH step and the full-path fallback answer --version, and the
+# sample converts to the same bytes as a Linux build of the same source writes (made here in
+# build-release-linux). Any check that cannot be made fails the script.
 # usage: sh tools/release-windows.sh
 set -eu
 cd "$(dirname "$0")/.."
 . tools/lib.sh
-sh tools/install-deps.sh gcc-mingw-w64-x86-64 wine64 zip unzip
+sh tools/install-deps.sh gcc-mingw-w64-x86-64 wine64 zip unzip python3
 b=build-release-win
 configure "$b" --cross-file cross/x86_64-w64-mingw32.ini -Dbuildtype=release -Dtests=false -Dwerror=true
 quietly meson compile -C "$b" smdmx:executable smd2dmx:executable dmx2smd:executable
@@ -25,22 +29,55 @@ for p in smdmx smd2dmx dmx2smd; do
 done
 # the text files with CRLF line ends, for Notepad
 sed 's/$/\r/' doc/windows.txt >"$stage/README.txt"
-# the manual: README and the pages a Windows user needs, one text
-for page in README.md doc/usage.md doc/conversions.md doc/qc.md doc/conventions.md doc/other-writers.md doc/limits.md doc/windows.md; do
-	cat "$page"
-	echo
-done | sed 's/$/\r/' >"$stage/manual.txt"
+# the manual: the programs' own --help (a Linux build of this source prints the same text),
+# and the pages a Windows user needs, as plain text
+l=build-release-linux
+configure "$l" -Dbuildtype=release -Dtests=false -Dwerror=true
+quietly meson compile -C "$l" smdmx:executable smd2dmx:executable dmx2smd:executable
+helps=$(mktemp -d)
+n=10
+for c in smd2dmx dmx2smd smdmx "smdmx convert" "smdmx info" "smdmx diff" "smdmx check" "smdmx dump" "smdmx qc" \
+	"smdmx preview" "smdmx report"; do
+	set -- $c
+	prog=$1
+	shift
+	"$l/$prog" "$@" --help >"$helps/$n-$(echo "$c" | tr ' ' _).txt"
+	n=$((n + 1))
+done
+python3 tools/manual_txt.py doc/windows-manual.txt "$helps" doc/usage.md doc/conversions.md doc/qc.md doc/conventions.md \
+	doc/limits.md:Hardening | sed 's/$/\r/' >"$stage/manual.txt"
+rm -rf "$helps"
+for bad in apt-get 'sh tools/' meson '](' '![' '```' 'man smd' '../shared'; do
+	if grep -qF -- "$bad" "$stage/manual.txt"; then
+		echo "$(basename "$0"): manual.txt holds '$bad', which is not for Windows users" >&2
+		exit 1
+	fi
+done
+for good in 'smdmx preview' 'smdmx report' 'smdmx qc' '--report' '--bodygroup' '--depfile' 'What each conversion carries'; do
+	if ! grep -qF -- "$good" "$stage/manual.txt"; then
+		echo "$(basename "$0"): manual.txt lacks '$good'" >&2
+		exit 1
+	fi
+done
 sed 's/$/\r/' LICENSE >"$stage/LICENSE.txt"
 sh tests/imports.sh x86_64-w64-mingw32-objdump "$stage"/*.exe
 # zip without time stamps' noise: the files' times set to the last commit's
 stamp=$(git log -1 --format=%cd --date=format:%Y%m%d%H%M.%S 2>/dev/null || date +%Y%m%d%H%M.%S)
 find "$stage" -exec touch -t "$stamp" {} +
-(cd "$b" && quietly zip -q -X -r "$name.zip" "$name")
+(cd "$stage" && quietly zip -q -X -r "../$name.zip" .)
 
-# The check: unpacked alone, under a new Wine prefix, it converts the sample.
+# The check: unpacked alone as README.txt says ("Unpack this zip to a folder that stays, say
+# C:\Tools\smdmx"), under a new Wine prefix: its steps work, and it converts the sample.
 check=$(mktemp -d)
 trap 'rm -rf "$check"' EXIT
-(cd "$check" && quietly unzip -q "$OLDPWD/$b/$name.zip")
+mkdir -p "$check/Tools/smdmx"
+(cd "$check/Tools/smdmx" && quietly unzip -q "$OLDPWD/$b/$name.zip")
+for f in smdmx.exe smd2dmx.exe dmx2smd.exe README.txt manual.txt LICENSE.txt; do
+	if [ ! -f "$check/Tools/smdmx/$f" ]; then
+		echo "$(basename "$0"): unpacked into C:\Tools\smdmx, the zip puts no $f there" >&2
+		exit 1
+	fi
+done
 cp testdata/sample/arm.smd testdata/sample/arm.vta "$check/"
 export WINEPREFIX="$check/wine" WINEDEBUG=-all
 # one Wine server for the three programs, as tools/test.sh starts it (left to itself, it
@@ -52,17 +89,28 @@ quietly /usr/lib/wine/wine64 wineboot --init
 # (each start through tests/wine_run.sh, which runs a start Wine lost once more)
 src=$PWD
 start() { sh "$src/tests/wine_run.sh" /usr/lib/wine/wine64 "$@"; }
-(cd "$check" && start "$name/smd2dmx.exe" arm.smd arm.vta -o arm.dmx -q &&
-	start "$name/smdmx.exe" diff arm.smd arm.vta arm.dmx &&
-	start "$name/dmx2smd.exe" arm.dmx -o back.smd -q && [ -f back.vta ])
+# README.txt's section 2: the folder on PATH, "smd2dmx --version" in cmd; without PATH, the
+# full path. (C:\Tools\smdmx is Z:CHECK\Tools\smdmx here.)
+tools=$(printf 'Z:%s\\Tools\\smdmx' "$check" | tr '/' '\\')
+version_line="smd2dmx $version"
+got=$(cd "$check" && WINEPATH="$tools" start cmd /c "smd2dmx --version" 2>&1 | tr -d '\r')
+if [ "$got" != "$version_line" ]; then
+	echo "$(basename "$0"): README.txt's PATH step: 'smd2dmx --version' in cmd said '$got', not '$version_line'" >&2
+	exit 1
+fi
+got=$(cd "$check" && start cmd /c "$tools\\smd2dmx.exe --version" 2>&1 | tr -d '\r')
+if [ "$got" != "$version_line" ]; then
+	echo "$(basename "$0"): README.txt's full path '$tools\\smd2dmx.exe --version' said '$got'" >&2
+	exit 1
+fi
+(cd "$check" && start "Tools/smdmx/smd2dmx.exe" arm.smd arm.vta -o arm.dmx -q &&
+	start "Tools/smdmx/smdmx.exe" diff arm.smd arm.vta arm.dmx &&
+	start "Tools/smdmx/dmx2smd.exe" arm.dmx -o back.smd -q && [ -f back.vta ])
 # The Linux build to compare with: of this source, made here (never one left from another).
-l=build-release-linux
-configure "$l" -Dbuildtype=release -Dtests=false -Dwerror=true
-quietly meson compile -C "$l" smd2dmx:executable
 "$l/smd2dmx" testdata/sample/arm.smd testdata/sample/arm.vta -o "$check/linux.dmx" -q
 if ! cmp "$check/arm.dmx" "$check/linux.dmx"; then
 	echo "$(basename "$0"): the release's DMX of the sample differs from the Linux build's" >&2
 	exit 1
 fi
-echo "the release converts the sample under Wine to the bytes the Linux build writes"
+echo "the release unpacks as README.txt says, its PATH step works, and it converts the sample under Wine to the bytes the Linux build writes"
 ls -l "$b/$name.zip" | awk '{ print $5, $NF }'
