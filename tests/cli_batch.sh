@@ -1443,6 +1443,35 @@ windows)
 	check "a folder with nothing to convert: said" "0 dmx2smd: note: '$tmp/drop2/empty' holds no file dmx2smd converts" "$? $(head -n 1 "$tmp/err")"
 	printf '\n' | SMDMX_DROPPED=1 "$dmx2smd" >"$tmp/out" 2>"$tmp/err"
 	check "started with nothing: its help, and the wait" "0 usage: dmx2smd|Press Enter to close this window." "$? $(head -n 1 "$tmp/out" | cut -c1-14)|$(tail -n 1 "$tmp/err")"
+	check "its help names what dmx2smd takes dropped: DMX" "Drop DMX files, or folders of them, on dmx2smd to convert them to SMD (and VTA) beside" \
+		"$(grep '^Drop ' "$tmp/out")"
+	printf '\n' | SMDMX_DROPPED=1 "$smd2dmx" >"$tmp/out" 2>/dev/null
+	check "smd2dmx's help: SMD, a VTA with its SMD" "Drop SMD files (a VTA goes with the SMD of its name beside it), or folders of them, on" \
+		"$(grep '^Drop ' "$tmp/out")"
+	# A VTA dropped goes with the SMD of its name beside it: one DMX with its shapes (dropped
+	# alone, or with the SMD); a VTA with no SMD beside it is said, in a dropper's words
+	mkdir "$tmp/drop3"
+	cp "$sample/arm.smd" "$sample/arm.vta" "$tmp/drop3/"
+	printf '\n' | SMDMX_DROPPED=1 "$smd2dmx" "$tmp/drop3/arm.vta" >/dev/null 2>"$tmp/err"
+	check "a VTA dropped alone: converted with its SMD beside it" "0 ./arm.dmx ./arm.smd ./arm.vta |flex shapes 1" \
+		"$? $(files "$tmp/drop3")|$("$smdmx" info "$tmp/drop3/arm.dmx" | grep -o 'flex shapes *[0-9]*' | tr -s ' ')"
+	rm "$tmp/drop3/arm.dmx"
+	printf '\n' | SMDMX_DROPPED=1 "$smdmx" "$tmp/drop3/arm.vta" "$tmp/drop3/arm.smd" >/dev/null 2>"$tmp/err"
+	check "a VTA and its SMD dropped on smdmx: one DMX, with the shapes" "0 ./arm.dmx ./arm.smd ./arm.vta |flex shapes 1|1" \
+		"$? $(files "$tmp/drop3")|$("$smdmx" info "$tmp/drop3/arm.dmx" | grep -o 'flex shapes *[0-9]*' | tr -s ' ')|$(grep -c ' -> ' "$tmp/err")"
+	cp "$sample/arm.vta" "$tmp/drop3/lone.vta"
+	printf '\n' | SMDMX_DROPPED=1 "$smd2dmx" "$tmp/drop3/lone.vta" >/dev/null 2>"$tmp/err"
+	check "a VTA with no SMD of its name beside it: said, exit 1" "1 $tmp/drop3/lone.vta: error: a VTA holds a model's shapes, and there is no SMD of its name beside it: put it beside its reference SMD and drop it again" \
+		"$? $(head -n 1 "$tmp/err")"
+	# A QC dropped on smdmx: its whole project, into a folder beside the QC's, in the format its
+	# models are not in
+	mkdir -p "$tmp/drop4/hero"
+	cp "$root/testdata/qc/face/"* "$tmp/drop4/hero/"
+	printf '\n' | SMDMX_DROPPED=1 "$smdmx" "$tmp/drop4/hero/face.qc" >/dev/null 2>"$tmp/err"
+	check "a QC dropped on smdmx: its project into hero_dmx beside hero" "0 yes yes|smdmx: done" \
+		"$? $([ -f "$tmp/drop4/hero_dmx/face.qc" ] && echo yes) $([ -f "$tmp/drop4/hero_dmx/face.dmx" ] && echo yes)|$(grep -v 'Press Enter' "$tmp/err" | tail -n 1)"
+	printf '\n' | SMDMX_DROPPED=1 "$smdmx" "$tmp/drop4/hero_dmx/face.qc" >/dev/null 2>"$tmp/err"
+	check "and that project's QC dropped: back to SMD, into hero_dmx_smd" "0 yes" "$? $([ -f "$tmp/drop4/hero_dmx_smd/face.smd" ] && echo yes)"
 	# A program on a terminal of its own ends without waiting for a key: only Explorer's start
 	# waits (tests/test_console.c). Under Wine a pseudo-terminal makes a console only the
 	# program uses, as start, a scheduled task or a build tool's new console do on Windows; a

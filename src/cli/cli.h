@@ -258,6 +258,18 @@ int qc_info(const char *path, bool json);
 int qc_check(const char *path);
 
 
+/* ---- the conversions' command line (main.c) and drops (drop.c) -------------------------- */
+
+/* The conversion command line: options and inputs (argv without the program), then the
+ * batch; the exit code. */
+int convert_main(int argc, char **argv);
+/* Whether every argument is a file or folder that is there (what Explorer passes). */
+bool all_paths(int argc, char **argv);
+/* Files and folders dropped on the program, converted beside themselves; the exit code. */
+int run_dropped(int argc, char **argv);
+/* What dropping does on this program, a sentence for its help. */
+const char *dropped_help(void);
+
 /* The console (console.c). Whether Explorer started the program (a double click, or files or
  * folders dropped on it): it then has a window of its own, which closes when it ends. */
 bool launched_from_explorer(const os_launch *l, int argc, char **argv);

@@ -193,7 +193,7 @@ static int read_command_line(opt_state *st, char **inputs, size_t *nin)
 }
 
 /* The conversion command line: options and inputs, then the batch. */
-static int convert_main(int argc, char **argv)
+int convert_main(int argc, char **argv)
 {
 	conv_opts o;
 	memset(&o, 0, sizeof(o));
@@ -302,108 +302,6 @@ static int run(int argc, char **argv)
 #endif
 }
 
-/* Files and folders dropped on the program in Explorer (Windows starts it with their paths
- * and a console of its own): each file converts beside itself, into the other format, and
- * says what it wrote; a folder converts the files below it the same way. smdmx takes
- * SMD-family files to DMX and DMX to SMD; the converters do what they always do. */
-static bool all_paths(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		os_stat st;
-		if (argv[i][0] == '-' || !os_stat_path(argv[i], &st) || (st.kind != OS_REGULAR && st.kind != OS_DIRECTORY)) return false;
-	}
-	return argc > 1;
-}
-
-typedef struct path_list {
-	char **items;
-	int count;
-} path_list;
-
-static void list_push(path_list *l, char *p, int cap)
-{
-	if (l->count < cap) l->items[l->count++] = p;
-}
-
-static void free_found(char ***found, size_t *count, int folders)
-{
-	for (int k = 0; k < folders; k++) {
-		for (size_t q = 0; q < count[k]; q++) free(found[k][q]);
-		free(found[k]);
-	}
-	free(found);
-	free(count);
-}
-
-static int run_dropped(int argc, char **argv)
-{
-	outputs_in_explorer_terms();
-	/* every file: those dropped, and those below each dropped folder, by the side they are on */
-	char ***found = calloc((size_t)argc, sizeof(char **));
-	size_t *found_count = calloc((size_t)argc, sizeof(size_t));
-	if (!found || !found_count) {
-		free(found);
-		free(found_count);
-		return EXIT_FAILED;
-	}
-	int folders = 0;
-	size_t total = (size_t)argc;
-	for (int i = 1; i < argc; i++) {
-		os_stat st;
-		if (!os_stat_path(argv[i], &st) || st.kind != OS_DIRECTORY) continue;
-		bool read = files_below(TOOL, NAME, argv[i], &found[folders], &found_count[folders]);
-		total += found_count[folders++];
-		if (!read) {
-			free_found(found, found_count, folders);
-			return EXIT_FAILED;
-		}
-		if (!found_count[folders - 1]) fprintf(stderr, "%s: note: '%s' holds no file %s converts\n", NAME, argv[i], NAME);
-	}
-	int cap = (int)total + 4;
-	path_list lists[2];
-	for (int k = 0; k < 2; k++) {
-		lists[k].items = calloc((size_t)cap, sizeof(char *));
-		lists[k].count = 0;
-		if (!lists[k].items) {
-			free(lists[0].items);
-			free_found(found, found_count, folders);
-			return EXIT_FAILED;
-		}
-	}
-	/* pass 0: to DMX (or all, for the converters); pass 1: DMX to SMD (smdmx) */
-	for (int i = 1, f = 0; i < argc; i++) {
-		os_stat st;
-		bool folder = os_stat_path(argv[i], &st) && st.kind == OS_DIRECTORY;
-		if (!folder) {
-			bool dmx = !strcasecmp(os_path_extension(argv[i]), "dmx");
-			list_push(&lists[TOOL == TOOL_SMDMX && dmx ? 1 : 0], argv[i], cap);
-			continue;
-		}
-		for (size_t q = 0; q < found_count[f]; q++) {
-			bool dmx = !strcasecmp(os_path_extension(found[f][q]), "dmx");
-			list_push(&lists[TOOL == TOOL_SMDMX && dmx ? 1 : 0], found[f][q], cap);
-		}
-		f++;
-	}
-	int rc = EXIT_OK;
-	for (int pass = 0; pass < 2; pass++) {
-		path_list *l = &lists[pass];
-		if (!l->count) continue;
-		if (TOOL == TOOL_SMDMX) {
-			list_push(l, (char *)"--to", cap);
-			list_push(l, (char *)(pass ? "smd" : "dmx"), cap);
-		}
-		list_push(l, (char *)"-v", cap);
-		list_push(l, (char *)"-k", cap); /* one file that fails stops none of the others */
-		int r = convert_main(l->count, l->items);
-		if (r > rc) rc = r;
-	}
-	free_found(found, found_count, folders);
-	free(lists[0].items);
-	free(lists[1].items);
-	return rc;
-}
-
 int main(int argc, char **argv)
 {
 	os_start(&argc, &argv);
@@ -426,7 +324,7 @@ int main(int argc, char **argv)
 	if (all_paths(argc, argv)) rc = run_dropped(argc, argv);
 	else if (argc < 2) {
 		print_help(stdout);
-		printf("\nDrop SMD, VTA or DMX files, or folders of them, on %s to convert them beside themselves.\n", NAME);
+		printf("\n%s\n", dropped_help());
 		rc = EXIT_OK;
 	} else rc = run(argc, argv);
 	fflush(stdout);
