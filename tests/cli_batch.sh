@@ -1493,6 +1493,16 @@ windows)
 		check "the depfile's paths with '/' (make and ninja read them)" "$(printf 'Z:%s/w/out/deep/arm.dmx: Z:%s/w/arm.smd' "$tmp" "$tmp")" "$(cat "$tmp/w/d.d")"
 		"$smd2dmx" "$win\\w\\ARM.SMD" -o "$win\\w\\upper.dmx" -q
 		check "names ignore case" "0 yes" "$? $([ -f "$tmp/w/upper.dmx" ] && echo yes)"
+		# \\?\ paths (past MAX_PATH) for outputs as for inputs
+		"$smd2dmx" "$win\\w\\arm.smd" -o "\\\\?\\$win\\w\\long.dmx" -q 2>"$tmp/err"
+		check "an output named with \\\\?\\: written" "0 yes|" "$? $([ -f "$tmp/w/long.dmx" ] && echo yes)|$(cat "$tmp/err")"
+		"$smd2dmx" "\\\\?\\$win\\w\\arm.smd" -d "\\\\?\\$win\\w\\longdir\\deep" -q 2>"$tmp/err"
+		check "-d named with \\\\?\\: made and written" "0 yes|" "$? $([ -f "$tmp/w/longdir/deep/arm.dmx" ] && echo yes)|$(cat "$tmp/err")"
+		# a folder written "C:\out\" (cmd keeps the closing quote after a '\', and joins the
+		# arguments after it): said, with the way to write it
+		"$smd2dmx" "$win\\w\\arm.smd" -d "$win\\w\\trail\" -q" 2>"$tmp/err"
+		check "an argument holding a '\"': the trailing '\\' said" "2|smd2dmx: error: the argument '$win\\w\\trail\" -q' holds a '\"', which no Windows name can: a '\\' right before a closing quote (\"C:\\out\\\") keeps the quote, and the arguments after it join this one; write the folder without the '\\' at its end (\"C:\\out\")|no" \
+			"$?|$(cat "$tmp/err")|$([ -e "$tmp/w/trail" ] && echo yes || echo no)"
 		# Paths shown as the user wrote them: '\' in, '\' out, for the paths smdmx makes too
 		mkdir -p "$tmp/w/tree/Модели"
 		cp "$sample/arm.smd" "$tmp/w/tree/Модели/Модели.smd"

@@ -315,6 +315,17 @@ int main(int argc, char **argv)
 			diag_show_backslashes();
 			break;
 		}
+	/* No Windows name holds '"': one in an argument is cmd's rule at work, a '\\' right before
+	 * a closing quote ("C:\\out\\") keeping the quote and joining the arguments after it */
+	for (int i = 1; os_windows_paths() && i < argc; i++)
+		if (strchr(argv[i], '"')) {
+			say(NAME, "error",
+			    "the argument '%s' holds a '\"', which no Windows name can: a '\\' right before a closing quote "
+			    "(\"C:\\out\\\") keeps the quote, and the arguments after it join this one; write the folder without the '\\' "
+			    "at its end (\"C:\\out\")",
+			    argv[i]);
+			return EXIT_USAGE;
+		}
 	const char *as_dropped = getenv("SMDMX_DROPPED");
 	os_launch launch;
 	os_launch_facts(&launch);

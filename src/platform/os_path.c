@@ -193,6 +193,34 @@ bool os_make_parent_dirs(const char *path, char *why, size_t why_size)
 	return os_make_parent_dirs_made(path, NULL, why, why_size);
 }
 
+/* How much of path is its root, which is there and never made: / ; on Windows C:\ or \ ,
+ * \\server\share\ , and the same after \\?\ (\\?\C:\ , \\?\UNC\server\share\ ). */
+static size_t root_length(const char *p)
+{
+	if (!os_windows_paths()) return os_is_separator(p[0]) ? 1 : 0;
+	size_t i = 0;
+	bool two = os_is_separator(p[0]) && os_is_separator(p[1]);
+	if (two && (p[2] == '?' || p[2] == '.') && os_is_separator(p[3])) {
+		i = 4;
+		if (p[i] && p[i + 1] == ':') return i + 2 + (os_is_separator(p[i + 2]) ? 1 : 0);
+		bool unc = (p[i] == 'U' || p[i] == 'u') && (p[i + 1] == 'N' || p[i + 1] == 'n') && (p[i + 2] == 'C' || p[i + 2] == 'c') &&
+		           os_is_separator(p[i + 3]);
+		if (!unc) return i;
+		i += 4;
+	} else if (two) {
+		i = 2;
+	} else if (p[0] && p[1] == ':') {
+		return 2 + (os_is_separator(p[2]) ? 1 : 0);
+	} else {
+		return os_is_separator(p[0]) ? 1 : 0;
+	}
+	for (int part = 0; part < 2; part++) { /* server\share\ */
+		while (p[i] && !os_is_separator(p[i])) i++;
+		if (p[i]) i++;
+	}
+	return i;
+}
+
 bool os_make_parent_dirs_made(const char *path, char **made, char *why, size_t why_size)
 {
 	if (made) *made = NULL;
@@ -211,8 +239,9 @@ bool os_make_parent_dirs_made(const char *path, char **made, char *why, size_t w
 		free(p);
 		return true;
 	}
-	for (char *s = p + 1; *s; s++) {
-		if (!os_is_separator(*s) || (s == p + 2 && p[1] == ':' && os_windows_paths())) continue; /* C:\ is there */
+	size_t root = root_length(p);
+	for (char *s = p + (root ? root : 1); *s; s++) {
+		if (!os_is_separator(*s)) continue; /* the root (C:\, \\?\C:\, /) is there */
 		char sep = *s;
 		*s = '\0';
 		if (os_mkdir(p)) {

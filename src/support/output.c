@@ -392,8 +392,10 @@ static const char *windows_name_problem(const char *path, char *what, size_t n)
 {
 	const char *p = path;
 	if (p[0] && p[1] == ':') p += 2; /* the drive */
-	else if (os_is_separator(p[0]) && os_is_separator(p[1]) && (p[2] == '?' || p[2] == '.') && os_is_separator(p[3]))
-		p += 4; /* \\?\ */
+	else if (os_is_separator(p[0]) && os_is_separator(p[1]) && (p[2] == '?' || p[2] == '.') && os_is_separator(p[3])) {
+		p += 4; /* \\?\ or \\.\, then a drive (\\?\C:\...) or UNC\server\share */
+		if (p[0] && p[1] == ':') p += 2;
+	}
 	while (*p) {
 		while (os_is_separator(*p)) p++;
 		const char *e = p;
