@@ -1509,6 +1509,14 @@ windows)
 		"$smd2dmx" -r "$win\\w\\tree" -d "$win\\w\\p2out" -v 2>"$tmp/err"
 		check "a -d output shown with the user's '\\'" "0 $win\\w\\tree\\Модели\\Модели.smd: note: 2 joints, 1 mesh (20 polygons), 0 flex shapes, 0 clips as 17 elements, model format 18 -> $win\\w\\p2out\\Модели\\Модели.dmx" \
 			"$? $(cat "$tmp/err")"
+		# relative paths: '\' where the command line writes none (Windows' own), '/' where it
+		# writes '/' only
+		(cd "$tmp/w" && "$smd2dmx" -r tree -d rel -v 2>"$tmp/err")
+		check "relative paths of no separator shown with '\\'" "0 tree\\Модели\\Модели.smd: note: 2 joints, 1 mesh (20 polygons), 0 flex shapes, 0 clips as 17 elements, model format 18 -> rel\\Модели\\Модели.dmx" \
+			"$? $(cat "$tmp/err")"
+		(cd "$tmp/w" && "$smd2dmx" -r tree/ -d rel2/x -v 2>"$tmp/err")
+		check "relative paths written with '/' shown so" "0 tree/Модели/Модели.smd: note: 2 joints, 1 mesh (20 polygons), 0 flex shapes, 0 clips as 17 elements, model format 18 -> rel2/x/Модели/Модели.dmx" \
+			"$? $(cat "$tmp/err")"
 		mkdir "$tmp/w/face"
 		cp "$root/testdata/qc/face/"* "$tmp/w/face/"
 		"$smdmx" qc "$win\\w\\face\\face.qc" --to dmx -d "$win\\w\\qcout" -v 2>"$tmp/err"

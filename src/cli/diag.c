@@ -52,6 +52,8 @@ static void vadd_plain(diag_buf *d, const char *path, uint32_t line, uint32_t co
 	char shown_path[4096], shown_msg[1024];
 	snprintf(shown_path, sizeof(shown_path), "%s", path);
 	snprintf(shown_msg, sizeof(shown_msg), "%s", msg);
+	for (char *c = shown_path; backslashes && *c; c++) /* the message's file, a path whole */
+		if (*c == '/') *c = '\\';
 	show_backslashes(shown_path);
 	show_backslashes(shown_msg);
 	path = shown_path;

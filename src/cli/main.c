@@ -309,12 +309,11 @@ int main(int argc, char **argv)
 	 * program ends, so it waits for a key first. Never when another program started it, its
 	 * streams go elsewhere or it was given anything but dropped paths (console.c).
 	 * SMDMX_DROPPED=1 behaves so anywhere (the tests use it). */
-	/* paths in messages as the user writes them: '\\' on Windows when the command line has it */
-	for (int i = 1; os_windows_paths() && i < argc; i++)
-		if (strchr(argv[i], '\\')) {
-			diag_show_backslashes();
-			break;
-		}
+	/* paths in messages as the user writes them: on Windows '\\', unless the command line
+	 * writes '/' and never '\\' */
+	bool slash = false, backslash = false;
+	for (int i = 1; i < argc; i++) slash = slash || strchr(argv[i], '/'), backslash = backslash || strchr(argv[i], '\\');
+	if (os_windows_paths() && (backslash || !slash)) diag_show_backslashes();
 	/* No Windows name holds '"': one in an argument is cmd's rule at work, a '\\' right before
 	 * a closing quote ("C:\\out\\") keeping the quote and joining the arguments after it */
 	for (int i = 1; os_windows_paths() && i < argc; i++)

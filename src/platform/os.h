@@ -115,7 +115,8 @@ const char *os_path_extension(const char *path);
 /* path with its extension replaced by ext (or added); with "_" and suffix before it. */
 char *os_path_with_extension(const char *path, const char *ext);
 char *os_path_with_suffix(const char *path, const char *suffix);
-/* The separator path is written with: '\\' where paths are Windows' and it has only those. */
+/* The separator path is written with: '/' where it has only those (or paths are not
+ * Windows'), else '\\' (Windows' own, for a path of none: "models" gives models\x.smd). */
 char os_path_separator_of(const char *path);
 /* rel below dir, in dir's separator. */
 char *os_path_join(const char *dir, const char *rel);

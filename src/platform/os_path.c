@@ -82,7 +82,7 @@ char *os_path_with_suffix(const char *path, const char *suffix)
  * "\\a" on the working directory's drive. */
 char os_path_separator_of(const char *path)
 {
-	return os_windows_paths() && strchr(path, '\\') && !strchr(path, '/') ? '\\' : '/';
+	return os_windows_paths() && !(strchr(path, '/') && !strchr(path, '\\')) ? '\\' : '/';
 }
 
 char *os_path_join(const char *dir, const char *rel)

@@ -188,12 +188,19 @@ static bool walk(walk_kind kind, const char *dir, const char *rel, found_list *o
 	return ok;
 }
 
-/* A folder named without the separators at its end. */
+/* A folder named without the separators at its end; with one where only the end had one
+ * ("tree/"), so that the paths made below it take the separator the user wrote. */
 static char *folder_of(const char *a)
 {
 	size_t len = strlen(a);
 	while (len > 1 && os_is_separator(a[len - 1])) len--;
-	return pj_asprintf("%.*s", (int)len, a);
+	char *d = pj_asprintf("%.*s", (int)len, a);
+	if (d && os_path_separator_of(d) != os_path_separator_of(a)) {
+		char *kept = pj_asprintf("%s%c", d, os_path_separator_of(a));
+		free(d);
+		d = kept;
+	}
+	return d;
 }
 
 /* The files of a kind below dir, as smdmx_batch_files says. */
