@@ -11,6 +11,13 @@ png_size() {
 }
 # stdout and stderr of the last run, one line each joined by '|'
 joined() { tr '\n' '|' <"$1" | sed 's/|$//'; }
+# On Windows a path the programs join is shown with '\' where the command line writes no
+# separator (doc/windows.md): sep is the one shown; slashed reads a page with its JSON's '\\'
+# as '/', and unslashed a line with '\' as '/', so that one check holds for both systems.
+sep=/
+[ -n "${SMDMX_WINDOWS:-}" ] && sep='\'
+slashed() { sed 's|\\\\|/|g' "$1"; }
+unslashed() { tr '\\' /; }
 # The states of a report's rows, in order ("s" of each row's data)
 states() { grep -o '"s":"[^"]*"' "$1" | sed 's/"s":"//; s/"$//' | tr '\n' '|' | sed 's/|$//'; }
 
@@ -67,7 +74,7 @@ preview)
 	check "preview: -o with two models" "2|smdmx: error: -o names one picture: give -d DIR for several models (try 'smdmx preview --help')" \
 		"$?|$(joined err)"
 	"$smdmx" preview "$sample/arm.smd" "$root/testdata/model/arm.dmx" -d both 2>err
-	check "preview -d: two models, one picture name (-d not suggested: it was given)" "2|smdmx: error: '$sample/arm.smd' and '$root/testdata/model/arm.dmx' would both be drawn to 'both/arm.png': draw one of them at a time with -o" \
+	check "preview -d: two models, one picture name (-d not suggested: it was given)" "2|smdmx: error: '$sample/arm.smd' and '$root/testdata/model/arm.dmx' would both be drawn to 'both${sep}arm.png': draw one of them at a time with -o" \
 		"$?|$(joined err)"
 	mkdir beside && cp "$sample/arm.smd" beside/ && cp "$root/testdata/model/arm.dmx" beside/
 	"$smdmx" preview beside/arm.smd beside/arm.dmx 2>err
@@ -178,7 +185,7 @@ print(len(zlib.decompress(idat)))' zlib.png)"
 	check "preview --clip of that animation: the same picture" 0 "$(cmp -s inc_anim.png inc_anim2.png; echo $?)"
 	"$smdmx" qc -r inc --to dmx -d incout --report inc.html -q
 	check "a report's row of that animation QC counts the model's joints and polygons, both sides" \
-		'"c":[2,1,0,1,2,1,0,1]' "$(grep -o '"n":"inc/anim.qc"[^}]*' inc.html | grep -o '"c":\[[^]]*\]')"
+		'"c":[2,1,0,1,2,1,0,1]' "$(slashed inc.html | grep -o '"n":"inc/anim.qc"[^}]*' | grep -o '"c":\[[^]]*\]')"
 	mkdir alone && cp inc/anim.qc inc/bend.smd alone/
 	"$smdmx" preview alone/anim.qc -o alone.png --size 64 2>err
 	check "an animation QC no QC beside it includes: its skeleton, nothing said" "0|" "$?|$(joined err)"
@@ -209,7 +216,7 @@ report)
 	check "smdmx diff: arm_wave differs" 1 $?
 	check "smdmx report: the differences said" 1 "$(grep -c "joint 'lower arm': bind position (10 0 0) vs (10.5 0 0)" r.html)"
 	check "smdmx report: the file only in b, and why" "1|1" \
-		"$(grep -c '"a":null,"va":null,"b":"b/extra.dmx","vb":null,"s":"only in B","k":"only"' r.html)|$(grep -c 'b/extra.dmx: note: only in B: A has no model file at its place (its path below a, in any model format)' r.html)"
+		"$(slashed r.html | grep -c '"a":null,"va":null,"b":"b/extra.dmx","vb":null,"s":"only in B","k":"only"')|$(slashed r.html | grep -c 'b/extra.dmx: note: only in B: A has no model file at its place (its path below a, in any model format)')"
 	check "smdmx report: pictures in the page (7 models, 5 UV layouts), none beside it" "12|no" \
 		"$(grep -o '"data:image/png;base64,' r.html | wc -l | tr -d ' ')|$([ -e r_files ] && echo yes || echo no)"
 	check "smdmx report: a summary on top" 1 "$(grep -c '<p id="summary">4 rows: none failed, 0 with warnings, 1 different, 0 different as expected, 1 only in one tree, 2 equal</p>' r.html)"
@@ -218,7 +225,7 @@ report)
 	cp a/arm_wave.smd ca/w.smd
 	cp a/arm_wave.smd cb/w.smd
 	"$smdmx" report ca cb -o copied.html -q
-	check "smdmx report: a copy says copied, and why" "copied|equal|1" "$(states copied.html)|$(grep -o '"k":"[a-z]*"' copied.html | sed 's/"k":"//; s/"//')|$(grep -c 'cb/w.smd: note: copied: B holds the same bytes, as smdmx qc copies a file it does not convert' copied.html)"
+	check "smdmx report: a copy says copied, and why" "copied|equal|1" "$(states copied.html)|$(grep -o '"k":"[a-z]*"' copied.html | sed 's/"k":"//; s/"//')|$(slashed copied.html | grep -c 'cb/w.smd: note: copied: B holds the same bytes, as smdmx qc copies a file it does not convert')"
 	"$smdmx" report a b -o r4.html -j 4 -q >/dev/null
 	"$smdmx" report a b -o r1.html -j 1 -q >/dev/null
 	check "smdmx report: -j does not change a byte" 0 "$(cmp -s r1.html r4.html; echo $?)"
@@ -240,7 +247,7 @@ report)
 	rm a/bad.smd
 	"$dmx2smd" b/arm.dmx b/face.dmx -d d --report d.html -q
 	check "dmx2smd --report: back to SMD (with the VTA written beside), the same" "0|2" "$?|$(grep -c '"d":0,' d.html)"
-	check "dmx2smd --report: the result's VTA drawn with it" 1 "$(grep -c '"b":"d/arm.smd","vb":"d/arm.vta"' d.html)"
+	check "dmx2smd --report: the result's VTA drawn with it" 1 "$(slashed d.html | grep -c '"b":"d/arm.smd","vb":"d/arm.vta"')"
 	"$smdmx" convert a/arm.smd --to dmx --encoding binary -d e --report e.html -q
 	check "smdmx convert --report" "0|1" "$?|$(grep -c '"d":0,' e.html)"
 	cp a/arm.smd keep.smd
@@ -270,7 +277,7 @@ report)
 	"$smdmx" qc -r lib --to dmx -d libo -k -q --report lib.html 2>/dev/null
 	check "smdmx qc --report: a QC whose shared file failed is failed" "1|failed|failed" \
 		"$?|$(states lib.html)"
-	check "smdmx qc --report: the error in both rows" 2 "$(grep -c "lib/bad.smd:11:21: error: bone id 5 is not defined in 'nodes'" lib.html)"
+	check "smdmx qc --report: the error in both rows" 2 "$(slashed lib.html | grep -c "lib/bad.smd:11:21: error: bone id 5 is not defined in 'nodes'")"
 	;;
 
 browser)
@@ -308,7 +315,7 @@ browser)
 	check "the browser: driven" "0|" "$?|$(joined err)"
 	check "the browser: a row per file" "rows 4" "$(grep '^rows ' seen)"
 	check "the browser: every picture loads (8 models, 6 UV layouts)" "images 14 loaded 14" "$(grep '^images ' seen)"
-	check "the browser: 'different' leaves smdmx diff's" "show different: $want" "$(grep '^show different: ' seen)"
+	check "the browser: 'different' leaves smdmx diff's" "show different: $want" "$(grep '^show different: ' seen | unslashed)"
 	check "the browser: 'all' shows every row again" 3 "$(grep '^show all: ' seen | tr -cd '|' | wc -c | tr -d ' ')"
 	check "the browser: a screenshot kept, the window's width" "1400 x" "$(png_size "$build/report-screenshot.png" | cut -d' ' -f1-2)"
 	# A library's report of tens of thousands of rows: it opens in under 3 s and 500 MB, each
@@ -335,7 +342,7 @@ browser)
 	python3 "$root/tests/browser.py" big.html big.png m00042 "$last" >seen 2>err
 	check "a report of $n rows: the browser driven" "0|" "$?|$(joined err)"
 	check "a report of $n rows: every row, pictures beside the page" "rows $n|yes" "$(grep '^rows ' seen)|$([ -f big_files/p00000.js ] && echo yes)"
-	check "a report of $n rows: the failed file on the first screen of 'failed'" "first screen failed: A/$last" "$(grep '^first screen failed: ' seen)"
+	check "a report of $n rows: the failed file on the first screen of 'failed'" "first screen failed: A/$last" "$(grep '^first screen failed: ' seen | unslashed)"
 	slow=$(awk '/^ready ms / && $3 >= 3000 { print } /^memory MB / && $3 >= 500 { print } /^time / && $(NF - ($0 ~ / found /) * 2) >= 500 { print }' seen | tr '\n' '|')
 	check "a report of $n rows: opened in under 3 s and 500 MB, every answer in under 0.5 s" "" "$slow"
 	sed "s/^/$n rows: /" seen | grep -e ' ready ms ' -e ' memory MB ' -e ' time '
