@@ -1829,6 +1829,25 @@ static void test_qc_model_scene(void **state)
 	free(path);
 }
 
+/* A QC of text (named name) beside a copy of testdata/qc/parts/base.smd in dir, read. */
+static smdmx_qc *qc_beside_base(const char *dir, const char *name, const char *text, smdmx_error *err)
+{
+	char path[4400], smd_path[4400];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(smd_path, sizeof(smd_path), "%s/base.smd", dir);
+	size_t size;
+	char *smd = test_slurp(test_path("testdata/qc/parts/base.smd"), &size);
+	FILE *f = fopen(smd_path, "wb");
+	assert_true(smd && f && fwrite(smd, 1, size, f) == size);
+	fclose(f);
+	free(smd);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return smdmx_qc_read_file(path, NULL, err, NULL);
+}
+
 /* The whole model of a QC (smdmx_qc_body_scene) on testdata/qc/parts: the $body, the
  * bodygroup's first choice and the $model joined by bone name, the $model scaled by the
  * $scale named before it (its bone 'a' then differs from the $body's: one warning), the
@@ -1944,20 +1963,7 @@ static void test_qc_body_scene(void **state)
 	/* a QC of $upaxis Y beside a copy of base.smd, in a folder of its own */
 	char *y_dir = test_temp_path("y_up");
 	assert_true(os_mkdir(y_dir));
-	char y_path[4400], smd_path[4400];
-	snprintf(y_path, sizeof(y_path), "%s/y_up.qc", y_dir);
-	snprintf(smd_path, sizeof(smd_path), "%s/base.smd", y_dir);
-	size_t smd_size;
-	char *smd = test_slurp(test_path("testdata/qc/parts/base.smd"), &smd_size);
-	FILE *yf = fopen(smd_path, "wb");
-	assert_true(smd && yf && fwrite(smd, 1, smd_size, yf) == smd_size);
-	fclose(yf);
-	free(smd);
-	yf = fopen(y_path, "wb");
-	assert_non_null(yf);
-	fputs("$upaxis Y\n$body b \"base.smd\"\n", yf);
-	fclose(yf);
-	smdmx_qc *yq = smdmx_qc_read_file(y_path, NULL, &err, NULL);
+	smdmx_qc *yq = qc_beside_base(y_dir, "y_up.qc", "$upaxis Y\n$body b \"base.smd\"\n", &err);
 	assert_non_null(yq);
 	smdmx_scene *turned = smdmx_qc_body_scene(yq, NULL, NULL, &err, NULL);
 	if (!turned) fail_msg("%s", err.message);
@@ -2007,31 +2013,13 @@ static void test_qc_body_scene(void **state)
 /* A QC's $origin (doc/format-notes.md, "A QC's $origin"): the one in force at the first
  * $sequence, with its turn; the model placed by it (smdmx_qc_scene_options.placed) goes to
  * R (p - origin), R the turn about Z; not with as_files; a bad line said where it is. */
-static smdmx_qc *origin_qc(const char *dir, const char *text, smdmx_error *err)
-{
-	char path[4400], smd_path[4400];
-	snprintf(path, sizeof(path), "%s/origin.qc", dir);
-	snprintf(smd_path, sizeof(smd_path), "%s/base.smd", dir);
-	size_t size;
-	char *smd = test_slurp(test_path("testdata/qc/parts/base.smd"), &size);
-	FILE *f = fopen(smd_path, "wb");
-	assert_true(smd && f && fwrite(smd, 1, size, f) == size);
-	fclose(f);
-	free(smd);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	return smdmx_qc_read_file(path, NULL, err, NULL);
-}
-
 static void test_qc_origin(void **state)
 {
 	(void)state;
 	char *dir = test_temp_path("origin");
 	assert_true(os_mkdir(dir));
 	smdmx_error err;
-	smdmx_qc *qc = origin_qc(dir, "$origin 5 5 5\n$origin 1 2 3 90\n$body b \"base.smd\"\n$sequence idle \"base.smd\"\n$origin 9 9 9\n", &err);
+	smdmx_qc *qc = qc_beside_base(dir, "origin.qc", "$origin 5 5 5\n$origin 1 2 3 90\n$body b \"base.smd\"\n$sequence idle \"base.smd\"\n$origin 9 9 9\n", &err);
 	if (!qc) fail_msg("%s", err.message);
 	assert_true(qc->origin[0] == 1 && qc->origin[1] == 2 && qc->origin[2] == 3 && qc->origin[3] == 90);
 	smdmx_qc_scene_options o;
@@ -2065,19 +2053,19 @@ static void test_qc_origin(void **state)
 	smdmx_scene_free(s);
 	smdmx_qc_free(qc);
 	/* no $sequence: the last $origin; no turn given: none */
-	qc = origin_qc(dir, "$body b \"base.smd\"\n$origin 0 0 7\n$origin 0 0 68\n", &err);
+	qc = qc_beside_base(dir, "origin.qc", "$body b \"base.smd\"\n$origin 0 0 7\n$origin 0 0 68\n", &err);
 	assert_non_null(qc);
 	assert_true(qc->origin[2] == 68 && qc->origin[3] == 0);
 	smdmx_qc_free(qc);
 	/* two numbers: an error at the line's end, with what it needs */
-	assert_null(origin_qc(dir, "$origin 1 2\n$body b \"base.smd\"\n", &err));
+	assert_null(qc_beside_base(dir, "origin.qc", "$origin 1 2\n$body b \"base.smd\"\n", &err));
 	assert_int_equal(err.line, 1);
 	assert_non_null(strstr(err.message, "X, Y and Z"));
-	assert_null(origin_qc(dir, "$origin 1 2 x\n", &err));
+	assert_null(qc_beside_base(dir, "origin.qc", "$origin 1 2 x\n", &err));
 	assert_int_equal(err.code, SMDMX_ERROR_BAD_NUMBER);
 	assert_int_equal(err.column, 13);
 	/* smdmx_scene_move refuses what is not a number */
-	qc = origin_qc(dir, "$body b \"base.smd\"\n", &err);
+	qc = qc_beside_base(dir, "origin.qc", "$body b \"base.smd\"\n", &err);
 	s = smdmx_qc_body_scene(qc, NULL, NULL, &err, NULL);
 	double nan_origin[3] = { 0, NAN, 0 };
 	assert_false(smdmx_scene_move(s, nan_origin, 0, &err));

@@ -118,6 +118,8 @@ char *os_path_with_suffix(const char *path, const char *suffix);
 /* The separator path is written with: '/' where it has only those (or paths are not
  * Windows'), else '\\' (Windows' own, for a path of none: "models" gives models\x.smd). */
 char os_path_separator_of(const char *path);
+/* A new string from a format; NULL when memory ran out. */
+char *os_strf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 /* rel below dir, in dir's separator. */
 char *os_path_join(const char *dir, const char *rel);
 /* path made absolute (against the working directory) with "." and ".." folded, '/' as the

@@ -10,9 +10,7 @@
 
 #include "os.h"
 
-/* A new string from a format; NULL when memory ran out. */
-static char *strf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
-static char *strf(const char *fmt, ...)
+char *os_strf(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -68,13 +66,13 @@ static size_t stem_length(const char *path)
 
 char *os_path_with_extension(const char *path, const char *ext)
 {
-	return strf("%.*s.%s", (int)stem_length(path), path, ext);
+	return os_strf("%.*s.%s", (int)stem_length(path), path, ext);
 }
 
 char *os_path_with_suffix(const char *path, const char *suffix)
 {
 	const char *ext = os_path_extension(path);
-	return strf("%.*s_%s%s%s", (int)stem_length(path), path, suffix, *ext ? "." : "", ext);
+	return os_strf("%.*s_%s%s%s", (int)stem_length(path), path, suffix, *ext ? "." : "", ext);
 }
 
 /* path made absolute (against the working directory) with "." and ".." folded, '/' as the
@@ -89,7 +87,7 @@ char *os_path_join(const char *dir, const char *rel)
 {
 	char sep = os_path_separator_of(dir);
 	size_t n = strlen(dir);
-	char *p = strf("%s%s%s", dir, n && os_is_separator(dir[n - 1]) ? "" : sep == '/' ? "/" : "\\", rel);
+	char *p = os_strf("%s%s%s", dir, n && os_is_separator(dir[n - 1]) ? "" : sep == '/' ? "/" : "\\", rel);
 	for (char *c = p ? p + n : NULL; c && *c; c++)
 		if (os_is_separator(*c)) *c = sep;
 	return p;
@@ -98,7 +96,7 @@ char *os_path_join(const char *dir, const char *rel)
 char *os_path_absolute(const char *path)
 {
 	bool windows = os_windows_paths();
-	char *given = strf("%s", path);
+	char *given = os_strf("%s", path);
 	if (!given) return NULL;
 	if (windows)
 		for (char *c = given; *c; c++)
@@ -108,9 +106,9 @@ char *os_path_absolute(const char *path)
 	bool rooted = given[0] == '/' || drive;
 	char *cwd = rooted && !(windows && given[0] == '/' && !unc) ? NULL : os_getcwd();
 	char *joined;
-	if (!rooted) joined = strf("%s/%s", cwd ? cwd : ".", given);
-	else if (cwd && cwd[0] && cwd[1] == ':') joined = strf("%.2s%s", cwd, given); /* the drive of the working directory */
-	else joined = strf("%s", given);
+	if (!rooted) joined = os_strf("%s/%s", cwd ? cwd : ".", given);
+	else if (cwd && cwd[0] && cwd[1] == ':') joined = os_strf("%.2s%s", cwd, given); /* the drive of the working directory */
+	else joined = os_strf("%s", given);
 	if (!rooted && cwd && cwd[0] == '/' && cwd[1] == '/') unc = true;
 	free(given);
 	free(cwd);
@@ -144,7 +142,7 @@ char *os_path_absolute(const char *path)
 	free(joined);
 	if (windows && n >= 3 && out[2] == ':') memmove(out, out + 1, n); /* "C:/a", not "/C:/a" */
 	if (unc) {
-		char *u = strf("/%s", out);
+		char *u = os_strf("/%s", out);
 		free(out);
 		out = u;
 	}
@@ -226,7 +224,7 @@ bool os_make_parent_dirs_made(const char *path, char **made, char *why, size_t w
 	if (made) *made = NULL;
 	const char *slash = os_last_separator(path);
 	if (!slash || slash == path) return true;
-	char *p = strf("%s", path);
+	char *p = os_strf("%s", path);
 	if (!p) {
 		snprintf(why, why_size, "out of memory");
 		return false;
@@ -245,7 +243,7 @@ bool os_make_parent_dirs_made(const char *path, char **made, char *why, size_t w
 		char sep = *s;
 		*s = '\0';
 		if (os_mkdir(p)) {
-			if (made && !*made) *made = strf("%s", p); /* the first made: the others are below it */
+			if (made && !*made) *made = os_strf("%s", p); /* the first made: the others are below it */
 		} else if (errno != EEXIST) {
 			snprintf(why, why_size, "cannot create the directory '%s': %s", p, os_error_text(errno));
 			free(p);

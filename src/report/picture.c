@@ -33,20 +33,6 @@ void tb_puts(text_buf *b, const char *s)
 	for (; s && *s; s++) tb_putc(b, *s);
 }
 
-char *tb_strf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *t = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (!t) return NULL;
-	va_start(ap, fmt);
-	vsnprintf(t, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return t;
-}
-
 /* ---- running on several threads ---------------------------------------------------------- */
 
 typedef struct par {

@@ -151,9 +151,9 @@ static void said_text(const report_page *r, text_buf *out, const said_list *l)
 static char *first_error(const char *text)
 {
 	const char *t = text ? strstr(text, "error: ") : NULL;
-	if (!t) return tb_strf("cannot be read");
+	if (!t) return os_strf("cannot be read");
 	const char *end = strchr(t, '\n');
-	return tb_strf("%.*s", (int)(end ? end - t : (ptrdiff_t)strlen(t)), t);
+	return os_strf("%.*s", (int)(end ? end - t : (ptrdiff_t)strlen(t)), t);
 }
 
 /* A side read as smdmx diff reads it (an SMD with its VTA, a DMX, a QC's $model), its clips
@@ -190,7 +190,7 @@ static void draw_side(const smdmx_scene *s, const smdmx_scene *other, bool posed
 	size_t size = 0;
 	smdmx_error err;
 	if (!picture_png(s, &ro, &png, &size, NULL, 0, NULL, &err)) {
-		res->problem = tb_strf("error: %s", err.message);
+		res->problem = os_strf("error: %s", err.message);
 		return;
 	}
 	res->png64 = base64(png, size);
@@ -231,7 +231,7 @@ static char *expected_cause(smdmx_scene *a, smdmx_scene *b, const smdmx_compare_
 	o.ignore_bind_when_animated = a->clip_count && b->clip_count;
 	bool bind = o.ignore_bind_when_animated && smdmx_scene_diff(a, b, &o, NULL, NULL) == 0;
 	if (bind)
-		return tb_strf("the bind pose of an animation: an SMD animation's is its first frame (dmx2smd says so where it "
+		return os_strf("the bind pose of an animation: an SMD animation's is its first frame (dmx2smd says so where it "
 		               "differs); nothing to do");
 	if (a->clip_count != b->clip_count || !a->clip_count) return NULL;
 	double ra = a->clips[0].frame_rate, rb = b->clips[0].frame_rate;
@@ -243,7 +243,7 @@ static char *expected_cause(smdmx_scene *a, smdmx_scene *b, const smdmx_compare_
 	bool rate_bind = !rate && smdmx_scene_diff(a, b, &o, NULL, NULL) == 0;
 	for (size_t c = 0; c < b->clip_count; c++) b->clips[c].frame_rate = rb;
 	if (!rate && !rate_bind) return NULL;
-	return tb_strf("the frame rate: %g fps against %g (an fps a QC gives one side, the other read at its format's "
+	return os_strf("the frame rate: %g fps against %g (an fps a QC gives one side, the other read at its format's "
 	                 "default)%s; nothing to do", ra, rb, rate_bind ? ", and the bind pose of an animation" : "");
 }
 

@@ -28,8 +28,6 @@ typedef struct text_buf {
 } text_buf;
 void tb_putc(text_buf *b, char c);
 void tb_puts(text_buf *b, const char *s); /* NULL: nothing */
-/* fmt's text, malloc'd; NULL when memory ran out. */
-char *tb_strf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 
 /* A file to write: its path and bytes. */
 typedef struct whole_file {

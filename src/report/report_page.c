@@ -349,8 +349,8 @@ bool report_page_files(const report_page *r, const char *path, report_files *out
 	/* FILE.html's pictures in FILE_files/, named from the page's folder */
 	const char *ext = os_path_extension(path), *slash = os_last_separator(path);
 	size_t stem = strlen(path) - (*ext ? strlen(ext) + 1 : 0);
-	char *folder = beside ? tb_strf("%.*s_files", (int)stem, path) : NULL;
-	char *name = folder ? tb_strf("%s/", folder + (slash ? (size_t)(slash - path) + 1 : 0)) : NULL;
+	char *folder = beside ? os_strf("%.*s_files", (int)stem, path) : NULL;
+	char *name = folder ? os_strf("%s/", folder + (slash ? (size_t)(slash - path) + 1 : 0)) : NULL;
 	if (beside && !name) {
 		free(folder);
 		return false;
@@ -359,12 +359,12 @@ bool report_page_files(const report_page *r, const char *path, report_files *out
 	page(&b, r, name);
 	free(name);
 	bool ok = !b.failed;
-	out->files[out->count++] = (whole_file){ tb_strf("%s", path), b.text, b.len };
+	out->files[out->count++] = (whole_file){ os_strf("%s", path), b.text, b.len };
 	for (size_t k = 0; ok && k < chunks; k++) {
 		text_buf c = { 0 };
 		chunk(&c, r, k);
 		ok = !c.failed;
-		out->files[out->count++] = (whole_file){ tb_strf("%s/p%05zu.js", folder, k), c.text, c.len };
+		out->files[out->count++] = (whole_file){ os_strf("%s/p%05zu.js", folder, k), c.text, c.len };
 	}
 	free(folder);
 	for (size_t i = 0; i < out->count; i++) ok = ok && out->files[i].path && out->files[i].data;
