@@ -828,8 +828,9 @@ qc)
 	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/p1" -f --depfile "$tmp/p1.d" 2>/dev/null
 	check "qc -f" 0 $?
 	check "qc --depfile" "$drive$tmp/p1/face.dmx $drive$tmp/p1/face.qc $drive$tmp/p1/face_flexes.qci: $face/face.qc $face/face_flexes.qci $face/face.smd $face/face.vta" "$(cat "$tmp/p1.d")"
-	"$smdmx" qc "$face/face.qc" --to dmx -d "$face/out" 2>"$tmp/err"
-	check "qc into the project's folder" "2:smdmx: error: '$face/out' is inside the project's folder '$drive$face/': write the project elsewhere" "$?:$(cat "$tmp/err")"
+	"$smdmx" qc "$face/face.qc" --to dmx -d "$face/out" --report "$tmp/inside.html" 2>"$tmp/err"
+	check "qc into the project's folder: said, and no report of rows it did not convert" "2:smdmx: error: '$face/out' is inside the project's folder '$drive$face/': write the project elsewhere:no" \
+		"$?:$(cat "$tmp/err"):$([ -e "$tmp/inside.html" ] && echo yes || echo no)"
 	"$smdmx" qc "$face/face.qc" -d "$tmp/p4" 2>/dev/null
 	check "qc without --to" 2 $?
 	# info and check

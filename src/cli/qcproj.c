@@ -423,7 +423,8 @@ int cmd_qc(int argc, char **argv)
 		rc = run->status == SMDMX_ERROR_USAGE ? EXIT_USAGE : run->ok ? EXIT_OK : EXIT_FAILED;
 		report(&o, run, &s, rc);
 		if (o.depfile && rc == EXIT_OK) rc = write_qc_depfile(&o, run);
-		if (o.report && run->qc_count > run->qcs_not_read && !qc_report(&o, run, &s, !strcasecmp(c.to, "smd"), !strcmp(c.rig, "dmx")))
+		/* a usage error converted nothing: no page of rows that would say they were */
+		if (o.report && rc != EXIT_USAGE && run->qc_count > run->qcs_not_read && !qc_report(&o, run, &s, !strcasecmp(c.to, "smd"), !strcmp(c.rig, "dmx")))
 			rc = EXIT_FAILED;
 		said_run_free(&s, run);
 		smdmx_project_run_free(run);
