@@ -101,9 +101,35 @@ batch)
 	check "colliding outputs: the rest converted" "./w.dmx " "$(files "$tmp/flat")"
 	check "colliding outputs: message" "$tmp/x/m.smd: error: '$tmp/flat/m.dmx' would also be written from '$tmp/y/m.smd'" "$(head -n 1 "$tmp/err")"
 	# The progress line: on a terminal only, and not with -q (script(1) gives a terminal).
-	if [ -n "$windows" ]; then
-		echo "note: under Wine a terminal is Wine's console, which redraws what it is given its own way: the progress line's bytes are tested in tests/test_console.c"
-	elif command -v script >/dev/null; then
+	if [ -n "$windows" ] && command -v script >/dev/null 2>&1; then
+		# What a console shows, read back cell by cell (tests/test_console.c --screen, on the
+		# console Wine makes of a pseudo-terminal), on a console that says it takes escape codes
+		# and on one that does not: the progress line shown, then cleared without an escape
+		# code; a message in Cyrillic and accented Latin as a file receives it; a letter whose
+		# bytes come in two writes, whole.
+		wine=$(sed -n 's/^exec sh "[^"]*" "\([^"]*\)" .*/\1/p' "$build/smd2dmx")
+		exe=$(sed -n 's/^exec sh "[^"]*" "[^"]*" "\([^"]*\)" .*/\1/p' "$build/smd2dmx")
+		tcon="$(dirname "$exe")/tests/test_console.exe"
+		mkdir -p "$tmp/pr" "$tmp/Модели"
+		for i in 1 2 3; do cp "$sample/arm.smd" "$tmp/pr/$i.smd"; done
+		(cd "$tmp" && "$smd2dmx" 'Модели\héros.smd' -o 'Модели\é.dmx' 2>"$tmp/said" </dev/null)
+		# screen ARGS: --screen $kind ARGS on a console, what it printed ("exit N")
+		screen() { (cd "$tmp" && LC_ALL=C.UTF-8 timeout 120 script -qec "sh '$root/tests/wine_run.sh' '$wine' '$tcon' --screen $kind screen.txt $*" /dev/null </dev/null 2>&1 | tr -d '\r' | grep '^exit '); }
+		for kind in vt plain; do
+			said=$(screen "'$exe' -j1 -r pr -d pr_$kind")
+			check "a console ($kind): the batch converts" "exit 0 3" "$said $(ls "$tmp/pr_$kind" | wc -l)"
+			check "a console ($kind): the progress line cleared, no escape code shown" "" "$(tr -d '\n' <"$tmp/screen.txt")"
+			said=$(screen "'$exe' 'Модели\\héros.smd' -o 'Модели\\é.dmx'")
+			check "a console ($kind): letters in any language, as a file has them" "exit 1 $(cat "$tmp/said")" "$said $(grep -v '^$' "$tmp/screen.txt")"
+			said=$(screen --split)
+			check "a console ($kind): a letter written in two pieces" "exit 0 split: héllo Пр" "$said $(grep -v '^$' "$tmp/screen.txt")"
+		done
+		# and the progress line was there to clear: the rows the console showed as a batch ran
+		for i in $(seq 4 40); do cp "$sample/arm.smd" "$tmp/pr/$i.smd"; done
+		(cd "$tmp" && LC_ALL=C.UTF-8 timeout 120 script -qec "sh '$root/tests/wine_run.sh' '$wine' '$tcon' --screen plain screen.txt '$exe' -j1 -r pr -d pr_shown" /dev/null </dev/null >"$tmp/pty.txt" 2>&1)
+		check "a console: the progress line was shown" "yes exit 0" "$(grep -aq '^row: smd2dmx: \[[0-9]*/40\] pr\\[0-9]*\.smd.$' "$tmp/pty.txt" && echo yes) $(tr -d '\r' <"$tmp/pty.txt" | grep '^exit ')"
+		check "the message the consoles were given" "Модели\héros.smd: error: cannot open: " "$(sed 's/open: .*/open: /' "$tmp/said")"
+	elif [ -z "$windows" ] && command -v script >/dev/null; then
 		mkdir -p "$tmp/pr"
 		for i in 1 2 3; do cp "$sample/arm.smd" "$tmp/pr/$i.smd"; done
 		script -qec "'$smd2dmx' -j1 -r '$tmp/pr' -d '$tmp/pr_out'" /dev/null >"$tmp/tty.txt" 2>&1
@@ -1522,6 +1548,17 @@ windows)
 		cp "$root/testdata/qc/face/"* "$tmp/w/face/"
 		"$smdmx" qc "$win\\w\\face\\face.qc" --to dmx -d "$win\\w\\qcout" -v 2>"$tmp/err"
 		check "smdmx qc's absolute paths shown with '\\'" "0 $win\\w\\face\\face.smd: note: -> $win\\w\\qcout\\face.dmx" "$? $(head -n 1 "$tmp/err")"
+		# a path the QC names, made from the QC's folder (held with '/'), quoted in a message in
+		# the separator the QC's path was typed with
+		mkdir -p "$tmp/w/qcs/sub"
+		cp "$sample/arm.smd" "$tmp/w/qcs/sub/arm.smd"
+		printf '$modelname "x.mdl"\n$body body "arm.smd"\n$proceduralbones "../gone.vrd"\n' >"$tmp/w/qcs/sub/m.qc"
+		(cd "$tmp/w" && "$smdmx" check 'qcs\sub\m.qc' 2>"$tmp/err")
+		check "smdmx check: a missing file the QC names, in the typed separator" "qcs\\sub\\m.qc cannot find 'qcs\\gone.vrd'" "$(sed -n "s/^\([^:]*\):3:18: warning: \(cannot find '[^']*'\).*/\1 \2/p" "$tmp/err")"
+		(cd "$tmp/w" && "$smdmx" qc 'qcs\sub\m.qc' --to dmx -d qcs_out 2>"$tmp/err")
+		check "smdmx qc: a missing file the QC names, in the typed separator" "0 qcs\\sub\\m.qc:3:18: warning: cannot find 'qcs\\gone.vrd' (named by \$proceduralbones): not copied, and the QC still names it; put it in the written project if studiomdl needs it" "$? $(grep 'cannot find' "$tmp/err")"
+		(cd "$tmp/w" && "$smdmx" check 'qcs/sub/m.qc' 2>"$tmp/err")
+		check "smdmx check: typed with '/', shown with '/'" "qcs/sub/m.qc cannot find 'qcs/gone.vrd'" "$(sed -n "s/^\([^:]*\):3:18: warning: \(cannot find '[^']*'\).*/\1 \2/p" "$tmp/err")"
 		# The Windows guide (doc/windows.txt, the zip's README.txt): every cmd line of its
 		# section 3, as written (C:\Mods is a folder here), and its .bat of section 5, run by
 		# Wine's cmd.exe with the programs on PATH (WINEPATH).

@@ -8,6 +8,7 @@
 #include "../src/cli/console.c"
 
 #ifdef _WIN32
+#include <io.h>
 #include <windows.h>
 #endif
 
@@ -276,6 +277,16 @@ static void test_facts_of_a_start(void **state)
 	free(dir);
 }
 
+/* argv[from...] as a command line, each quoted. */
+static wchar_t *command_line(int argc, char **argv, int from)
+{
+	char cmd[16384];
+	size_t n = 0;
+	for (int i = from; i < argc && n < sizeof(cmd); i++)
+		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s\"%s\"", i > from ? " " : "", argv[i]);
+	return wide(cmd);
+}
+
 /* --start PROGRAM FACTS: start PROGRAM --probe FACTS on a console of its own, wait for it.
  * --probe FACTS: write this start's facts. */
 static int helper(int argc, char **argv)
@@ -297,11 +308,7 @@ static int helper(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "--start-shared")) {
 		/* as Explorer: PROGRAM ARGS... on this console, which this process then leaves, so
 		 * that the program is alone on it (tests/cli_batch.sh, group windows) */
-		char cmd[16384];
-		size_t n = 0;
-		for (int i = 2; i < argc && n < sizeof(cmd); i++)
-			n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s\"%s\"", i > 2 ? " " : "", argv[i]);
-		wchar_t *w = wide(cmd);
+		wchar_t *w = command_line(argc, argv, 2);
 		STARTUPINFOW si;
 		memset(&si, 0, sizeof(si));
 		si.cb = sizeof(si);
@@ -313,6 +320,86 @@ static int helper(int argc, char **argv)
 		DWORD code = 3;
 		GetExitCodeProcess(pi.hProcess, &code);
 		return (int)code;
+	}
+	if (argc >= 5 && !strcmp(argv[1], "--screen")) {
+		/* --screen vt|plain SCREEN PROGRAM ARGS...: on this console (a pseudo-terminal's under
+		 * Wine: tests/cli_batch.sh, group batch), told it takes escape codes (vt) or not, wide
+		 * enough that no line wraps, PROGRAM ARGS run with the console as its streams whatever
+		 * this helper's are (or, for "--split", a letter written in two pieces); then what the
+		 * console shows, row by row, to SCREEN in UTF-8 (an escape byte as it is). On standard
+		 * output: the cursor's row as it changed while PROGRAM ran ("row: TEXT"), then its exit
+		 * code ("exit N": tests/wine_run.sh, which may start this helper, takes a status of 1
+		 * without output for a start Wine lost). */
+		HANDLE con = CreateFileW(L"CONOUT$", GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
+		DWORD mode;
+		if (con == INVALID_HANDLE_VALUE || !GetConsoleMode(con, &mode)) return 6;
+		mode = !strcmp(argv[2], "vt") ? mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING : mode & ~(DWORD)ENABLE_VIRTUAL_TERMINAL_PROCESSING;
+		if (!SetConsoleMode(con, mode)) return 7;
+		CONSOLE_SCREEN_BUFFER_INFO bi;
+		if (!GetConsoleScreenBufferInfo(con, &bi)) return 8;
+		COORD size = { 400, bi.dwSize.Y > 200 ? bi.dwSize.Y : 200 };
+		SetConsoleScreenBufferSize(con, size);
+		DWORD code = 0;
+		SECURITY_ATTRIBUTES inherit = { sizeof(inherit), NULL, TRUE };
+		HANDLE in = CreateFileW(L"CONIN$", GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, &inherit, OPEN_EXISTING, 0, NULL);
+		HANDLE out = CreateFileW(L"CONOUT$", GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, &inherit, OPEN_EXISTING, 0, NULL);
+		if (in == INVALID_HANDLE_VALUE || out == INVALID_HANDLE_VALUE) return 6;
+		if (!strcmp(argv[4], "--split")) {
+			/* "é" and "П" cut between their bytes, then the rest */
+			int fd = _open_osfhandle((intptr_t)out, 0);
+			if (fd < 0 || _dup2(fd, _fileno(stderr)) != 0) return 6;
+			static const char *const pieces[] = { "split: h\xc3", "\xa9llo \xd0", "\x9f", "\xd1\x80\n" };
+			for (size_t i = 0; i < 4; i++)
+				if (!os_write_text(stderr, pieces[i], strlen(pieces[i]))) code = 9;
+		} else {
+			wchar_t *w = command_line(argc, argv, 4);
+			STARTUPINFOW si;
+			memset(&si, 0, sizeof(si));
+			si.cb = sizeof(si);
+			si.dwFlags = STARTF_USESTDHANDLES;
+			si.hStdInput = in;
+			si.hStdOutput = si.hStdError = out;
+			PROCESS_INFORMATION pi;
+			if (!CreateProcessW(NULL, w, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi)) return 2;
+			/* while it runs, the text of the cursor's row as it changes ("row: TEXT", the
+			 * first 20), which the screen at the end no longer holds */
+			static wchar_t last[4096];
+			for (int seen = 0; WaitForSingleObject(pi.hProcess, 2) == WAIT_TIMEOUT;) {
+				static wchar_t row[4096];
+				static char u8[4 * 4096];
+				CONSOLE_SCREEN_BUFFER_INFO now;
+				DWORD got = 0;
+				if (seen >= 20 || !GetConsoleScreenBufferInfo(con, &now)) continue;
+				COORD at = { 0, now.dwCursorPosition.Y };
+				if (!ReadConsoleOutputCharacterW(con, row, (DWORD)now.dwSize.X < 4095 ? (DWORD)now.dwSize.X : 4095, at, &got)) continue;
+				while (got > 0 && row[got - 1] == L' ') got--;
+				row[got] = 0;
+				if (!got || !wcscmp(row, last)) continue;
+				wcscpy(last, row);
+				int k = WideCharToMultiByte(CP_UTF8, 0, row, (int)got, u8, (int)sizeof(u8), NULL, NULL);
+				printf("row: %.*s\n", k, u8);
+				seen++;
+			}
+			code = 3;
+			GetExitCodeProcess(pi.hProcess, &code);
+		}
+		if (!GetConsoleScreenBufferInfo(con, &bi)) return 8;
+		FILE *f = os_fopen(argv[3], "wb");
+		if (!f) return 4;
+		for (SHORT y = 0; y <= bi.dwCursorPosition.Y; y++) {
+			static wchar_t row[4096];
+			static char u8[4 * 4096];
+			DWORD got = 0;
+			COORD at = { 0, y };
+			if (!ReadConsoleOutputCharacterW(con, row, (DWORD)bi.dwSize.X, at, &got)) return 8;
+			while (got > 0 && row[got - 1] == L' ') got--;
+			int k = got ? WideCharToMultiByte(CP_UTF8, 0, row, (int)got, u8, (int)sizeof(u8), NULL, NULL) : 0;
+			fwrite(u8, 1, (size_t)k, f);
+			fputc('\n', f);
+		}
+		if (fclose(f) != 0) return 5;
+		printf("exit %lu\n", (unsigned long)code);
+		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "--probe")) {
 		os_launch l;

@@ -176,6 +176,9 @@ typedef struct smdmx_qc {
 	const char *const *include_models; /* the models $includemodel names (their sequences join
 	                               this one's), as written, each once */
 	size_t include_model_count;
+	char separator;             /* the separator the QC's path was given with ('\\' on Windows unless
+	                               only '/'; always '/' elsewhere): the paths messages quote, which
+	                               files hold with '/', are shown in it */
 	double origin[4];           /* the $origin in force at the first $sequence or $animation (the
 	                               pose the model is shown in), else the last: X Y Z and the turn
 	                               about Z in degrees; all 0 when none */

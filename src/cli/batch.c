@@ -37,15 +37,16 @@ static diag_buf *rendered(printer *p, const smdmx_batch *b, size_t i)
 	return &p->diags[i];
 }
 
-/* The progress line rewritten to text ("" clears it). */
-static void progress_show(printer *p, const char *text)
+/* The progress line rewritten to text ("" clears it), added to what is to be written. */
+static void progress_add(printer *p, text_buf *t, const char *text)
 {
 	char line[1024];
-	size_t n = progress_render(p->term, p->columns, &p->shown, text, line, sizeof(line));
-	fwrite(line, 1, n, stderr);
+	progress_render(p->term, p->columns, &p->shown, text, line, sizeof(line));
+	tb_puts(t, line);
 }
 
-/* The jobs settled since, printed; the progress line after them (under the batch's lock). */
+/* The jobs settled since, printed; the progress line after them (under the batch's lock), in
+ * one write: the line cleared, the messages and the line again. */
 static void on_change(void *user, const smdmx_batch *b)
 {
 	printer *p = user;
@@ -53,18 +54,21 @@ static void on_change(void *user, const smdmx_batch *b)
 	 * it ends here, as quietly, before the job's "cannot write" is printed */
 	if (b->broken_pipe) os_exit_broken_pipe();
 	p->progress = p->term != OS_TERM_NONE && b->job_count > 1;
-	if (p->progress) progress_show(p, "");
+	text_buf t = { 0 };
+	if (p->progress) progress_add(p, &t, "");
 	for (; p->printed < b->settled; p->printed++) {
 		const diag_buf *d = rendered(p, b, p->printed);
-		if (d->len) fwrite(d->text, 1, d->len, stderr);
+		for (size_t k = 0; k < d->len; k++) tb_putc(&t, d->text[k]);
 	}
 	if (p->progress && b->finished < b->job_count) {
 		char text[1024];
 		snprintf(text, sizeof(text), "%s: [%zu/%zu] %s", p->o->name, b->finished, b->job_count,
 		         b->jobs[p->printed < b->job_count ? p->printed : 0].inputs[0]);
-		progress_show(p, text);
+		progress_add(p, &t, text);
 	}
-	fflush(stderr);
+	if (t.failed) have(NULL);
+	if (t.len) os_write_text(stderr, t.text, t.len);
+	free(t.text);
 }
 
 bool files_below(tool_kind tool, const char *name, const char *dir, char ***paths, size_t *count)
@@ -186,7 +190,7 @@ static bool options_of(const conv_opts *o, char **inputs, size_t input_count, sm
 		char why[256];
 		c->input_data = stdin_data(&c->input_size, why, sizeof(why));
 		if (!c->input_data) {
-			fprintf(stderr, "-: error: %s\n", why);
+			os_printf(stderr, "-: error: %s\n", why);
 			return false;
 		}
 	}
@@ -212,11 +216,16 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	int rc = b->ok ? EXIT_OK : EXIT_FAILED;
 	if (b->status == SMDMX_ERROR_USAGE) rc = EXIT_USAGE;
 	/* What is left to print: jobs after one that never ran (the batch stopped). */
-	if (p.progress) progress_show(&p, "");
+	if (p.progress) {
+		text_buf t = { 0 };
+		progress_add(&p, &t, "");
+		if (t.len) os_write_text(stderr, t.text, t.len);
+		free(t.text);
+	}
 	for (size_t i = p.printed; rc != EXIT_USAGE && i < b->job_count; i++) {
 		smdmx_batch_state s = b->jobs[i].state;
 		const diag_buf *d = s == SMDMX_BATCH_NOT_RUN || s == SMDMX_BATCH_CANCELLED ? NULL : rendered(&p, b, i);
-		if (d && d->len) fwrite(d->text, 1, d->len, stderr);
+		if (d && d->len) os_write_text(stderr, d->text, d->len);
 	}
 	for (size_t i = 0; i < b->message_count; i++) {
 		const smdmx_message *m = &b->messages[i];

@@ -53,7 +53,7 @@ static void lint_at(lint *t, bool error, place p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s%s: %s: %s%s\n", t->path, p.loc, error ? "error" : "warning", p.elem, msg);
+	os_printf(stderr, "%s%s: %s: %s%s\n", t->path, p.loc, error ? "error" : "warning", p.elem, msg);
 	if (error) t->errors++;
 	else t->warnings++;
 }
@@ -74,7 +74,7 @@ int cmd_check(int argc, char **argv)
 	const char *path = NULL, *target = "sdk2013";
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			puts("usage: smdmx check FILE [--target T]\n"
+			os_printf(stdout, "%s\n", "usage: smdmx check FILE [--target T]\n"
 			     "Lints a model for a target engine (goldsrc, sdk2013 (default), tf2, gmod, l4d2, portal2,\n"
 			     "csgo, sfm, source2): bones over the limit, weight links above the target's limit,\n"
 			     "jointCount against the weights present, unnormalised weights, degenerate and duplicate\n"
@@ -128,14 +128,14 @@ int cmd_check(int argc, char **argv)
 		t.places = have(smdmx_dm_places_new(l.dm, kv2, text_size));
 	}
 	if (!loaded_ok) {
-		fputs(d.text ? d.text : "", stderr);
+		os_puts(d.text ? d.text : "", stderr);
 		diag_free(&d);
 		return EXIT_FAILED;
 	}
 	for (size_t i = 0; i < w.count; i++) {
 		char where[64] = "";
 		if (w.data[i].line) snprintf(where, sizeof(where), ":%u:%u", w.data[i].line, w.data[i].column ? w.data[i].column : 1);
-		fprintf(stderr, "%s%s: warning: %s%s\n", path, where, w.data[i].message, w.data[i].count > 1 ? " (and more like it)" : "");
+		os_printf(stderr, "%s%s: warning: %s%s\n", path, where, w.data[i].message, w.data[i].count > 1 ? " (and more like it)" : "");
 		t.warnings++;
 	}
 	if (!l.scene) {
@@ -147,7 +147,7 @@ int cmd_check(int argc, char **argv)
 	}
 	smdmx_check_model(l.scene, l.dm, et, say_finding, &t);
 	if (t.errors || t.warnings)
-		fprintf(stderr, "%s: %zu error%s, %zu warning%s\n", path, t.errors, t.errors == 1 ? "" : "s", t.warnings,
+		os_printf(stderr, "%s: %zu error%s, %zu warning%s\n", path, t.errors, t.errors == 1 ? "" : "s", t.warnings,
 		        t.warnings == 1 ? "" : "s");
 	free(text);
 	smdmx_dm_places_free(t.places);

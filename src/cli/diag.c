@@ -164,7 +164,7 @@ void say_v(const char *name, const char *kind, const char *tail, const char *fmt
 	char msg[1024];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	show_backslashes(msg);
-	fprintf(stderr, "%s: %s: %s%s\n", name, kind, msg, tail);
+	os_printf(stderr, "%s: %s: %s%s\n", name, kind, msg, tail);
 }
 
 void say(const char *name, const char *kind, const char *fmt, ...)

@@ -131,7 +131,7 @@ static bool gather(int argc, char **argv, path_list lists[2], path_list *qcs, pa
 			char **paths;
 			size_t n;
 			if (!files_below(TOOL, NAME, argv[i], &paths, &n)) return false;
-			if (!n) fprintf(stderr, "%s: note: '%s' holds no file %s converts\n", NAME, argv[i], NAME);
+			if (!n) os_printf(stderr, "%s: note: '%s' holds no file %s converts\n", NAME, argv[i], NAME);
 			for (size_t q = 0; q < n; q++) {
 				list_push(found, paths[q]);
 				list_push(&lists[TOOL == TOOL_SMDMX && has_extension(paths[q], "dmx") ? 1 : 0], paths[q]);
@@ -142,7 +142,7 @@ static bool gather(int argc, char **argv, path_list lists[2], path_list *qcs, pa
 		} else if (has_extension(argv[i], "vta") && TOOL != TOOL_DMX2SMD) {
 			char *smd = smd_beside(argv[i]);
 			if (!smd) {
-				fprintf(stderr, "%s: error: a VTA holds a model's shapes, and there is no SMD of its name beside it: put it "
+				os_printf(stderr, "%s: error: a VTA holds a model's shapes, and there is no SMD of its name beside it: put it "
 				        "beside its reference SMD and drop it again\n", argv[i]);
 				*failed = true;
 				continue;

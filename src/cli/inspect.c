@@ -96,22 +96,22 @@ static size_t utf8_length(const unsigned char *s)
 static void json_string(const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	putchar('"');
+	os_puts("\"", stdout);
 	while (*s) {
 		size_t n = utf8_length(s);
 		if (!n) {
-			fputs("\\ufffd", stdout);
+			os_puts("\\ufffd", stdout);
 			s++;
 		} else if (*s == '"' || *s == '\\') {
-			printf("\\%c", *s++);
+			os_printf(stdout, "\\%c", *s++);
 		} else if (*s < 0x20) {
-			printf("\\u%04x", *s++);
+			os_printf(stdout, "\\u%04x", *s++);
 		} else {
-			fwrite(s, 1, n, stdout);
+			os_write_text(stdout, (const char *)s, n);
 			s += n;
 		}
 	}
-	putchar('"');
+	os_puts("\"", stdout);
 }
 
 /* The meshes of s that hold corner field f. */
@@ -130,101 +130,101 @@ int cmd_info(int argc, char **argv)
 		if (!strcmp(argv[i], "--json")) json = true;
 		else if (!strcmp(argv[i], "--name") && i + 1 < argc) stdin_name = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			puts("usage: smdmx info FILE [--json]\n"
+			os_printf(stdout, "%s\n", "usage: smdmx info FILE [--json]\n"
 			     "Says what a model file holds: its kind, encoding and format version, joints, meshes,\n"
 			     "vertices, faces, materials, flex shapes and controllers, clips with frames and rate.\n"
 			     "A QC: the files it includes, its $model blocks and rigs, every file it names and\n"
 			     "whether it exists.");
 			return EXIT_OK;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "smdmx: error: unknown option '%s' (try 'smdmx info --help')\n", argv[i]);
+			os_printf(stderr, "smdmx: error: unknown option '%s' (try 'smdmx info --help')\n", argv[i]);
 			return EXIT_USAGE;
 		} else if (!path) path = argv[i];
 		else {
-			fprintf(stderr, "smdmx: error: info takes one file\n");
+			os_printf(stderr, "smdmx: error: info takes one file\n");
 			return EXIT_USAGE;
 		}
 	}
 	if (!path) {
-		fprintf(stderr, "smdmx: error: info needs a file (try 'smdmx info --help')\n");
+		os_printf(stderr, "smdmx: error: info needs a file (try 'smdmx info --help')\n");
 		return EXIT_USAGE;
 	}
 	if (!strcasecmp(os_path_extension(path), "qc") || !strcasecmp(os_path_extension(path), "qci")) return qc_info(path, json);
 	loaded l;
 	diag_buf d = { 0 };
 	if (!load_model(path, &l, &d, NULL, 0, false)) {
-		fputs(d.text ? d.text : "", stderr);
+		os_puts(d.text ? d.text : "", stderr);
 		diag_free(&d);
 		return EXIT_FAILED;
 	}
 	const smdmx_scene *s = l.scene;
 	counts c = s ? count(s) : (counts){ 0 };
 	if (json) {
-		printf("{\"file\": ");
+		os_printf(stdout, "{\"file\": ");
 		json_string(path);
-		printf(", \"kind\": ");
+		os_printf(stdout, ", \"kind\": ");
 		json_string(kind_of(&l));
 		if (l.dm) {
-			printf(", \"encoding\": ");
+			os_printf(stdout, ", \"encoding\": ");
 			json_string(l.dm->encoding);
-			printf(", \"encoding_version\": %d, \"format\": ", l.dm->encoding_version);
+			os_printf(stdout, ", \"encoding_version\": %d, \"format\": ", l.dm->encoding_version);
 			json_string(l.dm->format);
 			size_t stubs = smdmx_dm_stub_count(l.dm);
-			printf(", \"format_version\": %d, \"elements\": %zu, \"elements_of_other_files\": %zu", l.dm->format_version,
+			os_printf(stdout, ", \"format_version\": %d, \"elements\": %zu, \"elements_of_other_files\": %zu", l.dm->format_version,
 			       l.dm->element_count - stubs, stubs);
 		} else {
-			printf(", \"version\": %d", s->source.version);
+			os_printf(stdout, ", \"version\": %d", s->source.version);
 		}
 		if (s) {
-			printf(", \"joints\": %zu, \"meshes\": %zu, \"vertices\": %zu, \"corners\": %zu, \"faces\": %zu, "
+			os_printf(stdout, ", \"joints\": %zu, \"meshes\": %zu, \"vertices\": %zu, \"corners\": %zu, \"faces\": %zu, "
 			       "\"triangles\": %zu, \"materials\": %zu, \"flex_shapes\": %zu, \"flex_controllers\": %zu, "
 			       "\"attachments\": %zu, \"clips\": [",
 			       s->joint_count, s->mesh_count, c.vertices, c.corners, c.faces, c.triangles, s->material_count,
 			       s->flex_shape_count, c.controllers, c.attachments);
 			for (size_t i = 0; i < s->clip_count; i++) {
-				printf("%s{\"name\": ", i ? ", " : "");
+				os_printf(stdout, "%s{\"name\": ", i ? ", " : "");
 				json_string(s->clips[i].name);
-				printf(", \"frames\": %lld, \"frame_rate\": %.17g}", clip_frames(&s->clips[i]), s->clips[i].frame_rate);
+				os_printf(stdout, ", \"frames\": %lld, \"frame_rate\": %.17g}", clip_frames(&s->clips[i]), s->clips[i].frame_rate);
 			}
-			printf("], \"corner_fields\": {");
+			os_printf(stdout, "], \"corner_fields\": {");
 			for (smdmx_corner_field f = 0; f < SMDMX_CORNER_FIELD_COUNT; f++)
-				printf("%s\"%s\": %zu", f ? ", " : "", smdmx_corner_field_describe(f)->name, meshes_with(s, f));
-			printf("}");
+				os_printf(stdout, "%s\"%s\": %zu", f ? ", " : "", smdmx_corner_field_describe(f)->name, meshes_with(s, f));
+			os_printf(stdout, "}");
 			if (l.dm)
-				printf(", \"uv_v_turned\": %zu, \"uv_v_unflagged\": %zu", s->source.dmx_v_flag_false, s->source.dmx_v_flag_missing);
+				os_printf(stdout, ", \"uv_v_turned\": %zu, \"uv_v_unflagged\": %zu", s->source.dmx_v_flag_false, s->source.dmx_v_flag_missing);
 		} else {
-			printf(", \"model\": null, \"why\": ");
+			os_printf(stdout, ", \"model\": null, \"why\": ");
 			json_string(l.not_model);
 		}
-		printf("}\n");
+		os_printf(stdout, "}\n");
 	} else {
-		printf("%s: %s", path, kind_of(&l));
+		os_printf(stdout, "%s: %s", path, kind_of(&l));
 		size_t stubs = l.dm ? smdmx_dm_stub_count(l.dm) : 0;
 		if (stubs)
-			printf(", %s %d, format %s %d, %zu elements and references to %zu of other files\n", l.dm->encoding,
+			os_printf(stdout, ", %s %d, format %s %d, %zu elements and references to %zu of other files\n", l.dm->encoding,
 			       l.dm->encoding_version, l.dm->format, l.dm->format_version, l.dm->element_count - stubs, stubs);
 		else if (l.dm)
-			printf(", %s %d, format %s %d, %zu elements\n", l.dm->encoding, l.dm->encoding_version, l.dm->format,
+			os_printf(stdout, ", %s %d, format %s %d, %zu elements\n", l.dm->encoding, l.dm->encoding_version, l.dm->format,
 			       l.dm->format_version, l.dm->element_count);
 		else
-			printf(", version %d\n", s->source.version);
+			os_printf(stdout, ", version %d\n", s->source.version);
 		if (s) {
-			printf("  joints %zu\n  meshes %zu\n  vertices %zu\n  corners %zu\n", s->joint_count, s->mesh_count, c.vertices, c.corners);
-			printf("  corner fields (meshes holding them):");
+			os_printf(stdout, "  joints %zu\n  meshes %zu\n  vertices %zu\n  corners %zu\n", s->joint_count, s->mesh_count, c.vertices, c.corners);
+			os_printf(stdout, "  corner fields (meshes holding them):");
 			for (smdmx_corner_field f = 0; f < SMDMX_CORNER_FIELD_COUNT; f++)
-				printf("%s %s %zu", f ? "," : "", smdmx_corner_field_describe(f)->name, meshes_with(s, f));
-			printf("\n  faces %zu (%zu triangles)\n  materials %zu\n  flex shapes %zu\n  flex controllers %zu\n  attachments %zu\n"
+				os_printf(stdout, "%s %s %zu", f ? "," : "", smdmx_corner_field_describe(f)->name, meshes_with(s, f));
+			os_printf(stdout, "\n  faces %zu (%zu triangles)\n  materials %zu\n  flex shapes %zu\n  flex controllers %zu\n  attachments %zu\n"
 			       "  clips %zu\n",
 			       c.faces, c.triangles, s->material_count, s->flex_shape_count, c.controllers, c.attachments, s->clip_count);
 			for (size_t i = 0; i < s->clip_count; i++)
-				printf("    '%s': %lld frames at %g fps\n", s->clips[i].name, clip_frames(&s->clips[i]), s->clips[i].frame_rate);
+				os_printf(stdout, "    '%s': %lld frames at %g fps\n", s->clips[i].name, clip_frames(&s->clips[i]), s->clips[i].frame_rate);
 			if (s->source.dmx_v_flag_false)
-				printf("  UV V turned (1 - v) in %zu meshes: flipVCoordinates false\n", s->source.dmx_v_flag_false);
+				os_printf(stdout, "  UV V turned (1 - v) in %zu meshes: flipVCoordinates false\n", s->source.dmx_v_flag_false);
 			if (s->source.dmx_v_flag_missing)
-				printf("  UV V as stored in %zu meshes without flipVCoordinates: read as Source 1 writes it\n",
+				os_printf(stdout, "  UV V as stored in %zu meshes without flipVCoordinates: read as Source 1 writes it\n",
 				       s->source.dmx_v_flag_missing);
 		} else {
-			printf("  not a model: %s\n", l.not_model);
+			os_printf(stdout, "  not a model: %s\n", l.not_model);
 		}
 	}
 	unload_model(&l);
@@ -242,14 +242,14 @@ static void print_difference(void *user, const char *message)
 	diff_out *d = user;
 	if (d->limit && d->shown >= d->limit) return;
 	d->shown++;
-	printf("%s\n", message);
+	os_printf(stdout, "%s\n", message);
 }
 
 
 /* A note of a file's that names several things alike (smdmx_scene_repeated_names). */
 static void say_repeated(void *user, const char *message)
 {
-	fprintf(stderr, "%s: note: %s\n", (const char *)user, message);
+	os_printf(stderr, "%s: note: %s\n", (const char *)user, message);
 }
 
 /* Two scenes compared and the differences printed: the exit code. */
@@ -263,8 +263,8 @@ static int diff_scenes(const smdmx_scene *a, const smdmx_scene *b, const char *c
 	for (int k = 0; k < 2 && !quiet; k++) smdmx_scene_repeated_names(s[k], k ? a : NULL, say_repeated, (void *)paths[k]);
 	if (quiet) out->limit = 0, out->shown = 0;
 	size_t n = smdmx_scene_diff(a, b, opts, quiet ? NULL : print_difference, out);
-	if (!quiet && n > out->shown) printf("... and %zu more differences (--max)\n", n - out->shown);
-	if (!quiet && n) printf("%zu difference%s\n", n, n == 1 ? "" : "s");
+	if (!quiet && n > out->shown) os_printf(stdout, "... and %zu more differences (--max)\n", n - out->shown);
+	if (!quiet && n) os_printf(stdout, "%zu difference%s\n", n, n == 1 ? "" : "s");
 	if (fflush(stdout) != 0) return EXIT_FAILED;
 	return n ? EXIT_FAILED : EXIT_OK;
 }
@@ -285,7 +285,7 @@ static int diff_qcs(const char *const paths[2], const char *const vtas[2], smdmx
 		s[k] = cli_picture_scene(&in, &d, NULL, NULL);
 	}
 	int rc = EXIT_USAGE; /* as diff(1): 2 for trouble */
-	if (d.text && (!s[0] || !s[1])) fputs(d.text, stderr); /* what reading said, where it failed (as for files) */
+	if (d.text && (!s[0] || !s[1])) os_puts(d.text, stderr); /* what reading said, where it failed (as for files) */
 	if (s[0] && s[1]) rc = diff_scenes(s[0], s[1], paths, opts, out, quiet);
 	diag_free(&d);
 	smdmx_scene_free(s[0]);
@@ -307,7 +307,7 @@ int cmd_diff(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end = NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			puts("usage: smdmx diff A [A.vta] B [B.vta] [--tolerance F] [--rotation-tolerance F] [--max N]\n"
+			os_printf(stdout, "%s\n", "usage: smdmx diff A [A.vta] B [B.vta] [--tolerance F] [--rotation-tolerance F] [--max N]\n"
 			     "                  [--fps N] [--strict] [-q]\n"
 			     "Compares two models by meaning, SMD (with its VTA after it) or DMX in any mix, or two\n"
 			     "QCs (their models as their files hold them, as smdmx report compares them): joints,\n"
@@ -400,7 +400,7 @@ int cmd_diff(int argc, char **argv)
 			ok1 = false;
 		}
 	if (!ok1) {
-		fputs(d.text ? d.text : "", stderr);
+		os_puts(d.text ? d.text : "", stderr);
 		diag_free(&d);
 		if (ok0) unload_model(&l[0]);
 		if (ok0 && (l[1].dm || l[1].scene)) unload_model(&l[1]);

@@ -69,15 +69,15 @@ static const char model_help[] =
 static void print_help(FILE *f)
 {
 #if defined(SMDMX_TOOL_SMD2DMX)
-	fputs("usage: smd2dmx [options] INPUT... [-o OUT | -d DIR]\n"
+	os_puts("usage: smd2dmx [options] INPUT... [-o OUT | -d DIR]\n"
 	      "Converts SMD models and animations (and VTA flex files) to DMX.\n\n",
 	      f);
 #elif defined(SMDMX_TOOL_DMX2SMD)
-	fputs("usage: dmx2smd [options] INPUT... [-o OUT | -d DIR]\n"
+	os_puts("usage: dmx2smd [options] INPUT... [-o OUT | -d DIR]\n"
 	      "Converts DMX models and animations to SMD (and VTA).\n\n",
 	      f);
 #else
-	fputs("usage: smdmx convert [options] INPUT... [-o OUT | -d DIR --to EXT]\n"
+	os_puts("usage: smdmx convert [options] INPUT... [-o OUT | -d DIR --to EXT]\n"
 	      "       smdmx info FILE [--json]\n"
 	      "       smdmx diff A B [--tolerance F] [--rotation-tolerance F] [--max N] [-q]\n"
 	      "       smdmx check FILE [--target T]\n"
@@ -96,9 +96,9 @@ static void print_help(FILE *f)
 	      "report    an HTML page comparing two trees of models, drawn side by side\n\n",
 	      f);
 #endif
-	fputs(batch_help, f);
-	fputs(model_help, f);
-	fputs("\nexit codes: 0 success, 1 at least one file failed, 2 a usage error\n", f);
+	os_puts(batch_help, f);
+	os_puts(model_help, f);
+	os_puts("\nexit codes: 0 success, 1 at least one file failed, 2 a usage error\n", f);
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
@@ -153,7 +153,7 @@ static int output_fits(const conv_opts *o)
 		        : TOOL == TOOL_DMX2SMD ? is_smd_family(ext)
 		                               : is_smd_family(ext) || !strcasecmp(ext, "dmx");
 		if (!ok) {
-			fprintf(stderr, "%s: error: '%s': the output must be %s\n", NAME, o->out,
+			os_printf(stderr, "%s: error: '%s': the output must be %s\n", NAME, o->out,
 			        TOOL == TOOL_SMD2DMX ? ".dmx" : TOOL == TOOL_DMX2SMD ? ".smd, .sma, .phys or .vta" : ".smd, .sma, .phys, .vta or .dmx");
 			return EXIT_USAGE;
 		}
@@ -182,7 +182,7 @@ static int read_command_line(opt_state *st, char **inputs, size_t *nin)
 			print_help(stdout);
 			st->rc = EXIT_OK;
 		} else if (!strcmp(a, "--version")) {
-			printf("%s %s\n", NAME, SMDMX_VERSION_STRING);
+			os_printf(stdout, "%s %s\n", NAME, SMDMX_VERSION_STRING);
 			st->rc = EXIT_OK;
 		} else if (!batch_option(st, a, v) && !format_option(st, a, v)) {
 			st->rc = usage_error("unknown option '%s'", a);
@@ -234,7 +234,7 @@ int convert_main(int argc, char **argv)
 static bool stdout_write(void *user, const void *data, size_t size)
 {
 	(void)user;
-	return fwrite(data, 1, size, stdout) == size;
+	return os_write_text(stdout, data, size);
 }
 
 static int cmd_dump(int argc, char **argv)
@@ -244,7 +244,7 @@ static int cmd_dump(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--full")) full = true;
 		else if (!strcmp(argv[i], "--help")) {
-			puts("usage: smdmx dump FILE.dmx [--full]\nLists a DMX file's elements and attributes; arrays are shortened unless --full.");
+			os_printf(stdout, "%s\n", "usage: smdmx dump FILE.dmx [--full]\nLists a DMX file's elements and attributes; arrays are shortened unless --full.");
 			return EXIT_OK;
 		} else if (argv[i][0] == '-' && argv[i][1]) return usage_error("unknown option '%s'", argv[i]);
 		else if (!in) in = argv[i];
@@ -257,13 +257,13 @@ static int cmd_dump(int argc, char **argv)
 	diag_buf d = { 0 };
 	diag_warnings(&d, NULL, in, &w);
 	if (!dm) diag_error(&d, in, &err);
-	fputs(d.text ? d.text : "", stderr);
+	os_puts(d.text ? d.text : "", stderr);
 	diag_free(&d);
 	if (!dm) return EXIT_FAILED;
 	bool ok = smdmx_dm_dump(dm, full, stdout_write, NULL, &err);
 	smdmx_dm_free(dm);
 	if (fflush(stdout) != 0) ok = false;
-	if (!ok) fprintf(stderr, "%s: error: cannot write the dump\n", NAME);
+	if (!ok) os_printf(stderr, "%s: error: cannot write the dump\n", NAME);
 	return ok ? EXIT_OK : EXIT_FAILED;
 }
 #endif
@@ -281,7 +281,7 @@ static int run(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(cmd, "--version")) {
-		printf("smdmx %s\n", SMDMX_VERSION_STRING);
+		os_printf(stdout, "smdmx %s\n", SMDMX_VERSION_STRING);
 		return EXIT_OK;
 	}
 	if (!strcmp(cmd, "convert")) return convert_main(argc - 2, argv + 2);
@@ -295,7 +295,7 @@ static int run(int argc, char **argv)
 	return usage_error("unknown command '%s'", cmd);
 #else
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s [options] INPUT... [-o OUT | -d DIR] (try '%s --help')\n", NAME, NAME);
+		os_printf(stderr, "usage: %s [options] INPUT... [-o OUT | -d DIR] (try '%s --help')\n", NAME, NAME);
 		return EXIT_USAGE;
 	}
 	return convert_main(argc - 1, argv + 1);
@@ -334,11 +334,11 @@ int main(int argc, char **argv)
 	if (all_paths(argc, argv)) rc = run_dropped(argc, argv);
 	else if (argc < 2) {
 		print_help(stdout);
-		printf("\n%s\n", dropped_help());
+		os_printf(stdout, "\n%s\n", dropped_help());
 		rc = EXIT_OK;
 	} else rc = run(argc, argv);
 	fflush(stdout);
-	fprintf(stderr, "%s: %s\n", NAME, rc == EXIT_OK ? "done" : "finished with errors (above)");
+	os_printf(stderr, "%s: %s\n", NAME, rc == EXIT_OK ? "done" : "finished with errors (above)");
 	os_wait_key();
 	return rc;
 }

@@ -27,7 +27,7 @@ int cmp_strings(const void *a, const void *b)
 void *have(void *p)
 {
 	if (!p) {
-		fputs("smdmx: error: out of memory\n", stderr);
+		os_puts("smdmx: error: out of memory\n", stderr);
 		exit(EXIT_FAILED);
 	}
 	return p;

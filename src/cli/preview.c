@@ -184,7 +184,7 @@ static int preview_options(preview *p, int argc, char **argv, const char **out, 
 		             !strcmp(a, "-j");
 		if (takes && !v) return preview_usage("'%s' wants a value", a);
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			puts(preview_help);
+			os_printf(stdout, "%s\n", preview_help);
 			return -1;
 		} else if (!strcmp(a, "-o")) *out = argv[++i];
 		else if (!strcmp(a, "-d")) *dir = argv[++i];
@@ -289,9 +289,9 @@ int cmd_preview(int argc, char **argv)
 		size_t failed = 0;
 		for (size_t i = 0; i < p.count; i++) {
 			picture *pic = &p.pics[i];
-			fputs(pic->diag.text ? pic->diag.text : "", stderr);
+			os_puts(pic->diag.text ? pic->diag.text : "", stderr);
 			if (!pic->ok) failed++;
-			else if (!p.o.quiet && strcmp(pic->out, "-")) printf("%s -> %s (%s)\n", pic->in, pic->out, pic->legend);
+			else if (!p.o.quiet && strcmp(pic->out, "-")) os_printf(stdout, "%s -> %s (%s)\n", pic->in, pic->out, pic->legend);
 		}
 		if (failed && p.count > 1) say("smdmx", "error", "%zu of %zu models not drawn", failed, p.count);
 		rc = failed ? EXIT_FAILED : EXIT_OK;

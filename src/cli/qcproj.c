@@ -130,7 +130,7 @@ static int qc_options(int argc, char **argv, conv_opts *o, qc_command *c)
 		} else {
 			char **n = realloc(c->args, (c->arg_count + 1) * sizeof(char *));
 			if (!n) {
-				fputs("smdmx: error: out of memory\n", stderr);
+				os_puts("smdmx: error: out of memory\n", stderr);
 				exit(EXIT_FAILED);
 			}
 			c->args = n;
@@ -230,8 +230,8 @@ static void report_qc_messages(const smdmx_project_run *run, const said_run *s)
 		i = k;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (lines[i].count > 1) fprintf(stderr, "%.*s (for %zu QCs)\n", (int)lines[i].len, lines[i].text, lines[i].count);
-		else if (lines[i].count) fprintf(stderr, "%.*s\n", (int)lines[i].len, lines[i].text);
+		if (lines[i].count > 1) os_printf(stderr, "%.*s (for %zu QCs)\n", (int)lines[i].len, lines[i].text, lines[i].count);
+		else if (lines[i].count) os_printf(stderr, "%.*s\n", (int)lines[i].len, lines[i].text);
 	}
 	free(order);
 	free(lines);
@@ -243,12 +243,12 @@ static void report(const conv_opts *o, const smdmx_project_run *run, const said_
 	report_qc_messages(run, s);
 	for (size_t i = 0; i < run->file_count; i++) {
 		const smdmx_project_file *f = &run->files[i];
-		fputs(s->files[i].text ? s->files[i].text : "", stderr);
+		os_puts(s->files[i].text ? s->files[i].text : "", stderr);
 		if (o->verbose && f->ok && !f->up_to_date)
 			for (size_t k = 0; k < f->written_count; k++) {
 				diag_buf d = { 0 };
 				diag_add(&d, NULL, f->source, 0, 0, "note", "-> %s", f->written[k]);
-				fputs(d.text ? d.text : "", stderr);
+				os_puts(d.text ? d.text : "", stderr);
 				diag_free(&d);
 			}
 	}
@@ -257,15 +257,15 @@ static void report(const conv_opts *o, const smdmx_project_run *run, const said_
 	size_t projects = run->qc_count - run->qcs_not_read, unread = run->qcs_not_read;
 	if (projects && rc != EXIT_USAGE && !o->quiet &&
 	    (run->file_count > 1 || run->failed || run->missing_count || run->lines_not_read || projects > 1)) {
-		fprintf(stderr, "smdmx: ");
-		if (run->qc_count > 1) fprintf(stderr, "%zu QC projects, ", run->qc_count);
-		fprintf(stderr, "%zu converted, %zu copied, %zu missing, %zu failed", run->converted, run->copied, run->missing_count,
+		os_printf(stderr, "smdmx: ");
+		if (run->qc_count > 1) os_printf(stderr, "%zu QC projects, ", run->qc_count);
+		os_printf(stderr, "%zu converted, %zu copied, %zu missing, %zu failed", run->converted, run->copied, run->missing_count,
 		        run->failed);
 		if (run->lines_not_read)
-			fprintf(stderr, ", %zu QC line%s not read", run->lines_not_read, run->lines_not_read == 1 ? "" : "s");
-		if (unread) fprintf(stderr, ", %zu QC%s not read", unread, unread == 1 ? "" : "s");
-		if (run->up_to_date) fprintf(stderr, ", %zu up to date", run->up_to_date);
-		fprintf(stderr, "; %zu QC file%s written\n", run->qc_written_count, run->qc_written_count == 1 ? "" : "s");
+			os_printf(stderr, ", %zu QC line%s not read", run->lines_not_read, run->lines_not_read == 1 ? "" : "s");
+		if (unread) os_printf(stderr, ", %zu QC%s not read", unread, unread == 1 ? "" : "s");
+		if (run->up_to_date) os_printf(stderr, ", %zu up to date", run->up_to_date);
+		os_printf(stderr, "; %zu QC file%s written\n", run->qc_written_count, run->qc_written_count == 1 ? "" : "s");
 	}
 }
 
@@ -367,7 +367,7 @@ int cmd_qc(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	int rc = qc_options(argc, argv, &o, &c);
 	if (c.help) {
-		fputs(qc_help, stdout);
+		os_puts(qc_help, stdout);
 		free(c.args);
 		return EXIT_OK;
 	}
@@ -407,7 +407,7 @@ int cmd_qc(int argc, char **argv)
 		for (size_t i = 0; i < run->file_count; i++) diag_take(&s.files[i], &o, run->files[i].messages, run->files[i].message_count);
 		/* the QCs that could not be read, then what the run said of itself, then the rest */
 		for (size_t i = 0; i < run->qc_count; i++)
-			if (!run->qcs[i].qc) fputs(s.qcs[i].text ? s.qcs[i].text : "", stderr);
+			if (!run->qcs[i].qc) os_puts(s.qcs[i].text ? s.qcs[i].text : "", stderr);
 		for (size_t i = 0; i < run->message_count; i++) {
 			const smdmx_message *m = &run->messages[i];
 			if (!m->path) {
@@ -417,7 +417,7 @@ int cmd_qc(int argc, char **argv)
 			}
 			diag_buf d = { 0 };
 			diag_take(&d, &o, m, 1);
-			fputs(d.text ? d.text : "", stderr);
+			os_puts(d.text ? d.text : "", stderr);
 			diag_free(&d);
 		}
 		rc = run->status == SMDMX_ERROR_USAGE ? EXIT_USAGE : run->ok ? EXIT_OK : EXIT_FAILED;
@@ -442,14 +442,14 @@ static const char *const ref_kinds[] = { "model", "collision", "animation", "fle
 
 static void json_str(const char *s)
 {
-	putchar('"');
+	os_puts("\"", stdout);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') printf("\\%c", c);
-		else if (c < 32) printf("\\u%04x", c);
-		else putchar(c);
+		if (c == '"' || c == '\\') os_printf(stdout, "\\%c", c);
+		else if (c < 32) os_printf(stdout, "\\u%04x", c);
+		else os_write_text(stdout, (const char *)&c, 1);
 	}
-	putchar('"');
+	os_puts("\"", stdout);
 }
 
 int qc_info(const char *path, bool json)
@@ -460,59 +460,59 @@ int qc_info(const char *path, bool json)
 	diag_buf d = { 0 };
 	diag_warnings(&d, NULL, path, &w);
 	if (!qc) diag_error(&d, path, &err);
-	fputs(d.text ? d.text : "", stderr);
+	os_puts(d.text ? d.text : "", stderr);
 	diag_free(&d);
 	if (!qc) return EXIT_FAILED;
 	size_t missing = 0;
 	for (size_t i = 0; i < qc->ref_count; i++) missing += !qc->refs[i].found;
 	if (json) {
-		printf("{\"file\": ");
+		os_printf(stdout, "{\"file\": ");
 		json_str(path);
-		printf(", \"kind\": \"qc\", \"files\": [");
+		os_printf(stdout, ", \"kind\": \"qc\", \"files\": [");
 		for (size_t i = 0; i < qc->file_count; i++) {
-			printf("%s", i ? ", " : "");
+			os_printf(stdout, "%s", i ? ", " : "");
 			json_str(qc->files[i].path);
 		}
-		printf("], \"up_axis\": ");
-		if (qc->up_axis) printf("\"%c\"", qc->up_axis);
-		else printf("null");
-		printf(", \"scale\": %g, \"references\": [", qc->scale);
+		os_printf(stdout, "], \"up_axis\": ");
+		if (qc->up_axis) os_printf(stdout, "\"%c\"", qc->up_axis);
+		else os_printf(stdout, "null");
+		os_printf(stdout, ", \"scale\": %g, \"references\": [", qc->scale);
 		for (size_t i = 0; i < qc->ref_count; i++) {
 			const smdmx_qc_ref *r = &qc->refs[i];
-			printf("%s{\"kind\": \"%s\", \"command\": ", i ? ", " : "", ref_kinds[r->kind]);
+			os_printf(stdout, "%s{\"kind\": \"%s\", \"command\": ", i ? ", " : "", ref_kinds[r->kind]);
 			json_str(r->command);
-			printf(", \"name\": ");
+			os_printf(stdout, ", \"name\": ");
 			json_str(r->name);
-			printf(", \"path\": ");
+			os_printf(stdout, ", \"path\": ");
 			json_str(r->path);
-			printf(", \"found\": %s, \"line\": %u}", r->found ? "true" : "false", r->pos.line);
+			os_printf(stdout, ", \"found\": %s, \"line\": %u}", r->found ? "true" : "false", r->pos.line);
 		}
-		printf("], \"models\": [");
+		os_printf(stdout, "], \"models\": [");
 		for (size_t i = 0; i < qc->model_count; i++) {
 			const smdmx_qc_model *m = &qc->models[i];
-			printf("%s{\"name\": ", i ? ", " : "");
+			os_printf(stdout, "%s{\"name\": ", i ? ", " : "");
 			json_str(m->name);
-			printf(", \"file\": ");
+			os_printf(stdout, ", \"file\": ");
 			json_str(qc->refs[m->ref].path);
-			printf(", \"flexes\": %zu, \"controllers\": %zu, \"rules\": %zu, \"noautodmxrules\": %s}", m->flex_count,
+			os_printf(stdout, ", \"flexes\": %zu, \"controllers\": %zu, \"rules\": %zu, \"noautodmxrules\": %s}", m->flex_count,
 			       m->controller_count, m->rule_count, m->noautodmxrules ? "true" : "false");
 		}
-		printf("], \"attachments\": %zu, \"missing\": %zu}\n", qc->attachment_count, missing);
+		os_printf(stdout, "], \"attachments\": %zu, \"missing\": %zu}\n", qc->attachment_count, missing);
 	} else {
-		printf("%s: QC, %zu file%s read", path, qc->file_count, qc->file_count == 1 ? "" : "s");
-		if (qc->up_axis) printf(", $upaxis %c", qc->up_axis);
-		if (qc->scale != 1) printf(", $scale %g", qc->scale);
-		printf("\n");
-		for (size_t i = 1; i < qc->file_count; i++) printf("  includes %s\n", qc->files[i].path);
+		os_printf(stdout, "%s: QC, %zu file%s read", path, qc->file_count, qc->file_count == 1 ? "" : "s");
+		if (qc->up_axis) os_printf(stdout, ", $upaxis %c", qc->up_axis);
+		if (qc->scale != 1) os_printf(stdout, ", $scale %g", qc->scale);
+		os_printf(stdout, "\n");
+		for (size_t i = 1; i < qc->file_count; i++) os_printf(stdout, "  includes %s\n", qc->files[i].path);
 		for (size_t i = 0; i < qc->model_count; i++) {
 			const smdmx_qc_model *m = &qc->models[i];
-			printf("  $model '%s': %s, %zu flex lines, %zu controllers, %zu rules%s\n", m->name, qc->refs[m->ref].path,
+			os_printf(stdout, "  $model '%s': %s, %zu flex lines, %zu controllers, %zu rules%s\n", m->name, qc->refs[m->ref].path,
 			       m->flex_count, m->controller_count, m->rule_count, m->noautodmxrules ? ", noautodmxrules" : "");
 		}
-		printf("  references %zu (%zu missing), attachments %zu\n", qc->ref_count, missing, qc->attachment_count);
+		os_printf(stdout, "  references %zu (%zu missing), attachments %zu\n", qc->ref_count, missing, qc->attachment_count);
 		for (size_t i = 0; i < qc->ref_count; i++) {
 			const smdmx_qc_ref *r = &qc->refs[i];
-			printf("    %-9s %-16s %s%s%s\n", ref_kinds[r->kind], r->command, r->path, r->found ? "" : "  (missing)",
+			os_printf(stdout, "    %-9s %-16s %s%s%s\n", ref_kinds[r->kind], r->command, r->path, r->found ? "" : "  (missing)",
 			       r->nocase ? "  (case differs)" : "");
 		}
 	}
@@ -542,7 +542,7 @@ int qc_check(const char *path)
 	diag_warnings(&d, NULL, path, &w);
 	if (!qc) diag_error(&d, path, &err);
 	else smdmx_qc_check(qc, NULL, qc_finding, &q);
-	fputs(d.text ? d.text : "", stderr);
+	os_puts(d.text ? d.text : "", stderr);
 	size_t errors = d.errors;
 	diag_free(&d);
 	smdmx_qc_free(qc);

@@ -71,7 +71,7 @@ int cmd_report(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			puts(report_help);
+			os_printf(stdout, "%s\n", report_help);
 			return EXIT_OK;
 		} else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
 		else if ((!strcmp(a, "-j") && i + 1 < argc) || (!strncmp(a, "-j", 2) && a[2])) {
@@ -116,7 +116,7 @@ int cmd_report(int argc, char **argv)
 	size_t rows = r.count;
 	if (ok) ok = report_write(&r, out, jobs, force, "smdmx");
 	else report_free(&r);
-	if (ok && !quiet) printf("%s: %zu rows\n", out, rows);
+	if (ok && !quiet) os_printf(stdout, "%s: %zu rows\n", out, rows);
 	smdmx_tree_pairs_free(pairs);
 	free(title);
 	return ok ? EXIT_OK : EXIT_FAILED;

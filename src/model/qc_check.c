@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "platform/os.h"
 #include "support/internal.h"
 #include "smdmx/model.h"
 #include "smdmx/rig.h"
@@ -89,7 +90,8 @@ size_t smdmx_qc_check(const smdmx_qc *qc, const smdmx_dmx_read_options *dmx, smd
 	for (size_t i = 0; i < qc->ref_count; i++) {
 		const smdmx_qc_ref *r = &qc->refs[i];
 		if (r->found) continue;
-		snprintf(msg, sizeof(msg), "cannot find '%.400s' (named by %s)", r->path, r->command);
+		char shown[512];
+		snprintf(msg, sizeof(msg), "cannot find '%s' (named by %s)", os_path_shown(r->path, qc->separator, shown, sizeof(shown)), r->command);
 		find(&q, r->kind != SMDMX_QC_REF_OTHER, r->pos.line, r->pos.column, r->pos.file ? qc->files[r->pos.file].path : NULL, msg);
 	}
 	for (size_t mi = 0; mi < qc->model_count; mi++) {

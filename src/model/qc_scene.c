@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/os.h"
 #include "support/internal.h"
 #include "smdmx/model.h"
 #include "smdmx/rig.h"
@@ -57,7 +58,9 @@ static bool file_done(build *b, const char *path, const smdmx_warnings *w, const
 /* A file the QC names not there: an error where the QC names it. */
 static bool fail_at(build *b, const smdmx_qc_ref *ref, const char *what)
 {
-	sm_fail(b->error, SMDMX_ERROR_IO, ref->pos.line, ref->pos.column, "cannot find '%s' (%s)", ref->path, what);
+	char shown[1024];
+	sm_fail(b->error, SMDMX_ERROR_IO, ref->pos.line, ref->pos.column, "cannot find '%s' (%s)",
+	        os_path_shown(ref->path, b->qc->separator, shown, sizeof(shown)), what);
 	if (ref->pos.file != 0 && ref->pos.file < b->qc->file_count)
 		snprintf(b->error->file, sizeof(b->error->file), "%s", b->qc->files[ref->pos.file].path);
 	return false;

@@ -118,6 +118,9 @@ char *os_path_with_suffix(const char *path, const char *suffix);
 /* The separator path is written with: '/' where it has only those (or paths are not
  * Windows'), else '\\' (Windows' own, for a path of none: "models" gives models\x.smd). */
 char os_path_separator_of(const char *path);
+/* path in buf (cap bytes, cut to fit) with every separator sep where paths are Windows' (the
+ * separator the user wrote, for a path in a message); as it is elsewhere. Returns buf. */
+const char *os_path_shown(const char *path, char sep, char *buf, size_t cap);
 /* A new string from a format; NULL when memory ran out. */
 char *os_strf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 /* rel below dir, in dir's separator. */
@@ -204,11 +207,20 @@ void os_remove_in_cleanup(const char *path);
 void os_start(int *argc, char ***argv);
 /* true when f is a terminal (a console on Windows). */
 bool os_is_terminal(FILE *f);
+/* Text for a person (messages, help, listings; UTF-8) written to f, standard output or error,
+ * whole and at once, after what f holds: on a Windows console in UTF-16 by the console's own
+ * call (a letter whose bytes reach a console in two writes shows as two wrong ones), elsewhere
+ * as the bytes, a message to standard error in one write (so that programs writing to one log
+ * do not mix their lines). A letter cut at the end of text waits for the rest from the next
+ * call on f. false when it could not be written. Safe on several threads at once. */
+bool os_write_text(FILE *f, const char *text, size_t n);
+bool os_printf(FILE *f, const char *fmt, ...) __attribute__((format(OS_PRINTF, 2, 3)));
+bool os_puts(const char *s, FILE *f);
 /* What a terminal f shows: OS_TERM_NONE when f is none; OS_TERM_ANSI when it takes the
- * escape codes of a line rewritten in place (every POSIX terminal; a Windows console once
- * virtual-terminal processing is on, which this turns on where the console has it);
- * OS_TERM_PLAIN when it shows them as text (the classic Windows console), where '\r' and
- * spaces rewrite a line. columns: the terminal's width (80 when it cannot be had). */
+ * escape codes of a line rewritten in place (every POSIX terminal); OS_TERM_PLAIN where '\r'
+ * and spaces rewrite a line, every Windows console (a console that says it takes escape codes
+ * may show them as text, as Wine's does: doc/windows.md). columns: the terminal's width (80
+ * when it cannot be had). */
 typedef enum os_term { OS_TERM_NONE, OS_TERM_ANSI, OS_TERM_PLAIN } os_term;
 os_term os_terminal(FILE *f, unsigned *columns);
 /* How the program was started, which says whether it has a window of its own that closes

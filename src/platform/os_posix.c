@@ -475,6 +475,12 @@ bool os_is_terminal(FILE *f)
 	return isatty(fileno(f)) == 1;
 }
 
+bool os_write_text(FILE *f, const char *text, size_t n)
+{
+	/* one fwrite: the C library writes it to an unbuffered stderr in one write(2) */
+	return fwrite(text, 1, n, f) == n;
+}
+
 const char *os_error_text(int err)
 {
 	return strerror(err);

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <io.h>
+#include <limits.h>
 #include <locale.h>
 #include <process.h>
 #include <stdlib.h>
@@ -707,16 +708,6 @@ static void restore_console(void)
 	if (console_cp) SetConsoleOutputCP(console_cp);
 }
 
-/* The console mode os_terminal changed, put back at exit (the console outlives the program). */
-static HANDLE term_handle;
-static DWORD term_mode;
-static bool term_mode_set;
-
-static void restore_term_mode(void)
-{
-	SetConsoleMode(term_handle, term_mode);
-}
-
 void os_start(int *argc, char ***argv)
 {
 	/* Bytes in and out as they are: a binary DMX through a pipe arrives whole, and text
@@ -766,18 +757,92 @@ os_term os_terminal(FILE *f, unsigned *columns)
 	CONSOLE_SCREEN_BUFFER_INFO bi;
 	if (GetConsoleScreenBufferInfo(h, &bi) && bi.srWindow.Right > bi.srWindow.Left)
 		*columns = (unsigned)(bi.srWindow.Right - bi.srWindow.Left + 1);
-	/* Windows 10 and later show escape codes once asked to; earlier consoles refuse */
-	if (mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING) return OS_TERM_ANSI;
-	if (SetConsoleMode(h, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING)) {
-		if (!term_mode_set) {
-			term_handle = h;
-			term_mode = mode;
-			term_mode_set = true;
-			atexit(restore_term_mode);
-		}
-		return OS_TERM_ANSI;
-	}
+	/* '\r' and spaces, never escape codes: Wine's console takes the mode that says it
+	 * shows them and shows them as text, and no console needs them for a line rewritten */
 	return OS_TERM_PLAIN;
+}
+
+/* Text on a console: the bytes of a letter cut at the end of one write, held for the next on
+ * the same stream (standard output, standard error). */
+static SRWLOCK text_lock = SRWLOCK_INIT;
+static struct {
+	char bytes[4];
+	size_t n;
+} text_held[2];
+
+/* The length of text's longest start that ends on a whole UTF-8 sequence (bytes that no
+ * sequence continues end it as they are: the conversion shows them as U+FFFD). */
+static size_t utf8_whole(const char *text, size_t n)
+{
+	size_t i = n, back = 0;
+	while (i > 0 && back < 4 && ((unsigned char)text[i - 1] & 0xC0) == 0x80) {
+		i--;
+		back++;
+	}
+	if (i == 0) return n;
+	unsigned char lead = (unsigned char)text[i - 1];
+	size_t want = lead >= 0xF0 && lead < 0xF8 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+	return want > back + 1 && want > 1 ? i - 1 : n;
+}
+
+static bool console_write(HANDLE h, int slot, const char *text, size_t n)
+{
+	char *joined = NULL;
+	if (slot >= 0 && text_held[slot].n) {
+		joined = malloc(text_held[slot].n + n);
+		if (!joined) return false;
+		memcpy(joined, text_held[slot].bytes, text_held[slot].n);
+		memcpy(joined + text_held[slot].n, text, n);
+		n += text_held[slot].n;
+		text = joined;
+		text_held[slot].n = 0;
+	}
+	size_t whole = slot >= 0 ? utf8_whole(text, n) : n;
+	if (slot >= 0) {
+		text_held[slot].n = n - whole;
+		memcpy(text_held[slot].bytes, text + whole, n - whole);
+	}
+	bool ok = true;
+	if (whole) {
+		int wn = whole <= INT_MAX ? MultiByteToWideChar(CP_UTF8, 0, text, (int)whole, NULL, 0) : 0;
+		wchar_t *w = wn > 0 ? malloc((size_t)wn * sizeof(wchar_t)) : NULL;
+		ok = w && MultiByteToWideChar(CP_UTF8, 0, text, (int)whole, w, wn) == wn;
+		/* in pieces the oldest consoles take (their buffer is 64 KB), never between the two
+		 * halves of a surrogate pair */
+		for (int at = 0; ok && at < wn;) {
+			int k = wn - at < 8192 ? wn - at : 8192;
+			if (at + k < wn && w[at + k - 1] >= 0xD800 && w[at + k - 1] < 0xDC00) k--;
+			DWORD done = 0;
+			ok = WriteConsoleW(h, w + at, (DWORD)k, &done, NULL) && done > 0;
+			at += (int)done;
+		}
+		free(w);
+	}
+	free(joined);
+	return ok;
+}
+
+bool os_write_text(FILE *f, const char *text, size_t n)
+{
+	HANDLE h = (HANDLE)_get_osfhandle(_fileno(f));
+	DWORD mode;
+	if (h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode)) {
+		fflush(f);
+		AcquireSRWLockExclusive(&text_lock);
+		bool ok = console_write(h, f == stdout ? 0 : f == stderr ? 1 : -1, text, n);
+		ReleaseSRWLockExclusive(&text_lock);
+		return ok;
+	}
+	if (f != stderr) return fwrite(text, 1, n, f) == n;
+	/* the C library writes an unbuffered stream a byte at a time: one WriteFile instead */
+	fflush(f);
+	while (n > 0) {
+		DWORD done = 0, k = n < 0x40000000u ? (DWORD)n : 0x40000000u;
+		if (h == INVALID_HANDLE_VALUE || !WriteFile(h, text, k, &done, NULL) || !done) return false;
+		text += done;
+		n -= done;
+	}
+	return true;
 }
 
 void os_launch_facts(os_launch *l)

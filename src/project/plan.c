@@ -101,13 +101,15 @@ bool qp_plan(project *p)
 		const smdmx_qc_ref *r = &qc->refs[i];
 		p->task_of[i] = SMDMX_NONE;
 		const char *where = r->pos.file ? qc->files[r->pos.file].path : p->qcpath;
+		char shown[1024];
 		if (!r->found) {
+			os_path_shown(r->path, qc->separator, shown, sizeof(shown));
 			if (r->kind == SMDMX_QC_REF_OTHER) {
 				pj_add(&p->diag, where, r->pos.line, r->pos.column, "warning", "cannot find '%s' (named by %s): not copied, and the "
 				         "QC still names it; put it in the written project if studiomdl needs it",
-				         r->path, r->command);
+				         shown, r->command);
 			} else {
-				pj_add(&p->diag, where, r->pos.line, r->pos.column, "error", "cannot find '%s' (named by %s)%s", r->path,
+				pj_add(&p->diag, where, r->pos.line, r->pos.column, "error", "cannot find '%s' (named by %s)%s", shown,
 				         r->command, l->o->keep_going ? ": the QC keeps naming it" : "");
 				ok = false;
 			}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/os.h"
 #include "support/num.h"
 #include "qc/qc_read.h"
 
@@ -470,6 +471,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 		st->toks = empty;
 		st->edits = empty;
 		r.qc = qc;
+		qc->separator = os_path_separator_of(path);
 		r.st = st;
 		char *norm = malloc(strlen(path) + 1);
 		ok = norm != NULL;

@@ -132,6 +132,7 @@ bool qcr_keep_error(qr *r);
 const char *qcr_rdup(qr *r, const char *s, size_t n);
 const char *qcr_lower_key(qr *r, const char *s, size_t n);
 const char *qcr_join_path(qr *r, const char *a, const char *b);
+const char *qcr_shown(qr *r, const char *path, char *shown);
 const char *qcr_path_ext(const char *name);
 const char *qcr_base_name(const char *path);
 uint32_t qcr_load_file(qr *r, const char *path, smdmx_qc_pos at, uint32_t name_tok, bool *missing);

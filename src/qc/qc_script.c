@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/os.h"
 #include "support/num.h"
 #include "qc/qc_read.h"
 
@@ -129,6 +130,13 @@ const char *qcr_lower_key(qr *r, const char *s, size_t n)
 
 /* ---- paths -------------------------------------------------------------------------------- */
 
+/* path (which the reader holds with '/') for a message, in the separator of the QC's path as
+ * given: shown[1024]. */
+const char *qcr_shown(qr *r, const char *path, char *shown)
+{
+	return os_path_shown(path, r->qc->separator, shown, 1024);
+}
+
 /* a joined with b ('\' read as '/'), "." and ".." folded where they can be; absolute when b is
  * ("/x" or "C:..."). */
 const char *qcr_join_path(qr *r, const char *a, const char *b)
@@ -208,18 +216,21 @@ uint32_t qcr_load_file(qr *r, const char *path, smdmx_qc_pos at, uint32_t name_t
 		if (missing) *missing = true;
 		return SMDMX_NONE;
 	}
+	char shown[1024];
 	if (rc != 0) {
-		if (at.file == SMDMX_NONE) sm_fail(r->error, SMDMX_ERROR_IO, 0, 0, "cannot read '%s'", path);
-		else qcr_fail_at(r, at.file, at.line, at.column, SMDMX_ERROR_IO, "cannot read '%s'", path);
+		qcr_shown(r, path, shown);
+		if (at.file == SMDMX_NONE) sm_fail(r->error, SMDMX_ERROR_IO, 0, 0, "cannot read '%s'", shown);
+		else qcr_fail_at(r, at.file, at.line, at.column, SMDMX_ERROR_IO, "cannot read '%s'", shown);
 		return SMDMX_NONE;
 	}
 	bool ok = true;
 	if (size > r->max_file_size) {
+		qcr_shown(r, path, shown);
 		ok = at.file == SMDMX_NONE
-		         ? sm_fail(r->error, SMDMX_ERROR_LIMIT, 0, 0, "'%s' is %zu bytes, more than the QC limit of %zu", path, size,
+		         ? sm_fail(r->error, SMDMX_ERROR_LIMIT, 0, 0, "'%s' is %zu bytes, more than the QC limit of %zu", shown, size,
 		                   r->max_file_size)
 		         : qcr_fail_at(r, at.file, at.line, at.column, SMDMX_ERROR_LIMIT, "'%s' is %zu bytes, more than the QC limit of %zu",
-		                   path, size, r->max_file_size);
+		                   shown, size, r->max_file_size);
 	}
 	char *copy = NULL;
 	if (ok) {
@@ -538,8 +549,9 @@ static bool do_include(qr *r, uint32_t at)
 	char *found = r->fs.find(r->fs.user, path, &nocase);
 	if (!found) {
 		if (r->error->code) return false;
-		return qcr_fail_tok(r, name, SMDMX_ERROR_IO, "cannot find '%s' (included as '%s', against the folder of the main QC)", path,
-		                t->text) ||
+		char shown[1024];
+		return qcr_fail_tok(r, name, SMDMX_ERROR_IO, "cannot find '%s' (included as '%s', against the folder of the main QC)",
+		                    qcr_shown(r, path, shown), t->text) ||
 		       keep_include(r, path);
 	}
 	const char *use = qcr_rdup(r, found, strlen(found));
@@ -568,7 +580,8 @@ static bool do_include(qr *r, uint32_t at)
 		bool missing = false;
 		file = qcr_load_file(r, use, pos, name, &missing);
 		if (file == SMDMX_NONE) {
-			if (missing) return qcr_fail_tok(r, name, SMDMX_ERROR_IO, "cannot read '%s'", use) || keep_include(r, use);
+			char shown[1024];
+			if (missing) return qcr_fail_tok(r, name, SMDMX_ERROR_IO, "cannot read '%s'", qcr_shown(r, use, shown)) || keep_include(r, use);
 			return keep_include(r, NULL);
 		}
 	}
