@@ -1,5 +1,5 @@
-/* Many files converted (smdmx/batch.h): the inputs (files, and with recursive folders' trees)
- * become jobs with planned outputs; the options given are checked against them; workers run
+/* Many files converted (smdmx/batch.h): the inputs (files, and with recursive folders' trees,
+ * walk.c) become jobs with planned outputs; the options given are checked against them; workers run
  * them (smdmx_convert), biggest first with keep_going, else in input order with the outputs
  * put in place in that order, so that the first failure stops the batch the same way at any
  * number of workers. */
@@ -33,16 +33,6 @@ typedef struct bjob {
 	pj_outputs pending;   /* ordered: its outputs, finished, not yet in place */
 } bjob;
 
-typedef struct found {
-	char *path;
-	char *rel;            /* below the folder walked, or the base name of a file given */
-} found;
-
-typedef struct found_list {
-	found *items;
-	size_t count, cap;
-} found_list;
-
 /* Without keep_going, jobs run in input order at most ORDER_WINDOW ahead of the first not yet
  * put in place. */
 enum { ORDER_WINDOW = 32 };
@@ -71,190 +61,6 @@ static const char *const given_names[SMDMX_BATCH_GIVEN_COUNT] = {
 	"--encoding", "--encoding-version", "--model-version", "--goldsrc", "--lf", "--scale", "--up-axis",
 	"--threads",
 };
-
-static bool smd_family(const char *ext)
-{
-	return !strcasecmp(ext, "smd") || !strcasecmp(ext, "sma") || !strcasecmp(ext, "phys") || !strcasecmp(ext, "vta");
-}
-
-/* The files a walk takes: a program's inputs, or QC scripts (smdmx_project_files). */
-typedef enum walk_kind { WALK_ANY, WALK_SMD, WALK_DMX, WALK_QC } walk_kind;
-
-static walk_kind walk_kind_of(smdmx_batch_program program)
-{
-	return program == SMDMX_BATCH_SMD2DMX ? WALK_SMD : program == SMDMX_BATCH_DMX2SMD ? WALK_DMX : WALK_ANY;
-}
-
-/* Whether a file of this extension is taken. */
-static bool wanted(walk_kind kind, const char *ext)
-{
-	switch (kind) {
-	case WALK_SMD: return smd_family(ext);
-	case WALK_DMX: return !strcasecmp(ext, "dmx");
-	case WALK_QC: return !strcasecmp(ext, "qc");
-	default: return smd_family(ext) || !strcasecmp(ext, "dmx");
-	}
-}
-
-static void found_push(found_list *l, char *path, char *rel)
-{
-	if (path && rel && l->count == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		found *f = pj_realloc(l->items, cap * sizeof(*f));
-		if (f) {
-			l->items = f;
-			l->cap = cap;
-		}
-	}
-	if (!path || !rel || l->count == l->cap) {
-		free(path);
-		free(rel);
-		return;
-	}
-	l->items[l->count++] = (found){ path, rel };
-}
-
-static void found_free(found_list *l)
-{
-	for (size_t i = 0; i < l->count; i++) {
-		free(l->items[i].path);
-		free(l->items[i].rel);
-	}
-	free(l->items);
-	memset(l, 0, sizeof(*l));
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-char **pj_dir_names(os_dir *d, size_t *count)
-{
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	const char *e;
-	while ((e = os_dir_next(d))) {
-		if (e[0] == '.') continue; /* hidden files and smdmx's temporary files */
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			char **t = pj_realloc(names, cap * sizeof(*t));
-			if (!t) break;
-			names = t;
-		}
-		if ((names[n] = pj_strdup(e))) n++;
-	}
-	os_dir_close(d);
-	if (n) qsort(names, n, sizeof(*names), by_name); /* an empty folder has no names (NULL) */
-	*count = n;
-	return names;
-}
-
-/* Every wanted file below dir, in byte order of the names, so that a run's order never
- * depends on the file system. Links to folders are not followed (no loops). A folder that
- * cannot be read is said (into said, and the first into error) and the walk goes on. */
-static bool walk(walk_kind kind, const char *dir, const char *rel, found_list *out, unsigned depth,
-                 pj_msgs *said, smdmx_error *error)
-{
-	char why[1200];
-	os_dir *d = depth > 256 ? NULL : os_dir_open(dir);
-	if (!d) {
-		if (depth > 256) snprintf(why, sizeof(why), "'%s': directories nested too deep", dir);
-		else snprintf(why, sizeof(why), "cannot read the directory '%s': %s", dir, os_error_text(errno));
-		if (said) pj_add(said, NULL, 0, 0, "error", "%s", why);
-		if (error && !error->code) sm_fail(error, SMDMX_ERROR_IO, 0, 0, "%s", why);
-		return false;
-	}
-	size_t n;
-	char **names = pj_dir_names(d, &n);
-	bool ok = true;
-	for (size_t i = 0; i < n; i++) {
-		char *path = pj_path_join(dir, names[i]);
-		char *r = *rel ? pj_asprintf("%s/%s", rel, names[i]) : pj_strdup(names[i]);
-		os_stat st;
-		if (path && r && os_lstat_path(path, &st) && st.kind == OS_DIRECTORY && !st.link) {
-			ok = walk(kind, path, r, out, depth + 1, said, error) && ok;
-			free(path);
-			free(r);
-		} else if (path && r && os_stat_path(path, &st) && st.kind == OS_REGULAR && wanted(kind, os_path_extension(names[i]))) {
-			found_push(out, path, r);
-		} else {
-			free(path);
-			free(r);
-		}
-		free(names[i]);
-	}
-	free(names);
-	return ok;
-}
-
-/* A folder named without the separators at its end; with one where only the end had one
- * ("tree/"), so that the paths made below it take the separator the user wrote. */
-static char *folder_of(const char *a)
-{
-	size_t len = strlen(a);
-	while (len > 1 && os_is_separator(a[len - 1])) len--;
-	char *d = pj_asprintf("%.*s", (int)len, a);
-	if (d && os_path_separator_of(d) != os_path_separator_of(a)) {
-		char *kept = pj_asprintf("%s%c", d, os_path_separator_of(a));
-		free(d);
-		d = kept;
-	}
-	return d;
-}
-
-/* The files of a kind below dir, as smdmx_batch_files says. */
-static bool files_below(walk_kind kind, const char *dir, char ***paths, size_t *count, smdmx_error *error)
-{
-	SM_ERROR_START(error);
-	pj_oom_seen = false;
-	*paths = NULL;
-	*count = 0;
-	char *d = folder_of(dir);
-	found_list f = { 0 };
-	bool ok = d && walk(kind, d, "", &f, 0, NULL, error);
-	free(d);
-	char **list = pj_malloc((f.count + 1) * sizeof(char *));
-	if (list) {
-		for (size_t i = 0; i < f.count; i++) {
-			list[i] = f.items[i].path;
-			f.items[i].path = NULL;
-		}
-		list[f.count] = NULL;
-		*paths = list;
-		*count = f.count;
-	}
-	found_free(&f);
-	if (pj_oom_seen) {
-		smdmx_batch_files_free(list);
-		*paths = NULL;
-		*count = 0;
-		memset(error, 0, sizeof(*error));
-		return sm_fail_oom(error);
-	}
-	return ok;
-}
-
-bool smdmx_batch_files(smdmx_batch_program program, const char *dir, char ***paths, size_t *count, smdmx_error *error)
-{
-	return files_below(walk_kind_of(program), dir, paths, count, error);
-}
-
-void smdmx_batch_files_free(char **paths)
-{
-	for (size_t i = 0; paths && paths[i]; i++) free(paths[i]);
-	free(paths);
-}
-
-bool smdmx_project_files(const char *dir, char ***paths, size_t *count, smdmx_error *error)
-{
-	return files_below(WALK_QC, dir, paths, count, error);
-}
-
-void smdmx_project_files_free(char **paths)
-{
-	smdmx_batch_files_free(paths);
-}
 
 /* ---- planning ------------------------------------------------------------------------------ */
 
@@ -367,7 +173,7 @@ static const char *out_extension(const smdmx_batch_options *o)
 
 /* vta_of[k]: the VTA beside SMD k among the inputs (the same name), which gives it its
  * shapes; taken[i]: VTA i went to one. */
-static void pair_vtas(const batch *b, const found_list *f, bool *taken, size_t *vta_of)
+static void pair_vtas(const batch *b, const pj_found_list *f, bool *taken, size_t *vta_of)
 {
 	const smdmx_batch_options *o = b->o;
 	for (size_t i = 0; i < f->count; i++) vta_of[i] = SIZE_MAX;
@@ -452,7 +258,7 @@ static void fail_clashes(batch *b)
 }
 
 /* The jobs for the files found; false (said) when the inputs cannot work. */
-static bool plan_jobs(batch *b, const found_list *f)
+static bool plan_jobs(batch *b, const pj_found_list *f)
 {
 	const smdmx_batch_options *o = b->o;
 	if (!f->count) {
@@ -488,7 +294,7 @@ static bool plan_jobs(batch *b, const found_list *f)
 	if (ok) pair_vtas(b, f, taken, vta_of);
 	for (size_t i = 0; ok && i < f->count; i++) {
 		if (taken[i]) continue;
-		const found *fi = &f->items[i];
+		const pj_found *fi = &f->items[i];
 		bjob *j = job_of(b, fi->path);
 		if (!j) {
 			ok = false;
@@ -551,7 +357,7 @@ static bool make_plan(batch *b)
 {
 	const smdmx_batch_options *o = b->o;
 	if (o->qc && o->program == SMDMX_BATCH_SMD2DMX) return plan_qc(b);
-	found_list files = { 0 };
+	pj_found_list files = { 0 };
 	bool ok = true;
 	const char *name = o->program == SMDMX_BATCH_SMD2DMX ? "smd2dmx" : o->program == SMDMX_BATCH_DMX2SMD ? "dmx2smd" : "smdmx";
 	for (size_t i = 0; i < o->input_count; i++) {
@@ -563,12 +369,12 @@ static bool make_plan(batch *b)
 				ok = false;
 				continue;
 			}
-			char *dir = folder_of(a);
-			if (!dir || !walk(walk_kind_of(o->program), dir, "", &files, 0, &b->said, NULL)) ok = false;
+			char *dir = pj_folder_of(a);
+			if (!dir || !pj_walk(pj_walk_kind_of(o->program), dir, "", &files, 0, &b->said, NULL)) ok = false;
 			free(dir);
 			continue;
 		}
-		if (strcmp(a, "-") && !wanted(walk_kind_of(o->program), os_path_extension(a))) {
+		if (strcmp(a, "-") && !pj_wanted(pj_walk_kind_of(o->program), os_path_extension(a))) {
 			pj_add(&b->said, NULL, 0, 0, "error", "'%s': not an input of %s (%s)", a, name,
 			       o->program == SMDMX_BATCH_DMX2SMD   ? ".dmx"
 			       : o->program == SMDMX_BATCH_SMD2DMX ? ".smd, .sma, .phys, .vta"
@@ -577,10 +383,10 @@ static bool make_plan(batch *b)
 			continue;
 		}
 		const char *slash = os_last_separator(a);
-		found_push(&files, pj_strdup(a), pj_strdup(slash ? slash + 1 : a));
+		pj_found_push(&files, pj_strdup(a), pj_strdup(slash ? slash + 1 : a));
 	}
 	ok = ok && !pj_oom_seen && plan_jobs(b, &files);
-	found_free(&files);
+	pj_found_free(&files);
 	return ok && !pj_oom_seen;
 }
 

@@ -74,6 +74,33 @@ char *pj_read_whole(const char *path, size_t *size);
  * the array malloc'd (NULL when there are none). */
 char **pj_dir_names(os_dir *d, size_t *count);
 
+/* ---- walking a folder (walk.c) ----------------------------------------------------------- */
+
+/* The files a walk takes: a program's inputs, or QC scripts (smdmx_project_files). */
+typedef enum walk_kind { WALK_ANY, WALK_SMD, WALK_DMX, WALK_QC } walk_kind;
+walk_kind pj_walk_kind_of(smdmx_batch_program program);
+/* Whether a file of this extension is taken. */
+bool pj_wanted(walk_kind kind, const char *ext);
+typedef struct pj_found {
+	char *path;
+	char *rel;            /* below the folder walked, or the base name of a file given */
+} pj_found;
+typedef struct pj_found_list {
+	pj_found *items;
+	size_t count, cap;
+} pj_found_list;
+/* Adds path and rel (malloc'd; both freed when they cannot be added, or either is NULL). */
+void pj_found_push(pj_found_list *l, char *path, char *rel);
+void pj_found_free(pj_found_list *l);
+/* Every wanted file below dir, in byte order of the names. Links to folders are not followed
+ * (no loops). A folder that cannot be read is said (into said, and the first into error) and
+ * the walk goes on. */
+bool pj_walk(walk_kind kind, const char *dir, const char *rel, pj_found_list *out, unsigned depth, pj_msgs *said,
+             smdmx_error *error);
+/* A folder named without the separators at its end; with one where only the end had one
+ * ("tree/"), so that the paths made below it take the separator the user wrote. */
+char *pj_folder_of(const char *a);
+
 /* ---- outputs: a task's set (smdmx/output.h) ------------------------------------------------- */
 
 typedef smdmx_output pj_output;

@@ -1,0 +1,187 @@
+/* The files below a folder that a program or smdmx qc takes (smdmx_batch_files,
+ * smdmx_project_files, and a batch's inputs with recursive), in byte order of the names, so
+ * that a run's order never depends on the file system. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "project/project_internal.h"
+#include "smdmx/batch.h"
+#include "support/internal.h"
+
+static bool smd_family(const char *ext)
+{
+	return !strcasecmp(ext, "smd") || !strcasecmp(ext, "sma") || !strcasecmp(ext, "phys") || !strcasecmp(ext, "vta");
+}
+
+walk_kind pj_walk_kind_of(smdmx_batch_program program)
+{
+	return program == SMDMX_BATCH_SMD2DMX ? WALK_SMD : program == SMDMX_BATCH_DMX2SMD ? WALK_DMX : WALK_ANY;
+}
+
+bool pj_wanted(walk_kind kind, const char *ext)
+{
+	switch (kind) {
+	case WALK_SMD: return smd_family(ext);
+	case WALK_DMX: return !strcasecmp(ext, "dmx");
+	case WALK_QC: return !strcasecmp(ext, "qc");
+	default: return smd_family(ext) || !strcasecmp(ext, "dmx");
+	}
+}
+
+void pj_found_push(pj_found_list *l, char *path, char *rel)
+{
+	if (path && rel && l->count == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		pj_found *f = pj_realloc(l->items, cap * sizeof(*f));
+		if (f) {
+			l->items = f;
+			l->cap = cap;
+		}
+	}
+	if (!path || !rel || l->count == l->cap) {
+		free(path);
+		free(rel);
+		return;
+	}
+	l->items[l->count++] = (pj_found){ path, rel };
+}
+
+void pj_found_free(pj_found_list *l)
+{
+	for (size_t i = 0; i < l->count; i++) {
+		free(l->items[i].path);
+		free(l->items[i].rel);
+	}
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **pj_dir_names(os_dir *d, size_t *count)
+{
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	const char *e;
+	while ((e = os_dir_next(d))) {
+		if (e[0] == '.') continue; /* hidden files and smdmx's temporary files */
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			char **t = pj_realloc(names, cap * sizeof(*t));
+			if (!t) break;
+			names = t;
+		}
+		if ((names[n] = pj_strdup(e))) n++;
+	}
+	os_dir_close(d);
+	if (n) qsort(names, n, sizeof(*names), by_name); /* an empty folder has no names (NULL) */
+	*count = n;
+	return names;
+}
+
+bool pj_walk(walk_kind kind, const char *dir, const char *rel, pj_found_list *out, unsigned depth,
+                 pj_msgs *said, smdmx_error *error)
+{
+	char why[1200];
+	os_dir *d = depth > 256 ? NULL : os_dir_open(dir);
+	if (!d) {
+		if (depth > 256) snprintf(why, sizeof(why), "'%s': directories nested too deep", dir);
+		else snprintf(why, sizeof(why), "cannot read the directory '%s': %s", dir, os_error_text(errno));
+		if (said) pj_add(said, NULL, 0, 0, "error", "%s", why);
+		if (error && !error->code) sm_fail(error, SMDMX_ERROR_IO, 0, 0, "%s", why);
+		return false;
+	}
+	size_t n;
+	char **names = pj_dir_names(d, &n);
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) {
+		char *path = pj_path_join(dir, names[i]);
+		char *r = *rel ? pj_asprintf("%s/%s", rel, names[i]) : pj_strdup(names[i]);
+		os_stat st;
+		if (path && r && os_lstat_path(path, &st) && st.kind == OS_DIRECTORY && !st.link) {
+			ok = pj_walk(kind, path, r, out, depth + 1, said, error) && ok;
+			free(path);
+			free(r);
+		} else if (path && r && os_stat_path(path, &st) && st.kind == OS_REGULAR && pj_wanted(kind, os_path_extension(names[i]))) {
+			pj_found_push(out, path, r);
+		} else {
+			free(path);
+			free(r);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return ok;
+}
+
+char *pj_folder_of(const char *a)
+{
+	size_t len = strlen(a);
+	while (len > 1 && os_is_separator(a[len - 1])) len--;
+	char *d = pj_asprintf("%.*s", (int)len, a);
+	if (d && os_path_separator_of(d) != os_path_separator_of(a)) {
+		char *kept = pj_asprintf("%s%c", d, os_path_separator_of(a));
+		free(d);
+		d = kept;
+	}
+	return d;
+}
+
+/* The files of a kind below dir, as smdmx_batch_files says. */
+static bool files_below(walk_kind kind, const char *dir, char ***paths, size_t *count, smdmx_error *error)
+{
+	SM_ERROR_START(error);
+	pj_oom_seen = false;
+	*paths = NULL;
+	*count = 0;
+	char *d = pj_folder_of(dir);
+	pj_found_list f = { 0 };
+	bool ok = d && pj_walk(kind, d, "", &f, 0, NULL, error);
+	free(d);
+	char **list = pj_malloc((f.count + 1) * sizeof(char *));
+	if (list) {
+		for (size_t i = 0; i < f.count; i++) {
+			list[i] = f.items[i].path;
+			f.items[i].path = NULL;
+		}
+		list[f.count] = NULL;
+		*paths = list;
+		*count = f.count;
+	}
+	pj_found_free(&f);
+	if (pj_oom_seen) {
+		smdmx_batch_files_free(list);
+		*paths = NULL;
+		*count = 0;
+		memset(error, 0, sizeof(*error));
+		return sm_fail_oom(error);
+	}
+	return ok;
+}
+
+bool smdmx_batch_files(smdmx_batch_program program, const char *dir, char ***paths, size_t *count, smdmx_error *error)
+{
+	return files_below(pj_walk_kind_of(program), dir, paths, count, error);
+}
+
+void smdmx_batch_files_free(char **paths)
+{
+	for (size_t i = 0; paths && paths[i]; i++) free(paths[i]);
+	free(paths);
+}
+
+bool smdmx_project_files(const char *dir, char ***paths, size_t *count, smdmx_error *error)
+{
+	return files_below(WALK_QC, dir, paths, count, error);
+}
+
+void smdmx_project_files_free(char **paths)
+{
+	smdmx_batch_files_free(paths);
+}
