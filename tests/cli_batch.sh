@@ -129,6 +129,11 @@ batch)
 		(cd "$tmp" && LC_ALL=C.UTF-8 timeout 120 script -qec "sh '$root/tests/wine_run.sh' '$wine' '$tcon' --screen plain screen.txt '$exe' -j1 -r pr -d pr_shown" /dev/null </dev/null >"$tmp/pty.txt" 2>&1)
 		check "a console: the progress line was shown" "yes exit 0" "$(grep -aq '^row: smd2dmx: \[[0-9]*/40\] pr\\[0-9]*\.smd.$' "$tmp/pty.txt" && echo yes) $(tr -d '\r' <"$tmp/pty.txt" | grep '^exit ')"
 		check "the message the consoles were given" "Модели\héros.smd: error: cannot open: " "$(sed 's/open: .*/open: /' "$tmp/said")"
+		# one big file: what of it is read, as it is read
+		"$build/tools/gen_smd" reference 70000 "$tmp/big.smd"
+		(cd "$tmp" && LC_ALL=C.UTF-8 timeout 120 script -qec "sh '$root/tests/wine_run.sh' '$wine' '$tcon' --screen plain screen.txt '$exe' big.smd" /dev/null </dev/null >"$tmp/pty.txt" 2>&1)
+		check "a console: one big file, what of it is read" "yes exit 0 " \
+			"$(grep -aq '^row: smd2dmx: big\.smd (read [0-9]*%).$' "$tmp/pty.txt" && echo yes) $(tr -d '\r' <"$tmp/pty.txt" | grep '^exit ') $(tr -d '\n' <"$tmp/screen.txt")"
 	elif [ -z "$windows" ] && command -v script >/dev/null; then
 		mkdir -p "$tmp/pr"
 		for i in 1 2 3; do cp "$sample/arm.smd" "$tmp/pr/$i.smd"; done
@@ -138,6 +143,17 @@ batch)
 		check "no progress with -q" "" "$(cat "$tmp/tty.txt")"
 		"$smd2dmx" -j1 -r "$tmp/pr" -d "$tmp/pr_pipe" 2>"$tmp/err"
 		check "no progress when stderr is not a terminal" "" "$(cat "$tmp/err")"
+		# one big file (8 MiB or more): what of it is read, as it is read, then cleared
+		"$build/tools/gen_smd" reference 70000 "$tmp/big.smd"
+		script -qec "'$smd2dmx' '$tmp/big.smd' -o '$tmp/big.dmx'" /dev/null >"$tmp/tty.txt" 2>&1
+		check "one big file: what of it is read" "0 yes yes" \
+			"$? $(tr '\r' '\n' <"$tmp/tty.txt" | grep -q '^.\[Ksmd2dmx: .*big\.smd (read [0-9]*%)$' && echo yes) $(tr '\r' '\n' <"$tmp/tty.txt" | grep -q '^.\[Ksmd2dmx: .*big\.smd (read; converting)$' && echo yes)"
+		check "one big file: the line cleared at the end" "$(printf '\r\033[K')" "$(tail -c 4 "$tmp/tty.txt")"
+		script -qec "'$dmx2smd' '$tmp/big.dmx' -o '$tmp/big2.smd'" /dev/null >"$tmp/tty.txt" 2>&1
+		check "one big DMX: what of it is read" "0 yes" "$? $(tr '\r' '\n' <"$tmp/tty.txt" | grep -q '^.\[Kdmx2smd: .*big\.dmx (read [0-9]*%)$' && echo yes)"
+		# a file of less: nothing shown
+		script -qec "'$smd2dmx' '$sample/arm.smd' -o '$tmp/small.dmx'" /dev/null >"$tmp/tty.txt" 2>&1
+		check "one small file: no progress line" "0 " "$? $(cat "$tmp/tty.txt")"
 	fi
 	# Standard input and output.
 	"$smd2dmx" - <"$sample/arm.smd" >"$tmp/pipe.dmx"

@@ -89,6 +89,59 @@ static void on_change(void *user, const smdmx_batch *b)
 	for (size_t i = 0; i < b->settled; i++) assert_int_not_equal(b->jobs[i].state, SMDMX_BATCH_NOT_RUN);
 }
 
+/* What on_change sees of job 0's reading. */
+typedef struct reading {
+	uint64_t reads[128];
+	size_t count;
+	bool backwards;
+} reading;
+
+static void on_read(void *user, const smdmx_batch *b)
+{
+	reading *r = user;
+	uint64_t now = b->jobs[0].read;
+	if (r->count && now < r->reads[r->count - 1]) r->backwards = true;
+	if (r->count < 128 && (!r->count || now != r->reads[r->count - 1])) r->reads[r->count++] = now;
+}
+
+/* One big file: on_change told as its input is read (at each hundredth of its size), job.read
+ * growing to its size. */
+static void test_read_progress(void **state)
+{
+	(void)state;
+	assert_true(os_mkdir(at("big")));
+	FILE *f = fopen(at("big/big.smd"), "wb");
+	assert_non_null(f);
+	fputs("version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\n", f);
+	for (int i = 0; i < 60000; i++) {
+		fputs("skin\n", f);
+		for (int v = 0; v < 3; v++)
+			fprintf(f, "0 %d.%03d %d.5 %d.25 0.000000 0.000000 1.000000 0.%03d 0.%03d\n", i % 997, v, i / 997, v, i % 1000, v * 7);
+	}
+	fputs("end\n", f);
+	assert_int_equal(fclose(f), 0);
+	const char *in[1] = { at("big/big.smd") };
+	smdmx_batch_options o = options(in, 1, at("big_out"));
+	o.threads = 1;
+	reading r = { .count = 0 };
+	o.on_change = on_read;
+	o.user = &r;
+	smdmx_batch *b = smdmx_batch_convert(&o, NULL);
+	assert_non_null(b);
+	assert_true(b->ok);
+	os_stat st;
+	assert_true(os_stat_path(in[0], &st));
+	assert_true(st.size > 2 * ((uint64_t)4 << 20));
+	assert_int_equal(b->jobs[0].size, st.size);
+	assert_int_equal(b->jobs[0].read, st.size);
+	/* told as it was read, a step at a time, never backwards, to the whole */
+	assert_false(r.backwards);
+	assert_true(r.count >= 3);
+	assert_true(r.reads[0] > 0 && r.reads[0] < st.size);
+	assert_int_equal(r.reads[r.count - 1], st.size);
+	smdmx_batch_free(b);
+}
+
 /* A folder with -r: a job per model in byte order of the names, the VTA with its SMD, the
  * outputs below the output folder as the inputs are below theirs; a text file not taken. */
 static void test_folder(void **state)
@@ -380,6 +433,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_folder),
+		cmocka_unit_test(test_read_progress),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_clash_and_warning),
 		cmocka_unit_test(test_stops),

@@ -90,6 +90,19 @@ static void test_progress_line(void **state)
 	shown = 0;
 	assert_string_equal(render(OS_TERM_PLAIN, 10, &shown, "x: \xe6\xa8\xa1\xe5\x9e\x8b\xe5\x90\x8d.smd"), "\r...\xe5\x90\x8d.smd");
 	assert_int_equal(shown, 9);
+	/* the text: [finished/count] for more than one file; what of a big file is read */
+	char text[256];
+	assert_true(progress_text(text, sizeof(text), "smd2dmx", 1, 3, "a.smd", 100, 0));
+	assert_string_equal(text, "smd2dmx: [1/3] a.smd");
+	assert_true(progress_text(text, sizeof(text), "smd2dmx", 0, 3, "big.smd", PROGRESS_BIG * 2, PROGRESS_BIG / 2));
+	assert_string_equal(text, "smd2dmx: [0/3] big.smd (read 25%)");
+	assert_false(progress_text(text, sizeof(text), "dmx2smd", 0, 1, "small.dmx", PROGRESS_BIG - 1, 100));
+	assert_false(progress_text(text, sizeof(text), "dmx2smd", 0, 1, "big.dmx", PROGRESS_BIG, 0));
+	assert_true(progress_text(text, sizeof(text), "dmx2smd", 0, 1, "big.dmx", PROGRESS_BIG, PROGRESS_BIG - 1));
+	assert_string_equal(text, "dmx2smd: big.dmx (read 99%)");
+	/* read whole (or more: a file read again counts twice) */
+	assert_true(progress_text(text, sizeof(text), "dmx2smd", 0, 1, "big.dmx", PROGRESS_BIG, PROGRESS_BIG * 2));
+	assert_string_equal(text, "dmx2smd: big.dmx (read; converting)");
 	/* no escape byte ever reaches a plain console */
 	const char *texts[] = { "smd2dmx: [1/9] a", "x", "", "a much longer line than the one before it, cut to the width" };
 	shown = 0;

@@ -897,6 +897,76 @@ static char *threads_case(size_t n, bool crlf, int bad, size_t bad_at, size_t *l
 	return t;
 }
 
+/* The bytes read, as told to a reading's progress. */
+typedef struct told {
+	uint64_t sum, calls, small; /* small: calls of less than PROGRESS_STEP */
+} told;
+
+static void tell(void *user, uint64_t bytes)
+{
+	told *t = user;
+	t->sum += bytes;
+	t->calls++;
+	t->small += bytes < PROGRESS_STEP;
+}
+
+/* A big file's reading tells what it read, every PROGRESS_STEP and the rest at the end: SMD
+ * on one thread and on four, its model as binary and keyvalues2 DMX. */
+static void test_progress(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	char *text = threads_case(120000, false, 0, 0, &len);
+	assert_true(len > 2 * PROGRESS_STEP);
+	char *path = test_temp_file("progress", text, len);
+	smdmx_error err;
+	told t1 = { 0 }, t4 = { 0 };
+	smdmx_smd_read_options o = { .progress = { tell, &t1 } };
+	smdmx_scene *s = smdmx_smd_read_file(path, &o, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	/* every PROGRESS_STEP (within the chunk read last), the rest at the end */
+	assert_int_equal(t1.sum, len);
+	assert_in_range(t1.calls, len / (PROGRESS_STEP + CHUNK_SIZE), len / PROGRESS_STEP + 1);
+	assert_in_range(t1.small, 0, 1);
+	o = (smdmx_smd_read_options){ .threads = 4, .progress = { tell, &t4 } };
+	smdmx_scene *s4 = smdmx_smd_read_file(path, &o, &err, NULL);
+	if (!s4) fail_msg("%s", err.message);
+	/* each part tells what it read, the rest at its end (a part read again, twice) */
+	assert_true(t4.sum >= len);
+	assert_true(t4.calls >= len / PROGRESS_STEP + 1);
+	smdmx_scene_free(s4);
+	/* from memory: nothing is read from a file, nothing told */
+	told tm = { 0 };
+	o = (smdmx_smd_read_options){ .progress = { tell, &tm } };
+	s4 = smdmx_smd_read_memory(text, len, &o, &err, NULL);
+	assert_non_null(s4);
+	assert_int_equal(tm.calls, 0);
+	smdmx_scene_free(s4);
+	smdmx_dm *dm = smdmx_model_from_scene(s, NULL, &err, NULL);
+	if (!dm) fail_msg("%s", err.message);
+	static const char *const encodings[] = { "binary", "keyvalues2" };
+	for (size_t e = 0; e < 2; e++) {
+		test_sink sink = { 0 };
+		smdmx_dmx_write_options wo = { .encoding = encodings[e] };
+		assert_true(smdmx_dmx_write(dm, test_sink_write, &sink, &wo, &err));
+		assert_true(sink.size > 2 * PROGRESS_STEP);
+		told td = { 0 };
+		smdmx_dmx_read_options ro = { .progress = { tell, &td } };
+		smdmx_dm *back = smdmx_dmx_read_memory(sink.data, sink.size, &ro, &err, NULL);
+		if (!back) fail_msg("%s: %s", encodings[e], err.message);
+		if (td.sum != sink.size || td.calls < 3 || td.small > 1)
+			fail_msg("%s: %llu bytes of %zu told in %llu calls (%llu small)", encodings[e], (unsigned long long)td.sum, sink.size,
+			         (unsigned long long)td.calls, (unsigned long long)td.small);
+		smdmx_dm_free(back);
+		free(sink.data);
+	}
+	smdmx_dm_free(dm);
+	smdmx_scene_free(s);
+	os_remove(path);
+	free(path);
+	free(text);
+}
+
 static void test_threads(void **state)
 {
 	(void)state;
@@ -1135,6 +1205,7 @@ int main(void)
 		cmocka_unit_test(test_write_file_atomic),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_reference_clip),
 		cmocka_unit_test(test_weights_below_one),
 		cmocka_unit_test(test_frames_again),

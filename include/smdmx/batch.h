@@ -69,6 +69,9 @@ typedef struct smdmx_batch_job {
 	const char *vta;            /* its shapes (or, DMX to SMD, where they go), or NULL */
 	const char *output;         /* the main output; "-": standard output */
 	uint64_t size;              /* bytes of input */
+	uint64_t read;              /* bytes of its input read so far, as it runs (a file read twice,
+	                               or in parts on several threads, may count bytes twice: at most
+	                               size is meant) */
 	smdmx_batch_state state;
 	const smdmx_message *messages; /* in the order a program prints them */
 	size_t message_count;
@@ -107,7 +110,8 @@ typedef struct smdmx_batch_options {
 	   options; way, inputs, output, given, alone and defer are the batch's. */
 	smdmx_convert_options convert;
 	/* Called under the batch's lock as jobs finish (finished of them, job_count): the jobs
-	   before settled have their final state and messages, in input order. */
+	   before settled have their final state and messages, in input order; and as a job's
+	   input is read, each time its read passes another hundredth of its size. */
 	void (*on_change)(void *user, const smdmx_batch *b);
 	void *user;
 } smdmx_batch_options;

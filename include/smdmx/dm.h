@@ -192,6 +192,7 @@ typedef struct smdmx_dmx_read_options {
 	                        parts of at least 1 MiB. The allocator's hooks are then called from
 	                        several threads; memory_limit and fail_after are refused with more
 	                        than one thread. */
+	smdmx_progress progress; /* the bytes read, as they are */
 } smdmx_dmx_read_options;
 
 /* Reads a DMX file in any encoding smdmx supports: keyvalues2, keyvalues2_flat and binary

@@ -168,6 +168,15 @@ typedef struct smdmx_warnings {
  * SMDMX_ERROR_IO). */
 typedef bool (*smdmx_write_fn)(void *user, const void *data, size_t size);
 
+/* Told as a file is read: bytes more of it read since the last call (about every 4 MiB, and
+ * what is left at the end), from the thread reading, or from the threads reading parts of
+ * one file at once (the calls then come at once: their sum is the bytes read). Zero-
+ * initialised means no call. */
+typedef struct smdmx_progress {
+	void (*fn)(void *user, uint64_t bytes);
+	void *user;
+} smdmx_progress;
+
 /* Allocation hooks. All three or none. Zero-initialised means malloc/realloc/free. */
 typedef struct smdmx_allocator {
 	void *(*alloc_fn)(void *user, size_t size);

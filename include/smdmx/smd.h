@@ -26,6 +26,7 @@ typedef struct smdmx_smd_read_options {
 	                        triangles block of 2 MiB or more, in parts of at least 1 MiB. The
 	                        allocator's hooks are then called from several threads at once;
 	                        memory_limit and fail_after are refused with more than one thread. */
+	smdmx_progress progress; /* the bytes read, as they are */
 } smdmx_smd_read_options;
 
 /* Reads an SMD or VTA file (the kind is told by its blocks, not its extension).

@@ -18,6 +18,7 @@ typedef struct printer {
 	os_term term;        /* progress: what the terminal shows */
 	unsigned columns;    /* progress: its width */
 	size_t shown;        /* progress: columns the line holds now */
+	char line[1024];     /* progress: the text it holds */
 } printer;
 
 /* Job i's messages as this program prints them (once). */
@@ -53,18 +54,27 @@ static void on_change(void *user, const smdmx_batch *b)
 	/* standard output's reader is gone (| head): where no signal ended the program (Windows),
 	 * it ends here, as quietly, before the job's "cannot write" is printed */
 	if (b->broken_pipe) os_exit_broken_pipe();
-	p->progress = p->term != OS_TERM_NONE && b->job_count > 1;
+	/* the line: the first job not yet printed, and what of its input is read */
+	char text[1024];
+	const smdmx_batch_job *at = &b->jobs[p->printed < b->job_count ? p->printed : 0];
+	bool show = p->term != OS_TERM_NONE && b->job_count &&
+	            progress_text(text, sizeof(text), p->o->name, b->finished, b->job_count, at->inputs[0], at->size, at->read);
+	/* nothing new: the line as it is */
+	if (p->printed == b->settled && show && !strcmp(text, p->line)) return;
 	text_buf t = { 0 };
 	if (p->progress) progress_add(p, &t, "");
+	p->progress = p->progress || show;
+	p->line[0] = 0;
 	for (; p->printed < b->settled; p->printed++) {
 		const diag_buf *d = rendered(p, b, p->printed);
 		for (size_t k = 0; k < d->len; k++) tb_putc(&t, d->text[k]);
 	}
-	if (p->progress && b->finished < b->job_count) {
-		char text[1024];
-		snprintf(text, sizeof(text), "%s: [%zu/%zu] %s", p->o->name, b->finished, b->job_count,
-		         b->jobs[p->printed < b->job_count ? p->printed : 0].inputs[0]);
+	if (show && b->finished < b->job_count) {
+		/* (the jobs printed meanwhile: the line names the next) */
+		at = &b->jobs[p->printed < b->job_count ? p->printed : 0];
+		progress_text(text, sizeof(text), p->o->name, b->finished, b->job_count, at->inputs[0], at->size, at->read);
 		progress_add(p, &t, text);
+		snprintf(p->line, sizeof(p->line), "%s", text);
 	}
 	if (t.failed) have(NULL);
 	if (t.len) os_write_text(stderr, t.text, t.len);

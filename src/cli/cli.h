@@ -278,6 +278,14 @@ bool launched_from_explorer(const os_launch *l, int argc, char **argv);
  * only where the terminal takes them, spaces and '\r' elsewhere, the text cut at its start to
  * fit the line. text "" clears it. Returns the length. */
 size_t progress_render(os_term kind, unsigned columns, size_t *shown, const char *text, char *buf, size_t cap);
+/* A file of this many bytes or more shows what of it is read on the progress line. */
+#define PROGRESS_BIG ((uint64_t)8 << 20)
+/* The progress line's text in buf (cap bytes): the program's name, [finished/count] when the
+ * batch is more than one file, the input being converted, and, for one of PROGRESS_BIG bytes
+ * or more, what of its size is read ("(read 37%)", then "(read; converting)"). false when
+ * there is nothing to show (one file, not big or not yet read). */
+bool progress_text(char *buf, size_t cap, const char *name, size_t finished, size_t count, const char *input, uint64_t size,
+                   uint64_t read);
 
 /* The target --target names (smdmx_engine_target_find), or NULL; with_goldsrc: "goldsrc" is
  * one (smdmx check). */

@@ -51,6 +51,18 @@ static size_t columns_of(const char *s, size_t n)
 	return c;
 }
 
+bool progress_text(char *buf, size_t cap, const char *name, size_t finished, size_t count, const char *input, uint64_t size,
+                   uint64_t read)
+{
+	char part[32] = "";
+	bool big = size >= PROGRESS_BIG && read > 0;
+	if (big && read >= size) snprintf(part, sizeof(part), " (read; converting)");
+	else if (big) snprintf(part, sizeof(part), " (read %u%%)", (unsigned)(read * 100 / size));
+	if (count > 1) snprintf(buf, cap, "%s: [%zu/%zu] %s%s", name, finished, count, input, part);
+	else snprintf(buf, cap, "%s: %s%s", name, input, part);
+	return count > 1 || big;
+}
+
 size_t progress_render(os_term kind, unsigned columns, size_t *shown, const char *text, char *buf, size_t cap)
 {
 	size_t len = 0, n = strlen(text), room = columns > 1 ? columns - 1 : 1;

@@ -25,6 +25,8 @@ typedef struct rd {
 	uint32_t cur_element; /* the attribute being read, for stubs */
 	uint32_t cur_attr;
 	size_t cur_item;
+	smdmx_progress progress; /* the bytes read told, every 4 MiB (after an attribute) */
+	size_t told;
 } rd;
 
 typedef struct stub_ref {
@@ -243,7 +245,19 @@ static bool item(rd *r, smdmx_dm_type t, bool in_array, void *dst)
 	}
 }
 
+static bool attribute_value(rd *r, smdmx_dm_attr *a, uint8_t raw_type, size_t type_at);
+
 static bool attribute(rd *r, smdmx_dm_attr *a, uint8_t raw_type, size_t type_at)
+{
+	SM_CHECK(attribute_value(r, a, raw_type, type_at));
+	if (r->progress.fn && r->pos > r->told && r->pos - r->told >= ((size_t)4 << 20)) {
+		r->progress.fn(r->progress.user, r->pos - r->told);
+		r->told = r->pos;
+	}
+	return true;
+}
+
+static bool attribute_value(rd *r, smdmx_dm_attr *a, uint8_t raw_type, size_t type_at)
 {
 	SM_CHECK(decode_type(r, raw_type, type_at, &a->type, &a->is_array));
 	if (!a->is_array) {
@@ -461,6 +475,7 @@ smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, co
 	r.warnings = warnings;
 	r.limits = sm_dm_limits_resolve(&opts.limits);
 	r.stubs = (sm_vec)SM_VEC_INIT;
+	r.progress = opts.progress;
 	r.pos = h->body;
 	bool ok = true;
 	/* B1: the header line ends in a newline and a NUL. */
@@ -474,6 +489,7 @@ smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, co
 	ok = ok && read_body(&r) && resolve_stubs(&r);
 	if (ok && dm->element_count == 0) ok = fail_at(&r, r.pos, SMDMX_ERROR_EMPTY, "no element in the file");
 	if (ok) dm->root = 0; /* B5: element 0 is the root */
+	if (ok && r.progress.fn && size > r.told) r.progress.fn(r.progress.user, size - r.told);
 	sm_vec_release(r.mem, &r.stubs, sizeof(stub_ref));
 	if (!ok) {
 		smdmx_dm_free(dm);

@@ -851,9 +851,11 @@ static smdmx_dm *read_pass(kv2 *k, const char *data, size_t size, const smdmx_dm
 	k->raw = raw;
 	k->threads = opts->threads > 1 ? opts->threads : 1;
 	k->mapped = mapped;
+	k->progress = opts->progress;
 	k->pending = k->id_offsets = k->stack = k->scratch = k->prefix = k->named = (sm_vec)SM_VEC_INIT;
 	bool ok = read_header(k);
 	ok = ok && read_body(k) && resolve(k);
+	if (ok && k->progress.fn && k->size > k->told) k->progress.fn(k->progress.user, k->size - k->told);
 	if (ok) {
 		dm->prefix_attrs = k->prefix.data;
 		dm->prefix_attr_count = k->prefix.count;

@@ -31,6 +31,8 @@ typedef struct bjob {
 	bool replace;         /* update: its output is older: replaced as with force */
 	bool cancelled;
 	pj_outputs pending;   /* ordered: its outputs, finished, not yet in place */
+	uint64_t read;        /* bytes of its input read, as it runs */
+	unsigned read_told;   /* hundredths of size read, as on_change was last told */
 } bjob;
 
 /* Without keep_going, jobs run in input order at most ORDER_WINDOW ahead of the first not yet
@@ -504,6 +506,7 @@ static void publish(batch *b, size_t i)
 		.vta = j->vta,
 		.output = j->out,
 		.size = j->size,
+		.read = j->read,
 		.state = j->cancelled    ? SMDMX_BATCH_CANCELLED
 		       : !j->ran         ? SMDMX_BATCH_NOT_RUN
 		       : j->up_to_date   ? SMDMX_BATCH_UP_TO_DATE
@@ -519,10 +522,40 @@ static void publish(batch *b, size_t i)
 	};
 }
 
+/* Bytes more of job j's input read (the readers' progress): on_change told at each hundredth
+ * of its size; the progress the caller's reading options had, told too. */
+typedef struct job_reading {
+	batch *b;
+	size_t index;
+	smdmx_progress given;
+} job_reading;
+
+static void job_read(void *user, uint64_t bytes)
+{
+	job_reading *jr = user;
+	batch *b = jr->b;
+	if (jr->given.fn) jr->given.fn(jr->given.user, bytes);
+	os_mutex_lock(b->lock);
+	bjob *j = &b->jobs[jr->index];
+	j->read += bytes;
+	b->pubjobs[jr->index].read = j->read;
+	uint64_t read = j->read < j->size ? j->read : j->size;
+	unsigned hundredths = j->size ? (unsigned)(read * 100 / j->size) : 100;
+	if (hundredths != j->read_told) {
+		j->read_told = hundredths;
+		if (b->o->on_change && !b->oom) b->o->on_change(b->o->user, &b->pub);
+	}
+	os_mutex_unlock(b->lock);
+}
+
 /* Runs job j (not under the lock). */
 static void job_run(batch *b, bjob *j)
 {
 	smdmx_convert_options c = b->conv;
+	job_reading smd_reading = { b, (size_t)(j - b->jobs), c.smd_read.progress };
+	job_reading dmx_reading = { b, (size_t)(j - b->jobs), c.dmx_read.progress };
+	c.smd_read.progress = (smdmx_progress){ job_read, &smd_reading };
+	c.dmx_read.progress = (smdmx_progress){ job_read, &dmx_reading };
 	c.way = job_way(b, j);
 	c.inputs = (const char *const *)j->inputs;
 	c.input_count = j->input_count;

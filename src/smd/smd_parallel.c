@@ -66,6 +66,7 @@ static void part_run(void *arg)
 	r->chunk = sm_malloc(&r->o->alloc, r->chunk_cap);
 	r->buf = r->chunk; /* no offset on a null pointer before the first read */
 	p->ok = r->chunk ? smdr_triangles_init(r) && smdr_read_triangle_lines(r, p->start_line) : sm_fail_oom(r->error);
+	smdr_told(r, 0, true);
 	if (r->chunk) sm_free(&r->o->alloc, r->chunk, r->chunk_cap);
 	r->chunk = NULL;
 }
@@ -412,6 +413,7 @@ bool smdr_read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts
 		q->limits = r->limits;
 		q->version = r->version;
 		q->record_lines = r->record_lines;
+		q->progress = r->progress;
 		q->last_material = SMDMX_NONE;
 		q->id_map = r->id_map; /* read only */
 		q->positions = q->weight_offsets = q->weights = q->position_indices = (sm_vec)SM_VEC_INIT;

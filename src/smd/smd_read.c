@@ -93,12 +93,22 @@ static bool refill(reader *r)
 			break;
 		}
 		r->len += (size_t)n;
+		smdr_told(r, (uint64_t)n, false);
 		if (r->base_off + r->len > r->limits.max_file_size) return file_too_large(r);
 		if (r->len - from >= CHUNK_SIZE / 2) break;
 	}
 	note_nuls(r, from);
 	note_crs(r, from);
 	return true;
+}
+
+void smdr_told(reader *r, uint64_t bytes, bool all)
+{
+	r->untold += bytes;
+	if (r->progress.fn && r->untold && (all || r->untold >= PROGRESS_STEP)) {
+		r->progress.fn(r->progress.user, r->untold);
+		r->untold = 0;
+	}
 }
 
 /* The next c at or after s, remembered so that no byte is searched twice: a file with lone
@@ -717,6 +727,7 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	r->frame_rate = opts.frame_rate > 0 ? opts.frame_rate : 30.0;
 	r->record_lines = opts.record_lines;
 	r->threads = opts.threads ? opts.threads : 1;
+	r->progress = opts.progress;
 	r->stop_off = UINT64_MAX;
 	r->material_lines = r->triangle_lines = (sm_vec)SM_VEC_INIT;
 	r->nul_off = UINT64_MAX;
@@ -756,6 +767,7 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 		note_crs(r, 0);
 	}
 	if (ok) ok = read_file(r);
+	smdr_told(r, 0, true);
 	if (r->chunk) sm_free(&r->o->alloc, r->chunk, r->chunk_cap);
 	/* Release temporaries that the scene does not point to. */
 	sm_vec_release(r->o, &r->nodes, sizeof(node_info));
