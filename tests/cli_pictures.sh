@@ -370,9 +370,10 @@ corpus)
 		echo "skipped: this group reads the corpus, and there is none at $corpus"
 		exit 0
 	fi
-	# (a copy of it, a picture beside each file, a hundred files a start: a start a file cost
-	# hundreds of Wine starts; a file whose stem another listed file has, alone, by -o)
-	corpus_copy "$tmp/c"
+	# (a copy of it whole, a picture beside each file, a hundred files a start: a start a file
+	# cost hundreds of Wine starts; a file whose stem another listed file has, alone, by -o.
+	# Whole: the files a sample lists are drawn with every file their QCs name.)
+	cp -r "$corpus" "$tmp/c"
 	corpus_files '*.smd' '*.dmx' '*.qc' | sed "s|^$corpus/||" | awk '{ s = $0; sub(/\.[^./]*$/, "", s); print (seen[s]++ ? "2 " : "1 ") $0 }' >"$tmp/list"
 	(cd "$tmp/c" && sed -n 's/^1 //p' "$tmp/list" | tr '\n' '\0' | xargs -0 -n 100 "$smdmx" preview --views all --skeleton --size 96 -q 2>>"$tmp/err")
 	n=0 drawn=0 refused=0 bad=""
