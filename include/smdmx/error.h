@@ -170,8 +170,8 @@ typedef bool (*smdmx_write_fn)(void *user, const void *data, size_t size);
 
 /* Told as a file is read: bytes more of it read since the last call (about every 4 MiB, and
  * what is left at the end), from the thread reading, or from the threads reading parts of
- * one file at once (the calls then come at once: their sum is the bytes read). Zero-
- * initialised means no call. */
+ * one file, one call at a time (their sum is the bytes read). Zero-initialised means no
+ * call. */
 typedef struct smdmx_progress {
 	void (*fn)(void *user, uint64_t bytes);
 	void *user;

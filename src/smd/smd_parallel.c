@@ -381,6 +381,13 @@ bool smdr_read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts
 	}
 	sm_free(&r->o->alloc, window, 1 << 16);
 	parts = k;
+	/* the progress told by one thread at a time (smdmx_progress) */
+	os_mutex *told_lock = r->progress.fn ? os_mutex_create() : NULL;
+	if (r->progress.fn && !told_lock) {
+		sm_free(&r->o->alloc, ps, sizeof(part) * parts);
+		return sm_fail_oom(r->error);
+	}
+	r->told_lock = told_lock;
 	/* This reader reads by offset from now on, as the parts do: on Windows a read at an
 	 * offset moves the handle's position, which a plain read would then follow. */
 	r->at = true;
@@ -414,6 +421,7 @@ bool smdr_read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts
 		q->version = r->version;
 		q->record_lines = r->record_lines;
 		q->progress = r->progress;
+		q->told_lock = told_lock;
 		q->last_material = SMDMX_NONE;
 		q->id_map = r->id_map; /* read only */
 		q->positions = q->weight_offsets = q->weights = q->position_indices = (sm_vec)SM_VEC_INIT;
@@ -427,6 +435,8 @@ bool smdr_read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts
 	if (ok) ok = smdr_read_triangle_lines(r, start_line);
 	r->stop_off = UINT64_MAX;
 	sm_team_join(&team);
+	r->told_lock = NULL;
+	if (told_lock) os_mutex_destroy(told_lock);
 	/* The parts in order, while each starts where the one before stopped. */
 	uint32_t base = r->line_no, bases[64];
 	uint64_t at = r->stopped_off;

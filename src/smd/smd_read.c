@@ -106,7 +106,9 @@ void smdr_told(reader *r, uint64_t bytes, bool all)
 {
 	r->untold += bytes;
 	if (r->progress.fn && r->untold && (all || r->untold >= PROGRESS_STEP)) {
+		if (r->told_lock) os_mutex_lock(r->told_lock);
 		r->progress.fn(r->progress.user, r->untold);
+		if (r->told_lock) os_mutex_unlock(r->told_lock);
 		r->untold = 0;
 	}
 }

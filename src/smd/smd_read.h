@@ -106,6 +106,7 @@ typedef struct reader {
 	uint64_t stopped_off;   /* where it stopped (that line unread; line_no counts those before) */
 	smdmx_progress progress; /* the bytes read told (a part's too) */
 	uint64_t untold;        /* bytes read since progress was last told */
+	os_mutex *told_lock;    /* while parts are read on several threads: one call at a time */
 
 	/* context */
 	smdmx_scene *scene;
