@@ -183,6 +183,13 @@ $in:12:49: warning: an unescaped '\"' inside a string (as Blender Source Tools' 
 	check "datamodel.py keyvalues2 with -W error" "1 no" "$? $([ -e "$tmp/strict2.dmx" ] && echo yes || echo no)"
 	"$smdmx" dump "$in" >/dev/null 2>"$tmp/err"
 	check "dump shows the warnings" "0 3" "$? $(grep -c ': warning: ' "$tmp/err")"
+	# a float of a binary file that is no number: dumped as such; the model refused, said
+	nan="$root/fuzz/findings/model/diff-self-balance-not-finite"
+	check "dump: a value that is no number" '            balance$0: float_array [8] = 1, 1, 0, nan, 1.0000304, 1, 0, 0' \
+		"$("$smdmx" dump "$nan" --full | grep 'balance\$0:')"
+	cp "$nan" "$tmp/nan.dmx"
+	"$dmx2smd" "$tmp/nan.dmx" -o "$tmp/nan.smd" 2>"$tmp/err"
+	check "a balance that is no number: refused" "1 $tmp/nan.dmx: error: mesh 0: balance not finite no" "$? $(cat "$tmp/err") $([ -e "$tmp/nan.smd" ] && echo yes || echo no)"
 	"$smdmx" check "$in" >/dev/null 2>"$tmp/err"
 	check "check shows them, then that it is no model" "1 3 1" "$? $(grep -c ': warning: ' "$tmp/err") $(grep -c ': error: not a model' "$tmp/err")"
 	printf 'version 2\nnodes\n0 "root" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nm\n0 0 0 0 0 0 1 0 0 1 0 0.5\n0 1 0 0 0 0 1 0 0 1 0 0.5\n0 0 1 0 0 0 1 0 0 1 0 0.5\nend\n' >"$tmp/w.smd"

@@ -353,6 +353,39 @@ static void test_diff_no_polygons(void **state)
 	smdmx_scene_free(prop);
 }
 
+/* A balance that is not a number (fuzz finding 8): the model is refused, as a position that
+ * is not would be, where the diff called it different from itself. */
+static void test_balance_not_finite(void **state)
+{
+	(void)state;
+	size_t n = 0;
+	char *data = test_slurp(test_path("fuzz/findings/model/diff-self-balance-not-finite"), &n);
+	assert_non_null(data);
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_memory(data, n, NULL, &err, NULL);
+	assert_non_null(dm);
+	assert_null(smdmx_model_to_scene(dm, NULL, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_INVALID_SCENE);
+	assert_string_equal(err.message, "mesh 0: balance not finite");
+	smdmx_dm_free(dm);
+	free(data);
+	/* and a wrinkle so, in a scene built by hand */
+	smdmx_scene *s = lift_warned(test_path("testdata/model/static_prop.dmx"), NULL);
+	smdmx_mesh *m = &s->meshes[0];
+	float *w = smdmx_scene_alloc(s, sizeof(float), &err);
+	assert_non_null(w);
+	uint32_t *wi = smdmx_scene_alloc(s, m->corner_count * sizeof(uint32_t), &err);
+	assert_non_null(wi);
+	memset(wi, 0, m->corner_count * sizeof(uint32_t));
+	*w = 0.5f;
+	m->wrinkle = (smdmx_scalar_field){ w, 1, wi };
+	assert_true(smdmx_scene_validate(s, &err));
+	*w = INFINITY;
+	assert_false(smdmx_scene_validate(s, &err));
+	assert_string_equal(err.message, "mesh 0: wrinkle not finite");
+	smdmx_scene_free(s);
+}
+
 /* An animation whose bind pose is not its first frame: an SMD animation holds frames only, so
  * the bind pose read back is the first frame: said, with the number of joints it moves. */
 static void test_animation_bind_pose(void **state)
@@ -391,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_diff_turned),
 		cmocka_unit_test(test_jointless),
 		cmocka_unit_test(test_diff_no_polygons),
+		cmocka_unit_test(test_balance_not_finite),
 		cmocka_unit_test(test_animation_bind_pose),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
  * attribute names, types and values. Each element is listed once, where it is first
  * reached from the root; later references point back to it. Arrays are shortened to their
  * first items unless `full`. No recursion: the walk keeps its own stack. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,7 +85,9 @@ static bool value(dumper *d, smdmx_dm_type type, const void *v)
 		size_t n = smdmx_dm_item_size(type) / sizeof(float);
 		for (size_t i = 0; i < n; i++) {
 			if (i) SM_CHECK(sm_out_put(&d->out, " ", 1));
-			b[sm_format_shortest(f[i], b)] = '\0';
+			/* a binary file may hold any bits: one that is no number is said so */
+			if (isfinite(f[i])) b[sm_format_shortest(f[i], b)] = '\0';
+			else snprintf(b, sizeof(b), "%s", isnan(f[i]) ? "nan" : f[i] > 0 ? "inf" : "-inf");
 			SM_CHECK(sm_out_puts(&d->out, b));
 		}
 		return true;

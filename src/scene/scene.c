@@ -82,6 +82,8 @@ static bool validate_mesh(const smdmx_scene *s, size_t mi, smdmx_error *error)
 		const smdmx_scalar_field *x = f == SMDMX_CORNER_BALANCE ? &m->balance : &m->wrinkle;
 		if (x->indices && !check_indices(x->indices, m->corner_count, x->count))
 			return INVALID("mesh %zu: %s index out of range", mi, smdmx_corner_field_describe(f)->name);
+		for (size_t i = 0; x->indices && i < x->count; i++)
+			if (!isfinite(x->data[i])) return INVALID("mesh %zu: %s not finite", mi, smdmx_corner_field_describe(f)->name);
 	}
 	for (size_t i = 0; i < m->face_set_count; i++) {
 		const smdmx_face_set *fs = &m->face_sets[i];
