@@ -899,7 +899,7 @@ static char *threads_case(size_t n, bool crlf, int bad, size_t bad_at, size_t *l
 
 /* The bytes read, as told to a reading's progress. */
 typedef struct told {
-	uint64_t sum, calls, small; /* small: calls of less than PROGRESS_STEP */
+	uint64_t sum, calls, small; /* small: calls of less than SM_PROGRESS_STEP */
 } told;
 
 static void tell(void *user, uint64_t bytes)
@@ -907,33 +907,33 @@ static void tell(void *user, uint64_t bytes)
 	told *t = user;
 	t->sum += bytes;
 	t->calls++;
-	t->small += bytes < PROGRESS_STEP;
+	t->small += bytes < SM_PROGRESS_STEP;
 }
 
-/* A big file's reading tells what it read, every PROGRESS_STEP and the rest at the end: SMD
+/* A big file's reading tells what it read, every SM_PROGRESS_STEP and the rest at the end: SMD
  * on one thread and on four, its model as binary and keyvalues2 DMX. */
 static void test_progress(void **state)
 {
 	(void)state;
 	size_t len = 0;
 	char *text = threads_case(120000, false, 0, 0, &len);
-	assert_true(len > 2 * PROGRESS_STEP);
+	assert_true(len > 2 * SM_PROGRESS_STEP);
 	char *path = test_temp_file("progress", text, len);
 	smdmx_error err;
 	told t1 = { 0 }, t4 = { 0 };
 	smdmx_smd_read_options o = { .progress = { tell, &t1 } };
 	smdmx_scene *s = smdmx_smd_read_file(path, &o, &err, NULL);
 	if (!s) fail_msg("%s", err.message);
-	/* every PROGRESS_STEP (within the chunk read last), the rest at the end */
+	/* every SM_PROGRESS_STEP (within the chunk read last), the rest at the end */
 	assert_int_equal(t1.sum, len);
-	assert_in_range(t1.calls, len / (PROGRESS_STEP + CHUNK_SIZE), len / PROGRESS_STEP + 1);
+	assert_in_range(t1.calls, len / (SM_PROGRESS_STEP + CHUNK_SIZE), len / SM_PROGRESS_STEP + 1);
 	assert_in_range(t1.small, 0, 1);
 	o = (smdmx_smd_read_options){ .threads = 4, .progress = { tell, &t4 } };
 	smdmx_scene *s4 = smdmx_smd_read_file(path, &o, &err, NULL);
 	if (!s4) fail_msg("%s", err.message);
 	/* each part tells what it read, the rest at its end (a part read again, twice) */
 	assert_true(t4.sum >= len);
-	assert_true(t4.calls >= len / PROGRESS_STEP + 1);
+	assert_true(t4.calls >= len / SM_PROGRESS_STEP + 1);
 	smdmx_scene_free(s4);
 	/* from memory: nothing is read from a file, nothing told */
 	told tm = { 0 };
@@ -949,7 +949,7 @@ static void test_progress(void **state)
 		test_sink sink = { 0 };
 		smdmx_dmx_write_options wo = { .encoding = encodings[e] };
 		assert_true(smdmx_dmx_write(dm, test_sink_write, &sink, &wo, &err));
-		assert_true(sink.size > 2 * PROGRESS_STEP);
+		assert_true(sink.size > 2 * SM_PROGRESS_STEP);
 		told td = { 0 };
 		smdmx_dmx_read_options ro = { .progress = { tell, &td } };
 		smdmx_dm *back = smdmx_dmx_read_memory(sink.data, sink.size, &ro, &err, NULL);

@@ -301,8 +301,9 @@ SMDMX_API void smdmx_scene_free(smdmx_scene *scene);
 
 /* Checks every index against its array, quaternions unit (|q| within 1e-3 of 1), parents
  * acyclic, counts consistent, polygons of at least 3 corners, key times increasing and
- * values finite (positions, normals, UVs, weights, balance, wrinkle, deltas, keys). Returns true when valid; otherwise fills *error (code
- * SMDMX_ERROR_INVALID_SCENE) with the first problem. error may be NULL. */
+ * values finite (positions, normals, UVs, weights, balance, wrinkle, deltas, keys). Returns
+ * true when valid; otherwise fills *error (code SMDMX_ERROR_INVALID_SCENE) with the first
+ * problem. error may be NULL. */
 SMDMX_API bool smdmx_scene_validate(const smdmx_scene *scene, smdmx_error *error);
 
 /* Tolerances for smdmx_scene_compare. Zero-initialised: exact at float32 (values equal

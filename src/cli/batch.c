@@ -54,10 +54,10 @@ static void on_change(void *user, const smdmx_batch *b)
 	/* standard output's reader is gone (| head): where no signal ended the program (Windows),
 	 * it ends here, as quietly, before the job's "cannot write" is printed */
 	if (b->broken_pipe) os_exit_broken_pipe();
-	/* the line: the first job not yet printed, and what of its input is read */
+	/* the line: the first job not settled (printed below), and what of its input is read */
 	char text[1024];
-	const smdmx_batch_job *at = &b->jobs[p->printed < b->job_count ? p->printed : 0];
-	bool show = p->term != OS_TERM_NONE && b->job_count &&
+	const smdmx_batch_job *at = &b->jobs[b->settled < b->job_count ? b->settled : 0];
+	bool show = p->term != OS_TERM_NONE && b->job_count && b->finished < b->job_count &&
 	            progress_text(text, sizeof(text), p->o->name, b->finished, b->job_count, at->inputs[0], at->size, at->read);
 	/* nothing new: the line as it is */
 	if (p->printed == b->settled && show && !strcmp(text, p->line)) return;
@@ -69,10 +69,7 @@ static void on_change(void *user, const smdmx_batch *b)
 		const diag_buf *d = rendered(p, b, p->printed);
 		for (size_t k = 0; k < d->len; k++) tb_putc(&t, d->text[k]);
 	}
-	if (show && b->finished < b->job_count) {
-		/* (the jobs printed meanwhile: the line names the next) */
-		at = &b->jobs[p->printed < b->job_count ? p->printed : 0];
-		progress_text(text, sizeof(text), p->o->name, b->finished, b->job_count, at->inputs[0], at->size, at->read);
+	if (show) {
 		progress_add(p, &t, text);
 		snprintf(p->line, sizeof(p->line), "%s", text);
 	}

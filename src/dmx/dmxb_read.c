@@ -25,8 +25,8 @@ typedef struct rd {
 	uint32_t cur_element; /* the attribute being read, for stubs */
 	uint32_t cur_attr;
 	size_t cur_item;
-	smdmx_progress progress; /* the bytes read told, every 4 MiB (after an attribute) */
-	size_t told;
+	smdmx_progress progress; /* the bytes read told (after an attribute) */
+	uint64_t told;
 } rd;
 
 typedef struct stub_ref {
@@ -250,10 +250,7 @@ static bool attribute_value(rd *r, smdmx_dm_attr *a, uint8_t raw_type, size_t ty
 static bool attribute(rd *r, smdmx_dm_attr *a, uint8_t raw_type, size_t type_at)
 {
 	SM_CHECK(attribute_value(r, a, raw_type, type_at));
-	if (r->progress.fn && r->pos > r->told && r->pos - r->told >= ((size_t)4 << 20)) {
-		r->progress.fn(r->progress.user, r->pos - r->told);
-		r->told = r->pos;
-	}
+	sm_progress_at(&r->progress, &r->told, r->pos, false);
 	return true;
 }
 
@@ -489,7 +486,7 @@ smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, co
 	ok = ok && read_body(&r) && resolve_stubs(&r);
 	if (ok && dm->element_count == 0) ok = fail_at(&r, r.pos, SMDMX_ERROR_EMPTY, "no element in the file");
 	if (ok) dm->root = 0; /* B5: element 0 is the root */
-	if (ok && r.progress.fn && size > r.told) r.progress.fn(r.progress.user, size - r.told);
+	if (ok) sm_progress_at(&r.progress, &r.told, size, true);
 	sm_vec_release(r.mem, &r.stubs, sizeof(stub_ref));
 	if (!ok) {
 		smdmx_dm_free(dm);

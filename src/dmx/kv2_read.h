@@ -62,19 +62,16 @@ typedef struct kv2 {
 	bool mapped;        /* data is a file mapping whose read pages may be given back */
 	size_t released;    /* pages before this offset were given back */
 	smdmx_progress progress; /* the bytes read told */
-	size_t told;        /* bytes told so far */
+	uint64_t told;      /* bytes told so far */
 } kv2;
 
-/* The bytes read so far are told every 4 MiB (kv2.progress). The mapping's pages behind the
- * reader, but for the last 64 KiB, are given back every 8 MiB: a large file is never resident whole (errors and the escape-free second reading read
+/* The bytes read so far are told every SM_PROGRESS_STEP (kv2.progress). The mapping's pages
+ * behind the reader, but for the last 64 KiB, are given back every 8 MiB: a large file is
+ * never resident whole (errors and the escape-free second reading read
  * them in again). */
 static inline void release_behind(kv2 *k)
 {
-	/* and the bytes read so far told, every 4 MiB */
-	if (k->progress.fn && k->pos - k->told >= ((size_t)4 << 20)) {
-		k->progress.fn(k->progress.user, k->pos - k->told);
-		k->told = k->pos;
-	}
+	sm_progress_at(&k->progress, &k->told, k->pos, false);
 	if (k->mapped && k->pos - k->released >= ((size_t)8 << 20)) {
 		size_t to = k->pos - ((size_t)64 << 10);
 		os_map_release(k->data, k->released, to);

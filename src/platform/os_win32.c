@@ -782,7 +782,7 @@ static size_t utf8_whole(const char *text, size_t n)
 	if (i == 0) return n;
 	unsigned char lead = (unsigned char)text[i - 1];
 	size_t want = lead >= 0xF0 && lead < 0xF8 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-	return want > back + 1 && want > 1 ? i - 1 : n;
+	return want > back + 1 ? i - 1 : n;
 }
 
 static bool console_write(HANDLE h, int slot, const char *text, size_t n)

@@ -104,13 +104,10 @@ static bool refill(reader *r)
 
 void smdr_told(reader *r, uint64_t bytes, bool all)
 {
-	r->untold += bytes;
-	if (r->progress.fn && r->untold && (all || r->untold >= PROGRESS_STEP)) {
-		if (r->told_lock) os_mutex_lock(r->told_lock);
-		r->progress.fn(r->progress.user, r->untold);
-		if (r->told_lock) os_mutex_unlock(r->told_lock);
-		r->untold = 0;
-	}
+	r->read += bytes;
+	if (r->told_lock) os_mutex_lock(r->told_lock);
+	sm_progress_at(&r->progress, &r->told, r->read, all);
+	if (r->told_lock) os_mutex_unlock(r->told_lock);
 }
 
 /* The next c at or after s, remembered so that no byte is searched twice: a file with lone

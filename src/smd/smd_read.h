@@ -16,7 +16,6 @@
 #include "smdmx/smd.h"
 
 #define CHUNK_SIZE ((size_t)1 << 20)
-#define PROGRESS_STEP ((uint64_t)4 << 20) /* bytes read between two calls of progress */
 
 /* The smallest part of a triangles block read on a thread of its own (1 MiB; tests make it
  * small to cut small files into many parts). */
@@ -105,7 +104,7 @@ typedef struct reader {
 	uint64_t stop_off;      /* stop at a material line at or past this offset; UINT64_MAX: never */
 	uint64_t stopped_off;   /* where it stopped (that line unread; line_no counts those before) */
 	smdmx_progress progress; /* the bytes read told (a part's too) */
-	uint64_t untold;        /* bytes read since progress was last told */
+	uint64_t read, told;    /* bytes this reader read, and of them told */
 	os_mutex *told_lock;    /* while parts are read on several threads: one call at a time */
 
 	/* context */
@@ -288,7 +287,7 @@ static inline bool word_is(const char *w, size_t n, const char *lit)
 /* Lines and bones (smd_read.c): the next line; the next that is not blank or a comment; a
  * bone by its id in the nodes. */
 bool smdr_next_line(reader *r);
-/* bytes more read, told to progress every PROGRESS_STEP (all: what is left, at the end). */
+/* bytes more read, told to progress every SM_PROGRESS_STEP (all: what is left, at the end). */
 void smdr_told(reader *r, uint64_t bytes, bool all);
 bool smdr_next_content_line(reader *r);
 bool smdr_bone_index(reader *r, int64_t id, const char *at, uint32_t *out);

@@ -253,6 +253,21 @@ SM_NODISCARD static inline bool sm_out_puts(sm_out *o, const char *s)
 	return sm_out_put(o, s, strlen(s));
 }
 
+/* ---- progress ------------------------------------------------------------------------------- */
+
+/* Bytes read between two calls of a reading's progress (smdmx_progress). */
+#define SM_PROGRESS_STEP ((uint64_t)4 << 20)
+
+/* A reader at byte at of its input, *told of them told: the rest told when it is a step or
+ * more, or any of it with all (the end). */
+static inline void sm_progress_at(const smdmx_progress *p, uint64_t *told, uint64_t at, bool all)
+{
+	if (p->fn && at > *told && (all || at - *told >= SM_PROGRESS_STEP)) {
+		p->fn(p->user, at - *told);
+		*told = at;
+	}
+}
+
 /* ---- work on several threads ---------------------------------------------------------------- */
 
 #define SM_TEAM_MAX 64
