@@ -104,8 +104,14 @@ static void on_read(void *user, const smdmx_batch *b)
 	if (r->count < 128 && (!r->count || now != r->reads[r->count - 1])) r->reads[r->count++] = now;
 }
 
+/* The caller's own progress in the reading options: told too. */
+static void count_bytes(void *user, uint64_t bytes)
+{
+	*(uint64_t *)user += bytes;
+}
+
 /* One big file: on_change told as its input is read (at each hundredth of its size), job.read
- * growing to its size. */
+ * growing to its size; a progress the caller's reading options hold told the same bytes. */
 static void test_read_progress(void **state)
 {
 	(void)state;
@@ -123,6 +129,8 @@ static void test_read_progress(void **state)
 	const char *in[1] = { at("big/big.smd") };
 	smdmx_batch_options o = options(in, 1, at("big_out"));
 	o.threads = 1;
+	uint64_t given = 0;
+	o.convert.smd_read.progress = (smdmx_progress){ count_bytes, &given };
 	reading r = { .count = 0 };
 	o.on_change = on_read;
 	o.user = &r;
@@ -134,6 +142,7 @@ static void test_read_progress(void **state)
 	assert_true(st.size > 2 * ((uint64_t)4 << 20));
 	assert_int_equal(b->jobs[0].size, st.size);
 	assert_int_equal(b->jobs[0].read, st.size);
+	assert_int_equal(given, st.size);
 	/* told as it was read, a step at a time, never backwards, to the whole */
 	assert_false(r.backwards);
 	assert_true(r.count >= 3);
