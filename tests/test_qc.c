@@ -1578,6 +1578,43 @@ static void test_keep_going_blocks(void **state)
 	smdmx_qc_free(qc);
 }
 
+/* keep_going: a $body whose file is missing is a part with no choices (choices NULL), alone
+ * (no part has any: fuzz finding 10 offset a null pointer there) and between others. */
+static void test_keep_going_body_without_file(void **state)
+{
+	(void)state;
+	static const char alone[] = "$modelname \"props/crate.mdl\"\n$body Wody\n";
+	static const char between[] = "$body a \"a.smd\"\n$body w\n$body c \"c.smd\"\n";
+	static const qc_mem_file files[] = { { "/p/k.qc", alone, 0 }, { "/p/m.qc", between, 0 }, { "/p/a.smd", "x", 0 }, { "/p/c.smd", "x", 0 } };
+	mem.files = files;
+	mem.count = 4;
+	smdmx_qc_read_options o = qc_mem_options(&mem);
+	o.keep_going = true;
+	smdmx_error err;
+	smdmx_qc *qc = smdmx_qc_read_file("/p/k.qc", &o, &err, NULL);
+	if (!qc) fail_msg("%u:%u: %s", err.line, err.column, err.message);
+	assert_int_equal(qc->error_count, 1);
+	assert_int_equal(qc->errors[0].error.line, 2);
+	assert_int_equal(qc->errors[0].error.column, 11);
+	assert_string_equal(qc->errors[0].error.message, "'$body' needs a file");
+	assert_int_equal(qc->part_count, 1);
+	assert_int_equal(qc->parts[0].choice_count, 0);
+	assert_null(qc->parts[0].choices);
+	smdmx_qc_free(qc);
+	qc = smdmx_qc_read_file("/p/m.qc", &o, &err, NULL);
+	if (!qc) fail_msg("%u:%u: %s", err.line, err.column, err.message);
+	assert_int_equal(qc->error_count, 1);
+	assert_int_equal(qc->errors[0].error.line, 2);
+	assert_int_equal(qc->part_count, 3);
+	assert_int_equal(qc->parts[1].choice_count, 0);
+	assert_null(qc->parts[1].choices);
+	assert_int_equal(qc->parts[0].choice_count, 1);
+	assert_int_equal(qc->parts[2].choice_count, 1);
+	assert_string_equal(qc->refs[qc->parts[0].choices[0]].name, "a.smd");
+	assert_string_equal(qc->refs[qc->parts[2].choices[0]].name, "c.smd");
+	smdmx_qc_free(qc);
+}
+
 /* A block left unclosed ends at the next command (no option of a block starts with '$'): one
  * error at its '{' that names the command, and the command is read as one (it was one error per
  * line that followed, the cause last). */
@@ -2174,6 +2211,7 @@ int main(void)
 		cmocka_unit_test(test_stray_block),
 		cmocka_unit_test(test_keep_going_open_block),
 		cmocka_unit_test(test_keep_going_blocks),
+		cmocka_unit_test(test_keep_going_body_without_file),
 		cmocka_unit_test(test_unclosed_blocks),
 		cmocka_unit_test(test_absolute_cd),
 		cmocka_unit_test(test_qc_model_scene),

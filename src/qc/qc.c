@@ -518,10 +518,10 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	qc->attachment_count = r.atts.count;
 	qc->parts = r.parts.data;
 	qc->part_count = r.parts.count;
-	const uint32_t *choices = r.part_choices.data;
-	for (size_t i = 0; i < qc->part_count; i++) { /* each part's choices follow the last's */
-		qc->parts[i].choices = choices;
-		choices += qc->parts[i].choice_count;
+	size_t first_choice = 0; /* each part's choices follow the last's; a part may have none */
+	for (size_t i = 0; i < qc->part_count; i++) {
+		qc->parts[i].choices = qc->parts[i].choice_count ? (const uint32_t *)r.part_choices.data + first_choice : NULL;
+		first_choice += qc->parts[i].choice_count;
 	}
 	qc->up_axis = r.up_axis;
 	qc->scale = r.scale;
