@@ -348,6 +348,45 @@ static void dmx_fields(void **state)
 	test_c_numbers_end(saved);
 }
 
+/* Names repeated: the k-th controller (or rule) of a name is compared with the k-th of that
+ * name, so a model is the same as itself (fuzz finding 9: the second of two controllers named
+ * alike was compared with the first) and a change to a repeat is said once, as that name's. */
+static smdmx_scene *model_with_repeats(float second_max, const char *second_expression)
+{
+	smdmx_scene *s = full_model();
+	s->flex_controllers[1].name = text(s, "smile");
+	s->flex_controllers[1].max = second_max;
+	smdmx_flex_rule *rules = give(s, 2 * sizeof(smdmx_flex_rule));
+	rules[0] = s->flex_rules[0];
+	rules[1] = (smdmx_flex_rule){ text(s, "smile"), SMDMX_FLEX_RULE_EXPRESSION, text(s, second_expression) };
+	s->flex_rules = rules;
+	s->flex_rule_count = 2;
+	return s;
+}
+
+static void names_repeated(void **state)
+{
+	(void)state;
+	smdmx_scene *a = model_with_repeats(1, "open * 2");
+	said x = diff(a, a);
+	if (x.count) fail_msg("a model with repeated names differs from itself: %s", x.first);
+	said notes = { 0, "" };
+	assert_int_equal(smdmx_scene_repeated_names(a, NULL, keep, &notes), 2);
+	assert_int_equal(notes.count, 2);
+	assert_string_equal(notes.first, "2 flex controllers are named 'smile': they pair with the other file's of that name in their order");
+	assert_int_equal(smdmx_scene_repeated_names(a, a, NULL, NULL), 0);
+	smdmx_scene *range = model_with_repeats(2, "open * 2"), *rule = model_with_repeats(1, "open * 3");
+	x = diff(a, range);
+	assert_int_equal(x.count, 1);
+	assert_string_equal(x.first, "flex controller 'smile': stereo, eyelid or range differ");
+	x = diff(a, rule);
+	assert_int_equal(x.count, 1);
+	assert_string_equal(x.first, "flex rule 'smile' differs");
+	smdmx_scene_free(a);
+	smdmx_scene_free(range);
+	smdmx_scene_free(rule);
+}
+
 /* The list itself: names unique, DMX names of both generations, none unnamed. */
 static void field_list(void **state)
 {
@@ -375,6 +414,7 @@ int main(void)
 		cmocka_unit_test(field_list),
 		cmocka_unit_test(smd_fields),
 		cmocka_unit_test(dmx_fields),
+		cmocka_unit_test(names_repeated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

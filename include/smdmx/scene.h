@@ -353,8 +353,8 @@ typedef void (*smdmx_diff_fn)(void *user, const char *message);
 SMDMX_API size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b,
                                   const smdmx_compare_options *options, smdmx_diff_fn fn, void *user);
 
-/* What smdmx_scene_diff pairs by name in their order (joints, meshes, flex shapes,
- * attachments, clips), where s gives one name to several: a sentence each through fn (may be
+/* What smdmx_scene_diff pairs by name in their order (joints, meshes, flex shapes, flex
+ * controllers and rules, attachments, clips), where s gives one name to several: a sentence each through fn (may be
  * NULL), "3 bones are named 'x': they pair with the other file's of that name in their order";
  * with other, only the names other does not repeat as often (said of other already). Returns
  * how many, SIZE_MAX when memory ran out. */

@@ -258,8 +258,8 @@ static int diff_scenes(const smdmx_scene *a, const smdmx_scene *b, const char *c
 {
 	const smdmx_scene *s[2] = { a, b };
 	smdmx_diff_options(a, b, opts);
-	/* bones, meshes, shapes, attachments and clips of one name pair in their order: said
-	 * once per name */
+	/* bones, meshes, shapes, controllers, rules, attachments and clips of one name pair in
+	 * their order: said once per name */
 	for (int k = 0; k < 2 && !quiet; k++) smdmx_scene_repeated_names(s[k], k ? a : NULL, say_repeated, (void *)paths[k]);
 	if (quiet) out->limit = 0, out->shown = 0;
 	size_t n = smdmx_scene_diff(a, b, opts, quiet ? NULL : print_difference, out);

@@ -366,6 +366,33 @@ static bool compare_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, con
 	return true;
 }
 
+/* Names paired in their order (compare.h). */
+bool sm_cmp_pair_names(cmp *c, size_t na, const void *ia, size_t nb, const void *ib,
+                       const char *(*get)(const void *items, size_t i), uint32_t *pair, bool *taken)
+{
+	sm_names x;
+	memset(&x, 0, sizeof(x));
+	size_t bytes = (nb + 1) * sizeof(uint32_t);
+	uint32_t *next = sm_malloc(&c->mem, bytes); /* the second's items chained by name */
+	bool ok = next && sm_names_init(&c->mem, &x, nb);
+	for (size_t k = nb; ok && k-- > 0;) {
+		next[k] = sm_names_get(&x, get(ib, k));
+		ok = sm_names_put(&c->mem, &x, get(ib, k), (uint32_t)k, false);
+	}
+	for (size_t k = 0; k < nb; k++) taken[k] = false;
+	for (size_t i = 0; i < na; i++) {
+		uint32_t k = ok ? sm_names_get(&x, get(ia, i)) : SMDMX_NONE; /* the first of its name not yet paired */
+		pair[i] = k;
+		if (k == SMDMX_NONE) continue;
+		taken[k] = true;
+		ok = sm_names_put(&c->mem, &x, get(ib, k), next[k], false);
+	}
+	sm_names_free(&c->mem, &x);
+	if (next) sm_free(&c->mem, next, bytes);
+	if (!ok) sm_cmp_differ(c, "out of memory");
+	return ok;
+}
+
 static bool same_strings(const smdmx_string_list *x, const smdmx_string_list *y)
 {
 	if (x->count != y->count) return false;
@@ -422,22 +449,41 @@ static bool plain_controller(const smdmx_flex_controller *x)
 	return plain;
 }
 
-/* smdmx_scene_diff's flex controls: controllers by name (plain ones against a side with none
- * are the same), every difference said. */
+static const char *controller_name(const void *items, size_t i)
+{
+	return ((const smdmx_flex_controller *)items)[i].name;
+}
+
+static const char *rule_name(const void *items, size_t i)
+{
+	return ((const smdmx_flex_rule *)items)[i].name;
+}
+
+/* smdmx_scene_diff's flex controls: controllers and rules paired by name in their order (a
+ * name repeated pairs with its repeat), plain controllers against a side with none the
+ * same; every difference said. */
 void sm_cmp_diff_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 {
-	for (int side = 0; side < 2; side++) {
-		const smdmx_scene *x = side ? b : a, *y = side ? a : b;
-		for (size_t i = 0; i < x->flex_controller_count; i++) {
-			const smdmx_flex_controller *p = &x->flex_controllers[i], *q = NULL;
-			for (size_t k = 0; k < y->flex_controller_count && !q; k++)
-				if (!strcmp(y->flex_controllers[k].name, p->name)) q = &y->flex_controllers[k];
-			if (!q) {
-				if (!(plain_controller(p) && !y->flex_controller_count))
-					sm_cmp_differ(c, "flex controller '%s' only in the %s", p->name, side ? "second" : "first");
+	size_t most = a->flex_controller_count > b->flex_controller_count ? a->flex_controller_count : b->flex_controller_count;
+	if (a->flex_rule_count > most) most = a->flex_rule_count;
+	if (b->flex_rule_count > most) most = b->flex_rule_count;
+	uint32_t *pair = malloc((most + 1) * sizeof(uint32_t));
+	bool *taken = calloc(most + 1, 1);
+	if (!pair || !taken) {
+		free(pair);
+		free(taken);
+		sm_cmp_differ(c, "out of memory");
+		return;
+	}
+	if (sm_cmp_pair_names(c, a->flex_controller_count, a->flex_controllers, b->flex_controller_count, b->flex_controllers,
+	                      controller_name, pair, taken)) {
+		for (size_t i = 0; i < a->flex_controller_count; i++) {
+			const smdmx_flex_controller *p = &a->flex_controllers[i];
+			if (pair[i] == SMDMX_NONE) {
+				if (!(plain_controller(p) && !b->flex_controller_count)) sm_cmp_differ(c, "flex controller '%s' only in the first", p->name);
 				continue;
 			}
-			if (side) continue; /* compared once */
+			const smdmx_flex_controller *q = &b->flex_controllers[pair[i]];
 			if (!same_strings(&p->raw_controls, &q->raw_controls)) sm_cmp_differ(c, "flex controller '%s': raw controls differ", p->name);
 			else if (p->stereo != q->stereo || p->eyelid != q->eyelid || p->min != q->min || p->max != q->max)
 				sm_cmp_differ(c, "flex controller '%s': stereo, eyelid or range differ", p->name);
@@ -450,6 +496,11 @@ void sm_cmp_diff_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 					}
 			}
 		}
+		for (size_t k = 0; k < b->flex_controller_count; k++) {
+			const smdmx_flex_controller *q = &b->flex_controllers[k];
+			if (!taken[k] && !(plain_controller(q) && !a->flex_controller_count))
+				sm_cmp_differ(c, "flex controller '%s' only in the second", q->name);
+		}
 	}
 	if (a->domination_rule_count != b->domination_rule_count)
 		sm_cmp_differ(c, "%zu domination rules vs %zu", a->domination_rule_count, b->domination_rule_count);
@@ -458,19 +509,22 @@ void sm_cmp_diff_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 			if (!same_strings(&a->domination_rules[i].dominators, &b->domination_rules[i].dominators) ||
 			    !same_strings(&a->domination_rules[i].suppressed, &b->domination_rules[i].suppressed))
 				sm_cmp_differ(c, "domination rule %zu differs", i);
-	for (size_t i = 0; i < a->flex_rule_count; i++) {
-		const smdmx_flex_rule *x = &a->flex_rules[i], *y = NULL;
-		for (size_t k = 0; k < b->flex_rule_count && !y; k++)
-			if (!strcmp(b->flex_rules[k].name, x->name)) y = &b->flex_rules[k];
-		if (!y) sm_cmp_differ(c, "flex rule '%s' only in the first", x->name);
-		else if (x->kind != y->kind || (x->kind == SMDMX_FLEX_RULE_EXPRESSION && strcmp(x->expression, y->expression)))
-			sm_cmp_differ(c, "flex rule '%s' differs", x->name);
+	if (sm_cmp_pair_names(c, a->flex_rule_count, a->flex_rules, b->flex_rule_count, b->flex_rules, rule_name, pair, taken)) {
+		for (size_t i = 0; i < a->flex_rule_count; i++) {
+			const smdmx_flex_rule *x = &a->flex_rules[i];
+			if (pair[i] == SMDMX_NONE) {
+				sm_cmp_differ(c, "flex rule '%s' only in the first", x->name);
+				continue;
+			}
+			const smdmx_flex_rule *y = &b->flex_rules[pair[i]];
+			if (x->kind != y->kind || (x->kind == SMDMX_FLEX_RULE_EXPRESSION && strcmp(x->expression, y->expression)))
+				sm_cmp_differ(c, "flex rule '%s' differs", x->name);
+		}
+		for (size_t k = 0; k < b->flex_rule_count; k++)
+			if (!taken[k]) sm_cmp_differ(c, "flex rule '%s' only in the second", b->flex_rules[k].name);
 	}
-	for (size_t k = 0; k < b->flex_rule_count; k++) {
-		bool in_a = false;
-		for (size_t i = 0; i < a->flex_rule_count && !in_a; i++) in_a = !strcmp(a->flex_rules[i].name, b->flex_rules[k].name);
-		if (!in_a) sm_cmp_differ(c, "flex rule '%s' only in the second", b->flex_rules[k].name);
-	}
+	free(pair);
+	free(taken);
 }
 
 void sm_cmp_set_turns(cmp *c, const smdmx_scene *a, const smdmx_scene *b)

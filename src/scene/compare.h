@@ -46,6 +46,13 @@ bool sm_cmp_compare_mesh(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, con
 bool sm_cmp_compare_shape(cmp *c, const smdmx_scene *sa, const smdmx_flex_shape *fa, const smdmx_scene *sb,
                           const smdmx_flex_shape *fb, const uint32_t *map);
 void sm_cmp_diff_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b);
+/* Items of one name pair in their order: the k-th of the first's items of a name with the
+ * k-th of the second's, so that a file is equal to itself whatever names it repeats.
+ * pair[i]: the second's item that the first's item i is, or SMDMX_NONE; taken[k]: the
+ * second's item k is one of the first's (both hold max(na, nb) items). False, said, when
+ * memory ran out. */
+bool sm_cmp_pair_names(cmp *c, size_t na, const void *ia, size_t nb, const void *ib,
+                       const char *(*get)(const void *items, size_t i), uint32_t *pair, bool *taken);
 bool sm_cmp_differ(cmp *c, const char *fmt, ...) SM_PRINTF(2, 3);
 int64_t sm_cmp_frame_of(int64_t t, double rate);
 const char *sm_cmp_name_in_b(const cmp *c, const smdmx_scene *a, uint32_t j);

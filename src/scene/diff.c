@@ -29,36 +29,6 @@ static bool index_names(cmp *c, sm_names *x, size_t n, const char *(*get)(const 
 	return true;
 }
 
-/* Items of one name pair in their order: the k-th of the first's items of a name with the
- * k-th of the second's, so that a file is equal to itself whatever names it repeats.
- * pair[i]: the second's item that the first's item i is, or SMDMX_NONE; taken[k]: the
- * second's item k is one of the first's. */
-static bool pair_names(cmp *c, size_t na, const void *ia, size_t nb, const void *ib, const char *(*get)(const void *items, size_t i),
-                       uint32_t *pair, bool *taken)
-{
-	sm_names x;
-	memset(&x, 0, sizeof(x));
-	size_t bytes = (nb + 1) * sizeof(uint32_t);
-	uint32_t *next = sm_malloc(&c->mem, bytes); /* the second's items chained by name */
-	bool ok = next && sm_names_init(&c->mem, &x, nb);
-	for (size_t k = nb; ok && k-- > 0;) {
-		next[k] = sm_names_get(&x, get(ib, k));
-		ok = sm_names_put(&c->mem, &x, get(ib, k), (uint32_t)k, false);
-	}
-	for (size_t k = 0; k < nb; k++) taken[k] = false;
-	for (size_t i = 0; i < na; i++) {
-		uint32_t k = ok ? sm_names_get(&x, get(ia, i)) : SMDMX_NONE; /* the first of its name not yet paired */
-		pair[i] = k;
-		if (k == SMDMX_NONE) continue;
-		taken[k] = true;
-		ok = sm_names_put(&c->mem, &x, get(ib, k), next[k], false);
-	}
-	sm_names_free(&c->mem, &x);
-	if (next) sm_free(&c->mem, next, bytes);
-	if (!ok) sm_cmp_differ(c, "out of memory");
-	return ok;
-}
-
 static const char *mesh_name(const void *items, size_t i)
 {
 	return ((const smdmx_mesh *)items)[i].name;
@@ -348,7 +318,7 @@ static void diff_meshes(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 		sm_cmp_differ(c, "out of memory");
 		return;
 	}
-	if (!pair_names(c, a->mesh_count, a->meshes, b->mesh_count, b->meshes, mesh_name, pair, used)) goto done;
+	if (!sm_cmp_pair_names(c, a->mesh_count, a->meshes, b->mesh_count, b->meshes, mesh_name, pair, used)) goto done;
 	size_t left_a = 0, left_b = b->mesh_count;
 	for (size_t i = 0; i < a->mesh_count; i++) {
 		left_a += pair[i] == SMDMX_NONE;
@@ -376,7 +346,7 @@ static void diff_meshes(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 	for (size_t k = 0; k < b->mesh_count; k++)
 		if (!used[k]) sm_cmp_differ(c, "mesh '%s' only in the second", b->meshes[k].name);
 	/* Flex shapes, on meshes that matched. */
-	if (!pair_names(c, a->flex_shape_count, a->flex_shapes, b->flex_shape_count, b->flex_shapes, shape_name, pair2, taken)) goto done;
+	if (!sm_cmp_pair_names(c, a->flex_shape_count, a->flex_shapes, b->flex_shape_count, b->flex_shapes, shape_name, pair2, taken)) goto done;
 	for (size_t i = 0; i < a->flex_shape_count; i++) {
 		const smdmx_flex_shape *fa = &a->flex_shapes[i];
 		uint32_t k = pair2[i];
@@ -410,7 +380,7 @@ static void diff_named(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const
 		sm_cmp_differ(c, "out of memory");
 		return;
 	}
-	if (!pair_names(c, a->attachment_count, a->attachments, b->attachment_count, b->attachments, attachment_name, pair2, taken))
+	if (!sm_cmp_pair_names(c, a->attachment_count, a->attachments, b->attachment_count, b->attachments, attachment_name, pair2, taken))
 		goto done;
 	for (size_t i = 0; i < a->attachment_count; i++) {
 		const smdmx_attachment *x = &a->attachments[i];
@@ -433,7 +403,7 @@ static void diff_named(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const
 		if (options->strict) sm_cmp_compare_controls(c, a, b);
 		else sm_cmp_diff_controls(c, a, b);
 	}
-	if (!pair_names(c, a->clip_count, a->clips, b->clip_count, b->clips, clip_name, pair2, taken)) goto done;
+	if (!sm_cmp_pair_names(c, a->clip_count, a->clips, b->clip_count, b->clips, clip_name, pair2, taken)) goto done;
 	if (a->clip_count == 1 && b->clip_count == 1) {
 		pair2[0] = 0;
 		taken[0] = true;
@@ -606,6 +576,10 @@ static size_t meshes_in(const smdmx_scene *s) { return s->mesh_count; }
 static const char *mesh_at(const smdmx_scene *s, size_t i) { return s->meshes[i].name; }
 static size_t shapes_in(const smdmx_scene *s) { return s->flex_shape_count; }
 static const char *shape_at(const smdmx_scene *s, size_t i) { return s->flex_shapes[i].name; }
+static size_t controllers_in(const smdmx_scene *s) { return s->flex_controller_count; }
+static const char *controller_at(const smdmx_scene *s, size_t i) { return s->flex_controllers[i].name; }
+static size_t rules_in(const smdmx_scene *s) { return s->flex_rule_count; }
+static const char *rule_at(const smdmx_scene *s, size_t i) { return s->flex_rules[i].name; }
 static size_t attachments_in(const smdmx_scene *s) { return s->attachment_count; }
 static const char *attachment_at(const smdmx_scene *s, size_t i) { return s->attachments[i].name; }
 static size_t clips_in(const smdmx_scene *s) { return s->clip_count; }
@@ -615,6 +589,8 @@ static const repeatable_kind repeatable[] = {
 	{ "bones", joints_in, joint_at },
 	{ "meshes", meshes_in, mesh_at },
 	{ "flex shapes", shapes_in, shape_at },
+	{ "flex controllers", controllers_in, controller_at },
+	{ "flex rules", rules_in, rule_at },
 	{ "attachments", attachments_in, attachment_at },
 	{ "clips", clips_in, clip_at },
 };
@@ -624,25 +600,52 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The names of a kind's items in s, sorted (an unnamed one as ""); NULL when out of memory. */
+static const char **sorted_names(const repeatable_kind *kind, const smdmx_scene *s, size_t *n)
+{
+	*n = s ? kind->count(s) : 0;
+	const char **names = malloc((*n + 1) * sizeof(char *));
+	if (!names) return NULL;
+	for (size_t j = 0; j < *n; j++) names[j] = kind->name(s, j) ? kind->name(s, j) : "";
+	qsort(names, *n, sizeof(char *), by_name);
+	return names;
+}
+
+/* How many of the sorted names are name: the end of its run less its start, each found by halving. */
+static size_t count_named(const char **names, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(names[mid], name) < 0) lo = mid + 1;
+		else hi = mid;
+	}
+	size_t first = lo;
+	hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(names[mid], name) <= 0) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo - first;
+}
+
 size_t smdmx_scene_repeated_names(const smdmx_scene *s, const smdmx_scene *other, smdmx_diff_fn fn, void *user)
 {
 	size_t said = 0;
 	for (size_t r = 0; r < sizeof(repeatable) / sizeof(repeatable[0]); r++) {
 		const repeatable_kind *kind = &repeatable[r];
-		size_t n = kind->count(s);
-		const char **names = malloc((n + 1) * sizeof(char *));
-		if (!names) return SIZE_MAX;
-		for (size_t j = 0; j < n; j++) names[j] = kind->name(s, j) ? kind->name(s, j) : "";
-		qsort(names, n, sizeof(char *), by_name);
+		size_t n, n_other;
+		const char **names = sorted_names(kind, s, &n), **others = sorted_names(kind, other, &n_other);
+		if (!names || !others) {
+			free(names);
+			free(others);
+			return SIZE_MAX;
+		}
 		for (size_t j = 0; j < n;) {
 			size_t e = j + 1;
 			while (e < n && !strcmp(names[e], names[j])) e++;
-			size_t in_other = 0;
-			for (size_t x = 0; other && x < kind->count(other); x++) {
-				const char *o = kind->name(other, x);
-				in_other += !strcmp(o ? o : "", names[j]);
-			}
-			if (e - j > 1 && in_other != e - j) {
+			if (e - j > 1 && (!other || count_named(others, n_other, names[j]) != e - j)) {
 				char msg[400];
 				snprintf(msg, sizeof(msg), "%zu %s are named '%s': they pair with the other file's of that name in their order", e - j,
 				         kind->what, names[j]);
@@ -652,6 +655,7 @@ size_t smdmx_scene_repeated_names(const smdmx_scene *s, const smdmx_scene *other
 			j = e;
 		}
 		free(names);
+		free(others);
 	}
 	return said;
 }
