@@ -1,6 +1,8 @@
 /* Outputs written whole or not at all (smdmx/output.h): a set is put in place all of it or
  * none, a file already there is kept unless the set may replace it, what a failure leaves
  * is only what was there, and an interrupt's cleanup removes every temporary file. */
+#include <errno.h>
+
 #include "util.h"
 #include "smdmx/output.h"
 
@@ -168,6 +170,58 @@ static void test_folders(void **state)
 	assert_true(os_rmdir(in_dir("keep")));
 }
 
+/* A folder taken away while the walk that makes an output's folders goes through it (an
+ * output that failed removes the empty folders it made, on another thread of a batch): the
+ * walk starts again, never "cannot create the directory" (a batch of testdata/ under load
+ * lost layout.dmx so, about one run in thirty). The other thread makes r and r/a where they
+ * are not and removes what it made, over and over, as failing outputs do. */
+static int taking_away;
+
+static void take_away(void *arg)
+{
+	(void)arg;
+	char r[4200], a[4300];
+	snprintf(r, sizeof(r), "%s/r", dir);
+	snprintf(a, sizeof(a), "%s/a", r);
+	while (__atomic_load_n(&taking_away, __ATOMIC_ACQUIRE)) {
+		bool made_r = os_mkdir(r), made_a = os_mkdir(a); /* each removes only what it made */
+		if (made_a) (void)os_rmdir(a);
+		if (made_r) (void)os_rmdir(r);
+	}
+}
+
+static void test_folders_taken_away(void **state)
+{
+	(void)state;
+	__atomic_store_n(&taking_away, 1, __ATOMIC_RELEASE);
+	os_thread *t = os_thread_start(take_away, NULL);
+	assert_non_null(t);
+	size_t failed = 0;
+	char why[4400] = "";
+	for (int i = 0; i < 3000; i++) {
+		char *made = NULL;
+		if (!os_make_parent_dirs_made(in_dir("r/a/b/x.txt"), &made, why, sizeof(why))) {
+			failed++;
+			continue;
+		}
+		/* what this walk made goes too while empty (made: the first, the others below it),
+		 * as a failed output's folders go, for the race to go on */
+		bool made_r = made && !strcmp(made, in_dir("r")), made_a = made_r || (made && !strcmp(made, in_dir("r/a")));
+		free(made);
+		if (!os_rmdir(in_dir("r/a/b"))) {
+			failed++;
+			snprintf(why, sizeof(why), "r/a/b, made here, could not be removed: %s", os_error_text(errno));
+		}
+		if (made_a && os_rmdir(in_dir("r/a")) && made_r) (void)os_rmdir(in_dir("r"));
+	}
+	__atomic_store_n(&taking_away, 0, __ATOMIC_RELEASE);
+	os_thread_join(t);
+	if (failed) fail_msg("%zu of 3000 walks failed; the last: %s", failed, why);
+	(void)os_rmdir(in_dir("r/a"));
+	(void)os_rmdir(in_dir("r"));
+	assert_string_equal(names(), "");
+}
+
 /* A file already there fails the set: it stays as it was, the file the set had already put
  * in place is taken back, no temporary file stays; with FORCE the set replaces it. */
 static void test_already_there(void **state)
@@ -288,6 +342,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_commit_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folders, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folders_taken_away, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_already_there, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failures, setup, teardown),

@@ -273,18 +273,27 @@ bool os_make_parent_dirs_made(const char *path, char **made, char *why, size_t w
 		return true;
 	}
 	size_t root = root_length(p);
-	for (char *s = p + (root ? root : 1); *s; s++) {
-		if (!os_is_separator(*s)) continue; /* the root (C:\, \\?\C:\, /) is there */
-		char sep = *s;
-		*s = '\0';
-		if (os_mkdir(p)) {
-			if (made && !*made) *made = os_strf("%s", p); /* the first made: the others are below it */
-		} else if (errno != EEXIST) {
-			snprintf(why, why_size, "cannot create the directory '%s': %s", p, os_error_text(errno));
-			free(p);
-			return false;
+	/* A folder found here may be taken away before the next is made in it: an output that
+	 * failed removes the empty folders it made (another thread of a batch, or another
+	 * program), so a folder missing on the way (ENOENT) starts the walk again. */
+	for (int attempt = 0;; attempt++) {
+		bool again = false;
+		for (char *s = p + (root ? root : 1); *s && !again; s++) {
+			if (!os_is_separator(*s)) continue; /* the root (C:\, \\?\C:\, /) is there */
+			char sep = *s;
+			*s = '\0';
+			if (os_mkdir(p)) {
+				if (made && !*made) *made = os_strf("%s", p); /* the first made: the others are below it */
+			} else if (errno == ENOENT && attempt < 100) {
+				again = true;
+			} else if (errno != EEXIST) {
+				snprintf(why, why_size, "cannot create the directory '%s': %s", p, os_error_text(errno));
+				free(p);
+				return false;
+			}
+			*s = sep;
 		}
-		*s = sep;
+		if (!again) break;
 	}
 	free(p);
 	return true;
