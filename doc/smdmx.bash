@@ -16,7 +16,7 @@ _smdmx_convert()
 	--qc) _filedir '@(qc|QC)'; return ;;
 	--model) return ;;
 	--target) COMPREPLY=($(compgen -W "sdk2013 tf2 gmod l4d2 portal2 csgo sfm source2" -- "$cur")); return ;;
-	--encoding) COMPREPLY=($(compgen -W "keyvalues2 keyvalues2_flat binary" -- "$cur")); return ;;
+	--encoding) COMPREPLY=($(compgen -W "keyvalues2 keyvalues2_flat binary binary_seqids" -- "$cur")); return ;;
 	--encoding-version) COMPREPLY=($(compgen -W "1 2 3 4 5 9" -- "$cur")); return ;;
 	--model-version) COMPREPLY=($(compgen -W "1 15 18 22" -- "$cur")); return ;;
 	--keys) COMPREPLY=($(compgen -W "all reduce" -- "$cur")); return ;;

@@ -382,6 +382,176 @@ static void test_default_version(void **state)
 	smdmx_dm_free(dm);
 }
 
+/* ---- binary_seqids (doc/formats.md B10a) ------------------------------------------------- */
+
+/* The folder of s&box's binary_seqids files: ../shared/incoming/dmx_seqids, real files (MIT)
+ * that xezno/sbox-instagib's model editor extracted (its MANIFEST.tsv says where from), kept
+ * beside the corpus until smdmx read them; the corpus's own dmx_seqids/ once they are in it.
+ * Missing as the corpus is: skipped, or failed under SMDMX_REQUIRE_CORPUS. */
+static const char *seqids_dir(void)
+{
+	static char dir[4096];
+	const char *corpus = test_corpus_dir();
+	snprintf(dir, sizeof(dir), "%s/../incoming/dmx_seqids", corpus);
+	os_stat st;
+	if (os_stat_path(dir, &st) && st.kind == OS_DIRECTORY) return dir;
+	snprintf(dir, sizeof(dir), "%s/dmx_seqids", corpus);
+	if (!os_stat_path(dir, &st) || st.kind != OS_DIRECTORY) fail_msg("no dmx_seqids folder beside the corpus or in it");
+	return dir;
+}
+
+/* Element k of the index (from 1) has the id k in its first four bytes, little-endian in the
+ * file (text "0000000k-0000-..."), as s&box numbers them. */
+static void expect_seqids(const smdmx_dm *dm, const char *label)
+{
+	for (size_t i = 0; i < dm->element_count; i++) {
+		uint8_t want[16] = { (uint8_t)((i + 1) >> 24), (uint8_t)((i + 1) >> 16), (uint8_t)((i + 1) >> 8), (uint8_t)(i + 1) };
+		if (memcmp(dm->elements[i].id, want, 16) != 0) fail_msg("%s: element %zu is not numbered %zu", label, i, i + 1);
+	}
+}
+
+/* The three real files read as binary 9 reads (their counts as s&box wrote them), convert to
+ * scenes, and re-encode: binary 9, keyvalues2 and binary_seqids each read back the same graph,
+ * and binary_seqids twice gives the same bytes. */
+static void test_seqids_real(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file;
+		size_t elements, joints, meshes, corners, clips, dropped;
+	} files[] = {
+		{ "xezno__sbox-instagib___idle_0.dmx", 178, 21, 0, 0, 1, 0 },
+		{ "xezno__sbox-instagib__wpn_qc_railgun_bg_trigger2_lod0.dmx", 75, 21, 1, 426, 0, 0 },
+		/* a physics mesh: 146 + 64 + 112 + 58 triangles, their faces numbering positions, its
+		 * corner arrays 438 + 192 + 336 + 174 long, three a triangle */
+		{ "xezno__sbox-instagib__wpn_qc_railgun_phy.dmx", 24, 0, 4, 75 + 34 + 58 + 31, 0, 438 + 192 + 336 + 174 - 198 },
+	};
+	const char *dir = seqids_dir();
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[f].file);
+		smdmx_dm *dm = read_path(path);
+		assert_string_equal(dm->encoding, "binary_seqids");
+		assert_int_equal(dm->encoding_version, 9);
+		assert_int_equal(dm->format_version, 22);
+		assert_int_equal(dm->element_count, files[f].elements);
+		expect_seqids(dm, files[f].file);
+		smdmx_error err;
+		smdmx_warnings w;
+		smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, &w);
+		if (!s) fail_msg("%s: %s", files[f].file, err.message);
+		assert_int_equal(s->joint_count, files[f].joints);
+		assert_int_equal(s->mesh_count, files[f].meshes);
+		assert_int_equal(s->clip_count, files[f].clips);
+		size_t corners = 0, dropped = 0;
+		for (size_t m = 0; m < s->mesh_count; m++) corners += s->meshes[m].corner_count;
+		assert_int_equal(corners, files[f].corners);
+		for (size_t i = 0; i < w.count; i++)
+			if (w.data[i].code == SMDMX_WARNING_DROPPED) dropped = w.data[i].count;
+		assert_int_equal(dropped, files[f].dropped);
+		smdmx_scene_free(s);
+		test_sink a = { 0 }, b = { 0 };
+		static const struct {
+			const char *encoding;
+			int version;
+		} outs[] = { { "binary", 9 }, { "keyvalues2", 1 }, { "binary_seqids", 0 } };
+		char diff[256];
+		for (size_t o = 0; o < 3; o++) {
+			smdmx_dm *back = write_read(dm, outs[o].encoding, outs[o].version, &a);
+			if (!smdmx_dm_equal(dm, back, diff, sizeof(diff))) fail_msg("%s as %s: %s", files[f].file, outs[o].encoding, diff);
+			assert_string_equal(back->encoding, outs[o].encoding);
+			smdmx_dm_free(back);
+		}
+		smdmx_dm *again = write_read(dm, "binary_seqids", 9, &b);
+		assert_int_equal(a.size, b.size);
+		assert_memory_equal(a.data, b.data, a.size);
+		assert_memory_equal(a.data, "<!-- dmx encoding binary_seqids 9 format ", 41);
+		smdmx_dm_free(again);
+		free(a.data);
+		free(b.data);
+		smdmx_dm_free(dm);
+	}
+}
+
+static void o_binary9(smdmx_dm *dm, test_sink *out)
+{
+	smdmx_error err;
+	smdmx_dmx_write_options o = { .encoding = "binary", .encoding_version = 9 };
+	if (!smdmx_dmx_write(dm, test_sink_write, out, &o, &err)) fail_msg("%s", err.message);
+}
+
+static bool holds(const test_sink *t, const uint8_t bytes[16])
+{
+	for (size_t i = 0; i + 16 <= t->size; i++)
+		if (!memcmp((const uint8_t *)t->data + i, bytes, 16)) return true;
+	return false;
+}
+
+/* A graph of other ids written as binary_seqids: numbered 1 to n in the written order (the
+ * root first), the same graph otherwise; its only version is 9, and a reference to an
+ * element of another file whose id it would give one of its own is refused. */
+static void test_seqids_write(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
+	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
+	uint8_t id[16] = { 0x12, 0x34, 0x56, 0x78, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 };
+	uint32_t child = smdmx_dm_add_element(dm, "DmeChild", "c", id, &err);
+	smdmx_dm_attr *a = smdmx_dm_add_attr(dm, root, "child", SMDMX_DM_ELEMENT, false, 0, &err);
+	a->value.element = child;
+	smdmx_dm_attr *back_ref = smdmx_dm_add_attr(dm, child, "up", SMDMX_DM_ELEMENT, true, 2, &err);
+	((uint32_t *)back_ref->value.array.data)[0] = root;
+	((uint32_t *)back_ref->value.array.data)[1] = child;
+	assert_int_equal(smdmx_dmx_default_version(dm, "binary_seqids"), 9);
+	test_sink out = { 0 };
+	smdmx_dm *s = write_read(dm, "binary_seqids", 0, &out);
+	assert_int_equal(s->element_count, 2);
+	expect_seqids(s, "written");
+	assert_string_equal(s->elements[1].type, "DmeChild");
+	assert_int_equal(smdmx_dm_find_attr(s, 0, "child")->value.element, 1);
+	const uint32_t *up = smdmx_dm_find_attr(s, 1, "up")->value.array.data;
+	assert_int_equal(up[0], 0);
+	assert_int_equal(up[1], 1);
+	/* the ids in the file: 1 and 2, little-endian, where binary 9 has the graph's own */
+	static const uint8_t one[16] = { 1 }, two[16] = { 2 };
+	assert_true(holds(&out, one) && holds(&out, two) && 
+	            !holds(&out, (const uint8_t[16]){ 0x78, 0x56, 0x34, 0x12, 10, 9, 12, 11, 13, 14, 15, 16, 17, 18, 19, 20 }));
+	out.size = 0;
+	o_binary9(dm, &out);
+	assert_true(holds(&out, (const uint8_t[16]){ 0x78, 0x56, 0x34, 0x12, 10, 9, 12, 11, 13, 14, 15, 16, 17, 18, 19, 20 }));
+	smdmx_dmx_write_options o = { .encoding = "binary_seqids", .encoding_version = 5 };
+	out.size = 0;
+	assert_false(smdmx_dmx_write(dm, test_sink_write, &out, &o, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
+	assert_string_equal(err.message, "binary_seqids version 5 (9 is written)");
+	/* a stub numbered 2: the child would take its id */
+	smdmx_dm_free(s);
+	static const char stub_file[] = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n"
+	                                "\"DmElement\" { \"id\" \"elementid\" \"00000001-0000-0000-0000-000000000000\" "
+	                                "\"a\" \"element\" \"00000009-0000-0000-0000-000000000000\" "
+	                                "\"b\" \"element\" \"00000002-0000-0000-0000-000000000000\" }\n"
+	                                "\"DmElement\" { \"id\" \"elementid\" \"00000009-0000-0000-0000-000000000000\" }\n";
+	smdmx_dm *st = smdmx_dmx_read_memory(stub_file, sizeof(stub_file) - 1, NULL, &err, NULL);
+	if (!st) fail_msg("%s", err.message);
+	assert_int_equal(smdmx_dm_stub_count(st), 1);
+	o.encoding_version = 9;
+	out.size = 0;
+	assert_false(smdmx_dmx_write(st, test_sink_write, &out, &o, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_DUPLICATE_ID);
+	assert_string_equal(err.message, "a reference to element 00000002-0000-0000-0000-000000000000 of another file, which "
+	                                 "binary_seqids gives an element of this one; write binary 9");
+	smdmx_dm_free(st);
+	free(out.data);
+	smdmx_dm_free(dm);
+	/* a header of binary_seqids in another version is refused at 1:1 */
+	static const char v5[] = "<!-- dmx encoding binary_seqids 5 format dmx 22 -->\n";
+	assert_null(smdmx_dmx_read_memory(v5, sizeof(v5), NULL, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
+	assert_string_equal(err.message, "binary_seqids version 5 (9 is read)");
+	assert_int_equal(err.line, 1);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -392,6 +562,8 @@ int main(void)
 		cmocka_unit_test(test_hand_built),
 		cmocka_unit_test(test_writer),
 		cmocka_unit_test(test_default_version),
+		cmocka_unit_test(test_seqids_real),
+		cmocka_unit_test(test_seqids_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

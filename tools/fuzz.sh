@@ -37,13 +37,17 @@ fi
 corpus=../shared/corpus
 [ -d "$corpus" ] || { echo "fuzz: $corpus is missing" >&2; exit 1; }
 
+# real files for work in progress, beside the corpus (s&box's binary_seqids among them)
+incoming=../shared/incoming
+[ -d "$incoming" ] || incoming=
+
 # The seed files of a target, by extension and, for DMX, by encoding.
 seeds() {
 	case $1 in
 	smd) find testdata/ok testdata/bad testdata/sample "$corpus" -type f | grep -i -E '\.(smd|vta)$' ;;
 	kv2) find testdata/kv2 testdata/model testdata/bad "$corpus" -type f -iname '*.dmx' | while read -r f; do head -c 40 "$f" | grep -q 'binary' || echo "$f"; done ;;
-	dmxb) find testdata/kv2 testdata/model testdata/bad "$corpus" -type f -iname '*.dmx' | while read -r f; do head -c 40 "$f" | grep -q 'binary' && echo "$f"; done; true ;;
-	model) find testdata/kv2 testdata/sample testdata/model testdata/bad "$corpus" -type f -iname '*.dmx' ;;
+	dmxb) find testdata/kv2 testdata/model testdata/bad "$corpus" $incoming -type f -iname '*.dmx' | while read -r f; do head -c 40 "$f" | grep -q 'binary' && echo "$f"; done; true ;;
+	model) find testdata/kv2 testdata/sample testdata/model testdata/bad "$corpus" $incoming -type f -iname '*.dmx' ;;
 	qc) find testdata/qc "$corpus" -type f | grep -i -E '\.(qc|qci)$' ;;
 	esac
 }

@@ -89,7 +89,7 @@ typedef struct smdmx_dm {
 	smdmx_dm_element *elements; /* may move when elements are added */
 	size_t element_count;
 	uint32_t root;              /* SMDMX_NONE when empty */
-	const char *encoding;       /* e.g. "keyvalues2", "keyvalues2_flat", "binary" */
+	const char *encoding;       /* e.g. "keyvalues2", "keyvalues2_flat", "binary", "binary_seqids" */
 	int encoding_version;
 	const char *format;         /* e.g. "model", "dmx" */
 	int format_version;
@@ -195,8 +195,9 @@ typedef struct smdmx_dmx_read_options {
 	smdmx_progress progress; /* the bytes read, as they are */
 } smdmx_dmx_read_options;
 
-/* Reads a DMX file in any encoding smdmx supports: keyvalues2, keyvalues2_flat and binary
- * 1 to 5 and 9, told by the header, never by the file name. Forms other writers use that
+/* Reads a DMX file in any encoding smdmx supports: keyvalues2, keyvalues2_flat, binary 1 to 5
+ * and 9, and binary_seqids 9 (s&box's binary 9, ids numbered in order), told by the header,
+ * never by the file name. Forms other writers use that
  * bend the format are read with a warning (warnings may be NULL; it is cleared first): in
  * keyvalues2, a bare type word without a value (Blender Source Tools' datamodel.py writes
  * `"name" element` and `"name" string`) is that type's empty value (decision 14). */
@@ -206,8 +207,10 @@ SMDMX_API smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const s
                                           smdmx_error *error, smdmx_warnings *warnings);
 
 typedef struct smdmx_dmx_write_options {
-	const char *encoding;   /* "keyvalues2" (default), "keyvalues2_flat" or "binary" */
-	int encoding_version;   /* keyvalues2: 1 to 4; binary: 1 to 5 or 9; 0: the default that holds
+	const char *encoding;   /* "keyvalues2" (default), "keyvalues2_flat", "binary" or "binary_seqids"
+	                           (binary 9 whose element k of the index, from 1, has the id k in
+	                           its first four bytes, the rest 0: the graph's ids are not written) */
+	int encoding_version;   /* keyvalues2: 1 to 4; binary: 1 to 5 or 9; binary_seqids: 9; 0: the default that holds
 	                           the datamodel (smdmx_dmx_default_version) */
 	const char *format;     /* NULL: the datamodel's own, else "dmx" */
 	int format_version;     /* 0: the datamodel's own */

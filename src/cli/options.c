@@ -110,8 +110,8 @@ bool format_option(opt_state *st, const char *a, const char *v)
 			o->dopts.encoding = v;
 			o->given |= OPT_ENCODING;
 			st->explicit_encoding = true;
-			if (strcmp(v, "keyvalues2") && strcmp(v, "keyvalues2_flat") && strcmp(v, "binary"))
-				st->rc = opt_error(st, "--encoding is keyvalues2, keyvalues2_flat or binary, not '%s'", v);
+			if (strcmp(v, "keyvalues2") && strcmp(v, "keyvalues2_flat") && strcmp(v, "binary") && strcmp(v, "binary_seqids"))
+				st->rc = opt_error(st, "--encoding is keyvalues2, keyvalues2_flat, binary or binary_seqids, not '%s'", v);
 		}
 	} else if (!strcmp(a, "--encoding-version")) {
 		if (TAKES_VALUE) {
@@ -186,9 +186,28 @@ bool format_option(opt_state *st, const char *a, const char *v)
 }
 #undef TAKES_VALUE
 
+/* The encoding and its version, checked together once every option is read: a version the
+ * encoding has not is a usage error, before any file is touched. */
+static bool encoding_versions(opt_state *st)
+{
+	const conv_opts *o = st->o;
+	const char *e = o->dopts.encoding ? o->dopts.encoding : "keyvalues2";
+	int v = o->dopts.encoding_version;
+	if (!v) return true;
+	if (!strcmp(e, "binary_seqids") && v != 9)
+		st->rc = opt_error(st, "--encoding binary_seqids is version 9 only, not %d", v);
+	else if (!strcmp(e, "binary") && v > 5 && v != 9)
+		st->rc = opt_error(st, "--encoding binary is version 1 to 5 or 9, not %d", v);
+	else if (strncmp(e, "binary", 6) && v > 4)
+		st->rc = opt_error(st, "--encoding %s is version 1 to 4, not %d", e, v);
+	else
+		return true;
+	return false;
+}
+
 bool apply_target(opt_state *st)
 {
-	if (!st->target) return true;
+	if (!st->target) return encoding_versions(st);
 	conv_opts *o = st->o;
 	/* decision 4: each engine branch's encoding and model format */
 	const smdmx_engine_target *t = engine_target_find(st->target, false);
@@ -200,5 +219,5 @@ bool apply_target(opt_state *st)
 	if (!st->explicit_version && (!st->explicit_encoding || !strcmp(o->dopts.encoding, "binary")))
 		o->dopts.encoding_version = t->encoding_version;
 	if (!st->explicit_model) o->mopts.model_version = t->model_format;
-	return true;
+	return encoding_versions(st);
 }

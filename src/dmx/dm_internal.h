@@ -49,8 +49,8 @@ smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, co
 /* The keyvalues2 writer (kv2_write.c): keyvalues2 or keyvalues2_flat (o->encoding, chosen
  * in dmx.c) into out, flushed at the end. */
 SM_NODISCARD bool sm_kv2_write(smdmx_dm *dm, sm_out *out, const smdmx_dmx_write_options *o, smdmx_error *error);
-/* The binary writer (dmxb_write.c). */
-SM_NODISCARD bool sm_dmxb_write(smdmx_dm *dm, int version, const char *format, int format_version, sm_out *out,
+/* The binary writer (dmxb_write.c); seqids: binary_seqids, ids numbered in order (B10a). */
+SM_NODISCARD bool sm_dmxb_write(smdmx_dm *dm, bool seqids, int version, const char *format, int format_version, sm_out *out,
                                 const smdmx_allocator *allocator, smdmx_error *error);
 
 /* The keyvalues2 reader (kv2_read.c): data is the whole file; mapped: a file mapping

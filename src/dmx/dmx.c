@@ -1,6 +1,7 @@
 /* DMX files, the one place that chooses the encoding: read whole into memory and handed to
  * the reader of the encoding their header names; written by the writer of the encoding the
- * options name (keyvalues2 or keyvalues2_flat: kv2_write.c; binary: dmxb_write.c). */
+ * options name (keyvalues2 or keyvalues2_flat: kv2_write.c; binary and binary_seqids:
+ * dmxb_write.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
@@ -98,7 +99,9 @@ static smdmx_dm *read_memory(const void *data, size_t size, const smdmx_dmx_read
 	/* The encoding comes from the header, never from the file name: binary or keyvalues2. */
 	sm_dmx_header h;
 	if (!sm_dmx_parse_header(d, size, &h, error)) return NULL;
-	if (word_eq(h.encoding, h.encoding_len, "binary")) return sm_dmxb_read(d, size, &h, options, error, warnings);
+	/* binary_seqids is binary 9 with its element ids numbered in order (B10a) */
+	if (word_eq(h.encoding, h.encoding_len, "binary") || word_eq(h.encoding, h.encoding_len, "binary_seqids"))
+		return sm_dmxb_read(d, size, &h, options, error, warnings);
 	return sm_kv2_read(d, size, options, error, warnings, mapped);
 }
 
@@ -202,6 +205,7 @@ int smdmx_dmx_default_version(const smdmx_dm *dm, const char *encoding)
 {
 	unsigned held = types_held(dm);
 	bool wide = held & (1u << SMDMX_DM_UINT64 | 1u << SMDMX_DM_UINT8);
+	if (encoding && !strcmp(encoding, "binary_seqids")) return 9; /* its only version (B10a) */
 	if (!encoding || strcmp(encoding, "binary") != 0) return wide ? 4 : 1;
 	/* binary 5 (Portal 2, SFM, CS:GO), else the version nearest it that holds every attribute:
 	 * 9 for uint64, uint8 and prefix attributes (B9), 2 for the legacy objectid (B6) */
@@ -218,7 +222,7 @@ bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx
 	memset(&o, 0, sizeof(o));
 	if (options) o = *options;
 	const char *encoding = o.encoding ? o.encoding : "keyvalues2";
-	bool binary = strcmp(encoding, "binary") == 0;
+	bool seqids = strcmp(encoding, "binary_seqids") == 0, binary = seqids || strcmp(encoding, "binary") == 0;
 	if (!binary && strcmp(encoding, "keyvalues2") != 0 && strcmp(encoding, "keyvalues2_flat") != 0)
 		return sm_fail(error, SMDMX_ERROR_ENCODING, 0, 0, "encoding '%s' is not written by this version of smdmx", encoding);
 	sm_alloc a;
@@ -237,7 +241,7 @@ bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx
 		if (!*format || strpbrk(format, " \t\r\n"))
 			ok = sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "format name '%.40s' cannot be written", format);
 		else
-			ok = sm_dmxb_write(dm, o.encoding_version, format, fver, out, &o.allocator, error) && sm_out_flush(out);
+			ok = sm_dmxb_write(dm, seqids, o.encoding_version, format, fver, out, &o.allocator, error) && sm_out_flush(out);
 	} else {
 		ok = sm_kv2_write(dm, out, &o, error);
 	}

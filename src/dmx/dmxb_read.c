@@ -1,4 +1,4 @@
-/* Binary DMX reader, versions 1 to 5 and 9 (doc/formats.md B1 to B10).
+/* Binary DMX reader, versions 1 to 5 and 9, and binary_seqids 9 (doc/formats.md B1 to B10a).
  *
  * Every read is bounds-checked against the end of the data, and every count is checked
  * against the bytes that remain before anything is allocated for it, so a lying count is an
@@ -455,6 +455,10 @@ smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, co
 	memset(&opts, 0, sizeof(opts));
 	if (options) opts = *options;
 	int v = h->encoding_version;
+	if (h->encoding_len == 13 && v != 9) {
+		sm_fail(error, SMDMX_ERROR_ENCODING, 1, 1, "binary_seqids version %d (9 is read)", v);
+		return NULL;
+	}
 	if (!(v >= 1 && v <= 5) && v != 9) {
 		sm_fail(error, SMDMX_ERROR_ENCODING, 1, 1, "binary version %d (1 to 5 and 9 are read)", v);
 		return NULL;

@@ -1,6 +1,6 @@
-/* Binary DMX writer, versions 1 to 5 and 9 (doc/formats.md B1 to B9): the string table and the
- * element index the way each version needs them, element 0 the root. The same graph always
- * gives the same bytes. */
+/* Binary DMX writer, versions 1 to 5 and 9 and binary_seqids 9 (doc/formats.md B1 to B10a): the
+ * string table and the element index the way each version needs them, element 0 the root.
+ * The same graph always gives the same bytes. */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +12,7 @@ typedef struct bw {
 	smdmx_dm *dm;
 	sm_owner *mem;        /* scratch */
 	int version;
+	bool seqids;          /* binary_seqids (B10a): element k of the index has the id k + 1 */
 	uint32_t *new_index;  /* old element index -> written index */
 	uint32_t *order;      /* written index -> old element index */
 	size_t count;         /* the elements written: all but stubs */
@@ -227,8 +228,25 @@ static bool write_all(bw *w, const char *format, int fver)
 	n = w->count = k;
 	for (size_t i = 0; i < n; i++) w->new_index[w->order[i]] = (uint32_t)i;
 
+	if (w->seqids) {
+		/* a stub (an element of another file) keeps its id, which must not be one of ours */
+		for (size_t i = 0; i < dm->element_count; i++) {
+			const uint8_t *id = dm->elements[i].id;
+			if (!dm->elements[i].stub || id[4] || id[5] || id[6] || id[7] || memcmp(id + 8, "\0\0\0\0\0\0\0\0", 8)) continue;
+			uint32_t seq = (uint32_t)id[0] << 24 | (uint32_t)id[1] << 16 | (uint32_t)id[2] << 8 | id[3];
+			if (seq >= 1 && seq <= n) {
+				char text[37];
+				smdmx_dm_id_to_text(id, text);
+				return sm_fail(w->error, SMDMX_ERROR_DUPLICATE_ID, 0, 0,
+				               "a reference to element %s of another file, which binary_seqids gives an element of this one; "
+				               "write binary 9",
+				               text);
+			}
+		}
+	}
 	/* Header: text, newline, NUL (B1). */
-	SM_CHECK(sm_out_put(w->out, "<!-- dmx encoding binary ", 25));
+	SM_CHECK(sm_out_put(w->out, "<!-- dmx encoding binary", 24));
+	SM_CHECK(w->seqids ? sm_out_put(w->out, "_seqids ", 8) : sm_out_put(w->out, " ", 1));
 	char num[16];
 	int len = snprintf(num, sizeof(num), "%d", w->version);
 	SM_CHECK(bytes(w, num, (size_t)len));
@@ -264,7 +282,8 @@ static bool write_all(bw *w, const char *format, int fver)
 		const smdmx_dm_element *e = &dm->elements[w->order[i]];
 		SM_CHECK(w->version >= 2 ? wref(w, e->type) : wstr(w, e->type));
 		SM_CHECK(w->version >= 4 ? wref(w, e->name) : wstr(w, e->name));
-		SM_CHECK(wguid(w, e->id));
+		uint8_t seq[16] = { (uint8_t)((i + 1) >> 24), (uint8_t)((i + 1) >> 16), (uint8_t)((i + 1) >> 8), (uint8_t)(i + 1) };
+		SM_CHECK(wguid(w, w->seqids ? seq : e->id));
 	}
 	for (size_t i = 0; i < n; i++) {
 		const smdmx_dm_element *e = &dm->elements[w->order[i]];
@@ -278,9 +297,11 @@ static bool write_all(bw *w, const char *format, int fver)
 	return true;
 }
 
-bool sm_dmxb_write(smdmx_dm *dm, int version, const char *format, int format_version, sm_out *out,
+bool sm_dmxb_write(smdmx_dm *dm, bool seqids, int version, const char *format, int format_version, sm_out *out,
                    const smdmx_allocator *allocator, smdmx_error *error)
 {
+	if (seqids && version != 9)
+		return sm_fail(error, SMDMX_ERROR_ENCODING, 0, 0, "binary_seqids version %d (9 is written)", version);
 	if (!(version >= 1 && version <= 5) && version != 9)
 		return sm_fail(error, SMDMX_ERROR_ENCODING, 0, 0, "binary version %d (1 to 5 and 9 are written)", version);
 	bw w;
@@ -289,6 +310,7 @@ bool sm_dmxb_write(smdmx_dm *dm, int version, const char *format, int format_ver
 	w.error = error;
 	w.dm = dm;
 	w.version = version;
+	w.seqids = seqids;
 	w.strings = (sm_vec)SM_VEC_INIT;
 	w.mem = sm_owner_new(allocator, error);
 	if (!w.mem) return false;

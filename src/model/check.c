@@ -323,7 +323,7 @@ static void check_joint_counts(chk *t, const smdmx_dm *dm, size_t max_links)
 static void check_encoding(chk *t, const smdmx_dm *dm, const smdmx_engine_target *et, const char *target)
 {
 	bool goldsrc = et->encoding_version == 0;
-	bool binary = dm->encoding && !strcmp(dm->encoding, "binary");
+	bool binary = dm->encoding && (!strcmp(dm->encoding, "binary") || !strcmp(dm->encoding, "binary_seqids"));
 	if (goldsrc)
 		find_say(t, true, "a DMX: GoldSrc's tools read SMD only");
 	else if (binary && dm->encoding_version > et->encoding_version)

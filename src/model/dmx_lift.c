@@ -646,6 +646,11 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	ok = ok && joint_table(&l, model, &table, &table_count);
 	for (size_t m = 0; ok && m < l.meshes.count; m++) ok = mdl_lift_mesh(&l, m, table, table_count);
 	ok = ok && mdl_mark_correctives(&l);
+	if (ok && l.unused_corners)
+		sm_warn_n(warnings, SMDMX_WARNING_DROPPED, l.unused_count, 0, 0,
+		          "a corner no face uses, after the last one a face does, points past its mesh's positions (as s&box "
+		          "writes its physics meshes; %zu mesh%s, the first '%s'): left out; nothing to do",
+		          l.unused_corners, l.unused_corners > 1 ? "es" : "", l.unused_first);
 	if (ok && l.lost_fields)
 		sm_warn_n(warnings, SMDMX_WARNING_DROPPED_VERTEX_DATA, l.lost_fields, 0, 0,
 		          "vertex data smdmx does not carry, left out: %s%s%s%s%s%s%s%s; keep the source DMX if they matter", l.lost_names[0], l.lost_named > 1 ? ", " : "",

@@ -70,8 +70,31 @@ static const void *indexed(const lift *l, uint32_t vd, const char *name, smdmx_d
 	return get_array(l, vd, name, t, n);
 }
 
+/* The corners a mesh keeps of the nc its index arrays hold: all, but where corners past the
+ * last one a face uses point past the positions (s&box's physics meshes number their corners
+ * three a triangle and their faces the positions: doc/format-notes.md, "Corners no face
+ * uses"), those are left out, said with their count. */
+static size_t used_corners(lift *l, const smdmx_mesh *m, const int32_t *pix, size_t nc, size_t np, uint32_t mesh)
+{
+	size_t used = 0, nfs;
+	const uint32_t *fsets = get_els(l, mesh, "faceSets", &nfs);
+	for (size_t i = 0; i < nfs; i++) {
+		size_t nf;
+		const int32_t *faces = get_array(l, fsets[i], "faces", SMDMX_DM_INT, &nf);
+		for (size_t k = 0; k < nf; k++)
+			if (faces[k] >= 0 && (size_t)faces[k] + 1 > used) used = (size_t)faces[k] + 1;
+	}
+	if (used >= nc) return nc;
+	bool outside = false;
+	for (size_t c = used; c < nc && !outside; c++) outside = pix[c] < 0 || (size_t)pix[c] >= np;
+	if (!outside) return nc;
+	if (!l->unused_corners++) l->unused_first = m->name;
+	l->unused_count += nc - used;
+	return used;
+}
+
 /* Positions and normals, with their indices; nc corners. */
-static bool lift_positions_normals(lift *l, smdmx_mesh *m, uint32_t vd, int f)
+static bool lift_positions_normals(lift *l, smdmx_mesh *m, uint32_t vd, uint32_t mesh, int f)
 {
 	size_t np, nc;
 	const int32_t *pix;
@@ -81,6 +104,8 @@ static bool lift_positions_normals(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 	/* an empty mesh (an SMD's triangles block with none in it) has empty arrays */
 	if ((!pos && !has_array(l, vd, sm_model_field(f, SMDMX_CORNER_POSITION), SMDMX_DM_VECTOR3)) || (!pix && !has_array(l, vd, iname, SMDMX_DM_INT)))
 		return bad_model(l, "a mesh without positions");
+	l->file_corners = nc;
+	nc = used_corners(l, m, pix, nc, np, mesh);
 	m->corner_count = nc;
 	m->position_count = np;
 	m->positions = sm_owned_alloc(l->o, np * sizeof(smdmx_vec3) + 1, l->error);
@@ -90,7 +115,7 @@ static bool lift_positions_normals(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 	size_t nn, nni;
 	const int32_t *nix;
 	const void *nrm = indexed(l, vd, sm_model_field(f, SMDMX_CORNER_NORMAL), SMDMX_DM_VECTOR3, &nn, &nix, &nni);
-	if (nrm && nix && nni == nc) {
+	if (nrm && nix && nni == l->file_corners) {
 		m->normals = sm_owned_alloc(l->o, nn * sizeof(smdmx_vec3) + 1, l->error);
 		if (!m->normals) return false;
 		if (nn) memcpy(m->normals, nrm, nn * sizeof(smdmx_vec3));
@@ -117,7 +142,7 @@ static bool lift_uv_sets(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 			size_t ni;
 			snprintf(iname, sizeof(iname), "%sIndices", at->name);
 			const int32_t *ix = get_array(l, vd, iname, SMDMX_DM_INT, &ni);
-			if (!ix || ni != nc) continue;
+			if (!ix || ni != l->file_corners) continue;
 			smdmx_uv_set *u = sm_vec_push(l->o, &uvs, sizeof(*u), l->error);
 			if (!u) return false;
 			u->name = pass == 0 ? "textureCoordinates" : at->name;
@@ -133,7 +158,7 @@ static bool lift_uv_sets(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 	/* flipVCoordinates false (Source 2 Hammer's exports, decompilers): V is stored the other
 	 * way up from SMD's; true, or no flag, is Source 1's and SMD's (C9) */
 	const smdmx_dm_attr *fv = get(l, vd, "flipVCoordinates");
-	if (fv && fv->type == SMDMX_DM_BOOL && !fv->is_array && !fv->value.b) {
+	if (fv && fv->type == SMDMX_DM_BOOL && !fv->is_array && !fv->value.b && uvs.count) {
 		l->s->source.dmx_v_flag_false++;
 		smdmx_uv_set *us = uvs.data;
 		for (size_t u = 0; u < uvs.count; u++)
@@ -173,7 +198,7 @@ static bool lift_balance_wrinkle(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 		size_t nv, ni;
 		const int32_t *ix;
 		const float *v = indexed(l, vd, sm_model_field(f, which ? SMDMX_CORNER_WRINKLE : SMDMX_CORNER_BALANCE), SMDMX_DM_FLOAT, &nv, &ix, &ni);
-		if (!v || !ix || ni != nc) continue;
+		if (!v || !ix || ni != l->file_corners) continue;
 		smdmx_scalar_field *sf = which ? &m->wrinkle : &m->balance;
 		sf->data = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
 		if (!sf->data) return false;
@@ -370,7 +395,7 @@ bool mdl_lift_mesh(lift *l, size_t mi, const uint32_t *table, size_t table_count
 	uint32_t vd = vertex_data_of(l, mesh);
 	if (vd == SMDMX_NONE) return bad_model(l, "a mesh without vertex data");
 	int f = get(l, vd, "position$0") ? 1 : 0;
-	SM_CHECK(lift_positions_normals(l, m, vd, f));
+	SM_CHECK(lift_positions_normals(l, m, vd, mesh, f));
 	SM_CHECK(lift_uv_sets(l, m, vd, f));
 	count_lost_fields(l, &l->dm->elements[vd], f);
 	SM_CHECK(lift_balance_wrinkle(l, m, vd, f));

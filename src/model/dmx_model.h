@@ -40,6 +40,9 @@ typedef struct lift {
 	size_t lost_fields; /* vertex data fields not carried, over all meshes */
 	const char *lost_names[4]; /* the first few, by name */
 	size_t lost_named;
+	size_t file_corners; /* the mesh being lifted: its corners as the file's index arrays hold them */
+	size_t unused_corners, unused_count; /* meshes with corners left out (used_corners), and those corners */
+	const char *unused_first;            /* the first such mesh */
 } lift;
 
 static inline const smdmx_dm_attr *get(const lift *l, uint32_t e, const char *name)

@@ -539,7 +539,13 @@ static bool dmx_to_dmx(run *r)
 	warn(r, in, &w);
 	if (!dm) return fail(r, in, &err);
 	const smdmx_convert_options *o = r->o;
+	/* a model: format "model", or "dmx" with a model under its root, as s&box writes them */
 	bool model = dm->format && !strcmp(dm->format, "model");
+	if (dm->format && !strcmp(dm->format, "dmx") && dm->root != SMDMX_NONE) {
+		const smdmx_dm_attr *m = smdmx_dm_find_attr(dm, dm->root, "model");
+		if (!m || m->type != SMDMX_DM_ELEMENT || m->value.element == SMDMX_NONE) m = smdmx_dm_find_attr(dm, dm->root, "skeleton");
+		model = m && m->type == SMDMX_DM_ELEMENT && !m->is_array && m->value.element != SMDMX_NONE;
+	}
 	unsigned changes = o->given & (SMDMX_CONVERT_GIVEN_MODEL_VERSION | SMDMX_CONVERT_GIVEN_SCALE | SMDMX_CONVERT_GIVEN_UP_AXIS |
 	                               SMDMX_CONVERT_GIVEN_KEYS | SMDMX_CONVERT_GIVEN_KEY_TOLERANCE);
 	if ((o->given & SMDMX_CONVERT_GIVEN_TARGET) && o->model_options.model_version && o->model_options.model_version != dm->format_version)

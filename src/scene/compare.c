@@ -140,26 +140,26 @@ static void compare_field(const cmp *c, const sm_corner *a, const sm_corner *b, 
 		if (!sm_cmp_vec_equal(c, pa, pb, 3)) d->field = f;
 		return;
 	}
-	case SMDMX_CORNER_NORMAL:
-		if (a->nrm || b->nrm) { /* the diff's: in model space, (0, 0, 0) for none */
-			if (!sm_cmp_vec_equal(c, a->nrm, b->nrm, 3)) d->field = f;
-		} else if (!ma->normal_indices != !mb->normal_indices) {
-			d->field = f, d->one_side = true;
-		} else if (ma->normal_indices &&
-		           !sm_cmp_vec_equal(c, ma->normals[ma->normal_indices[a->c]], mb->normals[mb->normal_indices[b->c]], 3)) {
-			d->field = f;
-		}
+	case SMDMX_CORNER_NORMAL: {
+		/* the diff's are in model space; none is (0, 0, 0), what an SMD written from it holds */
+		static const float none[3] = { 0, 0, 0 };
+		const float *na = a->nrm ? a->nrm : ma->normal_indices ? ma->normals[ma->normal_indices[a->c]] : none;
+		const float *nb = b->nrm ? b->nrm : mb->normal_indices ? mb->normals[mb->normal_indices[b->c]] : none;
+		if (!sm_cmp_vec_equal(c, na, nb, 3)) d->field = f;
 		return;
+	}
 	case SMDMX_CORNER_UV: {
-		size_t nu = ma->uv_set_count < mb->uv_set_count ? ma->uv_set_count : mb->uv_set_count;
+		/* a UV set one side lacks is (0, 0) there: what an SMD written from it holds */
+		static const float none[2] = { 0, 0 };
+		size_t nu = ma->uv_set_count > mb->uv_set_count ? ma->uv_set_count : mb->uv_set_count;
 		for (size_t u = 0; u < nu; u++) {
-			const smdmx_uv_set *ua = &ma->uv_sets[u], *ub = &mb->uv_sets[u];
-			if (!sm_cmp_vec_equal(c, ua->data[ua->indices[a->c]], ub->data[ub->indices[b->c]], 2)) {
+			const smdmx_uv_set *ua = u < ma->uv_set_count ? &ma->uv_sets[u] : NULL;
+			const smdmx_uv_set *ub = u < mb->uv_set_count ? &mb->uv_sets[u] : NULL;
+			if (!sm_cmp_vec_equal(c, ua ? ua->data[ua->indices[a->c]] : none, ub ? ub->data[ub->indices[b->c]] : none, 2)) {
 				d->field = f, d->at = u;
 				return;
 			}
 		}
-		if (ma->uv_set_count != mb->uv_set_count) d->field = f, d->at = SIZE_MAX;
 		return;
 	}
 	case SMDMX_CORNER_WEIGHT: compare_links(c, a, b, d); return;
@@ -193,9 +193,7 @@ static bool corner_equal(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, uin
 	switch (d.field) {
 	case SMDMX_CORNER_FIELD_COUNT: return true;
 	case SMDMX_CORNER_POSITION: return sm_cmp_differ(c, "mesh '%s' polygon %zu: positions differ", a->name, poly);
-	case SMDMX_CORNER_NORMAL:
-		if (d.one_side) return sm_cmp_differ(c, "mesh '%s': one side has normals", a->name);
-		return sm_cmp_differ(c, "mesh '%s' polygon %zu: normals differ", a->name, poly);
+	case SMDMX_CORNER_NORMAL: return sm_cmp_differ(c, "mesh '%s' polygon %zu: normals differ", a->name, poly);
 	case SMDMX_CORNER_UV: return sm_cmp_differ(c, "mesh '%s' polygon %zu: UV set %zu differs", a->name, poly, d.at);
 	case SMDMX_CORNER_WEIGHT:
 	case SMDMX_CORNER_JOINT:
@@ -214,7 +212,6 @@ static bool corner_equal(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, uin
 bool sm_cmp_compare_mesh(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, const smdmx_scene *sb,
                          const smdmx_mesh *b, uint32_t *map)
 {
-	if (a->uv_set_count != b->uv_set_count) return sm_cmp_differ(c, "mesh '%s': %zu UV sets vs %zu", a->name, a->uv_set_count, b->uv_set_count);
 	if (a->corner_count != b->corner_count) return sm_cmp_differ(c, "mesh '%s': %zu corners vs %zu", a->name, a->corner_count, b->corner_count);
 	sm_poly_ref *pa, *pb;
 	size_t na, nb;

@@ -225,8 +225,13 @@ bool sm_diff_gside_build(const cmp *c, const smdmx_scene *s, gside *g, bool firs
 			uint64_t h = 1469598103934665603u;
 			for (int d = 0; d < 3; d++) h = hash_mix(h, float_key(g->pos[k][d], q));
 			for (int d = 0; d < 3; d++) h = hash_mix(h, float_key(g->nrm[k][d], q));
-			for (size_t u = 0; u < me->uv_set_count; u++)
-				for (int d = 0; d < 2; d++) h = hash_mix(h, float_key(me->uv_sets[u].data[me->uv_sets[u].indices[i]][d], q));
+			for (size_t u = 0; u < me->uv_set_count; u++) {
+				/* (0, 0) hashes as no UV set, which it equals (sm_cmp_corner) */
+				const float *uv = me->uv_sets[u].data[me->uv_sets[u].indices[i]];
+				if (float_key(uv[0], q) == 0 && float_key(uv[1], q) == 0) continue;
+				h = hash_mix(h, u);
+				for (int d = 0; d < 2; d++) h = hash_mix(h, float_key(uv[d], q));
+			}
 			smdmx_weight w[64];
 			size_t nw = sm_cmp_canonical_weights(c, me, me->position_indices[i], w);
 			for (size_t x = 0; x < nw; x++) {
