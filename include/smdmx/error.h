@@ -140,6 +140,8 @@ typedef enum smdmx_warning_code {
 	                                               reads them */
 	SMDMX_WARNING_QC_BLOCK_OPEN = 53,           /* QC: a skipped command's block open where the QC ends, read to
 	                                               the end as studiomdl reads it */
+	SMDMX_WARNING_BALANCE_UNUSED = 54,          /* SMD: stereo balance that no stereo control uses, left out (the
+	                                               compiled model is the same) */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

@@ -167,6 +167,9 @@ static void compare_field(const cmp *c, const sm_corner *a, const sm_corner *b, 
 	case SMDMX_CORNER_BALANCE:
 	case SMDMX_CORNER_WRINKLE: {
 		if (!c->flex) return; /* SMD holds neither: compared with the flex controls */
+		/* a balance no stereo control uses changes no compiled model (sm_stereo_meshes) */
+		if (f == SMDMX_CORNER_BALANCE && c->stereo[0] && !c->stereo[0][a->m - a->s->meshes] && !c->stereo[1][b->m - b->s->meshes])
+			return;
 		const float *va = scalar_at(ma, f, a->c), *vb = scalar_at(mb, f, b->c);
 		if (!va != !vb) d->field = f, d->one_side = true;
 		else if (va && !sm_cmp_values_equal(c, *va, *vb)) d->field = f;
@@ -637,6 +640,25 @@ cmp sm_cmp_start(const smdmx_compare_options *options)
 
 static bool compare_scenes(cmp *cm, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options);
 
+bool sm_cmp_set_stereo(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
+{
+	if (!c->flex) return true;
+	c->stereo[0] = malloc(a->mesh_count + 1);
+	c->stereo[1] = malloc(b->mesh_count + 1);
+	if (!c->stereo[0] || !c->stereo[1]) return false;
+	size_t corners;
+	sm_stereo_meshes(a, c->stereo[0], &corners);
+	sm_stereo_meshes(b, c->stereo[1], &corners);
+	return true;
+}
+
+void sm_cmp_end(cmp *c)
+{
+	free(c->stereo[0]);
+	free(c->stereo[1]);
+	c->stereo[0] = c->stereo[1] = NULL;
+}
+
 bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
                          char *diff, size_t diff_size)
 {
@@ -647,7 +669,8 @@ bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx
 	sm_unrooted u;
 	const smdmx_scene *va, *vb;
 	if (!sm_cmp_unroot(a, b, &va, &vb, &u)) return sm_cmp_differ(&c, "out of memory");
-	bool same = compare_scenes(&c, va, vb, options);
+	bool same = sm_cmp_set_stereo(&c, va, vb) ? compare_scenes(&c, va, vb, options) : sm_cmp_differ(&c, "out of memory");
+	sm_cmp_end(&c);
 	sm_cmp_unroot_free(&u);
 	return same;
 }

@@ -10,6 +10,8 @@ typedef struct cmp {
 	size_t max_links;
 	bool dmx_weights;
 	bool flex;          /* flex controls too: balance and wrinkle per corner, shapes' wrinkle */
+	uint8_t *stereo[2];  /* per mesh of each side: a stereo control uses its balance
+	                        (sm_stereo_meshes); balance is compared where either side's does */
 	const char **name_a; /* smdmx_scene_diff: per joint of the first, the name it has in the second
 	                        (its own, or the one a rename gave it); NULL elsewhere */
 	uint32_t *pair_a;    /* smdmx_scene_diff: per joint of the first, the joint of the second it
@@ -40,6 +42,10 @@ void sm_cmp_turn_rot(const cmp *c, int side, const float in[4], float out[4]);
 
 size_t sm_cmp_canonical_weights(const cmp *c, const smdmx_mesh *m, uint32_t p, smdmx_weight out[64]);
 cmp sm_cmp_start(const smdmx_compare_options *options);
+/* The meshes of a and b whose balance a stereo control uses (c->stereo), with the flex
+ * controls; false when out of memory. sm_cmp_end frees them. */
+SM_NODISCARD bool sm_cmp_set_stereo(cmp *c, const smdmx_scene *a, const smdmx_scene *b);
+void sm_cmp_end(cmp *c);
 bool sm_cmp_compare_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b);
 bool sm_cmp_compare_mesh(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, const smdmx_scene *sb, const smdmx_mesh *b,
                          uint32_t *map);

@@ -490,7 +490,7 @@ size_t smdmx_scene_diff(const smdmx_scene *sa, const smdmx_scene *sb, const smdm
 		return c.count;
 	}
 	bool ok = index_names(&c, &c.joints_a, a->joint_count, joint_name, a->joints) &&
-	          index_names(&c, &c.joints_b, b->joint_count, joint_name, b->joints);
+	          index_names(&c, &c.joints_b, b->joint_count, joint_name, b->joints) && sm_cmp_set_stereo(&c, a, b);
 	/* By meaning, models of two up axes are compared as Source uses them, turned to Z up;
 	 * strict, the axis is a difference. */
 	if (ok && options && options->strict && (a->up_axis ? a->up_axis : 'Z') != (b->up_axis ? b->up_axis : 'Z'))
@@ -504,8 +504,58 @@ size_t smdmx_scene_diff(const smdmx_scene *sa, const smdmx_scene *sb, const smdm
 	free(c.name_a);
 	free(c.pair_a);
 	free(c.paired_b);
+	sm_cmp_end(&c);
 	sm_cmp_unroot_free(&u);
 	return c.count;
+}
+
+/* The controller whose raw control is name[0, len) (the first to name it), or NULL. */
+static const smdmx_flex_controller *raw_control(const smdmx_scene *s, const char *name, size_t len)
+{
+	for (size_t i = 0; i < s->flex_controller_count; i++) {
+		const smdmx_flex_controller *c = &s->flex_controllers[i];
+		for (size_t j = 0; j < c->raw_controls.count; j++)
+			if (strlen(c->raw_controls.data[j]) == len && sm_same_nocase_n(c->raw_controls.data[j], name, len)) return c;
+	}
+	return NULL;
+}
+
+/* Whether studiomdl splits a shape of this name (the first len bytes of it) by a stereo control. */
+static bool stereo_name(const smdmx_scene *s, const char *name, size_t len)
+{
+	bool stereo = false;
+	for (const char *p = name, *end = name + len;;) {
+		const char *e = memchr(p, '_', (size_t)(end - p));
+		size_t n = e ? (size_t)(e - p) : (size_t)(end - p);
+		const smdmx_flex_controller *c = raw_control(s, p, n);
+		if (!c) return false;
+		stereo = stereo || c->stereo;
+		if (!e) return stereo;
+		p = e + 1;
+	}
+}
+
+size_t sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *corners)
+{
+	if (s->mesh_count) memset(out, 0, s->mesh_count);
+	bool any = false;
+	for (size_t i = 0; i < s->flex_controller_count && !any; i++) any = s->flex_controllers[i].stereo;
+	for (size_t i = 0; any && i < s->flex_shape_count; i++) {
+		const smdmx_flex_shape *sh = &s->flex_shapes[i];
+		if (sh->mesh >= s->mesh_count || out[sh->mesh]) continue;
+		size_t len = strlen(sh->name);
+		/* or one of its halves, as a QC writes a stereo shape no flexpair can say (S+"R", S+"L") */
+		out[sh->mesh] = stereo_name(s, sh->name, len) ||
+		                (len > 1 && (sh->name[len - 1] == 'R' || sh->name[len - 1] == 'L') && stereo_name(s, sh->name, len - 1));
+	}
+	size_t unused = 0;
+	*corners = 0;
+	for (size_t m = 0; m < s->mesh_count; m++)
+		if (s->meshes[m].balance.indices && !out[m]) {
+			unused++;
+			*corners += s->meshes[m].corner_count;
+		}
+	return unused;
 }
 
 bool sm_mark_correctives(sm_alloc *a, smdmx_flex_shape *sh, size_t n, bool keep)

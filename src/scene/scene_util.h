@@ -33,4 +33,12 @@ void sm_sample_orientation(const smdmx_channel *c, int32_t t, const float *fallb
  * stays so. Fails only when out of memory. */
 SM_NODISCARD bool sm_mark_correctives(sm_alloc *a, smdmx_flex_shape *shapes, size_t n, bool keep);
 
+/* Per mesh of s (out: s->mesh_count bytes), 1 when a stereo control uses its balance: one of
+ * its shapes is split by it, as studiomdl splits a delta state (IsDeltaStateStereo: the
+ * shape's name splits at '_' into raw controls, case aside, one of them a stereo control's;
+ * a raw control named twice is the first's), or it is one of the halves of such a shape, its
+ * name and "R" or "L", as a QC's rig writes a stereo shape no flexpair can say. Returns how many meshes hold a balance no stereo
+ * control uses (their balance changes no compiled model), and in *corners their corners. */
+size_t sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *corners);
+
 #endif

@@ -86,6 +86,24 @@ static void report_material_ends(const smdmx_scene *s, smdmx_warnings *w)
 		          trimmed);
 }
 
+/* Stereo balance, which SMD has no place for: a QC keeps what stereo controls use; a balance
+ * none uses changes no compiled model, said apart, as nothing to do. */
+static void report_balance(const smdmx_scene *s, smdmx_warnings *w)
+{
+	size_t balance = 0, unused = 0, corners = 0;
+	for (size_t i = 0; i < s->mesh_count; i++) balance += s->meshes[i].balance.indices != NULL;
+	uint8_t *stereo = balance ? malloc(s->mesh_count) : NULL;
+	if (stereo) unused = sm_stereo_meshes(s, stereo, &corners);
+	free(stereo);
+	if (unused)
+		sm_warn(w, SMDMX_WARNING_BALANCE_UNUSED, 0, 0, "stereo balance on %zu corners of %zu mesh%s left out: SMD has none, and no "
+		        "stereo control uses it, so studiomdl compiles the same model; nothing to do",
+		        corners, unused, unused == 1 ? "" : "es");
+	if (balance > unused)
+		sm_warn(w, SMDMX_WARNING_DROPPED_BALANCE, 0, 0, "SMD has no stereo balance: left out of %zu meshes; use dmx2smd --qc to keep it in a QC",
+		        balance - unused);
+}
+
 void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options *o, bool vta_too, smdmx_warnings *w)
 {
 	bool goldsrc = o && o->goldsrc;
@@ -145,13 +163,9 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 			        s->flex_shape_count);
 		vta_too = true; /* the shapes are said above */
 	}
-	size_t balance = 0, wrinkle = 0;
-	for (size_t i = 0; i < s->mesh_count; i++) {
-		balance += s->meshes[i].balance.indices != NULL;
-		wrinkle += s->meshes[i].wrinkle.indices != NULL;
-	}
-	if (balance) sm_warn(w, SMDMX_WARNING_DROPPED_BALANCE, 0, 0, "SMD has no stereo balance: left out of %zu meshes; use dmx2smd --qc to keep it in a QC",
-		                 balance);
+	report_balance(s, w);
+	size_t wrinkle = 0;
+	for (size_t i = 0; i < s->mesh_count; i++) wrinkle += s->meshes[i].wrinkle.indices != NULL;
 	if (wrinkle) sm_warn(w, SMDMX_WARNING_DROPPED_WRINKLE, 0, 0, "SMD has no wrinkle data: left out of %zu meshes; keep the DMX for it (no SMD or QC holds it)",
 		                 wrinkle);
 	if (s->attachment_count)
