@@ -71,6 +71,18 @@ files)
 	"$dmx2smd" "$model/static_prop.dmx" -o prop.smd -q
 	"$smdmx" diff "$model/static_prop.dmx" prop.smd >out
 	check "no joints: the SMD on its bone is the same model" "0 " "$? $(joined out)"
+	# a mesh that follows its own node beside the arm's joints (an object without an armature,
+	# as Blender Source Tools writes it): the SMD has the bone studiomdl makes of the node, and
+	# through SMD, VTA and QC it is the same model to diff, both ways
+	"$dmx2smd" "$model/arm_scope.dmx" --qc scope.qc -o scope.smd -q
+	tr -d '\r' <scope.smd >scope.lf
+	check "own node: its bone at its transform, holding the mesh's 12 corners" "1 1 12" \
+		"$(grep -cx '2 "scope" -1' scope.lf) $(grep -cx '2 5.000000 0.000000 3.000000 0.000000 0.000000 0.785398' scope.lf) $(grep -c '^2 .* 0$' scope.lf)"
+	"$smdmx" diff "$model/arm_scope.dmx" scope.smd scope.vta >out 2>&1
+	check "own node: the SMD and VTA are the model" "0 " "$? $(joined out)"
+	"$smd2dmx" --qc scope.qc -o scope_back.dmx -q
+	"$smdmx" diff scope_back.dmx "$model/arm_scope.dmx" >out 2>&1
+	check "own node: through the QC and back, the model" "0 " "$? $(joined out)"
 	;;
 
 library)

@@ -207,6 +207,19 @@ static smdmx_scene *k_meshes(void)
 	return s;
 }
 
+/* The mesh without weights beside the joints, at a place and turn of its own: an object
+ * without an armature, as Blender Source Tools writes it, which follows its own node. */
+static smdmx_scene *k_own_node(void)
+{
+	smdmx_scene *s = base();
+	smdmx_mesh *m = &s->meshes[0];
+	m->weight_offsets = NULL;
+	m->weights = NULL;
+	m->weight_count = 0;
+	m->transform = (smdmx_transform){ { 2, 0, 1 }, { 0, 0, 0.38268343f, 0.9238795f } };
+	return s;
+}
+
 static smdmx_scene *k_shapes(void)
 {
 	return with_shapes();
@@ -362,6 +375,7 @@ static const kind kinds[] = {
 	{ "more than 3 weight links on a vertex", k_links },
 	{ "more UV sets than one", k_uv_sets },
 	{ "more meshes than one", k_meshes },
+	{ "a mesh that follows its own node", k_own_node },
 	{ "flex shapes", k_shapes },
 	{ "flex controllers and their ranges", k_controllers },
 	{ "stereo controllers and balance", k_stereo },

@@ -1191,6 +1191,65 @@ static void test_vta_bomb(void **state)
 	smdmx_scene_free(s);
 }
 
+/* scene written as a reference SMD and read back */
+static smdmx_scene *through_smd(const smdmx_scene *scene, test_sink *out)
+{
+	smdmx_error err;
+	smdmx_smd_write_options o = { .kind = SMDMX_SMD_WRITE_REFERENCE, .lf_line_ends = true };
+	out->size = 0;
+	if (!smdmx_smd_write(scene, test_sink_write, out, &o, &err)) fail_msg("%s", err.message);
+	smdmx_scene *back = smdmx_smd_read_memory(out->data, out->size, NULL, &err, NULL);
+	if (!back) fail_msg("%s", err.message);
+	return back;
+}
+
+/* A mesh that follows its own node (testdata/model/arm_scope.dmx: a mesh without weights
+ * beside the arm's joints, at a place and turn of its own): its SMD has the bone studiomdl
+ * makes of the node, a root at the node's transform holding every vertex of the mesh, and it
+ * compares equal to the DMX; a bone of its name (case aside) gives it the name "_mesh". */
+static void test_mesh_on_own_node(void **state)
+{
+	(void)state;
+	smdmx_scene *s = lift_file("testdata/model/arm_scope.dmx");
+	assert_int_equal(s->joint_count, 2);
+	assert_string_equal(s->meshes[1].name, "scope");
+	assert_null(s->meshes[1].weight_offsets);
+	s->flex_shape_count = s->flex_controller_count = 0; /* a reference SMD holds no shape */
+	test_sink out = { 0 };
+	smdmx_scene *back = through_smd(s, &out);
+	char *text = malloc(out.size + 1);
+	memcpy(text, out.data, out.size);
+	text[out.size] = 0;
+	assert_non_null(strstr(text, "nodes\n0 \"upper arm\" -1\n1 \"lower arm\" 0\n2 \"scope\" -1\nend\n"));
+	assert_non_null(strstr(text, "\n2 5.000000 0.000000 3.000000 0.000000 0.000000 0.785398\nend\n"));
+	assert_non_null(strstr(text, "props/scope\n2 -6.3137083 "));
+	free(text);
+	assert_int_equal(back->joint_count, 3);
+	assert_int_equal(smdmx_scene_diff(s, back, NULL, NULL, NULL), 0);
+	assert_int_equal(smdmx_scene_diff(back, s, NULL, NULL, NULL), 0);
+	/* the same vertices on the first joint, as dmx2smd wrote them before: they differ */
+	size_t moved = 0;
+	for (size_t i = 0; i < back->meshes[0].weight_count; i++)
+		if (back->meshes[0].weights[i].joint == 2) back->meshes[0].weights[i].joint = 0, moved++;
+	assert_int_equal(moved, 5);
+	assert_true(smdmx_scene_diff(s, back, NULL, NULL, NULL) > 0);
+	smdmx_scene_free(back);
+	/* named as a bone is, case aside */
+	s->meshes[1].name = "Upper Arm";
+	back = through_smd(s, &out);
+	assert_int_equal(back->joint_count, 3);
+	assert_string_equal(back->joints[2].name, "Upper Arm_mesh");
+	assert_int_equal(smdmx_scene_diff(s, back, NULL, NULL, NULL), 0);
+	smdmx_scene_free(back);
+	/* under a joint, a mesh without weights is that joint's: no bone of its own */
+	s->meshes[1].parent_joint = 0;
+	back = through_smd(s, &out);
+	assert_int_equal(back->joint_count, 2);
+	smdmx_scene_free(back);
+	free(out.data);
+	smdmx_scene_free(s);
+}
+
 /* A VTA onto a reference of two meshes (one mesh on two dags): each VTA shape becomes one
  * flex shape per mesh it moves, so two shapes make four. */
 static void test_vta_two_meshes(void **state)
@@ -1577,6 +1636,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_pairs),
 		cmocka_unit_test(test_shared_mesh_bomb),
 		cmocka_unit_test(test_corners_no_face_uses),
+		cmocka_unit_test(test_mesh_on_own_node),
 		cmocka_unit_test(test_shared_data_bombs),
 		cmocka_unit_test(test_vta_bomb),
 		cmocka_unit_test(test_vta_two_meshes),

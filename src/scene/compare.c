@@ -589,12 +589,86 @@ static bool implicit_root(const smdmx_scene *s)
 	return true;
 }
 
+/* n vectors turned by r and moved by t (NULL: directions), as the SMD writer places them. */
+static bool placed(sm_owner *mem, double r[3][3], const float *t, const void *from, size_t n, smdmx_vec3 **out)
+{
+	const float *in = from;
+	if (!in) return true;
+	smdmx_error error;
+	smdmx_vec3 *v = sm_owned_alloc(mem, (n + 1) * sizeof(smdmx_vec3), &error);
+	if (!v) return false;
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < 3; d++)
+			v[i][d] = (float)(r[d][0] * in[3 * i] + r[d][1] * in[3 * i + 1] + r[d][2] * in[3 * i + 2] + (t ? t[d] : 0));
+	*out = v;
+	return true;
+}
+
+/* s with its meshes that follow their own nodes on the bones studiomdl makes of them: a view
+ * in *view, its memory in *mem (NULL: s has none, and *out is s). */
+static bool own_bones_view(const smdmx_scene *s, smdmx_scene *view, sm_owner **mem, const smdmx_scene **out)
+{
+	*out = s;
+	*mem = NULL;
+	sm_own_bones b;
+	if (!sm_own_bones_find(s, NULL, &b)) return false;
+	if (!b.count) return true;
+	smdmx_error error;
+	*view = *s;
+	*mem = b.mem; /* the view's memory: the bones' names are in it */
+	b.mem = NULL;
+	smdmx_joint *joints = sm_owned_calloc(*mem, s->joint_count + b.count, sizeof(smdmx_joint), &error);
+	smdmx_mesh *meshes = sm_owned_alloc(*mem, s->mesh_count * sizeof(smdmx_mesh), &error);
+	if (!joints || !meshes) return false;
+	memcpy(joints, s->joints, s->joint_count * sizeof(smdmx_joint));
+	memcpy(meshes, s->meshes, s->mesh_count * sizeof(smdmx_mesh));
+	smdmx_flex_shape *shapes = sm_owned_alloc(*mem, (s->flex_shape_count + 1) * sizeof(smdmx_flex_shape), &error);
+	if (!shapes) return false;
+	if (s->flex_shape_count) memcpy(shapes, s->flex_shapes, s->flex_shape_count * sizeof(smdmx_flex_shape));
+	for (size_t k = 0; k < b.count; k++) {
+		smdmx_joint *j = &joints[s->joint_count + k];
+		smdmx_mesh *m = &meshes[b.mesh[k]];
+		j->name = b.name[k];
+		j->parent = SMDMX_NONE;
+		j->bind = m->transform;
+		/* in model space, as an SMD holds it: positions, normals and shape deltas placed */
+		double q[4] = { m->transform.orientation[0], m->transform.orientation[1], m->transform.orientation[2],
+			        m->transform.orientation[3] }, r[3][3];
+		smdmx_quat_to_matrix(q, r);
+		SM_CHECK(placed(*mem, r, m->transform.position, m->positions, m->position_count, &m->positions));
+		SM_CHECK(placed(*mem, r, NULL, m->normals, m->normal_count, &m->normals));
+		for (size_t i = 0; i < s->flex_shape_count; i++) {
+			if (shapes[i].mesh != b.mesh[k]) continue;
+			SM_CHECK(placed(*mem, r, NULL, shapes[i].position_deltas, shapes[i].position_count, &shapes[i].position_deltas));
+			SM_CHECK(placed(*mem, r, NULL, shapes[i].normal_deltas, shapes[i].normal_count, &shapes[i].normal_deltas));
+		}
+		m->transform = (smdmx_transform){ { 0, 0, 0 }, { 0, 0, 0, 1 } };
+		m->weight_offsets = sm_owned_alloc(*mem, (m->position_count + 1) * sizeof(uint32_t), &error);
+		m->weights = sm_owned_alloc(*mem, (m->position_count + 1) * sizeof(smdmx_weight), &error);
+		if (!m->weight_offsets || !m->weights) return false;
+		for (size_t p = 0; p <= m->position_count; p++) m->weight_offsets[p] = (uint32_t)p;
+		for (size_t p = 0; p < m->position_count; p++) m->weights[p] = (smdmx_weight){ (uint32_t)(s->joint_count + k), 1 };
+		m->weight_count = m->position_count;
+	}
+	view->joints = joints;
+	view->joint_count = s->joint_count + b.count;
+	view->meshes = meshes;
+	view->flex_shapes = shapes;
+	*out = view;
+	return true;
+}
+
 bool sm_cmp_unroot(const smdmx_scene *a, const smdmx_scene *b, const smdmx_scene **va, const smdmx_scene **vb,
                    sm_unrooted *u)
 {
+	u->meshes = NULL;
+	u->own_mem[0] = u->own_mem[1] = NULL;
+	if (!own_bones_view(a, &u->own[0], &u->own_mem[0], &a) || !own_bones_view(b, &u->own[1], &u->own_mem[1], &b)) {
+		sm_cmp_unroot_free(u);
+		return false;
+	}
 	*va = a;
 	*vb = b;
-	u->meshes = NULL;
 	const smdmx_scene *rooted = !a->joint_count && implicit_root(b) ? b : !b->joint_count && implicit_root(a) ? a : NULL;
 	if (!rooted) return true;
 	u->view = *rooted;
@@ -602,7 +676,10 @@ bool sm_cmp_unroot(const smdmx_scene *a, const smdmx_scene *b, const smdmx_scene
 	u->view.joint_count = 0;
 	if (rooted->mesh_count) {
 		u->meshes = malloc(rooted->mesh_count * sizeof(smdmx_mesh));
-		if (!u->meshes) return false;
+		if (!u->meshes) {
+			sm_cmp_unroot_free(u);
+			return false;
+		}
 		for (size_t m = 0; m < rooted->mesh_count; m++) {
 			u->meshes[m] = rooted->meshes[m];
 			u->meshes[m].weight_offsets = NULL;
@@ -620,6 +697,10 @@ void sm_cmp_unroot_free(sm_unrooted *u)
 {
 	free(u->meshes);
 	u->meshes = NULL;
+	for (int k = 0; k < 2; k++) {
+		sm_owner_free(u->own_mem[k]);
+		u->own_mem[k] = NULL;
+	}
 }
 
 /* A comparison with the options' tolerances (rotations 1e-6 unless given). */

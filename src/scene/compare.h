@@ -99,6 +99,7 @@ typedef struct gside {
 	uint32_t *mesh_of;    /* per corner: its mesh */
 	uint32_t *local;      /* per corner: its index in the mesh */
 	float (*pos)[3], (*nrm)[3];
+	double (*turn)[3][3]; /* per mesh: the rotation that puts it in model space (as pos has it) */
 	uint64_t *hash;       /* per corner: of what it holds (exact, or rounded to the tolerance) */
 	size_t polys;
 	uint32_t *first;      /* per polygon: its first entry in ring */
@@ -108,14 +109,19 @@ typedef struct gside {
 	size_t ring_count;
 } gside;
 
-/* A model without joints beside the same model on one root joint (the format notes, "A
- * mesh without joints"): when one side has no joint and the other only a root joint,
- * unanimated, holding no attachment, that weighs every vertex of every mesh fully,
- * *va and *vb are the two sides with that joint and its weights left out (views held in u,
- * freed by sm_cmp_unroot_free); else the sides themselves. False when out of memory. */
+/* The sides as studiomdl builds them. A mesh that follows its own node (sm_own_bones) is on
+ * the bone studiomdl makes of the node, as an SMD written from it holds it (the format notes,
+ * "A mesh that follows its own node"). A model without joints beside the same model on one
+ * root joint (the format notes, "A mesh without joints"): when one side has no joint and the
+ * other only a root joint, unanimated, holding no attachment, that weighs every vertex of
+ * every mesh fully, that joint and its weights are left out. *va and *vb are the sides so
+ * (views held in u, freed by sm_cmp_unroot_free), or the sides themselves. False when out of
+ * memory. */
 typedef struct sm_unrooted {
 	smdmx_scene view;
 	smdmx_mesh *meshes;
+	smdmx_scene own[2];
+	sm_owner *own_mem[2];
 } sm_unrooted;
 bool sm_cmp_unroot(const smdmx_scene *a, const smdmx_scene *b, const smdmx_scene **va, const smdmx_scene **vb,
                    sm_unrooted *u);

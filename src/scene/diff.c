@@ -145,6 +145,22 @@ static void ignore_difference(void *user, const char *message)
 	(void)message;
 }
 
+/* A delta of mesh m of side g turned as the mesh is placed in model space (a NaN, no delta,
+ * stays one). */
+static void turn_delta(const gside *g, uint32_t m, const float *d, float *out)
+{
+	double(*r)[3] = g->turn[m];
+	for (int i = 0; i < 3; i++) {
+		double v = 0;
+		bool none = false;
+		for (int k = 0; k < 3; k++) {
+			if (isnan(d[k])) none = true;
+			else v += r[i][k] * d[k];
+		}
+		out[i] = none ? d[i] : (float)v;
+	}
+}
+
 /* Shapes by name over the corners the geometry matched: the position each makes of a corner
  * (base plus the deltas of the shapes of that name on the corner's mesh), said once per
  * shape with how many corners differ. */
@@ -189,20 +205,14 @@ static void diff_shapes_by_corner(cmp *c, const gside *ga, const gside *gb, cons
 			uint32_t pa_ = ma->position_indices[ga->local[x]], pb_ = mb->position_indices[gb->local[y]];
 			const float *dx = da[ga->mesh_of[x]] ? da[ga->mesh_of[x]] + 3 * pa_ : zero;
 			const float *dy = db[gb->mesh_of[y]] ? db[gb->mesh_of[y]] + 3 * pb_ : zero;
-			/* a mesh of the model's space of a turned side: its positions and deltas turned */
-			float bx[3], by[3], tdx[3], tdy[3];
-			memcpy(bx, ma->positions[pa_], sizeof(bx));
-			memcpy(by, mb->positions[pb_], sizeof(by));
-			memcpy(tdx, dx, sizeof(tdx));
-			memcpy(tdy, dy, sizeof(tdy));
-			if (ma->parent_joint == SMDMX_NONE) {
-				sm_cmp_turn_vec(c, 0, bx, bx);
-				sm_cmp_turn_vec(c, 0, tdx, tdx);
-			}
-			if (mb->parent_joint == SMDMX_NONE) {
-				sm_cmp_turn_vec(c, 1, by, by);
-				sm_cmp_turn_vec(c, 1, tdy, tdy);
-			}
+			/* in model space, as the geometry was compared: the corners' positions, and the
+			 * deltas turned as their meshes are placed (and as a turned side is) */
+			float tdx[3], tdy[3];
+			turn_delta(ga, ga->mesh_of[x], dx, tdx);
+			turn_delta(gb, gb->mesh_of[y], dy, tdy);
+			sm_cmp_turn_vec(c, 0, tdx, tdx);
+			sm_cmp_turn_vec(c, 1, tdy, tdy);
+			const float *bx = ga->pos[x], *by = gb->pos[y];
 			if (!sm_cmp_shape_values_equal(c, bx, tdx, by, tdy)) {
 				if (!bad++) first_bad = (uint32_t)x;
 			}

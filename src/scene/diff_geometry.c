@@ -171,6 +171,7 @@ void sm_diff_gside_free(gside *g)
 	free(g->local);
 	free(g->pos);
 	free(g->nrm);
+	free(g->turn);
 	free(g->hash);
 	free(g->first);
 	free(g->size);
@@ -195,18 +196,20 @@ bool sm_diff_gside_build(const cmp *c, const smdmx_scene *s, gside *g, bool firs
 	g->local = malloc(nc * sizeof(uint32_t));
 	g->pos = malloc(nc * sizeof(*g->pos));
 	g->nrm = malloc(nc * sizeof(*g->nrm));
+	g->turn = malloc((s->mesh_count + 1) * sizeof(*g->turn));
 	g->hash = malloc(nc * sizeof(uint64_t));
 	g->first = malloc(np * sizeof(uint32_t));
 	g->size = malloc(np * sizeof(uint32_t));
 	g->material = malloc(np * sizeof(char *));
 	g->ring = malloc((g->ring_count + 1) * sizeof(uint32_t));
-	if (!g->mesh_of || !g->local || !g->pos || !g->nrm || !g->hash || !g->first || !g->size || !g->material || !g->ring) return false;
+	if (!g->mesh_of || !g->local || !g->pos || !g->nrm || !g->turn || !g->hash || !g->first || !g->size || !g->material || !g->ring) return false;
 	double q = c->vtol > 0 ? 2 * c->vtol : 0;
 	size_t k = 0, pk = 0, rk = 0;
 	for (size_t m = 0; m < s->mesh_count; m++) {
 		const smdmx_mesh *me = &s->meshes[m];
 		double r[3][3], t[3];
 		mesh_place(s, me, r, t);
+		memcpy(g->turn[m], r, sizeof(r));
 		uint32_t base = (uint32_t)k;
 		for (size_t i = 0; i < me->corner_count; i++, k++) {
 			g->mesh_of[k] = (uint32_t)m;

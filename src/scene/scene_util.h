@@ -41,4 +41,23 @@ SM_NODISCARD bool sm_mark_correctives(sm_alloc *a, smdmx_flex_shape *shapes, siz
  * control uses (their balance changes no compiled model), and in *corners their corners. */
 size_t sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *corners);
 
+/* A mesh that follows its own node (doc/format-notes.md, "A mesh that follows its own node"):
+ * in a model with joints (not a VTA's), a mesh with corners, without weights and without a parent joint, as
+ * a DMX holds an object without an armature beside an armature. studiomdl makes its node a bone of its own
+ * (a root, at the node's transform, that nothing animates) and binds every vertex to it. */
+bool sm_own_bones_follows(const smdmx_scene *s, const smdmx_mesh *m);
+/* Those bones of a scene, after its joints: count of them; of_mesh, per mesh, its bone among
+ * them (SMDMX_NONE: none); mesh, per bone, its mesh; name, per bone, the mesh's name, or with
+ * "_mesh", "_mesh2"... where a joint or an earlier such bone has it, case aside (as studiomdl
+ * finds bones). One answer for the SMD writer and the comparison. False when out of memory;
+ * sm_own_bones_free releases it. */
+typedef struct sm_own_bones {
+	sm_owner *mem;
+	size_t count;
+	uint32_t *of_mesh, *mesh;
+	const char **name;
+} sm_own_bones;
+SM_NODISCARD bool sm_own_bones_find(const smdmx_scene *s, const smdmx_allocator *allocator, sm_own_bones *b);
+void sm_own_bones_free(sm_own_bones *b);
+
 #endif

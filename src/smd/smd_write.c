@@ -93,6 +93,18 @@ static bool write_header_nodes(writer *w, int version)
 		SM_CHECK(put_int(w, j->parent == SMDMX_NONE ? -1 : (int64_t)j->parent, true));
 		SM_CHECK(eol(w));
 	}
+	/* a mesh that follows its own node: the root bone studiomdl makes of the node */
+	for (size_t k = 0; k < w->own.count; k++) {
+		const char *name = w->own.name[k];
+		SM_CHECK(smdw_check_text(w, name, "bone name", false));
+		if (w->goldsrc && strlen(name) > 63)
+			return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "bone '%s' is too long for GoldSrc (63 characters at most)", name);
+		SM_CHECK(put_int(w, (int64_t)(s->joint_count + k), false));
+		SM_CHECK(sm_out_puts(&w->out, " \""));
+		SM_CHECK(sm_out_puts(&w->out, name));
+		SM_CHECK(sm_out_puts(&w->out, "\" -1"));
+		SM_CHECK(eol(w));
+	}
 	SM_CHECK(sm_out_puts(&w->out, "end"));
 	return eol(w);
 }
@@ -110,6 +122,19 @@ static bool write_bone(writer *w, size_t id, const float *pos, const float *quat
 	return eol(w);
 }
 
+/* The bones of meshes that follow their own nodes, at their nodes' transforms: nothing
+ * animates them. */
+static bool write_own_bones(writer *w)
+{
+	const smdmx_scene *s = w->scene;
+	for (size_t k = 0; k < w->own.count; k++) {
+		const smdmx_transform *t = &s->meshes[w->own.mesh[k]].transform;
+		double e[3];
+		SM_CHECK(write_bone(w, s->joint_count + k, t->position, t->orientation, e, false));
+	}
+	return true;
+}
+
 bool smdw_write_bind_frame(writer *w)
 {
 	const smdmx_scene *s = w->scene;
@@ -123,7 +148,7 @@ bool smdw_write_bind_frame(writer *w)
 		double e[3];
 		SM_CHECK(write_bone(w, i, s->joints[i].bind.position, s->joints[i].bind.orientation, e, false));
 	}
-	return true;
+	return write_own_bones(w);
 }
 
 static int64_t tick_to_frame(int64_t t, double rate)
@@ -191,6 +216,7 @@ static bool write_clip_frames(writer *w, const smdmx_clip *c)
 			}
 			ok = write_bone(w, j, pos, q, eulers[j], f != first);
 		}
+		ok = ok && write_own_bones(w);
 	}
 	sm_free(&w->alloc, mem, bytes);
 	return ok;
@@ -431,7 +457,8 @@ static uint32_t parent_bone(const writer *w, const smdmx_mesh *m, uint32_t p)
 			if (ws[i].weight > ws[best].weight) best = i;
 		return ws[best].joint;
 	}
-	(void)w;
+	size_t mi = (size_t)(m - w->scene->meshes);
+	if (w->own.count && w->own.of_mesh[mi] != SMDMX_NONE) return (uint32_t)(w->scene->joint_count + w->own.of_mesh[mi]);
 	return m->parent_joint != SMDMX_NONE ? m->parent_joint : 0;
 }
 
@@ -678,6 +705,10 @@ bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0,
 		               "threads above 1 with a memory_limit or fail_after (they count the allocations of one thread)");
 	}
+	if (!sm_own_bones_find(scene, &opts.allocator, &w->own)) {
+		sm_free(&a, w, sizeof(writer));
+		return sm_fail_oom(error);
+	}
 
 	smdmx_smd_write_kind kind = opts.kind;
 	bool has_faces = false;
@@ -712,6 +743,7 @@ bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
 		if (ok && kind == SMDMX_SMD_WRITE_REFERENCE) ok = write_triangles(w, extra_uvs);
 	}
 	ok = ok && sm_out_flush(&w->out);
+	sm_own_bones_free(&w->own);
 	sm_free(&a, w, sizeof(writer));
 	return ok;
 }

@@ -21,6 +21,7 @@ typedef struct writer {
 	smdmx_limits limits;
 	const smdmx_scene *scene;
 	bool implicit_root; /* the scene has no joints: write one "root" bone */
+	sm_own_bones own;   /* after the joints, a bone for each mesh that follows its own node */
 	bool goldsrc;
 	unsigned threads;   /* for the triangles of large meshes */
 	smdmx_error error_store; /* a part's own error (emit_parallel) */
