@@ -521,6 +521,12 @@ diff)
 	awk '/^\t*"wrinkle" "float_array"/ { sub(/\[ "1", "1", "1"/, "[ \"0.9\", \"0.8\", \"0.7\"") } { print }' "$tmp/st_w.dmx" >"$tmp/st_w2.dmx"
 	check "a wrinkle changed; one side without it" "0 mesh 'face': a polygon of material 'face': the corner at (-2 0 1) differs in its wrinkle|1 1" \
 		"$("$smdmx" diff -q "$tmp/st_w.dmx" "$tmp/st_w.dmx"; echo $?) $("$smdmx" diff "$tmp/st_w.dmx" "$tmp/st_w2.dmx" | head -n 1)|$("$smdmx" diff -q "$tmp/st_w.dmx" "$tmp/st_w2.dmx"; echo $?) $("$smdmx" diff -q "$tmp/st.dmx" "$tmp/st_w.dmx"; echo $?)"
+	# two animations compare by their frames: a DMX animation whose bind pose is not its first
+	# frame (an SMD's is) is the same animation to studiomdl, which reads no bind pose from one
+	sed 's/"position" "vector3" "10 0 0"/"position" "vector3" "12 0 0"/' "$root/testdata/model/arm_wave.dmx" >"$tmp/bind.dmx"
+	"$dmx2smd" "$tmp/bind.dmx" -o "$tmp/bind.smd" 2>"$tmp/err"
+	"$smdmx" diff "$tmp/bind.dmx" "$tmp/bind.smd" >"$tmp/out" 2>&1
+	check "an animation's bind pose: said by dmx2smd, not a difference" "0:1" "$?:$(grep -c "a joint whose bind pose is another ('lower arm')" "$tmp/err")"
 	# an SMD's frame rate: --fps
 	"$smd2dmx" "$sample/arm_wave.smd" --fps 24 -o "$tmp/w24.dmx" -q
 	check "an animation at 24 fps: the same with --fps 24, not without" "0 1" \
@@ -871,6 +877,32 @@ qc)
 	check "qc --to smd: the QC written reads (smdmx check)" "0:" "$?:$(cat "$tmp/err")"
 	"$smdmx" diff "$face/face.smd" "$tmp/p2/face.smd" >"$tmp/out"
 	check "qc both ways: the same SMD" "0:" "$?:$(cat "$tmp/out")"
+	# one question, one answer: the QC and the QC written beside its DMX (its rig in the QC,
+	# with noautodmxrules) build one model, rig and all, to smdmx diff as to a report's row
+	for pair in "$face/face.qc $tmp/p1/face.qc" "$tmp/p1/face.qc $tmp/p2/face.qc" "$face/face.qc $tmp/p2/face.qc"; do
+		"$smdmx" diff $pair >"$tmp/out" 2>&1
+		check "qc both ways: $(echo "$pair" | sed "s|$tmp/||g; s|$face/||g"): the same model, rig and all" "0:" "$?:$(cat "$tmp/out")"
+	done
+	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/p1r" -q --report "$tmp/p1r.html" 2>/dev/null
+	check "qc --to dmx: the report's row agrees" '"k":"equal","w":0,"e":0,"d":0' "$(grep -o '"k":"[a-z]*","w":[0-9]*,"e":[0-9]*,"d":-*[0-9]*' "$tmp/p1r.html")"
+	# a DMX animation of 24 fps named by a $sequence that gives fps 30: studiomdl samples the
+	# DMX at its own rate and plays the frames at 30, as it plays the SMD's: nothing to say,
+	# the same sequence; a $sequence without fps is told the rate to add
+	mkdir "$tmp/fq"
+	"$smd2dmx" "$sample/arm_wave.smd" --fps 24 -o "$tmp/fq/w24.dmx" -q
+	printf '$modelname "x.mdl"\n$sequence idle "w24.dmx" fps 30\n' >"$tmp/fq/a.qc"
+	"$smdmx" qc "$tmp/fq/a.qc" --to smd -d "$tmp/fq_a" 2>"$tmp/err"
+	check "qc --to smd: a DMX animation whose \$sequence gives fps, nothing said of its rate" "0:" "$?:$(cat "$tmp/err")"
+	"$smdmx" diff "$tmp/fq/a.qc" "$tmp/fq_a/a.qc" >"$tmp/out" 2>&1
+	check "qc --to smd: the sequence at 30 fps both ways" "0:" "$?:$(cat "$tmp/out")"
+	printf '$modelname "x.mdl"\n$sequence idle "w24.dmx" fps 30\n$sequence still "w24.dmx"\n' >"$tmp/fq/b.qc"
+	"$smdmx" qc "$tmp/fq/b.qc" --to smd -d "$tmp/fq_b" 2>"$tmp/err"
+	check "qc --to smd: a \$sequence without fps told the rate to add" "0:$tmp/fq/w24.dmx: warning: SMD has no frame rate, and studiomdl plays a sequence at 30 fps unless it says fps: 'arm_wave' is 24 fps; add 'fps 24' to the \$sequence and \$animation lines that name this file without an fps" \
+		"$?:$(cat "$tmp/err")"
+	# the rig is compared: a rule changed in the written QC is a difference
+	sed 's/^\t%blink = blink$/\t%blink = blink * 0.5/' "$tmp/p1/face.qc" >"$tmp/p1/face_edited.qc"
+	"$smdmx" diff "$face/face.qc" "$tmp/p1/face_edited.qc" >"$tmp/out" 2>&1
+	check "qc: a rule edited beside the DMX is a difference" "1:flex rule 'blink' differs|1 difference" "$?:$(tr '\n' '|' <"$tmp/out" | sed 's/|$//')"
 	"$smdmx" qc "$face/face.qc" --to dmx --rig dmx -d "$tmp/p3" 2>/dev/null
 	check "qc --rig dmx" 0 $?
 	check "qc --rig dmx: the rig left the QC" 0 "$(grep -c -e flexcontroller -e '%' -e localvar -e noautodmxrules "$tmp/p3/face.qc")"

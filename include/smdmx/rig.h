@@ -40,6 +40,15 @@ typedef struct smdmx_qc_rig_options {
 SMDMX_API bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *scene, const smdmx_qc_rig_options *options,
                                   smdmx_error *error, smdmx_warnings *warnings);
 
+/* Gives a scene read from the DMX of $model model the rig studiomdl compiles when the $model
+ * says noautodmxrules and has controllers or rules of its own (nothing otherwise: the DMX's
+ * rig stands): the DMX's delta states, its controls only marking the stereo ones; a stereo
+ * shape no QC controller names cut into its halves NAMER and NAMEL by the mesh's balance (as
+ * studiomdl makes its flexes, which the rules name), as a flexpair would be beside the same
+ * lines; then the QC's controllers and rules, as smdmx_qc_apply_rig gives them to an SMD's
+ * shapes. So a QC and the QC smdmx qc writes with its DMX (--rig qc) build one model. */
+SMDMX_API bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *scene, smdmx_error *error);
+
 /* Checks the rules of a $model whose file is a DMX (the reader checks the others): every
  * controller and %flex they read must be the QC's or among those given (what studiomdl makes
  * of the DMX: its controllers, its delta states' flexes). The first unknown name is an error
@@ -125,7 +134,7 @@ typedef struct smdmx_qc_scene_options {
 
 /* The scene of $model model of a QC, as studiomdl builds it: its file (SMD or DMX), its
  * flexfile's shapes attached, the rig of its flex lines, controllers and rules
- * (smdmx_qc_apply_rig), then its $scale and $upaxis and the QC's attachments. With model
+ * (smdmx_qc_apply_rig; for a DMX smdmx_qc_apply_dmx_rig), then its $scale and $upaxis and the QC's attachments. With model
  * SMDMX_NONE: the animation of the first $sequence, named and timed as it says, scaled and
  * turned as the QC says, with the QC's attachments. A file the QC names that is not there is
  * an error where the QC names it. warnings (cleared first) holds what the QC's steps say; each

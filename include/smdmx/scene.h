@@ -311,7 +311,9 @@ SMDMX_API bool smdmx_scene_validate(const smdmx_scene *scene, smdmx_error *error
 typedef struct smdmx_compare_options {
 	double value_tolerance;         /* absolute, for positions, normals, UVs, weights; default 0 */
 	double rotation_tolerance;      /* max abs difference of rotation matrix entries; default 1e-6 */
-	bool ignore_bind_when_animated; /* compare only the clips' poses for animation files */
+	bool ignore_bind_when_animated; /* compare only the clips' poses for animation files: no
+	                                   bind pose, and between two animations (no mesh) no
+	                                   attachment, which studiomdl reads from no animation */
 	/* Weights as DMX holds them: links of weight 0 are left out, weights that sum below 1 are
 	 * scaled to 1 (as studiomdl scales them) and, when this is not 0, only the largest
 	 * max_links are kept, renormalised (decision 6). 0: every link, exactly. */
@@ -363,7 +365,9 @@ SMDMX_API size_t smdmx_scene_repeated_names(const smdmx_scene *s, const smdmx_sc
 /* The options `smdmx diff` compares with. With a and b NULL: its defaults (everything zero
  * but flex_controls, and rotations within 2e-6, as an SMD's six decimals of an angle allow).
  * With two scenes: also the weights as the weaker side holds them (dmx_weights when either is
- * a DMX, max_links 3, or 4 where both DMX are of model format 22), the rest left as it is. */
+ * a DMX, max_links 3, or 4 where both DMX are of model format 22), and for two animations
+ * (clips, no mesh) ignore_bind_when_animated, as studiomdl reads no bind pose from an
+ * animation; the rest left as it is. */
 SMDMX_API void smdmx_diff_options(const smdmx_scene *a, const smdmx_scene *b, smdmx_compare_options *options);
 
 /* Gives a reference scene the flex shapes of a VTA scene (decision 10). The VTA's base

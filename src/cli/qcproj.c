@@ -271,7 +271,7 @@ static void report(const conv_opts *o, const smdmx_project_run *run, const said_
 
 /* --report: a row per QC, its model beside the converted QC's (as smdmx preview draws a QC's
  * $model), with the messages said about the QC and the files it planned. */
-static bool qc_report(const conv_opts *o, const smdmx_project_run *run, const said_run *s, bool to_smd, bool rig_dmx)
+static bool qc_report(const conv_opts *o, const smdmx_project_run *run, const said_run *s)
 {
 	report_page r = { 0 };
 	text_buf title = { 0 };
@@ -304,12 +304,6 @@ static bool qc_report(const conv_opts *o, const smdmx_project_run *run, const sa
 		bool there = q->output && os_stat_path(q->output, &st);
 		have_done(!said.failed && report_add(&r, q->path, there ? q->output : NULL, failed ? REPORT_FAILED : REPORT_CONVERTED,
 		                                     failed ? "failed" : "converted", said.text, warnings, errors));
-		/* --rig qc to DMX: the source as the DMX holds it (shapes; controllers and rules stay
-		 * in the QC), against the DMX */
-		if (!to_smd && !rig_dmx) report_rig_in_qc(&r, 0);
-		/* to SMD from a DMX whose rig is the QC's (noautodmxrules): the result as that DMX
-		 * held it */
-		if (to_smd && q->qc->model_count && q->qc->models[0].noautodmxrules) report_rig_in_qc(&r, 1);
 		free(said.text);
 		if (rows++ == 0) tb_puts(&title, q->path);
 	}
@@ -424,7 +418,7 @@ int cmd_qc(int argc, char **argv)
 		report(&o, run, &s, rc);
 		if (o.depfile && rc == EXIT_OK) rc = write_qc_depfile(&o, run);
 		/* a usage error converted nothing: no page of rows that would say they were */
-		if (o.report && rc != EXIT_USAGE && run->qc_count > run->qcs_not_read && !qc_report(&o, run, &s, !strcasecmp(c.to, "smd"), !strcmp(c.rig, "dmx")))
+		if (o.report && rc != EXIT_USAGE && run->qc_count > run->qcs_not_read && !qc_report(&o, run, &s))
 			rc = EXIT_FAILED;
 		said_run_free(&s, run);
 		smdmx_project_run_free(run);

@@ -533,6 +533,98 @@ static bool lift_planned(const smdmx_qc *qc, const smdmx_qc_model *m, smdmx_scen
 	return ok;
 }
 
+/* A DMX shape's halves by its mesh's balance: per position, the balance of the first corner
+ * there (0.5 without one), R taking that share and L the rest. */
+static bool cut_by_balance(smdmx_scene *s, const smdmx_flex_shape *src, smdmx_flex_shape halves[2], smdmx_error *error)
+{
+	const smdmx_mesh *m = &s->meshes[src->mesh];
+	float *share = malloc((m->position_count + 1) * sizeof(float));
+	char name[300];
+	if (!share) return sm_fail_oom(error);
+	for (size_t p = 0; p < m->position_count; p++) share[p] = -1;
+	for (size_t c = 0; c < m->corner_count; c++) {
+		float *x = &share[m->position_indices[c]];
+		if (*x < 0) *x = m->balance.indices ? m->balance.data[m->balance.indices[c]] : 0.5f;
+	}
+	for (size_t p = 0; p < m->position_count; p++)
+		if (share[p] < 0) share[p] = 0.5f;
+	snprintf(name, sizeof(name), "%.290sR", src->name);
+	bool ok = sm_rig_shape_scaled(s->owner, s, src, name, share, false, &halves[0], error);
+	snprintf(name, sizeof(name), "%.290sL", src->name);
+	ok = ok && sm_rig_shape_scaled(s->owner, s, src, name, share, true, &halves[1], error);
+	free(share);
+	return ok;
+}
+
+bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, smdmx_error *error)
+{
+	SM_ERROR_START(error);
+	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
+	const smdmx_qc_model *m = &qc->models[model];
+	if (!m->noautodmxrules || (!m->controller_count && !m->rule_count)) return true;
+	if (!sm_scene_memory(s, error)) return false;
+	size_t n = s->flex_shape_count;
+	/* each shape name a flex line of its own: stereo where the DMX's controls split it */
+	smdmx_qc_flex *lines = calloc(n + 1, sizeof(*lines));
+	plan *pl = calloc(n + 1, sizeof(*pl));
+	lshape *ls = calloc(2 * n + 1, sizeof(*ls));
+	char(*names)[300] = calloc(2 * n + 1, 300);
+	smdmx_flex_shape *ns = sm_owned_calloc(s->owner, 2 * n + 1, sizeof(*ns), error);
+	bool ok = lines && pl && ls && names ? ns != NULL : sm_fail_oom(error);
+	size_t np = 0;
+	for (size_t i = 0; ok && i < n; i++) {
+		const char *name = s->flex_shapes[i].name;
+		bool seen = false;
+		for (size_t k = 0; k < np && !seen; k++) seen = !strcmp(lines[k].name, name);
+		if (seen) continue;
+		lines[np] = (smdmx_qc_flex){ SMDMX_QC_FLEX, name, SMDMX_NONE, (int32_t)np + 1, 0, 1, 1, m->pos };
+		pl[np] = (plan){ &lines[np], &s->flex_shapes[i], sm_shape_stereo(s, name) ? PLAN_STEREO : PLAN_PLAIN };
+		np++;
+	}
+	/* cut as the same lines cut a flexpair (their words said of the QC's own flex lines, not of
+	 * a DMX's: left unsaid here) */
+	smdmx_warnings scratch;
+	memset(&scratch, 0, sizeof(scratch));
+	if (ok) cut_unnamed_pairs(qc, m, pl, np, &scratch);
+	for (bool changed = ok; changed;) changed = cut_pairs_named_in(qc, m, pl, np, false, &scratch);
+	size_t nls = ok ? plan_shapes(pl, np, ls, names) : 0, k = 0;
+	for (size_t i = 0; ok && i < n; i++) {
+		const smdmx_flex_shape *sh = &s->flex_shapes[i];
+		size_t p = 0;
+		while (p < np && strcmp(lines[p].name, sh->name)) p++;
+		if (pl[p].how == PLAN_CUT) {
+			ok = cut_by_balance(s, sh, &ns[k], error);
+			k += 2;
+		} else {
+			ns[k++] = *sh;
+		}
+	}
+	/* the names the controls take are the scene's */
+	for (size_t u = 0; ok && u < nls; u++)
+		for (size_t i = 0; i < k; i++)
+			if (!strcmp(ns[i].name, ls[u].name)) {
+				ls[u].name = ns[i].name;
+				break;
+			}
+	if (ok) {
+		s->flex_shapes = ns;
+		s->flex_shape_count = k;
+		s->domination_rules = NULL;
+		s->domination_rule_count = 0;
+		s->flex_rules = NULL;
+		s->flex_rule_count = 0;
+		s->flex_controllers = NULL;
+		s->flex_controller_count = 0;
+		ok = sm_mark_correctives(&s->owner->alloc, ns, k, false) || sm_fail_oom(error);
+	}
+	ok = ok && rig_controls(s, m, ls, nls, false, error) && rig_flex_rules(s, m, ls, nls, error, &scratch);
+	free(lines);
+	free(pl);
+	free(ls);
+	free(names);
+	return ok;
+}
+
 bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, const smdmx_qc_rig_options *options,
                         smdmx_error *error, smdmx_warnings *w)
 {

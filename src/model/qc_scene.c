@@ -1,6 +1,7 @@
 /* A QC's $model (or first animation) as a scene: its files read, its flexfile attached, its
  * rig applied, then its $scale, $upaxis and attachments (smdmx_qc_model_scene in rig.h), in
  * the order studiomdl builds a model (doc/format-notes.md, "A QC's model"). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "support/internal.h"
 #include "smdmx/model.h"
 #include "smdmx/rig.h"
+#include "scene/scene_util.h"
 
 typedef struct build {
 	const smdmx_qc *qc;
@@ -120,12 +122,65 @@ static bool finish(build *b, smdmx_scene *s, double scale, char up_axis)
 	return ok;
 }
 
+/* A DMX's clips as studiomdl plays them where a $sequence gives an fps: sampled at their own
+ * rate, a frame each, and those frames played at the sequence's fps, as it plays an SMD's
+ * (doc/format-notes.md, "A sequence's fps"): here a key per frame, each at its frame's time
+ * at that fps. */
+static bool play_at(smdmx_scene *s, double fps, smdmx_error *error)
+{
+	if (!sm_scene_memory(s, error)) return false;
+	for (size_t c = 0; c < s->clip_count; c++) {
+		smdmx_clip *clip = &s->clips[c];
+		double rate = clip->frame_rate;
+		if (rate == fps) continue;
+		int64_t first = llround((double)clip->start * rate / 10000.0);
+		int64_t last = llround(((double)clip->start + clip->duration) * rate / 10000.0);
+		size_t n = last >= first ? (size_t)(last - first + 1) : 1;
+		if ((uint64_t)n * (clip->channel_count + 1) > ((uint64_t)1 << 26))
+			return sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "clip '%s': %zu frames of %zu channels; the limit is 2^26 poses",
+			               clip->name, n, clip->channel_count);
+		for (size_t k = 0; k < clip->channel_count; k++) {
+			smdmx_channel *ch = &clip->channels[k];
+			const smdmx_joint *j = &s->joints[ch->joint];
+			int32_t *pt = ch->position_count ? sm_owned_alloc(s->owner, n * sizeof(int32_t), error) : NULL;
+			int32_t *ot = ch->orientation_count ? sm_owned_alloc(s->owner, n * sizeof(int32_t), error) : NULL;
+			smdmx_vec3 *pv = pt ? sm_owned_alloc(s->owner, n * sizeof(smdmx_vec3), error) : NULL;
+			smdmx_quat *ov = ot ? sm_owned_alloc(s->owner, n * sizeof(smdmx_quat), error) : NULL;
+			if ((ch->position_count && !pv) || (ch->orientation_count && !ov)) return false;
+			for (size_t i = 0; i < n; i++) {
+				int64_t f = first + (int64_t)i;
+				int32_t at = (int32_t)floor((double)f * 10000.0 / rate), to = (int32_t)floor((double)f * 10000.0 / fps);
+				if (pt) {
+					sm_sample_position(ch, at, j->bind.position, pv[i]);
+					pt[i] = to;
+				}
+				if (ot) {
+					sm_sample_orientation(ch, at, j->bind.orientation, ov[i]);
+					ot[i] = to;
+				}
+			}
+			if (pt) ch->position_times = pt, ch->positions = pv, ch->position_count = n;
+			if (ot) ch->orientation_times = ot, ch->orientations = ov, ch->orientation_count = n;
+		}
+		clip->start = (int32_t)floor((double)first * 10000.0 / fps);
+		clip->duration = (int32_t)floor((double)last * 10000.0 / fps) - clip->start;
+		clip->frame_rate = fps;
+	}
+	return smdmx_scene_validate(s, error);
+}
+
 /* The first animation, named and timed as its $sequence says. */
 static smdmx_scene *animation(build *b, const smdmx_qc_ref *ref)
 {
 	smdmx_scene *s;
 	if (sm_same_nocase(sm_extension(ref->path), "dmx")) {
 		s = read_dmx(b, ref->path);
+		if (s && ref->fps > 0 && !play_at(s, ref->fps, b->error)) {
+			smdmx_scene_free(s);
+			return NULL;
+		}
+		/* an animation's attachments are read by no studiomdl: the QC's are put on it */
+		if (s) s->attachment_count = 0;
 	} else {
 		smdmx_smd_read_options ro = b->o->smd;
 		if (ref->fps > 0) ro.frame_rate = ref->fps;
@@ -162,6 +217,18 @@ static bool model_rig(build *b, uint32_t model, smdmx_scene *s)
 	return ok;
 }
 
+/* The DMX of $model model (SMDMX_NONE: of another command) with the rig its QC lines give
+ * it (smdmx_qc_apply_dmx_rig), unless the rig stays in the QC or the QC beside the scene. */
+static smdmx_scene *dmx_model(build *b, uint32_t model, const char *path)
+{
+	smdmx_scene *s = read_dmx(b, path);
+	if (s && model != SMDMX_NONE && !b->o->rig_in_qc && !b->o->qc_beside && !smdmx_qc_apply_dmx_rig(b->qc, model, s, b->error)) {
+		smdmx_scene_free(s);
+		return NULL;
+	}
+	return s;
+}
+
 uint32_t smdmx_qc_scene_ref(const smdmx_qc *qc, uint32_t model)
 {
 	if (model != SMDMX_NONE) return model < qc->model_count ? qc->models[model].ref : SMDMX_NONE;
@@ -192,7 +259,7 @@ smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdm
 	char up = model == SMDMX_NONE ? qc->up_axis : qc->models[model].up_axis;
 	smdmx_scene *s;
 	if (model == SMDMX_NONE) s = animation(&b, ref);
-	else if (sm_same_nocase(sm_extension(ref->path), "dmx")) s = read_dmx(&b, ref->path);
+	else if (sm_same_nocase(sm_extension(ref->path), "dmx")) s = dmx_model(&b, model, ref->path);
 	else {
 		s = read_smd(&b, ref->path, &b.o->smd);
 		if (s && !model_rig(&b, model, s)) {
@@ -216,7 +283,7 @@ static smdmx_scene *part_scene(build *b, const smdmx_qc_part *p, uint32_t r)
 	snprintf(what, sizeof(what), "the file of %s '%.200s'", p->command, p->name);
 	if (!ref->found) return fail_at(b, ref, what), NULL;
 	smdmx_scene *s;
-	if (sm_same_nocase(sm_extension(ref->path), "dmx")) s = read_dmx(b, ref->path);
+	if (sm_same_nocase(sm_extension(ref->path), "dmx")) s = dmx_model(b, p->model, ref->path);
 	else {
 		s = read_smd(b, ref->path, &b->o->smd);
 		if (s && p->model != SMDMX_NONE && !model_rig(b, p->model, s)) {

@@ -148,7 +148,6 @@ static smdmx_scene *qc_picture(const picture_input *in, said_list *said, bool *p
 	c.model = in->model;
 	c.bodygroups = in->bodygroups;
 	c.bodygroup_count = in->bodygroup_count;
-	c.rig_in_qc = in->rig_in_qc;
 	c.as_files = in->as_files;
 	smdmx_convert_result *res = smdmx_convert(&c, NULL);
 	if (!res) {

@@ -71,11 +71,6 @@ bool report_clip(report_page *r, int side, const char *clip)
 	return ok;
 }
 
-void report_rig_in_qc(report_page *r, int side)
-{
-	last_side(r, side)->rig_in_qc = true;
-}
-
 static void side_free(report_side *s)
 {
 	free(s->path);
@@ -161,7 +156,7 @@ static char *first_error(const char *text)
 static smdmx_scene *read_side(const report_page *r, const report_side *s, side_result *res, text_buf *said,
                               bool as_files, bool *posed)
 {
-	picture_input in = { .path = s->path, .vta = s->vta, .rig_in_qc = s->rig_in_qc, .as_files = as_files,
+	picture_input in = { .path = s->path, .vta = s->vta, .as_files = as_files,
 		             .clips = (const char *const *)s->clips, .clip_count = s->clip_count };
 	said_list l = { 0 };
 	smdmx_scene *scene = picture_scene(&in, &l, posed);
@@ -221,18 +216,12 @@ static void note_difference(void *user, const char *message)
 	tb_putc(&c->res->shown, '\n');
 }
 
-/* Differences that one known cause explains, named (NULL when none does): a DMX animation's
- * bind pose, which an SMD animation cannot hold (its first frame is its bind pose, as
- * dmx2smd says), and clips of one frame rate against another (a QC's fps applied to one
- * side, the other read at its format's default). The scenes' rates are put back. */
+/* Differences that one known cause explains, named (NULL when none does): clips of one frame
+ * rate against another (a QC's fps applied to one side, the other read at its format's
+ * default). (Two animations' bind poses, which an SMD animation cannot hold, are no
+ * difference: smdmx_diff_options leaves them out.) The scenes' rates are put back. */
 static char *expected_cause(smdmx_scene *a, smdmx_scene *b, const smdmx_compare_options *opts)
 {
-	smdmx_compare_options o = *opts;
-	o.ignore_bind_when_animated = a->clip_count && b->clip_count;
-	bool bind = o.ignore_bind_when_animated && smdmx_scene_diff(a, b, &o, NULL, NULL) == 0;
-	if (bind)
-		return os_strf("the bind pose of an animation: an SMD animation's is its first frame (dmx2smd says so where it "
-		               "differs); nothing to do");
 	if (a->clip_count != b->clip_count || !a->clip_count) return NULL;
 	double ra = a->clips[0].frame_rate, rb = b->clips[0].frame_rate;
 	bool one_rate = true;
@@ -240,11 +229,10 @@ static char *expected_cause(smdmx_scene *a, smdmx_scene *b, const smdmx_compare_
 	if (!one_rate || ra == rb) return NULL;
 	for (size_t c = 0; c < b->clip_count; c++) b->clips[c].frame_rate = ra;
 	bool rate = smdmx_scene_diff(a, b, opts, NULL, NULL) == 0;
-	bool rate_bind = !rate && smdmx_scene_diff(a, b, &o, NULL, NULL) == 0;
 	for (size_t c = 0; c < b->clip_count; c++) b->clips[c].frame_rate = rb;
-	if (!rate && !rate_bind) return NULL;
+	if (!rate) return NULL;
 	return os_strf("the frame rate: %g fps against %g (an fps a QC gives one side, the other read at its format's "
-	                 "default)%s; nothing to do", ra, rb, rate_bind ? ", and the bind pose of an animation" : "");
+	               "default); nothing to do", ra, rb);
 }
 
 static void make_row(void *ctx, size_t i)

@@ -55,7 +55,6 @@ typedef struct picture_input {
 	const char *model;        /* a QC's $model or body part (NULL: the whole model) */
 	const char *const *bodygroups; /* a QC's "PART=CHOICE" each */
 	size_t bodygroup_count;
-	bool rig_in_qc;           /* a QC: its rig stays in the QC (smdmx qc --rig qc) */
 	bool as_files;            /* a QC: its model as its files hold it, to compare */
 	const char *const *clips; /* SMDs whose animations join the model */
 	size_t clip_count;
@@ -83,7 +82,6 @@ void run_parallel(unsigned workers, size_t n, void (*fn)(void *ctx, size_t i), v
  * carry its clips (all may be NULL or empty). */
 typedef struct report_side {
 	char *path, *vta;
-	bool rig_in_qc;       /* a QC: its rig stays in the QC, as smdmx qc --rig qc writes it */
 	char **clips;
 	size_t clip_count;
 } report_side;
@@ -136,7 +134,6 @@ bool report_add(report_page *r, const char *a, const char *b, int status, const 
                 size_t warnings, size_t errors);
 bool report_vta(report_page *r, int side, const char *vta);
 bool report_clip(report_page *r, int side, const char *clip);
-void report_rig_in_qc(report_page *r, int side);
 
 /* Reads and draws both sides of every row (workers at once, 0: the cores) and compares them
  * as smdmx diff does; false when memory ran out. */

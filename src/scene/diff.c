@@ -390,9 +390,12 @@ static void diff_named(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const
 		sm_cmp_differ(c, "out of memory");
 		return;
 	}
-	if (!sm_cmp_pair_names(c, a->attachment_count, a->attachments, b->attachment_count, b->attachments, attachment_name, pair2, taken))
-		goto done;
-	for (size_t i = 0; i < a->attachment_count; i++) {
+	/* two animations: studiomdl reads no attachment from an animation (only from a model's
+	 * files and the QC), so with their bind poses their attachments are not compared */
+	bool animations = options && options->ignore_bind_when_animated && a->clip_count && !a->mesh_count && !b->mesh_count;
+	size_t na = animations ? 0 : a->attachment_count, nb = animations ? 0 : b->attachment_count;
+	if (!sm_cmp_pair_names(c, na, a->attachments, nb, b->attachments, attachment_name, pair2, taken)) goto done;
+	for (size_t i = 0; i < na; i++) {
 		const smdmx_attachment *x = &a->attachments[i];
 		if (pair2[i] == SMDMX_NONE) {
 			sm_cmp_differ(c, "attachment '%s' only in the first", x->name);
@@ -407,7 +410,7 @@ static void diff_named(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const
 		    !sm_cmp_rot_equal(c, tx.orientation, ty.orientation))
 			sm_cmp_differ(c, "attachment '%s' differs", x->name);
 	}
-	for (size_t k = 0; k < b->attachment_count; k++)
+	for (size_t k = 0; k < nb; k++)
 		if (!taken[k]) sm_cmp_differ(c, "attachment '%s' only in the second", b->attachments[k].name);
 	if (options && options->flex_controls) {
 		if (options->strict) sm_cmp_compare_controls(c, a, b);
@@ -545,6 +548,11 @@ static bool stereo_name(const smdmx_scene *s, const char *name, size_t len)
 	}
 }
 
+bool sm_shape_stereo(const smdmx_scene *s, const char *name)
+{
+	return stereo_name(s, name, strlen(name));
+}
+
 size_t sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *corners)
 {
 	if (s->mesh_count) memset(out, 0, s->mesh_count);
@@ -613,6 +621,9 @@ void smdmx_diff_options(const smdmx_scene *a, const smdmx_scene *b, smdmx_compar
 	/* Weights as the weaker side holds them: a DMX keeps no weight-0 links, and at most 3
 	 * (4 in model format 22) of the largest, renormalised */
 	const smdmx_scene *s[2] = { a, b };
+	/* two animations: studiomdl takes a bind pose from the model, never from an animation
+	 * (doc/format-notes.md, "An animation's bind pose"), so only their frames are compared */
+	opts->ignore_bind_when_animated = !a->mesh_count && !b->mesh_count && a->clip_count && b->clip_count;
 	opts->dmx_weights = a->source.format == SMDMX_SOURCE_DMX || b->source.format == SMDMX_SOURCE_DMX;
 	for (int k = 0; k < 2; k++)
 		if (s[k]->source.format == SMDMX_SOURCE_DMX) {

@@ -40,6 +40,8 @@ SM_NODISCARD bool sm_mark_correctives(sm_alloc *a, smdmx_flex_shape *shapes, siz
  * name and "R" or "L", as a QC's rig writes a stereo shape no flexpair can say. Returns how many meshes hold a balance no stereo
  * control uses (their balance changes no compiled model), and in *corners their corners. */
 size_t sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *corners);
+/* Whether studiomdl splits a delta state of this name by a stereo control (as above). */
+bool sm_shape_stereo(const smdmx_scene *s, const char *name);
 
 /* A mesh that follows its own node (doc/format-notes.md, "A mesh that follows its own node"):
  * in a model with joints (not a VTA's), a mesh with corners, without weights and without a parent joint, as

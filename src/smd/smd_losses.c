@@ -168,7 +168,14 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 	for (size_t i = 0; i < s->mesh_count; i++) wrinkle += s->meshes[i].wrinkle.indices != NULL;
 	if (wrinkle) sm_warn(w, SMDMX_WARNING_DROPPED_WRINKLE, 0, 0, "SMD has no wrinkle data: left out of %zu meshes; keep the DMX for it (no SMD or QC holds it)",
 		                 wrinkle);
-	if (s->attachment_count)
+	bool faces = false;
+	for (size_t i = 0; i < s->mesh_count; i++) faces = faces || s->meshes[i].face_set_count;
+	if (s->attachment_count && !faces && s->clip_count)
+		/* an animation: what a QC would say of them belongs to a model */
+		sm_warn(w, SMDMX_WARNING_DROPPED, 0, 0, "SMD has no attachments, and studiomdl reads none from an animation (only from a "
+		        "model's files and its QC): %zu left out; nothing to do",
+		        s->attachment_count);
+	else if (s->attachment_count)
 		sm_warn(w, SMDMX_WARNING_DROPPED_ATTACHMENTS, 0, 0, "SMD has no attachments: %zu left out; use dmx2smd --qc to keep them in a QC",
 		        s->attachment_count);
 	size_t controllers = 0;
