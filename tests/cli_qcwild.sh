@@ -76,6 +76,26 @@ shared)
 	check "shared: one at a time, the same files as the library" "$(files lib)" "$(files one)"
 	"$smdmx" qc -r one --to smd -d one_back 2>err
 	check "shared: one at a time, read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
+	# One file made one way is written once: an SMD at 'fps 30' and at no fps (the default,
+	# 30), the SMD of a \$body and of a \$model without flex lines, are one DMX each, and the
+	# include the two QCs share stays one
+	mkdir -p once/q1 once/q2 once/shared
+	cp "$root/testdata/sample/arm.smd" "$root/testdata/sample/arm_wave.smd" once/shared/
+	printf '$sequence wave "../shared/arm_wave.smd"\n$sequence idle "../shared/arm_wave.smd" fps 30\n' >once/shared/common.qci
+	printf '$modelname "a.mdl"\n$model body "../shared/arm.smd"\n$sequence early "../shared/arm_wave.smd" fps 30\n$include "../shared/common.qci"\n' >once/q1/a.qc
+	printf '$modelname "b.mdl"\n$body body "../shared/arm.smd"\n$include "../shared/common.qci"\n' >once/q2/b.qc
+	"$smdmx" qc -r once --to dmx -d once_dmx 2>err
+	check "once: one DMX per file, the include shared, nothing said" "0 ./.smdmx-written ./q1/a.qc ./q2/b.qc ./shared/arm.dmx ./shared/arm_wave.dmx ./shared/common.qci |smdmx: 2 QC projects, 2 converted, 0 copied, 0 missing, 0 failed; 3 QC files written" \
+		"$? $(files once_dmx)|$(cat err)"
+	# a DMX named as a model's file by one QC and as an animation by another: two ways
+	# planned, one SMD made (the DMX holds no mesh), written once, said
+	mkdir -p twice
+	"$smd2dmx" "$root/testdata/sample/arm_wave.smd" -o twice/w.dmx -q
+	printf '$modelname "a.mdl"\n$body b "w.dmx"\n' >twice/a.qc
+	printf '$modelname "b.mdl"\n$sequence s "w.dmx"\n' >twice/b.qc
+	"$smdmx" qc -r twice --to smd -d twice_smd 2>err
+	check "twice: one SMD, both QCs name it" "0 ./.smdmx-written ./a.qc ./b.qc ./w.smd |1|1" \
+		"$? $(files twice_smd)|$(count twice_smd/b.qc '^\$sequence s "w.smd"$')|$(count err "w.dmx: note: made for .*b.qc as '.*w_b.smd', it is the very bytes of '.*w.smd' (made of '.*w.dmx' for .*a.qc): written once, and the QC names that$")"
 	;;
 missing)
 	# A file missing that a shared include names is one cause: one error, with how many QCs

@@ -230,8 +230,9 @@ bool qp_plan(project *p)
 	return ok;
 }
 
-/* What a $model's file is made with besides itself: its VTA and its rig, as text. */
-static void model_key(pj_text *b, const project *p, uint32_t model)
+/* What a $model's file is made with besides itself: its VTA and its rig, as text; with the
+ * rig staying in the QC (rig_in_qc), only its flex lines, which alone reach the DMX. */
+static void model_key(pj_text *b, const project *p, uint32_t model, bool rig_in_qc)
 {
 	const smdmx_qc *qc = p->qc;
 	const smdmx_qc_model *m = &qc->models[model];
@@ -244,6 +245,8 @@ static void model_key(pj_text *b, const project *p, uint32_t model)
 		pj_putc(b, ' ');
 		pj_puts(b, x->vta != SMDMX_NONE ? qc->refs[x->vta].path : "");
 	}
+	pj_putc(b, m->lost_lines ? 'L' : 'l');
+	if (rig_in_qc) return;
 	for (size_t c = 0; c < m->controller_count; c++) {
 		const smdmx_qc_controller *x = &m->controllers[c];
 		snprintf(num, sizeof(num), "|c%.17g %.17g ", x->min, x->max);
@@ -260,7 +263,6 @@ static void model_key(pj_text *b, const project *p, uint32_t model)
 		pj_puts(b, m->rules[r].expression ? m->rules[r].expression : "(local)");
 	}
 	pj_putc(b, m->noautodmxrules ? 'N' : 'n');
-	pj_putc(b, m->lost_lines ? 'L' : 'l');
 }
 
 /* The task's key: what its output is made of. Two projects' tasks of one key are one task. */
@@ -270,18 +272,34 @@ static char *task_key(const task *t)
 	pj_text b = { 0 };
 	char head[64];
 	/* a copy is its file: the same bytes at the same place whatever names it */
+	/* One file made one way is one task, however the QCs name it (doc/qc.md, "Files made
+	 * once"): an SMD read at no fps is read at the default, as at that fps given; an SMD
+	 * written of a DMX holds no rate; a DMX of an SMD is the same whatever role the QC gives
+	 * the file, and a $model's is its SMD's unless flex lines (and, with the rig in the DMX,
+	 * controllers and rules) go into it. */
+	double fps = t->fps;
+	bool reference = t->reference;
+	bool rig_in_qc = !p->lib->rig_dmx || (t->model != SMDMX_NONE && p->qc->models[t->model].lost_lines);
+	bool rigged = t->model != SMDMX_NONE && (p->qc->models[t->model].flex_count ||
+	                                         (!rig_in_qc && (p->qc->models[t->model].controller_count || p->qc->models[t->model].rule_count)));
+	if (t->kind == TASK_SMD_TO_DMX) {
+		if (!(fps > 0)) fps = p->lib->o->smd_read.frame_rate > 0 ? p->lib->o->smd_read.frame_rate : 30;
+		reference = false;
+	} else if (t->kind == TASK_DMX_TO_SMD) {
+		fps = 0;
+	}
 	if (t->kind == TASK_COPY) snprintf(head, sizeof(head), "%d|", (int)t->kind);
-	else snprintf(head, sizeof(head), "%d %d %.17g|", (int)t->kind, (int)t->reference, t->fps);
+	else snprintf(head, sizeof(head), "%d %d %.17g|", (int)t->kind, (int)reference, fps);
 	for (const char *c = head; *c; c++) pj_putc(&b, *c);
 	for (const char *c = t->src; *c; c++) pj_putc(&b, *c);
-	if (t->kind == TASK_SMD_TO_DMX && t->model != SMDMX_NONE) {
+	if (t->kind == TASK_SMD_TO_DMX && rigged) {
 		pj_putc(&b, '|');
 		for (const char *c = t->vta != SMDMX_NONE ? p->qc->refs[t->vta].path : ""; *c; c++) pj_putc(&b, *c);
-		model_key(&b, p, t->model);
+		model_key(&b, p, t->model, rig_in_qc);
 	} else if (t->kind == TASK_VTA_REBASE) {
 		pj_putc(&b, '|');
 		for (const char *c = p->qc->refs[p->qc->models[t->model].ref].path; *c; c++) pj_putc(&b, *c);
-		model_key(&b, p, t->model);
+		model_key(&b, p, t->model, false);
 	} else if (t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE) {
 		/* its QC lines name the VTA from the folder the $model's name is taken from (the main
 		 * QC's, with $cd and $pushd) */

@@ -721,6 +721,7 @@ smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_coun
 	go = go && !pj_oom_seen;
 	if (go && (ok || o->keep_going)) run_tasks(lib);
 	go = go && !pj_oom_seen && !lib->oom;
+	if (go) qp_merge_same(lib);
 	size_t failed = 0;
 	for (size_t i = 0; i < lib->task_count; i++) failed += lib->tasks[i]->status == PJ_FAILED;
 	if (go && (o->keep_going || (ok && failed == 0))) ok = write_projects(lib) && ok;

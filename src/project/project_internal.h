@@ -280,6 +280,10 @@ void qp_record_free(library *l);
 const char *qp_copy_into(pj_outputs *set, const char *src, const char *dst, char *const *ins, size_t ins_count, bool allow,
                          char *why, size_t why_size);
 void qp_worker(void *arg);
+/* After the run: a task whose files hold the very bytes another task's of the same file do
+ * names that one's instead, its own removed, said: one file made one way is written once,
+ * where the plan's keys told two ways apart that came to one. */
+void qp_merge_same(library *l);
 
 /* The QC files (write.c): whether a task's output took the place of its source; the
  * references renamed and the lines moved; the QC files rendered and written; the library

@@ -421,3 +421,139 @@ void qp_worker(void *arg)
 		}
 	}
 }
+
+/* ---- one file made one way, written once --------------------------------------------------- */
+
+/* The files a task made: written by this run, or (-u) there from an earlier one. */
+static size_t task_files(const task *t, const char *files[2])
+{
+	if (!qp_converted(t)) return 0;
+	if (t->written_count) {
+		for (size_t k = 0; k < t->written_count && k < 2; k++) files[k] = t->written[k];
+		return t->written_count <= 2 ? t->written_count : 0;
+	}
+	if (!t->up_to_date) return 0;
+	files[0] = t->dst;
+	if (t->vta_dst) files[1] = t->vta_dst;
+	return t->vta_dst ? 2 : 1;
+}
+
+/* A file's size and a hash of its bytes (FNV-1a, 64 bits); false when it cannot be read. */
+static bool file_hash(const char *path, uint64_t *size, uint64_t *hash)
+{
+	os_file f = os_open_read(path);
+	if (f == OS_NO_FILE) return false;
+	uint64_t h = 14695981039346656037u, n = 0;
+	uint8_t buf[1 << 15];
+	ptrdiff_t got;
+	while ((got = os_read(f, buf, sizeof(buf))) > 0) {
+		for (ptrdiff_t i = 0; i < got; i++) h = (h ^ buf[i]) * 1099511628211u;
+		n += (uint64_t)got;
+	}
+	os_close(f);
+	*size = n;
+	*hash = h;
+	return got == 0;
+}
+
+/* Whether two files hold the very bytes. */
+static bool same_bytes(const char *a, const char *b)
+{
+	os_file fa = os_open_read(a), fb = os_open_read(b);
+	bool same = fa != OS_NO_FILE && fb != OS_NO_FILE;
+	uint8_t x[1 << 15], y[1 << 15];
+	while (same) {
+		ptrdiff_t na = os_read(fa, x, sizeof(x)), nb = 0;
+		while (nb < na) {
+			ptrdiff_t k = os_read(fb, y + nb, (size_t)(na - nb));
+			if (k <= 0) break;
+			nb += k;
+		}
+		if (na < 0 || na != nb || memcmp(x, y, (size_t)na)) same = false;
+		else if (na == 0) break;
+	}
+	if (same) same = os_read(fb, y, 1) == 0;
+	if (fa != OS_NO_FILE) os_close(fa);
+	if (fb != OS_NO_FILE) os_close(fb);
+	return same;
+}
+
+typedef struct made {
+	uint64_t size, hash;
+	uint32_t task;
+} made;
+
+static int by_made(const void *a, const void *b)
+{
+	const made *x = a, *y = b;
+	if (x->size != y->size) return x->size < y->size ? -1 : 1;
+	if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+	return x->task < y->task ? -1 : x->task > y->task;
+}
+
+/* Whether task b can name a's files instead of its own: made of one file (two files are the
+ * user's two, whatever they hold: converted, they keep their names), of one kind, files of the
+ * very bytes, the same QC lines for its $model (a VTA's flexfile line names the VTA beside
+ * the QC: not merged). */
+static bool mergeable(const task *a, const task *b)
+{
+	const char *fa[2] = { NULL, NULL }, *fb[2] = { NULL, NULL };
+	size_t na = task_files(a, fa), nb = task_files(b, fb);
+	if (strcmp(a->src, b->src) || a->kind != b->kind || !na || na != nb || a->has_vta != b->has_vta) return false;
+	if ((a->model_lines && a->model != SMDMX_NONE && strstr(a->model_lines, "flexfile")) ||
+	    (b->model_lines && b->model != SMDMX_NONE && strstr(b->model_lines, "flexfile")))
+		return false;
+	if (!a->model_lines != !b->model_lines || (a->model_lines && strcmp(a->model_lines, b->model_lines))) return false;
+	if (!a->att_lines != !b->att_lines || (a->att_lines && strcmp(a->att_lines, b->att_lines))) return false;
+	for (size_t k = 0; k < na; k++)
+		if (!same_bytes(fa[k], fb[k])) return false;
+	return true;
+}
+
+void qp_merge_same(library *l)
+{
+	made *m = pj_calloc(l->task_count + 1, sizeof(made));
+	if (!m) return;
+	size_t n = 0;
+	for (size_t i = 0; i < l->task_count; i++) {
+		const char *f[2] = { NULL, NULL };
+		if (!task_files(l->tasks[i], f) || !file_hash(f[0], &m[n].size, &m[n].hash)) continue;
+		m[n++].task = (uint32_t)i;
+	}
+	qsort(m, n, sizeof(made), by_made);
+	for (size_t i = 0; i < n;) {
+		size_t e = i + 1;
+		while (e < n && m[e].size == m[i].size && m[e].hash == m[i].hash) e++;
+		/* each task of the group named after the first of the group its files match */
+		for (size_t b = i + 1; b < e; b++) {
+			task *tb = l->tasks[m[b].task];
+			for (size_t a = i; a < b; a++) {
+				task *ta = l->tasks[m[a].task];
+				if (ta->dst == NULL || !strcmp(ta->dst, tb->dst) || !mergeable(ta, tb)) continue;
+				/* tb's files go; the QCs that name it name ta's */
+				for (size_t k = 0; k < tb->written_count; k++) {
+					os_remove(tb->written[k]);
+					free(tb->written[k]);
+				}
+				tb->written_count = 0;
+				pj_add(&tb->diag, tb->src, 0, 0, "note",
+				       "made for %s as '%s', it is the very bytes of '%s' (made of '%s' for %s): written once, and the QC names that",
+				       tb->proj->qcpath, tb->dst, ta->dst, ta->src, ta->proj->qcpath);
+				char *dst = pj_strdup(ta->dst), *vta = ta->vta_dst ? pj_strdup(ta->vta_dst) : NULL;
+				if (!dst || (ta->vta_dst && !vta)) {
+					free(dst);
+					free(vta);
+					break;
+				}
+				free(tb->dst);
+				free(tb->vta_dst);
+				tb->dst = dst;
+				tb->vta_dst = vta;
+				break;
+			}
+		}
+		i = e;
+	}
+	free(m);
+}
+
