@@ -48,6 +48,10 @@ macros)
 	"$smdmx" qc dmx/layers.qc --to smd -d back 2>err
 	check "macros: read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
 	check "macros: and named back" "1 1" "$(count back/layers.qc '"aimlayer_ar2.smd"$') $(count back/layers.qc '"aimlayer_pistol.smd"$')"
+	# a third pass finds every file the first found (each pass reads back what it wrote)
+	"$smdmx" qc back/layers.qc --to dmx -d third 2>err
+	check "macros: a third pass, every file found" "0 0 0 1 1" \
+		"$? $(count err 'cannot find') $(count err 'error') $(count third/layers.qc '"aimlayer_ar2.dmx"$') $(count third/layers.qc '"aimlayer_pistol.dmx"$')"
 	# One body names two files, one converted, one copied (it fails): a new name written in
 	# the body would name the copy as a file nobody wrote. With -k both keep their names and
 	# formats (copied), and the QC is written as it was; said.

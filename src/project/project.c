@@ -513,6 +513,37 @@ static void run_tasks(library *lib)
 	for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
 }
 
+/* The QC written for p read back: every file it names is there, but those its source named
+ * and were not there (kept as named, said already). One that is not is said as an error: the
+ * written project would not read back (doc/qc.md, "Read back"). */
+static bool reads_back(project *p)
+{
+	char *path = qp_out_path(p->lib, p->qcpath);
+	if (!path) return false;
+	smdmx_qc_read_options qo;
+	memset(&qo, 0, sizeof(qo));
+	qo.keep_going = true;
+	smdmx_error err;
+	smdmx_qc *w = smdmx_qc_read_file(path, &qo, &err, NULL);
+	bool ok = true;
+	for (size_t i = 0; w && i < w->ref_count && ok; i++) {
+		const smdmx_qc_ref *r = &w->refs[i];
+		if (r->found || r->kind == SMDMX_QC_REF_OTHER) continue;
+		bool kept = false;
+		for (size_t k = 0; k < p->qc->ref_count && !kept; k++) kept = !p->qc->refs[k].found && !strcmp(p->qc->refs[k].name, r->name);
+		if (kept) continue;
+		const char *where = r->pos.file < w->file_count ? w->files[r->pos.file].path : path;
+		pj_add(&p->diag, where, r->pos.line, r->pos.column, "error",
+		       "the QC written names '%s' (by %s), which this run did not write: the project would not read back; please "
+		       "report this",
+		       r->name, r->command);
+		ok = false;
+	}
+	smdmx_qc_free(w);
+	free(path);
+	return ok;
+}
+
 /* Every project's QC files written, with the names its files were given; false when one
  * could not be (with -k every project is written: what converted under its new names, the
  * rest as the QC names it). */
@@ -527,6 +558,7 @@ static bool write_projects(library *lib)
 		/* a QC whose edits failed names what it should not: written only with -k */
 		p->failed = !edited;
 		if ((edited || lib->o->keep_going) && !p->unwritable) p->failed = !qp_write_qc_files(p, &done, &done_count) || p->failed;
+		if (!p->failed && !p->unwritable && !reads_back(p)) p->failed = true;
 		ok = ok && !p->failed;
 	}
 	for (size_t i = 0; i < done_count; i++) {
