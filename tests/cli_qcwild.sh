@@ -173,7 +173,8 @@ goldsrc)
 	check "goldsrc: read, one warning" "0 1 1" "$? $(wc -l <err | tr -d ' ') $(count err "gold.qc:24:26: warning: 'scale' on the '\$body' line")"
 	for to in dmx smd; do
 		"$smdmx" qc "$qc/goldsrc/gold.qc" --to $to -d $to 2>err
-		[ $to = dmx ] && made="2 converted, 0 copied" back=smd || made="0 converted, 2 copied" back=dmx
+		# its two textures (arm.bmp its triangles name, arm2.bmp its $texturegroup) copied
+		[ $to = dmx ] && made="2 converted, 2 copied" back=smd || made="0 converted, 4 copied" back=dmx
 		check "goldsrc: to $to" "0 smdmx: $made, 0 missing, 0 failed; 1 QC file written" "$? $(tail -n 1 err)"
 		check "goldsrc: to $to, only the files' names change" "" \
 			"$(sed "s/\"\(body\|wave\)\.$to\"/\"\1\"/g" $to/gold.qc | diff "$qc/goldsrc/gold.qc" -)"
@@ -182,6 +183,15 @@ goldsrc)
 	done
 	check "goldsrc: to DMX and back, the model the same, its GoldSrc material kept" "0 arm.bmp" \
 		"$("$smdmx" diff -q "$qc/goldsrc/body.smd" dmx_back/body.smd; echo $?) $(grep -m 1 -o '^arm\.bmp' dmx_back/body.smd)"
+	check "goldsrc: the textures studiomdl reads, there after two passes" "0 0" \
+		"$(cmp -s "$qc/goldsrc/arm.bmp" dmx_back/arm.bmp; echo $?) $(cmp -s "$qc/goldsrc/arm2.bmp" dmx_back/arm2.bmp; echo $?)"
+	# a texture not where studiomdl looks: missing, said where it is named (Half-Life's
+	# studiomdl stops there); with -k the project is written all the same
+	mkdir gs && cp "$qc/goldsrc/gold.qc" "$qc/goldsrc/body.smd" "$qc/goldsrc/wave.smd" "$qc/goldsrc/arm.bmp" gs/
+	sed 's/^\$cdtexture ".\\"$/$cdtexture "skins" "."/' gs/gold.qc >gs/g.qc && rm gs/gold.qc
+	"$smdmx" qc gs/g.qc --to dmx -d gs_out -k 2>err
+	check "goldsrc: a texture missing, said, counted" "1 1 1 yes" \
+		"$? $(count err "gs/g.qc: error: cannot find the texture 'arm2.bmp' (the QC's \$texturegroup names it) in the folders Half-Life's studiomdl looks in ('skins/', './', from the QC's folder): not copied") $(count err 'smdmx: 2 converted, 1 copied, 1 missing, 0 failed; 1 QC file written') $([ -f gs_out/arm.bmp ] && echo yes)"
 	;;
 *)
 	echo "unknown group $group"

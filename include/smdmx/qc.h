@@ -182,6 +182,15 @@ typedef struct smdmx_qc {
 	double origin[4];           /* the $origin in force at the first $sequence or $animation (the
 	                               pose the model is shown in), else the last: X Y Z and the turn
 	                               about Z in degrees; all 0 when none */
+	/* GoldSrc: the folders Half-Life's studiomdl looks for a model's textures in (.bmp files
+	 * the SMDs' triangles and $texturegroup name), relative to the main QC's folder ("" or
+	 * ending in '/'): each $cdtexture folder in turn, else the $cd folder. None for a QC with
+	 * no command only GoldSrc knows of textures ($cdtexture, $cliptotextures, $externaltextures,
+	 * a $texturegroup of .bmp files). smdmx_qc_find_texture looks a texture up. */
+	const char *const *texture_dirs;
+	size_t texture_dir_count;
+	const char *const *textures;  /* the .bmp textures $texturegroup names, each once */
+	size_t texture_count;
 	struct smdmx_qc_state *state; /* private: memory, tokens and edits */
 } smdmx_qc;
 
@@ -226,6 +235,12 @@ typedef struct smdmx_qc_read_options {
 /* Reads a QC and what it includes. On failure returns NULL with *error at the place in the
  * file it names (error->message starts with that file's path and ": "). Notes that are not
  * failures (a name found only by ignoring case, a $popd without $pushd) go to warnings. */
+/* Where Half-Life's studiomdl finds the texture `name` (Grab_Skin): the first of the QC's
+ * texture_dirs that holds it, found as the QC's files are (the name as written, else ignoring
+ * case: *nocase then set); a path to free with free(), or NULL when none holds it (or memory
+ * ran out). */
+SMDMX_API char *smdmx_qc_find_texture(const smdmx_qc *qc, const char *name, bool *nocase);
+
 SMDMX_API smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *options, smdmx_error *error,
                                        smdmx_warnings *warnings);
 

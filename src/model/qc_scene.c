@@ -122,10 +122,10 @@ static bool finish(build *b, smdmx_scene *s, double scale, char up_axis)
 	return ok;
 }
 
-/* A DMX's clips as studiomdl plays them where a $sequence gives an fps: sampled at their own
- * rate, a frame each, and those frames played at the sequence's fps, as it plays an SMD's
- * (doc/format-notes.md, "A sequence's fps"): here a key per frame, each at its frame's time
- * at that fps. */
+/* A DMX's clips as studiomdl plays them in a sequence: sampled at their own rate, a frame
+ * each, and those frames played at the sequence's fps (30 unless it gives one), as it plays
+ * an SMD's (doc/format-notes.md, "A sequence's fps"): here a key per frame, each at its
+ * frame's time at that fps. */
 static bool play_at(smdmx_scene *s, double fps, smdmx_error *error)
 {
 	if (!sm_scene_memory(s, error)) return false;
@@ -175,7 +175,7 @@ static smdmx_scene *animation(build *b, const smdmx_qc_ref *ref)
 	smdmx_scene *s;
 	if (sm_same_nocase(sm_extension(ref->path), "dmx")) {
 		s = read_dmx(b, ref->path);
-		if (s && ref->fps > 0 && !play_at(s, ref->fps, b->error)) {
+		if (s && !play_at(s, ref->fps > 0 ? ref->fps : 30, b->error)) {
 			smdmx_scene_free(s);
 			return NULL;
 		}

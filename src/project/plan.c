@@ -82,6 +82,95 @@ static char *unique_dst(const project *p, char *dst, const char *src)
 	return dst;
 }
 
+/* A texture name seen once (case aside, as Windows finds files), with the file naming it. */
+static bool texture_add(char ***names, const char ***from, size_t *n, size_t *cap, const char *name, const char *by)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcasecmp((*names)[i], name)) return true;
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		char **g = pj_realloc(*names, c * sizeof(char *));
+		if (!g) return false;
+		*names = g;
+		const char **h = pj_realloc(*from, c * sizeof(char *));
+		if (!h) return false;
+		*from = h;
+		*cap = c;
+	}
+	(*names)[*n] = pj_strdup(name);
+	(*from)[*n] = by;
+	return (*names)[(*n)++] != NULL;
+}
+
+/* GoldSrc: the textures Half-Life's studiomdl reads with the model (doc/qc.md, "Textures"):
+ * every .bmp the triangles of the files the QC's body parts name and every texture its
+ * $texturegroup names, looked for where studiomdl looks (smdmx_qc_find_texture). Each one found
+ * is copied to its place below OUTDIR, as it is; one not found is missing, as a file the QC
+ * names would be (studiomdl stops there). */
+static bool plan_textures(project *p)
+{
+	const smdmx_qc *qc = p->qc;
+	if (!qc->texture_dir_count) return true;
+	char **names = NULL;
+	const char **from = NULL;
+	size_t n = 0, cap = 0;
+	bool ok = true;
+	for (size_t i = 0; i < qc->ref_count && ok; i++) {
+		const smdmx_qc_ref *r = &qc->refs[i];
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++) seen = qc->refs[k].found && !strcmp(qc->refs[k].path, r->path);
+		if (r->kind != SMDMX_QC_REF_MODEL || !r->found || seen) continue;
+		smdmx_model_file m;
+		smdmx_error err;
+		if (!smdmx_model_file_read(r->path, NULL, 0, &p->lib->o->smd_read, &m, &err, NULL)) continue; /* said when converted */
+		for (size_t k = 0; m.scene && k < m.scene->material_count && ok; k++) {
+			const char *name = m.scene->materials[k].name;
+			size_t len = strlen(name);
+			if (len > 4 && !strcasecmp(name + len - 4, ".bmp")) ok = texture_add(&names, &from, &n, &cap, name, r->path);
+		}
+		smdmx_model_file_free(&m);
+	}
+	for (size_t i = 0; i < qc->texture_count && ok; i++) ok = texture_add(&names, &from, &n, &cap, qc->textures[i], NULL);
+	char folders[512] = "";
+	for (size_t d = 0; d < qc->texture_dir_count; d++) {
+		size_t at = strlen(folders);
+		snprintf(folders + at, sizeof(folders) - at, "%s'%s'", d ? ", " : "", *qc->texture_dirs[d] ? qc->texture_dirs[d] : "./");
+	}
+	bool all = true;
+	for (size_t i = 0; i < n && ok; i++) {
+		bool nocase = false;
+		char *path = smdmx_qc_find_texture(qc, names[i], &nocase);
+		if (!path) {
+			pj_add(&p->diag, from[i] ? from[i] : p->qcpath, 0, 0, "error",
+			       "cannot find the texture '%s' (%s) in the folders Half-Life's studiomdl looks in (%s, from the QC's "
+			       "folder)%s",
+			       names[i], from[i] ? "its triangles name it" : "the QC's $texturegroup names it", folders,
+			       p->lib->o->keep_going ? ": not copied" : "");
+			/* counted missing where studiomdl looks first */
+			const char *main = qc->files[0].path, *sep = os_last_separator(main);
+			char *expected = pj_asprintf("%.*s%s%s", sep ? (int)(sep - main + 1) : 0, main, qc->texture_dirs[0], names[i]);
+			if (expected) qp_add_missing(p->lib, expected);
+			free(expected);
+			all = false;
+			continue;
+		}
+		if (task_for(p, path) == SMDMX_NONE) {
+			task **g = pj_realloc(p->tasks, (p->task_count + 2) * sizeof(task *));
+			if (!g) ok = false;
+			else {
+				p->tasks = g;
+				char *dst = qp_out_path(p->lib, path);
+				ok = dst && add_task(p, TASK_COPY, path, dst, SMDMX_NONE) != NULL;
+			}
+		}
+		free(path);
+	}
+	for (size_t i = 0; i < n; i++) free(names[i]);
+	free(names);
+	free(from);
+	return ok && all;
+}
+
 bool qp_plan(project *p)
 {
 	const library *l = p->lib;
@@ -227,7 +316,7 @@ bool qp_plan(project *p)
 			}
 		}
 	}
-	return ok;
+	return plan_textures(p) && ok;
 }
 
 /* What a $model's file is made with besides itself: its VTA and its rig, as text; with the

@@ -7,7 +7,6 @@
 #include <strings.h>
 
 #include "project/project_internal.h"
-#include "support/num.h"
 
 /* ---- one task ---------------------------------------------------------------------------- */
 
@@ -108,21 +107,6 @@ static void task_file_read(void *user, const char *path, const smdmx_warnings *w
 	task_reading *q = user;
 	if (w) pj_add_warnings(&q->t->diag, path, w);
 	if (e) q->failed = !task_fail(q->t, path, e);
-}
-
-/* Whether every $sequence and $animation naming t's file gives an fps (and one does): the
- * rate studiomdl plays its frames at, an SMD's as a DMX's (sampled at its own rate), so an
- * SMD written of it needs no rate of its own. */
-static bool sequence_fps(const project *p, const task *t)
-{
-	bool any = false;
-	for (size_t i = 0; i < p->qc->ref_count; i++) {
-		const smdmx_qc_ref *r = &p->qc->refs[i];
-		if (p->task_of[i] == SMDMX_NONE || p->lib->tasks[p->task_of[i]] != t || r->kind != SMDMX_QC_REF_ANIMATION) continue;
-		if (!(r->fps > 0)) return false;
-		any = true;
-	}
-	return any;
 }
 
 /* An SMD into DMX: a $model's with its flexfile's shapes and rig (smdmx_qc_model_scene, the
@@ -247,26 +231,13 @@ static bool run_dmx_to_smd(task *t)
 		smdmx_smd_report_losses(s, &wo, true, &losses);
 		/* a $model's block takes its rig lines and its VTA; the QC's $upaxis and $sequence fps
 		 * say what SMD cannot when they are the scene's */
-		/* a $sequence's fps is the rate studiomdl plays the SMD's frames at, as it played the
-		 * DMX's (sampled at the DMX's own rate) */
-		bool fps = true, given = sequence_fps(p, t);
-		for (size_t k = 0; k < s->clip_count; k++) fps = fps && (given || s->clips[k].frame_rate == 30);
+		/* studiomdl plays a sequence at its fps, else 30, a DMX's as an SMD's: the DMX's rate
+		 * is only the rate its frames are sampled at, and the SMD holds those very frames
+		 * (doc/format-notes.md, "A sequence's fps") */
+		bool fps = true;
 		smdmx_smd_carried c = { .rig = t->model != SMDMX_NONE, .attachments = body, .up_axis = p->qc->up_axis == s->up_axis,
 		                     .frame_rate = fps, .shapes = reference };
 		smdmx_smd_losses_carried(&losses, &c);
-		/* the rate said as this QC can say it: at the $sequence lines that give none */
-		for (size_t i = 0; i < losses.count; i++) {
-			const smdmx_clip *other = NULL;
-			for (size_t k = 0; k < s->clip_count && !other; k++)
-				if (s->clips[k].frame_rate != 30) other = &s->clips[k];
-			if (losses.data[i].code != SMDMX_WARNING_FRAME_RATE || !other) continue;
-			char r[SM_FLOAT_MAX];
-			sm_format_shortest((float)other->frame_rate, r);
-			snprintf(losses.data[i].message, sizeof(losses.data[i].message),
-			         "SMD has no frame rate, and studiomdl plays a sequence at 30 fps unless it says fps: '%s' is %s fps; add "
-			         "'fps %s' to the $sequence and $animation lines that name this file without an fps",
-			         other->name, r, r);
-		}
 		pj_add_warnings(&t->diag, t->src, &losses);
 	}
 	ok = ok && task_write_smd(t, s, t->dst, wo.kind);

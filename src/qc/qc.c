@@ -319,6 +319,52 @@ static bool cmd_dir(qr *r, uint32_t cmd, int which)
 	return true;
 }
 
+/* $cdtexture FOLDER...: where Half-Life's studiomdl looks for the textures (Grab_Skin), each
+ * relative to the QC's folder; one of another machine's that is not here, the QC's folder. */
+static bool cmd_cdtexture(qr *r, uint32_t cmd)
+{
+	r->goldsrc_textures = true;
+	uint32_t d;
+	SM_CHECK(qcr_need(r, cmd, "a folder", &d));
+	for (;;) {
+		const char *name = rtok(r, d)->text;
+		const char *dir = qcr_join_path(r, "", name);
+		if (!dir) return false;
+		const char *full = qcr_join_path(r, r->st->root, dir);
+		bool nocase = false;
+		char *found = full ? r->fs.find(r->fs.user, full, &nocase) : NULL;
+		if (!full) return false;
+		if (found) r->fs.free_data(r->fs.user, found);
+		bool absolute = name[0] == '/' || name[0] == '\\' || (name[0] && name[1] == ':');
+		if (absolute && !found) dir = "";
+		size_t n = strlen(dir);
+		if (n && dir[n - 1] != '/') {
+			char *s = malloc(n + 2);
+			if (!s) return sm_fail_oom(r->error);
+			memcpy(s, dir, n);
+			memcpy(s + n, "/", 2);
+			dir = qcr_rdup(r, s, n + 1);
+			free(s);
+			if (!dir) return false;
+		}
+		const char **slot = sm_vec_push(r->o, &r->texture_dirs, sizeof(char *), r->error);
+		if (!slot) return false;
+		*slot = dir;
+		if (!qcr_available(r) || qcr_get_token(r, false, &d) <= 0) return true;
+	}
+}
+
+/* A word of a $texturegroup block: a GoldSrc texture's file name (.bmp); Source's name
+ * materials, which are no files of the project. */
+static bool texture_word(qr *r, uint32_t word)
+{
+	const char *name = rtok(r, word)->text;
+	size_t n = strlen(name);
+	if (n <= 4 || !sm_same_nocase(name + n - 4, ".bmp")) return true;
+	r->goldsrc_textures = true;
+	return qcr_add_name(r, &r->textures, name);
+}
+
 /* One command: token t and what belongs to it. */
 bool qcr_command(qr *r, uint32_t t)
 {
@@ -356,6 +402,15 @@ bool qcr_command(qr *r, uint32_t t)
 		uint32_t f;
 		SM_CHECK(qcr_need(r, t, "a file", &f));
 		SM_CHECK(qcr_add_ref(r, f, SMDMX_QC_REF_OTHER, "$proceduralbones", qcr_no_exts, NULL));
+	} else if (sm_same_nocase(x, "$cdtexture")) SM_CHECK(cmd_cdtexture(r, t));
+	else if (sm_same_nocase(x, "$texturegroup")) {
+		uint32_t n;
+		SM_CHECK(qcr_need(r, t, "a name", &n));
+		SM_CHECK(qcr_skip_rest(r));
+		SM_CHECK(qcr_block_words(r, texture_word));
+	} else if (sm_same_nocase(x, "$cliptotextures") || sm_same_nocase(x, "$externaltextures")) {
+		r->goldsrc_textures = true;
+		SM_CHECK(qcr_skip_rest(r));
 	} else if (sm_same_nocase(x, "$cd")) SM_CHECK(cmd_dir(r, t, 0));
 	else if (sm_same_nocase(x, "$pushd")) SM_CHECK(cmd_dir(r, t, 1));
 	else if (sm_same_nocase(x, "$popd")) SM_CHECK(cmd_dir(r, t, 2));
@@ -443,6 +498,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	r.parts = r.part_choices = empty;
 	r.flexes = r.controllers = r.rules = r.vars = r.macros = r.errs = empty;
 	r.anims.list = r.ctl_names.list = r.flex_names.list = r.missing.list = r.include_models.list = empty;
+	r.textures.list = r.texture_dirs = empty;
 	r.o = o;
 	r.error = error;
 	r.warnings = warnings;
@@ -501,6 +557,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	sm_names_free(&o->alloc, &r.flex_names.index);
 	sm_names_free(&o->alloc, &r.missing.index);
 	sm_names_free(&o->alloc, &r.include_models.index);
+	sm_names_free(&o->alloc, &r.textures.index);
 	if (r.var_slots) sm_free(&o->alloc, r.var_slots, r.var_cap * sizeof(var_slot));
 	sm_names_free(&o->alloc, &r.macro_index);
 	if (!ok) {
@@ -532,6 +589,17 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	qc->missing_include_count = r.missing.list.count;
 	qc->include_models = r.include_models.list.data;
 	qc->include_model_count = r.include_models.list.count;
+	qc->textures = r.textures.list.data;
+	qc->texture_count = r.textures.list.count;
+	/* without $cdtexture, the textures are looked for in the $cd folder (Grab_Skin) */
+	if (r.goldsrc_textures && !r.texture_dirs.count) {
+		const char **slot = sm_vec_push(o, &r.texture_dirs, sizeof(char *), error);
+		if (slot) *slot = r.cd_set ? r.dirs[0] : "";
+		else ok = false;
+	}
+	qc->texture_dirs = r.texture_dirs.data;
+	qc->texture_dir_count = r.texture_dirs.count;
+	st->fs = r.fs;
 	for (size_t i = 0; i < qc->model_count; i++) qc->models[i].flexdescs = r.flex_names.list.data;
 	st->ref_tok = r.ref_tok.data;
 	st->include_tok = r.include_tok.data;
@@ -555,4 +623,26 @@ uint32_t smdmx_qc_find_model(const smdmx_qc *qc, const char *name)
 void qc_error_file(const smdmx_qc *qc, uint32_t file, smdmx_error *error)
 {
 	if (file != 0 && file < qc->file_count) snprintf(error->file, sizeof(error->file), "%s", qc->files[file].path);
+}
+
+char *smdmx_qc_find_texture(const smdmx_qc *qc, const char *name, bool *nocase)
+{
+	*nocase = false;
+	const smdmx_qc_files *fs = &qc->state->fs;
+	for (size_t i = 0; i < qc->texture_dir_count; i++) {
+		size_t n = strlen(qc->state->root) + strlen(qc->texture_dirs[i]) + strlen(name) + 1;
+		char *path = malloc(n);
+		if (!path) return NULL;
+		snprintf(path, n, "%s%s%s", qc->state->root, qc->texture_dirs[i], name);
+		for (char *p = path; *p; p++)
+			if (*p == '\\') *p = '/';
+		char *found = fs->find(fs->user, path, nocase);
+		free(path);
+		if (!found) continue;
+		char *copy = malloc(strlen(found) + 1);
+		if (copy) strcpy(copy, found);
+		fs->free_data(fs->user, found);
+		return copy;
+	}
+	return NULL;
 }

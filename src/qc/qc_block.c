@@ -74,6 +74,32 @@ bool qcr_is_brace(qr *r, uint32_t t, char c)
 	return !(k->flags & QTOK_QUOTED) && k->len == 1 && k->text[0] == c;
 }
 
+/* A block that starts on this line or a following one, read: each word in it (no brace) to
+ * fn. No block there: nothing read. */
+bool qcr_block_words(qr *r, bool (*fn)(qr *r, uint32_t word))
+{
+	uint32_t t;
+	int g = qcr_get_token(r, true, &t);
+	if (g <= 0) return g == 0;
+	if (!qcr_is_brace(r, t, '{')) {
+		qcr_unget(r, t);
+		return true;
+	}
+	int depth = 1;
+	uint32_t open = t;
+	size_t floor = file_depth(r);
+	while (depth > 0) {
+		bool cut;
+		g = block_token(r, floor, &t, &cut);
+		if (g < 0) return false;
+		if (g == 0) return block_left_open(r, open, cut);
+		if (qcr_is_brace(r, t, '{')) depth++;
+		else if (qcr_is_brace(r, t, '}')) depth--;
+		else SM_CHECK(fn(r, t));
+	}
+	return true;
+}
+
 /* A block that starts on a following line ("{" first there), skipped. */
 bool qcr_skip_next_block(qr *r)
 {

@@ -71,6 +71,7 @@ struct smdmx_qc_state {
 	bool *crlf;        /* per file: its first line end is CRLF */
 	qc_model_x *models;
 	const char *root;  /* the main QC's folder: "" or ending in '/' */
+	smdmx_qc_files fs; /* how the QC's files were found (smdmx_qc_find_texture looks so too) */
 };
 
 static inline const qc_tok *qc_tok_at(const smdmx_qc *qc, uint32_t i)

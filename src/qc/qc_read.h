@@ -102,6 +102,9 @@ typedef struct qr {
 	bool keep_going;                      /* an error costs its line (smdmx_qc_read_options) */
 	name_set missing;                     /* the $include files not there */
 	name_set include_models;              /* the .mdl files $includemodel names */
+	name_set textures;                    /* the textures $texturegroup names */
+	sm_vec texture_dirs;                  /* const char *: $cdtexture's folders, relative to the root */
+	bool goldsrc_textures;                /* a command that only GoldSrc's studiomdl knows of textures */
 	bool resume;                          /* the pending token starts a command of the including
 	                                         file (a block its include left open): kept */
 	bool lost;                            /* keep_going: something went unread; rules can no longer
@@ -155,6 +158,7 @@ bool qcr_skip_rest(qr *r);
 int qcr_block_left_open(qr *r, uint32_t open, uint32_t t, const char *what);
 bool qcr_is_brace(qr *r, uint32_t t, char c);
 bool qcr_skip_next_block(qr *r);
+bool qcr_block_words(qr *r, bool (*fn)(qr *r, uint32_t word));
 void qcr_skip_raw_line(qr *r);
 bool qcr_recover_line(qr *r, bool in_block);
 
