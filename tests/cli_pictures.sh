@@ -189,6 +189,19 @@ print(len(zlib.decompress(idat)))' zlib.png)"
 	mkdir alone && cp inc/anim.qc inc/bend.smd alone/
 	"$smdmx" preview alone/anim.qc -o alone.png --size 64 2>err
 	check "an animation QC no QC beside it includes: its skeleton, nothing said" "0|" "$?|$(joined err)"
+	# a partial project: what is there drawn, what is not said (exit 1, the picture written)
+	mkdir part && cp "$sample/arm.smd" "$sample/arm_wave.smd" part/
+	printf '$modelname "a.mdl"\n$body b "arm.smd"\n$bodygroup g {\nstudio "gone.smd"\nblank\n}\n' >part/bg.qc
+	printf '$modelname "c.mdl"\n$sequence idle "gone_anim.smd"\n$sequence wave "arm_wave.smd"\n' >part/anim.qc
+	"$smdmx" preview part/bg.qc -o part_bg.png --size 64 2>err >out
+	check "a body part's file missing: the others drawn, it said" "1|part/bg.qc:4:8: error: cannot find 'part/gone.smd' (the file of \$bodygroup 'g'): drawn without it|yes" \
+		"$?|$(joined err)|$([ -s part_bg.png ] && echo yes)"
+	"$smdmx" preview part/bg.qc -o part_bg2.png --size 64 --bodygroup g=blank 2>err >out
+	check "the same QC with the part's blank chosen: the same picture, nothing said" "0||0" \
+		"$?|$(joined err)|$(cmp -s part_bg.png part_bg2.png; echo $?)"
+	"$smdmx" preview part/anim.qc -o part_anim.png --size 64 2>err >out
+	check "the first animation missing: the next drawn, the first said" "1|part/anim.qc:2:16: error: cannot find 'part/gone_anim.smd' (the animation of the first \$sequence): drawn with the next animation there|yes" \
+		"$?|$(joined err)|$([ -s part_anim.png ] && echo yes)"
 	;;
 
 report)

@@ -130,6 +130,11 @@ typedef struct smdmx_qc_scene_options {
 	 * (smdmx_scene_move) after its $scale, $upaxis and attachments; not with as_files or
 	 * qc_beside, whose QC moves it. */
 	bool placed;
+	/* What is there of a partial project (a picture of it): a body part whose file is not
+	 * there is left out (smdmx_qc_body_scene), and a first animation not there gives way to
+	 * the next there (a QC without a body); each file not there is told to file_read with its
+	 * error, and the call goes on. Without it, the first such file is the call's error. */
+	bool what_is_there;
 } smdmx_qc_scene_options;
 
 /* The scene of $model model of a QC, as studiomdl builds it: its file (SMD or DMX), its

@@ -286,15 +286,17 @@ int cmd_preview(int argc, char **argv)
 	if (rc == EXIT_OK) {
 		output_init();
 		run_parallel(p.o.jobs, p.count, draw_one, &p);
-		size_t failed = 0;
+		size_t failed = 0, partial = 0;
 		for (size_t i = 0; i < p.count; i++) {
 			picture *pic = &p.pics[i];
 			os_puts(pic->diag.text ? pic->diag.text : "", stderr);
 			if (!pic->ok) failed++;
-			else if (!p.o.quiet && strcmp(pic->out, "-")) os_printf(stdout, "%s -> %s (%s)\n", pic->in, pic->out, pic->legend);
+			/* a QC whose files are not all there: what is there drawn, the rest said */
+			else if (pic->diag.errors) partial++;
+			if (pic->ok && !p.o.quiet && strcmp(pic->out, "-")) os_printf(stdout, "%s -> %s (%s)\n", pic->in, pic->out, pic->legend);
 		}
 		if (failed && p.count > 1) say("smdmx", "error", "%zu of %zu models not drawn", failed, p.count);
-		rc = failed ? EXIT_FAILED : EXIT_OK;
+		rc = failed || partial ? EXIT_FAILED : EXIT_OK;
 		if (fflush(stdout) != 0) rc = EXIT_FAILED;
 	}
 	for (size_t i = 0; i < p.count; i++) {

@@ -57,6 +57,24 @@ static bool file_done(build *b, const char *path, const smdmx_warnings *w, const
 	return false;
 }
 
+static bool fail_at(build *b, const smdmx_qc_ref *ref, const char *what);
+
+/* A file the QC names not there, of a picture of what is there (what_is_there): told to
+ * file_read with its error, and left out (true); else the call's error (false). */
+static bool left_out(build *b, const smdmx_qc_ref *ref, const char *what, const char *tail)
+{
+	if (!b->o->what_is_there || !b->o->file_read) return fail_at(b, ref, what);
+	smdmx_error *keep = b->error, e;
+	memset(&e, 0, sizeof(e));
+	b->error = &e;
+	fail_at(b, ref, what);
+	b->error = keep;
+	size_t n = strlen(e.message);
+	snprintf(e.message + n, sizeof(e.message) - n, "%s", tail);
+	b->o->file_read(b->o->user, e.file[0] ? e.file : b->qc->files[0].path, NULL, &e);
+	return true;
+}
+
 /* A file the QC names not there: an error where the QC names it. */
 static bool fail_at(build *b, const smdmx_qc_ref *ref, const char *what)
 {
@@ -254,7 +272,21 @@ smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdm
 	char what[300];
 	if (model == SMDMX_NONE) snprintf(what, sizeof(what), "the animation of the first $sequence");
 	else snprintf(what, sizeof(what), "the file of $model '%.200s'", qc->models[model].name);
-	if (!ref->found) return fail_at(&b, ref, what), NULL;
+	/* a picture of what is there: the first animation there, the others said */
+	while (!ref->found && model == SMDMX_NONE && b.o->what_is_there && b.o->file_read &&
+	       left_out(&b, ref, what, ": drawn with the next animation there")) {
+		uint32_t next = r + 1;
+		while (next < qc->ref_count && qc->refs[next].kind != SMDMX_QC_REF_ANIMATION) next++;
+		if (next >= qc->ref_count) break;
+		r = next;
+		ref = &qc->refs[r];
+		snprintf(what, sizeof(what), "the animation of a later $sequence");
+	}
+	if (!ref->found) {
+		if (model == SMDMX_NONE && b.o->what_is_there && b.o->file_read)
+			return sm_fail(error, SMDMX_ERROR_IO, 0, 0, "no animation the QC names is there"), NULL;
+		return fail_at(&b, ref, what), NULL;
+	}
 	double scale = model == SMDMX_NONE ? qc->scale : qc->models[model].scale;
 	char up = model == SMDMX_NONE ? qc->up_axis : qc->models[model].up_axis;
 	smdmx_scene *s;
@@ -276,12 +308,13 @@ smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdm
 
 /* A part's file as studiomdl reads it for the model: a $model's with its flexfile and rig,
  * another's as it is; scaled and turned by the $scale and $upaxis in force at the part. */
-static smdmx_scene *part_scene(build *b, const smdmx_qc_part *p, uint32_t r)
+static smdmx_scene *part_scene(build *b, const smdmx_qc_part *p, uint32_t r, bool *missing)
 {
 	const smdmx_qc_ref *ref = &b->qc->refs[r];
 	char what[300];
 	snprintf(what, sizeof(what), "the file of %s '%.200s'", p->command, p->name);
-	if (!ref->found) return fail_at(b, ref, what), NULL;
+	*missing = !ref->found;
+	if (!ref->found) return left_out(b, ref, what, ": drawn without it"), NULL;
 	smdmx_scene *s;
 	if (sm_same_nocase(sm_extension(ref->path), "dmx")) s = dmx_model(b, p->model, ref->path);
 	else {
@@ -318,7 +351,9 @@ smdmx_scene *smdmx_qc_body_scene(const smdmx_qc *qc, const uint32_t *choices, co
 			       NULL;
 		}
 		if (p->choices[c] == SMDMX_NONE) continue; /* blank */
-		smdmx_scene *s = part_scene(&b, p, p->choices[c]);
+		bool missing = false;
+		smdmx_scene *s = part_scene(&b, p, p->choices[c], &missing);
+		if (missing && b.o->what_is_there && b.o->file_read) continue; /* said: drawn without it */
 		/* as_files: parts of two up axes are joined turned to Z up, as without it */
 		char up[2] = { model && model->up_axis ? model->up_axis : 'Z', s && s->up_axis ? s->up_axis : 'Z' };
 		if (s && model && up[0] != up[1]) {

@@ -462,7 +462,7 @@ static smdmx_scene *qc_scene(run *r)
 	}
 	qc_reading q = { r, false };
 	smdmx_qc_scene_options so = { .smd = r->o->smd_read, .dmx = r->o->dmx_read, .rig_in_qc = r->o->rig_in_qc, .file_read = qc_file_read, .user = &q,
-		                      .as_files = picture && r->o->as_files, .placed = picture };
+		                      .as_files = picture && r->o->as_files, .placed = picture, .what_is_there = picture };
 	smdmx_error err;
 	smdmx_warnings w;
 	smdmx_scene *scene = body ? smdmx_qc_body_scene(qc, choices, &so, &err, &w) : smdmx_qc_model_scene(qc, mi, &so, &err, &w);
