@@ -91,6 +91,18 @@ shared)
 	"$smdmx" qc -r once --to dmx -d once_dmx 2>err
 	check "once: one DMX per file, the include shared, nothing said" "0 ./.smdmx-written ./q1/a.qc ./q2/b.qc ./shared/arm.dmx ./shared/arm_wave.dmx ./shared/common.qci |smdmx: 2 QC projects, 2 converted, 0 copied, 0 missing, 0 failed; 3 QC files written" \
 		"$? $(files once_dmx)|$(cat err)"
+	# a VTA made of the whole character: its vertices at the corners of the QC's other body
+	# parts are no loss (studiomdl moves them with this model no more), said as nothing to do
+	mkdir char
+	cp "$root/testdata/sample/arm.smd" char/body.smd
+	sed -n '1,/^triangles/p' "$root/testdata/sample/arm.smd" | tr -d '\r' >char/hat.smd
+	printf 'hat\n0 100 0 0 0 0 1 0 0\n0 101 0 0 0 0 1 1 0\n0 100 1 0 0 0 1 0 1\nend\n' >>char/hat.smd
+	tr -d '\r' <"$root/testdata/sample/arm.vta" | awk '/^time 1/ { n++ } /^time 1/ && n == 2 {
+		print "60 100 0 0 0 0 1"; print "61 101 0 0 0 0 1"; print "62 100 1 0 0 0 1"; print; print "60 100 0 0.5 0 0 1"; next } { print }' >char/char.vta
+	printf '$modelname "c.mdl"\n$model body "body.smd" {\n\tflexfile "char.vta" {\n\t\tdefaultflex frame 0\n\t\tflex "bulge" frame 1\n\t}\n}\n$bodygroup hat {\n\tstudio "hat.smd"\n\tblank\n}\n' >char/c.qc
+	"$smdmx" qc char/c.qc --to dmx -d char_out 2>err
+	check "a VTA of the whole character: its other parts' vertices, nothing to do" "0 1 0" \
+		"$? $(count err "char.vta: warning: 3 of 63 VTA vertices (4.8%) are at no corner of the reference but at corners of the QC's other body parts (the VTA is of the whole character): studiomdl moves none of them with this model either; nothing to do") $(count err 'export both again')"
 	# a DMX named as a model's file by one QC and as an animation by another: two ways
 	# planned, one SMD made (the DMX holds no mesh), written once, said
 	mkdir -p twice

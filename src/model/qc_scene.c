@@ -210,6 +210,34 @@ static smdmx_scene *animation(build *b, const smdmx_qc_ref *ref)
 	return s;
 }
 
+/* The SMDs of the QC's body parts but $model model's own (a VTA made of the whole character
+ * has their vertices too: sm_scene_attach_vta_among), read quietly; those that cannot be read
+ * are left out (their own reading says why). *n of them; NULL when none. */
+static smdmx_scene **other_parts(build *b, uint32_t model, size_t *n)
+{
+	const smdmx_qc *qc = b->qc;
+	uint32_t own = qc->models[model].ref;
+	size_t cap = 0;
+	*n = 0;
+	for (size_t i = 0; i < qc->part_count; i++) cap += qc->parts[i].choice_count;
+	smdmx_scene **out = cap ? calloc(cap, sizeof(*out)) : NULL;
+	for (size_t i = 0; out && i < qc->part_count; i++)
+		for (size_t k = 0; k < qc->parts[i].choice_count; k++) {
+			uint32_t r = qc->parts[i].choices[k];
+			if (r == SMDMX_NONE || !qc->refs[r].found || (own != SMDMX_NONE && !strcmp(qc->refs[r].path, qc->refs[own].path)) ||
+			    !sm_same_nocase(sm_extension(qc->refs[r].path), "smd"))
+				continue;
+			bool seen = false;
+			for (size_t j = 0; j < *n && !seen; j++) seen = out[j]->name && !strcmp(out[j]->name, qc->refs[r].path);
+			smdmx_error e;
+			smdmx_smd_read_options ro = b->o->smd;
+			ro.name = qc->refs[r].path;
+			smdmx_scene *p = seen ? NULL : smdmx_smd_read_file(qc->refs[r].path, &ro, &e, NULL);
+			if (p) out[(*n)++] = p;
+		}
+	return out;
+}
+
 /* The $model's SMD with its flexfile's shapes and the rig. */
 static bool model_rig(build *b, uint32_t model, smdmx_scene *s)
 {
@@ -222,8 +250,12 @@ static bool model_rig(build *b, uint32_t model, smdmx_scene *s)
 		if (!v->found) return fail_at(b, v, "the flexfile of the $model");
 		smdmx_warnings w, aw;
 		smdmx_scene *flex = smdmx_smd_read_file(v->path, &b->o->smd, &e, &w);
-		bool ok = flex && smdmx_scene_attach_vta(s, flex, &e, &aw);
+		size_t no = 0;
+		smdmx_scene **others = flex ? other_parts(b, model, &no) : NULL;
+		bool ok = flex && sm_scene_attach_vta_among(s, flex, (const smdmx_scene *const *)others, no, &e, &aw);
 		if (flex) merge(&w, &aw, "");
+		for (size_t k = 0; k < no; k++) smdmx_scene_free(others[k]);
+		free(others);
 		smdmx_scene_free(flex);
 		if (!file_done(b, v->path, &w, ok ? NULL : &e)) return false;
 	}

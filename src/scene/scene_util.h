@@ -43,6 +43,12 @@ size_t sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *corners);
 /* Whether studiomdl splits a delta state of this name by a stereo control (as above). */
 bool sm_shape_stereo(const smdmx_scene *s, const char *name);
 
+/* smdmx_scene_attach_vta, a QC's model: VTA vertices at no corner of ref but at a corner of
+ * one of others (the QC's other body parts: a VTA made of the whole character) are said apart,
+ * as nothing to do. */
+SM_NODISCARD bool sm_scene_attach_vta_among(smdmx_scene *ref, const smdmx_scene *vta, const smdmx_scene *const *others,
+                                            size_t other_count, smdmx_error *error, smdmx_warnings *warnings);
+
 /* A mesh that follows its own node (doc/format-notes.md, "A mesh that follows its own node"):
  * in a model with joints (not a VTA's), a mesh with corners, without weights and without a parent joint, as
  * a DMX holds an object without an armature beside an armature. studiomdl makes its node a bone of its own

@@ -24,6 +24,7 @@
  * differently in a shape (DMX keeps one delta per position: the first listed is kept). Each
  * shape's deltas are the VTA's own (target minus base), applied to the corners they reach. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -549,6 +550,8 @@ typedef struct attach {
 	size_t slots;
 	uint32_t *by_base_first, *by_base, *mesh_at; /* mesh corners by base vertex; each one's mesh */
 	int32_t *kept;                /* per slot, the shape being built's entry, or -1 */
+	const smdmx_scene *const *others; /* the model's other body parts (a QC's), or none */
+	size_t other_count;
 } attach;
 
 /* One delta a VTA shape puts on a mesh's position or normal. */
@@ -644,15 +647,43 @@ static bool match_corners(attach *at, const char *reach_text)
 	return true;
 }
 
+static int by_xyz(const void *a, const void *b)
+{
+	const float *x = a, *y = b;
+	for (int k = 0; k < 3; k++)
+		if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
+	return 0;
+}
+
+/* Every corner position of the other body parts, sorted, in *n of *total (NULL: none, or
+ * out of memory: then none is known). */
+static float (*other_positions(const attach *at, size_t *n, size_t *total))[3]
+{
+	*total = *n = 0;
+	for (size_t s = 0; s < at->other_count; s++)
+		for (size_t m = 0; m < at->others[s]->mesh_count; m++) *total += at->others[s]->meshes[m].corner_count;
+	float(*p)[3] = *total ? sm_malloc(at->mt.t.a, *total * sizeof(*p)) : NULL;
+	if (!p) return NULL;
+	for (size_t s = 0; s < at->other_count; s++)
+		for (size_t m = 0; m < at->others[s]->mesh_count; m++) {
+			const smdmx_mesh *me = &at->others[s]->meshes[m];
+			for (size_t c = 0; c < me->corner_count; c++) memcpy(p[(*n)++], me->positions[me->position_indices[c]], sizeof(p[0]));
+		}
+	qsort(p, *n, sizeof(p[0]), by_xyz);
+	return p;
+}
+
 /* What did not meet: VTA vertices at no corner (unless a twin at their position that moves
- * alike carries their motion), corners with no VTA vertex in reach, corners that took the
- * nearest. */
+ * alike carries their motion; those at a corner of the model's other body parts apart: the
+ * VTA was made of the whole character, and studiomdl moves none of them with this model
+ * either), corners with no VTA vertex in reach, corners that took the nearest. */
 static bool warn_unmet(attach *at, const char *reach_text)
 {
 	matcher *mt = &at->mt;
 	char pc[32];
-	size_t lost = 0, lost_moving = 0;
+	size_t lost = 0, lost_moving = 0, elsewhere = 0, others = 0, cap = 0;
 	uint32_t lost_line = 0;
+	float(*op)[3] = other_positions(at, &others, &cap);
 	for (size_t i = 0; i < mt->n; i++) {
 		if (at->used[i]) continue;
 		if (!mt->have_exact) {
@@ -666,15 +697,30 @@ static bool warn_unmet(attach *at, const char *reach_text)
 			carried = at->used[u] && motions_equal(&at->mo[0], u, (uint32_t)i, mt->n) && motions_equal(&at->mo[1], u, (uint32_t)i, mt->n);
 		}
 		if (carried) continue;
+		if (op && bsearch(base_position(mt, i), op, others, sizeof(op[0]), by_xyz)) {
+			elsewhere++;
+			continue;
+		}
 		uint32_t line = at->vta->source.vta_lines ? at->vta->source.vta_lines[i] : 0;
 		if (!lost++ || (line && line < lost_line)) lost_line = line;
 		lost_moving += at->mo[0].moves[i] | at->mo[1].moves[i];
 	}
+	if (op) sm_free(at->mt.t.a, op, cap * sizeof(op[0]));
+	char more[160] = "";
+	if (elsewhere && lost)
+		snprintf(more, sizeof(more), "; %zu more are at corners of the QC's other body parts, which studiomdl moves with "
+		         "this model no more", elsewhere);
 	if (lost)
 		sm_warn(at->warnings, SMDMX_WARNING_VTA_UNMATCHED, lost_line, lost_line ? 1 : 0,
 		        "%zu of %zu VTA vertices (%s%%) are at no corner of the reference: their motion is lost (%zu of "
-		        "them move); if any move, the VTA is for another version of the reference: export both again",
-		        lost, mt->n, percent(lost, mt->n, pc), lost_moving);
+		        "them move); if any move, the VTA is for another version of the reference: export both again%s",
+		        lost, mt->n, percent(lost, mt->n, pc), lost_moving, more);
+	else if (elsewhere)
+		sm_warn(at->warnings, SMDMX_WARNING_VTA_UNMATCHED, 0, 0,
+		        "%zu of %zu VTA vertices (%s%%) are at no corner of the reference but at corners of the QC's other body "
+		        "parts (the VTA is of the whole character): studiomdl moves none of them with this model either; nothing "
+		        "to do",
+		        elsewhere, mt->n, percent(elsewhere, mt->n, pc));
 	if (at->unreached) {
 		const smdmx_mesh *m = &at->ref->meshes[at->mesh_of[at->first_unreached]];
 		const float *p = m->positions[m->position_indices[at->corner_of[at->first_unreached]]];
@@ -886,6 +932,12 @@ static bool attach_shapes(attach *at, sm_vec *out)
 
 bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_error *error, smdmx_warnings *warnings)
 {
+	return sm_scene_attach_vta_among(ref, vta, NULL, 0, error, warnings);
+}
+
+bool sm_scene_attach_vta_among(smdmx_scene *ref, const smdmx_scene *vta, const smdmx_scene *const *others, size_t other_count,
+                               smdmx_error *error, smdmx_warnings *warnings)
+{
 	SM_ERROR_START(error);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	if (vta->mesh_count != 1 || vta->source.format != SMDMX_SOURCE_VTA)
@@ -904,6 +956,8 @@ bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_erro
 	at->vta = vta;
 	at->error = error;
 	at->warnings = warnings;
+	at->others = others;
+	at->other_count = other_count;
 	at->nm = ref->mesh_count;
 	char reach_text[SM_FLOAT_MAX];
 	sm_format_shortest(REACH, reach_text);
