@@ -718,6 +718,15 @@ static bool dmx_to_smd(run *r)
 	warn(r, in, &w);
 	if (!scene) return fail(r, in, &err);
 	bool ok = shape(r, scene, in);
+	/* flex controllers alone (a file of them, as Blender Source Tools writes one): nothing an
+	 * SMD or a QC beside it can hold, the shapes their raw controls name being elsewhere */
+	if (ok && !scene->joint_count && !scene->mesh_count && !scene->clip_count) {
+		snprintf(r->why, sizeof(r->why),
+		         "a DMX of %zu flex controllers and nothing else (no mesh, skeleton or animation): no SMD holds them, and a QC "
+		         "names a controller's shapes only beside them; keep the DMX",
+		         scene->flex_controller_count);
+		ok = fail_msg(r, in, r->why);
+	}
 	smdmx_smd_write_options wo = r->o->smd_write;
 	if (!strcasecmp(os_path_extension(out), "vta")) wo.kind = SMDMX_SMD_WRITE_VTA;
 	if (wo.kind == SMDMX_SMD_WRITE_AUTO) wo.kind = scene->mesh_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;

@@ -643,12 +643,23 @@ static bool own_bones_view(const smdmx_scene *s, smdmx_scene *view, sm_owner **m
 			SM_CHECK(placed(*mem, r, NULL, shapes[i].normal_deltas, shapes[i].normal_count, &shapes[i].normal_deltas));
 		}
 		m->transform = (smdmx_transform){ { 0, 0, 0 }, { 0, 0, 0, 1 } };
+		/* the vertices without a weight on the bone (all of them, or those weighted to the
+		 * model itself), the others as they are */
+		const uint32_t *off = m->weight_offsets;
+		const smdmx_weight *w = m->weights;
+		size_t had = off ? m->weight_count : 0;
 		m->weight_offsets = sm_owned_alloc(*mem, (m->position_count + 1) * sizeof(uint32_t), &error);
-		m->weights = sm_owned_alloc(*mem, (m->position_count + 1) * sizeof(smdmx_weight), &error);
+		m->weights = sm_owned_alloc(*mem, (had + m->position_count + 1) * sizeof(smdmx_weight), &error);
 		if (!m->weight_offsets || !m->weights) return false;
-		for (size_t p = 0; p <= m->position_count; p++) m->weight_offsets[p] = (uint32_t)p;
-		for (size_t p = 0; p < m->position_count; p++) m->weights[p] = (smdmx_weight){ (uint32_t)(s->joint_count + k), 1 };
-		m->weight_count = m->position_count;
+		size_t n = 0;
+		for (size_t p = 0; p < m->position_count; p++) {
+			m->weight_offsets[p] = (uint32_t)n;
+			uint32_t a = off ? off[p] : 0, e = off ? off[p + 1] : 0;
+			if (a == e) m->weights[n++] = (smdmx_weight){ (uint32_t)(s->joint_count + k), 1 };
+			for (uint32_t i = a; i < e; i++) m->weights[n++] = w[i];
+		}
+		m->weight_offsets[m->position_count] = (uint32_t)n;
+		m->weight_count = n;
 	}
 	view->joints = joints;
 	view->joint_count = s->joint_count + b.count;

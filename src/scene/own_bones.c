@@ -19,8 +19,12 @@ static const char *lowered(sm_owner *o, const char *name, smdmx_error *error)
 bool sm_own_bones_follows(const smdmx_scene *s, const smdmx_mesh *m)
 {
 	/* a VTA's vertices have no weights: they are the reference's, on its bones */
-	return s->joint_count && s->source.format != SMDMX_SOURCE_VTA && m->parent_joint == SMDMX_NONE && m->corner_count &&
-	       (!m->weight_offsets || !m->weight_count);
+	if (!s->joint_count || s->source.format == SMDMX_SOURCE_VTA || m->parent_joint != SMDMX_NONE || !m->corner_count) return false;
+	if (!m->weight_offsets || !m->weight_count) return true;
+	/* or some of its vertices (weighted to the model itself, which is no bone) */
+	for (size_t p = 0; p < m->position_count; p++)
+		if (m->weight_offsets[p + 1] == m->weight_offsets[p]) return true;
+	return false;
 }
 
 bool sm_own_bones_find(const smdmx_scene *s, const smdmx_allocator *allocator, sm_own_bones *b)

@@ -50,9 +50,11 @@ SM_NODISCARD bool sm_scene_attach_vta_among(smdmx_scene *ref, const smdmx_scene 
                                             size_t other_count, smdmx_error *error, smdmx_warnings *warnings);
 
 /* A mesh that follows its own node (doc/format-notes.md, "A mesh that follows its own node"):
- * in a model with joints (not a VTA's), a mesh with corners, without weights and without a parent joint, as
- * a DMX holds an object without an armature beside an armature. studiomdl makes its node a bone of its own
- * (a root, at the node's transform, that nothing animates) and binds every vertex to it. */
+ * in a model with joints (not a VTA's), a mesh with corners and without a parent joint whose
+ * vertices, all or some, have no weight (as a DMX holds an object without an armature beside an
+ * armature, or vertices weighted to the model itself, which is no bone). studiomdl makes its
+ * node a bone of its own (a root, at the node's transform, that nothing animates) and binds
+ * those vertices to it. */
 bool sm_own_bones_follows(const smdmx_scene *s, const smdmx_mesh *m);
 /* Those bones of a scene, after its joints: count of them; of_mesh, per mesh, its bone among
  * them (SMDMX_NONE: none); mesh, per bone, its mesh; name, per bone, the mesh's name, or with
