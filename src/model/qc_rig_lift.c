@@ -483,6 +483,17 @@ static bool rig_flex_rules(smdmx_scene *s, const smdmx_qc_model *m, const lshape
 	return ok;
 }
 
+/* The scene without controllers and rules, for the QC's to be given it. */
+static void no_rig(smdmx_scene *s)
+{
+	s->domination_rules = NULL;
+	s->domination_rule_count = 0;
+	s->flex_rules = NULL;
+	s->flex_rule_count = 0;
+	s->flex_controllers = NULL;
+	s->flex_controller_count = 0;
+}
+
 /* The shapes planned, the rig (a combination operator, or controls with flex rules, or with
  * the rig in the QC controls marking the stereo shapes), the balance of their meshes. */
 static bool lift_planned(const smdmx_qc *qc, const smdmx_qc_model *m, smdmx_scene *s, const char *use, plan *pl, size_t np,
@@ -501,12 +512,7 @@ static bool lift_planned(const smdmx_qc *qc, const smdmx_qc_model *m, smdmx_scen
 	}
 	size_t nls = plan_shapes(pl, np, ls, names);
 	/* The rig, now that the shapes are named. */
-	s->domination_rules = NULL;
-	s->domination_rule_count = 0;
-	s->flex_rules = NULL;
-	s->flex_rule_count = 0;
-	s->flex_controllers = NULL;
-	s->flex_controller_count = 0;
+	no_rig(s);
 	bool accepted = false, ok = true;
 	if (!rig_in_qc) ok = sm_rig_try_combination(s, m, ls, nls, &accepted, error);
 	if (ok && !accepted && !rig_in_qc && cut_unnamed_pairs(qc, m, pl, np, w)) nls = plan_shapes(pl, np, ls, names);
@@ -609,12 +615,7 @@ bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, 
 	if (ok) {
 		s->flex_shapes = ns;
 		s->flex_shape_count = k;
-		s->domination_rules = NULL;
-		s->domination_rule_count = 0;
-		s->flex_rules = NULL;
-		s->flex_rule_count = 0;
-		s->flex_controllers = NULL;
-		s->flex_controller_count = 0;
+		no_rig(s);
 		ok = sm_mark_correctives(&s->owner->alloc, ns, k, false) || sm_fail_oom(error);
 	}
 	ok = ok && rig_controls(s, m, ls, nls, false, error) && rig_flex_rules(s, m, ls, nls, error, &scratch);

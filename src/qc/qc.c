@@ -251,6 +251,21 @@ static bool cmd_attachment(qr *r, uint32_t cmd)
 	return true;
 }
 
+/* A folder as the reader keeps them: "" or ending in '/' (owned by the reader); NULL when
+ * memory ran out. */
+static const char *with_slash(qr *r, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (!n || dir[n - 1] == '/') return dir;
+	char *t = malloc(n + 2);
+	if (!t) return sm_fail_oom(r->error), NULL;
+	memcpy(t, dir, n);
+	memcpy(t + n, "/", 2);
+	const char *kept = qcr_rdup(r, t, n + 1);
+	free(t);
+	return kept;
+}
+
 static bool cmd_dir(qr *r, uint32_t cmd, int which)
 {
 	if (which == 2) { /* $popd */
@@ -294,18 +309,8 @@ static bool cmd_dir(qr *r, uint32_t cmd, int which)
 	memcpy(s + lb, name, ln + 1);
 	const char *joined = qcr_join_path(r, "", s);
 	free(s);
-	if (!joined) return false;
-	size_t lj = strlen(joined);
-	const char *dir = joined;
-	if (lj && joined[lj - 1] != '/') {
-		char *t = malloc(lj + 2);
-		if (!t) return sm_fail_oom(r->error);
-		memcpy(t, joined, lj);
-		memcpy(t + lj, "/", 2);
-		dir = qcr_rdup(r, t, lj + 1);
-		free(t);
-		if (!dir) return false;
-	}
+	const char *dir = joined ? with_slash(r, joined) : NULL;
+	if (!dir) return false;
 	if (which == 0) { /* $cd: the base folder */
 		if (r->cd_set) qcr_warn_tok(r, cmd, SMDMX_WARNING_QC_BENT, "a second $cd: read, though studiomdl refuses it; remove it for studiomdl");
 		r->cd_set = true;
@@ -337,16 +342,7 @@ static bool cmd_cdtexture(qr *r, uint32_t cmd)
 		if (found) r->fs.free_data(r->fs.user, found);
 		bool absolute = name[0] == '/' || name[0] == '\\' || (name[0] && name[1] == ':');
 		if (absolute && !found) dir = "";
-		size_t n = strlen(dir);
-		if (n && dir[n - 1] != '/') {
-			char *s = malloc(n + 2);
-			if (!s) return sm_fail_oom(r->error);
-			memcpy(s, dir, n);
-			memcpy(s + n, "/", 2);
-			dir = qcr_rdup(r, s, n + 1);
-			free(s);
-			if (!dir) return false;
-		}
+		if (!(dir = with_slash(r, dir))) return false;
 		const char **slot = sm_vec_push(r->o, &r->texture_dirs, sizeof(char *), r->error);
 		if (!slot) return false;
 		*slot = dir;

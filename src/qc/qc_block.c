@@ -101,25 +101,14 @@ bool qcr_block_words(qr *r, bool (*fn)(qr *r, uint32_t word))
 }
 
 /* A block that starts on a following line ("{" first there), skipped. */
+static bool no_word(qr *r, uint32_t word)
+{
+	(void)r;
+	(void)word;
+	return true;
+}
+
 bool qcr_skip_next_block(qr *r)
 {
-	uint32_t t;
-	int g = qcr_get_token(r, true, &t);
-	if (g <= 0) return g == 0;
-	if (!qcr_is_brace(r, t, '{')) {
-		qcr_unget(r, t);
-		return true;
-	}
-	int depth = 1;
-	uint32_t open = t;
-	size_t floor = file_depth(r);
-	while (depth > 0) {
-		bool cut;
-		g = block_token(r, floor, &t, &cut);
-		if (g < 0) return false;
-		if (g == 0) return block_left_open(r, open, cut);
-		if (qcr_is_brace(r, t, '{')) depth++;
-		else if (qcr_is_brace(r, t, '}')) depth--;
-	}
-	return true;
+	return qcr_block_words(r, no_word);
 }
