@@ -117,6 +117,24 @@ library)
 		"$smdmx" qc -r "$tmp/q_dmx" --to smd -d "$tmp/q_rep" -k -q --report "$tmp/rep.html" 2>/dev/null
 		check "the report of the DMX library to SMD: w_rifle_ak47.qc the same" '"k":"equal","w":3,"e":0,"d":0' \
 			"$(grep '^{"n":"[^"]*w_rifle_ak47.qc"' "$tmp/rep.html" | grep -o '"k":"[a-z]*","w":[0-9]*,"e":[0-9]*,"d":-*[0-9]*')"
+		# one question, one answer: every row's verdict is smdmx diff's of its two QCs, both ways
+		"$smdmx" qc -r "$tmp/q_smd" --to dmx -d "$tmp/q_rep2" -k -q --report "$tmp/rep2.html" 2>/dev/null
+		rows=0 agree=0
+		for page in "$tmp/rep.html" "$tmp/rep2.html"; do
+			grep '^{"n":' "$page" | sed 's/\\\//\//g' |
+				sed -n 's/.*"a":"\([^"]*\)","va":[^,]*,"b":"\([^"]*\)".*"d":\([0-9]*\),.*/\1|\2|\3/p' >"$tmp/rows"
+			while IFS='|' read -r a b d; do
+				rows=$((rows + 1))
+				"$smdmx" diff -q "$a" "$b" >/dev/null 2>&1
+				rc=$?
+				{ [ $rc = 0 ] && [ "$d" = 0 ]; } || { [ $rc = 1 ] && [ "$d" != 0 ]; } && agree=$((agree + 1))
+			done <"$tmp/rows"
+		done
+		check "the reports' verdicts are smdmx diff's, both ways" "10 10" "$rows $agree"
+		# files made once: no two outputs of a run the same bytes but where their sources are
+		# (the library holds three copies of bonemerge.qci and two of definebones.qci)
+		same() { find "$1" -type f ! -name .smdmx-written -exec cksum {} + | sort | awk '{ k = $1 " " $2 } k == last { n++ } { last = k } END { print n + 0 }'; }
+		check "no output written twice, both ways" "3 3 3" "$(same "$l4d2") $(same "$tmp/q_smd") $(same "$tmp/q_dmx")"
 	fi
 	;;
 
