@@ -61,6 +61,37 @@ macros)
 	check "macros: the QC files counted" 1 "$(count err '; 1 QC file written$')"
 	"$smdmx" qc clash/m.qc --to smd -d clash_back -k 2>err
 	check "macros: kept, read back, every file found" "0 0 1" "$? $(count err 'cannot find') $(count err '^smdmx: 0 converted, 2 copied, 0 missing, 0 failed')"
+	# A body whose argument is called with an extension in one call and none in another (a
+	# GMod library's form): 'walk.smd' also names a sequence, so it keeps its name; '.dmx'
+	# written after '$filename$' in the body would then name 'walk.smd.dmx'. Every file made
+	# through that body keeps its name and format, with or without -k, said; three passes
+	# find every file, and the QC comes back as it was.
+	mkdir -p ext/anims
+	for f in run walk jump; do cp "$qc/macros/idle.smd" "ext/anims/$f.smd"; done
+	cp "$qc/macros/model.smd" ext/
+	cat >ext/g.qc <<'QC'
+$modelname "g.mdl"
+$definemacro seq name filename \\
+$sequence $name$ "anims/$filename$" fps 30 \\
+
+$definemacro seq2 filename \\
+$seq $filename$ $filename$ \\
+
+$body body "model.smd"
+$seq2 run
+$seq2 walk.smd
+$seq2 "jump"
+QC
+	"$smdmx" qc ext/g.qc --to dmx -d ext1 2>err
+	check "macros: one body, an extension in one call only: written, said" "0 1 1 1 1" \
+		"$? $(count err "g.qc:6:17: note: 'walk.smd' ends with the value of a variable or macro argument that also makes other text than file names") $(count err "g.qc:3:18: note: 'anims/run' keeps its name and format (copied as it is)") $(count err "g.qc:3:18: note: 'anims/jump' keeps its name and format (copied as it is)") $(count err '^smdmx: 3 converted, 1 copied, 0 missing, 0 failed; 1 QC file written$')"
+	check "macros: the body as it was, the files as they were" "1 yes yes yes" \
+		"$(count ext1/g.qc '^\$seq \$filename\$ \$filename\$ \\\\$') $(cmp -s ext/anims/run.smd ext1/anims/run.smd && echo yes) $(cmp -s ext/anims/walk.smd ext1/anims/walk.smd && echo yes) $(cmp -s ext/anims/jump.smd ext1/anims/jump.smd && echo yes)"
+	"$smdmx" qc ext1/g.qc --to smd -d ext2 2>err
+	check "macros: one body, an extension in one call only: read back" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
+	"$smdmx" qc ext2/g.qc --to dmx -d ext3 2>err
+	check "macros: one body, an extension in one call only: a third pass, every file found, the QC as it was" "0 0 0 yes" \
+		"$? $(count err 'cannot find') $(count err 'error') $(cmp -s ext1/g.qc ext3/g.qc && echo yes)"
 	;;
 shared)
 	# An include two QCs need written differently: the later QC's gets a name of its own

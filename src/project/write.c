@@ -105,10 +105,11 @@ bool qp_edit_names(project *p)
 	bool ok = true;
 	bool *keep = pj_calloc(qc->ref_count + 1, sizeof(bool));
 	if (!keep) return false;
-	/* A reference that keeps its name whose text another's new name changed would name
-	 * another file. With -k, the files renamed through that text keep their names too (copied
-	 * as they are), round by round; else, or where that cannot be, an error, and the project's
-	 * QC files are not written. */
+	/* A reference that keeps its name (a copy planned so, or with -k one that failed) whose
+	 * text another's new name changed would name another file: the files renamed through
+	 * that text keep their names too (copied as they are), round by round; where that cannot
+	 * be, an error, and the project's QC files are not written. Without -k, QC files are
+	 * written only when nothing failed, so only planned copies come here. */
 	for (size_t round = 0; round <= qc->ref_count; round++) {
 		smdmx_qc_clear_edits(qc);
 		for (size_t i = 0; i < qc->ref_count && ok; i++)
@@ -116,16 +117,14 @@ bool qp_edit_names(project *p)
 		size_t first = 0;
 		if (!ok || !changed_kept(p, keep, &first)) break;
 		bool more = false;
-		if (p->lib->o->keep_going) {
-			for (size_t i = 0; i < qc->ref_count; i++) {
-				if (!renamed_ref(p, i) || keep[i]) continue;
-				const task *t = p->lib->tasks[p->task_of[i]];
-				smdmx_qc_clear_edits(qc);
-				if (!rename_ref(p, i, false) || !smdmx_qc_ref_changed(qc, (uint32_t)first)) continue;
-				/* a $model whose VTA went into its DMX cannot simply keep its file */
-				if (t->kind == TASK_SMD_TO_DMX && t->vta != SMDMX_NONE) continue;
-				keep[i] = more = true;
-			}
+		for (size_t i = 0; i < qc->ref_count; i++) {
+			if (!renamed_ref(p, i) || keep[i]) continue;
+			const task *t = p->lib->tasks[p->task_of[i]];
+			smdmx_qc_clear_edits(qc);
+			if (!rename_ref(p, i, false) || !smdmx_qc_ref_changed(qc, (uint32_t)first)) continue;
+			/* a $model whose VTA went into its DMX cannot simply keep its file */
+			if (t->kind == TASK_SMD_TO_DMX && t->vta != SMDMX_NONE) continue;
+			keep[i] = more = true;
 		}
 		if (!more) {
 			smdmx_qc_clear_edits(qc);
