@@ -26,11 +26,15 @@ pushd)
 	"$smdmx" qc dmx/heads.qc --to smd -d dmx_back 2>err
 	check "pushd: to DMX read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
 	check "pushd: the second head's flexfile from the pushed folder" "2" "$(count dmx_back/heads.qc '^	flexfile "male_0[34].vta"$')"
-	# One DMX named with and without $pushd by two QCs of a library: each QC's flexfile line
-	# from its own folder, and everything found reading the library back.
+	# One DMX named with and without $pushd by two QCs of a library: made once (one SMD, one
+	# VTA), each QC's flexfile line naming it from its own folder, in either order, and
+	# everything found reading the library back.
 	"$smdmx" qc "$qc/pushd/heads.qc" "$qc/pushd/flat.qc" --to smd -d lib 2>err
-	check "pushd: a library, to SMD" "0 1 1" \
-		"$? $(count lib/heads.qc '^	flexfile "male_03.vta"$') $(count lib/flat.qc '^	flexfile "male_base/reheads/male_03_flat.vta"$')"
+	check "pushd: a library, to SMD" "0 1 1 1" \
+		"$? $(count lib/heads.qc '^	flexfile "male_03.vta"$') $(count lib/flat.qc '^	flexfile "male_base/reheads/male_03.vta"$') $(count err '^smdmx: 2 QC projects, 1 converted, 2 copied, 0 missing, 0 failed; 2 QC files written$')"
+	"$smdmx" qc "$qc/pushd/flat.qc" "$qc/pushd/heads.qc" --to smd -d lib2 2>err
+	check "pushd: a library the other way round, the same files" "0 yes yes yes 0" \
+		"$? $(cmp -s lib/heads.qc lib2/heads.qc && echo yes) $(cmp -s lib/flat.qc lib2/flat.qc && echo yes) $(cd lib && find . -type f ! -name .smdmx-written | sort >../l1; cd ../lib2 && find . -type f ! -name .smdmx-written | sort >../l2; cd .. && cmp -s l1 l2 && echo yes) $(ls lib/male_base/reheads | grep -c _flat)"
 	"$smdmx" qc -r lib --to dmx -d lib_back 2>err
 	check "pushd: the library read back, every file found" "0 0 0" "$? $(count err 'cannot find') $(count err 'error')"
 	;;

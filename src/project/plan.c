@@ -390,14 +390,9 @@ static char *task_key(const task *t)
 		for (const char *c = p->qc->refs[p->qc->models[t->model].ref].path; *c; c++) pj_putc(&b, *c);
 		model_key(&b, p, t->model, false);
 	} else if (t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE) {
-		/* its QC lines name the VTA from the folder the $model's name is taken from (the main
-		 * QC's, with $cd and $pushd) */
+		/* a $model's QC lines: its rig unless the QC keeps its own (the flexfile line, which
+		 * names the VTA from each QC's folder for the model, is each QC's: qp_edit_lines) */
 		pj_putc(&b, '|');
-		const char *f = p->qc->files[0].path;
-		const char *s = os_last_separator(f);
-		for (const char *c = f; s && c <= s; c++) pj_putc(&b, *c);
-		uint32_t mr = p->qc->models[t->model].ref;
-		for (const char *c = mr != SMDMX_NONE ? p->qc->refs[mr].dir : ""; *c; c++) pj_putc(&b, *c);
 		pj_putc(&b, p->qc->models[t->model].noautodmxrules ? 'N' : 'n');
 	}
 	pj_putc(&b, 0);

@@ -252,6 +252,7 @@ void qp_str_set(str_map *m, const char *s, uint32_t value);
 void qp_str_map_free(str_map *m);
 void qp_list_push(char ***list, size_t *count, char *s);
 char *qp_out_path(const library *l, const char *path);
+char *qp_vta_name(const project *p, uint32_t model, const char *path);
 char *qp_new_name(const char *name, const char *src, const char *dst);
 
 /* Planning (plan.c): the tasks of a project; its missing files counted into the

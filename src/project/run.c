@@ -161,14 +161,13 @@ static bool run_vta_rebase(task *t)
 	return ok;
 }
 
-/* The name a $model's flexfile line gives the VTA at path. The line goes into the $model
- * block, where studiomdl takes names from the main QC's folder and the $cd and $pushd in
- * force: the folder of the model's own name (its ref's dir), never the folder of the file the
- * block is in. */
-static char *vta_name(const task *t, const char *path)
+/* The name the flexfile line of project p's $model gives the VTA at path. The line goes into
+ * the $model block, where studiomdl takes names from the main QC's folder and the $cd and
+ * $pushd in force: the folder of the model's own name (its ref's dir), never the folder of the
+ * file the block is in. Each QC that names the model gets its own (qp_edit_lines). */
+char *qp_vta_name(const project *p, uint32_t model, const char *path)
 {
-	const project *p = t->proj;
-	const smdmx_qc_model *m = &p->qc->models[t->model];
+	const smdmx_qc_model *m = &p->qc->models[model];
 	const char *dir = m->ref != SMDMX_NONE ? p->qc->refs[m->ref].dir : "";
 	char *qcout = qp_out_path(p->lib, p->qc->files[0].path);
 	if (!qcout) return NULL; /* out of memory: the task fails */
@@ -200,7 +199,7 @@ static bool run_dmx_to_smd(task *t)
 	if (reference && s->flex_shape_count) t->has_vta = true;
 	if (t->model != SMDMX_NONE) {
 		char *vta_rel = NULL;
-		if (t->has_vta) vta_rel = vta_name(t, t->vta_dst);
+		if (t->has_vta) vta_rel = qp_vta_name(t->proj, t->model, t->vta_dst);
 		ok = smdmx_qc_from_scene(s, vta_rel, &t->model_lines, &t->att_lines, &err, &w);
 		free(vta_rel);
 		if (p->qc->models[t->model].noautodmxrules) {
@@ -326,7 +325,7 @@ static void take_other_names(task *t, uint32_t index)
 		} else if (t->vta_dst && !strcmp(path, t->vta_dst)) {
 			/* the flexfile line names the VTA: its new name too */
 			if (t->model_lines && t->model != SMDMX_NONE) {
-				char *old = vta_name(t, t->vta_dst), *neu = vta_name(t, alt);
+				char *old = qp_vta_name(t->proj, t->model, t->vta_dst), *neu = qp_vta_name(t->proj, t->model, alt);
 				char *was = pj_asprintf("\tflexfile \"%s\"\n", old), *now = pj_asprintf("\tflexfile \"%s\"\n", neu);
 				char *at = was && now && old && neu ? strstr(t->model_lines, was) : NULL;
 				if (at) {

@@ -168,6 +168,23 @@ bool qp_edit_names(project *p)
 	return ok;
 }
 
+/* The QC lines of DMX model t for model k of project p: its flexfile line names the VTA from
+ * p's folder for the model (one DMX made once for QCs that name it from other folders). */
+static char *lines_for(const project *p, uint32_t k, const task *t)
+{
+	if (!t->has_vta || !t->vta_dst || p == t->proj) return pj_strdup(t->model_lines);
+	char *old = qp_vta_name(t->proj, t->model, t->vta_dst), *neu = qp_vta_name(p, k, t->vta_dst);
+	char *was = old ? pj_asprintf("\tflexfile \"%s\"\n", old) : NULL;
+	char *now = neu ? pj_asprintf("\tflexfile \"%s\"\n", neu) : NULL;
+	char *at = was && now ? strstr(t->model_lines, was) : NULL;
+	char *lines = !at ? NULL : pj_asprintf("%.*s%s%s", (int)(at - t->model_lines), t->model_lines, now, at + strlen(was));
+	free(old);
+	free(neu);
+	free(was);
+	free(now);
+	return lines; /* NULL: out of memory (the line is there: the task wrote it) */
+}
+
 /* DMX to SMD: the lines the DMXs held. */
 bool qp_edit_lines(project *p)
 {
@@ -179,12 +196,13 @@ bool qp_edit_lines(project *p)
 		if (!qp_converted(t) || t->kind != TASK_DMX_TO_SMD || t->model == SMDMX_NONE) continue;
 		const smdmx_qc_model *m = &qc->models[k];
 		if (t->model_lines && *t->model_lines) {
+			char *lines = lines_for(p, (uint32_t)k, t);
+			if (!lines) return false;
 			if (m->noautodmxrules) {
 				/* The QC's own rig stays: only the shapes come out of the DMX, at the start of the
 				 * block, before the rules that read them (studiomdl refuses a rule for a flex
 				 * not yet defined). */
-				char *lines = pj_strdup(t->model_lines), *w = lines;
-				if (!lines) return false;
+				char *w = lines;
 				for (char *s = lines; *s;) {
 					char *e = strchr(s, '\n');
 					size_t len = e ? (size_t)(e - s + 1) : strlen(s);
@@ -197,10 +215,10 @@ bool qp_edit_lines(project *p)
 				*w = 0;
 				ok = smdmx_qc_remove_lines(qc, (uint32_t)k, SMDMX_QC_LINES_NOAUTODMXRULES, &err) || edit_fail(p, &err);
 				ok = ok && (smdmx_qc_prepend_to_model(qc, (uint32_t)k, lines, &err) || edit_fail(p, &err));
-				free(lines);
 			} else {
-				ok = smdmx_qc_append_to_model(qc, (uint32_t)k, t->model_lines, &err) || edit_fail(p, &err);
+				ok = smdmx_qc_append_to_model(qc, (uint32_t)k, lines, &err) || edit_fail(p, &err);
 			}
+			free(lines);
 		}
 		if (ok && t->att_lines && *t->att_lines)
 			ok = smdmx_qc_insert_after_model(qc, (uint32_t)k, t->att_lines, &err) || edit_fail(p, &err);
