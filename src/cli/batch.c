@@ -184,7 +184,6 @@ static bool options_of(const conv_opts *o, char **inputs, size_t input_count, sm
 	c->clip = o->clip_name;
 	c->scale = o->scale;
 	c->up_axis = o->up_axis;
-	c->rig_in_qc = o->rig_in_qc;
 	c->force = o->force;
 	c->warnings_fail = o->werror;
 	c->notes = o->verbose;

@@ -61,7 +61,6 @@ typedef struct conv_opts {
 	size_t bodygroup_count;
 	bool clips, recursive, keep_going, force, quiet, werror, verbose;
 	bool update;           /* -u: only inputs newer than their output (which is then replaced) */
-	bool rig_in_qc;        /* a QC's scene drawn: the rig stays in the QC (smdmx qc --rig qc) */
 	bool qc_as_files;      /* a QC's scene to compare: as its files hold it (report.c) */
 	unsigned given;        /* OPT_*: the options the command line gave */
 	unsigned jobs;         /* -j; 0: the number of cores */

@@ -143,65 +143,11 @@ float sm_rig_pair_share(double split, double x)
 	return (float)(3.0 * t * t - 2.0 * t * t * t);
 }
 
-/* ---- unique shapes ----------------------------------------------------------------------- */
-
-
-/* A shape name split at '_' into raw controls: the parts, each looked up in names. Returns
- * the count, 0 when a part is not a raw control (or too many parts). */
-static size_t name_parts(const char *name, const char *const *raw_names, size_t nraw, uint32_t *out, size_t cap)
-{
-	size_t n = 0;
-	const char *p = name;
-	for (;;) {
-		const char *e = strchr(p, '_');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		size_t k = 0;
-		while (k < nraw && !(strlen(raw_names[k]) == len && sm_same_nocase_n(raw_names[k], p, len))) k++;
-		if (k == nraw || n == cap) return 0;
-		out[n++] = (uint32_t)k;
-		if (!e) break;
-		p = e + 1;
-	}
-	return n;
-}
-
-static bool raws_build(const smdmx_scene *s, raws *r, smdmx_error *error)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < s->flex_controller_count; i++) n += s->flex_controllers[i].raw_controls.count;
-	r->count = 0;
-	r->name = calloc(n + 1, sizeof(char *));
-	r->control = calloc(n + 1, sizeof(uint32_t));
-	r->local = calloc(n + 1, sizeof(uint32_t));
-	if (!r->name || !r->control || !r->local) return sm_fail_oom(error);
-	for (size_t i = 0; i < s->flex_controller_count; i++) {
-		const smdmx_flex_controller *c = &s->flex_controllers[i];
-		for (size_t j = 0; j < c->raw_controls.count; j++) {
-			size_t k = 0;
-			while (k < r->count && strcmp(r->name[k], c->raw_controls.data[j])) k++;
-			if (k < r->count) continue; /* studiomdl refuses a raw control twice: the first stays */
-			r->name[r->count] = c->raw_controls.data[j];
-			r->control[r->count] = (uint32_t)i;
-			r->local[r->count] = (uint32_t)j;
-			r->count++;
-		}
-	}
-	return true;
-}
-
-static void raws_free(raws *r)
-{
-	free(r->name);
-	free(r->control);
-	free(r->local);
-	memset(r, 0, sizeof(*r));
-}
-
 /* ---- lowering: scene to QC lines ----------------------------------------------------------- */
 
 /* A raw control's value as a QC rule reads it, on one side of a stereo flex ('R', 'L') or
  * none (0). */
-const char *sm_rig_fetch(rig *g, const smdmx_scene *s, const raws *r, uint32_t raw, char side)
+const char *sm_rig_fetch(rig *g, const smdmx_scene *s, const sm_raws *r, uint32_t raw, char side)
 {
 	const smdmx_flex_controller *c = &s->flex_controllers[r->control[raw]];
 	const char *v = c->name;
@@ -216,7 +162,7 @@ const char *sm_rig_fetch(rig *g, const smdmx_scene *s, const raws *r, uint32_t r
 
 /* The rule of delta state d (its raw controls parts) on one side: the product of its raw
  * controls, times (1 - product of the dominators) of each domination rule it falls under. */
-static const char *combination_expr(rig *g, const smdmx_scene *s, const raws *r, const uint32_t *parts, size_t n, char side)
+static const char *combination_expr(rig *g, const smdmx_scene *s, const sm_raws *r, const uint32_t *parts, size_t n, char side)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -285,12 +231,8 @@ static const char *combination_expr(rig *g, const smdmx_scene *s, const raws *r,
 /* The QC lines of a scene's rig, its shapes as us says (stereo, baked, frames). */
 bool sm_rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, smdmx_warnings *w)
 {
-	raws r;
-	memset(&r, 0, sizeof(r));
-	if (!raws_build(s, &r, g->error)) {
-		raws_free(&r);
-		return false;
-	}
+	sm_raws r;
+	if (!sm_raws_build(s, &r)) return sm_fail_oom(g->error);
 	bool ok = true;
 	bool rules_mode = s->flex_rule_count > 0;
 	/* flex and flexpair lines */
@@ -343,7 +285,7 @@ bool sm_rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, smdm
 		if (ok && s->domination_rule_count)
 			sm_warn_n(w, SMDMX_WARNING_QC_LOST_CONTROLS, s->domination_rule_count, 0, 0,
 			          "domination rules: left out, as studiomdl does not use them beside flex rules; nothing to do");
-		raws_free(&r);
+		sm_raws_free(&r);
 		return ok;
 	}
 	/* A combination operator. Controllers, per control. */
@@ -386,7 +328,7 @@ bool sm_rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, smdm
 	/* Rules, per delta state. */
 	for (size_t i = 0; ok && i < nu; i++) {
 		uint32_t parts[64];
-		size_t n = name_parts(us[i].name, r.name, r.count, parts, 64);
+		size_t n = sm_raws_parts(&r, us[i].name, strlen(us[i].name), parts, 64);
 		bool drivable = n > 0;
 		for (size_t k = 0; k < n && drivable; k++) {
 			const smdmx_flex_controller *c = &s->flex_controllers[r.control[parts[k]]];
@@ -410,22 +352,11 @@ bool sm_rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, smdm
 			ok = e && rig_rule(g, us[i].name, e);
 		}
 	}
-	raws_free(&r);
+	sm_raws_free(&r);
 	return ok;
 }
 
 /* ---- stereo and splits --------------------------------------------------------------------- */
-
-/* Whether studiomdl splits the delta state: a raw control of its name belongs to a stereo
- * control (IsDeltaStateStereo). */
-static bool name_stereo(const smdmx_scene *s, const raws *r, const char *name)
-{
-	uint32_t parts[64];
-	size_t n = name_parts(name, r->name, r->count, parts, 64);
-	for (size_t k = 0; k < n; k++)
-		if (s->flex_controllers[r->control[parts[k]]].stereo) return true;
-	return false;
-}
 
 /* The split whose step gives every corner of the mesh its balance exactly, tried with the
  * fewest significant digits first; false when none does. */
@@ -781,13 +712,11 @@ static bool cut_in_halves(smdmx_scene *s, const smdmx_flex_shape *sh, smdmx_flex
 
 static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_error *error, smdmx_warnings *w)
 {
-	raws r;
-	memset(&r, 0, sizeof(r));
+	sm_raws r;
 	size_t n = s->flex_shape_count;
 	uname *us = calloc(n + 1, sizeof(uname));
-	if (!us || !raws_build(s, &r, error)) {
+	if (!us || !sm_raws_build(s, &r)) {
 		free(us);
-		raws_free(&r);
 		return sm_fail_oom(error);
 	}
 	size_t nu = 0;
@@ -797,10 +726,10 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 		if (k < nu) continue;
 		us[nu].name = s->flex_shapes[i].name;
 		us[nu].first = (uint32_t)i;
-		us[nu].stereo = name_stereo(s, &r, us[nu].name);
+		us[nu].stereo = sm_raws_stereo(s, &r, us[nu].name, strlen(us[nu].name));
 		nu++;
 	}
-	raws_free(&r);
+	sm_raws_free(&r);
 	/* The split of each mesh's balance. */
 	double *split = calloc(s->mesh_count + 1, sizeof(double));
 	bool *fits = calloc(s->mesh_count + 1, sizeof(bool));

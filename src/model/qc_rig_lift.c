@@ -570,23 +570,34 @@ bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, 
 	if (!m->noautodmxrules || (!m->controller_count && !m->rule_count)) return true;
 	if (!sm_scene_memory(s, error)) return false;
 	size_t n = s->flex_shape_count;
+	sm_alloc *a = &s->owner->alloc;
 	/* each shape name a flex line of its own: stereo where the DMX's controls split it */
 	smdmx_qc_flex *lines = calloc(n + 1, sizeof(*lines));
 	plan *pl = calloc(n + 1, sizeof(*pl));
+	uint32_t *line_of = calloc(n + 1, sizeof(*line_of));
 	lshape *ls = calloc(2 * n + 1, sizeof(*ls));
 	char(*names)[300] = calloc(2 * n + 1, 300);
 	smdmx_flex_shape *ns = sm_owned_calloc(s->owner, 2 * n + 1, sizeof(*ns), error);
-	bool ok = lines && pl && ls && names ? ns != NULL : sm_fail_oom(error);
+	sm_names by_name;
+	memset(&by_name, 0, sizeof(by_name));
+	sm_raws raws;
+	memset(&raws, 0, sizeof(raws));
+	bool ok = lines && pl && line_of && ls && names && sm_names_init(a, &by_name, n) && sm_raws_build(s, &raws)
+	                  ? ns != NULL
+	                  : sm_fail_oom(error);
 	size_t np = 0;
 	for (size_t i = 0; ok && i < n; i++) {
 		const char *name = s->flex_shapes[i].name;
-		bool seen = false;
-		for (size_t k = 0; k < np && !seen; k++) seen = !strcmp(lines[k].name, name);
-		if (seen) continue;
+		line_of[i] = sm_names_get(&by_name, name);
+		if (line_of[i] != SMDMX_NONE) continue;
+		line_of[i] = (uint32_t)np;
+		ok = sm_names_put(a, &by_name, name, (uint32_t)np, true) || sm_fail_oom(error);
 		lines[np] = (smdmx_qc_flex){ SMDMX_QC_FLEX, name, SMDMX_NONE, (int32_t)np + 1, 0, 1, 1, m->pos };
-		pl[np] = (plan){ &lines[np], &s->flex_shapes[i], sm_shape_stereo(s, name) ? PLAN_STEREO : PLAN_PLAIN };
+		bool stereo = sm_raws_stereo(s, &raws, name, strlen(name));
+		pl[np] = (plan){ &lines[np], &s->flex_shapes[i], stereo ? PLAN_STEREO : PLAN_PLAIN };
 		np++;
 	}
+	sm_raws_free(&raws);
 	/* cut as the same lines cut a flexpair (their words said of the QC's own flex lines, not of
 	 * a DMX's: left unsaid here) */
 	smdmx_warnings scratch;
@@ -596,22 +607,22 @@ bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, 
 	size_t nls = ok ? plan_shapes(pl, np, ls, names) : 0, k = 0;
 	for (size_t i = 0; ok && i < n; i++) {
 		const smdmx_flex_shape *sh = &s->flex_shapes[i];
-		size_t p = 0;
-		while (p < np && strcmp(lines[p].name, sh->name)) p++;
-		if (pl[p].how == PLAN_CUT) {
+		if (pl[line_of[i]].how == PLAN_CUT) {
 			ok = cut_by_balance(s, sh, &ns[k], error);
 			k += 2;
 		} else {
 			ns[k++] = *sh;
 		}
 	}
-	/* the names the controls take are the scene's */
-	for (size_t u = 0; ok && u < nls; u++)
-		for (size_t i = 0; i < k; i++)
-			if (!strcmp(ns[i].name, ls[u].name)) {
-				ls[u].name = ns[i].name;
-				break;
-			}
+	/* the names the controls take are the scene's (the first shape of each name) */
+	sm_names_free(a, &by_name);
+	ok = ok && (sm_names_init(a, &by_name, k) || sm_fail_oom(error));
+	for (size_t i = 0; ok && i < k; i++) ok = sm_names_put(a, &by_name, ns[i].name, (uint32_t)i, true) || sm_fail_oom(error);
+	for (size_t u = 0; ok && u < nls; u++) {
+		uint32_t i = sm_names_get(&by_name, ls[u].name);
+		if (i != SMDMX_NONE) ls[u].name = ns[i].name;
+	}
+	sm_names_free(a, &by_name);
 	if (ok) {
 		s->flex_shapes = ns;
 		s->flex_shape_count = k;
@@ -621,6 +632,7 @@ bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, 
 	ok = ok && rig_controls(s, m, ls, nls, false, error) && rig_flex_rules(s, m, ls, nls, error, &scratch);
 	free(lines);
 	free(pl);
+	free(line_of);
 	free(ls);
 	free(names);
 	return ok;

@@ -4,6 +4,7 @@
 #define SMDMX_MODEL_RIG_H
 
 #include "support/internal.h"
+#include "scene/scene_util.h"
 #include "smdmx/qc.h"
 #include "smdmx/rig.h"
 
@@ -50,15 +51,7 @@ typedef struct lshape {
 	int32_t frame;
 } lshape;
 
-/* The scene's raw controls in order (studiomdl's RebuildRawControlList), each with its control
- * and its place in it. */
-typedef struct raws {
-	const char **name;
-	uint32_t *control, *local;
-	size_t count;
-} raws;
-
-const char *sm_rig_fetch(rig *g, const smdmx_scene *s, const raws *r, uint32_t raw, char side);
+const char *sm_rig_fetch(rig *g, const smdmx_scene *s, const sm_raws *r, uint32_t raw, char side);
 void sm_rig_fmt_num(double v, char *out);
 float sm_rig_pair_share(double split, double x);
 void sm_rig_free(rig *g);

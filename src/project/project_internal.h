@@ -285,6 +285,9 @@ void qp_worker(void *arg);
  * names that one's instead, its own removed, said: one file made one way is written once,
  * where the plan's keys told two ways apart that came to one. */
 void qp_merge_same(library *l);
+/* The FNV-1a hash (64 bits) and the size of the file at path (record.c); false when it cannot
+ * be read. */
+bool qp_file_hash(const char *path, uint64_t *hash, uint64_t *size);
 
 /* The QC files (write.c): whether a task's output took the place of its source; the
  * references renamed and the lines moved; the QC files rendered and written; the library

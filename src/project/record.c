@@ -23,7 +23,7 @@ struct qp_rec {
 };
 
 /* The FNV-1a hash (64 bits) and the size of the file at path; false when it cannot be read. */
-static bool file_hash(const char *path, uint64_t *hash, uint64_t *size)
+bool qp_file_hash(const char *path, uint64_t *hash, uint64_t *size)
 {
 	FILE *f = os_fopen(path, "rb");
 	if (!f) return false;
@@ -126,7 +126,7 @@ bool qp_record_own(const library *l, const char *path, const char *qcpath)
 	bool same_qc = qc && r->qc && !strcmp(qc, r->qc);
 	free(qc);
 	uint64_t hash, size;
-	return same_qc && file_hash(path, &hash, &size) && hash == r->hash && size == r->size;
+	return same_qc && qp_file_hash(path, &hash, &size) && hash == r->hash && size == r->size;
 }
 
 void qp_record_written(library *l, const char *path, const char *qcpath)
@@ -134,7 +134,7 @@ void qp_record_written(library *l, const char *path, const char *qcpath)
 	const char *rel = below_outdir(l, path);
 	if (!rel || strpbrk(rel, "\t\n") || strpbrk(qcpath, "\t\n")) return; /* a name a line cannot hold */
 	uint64_t hash, size;
-	if (!file_hash(path, &hash, &size)) return;
+	if (!qp_file_hash(path, &hash, &size)) return;
 	char *qc = qc_key(l, qcpath);
 	rec_put(l, rel, qc, hash, size);
 	free(qc);

@@ -408,46 +408,6 @@ static size_t task_files(const task *t, const char *files[2])
 	return t->vta_dst ? 2 : 1;
 }
 
-/* A file's size and a hash of its bytes (FNV-1a, 64 bits); false when it cannot be read. */
-static bool file_hash(const char *path, uint64_t *size, uint64_t *hash)
-{
-	os_file f = os_open_read(path);
-	if (f == OS_NO_FILE) return false;
-	uint64_t h = 14695981039346656037u, n = 0;
-	uint8_t buf[1 << 15];
-	ptrdiff_t got;
-	while ((got = os_read(f, buf, sizeof(buf))) > 0) {
-		for (ptrdiff_t i = 0; i < got; i++) h = (h ^ buf[i]) * 1099511628211u;
-		n += (uint64_t)got;
-	}
-	os_close(f);
-	*size = n;
-	*hash = h;
-	return got == 0;
-}
-
-/* Whether two files hold the very bytes. */
-static bool same_bytes(const char *a, const char *b)
-{
-	os_file fa = os_open_read(a), fb = os_open_read(b);
-	bool same = fa != OS_NO_FILE && fb != OS_NO_FILE;
-	uint8_t x[1 << 15], y[1 << 15];
-	while (same) {
-		ptrdiff_t na = os_read(fa, x, sizeof(x)), nb = 0;
-		while (nb < na) {
-			ptrdiff_t k = os_read(fb, y + nb, (size_t)(na - nb));
-			if (k <= 0) break;
-			nb += k;
-		}
-		if (na < 0 || na != nb || memcmp(x, y, (size_t)na)) same = false;
-		else if (na == 0) break;
-	}
-	if (same) same = os_read(fb, y, 1) == 0;
-	if (fa != OS_NO_FILE) os_close(fa);
-	if (fb != OS_NO_FILE) os_close(fb);
-	return same;
-}
-
 typedef struct made {
 	uint64_t size, hash;
 	uint32_t task;
@@ -476,7 +436,7 @@ static bool mergeable(const task *a, const task *b)
 	if (!a->model_lines != !b->model_lines || (a->model_lines && strcmp(a->model_lines, b->model_lines))) return false;
 	if (!a->att_lines != !b->att_lines || (a->att_lines && strcmp(a->att_lines, b->att_lines))) return false;
 	for (size_t k = 0; k < na; k++)
-		if (!same_bytes(fa[k], fb[k])) return false;
+		if (!smdmx_file_same_bytes(fa[k], fb[k], NULL, 0)) return false;
 	return true;
 }
 
@@ -487,7 +447,7 @@ void qp_merge_same(library *l)
 	size_t n = 0;
 	for (size_t i = 0; i < l->task_count; i++) {
 		const char *f[2] = { NULL, NULL };
-		if (!task_files(l->tasks[i], f) || !file_hash(f[0], &m[n].size, &m[n].hash)) continue;
+		if (!task_files(l->tasks[i], f) || !qp_file_hash(f[0], &m[n].hash, &m[n].size)) continue;
 		m[n++].task = (uint32_t)i;
 	}
 	qsort(m, n, sizeof(made), by_made);

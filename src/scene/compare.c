@@ -738,10 +738,8 @@ bool sm_cmp_set_stereo(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 	c->stereo[0] = malloc(a->mesh_count + 1);
 	c->stereo[1] = malloc(b->mesh_count + 1);
 	if (!c->stereo[0] || !c->stereo[1]) return false;
-	size_t corners;
-	sm_stereo_meshes(a, c->stereo[0], &corners);
-	sm_stereo_meshes(b, c->stereo[1], &corners);
-	return true;
+	size_t unused, corners;
+	return sm_stereo_meshes(a, c->stereo[0], &unused, &corners) && sm_stereo_meshes(b, c->stereo[1], &unused, &corners);
 }
 
 void sm_cmp_end(cmp *c)

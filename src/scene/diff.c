@@ -522,58 +522,29 @@ size_t smdmx_scene_diff(const smdmx_scene *sa, const smdmx_scene *sb, const smdm
 	return c.count;
 }
 
-/* The controller whose raw control is name[0, len) (the first to name it), or NULL. */
-static const smdmx_flex_controller *raw_control(const smdmx_scene *s, const char *name, size_t len)
-{
-	for (size_t i = 0; i < s->flex_controller_count; i++) {
-		const smdmx_flex_controller *c = &s->flex_controllers[i];
-		for (size_t j = 0; j < c->raw_controls.count; j++)
-			if (strlen(c->raw_controls.data[j]) == len && sm_same_nocase_n(c->raw_controls.data[j], name, len)) return c;
-	}
-	return NULL;
-}
-
-/* Whether studiomdl splits a shape of this name (the first len bytes of it) by a stereo control. */
-static bool stereo_name(const smdmx_scene *s, const char *name, size_t len)
-{
-	bool stereo = false;
-	for (const char *p = name, *end = name + len;;) {
-		const char *e = memchr(p, '_', (size_t)(end - p));
-		size_t n = e ? (size_t)(e - p) : (size_t)(end - p);
-		const smdmx_flex_controller *c = raw_control(s, p, n);
-		if (!c) return false;
-		stereo = stereo || c->stereo;
-		if (!e) return stereo;
-		p = e + 1;
-	}
-}
-
-bool sm_shape_stereo(const smdmx_scene *s, const char *name)
-{
-	return stereo_name(s, name, strlen(name));
-}
-
-size_t sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *corners)
+bool sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *unused, size_t *corners)
 {
 	if (s->mesh_count) memset(out, 0, s->mesh_count);
 	bool any = false;
 	for (size_t i = 0; i < s->flex_controller_count && !any; i++) any = s->flex_controllers[i].stereo;
+	sm_raws r;
+	if (any && !sm_raws_build(s, &r)) return false;
 	for (size_t i = 0; any && i < s->flex_shape_count; i++) {
 		const smdmx_flex_shape *sh = &s->flex_shapes[i];
 		if (sh->mesh >= s->mesh_count || out[sh->mesh]) continue;
 		size_t len = strlen(sh->name);
 		/* or one of its halves, as a QC writes a stereo shape no flexpair can say (S+"R", S+"L") */
-		out[sh->mesh] = stereo_name(s, sh->name, len) ||
-		                (len > 1 && (sh->name[len - 1] == 'R' || sh->name[len - 1] == 'L') && stereo_name(s, sh->name, len - 1));
+		out[sh->mesh] = sm_raws_stereo(s, &r, sh->name, len) ||
+		                (len > 1 && (sh->name[len - 1] == 'R' || sh->name[len - 1] == 'L') && sm_raws_stereo(s, &r, sh->name, len - 1));
 	}
-	size_t unused = 0;
-	*corners = 0;
+	if (any) sm_raws_free(&r);
+	*unused = *corners = 0;
 	for (size_t m = 0; m < s->mesh_count; m++)
 		if (s->meshes[m].balance.indices && !out[m]) {
-			unused++;
+			++*unused;
 			*corners += s->meshes[m].corner_count;
 		}
-	return unused;
+	return true;
 }
 
 bool sm_mark_correctives(sm_alloc *a, smdmx_flex_shape *sh, size_t n, bool keep)

@@ -33,15 +33,36 @@ void sm_sample_orientation(const smdmx_channel *c, int32_t t, const float *fallb
  * stays so. Fails only when out of memory. */
 SM_NODISCARD bool sm_mark_correctives(sm_alloc *a, smdmx_flex_shape *shapes, size_t n, bool keep);
 
+/* The scene's raw controls in order (studiomdl's RebuildRawControlList: a name given twice is
+ * the first's), each with its control and its place in it, found by name case aside (as
+ * studiomdl finds a delta state's parts) in O(1). */
+typedef struct sm_raws {
+	const char **name;
+	uint32_t *control, *local;
+	size_t count;
+	sm_alloc alloc;
+	sm_names index;  /* lowered name -> raw */
+	char *lowered;   /* the lowered names, one block */
+	char *scratch;   /* a part lowered to be looked up: longest + 1 bytes */
+	size_t longest;
+} sm_raws;
+/* False when out of memory (r is then empty). sm_raws_free releases it. */
+SM_NODISCARD bool sm_raws_build(const smdmx_scene *s, sm_raws *r);
+void sm_raws_free(sm_raws *r);
+/* The first len bytes of a delta state's name split at '_' into raw controls: each part's
+ * raw (at most cap). Returns the count, 0 when a part is no raw control or there are more
+ * than cap. */
+size_t sm_raws_parts(const sm_raws *r, const char *name, size_t len, uint32_t *out, size_t cap);
+/* Whether studiomdl splits a delta state of this name (its first len bytes) by a stereo
+ * control (IsDeltaStateStereo): every part a raw control, one of them a stereo control's. */
+bool sm_raws_stereo(const smdmx_scene *s, const sm_raws *r, const char *name, size_t len);
+
 /* Per mesh of s (out: s->mesh_count bytes), 1 when a stereo control uses its balance: one of
- * its shapes is split by it, as studiomdl splits a delta state (IsDeltaStateStereo: the
- * shape's name splits at '_' into raw controls, case aside, one of them a stereo control's;
- * a raw control named twice is the first's), or it is one of the halves of such a shape, its
- * name and "R" or "L", as a QC's rig writes a stereo shape no flexpair can say. Returns how many meshes hold a balance no stereo
- * control uses (their balance changes no compiled model), and in *corners their corners. */
-size_t sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *corners);
-/* Whether studiomdl splits a delta state of this name by a stereo control (as above). */
-bool sm_shape_stereo(const smdmx_scene *s, const char *name);
+ * its shapes is split by it (sm_raws_stereo), or it is one of the halves of such a shape, its
+ * name and "R" or "L", as a QC's rig writes a stereo shape no flexpair can say. *unused: how
+ * many meshes hold a balance no stereo control uses (their balance changes no compiled
+ * model), *corners their corners. False when out of memory. */
+SM_NODISCARD bool sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *unused, size_t *corners);
 
 /* smdmx_scene_attach_vta, a QC's model: VTA vertices at no corner of ref but at a corner of
  * one of others (the QC's other body parts: a VTA made of the whole character) are said apart,
