@@ -70,11 +70,8 @@ static const void *indexed(const lift *l, uint32_t vd, const char *name, smdmx_d
 	return get_array(l, vd, name, t, n);
 }
 
-/* The corners a mesh keeps of the nc its index arrays hold: all, but where corners past the
- * last one a face uses point past the positions (s&box's physics meshes number their corners
- * three a triangle and their faces the positions: doc/format-notes.md, "Corners no face
- * uses"), those are left out, said with their count. */
-static size_t used_corners(lift *l, const smdmx_mesh *m, const int32_t *pix, size_t nc, size_t np, uint32_t mesh)
+/* One past the last corner the mesh's faces use. */
+static size_t faces_used(lift *l, uint32_t mesh)
 {
 	size_t used = 0, nfs;
 	const uint32_t *fsets = get_els(l, mesh, "faceSets", &nfs);
@@ -84,13 +81,31 @@ static size_t used_corners(lift *l, const smdmx_mesh *m, const int32_t *pix, siz
 		for (size_t k = 0; k < nf; k++)
 			if (faces[k] >= 0 && (size_t)faces[k] + 1 > used) used = (size_t)faces[k] + 1;
 	}
-	if (used >= nc) return nc;
-	bool outside = false;
-	for (size_t c = used; c < nc && !outside; c++) outside = pix[c] < 0 || (size_t)pix[c] >= np;
-	if (!outside) return nc;
-	if (!l->unused_corners++) l->unused_first = m->name;
-	l->unused_count += nc - used;
 	return used;
+}
+
+/* The position indices of the nc corners the index array holds, into m (with the corner
+ * count). Where a position index is out of range past the last corner a face uses (s&box's
+ * physics meshes number their corners three a triangle and their faces the positions:
+ * doc/format-notes.md, "Corners no face uses"), the corners from there on are left out, said
+ * with their count; an index out of range before it is an error. The faces are read only then,
+ * so a file without such corners pays nothing for it. */
+static bool lift_position_indices(lift *l, smdmx_mesh *m, const int32_t *pix, size_t nc, size_t np, uint32_t mesh)
+{
+	uint32_t *out = sm_owned_alloc(l->o, (nc ? nc : 1) * sizeof(uint32_t), l->error);
+	if (!out) return false;
+	size_t c = 0;
+	for (; c < nc && pix[c] >= 0 && (size_t)pix[c] < np; c++) out[c] = (uint32_t)pix[c];
+	if (c < nc) {
+		size_t used = faces_used(l, mesh);
+		if (c < used) return bad_model(l, "a vertex index out of range");
+		if (!l->unused_corners++) l->unused_first = m->name;
+		l->unused_count += nc - used;
+		nc = used;
+	}
+	m->position_indices = out;
+	m->corner_count = nc;
+	return true;
 }
 
 /* Positions and normals, with their indices; nc corners. */
@@ -105,13 +120,12 @@ static bool lift_positions_normals(lift *l, smdmx_mesh *m, uint32_t vd, uint32_t
 	if ((!pos && !has_array(l, vd, sm_model_field(f, SMDMX_CORNER_POSITION), SMDMX_DM_VECTOR3)) || (!pix && !has_array(l, vd, iname, SMDMX_DM_INT)))
 		return bad_model(l, "a mesh without positions");
 	l->file_corners = nc;
-	nc = used_corners(l, m, pix, nc, np, mesh);
-	m->corner_count = nc;
+	SM_CHECK(lift_position_indices(l, m, pix, nc, np, mesh));
+	nc = m->corner_count;
 	m->position_count = np;
 	m->positions = sm_owned_alloc(l->o, np * sizeof(smdmx_vec3) + 1, l->error);
 	if (!m->positions) return false;
 	if (np) memcpy(m->positions, pos, np * sizeof(smdmx_vec3));
-	SM_CHECK(copy_indices(l, pix, nc, np, &m->position_indices));
 	size_t nn, nni;
 	const int32_t *nix;
 	const void *nrm = indexed(l, vd, sm_model_field(f, SMDMX_CORNER_NORMAL), SMDMX_DM_VECTOR3, &nn, &nix, &nni);
