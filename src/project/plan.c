@@ -360,7 +360,6 @@ static char *task_key(const task *t)
 	const project *p = t->proj;
 	pj_text b = { 0 };
 	char head[64];
-	/* a copy is its file: the same bytes at the same place whatever names it */
 	/* One file made one way is one task, however the QCs name it (doc/qc.md, "Files made
 	 * once"): an SMD read at no fps is read at the default, as at that fps given; an SMD
 	 * written of a DMX holds no rate; a DMX of an SMD is the same whatever role the QC gives
@@ -377,6 +376,7 @@ static char *task_key(const task *t)
 	} else if (t->kind == TASK_DMX_TO_SMD) {
 		fps = 0;
 	}
+	/* a copy is its file: the same bytes at the same place whatever names it */
 	if (t->kind == TASK_COPY) snprintf(head, sizeof(head), "%d|", (int)t->kind);
 	else snprintf(head, sizeof(head), "%d %d %.17g|", (int)t->kind, (int)reference, fps);
 	for (const char *c = head; *c; c++) pj_putc(&b, *c);
