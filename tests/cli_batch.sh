@@ -1629,6 +1629,20 @@ windows)
 		cp "$root/testdata/qc/face/"* "$tmp/w/face/"
 		"$smdmx" qc "$win\\w\\face\\face.qc" --to dmx -d "$win\\w\\qcout" -v 2>"$tmp/err"
 		check "smdmx qc's absolute paths shown with '\\'" "0 $win\\w\\face\\face.smd: note: -> $win\\w\\qcout\\face.dmx" "$? $(head -n 1 "$tmp/err")"
+		# a QC given as \\?\C:\...: the files it names are found under the same prefix (every
+		# command that reads a QC), the outputs and the messages keep it as typed
+		lp="\\\\?\\$win\\w\\face"
+		"$smdmx" qc "$lp\\face.qc" --to dmx -d "\\\\?\\$win\\w\\qclong" -v 2>"$tmp/err"
+		check "smdmx qc of a \\\\?\\ QC: its files found, the output shown as typed" "0 $lp\\face.smd: note: -> \\\\?\\$win\\w\\qclong\\face.dmx" "$? $(head -n 1 "$tmp/err")"
+		check "and the same files as the plain path" "$(cd "$tmp/w/qcout" && ls)" "$(cd "$tmp/w/qclong" && ls)"
+		"$smdmx" qc -r "$lp" --to dmx -d "\\\\?\\$win\\w\\qclong_r" -q
+		check "smdmx qc -r under \\\\?\\" "0 yes" "$? $([ -f "$tmp/w/qclong_r/face.qc" ] && echo yes)"
+		"$smd2dmx" --qc "$lp\\face.qc" -d "\\\\?\\$win\\w\\qclong_s" -q
+		check "smd2dmx --qc under \\\\?\\" "0 yes" "$? $([ -f "$tmp/w/qclong_s/face.dmx" ] && echo yes)"
+		"$smdmx" check "$lp\\face.qc" >/dev/null 2>&1
+		check "smdmx check under \\\\?\\" "0" "$?"
+		"$smdmx" preview "$lp\\face.qc" -o "\\\\?\\$win\\w\\face.png" -q
+		check "smdmx preview under \\\\?\\" "0 yes" "$? $([ -f "$tmp/w/face.png" ] && echo yes)"
 		# a path the QC names, made from the QC's folder (held with '/'), quoted in a message in
 		# the separator the QC's path was typed with
 		mkdir -p "$tmp/w/qcs/sub"

@@ -336,6 +336,65 @@ static void test_failures(void **state)
 	assert_string_equal(smdmx_error_code_name(SMDMX_ERROR_EXISTS), "exists");
 }
 
+
+/* Paths' roots and the paths made of them (platform/os.h): a Windows root stays as given,
+ * "\\?\" and shares included, and ".." never goes above it. */
+static void expect_absolute(const char *path, const char *want)
+{
+	char *got = os_path_absolute(path);
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void expect_relative(const char *from, const char *to, const char *want)
+{
+	char *got = os_path_relative(from, to);
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_path_roots(void **state)
+{
+	(void)state;
+	assert_int_equal(os_path_root("/a/b"), 1);
+	assert_int_equal(os_path_root("a/b"), 0);
+	expect_relative("/a/b/x.qc", "/a/c/y.smd", "../c/y.smd");
+	if (!os_windows_paths()) {
+		expect_absolute("/a/./b/../c", "/a/c");
+		expect_absolute("/..", "/");
+		assert_int_equal(os_path_root("//?/C:/a"), 1);
+		assert_int_equal(os_path_root("C:/a"), 0);
+		expect_absolute("//server/share/a", "/server/share/a");
+		return;
+	}
+	assert_int_equal(os_path_root("C:\\a"), 3);
+	assert_int_equal(os_path_root("C:a"), 2);
+	assert_int_equal(os_path_root("\\a"), 1);
+	assert_int_equal(os_path_root("\\\\server\\share\\a"), 15);
+	assert_int_equal(os_path_root("\\\\server\\share"), 14);
+	assert_int_equal(os_path_root("\\\\?\\C:\\a"), 7);
+	assert_int_equal(os_path_root("//?/C:/a"), 7);
+	assert_int_equal(os_path_root("\\\\?\\UNC\\server\\share\\a"), 21);
+	assert_int_equal(os_path_root("\\\\.\\Volume{x}\\a"), 14);
+	char *cwd = os_getcwd(); /* "\\a": on the working directory's drive */
+	assert_non_null(cwd);
+	char want[64];
+	snprintf(want, sizeof(want), "%.2s/a/c", cwd);
+	free(cwd);
+	expect_absolute("/a/./b/../c", want);
+	expect_absolute("C:\\a\\.\\b\\..\\c", "C:/a/c");
+	expect_absolute("C:\\..\\..", "C:/");
+	expect_absolute("\\\\?\\C:\\a\\b\\..\\c", "//?/C:/a/c");
+	expect_absolute("\\\\?\\C:\\..\\..", "//?/C:/");
+	expect_absolute("\\\\server\\share\\a\\..\\..\\b", "//server/share/b");
+	expect_absolute("\\\\?\\UNC\\server\\share\\..\\x", "//?/UNC/server/share/x");
+	expect_relative("\\\\?\\C:\\m\\a\\x.qc", "\\\\?\\C:\\m\\b\\y.smd", "../b/y.smd");
+	expect_relative("//s1/share/x.qc", "//s2/share/y.smd", "//s2/share/y.smd");
+	expect_relative("C:/a/x.qc", "D:/a/y.smd", "D:/a/y.smd");
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -346,6 +405,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_already_there, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
+		cmocka_unit_test(test_path_roots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,17 +30,29 @@ void diag_show_backslashes(void)
 	backslashes = true;
 }
 
-/* In s, every absolute Windows path (a drive letter and ':' at the start or after a space,
- * quote or '(') gets '\\' for '/', up to the quote that closes it or the end. */
+/* Whether p starts an absolute Windows path: a drive letter, ':' and a separator; or two
+ * separators and a name followed by one (\\server\share, \\?\C:, \\.\X). */
+static bool absolute_at(const char *p)
+{
+	bool sep0 = p[0] == '/' || p[0] == '\\', sep1 = p[1] == '/' || p[1] == '\\';
+	if (sep0 && sep1) {
+		size_t n = 2;
+		while (p[n] && p[n] != '/' && p[n] != '\\' && p[n] != ' ' && p[n] != '\'' && p[n] != '"') n++;
+		return n > 2 && (p[n] == '/' || p[n] == '\\');
+	}
+	return ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')) && p[1] == ':' && (p[2] == '/' || p[2] == '\\');
+}
+
+/* In s, every absolute Windows path (absolute_at, at the start or after a space, quote or
+ * '(') gets '\\' for '/', up to the quote that closes it or the end. */
 static void show_backslashes(char *s)
 {
 	if (!backslashes) return;
 	for (char *p = s; *p; p++) {
-		bool starts = (p == s || p[-1] == ' ' || p[-1] == '\'' || p[-1] == '"' || p[-1] == '(') &&
-		              ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')) && p[1] == ':' && (p[2] == '/' || p[2] == '\\');
+		bool starts = (p == s || p[-1] == ' ' || p[-1] == '\'' || p[-1] == '"' || p[-1] == '(') && absolute_at(p);
 		if (!starts) continue;
 		char close = p > s && (p[-1] == '\'' || p[-1] == '"') ? p[-1] : 0;
-		for (p += 2; *p && *p != close && !(close == 0 && *p == '\n'); p++)
+		for (; *p && *p != close && !(close == 0 && *p == '\n'); p++)
 			if (*p == '/') *p = '\\';
 		if (!*p) break;
 	}

@@ -125,9 +125,13 @@ const char *os_path_shown(const char *path, char sep, char *buf, size_t cap);
 char *os_strf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 /* rel below dir, in dir's separator. */
 char *os_path_join(const char *dir, const char *rel);
+/* The length of path's root, the part that names a file system rather than a folder in it
+ * and stays as it is: "/" (POSIX); on Windows also "C:/", "C:", "//server/share/",
+ * "//?/C:/", "//?/UNC/server/share/" and "//./X/" (either separator). 0 for a relative path. */
+size_t os_path_root(const char *path);
 /* path made absolute (against the working directory) with "." and ".." folded, '/' as the
- * separator. On Windows: "C:/a/b" for a drive, "//server/share/a" for a network share, and
- * "\\a" on the working directory's drive. */
+ * separator, the root kept (os_path_root): on Windows "C:/a/b" for a drive, "//server/share/a"
+ * for a network share, "//?/C:/a" as given, and "\\a" on the working directory's drive. */
 char *os_path_absolute(const char *path);
 /* to, named from the folder of from_file ("../b/c.smd"); its whole absolute path when they
  * share no folder (another drive or share). */

@@ -128,6 +128,30 @@ char *os_path_join(const char *dir, const char *rel)
 	return p;
 }
 
+/* The end of one name at p (at a separator or the end) and past the separator after it. */
+static size_t past_component(const char *p, size_t i)
+{
+	while (p[i] && !os_is_separator(p[i])) i++;
+	return p[i] ? i + 1 : i;
+}
+
+size_t os_path_root(const char *p)
+{
+	if (!os_windows_paths()) return p[0] == '/';
+	if (os_is_separator(p[0]) && os_is_separator(p[1])) {
+		/* \\?\ and \\.\ (paths the system takes as they are): the drive or volume after it,
+		 * or UNC with its server and share; \\server\share otherwise */
+		if ((p[2] == '?' || p[2] == '.') && os_is_separator(p[3])) {
+			bool unc = (p[4] == 'U' || p[4] == 'u') && (p[5] == 'N' || p[5] == 'n') && (p[6] == 'C' || p[6] == 'c') &&
+			           os_is_separator(p[7]);
+			return unc ? past_component(p, past_component(p, 8)) : past_component(p, 4);
+		}
+		return past_component(p, past_component(p, 2));
+	}
+	if (p[0] && p[1] == ':') return os_is_separator(p[2]) ? 3 : 2;
+	return os_is_separator(p[0]);
+}
+
 char *os_path_absolute(const char *path)
 {
 	bool windows = os_windows_paths();
@@ -136,26 +160,29 @@ char *os_path_absolute(const char *path)
 	if (windows)
 		for (char *c = given; *c; c++)
 			if (*c == '\\') *c = '/';
-	bool drive = windows && given[0] && given[1] == ':' && given[2] == '/';
-	bool unc = windows && given[0] == '/' && given[1] == '/';
-	bool rooted = given[0] == '/' || drive;
-	char *cwd = rooted && !(windows && given[0] == '/' && !unc) ? NULL : os_getcwd();
+	size_t root = os_path_root(given);
+	/* "C:x" (the drive's own working folder) is taken from the working directory, as before */
+	bool rooted = root > 0 && !(windows && root == 2 && given[1] == ':');
+	bool on_drive = windows && root == 1; /* "/a": on the working directory's drive or share */
+	char *cwd = rooted && !on_drive ? NULL : os_getcwd();
 	char *joined;
 	if (!rooted) joined = os_strf("%s/%s", cwd ? cwd : ".", given);
-	else if (cwd && cwd[0] && cwd[1] == ':') joined = os_strf("%.2s%s", cwd, given); /* the drive of the working directory */
+	else if (on_drive && cwd && os_path_root(cwd) > 1) joined = os_strf("%.*s%s", (int)os_path_root(cwd) - 1, cwd, given);
 	else joined = os_strf("%s", given);
-	if (!rooted && cwd && cwd[0] == '/' && cwd[1] == '/') unc = true;
 	free(given);
 	free(cwd);
-	/* each component is written after a '/': one more byte than a path that does not start
-	 * with one ("C:/a" becomes "/C:/a" before the drive is put first) */
 	char *out = joined ? malloc(strlen(joined) + 2) : NULL;
 	if (!out) {
 		free(joined);
 		return NULL;
 	}
-	size_t n = 0;
-	for (const char *p = joined; *p;) {
+	/* the root as it is (a drive, a share, \\?\ and what follows it), then each name after a
+	 * '/', "." and ".." folded, never above the root */
+	root = os_path_root(joined);
+	memcpy(out, joined, root);
+	size_t n = root, keep = root;
+	if (keep && out[keep - 1] == '/') n = --keep; /* each name is written after a '/' */
+	for (const char *p = joined + root; *p;) {
 		while (*p == '/') p++;
 		const char *e = strchr(p, '/');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -163,8 +190,8 @@ char *os_path_absolute(const char *path)
 		if (len == 1 && p[0] == '.') {
 			/* skip */
 		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
-			while (n > 0 && out[n - 1] != '/') n--;
-			if (n > 0) n--;
+			while (n > keep && out[n - 1] != '/') n--;
+			if (n > keep) n--;
 		} else {
 			out[n++] = '/';
 			memcpy(out + n, p, len);
@@ -172,15 +199,10 @@ char *os_path_absolute(const char *path)
 		}
 		p += len;
 	}
-	if (n == 0) out[n++] = '/';
+	if (n == keep && root) n = root; /* the root alone keeps its '/' */
+	else if (n == 0) out[n++] = '/';
 	out[n] = 0;
 	free(joined);
-	if (windows && n >= 3 && out[2] == ':') memmove(out, out + 1, n); /* "C:/a", not "/C:/a" */
-	if (unc) {
-		char *u = os_strf("/%s", out);
-		free(out);
-		out = u;
-	}
 	return out;
 }
 
@@ -199,7 +221,8 @@ char *os_path_relative(const char *from_file, const char *to)
 		if (a[i] == '/') common = i + 1;
 		i++;
 	}
-	if (common == 0 || (common == 1 && os_windows_paths())) {
+	size_t root = os_path_root(a);
+	if (common == 0 || common < root || os_path_root(b) != root) {
 		/* another drive or share: no way there but the whole path */
 		free(a);
 		return b;

@@ -98,12 +98,10 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 	size_t n = strlen(path);
 	char *out = malloc(n + 1);
 	if (!out) return NULL;
-	size_t len = 0;
-	const char *p = path;
-	if (*p == '/') {
-		out[len++] = '/';
-		p++;
-	}
+	/* the root as it is ("/", "C:/", "//server/share/", "//?/C:/": os_path_root) */
+	size_t len = os_path_root(path);
+	memcpy(out, path, len);
+	const char *p = path + len;
 	while (*p) {
 		const char *q = strchr(p, '/');
 		size_t comp = q ? (size_t)(q - p) : strlen(p);

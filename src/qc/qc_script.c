@@ -155,13 +155,10 @@ const char *qcr_join_path(qr *r, const char *a, const char *b)
 		if (*p == '\\') *p = '/';
 	/* Fold "x/../" and "./" pieces, keeping leading ".." that cannot fold. */
 	char *out = s;
-	size_t n = 0, keep = 0; /* keep: bytes that must stay (a leading "/" or "../" run) */
-	const char *p = s;
-	if (*p == '/') {
-		out[n++] = '/';
-		p++;
-		keep = 1;
-	}
+	/* keep: bytes that must stay (the root, os_path_root: "/", "C:/", "//server/share/",
+	 * "//?/C:/"; or a leading "../" run) */
+	size_t keep = os_path_root(s), n = keep;
+	const char *p = s + keep;
 	while (*p) {
 		const char *q = strchr(p, '/');
 		size_t len = q ? (size_t)(q - p) : strlen(p);
