@@ -2,7 +2,8 @@
 # The Windows build writes what the Linux build writes, byte for byte: every SMD, VTA and DMX
 # of testdata/ and of the corpus, converted by both builds with every target and encoding,
 # gives the same files and the same exit codes; every model drawn by smdmx preview gives the
-# same PNG bytes.
+# same PNG bytes; every DMX through dmx2smd --qc and every QC through smd2dmx --qc, the QC
+# projects and the corpus's QC libraries through smdmx qc both ways, the same files.
 # usage: same_outputs.sh LINUX_BUILD_DIR WINDOWS_RUN_DIR SOURCE_ROOT
 # (WINDOWS_RUN_DIR holds the scripts that run the Windows programs, build-win/run)
 set -u
@@ -117,6 +118,48 @@ for qc in "$root"/testdata/qc/*/*.qc "$corpus"/qc/sdk_humans/male_sdk/male_06_sd
 		head -n 20 "$tmp/diff"
 		fail=$((fail + 1))
 	fi
+done
+
+# dmx2smd --qc: every DMX to an SMD and the QC of what SMD cannot hold (its rig, and its
+# attachments, whose rotations are printed from computed values); smd2dmx --qc: every QC's
+# first $model into one DMX
+for side in linux windows; do
+	if [ $side = linux ]; then prog=$linux; else prog=$windows; fi
+	out="$tmp/$side/dmx2smd-qc"
+	mkdir -p "$out"
+	n=0
+	for f in $(find $inputs -type f -iname '*.dmx' | LC_ALL=C sort); do
+		n=$((n + 1))
+		"$prog/dmx2smd" "$f" -o "$out/$n/m.smd" --qc "$out/$n/m.qc" -q >/dev/null 2>&1
+		echo "$n $?" >>"$out/status"
+	done
+	out="$tmp/$side/smd2dmx-qc"
+	mkdir -p "$out"
+	n=0
+	for f in $(find $inputs -type f -iname '*.qc' | LC_ALL=C sort); do
+		n=$((n + 1))
+		"$prog/smd2dmx" --qc "$f" -o "$out/$n/m.dmx" -q >/dev/null 2>&1
+		echo "$n $?" >>"$out/status"
+	done
+done
+compare_trees dmx2smd-qc files
+compare_trees smd2dmx-qc files
+
+# Whole QC libraries (smdmx qc -r), to DMX and that back to SMD: every file, QC and
+# .smdmx-written record alike
+for lib in "$corpus/library/hl2_modelsrc" "$corpus/library/l4d2_modelsrc" "$corpus/qc"; do
+	[ -d "$lib" ] || continue
+	name=qc-r-$(basename "$lib")
+	for side in linux windows; do
+		if [ $side = linux ]; then prog=$linux; else prog=$windows; fi
+		out="$tmp/$side/$name"
+		mkdir -p "$out"
+		"$prog/smdmx" qc -r -k -q "$lib" --to dmx -d "$out/dmx" >/dev/null 2>&1
+		echo "$?" >>"$out/status"
+		"$prog/smdmx" qc -r -k -q "$out/dmx" --to smd -d "$out/smd" >/dev/null 2>&1
+		echo "$?" >>"$out/status"
+	done
+	compare_trees "$name" files
 done
 
 echo "same outputs: $pass passed, $fail failed"

@@ -376,6 +376,63 @@ static void test_format_int(void **state)
 	assert_string_equal(buf, "-9223372036854775808");
 }
 
+
+/* The math functions printed numbers come from (support/fmath.c): these bits on every
+ * system (the same test runs under Wine on the Windows build), C's rules for signed zeros,
+ * infinities and NaN, exact powers of ten. */
+static void test_math_same_bits(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *what;
+		uint64_t bits;
+	} want[] = {
+	{ "sin 0.5", 0x3fdeaee8744b05f0ull }, /* 0.47942553860420301 */
+	{ "sin 3", 0x3fc210386db6d55bull }, /* 0.14112000805986721 */
+	{ "sin -100.25", 0x3fd1bf00980dc35dull }, /* 0.27728285645485135 */
+	{ "sin 1e5", 0x3fa24daa9c527e96ull }, /* 0.035748797972016508 */
+	{ "cos 0.5", 0x3fec1528065b7d50ull }, /* 0.87758256189037276 */
+	{ "cos 2", 0xbfdaa22657537205ull }, /* -0.41614683654714241 */
+	{ "cos -7.75", 0x3fba924459c41abdull }, /* 0.10379435721925297 */
+	{ "cos pi/2", 0x3c91a62633145c00ull }, /* 6.1232339957367574e-17 */
+	{ "atan2 1 2", 0x3fddac670561bb4full }, /* 0.46364760900080609 */
+	{ "atan2 -3 -0.5", 0xbffbc66e44cbc074ull }, /* -1.7359450042095235 */
+	{ "atan2 1e-20 -1", 0x400921fb54442d18ull }, /* 3.1415926535897931 */
+	{ "atan2 0.7 0.69", 0x3fe95cea7e4b836dull }, /* 0.7925922838877405 */
+	{ "acos 0.999999", 0x3f572ba46065af16ull }, /* 0.0014142136802445852 */
+	{ "acos -0.3", 0x3ffe0200bbc96ad9ull }, /* 1.8754889808102944 */
+	{ "hypot 3e200 4e200", 0x699a20df0dcd3af0ull }, /* 4.9999999999999995e+200 */
+	{ "hypot 1 1e-9", 0x3ff0000000000000ull }, /* 1 */
+	{ "pow10 -30", 0x39b4484bfeebc2a0ull }, /* 1.0000000000000001e-30 */
+	{ "pow10 40", 0x483d6329f1c35ca5ull }, /* 1e+40 */
+	};
+	const double got[] = { sm_sin(0.5), sm_sin(3), sm_sin(-100.25), sm_sin(1e5), sm_cos(0.5), sm_cos(2), sm_cos(-7.75),
+		               sm_cos(1.5707963267948966), sm_atan2(1, 2), sm_atan2(-3, -0.5), sm_atan2(1e-20, -1),
+		               sm_atan2(0.7, 0.69), sm_acos(0.999999), sm_acos(-0.3), sm_hypot(3e200, 4e200), sm_hypot(1, 1e-9),
+		               sm_pow10i(-30), sm_pow10i(40) };
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		uint64_t bits;
+		memcpy(&bits, &got[i], 8);
+		if (bits != want[i].bits) fail_msg("%s: %016llx, not %016llx", want[i].what, (unsigned long long)bits, (unsigned long long)want[i].bits);
+	}
+	assert_true(signbit(sm_sin(-0.0)) && sm_sin(-0.0) == 0);
+	assert_true(signbit(sm_atan2(-0.0, 1)) && sm_atan2(-0.0, 1) == 0);
+	assert_true(sm_atan2(0.0, -0.0) == sm_atan2(0.0, -1) && sm_atan2(0.0, -1) > 3.14159);
+	assert_true(sm_atan2(-1, 0) == -sm_atan2(1, 0));
+	assert_true(sm_atan2(1, INFINITY) == 0 && sm_atan2(INFINITY, 1) == sm_acos(0));
+	assert_true(isnan(sm_sin(INFINITY)) && isnan(sm_cos(NAN)) && isnan(sm_atan2(NAN, 1)) && isnan(sm_acos(1.5)));
+	assert_true(sm_acos(1) == 0 && sm_acos(-1) == sm_atan2(0, -1));
+	assert_true(sm_hypot(-3, 4) == 5 && sm_hypot(0, 0) == 0 && isinf(sm_hypot(NAN, INFINITY)));
+	for (int e = 0; e <= 22; e++) assert_true(sm_pow10i(e) == sm_pow10_exact[e]);
+	assert_true(sm_pow10i(23) == 1e23 && sm_pow10i(-5) == 1e-5);
+	assert_int_equal(sm_floor_log10(1), 0);
+	assert_int_equal(sm_floor_log10(9.999999), 0);
+	assert_int_equal(sm_floor_log10(10), 1);
+	assert_int_equal(sm_floor_log10(0.1), -1);
+	assert_int_equal(sm_floor_log10(0.099999), -2);
+	assert_int_equal(sm_floor_log10(123456), 5);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -389,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_format_float_exact),
 		cmocka_unit_test(test_format_shortest),
 		cmocka_unit_test(test_format_int),
+		cmocka_unit_test(test_math_same_bits),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	return rc;

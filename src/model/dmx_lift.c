@@ -107,13 +107,13 @@ static void studiomdl_rotation(lift *l, float q[4])
 	double m22 = 1 - 2 * (x * x + y * y);
 	double xy = sqrt(m00 * m00 + m10 * m10), e[3], r[4];
 	if (xy > 0.001) {
-		e[0] = atan2(m21, m22);
-		e[1] = atan2(-m20, xy);
-		e[2] = atan2(m10, m00);
+		e[0] = sm_atan2(m21, m22);
+		e[1] = sm_atan2(-m20, xy);
+		e[2] = sm_atan2(m10, m00);
 	} else { /* gimbal lock: no roll, yaw from the second column */
 		e[0] = 0;
-		e[1] = atan2(-m20, xy);
-		e[2] = atan2(-m01, m11);
+		e[1] = sm_atan2(-m20, xy);
+		e[2] = sm_atan2(-m01, m11);
 	}
 	smdmx_euler_to_quat(e, r);
 	for (int i = 0; i < 4; i++) q[i] = (float)r[i];
@@ -609,7 +609,7 @@ static bool lift_up_axis(lift *l, uint32_t model)
 /* v to three significant digits, as text whatever the locale (support/num.h). */
 static void three_digits(double v, char out[SM_FLOAT_MAX])
 {
-	double p = v > 0 ? pow(10, 2 - floor(log10(v))) : 1;
+	double p = v > 0 && isfinite(v) ? sm_pow10i(2 - sm_floor_log10(v)) : 1;
 	sm_format_shortest((float)(round(v * p) / p), out);
 }
 

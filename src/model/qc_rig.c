@@ -392,7 +392,7 @@ static bool fit_split(const smdmx_mesh *m, double *out)
 		/* All corners at 0 or 1: any split below the nearest |x| does it. */
 		if (side != 1 && side != -1) return false;
 		if (!(minabs > 0) || !isfinite(minabs)) return false;
-		guess = side * pow(10, floor(log10(minabs)));
+		guess = side * sm_pow10i(sm_floor_log10(minabs));
 		if (fabs(guess) > minabs) guess /= 10;
 	}
 	if (!isfinite(guess) || guess == 0) return false;

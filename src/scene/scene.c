@@ -290,9 +290,9 @@ void sm_slerp(const float a[4], const float b[4], double f, float out[4])
 		wa = 1 - f;
 		wb = f;
 	} else {
-		double th = acos(d), st = sin(th);
-		wa = sin((1 - f) * th) / st;
-		wb = sin(f * th) / st;
+		double th = sm_acos(d), st = sm_sin(th);
+		wa = sm_sin((1 - f) * th) / st;
+		wb = sm_sin(f * th) / st;
 	}
 	double q[4], n = 0;
 	for (int i = 0; i < 4; i++) {

@@ -7,14 +7,15 @@
 #include <stddef.h>
 
 #include "smdmx/math.h"
+#include "support/num.h"
 
 static const double PI = 3.14159265358979323846;
 
 void smdmx_euler_to_quat(const double e[3], double q[4])
 {
-	double sx = sin(e[0] * 0.5), cx = cos(e[0] * 0.5);
-	double sy = sin(e[1] * 0.5), cy = cos(e[1] * 0.5);
-	double sz = sin(e[2] * 0.5), cz = cos(e[2] * 0.5);
+	double sx = sm_sin(e[0] * 0.5), cx = sm_cos(e[0] * 0.5);
+	double sy = sm_sin(e[1] * 0.5), cy = sm_cos(e[1] * 0.5);
+	double sz = sm_sin(e[2] * 0.5), cz = sm_cos(e[2] * 0.5);
 	/* q = qz * qy * qx */
 	q[0] = sx * cy * cz - cx * sy * sz;
 	q[1] = cx * sy * cz + sx * cy * sz;
@@ -44,9 +45,9 @@ void smdmx_quat_to_matrix(const double q[4], double m[3][3])
 
 void smdmx_euler_to_matrix(const double e[3], double m[3][3])
 {
-	double sx = sin(e[0]), cx = cos(e[0]);
-	double sy = sin(e[1]), cy = cos(e[1]);
-	double sz = sin(e[2]), cz = cos(e[2]);
+	double sx = sm_sin(e[0]), cx = sm_cos(e[0]);
+	double sy = sm_sin(e[1]), cy = sm_cos(e[1]);
+	double sz = sm_sin(e[2]), cz = sm_cos(e[2]);
 	m[0][0] = cy * cz;
 	m[0][1] = sx * sy * cz - cx * sz;
 	m[0][2] = cx * sy * cz + sx * sz;
@@ -77,18 +78,18 @@ void smdmx_quat_to_euler(const double q[4], const double *near, double e[3])
 {
 	double m[3][3];
 	smdmx_quat_to_matrix(q, m);
-	double cy = hypot(m[0][0], m[1][0]);
-	double y = atan2(-m[2][0], cy);
+	double cy = sm_hypot(m[0][0], m[1][0]);
+	double y = sm_atan2(-m[2][0], cy);
 	if (cy > 1e-9) {
 		e[1] = y;
-		e[2] = wrap_pi(atan2(m[1][0], m[0][0]));
+		e[2] = wrap_pi(sm_atan2(m[1][0], m[0][0]));
 		/* rx from the residual Rx = (Rz * Ry)^T * M: its entries are O(1), so rx stays
 		 * accurate near the poles where m21 and m22 both vanish. */
-		double sy = sin(y), cyy = cos(y), sz = sin(e[2]), cz = cos(e[2]);
+		double sy = sm_sin(y), cyy = sm_cos(y), sz = sm_sin(e[2]), cz = sm_cos(e[2]);
 		/* rows 1 and 2 of (Rz Ry)^T are (-sz, cz, 0) and (sy cz, sy sz, cy) */
 		double a21 = sy * cz * m[0][1] + sy * sz * m[1][1] + cyy * m[2][1];
 		double a11 = -sz * m[0][1] + cz * m[1][1];
-		e[0] = wrap_pi(atan2(a21, a11));
+		e[0] = wrap_pi(sm_atan2(a21, a11));
 		if (near) {
 			/* The other solution of the same matrix: (rx + pi, pi - ry, rz + pi). */
 			double a[3] = { closest(e[0], near[0]), closest(e[1], near[1]), closest(e[2], near[2]) };
@@ -104,8 +105,8 @@ void smdmx_quat_to_euler(const double q[4], const double *near, double e[3])
 		return;
 	}
 	/* Gimbal pole: sin ry = +-1. Only rx - rz (ry = pi/2) or rx + rz (ry = -pi/2) is fixed:
-	 * c = atan2(-m01, m11) is rz when rx = 0. */
-	double c = atan2(-m[0][1], m[1][1]);
+	 * c = sm_atan2(-m01, m11) is rz when rx = 0. */
+	double c = sm_atan2(-m[0][1], m[1][1]);
 	double sy = y > 0 ? 1.0 : -1.0;
 	e[1] = sy * PI / 2;
 	if (!near) {

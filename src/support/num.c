@@ -487,9 +487,7 @@ static size_t place_digits(uint64_t n, int p, int e10, bool neg, char *out)
 
 static double pow10_any(int e)
 {
-	if (e >= 0 && e <= 22) return sm_pow10_exact[e];
-	if (e < 0 && e >= -22) return 1.0 / sm_pow10_exact[-e];
-	return pow(10.0, e);
+	return sm_pow10i(e);
 }
 
 size_t sm_format_shortest(float v, char *out)

@@ -147,4 +147,18 @@ size_t sm_format_shortest(float v, char *out);
 /* Writes a signed integer. Returns the length (at most 20). */
 size_t sm_format_int(int64_t v, char *out);
 
+/* ---- math (fmath.c) -------------------------------------------------------------------------
+ * What every computed value the library prints is made with, in place of the C library's:
+ * the same bits on every system (IEEE-754 double's own operations in a fixed order), within
+ * 2 units in the last place. */
+double sm_sin(double x);
+double sm_cos(double x);
+double sm_atan2(double y, double x);
+double sm_acos(double x);
+double sm_hypot(double a, double b);
+/* 10^e: exact for 0 <= e <= 22, correctly rounded to 44, the same everywhere beyond. */
+double sm_pow10i(int e);
+/* floor(log10 v) for finite v > 0, by comparison with sm_pow10i. */
+int sm_floor_log10(double v);
+
 #endif
