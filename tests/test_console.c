@@ -86,6 +86,18 @@ static void test_progress_line(void **state)
 	shown = 0;
 	assert_string_equal(render(OS_TERM_ANSI, 10, &shown, "smd2dmx: [1/2] models/name.smd"), "\r\033[K...me.smd");
 	assert_int_equal(shown, 9);
+	/* a deep path: the name and the count stay, the path loses its middle, the file name kept */
+	shown = 0;
+	const char *deep = "smd2dmx: [12/120] C:\\Users\\J\xc3\xb6rg\\Documents\\Mods\\My Mod\\models\\characters\\hero_body.smd (read 25%)";
+	assert_string_equal(render(OS_TERM_ANSI, 61, &shown, deep), "\r\033[Ksmd2dmx: [12/120] C:\\Users\\J\xc3\xb6rg...\\hero_body.smd (read 25%)");
+	assert_int_equal(shown, 60);
+	/* a file name longer than two thirds of the room: all of it, the path's start what is left */
+	shown = 0;
+	assert_string_equal(render(OS_TERM_ANSI, 53, &shown, "smd2dmx: [3/9] models\\a_rather_long_file_name_here.smd"),
+	                    "\r\033[Ksmd2dmx: [3/9] m...\\a_rather_long_file_name_here.smd");
+	/* too narrow for the count: the end, as before */
+	shown = 0;
+	assert_string_equal(render(OS_TERM_ANSI, 20, &shown, "smd2dmx: [3/9] models/name.smd"), "\r\033[K... models/name.smd");
 	/* a name in another script: two columns a character, cut between characters */
 	shown = 0;
 	assert_string_equal(render(OS_TERM_PLAIN, 10, &shown, "x: \xe6\xa8\xa1\xe5\x9e\x8b\xe5\x90\x8d.smd"), "\r...\xe5\x90\x8d.smd");

@@ -3,6 +3,7 @@
  * place on every terminal, escape codes or not. Both decide from facts the platform layer
  * gathers, so that the tests can give them any facts (tests/test_console.c). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -63,25 +64,87 @@ bool progress_text(char *buf, size_t cap, const char *name, size_t finished, siz
 	return count > 1 || big;
 }
 
+/* The bytes of the longest start of s[0, n) within cols columns (whole characters). */
+static size_t start_within(const char *s, size_t n, size_t cols)
+{
+	size_t k = 0;
+	while (k < n) {
+		size_t next = k + 1;
+		while (next < n && ((unsigned char)s[next] & 0xC0) == 0x80) next++;
+		if (columns_of(s, next) > cols) break;
+		k = next;
+	}
+	return k;
+}
+
+/* Where the longest end of s[0, n) within cols columns starts (whole characters). */
+static size_t end_within(const char *s, size_t n, size_t cols)
+{
+	size_t from = n;
+	while (from > 0) {
+		size_t p = from - 1;
+		while (p > 0 && ((unsigned char)s[p] & 0xC0) == 0x80) p--;
+		if (columns_of(s + p, n - p) > cols) break;
+		from = p;
+	}
+	return from;
+}
+
+/* text cut to room columns into out (at least strlen(text) + 7 bytes): the program's name and
+ * the [n/N] count stay whole, and the path after them loses its middle ("C:\Users\...\hero.smd"),
+ * its file name (and what follows it) kept whole where it fits; on a line too narrow even for
+ * the count, the end of the text after "...". */
+static void progress_fit(const char *text, size_t room, char *out)
+{
+	size_t n = strlen(text);
+	if (columns_of(text, n) <= room) {
+		memcpy(out, text, n + 1);
+		return;
+	}
+	/* the head: up to "] " (the count), else ": " (the name) */
+	size_t head = 0;
+	const char *count = strstr(text, "] "), *colon = strstr(text, ": ");
+	if (count) head = (size_t)(count - text) + 2;
+	else if (colon) head = (size_t)(colon - text) + 2;
+	size_t head_cols = columns_of(text, head);
+	if (head == 0 || head_cols + 3 + 8 > room) {
+		size_t from = end_within(text, n, room > 3 ? room - 3 : 0);
+		memcpy(out, "...", 3);
+		memcpy(out + 3, text + from, n - from + 1);
+		return;
+	}
+	const char *rest = text + head;
+	size_t rn = n - head, avail = room - head_cols - 3;
+	/* the file name and what follows it (" (read 25%)"): from the last separator */
+	size_t name = rn;
+	while (name > 0 && rest[name - 1] != '/' && rest[name - 1] != '\\') name--;
+	if (name > 0) name--; /* with its separator */
+	size_t name_cols = columns_of(rest + name, rn - name);
+	size_t end_cols = avail - avail / 3;
+	if (name_cols > end_cols) end_cols = name_cols < avail ? name_cols : avail;
+	size_t from = end_within(rest, rn, end_cols);
+	/* the end from a separator: whole folder names */
+	size_t sep = from;
+	while (sep < name && rest[sep] != '/' && rest[sep] != '\\') sep++;
+	if (sep < name || (sep == name && name < rn)) from = sep;
+	size_t lead = start_within(rest, from, avail - columns_of(rest + from, rn - from));
+	size_t k = 0;
+	memcpy(out + k, text, head + lead);
+	k += head + lead;
+	memcpy(out + k, "...", 3);
+	k += 3;
+	memcpy(out + k, rest + from, rn - from + 1);
+}
+
 size_t progress_render(os_term kind, unsigned columns, size_t *shown, const char *text, char *buf, size_t cap)
 {
-	size_t len = 0, n = strlen(text), room = columns > 1 ? columns - 1 : 1;
+	size_t len = 0, room = columns > 1 ? columns - 1 : 1;
 	if (cap < 16) return 0;
 	cap--; /* for the final NUL */
-	/* The end of the text (a path's file name) is what tells; a text too wide for the line
-	 * keeps its end, after "...". */
-	const char *from = text;
-	if (columns_of(text, n) > room) {
-		size_t keep = room > 3 ? room - 3 : 0;
-		from = text + n;
-		while (from > text) {
-			const char *p = from - 1;
-			while (p > text && ((unsigned char)*p & 0xC0) == 0x80) p--;
-			if (columns_of(p, (size_t)(text + n - p)) > keep) break;
-			from = p;
-		}
-	}
-	size_t body = (size_t)(text + n - from), wide = columns_of(from, body) + (from != text ? 3 : 0);
+	char small[512], *fit = strlen(text) + 8 <= sizeof(small) ? small : malloc(strlen(text) + 8);
+	if (!fit) return 0;
+	progress_fit(text, room, fit);
+	size_t body = strlen(fit), wide = columns_of(fit, body);
 #define PUT(s, k)                                              \
 	do {                                                       \
 		size_t k_ = (k);                                       \
@@ -94,18 +157,17 @@ size_t progress_render(os_term kind, unsigned columns, size_t *shown, const char
 	} else {
 		PUT("\r", 1);
 	}
-	if (from != text) PUT("...", 3);
-	PUT(from, body);
+	PUT(fit, body);
 	/* without escape codes, spaces cover what the line held beyond the new text, and '\r'
 	 * comes back to where the text ends */
 	if (kind == OS_TERM_PLAIN && *shown > wide) {
 		size_t pad = *shown - wide;
 		for (size_t i = 0; i < pad && len < cap; i++) buf[len++] = ' ';
 		PUT("\r", 1);
-		if (from != text) PUT("...", 3);
-		PUT(from, body);
+		PUT(fit, body);
 	}
 #undef PUT
+	if (fit != small) free(fit);
 	buf[len] = 0;
 	*shown = wide;
 	return len;
