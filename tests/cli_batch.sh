@@ -1580,6 +1580,14 @@ windows)
 		"$? $([ -f "$tmp/drop4/hero_dmx/face.qc" ] && echo yes) $([ -f "$tmp/drop4/hero_dmx/face.dmx" ] && echo yes)|$(grep -v 'Press Enter' "$tmp/err" | tail -n 1)"
 	printf '\n' | SMDMX_DROPPED=1 "$smdmx" "$tmp/drop4/hero_dmx/face.qc" >/dev/null 2>"$tmp/err"
 	check "and that project's QC dropped: back to SMD, into hero_dmx_smd" "0 yes" "$? $([ -f "$tmp/drop4/hero_dmx_smd/face.smd" ] && echo yes)"
+	# A folder that holds QCs dropped on smdmx: its projects, as smdmx qc -r converts them, into
+	# a folder beside it; a model file no QC names is left, said with its count
+	mkdir -p "$tmp/drop5/heroes/face"
+	cp "$root/testdata/qc/face/"* "$tmp/drop5/heroes/face/"
+	cp "$sample/arm.smd" "$tmp/drop5/heroes/loose.smd"
+	printf '\n' | SMDMX_DROPPED=1 "$smdmx" "$tmp/drop5/heroes" >/dev/null 2>"$tmp/err"
+	check "a folder of QCs dropped on smdmx: its projects into heroes_dmx" "0 ./heroes/face/face.qc ./heroes/face/face.smd ./heroes/face/face.vta ./heroes/face/face_flexes.qci ./heroes/loose.smd ./heroes_dmx/.smdmx-written ./heroes_dmx/face/face.dmx ./heroes_dmx/face/face.qc ./heroes_dmx/face/face_flexes.qci " "$? $(files "$tmp/drop5")"
+	check "and the file no QC names said" "smdmx: note: 1 model file in '$tmp/drop5/heroes' is named by no QC and was not converted: drop it on smdmx by itself to convert it" "$(grep 'named by no QC' "$tmp/err")"
 	# A program on a terminal of its own ends without waiting for a key: only Explorer's start
 	# waits (tests/test_console.c). Under Wine a pseudo-terminal makes a console only the
 	# program uses, as start, a scheduled task or a build tool's new console do on Windows; a
@@ -1726,6 +1734,10 @@ windows)
 		done
 		"$smd2dmx" "$win\\w\\arm.smd" -o "$win\\w\\bad:name.dmx" 2>"$tmp/err"
 		check "':' past the drive: said" "$win\\w\\bad:name.dmx: error: '$win\\w\\bad:name.dmx': Windows cannot hold this name: ':' past the drive names a stream of another file" "$(cat "$tmp/err")"
+		for bad in 'x.dmx.' 'x.dmx '; do
+			"$smd2dmx" "$win\\w\\arm.smd" -o "$win\\w\\$bad" 2>"$tmp/err"
+			check "a name ending in '.' or ' ': Windows' reason, exit 1 (not a wrong extension)" "1 $win\\w\\$bad: error: '$win\\w\\$bad': Windows cannot hold this name: a name that ends in '.' or ' ' (Windows drops them)" "$? $(cat "$tmp/err")"
+		done
 		"$smd2dmx" "$win\\w\\arm.smd" -o "$win\\w\\Con.dmx" 2>"$tmp/err"
 		check "a device name: said" "$win\\w\\Con.dmx: error: '$win\\w\\Con.dmx': Windows cannot hold this name: 'Con' is a device on Windows, not a file" "$(cat "$tmp/err")"
 		# Two outputs that differ only in case are one file on Windows

@@ -24,7 +24,8 @@ const char *dropped_help(void)
 		return "Drop SMD files (a VTA goes with the SMD of its name beside it), DMX files, or folders of\n"
 		       "them, on smdmx to convert them beside themselves, SMD to DMX and DMX to SMD; drop a QC to\n"
 		       "convert its whole project into a folder beside the QC's (C:\\Mods\\hero\\hero.qc into\n"
-		       "C:\\Mods\\hero_dmx).";
+		       "C:\\Mods\\hero_dmx), or a folder of QCs to convert every project in it into a folder\n"
+		       "beside it (C:\\Mods\\heroes into C:\\Mods\\heroes_dmx).";
 	}
 }
 
@@ -120,14 +121,92 @@ static int convert_project(const char *qc)
 	return rc;
 }
 
+/* Whether a folder holds a QC (below it too). */
+static bool holds_qc(const char *dir)
+{
+	char **paths = NULL;
+	size_t n = 0;
+	smdmx_error e;
+	smdmx_project_files(dir, &paths, &n, &e);
+	if (!paths && e.code == SMDMX_ERROR_OUT_OF_MEMORY) have(NULL);
+	smdmx_project_files_free(paths);
+	return n > 0;
+}
+
+/* What a dropped folder of QCs becomes: SMD when every model file its QCs name is a DMX. */
+static const char *library_to(const char *dir)
+{
+	char **paths = NULL;
+	size_t n = 0;
+	smdmx_error e;
+	smdmx_project_files(dir, &paths, &n, &e);
+	bool dmx = n == 0;
+	for (size_t i = 0; i < n && !dmx; i++) dmx = !strcmp(project_to(paths[i]), "dmx");
+	smdmx_project_files_free(paths);
+	return dmx ? "dmx" : "smd";
+}
+
+/* A dropped folder that holds QCs: a library of projects (smdmx qc -r), into a folder beside
+ * it named after it (C:\Mods\heroes into C:\Mods\heroes_dmx), -v -k as a drop converts. The
+ * model files no QC names are not converted: said, with their count. */
+static int convert_library(const char *dir)
+{
+	const char *to = library_to(dir);
+	size_t n = strlen(dir);
+	while (n > 1 && os_is_separator(dir[n - 1])) n--;
+	char *out = xasprintf("%.*s_%s", (int)n, dir, to);
+	char *args[] = { (char *)"-r", (char *)dir, (char *)"--to", (char *)to, (char *)"-d", out, (char *)"-v", (char *)"-k", NULL };
+	os_printf(stderr, "%s: note: '%s' holds QC files: its projects convert into '%s', as smdmx qc -r converts them\n", NAME,
+	          dir, out);
+	int rc = cmd_qc(8, args);
+	/* the model files below it that no QC names */
+	char **models = NULL, **qcs = NULL;
+	size_t nm = 0, nq = 0, loose = 0;
+	smdmx_error e;
+	if (files_below(TOOL, NAME, dir, &models, &nm)) {
+		smdmx_project_files(dir, &qcs, &nq, &e);
+		smdmx_qc **read = have(calloc(nq + 1, sizeof(*read)));
+		size_t nr = 0;
+		for (size_t q = 0; q < nq; q++) {
+			smdmx_qc_read_options ro = { .keep_going = true };
+			read[nr] = smdmx_qc_read_file(qcs[q], &ro, &e, NULL);
+			if (read[nr]) nr++;
+		}
+		for (size_t m = 0; m < nm; m++) {
+			bool named = false;
+			for (size_t q = 0; q < nr && !named; q++)
+				for (size_t r = 0; r < read[q]->ref_count && !named; r++)
+					named = read[q]->refs[r].found && os_same_file(read[q]->refs[r].path, models[m]);
+			loose += !named;
+		}
+		for (size_t q = 0; q < nr; q++) smdmx_qc_free(read[q]);
+		free(read);
+		smdmx_project_files_free(qcs);
+		for (size_t m = 0; m < nm; m++) free(models[m]);
+		free(models);
+	}
+	if (loose == 1)
+		os_printf(stderr, "%s: note: 1 model file in '%s' is named by no QC and was not converted: drop it on %s by itself "
+		          "to convert it\n", NAME, dir, NAME);
+	else if (loose)
+		os_printf(stderr, "%s: note: %zu model files in '%s' are named by no QC and were not converted: drop them on %s by "
+		          "themselves to convert them\n", NAME, loose, dir, NAME);
+	free(out);
+	return rc;
+}
+
 /* The files below the dropped folders, and the dropped files, onto the two lists (0: to DMX,
- * or all for the converters; 1: DMX to SMD on smdmx), and the QCs onto qcs; false when a
- * folder cannot be read (said). *failed: a VTA with no SMD beside it (said). */
-static bool gather(int argc, char **argv, path_list lists[2], path_list *qcs, path_list *found, bool *failed)
+ * or all for the converters; 1: DMX to SMD on smdmx), the QCs onto qcs and the folders that
+ * hold QCs (smdmx) onto libs; false when a folder cannot be read (said). *failed: a VTA with
+ * no SMD beside it (said). */
+static bool gather(int argc, char **argv, path_list lists[2], path_list *qcs, path_list *libs, path_list *found, bool *failed)
 {
 	for (int i = 1; i < argc; i++) {
 		os_stat st;
-		if (os_stat_path(argv[i], &st) && st.kind == OS_DIRECTORY) {
+		bool dir = os_stat_path(argv[i], &st) && st.kind == OS_DIRECTORY;
+		if (dir && TOOL == TOOL_SMDMX && holds_qc(argv[i])) {
+			list_push(libs, argv[i]);
+		} else if (dir) {
 			char **paths;
 			size_t n;
 			if (!files_below(TOOL, NAME, argv[i], &paths, &n)) return false;
@@ -160,8 +239,8 @@ static bool gather(int argc, char **argv, path_list lists[2], path_list *qcs, pa
 int run_dropped(int argc, char **argv)
 {
 	outputs_in_explorer_terms();
-	path_list lists[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } }, qcs = { NULL, 0, 0 }, found = { NULL, 0, 0 };
-	bool failed = false, read = gather(argc, argv, lists, &qcs, &found, &failed);
+	path_list lists[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } }, qcs = { NULL, 0, 0 }, libs = { NULL, 0, 0 }, found = { NULL, 0, 0 };
+	bool failed = false, read = gather(argc, argv, lists, &qcs, &libs, &found, &failed);
 	int rc = read ? EXIT_OK : EXIT_FAILED;
 	/* pass 0: to DMX (or all, for the converters); pass 1: DMX to SMD (smdmx); then the QCs */
 	for (int pass = 0; read && pass < 2; pass++) {
@@ -180,11 +259,16 @@ int run_dropped(int argc, char **argv)
 		int r = convert_project(qcs.items[i]);
 		if (r > rc) rc = r;
 	}
+	for (int i = 0; read && i < libs.count; i++) {
+		int r = convert_library(libs.items[i]);
+		if (r > rc) rc = r;
+	}
 	if (failed && rc == EXIT_OK) rc = EXIT_FAILED;
 	for (int i = 0; i < found.count; i++) free(found.items[i]);
 	free(found.items);
 	free(lists[0].items);
 	free(lists[1].items);
 	free(qcs.items);
+	free(libs.items);
 	return rc;
 }

@@ -149,7 +149,11 @@ static const char *conflicting_options(const conv_opts *o, char **inputs, size_t
 /* -o's extension and --to fit this program: EXIT_OK, else the usage error said. */
 static int output_fits(const conv_opts *o)
 {
-	if (o->out && strcmp(o->out, "-")) {
+	size_t olen = o->out ? strlen(o->out) : 0;
+	/* a name ending in '.' or ' ' on Windows: not a wrong extension but a name Windows cannot
+	 * hold, refused with that reason before anything is written (smdmx_output_allowed) */
+	bool dropped_end = olen && os_windows_paths() && (o->out[olen - 1] == '.' || o->out[olen - 1] == ' ');
+	if (o->out && strcmp(o->out, "-") && !dropped_end) {
 		const char *ext = os_path_extension(o->out);
 		bool ok = TOOL == TOOL_SMD2DMX ? !strcasecmp(ext, "dmx")
 		        : TOOL == TOOL_DMX2SMD ? is_smd_family(ext)
