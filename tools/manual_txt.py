@@ -17,6 +17,28 @@ import re
 import sys
 
 SETUP = re.compile(r"\.\./shared|meson install|apt-get|sh tools/")
+# The pages the manual holds, by file name: their titles (main() fills it), so that a page
+# naming another ("see qc.md") names the part of this manual instead; a page the zip has
+# not (formats.md, format-notes.md) is left out where it is named in parentheses.
+TITLES = {}
+# What the pages say in POSIX words, said in Windows' own
+WINDOWS_WORDS = [
+    (re.compile(r"an interrupt \(SIGINT, SIGTERM, SIGHUP\)"), "an interrupt (Ctrl+C, Ctrl+Break, the window closed)"),
+    (re.compile(r"SIGINT"), "Ctrl+C"),
+]
+
+
+def pages(text):
+    """References to doc pages: an included one as its part of this manual, another's
+    parenthesis left out."""
+    def own(m):
+        title = TITLES.get(m.group(1))
+        return 'the part "%s" of this manual' % title if title else m.group(0)
+    text = re.sub(r"(?:doc/)?([\w-]+\.md)(?:#[\w-]+)?", own, text)
+    text = re.sub(r" ?\([^()]*\b[\w-]+\.md\b[^()]*\)", "", text)
+    for pattern, words in WINDOWS_WORDS:
+        text = pattern.sub(words, text)
+    return text
 
 
 def inline(text):
@@ -58,7 +80,7 @@ def paragraph(lines):
     go on over one); code lines (marked with a NUL) as they are."""
     if lines and lines[0].startswith("\0"):
         return [x[1:] for x in lines]
-    return inline("\n".join(lines)).split("\n") if lines else []
+    return pages(inline("\n".join(lines))).split("\n") if lines else []
 
 
 def markdown(path, until):
@@ -121,6 +143,12 @@ def main():
         command = re.sub(r"^\d+-", "", name[:-4]).replace("_", " ")
         out += ["", command, "-" * len(command), ""]
         out += [open(os.path.join(helps, name), encoding="utf-8").read().rstrip("\n"), ""]
+    for d in docs:
+        path = d.partition(":")[0]
+        for line in open(path, encoding="utf-8"):
+            if line.startswith("# "):
+                TITLES[os.path.basename(path)] = inline(line[2:].strip())
+                break
     for d in docs:
         path, _, until = d.partition(":")
         out += ["", markdown(path, until), ""]

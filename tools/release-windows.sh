@@ -17,6 +17,10 @@ cd "$(dirname "$0")/.."
 . tools/lib.sh
 sh tools/install-deps.sh gcc-mingw-w64-x86-64 wine64 zip unzip python3
 b=build-release-win
+# meson's check of the cross compiler (at set-up, and when meson.build changes) runs a
+# program under Wine: in a Wine prefix of the build's own, never the builder's ~/.wine
+mkdir -p "$b"
+export WINEPREFIX="$PWD/$b/wine" WINEDEBUG=-all WINEDLLOVERRIDES=winemenubuilder.exe=d # nor its menus in ~/.local
 configure "$b" --cross-file cross/x86_64-w64-mingw32.ini -Dbuildtype=release -Dtests=false -Dwerror=true
 quietly meson compile -C "$b" smdmx:executable smd2dmx:executable dmx2smd:executable
 version=$(sed -n "s/^  version : '\(.*\)',$/\1/p" meson.build)
@@ -47,7 +51,8 @@ done
 python3 tools/manual_txt.py doc/windows-manual.txt "$helps" doc/usage.md doc/conversions.md doc/qc.md doc/conventions.md \
 	doc/limits.md:Hardening | sed 's/$/\r/' >"$stage/manual.txt"
 rm -rf "$helps"
-for bad in apt-get 'sh tools/' meson '](' '![' '```' 'man smd' '../shared'; do
+# nothing of a Linux set-up, no page the zip has not (.md), no POSIX signal's name
+for bad in apt-get 'sh tools/' meson '](' '![' '```' 'man smd' '../shared' '.md' SIGINT SIGTERM SIGHUP; do
 	if grep -qF -- "$bad" "$stage/manual.txt"; then
 		echo "$(basename "$0"): manual.txt holds '$bad', which is not for Windows users" >&2
 		exit 1
@@ -61,6 +66,23 @@ for good in 'smdmx preview' 'smdmx report' 'smdmx qc' '--report' '--bodygroup' '
 done
 sed 's/$/\r/' LICENSE >"$stage/LICENSE.txt"
 sh tests/imports.sh x86_64-w64-mingw32-objdump "$stage"/*.exe
+# each program carries its icon, manifest and version (Explorer's Properties, "Details"):
+# resources of types 3 and 14 (the icon), 16 (the version), 24 (the manifest), the version
+# and the program's own name in the version's strings (UTF-16)
+for p in smdmx smd2dmx dmx2smd; do
+	x86_64-w64-mingw32-objdump -p "$stage/$p.exe" | awk '/^The .rsrc Resource Directory/ { r = 1 }
+		r && /^[0-9a-f]+   Entry: ID: 0x0000(03|0e|10|18),/ { n++ } END { exit n == 4 ? 0 : 1 }' ||
+		{ echo "$(basename "$0"): $p.exe lacks its icon, version or manifest resource" >&2; exit 1; }
+	python3 - "$stage/$p.exe" "$p" "$version" <<-'EOF'
+		import sys
+		data = open(sys.argv[1], "rb").read()
+		for s in ("FileVersion", sys.argv[3], sys.argv[2] + ".exe"):
+		    if s.encode("utf-16le") not in data:
+		        sys.exit("%s: no '%s' in its version resource" % (sys.argv[1], s))
+		if b"longPathAware" not in data:
+		    sys.exit("%s: no manifest" % sys.argv[1])
+	EOF
+done
 # zip without time stamps' noise: the files' times set to the last commit's
 stamp=$(git log -1 --format=%cd --date=format:%Y%m%d%H%M.%S 2>/dev/null || date +%Y%m%d%H%M.%S)
 find "$stage" -exec touch -t "$stamp" {} +
@@ -79,7 +101,7 @@ for f in smdmx.exe smd2dmx.exe dmx2smd.exe README.txt manual.txt LICENSE.txt; do
 	fi
 done
 cp testdata/sample/arm.smd testdata/sample/arm.vta "$check/"
-export WINEPREFIX="$check/wine" WINEDEBUG=-all
+export WINEPREFIX="$check/wine" WINEDEBUG=-all WINEDLLOVERRIDES=winemenubuilder.exe=d
 # one Wine server for the three programs, as tools/test.sh starts it (left to itself, it
 # exits 3 s after a program, and one that starts as it goes can end with status 1)
 mkdir -p "$WINEPREFIX"
