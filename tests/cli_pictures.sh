@@ -233,6 +233,12 @@ report)
 		"$(slashed r.html | grep -c '"a":null,"va":null,"b":"b/extra.dmx","vb":null,"s":"only in B","k":"only"')|$(slashed r.html | grep -c 'b/extra.dmx: note: only in B: A has no model file at its place (its path below a, in any model format)')"
 	check "smdmx report: pictures in the page (7 models, 5 UV layouts), none beside it" "12|no" \
 		"$(grep -o '"data:image/png;base64,' r.html | wc -l | tr -d ' ')|$([ -e r_files ] && echo yes || echo no)"
+	# the command in its title, to paste into a shell: a path with a space quoted
+	mkdir "my a"
+	cp a/arm.smd "my a/"
+	"$smdmx" report "my a" a -o spaced.html -q 2>/dev/null
+	if [ -n "$windows" ]; then want='smdmx report &quot;my a&quot; a'; else want="smdmx report &#39;my a&#39; a"; fi
+	check "smdmx report: the title's command quotes a path with a space" 1 "$(grep -c "<p class=\"title\">$want</p>" spaced.html)"
 	check "smdmx report: a summary on top" 1 "$(grep -c '<p id="summary">4 rows: none failed, 0 with warnings, 1 different, 0 different as expected, 1 only in one tree, 2 equal</p>' r.html)"
 	# a file B holds unchanged (as smdmx qc copies what it does not convert) says so
 	mkdir ca cb

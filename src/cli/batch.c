@@ -111,7 +111,7 @@ static bool report_batch(const conv_opts *o, printer *p, const smdmx_batch *b)
 			if (!os_path_compare(w, j->output) || !strcasecmp(ext, "qc")) continue;
 			have_done(!strcasecmp(ext, "vta") ? report_vta(&r, 1, w) : report_clip(&r, 1, w));
 		}
-		if (i == 0) tb_puts(&title, j->inputs[0]);
+		if (i == 0) tb_shell_arg(&title, j->inputs[0]);
 	}
 	char more[64] = "";
 	if (b->job_count > 1) snprintf(more, sizeof(more), " and %zu more input%s", b->job_count - 1, b->job_count > 2 ? "s" : "");

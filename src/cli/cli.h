@@ -295,6 +295,10 @@ const char *engine_target_names(bool with_goldsrc);
 /* A path in a depfile as make and ninja read it: spaces, tabs, '#' and '\\' escaped, '$' doubled;
  * on Windows '\\' written as '/', which both read on every system. */
 void tb_dep_path(text_buf *b, const char *path);
+/* An argument of a command shown for pasting (a report's title): as it is, or quoted where
+ * the shell would split or read it otherwise ("C:\\My Mods\\a.smd" for cmd and PowerShell;
+ * '...' for a POSIX shell). */
+void tb_shell_arg(text_buf *b, const char *s);
 /* Writes b to path (all or nothing); false with why when it cannot. */
 bool depfile_write(const char *path, const text_buf *b, char *why, size_t why_size);
 

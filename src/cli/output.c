@@ -253,6 +253,27 @@ void tb_dep_path(text_buf *b, const char *s)
 	}
 }
 
+void tb_shell_arg(text_buf *b, const char *s)
+{
+	bool windows = os_windows_paths(), quote = !*s;
+	for (const char *p = s; *p && !quote; p++)
+		quote = strchr(windows ? " \t&()[]{}^=;!'+,`~%" : " \t&()[]{}^=;!'\"+,`~$*?<>|#\\", *p) != NULL;
+	if (!quote) {
+		tb_puts(b, s);
+	} else if (windows) { /* cmd and PowerShell: a Windows name holds no '"' */
+		tb_putc(b, '"');
+		tb_puts(b, s);
+		tb_putc(b, '"');
+	} else { /* a POSIX shell: within '', all but ' is itself */
+		tb_putc(b, '\'');
+		for (const char *p = s; *p; p++) {
+			if (*p == '\'') tb_puts(b, "'\\''");
+			else tb_putc(b, *p);
+		}
+		tb_putc(b, '\'');
+	}
+}
+
 bool depfile_write(const char *path, const text_buf *b, char *why, size_t why_size)
 {
 	if (b->failed) {

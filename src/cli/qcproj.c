@@ -305,7 +305,7 @@ static bool qc_report(const conv_opts *o, const smdmx_project_run *run, const sa
 		have_done(!said.failed && report_add(&r, q->path, there ? q->output : NULL, failed ? REPORT_FAILED : REPORT_CONVERTED,
 		                                     failed ? "failed" : "converted", said.text, warnings, errors));
 		free(said.text);
-		if (rows++ == 0) tb_puts(&title, q->path);
+		if (rows++ == 0) tb_shell_arg(&title, q->path);
 	}
 	char more[64] = "";
 	if (rows > 1) snprintf(more, sizeof(more), " and %zu more QC%s", rows - 1, rows > 2 ? "s" : "");

@@ -92,7 +92,13 @@ int cmd_report(int argc, char **argv)
 	if (!pairs) say("smdmx", "error", "%s", err.message);
 	bool ok = pairs != NULL;
 	report_page r = { .format = said_format };
-	char *title = xasprintf("smdmx report %s %s", dirs[0], dirs[1]);
+	text_buf tb = { 0 };
+	tb_puts(&tb, "smdmx report ");
+	tb_shell_arg(&tb, dirs[0]);
+	tb_putc(&tb, ' ');
+	tb_shell_arg(&tb, dirs[1]);
+	have_done(!tb.failed);
+	char *title = tb.text;
 	r.title = title;
 	for (size_t i = 0; ok && i < pairs->count; i++) {
 		const smdmx_tree_pair *p = &pairs->pairs[i];
