@@ -1746,6 +1746,28 @@ windows)
 		cp "$sample/arm.smd" "$tmp/y/arm.smd"
 		"$smd2dmx" -k "$tmp/x/Arm.smd" "$tmp/y/arm.smd" -d "$tmp/case" 2>"$tmp/err"
 		check "outputs that differ in case collide" "1 $tmp/x/Arm.smd: error: '$tmp/case/Arm.dmx' would also be written from '$tmp/y/arm.smd'" "$? $(head -n 1 "$tmp/err")"
+		# and in the case of a letter beyond ASCII, as NTFS folds it, --force or not
+		mkdir "$tmp/xu" "$tmp/yu"
+		cp "$sample/arm.smd" "$tmp/xu/Éclair.smd"
+		cp "$sample/arm.smd" "$tmp/yu/éclair.smd"
+		for f in "" -f; do
+			"$smd2dmx" -k $f "$tmp/xu/Éclair.smd" "$tmp/yu/éclair.smd" -d "$tmp/caseu" 2>"$tmp/err"
+			check "outputs that differ in the case of É collide ($f)" "1 $tmp/xu/Éclair.smd: error: '$tmp/caseu/Éclair.dmx' would also be written from '$tmp/yu/éclair.smd'|no" "$? $(head -n 1 "$tmp/err")|$([ -e "$tmp/caseu" ] && echo yes || echo no)"
+		done
+		# a QC naming a file in another case of a letter beyond ASCII: found, said once, one
+		# output named as the file, and the same files and messages at every -j
+		mkdir "$tmp/uq"
+		cp "$sample/arm.smd" "$tmp/uq/Éclair.smd"
+		cp "$sample/arm_wave.smd" "$tmp/uq/Модель.smd"
+		printf '$modelname "x.mdl"\n$body body "éCLAIR.smd"\n$sequence idle "Éclair.smd"\n$sequence walk "мОДЕЛЬ.smd"\n' >"$tmp/uq/m.qc"
+		for j in 1 2 8; do
+			"$smdmx" qc "$tmp/uq/m.qc" --to dmx -d "$tmp/uq_out$j" -j $j 2>"$tmp/err.$j"
+			echo "$?" >>"$tmp/err.$j"
+			(cd "$tmp/uq_out$j" && ls -a && cat m.qc) >"$tmp/files.$j"
+		done
+		check "a QC's name in another case of É and Cyrillic: one output each, the QC naming them as written" "0|1|. .. .smdmx-written m.qc Éclair.dmx Модель.dmx \$modelname \"x.mdl\" \$body body \"Éclair.dmx\" \$sequence idle \"Éclair.dmx\" \$sequence walk \"Модель.dmx\"" \
+			"$(tail -n 1 "$tmp/err.1")|$(grep -c 'when case is ignored (as Windows finds it).*(2 times)' "$tmp/err.1")|$(tr '\n' ' ' <"$tmp/files.1" | sed 's/ $//')"
+		check "the same at -j 1, 2 and 8" "same" "$(sed "s|uq_out[0-9]|uq_out|g" "$tmp/err.1" | cmp -s - "$tmp/err.2.n" 2>/dev/null; for j in 2 8; do sed "s|uq_out[0-9]|uq_out|g" "$tmp/err.$j" >"$tmp/err.$j.n"; done; sed "s|uq_out[0-9]|uq_out|g" "$tmp/err.1" >"$tmp/err.1.n"; cmp -s "$tmp/err.1.n" "$tmp/err.2.n" && cmp -s "$tmp/err.1.n" "$tmp/err.8.n" && cmp -s "$tmp/files.1" "$tmp/files.2" && cmp -s "$tmp/files.1" "$tmp/files.8" && echo same)"
 		# A path past the old 260-character limit
 		long="$tmp/$(printf 'a%.0s' $(seq 1 120))/$(printf 'b%.0s' $(seq 1 120))"
 		mkdir -p "$long"

@@ -395,6 +395,32 @@ static void test_path_roots(void **state)
 	expect_relative("C:/a/x.qc", "D:/a/y.smd", "D:/a/y.smd");
 }
 
+
+/* Names as the file system compares them (platform/os.h): a letter beyond ASCII and its
+ * capital are one where names ignore case (Windows), and in a QC's names everywhere. */
+static void test_names_fold(void **state)
+{
+	(void)state;
+	assert_true(os_same_name_nocase("\xc3\x89" "clair", 7, "\xc3\xa9" "CLAIR", 7));                     /* Éclair, éCLAIR */
+	assert_true(os_same_name_nocase("\xd0\x9c\xd0\xbe\xd0\xb4", 6, "\xd0\xbc\xd0\xbe\xd0\xb4", 6)); /* Мод, мод */
+	assert_false(os_same_name_nocase("\xc3\x9f", 2, "SS", 2));                                       /* ß is no SS */
+	assert_false(os_same_name_nocase("\xc3\xa9", 2, "e", 1));
+	assert_false(os_same_name_nocase("a\xff", 2, "A\xfe", 2)); /* bytes of no character: themselves */
+	char *k1 = os_path_key("Mods\\\xc3\x89" "clair.SMD"), *k2 = os_path_key("mods/\xc3\xa9" "CLAIR.smd");
+	assert_non_null(k1);
+	assert_non_null(k2);
+	if (os_names_ignore_case()) {
+		assert_string_equal(k1, k2);
+		assert_int_equal(os_path_compare("Mods\\\xc3\x89" "clair.SMD", "mods/\xc3\xa9" "CLAIR.smd"), 0);
+		assert_true(os_path_compare("a_b", "aZ") < 0); /* ASCII orders as its small letters */
+	} else {
+		assert_string_equal(k1, "Mods\\\xc3\x89" "clair.SMD");
+		assert_true(os_path_compare("\xc3\x89" "clair", "\xc3\xa9" "clair") != 0);
+	}
+	free(k1);
+	free(k2);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -406,6 +432,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_same_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
 		cmocka_unit_test(test_path_roots),
+		cmocka_unit_test(test_names_fold),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

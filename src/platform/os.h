@@ -106,9 +106,18 @@ bool os_remove(const char *path);
 bool os_is_separator(char c);
 /* The last separator of path, or NULL. */
 const char *os_last_separator(const char *path);
-/* Paths compared as the file system names them: case aside and '\\' as '/' where names
- * ignore case. */
+/* Paths compared as the file system names them: where names ignore case (Windows), two names
+ * are one when their letters' capitals are, over all of Unicode's Basic Multilingual Plane as
+ * NTFS folds them (os_upcase.h: "Éclair" and "éCLAIR", "Модель" and "модель"), and '\\' is
+ * '/'; elsewhere byte for byte. */
 int os_path_compare(const char *a, const char *b);
+/* The same rule as a key (malloc'd): two paths of one file as the file system names them give
+ * one key (letters as their capitals where names ignore case, '\\' as '/'; elsewhere the path
+ * as it is). NULL when out of memory. */
+char *os_path_key(const char *path);
+/* Whether two names are one ignoring case, whatever the system: the letters' capitals over the
+ * Basic Multilingual Plane (a QC's names, which studiomdl finds on Windows). */
+bool os_same_name_nocase(const char *a, size_t an, const char *b, size_t bn);
 /* The extension of path's file name without its dot ("" when none; a name that starts with
  * its only dot has none). */
 const char *os_path_extension(const char *path);

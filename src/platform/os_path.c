@@ -72,17 +72,104 @@ const char *os_last_separator(const char *path)
 	return last;
 }
 
+/* ---- names as a file system that ignores case compares them -------------------------------- */
+
+#include "os_upcase.h"
+
+/* The capital of code point c (os_upcase.h beyond ASCII), ASCII's letters as small ones, so
+ * that names order as they did when only ASCII was folded; equal for two letters exactly when
+ * their capitals are. */
+static uint32_t fold(uint32_t c)
+{
+	if (c < 0x80) return c >= 'A' && c <= 'Z' ? c + 32 : c;
+	if (c > 0xFFFF) return c;
+	size_t lo = 0, hi = sizeof(os_upcase) / sizeof(os_upcase[0]);
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (os_upcase[mid][0] < c) lo = mid + 1;
+		else hi = mid;
+	}
+	uint32_t u = lo < sizeof(os_upcase) / sizeof(os_upcase[0]) && os_upcase[lo][0] == c ? os_upcase[lo][1] : c;
+	return u >= 'A' && u <= 'Z' ? u + 32 : u;
+}
+
+/* The code point at s[*i] (of n bytes), *i moved past it; a byte that begins no character of
+ * UTF-8 is one of its own, above every code point (0x110000 + the byte). */
+static uint32_t next_char(const char *s, size_t n, size_t *i)
+{
+	const unsigned char *u = (const unsigned char *)s + *i;
+	size_t left = n - *i, len = u[0] < 0x80 ? 1 : (u[0] & 0xE0) == 0xC0 ? 2 : (u[0] & 0xF0) == 0xE0 ? 3 : (u[0] & 0xF8) == 0xF0 ? 4 : 0;
+	uint32_t c = len == 1 ? u[0] : len == 2 ? u[0] & 0x1Fu : len == 3 ? u[0] & 0x0Fu : u[0] & 0x07u;
+	bool ok = len && len <= left;
+	for (size_t k = 1; ok && k < len; k++) {
+		ok = (u[k] & 0xC0) == 0x80;
+		c = (c << 6) | (u[k] & 0x3Fu);
+	}
+	if (!ok) {
+		*i += 1;
+		return 0x110000u + u[0];
+	}
+	*i += len;
+	return c;
+}
+
+/* a[0, an) against b[0, bn), letters by their capitals; with seps, '\\' as '/'. */
+static int fold_compare(const char *a, size_t an, const char *b, size_t bn, bool seps)
+{
+	size_t i = 0, j = 0;
+	while (i < an && j < bn) {
+		uint32_t x = fold(next_char(a, an, &i)), y = fold(next_char(b, bn, &j));
+		if (seps && x == '\\') x = '/';
+		if (seps && y == '\\') y = '/';
+		if (x != y) return x < y ? -1 : 1;
+	}
+	return i < an ? 1 : j < bn ? -1 : 0;
+}
+
+bool os_same_name_nocase(const char *a, size_t an, const char *b, size_t bn)
+{
+	return fold_compare(a, an, b, bn, false) == 0;
+}
+
+char *os_path_key(const char *path)
+{
+	if (!os_names_ignore_case()) return os_strf("%s", path);
+	size_t n = strlen(path), i = 0, k = 0;
+	char *out = malloc(4 * n + 1);
+	if (!out) return NULL;
+	while (i < n) {
+		size_t at = i;
+		uint32_t c = next_char(path, n, &i);
+		if (c >= 0x110000u) { /* not UTF-8: the byte as it is */
+			out[k++] = path[at];
+			continue;
+		}
+		c = fold(c);
+		if (c == '\\') c = '/';
+		if (c < 0x80) {
+			out[k++] = (char)c;
+		} else if (c < 0x800) {
+			out[k++] = (char)(0xC0 | (c >> 6));
+			out[k++] = (char)(0x80 | (c & 0x3F));
+		} else if (c < 0x10000) {
+			out[k++] = (char)(0xE0 | (c >> 12));
+			out[k++] = (char)(0x80 | ((c >> 6) & 0x3F));
+			out[k++] = (char)(0x80 | (c & 0x3F));
+		} else {
+			out[k++] = (char)(0xF0 | (c >> 18));
+			out[k++] = (char)(0x80 | ((c >> 12) & 0x3F));
+			out[k++] = (char)(0x80 | ((c >> 6) & 0x3F));
+			out[k++] = (char)(0x80 | (c & 0x3F));
+		}
+	}
+	out[k] = 0;
+	return out;
+}
+
 int os_path_compare(const char *a, const char *b)
 {
 	if (!os_names_ignore_case()) return strcmp(a, b);
-	for (;; a++, b++) {
-		unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
-		if (x == '\\') x = '/';
-		if (y == '\\') y = '/';
-		if (x >= 'A' && x <= 'Z') x = (unsigned char)(x + 32);
-		if (y >= 'A' && y <= 'Z') y = (unsigned char)(y + 32);
-		if (x != y || !x) return x < y ? -1 : x > y;
-	}
+	return fold_compare(a, strlen(a), b, strlen(b), true);
 }
 
 const char *os_path_extension(const char *path)

@@ -67,9 +67,9 @@ static char *unique_dst(const project *p, char *dst, const char *src)
 	for (int round = 0; dst && round < 2; round++) {
 		bool clash = false;
 		for (size_t i = 0; i < p->task_count && !clash; i++)
-			clash = (p->tasks[i]->dst && !strcmp(p->tasks[i]->dst, dst)) || (p->tasks[i]->vta_dst && !strcmp(p->tasks[i]->vta_dst, dst));
+			clash = (p->tasks[i]->dst && !os_path_compare(p->tasks[i]->dst, dst)) || (p->tasks[i]->vta_dst && !os_path_compare(p->tasks[i]->vta_dst, dst));
 		for (size_t i = 0; i < p->qc->ref_count && !clash; i++)
-			clash = p->ref_out[i] && !strcmp(p->ref_out[i], dst) && strcmp(p->qc->refs[i].path, src);
+			clash = p->ref_out[i] && !os_path_compare(p->ref_out[i], dst) && strcmp(p->qc->refs[i].path, src);
 		if (!clash) return dst;
 		const char *ext = os_path_extension(dst), *oext = os_path_extension(src);
 		char *stem = pj_strdup(dst);
@@ -403,9 +403,26 @@ static char *task_key(const task *t)
 	return b.text;
 }
 
+/* The library's outputs by path as the file system names them (os_path_key: "Éclair.dmx" and
+ * "éclair.dmx" are one file on Windows, and one output here). */
+static uint32_t outs_get(const library *l, const char *path)
+{
+	char *k = pj_have(os_path_key(path));
+	uint32_t v = qp_str_get(&l->outs, k);
+	free(k);
+	return v;
+}
+
+static void outs_set(library *l, const char *path, uint32_t v)
+{
+	char *k = pj_have(os_path_key(path));
+	qp_str_set(&l->outs, k, v);
+	free(k);
+}
+
 static bool dst_taken(const library *l, const char *dst, const task *but)
 {
-	uint32_t g = qp_str_get(&l->outs, dst);
+	uint32_t g = outs_get(l, dst);
 	return g != SMDMX_NONE && l->tasks[g] != but;
 }
 
@@ -434,7 +451,7 @@ char *qp_other_name(library *l, const char *path, const char *qcpath, const task
 	char *stem = qp_stem_of(qcpath);
 	char *alt = named_dst_in(l, path, stem, t, qcpath);
 	free(stem);
-	qp_str_set(&l->outs, alt, index);
+	outs_set(l, alt, index);
 	return alt;
 }
 
@@ -487,16 +504,16 @@ void qp_join(library *l, project *p)
 		}
 		if (t->kind == TASK_COPY) {
 			/* a copy keeps its name: a conversion of another project that took it moves */
-			uint32_t g = qp_str_get(&l->outs, t->dst);
+			uint32_t g = outs_get(l, t->dst);
 			task *o = g != SMDMX_NONE ? l->tasks[g] : NULL;
-			if (o && o->kind != TASK_COPY && !strcmp(o->dst, t->dst)) {
+			if (o && o->kind != TASK_COPY && !os_path_compare(o->dst, t->dst)) {
 				char *ostem = qp_stem_of(o->proj->qcpath);
 				char *alt = named_dst(l, o->dst, ostem, o);
 				free(ostem);
 				if (!alt) break;
 				pj_add(&o->diag, o->src, 0, 0, "note", "'%s' is a file %s copies: written as '%s'", o->dst, p->qcpath, alt);
-				qp_str_set(&l->outs, o->dst, SMDMX_NONE);
-				qp_str_set(&l->outs, alt, g);
+				outs_set(l, o->dst, SMDMX_NONE);
+				outs_set(l, alt, g);
 				free(o->dst);
 				o->dst = alt;
 			}
@@ -532,8 +549,8 @@ void qp_join(library *l, project *p)
 		l->tasks[l->task_count++] = t;
 		p->tasks[i] = NULL;
 		qp_str_set(&l->keys, t->key, map[i]);
-		qp_str_set(&l->outs, t->dst, map[i]);
-		if (t->vta_dst) qp_str_set(&l->outs, t->vta_dst, map[i]);
+		outs_set(l, t->dst, map[i]);
+		if (t->vta_dst) outs_set(l, t->vta_dst, map[i]);
 	}
 	for (size_t i = 0; i < p->qc->ref_count; i++)
 		if (p->task_of[i] != SMDMX_NONE) p->task_of[i] = map[p->task_of[i]];

@@ -383,7 +383,7 @@ char *qp_new_name(const char *name, const char *src, const char *dst)
 			nstem = strlen(n); /* a dot in the name, no extension */
 		/* spelt otherwise than the file (found as Windows finds it, case ignored): the QC
 		 * written names the output as it is written, for systems that tell case */
-		if (nstem == dstem && !strncasecmp(n, base, dstem)) return pj_asprintf("%.*s%s", (int)dir, name, base);
+		if (os_same_name_nocase(n, nstem, base, dstem)) return pj_asprintf("%.*s%s", (int)dir, name, base);
 		return pj_asprintf("%.*s%.*s.%s", (int)dir, name, (int)nstem, n, os_path_extension(base));
 	}
 	return pj_asprintf("%.*s%s", (int)dir, name, base);

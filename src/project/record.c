@@ -59,9 +59,19 @@ static const char *below_outdir(const library *l, const char *path)
 	return !strncmp(path, l->outdir, n) && path[n] ? path + n : NULL;
 }
 
+/* The records by file, as the file system names it (os_path_key: one file in two cases on
+ * Windows is one record). */
+static uint32_t rec_get(const library *l, const char *rel)
+{
+	char *key = pj_have(os_path_key(rel));
+	uint32_t k = qp_str_get(&l->rec, key);
+	free(key);
+	return k;
+}
+
 static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, uint64_t size)
 {
-	uint32_t k = qp_str_get(&l->rec, rel);
+	uint32_t k = rec_get(l, rel);
 	if (k == SMDMX_NONE) {
 		struct qp_rec *grown = pj_realloc(l->recs, (l->rec_count + 1) * sizeof(*grown));
 		if (!grown) return; /* out of memory: said; the run stops */
@@ -70,7 +80,9 @@ static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, 
 		if (!path) return;
 		k = (uint32_t)l->rec_count++;
 		l->recs[k] = (struct qp_rec){ path, NULL, 0, 0 };
-		qp_str_set(&l->rec, rel, k);
+		char *key = pj_have(os_path_key(rel));
+		qp_str_set(&l->rec, key, k);
+		free(key);
 	}
 	free(l->recs[k].qc);
 	l->recs[k].qc = pj_strdup(qc);
@@ -119,11 +131,11 @@ void qp_record_load(library *l)
 bool qp_record_own(const library *l, const char *path, const char *qcpath)
 {
 	const char *rel = below_outdir(l, path);
-	uint32_t k = rel ? qp_str_get(&l->rec, rel) : SMDMX_NONE;
+	uint32_t k = rel ? rec_get(l, rel) : SMDMX_NONE;
 	if (k == SMDMX_NONE) return false;
 	const struct qp_rec *r = &l->recs[k];
 	char *qc = qc_key(l, qcpath);
-	bool same_qc = qc && r->qc && !strcmp(qc, r->qc);
+	bool same_qc = qc && r->qc && !os_path_compare(qc, r->qc);
 	free(qc);
 	uint64_t hash, size;
 	return same_qc && qp_file_hash(path, &hash, &size) && hash == r->hash && size == r->size;

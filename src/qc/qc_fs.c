@@ -63,8 +63,9 @@ static bool is_file(const char *path)
 	return os_stat_path(path, &st) && st.kind == OS_REGULAR;
 }
 
-/* The name as the folder holds it when it differs from want only in case: where the file
- * system ignores case, a name that opens need not be the name on the disk. */
+/* The name as the folder holds it when it differs from want only in case (any letter's, as
+ * os_same_name_nocase folds them; a spelling of another length in bytes is not looked for):
+ * where the file system ignores case, a name that opens need not be the name on the disk. */
 static void name_on_disk(const char *folder, char *want, size_t comp, bool *nocase)
 {
 	if (memchr(want, ':', comp)) return; /* a drive */
@@ -76,7 +77,7 @@ static void name_on_disk(const char *folder, char *want, size_t comp, bool *noca
 	while ((e = os_dir_next(d)) != NULL && !exact) {
 		if (strlen(e) != comp) continue;
 		if (!memcmp(e, want, comp)) exact = true;
-		else if (!other && sm_same_nocase_n(e, want, comp) && (other = malloc(comp + 1))) memcpy(other, e, comp + 1);
+		else if (!other && os_same_name_nocase(e, comp, want, comp) && (other = malloc(comp + 1))) memcpy(other, e, comp + 1);
 	}
 	os_dir_close(d);
 	if (!exact && other) {
@@ -137,7 +138,7 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 				if (d) {
 					const char *e;
 					while ((e = os_dir_next(d)) != NULL) {
-						if (strlen(e) == comp && sm_same_nocase_n(e, want, comp)) {
+						if (strlen(e) == comp && os_same_name_nocase(e, comp, want, comp)) {
 							memcpy(want, e, comp);
 							found = true;
 							*nocase = true;
