@@ -332,6 +332,40 @@ determinism)
 	"$dmx2smd" -r "$corpus" -d "$tmp/d2" -k -j2 -q 2>/dev/null
 	diff -r "$tmp/d1" "$tmp/d2" >/dev/null
 	check "dmx2smd -j1 and -j2 identical" 0 $?
+	# QC libraries: every name is the plan's, so -j 1, 2 and 8 write the same files with the
+	# same messages; and so when every output is already there with someone else's bytes
+	# (each output then takes a name of its own, reserved before any worker runs)
+	for lib in "$corpus/library/l4d2_modelsrc" "$corpus/qc"; do
+		name=$(basename "$lib")
+		for j in 1 2 8; do
+			"$smdmx" qc -r -k "$lib" --to dmx -d "$tmp/q$j/$name" -j $j 2>"$tmp/qe$j"
+			echo "exit $?" >>"$tmp/qe$j"
+			sed "s|$tmp/q$j/|OUT/|g" "$tmp/qe$j" >"$tmp/qe$j.n"
+		done
+		check "smdmx qc -r $name: -j 1, 2 and 8 write the same files" "same" \
+			"$(diff -r "$tmp/q1" "$tmp/q2" >/dev/null && diff -r "$tmp/q1" "$tmp/q8" >/dev/null && echo same)"
+		check "smdmx qc -r $name: and print the same messages" "same" \
+			"$(cmp -s "$tmp/qe1.n" "$tmp/qe2.n" && cmp -s "$tmp/qe1.n" "$tmp/qe8.n" && echo same)"
+		# someone's file at every output: a tree of the same names, other bytes, no record
+		rm -rf "$tmp/theirs"
+		(cd "$tmp/q1/$name" && find . -type f ! -name .smdmx-written) | while read -r f; do
+			mkdir -p "$(dirname "$tmp/theirs/$f")"
+			echo "someone's" >"$tmp/theirs/$f"
+		done
+		for j in 1 2 8; do
+			rm -rf "$tmp/r$j"
+			mkdir -p "$tmp/r$j"
+			cp -r "$tmp/theirs" "$tmp/r$j/$name"
+			"$smdmx" qc -r -k "$lib" --to dmx -d "$tmp/r$j/$name" -j $j 2>"$tmp/re$j"
+			echo "exit $?" >>"$tmp/re$j"
+			sed "s|$tmp/r$j/|OUT/|g" "$tmp/re$j" >"$tmp/re$j.n"
+		done
+		check "smdmx qc -r $name over someone's files: outputs of their own names" "yes" \
+			"$([ "$(grep -c 'a file with other bytes is there' "$tmp/re1")" -gt 2 ] && echo yes)"
+		check "smdmx qc -r $name over someone's files: the same at -j 1, 2 and 8" "same" \
+			"$(diff -r "$tmp/r1" "$tmp/r2" >/dev/null && diff -r "$tmp/r1" "$tmp/r8" >/dev/null && cmp -s "$tmp/re1.n" "$tmp/re2.n" && cmp -s "$tmp/re1.n" "$tmp/re8.n" && echo same)"
+		rm -rf "$tmp/q1" "$tmp/q2" "$tmp/q8" "$tmp/r1" "$tmp/r2" "$tmp/r8"
+	done
 	;;
 
 threads)

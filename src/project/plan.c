@@ -40,6 +40,8 @@ void qp_task_free(task *t)
 	free(t->dst);
 	free(t->key);
 	free(t->vta_dst);
+	free(t->other_dst);
+	free(t->other_vta);
 	smdmx_qc_text_free(t->model_lines);
 	smdmx_qc_text_free(t->att_lines);
 	pj_msgs_free(&t->diag);

@@ -505,6 +505,7 @@ static void run_tasks(library *lib)
 	o->dmx_read.threads = o->smd_write.threads = o->dmx_write.threads = o->smd_read.threads;
 	lib->lock = pj_have(os_mutex_create());
 	if (!lib->lock) return;
+	qp_reserve_other_names(lib);
 	os_thread *th[SMDMX_PROJECT_JOBS_MAX];
 	unsigned started = 0;
 	for (unsigned i = 1; i < workers; i++)

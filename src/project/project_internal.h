@@ -162,6 +162,9 @@ typedef struct task {
 	                                  also for a $body's or $bodygroup's model) */
 	bool has_vta;
 	char *vta_dst;
+	/* the names reserved before any worker runs for dst and vta_dst where a file this QC did
+	 * not write stands (qp_reserve_other_names), taken when its bytes differ from the output's */
+	char *other_dst, *other_vta;
 	pj_msgs diag;
 	int status;
 	bool copied;         /* -k: it failed, and its source was copied unchanged (the QC names the copy) */
@@ -281,6 +284,10 @@ void qp_record_free(library *l);
 const char *qp_copy_into(pj_outputs *set, const char *src, const char *dst, char *const *ins, size_t ins_count, bool allow,
                          char *why, size_t why_size);
 void qp_worker(void *arg);
+/* Before any worker runs, in task order: a name of its own for each output a file stands at
+ * that is not this QC's own earlier output (and no --force or -u replaces it), so that the
+ * names are the plan's, the same at every -j. */
+void qp_reserve_other_names(library *l);
 /* After the run: a task whose files hold the very bytes another task's of the same file do
  * names that one's instead, its own removed, said: one file made one way is written once,
  * where the plan's keys told two ways apart that came to one. */

@@ -308,9 +308,11 @@ static void take_other_names(task *t, uint32_t index)
 			continue;
 		}
 		/* under the lock: the library's outputs, and this task's names, which another worker's
-		 * copied_by_another reads */
+		 * copied_by_another reads. The name is the one the plan reserved (the same at every
+		 * -j); an output of no reserved name (none planned) takes one now. */
 		os_mutex_lock(l->lock);
-		char *alt = qp_other_name(l, path, t->proj->qcpath, t, index);
+		const char *reserved = t->dst && !strcmp(path, t->dst) ? t->other_dst : t->vta_dst && !strcmp(path, t->vta_dst) ? t->other_vta : NULL;
+		char *alt = reserved ? pj_strdup(reserved) : qp_other_name(l, path, t->proj->qcpath, t, index);
 		if (!alt) { /* out of memory: the task fails */
 			os_mutex_unlock(l->lock);
 			return;
@@ -348,6 +350,27 @@ static void take_other_names(task *t, uint32_t index)
 		smdmx_output_set_replace(out, qp_record_own(l, alt, t->proj->qcpath));
 		if (!smdmx_output_rename(out, alt)) pj_have(NULL);
 		free(alt);
+	}
+}
+
+void qp_reserve_other_names(library *l)
+{
+	if (l->o->force) return;
+	for (size_t i = 0; i < l->task_count && !pj_oom_seen; i++) {
+		task *t = l->tasks[i];
+		if (t->up_to_date || t->replace) continue;
+		const char *paths[2] = { t->dst, t->vta_dst };
+		char **into[2] = { &t->other_dst, &t->other_vta };
+		for (int k = 0; k < 2; k++) {
+			os_stat st;
+			if (!paths[k] || !os_stat_path(paths[k], &st) || st.kind != OS_REGULAR || qp_record_own(l, paths[k], t->proj->qcpath))
+				continue;
+			*into[k] = qp_other_name(l, paths[k], t->proj->qcpath, t, (uint32_t)i);
+		}
+	}
+	if (pj_oom_seen) { /* said to the run: it stops before any task */
+		pj_oom_seen = false;
+		l->stop = l->oom = true;
 	}
 }
 
