@@ -335,7 +335,10 @@ determinism)
 	# QC libraries: every name is the plan's, so -j 1, 2 and 8 write the same files with the
 	# same messages; and so when every output is already there with someone else's bytes
 	# (each output then takes a name of its own, reserved before any worker runs)
-	for lib in "$corpus/library/l4d2_modelsrc" "$corpus/qc"; do
+	# (under the sanitizers, which sample the corpus, the corpus's QCs alone)
+	libs="$corpus/library/l4d2_modelsrc $corpus/qc"
+	[ -n "${SMDMX_CORPUS_SAMPLE:-}" ] && libs="$corpus/qc"
+	for lib in $libs; do
 		name=$(basename "$lib")
 		for j in 1 2 8; do
 			"$smdmx" qc -r -k "$lib" --to dmx -d "$tmp/q$j/$name" -j $j 2>"$tmp/qe$j"
