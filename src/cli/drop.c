@@ -133,25 +133,46 @@ static bool holds_qc(const char *dir)
 	return n > 0;
 }
 
-/* What a dropped folder of QCs becomes: SMD when every model file its QCs name is a DMX. */
-static const char *library_to(const char *dir)
+static int by_file_id(const void *a, const void *b)
 {
-	char **paths = NULL;
-	size_t n = 0;
-	smdmx_error e;
-	smdmx_project_files(dir, &paths, &n, &e);
-	bool dmx = n == 0;
-	for (size_t i = 0; i < n && !dmx; i++) dmx = !strcmp(project_to(paths[i]), "dmx");
-	smdmx_project_files_free(paths);
-	return dmx ? "dmx" : "smd";
+	const os_file_id *x = a, *y = b;
+	if (x->device != y->device) return x->device < y->device ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
 }
 
 /* A dropped folder that holds QCs: a library of projects (smdmx qc -r), into a folder beside
- * it named after it (C:\Mods\heroes into C:\Mods\heroes_dmx), -v -k as a drop converts. The
- * model files no QC names are not converted: said, with their count. */
+ * it named after it (C:\Mods\heroes into C:\Mods\heroes_dmx), in SMD when every model file
+ * its QCs name is a DMX, else DMX; -v -k as a drop converts. The model files no QC names are
+ * not converted: said, with their count (each QC read once, the files compared by identity). */
 static int convert_library(const char *dir)
 {
-	const char *to = library_to(dir);
+	char **qcs = NULL, **models = NULL;
+	size_t nq = 0, nm = 0, loose = 0, ni = 0;
+	smdmx_error e;
+	smdmx_project_files(dir, &qcs, &nq, &e);
+	if (!qcs && e.code == SMDMX_ERROR_OUT_OF_MEMORY) have(NULL);
+	bool smd = nq > 0;
+	os_file_id *named = NULL;
+	size_t cap = 0;
+	for (size_t q = 0; q < nq; q++) {
+		smdmx_qc_read_options ro = { .keep_going = true };
+		smdmx_qc *qc = smdmx_qc_read_file(qcs[q], &ro, &e, NULL);
+		bool any = false, all_dmx = true;
+		for (size_t r = 0; qc && r < qc->ref_count; r++) {
+			const smdmx_qc_ref *ref = &qc->refs[r];
+			if (ref->kind != SMDMX_QC_REF_OTHER) {
+				any = true;
+				all_dmx = all_dmx && has_extension(ref->path ? ref->path : ref->name, "dmx");
+			}
+			if (!ref->found) continue;
+			if (ni == cap) named = have(realloc(named, (cap = cap ? 2 * cap : 64) * sizeof(*named)));
+			if (os_file_id_of(ref->path, &named[ni])) ni++;
+		}
+		smd = smd && qc && any && all_dmx; /* as project_to decides for one QC */
+		smdmx_qc_free(qc);
+	}
+	smdmx_project_files_free(qcs);
+	const char *to = smd ? "smd" : "dmx";
 	size_t n = strlen(dir);
 	while (n > 1 && os_is_separator(dir[n - 1])) n--;
 	char *out = xasprintf("%.*s_%s", (int)n, dir, to);
@@ -160,31 +181,16 @@ static int convert_library(const char *dir)
 	          dir, out);
 	int rc = cmd_qc(8, args);
 	/* the model files below it that no QC names */
-	char **models = NULL, **qcs = NULL;
-	size_t nm = 0, nq = 0, loose = 0;
-	smdmx_error e;
+	if (named) qsort(named, ni, sizeof(*named), by_file_id);
 	if (files_below(TOOL, NAME, dir, &models, &nm)) {
-		smdmx_project_files(dir, &qcs, &nq, &e);
-		smdmx_qc **read = have(calloc(nq + 1, sizeof(*read)));
-		size_t nr = 0;
-		for (size_t q = 0; q < nq; q++) {
-			smdmx_qc_read_options ro = { .keep_going = true };
-			read[nr] = smdmx_qc_read_file(qcs[q], &ro, &e, NULL);
-			if (read[nr]) nr++;
-		}
 		for (size_t m = 0; m < nm; m++) {
-			bool named = false;
-			for (size_t q = 0; q < nr && !named; q++)
-				for (size_t r = 0; r < read[q]->ref_count && !named; r++)
-					named = read[q]->refs[r].found && os_same_file(read[q]->refs[r].path, models[m]);
-			loose += !named;
+			os_file_id id;
+			loose += !os_file_id_of(models[m], &id) || !named || !bsearch(&id, named, ni, sizeof(*named), by_file_id);
+			free(models[m]);
 		}
-		for (size_t q = 0; q < nr; q++) smdmx_qc_free(read[q]);
-		free(read);
-		smdmx_project_files_free(qcs);
-		for (size_t m = 0; m < nm; m++) free(models[m]);
 		free(models);
 	}
+	free(named);
 	if (loose == 1)
 		os_printf(stderr, "%s: note: 1 model file in '%s' is named by no QC and was not converted: drop it on %s by itself "
 		          "to convert it\n", NAME, dir, NAME);
