@@ -302,8 +302,11 @@ static void take_other_names(task *t, uint32_t index)
 		pj_output *out = pj_outputs_item(&t->outs, k);
 		const char *path = smdmx_output_path(out);
 		if (!pj_output_clashes(out)) continue;
-		/* this QC's own output, as an earlier run wrote it: replaced */
-		if (qp_record_own(l, path, t->proj->qcpath)) {
+		/* the name the plan reserved: the file there is not this QC's (qp_reserve_other_names
+		 * read the record, and hashed the file, once) */
+		const char *reserved = t->dst && !strcmp(path, t->dst) ? t->other_dst : t->vta_dst && !strcmp(path, t->vta_dst) ? t->other_vta : NULL;
+		/* else, this QC's own output, as an earlier run wrote it: replaced */
+		if (!reserved && qp_record_own(l, path, t->proj->qcpath)) {
 			smdmx_output_set_replace(out, true);
 			continue;
 		}
@@ -311,7 +314,6 @@ static void take_other_names(task *t, uint32_t index)
 		 * copied_by_another reads. The name is the one the plan reserved (the same at every
 		 * -j); an output of no reserved name (none planned) takes one now. */
 		os_mutex_lock(l->lock);
-		const char *reserved = t->dst && !strcmp(path, t->dst) ? t->other_dst : t->vta_dst && !strcmp(path, t->vta_dst) ? t->other_vta : NULL;
 		char *alt = reserved ? pj_strdup(reserved) : qp_other_name(l, path, t->proj->qcpath, t, index);
 		if (!alt) { /* out of memory: the task fails */
 			os_mutex_unlock(l->lock);
