@@ -13,9 +13,10 @@ static const double PI = 3.14159265358979323846;
 
 void smdmx_euler_to_quat(const double e[3], double q[4])
 {
-	double sx = sm_sin(e[0] * 0.5), cx = sm_cos(e[0] * 0.5);
-	double sy = sm_sin(e[1] * 0.5), cy = sm_cos(e[1] * 0.5);
-	double sz = sm_sin(e[2] * 0.5), cz = sm_cos(e[2] * 0.5);
+	double sx, cx, sy, cy, sz, cz;
+	sm_sincos(e[0] * 0.5, &sx, &cx);
+	sm_sincos(e[1] * 0.5, &sy, &cy);
+	sm_sincos(e[2] * 0.5, &sz, &cz);
 	/* q = qz * qy * qx */
 	q[0] = sx * cy * cz - cx * sy * sz;
 	q[1] = cx * sy * cz + sx * cy * sz;
@@ -45,9 +46,10 @@ void smdmx_quat_to_matrix(const double q[4], double m[3][3])
 
 void smdmx_euler_to_matrix(const double e[3], double m[3][3])
 {
-	double sx = sm_sin(e[0]), cx = sm_cos(e[0]);
-	double sy = sm_sin(e[1]), cy = sm_cos(e[1]);
-	double sz = sm_sin(e[2]), cz = sm_cos(e[2]);
+	double sx, cx, sy, cy, sz, cz;
+	sm_sincos(e[0], &sx, &cx);
+	sm_sincos(e[1], &sy, &cy);
+	sm_sincos(e[2], &sz, &cz);
 	m[0][0] = cy * cz;
 	m[0][1] = sx * sy * cz - cx * sz;
 	m[0][2] = cx * sy * cz + sx * sz;
@@ -85,7 +87,9 @@ void smdmx_quat_to_euler(const double q[4], const double *near, double e[3])
 		e[2] = wrap_pi(sm_atan2(m[1][0], m[0][0]));
 		/* rx from the residual Rx = (Rz * Ry)^T * M: its entries are O(1), so rx stays
 		 * accurate near the poles where m21 and m22 both vanish. */
-		double sy = sm_sin(y), cyy = sm_cos(y), sz = sm_sin(e[2]), cz = sm_cos(e[2]);
+		double sy, cyy, sz, cz;
+		sm_sincos(y, &sy, &cyy);
+		sm_sincos(e[2], &sz, &cz);
 		/* rows 1 and 2 of (Rz Ry)^T are (-sz, cz, 0) and (sy cz, sy sz, cy) */
 		double a21 = sy * cz * m[0][1] + sy * sz * m[1][1] + cyy * m[2][1];
 		double a11 = -sz * m[0][1] + cz * m[1][1];

@@ -24,27 +24,25 @@ static const double PIO2_3 = 2.02226624871116645580e-21;
 static const double PI = 3.14159265358979311600e+00, PI_LO = 1.22464679914735317723e-16; /* pi = PI + PI_LO */
 static const double PI_2 = 1.57079632679489655800e+00, PI_2_LO = 6.12323399573676588613e-17;
 
-/* sin and cos of r, |r| <= pi/4: their Taylor series to the term below half a unit of
- * double (r^21/21! < 2^-66 there), by Horner's rule from the smallest term up. Each n! is a
- * double exactly, and each coefficient its one rounding (done by the compiler). */
-static const double SIN_C[10] = { -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800, 1.0 / 6227020800.0,
-	                          -1.0 / 1307674368000.0, 1.0 / 355687428096000.0, -1.0 / 121645100408832000.0,
-	                          1.0 / 51090942171709440000.0 };
-static const double COS_C[10] = { 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800, 1.0 / 479001600, -1.0 / 87178291200.0,
-	                          1.0 / 20922789888000.0, -1.0 / 6402373705728000.0, 1.0 / 2432902008176640000.0,
-	                          -1.0 / 1124000727777607680000.0 };
+/* sin and cos of r, |r| <= pi/4 (about): polynomials of degree 13 and 14 whose coefficients
+ * are the minimax ones for that interval (to within 2^-58 of sin and cos there; the same
+ * numbers as in Sun's fdlibm, a fact of the functions), by Horner's rule. */
+static const double SIN_C[6] = { -1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04,
+	                         2.75573137070700676789e-06,  -2.50507602534068634195e-08, 1.58969099521155010221e-10 };
+static const double COS_C[6] = { 4.16666666666666019037e-02,  -1.38888888888741095749e-03, 2.48015872894767294178e-05,
+	                         -2.75573143513906633035e-07, 2.08757232129817482790e-09,  -1.13596475577881948265e-11 };
 
 static double sin_kernel(double r)
 {
-	double s = r * r, p = SIN_C[9];
-	for (int i = 8; i >= 0; i--) p = SIN_C[i] + s * p;
+	double s = r * r;
+	double p = SIN_C[0] + s * (SIN_C[1] + s * (SIN_C[2] + s * (SIN_C[3] + s * (SIN_C[4] + s * SIN_C[5]))));
 	return r + r * s * p;
 }
 
 static double cos_kernel(double r)
 {
-	double s = r * r, p = COS_C[9];
-	for (int i = 8; i >= 0; i--) p = COS_C[i] + s * p;
+	double s = r * r;
+	double p = COS_C[0] + s * (COS_C[1] + s * (COS_C[2] + s * (COS_C[3] + s * (COS_C[4] + s * COS_C[5]))));
 	return (1 - 0.5 * s) + s * s * p;
 }
 
@@ -76,6 +74,27 @@ double sm_sin(double x)
 	}
 }
 
+void sm_sincos(double x, double *s, double *c)
+{
+	if (isnan(x) || isinf(x)) {
+		*s = *c = x - x;
+		return;
+	}
+	if (x == 0) { /* -0 stays -0 */
+		*s = x;
+		*c = 1;
+		return;
+	}
+	int q;
+	double r = reduce(x, &q), sr = sin_kernel(r), cr = cos_kernel(r);
+	switch (q) {
+	case 0: *s = sr, *c = cr; break;
+	case 1: *s = cr, *c = -sr; break;
+	case 2: *s = -sr, *c = -cr; break;
+	default: *s = -cr, *c = sr; break;
+	}
+}
+
 double sm_cos(double x)
 {
 	if (isnan(x) || isinf(x)) return x - x;
@@ -91,12 +110,14 @@ double sm_cos(double x)
 
 /* atan of a, 0 <= a <= 1: near 1/2 and 1 by atan a = atan c + atan((a - c) / (1 + a c)), whose
  * numerator is exact there (c = 1/2: (2a - 1) / (2 + a); c = 1: (a - 1) / (a + 1)), then
- * the series t - t^3/3 + t^5/5 ... (|t| <= 7/16: to t^49 reaches below half a unit). */
+ * t + t^3 p(t^2), p of the minimax polynomial of degree 23 for atan on |t| <= 7/16 (the
+ * same numbers as fdlibm's). */
 static double atan_01(double a)
 {
-	static const double C[24] = { -1.0 / 3,  1.0 / 5,  -1.0 / 7,  1.0 / 9,  -1.0 / 11, 1.0 / 13, -1.0 / 15, 1.0 / 17,
-		                      -1.0 / 19, 1.0 / 21, -1.0 / 23, 1.0 / 25, -1.0 / 27, 1.0 / 29, -1.0 / 31, 1.0 / 33,
-		                      -1.0 / 35, 1.0 / 37, -1.0 / 39, 1.0 / 41, -1.0 / 43, 1.0 / 45, -1.0 / 47, 1.0 / 49 };
+	static const double C[11] = { -3.33333333333329318027e-01, 1.99999999998764832476e-01, -1.42857142725034663711e-01,
+		                      1.11111104054623557880e-01,  -9.09088713343650656196e-02, 7.69187620504482999495e-02,
+		                      -6.66107313738753120669e-02, 5.83357013379057348645e-02, -4.97687799461593236017e-02,
+		                      3.65315727442169155270e-02,  -1.62858201153657823623e-02 };
 	/* atan(1/2) and atan(1) = pi/4, each as a double and the rest */
 	static const double HI[2] = { 4.63647609000806093515e-01, 7.85398163397448278999e-01 };
 	static const double LO[2] = { 2.26987774529616870924e-17, 3.06161699786838301793e-17 };
@@ -108,8 +129,8 @@ static double atan_01(double a)
 		a = (2 * a - 1) / (2 + a);
 		k = 0;
 	}
-	double s = a * a, p = C[23];
-	for (int i = 22; i >= 0; i--) p = C[i] + s * p;
+	double s = a * a, p = C[10];
+	for (int i = 9; i >= 0; i--) p = C[i] + s * p;
 	double series = a * s * p;
 	if (k < 0) return a + series;
 	return HI[k] + ((LO[k] + series) + a);

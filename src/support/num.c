@@ -487,6 +487,10 @@ static size_t place_digits(uint64_t n, int p, int e10, bool neg, char *out)
 
 static double pow10_any(int e)
 {
+	/* the exact powers inline (this is the printer's hot path); sm_pow10i beyond, the same
+	 * bits everywhere */
+	if (e >= 0 && e <= 22) return sm_pow10_exact[e];
+	if (e < 0 && e >= -22) return 1.0 / sm_pow10_exact[-e];
 	return sm_pow10i(e);
 }
 

@@ -153,6 +153,8 @@ size_t sm_format_int(int64_t v, char *out);
  * 2 units in the last place. */
 double sm_sin(double x);
 double sm_cos(double x);
+/* sm_sin and sm_cos of x at once, the same bits, x reduced once. */
+void sm_sincos(double x, double *s, double *c);
 double sm_atan2(double y, double x);
 double sm_acos(double x);
 double sm_hypot(double a, double b);
