@@ -8,6 +8,7 @@
 
 #include "../src/dmx/dm_internal.h" /* first: util.h's threads helpers need it */
 #include "../src/dmx/kv2_read.h" /* sm_kv2_part_min */
+#include "../src/support/sha1.h"
 #include "util.h"
 
 static smdmx_dm *read_ok(const char *rel)

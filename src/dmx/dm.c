@@ -7,6 +7,7 @@
 
 #include "dmx/dm_internal.h"
 #include "dmx/dm_build.h"
+#include "support/sha1.h"
 
 /* ---- types ----------------------------------------------------------------------------- */
 
@@ -115,88 +116,6 @@ bool smdmx_dm_id_from_text(const char *text, size_t len, uint8_t id[16])
 	return true;
 }
 
-/* SHA-1 (FIPS 180-4), only for name-based UUIDs. */
-typedef struct sha1 {
-	uint32_t h[5];
-	uint8_t block[64];
-	size_t used;
-	uint64_t bytes;
-} sha1;
-
-static uint32_t rol(uint32_t x, int n)
-{
-	return (x << n) | (x >> (32 - n));
-}
-
-static void sha1_block(sha1 *s, const uint8_t *b)
-{
-	uint32_t w[80];
-	for (int i = 0; i < 16; i++) w[i] = (uint32_t)b[4 * i] << 24 | (uint32_t)b[4 * i + 1] << 16 | (uint32_t)b[4 * i + 2] << 8 | b[4 * i + 3];
-	for (int i = 16; i < 80; i++) w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-	uint32_t a = s->h[0], bb = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
-	for (int i = 0; i < 80; i++) {
-		uint32_t f, k;
-		if (i < 20) f = (bb & c) | (~bb & d), k = 0x5A827999u;
-		else if (i < 40) f = bb ^ c ^ d, k = 0x6ED9EBA1u;
-		else if (i < 60) f = (bb & c) | (bb & d) | (c & d), k = 0x8F1BBCDCu;
-		else f = bb ^ c ^ d, k = 0xCA62C1D6u;
-		uint32_t t = rol(a, 5) + f + e + k + w[i];
-		e = d;
-		d = c;
-		c = rol(bb, 30);
-		bb = a;
-		a = t;
-	}
-	s->h[0] += a;
-	s->h[1] += bb;
-	s->h[2] += c;
-	s->h[3] += d;
-	s->h[4] += e;
-}
-
-static void sha1_init(sha1 *s)
-{
-	static const uint32_t h0[5] = { 0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u };
-	memcpy(s->h, h0, sizeof(h0));
-	s->used = 0;
-	s->bytes = 0;
-}
-
-static void sha1_update(sha1 *s, const void *data, size_t n)
-{
-	const uint8_t *p = data;
-	s->bytes += n;
-	while (n) {
-		size_t k = 64 - s->used < n ? 64 - s->used : n;
-		memcpy(s->block + s->used, p, k);
-		s->used += k;
-		p += k;
-		n -= k;
-		if (s->used == 64) {
-			sha1_block(s, s->block);
-			s->used = 0;
-		}
-	}
-}
-
-static void sha1_final(sha1 *s, uint8_t out[20])
-{
-	uint64_t bits = s->bytes * 8;
-	uint8_t pad = 0x80;
-	sha1_update(s, &pad, 1);
-	pad = 0;
-	while (s->used != 56) sha1_update(s, &pad, 1);
-	uint8_t len[8];
-	for (int i = 0; i < 8; i++) len[i] = (uint8_t)(bits >> (56 - 8 * i));
-	sha1_update(s, len, 8);
-	for (int i = 0; i < 5; i++) {
-		out[4 * i] = (uint8_t)(s->h[i] >> 24);
-		out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
-		out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
-		out[4 * i + 3] = (uint8_t)s->h[i];
-	}
-}
-
 /* smdmx's namespace for name-based element ids. */
 static const uint8_t id_namespace[16] = { 0x7a, 0x3d, 0x51, 0x0e, 0x9c, 0x42, 0x4b, 0x8f,
 	                                      0xa1, 0x6e, 0x35, 0xd2, 0x0b, 0x77, 0xc4, 0x19 };
@@ -204,24 +123,17 @@ static const uint8_t id_namespace[16] = { 0x7a, 0x3d, 0x51, 0x0e, 0x9c, 0x42, 0x
 /* RFC 4122 version 5 UUID of a description made of parts. */
 static void uuid5(const void *const *parts, const size_t *sizes, size_t n, uint8_t out[16])
 {
-	sha1 s;
+	sm_sha1_ctx s;
 	uint8_t digest[20];
-	sha1_init(&s);
-	sha1_update(&s, id_namespace, 16);
-	for (size_t i = 0; i < n; i++) sha1_update(&s, parts[i], sizes[i]);
-	sha1_final(&s, digest);
+	sm_sha1_init(&s);
+	sm_sha1_update(&s, id_namespace, 16);
+	for (size_t i = 0; i < n; i++) sm_sha1_update(&s, parts[i], sizes[i]);
+	sm_sha1_final(&s, digest);
 	memcpy(out, digest, 16);
 	out[6] = (uint8_t)((out[6] & 0x0f) | 0x50);
 	out[8] = (uint8_t)((out[8] & 0x3f) | 0x80);
 }
 
-void sm_sha1(const void *data, size_t n, uint8_t out[20])
-{
-	sha1 s;
-	sha1_init(&s);
-	sha1_update(&s, data, n);
-	sha1_final(&s, out);
-}
 
 /* ---- the datamodel ------------------------------------------------------------------------ */
 

@@ -58,8 +58,6 @@ SM_NODISCARD bool sm_dmxb_write(smdmx_dm *dm, bool seqids, int version, const ch
 smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error,
                       smdmx_warnings *warnings, bool mapped);
 
-void sm_sha1(const void *data, size_t n, uint8_t out[20]);
-
 /* Item i of two attributes of one type (scalars are item 0) holds the same value: floats
  * equal as float32 values, references by their targets' ids, quaternions as rotations within
  * rot_tol when it is above 0. */
