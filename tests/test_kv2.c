@@ -382,6 +382,50 @@ static void test_writer_layout(void **state)
 	free(s.data);
 }
 
+/* SHA-1, which makes element ids: FIPS 180's examples (one block, none, two blocks, a
+ * million bytes fed in uneven pieces), and the processor's instructions (where it has them)
+ * against the portable compression over the same blocks. */
+static void test_sha1(void **state)
+{
+	(void)state;
+	uint8_t d[20];
+	sm_sha1("abc", 3, d);
+	assert_memory_equal(d, "\xa9\x99\x3e\x36\x47\x06\x81\x6a\xba\x3e\x25\x71\x78\x50\xc2\x6c\x9c\xd0\xd8\x9d", 20);
+	sm_sha1("", 0, d);
+	assert_memory_equal(d, "\xda\x39\xa3\xee\x5e\x6b\x4b\x0d\x32\x55\xbf\xef\x95\x60\x18\x90\xaf\xd8\x07\x09", 20);
+	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"; /* 56 bytes: padding in a block of its own */
+	sm_sha1(two, strlen(two), d);
+	assert_memory_equal(d, "\x84\x98\x3e\x44\x1c\x3b\xd2\x6e\xba\xae\x4a\xa1\xf9\x51\x29\xe5\xe5\x46\x70\xf1", 20);
+	static char million[1000000];
+	memset(million, 'a', sizeof(million));
+	sm_sha1_ctx s;
+	sm_sha1_init(&s);
+	for (size_t at = 0, k = 1; at < sizeof(million); at += k, k = k * 7 % 997 + 1)
+		sm_sha1_update(&s, million + at, k < sizeof(million) - at ? k : sizeof(million) - at);
+	sm_sha1_final(&s, d);
+	assert_memory_equal(d, "\x34\xaa\x97\x3c\xd4\xc4\xda\xa4\xf6\x1e\xeb\x2b\xdb\xad\x27\x31\x65\x34\x01\x6f", 20);
+	/* "abc" padded by hand, through the portable compression alone */
+	uint8_t block[64] = { 'a', 'b', 'c', 0x80 };
+	block[63] = 24;
+	uint32_t h[5] = { 0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u };
+	sm_sha1_blocks_portable(h, block, 1);
+	assert_int_equal(h[0], 0xa9993e36u);
+	assert_int_equal(h[4], 0x9cd0d89du);
+	/* both compressions over 1 to 9 blocks of varied bytes */
+	uint8_t data[9 * 64];
+	for (size_t i = 0; i < sizeof(data); i++) data[i] = (uint8_t)(i * 151 + (i >> 3) * 7);
+	for (size_t n = 1; n <= 9; n++) {
+		uint32_t a[5] = { 1, 2, 3, 4, 5 }, b[5] = { 1, 2, 3, 4, 5 };
+		sm_sha1_blocks_portable(a, data, n);
+		if (!sm_sha1_blocks_x86(b, data, n)) {
+			assert_false(sm_sha1_has_x86());
+			continue;
+		}
+		assert_memory_equal(a, b, sizeof(a));
+	}
+	if (!sm_sha1_has_x86()) print_message("note: this processor has no SHA-1 instructions; the portable path alone checked\n");
+}
+
 /* Graphs built through the API: deterministic name-based ids, cycles no element reaches
  * from the root, and chains deeper than the writer's inline limit. */
 static void test_built_graphs(void **state)
@@ -1161,6 +1205,7 @@ int main(void)
 		cmocka_unit_test(test_depth_limit),
 		cmocka_unit_test(test_corpus_round_trip),
 		cmocka_unit_test(test_writer_layout),
+		cmocka_unit_test(test_sha1),
 		cmocka_unit_test(test_built_graphs),
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_bare_types),
