@@ -338,7 +338,12 @@ static void test_format_shortest(void **state)
 		float v;
 		const char *text;
 	} known[] = { { 0.1f, "0.1" },       { -16211.5928f, "-16211.593" }, { 16777216.0f, "16777216" }, { 1.5e-7f, "1.5e-7" },
-		          { -0.0f, "-0" },       { 1e-45f, "1e-45" },            { 3.4028235e38f, "3.4028235e38" } };
+		          { -0.0f, "-0" },       { 1e-45f, "1e-45" },            { 3.4028235e38f, "3.4028235e38" },
+		          /* an end of the interval exactly halfway to the next float, which reads back
+		           * (the significand is even): seven digits, not eight */
+		          { 0x1.0943b8p+37f, "142412800000" },
+		          /* 1.01946066500000008e-16: above the midpoint of the nine-digit pair */
+		          { 0x1.d624acp-54f, "1.01946067e-16" } };
 	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
 		sm_format_shortest(known[k].v, out);
 		assert_string_equal(out, known[k].text);

@@ -17,8 +17,10 @@
  *      case, where a double quotient can land exactly on a midpoint the text is not on
  *
  * Every input must give the bits strtof_l gives (SM_NUM_RANGE where it overflows), and
- * every shortest text must read back as its float. Prints the counts; exits 1 on any
- * mismatch, listing the first ones. */
+ * every shortest text must read back as its float, in as few digits as any text that does
+ * and, of those, the one nearest the float (against glibc's correctly rounded printf: for
+ * 1 to 9 digits, the nearest decimal and its neighbours in the last digit). Prints the
+ * counts; exits 1 on any mismatch, listing the first ones. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <locale.h>
@@ -128,6 +130,42 @@ static size_t make_input(int kind, char *t)
 	}
 }
 
+/* Whether a decimal of p significant digits reads back as f (by glibc's correctly rounded
+ * printf and strtof): the nearest, else (where the interval is lopsided, at a power of two)
+ * one of its neighbours in the last digit; *value: the one found, the nearest first. */
+static bool p_digits_read_back(float f, int p, locale_t c, double *value)
+{
+	char t[64];
+	snprintf(t, sizeof(t), "%.*e", p - 1, (double)f);
+	double near = strtod_l(t, NULL, c);
+	if (strtof_l(t, NULL, c) == f) {
+		*value = near;
+		return true;
+	}
+	double unit = pow(10, atoi(strchr(t, 'e') + 1) - (p - 1));
+	for (int side = -1; side <= 1; side += 2) {
+		snprintf(t, sizeof(t), "%.*e", p - 1, near + side * unit);
+		if (strtof_l(t, NULL, c) == f) {
+			*value = strtod_l(t, NULL, c);
+			return true;
+		}
+	}
+	return false;
+}
+
+static int digits_of(const char *t)
+{
+	int n = 0, lead = 1, zeros = 0;
+	for (; *t && *t != 'e' && *t != 'E'; t++) {
+		if (*t < '0' || *t > '9') continue;
+		if (lead && *t == '0') continue;
+		lead = 0;
+		n++;
+		zeros = *t == '0' ? zeros + 1 : 0;
+	}
+	return n - zeros ? n - zeros : 1;
+}
+
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "C");
@@ -156,6 +194,14 @@ int main(int argc, char **argv)
 		if (ok && kind == 0) {
 			/* the shortest text was made from a float: it reads back as that float */
 			ok = memcmp(&got, &made, 4) == 0;
+			/* no fewer digits read back; of as many, the nearest is this one */
+			double ref, fewer;
+			int p = digits_of(t);
+			if (ok && ((p > 1 && p_digits_read_back(made, p - 1, c, &fewer)) || !p_digits_read_back(made, p, c, &ref) ||
+			           strtod_l(t, NULL, c) != ref)) {
+				ok = false;
+				if (bad < 10) printf("NOT SHORTEST OR NEAREST %s (%a)\n", t, (double)made);
+			}
 			shortest += ok;
 		}
 		if (!ok && bad++ < 10)
@@ -163,7 +209,7 @@ int main(int argc, char **argv)
 			       (double)got, (double)got, (int)st);
 	}
 	freelocale(c);
-	printf("num_check: %llu inputs (%llu per kind, kinds 0 to 8), %llu beyond float range, %llu shortest texts read back: "
+	printf("num_check: %llu inputs (%llu per kind, kinds 0 to 8), %llu beyond float range, %llu shortest texts read back, shortest and nearest: "
 	       "%llu mismatches\n",
 	       (unsigned long long)total, (unsigned long long)per_kind[0], (unsigned long long)ranges,
 	       (unsigned long long)shortest, (unsigned long long)bad);

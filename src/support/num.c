@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "support/num.h"
 #include "platform/os.h"
+#include "support/num_pow10.h"
 
 
 #include <float.h>
@@ -443,36 +444,37 @@ size_t sm_format_float(float v, char *out)
 	return k > 0 ? (size_t)k : 0;
 }
 
-/* Digits of n (exactly p of them, n < 10^p) placed for a value of n * 10^(e10 - p + 1):
- * fixed notation for moderate exponents, else "d.ddde-N". Trailing zeros are dropped. */
-static size_t place_digits(uint64_t n, int p, int e10, bool neg, char *out)
+/* Digits of n (exactly p of them, n < 10^p, the last not 0 unless p is 1) placed for a
+ * value of n * 10^(e10 - p + 1): fixed notation for moderate exponents, else "d.ddde-N". */
+static size_t place_digits(uint32_t n, int p, int e10, bool neg, char *out)
 {
-	char dig[20];
-	for (int i = p - 1; i >= 0; i--) {
-		dig[i] = (char)('0' + n % 10);
-		n /= 10;
-	}
-	while (p > 1 && dig[p - 1] == '0') p--;
-	size_t k = 0;
-	if (neg) out[k++] = '-';
+	char dig[10];
+	format_fixed_digits(n, p, dig);
+	size_t k = neg;
+	out[0] = '-';
 	if (e10 >= -5 && e10 < 15) {
-		if (e10 < 0) {
-			out[k++] = '0';
+		if (e10 < 0) { /* 0.000ddd */
+			memcpy(out + k, "0.00000", (size_t)(1 - e10));
+			k += (size_t)(1 - e10);
+			memcpy(out + k, dig, (size_t)p);
+			k += (size_t)p;
+		} else if (p <= e10 + 1) { /* ddd000 */
+			memcpy(out + k, dig, (size_t)p);
+			memset(out + k + (size_t)p, '0', (size_t)(e10 + 1 - p));
+			k += (size_t)e10 + 1;
+		} else { /* dd.ddd */
+			memcpy(out + k, dig, (size_t)e10 + 1);
+			k += (size_t)e10 + 1;
 			out[k++] = '.';
-			for (int i = -1; i > e10; i--) out[k++] = '0';
-			for (int i = 0; i < p; i++) out[k++] = dig[i];
-		} else {
-			for (int i = 0; i <= e10; i++) out[k++] = i < p ? dig[i] : '0';
-			if (p > e10 + 1) {
-				out[k++] = '.';
-				for (int i = e10 + 1; i < p; i++) out[k++] = dig[i];
-			}
+			memcpy(out + k, dig + e10 + 1, (size_t)(p - e10 - 1));
+			k += (size_t)(p - e10 - 1);
 		}
 	} else {
 		out[k++] = dig[0];
 		if (p > 1) {
 			out[k++] = '.';
-			for (int i = 1; i < p; i++) out[k++] = dig[i];
+			memcpy(out + k, dig + 1, (size_t)p - 1);
+			k += (size_t)p - 1;
 		}
 		out[k++] = 'e';
 		if (e10 < 0) {
@@ -485,77 +487,70 @@ static size_t place_digits(uint64_t n, int p, int e10, bool neg, char *out)
 	return k;
 }
 
-static double pow10_any(int e)
+/* The shortest decimal of a float, Giulietti's Schubfach ("The Schubfach way to render
+ * doubles", 2020) on float32, in integers alone. v = c 2^q; its rounding interval, scaled by
+ * 4, runs from cbl to cbr 2^(q-2) around cb = 4c (its lower half as wide as the upper, or
+ * half of it when c is the first significand of a binade). k is chosen so that 10^-k 2^q lies
+ * in [1, 10): the interval holds at least one multiple of 10^k and at most one of 10^(k+1).
+ * Each end is multiplied by the table's 10^-k, rounded to odd: the lowest bit of a result
+ * then tells whether it was exact, which is all the comparisons with multiples of 4 need.
+ * The one multiple of 10^(k+1) inside, if there is one, is the shortest; else the multiple
+ * of 10^k nearest v (ties to even). The ends count when c is even: a decimal exactly halfway
+ * reads back, rounding to even, as v. Gives the digits and k; trailing zeros are the
+ * caller's. */
+static uint32_t round_to_odd(uint64_t g, uint32_t cp)
 {
-	/* the exact powers inline (this is the printer's hot path); sm_pow10i beyond, the same
-	 * bits everywhere */
-	if (e >= 0 && e <= 22) return sm_pow10_exact[e];
-	if (e < 0 && e >= -22) return 1.0 / sm_pow10_exact[-e];
-	return sm_pow10i(e);
+	uint64_t lo = (g & 0xFFFFFFFFu) * cp, hi = (g >> 32) * cp + (lo >> 32); /* g cp / 2^32 */
+	uint32_t y1 = (uint32_t)(hi >> 32), y0 = (uint32_t)hi;
+	return y1 | (y0 > 1);
+}
+
+static uint32_t shortest_digits(uint32_t bits, int *k_out)
+{
+	uint32_t frac = bits & 0x7FFFFFu, bexp = bits >> 23 & 0xFFu;
+	uint32_t c = bexp ? frac | 0x800000u : frac;
+	int32_t q = bexp ? (int32_t)bexp - 150 : -149;
+	bool even = (c & 1) == 0, closer = frac == 0 && bexp > 1;
+	uint32_t cbl = 4 * c - 2 + closer, cb = 4 * c, cbr = 4 * c + 2;
+	/* floor(log10 2^q), or floor(log10 (3/4 2^q)) when the lower end is closer; floor(log2
+	 * 10^-k): fixed-point logarithms exact over the exponents a float has */
+	int32_t k = closer ? (q * 1262611 - 524031) >> 22 : (q * 1262611) >> 22;
+	int32_t h = q + ((-k * 1741647) >> 19) + 1;
+	uint64_t g = sm_pow10_g[-k - SM_POW10_G_MIN];
+	uint32_t vbl = round_to_odd(g, cbl << h), vb = round_to_odd(g, cb << h), vbr = round_to_odd(g, cbr << h);
+	uint32_t lower = vbl + !even, upper = vbr - !even;
+	uint32_t s = vb / 4;
+	if (s >= 10) {
+		uint32_t sp = s / 10;
+		bool up_in = lower <= 40 * sp, wp_in = 40 * sp + 40 <= upper;
+		if (up_in != wp_in) {
+			*k_out = k + 1;
+			return sp + wp_in;
+		}
+	}
+	bool u_in = lower <= 4 * s, w_in = 4 * s + 4 <= upper;
+	*k_out = k;
+	if (u_in != w_in) return s + w_in;
+	uint32_t mid = 4 * s + 2;
+	return s + (vb > mid || (vb == mid && (s & 1) != 0));
 }
 
 size_t sm_format_shortest(float v, char *out)
 {
-	if (v == 0) {
-		if (signbit(v)) {
-			memcpy(out, "-0", 3);
-			return 2;
-		}
-		memcpy(out, "0", 2);
-		return 1;
-	}
-	bool neg = v < 0;
-	double d = fabs((double)v);
-	/* The rounding interval of v: halfway to each neighbour (exact in double). The
-	 * neighbours of a positive finite float are the next bit patterns up and down. */
-	float fv = fabsf(v), above, below;
 	uint32_t bits;
-	memcpy(&bits, &fv, 4);
-	uint32_t nb = bits + 1;
-	memcpy(&above, &nb, 4);
-	nb = bits - 1;
-	memcpy(&below, &nb, 4);
-	double up = ((double)above - d) / 2, down = (d - (double)below) / 2;
-	double lo = d - down, hi = d + up;
-	/* The decimal exponent from the binary one: floor(e2 log10 2) is it or one less. */
-	int e2 = bits >= 0x00800000u ? (int)(bits >> 23) - 127 : ilogb(d);
-	int e10 = (int)(((int64_t)e2 * 78913) >> 18);
-	if (d >= pow10_any(e10 + 1)) e10++;
-	else if (d < pow10_any(e10)) e10--;
-	/* Fewer digits than d / (hi - lo) allows cannot fit inside the interval: start there
-	 * (floor of its decimal logarithm, by the exact powers of ten). */
-	double room = d / (hi - lo);
-	int first = 1;
-	while (first < 9 && room >= sm_pow10_exact[first + 1]) first++;
-	for (int p = first; p <= 9; p++) {
-		int s = p - 1 - e10;
-		double scale = pow10_any(s);
-		double c = nearbyint(d * scale);
-		double cl = ceil(lo * scale), ch = floor(hi * scale);
-		if (c < cl) c = cl;
-		if (c > ch) c = ch;
-		if (cl > ch) continue;
-		int pe = e10, pp = p;
-		if (c >= pow10_any(p)) { /* 9.99 rounded up to 10.0 */
-			c /= 10;
-			pe++;
-		}
-		size_t n = place_digits((uint64_t)c, pp, pe, neg, out);
-		/* The products above are within 1e-15 relative of exact: a candidate well inside the
-		 * interval is right. Only one near its edge is confirmed by the exact parser. */
-		double slo = lo * scale, shi = hi * scale, margin = 1e-9 * (shi > 1 ? shi : 1);
-		if (c - slo > margin && shi - c > margin) return n;
-		float back;
-		const char *next;
-		if (sm_parse_float(out, out + n, &back, &next) == SM_NUM_OK && back == v) return n;
+	memcpy(&bits, &v, 4);
+	bool neg = bits >> 31;
+	if ((bits & 0x7FFFFFFFu) == 0) {
+		memcpy(out, neg ? "-0" : "0", 3 - !neg);
+		return 2 - !neg;
 	}
-	/* Nine significant digits always identify a float32. */
-	double scale = pow10_any(8 - e10);
-	double c = nearbyint(d * scale);
-	int pe = e10;
-	if (c >= 1e9) {
-		c /= 10;
-		pe++;
+	int k;
+	uint32_t d = shortest_digits(bits & 0x7FFFFFFFu, &k);
+	while (d % 10 == 0) {
+		d /= 10;
+		k++;
 	}
-	return place_digits((uint64_t)c, 9, pe, neg, out);
+	int p = 1; /* d < 10^9 */
+	for (uint32_t t = 10; p < 9 && d >= t; t *= 10) p++;
+	return place_digits(d, p, k + p - 1, neg, out);
 }
