@@ -14,14 +14,21 @@
 # converting grids of 10,000, 100,000 and 1,000,000 triangles on one core, in nanoseconds
 # per triangle.
 #
+# First, the programs as users run them (MB/s of input), outputs written to disk: smd2dmx of
+# the SMD to keyvalues2 and to binary, dmx2smd of the binary model, smdmx convert of the
+# keyvalues2 model to binary, and with ../shared/corpus beside the clone smd2dmx -r and
+# dmx2smd -r over its SMD/VTA and its DMX; each beside cat of its input. `ci` as the third
+# argument runs that section alone (.ci/run, about a minute at the default size).
+#
 # Results also go to build/bench/results.tsv, from which `sh tools/chart.sh` draws
 # doc/speed.svg.
-# Usage: tools/bench.sh [TRIANGLES] [RUNS]
+# Usage: tools/bench.sh [TRIANGLES] [RUNS] [ci]
 set -eu
 cd "$(dirname "$0")/.."
 . tools/lib.sh
 tris=${1:-1000000}
 runs=${2:-5}
+mode=${3:-all}
 sh tools/install-deps.sh time
 configure build -Dwerror=true
 ninja -C build tools/gen_smd tools/gen_dmx tools/bench_smd >/dev/null
@@ -103,12 +110,76 @@ smd="$dir/grid_$tris.smd"
 kv2="$dir/grid_$tris.dmx"
 bin="$dir/grid_$tris.bin.dmx"
 [ -f "$smd" ] || build/tools/gen_smd reference "$tris" "$smd"
-[ -f "$kv2" ] || build/tools/gen_dmx "$tris" "$kv2"
-[ -f "$bin" ] || build/tools/gen_dmx "$tris" "$bin" binary
+if [ "$mode" != ci ]; then
+	[ -f "$kv2" ] || build/tools/gen_dmx "$tris" "$kv2"
+	[ -f "$bin" ] || build/tools/gen_dmx "$tris" "$bin" binary
+fi
 size() { stat -c %s "$1"; }
 
 echo "$(uname -m), $cores cores; best of $runs; MB = 10^6 bytes; RSS of the one-core run (and over the input)"
 header
+# The programs, as users run them: one core (pinned, --threads 1, -j 1) and every core, the
+# whole program timed (start, reading, converting, writing through a temporary file flushed
+# and renamed), outputs on disk in build/bench/out (its file system is named in the
+# heading), inputs read from the page cache. MB/s of input.
+disk=$dir/out
+mkdir -p "$disk"
+binmodel=$dir/grid_$tris.model.bin.dmx
+kvmodel=$dir/grid_$tris.model.dmx
+[ -f "$kvmodel" ] || build/smd2dmx "$smd" -o "$kvmodel" -q
+[ -f "$binmodel" ] || build/smd2dmx "$smd" -o "$binmodel" --encoding binary -q
+pin() { [ "$THREADS" = 1 ] && echo "$one"; } # taskset for the one-core run
+# prog_timed PHASE BYTES COMMAND...: the command timed as `timed` does, its output removed
+# first; an exit status other than 0 is the command's own report (-k over a corpus with files
+# that do not convert), not the benchmark's
+prog_timed() {
+	rm -rf "${disk:?}"/*
+	_phase=$1 _bytes=$2
+	shift 2
+	t0=$(now)
+	/usr/bin/time -f %M -o "$out/rss" "$@" >/dev/null 2>&1 || true
+	t1=$(now)
+	awk -v p="$_phase" -v n="$_bytes" -v a="$t0" -v b="$t1" -v r="$(tail -n 1 "$out/rss")" \
+		'BEGIN { printf "%s %d %.6f %.3f %s\n", p, n, b - a, n / 1e6 / (b - a), r }'
+}
+to_kv2_run() { prog_timed smd2dmx-kv2 "$(size "$smd")" $(pin) build/smd2dmx "$smd" -o "$disk/o.dmx" -q --threads "$THREADS"; }
+to_bin_run() { prog_timed smd2dmx-bin "$(size "$smd")" $(pin) build/smd2dmx "$smd" -o "$disk/o.dmx" --encoding binary -q --threads "$THREADS"; }
+bin_smd_run() { prog_timed dmx2smd-bin "$(size "$binmodel")" $(pin) build/dmx2smd "$binmodel" -o "$disk/o.smd" -q --threads "$THREADS"; }
+kv2_bin_run() { prog_timed kv2-to-bin "$(size "$kvmodel")" $(pin) build/smdmx convert "$kvmodel" -o "$disk/o.dmx" --encoding binary -q --threads "$THREADS"; }
+programs() {
+	echo "programs, whole (MB/s of input; outputs to $disk, a $(stat -f -c %T "$disk") file system; one core: pinned, --threads 1, -j 1)"
+	cat_row "$smd"
+	row_fn "$(size "$smd")" to_kv2_run
+	row_fn "$(size "$smd")" to_bin_run
+	cat_row "$binmodel"
+	row_fn "$(size "$binmodel")" bin_smd_run
+	cat_row "$kvmodel"
+	row_fn "$(size "$kvmodel")" kv2_bin_run
+	corpus=../shared/corpus
+	if [ -d "$corpus" ]; then
+		# every SMD and VTA, and every DMX, of the corpus: hundreds of small files, with
+		# the per-file costs a library has (-k: a few do not convert, on purpose)
+		find "$corpus" -type f \( -iname '*.smd' -o -iname '*.vta' \) -exec cat {} + >"$dir/corpus_smd.cat"
+		find "$corpus" -type f -iname '*.dmx' -exec cat {} + >"$dir/corpus_dmx.cat"
+		nsmd=$(find "$corpus" -type f \( -iname '*.smd' -o -iname '*.vta' \) | wc -l)
+		ndmx=$(find "$corpus" -type f -iname '*.dmx' | wc -l)
+		echo "the corpus as a library: $nsmd SMD/VTA files (cat: all of them, as one file), $ndmx DMX files"
+		lib_smd_run() { prog_timed smd2dmx-r "$(size "$dir/corpus_smd.cat")" $(pin) build/smd2dmx -r "$corpus" -d "$disk" -k -q -j "$THREADS"; }
+		lib_dmx_run() { prog_timed dmx2smd-r "$(size "$dir/corpus_dmx.cat")" $(pin) build/dmx2smd -r "$corpus" -d "$disk" -k -q -j "$THREADS"; }
+		cat_row "$dir/corpus_smd.cat"
+		row_fn "$(size "$dir/corpus_smd.cat")" lib_smd_run
+		cat_row "$dir/corpus_dmx.cat"
+		row_fn "$(size "$dir/corpus_dmx.cat")" lib_dmx_run
+		rm -f "$dir/corpus_smd.cat" "$dir/corpus_dmx.cat"
+	else
+		echo "the corpus as a library: not measured, no ../shared/corpus beside the clone"
+	fi
+	rm -rf "${disk:?}"/*
+}
+programs
+if [ "$mode" = ci ]; then
+	exit 0
+fi
 echo "SMD: $smd ($tris triangles)"
 cat_row "$smd"
 row "$(size "$smd")" build/tools/bench_smd read "$smd"

@@ -7,6 +7,7 @@
 # 1 s), leaks and allocations over 512 MB land in build-fuzz/artifacts/TARGET/; each run
 # appends its figures (CPU seconds, executions, exec/s, edges covered out of those
 # instrumented, features, corpus, artifacts) to build-fuzz/campaign.log.
+# With FUZZ_LANES=N, "all" runs N targets at a time (one per core: each its SECONDS).
 # Usage: tools/fuzz.sh [smd|kv2|dmxb|model|qc|all] [SECONDS|SECONDScpu] [-- libFuzzer options]
 set -eu
 cd "$(dirname "$0")/.."
@@ -102,9 +103,29 @@ run() { # TARGET
 	fi
 }
 
+# lane I [OPTIONS]: the targets of lane I of FUZZ_LANES, in turn (every FUZZ_LANES-th target)
+lane() {
+	_l=$1 _s=0 _i=0
+	shift
+	for t in smd kv2 dmxb model qc; do
+		if [ $((_i % lanes)) = "$_l" ]; then run "$t" "$@" || _s=1; fi
+		_i=$((_i + 1))
+	done
+	return $_s
+}
+
 status=0
 if [ "$what" = all ]; then
-	for t in smd kv2 dmxb model qc; do run "$t" "$@" || status=1; done
+	# FUZZ_LANES (default 1): that many targets at once, side by side on as many cores
+	lanes=${FUZZ_LANES:-1}
+	pids=
+	l=0
+	while [ "$l" -lt "$lanes" ]; do
+		lane "$l" "$@" &
+		pids="$pids $!"
+		l=$((l + 1))
+	done
+	for p in $pids; do wait "$p" || status=1; done
 else
 	run "$what" "$@" || status=1
 fi
