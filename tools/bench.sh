@@ -17,7 +17,8 @@
 # First, the programs as users run them (MB/s of input), outputs written to disk: smd2dmx of
 # the SMD to keyvalues2 and to binary, dmx2smd of the binary model, smdmx convert of the
 # keyvalues2 model to binary, and with ../shared/corpus beside the clone smd2dmx -r and
-# dmx2smd -r over its SMD/VTA and its DMX; each beside cat of its input. `ci` as the third
+# dmx2smd -r over its SMD/VTA and its DMX and smdmx qc -r over its HL2 and L4D2 model
+# sources; each beside cat of its input. `ci` as the third
 # argument runs that section alone (.ci/run, about a minute at the default size).
 #
 # Results also go to build/bench/results.tsv, from which `sh tools/chart.sh` draws
@@ -171,6 +172,18 @@ programs() {
 		cat_row "$dir/corpus_dmx.cat"
 		row_fn "$(size "$dir/corpus_dmx.cat")" lib_dmx_run
 		rm -f "$dir/corpus_smd.cat" "$dir/corpus_dmx.cat"
+		# the HL2 and L4D2 model sources as QC projects, every QC below them to DMX (MB/s
+		# of every file of the two trees, QCs and what they name)
+		libs="$corpus/library/hl2_modelsrc $corpus/library/l4d2_modelsrc"
+		# shellcheck disable=SC2086 # libs holds two folders
+		find $libs -type f -exec cat {} + >"$dir/corpus_lib.cat"
+		# shellcheck disable=SC2086
+		echo "the corpus's QC libraries: $(find $libs -type f -iname '*.qc' | wc -l) QCs in $(find $libs -type f | wc -l) files"
+		# shellcheck disable=SC2086
+		lib_qc_run() { prog_timed qc-r "$(size "$dir/corpus_lib.cat")" $(pin) build/smdmx qc -r $libs --to dmx -d "$disk" -k -q -j "$THREADS"; }
+		cat_row "$dir/corpus_lib.cat"
+		row_fn "$(size "$dir/corpus_lib.cat")" lib_qc_run
+		rm -f "$dir/corpus_lib.cat"
 	else
 		echo "the corpus as a library: not measured, no ../shared/corpus beside the clone"
 	fi
