@@ -77,12 +77,13 @@ row_fn() {
 	print_row "$in" "$r1" "$rn"
 }
 # timed PHASE BYTES COMMAND...: "phase bytes seconds MB/s peak_rss_kib" of a whole program
-# (its peak RSS by GNU time)
+# (its peak RSS by GNU time). A failing command stops the benchmark, unless any_status is 1
+# (a -k run over a corpus whose bad files fail on purpose).
 timed() {
 	_phase=$1 _bytes=$2
 	shift 2
 	t0=$(now)
-	/usr/bin/time -f %M -o "$out/rss" "$@" >/dev/null 2>&1
+	/usr/bin/time -f %M -o "$out/rss" "$@" >/dev/null 2>&1 || [ "${any_status:-0}" = 1 ]
 	t1=$(now)
 	awk -v p="$_phase" -v n="$_bytes" -v a="$t0" -v b="$t1" -v r="$(tail -n 1 "$out/rss")" \
 		'BEGIN { printf "%s %d %.6f %.3f %s\n", p, n, b - a, n / 1e6 / (b - a), r }'
@@ -130,18 +131,13 @@ kvmodel=$dir/grid_$tris.model.dmx
 [ -f "$kvmodel" ] || build/smd2dmx "$smd" -o "$kvmodel" -q
 [ -f "$binmodel" ] || build/smd2dmx "$smd" -o "$binmodel" --encoding binary -q
 pin() { [ "$THREADS" = 1 ] && echo "$one"; } # taskset for the one-core run
-# prog_timed PHASE BYTES COMMAND...: the command timed as `timed` does, its output removed
-# first; an exit status other than 0 is the command's own report (-k over a corpus with files
-# that do not convert), not the benchmark's
+# prog_timed PHASE BYTES COMMAND...: timed, its output folder emptied first; an exit status
+# other than 0 is the command's own report, not the benchmark's
 prog_timed() {
 	rm -rf "${disk:?}"/*
-	_phase=$1 _bytes=$2
-	shift 2
-	t0=$(now)
-	/usr/bin/time -f %M -o "$out/rss" "$@" >/dev/null 2>&1 || true
-	t1=$(now)
-	awk -v p="$_phase" -v n="$_bytes" -v a="$t0" -v b="$t1" -v r="$(tail -n 1 "$out/rss")" \
-		'BEGIN { printf "%s %d %.6f %.3f %s\n", p, n, b - a, n / 1e6 / (b - a), r }'
+	any_status=1
+	timed "$@"
+	any_status=0
 }
 to_kv2_run() { prog_timed smd2dmx-kv2 "$(size "$smd")" $(pin) build/smd2dmx "$smd" -o "$disk/o.dmx" -q --threads "$THREADS"; }
 to_bin_run() { prog_timed smd2dmx-bin "$(size "$smd")" $(pin) build/smd2dmx "$smd" -o "$disk/o.dmx" --encoding binary -q --threads "$THREADS"; }
