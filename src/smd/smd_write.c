@@ -259,6 +259,7 @@ typedef struct text_pool {
 } text_pool;
 
 typedef struct tri_ctx {
+	const struct writer *w; /* the bone of a position (parent_bone) */
 	bool links;
 	bool has_xform;
 	xform x;
@@ -305,14 +306,40 @@ static bool pool_room(writer *w, text_pool *p, size_t n)
 	return true;
 }
 
+/* A corner line's pieces are copied 16 bytes at a time: up to 15 bytes past a piece's end are
+ * read (a pool keeps COPY_SLACK bytes after its text) and written (the line asks for as much
+ * more room), and the next piece writes over them. */
+#define COPY_SLACK 16
+
+static inline char *copy_over(char *d, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i += 16) memcpy(d + i, s + i, 16);
+	return d + n;
+}
+
 static inline bool put_pooled(writer *w, const text_pool *p, uint32_t i)
 {
 	return sm_out_put(&w->out, p->text + p->offsets[i], p->offsets[i + 1] - p->offsets[i]);
 }
 
-/* The text of value i of one of a mesh's pools at o; returns its length. */
 typedef enum pool_kind { POOL_POS, POOL_NRM, POOL_UV, POOL_LNK } pool_kind;
 
+static uint32_t parent_bone(const writer *w, const smdmx_mesh *m, uint32_t p)
+{
+	if (m->weight_offsets && m->weight_offsets[p + 1] > m->weight_offsets[p]) {
+		const smdmx_weight *ws = m->weights + m->weight_offsets[p];
+		size_t n = m->weight_offsets[p + 1] - m->weight_offsets[p], best = 0;
+		for (size_t i = 1; i < n; i++)
+			if (ws[i].weight > ws[best].weight) best = i;
+		return ws[best].joint;
+	}
+	size_t mi = (size_t)(m - w->scene->meshes);
+	if (w->own.count && w->own.of_mesh[mi] != SMDMX_NONE) return (uint32_t)(w->scene->joint_count + w->own.of_mesh[mi]);
+	return m->parent_joint != SMDMX_NONE ? m->parent_joint : 0;
+}
+
+/* The text of value i of one of a mesh's pools at o; returns its length. A position's text
+ * starts with its bone, the corner line's first field ("bone x y z"). */
 static size_t pool_value(const smdmx_mesh *m, const tri_ctx *t, pool_kind kind, size_t i, char *o)
 {
 	char *start = o;
@@ -320,6 +347,7 @@ static size_t pool_value(const smdmx_mesh *m, const tri_ctx *t, pool_kind kind, 
 	int n = 3;
 	switch (kind) {
 	case POOL_POS:
+		o += sm_format_int(parent_bone(t->w, m, (uint32_t)i), o);
 		memcpy(v, m->positions[i], sizeof(v));
 		if (t->has_xform) smdw_apply(&t->x, m->positions[i], true, v);
 		break;
@@ -358,7 +386,7 @@ static size_t pool_value(const smdmx_mesh *m, const tri_ctx *t, pool_kind kind, 
 /* The most text of value i. */
 static size_t pool_value_max(const smdmx_mesh *m, pool_kind kind, size_t i)
 {
-	if (kind != POOL_LNK) return 3 * (SM_FLOAT_MAX + 1);
+	if (kind != POOL_LNK) return 24 + 3 * (SM_FLOAT_MAX + 1);
 	size_t links = m->weight_offsets ? m->weight_offsets[i + 1] - m->weight_offsets[i] : 0;
 	return 24 + links * (24 + SM_FLOAT_MAX + 1);
 }
@@ -411,7 +439,7 @@ static bool build_pool(writer *w, const smdmx_mesh *m, const tri_ctx *t, pool_ki
 			if (pool->len > UINT32_MAX) return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "a mesh too large to write");
 			pool->offsets[i + 1] = (uint32_t)pool->len;
 		}
-		return true;
+		return pool_room(w, pool, COPY_SLACK);
 	}
 	pool_part ps[64];
 	for (size_t i = 0; i < parts; i++) {
@@ -432,6 +460,7 @@ static bool build_pool(writer *w, const smdmx_mesh *m, const tri_ctx *t, pool_ki
 		if (pool->len > UINT32_MAX) ok = sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "a mesh too large to write");
 		for (size_t k = ps[i].from; ok && base && k < ps[i].to; k++) pool->offsets[k + 1] += (uint32_t)base;
 	}
+	ok = ok && pool_room(w, pool, COPY_SLACK);
 	if (!ok && !w->error->code) sm_fail_oom(w->error);
 	for (size_t i = 0; i < parts; i++)
 		if (ps[i].text) sm_free(&ps[i].alloc, ps[i].text, ps[i].cap);
@@ -446,20 +475,6 @@ static bool build_pools(writer *w, const smdmx_mesh *m, tri_ctx *t)
 	if (m->uv_set_count) SM_CHECK(build_pool(w, m, t, POOL_UV, m->uv_sets[0].count, 20, &t->uv));
 	if (t->links) SM_CHECK(build_pool(w, m, t, POOL_LNK, m->position_count, 24, &t->lnk));
 	return true;
-}
-
-static uint32_t parent_bone(const writer *w, const smdmx_mesh *m, uint32_t p)
-{
-	if (m->weight_offsets && m->weight_offsets[p + 1] > m->weight_offsets[p]) {
-		const smdmx_weight *ws = m->weights + m->weight_offsets[p];
-		size_t n = m->weight_offsets[p + 1] - m->weight_offsets[p], best = 0;
-		for (size_t i = 1; i < n; i++)
-			if (ws[i].weight > ws[best].weight) best = i;
-		return ws[best].joint;
-	}
-	size_t mi = (size_t)(m - w->scene->meshes);
-	if (w->own.count && w->own.of_mesh[mi] != SMDMX_NONE) return (uint32_t)(w->scene->joint_count + w->own.of_mesh[mi]);
-	return m->parent_joint != SMDMX_NONE ? m->parent_joint : 0;
 }
 
 static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, size_t face_set, void *vctx)
@@ -478,7 +493,31 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 	}
 	t->corner_in_tri = (t->corner_in_tri + 1) % 3;
 	uint32_t p = m->position_indices[c];
-	SM_CHECK(put_int(w, parent_bone(w, m, p), false));
+	if (!t->extra_uvs) {
+		/* the line from its pooled pieces; a missing normal or UV is zeros */
+		static const char zeros[48] = " 0.000000 0.000000 0.000000";
+		uint32_t n = m->normal_indices ? m->normal_indices[c] : 0, uv = m->uv_set_count ? m->uv_sets[0].indices[c] : 0;
+		const char *ps = t->pos.text + t->pos.offsets[p];
+		const char *ns = m->normal_indices ? t->nrm.text + t->nrm.offsets[n] : zeros;
+		const char *us = m->uv_set_count ? t->uv.text + t->uv.offsets[uv] : zeros;
+		size_t pl = t->pos.offsets[p + 1] - t->pos.offsets[p];
+		size_t nl = m->normal_indices ? t->nrm.offsets[n + 1] - t->nrm.offsets[n] : 27;
+		size_t ul = m->uv_set_count ? t->uv.offsets[uv + 1] - t->uv.offsets[uv] : 18;
+		size_t ll = t->links ? t->lnk.offsets[p + 1] - t->lnk.offsets[p] : 0;
+		size_t total = pl + nl + ul + ll + 2;
+		if (total + COPY_SLACK <= SM_OUT_CAP) {
+			SM_CHECK(sm_out_room(&w->out, total + COPY_SLACK));
+			char *o = w->out.buf + w->out.len, *start = o;
+			o = copy_over(o, ps, pl);
+			o = copy_over(o, ns, nl);
+			o = copy_over(o, us, ul);
+			if (ll) o = copy_over(o, t->lnk.text + t->lnk.offsets[p], ll);
+			if (w->eol_len == 2) *o++ = '\r';
+			*o++ = '\n';
+			w->out.len += (size_t)(o - start);
+			return true;
+		}
+	}
 	SM_CHECK(put_pooled(w, &t->pos, p));
 	if (m->normal_indices) SM_CHECK(put_pooled(w, &t->nrm, m->normal_indices[c]));
 	else SM_CHECK(sm_out_puts(&w->out, " 0.000000 0.000000 0.000000"));
@@ -648,6 +687,7 @@ static bool write_triangles(writer *w, int extra_uvs)
 		const smdmx_mesh *m = &s->meshes[i];
 		tri_ctx t;
 		memset(&t, 0, sizeof(t));
+		t.w = w;
 		t.links = mesh_needs_links(s, m, w->goldsrc);
 		t.has_xform = smdw_mesh_xform(s, m, &t.x);
 		t.extra_uvs = m->uv_set_count > 1 ? (int)m->uv_set_count - 1 : 0;
