@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/dmx_model.h"
+#include "model/model_valid.h"
 
 typedef struct lower {
 	smdmx_dm *dm;
@@ -804,20 +805,35 @@ static bool lower_all(lower *l)
 	return true;
 }
 
+/* The model format options ask for (18 when they do not say), 0 with the error set when it
+ * is none written. */
+static int model_format(const smdmx_model_options *o, smdmx_error *error)
+{
+	int format = o && o->model_version ? o->model_version : 18;
+	if (format == 1 || format == 15 || format == 18 || format == 22) return format;
+	sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "model format %d (1, 15, 18 and 22 are written)", format);
+	return 0;
+}
+
 smdmx_dm *smdmx_model_from_scene(const smdmx_scene *scene, const smdmx_model_options *options, smdmx_error *error,
                                  smdmx_warnings *warnings)
+{
+	SM_ERROR_START(error);
+	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	if (!model_format(options, error) || !smdmx_scene_validate(scene, error)) return NULL;
+	return sm_model_from_valid_scene(scene, options, error, warnings);
+}
+
+smdmx_dm *sm_model_from_valid_scene(const smdmx_scene *scene, const smdmx_model_options *options, smdmx_error *error,
+                                    smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	smdmx_model_options o;
 	memset(&o, 0, sizeof(o));
 	if (options) o = *options;
-	int format = o.model_version ? o.model_version : 18;
-	if (format != 1 && format != 15 && format != 18 && format != 22) {
-		sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "model format %d (1, 15, 18 and 22 are written)", format);
-		return NULL;
-	}
-	if (!smdmx_scene_validate(scene, error)) return NULL;
+	int format = model_format(&o, error);
+	if (!format) return NULL;
 	smdmx_dm *dm = smdmx_dm_create(&o.allocator, error);
 	if (!dm) return NULL;
 	lower l = { dm, scene, error, warnings, format, format >= 22 ? 4 : 3, o.all_keys, o.key_tolerance, NULL, NULL, NULL, NULL, NULL, NULL };

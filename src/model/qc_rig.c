@@ -807,6 +807,13 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 		s->flex_shapes = ns;
 		s->flex_shape_count = k;
 		extra = halves;
+		/* a scene a library call changes leaves it validated (doc/speed.md, "One validation") */
+		if (!smdmx_scene_validate(s, error)) {
+			free(us);
+			free(split);
+			free(fits);
+			return false;
+		}
 		for (size_t u = 0; u < nu; u++)
 			if (us[u].baked)
 				sm_warn(w, SMDMX_WARNING_QC_PAIR_CUT, 0, 0,

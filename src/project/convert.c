@@ -9,6 +9,8 @@
 
 #include "project/project_internal.h"
 #include "smdmx/convert.h"
+#include "model/model_valid.h"
+#include "smd/smd_valid.h"
 #include "support/internal.h"
 
 typedef struct run {
@@ -133,12 +135,15 @@ static bool write_dmx(run *r, smdmx_dm *dm, const char *path)
 	return true;
 }
 
+/* The scenes written here come from library calls that validate what they make or change
+ * (the readers, smdmx_model_to_scene, the QC scenes, the scene operations, smdmx_qc_from_scene),
+ * so they go to the writers that do not validate again (doc/speed.md, "One validation"). */
 static bool write_smd(run *r, const smdmx_scene *s, const char *path, const smdmx_smd_write_options *w)
 {
 	pj_output *out = open_out(r, path);
 	if (!out) return false;
 	smdmx_error err;
-	if (!smdmx_smd_write(s, pj_output_write, out, w, &err)) return fail_write(r, out, &err);
+	if (!sm_smd_write_valid(s, pj_output_write, out, w, &err)) return fail_write(r, out, &err);
 	return true;
 }
 
@@ -231,7 +236,7 @@ static bool smd_to_dmx(run *r)
 	summarize(scene, what, sizeof(what));
 	smdmx_dm *dm = NULL;
 	if (ok) {
-		dm = smdmx_model_from_scene(scene, &r->o->model_options, &err, &w);
+		dm = sm_model_from_valid_scene(scene, &r->o->model_options, &err, &w);
 		warn(r, in, &w);
 		if (!dm) ok = fail(r, in, &err);
 	}
@@ -487,7 +492,7 @@ static bool qc_to_dmx(run *r)
 	smdmx_warnings w;
 	char sum[512] = "";
 	summarize(scene, sum, sizeof(sum));
-	smdmx_dm *dm = smdmx_model_from_scene(scene, &r->o->model_options, &err, &w);
+	smdmx_dm *dm = sm_model_from_valid_scene(scene, &r->o->model_options, &err, &w);
 	warn(r, in, &w);
 	bool ok = dm != NULL || fail(r, in, &err);
 	smdmx_scene_free(scene);
@@ -577,7 +582,7 @@ static bool dmx_to_dmx(run *r)
 		smdmx_model_options mo = o->model_options;
 		if (!mo.model_version) mo.model_version = dm->format_version;
 		if (ok) {
-			outdm = smdmx_model_from_scene(scene, &mo, &err, &w);
+			outdm = sm_model_from_valid_scene(scene, &mo, &err, &w);
 			warn(r, in, &w);
 			if (!outdm) ok = fail(r, in, &err);
 		}

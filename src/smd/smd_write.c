@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "smd/smd_valid.h"
 #include "smd/smd_write.h"
 
 bool smdw_check_text(writer *w, const char *s, const char *what, bool allow_quote)
@@ -719,10 +720,16 @@ bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
                      smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	return smdmx_scene_validate(scene, error) && sm_smd_write_valid(scene, write, user, options, error);
+}
+
+bool sm_smd_write_valid(const smdmx_scene *scene, smdmx_write_fn write, void *user, const smdmx_smd_write_options *options,
+                        smdmx_error *error)
+{
+	SM_ERROR_START(error);
 	smdmx_smd_write_options opts;
 	memset(&opts, 0, sizeof(opts));
 	if (options) opts = *options;
-	if (!smdmx_scene_validate(scene, error)) return false;
 	sm_alloc a;
 	sm_alloc_init(&a, &opts.allocator);
 	writer *w = sm_malloc(&a, sizeof(writer));
