@@ -5,6 +5,8 @@
 #include <locale.h>
 #include <math.h>
 
+#include "../src/support/internal.h" /* sm_adopt_min */
+#include "../src/model/model_valid.h" /* sm_model_to_scene_taking */
 #include "util.h"
 
 static smdmx_dm *through_file(const smdmx_dm *dm, const char *encoding, int version)
@@ -1118,6 +1120,104 @@ static void test_shared_data_bombs(void **state)
 	smdmx_dm_free(dm);
 }
 
+/* The scene of a datamodel its caller frees next takes the datamodel's big arrays instead of
+ * copying them (sm_model_to_scene_taking; every array here, sm_adopt_min at 1): the same scene
+ * as smdmx_model_to_scene's, over the corpus's models, with at least one array taken; arrays
+ * two meshes share are taken once and copied for the other; V flipped (flipVCoordinates
+ * false) on a shared UV array is flipped once for each mesh. ASan checks that nothing is freed
+ * twice or read after its owner freed it. */
+static smdmx_scene *lift_taking(smdmx_dm *dm)
+{
+	smdmx_error err;
+	smdmx_scene *s = sm_model_to_scene_taking(dm, NULL, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	smdmx_dm_free(dm);
+	return s;
+}
+
+static void assert_same_scene(const smdmx_scene *a, const smdmx_scene *b, const char *name)
+{
+	smdmx_compare_options co = { .value_tolerance = 0, .rotation_tolerance = 0, .flex_controls = true };
+	char diff[256];
+	if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff))) fail_msg("%s: %s", name, diff);
+}
+
+static void test_arrays_adopted(void **state)
+{
+	(void)state;
+	size_t was = sm_adopt_min;
+	sm_adopt_min = 1;
+	smdmx_error err;
+	/* two meshes on one vertex data: the first takes its arrays, the second copies them */
+	smdmx_dm *dm = shared_face_set_model(2, 4);
+	smdmx_scene *a = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	if (!a) fail_msg("%s", err.message);
+	smdmx_scene *b = lift_taking(dm);
+	assert_same_scene(a, b, "shared vertex data");
+	assert_ptr_not_equal(b->meshes[0].positions, b->meshes[1].positions);
+	assert_ptr_not_equal(b->meshes[0].position_indices, b->meshes[1].position_indices);
+	smdmx_scene_free(a);
+	smdmx_scene_free(b);
+	/* and with V stored the other way up: each mesh flips a copy of its own */
+	dm = shared_face_set_model(2, 4);
+	uint32_t vd = SMDMX_NONE;
+	for (uint32_t e = 0; e < dm->element_count; e++)
+		if (!strcmp(dm->elements[e].type, "DmeVertexData")) vd = e;
+	float *uv = smdmx_dm_add_attr(dm, vd, "textureCoordinates", SMDMX_DM_VECTOR2, true, 3, &err)->value.array.data;
+	uv[1] = 0.25f, uv[3] = 0.5f, uv[5] = 1.0f;
+	int32_t *ui = smdmx_dm_add_attr(dm, vd, "textureCoordinatesIndices", SMDMX_DM_INT, true, 3, &err)->value.array.data;
+	for (int i = 0; i < 3; i++) ui[i] = i;
+	smdmx_dm_add_attr(dm, vd, "flipVCoordinates", SMDMX_DM_BOOL, false, 0, &err)->value.b = false;
+	a = smdmx_model_to_scene(dm, NULL, &err, NULL);
+	if (!a) fail_msg("%s", err.message);
+	b = lift_taking(dm);
+	assert_same_scene(a, b, "shared, flipped UVs");
+	for (size_t m = 0; m < 2; m++) {
+		assert_true(b->meshes[m].uv_sets[0].data[0][1] == 0.75f);
+		assert_true(b->meshes[m].uv_sets[0].data[1][1] == 0.5f);
+		assert_true(b->meshes[m].uv_sets[0].data[2][1] == 0.0f);
+	}
+	smdmx_scene_free(a);
+	smdmx_scene_free(b);
+	/* every model of the corpus (skipped where there is none) */
+	static const char *const dirs[] = { "dmx_kv2_model", "dmx_binary" };
+	size_t files = 0, taken = 0;
+	for (size_t d = 0; d < 2; d++) {
+		size_t n;
+		char **paths = test_corpus_files(dirs[d], &n);
+		for (size_t p = 0; p < n; p++) {
+			const char *path = paths[p], *name = test_base_name(path);
+			if (!strstr(name, ".dmx") || !is_model_dmx(path)) continue;
+			smdmx_scene *pub = lift_path(path);
+			smdmx_dm *cd = smdmx_dmx_read_file(path, NULL, &err, NULL);
+			if (!cd) fail_msg("%s: %s", name, err.message);
+			/* the arrays of the datamodel, to find them in the scene */
+			size_t na = 0;
+			for (size_t e = 0; e < cd->element_count; e++)
+				for (size_t k = 0; k < cd->elements[e].attr_count; k++) na += cd->elements[e].attrs[k].is_array;
+			const void **arrays = calloc(na + 1, sizeof(void *));
+			na = 0;
+			for (size_t e = 0; e < cd->element_count; e++)
+				for (size_t k = 0; k < cd->elements[e].attr_count; k++)
+					if (cd->elements[e].attrs[k].is_array) arrays[na++] = cd->elements[e].attrs[k].value.array.data;
+			smdmx_scene *took = lift_taking(cd);
+			assert_same_scene(pub, took, name);
+			for (size_t m = 0; m < took->mesh_count; m++)
+				for (size_t i = 0; i < na; i++) taken += arrays[i] == (const void *)took->meshes[m].positions;
+			free(arrays);
+			/* the taken arrays are the scene's: changing it changes only it */
+			assert_true(smdmx_scene_transform(took, 2.0, 0, &err));
+			smdmx_scene_free(pub);
+			smdmx_scene_free(took);
+			files++;
+		}
+		test_free_list(paths, n);
+	}
+	assert_int_equal(files, 18);
+	assert_int_equal(taken, 11); /* every mesh of them takes its positions */
+	sm_adopt_min = was;
+}
+
 /* A mesh of 3,000 corners, 2,999 on one position and 1 on another, with `wide` shapes
  * moving the first (2,999 VTA lines each) and `narrow` moving the second (1 line each). */
 static smdmx_scene *hub_shapes_scene(size_t wide, size_t narrow)
@@ -1638,6 +1738,7 @@ int main(void)
 		cmocka_unit_test(test_corners_no_face_uses),
 		cmocka_unit_test(test_mesh_on_own_node),
 		cmocka_unit_test(test_shared_data_bombs),
+		cmocka_unit_test(test_arrays_adopted),
 		cmocka_unit_test(test_vta_bomb),
 		cmocka_unit_test(test_vta_two_meshes),
 		cmocka_unit_test(test_frame_rate_over_int32),

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/dmx_model.h"
+#include "model/model_valid.h"
 #include "support/num.h"
 #include "smdmx/math.h"
 
@@ -613,8 +614,24 @@ static void three_digits(double v, char out[SM_FLOAT_MAX])
 	sm_format_shortest((float)(round(v * p) / p), out);
 }
 
+static smdmx_scene *to_scene(const smdmx_dm *dm, sm_owner *take, const smdmx_model_options *options, smdmx_error *error,
+                             smdmx_warnings *warnings);
+
 smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options *options, smdmx_error *error,
                                   smdmx_warnings *warnings)
+{
+	return to_scene(dm, NULL, options, error, warnings);
+}
+
+smdmx_scene *sm_model_to_scene_taking(smdmx_dm *dm, const smdmx_model_options *options, smdmx_error *error,
+                                      smdmx_warnings *warnings)
+{
+	return to_scene(dm, sm_dm_memory(dm), options, error, warnings);
+}
+
+/* The scene of dm, taking its big arrays from take (its memory) when not NULL. */
+static smdmx_scene *to_scene(const smdmx_dm *dm, sm_owner *take, const smdmx_model_options *options, smdmx_error *error,
+                             smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
@@ -631,6 +648,11 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	l.error = error;
 	l.warnings = warnings;
 	l.joints = l.joint_of = l.xf_joint = l.meshes = l.mesh_dags = l.materials = l.shapes = l.attachments = (sm_vec)SM_VEC_INIT;
+	sm_adopt adopt;
+	if (take) {
+		sm_adopt_init(&adopt, take, l.o);
+		l.adopt = &adopt;
+	}
 	uint32_t root = dm->root, model = SMDMX_NONE;
 	if (root != SMDMX_NONE) {
 		model = get_el(&l, root, "model");
@@ -732,6 +754,7 @@ smdmx_scene *smdmx_model_to_scene(const smdmx_dm *dm, const smdmx_model_options 
 	sm_vec_release(l.o, &l.joint_of, sizeof(uint32_t));
 	sm_vec_release(l.o, &l.xf_joint, sizeof(uint32_t));
 	sm_names_free(&l.o->alloc, &l.mat_names);
+	if (l.adopt) sm_adopt_free(l.adopt);
 	if (ok) ok = smdmx_scene_validate(s, error);
 	if (!ok) {
 		smdmx_scene_free(s);

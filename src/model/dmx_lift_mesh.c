@@ -7,15 +7,24 @@
 
 #include "model/dmx_model.h"
 
+/* bytes at src for the scene: the datamodel's own array where the scene may take it
+ * (sm_model_to_scene_taking: doc/speed.md, "Arrays adopted, not copied"), else a copy. NULL
+ * when out of memory. */
+static void *take_or_copy(lift *l, const void *src, size_t bytes)
+{
+	if (l->adopt && bytes && sm_adopt_take(l->adopt, src)) return (void *)(uintptr_t)src;
+	void *p = sm_owned_alloc(l->o, bytes + 1, l->error);
+	if (p && bytes) memcpy(p, src, bytes);
+	return p;
+}
+
+/* n indices below bound, as the scene's: an int32 of 0 or more is the uint32 of its value. */
 static bool copy_indices(lift *l, const int32_t *src, size_t n, size_t bound, uint32_t **out)
 {
-	*out = sm_owned_alloc(l->o, (n ? n : 1) * sizeof(uint32_t), l->error);
-	if (!*out) return false;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (src[i] < 0 || (size_t)src[i] >= bound) return bad_model(l, "a vertex index out of range");
-		(*out)[i] = (uint32_t)src[i];
-	}
-	return true;
+	*out = take_or_copy(l, src, n * sizeof(uint32_t));
+	return *out != NULL;
 }
 
 /* The scene material of a DmeMaterial, by name: face sets with one name share it. */
@@ -92,10 +101,8 @@ static size_t faces_used(lift *l, uint32_t mesh)
  * so a file without such corners pays nothing for it. */
 static bool lift_position_indices(lift *l, smdmx_mesh *m, const int32_t *pix, size_t nc, size_t np, uint32_t mesh)
 {
-	uint32_t *out = sm_owned_alloc(l->o, (nc ? nc : 1) * sizeof(uint32_t), l->error);
-	if (!out) return false;
-	size_t c = 0;
-	for (; c < nc && pix[c] >= 0 && (size_t)pix[c] < np; c++) out[c] = (uint32_t)pix[c];
+	size_t c = 0, file_nc = nc;
+	while (c < nc && pix[c] >= 0 && (size_t)pix[c] < np) c++;
 	if (c < nc) {
 		size_t used = faces_used(l, mesh);
 		if (c < used) return bad_model(l, "a vertex index out of range");
@@ -103,9 +110,9 @@ static bool lift_position_indices(lift *l, smdmx_mesh *m, const int32_t *pix, si
 		l->unused_count += nc - used;
 		nc = used;
 	}
-	m->position_indices = out;
+	m->position_indices = take_or_copy(l, pix, file_nc * sizeof(uint32_t));
 	m->corner_count = nc;
-	return true;
+	return m->position_indices != NULL;
 }
 
 /* Positions and normals, with their indices; nc corners. */
@@ -123,16 +130,14 @@ static bool lift_positions_normals(lift *l, smdmx_mesh *m, uint32_t vd, uint32_t
 	SM_CHECK(lift_position_indices(l, m, pix, nc, np, mesh));
 	nc = m->corner_count;
 	m->position_count = np;
-	m->positions = sm_owned_alloc(l->o, np * sizeof(smdmx_vec3) + 1, l->error);
+	m->positions = take_or_copy(l, pos, np * sizeof(smdmx_vec3));
 	if (!m->positions) return false;
-	if (np) memcpy(m->positions, pos, np * sizeof(smdmx_vec3));
 	size_t nn, nni;
 	const int32_t *nix;
 	const void *nrm = indexed(l, vd, sm_model_field(f, SMDMX_CORNER_NORMAL), SMDMX_DM_VECTOR3, &nn, &nix, &nni);
 	if (nrm && nix && nni == l->file_corners) {
-		m->normals = sm_owned_alloc(l->o, nn * sizeof(smdmx_vec3) + 1, l->error);
+		m->normals = take_or_copy(l, nrm, nn * sizeof(smdmx_vec3));
 		if (!m->normals) return false;
-		if (nn) memcpy(m->normals, nrm, nn * sizeof(smdmx_vec3));
 		m->normal_count = nn;
 		SM_CHECK(copy_indices(l, nix, nc, nn, &m->normal_indices));
 	}
@@ -147,6 +152,11 @@ static bool lift_uv_sets(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 	char iname[96];
 	sm_vec uvs = SM_VEC_INIT;
 	const smdmx_dm_element *vde = &l->dm->elements[vd];
+	/* flipVCoordinates false (Source 2 Hammer's exports, decompilers): V is stored the other
+	 * way up from SMD's; true, or no flag, is Source 1's and SMD's (C9). A flipped array is
+	 * the scene's own copy: the datamodel's may be another mesh's too. */
+	const smdmx_dm_attr *fv = get(l, vd, "flipVCoordinates");
+	bool flip = fv && fv->type == SMDMX_DM_BOOL && !fv->is_array && !fv->value.b;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t a = 0; a < vde->attr_count; a++) {
 			const smdmx_dm_attr *at = &vde->attrs[a];
@@ -161,18 +171,19 @@ static bool lift_uv_sets(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 			if (!u) return false;
 			u->name = pass == 0 ? "textureCoordinates" : at->name;
 			u->count = at->value.array.count;
-			u->data = sm_owned_alloc(l->o, u->count * sizeof(smdmx_vec2) + 1, l->error);
+			if (flip) {
+				u->data = sm_owned_alloc(l->o, u->count * sizeof(smdmx_vec2) + 1, l->error);
+				if (u->data && u->count) memcpy(u->data, at->value.array.data, u->count * sizeof(smdmx_vec2));
+			} else {
+				u->data = take_or_copy(l, at->value.array.data, u->count * sizeof(smdmx_vec2));
+			}
 			if (!u->data) return false;
-			if (u->count) memcpy(u->data, at->value.array.data, u->count * sizeof(smdmx_vec2));
 			SM_CHECK(copy_indices(l, ix, nc, u->count, &u->indices));
 		}
 	}
 	m->uv_sets = uvs.data;
 	m->uv_set_count = uvs.count;
-	/* flipVCoordinates false (Source 2 Hammer's exports, decompilers): V is stored the other
-	 * way up from SMD's; true, or no flag, is Source 1's and SMD's (C9) */
-	const smdmx_dm_attr *fv = get(l, vd, "flipVCoordinates");
-	if (fv && fv->type == SMDMX_DM_BOOL && !fv->is_array && !fv->value.b && uvs.count) {
+	if (flip && uvs.count) {
 		l->s->source.dmx_v_flag_false++;
 		smdmx_uv_set *us = uvs.data;
 		for (size_t u = 0; u < uvs.count; u++)
@@ -214,9 +225,8 @@ static bool lift_balance_wrinkle(lift *l, smdmx_mesh *m, uint32_t vd, int f)
 		const float *v = indexed(l, vd, sm_model_field(f, which ? SMDMX_CORNER_WRINKLE : SMDMX_CORNER_BALANCE), SMDMX_DM_FLOAT, &nv, &ix, &ni);
 		if (!v || !ix || ni != l->file_corners) continue;
 		smdmx_scalar_field *sf = which ? &m->wrinkle : &m->balance;
-		sf->data = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
+		sf->data = take_or_copy(l, v, nv * sizeof(float));
 		if (!sf->data) return false;
-		if (nv) memcpy(sf->data, v, nv * sizeof(float));
 		sf->count = nv;
 		SM_CHECK(copy_indices(l, ix, nc, nv, &sf->indices));
 	}
@@ -348,19 +358,17 @@ static bool lift_deltas(lift *l, const smdmx_mesh *m, uint32_t d, int f, smdmx_f
 	const int32_t *ix;
 	const float *w = indexed(l, d, sm_model_field(f, SMDMX_CORNER_WRINKLE), SMDMX_DM_FLOAT, &nv, &ix, &nix2);
 	if (w && ix && nix2 == nv && m->wrinkle.indices) {
-		sh->wrinkle_deltas = sm_owned_alloc(l->o, nv * sizeof(float) + 1, l->error);
+		sh->wrinkle_deltas = take_or_copy(l, w, nv * sizeof(float));
 		if (!sh->wrinkle_deltas) return false;
-		memcpy(sh->wrinkle_deltas, w, nv * sizeof(float));
 		SM_CHECK(copy_indices(l, ix, nv, m->wrinkle.count, &sh->wrinkle_indices));
 		sh->wrinkle_count = nv;
 	}
 	for (int which = 0; which < 2; which++) {
 		const void *v = indexed(l, d, sm_model_field(f, which ? SMDMX_CORNER_NORMAL : SMDMX_CORNER_POSITION), SMDMX_DM_VECTOR3, &nv, &ix, &nix2);
 		if (!v || !ix || nix2 != nv) continue;
-		smdmx_vec3 *vals = sm_owned_alloc(l->o, nv * sizeof(smdmx_vec3) + 1, l->error);
+		smdmx_vec3 *vals = take_or_copy(l, v, nv * sizeof(smdmx_vec3));
 		uint32_t *idx = NULL;
 		if (!vals) return false;
-		memcpy(vals, v, nv * sizeof(smdmx_vec3));
 		SM_CHECK(copy_indices(l, ix, nv, which ? m->normal_count : m->position_count, &idx));
 		if (which) {
 			sh->normal_deltas = vals;

@@ -43,6 +43,7 @@ typedef struct lift {
 	size_t file_corners; /* the mesh being lifted: its corners as the file's index arrays hold them */
 	size_t unused_corners, unused_count; /* meshes with corners left out (used_corners), and those corners */
 	const char *unused_first;            /* the first such mesh */
+	sm_adopt *adopt;    /* the datamodel's arrays the scene may take (sm_model_to_scene_taking), or NULL */
 } lift;
 
 static inline const smdmx_dm_attr *get(const lift *l, uint32_t e, const char *name)

@@ -718,7 +718,7 @@ static bool dmx_to_smd(run *r)
 	smdmx_dm *dm = read_dmx(r, in, &err, &w);
 	warn(r, in, &w);
 	if (!dm) return fail(r, in, &err);
-	smdmx_scene *scene = smdmx_model_to_scene(dm, NULL, &err, &w);
+	smdmx_scene *scene = sm_model_to_scene_taking(dm, NULL, &err, &w);
 	smdmx_dm_free(dm);
 	warn(r, in, &w);
 	if (!scene) return fail(r, in, &err);

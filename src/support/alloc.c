@@ -358,3 +358,75 @@ void sm_group(const uint32_t *key, const uint32_t *through, size_t n, size_t key
 	for (size_t k = keys; k > 0; k--) first[k] = first[k - 1]; /* back to the starts */
 	first[0] = 0;
 }
+
+/* ---- adopting another owner's allocations ------------------------------------------------- */
+
+size_t sm_adopt_min = (size_t)1 << 16;
+
+void sm_adopt_init(sm_adopt *a, sm_owner *from, sm_owner *to)
+{
+	memset(a, 0, sizeof(*a));
+	const smdmx_allocator *f = &from->alloc.hooks, *t = &to->alloc.hooks;
+	bool same = f->alloc_fn == t->alloc_fn && f->realloc_fn == t->realloc_fn && f->free_fn == t->free_fn && f->user == t->user;
+	bool counted = f->memory_limit || f->fail_after || t->memory_limit || t->fail_after;
+	if (same && !counted) {
+		a->from = from;
+		a->to = to;
+	}
+}
+
+static int by_address(const void *x, const void *y)
+{
+	uintptr_t p = ((const sm_adopt_ref *)x)->at, q = ((const sm_adopt_ref *)y)->at;
+	return p < q ? -1 : p > q;
+}
+
+/* The index of from's big slots, sorted by address: built at the first take. */
+static bool adopt_ready(sm_adopt *a)
+{
+	if (a->ready) return true;
+	if (a->failed || !a->from) return false;
+	const sm_owner *o = a->from;
+	size_t n = 0;
+	for (size_t i = 0; i < o->slot_count; i++) n += o->slots[i].ptr && o->slots[i].size >= sm_adopt_min;
+	a->big = n ? sm_malloc(&a->to->alloc, n * sizeof(sm_adopt_ref)) : NULL;
+	if (n && !a->big) {
+		a->failed = true;
+		return false;
+	}
+	for (size_t i = 0; i < o->slot_count; i++)
+		if (o->slots[i].ptr && o->slots[i].size >= sm_adopt_min) a->big[a->count++] = (sm_adopt_ref){ (uintptr_t)o->slots[i].ptr, i };
+	if (a->count > 1) qsort(a->big, a->count, sizeof(sm_adopt_ref), by_address);
+	a->ready = true;
+	return true;
+}
+
+bool sm_adopt_take(sm_adopt *a, const void *ptr)
+{
+	if (!ptr || !adopt_ready(a)) return false;
+	size_t lo = 0, hi = a->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->big[mid].at < (uintptr_t)ptr) lo = mid + 1;
+		else hi = mid;
+	}
+	if (lo == a->count || a->big[lo].at != (uintptr_t)ptr) return false;
+	sm_slot *from = &a->from->slots[a->big[lo].slot];
+	if (from->ptr != ptr) return false; /* taken already */
+	size_t slot;
+	if (!owner_new_slot(a->to, from->ptr, from->size, &slot)) return false;
+	a->from->alloc.live -= from->size;
+	a->to->alloc.live += from->size;
+	/* the slot stays, empty, as sm_vec_release leaves one */
+	from->ptr = NULL;
+	from->size = 0;
+	return true;
+}
+
+void sm_adopt_free(sm_adopt *a)
+{
+	if (a->big) sm_free(&a->to->alloc, a->big, a->count * sizeof(sm_adopt_ref));
+	a->big = NULL;
+	a->count = 0;
+	a->ready = false;
+}

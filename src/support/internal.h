@@ -169,6 +169,29 @@ SM_NODISCARD static inline void *sm_vec_push(sm_owner *o, sm_vec *v, size_t elem
 void sm_vec_release(sm_owner *o, sm_vec *v, size_t elem);
 SM_NODISCARD const char *sm_strdup(sm_owner *o, const char *s, size_t len, smdmx_error *error);
 
+/* Big allocations moved from one owner to another: a scene adopting its datamodel's arrays
+ * instead of copying them (doc/speed.md, "Arrays adopted, not copied"). Possible when both
+ * owners free through the same hooks and neither counts against a limit. take moves the slot
+ * that starts at ptr, when it holds sm_adopt_min bytes or more, and says whether it did (else
+ * the caller copies: a smaller array, one inside a larger allocation, one taken already, or
+ * no memory for the index). */
+typedef struct sm_adopt_ref {
+	uintptr_t at;      /* a slot's address */
+	size_t slot;
+} sm_adopt_ref;
+
+typedef struct sm_adopt {
+	sm_owner *from, *to;  /* NULL: nothing is taken */
+	sm_adopt_ref *big;    /* slots of from of sm_adopt_min bytes or more, by address */
+	size_t count;
+	bool ready, failed;
+} sm_adopt;
+
+extern size_t sm_adopt_min;
+void sm_adopt_init(sm_adopt *a, sm_owner *from, sm_owner *to);
+bool sm_adopt_take(sm_adopt *a, const void *ptr);
+void sm_adopt_free(sm_adopt *a);
+
 /* Items (keyvalues2 number arrays), polygons or values (SMD meshes and their text pools) a
  * writer's thread takes at once (16,384; twice that are written on one thread). */
 extern size_t sm_write_part_min;
