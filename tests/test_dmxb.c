@@ -310,6 +310,43 @@ static void test_writer(void **state)
 	free(b2.data);
 }
 
+/* A binary file over the mapping threshold (4 MiB) is read from a mapping whose pages behind
+ * the reader are given back every 8 MiB: three 6 MB arrays with elements and strings between
+ * and after them read the same as from memory, the last bytes included. */
+static void test_large_file(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dm_create(NULL, &err);
+	uint32_t root = smdmx_dm_add_element(dm, "DmElement", "root", NULL, &err);
+	static const char *const names[] = { "part0", "part1", "part2" };
+	for (int k = 0; k < 3; k++) {
+		const char *name = names[k];
+		uint32_t e = smdmx_dm_add_element(dm, "DmElement", name, NULL, &err);
+		float *v = smdmx_dm_add_attr(dm, e, "values", SMDMX_DM_FLOAT, true, 1500000, &err)->value.array.data;
+		for (size_t i = 0; i < 1500000; i++) v[i] = (float)(i % 1000) + 0.25f * (float)k;
+		smdmx_dm_add_attr(dm, e, "after", SMDMX_DM_STRING, false, 0, &err)->value.s = name;
+		smdmx_dm_add_attr(dm, root, name, SMDMX_DM_ELEMENT, false, 0, &err)->value.element = e;
+	}
+	test_sink out = { 0 };
+	smdmx_dm *mem = write_read(dm, "binary", 5, &out);
+	assert_true(out.size > 18000000);
+	char *path = test_temp_file("large.dmx", out.data, out.size);
+	smdmx_dm *file = read_path(path);
+	char diff[256];
+	if (!smdmx_dm_equal(mem, file, diff, sizeof(diff))) fail_msg("%s", diff);
+	const smdmx_dm_attr *last = smdmx_dm_find_attr(file, 3, "values");
+	assert_non_null(last);
+	assert_true(((const float *)last->value.array.data)[1499999] == 999.5f);
+	assert_string_equal(smdmx_dm_find_attr(file, 3, "after")->value.s, "part2");
+	os_remove(path);
+	free(path);
+	smdmx_dm_free(file);
+	smdmx_dm_free(mem);
+	smdmx_dm_free(dm);
+	free(out.data);
+}
+
 /* The DMX limits in the binary reader, at their values and one past them. */
 static void test_limits(void **state)
 {
@@ -561,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_srctools_encodings),
 		cmocka_unit_test(test_hand_built),
 		cmocka_unit_test(test_writer),
+		cmocka_unit_test(test_large_file),
 		cmocka_unit_test(test_default_version),
 		cmocka_unit_test(test_seqids_real),
 		cmocka_unit_test(test_seqids_write),

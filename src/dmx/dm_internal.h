@@ -43,9 +43,10 @@ typedef struct sm_dmx_header {
 } sm_dmx_header;
 SM_NODISCARD bool sm_dmx_parse_header(const char *data, size_t size, sm_dmx_header *h, smdmx_error *error);
 
-/* The binary reader (dmxb_read.c). */
+/* The binary reader (dmxb_read.c); mapped: data is a file mapping whose pages behind the
+ * reader may be given back. */
 smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, const smdmx_dmx_read_options *options,
-                       smdmx_error *error, smdmx_warnings *warnings);
+                       smdmx_error *error, smdmx_warnings *warnings, bool mapped);
 /* The keyvalues2 writer (kv2_write.c): keyvalues2 or keyvalues2_flat (o->encoding, chosen
  * in dmx.c) into out, flushed at the end. */
 SM_NODISCARD bool sm_kv2_write(smdmx_dm *dm, sm_out *out, const smdmx_dmx_write_options *o, smdmx_error *error);
@@ -54,7 +55,7 @@ SM_NODISCARD bool sm_dmxb_write(smdmx_dm *dm, bool seqids, int version, const ch
                                 const smdmx_allocator *allocator, smdmx_error *error);
 
 /* The keyvalues2 reader (kv2_read.c): data is the whole file; mapped: a file mapping
- * (os_map_lazy) whose pages it may give back as it reads. */
+ * (os_map) whose pages it may give back as it reads. */
 smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error,
                       smdmx_warnings *warnings, bool mapped);
 

@@ -101,7 +101,7 @@ static smdmx_dm *read_memory(const void *data, size_t size, const smdmx_dmx_read
 	if (!sm_dmx_parse_header(d, size, &h, error)) return NULL;
 	/* binary_seqids is binary 9 with its element ids numbered in order (B10a) */
 	if (word_eq(h.encoding, h.encoding_len, "binary") || word_eq(h.encoding, h.encoding_len, "binary_seqids"))
-		return sm_dmxb_read(d, size, &h, options, error, warnings);
+		return sm_dmxb_read(d, size, &h, options, error, warnings, mapped);
 	return sm_kv2_read(d, size, options, error, warnings, mapped);
 }
 
@@ -127,7 +127,7 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 		return NULL;
 	}
 	uint64_t file_size = 0;
-	bool regular = os_file_size(fd, &file_size), peeked = false;
+	bool regular = os_file_size(fd, &file_size);
 	/* A large regular file is mapped, not copied: the reader only reads it. Small files are
 	 * read into memory instead: unmapping costs more than the copy, most of all in a process
 	 * with several threads, where each unmap interrupts the other processors. */
@@ -137,17 +137,13 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 			sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "file larger than %zu bytes", limits.max_file_size);
 			return NULL;
 		}
-		/* A binary file's pages are all read in at once (its reader jumps about); a text
-		 * file's as the reader comes to them, and given back behind it. */
-		char head[256];
-		ptrdiff_t hn = os_read_at(fd, head, sizeof(head) - 1, 0);
-		peeked = true;
-		head[hn > 0 ? hn : 0] = '\0';
-		bool binary = strstr(head, "encoding binary") != NULL;
-		const void *map = binary ? os_map(fd, (size_t)file_size) : os_map_lazy(fd, (size_t)file_size);
+		/* Its pages are read in as the reader comes to them, and given back behind it: both
+		 * readers go forward (and copy what they keep), so that the file and the datamodel it
+		 * becomes are never resident whole together. */
+		const void *map = os_map(fd, (size_t)file_size);
 		if (map) {
 			os_close(fd);
-			smdmx_dm *dm = read_memory(map, (size_t)file_size, options, error, warnings, !binary);
+			smdmx_dm *dm = read_memory(map, (size_t)file_size, options, error, warnings, true);
 			os_unmap(map, (size_t)file_size);
 			return dm;
 		}
@@ -175,9 +171,7 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 			buf = nb;
 			cap = ncap;
 		}
-		/* a regular file by offset: the header was peeked at by offset, which on Windows
-		 * moves the handle's position */
-		ptrdiff_t n = peeked ? os_read_at(fd, buf + len, cap - len, len) : os_read(fd, buf + len, cap - len);
+		ptrdiff_t n = os_read(fd, buf + len, cap - len);
 		if (n < 0) ok = sm_fail(error, SMDMX_ERROR_IO, 0, 0, "read failed: %s", os_error_text(errno));
 		if (n <= 0) break;
 		len += (size_t)n;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dmx/dm_internal.h"
+#include "platform/os.h"
 
 typedef struct rd {
 	const uint8_t *data;
@@ -27,6 +28,8 @@ typedef struct rd {
 	size_t cur_item;
 	smdmx_progress progress; /* the bytes read told (after an attribute) */
 	uint64_t told;
+	bool mapped;          /* data is a file mapping whose read pages may be given back */
+	size_t released;      /* pages before this offset were given back */
 } rd;
 
 typedef struct stub_ref {
@@ -251,6 +254,15 @@ static bool attribute(rd *r, smdmx_dm_attr *a, uint8_t raw_type, size_t type_at)
 {
 	SM_CHECK(attribute_value(r, a, raw_type, type_at));
 	sm_progress_at(&r->progress, &r->told, r->pos, false);
+	/* The reader goes forward only, and what it keeps is copied: the mapping's pages behind
+	 * it, but for the last 64 KiB, are given back every 8 MiB, so that the file and the
+	 * datamodel it becomes are not resident whole together (an error message reads them in
+	 * again). */
+	if (r->mapped && r->pos - r->released >= ((size_t)8 << 20)) {
+		size_t to = r->pos - ((size_t)64 << 10);
+		os_map_release(r->data, r->released, to);
+		r->released = to;
+	}
 	return true;
 }
 
@@ -449,7 +461,7 @@ static bool resolve_stubs(rd *r)
 }
 
 smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, const smdmx_dmx_read_options *options,
-                       smdmx_error *error, smdmx_warnings *warnings)
+                       smdmx_error *error, smdmx_warnings *warnings, bool mapped)
 {
 	smdmx_dmx_read_options opts;
 	memset(&opts, 0, sizeof(opts));
@@ -477,6 +489,7 @@ smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, co
 	r.limits = sm_dm_limits_resolve(&opts.limits);
 	r.stubs = (sm_vec)SM_VEC_INIT;
 	r.progress = opts.progress;
+	r.mapped = mapped;
 	r.pos = h->body;
 	bool ok = true;
 	/* B1: the header line ends in a newline and a NUL. */

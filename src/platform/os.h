@@ -55,13 +55,12 @@ bool os_close(os_file f);
 /* The size of f when it is a regular file; false for pipes, terminals and the like. */
 bool os_file_size(os_file f, uint64_t *size);
 
-/* A read-only mapping of the first size bytes of f (which stays usable after f is closed);
- * NULL when the system cannot map it (the caller reads instead). */
+/* A read-only mapping of the first size bytes of f (which stays usable after f is closed),
+ * its pages read in as they are touched, for a reader that goes forward; NULL when the system
+ * cannot map it (the caller reads instead). */
 const void *os_map(os_file f, size_t size);
-/* The same, its pages read in as they are touched (os_map reads them all at once). */
-const void *os_map_lazy(os_file f, size_t size);
-/* Gives back the memory of the pages wholly inside [from, to) of a mapping of os_map or
- * os_map_lazy: they leave the process's resident set and are read again if touched. */
+/* Gives back the memory of the pages wholly inside [from, to) of a mapping of os_map: they
+ * leave the process's resident set and are read again if touched. */
 void os_map_release(const void *data, size_t from, size_t to);
 void os_unmap(const void *data, size_t size);
 

@@ -87,16 +87,6 @@ bool os_file_size(os_file f, uint64_t *size)
 
 const void *os_map(os_file f, size_t size)
 {
-	int flags = MAP_PRIVATE;
-#ifdef MAP_POPULATE
-	flags |= MAP_POPULATE;
-#endif
-	void *map = mmap(NULL, size, PROT_READ, flags, (int)f, 0);
-	return map == MAP_FAILED ? NULL : map;
-}
-
-const void *os_map_lazy(os_file f, size_t size)
-{
 	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, (int)f, 0);
 	if (map == MAP_FAILED) return NULL;
 #ifdef MADV_SEQUENTIAL

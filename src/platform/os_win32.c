@@ -282,11 +282,6 @@ const void *os_map(os_file f, size_t size)
 	return view;
 }
 
-const void *os_map_lazy(os_file f, size_t size)
-{
-	return os_map(f, size); /* a view's pages are read in as they are touched */
-}
-
 void os_map_release(const void *data, size_t from, size_t to)
 {
 	/* Unlocking pages that are not locked takes them out of the working set. */
