@@ -118,6 +118,36 @@ static void test_commit_all(void **state)
 	smdmx_outputs_free(set);
 }
 
+/* A file of 20 MiB, written in pieces of 1 MiB + 1 byte: its writing to the disk is started
+ * every 8 MiB as it is made (os_sync_start), and what is put in place is every byte. */
+static void test_large_file(void **state)
+{
+	(void)state;
+	enum { PIECE = (1 << 20) + 1, PIECES = 20 };
+	char *piece = malloc(PIECE), *all = malloc((size_t)PIECE * PIECES);
+	assert_non_null(piece);
+	assert_non_null(all);
+	smdmx_outputs *set = smdmx_outputs_new(0);
+	char why[4200];
+	smdmx_output *o = smdmx_outputs_open(set, in_dir("big.bin"), why, sizeof(why));
+	if (!o) fail_msg("%s", why);
+	for (int k = 0; k < PIECES; k++) {
+		for (size_t i = 0; i < PIECE; i++) piece[i] = (char)('a' + (i + (size_t)k) % 26);
+		memcpy(all + (size_t)k * PIECE, piece, PIECE);
+		assert_true(smdmx_output_write(o, piece, PIECE));
+	}
+	char **written = NULL;
+	size_t n = 0;
+	assert_int_equal(smdmx_outputs_commit(set, &written, &n, why, sizeof(why)), SMDMX_ERROR_NONE);
+	assert_int_equal(n, 1);
+	assert_true(smdmx_file_same_bytes(in_dir("big.bin"), NULL, all, (size_t)PIECE * PIECES));
+	assert_int_equal(temporaries(), 0);
+	free_list(written, n);
+	smdmx_outputs_free(set);
+	free(piece);
+	free(all);
+}
+
 static bool is_folder(const char *name)
 {
 	os_stat st;
@@ -426,6 +456,7 @@ int main(void)
 	setlocale(LC_ALL, "");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_commit_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folders, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folders_taken_away, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_already_there, setup, teardown),

@@ -169,6 +169,10 @@ void os_dir_close(os_dir *d);
 os_file os_create_new(const char *tmp_path);
 /* Flushes f's data to the disk (fsync; FlushFileBuffers). */
 bool os_sync(os_file f);
+/* Starts writing bytes [from, from + size) of f to the disk and returns without waiting, so
+ * that os_sync later waits for less (Linux: sync_file_range; elsewhere nothing). A hint: its
+ * failure is os_sync's to report. */
+void os_sync_start(os_file f, uint64_t from, uint64_t size);
 /* Renames from over to, replacing what is there, atomically where the system can
  * (rename; MoveFileExW with MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH). */
 bool os_replace(const char *from, const char *to);

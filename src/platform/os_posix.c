@@ -255,6 +255,15 @@ bool os_sync(os_file f)
 	return errno == EINVAL || errno == EROFS || errno == ENOTSUP;
 }
 
+void os_sync_start(os_file f, uint64_t from, uint64_t size)
+{
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+	(void)sync_file_range((int)f, (off_t)from, (off_t)size, SYNC_FILE_RANGE_WRITE);
+#else
+	(void)f, (void)from, (void)size;
+#endif
+}
+
 bool os_replace(const char *from, const char *to)
 {
 	return rename(from, to) == 0;

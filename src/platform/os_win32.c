@@ -528,6 +528,11 @@ bool os_sync(os_file f)
 	return false;
 }
 
+void os_sync_start(os_file f, uint64_t from, uint64_t size)
+{
+	(void)f, (void)from, (void)size; /* FlushFileBuffers at the end does it all */
+}
+
 static bool move(const char *from, const char *to, DWORD flags)
 {
 	wchar_t *a = wpath(from), *b = a ? wpath(to) : NULL;

@@ -22,6 +22,7 @@ struct smdmx_output {
 	int errnum;   /* errno of a failed write */
 	bool replace; /* the file already there is replaced (smdmx_output_set_replace) */
 	char *made;   /* the first folder made for it (those below it too), or NULL */
+	uint64_t written, started; /* bytes written; of them, those whose writing to the disk was started */
 };
 
 struct smdmx_outputs {
@@ -230,12 +231,24 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 	return out;
 }
 
+/* Bytes of a file written between two starts of their writing to the disk. */
+#define SYNC_STEP ((uint64_t)8 << 20)
+
 bool smdmx_output_write(void *output, const void *data, size_t size)
 {
 	smdmx_output *out = output;
-	if (os_write_all(out->fd, data, size)) return true;
-	out->errnum = errno ? errno : EIO;
-	return false;
+	if (!os_write_all(out->fd, data, size)) {
+		out->errnum = errno ? errno : EIO;
+		return false;
+	}
+	/* A large file goes to the disk while the rest of it is made: the flush before its rename
+	 * (smdmx_outputs_finish) then waits for its last part only. Standard output is not. */
+	out->written += size;
+	if (out->tmp && out->written - out->started >= SYNC_STEP) {
+		os_sync_start(out->fd, out->started, out->written - out->started);
+		out->started = out->written;
+	}
+	return true;
 }
 
 static void output_drop(smdmx_output *out)
