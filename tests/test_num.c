@@ -250,6 +250,34 @@ static void test_format_float_exact(void **state)
 	assert_string_equal(out, "-6.253017");
 	sm_format_float(1e-45f, out);
 	assert_string_equal(out, "1.40129846e-45");
+	/* tiny magnitudes as "%.9g" writes them (formatted in integers, not by printf): nine
+	 * digits rounded half to even, trailing zeros dropped, a two-digit exponent at least */
+	sm_format_float(1.17549435e-38f, out);
+	assert_string_equal(out, "1.17549435e-38");
+	sm_format_float(1.23456789e-8f, out);
+	assert_string_equal(out, "1.23456791e-08");
+	sm_format_float(-ldexpf(1.0f, -40), out);
+	assert_string_equal(out, "-9.09494702e-13");
+	sm_format_float(3.3e-20f, out);
+	assert_string_equal(out, "3.2999999e-20"); /* a trailing zero dropped */
+	sm_format_float(ldexpf(1.0f, -20), out); /* 9.5367431640625e-07, its tenth digit a 6 */
+	assert_string_equal(out, "9.53674316e-07");
+	/* and 200,000 random ones below 1e-4 (every one was checked once against "%.9g": 0 < |v| < 1,
+	 * both signs) */
+	for (int i = 0; i < 200000; i++) {
+		uint32_t u = (uint32_t)rng() % 0x38d1b717u; /* below 1e-4f */
+		float f;
+		memcpy(&f, &u, 4);
+		if (i & 1) f = -f;
+		if (f == 0) continue;
+		sm_format_float(f, out);
+		if (!strchr(out, 'e')) continue;
+		char want[64];
+		snprintf(want, sizeof(want), "%.9g", (double)f);
+		for (char *c = want; *c; c++)
+			if (*c == ',') *c = '.'; /* (the suite also runs in a comma-decimal locale) */
+		if (strcmp(out, want)) fail_msg("%a: %s, \"%%.9g\" %s", (double)f, out, want);
+	}
 	sm_format_float(3.4028235e38f, out);
 	assert_true(parse_ok(out) == 3.4028235e38f);
 	/* every power of two and its neighbours, where the float spacing changes */

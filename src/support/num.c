@@ -423,6 +423,86 @@ static size_t try_fixed(float v, int decimals, char *out)
 	return n;
 }
 
+/* Bit i of the number in 32-bit limbs l[0..used). */
+static unsigned limb_bit(const uint32_t *l, int used, int i)
+{
+	return i / 32 < used ? (l[i / 32] >> (i % 32)) & 1u : 0u;
+}
+
+/* "%.9g" of v, as the C library prints it (ISO C 7.21.6.1: nine significant digits, rounded
+ * half to even from v's exact value; style e when the rounded value's exponent X is below -4
+ * or 9 or more, else style f with 8 - X decimals; trailing zeros and a bare point dropped),
+ * in integers: v = m 2^e2, and v 10^k = m 5^k 2^(e2 + k) is shifted down with its remainder
+ * in view. For the magnitudes sm_format_float leaves to it (0 < |v| < 1); 0 for any other,
+ * which snprintf then prints. The C library's printf was an eighth of dmx2smd -r over the
+ * corpus's animations and VTAs. */
+static size_t format_g9(float v, char *out)
+{
+	uint32_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	uint32_t be = (bits >> 23) & 0xff, m = bits & 0x7fffff;
+	if (be == 0xff || (be == 0 && m == 0)) return 0;
+	int e2 = be ? (int)be - 150 : -149;
+	if (be) m |= 0x800000;
+	double av = fabs((double)v);
+	if (!(av < 1)) return 0;
+	int x = (int)floor(log10(av)); /* the exponent, perhaps one off: settled below */
+	uint64_t q = 0;
+	for (int tries = 0;; tries++) {
+		int k = 8 - x, t = -(e2 + k);
+		if (tries == 3 || k < 0 || k > 60 || t <= 0) return 0;
+		uint32_t l[7] = { m, 0, 0, 0, 0, 0, 0 }; /* m 5^k: at most 24 + 140 bits */
+		int used = 1;
+		for (int i = 0; i < k; i++) {
+			uint64_t carry = 0;
+			for (int j = 0; j < used; j++) {
+				uint64_t y = (uint64_t)l[j] * 5 + carry;
+				l[j] = (uint32_t)y;
+				carry = y >> 32;
+			}
+			if (carry) l[used++] = (uint32_t)carry;
+		}
+		int top = used * 32 - 1;
+		while (top >= 0 && !limb_bit(l, used, top)) top--;
+		if (top - t >= 40) return 0; /* a quotient of more than 40 bits: not a nine-digit one */
+		q = 0;
+		for (int i = top; i >= t; i--) q = (q << 1) | limb_bit(l, used, i);
+		unsigned half = limb_bit(l, used, t - 1), sticky = 0;
+		for (int i = t - 2; i >= 0 && !sticky; i--) sticky = limb_bit(l, used, i);
+		if (half && (sticky || (q & 1))) q++;
+		if (q < 100000000u) x--;
+		else if (q >= 1000000000u) x++;
+		else break;
+	}
+	if (x >= 0) return 0; /* rounded up to 1 */
+	char d[9];
+	format_fixed_digits(q, 9, d);
+	int nd = 9;
+	while (nd > 1 && d[nd - 1] == '0') nd--;
+	size_t n = 0;
+	if (v < 0) out[n++] = '-';
+	if (x < -4) { /* style e: d.ddde-XX */
+		out[n++] = d[0];
+		if (nd > 1) {
+			out[n++] = '.';
+			memcpy(out + n, d + 1, (size_t)nd - 1);
+			n += (size_t)nd - 1;
+		}
+		out[n++] = 'e';
+		out[n++] = '-';
+		int ex = -x;
+		if (ex < 10) out[n++] = '0';
+		n += format_u64((uint64_t)ex, out + n);
+	} else { /* style f, x from -4 to -1: 0.000ddd */
+		memcpy(out + n, "0.0000", (size_t)(1 - x));
+		n += (size_t)(1 - x);
+		memcpy(out + n, d, (size_t)nd);
+		n += (size_t)nd;
+	}
+	out[n] = '\0';
+	return n;
+}
+
 size_t sm_format_float(float v, char *out)
 {
 	if (v == 0) {
@@ -437,6 +517,8 @@ size_t sm_format_float(float v, char *out)
 		if (n) return n;
 	}
 	/* Tiny magnitudes: nine significant digits always identify a float32. */
+	n = format_g9(v, out);
+	if (n) return n;
 	int k = snprintf(out, SM_FLOAT_MAX, "%.9g", (double)v);
 	/* digits, a sign, 'e' and the locale's decimal point, which becomes '.' */
 	for (int i = 0; i < k; i++)
