@@ -326,9 +326,6 @@ static void test_stops(void **state)
 	os_remove(at("in/bad.smd"));
 }
 
-/* Every allocation of a batch failing in turn (one worker): it ends out of memory, never
- * crashes, and leaves no temporary file; the count after the last failure converts. */
-
 /* Temporary files (a dot first) below path. */
 static size_t temporaries(const char *path)
 {
@@ -346,6 +343,89 @@ static size_t temporaries(const char *path)
 	if (d) os_dir_close(d);
 	return n;
 }
+
+/* What on_change sees of a long batch: settled never going back, and the files of the jobs
+ * it has settled in place when it is told. */
+typedef struct placed {
+	size_t calls, last, between;
+	bool backwards, missing;
+} placed;
+
+static void on_placed(void *user, const smdmx_batch *b)
+{
+	placed *p = user;
+	if (b->settled < p->last) p->backwards = true;
+	p->last = b->settled;
+	p->calls++;
+	if (b->settled > 0 && b->settled < b->job_count) p->between++;
+	for (size_t i = 0; i < b->settled; i++) {
+		/* (each job here writes one file) */
+		if (b->jobs[i].state == SMDMX_BATCH_CONVERTED && b->jobs[i].written_count != 1) p->missing = true;
+		for (size_t k = 0; k < b->jobs[i].written_count; k++)
+			if (!test_exists(b->jobs[i].written[k])) p->missing = true;
+	}
+}
+
+/* Forty inputs, the 26th bad, at one and two jobs at once, stopping at the failure and with
+ * keep_going: the outputs are put in place a few jobs at a time (each flushed before its
+ * rename), so the batch settles in steps before its end, each settled job's file is there
+ * when it is told, the jobs before the failure (all others, with keep_going) are converted
+ * and in place, none after it (without), and no temporary file is left. */
+static void test_many(void **state)
+{
+	(void)state;
+	enum { N = 40, BAD = 25 };
+	char rel[64];
+	const char *in[N];
+	assert_true(os_mkdir(at("many")));
+	for (int i = 0; i < N; i++) {
+		snprintf(rel, sizeof(rel), "many/m%02d.smd", i);
+		in[i] = at(rel);
+		if (i != BAD) {
+			copy("testdata/sample/arm.smd", at(rel));
+			continue;
+		}
+		FILE *f = fopen(in[i], "wb");
+		assert_non_null(f);
+		fputs("version 1\nnodes\n0 \"a\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nm\n0 0 0 0 0 0 0 0 0\n", f);
+		fclose(f);
+	}
+	for (unsigned run = 0; run < 4; run++) {
+		bool keep = run & 1;
+		char out[32];
+		snprintf(out, sizeof(out), "many_out%u", run);
+		smdmx_batch_options o = options(in, N, at(out));
+		o.jobs = 1 + run / 2;
+		o.keep_going = keep;
+		placed p = { 0 };
+		o.on_change = on_placed;
+		o.user = &p;
+		smdmx_batch *b = smdmx_batch_convert(&o, NULL);
+		assert_non_null(b);
+		assert_false(b->ok);
+		assert_false(p.backwards);
+		assert_false(p.missing);
+		assert_true(p.between >= 1);
+		assert_int_equal(b->settled, N);
+		assert_int_equal(b->failed, 1);
+		assert_int_equal(b->not_run, keep ? 0 : N - BAD - 1);
+		for (int i = 0; i < N; i++) {
+			snprintf(rel, sizeof(rel), "%s/m%02d.dmx", out, i);
+			bool converted = i < BAD || (keep && i != BAD);
+			assert_int_equal(b->jobs[i].state, converted ? SMDMX_BATCH_CONVERTED
+			                                   : i == BAD  ? SMDMX_BATCH_FAILED
+			                                   : b->jobs[i].state == SMDMX_BATCH_CANCELLED ? SMDMX_BATCH_CANCELLED
+			                                               : SMDMX_BATCH_NOT_RUN);
+			assert_int_equal(b->jobs[i].written_count, converted ? 1 : 0);
+			assert_int_equal(test_exists(at(rel)), converted);
+		}
+		smdmx_batch_free(b);
+		assert_int_equal(temporaries(at(out)), 0);
+	}
+}
+
+/* Every allocation of a batch failing in turn (one worker): it ends out of memory, never
+ * crashes, and leaves no temporary file; the count after the last failure converts. */
 
 static void test_out_of_memory(void **state)
 {
@@ -446,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_clash_and_warning),
 		cmocka_unit_test(test_stops),
+		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_pairs),
 	};

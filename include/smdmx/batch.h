@@ -110,7 +110,8 @@ typedef struct smdmx_batch_options {
 	   options; way, inputs, output, given, alone and defer are the batch's. */
 	smdmx_convert_options convert;
 	/* Called under the batch's lock as jobs finish (finished of them, job_count): the jobs
-	   before settled have their final state and messages, in input order; and as a job's
+	   before settled have their final state and messages and their files in place, in input
+	   order (the files of several jobs are put in place a few jobs at a time); and as a job's
 	   input is read, each time its read passes another hundredth of its size. */
 	void (*on_change)(void *user, const smdmx_batch *b);
 	void *user;

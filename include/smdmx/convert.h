@@ -74,7 +74,8 @@ typedef struct smdmx_convert_options {
 	bool force;                 /* files already there are replaced */
 	bool warnings_fail;         /* a model whose conversion warns fails */
 	bool notes;                 /* a note of what was read and the files written */
-	bool defer;                 /* the outputs flushed, not put in place: result->pending */
+	bool defer;                 /* the outputs written, their writing to the disk started, not
+	                               flushed nor put in place: result->pending */
 	smdmx_smd_read_options smd_read;
 	smdmx_dmx_read_options dmx_read;
 	smdmx_smd_write_options smd_write;
@@ -91,7 +92,8 @@ typedef struct smdmx_convert_result {
 	const char *const *deps;    /* more files read (a QC's includes, its models and VTAs) */
 	size_t dep_count;
 	unsigned used;              /* the given options that took effect */
-	smdmx_outputs *pending;     /* defer: the outputs, flushed; the caller commits and frees it */
+	smdmx_outputs *pending;     /* defer: the outputs, written; the caller commits (which flushes
+	                               them, and fails on a late write error) and frees it */
 	smdmx_scene *scene;         /* QC_SCENE: the scene, the caller's to free */
 	bool posed;                 /* QC_SCENE: the scene is shown posed, at the first frame of its
 	                               first clip (an animation-only QC over the model of the QC

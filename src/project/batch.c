@@ -30,14 +30,20 @@ typedef struct bjob {
 	bool up_to_date;
 	bool replace;         /* update: its output is older: replaced as with force */
 	bool cancelled;
-	pj_outputs pending;   /* ordered: its outputs, finished, not yet in place */
+	pj_outputs pending;   /* several jobs: its outputs, written, not yet in place */
 	uint64_t read;        /* bytes of its input read, as it runs */
 	unsigned read_told;   /* hundredths of size read, as on_change was last told */
 } bjob;
 
 /* Without keep_going, jobs run in input order at most ORDER_WINDOW ahead of the first not yet
- * put in place. */
-enum { ORDER_WINDOW = 32 };
+ * put in place. The outputs of several jobs are put in place a few at a time: COMMIT_JOBS
+ * jobs, COMMIT_FILES files (each open until then) or COMMIT_BYTES of input, or before a job
+ * that large runs. A file is flushed to the disk before its rename, and the flush of files
+ * written a while ago finds them there (their writing was started as they were closed, and
+ * one commit of the file system's journal covers them all), where a flush after each file
+ * waits for the disk every time. */
+enum { ORDER_WINDOW = 32, COMMIT_JOBS = 16, COMMIT_FILES = 32 };
+#define COMMIT_BYTES ((uint64_t)4 << 20)
 
 typedef struct batch {
 	smdmx_batch pub;
@@ -55,6 +61,10 @@ typedef struct batch {
 	size_t committed;     /* ordered: jobs before this are in place (or failed) */
 	os_mutex *lock;
 	os_cond *moved;       /* ordered: committed or limit moved */
+	bool deferred;        /* several jobs: their outputs put in place a few at a time */
+	bool flushing;        /* a worker flushes a group of them (without the lock) */
+	size_t *group;        /* the group being put in place */
+	size_t *wait, waiting; /* not ordered: the jobs that ran since the last commit */
 	bool oom;             /* memory ran out on a worker: the batch ends out of memory */
 } batch;
 
@@ -564,7 +574,7 @@ static void job_run(batch *b, bjob *j)
 	c.qc = c.way == SMDMX_CONVERT_DMX_TO_SMD ? b->o->convert.qc : NULL;
 	c.alone = b->count == 1;
 	c.force = b->o->convert.force || j->replace;
-	c.defer = b->ordered;
+	c.defer = b->deferred;
 	if (!strcmp(j->inputs[0], "-") && !c.smd_read.name) c.smd_read.name = b->o->stdin_name ? b->o->stdin_name : "stdin";
 	if (c.way == SMDMX_CONVERT_SMD_TO_SMD && b->o->to && !strcasecmp(b->o->to, "vta")) c.smd_write.kind = SMDMX_SMD_WRITE_VTA;
 	smdmx_convert_result *r = smdmx_convert(&c, NULL);
@@ -591,11 +601,47 @@ static void job_run(batch *b, bjob *j)
 	smdmx_convert_result_free(r);
 }
 
-/* ordered: the jobs whose turn it is, put in place in input order (under the lock). */
-static void commit_ready(batch *b)
+/* The jobs whose outputs are put in place next (into b->group; their count): ordered, those
+ * that ran from the first not in place on, up to the first failure; else those that ran since
+ * the last commit. None when it is not due: it is at the end, when enough of them wait, when
+ * nothing would follow them soon (the end of the inputs, a failure, a large job next). */
+static size_t commit_group(batch *b, bool at_end)
 {
-	while (b->committed < b->count && b->committed <= b->limit && b->jobs[b->committed].ran) {
-		bjob *j = &b->jobs[b->committed];
+	size_t n = 0, next = b->next < b->count ? b->order[b->next] : SIZE_MAX;
+	uint64_t bytes = 0;
+	bool ends = at_end || b->stop || next == SIZE_MAX;
+	if (b->ordered) {
+		size_t p = b->committed;
+		for (; p < b->count && p <= b->limit && b->jobs[p].ran; p++) b->group[n++] = p;
+		ends = ends || p == b->count || p > b->limit;
+		next = p < b->count ? p : SIZE_MAX;
+	} else {
+		n = b->waiting;
+		memcpy(b->group, b->wait, n * sizeof(*b->group));
+	}
+	size_t files = 0;
+	for (size_t i = 0; i < n; i++) {
+		bytes += b->jobs[b->group[i]].size;
+		files += pj_outputs_count(&b->jobs[b->group[i]].pending);
+	}
+	bool due = ends || n >= COMMIT_JOBS || files >= COMMIT_FILES || bytes >= COMMIT_BYTES ||
+	           (next != SIZE_MAX && b->jobs[next].size >= COMMIT_BYTES);
+	if (!due || !n) return 0;
+	if (!b->ordered) b->waiting = 0;
+	return n;
+}
+
+/* The n jobs of b->group put in place (under the lock, which their flush does without: the
+ * other workers go on meanwhile, and do not commit). Ordered, none after the first failure. */
+static void commit_group_now(batch *b, size_t n)
+{
+	b->flushing = true;
+	os_mutex_unlock(b->lock);
+	for (size_t i = 0; i < n; i++) pj_outputs_flush(&b->jobs[b->group[i]].pending);
+	os_mutex_lock(b->lock);
+	b->flushing = false;
+	for (size_t i = 0; i < n && (!b->ordered || b->group[i] <= b->limit); i++) {
+		bjob *j = &b->jobs[b->group[i]];
 		if (!j->failed && j->pending.set) {
 			char why[1024];
 			if (!pj_outputs_commit(&j->pending, &j->written, &j->written_count, why, sizeof(why))) {
@@ -604,17 +650,28 @@ static void commit_ready(batch *b)
 			}
 		}
 		pj_outputs_abort(&j->pending); /* (nothing left of it after a commit) */
+		if (!b->ordered) continue;
 		if (j->failed && b->committed < b->limit) b->limit = b->committed;
 		b->committed++;
 	}
 	if (b->moved) os_cond_broadcast(b->moved);
 }
 
+/* The jobs whose turn it is put in place, when it is due (under the lock). */
+static void commit_ready(batch *b, bool at_end)
+{
+	if (b->flushing) return;
+	/* (again while more is due: what the other workers finished during the flush) */
+	for (size_t n; (n = commit_group(b, at_end)) != 0;)
+		commit_group_now(b, n);
+}
+
 /* The jobs settled in input order, told (under the lock). */
 static void settle(batch *b)
 {
 	size_t s = b->pub.settled;
-	while (s < b->count && b->jobs[s].ran && (!b->ordered || (s < b->committed && s <= b->limit))) publish(b, s++);
+	while (s < b->count && b->jobs[s].ran && !b->jobs[s].pending.set && (!b->ordered || (s < b->committed && s <= b->limit)))
+		publish(b, s++);
 	b->pub.settled = s;
 	if (b->o->on_change) b->o->on_change(b->o->user, &b->pub);
 }
@@ -642,10 +699,9 @@ static void worker(void *arg)
 		os_mutex_lock(b->lock);
 		j->ran = true;
 		b->pub.finished++;
-		if (b->ordered) {
-			if (j->failed && index < b->limit) b->limit = index;
-			commit_ready(b);
-		}
+		if (b->ordered && j->failed && index < b->limit) b->limit = index;
+		if (!b->ordered && j->pending.set) b->wait[b->waiting++] = index;
+		if (b->deferred) commit_ready(b, false);
 		/* out of memory on this thread (its flag is its own): the batch stops, and ends so */
 		if (pj_oom_seen) b->oom = b->stop = true;
 		pj_oom_seen = false;
@@ -671,12 +727,15 @@ static bool run_jobs(batch *b)
 	b->ordered = !o->keep_going && b->count > 1;
 	b->limit = SIZE_MAX;
 	b->moved = b->ordered ? os_cond_create() : NULL;
+	b->deferred = b->count > 1;
+	b->group = pj_malloc((b->count ? b->count : 1) * sizeof(size_t));
+	b->wait = pj_malloc((b->count ? b->count : 1) * sizeof(size_t));
 	/* With keep_going, several workers start the biggest first, so that no large file is left
 	 * to run alone at the end; without, the inputs go in order. */
 	if (workers > 1 && !b->ordered) b->order = sorted(b, by_size);
 	else if ((b->order = pj_malloc((b->count ? b->count : 1) * sizeof(size_t))))
 		for (size_t i = 0; i < b->count; i++) b->order[i] = i;
-	if (!b->lock || (b->ordered && !b->moved) || !b->order) return false;
+	if (!b->lock || (b->ordered && !b->moved) || !b->order || !b->group || !b->wait) return false;
 	for (size_t i = 0; i < b->count; i++) {
 		if (b->jobs[i].ran) {
 			b->pub.finished++;
@@ -686,7 +745,9 @@ static bool run_jobs(batch *b)
 			}
 		}
 	}
-	if (b->ordered) commit_ready(b);
+	os_mutex_lock(b->lock);
+	if (b->ordered) commit_ready(b, false);
+	os_mutex_unlock(b->lock);
 	os_thread *threads[SMDMX_PROJECT_JOBS_MAX];
 	unsigned started = 0;
 	for (unsigned t = 1; t < workers; t++) {
@@ -695,6 +756,13 @@ static bool run_jobs(batch *b)
 	}
 	worker(b);
 	for (unsigned t = 0; t < started; t++) os_thread_join(threads[t]);
+	/* the last jobs put in place, and told */
+	if (b->deferred) {
+		os_mutex_lock(b->lock);
+		commit_ready(b, true);
+		if (!b->oom) settle(b);
+		os_mutex_unlock(b->lock);
+	}
 	/* ordered: what ran after the first failure is dropped, as if it never ran */
 	for (size_t i = 0; b->ordered && i < b->count; i++) {
 		bjob *j = &b->jobs[i];
@@ -814,6 +882,8 @@ void smdmx_batch_free(smdmx_batch *pub)
 	free(b->jobs);
 	free(b->pubjobs);
 	free(b->order);
+	free(b->group);
+	free(b->wait);
 	pj_msgs_free(&b->said);
 	if (b->lock) os_mutex_destroy(b->lock);
 	if (b->moved) os_cond_destroy(b->moved);

@@ -877,8 +877,10 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	size_t written_count = 0;
 	ok = ok && !pj_oom_seen;
 	if (ok && o->defer && res) {
-		ok = pj_outputs_finish(&r.outs, r.why, sizeof(r.why)) || fail_msg(&r, o->output, r.why);
-		if (ok && r.outs.set) {
+		/* The caller commits the set later, among others (smdmx_batch_convert: a few at a
+		 * time): the files go to the disk meanwhile, and its flush finds them there. */
+		pj_outputs_start(&r.outs);
+		if (r.outs.set) {
 			smdmx_outputs_set_flags(r.outs.set, o->force ? SMDMX_OUTPUTS_FORCE : 0u);
 			res->pending = r.outs.set;
 			r.outs.set = NULL;

@@ -253,6 +253,16 @@ bool pj_outputs_finish(pj_outputs *set, char *why, size_t why_size)
 	return ok;
 }
 
+void pj_outputs_start(pj_outputs *set)
+{
+	sm_outputs_start(set->set);
+}
+
+void pj_outputs_flush(pj_outputs *set)
+{
+	sm_outputs_flush(set->set);
+}
+
 bool pj_outputs_commit(pj_outputs *set, char ***written, size_t *written_count, char *why, size_t why_size)
 {
 	if (!set->set) return true;

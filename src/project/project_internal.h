@@ -118,6 +118,11 @@ bool pj_output_write(void *user, const void *data, size_t size);
 void pj_outputs_abort(pj_outputs *set);
 /* The set flushed, not put in place (false, said in why, and the set aborted, on failure). */
 bool pj_outputs_finish(pj_outputs *set, char *why, size_t why_size);
+/* The set's writing to the disk started, not waited for (sm_outputs_start): its commit, later,
+ * flushes what is left and says a failure. */
+void pj_outputs_start(pj_outputs *set);
+/* The set's files waited for on the disk, before its commit (sm_outputs_flush). */
+void pj_outputs_flush(pj_outputs *set);
 bool pj_outputs_commit(pj_outputs *set, char ***written, size_t *written_count, char *why, size_t why_size);
 bool pj_output_clashes(const pj_output *out);
 

@@ -331,6 +331,16 @@ static inline size_t sm_pipeline_slots(unsigned threads)
 typedef bool (*sm_produce_fn)(void *ctx, smdmx_write_fn write, void *user, smdmx_error *error);
 SM_NODISCARD bool sm_write_file_atomic(const char *path, sm_produce_fn produce, void *ctx, smdmx_error *error);
 
+/* The writing to the disk of every byte of set's files not yet on its way started, without
+ * waiting (os_sync_start): a set committed later flushes what is left, often nothing. Its
+ * files stay open until then. */
+struct smdmx_outputs;
+void sm_outputs_start(struct smdmx_outputs *set);
+/* Waits for set's files to be on the disk, closing nothing: a failure is kept for the commit
+ * (smdmx_outputs_finish) to say. Several sets flushed so, one after another, share the file
+ * system's journal commits. */
+void sm_outputs_flush(struct smdmx_outputs *set);
+
 static inline smdmx_limits sm_limits_resolve(const smdmx_limits *in)
 {
 	smdmx_limits l = { 0, 0, 0, 0, 0, 0, 0 };

@@ -20,6 +20,9 @@ struct smdmx_output {
 	os_file fd;
 	int slot;     /* the interrupt slot, or -1 */
 	int errnum;   /* errno of a failed write */
+	int sync_errnum; /* errno of a failed flush (sm_outputs_flush), said by the commit: a flush
+	                    that failed once may not fail again */
+	bool flushed;    /* on the disk as written (sm_outputs_flush) */
 	bool replace; /* the file already there is replaced (smdmx_output_set_replace) */
 	char *made;   /* the first folder made for it (those below it too), or NULL */
 	uint64_t written, started; /* bytes written; of them, those whose writing to the disk was started */
@@ -244,11 +247,32 @@ bool smdmx_output_write(void *output, const void *data, size_t size)
 	/* A large file goes to the disk while the rest of it is made: the flush before its rename
 	 * (smdmx_outputs_finish) then waits for its last part only. Standard output is not. */
 	out->written += size;
+	out->flushed = false;
 	if (out->tmp && out->written - out->started >= SYNC_STEP) {
 		os_sync_start(out->fd, out->started, out->written - out->started);
 		out->started = out->written;
 	}
 	return true;
+}
+
+void sm_outputs_start(smdmx_outputs *set)
+{
+	for (size_t i = 0; set && i < set->count; i++) {
+		smdmx_output *out = set->items[i];
+		if (!out->tmp || out->fd == OS_NO_FILE || out->written == out->started) continue;
+		os_sync_start(out->fd, out->started, out->written - out->started);
+		out->started = out->written;
+	}
+}
+
+void sm_outputs_flush(smdmx_outputs *set)
+{
+	for (size_t i = 0; set && i < set->count; i++) {
+		smdmx_output *out = set->items[i];
+		if (!out->tmp || out->fd == OS_NO_FILE || out->sync_errnum || out->flushed) continue;
+		if (!os_sync(out->fd)) out->sync_errnum = errno ? errno : EIO;
+		else out->flushed = true;
+	}
 }
 
 static void output_drop(smdmx_output *out)
@@ -286,8 +310,8 @@ smdmx_error_code smdmx_outputs_finish(smdmx_outputs *set, char *why, size_t why_
 		if (!out->tmp || out->fd == OS_NO_FILE) continue;
 		os_file fd = out->fd;
 		out->fd = OS_NO_FILE;
-		bool synced = os_sync(fd);
-		int e = errno;
+		bool synced = !out->sync_errnum && (out->flushed || os_sync(fd));
+		int e = out->sync_errnum ? out->sync_errnum : errno;
 		if (!os_close(fd) || !synced) {
 			if (!synced) errno = e;
 			smdmx_error_code c = say(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", out->path, os_error_text(errno));
