@@ -294,6 +294,36 @@ static void test_version3_uvs(void **state)
 	smdmx_scene_free(s);
 }
 
+/* A mesh without normals (a DMX may have none) writes three zeros for each, one without UVs
+ * two: on the line put together from pooled pieces, and on the line of a mesh with extra UV
+ * sets, made piece by piece. */
+static void test_missing_normals_uvs(void **state)
+{
+	(void)state;
+	for (int uvs = 0; uvs <= 1; uvs++) {
+		smdmx_scene *s = read_ok("testdata/ok/uv3.smd", NULL);
+		smdmx_mesh *m = &s->meshes[0];
+		m->normals = NULL;
+		m->normal_count = 0;
+		m->normal_indices = NULL;
+		if (!uvs) m->uv_set_count = 0; /* (the scene's memory keeps the arrays until it goes) */
+		test_sink out = { 0 };
+		smdmx_smd_write_options o = { .lf_line_ends = true };
+		smdmx_error err;
+		assert_true(smdmx_smd_write(s, test_sink_write, &out, &o, &err));
+		const char *want = uvs ? "triangles\nm\n0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000 0.500000 0.500000 1 0 "
+		                         "1.000000 2 0.100000 0.200000 0.300000 0.400000\n0 1.000000 0.000000 0.000000 0.000000 0.000000 "
+		                         "0.000000 0.500000 0.500000 1 0 1.000000 2 0.100000 0.200000 0.300000 0.400000\n"
+		                       : "triangles\nm\n0 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000 1 0 "
+		                         "1.000000\n0 1.000000 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000 1 0 "
+		                         "1.000000\n0 0.000000 1.000000 0.000000 0.000000 0.000000 0.000000 0.000000 0.000000 1 0 "
+		                         "1.000000\nend\n";
+		assert_non_null(test_memmem(out.data, out.size, want, strlen(want)));
+		free(out.data);
+		smdmx_scene_free(s);
+	}
+}
+
 static void test_vta(void **state)
 {
 	(void)state;
@@ -1191,6 +1221,7 @@ int main(void)
 		cmocka_unit_test(test_other_writers),
 		cmocka_unit_test(test_animation_hold),
 		cmocka_unit_test(test_version3_uvs),
+		cmocka_unit_test(test_missing_normals_uvs),
 		cmocka_unit_test(test_vta),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_nul_and_long_lines),

@@ -478,6 +478,14 @@ static bool build_pools(writer *w, const smdmx_mesh *m, tri_ctx *t)
 	return true;
 }
 
+/* A missing normal is three zeros, a missing UV two: the first NORMAL_ZEROS_LEN or
+ * UV_ZEROS_LEN characters of ZEROS, which has COPY_SLACK bytes past them for copy_over. */
+#define ZEROS_TEXT " 0.000000 0.000000 0.000000"
+static const char ZEROS[48] = ZEROS_TEXT;
+enum { ZERO_LEN = 9, NORMAL_ZEROS_LEN = 3 * ZERO_LEN, UV_ZEROS_LEN = 2 * ZERO_LEN };
+_Static_assert(sizeof(ZEROS_TEXT) - 1 == NORMAL_ZEROS_LEN && NORMAL_ZEROS_LEN + COPY_SLACK <= sizeof(ZEROS),
+               "ZEROS holds three zeros and the copy's slack");
+
 static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, size_t face_set, void *vctx)
 {
 	tri_ctx *t = vctx;
@@ -496,14 +504,13 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 	uint32_t p = m->position_indices[c];
 	if (!t->extra_uvs) {
 		/* the line from its pooled pieces; a missing normal or UV is zeros */
-		static const char zeros[48] = " 0.000000 0.000000 0.000000";
 		uint32_t n = m->normal_indices ? m->normal_indices[c] : 0, uv = m->uv_set_count ? m->uv_sets[0].indices[c] : 0;
 		const char *ps = t->pos.text + t->pos.offsets[p];
-		const char *ns = m->normal_indices ? t->nrm.text + t->nrm.offsets[n] : zeros;
-		const char *us = m->uv_set_count ? t->uv.text + t->uv.offsets[uv] : zeros;
+		const char *ns = m->normal_indices ? t->nrm.text + t->nrm.offsets[n] : ZEROS;
+		const char *us = m->uv_set_count ? t->uv.text + t->uv.offsets[uv] : ZEROS;
 		size_t pl = t->pos.offsets[p + 1] - t->pos.offsets[p];
-		size_t nl = m->normal_indices ? t->nrm.offsets[n + 1] - t->nrm.offsets[n] : 27;
-		size_t ul = m->uv_set_count ? t->uv.offsets[uv + 1] - t->uv.offsets[uv] : 18;
+		size_t nl = m->normal_indices ? t->nrm.offsets[n + 1] - t->nrm.offsets[n] : NORMAL_ZEROS_LEN;
+		size_t ul = m->uv_set_count ? t->uv.offsets[uv + 1] - t->uv.offsets[uv] : UV_ZEROS_LEN;
 		size_t ll = t->links ? t->lnk.offsets[p + 1] - t->lnk.offsets[p] : 0;
 		size_t total = pl + nl + ul + ll + 2;
 		if (total + COPY_SLACK <= SM_OUT_CAP) {
@@ -521,9 +528,9 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 	}
 	SM_CHECK(put_pooled(w, &t->pos, p));
 	if (m->normal_indices) SM_CHECK(put_pooled(w, &t->nrm, m->normal_indices[c]));
-	else SM_CHECK(sm_out_puts(&w->out, " 0.000000 0.000000 0.000000"));
+	else SM_CHECK(sm_out_put(&w->out, ZEROS, NORMAL_ZEROS_LEN));
 	if (m->uv_set_count) SM_CHECK(put_pooled(w, &t->uv, m->uv_sets[0].indices[c]));
-	else SM_CHECK(sm_out_puts(&w->out, " 0.000000 0.000000"));
+	else SM_CHECK(sm_out_put(&w->out, ZEROS, UV_ZEROS_LEN));
 	if (t->links) SM_CHECK(put_pooled(w, &t->lnk, p));
 	if (t->extra_uvs) {
 		SM_CHECK(put_int(w, t->extra_uvs, true));
