@@ -380,45 +380,71 @@ size_t sm_format_fixed6_double(double v, char *out)
 
 static const double pow10_small[13] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12 };
 
-/* Fixed notation with `decimals` digits, when the text reads back as v (v != 0); 0 otherwise.
+/* Fixed notation with d decimals (6 to 12), when the text reads back as v (v != 0): the least
+ * such d, and in *r the integer v 10^d rounds to; 0 when none does.
  * x = v * 10^d is exact in double for d <= 12 (24 bits times 5^d < 2^28, times 2^d), so
  * the distance from x to the printed integer r is exact and decides the round trip:
  * the decimal r / 10^d reads back as v when it lies within half an ulp of v. */
-static size_t try_fixed(float v, int decimals, char *out)
+static int fixed_decimals(float v, int from, double *r_out)
 {
-	double x = (double)v * pow10_small[decimals];
-	double r = round_even(x);
-	if (fabs(r) >= 9.0e18) return 0;
 	/* Half an ulp of v, from its exponent bits (frexp convention: v = m 2^e, m in [0.5, 1)). */
 	uint32_t bits;
 	memcpy(&bits, &v, sizeof(bits));
 	int be = (int)((bits >> 23) & 0xff);
 	int e = be ? be - 126 : -125;
 	uint64_t hb = (uint64_t)(e - 25 + 1023) << 52;
-	double half_ulp;
-	memcpy(&half_ulp, &hb, sizeof(half_ulp));
-	half_ulp *= pow10_small[decimals];
-	/* Below a power of two the next float is half as far. */
-	if (be > 1 && (bits & 0x7fffff) == 0 && fabs(r) < fabs(x)) half_ulp /= 2;
-	if (!(fabs(r - x) < half_ulp) || r == 0) return 0;
+	double half_ulp_v;
+	memcpy(&half_ulp_v, &hb, sizeof(half_ulp_v));
+	bool power_of_two = be > 1 && (bits & 0x7fffff) == 0;
+	for (int d = from; d <= 12; d++) {
+		double x = (double)v * pow10_small[d];
+		double r = round_even(x);
+		if (fabs(r) >= 9.0e18) return 0;
+		double half_ulp = half_ulp_v * pow10_small[d];
+		/* Below a power of two the next float is half as far. */
+		if (power_of_two && fabs(r) < fabs(x)) half_ulp /= 2;
+		if (fabs(r - x) < half_ulp && r != 0) {
+			*r_out = r;
+			return d;
+		}
+	}
+	return 0;
+}
+
+/* q and m of u = q 10^d + m, the divisor a constant (a multiplication) for each d. */
+#define SPLIT_CASE(d, p)        \
+	case d:                     \
+		*m = u % p;             \
+		return u / p
+static uint64_t split_decimals(uint64_t u, int d, uint64_t *m)
+{
+	switch (d) {
+		SPLIT_CASE(7, 10000000u);
+		SPLIT_CASE(8, 100000000u);
+		SPLIT_CASE(9, 1000000000u);
+		SPLIT_CASE(10, 10000000000u);
+		SPLIT_CASE(11, 100000000000u);
+		SPLIT_CASE(12, 1000000000000u);
+		default:
+			*m = u % 1000000u;
+			return u / 1000000u;
+	}
+}
+#undef SPLIT_CASE
+
+/* r (a whole number, |r| < 9e18) / 10^d in fixed notation. */
+static size_t put_fixed(double r, int d, char *out)
+{
 	size_t n = 0;
 	if (r < 0) {
 		out[n++] = '-';
 		r = -r;
 	}
-	uint64_t u = (uint64_t)r;
-	if (decimals == 6) {
-		/* the usual case: constant divisors, which compile to multiplications */
-		n += format_u64(u / 1000000u, out + n);
-		out[n++] = '.';
-		format_fixed_digits(u % 1000000u, 6, out + n);
-	} else {
-		uint64_t scale = (uint64_t)pow10_small[decimals];
-		n += format_u64(u / scale, out + n);
-		out[n++] = '.';
-		format_fixed_digits(u % scale, decimals, out + n);
-	}
-	n += (size_t)decimals;
+	uint64_t m, q = split_decimals((uint64_t)r, d, &m);
+	n += format_u64(q, out + n);
+	out[n++] = '.';
+	format_fixed_digits(m, d, out + n);
+	n += (size_t)d;
 	out[n] = '\0';
 	return n;
 }
@@ -509,15 +535,13 @@ size_t sm_format_float(float v, char *out)
 		memcpy(out, "0.000000", 9);
 		return 8;
 	}
-	size_t n = try_fixed(v, 6, out);
-	if (SM_NUM_LIKELY(n)) return n;
+	double r;
+	int d = fixed_decimals(v, 6, &r);
+	if (SM_NUM_LIKELY(d == 6)) return put_fixed(r, 6, out);
 	if (fabsf(v) >= 9.2e12f) return sm_format_fixed6(v, out); /* an integer: exact */
-	for (int d = 7; d <= 12; d++) {
-		n = try_fixed(v, d, out);
-		if (n) return n;
-	}
+	if (d) return put_fixed(r, d, out);
 	/* Tiny magnitudes: nine significant digits always identify a float32. */
-	n = format_g9(v, out);
+	size_t n = format_g9(v, out);
 	if (n) return n;
 	int k = snprintf(out, SM_FLOAT_MAX, "%.9g", (double)v);
 	/* digits, a sign, 'e' and the locale's decimal point, which becomes '.' */
