@@ -305,6 +305,9 @@ void smdmx_outputs_free(smdmx_outputs *set)
 
 smdmx_error_code smdmx_outputs_finish(smdmx_outputs *set, char *why, size_t why_size)
 {
+	/* Every file's writing started before the first flush waits: the disk takes them
+	 * together, and one commit of the file system's journal covers them all. */
+	sm_outputs_start(set);
 	for (size_t i = 0; i < set->count; i++) {
 		smdmx_output *out = set->items[i];
 		if (!out->tmp || out->fd == OS_NO_FILE) continue;
