@@ -13,6 +13,9 @@
 #include "smd/smd_valid.h"
 #include "support/internal.h"
 
+/* defer: a set of more files than this is flushed and closed before it is handed back. */
+enum { DEFER_OPEN_MAX = 4 };
+
 typedef struct run {
 	const smdmx_convert_options *o;
 	pj_msgs said;
@@ -878,9 +881,12 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	ok = ok && !pj_oom_seen;
 	if (ok && o->defer && res) {
 		/* The caller commits the set later, among others (smdmx_batch_convert: a few at a
-		 * time): the files go to the disk meanwhile, and its flush finds them there. */
-		pj_outputs_start(&r.outs);
-		if (r.outs.set) {
+		 * time): the files go to the disk meanwhile, and its flush finds them there. A set of
+		 * many files (an SMD per clip) is flushed and closed now: the files a batch holds
+		 * open stay few however many jobs wait. */
+		if (pj_outputs_count(&r.outs) > DEFER_OPEN_MAX) ok = pj_outputs_finish(&r.outs, r.why, sizeof(r.why)) || fail_msg(&r, o->output, r.why);
+		else pj_outputs_start(&r.outs);
+		if (ok && r.outs.set) {
 			smdmx_outputs_set_flags(r.outs.set, o->force ? SMDMX_OUTPUTS_FORCE : 0u);
 			res->pending = r.outs.set;
 			r.outs.set = NULL;
