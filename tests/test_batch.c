@@ -405,7 +405,11 @@ static void test_many(void **state)
 		assert_false(b->ok);
 		assert_false(p.backwards);
 		assert_false(p.missing);
-		assert_true(p.between >= 1);
+		/* In steps: one worker puts each group in place as it fills, and without keep_going a
+		 * second waits at most 32 jobs ahead of the first not in place. With keep_going two
+		 * workers have no such bound: the first job may still run, on a busy machine, when
+		 * the other has done all the rest, and the batch then settles only at its end. */
+		if (o.jobs == 1 || !keep) assert_true(p.between >= 1);
 		assert_int_equal(b->settled, N);
 		assert_int_equal(b->failed, 1);
 		assert_int_equal(b->not_run, keep ? 0 : N - BAD - 1);
