@@ -385,7 +385,7 @@ static const double pow10_small[13] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 
  * x = v * 10^d is exact in double for d <= 12 (24 bits times 5^d < 2^28, times 2^d), so
  * the distance from x to the printed integer r is exact and decides the round trip:
  * the decimal r / 10^d reads back as v when it lies within half an ulp of v. */
-static int fixed_decimals(float v, int from, double *r_out)
+static int fixed_decimals(float v, double *r_out)
 {
 	/* Half an ulp of v, from its exponent bits (frexp convention: v = m 2^e, m in [0.5, 1)). */
 	uint32_t bits;
@@ -396,7 +396,7 @@ static int fixed_decimals(float v, int from, double *r_out)
 	double half_ulp_v;
 	memcpy(&half_ulp_v, &hb, sizeof(half_ulp_v));
 	bool power_of_two = be > 1 && (bits & 0x7fffff) == 0;
-	for (int d = from; d <= 12; d++) {
+	for (int d = 6; d <= 12; d++) {
 		double x = (double)v * pow10_small[d];
 		double r = round_even(x);
 		if (fabs(r) >= 9.0e18) return 0;
@@ -536,7 +536,7 @@ size_t sm_format_float(float v, char *out)
 		return 8;
 	}
 	double r;
-	int d = fixed_decimals(v, 6, &r);
+	int d = fixed_decimals(v, &r);
 	if (SM_NUM_LIKELY(d == 6)) return put_fixed(r, 6, out);
 	if (fabsf(v) >= 9.2e12f) return sm_format_fixed6(v, out); /* an integer: exact */
 	if (d) return put_fixed(r, d, out);
