@@ -47,6 +47,7 @@ void qp_task_free(task *t)
 	pj_msgs_free(&t->diag);
 	for (size_t k = 0; k < t->written_count; k++) free(t->written[k]);
 	free(t->written);
+	free(t->sums);
 	free(t);
 }
 

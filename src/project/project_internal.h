@@ -147,6 +147,10 @@ typedef enum task_kind {
 
 typedef struct project project;
 
+typedef struct qp_sum {
+	uint64_t hash, size;
+} qp_sum;
+
 /* One file to convert or copy. Projects that need one file made the same way share its task
  * (the same key); one made another way (a reference SMD with another VTA) is a task of its
  * own, its output named after its QC. */
@@ -177,6 +181,10 @@ typedef struct task {
 	pj_outputs outs;
 	char **written;
 	size_t written_count;
+	/* the FNV-1a hash and size of each of written, taken by its worker once they are in place
+	 * (qp_task_sums): the run's merge and record read them, never the files again; NULL when
+	 * not taken (a file up to date, -u, or one that could not be read back) */
+	qp_sum *sums;
 } task;
 
 typedef struct library library;
@@ -280,6 +288,8 @@ void qp_task_free(task *t);
 void qp_record_load(library *l);
 bool qp_record_own(const library *l, const char *path, const char *qcpath);
 void qp_record_written(library *l, const char *path, const char *qcpath);
+/* the same, of a file whose hash and size are known */
+void qp_record_summed(library *l, const char *path, const char *qcpath, uint64_t hash, uint64_t size);
 void qp_record_save(library *l);
 void qp_record_free(library *l);
 
@@ -300,6 +310,10 @@ void qp_merge_same(library *l);
 /* The FNV-1a hash (64 bits) and the size of the file at path (record.c); false when it cannot
  * be read. */
 bool qp_file_hash(const char *path, uint64_t *hash, uint64_t *size);
+/* The hashes of the files t wrote, taken on its worker (t->sums: left NULL if one cannot be
+ * read); the hash and size of its file k, as taken or from the file. */
+void qp_task_sums(task *t);
+bool qp_task_sum(const task *t, size_t k, uint64_t *hash, uint64_t *size);
 
 /* The QC files (write.c): whether a task's output took the place of its source; the
  * references renamed and the lines moved; the QC files rendered and written; the library

@@ -41,6 +41,25 @@ bool qp_file_hash(const char *path, uint64_t *hash, uint64_t *size)
 	return ok;
 }
 
+void qp_task_sums(task *t)
+{
+	free(t->sums);
+	t->sums = t->written_count ? pj_calloc(t->written_count, sizeof(qp_sum)) : NULL;
+	for (size_t k = 0; t->sums && k < t->written_count; k++)
+		if (!qp_file_hash(t->written[k], &t->sums[k].hash, &t->sums[k].size)) {
+			free(t->sums);
+			t->sums = NULL;
+		}
+}
+
+bool qp_task_sum(const task *t, size_t k, uint64_t *hash, uint64_t *size)
+{
+	if (!t->sums) return qp_file_hash(t->written[k], hash, size);
+	*hash = t->sums[k].hash;
+	*size = t->sums[k].size;
+	return true;
+}
+
 /* The QC a file was written for, as the record names it: from OUTDIR (the record holds the
  * same bytes on Linux and Windows, and stays right when OUTDIR moves with the sources), or
  * whole when there is no way there (another drive). */
@@ -141,22 +160,30 @@ bool qp_record_own(const library *l, const char *path, const char *qcpath)
 	return same_qc && qp_file_hash(path, &hash, &size) && hash == r->hash && size == r->size;
 }
 
-void qp_record_written(library *l, const char *path, const char *qcpath)
+void qp_record_summed(library *l, const char *path, const char *qcpath, uint64_t hash, uint64_t size)
 {
 	const char *rel = below_outdir(l, path);
 	if (!rel || strpbrk(rel, "\t\n") || strpbrk(qcpath, "\t\n")) return; /* a name a line cannot hold */
-	uint64_t hash, size;
-	if (!qp_file_hash(path, &hash, &size)) return;
 	char *qc = qc_key(l, qcpath);
 	rec_put(l, rel, qc, hash, size);
 	free(qc);
 }
 
+void qp_record_written(library *l, const char *path, const char *qcpath)
+{
+	uint64_t hash, size;
+	if (below_outdir(l, path) && qp_file_hash(path, &hash, &size)) qp_record_summed(l, path, qcpath, hash, size);
+}
+
 void qp_record_save(library *l)
 {
 	if (!l->outdir) return;
-	for (size_t i = 0; i < l->task_count; i++)
-		for (size_t k = 0; k < l->tasks[i]->written_count; k++) qp_record_written(l, l->tasks[i]->written[k], l->tasks[i]->proj->qcpath);
+	for (size_t i = 0; i < l->task_count; i++) {
+		const task *t = l->tasks[i];
+		uint64_t hash, size;
+		for (size_t k = 0; k < t->written_count; k++)
+			if (qp_task_sum(t, k, &hash, &size)) qp_record_summed(l, t->written[k], t->proj->qcpath, hash, size);
+	}
 	pj_text t = { 0 };
 	pj_puts(&t, RECORD_HEAD);
 	size_t kept = 0;

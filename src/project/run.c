@@ -405,6 +405,8 @@ void qp_worker(void *arg)
 		else pj_outputs_abort(&t->outs);
 		t->status = ok ? PJ_OK : PJ_FAILED;
 		if (!ok && l->o->keep_going && t->kind != TASK_COPY && !pj_oom_seen) t->copied = copy_instead(t);
+		/* the files' hashes, here on the worker: once, and never by the run's one thread */
+		if (ok || t->copied) qp_task_sums(t);
 		bool oom = pj_oom_seen;
 		pj_oom_seen = false; /* this thread's, said to the run: it ends out of memory */
 		if (oom) pj_outputs_abort(&t->outs);
@@ -465,16 +467,53 @@ static bool mergeable(const task *a, const task *b)
 	return true;
 }
 
+typedef struct of_source {
+	const char *src;
+	int kind;
+	uint32_t task;
+} of_source;
+
+static int by_source(const void *a, const void *b)
+{
+	const of_source *x = a, *y = b;
+	int c = strcmp(x->src, y->src);
+	if (c) return c;
+	if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+	return x->task < y->task ? -1 : x->task > y->task;
+}
+
 void qp_merge_same(library *l)
 {
 	made *m = pj_calloc(l->task_count + 1, sizeof(made));
-	if (!m) return;
-	size_t n = 0;
+	of_source *by_src = pj_calloc(l->task_count + 1, sizeof(of_source));
+	if (!m || !by_src) {
+		free(m);
+		free(by_src);
+		return;
+	}
+	/* Only tasks of one file, one kind, can merge (mergeable): the others, most tasks of a
+	 * library (a file made one way), are left out, their files not read again. */
+	size_t s = 0, n = 0;
 	for (size_t i = 0; i < l->task_count; i++) {
 		const char *f[2] = { NULL, NULL };
-		if (!task_files(l->tasks[i], f) || !qp_file_hash(f[0], &m[n].hash, &m[n].size)) continue;
-		m[n++].task = (uint32_t)i;
+		const task *t = l->tasks[i];
+		if (task_files(t, f)) by_src[s++] = (of_source){ t->src, (int)t->kind, (uint32_t)i };
 	}
+	qsort(by_src, s, sizeof(of_source), by_source);
+	for (size_t i = 0; i < s;) {
+		size_t e = i + 1;
+		while (e < s && !strcmp(by_src[e].src, by_src[i].src) && by_src[e].kind == by_src[i].kind) e++;
+		for (size_t k = i; e - i > 1 && k < e; k++) {
+			const char *f[2] = { NULL, NULL };
+			const task *t = l->tasks[by_src[k].task];
+			/* its first file: written, or there (-u, up to date) */
+			bool known = t->written_count ? qp_task_sum(t, 0, &m[n].hash, &m[n].size)
+			                              : task_files(t, f) && qp_file_hash(f[0], &m[n].hash, &m[n].size);
+			if (known) m[n++].task = by_src[k].task;
+		}
+		i = e;
+	}
+	free(by_src);
 	qsort(m, n, sizeof(made), by_made);
 	for (size_t i = 0; i < n;) {
 		size_t e = i + 1;
@@ -491,6 +530,8 @@ void qp_merge_same(library *l)
 					free(tb->written[k]);
 				}
 				tb->written_count = 0;
+				free(tb->sums);
+				tb->sums = NULL;
 				pj_add(&tb->diag, tb->src, 0, 0, "note",
 				       "made for %s as '%s', it is the very bytes of '%s' (made of '%s' for %s): written once, and the QC names that",
 				       tb->proj->qcpath, tb->dst, ta->dst, ta->src, ta->proj->qcpath);
