@@ -9,6 +9,7 @@
 
 #include "qc_mem.h"
 #include "files.h"
+#include "qc/qc_internal.h"
 
 static qc_mem mem;
 
@@ -2050,6 +2051,71 @@ static void test_qc_body_scene(void **state)
 /* A QC's $origin (doc/format-notes.md, "A QC's $origin"): the one in force at the first
  * $sequence, with its turn; the model placed by it (smdmx_qc_scene_options.placed) goes to
  * R (p - origin), R the turn about Z; not with as_files; a bad line said where it is. */
+/* sm_fs_find on a real tree: a path there as written is itself; a component that differs in
+ * case is found as the folder holds it, wherever it is; a folder there as written is taken as
+ * written even where another differs only in case (on a system that tells case); a file that
+ * is nowhere is NULL. */
+static void make_file(const char *root, const char *rel)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	FILE *f = os_fopen(path, "wb");
+	assert_non_null(f);
+	fputs("x\n", f);
+	fclose(f);
+}
+
+static void expect_find(const char *root, const char *rel, const char *want, bool want_nocase)
+{
+	char path[1024], expect[1024];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	bool nocase = !want_nocase;
+	char *got = sm_fs_find(NULL, path, &nocase);
+	if (!want) {
+		if (got) fail_msg("%s: found as %s", rel, got);
+		return;
+	}
+	snprintf(expect, sizeof(expect), "%s/%s", root, want);
+	if (!got) fail_msg("%s: not found", rel);
+	assert_string_equal(got, expect);
+	assert_int_equal(nocase, want_nocase);
+	free(got);
+}
+
+static void test_qc_find(void **state)
+{
+	(void)state;
+	char *root = test_temp_path("find");
+	char dir[1024];
+	assert_true(os_mkdir(root));
+	const char *dirs[] = { "Models", "Models/Sub", "Models/Sub/Deep", "x", "x/A" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", root, dirs[i]);
+		assert_true(os_mkdir(dir));
+	}
+	make_file(root, "Models/Sub/File.smd");
+	make_file(root, "Models/Sub/Deep/Anim.smd");
+	make_file(root, "x/A/f.smd");
+	expect_find(root, "Models/Sub/File.smd", "Models/Sub/File.smd", false);
+	expect_find(root, "Models/Sub/file.smd", "Models/Sub/File.smd", true);   /* the last component */
+	expect_find(root, "models/sub/FILE.SMD", "Models/Sub/File.smd", true);   /* every one */
+	expect_find(root, "Models/sub/Deep/Anim.smd", "Models/Sub/Deep/Anim.smd", true); /* one between */
+	expect_find(root, "Models/Sub/../Sub/deep/anim.smd", "Models/Sub/../Sub/Deep/Anim.smd", true);
+	expect_find(root, "Models/Sub/Missing.smd", NULL, false);
+	expect_find(root, "Nowhere/Sub/File.smd", NULL, false);
+	expect_find(root, "Models/Sub/File.smd/more", NULL, false);
+	expect_find(root, "x/a/F.SMD", "x/A/f.smd", true);
+	if (!os_names_ignore_case()) {
+		/* x/a there too: taken as written, and f.smd is not in it */
+		snprintf(dir, sizeof(dir), "%s/x/a", root);
+		assert_true(os_mkdir(dir));
+		expect_find(root, "x/a/f.smd", NULL, false);
+		expect_find(root, "x/A/F.smd", "x/A/f.smd", true);
+	}
+	test_remove_tree(root);
+	free(root);
+}
+
 static void test_qc_origin(void **state)
 {
 	(void)state;
@@ -2216,6 +2282,7 @@ int main(void)
 		cmocka_unit_test(test_absolute_cd),
 		cmocka_unit_test(test_qc_model_scene),
 		cmocka_unit_test(test_qc_body_scene),
+		cmocka_unit_test(test_qc_find),
 		cmocka_unit_test(test_qc_origin),
 		cmocka_unit_test(test_qc_text),
 		cmocka_unit_test(test_qc_check),

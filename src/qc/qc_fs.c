@@ -101,6 +101,24 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 	if (!out) return NULL;
 	/* the root as it is ("/", "C:/", "//server/share/", "//?/C:/": os_path_root) */
 	size_t len = os_path_root(path);
+	if (!fold) {
+		/* The longest leading folder there as written: the walk below would take each of its
+		 * components as written (every folder above one that is there is there), so it starts
+		 * after it. A name a QC cannot find most often lacks only its last component: two
+		 * looks, not one per folder from the root. */
+		memcpy(out, path, n + 1);
+		for (size_t k = n; k > len; k--) {
+			os_stat st;
+			if (out[k - 1] != '/' || k - 1 <= len) continue;
+			out[k - 1] = 0;
+			bool there = os_stat_path(out, &st);
+			out[k - 1] = '/';
+			if (there) {
+				len = k;
+				break;
+			}
+		}
+	}
 	memcpy(out, path, len);
 	const char *p = path + len;
 	while (*p) {
