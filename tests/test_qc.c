@@ -2065,12 +2065,12 @@ static void make_file(const char *root, const char *rel)
 	fclose(f);
 }
 
-static void expect_find(const char *root, const char *rel, const char *want, bool want_nocase)
+static void expect_find(sm_fs_cache *c, const char *root, const char *rel, const char *want, bool want_nocase)
 {
 	char path[1024], expect[1024];
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	bool nocase = !want_nocase;
-	char *got = sm_fs_find(NULL, path, &nocase);
+	char *got = sm_fs_find(c, path, &nocase);
 	if (!want) {
 		if (got) fail_msg("%s: found as %s", rel, got);
 		return;
@@ -2096,21 +2096,27 @@ static void test_qc_find(void **state)
 	make_file(root, "Models/Sub/File.smd");
 	make_file(root, "Models/Sub/Deep/Anim.smd");
 	make_file(root, "x/A/f.smd");
-	expect_find(root, "Models/Sub/File.smd", "Models/Sub/File.smd", false);
-	expect_find(root, "Models/Sub/file.smd", "Models/Sub/File.smd", true);   /* the last component */
-	expect_find(root, "models/sub/FILE.SMD", "Models/Sub/File.smd", true);   /* every one */
-	expect_find(root, "Models/sub/Deep/Anim.smd", "Models/Sub/Deep/Anim.smd", true); /* one between */
-	expect_find(root, "Models/Sub/../Sub/deep/anim.smd", "Models/Sub/../Sub/Deep/Anim.smd", true);
-	expect_find(root, "Models/Sub/Missing.smd", NULL, false);
-	expect_find(root, "Nowhere/Sub/File.smd", NULL, false);
-	expect_find(root, "Models/Sub/File.smd/more", NULL, false);
-	expect_find(root, "x/a/F.SMD", "x/A/f.smd", true);
+	/* each looked for twice: the folders read each time, and read once (a QC's reading) */
+	for (int pass = 0; pass < 4; pass++) {
+		sm_fs_cache *c = pass >= 2 ? sm_fs_cache_new() : NULL;
+		if (pass >= 2) assert_non_null(c);
+		expect_find(c, root, "Models/Sub/File.smd", "Models/Sub/File.smd", false);
+		expect_find(c, root, "Models/Sub/file.smd", "Models/Sub/File.smd", true); /* the last component */
+		expect_find(c, root, "models/sub/FILE.SMD", "Models/Sub/File.smd", true); /* every one */
+		expect_find(c, root, "Models/sub/Deep/Anim.smd", "Models/Sub/Deep/Anim.smd", true); /* one between */
+		expect_find(c, root, "Models/Sub/../Sub/deep/anim.smd", "Models/Sub/../Sub/Deep/Anim.smd", true);
+		expect_find(c, root, "Models/Sub/Missing.smd", NULL, false);
+		expect_find(c, root, "Nowhere/Sub/File.smd", NULL, false);
+		expect_find(c, root, "Models/Sub/File.smd/more", NULL, false);
+		expect_find(c, root, "x/a/F.SMD", "x/A/f.smd", true);
+		sm_fs_cache_free(c);
+	}
 	if (!os_names_ignore_case()) {
 		/* x/a there too: taken as written, and f.smd is not in it */
 		snprintf(dir, sizeof(dir), "%s/x/a", root);
 		assert_true(os_mkdir(dir));
-		expect_find(root, "x/a/f.smd", NULL, false);
-		expect_find(root, "x/A/F.smd", "x/A/f.smd", true);
+		expect_find(NULL, root, "x/a/f.smd", NULL, false);
+		expect_find(NULL, root, "x/A/F.smd", "x/A/f.smd", true);
 	}
 	test_remove_tree(root);
 	free(root);

@@ -500,11 +500,12 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	r.warnings = warnings;
 	r.fs = opt.files;
 	r.keep_going = opt.keep_going;
+	sm_fs_cache *listings = NULL; /* for the reading alone: the QC keeps no listing */
 	if (!r.fs.read) {
 		r.fs.read = sm_fs_read;
 		r.fs.find = sm_fs_find;
 		r.fs.free_data = sm_fs_free;
-		r.fs.user = NULL;
+		r.fs.user = listings = sm_fs_cache_new();
 	}
 	r.max_depth = opt.max_depth ? opt.max_depth : SMDMX_QC_DEFAULT_MAX_DEPTH;
 	if (r.max_depth > QC_MAX_DEPTH_LIMIT) r.max_depth = QC_MAX_DEPTH_LIMIT;
@@ -546,6 +547,10 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	}
 	ok = ok && qcr_push_frame(&r, 0, 0, (uint32_t)rfile(&r, 0)->size, 1, 0, SMDMX_NONE, NULL, NULL, 0);
 	ok = ok && parse_script(&r);
+	if (listings) {
+		sm_fs_cache_free(listings);
+		r.fs.user = NULL;
+	}
 	if (r.buf) sm_free(&o->alloc, r.buf, r.buf_cap);
 	if (r.key) sm_free(&o->alloc, r.key, r.key_cap);
 	sm_names_free(&o->alloc, &r.anims.index);

@@ -63,28 +63,129 @@ static bool is_file(const char *path)
 	return os_stat_path(path, &st) && st.kind == OS_REGULAR;
 }
 
+/* Folder listings, read once in a QC's reading: a QC names many files in a few folders, and
+ * a name that is not there as written has its folder looked through. Each listing holds the
+ * names in the order the folder gives them, each ended by a NUL. */
+typedef struct fs_listing {
+	char *folder;
+	char *names;
+	size_t size;
+} fs_listing;
+
+struct sm_fs_cache {
+	fs_listing *dirs;
+	size_t count, cap;
+};
+
+sm_fs_cache *sm_fs_cache_new(void)
+{
+	return calloc(1, sizeof(sm_fs_cache));
+}
+
+void sm_fs_cache_free(sm_fs_cache *c)
+{
+	if (!c) return;
+	for (size_t i = 0; i < c->count; i++) {
+		free(c->dirs[i].folder);
+		free(c->dirs[i].names);
+	}
+	free(c->dirs);
+	free(c);
+}
+
+/* The names in folder (none when it cannot be read; false only when out of memory). */
+static bool read_listing(const char *folder, fs_listing *l)
+{
+	l->names = NULL;
+	l->size = 0;
+	os_dir *d = os_dir_open(folder);
+	if (!d) return true;
+	size_t cap = 0;
+	bool ok = true;
+	const char *e;
+	while (ok && (e = os_dir_next(d)) != NULL) {
+		size_t n = strlen(e) + 1;
+		if (l->size + n > cap) {
+			size_t ncap = cap ? cap * 2 : 4096;
+			while (ncap < l->size + n) ncap *= 2;
+			char *grown = realloc(l->names, ncap);
+			if (!grown) {
+				ok = false;
+				break;
+			}
+			l->names = grown;
+			cap = ncap;
+		}
+		memcpy(l->names + l->size, e, n);
+		l->size += n;
+	}
+	os_dir_close(d);
+	if (!ok) {
+		free(l->names);
+		l->names = NULL;
+		l->size = 0;
+	}
+	return ok;
+}
+
+/* folder's listing: the cache's (read into it the first time), or, without a cache, read
+ * into *own for the caller to free. NULL when out of memory. */
+static const fs_listing *listing_of(sm_fs_cache *c, const char *folder, fs_listing *own)
+{
+	if (!c) return read_listing(folder, own) ? own : NULL;
+	for (size_t i = 0; i < c->count; i++)
+		if (!strcmp(c->dirs[i].folder, folder)) return &c->dirs[i];
+	if (c->count == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 16;
+		fs_listing *grown = realloc(c->dirs, ncap * sizeof(*grown));
+		if (!grown) return NULL;
+		c->dirs = grown;
+		c->cap = ncap;
+	}
+	fs_listing l;
+	l.folder = strdup(folder);
+	if (!l.folder || !read_listing(folder, &l)) {
+		free(l.folder);
+		return NULL;
+	}
+	c->dirs[c->count] = l;
+	return &c->dirs[c->count++];
+}
+
+/* The first name of folder equal to want (comp bytes) but for case, into want; with exact,
+ * none when want itself is there. */
+static bool match_in_folder(sm_fs_cache *c, const char *folder, char *want, size_t comp, bool exact)
+{
+	fs_listing own = { NULL, NULL, 0 };
+	const fs_listing *l = listing_of(c, folder, &own);
+	if (!l) return false;
+	const char *other = NULL;
+	for (size_t at = 0; at < l->size;) {
+		const char *e = l->names + at;
+		size_t n = strlen(e);
+		at += n + 1;
+		if (n != comp) continue;
+		if (exact && !memcmp(e, want, comp)) {
+			other = NULL;
+			break;
+		}
+		if (!other && os_same_name_nocase(e, comp, want, comp)) {
+			other = e;
+			if (!exact) break;
+		}
+	}
+	if (other) memcpy(want, other, comp);
+	free(own.names);
+	return other != NULL;
+}
+
 /* The name as the folder holds it when it differs from want only in case (any letter's, as
  * os_same_name_nocase folds them; a spelling of another length in bytes is not looked for):
  * where the file system ignores case, a name that opens need not be the name on the disk. */
-static void name_on_disk(const char *folder, char *want, size_t comp, bool *nocase)
+static void name_on_disk(sm_fs_cache *c, const char *folder, char *want, size_t comp, bool *nocase)
 {
 	if (memchr(want, ':', comp)) return; /* a drive */
-	os_dir *d = os_dir_open(*folder ? folder : ".");
-	if (!d) return;
-	const char *e;
-	bool exact = false;
-	char *other = NULL;
-	while ((e = os_dir_next(d)) != NULL && !exact) {
-		if (strlen(e) != comp) continue;
-		if (!memcmp(e, want, comp)) exact = true;
-		else if (!other && os_same_name_nocase(e, comp, want, comp) && (other = malloc(comp + 1))) memcpy(other, e, comp + 1);
-	}
-	os_dir_close(d);
-	if (!exact && other) {
-		memcpy(want, other, comp);
-		*nocase = true;
-	}
-	free(other);
+	if (match_in_folder(c, *folder ? folder : ".", want, comp, true)) *nocase = true;
 }
 
 /* The path of an existing file: as given, else with each component matched ignoring case
@@ -92,7 +193,7 @@ static void name_on_disk(const char *folder, char *want, size_t comp, bool *noca
  * name found is the one on the disk, and a difference in case is reported alike. */
 char *sm_fs_find(void *user, const char *path, bool *nocase)
 {
-	(void)user;
+	sm_fs_cache *cache = user;
 	*nocase = false;
 	bool fold = os_names_ignore_case();
 	if (!fold && is_file(path)) return strdup(path);
@@ -149,22 +250,11 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 			}
 			if (found && fold) {
 				out[len] = 0;
-				name_on_disk(out, want, comp, nocase);
+				name_on_disk(cache, out, want, comp, nocase);
 			}
-			if (!found) {
-				os_dir *d = os_dir_open(len ? out : ".");
-				if (d) {
-					const char *e;
-					while ((e = os_dir_next(d)) != NULL) {
-						if (strlen(e) == comp && os_same_name_nocase(e, comp, want, comp)) {
-							memcpy(want, e, comp);
-							found = true;
-							*nocase = true;
-							break;
-						}
-					}
-					os_dir_close(d);
-				}
+			if (!found && match_in_folder(cache, len ? out : ".", want, comp, false)) {
+				found = true;
+				*nocase = true;
 			}
 		}
 		if (!found) {

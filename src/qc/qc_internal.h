@@ -13,6 +13,11 @@
 int sm_fs_read(void *user, const char *path, void **data, size_t *size);
 char *sm_fs_find(void *user, const char *path, bool *nocase);
 void sm_fs_free(void *user, void *data);
+/* sm_fs_find's user: the folders it looked through, read once (for one QC's reading, while
+ * nothing writes there); NULL reads them each time. NULL when out of memory. */
+typedef struct sm_fs_cache sm_fs_cache;
+sm_fs_cache *sm_fs_cache_new(void);
+void sm_fs_cache_free(sm_fs_cache *c);
 
 enum {
 	QTOK_QUOTED = 1,   /* written in quotes */
