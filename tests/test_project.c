@@ -5,6 +5,9 @@
 #include "util.h"
 #include "project/project_internal.h"
 #include "files.h"
+#include "support/xxh64.h"
+
+#include <inttypes.h>
 
 static char *out_root;
 
@@ -76,6 +79,151 @@ static smdmx_project_run *convert_all(const char *const *qcs, size_t n, const ch
 static smdmx_project_run *convert(const char *qc, const char *out, bool to_smd, smdmx_error *err)
 {
 	return convert_all(&qc, 1, out, to_smd, false, err);
+}
+
+/* XXH64 as its specification gives it (values of the reference xxhsum -H64): the empty
+ * input, a byte, three, 37 (one stripe and the rest in eights, fours and bytes) and 100,000,
+ * whole and fed in pieces that split the stripes anywhere. */
+static void test_xxh64(void **state)
+{
+	(void)state;
+	assert_true(sm_xxh64("", 0, 0) == 0xef46db3751d8e999u);
+	assert_true(sm_xxh64("a", 1, 0) == 0xd24ec4f1a98c6e5bu);
+	assert_true(sm_xxh64("abc", 3, 0) == 0x44bc2cf5ad770999u);
+	static uint8_t pat[100000];
+	for (size_t i = 0; i < sizeof(pat); i++) pat[i] = (uint8_t)(i * 7 + i / 13);
+	assert_true(sm_xxh64(pat, 37, 0) == 0xd09a30db2fd3fb1eu);
+	assert_true(sm_xxh64(pat, sizeof(pat), 0) == 0x417a8ec98870ab17u);
+	const size_t pieces[] = { 1, 5, 31, 32, 33, 4096 };
+	for (size_t k = 0; k < sizeof(pieces) / sizeof(pieces[0]); k++) {
+		sm_xxh64_ctx x;
+		sm_xxh64_init(&x, 0);
+		for (size_t at = 0; at < sizeof(pat); at += pieces[k])
+			sm_xxh64_update(&x, pat + at, at + pieces[k] <= sizeof(pat) ? pieces[k] : sizeof(pat) - at);
+		assert_true(sm_xxh64_final(&x) == 0x417a8ec98870ab17u);
+	}
+}
+
+/* The whole of a file (NUL-ended), its size in *n. */
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = os_fopen(path, "rb");
+	assert_non_null(f);
+	char *buf = malloc(1 << 20);
+	assert_non_null(buf);
+	*n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[*n] = 0;
+	fclose(f);
+	return buf;
+}
+
+static void spill(const char *path, const char *text)
+{
+	FILE *f = os_fopen(path, "wb");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 0x100000001b3u;
+	return h;
+}
+
+/* The record's line of file rel ("hash size\tqc\trel"), or NULL. */
+static const char *record_line(const char *record, const char *rel)
+{
+	char tail[256];
+	snprintf(tail, sizeof(tail), "\t%s\n", rel);
+	const char *t = strstr(record, tail);
+	if (!t) return NULL;
+	while (t > record && t[-1] != '\n') t--;
+	return t;
+}
+
+/* Whether the record's line of rel holds the XXH64 hash and the size of dir/rel. */
+static bool recorded_xxh64(const char *record, const char *dir, const char *rel)
+{
+	char path[4300], want[64];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	size_t n;
+	char *bytes = slurp(path, &n);
+	snprintf(want, sizeof(want), "%016" PRIx64 " %zu\t", sm_xxh64(bytes, n, 0), n);
+	free(bytes);
+	const char *line = record_line(record, rel);
+	return line && !strncmp(line, want, strlen(want));
+}
+
+/* The record of what smdmx qc wrote: XXH64 hashes under a head that says so. A record an
+ * earlier smdmx wrote (FNV-1a under its own head) still says which files are its own: they
+ * are replaced without a word, a line of a file not written again is kept (its hash made
+ * XXH64), and a line whose file was edited since is dropped (nobody's, as before). */
+static void test_record(void **state)
+{
+	(void)state;
+	char *qc = strdup(test_path("testdata/qc/face/face.qc"));
+	char *dir = strdup(out_dir("rec"));
+	char rec_path[4300], other[4300];
+	snprintf(rec_path, sizeof(rec_path), "%s/.smdmx-written", dir);
+	smdmx_error err;
+	smdmx_project_run *run = convert(qc, dir, false, &err);
+	assert_non_null(run);
+	assert_true(run->ok);
+	smdmx_project_run_free(run);
+	size_t n;
+	char *rec = slurp(rec_path, &n);
+	assert_non_null(strstr(rec, "the XXH64 hash of"));
+	assert_true(recorded_xxh64(rec, dir, "face.dmx"));
+	assert_true(recorded_xxh64(rec, dir, "face.qc"));
+	assert_true(recorded_xxh64(rec, dir, "face_flexes.qci"));
+	free(rec);
+
+	/* the record as an earlier smdmx wrote it, with a line of another QC's file */
+	snprintf(other, sizeof(other), "%s/other.txt", dir);
+	spill(other, "another QC's output\n");
+	const char *files[] = { "face.dmx", "face.qc", "face_flexes.qci", "other.txt" };
+	char old[8192] = "# smdmx qc: the files it wrote into this folder. A later run for the same QC replaces a file\n"
+	                 "# whose bytes are still these; it leaves any other alone. One line a file: the FNV-1a hash of\n"
+	                 "# its bytes, its size, its QC (from this folder), its path here (tab-separated).\n";
+	for (size_t i = 0; i < 4; i++) {
+		char path[4300];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		char *bytes = slurp(path, &n);
+		size_t at = strlen(old);
+		snprintf(old + at, sizeof(old) - at, "%016" PRIx64 " %zu\t%s\t%s\n", fnv1a(bytes, n), n, i == 3 ? "other.qc" : qc, files[i]);
+		free(bytes);
+	}
+	spill(rec_path, old);
+	run = convert(qc, dir, false, &err);
+	assert_non_null(run);
+	assert_true(run->ok); /* its own files: replaced, no clash */
+	assert_int_equal(run->message_count, 0);
+	smdmx_project_run_free(run);
+	char list[4096] = "";
+	size_t temporaries = 0;
+	tree(dir, ".", list, sizeof(list), &temporaries);
+	assert_string_equal(list, "./.smdmx-written ./face.dmx ./face.qc ./face_flexes.qci ./other.txt ");
+	rec = slurp(rec_path, &n);
+	assert_non_null(strstr(rec, "the XXH64 hash of"));
+	for (size_t i = 0; i < 4; i++)
+		if (!recorded_xxh64(rec, dir, files[i])) fail_msg("%s: not recorded by its XXH64:\n%s", files[i], rec);
+	free(rec);
+
+	/* an earlier smdmx's line of a file edited since: dropped, the file someone's */
+	spill(rec_path, old);
+	spill(other, "edited\n");
+	run = convert(qc, dir, false, &err);
+	assert_non_null(run);
+	assert_true(run->ok);
+	smdmx_project_run_free(run);
+	rec = slurp(rec_path, &n);
+	assert_null(record_line(rec, "other.txt"));
+	assert_true(recorded_xxh64(rec, dir, "face.dmx"));
+	free(rec);
+	free(dir);
+	free(qc);
 }
 
 /* The face to DMX: one file converted (its VTA into it), the QC and its include written; its
@@ -315,6 +463,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_face_both_ways),
+		cmocka_unit_test(test_xxh64),
+		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_outdir_inside),
 		cmocka_unit_test(test_unread),
 		cmocka_unit_test(test_files),

@@ -181,7 +181,7 @@ typedef struct task {
 	pj_outputs outs;
 	char **written;
 	size_t written_count;
-	/* the FNV-1a hash and size of each of written, taken by its worker once they are in place
+	/* the hash (qp_file_hash) and size of each of written, taken by its worker once they are in place
 	 * (qp_task_sums): the run's merge and record read them, never the files again; NULL when
 	 * not taken (a file up to date, -u, or one that could not be read back) */
 	qp_sum *sums;
@@ -307,8 +307,7 @@ void qp_reserve_other_names(library *l);
  * names that one's instead, its own removed, said: one file made one way is written once,
  * where the plan's keys told two ways apart that came to one. */
 void qp_merge_same(library *l);
-/* The FNV-1a hash (64 bits) and the size of the file at path (record.c); false when it cannot
- * be read. */
+/* The XXH64 hash and the size of the file at path (record.c); false when it cannot be read. */
 bool qp_file_hash(const char *path, uint64_t *hash, uint64_t *size);
 /* The hashes of the files t wrote, taken on its worker (t->sums: left NULL if one cannot be
  * read); the hash and size of its file k, as taken or from the file. */

@@ -10,35 +10,48 @@
 #include <string.h>
 
 #include "project/project_internal.h"
+#include "support/xxh64.h"
 
 #define RECORD_NAME ".smdmx-written"
 #define RECORD_HEAD "# smdmx qc: the files it wrote into this folder. A later run for the same QC replaces a file\n" \
-	"# whose bytes are still these; it leaves any other alone. One line a file: the FNV-1a hash of\n" \
+	"# whose bytes are still these; it leaves any other alone. One line a file: the XXH64 hash of\n" \
 	"# its bytes, its size, its QC (from this folder), its path here (tab-separated).\n"
 
 struct qp_rec {
 	char *path;          /* below OUTDIR, '/' between folders */
 	char *qc;            /* from OUTDIR (qc_key) */
 	uint64_t hash, size;
+	bool fnv;            /* hash is FNV-1a: a line of a record an earlier smdmx wrote */
 };
 
-/* The FNV-1a hash (64 bits) and the size of the file at path; false when it cannot be read. */
-bool qp_file_hash(const char *path, uint64_t *hash, uint64_t *size)
+/* The hash (XXH64, or with fnv FNV-1a, 64 bits) and the size of the file at path; false when
+ * it cannot be read. */
+static bool file_hash(const char *path, bool fnv, uint64_t *hash, uint64_t *size)
 {
 	FILE *f = os_fopen(path, "rb");
 	if (!f) return false;
 	uint64_t h = 0xcbf29ce484222325u, n = 0;
+	sm_xxh64_ctx x;
+	sm_xxh64_init(&x, 0);
 	unsigned char buf[65536];
 	size_t got;
 	while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
-		for (size_t i = 0; i < got; i++) h = (h ^ buf[i]) * 0x100000001b3u;
+		if (fnv)
+			for (size_t i = 0; i < got; i++) h = (h ^ buf[i]) * 0x100000001b3u;
+		else
+			sm_xxh64_update(&x, buf, got);
 		n += got;
 	}
 	bool ok = !ferror(f);
 	fclose(f);
-	*hash = h;
+	*hash = fnv ? h : sm_xxh64_final(&x);
 	*size = n;
 	return ok;
+}
+
+bool qp_file_hash(const char *path, uint64_t *hash, uint64_t *size)
+{
+	return file_hash(path, false, hash, size);
 }
 
 void qp_task_sums(task *t)
@@ -98,7 +111,7 @@ static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, 
 		char *path = pj_strdup(rel);
 		if (!path) return;
 		k = (uint32_t)l->rec_count++;
-		l->recs[k] = (struct qp_rec){ path, NULL, 0, 0 };
+		l->recs[k] = (struct qp_rec){ path, NULL, 0, 0, false };
 		char *key = pj_have(os_path_key(rel));
 		qp_str_set(&l->rec, key, k);
 		free(key);
@@ -107,6 +120,7 @@ static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, 
 	l->recs[k].qc = pj_strdup(qc);
 	l->recs[k].hash = hash;
 	l->recs[k].size = size;
+	l->recs[k].fnv = false;
 }
 
 void qp_record_load(library *l)
@@ -115,6 +129,16 @@ void qp_record_load(library *l)
 	size_t n;
 	char *text = pj_read_whole(path, &n);
 	free(path);
+	/* A record whose head does not name XXH64 is an earlier smdmx's, whose hashes are FNV-1a
+	 * (decision 18): they are checked as such, and made XXH64 when it is saved. */
+	bool fnv = true;
+	for (const char *s = text; fnv && s && *s;) {
+		const char *e = strchr(s, '\n');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		if (*s == '#')
+			for (size_t i = 0; fnv && i + 5 <= len; i++) fnv = memcmp(s + i, "XXH64", 5) != 0;
+		s += len + (e != NULL);
+	}
 	/* a line it cannot read is left out, said: its file is then nobody's, and stays */
 	size_t line = 0, unread = 0, first = 0;
 	for (char *s = text; s && *s;) {
@@ -131,7 +155,12 @@ void qp_record_load(library *l)
 		bool read = *s == '#' || (!*s && !e);
 		if (rel && rel[1]) {
 			*rel++ = 0;
-			if (*qc && !strchr(rel, '\t')) read = true, rec_put(l, rel, qc, hash, size);
+			if (*qc && !strchr(rel, '\t')) {
+				read = true;
+				rec_put(l, rel, qc, hash, size);
+				uint32_t k = rec_get(l, rel);
+				if (k != SMDMX_NONE) l->recs[k].fnv = fnv;
+			}
 		}
 		if (!read && !unread++) first = line;
 		s = e ? e + 1 : s + strlen(s);
@@ -157,7 +186,7 @@ bool qp_record_own(const library *l, const char *path, const char *qcpath)
 	bool same_qc = qc && r->qc && !os_path_compare(qc, r->qc);
 	free(qc);
 	uint64_t hash, size;
-	return same_qc && qp_file_hash(path, &hash, &size) && hash == r->hash && size == r->size;
+	return same_qc && file_hash(path, r->fnv, &hash, &size) && hash == r->hash && size == r->size;
 }
 
 void qp_record_summed(library *l, const char *path, const char *qcpath, uint64_t hash, uint64_t size)
@@ -192,10 +221,17 @@ void qp_record_save(library *l)
 		char *path = pj_asprintf("%s%s", l->outdir, r->path);
 		os_stat st;
 		bool there = path && os_stat_path(path, &st) && st.kind == OS_REGULAR;
+		/* An earlier smdmx's line (FNV-1a) not written again by this run: its file, if still
+		 * as written, is named by its XXH64; else the line goes (a file whose bytes are not
+		 * the record's is nobody's, line or no line). */
+		uint64_t hash = r->hash, size = r->size, now, now_size;
+		if (there && r->fnv)
+			there = file_hash(path, true, &now, &now_size) && now == r->hash && now_size == r->size &&
+			        file_hash(path, false, &hash, &size) && size == now_size;
 		free(path);
 		if (!there) continue; /* gone: nothing to say of it */
 		char line[64];
-		snprintf(line, sizeof(line), "%016" PRIx64 " %" PRIu64 "\t", r->hash, r->size);
+		snprintf(line, sizeof(line), "%016" PRIx64 " %" PRIu64 "\t", hash, size);
 		pj_puts(&t, line);
 		pj_puts(&t, r->qc);
 		pj_putc(&t, '\t');
