@@ -402,6 +402,46 @@ char *qp_new_name(const char *name, const char *src, const char *dst)
 /* Every QC read into a project of lib (one given twice is read once), each given listed
  * (lib->given) with its project or, when it could not be read, its messages. False when one
  * could not be read. */
+/* The QCs read on the workers (each its own reading: nothing shared but the options), then
+ * taken in the order given. */
+typedef struct qc_read {
+	const char *path;
+	smdmx_qc *qc;
+	smdmx_error err;
+	smdmx_warnings w;
+} qc_read;
+
+typedef struct qc_reads {
+	const smdmx_qc_read_options *options;
+	qc_read *items;
+	size_t count, next;
+	os_mutex *lock;
+} qc_reads;
+
+static void read_some(void *arg)
+{
+	qc_reads *r = arg;
+	for (;;) {
+		if (r->lock) os_mutex_lock(r->lock);
+		size_t i = r->next < r->count ? r->next++ : SIZE_MAX;
+		if (r->lock) os_mutex_unlock(r->lock);
+		if (i == SIZE_MAX) return;
+		qc_read *q = &r->items[i];
+		q->qc = smdmx_qc_read_file(q->path, r->options, &q->err, &q->w);
+	}
+}
+
+/* -j workers, at most one a task (or a QC) and SMDMX_PROJECT_JOBS_MAX */
+static unsigned worker_count(const library *lib, size_t items)
+{
+	unsigned workers = lib->o->jobs;
+	if (!workers) workers = os_cpu_count();
+	if (workers > items) workers = (unsigned)items;
+	if (workers < 1) workers = 1;
+	if (workers > SMDMX_PROJECT_JOBS_MAX) workers = SMDMX_PROJECT_JOBS_MAX;
+	return workers;
+}
+
 static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 {
 	const smdmx_project_options *o = lib->o;
@@ -409,27 +449,41 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 	memset(&qo, 0, sizeof(qo));
 	qo.keep_going = o->keep_going;
 	bool ok = true;
+	/* each QC once, in the order given */
+	qc_reads r = { &qo, pj_calloc(qc_count, sizeof(qc_read)), 0, 0, NULL };
+	if (!r.items) return false;
 	str_map seen = { 0 };
 	for (size_t i = 0; i < qc_count; i++) {
 		char *a = pj_path_absolute(qcs[i]);
 		bool again = qp_str_get(&seen, a) != SMDMX_NONE;
 		qp_str_set(&seen, a, 0);
 		free(a);
-		if (again) continue;
+		if (!again) r.items[r.count++].path = qcs[i];
+	}
+	qp_str_map_free(&seen);
+	unsigned workers = worker_count(lib, r.count);
+	os_thread *th[SMDMX_PROJECT_JOBS_MAX];
+	unsigned started = 0;
+	if (workers > 1) r.lock = pj_have(os_mutex_create());
+	for (unsigned i = 1; r.lock && i < workers; i++)
+		if ((th[started] = os_thread_start(read_some, &r))) started++;
+	read_some(&r);
+	for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
+	if (r.lock) os_mutex_destroy(r.lock);
+	for (size_t i = 0; i < r.count; i++) {
+		qc_read *q = &r.items[i];
 		pj_given *g = &lib->given[lib->given_count++];
-		g->path = qcs[i];
+		g->path = q->path;
 		g->project = (uint32_t)lib->project_count;
 		project *p = &lib->projects[lib->project_count];
 		memset(p, 0, sizeof(*p));
 		p->lib = lib;
-		p->qcpath = qcs[i];
+		p->qcpath = q->path;
 		p->ok = true;
-		smdmx_error err;
-		smdmx_warnings w;
-		p->qc = smdmx_qc_read_file(qcs[i], &qo, &err, &w);
-		pj_add_warnings(&p->diag, qcs[i], &w);
+		p->qc = q->qc;
+		pj_add_warnings(&p->diag, q->path, &q->w);
 		if (!p->qc) {
-			pj_add_error(&p->diag, qcs[i], &err);
+			pj_add_error(&p->diag, q->path, &q->err);
 			g->said = p->diag;
 			g->project = SMDMX_NONE;
 			memset(&p->diag, 0, sizeof(p->diag));
@@ -439,7 +493,7 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 		/* -k: the lines that could not be read cost only themselves (the QC keeps them) */
 		for (size_t k = 0; k < p->qc->error_count; k++) {
 			const smdmx_qc_error *e = &p->qc->errors[k];
-			pj_add(&p->diag, e->error.file[0] ? e->error.file : qcs[i], e->error.line, e->error.column, "error", "%s%s",
+			pj_add(&p->diag, e->error.file[0] ? e->error.file : q->path, e->error.line, e->error.column, "error", "%s%s",
 			         e->error.message,
 			         e->include ? ": the $include is kept as written, and nothing it holds is read"
 			                    : ": the line is kept as written, and nothing it says is converted");
@@ -449,7 +503,7 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 		for (size_t k = 0; k < p->qc->missing_include_count; k++) qp_add_missing(lib, p->qc->missing_includes[k]);
 		lib->project_count++;
 	}
-	qp_str_map_free(&seen);
+	free(r.items);
 	return ok;
 }
 
@@ -505,11 +559,7 @@ static bool outdir_apart(library *lib)
 static void run_tasks(library *lib)
 {
 	smdmx_project_options *o = &lib->opts;
-	unsigned workers = o->jobs;
-	if (!workers) workers = os_cpu_count();
-	if (workers > lib->task_count) workers = (unsigned)lib->task_count;
-	if (workers < 1) workers = 1; /* a QC that names no file */
-	if (workers > SMDMX_PROJECT_JOBS_MAX) workers = SMDMX_PROJECT_JOBS_MAX;
+	unsigned workers = worker_count(lib, lib->task_count); /* one for a QC that names no file */
 	unsigned cores = os_cpu_count();
 	o->smd_read.threads = o->threads ? o->threads : (cores / workers ? cores / workers : 1);
 	o->dmx_read.threads = o->smd_write.threads = o->dmx_write.threads = o->smd_read.threads;
