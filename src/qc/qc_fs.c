@@ -72,9 +72,18 @@ typedef struct fs_listing {
 	size_t size;
 } fs_listing;
 
+/* A name looked for, and what it found (NULL: nothing). */
+typedef struct fs_found {
+	char *path, *found;
+	bool nocase;
+} fs_found;
+
 struct sm_fs_cache {
 	fs_listing *dirs;
 	size_t count, cap;
+	fs_found *names; /* open addressing, cap a power of two at least twice the count */
+	size_t name_count, name_cap;
+	bool oom;        /* an allocation of the lookup under way failed: its NULL is not remembered */
 };
 
 sm_fs_cache *sm_fs_cache_new(void)
@@ -90,7 +99,51 @@ void sm_fs_cache_free(sm_fs_cache *c)
 		free(c->dirs[i].names);
 	}
 	free(c->dirs);
+	for (size_t i = 0; i < c->name_cap; i++) {
+		free(c->names[i].path);
+		free(c->names[i].found);
+	}
+	free(c->names);
 	free(c);
+}
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3u;
+	return (size_t)(h ^ h >> 32);
+}
+
+/* The slot of path in c's names: its own, or the empty one where it goes. */
+static fs_found *name_slot(const sm_fs_cache *c, const char *path)
+{
+	size_t i = name_hash(path) & (c->name_cap - 1);
+	while (c->names[i].path && strcmp(c->names[i].path, path)) i = (i + 1) & (c->name_cap - 1);
+	return &c->names[i];
+}
+
+/* path and what it found (owned by c from here), kept; nothing when out of memory. */
+static void remember(sm_fs_cache *c, const char *path, const char *found, bool nocase)
+{
+	if (2 * (c->name_count + 1) > c->name_cap) {
+		size_t ncap = c->name_cap ? c->name_cap * 2 : 64;
+		fs_found *grown = calloc(ncap, sizeof(fs_found)), *old = c->names;
+		if (!grown) return;
+		size_t old_cap = c->name_cap;
+		c->names = grown;
+		c->name_cap = ncap;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i].path) *name_slot(c, old[i].path) = old[i];
+		free(old);
+	}
+	fs_found f = { strdup(path), found ? strdup(found) : NULL, nocase };
+	if (!f.path || (found && !f.found)) {
+		free(f.path);
+		free(f.found);
+		return;
+	}
+	*name_slot(c, path) = f;
+	c->name_count++;
 }
 
 /* The names in folder (none when it cannot be read; false only when out of memory). */
@@ -128,11 +181,9 @@ static bool read_listing(const char *folder, fs_listing *l)
 	return ok;
 }
 
-/* folder's listing: the cache's (read into it the first time), or, without a cache, read
- * into *own for the caller to free. NULL when out of memory. */
-static const fs_listing *listing_of(sm_fs_cache *c, const char *folder, fs_listing *own)
+/* folder's listing in c, read into it the first time; NULL when out of memory. */
+static const fs_listing *find_listing(sm_fs_cache *c, const char *folder)
 {
-	if (!c) return read_listing(folder, own) ? own : NULL;
 	for (size_t i = 0; i < c->count; i++)
 		if (!strcmp(c->dirs[i].folder, folder)) return &c->dirs[i];
 	if (c->count == c->cap) {
@@ -150,6 +201,16 @@ static const fs_listing *listing_of(sm_fs_cache *c, const char *folder, fs_listi
 	}
 	c->dirs[c->count] = l;
 	return &c->dirs[c->count++];
+}
+
+/* folder's listing: the cache's, or, without a cache, read into *own for the caller to free.
+ * NULL when out of memory (said in the cache). */
+static const fs_listing *listing_of(sm_fs_cache *c, const char *folder, fs_listing *own)
+{
+	if (!c) return read_listing(folder, own) ? own : NULL;
+	const fs_listing *l = find_listing(c, folder);
+	if (!l) c->oom = true;
+	return l;
 }
 
 /* The first name of folder equal to want (comp bytes) but for case, into want; with exact,
@@ -191,14 +252,18 @@ static void name_on_disk(sm_fs_cache *c, const char *folder, char *want, size_t 
 /* The path of an existing file: as given, else with each component matched ignoring case
  * (QC names come from Windows, doc/formats.md G1). Where the file system ignores case itself, the
  * name found is the one on the disk, and a difference in case is reported alike. */
-char *sm_fs_find(void *user, const char *path, bool *nocase)
+static char *find(sm_fs_cache *cache, const char *path, bool *nocase, bool *oom)
 {
-	sm_fs_cache *cache = user;
 	*nocase = false;
 	bool fold = os_names_ignore_case();
-	if (!fold && is_file(path)) return strdup(path);
+	if (!fold && is_file(path)) {
+		char *same = strdup(path);
+		*oom = same == NULL;
+		return same;
+	}
 	size_t n = strlen(path);
 	char *out = malloc(n + 1);
+	*oom = out == NULL;
 	if (!out) return NULL;
 	/* the root as it is ("/", "C:/", "//server/share/", "//?/C:/": os_path_root) */
 	size_t len = os_path_root(path);
@@ -233,6 +298,7 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 		}
 		if (!want) {
 			free(out);
+			*oom = true;
 			return NULL;
 		}
 		bool found = false;
@@ -247,6 +313,8 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 				os_stat st;
 				found = os_stat_path(probe, &st);
 				free(probe);
+			} else {
+				*oom = true;
 			}
 			if (found && fold) {
 				out[len] = 0;
@@ -275,4 +343,24 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 		return NULL;
 	}
 	return out;
+}
+
+char *sm_fs_find(void *user, const char *path, bool *nocase)
+{
+	sm_fs_cache *c = user;
+	bool oom;
+	if (!c) return find(NULL, path, nocase, &oom);
+	/* A QC names many files more than once (an animation in several $sequences, each of its
+	 * extensions tried): each name is looked for once in a reading. */
+	if (c->name_cap) {
+		const fs_found *f = name_slot(c, path);
+		if (f->path) {
+			*nocase = f->nocase;
+			return f->found ? strdup(f->found) : NULL;
+		}
+	}
+	c->oom = false;
+	char *found = find(c, path, nocase, &oom);
+	if (!oom && !c->oom) remember(c, path, found, *nocase);
+	return found;
 }
