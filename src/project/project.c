@@ -605,28 +605,68 @@ static bool reads_back(project *p)
 	return ok;
 }
 
+/* The written projects read back on the workers, each its own (its messages its own). A
+ * worker out of memory says so to the run. */
+typedef struct read_backs {
+	library *lib;
+	size_t next;
+	os_mutex *lock;
+	bool oom;
+} read_backs;
+
+static void read_back_some(void *arg)
+{
+	read_backs *r = arg;
+	library *lib = r->lib;
+	for (;;) {
+		if (r->lock) os_mutex_lock(r->lock);
+		size_t i = r->next < lib->project_count && !pj_oom_seen ? r->next++ : SIZE_MAX;
+		if (r->lock) os_mutex_unlock(r->lock);
+		if (i == SIZE_MAX) break;
+		project *p = &lib->projects[i];
+		if (p->to_read_back && !reads_back(p)) p->failed = true;
+	}
+	if (pj_oom_seen && r->lock) {
+		os_mutex_lock(r->lock);
+		r->oom = true;
+		os_mutex_unlock(r->lock);
+	}
+}
+
 /* Every project's QC files written, with the names its files were given; false when one
  * could not be (with -k every project is written: what converted under its new names, the
- * rest as the QC names it). */
+ * rest as the QC names it). Then each is read back: the library as written, every project's
+ * files there (a later project only adds files, never replaces one an earlier wrote). */
 static bool write_projects(library *lib)
 {
 	bool ok = true;
 	rendered *done = NULL;
-	size_t done_count = 0;
-	for (size_t pi = 0; pi < lib->project_count && !pj_oom_seen; pi++) {
-		project *p = &lib->projects[pi];
+	size_t done_count = 0, written = 0;
+	for (; written < lib->project_count && !pj_oom_seen; written++) {
+		project *p = &lib->projects[written];
 		bool edited = qp_edit_names(p) && qp_edit_lines(p);
 		/* a QC whose edits failed names what it should not: written only with -k */
 		p->failed = !edited;
 		if ((edited || lib->o->keep_going) && !p->unwritable) p->failed = !qp_write_qc_files(p, &done, &done_count) || p->failed;
-		if (!p->failed && !p->unwritable && !reads_back(p)) p->failed = true;
-		ok = ok && !p->failed;
+		p->to_read_back = !p->failed && !p->unwritable;
 	}
 	for (size_t i = 0; i < done_count; i++) {
 		free(done[i].path);
 		free(done[i].text.text);
 	}
 	free(done);
+	read_backs r = { lib, 0, NULL, false };
+	unsigned workers = pj_oom_seen ? 1 : worker_count(lib, written);
+	os_thread *th[SMDMX_PROJECT_JOBS_MAX];
+	unsigned started = 0;
+	if (workers > 1) r.lock = pj_have(os_mutex_create());
+	for (unsigned i = 1; r.lock && i < workers; i++)
+		if ((th[started] = os_thread_start(read_back_some, &r))) started++;
+	read_back_some(&r);
+	for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
+	if (r.lock) os_mutex_destroy(r.lock);
+	if (r.oom) pj_oom_seen = true;
+	for (size_t i = 0; i < written; i++) ok = ok && !lib->projects[i].failed;
 	return ok;
 }
 
