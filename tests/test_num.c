@@ -262,6 +262,20 @@ static void test_format_float_exact(void **state)
 	assert_string_equal(out, "3.2999999e-20"); /* a trailing zero dropped */
 	sm_format_float(ldexpf(1.0f, -20), out); /* 9.5367431640625e-07, its tenth digit a 6 */
 	assert_string_equal(out, "9.53674316e-07");
+	/* v 10^k a hair above a half, its product in double a half exactly: the product cannot
+	 * decide the rounding, and the integers do (up) */
+	const struct {
+		uint32_t bits;
+		const char *text;
+	} near_half[] = { { 0x03855f84u, "7.83896675e-37" }, { 0x05f79a70u, "2.32844998e-35" }, { 0x079ac086u, "2.32844998e-34" } };
+	for (size_t i = 0; i < sizeof(near_half) / sizeof(near_half[0]); i++) {
+		float f;
+		memcpy(&f, &near_half[i].bits, 4);
+		sm_format_float(f, out);
+		assert_string_equal(out, near_half[i].text);
+		sm_format_float(-f, out);
+		assert_true(out[0] == '-' && !strcmp(out + 1, near_half[i].text));
+	}
 	/* and 200,000 random ones below 1e-4 (every one was checked once against "%.9g": 0 < |v| < 1,
 	 * both signs) */
 	for (int i = 0; i < 200000; i++) {
