@@ -274,17 +274,34 @@ static size_t format_u64(uint64_t v, char *out)
 	return 20 - n;
 }
 
-/* Exactly `digits` decimal digits of v (v < 10^digits), leading zeros kept. */
+/* The four digits of g (g < 10000): its two halves apart, neither waiting on the other. */
+static void put_four(uint32_t g, char *out)
+{
+	uint32_t hi = g / 100, lo = g - hi * 100;
+	memcpy(out, digit_pairs + 2 * hi, 2);
+	memcpy(out + 2, digit_pairs + 2 * lo, 2);
+}
+
+/* Exactly `digits` decimal digits of v (v < 10^digits), leading zeros kept: four at a time from
+ * the end, so that a number's chain of divisions is one a group of four, not one a pair. */
 static void format_fixed_digits(uint64_t v, int digits, char *out)
 {
 	int i = digits;
-	while (i >= 2) {
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		out[--i] = digit_pairs[2 * r + 1];
-		out[--i] = digit_pairs[2 * r];
+	while (i >= 4) {
+		uint64_t q = v / 10000;
+		i -= 4;
+		put_four((uint32_t)(v - q * 10000), out + i);
+		v = q;
 	}
-	if (i) out[0] = (char)('0' + v % 10);
+	uint32_t w = (uint32_t)v; /* below 1000 */
+	if (i == 3) {
+		out[0] = (char)('0' + w / 100);
+		memcpy(out + 1, digit_pairs + 2 * (w % 100), 2);
+	} else if (i == 2) {
+		memcpy(out, digit_pairs + 2 * w, 2);
+	} else if (i == 1) {
+		out[0] = (char)('0' + w);
+	}
 }
 
 size_t sm_format_int(int64_t v, char *out)
