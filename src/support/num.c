@@ -253,25 +253,23 @@ static const char digit_pairs[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* Decimal digits of v, two at a time. */
+/* 10^k, k from 0 to 19 */
+static const uint64_t pow10_u64[20] = {
+	1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+	10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+	1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+	10000000000000000000u,
+};
+
+static void format_fixed_digits(uint64_t v, int digits, char *out);
+
+/* Decimal digits of v: counted, then written as format_fixed_digits writes them. */
 static size_t format_u64(uint64_t v, char *out)
 {
-	char tmp[20];
-	size_t n = 20;
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		tmp[--n] = digit_pairs[2 * r + 1];
-		tmp[--n] = digit_pairs[2 * r];
-	}
-	if (v >= 10) {
-		tmp[--n] = digit_pairs[2 * v + 1];
-		tmp[--n] = digit_pairs[2 * v];
-	} else {
-		tmp[--n] = (char)('0' + v);
-	}
-	memcpy(out, tmp + n, 20 - n);
-	return 20 - n;
+	int n = 1;
+	while (n < 20 && v >= pow10_u64[n]) n++;
+	format_fixed_digits(v, n, out);
+	return (size_t)n;
 }
 
 /* The four digits of g (g < 10000): its two halves apart, neither waiting on the other. */
