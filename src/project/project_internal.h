@@ -183,8 +183,10 @@ typedef struct task {
 	size_t written_count;
 	/* the hash (qp_file_hash) and size of each of written, taken by its worker once they are in place
 	 * (qp_task_sums): the run's merge and record read them, never the files again; NULL when
-	 * not taken (a file up to date, -u, or one that could not be read back) */
+	 * not taken (a file up to date, -u, or one that could not be read back); the first
+	 * sum_count of written (a file copied for the QC files later joins the list unhashed) */
 	qp_sum *sums;
+	size_t sum_count;
 } task;
 
 typedef struct library library;

@@ -63,11 +63,12 @@ void qp_task_sums(task *t)
 			free(t->sums);
 			t->sums = NULL;
 		}
+	t->sum_count = t->sums ? t->written_count : 0;
 }
 
 bool qp_task_sum(const task *t, size_t k, uint64_t *hash, uint64_t *size)
 {
-	if (!t->sums) return qp_file_hash(t->written[k], hash, size);
+	if (!t->sums || k >= t->sum_count) return qp_file_hash(t->written[k], hash, size);
 	*hash = t->sums[k].hash;
 	*size = t->sums[k].size;
 	return true;

@@ -532,6 +532,7 @@ void qp_merge_same(library *l)
 				tb->written_count = 0;
 				free(tb->sums);
 				tb->sums = NULL;
+				tb->sum_count = 0;
 				pj_add(&tb->diag, tb->src, 0, 0, "note",
 				       "made for %s as '%s', it is the very bytes of '%s' (made of '%s' for %s): written once, and the QC names that",
 				       tb->proj->qcpath, tb->dst, ta->dst, ta->src, ta->proj->qcpath);
