@@ -399,39 +399,7 @@ char *qp_new_name(const char *name, const char *src, const char *dst)
 	return pj_asprintf("%.*s%s", (int)dir, name, base);
 }
 
-/* Every QC read into a project of lib (one given twice is read once), each given listed
- * (lib->given) with its project or, when it could not be read, its messages. False when one
- * could not be read. */
-/* The QCs read on the workers (each its own reading: nothing shared but the options), then
- * taken in the order given. */
-typedef struct qc_read {
-	const char *path;
-	smdmx_qc *qc;
-	smdmx_error err;
-	smdmx_warnings w;
-} qc_read;
-
-typedef struct qc_reads {
-	const smdmx_qc_read_options *options;
-	qc_read *items;
-	size_t count, next;
-	os_mutex *lock;
-} qc_reads;
-
-static void read_some(void *arg)
-{
-	qc_reads *r = arg;
-	for (;;) {
-		if (r->lock) os_mutex_lock(r->lock);
-		size_t i = r->next < r->count ? r->next++ : SIZE_MAX;
-		if (r->lock) os_mutex_unlock(r->lock);
-		if (i == SIZE_MAX) return;
-		qc_read *q = &r->items[i];
-		q->qc = smdmx_qc_read_file(q->path, r->options, &q->err, &q->w);
-	}
-}
-
-/* -j workers, at most one a task (or a QC) and SMDMX_PROJECT_JOBS_MAX */
+/* -j workers, at most one an item (a task, a QC) and SMDMX_PROJECT_JOBS_MAX */
 static unsigned worker_count(const library *lib, size_t items)
 {
 	unsigned workers = lib->o->jobs;
@@ -442,6 +410,72 @@ static unsigned worker_count(const library *lib, size_t items)
 	return workers;
 }
 
+/* Items 0 to count - 1, each given to each(arg, i) by the library's workers (this thread one
+ * of them) as they come free. A worker out of memory says so to this thread (pj_oom_seen). */
+typedef struct team {
+	size_t next, count;
+	os_mutex *lock;
+	void (*each)(void *arg, size_t i);
+	void *arg;
+	bool oom;
+} team;
+
+static void team_work(void *arg)
+{
+	team *t = arg;
+	for (;;) {
+		if (t->lock) os_mutex_lock(t->lock);
+		size_t i = t->next < t->count ? t->next++ : SIZE_MAX;
+		if (t->lock) os_mutex_unlock(t->lock);
+		if (i == SIZE_MAX) break;
+		t->each(t->arg, i);
+	}
+	if (pj_oom_seen && t->lock) {
+		os_mutex_lock(t->lock);
+		t->oom = true;
+		os_mutex_unlock(t->lock);
+	}
+}
+
+static void team_run(library *lib, size_t count, void (*each)(void *arg, size_t i), void *arg)
+{
+	team t = { 0, count, NULL, each, arg, false };
+	unsigned workers = pj_oom_seen ? 1 : worker_count(lib, count);
+	os_thread *th[SMDMX_PROJECT_JOBS_MAX];
+	unsigned started = 0;
+	if (workers > 1) t.lock = pj_have(os_mutex_create());
+	for (unsigned i = 1; t.lock && i < workers; i++)
+		if ((th[started] = os_thread_start(team_work, &t))) started++;
+	team_work(&t);
+	for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
+	if (t.lock) os_mutex_destroy(t.lock);
+	if (t.oom) pj_oom_seen = true;
+}
+
+/* A QC read on a worker (each reading its own: nothing shared but the options), taken in the
+ * order given afterwards. */
+typedef struct qc_read {
+	const char *path;
+	smdmx_qc *qc;
+	smdmx_error err;
+	smdmx_warnings w;
+} qc_read;
+
+typedef struct qc_reads {
+	const smdmx_qc_read_options *options;
+	qc_read *items;
+} qc_reads;
+
+static void read_one(void *arg, size_t i)
+{
+	qc_reads *r = arg;
+	qc_read *q = &r->items[i];
+	q->qc = smdmx_qc_read_file(q->path, r->options, &q->err, &q->w);
+}
+
+/* Every QC read into a project of lib (one given twice is read once), each given listed
+ * (lib->given) with its project or, when it could not be read, its messages. False when one
+ * could not be read. */
 static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 {
 	const smdmx_project_options *o = lib->o;
@@ -450,27 +484,20 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 	qo.keep_going = o->keep_going;
 	bool ok = true;
 	/* each QC once, in the order given */
-	qc_reads r = { &qo, pj_calloc(qc_count, sizeof(qc_read)), 0, 0, NULL };
+	qc_reads r = { &qo, pj_calloc(qc_count, sizeof(qc_read)) };
 	if (!r.items) return false;
+	size_t count = 0;
 	str_map seen = { 0 };
 	for (size_t i = 0; i < qc_count; i++) {
 		char *a = pj_path_absolute(qcs[i]);
 		bool again = qp_str_get(&seen, a) != SMDMX_NONE;
 		qp_str_set(&seen, a, 0);
 		free(a);
-		if (!again) r.items[r.count++].path = qcs[i];
+		if (!again) r.items[count++].path = qcs[i];
 	}
 	qp_str_map_free(&seen);
-	unsigned workers = worker_count(lib, r.count);
-	os_thread *th[SMDMX_PROJECT_JOBS_MAX];
-	unsigned started = 0;
-	if (workers > 1) r.lock = pj_have(os_mutex_create());
-	for (unsigned i = 1; r.lock && i < workers; i++)
-		if ((th[started] = os_thread_start(read_some, &r))) started++;
-	read_some(&r);
-	for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
-	if (r.lock) os_mutex_destroy(r.lock);
-	for (size_t i = 0; i < r.count; i++) {
+	team_run(lib, count, read_one, &r);
+	for (size_t i = 0; i < count; i++) {
 		qc_read *q = &r.items[i];
 		pj_given *g = &lib->given[lib->given_count++];
 		g->path = q->path;
@@ -605,32 +632,11 @@ static bool reads_back(project *p)
 	return ok;
 }
 
-/* The written projects read back on the workers, each its own (its messages its own). A
- * worker out of memory says so to the run. */
-typedef struct read_backs {
-	library *lib;
-	size_t next;
-	os_mutex *lock;
-	bool oom;
-} read_backs;
-
-static void read_back_some(void *arg)
+/* A written project read back on a worker (its messages its own). */
+static void read_back_one(void *arg, size_t i)
 {
-	read_backs *r = arg;
-	library *lib = r->lib;
-	for (;;) {
-		if (r->lock) os_mutex_lock(r->lock);
-		size_t i = r->next < lib->project_count && !pj_oom_seen ? r->next++ : SIZE_MAX;
-		if (r->lock) os_mutex_unlock(r->lock);
-		if (i == SIZE_MAX) break;
-		project *p = &lib->projects[i];
-		if (p->to_read_back && !reads_back(p)) p->failed = true;
-	}
-	if (pj_oom_seen && r->lock) {
-		os_mutex_lock(r->lock);
-		r->oom = true;
-		os_mutex_unlock(r->lock);
-	}
+	project *p = &((library *)arg)->projects[i];
+	if (!pj_oom_seen && !p->failed && !p->unwritable && !reads_back(p)) p->failed = true;
 }
 
 /* Every project's QC files written, with the names its files were given; false when one
@@ -648,24 +654,13 @@ static bool write_projects(library *lib)
 		/* a QC whose edits failed names what it should not: written only with -k */
 		p->failed = !edited;
 		if ((edited || lib->o->keep_going) && !p->unwritable) p->failed = !qp_write_qc_files(p, &done, &done_count) || p->failed;
-		p->to_read_back = !p->failed && !p->unwritable;
 	}
 	for (size_t i = 0; i < done_count; i++) {
 		free(done[i].path);
 		free(done[i].text.text);
 	}
 	free(done);
-	read_backs r = { lib, 0, NULL, false };
-	unsigned workers = pj_oom_seen ? 1 : worker_count(lib, written);
-	os_thread *th[SMDMX_PROJECT_JOBS_MAX];
-	unsigned started = 0;
-	if (workers > 1) r.lock = pj_have(os_mutex_create());
-	for (unsigned i = 1; r.lock && i < workers; i++)
-		if ((th[started] = os_thread_start(read_back_some, &r))) started++;
-	read_back_some(&r);
-	for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
-	if (r.lock) os_mutex_destroy(r.lock);
-	if (r.oom) pj_oom_seen = true;
+	team_run(lib, written, read_back_one, lib);
 	for (size_t i = 0; i < written; i++) ok = ok && !lib->projects[i].failed;
 	return ok;
 }

@@ -206,7 +206,6 @@ struct project {
 	bool ok;             /* read and planned without an error */
 	bool failed;         /* its QC files could not be written */
 	bool unwritable;     /* its written QC would name files it should not: not written, even with -k */
-	bool to_read_back;   /* its QC files written: read back once every project's are */
 };
 
 /* A QC given: its project, or SMDMX_NONE and why it could not be read. */

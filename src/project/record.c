@@ -24,9 +24,9 @@ struct qp_rec {
 	bool fnv;            /* hash is FNV-1a: a line of a record an earlier smdmx wrote */
 };
 
-/* The hash (XXH64, or with fnv FNV-1a, 64 bits) and the size of the file at path; false when
- * it cannot be read. */
-static bool file_hash(const char *path, bool fnv, uint64_t *hash, uint64_t *size)
+/* The XXH64 hash (into xxh) and, when fnv is not NULL, the FNV-1a hash (64 bits) of the file
+ * at path, and its size; false when it cannot be read. */
+static bool file_hash(const char *path, uint64_t *xxh, uint64_t *fnv, uint64_t *size)
 {
 	FILE *f = os_fopen(path, "rb");
 	if (!f) return false;
@@ -36,22 +36,21 @@ static bool file_hash(const char *path, bool fnv, uint64_t *hash, uint64_t *size
 	unsigned char buf[65536];
 	size_t got;
 	while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
-		if (fnv)
-			for (size_t i = 0; i < got; i++) h = (h ^ buf[i]) * 0x100000001b3u;
-		else
-			sm_xxh64_update(&x, buf, got);
+		sm_xxh64_update(&x, buf, got);
+		for (size_t i = 0; fnv && i < got; i++) h = (h ^ buf[i]) * 0x100000001b3u;
 		n += got;
 	}
 	bool ok = !ferror(f);
 	fclose(f);
-	*hash = fnv ? h : sm_xxh64_final(&x);
+	*xxh = sm_xxh64_final(&x);
+	if (fnv) *fnv = h;
 	*size = n;
 	return ok;
 }
 
 bool qp_file_hash(const char *path, uint64_t *hash, uint64_t *size)
 {
-	return file_hash(path, false, hash, size);
+	return file_hash(path, hash, NULL, size);
 }
 
 void qp_task_sums(task *t)
@@ -102,7 +101,7 @@ static uint32_t rec_get(const library *l, const char *rel)
 	return k;
 }
 
-static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, uint64_t size)
+static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, uint64_t size, bool fnv)
 {
 	uint32_t k = rec_get(l, rel);
 	if (k == SMDMX_NONE) {
@@ -121,7 +120,7 @@ static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, 
 	l->recs[k].qc = pj_strdup(qc);
 	l->recs[k].hash = hash;
 	l->recs[k].size = size;
-	l->recs[k].fnv = false;
+	l->recs[k].fnv = fnv;
 }
 
 void qp_record_load(library *l)
@@ -156,12 +155,7 @@ void qp_record_load(library *l)
 		bool read = *s == '#' || (!*s && !e);
 		if (rel && rel[1]) {
 			*rel++ = 0;
-			if (*qc && !strchr(rel, '\t')) {
-				read = true;
-				rec_put(l, rel, qc, hash, size);
-				uint32_t k = rec_get(l, rel);
-				if (k != SMDMX_NONE) l->recs[k].fnv = fnv;
-			}
+			if (*qc && !strchr(rel, '\t')) read = true, rec_put(l, rel, qc, hash, size, fnv);
 		}
 		if (!read && !unread++) first = line;
 		s = e ? e + 1 : s + strlen(s);
@@ -186,8 +180,9 @@ bool qp_record_own(const library *l, const char *path, const char *qcpath)
 	char *qc = qc_key(l, qcpath);
 	bool same_qc = qc && r->qc && !os_path_compare(qc, r->qc);
 	free(qc);
-	uint64_t hash, size;
-	return same_qc && file_hash(path, r->fnv, &hash, &size) && hash == r->hash && size == r->size;
+	uint64_t xxh, fnv = 0, size;
+	return same_qc && file_hash(path, &xxh, r->fnv ? &fnv : NULL, &size) && (r->fnv ? fnv : xxh) == r->hash &&
+	       size == r->size;
 }
 
 void qp_record_summed(library *l, const char *path, const char *qcpath, uint64_t hash, uint64_t size)
@@ -195,14 +190,14 @@ void qp_record_summed(library *l, const char *path, const char *qcpath, uint64_t
 	const char *rel = below_outdir(l, path);
 	if (!rel || strpbrk(rel, "\t\n") || strpbrk(qcpath, "\t\n")) return; /* a name a line cannot hold */
 	char *qc = qc_key(l, qcpath);
-	rec_put(l, rel, qc, hash, size);
+	rec_put(l, rel, qc, hash, size, false);
 	free(qc);
 }
 
 void qp_record_written(library *l, const char *path, const char *qcpath)
 {
 	uint64_t hash, size;
-	if (below_outdir(l, path) && qp_file_hash(path, &hash, &size)) qp_record_summed(l, path, qcpath, hash, size);
+	if (qp_file_hash(path, &hash, &size)) qp_record_summed(l, path, qcpath, hash, size);
 }
 
 void qp_record_save(library *l)
@@ -225,10 +220,8 @@ void qp_record_save(library *l)
 		/* An earlier smdmx's line (FNV-1a) not written again by this run: its file, if still
 		 * as written, is named by its XXH64; else the line goes (a file whose bytes are not
 		 * the record's is nobody's, line or no line). */
-		uint64_t hash = r->hash, size = r->size, now, now_size;
-		if (there && r->fnv)
-			there = file_hash(path, true, &now, &now_size) && now == r->hash && now_size == r->size &&
-			        file_hash(path, false, &hash, &size) && size == now_size;
+		uint64_t hash = r->hash, size = r->size, fnv;
+		if (there && r->fnv) there = file_hash(path, &hash, &fnv, &size) && fnv == r->hash && size == r->size;
 		free(path);
 		if (!there) continue; /* gone: nothing to say of it */
 		char line[64];

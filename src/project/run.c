@@ -497,20 +497,15 @@ void qp_merge_same(library *l)
 	for (size_t i = 0; i < l->task_count; i++) {
 		const char *f[2] = { NULL, NULL };
 		const task *t = l->tasks[i];
-		if (task_files(t, f)) by_src[s++] = (of_source){ t->src, (int)t->kind, (uint32_t)i };
+		if (t->written_count && task_files(t, f)) by_src[s++] = (of_source){ t->src, (int)t->kind, (uint32_t)i };
 	}
 	qsort(by_src, s, sizeof(of_source), by_source);
 	for (size_t i = 0; i < s;) {
 		size_t e = i + 1;
 		while (e < s && !strcmp(by_src[e].src, by_src[i].src) && by_src[e].kind == by_src[i].kind) e++;
-		for (size_t k = i; e - i > 1 && k < e; k++) {
-			const char *f[2] = { NULL, NULL };
-			const task *t = l->tasks[by_src[k].task];
-			/* its first file: written, or there (-u, up to date) */
-			bool known = t->written_count ? qp_task_sum(t, 0, &m[n].hash, &m[n].size)
-			                              : task_files(t, f) && qp_file_hash(f[0], &m[n].hash, &m[n].size);
-			if (known) m[n++].task = by_src[k].task;
-		}
+		/* its first file, written (a task up to date, -u, lists its file as written too) */
+		for (size_t k = i; e - i > 1 && k < e; k++)
+			if (qp_task_sum(l->tasks[by_src[k].task], 0, &m[n].hash, &m[n].size)) m[n++].task = by_src[k].task;
 		i = e;
 	}
 	free(by_src);

@@ -65,164 +65,101 @@ static bool is_file(const char *path)
 
 /* Folder listings, read once in a QC's reading: a QC names many files in a few folders, and
  * a name that is not there as written has its folder looked through. Each listing holds the
- * names in the order the folder gives them, each ended by a NUL. */
+ * names in the order the folder gives them, each ended by a NUL. Everything a cache holds is
+ * its owner's (sm_owner), freed with it. */
 typedef struct fs_listing {
-	char *folder;
-	char *names;
-	size_t size;
+	const char *folder;
+	sm_vec names; /* char */
 } fs_listing;
 
 /* A name looked for, and what it found (NULL: nothing). */
 typedef struct fs_found {
-	char *path, *found;
+	const char *path, *found;
 	bool nocase;
 } fs_found;
 
 struct sm_fs_cache {
-	fs_listing *dirs;
-	size_t count, cap;
-	fs_found *names; /* open addressing, cap a power of two at least twice the count */
-	size_t name_count, name_cap;
-	bool oom;        /* an allocation of the lookup under way failed: its NULL is not remembered */
+	sm_owner *mem;
+	sm_vec dirs;          /* fs_listing */
+	sm_names dir_index;   /* folder -> its listing */
+	sm_vec names;         /* fs_found */
+	sm_names name_index;  /* name looked for -> what it found */
+	bool oom;             /* an allocation of the lookup under way failed: what it found is not remembered */
 };
 
 sm_fs_cache *sm_fs_cache_new(void)
 {
-	return calloc(1, sizeof(sm_fs_cache));
+	smdmx_error e;
+	sm_owner *mem = sm_owner_new(NULL, &e);
+	sm_fs_cache *c = mem ? sm_owned_calloc(mem, 1, sizeof(*c), &e) : NULL;
+	if (!c) {
+		sm_owner_free(mem);
+		return NULL;
+	}
+	c->mem = mem;
+	c->dirs = c->names = (sm_vec)SM_VEC_INIT;
+	return c;
 }
 
 void sm_fs_cache_free(sm_fs_cache *c)
 {
 	if (!c) return;
-	for (size_t i = 0; i < c->count; i++) {
-		free(c->dirs[i].folder);
-		free(c->dirs[i].names);
-	}
-	free(c->dirs);
-	for (size_t i = 0; i < c->name_cap; i++) {
-		free(c->names[i].path);
-		free(c->names[i].found);
-	}
-	free(c->names);
-	free(c);
+	sm_names_free(&c->mem->alloc, &c->dir_index);
+	sm_names_free(&c->mem->alloc, &c->name_index);
+	sm_owner_free(c->mem); /* c with it */
 }
 
-static size_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325u;
-	for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3u;
-	return (size_t)(h ^ h >> 32);
-}
-
-/* The slot of path in c's names: its own, or the empty one where it goes. */
-static fs_found *name_slot(const sm_fs_cache *c, const char *path)
-{
-	size_t i = name_hash(path) & (c->name_cap - 1);
-	while (c->names[i].path && strcmp(c->names[i].path, path)) i = (i + 1) & (c->name_cap - 1);
-	return &c->names[i];
-}
-
-/* path and what it found (owned by c from here), kept; nothing when out of memory. */
+/* path and what it found, kept; nothing when out of memory. */
 static void remember(sm_fs_cache *c, const char *path, const char *found, bool nocase)
 {
-	if (2 * (c->name_count + 1) > c->name_cap) {
-		size_t ncap = c->name_cap ? c->name_cap * 2 : 64;
-		fs_found *grown = calloc(ncap, sizeof(fs_found)), *old = c->names;
-		if (!grown) return;
-		size_t old_cap = c->name_cap;
-		c->names = grown;
-		c->name_cap = ncap;
-		for (size_t i = 0; i < old_cap; i++)
-			if (old[i].path) *name_slot(c, old[i].path) = old[i];
-		free(old);
-	}
-	fs_found f = { strdup(path), found ? strdup(found) : NULL, nocase };
-	if (!f.path || (found && !f.found)) {
-		free(f.path);
-		free(f.found);
-		return;
-	}
-	*name_slot(c, path) = f;
-	c->name_count++;
+	smdmx_error e;
+	fs_found f = { sm_strdup(c->mem, path, strlen(path), &e), found ? sm_strdup(c->mem, found, strlen(found), &e) : NULL,
+		       nocase };
+	fs_found *slot = f.path && (f.found || !found) ? sm_vec_push(c->mem, &c->names, sizeof(fs_found), &e) : NULL;
+	if (!slot) return;
+	*slot = f;
+	if (!sm_names_put(&c->mem->alloc, &c->name_index, f.path, (uint32_t)c->names.count - 1, true)) c->names.count--;
 }
 
-/* The names in folder (none when it cannot be read; false only when out of memory). */
-static bool read_listing(const char *folder, fs_listing *l)
+/* folder's listing, read into c the first time (none when it cannot be read); NULL when out
+ * of memory. */
+static const fs_listing *listing_of(sm_fs_cache *c, const char *folder)
 {
-	l->names = NULL;
-	l->size = 0;
+	uint32_t k = sm_names_get(&c->dir_index, folder);
+	if (k != SMDMX_NONE) return (const fs_listing *)c->dirs.data + k;
+	smdmx_error err;
+	fs_listing l = { sm_strdup(c->mem, folder, strlen(folder), &err), SM_VEC_INIT };
+	if (!l.folder) return NULL;
 	os_dir *d = os_dir_open(folder);
-	if (!d) return true;
-	size_t cap = 0;
 	bool ok = true;
 	const char *e;
-	while (ok && (e = os_dir_next(d)) != NULL) {
+	while (ok && d && (e = os_dir_next(d)) != NULL) {
 		size_t n = strlen(e) + 1;
-		if (l->size + n > cap) {
-			size_t ncap = cap ? cap * 2 : 4096;
-			while (ncap < l->size + n) ncap *= 2;
-			char *grown = realloc(l->names, ncap);
-			if (!grown) {
-				ok = false;
-				break;
-			}
-			l->names = grown;
-			cap = ncap;
-		}
-		memcpy(l->names + l->size, e, n);
-		l->size += n;
+		ok = sm_vec_reserve(c->mem, &l.names, 1, l.names.count + n, &err);
+		if (ok) memcpy((char *)l.names.data + l.names.count, e, n);
+		l.names.count += ok ? n : 0;
 	}
-	os_dir_close(d);
-	if (!ok) {
-		free(l->names);
-		l->names = NULL;
-		l->size = 0;
-	}
-	return ok;
-}
-
-/* folder's listing in c, read into it the first time; NULL when out of memory. */
-static const fs_listing *find_listing(sm_fs_cache *c, const char *folder)
-{
-	for (size_t i = 0; i < c->count; i++)
-		if (!strcmp(c->dirs[i].folder, folder)) return &c->dirs[i];
-	if (c->count == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 16;
-		fs_listing *grown = realloc(c->dirs, ncap * sizeof(*grown));
-		if (!grown) return NULL;
-		c->dirs = grown;
-		c->cap = ncap;
-	}
-	fs_listing l;
-	l.folder = strdup(folder);
-	if (!l.folder || !read_listing(folder, &l)) {
-		free(l.folder);
-		return NULL;
-	}
-	c->dirs[c->count] = l;
-	return &c->dirs[c->count++];
-}
-
-/* folder's listing: the cache's, or, without a cache, read into *own for the caller to free.
- * NULL when out of memory (said in the cache). */
-static const fs_listing *listing_of(sm_fs_cache *c, const char *folder, fs_listing *own)
-{
-	if (!c) return read_listing(folder, own) ? own : NULL;
-	const fs_listing *l = find_listing(c, folder);
-	if (!l) c->oom = true;
-	return l;
+	if (d) os_dir_close(d);
+	fs_listing *slot = ok ? sm_vec_push(c->mem, &c->dirs, sizeof(fs_listing), &err) : NULL;
+	if (!slot) return NULL;
+	*slot = l;
+	if (sm_names_put(&c->mem->alloc, &c->dir_index, l.folder, (uint32_t)c->dirs.count - 1, true)) return slot;
+	c->dirs.count--;
+	return NULL;
 }
 
 /* The first name of folder equal to want (comp bytes) but for case, into want; with exact,
  * none when want itself is there. */
 static bool match_in_folder(sm_fs_cache *c, const char *folder, char *want, size_t comp, bool exact)
 {
-	fs_listing own = { NULL, NULL, 0 };
-	const fs_listing *l = listing_of(c, folder, &own);
-	if (!l) return false;
+	const fs_listing *l = listing_of(c, folder);
+	if (!l) {
+		c->oom = true;
+		return false;
+	}
 	const char *other = NULL;
-	for (size_t at = 0; at < l->size;) {
-		const char *e = l->names + at;
+	for (size_t at = 0; at < l->names.count;) {
+		const char *e = (const char *)l->names.data + at;
 		size_t n = strlen(e);
 		at += n + 1;
 		if (n != comp) continue;
@@ -236,7 +173,6 @@ static bool match_in_folder(sm_fs_cache *c, const char *folder, char *want, size
 		}
 	}
 	if (other) memcpy(want, other, comp);
-	free(own.names);
 	return other != NULL;
 }
 
@@ -252,19 +188,21 @@ static void name_on_disk(sm_fs_cache *c, const char *folder, char *want, size_t 
 /* The path of an existing file: as given, else with each component matched ignoring case
  * (QC names come from Windows, doc/formats.md G1). Where the file system ignores case itself, the
  * name found is the one on the disk, and a difference in case is reported alike. */
-static char *find(sm_fs_cache *cache, const char *path, bool *nocase, bool *oom)
+static char *find(sm_fs_cache *cache, const char *path, bool *nocase)
 {
 	*nocase = false;
 	bool fold = os_names_ignore_case();
 	if (!fold && is_file(path)) {
 		char *same = strdup(path);
-		*oom = same == NULL;
+		if (!same) cache->oom = true;
 		return same;
 	}
 	size_t n = strlen(path);
 	char *out = malloc(n + 1);
-	*oom = out == NULL;
-	if (!out) return NULL;
+	if (!out) {
+		cache->oom = true;
+		return NULL;
+	}
 	/* the root as it is ("/", "C:/", "//server/share/", "//?/C:/": os_path_root) */
 	size_t len = os_path_root(path);
 	if (!fold) {
@@ -298,7 +236,7 @@ static char *find(sm_fs_cache *cache, const char *path, bool *nocase, bool *oom)
 		}
 		if (!want) {
 			free(out);
-			*oom = true;
+			cache->oom = true;
 			return NULL;
 		}
 		bool found = false;
@@ -314,7 +252,7 @@ static char *find(sm_fs_cache *cache, const char *path, bool *nocase, bool *oom)
 				found = os_stat_path(probe, &st);
 				free(probe);
 			} else {
-				*oom = true;
+				cache->oom = true;
 			}
 			if (found && fold) {
 				out[len] = 0;
@@ -347,20 +285,23 @@ static char *find(sm_fs_cache *cache, const char *path, bool *nocase, bool *oom)
 
 char *sm_fs_find(void *user, const char *path, bool *nocase)
 {
-	sm_fs_cache *c = user;
-	bool oom;
-	if (!c) return find(NULL, path, nocase, &oom);
+	/* without a cache (user NULL), one for this lookup alone */
+	sm_fs_cache *c = user, *own = c ? NULL : sm_fs_cache_new();
+	*nocase = false;
+	if (!c && !(c = own)) return NULL; /* out of memory */
 	/* A QC names many files more than once (an animation in several $sequences, each of its
 	 * extensions tried): each name is looked for once in a reading. */
-	if (c->name_cap) {
-		const fs_found *f = name_slot(c, path);
-		if (f->path) {
-			*nocase = f->nocase;
-			return f->found ? strdup(f->found) : NULL;
-		}
+	uint32_t k = sm_names_get(&c->name_index, path);
+	char *found;
+	if (k != SMDMX_NONE) {
+		const fs_found *f = (const fs_found *)c->names.data + k;
+		*nocase = f->nocase;
+		found = f->found ? strdup(f->found) : NULL;
+	} else {
+		c->oom = false;
+		found = find(c, path, nocase);
+		if (!c->oom) remember(c, path, found, *nocase);
 	}
-	c->oom = false;
-	char *found = find(c, path, nocase, &oom);
-	if (!oom && !c->oom) remember(c, path, found, *nocase);
+	sm_fs_cache_free(own);
 	return found;
 }
