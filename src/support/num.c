@@ -27,7 +27,12 @@
 
 #define SM_NUM_LIKELY(x) __builtin_expect(!!(x), 1)
 
-const uint64_t sm_pow10_u64[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+const uint64_t sm_pow10_u64[20] = {
+	1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+	10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+	1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+	10000000000000000000u,
+};
 
 const double sm_pow10_exact[23] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -253,21 +258,13 @@ static const char digit_pairs[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* 10^k, k from 0 to 19 */
-static const uint64_t pow10_u64[20] = {
-	1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
-	10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
-	1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
-	10000000000000000000u,
-};
-
 static void format_fixed_digits(uint64_t v, int digits, char *out);
 
 /* Decimal digits of v: counted, then written as format_fixed_digits writes them. */
 static size_t format_u64(uint64_t v, char *out)
 {
 	int n = 1;
-	while (n < 20 && v >= pow10_u64[n]) n++;
+	while (n < 20 && v >= sm_pow10_u64[n]) n++;
 	format_fixed_digits(v, n, out);
 	return (size_t)n;
 }
@@ -393,7 +390,14 @@ size_t sm_format_fixed6_double(double v, char *out)
 	return n;
 }
 
-static const double pow10_small[13] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12 };
+/* 10^k, k from 0 to 60, each the double nearest (as the compiler rounds a literal): exact up
+ * to 10^22 */
+static const double pow10_double[61] = {
+	1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+	1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31,
+	1e32, 1e33, 1e34, 1e35, 1e36, 1e37, 1e38, 1e39, 1e40, 1e41, 1e42, 1e43, 1e44, 1e45, 1e46, 1e47,
+	1e48, 1e49, 1e50, 1e51, 1e52, 1e53, 1e54, 1e55, 1e56, 1e57, 1e58, 1e59, 1e60,
+};
 
 /* Fixed notation with d decimals (6 to 12), when the text reads back as v (v != 0): the least
  * such d, and in *r the integer v 10^d rounds to; 0 when none does.
@@ -412,10 +416,10 @@ static int fixed_decimals(float v, double *r_out)
 	memcpy(&half_ulp_v, &hb, sizeof(half_ulp_v));
 	bool power_of_two = be > 1 && (bits & 0x7fffff) == 0;
 	for (int d = 6; d <= 12; d++) {
-		double x = (double)v * pow10_small[d];
+		double x = (double)v * pow10_double[d];
 		double r = round_even(x);
 		if (fabs(r) >= 9.0e18) return 0;
-		double half_ulp = half_ulp_v * pow10_small[d];
+		double half_ulp = half_ulp_v * pow10_double[d];
 		/* Below a power of two the next float is half as far. */
 		if (power_of_two && fabs(r) < fabs(x)) half_ulp /= 2;
 		if (fabs(r - x) < half_ulp && r != 0) {
@@ -509,14 +513,6 @@ static bool g9_digits_exact(uint32_t m, int e2, int *x_io, uint64_t *q_out)
 	return true;
 }
 
-/* 10^k, k from 0 to 60, each the double nearest (as the compiler rounds a literal) */
-static const double pow10_g9[61] = {
-	1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-	1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31,
-	1e32, 1e33, 1e34, 1e35, 1e36, 1e37, 1e38, 1e39, 1e40, 1e41, 1e42, 1e43, 1e44, 1e45, 1e46, 1e47,
-	1e48, 1e49, 1e50, 1e51, 1e52, 1e53, 1e54, 1e55, 1e56, 1e57, 1e58, 1e59, 1e60,
-};
-
 /* The same digits, most often from one product in double: |v| (exact) times 10^k (exact up to
  * 10^22, else within half an ulp) is within 2^-52 of v 10^k, less than 2.3e-7 below 10^9, so
  * its rounding to an integer is v 10^k's unless its fraction is within 1e-6 of a half (then
@@ -527,7 +523,7 @@ static bool g9_digits(uint32_t m, int e2, double av, int *x_io, uint64_t *q_out)
 	for (int tries = 0; tries < 3; tries++) {
 		int k = 8 - x;
 		if (k < 0 || k > 60) return false;
-		double y = av * pow10_g9[k], whole = floor(y), frac = y - whole;
+		double y = av * pow10_double[k], whole = floor(y), frac = y - whole;
 		if (fabs(frac - 0.5) < 1e-6) return g9_digits_exact(m, e2, x_io, q_out);
 		uint64_t q = (uint64_t)whole + (frac > 0.5);
 		if (q < 100000000u) x--;

@@ -19,7 +19,7 @@ typedef enum sm_num_status {
 #define SM_NUM_MAX_LENGTH 128
 
 extern const double sm_pow10_exact[23];
-extern const uint64_t sm_pow10_u64[9];
+extern const uint64_t sm_pow10_u64[20];
 
 static inline bool sm_is_digit(char c)
 {
