@@ -2,7 +2,9 @@
  * none, a file already there is kept unless the set may replace it, what a failure leaves
  * is only what was there, and an interrupt's cleanup removes every temporary file. */
 #include <errno.h>
+#include <stdatomic.h>
 
+#include "support/internal.h"
 #include "util.h"
 #include "smdmx/output.h"
 
@@ -451,6 +453,59 @@ static void test_names_fold(void **state)
 	free(k2);
 }
 
+/* ---- a crew's rounds (sm_crew_run): each item once, the threads started once ------------- */
+
+typedef struct crew_item {
+	_Atomic int *runs;      /* per item of the round */
+	size_t i;
+	_Atomic int *busy;      /* items running */
+} crew_item;
+
+static void crew_item_run(void *arg)
+{
+	crew_item *it = arg;
+	atomic_fetch_add(it->busy, 1);
+	for (volatile int spin = 0; spin < 20000; spin++) {
+	}
+	atomic_fetch_add(&it->runs[it->i], 1);
+	atomic_fetch_sub(it->busy, 1);
+}
+
+static void test_crew_rounds(void **state)
+{
+	(void)state;
+	sm_crew c;
+	memset(&c, 0, sizeof(c));
+	static const size_t sizes[] = { 3, 1, 8, 5, 2, 8, 64, 4 };
+	_Atomic int runs[SM_TEAM_MAX], busy = 0;
+	crew_item items[SM_TEAM_MAX];
+	size_t widest = 0;
+	for (int round = 0; round < 40; round++) {
+		size_t n = sizes[round % 8];
+		for (size_t i = 0; i < n; i++) {
+			atomic_store(&runs[i], 0);
+			items[i] = (crew_item){ .runs = runs, .i = i, .busy = &busy };
+		}
+		sm_crew_run(&c, crew_item_run, items, sizeof(items[0]), n);
+		for (size_t i = 0; i < n; i++)
+			if (atomic_load(&runs[i]) != 1) fail_msg("round %d of %zu: item %zu ran %d times", round, n, i, atomic_load(&runs[i]));
+		if (n > widest) widest = n;
+		/* a thread for each item but the caller's, started once: as many as the widest round so far */
+		assert_int_equal(c.started, widest - 1);
+		assert_int_equal(atomic_load(&busy), 0); /* every item done when the round returns */
+	}
+	sm_crew_end(&c);
+	assert_int_equal(c.started, 0);
+	assert_null(c.m);
+	/* a crew ended is one never used: it starts again */
+	atomic_store(&runs[0], 0);
+	atomic_store(&runs[1], 0);
+	sm_crew_run(&c, crew_item_run, items, sizeof(items[0]), 2);
+	assert_int_equal(atomic_load(&runs[0]) + atomic_load(&runs[1]), 2);
+	assert_int_equal(c.started, 1);
+	sm_crew_end(&c);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
@@ -464,6 +519,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
 		cmocka_unit_test(test_path_roots),
 		cmocka_unit_test(test_names_fold),
+		cmocka_unit_test(test_crew_rounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

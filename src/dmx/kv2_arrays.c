@@ -50,9 +50,9 @@ static void array_part_run(void *arg)
 }
 
 /* Runs every part; true when all of them are ok. */
-static bool run_parts(array_part *ps, size_t n)
+static bool run_parts(kv2 *k, array_part *ps, size_t n)
 {
-	sm_run_all(array_part_run, ps, sizeof(*ps), n);
+	sm_crew_run(&k->crew, array_part_run, ps, sizeof(*ps), n);
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) ok = ok && ps[i].ok;
 	return ok;
@@ -115,7 +115,7 @@ int kv2_read_array_parallel(kv2 *k, smdmx_dm_attr *a, sm_vec *items, size_t item
 	for (unsigned t = 0; t < threads; t++)
 		sj[t] = (scan_job){ .data = d, .from = from, .size = k->size, .blocks = blocks, .block = block, .first = t, .stride = threads,
 			            .found = &found, .ends = ends, .quotes = quotes };
-	sm_run_all(scan_run, sj, sizeof(*sj), threads);
+	sm_crew_run(&k->crew, scan_run, sj, sizeof(*sj), threads);
 	size_t last = atomic_load(&found);
 	int done = 0;
 	if (last == SIZE_MAX) goto out; /* never closed: the reader says so */
@@ -169,7 +169,7 @@ int kv2_read_array_parallel(kv2 *k, smdmx_dm_attr *a, sm_vec *items, size_t item
 		ps[i].items = dst;
 		dst += ps[i].count * item;
 	}
-	if (!run_parts(ps, n)) goto out;
+	if (!run_parts(k, ps, n)) goto out;
 	items->count = total;
 	k->pos = to + 1;
 	release_behind(k);

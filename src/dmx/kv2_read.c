@@ -855,6 +855,7 @@ static smdmx_dm *read_pass(kv2 *k, const char *data, size_t size, const smdmx_dm
 	k->pending = k->id_offsets = k->stack = k->scratch = k->prefix = k->named = (sm_vec)SM_VEC_INIT;
 	bool ok = read_header(k);
 	ok = ok && read_body(k) && resolve(k);
+	sm_crew_end(&k->crew);
 	if (ok) sm_progress_at(&k->progress, &k->told, k->size, true);
 	if (ok) {
 		dm->prefix_attrs = k->prefix.data;

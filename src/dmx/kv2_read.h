@@ -59,6 +59,7 @@ typedef struct kv2 {
 	size_t first_backslash; /* offset of the first */
 	bool have_root;
 	unsigned threads;   /* for large number arrays; 1: this thread alone */
+	sm_crew crew;       /* their threads, started once for the reading */
 	bool mapped;        /* data is a file mapping whose read pages may be given back */
 	size_t released;    /* pages before this offset were given back */
 	smdmx_progress progress; /* the bytes read told */

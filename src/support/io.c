@@ -56,6 +56,95 @@ void sm_run_all(void (*fn)(void *), void *items, size_t size, size_t n)
 	sm_team_join(&t);
 }
 
+/* ---- a crew: threads kept across rounds --------------------------------------------------- */
+
+static void crew_worker(void *arg)
+{
+	sm_crew *c = arg;
+	os_mutex_lock(c->m);
+	for (;;) {
+		if (c->next < c->n) {
+			size_t i = c->next++;
+			void (*fn)(void *) = c->fn;
+			char *item = c->items + i * c->size;
+			os_mutex_unlock(c->m);
+			fn(item);
+			os_mutex_lock(c->m);
+			if (--c->left == 0) os_cond_broadcast(c->done);
+		} else if (c->stop) {
+			break;
+		} else {
+			os_cond_wait(c->go, c->m);
+		}
+	}
+	os_mutex_unlock(c->m);
+}
+
+static bool crew_ready(sm_crew *c)
+{
+	if (c->m || c->broken) return !c->broken;
+	c->m = os_mutex_create();
+	c->go = c->m ? os_cond_create() : NULL;
+	c->done = c->go ? os_cond_create() : NULL;
+	if (c->done) return true;
+	os_cond_destroy(c->go);
+	os_mutex_destroy(c->m);
+	c->m = NULL;
+	c->go = NULL;
+	c->broken = true;
+	return false;
+}
+
+void sm_crew_run(sm_crew *c, void (*fn)(void *), void *items, size_t size, size_t n)
+{
+	if (n < 2 || !crew_ready(c)) {
+		sm_run_all(fn, items, size, n);
+		return;
+	}
+	if (n > SM_TEAM_MAX) n = SM_TEAM_MAX;
+	os_mutex_lock(c->m);
+	c->fn = fn;
+	c->items = items;
+	c->size = size;
+	c->n = n;
+	c->next = 1;
+	c->left = n - 1;
+	while (c->started < n - 1) {
+		struct os_thread *t = os_thread_start(crew_worker, c);
+		if (!t) break; /* the items go to the threads there are, this one among them */
+		c->threads[c->started++] = t;
+	}
+	os_cond_broadcast(c->go);
+	os_mutex_unlock(c->m);
+	fn(items);
+	os_mutex_lock(c->m);
+	while (c->next < c->n) {
+		char *item = c->items + c->next++ * size;
+		os_mutex_unlock(c->m);
+		fn(item);
+		os_mutex_lock(c->m);
+		c->left--;
+	}
+	while (c->left) os_cond_wait(c->done, c->m);
+	c->n = c->next = 0;
+	os_mutex_unlock(c->m);
+}
+
+void sm_crew_end(sm_crew *c)
+{
+	if (c->m) {
+		os_mutex_lock(c->m);
+		c->stop = true;
+		os_cond_broadcast(c->go);
+		os_mutex_unlock(c->m);
+		for (size_t i = 0; i < c->started; i++) os_thread_join(c->threads[i]);
+		os_cond_destroy(c->done);
+		os_cond_destroy(c->go);
+		os_mutex_destroy(c->m);
+	}
+	memset(c, 0, sizeof(*c));
+}
+
 typedef struct pipe_state {
 	os_mutex *m;
 	os_cond *c;
