@@ -327,7 +327,8 @@ typedef struct sm_crew {
 	bool stop, broken;          /* broken: no lock could be made (sm_run_all instead) */
 } sm_crew;
 
-/* Runs fn on n items (n <= SM_TEAM_MAX), the first on this thread; returns when all ran. */
+/* Runs fn on n items, the first on this thread (at most SM_TEAM_MAX others); returns when
+ * all ran. */
 void sm_crew_run(sm_crew *c, void (*fn)(void *), void *items, size_t size, size_t n);
 void sm_crew_end(sm_crew *c);
 

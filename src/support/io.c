@@ -101,7 +101,6 @@ void sm_crew_run(sm_crew *c, void (*fn)(void *), void *items, size_t size, size_
 		sm_run_all(fn, items, size, n);
 		return;
 	}
-	if (n > SM_TEAM_MAX) n = SM_TEAM_MAX;
 	os_mutex_lock(c->m);
 	c->fn = fn;
 	c->items = items;
@@ -109,7 +108,7 @@ void sm_crew_run(sm_crew *c, void (*fn)(void *), void *items, size_t size, size_
 	c->n = n;
 	c->next = 1;
 	c->left = n - 1;
-	while (c->started < n - 1) {
+	while (c->started < n - 1 && c->started < SM_TEAM_MAX) {
 		struct os_thread *t = os_thread_start(crew_worker, c);
 		if (!t) break; /* the items go to the threads there are, this one among them */
 		c->threads[c->started++] = t;
