@@ -576,7 +576,14 @@ diff)
 		corpus_files '*.smd' | sed "s|^$corpus/||" | awk '{ s = tolower($0); sub(/\.[^./]*$/, "", s); print (seen[s]++ ? "2 " : "1 ") $0 }' >"$tmp/smds"
 		sed -n 's/^1 //p' "$tmp/smds" | while IFS= read -r f; do mkdir -p "$tmp/cs/$(dirname "$f")" && cp "$corpus/$f" "$tmp/cs/$f"; done
 		"$smd2dmx" -q -k -r "$tmp/cs" -d "$tmp/cd" 2>/dev/null
+		# (under Wine every 4th file is compared: a start there costs a tenth of a second and
+		# more, 108 s of the group for 300; the Linux runs compare each, and the two builds'
+		# outputs of every corpus file are compared byte for byte by tests/same_outputs.sh)
+		every=1 k=0
+		[ -n "$windows" ] && every=4
 		while IFS= read -r line; do
+			k=$((k + 1))
+			[ "$every" -gt 1 ] && [ $((k % every)) != 1 ] && continue
 			f=${line#? } out="$tmp/cd/${line#? }"
 			out="${out%.*}.dmx"
 			if [ "${line%% *}" = 2 ]; then
