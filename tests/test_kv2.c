@@ -964,7 +964,7 @@ static void test_datamodelpy_corpus(void **state)
 
 /* ---- number arrays on several threads --------------------------------------------------------- */
 
-/* Reads the text on one thread and on 2, 3, 5 and 8 (arrays cut into parts of at least
+/* Reads the text on one thread and on TEST_READ_THREADS (arrays cut into parts of at least
  * part_min bytes): the datamodel, or the error, and the warnings are the same. */
 static void kv2_threads_same(const char *text, size_t size, const char *label, uint64_t part_min, smdmx_dm_limits limits)
 {
@@ -974,7 +974,7 @@ static void kv2_threads_same(const char *text, size_t size, const char *label, u
 	smdmx_error e1, e;
 	smdmx_warnings w1, w;
 	smdmx_dm *one = smdmx_dmx_read_memory(text, size, &o, &e1, &w1);
-	static const unsigned counts[] = { 2, 3, 5, 8 };
+	static const unsigned counts[] = TEST_READ_THREADS;
 	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
 		o.threads = counts[k];
 		smdmx_dm *dm = smdmx_dmx_read_memory(text, size, &o, &e, &w);
