@@ -90,8 +90,9 @@ bool sm_render_fail(smdmx_error *error, smdmx_error_code code, const char *fmt, 
  * *data (malloc'd) and *size. Fails only when out of memory. */
 RD_NODISCARD bool sm_png_encode(const sm_image *img, uint8_t **data, size_t *size);
 
-/* zlib bytes of data (a PNG's IDAT), malloc'd, as stb_image_write's compressor is called
- * (deflate.c); NULL when memory ran out. */
+/* zlib bytes of data (a PNG's IDAT), malloc'd, with the arguments of stb_image_write's
+ * compressor (deflate.c; png.c calls it, and the renderer's test through stb_image_write);
+ * NULL when memory ran out. */
 unsigned char *sm_deflate(unsigned char *data, int data_len, int *out_len, int quality);
 
 #endif
