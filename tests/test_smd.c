@@ -1057,6 +1057,132 @@ static void test_threads(void **state)
 	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
 }
 
+/* An SMD of n triangles whose corners name v positions in a random order (a fixed generator):
+ * position p has a normal and, with its corner, a UV of its own, and one link, or six when p
+ * is a multiple of 5 (a text longer than a cache's slot holds). */
+static char *random_order_case(size_t n, size_t v, size_t *len)
+{
+	char *locale = test_c_numbers_begin();
+	size_t cap = 1024 + n * 3 * 160;
+	char *t = malloc(cap);
+	assert_non_null(t);
+	size_t k = 0;
+#define PUT(...) (k += (size_t)snprintf(t + k, cap - k, __VA_ARGS__))
+	PUT("version 1\nnodes\n");
+	for (int b = 0; b < 8; b++) PUT("%d \"b%d\" %d\n", b, b, b - 1);
+	PUT("end\nskeleton\ntime 0\n");
+	for (int b = 0; b < 8; b++) PUT("%d %d 0 0 0 0 0\n", b, b);
+	PUT("end\ntriangles\n");
+	uint64_t x = 88172645463325252u;
+	for (size_t i = 0; i < n; i++) {
+		PUT("m%zu\n", i % 3);
+		for (int c = 0; c < 3; c++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			size_t p = (size_t)(x % v);
+			PUT("0 %.4f %.4f %.4f %.4f 0 1 %.4f %.2f ", (double)(p % 1000) * 0.125, (double)(p / 1000) * 1234.5678,
+			    (double)(p * 7 % 13) * 0.001, (double)p * 1e-4, (double)p * 1e-4, c * 0.25);
+			if (p % 5 == 0) PUT("6 0 0.1 1 0.1 2 0.2 3 0.2 4 0.2 5 0.2\n");
+			else PUT("1 %zu 1\n", p % 8);
+		}
+	}
+	PUT("end\n");
+#undef PUT
+	test_c_numbers_end(locale);
+	*len = k;
+	return t;
+}
+
+/* An SMD of a grid of w by h quads, two triangles each, in rows: corners name positions near
+ * each other, each position in up to six triangles; a sixth of them with six links. */
+static char *grid_case(size_t w, size_t h, size_t *len)
+{
+	char *locale = test_c_numbers_begin();
+	size_t cap = 1024 + w * h * 6 * 160;
+	char *t = malloc(cap);
+	assert_non_null(t);
+	size_t k = 0;
+#define PUT(...) (k += (size_t)snprintf(t + k, cap - k, __VA_ARGS__))
+	PUT("version 1\nnodes\n");
+	for (int b = 0; b < 8; b++) PUT("%d \"b%d\" %d\n", b, b, b - 1);
+	PUT("end\nskeleton\ntime 0\n");
+	for (int b = 0; b < 8; b++) PUT("%d %d 0 0 0 0 0\n", b, b);
+	PUT("end\ntriangles\n");
+	static const int quad[6][2] = { { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 0 }, { 1, 1 }, { 0, 1 } };
+	for (size_t y = 0; y < h; y++) {
+		for (size_t x = 0; x < w; x++) {
+			for (int c = 0; c < 6; c++) {
+				if (c % 3 == 0) PUT("grid\n");
+				size_t gx = x + (size_t)quad[c][0], gy = y + (size_t)quad[c][1], p = gy * (w + 1) + gx;
+				PUT("0 %.4f %.4f %.4f %.4f 0 1 %.4f %.4f ", (double)gx * 0.5, (double)gy * 0.5, (double)(p % 17) * 0.01,
+				    (double)(p % 29) * 0.01, (double)gx / (double)w, (double)gy / (double)h);
+				if (p % 6 == 0) PUT("6 0 0.1 1 0.1 2 0.2 3 0.2 4 0.2 5 0.2\n");
+				else PUT("1 %zu 1\n", p % 8);
+			}
+		}
+	}
+	PUT("end\n");
+#undef PUT
+	test_c_numbers_end(locale);
+	*len = k;
+	return t;
+}
+
+/* The text of a mesh's values, kept in caches (of as many slots as the writer takes, or of two)
+ * or in pools, on one thread or on three: the same bytes, which read back as the scene. A mesh
+ * in random order and a grid in rows, each with more values than a cache has slots, and the
+ * threads case. */
+static void test_value_texts(void **state)
+{
+	(void)state;
+	size_t len[3];
+	char *text[3] = { random_order_case(20000, 8000, &len[0]), grid_case(100, 60, &len[1]),
+		          threads_case(600, false, 0, 0, &len[2]) };
+	for (size_t c = 0; c < 3; c++) {
+		smdmx_error err;
+		smdmx_scene *s = smdmx_smd_read_memory(text[c], len[c], NULL, &err, NULL);
+		if (!s) fail_msg("case %zu: %u:%u: %s", c, err.line, err.column, err.message);
+		if (c == 0) {
+			assert_in_range(s->meshes[0].position_count, 7900, 8000);
+			assert_in_range(s->meshes[0].normal_count, 7900, 8000);
+			assert_true(s->meshes[0].uv_sets[0].count > 20000);
+		}
+		if (c == 1) assert_int_equal(s->meshes[0].position_count, 101 * 61);
+		test_sink first = { 0 };
+		size_t saved = sm_write_part_min;
+		static const unsigned threads[] = { 1, 3 };
+		for (int mode = 0; mode <= 2; mode++) {
+			for (size_t k = 0; k < 2; k++) {
+				sm_smd_value_texts = mode;
+				sm_write_part_min = 256;
+				smdmx_smd_write_options o = { .threads = threads[k] };
+				test_sink out = { 0 };
+				bool ok = smdmx_smd_write(s, test_sink_write, &out, &o, &err);
+				sm_smd_value_texts = 0;
+				sm_write_part_min = saved;
+				if (!ok) fail_msg("case %zu, mode %d, %u threads: %s", c, mode, threads[k], err.message);
+				if (!first.data) {
+					first = out;
+					continue;
+				}
+				if (out.size != first.size || memcmp(out.data, first.data, out.size))
+					fail_msg("case %zu, mode %d, %u threads: other bytes (%zu, first %zu)", c, mode, threads[k], out.size,
+					         first.size);
+				free(out.data);
+			}
+		}
+		smdmx_scene *back = smdmx_smd_read_memory(first.data, first.size, NULL, &err, NULL);
+		if (!back) fail_msg("case %zu, read back: %u:%u: %s", c, err.line, err.column, err.message);
+		char diff[512];
+		if (!smdmx_scene_compare(s, back, NULL, diff, sizeof(diff))) fail_msg("case %zu, read back: %s", c, diff);
+		smdmx_scene_free(back);
+		smdmx_scene_free(s);
+		free(first.data);
+		free(text[c]);
+	}
+}
+
 /* A DMX's mesh and its animation in the one reference SMD a QC names: written in the skeleton
  * block when the animation starts at the bind pose (reference_clip), else said. */
 static void test_reference_clip(void **state)
@@ -1236,6 +1362,7 @@ int main(void)
 		cmocka_unit_test(test_write_file_atomic),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_value_texts),
 		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_reference_clip),
 		cmocka_unit_test(test_weights_below_one),

@@ -250,14 +250,39 @@ bool smdw_for_each_written_corner(writer *w, const smdmx_mesh *m, corner_fn emit
 	return ok;
 }
 
-/* Pre-formatted text of each value of an array: corners share deduplicated values, so each
- * is formatted once per mesh and copied per corner. */
-typedef struct text_pool {
+/* The text of a mesh's values (positions with their bone, normals, UVs, link lists), copied
+ * into the corner lines that name them: corners share deduplicated values, so a value is
+ * formatted once and copied where it is named. Kept one of two ways, for each array:
+ *
+ * - a cache, when the corners name values written shortly before (as meshes mostly do): value
+ *   i's text in slot i modulo the slot count, one cache line holding its index, its length
+ *   and its text; a value overwrites the slot's last one. Its memory is the slots' (256 KiB
+ *   an array at most), not the text of every value (about 60 MB for a million triangles).
+ * - a pool, the text of every value in one block, when they name them in an order no cache
+ *   keeps (cache_keeps): a cache would format most values again for every corner.
+ *
+ * Each thread writing a mesh has caches of its own; a pool is made once, on every thread. */
+enum { SLOT_TEXT = 59, CACHE_BITS_MAX = 12 };
+int sm_smd_value_texts;
+typedef struct cache_slot {
+	uint32_t value; /* whose text this is; a value of another slot while empty */
+	uint8_t len;
+	char text[SLOT_TEXT];
+} cache_slot;
+_Static_assert(sizeof(cache_slot) == 64, "a slot is one cache line");
+
+typedef struct value_texts {
+	/* a pool: value i's text from offsets[i] to offsets[i + 1] (count + 1 offsets) */
 	char *text;
 	size_t len, cap;
-	uint32_t *offsets;   /* count + 1 */
+	uint32_t *offsets;
 	size_t count;
-} text_pool;
+	/* a cache: slots in block, aligned to a cache line */
+	cache_slot *slot;
+	void *block;
+	size_t block_size;
+	uint32_t mask;
+} value_texts;
 
 typedef struct tri_ctx {
 	const struct writer *w; /* the bone of a position (parent_bone) */
@@ -266,22 +291,111 @@ typedef struct tri_ctx {
 	xform x;
 	int extra_uvs;
 	uint32_t corner_in_tri;
-	text_pool pos, nrm, uv, lnk;
+	value_texts pos, nrm, uv, lnk;
 } tri_ctx;
 
-static void pool_free(writer *w, text_pool *p)
+typedef enum value_kind { VALUE_POS, VALUE_NRM, VALUE_UV, VALUE_LNK } value_kind;
+
+/* A corner line's pieces are copied 16 bytes at a time: up to 15 bytes past a piece's end are
+ * read (a pool keeps COPY_SLACK bytes after its text, a slot's text is followed by the next
+ * slot and the last by COPY_SLACK bytes) and written (the line asks for as much more room),
+ * and the next piece writes over them. */
+#define COPY_SLACK 16
+
+static inline char *copy_over(char *d, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i += 16) memcpy(d + i, s + i, 16);
+	return d + n;
+}
+
+/* Whether a cache keeps the values that the corners of a mesh name through idx (a corner's
+ * value): the corners of up to 8 stretches of 4,096 polygons, evenly spaced in the written
+ * order, are run through a cache's slots (their indices alone, each stretch from empty
+ * slots); it keeps them when at most half the lookups miss. A mesh written in the order it was
+ * read misses about once for every six corners; one in random order, nearly every time. */
+static bool cache_keeps(const smdmx_mesh *m, const sm_poly_ref *order, size_t n, const uint32_t *idx, size_t count)
+{
+	enum { STRETCHES = 8, STRETCH = 4096, SLOTS = 1 << CACHE_BITS_MAX };
+	if (sm_smd_value_texts) return sm_smd_value_texts == 1;
+	if (count <= SLOTS) return true;
+	uint32_t slot[SLOTS];
+	uint64_t lookups = 0, misses = 0;
+	size_t step = n / STRETCHES > STRETCH ? n / STRETCHES : STRETCH;
+	for (size_t from = 0; from < n; from += step) {
+		for (size_t k = 0; k < SLOTS; k++) slot[k] = (uint32_t)k ^ 1;
+		for (size_t i = from; i < n && i < from + STRETCH; i++) {
+			const smdmx_face_set *fs = &m->face_sets[order[i].face_set];
+			for (uint32_t k = fs->offsets[order[i].polygon]; k < fs->offsets[order[i].polygon + 1]; k++) {
+				uint32_t v = idx[fs->corners[k]];
+				lookups++;
+				if (slot[v & (SLOTS - 1)] != v) {
+					misses++;
+					slot[v & (SLOTS - 1)] = v;
+				}
+			}
+		}
+	}
+	return misses * 2 <= lookups;
+}
+
+static void cache_free(writer *w, value_texts *c)
+{
+	if (c->block) sm_free(&w->alloc, c->block, c->block_size);
+	c->block = NULL;
+	c->slot = NULL;
+}
+
+/* A cache's slots for count values: as many, rounded up to a power of two, from 2 to
+ * 1 << CACHE_BITS_MAX. */
+static bool cache_start(writer *w, value_texts *c, size_t count)
+{
+	size_t slots = 2, most = sm_smd_value_texts == 1 ? 2 : (size_t)1 << CACHE_BITS_MAX;
+	while (slots < count && slots < most) slots *= 2;
+	c->block_size = slots * sizeof(cache_slot) + 64 + COPY_SLACK;
+	c->block = sm_malloc(&w->alloc, c->block_size);
+	if (!c->block) return sm_fail_oom(w->error);
+	memset(c->block, 0, c->block_size);
+	c->slot = (cache_slot *)(void *)((char *)c->block + (64 - (uintptr_t)c->block % 64) % 64);
+	c->mask = (uint32_t)(slots - 1);
+	/* an empty slot names a value that is never kept there (its last bit differs) */
+	for (size_t i = 0; i < slots; i++) c->slot[i].value = (uint32_t)i ^ 1;
+	return true;
+}
+
+static void caches_free(writer *w, tri_ctx *t)
+{
+	cache_free(w, &t->pos);
+	cache_free(w, &t->nrm);
+	cache_free(w, &t->uv);
+	cache_free(w, &t->lnk);
+}
+
+/* A cache for each array the corner lines name that has no pool. */
+static bool caches_start(writer *w, const smdmx_mesh *m, tri_ctx *t)
+{
+	bool ok = (t->pos.offsets || cache_start(w, &t->pos, m->position_count)) &&
+	          (!m->normal_indices || t->nrm.offsets || cache_start(w, &t->nrm, m->normal_count)) &&
+	          (!m->uv_set_count || t->uv.offsets || cache_start(w, &t->uv, m->uv_sets[0].count)) &&
+	          (!t->links || t->lnk.offsets || cache_start(w, &t->lnk, m->position_count));
+	if (!ok) caches_free(w, t);
+	return ok;
+}
+
+static void pool_free(writer *w, value_texts *p)
 {
 	if (p->text) sm_free(&w->alloc, p->text, p->cap);
 	if (p->offsets) sm_free(&w->alloc, p->offsets, (p->count + 1) * sizeof(uint32_t));
-	memset(p, 0, sizeof(*p));
+	p->text = NULL;
+	p->offsets = NULL;
+	p->len = p->cap = p->count = 0;
 }
 
-static bool pool_start(writer *w, text_pool *p, size_t count, size_t guess)
+static bool pool_start(writer *w, value_texts *p, size_t count, size_t guess)
 {
-	memset(p, 0, sizeof(*p));
 	size_t bytes;
 	if (!sm_mul(count + 1, sizeof(uint32_t), &bytes) || !sm_mul(count, guess, &p->cap)) return sm_fail_oom(w->error);
 	p->cap += 64;
+	p->len = 0;
 	p->offsets = sm_malloc(&w->alloc, bytes);
 	p->text = p->offsets ? sm_malloc(&w->alloc, p->cap) : NULL;
 	if (!p->text) {
@@ -294,8 +408,8 @@ static bool pool_start(writer *w, text_pool *p, size_t count, size_t guess)
 	return true;
 }
 
-/* Room for n more bytes of text. */
-static bool pool_room(writer *w, text_pool *p, size_t n)
+/* Room for n more bytes of a pool's text. */
+static bool pool_room(writer *w, value_texts *p, size_t n)
 {
 	if (p->cap - p->len >= n) return true;
 	size_t cap = p->cap * 2 > p->len + n ? p->cap * 2 : p->len + n;
@@ -306,24 +420,6 @@ static bool pool_room(writer *w, text_pool *p, size_t n)
 	p->cap = cap;
 	return true;
 }
-
-/* A corner line's pieces are copied 16 bytes at a time: up to 15 bytes past a piece's end are
- * read (a pool keeps COPY_SLACK bytes after its text) and written (the line asks for as much
- * more room), and the next piece writes over them. */
-#define COPY_SLACK 16
-
-static inline char *copy_over(char *d, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i += 16) memcpy(d + i, s + i, 16);
-	return d + n;
-}
-
-static inline bool put_pooled(writer *w, const text_pool *p, uint32_t i)
-{
-	return sm_out_put(&w->out, p->text + p->offsets[i], p->offsets[i + 1] - p->offsets[i]);
-}
-
-typedef enum pool_kind { POOL_POS, POOL_NRM, POOL_UV, POOL_LNK } pool_kind;
 
 static uint32_t parent_bone(const writer *w, const smdmx_mesh *m, uint32_t p)
 {
@@ -339,24 +435,24 @@ static uint32_t parent_bone(const writer *w, const smdmx_mesh *m, uint32_t p)
 	return m->parent_joint != SMDMX_NONE ? m->parent_joint : 0;
 }
 
-/* The text of value i of one of a mesh's pools at o; returns its length. A position's text
+/* The text of value i of one of a mesh's arrays at o; returns its length. A position's text
  * starts with its bone, the corner line's first field ("bone x y z"). */
-static size_t pool_value(const smdmx_mesh *m, const tri_ctx *t, pool_kind kind, size_t i, char *o)
+static size_t value_text(const smdmx_mesh *m, const tri_ctx *t, value_kind kind, size_t i, char *o)
 {
 	char *start = o;
 	float v[3];
 	int n = 3;
 	switch (kind) {
-	case POOL_POS:
+	case VALUE_POS:
 		o += sm_format_int(parent_bone(t->w, m, (uint32_t)i), o);
 		memcpy(v, m->positions[i], sizeof(v));
 		if (t->has_xform) smdw_apply(&t->x, m->positions[i], true, v);
 		break;
-	case POOL_NRM:
+	case VALUE_NRM:
 		memcpy(v, m->normals[i], sizeof(v));
 		if (t->has_xform) smdw_apply(&t->x, m->normals[i], false, v);
 		break;
-	case POOL_UV:
+	case VALUE_UV:
 		memcpy(v, m->uv_sets[0].data[i], 2 * sizeof(float));
 		n = 2;
 		break;
@@ -385,9 +481,9 @@ static size_t pool_value(const smdmx_mesh *m, const tri_ctx *t, pool_kind kind, 
 }
 
 /* The most text of value i. */
-static size_t pool_value_max(const smdmx_mesh *m, pool_kind kind, size_t i)
+static size_t value_text_max(const smdmx_mesh *m, value_kind kind, size_t i)
 {
-	if (kind != POOL_LNK) return 24 + 3 * (SM_FLOAT_MAX + 1);
+	if (kind != VALUE_LNK) return 24 + 3 * (SM_FLOAT_MAX + 1);
 	size_t links = m->weight_offsets ? m->weight_offsets[i + 1] - m->weight_offsets[i] : 0;
 	return 24 + links * (24 + SM_FLOAT_MAX + 1);
 }
@@ -397,7 +493,7 @@ static size_t pool_value_max(const smdmx_mesh *m, pool_kind kind, size_t i)
 typedef struct pool_part {
 	const smdmx_mesh *m;
 	const tri_ctx *t;
-	pool_kind kind;
+	value_kind kind;
 	uint32_t *offsets;
 	size_t from, to;
 	sm_alloc alloc;
@@ -411,7 +507,7 @@ static void pool_part_run(void *arg)
 	pool_part *p = arg;
 	p->ok = false;
 	for (size_t i = p->from; i < p->to; i++) {
-		size_t most = pool_value_max(p->m, p->kind, i);
+		size_t most = value_text_max(p->m, p->kind, i);
 		if (p->cap - p->len < most) {
 			size_t cap = p->cap * 2 > p->len + most ? p->cap * 2 : p->len + most + 4096;
 			char *t = sm_realloc(&p->alloc, p->text, p->cap, cap);
@@ -419,7 +515,7 @@ static void pool_part_run(void *arg)
 			p->text = t;
 			p->cap = cap;
 		}
-		p->len += pool_value(p->m, p->t, p->kind, i, p->text + p->len);
+		p->len += value_text(p->m, p->t, p->kind, i, p->text + p->len);
 		if (p->len > UINT32_MAX) return;
 		p->offsets[i + 1] = (uint32_t)p->len;
 	}
@@ -427,16 +523,16 @@ static void pool_part_run(void *arg)
 }
 
 
-static bool build_pool(writer *w, const smdmx_mesh *m, const tri_ctx *t, pool_kind kind, size_t count, size_t guess,
-                       text_pool *pool)
+static bool build_pool(writer *w, const smdmx_mesh *m, const tri_ctx *t, value_kind kind, size_t count, size_t guess,
+                       value_texts *pool)
 {
 	SM_CHECK(pool_start(w, pool, count, guess));
 	size_t parts = w->threads > SM_TEAM_MAX ? SM_TEAM_MAX : w->threads;
 	if (count / sm_write_part_min < parts) parts = count / sm_write_part_min;
 	if (parts < 2) {
 		for (size_t i = 0; i < count; i++) {
-			SM_CHECK(pool_room(w, pool, pool_value_max(m, kind, i)));
-			pool->len += pool_value(m, t, kind, i, pool->text + pool->len);
+			SM_CHECK(pool_room(w, pool, value_text_max(m, kind, i)));
+			pool->len += value_text(m, t, kind, i, pool->text + pool->len);
 			if (pool->len > UINT32_MAX) return sm_fail(w->error, SMDMX_ERROR_LIMIT, 0, 0, "a mesh too large to write");
 			pool->offsets[i + 1] = (uint32_t)pool->len;
 		}
@@ -468,14 +564,59 @@ static bool build_pool(writer *w, const smdmx_mesh *m, const tri_ctx *t, pool_ki
 	return ok;
 }
 
-/* The text of every position, normal, UV and link list of a mesh. */
-static bool build_pools(writer *w, const smdmx_mesh *m, tri_ctx *t)
+/* A pool for each array the corner lines name in an order no cache keeps (cache_keeps). */
+static bool build_pools(writer *w, const smdmx_mesh *m, const sm_poly_ref *order, size_t n, tri_ctx *t)
 {
-	SM_CHECK(build_pool(w, m, t, POOL_POS, m->position_count, 32, &t->pos));
-	if (m->normal_indices) SM_CHECK(build_pool(w, m, t, POOL_NRM, m->normal_count, 32, &t->nrm));
-	if (m->uv_set_count) SM_CHECK(build_pool(w, m, t, POOL_UV, m->uv_sets[0].count, 20, &t->uv));
-	if (t->links) SM_CHECK(build_pool(w, m, t, POOL_LNK, m->position_count, 24, &t->lnk));
+	if (!cache_keeps(m, order, n, m->position_indices, m->position_count)) {
+		SM_CHECK(build_pool(w, m, t, VALUE_POS, m->position_count, 32, &t->pos));
+		if (t->links) SM_CHECK(build_pool(w, m, t, VALUE_LNK, m->position_count, 24, &t->lnk));
+	}
+	if (m->normal_indices && !cache_keeps(m, order, n, m->normal_indices, m->normal_count))
+		SM_CHECK(build_pool(w, m, t, VALUE_NRM, m->normal_count, 32, &t->nrm));
+	if (m->uv_set_count && !cache_keeps(m, order, n, m->uv_sets[0].indices, m->uv_sets[0].count))
+		SM_CHECK(build_pool(w, m, t, VALUE_UV, m->uv_sets[0].count, 20, &t->uv));
 	return true;
+}
+
+static void pools_free(writer *w, tri_ctx *t)
+{
+	pool_free(w, &t->pos);
+	pool_free(w, &t->nrm);
+	pool_free(w, &t->uv);
+	pool_free(w, &t->lnk);
+}
+
+/* Value i's text at o (which has room for value_text_max and COPY_SLACK more), copied from
+ * its pool or its slot, or formatted and kept there; returns its end. */
+static inline char *put_value(const smdmx_mesh *m, const tri_ctx *t, value_texts *c, value_kind kind, uint32_t i, char *o)
+{
+	if (c->offsets) return copy_over(o, c->text + c->offsets[i], c->offsets[i + 1] - c->offsets[i]);
+	cache_slot *s = &c->slot[i & c->mask];
+	if (SM_LIKELY(s->value == i)) return copy_over(o, s->text, s->len);
+	size_t n = value_text(m, t, kind, i, o);
+	if (n <= SLOT_TEXT) {
+		s->value = i;
+		s->len = (uint8_t)n;
+		memcpy(s->text, o, n);
+	}
+	return o + n;
+}
+
+/* Value i's text through the writer's buffer; one longer than the buffer (a list of some
+ * thousand links) is formatted apart. */
+static bool put_piece(writer *w, const smdmx_mesh *m, const tri_ctx *t, value_texts *c, value_kind kind, uint32_t i)
+{
+	size_t most = value_text_max(m, kind, i) + COPY_SLACK;
+	if (most <= SM_OUT_CAP) {
+		SM_CHECK(sm_out_room(&w->out, most));
+		w->out.len = (size_t)(put_value(m, t, c, kind, i, w->out.buf + w->out.len) - w->out.buf);
+		return true;
+	}
+	char *text = sm_malloc(&w->alloc, most);
+	if (!text) return sm_fail_oom(w->error);
+	bool ok = sm_out_put(&w->out, text, value_text(m, t, kind, i, text));
+	sm_free(&w->alloc, text, most);
+	return ok;
 }
 
 /* A missing normal is three zeros, a missing UV two: the first NORMAL_ZEROS_LEN or
@@ -503,35 +644,29 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 	t->corner_in_tri = (t->corner_in_tri + 1) % 3;
 	uint32_t p = m->position_indices[c];
 	if (!t->extra_uvs) {
-		/* the line from its pooled pieces; a missing normal or UV is zeros */
-		uint32_t n = m->normal_indices ? m->normal_indices[c] : 0, uv = m->uv_set_count ? m->uv_sets[0].indices[c] : 0;
-		const char *ps = t->pos.text + t->pos.offsets[p];
-		const char *ns = m->normal_indices ? t->nrm.text + t->nrm.offsets[n] : ZEROS;
-		const char *us = m->uv_set_count ? t->uv.text + t->uv.offsets[uv] : ZEROS;
-		size_t pl = t->pos.offsets[p + 1] - t->pos.offsets[p];
-		size_t nl = m->normal_indices ? t->nrm.offsets[n + 1] - t->nrm.offsets[n] : NORMAL_ZEROS_LEN;
-		size_t ul = m->uv_set_count ? t->uv.offsets[uv + 1] - t->uv.offsets[uv] : UV_ZEROS_LEN;
-		size_t ll = t->links ? t->lnk.offsets[p + 1] - t->lnk.offsets[p] : 0;
-		size_t total = pl + nl + ul + ll + 2;
-		if (total + COPY_SLACK <= SM_OUT_CAP) {
-			SM_CHECK(sm_out_room(&w->out, total + COPY_SLACK));
-			char *o = w->out.buf + w->out.len, *start = o;
-			o = copy_over(o, ps, pl);
-			o = copy_over(o, ns, nl);
-			o = copy_over(o, us, ul);
-			if (ll) o = copy_over(o, t->lnk.text + t->lnk.offsets[p], ll);
+		/* the line from its pieces in one go; a missing normal or UV is zeros */
+		size_t most = 3 * value_text_max(m, VALUE_POS, p) + (t->links ? value_text_max(m, VALUE_LNK, p) : 0) + 2 + COPY_SLACK;
+		if (most <= SM_OUT_CAP) {
+			SM_CHECK(sm_out_room(&w->out, most));
+			char *o = w->out.buf + w->out.len;
+			o = put_value(m, t, &t->pos, VALUE_POS, p, o);
+			o = m->normal_indices ? put_value(m, t, &t->nrm, VALUE_NRM, m->normal_indices[c], o)
+			                      : copy_over(o, ZEROS, NORMAL_ZEROS_LEN);
+			o = m->uv_set_count ? put_value(m, t, &t->uv, VALUE_UV, m->uv_sets[0].indices[c], o)
+			                    : copy_over(o, ZEROS, UV_ZEROS_LEN);
+			if (t->links) o = put_value(m, t, &t->lnk, VALUE_LNK, p, o);
 			if (w->eol_len == 2) *o++ = '\r';
 			*o++ = '\n';
-			w->out.len += (size_t)(o - start);
+			w->out.len = (size_t)(o - w->out.buf);
 			return true;
 		}
 	}
-	SM_CHECK(put_pooled(w, &t->pos, p));
-	if (m->normal_indices) SM_CHECK(put_pooled(w, &t->nrm, m->normal_indices[c]));
+	SM_CHECK(put_piece(w, m, t, &t->pos, VALUE_POS, p));
+	if (m->normal_indices) SM_CHECK(put_piece(w, m, t, &t->nrm, VALUE_NRM, m->normal_indices[c]));
 	else SM_CHECK(sm_out_put(&w->out, ZEROS, NORMAL_ZEROS_LEN));
-	if (m->uv_set_count) SM_CHECK(put_pooled(w, &t->uv, m->uv_sets[0].indices[c]));
+	if (m->uv_set_count) SM_CHECK(put_piece(w, m, t, &t->uv, VALUE_UV, m->uv_sets[0].indices[c]));
 	else SM_CHECK(sm_out_put(&w->out, ZEROS, UV_ZEROS_LEN));
-	if (t->links) SM_CHECK(put_pooled(w, &t->lnk, p));
+	if (t->links) SM_CHECK(put_piece(w, m, t, &t->lnk, VALUE_LNK, p));
 	if (t->extra_uvs) {
 		SM_CHECK(put_int(w, t->extra_uvs, true));
 		for (int k = 1; k <= t->extra_uvs; k++) {
@@ -660,11 +795,17 @@ static bool emit_parallel(writer *w, const smdmx_mesh *m, const sm_poly_ref *ord
 		p->m = m;
 		p->order = order;
 		p->t = *t;
+		if (!caches_start(w, m, &p->t)) {
+			sm_free(&w->alloc, p->w, sizeof(writer));
+			ok = false;
+			break;
+		}
 	}
 	if (ok)
 		ok = sm_pipeline(ps, sizeof(*ps), made, n, sm_write_part_min, w->threads, emit_part_run, emit_part_put, w);
 	for (size_t i = 0; i < made; i++) {
 		if (ps[i].text) sm_free(&ps[i].alloc, ps[i].text, ps[i].cap);
+		caches_free(w, &ps[i].t);
 		sm_free(&w->alloc, ps[i].w, sizeof(writer));
 	}
 	return ok;
@@ -701,20 +842,18 @@ static bool write_triangles(writer *w, int extra_uvs)
 		t.extra_uvs = m->uv_set_count > 1 ? (int)m->uv_set_count - 1 : 0;
 		if (t.extra_uvs > extra_uvs) t.extra_uvs = extra_uvs;
 		if (!m->face_set_count) continue;
-		bool ok = build_pools(w, m, &t);
-		sm_poly_ref *order = NULL;
-		size_t n = 0;
+		sm_poly_ref *order;
+		size_t n;
+		if (!sm_polygon_order(&w->alloc, m, &order, &n)) return sm_fail_oom(w->error);
+		bool ok = build_pools(w, m, order, n, &t);
 		if (ok && w->threads > 1 && m->corner_count >= 6 * (uint64_t)sm_write_part_min) {
-			ok = sm_polygon_order(&w->alloc, m, &order, &n) || sm_fail_oom(w->error);
-			ok = ok && emit_parallel(w, m, order, n, &t);
-			if (order) sm_free(&w->alloc, order, n * sizeof(sm_poly_ref));
+			ok = emit_parallel(w, m, order, n, &t);
 		} else if (ok) {
-			ok = smdw_for_each_written_corner(w, m, emit_triangle_corner, &t);
+			ok = caches_start(w, m, &t) && emit_polygons(w, m, order, 0, n, &t);
+			caches_free(w, &t);
 		}
-		pool_free(w, &t.pos);
-		pool_free(w, &t.nrm);
-		pool_free(w, &t.uv);
-		pool_free(w, &t.lnk);
+		pools_free(w, &t);
+		sm_free(&w->alloc, order, n * sizeof(sm_poly_ref));
 		SM_CHECK(ok);
 	}
 	SM_CHECK(sm_out_puts(&w->out, "end"));

@@ -195,6 +195,9 @@ void sm_adopt_free(sm_adopt *a);
 /* Items (keyvalues2 number arrays), polygons or values (SMD meshes and their text pools) a
  * writer's thread takes at once (16,384; twice that are written on one thread). */
 extern size_t sm_write_part_min;
+/* How the SMD writer keeps the text of a mesh's values (src/smd/smd_write.c; tests set it):
+ * 0 as each array's order asks, 1 in caches of two slots, 2 in pools. */
+extern int sm_smd_value_texts;
 
 /* ---- errors ----------------------------------------------------------------------------- */
 
