@@ -1218,6 +1218,99 @@ static void test_arrays_adopted(void **state)
 	sm_adopt_min = was;
 }
 
+/* A datamodel made of a scene its caller frees next takes the scene's big arrays instead of
+ * copying them (sm_model_from_valid_scene_taking; every array here, sm_adopt_min at 1): the
+ * same binary DMX bytes as sm_model_from_valid_scene's, with every mesh's positions and
+ * shapes' position deltas taken, over testdata's SMDs (the arm with its VTA's shape) and the
+ * corpus's reference SMDs. ASan checks that nothing is freed twice or read after its owner
+ * freed it. */
+static test_sink binary_of(smdmx_dm *dm, const char *name)
+{
+	smdmx_error err;
+	test_sink out = { 0 };
+	smdmx_dmx_write_options wo = { .encoding = "binary" };
+	if (!smdmx_dmx_write(dm, test_sink_write, &out, &wo, &err)) fail_msg("%s: %s", name, err.message);
+	return out;
+}
+
+static const smdmx_dm_attr *attr_named(const smdmx_dm *dm, const char *type, const char *name, size_t nth)
+{
+	for (uint32_t e = 0; e < dm->element_count; e++) {
+		if (strcmp(dm->elements[e].type, type)) continue;
+		const smdmx_dm_attr *a = smdmx_dm_find_attr(dm, e, name);
+		if (a && nth-- == 0) return a;
+	}
+	return NULL;
+}
+
+static smdmx_scene *read_with_vta(const char *path, const char *vta)
+{
+	smdmx_error err;
+	smdmx_scene *s = smdmx_smd_read_file(path, NULL, &err, NULL);
+	if (!s) fail_msg("%s: %u:%u: %s", path, err.line, err.column, err.message);
+	if (vta) {
+		smdmx_scene *v = smdmx_smd_read_file(vta, NULL, &err, NULL);
+		if (!v || !smdmx_scene_attach_vta(s, v, &err, NULL)) fail_msg("%s: %s", vta, err.message);
+		smdmx_scene_free(v);
+	}
+	return s;
+}
+
+static void test_arrays_taken_by_datamodel(void **state)
+{
+	(void)state;
+	size_t was = sm_adopt_min;
+	sm_adopt_min = 1;
+	char sample[4096], vta[4096];
+	snprintf(sample, sizeof(sample), "%s", test_path("testdata/sample/arm.smd"));
+	snprintf(vta, sizeof(vta), "%s", test_path("testdata/sample/arm.vta"));
+	size_t n_ok, n_ref;
+	char **ok = test_list_dir(test_path("testdata/ok"), &n_ok), **ref = test_corpus_files("smd_ref", &n_ref);
+	size_t files = 0, meshes = 0, taken = 0, shapes = 0, deltas_taken = 0;
+	for (size_t i = 0; i < 1 + n_ok + n_ref; i++) {
+		const char *path = i == 0 ? sample : i <= n_ok ? ok[i - 1] : ref[i - 1 - n_ok];
+		if (!test_ends_with(path, ".smd")) continue;
+		const char *with = i == 0 ? vta : NULL;
+		smdmx_scene *a = read_with_vta(path, with), *b = read_with_vta(path, with);
+		smdmx_error err;
+		smdmx_dm *pub = sm_model_from_valid_scene(a, NULL, &err, NULL);
+		if (!pub) fail_msg("%s: %s", path, err.message);
+		const void *pos[64] = { 0 }, *deltas[64] = { 0 };
+		size_t nm = b->mesh_count < 64 ? b->mesh_count : 64, ns = b->flex_shape_count < 64 ? b->flex_shape_count : 64;
+		for (size_t m = 0; m < nm; m++) pos[m] = b->meshes[m].positions;
+		for (size_t k = 0; k < ns; k++) deltas[k] = b->flex_shapes[k].position_deltas;
+		smdmx_dm *took = sm_model_from_valid_scene_taking(b, NULL, &err, NULL);
+		if (!took) fail_msg("%s: %s", path, err.message);
+		smdmx_scene_free(b);
+		test_sink x = binary_of(pub, path), y = binary_of(took, path);
+		if (x.size != y.size || memcmp(x.data, y.data, x.size)) fail_msg("%s: other bytes when taken", path);
+		for (size_t m = 0; m < nm; m++) {
+			const smdmx_dm_attr *pa = attr_named(took, "DmeVertexData", "positions", m);
+			meshes += pos[m] != NULL;
+			taken += pos[m] && pa && pa->value.array.data == pos[m];
+		}
+		for (size_t k = 0; k < ns; k++) {
+			const smdmx_dm_attr *da = attr_named(took, "DmeVertexDeltaData", "positions", k);
+			shapes += deltas[k] != NULL;
+			deltas_taken += deltas[k] && da && da->value.array.data == deltas[k];
+		}
+		free(x.data);
+		free(y.data);
+		smdmx_dm_free(pub);
+		smdmx_dm_free(took);
+		smdmx_scene_free(a);
+		files++;
+	}
+	test_free_list(ok, n_ok);
+	test_free_list(ref, n_ref);
+	assert_true(files >= 8);
+	assert_true(meshes >= 6);
+	assert_int_equal(taken, meshes);
+	assert_true(shapes >= 1);
+	assert_int_equal(deltas_taken, shapes);
+	sm_adopt_min = was;
+}
+
 /* A mesh of 3,000 corners, 2,999 on one position and 1 on another, with `wide` shapes
  * moving the first (2,999 VTA lines each) and `narrow` moving the second (1 line each). */
 static smdmx_scene *hub_shapes_scene(size_t wide, size_t narrow)
@@ -1739,6 +1832,7 @@ int main(void)
 		cmocka_unit_test(test_mesh_on_own_node),
 		cmocka_unit_test(test_shared_data_bombs),
 		cmocka_unit_test(test_arrays_adopted),
+		cmocka_unit_test(test_arrays_taken_by_datamodel),
 		cmocka_unit_test(test_vta_bomb),
 		cmocka_unit_test(test_vta_two_meshes),
 		cmocka_unit_test(test_frame_rate_over_int32),

@@ -25,6 +25,8 @@ typedef struct lower {
 	                           earlier mesh has that name */
 	uint32_t *shape_first;  /* per mesh + 1: offsets into shape_order */
 	uint32_t *shape_order;  /* shape indices by mesh, in order */
+	sm_adopt *adopt;        /* the scene's arrays the datamodel may take
+	                           (sm_model_from_valid_scene_taking), or NULL */
 } lower;
 
 /* sm_group into arrays owned by the datamodel's memory. */
@@ -120,19 +122,32 @@ static const char *field(const lower *l, smdmx_corner_field which)
 	return sm_model_field(l->format >= 22, which);
 }
 
+/* An array attribute of count items as they are at data: the scene's own array where the
+ * datamodel may take it (sm_model_from_valid_scene_taking), else a copy. The scene's arrays
+ * hold the datamodel's layout: floats as they are, an index as the int32 of its bits. */
+static bool array_of(lower *l, uint32_t e, const char *name, smdmx_dm_type t, const void *data, size_t count)
+{
+	smdmx_dm_attr *a = at(l, e, name, t, true, 0);
+	if (!a) return false;
+	if (!count) return true;
+	if (l->adopt && sm_adopt_take(l->adopt, data)) {
+		a->value.array.data = (void *)(uintptr_t)data;
+		a->value.array.count = count;
+		return true;
+	}
+	a = at(l, e, name, t, true, count);
+	if (!a) return false;
+	memcpy(a->value.array.data, data, count * smdmx_dm_item_size(t));
+	return true;
+}
+
 static bool indexed_field(lower *l, uint32_t vd, const char *name, smdmx_dm_type t, const void *data, size_t count,
                           const uint32_t *indices, size_t corners)
 {
-	smdmx_dm_attr *a = at(l, vd, name, t, true, count);
-	if (!a) return false;
-	if (count) memcpy(a->value.array.data, data, count * smdmx_dm_item_size(t));
+	_Static_assert(sizeof(int32_t) == sizeof(uint32_t), "an index array is an int32 array");
 	char iname[128];
 	snprintf(iname, sizeof(iname), "%sIndices", name);
-	smdmx_dm_attr *ix = at(l, vd, iname, SMDMX_DM_INT, true, corners);
-	if (!ix) return false;
-	int32_t *d = ix->value.array.data;
-	for (size_t i = 0; i < corners; i++) d[i] = (int32_t)indices[i];
-	return true;
+	return array_of(l, vd, name, t, data, count) && array_of(l, vd, iname, SMDMX_DM_INT, indices, corners);
 }
 
 /* Joint index as jointIndices stores it: jointList position (format 22: DmeModel is 0). */
@@ -824,8 +839,24 @@ smdmx_dm *smdmx_model_from_scene(const smdmx_scene *scene, const smdmx_model_opt
 	return sm_model_from_valid_scene(scene, options, error, warnings);
 }
 
+static smdmx_dm *from_scene(const smdmx_scene *scene, sm_owner *take, const smdmx_model_options *options,
+                            smdmx_error *error, smdmx_warnings *warnings);
+
 smdmx_dm *sm_model_from_valid_scene(const smdmx_scene *scene, const smdmx_model_options *options, smdmx_error *error,
                                     smdmx_warnings *warnings)
+{
+	return from_scene(scene, NULL, options, error, warnings);
+}
+
+smdmx_dm *sm_model_from_valid_scene_taking(smdmx_scene *scene, const smdmx_model_options *options, smdmx_error *error,
+                                           smdmx_warnings *warnings)
+{
+	return from_scene(scene, scene->owner, options, error, warnings);
+}
+
+/* The datamodel of scene, taking its big arrays from take (its memory) when not NULL. */
+static smdmx_dm *from_scene(const smdmx_scene *scene, sm_owner *take, const smdmx_model_options *options,
+                            smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
@@ -836,10 +867,17 @@ smdmx_dm *sm_model_from_valid_scene(const smdmx_scene *scene, const smdmx_model_
 	if (!format) return NULL;
 	smdmx_dm *dm = smdmx_dm_create(&o.allocator, error);
 	if (!dm) return NULL;
-	lower l = { dm, scene, error, warnings, format, format >= 22 ? 4 : 3, o.all_keys, o.key_tolerance, NULL, NULL, NULL, NULL, NULL, NULL };
+	lower l = { dm, scene, error, warnings, format, format >= 22 ? 4 : 3, o.all_keys, o.key_tolerance, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+	sm_adopt adopt;
+	if (take) {
+		sm_adopt_init(&adopt, take, sm_dm_memory(dm));
+		l.adopt = &adopt;
+	}
 	dm->format = "model";
 	dm->format_version = format;
-	if (!lower_all(&l)) {
+	bool ok = lower_all(&l);
+	if (l.adopt) sm_adopt_free(l.adopt);
+	if (!ok) {
 		smdmx_dm_free(dm);
 		return NULL;
 	}

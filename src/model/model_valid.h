@@ -15,4 +15,10 @@ smdmx_scene *sm_model_to_scene_taking(smdmx_dm *dm, const smdmx_model_options *o
 smdmx_dm *sm_model_from_valid_scene(const smdmx_scene *scene, const smdmx_model_options *options, smdmx_error *error,
                                     smdmx_warnings *warnings);
 
+/* The same for a scene its caller frees next: the datamodel takes the big arrays it holds as
+ * they are (positions, normals, UVs, balance, wrinkle, deltas and their index arrays) instead
+ * of copying them. The scene's arrays stay readable until the datamodel is freed. */
+smdmx_dm *sm_model_from_valid_scene_taking(smdmx_scene *scene, const smdmx_model_options *options, smdmx_error *error,
+                                           smdmx_warnings *warnings);
+
 #endif

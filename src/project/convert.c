@@ -239,7 +239,7 @@ static bool smd_to_dmx(run *r)
 	summarize(scene, what, sizeof(what));
 	smdmx_dm *dm = NULL;
 	if (ok) {
-		dm = sm_model_from_valid_scene(scene, &r->o->model_options, &err, &w);
+		dm = sm_model_from_valid_scene_taking(scene, &r->o->model_options, &err, &w);
 		warn(r, in, &w);
 		if (!dm) ok = fail(r, in, &err);
 	}
@@ -495,7 +495,7 @@ static bool qc_to_dmx(run *r)
 	smdmx_warnings w;
 	char sum[512] = "";
 	summarize(scene, sum, sizeof(sum));
-	smdmx_dm *dm = sm_model_from_valid_scene(scene, &r->o->model_options, &err, &w);
+	smdmx_dm *dm = sm_model_from_valid_scene_taking(scene, &r->o->model_options, &err, &w);
 	warn(r, in, &w);
 	bool ok = dm != NULL || fail(r, in, &err);
 	smdmx_scene_free(scene);
@@ -585,7 +585,7 @@ static bool dmx_to_dmx(run *r)
 		smdmx_model_options mo = o->model_options;
 		if (!mo.model_version) mo.model_version = dm->format_version;
 		if (ok) {
-			outdm = sm_model_from_valid_scene(scene, &mo, &err, &w);
+			outdm = sm_model_from_valid_scene_taking(scene, &mo, &err, &w);
 			warn(r, in, &w);
 			if (!outdm) ok = fail(r, in, &err);
 		}
