@@ -1122,8 +1122,9 @@ static void test_shared_data_bombs(void **state)
 
 /* The scene of a datamodel its caller frees next takes the datamodel's big arrays instead of
  * copying them (sm_model_to_scene_taking; every array here, sm_adopt_min at 1): the same scene
- * as smdmx_model_to_scene's, over the corpus's models, with at least one array taken; arrays
- * two meshes share are taken once and copied for the other; V flipped (flipVCoordinates
+ * as smdmx_model_to_scene's, over the corpus's models, every mesh's positions and face sets'
+ * corners taken; arrays two meshes share are taken once and copied for the other (a face set
+ * two meshes name is copied for both); V flipped (flipVCoordinates
  * false) on a shared UV array is flipped once for each mesh. ASan checks that nothing is freed
  * twice or read after its owner freed it. */
 static smdmx_scene *lift_taking(smdmx_dm *dm)
@@ -1181,7 +1182,7 @@ static void test_arrays_adopted(void **state)
 	smdmx_scene_free(b);
 	/* every model of the corpus (skipped where there is none) */
 	static const char *const dirs[] = { "dmx_kv2_model", "dmx_binary" };
-	size_t files = 0, taken = 0;
+	size_t files = 0, taken = 0, face_sets = 0, corners_taken = 0;
 	for (size_t d = 0; d < 2; d++) {
 		size_t n;
 		char **paths = test_corpus_files(dirs[d], &n);
@@ -1202,8 +1203,13 @@ static void test_arrays_adopted(void **state)
 					if (cd->elements[e].attrs[k].is_array) arrays[na++] = cd->elements[e].attrs[k].value.array.data;
 			smdmx_scene *took = lift_taking(cd);
 			assert_same_scene(pub, took, name);
-			for (size_t m = 0; m < took->mesh_count; m++)
+			for (size_t m = 0; m < took->mesh_count; m++) {
 				for (size_t i = 0; i < na; i++) taken += arrays[i] == (const void *)took->meshes[m].positions;
+				for (size_t f = 0; f < took->meshes[m].face_set_count; f++) {
+					face_sets += took->meshes[m].face_sets[f].corner_count > 0;
+					for (size_t i = 0; i < na; i++) corners_taken += arrays[i] == (const void *)took->meshes[m].face_sets[f].corners;
+				}
+			}
 			free(arrays);
 			/* the taken arrays are the scene's: changing it changes only it */
 			assert_true(smdmx_scene_transform(took, 2.0, 0, &err));
@@ -1215,6 +1221,9 @@ static void test_arrays_adopted(void **state)
 	}
 	assert_int_equal(files, 18);
 	assert_int_equal(taken, 11); /* every mesh of them takes its positions */
+	/* and every face set its faces, the corners moved down over the -1s in place */
+	assert_true(face_sets >= 11);
+	assert_int_equal(corners_taken, face_sets);
 	sm_adopt_min = was;
 }
 

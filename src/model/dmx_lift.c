@@ -755,6 +755,7 @@ static smdmx_scene *to_scene(const smdmx_dm *dm, sm_owner *take, const smdmx_mod
 	sm_vec_release(l.o, &l.xf_joint, sizeof(uint32_t));
 	sm_names_free(&l.o->alloc, &l.mat_names);
 	if (l.adopt) sm_adopt_free(l.adopt);
+	if (l.face_set_refs) sm_free(&l.o->alloc, l.face_set_refs, dm->element_count + 1);
 	if (ok) ok = smdmx_scene_validate(s, error);
 	if (!ok) {
 		smdmx_scene_free(s);

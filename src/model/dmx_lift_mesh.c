@@ -247,6 +247,8 @@ static bool lift_weights(lift *l, smdmx_mesh *m, uint32_t vd, int f, const uint3
 	if (!m->weight_offsets) return false;
 	sm_vec links = SM_VEC_INIT;
 	bool have = count > 0 && w && ji && nw == (size_t)count * np && nji == nw;
+	/* room for every link (those of weight 0 are left out) */
+	if (have && nw && !sm_vec_reserve(l->o, &links, sizeof(smdmx_weight), nw, l->error)) return false;
 	for (size_t p = 0; p < np; p++) {
 		if (have) {
 			for (int32_t k = 0; k < count; k++) {
@@ -276,7 +278,29 @@ static bool lift_weights(lift *l, smdmx_mesh *m, uint32_t vd, int f, const uint3
 	return true;
 }
 
-/* Face sets: corners, -1 after each polygon (C8). */
+/* Whether face set fs is named by one DmeMesh's faceSets alone (a count per element, made at
+ * the first call: l->face_set_refs; false when it cannot be made). */
+static bool face_set_alone(lift *l, uint32_t fs)
+{
+	const smdmx_dm *dm = l->dm;
+	if (!l->face_set_refs) {
+		l->face_set_refs = sm_malloc(&l->o->alloc, dm->element_count + 1);
+		if (!l->face_set_refs) return false;
+		memset(l->face_set_refs, 0, dm->element_count + 1);
+		for (uint32_t e = 0; e < dm->element_count; e++) {
+			size_t n;
+			const uint32_t *f = strcmp(dm->elements[e].type, "DmeMesh") ? NULL : get_els(l, e, "faceSets", &n);
+			for (size_t i = 0; f && i < n; i++)
+				if (f[i] < dm->element_count && l->face_set_refs[f[i]] < 2) l->face_set_refs[f[i]]++;
+		}
+	}
+	return fs < dm->element_count && l->face_set_refs[fs] == 1;
+}
+
+/* Face sets: corners, -1 after each polygon (C8); a polygon of fewer than 3 corners is
+ * dropped, and corners after the last -1. The corners are the faces array's own, moved
+ * down over the -1s, where the scene takes that array (a face set no other mesh names, in a
+ * datamodel its caller frees next), else a copy; both arrays are made at their size. */
 static bool lift_face_sets(lift *l, smdmx_mesh *m, uint32_t mesh)
 {
 	size_t nc = m->corner_count;
@@ -290,33 +314,39 @@ static bool lift_face_sets(lift *l, smdmx_mesh *m, uint32_t mesh)
 		const int32_t *faces = get_array(l, fsets[i], "faces", SMDMX_DM_INT, &nf);
 		fs->material = material_index(l, get_el(l, fsets[i], "material"));
 		if (fs->material == SMDMX_NONE) return false;
-		sm_vec corners = SM_VEC_INIT, offsets = SM_VEC_INIT;
-		uint32_t *z = sm_vec_push(l->o, &offsets, sizeof(uint32_t), l->error);
-		if (!z) return false;
-		*z = 0;
-		size_t start = 0;
+		size_t ends = 0, used = 0;
 		for (size_t k = 0; k < nf; k++) {
-			if (faces[k] >= 0) {
-				if ((size_t)faces[k] >= nc) return bad_model(l, "a face corner out of range");
-				uint32_t *c = sm_vec_push(l->o, &corners, sizeof(uint32_t), l->error);
-				if (!c) return false;
-				*c = (uint32_t)faces[k];
-				continue;
-			}
-			if (corners.count - start >= 3) {
-				uint32_t *off = sm_vec_push(l->o, &offsets, sizeof(uint32_t), l->error);
-				if (!off) return false;
-				*off = (uint32_t)corners.count;
-				start = corners.count;
+			ends += faces[k] < 0;
+			if (faces[k] >= 0 && (size_t)faces[k] >= nc) return bad_model(l, "a face corner out of range");
+		}
+		used = nf - ends;
+		uint32_t *corners = NULL;
+		if (!used)
+			corners = NULL;
+		else if (l->adopt && face_set_alone(l, fsets[i]) && sm_adopt_take(l->adopt, faces))
+			corners = (uint32_t *)(uintptr_t)faces;
+		else if (!(corners = sm_owned_alloc(l->o, used * sizeof(uint32_t), l->error)))
+			return false;
+		uint32_t *offsets = sm_owned_alloc(l->o, (ends + 1) * sizeof(uint32_t), l->error);
+		if (!offsets) return false;
+		/* corners[n] is written after faces[k] (n <= k) is read: the same array is fine */
+		size_t n = 0, start = 0, polygons = 0;
+		offsets[0] = 0;
+		for (size_t k = 0; k < nf; k++) {
+			int32_t c = faces[k];
+			if (c >= 0) {
+				corners[n++] = (uint32_t)c;
+			} else if (n - start >= 3) {
+				offsets[++polygons] = (uint32_t)n;
+				start = n;
 			} else {
-				corners.count = start; /* degenerate polygons are dropped */
+				n = start; /* degenerate polygons are dropped */
 			}
 		}
-		corners.count = start;
-		fs->corners = corners.data;
-		fs->corner_count = corners.count;
-		fs->offsets = offsets.data;
-		fs->polygon_count = offsets.count - 1;
+		fs->corners = corners;
+		fs->corner_count = start;
+		fs->offsets = offsets;
+		fs->polygon_count = polygons;
 		m->face_set_count++;
 	}
 	return true;

@@ -44,6 +44,7 @@ typedef struct lift {
 	size_t unused_corners, unused_count; /* meshes with corners left out (used_corners), and those corners */
 	const char *unused_first;            /* the first such mesh */
 	sm_adopt *adopt;    /* the datamodel's arrays the scene may take (sm_model_to_scene_taking), or NULL */
+	uint8_t *face_set_refs; /* per element: the DmeMeshes naming it as a face set, up to 2 (dmx_lift_mesh.c) */
 } lift;
 
 static inline const smdmx_dm_attr *get(const lift *l, uint32_t e, const char *name)
