@@ -227,6 +227,22 @@ bool smdmx_scene_validate(const smdmx_scene *s, smdmx_error *error)
 
 /* ---- polygon order --------------------------------------------------------------------------- */
 
+bool sm_polygons_in_order(const smdmx_mesh *m)
+{
+	bool any = false;
+	uint32_t last = 0;
+	for (size_t i = 0; i < m->face_set_count; i++) {
+		const smdmx_face_set *fs = &m->face_sets[i];
+		for (size_t j = 0; j < fs->polygon_count; j++) {
+			uint32_t first = fs->corners[fs->offsets[j]];
+			if (any && first < last) return false;
+			last = first;
+			any = true;
+		}
+	}
+	return true;
+}
+
 bool sm_polygon_order(sm_alloc *a, const smdmx_mesh *m, sm_poly_ref **out, size_t *count)
 {
 	size_t n = 0;

@@ -15,6 +15,8 @@ typedef struct sm_poly_ref {
  * is the order of the file's triangles, whatever the grouping into face sets. The array
  * is allocated with a (free with sm_free(a, *out, *count * sizeof(sm_poly_ref))). */
 SM_NODISCARD bool sm_polygon_order(sm_alloc *a, const smdmx_mesh *m, sm_poly_ref **out, size_t *count);
+/* Whether the face sets' polygons, one set after another, are in that order already. */
+bool sm_polygons_in_order(const smdmx_mesh *m);
 
 /* Interpolation between two keys at fraction f, as animations are sampled (decision 11):
  * positions linearly in double, orientations by shortest-path slerp, results in float32. */

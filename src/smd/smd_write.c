@@ -308,6 +308,33 @@ static inline char *copy_over(char *d, const char *s, size_t n)
 	return d + n;
 }
 
+/* The written order of a mesh's polygons (by first corner, decision 9): order, or NULL where
+ * the face sets' polygons one set after another are in that order already (as in a mesh read
+ * from an SMD or made by smd2dmx), and no array of 12 bytes a polygon is made. A walk takes
+ * polygon i of it for i that do not decrease. */
+typedef struct poly_walk {
+	const smdmx_mesh *m;
+	const sm_poly_ref *order;
+	size_t set, base; /* with no order: the face set of the last polygon, and the polygons before it */
+} poly_walk;
+
+static inline poly_walk walk_start(const smdmx_mesh *m, const sm_poly_ref *order)
+{
+	return (poly_walk){ m, order, 0, 0 };
+}
+
+static inline void walk_at(poly_walk *pw, size_t i, uint32_t *set, uint32_t *polygon)
+{
+	if (pw->order) {
+		*set = pw->order[i].face_set;
+		*polygon = pw->order[i].polygon;
+		return;
+	}
+	while (i - pw->base >= pw->m->face_sets[pw->set].polygon_count) pw->base += pw->m->face_sets[pw->set++].polygon_count;
+	*set = (uint32_t)pw->set;
+	*polygon = (uint32_t)(i - pw->base);
+}
+
 /* Whether a cache keeps the values that the corners of a mesh name through idx (a corner's
  * value): the corners of up to 8 stretches of 4,096 polygons, evenly spaced in the written
  * order, are run through a cache's slots (their indices alone, each stretch from empty
@@ -321,11 +348,14 @@ static bool cache_keeps(const smdmx_mesh *m, const sm_poly_ref *order, size_t n,
 	uint32_t slot[SLOTS];
 	uint64_t lookups = 0, misses = 0;
 	size_t step = n / STRETCHES > STRETCH ? n / STRETCHES : STRETCH;
+	poly_walk pw = walk_start(m, order);
 	for (size_t from = 0; from < n; from += step) {
 		for (size_t k = 0; k < SLOTS; k++) slot[k] = (uint32_t)k ^ 1;
 		for (size_t i = from; i < n && i < from + STRETCH; i++) {
-			const smdmx_face_set *fs = &m->face_sets[order[i].face_set];
-			for (uint32_t k = fs->offsets[order[i].polygon]; k < fs->offsets[order[i].polygon + 1]; k++) {
+			uint32_t set, p;
+			walk_at(&pw, i, &set, &p);
+			const smdmx_face_set *fs = &m->face_sets[set];
+			for (uint32_t k = fs->offsets[p]; k < fs->offsets[p + 1]; k++) {
 				uint32_t v = idx[fs->corners[k]];
 				lookups++;
 				if (slot[v & (SLOTS - 1)] != v) {
@@ -708,14 +738,17 @@ static bool mesh_needs_links(const smdmx_scene *s, const smdmx_mesh *m, bool gol
 /* Triangles of polygons order[from, to) (fanned from their first corner). */
 static bool emit_polygons(writer *w, const smdmx_mesh *m, const sm_poly_ref *order, size_t from, size_t to, tri_ctx *t)
 {
+	poly_walk pw = walk_start(m, order);
 	for (size_t i = from; i < to; i++) {
-		const smdmx_face_set *fs = &m->face_sets[order[i].face_set];
-		const uint32_t *c = fs->corners + fs->offsets[order[i].polygon];
-		uint32_t nc = fs->offsets[order[i].polygon + 1] - fs->offsets[order[i].polygon];
+		uint32_t set, p;
+		walk_at(&pw, i, &set, &p);
+		const smdmx_face_set *fs = &m->face_sets[set];
+		const uint32_t *c = fs->corners + fs->offsets[p];
+		uint32_t nc = fs->offsets[p + 1] - fs->offsets[p];
 		for (uint32_t k = 1; k + 1 < nc; k++) {
-			SM_CHECK(emit_triangle_corner(w, m, c[0], order[i].face_set, t));
-			SM_CHECK(emit_triangle_corner(w, m, c[k], order[i].face_set, t));
-			SM_CHECK(emit_triangle_corner(w, m, c[k + 1], order[i].face_set, t));
+			SM_CHECK(emit_triangle_corner(w, m, c[0], set, t));
+			SM_CHECK(emit_triangle_corner(w, m, c[k], set, t));
+			SM_CHECK(emit_triangle_corner(w, m, c[k + 1], set, t));
 		}
 	}
 	return true;
@@ -842,9 +875,10 @@ static bool write_triangles(writer *w, int extra_uvs)
 		t.extra_uvs = m->uv_set_count > 1 ? (int)m->uv_set_count - 1 : 0;
 		if (t.extra_uvs > extra_uvs) t.extra_uvs = extra_uvs;
 		if (!m->face_set_count) continue;
-		sm_poly_ref *order;
-		size_t n;
-		if (!sm_polygon_order(&w->alloc, m, &order, &n)) return sm_fail_oom(w->error);
+		sm_poly_ref *order = NULL;
+		size_t n = 0;
+		for (size_t f = 0; f < m->face_set_count; f++) n += m->face_sets[f].polygon_count;
+		if (!sm_polygons_in_order(m) && !sm_polygon_order(&w->alloc, m, &order, &n)) return sm_fail_oom(w->error);
 		bool ok = build_pools(w, m, order, n, &t);
 		if (ok && w->threads > 1 && m->corner_count >= 6 * (uint64_t)sm_write_part_min) {
 			ok = emit_parallel(w, m, order, n, &t);
@@ -853,7 +887,7 @@ static bool write_triangles(writer *w, int extra_uvs)
 			caches_free(w, &t);
 		}
 		pools_free(w, &t);
-		sm_free(&w->alloc, order, n * sizeof(sm_poly_ref));
+		if (order) sm_free(&w->alloc, order, n * sizeof(sm_poly_ref));
 		SM_CHECK(ok);
 	}
 	SM_CHECK(sm_out_puts(&w->out, "end"));
