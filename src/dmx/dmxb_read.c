@@ -250,19 +250,24 @@ static bool item(rd *r, smdmx_dm_type t, bool in_array, void *dst)
 
 static bool attribute_value(rd *r, smdmx_dm_attr *a, uint8_t raw_type, size_t type_at);
 
-static bool attribute(rd *r, smdmx_dm_attr *a, uint8_t raw_type, size_t type_at)
+/* The reader goes forward only, and what it keeps is copied: the mapping's pages behind it,
+ * but for the last 64 KiB, are given back every 8 MiB (also within a large array, copied 4 MiB
+ * at a time), so that the file and the datamodel it becomes are not resident whole together
+ * (an error message reads them in again). */
+static void release_behind(rd *r)
 {
-	SM_CHECK(attribute_value(r, a, raw_type, type_at));
-	sm_progress_at(&r->progress, &r->told, r->pos, false);
-	/* The reader goes forward only, and what it keeps is copied: the mapping's pages behind
-	 * it, but for the last 64 KiB, are given back every 8 MiB, so that the file and the
-	 * datamodel it becomes are not resident whole together (an error message reads them in
-	 * again). */
 	if (r->mapped && r->pos - r->released >= ((size_t)8 << 20)) {
 		size_t to = r->pos - ((size_t)64 << 10);
 		os_map_release(r->data, r->released, to);
 		r->released = to;
 	}
+}
+
+static bool attribute(rd *r, smdmx_dm_attr *a, uint8_t raw_type, size_t type_at)
+{
+	SM_CHECK(attribute_value(r, a, raw_type, type_at));
+	sm_progress_at(&r->progress, &r->told, r->pos, false);
+	release_behind(r);
 	return true;
 }
 
@@ -295,8 +300,13 @@ static bool attribute_value(rd *r, smdmx_dm_attr *a, uint8_t raw_type, size_t ty
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (a->type != SMDMX_DM_ELEMENT && a->type != SMDMX_DM_OBJECTID && min == isize) {
 		/* Numbers: the bytes on disk are the bytes in memory. */
-		memcpy(dst, r->data + r->pos, n * isize);
-		r->pos += n * isize;
+		for (size_t done = 0, bytes = n * isize; done < bytes;) {
+			size_t step = bytes - done < ((size_t)4 << 20) ? bytes - done : (size_t)4 << 20;
+			memcpy(dst + done, r->data + r->pos, step);
+			r->pos += step;
+			done += step;
+			release_behind(r);
+		}
 		if (a->type == SMDMX_DM_BOOL)
 			for (size_t i = 0; i < n; i++) dst[i] = dst[i] != 0;
 		return true;
