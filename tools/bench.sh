@@ -104,6 +104,22 @@ cat_row() {
 		printf "cat\t%s\t%s\t%s\t\t\t-\t%s\n", $2, $3, $4, $2 >> tsv
 	}'
 }
+# write_row INPUT_BYTES FILE: FILE (a program's output, just written) written again to the same
+# file system by dd, flushed before dd ends as the programs flush their outputs, best of RUNS:
+# the disk's own time for that output, as MB/s of the program's input (no program writing it
+# there goes faster). Printed, not charted.
+write_row() {
+	for i in $(seq "$runs"); do
+		rm -f "$disk/write.tmp"
+		t0=$(now)
+		$one dd if="$2" of="$disk/write.tmp" bs=1M conv=fdatasync status=none
+		t1=$(now)
+		awk -v s="$1" -v a="$t0" -v b="$t1" 'BEGIN { printf "write %d %.6f %.3f -\n", s, b - a, s / 1e6 / (b - a) }'
+	done | best | awk -v out="$(size "$2")" '{
+		printf "%-12s %12d %8.3f %9.1f %8s %9s %7s %9s  (its %d bytes of output, written alone)\n", "write", $2, $3, $4, "", "", "", "-", out
+	}'
+	rm -f "$disk/write.tmp"
+}
 header() {
 	printf '%-12s %12s %8s %9s %8s %9s %7s %9s\n' phase bytes s_1core "MB/s_1" "s_${cores}core" "MB/s_$cores" speedup "RSS_MiB"
 }
@@ -123,7 +139,9 @@ header
 # The programs, as users run them: one core (pinned, --threads 1, -j 1) and every core, the
 # whole program timed (start, reading, converting, writing through a temporary file flushed
 # and renamed), outputs on disk in build/bench/out (its file system is named in the
-# heading), inputs read from the page cache. MB/s of input.
+# heading), inputs read from the page cache. MB/s of input. After each of the big model's
+# rows, `write`: its output written alone to the same disk (write_row), the limit the disk
+# sets it.
 disk=$dir/out
 mkdir -p "$disk"
 binmodel=$dir/grid_$tris.model.bin.dmx
@@ -147,11 +165,15 @@ programs() {
 	echo "programs, whole (MB/s of input; outputs to $disk, a $(stat -f -c %T "$disk") file system; one core: pinned, --threads 1, -j 1)"
 	cat_row "$smd"
 	row_fn "$(size "$smd")" to_kv2_run
+	write_row "$(size "$smd")" "$disk/o.dmx"
 	row_fn "$(size "$smd")" to_bin_run
+	write_row "$(size "$smd")" "$disk/o.dmx"
 	cat_row "$binmodel"
 	row_fn "$(size "$binmodel")" bin_smd_run
+	write_row "$(size "$binmodel")" "$disk/o.smd"
 	cat_row "$kvmodel"
 	row_fn "$(size "$kvmodel")" kv2_bin_run
+	write_row "$(size "$kvmodel")" "$disk/o.dmx"
 	corpus=../shared/corpus
 	if [ -d "$corpus" ]; then
 		# every SMD and VTA, and every DMX, of the corpus: hundreds of small files, with
