@@ -207,6 +207,24 @@ static void test_bad_inputs(void **state)
 	assert_non_null(dm);
 	assert_int_equal(((int32_t *)dm->elements[0].attrs[0].value.array.data)[1], INT32_MIN);
 	smdmx_dm_free(dm);
+	/* every length of 1 to 10 digits, with and without a sign and leading zeros, each read as
+	 * strtol reads it (the fast form takes up to 7 digits at once, more one at a time) */
+	{
+		static const char *const items[] = { "0", "7", "-7", "42", "-0", "007", "123", "4567", "-89012", "345678",
+			                             "1234567", "-7654321", "0000001", "12345678", "-87654321", "00000000",
+			                             "123456789", "-987654321", "1000000000", "2000000000", "-2000000001",
+			                             "0123456789", "99999999", "1", "2", "3" };
+		char text[1024];
+		size_t n = sizeof(items) / sizeof(items[0]), k = (size_t)snprintf(text, sizeof(text),
+		                                                              "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" { \"a\" \"int_array\" [ ");
+		for (size_t i = 0; i < n; i++) k += (size_t)snprintf(text + k, sizeof(text) - k, "\"%s\"%s", items[i], i + 1 < n ? ", " : " ] }\n");
+		dm = smdmx_dmx_read_memory(text, k, NULL, &err, NULL);
+		if (!dm) fail_msg("%s", err.message);
+		assert_int_equal(dm->elements[0].attrs[0].value.array.count, n);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(((int32_t *)dm->elements[0].attrs[0].value.array.data)[i], (int32_t)strtol(items[i], NULL, 10));
+		smdmx_dm_free(dm);
+	}
 	const char *big = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" { \"a\" \"int_array\" [ \"1\", \"2147483648\" ] }\n";
 	assert_null(smdmx_dmx_read_memory(big, strlen(big), NULL, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_BAD_VALUE);

@@ -93,7 +93,21 @@ static inline bool fast_item(const char *c, const char *end, smdmx_dm_type type,
 		bool neg = c < end && *c == '-';
 		const char *q = c + neg, *q0 = q;
 		int64_t v = 0;
-		while (q < end && q - q0 < 10 && (unsigned char)(*q - '0') < 10) v = v * 10 + (*q++ - '0');
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* up to 7 digits at once (SWAR): no loop whose end varies with the number */
+		size_t k = 8;
+		if (end - q > 8) {
+			uint64_t x;
+			memcpy(&x, q, 8);
+			k = sm_swar_digit_count(x);
+			if (k && k < 8) {
+				v = sm_swar_digits(x, k);
+				q += k;
+			}
+		}
+		if (k == 8)
+#endif
+			while (q < end && q - q0 < 10 && (unsigned char)(*q - '0') < 10) v = v * 10 + (*q++ - '0');
 		if (!(q > q0 && q < end && *q == '"' && v <= (neg ? INT64_C(2147483648) : INT32_MAX))) return false;
 		*(int32_t *)dst = (int32_t)(neg ? -v : v);
 		*next = q;

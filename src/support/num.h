@@ -26,6 +26,26 @@ static inline bool sm_is_digit(char c)
 	return (unsigned char)(c - '0') < 10;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* SWAR over 8 characters read as one little-endian word v (the first in the low byte): the
+ * count of digits it starts with (8 when all are), and the value of its first k (1 to 8)
+ * characters, all digits, with three multiplications. */
+static inline size_t sm_swar_digit_count(uint64_t v)
+{
+	uint64_t nd = ((v + UINT64_C(0x4646464646464646)) | (v - UINT64_C(0x3030303030303030))) & UINT64_C(0x8080808080808080);
+	return nd ? (size_t)__builtin_ctzll(nd) >> 3 : 8;
+}
+
+static inline uint32_t sm_swar_digits(uint64_t v, size_t k)
+{
+	if (k < 8) v = (v << (8 * (8 - k))) | (UINT64_C(0x3030303030303030) >> (8 * k));
+	v -= UINT64_C(0x3030303030303030);
+	v = (v * 10) + (v >> 8);
+	return (uint32_t)((((v & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x000F424000000064)) +
+	                   (((v >> 16) & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x0000271000000001))) >> 32);
+}
+#endif
+
 /* Plain "[-]digits[.digits]" with at most 19 digits and no exponent: the form of nearly
  * every number in real files. Returns false to defer to the general path. */
 static inline bool sm_parse_float_fast(const char *p, const char *end, float *out, const char **next)
@@ -49,16 +69,9 @@ static inline bool sm_parse_float_fast(const char *p, const char *end, float *ou
 		if (end - s >= 8) {
 			uint64_t v;
 			memcpy(&v, s, 8);
-			uint64_t nd = ((v + UINT64_C(0x4646464646464646)) | (v - UINT64_C(0x3030303030303030))) &
-			              UINT64_C(0x8080808080808080);
-			size_t k = nd ? (size_t)__builtin_ctzll(nd) >> 3 : 8;
+			size_t k = sm_swar_digit_count(v);
 			if (k) {
-				if (k < 8) v = (v << (8 * (8 - k))) | (UINT64_C(0x3030303030303030) >> (8 * k));
-				v -= UINT64_C(0x3030303030303030);
-				v = (v * 10) + (v >> 8);
-				v = (((v & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x000F424000000064)) +
-				     (((v >> 16) & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x0000271000000001))) >> 32;
-				w = w * sm_pow10_u64[k] + (uint32_t)v;
+				w = w * sm_pow10_u64[k] + sm_swar_digits(v, k);
 				s += k;
 			}
 			if (k == 8)
