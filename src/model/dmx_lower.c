@@ -592,6 +592,10 @@ static bool lower_clips(lower *l, uint32_t root)
 		uint32_t *chans = el_array(l, clip, "channels", cl->channel_count * 2);
 		if (cl->channel_count && !chans) return false;
 		size_t chans_attr = l->dm->elements[clip].attr_count - 1;
+		/* the times of the channel before and their ticks in the clip: channels mostly share
+		 * their key times, and a tick costs divisions (clip_tick) */
+		const int32_t *memo_abs = NULL, *memo_rel = NULL;
+		size_t memo_n = 0;
 		for (size_t k = 0; k < cl->channel_count; k++) {
 			const smdmx_channel *ch = &cl->channels[k];
 			const char *jn = s->joints[ch->joint].name;
@@ -615,12 +619,15 @@ static bool lower_clips(lower *l, uint32_t root)
 				int32_t *times = sm_owned_alloc(sm_dm_memory(l->dm), (n + 1) * sizeof(int32_t), l->error);
 				if (!times) return false;
 				for (size_t i = 0; i < n; i++) {
-					int64_t rel = clip_tick(cl, abs_times[i]);
+					int64_t rel = i < memo_n && abs_times[i] == memo_abs[i] ? memo_rel[i] : clip_tick(cl, abs_times[i]);
 					if (rel > INT32_MAX || rel < INT32_MIN || (i && rel <= times[i - 1]))
 						return sm_fail(l->error, SMDMX_ERROR_LIMIT, 0, 0, "clip '%s': a key %lld ticks from its start", cl->name,
 						               (long long)rel);
 					times[i] = (int32_t)rel;
 				}
+				memo_abs = abs_times;
+				memo_rel = times;
+				memo_n = n;
 				const float *vals = o ? (const float *)ch->orientations : (const float *)ch->positions;
 				int dim = o ? 4 : 3;
 				uint32_t *keep = sm_owned_alloc(sm_dm_memory(l->dm), (n + 1) * sizeof(uint32_t), l->error);
