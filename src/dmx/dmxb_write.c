@@ -20,6 +20,10 @@ typedef struct bw {
 	sm_vec strings;       /* const char * */
 	uint32_t *slots;      /* table index + 1, 0 empty */
 	size_t slot_cap;
+	/* the table index of every string the elements name, in the order they are written
+	 * (build_table looks each up; the writing takes them in turn instead of looking again) */
+	sm_vec refs;          /* uint32_t */
+	size_t next_ref;
 } bw;
 
 static bool bytes(bw *w, const void *p, size_t n)
@@ -51,8 +55,8 @@ static uint32_t str_hash(const char *s)
 	return h;
 }
 
-/* Index of s in the table, adding it when new (find only when `add` is false). */
-static bool intern(bw *w, const char *s, bool add, uint32_t *out)
+/* Index of s in the table, adding it when new. */
+static bool intern(bw *w, const char *s, uint32_t *out)
 {
 	if ((w->strings.count + 1) * 2 > w->slot_cap) {
 		size_t cap = w->slot_cap ? w->slot_cap * 2 : 256;
@@ -76,7 +80,6 @@ static bool intern(bw *w, const char *s, bool add, uint32_t *out)
 		}
 		h = (h + 1) & (w->slot_cap - 1);
 	}
-	if (!add) return sm_fail(w->error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "string missing from the table");
 	const char **dst = sm_vec_push(w->mem, &w->strings, sizeof(char *), w->error);
 	if (!dst) return false;
 	*dst = s;
@@ -85,11 +88,24 @@ static bool intern(bw *w, const char *s, bool add, uint32_t *out)
 	return true;
 }
 
-/* A table reference: int16 before version 5, int32 from it. */
+/* s added to the table, its index kept for the writing (wref). */
+static bool intern_ref(bw *w, const char *s)
+{
+	uint32_t i, *ref = sm_vec_push(w->mem, &w->refs, sizeof(uint32_t), w->error);
+	if (!ref || !intern(w, s, &i)) return false;
+	*ref = i;
+	return true;
+}
+
+/* A table reference: int16 before version 5, int32 from it. The strings come in the order
+ * build_table added them; each is checked to be the one kept. */
 static bool wref(bw *w, const char *s)
 {
-	uint32_t i;
-	SM_CHECK(intern(w, s, false, &i));
+	const char *const *all = w->strings.data;
+	if (w->next_ref >= w->refs.count) return sm_fail(w->error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "string missing from the table");
+	uint32_t i = ((const uint32_t *)w->refs.data)[w->next_ref++];
+	if (all[i] != s && strcmp(all[i], s) != 0)
+		return sm_fail(w->error, SMDMX_ERROR_INVALID_SCENE, 0, 0, "string missing from the table");
 	return w->version >= 5 ? w32(w, (int32_t)i) : w16(w, (int32_t)i);
 }
 
@@ -188,18 +204,18 @@ static bool attribute(bw *w, const smdmx_dm_attr *a, bool table)
 static bool build_table(bw *w)
 {
 	const smdmx_dm *dm = w->dm;
-	uint32_t i;
+	/* in the order write_all writes them */
 	for (size_t k = 0; k < w->count; k++) {
 		const smdmx_dm_element *e = &dm->elements[w->order[k]];
-		SM_CHECK(intern(w, e->type, true, &i));
-		if (w->version >= 4) SM_CHECK(intern(w, e->name, true, &i));
+		SM_CHECK(intern_ref(w, e->type));
+		if (w->version >= 4) SM_CHECK(intern_ref(w, e->name));
 	}
 	for (size_t k = 0; k < w->count; k++) {
 		const smdmx_dm_element *e = &dm->elements[w->order[k]];
 		for (size_t a = 0; a < e->attr_count; a++) {
-			SM_CHECK(intern(w, e->attrs[a].name, true, &i));
+			SM_CHECK(intern_ref(w, e->attrs[a].name));
 			if (w->version >= 4 && e->attrs[a].type == SMDMX_DM_STRING && !e->attrs[a].is_array)
-				SM_CHECK(intern(w, e->attrs[a].value.s ? e->attrs[a].value.s : "", true, &i));
+				SM_CHECK(intern_ref(w, e->attrs[a].value.s ? e->attrs[a].value.s : ""));
 		}
 	}
 	size_t most = w->version >= 5 ? (size_t)INT32_MAX : 32767;
@@ -311,7 +327,7 @@ bool sm_dmxb_write(smdmx_dm *dm, bool seqids, int version, const char *format, i
 	w.dm = dm;
 	w.version = version;
 	w.seqids = seqids;
-	w.strings = (sm_vec)SM_VEC_INIT;
+	w.strings = w.refs = (sm_vec)SM_VEC_INIT;
 	w.mem = sm_owner_new(allocator, error);
 	if (!w.mem) return false;
 	bool ok = write_all(&w, format, format_version);
