@@ -284,6 +284,8 @@ typedef struct value_texts {
 	uint32_t mask;
 } value_texts;
 
+typedef enum value_kind { VALUE_POS, VALUE_NRM, VALUE_UV, VALUE_LNK, VALUE_KINDS } value_kind;
+
 typedef struct tri_ctx {
 	const struct writer *w; /* the bone of a position (parent_bone) */
 	bool links;
@@ -291,10 +293,9 @@ typedef struct tri_ctx {
 	xform x;
 	int extra_uvs;
 	uint32_t corner_in_tri;
-	value_texts pos, nrm, uv, lnk;
+	size_t line_most;         /* the most text of a corner line, from its pieces' most */
+	value_texts text[VALUE_KINDS];
 } tri_ctx;
-
-typedef enum value_kind { VALUE_POS, VALUE_NRM, VALUE_UV, VALUE_LNK } value_kind;
 
 /* A corner line's pieces are copied 16 bytes at a time: up to 15 bytes past a piece's end are
  * read (a pool keeps COPY_SLACK bytes after its text, a slot's text is followed by the next
@@ -394,19 +395,16 @@ static bool cache_start(writer *w, value_texts *c, size_t count)
 
 static void caches_free(writer *w, tri_ctx *t)
 {
-	cache_free(w, &t->pos);
-	cache_free(w, &t->nrm);
-	cache_free(w, &t->uv);
-	cache_free(w, &t->lnk);
+	for (int k = 0; k < VALUE_KINDS; k++) cache_free(w, &t->text[k]);
 }
 
 /* A cache for each array the corner lines name that has no pool. */
 static bool caches_start(writer *w, const smdmx_mesh *m, tri_ctx *t)
 {
-	bool ok = (t->pos.offsets || cache_start(w, &t->pos, m->position_count)) &&
-	          (!m->normal_indices || t->nrm.offsets || cache_start(w, &t->nrm, m->normal_count)) &&
-	          (!m->uv_set_count || t->uv.offsets || cache_start(w, &t->uv, m->uv_sets[0].count)) &&
-	          (!t->links || t->lnk.offsets || cache_start(w, &t->lnk, m->position_count));
+	bool ok = (t->text[VALUE_POS].offsets || cache_start(w, &t->text[VALUE_POS], m->position_count)) &&
+	          (!m->normal_indices || t->text[VALUE_NRM].offsets || cache_start(w, &t->text[VALUE_NRM], m->normal_count)) &&
+	          (!m->uv_set_count || t->text[VALUE_UV].offsets || cache_start(w, &t->text[VALUE_UV], m->uv_sets[0].count)) &&
+	          (!t->links || t->text[VALUE_LNK].offsets || cache_start(w, &t->text[VALUE_LNK], m->position_count));
 	if (!ok) caches_free(w, t);
 	return ok;
 }
@@ -552,7 +550,6 @@ static void pool_part_run(void *arg)
 	p->ok = true;
 }
 
-
 static bool build_pool(writer *w, const smdmx_mesh *m, const tri_ctx *t, value_kind kind, size_t count, size_t guess,
                        value_texts *pool)
 {
@@ -598,28 +595,26 @@ static bool build_pool(writer *w, const smdmx_mesh *m, const tri_ctx *t, value_k
 static bool build_pools(writer *w, const smdmx_mesh *m, const sm_poly_ref *order, size_t n, tri_ctx *t)
 {
 	if (!cache_keeps(m, order, n, m->position_indices, m->position_count)) {
-		SM_CHECK(build_pool(w, m, t, VALUE_POS, m->position_count, 32, &t->pos));
-		if (t->links) SM_CHECK(build_pool(w, m, t, VALUE_LNK, m->position_count, 24, &t->lnk));
+		SM_CHECK(build_pool(w, m, t, VALUE_POS, m->position_count, 32, &t->text[VALUE_POS]));
+		if (t->links) SM_CHECK(build_pool(w, m, t, VALUE_LNK, m->position_count, 24, &t->text[VALUE_LNK]));
 	}
 	if (m->normal_indices && !cache_keeps(m, order, n, m->normal_indices, m->normal_count))
-		SM_CHECK(build_pool(w, m, t, VALUE_NRM, m->normal_count, 32, &t->nrm));
+		SM_CHECK(build_pool(w, m, t, VALUE_NRM, m->normal_count, 32, &t->text[VALUE_NRM]));
 	if (m->uv_set_count && !cache_keeps(m, order, n, m->uv_sets[0].indices, m->uv_sets[0].count))
-		SM_CHECK(build_pool(w, m, t, VALUE_UV, m->uv_sets[0].count, 20, &t->uv));
+		SM_CHECK(build_pool(w, m, t, VALUE_UV, m->uv_sets[0].count, 20, &t->text[VALUE_UV]));
 	return true;
 }
 
 static void pools_free(writer *w, tri_ctx *t)
 {
-	pool_free(w, &t->pos);
-	pool_free(w, &t->nrm);
-	pool_free(w, &t->uv);
-	pool_free(w, &t->lnk);
+	for (int k = 0; k < VALUE_KINDS; k++) pool_free(w, &t->text[k]);
 }
 
 /* Value i's text at o (which has room for value_text_max and COPY_SLACK more), copied from
  * its pool or its slot, or formatted and kept there; returns its end. */
-static inline char *put_value(const smdmx_mesh *m, const tri_ctx *t, value_texts *c, value_kind kind, uint32_t i, char *o)
+static inline char *put_value(const smdmx_mesh *m, tri_ctx *t, value_kind kind, uint32_t i, char *o)
 {
+	value_texts *c = &t->text[kind];
 	if (c->offsets) return copy_over(o, c->text + c->offsets[i], c->offsets[i + 1] - c->offsets[i]);
 	cache_slot *s = &c->slot[i & c->mask];
 	if (SM_LIKELY(s->value == i)) return copy_over(o, s->text, s->len);
@@ -634,12 +629,12 @@ static inline char *put_value(const smdmx_mesh *m, const tri_ctx *t, value_texts
 
 /* Value i's text through the writer's buffer; one longer than the buffer (a list of some
  * thousand links) is formatted apart. */
-static bool put_piece(writer *w, const smdmx_mesh *m, const tri_ctx *t, value_texts *c, value_kind kind, uint32_t i)
+static bool put_piece(writer *w, const smdmx_mesh *m, tri_ctx *t, value_kind kind, uint32_t i)
 {
 	size_t most = value_text_max(m, kind, i) + COPY_SLACK;
 	if (most <= SM_OUT_CAP) {
 		SM_CHECK(sm_out_room(&w->out, most));
-		w->out.len = (size_t)(put_value(m, t, c, kind, i, w->out.buf + w->out.len) - w->out.buf);
+		w->out.len = (size_t)(put_value(m, t, kind, i, w->out.buf + w->out.len) - w->out.buf);
 		return true;
 	}
 	char *text = sm_malloc(&w->alloc, most);
@@ -656,6 +651,15 @@ static const char ZEROS[48] = ZEROS_TEXT;
 enum { ZERO_LEN = 9, NORMAL_ZEROS_LEN = 3 * ZERO_LEN, UV_ZEROS_LEN = 2 * ZERO_LEN };
 _Static_assert(sizeof(ZEROS_TEXT) - 1 == NORMAL_ZEROS_LEN && NORMAL_ZEROS_LEN + COPY_SLACK <= sizeof(ZEROS),
                "ZEROS holds three zeros and the copy's slack");
+
+/* The most text of a corner line of m (its values', links', line end and slack), once a mesh. */
+static size_t line_most(const smdmx_mesh *m, bool links)
+{
+	size_t most = 0;
+	for (size_t p = 0; links && p < m->position_count; p++)
+		if (value_text_max(m, VALUE_LNK, p) > most) most = value_text_max(m, VALUE_LNK, p);
+	return 3 * value_text_max(m, VALUE_POS, 0) + most + 2 + COPY_SLACK;
+}
 
 static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, size_t face_set, void *vctx)
 {
@@ -675,28 +679,27 @@ static bool emit_triangle_corner(writer *w, const smdmx_mesh *m, uint32_t c, siz
 	uint32_t p = m->position_indices[c];
 	if (!t->extra_uvs) {
 		/* the line from its pieces in one go; a missing normal or UV is zeros */
-		size_t most = 3 * value_text_max(m, VALUE_POS, p) + (t->links ? value_text_max(m, VALUE_LNK, p) : 0) + 2 + COPY_SLACK;
-		if (most <= SM_OUT_CAP) {
-			SM_CHECK(sm_out_room(&w->out, most));
+		if (t->line_most <= SM_OUT_CAP) {
+			SM_CHECK(sm_out_room(&w->out, t->line_most));
 			char *o = w->out.buf + w->out.len;
-			o = put_value(m, t, &t->pos, VALUE_POS, p, o);
-			o = m->normal_indices ? put_value(m, t, &t->nrm, VALUE_NRM, m->normal_indices[c], o)
+			o = put_value(m, t, VALUE_POS, p, o);
+			o = m->normal_indices ? put_value(m, t, VALUE_NRM, m->normal_indices[c], o)
 			                      : copy_over(o, ZEROS, NORMAL_ZEROS_LEN);
-			o = m->uv_set_count ? put_value(m, t, &t->uv, VALUE_UV, m->uv_sets[0].indices[c], o)
+			o = m->uv_set_count ? put_value(m, t, VALUE_UV, m->uv_sets[0].indices[c], o)
 			                    : copy_over(o, ZEROS, UV_ZEROS_LEN);
-			if (t->links) o = put_value(m, t, &t->lnk, VALUE_LNK, p, o);
+			if (t->links) o = put_value(m, t, VALUE_LNK, p, o);
 			if (w->eol_len == 2) *o++ = '\r';
 			*o++ = '\n';
 			w->out.len = (size_t)(o - w->out.buf);
 			return true;
 		}
 	}
-	SM_CHECK(put_piece(w, m, t, &t->pos, VALUE_POS, p));
-	if (m->normal_indices) SM_CHECK(put_piece(w, m, t, &t->nrm, VALUE_NRM, m->normal_indices[c]));
+	SM_CHECK(put_piece(w, m, t, VALUE_POS, p));
+	if (m->normal_indices) SM_CHECK(put_piece(w, m, t, VALUE_NRM, m->normal_indices[c]));
 	else SM_CHECK(sm_out_put(&w->out, ZEROS, NORMAL_ZEROS_LEN));
-	if (m->uv_set_count) SM_CHECK(put_piece(w, m, t, &t->uv, VALUE_UV, m->uv_sets[0].indices[c]));
+	if (m->uv_set_count) SM_CHECK(put_piece(w, m, t, VALUE_UV, m->uv_sets[0].indices[c]));
 	else SM_CHECK(sm_out_put(&w->out, ZEROS, UV_ZEROS_LEN));
-	if (t->links) SM_CHECK(put_piece(w, m, t, &t->lnk, VALUE_LNK, p));
+	if (t->links) SM_CHECK(put_piece(w, m, t, VALUE_LNK, p));
 	if (t->extra_uvs) {
 		SM_CHECK(put_int(w, t->extra_uvs, true));
 		for (int k = 1; k <= t->extra_uvs; k++) {
@@ -872,6 +875,7 @@ static bool write_triangles(writer *w, int extra_uvs)
 		t.w = w;
 		t.links = mesh_needs_links(s, m, w->goldsrc);
 		t.has_xform = smdw_mesh_xform(s, m, &t.x);
+		t.line_most = line_most(m, t.links);
 		t.extra_uvs = m->uv_set_count > 1 ? (int)m->uv_set_count - 1 : 0;
 		if (t.extra_uvs > extra_uvs) t.extra_uvs = extra_uvs;
 		if (!m->face_set_count) continue;
