@@ -1057,6 +1057,16 @@ static void test_threads(void **state)
 	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
 }
 
+/* The start of an SMD of eight bones in a chain, up to its "triangles" line, at t; its length. */
+static size_t eight_bones(char *t, size_t cap)
+{
+	size_t k = (size_t)snprintf(t, cap, "version 1\nnodes\n");
+	for (int b = 0; b < 8; b++) k += (size_t)snprintf(t + k, cap - k, "%d \"b%d\" %d\n", b, b, b - 1);
+	k += (size_t)snprintf(t + k, cap - k, "end\nskeleton\ntime 0\n");
+	for (int b = 0; b < 8; b++) k += (size_t)snprintf(t + k, cap - k, "%d %d 0 0 0 0 0\n", b, b);
+	return k + (size_t)snprintf(t + k, cap - k, "end\ntriangles\n");
+}
+
 /* An SMD of n triangles whose corners name v positions in a random order (a fixed generator):
  * position p has a normal and, with its corner, a UV of its own, and one link, or six when p
  * is a multiple of 5 (a text longer than a cache's slot holds). */
@@ -1068,11 +1078,7 @@ static char *random_order_case(size_t n, size_t v, size_t *len)
 	assert_non_null(t);
 	size_t k = 0;
 #define PUT(...) (k += (size_t)snprintf(t + k, cap - k, __VA_ARGS__))
-	PUT("version 1\nnodes\n");
-	for (int b = 0; b < 8; b++) PUT("%d \"b%d\" %d\n", b, b, b - 1);
-	PUT("end\nskeleton\ntime 0\n");
-	for (int b = 0; b < 8; b++) PUT("%d %d 0 0 0 0 0\n", b, b);
-	PUT("end\ntriangles\n");
+	k += eight_bones(t, cap);
 	uint64_t x = 88172645463325252u;
 	for (size_t i = 0; i < n; i++) {
 		PUT("m%zu\n", i % 3);
@@ -1104,11 +1110,7 @@ static char *grid_case(size_t w, size_t h, size_t *len)
 	assert_non_null(t);
 	size_t k = 0;
 #define PUT(...) (k += (size_t)snprintf(t + k, cap - k, __VA_ARGS__))
-	PUT("version 1\nnodes\n");
-	for (int b = 0; b < 8; b++) PUT("%d \"b%d\" %d\n", b, b, b - 1);
-	PUT("end\nskeleton\ntime 0\n");
-	for (int b = 0; b < 8; b++) PUT("%d %d 0 0 0 0 0\n", b, b);
-	PUT("end\ntriangles\n");
+	k += eight_bones(t, cap);
 	static const int quad[6][2] = { { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 0 }, { 1, 1 }, { 0, 1 } };
 	for (size_t y = 0; y < h; y++) {
 		for (size_t x = 0; x < w; x++) {
