@@ -314,18 +314,16 @@ static bool lift_face_sets(lift *l, smdmx_mesh *m, uint32_t mesh)
 		const int32_t *faces = get_array(l, fsets[i], "faces", SMDMX_DM_INT, &nf);
 		fs->material = material_index(l, get_el(l, fsets[i], "material"));
 		if (fs->material == SMDMX_NONE) return false;
-		size_t ends = 0, used = 0;
+		size_t ends = 0;
 		for (size_t k = 0; k < nf; k++) {
 			ends += faces[k] < 0;
 			if (faces[k] >= 0 && (size_t)faces[k] >= nc) return bad_model(l, "a face corner out of range");
 		}
-		used = nf - ends;
+		size_t used = nf - ends;
 		uint32_t *corners = NULL;
-		if (!used)
-			corners = NULL;
-		else if (l->adopt && face_set_alone(l, fsets[i]) && sm_adopt_take(l->adopt, faces))
+		if (used && l->adopt && face_set_alone(l, fsets[i]) && sm_adopt_take(l->adopt, faces))
 			corners = (uint32_t *)(uintptr_t)faces;
-		else if (!(corners = sm_owned_alloc(l->o, used * sizeof(uint32_t), l->error)))
+		else if (used && !(corners = sm_owned_alloc(l->o, used * sizeof(uint32_t), l->error)))
 			return false;
 		uint32_t *offsets = sm_owned_alloc(l->o, (ends + 1) * sizeof(uint32_t), l->error);
 		if (!offsets) return false;
