@@ -120,6 +120,28 @@ write_row() {
 	}'
 	rm -f "$disk/write.tmp"
 }
+# tree_write_row INPUT_BYTES: the files a library row wrote (all of $disk) copied by cp to a
+# new folder on the same file system, which is then flushed (sync -f), best of RUNS: the file
+# system's own time to create, write and flush that many files, as MB/s of the row's input.
+# Beside the row, it tells the program's time from the file system's. Printed, not charted.
+tree_write_row() {
+	rm -rf "$dir/tree"
+	mv "$disk" "$dir/tree"
+	mkdir -p "$disk"
+	files=$(find "$dir/tree" -type f | wc -l)
+	for i in $(seq "$runs"); do
+		rm -rf "$disk/copy"
+		t0=$(now)
+		$one cp -r "$dir/tree" "$disk/copy"
+		sync -f "$disk/copy"
+		t1=$(now)
+		awk -v s="$1" -v a="$t0" -v b="$t1" 'BEGIN { printf "write %d %.6f %.3f -\n", s, b - a, s / 1e6 / (b - a) }'
+	done | best | awk -v files="$files" -v out="$(find "$dir/tree" -type f -printf "%s\n" | awk '{ n += $1 } END { print n + 0 }')" '{
+		printf "%-12s %12d %8.3f %9.1f %8s %9s %7s %9s  (its %d files, %d bytes, copied and flushed alone)\n", "write", $2, $3, $4, "", "", "", "-", files, out
+	}'
+	rm -rf "$dir/tree"
+	empty_disk
+}
 header() {
 	printf '%-12s %12s %8s %9s %8s %9s %7s %9s\n' phase bytes s_1core "MB/s_1" "s_${cores}core" "MB/s_$cores" speedup "RSS_MiB"
 }
@@ -149,10 +171,15 @@ kvmodel=$dir/grid_$tris.model.dmx
 [ -f "$kvmodel" ] || build/smd2dmx "$smd" -o "$kvmodel" -q
 [ -f "$binmodel" ] || build/smd2dmx "$smd" -o "$binmodel" --encoding binary -q
 pin() { [ "$THREADS" = 1 ] && echo "$one"; } # taskset for the one-core run
+# the output folder emptied, its hidden files too (smdmx qc's record of what it wrote)
+empty_disk() {
+	rm -rf "${disk:?}"
+	mkdir -p "$disk"
+}
 # prog_timed PHASE BYTES COMMAND...: timed, its output folder emptied first; an exit status
 # other than 0 is the command's own report, not the benchmark's
 prog_timed() {
-	rm -rf "${disk:?}"/*
+	empty_disk
 	any_status=1
 	timed "$@"
 	any_status=0
@@ -187,8 +214,10 @@ programs() {
 		lib_dmx_run() { prog_timed dmx2smd-r "$(size "$dir/corpus_dmx.cat")" $(pin) build/dmx2smd -r "$corpus" -d "$disk" -k -q -j "$THREADS"; }
 		cat_row "$dir/corpus_smd.cat"
 		row_fn "$(size "$dir/corpus_smd.cat")" lib_smd_run
+		tree_write_row "$(size "$dir/corpus_smd.cat")"
 		cat_row "$dir/corpus_dmx.cat"
 		row_fn "$(size "$dir/corpus_dmx.cat")" lib_dmx_run
+		tree_write_row "$(size "$dir/corpus_dmx.cat")"
 		rm -f "$dir/corpus_smd.cat" "$dir/corpus_dmx.cat"
 		# the HL2 and L4D2 model sources as QC projects, every QC below them to DMX (MB/s
 		# of every file of the two trees, QCs and what they name)
@@ -201,11 +230,12 @@ programs() {
 		lib_qc_run() { prog_timed qc-r "$(size "$dir/corpus_lib.cat")" $(pin) build/smdmx qc -r $libs --to dmx -d "$disk" -k -q -j "$THREADS"; }
 		cat_row "$dir/corpus_lib.cat"
 		row_fn "$(size "$dir/corpus_lib.cat")" lib_qc_run
+		tree_write_row "$(size "$dir/corpus_lib.cat")"
 		rm -f "$dir/corpus_lib.cat"
 	else
 		echo "the corpus as a library: not measured, no ../shared/corpus beside the clone"
 	fi
-	rm -rf "${disk:?}"/*
+	empty_disk
 }
 programs
 if [ "$mode" = ci ]; then
