@@ -99,6 +99,8 @@ typedef struct merge_job {
 	size_t n;
 	const size_t *corner0;  /* per part: its first corner in the file */
 	size_t sets;            /* UV sets after the merge */
+	dedup *grown;           /* the tables' bigger slots (merge_reserve): positions, normals,
+	                           UV sets; each filled by the task that owns the table */
 	sm_alloc alloc;         /* the task's own scratch */
 	void (*task)(void *);   /* what it does: merge_positions, ... */
 	bool ok;
@@ -129,18 +131,12 @@ static bool merge_values(merge_job *j, dedup *d, sm_vec *data, const float *vals
 	return ok;
 }
 
-/* Reserves room for n more values of a table without growing it while they go in. */
-static bool dedup_reserve(reader *r, dedup *d, size_t more)
-{
-	while ((d->count + more + 1) * 2 > d->cap) SM_CHECK(smdr_dedup_grow(r, d));
-	return true;
-}
-
 static void merge_positions(void *arg)
 {
 	merge_job *j = arg;
 	reader *r = j->r, *tr = j->tr;
 	j->ok = false;
+	if (j->grown[0].slots) smdr_dedup_move(&r->position_table, &j->grown[0]);
 	for (size_t k = 0; k < j->n; k++) {
 		const reader *q = &j->ps[k].r;
 		uint32_t *map = sm_malloc(&j->alloc, sizeof(uint32_t) * (q->positions.count + 1));
@@ -173,6 +169,7 @@ static void merge_normals(void *arg)
 	merge_job *j = arg;
 	reader *r = j->r;
 	j->ok = false;
+	if (j->grown[1].slots) smdr_dedup_move(&r->normal_table, &j->grown[1]);
 	for (size_t k = 0; k < j->n; k++) {
 		const reader *q = &j->ps[k].r;
 		if (!merge_values(j, &r->normal_table, &r->normals, q->normals.data, q->normals.count, 3, q->normal_indices.data,
@@ -191,6 +188,8 @@ static void merge_uvs(void *arg)
 	reader *r = j->r, *tr = j->tr;
 	const float zero[2] = { 0, 0 };
 	j->ok = false;
+	for (size_t s = 0; s < j->sets; s++)
+		if (j->grown[2 + s].slots) smdr_dedup_move(&r->uv[s].table, &j->grown[2 + s]);
 	for (size_t k = 0; k < j->n; k++) {
 		const reader *q = &j->ps[k].r;
 		size_t c0 = j->corner0[k], n = q->corner_count;
@@ -227,12 +226,13 @@ static void merge_normals_uvs(void *arg)
 	if (j->ok) merge_uvs(j);
 }
 
-/* Room for all that merging adds: no table grows and no array moves while the tasks run. */
+/* Room for all that merging adds: no array moves while the tasks run, and a table that needs
+ * more slots has them made here and filled by its task (grown), on the threads at once. */
 static bool merge_reserve(reader *r, size_t more_p, size_t more_w, size_t more_n, const size_t *more_uv, size_t sets,
-                          size_t total)
+                          size_t total, dedup *grown)
 {
-	SM_CHECK(dedup_reserve(r, &r->position_table, more_p));
-	SM_CHECK(dedup_reserve(r, &r->normal_table, more_n));
+	SM_CHECK(smdr_dedup_make(r, &r->position_table, more_p, &grown[0]));
+	SM_CHECK(smdr_dedup_make(r, &r->normal_table, more_n, &grown[1]));
 	SM_CHECK(sm_vec_reserve(r->o, &r->positions, sizeof(smdmx_vec3), r->positions.count + more_p, r->error));
 	SM_CHECK(sm_vec_reserve(r->o, &r->weight_offsets, sizeof(uint32_t), r->weight_offsets.count + more_p, r->error));
 	SM_CHECK(sm_vec_reserve(r->o, &r->weights, sizeof(smdmx_weight), r->weights.count + more_w, r->error));
@@ -245,7 +245,7 @@ static bool merge_reserve(reader *r, size_t more_p, size_t more_w, size_t more_n
 			*u = (uv_build){ SM_VEC_INIT, SM_VEC_INIT, { NULL, 0, 0, 0 } };
 			SM_CHECK(smdr_dedup_init(r, &u->table, 1024));
 		}
-		SM_CHECK(dedup_reserve(r, &u->table, more_uv[s]));
+		SM_CHECK(smdr_dedup_make(r, &u->table, more_uv[s], &grown[2 + s]));
 		SM_CHECK(sm_vec_reserve(r->o, &u->data, sizeof(smdmx_vec2), u->data.count + more_uv[s], r->error));
 		SM_CHECK(sm_vec_reserve(r->o, &u->indices, sizeof(uint32_t), total, r->error));
 	}
@@ -285,15 +285,16 @@ static bool merge_parts(reader *r, part *ps, size_t n, const uint32_t *bases)
 		}
 	}
 	/* Room for everything the tasks add (its pages are touched first by the tasks). */
+	dedup grown[2 + 9] = { { NULL, 0, 0, 0 } };
 	sm_alloc_lazy = true;
-	bool room = merge_reserve(r, more_p, more_w, more_n, more_uv, sets, total);
+	bool room = merge_reserve(r, more_p, more_w, more_n, more_uv, sets, total, grown);
 	sm_alloc_lazy = false;
 	SM_CHECK(room);
 	/* The tasks: positions here, normals and UVs on threads of their own. */
 	reader copies[2];
 	merge_job jobs[3];
 	for (int t = 0; t < 3; t++) {
-		jobs[t] = (merge_job){ .r = r, .tr = r, .ps = ps, .n = n, .corner0 = corner0, .sets = sets };
+		jobs[t] = (merge_job){ .r = r, .tr = r, .ps = ps, .n = n, .corner0 = corner0, .sets = sets, .grown = grown };
 		sm_alloc_init(&jobs[t].alloc, &r->o->alloc.hooks);
 		if (t) {
 			copies[t - 1] = *r;
@@ -313,6 +314,7 @@ static bool merge_parts(reader *r, part *ps, size_t n, const uint32_t *bases)
 		jobs[2].ok = true; /* the UVs follow the normals in jobs[1] */
 		sm_run_all(merge_run, jobs, sizeof(*jobs), 2);
 	}
+	for (size_t t = 0; t < 2 + sets; t++) smdr_dedup_free(r, &grown[t]); /* the old slots */
 	for (int t = 1; t < 3; t++)
 		if (!jobs[t].ok && !r->error->code) *r->error = jobs[t].error;
 	if (!jobs[0].ok || !jobs[1].ok || !jobs[2].ok) return r->error->code ? false : sm_fail_oom(r->error);

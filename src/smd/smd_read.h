@@ -297,6 +297,12 @@ bool smdr_bone_index(reader *r, int64_t id, const char *at, uint32_t *out);
 bool smdr_dedup_init(reader *r, dedup *d, size_t cap);
 bool smdr_dedup_grow(reader *r, dedup *d);
 void smdr_dedup_free(reader *r, dedup *d);
+/* A table's growth in two steps, for a table filled on another thread than the one that
+ * allocates: the slots it needs to take more entries (next->slots NULL where it has room),
+ * allocated and not touched; then, on the thread that fills it, those slots zeroed and every
+ * entry placed in them, and the two swapped (next then holds the old slots, to free). */
+bool smdr_dedup_make(reader *r, const dedup *d, size_t more, dedup *next);
+void smdr_dedup_move(dedup *d, dedup *next);
 bool smdr_intern_vec(reader *r, dedup *d, sm_vec *data, const float *val, size_t n, uint32_t *out);
 bool smdr_intern_position(reader *r, const float *p, const smdmx_weight *w, size_t nw, uint32_t *out);
 bool smdr_intern_material(reader *r, const char *s, size_t n, uint32_t *out);

@@ -10,14 +10,22 @@
 
 /* ---- triangles ----------------------------------------------------------------------------- */
 
-bool smdr_dedup_init(reader *r, dedup *d, size_t cap)
+/* Slots for a table of cap entries, empty when zeroed (or not: smdr_dedup_move zeroes
+ * them where they are filled). */
+static bool dedup_slots(reader *r, dedup *d, size_t cap, bool zeroed)
 {
-	d->slots = sm_owned_calloc(r->o, cap, sizeof(uint64_t), r->error);
+	d->slots = zeroed ? sm_owned_calloc(r->o, cap, sizeof(uint64_t), r->error)
+	                  : sm_owned_alloc(r->o, cap * sizeof(uint64_t), r->error);
 	if (!d->slots) return false;
 	d->slot = r->o->slot_count - 1;
 	d->cap = cap;
 	d->count = 0;
 	return true;
+}
+
+bool smdr_dedup_init(reader *r, dedup *d, size_t cap)
+{
+	return dedup_slots(r, d, cap, true);
 }
 
 void smdr_dedup_free(reader *r, dedup *d)
@@ -30,23 +38,46 @@ void smdr_dedup_free(reader *r, dedup *d)
 	d->cap = 0;
 }
 
-/* Doubles a table; the stored hashes place every entry again. */
-bool smdr_dedup_grow(reader *r, dedup *d)
+bool smdr_dedup_make(reader *r, const dedup *d, size_t more, dedup *next)
 {
-	dedup nd;
-	if (d->cap > SIZE_MAX / 16) return sm_fail_oom(r->error);
-	SM_CHECK(smdr_dedup_init(r, &nd, d->cap * 2));
-	size_t mask = nd.cap - 1;
+	size_t cap = d->cap;
+	while ((d->count + more + 1) * 2 > cap) {
+		if (cap > SIZE_MAX / 16) return sm_fail_oom(r->error);
+		cap *= 2;
+	}
+	if (cap == d->cap) {
+		next->slots = NULL;
+		return true;
+	}
+	return dedup_slots(r, next, cap, false);
+}
+
+void smdr_dedup_move(dedup *d, dedup *next)
+{
+	sm_alloc_populate(next->slots, next->cap * sizeof(uint64_t));
+	memset(next->slots, 0, next->cap * sizeof(uint64_t));
+	size_t mask = next->cap - 1;
 	for (size_t i = 0; i < d->cap; i++) {
 		uint64_t v = d->slots[i];
 		if (!v) continue;
 		size_t h = (size_t)(v >> 32) & mask;
-		while (nd.slots[h]) h = (h + 1) & mask;
-		nd.slots[h] = v;
+		while (next->slots[h]) h = (h + 1) & mask;
+		next->slots[h] = v;
 	}
-	nd.count = d->count;
-	smdr_dedup_free(r, d);
-	*d = nd;
+	next->count = d->count;
+	dedup old = *d;
+	*d = *next;
+	*next = old;
+}
+
+/* Doubles a table; the stored hashes place every entry again. */
+bool smdr_dedup_grow(reader *r, dedup *d)
+{
+	dedup next;
+	if (d->cap > SIZE_MAX / 16) return sm_fail_oom(r->error);
+	SM_CHECK(dedup_slots(r, &next, d->cap * 2, false));
+	smdr_dedup_move(d, &next);
+	smdr_dedup_free(r, &next);
 	return true;
 }
 

@@ -17,6 +17,11 @@ static void populate(void *p, size_t from, size_t to, bool huge)
 	if (p && !sm_alloc_lazy) os_populate(p, from, to, huge);
 }
 
+void sm_alloc_populate(void *p, size_t size)
+{
+	os_populate(p, 0, size, true);
+}
+
 static void *default_alloc(void *user, size_t size)
 {
 	(void)user;

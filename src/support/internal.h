@@ -78,6 +78,9 @@ void sm_alloc_init(sm_alloc *a, const smdmx_allocator *hooks);
  * leaves their pages to be faulted in by those threads, in parallel, rather than populating
  * them here. */
 extern _Thread_local bool sm_alloc_lazy;
+/* The pages of a block allocated lazily made resident in one call, by the thread about to
+ * fill it (huge pages asked for a block of 4 MiB or more). */
+void sm_alloc_populate(void *p, size_t size);
 SM_NODISCARD void *sm_malloc(sm_alloc *a, size_t size);
 SM_NODISCARD void *sm_realloc(sm_alloc *a, void *ptr, size_t old_size, size_t new_size);
 void sm_free(sm_alloc *a, void *ptr, size_t size);
