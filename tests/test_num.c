@@ -186,6 +186,38 @@ static void test_parse_random_exact(void **state)
 	c_numbers_end(old);
 }
 
+/* The float fast path's domain (digits below 2^24, at most 10 decimals: one float division)
+ * and its edges: every text parses to strtof's float, on both sides of 2^24 and of 10
+ * decimals. */
+static void test_parse_float_division(void **state)
+{
+	(void)state;
+	char buf[64], digits[32];
+	c_numbers_state old = c_numbers_begin();
+	for (int frac = 0; frac <= 12; frac++) {
+		for (int i = 0; i < 40000; i++) {
+			uint64_t r = rng();
+			/* half near 2^24, half anywhere below 2^25 */
+			uint64_t w = i % 2 ? (1u << 24) - 2000 + r % 4000 : r % (1u << 25);
+			int nd = snprintf(digits, sizeof(digits), "%0*llu", frac + 1, (unsigned long long)w), k = 0;
+			if (r >> 63) buf[k++] = '-';
+			memcpy(buf + k, digits, (size_t)(nd - frac));
+			k += nd - frac;
+			if (frac) {
+				buf[k++] = '.';
+				memcpy(buf + k, digits + nd - frac, (size_t)frac);
+				k += frac;
+			}
+			buf[k] = '\0';
+			c_numbers_end(old);
+			float got = parse_ok(buf), want = ref_parse(buf);
+			old = c_numbers_begin();
+			if (bits(got) != bits(want)) fail_msg("'%s': got %a, want %a", buf, (double)got, (double)want);
+		}
+	}
+	c_numbers_end(old);
+}
+
 static void test_format_fixed6(void **state)
 {
 	(void)state;
@@ -488,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_int),
 		cmocka_unit_test(test_parse_random_exact),
+		cmocka_unit_test(test_parse_float_division),
 		cmocka_unit_test(test_format_fixed6),
 		cmocka_unit_test(test_fixed6_round_trip),
 		cmocka_unit_test(test_format_float_exact),

@@ -39,6 +39,8 @@ const double sm_pow10_exact[23] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
+const float sm_pow10_float[11] = { 1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f };
+
 typedef struct scan {
 	uint64_t w;        /* significant digits, at most 19 */
 	int exp10;         /* value = w * 10^exp10 (before truncation) */

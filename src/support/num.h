@@ -19,6 +19,7 @@ typedef enum sm_num_status {
 #define SM_NUM_MAX_LENGTH 128
 
 extern const double sm_pow10_exact[23];
+extern const float sm_pow10_float[11]; /* 10^0 to 10^10, each exact in float (5^10 < 2^24) */
 extern const uint64_t sm_pow10_u64[20];
 
 static inline bool sm_is_digit(char c)
@@ -85,6 +86,19 @@ static inline bool sm_parse_float_fast(const char *p, const char *end, float *ou
 		digits += frac;
 	}
 	if (digits == 0 || digits > 19 || frac > 22 || (s < end && (*s == 'e' || *s == 'E' || *s == '#'))) return false;
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+	/* Digits below 2^24 and at most 10 decimals (the usual "-12.345678"): both w and 10^frac
+	 * are exact in float, so their float quotient, rounded once, is the correctly rounded
+	 * value of the text (Clinger's fast path, in single precision): one float division, no
+	 * double and no check for a double rounding. Where float arithmetic is wider than float
+	 * (FLT_EVAL_METHOD not 0) the double path below does it. */
+	if (w < (UINT64_C(1) << 24) && frac <= 10) {
+		float f = (float)w / sm_pow10_float[frac];
+		*out = neg ? -f : f;
+		*next = s;
+		return true;
+	}
+#endif
 	if (w >= (UINT64_C(1) << 53)) return false;
 	double d = (double)w / sm_pow10_exact[frac];
 	if (d != 0 && (d < (double)FLT_MIN || d > (double)FLT_MAX)) return false;
