@@ -95,11 +95,12 @@ static inline bool same_words(const void *a, const void *b, size_t n)
 	return true;
 }
 
-/* Index of a float vector value (n = 2 or 3), adding it when new. */
-bool smdr_intern_vec(reader *r, dedup *d, sm_vec *data, const float *val, size_t n, uint32_t *out)
+/* Index of a float vector value (n = 2 or 3) of hash hv (hash_words(val, n, n)), adding it
+ * when new. */
+static inline bool intern_vec_hashed(reader *r, dedup *d, sm_vec *data, const float *val, size_t n, uint32_t hv,
+                                     uint32_t *out)
 {
 	if ((d->count + 1) * 2 > d->cap) SM_CHECK(smdr_dedup_grow(r, d));
-	uint32_t hv = hash_words(val, n, (uint32_t)n);
 	size_t mask = d->cap - 1, h = hv & mask;
 	const float *base = data->data;
 	for (;;) {
@@ -122,11 +123,17 @@ bool smdr_intern_vec(reader *r, dedup *d, sm_vec *data, const float *val, size_t
 	return true;
 }
 
-bool smdr_intern_position(reader *r, const float *p, const smdmx_weight *w, size_t nw, uint32_t *out)
+bool smdr_intern_vec(reader *r, dedup *d, sm_vec *data, const float *val, size_t n, uint32_t *out)
+{
+	return intern_vec_hashed(r, d, data, val, n, hash_words(val, n, (uint32_t)n), out);
+}
+
+/* A position with its weights, of hash hv (hash_position): its index, added when new. */
+static inline bool intern_position_hashed(reader *r, const float *p, const smdmx_weight *w, size_t nw, uint32_t hv,
+                                          uint32_t *out)
 {
 	dedup *d = &r->position_table;
 	if ((d->count + 1) * 2 > d->cap) SM_CHECK(smdr_dedup_grow(r, d));
-	uint32_t hv = hash_position(p, w, nw);
 	size_t mask = d->cap - 1, h = hv & mask;
 	const smdmx_vec3 *pos = r->positions.data;
 	const uint32_t *off = r->weight_offsets.data;
@@ -156,6 +163,11 @@ bool smdr_intern_position(reader *r, const float *p, const smdmx_weight *w, size
 	d->count++;
 	*out = (uint32_t)r->positions.count - 1;
 	return true;
+}
+
+bool smdr_intern_position(reader *r, const float *p, const smdmx_weight *w, size_t nw, uint32_t *out)
+{
+	return intern_position_hashed(r, p, w, nw, hash_position(p, w, nw), out);
 }
 
 bool smdr_intern_material(reader *r, const char *s, size_t n, uint32_t *out)
@@ -239,7 +251,7 @@ static bool uv_set_open(reader *r, size_t k)
 		/* Corners read before this set appeared get (0, 0). */
 		if (r->corner_count) {
 			const float zero[2] = { 0, 0 };
-			uint32_t zi;
+			uint32_t zi = 0;
 			SM_CHECK(smdr_intern_vec(r, &u->table, &u->data, zero, 2, &zi));
 			SM_CHECK(sm_vec_reserve(r->o, &u->indices, sizeof(uint32_t), r->corner_count, r->error));
 			uint32_t *ix = u->indices.data;
@@ -251,11 +263,12 @@ static bool uv_set_open(reader *r, size_t k)
 	return true;
 }
 
-static bool add_uv(reader *r, size_t set, const float uv[2])
+/* A corner's UV in a set, its hash hv (hash_words(uv, 2, 2)). */
+static bool add_uv(reader *r, size_t set, const float uv[2], uint32_t hv)
 {
 	uv_build *u = &r->uv[set];
-	uint32_t i;
-	SM_CHECK(smdr_intern_vec(r, &u->table, &u->data, uv, 2, &i));
+	uint32_t i = 0;
+	SM_CHECK(intern_vec_hashed(r, &u->table, &u->data, uv, 2, hv, &i));
 	uint32_t *dst = sm_vec_push(r->o, &u->indices, sizeof(uint32_t), r->error);
 	if (!dst) return false;
 	*dst = i;
@@ -271,6 +284,7 @@ typedef struct vertex_in {
 	sm_vec big;
 	size_t extra_uvs;
 	float extra[8][2];
+	uint32_t hash[3];       /* of the position, the normal and the first UV: looked up twice */
 } vertex_in;
 
 
@@ -364,9 +378,12 @@ static bool parse_vertex(reader *r, vertex_in *in, size_t pending)
 	in->w = w;
 	in->nw = nw;
 	in->extra_uvs = extra_uvs;
-	prefetch_slot(&r->position_table, hash_position(pos, w, nw));
-	prefetch_slot(&r->normal_table, hash_words(nrm, 3, 3));
-	prefetch_slot(&r->uv[0].table, hash_words(uv, 2, 2));
+	in->hash[0] = hash_position(pos, w, nw);
+	in->hash[1] = hash_words(nrm, 3, 3);
+	in->hash[2] = hash_words(uv, 2, 2);
+	prefetch_slot(&r->position_table, in->hash[0]);
+	prefetch_slot(&r->normal_table, in->hash[1]);
+	prefetch_slot(&r->uv[0].table, in->hash[2]);
 	return true;
 }
 
@@ -378,18 +395,21 @@ static bool commit_vertex(reader *r, vertex_in *in)
 	size_t nw = in->nw, extra_uvs = in->extra_uvs;
 	const float(*extra)[2] = (const float(*)[2])in->extra;
 	uint32_t pi = 0, ni = 0;
-	SM_CHECK(smdr_intern_position(r, pos, w, nw, &pi));
+	SM_CHECK(intern_position_hashed(r, pos, w, nw, in->hash[0], &pi));
 	sm_vec_release(r->o, &in->big, sizeof(smdmx_weight));
-	SM_CHECK(smdr_intern_vec(r, &r->normal_table, &r->normals, nrm, 3, &ni));
+	SM_CHECK(intern_vec_hashed(r, &r->normal_table, &r->normals, nrm, 3, in->hash[1], &ni));
 	uint32_t *dp = sm_vec_push(r->o, &r->position_indices, sizeof(uint32_t), r->error);
 	uint32_t *dn = sm_vec_push(r->o, &r->normal_indices, sizeof(uint32_t), r->error);
 	if (!dp || !dn) return false;
 	*dp = pi;
 	*dn = ni;
-	SM_CHECK(add_uv(r, 0, uv));
+	SM_CHECK(add_uv(r, 0, uv, in->hash[2]));
 	if (extra_uvs + 1 > r->uv_count) SM_CHECK(uv_set_open(r, extra_uvs));
 	const float zero[2] = { 0, 0 };
-	for (size_t s = 1; s < r->uv_count; s++) SM_CHECK(add_uv(r, s, s <= extra_uvs ? extra[s - 1] : zero));
+	for (size_t s = 1; s < r->uv_count; s++) {
+		const float *v = s <= extra_uvs ? extra[s - 1] : zero;
+		SM_CHECK(add_uv(r, s, v, hash_words(v, 2, 2)));
+	}
 	r->corner_count++;
 	return true;
 }
