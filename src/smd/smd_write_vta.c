@@ -33,8 +33,7 @@ typedef struct vta_writer {
 	size_t *shapes;                /* shape indices, by group and mesh (see group_shapes) */
 	size_t *group_first;           /* per group + 1: offsets into shapes */
 	size_t group_count;
-	uint32_t *ids;                 /* scratch for one shape's ids */
-	size_t ids_cap;
+	uint64_t *seen;                /* scratch: one shape's ids, a bit each (all clear between shapes) */
 	struct vta_block {
 		void *p;
 		size_t size;
@@ -182,7 +181,7 @@ static bool group_shapes(vta_writer *v)
 /* Refuses a VTA whose shapes would write far more lines than the scene holds data: each
  * delta writes a line per written corner on its position or normal, so a mesh whose
  * corners all share one position would write every corner for every shape. Past 2^23
- * lines, at most 16 times the deltas and base corners. Also sizes the id scratch. */
+ * lines, at most 16 times the deltas and base corners. Also makes the ids' bitmap. */
 static bool vta_budget(vta_writer *v)
 {
 	const smdmx_scene *s = v->w->scene;
@@ -190,7 +189,6 @@ static bool vta_budget(vta_writer *v)
 	for (size_t mi = 0; mi < s->mesh_count; mi++) data += v->meshes[mi].count;
 	for (size_t i = 0; i < s->flex_shape_count; i++) data += s->flex_shapes[i].position_count + s->flex_shapes[i].normal_count;
 	uint64_t budget = data * 16 > (1u << 23) ? data * 16 : (1u << 23);
-	size_t most = 1;
 	for (size_t k = 0; k < v->group_first[v->group_count] && lines <= budget; k++) {
 		const smdmx_flex_shape *sh = &s->flex_shapes[v->shapes[k]];
 		const vta_mesh *vm = &v->meshes[sh->mesh];
@@ -200,16 +198,18 @@ static bool vta_budget(vta_writer *v)
 		for (size_t i = 0; vm->nrm_first && i < sh->normal_count; i++)
 			here += vm->nrm_first[sh->normal_indices[i] + 1] - vm->nrm_first[sh->normal_indices[i]];
 		lines += here;
-		if (here > most) most = here;
 	}
 	if (lines > budget)
 		return sm_fail(v->w->error, SMDMX_ERROR_LIMIT, 0, 0,
 		               "the VTA would write more than %llu vertex lines (16 times its %llu items of data, and at least "
 		               "2^23): refused as a decompression bomb",
 		               (unsigned long long)budget, (unsigned long long)data);
-	v->ids = vta_alloc(v, most, sizeof(uint32_t));
-	v->ids_cap = most;
-	return v->ids != NULL;
+	size_t words = 1;
+	for (size_t mi = 0; mi < s->mesh_count; mi++)
+		if (v->meshes[mi].count / 64 + 1 > words) words = v->meshes[mi].count / 64 + 1;
+	v->seen = vta_alloc(v, words, sizeof(uint64_t));
+	if (v->seen) memset(v->seen, 0, words * sizeof(uint64_t));
+	return v->seen != NULL;
 }
 
 static bool write_vta_line(writer *w, const smdmx_mesh *m, const vta_mesh *vm, size_t id, const smdmx_flex_shape *sh)
@@ -239,32 +239,42 @@ static bool write_vta_line(writer *w, const smdmx_mesh *m, const vta_mesh *vm, s
 	return eol(w);
 }
 
-static int id_order(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* One shape's lines: the ids on its deltas' positions and normals, ascending, once each. */
+/* One shape's lines: the ids on its deltas' positions and normals, ascending, once each. The
+ * ids are marked in a bitmap of the mesh's ids and read back in order from the lowest word
+ * marked to the highest, each word cleared as it is read: the order a sort and a removal of
+ * repeats would give, in time linear in the ids. */
 static bool write_vta_shape(vta_writer *v, const smdmx_flex_shape *sh)
 {
 	const smdmx_mesh *m = &v->w->scene->meshes[sh->mesh];
 	vta_mesh *vm = &v->meshes[sh->mesh];
-	size_t n = 0;
+	uint64_t *seen = v->seen;
+	size_t lo = SIZE_MAX, hi = 0;
 	for (size_t i = 0; i < sh->position_count; i++) {
 		uint32_t p = sh->position_indices[i];
 		vm->pos_map[p] = (int32_t)i;
-		for (uint32_t k = vm->pos_first[p]; k < vm->pos_first[p + 1]; k++) v->ids[n++] = vm->pos_ids[k];
+		for (uint32_t k = vm->pos_first[p]; k < vm->pos_first[p + 1]; k++) {
+			uint32_t id = vm->pos_ids[k];
+			seen[id >> 6] |= (uint64_t)1 << (id & 63);
+			lo = id >> 6 < lo ? id >> 6 : lo;
+			hi = id >> 6 > hi ? id >> 6 : hi;
+		}
 	}
 	for (size_t i = 0; vm->nrm_first && i < sh->normal_count; i++) {
 		uint32_t q = sh->normal_indices[i];
 		vm->nrm_map[q] = (int32_t)i;
-		for (uint32_t k = vm->nrm_first[q]; k < vm->nrm_first[q + 1]; k++) v->ids[n++] = vm->nrm_ids[k];
+		for (uint32_t k = vm->nrm_first[q]; k < vm->nrm_first[q + 1]; k++) {
+			uint32_t id = vm->nrm_ids[k];
+			seen[id >> 6] |= (uint64_t)1 << (id & 63);
+			lo = id >> 6 < lo ? id >> 6 : lo;
+			hi = id >> 6 > hi ? id >> 6 : hi;
+		}
 	}
-	qsort(v->ids, n, sizeof(uint32_t), id_order);
 	bool ok = true;
-	for (size_t i = 0; ok && i < n; i++)
-		if (i == 0 || v->ids[i] != v->ids[i - 1]) ok = write_vta_line(v->w, m, vm, v->ids[i], sh);
+	for (size_t x = lo; x <= hi && lo != SIZE_MAX; x++) {
+		for (uint64_t bits = seen[x]; ok && bits; bits &= bits - 1)
+			ok = write_vta_line(v->w, m, vm, x * 64 + (size_t)__builtin_ctzll(bits), sh);
+		seen[x] = 0;
+	}
 	for (size_t i = 0; i < sh->position_count; i++) vm->pos_map[sh->position_indices[i]] = -1;
 	for (size_t i = 0; vm->nrm_first && i < sh->normal_count; i++) vm->nrm_map[sh->normal_indices[i]] = -1;
 	return ok;
