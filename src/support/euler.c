@@ -61,10 +61,11 @@ void smdmx_euler_to_matrix(const double e[3], double m[3][3])
 	m[2][2] = cx * cy;
 }
 
-/* Into (-pi, pi]. */
+/* Into (-pi, pi]. (fmod of a below 2 pi in magnitude is a itself, exactly: the call is
+ * skipped there, as it nearly always is, atan2 giving -pi to pi.) */
 static double wrap_pi(double a)
 {
-	a = fmod(a, 2 * PI);
+	if (!(fabs(a) < 2 * PI)) a = fmod(a, 2 * PI);
 	if (a <= -PI) a += 2 * PI;
 	else if (a > PI) a -= 2 * PI;
 	return a;
