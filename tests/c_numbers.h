@@ -51,4 +51,12 @@ static inline float c_strtof(const char *s)
 	return v;
 }
 
+static inline double c_strtod(const char *s)
+{
+	c_numbers_state o = c_numbers_begin();
+	double v = strtod(s, NULL);
+	c_numbers_end(o);
+	return v;
+}
+
 #endif

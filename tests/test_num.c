@@ -218,6 +218,35 @@ static void test_parse_float_division(void **state)
 	c_numbers_end(old);
 }
 
+/* Doubles (skeleton rotations) in plain notation with digits below 2^53: the quotient of two
+ * exact doubles, so strtod's correctly rounded value, whether the inline path or the general
+ * one reads them; leading zeros, signs, 0 to 22 decimals. */
+static void test_parse_double_plain(void **state)
+{
+	(void)state;
+	char buf[64], digits[40];
+	for (int i = 0; i < 200000; i++) {
+		uint64_t r = rng();
+		int frac = (int)(r % 23);
+		uint64_t w = (rng() >> 11) >> (r >> 8) % 50; /* below 2^53, of every length */
+		int nd = snprintf(digits, sizeof(digits), "%0*llu", frac + 1 + (int)((r >> 16) % 3), (unsigned long long)w), k = 0;
+		if ((r >> 20) & 1) buf[k++] = '-';
+		memcpy(buf + k, digits, (size_t)(nd - frac));
+		k += nd - frac;
+		if (frac) {
+			buf[k++] = '.';
+			memcpy(buf + k, digits + nd - frac, (size_t)frac);
+			k += frac;
+		}
+		buf[k] = '\0';
+		double got, want = c_strtod(buf);
+		const char *next;
+		if (sm_parse_double(buf, buf + k, &got, &next) != SM_NUM_OK || next != buf + k)
+			fail_msg("'%s' did not read", buf);
+		if (memcmp(&got, &want, sizeof(got)) != 0) fail_msg("'%s': got %a, want %a", buf, got, want);
+	}
+}
+
 static void test_format_fixed6(void **state)
 {
 	(void)state;
@@ -521,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_parse_int),
 		cmocka_unit_test(test_parse_random_exact),
 		cmocka_unit_test(test_parse_float_division),
+		cmocka_unit_test(test_parse_double_plain),
 		cmocka_unit_test(test_format_fixed6),
 		cmocka_unit_test(test_fixed6_round_trip),
 		cmocka_unit_test(test_format_float_exact),

@@ -242,7 +242,9 @@ static inline bool read_double(reader *r, double *out, const char *what)
 {
 	skip_ws(r);
 	const char *next;
-	sm_num_status st = sm_parse_double(r->cur, r->line_end, out, &next);
+	sm_num_status st = sm_parse_double_fast(r->cur, r->line_end, out, &next)
+	                       ? SM_NUM_OK
+	                       : sm_parse_double(r->cur, r->line_end, out, &next);
 	if (st == SM_NUM_OK && (fabs(*out) > 3.4028234663852886e38)) st = SM_NUM_RANGE;
 	if (st != SM_NUM_OK || !is_sep(r, next)) return smdr_number_error(r, r->cur, st, what);
 	r->cur = next;

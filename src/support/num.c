@@ -197,6 +197,7 @@ sm_num_status sm_parse_float(const char *p, const char *end, float *out, const c
 
 sm_num_status sm_parse_double(const char *p, const char *end, double *out, const char **next)
 {
+	if (SM_NUM_LIKELY(sm_parse_double_fast(p, end, out, next))) return SM_NUM_OK;
 	scan s;
 	sm_num_status st = scan_number(p, end, &s);
 	*next = s.end;

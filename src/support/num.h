@@ -48,8 +48,10 @@ static inline uint32_t sm_swar_digits(uint64_t v, size_t k)
 #endif
 
 /* Plain "[-]digits[.digits]" with at most 19 digits and no exponent: the form of nearly
- * every number in real files. Returns false to defer to the general path. */
-static inline bool sm_parse_float_fast(const char *p, const char *end, float *out, const char **next)
+ * every number in real files. Its digits as one integer w, the count of them after the
+ * point, the sign and the end; false for any other form (the general path's). */
+static inline bool sm_scan_plain(const char *p, const char *end, uint64_t *w_out, size_t *frac_out, bool *neg_out,
+                                 const char **next)
 {
 	const char *s = p;
 	bool neg = false;
@@ -86,6 +88,21 @@ static inline bool sm_parse_float_fast(const char *p, const char *end, float *ou
 		digits += frac;
 	}
 	if (digits == 0 || digits > 19 || frac > 22 || (s < end && (*s == 'e' || *s == 'E' || *s == '#'))) return false;
+	*w_out = w;
+	*frac_out = frac;
+	*neg_out = neg;
+	*next = s;
+	return true;
+}
+
+/* sm_parse_float's value of a plain number (sm_scan_plain); false to defer to it. */
+static inline bool sm_parse_float_fast(const char *p, const char *end, float *out, const char **next)
+{
+	uint64_t w;
+	size_t frac;
+	bool neg;
+	const char *s;
+	if (!sm_scan_plain(p, end, &w, &frac, &neg, &s)) return false;
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
 	/* Digits below 2^24 and at most 10 decimals (the usual "-12.345678"): both w and 10^frac
 	 * are exact in float, so their float quotient, rounded once, is the correctly rounded
@@ -107,6 +124,21 @@ static inline bool sm_parse_float_fast(const char *p, const char *end, float *ou
 	if ((bits & ((UINT64_C(1) << 29) - 1)) == (UINT64_C(1) << 28)) return false;
 	float f = (float)d;
 	*out = neg ? -f : f;
+	*next = s;
+	return true;
+}
+
+/* sm_parse_double's value of a plain number (sm_scan_plain) whose digits are below 2^53: the
+ * quotient of two exact doubles, as sm_parse_double computes it; false to defer to it. */
+static inline bool sm_parse_double_fast(const char *p, const char *end, double *out, const char **next)
+{
+	uint64_t w;
+	size_t frac;
+	bool neg;
+	const char *s;
+	if (!sm_scan_plain(p, end, &w, &frac, &neg, &s) || w >= (UINT64_C(1) << 53)) return false;
+	double d = (double)w / sm_pow10_exact[frac];
+	*out = neg ? -d : d;
 	*next = s;
 	return true;
 }
