@@ -186,29 +186,39 @@ static void test_parse_random_exact(void **state)
 	c_numbers_end(old);
 }
 
+/* The text of w / 10^frac in plain notation, written with digits digits at least (leading
+ * zeros: "0012.5"), a '-' first when neg. Its length. */
+static size_t plain_text(char *buf, uint64_t w, int frac, int digits, bool neg)
+{
+	char d[40];
+	int nd = snprintf(d, sizeof(d), "%0*llu", digits > frac + 1 ? digits : frac + 1, (unsigned long long)w);
+	size_t k = 0;
+	if (neg) buf[k++] = '-';
+	memcpy(buf + k, d, (size_t)(nd - frac));
+	k += (size_t)(nd - frac);
+	if (frac) {
+		buf[k++] = '.';
+		memcpy(buf + k, d + nd - frac, (size_t)frac);
+		k += (size_t)frac;
+	}
+	buf[k] = '\0';
+	return k;
+}
+
 /* The float fast path's domain (digits below 2^24, at most 10 decimals: one float division)
  * and its edges: every text parses to strtof's float, on both sides of 2^24 and of 10
  * decimals. */
 static void test_parse_float_division(void **state)
 {
 	(void)state;
-	char buf[64], digits[32];
+	char buf[64];
 	c_numbers_state old = c_numbers_begin();
 	for (int frac = 0; frac <= 12; frac++) {
 		for (int i = 0; i < 40000; i++) {
 			uint64_t r = rng();
 			/* half near 2^24, half anywhere below 2^25 */
 			uint64_t w = i % 2 ? (1u << 24) - 2000 + r % 4000 : r % (1u << 25);
-			int nd = snprintf(digits, sizeof(digits), "%0*llu", frac + 1, (unsigned long long)w), k = 0;
-			if (r >> 63) buf[k++] = '-';
-			memcpy(buf + k, digits, (size_t)(nd - frac));
-			k += nd - frac;
-			if (frac) {
-				buf[k++] = '.';
-				memcpy(buf + k, digits + nd - frac, (size_t)frac);
-				k += frac;
-			}
-			buf[k] = '\0';
+			plain_text(buf, w, frac, 0, r >> 63);
 			c_numbers_end(old);
 			float got = parse_ok(buf), want = ref_parse(buf);
 			old = c_numbers_begin();
@@ -224,21 +234,12 @@ static void test_parse_float_division(void **state)
 static void test_parse_double_plain(void **state)
 {
 	(void)state;
-	char buf[64], digits[40];
+	char buf[64];
 	for (int i = 0; i < 200000; i++) {
 		uint64_t r = rng();
 		int frac = (int)(r % 23);
 		uint64_t w = (rng() >> 11) >> (r >> 8) % 50; /* below 2^53, of every length */
-		int nd = snprintf(digits, sizeof(digits), "%0*llu", frac + 1 + (int)((r >> 16) % 3), (unsigned long long)w), k = 0;
-		if ((r >> 20) & 1) buf[k++] = '-';
-		memcpy(buf + k, digits, (size_t)(nd - frac));
-		k += nd - frac;
-		if (frac) {
-			buf[k++] = '.';
-			memcpy(buf + k, digits + nd - frac, (size_t)frac);
-			k += frac;
-		}
-		buf[k] = '\0';
+		size_t k = plain_text(buf, w, frac, frac + 1 + (int)((r >> 16) % 3), (r >> 20) & 1);
 		double got, want = c_strtod(buf);
 		const char *next;
 		if (sm_parse_double(buf, buf + k, &got, &next) != SM_NUM_OK || next != buf + k)
