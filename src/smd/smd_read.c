@@ -754,7 +754,12 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 		ok = sm_fail(r->error, SMDMX_ERROR_USAGE, 0, 0,
 		             "threads above 1 with a memory_limit or fail_after (they count the allocations of one thread)");
 	if (ok && r->fd != OS_NO_FILE) {
-		r->chunk_cap = CHUNK_SIZE;
+		/* A file smaller than the chunk is read into a buffer of its size (4 KiB at least;
+		 * the buffer grows as for a long line if the file grows meanwhile), so a batch of
+		 * small files neither asks for nor populates a chunk's megabyte for each. A file
+		 * that says 0 bytes (as some special files do) gets the whole chunk. */
+		r->chunk_cap = file_size && file_size < CHUNK_SIZE ? (size_t)file_size + 1 : CHUNK_SIZE;
+		if (r->chunk_cap < 4096) r->chunk_cap = 4096;
 		r->chunk = sm_malloc(&r->o->alloc, r->chunk_cap);
 		if (!r->chunk) ok = sm_fail_oom(r->error);
 		else {
