@@ -84,6 +84,43 @@ static void test_types(void **state)
 	smdmx_dm_free(dm);
 }
 
+/* Every type's name, and its array's, read back as that type (the aliases too); what is no
+ * type's name is none, an element type among them. */
+static void test_type_names(void **state)
+{
+	(void)state;
+	smdmx_dm_type t;
+	bool arr;
+	for (int type = SMDMX_DM_NONE + 1; type < SMDMX_DM_TYPE_COUNT; type++) {
+		for (int a = 0; a <= 1; a++) {
+			const char *name = smdmx_dm_type_name((smdmx_dm_type)type, a);
+			assert_non_null(name);
+			t = SMDMX_DM_NONE;
+			if (!smdmx_dm_type_from_name(name, strlen(name), &t, &arr)) fail_msg("'%s' is not read", name);
+			assert_int_equal(t, type);
+			assert_int_equal(arr, a);
+		}
+	}
+	static const struct {
+		const char *name;
+		smdmx_dm_type type;
+		bool array;
+	} aliases[] = { { "angle", SMDMX_DM_QANGLE, false },
+	                { "angle_array", SMDMX_DM_QANGLE, true },
+	                { "objectid", SMDMX_DM_OBJECTID, false },
+	                { "objectid_array", SMDMX_DM_OBJECTID, true } };
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+		assert_true(smdmx_dm_type_from_name(aliases[i].name, strlen(aliases[i].name), &t, &arr));
+		assert_int_equal(t, aliases[i].type);
+		assert_int_equal(arr, aliases[i].array);
+	}
+	static const char *const none[] = { "DmeModel", "", "in", "Int", "int_arrays", "quaternion_arrayx", "elementid_" };
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (smdmx_dm_type_from_name(none[i], strlen(none[i]), &t, &arr)) fail_msg("'%s' is read as a type", none[i]);
+	/* the length given counts, not a NUL: "int" inside "integer" */
+	assert_true(smdmx_dm_type_from_name("integer", 3, &t, &arr) && t == SMDMX_DM_INT && !arr);
+}
+
 static void test_layout(void **state)
 {
 	(void)state;
@@ -1216,6 +1253,7 @@ int main(void)
 	setlocale(LC_ALL, "");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_types),
+		cmocka_unit_test(test_type_names),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_prefix_and_legacy),
