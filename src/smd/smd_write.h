@@ -75,6 +75,8 @@ bool smdw_check_text(writer *w, const char *s, const char *what, bool allow_quot
 bool smdw_mesh_xform(const smdmx_scene *s, const smdmx_mesh *m, xform *out);
 void smdw_apply(const xform *x, const float *v, bool translate, float *out);
 bool smdw_write_bind_frame(writer *w);
+/* A clip's frames, each bone at each frame (smd_write_anim.c). */
+bool smdw_write_clip_frames(writer *w, const smdmx_clip *c);
 bool smdw_for_each_written_corner(writer *w, const smdmx_mesh *m, corner_fn emit, void *ctx);
 
 /* The VTA of the scene's shapes (smd_write_vta.c). */
