@@ -131,12 +131,21 @@ static bool merge_values(merge_job *j, dedup *d, sm_vec *data, const float *vals
 	return ok;
 }
 
+/* A table's bigger slots (merge_reserve's, allocated lazily) made resident in one call by
+ * the task that fills them, then filled (smdr_dedup_move). */
+static void grow_here(dedup *d, dedup *next)
+{
+	if (!next->slots) return;
+	sm_alloc_populate(next->slots, next->cap * sizeof(uint64_t));
+	smdr_dedup_move(d, next);
+}
+
 static void merge_positions(void *arg)
 {
 	merge_job *j = arg;
 	reader *r = j->r, *tr = j->tr;
 	j->ok = false;
-	if (j->grown[0].slots) smdr_dedup_move(&r->position_table, &j->grown[0]);
+	grow_here(&r->position_table, &j->grown[0]);
 	for (size_t k = 0; k < j->n; k++) {
 		const reader *q = &j->ps[k].r;
 		uint32_t *map = sm_malloc(&j->alloc, sizeof(uint32_t) * (q->positions.count + 1));
@@ -169,7 +178,7 @@ static void merge_normals(void *arg)
 	merge_job *j = arg;
 	reader *r = j->r;
 	j->ok = false;
-	if (j->grown[1].slots) smdr_dedup_move(&r->normal_table, &j->grown[1]);
+	grow_here(&r->normal_table, &j->grown[1]);
 	for (size_t k = 0; k < j->n; k++) {
 		const reader *q = &j->ps[k].r;
 		if (!merge_values(j, &r->normal_table, &r->normals, q->normals.data, q->normals.count, 3, q->normal_indices.data,
@@ -188,8 +197,7 @@ static void merge_uvs(void *arg)
 	reader *r = j->r, *tr = j->tr;
 	const float zero[2] = { 0, 0 };
 	j->ok = false;
-	for (size_t s = 0; s < j->sets; s++)
-		if (j->grown[2 + s].slots) smdr_dedup_move(&r->uv[s].table, &j->grown[2 + s]);
+	for (size_t s = 0; s < j->sets; s++) grow_here(&r->uv[s].table, &j->grown[2 + s]);
 	for (size_t k = 0; k < j->n; k++) {
 		const reader *q = &j->ps[k].r;
 		size_t c0 = j->corner0[k], n = q->corner_count;

@@ -301,8 +301,9 @@ bool smdr_dedup_grow(reader *r, dedup *d);
 void smdr_dedup_free(reader *r, dedup *d);
 /* A table's growth in two steps, for a table filled on another thread than the one that
  * allocates: the slots it needs to take more entries (next->slots NULL where it has room),
- * allocated and not touched; then, on the thread that fills it, those slots zeroed and every
- * entry placed in them, and the two swapped (next then holds the old slots, to free). */
+ * allocated (under sm_alloc_lazy, not touched); then, on the thread that fills it, those
+ * slots zeroed and every entry placed in them, and the two swapped (next then holds the old
+ * slots, to free). */
 bool smdr_dedup_make(reader *r, const dedup *d, size_t more, dedup *next);
 void smdr_dedup_move(dedup *d, dedup *next);
 bool smdr_intern_vec(reader *r, dedup *d, sm_vec *data, const float *val, size_t n, uint32_t *out);

@@ -54,7 +54,6 @@ bool smdr_dedup_make(reader *r, const dedup *d, size_t more, dedup *next)
 
 void smdr_dedup_move(dedup *d, dedup *next)
 {
-	sm_alloc_populate(next->slots, next->cap * sizeof(uint64_t));
 	memset(next->slots, 0, next->cap * sizeof(uint64_t));
 	size_t mask = next->cap - 1;
 	for (size_t i = 0; i < d->cap; i++) {
