@@ -2,6 +2,7 @@
  * error at its code, line and column, the corpus round trip, determinism. (Truncation and
  * allocation failures: test_sweeps.) */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <locale.h>
 #include <math.h>
 
@@ -1117,6 +1118,98 @@ static char *kv2_arrays_case(size_t n, bool lines, int odd, size_t bad_at, size_
 	return t;
 }
 
+/* Int arrays are read 64 bytes at a time (kv2_read.h, fast_int_run): every form an item may
+ * take (up to 10 digits, a sign, '+', leading zeros, -0), every separator and a comment between
+ * items, at every place against the windows, read as the text says, what follows the array
+ * read in its place; a bad item at any place said at its opening quote, a bad separator at
+ * itself. */
+static uint64_t int_items_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void test_int_items(void **state)
+{
+	(void)state;
+	static const char *const seps[] = { ",", " ", ",\n\t\t", "\n", ", ,", "\t, ", ",  ", ", // c\n", "\r\n" };
+	static const char *const bad[] = { "12x", "-", "", "1 2", "12345678901", "2147483648", "-2147483649", "1.5", "0x1", "1-" };
+	uint64_t seed = UINT64_C(0x9e3779b97f4a7c15);
+	for (int round = 0; round < 600; round++) {
+		size_t n = 1 + int_items_next(&seed) % 300, cap = 256 + n * 40, len = 0;
+		char *t = malloc(cap);
+		int32_t *want = malloc(n * sizeof(*want));
+		assert_true(t && want);
+		/* the last 200 rounds have one bad item each */
+		size_t bad_at = round >= 400 ? int_items_next(&seed) % n : SIZE_MAX, bad_offset = 0;
+		smdmx_error_code bad_code = SMDMX_ERROR_BAD_VALUE;
+		len += (size_t)snprintf(t + len, cap - len, "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n\"A\" {\n\t\"a\" \"int_array\" [");
+		for (size_t i = 0; i < n; i++) {
+			uint64_t r = int_items_next(&seed);
+			const char *sep = i == 0 ? " " : r % 10 < 7 ? ", " : seps[(r >> 8) % (sizeof(seps) / sizeof(*seps))];
+			len += (size_t)snprintf(t + len, cap - len, "%s", sep);
+			if (i == bad_at && (r >> 12) % 4 == 0) {
+				/* a separator that is none: the error names the word */
+				bad_offset = len;
+				bad_code = SMDMX_ERROR_SYNTAX;
+				len += (size_t)snprintf(t + len, cap - len, "; \"1\"");
+				continue;
+			}
+			if (i == bad_at) {
+				bad_offset = len;
+				len += (size_t)snprintf(t + len, cap - len, "\"%s\"", bad[(r >> 16) % (sizeof(bad) / sizeof(*bad))]);
+				continue;
+			}
+			int64_t v;
+			const char *zeros = "";
+			switch ((r >> 24) % 8) {
+			case 0: v = (int64_t)((r >> 32) % 4294967296u) - INT64_C(2147483648); break; /* up to 10 digits */
+			case 1: v = (int64_t)((r >> 32) % 1000); zeros = (r >> 40) % 2 ? "000" : "+"; break;
+			case 2: v = -1; break;
+			case 3: v = -(int64_t)((r >> 32) % 10000000); break;
+			default: v = (int64_t)((r >> 32) % ((r >> 40) % 2 ? 10000000 : 100)); break;
+			}
+			want[i] = (int32_t)v;
+			if ((r >> 24) % 8 == 3 && v == 0)
+				len += (size_t)snprintf(t + len, cap - len, "\"-0\""); /* -0: zero */
+			else
+				len += (size_t)snprintf(t + len, cap - len, "\"%s%" PRId64 "\"", zeros, v);
+		}
+		len += (size_t)snprintf(t + len, cap - len, " ]\n\t\"b\" \"int\" \"7\"\n}\n");
+		assert_true(len < cap);
+		smdmx_error err;
+		smdmx_dm *dm = smdmx_dmx_read_memory(t, len, NULL, &err, NULL);
+		if (bad_at == SIZE_MAX) {
+			if (!dm) fail_msg("round %d: %u:%u: %s", round, err.line, err.column, err.message);
+			const smdmx_dm_attr *a = smdmx_dm_find_attr(dm, 0, "a");
+			assert_non_null(a);
+			assert_int_equal(a->value.array.count, n);
+			const int32_t *got = a->value.array.data;
+			for (size_t i = 0; i < n; i++)
+				if (got[i] != want[i]) fail_msg("round %d item %zu: %d, not %d", round, i, got[i], want[i]);
+			assert_int_equal(attr(dm, 0, "b")->value.i, 7);
+			smdmx_dm_free(dm);
+		} else {
+			if (dm) fail_msg("round %d: read, with a bad item at %zu: %.*s", round, bad_at, (int)len, t);
+			uint32_t line = 1, col = 1;
+			for (size_t i = 0; i < bad_offset; i++) {
+				if (t[i] == '\n') {
+					line++;
+					col = 1;
+				} else {
+					col++;
+				}
+			}
+			if (err.line != line || err.column != col || err.code != bad_code)
+				fail_msg("round %d: %u:%u (%d) %s, not at %u:%u", round, err.line, err.column, (int)err.code, err.message, line, col);
+		}
+		free(want);
+		free(t);
+	}
+}
+
 static void test_threads(void **state)
 {
 	(void)state;
@@ -1268,6 +1361,7 @@ int main(void)
 		cmocka_unit_test(test_stubs),
 		cmocka_unit_test(test_other_writers),
 		cmocka_unit_test(test_datamodelpy_corpus),
+		cmocka_unit_test(test_int_items),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_places),
 	};

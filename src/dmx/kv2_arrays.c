@@ -38,6 +38,8 @@ static void array_part_run(void *arg)
 	const char *end = d + p->end;
 	size_t q = p->start, got = 0;
 	for (;;) {
+		if (p->type == SMDMX_DM_INT)
+			got += fast_int_run(d, q, p->end, (int32_t *)(void *)p->items + got, p->count - got, &q);
 		while (q < p->end && skip_class[(uint8_t)d[q]]) q++;
 		if (q >= p->end) break;
 		if (d[q] != '"' || got == p->count) return;

@@ -126,6 +126,91 @@ static inline bool fast_item(const char *c, const char *end, smdmx_dm_type type,
 	return c < end && *c == '"';
 }
 
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <emmintrin.h>
+#define KV2_QUOTE_MASK 1
+/* Bit i set where s[i] is '"', for the 64 bytes at s. */
+static inline uint64_t kv2_quote_mask(const char *s)
+{
+	const __m128i q = _mm_set1_epi8('"');
+	uint64_t m = 0;
+	for (int i = 0; i < 4; i++)
+		m |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + 16 * i)), q))
+		     << (16 * i);
+	return m;
+}
+#endif
+
+/* Items of an int array in its usual form (`"digits"`, up to 7 digits after an optional
+ * '-', the separators between them) read from d[p] (at a separator or an opening quote) into
+ * out, at most room of them: their count, *pos past the last one's closing quote. It stops
+ * before anything else (a longer number, ']', a comment), which fast_item or the general path
+ * then reads: the values are fast_item's. */
+static inline size_t fast_int_run(const char *d, size_t p, size_t size, int32_t *out, size_t room, size_t *pos)
+{
+	size_t n = 0;
+#if defined(KV2_QUOTE_MASK)
+	/* 64 bytes at a time: every item's quotes are found at once, so where an item ends is
+	 * known before its digits are read, and the items' readings do not wait for each other.
+	 * 10 bytes past the window stay readable: a '-' and the 8 bytes read for the digits. */
+	while (n < room && size - p >= 64 + 10) {
+		const char *s = d + p;
+		uint64_t m = kv2_quote_mask(s);
+		size_t at = 0; /* past the last item read */
+		bool stop = false;
+		while (n < room && (m & (m - 1))) {
+			size_t open = (size_t)__builtin_ctzll(m);
+			m &= m - 1;
+			size_t close = (size_t)__builtin_ctzll(m);
+			m &= m - 1;
+			if (!(open - at == 2 && s[at] == ',' && s[at + 1] == ' ')) {
+				size_t i = at;
+				while (i < open && skip_class[(uint8_t)s[i]]) i++;
+				if (i != open) {
+					stop = true;
+					break;
+				}
+			}
+			size_t neg = s[open + 1] == '-', k = close - open - 1 - neg;
+			uint64_t x;
+			memcpy(&x, s + open + 1 + neg, 8);
+			if (k - 1 >= 7 || sm_swar_digit_count(x) != k) {
+				stop = true;
+				break;
+			}
+			int32_t v = (int32_t)sm_swar_digits(x, k); /* below 10^7 */
+			out[n++] = neg ? -v : v;
+			at = close + 1;
+		}
+		p += at;
+		if (stop || at == 0) break;
+	}
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; n < room; n++) {
+		/* `, "` (smdmx's and most writers' separator) at once; any other run of separators
+		 * one byte at a time */
+		if (p + 3 <= size && d[p] == ',' && d[p + 1] == ' ' && d[p + 2] == '"')
+			p += 2;
+		else
+			while (p < size && skip_class[(uint8_t)d[p]]) p++;
+		if (size - p < 11 || d[p] != '"') break; /* room for '"', '-' and 8 bytes read */
+		size_t neg = d[p + 1] == '-', q = p + 1 + neg;
+		uint64_t x;
+		memcpy(&x, d + q, 8);
+		size_t k = sm_swar_digit_count(x);
+		if (k == 0 || k == 8 || d[q + k] != '"') break;
+		int32_t v = (int32_t)sm_swar_digits(x, k); /* below 10^7 */
+		out[n] = neg ? -v : v;
+		p = q + k + 1;
+	}
+#else
+	(void)d, (void)size, (void)out, (void)room;
+#endif
+	*pos = p;
+	return n;
+}
+
 /* A number array of a's type (item bytes per item, comps numbers in each; at k->pos, after
  * its '[') read on k->threads threads into items: 1 when it was read, k->pos past its ']';
  * 0 when it is for this thread to read; -1 out of memory. */
