@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "dmx/dm_internal.h"
+#include "support/bytes.h"
 #include "support/num.h"
 #include "platform/os.h"
 
@@ -126,21 +127,6 @@ static inline bool fast_item(const char *c, const char *end, smdmx_dm_type type,
 	return c < end && *c == '"';
 }
 
-#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#include <emmintrin.h>
-#define KV2_QUOTE_MASK 1
-/* Bit i set where s[i] is '"', for the 64 bytes at s. */
-static inline uint64_t kv2_quote_mask(const char *s)
-{
-	const __m128i q = _mm_set1_epi8('"');
-	uint64_t m = 0;
-	for (int i = 0; i < 4; i++)
-		m |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + 16 * i)), q))
-		     << (16 * i);
-	return m;
-}
-#endif
-
 /* Items of an int array in its usual form (`"digits"`, up to 7 digits after an optional
  * '-', the separators between them) read from d[p] (at a separator or an opening quote) into
  * out, at most room of them: their count, *pos past the last one's closing quote. It stops
@@ -149,13 +135,13 @@ static inline uint64_t kv2_quote_mask(const char *s)
 static inline size_t fast_int_run(const char *d, size_t p, size_t size, int32_t *out, size_t room, size_t *pos)
 {
 	size_t n = 0;
-#if defined(KV2_QUOTE_MASK)
+#if defined(SM_HAVE_MASK64)
 	/* 64 bytes at a time: every item's quotes are found at once, so where an item ends is
 	 * known before its digits are read, and the items' readings do not wait for each other.
 	 * 10 bytes past the window stay readable: a '-' and the 8 bytes read for the digits. */
 	while (n < room && size - p >= 64 + 10) {
 		const char *s = d + p;
-		uint64_t m = kv2_quote_mask(s);
+		uint64_t m = sm_mask64_eq(s, '"');
 		size_t at = 0; /* past the last item read */
 		bool stop = false;
 		while (n < room && (m & (m - 1))) {
