@@ -387,6 +387,104 @@ static void names_repeated(void **state)
 	smdmx_scene_free(rule);
 }
 
+/* ---- no fixed caps -------------------------------------------------------------------------- */
+
+/* An SMD of one triangle whose first corner has `links` weight links, to bones 1 to links, 1/links
+ * each; link `at` (SIZE_MAX: none) given a weight twice that (its bone's weight, the sum above
+ * 1 as written) or, with bone, bone links + 1. */
+static smdmx_scene *many_links(size_t links, size_t at, bool bone)
+{
+	size_t cap = 256 + links * 48, n = 0;
+	char *t = malloc(cap);
+	assert_non_null(t);
+	n += (size_t)snprintf(t + n, cap - n, "version 1\nnodes\n0 \"root\" -1\n");
+	for (size_t b = 1; b <= links + 1; b++) n += (size_t)snprintf(t + n, cap - n, "%zu \"b%zu\" 0\n", b, b);
+	n += (size_t)snprintf(t + n, cap - n, "end\nskeleton\ntime 0\n");
+	for (size_t b = 0; b <= links + 1; b++) n += (size_t)snprintf(t + n, cap - n, "%zu 0 0 0 0 0 0\n", b);
+	n += (size_t)snprintf(t + n, cap - n, "end\ntriangles\nskin\n0 0 0 0 0 0 1 0 0 %zu", links);
+	for (size_t k = 0; k < links; k++)
+		n += (size_t)snprintf(t + n, cap - n, " %zu %.9g", k == at && bone ? links + 1 : k + 1,
+		                      (k == at && !bone ? 2.0 : 1.0) / (double)links);
+	n += (size_t)snprintf(t + n, cap - n, "\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\nend\n");
+	assert_true(n < cap);
+	smdmx_error err;
+	smdmx_smd_read_options ro = { .name = "links" };
+	smdmx_scene *s = smdmx_smd_read_memory(t, n, &ro, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	free(t);
+	return s;
+}
+
+/* Each weight link changed alone, its weight or its bone, is a difference, whatever its place
+ * among 100 (the comparison kept 64 of a corner's links, and called two corners differing in
+ * their 65th equal). */
+static void links_each(void **state)
+{
+	(void)state;
+	char *saved = test_c_numbers_begin();
+	const size_t links = 100;
+	smdmx_scene *base = many_links(links, SIZE_MAX, false), *again = many_links(links, SIZE_MAX, false);
+	assert_int_equal(diff(base, again).count, 0);
+	assert_true(smdmx_scene_compare(base, again, NULL, NULL, 0));
+	for (size_t k = 0; k < links; k++)
+		for (int bone = 0; bone < 2; bone++) {
+			smdmx_scene *changed = many_links(links, k, bone);
+			said x = diff(base, changed);
+			const char *name = smdmx_corner_field_describe(bone ? SMDMX_CORNER_JOINT : SMDMX_CORNER_WEIGHT)->name;
+			if (!x.count) fail_msg("link %zu's %s changed, and smdmx diff says equal", k, name);
+			if (!strstr(x.first, bone ? name : "weight")) fail_msg("link %zu's %s changed, said as '%s'", k, name, x.first);
+			char why[256];
+			if (smdmx_scene_compare(base, changed, NULL, why, sizeof(why)))
+				fail_msg("link %zu's %s changed, and the comparison says equal", k, name);
+			smdmx_scene_free(changed);
+		}
+	smdmx_scene_free(base);
+	smdmx_scene_free(again);
+	test_c_numbers_end(saved);
+}
+
+/* An SMD of 23 triangles, read and made one polygon of their 69 corners; corner `at` (SIZE_MAX:
+ * none) moved up. */
+static smdmx_scene *big_polygon(size_t at)
+{
+	char t[8192];
+	size_t n = (size_t)snprintf(t, sizeof(t), "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\n");
+	for (size_t c = 0; c < 69; c++) {
+		if (c % 3 == 0) n += (size_t)snprintf(t + n, sizeof(t) - n, "m\n");
+		n += (size_t)snprintf(t + n, sizeof(t) - n, "0 %zu %zu %d 0 0 1 0 0\n", c, c * c % 7, c == at ? 1 : 0);
+	}
+	n += (size_t)snprintf(t + n, sizeof(t) - n, "end\n");
+	assert_true(n < sizeof(t));
+	smdmx_error err;
+	smdmx_smd_read_options ro = { .name = "polygon" };
+	smdmx_scene *s = smdmx_smd_read_memory(t, n, &ro, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	smdmx_face_set *fs = &s->meshes[0].face_sets[0];
+	assert_int_equal(fs->corner_count, 69);
+	fs->offsets[1] = 69;
+	fs->polygon_count = 1;
+	if (!smdmx_scene_validate(s, &err)) fail_msg("%s", err.message);
+	return s;
+}
+
+/* A polygon of 69 corners differing in any one of them differs (the diff read a polygon's
+ * first 64 corners). */
+static void polygon_corners_each(void **state)
+{
+	(void)state;
+	char *saved = test_c_numbers_begin();
+	smdmx_scene *base = big_polygon(SIZE_MAX), *again = big_polygon(SIZE_MAX);
+	assert_int_equal(diff(base, again).count, 0);
+	for (size_t c = 0; c < 69; c++) {
+		smdmx_scene *changed = big_polygon(c);
+		if (!diff(base, changed).count) fail_msg("corner %zu of 69 moved, and smdmx diff says equal", c);
+		smdmx_scene_free(changed);
+	}
+	smdmx_scene_free(base);
+	smdmx_scene_free(again);
+	test_c_numbers_end(saved);
+}
+
 /* The list itself: names unique, DMX names of both generations, none unnamed. */
 static void field_list(void **state)
 {
@@ -415,6 +513,8 @@ int main(void)
 		cmocka_unit_test(smd_fields),
 		cmocka_unit_test(dmx_fields),
 		cmocka_unit_test(names_repeated),
+		cmocka_unit_test(links_each),
+		cmocka_unit_test(polygon_corners_each),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

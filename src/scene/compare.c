@@ -62,12 +62,17 @@ bool sm_cmp_rot_equal(const cmp *c, const float *qa, const float *qb)
 	return true;
 }
 
-/* The weight links of a position as the comparison sees them (see smdmx_compare_options). */
-size_t sm_cmp_canonical_weights(const cmp *c, const smdmx_mesh *m, uint32_t p, smdmx_weight out[64])
+/* The weight links of a position as the comparison sees them (see smdmx_compare_options),
+ * in side's scratch (c->links[side], as long as the most links of a position of the scenes
+ * sm_cmp_prepare was given): their count, *out where they are. */
+size_t sm_cmp_canonical_weights(const cmp *c, int side, const smdmx_mesh *m, uint32_t p, const smdmx_weight **out_p)
 {
 	size_t n = m->weight_offsets ? m->weight_offsets[p + 1] - m->weight_offsets[p] : 0, k = 0;
 	const smdmx_weight *w = n ? m->weights + m->weight_offsets[p] : NULL;
-	for (size_t i = 0; i < n && k < 64; i++)
+	smdmx_weight *out = c->links[side];
+	*out_p = out;
+	if (n > c->link_cap) n = c->link_cap; /* not reached: sm_cmp_prepare counted every position's */
+	for (size_t i = 0; i < n; i++)
 		if (!c->dmx_weights || w[i].weight != 0) out[k++] = w[i];
 	if (!c->dmx_weights) return k;
 	if (!c->max_links || k <= c->max_links) {
@@ -80,7 +85,8 @@ size_t sm_cmp_canonical_weights(const cmp *c, const smdmx_mesh *m, uint32_t p, s
 		return k;
 	}
 	/* the largest max_links, in their original order, renormalised */
-	bool keep[64] = { false };
+	bool *keep = c->keep;
+	memset(keep, 0, k);
 	for (size_t r = 0; r < c->max_links; r++) {
 		size_t best = SIZE_MAX;
 		for (size_t i = 0; i < k; i++)
@@ -107,9 +113,9 @@ static const float *scalar_at(const smdmx_mesh *m, smdmx_corner_field f, uint32_
  * has in the second (or by the pairing the diff made), then weights. */
 static void compare_links(const cmp *c, const sm_corner *a, const sm_corner *b, sm_corner_diff *d)
 {
-	smdmx_weight wa[64], wb[64];
-	size_t na = sm_cmp_canonical_weights(c, a->m, a->m->position_indices[a->c], wa);
-	size_t nb = sm_cmp_canonical_weights(c, b->m, b->m->position_indices[b->c], wb);
+	const smdmx_weight *wa, *wb;
+	size_t na = sm_cmp_canonical_weights(c, 0, a->m, a->m->position_indices[a->c], &wa);
+	size_t nb = sm_cmp_canonical_weights(c, 1, b->m, b->m->position_indices[b->c], &wb);
 	d->links[0] = na, d->links[1] = nb;
 	if (na != nb) {
 		d->field = SMDMX_CORNER_WEIGHT, d->at = SIZE_MAX;
@@ -732,8 +738,29 @@ cmp sm_cmp_start(const smdmx_compare_options *options)
 
 static bool compare_scenes(cmp *cm, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options);
 
-bool sm_cmp_set_stereo(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
+/* The most weight links a position of s has. */
+static size_t most_links(const smdmx_scene *s)
 {
+	size_t most = 0;
+	for (size_t i = 0; i < s->mesh_count; i++) {
+		const smdmx_mesh *m = &s->meshes[i];
+		if (!m->weight_offsets) continue;
+		for (size_t p = 0; p < m->position_count; p++)
+			if (m->weight_offsets[p + 1] - m->weight_offsets[p] > most) most = m->weight_offsets[p + 1] - m->weight_offsets[p];
+	}
+	return most;
+}
+
+bool sm_cmp_prepare(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
+{
+	size_t la = most_links(a), lb = most_links(b);
+	c->link_cap = la > lb ? la : lb;
+	for (int i = 0; i < 2; i++) {
+		c->links[i] = malloc((c->link_cap + 1) * sizeof(smdmx_weight));
+		if (!c->links[i]) return false;
+	}
+	c->keep = malloc(c->link_cap + 1);
+	if (!c->keep) return false;
 	if (!c->flex) return true;
 	c->stereo[0] = malloc(a->mesh_count + 1);
 	c->stereo[1] = malloc(b->mesh_count + 1);
@@ -747,6 +774,11 @@ void sm_cmp_end(cmp *c)
 	free(c->stereo[0]);
 	free(c->stereo[1]);
 	c->stereo[0] = c->stereo[1] = NULL;
+	free(c->links[0]);
+	free(c->links[1]);
+	free(c->keep);
+	c->links[0] = c->links[1] = NULL;
+	c->keep = NULL;
 }
 
 bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
@@ -759,7 +791,7 @@ bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx
 	sm_unrooted u;
 	const smdmx_scene *va, *vb;
 	if (!sm_cmp_unroot(a, b, &va, &vb, &u)) return sm_cmp_differ(&c, "out of memory");
-	bool same = sm_cmp_set_stereo(&c, va, vb) ? compare_scenes(&c, va, vb, options) : sm_cmp_differ(&c, "out of memory");
+	bool same = sm_cmp_prepare(&c, va, vb) ? compare_scenes(&c, va, vb, options) : sm_cmp_differ(&c, "out of memory");
 	sm_cmp_end(&c);
 	sm_cmp_unroot_free(&u);
 	return same;

@@ -31,6 +31,11 @@ typedef struct cmp {
 	 * without rounding them, its root rotations by turn_q */
 	bool turned[2];
 	double turn_m[2][3][3], turn_q[2][4];
+	/* scratch of sm_cmp_canonical_weights, per side: link_cap links (the most a position of
+	 * either scene has), and as many flags */
+	smdmx_weight *links[2];
+	size_t link_cap;
+	bool *keep;
 } cmp;
 
 /* Sets the turns of a and b: none when they have one up axis, else each that is not Z up is
@@ -40,11 +45,12 @@ void sm_cmp_set_turns(cmp *c, const smdmx_scene *a, const smdmx_scene *b);
 void sm_cmp_turn_vec(const cmp *c, int side, const float in[3], float out[3]);
 void sm_cmp_turn_rot(const cmp *c, int side, const float in[4], float out[4]);
 
-size_t sm_cmp_canonical_weights(const cmp *c, const smdmx_mesh *m, uint32_t p, smdmx_weight out[64]);
+size_t sm_cmp_canonical_weights(const cmp *c, int side, const smdmx_mesh *m, uint32_t p, const smdmx_weight **out);
 cmp sm_cmp_start(const smdmx_compare_options *options);
-/* The meshes of a and b whose balance a stereo control uses (c->stereo), with the flex
- * controls; false when out of memory. sm_cmp_end frees them. */
-SM_NODISCARD bool sm_cmp_set_stereo(cmp *c, const smdmx_scene *a, const smdmx_scene *b);
+/* Made ready for the scenes a and b: the scratch of their weight links (any number of them),
+ * and with the flex controls the meshes whose balance a stereo control uses (c->stereo);
+ * false when out of memory. sm_cmp_end frees them. */
+SM_NODISCARD bool sm_cmp_prepare(cmp *c, const smdmx_scene *a, const smdmx_scene *b);
 void sm_cmp_end(cmp *c);
 bool sm_cmp_compare_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b);
 bool sm_cmp_compare_mesh(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, const smdmx_scene *sb, const smdmx_mesh *b,

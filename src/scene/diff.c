@@ -503,7 +503,7 @@ size_t smdmx_scene_diff(const smdmx_scene *sa, const smdmx_scene *sb, const smdm
 		return c.count;
 	}
 	bool ok = index_names(&c, &c.joints_a, a->joint_count, joint_name, a->joints) &&
-	          index_names(&c, &c.joints_b, b->joint_count, joint_name, b->joints) && sm_cmp_set_stereo(&c, a, b);
+	          index_names(&c, &c.joints_b, b->joint_count, joint_name, b->joints) && sm_cmp_prepare(&c, a, b);
 	/* By meaning, models of two up axes are compared as Source uses them, turned to Z up;
 	 * strict, the axis is a difference. */
 	if (ok && options && options->strict && (a->up_axis ? a->up_axis : 'Z') != (b->up_axis ? b->up_axis : 'Z'))

@@ -235,8 +235,8 @@ bool sm_diff_gside_build(const cmp *c, const smdmx_scene *s, gside *g, bool firs
 				h = hash_mix(h, u);
 				for (int d = 0; d < 2; d++) h = hash_mix(h, float_key(uv[d], q));
 			}
-			smdmx_weight w[64];
-			size_t nw = sm_cmp_canonical_weights(c, me, me->position_indices[i], w);
+			const smdmx_weight *w;
+			size_t nw = sm_cmp_canonical_weights(c, first ? 0 : 1, me, me->position_indices[i], &w);
 			for (size_t x = 0; x < nw; x++) {
 				for (const char *nm = first ? sm_cmp_name_in_b(c, s, w[x].joint) : s->joints[w[x].joint].name; *nm; nm++)
 					h = hash_mix(h, (uint8_t)*nm);
@@ -277,16 +277,21 @@ static bool gcorner_same(const cmp *c, const gside *ga, uint32_t x, const gside 
  * its corners written to out. */
 static void canonical_ring(const gside *g, const uint32_t *r, uint32_t n, gtri *t, uint32_t poly, uint32_t *out)
 {
-	uint32_t best = 0;
-	for (uint32_t i = 1; i < n; i++) {
-		for (uint32_t k = 0; k < n; k++) {
-			uint64_t a = g->hash[r[(i + k) % n]], b = g->hash[r[(best + k) % n]];
-			if (a != b) {
-				if (a < b) best = i;
-				break;
-			}
+	/* the least rotation of the corners' hashes, the first where several are (two candidates
+	 * i and j, the first `same` hashes of each agreeing so far: linear in n) */
+	uint32_t i = 0, j = 1, same = 0;
+	while (i < n && j < n && same < n) {
+		uint64_t a = g->hash[r[(i + same) % n]], b = g->hash[r[(j + same) % n]];
+		if (a == b) {
+			same++;
+			continue;
 		}
+		if (a > b) i += same + 1;
+		else j += same + 1;
+		if (i == j) j++;
+		same = 0;
 	}
+	uint32_t best = n ? (i < j ? i : j) : 0;
 	t->n = n;
 	t->poly = poly;
 	t->used = false;
@@ -609,9 +614,9 @@ bool sm_diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map)
 	uint32_t *pool_ta = NULL, *pool_tb = NULL;
 	bool ok = pa && pb && pool_pa && pool_pb;
 	for (size_t i = 0; ok && i < na; i++)
-		canonical_ring(ga, ga->ring + ga->first[i], ga->size[i] < 64 ? ga->size[i] : 64, &pa[i], (uint32_t)i, pool_pa + ga->first[i]);
+		canonical_ring(ga, ga->ring + ga->first[i], ga->size[i], &pa[i], (uint32_t)i, pool_pa + ga->first[i]);
 	for (size_t i = 0; ok && i < nb; i++)
-		canonical_ring(gb, gb->ring + gb->first[i], gb->size[i] < 64 ? gb->size[i] : 64, &pb[i], (uint32_t)i, pool_pb + gb->first[i]);
+		canonical_ring(gb, gb->ring + gb->first[i], gb->size[i], &pb[i], (uint32_t)i, pool_pb + gb->first[i]);
 	/* whole polygons first (a quad rotated is the same quad) */
 	ok = ok && match_items(c, ga, pa, na, gb, pb, nb, map);
 	if (ok && c->vtol > 0) ok = match_items_near(c, ga, pa, na, gb, pb, nb, map);
