@@ -154,5 +154,29 @@ check "dmx2smd of a non-model" 1 $?
 "$smdmx" convert "$root/testdata/sample/arm.smd" -o "$tmp/arm.dmx" --model-version 7 2>/dev/null
 check "bad model version" 2 $?
 
+# Options checked before any work: a value missing or empty is a usage error (exit 2), and a
+# version no writer has writes nothing.
+"$bindir/smd2dmx" "$root/testdata/sample/arm.smd" --encoding binary --encoding-version 7 -o "$tmp/v7.dmx" 2>"$tmp/err"
+check "encoding version 7" 2 $?
+check_text "encoding version 7 said" "smd2dmx: error: --encoding binary is version 1 to 5 or 9, not 7 (try 'smd2dmx --help')" "$(cat "$tmp/err")"
+check_text "encoding version 7 wrote nothing" "" "$(ls "$tmp" | grep v7)"
+a=$root/testdata/sample/arm.smd
+"$smdmx" diff "$a" "$a" --tolerance 2>"$tmp/err"
+check "diff --tolerance without its value" 2 $?
+check_text "diff --tolerance without its value said" "smdmx: error: '--tolerance' needs a value (try 'smdmx diff --help')" "$(cat "$tmp/err")"
+"$smdmx" diff "$a" "$a" --tolerance "" 2>"$tmp/err"
+check "diff --tolerance ''" 2 $?
+check_text "diff --tolerance '' said" "smdmx: error: --tolerance wants a number >= 0, not ''" "$(cat "$tmp/err")"
+for o in --max --fps --rotation-tolerance --name; do
+	"$smdmx" diff "$a" "$a" $o 2>/dev/null
+	check "diff $o without its value" 2 $?
+done
+for o in --max --fps --rotation-tolerance; do
+	"$smdmx" diff "$a" "$a" $o "" 2>/dev/null
+	check "diff $o ''" 2 $?
+done
+"$smdmx" diff "$a" "$a" --tolerance 0.5 --max 0 --fps 30 --rotation-tolerance 1e-6
+check "diff with every valued option" 0 $?
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -323,29 +323,36 @@ int cmd_diff(int argc, char **argv)
 			     "(default 50; 0: all). Exit codes: 0 equal, 1 different, 2 a usage error or a file that\n"
 			     "cannot be read as a model.");
 			return EXIT_OK;
-		} else if (!strcmp(a, "--name") && v) {
+		} else if (!v && (!strcmp(a, "--name") || !strcmp(a, "--tolerance") || !strcmp(a, "--rotation-tolerance") ||
+		                  !strcmp(a, "--max") || !strcmp(a, "--fps"))) {
+			say("smdmx", "error", "'%s' needs a value (try 'smdmx diff --help')", a);
+			return EXIT_USAGE;
+		} else if (!strcmp(a, "--name")) {
 			stdin_name = v;
 			i++;
-		} else if (!strcmp(a, "--tolerance") && v) {
+		} else if (!strcmp(a, "--tolerance")) {
 			opts.value_tolerance = strtod(v, &end);
-			if (*end || !(opts.value_tolerance >= 0)) return say("smdmx", "error", "--tolerance wants a number >= 0"), EXIT_USAGE;
+			if (!*v || *end || !(opts.value_tolerance >= 0))
+				return say("smdmx", "error", "--tolerance wants a number >= 0, not '%s'", v), EXIT_USAGE;
 			i++;
-		} else if (!strcmp(a, "--rotation-tolerance") && v) {
+		} else if (!strcmp(a, "--rotation-tolerance")) {
 			opts.rotation_tolerance = strtod(v, &end);
-			if (*end || !(opts.rotation_tolerance > 0)) return say("smdmx", "error", "--rotation-tolerance wants a number > 0"), EXIT_USAGE;
+			if (!*v || *end || !(opts.rotation_tolerance > 0))
+				return say("smdmx", "error", "--rotation-tolerance wants a number > 0, not '%s'", v), EXIT_USAGE;
 			i++;
-		} else if (!strcmp(a, "--max") && v) {
+		} else if (!strcmp(a, "--max")) {
 			double n = strtod(v, &end);
-			if (*end || !(n >= 0) || n > 1e9) return say("smdmx", "error", "--max wants a count"), EXIT_USAGE;
+			if (!*v || *end || !(n >= 0) || n > 1e9) return say("smdmx", "error", "--max wants a count, not '%s'", v), EXIT_USAGE;
 			out.limit = (size_t)n;
 			i++;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = true;
 		} else if (!strcmp(a, "--strict")) {
 			opts.strict = true;
-		} else if (!strcmp(a, "--fps") && v) {
+		} else if (!strcmp(a, "--fps")) {
 			fps = strtod(v, &end);
-			if (*end || !(fps > 0) || fps > 10000) return say("smdmx", "error", "--fps wants a number in (0, 10000]"), EXIT_USAGE;
+			if (!*v || *end || !(fps > 0) || fps > 10000)
+				return say("smdmx", "error", "--fps wants a number in (0, 10000], not '%s'", v), EXIT_USAGE;
 			i++;
 		} else if (a[0] == '-' && a[1]) {
 			say("smdmx", "error", "unknown option '%s' (try 'smdmx diff --help')", a);
