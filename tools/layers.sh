@@ -6,7 +6,8 @@
 #   < project < report < cli
 # Includes of the public headers (<smdmx/...>, "smdmx/...") and of the C library are free.
 # A layer's headers are its own but for those it offers the layers above (interface below):
-# a file may include another layer's header only when it is one of them.
+# a file may include another layer's header only when it is one of them. platform/os_program.h
+# is the programs' alone.
 # usage: sh tools/layers.sh [SOURCE_ROOT]   (prints each wrong include; exit 1 if any)
 set -eu
 root=${1:-$(dirname "$0")/..}
@@ -22,6 +23,10 @@ offered() {
 	for h in $interface; do [ "$h" = "$1" ] && return 0; done
 	return 1
 }
+# What only a program may do to its process (signal and console handlers, exits, the
+# allocator's settings, the terminal): offered to the programs (cli) and to no library layer,
+# so that libsmdmx leaves its host alone.
+program_only="platform/os_program.h"
 bad=0
 files=0
 for f in "$root"/src/*/*.[ch]; do
@@ -47,11 +52,24 @@ for f in "$root"/src/*/*.[ch]; do
 		elif [ "$rt" -eq "$rf" ] && [ "$to" != "$from" ]; then
 			echo "$f: $from includes $to, a layer beside it"
 			bad=1
+		elif [ "$inc" = "$program_only" ]; then
+			if [ "$from" != cli ]; then
+				echo "$f: $from includes $inc, what only a program may do (the library leaves its host alone)"
+				bad=1
+			fi
 		elif [ "$to" != "$from" ] && ! offered "$inc"; then
 			echo "$f: $from includes $inc, a header private to $to"
 			bad=1
 		fi
 	done
+done
+# and inside the platform layer, only the programs' own files include it
+for f in "$root"/src/platform/*.[ch]; do
+	case $(basename "$f") in os_program*) continue ;; esac
+	if grep -q '^[[:space:]]*#[[:space:]]*include[[:space:]]*"os_program\.h"' "$f"; then
+		echo "$f: the library's platform file includes os_program.h, what only a program may do"
+		bad=1
+	fi
 done
 for f in "$root"/src/*.[ch]; do
 	[ -e "$f" ] || continue

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../platform/os.h"
+#include "../platform/os_program.h"
 #include "../report/report.h"
 #include "smdmx/smdmx.h"
 

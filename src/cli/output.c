@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../platform/os.h"
+#include "../platform/os_program.h"
 #include "cli.h"
 
 /* ---- paths ------------------------------------------------------------------------------- */

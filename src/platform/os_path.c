@@ -1,6 +1,6 @@
 /* Paths as the system names them (os.h, "paths"): separators ('\\' too on Windows), extensions,
  * an absolute path folded, one path named from another's folder, parent folders made; and
- * strings from a format, made or written whole (os_strf, os_printf). Built
+ * strings from a format (os_strf). Built
  * into the library and the programs alike, as the rest of the platform layer. A function
  * that returns a new string returns NULL when memory ran out (free it with free()). */
 #include <errno.h>
@@ -23,31 +23,6 @@ char *os_strf(const char *fmt, ...)
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	return p;
-}
-
-/* os.h, "the program's edge": text formatted in one piece, written in one call */
-bool os_printf(FILE *f, const char *fmt, ...)
-{
-	char small[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0) return false;
-	if ((size_t)n < sizeof(small)) return os_write_text(f, small, (size_t)n);
-	char *big = malloc((size_t)n + 1);
-	if (!big) return false;
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	bool ok = os_write_text(f, big, (size_t)n);
-	free(big);
-	return ok;
-}
-
-bool os_puts(const char *s, FILE *f)
-{
-	return os_write_text(f, s, strlen(s));
 }
 
 const char *os_path_shown(const char *path, char sep, char *buf, size_t cap)

@@ -13,7 +13,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -398,34 +397,8 @@ void os_tune_allocator(void)
 
 /* ---- interrupts -------------------------------------------------------------------------- */
 
-static void (*volatile on_cleanup)(void);
 static _Thread_local unsigned hold_depth;
 static _Thread_local sigset_t hold_old;
-
-static void on_signal(int sig)
-{
-	if (on_cleanup) on_cleanup();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-void os_on_interrupt(void (*cleanup)(void))
-{
-	on_cleanup = cleanup;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* A reader that closes the pipe (| head) ends the program as it ends any tool in a
-	 * pipe: quietly, by SIGPIPE, once the temporary files are gone. */
-	sigaction(SIGPIPE, &sa, NULL);
-	/* Past RLIMIT_FSIZE, write() fails with EFBIG and the job cleans up, rather than the
-	 * process dying with its temporary files left behind. */
-	signal(SIGXFSZ, SIG_IGN);
-}
 
 void os_interrupts_hold(void)
 {
@@ -444,69 +417,20 @@ void os_interrupts_release(void)
 	pthread_sigmask(SIG_SETMASK, &hold_old, NULL);
 }
 
-void os_exit_broken_pipe(void)
-{
-	if (on_cleanup) on_cleanup();
-	signal(SIGPIPE, SIG_DFL);
-	sigset_t pipe_only;
-	sigemptyset(&pipe_only);
-	sigaddset(&pipe_only, SIGPIPE);
-	pthread_sigmask(SIG_UNBLOCK, &pipe_only, NULL);
-	raise(SIGPIPE);
-	_exit(141);
-}
-
 void os_remove_in_cleanup(const char *path)
 {
 	unlink(path);
 }
 
-/* ---- the program's edge -------------------------------------------------------------------- */
-
-void os_start(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-}
-
-bool os_is_terminal(FILE *f)
-{
-	return isatty(fileno(f)) == 1;
-}
-
-bool os_write_text(FILE *f, const char *text, size_t n)
-{
-	/* one fwrite: the C library writes it to an unbuffered stderr in one write(2) */
-	return fwrite(text, 1, n, f) == n;
-}
+/* ---- errors and the clock ------------------------------------------------------------------- */
 
 const char *os_error_text(int err)
 {
 	return strerror(err);
 }
 
-os_term os_terminal(FILE *f, unsigned *columns)
-{
-	*columns = 80;
-	if (isatty(fileno(f)) != 1) return OS_TERM_NONE;
-	struct winsize ws;
-	if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) *columns = ws.ws_col;
-	return OS_TERM_ANSI;
-}
 
-void os_launch_facts(os_launch *l)
-{
-	memset(l, 0, sizeof(*l));
-}
 
-void os_wait_key(void)
-{
-	fputs("Press Enter to close this window.\n", stderr);
-	fflush(stderr);
-	int c;
-	while ((c = fgetc(stdin)) != EOF && c != '\n') {
-	}
-}
 
 double os_seconds(void)
 {
