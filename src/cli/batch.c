@@ -213,6 +213,9 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 	bo.on_change = on_change;
 	bo.user = &p;
 	smdmx_error err;
+	/* A batch allocates and frees models of similar sizes again and again: the program tells
+	 * its allocator so (the library leaves its host's alone). */
+	os_tune_allocator();
 	smdmx_batch *b = smdmx_batch_convert(&bo, &err);
 	if (!b) {
 		say(o->name, "error", "%s", err.message);

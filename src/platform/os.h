@@ -200,8 +200,6 @@ void os_cond_wait(os_cond *c, os_mutex *m);
 void os_cond_broadcast(os_cond *c);
 void os_cond_destroy(os_cond *c);
 unsigned os_cpu_count(void);
-/* Tells the allocator that the program allocates and frees large blocks again and again. */
-void os_tune_allocator(void);
 
 /* ---- interrupts -------------------------------------------------------------------------- */
 

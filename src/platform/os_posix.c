@@ -18,9 +18,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -383,16 +380,6 @@ unsigned os_cpu_count(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (unsigned)n : 1;
-}
-
-void os_tune_allocator(void)
-{
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
-	/* Keep freed memory for the next model rather than unmapping it (each unmap interrupts
-	 * the other workers). */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
 }
 
 /* ---- interrupts -------------------------------------------------------------------------- */

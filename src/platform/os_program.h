@@ -9,6 +9,10 @@
 
 #include "os.h"
 
+/* Tells the allocator that the program allocates and frees large blocks again and again (a
+ * batch's models): freed memory is kept for the next rather than given back to the system. */
+void os_tune_allocator(void);
+
 /* ---- interrupts -------------------------------------------------------------------------- */
 
 /* Calls cleanup (which may only remove files) on an interrupt (SIGINT, SIGTERM, SIGHUP; Ctrl-C,

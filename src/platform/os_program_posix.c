@@ -9,6 +9,21 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+/* ---- memory ------------------------------------------------------------------------------ */
+
+void os_tune_allocator(void)
+{
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+	/* Keep freed memory for the next model rather than unmapping it (each unmap interrupts
+	 * the other workers). */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
 
 /* ---- interrupts -------------------------------------------------------------------------- */
 

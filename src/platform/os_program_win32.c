@@ -17,6 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- memory ------------------------------------------------------------------------------ */
+
+void os_tune_allocator(void)
+{
+}
+
 /* ---- interrupts -------------------------------------------------------------------------- */
 
 /* Windows runs a console control handler on a thread of its own. It takes the lock that holds

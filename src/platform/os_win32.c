@@ -624,9 +624,6 @@ unsigned os_cpu_count(void)
 	return si.dwNumberOfProcessors > 0 ? (unsigned)si.dwNumberOfProcessors : 1;
 }
 
-void os_tune_allocator(void)
-{
-}
 
 /* ---- interrupts -------------------------------------------------------------------------- */
 

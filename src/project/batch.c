@@ -849,8 +849,6 @@ smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *erro
 	} else {
 		/* every job's inputs and output seen from the start (its state as it settles) */
 		for (size_t i = 0; i < b->count; i++) publish(b, i);
-		/* A batch allocates and frees models of similar sizes again and again. */
-		os_tune_allocator();
 		if (!run_jobs(b) || b->oom || pj_oom_seen) return out_of_memory(b, error);
 		summarize(b);
 		if (pj_oom_seen) return out_of_memory(b, error);
