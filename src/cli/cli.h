@@ -264,8 +264,9 @@ int qc_check(const char *path);
 int convert_main(int argc, char **argv);
 /* Whether every argument is a file or folder that is there (what Explorer passes). */
 bool all_paths(int argc, char **argv);
-/* Files and folders dropped on the program, converted beside themselves; the exit code. */
-int run_dropped(int argc, char **argv);
+/* Files and folders dropped on the program, converted beside themselves (the models by
+ * convert, given the conversion command line: convert_main); the exit code. */
+int run_dropped(int argc, char **argv, int (*convert)(int argc, char **argv));
 /* What dropping does on this program, a sentence for its help. */
 const char *dropped_help(void);
 

@@ -242,7 +242,7 @@ static bool gather(int argc, char **argv, path_list lists[2], path_list *qcs, pa
 	return true;
 }
 
-int run_dropped(int argc, char **argv)
+int run_dropped(int argc, char **argv, int (*convert)(int argc, char **argv))
 {
 	outputs_in_explorer_terms();
 	path_list lists[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } }, qcs = { NULL, 0, 0 }, libs = { NULL, 0, 0 }, found = { NULL, 0, 0 };
@@ -258,7 +258,7 @@ int run_dropped(int argc, char **argv)
 		}
 		list_push(l, (char *)"-v");
 		list_push(l, (char *)"-k"); /* one file that fails stops none of the others */
-		int r = convert_main(l->count, l->items);
+		int r = convert(l->count, l->items);
 		if (r > rc) rc = r;
 	}
 	for (int i = 0; read && i < qcs.count; i++) {

@@ -337,7 +337,7 @@ int main(int argc, char **argv)
 	bool own = launched_from_explorer(&launch, argc, argv) || (as_dropped && !strcmp(as_dropped, "1"));
 	if (!own) return run(argc, argv);
 	int rc;
-	if (all_paths(argc, argv)) rc = run_dropped(argc, argv);
+	if (all_paths(argc, argv)) rc = run_dropped(argc, argv, convert_main);
 	else if (argc < 2) {
 		print_help(stdout);
 		os_printf(stdout, "\n%s\n", dropped_help());

@@ -1,5 +1,5 @@
-/* smdmx preview: a picture of each model (report/, render/), written as PNG, all or nothing;
- * and files written whole, as the batch report writes its page. */
+/* smdmx preview: a picture of each model (report/, render/), written as PNG, all or nothing
+ * (write_files_whole, output.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,71 +7,6 @@
 #include <strings.h>
 
 #include "cli.h"
-
-/* ---- files written whole ------------------------------------------------------------------- */
-
-/* A file written all or nothing, never over an input and, without force, over nothing. */
-bool write_file_whole(const char *path, const void *data, size_t size, char *const *inputs, size_t input_count,
-                      bool force, char *why, size_t why_size)
-{
-	whole_file f = { path, data, size };
-	return write_files_whole(&f, 1, inputs, input_count, force, why, why_size);
-}
-
-/* qsort's and bsearch's order of file ids. */
-static int by_id(const void *a, const void *b)
-{
-	const os_file_id *x = a, *y = b;
-	if (x->device != y->device) return x->device < y->device ? -1 : 1;
-	return x->file < y->file ? -1 : x->file > y->file;
-}
-
-/* Whether path may be written over: an output that is there is never one of the inputs.
- * The inputs' ids are taken once (*ids, sorted; a report reads tens of thousands of files
- * and writes hundreds), then an output is one stat and a search; the input it is, named. */
-static bool allowed_among(const char *path, char *const *inputs, size_t input_count, os_file_id **ids, size_t *id_count,
-                          bool force, char *why, size_t why_size)
-{
-	os_file_id at;
-	if (!os_file_id_of(path, &at)) return output_allowed(path, NULL, 0, force, why, why_size);
-	if (!*ids) {
-		*ids = have(malloc((input_count + 1) * sizeof(os_file_id)));
-		for (size_t i = 0; i < input_count; i++)
-			if (inputs[i] && strcmp(inputs[i], "-") && os_file_id_of(inputs[i], &(*ids)[*id_count])) ++*id_count;
-		qsort(*ids, *id_count, sizeof(os_file_id), by_id);
-	}
-	if (!bsearch(&at, *ids, *id_count, sizeof(os_file_id), by_id)) return output_allowed(path, NULL, 0, force, why, why_size);
-	return output_allowed(path, inputs, input_count, force, why, why_size); /* which input, said */
-}
-
-bool write_files_whole(const whole_file *files, size_t count, char *const *inputs, size_t input_count, bool force, char *why,
-                       size_t why_size)
-{
-	os_file_id *ids = NULL;
-	size_t id_count = 0;
-	bool allowed = true;
-	for (size_t i = 0; allowed && i < count; i++)
-		allowed = allowed_among(files[i].path, inputs, input_count, &ids, &id_count, force, why, why_size);
-	free(ids);
-	if (!allowed) return false;
-	outputs set = { .force = force };
-	bool ok = true;
-	for (size_t i = 0; ok && i < count; i++) {
-		output *out = outputs_open(&set, files[i].path, why, why_size);
-		ok = out != NULL;
-		if (ok && !output_write(out, files[i].data, files[i].size)) {
-			snprintf(why, why_size, "cannot write '%s': %s", files[i].path, os_error_text(smdmx_output_errno(out)));
-			ok = false;
-		}
-	}
-	char **written = NULL;
-	size_t nw = 0;
-	ok = ok && outputs_commit(&set, &written, &nw, why, why_size);
-	if (!ok) outputs_abort(&set);
-	for (size_t i = 0; i < nw; i++) free(written[i]);
-	free(written);
-	return ok;
-}
 
 /* ---- smdmx preview -------------------------------------------------------------------------- */
 
