@@ -1,5 +1,6 @@
 /* A scene's raw controls by name (sm_raws in scene_util.h): the parts a delta state's name
- * splits into, and whether studiomdl splits it by a stereo control. */
+ * splits into, whether studiomdl splits it by a stereo control, and so the meshes whose
+ * balance a stereo control uses (sm_stereo_meshes). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,4 +101,29 @@ bool sm_raws_stereo(const smdmx_scene *s, const sm_raws *r, const char *name, si
 		if (!e) return stereo;
 		p = e + 1;
 	}
+}
+
+bool sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *unused, size_t *corners)
+{
+	if (s->mesh_count) memset(out, 0, s->mesh_count);
+	bool any = false;
+	for (size_t i = 0; i < s->flex_controller_count && !any; i++) any = s->flex_controllers[i].stereo;
+	sm_raws r;
+	if (any && !sm_raws_build(s, &r)) return false;
+	for (size_t i = 0; any && i < s->flex_shape_count; i++) {
+		const smdmx_flex_shape *sh = &s->flex_shapes[i];
+		if (sh->mesh >= s->mesh_count || out[sh->mesh]) continue;
+		size_t len = strlen(sh->name);
+		/* or one of its halves, as a QC writes a stereo shape no flexpair can say (S+"R", S+"L") */
+		out[sh->mesh] = sm_raws_stereo(s, &r, sh->name, len) ||
+		                (len > 1 && (sh->name[len - 1] == 'R' || sh->name[len - 1] == 'L') && sm_raws_stereo(s, &r, sh->name, len - 1));
+	}
+	if (any) sm_raws_free(&r);
+	*unused = *corners = 0;
+	for (size_t m = 0; m < s->mesh_count; m++)
+		if (s->meshes[m].balance.indices && !out[m]) {
+			++*unused;
+			*corners += s->meshes[m].corner_count;
+		}
+	return true;
 }
