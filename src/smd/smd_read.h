@@ -286,13 +286,20 @@ static inline bool word_is(const char *w, size_t n, const char *lit)
 	return n == l && strncasecmp(w, lit, l) == 0;
 }
 
-/* Lines and bones (smd_read.c): the next line; the next that is not blank or a comment; a
+/* Lines and bones (smd_lines.c): the next line; the next that is not blank or a comment; a
  * bone by its id in the nodes. */
 bool smdr_next_line(reader *r);
 /* bytes more read, told to progress every SM_PROGRESS_STEP (all: what is left, at the end). */
 void smdr_told(reader *r, uint64_t bytes, bool all);
 bool smdr_next_content_line(reader *r);
 bool smdr_bone_index(reader *r, int64_t id, const char *at, uint32_t *out);
+/* The input (smd_lines.c): more of the file read into the chunk, its unread tail kept (false:
+ * an error said; at the end, r->eof); the first NUL byte and any CR of the buffer from `from`
+ * on noted; the error of a file above smdmx_limits.max_file_size (false). */
+bool smdr_refill(reader *r);
+void smdr_note_nuls(reader *r, size_t from);
+void smdr_note_crs(reader *r, size_t from);
+bool smdr_file_too_large(reader *r);
 
 /* The triangles block (smd_triangles.c): its tables, the deduplicating tables (values
  * interned by their exact bits), the lines read on this thread, the block read whole. */
@@ -312,9 +319,10 @@ bool smdr_intern_material(reader *r, const char *s, size_t n, uint32_t *out);
 bool smdr_face_set_for(reader *r, uint32_t material, faceset_build **out);
 bool smdr_triangles_init(reader *r);
 bool smdr_read_triangle_lines(reader *r, uint32_t start_line);
-bool smdr_read_triangles(reader *r);
 
-/* The block on several threads, parts from start_line (smd_parallel.c). */
+/* The block (smd_parallel.c): on several threads where it is large enough, parts from
+ * start_line, else on this one (smdr_read_triangle_lines). */
+bool smdr_read_triangles(reader *r);
 bool smdr_read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts);
 
 /* The scene from what was read (smd_build.c). */

@@ -530,22 +530,3 @@ bool smdr_read_triangle_lines(reader *r, uint32_t start_line)
 		*off = (uint32_t)fs->corners.count;
 	}
 }
-
-bool smdr_read_triangles(reader *r)
-{
-	uint32_t start_line = r->line_no;
-	if (!r->position_table.slots) SM_CHECK(smdr_triangles_init(r));
-	r->has_triangles = true;
-	r->ended = false;
-	/* Parts of at least sm_smd_part_min bytes, when the file is a regular one and the corner limit
-	 * cannot be reached (where it could, the single-threaded reader says where). */
-	uint64_t from = r->base_off + r->pos;
-	uint64_t rest = r->file_size > from ? r->file_size - from : 0;
-	uint64_t parts = r->threads > 1 && !r->sub ? rest / sm_smd_part_min : 0;
-	if (parts > r->threads) parts = r->threads;
-	if (parts > 64) parts = 64;
-	if (parts > 1 && r->corner_count + rest / VERTEX_LINE_MIN < r->limits.max_corners &&
-	    r->corner_count + rest / VERTEX_LINE_MIN < UINT32_MAX - 1)
-		return smdr_read_triangles_parallel(r, start_line, (unsigned)parts);
-	return smdr_read_triangle_lines(r, start_line);
-}
