@@ -68,12 +68,6 @@ bool qcr_skip_rest(qr *r)
 	}
 }
 
-bool qcr_is_brace(qr *r, uint32_t t, char c)
-{
-	const qc_tok *k = rtok(r, t);
-	return !(k->flags & QTOK_QUOTED) && k->len == 1 && k->text[0] == c;
-}
-
 /* A block that starts on this line or a following one, read: each word in it (no brace) to
  * fn. No block there: nothing read. */
 bool qcr_block_words(qr *r, bool (*fn)(qr *r, uint32_t word))

@@ -94,27 +94,7 @@ bool qcr_add_ref(qr *r, uint32_t t, smdmx_qc_ref_kind kind, const char *command,
 	return true;
 }
 
-/* ---- names the rules may use ------------------------------------------------------------------ */
-
-bool qcr_name_known(qr *r, const name_set *v, const char *name)
-{
-	const char *k = qcr_lower_key(r, name, strlen(name));
-	return k && sm_names_get(&v->index, k) != SMDMX_NONE;
-}
-
-bool qcr_add_name(qr *r, name_set *v, const char *name)
-{
-	size_t n = strlen(name);
-	const char *k = qcr_lower_key(r, name, n);
-	if (!k) return false;
-	if (sm_names_get(&v->index, k) != SMDMX_NONE) return true;
-	char *copy = (char *)qcr_rdup(r, k, n);
-	const char **slot = copy ? sm_vec_push(r->o, &v->list, sizeof(char *), r->error) : NULL;
-	if (!slot) return false;
-	*slot = name;
-	if (!sm_names_put(&r->o->alloc, &v->index, copy, (uint32_t)(v->list.count - 1), true)) return sm_fail_oom(r->error);
-	return true;
-}
+/* ---- names ------------------------------------------------------------------------------------ */
 
 static bool add_name_fmt(qr *r, name_set *v, const char *a, const char *b)
 {
@@ -356,7 +336,9 @@ static bool model_option(qr *r, uint32_t t, int *depth)
 	} else if (sm_same_nocase(x, "flexcontroller")) {
 		SM_CHECK(model_controller(r, t));
 	} else if (x[0] == '%') {
-		SM_CHECK(qcr_model_rule(r, t));
+		uint32_t end;
+		SM_CHECK(qcr_model_rule(r, t, &end));
+		SM_CHECK(qcr_add_line(r, t, end, SMDMX_QC_LINES_RIG));
 	} else if (sm_same_nocase(x, "attachment")) {
 		SM_CHECK(qcr_skip_rest(r)); /* studiomdl ignores it here */
 	} else if (sm_same_nocase(x, "noautodmxrules")) {

@@ -134,6 +134,8 @@ void qcr_warn_tok(qr *r, uint32_t t, smdmx_warning_code code, const char *fmt, .
 bool qcr_keep_error(qr *r);
 const char *qcr_rdup(qr *r, const char *s, size_t n);
 const char *qcr_lower_key(qr *r, const char *s, size_t n);
+bool qcr_name_known(qr *r, const name_set *v, const char *name);
+bool qcr_add_name(qr *r, name_set *v, const char *name);
 const char *qcr_join_path(qr *r, const char *a, const char *b);
 const char *qcr_shown(qr *r, const char *path, char *shown);
 const char *qcr_path_ext(const char *name);
@@ -151,12 +153,12 @@ uint32_t qcr_add_token(qr *r, const qc_frame *f, uint32_t start, uint32_t end, u
 int qcr_get_token(qr *r, bool crossline, uint32_t *out);
 void qcr_unget(qr *r, uint32_t t);
 bool qcr_available(qr *r);
+bool qcr_is_brace(qr *r, uint32_t t, char c);
 bool qcr_need(qr *r, uint32_t at, const char *what, uint32_t *out);
 bool qcr_need_number(qr *r, uint32_t at, const char *what, double *out);
 bool qcr_need_int(qr *r, uint32_t at, const char *what, int32_t *out);
 bool qcr_skip_rest(qr *r);
 int qcr_block_left_open(qr *r, uint32_t open, uint32_t t, const char *what);
-bool qcr_is_brace(qr *r, uint32_t t, char c);
 bool qcr_skip_next_block(qr *r);
 bool qcr_block_words(qr *r, bool (*fn)(qr *r, uint32_t word));
 void qcr_skip_raw_line(qr *r);
@@ -165,8 +167,6 @@ bool qcr_recover_line(qr *r, bool in_block);
 /* The $model block and the files commands name (qc_model.c). */
 const char *qcr_cur_dir(qr *r);
 bool qcr_add_ref(qr *r, uint32_t t, smdmx_qc_ref_kind kind, const char *command, const char *const *exts, uint32_t *out);
-bool qcr_name_known(qr *r, const name_set *v, const char *name);
-bool qcr_add_name(qr *r, name_set *v, const char *name);
 smdmx_qc_model *qcr_cur_model(qr *r);
 bool qcr_add_line(qr *r, uint32_t first, uint32_t last, unsigned kind);
 bool qcr_studio_file(qr *r, uint32_t cmd, const char *command, uint32_t *ref);
@@ -179,8 +179,9 @@ bool qcr_cmd_lod(qr *r, uint32_t cmd, bool shadow);
 /* The extensions studiomdl tries for a file named without one, by command. */
 extern const char *const qcr_model_exts[], *const qcr_vta_exts[], *const qcr_dmx_exts[], *const qcr_no_exts[];
 
-/* A %rule line of a $model block (qc_rules.c). */
-bool qcr_model_rule(qr *r, uint32_t cmd);
+/* A %rule line of a $model block (qc_rules.c); *end: the token that stands for its last byte
+ * (the line the caller records runs from cmd to it). */
+bool qcr_model_rule(qr *r, uint32_t cmd, uint32_t *end);
 
 /* One command of the script, its first token t (qc.c). */
 bool qcr_command(qr *r, uint32_t t);

@@ -192,7 +192,7 @@ static bool parse_sum(qc_expr *x)
 
 /* %NAME = EXPR (Option_Flexrule): the expression's text is kept as written, lines continued
  * with "\\" joined by a space. */
-bool qcr_model_rule(qr *r, uint32_t cmd)
+bool qcr_model_rule(qr *r, uint32_t cmd, uint32_t *end)
 {
 	const qc_tok *c = rtok(r, cmd);
 	const char *name = c->text + 1;
@@ -261,7 +261,6 @@ bool qcr_model_rule(qr *r, uint32_t cmd)
 	const qc_etok *lt = &x.t[x.n - 1];
 	r->buf_len = 0;
 	SM_CHECK(qcr_buf_put(r, "", 0));
-	uint32_t end_tok = qcr_add_token(r, f, lt->start, lt->end, lt->line, lt->column, 0);
-	if (end_tok == SMDMX_NONE) return false;
-	return qcr_add_line(r, cmd, end_tok, SMDMX_QC_LINES_RIG);
+	*end = qcr_add_token(r, f, lt->start, lt->end, lt->line, lt->column, 0);
+	return *end != SMDMX_NONE;
 }

@@ -128,6 +128,28 @@ const char *qcr_lower_key(qr *r, const char *s, size_t n)
 	return r->key;
 }
 
+/* ---- names the rules may use (a set of them, by their lower case) ------------------------- */
+
+bool qcr_name_known(qr *r, const name_set *v, const char *name)
+{
+	const char *k = qcr_lower_key(r, name, strlen(name));
+	return k && sm_names_get(&v->index, k) != SMDMX_NONE;
+}
+
+bool qcr_add_name(qr *r, name_set *v, const char *name)
+{
+	size_t n = strlen(name);
+	const char *k = qcr_lower_key(r, name, n);
+	if (!k) return false;
+	if (sm_names_get(&v->index, k) != SMDMX_NONE) return true;
+	char *copy = (char *)qcr_rdup(r, k, n);
+	const char **slot = copy ? sm_vec_push(r->o, &v->list, sizeof(char *), r->error) : NULL;
+	if (!slot) return false;
+	*slot = name;
+	if (!sm_names_put(&r->o->alloc, &v->index, copy, (uint32_t)(v->list.count - 1), true)) return sm_fail_oom(r->error);
+	return true;
+}
+
 /* ---- paths -------------------------------------------------------------------------------- */
 
 /* path (which the reader holds with '/') for a message, in the separator of the QC's path as
@@ -378,6 +400,12 @@ int qcr_skip_space(qr *r, qc_frame *f, bool crossline)
 		}
 		return SKIP_TOKEN;
 	}
+}
+
+bool qcr_is_brace(qr *r, uint32_t t, char c)
+{
+	const qc_tok *k = rtok(r, t);
+	return !(k->flags & QTOK_QUOTED) && k->len == 1 && k->text[0] == c;
 }
 
 /* ---- variables ------------------------------------------------------------------------------- */
