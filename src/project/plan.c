@@ -623,3 +623,20 @@ void qp_plan_update(library *l)
 		qp_list_push(&t->written, &t->written_count, pj_strdup(t->dst));
 	}
 }
+
+bool qp_converted(const task *t)
+{
+	return t && (t->kind == TASK_SMD_TO_DMX || t->kind == TASK_DMX_TO_SMD || t->kind == TASK_VTA_REBASE) && t->status == PJ_OK &&
+	       !t->copied;
+}
+
+uint32_t qp_body_ref(const project *p, const task *t)
+{
+	for (size_t i = 0; i < p->qc->ref_count; i++) {
+		const smdmx_qc_ref *r = &p->qc->refs[i];
+		if (r->kind == SMDMX_QC_REF_MODEL && (!strcmp(r->command, "$body") || !strcmp(r->command, "studio")) &&
+		    p->task_of[i] != SMDMX_NONE && p->lib->tasks[p->task_of[i]] == t)
+			return (uint32_t)i;
+	}
+	return SMDMX_NONE;
+}

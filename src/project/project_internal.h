@@ -283,6 +283,11 @@ void qp_count_missing(library *l, const project *p);
 void qp_join(library *l, project *p);
 void qp_plan_update(library *l);
 void qp_task_free(task *t);
+/* Whether a task's output took the place of its source (plan.c, with the tasks). */
+bool qp_converted(const task *t);
+/* The first reference of p's QC that names t's file with $body or a $bodygroup's studio, or
+ * SMDMX_NONE. */
+uint32_t qp_body_ref(const project *p, const task *t);
 
 /* The record of what smdmx qc wrote into OUTDIR (record.c): read before the run; whether
  * the file at path is this QC's own output, as an earlier run wrote it (replaced without
@@ -316,13 +321,8 @@ bool qp_file_hash(const char *path, uint64_t *hash, uint64_t *size);
 void qp_task_sums(task *t);
 bool qp_task_sum(const task *t, size_t k, uint64_t *hash, uint64_t *size);
 
-/* The QC files (write.c): whether a task's output took the place of its source; the
- * references renamed and the lines moved; the QC files rendered and written; the library
- * freed. */
-bool qp_converted(const task *t);
-/* The first reference of p's QC that names t's file with $body or a $bodygroup's studio, or
- * SMDMX_NONE. */
-uint32_t qp_body_ref(const project *p, const task *t);
+/* The QC files (write.c): the references renamed and the lines moved; the QC files rendered
+ * and written; the library freed. */
 bool qp_edit_names(project *p);
 bool qp_edit_lines(project *p);
 /* The QC files of p rendered with its edits, each once over the library (done: those

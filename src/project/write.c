@@ -24,23 +24,6 @@ static task *model_task(const project *p, uint32_t model)
 	return ti == SMDMX_NONE ? NULL : p->lib->tasks[ti];
 }
 
-uint32_t qp_body_ref(const project *p, const task *t)
-{
-	for (size_t i = 0; i < p->qc->ref_count; i++) {
-		const smdmx_qc_ref *r = &p->qc->refs[i];
-		if (r->kind == SMDMX_QC_REF_MODEL && (!strcmp(r->command, "$body") || !strcmp(r->command, "studio")) &&
-		    p->task_of[i] != SMDMX_NONE && p->lib->tasks[p->task_of[i]] == t)
-			return (uint32_t)i;
-	}
-	return SMDMX_NONE;
-}
-
-bool qp_converted(const task *t)
-{
-	return t && (t->kind == TASK_SMD_TO_DMX || t->kind == TASK_DMX_TO_SMD || t->kind == TASK_VTA_REBASE) && t->status == PJ_OK &&
-	       !t->copied;
-}
-
 /* Reference i is renamed: its file was converted (or its copy took a name of its own). */
 static bool renamed_ref(const project *p, size_t i)
 {

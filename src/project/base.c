@@ -1,0 +1,377 @@
+/* What the project layer's files share (project_internal.h), below all of them: messages
+ * gathered, memory through the run's failure switch, text, paths, the tasks' output sets, and
+ * the library's strings, lists and folders. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "project/project_internal.h"
+#include "support/internal.h"
+
+/* ---- messages -------------------------------------------------------------------------------- */
+
+static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t column, smdmx_message_kind kind, const char *text)
+{
+	m->warnings += kind == SMDMX_MESSAGE_WARNING;
+	m->errors += kind == SMDMX_MESSAGE_ERROR;
+	if (m->count == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 8;
+		smdmx_message *g = pj_realloc(m->items, cap * sizeof(*g));
+		if (!g) {
+			m->lost = true;
+			return;
+		}
+		m->items = g;
+		m->cap = cap;
+	}
+	char *p = pj_strdup(path), *t = pj_strdup(text);
+	if ((path && !p) || !t) {
+		free(p);
+		free(t);
+		m->lost = true;
+		return;
+	}
+	m->items[m->count++] = (smdmx_message){ kind, p, line, column, t };
+}
+
+static smdmx_message_kind kind_of(const char *kind)
+{
+	return !strcmp(kind, "error") ? SMDMX_MESSAGE_ERROR : !strcmp(kind, "warning") ? SMDMX_MESSAGE_WARNING : SMDMX_MESSAGE_NOTE;
+}
+
+void pj_add(pj_msgs *m, const char *path, uint32_t line, uint32_t column, const char *kind, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	add_text(m, path, line, column, kind_of(kind), text);
+}
+
+void pj_add_error(pj_msgs *m, const char *path, const smdmx_error *e)
+{
+	add_text(m, e->file[0] ? e->file : path, e->line, e->column, SMDMX_MESSAGE_ERROR, e->message);
+}
+
+void pj_add_warnings(pj_msgs *m, const char *path, const smdmx_warnings *w)
+{
+	for (size_t i = 0; i < w->count; i++) {
+		const char *where = w->data[i].file[0] ? w->data[i].file : path;
+		if (w->data[i].count > 1)
+			pj_add(m, where, w->data[i].line, w->data[i].column, "warning", "%s (%zu times)", w->data[i].message, w->data[i].count);
+		else
+			add_text(m, where, w->data[i].line, w->data[i].column, SMDMX_MESSAGE_WARNING, w->data[i].message);
+	}
+}
+
+void pj_msgs_free(pj_msgs *m)
+{
+	for (size_t i = 0; i < m->count; i++) {
+		free((char *)m->items[i].path);
+		free((char *)m->items[i].text);
+	}
+	free(m->items);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- text, strings, paths ------------------------------------------------------------------- */
+
+_Thread_local bool pj_oom_seen;
+size_t pj_fail_after;
+static size_t made; /* allocations so far, for pj_fail_after (the sweep's runs are on one thread) */
+
+void pj_oom(void)
+{
+	pj_oom_seen = true;
+}
+
+void *pj_have(void *p)
+{
+	if (!p) pj_oom();
+	return p;
+}
+
+void pj_fail_start(void)
+{
+	if (pj_fail_after) made = 0; /* a test's sweep (never written otherwise: runs may share the process) */
+}
+
+/* An allocation the sweep may fail. */
+static bool may_allocate(void)
+{
+	if (pj_fail_after && made++ >= pj_fail_after) {
+		pj_oom();
+		return false;
+	}
+	return true;
+}
+
+void *pj_malloc(size_t size)
+{
+	return may_allocate() ? pj_have(malloc(size ? size : 1)) : NULL;
+}
+
+void *pj_calloc(size_t count, size_t size)
+{
+	return may_allocate() ? pj_have(calloc(count ? count : 1, size ? size : 1)) : NULL;
+}
+
+void *pj_realloc(void *p, size_t size)
+{
+	return may_allocate() ? pj_have(realloc(p, size ? size : 1)) : NULL;
+}
+
+char *pj_strdup(const char *s)
+{
+	return s && may_allocate() ? pj_have(strdup(s)) : NULL;
+}
+
+char *pj_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = n >= 0 ? pj_malloc((size_t)n + 1) : NULL;
+	if (!p) return NULL;
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+char *pj_path_absolute(const char *path)
+{
+	return path && may_allocate() ? pj_have(os_path_absolute(path)) : NULL;
+}
+
+char *pj_path_relative(const char *from_file, const char *to)
+{
+	return from_file && to && may_allocate() ? pj_have(os_path_relative(from_file, to)) : NULL;
+}
+
+char *pj_path_with_extension(const char *path, const char *ext)
+{
+	return path && may_allocate() ? pj_have(os_path_with_extension(path, ext)) : NULL;
+}
+
+char *pj_path_with_suffix(const char *path, const char *suffix)
+{
+	return path && suffix && may_allocate() ? pj_have(os_path_with_suffix(path, suffix)) : NULL;
+}
+
+char *pj_path_join(const char *dir, const char *rel)
+{
+	return dir && rel && may_allocate() ? pj_have(os_path_join(dir, rel)) : NULL;
+}
+
+char *pj_read_whole(const char *path, size_t *size)
+{
+	if (!path || !may_allocate()) return NULL;
+	errno = 0;
+	char *text = os_read_whole(path, size);
+	if (!text && errno == ENOMEM) pj_oom(); /* (a file not there is no record: nothing said) */
+	return text;
+}
+
+void pj_putc(pj_text *b, char c)
+{
+	if (b->lost) return;
+	if (b->len + 1 >= b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		char *g = pj_realloc(b->text, cap);
+		if (!g) {
+			b->lost = true;
+			return;
+		}
+		b->text = g;
+		b->cap = cap;
+	}
+	b->text[b->len++] = c;
+	b->text[b->len] = 0;
+}
+
+void pj_puts(pj_text *b, const char *s)
+{
+	for (; s && *s; s++) pj_putc(b, *s);
+}
+
+/* ---- a task's outputs ------------------------------------------------------------------------- */
+
+static bool said(smdmx_error_code code)
+{
+	return code == SMDMX_ERROR_NONE;
+}
+
+bool pj_output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size)
+{
+	return said(smdmx_output_allowed(path, (const char *const *)inputs, input_count, force, why, why_size));
+}
+
+pj_output *pj_outputs_open(pj_outputs *set, const char *path, char *why, size_t why_size)
+{
+	if (!set->set && may_allocate()) set->set = pj_have(smdmx_outputs_new(0));
+	if (!set->set) {
+		snprintf(why, why_size, "out of memory");
+		return NULL;
+	}
+	return smdmx_outputs_open(set->set, path, why, why_size);
+}
+
+size_t pj_outputs_count(const pj_outputs *set)
+{
+	return smdmx_outputs_count(set->set);
+}
+
+pj_output *pj_outputs_item(pj_outputs *set, size_t index)
+{
+	return smdmx_outputs_item(set->set, index);
+}
+
+bool pj_output_write(void *user, const void *data, size_t size)
+{
+	return smdmx_output_write(user, data, size);
+}
+
+void pj_outputs_abort(pj_outputs *set)
+{
+	smdmx_outputs_free(set->set);
+	set->set = NULL;
+}
+
+bool pj_outputs_finish(pj_outputs *set, char *why, size_t why_size)
+{
+	if (!set->set) return true;
+	bool ok = said(smdmx_outputs_finish(set->set, why, why_size));
+	if (!ok) pj_outputs_abort(set);
+	return ok;
+}
+
+void pj_outputs_start(pj_outputs *set)
+{
+	sm_outputs_start(set->set);
+}
+
+void pj_outputs_flush(pj_outputs *set)
+{
+	sm_outputs_flush(set->set);
+}
+
+bool pj_outputs_commit(pj_outputs *set, char ***written, size_t *written_count, char *why, size_t why_size)
+{
+	if (!set->set) return true;
+	smdmx_outputs_set_flags(set->set, (set->force ? SMDMX_OUTPUTS_FORCE : 0u) | (set->same_ok ? SMDMX_OUTPUTS_SAME_OK : 0u));
+	bool ok = said(smdmx_outputs_commit(set->set, written, written_count, why, why_size));
+	pj_outputs_abort(set);
+	return ok;
+}
+
+bool pj_output_clashes(const pj_output *out)
+{
+	return smdmx_output_clashes(out);
+}
+
+/* ---- the library's strings, lists and folders ------------------------------------------------ */
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u;
+	for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211u;
+	return h;
+}
+
+/* The slot of s: there, or the empty one where it goes. */
+static str_slot *str_slot_of(const str_map *m, const char *s)
+{
+	size_t i = (size_t)str_hash(s) & (m->cap - 1);
+	while (m->slots[i].s && strcmp(m->slots[i].s, s)) i = (i + 1) & (m->cap - 1);
+	return &m->slots[i];
+}
+
+uint32_t qp_str_get(const str_map *m, const char *s)
+{
+	if (!m->cap || !s) return SMDMX_NONE;
+	const str_slot *x = str_slot_of(m, s);
+	return x->s ? x->value : SMDMX_NONE;
+}
+
+void qp_str_set(str_map *m, const char *s, uint32_t value)
+{
+	if (!s) return; /* out of memory making it: said */
+	if (2 * (m->count + 1) > m->cap) {
+		str_map g = { pj_calloc(m->cap ? 2 * m->cap : 64, sizeof(str_slot)), m->cap ? 2 * m->cap : 64, m->count };
+		if (!g.slots) return;
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->slots[i].s) *str_slot_of(&g, m->slots[i].s) = m->slots[i];
+		free(m->slots);
+		*m = g;
+	}
+	str_slot *x = str_slot_of(m, s);
+	if (!x->s) {
+		if (!(x->s = pj_strdup(s))) return;
+		m->count++;
+	}
+	x->value = value;
+}
+
+void qp_str_map_free(str_map *m)
+{
+	for (size_t i = 0; i < m->cap; i++) free(m->slots[i].s);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+
+void qp_list_push(char ***list, size_t *count, char *s)
+{
+	char **l = s ? pj_realloc(*list, (*count + 1) * sizeof(char *)) : NULL;
+	if (!l) {
+		free(s);
+		return;
+	}
+	*list = l;
+	l[(*count)++] = s;
+}
+
+/* OUTDIR and path's place below the root. */
+char *qp_out_path(const library *l, const char *path)
+{
+	char *a = pj_path_absolute(path);
+	char *out = a && l->outdir && l->root ? pj_asprintf("%s%s", l->outdir, a + strlen(l->root)) : NULL;
+	free(a);
+	return out;
+}
+
+/* A reference's new name: its extension replaced (or added), its folder spelled as the QC
+ * spells it and its file as the output is named (which is the input's name on disk); the
+ * output's own name when it took another to avoid a clash. */
+char *qp_new_name(const char *name, const char *src, const char *dst)
+{
+	const char *slash = strrchr(name, '/'), *bs = strrchr(name, '\\');
+	if (bs && (!slash || bs > slash)) slash = bs;
+	size_t dir = slash ? (size_t)(slash - name + 1) : 0;
+	const char *base = strrchr(dst, '/');
+	base = base ? base + 1 : dst;
+	const char *sbase = strrchr(src, '/');
+	sbase = sbase ? sbase + 1 : src;
+	size_t dstem = strlen(base) - strlen(os_path_extension(base)) - (*os_path_extension(base) ? 1 : 0);
+	size_t sstem = strlen(sbase) - strlen(os_path_extension(sbase)) - (*os_path_extension(sbase) ? 1 : 0);
+	if (dstem == sstem && !strncasecmp(base, sbase, dstem)) {
+		/* the same name: the QC's spelling of it, with the new extension */
+		const char *n = name + dir;
+		const char *ext = os_path_extension(n);
+		size_t nstem = strlen(n) - strlen(ext) - (*ext ? 1 : 0);
+		if (*ext && strcasecmp(ext, "smd") && strcasecmp(ext, "dmx") && strcasecmp(ext, "vta") && strcasecmp(ext, "sma") &&
+		    strcasecmp(ext, "phys"))
+			nstem = strlen(n); /* a dot in the name, no extension */
+		/* spelt otherwise than the file (found as Windows finds it, case ignored): the QC
+		 * written names the output as it is written, for systems that tell case */
+		if (os_same_name_nocase(n, nstem, base, dstem)) return pj_asprintf("%.*s%s", (int)dir, name, base);
+		return pj_asprintf("%.*s%.*s.%s", (int)dir, name, (int)nstem, n, os_path_extension(base));
+	}
+	return pj_asprintf("%.*s%s", (int)dir, name, base);
+}
