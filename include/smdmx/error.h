@@ -10,12 +10,28 @@
 extern "C" {
 #endif
 
-/* Marks the functions the shared library exports; everything else stays internal. */
+/* Marks the functions the shared library exports; everything else stays internal. Defined
+ * already, it is left as it is: a binding generator defines it away (cffi's cdef reads these
+ * headers run through `cpp -P -DSMDMX_API=`, their <...> includes left out). */
+#ifndef SMDMX_API
 #if defined(__GNUC__)
 #define SMDMX_API __attribute__((visibility("default")))
 #else
 #define SMDMX_API
 #endif
+#endif
+
+/* The version of these headers (the library's own: smdmx_version). */
+#define SMDMX_VERSION_MAJOR 0
+#define SMDMX_VERSION_MINOR 1
+#define SMDMX_VERSION_PATCH 0
+#define SMDMX_VERSION_STRING "0.1.0"
+
+/* The version of the library itself, as it was built ("0.1.0"), and its parts when the
+ * pointers are not NULL: what a program or a binding linked to a shared libsmdmx compares
+ * with the headers it was built against (a library of another major version, or of an older
+ * minor one, lacks what they declare). */
+SMDMX_API const char *smdmx_version(int *major, int *minor, int *patch);
 
 /* No index: a null reference (an element, a parent joint), or "not found". */
 #define SMDMX_NONE UINT32_MAX

@@ -15,6 +15,4 @@
 #include "smdmx/rig.h"
 #include "smdmx/smd.h"
 
-#define SMDMX_VERSION_STRING "0.1.0"
-
 #endif

@@ -79,3 +79,11 @@ void sm_warn_n(smdmx_warnings *w, smdmx_warning_code code, size_t n, uint32_t li
 	vwarn(w, code, n, line, column, fmt, ap);
 	va_end(ap);
 }
+
+const char *smdmx_version(int *major, int *minor, int *patch)
+{
+	if (major) *major = SMDMX_VERSION_MAJOR;
+	if (minor) *minor = SMDMX_VERSION_MINOR;
+	if (patch) *patch = SMDMX_VERSION_PATCH;
+	return SMDMX_VERSION_STRING;
+}

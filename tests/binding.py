@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""The public headers read by a binding generator as they are: Python's cffi (Debian's
+python3-cffi) takes every declaration of smdmx/smdmx.h, its <...> includes left out (cffi
+knows the C types they give) and run through `cpp -P -DSMDMX_API=`, then calls the shared
+library through them: its version against the headers' and meson's, a model read from
+memory, its joints and corners, and an error with its code, line and column.
+
+usage: binding.py SOURCE_ROOT SHARED_LIBRARY VERSION
+Exit 77 (skipped, said) when cffi or cpp is not there."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+root, library, version = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    import cffi
+except ImportError:
+    print("SKIP: no cffi for this python3 (Debian: apt-get install python3-cffi)")
+    sys.exit(77)
+if not shutil.which("cpp"):
+    print("SKIP: no cpp (the C preprocessor)")
+    sys.exit(77)
+
+include = os.path.join(root, "include")
+
+
+def expand(path, seen):
+    """The header at path with the headers of this project it includes in place, once each,
+    and the system's includes left out."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().splitlines():
+            m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+            if m:
+                p = os.path.join(os.path.dirname(path), m.group(1))
+                if not os.path.exists(p):
+                    p = os.path.join(include, m.group(1))
+                p = os.path.normpath(p)
+                if p not in seen:
+                    seen.add(p)
+                    out.append(expand(p, seen))
+                continue
+            if re.match(r"\s*#\s*include\s*<", line):
+                continue
+            out.append(line)
+    return "\n".join(out)
+
+
+text = expand(os.path.join(include, "smdmx", "smdmx.h"), set())
+pp = subprocess.run(["cpp", "-P", "-DSMDMX_API="], input=text, capture_output=True, text=True)
+if pp.returncode:
+    print("FAIL: cpp:", pp.stderr)
+    sys.exit(1)
+fails = passes = 0
+
+
+def check(name, want, got):
+    global fails, passes
+    if want != got:
+        print(f"FAIL: {name}\n  want: {want!r}\n  got:  {got!r}")
+        fails += 1
+    else:
+        passes += 1
+
+
+ffi = cffi.FFI()
+try:
+    ffi.cdef(pp.stdout)
+except Exception as e:  # cffi's parser says where it stopped
+    print("FAIL: cffi cannot read the headers:", e)
+    sys.exit(1)
+lib = ffi.dlopen(library)
+
+major, minor, patch = ffi.new("int *"), ffi.new("int *"), ffi.new("int *")
+v = ffi.string(lib.smdmx_version(major, minor, patch)).decode()
+check("the library's version is meson's", version, v)
+check("the parts of the version", version, f"{major[0]}.{minor[0]}.{patch[0]}")
+check("the headers' version is the library's", f'#define SMDMX_VERSION_STRING "{version}"' in text, True)
+check("the version with its parts left out", version, ffi.string(lib.smdmx_version(ffi.NULL, ffi.NULL, ffi.NULL)).decode())
+
+smd = (b'version 1\nnodes\n0 "root" -1\n1 "arm" 0\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\n1 1 0 0 0 0 0\nend\n'
+       b"triangles\nskin\n0 0 0 0 0 0 1 0 0 1 1 1\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\nend\n")
+err = ffi.new("smdmx_error *")
+scene = lib.smdmx_smd_read_memory(smd, len(smd), ffi.NULL, err, ffi.NULL)
+check("a model read from memory", True, scene != ffi.NULL)
+if scene != ffi.NULL:
+    check("its joints", (2, "root", "arm"), (scene.joint_count, ffi.string(scene.joints[0].name).decode(),
+                                             ffi.string(scene.joints[1].name).decode()))
+    check("its corners", 3, scene.meshes[0].corner_count)
+    lib.smdmx_scene_free(scene)
+bad = smd.replace(b"0 1 0 0 0 0 1 1 0", b"0 1 x 0 0 0 1 1 0")
+scene = lib.smdmx_smd_read_memory(bad, len(bad), ffi.NULL, err, ffi.NULL)
+check("a bad number read", True, scene == ffi.NULL)
+check("its error: code, line, column, message", ("bad-number", 14, 5, "expected position y"),
+      (ffi.string(lib.smdmx_error_code_name(err.code)).decode(), err.line, err.column, ffi.string(err.message).decode()))
+print(f"binding: {passes} passed, {fails} failed")
+sys.exit(1 if fails else 0)
