@@ -485,6 +485,40 @@ static void polygon_corners_each(void **state)
 	test_c_numbers_end(saved);
 }
 
+/* Two triangles of one mesh each moved: each polygon that differs is said (two), and with
+ * strict, the mesh's first only (smdmx_scene_diff's header). */
+static smdmx_scene *two_triangles(float moved)
+{
+	char t[512];
+	int n = snprintf(t, sizeof(t),
+	                 "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\n"
+	                 "m\n0 0 0 0 0 0 1 0 0\n0 1 0 %g 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\n"
+	                 "m\n0 5 0 0 0 0 1 0 0\n0 6 0 %g 0 0 1 1 0\n0 5 1 0 0 0 1 0 1\nend\n",
+	                 (double)moved, (double)moved);
+	smdmx_error err;
+	smdmx_smd_read_options ro = { .name = "two" };
+	smdmx_scene *s = smdmx_smd_read_memory(t, (size_t)n, &ro, &err, NULL);
+	if (!s) fail_msg("%s", err.message);
+	return s;
+}
+
+static void polygons_each_said(void **state)
+{
+	(void)state;
+	char *saved = test_c_numbers_begin();
+	smdmx_scene *a = two_triangles(0), *b = two_triangles(0.5f);
+	assert_int_equal(diff(a, b).count, 2);
+	smdmx_compare_options o;
+	smdmx_diff_options(a, b, &o);
+	o.strict = true;
+	said x = { 0, "" };
+	assert_int_equal(smdmx_scene_diff(a, b, &o, keep, &x), 1);
+	assert_string_equal(x.first, "mesh 'two' polygon 0: positions differ");
+	smdmx_scene_free(a);
+	smdmx_scene_free(b);
+	test_c_numbers_end(saved);
+}
+
 /* The list itself: names unique, DMX names of both generations, none unnamed. */
 static void field_list(void **state)
 {
@@ -515,6 +549,7 @@ int main(void)
 		cmocka_unit_test(names_repeated),
 		cmocka_unit_test(links_each),
 		cmocka_unit_test(polygon_corners_each),
+		cmocka_unit_test(polygons_each_said),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -346,10 +346,12 @@ typedef void (*smdmx_diff_fn)(void *user, const char *message);
  * flex shapes, attachments and clips matched by name (meshes left over pair in order),
  * geometry polygon by polygon and corner by corner, rotations as matrices, animation frame
  * by frame (one report per joint, with the first frame and the number that differ), and
- * flex controls with options->flex_controls. A mesh reports its first difference only.
- * Scenes of two up axes are compared turned to Z up (each that is not, by the quarter turn
- * smdmx_scene_transform makes), unless options->strict, which calls the axes a difference;
- * a scene without joints is taken as smdmx_scene_compare takes it. The cost stays near
+ * flex controls with options->flex_controls. Geometry is compared as a set of polygons over
+ * all meshes: each polygon of a that differs is said once, and each of b left over; with
+ * options->strict, meshes pair by name and are compared polygon by polygon in order, and a
+ * mesh reports its first differing polygon only. Scenes of two up axes are compared turned
+ * to Z up (each that is not, by the quarter turn smdmx_scene_transform makes), unless
+ * options->strict, which calls the axes a difference; a scene without joints is taken as smdmx_scene_compare takes it. The cost stays near
  * linear in the scenes however many differences there are.
  * Returns the number of differences: 0 when the scenes are equal. */
 SMDMX_API size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b,
