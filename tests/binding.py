@@ -3,7 +3,12 @@
 python3-cffi) takes every declaration of smdmx/smdmx.h, its <...> includes left out (cffi
 knows the C types they give) and run through `cpp -P -DSMDMX_API=`, then calls the shared
 library through them: its version against the headers' and meson's, a model read from
-memory, its joints and corners, and an error with its code, line and column.
+memory, its joints and corners, and an error with its code, line and column. Then the rule
+for NULL (doc/library.md) over every function cffi read: each called with every pointer NULL,
+its numbers 0 and again 1, in a process of its own, ends without a crash; and each that takes
+an smdmx_error, given one and every other pointer NULL, says a usage error (but the creators,
+which need nothing, and the readers from memory, for which NULL and 0 bytes are an empty
+file).
 
 usage: binding.py SOURCE_ROOT SHARED_LIBRARY VERSION
 Exit 77 (skipped, said) when cffi or cpp is not there."""
@@ -95,5 +100,79 @@ scene = lib.smdmx_smd_read_memory(bad, len(bad), ffi.NULL, err, ffi.NULL)
 check("a bad number read", True, scene == ffi.NULL)
 check("its error: code, line, column, message", ("bad-number", 14, 5, "expected position y"),
       (ffi.string(lib.smdmx_error_code_name(err.code)).decode(), err.line, err.column, ffi.string(err.message).decode()))
+
+
+def call_in_child(f, args_of):
+    """f called with args_of(type) in a forked process: ("signal", n), or ("exit", text)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            out = args_of(ffi.typeof(f))
+            f(*out[0])
+            text = out[1]() if out[1] else ""
+        except Exception as e:  # a value cffi refuses for a parameter: not the library's
+            text = "python: " + str(e)
+        os.write(w, text.encode())
+        os._exit(0)
+    os.close(w)
+    chunks = []
+    while True:
+        b = os.read(r, 4096)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        return ("signal", os.WTERMSIG(status))
+    return ("exit", b"".join(chunks).decode())
+
+
+def value(t, n, err=None):
+    if err is not None and t.cname == "smdmx_error *":
+        return err
+    if t.kind in ("pointer", "function"):
+        return ffi.NULL
+    if t.kind == "struct":
+        return ffi.new(t.cname + " *")[0]
+    if t.kind == "primitive" and t.cname in ("float", "double"):
+        return float(n)
+    if t.kind == "primitive" and t.cname == "char":
+        return b"Z" if n else b"\0"
+    return n
+
+
+functions = []
+for name in sorted(dir(lib)):
+    if name.startswith("smdmx_"):
+        try:
+            f = getattr(lib, name)
+        except (AttributeError, ffi.error):
+            continue
+        if callable(f):
+            functions.append((name, f))
+check("cffi read every exported function", True, len(functions) >= 120)
+crashed = []
+for name, f in functions:
+    for n in (0, 1):
+        got = call_in_child(f, lambda t, n=n: ([value(a, n) for a in t.args], None))
+        if got[0] == "signal":
+            crashed.append(f"{name} (numbers {n}): signal {got[1]}")
+check("no function crashes on NULL pointers", [], crashed)
+fine = {"smdmx_dm_create": "0", "smdmx_scene_new": "0", "smdmx_dmx_read_memory": "4", "smdmx_smd_read_memory": "4"}
+usage = lib.SMDMX_ERROR_USAGE
+said = []
+for name, f in functions:
+    if not any(a.cname == "smdmx_error *" for a in ffi.typeof(f).args):
+        continue
+    err = ffi.new("smdmx_error *")
+    got = call_in_child(f, lambda t, err=err: ([value(a, 0, err) for a in t.args],
+                                                lambda: f"{err.code} {ffi.string(err.message).decode()}"))
+    code = got[1].split(" ")[0] if got[0] == "exit" else "crash"
+    if code != fine.get(name, str(usage)):
+        said.append(f"{name}: {got}")
+check("a NULL where a call needs a pointer is a usage error", [], said)
 print(f"binding: {passes} passed, {fails} failed")
 sys.exit(1 if fails else 0)

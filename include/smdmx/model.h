@@ -54,7 +54,7 @@ SMDMX_API void smdmx_model_file_free(smdmx_model_file *m);
  * and attributes ("Type.attr") of in that out has nowhere, the names model formats give one
  * thing brought to one (format 22's vertex fields, jointTransforms and jointList, the time
  * frame's fields). fn (may be NULL) gets each, in byte order. Returns their number, SIZE_MAX
- * when memory ran out. Elements of other files (stubs) are not counted. */
+ * when memory ran out or in or out is NULL. Elements of other files (stubs) are not counted. */
 SMDMX_API size_t smdmx_model_not_carried(const smdmx_dm *in, const smdmx_dm *out, void (*fn)(void *user, const char *name),
                                          void *user);
 

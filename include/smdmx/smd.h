@@ -30,8 +30,8 @@ typedef struct smdmx_smd_read_options {
 } smdmx_smd_read_options;
 
 /* Reads an SMD or VTA file (the kind is told by its blocks, not its extension).
- * Returns NULL on failure with *error filled (line and column of the fault). error is
- * required; warnings may be NULL. */
+ * Returns NULL on failure with *error filled (line and column of the fault). error and
+ * warnings may be NULL (doc/library.md, "NULL"). */
 SMDMX_API smdmx_scene *smdmx_smd_read_file(const char *path, const smdmx_smd_read_options *options,
                                  smdmx_error *error, smdmx_warnings *warnings);
 

@@ -75,6 +75,11 @@ size_t smdmx_dm_item_size(smdmx_dm_type type)
 
 void smdmx_dm_id_to_text(const uint8_t id[16], char out[37])
 {
+	if (!out) return;
+	if (!id) {
+		out[0] = '\0';
+		return;
+	}
 	static const char hex[] = "0123456789abcdef";
 	size_t n = 0;
 	for (int i = 0; i < 16; i++) {
@@ -166,6 +171,7 @@ void smdmx_dm_free(smdmx_dm *dm)
 const char *smdmx_dm_strdup(smdmx_dm *dm, const char *s, smdmx_error *error)
 {
 	SM_ERROR_SLOT(error);
+	if (!dm || !s) return sm_fail_null(error, __func__, !dm ? "dm" : "s"), NULL;
 	return sm_strdup(dm->owner->mem, s, strlen(s), error);
 }
 
@@ -199,6 +205,7 @@ uint32_t sm_dm_add_element(smdmx_dm *dm, const char *type, const char *name, con
 uint32_t smdmx_dm_add_element(smdmx_dm *dm, const char *type, const char *name, const uint8_t *id, smdmx_error *error)
 {
 	SM_ERROR_SLOT(error);
+	if (!dm || !type) return sm_fail_null(error, __func__, !dm ? "dm" : "type"), SMDMX_NONE;
 	const char *t = sm_strdup(dm->owner->mem, type, strlen(type), error);
 	const char *n = t ? sm_strdup(dm->owner->mem, name ? name : "", name ? strlen(name) : 0, error) : NULL;
 	if (!n) return SMDMX_NONE;
@@ -230,6 +237,7 @@ smdmx_dm_attr *smdmx_dm_add_attr(smdmx_dm *dm, uint32_t element, const char *nam
                                  size_t count, smdmx_error *error)
 {
 	SM_ERROR_SLOT(error);
+	if (!dm || !name) return sm_fail_null(error, __func__, !dm ? "dm" : "name"), NULL;
 	if (element >= dm->element_count || type <= SMDMX_DM_NONE || type >= SMDMX_DM_TYPE_COUNT) {
 		sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "bad element index or attribute type");
 		return NULL;
@@ -272,6 +280,7 @@ smdmx_dm_attr *smdmx_dm_add_attr(smdmx_dm *dm, uint32_t element, const char *nam
 
 const smdmx_dm_attr *smdmx_dm_find_attr(const smdmx_dm *dm, uint32_t element, const char *name)
 {
+	if (!dm || !name) return NULL;
 	if (element >= dm->element_count) return NULL;
 	const smdmx_dm_element *e = &dm->elements[element];
 	for (size_t i = 0; i < e->attr_count; i++)
@@ -343,6 +352,7 @@ uint32_t sm_dm_stub(smdmx_dm *dm, const uint8_t id[16], smdmx_error *error)
 
 size_t smdmx_dm_stub_count(const smdmx_dm *dm)
 {
+	if (!dm) return 0;
 	size_t n = 0;
 	for (size_t i = 0; i < dm->element_count; i++) n += dm->elements[i].stub;
 	return n;
@@ -350,6 +360,7 @@ size_t smdmx_dm_stub_count(const smdmx_dm *dm)
 
 uint32_t smdmx_dm_find_id(const smdmx_dm *dm, const uint8_t id[16])
 {
+	if (!dm || !id) return SMDMX_NONE;
 	if (!dm->owner->id_index_valid) {
 		/* The index is a cache: build it through a non-const view of the same datamodel. */
 		smdmx_error e;
@@ -378,6 +389,7 @@ static void derive_id(const uint8_t parent[16], const char *attr, size_t index, 
 bool smdmx_dm_assign_ids(smdmx_dm *dm, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!dm) return sm_fail_null(error, __func__, "dm");
 	size_t n = dm->element_count;
 	bool any = false;
 	for (size_t i = 0; i < n && !any; i++) any = !dm->elements[i].has_id;
@@ -526,6 +538,7 @@ static bool attrs_equal(const smdmx_dm *a, const smdmx_dm_attr *x, size_t nx, co
 static bool dm_equal(const smdmx_dm *a, const smdmx_dm *b, double rot_tol, char *diff, size_t diff_size)
 {
 	if (diff && diff_size) diff[0] = '\0';
+	if (!a || !b) return dm_differ(diff, diff_size, "smdmx_dm_equal: %s is NULL", !a ? "a" : "b");
 	if (a->element_count != b->element_count)
 		return dm_differ(diff, diff_size, "%zu elements vs %zu", a->element_count, b->element_count);
 	if (!ids_equal(a, a->root, b, b->root)) return dm_differ(diff, diff_size, "the roots differ");

@@ -239,6 +239,7 @@ static bool dump_all(dumper *d, sm_owner *mem)
 bool smdmx_dm_dump(const smdmx_dm *dm, bool full, smdmx_write_fn write, void *user, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!dm || !write) return sm_fail_null(error, __func__, !dm ? "dm" : "write");
 	sm_owner *mem = sm_owner_new(NULL, error);
 	if (!mem) return false;
 	dumper *d = sm_owned_alloc(mem, sizeof(dumper), error);

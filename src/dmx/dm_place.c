@@ -61,6 +61,7 @@ static bool walk(smdmx_dm_places *p)
 
 smdmx_dm_places *smdmx_dm_places_new(const smdmx_dm *dm, const char *text, size_t size)
 {
+	if (!dm) return NULL;
 	smdmx_dm_places *p = calloc(1, sizeof(*p));
 	if (!p) return NULL;
 	p->dm = dm;
@@ -86,6 +87,10 @@ smdmx_dm_places *smdmx_dm_places_new(const smdmx_dm *dm, const char *text, size_
 
 void smdmx_dm_place(const smdmx_dm_places *p, uint32_t e, uint32_t *line, uint32_t *column, char *path, size_t size)
 {
+	if (line) *line = 0;
+	if (column) *column = 0;
+	if (path && size) path[0] = '\0';
+	if (!p || !line || !column || (!path && size)) return;
 	*line = *column = 0;
 	if (size) path[0] = '\0';
 	const smdmx_dm *dm = p->dm;

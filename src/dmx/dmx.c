@@ -50,6 +50,7 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
                                smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	if (!path) return sm_fail_null(error, __func__, "path"), NULL;
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	smdmx_dmx_read_options opts;
 	memset(&opts, 0, sizeof(opts));
@@ -131,6 +132,7 @@ static unsigned types_held(const smdmx_dm *dm)
 
 int smdmx_dmx_default_version(const smdmx_dm *dm, const char *encoding)
 {
+	if (!dm) return 0;
 	unsigned held = types_held(dm);
 	bool wide = held & (1u << SMDMX_DM_UINT64 | 1u << SMDMX_DM_UINT8);
 	if (encoding && !strcmp(encoding, "binary_seqids")) return 9; /* its only version (B10a) */
@@ -146,6 +148,7 @@ bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx
                      smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!dm || !write) return sm_fail_null(error, __func__, !dm ? "dm" : "write");
 	smdmx_dmx_write_options o;
 	memset(&o, 0, sizeof(o));
 	if (options) o = *options;
@@ -191,6 +194,7 @@ static bool produce_dmx(void *ctx, smdmx_write_fn write, void *user, smdmx_error
 bool smdmx_dmx_write_file(smdmx_dm *dm, const char *path, const smdmx_dmx_write_options *options, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!dm || !path) return sm_fail_null(error, __func__, !dm ? "dm" : "path");
 	dmx_job j = { dm, options };
 	return sm_write_file_atomic(path, produce_dmx, &j, error);
 }

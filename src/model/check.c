@@ -410,6 +410,11 @@ static void check_frames(chk *t, const smdmx_scene *s)
 size_t smdmx_check_model(const smdmx_scene *scene, const smdmx_dm *dm, const smdmx_engine_target *target, smdmx_finding_fn fn,
                          void *user)
 {
+	if (!scene) {
+		const smdmx_finding f = { true, 0, 0, SMDMX_NONE, NULL, "smdmx_check_model: scene is NULL" };
+		if (fn) fn(user, &f);
+		return 1;
+	}
 	chk t = { scene, dm, fn, user, 0, 0 };
 	const smdmx_engine_target *et = target ? target : smdmx_engine_target_find("sdk2013");
 	bool goldsrc = et->encoding_version == 0;

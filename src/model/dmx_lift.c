@@ -634,6 +634,7 @@ static smdmx_scene *to_scene(const smdmx_dm *dm, sm_owner *take, const smdmx_mod
                              smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	if (!dm) return sm_fail_null(error, "smdmx_model_to_scene", "dm"), NULL;
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	smdmx_model_options o;
 	memset(&o, 0, sizeof(o));

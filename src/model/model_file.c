@@ -33,6 +33,8 @@ bool smdmx_model_file_read(const char *path, const void *data, size_t size, cons
                            smdmx_model_file *out, smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	if (!out) return sm_fail_null(error, __func__, "out");
+	if (!path) return memset(out, 0, sizeof(*out)), sm_fail_null(error, __func__, "path");
 	memset(out, 0, sizeof(*out));
 	smdmx_warnings own, *w = warnings ? warnings : &own;
 	memset(w, 0, sizeof(*w));

@@ -93,6 +93,7 @@ static void names_free(name_set *s)
 
 size_t smdmx_model_not_carried(const smdmx_dm *in, const smdmx_dm *out, void (*fn)(void *user, const char *name), void *user)
 {
+	if (!in || !out) return SIZE_MAX;
 	name_set a, b;
 	bool ok = names_of(&a, in);
 	ok = names_of(&b, out) && ok;

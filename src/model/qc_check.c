@@ -85,6 +85,11 @@ static void check_dmx_rules(qcheck *q, const smdmx_qc *qc, uint32_t mi, const sm
 
 size_t smdmx_qc_check(const smdmx_qc *qc, const smdmx_dmx_read_options *dmx, smdmx_finding_fn fn, void *user)
 {
+	if (!qc) {
+		const smdmx_finding f = { true, 0, 0, SMDMX_NONE, NULL, "smdmx_qc_check: qc is NULL" };
+		if (fn) fn(user, &f);
+		return 1;
+	}
 	qcheck q = { fn, user, 0 };
 	char msg[600];
 	for (size_t i = 0; i < qc->ref_count; i++) {

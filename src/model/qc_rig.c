@@ -839,6 +839,9 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
                          smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	if (attachment_lines) *attachment_lines = NULL;
+	if (model_lines) *model_lines = NULL;
+	if (!scene || !model_lines) return sm_fail_null(error, __func__, !scene ? "scene" : "model_lines");
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	*model_lines = NULL;
 	if (attachment_lines) *attachment_lines = NULL;
@@ -900,6 +903,9 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 bool smdmx_qc_attachment_lines(const smdmx_scene *scene, char **lines, smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	if (!lines) return sm_fail_null(error, __func__, "lines");
+	*lines = NULL;
+	if (!scene) return sm_fail_null(error, __func__, "scene");
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	*lines = attachment_text(scene, warnings);
 	return *lines != NULL || sm_fail_oom(error);

@@ -32,6 +32,7 @@ static bool qfail(const smdmx_qc *qc, smdmx_qc_pos pos, smdmx_error *error, smdm
 uint32_t smdmx_qc_model_vta(const smdmx_qc *qc, uint32_t model, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc) return sm_fail_null(error, __func__, "qc"), SMDMX_NONE;
 	const smdmx_qc_model *m = &qc->models[model];
 	uint32_t vta = SMDMX_NONE;
 	for (size_t i = 0; i < m->flex_count; i++) {
@@ -565,6 +566,7 @@ static bool cut_by_balance(smdmx_scene *s, const smdmx_flex_shape *src, smdmx_fl
 bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc || !s) return sm_fail_null(error, __func__, !qc ? "qc" : "scene");
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const smdmx_qc_model *m = &qc->models[model];
 	if (!m->noautodmxrules || (!m->controller_count && !m->rule_count)) return true;
@@ -642,6 +644,7 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
                         smdmx_error *error, smdmx_warnings *w)
 {
 	SM_ERROR_START(error);
+	if (!qc || !s) return sm_fail_null(error, __func__, !qc ? "qc" : "scene");
 	if (w) memset(w, 0, sizeof(*w));
 	smdmx_qc_rig_options opt;
 	memset(&opt, 0, sizeof(opt));
@@ -675,6 +678,7 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error *error, smdmx_warnings *w)
 {
 	SM_ERROR_START(error);
+	if (!qc || !s) return sm_fail_null(error, __func__, !qc ? "qc" : "scene");
 	if (w) memset(w, 0, sizeof(*w));
 	if (!qc->attachment_count) return true;
 	if (!sm_scene_memory(s, error)) return false;
@@ -785,6 +789,7 @@ bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error 
 bool smdmx_qc_apply_defaultflex(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc || !s) return sm_fail_null(error, __func__, !qc ? "qc" : "scene");
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const smdmx_qc_model *m = &qc->models[model];
 	const smdmx_qc_flex *def = NULL;
@@ -814,6 +819,9 @@ bool smdmx_qc_check_rules(const smdmx_qc *qc, uint32_t model, const char *const 
                           const char *const *controllers, size_t controller_count, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc) return sm_fail_null(error, __func__, "qc");
+	if ((!flexes && flex_count) || (!controllers && controller_count))
+		return sm_fail_null(error, __func__, !flexes && flex_count ? "flexes" : "controllers");
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const smdmx_qc_model *m = &qc->models[model];
 	const char **ctl = malloc((m->controller_count + 1) * sizeof(char *));

@@ -281,6 +281,7 @@ static smdmx_scene *dmx_model(build *b, uint32_t model, const char *path)
 
 uint32_t smdmx_qc_scene_ref(const smdmx_qc *qc, uint32_t model)
 {
+	if (!qc) return SMDMX_NONE;
 	if (model != SMDMX_NONE) return model < qc->model_count ? qc->models[model].ref : SMDMX_NONE;
 	for (size_t i = 0; i < qc->ref_count; i++)
 		if (qc->refs[i].kind == SMDMX_QC_REF_ANIMATION) return (uint32_t)i;
@@ -291,6 +292,7 @@ smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdm
                                   smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	if (!qc) return sm_fail_null(error, __func__, "qc"), NULL;
 	build b;
 	build_start(&b, qc, options, error, warnings);
 	if (model != SMDMX_NONE && model >= qc->model_count)
@@ -367,6 +369,7 @@ smdmx_scene *smdmx_qc_body_scene(const smdmx_qc *qc, const uint32_t *choices, co
                                  smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	if (!qc) return sm_fail_null(error, __func__, "qc"), NULL;
 	build b;
 	build_start(&b, qc, options, error, warnings);
 	smdmx_scene *model = NULL;
@@ -446,6 +449,7 @@ static bool names_choice(const smdmx_qc *qc, const smdmx_qc_part *p, uint32_t k,
 bool smdmx_qc_choose(const smdmx_qc *qc, const char *choice, uint32_t *choices, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc || !choice || !choices) return sm_fail_null(error, __func__, !qc ? "qc" : !choice ? "choice" : "choices");
 	const char *eq = strchr(choice, '=');
 	if (!eq || eq == choice || !eq[1])
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "'%s' is no choice of a body part: write PART=CHOICE", choice);

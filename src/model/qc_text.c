@@ -15,6 +15,7 @@ static void fmt_g(double v, char *out, size_t size)
 char *smdmx_qc_text(const smdmx_scene *scene, const char *model_name, const char *model_file, const char *model_lines,
                     const char *attachment_lines, const smdmx_qc_sequence *sequences, size_t sequence_count)
 {
+	if (!scene || (!sequences && sequence_count)) return NULL;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	bool ok = sm_rig_appendf(&buf, &len, &cap, "%s", "");

@@ -828,6 +828,7 @@ static smdmx_batch *out_of_memory(batch *b, smdmx_error *error)
 smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!o) return sm_fail_null(error, __func__, "options"), NULL;
 	pj_oom_seen = false;
 	pj_fail_start();
 	batch *b = calloc(1, sizeof(*b));

@@ -146,6 +146,7 @@ struct smdmx_tree_pairs_owned {
 smdmx_tree_pairs *smdmx_batch_pair_trees(const char *a, const char *b, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!a || !b) return sm_fail_null(error, __func__, !a ? "a" : "b"), NULL;
 	pj_fail_start();
 	pj_oom_seen = false;
 	struct smdmx_tree_pairs_owned *o = pj_calloc(1, sizeof(*o));

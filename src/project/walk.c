@@ -137,6 +137,10 @@ char *pj_folder_of(const char *a)
 static bool files_below(walk_kind kind, const char *dir, char ***paths, size_t *count, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!paths || !count) return sm_fail_null(error, kind == WALK_QC ? "smdmx_project_files" : "smdmx_batch_files", !paths ? "paths" : "count");
+	*paths = NULL;
+	*count = 0;
+	if (!dir) return sm_fail_null(error, kind == WALK_QC ? "smdmx_project_files" : "smdmx_batch_files", "dir");
 	pj_oom_seen = false;
 	*paths = NULL;
 	*count = 0;

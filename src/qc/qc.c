@@ -480,6 +480,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
                              smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	if (!path) return sm_fail_null(error, __func__, "path"), NULL;
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	smdmx_qc_read_options opt;
 	memset(&opt, 0, sizeof(opt));
@@ -616,6 +617,7 @@ void smdmx_qc_free(smdmx_qc *qc)
 
 uint32_t smdmx_qc_find_model(const smdmx_qc *qc, const char *name)
 {
+	if (!qc) return SMDMX_NONE;
 	for (size_t i = 0; i < qc->model_count; i++)
 		if (!name || sm_same_nocase(qc->models[i].name, name)) return (uint32_t)i;
 	return SMDMX_NONE;
@@ -628,6 +630,9 @@ void qc_error_file(const smdmx_qc *qc, uint32_t file, smdmx_error *error)
 
 char *smdmx_qc_find_texture(const smdmx_qc *qc, const char *name, bool *nocase)
 {
+	bool spare;
+	if (!nocase) nocase = &spare;
+	if (!qc || !name) return *nocase = false, NULL;
 	*nocase = false;
 	const smdmx_qc_files *fs = &qc->state->fs;
 	for (size_t i = 0; i < qc->texture_dir_count; i++) {

@@ -141,6 +141,7 @@ static bool rename_token(smdmx_qc *qc, uint32_t t, const char *name, smdmx_error
 bool smdmx_qc_rename(smdmx_qc *qc, uint32_t ref, const char *name, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc || !name) return sm_fail_null(error, __func__, !qc ? "qc" : "name");
 	if (ref >= qc->ref_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no reference %u", ref);
 	return rename_token(qc, qc->state->ref_tok[ref], name, error, 0, false);
 }
@@ -158,11 +159,13 @@ static bool range_edited(const smdmx_qc *qc, uint32_t file, uint32_t start, uint
 
 void smdmx_qc_clear_edits(smdmx_qc *qc)
 {
+	if (!qc) return;
 	qc->state->edits.count = 0; /* their texts stay owned by the QC, freed with it */
 }
 
 bool smdmx_qc_ref_changed(const smdmx_qc *qc, uint32_t ref)
 {
+	if (!qc) return false;
 	if (ref >= qc->ref_count) return false;
 	for (uint32_t t = qc->state->ref_tok[ref], hops = 0; t != SMDMX_NONE && hops < 16; hops++) {
 		const qc_tok *k = qc_tok_at(qc, t);
@@ -175,6 +178,7 @@ bool smdmx_qc_ref_changed(const smdmx_qc *qc, uint32_t ref)
 bool smdmx_qc_can_rename(smdmx_qc *qc, uint32_t ref, const char *name, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc || !name) return sm_fail_null(error, __func__, !qc ? "qc" : "name");
 	if (ref >= qc->ref_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no reference %u", ref);
 	return rename_token(qc, qc->state->ref_tok[ref], name, error, 0, true);
 }
@@ -182,6 +186,7 @@ bool smdmx_qc_can_rename(smdmx_qc *qc, uint32_t ref, const char *name, smdmx_err
 bool smdmx_qc_rename_include(smdmx_qc *qc, uint32_t file, const char *name, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc || !name) return sm_fail_null(error, __func__, !qc ? "qc" : "name");
 	if (file == 0 || file >= qc->file_count || qc->state->include_tok[file] == SMDMX_NONE)
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "file %u was not included", file);
 	return rename_token(qc, qc->state->include_tok[file], name, error, 0, false);
@@ -233,6 +238,7 @@ static bool block_removed(const smdmx_qc *qc, const qc_model_x *mx, unsigned whi
 bool smdmx_qc_remove_lines(smdmx_qc *qc, uint32_t model, unsigned which, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc) return sm_fail_null(error, __func__, "qc");
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const qc_model_x *mx = &qc->state->models[model];
 	const qc_span *lines = mx->lines.data;
@@ -309,6 +315,7 @@ static bool insert_text(smdmx_qc *qc, uint32_t file, uint32_t at, const char *pr
 bool smdmx_qc_append_to_model(smdmx_qc *qc, uint32_t model, const char *text, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc || !text) return sm_fail_null(error, __func__, !qc ? "qc" : "text");
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const qc_model_x *mx = &qc->state->models[model];
 	const qc_tok *last = qc_tok_at(qc, mx->last);
@@ -329,6 +336,7 @@ bool smdmx_qc_append_to_model(smdmx_qc *qc, uint32_t model, const char *text, sm
 bool smdmx_qc_prepend_to_model(smdmx_qc *qc, uint32_t model, const char *text, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc || !text) return sm_fail_null(error, __func__, !qc ? "qc" : "text");
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const qc_model_x *mx = &qc->state->models[model];
 	if (mx->open == SMDMX_NONE) return smdmx_qc_append_to_model(qc, model, text, error);
@@ -359,6 +367,7 @@ static bool insert_after_line(smdmx_qc *qc, const qc_tok *last, const char *text
 bool smdmx_qc_insert_after_model(smdmx_qc *qc, uint32_t model, const char *text, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc || !text) return sm_fail_null(error, __func__, !qc ? "qc" : "text");
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const qc_model_x *mx = &qc->state->models[model];
 	const qc_tok *last = qc_tok_at(qc, mx->last);
@@ -370,6 +379,7 @@ bool smdmx_qc_insert_after_model(smdmx_qc *qc, uint32_t model, const char *text,
 bool smdmx_qc_insert_after_ref(smdmx_qc *qc, uint32_t ref, const char *text, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc || !text) return sm_fail_null(error, __func__, !qc ? "qc" : "text");
 	if (ref >= qc->ref_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no reference %u", ref);
 	for (size_t k = 0; k < qc->model_count; k++)
 		if (qc->models[k].ref == ref) return smdmx_qc_insert_after_model(qc, (uint32_t)k, text, error);
@@ -388,6 +398,7 @@ bool smdmx_qc_insert_after_ref(smdmx_qc *qc, uint32_t ref, const char *text, smd
 
 bool smdmx_qc_file_changed(const smdmx_qc *qc, uint32_t file)
 {
+	if (!qc) return false;
 	const qc_edit *e = edits(qc);
 	for (size_t i = 0; i < qc->state->edits.count; i++)
 		if (e[i].file == file) return true;
@@ -406,6 +417,7 @@ static int edit_cmp(const void *a, const void *b)
 bool smdmx_qc_write(const smdmx_qc *qc, uint32_t file, smdmx_write_fn write, void *user, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!qc || !write) return sm_fail_null(error, __func__, !qc ? "qc" : "write");
 	if (file >= qc->file_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no file %u", file);
 	const smdmx_qc_file *f = &qc->files[file];
 	const qc_edit *e = edits(qc);

@@ -784,6 +784,10 @@ void sm_cmp_end(cmp *c)
 bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
                          char *diff, size_t diff_size)
 {
+	if (!a || !b) {
+		if (diff && diff_size) snprintf(diff, diff_size, "smdmx_scene_compare: %s is NULL", !a ? "a" : "b");
+		return false;
+	}
 	cmp c = sm_cmp_start(options);
 	c.diff = diff;
 	c.diff_size = diff_size;

@@ -492,6 +492,10 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 size_t smdmx_scene_diff(const smdmx_scene *sa, const smdmx_scene *sb, const smdmx_compare_options *options,
                         smdmx_diff_fn fn, void *user)
 {
+	if (!sa || !sb) {
+		if (fn) fn(user, !sa ? "smdmx_scene_diff: a is NULL" : "smdmx_scene_diff: b is NULL");
+		return 1;
+	}
 	cmp c = sm_cmp_start(options);
 	c.fn = fn ? fn : ignore_difference;
 	c.user = user;
@@ -558,6 +562,7 @@ bool sm_mark_correctives(sm_alloc *a, smdmx_flex_shape *sh, size_t n, bool keep)
 
 void smdmx_diff_options(const smdmx_scene *a, const smdmx_scene *b, smdmx_compare_options *opts)
 {
+	if (!opts) return;
 	if (!a || !b) { /* the defaults */
 		memset(opts, 0, sizeof(*opts));
 		opts->flex_controls = true;

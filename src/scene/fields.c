@@ -19,6 +19,7 @@ const smdmx_corner_field_info *smdmx_corner_field_describe(smdmx_corner_field f)
 
 bool smdmx_mesh_has_field(const smdmx_mesh *m, smdmx_corner_field f)
 {
+	if (!m) return false;
 	switch (f) {
 	case SMDMX_CORNER_POSITION: return true;
 	case SMDMX_CORNER_NORMAL: return m->normal_indices != NULL;

@@ -152,6 +152,7 @@ size_t sm_first_cyclic_joint(sm_alloc *a, const smdmx_joint *joints, size_t n)
 bool smdmx_scene_validate(const smdmx_scene *s, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!s) return sm_fail_null(error, __func__, "scene");
 	smdmx_error local;
 	if (!error) {
 		memset(&local, 0, sizeof(local));

@@ -122,6 +122,7 @@ static void place_roots(smdmx_scene *s, double scale, bool rotate, const double 
 bool smdmx_scene_transform(smdmx_scene *s, double scale, char up_axis, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!s) return sm_fail_null(error, __func__, "scene");
 	if (!(scale > 0) || !isfinite(scale)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the scale must be positive");
 	if (up_axis != 0 && up_axis != 'Y' && up_axis != 'Z' && up_axis != 'X')
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the up axis is X, Y or Z");
@@ -139,6 +140,7 @@ bool smdmx_scene_transform(smdmx_scene *s, double scale, char up_axis, smdmx_err
 bool smdmx_scene_move(smdmx_scene *s, const double origin[3], double z_degrees, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!s || !origin) return sm_fail_null(error, __func__, !s ? "scene" : "origin");
 	if (!isfinite(origin[0]) || !isfinite(origin[1]) || !isfinite(origin[2]) || !isfinite(z_degrees))
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the origin and the turn must be finite numbers");
 	/* p' = R (p - origin) = R p + d, d = -R origin */
@@ -155,6 +157,7 @@ static bool add_clips(smdmx_scene *dst, const smdmx_scene *src, const sm_names *
 bool smdmx_scene_add_clips(smdmx_scene *dst, const smdmx_scene *src, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!dst || !src) return sm_fail_null(error, __func__, !dst ? "dst" : "src");
 	if (!sm_scene_memory(dst, error)) return false;
 	/* joints match by name: the first of each name */
 	sm_alloc *a = &dst->owner->alloc;

@@ -213,6 +213,7 @@ static void join_rig(joiner *j, smdmx_scene *dst, const smdmx_scene *src)
 bool smdmx_scene_add_part(smdmx_scene *dst, const smdmx_scene *src, size_t *bind_differs, smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!dst || !src) return sm_fail_null(error, __func__, !dst ? "dst" : "src");
 	size_t spare = 0;
 	if (!bind_differs) bind_differs = &spare;
 	*bind_differs = 0;

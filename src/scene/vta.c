@@ -932,6 +932,8 @@ static bool attach_shapes(attach *at, sm_vec *out)
 
 bool smdmx_scene_attach_vta(smdmx_scene *ref, const smdmx_scene *vta, smdmx_error *error, smdmx_warnings *warnings)
 {
+	SM_ERROR_START(error);
+	if (!ref || !vta) return sm_fail_null(error, __func__, !ref ? "reference" : "vta");
 	return sm_scene_attach_vta_among(ref, vta, NULL, 0, error, warnings);
 }
 

@@ -107,6 +107,7 @@ static void report_balance(const smdmx_scene *s, smdmx_warnings *w)
 
 void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options *o, bool vta_too, smdmx_warnings *w)
 {
+	if (!s) return;
 	bool goldsrc = o && o->goldsrc;
 	if (goldsrc) {
 		size_t moved = 0, extra = 0;

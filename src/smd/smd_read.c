@@ -624,6 +624,7 @@ smdmx_scene *smdmx_smd_read_file(const char *path, const smdmx_smd_read_options 
                                  smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	if (!path) return sm_fail_null(error, __func__, "path"), NULL;
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	os_file fd = strcmp(path, "-") == 0 ? os_stdin() : os_open_read(path);
 	if (fd == OS_NO_FILE) {

@@ -711,6 +711,7 @@ bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,
                      smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!write) return sm_fail_null(error, __func__, "write");
 	return smdmx_scene_validate(scene, error) && sm_smd_write_valid(scene, write, user, options, error);
 }
 
@@ -801,6 +802,7 @@ bool smdmx_smd_write_file(const smdmx_scene *scene, const char *path, const smdm
                           smdmx_error *error)
 {
 	SM_ERROR_START(error);
+	if (!scene || !path) return sm_fail_null(error, __func__, !scene ? "scene" : "path");
 	smd_job j = { scene, options };
 	return sm_write_file_atomic(path, produce_smd, &j, error);
 }

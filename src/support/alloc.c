@@ -167,6 +167,7 @@ sm_owner *sm_scene_memory(smdmx_scene *scene, smdmx_error *error)
 void *smdmx_scene_alloc(smdmx_scene *scene, size_t size, smdmx_error *error)
 {
 	SM_ERROR_SLOT(error);
+	if (!scene) return sm_fail_null(error, __func__, "scene"), NULL;
 	sm_owner *o = sm_scene_memory(scene, error);
 	return o ? sm_owned_calloc(o, 1, size ? size : 1, error) : NULL;
 }
@@ -174,6 +175,7 @@ void *smdmx_scene_alloc(smdmx_scene *scene, size_t size, smdmx_error *error)
 const char *smdmx_scene_strdup(smdmx_scene *scene, const char *text, smdmx_error *error)
 {
 	SM_ERROR_SLOT(error);
+	if (!scene || !text) return sm_fail_null(error, __func__, !scene ? "scene" : "text"), NULL;
 	sm_owner *o = sm_scene_memory(scene, error);
 	return o ? sm_strdup(o, text, strlen(text), error) : NULL;
 }

@@ -36,6 +36,11 @@ bool sm_fail(smdmx_error *error, smdmx_error_code code, uint32_t line, uint32_t 
 	return false;
 }
 
+bool sm_fail_null(smdmx_error *error, const char *call, const char *arg)
+{
+	return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s: %s is NULL", call, arg);
+}
+
 bool sm_fail_oom(smdmx_error *error)
 {
 	return sm_fail(error, SMDMX_ERROR_OUT_OF_MEMORY, 0, 0, "out of memory");

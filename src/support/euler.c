@@ -13,6 +13,7 @@ static const double PI = 3.14159265358979323846;
 
 void smdmx_euler_to_quat(const double e[3], double q[4])
 {
+	if (!e || !q) return;
 	double sx, cx, sy, cy, sz, cz;
 	sm_sincos(e[0] * 0.5, &sx, &cx);
 	sm_sincos(e[1] * 0.5, &sy, &cy);
@@ -29,6 +30,7 @@ void smdmx_euler_to_quat(const double e[3], double q[4])
 
 void smdmx_quat_to_matrix(const double q[4], double m[3][3])
 {
+	if (!q || !m) return;
 	double x = q[0], y = q[1], z = q[2], w = q[3];
 	/* Normalise so that float32 quaternions slightly off unit length give a rotation. */
 	double n = x * x + y * y + z * z + w * w;
@@ -46,6 +48,7 @@ void smdmx_quat_to_matrix(const double q[4], double m[3][3])
 
 void smdmx_euler_to_matrix(const double e[3], double m[3][3])
 {
+	if (!e || !m) return;
 	double sx, cx, sy, cy, sz, cz;
 	sm_sincos(e[0], &sx, &cx);
 	sm_sincos(e[1], &sy, &cy);
@@ -79,6 +82,7 @@ static double closest(double a, double ref)
 
 void smdmx_quat_to_euler(const double q[4], const double *near, double e[3])
 {
+	if (!q || !e) return;
 	double m[3][3];
 	smdmx_quat_to_matrix(q, m);
 	double cy = sm_hypot(m[0][0], m[1][0]);

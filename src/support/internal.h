@@ -233,6 +233,9 @@ static inline double sm_weight_sum(const smdmx_mesh *m, size_t p)
 bool sm_fail(smdmx_error *error, smdmx_error_code code, uint32_t line, uint32_t column,
              const char *fmt, ...) SM_PRINTF(5, 6);
 bool sm_fail_oom(smdmx_error *error);
+/* The rule for a public call's pointers (doc/library.md): NULL where the call needs one is a
+ * usage error, "CALL: ARG is NULL", never a crash. False. */
+bool sm_fail_null(smdmx_error *error, const char *call, const char *arg);
 void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t column,
              const char *fmt, ...) SM_PRINTF(5, 6);
 /* The same, n occurrences at once (none when n is 0). */

@@ -79,12 +79,12 @@ smdmx_outputs *smdmx_outputs_new(unsigned flags)
 
 unsigned smdmx_outputs_flags(const smdmx_outputs *set)
 {
-	return set->flags;
+	return set ? set->flags : 0;
 }
 
 void smdmx_outputs_set_flags(smdmx_outputs *set, unsigned flags)
 {
-	set->flags = flags;
+	if (set) set->flags = flags;
 }
 
 size_t smdmx_outputs_count(const smdmx_outputs *set)
@@ -99,17 +99,17 @@ smdmx_output *smdmx_outputs_item(smdmx_outputs *set, size_t index)
 
 const char *smdmx_output_path(const smdmx_output *output)
 {
-	return output->path;
+	return output ? output->path : NULL;
 }
 
 int smdmx_output_errno(const smdmx_output *output)
 {
-	return output->errnum;
+	return output ? output->errnum : EINVAL;
 }
 
 void smdmx_output_set_replace(smdmx_output *output, bool replace)
 {
-	output->replace = replace;
+	if (output) output->replace = replace;
 }
 
 /* A failure said in the caller's room: its code. */
@@ -118,7 +118,7 @@ static smdmx_error_code say(smdmx_error_code code, char *why, size_t why_size, c
 {
 	va_list ap;
 	va_start(ap, fmt);
-	if (why_size) vsnprintf(why, why_size, fmt, ap);
+	if (why && why_size) vsnprintf(why, why_size, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -144,6 +144,7 @@ static char *temporary_name(const char *path, unsigned long n)
 
 bool smdmx_output_rename(smdmx_output *output, const char *path)
 {
+	if (!output || !path) return false;
 	char *c = copy(path);
 	if (!c) return false;
 	free(output->path);
@@ -171,6 +172,7 @@ static void remove_made(smdmx_output *out)
 
 smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why, size_t why_size)
 {
+	if (!set || !path) return say(SMDMX_ERROR_USAGE, why, why_size, "smdmx_outputs_open: %s is NULL", !set ? "set" : "path"), NULL;
 	smdmx_output **grown = realloc(set->items, (set->count + 1) * sizeof(*grown));
 	if (!grown) return say(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
 	set->items = grown;
@@ -240,6 +242,7 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 bool smdmx_output_write(void *output, const void *data, size_t size)
 {
 	smdmx_output *out = output;
+	if (!out || (!data && size)) return false;
 	if (!os_write_all(out->fd, data, size)) {
 		out->errnum = errno ? errno : EIO;
 		return false;
@@ -305,6 +308,7 @@ void smdmx_outputs_free(smdmx_outputs *set)
 
 smdmx_error_code smdmx_outputs_finish(smdmx_outputs *set, char *why, size_t why_size)
 {
+	if (!set) return say(SMDMX_ERROR_USAGE, why, why_size, "smdmx_outputs_finish: set is NULL");
 	/* Every file's writing started before the first flush waits: the disk takes them
 	 * together, and one commit of the file system's journal covers them all. */
 	sm_outputs_start(set);
@@ -352,6 +356,7 @@ bool smdmx_file_same_bytes(const char *path, const char *other, const void *data
 
 bool smdmx_output_clashes(const smdmx_output *out)
 {
+	if (!out) return false;
 	os_stat there;
 	return out->tmp && os_stat_path(out->path, &there) &&
 	       !(there.kind == OS_REGULAR && smdmx_file_same_bytes(out->tmp, out->path, NULL, 0));
@@ -360,6 +365,8 @@ bool smdmx_output_clashes(const smdmx_output *out)
 smdmx_error_code smdmx_outputs_commit(smdmx_outputs *set, char ***written, size_t *written_count, char *why,
                                       size_t why_size)
 {
+	if (!set || !written || !written_count)
+		return say(SMDMX_ERROR_USAGE, why, why_size, "smdmx_outputs_commit: %s is NULL", !set ? "set" : !written ? "written" : "written_count");
 	/* Flush to the disk and close everything first: a late write error fails the whole set,
 	 * and a file renamed into place is never one whose data a crash could still lose. */
 	smdmx_error_code code = smdmx_outputs_finish(set, why, why_size);
@@ -472,6 +479,7 @@ static const char *windows_name_problem(const char *path, char *what, size_t n)
 smdmx_error_code smdmx_output_allowed(const char *path, const char *const *inputs, size_t input_count, bool force,
                                       char *why, size_t why_size)
 {
+	if (!path) return say(SMDMX_ERROR_USAGE, why, why_size, "smdmx_output_allowed: path is NULL");
 	if (!strcmp(path, "-")) return SMDMX_ERROR_NONE;
 	char what[128];
 	const char *bad = os_windows_paths() ? windows_name_problem(path, what, sizeof(what)) : NULL;
