@@ -174,5 +174,21 @@ for name, f in functions:
     if code != fine.get(name, str(usage)):
         said.append(f"{name}: {got}")
 check("a NULL where a call needs a pointer is a usage error", [], said)
+# arrays the options point to, an entry NULL; the calls that say NULL is "nothing done"
+bo = ffi.new("smdmx_batch_options *")
+ins = ffi.new("const char *[2]", [ffi.new("char[]", b"a.smd"), ffi.NULL])
+bo.inputs, bo.input_count = ins, 2
+err = ffi.new("smdmx_error *")
+check("a batch with a NULL input: nothing done, said",
+      (True, "smdmx_batch_convert: an input is NULL"),
+      (lib.smdmx_batch_convert(bo, err) == ffi.NULL and err.code == usage, ffi.string(err.message).decode()))
+po = ffi.new("smdmx_project_options *")
+po.outdir = ffi.new("char[]", b"out")
+check("projects with their QC list NULL: nothing done, said",
+      (True, "smdmx_projects_convert: qcs is NULL"),
+      (lib.smdmx_projects_convert(ffi.NULL, 1, ffi.NULL, 0, po, err) == ffi.NULL and err.code == usage,
+       ffi.string(err.message).decode()))
+check("a conversion without options: nothing done, a usage error", (True, usage),
+      (lib.smdmx_convert(ffi.NULL, err) == ffi.NULL, err.code))
 print(f"binding: {passes} passed, {fails} failed")
 sys.exit(1 if fails else 0)

@@ -130,7 +130,8 @@ struct smdmx_batch {
 	bool broken_pipe;           /* standard output's reader went away (a program ends quietly) */
 };
 
-/* NULL only when memory ran out (error says so); free it with smdmx_batch_free. */
+/* NULL only when nothing was done: memory ran out (SMDMX_ERROR_OUT_OF_MEMORY) or o or one of
+ * its inputs is NULL (SMDMX_ERROR_USAGE), error says which; free it with smdmx_batch_free. */
 SMDMX_API smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *error);
 SMDMX_API void smdmx_batch_free(smdmx_batch *b);
 

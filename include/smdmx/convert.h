@@ -101,8 +101,10 @@ typedef struct smdmx_convert_result {
 	bool broken_pipe;           /* standard output's reader went away (a program ends quietly) */
 } smdmx_convert_result;
 
-/* NULL when out of memory (error says so); otherwise the result, freed with
- * smdmx_convert_result_free (which leaves pending and scene to the caller). */
+/* NULL when nothing was done: memory ran out (SMDMX_ERROR_OUT_OF_MEMORY) or the call cannot
+ * start (no options, no input, no output: SMDMX_ERROR_USAGE), error says which; otherwise the
+ * result, freed with smdmx_convert_result_free (which leaves pending and scene to the
+ * caller). */
 SMDMX_API smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error *error);
 SMDMX_API void smdmx_convert_result_free(smdmx_convert_result *r);
 

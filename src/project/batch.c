@@ -829,6 +829,8 @@ smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *erro
 {
 	SM_ERROR_START(error);
 	if (!o) return sm_fail_null(error, __func__, "options"), NULL;
+	for (size_t i = 0; i < o->input_count; i++)
+		if (!o->inputs || !o->inputs[i]) return sm_fail_null(error, __func__, "an input"), NULL;
 	pj_oom_seen = false;
 	pj_fail_start();
 	batch *b = calloc(1, sizeof(*b));

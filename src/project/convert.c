@@ -863,6 +863,8 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 		sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s", !o || !o->input_count ? "no input" : "no output");
 		return NULL;
 	}
+	for (size_t i = 0; i < o->input_count; i++)
+		if (!o->inputs || !o->inputs[i]) return sm_fail_null(error, __func__, "an input"), NULL;
 	pj_oom_seen = false;
 	run r;
 	memset(&r, 0, sizeof(r));

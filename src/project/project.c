@@ -447,6 +447,7 @@ smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_coun
 		sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s", !o || !o->outdir ? "no output folder" : "no QC");
 		return NULL;
 	}
+	if (!qcs || (!dirs && dir_count)) return sm_fail_null(error, __func__, !qcs ? "qcs" : "dirs"), NULL;
 	pj_oom_seen = false;
 	pj_fail_start();
 	pj_run *r = pj_calloc(1, sizeof(*r));
