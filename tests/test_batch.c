@@ -461,6 +461,34 @@ static void test_out_of_memory(void **state)
 	assert_true(failures > 30 / SWEEP_STRIDE);
 }
 
+/* threads left 0 (the batch's choice) with a memory limit on the reader: one thread for each
+ * file, which the limit allows (it took the cores, which the reader refuses under a limit, and
+ * every job failed); threads given above one with a limit: the reader's usage error. */
+static void test_threads_under_limit(void **state)
+{
+	(void)state;
+	const char *in[1] = { at("in") };
+	smdmx_batch_options o = options(in, 1, at("limited"));
+	o.recursive = true;
+	o.jobs = 1;
+	o.convert.smd_read.allocator.memory_limit = (size_t)64 << 20;
+	smdmx_batch *b = smdmx_batch_convert(&o, NULL);
+	assert_non_null(b);
+	if (!b->ok) fail_msg("%zu of %zu jobs failed under a limit with threads 0", b->failed, b->job_count);
+	smdmx_batch_free(b);
+	test_remove_tree(at("limited"));
+	o.threads = 2;
+	b = smdmx_batch_convert(&o, NULL);
+	assert_non_null(b);
+	assert_false(b->ok);
+	bool said = false;
+	for (size_t i = 0; i < b->job_count; i++)
+		for (size_t k = 0; k < b->jobs[i].message_count; k++)
+			said = said || strstr(b->jobs[i].messages[k].text, "threads above 1 with a memory_limit") != NULL;
+	assert_true(said);
+	smdmx_batch_free(b);
+}
+
 /* Two trees paired by place for smdmx report: another format first, then the same; an SMD's
  * VTA with it; a VTA alone a pair; the files left in B after A's; places compared as the
  * file system compares names (Case.smd meets case.dmx where names ignore case). Then every
@@ -532,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_threads_under_limit),
 		cmocka_unit_test(test_pairs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
