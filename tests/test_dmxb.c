@@ -163,6 +163,9 @@ static void expect_fail(const buf *b, smdmx_error_code code, size_t offset)
 	snprintf(want, sizeof(want), "byte %zu:", offset);
 	if (err.code != code || strncmp(err.message, want, strlen(want)) != 0)
 		fail_msg("got %s '%s', want %s at byte %zu", smdmx_error_code_name(err.code), err.message, smdmx_error_code_name(code), offset);
+	/* the place in its own field too: a byte offset + 1, no line */
+	assert_int_equal(err.byte, offset + 1);
+	assert_int_equal(err.line, 0);
 }
 
 static void test_hand_built(void **state)
@@ -385,6 +388,7 @@ static void test_limits(void **state)
 		assert_null(dm);
 		assert_int_equal(err.code, SMDMX_ERROR_LIMIT);
 		assert_string_equal(err.message, cases[i].message); /* at the byte offset of the count */
+		assert_int_equal(err.byte, strtoull(cases[i].message + 5, NULL, 10) + 1);
 	}
 	free(bin.data);
 }

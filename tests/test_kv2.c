@@ -1202,7 +1202,7 @@ static void test_int_items(void **state)
 					col++;
 				}
 			}
-			if (err.line != line || err.column != col || err.code != bad_code)
+			if (err.line != line || err.column != col || err.code != bad_code || err.byte != 0)
 				fail_msg("round %d: %u:%u (%d) %s, not at %u:%u", round, err.line, err.column, (int)err.code, err.message, line, col);
 		}
 		free(want);

@@ -77,6 +77,8 @@ typedef struct smdmx_error {
 	smdmx_error_code code;
 	uint32_t line;
 	uint32_t column;
+	uint64_t byte;      /* a binary file's place, which has no lines: its byte offset + 1 (line
+	                       and column 0); 0 when the error is not about a byte of one */
 	char message[256];
 	char file[256];     /* the file line and column are in when it is not the one the call was
 	                       given (a QC's included file); "" otherwise */

@@ -50,7 +50,9 @@ static bool fail_at(rd *r, size_t offset, smdmx_error_code code, const char *fmt
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return sm_fail(r->error, code, 0, 0, "byte %zu: %s", offset, msg);
+	sm_fail(r->error, code, 0, 0, "byte %zu: %s", offset, msg);
+	r->error->byte = (uint64_t)offset + 1;
+	return false;
 }
 
 static bool need(rd *r, size_t n)

@@ -28,6 +28,7 @@ bool sm_fail(smdmx_error *error, smdmx_error_code code, uint32_t line, uint32_t 
 	error->code = code;
 	error->line = line;
 	error->column = column;
+	error->byte = 0;
 	error->file[0] = 0;
 	va_list ap;
 	va_start(ap, fmt);
