@@ -39,7 +39,7 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 	qc_mem mem = { files, n };
 	smdmx_project_options o;
 	memset(&o, 0, sizeof(o));
-	o.keep_going = flags & 128;
+	o.keep_going = o.lenient_qc = o.copy_failed = flags & 128;
 	library lib;
 	memset(&lib, 0, sizeof(lib));
 	lib.o = &o;

@@ -71,7 +71,7 @@ static smdmx_project_run *convert_all(const char *const *qcs, size_t n, const ch
 	memset(&o, 0, sizeof(o));
 	o.outdir = out;
 	o.to_smd = to_smd;
-	o.keep_going = keep_going;
+	o.keep_going = o.lenient_qc = o.copy_failed = keep_going; /* smdmx qc -k */
 	o.jobs = 1;
 	return smdmx_projects_convert(qcs, n, NULL, 0, &o, err);
 }
@@ -417,6 +417,80 @@ static void sweep(const char *const *qcs, size_t count, bool to_smd, bool keep_g
 	}
 }
 
+/* What `smdmx qc -k` turns on, one setting at a time: keep_going alone converts what it can and
+ * copies nothing that failed; copy_failed with it copies the broken SMD unchanged; lenient_qc
+ * alone reads a QC whose line cannot be read (the line kept as written), which without it is
+ * not read. */
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static smdmx_project_run *convert_with(const char *qc, const char *out, bool keep_going, bool lenient_qc, bool copy_failed)
+{
+	smdmx_project_options o;
+	memset(&o, 0, sizeof(o));
+	o.outdir = out;
+	o.keep_going = keep_going;
+	o.lenient_qc = lenient_qc;
+	o.copy_failed = copy_failed;
+	o.jobs = 1;
+	smdmx_error err;
+	smdmx_project_run *run = smdmx_projects_convert(&qc, 1, NULL, 0, &o, &err);
+	if (!run) fail_msg("%s", err.message);
+	return run;
+}
+
+static void test_keep_going_parts(void **state)
+{
+	(void)state;
+	char src[4300], qc[4400], bad[4400];
+	snprintf(src, sizeof(src), "%s", out_dir("kparts"));
+	assert_true(os_mkdir(src));
+	snprintf(qc, sizeof(qc), "%s/m.qc", src);
+	snprintf(bad, sizeof(bad), "%s/b.qc", src);
+	char path[4500];
+	snprintf(path, sizeof(path), "%s/good.smd", src);
+	put_file(path, "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 0\nend\ntriangles\nm\n"
+	               "0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 1 0\n0 0 1 0 0 0 1 0 1\nend\n");
+	snprintf(path, sizeof(path), "%s/broken.smd", src);
+	put_file(path, "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\n0 0 0 0 0 0 x\nend\n");
+	put_file(qc, "$modelname \"m.mdl\"\n$body body \"good.smd\"\n$sequence idle \"broken.smd\"\n");
+	put_file(bad, "$modelname \"b.mdl\"\n$body body \"good.smd\"\n$scale\n");
+	const struct {
+		bool keep_going, copy_failed;
+		size_t copied;
+	} copies[] = { { true, false, 0 }, { true, true, 1 } };
+	for (size_t i = 0; i < 2; i++) {
+		char out[64];
+		snprintf(out, sizeof(out), "kout%zu", i);
+		smdmx_project_run *run = convert_with(qc, out_dir(out), copies[i].keep_going, false, copies[i].copy_failed);
+		if (run->converted != 1) {
+			for (size_t q = 0; q < run->qc_count; q++)
+				for (size_t k = 0; k < run->qcs[q].message_count; k++) print_message("%s\n", run->qcs[q].messages[k].text);
+			for (size_t f = 0; f < run->file_count; f++)
+				for (size_t k = 0; k < run->files[f].message_count; k++) print_message("%s\n", run->files[f].messages[k].text);
+			fail_msg("converted %zu failed %zu", run->converted, run->failed);
+		}
+		assert_int_equal(run->failed, 1);
+		size_t copied = 0;
+		for (size_t f = 0; f < run->file_count; f++) copied += run->files[f].copied && strstr(run->files[f].source, "broken.smd");
+		assert_int_equal(copied, copies[i].copied);
+		smdmx_project_run_free(run);
+	}
+	for (int lenient = 0; lenient < 2; lenient++) {
+		char out[64];
+		snprintf(out, sizeof(out), "kqc%d", lenient);
+		smdmx_project_run *run = convert_with(bad, out_dir(out), false, lenient, false);
+		assert_int_equal(run->qcs_not_read, lenient ? 0 : 1);
+		assert_int_equal(run->lines_not_read, lenient ? 1 : 0);
+		smdmx_project_run_free(run);
+	}
+}
+
 static void test_out_of_memory(void **state)
 {
 	(void)state;
@@ -469,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_unread),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_files_of_each_qc),
+		cmocka_unit_test(test_keep_going_parts),
 		cmocka_unit_test(test_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

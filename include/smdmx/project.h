@@ -59,8 +59,13 @@ typedef struct smdmx_project_options {
 	                               replaced */
 	bool update;                /* only files whose outputs are missing or older than what
 	                               they are made of are converted */
-	bool keep_going;            /* every project is written whatever fails: a missing file stays
-	                               named as written, a file that fails is copied unchanged */
+	bool keep_going;            /* every file is converted and every project written whatever
+	                               fails: a missing file stays named as written */
+	bool lenient_qc;            /* a QC line (or an $include) that cannot be read costs that line,
+	                               kept as written, not the QC (smdmx_qc_read_options.keep_going) */
+	bool copy_failed;           /* with keep_going: a file whose conversion fails is copied
+	                               unchanged into the output tree, and its QC lines keep naming it
+	                               (`smdmx qc -k` sets all three) */
 	bool warnings_fail;         /* a file whose conversion warns fails (-W error) */
 	unsigned jobs;              /* files converted at once; 0: the cores */
 	unsigned threads;           /* threads that read one file in parts; 0: the cores over jobs */
@@ -86,7 +91,7 @@ typedef struct smdmx_project_file {
 	size_t qc;                  /* the QC that planned it (smdmx_project_run.qcs) */
 	bool ok;                    /* done, or up to date */
 	bool up_to_date;            /* update: its outputs were newer than its inputs: not run */
-	bool copied;                /* keep_going: it failed, and its source was copied unchanged */
+	bool copied;                /* copy_failed: it failed, and its source was copied unchanged */
 	const smdmx_message *messages;
 	size_t message_count;
 	const char *const *written; /* the files put in place */
@@ -99,7 +104,7 @@ typedef struct smdmx_project_qc {
 	const smdmx_qc *qc;         /* NULL: it could not be read (its messages say why) */
 	const char *output;         /* its place below outdir */
 	bool ok;                    /* read, planned and written without an error */
-	size_t lines_not_read;      /* keep_going: lines of it that could not be read, kept as written */
+	size_t lines_not_read;      /* lenient_qc: lines of it that could not be read, kept as written */
 	const smdmx_message *messages;
 	size_t message_count;
 	const size_t *files;        /* every file it names (indices into smdmx_project_run.files),

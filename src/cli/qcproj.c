@@ -54,8 +54,10 @@ static const char qc_help[] =
     "                         are made of (replacing them); QC files are rewritten when they change\n"
     "  -j N, --jobs N         convert N files at once (default: the number of cores)\n"
     "  --threads N            threads that read one file in parts (default: the cores over -j)\n"
-    "  -k, --keep-going       write every project whatever fails: a missing file stays named as\n"
-    "                         written, a file that fails is copied unchanged; exit 1 at the end\n"
+    "  -k, --keep-going       write every project whatever fails, which turns on three things: every\n"
+    "                         file converted (a missing one stays named as written), a QC line\n"
+    "                         that cannot be read kept as written, and a file that fails copied\n"
+    "                         unchanged; exit 1 at the end\n"
     "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
     "  --report FILE.html     a page with a row per QC: its model and the converted one drawn side\n"
     "                         by side, their counts, the messages and smdmx diff's verdict\n"
@@ -378,7 +380,9 @@ int cmd_qc(int argc, char **argv)
 		po.rig_in_dmx = !strcmp(c.rig, "dmx");
 		po.force = o.force;
 		po.update = o.update;
-		po.keep_going = o.keep_going;
+		/* -k: every file and project, QC lines that cannot be read kept as written, a file that
+		 * fails copied unchanged */
+		po.keep_going = po.lenient_qc = po.copy_failed = o.keep_going;
 		po.warnings_fail = o.werror;
 		po.jobs = o.jobs;
 		po.threads = o.threads;

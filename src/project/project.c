@@ -116,7 +116,7 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 	const smdmx_project_options *o = lib->o;
 	smdmx_qc_read_options qo;
 	memset(&qo, 0, sizeof(qo));
-	qo.keep_going = o->keep_going;
+	qo.keep_going = o->lenient_qc;
 	bool ok = true;
 	/* each QC once, in the order given */
 	qc_reads r = { &qo, pj_calloc(qc_count, sizeof(qc_read)) };

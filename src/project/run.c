@@ -404,7 +404,7 @@ void qp_worker(void *arg)
 		             (pj_add(&t->diag, t->dst, 0, 0, "error", "%s", why), false);
 		else pj_outputs_abort(&t->outs);
 		t->status = ok ? PJ_OK : PJ_FAILED;
-		if (!ok && l->o->keep_going && t->kind != TASK_COPY && !pj_oom_seen) t->copied = copy_instead(t);
+		if (!ok && l->o->keep_going && l->o->copy_failed && t->kind != TASK_COPY && !pj_oom_seen) t->copied = copy_instead(t);
 		/* the files' hashes, here on the worker: once, and never by the run's one thread */
 		if (ok || t->copied) qp_task_sums(t);
 		bool oom = pj_oom_seen;
