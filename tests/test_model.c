@@ -1750,6 +1750,65 @@ static void keep_finding(void *user, const smdmx_finding *f)
 /* A model file of any kind: an SMD, a DMX by its name, a DMX under another name by its header,
  * bytes given for standard input, a DMX that holds no model (read, no scene, why), and a file
  * that is not there. */
+/* What `smdmx info` says, as the library gives it (smdmx_model_file_info): an SMD reference,
+ * an SMD animation (its clip's frames), a model DMX (its encoding and format), an animation
+ * DMX that names elements of other files, and a DMX that holds no model. */
+static smdmx_model_info info_of(const char *rel, smdmx_model_file *m)
+{
+	smdmx_error err;
+	if (!smdmx_model_file_read(test_path(rel), NULL, 0, NULL, m, &err, NULL)) fail_msg("%s: %s", rel, err.message);
+	smdmx_model_info in;
+	assert_true(smdmx_model_file_info(m, &in));
+	return in;
+}
+
+static void test_model_info(void **state)
+{
+	(void)state;
+	smdmx_model_file m;
+	smdmx_model_info in = info_of("testdata/sample/arm.smd", &m);
+	assert_string_equal(in.kind, "reference smd");
+	assert_null(in.encoding);
+	assert_int_equal(in.smd_version, 1);
+	size_t want[] = { in.joints, in.meshes, in.vertices, in.corners, in.faces, in.triangles, in.materials, in.flex_shapes, in.clips };
+	size_t arm[] = { 2, 1, 12, 60, 20, 20, 1, 0, 0 };
+	assert_memory_equal(want, arm, sizeof(arm));
+	size_t fields[SMDMX_CORNER_FIELD_COUNT] = { 1, 1, 1, 1, 1, 0, 0 };
+	assert_memory_equal(in.meshes_with, fields, sizeof(fields));
+	smdmx_model_file_free(&m);
+	in = info_of("testdata/sample/arm_wave.smd", &m);
+	assert_string_equal(in.kind, "animation smd");
+	assert_int_equal(in.clips, 1);
+	assert_int_equal(smdmx_clip_frames(&m.scene->clips[0]), 11);
+	assert_int_equal(smdmx_clip_frames(NULL), 0);
+	smdmx_model_file_free(&m);
+	in = info_of("testdata/model/arm.dmx", &m);
+	assert_string_equal(in.kind, "model dmx");
+	assert_string_equal(in.encoding, "keyvalues2");
+	assert_string_equal(in.format, "model");
+	assert_int_equal(in.encoding_version, 1);
+	assert_int_equal(in.format_version, 18);
+	assert_int_equal(in.elements, 20);
+	assert_int_equal(in.elements_of_other_files, 0);
+	assert_int_equal(in.flex_shapes, 1);
+	assert_int_equal(in.flex_controllers, 1);
+	assert_int_equal(in.triangles, 20);
+	smdmx_model_file_free(&m);
+	in = info_of("testdata/model/arm_wave_stub.dmx", &m);
+	assert_string_equal(in.kind, "animation dmx");
+	assert_int_equal(in.elements, 25);
+	assert_int_equal(in.elements_of_other_files, 2);
+	smdmx_model_file_free(&m);
+	in = info_of("testdata/kv2/ok/stub.dmx", &m);
+	assert_string_equal(in.kind, "dmx");
+	assert_null(m.scene);
+	assert_int_equal(in.elements, 2);
+	assert_int_equal(in.joints, 0);
+	smdmx_model_file_free(&m);
+	assert_false(smdmx_model_file_info(NULL, &in));
+	assert_null(in.kind);
+}
+
 static void test_model_file(void **state)
 {
 	(void)state;
@@ -1853,6 +1912,7 @@ int main(void)
 		cmocka_unit_test(test_not_carried),
 		cmocka_unit_test(test_check_model),
 		cmocka_unit_test(test_model_file),
+		cmocka_unit_test(test_model_info),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

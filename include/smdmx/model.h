@@ -50,6 +50,23 @@ SMDMX_API bool smdmx_model_file_read(const char *path, const void *data, size_t 
                                      smdmx_model_file *out, smdmx_error *error, smdmx_warnings *warnings);
 SMDMX_API void smdmx_model_file_free(smdmx_model_file *m);
 
+/* What a model file holds, as `smdmx info` says it: its kind ("reference smd",
+ * "animation smd", "vta", "model dmx", "animation dmx", or "dmx" for one that holds no
+ * model), a DMX's encoding, format and elements (those of other files counted apart), and
+ * the scene's counts: every mesh's positions (vertices), corners, polygons (faces) and the
+ * triangles they fan into, and per corner field the meshes that hold it. */
+typedef struct smdmx_model_info {
+	const char *kind;
+	const char *encoding, *format;  /* a DMX's; NULL for an SMD */
+	int encoding_version, format_version, smd_version;
+	size_t elements, elements_of_other_files;
+	size_t joints, meshes, vertices, corners, faces, triangles, materials, flex_shapes, flex_controllers,
+	       attachments, clips;
+	size_t meshes_with[16];         /* per smdmx_corner_field (SMDMX_CORNER_FIELD_COUNT of them) */
+} smdmx_model_info;
+/* f's info into *out; false (out zeroed) when f or out is NULL. The strings are f's. */
+SMDMX_API bool smdmx_model_file_info(const smdmx_model_file *f, smdmx_model_info *out);
+
 /* What a model datamodel taken through the scene leaves behind: the element types ("Type")
  * and attributes ("Type.attr") of in that out has nowhere, the names model formats give one
  * thing brought to one (format 22's vertex fields, jointTransforms and jointList, the time

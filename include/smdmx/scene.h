@@ -216,6 +216,10 @@ typedef struct smdmx_clip {
 	size_t channel_count;
 } smdmx_clip;
 
+/* The frames a clip spans, its first to its last, as the SMD writer samples it at its
+ * frame_rate (what `smdmx info` says); 0 for NULL. */
+SMDMX_API long long smdmx_clip_frames(const smdmx_clip *clip);
+
 typedef enum smdmx_source_format {
 	SMDMX_SOURCE_NONE = 0,
 	SMDMX_SOURCE_SMD,

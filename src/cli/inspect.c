@@ -36,49 +36,6 @@ void unload_model(loaded *l)
 	smdmx_model_file_free(l);
 }
 
-/* The frames a clip spans, first to last, as the SMD writer samples it. */
-static long long clip_frames(const smdmx_clip *c)
-{
-	long long first = llround((double)c->start * c->frame_rate / 10000.0);
-	long long last = llround(((double)c->start + c->duration) * c->frame_rate / 10000.0);
-	return last - first + 1;
-}
-
-typedef struct counts {
-	size_t vertices, corners, faces, triangles, controllers, attachments;
-} counts;
-
-static counts count(const smdmx_scene *s)
-{
-	counts c = { 0 };
-	for (size_t i = 0; i < s->mesh_count; i++) {
-		const smdmx_mesh *m = &s->meshes[i];
-		c.vertices += m->position_count;
-		c.corners += m->corner_count;
-		for (size_t f = 0; f < m->face_set_count; f++) {
-			const smdmx_face_set *fs = &m->face_sets[f];
-			c.faces += fs->polygon_count;
-			for (size_t p = 0; p < fs->polygon_count; p++) c.triangles += fs->offsets[p + 1] - fs->offsets[p] - 2;
-		}
-	}
-	c.controllers = s->flex_controller_count;
-	c.attachments = s->attachment_count;
-	return c;
-}
-
-static const char *kind_of(const loaded *l)
-{
-	if (l->is_dmx) {
-		if (!l->scene) return "dmx";
-		return l->scene->mesh_count || !l->scene->clip_count ? "model dmx" : "animation dmx";
-	}
-	switch (l->scene->source.smd_kind) {
-	case SMDMX_SMD_ANIMATION: return "animation smd";
-	case SMDMX_SMD_VERTEX_ANIMATION: return "vta";
-	default: return "reference smd";
-	}
-}
-
 /* The length of the valid UTF-8 sequence at s, or 0. */
 static size_t utf8_length(const unsigned char *s)
 {
@@ -115,13 +72,6 @@ static void json_string(const char *str)
 }
 
 /* The meshes of s that hold corner field f. */
-static size_t meshes_with(const smdmx_scene *s, smdmx_corner_field f)
-{
-	size_t n = 0;
-	for (size_t m = 0; m < s->mesh_count; m++) n += smdmx_mesh_has_field(&s->meshes[m], f);
-	return n;
-}
-
 int cmd_info(int argc, char **argv)
 {
 	const char *path = NULL;
@@ -158,37 +108,40 @@ int cmd_info(int argc, char **argv)
 		return EXIT_FAILED;
 	}
 	const smdmx_scene *s = l.scene;
-	counts c = s ? count(s) : (counts){ 0 };
+	smdmx_model_info in;
+	if (!smdmx_model_file_info(&l, &in)) {
+		unload_model(&l);
+		return EXIT_FAILED;
+	}
 	if (json) {
 		os_printf(stdout, "{\"file\": ");
 		json_string(path);
 		os_printf(stdout, ", \"kind\": ");
-		json_string(kind_of(&l));
-		if (l.dm) {
+		json_string(in.kind);
+		if (in.encoding) {
 			os_printf(stdout, ", \"encoding\": ");
-			json_string(l.dm->encoding);
-			os_printf(stdout, ", \"encoding_version\": %d, \"format\": ", l.dm->encoding_version);
-			json_string(l.dm->format);
-			size_t stubs = smdmx_dm_stub_count(l.dm);
-			os_printf(stdout, ", \"format_version\": %d, \"elements\": %zu, \"elements_of_other_files\": %zu", l.dm->format_version,
-			       l.dm->element_count - stubs, stubs);
+			json_string(in.encoding);
+			os_printf(stdout, ", \"encoding_version\": %d, \"format\": ", in.encoding_version);
+			json_string(in.format);
+			os_printf(stdout, ", \"format_version\": %d, \"elements\": %zu, \"elements_of_other_files\": %zu", in.format_version,
+			       in.elements, in.elements_of_other_files);
 		} else {
-			os_printf(stdout, ", \"version\": %d", s->source.version);
+			os_printf(stdout, ", \"version\": %d", in.smd_version);
 		}
 		if (s) {
 			os_printf(stdout, ", \"joints\": %zu, \"meshes\": %zu, \"vertices\": %zu, \"corners\": %zu, \"faces\": %zu, "
 			       "\"triangles\": %zu, \"materials\": %zu, \"flex_shapes\": %zu, \"flex_controllers\": %zu, "
 			       "\"attachments\": %zu, \"clips\": [",
-			       s->joint_count, s->mesh_count, c.vertices, c.corners, c.faces, c.triangles, s->material_count,
-			       s->flex_shape_count, c.controllers, c.attachments);
+			       in.joints, in.meshes, in.vertices, in.corners, in.faces, in.triangles, in.materials, in.flex_shapes,
+			       in.flex_controllers, in.attachments);
 			for (size_t i = 0; i < s->clip_count; i++) {
 				os_printf(stdout, "%s{\"name\": ", i ? ", " : "");
 				json_string(s->clips[i].name);
-				os_printf(stdout, ", \"frames\": %lld, \"frame_rate\": %.17g}", clip_frames(&s->clips[i]), s->clips[i].frame_rate);
+				os_printf(stdout, ", \"frames\": %lld, \"frame_rate\": %.17g}", smdmx_clip_frames(&s->clips[i]), s->clips[i].frame_rate);
 			}
 			os_printf(stdout, "], \"corner_fields\": {");
 			for (smdmx_corner_field f = 0; f < SMDMX_CORNER_FIELD_COUNT; f++)
-				os_printf(stdout, "%s\"%s\": %zu", f ? ", " : "", smdmx_corner_field_describe(f)->name, meshes_with(s, f));
+				os_printf(stdout, "%s\"%s\": %zu", f ? ", " : "", smdmx_corner_field_describe(f)->name, in.meshes_with[f]);
 			os_printf(stdout, "}");
 			if (l.dm)
 				os_printf(stdout, ", \"uv_v_turned\": %zu, \"uv_v_unflagged\": %zu", s->source.dmx_v_flag_false, s->source.dmx_v_flag_missing);
@@ -198,26 +151,25 @@ int cmd_info(int argc, char **argv)
 		}
 		os_printf(stdout, "}\n");
 	} else {
-		os_printf(stdout, "%s: %s", path, kind_of(&l));
-		size_t stubs = l.dm ? smdmx_dm_stub_count(l.dm) : 0;
-		if (stubs)
-			os_printf(stdout, ", %s %d, format %s %d, %zu elements and references to %zu of other files\n", l.dm->encoding,
-			       l.dm->encoding_version, l.dm->format, l.dm->format_version, l.dm->element_count - stubs, stubs);
-		else if (l.dm)
-			os_printf(stdout, ", %s %d, format %s %d, %zu elements\n", l.dm->encoding, l.dm->encoding_version, l.dm->format,
-			       l.dm->format_version, l.dm->element_count);
+		os_printf(stdout, "%s: %s", path, in.kind);
+		if (in.elements_of_other_files)
+			os_printf(stdout, ", %s %d, format %s %d, %zu elements and references to %zu of other files\n", in.encoding,
+			       in.encoding_version, in.format, in.format_version, in.elements, in.elements_of_other_files);
+		else if (in.encoding)
+			os_printf(stdout, ", %s %d, format %s %d, %zu elements\n", in.encoding, in.encoding_version, in.format,
+			       in.format_version, in.elements);
 		else
-			os_printf(stdout, ", version %d\n", s->source.version);
+			os_printf(stdout, ", version %d\n", in.smd_version);
 		if (s) {
-			os_printf(stdout, "  joints %zu\n  meshes %zu\n  vertices %zu\n  corners %zu\n", s->joint_count, s->mesh_count, c.vertices, c.corners);
+			os_printf(stdout, "  joints %zu\n  meshes %zu\n  vertices %zu\n  corners %zu\n", in.joints, in.meshes, in.vertices, in.corners);
 			os_printf(stdout, "  corner fields (meshes holding them):");
 			for (smdmx_corner_field f = 0; f < SMDMX_CORNER_FIELD_COUNT; f++)
-				os_printf(stdout, "%s %s %zu", f ? "," : "", smdmx_corner_field_describe(f)->name, meshes_with(s, f));
+				os_printf(stdout, "%s %s %zu", f ? "," : "", smdmx_corner_field_describe(f)->name, in.meshes_with[f]);
 			os_printf(stdout, "\n  faces %zu (%zu triangles)\n  materials %zu\n  flex shapes %zu\n  flex controllers %zu\n  attachments %zu\n"
 			       "  clips %zu\n",
-			       c.faces, c.triangles, s->material_count, s->flex_shape_count, c.controllers, c.attachments, s->clip_count);
+			       in.faces, in.triangles, in.materials, in.flex_shapes, in.flex_controllers, in.attachments, in.clips);
 			for (size_t i = 0; i < s->clip_count; i++)
-				os_printf(stdout, "    '%s': %lld frames at %g fps\n", s->clips[i].name, clip_frames(&s->clips[i]), s->clips[i].frame_rate);
+				os_printf(stdout, "    '%s': %lld frames at %g fps\n", s->clips[i].name, smdmx_clip_frames(&s->clips[i]), s->clips[i].frame_rate);
 			if (s->source.dmx_v_flag_false)
 				os_printf(stdout, "  UV V turned (1 - v) in %zu meshes: flipVCoordinates false\n", s->source.dmx_v_flag_false);
 			if (s->source.dmx_v_flag_missing)

@@ -7,6 +7,7 @@
 
 #include "platform/os.h"
 #include "smdmx/model.h"
+#include "smdmx/scene.h"
 #include "support/internal.h"
 
 /* A DMX by its name, or by its first bytes ("<!-- dmx") under another. */
@@ -60,4 +61,47 @@ void smdmx_model_file_free(smdmx_model_file *m)
 	smdmx_scene_free(m->scene);
 	smdmx_dm_free(m->dm);
 	memset(m, 0, sizeof(*m));
+}
+
+_Static_assert(SMDMX_CORNER_FIELD_COUNT <= 16, "smdmx_model_info.meshes_with holds every corner field");
+
+bool smdmx_model_file_info(const smdmx_model_file *f, smdmx_model_info *out)
+{
+	if (out) memset(out, 0, sizeof(*out));
+	if (!f || !out) return false;
+	const smdmx_scene *s = f->scene;
+	if (f->is_dmx) out->kind = !s ? "dmx" : s->mesh_count || !s->clip_count ? "model dmx" : "animation dmx";
+	else if (s) out->kind = s->source.smd_kind == SMDMX_SMD_ANIMATION ? "animation smd"
+	                      : s->source.smd_kind == SMDMX_SMD_VERTEX_ANIMATION ? "vta" : "reference smd";
+	else return false; /* an SMD is never read without its scene */
+	if (f->dm) {
+		out->encoding = f->dm->encoding;
+		out->format = f->dm->format;
+		out->encoding_version = f->dm->encoding_version;
+		out->format_version = f->dm->format_version;
+		out->elements_of_other_files = smdmx_dm_stub_count(f->dm);
+		out->elements = f->dm->element_count - out->elements_of_other_files;
+	} else if (s) {
+		out->smd_version = s->source.version;
+	}
+	if (!s) return true;
+	out->joints = s->joint_count;
+	out->meshes = s->mesh_count;
+	out->materials = s->material_count;
+	out->flex_shapes = s->flex_shape_count;
+	out->flex_controllers = s->flex_controller_count;
+	out->attachments = s->attachment_count;
+	out->clips = s->clip_count;
+	for (size_t i = 0; i < s->mesh_count; i++) {
+		const smdmx_mesh *m = &s->meshes[i];
+		out->vertices += m->position_count;
+		out->corners += m->corner_count;
+		for (size_t k = 0; k < m->face_set_count; k++) {
+			const smdmx_face_set *fs = &m->face_sets[k];
+			out->faces += fs->polygon_count;
+			for (size_t p = 0; p < fs->polygon_count; p++) out->triangles += fs->offsets[p + 1] - fs->offsets[p] - 2;
+		}
+		for (smdmx_corner_field c = 0; c < SMDMX_CORNER_FIELD_COUNT; c++) out->meshes_with[c] += smdmx_mesh_has_field(m, c);
+	}
+	return true;
 }

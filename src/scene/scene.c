@@ -352,3 +352,11 @@ void sm_sample_orientation(const smdmx_channel *c, int32_t t, const float *fallb
 	}
 	sm_slerp(c->orientations[k], c->orientations[k + 1], f, out);
 }
+
+long long smdmx_clip_frames(const smdmx_clip *c)
+{
+	if (!c) return 0;
+	long long first = llround((double)c->start * c->frame_rate / 10000.0);
+	long long last = llround(((double)c->start + c->duration) * c->frame_rate / 10000.0);
+	return last - first + 1;
+}
