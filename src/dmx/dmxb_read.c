@@ -40,9 +40,9 @@ typedef struct stub_ref {
 	size_t offset;
 } stub_ref;
 
-static bool fail_at(rd *r, size_t offset, smdmx_error_code code, const char *fmt, ...) SM_PRINTF(4, 5);
+static bool dmxb_fail_at(rd *r, size_t offset, smdmx_error_code code, const char *fmt, ...) SM_PRINTF(4, 5);
 
-static bool fail_at(rd *r, size_t offset, smdmx_error_code code, const char *fmt, ...)
+static bool dmxb_fail_at(rd *r, size_t offset, smdmx_error_code code, const char *fmt, ...)
 {
 	if (r->error->code != SMDMX_ERROR_NONE) return false;
 	char msg[224];
@@ -58,7 +58,7 @@ static bool fail_at(rd *r, size_t offset, smdmx_error_code code, const char *fmt
 static bool need(rd *r, size_t n)
 {
 	if (SM_LIKELY(r->size - r->pos >= n)) return true;
-	return fail_at(r, r->pos, SMDMX_ERROR_SYNTAX, "the file ends inside a value (%zu bytes needed, %zu left)", n,
+	return dmxb_fail_at(r, r->pos, SMDMX_ERROR_SYNTAX, "the file ends inside a value (%zu bytes needed, %zu left)", n,
 	               r->size - r->pos);
 }
 
@@ -90,9 +90,9 @@ static bool i32(rd *r, int32_t *v)
 /* A count that the remaining bytes can hold at `min_bytes` each. */
 static bool count(rd *r, int32_t raw, size_t min_bytes, size_t at, size_t *out)
 {
-	if (raw < 0) return fail_at(r, at, SMDMX_ERROR_BAD_VALUE, "negative count %d", raw);
+	if (raw < 0) return dmxb_fail_at(r, at, SMDMX_ERROR_BAD_VALUE, "negative count %d", raw);
 	if (min_bytes && (size_t)raw > (r->size - r->pos) / min_bytes)
-		return fail_at(r, at, SMDMX_ERROR_BAD_VALUE, "count %d needs more bytes than the file has left", raw);
+		return dmxb_fail_at(r, at, SMDMX_ERROR_BAD_VALUE, "count %d needs more bytes than the file has left", raw);
 	*out = (size_t)raw;
 	return true;
 }
@@ -103,7 +103,7 @@ static bool cstr(rd *r, const char **s, size_t *len)
 {
 	const uint8_t *p = r->data + r->pos;
 	const uint8_t *z = memchr(p, 0, r->size - r->pos);
-	if (!z) return fail_at(r, r->pos, SMDMX_ERROR_UNTERMINATED, "a string runs past the end of the file");
+	if (!z) return dmxb_fail_at(r, r->pos, SMDMX_ERROR_UNTERMINATED, "a string runs past the end of the file");
 	*s = (const char *)p;
 	*len = (size_t)(z - p);
 	r->pos += *len + 1;
@@ -126,7 +126,7 @@ static bool table_string(rd *r, const char **out)
 	int32_t i;
 	SM_CHECK(r->version >= 5 ? i32(r, &i) : i16(r, &i));
 	if (i < 0 || (size_t)i >= r->string_count)
-		return fail_at(r, at, SMDMX_ERROR_BAD_VALUE, "string index %d is outside the table of %zu", i, r->string_count);
+		return dmxb_fail_at(r, at, SMDMX_ERROR_BAD_VALUE, "string index %d is outside the table of %zu", i, r->string_count);
 	*out = r->strings[i];
 	return true;
 }
@@ -148,7 +148,7 @@ static bool decode_type(rd *r, uint8_t raw, size_t at, smdmx_dm_type *type, bool
 		base -= array_start;
 		*is_array = true;
 	}
-	if (base < 1 || base > last) return fail_at(r, at, SMDMX_ERROR_UNKNOWN_TYPE, "unknown attribute type id %u", raw);
+	if (base < 1 || base > last) return dmxb_fail_at(r, at, SMDMX_ERROR_UNKNOWN_TYPE, "unknown attribute type id %u", raw);
 	static const smdmx_dm_type map[17] = {
 		SMDMX_DM_NONE,    SMDMX_DM_ELEMENT, SMDMX_DM_INT,     SMDMX_DM_FLOAT,      SMDMX_DM_BOOL,   SMDMX_DM_STRING,
 		SMDMX_DM_BINARY,  SMDMX_DM_TIME,    SMDMX_DM_COLOR,   SMDMX_DM_VECTOR2,    SMDMX_DM_VECTOR3, SMDMX_DM_VECTOR4,
@@ -188,7 +188,7 @@ static bool element_ref(rd *r, uint32_t *slot)
 		stub_ref *st = sm_vec_push(r->mem, &r->stubs, sizeof(*st), r->error);
 		if (!st) return false;
 		if (!smdmx_dm_id_from_text(s, n, st->id))
-			return fail_at(r, at, SMDMX_ERROR_BAD_VALUE, "a stub reference with a malformed id");
+			return dmxb_fail_at(r, at, SMDMX_ERROR_BAD_VALUE, "a stub reference with a malformed id");
 		st->element = r->cur_element;
 		st->attr = r->cur_attr;
 		st->item = r->cur_item;
@@ -197,7 +197,7 @@ static bool element_ref(rd *r, uint32_t *slot)
 		return true;
 	}
 	if (i < 0 || (size_t)i >= r->dm->element_count)
-		return fail_at(r, at, SMDMX_ERROR_BAD_VALUE, "element index %d is outside the %zu elements", i, r->dm->element_count);
+		return dmxb_fail_at(r, at, SMDMX_ERROR_BAD_VALUE, "element index %d is outside the %zu elements", i, r->dm->element_count);
 	*slot = (uint32_t)i;
 	return true;
 }
@@ -291,7 +291,7 @@ static bool attribute_value(rd *r, smdmx_dm_attr *a, uint8_t raw_type, size_t ty
 	size_t min = disk_size(a->type);
 	SM_CHECK(count(r, raw, min ? min : (a->type == SMDMX_DM_STRING ? 1 : 4), at, &n));
 	if (n > r->limits.max_array_items)
-		return fail_at(r, at, SMDMX_ERROR_LIMIT, "%zu items in one array; the limit is %zu", n, r->limits.max_array_items);
+		return dmxb_fail_at(r, at, SMDMX_ERROR_LIMIT, "%zu items in one array; the limit is %zu", n, r->limits.max_array_items);
 	size_t isize = smdmx_dm_item_size(a->type);
 	a->value.array.count = n;
 	a->value.array.data = NULL;
@@ -337,7 +337,7 @@ static bool prefix_block(rd *r)
 		SM_CHECK(i32(r, &raw));
 		SM_CHECK(count(r, raw, 2, cat, &n));
 		if (n > r->limits.max_attributes)
-			return fail_at(r, cat, SMDMX_ERROR_LIMIT, "%zu attributes in one element; the limit is %zu", n, r->limits.max_attributes);
+			return dmxb_fail_at(r, cat, SMDMX_ERROR_LIMIT, "%zu attributes in one element; the limit is %zu", n, r->limits.max_attributes);
 		for (size_t i = 0; i < n; i++) {
 			smdmx_dm_attr *a = sm_vec_push(r->mem, &attrs, sizeof(*a), r->error);
 			if (!a) return false;
@@ -350,7 +350,7 @@ static bool prefix_block(rd *r)
 			bool ok = decode_type(r, t, tat, &a->type, &a->is_array);
 			r->version = 3;
 			SM_CHECK(ok);
-			if (a->type == SMDMX_DM_ELEMENT) return fail_at(r, tat, SMDMX_ERROR_BAD_VALUE, "an element in the prefix block");
+			if (a->type == SMDMX_DM_ELEMENT) return dmxb_fail_at(r, tat, SMDMX_ERROR_BAD_VALUE, "an element in the prefix block");
 			/* decode_type with the real version mapped the id; read the value as version 3 */
 			if (!a->is_array) {
 				if (a->type == SMDMX_DM_MATRIX) {
@@ -365,7 +365,7 @@ static bool prefix_block(rd *r)
 				SM_CHECK(i32(r, &raw));
 				SM_CHECK(count(r, raw, 1, aat, &k));
 				if (k > r->limits.max_array_items)
-					return fail_at(r, aat, SMDMX_ERROR_LIMIT, "%zu items in one array; the limit is %zu", k, r->limits.max_array_items);
+					return dmxb_fail_at(r, aat, SMDMX_ERROR_LIMIT, "%zu items in one array; the limit is %zu", k, r->limits.max_array_items);
 				a->value.array.count = k;
 				if (k) {
 					a->value.array.data = sm_owned_calloc(r->mem, k, smdmx_dm_item_size(a->type), r->error);
@@ -404,7 +404,7 @@ static bool read_body(rd *r)
 	/* an index entry holds at least 16 id bytes and two strings or indices */
 	SM_CHECK(count(r, raw, 18, at, &elements));
 	if (elements > r->limits.max_elements)
-		return fail_at(r, at, SMDMX_ERROR_LIMIT, "%zu elements; the limit is %zu", elements, r->limits.max_elements);
+		return dmxb_fail_at(r, at, SMDMX_ERROR_LIMIT, "%zu elements; the limit is %zu", elements, r->limits.max_elements);
 	for (size_t i = 0; i < elements; i++) {
 		const char *type, *name;
 		if (r->version >= 2) SM_CHECK(table_string(r, &type));
@@ -423,7 +423,7 @@ static bool read_body(rd *r)
 		size_t n = 0;
 		SM_CHECK(count(r, raw, 3, at, &n));
 		if (n > r->limits.max_attributes)
-			return fail_at(r, at, SMDMX_ERROR_LIMIT, "%zu attributes in one element; the limit is %zu", n, r->limits.max_attributes);
+			return dmxb_fail_at(r, at, SMDMX_ERROR_LIMIT, "%zu attributes in one element; the limit is %zu", n, r->limits.max_attributes);
 		for (size_t k = 0; k < n; k++) {
 			const char *name;
 			if (r->version >= 2) SM_CHECK(table_string(r, &name));
@@ -444,7 +444,7 @@ static bool read_body(rd *r)
 		/* Valve's files end exactly; a trailing NUL or newline is tolerated. */
 		while (r->pos < r->size && (r->data[r->pos] == 0 || r->data[r->pos] == '\n' || r->data[r->pos] == '\r')) r->pos++;
 		if (r->pos != r->size)
-			return fail_at(r, r->pos, SMDMX_ERROR_SYNTAX, "%zu bytes after the last element", r->size - r->pos);
+			return dmxb_fail_at(r, r->pos, SMDMX_ERROR_SYNTAX, "%zu bytes after the last element", r->size - r->pos);
 	}
 	return true;
 }
@@ -506,14 +506,14 @@ smdmx_dm *sm_dmxb_read(const char *data, size_t size, const sm_dmx_header *h, co
 	bool ok = true;
 	/* B1: the header line ends in a newline and a NUL. */
 	if (h->body == 0 || data[h->body - 1] != '\n' || r.pos >= size || data[r.pos] != 0)
-		ok = fail_at(&r, r.pos, SMDMX_ERROR_HEADER, "a binary header must end in a newline and a NUL byte");
+		ok = dmxb_fail_at(&r, r.pos, SMDMX_ERROR_HEADER, "a binary header must end in a newline and a NUL byte");
 	r.pos++;
 	ok = ok && (dm->encoding = sm_strdup(r.mem, h->encoding, h->encoding_len, error)) != NULL;
 	ok = ok && (dm->format = sm_strdup(r.mem, h->format, h->format_len, error)) != NULL;
 	dm->encoding_version = v;
 	dm->format_version = h->format_version;
 	ok = ok && read_body(&r) && resolve_stubs(&r);
-	if (ok && dm->element_count == 0) ok = fail_at(&r, r.pos, SMDMX_ERROR_EMPTY, "no element in the file");
+	if (ok && dm->element_count == 0) ok = dmxb_fail_at(&r, r.pos, SMDMX_ERROR_EMPTY, "no element in the file");
 	if (ok) dm->root = 0; /* B5: element 0 is the root */
 	if (ok) sm_progress_at(&r.progress, &r.told, size, true);
 	sm_vec_release(r.mem, &r.stubs, sizeof(stub_ref));

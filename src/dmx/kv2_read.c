@@ -40,9 +40,9 @@ static void line_col(const char *data, size_t offset, uint32_t *line, uint32_t *
 	*col = (uint32_t)(offset - start) + 1;
 }
 
-static bool fail_at(kv2 *k, size_t offset, smdmx_error_code code, const char *fmt, ...) SM_PRINTF(4, 5);
+static bool kv2_fail_at(kv2 *k, size_t offset, smdmx_error_code code, const char *fmt, ...) SM_PRINTF(4, 5);
 
-static bool fail_at(kv2 *k, size_t offset, smdmx_error_code code, const char *fmt, ...)
+static bool kv2_fail_at(kv2 *k, size_t offset, smdmx_error_code code, const char *fmt, ...)
 {
 	if (k->error->code != SMDMX_ERROR_NONE) return false;
 	char msg[256];
@@ -73,9 +73,9 @@ static bool read_header(kv2 *k)
 	dm->encoding_version = h.encoding_version;
 	dm->format_version = h.format_version;
 	if (strcmp(dm->encoding, "keyvalues2") != 0 && strcmp(dm->encoding, "keyvalues2_flat") != 0)
-		return fail_at(k, 0, SMDMX_ERROR_ENCODING, "encoding '%s' is not read by this version of smdmx", dm->encoding);
+		return kv2_fail_at(k, 0, SMDMX_ERROR_ENCODING, "encoding '%s' is not read by this version of smdmx", dm->encoding);
 	if (dm->encoding_version < 1 || dm->encoding_version > 4)
-		return fail_at(k, 0, SMDMX_ERROR_ENCODING, "keyvalues2 version %d (1 to 4 are read)", dm->encoding_version);
+		return kv2_fail_at(k, 0, SMDMX_ERROR_ENCODING, "keyvalues2 version %d (1 to 4 are read)", dm->encoding_version);
 	k->pos = h.body;
 	return true;
 }
@@ -87,7 +87,7 @@ static const uint8_t word_end[256] = { ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 
 /* An error at an unquoted word where a quoted string belongs. */
 static bool bare_word(kv2 *k, const token *t, const char *what)
 {
-	return fail_at(k, t->offset, SMDMX_ERROR_SYNTAX, "expected %s, found the unquoted word '%.*s' (keyvalues2 quotes every string)",
+	return kv2_fail_at(k, t->offset, SMDMX_ERROR_SYNTAX, "expected %s, found the unquoted word '%.*s' (keyvalues2 quotes every string)",
 	               what, (int)(t->len > 40 ? 40 : t->len), t->s);
 }
 
@@ -159,7 +159,7 @@ static bool next_token(kv2 *k, token *t)
 		k->pos = p + 1;
 		return true;
 	}
-	if (c == '\0') return fail_at(k, p, SMDMX_ERROR_NUL_BYTE, "NUL byte in text");
+	if (c == '\0') return kv2_fail_at(k, p, SMDMX_ERROR_NUL_BYTE, "NUL byte in text");
 	if (c != '"') {
 		/* An unquoted word, up to a separator, brace, bracket, quote or NUL. */
 		size_t q = p;
@@ -190,7 +190,7 @@ static bool next_token(kv2 *k, token *t)
 			      "an unescaped '\"' inside a string (as Blender Source Tools' datamodel.py writes strings) was read as part "
 			      "of the string; nothing to do");
 		}
-		if (ch == '\0') return fail_at(k, q, SMDMX_ERROR_NUL_BYTE, "NUL byte in text");
+		if (ch == '\0') return kv2_fail_at(k, q, SMDMX_ERROR_NUL_BYTE, "NUL byte in text");
 		if (ch == '\\' && k->raw) {
 			if (k->backslashes++ == 0) k->first_backslash = q;
 		} else if (ch == '\\' && q + 1 < n) {
@@ -209,7 +209,7 @@ static bool next_token(kv2 *k, token *t)
 		if (!dst) return false;
 		*dst = ch;
 	}
-	if (q >= n) return fail_at(k, p, SMDMX_ERROR_UNTERMINATED, "string is never closed");
+	if (q >= n) return kv2_fail_at(k, p, SMDMX_ERROR_UNTERMINATED, "string is never closed");
 	t->kind = TOK_STRING;
 	t->s = k->scratch.data ? k->scratch.data : "";
 	t->len = k->scratch.count;
@@ -222,8 +222,8 @@ static bool expect_string(kv2 *k, token *t, const char *what)
 	SM_CHECK(next_token(k, t));
 	if (t->kind == TOK_STRING) return true;
 	if (t->kind == TOK_WORD) return bare_word(k, t, what);
-	if (t->kind == TOK_END) return fail_at(k, t->offset, SMDMX_ERROR_SYNTAX, "expected %s, found the end of the file", what);
-	return fail_at(k, t->offset, SMDMX_ERROR_SYNTAX, "expected %s", what);
+	if (t->kind == TOK_END) return kv2_fail_at(k, t->offset, SMDMX_ERROR_SYNTAX, "expected %s, found the end of the file", what);
+	return kv2_fail_at(k, t->offset, SMDMX_ERROR_SYNTAX, "expected %s", what);
 }
 
 /* ---- values ---------------------------------------------------------------------------------- */
@@ -241,7 +241,7 @@ static inline const char *skip_space(const char *p, const char *e)
 
 static bool bad_value(kv2 *k, const token *t, smdmx_dm_type type, const char *why)
 {
-	return fail_at(k, t->offset, SMDMX_ERROR_BAD_VALUE, "'%.*s' is not a valid %s: %s", (int)(t->len > 40 ? 40 : t->len),
+	return kv2_fail_at(k, t->offset, SMDMX_ERROR_BAD_VALUE, "'%.*s' is not a valid %s: %s", (int)(t->len > 40 ? 40 : t->len),
 	               t->s, smdmx_dm_type_name(type, false), why);
 }
 
@@ -403,9 +403,9 @@ static bool add_pending(kv2 *k, const token *t, uint32_t *out)
 	pending_ref *r = sm_vec_push(k->mem, &k->pending, sizeof(*r), k->error);
 	if (!r) return false;
 	if (!smdmx_dm_id_from_text(t->s, t->len, r->id))
-		return fail_at(k, t->offset, SMDMX_ERROR_BAD_VALUE, "'%.*s' is not an element id", (int)(t->len > 40 ? 40 : t->len), t->s);
+		return kv2_fail_at(k, t->offset, SMDMX_ERROR_BAD_VALUE, "'%.*s' is not an element id", (int)(t->len > 40 ? 40 : t->len), t->s);
 	r->offset = t->offset;
-	if (k->pending.count >= PENDING_BIT) return fail_at(k, t->offset, SMDMX_ERROR_LIMIT, "too many element references");
+	if (k->pending.count >= PENDING_BIT) return kv2_fail_at(k, t->offset, SMDMX_ERROR_LIMIT, "too many element references");
 	*out = PENDING_BIT | (uint32_t)(k->pending.count - 1);
 	return true;
 }
@@ -413,7 +413,7 @@ static bool add_pending(kv2 *k, const token *t, uint32_t *out)
 static bool push_frame(kv2 *k, frame_kind kind, uint32_t element, size_t attr, size_t open_offset, bool prefix)
 {
 	if (k->stack.count >= k->limits.max_depth)
-		return fail_at(k, open_offset, SMDMX_ERROR_LIMIT, "nesting deeper than %zu", k->limits.max_depth);
+		return kv2_fail_at(k, open_offset, SMDMX_ERROR_LIMIT, "nesting deeper than %zu", k->limits.max_depth);
 	frame *f = sm_vec_push(k->mem, &k->stack, sizeof(*f), k->error);
 	if (!f) return false;
 	f->kind = kind;
@@ -435,14 +435,14 @@ static bool begin_element(kv2 *k, const token *type, uint32_t *index)
 {
 	token t;
 	SM_CHECK(next_token(k, &t));
-	if (t.kind != TOK_LBRACE) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected '{' after the element type");
+	if (t.kind != TOK_LBRACE) return kv2_fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected '{' after the element type");
 	bool prefix = word_eq(type->s, type->len, "$prefix_element$") && k->stack.count == 0;
 	if (prefix) {
 		*index = SMDMX_NONE;
 		return push_frame(k, FRAME_ELEMENT, SMDMX_NONE, 0, t.offset, true);
 	}
 	if (k->dm->element_count >= k->limits.max_elements)
-		return fail_at(k, type->offset, SMDMX_ERROR_LIMIT, "more than %zu elements", k->limits.max_elements);
+		return kv2_fail_at(k, type->offset, SMDMX_ERROR_LIMIT, "more than %zu elements", k->limits.max_elements);
 	const char *ty = sm_strdup(k->mem, type->s, type->len, k->error);
 	if (!ty) return false;
 	*index = sm_dm_add_element(k->dm, ty, "", NULL, k->error);
@@ -461,7 +461,7 @@ static smdmx_dm_attr *new_attr(kv2 *k, const frame *f, const token *name)
 {
 	size_t have = f->prefix ? k->prefix.count : k->dm->elements[f->element].attr_count;
 	if (have >= k->limits.max_attributes) {
-		fail_at(k, name->offset, SMDMX_ERROR_LIMIT, "more than %zu attributes in one element", k->limits.max_attributes);
+		kv2_fail_at(k, name->offset, SMDMX_ERROR_LIMIT, "more than %zu attributes in one element", k->limits.max_attributes);
 		return NULL;
 	}
 	const char *n = sm_strdup(k->mem, name->s, name->len, k->error);
@@ -518,7 +518,7 @@ static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
 			if (p < k->size && d[p] == '"') {
 				const char *next;
 				if (items.count >= k->limits.max_array_items)
-					return fail_at(k, p, SMDMX_ERROR_LIMIT, "more than %zu items in one array", k->limits.max_array_items);
+					return kv2_fail_at(k, p, SMDMX_ERROR_LIMIT, "more than %zu items in one array", k->limits.max_array_items);
 				void *dst = sm_vec_push(k->mem, &items, item, k->error);
 				if (!dst) return false;
 				if (fast_item(d + p + 1, end, a->type, comps, dst, &next)) {
@@ -532,11 +532,11 @@ static bool read_value_array(kv2 *k, smdmx_dm_attr *a, size_t open)
 		token t;
 		SM_CHECK(next_token(k, &t));
 		if (t.kind == TOK_RBRACKET) break;
-		if (t.kind == TOK_END) return fail_at(k, open, SMDMX_ERROR_UNTERMINATED, "'[' is never closed");
+		if (t.kind == TOK_END) return kv2_fail_at(k, open, SMDMX_ERROR_UNTERMINATED, "'[' is never closed");
 		if (t.kind == TOK_WORD) return bare_word(k, &t, "a quoted array item or ']'");
-		if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected a quoted array item or ']'");
+		if (t.kind != TOK_STRING) return kv2_fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected a quoted array item or ']'");
 		if (items.count >= k->limits.max_array_items)
-			return fail_at(k, t.offset, SMDMX_ERROR_LIMIT, "more than %zu items in one array", k->limits.max_array_items);
+			return kv2_fail_at(k, t.offset, SMDMX_ERROR_LIMIT, "more than %zu items in one array", k->limits.max_array_items);
 		void *dst = sm_vec_push(k->mem, &items, item, k->error);
 		if (!dst) return false;
 		if (a->type == SMDMX_DM_INT && t.len && t.len <= 10) {
@@ -581,12 +581,12 @@ static bool read_bare_type(kv2 *k, const frame *f, const token *name, const toke
 	bool is_array;
 	int shown = (int)(type->len > 40 ? 40 : type->len);
 	if (!smdmx_dm_type_from_name(type->s, type->len, &ty, &is_array))
-		return fail_at(k, type->offset, SMDMX_ERROR_SYNTAX,
+		return kv2_fail_at(k, type->offset, SMDMX_ERROR_SYNTAX,
 		               "expected a quoted attribute type, found the unquoted word '%.*s' (only a value type's name may stand "
 		               "unquoted, for an empty value)",
 		               shown, type->s);
 	if (!f->prefix && word_eq(name->s, name->len, "id") && ty == SMDMX_DM_OBJECTID)
-		return fail_at(k, type->offset, SMDMX_ERROR_SYNTAX, "an element's \"id\" needs its type and value quoted");
+		return kv2_fail_at(k, type->offset, SMDMX_ERROR_SYNTAX, "an element's \"id\" needs its type and value quoted");
 	quirk(k, SMDMX_WARNING_BARE_TYPE, &k->bare_count, type->offset,
 	      "an unquoted type without a value (Blender Source Tools' datamodel.py's empty value; Valve's tools refuse it) "
 	      "was read as the type's empty value; nothing to do");
@@ -624,17 +624,17 @@ static bool read_attribute(kv2 *k, const token *name)
 	SM_CHECK(next_token(k, &type));
 	if (type.kind == TOK_WORD) return read_bare_type(k, &f, name, &type);
 	if (type.kind != TOK_STRING) {
-		if (type.kind == TOK_END) return fail_at(k, type.offset, SMDMX_ERROR_SYNTAX, "expected an attribute type, found the end of the file");
-		return fail_at(k, type.offset, SMDMX_ERROR_SYNTAX, "expected an attribute type");
+		if (type.kind == TOK_END) return kv2_fail_at(k, type.offset, SMDMX_ERROR_SYNTAX, "expected an attribute type, found the end of the file");
+		return kv2_fail_at(k, type.offset, SMDMX_ERROR_SYNTAX, "expected an attribute type");
 	}
 	/* The element's identity: "id" "elementid" and the first "name" "string" (A4). */
 	if (!f.prefix && word_eq(name->s, name->len, "id") && word_eq(type.s, type.len, "elementid")) {
 		token v;
 		SM_CHECK(expect_string(k, &v, "an element id"));
 		smdmx_dm_element *e = &k->dm->elements[f.element];
-		if (e->has_id) return fail_at(k, name->offset, SMDMX_ERROR_SYNTAX, "a second \"id\" in one element");
+		if (e->has_id) return kv2_fail_at(k, name->offset, SMDMX_ERROR_SYNTAX, "a second \"id\" in one element");
 		if (!smdmx_dm_id_from_text(v.s, v.len, e->id))
-			return fail_at(k, v.offset, SMDMX_ERROR_BAD_VALUE, "'%.*s' is not an element id", (int)(v.len > 40 ? 40 : v.len), v.s);
+			return kv2_fail_at(k, v.offset, SMDMX_ERROR_BAD_VALUE, "'%.*s' is not an element id", (int)(v.len > 40 ? 40 : v.len), v.s);
 		e->has_id = true;
 		((size_t *)k->id_offsets.data)[f.element] = v.offset;
 		return true;
@@ -659,13 +659,13 @@ static bool read_attribute(kv2 *k, const token *name)
 		SM_CHECK(next_token(k, &b));
 		k->pos = save;
 		if (b.kind != TOK_LBRACE)
-			return fail_at(k, type.offset, SMDMX_ERROR_UNKNOWN_TYPE, "unknown value type '%.*s'", (int)(type.len > 40 ? 40 : type.len),
+			return kv2_fail_at(k, type.offset, SMDMX_ERROR_UNKNOWN_TYPE, "unknown value type '%.*s'", (int)(type.len > 40 ? 40 : type.len),
 			               type.s);
 		smdmx_dm_attr *a = new_attr(k, &f, name);
 		if (!a) return false;
 		a->type = SMDMX_DM_ELEMENT;
 		size_t attr_index = f.prefix ? 0 : k->dm->elements[f.element].attr_count - 1;
-		if (f.prefix) return fail_at(k, type.offset, SMDMX_ERROR_SYNTAX, "an element inside \"$prefix_element$\"");
+		if (f.prefix) return kv2_fail_at(k, type.offset, SMDMX_ERROR_SYNTAX, "an element inside \"$prefix_element$\"");
 		uint32_t child;
 		SM_CHECK(begin_element(k, &type, &child));
 		k->dm->elements[f.element].attrs[attr_index].value.element = child;
@@ -688,9 +688,9 @@ static bool read_attribute(kv2 *k, const token *name)
 	}
 	token open;
 	SM_CHECK(next_token(k, &open));
-	if (open.kind != TOK_LBRACKET) return fail_at(k, open.offset, SMDMX_ERROR_SYNTAX, "expected '[' after an array type");
+	if (open.kind != TOK_LBRACKET) return kv2_fail_at(k, open.offset, SMDMX_ERROR_SYNTAX, "expected '[' after an array type");
 	if (ty != SMDMX_DM_ELEMENT) return read_value_array(k, a, open.offset);
-	if (f.prefix) return fail_at(k, type.offset, SMDMX_ERROR_SYNTAX, "an element array inside \"$prefix_element$\"");
+	if (f.prefix) return kv2_fail_at(k, type.offset, SMDMX_ERROR_SYNTAX, "an element array inside \"$prefix_element$\"");
 	return push_frame(k, FRAME_ELEMENT_ARRAY, f.element, k->dm->elements[f.element].attr_count - 1, open.offset, false);
 }
 
@@ -707,11 +707,11 @@ static bool read_array_item(kv2 *k)
 		k->stack.count--;
 		return true;
 	}
-	if (t.kind == TOK_END) return fail_at(k, f->open_offset, SMDMX_ERROR_UNTERMINATED, "'[' is never closed");
+	if (t.kind == TOK_END) return kv2_fail_at(k, f->open_offset, SMDMX_ERROR_UNTERMINATED, "'[' is never closed");
 	if (t.kind == TOK_WORD) return bare_word(k, &t, "an element or ']'");
-	if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an element or ']'");
+	if (t.kind != TOK_STRING) return kv2_fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an element or ']'");
 	if (f->items.count >= k->limits.max_array_items)
-		return fail_at(k, t.offset, SMDMX_ERROR_LIMIT, "more than %zu items in one array", k->limits.max_array_items);
+		return kv2_fail_at(k, t.offset, SMDMX_ERROR_LIMIT, "more than %zu items in one array", k->limits.max_array_items);
 	uint32_t *slot = sm_vec_push(k->mem, &f->items, sizeof(uint32_t), k->error);
 	if (!slot) return false;
 	*slot = SMDMX_NONE;
@@ -746,9 +746,9 @@ static bool read_body_step(kv2 *k)
 		k->stack.count--;
 		return true;
 	}
-	if (t.kind == TOK_END) return fail_at(k, f->open_offset, SMDMX_ERROR_UNTERMINATED, "'{' is never closed");
+	if (t.kind == TOK_END) return kv2_fail_at(k, f->open_offset, SMDMX_ERROR_UNTERMINATED, "'{' is never closed");
 	if (t.kind == TOK_WORD) return bare_word(k, &t, "an attribute name or '}'");
-	if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an attribute name or '}'");
+	if (t.kind != TOK_STRING) return kv2_fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an attribute name or '}'");
 	/* The name token may live in k->scratch, which the next token reuses: copy it first. */
 	token name = t;
 	if (name.s >= (const char *)k->scratch.data && k->scratch.data &&
@@ -768,7 +768,7 @@ static bool read_body(kv2 *k)
 			SM_CHECK(next_token(k, &t));
 			if (t.kind == TOK_END) break;
 			if (t.kind == TOK_WORD) return bare_word(k, &t, "an element type");
-			if (t.kind != TOK_STRING) return fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an element type");
+			if (t.kind != TOK_STRING) return kv2_fail_at(k, t.offset, SMDMX_ERROR_SYNTAX, "expected an element type");
 			uint32_t index;
 			SM_CHECK(begin_element(k, &t, &index));
 			if (index != SMDMX_NONE && !k->have_root) {
@@ -781,7 +781,7 @@ static bool read_body(kv2 *k)
 		else SM_CHECK(read_array_item(k));
 		release_behind(k);
 	}
-	if (!k->have_root) return fail_at(k, k->pos, SMDMX_ERROR_EMPTY, "no element in the file");
+	if (!k->have_root) return kv2_fail_at(k, k->pos, SMDMX_ERROR_EMPTY, "no element in the file");
 	return true;
 }
 
@@ -797,7 +797,7 @@ static bool resolve(kv2 *k)
 		if (sm_dm_lookup_id(dm, dm->elements[i].id) != i) {
 			char text[37];
 			smdmx_dm_id_to_text(dm->elements[i].id, text);
-			return fail_at(k, offs[i], SMDMX_ERROR_DUPLICATE_ID, "element id %s is used twice", text);
+			return kv2_fail_at(k, offs[i], SMDMX_ERROR_DUPLICATE_ID, "element id %s is used twice", text);
 		}
 	}
 	const pending_ref *pend = k->pending.data;

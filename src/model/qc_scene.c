@@ -57,17 +57,17 @@ static bool file_done(build *b, const char *path, const smdmx_warnings *w, const
 	return false;
 }
 
-static bool fail_at(build *b, const smdmx_qc_ref *ref, const char *what);
+static bool fail_ref(build *b, const smdmx_qc_ref *ref, const char *what);
 
 /* A file the QC names not there, of a picture of what is there (what_is_there): told to
  * file_read with its error, and left out (true); else the call's error (false). */
 static bool left_out(build *b, const smdmx_qc_ref *ref, const char *what, const char *tail)
 {
-	if (!b->o->what_is_there || !b->o->file_read) return fail_at(b, ref, what);
+	if (!b->o->what_is_there || !b->o->file_read) return fail_ref(b, ref, what);
 	smdmx_error *keep = b->error, e;
 	memset(&e, 0, sizeof(e));
 	b->error = &e;
-	fail_at(b, ref, what);
+	fail_ref(b, ref, what);
 	b->error = keep;
 	size_t n = strlen(e.message);
 	snprintf(e.message + n, sizeof(e.message) - n, "%s", tail);
@@ -76,7 +76,7 @@ static bool left_out(build *b, const smdmx_qc_ref *ref, const char *what, const 
 }
 
 /* A file the QC names not there: an error where the QC names it. */
-static bool fail_at(build *b, const smdmx_qc_ref *ref, const char *what)
+static bool fail_ref(build *b, const smdmx_qc_ref *ref, const char *what)
 {
 	char shown[1024];
 	sm_fail(b->error, SMDMX_ERROR_IO, ref->pos.line, ref->pos.column, "cannot find '%s' (%s)",
@@ -247,7 +247,7 @@ static bool model_rig(build *b, uint32_t model, smdmx_scene *s)
 	if (vta == SMDMX_NONE && b->error->code) return false;
 	if (vta != SMDMX_NONE) {
 		const smdmx_qc_ref *v = &qc->refs[vta];
-		if (!v->found) return fail_at(b, v, "the flexfile of the $model");
+		if (!v->found) return fail_ref(b, v, "the flexfile of the $model");
 		smdmx_warnings w, aw;
 		smdmx_scene *flex = smdmx_smd_read_file(v->path, &b->o->smd, &e, &w);
 		size_t no = 0;
@@ -319,7 +319,7 @@ smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdm
 	if (!ref->found) {
 		if (model == SMDMX_NONE && b.o->what_is_there && b.o->file_read)
 			return sm_fail(error, SMDMX_ERROR_IO, 0, 0, "no animation the QC names is there"), NULL;
-		return fail_at(&b, ref, what), NULL;
+		return fail_ref(&b, ref, what), NULL;
 	}
 	double scale = model == SMDMX_NONE ? qc->scale : qc->models[model].scale;
 	char up = model == SMDMX_NONE ? qc->up_axis : qc->models[model].up_axis;

@@ -75,9 +75,9 @@ void run_parallel(unsigned workers, size_t n, void (*fn)(void *ctx, size_t i), v
 
 /* ---- what reading said --------------------------------------------------------------------- */
 
-static void say(said_list *l, smdmx_message_kind kind, const char *path, uint32_t line, uint32_t column,
+static void said_push(said_list *l, smdmx_message_kind kind, const char *path, uint32_t line, uint32_t column,
                 const char *fmt, ...) __attribute__((format(OS_PRINTF, 6, 7)));
-static void say(said_list *l, smdmx_message_kind kind, const char *path, uint32_t line, uint32_t column,
+static void said_push(said_list *l, smdmx_message_kind kind, const char *path, uint32_t line, uint32_t column,
                 const char *fmt, ...)
 {
 	char text[1024];
@@ -119,7 +119,7 @@ void said_free(said_list *l)
 
 static void say_error(said_list *l, const char *path, const smdmx_error *e)
 {
-	say(l, SMDMX_MESSAGE_ERROR, e->file[0] ? e->file : path, e->line, e->column, "%s", e->message);
+	said_push(l, SMDMX_MESSAGE_ERROR, e->file[0] ? e->file : path, e->line, e->column, "%s", e->message);
 }
 
 static void say_warnings(said_list *l, const char *path, const smdmx_warnings *w)
@@ -128,9 +128,9 @@ static void say_warnings(said_list *l, const char *path, const smdmx_warnings *w
 		const smdmx_warning *x = &w->data[i];
 		const char *where = x->file[0] ? x->file : path;
 		if (x->count > 1)
-			say(l, SMDMX_MESSAGE_WARNING, where, x->line, x->column, "%s (%zu times)", x->message, x->count);
+			said_push(l, SMDMX_MESSAGE_WARNING, where, x->line, x->column, "%s (%zu times)", x->message, x->count);
 		else
-			say(l, SMDMX_MESSAGE_WARNING, where, x->line, x->column, "%s", x->message);
+			said_push(l, SMDMX_MESSAGE_WARNING, where, x->line, x->column, "%s", x->message);
 	}
 }
 
@@ -151,14 +151,14 @@ static smdmx_scene *qc_picture(const picture_input *in, said_list *said, bool *p
 	c.as_files = in->as_files;
 	smdmx_convert_result *res = smdmx_convert(&c, NULL);
 	if (!res) {
-		say(said, SMDMX_MESSAGE_ERROR, in->path, 0, 0, "out of memory");
+		said_push(said, SMDMX_MESSAGE_ERROR, in->path, 0, 0, "out of memory");
 		return NULL;
 	}
 	smdmx_scene *s = res->scene;
 	*posed = res->posed;
 	for (size_t i = 0; i < res->message_count; i++) {
 		const smdmx_message *m = &res->messages[i];
-		say(said, m->kind, m->path, m->line, m->column, "%s", m->text);
+		said_push(said, m->kind, m->path, m->line, m->column, "%s", m->text);
 	}
 	smdmx_convert_result_free(res);
 	return s;
@@ -179,7 +179,7 @@ static bool add_vta(const picture_input *in, smdmx_scene *s, said_list *said)
 	}
 	bool ok = false;
 	if (s->source.format == SMDMX_SOURCE_DMX)
-		say(said, SMDMX_MESSAGE_ERROR, in->vta, 0, 0, "a VTA goes with an SMD, not with the DMX '%s'", in->path);
+		said_push(said, SMDMX_MESSAGE_ERROR, in->vta, 0, 0, "a VTA goes with an SMD, not with the DMX '%s'", in->path);
 	else if (!smdmx_scene_attach_vta(s, v, &err, &w))
 		say_error(said, in->vta, &err);
 	else {
@@ -205,7 +205,7 @@ static smdmx_scene *model_scene(const picture_input *in, said_list *said, bool *
 	}
 	say_warnings(said, in->path, &w);
 	if (!l.scene) {
-		say(said, SMDMX_MESSAGE_ERROR, in->path, 0, 0, "not a model: %s", l.not_model);
+		said_push(said, SMDMX_MESSAGE_ERROR, in->path, 0, 0, "not a model: %s", l.not_model);
 		smdmx_model_file_free(&l);
 		return NULL;
 	}
@@ -213,7 +213,7 @@ static smdmx_scene *model_scene(const picture_input *in, said_list *said, bool *
 	l.scene = NULL;
 	smdmx_model_file_free(&l);
 	if (s->source.format == SMDMX_SOURCE_VTA && !in->vta) {
-		say(said, SMDMX_MESSAGE_ERROR, in->path, 0, 0,
+		said_push(said, SMDMX_MESSAGE_ERROR, in->path, 0, 0,
 		    "a VTA holds shapes, not polygons: give its reference SMD before it ('REF.smd %s')", in->path);
 		smdmx_scene_free(s);
 		return NULL;

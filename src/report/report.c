@@ -11,7 +11,7 @@
 /* ---- rows -------------------------------------------------------------------------------- */
 
 /* A copy of s (NULL: NULL); *ok false when memory ran out. */
-static char *copy(const char *s, bool *ok)
+static char *text_copy(const char *s, bool *ok)
 {
 	if (!s) return NULL;
 	char *c = malloc(strlen(s) + 1);
@@ -31,9 +31,9 @@ bool report_add(report_page *r, const char *a, const char *b, int status, const 
 	r->rows = g;
 	report_row row = { .status = status, .state = state, .warnings = warnings, .errors = errors };
 	bool ok = true;
-	row.a.path = copy(a, &ok);
-	row.b.path = copy(b, &ok);
-	row.messages = copy(messages ? messages : "", &ok);
+	row.a.path = text_copy(a, &ok);
+	row.b.path = text_copy(b, &ok);
+	row.messages = text_copy(messages ? messages : "", &ok);
 	if (!ok) {
 		side_free(&row.a);
 		side_free(&row.b);
@@ -55,7 +55,7 @@ bool report_vta(report_page *r, int side, const char *vta)
 	report_side *s = last_side(r, side);
 	bool ok = true;
 	free(s->vta);
-	s->vta = copy(vta, &ok);
+	s->vta = text_copy(vta, &ok);
 	return ok;
 }
 
@@ -66,7 +66,7 @@ bool report_clip(report_page *r, int side, const char *clip)
 	if (!g) return false;
 	s->clips = g;
 	bool ok = true;
-	s->clips[s->clip_count] = copy(clip, &ok);
+	s->clips[s->clip_count] = text_copy(clip, &ok);
 	s->clip_count += ok;
 	return ok;
 }

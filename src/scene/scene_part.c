@@ -13,7 +13,7 @@ typedef struct joiner {
 } joiner;
 
 /* A copy of n bytes at p in the scene's memory; NULL for NULL (not a failure). */
-static void *copy(joiner *j, const void *p, size_t n)
+static void *joiner_copy(joiner *j, const void *p, size_t n)
 {
 	if (!p || !j->ok) return NULL;
 	void *c = sm_owned_alloc(j->o, n + 1, j->error);
@@ -36,7 +36,7 @@ static const char *text(joiner *j, const char *s)
 static void copy_strings(joiner *j, smdmx_string_list *to, const smdmx_string_list *from)
 {
 	to->count = from->count;
-	to->data = from->count ? copy(j, from->data, from->count * sizeof(*from->data)) : NULL;
+	to->data = from->count ? joiner_copy(j, from->data, from->count * sizeof(*from->data)) : NULL;
 	for (size_t i = 0; j->ok && to->data && i < from->count; i++) to->data[i] = text(j, from->data[i]);
 }
 
@@ -119,8 +119,8 @@ static uint32_t material_of(joiner *j, smdmx_scene *dst, const char *name, size_
 static void scalar_copy(joiner *j, smdmx_scalar_field *to, const smdmx_scalar_field *from, size_t corners)
 {
 	to->count = from->count;
-	to->data = copy(j, from->data, from->count * sizeof(float));
-	to->indices = copy(j, from->indices, corners * sizeof(uint32_t));
+	to->data = joiner_copy(j, from->data, from->count * sizeof(float));
+	to->indices = joiner_copy(j, from->indices, corners * sizeof(uint32_t));
 }
 
 static void mesh_copy(joiner *j, smdmx_mesh *to, const smdmx_mesh *from, const uint32_t *jmap, const uint32_t *mmap)
@@ -129,29 +129,29 @@ static void mesh_copy(joiner *j, smdmx_mesh *to, const smdmx_mesh *from, const u
 	size_t c = from->corner_count;
 	to->name = text(j, from->name);
 	to->parent_joint = from->parent_joint == SMDMX_NONE ? SMDMX_NONE : jmap[from->parent_joint];
-	to->positions = copy(j, from->positions, from->position_count * sizeof(smdmx_vec3));
-	to->position_indices = copy(j, from->position_indices, c * sizeof(uint32_t));
-	to->weight_offsets = copy(j, from->weight_offsets, (from->position_count + 1) * sizeof(uint32_t));
-	to->weights = copy(j, from->weights, from->weight_count * sizeof(smdmx_weight));
+	to->positions = joiner_copy(j, from->positions, from->position_count * sizeof(smdmx_vec3));
+	to->position_indices = joiner_copy(j, from->position_indices, c * sizeof(uint32_t));
+	to->weight_offsets = joiner_copy(j, from->weight_offsets, (from->position_count + 1) * sizeof(uint32_t));
+	to->weights = joiner_copy(j, from->weights, from->weight_count * sizeof(smdmx_weight));
 	for (size_t i = 0; j->ok && to->weights && i < from->weight_count; i++) to->weights[i].joint = jmap[from->weights[i].joint];
-	to->normals = copy(j, from->normals, from->normal_count * sizeof(smdmx_vec3));
-	to->normal_indices = copy(j, from->normal_indices, c * sizeof(uint32_t));
-	to->uv_sets = copy(j, from->uv_sets, from->uv_set_count * sizeof(smdmx_uv_set));
+	to->normals = joiner_copy(j, from->normals, from->normal_count * sizeof(smdmx_vec3));
+	to->normal_indices = joiner_copy(j, from->normal_indices, c * sizeof(uint32_t));
+	to->uv_sets = joiner_copy(j, from->uv_sets, from->uv_set_count * sizeof(smdmx_uv_set));
 	for (size_t i = 0; j->ok && i < from->uv_set_count; i++) {
 		const smdmx_uv_set *u = &from->uv_sets[i];
 		to->uv_sets[i].name = text(j, u->name);
-		to->uv_sets[i].data = copy(j, u->data, u->count * sizeof(smdmx_vec2));
-		to->uv_sets[i].indices = copy(j, u->indices, c * sizeof(uint32_t));
+		to->uv_sets[i].data = joiner_copy(j, u->data, u->count * sizeof(smdmx_vec2));
+		to->uv_sets[i].indices = joiner_copy(j, u->indices, c * sizeof(uint32_t));
 	}
 	scalar_copy(j, &to->balance, &from->balance, c);
 	scalar_copy(j, &to->wrinkle, &from->wrinkle, c);
-	to->face_sets = copy(j, from->face_sets, from->face_set_count * sizeof(smdmx_face_set));
+	to->face_sets = joiner_copy(j, from->face_sets, from->face_set_count * sizeof(smdmx_face_set));
 	for (size_t i = 0; j->ok && i < from->face_set_count; i++) {
 		const smdmx_face_set *f = &from->face_sets[i];
 		smdmx_face_set *g = &to->face_sets[i];
 		g->material = mmap[f->material];
-		g->corners = copy(j, f->corners, f->corner_count * sizeof(uint32_t));
-		g->offsets = copy(j, f->offsets, (f->polygon_count + 1) * sizeof(uint32_t));
+		g->corners = joiner_copy(j, f->corners, f->corner_count * sizeof(uint32_t));
+		g->offsets = joiner_copy(j, f->offsets, (f->polygon_count + 1) * sizeof(uint32_t));
 	}
 }
 
@@ -160,12 +160,12 @@ static void shape_copy(joiner *j, smdmx_flex_shape *to, const smdmx_flex_shape *
 	*to = *from;
 	to->name = text(j, from->name);
 	to->mesh = mesh;
-	to->position_indices = copy(j, from->position_indices, from->position_count * sizeof(uint32_t));
-	to->position_deltas = copy(j, from->position_deltas, from->position_count * sizeof(smdmx_vec3));
-	to->normal_indices = copy(j, from->normal_indices, from->normal_count * sizeof(uint32_t));
-	to->normal_deltas = copy(j, from->normal_deltas, from->normal_count * sizeof(smdmx_vec3));
-	to->wrinkle_indices = copy(j, from->wrinkle_indices, from->wrinkle_count * sizeof(uint32_t));
-	to->wrinkle_deltas = copy(j, from->wrinkle_deltas, from->wrinkle_count * sizeof(float));
+	to->position_indices = joiner_copy(j, from->position_indices, from->position_count * sizeof(uint32_t));
+	to->position_deltas = joiner_copy(j, from->position_deltas, from->position_count * sizeof(smdmx_vec3));
+	to->normal_indices = joiner_copy(j, from->normal_indices, from->normal_count * sizeof(uint32_t));
+	to->normal_deltas = joiner_copy(j, from->normal_deltas, from->normal_count * sizeof(smdmx_vec3));
+	to->wrinkle_indices = joiner_copy(j, from->wrinkle_indices, from->wrinkle_count * sizeof(uint32_t));
+	to->wrinkle_deltas = joiner_copy(j, from->wrinkle_deltas, from->wrinkle_count * sizeof(float));
 }
 
 /* The part's controllers, rules and domination rules: those of a name the model has not. */
@@ -186,7 +186,7 @@ static void join_rig(joiner *j, smdmx_scene *dst, const smdmx_scene *src)
 		c[nc] = *x;
 		c[nc].name = text(j, x->name);
 		copy_strings(j, &c[nc].raw_controls, &x->raw_controls);
-		c[nc].wrinkle_scales.data = copy(j, x->wrinkle_scales.data, x->wrinkle_scales.count * sizeof(float));
+		c[nc].wrinkle_scales.data = joiner_copy(j, x->wrinkle_scales.data, x->wrinkle_scales.count * sizeof(float));
 		nc++;
 	}
 	for (size_t i = 0; i < src->flex_rule_count; i++) {

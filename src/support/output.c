@@ -113,8 +113,8 @@ void smdmx_output_set_replace(smdmx_output *output, bool replace)
 }
 
 /* A failure said in the caller's room: its code. */
-static smdmx_error_code say(smdmx_error_code code, char *why, size_t why_size, const char *fmt, ...) SM_PRINTF(4, 5);
-static smdmx_error_code say(smdmx_error_code code, char *why, size_t why_size, const char *fmt, ...)
+static smdmx_error_code fail_why(smdmx_error_code code, char *why, size_t why_size, const char *fmt, ...) SM_PRINTF(4, 5);
+static smdmx_error_code fail_why(smdmx_error_code code, char *why, size_t why_size, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -123,7 +123,7 @@ static smdmx_error_code say(smdmx_error_code code, char *why, size_t why_size, c
 	return code;
 }
 
-static char *copy(const char *s)
+static char *path_copy(const char *s)
 {
 	size_t n = strlen(s) + 1;
 	char *c = malloc(n);
@@ -145,7 +145,7 @@ static char *temporary_name(const char *path, unsigned long n)
 bool smdmx_output_rename(smdmx_output *output, const char *path)
 {
 	if (!output || !path) return false;
-	char *c = copy(path);
+	char *c = path_copy(path);
 	if (!c) return false;
 	free(output->path);
 	output->path = c;
@@ -172,14 +172,14 @@ static void remove_made(smdmx_output *out)
 
 smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why, size_t why_size)
 {
-	if (!set || !path) return say(SMDMX_ERROR_USAGE, why, why_size, "smdmx_outputs_open: %s is NULL", !set ? "set" : "path"), NULL;
+	if (!set || !path) return fail_why(SMDMX_ERROR_USAGE, why, why_size, "smdmx_outputs_open: %s is NULL", !set ? "set" : "path"), NULL;
 	smdmx_output **grown = realloc(set->items, (set->count + 1) * sizeof(*grown));
-	if (!grown) return say(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
+	if (!grown) return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
 	set->items = grown;
 	smdmx_output *out = calloc(1, sizeof(*out));
-	if (!out || !(out->path = copy(path))) {
+	if (!out || !(out->path = path_copy(path))) {
 		free(out);
-		return say(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
+		return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
 	}
 	out->slot = -1;
 	if (!strcmp(path, "-")) {
@@ -219,7 +219,7 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 		if (remade && again && !out->made) out->made = again;
 		else free(again);
 		if (!remade && (e != EEXIST || attempt == 100)) {
-			if (e != ENOENT || attempt == 100) say(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", path, os_error_text(e));
+			if (e != ENOENT || attempt == 100) fail_why(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", path, os_error_text(e));
 			remove_made(out);
 			free(out->path);
 			free(out);
@@ -230,7 +230,7 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 		remove_made(out);
 		free(out->path);
 		free(out);
-		return say(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
+		return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
 	}
 	set->items[set->count++] = out;
 	return out;
@@ -308,7 +308,7 @@ void smdmx_outputs_free(smdmx_outputs *set)
 
 smdmx_error_code smdmx_outputs_finish(smdmx_outputs *set, char *why, size_t why_size)
 {
-	if (!set) return say(SMDMX_ERROR_USAGE, why, why_size, "smdmx_outputs_finish: set is NULL");
+	if (!set) return fail_why(SMDMX_ERROR_USAGE, why, why_size, "smdmx_outputs_finish: set is NULL");
 	/* Every file's writing started before the first flush waits: the disk takes them
 	 * together, and one commit of the file system's journal covers them all. */
 	sm_outputs_start(set);
@@ -321,7 +321,7 @@ smdmx_error_code smdmx_outputs_finish(smdmx_outputs *set, char *why, size_t why_
 		int e = out->sync_errnum ? out->sync_errnum : errno;
 		if (!os_close(fd) || !synced) {
 			if (!synced) errno = e;
-			smdmx_error_code c = say(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", out->path, os_error_text(errno));
+			smdmx_error_code c = fail_why(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", out->path, os_error_text(errno));
 			smdmx_outputs_abort(set);
 			return c;
 		}
@@ -366,7 +366,7 @@ smdmx_error_code smdmx_outputs_commit(smdmx_outputs *set, char ***written, size_
                                       size_t why_size)
 {
 	if (!set || !written || !written_count)
-		return say(SMDMX_ERROR_USAGE, why, why_size, "smdmx_outputs_commit: %s is NULL", !set ? "set" : !written ? "written" : "written_count");
+		return fail_why(SMDMX_ERROR_USAGE, why, why_size, "smdmx_outputs_commit: %s is NULL", !set ? "set" : !written ? "written" : "written_count");
 	/* Flush to the disk and close everything first: a late write error fails the whole set,
 	 * and a file renamed into place is never one whose data a crash could still lose. */
 	smdmx_error_code code = smdmx_outputs_finish(set, why, why_size);
@@ -377,7 +377,7 @@ smdmx_error_code smdmx_outputs_commit(smdmx_outputs *set, char ***written, size_
 		char **list = realloc(*written, (*written_count + set->count) * sizeof(char *));
 		if (!list) {
 			smdmx_outputs_abort(set);
-			return say(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory");
+			return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory");
 		}
 		*written = list;
 	}
@@ -401,8 +401,8 @@ smdmx_error_code smdmx_outputs_commit(smdmx_outputs *set, char ***written, size_
 		}
 		bool moved = force || out->replace ? os_replace(out->tmp, out->path) : os_rename_new(out->tmp, out->path);
 		if (!moved) {
-			if (errno == EEXIST) code = say(SMDMX_ERROR_EXISTS, why, why_size, "'%s' exists", out->path);
-			else code = say(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", out->path, os_error_text(errno));
+			if (errno == EEXIST) code = fail_why(SMDMX_ERROR_EXISTS, why, why_size, "'%s' exists", out->path);
+			else code = fail_why(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", out->path, os_error_text(errno));
 			break;
 		}
 	}
@@ -479,16 +479,16 @@ static const char *windows_name_problem(const char *path, char *what, size_t n)
 smdmx_error_code smdmx_output_allowed(const char *path, const char *const *inputs, size_t input_count, bool force,
                                       char *why, size_t why_size)
 {
-	if (!path) return say(SMDMX_ERROR_USAGE, why, why_size, "smdmx_output_allowed: path is NULL");
+	if (!path) return fail_why(SMDMX_ERROR_USAGE, why, why_size, "smdmx_output_allowed: path is NULL");
 	if (!strcmp(path, "-")) return SMDMX_ERROR_NONE;
 	char what[128];
 	const char *bad = os_windows_paths() ? windows_name_problem(path, what, sizeof(what)) : NULL;
-	if (bad) return say(SMDMX_ERROR_USAGE, why, why_size, "'%s': Windows cannot hold this name: %s", path, bad);
+	if (bad) return fail_why(SMDMX_ERROR_USAGE, why, why_size, "'%s': Windows cannot hold this name: %s", path, bad);
 	os_stat so;
 	if (!os_stat_path(path, &so)) return SMDMX_ERROR_NONE; /* nothing there yet */
 	for (size_t i = 0; i < input_count; i++)
 		if (inputs[i] && strcmp(inputs[i], "-") && os_same_file(inputs[i], path))
-			return say(SMDMX_ERROR_USAGE, why, why_size, "the output '%s' is the input '%s'", path, inputs[i]);
-	if (so.kind == OS_DIRECTORY) return say(SMDMX_ERROR_USAGE, why, why_size, "the output '%s' is a directory", path);
-	return force ? SMDMX_ERROR_NONE : say(SMDMX_ERROR_EXISTS, why, why_size, "'%s' exists", path);
+			return fail_why(SMDMX_ERROR_USAGE, why, why_size, "the output '%s' is the input '%s'", path, inputs[i]);
+	if (so.kind == OS_DIRECTORY) return fail_why(SMDMX_ERROR_USAGE, why, why_size, "the output '%s' is a directory", path);
+	return force ? SMDMX_ERROR_NONE : fail_why(SMDMX_ERROR_EXISTS, why, why_size, "'%s' exists", path);
 }
