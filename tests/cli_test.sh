@@ -177,6 +177,13 @@ for o in --max --fps --rotation-tolerance; do
 done
 "$smdmx" diff "$a" "$a" --tolerance 0.5 --max 0 --fps 30 --rotation-tolerance 1e-6
 check "diff with every valued option" 0 $?
+for c in "check $a --target" "check $a --name" "info $a --name" "report $tmp $tmp -o" "report $tmp $tmp -j"; do
+	set -- $c
+	cmd=$1
+	shift
+	"$smdmx" "$cmd" "$@" 2>"$tmp/err"
+	check "$cmd: '$(eval echo \$$#)' without its value" "2 smdmx: error: '$(eval echo \$$#)' needs a value (try 'smdmx $cmd --help')" "$? $(cat "$tmp/err")"
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -84,9 +84,11 @@ int cmd_check(int argc, char **argv)
 			     "Errors and warnings go to stderr. Exit codes: 0 no error, 1 an error was found, 2 a\n"
 			     "usage error.");
 			return EXIT_OK;
-		} else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
+		} else if (value_missing("check", argv[i], i + 1 == argc, (const char *const[]){ "--target", "--name", NULL })) {
+			return EXIT_USAGE;
+		} else if (!strcmp(argv[i], "--target")) {
 			target = argv[++i];
-		} else if (!strcmp(argv[i], "--name") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--name")) {
 			stdin_name = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			say("smdmx", "error", "unknown option '%s' (try 'smdmx check --help')", argv[i]);

@@ -153,6 +153,9 @@ void diag_free(diag_buf *d);
  * paths so, on Windows). */
 void diag_show_backslashes(void);
 void say(const char *name, const char *kind, const char *fmt, ...) __attribute__((format(OS_PRINTF, 3, 4)));
+/* a of smdmx COMMAND is one of the options that take a value (valued, NULL-ended) and is
+ * the last argument (last): the usage error said, true. */
+bool value_missing(const char *command, const char *a, bool last, const char *const *valued);
 /* The same with a va_list, and tail appended to the message. */
 void say_v(const char *name, const char *kind, const char *tail, const char *fmt, va_list ap)
     __attribute__((format(OS_PRINTF, 4, 0)));

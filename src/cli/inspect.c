@@ -78,7 +78,8 @@ int cmd_info(int argc, char **argv)
 	bool json = false;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) json = true;
-		else if (!strcmp(argv[i], "--name") && i + 1 < argc) stdin_name = argv[++i];
+		else if (value_missing("info", argv[i], i + 1 == argc, (const char *const[]){ "--name", NULL })) return EXIT_USAGE;
+		else if (!strcmp(argv[i], "--name")) stdin_name = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			os_printf(stdout, "%s\n", "usage: smdmx info FILE [--json]\n"
 			     "Says what a model file holds: its kind, encoding and format version, joints, meshes,\n"
@@ -275,9 +276,8 @@ int cmd_diff(int argc, char **argv)
 			     "(default 50; 0: all). Exit codes: 0 equal, 1 different, 2 a usage error or a file that\n"
 			     "cannot be read as a model.");
 			return EXIT_OK;
-		} else if (!v && (!strcmp(a, "--name") || !strcmp(a, "--tolerance") || !strcmp(a, "--rotation-tolerance") ||
-		                  !strcmp(a, "--max") || !strcmp(a, "--fps"))) {
-			say("smdmx", "error", "'%s' needs a value (try 'smdmx diff --help')", a);
+		} else if (value_missing("diff", a, !v,
+		                         (const char *const[]){ "--name", "--tolerance", "--rotation-tolerance", "--max", "--fps", NULL })) {
 			return EXIT_USAGE;
 		} else if (!strcmp(a, "--name")) {
 			stdin_name = v;

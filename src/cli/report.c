@@ -89,8 +89,10 @@ int cmd_report(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			os_printf(stdout, "%s\n", report_help);
 			return EXIT_OK;
-		} else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
-		else if ((!strcmp(a, "-j") && i + 1 < argc) || (!strncmp(a, "-j", 2) && a[2])) {
+		} else if (value_missing("report", a, i + 1 == argc, (const char *const[]){ "-o", "-j", NULL })) {
+			return EXIT_USAGE;
+		} else if (!strcmp(a, "-o")) out = argv[++i];
+		else if (!strcmp(a, "-j") || (!strncmp(a, "-j", 2) && a[2])) {
 			char *end;
 			long n = strtol(a[2] ? a + 2 : argv[++i], &end, 10);
 			if (*end || n < 1 || n > 256) return say("smdmx", "error", "-j is a count from 1 to 256 (try 'smdmx report --help')"), EXIT_USAGE;
