@@ -177,7 +177,11 @@ for o in --max --fps --rotation-tolerance; do
 done
 "$smdmx" diff "$a" "$a" --tolerance 0.5 --max 0 --fps 30 --rotation-tolerance 1e-6
 check "diff with every valued option" 0 $?
-for c in "check $a --target" "check $a --name" "info $a --name" "report $tmp $tmp -o" "report $tmp $tmp -j"; do
+for cmd in check info diff preview; do
+	"$smdmx" "$cmd" "$a" --name "" $([ $cmd = diff ] && echo "$a") $([ $cmd = preview ] && echo "-o $tmp/p.png") 2>"$tmp/err"
+	check "$cmd --name ''" "2 smdmx: error: --name is the name of the model read from standard input, not a path (try 'smdmx $cmd --help')" "$? $(cat "$tmp/err")"
+done
+for c in "check $a --target" "check $a --name" "info $a --name" "report $tmp $tmp -o" "report $tmp $tmp -j" "preview $a -o"; do
 	set -- $c
 	cmd=$1
 	shift

@@ -90,6 +90,10 @@ int cmd_check(int argc, char **argv)
 			target = argv[++i];
 		} else if (!strcmp(argv[i], "--name")) {
 			stdin_name = argv[++i];
+			if (name_refused(stdin_name)) {
+				say("smdmx", "error", "%s (try 'smdmx check --help')", name_refused(stdin_name));
+				return EXIT_USAGE;
+			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			say("smdmx", "error", "unknown option '%s' (try 'smdmx check --help')", argv[i]);
 			return EXIT_USAGE;

@@ -156,6 +156,9 @@ void say(const char *name, const char *kind, const char *fmt, ...) __attribute__
 /* a of smdmx COMMAND is one of the options that take a value (valued, NULL-ended) and is
  * the last argument (last): the usage error said, true. */
 bool value_missing(const char *command, const char *a, bool last, const char *const *valued);
+/* Why --name's value cannot name the model read from standard input (empty, a path, '.'
+ * or '..'), or NULL when it can. */
+const char *name_refused(const char *name);
 /* The same with a va_list, and tail appended to the message. */
 void say_v(const char *name, const char *kind, const char *tail, const char *fmt, va_list ap)
     __attribute__((format(OS_PRINTF, 4, 0)));

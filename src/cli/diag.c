@@ -197,3 +197,10 @@ bool value_missing(const char *command, const char *a, bool last, const char *co
 		}
 	return false;
 }
+
+const char *name_refused(const char *name)
+{
+	if (strpbrk(name, "/\\") || !name[0] || !strcmp(name, ".") || !strcmp(name, ".."))
+		return "--name is the name of the model read from standard input, not a path";
+	return NULL;
+}

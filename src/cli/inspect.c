@@ -79,7 +79,10 @@ int cmd_info(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) json = true;
 		else if (value_missing("info", argv[i], i + 1 == argc, (const char *const[]){ "--name", NULL })) return EXIT_USAGE;
-		else if (!strcmp(argv[i], "--name")) stdin_name = argv[++i];
+		else if (!strcmp(argv[i], "--name") && name_refused(argv[i + 1])) {
+			say("smdmx", "error", "%s (try 'smdmx info --help')", name_refused(argv[i + 1]));
+			return EXIT_USAGE;
+		} else if (!strcmp(argv[i], "--name")) stdin_name = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			os_printf(stdout, "%s\n", "usage: smdmx info FILE [--json]\n"
 			     "Says what a model file holds: its kind, encoding and format version, joints, meshes,\n"
@@ -280,6 +283,7 @@ int cmd_diff(int argc, char **argv)
 		                         (const char *const[]){ "--name", "--tolerance", "--rotation-tolerance", "--max", "--fps", NULL })) {
 			return EXIT_USAGE;
 		} else if (!strcmp(a, "--name")) {
+			if (name_refused(v)) return say("smdmx", "error", "%s (try 'smdmx diff --help')", name_refused(v)), EXIT_USAGE;
 			stdin_name = v;
 			i++;
 		} else if (!strcmp(a, "--tolerance")) {

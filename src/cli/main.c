@@ -141,8 +141,7 @@ static const char *conflicting_options(const conv_opts *o, char **inputs, size_t
 		return "--report with the output on standard output: the report draws the output, read back (give -o FILE or -d DIR)";
 	if (o->depfile && ((o->out && !strcmp(o->out, "-")) || (nin == 1 && !strcmp(inputs[0], "-") && !o->out && !o->outdir)))
 		return "--depfile with the output on standard output: make cannot depend on it (give -o FILE or -d DIR)";
-	if (strpbrk(stdin_name, "/\\") || !stdin_name[0] || !strcmp(stdin_name, ".") || !strcmp(stdin_name, ".."))
-		return "--name is the name of the model read from standard input, not a path";
+	if (name_refused(stdin_name)) return name_refused(stdin_name);
 	return NULL;
 }
 

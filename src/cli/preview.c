@@ -113,11 +113,11 @@ static int preview_options(preview *p, int argc, char **argv, const char **out, 
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		double n;
-		bool takes = !strcmp(a, "-o") || !strcmp(a, "-d") || !strcmp(a, "--views") || !strcmp(a, "--size") ||
-		             !strcmp(a, "--shape") || !strcmp(a, "--clip") || !strcmp(a, "--frame") || !strcmp(a, "--model") ||
-		             !strcmp(a, "--name") || !strcmp(a, "--bodygroup") ||
-		             !strcmp(a, "-j");
-		if (takes && !v) return preview_usage("'%s' wants a value", a);
+		if (value_missing("preview", a, !v,
+		                  (const char *const[]){ "-o", "-d", "--views", "--size", "--shape", "--clip", "--frame", "--model", "--name",
+		                                         "--bodygroup", "-j", NULL }))
+			return EXIT_USAGE;
+		if (!strcmp(a, "--name") && name_refused(v)) return preview_usage("%s", name_refused(v));
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			os_printf(stdout, "%s\n", preview_help);
 			return -1;
