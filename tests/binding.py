@@ -153,7 +153,8 @@ for name in sorted(dir(lib)):
             continue
         if callable(f):
             functions.append((name, f))
-check("cffi read every exported function", True, len(functions) >= 120)
+declared = sorted(set(re.findall(r"SMDMX_API[^(;]*?\b(smdmx_\w+)\s*\(", text)))
+check("cffi can call every function the headers declare, by name", declared, [name for name, _ in functions])
 crashed = []
 for name, f in functions:
     for n in (0, 1):
