@@ -124,15 +124,15 @@ static inline void fuzz_diff_scene(smdmx_scene *s)
 	smdmx_compare_options co;
 	memset(&co, 0, sizeof(co));
 	co.flex_controls = true;
-	smdmx_scene_diff(s, s, &co, fuzz_no_difference, NULL);
+	smdmx_scene_diff(s, s, &co, fuzz_no_difference, NULL, NULL);
 	char up = s->up_axis;
 	if (!smdmx_scene_transform(s, 1.5, up == 'Z' ? 'Y' : up, &err)) return;
 	/* s is now Z up and larger; compare it with a view of itself said to be Y up */
 	smdmx_scene other = *s;
 	other.up_axis = 'Y';
-	smdmx_scene_diff(s, &other, &co, NULL, NULL);
+	smdmx_scene_diff(s, &other, &co, NULL, NULL, NULL);
 	co.value_tolerance = 0.01;
-	smdmx_scene_diff(&other, s, &co, NULL, NULL);
+	smdmx_scene_diff(&other, s, &co, NULL, NULL, NULL);
 }
 
 /* A datamodel written back in both encodings. */

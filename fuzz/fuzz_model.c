@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char diff[256];
 		smdmx_compare_options exact = { .flex_controls = true };
 		/* (a scene the comparison refuses, as one of too many frames, it refuses with itself) */
-		if (!smdmx_scene_compare(s, t, &exact, diff, sizeof(diff)) && smdmx_scene_compare(s, s, &exact, diff, sizeof(diff)))
+		if (!smdmx_scene_compare(s, t, &exact, diff, sizeof(diff), NULL) && smdmx_scene_compare(s, s, &exact, diff, sizeof(diff), NULL))
 			abort();
 		smdmx_scene_free(t);
 	}

@@ -485,6 +485,12 @@ info)
 	;;
 
 diff)
+	# a comparison that cannot be made is trouble (2), said, never a difference (1)
+	f=$root/testdata/bad/fuzz_frame_rate_over_int32.dmx
+	"$smdmx" diff "$f" "$f" >"$tmp/out" 2>"$tmp/err"
+	check "diff of a clip past the comparison's limits: status 2, said, no difference counted" \
+		"2::smdmx: error: clip 'Z_Axis': too many frames to compare (144057542000625537 frames of 1 joints; the limit is 2^26 bone poses)" \
+		"$?:$(cat "$tmp/out"):$(cat "$tmp/err")"
 	# two QCs: their models as their files hold them, as a report's row compares them; a QC
 	# against a model file, refused with what to do
 	parts=$root/testdata/qc/parts
@@ -811,6 +817,23 @@ install)
 			LD_LIBRARY_PATH="$libdir" "$tmp/r" "$tmp/nq_out" "$tmp/nq/nothere.qc" >"$tmp/out" 2>"$tmp/err"
 			check "a missing model: status 1, said at the QC's line" "1 $tmp/nq/nothere.qc:1:12: error: cannot find '$tmp/nq/nothere.smd' (named by \$model): the QC keeps naming it|0 converted, 0 copied, 1 missing, 0 failed; 1 QC files written" \
 				"$? $(head -n 1 "$tmp/err")|$(cat "$tmp/out")"
+			# the memory contract, as an embedder meets it (tests/embed_memory.c): every byte a
+			# job allocates through the caller's allocator, a limit below its need a clean
+			# failure that leaves nothing
+			if [ -n "$(ldd --version 2>&1 | grep -i -E 'glibc|gnu libc')" ]; then
+				# shellcheck disable=SC2086
+				cc -std=c11 -Wall -Wextra -Werror -pedantic $flags "$root/tests/embed_memory.c" -o "$tmp/em" $libs -ldl 2>"$tmp/err"
+				check "tests/embed_memory.c builds against the installed library" "0 " "$? $(head -n 3 "$tmp/err")"
+				out=$(LD_LIBRARY_PATH="$libdir" "$tmp/em" diff "$sample/arm.smd" "$root/testdata/ok/features.smd" 2>&1)
+				check "a diff with the caller's allocator: every byte through it, none left" \
+					"0 diff: 26 differences, 0 direct (0 bytes), 0 bytes left" \
+					"$? $(printf '%s\n' "$out" | sed -n 's/^\(diff: [0-9]* differences\), .* allocations through the allocator ([0-9]* bytes at most), \(.*\)$/\1, \2/p')"
+				check "and under a limit below its need: out of memory, nothing left" "failed (out of memory), 0 left" \
+					"$(printf '%s\n' "$out" | sed -n 's/^diff under a limit of [0-9]* bytes: \(.*\), [0-9]* bytes at most, \(.*\)$/\1, \2/p')"
+				check "nothing in the contract failed" "" "$(printf '%s\n' "$out" | grep FAILED)"
+			else
+				echo "note: not glibc: tests/embed_memory.c (which replaces malloc) is not run"
+			fi
 		fi
 		unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 	else

@@ -56,13 +56,13 @@ static void round_trip(const char *path, const char *name, size_t *files, size_t
 	}
 	smdmx_scene *b = reread(&t1, a->name);
 	char diff[512];
-	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff))) fail_msg("%s: round trip differs: %s", name, diff);
+	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff), NULL)) fail_msg("%s: round trip differs: %s", name, diff);
 	/* names and frame numbers identical */
 	assert_string_equal(a->name, b->name);
 	for (size_t i = 0; i < a->material_count; i++) assert_string_equal(a->materials[i].name, b->materials[i].name);
 	if (!smdmx_smd_write(b, test_sink_write, &t2, NULL, &err)) fail_msg("%s: write: %s", name, err.message);
 	smdmx_scene *c = reread(&t2, a->name);
-	if (!smdmx_scene_compare(a, c, NULL, diff, sizeof(diff))) fail_msg("%s: second generation differs: %s", name, diff);
+	if (!smdmx_scene_compare(a, c, NULL, diff, sizeof(diff), NULL)) fail_msg("%s: second generation differs: %s", name, diff);
 	smdmx_scene_free(c);
 	*files += 1;
 	*bytes += t1.size;

@@ -119,7 +119,7 @@ static said diff(const smdmx_scene *a, const smdmx_scene *b)
 	smdmx_diff_options(NULL, NULL, &o);
 	smdmx_diff_options(a, b, &o);
 	said x = { 0, "" };
-	size_t n = smdmx_scene_diff(a, b, &o, keep, &x);
+	size_t n = smdmx_scene_diff(a, b, &o, keep, &x, NULL);
 	assert_int_equal(n, x.count);
 	return x;
 }
@@ -371,10 +371,10 @@ static void names_repeated(void **state)
 	said x = diff(a, a);
 	if (x.count) fail_msg("a model with repeated names differs from itself: %s", x.first);
 	said notes = { 0, "" };
-	assert_int_equal(smdmx_scene_repeated_names(a, NULL, keep, &notes), 2);
+	assert_int_equal(smdmx_scene_repeated_names(a, NULL, NULL, keep, &notes, NULL), 2);
 	assert_int_equal(notes.count, 2);
 	assert_string_equal(notes.first, "2 flex controllers are named 'smile': they pair with the other file's of that name in their order");
-	assert_int_equal(smdmx_scene_repeated_names(a, a, NULL, NULL), 0);
+	assert_int_equal(smdmx_scene_repeated_names(a, a, NULL, NULL, NULL, NULL), 0);
 	smdmx_scene *range = model_with_repeats(2, "open * 2"), *rule = model_with_repeats(1, "open * 3");
 	x = diff(a, range);
 	assert_int_equal(x.count, 1);
@@ -425,7 +425,7 @@ static void links_each(void **state)
 	const size_t links = 100;
 	smdmx_scene *base = many_links(links, SIZE_MAX, false), *again = many_links(links, SIZE_MAX, false);
 	assert_int_equal(diff(base, again).count, 0);
-	assert_true(smdmx_scene_compare(base, again, NULL, NULL, 0));
+	assert_true(smdmx_scene_compare(base, again, NULL, NULL, 0, NULL));
 	for (size_t k = 0; k < links; k++)
 		for (int bone = 0; bone < 2; bone++) {
 			smdmx_scene *changed = many_links(links, k, bone);
@@ -434,7 +434,7 @@ static void links_each(void **state)
 			if (!x.count) fail_msg("link %zu's %s changed, and smdmx diff says equal", k, name);
 			if (!strstr(x.first, bone ? name : "weight")) fail_msg("link %zu's %s changed, said as '%s'", k, name, x.first);
 			char why[256];
-			if (smdmx_scene_compare(base, changed, NULL, why, sizeof(why)))
+			if (smdmx_scene_compare(base, changed, NULL, why, sizeof(why), NULL))
 				fail_msg("link %zu's %s changed, and the comparison says equal", k, name);
 			smdmx_scene_free(changed);
 		}
@@ -512,7 +512,7 @@ static void polygons_each_said(void **state)
 	smdmx_diff_options(a, b, &o);
 	o.strict = true;
 	said x = { 0, "" };
-	assert_int_equal(smdmx_scene_diff(a, b, &o, keep, &x), 1);
+	assert_int_equal(smdmx_scene_diff(a, b, &o, keep, &x, NULL), 1);
 	assert_string_equal(x.first, "mesh 'two' polygon 0: positions differ");
 	smdmx_scene_free(a);
 	smdmx_scene_free(b);

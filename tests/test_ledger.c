@@ -623,7 +623,7 @@ static void run_cell(size_t k, size_t p)
 	drop_plain_controllers(s, o.back);
 	smdmx_compare_options co = { .flex_controls = true };
 	char diff[256];
-	bool same = smdmx_scene_compare(s, o.back, &co, diff, sizeof(diff));
+	bool same = smdmx_scene_compare(s, o.back, &co, diff, sizeof(diff), NULL);
 	if (same && losses > notes)
 		fail_msg("%s, %s: carried, but said %s (%s)", kinds[k].name, paths[p].name, codes, o.said.data[0].message);
 	if (!same && losses == notes) fail_msg("%s, %s: changed without a word: %s", kinds[k].name, paths[p].name, diff);

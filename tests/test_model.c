@@ -64,7 +64,7 @@ static void test_corpus_smd(void **state)
 				smdmx_scene *b = smd_to_dmx_to_scene(a, targets[t].model, targets[t].encoding, targets[t].version, &warn);
 				smdmx_compare_options co = { .dmx_weights = true, .max_links = targets[t].model >= 22 ? 4 : 3 };
 				char diff[256];
-				if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff)))
+				if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff), NULL))
 					fail_msg("%s via model %d %s %d: %s", name, targets[t].model, targets[t].encoding, targets[t].version,
 					         diff);
 				smdmx_scene_free(b);
@@ -100,7 +100,7 @@ static void test_joint_order(void **state)
 		}
 		smdmx_compare_options co = { .dmx_weights = true, .max_links = 3 };
 		char diff[256];
-		if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff))) fail_msg("model %d: %s", models[m], diff);
+		if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff), NULL)) fail_msg("model %d: %s", models[m], diff);
 		smdmx_scene_free(b);
 	}
 	smdmx_scene_free(a);
@@ -142,7 +142,7 @@ static void test_extra_uv_sets_listed(void **state)
 		assert_int_equal(b->meshes[0].uv_set_count, 3);
 		smdmx_compare_options co = { .dmx_weights = true, .max_links = 3 };
 		char diff[256];
-		if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff))) fail_msg("model %d: %s", models[m], diff);
+		if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff), NULL)) fail_msg("model %d: %s", models[m], diff);
 		smdmx_scene_free(b);
 		smdmx_dm_free(dm);
 	}
@@ -283,7 +283,7 @@ static void test_corpus_dmx(void **state)
 			smdmx_scene *same = smd_to_dmx_to_scene(s, model, "binary", model == 22 ? 9 : 5, NULL);
 			smdmx_compare_options so = { .dmx_weights = true, .max_links = model >= 22 ? 4 : 3, .flex_controls = true };
 			char sdiff[256];
-			if (!smdmx_scene_compare(s, same, &so, sdiff, sizeof(sdiff)))
+			if (!smdmx_scene_compare(s, same, &so, sdiff, sizeof(sdiff), NULL))
 				fail_msg("%s via model %d: %s", name, model, sdiff);
 			smdmx_scene_free(same);
 			/* DMX -> SMD -> DMX: what SMD holds comes back the same */
@@ -293,7 +293,7 @@ static void test_corpus_dmx(void **state)
 				smdmx_scene *again = smd_to_dmx_to_scene(via, 18, "binary", 5, NULL);
 				smdmx_compare_options co = { .dmx_weights = true, .max_links = 3 };
 				char diff[256];
-				if (!smdmx_scene_compare(via, again, &co, diff, sizeof(diff))) fail_msg("%s: %s", name, diff);
+				if (!smdmx_scene_compare(via, again, &co, diff, sizeof(diff), NULL)) fail_msg("%s: %s", name, diff);
 				smdmx_scene_free(via);
 				smdmx_scene_free(again);
 				free(text.data);
@@ -314,7 +314,7 @@ static void test_corpus_dmx(void **state)
 		smdmx_scene *a = lift_path(paths[p]), *b = lift_path(twin);
 		smdmx_compare_options co = { .flex_controls = true };
 		char diff[256];
-		if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff))) fail_msg("%s: %s", test_base_name(paths[p]), diff);
+		if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff), NULL)) fail_msg("%s: %s", test_base_name(paths[p]), diff);
 		smdmx_scene_free(a);
 		smdmx_scene_free(b);
 	}
@@ -517,7 +517,7 @@ static void test_scene_operations(void **state)
 	for (int model = 18; model <= 22; model += 4) {
 		smdmx_scene *back = smd_to_dmx_to_scene(at, model, "binary", model == 22 ? 9 : 5, NULL);
 		char diff[256];
-		if (!smdmx_scene_compare(at, back, &(smdmx_compare_options){ .dmx_weights = true, .max_links = 3 }, diff, sizeof(diff)))
+		if (!smdmx_scene_compare(at, back, &(smdmx_compare_options){ .dmx_weights = true, .max_links = 3 }, diff, sizeof(diff), NULL))
 			fail_msg("model %d: %s", model, diff);
 		assert_int_equal(back->attachment_count, 2);
 		assert_string_equal(back->joints[back->attachments[0].parent_joint].name, "lower arm");
@@ -671,15 +671,15 @@ static void test_flex_rules(void **state)
 	/* and the comparison sees a changed rule */
 	char diff[128];
 	smdmx_compare_options co = { .dmx_weights = true, .max_links = 3, .flex_controls = true };
-	assert_true(smdmx_scene_compare(through[0], through[1], &co, diff, sizeof(diff)));
+	assert_true(smdmx_scene_compare(through[0], through[1], &co, diff, sizeof(diff), NULL));
 	through[1]->flex_rules[1].expression = "bulge_raw";
-	assert_false(smdmx_scene_compare(through[0], through[1], &co, diff, sizeof(diff)));
+	assert_false(smdmx_scene_compare(through[0], through[1], &co, diff, sizeof(diff), NULL));
 	assert_string_equal(diff, "flex rule 1 ('bulge') differs");
 	co.flex_controls = false;
-	assert_true(smdmx_scene_compare(through[0], through[1], &co, diff, sizeof(diff)));
+	assert_true(smdmx_scene_compare(through[0], through[1], &co, diff, sizeof(diff), NULL));
 	through[1]->flex_controllers[0].stereo = !through[1]->flex_controllers[0].stereo;
 	co.flex_controls = true;
-	assert_false(smdmx_scene_compare(through[0], through[1], &co, diff, sizeof(diff)));
+	assert_false(smdmx_scene_compare(through[0], through[1], &co, diff, sizeof(diff), NULL));
 	assert_string_equal(diff, "flex controller 'bulge': stereo, eyelid or range differ");
 	smdmx_scene_free(through[0]);
 	smdmx_scene_free(through[1]);
@@ -925,11 +925,11 @@ static void test_corners_no_face_uses(void **state)
 	if (!back) fail_msg("%s", err.message);
 	assert_int_equal(back->meshes[0].uv_set_count, 1);
 	char diff[256];
-	if (!smdmx_scene_compare(s, back, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
-	assert_int_equal(smdmx_scene_diff(s, back, NULL, NULL, NULL), 0);
+	if (!smdmx_scene_compare(s, back, NULL, diff, sizeof(diff), NULL)) fail_msg("%s", diff);
+	assert_int_equal(smdmx_scene_diff(s, back, NULL, NULL, NULL, NULL), 0);
 	back->meshes[0].uv_sets[0].data[back->meshes[0].uv_sets[0].indices[1]][1] = 0.5f;
-	assert_false(smdmx_scene_compare(s, back, NULL, diff, sizeof(diff)));
-	assert_int_equal(smdmx_scene_diff(s, back, NULL, NULL, NULL), 1);
+	assert_false(smdmx_scene_compare(s, back, NULL, diff, sizeof(diff), NULL));
+	assert_int_equal(smdmx_scene_diff(s, back, NULL, NULL, NULL, NULL), 1);
 	smdmx_scene_free(back);
 	free(out.data);
 	smdmx_scene_free(s);
@@ -1140,7 +1140,7 @@ static void assert_same_scene(const smdmx_scene *a, const smdmx_scene *b, const 
 {
 	smdmx_compare_options co = { .value_tolerance = 0, .rotation_tolerance = 0, .flex_controls = true };
 	char diff[256];
-	if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff))) fail_msg("%s: %s", name, diff);
+	if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff), NULL)) fail_msg("%s: %s", name, diff);
 }
 
 static void test_arrays_adopted(void **state)
@@ -1427,21 +1427,21 @@ static void test_mesh_on_own_node(void **state)
 	assert_non_null(strstr(text, "props/scope\n2 -6.3137083 "));
 	free(text);
 	assert_int_equal(back->joint_count, 3);
-	assert_int_equal(smdmx_scene_diff(s, back, NULL, NULL, NULL), 0);
-	assert_int_equal(smdmx_scene_diff(back, s, NULL, NULL, NULL), 0);
+	assert_int_equal(smdmx_scene_diff(s, back, NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(smdmx_scene_diff(back, s, NULL, NULL, NULL, NULL), 0);
 	/* the same vertices on the first joint, as dmx2smd wrote them before: they differ */
 	size_t moved = 0;
 	for (size_t i = 0; i < back->meshes[0].weight_count; i++)
 		if (back->meshes[0].weights[i].joint == 2) back->meshes[0].weights[i].joint = 0, moved++;
 	assert_int_equal(moved, 5);
-	assert_true(smdmx_scene_diff(s, back, NULL, NULL, NULL) > 0);
+	assert_true(smdmx_scene_diff(s, back, NULL, NULL, NULL, NULL) > 0);
 	smdmx_scene_free(back);
 	/* named as a bone is, case aside */
 	s->meshes[1].name = "Upper Arm";
 	back = through_smd(s, &out);
 	assert_int_equal(back->joint_count, 3);
 	assert_string_equal(back->joints[2].name, "Upper Arm_mesh");
-	assert_int_equal(smdmx_scene_diff(s, back, NULL, NULL, NULL), 0);
+	assert_int_equal(smdmx_scene_diff(s, back, NULL, NULL, NULL, NULL), 0);
 	smdmx_scene_free(back);
 	/* under a joint, a mesh without weights is that joint's: no bone of its own */
 	s->meshes[1].parent_joint = 0;

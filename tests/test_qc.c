@@ -1065,7 +1065,7 @@ static void test_rig_combination(void **state)
 	assert_int_equal(w.count, 0);
 	smdmx_compare_options co = { .flex_controls = true };
 	char diff[256];
-	if (!smdmx_scene_compare(s, back, &co, diff, sizeof(diff))) fail_msg("round trip: %s", diff);
+	if (!smdmx_scene_compare(s, back, &co, diff, sizeof(diff), NULL)) fail_msg("round trip: %s", diff);
 	smdmx_scene_free(back);
 	smdmx_qc_free(qc);
 	/* A QC written by hand in another form: flex rules, its expressions kept. */
@@ -1238,7 +1238,7 @@ static void test_rig_rules(void **state)
 	assert_int_equal(w.count, 0);
 	smdmx_compare_options co = { .flex_controls = true };
 	char diff[256];
-	if (!smdmx_scene_compare(s, back, &co, diff, sizeof(diff))) fail_msg("round trip: %s", diff);
+	if (!smdmx_scene_compare(s, back, &co, diff, sizeof(diff), NULL)) fail_msg("round trip: %s", diff);
 	smdmx_scene_free(back);
 	smdmx_qc_free(qc);
 	smdmx_qc_text_free(lines);
@@ -1292,7 +1292,7 @@ static void test_rig_attachments(void **state)
 	smdmx_compare_options co = { 0 };
 	char diff[256];
 	s->flex_shape_count = s2->flex_shape_count;
-	if (!smdmx_scene_compare(s, s2, &co, diff, sizeof(diff))) fail_msg("attachments back: %s", diff);
+	if (!smdmx_scene_compare(s, s2, &co, diff, sizeof(diff), NULL)) fail_msg("attachments back: %s", diff);
 	smdmx_scene_free(s2);
 	smdmx_qc_free(qc2);
 	smdmx_qc_text_free(lines);
@@ -1369,7 +1369,7 @@ static void test_corpus_dmx_round_trip(void **state)
 				expect->flex_shapes[k].corrective = shape_named(orig, expect->flex_shapes[k].name)->corrective;
 			smdmx_compare_options co = { .flex_controls = true, .ignore_bind_when_animated = true };
 			char diff[256];
-			if (!smdmx_scene_compare(expect, back, &co, diff, sizeof(diff))) fail_msg("%s: %s", name, diff);
+			if (!smdmx_scene_compare(expect, back, &co, diff, sizeof(diff), NULL)) fail_msg("%s: %s", name, diff);
 			expect->flex_controllers = NULL;
 			expect->flex_controller_count = 0;
 			expect->domination_rules = NULL;
@@ -2016,7 +2016,7 @@ static void test_qc_body_scene(void **state)
 	smdmx_compare_options co;
 	smdmx_diff_options(NULL, NULL, &co); /* the defaults, then what the two scenes hold */
 	smdmx_diff_options(turned, marked, &co);
-	assert_int_equal(smdmx_scene_diff(turned, marked, &co, NULL, NULL), 0); /* the diff turns it alike */
+	assert_int_equal(smdmx_scene_diff(turned, marked, &co, NULL, NULL, NULL), 0); /* the diff turns it alike */
 	smdmx_scene_free(turned);
 	smdmx_scene_free(marked);
 	smdmx_qc_free(yq);

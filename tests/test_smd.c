@@ -105,11 +105,11 @@ static void test_repeated_names(void **state)
 	assert_non_null(t);
 	assert_non_null(o);
 	char note[200] = "";
-	assert_int_equal(smdmx_scene_repeated_names(t, NULL, said_note, note), 1);
+	assert_int_equal(smdmx_scene_repeated_names(t, NULL, NULL, said_note, note, NULL), 1);
 	assert_string_equal(note, "2 bones are named 'a': they pair with the other file's of that name in their order");
-	assert_int_equal(smdmx_scene_repeated_names(t, t, NULL, NULL), 0);
-	assert_int_equal(smdmx_scene_repeated_names(t, o, NULL, NULL), 1);
-	assert_int_equal(smdmx_scene_repeated_names(o, t, NULL, NULL), 0);
+	assert_int_equal(smdmx_scene_repeated_names(t, t, NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(smdmx_scene_repeated_names(t, o, NULL, NULL, NULL, NULL), 1);
+	assert_int_equal(smdmx_scene_repeated_names(o, t, NULL, NULL, NULL, NULL), 0);
 	smdmx_scene_free(t);
 	smdmx_scene_free(o);
 }
@@ -141,7 +141,7 @@ static void test_line_ends(void **state)
 	smdmx_scene *a = read_ok("testdata/ok/cr_only.smd", NULL);
 	smdmx_scene *b = read_ok("testdata/ok/crlf.smd", NULL);
 	char diff[256];
-	assert_true(smdmx_scene_compare(a, b, NULL, diff, sizeof(diff)));
+	assert_true(smdmx_scene_compare(a, b, NULL, diff, sizeof(diff), NULL));
 	assert_int_equal(a->meshes[0].corner_count, 3);
 	assert_true(a->joints[0].bind.position[2] == 3.0f);
 	assert_true(a->source.smd_crlf);
@@ -151,7 +151,7 @@ static void test_line_ends(void **state)
 	smdmx_error err;
 	smdmx_scene *c = smdmx_smd_read_memory(lf, strlen(lf), NULL, &err, NULL);
 	assert_non_null(c);
-	assert_true(smdmx_scene_compare(a, c, NULL, diff, sizeof(diff)));
+	assert_true(smdmx_scene_compare(a, c, NULL, diff, sizeof(diff), NULL));
 	assert_false(c->source.smd_crlf);
 	smdmx_scene_free(a);
 	smdmx_scene_free(b);
@@ -180,7 +180,7 @@ static void test_other_writers(void **state)
 	assert_int_equal(w.data[0].column, 1);
 	assert_int_equal(w.data[0].count, 1);
 	char diff[256];
-	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
+	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff), NULL)) fail_msg("%s", diff);
 	smdmx_scene_free(b);
 	/* a mark before a comment line, and an error after one still counts the mark's bytes */
 	snprintf(bom, sizeof(bom), "\xEF\xBB\xBF// exported\n%s", plain);
@@ -212,7 +212,7 @@ static void test_other_writers(void **state)
 	assert_int_equal(w.data[0].line, 10);
 	assert_int_equal(w.data[0].count, 2);
 	a = smdmx_smd_read_memory(plain, strlen(plain), NULL, &err, &w);
-	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
+	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff), NULL)) fail_msg("%s", diff);
 	smdmx_scene_free(a);
 	smdmx_scene_free(b);
 
@@ -601,12 +601,12 @@ static void test_chunk_boundaries(void **state)
 			free(path);
 			free(t);
 			char diff[256];
-			if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff))) fail_msg("eol %zu: %s", e, diff);
+			if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff), NULL)) fail_msg("eol %zu: %s", e, diff);
 			assert_int_equal(a->meshes[0].corner_count, 90000);
 			assert_int_equal(a->material_count, 3);
 			if (!first) first = b;
 			else {
-				if (!smdmx_scene_compare(first, b, NULL, diff, sizeof(diff))) fail_msg("eol %zu: %s", e, diff);
+				if (!smdmx_scene_compare(first, b, NULL, diff, sizeof(diff), NULL)) fail_msg("eol %zu: %s", e, diff);
 				smdmx_scene_free(b);
 			}
 			smdmx_scene_free(a);
@@ -1180,7 +1180,7 @@ static void test_value_texts(void **state)
 		smdmx_scene *back = smdmx_smd_read_memory(first.data, first.size, NULL, &err, NULL);
 		if (!back) fail_msg("case %zu, read back: %u:%u: %s", c, err.line, err.column, err.message);
 		char diff[512];
-		if (!smdmx_scene_compare(s, back, NULL, diff, sizeof(diff))) fail_msg("case %zu, read back: %s", c, diff);
+		if (!smdmx_scene_compare(s, back, NULL, diff, sizeof(diff), NULL)) fail_msg("case %zu, read back: %s", c, diff);
 		smdmx_scene_free(back);
 		smdmx_scene_free(s);
 		free(first.data);
@@ -1210,7 +1210,7 @@ static void test_reference_clip(void **state)
 		assert_int_equal(b->clip_count, any ? 1 : 0);
 		if (any) {
 			char diff[256];
-			if (!smdmx_scene_compare(s, b, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
+			if (!smdmx_scene_compare(s, b, NULL, diff, sizeof(diff), NULL)) fail_msg("%s", diff);
 		}
 		smdmx_warnings w;
 		memset(&w, 0, sizeof(w));
@@ -1335,8 +1335,8 @@ static void test_weights_below_one(void **state)
 	assert_true(fabsf(bm->weights[0].weight - 0.375f) < 1e-6f && fabsf(bm->weights[1].weight - 0.625f) < 1e-6f);
 	char diff[256];
 	smdmx_compare_options exact = { 0 }, dmx = { .dmx_weights = true };
-	assert_false(smdmx_scene_compare(s, b, &exact, diff, sizeof(diff)));
-	if (!smdmx_scene_compare(s, b, &dmx, diff, sizeof(diff))) fail_msg("%s", diff);
+	assert_false(smdmx_scene_compare(s, b, &exact, diff, sizeof(diff), NULL));
+	if (!smdmx_scene_compare(s, b, &dmx, diff, sizeof(diff), NULL)) fail_msg("%s", diff);
 	smdmx_scene_free(b);
 	free(t);
 	smdmx_scene_free(s);

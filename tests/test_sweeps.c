@@ -168,8 +168,49 @@ static void sweep_dm_writers(smdmx_dm *dm, const char *file)
 	sweep_file_writer("keyvalues2 writing to a file", file, write_dmx, &kv2, "out.dmx");
 }
 
+/* A scene against itself: the diff by meaning (with a tolerance: the near matching too),
+ * strict, and the comparison; each finds nothing, or fails (for memory, or as it fails
+ * without an allocation failing: a clip too long to compare). */
+typedef struct diff_case {
+	const smdmx_scene *s;
+	double tolerance;
+	bool strict, compare;
+} diff_case;
+
+static void first_difference(void *user, const char *message)
+{
+	char *first = user;
+	if (!*first) snprintf(first, 300, "%s", message);
+}
+
+static bool diff_self(void *ctx, smdmx_allocator a, smdmx_error *err)
+{
+	const diff_case *d = ctx;
+	smdmx_compare_options o;
+	smdmx_diff_options(NULL, NULL, &o);
+	o.value_tolerance = d->tolerance;
+	o.strict = d->strict;
+	o.allocator = a;
+	if (d->compare) {
+		char why[200];
+		bool same = smdmx_scene_compare(d->s, d->s, &o, why, sizeof(why), err);
+		if (!same && err->code == SMDMX_ERROR_NONE) fail_msg("a scene differs from itself: %s", why);
+		if (!same && err->code == SMDMX_ERROR_OUT_OF_MEMORY && strcmp(why, "out of memory") != 0)
+			fail_msg("the comparison out of memory says '%s'", why);
+		return same;
+	}
+	char first[300] = "";
+	size_t n = smdmx_scene_diff(d->s, d->s, &o, first_difference, first, err);
+	if (n != 0 && n != SIZE_MAX) fail_msg("a scene has %zu differences from itself: %s", n, first);
+	if ((n == SIZE_MAX) != (err->code != SMDMX_ERROR_NONE)) fail_msg("the diff's count %zu, its error '%s'", n, err->message);
+	return n == 0;
+}
+
 static void sweep_scene_layers(const smdmx_scene *s, const char *file)
 {
+	diff_case dc[] = { { s, 0, false, false }, { s, 0.01, false, false }, { s, 0, true, false }, { s, 0, false, true } };
+	const char *dn[] = { "diff", "diff within 0.01", "strict diff", "comparison" };
+	for (size_t i = 0; i < 4; i++) sweep(dn[i], file, diff_self, &dc[i]);
 	char path[512];
 	snprintf(path, sizeof(path), "%s/out.smd", out_dir);
 	smd_out smd = { s, SMDMX_SMD_WRITE_AUTO, NULL };

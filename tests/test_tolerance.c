@@ -84,7 +84,7 @@ static void check_pair(const char *what, smdmx_scene *a, smdmx_scene *(*copy)(vo
 		return;
 	}
 	for (size_t i = 0; i < n; i++) *v[i] = (float)(*v[i] + (rnd() * 2 - 1) * tol / 2);
-	if (!smdmx_scene_compare(a, b, &o, diff, sizeof(diff)))
+	if (!smdmx_scene_compare(a, b, &o, diff, sizeof(diff), NULL))
 		fail_msg("%s: every value moved by up to %g differs at tolerance %g: %s", what, tol / 2, tol, diff);
 	free(v);
 	smdmx_scene_free(b);
@@ -92,7 +92,7 @@ static void check_pair(const char *what, smdmx_scene *a, smdmx_scene *(*copy)(vo
 	v = mesh_values(b, &n);
 	size_t one = (size_t)(rnd() * (double)n) % n;
 	*v[one] = (float)(*v[one] + (rnd() < 0.5 ? -2 : 2) * tol);
-	if (smdmx_scene_compare(a, b, &o, diff, sizeof(diff)))
+	if (smdmx_scene_compare(a, b, &o, diff, sizeof(diff), NULL))
 		fail_msg("%s: value %zu of %zu moved by %g is equal at tolerance %g", what, one, n, 2 * tol, tol);
 	free(v);
 	smdmx_scene_free(b);
@@ -137,11 +137,11 @@ static void test_neighbours_across_a_step(void **state)
 	for (size_t i = 0; i < 3; i++) {
 		smdmx_compare_options o = { .value_tolerance = equal[i] };
 		char diff[256];
-		if (!smdmx_scene_compare(a, b, &o, diff, sizeof(diff))) fail_msg("at %g: %s", equal[i], diff);
+		if (!smdmx_scene_compare(a, b, &o, diff, sizeof(diff), NULL)) fail_msg("at %g: %s", equal[i], diff);
 	}
 	for (size_t i = 0; i < 2; i++) {
 		smdmx_compare_options o = { .value_tolerance = differ[i] };
-		assert_false(smdmx_scene_compare(a, b, &o, NULL, 0));
+		assert_false(smdmx_scene_compare(a, b, &o, NULL, 0, NULL));
 	}
 	smdmx_scene_free(a);
 	smdmx_scene_free(b);
@@ -229,12 +229,12 @@ static void test_duplicate_bone_names(void **state)
 #undef DUP_SMD
 	smdmx_scene *a = read_text(ta), *a2 = read_text(ta), *b = read_text(tb);
 	size_t n = 0;
-	assert_int_equal(smdmx_scene_diff(a, a2, NULL, count_difference, &n), 0);
+	assert_int_equal(smdmx_scene_diff(a, a2, NULL, count_difference, &n, NULL), 0);
 	assert_int_equal(n, 0);
 	char diff[256];
-	if (!smdmx_scene_compare(a, a2, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
-	assert_int_equal(smdmx_scene_diff(a, b, NULL, count_difference, &n), 1);
-	assert_false(smdmx_scene_compare(a, b, NULL, NULL, 0));
+	if (!smdmx_scene_compare(a, a2, NULL, diff, sizeof(diff), NULL)) fail_msg("%s", diff);
+	assert_int_equal(smdmx_scene_diff(a, b, NULL, count_difference, &n, NULL), 1);
+	assert_false(smdmx_scene_compare(a, b, NULL, NULL, 0, NULL));
 	smdmx_scene_free(a);
 	smdmx_scene_free(a2);
 	smdmx_scene_free(b);
@@ -328,6 +328,72 @@ static void keep_difference(void *user, const char *message)
 /* Duplicate names of meshes, shapes, attachments and clips pair in their order: a model that
  * repeats each is equal to itself, both by meaning and strictly, and a change to the second
  * of a name is found there, and only there. */
+/* A model of joints bones, unanimated, and one clip of frames frames (at 10,000 fps: a
+ * frame a tick). */
+static smdmx_scene *long_clip(size_t joints, long long frames)
+{
+	smdmx_error e;
+	smdmx_scene *s = smdmx_scene_new(NULL, &e);
+	assert_non_null(s);
+	smdmx_joint *j = smdmx_scene_alloc(s, joints * sizeof(smdmx_joint), &e);
+	smdmx_clip *clip = smdmx_scene_alloc(s, sizeof(smdmx_clip), &e);
+	assert_non_null(j);
+	assert_non_null(clip);
+	for (size_t i = 0; i < joints; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "bone%zu", i);
+		j[i].name = smdmx_scene_strdup(s, name, &e);
+		j[i].parent = SMDMX_NONE;
+		j[i].bind.orientation[3] = 1;
+	}
+	*clip = (smdmx_clip){ .name = "long", .frame_rate = 10000, .start = 0, .duration = (int32_t)(frames - 1) };
+	s->joints = j;
+	s->joint_count = joints;
+	s->clips = clip;
+	s->clip_count = 1;
+	assert_int_equal(smdmx_clip_frames(clip), frames);
+	return s;
+}
+
+/* The comparison's limits (doc/limits.md), at their values and one past: a clip's frames
+ * (the diff and the comparison), and its bone poses (the diff): past one, the comparison is
+ * not made, SMDMX_ERROR_LIMIT, never a difference. */
+static void test_clip_limits(void **state)
+{
+	(void)state;
+	static const struct {
+		size_t joints;
+		long long frames;
+		bool over;
+		const char *why;
+	} cases[] = {
+		{ 1, 1000000, false, NULL },
+		{ 1, 1000001, true, "clip 'long': too many frames to compare (1000001 frames of 1 joints; the limit is 2^26 bone poses)" },
+		{ 100, 671088, false, NULL },
+		{ 100, 671089, true, "clip 'long': too many frames to compare (671089 frames of 100 joints; the limit is 2^26 bone poses)" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		smdmx_scene *s = long_clip(cases[i].joints, cases[i].frames);
+		smdmx_error e;
+		size_t n = smdmx_scene_diff(s, s, NULL, NULL, NULL, &e);
+		if (!cases[i].over) {
+			assert_int_equal(n, 0);
+			assert_int_equal(e.code, SMDMX_ERROR_NONE);
+		} else {
+			assert_int_equal(n, SIZE_MAX);
+			assert_int_equal(e.code, SMDMX_ERROR_LIMIT);
+			assert_string_equal(e.message, cases[i].why);
+		}
+		char why[200];
+		bool same = smdmx_scene_compare(s, s, NULL, why, sizeof(why), &e);
+		bool frames_over = cases[i].frames > 1000000;
+		assert_int_equal(same, !frames_over);
+		assert_int_equal(e.code, frames_over ? SMDMX_ERROR_LIMIT : SMDMX_ERROR_NONE);
+		if (frames_over) assert_string_equal(why, "clip 'long': too many frames to compare (1000001; the limit is 1000000)");
+		smdmx_scene_free(s);
+	}
+}
+
 static void test_duplicate_names(void **state)
 {
 	(void)state;
@@ -341,12 +407,12 @@ static void test_duplicate_names(void **state)
 	for (int k = 0; k < 2; k++) {
 		const smdmx_compare_options *o = k ? &strict : NULL;
 		said x = { 0 };
-		smdmx_scene_diff(&a.s, &a.s, o, keep_difference, &x);
+		smdmx_scene_diff(&a.s, &a.s, o, keep_difference, &x, NULL);
 		if (x.count) fail_msg("itself, %s: %zu differences, the first: %s", k ? "strict" : "by meaning", x.count, x.first);
-		smdmx_scene_diff(&a.s, &a2.s, o, keep_difference, &x);
+		smdmx_scene_diff(&a.s, &a2.s, o, keep_difference, &x, NULL);
 		if (x.count) fail_msg("a copy, %s: %zu differences, the first: %s", k ? "strict" : "by meaning", x.count, x.first);
 		/* by meaning, each of the 20 triangles of the second mesh; strictly, its first */
-		smdmx_scene_diff(&a.s, &b.s, o, keep_difference, &x);
+		smdmx_scene_diff(&a.s, &b.s, o, keep_difference, &x, NULL);
 		assert_int_equal(x.count, k ? 1 : 20);
 		assert_string_equal(x.first, k ? "mesh 'arm' polygon 0: positions differ"
 		                               : "mesh 'arm': a polygon of material 'arm_skin': the corner at (20 -2 -2) differs in its "
@@ -367,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_models),
 		cmocka_unit_test(test_duplicate_bone_names),
 		cmocka_unit_test(test_duplicate_names),
+		cmocka_unit_test(test_clip_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

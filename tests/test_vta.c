@@ -324,7 +324,7 @@ static void test_shuffled(void **state)
 	print_warnings(&w);
 	assert_int_equal(w.count, 0);
 	char diff[256];
-	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
+	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff), NULL)) fail_msg("%s", diff);
 	smdmx_scene_free(a);
 	smdmx_scene_free(b);
 	/* numbers that start at 1000 and skip, as Crowbar writes a later body part's */
@@ -470,7 +470,7 @@ static void test_one_position_two_normals(void **state)
 	smdmx_scene *back = smdmx_model_to_scene(dm, NULL, &err, NULL);
 	assert_non_null(back);
 	char diff[256];
-	if (!smdmx_scene_compare(s, back, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
+	if (!smdmx_scene_compare(s, back, NULL, diff, sizeof(diff), NULL)) fail_msg("%s", diff);
 	size_t n;
 	float *open = shape_corners(back, "open", &n);
 	assert_true(open[6 * 0 + 2] == 1.0f && open[6 * 3 + 2] == -1.0f && open[6 * 6 + 2] == 1.0f);
@@ -507,7 +507,7 @@ static void test_sdk_humans(void **state)
 	assert_non_null(back);
 	smdmx_compare_options co = { .dmx_weights = true, .max_links = 3 };
 	char diff[256];
-	if (!smdmx_scene_compare(s, back, &co, diff, sizeof(diff))) fail_msg("%s", diff);
+	if (!smdmx_scene_compare(s, back, &co, diff, sizeof(diff), NULL)) fail_msg("%s", diff);
 	smdmx_scene_free(back);
 	smdmx_dm_free(dm);
 	smdmx_scene_free(s);
@@ -535,7 +535,7 @@ static void test_corpus_shuffled(void **state)
 	smdmx_scene *b = attach_checked(ref, reversed, &w);
 	assert_int_equal(w.count, 0);
 	char diff[256];
-	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff))) fail_msg("%s", diff);
+	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff), NULL)) fail_msg("%s", diff);
 	smdmx_scene_free(a);
 	smdmx_scene_free(b);
 	free(reversed);

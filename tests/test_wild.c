@@ -31,7 +31,7 @@ static void expect_equal(const smdmx_scene *a, const smdmx_scene *b, const char 
 {
 	smdmx_compare_options co = { .flex_controls = true };
 	char diff[256];
-	if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff))) fail_msg("%s: %s", what, diff);
+	if (!smdmx_scene_compare(a, b, &co, diff, sizeof(diff), NULL)) fail_msg("%s: %s", what, diff);
 }
 
 /* ---- stubs ------------------------------------------------------------------------------- */
@@ -214,7 +214,7 @@ static void last_said(void *user, const char *message)
 static size_t differences(const smdmx_scene *a, const smdmx_scene *b, bool strict)
 {
 	smdmx_compare_options o = { .flex_controls = true, .rotation_tolerance = 2e-6, .strict = strict };
-	return smdmx_scene_diff(a, b, &o, NULL, NULL);
+	return smdmx_scene_diff(a, b, &o, NULL, NULL, NULL);
 }
 
 /* Source 2's exporters write upAxis "Y" (a DmeModel's default) beside an axis system that says
@@ -347,7 +347,7 @@ static void test_diff_no_polygons(void **state)
 	assert_int_equal(differences(bare, bare, true), 0);
 	smdmx_compare_options o = { .flex_controls = true };
 	char said[256] = "";
-	assert_int_equal(smdmx_scene_diff(bare, prop, &o, last_said, said), 1);
+	assert_int_equal(smdmx_scene_diff(bare, prop, &o, last_said, said, NULL), 1);
 	assert_string_equal(said, "mesh 'crate' only in the second");
 	smdmx_scene_free(bare);
 	smdmx_scene_free(prop);

@@ -442,7 +442,7 @@ static inline bool test_scenes_identical(const smdmx_scene *a, const smdmx_scene
 	    a->source.smd_kind != b->source.smd_kind || a->flex_shape_count != b->flex_shape_count || a->clip_count != b->clip_count)
 		TEST_DIFF("source or other parts");
 	char diff[256];
-	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff))) TEST_DIFF("%s", diff);
+	if (!smdmx_scene_compare(a, b, NULL, diff, sizeof(diff), NULL)) TEST_DIFF("%s", diff);
 	return true;
 #undef TEST_DIFF
 }

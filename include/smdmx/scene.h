@@ -331,6 +331,10 @@ typedef struct smdmx_compare_options {
 	 * as a set over all meshes, a polygon equal to its fan of triangles, corners up to
 	 * rotation, materials by name, shapes corner by corner. */
 	bool strict;
+	/* All the comparison's memory (zero: malloc's). Its memory_limit bounds the whole
+	 * comparison; past it, or past fail_after, the comparison fails with
+	 * SMDMX_ERROR_OUT_OF_MEMORY and frees what it took. */
+	smdmx_allocator allocator;
 } smdmx_compare_options;
 
 /* Compares two scenes by meaning, not by layout: joints by name, parents and bind pose;
@@ -339,9 +343,13 @@ typedef struct smdmx_compare_options {
  * without joints equals the same scene on one root joint that weighs every vertex fully and
  * that nothing moves (no clip, no attachment on it), as an SMD holds a model without bones.
  * The up axis must be the same. Returns true when equal; otherwise writes a description of
- * the first difference to diff (may be NULL). */
-SMDMX_API bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b,
-                         const smdmx_compare_options *options, char *diff, size_t diff_size);
+ * the first difference to diff (may be NULL). False also when the comparison could not be
+ * made: memory ran out (SMDMX_ERROR_OUT_OF_MEMORY, diff "out of memory"), a clip spans more
+ * than 1,000,000 frames (SMDMX_ERROR_LIMIT, diff says it) or a or b is NULL
+ * (SMDMX_ERROR_USAGE); error (may be NULL) says which, and stays clear after a comparison
+ * made. */
+SMDMX_API bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
+                                   char *diff, size_t diff_size, smdmx_error *error);
 
 /* Receives one difference found by smdmx_scene_diff, as a sentence. */
 typedef void (*smdmx_diff_fn)(void *user, const char *message);
@@ -357,16 +365,23 @@ typedef void (*smdmx_diff_fn)(void *user, const char *message);
  * to Z up (each that is not, by the quarter turn smdmx_scene_transform makes), unless
  * options->strict, which calls the axes a difference; a scene without joints is taken as smdmx_scene_compare takes it. The cost stays near
  * linear in the scenes however many differences there are.
- * Returns the number of differences: 0 when the scenes are equal. */
-SMDMX_API size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b,
-                                  const smdmx_compare_options *options, smdmx_diff_fn fn, void *user);
+ * Returns the number of differences: 0 when the scenes are equal. SIZE_MAX when the diff
+ * could not be made: memory ran out (SMDMX_ERROR_OUT_OF_MEMORY), a clip spans more than
+ * 1,000,000 frames or 2^26 bone poses (SMDMX_ERROR_LIMIT), or a or b is NULL
+ * (SMDMX_ERROR_USAGE); error (may be NULL) says which. The differences said before the
+ * failure stay said, none after. */
+SMDMX_API size_t smdmx_scene_diff(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
+                                  smdmx_diff_fn fn, void *user, smdmx_error *error);
 
 /* What smdmx_scene_diff pairs by name in their order (joints, meshes, flex shapes, flex
  * controllers and rules, attachments, clips), where s gives one name to several: a sentence each through fn (may be
  * NULL), "3 bones are named 'x': they pair with the other file's of that name in their order";
- * with other, only the names other does not repeat as often (said of other already). Returns
- * how many, SIZE_MAX when memory ran out. */
-SMDMX_API size_t smdmx_scene_repeated_names(const smdmx_scene *s, const smdmx_scene *other, smdmx_diff_fn fn, void *user);
+ * with other, only the names other does not repeat as often (said of other already). Its
+ * memory through allocator (NULL: malloc). Returns how many, SIZE_MAX when memory ran out
+ * (error, which may be NULL, says so). */
+SMDMX_API size_t smdmx_scene_repeated_names(const smdmx_scene *s, const smdmx_scene *other,
+                                            const smdmx_allocator *allocator, smdmx_diff_fn fn, void *user,
+                                            smdmx_error *error);
 
 /* The options `smdmx diff` compares with. With a and b NULL: its defaults (everything zero
  * but flex_controls, and rotations within 2e-6, as an SMD's six decimals of an angle allow).

@@ -216,9 +216,14 @@ static int diff_scenes(const smdmx_scene *a, const smdmx_scene *b, const char *c
 	smdmx_diff_options(a, b, opts);
 	/* bones, meshes, shapes, controllers, rules, attachments and clips of one name pair in
 	 * their order: said once per name */
-	for (int k = 0; k < 2 && !quiet; k++) smdmx_scene_repeated_names(s[k], k ? a : NULL, say_repeated, (void *)paths[k]);
+	smdmx_error error;
+	for (int k = 0; k < 2 && !quiet; k++)
+		if (smdmx_scene_repeated_names(s[k], k ? a : NULL, NULL, say_repeated, (void *)paths[k], &error) == SIZE_MAX)
+			return say("smdmx", "error", "%s", error.message), EXIT_USAGE;
 	if (quiet) out->limit = 0, out->shown = 0;
-	size_t n = smdmx_scene_diff(a, b, opts, quiet ? NULL : print_difference, out);
+	size_t n = smdmx_scene_diff(a, b, opts, quiet ? NULL : print_difference, out, &error);
+	/* as diff(1): 2 for trouble, never a count of differences it could not finish */
+	if (n == SIZE_MAX) return fflush(stdout), say("smdmx", "error", "%s", error.message), EXIT_USAGE;
 	if (!quiet && n > out->shown) os_printf(stdout, "... and %zu more differences (--max)\n", n - out->shown);
 	if (!quiet && n) os_printf(stdout, "%zu difference%s\n", n, n == 1 ? "" : "s");
 	if (fflush(stdout) != 0) return EXIT_FAILED;
@@ -276,8 +281,9 @@ int cmd_diff(int argc, char **argv)
 			     "up; a model without joints equals it on one root bone that holds every vertex.\n"
 			     "--strict pairs meshes by name and compares them polygon by polygon in order, and calls\n"
 			     "two up axes a difference. Every difference is counted; at most --max are listed\n"
-			     "(default 50; 0: all). Exit codes: 0 equal, 1 different, 2 a usage error or a file that\n"
-			     "cannot be read as a model.");
+			     "(default 50; 0: all). Exit codes: 0 equal, 1 different, 2 a usage error, a file that\n"
+			     "cannot be read as a model, or a comparison that cannot be made (out of memory, a clip\n"
+			     "past the limits of a comparison).");
 			return EXIT_OK;
 		} else if (value_missing("diff", a, !v,
 		                         (const char *const[]){ "--name", "--tolerance", "--rotation-tolerance", "--max", "--fps", NULL })) {

@@ -232,7 +232,7 @@ static const char *combination_expr(rig *g, const smdmx_scene *s, const sm_raws 
 bool sm_rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, smdmx_warnings *w)
 {
 	sm_raws r;
-	if (!sm_raws_build(s, &r)) return sm_fail_oom(g->error);
+	if (!sm_raws_build(s, NULL, &r)) return sm_fail_oom(g->error);
 	bool ok = true;
 	bool rules_mode = s->flex_rule_count > 0;
 	/* flex and flexpair lines */
@@ -715,7 +715,7 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 	sm_raws r;
 	size_t n = s->flex_shape_count;
 	uname *us = calloc(n + 1, sizeof(uname));
-	if (!us || !sm_raws_build(s, &r)) {
+	if (!us || !sm_raws_build(s, NULL, &r)) {
 		free(us);
 		return sm_fail_oom(error);
 	}

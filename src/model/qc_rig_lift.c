@@ -584,7 +584,7 @@ bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, 
 	memset(&by_name, 0, sizeof(by_name));
 	sm_raws raws;
 	memset(&raws, 0, sizeof(raws));
-	bool ok = lines && pl && line_of && ls && names && sm_names_init(a, &by_name, n) && sm_raws_build(s, &raws)
+	bool ok = lines && pl && line_of && ls && names && sm_names_init(a, &by_name, n) && sm_raws_build(s, NULL, &raws)
 	                  ? ns != NULL
 	                  : sm_fail_oom(error);
 	size_t np = 0;

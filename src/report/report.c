@@ -220,7 +220,7 @@ static void note_difference(void *user, const char *message)
  * rate against another (a QC's fps applied to one side, the other read at its format's
  * default). (Two animations' bind poses, which an SMD animation cannot hold, are no
  * difference: smdmx_diff_options leaves them out.) The scenes' rates are put back. */
-static char *expected_cause(smdmx_scene *a, smdmx_scene *b, const smdmx_compare_options *opts)
+static char *expected_cause(smdmx_scene *a, smdmx_scene *b, const smdmx_compare_options *opts, bool *failed)
 {
 	if (a->clip_count != b->clip_count || !a->clip_count) return NULL;
 	double ra = a->clips[0].frame_rate, rb = b->clips[0].frame_rate;
@@ -228,7 +228,9 @@ static char *expected_cause(smdmx_scene *a, smdmx_scene *b, const smdmx_compare_
 	for (size_t c = 0; c < a->clip_count; c++) one_rate = one_rate && a->clips[c].frame_rate == ra && b->clips[c].frame_rate == rb;
 	if (!one_rate || ra == rb) return NULL;
 	for (size_t c = 0; c < b->clip_count; c++) b->clips[c].frame_rate = ra;
-	bool rate = smdmx_scene_diff(a, b, opts, NULL, NULL) == 0;
+	size_t n = smdmx_scene_diff(a, b, opts, NULL, NULL, NULL);
+	bool rate = n == 0;
+	if (n == SIZE_MAX) *failed = true; /* out of memory */
 	for (size_t c = 0; c < b->clip_count; c++) b->clips[c].frame_rate = rb;
 	if (!rate) return NULL;
 	return os_strf("the frame rate: %g fps against %g (an fps a QC gives one side, the other read at its format's "
@@ -271,8 +273,10 @@ static void make_row(void *ctx, size_t i)
 		smdmx_diff_options(NULL, NULL, &opts);
 		smdmx_diff_options(cmp[0], cmp[1], &opts);
 		diff_ctx c = { res, 0 };
-		res->differences = (long long)smdmx_scene_diff(cmp[0], cmp[1], &opts, note_difference, &c);
-		if (res->differences > 0) res->expected = expected_cause(cmp[0], cmp[1], &opts);
+		size_t n = smdmx_scene_diff(cmp[0], cmp[1], &opts, note_difference, &c, NULL);
+		if (n == SIZE_MAX) res->said.failed = true; /* out of memory: the report fails */
+		else res->differences = (long long)n;
+		if (res->differences > 0) res->expected = expected_cause(cmp[0], cmp[1], &opts, &res->said.failed);
 		if (c.shown > DIFFERENCES_SHOWN) {
 			char more[64];
 			snprintf(more, sizeof(more), "... and %zu more\n", c.shown - DIFFERENCES_SHOWN);

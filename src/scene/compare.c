@@ -17,6 +17,7 @@
 
 bool sm_cmp_differ(cmp *c, const char *fmt, ...)
 {
+	if (sm_cmp_failed(c)) return false; /* said: a difference found now could be its doing */
 	va_list ap;
 	va_start(ap, fmt);
 	if (c->fn) {
@@ -29,6 +30,37 @@ bool sm_cmp_differ(cmp *c, const char *fmt, ...)
 	}
 	va_end(ap);
 	return false;
+}
+
+bool sm_cmp_oom(cmp *c)
+{
+	atomic_store(&c->budget->ran_out, true);
+	if (c->error->code != SMDMX_ERROR_NONE) return false;
+	if (!c->fn && c->diff && c->diff_size) snprintf(c->diff, c->diff_size, "out of memory");
+	return sm_fail_oom(c->error);
+}
+
+bool sm_cmp_limit(cmp *c, const char *fmt, ...)
+{
+	if (sm_cmp_failed(c)) return false;
+	char why[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (!c->fn && c->diff && c->diff_size) snprintf(c->diff, c->diff_size, "%s", why);
+	return sm_fail(c->error, SMDMX_ERROR_LIMIT, 0, 0, "%s", why);
+}
+
+bool sm_cmp_failed(const cmp *c)
+{
+	return c->error->code != SMDMX_ERROR_NONE || sm_budget_ran_out(c->budget);
+}
+
+void sm_cmp_failure(const cmp *c, smdmx_error *error)
+{
+	if (c->error->code != SMDMX_ERROR_NONE) *error = *c->error;
+	else if (sm_budget_ran_out(c->budget)) sm_fail_oom(error);
 }
 
 /* The name joint j of the first has in the second. */
@@ -224,12 +256,10 @@ bool sm_cmp_compare_mesh(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, con
 	if (a->corner_count != b->corner_count) return sm_cmp_differ(c, "mesh '%s': %zu corners vs %zu", a->name, a->corner_count, b->corner_count);
 	sm_poly_ref *pa, *pb;
 	size_t na, nb;
-	sm_alloc al;
-	sm_alloc_init(&al, NULL);
-	if (!sm_polygon_order(&al, a, &pa, &na)) return sm_cmp_differ(c, "out of memory");
-	if (!sm_polygon_order(&al, b, &pb, &nb)) {
-		sm_free(&al, pa, na * sizeof(sm_poly_ref));
-		return sm_cmp_differ(c, "out of memory");
+	if (!sm_polygon_order(c->mem, a, &pa, &na)) return sm_cmp_oom(c);
+	if (!sm_polygon_order(c->mem, b, &pb, &nb)) {
+		sm_free(c->mem, pa, na * sizeof(sm_poly_ref));
+		return sm_cmp_oom(c);
 	}
 	bool ok = true;
 	if (na != nb) ok = sm_cmp_differ(c, "mesh '%s': %zu polygons vs %zu", a->name, na, nb);
@@ -257,15 +287,15 @@ bool sm_cmp_compare_mesh(cmp *c, const smdmx_scene *sa, const smdmx_mesh *a, con
 		for (size_t k = 0; ok && k < a->corner_count; k++)
 			ok = corner_equal(c, sa, a, (uint32_t)k, sb, b, (uint32_t)k, k);
 	}
-	sm_free(&al, pa, na * sizeof(sm_poly_ref));
-	sm_free(&al, pb, nb * sizeof(sm_poly_ref));
+	sm_free(c->mem, pa, na * sizeof(sm_poly_ref));
+	sm_free(c->mem, pb, nb * sizeof(sm_poly_ref));
 	return ok;
 }
 
 /* Dense per-position delta (NaN where the shape has none). */
-static float *dense_deltas(const uint32_t *idx, smdmx_vec3 *d, size_t n, size_t bound)
+static float *dense_deltas(cmp *c, const uint32_t *idx, smdmx_vec3 *d, size_t n, size_t bound)
 {
-	float *out = malloc((bound ? bound : 1) * 3 * sizeof(float));
+	float *out = sm_new(c->mem, bound + 1, 3 * sizeof(float));
 	if (!out) return NULL;
 	for (size_t i = 0; i < bound * 3; i++) out[i] = NAN;
 	for (size_t i = 0; i < n; i++) memcpy(out + 3 * idx[i], d[i], 3 * sizeof(float));
@@ -290,12 +320,11 @@ bool sm_cmp_compare_shape(cmp *c, const smdmx_scene *sa, const smdmx_flex_shape 
 	if (strcmp(fa->name, fb->name) != 0) return sm_cmp_differ(c, "flex shape '%s' vs '%s'", fa->name, fb->name);
 	if (fa->corrective != fb->corrective) return sm_cmp_differ(c, "flex shape '%s': corrective flag differs", fa->name);
 	const smdmx_mesh *ma = &sa->meshes[fa->mesh], *mb = &sb->meshes[fb->mesh];
-	float *pa = dense_deltas(fa->position_indices, fa->position_deltas, fa->position_count, ma->position_count);
-	float *pb = dense_deltas(fb->position_indices, fb->position_deltas, fb->position_count, mb->position_count);
-	float *na = dense_deltas(fa->normal_indices, fa->normal_deltas, fa->normal_count, ma->normal_count);
-	float *nb = dense_deltas(fb->normal_indices, fb->normal_deltas, fb->normal_count, mb->normal_count);
-	bool ok = pa && pb && na && nb;
-	if (!ok) sm_cmp_differ(c, "out of memory");
+	float *pa = dense_deltas(c, fa->position_indices, fa->position_deltas, fa->position_count, ma->position_count);
+	float *pb = dense_deltas(c, fb->position_indices, fb->position_deltas, fb->position_count, mb->position_count);
+	float *na = dense_deltas(c, fa->normal_indices, fa->normal_deltas, fa->normal_count, ma->normal_count);
+	float *nb = dense_deltas(c, fb->normal_indices, fb->normal_deltas, fb->normal_count, mb->normal_count);
+	bool ok = (pa && pb && na && nb) || sm_cmp_oom(c);
 	for (size_t k = 0; ok && k < ma->corner_count; k++) {
 		uint32_t ca = (uint32_t)k, cb = map[k];
 		uint32_t ia = ma->position_indices[ca], ib = mb->position_indices[cb];
@@ -313,22 +342,22 @@ bool sm_cmp_compare_shape(cmp *c, const smdmx_scene *sa, const smdmx_flex_shape 
 		if (!ma->wrinkle.indices || !mb->wrinkle.indices) {
 			ok = sm_cmp_differ(c, "flex shape '%s': wrinkle on one side only", fa->name);
 		} else {
-			float *wa = calloc(ma->wrinkle.count + 1, sizeof(float)), *wb = calloc(mb->wrinkle.count + 1, sizeof(float));
-			ok = wa && wb;
-			if (!ok) sm_cmp_differ(c, "out of memory");
+			float *wa = sm_new_zero(c->mem, ma->wrinkle.count + 1, sizeof(float));
+			float *wb = sm_new_zero(c->mem, mb->wrinkle.count + 1, sizeof(float));
+			ok = (wa && wb) || sm_cmp_oom(c);
 			for (size_t i = 0; ok && i < fa->wrinkle_count; i++) wa[fa->wrinkle_indices[i]] += fa->wrinkle_deltas[i];
 			for (size_t i = 0; ok && i < fb->wrinkle_count; i++) wb[fb->wrinkle_indices[i]] += fb->wrinkle_deltas[i];
 			for (size_t k = 0; ok && k < ma->corner_count; k++)
 				if (!sm_cmp_values_equal(c, wa[ma->wrinkle.indices[k]], wb[mb->wrinkle.indices[map[k]]]))
 					ok = sm_cmp_differ(c, "flex shape '%s': corner %zu wrinkle differs", fa->name, k);
-			free(wa);
-			free(wb);
+			sm_del(c->mem, wa);
+			sm_del(c->mem, wb);
 		}
 	}
-	free(pa);
-	free(pb);
-	free(na);
-	free(nb);
+	sm_del(c->mem, pa);
+	sm_del(c->mem, pb);
+	sm_del(c->mem, na);
+	sm_del(c->mem, nb);
 	return ok;
 }
 
@@ -350,7 +379,8 @@ static bool compare_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, con
 		return sm_cmp_differ(c, "clip '%s': time frames differ", a->name);
 	if (a->channel_count != b->channel_count)
 		return sm_cmp_differ(c, "clip '%s': %zu channels vs %zu", a->name, a->channel_count, b->channel_count);
-	if (last - first > 1000000) return sm_cmp_differ(c, "clip '%s': too many frames to compare", a->name);
+	if (last - first >= SM_COMPARE_MAX_FRAMES)
+		return sm_cmp_limit(c, "clip '%s': too many frames to compare (%lld; the limit is 1000000)", a->name, (long long)(last - first + 1));
 	for (size_t i = 0; i < a->channel_count; i++) {
 		const smdmx_channel *x = &a->channels[i], *y = &b->channels[i];
 		const smdmx_joint *jx = &sa->joints[x->joint], *jy = &sb->joints[y->joint];
@@ -379,11 +409,11 @@ bool sm_cmp_pair_names(cmp *c, size_t na, const void *ia, size_t nb, const void 
 	sm_names x;
 	memset(&x, 0, sizeof(x));
 	size_t bytes = (nb + 1) * sizeof(uint32_t);
-	uint32_t *next = sm_malloc(&c->mem, bytes); /* the second's items chained by name */
-	bool ok = next && sm_names_init(&c->mem, &x, nb);
+	uint32_t *next = sm_malloc(c->mem, bytes); /* the second's items chained by name */
+	bool ok = next && sm_names_init(c->mem, &x, nb);
 	for (size_t k = nb; ok && k-- > 0;) {
 		next[k] = sm_names_get(&x, get(ib, k));
-		ok = sm_names_put(&c->mem, &x, get(ib, k), (uint32_t)k, false);
+		ok = sm_names_put(c->mem, &x, get(ib, k), (uint32_t)k, false);
 	}
 	for (size_t k = 0; k < nb; k++) taken[k] = false;
 	for (size_t i = 0; i < na; i++) {
@@ -391,12 +421,11 @@ bool sm_cmp_pair_names(cmp *c, size_t na, const void *ia, size_t nb, const void 
 		pair[i] = k;
 		if (k == SMDMX_NONE) continue;
 		taken[k] = true;
-		ok = sm_names_put(&c->mem, &x, get(ib, k), next[k], false);
+		ok = sm_names_put(c->mem, &x, get(ib, k), next[k], false);
 	}
-	sm_names_free(&c->mem, &x);
-	if (next) sm_free(&c->mem, next, bytes);
-	if (!ok) sm_cmp_differ(c, "out of memory");
-	return ok;
+	sm_names_free(c->mem, &x);
+	if (next) sm_free(c->mem, next, bytes);
+	return ok || sm_cmp_oom(c);
 }
 
 static bool same_strings(const smdmx_string_list *x, const smdmx_string_list *y)
@@ -473,12 +502,12 @@ void sm_cmp_diff_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 	size_t most = a->flex_controller_count > b->flex_controller_count ? a->flex_controller_count : b->flex_controller_count;
 	if (a->flex_rule_count > most) most = a->flex_rule_count;
 	if (b->flex_rule_count > most) most = b->flex_rule_count;
-	uint32_t *pair = malloc((most + 1) * sizeof(uint32_t));
-	bool *taken = calloc(most + 1, 1);
+	uint32_t *pair = sm_new(c->mem, most + 1, sizeof(uint32_t));
+	bool *taken = sm_new_zero(c->mem, most + 1, 1);
 	if (!pair || !taken) {
-		free(pair);
-		free(taken);
-		sm_cmp_differ(c, "out of memory");
+		sm_del(c->mem, pair);
+		sm_del(c->mem, taken);
+		sm_cmp_oom(c);
 		return;
 	}
 	if (sm_cmp_pair_names(c, a->flex_controller_count, a->flex_controllers, b->flex_controller_count, b->flex_controllers,
@@ -529,8 +558,8 @@ void sm_cmp_diff_controls(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 		for (size_t k = 0; k < b->flex_rule_count; k++)
 			if (!taken[k]) sm_cmp_differ(c, "flex rule '%s' only in the second", b->flex_rules[k].name);
 	}
-	free(pair);
-	free(taken);
+	sm_del(c->mem, pair);
+	sm_del(c->mem, taken);
 }
 
 void sm_cmp_set_turns(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
@@ -612,12 +641,12 @@ static bool placed(sm_owner *mem, double r[3][3], const float *t, const void *fr
 
 /* s with its meshes that follow their own nodes on the bones studiomdl makes of them: a view
  * in *view, its memory in *mem (NULL: s has none, and *out is s). */
-static bool own_bones_view(const smdmx_scene *s, smdmx_scene *view, sm_owner **mem, const smdmx_scene **out)
+static bool own_bones_view(const cmp *c, const smdmx_scene *s, smdmx_scene *view, sm_owner **mem, const smdmx_scene **out)
 {
 	*out = s;
 	*mem = NULL;
 	sm_own_bones b;
-	if (!sm_own_bones_find(s, NULL, &b)) return false;
+	if (!sm_own_bones_find(s, &c->mem->hooks, &b)) return false;
 	if (!b.count) return true;
 	smdmx_error error;
 	*view = *s;
@@ -675,13 +704,13 @@ static bool own_bones_view(const smdmx_scene *s, smdmx_scene *view, sm_owner **m
 	return true;
 }
 
-bool sm_cmp_unroot(const smdmx_scene *a, const smdmx_scene *b, const smdmx_scene **va, const smdmx_scene **vb,
-                   sm_unrooted *u)
+bool sm_cmp_unroot(const cmp *c, const smdmx_scene *a, const smdmx_scene *b, const smdmx_scene **va,
+                   const smdmx_scene **vb, sm_unrooted *u)
 {
 	u->meshes = NULL;
 	u->own_mem[0] = u->own_mem[1] = NULL;
-	if (!own_bones_view(a, &u->own[0], &u->own_mem[0], &a) || !own_bones_view(b, &u->own[1], &u->own_mem[1], &b)) {
-		sm_cmp_unroot_free(u);
+	if (!own_bones_view(c, a, &u->own[0], &u->own_mem[0], &a) || !own_bones_view(c, b, &u->own[1], &u->own_mem[1], &b)) {
+		sm_cmp_unroot_free(c, u);
 		return false;
 	}
 	*va = a;
@@ -692,9 +721,9 @@ bool sm_cmp_unroot(const smdmx_scene *a, const smdmx_scene *b, const smdmx_scene
 	u->view.joints = NULL;
 	u->view.joint_count = 0;
 	if (rooted->mesh_count) {
-		u->meshes = malloc(rooted->mesh_count * sizeof(smdmx_mesh));
+		u->meshes = sm_new(c->mem, rooted->mesh_count, sizeof(smdmx_mesh));
 		if (!u->meshes) {
-			sm_cmp_unroot_free(u);
+			sm_cmp_unroot_free(c, u);
 			return false;
 		}
 		for (size_t m = 0; m < rooted->mesh_count; m++) {
@@ -710,9 +739,9 @@ bool sm_cmp_unroot(const smdmx_scene *a, const smdmx_scene *b, const smdmx_scene
 	return true;
 }
 
-void sm_cmp_unroot_free(sm_unrooted *u)
+void sm_cmp_unroot_free(const cmp *c, sm_unrooted *u)
 {
-	free(u->meshes);
+	sm_del(c->mem, u->meshes);
 	u->meshes = NULL;
 	for (int k = 0; k < 2; k++) {
 		sm_owner_free(u->own_mem[k]);
@@ -721,10 +750,16 @@ void sm_cmp_unroot_free(sm_unrooted *u)
 }
 
 /* A comparison with the options' tolerances (rotations 1e-6 unless given). */
-cmp sm_cmp_start(const smdmx_compare_options *options)
+cmp sm_cmp_start(const smdmx_compare_options *options, sm_budget *budget, sm_alloc *mem, smdmx_error *error)
 {
 	cmp c;
 	memset(&c, 0, sizeof(c));
+	smdmx_allocator hooks = sm_budget_start(budget, options ? &options->allocator : NULL);
+	sm_alloc_init(mem, &hooks);
+	c.mem = mem;
+	c.budget = budget;
+	c.error = error;
+	memset(error, 0, sizeof(*error));
 	c.rtol = 1e-6;
 	if (options) {
 		c.max_links = options->max_links;
@@ -756,49 +791,59 @@ bool sm_cmp_prepare(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 	size_t la = most_links(a), lb = most_links(b);
 	c->link_cap = la > lb ? la : lb;
 	for (int i = 0; i < 2; i++) {
-		c->links[i] = malloc((c->link_cap + 1) * sizeof(smdmx_weight));
+		c->links[i] = sm_new(c->mem, c->link_cap + 1, sizeof(smdmx_weight));
 		if (!c->links[i]) return false;
 	}
-	c->keep = malloc(c->link_cap + 1);
+	c->keep = sm_new(c->mem, c->link_cap + 1, 1);
 	if (!c->keep) return false;
 	if (!c->flex) return true;
-	c->stereo[0] = malloc(a->mesh_count + 1);
-	c->stereo[1] = malloc(b->mesh_count + 1);
+	c->stereo[0] = sm_new(c->mem, a->mesh_count + 1, 1);
+	c->stereo[1] = sm_new(c->mem, b->mesh_count + 1, 1);
 	if (!c->stereo[0] || !c->stereo[1]) return false;
 	size_t unused, corners;
-	return sm_stereo_meshes(a, c->stereo[0], &unused, &corners) && sm_stereo_meshes(b, c->stereo[1], &unused, &corners);
+	return sm_stereo_meshes(a, &c->mem->hooks, c->stereo[0], &unused, &corners) &&
+	       sm_stereo_meshes(b, &c->mem->hooks, c->stereo[1], &unused, &corners);
 }
 
 void sm_cmp_end(cmp *c)
 {
-	free(c->stereo[0]);
-	free(c->stereo[1]);
+	sm_del(c->mem, c->stereo[0]);
+	sm_del(c->mem, c->stereo[1]);
 	c->stereo[0] = c->stereo[1] = NULL;
-	free(c->links[0]);
-	free(c->links[1]);
-	free(c->keep);
+	sm_del(c->mem, c->links[0]);
+	sm_del(c->mem, c->links[1]);
+	sm_del(c->mem, c->keep);
 	c->links[0] = c->links[1] = NULL;
 	c->keep = NULL;
 }
 
 bool smdmx_scene_compare(const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options,
-                         char *diff, size_t diff_size)
+                         char *diff, size_t diff_size, smdmx_error *error)
 {
+	SM_ERROR_START(error);
 	if (!a || !b) {
 		if (diff && diff_size) snprintf(diff, diff_size, "smdmx_scene_compare: %s is NULL", !a ? "a" : "b");
-		return false;
+		return sm_fail_null(error, __func__, !a ? "a" : "b");
 	}
-	cmp c = sm_cmp_start(options);
+	sm_budget budget;
+	sm_alloc mem;
+	smdmx_error failure;
+	cmp c = sm_cmp_start(options, &budget, &mem, &failure);
 	c.diff = diff;
 	c.diff_size = diff_size;
 	if (diff && diff_size) diff[0] = '\0';
 	sm_unrooted u;
 	const smdmx_scene *va, *vb;
-	if (!sm_cmp_unroot(a, b, &va, &vb, &u)) return sm_cmp_differ(&c, "out of memory");
-	bool same = sm_cmp_prepare(&c, va, vb) ? compare_scenes(&c, va, vb, options) : sm_cmp_differ(&c, "out of memory");
-	sm_cmp_end(&c);
-	sm_cmp_unroot_free(&u);
-	return same;
+	bool same = false;
+	if (!sm_cmp_unroot(&c, a, b, &va, &vb, &u)) {
+		sm_cmp_oom(&c);
+	} else {
+		same = sm_cmp_prepare(&c, va, vb) ? compare_scenes(&c, va, vb, options) : sm_cmp_oom(&c);
+		sm_cmp_end(&c);
+		sm_cmp_unroot_free(&c, &u);
+	}
+	sm_cmp_failure(&c, error);
+	return same && !sm_cmp_failed(&c);
 }
 
 static bool compare_scenes(cmp *cm, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options)
@@ -818,12 +863,12 @@ static bool compare_scenes(cmp *cm, const smdmx_scene *a, const smdmx_scene *b, 
 			return sm_cmp_differ(&c, "joint '%s': bind orientations differ", x->name);
 	}
 	if (a->mesh_count != b->mesh_count) return sm_cmp_differ(&c, "%zu meshes vs %zu", a->mesh_count, b->mesh_count);
-	uint32_t **maps = calloc(a->mesh_count ? a->mesh_count : 1, sizeof(uint32_t *));
-	if (!maps) return sm_cmp_differ(&c, "out of memory");
+	uint32_t **maps = sm_new_zero(c.mem, a->mesh_count, sizeof(uint32_t *));
+	if (!maps) return sm_cmp_oom(&c);
 	bool ok = true;
 	for (size_t i = 0; ok && i < a->mesh_count; i++) {
-		maps[i] = malloc((a->meshes[i].corner_count ? a->meshes[i].corner_count : 1) * sizeof(uint32_t));
-		if (!maps[i]) ok = sm_cmp_differ(&c, "out of memory");
+		maps[i] = sm_new(c.mem, a->meshes[i].corner_count, sizeof(uint32_t));
+		if (!maps[i]) ok = sm_cmp_oom(&c);
 		else ok = sm_cmp_compare_mesh(&c, a, &a->meshes[i], b, &b->meshes[i], maps[i]);
 	}
 	if (ok && a->flex_shape_count != b->flex_shape_count)
@@ -833,8 +878,8 @@ static bool compare_scenes(cmp *cm, const smdmx_scene *a, const smdmx_scene *b, 
 		if (fa->mesh != fb->mesh) ok = sm_cmp_differ(&c, "flex shape '%s': meshes differ", fa->name);
 		else ok = sm_cmp_compare_shape(&c, a, fa, b, fb, maps[fa->mesh]);
 	}
-	for (size_t i = 0; i < a->mesh_count; i++) free(maps[i]);
-	free(maps);
+	for (size_t i = 0; i < a->mesh_count; i++) sm_del(c.mem, maps[i]);
+	sm_del(c.mem, maps);
 	if (!ok) return false;
 	/* two animations: no attachment of theirs is read (as the diff) */
 	bool animations = animated && !a->mesh_count && !b->mesh_count;

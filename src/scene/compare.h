@@ -5,6 +5,11 @@
 
 #include "support/internal.h"
 
+/* What a comparison takes of one clip (doc/limits.md): frames, and bone poses (frames times
+ * bones; the diff's). */
+#define SM_COMPARE_MAX_FRAMES 1000000
+#define SM_COMPARE_MAX_POSES ((uint64_t)1 << 26)
+
 typedef struct cmp {
 	double vtol, rtol;
 	size_t max_links;
@@ -23,8 +28,13 @@ typedef struct cmp {
 	smdmx_diff_fn fn;
 	void *user;
 	size_t count;
+	/* the comparison's memory, all of it through the caller's allocator
+	 * (smdmx_compare_options.allocator): its limit bounds the whole comparison, and running
+	 * out anywhere stops it (sm_cmp_oom) */
+	sm_alloc *mem;
+	sm_budget *budget;
+	smdmx_error *error;  /* why the comparison could not be made (memory, a limit) */
 	/* smdmx_scene_diff: the joints of both sides by name, the first of each */
-	sm_alloc mem;
 	sm_names joints_a, joints_b;
 	/* smdmx_scene_diff: a side of another up axis than the other's is compared turned to Z up
 	 * (sm_cmp_set_turns): its model-space data by the quarter turn turn_m, which moves numbers
@@ -46,7 +56,18 @@ void sm_cmp_turn_vec(const cmp *c, int side, const float in[3], float out[3]);
 void sm_cmp_turn_rot(const cmp *c, int side, const float in[4], float out[4]);
 
 size_t sm_cmp_canonical_weights(const cmp *c, int side, const smdmx_mesh *m, uint32_t p, const smdmx_weight **out);
-cmp sm_cmp_start(const smdmx_compare_options *options);
+/* A comparison with the options' tolerances, its memory in budget and mem (the caller's,
+ * living as long as the comparison). */
+cmp sm_cmp_start(const smdmx_compare_options *options, sm_budget *budget, sm_alloc *mem, smdmx_error *error);
+/* The comparison cannot be made: memory ran out (sm_cmp_oom) or a limit was passed
+ * (sm_cmp_limit, SMDMX_ERROR_LIMIT). It stops saying differences (those after could be the
+ * failure's doing) and fails with c->error; compare's text says it too. False. */
+bool sm_cmp_oom(cmp *c);
+bool sm_cmp_limit(cmp *c, const char *fmt, ...) SM_PRINTF(2, 3);
+/* Whether the comparison failed so, memory having run out anywhere in it or not. */
+bool sm_cmp_failed(const cmp *c);
+/* The failure into error (SMDMX_ERROR_OUT_OF_MEMORY where only the budget saw it). */
+void sm_cmp_failure(const cmp *c, smdmx_error *error);
 /* Made ready for the scenes a and b: the scratch of their weight links (any number of them),
  * and with the flex controls the meshes whose balance a stereo control uses (c->stereo);
  * false when out of memory. sm_cmp_end frees them. */
@@ -129,11 +150,11 @@ typedef struct sm_unrooted {
 	smdmx_scene own[2];
 	sm_owner *own_mem[2];
 } sm_unrooted;
-bool sm_cmp_unroot(const smdmx_scene *a, const smdmx_scene *b, const smdmx_scene **va, const smdmx_scene **vb,
-                   sm_unrooted *u);
-void sm_cmp_unroot_free(sm_unrooted *u);
+bool sm_cmp_unroot(const cmp *c, const smdmx_scene *a, const smdmx_scene *b, const smdmx_scene **va,
+                   const smdmx_scene **vb, sm_unrooted *u);
+void sm_cmp_unroot_free(const cmp *c, sm_unrooted *u);
 
-void sm_diff_gside_free(gside *g);
+void sm_diff_gside_free(const cmp *c, gside *g);
 bool sm_diff_gside_build(const cmp *c, const smdmx_scene *s, gside *g, bool first);
 void sm_diff_where(const gside *g, uint32_t corner, char *out, size_t size);
 bool sm_diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map);

@@ -23,9 +23,9 @@ static size_t joint_named(const sm_names *joints, const char *name)
 /* An index of names (the first of each), read through get: false when memory ran out. */
 static bool index_names(cmp *c, sm_names *x, size_t n, const char *(*get)(const void *items, size_t i), const void *items)
 {
-	if (!sm_names_init(&c->mem, x, n)) return false;
+	if (!sm_names_init(c->mem, x, n)) return false;
 	for (size_t i = 0; i < n; i++)
-		if (!sm_names_put(&c->mem, x, get(items, i), (uint32_t)i, true)) return false;
+		if (!sm_names_put(c->mem, x, get(items, i), (uint32_t)i, true)) return false;
 	return true;
 }
 
@@ -62,7 +62,7 @@ static const char *parent_name(const smdmx_scene *s, uint32_t parent)
 /* Each joint's channel in a clip (the last for a joint), NULL for none. */
 static const smdmx_channel **channels_by_joint(cmp *c, const smdmx_scene *s, const smdmx_clip *clip)
 {
-	const smdmx_channel **by = sm_malloc(&c->mem, (s->joint_count + 1) * sizeof(*by));
+	const smdmx_channel **by = sm_malloc(c->mem, (s->joint_count + 1) * sizeof(*by));
 	if (!by) return NULL;
 	for (size_t j = 0; j < s->joint_count; j++) by[j] = NULL;
 	for (size_t i = 0; i < clip->channel_count; i++) by[clip->channels[i].joint] = &clip->channels[i];
@@ -87,16 +87,18 @@ static void diff_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const 
 		       (long long)fb1);
 	int64_t shift = fb0 - fa0;
 	int64_t first = fa0, last = fa1 < fb1 - shift ? fa1 : fb1 - shift;
-	if (last - first > 1000000 || (last >= first && (uint64_t)(last - first + 1) * (sa->joint_count + 1) > ((uint64_t)1 << 26))) {
-		sm_cmp_differ(c, "clip '%s': too many frames to compare (%lld frames of %zu joints; the limit is 2^26 bone poses)", a->name,
-		       (long long)(last - first + 1), sa->joint_count);
+	/* the limits of doc/limits.md: frames of one clip, and bone poses */
+	if (last - first >= SM_COMPARE_MAX_FRAMES ||
+	    (last >= first && (uint64_t)(last - first + 1) * (sa->joint_count ? sa->joint_count : 1) > SM_COMPARE_MAX_POSES)) {
+		sm_cmp_limit(c, "clip '%s': too many frames to compare (%lld frames of %zu joints; the limit is 2^26 bone poses)", a->name,
+		             (long long)(last - first + 1), sa->joint_count);
 		return;
 	}
 	const smdmx_channel **cha = channels_by_joint(c, sa, a), **chb = channels_by_joint(c, sb, b);
 	if (!cha || !chb) {
-		if (cha) sm_free(&c->mem, cha, (sa->joint_count + 1) * sizeof(*cha));
-		if (chb) sm_free(&c->mem, chb, (sb->joint_count + 1) * sizeof(*chb));
-		sm_cmp_differ(c, "out of memory");
+		if (cha) sm_free(c->mem, cha, (sa->joint_count + 1) * sizeof(*cha));
+		if (chb) sm_free(c->mem, chb, (sb->joint_count + 1) * sizeof(*chb));
+		sm_cmp_oom(c);
 		return;
 	}
 	for (size_t j = 0; j < sa->joint_count; j++) {
@@ -135,8 +137,8 @@ static void diff_clip(cmp *c, const smdmx_scene *sa, const smdmx_clip *a, const 
 			sm_cmp_differ(c, "clip '%s' joint '%s': %s differ at frame %lld (%lld of %lld frames differ)", a->name, jx->name,
 			       pos ? "positions" : "orientations", (long long)bad_first, (long long)bad, (long long)(last - first + 1));
 	}
-	sm_free(&c->mem, cha, (sa->joint_count + 1) * sizeof(*cha));
-	sm_free(&c->mem, chb, (sb->joint_count + 1) * sizeof(*chb));
+	sm_free(c->mem, cha, (sa->joint_count + 1) * sizeof(*cha));
+	sm_free(c->mem, chb, (sb->joint_count + 1) * sizeof(*chb));
 }
 
 static void ignore_difference(void *user, const char *message)
@@ -179,19 +181,19 @@ static void diff_shapes_by_corner(cmp *c, const gside *ga, const gside *gb, cons
 			continue;
 		}
 		/* dense deltas of the shapes of this name, per mesh, on each side */
-		float **da = calloc(a->mesh_count + 1, sizeof(float *)), **db = calloc(b->mesh_count + 1, sizeof(float *));
+		float **da = sm_new_zero(c->mem, a->mesh_count + 1, sizeof(float *)), **db = sm_new_zero(c->mem, b->mesh_count + 1, sizeof(float *));
 		bool ok = da && db;
 		for (size_t k = 0; ok && k < a->flex_shape_count; k++) {
 			const smdmx_flex_shape *f = &a->flex_shapes[k];
 			if (strcmp(f->name, name)) continue;
-			if (!da[f->mesh]) ok = (da[f->mesh] = calloc(a->meshes[f->mesh].position_count * 3 + 1, sizeof(float))) != NULL;
+			if (!da[f->mesh]) ok = (da[f->mesh] = sm_new_zero(c->mem, a->meshes[f->mesh].position_count + 1, 3 * sizeof(float))) != NULL;
 			for (size_t d = 0; ok && d < f->position_count; d++)
 				for (int x = 0; x < 3; x++) da[f->mesh][3 * f->position_indices[d] + (size_t)x] += f->position_deltas[d][x];
 		}
 		for (size_t k = 0; ok && k < b->flex_shape_count; k++) {
 			const smdmx_flex_shape *f = &b->flex_shapes[k];
 			if (strcmp(f->name, name)) continue;
-			if (!db[f->mesh]) ok = (db[f->mesh] = calloc(b->meshes[f->mesh].position_count * 3 + 1, sizeof(float))) != NULL;
+			if (!db[f->mesh]) ok = (db[f->mesh] = sm_new_zero(c->mem, b->meshes[f->mesh].position_count + 1, 3 * sizeof(float))) != NULL;
 			for (size_t d = 0; ok && d < f->position_count; d++)
 				for (int x = 0; x < 3; x++) db[f->mesh][3 * f->position_indices[d] + (size_t)x] += f->position_deltas[d][x];
 		}
@@ -217,16 +219,16 @@ static void diff_shapes_by_corner(cmp *c, const gside *ga, const gside *gb, cons
 				if (!bad++) first_bad = (uint32_t)x;
 			}
 		}
-		if (!ok) sm_cmp_differ(c, "out of memory");
+		if (!ok) sm_cmp_oom(c);
 		else if (bad) {
 			char at[3 * SM_FLOAT_MAX + 8];
 			sm_diff_where(ga, first_bad, at, sizeof(at));
 			sm_cmp_differ(c, "flex shape '%s': %zu corners move otherwise (the first at %s)", name, bad, at);
 		}
-		for (size_t k = 0; da && k < a->mesh_count; k++) free(da[k]);
-		for (size_t k = 0; db && k < b->mesh_count; k++) free(db[k]);
-		free(da);
-		free(db);
+		for (size_t k = 0; da && k < a->mesh_count; k++) sm_del(c->mem, da[k]);
+		for (size_t k = 0; db && k < b->mesh_count; k++) sm_del(c->mem, db[k]);
+		sm_del(c->mem, da);
+		sm_del(c->mem, db);
 	}
 	for (size_t k = 0; k < b->flex_shape_count; k++) {
 		bool first = true, in_a = false;
@@ -254,17 +256,17 @@ static void bind_as_compared(const cmp *c, int side, const smdmx_joint *j, smdmx
  * bind pose: one joint renamed. Each of the first's gets the name it has in the second. */
 static bool rename_joints(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 {
-	c->name_a = calloc(a->joint_count + 1, sizeof(char *));
-	c->pair_a = malloc((a->joint_count + 1) * sizeof(uint32_t));
-	c->paired_b = calloc(b->joint_count + 1, 1);
+	c->name_a = sm_new_zero(c->mem, a->joint_count + 1, sizeof(char *));
+	c->pair_a = sm_new(c->mem, a->joint_count + 1, sizeof(uint32_t));
+	c->paired_b = sm_new_zero(c->mem, b->joint_count + 1, 1);
 	/* b's joints of one name chained in their order; cursor: the next of a name to pair */
-	uint32_t *next = malloc((b->joint_count + 1) * sizeof(uint32_t)), *last = malloc((b->joint_count + 1) * sizeof(uint32_t));
-	uint32_t *cursor = malloc((b->joint_count + 1) * sizeof(uint32_t));
+	uint32_t *next = sm_new(c->mem, b->joint_count + 1, sizeof(uint32_t)), *last = sm_new(c->mem, b->joint_count + 1, sizeof(uint32_t));
+	uint32_t *cursor = sm_new(c->mem, b->joint_count + 1, sizeof(uint32_t));
 	bool *taken = c->paired_b;
 	if (!c->name_a || !c->pair_a || !taken || !next || !last || !cursor) {
-		free(next);
-		free(last);
-		free(cursor);
+		sm_del(c->mem, next);
+		sm_del(c->mem, last);
+		sm_del(c->mem, cursor);
 		return false;
 	}
 	for (size_t k = 0; k < b->joint_count; k++) {
@@ -284,9 +286,9 @@ static bool rename_joints(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 		c->pair_a[i] = k;
 		taken[k] = true;
 	}
-	free(next);
-	free(last);
-	free(cursor);
+	sm_del(c->mem, next);
+	sm_del(c->mem, last);
+	sm_del(c->mem, cursor);
 	for (size_t i = 0; i < a->joint_count; i++) {
 		if (c->name_a[i]) continue;
 		const smdmx_joint *x = &a->joints[i];
@@ -316,16 +318,16 @@ static bool rename_joints(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 static void diff_meshes(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 {
 	size_t most = a->flex_shape_count > b->flex_shape_count ? a->flex_shape_count : b->flex_shape_count;
-	uint32_t *pair = malloc((a->mesh_count + 1) * sizeof(uint32_t)), *pair2 = malloc((most + 1) * sizeof(uint32_t));
-	bool *used = calloc(b->mesh_count + 1, 1), *taken = calloc(most + 1, 1);
-	uint32_t **maps = calloc(a->mesh_count + 1, sizeof(uint32_t *));
+	uint32_t *pair = sm_new(c->mem, a->mesh_count + 1, sizeof(uint32_t)), *pair2 = sm_new(c->mem, most + 1, sizeof(uint32_t));
+	bool *used = sm_new_zero(c->mem, b->mesh_count + 1, 1), *taken = sm_new_zero(c->mem, most + 1, 1);
+	uint32_t **maps = sm_new_zero(c->mem, a->mesh_count + 1, sizeof(uint32_t *));
 	if (!pair || !pair2 || !used || !taken || !maps) {
-		free(pair);
-		free(pair2);
-		free(used);
-		free(taken);
-		free(maps);
-		sm_cmp_differ(c, "out of memory");
+		sm_del(c->mem, pair);
+		sm_del(c->mem, pair2);
+		sm_del(c->mem, used);
+		sm_del(c->mem, taken);
+		sm_del(c->mem, maps);
+		sm_cmp_oom(c);
 		return;
 	}
 	if (!sm_cmp_pair_names(c, a->mesh_count, a->meshes, b->mesh_count, b->meshes, mesh_name, pair, used)) goto done;
@@ -346,10 +348,10 @@ static void diff_meshes(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 			sm_cmp_differ(c, "mesh '%s' only in the first", a->meshes[i].name);
 			continue;
 		}
-		maps[i] = malloc((a->meshes[i].corner_count ? a->meshes[i].corner_count : 1) * sizeof(uint32_t));
-		if (!maps[i]) sm_cmp_differ(c, "out of memory");
+		maps[i] = sm_new(c->mem, a->meshes[i].corner_count, sizeof(uint32_t));
+		if (!maps[i]) sm_cmp_oom(c);
 		else if (!sm_cmp_compare_mesh(c, a, &a->meshes[i], b, &b->meshes[pair[i]], maps[i])) {
-			free(maps[i]);
+			sm_del(c->mem, maps[i]);
 			maps[i] = NULL; /* shapes on it cannot be matched corner by corner */
 		}
 	}
@@ -367,12 +369,12 @@ static void diff_meshes(cmp *c, const smdmx_scene *a, const smdmx_scene *b)
 	for (size_t k = 0; k < b->flex_shape_count; k++)
 		if (!taken[k]) sm_cmp_differ(c, "flex shape '%s' only in the second", b->flex_shapes[k].name);
 done:
-	for (size_t i = 0; i < a->mesh_count; i++) free(maps[i]);
-	free(maps);
-	free(pair);
-	free(pair2);
-	free(used);
-	free(taken);
+	for (size_t i = 0; i < a->mesh_count; i++) sm_del(c->mem, maps[i]);
+	sm_del(c->mem, maps);
+	sm_del(c->mem, pair);
+	sm_del(c->mem, pair2);
+	sm_del(c->mem, used);
+	sm_del(c->mem, taken);
 }
 
 /* Attachments and clips by name, those of one name in their order; one clip each pair
@@ -382,12 +384,12 @@ static void diff_named(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const
 	size_t most = a->attachment_count > b->attachment_count ? a->attachment_count : b->attachment_count;
 	if (a->clip_count > most) most = a->clip_count;
 	if (b->clip_count > most) most = b->clip_count;
-	uint32_t *pair2 = malloc((most + 1) * sizeof(uint32_t));
-	bool *taken = calloc(most + 1, 1);
+	uint32_t *pair2 = sm_new(c->mem, most + 1, sizeof(uint32_t));
+	bool *taken = sm_new_zero(c->mem, most + 1, 1);
 	if (!pair2 || !taken) {
-		free(pair2);
-		free(taken);
-		sm_cmp_differ(c, "out of memory");
+		sm_del(c->mem, pair2);
+		sm_del(c->mem, taken);
+		sm_cmp_oom(c);
 		return;
 	}
 	/* two animations: studiomdl reads no attachment from an animation (only from a model's
@@ -428,8 +430,8 @@ static void diff_named(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const
 	for (size_t k = 0; k < b->clip_count; k++)
 		if (!taken[k]) sm_cmp_differ(c, "clip '%s' only in the second", b->clips[k].name);
 done:
-	free(pair2);
-	free(taken);
+	sm_del(c->mem, pair2);
+	sm_del(c->mem, taken);
 }
 
 static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, const smdmx_compare_options *options)
@@ -437,7 +439,7 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 	/* Joints by name; one renamed is one difference, and is the same joint after. */
 	bool animated = options && options->ignore_bind_when_animated && a->clip_count;
 	if (!rename_joints(c, a, b)) {
-		sm_cmp_differ(c, "out of memory");
+		sm_cmp_oom(c);
 		return;
 	}
 	for (size_t i = 0; i < a->joint_count; i++) {
@@ -476,13 +478,13 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 		memset(&gb, 0, sizeof(gb));
 		uint32_t *map = NULL;
 		bool ok = sm_diff_gside_build(c, a, &ga, true) && sm_diff_gside_build(c, b, &gb, false);
-		if (ok) ok = (map = malloc((ga.corners + 1) * sizeof(uint32_t))) != NULL;
+		if (ok) ok = (map = sm_new(c->mem, ga.corners + 1, sizeof(uint32_t))) != NULL;
 		for (size_t i = 0; ok && i < ga.corners; i++) map[i] = SMDMX_NONE;
 		if (ok && sm_diff_geometry(c, &ga, &gb, map)) diff_shapes_by_corner(c, &ga, &gb, map);
-		else if (!ok) sm_cmp_differ(c, "out of memory");
-		free(map);
-		sm_diff_gside_free(&ga);
-		sm_diff_gside_free(&gb);
+		else if (!ok) sm_cmp_oom(c);
+		sm_del(c->mem, map);
+		sm_diff_gside_free(c, &ga);
+		sm_diff_gside_free(c, &gb);
 	} else {
 		diff_meshes(c, a, b);
 	}
@@ -490,22 +492,19 @@ static void diff_scenes(cmp *c, const smdmx_scene *a, const smdmx_scene *b, cons
 }
 
 size_t smdmx_scene_diff(const smdmx_scene *sa, const smdmx_scene *sb, const smdmx_compare_options *options,
-                        smdmx_diff_fn fn, void *user)
+                        smdmx_diff_fn fn, void *user, smdmx_error *error)
 {
-	if (!sa || !sb) {
-		if (fn) fn(user, !sa ? "smdmx_scene_diff: a is NULL" : "smdmx_scene_diff: b is NULL");
-		return 1;
-	}
-	cmp c = sm_cmp_start(options);
+	SM_ERROR_START(error);
+	if (!sa || !sb) return sm_fail_null(error, __func__, !sa ? "a" : "b"), SIZE_MAX;
+	sm_budget budget;
+	sm_alloc mem;
+	smdmx_error failure;
+	cmp c = sm_cmp_start(options, &budget, &mem, &failure);
 	c.fn = fn ? fn : ignore_difference;
 	c.user = user;
-	sm_alloc_init(&c.mem, NULL);
 	sm_unrooted u;
 	const smdmx_scene *a, *b;
-	if (!sm_cmp_unroot(sa, sb, &a, &b, &u)) {
-		sm_cmp_differ(&c, "out of memory");
-		return c.count;
-	}
+	if (!sm_cmp_unroot(&c, sa, sb, &a, &b, &u)) return sm_fail_oom(error), SIZE_MAX;
 	bool ok = index_names(&c, &c.joints_a, a->joint_count, joint_name, a->joints) &&
 	          index_names(&c, &c.joints_b, b->joint_count, joint_name, b->joints) && sm_cmp_prepare(&c, a, b);
 	/* By meaning, models of two up axes are compared as Source uses them, turned to Z up;
@@ -515,15 +514,16 @@ size_t smdmx_scene_diff(const smdmx_scene *sa, const smdmx_scene *sb, const smdm
 	else if (ok)
 		sm_cmp_set_turns(&c, a, b);
 	if (ok) diff_scenes(&c, a, b, options);
-	else sm_cmp_differ(&c, "out of memory");
-	sm_names_free(&c.mem, &c.joints_a);
-	sm_names_free(&c.mem, &c.joints_b);
-	free(c.name_a);
-	free(c.pair_a);
-	free(c.paired_b);
+	else sm_cmp_oom(&c);
+	sm_names_free(c.mem, &c.joints_a);
+	sm_names_free(c.mem, &c.joints_b);
+	sm_del(c.mem, c.name_a);
+	sm_del(c.mem, c.pair_a);
+	sm_del(c.mem, c.paired_b);
 	sm_cmp_end(&c);
-	sm_cmp_unroot_free(&u);
-	return c.count;
+	sm_cmp_unroot_free(&c, &u);
+	sm_cmp_failure(&c, error);
+	return sm_cmp_failed(&c) ? SIZE_MAX : c.count;
 }
 
 bool sm_mark_correctives(sm_alloc *a, smdmx_flex_shape *sh, size_t n, bool keep)
@@ -623,10 +623,10 @@ static int by_name(const void *a, const void *b)
 }
 
 /* The names of a kind's items in s, sorted (an unnamed one as ""); NULL when out of memory. */
-static const char **sorted_names(const repeatable_kind *kind, const smdmx_scene *s, size_t *n)
+static const char **sorted_names(sm_alloc *mem, const repeatable_kind *kind, const smdmx_scene *s, size_t *n)
 {
 	*n = s ? kind->count(s) : 0;
-	const char **names = malloc((*n + 1) * sizeof(char *));
+	const char **names = sm_new(mem, *n + 1, sizeof(char *));
 	if (!names) return NULL;
 	for (size_t j = 0; j < *n; j++) names[j] = kind->name(s, j) ? kind->name(s, j) : "";
 	qsort(names, *n, sizeof(char *), by_name);
@@ -652,17 +652,22 @@ static size_t count_named(const char **names, size_t n, const char *name)
 	return lo - first;
 }
 
-size_t smdmx_scene_repeated_names(const smdmx_scene *s, const smdmx_scene *other, smdmx_diff_fn fn, void *user)
+size_t smdmx_scene_repeated_names(const smdmx_scene *s, const smdmx_scene *other, const smdmx_allocator *allocator,
+                                  smdmx_diff_fn fn, void *user, smdmx_error *error)
 {
+	SM_ERROR_START(error);
+	if (!s) return sm_fail_null(error, __func__, "s"), SIZE_MAX;
+	sm_alloc mem;
+	sm_alloc_init(&mem, allocator);
 	size_t said = 0;
 	for (size_t r = 0; r < sizeof(repeatable) / sizeof(repeatable[0]); r++) {
 		const repeatable_kind *kind = &repeatable[r];
 		size_t n, n_other;
-		const char **names = sorted_names(kind, s, &n), **others = sorted_names(kind, other, &n_other);
+		const char **names = sorted_names(&mem, kind, s, &n), **others = sorted_names(&mem, kind, other, &n_other);
 		if (!names || !others) {
-			free(names);
-			free(others);
-			return SIZE_MAX;
+			sm_del(&mem, names);
+			sm_del(&mem, others);
+			return sm_fail_oom(error), SIZE_MAX;
 		}
 		for (size_t j = 0; j < n;) {
 			size_t e = j + 1;
@@ -676,8 +681,8 @@ size_t smdmx_scene_repeated_names(const smdmx_scene *s, const smdmx_scene *other
 			}
 			j = e;
 		}
-		free(names);
-		free(others);
+		sm_del(&mem, names);
+		sm_del(&mem, others);
 	}
 	return said;
 }

@@ -64,7 +64,7 @@ static size_t key_slot(const key_table *t, uint64_t key)
 	return (size_t)((key * 0x9e3779b97f4a7c15u) >> t->shift);
 }
 
-static bool key_table_build(key_table *t, const keyed *k, size_t n)
+static bool key_table_build(sm_alloc *mem, key_table *t, const keyed *k, size_t n)
 {
 	t->k = k;
 	t->n = n;
@@ -74,7 +74,7 @@ static bool key_table_build(key_table *t, const keyed *k, size_t n)
 		cap *= 2;
 		t->shift--;
 	}
-	t->slot = n < UINT32_MAX ? malloc(cap * sizeof(uint32_t)) : NULL;
+	t->slot = n < UINT32_MAX ? sm_new(mem, cap, sizeof(uint32_t)) : NULL;
 	if (!t->slot) return false;
 	memset(t->slot, 0xff, cap * sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++) {
@@ -97,33 +97,38 @@ static size_t key_table_find(const key_table *t, uint64_t key)
 
 /* n items sorted and looked up by key: key(i) for each item i. */
 typedef struct key_index {
+	sm_alloc *mem;
 	keyed *k;
 	key_table table;
 } key_index;
 
 static void key_index_free(key_index *x)
 {
-	free(x->k);
-	free(x->table.slot);
+	if (x->mem) {
+		sm_del(x->mem, x->k);
+		sm_del(x->mem, x->table.slot);
+	}
 	memset(x, 0, sizeof(*x));
 }
 
-/* Room for n entries; the caller fills x->k[0..n) in item order, then key_index_finish. */
-static bool key_index_start(key_index *x, size_t n)
+/* Room for n entries in mem; the caller fills x->k[0..n) in item order, then
+ * key_index_finish. */
+static bool key_index_start(sm_alloc *mem, key_index *x, size_t n)
 {
 	memset(x, 0, sizeof(*x));
-	x->k = malloc((n + 1) * sizeof(keyed));
+	x->mem = mem;
+	x->k = sm_new(mem, n + 1, sizeof(keyed));
 	return x->k != NULL;
 }
 
 /* The entries sorted, and the table of where each key starts. */
 static bool key_index_finish(key_index *x, size_t n)
 {
-	keyed *tmp = malloc((n + 1) * sizeof(keyed));
+	keyed *tmp = sm_new(x->mem, n + 1, sizeof(keyed));
 	if (!tmp) return false;
 	sort_keyed(x->k, tmp, n);
-	free(tmp);
-	return key_table_build(&x->table, x->k, n);
+	sm_del(x->mem, tmp);
+	return key_table_build(x->mem, &x->table, x->k, n);
 }
 
 static void xform_of_d(const smdmx_transform *tr, double r[3][3], double t[3])
@@ -165,18 +170,18 @@ static uint64_t float_key(float v, double q)
 	return u;
 }
 
-void sm_diff_gside_free(gside *g)
+void sm_diff_gside_free(const cmp *c, gside *g)
 {
-	free(g->mesh_of);
-	free(g->local);
-	free(g->pos);
-	free(g->nrm);
-	free(g->turn);
-	free(g->hash);
-	free(g->first);
-	free(g->size);
-	free(g->material);
-	free(g->ring);
+	sm_del(c->mem, g->mesh_of);
+	sm_del(c->mem, g->local);
+	sm_del(c->mem, g->pos);
+	sm_del(c->mem, g->nrm);
+	sm_del(c->mem, g->turn);
+	sm_del(c->mem, g->hash);
+	sm_del(c->mem, g->first);
+	sm_del(c->mem, g->size);
+	sm_del(c->mem, g->material);
+	sm_del(c->mem, g->ring);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -192,16 +197,16 @@ bool sm_diff_gside_build(const cmp *c, const smdmx_scene *s, gside *g, bool firs
 		}
 	}
 	size_t nc = g->corners + 1, np = g->polys + 1;
-	g->mesh_of = malloc(nc * sizeof(uint32_t));
-	g->local = malloc(nc * sizeof(uint32_t));
-	g->pos = malloc(nc * sizeof(*g->pos));
-	g->nrm = malloc(nc * sizeof(*g->nrm));
-	g->turn = malloc((s->mesh_count + 1) * sizeof(*g->turn));
-	g->hash = malloc(nc * sizeof(uint64_t));
-	g->first = malloc(np * sizeof(uint32_t));
-	g->size = malloc(np * sizeof(uint32_t));
-	g->material = malloc(np * sizeof(char *));
-	g->ring = malloc((g->ring_count + 1) * sizeof(uint32_t));
+	g->mesh_of = sm_new(c->mem, nc, sizeof(uint32_t));
+	g->local = sm_new(c->mem, nc, sizeof(uint32_t));
+	g->pos = sm_new(c->mem, nc, sizeof(*g->pos));
+	g->nrm = sm_new(c->mem, nc, sizeof(*g->nrm));
+	g->turn = sm_new(c->mem, s->mesh_count + 1, sizeof(*g->turn));
+	g->hash = sm_new(c->mem, nc, sizeof(uint64_t));
+	g->first = sm_new(c->mem, np, sizeof(uint32_t));
+	g->size = sm_new(c->mem, np, sizeof(uint32_t));
+	g->material = sm_new(c->mem, np, sizeof(char *));
+	g->ring = sm_new(c->mem, g->ring_count + 1, sizeof(uint32_t));
 	if (!g->mesh_of || !g->local || !g->pos || !g->nrm || !g->turn || !g->hash || !g->first || !g->size || !g->material || !g->ring) return false;
 	double q = c->vtol > 0 ? 2 * c->vtol : 0;
 	size_t k = 0, pk = 0, rk = 0;
@@ -320,7 +325,7 @@ static bool gtri_same(const cmp *c, const gside *ga, const gtri *x, const gside 
 static bool match_items(const cmp *c, const gside *ga, gtri *ta, size_t na, const gside *gb, gtri *tb, size_t nb, uint32_t *map)
 {
 	key_index ix;
-	if (!key_index_start(&ix, nb)) return false;
+	if (!key_index_start(c->mem, &ix, nb)) return false;
 	for (size_t i = 0; i < nb; i++) ix.k[i] = (keyed){ tb[i].key, (uint32_t)i };
 	if (!key_index_finish(&ix, nb)) {
 		key_index_free(&ix);
@@ -424,17 +429,17 @@ static bool match_items_near(const cmp *c, const gside *ga, gtri *ta, size_t na,
 	double step = 2 * c->vtol;
 	key_index ix;
 	uint32_t *skip = NULL;
-	bool ok = key_index_start(&ix, nb);
+	bool ok = key_index_start(c->mem, &ix, nb);
 	for (size_t i = 0; ok && i < nb; i++) {
 		double at[3];
 		item_mean(gb, &tb[i], at);
 		uint64_t key = cell_key(cell_of(at[0], step), cell_of(at[1], step), cell_of(at[2], step), item_kind(tb[i].n, gb->material[tb[i].poly]));
 		ix.k[i] = (keyed){ key, (uint32_t)i };
 	}
-	ok = ok && key_index_finish(&ix, nb) && (skip = malloc((nb + 1) * sizeof(uint32_t)));
+	ok = ok && key_index_finish(&ix, nb) && (skip = sm_new(c->mem, nb + 1, sizeof(uint32_t)));
 	if (!ok) {
 		key_index_free(&ix);
-		free(skip);
+		sm_del(c->mem, skip);
 		return false;
 	}
 	const keyed *cells = ix.k;
@@ -479,20 +484,20 @@ static bool match_items_near(const cmp *c, const gside *ga, gtri *ta, size_t na,
 		for (uint32_t q = 0; q < x->n; q++) map[x->c[q]] = y->c[(q + best_rot) % y->n];
 	}
 	key_index_free(&ix);
-	free(skip);
+	sm_del(c->mem, skip);
 	return true;
 }
 
 /* The fan of each polygon not matched whole, as triangles, their corners in *pool. */
-static gtri *fan(const gside *g, const gtri *polys, size_t n, size_t *out, uint32_t **pool)
+static gtri *fan(sm_alloc *mem, const gside *g, const gtri *polys, size_t n, size_t *out, uint32_t **pool)
 {
 	size_t count = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!polys[i].used && polys[i].n >= 3) count += polys[i].n - 2;
-	gtri *t = malloc((count + 1) * sizeof(gtri));
-	*pool = malloc((3 * count + 1) * sizeof(uint32_t));
+	gtri *t = sm_new(mem, count + 1, sizeof(gtri));
+	*pool = count < SIZE_MAX / 3 ? sm_new(mem, 3 * count + 1, sizeof(uint32_t)) : NULL;
 	if (!t || !*pool) {
-		free(t);
+		sm_del(mem, t);
 		return NULL;
 	}
 	size_t k = 0;
@@ -543,6 +548,7 @@ static uint64_t place_key(const float p[3], double step)
 }
 
 typedef struct corner_index {
+	sm_alloc *mem;
 	key_index at;     /* b's triangles by their corners' places */
 	size_t count;
 	double step;
@@ -553,8 +559,9 @@ static bool corner_index_build(const cmp *c, const gside *gb, const gtri *tb, si
 {
 	ix->step = 2 * c->vtol;
 	ix->count = 3 * fb;
-	ix->seen = malloc((fb + 1) * sizeof(uint32_t));
-	if (!ix->seen || !key_index_start(&ix->at, ix->count)) return false;
+	ix->mem = c->mem;
+	ix->seen = sm_new(c->mem, fb + 1, sizeof(uint32_t));
+	if (!ix->seen || !key_index_start(c->mem, &ix->at, ix->count)) return false;
 	for (size_t k = 0; k < fb; k++) {
 		ix->seen[k] = UINT32_MAX;
 		for (uint32_t q = 0; q < 3; q++) ix->at.k[3 * k + q] = (keyed){ place_key(gb->pos[tb[k].c[q]], ix->step), (uint32_t)k };
@@ -565,7 +572,7 @@ static bool corner_index_build(const cmp *c, const gside *gb, const gtri *tb, si
 static void corner_index_free(corner_index *ix)
 {
 	key_index_free(&ix->at);
-	free(ix->seen);
+	if (ix->mem) sm_del(ix->mem, ix->seen);
 }
 
 /* Of b's triangles not yet used and of x's material, the one sharing most corner positions
@@ -609,8 +616,9 @@ static size_t most_shared(const cmp *c, const gside *ga, const gtri *x, uint32_t
 bool sm_diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map)
 {
 	size_t na = ga->polys, nb = gb->polys;
-	gtri *pa = malloc((na + 1) * sizeof(gtri)), *pb = malloc((nb + 1) * sizeof(gtri));
-	uint32_t *pool_pa = malloc((ga->ring_count + 1) * sizeof(uint32_t)), *pool_pb = malloc((gb->ring_count + 1) * sizeof(uint32_t));
+	gtri *pa = sm_new(c->mem, na + 1, sizeof(gtri)), *pb = sm_new(c->mem, nb + 1, sizeof(gtri));
+	uint32_t *pool_pa = sm_new(c->mem, ga->ring_count + 1, sizeof(uint32_t));
+	uint32_t *pool_pb = sm_new(c->mem, gb->ring_count + 1, sizeof(uint32_t));
 	uint32_t *pool_ta = NULL, *pool_tb = NULL;
 	bool ok = pa && pb && pool_pa && pool_pb;
 	for (size_t i = 0; ok && i < na; i++)
@@ -621,13 +629,13 @@ bool sm_diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map)
 	ok = ok && match_items(c, ga, pa, na, gb, pb, nb, map);
 	if (ok && c->vtol > 0) ok = match_items_near(c, ga, pa, na, gb, pb, nb, map);
 	size_t fa = 0, fb = 0;
-	gtri *ta = ok ? fan(ga, pa, na, &fa, &pool_ta) : NULL, *tb = ok ? fan(gb, pb, nb, &fb, &pool_tb) : NULL;
+	gtri *ta = ok ? fan(c->mem, ga, pa, na, &fa, &pool_ta) : NULL, *tb = ok ? fan(c->mem, gb, pb, nb, &fb, &pool_tb) : NULL;
 	ok = ok && ta && tb;
 	if (ok) ok = match_items(c, ga, ta, fa, gb, tb, fb, map);
 	if (ok && c->vtol > 0) ok = match_items_near(c, ga, ta, fa, gb, tb, fb, map);
 	/* what is left: each of a's polygons with a triangle unmatched, paired with the unmatched
 	 * triangle of b that shares most corner positions */
-	bool *said_a = calloc(na + 1, 1), *said_b = calloc(nb + 1, 1);
+	bool *said_a = sm_new_zero(c->mem, na + 1, 1), *said_b = sm_new_zero(c->mem, nb + 1, 1);
 	ok = ok && said_a && said_b;
 	/* a side with no polygon at all (and the other with some): its meshes are only in the
 	 * other */
@@ -689,17 +697,17 @@ bool sm_diff_geometry(cmp *c, const gside *ga, const gside *gb, uint32_t *map)
 		sm_cmp_differ(c, "mesh '%s': a polygon of material '%s' at %s only in the second", gb->s->meshes[gb->mesh_of[y->c[0]]].name,
 		       gb->material[y->poly], at);
 	}
-	if (!ok) sm_cmp_differ(c, "out of memory");
+	if (!ok) sm_cmp_oom(c);
 	corner_index_free(&ix);
-	free(said_a);
-	free(said_b);
-	free(ta);
-	free(tb);
-	free(pool_ta);
-	free(pool_tb);
-	free(pa);
-	free(pb);
-	free(pool_pa);
-	free(pool_pb);
+	sm_del(c->mem, said_a);
+	sm_del(c->mem, said_b);
+	sm_del(c->mem, ta);
+	sm_del(c->mem, tb);
+	sm_del(c->mem, pool_ta);
+	sm_del(c->mem, pool_tb);
+	sm_del(c->mem, pa);
+	sm_del(c->mem, pb);
+	sm_del(c->mem, pool_pa);
+	sm_del(c->mem, pool_pb);
 	return ok;
 }

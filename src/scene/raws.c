@@ -1,7 +1,6 @@
 /* A scene's raw controls by name (sm_raws in scene_util.h): the parts a delta state's name
  * splits into, whether studiomdl splits it by a stereo control, and so the meshes whose
  * balance a stereo control uses (sm_stereo_meshes). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "scene/scene_util.h"
@@ -11,10 +10,10 @@ static char lower_ascii(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
 }
 
-bool sm_raws_build(const smdmx_scene *s, sm_raws *r)
+bool sm_raws_build(const smdmx_scene *s, const smdmx_allocator *hooks, sm_raws *r)
 {
 	memset(r, 0, sizeof(*r));
-	sm_alloc_init(&r->alloc, NULL);
+	sm_alloc_init(&r->alloc, hooks);
 	size_t n = 0, bytes = 0;
 	for (size_t i = 0; i < s->flex_controller_count; i++) {
 		const smdmx_flex_controller *c = &s->flex_controllers[i];
@@ -25,11 +24,11 @@ bool sm_raws_build(const smdmx_scene *s, sm_raws *r)
 			if (len > r->longest) r->longest = len;
 		}
 	}
-	r->name = calloc(n + 1, sizeof(char *));
-	r->control = calloc(n + 1, sizeof(uint32_t));
-	r->local = calloc(n + 1, sizeof(uint32_t));
-	r->lowered = malloc(bytes + 1);
-	r->scratch = malloc(r->longest + 1);
+	r->name = sm_new_zero(&r->alloc, n + 1, sizeof(char *));
+	r->control = sm_new_zero(&r->alloc, n + 1, sizeof(uint32_t));
+	r->local = sm_new_zero(&r->alloc, n + 1, sizeof(uint32_t));
+	r->lowered = sm_new(&r->alloc, bytes + 1, 1);
+	r->scratch = sm_new(&r->alloc, r->longest + 1, 1);
 	sm_names exact;
 	memset(&exact, 0, sizeof(exact));
 	bool ok = r->name && r->control && r->local && r->lowered && r->scratch && sm_names_init(&r->alloc, &exact, n) &&
@@ -59,11 +58,11 @@ bool sm_raws_build(const smdmx_scene *s, sm_raws *r)
 
 void sm_raws_free(sm_raws *r)
 {
-	free(r->name);
-	free(r->control);
-	free(r->local);
-	free(r->lowered);
-	free(r->scratch);
+	sm_del(&r->alloc, r->name);
+	sm_del(&r->alloc, r->control);
+	sm_del(&r->alloc, r->local);
+	sm_del(&r->alloc, r->lowered);
+	sm_del(&r->alloc, r->scratch);
 	sm_names_free(&r->alloc, &r->index);
 	memset(r, 0, sizeof(*r));
 }
@@ -103,13 +102,13 @@ bool sm_raws_stereo(const smdmx_scene *s, const sm_raws *r, const char *name, si
 	}
 }
 
-bool sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *unused, size_t *corners)
+bool sm_stereo_meshes(const smdmx_scene *s, const smdmx_allocator *hooks, uint8_t *out, size_t *unused, size_t *corners)
 {
 	if (s->mesh_count) memset(out, 0, s->mesh_count);
 	bool any = false;
 	for (size_t i = 0; i < s->flex_controller_count && !any; i++) any = s->flex_controllers[i].stereo;
 	sm_raws r;
-	if (any && !sm_raws_build(s, &r)) return false;
+	if (any && !sm_raws_build(s, hooks, &r)) return false;
 	for (size_t i = 0; any && i < s->flex_shape_count; i++) {
 		const smdmx_flex_shape *sh = &s->flex_shapes[i];
 		if (sh->mesh >= s->mesh_count || out[sh->mesh]) continue;

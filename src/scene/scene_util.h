@@ -48,8 +48,9 @@ typedef struct sm_raws {
 	char *scratch;   /* a part lowered to be looked up: longest + 1 bytes */
 	size_t longest;
 } sm_raws;
-/* False when out of memory (r is then empty). sm_raws_free releases it. */
-SM_NODISCARD bool sm_raws_build(const smdmx_scene *s, sm_raws *r);
+/* Its memory through hooks (NULL: malloc). False when out of memory (r is then empty).
+ * sm_raws_free releases it. */
+SM_NODISCARD bool sm_raws_build(const smdmx_scene *s, const smdmx_allocator *hooks, sm_raws *r);
 void sm_raws_free(sm_raws *r);
 /* The first len bytes of a delta state's name split at '_' into raw controls: each part's
  * raw (at most cap). Returns the count, 0 when a part is no raw control or there are more
@@ -63,8 +64,9 @@ bool sm_raws_stereo(const smdmx_scene *s, const sm_raws *r, const char *name, si
  * its shapes is split by it (sm_raws_stereo), or it is one of the halves of such a shape, its
  * name and "R" or "L", as a QC's rig writes a stereo shape no flexpair can say. *unused: how
  * many meshes hold a balance no stereo control uses (their balance changes no compiled
- * model), *corners their corners. False when out of memory. */
-SM_NODISCARD bool sm_stereo_meshes(const smdmx_scene *s, uint8_t *out, size_t *unused, size_t *corners);
+ * model), *corners their corners. Memory through hooks (NULL: malloc); false when it ran out. */
+SM_NODISCARD bool sm_stereo_meshes(const smdmx_scene *s, const smdmx_allocator *hooks, uint8_t *out, size_t *unused,
+                                   size_t *corners);
 
 /* smdmx_scene_attach_vta, a QC's model: VTA vertices at no corner of ref but at a corner of
  * one of others (the QC's other body parts: a VTA made of the whole character) are said apart,

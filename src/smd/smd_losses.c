@@ -94,7 +94,7 @@ static void report_balance(const smdmx_scene *s, smdmx_warnings *w)
 	for (size_t i = 0; i < s->mesh_count; i++) balance += s->meshes[i].balance.indices != NULL;
 	uint8_t *stereo = balance ? malloc(s->mesh_count) : NULL;
 	/* out of memory: all of it said as balance left out, the safe side */
-	if (stereo && !sm_stereo_meshes(s, stereo, &unused, &corners)) unused = corners = 0;
+	if (stereo && !sm_stereo_meshes(s, NULL, stereo, &unused, &corners)) unused = corners = 0;
 	free(stereo);
 	if (unused)
 		sm_warn(w, SMDMX_WARNING_BALANCE_UNUSED, 0, 0, "stereo balance on %zu corners of %zu mesh%s left out: SMD has none, and no "

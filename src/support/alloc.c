@@ -1,4 +1,5 @@
 /* Allocation through the user's hooks, with a memory limit, and the memory a scene owns. */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,109 @@ void sm_free(sm_alloc *a, void *ptr, size_t size)
 	if (size == 0) size = 1;
 	a->hooks.free_fn(a->hooks.user, ptr, size);
 	a->live -= size;
+}
+
+/* Header of an sm_new block: its size, padded so that the block is aligned as malloc's. */
+#define SM_NEW_HEAD (sizeof(max_align_t) > sizeof(size_t) ? sizeof(max_align_t) : sizeof(size_t))
+
+void *sm_new(sm_alloc *a, size_t count, size_t size)
+{
+	size_t bytes;
+	if (!sm_mul(count ? count : 1, size ? size : 1, &bytes) || bytes > SIZE_MAX - SM_NEW_HEAD) return NULL;
+	unsigned char *p = sm_malloc(a, bytes + SM_NEW_HEAD);
+	if (!p) return NULL;
+	memcpy(p, &bytes, sizeof(bytes));
+	return p + SM_NEW_HEAD;
+}
+
+void *sm_new_zero(sm_alloc *a, size_t count, size_t size)
+{
+	unsigned char *p = sm_new(a, count, size);
+	if (p) {
+		size_t bytes;
+		memcpy(&bytes, p - SM_NEW_HEAD, sizeof(bytes));
+		memset(p, 0, bytes);
+	}
+	return p;
+}
+
+void sm_del(sm_alloc *a, void *p)
+{
+	if (!p) return;
+	unsigned char *head = (unsigned char *)p - SM_NEW_HEAD;
+	size_t bytes;
+	memcpy(&bytes, head, sizeof(bytes));
+	sm_free(a, head, bytes + SM_NEW_HEAD);
+}
+
+/* ---- a job's budget ------------------------------------------------------------------- */
+
+static bool budget_take(sm_budget *b, size_t grow)
+{
+	if (b->fail_after && atomic_fetch_add(&b->made, 1) >= b->fail_after) goto refused;
+	if (grow) {
+		size_t before = atomic_fetch_add(&b->live, grow);
+		if (b->limit && (grow > b->limit || before > b->limit - grow)) {
+			atomic_fetch_sub(&b->live, grow);
+			goto refused;
+		}
+	}
+	return true;
+refused:
+	atomic_store(&b->ran_out, true);
+	return false;
+}
+
+static void *budget_alloc(void *user, size_t size)
+{
+	sm_budget *b = user;
+	if (!budget_take(b, size)) return NULL;
+	void *p = b->outer.alloc_fn(b->outer.user, size);
+	if (!p) {
+		atomic_fetch_sub(&b->live, size);
+		atomic_store(&b->ran_out, true);
+	}
+	return p;
+}
+
+static void *budget_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+	sm_budget *b = user;
+	size_t grow = new_size > old_size ? new_size - old_size : 0;
+	if (!budget_take(b, grow)) return NULL;
+	void *p = b->outer.realloc_fn(b->outer.user, ptr, old_size, new_size);
+	if (!p) {
+		atomic_fetch_sub(&b->live, grow);
+		atomic_store(&b->ran_out, true);
+	} else if (new_size < old_size) {
+		atomic_fetch_sub(&b->live, old_size - new_size);
+	}
+	return p;
+}
+
+static void budget_free(void *user, void *ptr, size_t size)
+{
+	sm_budget *b = user;
+	b->outer.free_fn(b->outer.user, ptr, size);
+	atomic_fetch_sub(&b->live, size);
+}
+
+smdmx_allocator sm_budget_start(sm_budget *b, const smdmx_allocator *caller)
+{
+	sm_alloc a;
+	sm_alloc_init(&a, caller); /* malloc's hooks where the caller gave none */
+	b->outer = a.hooks;
+	b->limit = a.hooks.memory_limit;
+	b->fail_after = a.hooks.fail_after;
+	atomic_init(&b->live, 0);
+	atomic_init(&b->made, 0);
+	atomic_init(&b->ran_out, false);
+	return (smdmx_allocator){ .alloc_fn = budget_alloc, .realloc_fn = budget_realloc, .free_fn = budget_free, .user = b };
+}
+
+bool sm_budget_ran_out(sm_budget *b)
+{
+	return atomic_load(&b->ran_out);
 }
 
 /* ---- scene ownership ------------------------------------------------------------------ */

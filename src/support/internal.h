@@ -5,6 +5,7 @@
 #define SMDMX_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,6 +85,27 @@ void sm_alloc_populate(void *p, size_t size);
 SM_NODISCARD void *sm_malloc(sm_alloc *a, size_t size);
 SM_NODISCARD void *sm_realloc(sm_alloc *a, void *ptr, size_t old_size, size_t new_size);
 void sm_free(sm_alloc *a, void *ptr, size_t size);
+/* Blocks that keep their size (in a header before them, aligned as malloc aligns): count *
+ * size bytes (0: 1 byte), NULL when the product overflows or memory ran out; sm_new_zero's
+ * zeroed. sm_del frees one (NULL: nothing), through the allocator that made it. */
+SM_NODISCARD void *sm_new(sm_alloc *a, size_t count, size_t size);
+SM_NODISCARD void *sm_new_zero(sm_alloc *a, size_t count, size_t size);
+void sm_del(sm_alloc *a, void *p);
+
+/* One job's memory, however many readers, writers, owners and threads take from it: the
+ * caller's allocator (its hooks, or malloc), its memory_limit and fail_after counted over the
+ * whole job rather than per reader. sm_budget_start gives the hooks every allocator of the
+ * job is made with (sm_alloc_init, a reader's options): they count into b, safely from
+ * several threads, and call the caller's. b must outlive every block made through them. */
+typedef struct sm_budget {
+	smdmx_allocator outer;      /* the caller's hooks (malloc's when none) */
+	size_t limit, fail_after;
+	_Atomic size_t live, made;
+	_Atomic bool ran_out;       /* an allocation was refused or failed */
+} sm_budget;
+smdmx_allocator sm_budget_start(sm_budget *b, const smdmx_allocator *caller);
+/* Whether an allocation of the job was refused or failed (wherever its NULL went). */
+bool sm_budget_ran_out(sm_budget *b);
 
 /* Overflow-checked a * b; false when it overflows. */
 static inline bool sm_mul(size_t a, size_t b, size_t *out)

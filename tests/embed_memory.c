@@ -1,0 +1,200 @@
+/* The memory contract as an embedder meets it (doc/library.md, "Memory"), against the
+ * installed library: a job given an allocator takes every byte it allocates from it, and
+ * under a memory_limit below what it needs fails cleanly, says so and leaks nothing.
+ *
+ * Built and run by tests/cli_batch.sh (group install) with pkg-config's flags, glibc only:
+ * the program replaces malloc and its kin, and counts a call as the library's own when it
+ * comes from code in libsmdmx (its return address, dladdr), so that the C library's own
+ * allocations (a FILE, a folder's handle) are not taken for the library's.
+ *
+ * usage: embed_memory diff A.smd B.smd
+ * Prints what it measured, one line each; exit 0 when the contract held, 1 when not. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <smdmx/smdmx.h>
+
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t count, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
+extern void __libc_free(void *p);
+extern void *__libc_memalign(size_t alignment, size_t size);
+
+/* ---- calls to malloc from the library ------------------------------------------------------ */
+
+static bool counting;
+static size_t direct_calls, direct_bytes;
+static _Thread_local bool inside; /* dladdr's own allocations are not counted */
+
+static void seen(void *from, size_t size)
+{
+	if (!counting || inside) return;
+	inside = true;
+	Dl_info info;
+	if (dladdr(from, &info) && info.dli_fname && strstr(info.dli_fname, "libsmdmx")) {
+		__atomic_add_fetch(&direct_calls, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&direct_bytes, size, __ATOMIC_RELAXED);
+	}
+	inside = false;
+}
+
+void *malloc(size_t size)
+{
+	seen(__builtin_return_address(0), size);
+	return __libc_malloc(size);
+}
+
+void *calloc(size_t count, size_t size)
+{
+	seen(__builtin_return_address(0), count * size);
+	return __libc_calloc(count, size);
+}
+
+void *realloc(void *p, size_t size)
+{
+	seen(__builtin_return_address(0), size);
+	return __libc_realloc(p, size);
+}
+
+void free(void *p)
+{
+	__libc_free(p);
+}
+
+void *aligned_alloc(size_t alignment, size_t size)
+{
+	seen(__builtin_return_address(0), size);
+	return __libc_memalign(alignment, size);
+}
+
+int posix_memalign(void **out, size_t alignment, size_t size)
+{
+	seen(__builtin_return_address(0), size);
+	*out = __libc_memalign(alignment, size);
+	return *out ? 0 : 12; /* ENOMEM */
+}
+
+/* ---- the caller's allocator ------------------------------------------------------------------ */
+
+typedef struct counter {
+	long long live, peak;
+	size_t calls;
+} counter;
+
+static void *c_alloc(void *user, size_t size)
+{
+	counter *c = user;
+	void *p = __libc_malloc(size);
+	if (p) {
+		c->live += (long long)size;
+		if (c->live > c->peak) c->peak = c->live;
+		c->calls++;
+	}
+	return p;
+}
+
+static void *c_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+	counter *c = user;
+	void *p = __libc_realloc(ptr, new_size);
+	if (p) {
+		c->live += (long long)new_size - (long long)old_size;
+		if (c->live > c->peak) c->peak = c->live;
+		c->calls++;
+	}
+	return p;
+}
+
+static void c_free(void *user, void *ptr, size_t size)
+{
+	counter *c = user;
+	c->live -= (long long)size;
+	__libc_free(ptr);
+}
+
+static smdmx_allocator allocator_of(counter *c, size_t limit)
+{
+	smdmx_allocator a = { c_alloc, c_realloc, c_free, c, limit, 0 };
+	return a;
+}
+
+static int failures;
+
+static void expect(bool held, const char *what)
+{
+	if (!held) {
+		printf("FAILED: %s\n", what);
+		failures++;
+	}
+}
+
+static void ignore(void *user, const char *message)
+{
+	(void)message;
+	++*(size_t *)user;
+}
+
+/* ---- the jobs -------------------------------------------------------------------------------- */
+
+static int job_diff(const char *pa, const char *pb)
+{
+	smdmx_error e;
+	smdmx_scene *s[2];
+	const char *paths[2] = { pa, pb };
+	for (int k = 0; k < 2; k++) {
+		counter r = { 0, 0, 0 };
+		smdmx_smd_read_options ro = { .allocator = allocator_of(&r, 0) };
+		direct_calls = direct_bytes = 0;
+		counting = true;
+		s[k] = smdmx_smd_read_file(paths[k], &ro, &e, NULL);
+		counting = false;
+		printf("reading %s: %zu allocations through the allocator, %zu direct (%zu bytes)\n", paths[k], r.calls, direct_calls,
+		       direct_bytes);
+		if (!s[k]) {
+			fprintf(stderr, "%s\n", e.message);
+			return 2;
+		}
+	}
+	smdmx_compare_options o;
+	smdmx_diff_options(NULL, NULL, &o);
+	smdmx_diff_options(s[0], s[1], &o);
+	/* with enough memory: every byte through the allocator, none left */
+	counter c = { 0, 0, 0 };
+	o.allocator = allocator_of(&c, 0);
+	size_t said = 0;
+	direct_calls = direct_bytes = 0;
+	counting = true;
+	size_t n = smdmx_scene_diff(s[0], s[1], &o, ignore, &said, &e);
+	counting = false;
+	printf("diff: %zu differences, %zu allocations through the allocator (%lld bytes at most), %zu direct (%zu bytes), %lld bytes left\n",
+	       n, c.calls, c.peak, direct_calls, direct_bytes, c.live);
+	expect(n != SIZE_MAX && n == said, "the diff ran and said each difference");
+	expect(direct_calls == 0, "the diff allocated nothing but through the allocator");
+	expect(c.live == 0 && c.calls > 0, "the diff used the allocator and gave back all it took");
+	/* under a limit below what it needs (half its peak): out of memory, said, nothing left */
+	long long peak = c.peak;
+	counter d = { 0, 0, 0 };
+	o.allocator = allocator_of(&d, (size_t)(peak / 2));
+	said = 0;
+	n = smdmx_scene_diff(s[0], s[1], &o, ignore, &said, &e);
+	printf("diff under a limit of %lld bytes: %s (%s), %lld bytes at most, %lld left\n", peak / 2,
+	       n == SIZE_MAX ? "failed" : "ran", n == SIZE_MAX ? e.message : "", d.peak, d.live);
+	expect(n == SIZE_MAX && e.code == SMDMX_ERROR_OUT_OF_MEMORY, "the diff under the limit failed out of memory");
+	expect(d.peak <= peak / 2, "the limit bounded the whole diff");
+	expect(d.live == 0, "the failed diff gave back all it took");
+	smdmx_scene_free(s[0]);
+	smdmx_scene_free(s[1]);
+	return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "diff")) return job_diff(argv[2], argv[3]);
+	fprintf(stderr, "usage: embed_memory diff A.smd B.smd\n");
+	return 2;
+}
