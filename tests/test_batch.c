@@ -3,6 +3,8 @@
  * before anything runs; two inputs of one output failed; an option that applies to some jobs
  * said on the others; the first failure stopping the batch; and every allocation of a batch
  * failing in turn. */
+#include <stdatomic.h>
+
 #include "util.h"
 #include "project/project_internal.h"
 #include "files.h"
@@ -489,6 +491,122 @@ static void test_threads_under_limit(void **state)
 	smdmx_batch_free(b);
 }
 
+/* An allocator several threads call: counted under a lock's stand-in (atomics). */
+typedef struct shared_counter {
+	_Atomic long long live, peak;
+	_Atomic size_t calls;
+} shared_counter;
+
+static void sc_grew(shared_counter *c, long long by)
+{
+	long long now = atomic_fetch_add(&c->live, by) + by, peak = atomic_load(&c->peak);
+	while (now > peak && !atomic_compare_exchange_weak(&c->peak, &peak, now)) {
+	}
+	atomic_fetch_add(&c->calls, 1);
+}
+
+static void *sc_alloc(void *user, size_t size)
+{
+	void *p = malloc(size);
+	if (p) sc_grew(user, (long long)size);
+	return p;
+}
+
+static void *sc_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+	void *p = realloc(ptr, new_size);
+	if (p) sc_grew(user, (long long)new_size - (long long)old_size);
+	return p;
+}
+
+static void sc_free(void *user, void *ptr, size_t size)
+{
+	shared_counter *c = user;
+	atomic_fetch_sub(&c->live, (long long)size);
+	free(ptr);
+}
+
+static bool said_in_jobs(const smdmx_batch *b, const char *text)
+{
+	for (size_t i = 0; i < b->job_count; i++)
+		for (size_t k = 0; k < b->jobs[i].message_count; k++)
+			if (strstr(b->jobs[i].messages[k].text, text)) return true;
+	return false;
+}
+
+/* One allocator for a whole batch (convert.allocator): every job's readers, writers and
+ * model take from it on the batch's threads, two jobs at once and two threads a file; its
+ * limit bounds the batch (its peak stays under it), and a limit too small fails the jobs
+ * out of memory, said, with all it took given back. Given besides a step's own allocator:
+ * refused before anything runs. */
+static void test_batch_allocator(void **state)
+{
+	(void)state;
+	const char *in[1] = { at("in") };
+	smdmx_batch_options o = options(in, 1, at("one_allocator"));
+	o.recursive = true;
+	o.threads = 2;
+	shared_counter c = { 0, 0, 0 };
+	o.convert.allocator = (smdmx_allocator){ sc_alloc, sc_realloc, sc_free, &c, (size_t)64 << 20, 0 };
+	smdmx_batch *b = smdmx_batch_convert(&o, NULL);
+	assert_non_null(b);
+	if (!b->ok) fail_msg("%zu of %zu jobs failed with the batch's allocator", b->failed, b->job_count);
+	assert_int_equal(atomic_load(&c.live), 0);
+	assert_true(atomic_load(&c.calls) > 0);
+	long long peak = atomic_load(&c.peak);
+	smdmx_batch_free(b);
+	test_remove_tree(at("one_allocator"));
+	/* under a limit of half that peak: some job runs out, says so, and nothing is left */
+	shared_counter d = { 0, 0, 0 };
+	o.convert.allocator.user = &d;
+	o.convert.allocator.memory_limit = (size_t)(peak / 2);
+	o.keep_going = true;
+	b = smdmx_batch_convert(&o, NULL);
+	assert_non_null(b);
+	assert_false(b->ok);
+	assert_true(b->failed > 0);
+	assert_true(said_in_jobs(b, "out of memory"));
+	assert_int_equal(atomic_load(&d.live), 0);
+	if (atomic_load(&d.peak) > peak / 2) fail_msg("the batch took %lld bytes at once under a limit of %lld", atomic_load(&d.peak), peak / 2);
+	smdmx_batch_free(b);
+	test_remove_tree(at("one_allocator"));
+	/* the allocator given twice: a usage error, nothing run */
+	o.convert.smd_read.allocator.memory_limit = 1 << 20;
+	b = smdmx_batch_convert(&o, NULL);
+	assert_non_null(b);
+	assert_int_equal(b->status, SMDMX_ERROR_USAGE);
+	assert_int_equal(b->message_count, 1);
+	assert_string_equal(b->messages[0].text, PJ_ALLOCATOR_TWICE);
+	assert_int_equal(b->finished, 0);
+	smdmx_batch_free(b);
+	/* one conversion's scene (a QC's model, drawn): made with the allocator, the caller's
+	 * after, freed through it */
+	shared_counter e = { 0, 0, 0 };
+	const char *qc[1] = { test_path("testdata/qc/face/face.qc") };
+	smdmx_convert_options co;
+	memset(&co, 0, sizeof(co));
+	co.way = SMDMX_CONVERT_QC_SCENE;
+	co.inputs = qc;
+	co.input_count = 1;
+	co.allocator = (smdmx_allocator){ sc_alloc, sc_realloc, sc_free, &e, (size_t)64 << 20, 0 };
+	smdmx_error err;
+	smdmx_convert_result *r = smdmx_convert(&co, &err);
+	assert_non_null(r);
+	assert_true(r->ok);
+	smdmx_scene *scene = r->scene;
+	smdmx_convert_result_free(r);
+	assert_non_null(scene);
+	assert_true(atomic_load(&e.live) > 0);
+	assert_int_equal(scene->flex_shape_count, 6);
+	smdmx_scene_free(scene);
+	assert_int_equal(atomic_load(&e.live), 0);
+	/* and the conversion given it twice: refused, nothing done */
+	co.dmx_read.allocator.fail_after = 3;
+	assert_null(smdmx_convert(&co, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_string_equal(err.message, PJ_ALLOCATOR_TWICE);
+}
+
 /* Two trees paired by place for smdmx report: another format first, then the same; an SMD's
  * VTA with it; a VTA alone a pair; the files left in B after A's; places compared as the
  * file system compares names (Case.smd meets case.dmx where names ignore case). Then every
@@ -561,6 +679,7 @@ int main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_threads_under_limit),
+		cmocka_unit_test(test_batch_allocator),
 		cmocka_unit_test(test_pairs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -104,11 +104,14 @@ typedef struct smdmx_batch_options {
 	bool keep_going;            /* every job runs whatever fails, the biggest first */
 	unsigned jobs;              /* jobs at once (at most SMDMX_PROJECT_JOBS_MAX); 0: the cores */
 	unsigned threads;           /* threads reading one file; 0: the cores over the jobs (one where
-	                               an allocator of convert has a memory_limit or fail_after) */
+	                               a step's own allocator in convert, rather than
+	                               convert.allocator, has a memory_limit or fail_after) */
 	unsigned given;             /* SMDMX_BATCH_GIVEN_* */
 	/* Each job's conversion: vta (given), qc (DMX to SMD), model, clip, scale, up_axis, force,
 	   warnings_fail, notes, input_data (standard input's bytes) and the reading and writing
-	   options; way, inputs, output, given, alone and defer are the batch's. */
+	   options; way, inputs, output, given, alone and defer are the batch's. Its allocator is
+	   the whole batch's: every job's conversion takes from it, on the batch's threads at once,
+	   and its memory_limit and fail_after count over all the jobs together. */
 	smdmx_convert_options convert;
 	/* Called under the batch's lock as jobs finish (finished of them, job_count): the jobs
 	   before settled have their final state and messages and their files in place, in input

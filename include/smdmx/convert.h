@@ -81,6 +81,14 @@ typedef struct smdmx_convert_options {
 	smdmx_smd_write_options smd_write;
 	smdmx_model_options model_options;
 	smdmx_dmx_write_options dmx_write;
+	/* The conversion's memory, every step's (zero: malloc's, or each step's own allocator
+	 * above, as given there): its hooks serve each reader, writer and the model, called from
+	 * several threads at once where threads are, and its memory_limit and fail_after count
+	 * over the whole conversion, not per step; running out fails it as any error does (in its
+	 * messages). Given here, the steps' own allocators are left zero (a usage error
+	 * otherwise). The scene of SMDMX_CONVERT_QC_SCENE is made with it, and is then the
+	 * caller's, no longer counted. */
+	smdmx_allocator allocator;
 } smdmx_convert_options;
 
 typedef struct smdmx_convert_result {

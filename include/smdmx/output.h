@@ -33,8 +33,10 @@ enum {
 	                                   no clash: it stays, and counts as written */
 };
 
-/* A new, empty set; NULL when out of memory. Free with smdmx_outputs_free. */
-SMDMX_API smdmx_outputs *smdmx_outputs_new(unsigned flags);
+/* A new, empty set; NULL when out of memory. Free with smdmx_outputs_free. Every byte the set
+ * takes goes through allocator (NULL: malloc's; its memory_limit and fail_after hold), the
+ * written lists of smdmx_outputs_commit too. */
+SMDMX_API smdmx_outputs *smdmx_outputs_new(unsigned flags, const smdmx_allocator *allocator);
 SMDMX_API unsigned smdmx_outputs_flags(const smdmx_outputs *set);
 SMDMX_API void smdmx_outputs_set_flags(smdmx_outputs *set, unsigned flags);
 /* The files opened in the set and not yet committed or aborted, in the order opened. */
@@ -70,11 +72,15 @@ SMDMX_API smdmx_error_code smdmx_outputs_finish(smdmx_outputs *set, char *why, s
 /* Finishes the set and puts every file in place: all of them, or (on failure) none, the
  * files this call had put in place taken back and the set aborted. A file already at a path
  * fails it with SMDMX_ERROR_EXISTS ("'PATH' exists") unless the set's flags or
- * smdmx_output_set_replace allow it. On success each final path is appended to *written
- * (malloc'd, as is the list: free each and the list with free()), and the set is empty,
- * ready for more. */
+ * smdmx_output_set_replace allow it. On success each final path is appended to *written, a
+ * list made through the set's allocator (one list takes the commits of sets of one
+ * allocator), and the set is empty, ready for more. Free the list with
+ * smdmx_outputs_written_free (with the default allocator, free() each and the list will do). */
 SMDMX_API smdmx_error_code smdmx_outputs_commit(smdmx_outputs *set, char ***written, size_t *written_count, char *why,
                                                 size_t why_size);
+/* A written list of smdmx_outputs_commit freed, with the allocator of its sets (NULL:
+ * malloc's). */
+SMDMX_API void smdmx_outputs_written_free(char **written, size_t count, const smdmx_allocator *allocator);
 /* Removes every temporary file of the set; the set is empty, ready for more. */
 SMDMX_API void smdmx_outputs_abort(smdmx_outputs *set);
 /* Aborts the set and frees it (NULL: nothing). */

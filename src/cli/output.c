@@ -208,7 +208,7 @@ bool output_allowed(const char *path, char *const *inputs, size_t input_count, b
 
 output *outputs_open(outputs *set, const char *path, char *why, size_t why_size)
 {
-	if (!set->set) set->set = have(smdmx_outputs_new(0));
+	if (!set->set) set->set = have(smdmx_outputs_new(0, NULL));
 	return smdmx_outputs_open(set->set, path, why, why_size);
 }
 

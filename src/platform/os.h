@@ -146,10 +146,12 @@ char *os_path_absolute(const char *path);
 /* to, named from the folder of from_file ("../b/c.smd"); its whole absolute path when they
  * share no folder (another drive or share). */
 char *os_path_relative(const char *from_file, const char *to);
-/* The folders above path made where they are not; false with why when one cannot be. With
- * made: the first folder this call made (the others are below it), malloc'd, or NULL. */
+/* The folders above path made where they are not; false with why when one cannot be.
+ * os_make_parent_dirs_made cuts path at its separators as it goes and mends it (it allocates
+ * nothing), and with made says the first folder it made (the others are below it): the
+ * length of path's part that names it, 0 when it made none. */
 bool os_make_parent_dirs(const char *path, char *why, size_t why_size);
-bool os_make_parent_dirs_made(const char *path, char **made, char *why, size_t why_size);
+bool os_make_parent_dirs_made(char *path, size_t *made, char *why, size_t why_size);
 
 /* The working directory (malloc'd, '/' as the separator), NULL when it cannot be had. */
 char *os_getcwd(void);

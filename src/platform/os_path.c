@@ -308,7 +308,14 @@ char *os_path_relative(const char *from_file, const char *to)
 
 bool os_make_parent_dirs(const char *path, char *why, size_t why_size)
 {
-	return os_make_parent_dirs_made(path, NULL, why, why_size);
+	char *p = os_strf("%s", path);
+	if (!p) {
+		snprintf(why, why_size, "out of memory");
+		return false;
+	}
+	bool ok = os_make_parent_dirs_made(p, NULL, why, why_size);
+	free(p);
+	return ok;
 }
 
 /* How much of path is its root, which is there and never made: / ; on Windows C:\ or \ ,
@@ -339,24 +346,17 @@ static size_t root_length(const char *p)
 	return i;
 }
 
-bool os_make_parent_dirs_made(const char *path, char **made, char *why, size_t why_size)
+bool os_make_parent_dirs_made(char *p, size_t *made, char *why, size_t why_size)
 {
-	if (made) *made = NULL;
-	const char *slash = os_last_separator(path);
-	if (!slash || slash == path) return true;
-	char *p = os_strf("%s", path);
-	if (!p) {
-		snprintf(why, why_size, "out of memory");
-		return false;
-	}
-	p[slash - path] = '\0';
+	if (made) *made = 0;
+	const char *slash = os_last_separator(p);
+	if (!slash || slash == p) return true;
+	char sep_last = *slash;
+	p[slash - p] = '\0';
 	os_stat st;
 	bool there = os_stat_path(p, &st) && st.kind == OS_DIRECTORY; /* the usual case in a batch */
-	p[slash - path] = *slash;
-	if (there) {
-		free(p);
-		return true;
-	}
+	p[slash - p] = sep_last;
+	if (there) return true;
 	size_t root = root_length(p);
 	/* A folder found here may be taken away before the next is made in it: an output that
 	 * failed removes the empty folders it made (another thread of a batch, or another
@@ -368,19 +368,18 @@ bool os_make_parent_dirs_made(const char *path, char **made, char *why, size_t w
 			char sep = *s;
 			*s = '\0';
 			if (os_mkdir(p)) {
-				if (made && !*made) *made = os_strf("%s", p); /* the first made: the others are below it */
+				if (made && !*made) *made = (size_t)(s - p); /* the first made: the others are below it */
 			} else if (errno == ENOENT && attempt < 100) {
 				again = true;
 			} else if (errno != EEXIST) {
 				snprintf(why, why_size, "cannot create the directory '%s': %s", p, os_error_text(errno));
-				free(p);
+				*s = sep;
 				return false;
 			}
 			*s = sep;
 		}
 		if (!again) break;
 	}
-	free(p);
 	return true;
 }
 

@@ -214,7 +214,7 @@ bool pj_output_allowed(const char *path, char *const *inputs, size_t input_count
 
 pj_output *pj_outputs_open(pj_outputs *set, const char *path, char *why, size_t why_size)
 {
-	if (!set->set && may_allocate()) set->set = pj_have(smdmx_outputs_new(0));
+	if (!set->set && may_allocate()) set->set = pj_have(smdmx_outputs_new(0, NULL));
 	if (!set->set) {
 		snprintf(why, why_size, "out of memory");
 		return NULL;

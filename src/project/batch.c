@@ -66,6 +66,7 @@ typedef struct batch {
 	size_t *group;        /* the group being put in place */
 	size_t *wait, waiting; /* not ordered: the jobs that ran since the last commit */
 	bool oom;             /* memory ran out on a worker: the batch ends out of memory */
+	sm_budget budget;     /* convert.allocator's, for every job (conv.allocator) */
 } batch;
 
 static const char *const given_names[SMDMX_BATCH_GIVEN_COUNT] = {
@@ -442,6 +443,10 @@ static const char *why_not(unsigned opt, smdmx_convert_way w)
 static bool check_options(batch *b)
 {
 	const smdmx_batch_options *o = b->o;
+	if (pj_allocator_twice(&o->convert)) {
+		pj_add(&b->said, NULL, 0, 0, "error", "%s", PJ_ALLOCATOR_TWICE);
+		return false;
+	}
 	if (o->qc && o->program == SMDMX_BATCH_SMD2DMX) return true; /* checked with the QC */
 	size_t to_smd = 0;
 	for (size_t i = 0; i < b->count; i++) to_smd += job_way(b, &b->jobs[i]) == SMDMX_CONVERT_DMX_TO_SMD;
@@ -719,9 +724,10 @@ static bool run_jobs(batch *b)
 	if (workers > SMDMX_PROJECT_JOBS_MAX) workers = SMDMX_PROJECT_JOBS_MAX;
 	if (!workers) workers = 1;
 	/* Threads for one file: as given, else the cores shared by the files converted at once
-	 * (one big file gets them all; a batch of many gets one each), and one where an allocator
-	 * counts what it gives (memory_limit, fail_after): the readers and writers refuse more
-	 * with one, which a count the batch chose must not make every job fail on. */
+	 * (one big file gets them all; a batch of many gets one each), and one where a step's own
+	 * allocator counts what it gives (memory_limit, fail_after): the readers and writers
+	 * refuse more with one, which a count the batch chose must not make every job fail on.
+	 * The batch's allocator (convert.allocator) counts from any number of threads. */
 	unsigned cores = os_cpu_count();
 	const smdmx_allocator *al[4] = { &o->convert.smd_read.allocator, &o->convert.dmx_read.allocator,
 		                         &o->convert.smd_write.allocator, &o->convert.dmx_write.allocator };
@@ -847,6 +853,8 @@ smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *erro
 	b->o = o;
 	b->conv = o->convert;
 	b->conv.given = o->given & SMDMX_CONVERT_GIVEN_ALL; /* (the same bits) */
+	/* one budget for the whole batch: each job's conversion counts into it */
+	if (pj_allocator_given(&o->convert.allocator)) b->conv.allocator = sm_budget_start(&b->budget, &o->convert.allocator);
 	bool planned = make_plan(b) && check_options(b);
 	if (planned && o->update) plan_update(b);
 	b->pubjobs = pj_calloc(b->count ? b->count : 1, sizeof(smdmx_batch_job));

@@ -17,7 +17,10 @@
 enum { DEFER_OPEN_MAX = 4 };
 
 typedef struct run {
-	const smdmx_convert_options *o;
+	const smdmx_convert_options *o; /* the caller's, or opts */
+	smdmx_convert_options opts;     /* with the job's allocator in every step's options */
+	sm_budget budget;               /* the job's allocator: every step's memory counted together */
+	smdmx_allocator hooks;          /* what every step takes (zero: malloc's) */
 	pj_msgs said;
 	pj_outputs outs;
 	char **deps;
@@ -260,7 +263,8 @@ static smdmx_qc *read_qc(run *r, const char *path)
 {
 	smdmx_error err;
 	smdmx_warnings w;
-	smdmx_qc *qc = smdmx_qc_read_file(path, NULL, &err, &w);
+	smdmx_qc_read_options ro = { .allocator = r->hooks };
+	smdmx_qc *qc = smdmx_qc_read_file(path, &ro, &err, &w);
 	warn(r, path, &w);
 	if (!qc) {
 		fail(r, path, &err);
@@ -321,7 +325,7 @@ static bool same_mdl(const char *include, const char *model_name, bool whole)
 
 /* The QC beside in (in its folder) whose $includemodel names the model qc writes: the first
  * in byte order naming its path, else the first naming its file name; NULL when none. */
-static smdmx_qc *including_qc(const char *in, const smdmx_qc *qc, char **path)
+static smdmx_qc *including_qc(run *r, const char *in, const smdmx_qc *qc, char **path)
 {
 	const char *slash = os_last_separator(in);
 	char *dir = slash ? pj_asprintf("%.*s", (int)(slash - in + 1), in) : pj_strdup(".");
@@ -332,7 +336,7 @@ static smdmx_qc *including_qc(const char *in, const smdmx_qc *qc, char **path)
 	for (int whole = 1; whole >= 0 && !found; whole--)
 		for (size_t i = 0; i < n && !found; i++) {
 			*path = strcasecmp(os_path_extension(names[i]), "qc") ? NULL : pj_path_join(dir, names[i]);
-			smdmx_qc_read_options ro = { .keep_going = true };
+			smdmx_qc_read_options ro = { .allocator = r->hooks, .keep_going = true };
 			smdmx_error e;
 			smdmx_qc *m = *path && os_path_compare(*path, in) ? smdmx_qc_read_file(*path, &ro, &e, NULL) : NULL;
 			for (size_t k = 0; m && !found && k < m->include_model_count; k++)
@@ -355,7 +359,7 @@ static smdmx_qc *including_qc(const char *in, const smdmx_qc *qc, char **path)
 static smdmx_scene *over_model(run *r, const smdmx_qc *qc, const char *in, smdmx_scene *anim, const smdmx_qc_scene_options *so)
 {
 	char *path = NULL;
-	smdmx_qc *m = qc->model_name && anim->clip_count ? including_qc(in, qc, &path) : NULL;
+	smdmx_qc *m = qc->model_name && anim->clip_count ? including_qc(r, in, qc, &path) : NULL;
 	if (!m) return anim;
 	smdmx_error e;
 	smdmx_warnings w;
@@ -572,7 +576,8 @@ static bool dmx_to_dmx(run *r)
 		         "s", dm->format ? dm->format : "?");
 		ok = fail_msg(r, in, msg);
 	} else if (changes) {
-		smdmx_scene *scene = smdmx_model_to_scene(dm, NULL, &err, &w);
+		smdmx_model_options lift = { .allocator = r->hooks };
+		smdmx_scene *scene = smdmx_model_to_scene(dm, &lift, &err, &w);
 		/* the fields the scene leaves out are among what is not carried, said below */
 		size_t k = 0;
 		for (size_t i = 0; i < w.count; i++)
@@ -721,7 +726,8 @@ static bool dmx_to_smd(run *r)
 	smdmx_dm *dm = read_dmx(r, in, &err, &w);
 	warn(r, in, &w);
 	if (!dm) return fail(r, in, &err);
-	smdmx_scene *scene = sm_model_to_scene_taking(dm, NULL, &err, &w);
+	smdmx_model_options lift = { .allocator = r->hooks };
+	smdmx_scene *scene = sm_model_to_scene_taking(dm, &lift, &err, &w);
 	smdmx_dm_free(dm);
 	warn(r, in, &w);
 	if (!scene) return fail(r, in, &err);
@@ -856,6 +862,19 @@ static bool smd_to_smd(run *r)
 	return ok;
 }
 
+bool pj_allocator_given(const smdmx_allocator *a)
+{
+	return a->alloc_fn || a->realloc_fn || a->free_fn || a->user || a->memory_limit || a->fail_after;
+}
+
+bool pj_allocator_twice(const smdmx_convert_options *o)
+{
+	return pj_allocator_given(&o->allocator) &&
+	       (pj_allocator_given(&o->smd_read.allocator) || pj_allocator_given(&o->dmx_read.allocator) ||
+	        pj_allocator_given(&o->smd_write.allocator) || pj_allocator_given(&o->dmx_write.allocator) ||
+	        pj_allocator_given(&o->model_options.allocator));
+}
+
 smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error *error)
 {
 	SM_ERROR_START(error);
@@ -865,10 +884,18 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	}
 	for (size_t i = 0; i < o->input_count; i++)
 		if (!o->inputs || !o->inputs[i]) return sm_fail_null(error, __func__, "an input"), NULL;
+	if (pj_allocator_twice(o)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s", PJ_ALLOCATOR_TWICE), NULL;
 	pj_oom_seen = false;
 	run r;
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	if (pj_allocator_given(&o->allocator)) {
+		r.hooks = sm_budget_start(&r.budget, &o->allocator);
+		r.opts = *o;
+		r.opts.smd_read.allocator = r.opts.dmx_read.allocator = r.opts.smd_write.allocator = r.hooks;
+		r.opts.dmx_write.allocator = r.opts.model_options.allocator = r.hooks;
+		r.o = &r.opts;
+	}
 	r.outs.force = o->force;
 	smdmx_scene *scene = NULL;
 	bool ok = o->way == SMDMX_CONVERT_QC_SCENE ? (scene = qc_scene(&r)) != NULL
@@ -920,6 +947,7 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	res->used = r.used;
 	res->broken_pipe = r.broken_pipe;
 	res->posed = r.posed;
+	if (scene && scene->owner && r.hooks.alloc_fn) sm_budget_leave(&r.budget, &scene->owner->alloc); /* the caller's now */
 	res->scene = scene;
 	return res;
 }

@@ -74,6 +74,16 @@ char *pj_read_whole(const char *path, size_t *size);
  * the array malloc'd (NULL when there are none). */
 char **pj_dir_names(os_dir *d, size_t *count);
 
+/* ---- a conversion's allocator (convert.c) ---------------------------------------------------- */
+
+/* Whether a is given (any hook or limit), and whether o gives one both to the conversion and
+ * to one of its steps, which PJ_ALLOCATOR_TWICE refuses. */
+bool pj_allocator_given(const smdmx_allocator *a);
+bool pj_allocator_twice(const smdmx_convert_options *o);
+#define PJ_ALLOCATOR_TWICE \
+	"an allocator given both to the conversion and to one of its steps (a reader's, a writer's or the model's " \
+	"options): give it once, in the conversion's allocator"
+
 /* ---- walking a folder (walk.c) ----------------------------------------------------------- */
 
 /* The files a walk takes: a program's inputs, or QC scripts (smdmx_project_files). */

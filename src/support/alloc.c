@@ -201,6 +201,14 @@ bool sm_budget_ran_out(sm_budget *b)
 	return atomic_load(&b->ran_out);
 }
 
+void sm_budget_leave(sm_budget *b, sm_alloc *a)
+{
+	if (a->hooks.alloc_fn != budget_alloc || a->hooks.user != b) return;
+	atomic_fetch_sub(&b->live, a->live);
+	a->hooks = b->outer;
+	a->hooks.memory_limit = a->hooks.fail_after = 0;
+}
+
 /* ---- scene ownership ------------------------------------------------------------------ */
 
 static bool owner_new_slot(sm_owner *o, void *ptr, size_t size, size_t *slot)

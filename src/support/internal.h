@@ -106,6 +106,9 @@ typedef struct sm_budget {
 smdmx_allocator sm_budget_start(sm_budget *b, const smdmx_allocator *caller);
 /* Whether an allocation of the job was refused or failed (wherever its NULL went). */
 bool sm_budget_ran_out(sm_budget *b);
+/* What outlives the job (a scene handed back), made through b's hooks, taken out of it: a
+ * then calls the caller's hooks directly, no longer counted. */
+void sm_budget_leave(sm_budget *b, sm_alloc *a);
 
 /* Overflow-checked a * b; false when it overflows. */
 static inline bool sm_mul(size_t a, size_t b, size_t *out)
@@ -389,6 +392,8 @@ SM_NODISCARD bool sm_write_file_atomic(const char *path, sm_produce_fn produce, 
  * files stay open until then. */
 struct smdmx_outputs;
 void sm_outputs_start(struct smdmx_outputs *set);
+/* The set's allocator (a conversion hands a set on: sm_budget_leave). */
+sm_alloc *sm_outputs_alloc(struct smdmx_outputs *set);
 /* Waits for set's files to be on the disk, closing nothing: a failure is kept for the commit
  * (smdmx_outputs_finish) to say. Several sets flushed so, one after another, share the file
  * system's journal commits. */

@@ -14,7 +14,11 @@
 #include "support/internal.h"
 #include "smdmx/output.h"
 
+/* Every byte of a set goes through its allocator (smdmx_outputs_new): strings of their length
+ * and one byte, the item list of its count, so that a final path handed to the caller in a
+ * written list is freed by its length (smdmx_outputs_written_free). */
 struct smdmx_output {
+	sm_alloc *alloc; /* its set's */
 	char *path;
 	char *tmp;    /* NULL for standard output */
 	os_file fd;
@@ -24,15 +28,27 @@ struct smdmx_output {
 	                    that failed once may not fail again */
 	bool flushed;    /* on the disk as written (sm_outputs_flush) */
 	bool replace; /* the file already there is replaced (smdmx_output_set_replace) */
-	char *made;   /* the first folder made for it (those below it too), or NULL */
+	size_t made;  /* the first folder made for it (those below it too): the length of path's
+	                 part that names it; 0: none made */
 	uint64_t written, started; /* bytes written; of them, those whose writing to the disk was started */
 };
 
 struct smdmx_outputs {
 	smdmx_output **items; /* each on its own, so that an output's address stays as the set grows */
-	size_t count;
+	size_t count, cap;
 	unsigned flags;
+	sm_alloc alloc;
 };
+
+static void str_free(sm_alloc *a, char *s)
+{
+	if (s) sm_free(a, s, strlen(s) + 1);
+}
+
+sm_alloc *sm_outputs_alloc(smdmx_outputs *set)
+{
+	return &set->alloc;
+}
 
 /* ---- the interrupt slots ------------------------------------------------------------------ */
 
@@ -70,11 +86,25 @@ void smdmx_outputs_remove_temporary(void)
 
 /* ---- a set -------------------------------------------------------------------------------- */
 
-smdmx_outputs *smdmx_outputs_new(unsigned flags)
+smdmx_outputs *smdmx_outputs_new(unsigned flags, const smdmx_allocator *allocator)
 {
-	smdmx_outputs *set = calloc(1, sizeof(*set));
-	if (set) set->flags = flags;
+	sm_alloc a;
+	sm_alloc_init(&a, allocator);
+	smdmx_outputs *set = sm_malloc(&a, sizeof(*set));
+	if (!set) return NULL;
+	memset(set, 0, sizeof(*set));
+	set->flags = flags;
+	set->alloc = a;
 	return set;
+}
+
+void smdmx_outputs_written_free(char **written, size_t count, const smdmx_allocator *allocator)
+{
+	if (!written) return;
+	sm_alloc a;
+	sm_alloc_init(&a, allocator);
+	for (size_t i = 0; i < count; i++) str_free(&a, written[i]);
+	sm_free(&a, written, (count ? count : 1) * sizeof(char *));
 }
 
 unsigned smdmx_outputs_flags(const smdmx_outputs *set)
@@ -123,64 +153,81 @@ static smdmx_error_code fail_why(smdmx_error_code code, char *why, size_t why_si
 	return code;
 }
 
-static char *path_copy(const char *s)
+static char *path_copy(sm_alloc *a, const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *c = malloc(n);
+	char *c = sm_malloc(a, n);
 	if (c) memcpy(c, s, n);
 	return c;
 }
 
-/* The temporary name of path: ".NAME.PID.N.tmp" in its folder (malloc'd; NULL: no memory). */
-static char *temporary_name(const char *path, unsigned long n)
+/* The temporary name of path: ".NAME.PID.N.tmp" in its folder (NULL: no memory). */
+static char *temporary_name(sm_alloc *a, const char *path, unsigned long n)
 {
 	const char *slash = os_last_separator(path);
-	size_t dir = slash ? (size_t)(slash - path + 1) : 0;
-	size_t room = strlen(path) + 64;
-	char *t = malloc(room);
-	if (t) snprintf(t, room, "%.*s.%s.%ld.%lu.tmp", (int)dir, path, path + dir, os_pid(), n);
+	int dir = slash ? (int)(slash - path + 1) : 0;
+	int len = snprintf(NULL, 0, "%.*s.%s.%ld.%lu.tmp", dir, path, path + dir, os_pid(), n);
+	char *t = len > 0 ? sm_malloc(a, (size_t)len + 1) : NULL;
+	if (t) snprintf(t, (size_t)len + 1, "%.*s.%s.%ld.%lu.tmp", dir, path, path + dir, os_pid(), n);
 	return t;
 }
 
 bool smdmx_output_rename(smdmx_output *output, const char *path)
 {
 	if (!output || !path) return false;
-	char *c = path_copy(path);
+	char *c = path_copy(output->alloc, path);
 	if (!c) return false;
-	free(output->path);
+	str_free(output->alloc, output->path);
 	output->path = c;
 	return true;
 }
 
 /* The folders made for an output that is not put in place: each from its file's up to the
- * first made, while they are empty (another output may have put a file there). */
+ * first made, while they are empty (another output may have put a file there). The path is
+ * cut at each in turn, and mended. */
 static void remove_made(smdmx_output *out)
 {
 	if (!out->made) return;
-	char *dir = malloc(strlen(out->path) + 1);
-	if (dir) strcpy(dir, out->path);
-	size_t made_len = strlen(out->made);
-	for (char *cut = dir ? (char *)os_last_separator(dir) : NULL; cut && (size_t)(cut - dir) >= made_len;) {
-		*cut = '\0';
-		if (!os_rmdir(dir) || strlen(dir) == made_len) break;
-		cut = (char *)os_last_separator(dir);
+	char *dir = out->path;
+	for (size_t cut = strlen(dir); cut > out->made;) {
+		while (cut > out->made && !os_is_separator(dir[cut])) cut--;
+		if (cut < out->made || !os_is_separator(dir[cut])) break;
+		char sep = dir[cut];
+		dir[cut] = '\0';
+		bool gone = os_rmdir(dir);
+		dir[cut] = sep;
+		if (!gone) break;
+		cut--;
 	}
-	free(dir);
-	free(out->made);
-	out->made = NULL;
+	out->made = 0;
+}
+
+/* An output's memory (not its files). */
+static void output_free(smdmx_output *out)
+{
+	str_free(out->alloc, out->tmp);
+	str_free(out->alloc, out->path);
+	sm_free(out->alloc, out, sizeof(*out));
 }
 
 smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why, size_t why_size)
 {
 	if (!set || !path) return fail_why(SMDMX_ERROR_USAGE, why, why_size, "smdmx_outputs_open: %s is NULL", !set ? "set" : "path"), NULL;
-	smdmx_output **grown = realloc(set->items, (set->count + 1) * sizeof(*grown));
-	if (!grown) return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
-	set->items = grown;
-	smdmx_output *out = calloc(1, sizeof(*out));
-	if (!out || !(out->path = path_copy(path))) {
-		free(out);
+	sm_alloc *a = &set->alloc;
+	if (set->count == set->cap) {
+		size_t cap = set->cap ? 2 * set->cap : 4;
+		smdmx_output **grown = sm_realloc(a, set->items, set->cap * sizeof(*grown), cap * sizeof(*grown));
+		if (!grown) return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
+		set->items = grown;
+		set->cap = cap;
+	}
+	smdmx_output *out = sm_malloc(a, sizeof(*out));
+	if (out) memset(out, 0, sizeof(*out));
+	if (!out || !(out->path = path_copy(a, path))) {
+		if (out) sm_free(a, out, sizeof(*out));
 		return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
 	}
+	out->alloc = a;
 	out->slot = -1;
 	if (!strcmp(path, "-")) {
 		out->fd = os_stdout();
@@ -188,9 +235,8 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 		return out;
 	}
 	/* Its folders, made where they are not (and removed with the output if it fails). */
-	if (!os_make_parent_dirs_made(path, &out->made, why, why_size)) {
-		free(out->path);
-		free(out);
+	if (!os_make_parent_dirs_made(out->path, &out->made, why, why_size)) {
+		output_free(out);
 		return NULL;
 	}
 	/* A name of our own, created exclusively with the final file's mode (0666 less the
@@ -198,7 +244,7 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 	 * interrupt in between removes a file that is not there yet, rather than leaving one. */
 	static unsigned long counter;
 	for (int attempt = 0;; attempt++) {
-		out->tmp = temporary_name(path, __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+		out->tmp = temporary_name(a, path, __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
 		if (!out->tmp) break;
 		os_interrupts_hold();
 		out->slot = slot_take(out->tmp);
@@ -210,26 +256,23 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 		}
 		os_interrupts_release();
 		if (out->fd != OS_NO_FILE) break;
-		free(out->tmp);
+		str_free(a, out->tmp);
 		out->tmp = NULL;
 		/* ENOENT: another set that failed took away a folder it had made, which this one
 		 * found there: made again */
-		char *again = NULL;
-		bool remade = e == ENOENT && attempt < 100 && os_make_parent_dirs_made(path, &again, why, why_size);
+		size_t again = 0;
+		bool remade = e == ENOENT && attempt < 100 && os_make_parent_dirs_made(out->path, &again, why, why_size);
 		if (remade && again && !out->made) out->made = again;
-		else free(again);
 		if (!remade && (e != EEXIST || attempt == 100)) {
 			if (e != ENOENT || attempt == 100) fail_why(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", path, os_error_text(e));
 			remove_made(out);
-			free(out->path);
-			free(out);
+			output_free(out);
 			return NULL;
 		}
 	}
 	if (!out->tmp) {
 		remove_made(out);
-		free(out->path);
-		free(out);
+		output_free(out);
 		return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
 	}
 	set->items[set->count++] = out;
@@ -286,24 +329,24 @@ static void output_drop(smdmx_output *out)
 		slot_release(out->slot);
 	}
 	remove_made(out);
-	free(out->tmp);
-	free(out->path);
-	free(out);
+	output_free(out);
 }
 
 void smdmx_outputs_abort(smdmx_outputs *set)
 {
 	if (!set) return;
 	for (size_t i = 0; i < set->count; i++) output_drop(set->items[i]);
-	free(set->items);
+	sm_free(&set->alloc, set->items, set->cap * sizeof(*set->items));
 	set->items = NULL;
-	set->count = 0;
+	set->count = set->cap = 0;
 }
 
 void smdmx_outputs_free(smdmx_outputs *set)
 {
+	if (!set) return;
 	smdmx_outputs_abort(set);
-	free(set);
+	sm_alloc a = set->alloc;
+	sm_free(&a, set, sizeof(*set));
 }
 
 smdmx_error_code smdmx_outputs_finish(smdmx_outputs *set, char *why, size_t why_size)
@@ -331,10 +374,10 @@ smdmx_error_code smdmx_outputs_finish(smdmx_outputs *set, char *why, size_t why_
 
 bool smdmx_file_same_bytes(const char *path, const char *other, const void *data, size_t len)
 {
-	enum { PART = 65536 };
+	enum { PART = 16384 };
 	FILE *fa = os_fopen(path, "rb"), *fb = fa && other ? os_fopen(other, "rb") : NULL;
-	char *x = malloc(2 * PART), *y = x ? x + PART : NULL;
-	bool same = x && fa && (fb || !other);
+	char x[PART], y[PART];
+	bool same = fa && (fb || !other);
 	size_t at = 0;
 	while (same) {
 		size_t n = fread(x, 1, PART, fa), m;
@@ -350,7 +393,6 @@ bool smdmx_file_same_bytes(const char *path, const char *other, const void *data
 	same = same && !ferror(fa) && (fb ? !ferror(fb) && fgetc(fb) == EOF : at == len);
 	if (fa) fclose(fa);
 	if (fb) fclose(fb);
-	free(x);
 	return same;
 }
 
@@ -373,13 +415,15 @@ smdmx_error_code smdmx_outputs_commit(smdmx_outputs *set, char ***written, size_
 	if (code) return code;
 	/* Room for the list first: once files are in place, nothing may fail. (Never realloc to
 	 * 0 bytes: that may free the list and return NULL.) */
+	char **list = NULL; /* the list as it will be: installed once the files are in place */
+	size_t listed = *written_count, list_bytes = (listed + set->count) * sizeof(char *);
 	if (set->count) {
-		char **list = realloc(*written, (*written_count + set->count) * sizeof(char *));
+		list = sm_malloc(&set->alloc, list_bytes);
 		if (!list) {
 			smdmx_outputs_abort(set);
 			return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory");
 		}
-		*written = list;
+		if (listed) memcpy(list, *written, listed * sizeof(char *));
 	}
 	bool force = set->flags & SMDMX_OUTPUTS_FORCE, same_ok = set->flags & SMDMX_OUTPUTS_SAME_OK;
 	/* The interrupts wait while the set is renamed into place: all of it or none. */
@@ -395,7 +439,7 @@ smdmx_error_code smdmx_outputs_commit(smdmx_outputs *set, char ***written, size_
 			os_remove(out->tmp);
 			slot_release(out->slot);
 			out->slot = -1;
-			free(out->tmp);
+			str_free(&set->alloc, out->tmp);
 			out->tmp = NULL;
 			continue;
 		}
@@ -412,20 +456,24 @@ smdmx_error_code smdmx_outputs_commit(smdmx_outputs *set, char ***written, size_
 			if (set->items[i]->tmp) os_remove(set->items[i]->path);
 		smdmx_outputs_abort(set);
 		os_interrupts_release();
+		if (list) sm_free(&set->alloc, list, list_bytes);
 		return code;
+	}
+	if (list) {
+		if (*written) sm_free(&set->alloc, *written, listed * sizeof(char *));
+		*written = list;
 	}
 	for (size_t i = 0; i < set->count; i++) {
 		smdmx_output *out = set->items[i];
 		slot_release(out->slot);
-		free(out->tmp);
-		free(out->made); /* (in place: its folders stay) */
+		str_free(&set->alloc, out->tmp); /* (in place: the folders it made stay) */
 		(*written)[(*written_count)++] = out->path;
-		free(out);
+		sm_free(&set->alloc, out, sizeof(*out));
 	}
 	os_interrupts_release();
-	free(set->items);
+	sm_free(&set->alloc, set->items, set->cap * sizeof(*set->items));
 	set->items = NULL;
-	set->count = 0;
+	set->count = set->cap = 0;
 	return SMDMX_ERROR_NONE;
 }
 
