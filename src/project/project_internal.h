@@ -13,6 +13,7 @@
 #include "smdmx/output.h"
 #include "smdmx/project.h"
 #include "smdmx/smdmx.h"
+#include "support/internal.h"
 
 /* A task's status. */
 #define PJ_OK 0
@@ -135,6 +136,49 @@ void pj_outputs_start(pj_outputs *set);
 void pj_outputs_flush(pj_outputs *set);
 bool pj_outputs_commit(pj_outputs *set, char ***written, size_t *written_count, char *why, size_t why_size);
 bool pj_output_clashes(const pj_output *out);
+
+/* ---- one conversion (smdmx_convert): the run's helpers (convert_run.c), a QC's model as its
+ * input (convert_qc.c), the ways and the call (convert.c) ------------------------------------- */
+
+typedef struct cv_run {
+	const smdmx_convert_options *o; /* the caller's, or opts */
+	smdmx_convert_options opts;     /* with the job's allocator in every step's options */
+	sm_budget budget;               /* the job's allocator: every step's memory counted together */
+	smdmx_allocator hooks;          /* what every step takes (zero: malloc's) */
+	pj_msgs said;
+	pj_outputs outs;
+	char **deps;
+	size_t dep_count;
+	unsigned used;
+	bool broken_pipe;     /* standard output's reader went away */
+	bool posed;           /* the picture's pose: the scene's first clip at its first frame */
+	char why[1024];
+} cv_run;
+
+/* A file read besides the inputs, each once. */
+void cv_add_dep(cv_run *r, const char *path);
+/* A failure said (at its own file when the error names one), an error message, the warnings
+ * of a file; false. */
+bool cv_fail(cv_run *r, const char *path, const smdmx_error *e);
+bool cv_fail_msg(cv_run *r, const char *path, const char *msg);
+void cv_warn(cv_run *r, const char *path, const smdmx_warnings *w);
+/* Whether the warnings said so far let the input pass (warnings_fail). */
+bool cv_warnings_allowed(cv_run *r, const char *in);
+/* An output opened in the run's set, refused (said) where it may not be written. */
+pj_output *cv_open_out(cv_run *r, const char *path);
+bool cv_fail_write(cv_run *r, pj_output *out, const smdmx_error *e);
+void cv_summarize(const smdmx_scene *s, char *buf, size_t size);
+void cv_note_written(cv_run *r, const char *in, const char *what);
+void cv_note_scene(cv_run *r, const char *in, const smdmx_scene *scene);
+bool cv_write_dmx(cv_run *r, smdmx_dm *dm, const char *path);
+bool cv_write_smd(cv_run *r, const smdmx_scene *s, const char *path, const smdmx_smd_write_options *w);
+bool cv_shape(cv_run *r, smdmx_scene *scene, const char *in);
+smdmx_dm *cv_read_dmx(cv_run *r, const char *path, smdmx_error *err, smdmx_warnings *w);
+smdmx_scene *cv_read_smd(cv_run *r, const char *path);
+void cv_animation_options(cv_run *r, const smdmx_scene *s, const char *in);
+/* A QC's $model as a scene (the picture's way), and written as a model DMX. */
+smdmx_scene *cv_qc_scene(cv_run *r);
+bool cv_qc_to_dmx(cv_run *r);
 
 /* Strings to numbers, for the library's keys and outputs (tens of thousands of files). */
 typedef struct str_slot {
