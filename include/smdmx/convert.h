@@ -107,12 +107,16 @@ typedef struct smdmx_convert_result {
 	                               first clip (an animation-only QC over the model of the QC
 	                               beside it that includes it); else at rest */
 	bool broken_pipe;           /* standard output's reader went away (a program ends quietly) */
+	bool out_of_memory;         /* memory ran out once the outputs were in place: they are in
+	                               written, ok is false, and a message may be missing */
 } smdmx_convert_result;
 
-/* NULL when nothing was done: memory ran out (SMDMX_ERROR_OUT_OF_MEMORY) or the call cannot
- * start (no options, no input, no output: SMDMX_ERROR_USAGE), error says which; otherwise the
- * result, freed with smdmx_convert_result_free (which leaves pending and scene to the
- * caller). */
+/* NULL when nothing was done: memory ran out before any output was put in place
+ * (SMDMX_ERROR_OUT_OF_MEMORY) or the call cannot start (no options, no input, no output, an
+ * allocator given twice: SMDMX_ERROR_USAGE), error says which; otherwise the result, freed
+ * with smdmx_convert_result_free (which leaves pending and scene to the caller). Running out
+ * of memory in a step (a reader, a writer) fails the conversion as any error does: said in
+ * its messages. */
 SMDMX_API smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error *error);
 SMDMX_API void smdmx_convert_result_free(smdmx_convert_result *r);
 

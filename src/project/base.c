@@ -13,13 +13,20 @@
 
 /* ---- messages -------------------------------------------------------------------------------- */
 
+static void msg_str_free(pj_msgs *m, char *s)
+{
+	if (m->mem) sm_str_free(m->mem, s);
+	else free(s);
+}
+
 static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t column, smdmx_message_kind kind, const char *text)
 {
 	m->warnings += kind == SMDMX_MESSAGE_WARNING;
 	m->errors += kind == SMDMX_MESSAGE_ERROR;
 	if (m->count == m->cap) {
 		size_t cap = m->cap ? 2 * m->cap : 8;
-		smdmx_message *g = pj_realloc(m->items, cap * sizeof(*g));
+		smdmx_message *g = m->mem ? sm_realloc(m->mem, m->items, m->cap * sizeof(*g), cap * sizeof(*g))
+		                          : pj_realloc(m->items, cap * sizeof(*g));
 		if (!g) {
 			m->lost = true;
 			return;
@@ -27,10 +34,10 @@ static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t colum
 		m->items = g;
 		m->cap = cap;
 	}
-	char *p = pj_strdup(path), *t = pj_strdup(text);
+	char *p = m->mem ? sm_str_copy(m->mem, path) : pj_strdup(path), *t = m->mem ? sm_str_copy(m->mem, text) : pj_strdup(text);
 	if ((path && !p) || !t) {
-		free(p);
-		free(t);
+		msg_str_free(m, p);
+		msg_str_free(m, t);
 		m->lost = true;
 		return;
 	}
@@ -71,10 +78,11 @@ void pj_add_warnings(pj_msgs *m, const char *path, const smdmx_warnings *w)
 void pj_msgs_free(pj_msgs *m)
 {
 	for (size_t i = 0; i < m->count; i++) {
-		free((char *)m->items[i].path);
-		free((char *)m->items[i].text);
+		msg_str_free(m, (char *)m->items[i].path);
+		msg_str_free(m, (char *)m->items[i].text);
 	}
-	free(m->items);
+	if (m->mem) sm_free(m->mem, m->items, m->cap * sizeof(*m->items));
+	else free(m->items);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -214,7 +222,7 @@ bool pj_output_allowed(const char *path, char *const *inputs, size_t input_count
 
 pj_output *pj_outputs_open(pj_outputs *set, const char *path, char *why, size_t why_size)
 {
-	if (!set->set && may_allocate()) set->set = pj_have(smdmx_outputs_new(0, NULL));
+	if (!set->set && may_allocate()) set->set = pj_have(smdmx_outputs_new(0, set->hooks));
 	if (!set->set) {
 		snprintf(why, why_size, "out of memory");
 		return NULL;

@@ -75,6 +75,35 @@ static const char *const given_names[SMDMX_BATCH_GIVEN_COUNT] = {
 	"--threads",
 };
 
+/* ---- a job's files written ------------------------------------------------------------------- */
+
+/* A job's written list is one a commit of its outputs grows (smdmx_outputs_commit), so it is
+ * made as those are: through the jobs' allocator (conv.allocator, zero: malloc's), the list
+ * of its count, each path of its length and one byte. */
+static void written_push(batch *b, bjob *j, const char *path)
+{
+	sm_alloc a;
+	sm_alloc_init(&a, &b->conv.allocator);
+	char *s = sm_str_copy(&a, path);
+	char **list = s ? sm_malloc(&a, (j->written_count + 1) * sizeof(char *)) : NULL;
+	if (!list) {
+		sm_str_free(&a, s);
+		pj_oom();
+		return;
+	}
+	if (j->written_count) memcpy(list, j->written, j->written_count * sizeof(char *));
+	sm_free(&a, j->written, j->written_count * sizeof(char *));
+	list[j->written_count++] = s;
+	j->written = list;
+}
+
+static void written_free(batch *b, bjob *j)
+{
+	smdmx_outputs_written_free(j->written, j->written_count, &b->conv.allocator);
+	j->written = NULL;
+	j->written_count = 0;
+}
+
 /* ---- planning ------------------------------------------------------------------------------ */
 
 static bjob *job_push(batch *b)
@@ -504,7 +533,7 @@ static void plan_update(batch *b)
 			continue;
 		}
 		j->up_to_date = j->ran = true;
-		qp_list_push(&j->written, &j->written_count, pj_strdup(j->out)); /* still its output, for a depfile */
+		written_push(b, j, j->out); /* still its output, for a depfile */
 		b->pub.up_to_date++;
 	}
 }
@@ -594,7 +623,7 @@ static void job_run(batch *b, bjob *j)
 		pj_add(&j->msgs, m->path, m->line, m->column, kinds[m->kind], "%s", m->text);
 	}
 	for (size_t i = 0; i < r->dep_count; i++) job_dep(j, r->deps[i]);
-	for (size_t i = 0; i < r->written_count; i++) qp_list_push(&j->written, &j->written_count, pj_strdup(r->written[i]));
+	for (size_t i = 0; i < r->written_count; i++) written_push(b, j, r->written[i]);
 	j->used |= r->used;
 	if (r->pending) j->pending = (pj_outputs){ .set = r->pending, .force = c.force };
 	j->failed = !r->ok;
@@ -780,10 +809,7 @@ static bool run_jobs(batch *b)
 		bjob *j = &b->jobs[i];
 		if (i <= b->limit || !j->ran) continue;
 		pj_outputs_abort(&j->pending);
-		for (size_t k = 0; k < j->written_count; k++) free(j->written[k]);
-		free(j->written);
-		j->written = NULL;
-		j->written_count = 0;
+		written_free(b, j);
 		j->ran = false;
 		j->cancelled = true;
 	}
@@ -887,8 +913,7 @@ void smdmx_batch_free(smdmx_batch *pub)
 		free(j->inputs);
 		free(j->vta);
 		free(j->out);
-		for (size_t k = 0; k < j->written_count; k++) free(j->written[k]);
-		free(j->written);
+		written_free(b, j);
 		for (size_t k = 0; k < j->dep_count; k++) free(j->deps[k]);
 		free(j->deps);
 		pj_msgs_free(&j->msgs);

@@ -439,6 +439,25 @@ bool pj_allocator_twice(const smdmx_convert_options *o)
 	        pj_allocator_given(&o->model_options.allocator));
 }
 
+/* A result and what it keeps: its memory, whose hooks are the caller's once the conversion
+ * is over (sm_budget_leave), the room of its messages, the allocator of its written list. */
+typedef struct convert_result {
+	smdmx_convert_result pub;
+	sm_alloc mem;
+	size_t message_cap;
+	smdmx_allocator written_by;
+} convert_result;
+
+/* What the conversion made besides its result, when it cannot be handed back. */
+static void run_free(cv_run *r, char **written, size_t written_count, smdmx_scene *scene)
+{
+	smdmx_outputs_written_free(written, written_count, &r->hooks);
+	smdmx_scene_free(scene);
+	pj_msgs_free(&r->said);
+	for (size_t i = 0; i < r->dep_count; i++) sm_str_free(&r->mem, r->deps[i]);
+	sm_free(&r->mem, r->deps, r->dep_count * sizeof(char *));
+}
+
 smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error *error)
 {
 	SM_ERROR_START(error);
@@ -460,7 +479,14 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 		r.opts.dmx_write.allocator = r.opts.model_options.allocator = r.hooks;
 		r.o = &r.opts;
 	}
+	sm_alloc_init(&r.mem, &r.hooks);
+	r.said.mem = &r.mem;
+	r.outs.hooks = &r.hooks;
 	r.outs.force = o->force;
+	/* the result first: once files are in place, it says so whatever runs out after */
+	convert_result *res = sm_malloc(&r.mem, sizeof(*res));
+	if (!res) return sm_fail_oom(error), NULL;
+	memset(res, 0, sizeof(*res));
 	smdmx_scene *scene = NULL;
 	bool ok = o->way == SMDMX_CONVERT_QC_SCENE ? (scene = cv_qc_scene(&r)) != NULL
 	        : o->way == SMDMX_CONVERT_QC_TO_DMX ? cv_qc_to_dmx(&r)
@@ -468,11 +494,11 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	        : o->way == SMDMX_CONVERT_DMX_TO_SMD ? dmx_to_smd(&r)
 	        : o->way == SMDMX_CONVERT_SMD_TO_DMX ? smd_to_dmx(&r)
 	                                             : smd_to_smd(&r);
-	smdmx_convert_result *res = pj_calloc(1, sizeof(*res));
 	char **written = NULL;
 	size_t written_count = 0;
-	ok = ok && !pj_oom_seen;
-	if (ok && o->defer && res) {
+	/* out of memory before anything is in place: nothing done */
+	bool oom = pj_oom_seen || r.said.lost;
+	if (ok && o->defer && !oom) {
 		/* The caller commits the set later, among others (smdmx_batch_convert: a few at a
 		 * time): the files go to the disk meanwhile, and its flush finds them there. A set of
 		 * many files (an SMD per clip) is flushed and closed now: the files a batch holds
@@ -481,49 +507,58 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 		else pj_outputs_start(&r.outs);
 		if (ok && r.outs.set) {
 			smdmx_outputs_set_flags(r.outs.set, o->force ? SMDMX_OUTPUTS_FORCE : 0u);
-			res->pending = r.outs.set;
+			res->pub.pending = r.outs.set;
 			r.outs.set = NULL;
 		}
-	} else if (ok && res) {
+	} else if (ok && !oom) {
 		ok = pj_outputs_commit(&r.outs, &written, &written_count, r.why, sizeof(r.why)) || cv_fail_msg(&r, o->output, r.why);
 	}
 	pj_outputs_abort(&r.outs);
-	if (!res || pj_oom_seen) {
+	if (oom) {
 		pj_oom_seen = false;
-		if (res) smdmx_outputs_free(res->pending);
-		free(res);
-		for (size_t i = 0; i < written_count; i++) free(written[i]);
-		free(written);
-		smdmx_scene_free(scene);
-		pj_msgs_free(&r.said);
-		for (size_t i = 0; i < r.dep_count; i++) free(r.deps[i]);
-		free(r.deps);
-		sm_fail_oom(error);
-		return NULL;
+		run_free(&r, written, written_count, scene);
+		sm_free(&r.mem, res, sizeof(*res));
+		return sm_fail_oom(error), NULL;
 	}
-	res->ok = ok;
-	res->messages = r.said.items;
-	res->message_count = r.said.count;
-	res->written = (const char *const *)written;
-	res->written_count = written_count;
-	res->deps = (const char *const *)r.deps;
-	res->dep_count = r.dep_count;
-	res->used = r.used;
-	res->broken_pipe = r.broken_pipe;
-	res->posed = r.posed;
-	if (scene && scene->owner && r.hooks.alloc_fn) sm_budget_leave(&r.budget, &scene->owner->alloc); /* the caller's now */
-	res->scene = scene;
-	return res;
+	/* memory that ran out after the files were put in place: they are listed, and the
+	 * result says it (a message may be missing) */
+	if (pj_oom_seen || r.said.lost) {
+		pj_oom_seen = false;
+		ok = false;
+		res->pub.out_of_memory = true;
+	}
+	res->pub.ok = ok;
+	res->pub.messages = r.said.items;
+	res->pub.message_count = r.said.count;
+	res->message_cap = r.said.cap;
+	res->pub.written = (const char *const *)written;
+	res->pub.written_count = written_count;
+	res->pub.deps = (const char *const *)r.deps;
+	res->pub.dep_count = r.dep_count;
+	res->pub.used = r.used;
+	res->pub.broken_pipe = r.broken_pipe;
+	res->pub.posed = r.posed;
+	res->pub.scene = scene;
+	res->written_by = o->allocator;
+	res->mem = r.mem;
+	/* what outlives the conversion is the caller's, no longer counted */
+	if (r.hooks.alloc_fn) {
+		if (scene && scene->owner) sm_budget_leave(&r.budget, &scene->owner->alloc);
+		if (res->pub.pending) sm_budget_leave(&r.budget, sm_outputs_alloc(res->pub.pending));
+		sm_budget_leave(&r.budget, &res->mem);
+	}
+	return &res->pub;
 }
 
 void smdmx_convert_result_free(smdmx_convert_result *r)
 {
 	if (!r) return;
-	pj_msgs m = { (smdmx_message *)r->messages, r->message_count, r->message_count, 0, 0, false };
+	convert_result *c = (convert_result *)r;
+	sm_alloc mem = c->mem;
+	pj_msgs m = { (smdmx_message *)r->messages, r->message_count, c->message_cap, 0, 0, false, &mem };
 	pj_msgs_free(&m);
-	for (size_t i = 0; i < r->written_count; i++) free((char *)r->written[i]);
-	free((char **)r->written);
-	for (size_t i = 0; i < r->dep_count; i++) free((char *)r->deps[i]);
-	free((char **)r->deps);
-	free(r);
+	smdmx_outputs_written_free((char **)r->written, r->written_count, &c->written_by);
+	for (size_t i = 0; i < r->dep_count; i++) sm_str_free(&mem, (char *)r->deps[i]);
+	sm_free(&mem, (char **)r->deps, r->dep_count * sizeof(char *));
+	sm_free(&mem, c, sizeof(*c));
 }

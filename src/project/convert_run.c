@@ -17,7 +17,15 @@ void cv_add_dep(cv_run *r, const char *path)
 		if (!strcmp(r->deps[k], path)) return;
 	for (size_t k = 0; k < r->o->input_count; k++)
 		if (!strcmp(r->o->inputs[k], path)) return;
-	qp_list_push(&r->deps, &r->dep_count, pj_strdup(path));
+	char *s = sm_str_copy(&r->mem, path);
+	char **grown = s ? sm_realloc(&r->mem, r->deps, r->dep_count * sizeof(char *), (r->dep_count + 1) * sizeof(char *)) : NULL;
+	if (!grown) { /* out of memory: the result says so */
+		sm_str_free(&r->mem, s);
+		r->said.lost = true;
+		return;
+	}
+	r->deps = grown;
+	r->deps[r->dep_count++] = s;
 }
 
 bool cv_fail(cv_run *r, const char *path, const smdmx_error *e)

@@ -26,6 +26,8 @@ typedef struct pj_msgs {
 	size_t count, cap;
 	size_t warnings, errors;    /* counted even when memory for the text ran out */
 	bool lost;                  /* a message could not be kept: out of memory */
+	struct sm_alloc *mem;       /* their memory (the items of cap, the texts of their length and
+	                               one byte); NULL: malloc's, through the run's failure switch */
 } pj_msgs;
 
 /* kind: "error", "warning" or "note". */
@@ -117,6 +119,7 @@ char *pj_folder_of(const char *a);
 typedef smdmx_output pj_output;
 typedef struct pj_outputs {
 	smdmx_outputs *set;
+	const smdmx_allocator *hooks; /* the set's allocator (NULL: malloc's) */
 	bool force;
 	bool same_ok;         /* a file already there with the very bytes written is no clash: it
 	                         stays (one QC at a time into one folder) */
@@ -145,6 +148,8 @@ typedef struct cv_run {
 	smdmx_convert_options opts;     /* with the job's allocator in every step's options */
 	sm_budget budget;               /* the job's allocator: every step's memory counted together */
 	smdmx_allocator hooks;          /* what every step takes (zero: malloc's) */
+	sm_alloc mem;                   /* the conversion's own memory (through hooks): its messages,
+	                                   its list of files read, its result */
 	pj_msgs said;
 	pj_outputs outs;
 	char **deps;

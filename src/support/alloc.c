@@ -98,6 +98,20 @@ void sm_free(sm_alloc *a, void *ptr, size_t size)
 	a->live -= size;
 }
 
+char *sm_str_copy(sm_alloc *a, const char *s)
+{
+	if (!s) return NULL;
+	size_t n = strlen(s) + 1;
+	char *c = sm_malloc(a, n);
+	if (c) memcpy(c, s, n);
+	return c;
+}
+
+void sm_str_free(sm_alloc *a, char *s)
+{
+	if (s) sm_free(a, s, strlen(s) + 1);
+}
+
 /* Header of an sm_new block: its size, padded so that the block is aligned as malloc's. */
 #define SM_NEW_HEAD (sizeof(max_align_t) > sizeof(size_t) ? sizeof(max_align_t) : sizeof(size_t))
 

@@ -88,6 +88,9 @@ void sm_free(sm_alloc *a, void *ptr, size_t size);
 /* Blocks that keep their size (in a header before them, aligned as malloc aligns): count *
  * size bytes (0: 1 byte), NULL when the product overflows or memory ran out; sm_new_zero's
  * zeroed. sm_del frees one (NULL: nothing), through the allocator that made it. */
+/* A string copied (NULL: NULL), freed by its length and one byte. */
+SM_NODISCARD char *sm_str_copy(sm_alloc *a, const char *s);
+void sm_str_free(sm_alloc *a, char *s);
 SM_NODISCARD void *sm_new(sm_alloc *a, size_t count, size_t size);
 SM_NODISCARD void *sm_new_zero(sm_alloc *a, size_t count, size_t size);
 void sm_del(sm_alloc *a, void *p);

@@ -40,10 +40,6 @@ struct smdmx_outputs {
 	sm_alloc alloc;
 };
 
-static void str_free(sm_alloc *a, char *s)
-{
-	if (s) sm_free(a, s, strlen(s) + 1);
-}
 
 sm_alloc *sm_outputs_alloc(smdmx_outputs *set)
 {
@@ -103,7 +99,7 @@ void smdmx_outputs_written_free(char **written, size_t count, const smdmx_alloca
 	if (!written) return;
 	sm_alloc a;
 	sm_alloc_init(&a, allocator);
-	for (size_t i = 0; i < count; i++) str_free(&a, written[i]);
+	for (size_t i = 0; i < count; i++) sm_str_free(&a, written[i]);
 	sm_free(&a, written, (count ? count : 1) * sizeof(char *));
 }
 
@@ -153,13 +149,6 @@ static smdmx_error_code fail_why(smdmx_error_code code, char *why, size_t why_si
 	return code;
 }
 
-static char *path_copy(sm_alloc *a, const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *c = sm_malloc(a, n);
-	if (c) memcpy(c, s, n);
-	return c;
-}
 
 /* The temporary name of path: ".NAME.PID.N.tmp" in its folder (NULL: no memory). */
 static char *temporary_name(sm_alloc *a, const char *path, unsigned long n)
@@ -175,9 +164,9 @@ static char *temporary_name(sm_alloc *a, const char *path, unsigned long n)
 bool smdmx_output_rename(smdmx_output *output, const char *path)
 {
 	if (!output || !path) return false;
-	char *c = path_copy(output->alloc, path);
+	char *c = sm_str_copy(output->alloc, path);
 	if (!c) return false;
-	str_free(output->alloc, output->path);
+	sm_str_free(output->alloc, output->path);
 	output->path = c;
 	return true;
 }
@@ -205,8 +194,8 @@ static void remove_made(smdmx_output *out)
 /* An output's memory (not its files). */
 static void output_free(smdmx_output *out)
 {
-	str_free(out->alloc, out->tmp);
-	str_free(out->alloc, out->path);
+	sm_str_free(out->alloc, out->tmp);
+	sm_str_free(out->alloc, out->path);
 	sm_free(out->alloc, out, sizeof(*out));
 }
 
@@ -223,7 +212,7 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 	}
 	smdmx_output *out = sm_malloc(a, sizeof(*out));
 	if (out) memset(out, 0, sizeof(*out));
-	if (!out || !(out->path = path_copy(a, path))) {
+	if (!out || !(out->path = sm_str_copy(a, path))) {
 		if (out) sm_free(a, out, sizeof(*out));
 		return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
 	}
@@ -256,7 +245,7 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 		}
 		os_interrupts_release();
 		if (out->fd != OS_NO_FILE) break;
-		str_free(a, out->tmp);
+		sm_str_free(a, out->tmp);
 		out->tmp = NULL;
 		/* ENOENT: another set that failed took away a folder it had made, which this one
 		 * found there: made again */
@@ -439,7 +428,7 @@ smdmx_error_code smdmx_outputs_commit(smdmx_outputs *set, char ***written, size_
 			os_remove(out->tmp);
 			slot_release(out->slot);
 			out->slot = -1;
-			str_free(&set->alloc, out->tmp);
+			sm_str_free(&set->alloc, out->tmp);
 			out->tmp = NULL;
 			continue;
 		}
@@ -466,7 +455,7 @@ smdmx_error_code smdmx_outputs_commit(smdmx_outputs *set, char ***written, size_
 	for (size_t i = 0; i < set->count; i++) {
 		smdmx_output *out = set->items[i];
 		slot_release(out->slot);
-		str_free(&set->alloc, out->tmp); /* (in place: the folders it made stay) */
+		sm_str_free(&set->alloc, out->tmp); /* (in place: the folders it made stay) */
 		(*written)[(*written_count)++] = out->path;
 		sm_free(&set->alloc, out, sizeof(*out));
 	}
