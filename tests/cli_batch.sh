@@ -830,7 +830,19 @@ install)
 					"$? $(printf '%s\n' "$out" | sed -n 's/^\(diff: [0-9]* differences\), .* allocations through the allocator ([0-9]* bytes at most), \(.*\)$/\1, \2/p')"
 				check "and under a limit below its need: out of memory, nothing left" "failed (out of memory), 0 left" \
 					"$(printf '%s\n' "$out" | sed -n 's/^diff under a limit of [0-9]* bytes: \(.*\), [0-9]* bytes at most, \(.*\)$/\1, \2/p')"
-				check "nothing in the contract failed" "" "$(printf '%s\n' "$out" | grep FAILED)"
+				check "nothing in the diff's contract failed" "" "$(printf '%s\n' "$out" | grep FAILED)"
+				# one conversion each way a model file goes (smdmx_convert_way: 0 SMD to DMX, 2 DMX to
+				# DMX, 3 DMX to SMD, 4 SMD to SMD)
+				for w in "0 $sample/arm.smd em.dmx" "2 $root/testdata/model/arm.dmx em.dmx" "3 $root/testdata/model/arm_wave.dmx em.smd" "4 $sample/arm.smd em.smd"; do
+					way=${w%% *} rest=${w#* }
+					out=$(cd "$tmp" && LD_LIBRARY_PATH="$libdir" "$tmp/em" convert "$way" "${rest%% *}" "${rest#* }" 2>&1)
+					check "convert way $way with the caller's allocator: every byte through it, none left" \
+						"0 converted, 0 direct (0 bytes), 0 bytes left" \
+						"$? $(printf '%s\n' "$out" | sed -n 's/^convert: \([a-z]*\), .* allocations through the allocator ([0-9]* bytes at most), \(.*\)$/\1, \2/p')"
+					check "and under a limit below its need: out of memory, said, no file, nothing left" \
+						"failed (out of memory), no output|0 bytes left" \
+						"$(printf '%s\n' "$out" | sed -n 's/^convert under a limit of [0-9]* bytes: \(.*\), [0-9]* bytes at most, \(.*\)$/\1, \2/p; s/^convert under the limit: //p' | paste -sd'|')"
+				done
 			else
 				echo "note: not glibc: tests/embed_memory.c (which replaces malloc) is not run"
 			fi

@@ -8,6 +8,7 @@
  * allocations (a FILE, a folder's handle) are not taken for the library's.
  *
  * usage: embed_memory diff A.smd B.smd
+ *        embed_memory convert WAY IN OUT     (WAY: smdmx_convert_way's number)
  * Prints what it measured, one line each; exit 0 when the contract held, 1 when not. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -192,9 +193,59 @@ static int job_diff(const char *pa, const char *pb)
 	return failures ? 1 : 0;
 }
 
+/* One conversion (way: smdmx_convert_way's number) of in to out with the allocator: every
+ * byte through it and none left; then under half its peak: a clean failure, said, nothing
+ * left, no output. */
+static int job_convert(int way, const char *in, const char *out)
+{
+	const char *inputs[1] = { in };
+	smdmx_convert_options o;
+	memset(&o, 0, sizeof(o));
+	o.way = (smdmx_convert_way)way;
+	o.inputs = inputs;
+	o.input_count = 1;
+	o.output = out;
+	o.force = true;
+	counter c = { 0, 0, 0 };
+	o.allocator = allocator_of(&c, 0);
+	smdmx_error e;
+	direct_calls = direct_bytes = 0;
+	counting = true;
+	smdmx_convert_result *r = smdmx_convert(&o, &e);
+	bool ok = r && r->ok;
+	smdmx_convert_result_free(r);
+	counting = false;
+	printf("convert: %s, %zu allocations through the allocator (%lld bytes at most), %zu direct (%zu bytes), %lld bytes left\n",
+	       ok ? "converted" : "failed", c.calls, c.peak, direct_calls, direct_bytes, c.live);
+	expect(ok, "the conversion ran");
+	expect(direct_calls == 0, "the conversion allocated nothing but through the allocator");
+	expect(c.live == 0 && c.calls > 0, "the conversion used the allocator and gave back all it took");
+	remove(out);
+	long long peak = c.peak;
+	counter d = { 0, 0, 0 };
+	o.allocator = allocator_of(&d, (size_t)(peak / 2));
+	r = smdmx_convert(&o, &e);
+	const char *said = "";
+	for (size_t i = 0; r && i < r->message_count; i++)
+		if (r->messages[i].kind == SMDMX_MESSAGE_ERROR) said = r->messages[i].text;
+	bool failed = !r || !r->ok;
+	FILE *f = fopen(out, "rb");
+	printf("convert under a limit of %lld bytes: %s (%s), %lld bytes at most, %s output\n", peak / 2,
+	       failed ? "failed" : "converted", r ? said : e.message, d.peak, f ? "an" : "no");
+	expect(failed && strstr(r ? said : e.message, "out of memory"), "the conversion under the limit failed out of memory, said");
+	expect(!f, "and wrote nothing");
+	if (f) fclose(f);
+	smdmx_convert_result_free(r);
+	printf("convert under the limit: %lld bytes left\n", d.live);
+	expect(d.live == 0, "the failed conversion gave back all it took");
+	expect(d.peak <= peak / 2, "the limit bounded the whole conversion");
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "diff")) return job_diff(argv[2], argv[3]);
-	fprintf(stderr, "usage: embed_memory diff A.smd B.smd\n");
+	if (argc == 5 && !strcmp(argv[1], "convert")) return job_convert(atoi(argv[2]), argv[3], argv[4]);
+	fprintf(stderr, "usage: embed_memory diff A.smd B.smd\n       embed_memory convert WAY IN OUT\n");
 	return 2;
 }

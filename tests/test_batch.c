@@ -463,6 +463,63 @@ static void test_out_of_memory(void **state)
 	assert_true(failures > 30 / SWEEP_STRIDE);
 }
 
+/* One conversion of each way a model file goes, through its allocator with each allocation
+ * failing in turn: NULL out of memory, or a result that fails saying so; no output, no
+ * temporary file, nothing left once the result is freed; then it converts. */
+static void test_convert_out_of_memory(void **state)
+{
+	(void)state;
+	static const struct {
+		smdmx_convert_way way;
+		const char *in, *out;
+	} ways[] = {
+		{ SMDMX_CONVERT_SMD_TO_DMX, "testdata/sample/arm.smd", "conv/a.dmx" },
+		{ SMDMX_CONVERT_DMX_TO_DMX, "testdata/model/arm.dmx", "conv/b.dmx" },
+		{ SMDMX_CONVERT_DMX_TO_SMD, "testdata/model/arm_wave.dmx", "conv/c.smd" },
+		{ SMDMX_CONVERT_SMD_TO_SMD, "testdata/sample/arm.smd", "conv/d.smd" },
+	};
+	for (size_t w = 0; w < sizeof(ways) / sizeof(ways[0]); w++) {
+		size_t n, failures = 0;
+		for (n = 1; n < 100000; n++) {
+			test_remove_tree(at("conv"));
+			const char *in[1] = { test_path(ways[w].in) };
+			smdmx_convert_options o;
+			memset(&o, 0, sizeof(o));
+			o.way = ways[w].way;
+			o.inputs = in;
+			o.input_count = 1;
+			o.output = at(ways[w].out);
+			test_counter c = { 0, 0, 0 };
+			o.allocator = test_allocator(&c);
+			o.allocator.fail_after = n;
+			smdmx_error err;
+			smdmx_convert_result *r = smdmx_convert(&o, &err);
+			bool ok = r && r->ok, said = !r && err.code == SMDMX_ERROR_OUT_OF_MEMORY;
+			char first[300] = "";
+			for (size_t i = 0; r && i < r->message_count; i++) {
+				said = said || strstr(r->messages[i].text, "out of memory");
+				if (!*first) snprintf(first, sizeof(first), "%s", r->messages[i].text);
+			}
+			if (!r) snprintf(first, sizeof(first), "%s", err.message);
+			smdmx_convert_result_free(r);
+			if (c.live != 0) fail_msg("way %d, allocation %zu failing: %lld bytes left", ways[w].way, n, c.live);
+			size_t left = temporaries(at("conv"));
+			if (left) fail_msg("way %d, allocation %zu failing: %zu temporary files left", ways[w].way, n, left);
+			FILE *f = fopen(at(ways[w].out), "rb");
+			if (f) fclose(f);
+			if (ok) {
+				assert_non_null(f);
+				break;
+			}
+			if (!said) fail_msg("way %d, allocation %zu failing: a failure that does not say out of memory: '%s'", ways[w].way, n, first);
+			if (f) fail_msg("way %d, allocation %zu failing: an output in place", ways[w].way, n);
+			failures++;
+		}
+		if (failures < 20) fail_msg("way %d: only %zu allocations to fail", ways[w].way, failures);
+	}
+	test_remove_tree(at("conv"));
+}
+
 /* threads left 0 (the batch's choice) with a memory limit on the reader: one thread for each
  * file, which the limit allows (it took the cores, which the reader refuses under a limit, and
  * every job failed); threads given above one with a limit: the reader's usage error. */
@@ -679,6 +736,7 @@ int main(void)
 		cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_convert_out_of_memory),
 		cmocka_unit_test(test_threads_under_limit),
 		cmocka_unit_test(test_batch_allocator),
 		cmocka_unit_test(test_pairs),

@@ -514,6 +514,8 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 		ok = pj_outputs_commit(&r.outs, &written, &written_count, r.why, sizeof(r.why)) || cv_fail_msg(&r, o->output, r.why);
 	}
 	pj_outputs_abort(&r.outs);
+	/* out of memory with nothing in place (the commit's list could not be made): nothing done */
+	if (!oom && (pj_oom_seen || r.said.lost) && !written_count && !res->pub.pending) oom = true;
 	if (oom) {
 		pj_oom_seen = false;
 		run_free(&r, written, written_count, scene);
