@@ -45,8 +45,8 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 	lib.o = &o;
 	lib.to = flags & 32 ? "smd" : "dmx";
 	lib.rig_dmx = (flags & 64) && !(flags & 32);
-	lib.root = pj_strdup("/z/");
-	lib.outdir = pj_strdup("/out/");
+	lib.root = pj_strdup(NULL, "/z/");
+	lib.outdir = pj_strdup(NULL, "/out/");
 	project projects[2];
 	memset(projects, 0, sizeof(projects));
 	lib.projects = projects;
@@ -89,8 +89,8 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 		t->status = b & 1 ? PJ_FAILED : PJ_OK;
 		if (t->status == PJ_FAILED && o.keep_going && t->kind != TASK_COPY) t->copied = true;
 		if (t->status == PJ_OK && t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE) {
-			t->model_lines = pj_strdup(b & 2 ? "\tflexfile \"m.vta\"\n\tflex a frame 1\n\tflexcontroller mouth a\n\t%a = a\n" : "");
-			t->att_lines = pj_strdup(b & 4 ? "$attachment \"a\" \"root\" 0 0 0\n" : "");
+			t->model_lines = pj_strdup(NULL, b & 2 ? "\tflexfile \"m.vta\"\n\tflex a frame 1\n\tflexcontroller mouth a\n\t%a = a\n" : "");
+			t->att_lines = pj_strdup(NULL, b & 4 ? "$attachment \"a\" \"root\" 0 0 0\n" : "");
 		}
 	}
 	rendered *done = NULL;

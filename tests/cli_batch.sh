@@ -843,6 +843,16 @@ install)
 						"failed (out of memory), no output|0 bytes left" \
 						"$(printf '%s\n' "$out" | sed -n 's/^convert under a limit of [0-9]* bytes: \(.*\), [0-9]* bytes at most, \(.*\)$/\1, \2/p; s/^convert under the limit: //p' | paste -sd'|')"
 				done
+				# a batch of a folder's models (the batch's own plan, jobs and messages too)
+				for d in "$sample" "$root/testdata/model"; do
+					out=$(LD_LIBRARY_PATH="$libdir" "$tmp/em" batch "$d" "$tmp/em_batch" 2>&1)
+					check "a batch of $(basename "$d")/ with the caller's allocator: every byte through it, none left" \
+						"0 0 failed, 0 direct (0 bytes), 0 bytes left" \
+						"$? $(printf '%s\n' "$out" | sed -n 's/^batch: [0-9]* jobs, \([0-9]* failed\), .* allocations through the allocator ([0-9]* bytes at most), \(.*\)$/\1, \2/p')"
+					check "and under a limit below its need: out of memory, said, nothing left" "failed, out of memory said, 0 left" \
+						"$(printf '%s\n' "$out" | sed -n 's/^batch under a limit of [0-9]* bytes: \(.*\), [0-9]* bytes at most, \(.*\)$/\1, \2/p')"
+					rm -rf "$tmp/em_batch"
+				done
 			else
 				echo "note: not glibc: tests/embed_memory.c (which replaces malloc) is not run"
 			fi

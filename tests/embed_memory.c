@@ -9,6 +9,7 @@
  *
  * usage: embed_memory diff A.smd B.smd
  *        embed_memory convert WAY IN OUT     (WAY: smdmx_convert_way's number)
+ *        embed_memory batch DIR OUTDIR       (the model files below DIR, as DMX)
  * Prints what it measured, one line each; exit 0 when the contract held, 1 when not. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -242,10 +243,60 @@ static int job_convert(int way, const char *in, const char *out)
 	return failures ? 1 : 0;
 }
 
+/* A batch of the model files below a folder (recursive, into outdir) with the allocator: every
+ * byte through it, none left once freed; then under half its peak: out of memory (the batch
+ * ends so, or its jobs fail saying so), nothing left. */
+static int job_batch(const char *dir, const char *outdir)
+{
+	const char *inputs[1] = { dir };
+	smdmx_batch_options o;
+	memset(&o, 0, sizeof(o));
+	o.program = SMDMX_BATCH_ANY;
+	o.inputs = inputs;
+	o.input_count = 1;
+	o.recursive = true;
+	o.outdir = outdir;
+	o.to = "dmx";
+	o.keep_going = true;
+	o.convert.force = true;
+	counter c = { 0, 0, 0 };
+	o.convert.allocator = allocator_of(&c, 0);
+	o.jobs = o.threads = 1; /* (the counter is not shared between threads) */
+	smdmx_error e;
+	direct_calls = direct_bytes = 0;
+	counting = true;
+	smdmx_batch *b = smdmx_batch_convert(&o, &e);
+	size_t jobs = b ? b->job_count : 0, failed = b ? b->failed : 0;
+	smdmx_batch_free(b);
+	counting = false;
+	printf("batch: %zu jobs, %zu failed, %zu allocations through the allocator (%lld bytes at most), %zu direct (%zu bytes), "
+	       "%lld bytes left\n",
+	       jobs, failed, c.calls, c.peak, direct_calls, direct_bytes, c.live);
+	expect(b != NULL && jobs > 0, "the batch ran");
+	expect(direct_calls == 0, "the batch allocated nothing but through the allocator");
+	expect(c.live == 0 && c.calls > 0, "the batch used the allocator and gave back all it took");
+	long long peak = c.peak;
+	counter d = { 0, 0, 0 };
+	o.convert.allocator = allocator_of(&d, (size_t)(peak / 2));
+	b = smdmx_batch_convert(&o, &e);
+	bool said = !b && e.code == SMDMX_ERROR_OUT_OF_MEMORY;
+	for (size_t i = 0; b && i < b->job_count; i++)
+		for (size_t k = 0; k < b->jobs[i].message_count; k++) said = said || strstr(b->jobs[i].messages[k].text, "out of memory");
+	bool ok = b && b->ok;
+	smdmx_batch_free(b);
+	printf("batch under a limit of %lld bytes: %s, %s, %lld bytes at most, %lld left\n", peak / 2, ok ? "converted" : "failed",
+	       said ? "out of memory said" : "not said", d.peak, d.live);
+	expect(!ok && said, "the batch under the limit failed out of memory, said");
+	expect(d.live == 0, "the failed batch gave back all it took");
+	expect(d.peak <= peak / 2, "the limit bounded the whole batch");
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "batch")) return job_batch(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "diff")) return job_diff(argv[2], argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "convert")) return job_convert(atoi(argv[2]), argv[3], argv[4]);
-	fprintf(stderr, "usage: embed_memory diff A.smd B.smd\n       embed_memory convert WAY IN OUT\n");
+	fprintf(stderr, "usage: embed_memory diff A.smd B.smd\n       embed_memory convert WAY IN OUT\n       embed_memory batch DIR OUTDIR\n");
 	return 2;
 }

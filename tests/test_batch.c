@@ -430,37 +430,51 @@ static void test_many(void **state)
 	}
 }
 
-/* Every allocation of a batch failing in turn (one worker): it ends out of memory, never
- * crashes, and leaves no temporary file; the count after the last failure converts. */
-
+/* Every allocation of a batch failing in turn (one worker, one thread a file), through its
+ * allocator (convert.allocator: the batch's own memory and every job's): it ends out of
+ * memory (NULL), or with the jobs that ran out failed and saying so; never a crash, no
+ * temporary file, and once it is freed nothing left; the count after the last failure
+ * converts. */
 static void test_out_of_memory(void **state)
 {
 	(void)state;
 	const char *in[1] = { at("in") };
-	size_t failures = 0;
+	size_t failures = 0, nothing_done = 0;
 	for (size_t n = 1;; n += SWEEP_STRIDE) {
 		test_remove_tree(at("sweep"));
 		smdmx_batch_options o = options(in, 1, at("sweep"));
 		o.recursive = true;
 		o.jobs = 1;
-		pj_fail_after = n;
+		o.threads = 1;
+		test_counter c = { 0, 0, 0 };
+		o.convert.allocator = test_allocator(&c);
+		o.convert.allocator.fail_after = n;
 		smdmx_error err;
 		smdmx_batch *b = smdmx_batch_convert(&o, &err);
-		pj_fail_after = 0;
 		size_t left = temporaries(at("sweep"));
 		if (left) fail_msg("allocation %zu failing left %zu temporary files", n, left);
-		if (b) {
-			bool ok = b->ok;
-			smdmx_batch_free(b);
-			if (!ok) fail_msg("allocation %zu failing: a batch that failed without saying out of memory", n);
-			break;
+		bool ok = b && b->ok;
+		if (b && !ok) {
+			for (size_t i = 0; i < b->job_count; i++) {
+				if (b->jobs[i].state != SMDMX_BATCH_FAILED) continue;
+				bool said = false;
+				for (size_t k = 0; k < b->jobs[i].message_count; k++) said = said || strstr(b->jobs[i].messages[k].text, "out of memory");
+				if (!said)
+					fail_msg("allocation %zu failing: job %zu failed without saying out of memory (%zu messages: '%s')", n, i,
+					         b->jobs[i].message_count, b->jobs[i].message_count ? b->jobs[i].messages[0].text : "");
+			}
 		}
-		if (err.code != SMDMX_ERROR_OUT_OF_MEMORY) fail_msg("allocation %zu failing: %s", n, err.message);
+		smdmx_batch_free(b);
+		if (c.live != 0) fail_msg("allocation %zu failing: %lld bytes left", n, c.live);
+		if (ok) break;
+		if (!b && err.code != SMDMX_ERROR_OUT_OF_MEMORY) fail_msg("allocation %zu failing: %s", n, err.message);
+		nothing_done += !b;
 		failures++;
 		if (n > 100000) fail_msg("no end to the sweep");
 	}
-	print_message("allocations failed in turn: %zu\n", failures);
+	print_message("allocations failed in turn: %zu (%zu ending the batch)\n", failures, nothing_done);
 	assert_true(failures > 30 / SWEEP_STRIDE);
+	assert_true(nothing_done > 0);
 }
 
 /* One conversion of each way a model file goes, through its allocator with each allocation

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* printf-like functions are checked against the C library's printf: mingw-w64's own (C99,
  * __USE_MINGW_ANSI_STDIO) on Windows, not the system's. */
@@ -135,6 +136,12 @@ const char *os_path_shown(const char *path, char sep, char *buf, size_t cap);
 char *os_strf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 /* rel below dir, in dir's separator. */
 char *os_path_join(const char *dir, const char *rel);
+/* os_path_join, os_path_with_extension and os_path_with_suffix into the caller's room, as
+ * snprintf writes: the length of the whole result, written when it fits in cap bytes (buf may
+ * be NULL with cap 0, to be told the length). They allocate nothing. */
+size_t os_path_join_to(char *buf, size_t cap, const char *dir, const char *rel);
+size_t os_path_with_extension_to(char *buf, size_t cap, const char *path, const char *ext);
+size_t os_path_with_suffix_to(char *buf, size_t cap, const char *path, const char *suffix);
 /* The length of path's root, the part that names a file system rather than a folder in it
  * and stays as it is: "/" (POSIX); on Windows also "C:/", "C:", "//server/share/",
  * "//?/C:/", "//?/UNC/server/share/" and "//./X/" (either separator). 0 for a relative path. */
@@ -160,9 +167,30 @@ bool os_names_ignore_case(void);
 /* true where a path may begin with a drive letter and '\' separates too. */
 bool os_windows_paths(void);
 
+/* Where a platform object (a folder being listed, a mutex, a condition) lives: a caller's
+ * allocator's hooks (an smdmx_allocator's), or with NULL (or no hooks) malloc's. The object
+ * keeps them, and is freed through them by its close or destroy. */
+typedef struct os_mem {
+	void *(*alloc_fn)(void *user, size_t size);
+	void (*free_fn)(void *user, void *ptr, size_t size);
+	void *user;
+} os_mem;
+static inline void *os_mem_alloc(const os_mem *mem, size_t size)
+{
+	return mem && mem->alloc_fn && mem->free_fn ? mem->alloc_fn(mem->user, size) : malloc(size);
+}
+
+static inline void os_mem_free(const os_mem *mem, void *p, size_t size)
+{
+	if (!p) return;
+	if (mem && mem->alloc_fn && mem->free_fn) mem->free_fn(mem->user, p, size);
+	else free(p);
+}
+
 /* Directory listing: each name once, "." and ".." left out, in the system's order. */
 typedef struct os_dir os_dir;
 os_dir *os_dir_open(const char *path);
+os_dir *os_dir_open_in(const os_mem *mem, const char *path);
 const char *os_dir_next(os_dir *d); /* NULL at the end */
 void os_dir_close(os_dir *d);
 
@@ -192,12 +220,14 @@ os_thread *os_thread_start(void (*fn)(void *), void *arg); /* NULL when it canno
 void os_thread_join(os_thread *t);
 typedef struct os_mutex os_mutex;
 os_mutex *os_mutex_create(void); /* NULL when out of memory */
+os_mutex *os_mutex_create_in(const os_mem *mem);
 void os_mutex_lock(os_mutex *m);
 void os_mutex_unlock(os_mutex *m);
 void os_mutex_destroy(os_mutex *m);
 /* A condition to wait for under a mutex (wakeups may be spurious: wait in a loop). */
 typedef struct os_cond os_cond;
 os_cond *os_cond_create(void); /* NULL when out of memory */
+os_cond *os_cond_create_in(const os_mem *mem);
 void os_cond_wait(os_cond *c, os_mutex *m);
 void os_cond_broadcast(os_cond *c);
 void os_cond_destroy(os_cond *c);

@@ -161,6 +161,23 @@ static size_t stem_length(const char *path)
 	return *ext ? (size_t)(ext - path) - 1 : strlen(path);
 }
 
+/* A length said by snprintf, as a size (0 for its failure, which a caller's room of 1 takes). */
+static size_t printed(int n)
+{
+	return n > 0 ? (size_t)n : 0;
+}
+
+size_t os_path_with_extension_to(char *buf, size_t cap, const char *path, const char *ext)
+{
+	return printed(snprintf(buf, cap, "%.*s.%s", (int)stem_length(path), path, ext));
+}
+
+size_t os_path_with_suffix_to(char *buf, size_t cap, const char *path, const char *suffix)
+{
+	const char *ext = os_path_extension(path);
+	return printed(snprintf(buf, cap, "%.*s_%s%s%s", (int)stem_length(path), path, suffix, *ext ? "." : "", ext));
+}
+
 char *os_path_with_extension(const char *path, const char *ext)
 {
 	return os_strf("%.*s.%s", (int)stem_length(path), path, ext);
@@ -180,13 +197,21 @@ char os_path_separator_of(const char *path)
 	return os_windows_paths() && !(strchr(path, '/') && !strchr(path, '\\')) ? '\\' : '/';
 }
 
-char *os_path_join(const char *dir, const char *rel)
+size_t os_path_join_to(char *buf, size_t cap, const char *dir, const char *rel)
 {
 	char sep = os_path_separator_of(dir);
 	size_t n = strlen(dir);
-	char *p = os_strf("%s%s%s", dir, n && os_is_separator(dir[n - 1]) ? "" : sep == '/' ? "/" : "\\", rel);
-	for (char *c = p ? p + n : NULL; c && *c; c++)
+	size_t len = printed(snprintf(buf, cap, "%s%s%s", dir, n && os_is_separator(dir[n - 1]) ? "" : sep == '/' ? "/" : "\\", rel));
+	for (char *c = buf && len < cap ? buf + n : NULL; c && *c; c++)
 		if (os_is_separator(*c)) *c = sep;
+	return len;
+}
+
+char *os_path_join(const char *dir, const char *rel)
+{
+	size_t n = os_path_join_to(NULL, 0, dir, rel);
+	char *p = malloc(n + 1);
+	if (p) os_path_join_to(p, n + 1, dir, rel);
 	return p;
 }
 

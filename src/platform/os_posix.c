@@ -201,19 +201,26 @@ bool os_windows_paths(void)
 
 struct os_dir {
 	DIR *d;
+	os_mem mem;
 };
 
 os_dir *os_dir_open(const char *path)
 {
+	return os_dir_open_in(NULL, path);
+}
+
+os_dir *os_dir_open_in(const os_mem *mem, const char *path)
+{
 	DIR *d = opendir(path);
 	if (!d) return NULL;
-	os_dir *o = malloc(sizeof(*o));
+	os_dir *o = os_mem_alloc(mem, sizeof(*o));
 	if (!o) {
 		closedir(d);
 		errno = ENOMEM;
 		return NULL;
 	}
 	o->d = d;
+	o->mem = mem ? *mem : (os_mem){ 0 };
 	return o;
 }
 
@@ -229,7 +236,8 @@ void os_dir_close(os_dir *o)
 {
 	if (!o) return;
 	closedir(o->d);
-	free(o);
+	os_mem m = o->mem;
+	os_mem_free(&m, o, sizeof(*o));
 }
 
 /* ---- outputs written all or nothing ---------------------------------------------------------- */
@@ -330,15 +338,22 @@ void os_thread_join(os_thread *t)
 
 struct os_mutex {
 	pthread_mutex_t m;
+	os_mem mem;
 };
 
 os_mutex *os_mutex_create(void)
 {
-	os_mutex *m = malloc(sizeof(*m));
+	return os_mutex_create_in(NULL);
+}
+
+os_mutex *os_mutex_create_in(const os_mem *mem)
+{
+	os_mutex *m = os_mem_alloc(mem, sizeof(*m));
 	if (m && pthread_mutex_init(&m->m, NULL) != 0) {
-		free(m);
+		os_mem_free(mem, m, sizeof(*m));
 		return NULL;
 	}
+	if (m) m->mem = mem ? *mem : (os_mem){ 0 };
 	return m;
 }
 
@@ -349,20 +364,28 @@ void os_mutex_destroy(os_mutex *m)
 {
 	if (!m) return;
 	pthread_mutex_destroy(&m->m);
-	free(m);
+	os_mem mem = m->mem;
+	os_mem_free(&mem, m, sizeof(*m));
 }
 
 struct os_cond {
 	pthread_cond_t c;
+	os_mem mem;
 };
 
 os_cond *os_cond_create(void)
 {
-	os_cond *c = malloc(sizeof(*c));
+	return os_cond_create_in(NULL);
+}
+
+os_cond *os_cond_create_in(const os_mem *mem)
+{
+	os_cond *c = os_mem_alloc(mem, sizeof(*c));
 	if (c && pthread_cond_init(&c->c, NULL) != 0) {
-		free(c);
+		os_mem_free(mem, c, sizeof(*c));
 		return NULL;
 	}
+	if (c) c->mem = mem ? *mem : (os_mem){ 0 };
 	return c;
 }
 
@@ -373,7 +396,8 @@ void os_cond_destroy(os_cond *c)
 {
 	if (!c) return;
 	pthread_cond_destroy(&c->c);
-	free(c);
+	os_mem mem = c->mem;
+	os_mem_free(&mem, c, sizeof(*c));
 }
 
 unsigned os_cpu_count(void)

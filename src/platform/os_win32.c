@@ -443,9 +443,15 @@ struct os_dir {
 	WIN32_FIND_DATAW data;
 	bool first, done;
 	char *name;
+	os_mem mem;
 };
 
 os_dir *os_dir_open(const char *path)
+{
+	return os_dir_open_in(NULL, path);
+}
+
+os_dir *os_dir_open_in(const os_mem *mem, const char *path)
 {
 	size_t n = strlen(path);
 	char *pattern = malloc(n + 3);
@@ -460,18 +466,20 @@ os_dir *os_dir_open(const char *path)
 	pattern[k] = 0;
 	wchar_t *w = wpath(pattern);
 	free(pattern);
-	os_dir *d = w ? calloc(1, sizeof(*d)) : NULL;
+	os_dir *d = w ? os_mem_alloc(mem, sizeof(*d)) : NULL;
 	if (!d) {
 		free(w);
 		return NULL;
 	}
+	memset(d, 0, sizeof(*d));
+	d->mem = mem ? *mem : (os_mem){ 0 };
 	d->h = FindFirstFileExW(w, FindExInfoBasic, &d->data, FindExSearchNameMatch, NULL, 0);
 	free(w);
 	if (d->h == INVALID_HANDLE_VALUE) {
 		DWORD e = GetLastError();
 		if (e != ERROR_FILE_NOT_FOUND) { /* an empty directory has no match: not an error */
 			errno = errno_of(e);
-			free(d);
+			os_mem_free(mem, d, sizeof(*d));
 			return NULL;
 		}
 		d->done = true;
@@ -502,7 +510,8 @@ void os_dir_close(os_dir *d)
 	if (!d) return;
 	if (d->h != INVALID_HANDLE_VALUE && d->h) FindClose(d->h);
 	free(d->name);
-	free(d);
+	os_mem m = d->mem;
+	os_mem_free(&m, d, sizeof(*d));
 }
 
 /* ---- outputs written all or nothing ---------------------------------------------------------- */
@@ -589,33 +598,61 @@ void os_thread_join(os_thread *t)
 
 struct os_mutex {
 	SRWLOCK lock;
+	os_mem mem;
 };
 
 os_mutex *os_mutex_create(void)
 {
-	os_mutex *m = malloc(sizeof(*m));
-	if (m) InitializeSRWLock(&m->lock);
+	return os_mutex_create_in(NULL);
+}
+
+os_mutex *os_mutex_create_in(const os_mem *mem)
+{
+	os_mutex *m = os_mem_alloc(mem, sizeof(*m));
+	if (m) {
+		InitializeSRWLock(&m->lock);
+		m->mem = mem ? *mem : (os_mem){ 0 };
+	}
 	return m;
 }
 
 void os_mutex_lock(os_mutex *m) { AcquireSRWLockExclusive(&m->lock); }
 void os_mutex_unlock(os_mutex *m) { ReleaseSRWLockExclusive(&m->lock); }
-void os_mutex_destroy(os_mutex *m) { free(m); }
+void os_mutex_destroy(os_mutex *m)
+{
+	if (!m) return;
+	os_mem mem = m->mem;
+	os_mem_free(&mem, m, sizeof(*m));
+}
 
 struct os_cond {
 	CONDITION_VARIABLE cv;
+	os_mem mem;
 };
 
 os_cond *os_cond_create(void)
 {
-	os_cond *c = malloc(sizeof(*c));
-	if (c) InitializeConditionVariable(&c->cv);
+	return os_cond_create_in(NULL);
+}
+
+os_cond *os_cond_create_in(const os_mem *mem)
+{
+	os_cond *c = os_mem_alloc(mem, sizeof(*c));
+	if (c) {
+		InitializeConditionVariable(&c->cv);
+		c->mem = mem ? *mem : (os_mem){ 0 };
+	}
 	return c;
 }
 
 void os_cond_wait(os_cond *c, os_mutex *m) { SleepConditionVariableSRW(&c->cv, &m->lock, INFINITE, 0); }
 void os_cond_broadcast(os_cond *c) { WakeAllConditionVariable(&c->cv); }
-void os_cond_destroy(os_cond *c) { free(c); }
+void os_cond_destroy(os_cond *c)
+{
+	if (!c) return;
+	os_mem mem = c->mem;
+	os_mem_free(&mem, c, sizeof(*c));
+}
 
 unsigned os_cpu_count(void)
 {

@@ -26,19 +26,21 @@ static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t colum
 	if (m->count == m->cap) {
 		size_t cap = m->cap ? 2 * m->cap : 8;
 		smdmx_message *g = m->mem ? sm_realloc(m->mem, m->items, m->cap * sizeof(*g), cap * sizeof(*g))
-		                          : pj_realloc(m->items, cap * sizeof(*g));
+		                          : pj_realloc(NULL, m->items, cap * sizeof(*g));
 		if (!g) {
 			m->lost = true;
+			pj_oom();
 			return;
 		}
 		m->items = g;
 		m->cap = cap;
 	}
-	char *p = m->mem ? sm_str_copy(m->mem, path) : pj_strdup(path), *t = m->mem ? sm_str_copy(m->mem, text) : pj_strdup(text);
+	char *p = m->mem ? sm_str_copy(m->mem, path) : pj_strdup(NULL, path), *t = m->mem ? sm_str_copy(m->mem, text) : pj_strdup(NULL, text);
 	if ((path && !p) || !t) {
 		msg_str_free(m, p);
 		msg_str_free(m, t);
 		m->lost = true;
+		pj_oom();
 		return;
 	}
 	m->items[m->count++] = (smdmx_message){ kind, p, line, column, t };
@@ -118,33 +120,47 @@ static bool may_allocate(void)
 	return true;
 }
 
-void *pj_malloc(size_t size)
+void *pj_malloc(sm_alloc *m, size_t size)
 {
+	if (m) return pj_have(sm_new(m, 1, size));
 	return may_allocate() ? pj_have(malloc(size ? size : 1)) : NULL;
 }
 
-void *pj_calloc(size_t count, size_t size)
+void *pj_calloc(sm_alloc *m, size_t count, size_t size)
 {
+	if (m) return pj_have(sm_new_zero(m, count, size));
 	return may_allocate() ? pj_have(calloc(count ? count : 1, size ? size : 1)) : NULL;
 }
 
-void *pj_realloc(void *p, size_t size)
+void *pj_realloc(sm_alloc *m, void *p, size_t size)
 {
+	if (m) return pj_have(sm_renew(m, p, 1, size));
 	return may_allocate() ? pj_have(realloc(p, size ? size : 1)) : NULL;
 }
 
-char *pj_strdup(const char *s)
+void pj_free(sm_alloc *m, void *p)
 {
-	return s && may_allocate() ? pj_have(strdup(s)) : NULL;
+	if (m) sm_del(m, p);
+	else free(p);
 }
 
-char *pj_asprintf(const char *fmt, ...)
+char *pj_strdup(sm_alloc *m, const char *s)
+{
+	if (!s) return NULL;
+	if (!m) return may_allocate() ? pj_have(strdup(s)) : NULL;
+	size_t n = strlen(s) + 1;
+	char *c = pj_malloc(m, n);
+	if (c) memcpy(c, s, n);
+	return c;
+}
+
+char *pj_asprintf(sm_alloc *m, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	char *p = n >= 0 ? pj_malloc((size_t)n + 1) : NULL;
+	char *p = n >= 0 ? pj_malloc(m, (size_t)n + 1) : NULL;
 	if (!p) return NULL;
 	va_start(ap, fmt);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
@@ -152,29 +168,53 @@ char *pj_asprintf(const char *fmt, ...)
 	return p;
 }
 
-char *pj_path_absolute(const char *path)
+/* A string the platform made (malloc'd) in m instead, when m is given. */
+static char *into(sm_alloc *m, char *os_made)
 {
-	return path && may_allocate() ? pj_have(os_path_absolute(path)) : NULL;
+	if (!m || !os_made) return os_made;
+	char *c = pj_strdup(m, os_made);
+	free(os_made);
+	return c;
 }
 
-char *pj_path_relative(const char *from_file, const char *to)
+char *pj_path_absolute(sm_alloc *m, const char *path)
 {
-	return from_file && to && may_allocate() ? pj_have(os_path_relative(from_file, to)) : NULL;
+	return path && (m || may_allocate()) ? pj_have(into(m, os_path_absolute(path))) : NULL;
 }
 
-char *pj_path_with_extension(const char *path, const char *ext)
+char *pj_path_relative(sm_alloc *m, const char *from_file, const char *to)
 {
-	return path && may_allocate() ? pj_have(os_path_with_extension(path, ext)) : NULL;
+	return from_file && to && (m || may_allocate()) ? pj_have(into(m, os_path_relative(from_file, to))) : NULL;
 }
 
-char *pj_path_with_suffix(const char *path, const char *suffix)
+/* A path the platform writes into room of its length (os_path_*_to), in m. */
+#define PATH_IN(m, call_to, ...) \
+	do { \
+		size_t n_ = call_to(NULL, 0, __VA_ARGS__); \
+		char *p_ = pj_malloc(m, n_ + 1); \
+		if (p_) call_to(p_, n_ + 1, __VA_ARGS__); \
+		return p_; \
+	} while (0)
+
+char *pj_path_with_extension(sm_alloc *m, const char *path, const char *ext)
 {
-	return path && suffix && may_allocate() ? pj_have(os_path_with_suffix(path, suffix)) : NULL;
+	if (!path) return NULL;
+	if (m) PATH_IN(m, os_path_with_extension_to, path, ext);
+	return may_allocate() ? pj_have(os_path_with_extension(path, ext)) : NULL;
 }
 
-char *pj_path_join(const char *dir, const char *rel)
+char *pj_path_with_suffix(sm_alloc *m, const char *path, const char *suffix)
 {
-	return dir && rel && may_allocate() ? pj_have(os_path_join(dir, rel)) : NULL;
+	if (!path || !suffix) return NULL;
+	if (m) PATH_IN(m, os_path_with_suffix_to, path, suffix);
+	return may_allocate() ? pj_have(os_path_with_suffix(path, suffix)) : NULL;
+}
+
+char *pj_path_join(sm_alloc *m, const char *dir, const char *rel)
+{
+	if (!dir || !rel) return NULL;
+	if (m) PATH_IN(m, os_path_join_to, dir, rel);
+	return may_allocate() ? pj_have(os_path_join(dir, rel)) : NULL;
 }
 
 char *pj_read_whole(const char *path, size_t *size)
@@ -191,7 +231,7 @@ void pj_putc(pj_text *b, char c)
 	if (b->lost) return;
 	if (b->len + 1 >= b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 256;
-		char *g = pj_realloc(b->text, cap);
+		char *g = pj_realloc(NULL, b->text, cap);
 		if (!g) {
 			b->lost = true;
 			return;
@@ -311,7 +351,7 @@ void qp_str_set(str_map *m, const char *s, uint32_t value)
 {
 	if (!s) return; /* out of memory making it: said */
 	if (2 * (m->count + 1) > m->cap) {
-		str_map g = { pj_calloc(m->cap ? 2 * m->cap : 64, sizeof(str_slot)), m->cap ? 2 * m->cap : 64, m->count };
+		str_map g = { pj_calloc(NULL, m->cap ? 2 * m->cap : 64, sizeof(str_slot)), m->cap ? 2 * m->cap : 64, m->count };
 		if (!g.slots) return;
 		for (size_t i = 0; i < m->cap; i++)
 			if (m->slots[i].s) *str_slot_of(&g, m->slots[i].s) = m->slots[i];
@@ -320,7 +360,7 @@ void qp_str_set(str_map *m, const char *s, uint32_t value)
 	}
 	str_slot *x = str_slot_of(m, s);
 	if (!x->s) {
-		if (!(x->s = pj_strdup(s))) return;
+		if (!(x->s = pj_strdup(NULL, s))) return;
 		m->count++;
 	}
 	x->value = value;
@@ -336,7 +376,7 @@ void qp_str_map_free(str_map *m)
 
 void qp_list_push(char ***list, size_t *count, char *s)
 {
-	char **l = s ? pj_realloc(*list, (*count + 1) * sizeof(char *)) : NULL;
+	char **l = s ? pj_realloc(NULL, *list, (*count + 1) * sizeof(char *)) : NULL;
 	if (!l) {
 		free(s);
 		return;
@@ -348,8 +388,8 @@ void qp_list_push(char ***list, size_t *count, char *s)
 /* OUTDIR and path's place below the root. */
 char *qp_out_path(const library *l, const char *path)
 {
-	char *a = pj_path_absolute(path);
-	char *out = a && l->outdir && l->root ? pj_asprintf("%s%s", l->outdir, a + strlen(l->root)) : NULL;
+	char *a = pj_path_absolute(NULL, path);
+	char *out = a && l->outdir && l->root ? pj_asprintf(NULL, "%s%s", l->outdir, a + strlen(l->root)) : NULL;
 	free(a);
 	return out;
 }
@@ -378,8 +418,8 @@ char *qp_new_name(const char *name, const char *src, const char *dst)
 			nstem = strlen(n); /* a dot in the name, no extension */
 		/* spelt otherwise than the file (found as Windows finds it, case ignored): the QC
 		 * written names the output as it is written, for systems that tell case */
-		if (os_same_name_nocase(n, nstem, base, dstem)) return pj_asprintf("%.*s%s", (int)dir, name, base);
-		return pj_asprintf("%.*s%.*s.%s", (int)dir, name, (int)nstem, n, os_path_extension(base));
+		if (os_same_name_nocase(n, nstem, base, dstem)) return pj_asprintf(NULL, "%.*s%s", (int)dir, name, base);
+		return pj_asprintf(NULL, "%.*s%.*s.%s", (int)dir, name, (int)nstem, n, os_path_extension(base));
 	}
-	return pj_asprintf("%.*s%s", (int)dir, name, base);
+	return pj_asprintf(NULL, "%.*s%s", (int)dir, name, base);
 }

@@ -67,6 +67,8 @@ typedef struct batch {
 	size_t *wait, waiting; /* not ordered: the jobs that ran since the last commit */
 	bool oom;             /* memory ran out on a worker: the batch ends out of memory */
 	sm_budget budget;     /* convert.allocator's, for every job (conv.allocator) */
+	sm_alloc mem;         /* the batch's own memory (its plan, jobs, messages), on conv.allocator */
+	sm_alloc home;        /* where the batch itself is: the caller's allocator */
 } batch;
 
 static const char *const given_names[SMDMX_BATCH_GIVEN_COUNT] = {
@@ -110,13 +112,14 @@ static bjob *job_push(batch *b)
 {
 	if (b->count == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 16;
-		bjob *t = pj_realloc(b->jobs, cap * sizeof(*t));
+		bjob *t = pj_realloc(&b->mem, b->jobs, cap * sizeof(*t));
 		if (!t) return NULL;
 		b->jobs = t;
 		b->cap = cap;
 	}
 	bjob *j = &b->jobs[b->count++];
 	memset(j, 0, sizeof(*j));
+	j->msgs.mem = &b->mem;
 	return j;
 }
 
@@ -125,18 +128,25 @@ static bjob *job_of(batch *b, const char *input)
 {
 	bjob *j = job_push(b);
 	if (!j) return NULL;
-	j->inputs = pj_malloc(sizeof(char *));
-	if (j->inputs && (j->inputs[0] = pj_strdup(input))) j->input_count = 1;
+	j->inputs = pj_malloc(&b->mem, sizeof(char *));
+	if (j->inputs && (j->inputs[0] = pj_strdup(&b->mem, input))) j->input_count = 1;
 	return j->input_count ? j : NULL;
 }
 
-static void job_dep(bjob *j, const char *path)
+static void job_dep(batch *b, bjob *j, const char *path)
 {
 	for (size_t k = 0; k < j->dep_count; k++)
 		if (!strcmp(j->deps[k], path)) return;
 	for (size_t k = 0; k < j->input_count; k++)
 		if (!strcmp(j->inputs[k], path)) return;
-	qp_list_push(&j->deps, &j->dep_count, pj_strdup(path));
+	char *s = pj_strdup(&b->mem, path);
+	char **list = s ? pj_realloc(&b->mem, j->deps, (j->dep_count + 1) * sizeof(char *)) : NULL;
+	if (!list) {
+		pj_free(&b->mem, s);
+		return; /* (said: pj_oom_seen) */
+	}
+	j->deps = list;
+	j->deps[j->dep_count++] = s;
 }
 
 static uint64_t file_size(const char *path)
@@ -180,26 +190,26 @@ static bool plan_qc(batch *b)
 	smdmx_qc *qc = smdmx_qc_read_file(o->qc, NULL, &err, NULL);
 	uint32_t m = qc ? smdmx_qc_find_model(qc, o->convert.model) : SMDMX_NONE;
 	/* what the conversion will read, for update: the QC's includes and the files it names */
-	for (size_t i = 1; qc && i < qc->file_count; i++) job_dep(j, qc->files[i].path);
+	for (size_t i = 1; qc && i < qc->file_count; i++) job_dep(b, j, qc->files[i].path);
 	for (size_t i = 0; qc && i < qc->ref_count; i++)
-		if (qc->refs[i].found && (qc->refs[i].model == m || m == SMDMX_NONE)) job_dep(j, qc->refs[i].path);
+		if (qc->refs[i].found && (qc->refs[i].model == m || m == SMDMX_NONE)) job_dep(b, j, qc->refs[i].path);
 	const char *ref = m != SMDMX_NONE ? qc->refs[qc->models[m].ref].path : o->qc;
 	for (size_t i = 0; qc && m == SMDMX_NONE && !o->convert.model && i < qc->ref_count; i++)
 		if (qc->refs[i].kind == SMDMX_QC_REF_ANIMATION) {
 			ref = qc->refs[i].path;
 			break;
 		}
-	char *out = pj_path_with_extension(ref, "dmx");
+	char *out = pj_path_with_extension(&b->mem, ref, "dmx");
 	if (o->output) {
-		j->out = pj_strdup(o->output);
+		j->out = pj_strdup(&b->mem, o->output);
 	} else if (o->outdir && out) {
 		const char *slash = os_last_separator(out);
-		j->out = pj_path_join(o->outdir, slash ? slash + 1 : out);
+		j->out = pj_path_join(&b->mem, o->outdir, slash ? slash + 1 : out);
 	} else {
 		j->out = out;
 		out = NULL;
 	}
-	free(out);
+	pj_free(&b->mem, out);
 	smdmx_qc_free(qc);
 	return j->out != NULL;
 }
@@ -261,19 +271,19 @@ static int by_size(const void *a, const void *b)
 }
 
 /* The jobs' indices in the order cmp sorts them (NULL when memory ran out). */
-static size_t *sorted(const batch *b, int (*cmp)(const void *, const void *))
+static size_t *sorted(batch *b, int (*cmp)(const void *, const void *))
 {
-	keyed *k = pj_malloc((b->count ? b->count : 1) * sizeof(keyed));
-	size_t *order = pj_malloc((b->count ? b->count : 1) * sizeof(size_t));
+	keyed *k = pj_malloc(&b->mem, (b->count ? b->count : 1) * sizeof(keyed));
+	size_t *order = pj_malloc(&b->mem, (b->count ? b->count : 1) * sizeof(size_t));
 	if (k && order) {
 		for (size_t i = 0; i < b->count; i++) k[i] = (keyed){ b->jobs[i].out, b->jobs[i].size, i };
 		qsort(k, b->count, sizeof(keyed), cmp);
 		for (size_t i = 0; i < b->count; i++) order[i] = k[i].index;
 	} else {
-		free(order);
+		pj_free(&b->mem, order);
 		order = NULL;
 	}
-	free(k);
+	pj_free(&b->mem, k);
 	return order;
 }
 
@@ -296,7 +306,7 @@ static void fail_clashes(batch *b)
 			}
 		i = k;
 	}
-	free(by_out);
+	pj_free(&b->mem, by_out);
 }
 
 /* The jobs for the files found; false (said) when the inputs cannot work. */
@@ -319,18 +329,18 @@ static bool plan_jobs(batch *b, const pj_found_list *f)
 			return false;
 		}
 		bjob *j = job_push(b);
-		if (!j || !(j->inputs = pj_calloc(f->count, sizeof(char *)))) return false;
+		if (!j || !(j->inputs = pj_calloc(&b->mem, f->count, sizeof(char *)))) return false;
 		for (size_t i = 0; i < f->count; i++) {
-			if (!(j->inputs[i] = pj_strdup(f->items[i].path))) return false;
+			if (!(j->inputs[i] = pj_strdup(&b->mem, f->items[i].path))) return false;
 			j->input_count++;
 			j->size += file_size(f->items[i].path);
 		}
-		j->out = pj_strdup(o->output);
-		if (o->convert.vta) j->vta = pj_strdup(o->convert.vta);
+		j->out = pj_strdup(&b->mem, o->output);
+		if (o->convert.vta) j->vta = pj_strdup(&b->mem, o->convert.vta);
 		return true;
 	}
-	bool *taken = pj_calloc(f->count, sizeof(bool));
-	size_t *vta_of = pj_calloc(f->count, sizeof(size_t));
+	bool *taken = pj_calloc(&b->mem, f->count, sizeof(bool));
+	size_t *vta_of = pj_calloc(&b->mem, f->count, sizeof(size_t));
 	const char *ext = out_extension(o);
 	bool ok = taken && vta_of;
 	if (ok) pair_vtas(b, f, taken, vta_of);
@@ -344,32 +354,32 @@ static bool plan_jobs(batch *b, const pj_found_list *f)
 		}
 		j->size = file_size(fi->path);
 		if (vta_of[i] != SIZE_MAX) {
-			j->vta = pj_strdup(f->items[vta_of[i]].path);
+			j->vta = pj_strdup(&b->mem, f->items[vta_of[i]].path);
 			j->size += file_size(f->items[vta_of[i]].path);
 		} else if (o->convert.vta) {
-			j->vta = pj_strdup(o->convert.vta);
+			j->vta = pj_strdup(&b->mem, o->convert.vta);
 		}
 		if (o->output) {
-			j->out = pj_strdup(o->output);
+			j->out = pj_strdup(&b->mem, o->output);
 		} else if (!ext) {
 			pj_add(&b->said, NULL, 0, 0, "error", "give the output with -o, or its kind with --to smd|sma|phys|vta|dmx");
 			ok = false;
 		} else if (!strcmp(fi->path, "-")) {
 			/* standard input with outdir: DIR/NAME.EXT (stdin_name), else standard output */
-			char *base = pj_asprintf("%s.%s", o->stdin_name ? o->stdin_name : "stdin", ext);
-			j->out = o->outdir ? pj_path_join(o->outdir, base) : pj_strdup("-");
-			free(base);
+			char *base = pj_asprintf(&b->mem, "%s.%s", o->stdin_name ? o->stdin_name : "stdin", ext);
+			j->out = o->outdir ? pj_path_join(&b->mem, o->outdir, base) : pj_strdup(&b->mem, "-");
+			pj_free(&b->mem, base);
 		} else if (o->outdir) {
-			char *rel = pj_path_with_extension(fi->rel, ext);
-			j->out = pj_path_join(o->outdir, rel);
-			free(rel);
+			char *rel = pj_path_with_extension(&b->mem, fi->rel, ext);
+			j->out = pj_path_join(&b->mem, o->outdir, rel);
+			pj_free(&b->mem, rel);
 		} else {
-			j->out = pj_path_with_extension(fi->path, ext);
+			j->out = pj_path_with_extension(&b->mem, fi->path, ext);
 		}
 		if (ok && !j->out) ok = false;
 	}
-	free(taken);
-	free(vta_of);
+	pj_free(&b->mem, taken);
+	pj_free(&b->mem, vta_of);
 	if (!ok) return false;
 	if (o->output && b->count > 1) {
 		pj_add(&b->said, NULL, 0, 0, "error", "-o names one output, but there are %zu inputs (-d DIR writes each into DIR)", b->count);
@@ -383,12 +393,12 @@ static bool plan_jobs(batch *b, const pj_found_list *f)
 		if (j->ran || j->input_count != 1 || strcasecmp(os_path_extension(j->inputs[0]), "vta") ||
 		    job_way(b, j) != SMDMX_CONVERT_SMD_TO_DMX)
 			continue;
-		char *smd = pj_path_with_extension(j->inputs[0], "smd");
+		char *smd = pj_path_with_extension(&b->mem, j->inputs[0], "smd");
 		pj_add(&j->msgs, j->inputs[0], 0, 0, "error",
 		       "a VTA holds the shapes of a reference, and no input is its SMD ('%s'): give that beside it, or the "
 		       "reference with --vta",
 		       smd ? smd : "");
-		free(smd);
+		pj_free(&b->mem, smd);
 		j->ran = j->failed = true;
 	}
 	return true;
@@ -399,7 +409,7 @@ static bool make_plan(batch *b)
 {
 	const smdmx_batch_options *o = b->o;
 	if (o->qc && o->program == SMDMX_BATCH_SMD2DMX) return plan_qc(b);
-	pj_found_list files = { 0 };
+	pj_found_list files = { .mem = &b->mem };
 	bool ok = true;
 	const char *name = o->program == SMDMX_BATCH_SMD2DMX ? "smd2dmx" : o->program == SMDMX_BATCH_DMX2SMD ? "dmx2smd" : "smdmx";
 	for (size_t i = 0; i < o->input_count; i++) {
@@ -411,9 +421,9 @@ static bool make_plan(batch *b)
 				ok = false;
 				continue;
 			}
-			char *dir = pj_folder_of(a);
+			char *dir = pj_folder_of(&b->mem, a);
 			if (!dir || !pj_walk(pj_walk_kind_of(o->program), dir, "", &files, 0, &b->said, NULL)) ok = false;
-			free(dir);
+			pj_free(&b->mem, dir);
 			continue;
 		}
 		if (strcmp(a, "-") && !pj_wanted(pj_walk_kind_of(o->program), os_path_extension(a))) {
@@ -425,7 +435,7 @@ static bool make_plan(batch *b)
 			continue;
 		}
 		const char *slash = os_last_separator(a);
-		pj_found_push(&files, pj_strdup(a), pj_strdup(slash ? slash + 1 : a));
+		pj_found_push(&files, pj_strdup(&b->mem, a), pj_strdup(&b->mem, slash ? slash + 1 : a));
 	}
 	ok = ok && !pj_oom_seen && plan_jobs(b, &files);
 	pj_found_free(&files);
@@ -612,9 +622,11 @@ static void job_run(batch *b, bjob *j)
 	if (!strcmp(j->inputs[0], "-") && !c.smd_read.name) c.smd_read.name = b->o->stdin_name ? b->o->stdin_name : "stdin";
 	if (c.way == SMDMX_CONVERT_SMD_TO_SMD && b->o->to && !strcasecmp(b->o->to, "vta")) c.smd_write.kind = SMDMX_SMD_WRITE_VTA;
 	smdmx_convert_result *r = smdmx_convert(&c, NULL);
-	if (!r) { /* (out of memory: the batch ends so) */
+	if (!r || r->out_of_memory) { /* (out of memory, a message lost: the batch ends so) */
 		j->failed = true;
 		pj_oom();
+		if (r && r->pending) smdmx_outputs_free(r->pending);
+		smdmx_convert_result_free(r);
 		return;
 	}
 	for (size_t i = 0; i < r->message_count; i++) {
@@ -622,7 +634,7 @@ static void job_run(batch *b, bjob *j)
 		static const char *const kinds[] = { "error", "warning", "note" };
 		pj_add(&j->msgs, m->path, m->line, m->column, kinds[m->kind], "%s", m->text);
 	}
-	for (size_t i = 0; i < r->dep_count; i++) job_dep(j, r->deps[i]);
+	for (size_t i = 0; i < r->dep_count; i++) job_dep(b, j, r->deps[i]);
 	for (size_t i = 0; i < r->written_count; i++) written_push(b, j, r->written[i]);
 	j->used |= r->used;
 	if (r->pending) j->pending = (pj_outputs){ .set = r->pending, .force = c.force };
@@ -764,17 +776,18 @@ static bool run_jobs(batch *b)
 	for (int i = 0; i < 4; i++) counted = counted || al[i]->memory_limit || al[i]->fail_after;
 	b->conv.smd_read.threads = o->threads ? o->threads : counted ? 1 : (cores / workers ? cores / workers : 1);
 	b->conv.dmx_read.threads = b->conv.smd_write.threads = b->conv.dmx_write.threads = b->conv.smd_read.threads;
-	b->lock = os_mutex_create();
+	os_mem om = pj_os_mem(&b->mem);
+	b->lock = os_mutex_create_in(&om);
 	b->ordered = !o->keep_going && b->count > 1;
 	b->limit = SIZE_MAX;
-	b->moved = b->ordered ? os_cond_create() : NULL;
+	b->moved = b->ordered ? os_cond_create_in(&om) : NULL;
 	b->deferred = b->count > 1;
-	b->group = pj_malloc((b->count ? b->count : 1) * sizeof(size_t));
-	b->wait = pj_malloc((b->count ? b->count : 1) * sizeof(size_t));
+	b->group = pj_malloc(&b->mem, (b->count ? b->count : 1) * sizeof(size_t));
+	b->wait = pj_malloc(&b->mem, (b->count ? b->count : 1) * sizeof(size_t));
 	/* With keep_going, several workers start the biggest first, so that no large file is left
 	 * to run alone at the end; without, the inputs go in order. */
 	if (workers > 1 && !b->ordered) b->order = sorted(b, by_size);
-	else if ((b->order = pj_malloc((b->count ? b->count : 1) * sizeof(size_t))))
+	else if ((b->order = pj_malloc(&b->mem, (b->count ? b->count : 1) * sizeof(size_t))))
 		for (size_t i = 0; i < b->count; i++) b->order[i] = i;
 	if (!b->lock || (b->ordered && !b->moved) || !b->order || !b->group || !b->wait) return false;
 	for (size_t i = 0; i < b->count; i++) {
@@ -871,19 +884,32 @@ smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *erro
 		if (!o->inputs || !o->inputs[i]) return sm_fail_null(error, __func__, "an input"), NULL;
 	pj_oom_seen = false;
 	pj_fail_start();
-	batch *b = calloc(1, sizeof(*b));
+	/* the batch itself in the caller's memory, all else in its budget (when given) */
+	sm_alloc home;
+	sm_alloc_init(&home, pj_allocator_twice(&o->convert) ? NULL : &o->convert.allocator);
+	batch *b = sm_malloc(&home, sizeof(*b));
 	if (!b) {
 		sm_fail_oom(error);
 		return NULL;
 	}
+	memset(b, 0, sizeof(*b));
+	b->home = home;
 	b->o = o;
 	b->conv = o->convert;
 	b->conv.given = o->given & SMDMX_CONVERT_GIVEN_ALL; /* (the same bits) */
 	/* one budget for the whole batch: each job's conversion counts into it */
-	if (pj_allocator_given(&o->convert.allocator)) b->conv.allocator = sm_budget_start(&b->budget, &o->convert.allocator);
+	if (pj_allocator_given(&o->convert.allocator) && !pj_allocator_twice(&o->convert)) {
+		b->conv.allocator = sm_budget_start(&b->budget, &o->convert.allocator);
+		if (!sm_budget_count(&b->budget, sizeof(*b))) { /* the batch itself is the batch's memory too */
+			sm_free(&home, b, sizeof(*b));
+			return sm_fail_oom(error), NULL;
+		}
+	}
+	sm_alloc_init(&b->mem, &b->conv.allocator);
+	b->said.mem = &b->mem;
 	bool planned = make_plan(b) && check_options(b);
 	if (planned && o->update) plan_update(b);
-	b->pubjobs = pj_calloc(b->count ? b->count : 1, sizeof(smdmx_batch_job));
+	b->pubjobs = pj_calloc(&b->mem, b->count ? b->count : 1, sizeof(smdmx_batch_job));
 	if (!b->pubjobs || pj_oom_seen) return out_of_memory(b, error);
 	b->pub.jobs = b->pubjobs;
 	b->pub.job_count = b->count;
@@ -909,23 +935,24 @@ void smdmx_batch_free(smdmx_batch *pub)
 	batch *b = (batch *)pub; /* pub is the first member */
 	for (size_t i = 0; i < b->count; i++) {
 		bjob *j = &b->jobs[i];
-		for (size_t k = 0; k < j->input_count; k++) free(j->inputs[k]);
-		free(j->inputs);
-		free(j->vta);
-		free(j->out);
+		for (size_t k = 0; k < j->input_count; k++) pj_free(&b->mem, j->inputs[k]);
+		pj_free(&b->mem, j->inputs);
+		pj_free(&b->mem, j->vta);
+		pj_free(&b->mem, j->out);
 		written_free(b, j);
-		for (size_t k = 0; k < j->dep_count; k++) free(j->deps[k]);
-		free(j->deps);
+		for (size_t k = 0; k < j->dep_count; k++) pj_free(&b->mem, j->deps[k]);
+		pj_free(&b->mem, j->deps);
 		pj_msgs_free(&j->msgs);
 		pj_outputs_abort(&j->pending);
 	}
-	free(b->jobs);
-	free(b->pubjobs);
-	free(b->order);
-	free(b->group);
-	free(b->wait);
+	pj_free(&b->mem, b->jobs);
+	pj_free(&b->mem, b->pubjobs);
+	pj_free(&b->mem, b->order);
+	pj_free(&b->mem, b->group);
+	pj_free(&b->mem, b->wait);
 	pj_msgs_free(&b->said);
 	if (b->lock) os_mutex_destroy(b->lock);
 	if (b->moved) os_cond_destroy(b->moved);
-	free(b);
+	sm_alloc home = b->home;
+	sm_free(&home, b, sizeof(*b));
 }

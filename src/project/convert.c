@@ -200,10 +200,10 @@ typedef struct seq_list {
 	size_t n;
 } seq_list;
 
-static void seq_list_free(seq_list *l)
+static void seq_list_free(cv_run *r, seq_list *l)
 {
-	for (size_t i = 0; i < l->n; i++) free((char *)l->v[i].name), free((char *)l->v[i].file);
-	free(l->v);
+	for (size_t i = 0; i < l->n; i++) pj_free(&r->mem, (char *)l->v[i].name), pj_free(&r->mem, (char *)l->v[i].file);
+	pj_free(&r->mem, l->v);
 }
 
 /* dmx2smd --qc: a QC naming the SMD (and VTA), with what SMD cannot hold (smdmx_qc_text); smd
@@ -211,16 +211,16 @@ static void seq_list_free(seq_list *l)
 static bool write_qc_text(cv_run *r, const smdmx_scene *scene, const char *smd, const char *model_lines, const char *att_lines,
                           const seq_list *seqs)
 {
-	char *rel = smd ? pj_path_relative(r->o->qc, smd) : NULL;
+	char *rel = smd ? pj_path_relative(&r->mem, r->o->qc, smd) : NULL;
 	const char *slash = smd ? os_last_separator(smd) : NULL;
-	char *stem = smd ? pj_strdup(slash ? slash + 1 : smd) : NULL;
+	char *stem = smd ? pj_strdup(&r->mem, slash ? slash + 1 : smd) : NULL;
 	char *dot = stem ? strrchr(stem, '.') : NULL;
 	if (dot && dot != stem) *dot = 0;
 	char *text = smdmx_qc_text(scene, stem, rel, model_lines, att_lines, seqs->v, seqs->n);
 	bool ok = text ? write_text(r, r->o->qc, text) : cv_fail_msg(r, r->o->qc, "out of memory");
 	smdmx_qc_text_free(text);
-	free(stem);
-	free(rel);
+	pj_free(&r->mem, stem);
+	pj_free(&r->mem, rel);
 	return ok;
 }
 
@@ -266,17 +266,17 @@ static bool write_clips(cv_run *r, const smdmx_scene *scene, smdmx_smd_write_opt
 	for (size_t c = first; ok && c < last; c++) {
 		size_t same = 1;
 		for (size_t k = first; k < c; k++) same += !strcmp(scene->clips[k].name, scene->clips[c].name);
-		char *name = same > 1 ? pj_asprintf("%s_%zu", scene->clips[c].name, same) : pj_strdup(scene->clips[c].name);
-		char *path = suffix ? pj_path_with_suffix(out, name) : pj_strdup(out);
+		char *name = same > 1 ? pj_asprintf(&r->mem, "%s_%zu", scene->clips[c].name, same) : pj_strdup(&r->mem, scene->clips[c].name);
+		char *path = suffix ? pj_path_with_suffix(&r->mem, out, name) : pj_strdup(&r->mem, out);
 		wo.clip = c;
 		ok = cv_write_smd(r, scene, path, &wo);
 		if (ok && r->o->qc) {
-			smdmx_qc_sequence *g = pj_realloc(seqs->v, (seqs->n + 1) * sizeof(*g));
+			smdmx_qc_sequence *g = pj_realloc(&r->mem, seqs->v, (seqs->n + 1) * sizeof(*g));
 			if (!g) ok = cv_fail_msg(r, r->o->qc, "out of memory");
-			else seqs->v = g, seqs->v[seqs->n++] = (smdmx_qc_sequence){ pj_strdup(name), pj_path_relative(r->o->qc, path), scene->clips[c].frame_rate };
+			else seqs->v = g, seqs->v[seqs->n++] = (smdmx_qc_sequence){ pj_strdup(&r->mem, name), pj_path_relative(&r->mem, r->o->qc, path), scene->clips[c].frame_rate };
 		}
-		free(path);
-		free(name);
+		pj_free(&r->mem, path);
+		pj_free(&r->mem, name);
 	}
 	return ok;
 }
@@ -343,7 +343,7 @@ static bool dmx_to_smd(cv_run *r)
 		ok = ok && cv_warnings_allowed(r, in);
 		ok = ok && write_clips(r, scene, wo, out, first, last, last - first > 1, &seqs);
 		if (ok && r->o->qc) ok = write_qc_text(r, scene, NULL, NULL, atts, &seqs);
-		seq_list_free(&seqs);
+		seq_list_free(r, &seqs);
 		smdmx_qc_text_free(atts);
 		smdmx_qc_text_free(unused);
 		if (ok) cv_note_scene(r, in, scene);
@@ -352,13 +352,13 @@ static bool dmx_to_smd(cv_run *r)
 	}
 	bool vta_beside = ok && scene->flex_shape_count && wo.kind == SMDMX_SMD_WRITE_REFERENCE && !wo.goldsrc;
 	char *qc_model = NULL, *qc_atts = NULL;
-	char *vta_path = !vta_beside ? NULL : j->vta ? pj_strdup(j->vta) : pj_path_with_extension(out, "vta");
+	char *vta_path = !vta_beside ? NULL : j->vta ? pj_strdup(&r->mem, j->vta) : pj_path_with_extension(&r->mem, out, "vta");
 	if (ok && r->o->qc) {
 		/* What SMD cannot hold goes into the QC; stereo shapes a flexpair cannot split are cut
 		 * into halves in the scene before the VTA is written. */
-		char *vta_rel = vta_path ? pj_path_relative(r->o->qc, vta_path) : NULL;
+		char *vta_rel = vta_path ? pj_path_relative(&r->mem, r->o->qc, vta_path) : NULL;
 		ok = smdmx_qc_from_scene(scene, vta_rel, &qc_model, &qc_atts, &err, &w);
-		free(vta_rel);
+		pj_free(&r->mem, vta_rel);
 		cv_warn(r, r->o->qc, &w);
 		if (!ok) cv_fail(r, in, &err);
 	}
@@ -392,11 +392,11 @@ static bool dmx_to_smd(cv_run *r)
 	seq_list seqs = { NULL, 0 };
 	ok = ok && write_clips(r, scene, wo, out, 0, clips, true, &seqs);
 	if (ok && r->o->qc) ok = write_qc_text(r, scene, out, qc_model, qc_atts, &seqs);
-	seq_list_free(&seqs);
+	seq_list_free(r, &seqs);
 	if (ok) cv_note_scene(r, in, scene);
 	smdmx_qc_text_free(qc_model);
 	smdmx_qc_text_free(qc_atts);
-	free(vta_path);
+	pj_free(&r->mem, vta_path);
 	smdmx_scene_free(scene);
 	return ok;
 }

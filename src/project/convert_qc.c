@@ -81,14 +81,14 @@ static bool same_mdl(const char *include, const char *model_name, bool whole)
 static smdmx_qc *including_qc(cv_run *r, const char *in, const smdmx_qc *qc, char **path)
 {
 	const char *slash = os_last_separator(in);
-	char *dir = slash ? pj_asprintf("%.*s", (int)(slash - in + 1), in) : pj_strdup(".");
+	char *dir = slash ? pj_asprintf(&r->mem, "%.*s", (int)(slash - in + 1), in) : pj_strdup(&r->mem, ".");
 	os_dir *d = dir ? os_dir_open(dir) : NULL;
 	size_t n = 0;
-	char **names = d ? pj_dir_names(d, &n) : NULL;
+	char **names = d ? pj_dir_names(&r->mem, d, &n) : NULL;
 	smdmx_qc *found = NULL;
 	for (int whole = 1; whole >= 0 && !found; whole--)
 		for (size_t i = 0; i < n && !found; i++) {
-			*path = strcasecmp(os_path_extension(names[i]), "qc") ? NULL : pj_path_join(dir, names[i]);
+			*path = strcasecmp(os_path_extension(names[i]), "qc") ? NULL : pj_path_join(&r->mem, dir, names[i]);
 			smdmx_qc_read_options ro = { .allocator = r->hooks, .keep_going = true };
 			smdmx_error e;
 			smdmx_qc *m = *path && os_path_compare(*path, in) ? smdmx_qc_read_file(*path, &ro, &e, NULL) : NULL;
@@ -96,13 +96,13 @@ static smdmx_qc *including_qc(cv_run *r, const char *in, const smdmx_qc *qc, cha
 				if (same_mdl(m->include_models[k], qc->model_name, whole)) found = m;
 			if (!found) {
 				smdmx_qc_free(m);
-				free(*path);
+				pj_free(&r->mem, *path);
 				*path = NULL;
 			}
 		}
-	for (size_t i = 0; i < n; i++) free(names[i]);
-	free(names);
-	free(dir);
+	for (size_t i = 0; i < n; i++) pj_free(&r->mem, names[i]);
+	pj_free(&r->mem, names);
+	pj_free(&r->mem, dir);
 	return found;
 }
 
@@ -150,7 +150,7 @@ static smdmx_scene *over_model(cv_run *r, const smdmx_qc *qc, const char *in, sm
 		}
 	}
 	smdmx_qc_free(m);
-	free(path);
+	pj_free(&r->mem, path);
 	return anim;
 }
 
@@ -179,7 +179,7 @@ smdmx_scene *cv_qc_scene(cv_run *r)
 	/* a picture: the whole model studiomdl builds (every body part, or the one named), its
 	 * body groups' choices as told */
 	bool body = picture && (part != SMDMX_NONE || (!r->o->model && qc->part_count));
-	uint32_t *choices = body ? pj_calloc(qc->part_count + 1, sizeof(uint32_t)) : NULL;
+	uint32_t *choices = body ? pj_calloc(&r->mem, qc->part_count + 1, sizeof(uint32_t)) : NULL;
 	if (body && !choices) {
 		smdmx_qc_free(qc);
 		return NULL;
@@ -207,7 +207,7 @@ smdmx_scene *cv_qc_scene(cv_run *r)
 		}
 	}
 	if (!chosen) {
-		free(choices);
+		pj_free(&r->mem, choices);
 		smdmx_qc_free(qc);
 		return NULL;
 	}
@@ -231,7 +231,7 @@ smdmx_scene *cv_qc_scene(cv_run *r)
 	smdmx_error err;
 	smdmx_warnings w;
 	smdmx_scene *scene = body ? smdmx_qc_body_scene(qc, choices, &so, &err, &w) : smdmx_qc_model_scene(qc, mi, &so, &err, &w);
-	free(choices);
+	pj_free(&r->mem, choices);
 	if ((r->o->way == SMDMX_CONVERT_QC_SCENE)) drop_dmx_only(&w);
 	cv_warn(r, in, &w);
 	if (!scene && !q.failed) cv_fail(r, in, &err);

@@ -62,8 +62,8 @@ static bool tree_read(const char *dir, tree *t, smdmx_error *error)
 		pj_oom_seen = true;
 		return false;
 	}
-	t->files = pj_calloc(n + 1, sizeof(tree_file));
-	t->by_place = pj_malloc((n + 1) * sizeof(placed));
+	t->files = pj_calloc(NULL, n + 1, sizeof(tree_file));
+	t->by_place = pj_malloc(NULL, (n + 1) * sizeof(placed));
 	size_t skip = strlen(dir);
 	while (skip > 1 && os_is_separator(dir[skip - 1])) skip--;
 	for (size_t i = 0; t->files && t->by_place && i < n; i++) {
@@ -71,7 +71,7 @@ static bool tree_read(const char *dir, tree *t, smdmx_error *error)
 		const char *rel = paths[i] + skip + (os_is_separator(paths[i][skip]) ? 1 : 0);
 		const char *ext = os_path_extension(rel);
 		size_t stem = strlen(rel) - (*ext ? strlen(ext) + 1 : 0);
-		f->place = pj_asprintf("%.*s", (int)stem, rel);
+		f->place = pj_asprintf(NULL, "%.*s", (int)stem, rel);
 		if (!f->place) break;
 		f->path = paths[i];
 		paths[i] = NULL;
@@ -117,7 +117,7 @@ static bool add_pair(pairs_run *p, tree t[2], tree_file *a, tree_file *b)
 {
 	if (p->count == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 64;
-		smdmx_tree_pair *n = pj_realloc(p->pairs, cap * sizeof(*n));
+		smdmx_tree_pair *n = pj_realloc(NULL, p->pairs, cap * sizeof(*n));
 		if (!n) return false;
 		p->pairs = n;
 		p->cap = cap;
@@ -149,7 +149,7 @@ smdmx_tree_pairs *smdmx_batch_pair_trees(const char *a, const char *b, smdmx_err
 	if (!a || !b) return sm_fail_null(error, __func__, !a ? "a" : "b"), NULL;
 	pj_fail_start();
 	pj_oom_seen = false;
-	struct smdmx_tree_pairs_owned *o = pj_calloc(1, sizeof(*o));
+	struct smdmx_tree_pairs_owned *o = pj_calloc(NULL, 1, sizeof(*o));
 	if (!o) {
 		sm_fail_oom(error);
 		return NULL;

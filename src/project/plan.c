@@ -13,8 +13,8 @@
 
 static task *add_task(project *p, task_kind kind, const char *src, char *dst, uint32_t ref)
 {
-	task *t = pj_calloc(1, sizeof(*t));
-	char *s = pj_strdup(src);
+	task *t = pj_calloc(NULL, 1, sizeof(*t));
+	char *s = pj_strdup(NULL, src);
 	if (!t || !s) { /* out of memory: said (pj_oom_seen) */
 		free(t);
 		free(s);
@@ -75,9 +75,9 @@ static char *unique_dst(const project *p, char *dst, const char *src)
 			clash = p->ref_out[i] && !os_path_compare(p->ref_out[i], dst) && strcmp(p->qc->refs[i].path, src);
 		if (!clash) return dst;
 		const char *ext = os_path_extension(dst), *oext = os_path_extension(src);
-		char *stem = pj_strdup(dst);
+		char *stem = pj_strdup(NULL, dst);
 		if (stem) stem[strlen(stem) - strlen(ext) - (*ext ? 1 : 0)] = 0;
-		char *alt = stem ? pj_asprintf("%s_%s.%s", stem, oext, ext) : NULL;
+		char *alt = stem ? pj_asprintf(NULL, "%s_%s.%s", stem, oext, ext) : NULL;
 		free(stem);
 		free(dst);
 		dst = alt;
@@ -92,15 +92,15 @@ static bool texture_add(char ***names, const char ***from, size_t *n, size_t *ca
 		if (!strcasecmp((*names)[i], name)) return true;
 	if (*n == *cap) {
 		size_t c = *cap ? 2 * *cap : 16;
-		char **g = pj_realloc(*names, c * sizeof(char *));
+		char **g = pj_realloc(NULL, *names, c * sizeof(char *));
 		if (!g) return false;
 		*names = g;
-		const char **h = pj_realloc(*from, c * sizeof(char *));
+		const char **h = pj_realloc(NULL, *from, c * sizeof(char *));
 		if (!h) return false;
 		*from = h;
 		*cap = c;
 	}
-	(*names)[*n] = pj_strdup(name);
+	(*names)[*n] = pj_strdup(NULL, name);
 	(*from)[*n] = by;
 	return (*names)[(*n)++] != NULL;
 }
@@ -151,14 +151,14 @@ static bool plan_textures(project *p)
 			       p->lib->o->keep_going ? ": not copied" : "");
 			/* counted missing where studiomdl looks first */
 			const char *main = qc->files[0].path, *sep = os_last_separator(main);
-			char *expected = pj_asprintf("%.*s%s%s", sep ? (int)(sep - main + 1) : 0, main, qc->texture_dirs[0], names[i]);
+			char *expected = pj_asprintf(NULL, "%.*s%s%s", sep ? (int)(sep - main + 1) : 0, main, qc->texture_dirs[0], names[i]);
 			if (expected) qp_add_missing(p->lib, expected);
 			free(expected);
 			all = false;
 			continue;
 		}
 		if (task_for(p, path) == SMDMX_NONE) {
-			task **g = pj_realloc(p->tasks, (p->task_count + 2) * sizeof(task *));
+			task **g = pj_realloc(NULL, p->tasks, (p->task_count + 2) * sizeof(task *));
 			if (!g) ok = false;
 			else {
 				p->tasks = g;
@@ -178,10 +178,10 @@ bool qp_plan(project *p)
 {
 	const library *l = p->lib;
 	smdmx_qc *qc = p->qc;
-	p->tasks = pj_calloc(qc->ref_count + 1, sizeof(task *));
-	p->task_of = pj_calloc(qc->ref_count + 1, sizeof(uint32_t));
-	p->ref_out = pj_calloc(qc->ref_count + 1, sizeof(char *));
-	p->vta_consumed = pj_calloc(qc->ref_count + 1, sizeof(bool));
+	p->tasks = pj_calloc(NULL, qc->ref_count + 1, sizeof(task *));
+	p->task_of = pj_calloc(NULL, qc->ref_count + 1, sizeof(uint32_t));
+	p->ref_out = pj_calloc(NULL, qc->ref_count + 1, sizeof(char *));
+	p->vta_consumed = pj_calloc(NULL, qc->ref_count + 1, sizeof(bool));
 	if (!p->tasks || !p->task_of || !p->ref_out || !p->vta_consumed) return false;
 	for (size_t i = 0; i < qc->ref_count; i++)
 		if (qc->refs[i].found) p->ref_out[i] = qp_out_path(l, qc->refs[i].path);
@@ -219,12 +219,12 @@ bool qp_plan(project *p)
 		task *t;
 		if (to_dmx && model_file && !qp_ext_is(r->path, "dmx")) {
 			t = add_task(p, TASK_SMD_TO_DMX, r->path, NULL, (uint32_t)i);
-			if (t) t->dst = unique_dst(p, pj_path_with_extension(p->ref_out[i], "dmx"), r->path);
+			if (t) t->dst = unique_dst(p, pj_path_with_extension(NULL, p->ref_out[i], "dmx"), r->path);
 		} else if (!to_dmx && model_file && qp_ext_is(r->path, "dmx")) {
 			t = add_task(p, TASK_DMX_TO_SMD, r->path, NULL, (uint32_t)i);
-			if (t) t->dst = unique_dst(p, pj_path_with_extension(p->ref_out[i], "smd"), r->path);
+			if (t) t->dst = unique_dst(p, pj_path_with_extension(NULL, p->ref_out[i], "smd"), r->path);
 		} else {
-			t = add_task(p, TASK_COPY, r->path, pj_strdup(p->ref_out[i]), (uint32_t)i);
+			t = add_task(p, TASK_COPY, r->path, pj_strdup(NULL, p->ref_out[i]), (uint32_t)i);
 		}
 		if (!t || !t->dst) return false;
 		t->fps = r->fps;
@@ -249,7 +249,7 @@ bool qp_plan(project *p)
 			         err.message);
 			t->kind = TASK_COPY;
 			free(t->dst);
-			t->dst = pj_strdup(p->ref_out[t->ref]);
+			t->dst = pj_strdup(NULL, p->ref_out[t->ref]);
 			t->vta = SMDMX_NONE;
 		}
 		free(name);
@@ -278,10 +278,10 @@ bool qp_plan(project *p)
 		if (t->why_copy) {
 			t->kind = TASK_COPY;
 			free(t->dst);
-			t->dst = pj_strdup(p->ref_out[t->ref]);
+			t->dst = pj_strdup(NULL, p->ref_out[t->ref]);
 			t->vta = SMDMX_NONE;
 		} else if (t->kind == TASK_DMX_TO_SMD) {
-			t->vta_dst = unique_dst(p, pj_path_with_extension(t->dst, "vta"), t->src);
+			t->vta_dst = unique_dst(p, pj_path_with_extension(NULL, t->dst, "vta"), t->src);
 		}
 		if (!t->dst) return false;
 	}
@@ -435,11 +435,11 @@ static char *named_dst_in(const library *l, const char *path, const char *name, 
 {
 	const char *ext = os_path_extension(path);
 	size_t stem = strlen(path) - strlen(ext) - (*ext ? 1 : 0);
-	char *alt = name ? pj_asprintf("%.*s_%s%s%s", (int)stem, path, name, *ext ? "." : "", ext) : NULL;
+	char *alt = name ? pj_asprintf(NULL, "%.*s_%s%s%s", (int)stem, path, name, *ext ? "." : "", ext) : NULL;
 	os_stat st;
 	for (unsigned n = 2; alt && (dst_taken(l, alt, but) || (own_for && os_stat_path(alt, &st) && !qp_record_own(l, alt, own_for))); n++) {
 		free(alt);
-		alt = pj_asprintf("%.*s_%s%u%s%s", (int)stem, path, name, n, *ext ? "." : "", ext);
+		alt = pj_asprintf(NULL, "%.*s_%s%u%s%s", (int)stem, path, name, n, *ext ? "." : "", ext);
 	}
 	return alt;
 }
@@ -462,7 +462,7 @@ char *qp_other_name(library *l, const char *path, const char *qcpath, const task
 char *qp_stem_of(const char *path)
 {
 	const char *s = os_last_separator(path);
-	char *stem = pj_strdup(s ? s + 1 : path);
+	char *stem = pj_strdup(NULL, s ? s + 1 : path);
 	char *dot = stem ? strrchr(stem, '.') : NULL;
 	if (dot && dot != stem) *dot = 0;
 	return stem;
@@ -472,7 +472,7 @@ char *qp_stem_of(const char *path)
  * another task of the library writes is named after this project's QC. */
 void qp_join(library *l, project *p)
 {
-	uint32_t *map = pj_calloc(p->task_count + 1, sizeof(uint32_t));
+	uint32_t *map = pj_calloc(NULL, p->task_count + 1, sizeof(uint32_t));
 	char *qcstem = qp_stem_of(p->qcpath);
 	if (!map || !qcstem) {
 		free(map);
@@ -485,10 +485,10 @@ void qp_join(library *l, project *p)
 	for (size_t i = 0; i < p->task_count && !pj_oom_seen; i++) {
 		task *t = p->tasks[i];
 		if (t->kind == TASK_CONSUMED) {
-			char *k = pj_asprintf("consumed|%s", t->src);
+			char *k = pj_asprintf(NULL, "consumed|%s", t->src);
 			if (qp_str_get(&l->seen, k) == SMDMX_NONE) {
 				qp_str_set(&l->seen, k, 0);
-				qp_list_push(&l->consumed, &l->consumed_count, pj_strdup(t->src));
+				qp_list_push(&l->consumed, &l->consumed_count, pj_strdup(NULL, t->src));
 			}
 			free(k);
 			qp_task_free(t);
@@ -531,7 +531,7 @@ void qp_join(library *l, project *p)
 				t->dst = alt;
 				if (t->vta_dst) {
 					free(t->vta_dst);
-					if (!(t->vta_dst = pj_path_with_extension(t->dst, "vta"))) break;
+					if (!(t->vta_dst = pj_path_with_extension(NULL, t->dst, "vta"))) break;
 				}
 			}
 			if (t->vta_dst && dst_taken(l, t->vta_dst, NULL)) {
@@ -543,7 +543,7 @@ void qp_join(library *l, project *p)
 		}
 		if (l->task_count == l->task_cap) {
 			size_t cap = l->task_cap ? 2 * l->task_cap : 64;
-			task **n = pj_realloc(l->tasks, cap * sizeof(task *));
+			task **n = pj_realloc(NULL, l->tasks, cap * sizeof(task *));
 			if (!n) break;
 			l->tasks = n;
 			l->task_cap = cap;
@@ -568,13 +568,13 @@ void qp_join(library *l, project *p)
 void qp_add_missing(library *l, const char *path)
 {
 	/* names come from Windows, where case does not matter: one file in two spellings is one */
-	char *k = pj_asprintf("missing|%s", path);
+	char *k = pj_asprintf(NULL, "missing|%s", path);
 	if (!k) return;
 	for (char *c = k; *c; c++)
 		if (*c >= 'A' && *c <= 'Z') *c = (char)(*c + 32);
 	if (qp_str_get(&l->seen, k) == SMDMX_NONE) {
 		qp_str_set(&l->seen, k, 0);
-		qp_list_push(&l->missing, &l->missing_count, pj_strdup(path));
+		qp_list_push(&l->missing, &l->missing_count, pj_strdup(NULL, path));
 	}
 	free(k);
 }
@@ -620,7 +620,7 @@ void qp_plan_update(library *l)
 		if (stale) continue;
 		t->up_to_date = true;
 		t->status = PJ_OK;
-		qp_list_push(&t->written, &t->written_count, pj_strdup(t->dst));
+		qp_list_push(&t->written, &t->written_count, pj_strdup(NULL, t->dst));
 	}
 }
 

@@ -15,7 +15,7 @@
 
 static char *abs_dir(const char *path)
 {
-	char *a = pj_path_absolute(path);
+	char *a = pj_path_absolute(NULL, path);
 	char *s = a ? strrchr(a, '/') : NULL;
 	if (s) s[1] = 0;
 	return a;
@@ -119,12 +119,12 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 	qo.keep_going = o->lenient_qc;
 	bool ok = true;
 	/* each QC once, in the order given */
-	qc_reads r = { &qo, pj_calloc(qc_count, sizeof(qc_read)) };
+	qc_reads r = { &qo, pj_calloc(NULL, qc_count, sizeof(qc_read)) };
 	if (!r.items) return false;
 	size_t count = 0;
 	str_map seen = { 0 };
 	for (size_t i = 0; i < qc_count; i++) {
-		char *a = pj_path_absolute(qcs[i]);
+		char *a = pj_path_absolute(NULL, qcs[i]);
 		bool again = qp_str_get(&seen, a) != SMDMX_NONE;
 		qp_str_set(&seen, a, 0);
 		free(a);
@@ -174,11 +174,11 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 static void library_folders(library *lib, const char *const *dirs, size_t dir_count, const char *first_qc)
 {
 	for (size_t i = 0; i < dir_count; i++) {
-		char *a = pj_path_absolute(dirs[i]);
+		char *a = pj_path_absolute(NULL, dirs[i]);
 		size_t al = a ? strlen(a) : 0;
-		char *d = a ? pj_asprintf("%s%s", a, al && a[al - 1] == '/' ? "" : "/") : NULL;
+		char *d = a ? pj_asprintf(NULL, "%s%s", a, al && a[al - 1] == '/' ? "" : "/") : NULL;
 		free(a);
-		if (!lib->root) lib->root = pj_strdup(d);
+		if (!lib->root) lib->root = pj_strdup(NULL, d);
 		else common_root(lib->root, d);
 		free(d);
 	}
@@ -186,20 +186,20 @@ static void library_folders(library *lib, const char *const *dirs, size_t dir_co
 		const smdmx_qc *qc = lib->projects[pi].qc;
 		if (!lib->root) lib->root = abs_dir(lib->projects[pi].qcpath);
 		for (size_t i = 0; i < qc->file_count; i++) {
-			char *a = pj_path_absolute(qc->files[i].path);
+			char *a = pj_path_absolute(NULL, qc->files[i].path);
 			common_root(lib->root, a);
 			free(a);
 		}
 		for (size_t i = 0; i < qc->ref_count; i++) {
 			if (!qc->refs[i].found) continue;
-			char *a = pj_path_absolute(qc->refs[i].path);
+			char *a = pj_path_absolute(NULL, qc->refs[i].path);
 			common_root(lib->root, a);
 			free(a);
 		}
 	}
 	if (!lib->root) lib->root = abs_dir(first_qc);
-	char *od = pj_path_absolute(lib->o->outdir);
-	lib->outdir = od ? pj_asprintf("%s%s", od, od[0] && od[strlen(od) - 1] == '/' ? "" : "/") : NULL;
+	char *od = pj_path_absolute(NULL, lib->o->outdir);
+	lib->outdir = od ? pj_asprintf(NULL, "%s%s", od, od[0] && od[strlen(od) - 1] == '/' ? "" : "/") : NULL;
 	free(od);
 }
 
@@ -309,7 +309,7 @@ static void same_model_names(library *lib)
 		project *p = &lib->projects[pi];
 		const smdmx_qc *qc = p->qc;
 		if (!qc || !qc->model_name) continue;
-		char *key = pj_strdup(qc->model_name);
+		char *key = pj_strdup(NULL, qc->model_name);
 		if (!key) return;
 		for (char *c = key; *c; c++) *c = *c == '\\' ? '/' : (*c >= 'A' && *c <= 'Z') ? (char)(*c + 32) : *c;
 		uint32_t k = qp_str_get(&seen, key);
@@ -343,7 +343,7 @@ static void add_input(pj_run *r, str_map *seen, const char *path)
 {
 	if (qp_str_get(seen, path) != SMDMX_NONE) return;
 	qp_str_set(seen, path, 0);
-	qp_list_push(&r->inputs, &r->input_count, pj_strdup(path));
+	qp_list_push(&r->inputs, &r->input_count, pj_strdup(NULL, path));
 }
 
 /* The run's results in the caller's terms: a row per QC given and per task, the lists, the
@@ -352,9 +352,9 @@ static bool fill_run(pj_run *r, bool ok)
 {
 	library *lib = &r->lib;
 	smdmx_project_run *run = &r->run;
-	r->qcs = pj_calloc(lib->given_count + 1, sizeof(*r->qcs));
-	r->files = pj_calloc(lib->task_count + 1, sizeof(*r->files));
-	uint32_t *row_of = pj_calloc(lib->project_count + 1, sizeof(uint32_t));
+	r->qcs = pj_calloc(NULL, lib->given_count + 1, sizeof(*r->qcs));
+	r->files = pj_calloc(NULL, lib->task_count + 1, sizeof(*r->files));
+	uint32_t *row_of = pj_calloc(NULL, lib->project_count + 1, sizeof(uint32_t));
 	if (!r->qcs || !r->files || !row_of) {
 		free(row_of);
 		return false;
@@ -378,7 +378,7 @@ static bool fill_run(pj_run *r, bool ok)
 		q->messages = p->diag.items;
 		q->message_count = p->diag.count;
 		run->lines_not_read += p->qc_errors;
-		size_t *files = pj_calloc(p->qc->ref_count + 1, sizeof(size_t));
+		size_t *files = pj_calloc(NULL, p->qc->ref_count + 1, sizeof(size_t));
 		if (!files) {
 			free(row_of);
 			return false;
@@ -450,7 +450,7 @@ smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_coun
 	if (!qcs || (!dirs && dir_count)) return sm_fail_null(error, __func__, !qcs ? "qcs" : "dirs"), NULL;
 	pj_oom_seen = false;
 	pj_fail_start();
-	pj_run *r = pj_calloc(1, sizeof(*r));
+	pj_run *r = pj_calloc(NULL, 1, sizeof(*r));
 	if (!r) {
 		sm_fail_oom(error);
 		return NULL;
@@ -460,8 +460,8 @@ smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_coun
 	lib->o = &lib->opts;
 	lib->to = o->to_smd ? "smd" : "dmx";
 	lib->rig_dmx = o->rig_in_dmx;
-	lib->projects = pj_calloc(qc_count, sizeof(project));
-	lib->given = pj_calloc(qc_count, sizeof(pj_given));
+	lib->projects = pj_calloc(NULL, qc_count, sizeof(project));
+	lib->given = pj_calloc(NULL, qc_count, sizeof(pj_given));
 	bool ok = lib->projects && lib->given && read_projects(lib, qcs, qc_count);
 	/* each step goes on only while memory lasts (pj_oom_seen): what it made is freed with the run */
 	bool go = lib->project_count > 0 && !pj_oom_seen; /* no QC could be read: their messages say why */

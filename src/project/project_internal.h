@@ -60,22 +60,25 @@ void pj_fail_start(void);
 void pj_oom(void);
 /* p, or pj_oom() when it is NULL. */
 void *pj_have(void *p);
-void *pj_malloc(size_t size);
-void *pj_calloc(size_t count, size_t size);
-void *pj_realloc(void *p, size_t size);
+/* Each in m (sm_new's blocks, freed by pj_free with m), or with m NULL through malloc and the
+ * run's failure switch (freed by free); running out says so in pj_oom_seen either way. */
+void *pj_malloc(struct sm_alloc *m, size_t size);
+void *pj_calloc(struct sm_alloc *m, size_t count, size_t size);
+void *pj_realloc(struct sm_alloc *m, void *p, size_t size);
+void pj_free(struct sm_alloc *m, void *p);
 /* NULL for NULL. */
-char *pj_strdup(const char *s);
-char *pj_asprintf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
-char *pj_path_absolute(const char *path);
-char *pj_path_relative(const char *from_file, const char *to);
-char *pj_path_with_extension(const char *path, const char *ext);
-char *pj_path_join(const char *dir, const char *rel);
-char *pj_path_with_suffix(const char *path, const char *suffix);
+char *pj_strdup(struct sm_alloc *m, const char *s);
+char *pj_asprintf(struct sm_alloc *m, const char *fmt, ...) __attribute__((format(OS_PRINTF, 2, 3)));
+char *pj_path_absolute(struct sm_alloc *m, const char *path);
+char *pj_path_relative(struct sm_alloc *m, const char *from_file, const char *to);
+char *pj_path_with_extension(struct sm_alloc *m, const char *path, const char *ext);
+char *pj_path_join(struct sm_alloc *m, const char *dir, const char *rel);
+char *pj_path_with_suffix(struct sm_alloc *m, const char *path, const char *suffix);
 /* The whole file at path, NUL-terminated, or NULL. */
 char *pj_read_whole(const char *path, size_t *size);
 /* The names in an open folder (which it closes), hidden ones aside, in byte order; each and
  * the array malloc'd (NULL when there are none). */
-char **pj_dir_names(os_dir *d, size_t *count);
+char **pj_dir_names(struct sm_alloc *m, os_dir *d, size_t *count);
 
 /* ---- a conversion's allocator (convert.c) ---------------------------------------------------- */
 
@@ -101,7 +104,10 @@ typedef struct pj_found {
 typedef struct pj_found_list {
 	pj_found *items;
 	size_t count, cap;
+	struct sm_alloc *mem; /* where its paths and items are (pj_malloc's m) */
 } pj_found_list;
+/* Where a platform object of m lives (os_dir_open_in, os_mutex_create_in): m's hooks. */
+os_mem pj_os_mem(const struct sm_alloc *m);
 /* Adds path and rel (malloc'd; both freed when they cannot be added, or either is NULL). */
 void pj_found_push(pj_found_list *l, char *path, char *rel);
 void pj_found_free(pj_found_list *l);
@@ -112,7 +118,7 @@ bool pj_walk(walk_kind kind, const char *dir, const char *rel, pj_found_list *ou
              smdmx_error *error);
 /* A folder named without the separators at its end; with one where only the end had one
  * ("tree/"), so that the paths made below it take the separator the user wrote. */
-char *pj_folder_of(const char *a);
+char *pj_folder_of(struct sm_alloc *m, const char *a);
 
 /* ---- outputs: a task's set (smdmx/output.h) ------------------------------------------------- */
 

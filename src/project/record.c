@@ -56,7 +56,7 @@ bool qp_file_hash(const char *path, uint64_t *hash, uint64_t *size)
 void qp_task_sums(task *t)
 {
 	free(t->sums);
-	t->sums = t->written_count ? pj_calloc(t->written_count, sizeof(qp_sum)) : NULL;
+	t->sums = t->written_count ? pj_calloc(NULL, t->written_count, sizeof(qp_sum)) : NULL;
 	for (size_t k = 0; t->sums && k < t->written_count; k++)
 		if (!qp_file_hash(t->written[k], &t->sums[k].hash, &t->sums[k].size)) {
 			free(t->sums);
@@ -78,8 +78,8 @@ bool qp_task_sum(const task *t, size_t k, uint64_t *hash, uint64_t *size)
  * whole when there is no way there (another drive). */
 static char *qc_key(const library *l, const char *qcpath)
 {
-	char *rec = pj_asprintf("%s%s", l->outdir, RECORD_NAME);
-	char *key = pj_path_relative(rec, qcpath);
+	char *rec = pj_asprintf(NULL, "%s%s", l->outdir, RECORD_NAME);
+	char *key = pj_path_relative(NULL, rec, qcpath);
 	free(rec);
 	return key;
 }
@@ -105,10 +105,10 @@ static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, 
 {
 	uint32_t k = rec_get(l, rel);
 	if (k == SMDMX_NONE) {
-		struct qp_rec *grown = pj_realloc(l->recs, (l->rec_count + 1) * sizeof(*grown));
+		struct qp_rec *grown = pj_realloc(NULL, l->recs, (l->rec_count + 1) * sizeof(*grown));
 		if (!grown) return; /* out of memory: said; the run stops */
 		l->recs = grown;
-		char *path = pj_strdup(rel);
+		char *path = pj_strdup(NULL, rel);
 		if (!path) return;
 		k = (uint32_t)l->rec_count++;
 		l->recs[k] = (struct qp_rec){ path, NULL, 0, 0, false };
@@ -117,7 +117,7 @@ static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, 
 		free(key);
 	}
 	free(l->recs[k].qc);
-	l->recs[k].qc = pj_strdup(qc);
+	l->recs[k].qc = pj_strdup(NULL, qc);
 	l->recs[k].hash = hash;
 	l->recs[k].size = size;
 	l->recs[k].fnv = fnv;
@@ -125,7 +125,7 @@ static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, 
 
 void qp_record_load(library *l)
 {
-	char *path = pj_asprintf("%s%s", l->outdir, RECORD_NAME);
+	char *path = pj_asprintf(NULL, "%s%s", l->outdir, RECORD_NAME);
 	size_t n;
 	char *text = pj_read_whole(path, &n);
 	free(path);
@@ -162,7 +162,7 @@ void qp_record_load(library *l)
 	}
 	free(text);
 	if (unread) {
-		char *where = pj_asprintf("%s%s", l->outdir, RECORD_NAME);
+		char *where = pj_asprintf(NULL, "%s%s", l->outdir, RECORD_NAME);
 		pj_add(&l->said, where, (uint32_t)first, 1, "warning",
 		         "%zu line%s of the record smdmx qc cannot read (the first here): left out; the files they name are taken as "
 		         "someone else's and not replaced without --force",
@@ -214,7 +214,7 @@ void qp_record_save(library *l)
 	size_t kept = 0;
 	for (size_t i = 0; i < l->rec_count; i++) {
 		const struct qp_rec *r = &l->recs[i];
-		char *path = pj_asprintf("%s%s", l->outdir, r->path);
+		char *path = pj_asprintf(NULL, "%s%s", l->outdir, r->path);
 		os_stat st;
 		bool there = path && os_stat_path(path, &st) && st.kind == OS_REGULAR;
 		/* An earlier smdmx's line (FNV-1a) not written again by this run: its file, if still
@@ -233,7 +233,7 @@ void qp_record_save(library *l)
 		pj_putc(&t, '\n');
 		kept++;
 	}
-	char *path = pj_asprintf("%s%s", l->outdir, RECORD_NAME);
+	char *path = pj_asprintf(NULL, "%s%s", l->outdir, RECORD_NAME);
 	os_stat st;
 	/* out of memory: no record rather than one cut short (the run fails; a later one takes
 	 * the files for someone else's) */

@@ -173,8 +173,8 @@ char *qp_vta_name(const project *p, uint32_t model, const char *path)
 	if (!qcout) return NULL; /* out of memory: the task fails */
 	char *slash = (char *)os_last_separator(qcout);
 	if (slash) slash[1] = 0;
-	char *from = pj_asprintf("%s%s_", slash ? qcout : "", dir);
-	char *name = pj_path_relative(from, path);
+	char *from = pj_asprintf(NULL, "%s%s_", slash ? qcout : "", dir);
+	char *name = pj_path_relative(NULL, from, path);
 	free(from);
 	free(qcout);
 	return name;
@@ -314,7 +314,7 @@ static void take_other_names(task *t, uint32_t index)
 		 * copied_by_another reads. The name is the one the plan reserved (the same at every
 		 * -j); an output of no reserved name (none planned) takes one now. */
 		os_mutex_lock(l->lock);
-		char *alt = reserved ? pj_strdup(reserved) : qp_other_name(l, path, t->proj->qcpath, t, index);
+		char *alt = reserved ? pj_strdup(NULL, reserved) : qp_other_name(l, path, t->proj->qcpath, t, index);
 		if (!alt) { /* out of memory: the task fails */
 			os_mutex_unlock(l->lock);
 			return;
@@ -325,15 +325,15 @@ static void take_other_names(task *t, uint32_t index)
 		/* the QC's references name outputs by t->dst (their names changed after the run) */
 		if (t->dst && !strcmp(path, t->dst)) {
 			free(t->dst);
-			t->dst = pj_strdup(alt);
+			t->dst = pj_strdup(NULL, alt);
 		} else if (t->vta_dst && !strcmp(path, t->vta_dst)) {
 			/* the flexfile line names the VTA: its new name too */
 			if (t->model_lines && t->model != SMDMX_NONE) {
 				char *old = qp_vta_name(t->proj, t->model, t->vta_dst), *neu = qp_vta_name(t->proj, t->model, alt);
-				char *was = pj_asprintf("\tflexfile \"%s\"\n", old), *now = pj_asprintf("\tflexfile \"%s\"\n", neu);
+				char *was = pj_asprintf(NULL, "\tflexfile \"%s\"\n", old), *now = pj_asprintf(NULL, "\tflexfile \"%s\"\n", neu);
 				char *at = was && now && old && neu ? strstr(t->model_lines, was) : NULL;
 				if (at) {
-					char *lines = pj_asprintf("%.*s%s%s", (int)(at - t->model_lines), t->model_lines, now, at + strlen(was));
+					char *lines = pj_asprintf(NULL, "%.*s%s%s", (int)(at - t->model_lines), t->model_lines, now, at + strlen(was));
 					if (lines) {
 						smdmx_qc_text_free(t->model_lines);
 						t->model_lines = lines;
@@ -345,7 +345,7 @@ static void take_other_names(task *t, uint32_t index)
 				free(now);
 			}
 			free(t->vta_dst);
-			t->vta_dst = pj_strdup(alt);
+			t->vta_dst = pj_strdup(NULL, alt);
 		}
 		os_mutex_unlock(l->lock);
 		/* a second name an earlier run gave it: replaced, as its own */
@@ -484,8 +484,8 @@ static int by_source(const void *a, const void *b)
 
 void qp_merge_same(library *l)
 {
-	made *m = pj_calloc(l->task_count + 1, sizeof(made));
-	of_source *by_src = pj_calloc(l->task_count + 1, sizeof(of_source));
+	made *m = pj_calloc(NULL, l->task_count + 1, sizeof(made));
+	of_source *by_src = pj_calloc(NULL, l->task_count + 1, sizeof(of_source));
 	if (!m || !by_src) {
 		free(m);
 		free(by_src);
@@ -531,7 +531,7 @@ void qp_merge_same(library *l)
 				pj_add(&tb->diag, tb->src, 0, 0, "note",
 				       "made for %s as '%s', it is the very bytes of '%s' (made of '%s' for %s): written once, and the QC names that",
 				       tb->proj->qcpath, tb->dst, ta->dst, ta->src, ta->proj->qcpath);
-				char *dst = pj_strdup(ta->dst), *vta = ta->vta_dst ? pj_strdup(ta->vta_dst) : NULL;
+				char *dst = pj_strdup(NULL, ta->dst), *vta = ta->vta_dst ? pj_strdup(NULL, ta->vta_dst) : NULL;
 				if (!dst || (ta->vta_dst && !vta)) {
 					free(dst);
 					free(vta);

@@ -35,15 +35,15 @@ void pj_found_push(pj_found_list *l, char *path, char *rel)
 {
 	if (path && rel && l->count == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
-		pj_found *f = pj_realloc(l->items, cap * sizeof(*f));
+		pj_found *f = pj_realloc(l->mem, l->items, cap * sizeof(*f));
 		if (f) {
 			l->items = f;
 			l->cap = cap;
 		}
 	}
 	if (!path || !rel || l->count == l->cap) {
-		free(path);
-		free(rel);
+		pj_free(l->mem, path);
+		pj_free(l->mem, rel);
 		return;
 	}
 	l->items[l->count++] = (pj_found){ path, rel };
@@ -52,11 +52,13 @@ void pj_found_push(pj_found_list *l, char *path, char *rel)
 void pj_found_free(pj_found_list *l)
 {
 	for (size_t i = 0; i < l->count; i++) {
-		free(l->items[i].path);
-		free(l->items[i].rel);
+		pj_free(l->mem, l->items[i].path);
+		pj_free(l->mem, l->items[i].rel);
 	}
-	free(l->items);
+	pj_free(l->mem, l->items);
+	sm_alloc *m = l->mem;
 	memset(l, 0, sizeof(*l));
+	l->mem = m;
 }
 
 static int by_name(const void *a, const void *b)
@@ -64,7 +66,7 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-char **pj_dir_names(os_dir *d, size_t *count)
+char **pj_dir_names(sm_alloc *m, os_dir *d, size_t *count)
 {
 	char **names = NULL;
 	size_t n = 0, cap = 0;
@@ -73,11 +75,11 @@ char **pj_dir_names(os_dir *d, size_t *count)
 		if (e[0] == '.') continue; /* hidden files and smdmx's temporary files */
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;
-			char **t = pj_realloc(names, cap * sizeof(*t));
+			char **t = pj_realloc(m, names, cap * sizeof(*t));
 			if (!t) break;
 			names = t;
 		}
-		if ((names[n] = pj_strdup(e))) n++;
+		if ((names[n] = pj_strdup(m, e))) n++;
 	}
 	os_dir_close(d);
 	if (n) qsort(names, n, sizeof(*names), by_name); /* an empty folder has no names (NULL) */
@@ -89,7 +91,9 @@ bool pj_walk(walk_kind kind, const char *dir, const char *rel, pj_found_list *ou
                  pj_msgs *said, smdmx_error *error)
 {
 	char why[1200];
-	os_dir *d = depth > 256 ? NULL : os_dir_open(dir);
+	sm_alloc *m = out->mem;
+	os_mem om = pj_os_mem(m);
+	os_dir *d = depth > 256 ? NULL : os_dir_open_in(&om, dir);
 	if (!d) {
 		if (depth > 256) snprintf(why, sizeof(why), "'%s': directories nested too deep", dir);
 		else snprintf(why, sizeof(why), "cannot read the directory '%s': %s", dir, os_error_text(errno));
@@ -98,39 +102,45 @@ bool pj_walk(walk_kind kind, const char *dir, const char *rel, pj_found_list *ou
 		return false;
 	}
 	size_t n;
-	char **names = pj_dir_names(d, &n);
+	char **names = pj_dir_names(m, d, &n);
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
-		char *path = pj_path_join(dir, names[i]);
-		char *r = *rel ? pj_asprintf("%s/%s", rel, names[i]) : pj_strdup(names[i]);
+		char *path = pj_path_join(m, dir, names[i]);
+		char *r = *rel ? pj_asprintf(m, "%s/%s", rel, names[i]) : pj_strdup(m, names[i]);
 		os_stat st;
 		if (path && r && os_lstat_path(path, &st) && st.kind == OS_DIRECTORY && !st.link) {
 			ok = pj_walk(kind, path, r, out, depth + 1, said, error) && ok;
-			free(path);
-			free(r);
+			pj_free(m, path);
+			pj_free(m, r);
 		} else if (path && r && os_stat_path(path, &st) && st.kind == OS_REGULAR && pj_wanted(kind, os_path_extension(names[i]))) {
 			pj_found_push(out, path, r);
 		} else {
-			free(path);
-			free(r);
+			pj_free(m, path);
+			pj_free(m, r);
 		}
-		free(names[i]);
+		pj_free(m, names[i]);
 	}
-	free(names);
+	pj_free(m, names);
 	return ok;
 }
 
-char *pj_folder_of(const char *a)
+char *pj_folder_of(sm_alloc *m, const char *a)
 {
 	size_t len = strlen(a);
 	while (len > 1 && os_is_separator(a[len - 1])) len--;
-	char *d = pj_asprintf("%.*s", (int)len, a);
+	char *d = pj_asprintf(m, "%.*s", (int)len, a);
 	if (d && os_path_separator_of(d) != os_path_separator_of(a)) {
-		char *kept = pj_asprintf("%s%c", d, os_path_separator_of(a));
-		free(d);
+		char *kept = pj_asprintf(m, "%s%c", d, os_path_separator_of(a));
+		pj_free(m, d);
 		d = kept;
 	}
 	return d;
+}
+
+os_mem pj_os_mem(const sm_alloc *m)
+{
+	if (!m) return (os_mem){ 0 };
+	return (os_mem){ m->hooks.alloc_fn, m->hooks.free_fn, m->hooks.user };
 }
 
 /* The files of a kind below dir, as smdmx_batch_files says. */
@@ -144,11 +154,11 @@ static bool files_below(walk_kind kind, const char *dir, char ***paths, size_t *
 	pj_oom_seen = false;
 	*paths = NULL;
 	*count = 0;
-	char *d = pj_folder_of(dir);
+	char *d = pj_folder_of(NULL, dir);
 	pj_found_list f = { 0 };
 	bool ok = d && pj_walk(kind, d, "", &f, 0, NULL, error);
 	free(d);
-	char **list = pj_malloc((f.count + 1) * sizeof(char *));
+	char **list = pj_malloc(NULL, (f.count + 1) * sizeof(char *));
 	if (list) {
 		for (size_t i = 0; i < f.count; i++) {
 			list[i] = f.items[i].path;

@@ -86,7 +86,7 @@ bool qp_edit_names(project *p)
 	smdmx_qc *qc = p->qc;
 	smdmx_error err;
 	bool ok = true;
-	bool *keep = pj_calloc(qc->ref_count + 1, sizeof(bool));
+	bool *keep = pj_calloc(NULL, qc->ref_count + 1, sizeof(bool));
 	if (!keep) return false;
 	/* A reference that keeps its name (a copy planned so, or with -k one that failed) whose
 	 * text another's new name changed would name another file: the files renamed through
@@ -155,12 +155,12 @@ bool qp_edit_names(project *p)
  * p's folder for the model (one DMX made once for QCs that name it from other folders). */
 static char *lines_for(const project *p, uint32_t k, const task *t)
 {
-	if (!t->has_vta || !t->vta_dst || p == t->proj) return pj_strdup(t->model_lines);
+	if (!t->has_vta || !t->vta_dst || p == t->proj) return pj_strdup(NULL, t->model_lines);
 	char *old = qp_vta_name(t->proj, t->model, t->vta_dst), *neu = qp_vta_name(p, k, t->vta_dst);
-	char *was = old ? pj_asprintf("\tflexfile \"%s\"\n", old) : NULL;
-	char *now = neu ? pj_asprintf("\tflexfile \"%s\"\n", neu) : NULL;
+	char *was = old ? pj_asprintf(NULL, "\tflexfile \"%s\"\n", old) : NULL;
+	char *now = neu ? pj_asprintf(NULL, "\tflexfile \"%s\"\n", neu) : NULL;
 	char *at = was && now ? strstr(t->model_lines, was) : NULL;
-	char *lines = !at ? NULL : pj_asprintf("%.*s%s%s", (int)(at - t->model_lines), t->model_lines, now, at + strlen(was));
+	char *lines = !at ? NULL : pj_asprintf(NULL, "%.*s%s%s", (int)(at - t->model_lines), t->model_lines, now, at + strlen(was));
 	free(old);
 	free(neu);
 	free(was);
@@ -266,8 +266,8 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 	library *l = p->lib;
 	smdmx_qc *qc = p->qc;
 	size_t fc = qc->file_count;
-	char **dst = pj_calloc(fc + 1, sizeof(char *));
-	rendered *mine = pj_calloc(fc + 1, sizeof(rendered));
+	char **dst = pj_calloc(NULL, fc + 1, sizeof(char *));
+	rendered *mine = pj_calloc(NULL, fc + 1, sizeof(rendered));
 	*mine_out = mine;
 	*mine_count = 0;
 	for (size_t i = 0; dst && i < fc; i++) dst[i] = qp_out_path(l, qc->files[i].path);
@@ -289,8 +289,8 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 				char *alt = NULL;
 				for (unsigned n = 1;; n++) {
 					free(alt);
-					alt = n == 1 ? pj_asprintf("%.*s_%s%s%s", (int)stem, dst[i], qcstem, *ext ? "." : "", ext)
-					             : pj_asprintf("%.*s_%s%u%s%s", (int)stem, dst[i], qcstem, n, *ext ? "." : "", ext);
+					alt = n == 1 ? pj_asprintf(NULL, "%.*s_%s%s%s", (int)stem, dst[i], qcstem, *ext ? "." : "", ext)
+					             : pj_asprintf(NULL, "%.*s_%s%u%s%s", (int)stem, dst[i], qcstem, n, *ext ? "." : "", ext);
 					bool alt_same;
 					if (!alt || !include_clash(p, alt, &text, done, done_count, &alt_same)) break;
 				}
@@ -364,7 +364,7 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 		/* -u, or an include an earlier run wrote with these very bytes (one QC at a time into
 		 * one folder): it stands as it is */
 		if ((l->o->update || (r->file != 0 && !set.force)) && smdmx_file_same_bytes(r->path, NULL, r->text.text, r->text.len)) {
-			qp_list_push(&l->qc_kept, &l->qc_kept_count, pj_strdup(r->path));
+			qp_list_push(&l->qc_kept, &l->qc_kept_count, pj_strdup(NULL, r->path));
 			continue;
 		}
 		char *ins[1] = { (char *)p->qc->files[r->file].path };
@@ -387,7 +387,7 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 	else pj_outputs_abort(&set);
 	for (size_t k = before; k < l->qc_written_count; k++) qp_record_written(l, l->qc_written[k], p->qcpath);
 	/* what was written stays, for the projects after */
-	rendered *all = pj_realloc(*done, (*done_count + n + 1) * sizeof(rendered));
+	rendered *all = pj_realloc(NULL, *done, (*done_count + n + 1) * sizeof(rendered));
 	if (all) *done = all;
 	for (size_t i = 0; i < n; i++) {
 		if (ok && all) {

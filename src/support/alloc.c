@@ -136,6 +136,19 @@ void *sm_new_zero(sm_alloc *a, size_t count, size_t size)
 	return p;
 }
 
+void *sm_renew(sm_alloc *a, void *p, size_t count, size_t size)
+{
+	if (!p) return sm_new(a, count, size);
+	size_t bytes, old;
+	if (!sm_mul(count ? count : 1, size ? size : 1, &bytes) || bytes > SIZE_MAX - SM_NEW_HEAD) return NULL;
+	unsigned char *head = (unsigned char *)p - SM_NEW_HEAD;
+	memcpy(&old, head, sizeof(old));
+	head = sm_realloc(a, head, old + SM_NEW_HEAD, bytes + SM_NEW_HEAD);
+	if (!head) return NULL;
+	memcpy(head, &bytes, sizeof(bytes));
+	return head + SM_NEW_HEAD;
+}
+
 void sm_del(sm_alloc *a, void *p)
 {
 	if (!p) return;
@@ -208,6 +221,11 @@ smdmx_allocator sm_budget_start(sm_budget *b, const smdmx_allocator *caller)
 	atomic_init(&b->made, 0);
 	atomic_init(&b->ran_out, false);
 	return (smdmx_allocator){ .alloc_fn = budget_alloc, .realloc_fn = budget_realloc, .free_fn = budget_free, .user = b };
+}
+
+bool sm_budget_count(sm_budget *b, size_t bytes)
+{
+	return budget_take(b, bytes);
 }
 
 bool sm_budget_ran_out(sm_budget *b)

@@ -93,6 +93,9 @@ SM_NODISCARD char *sm_str_copy(sm_alloc *a, const char *s);
 void sm_str_free(sm_alloc *a, char *s);
 SM_NODISCARD void *sm_new(sm_alloc *a, size_t count, size_t size);
 SM_NODISCARD void *sm_new_zero(sm_alloc *a, size_t count, size_t size);
+/* An sm_new block grown or shrunk to count * size bytes, kept whole where it cannot be (NULL
+ * then); NULL p: sm_new. */
+SM_NODISCARD void *sm_renew(sm_alloc *a, void *p, size_t count, size_t size);
 void sm_del(sm_alloc *a, void *p);
 
 /* One job's memory, however many readers, writers, owners and threads take from it: the
@@ -107,6 +110,9 @@ typedef struct sm_budget {
 	_Atomic bool ran_out;       /* an allocation was refused or failed */
 } sm_budget;
 smdmx_allocator sm_budget_start(sm_budget *b, const smdmx_allocator *caller);
+/* bytes made outside the budget (the job's own struct, which holds it) counted in it as if
+ * made through it: false, refused, when they pass its limit. */
+bool sm_budget_count(sm_budget *b, size_t bytes);
 /* Whether an allocation of the job was refused or failed (wherever its NULL went). */
 bool sm_budget_ran_out(sm_budget *b);
 /* What outlives the job (a scene handed back), made through b's hooks, taken out of it: a
