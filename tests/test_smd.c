@@ -1052,12 +1052,37 @@ static void test_threads(void **state)
 			free(text);
 		}
 	}
-	/* A memory limit with more than one thread is refused (it counts one thread's allocations). */
-	smdmx_allocator a = { .memory_limit = 1 << 30 };
-	smdmx_smd_read_options o = { .threads = 2, .allocator = a };
+	/* A memory limit with more than one thread counts every thread's allocations: a file read
+	 * in parts under a limit it fits reads as on one thread, every byte given back with the
+	 * scene; under half its peak, out of memory, nothing left. */
+	size_t len;
+	char *text = threads_case(120000, false, 0, 0, &len);
+	char *path = test_temp_file("threads_limit", text, len);
 	smdmx_error err;
-	assert_null(smdmx_smd_read_file(test_path("testdata/sample/arm.smd"), &o, &err, NULL));
-	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	smdmx_scene *one = smdmx_smd_read_file(path, NULL, &err, NULL);
+	assert_non_null(one);
+	test_counter c = { 0, 0, 0 };
+	smdmx_smd_read_options o = { .threads = 2, .allocator = test_allocator(&c) };
+	o.allocator.memory_limit = (size_t)1 << 30;
+	smdmx_scene *s = smdmx_smd_read_file(path, &o, &err, NULL);
+	if (!s) fail_msg("two threads under a limit: %s", err.message);
+	char why[300];
+	if (!test_scenes_identical(one, s, why, sizeof(why))) fail_msg("two threads under a limit read otherwise: %s", why);
+	assert_true(c.live > 0);
+	smdmx_scene_free(s);
+	assert_int_equal(c.live, 0);
+	long long peak = c.peak;
+	test_counter d = { 0, 0, 0 };
+	o.allocator = test_allocator(&d);
+	o.allocator.memory_limit = (size_t)(peak / 2);
+	assert_null(smdmx_smd_read_file(path, &o, &err, NULL));
+	assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+	assert_int_equal(d.live, 0);
+	assert_true(d.peak <= peak / 2);
+	smdmx_scene_free(one);
+	os_remove(path);
+	free(path);
+	free(text);
 }
 
 /* The start of an SMD of eight bones in a chain, up to its "triangles" line, at t; its length. */

@@ -103,9 +103,7 @@ typedef struct smdmx_batch_options {
 	                               run, and replace it */
 	bool keep_going;            /* every job runs whatever fails, the biggest first */
 	unsigned jobs;              /* jobs at once (at most SMDMX_PROJECT_JOBS_MAX); 0: the cores */
-	unsigned threads;           /* threads reading one file; 0: the cores over the jobs (one where
-	                               a step's own allocator in convert, rather than
-	                               convert.allocator, has a memory_limit or fail_after) */
+	unsigned threads;           /* threads reading one file; 0: the cores over the jobs */
 	unsigned given;             /* SMDMX_BATCH_GIVEN_* */
 	/* Each job's conversion: vta (given), qc (DMX to SMD), model, clip, scale, up_axis, force,
 	   warnings_fail, notes, input_data (standard input's bytes) and the reading and writing

@@ -190,8 +190,7 @@ typedef struct smdmx_dmx_read_options {
 	                        0 or 1: the calling thread alone. The result, errors and warnings
 	                        are the same at any count. An array of 2 MiB or more is read in
 	                        parts of at least 1 MiB. The allocator's hooks are then called from
-	                        several threads; memory_limit and fail_after are refused with more
-	                        than one thread. */
+	                        several threads; memory_limit and fail_after count over all of them. */
 	smdmx_progress progress; /* the bytes read, as they are */
 } smdmx_dmx_read_options;
 

@@ -25,7 +25,7 @@ typedef struct smdmx_smd_read_options {
 	                        count. Used for a regular file (not a pipe, not memory) with a
 	                        triangles block of 2 MiB or more, in parts of at least 1 MiB. The
 	                        allocator's hooks are then called from several threads at once;
-	                        memory_limit and fail_after are refused with more than one thread. */
+	                        memory_limit and fail_after count over all of them. */
 	smdmx_progress progress; /* the bytes read, as they are */
 } smdmx_smd_read_options;
 
@@ -63,8 +63,8 @@ typedef struct smdmx_smd_write_options {
 	smdmx_limits limits;  /* max_frames bounds the frames written */
 	unsigned threads;     /* threads that write a large mesh's triangles (98,304 corners or
 	                         more) at once; 0 or 1: the calling thread alone. The bytes are the
-	                         same at any count; memory_limit and fail_after are refused with more
-	                         than one thread. */
+	                         same at any count; the allocator's memory_limit and fail_after
+	                         count over all the threads. */
 } smdmx_smd_write_options;
 
 SMDMX_API bool smdmx_smd_write(const smdmx_scene *scene, smdmx_write_fn write, void *user,

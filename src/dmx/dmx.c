@@ -21,10 +21,15 @@ static smdmx_dm *read_memory(const void *data, size_t size, const smdmx_dmx_read
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	const char *d = data ? data : "";
 	if (!data) size = 0;
+	/* Threads under a memory_limit or fail_after: their allocations counted together, the
+	 * limit the read's (the datamodel leaves the budget when it is handed back). */
 	if (options && options->threads > 1 && (options->allocator.memory_limit || options->allocator.fail_after)) {
-		sm_fail(error, SMDMX_ERROR_USAGE, 0, 0,
-		        "threads above 1 with a memory_limit or fail_after (they count the allocations of one thread)");
-		return NULL;
+		sm_budget budget;
+		smdmx_dmx_read_options counted = *options;
+		counted.allocator = sm_budget_start(&budget, &options->allocator);
+		smdmx_dm *dm = read_memory(data, size, &counted, error, warnings, mapped);
+		if (dm) sm_budget_leave(&budget, &dm->owner->mem->alloc);
+		return dm;
 	}
 	if (size == 0) {
 		sm_fail(error, SMDMX_ERROR_EMPTY, 1, 1, "empty file");

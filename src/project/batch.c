@@ -765,16 +765,10 @@ static bool run_jobs(batch *b)
 	if (workers > SMDMX_PROJECT_JOBS_MAX) workers = SMDMX_PROJECT_JOBS_MAX;
 	if (!workers) workers = 1;
 	/* Threads for one file: as given, else the cores shared by the files converted at once
-	 * (one big file gets them all; a batch of many gets one each), and one where a step's own
-	 * allocator counts what it gives (memory_limit, fail_after): the readers and writers
-	 * refuse more with one, which a count the batch chose must not make every job fail on.
-	 * The batch's allocator (convert.allocator) counts from any number of threads. */
+	 * (one big file gets them all; a batch of many gets one each). An allocator's limits count
+	 * over them all (the batch's budget, or a step's own). */
 	unsigned cores = os_cpu_count();
-	const smdmx_allocator *al[4] = { &o->convert.smd_read.allocator, &o->convert.dmx_read.allocator,
-		                         &o->convert.smd_write.allocator, &o->convert.dmx_write.allocator };
-	bool counted = false;
-	for (int i = 0; i < 4; i++) counted = counted || al[i]->memory_limit || al[i]->fail_after;
-	b->conv.smd_read.threads = o->threads ? o->threads : counted ? 1 : (cores / workers ? cores / workers : 1);
+	b->conv.smd_read.threads = o->threads ? o->threads : (cores / workers ? cores / workers : 1);
 	b->conv.dmx_read.threads = b->conv.smd_write.threads = b->conv.dmx_write.threads = b->conv.smd_read.threads;
 	os_mem om = pj_os_mem(&b->mem);
 	b->lock = os_mutex_create_in(&om);

@@ -549,6 +549,11 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	r->positions = r->weight_offsets = r->weights = r->position_indices = (sm_vec)SM_VEC_INIT;
 	r->normals = r->normal_indices = r->materials = r->face_sets = r->face_set_of = (sm_vec)SM_VEC_INIT;
 	r->vta_frames = r->vta_base = r->vta_lines = r->shapes = (sm_vec)SM_VEC_INIT;
+	/* Threads under a memory_limit or fail_after: their allocations counted together, the
+	 * limit the read's (the scene leaves the budget when it is handed back). */
+	sm_budget budget;
+	bool budgeted = r->threads > 1 && (opts.allocator.memory_limit || opts.allocator.fail_after);
+	if (budgeted) opts.allocator = sm_budget_start(&budget, &options->allocator);
 	r->scene = sm_scene_new(&opts.allocator, r->error);
 	if (!r->scene) return NULL;
 	r->o = r->scene->owner;
@@ -564,9 +569,6 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 		if (file_size > r->limits.max_file_size) ok = smdr_file_too_large(r);
 		r->file_size = file_size;
 	}
-	if (ok && r->threads > 1 && (opts.allocator.memory_limit || opts.allocator.fail_after))
-		ok = sm_fail(r->error, SMDMX_ERROR_USAGE, 0, 0,
-		             "threads above 1 with a memory_limit or fail_after (they count the allocations of one thread)");
 	if (ok && r->fd != OS_NO_FILE) {
 		/* A file smaller than the chunk is read into a buffer of its size (4 KiB at least;
 		 * the buffer grows as for a long line if the file grows meanwhile), so a batch of
@@ -600,6 +602,7 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 		smdmx_scene_free(r->scene);
 		return NULL;
 	}
+	if (budgeted) sm_budget_leave(&budget, &r->o->alloc);
 	return r->scene;
 }
 

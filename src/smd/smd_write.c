@@ -739,10 +739,11 @@ bool sm_smd_write_valid(const smdmx_scene *scene, smdmx_write_fn write, void *us
 	w->implicit_root = scene->joint_count == 0;
 	w->goldsrc = opts.goldsrc;
 	w->threads = opts.threads > 1 ? opts.threads : 1;
+	/* threads under a memory_limit or fail_after: their allocations counted together */
+	sm_budget budget;
 	if (w->threads > 1 && (opts.allocator.memory_limit || opts.allocator.fail_after)) {
-		sm_free(&a, w, sizeof(writer));
-		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0,
-		               "threads above 1 with a memory_limit or fail_after (they count the allocations of one thread)");
+		opts.allocator = sm_budget_start(&budget, &opts.allocator);
+		sm_alloc_init(&w->alloc, &opts.allocator);
 	}
 	if (!sm_own_bones_find(scene, &opts.allocator, &w->own)) {
 		sm_free(&a, w, sizeof(writer));
