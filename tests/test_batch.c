@@ -3,8 +3,6 @@
  * before anything runs; two inputs of one output failed; an option that applies to some jobs
  * said on the others; the first failure stopping the batch; and every allocation of a batch
  * failing in turn. */
-#include <stdatomic.h>
-
 #include "util.h"
 #include "project/project_internal.h"
 #include "files.h"
@@ -554,41 +552,6 @@ static void test_threads_under_limit(void **state)
 	}
 }
 
-/* An allocator several threads call: counted under a lock's stand-in (atomics). */
-typedef struct shared_counter {
-	_Atomic long long live, peak;
-	_Atomic size_t calls;
-} shared_counter;
-
-static void sc_grew(shared_counter *c, long long by)
-{
-	long long now = atomic_fetch_add(&c->live, by) + by, peak = atomic_load(&c->peak);
-	while (now > peak && !atomic_compare_exchange_weak(&c->peak, &peak, now)) {
-	}
-	atomic_fetch_add(&c->calls, 1);
-}
-
-static void *sc_alloc(void *user, size_t size)
-{
-	void *p = malloc(size);
-	if (p) sc_grew(user, (long long)size);
-	return p;
-}
-
-static void *sc_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
-{
-	void *p = realloc(ptr, new_size);
-	if (p) sc_grew(user, (long long)new_size - (long long)old_size);
-	return p;
-}
-
-static void sc_free(void *user, void *ptr, size_t size)
-{
-	shared_counter *c = user;
-	atomic_fetch_sub(&c->live, (long long)size);
-	free(ptr);
-}
-
 static bool said_in_jobs(const smdmx_batch *b, const char *text)
 {
 	for (size_t i = 0; i < b->job_count; i++)
@@ -609,8 +572,9 @@ static void test_batch_allocator(void **state)
 	smdmx_batch_options o = options(in, 1, at("one_allocator"));
 	o.recursive = true;
 	o.threads = 2;
-	shared_counter c = { 0, 0, 0 };
-	o.convert.allocator = (smdmx_allocator){ sc_alloc, sc_realloc, sc_free, &c, (size_t)64 << 20, 0 };
+	test_shared_counter c = { 0, 0, 0 };
+	o.convert.allocator = test_shared_allocator(&c);
+	o.convert.allocator.memory_limit = (size_t)64 << 20;
 	smdmx_batch *b = smdmx_batch_convert(&o, NULL);
 	assert_non_null(b);
 	if (!b->ok) fail_msg("%zu of %zu jobs failed with the batch's allocator", b->failed, b->job_count);
@@ -621,7 +585,7 @@ static void test_batch_allocator(void **state)
 	assert_int_equal(atomic_load(&c.live), 0);
 	test_remove_tree(at("one_allocator"));
 	/* under a limit of half that peak: some job runs out, says so, and nothing is left */
-	shared_counter d = { 0, 0, 0 };
+	test_shared_counter d = { 0, 0, 0 };
 	o.convert.allocator.user = &d;
 	o.convert.allocator.memory_limit = (size_t)(peak / 2);
 	o.keep_going = true;
@@ -645,14 +609,15 @@ static void test_batch_allocator(void **state)
 	smdmx_batch_free(b);
 	/* one conversion's scene (a QC's model, drawn): made with the allocator, the caller's
 	 * after, freed through it */
-	shared_counter e = { 0, 0, 0 };
+	test_shared_counter e = { 0, 0, 0 };
 	const char *qc[1] = { test_path("testdata/qc/face/face.qc") };
 	smdmx_convert_options co;
 	memset(&co, 0, sizeof(co));
 	co.way = SMDMX_CONVERT_QC_SCENE;
 	co.inputs = qc;
 	co.input_count = 1;
-	co.allocator = (smdmx_allocator){ sc_alloc, sc_realloc, sc_free, &e, (size_t)64 << 20, 0 };
+	co.allocator = test_shared_allocator(&e);
+	co.allocator.memory_limit = (size_t)64 << 20;
 	smdmx_error err;
 	smdmx_convert_result *r = smdmx_convert(&co, &err);
 	assert_non_null(r);

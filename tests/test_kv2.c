@@ -1276,20 +1276,20 @@ static void test_threads(void **state)
 			}
 	/* fail_after and memory_limit with two threads count every thread's allocations: out of
 	 * memory past them, all given back; read under a limit they fit */
-	test_counter c = { 0, 0, 0 };
-	smdmx_dmx_read_options o = { .threads = 2, .allocator = test_allocator(&c) };
+	test_shared_counter c = { 0, 0, 0 };
+	smdmx_dmx_read_options o = { .threads = 2, .allocator = test_shared_allocator(&c) };
 	o.allocator.fail_after = 10;
 	smdmx_error err;
 	assert_null(smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &o, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
-	assert_int_equal(c.live, 0);
+	assert_int_equal(atomic_load(&c.live), 0);
 	o.allocator.fail_after = 0;
 	o.allocator.memory_limit = (size_t)1 << 30;
 	smdmx_dm *dm = smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &o, &err, NULL);
 	if (!dm) fail_msg("two threads under a limit: %s", err.message);
-	assert_true(c.live > 0);
+	assert_true(atomic_load(&c.live) > 0);
 	smdmx_dm_free(dm);
-	assert_int_equal(c.live, 0);
+	assert_int_equal(atomic_load(&c.live), 0);
 }
 
 /* Where elements stand, for messages: in keyvalues2 their line and column from the text; in

@@ -4,6 +4,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -267,6 +268,53 @@ static inline smdmx_allocator test_allocator(test_counter *c)
 	a.alloc_fn = tc_alloc;
 	a.realloc_fn = tc_realloc;
 	a.free_fn = tc_free;
+	a.user = c;
+	return a;
+}
+
+/* An allocator that counts as test_allocator does, for hooks several threads call at once
+ * (a batch's jobs, a file read in parts): its counts atomic. */
+typedef struct test_shared_counter {
+	_Atomic long long live, peak;
+	_Atomic size_t calls;
+} test_shared_counter;
+
+static inline void tsc_grew(test_shared_counter *c, long long by)
+{
+	long long now = atomic_fetch_add(&c->live, by) + by, peak = atomic_load(&c->peak);
+	while (now > peak && !atomic_compare_exchange_weak(&c->peak, &peak, now)) {
+	}
+	atomic_fetch_add(&c->calls, 1);
+}
+
+static inline void *tsc_alloc(void *user, size_t size)
+{
+	void *p = malloc(size);
+	if (p) tsc_grew(user, (long long)size);
+	return p;
+}
+
+static inline void *tsc_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+	void *p = realloc(ptr, new_size);
+	if (p) tsc_grew(user, (long long)new_size - (long long)old_size);
+	return p;
+}
+
+static inline void tsc_free(void *user, void *ptr, size_t size)
+{
+	test_shared_counter *c = user;
+	atomic_fetch_sub(&c->live, (long long)size);
+	free(ptr);
+}
+
+static inline smdmx_allocator test_shared_allocator(test_shared_counter *c)
+{
+	smdmx_allocator a;
+	memset(&a, 0, sizeof(a));
+	a.alloc_fn = tsc_alloc;
+	a.realloc_fn = tsc_realloc;
+	a.free_fn = tsc_free;
 	a.user = c;
 	return a;
 }

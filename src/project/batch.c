@@ -33,6 +33,8 @@ typedef struct bjob {
 	pj_outputs pending;   /* several jobs: its outputs, written, not yet in place */
 	uint64_t read;        /* bytes of its input read, as it runs */
 	unsigned read_told;   /* hundredths of size read, as on_change was last told */
+	sm_alloc mem;         /* what it allocates as it runs, on its worker (its messages, the
+	                         files it read): the batch's hooks, its own counts (threads) */
 } bjob;
 
 /* Without keep_going, jobs run in input order at most ORDER_WINDOW ahead of the first not yet
@@ -133,16 +135,18 @@ static bjob *job_of(batch *b, const char *input)
 	return j->input_count ? j : NULL;
 }
 
-static void job_dep(batch *b, bjob *j, const char *path)
+/* A file j read besides its inputs, each once, in m (planning: the batch's; running: the
+ * job's own). */
+static void job_dep(sm_alloc *m, bjob *j, const char *path)
 {
 	for (size_t k = 0; k < j->dep_count; k++)
 		if (!strcmp(j->deps[k], path)) return;
 	for (size_t k = 0; k < j->input_count; k++)
 		if (!strcmp(j->inputs[k], path)) return;
-	char *s = pj_strdup(&b->mem, path);
-	char **list = s ? pj_realloc(&b->mem, j->deps, (j->dep_count + 1) * sizeof(char *)) : NULL;
+	char *s = pj_strdup(m, path);
+	char **list = s ? pj_realloc(m, j->deps, (j->dep_count + 1) * sizeof(char *)) : NULL;
 	if (!list) {
-		pj_free(&b->mem, s);
+		pj_free(m, s);
 		return; /* (said: pj_oom_seen) */
 	}
 	j->deps = list;
@@ -190,9 +194,9 @@ static bool plan_qc(batch *b)
 	smdmx_qc *qc = smdmx_qc_read_file(o->qc, NULL, &err, NULL);
 	uint32_t m = qc ? smdmx_qc_find_model(qc, o->convert.model) : SMDMX_NONE;
 	/* what the conversion will read, for update: the QC's includes and the files it names */
-	for (size_t i = 1; qc && i < qc->file_count; i++) job_dep(b, j, qc->files[i].path);
+	for (size_t i = 1; qc && i < qc->file_count; i++) job_dep(&b->mem, j, qc->files[i].path);
 	for (size_t i = 0; qc && i < qc->ref_count; i++)
-		if (qc->refs[i].found && (qc->refs[i].model == m || m == SMDMX_NONE)) job_dep(b, j, qc->refs[i].path);
+		if (qc->refs[i].found && (qc->refs[i].model == m || m == SMDMX_NONE)) job_dep(&b->mem, j, qc->refs[i].path);
 	const char *ref = m != SMDMX_NONE ? qc->refs[qc->models[m].ref].path : o->qc;
 	for (size_t i = 0; qc && m == SMDMX_NONE && !o->convert.model && i < qc->ref_count; i++)
 		if (qc->refs[i].kind == SMDMX_QC_REF_ANIMATION) {
@@ -634,7 +638,7 @@ static void job_run(batch *b, bjob *j)
 		static const char *const kinds[] = { "error", "warning", "note" };
 		pj_add(&j->msgs, m->path, m->line, m->column, kinds[m->kind], "%s", m->text);
 	}
-	for (size_t i = 0; i < r->dep_count; i++) job_dep(b, j, r->deps[i]);
+	for (size_t i = 0; i < r->dep_count; i++) job_dep(&j->mem, j, r->deps[i]);
 	for (size_t i = 0; i < r->written_count; i++) written_push(b, j, r->written[i]);
 	j->used |= r->used;
 	if (r->pending) j->pending = (pj_outputs){ .set = r->pending, .force = c.force };
@@ -910,8 +914,13 @@ smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *erro
 	if (!planned) {
 		b->pub.status = SMDMX_ERROR_USAGE;
 	} else {
-		/* every job's inputs and output seen from the start (its state as it settles) */
-		for (size_t i = 0; i < b->count; i++) publish(b, i);
+		/* every job's inputs and output seen from the start (its state as it settles); each
+		 * job's memory of its own from here, for its worker (the batch's hooks: one budget) */
+		for (size_t i = 0; i < b->count; i++) {
+			sm_alloc_init(&b->jobs[i].mem, &b->conv.allocator);
+			b->jobs[i].msgs.mem = &b->jobs[i].mem;
+			publish(b, i);
+		}
 		if (!run_jobs(b) || b->oom || pj_oom_seen) return out_of_memory(b, error);
 		summarize(b);
 		if (pj_oom_seen) return out_of_memory(b, error);
