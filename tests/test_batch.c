@@ -532,6 +532,66 @@ static void test_convert_out_of_memory(void **state)
 	test_remove_tree(at("conv"));
 }
 
+/* Every error a result carries has its code: an output already there (EXISTS), an input
+ * that is not there (IO), the warnings of -W error (WARNINGS), a batch's own usage error
+ * (USAGE) and its line of failures (the first failed job's code); warnings and notes none. */
+static int first_error_code(const smdmx_message *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m[i].kind == SMDMX_MESSAGE_ERROR) return (int)m[i].code;
+	return -1;
+}
+
+static void test_message_codes(void **state)
+{
+	(void)state;
+	test_remove_tree(at("codes"));
+	assert_true(os_mkdir(at("codes")));
+	const char *in[1] = { test_path("testdata/sample/arm.smd") };
+	smdmx_convert_options o;
+	memset(&o, 0, sizeof(o));
+	o.way = SMDMX_CONVERT_SMD_TO_DMX;
+	o.inputs = in;
+	o.input_count = 1;
+	o.output = at("codes/arm.dmx");
+	o.notes = true;
+	smdmx_convert_result *r = smdmx_convert(&o, NULL);
+	assert_true(r && r->ok);
+	for (size_t i = 0; i < r->message_count; i++) assert_int_equal(r->messages[i].code, SMDMX_ERROR_NONE);
+	smdmx_convert_result_free(r);
+	r = smdmx_convert(&o, NULL); /* again: the file is there */
+	assert_true(r && !r->ok);
+	assert_int_equal(first_error_code(r->messages, r->message_count), SMDMX_ERROR_EXISTS);
+	smdmx_convert_result_free(r);
+	in[0] = at("codes/not_there.smd");
+	o.output = at("codes/n.dmx");
+	r = smdmx_convert(&o, NULL);
+	assert_true(r && !r->ok);
+	assert_int_equal(first_error_code(r->messages, r->message_count), SMDMX_ERROR_IO);
+	smdmx_convert_result_free(r);
+	/* a batch: its own usage error, and its line of failures */
+	const char *none[1] = { at("codes") };
+	smdmx_batch_options bo = options(none, 1, at("codes_out"));
+	smdmx_batch *b = smdmx_batch_convert(&bo, NULL);
+	assert_non_null(b);
+	assert_int_equal(b->status, SMDMX_ERROR_USAGE);
+	assert_int_equal(b->messages[0].code, SMDMX_ERROR_USAGE);
+	smdmx_batch_free(b);
+	const char *two[2] = { at("codes/not_there.smd"), test_path("testdata/sample/arm.smd") };
+	bo = options(two, 2, at("codes_out"));
+	bo.keep_going = true;
+	b = smdmx_batch_convert(&bo, NULL);
+	assert_non_null(b);
+	assert_int_equal(b->failed, 1);
+	assert_int_equal(first_error_code(b->jobs[0].messages, b->jobs[0].message_count), SMDMX_ERROR_IO);
+	assert_int_equal(b->message_count, 1);
+	assert_string_equal(b->messages[0].text, "1 of 2 inputs failed");
+	assert_int_equal(b->messages[0].code, SMDMX_ERROR_IO);
+	smdmx_batch_free(b);
+	test_remove_tree(at("codes"));
+	test_remove_tree(at("codes_out"));
+}
+
 /* threads left 0 (the batch's choice) or given with a memory limit on a step's own allocator:
  * the jobs convert (the reader counts its threads together under the limit). */
 static void test_threads_under_limit(void **state)
@@ -708,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_convert_out_of_memory),
+		cmocka_unit_test(test_message_codes),
 		cmocka_unit_test(test_threads_under_limit),
 		cmocka_unit_test(test_batch_allocator),
 		cmocka_unit_test(test_pairs),

@@ -302,6 +302,7 @@ static void test_outdir_inside(void **state)
 	assert_int_equal(run->message_count, 1);
 	assert_null(run->messages[0].path);
 	assert_int_equal(run->messages[0].kind, SMDMX_MESSAGE_ERROR);
+	assert_int_equal(run->messages[0].code, SMDMX_ERROR_USAGE);
 	assert_non_null(strstr(run->messages[0].text, "is inside the project's folder"));
 	assert_false(test_exists(out));
 	smdmx_project_run_free(run);
@@ -323,6 +324,7 @@ static void test_unread(void **state)
 	assert_null(run->qcs[0].qc);
 	assert_int_equal(run->qcs[0].message_count, 1);
 	assert_int_equal(run->qcs[0].messages[0].kind, SMDMX_MESSAGE_ERROR);
+	assert_int_equal(run->qcs[0].messages[0].code, SMDMX_ERROR_IO); /* (a QC not there) */
 	assert_int_equal(run->file_count, 0);
 	smdmx_project_run_free(run);
 	free(qc);

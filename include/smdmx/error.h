@@ -68,6 +68,7 @@ typedef enum smdmx_error_code {
 	SMDMX_ERROR_UNKNOWN_TYPE = 27,   /* an unknown value type used as a value */
 	SMDMX_ERROR_BAD_VALUE = 28,      /* a value that does not parse for its type */
 	SMDMX_ERROR_EXISTS = 29,         /* an output's path holds a file the call may not replace */
+	SMDMX_ERROR_WARNINGS = 30,       /* warnings where they fail the job (warnings_fail, -W error) */
 	SMDMX_ERROR_CODE_COUNT
 } smdmx_error_code;
 

@@ -43,6 +43,7 @@ typedef struct smdmx_message {
 	const char *path;
 	uint32_t line, column;
 	const char *text;
+	smdmx_error_code code;      /* an error's code (SMDMX_ERROR_NONE for a warning or a note) */
 } smdmx_message;
 
 /* jobs and threads: at most this many. */

@@ -19,7 +19,8 @@ static void msg_str_free(pj_msgs *m, char *s)
 	else free(s);
 }
 
-static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t column, smdmx_message_kind kind, const char *text)
+static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t column, smdmx_message_kind kind,
+                     smdmx_error_code code, const char *text)
 {
 	m->warnings += kind == SMDMX_MESSAGE_WARNING;
 	m->errors += kind == SMDMX_MESSAGE_ERROR;
@@ -43,7 +44,7 @@ static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t colum
 		pj_oom();
 		return;
 	}
-	m->items[m->count++] = (smdmx_message){ kind, p, line, column, t };
+	m->items[m->count++] = (smdmx_message){ kind, p, line, column, t, kind == SMDMX_MESSAGE_ERROR ? code : SMDMX_ERROR_NONE };
 }
 
 static smdmx_message_kind kind_of(const char *kind)
@@ -58,12 +59,22 @@ void pj_add(pj_msgs *m, const char *path, uint32_t line, uint32_t column, const 
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	add_text(m, path, line, column, kind_of(kind), text);
+	add_text(m, path, line, column, kind_of(kind), SMDMX_ERROR_USAGE, text); /* (errors: pj_error) */
+}
+
+void pj_error(pj_msgs *m, smdmx_error_code code, const char *path, uint32_t line, uint32_t column, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	add_text(m, path, line, column, SMDMX_MESSAGE_ERROR, code, text);
 }
 
 void pj_add_error(pj_msgs *m, const char *path, const smdmx_error *e)
 {
-	add_text(m, e->file[0] ? e->file : path, e->line, e->column, SMDMX_MESSAGE_ERROR, e->message);
+	add_text(m, e->file[0] ? e->file : path, e->line, e->column, SMDMX_MESSAGE_ERROR, e->code, e->message);
 }
 
 void pj_add_warnings(pj_msgs *m, const char *path, const smdmx_warnings *w)
@@ -73,7 +84,7 @@ void pj_add_warnings(pj_msgs *m, const char *path, const smdmx_warnings *w)
 		if (w->data[i].count > 1)
 			pj_add(m, where, w->data[i].line, w->data[i].column, "warning", "%s (%zu times)", w->data[i].message, w->data[i].count);
 		else
-			add_text(m, where, w->data[i].line, w->data[i].column, SMDMX_MESSAGE_WARNING, w->data[i].message);
+			add_text(m, where, w->data[i].line, w->data[i].column, SMDMX_MESSAGE_WARNING, SMDMX_ERROR_NONE, w->data[i].message);
 	}
 }
 
@@ -250,14 +261,17 @@ void pj_puts(pj_text *b, const char *s)
 
 /* ---- a task's outputs ------------------------------------------------------------------------- */
 
-static bool said(smdmx_error_code code)
+/* A set operation's code kept for its messages: whether it succeeded. */
+static bool said(pj_outputs *set, smdmx_error_code code)
 {
+	if (set && code != SMDMX_ERROR_NONE) set->code = code;
 	return code == SMDMX_ERROR_NONE;
 }
 
-bool pj_output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size)
+bool pj_output_allowed(pj_outputs *set, const char *path, char *const *inputs, size_t input_count, bool force, char *why,
+                       size_t why_size)
 {
-	return said(smdmx_output_allowed(path, (const char *const *)inputs, input_count, force, why, why_size));
+	return said(set, smdmx_output_allowed(path, (const char *const *)inputs, input_count, force, why, why_size));
 }
 
 pj_output *pj_outputs_open(pj_outputs *set, const char *path, char *why, size_t why_size)
@@ -265,9 +279,13 @@ pj_output *pj_outputs_open(pj_outputs *set, const char *path, char *why, size_t 
 	if (!set->set && may_allocate()) set->set = pj_have(smdmx_outputs_new(0, set->hooks));
 	if (!set->set) {
 		snprintf(why, why_size, "out of memory");
+		set->code = SMDMX_ERROR_OUT_OF_MEMORY;
 		return NULL;
 	}
-	return smdmx_outputs_open(set->set, path, why, why_size);
+	smdmx_error_code code;
+	pj_output *o = sm_outputs_open(set->set, path, why, why_size, &code);
+	said(set, code);
+	return o;
 }
 
 size_t pj_outputs_count(const pj_outputs *set)
@@ -294,7 +312,7 @@ void pj_outputs_abort(pj_outputs *set)
 bool pj_outputs_finish(pj_outputs *set, char *why, size_t why_size)
 {
 	if (!set->set) return true;
-	bool ok = said(smdmx_outputs_finish(set->set, why, why_size));
+	bool ok = said(set, smdmx_outputs_finish(set->set, why, why_size));
 	if (!ok) pj_outputs_abort(set);
 	return ok;
 }
@@ -313,7 +331,7 @@ bool pj_outputs_commit(pj_outputs *set, char ***written, size_t *written_count, 
 {
 	if (!set->set) return true;
 	smdmx_outputs_set_flags(set->set, (set->force ? SMDMX_OUTPUTS_FORCE : 0u) | (set->same_ok ? SMDMX_OUTPUTS_SAME_OK : 0u));
-	bool ok = said(smdmx_outputs_commit(set->set, written, written_count, why, why_size));
+	bool ok = said(set, smdmx_outputs_commit(set->set, written, written_count, why, why_size));
 	pj_outputs_abort(set);
 	return ok;
 }

@@ -304,7 +304,7 @@ static void fail_clashes(batch *b)
 		if (k - i > 1 && strcmp(b->jobs[by_out[i]].out, "-"))
 			for (size_t m = i; m < k; m++) {
 				bjob *j = &b->jobs[by_out[m]];
-				pj_add(&j->msgs, j->inputs[0], 0, 0, "error", "'%s' would also be written from '%s'", j->out,
+				pj_error(&j->msgs, SMDMX_ERROR_USAGE, j->inputs[0], 0, 0, "'%s' would also be written from '%s'", j->out,
 				       b->jobs[by_out[m == i ? i + 1 : i]].inputs[0]);
 				j->ran = j->failed = true;
 			}
@@ -318,18 +318,18 @@ static bool plan_jobs(batch *b, const pj_found_list *f)
 {
 	const smdmx_batch_options *o = b->o;
 	if (!f->count) {
-		pj_add(&b->said, NULL, 0, 0, "error", "no input files");
+		pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "no input files");
 		return false;
 	}
 	bool has_stdin = false;
 	for (size_t i = 0; i < f->count; i++) has_stdin |= !strcmp(f->items[i].path, "-");
 	if (has_stdin && f->count > 1) {
-		pj_add(&b->said, NULL, 0, 0, "error", "'-' (standard input) must be the only input");
+		pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "'-' (standard input) must be the only input");
 		return false;
 	}
 	if (o->clips) {
 		if (!o->output) {
-			pj_add(&b->said, NULL, 0, 0, "error", "--clips puts every input into one DMX: give it with -o");
+			pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "--clips puts every input into one DMX: give it with -o");
 			return false;
 		}
 		bjob *j = job_push(b);
@@ -366,7 +366,7 @@ static bool plan_jobs(batch *b, const pj_found_list *f)
 		if (o->output) {
 			j->out = pj_strdup(&b->mem, o->output);
 		} else if (!ext) {
-			pj_add(&b->said, NULL, 0, 0, "error", "give the output with -o, or its kind with --to smd|sma|phys|vta|dmx");
+			pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "give the output with -o, or its kind with --to smd|sma|phys|vta|dmx");
 			ok = false;
 		} else if (!strcmp(fi->path, "-")) {
 			/* standard input with outdir: DIR/NAME.EXT (stdin_name), else standard output */
@@ -386,7 +386,7 @@ static bool plan_jobs(batch *b, const pj_found_list *f)
 	pj_free(&b->mem, vta_of);
 	if (!ok) return false;
 	if (o->output && b->count > 1) {
-		pj_add(&b->said, NULL, 0, 0, "error", "-o names one output, but there are %zu inputs (-d DIR writes each into DIR)", b->count);
+		pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "-o names one output, but there are %zu inputs (-d DIR writes each into DIR)", b->count);
 		return false;
 	}
 	fail_clashes(b);
@@ -398,7 +398,7 @@ static bool plan_jobs(batch *b, const pj_found_list *f)
 		    job_way(b, j) != SMDMX_CONVERT_SMD_TO_DMX)
 			continue;
 		char *smd = pj_path_with_extension(&b->mem, j->inputs[0], "smd");
-		pj_add(&j->msgs, j->inputs[0], 0, 0, "error",
+		pj_error(&j->msgs, SMDMX_ERROR_USAGE, j->inputs[0], 0, 0,
 		       "a VTA holds the shapes of a reference, and no input is its SMD ('%s'): give that beside it, or the "
 		       "reference with --vta",
 		       smd ? smd : "");
@@ -421,7 +421,7 @@ static bool make_plan(batch *b)
 		os_stat st;
 		if (strcmp(a, "-") && os_stat_path(a, &st) && st.kind == OS_DIRECTORY) {
 			if (!o->recursive) {
-				pj_add(&b->said, NULL, 0, 0, "error", "'%s' is a directory (-r converts the files below it)", a);
+				pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "'%s' is a directory (-r converts the files below it)", a);
 				ok = false;
 				continue;
 			}
@@ -431,7 +431,7 @@ static bool make_plan(batch *b)
 			continue;
 		}
 		if (strcmp(a, "-") && !pj_wanted(pj_walk_kind_of(o->program), os_path_extension(a))) {
-			pj_add(&b->said, NULL, 0, 0, "error", "'%s': not an input of %s (%s)", a, name,
+			pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "'%s': not an input of %s (%s)", a, name,
 			       o->program == SMDMX_BATCH_DMX2SMD   ? ".dmx"
 			       : o->program == SMDMX_BATCH_SMD2DMX ? ".smd, .sma, .phys, .vta"
 			                                           : ".smd, .sma, .phys, .vta, .dmx");
@@ -487,14 +487,14 @@ static bool check_options(batch *b)
 {
 	const smdmx_batch_options *o = b->o;
 	if (pj_allocator_twice(&o->convert)) {
-		pj_add(&b->said, NULL, 0, 0, "error", "%s", PJ_ALLOCATOR_TWICE);
+		pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "%s", PJ_ALLOCATOR_TWICE);
 		return false;
 	}
 	if (o->qc && o->program == SMDMX_BATCH_SMD2DMX) return true; /* checked with the QC */
 	size_t to_smd = 0;
 	for (size_t i = 0; i < b->count; i++) to_smd += job_way(b, &b->jobs[i]) == SMDMX_CONVERT_DMX_TO_SMD;
 	if ((o->given & SMDMX_BATCH_GIVEN_VTA) && to_smd > 1) {
-		pj_add(&b->said, NULL, 0, 0, "error", "--vta names the VTA written for one DMX, but %zu DMX files are converted to SMD", to_smd);
+		pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "--vta names the VTA written for one DMX, but %zu DMX files are converted to SMD", to_smd);
 		return false;
 	}
 	for (unsigned k = 0; k < SMDMX_BATCH_GIVEN_COUNT; k++) {
@@ -507,7 +507,7 @@ static bool check_options(batch *b)
 			smdmx_convert_way w = job_way(b, j);
 			if (applies(w) & opt) continue;
 			if (!fit) {
-				pj_add(&b->said, NULL, 0, 0, "error", "'%s' does not apply to '%s' (%s)", given_names[k], j->inputs[0], why_not(opt, w));
+				pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "'%s' does not apply to '%s' (%s)", given_names[k], j->inputs[0], why_not(opt, w));
 				return false;
 			}
 			pj_add(&j->msgs, j->inputs[0], 0, 0, "warning", "'%s' does not apply here (%s): ignored for this file; nothing to do",
@@ -636,7 +636,8 @@ static void job_run(batch *b, bjob *j)
 	for (size_t i = 0; i < r->message_count; i++) {
 		const smdmx_message *m = &r->messages[i];
 		static const char *const kinds[] = { "error", "warning", "note" };
-		pj_add(&j->msgs, m->path, m->line, m->column, kinds[m->kind], "%s", m->text);
+		if (m->kind == SMDMX_MESSAGE_ERROR) pj_error(&j->msgs, m->code, m->path, m->line, m->column, "%s", m->text);
+		else pj_add(&j->msgs, m->path, m->line, m->column, kinds[m->kind], "%s", m->text);
 	}
 	for (size_t i = 0; i < r->dep_count; i++) job_dep(&j->mem, j, r->deps[i]);
 	for (size_t i = 0; i < r->written_count; i++) written_push(b, j, r->written[i]);
@@ -695,7 +696,7 @@ static void commit_group_now(batch *b, size_t n)
 		if (!j->failed && j->pending.set) {
 			char why[1024];
 			if (!pj_outputs_commit(&j->pending, &j->written, &j->written_count, why, sizeof(why))) {
-				pj_add(&j->msgs, j->out, 0, 0, "error", "%s", why);
+				pj_error(&j->msgs, j->pending.code, j->out, 0, 0, "%s", why);
 				j->failed = true;
 			}
 		}
@@ -829,6 +830,19 @@ static bool run_jobs(batch *b)
 
 /* What the batch says at its end: options about animation that took effect on no input, the
  * failures counted. */
+/* The code of the first failed job's first error, in input order (a batch's own message of
+ * its failures says it). */
+static smdmx_error_code first_failure(const batch *b)
+{
+	for (size_t i = 0; i < b->count; i++) {
+		const bjob *j = &b->jobs[i];
+		if (!j->failed) continue;
+		for (size_t k = 0; k < j->msgs.count; k++)
+			if (j->msgs.items[k].kind == SMDMX_MESSAGE_ERROR) return j->msgs.items[k].code;
+	}
+	return SMDMX_ERROR_IO; /* (a failed job says its error; memory ran out saying it) */
+}
+
 static void summarize(batch *b)
 {
 	const smdmx_batch_options *o = b->o;
@@ -857,11 +871,11 @@ static void summarize(batch *b)
 	}
 	if (b->pub.failed && b->count > 1) {
 		if (b->pub.not_run)
-			pj_add(&b->said, NULL, 0, 0, "error",
+			pj_error(&b->said, first_failure(b), NULL, 0, 0,
 			       "stopped after the first failure: %zu of %zu inputs not converted (--keep-going converts the rest)", b->pub.not_run,
 			       b->count);
 		else
-			pj_add(&b->said, NULL, 0, 0, "error", "%zu of %zu inputs failed", b->pub.failed, b->count);
+			pj_error(&b->said, first_failure(b), NULL, 0, 0, "%zu of %zu inputs failed", b->pub.failed, b->count);
 	}
 }
 

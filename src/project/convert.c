@@ -35,13 +35,13 @@ static bool smd_to_dmx(cv_run *r)
 					char msg[600];
 					snprintf(msg, sizeof(msg), "its clip is named '%s', as the clip of '%s': clips are known by their names (rename a file)",
 					         more->clips[c].name, j->inputs[k]);
-					ok = cv_fail_msg(r, j->inputs[i], msg);
+					ok = cv_fail_msg(r, SMDMX_ERROR_USAGE, j->inputs[i], msg);
 				}
 		ok = ok && more && (smdmx_scene_add_clips(scene, more, &err) || cv_fail(r, j->inputs[i], &err));
 		smdmx_scene_free(more);
 	}
 	if (ok && j->vta && !scene->mesh_count)
-		ok = cv_fail_msg(r, in, "the file has no triangles for the shapes of a VTA");
+		ok = cv_fail_msg(r, SMDMX_ERROR_USAGE, in, "the file has no triangles for the shapes of a VTA");
 	if (ok && j->vta) {
 		/* Decision 10: the VTA's shapes become delta states of the reference. */
 		smdmx_scene *flex = cv_read_smd(r, j->vta);
@@ -138,7 +138,7 @@ static bool dmx_to_dmx(cv_run *r)
 		         : changes & SMDMX_CONVERT_GIVEN_SCALE ? "--scale" : changes & SMDMX_CONVERT_GIVEN_UP_AXIS ? "--up-axis"
 		         : changes & SMDMX_CONVERT_GIVEN_KEYS ? "--keys" : "--key-tolerance",
 		         "s", dm->format ? dm->format : "?");
-		ok = cv_fail_msg(r, in, msg);
+		ok = cv_fail_msg(r, SMDMX_ERROR_USAGE, in, msg);
 	} else if (changes) {
 		smdmx_model_options lift = { .allocator = r->hooks };
 		smdmx_scene *scene = smdmx_model_to_scene(dm, &lift, &err, &w);
@@ -189,7 +189,7 @@ static bool write_text(cv_run *r, const char *path, const char *text)
 	if (!o) return false;
 	if (!pj_output_write(o, text, strlen(text))) {
 		snprintf(r->why, sizeof(r->why), "cannot write: %s", os_error_text(smdmx_output_errno(o)));
-		return cv_fail_msg(r, path, r->why);
+		return cv_fail_msg(r, SMDMX_ERROR_IO, path, r->why);
 	}
 	return true;
 }
@@ -217,7 +217,7 @@ static bool write_qc_text(cv_run *r, const smdmx_scene *scene, const char *smd, 
 	char *dot = stem ? strrchr(stem, '.') : NULL;
 	if (dot && dot != stem) *dot = 0;
 	char *text = smdmx_qc_text(scene, stem, rel, model_lines, att_lines, seqs->v, seqs->n);
-	bool ok = text ? write_text(r, r->o->qc, text) : cv_fail_msg(r, r->o->qc, "out of memory");
+	bool ok = text ? write_text(r, r->o->qc, text) : cv_fail_msg(r, SMDMX_ERROR_OUT_OF_MEMORY, r->o->qc, "out of memory");
 	smdmx_qc_text_free(text);
 	pj_free(&r->mem, stem);
 	pj_free(&r->mem, rel);
@@ -272,7 +272,7 @@ static bool write_clips(cv_run *r, const smdmx_scene *scene, smdmx_smd_write_opt
 		ok = cv_write_smd(r, scene, path, &wo);
 		if (ok && r->o->qc) {
 			smdmx_qc_sequence *g = pj_realloc(&r->mem, seqs->v, (seqs->n + 1) * sizeof(*g));
-			if (!g) ok = cv_fail_msg(r, r->o->qc, "out of memory");
+			if (!g) ok = cv_fail_msg(r, SMDMX_ERROR_OUT_OF_MEMORY, r->o->qc, "out of memory");
 			else seqs->v = g, seqs->v[seqs->n++] = (smdmx_qc_sequence){ pj_strdup(&r->mem, name), pj_path_relative(&r->mem, r->o->qc, path), scene->clips[c].frame_rate };
 		}
 		pj_free(&r->mem, path);
@@ -303,18 +303,18 @@ static bool dmx_to_smd(cv_run *r)
 		         "a DMX of %zu flex controllers and nothing else (no mesh, skeleton or animation): no SMD holds them, and a QC "
 		         "names a controller's shapes only beside them; keep the DMX",
 		         scene->flex_controller_count);
-		ok = cv_fail_msg(r, in, r->why);
+		ok = cv_fail_msg(r, SMDMX_ERROR_EMPTY, in, r->why);
 	}
 	smdmx_smd_write_options wo = r->o->smd_write;
 	if (!strcasecmp(os_path_extension(out), "vta")) wo.kind = SMDMX_SMD_WRITE_VTA;
 	if (wo.kind == SMDMX_SMD_WRITE_AUTO) wo.kind = scene->mesh_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
 	bool to_stdout = !strcmp(out, "-");
 	if (ok && r->o->clip && (wo.kind != SMDMX_SMD_WRITE_ANIMATION || !scene->clip_count))
-		ok = cv_fail_msg(r, in, scene->clip_count ? "--clip picks a clip to write as an animation SMD, but the model is written as a reference: "
+		ok = cv_fail_msg(r, SMDMX_ERROR_USAGE, in, scene->clip_count ? "--clip picks a clip to write as an animation SMD, but the model is written as a reference: "
 		                                         "give one or the other"
 		                                       : "--clip picks a clip, but the file has no animation");
 	if (ok && j->vta && !(scene->flex_shape_count && wo.kind == SMDMX_SMD_WRITE_REFERENCE))
-		ok = cv_fail_msg(r, in, "--vta names the VTA of the model's flex shapes, but there are none to write");
+		ok = cv_fail_msg(r, SMDMX_ERROR_USAGE, in, "--vta names the VTA of the model's flex shapes, but there are none to write");
 	if (ok && wo.kind == SMDMX_SMD_WRITE_ANIMATION && scene->clip_count) {
 		/* One SMD per clip, or the one asked for. */
 		size_t first = 0, last = scene->clip_count;
@@ -325,11 +325,11 @@ static bool dmx_to_smd(cv_run *r)
 				for (size_t c = 0; c < scene->clip_count && len < sizeof(r->why); c++)
 					len += (size_t)snprintf(r->why + len, sizeof(r->why) - len, " '%s'", scene->clips[c].name);
 				if (len < sizeof(r->why)) snprintf(r->why + len, sizeof(r->why) - len, ")");
-				ok = cv_fail_msg(r, in, r->why);
+				ok = cv_fail_msg(r, SMDMX_ERROR_USAGE, in, r->why);
 			}
 			last = first + 1;
 		} else if (to_stdout && last > 1) {
-			ok = cv_fail_msg(r, in, "the file has several clips; --clip NAME picks one for standard output");
+			ok = cv_fail_msg(r, SMDMX_ERROR_USAGE, in, "the file has several clips; --clip NAME picks one for standard output");
 		}
 		seq_list seqs = { NULL, 0 };
 		char *atts = NULL, *unused = NULL;
@@ -412,7 +412,7 @@ static bool smd_to_smd(cv_run *r)
 	if (!scene) return false;
 	bool ok = cv_shape(r, scene, in);
 	if (ok && wo.kind == SMDMX_SMD_WRITE_VTA && scene->flex_shape_count == 0 && scene->mesh_count == 0)
-		ok = cv_fail_msg(r, in, "nothing to write as VTA (no mesh)");
+		ok = cv_fail_msg(r, SMDMX_ERROR_EMPTY, in, "nothing to write as VTA (no mesh)");
 	if (ok && wo.goldsrc) {
 		smdmx_warnings losses;
 		memset(&losses, 0, sizeof(losses));
@@ -503,7 +503,7 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 		 * time): the files go to the disk meanwhile, and its flush finds them there. A set of
 		 * many files (an SMD per clip) is flushed and closed now: the files a batch holds
 		 * open stay few however many jobs wait. */
-		if (pj_outputs_count(&r.outs) > DEFER_OPEN_MAX) ok = pj_outputs_finish(&r.outs, r.why, sizeof(r.why)) || cv_fail_msg(&r, o->output, r.why);
+		if (pj_outputs_count(&r.outs) > DEFER_OPEN_MAX) ok = pj_outputs_finish(&r.outs, r.why, sizeof(r.why)) || cv_fail_msg(&r, r.outs.code, o->output, r.why);
 		else pj_outputs_start(&r.outs);
 		if (ok && r.outs.set) {
 			smdmx_outputs_set_flags(r.outs.set, o->force ? SMDMX_OUTPUTS_FORCE : 0u);
@@ -511,7 +511,7 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 			r.outs.set = NULL;
 		}
 	} else if (ok && !oom) {
-		ok = pj_outputs_commit(&r.outs, &written, &written_count, r.why, sizeof(r.why)) || cv_fail_msg(&r, o->output, r.why);
+		ok = pj_outputs_commit(&r.outs, &written, &written_count, r.why, sizeof(r.why)) || cv_fail_msg(&r, r.outs.code, o->output, r.why);
 	}
 	pj_outputs_abort(&r.outs);
 	/* out of memory with nothing in place (the commit's list could not be made): nothing done */

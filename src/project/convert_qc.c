@@ -169,10 +169,10 @@ smdmx_scene *cv_qc_scene(cv_run *r)
 		if (part == SMDMX_NONE && !strcasecmp(qc->parts[i].name, r->o->model)) part = (uint32_t)i;
 	if (mi == SMDMX_NONE && part == SMDMX_NONE && r->o->model) {
 		if (picture)
-			pj_add(&r->said, in, 0, 0, "error", "no $model or body part named '%s' (the QC has %zu $models, %zu body parts)",
+			pj_error(&r->said, SMDMX_ERROR_USAGE, in, 0, 0, "no $model or body part named '%s' (the QC has %zu $models, %zu body parts)",
 			       r->o->model, qc->model_count, qc->part_count);
 		else
-			pj_add(&r->said, in, 0, 0, "error", "no $model named '%s' (the QC has %zu)", r->o->model, qc->model_count);
+			pj_error(&r->said, SMDMX_ERROR_USAGE, in, 0, 0, "no $model named '%s' (the QC has %zu)", r->o->model, qc->model_count);
 		smdmx_qc_free(qc);
 		return NULL;
 	}
@@ -187,21 +187,21 @@ smdmx_scene *cv_qc_scene(cv_run *r)
 	for (size_t i = 0; part != SMDMX_NONE && i < qc->part_count; i++) choices[i] = i == part ? 0 : SMDMX_NONE;
 	if (r->o->bodygroup_count && !body) {
 		if (r->o->model)
-			pj_add(&r->said, in, 0, 0, "error", "--bodygroup chooses in the whole model or a body part: '%s' is a $model", r->o->model);
+			pj_error(&r->said, SMDMX_ERROR_USAGE, in, 0, 0, "--bodygroup chooses in the whole model or a body part: '%s' is a $model", r->o->model);
 		else
-			pj_add(&r->said, in, 0, 0, "error", "--bodygroup chooses in a QC's body parts: the QC has none");
+			pj_error(&r->said, SMDMX_ERROR_USAGE, in, 0, 0, "--bodygroup chooses in a QC's body parts: the QC has none");
 	}
 	bool chosen = !r->o->bodygroup_count || body;
 	for (size_t i = 0; chosen && body && i < r->o->bodygroup_count; i++) {
 		smdmx_error e;
 		chosen = smdmx_qc_choose(qc, r->o->bodygroups[i], choices, &e);
-		if (!chosen) pj_add(&r->said, in, 0, 0, "error", "%s", e.message);
+		if (!chosen) pj_error(&r->said, e.code, in, 0, 0, "%s", e.message);
 		/* a part chosen twice: one of the two would be left unsaid */
 		const char *a = r->o->bodygroups[i], *eq = strchr(a, '=');
 		for (size_t k = 0; chosen && eq && k < i; k++) {
 			const char *b = r->o->bodygroups[k], *eqb = strchr(b, '=');
 			if (eqb && eqb - b == eq - a && !strncasecmp(a, b, (size_t)(eq - a))) {
-				pj_add(&r->said, in, 0, 0, "error", "--bodygroup chooses in '%.*s' twice ('%s', '%s'): give one", (int)(eq - a), a, b, a);
+				pj_error(&r->said, SMDMX_ERROR_USAGE, in, 0, 0, "--bodygroup chooses in '%.*s' twice ('%s', '%s'): give one", (int)(eq - a), a, b, a);
 				chosen = false;
 			}
 		}
@@ -218,9 +218,9 @@ smdmx_scene *cv_qc_scene(cv_run *r)
 	const smdmx_qc_ref *ref = ri != SMDMX_NONE ? &qc->refs[ri] : NULL;
 	if (ref && ref->found && !(r->o->way == SMDMX_CONVERT_QC_SCENE) && !strcasecmp(os_path_extension(ref->path), "dmx")) {
 		if (mi == SMDMX_NONE)
-			pj_add(&r->said, in, ref->pos.line, ref->pos.column, "error", "'%s' is a DMX already", ref->name);
+			pj_error(&r->said, SMDMX_ERROR_USAGE, in, ref->pos.line, ref->pos.column, "'%s' is a DMX already", ref->name);
 		else
-			pj_add(&r->said, in, ref->pos.line, ref->pos.column, "error",
+			pj_error(&r->said, SMDMX_ERROR_USAGE, in, ref->pos.line, ref->pos.column,
 			         "$model '%s' is a DMX already ('%s'): smdmx qc converts a whole project", qc->models[mi].name, ref->name);
 		smdmx_qc_free(qc);
 		return NULL;

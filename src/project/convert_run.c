@@ -34,9 +34,9 @@ bool cv_fail(cv_run *r, const char *path, const smdmx_error *e)
 	return false;
 }
 
-bool cv_fail_msg(cv_run *r, const char *path, const char *msg)
+bool cv_fail_msg(cv_run *r, smdmx_error_code code, const char *path, const char *msg)
 {
-	pj_add(&r->said, path, 0, 0, "error", "%s", msg);
+	pj_error(&r->said, code, path, 0, 0, "%s", msg);
 	return false;
 }
 
@@ -48,7 +48,7 @@ void cv_warn(cv_run *r, const char *path, const smdmx_warnings *w)
 /* -W error: once warnings were given, the file fails before anything is written. */
 bool cv_warnings_allowed(cv_run *r, const char *in)
 {
-	return !(r->o->warnings_fail && r->said.warnings) || cv_fail_msg(r, in, "warnings are errors (-W error)");
+	return !(r->o->warnings_fail && r->said.warnings) || cv_fail_msg(r, SMDMX_ERROR_WARNINGS, in, "warnings are errors (-W error)");
 }
 
 /* Opens an output for path after checking that it may be written. */
@@ -59,12 +59,12 @@ pj_output *cv_open_out(cv_run *r, const char *path)
 	size_t n = 0;
 	for (size_t i = 0; i < o->input_count && n < 256; i++) ins[n++] = (char *)o->inputs[i];
 	if (o->vta && o->way == SMDMX_CONVERT_SMD_TO_DMX) ins[n++] = (char *)o->vta;
-	if (!pj_output_allowed(path, ins, n, o->force, r->why, sizeof(r->why))) {
-		cv_fail_msg(r, path, r->why);
+	if (!pj_output_allowed(&r->outs, path, ins, n, o->force, r->why, sizeof(r->why))) {
+		cv_fail_msg(r, r->outs.code, path, r->why);
 		return NULL;
 	}
 	pj_output *out = pj_outputs_open(&r->outs, path, r->why, sizeof(r->why));
-	if (!out) cv_fail_msg(r, path, r->why);
+	if (!out) cv_fail_msg(r, r->outs.code, path, r->why);
 	return out;
 }
 
@@ -75,7 +75,7 @@ bool cv_fail_write(cv_run *r, pj_output *out, const smdmx_error *e)
 	if (smdmx_output_errno(out) == EPIPE && !strcmp(smdmx_output_path(out), "-")) r->broken_pipe = true;
 	if (e->code == SMDMX_ERROR_IO && smdmx_output_errno(out)) {
 		snprintf(r->why, sizeof(r->why), "cannot write: %s", os_error_text(smdmx_output_errno(out)));
-		return cv_fail_msg(r, smdmx_output_path(out), r->why);
+		return cv_fail_msg(r, SMDMX_ERROR_IO, smdmx_output_path(out), r->why);
 	}
 	return cv_fail(r, smdmx_output_path(out), e);
 }

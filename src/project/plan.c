@@ -144,7 +144,7 @@ static bool plan_textures(project *p)
 		bool nocase = false;
 		char *path = smdmx_qc_find_texture(qc, names[i], &nocase);
 		if (!path) {
-			pj_add(&p->diag, from[i] ? from[i] : p->qcpath, 0, 0, "error",
+			pj_error(&p->diag, SMDMX_ERROR_IO, from[i] ? from[i] : p->qcpath, 0, 0,
 			       "cannot find the texture '%s' (%s) in the folders Half-Life's studiomdl looks in (%s, from the QC's "
 			       "folder)%s",
 			       names[i], from[i] ? "its triangles name it" : "the QC's $texturegroup names it", folders,
@@ -201,7 +201,7 @@ bool qp_plan(project *p)
 				         "QC still names it; put it in the written project if studiomdl needs it",
 				         shown, r->command);
 			} else {
-				pj_add(&p->diag, where, r->pos.line, r->pos.column, "error", "cannot find '%s' (named by %s)%s", shown,
+				pj_error(&p->diag, SMDMX_ERROR_IO, where, r->pos.line, r->pos.column, "cannot find '%s' (named by %s)%s", shown,
 				         r->command, l->o->keep_going ? ": the QC keeps naming it" : "");
 				ok = false;
 			}

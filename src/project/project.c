@@ -155,7 +155,7 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 		/* -k: the lines that could not be read cost only themselves (the QC keeps them) */
 		for (size_t k = 0; k < p->qc->error_count; k++) {
 			const smdmx_qc_error *e = &p->qc->errors[k];
-			pj_add(&p->diag, e->error.file[0] ? e->error.file : q->path, e->error.line, e->error.column, "error", "%s%s",
+			pj_error(&p->diag, e->error.code, e->error.file[0] ? e->error.file : q->path, e->error.line, e->error.column, "%s%s",
 			         e->error.message,
 			         e->include ? ": the $include is kept as written, and nothing it holds is read"
 			                    : ": the line is kept as written, and nothing it says is converted");
@@ -210,7 +210,7 @@ static bool outdir_apart(library *lib)
 	if (!strncmp(lib->outdir, lib->root, strlen(lib->root)) || !strncmp(lib->root, lib->outdir, strlen(lib->outdir))) {
 		/* OUTDIR inside the projects, or the projects inside OUTDIR: outputs over inputs */
 		bool inside = !strncmp(lib->outdir, lib->root, strlen(lib->root));
-		pj_add(&lib->said, NULL, 0, 0, "error", "'%s' is %s the project's folder '%s': write the project elsewhere", lib->o->outdir,
+		pj_error(&lib->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "'%s' is %s the project's folder '%s': write the project elsewhere", lib->o->outdir,
 		       inside ? "inside" : "above", lib->root);
 		return false;
 	}
@@ -256,7 +256,7 @@ static bool reads_back(project *p)
 		for (size_t k = 0; k < p->qc->ref_count && !kept; k++) kept = !p->qc->refs[k].found && !strcmp(p->qc->refs[k].name, r->name);
 		if (kept) continue;
 		const char *where = r->pos.file < w->file_count ? w->files[r->pos.file].path : path;
-		pj_add(&p->diag, where, r->pos.line, r->pos.column, "error",
+		pj_error(&p->diag, SMDMX_ERROR_IO, where, r->pos.line, r->pos.column,
 		       "the QC written names '%s' (by %s), which this run did not write: the project would not read back; please "
 		       "report this",
 		       r->name, r->command);

@@ -30,8 +30,10 @@ typedef struct pj_msgs {
 	                               one byte); NULL: malloc's, through the run's failure switch */
 } pj_msgs;
 
-/* kind: "error", "warning" or "note". */
+/* kind: "warning" or "note" (an error is said with its code: pj_error). */
 void pj_add(pj_msgs *m, const char *path, uint32_t line, uint32_t column, const char *kind, const char *fmt, ...)
+	__attribute__((format(OS_PRINTF, 6, 7)));
+void pj_error(pj_msgs *m, smdmx_error_code code, const char *path, uint32_t line, uint32_t column, const char *fmt, ...)
 	__attribute__((format(OS_PRINTF, 6, 7)));
 /* A failure, at its own file when it names one. */
 void pj_add_error(pj_msgs *m, const char *path, const smdmx_error *e);
@@ -126,11 +128,15 @@ typedef smdmx_output pj_output;
 typedef struct pj_outputs {
 	smdmx_outputs *set;
 	const smdmx_allocator *hooks; /* the set's allocator (NULL: malloc's) */
+	smdmx_error_code code;        /* the last failure's (pj_output_allowed said of this set too) */
 	bool force;
 	bool same_ok;         /* a file already there with the very bytes written is no clash: it
 	                         stays (one QC at a time into one folder) */
 } pj_outputs;
-bool pj_output_allowed(const char *path, char *const *inputs, size_t input_count, bool force, char *why, size_t why_size);
+/* Whether path may be written; its code (said in why) when not, in set->code too (set may
+ * be NULL). */
+bool pj_output_allowed(pj_outputs *set, const char *path, char *const *inputs, size_t input_count, bool force, char *why,
+                       size_t why_size);
 pj_output *pj_outputs_open(pj_outputs *set, const char *path, char *why, size_t why_size);
 size_t pj_outputs_count(const pj_outputs *set);
 pj_output *pj_outputs_item(pj_outputs *set, size_t index);
@@ -171,7 +177,7 @@ void cv_add_dep(cv_run *r, const char *path);
 /* A failure said (at its own file when the error names one), an error message, the warnings
  * of a file; false. */
 bool cv_fail(cv_run *r, const char *path, const smdmx_error *e);
-bool cv_fail_msg(cv_run *r, const char *path, const char *msg);
+bool cv_fail_msg(cv_run *r, smdmx_error_code code, const char *path, const char *msg);
 void cv_warn(cv_run *r, const char *path, const smdmx_warnings *w);
 /* Whether the warnings said so far let the input pass (warnings_fail). */
 bool cv_warnings_allowed(cv_run *r, const char *in);

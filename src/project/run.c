@@ -16,9 +16,10 @@ const char *qp_copy_into(pj_outputs *set, const char *src, const char *dst, char
 	FILE *f = os_fopen(src, "rb");
 	if (!f) {
 		snprintf(why, why_size, "cannot read: %s", os_error_text(errno));
+		set->code = SMDMX_ERROR_IO;
 		return src;
 	}
-	pj_output *o = pj_output_allowed(dst, ins, ins_count, allow, why, why_size)
+	pj_output *o = pj_output_allowed(set, dst, ins, ins_count, allow, why, why_size)
 	                ? pj_outputs_open(set, dst, why, why_size)
 	                : NULL;
 	const char *at = o ? NULL : dst;
@@ -27,10 +28,12 @@ const char *qp_copy_into(pj_outputs *set, const char *src, const char *dst, char
 	while (!at && (n = fread(buf, 1, sizeof(buf), f)) > 0)
 		if (!pj_output_write(o, buf, n)) {
 			snprintf(why, why_size, "cannot write: %s", os_error_text(smdmx_output_errno(o)));
+			set->code = SMDMX_ERROR_IO;
 			at = dst;
 		}
 	if (!at && ferror(f)) {
 		snprintf(why, why_size, "cannot read: %s", os_error_text(errno));
+		set->code = SMDMX_ERROR_IO;
 		at = src;
 	}
 	fclose(f);
@@ -50,12 +53,12 @@ static pj_output *task_open(task *t, const char *path)
 	char *ins[2] = { t->src, (char *)t->proj->qcpath };
 	/* a file already there is looked at when the output is complete: the very bytes stay
 	 * (outputs.same_ok), any others are a clash unless --force */
-	if (!pj_output_allowed(path, ins, 2, l->o->force || t->replace || t->outs.same_ok, why, sizeof(why))) {
-		pj_add(&t->diag, path, 0, 0, "error", "%s", why);
+	if (!pj_output_allowed(&t->outs, path, ins, 2, l->o->force || t->replace || t->outs.same_ok, why, sizeof(why))) {
+		pj_error(&t->diag, t->outs.code, path, 0, 0, "%s", why);
 		return NULL;
 	}
 	pj_output *out = pj_outputs_open(&t->outs, path, why, sizeof(why));
-	if (!out) pj_add(&t->diag, path, 0, 0, "error", "%s", why);
+	if (!out) pj_error(&t->diag, t->outs.code, path, 0, 0, "%s", why);
 	return out;
 }
 
@@ -253,7 +256,7 @@ static bool copy_file(task *t, const char *src, const char *dst)
 	const library *l = t->proj->lib;
 	/* a file already there is looked at when the output is complete (task_open) */
 	const char *at = qp_copy_into(&t->outs, src, dst, ins, 2, l->o->force || t->replace || t->outs.same_ok, why, sizeof(why));
-	if (at) pj_add(&t->diag, at, 0, 0, "error", "%s", why);
+	if (at) pj_error(&t->diag, t->outs.code, at, 0, 0, "%s", why);
 	return !at;
 }
 
@@ -282,7 +285,7 @@ static bool copy_instead(task *t)
 	if (ok && vta && !copied_by_another(t, vta, p->ref_out[t->vta])) ok = copy_file(t, vta, p->ref_out[t->vta]);
 	char why[1024];
 	ok = ok && (pj_outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
-	            (pj_add(&t->diag, dst, 0, 0, "error", "%s", why), false));
+	            (pj_error(&t->diag, t->outs.code, dst, 0, 0, "%s", why), false));
 	if (!ok) {
 		pj_outputs_abort(&t->outs);
 		return false;
@@ -394,14 +397,14 @@ void qp_worker(void *arg)
 		        : t->kind == TASK_VTA_REBASE   ? run_vta_rebase(t)
 		                                       : run_dmx_to_smd(t);
 		if (ok && l->o->warnings_fail && t->diag.warnings) {
-			pj_add(&t->diag, t->src, 0, 0, "error", "warnings are errors (-W error)");
+			pj_error(&t->diag, SMDMX_ERROR_WARNINGS, t->src, 0, 0, "warnings are errors (-W error)");
 			ok = false;
 		}
 		if (ok && !t->outs.force) take_other_names(t, (uint32_t)i);
 		ok = ok && !pj_oom_seen; /* what it made may be short of something */
 		char why[1024];
 		if (ok) ok = pj_outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
-		             (pj_add(&t->diag, t->dst, 0, 0, "error", "%s", why), false);
+		             (pj_error(&t->diag, t->outs.code, t->dst, 0, 0, "%s", why), false);
 		else pj_outputs_abort(&t->outs);
 		t->status = ok ? PJ_OK : PJ_FAILED;
 		if (!ok && l->o->keep_going && l->o->copy_failed && t->kind != TASK_COPY && !pj_oom_seen) t->copied = copy_instead(t);

@@ -97,7 +97,7 @@ bool pj_walk(walk_kind kind, const char *dir, const char *rel, pj_found_list *ou
 	if (!d) {
 		if (depth > 256) snprintf(why, sizeof(why), "'%s': directories nested too deep", dir);
 		else snprintf(why, sizeof(why), "cannot read the directory '%s': %s", dir, os_error_text(errno));
-		if (said) pj_add(said, NULL, 0, 0, "error", "%s", why);
+		if (said) pj_error(said, depth > 256 ? SMDMX_ERROR_LIMIT : SMDMX_ERROR_IO, NULL, 0, 0, "%s", why);
 		if (error && !error->code) sm_fail(error, SMDMX_ERROR_IO, 0, 0, "%s", why);
 		return false;
 	}

@@ -76,7 +76,7 @@ static bool copy_kept(project *p, task *t, const char *src, const char *dst)
 	/* among the task's outputs (the depfile names them) */
 	for (size_t k = 0; k < written_count; k++) qp_list_push(&t->written, &t->written_count, written[k]);
 	free(written);
-	if (!ok) pj_add(&p->diag, dst, 0, 0, "error", "cannot copy '%s' here: %s", src, why);
+	if (!ok) pj_error(&p->diag, set.code, dst, 0, 0, "cannot copy '%s' here: %s", src, why);
 	return ok;
 }
 
@@ -112,7 +112,7 @@ bool qp_edit_names(project *p)
 		if (!more) {
 			smdmx_qc_clear_edits(qc);
 			const smdmx_qc_ref *r = &qc->refs[first];
-			pj_add(&p->diag, r->pos.file ? qc->files[r->pos.file].path : p->qcpath, r->pos.line, r->pos.column, "error",
+			pj_error(&p->diag, SMDMX_ERROR_USAGE, r->pos.file ? qc->files[r->pos.file].path : p->qcpath, r->pos.line, r->pos.column,
 			         "'%s' keeps its name, but the text that makes it (a macro's body, a variable) changed for another file's new "
 			         "name: the written QC would name another file; this project's QC files are not written",
 			         r->name);
@@ -302,7 +302,7 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 				char *name = qc->files[i].name ? qp_new_name(qc->files[i].name, dst[i], alt) : NULL;
 				if (!name || !smdmx_qc_rename_include(qc, (uint32_t)i, name, &err)) {
 					if (name) pj_add_error(&p->diag, p->qcpath, &err);
-					else pj_add(&p->diag, qc->files[i].path, 0, 0, "error", "%s needs it written otherwise than it is in the "
+					else pj_error(&p->diag, SMDMX_ERROR_USAGE, qc->files[i].path, 0, 0, "%s needs it written otherwise than it is in the "
 					              "output, and no $include of its names it: this project's QC files are not written", p->qcpath);
 					ok = false;
 				} else {
@@ -368,22 +368,22 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 			continue;
 		}
 		char *ins[1] = { (char *)p->qc->files[r->file].path };
-		pj_output *o = pj_output_allowed(r->path, ins, 1, set.force || set.same_ok, why, sizeof(why))
+		pj_output *o = pj_output_allowed(&set, r->path, ins, 1, set.force || set.same_ok, why, sizeof(why))
 		                ? pj_outputs_open(&set, r->path, why, sizeof(why))
 		                : NULL;
 		if (o) smdmx_output_set_replace(o, qp_record_own(l, r->path, p->qcpath)); /* this QC's, as an earlier run wrote it */
 		if (!o) {
-			pj_add(&p->diag, r->path, 0, 0, "error", "%s", why);
+			pj_error(&p->diag, set.code, r->path, 0, 0, "%s", why);
 			ok = false;
 		} else if (!pj_output_write(o, r->text.text ? r->text.text : "", r->text.len)) {
-			pj_add(&p->diag, r->path, 0, 0, "error", "cannot write: %s", os_error_text(smdmx_output_errno(o)));
+			pj_error(&p->diag, SMDMX_ERROR_IO, r->path, 0, 0, "cannot write: %s", os_error_text(smdmx_output_errno(o)));
 			ok = false;
 		}
 	}
 	size_t before = l->qc_written_count;
 	ok = ok && !pj_oom_seen;
 	if (ok) ok = pj_outputs_commit(&set, &l->qc_written, &l->qc_written_count, why, sizeof(why)) ||
-	             (pj_add(&p->diag, p->qcpath, 0, 0, "error", "%s", why), false);
+	             (pj_error(&p->diag, set.code, p->qcpath, 0, 0, "%s", why), false);
 	else pj_outputs_abort(&set);
 	for (size_t k = before; k < l->qc_written_count; k++) qp_record_written(l, l->qc_written[k], p->qcpath);
 	/* what was written stays, for the projects after */

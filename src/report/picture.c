@@ -75,10 +75,10 @@ void run_parallel(unsigned workers, size_t n, void (*fn)(void *ctx, size_t i), v
 
 /* ---- what reading said --------------------------------------------------------------------- */
 
-static void said_push(said_list *l, smdmx_message_kind kind, const char *path, uint32_t line, uint32_t column,
-                const char *fmt, ...) __attribute__((format(OS_PRINTF, 6, 7)));
-static void said_push(said_list *l, smdmx_message_kind kind, const char *path, uint32_t line, uint32_t column,
-                const char *fmt, ...)
+static void said_push(said_list *l, smdmx_message_kind kind, smdmx_error_code code, const char *path, uint32_t line,
+                      uint32_t column, const char *fmt, ...) __attribute__((format(OS_PRINTF, 7, 8)));
+static void said_push(said_list *l, smdmx_message_kind kind, smdmx_error_code code, const char *path, uint32_t line,
+                      uint32_t column, const char *fmt, ...)
 {
 	char text[1024];
 	va_list ap;
@@ -104,7 +104,7 @@ static void said_push(said_list *l, smdmx_message_kind kind, const char *path, u
 	}
 	if (p) memcpy(p, path, strlen(path) + 1);
 	memcpy(t, text, strlen(text) + 1);
-	l->m[l->count++] = (smdmx_message){ kind, p, line, column, t };
+	l->m[l->count++] = (smdmx_message){ kind, p, line, column, t, kind == SMDMX_MESSAGE_ERROR ? code : SMDMX_ERROR_NONE };
 }
 
 void said_free(said_list *l)
@@ -119,7 +119,7 @@ void said_free(said_list *l)
 
 static void say_error(said_list *l, const char *path, const smdmx_error *e)
 {
-	said_push(l, SMDMX_MESSAGE_ERROR, e->file[0] ? e->file : path, e->line, e->column, "%s", e->message);
+	said_push(l, SMDMX_MESSAGE_ERROR, e->code, e->file[0] ? e->file : path, e->line, e->column, "%s", e->message);
 }
 
 static void say_warnings(said_list *l, const char *path, const smdmx_warnings *w)
@@ -128,9 +128,9 @@ static void say_warnings(said_list *l, const char *path, const smdmx_warnings *w
 		const smdmx_warning *x = &w->data[i];
 		const char *where = x->file[0] ? x->file : path;
 		if (x->count > 1)
-			said_push(l, SMDMX_MESSAGE_WARNING, where, x->line, x->column, "%s (%zu times)", x->message, x->count);
+			said_push(l, SMDMX_MESSAGE_WARNING, SMDMX_ERROR_NONE, where, x->line, x->column, "%s (%zu times)", x->message, x->count);
 		else
-			said_push(l, SMDMX_MESSAGE_WARNING, where, x->line, x->column, "%s", x->message);
+			said_push(l, SMDMX_MESSAGE_WARNING, SMDMX_ERROR_NONE, where, x->line, x->column, "%s", x->message);
 	}
 }
 
@@ -151,14 +151,14 @@ static smdmx_scene *qc_picture(const picture_input *in, said_list *said, bool *p
 	c.as_files = in->as_files;
 	smdmx_convert_result *res = smdmx_convert(&c, NULL);
 	if (!res) {
-		said_push(said, SMDMX_MESSAGE_ERROR, in->path, 0, 0, "out of memory");
+		said_push(said, SMDMX_MESSAGE_ERROR, SMDMX_ERROR_OUT_OF_MEMORY, in->path, 0, 0, "out of memory");
 		return NULL;
 	}
 	smdmx_scene *s = res->scene;
 	*posed = res->posed;
 	for (size_t i = 0; i < res->message_count; i++) {
 		const smdmx_message *m = &res->messages[i];
-		said_push(said, m->kind, m->path, m->line, m->column, "%s", m->text);
+		said_push(said, m->kind, m->code, m->path, m->line, m->column, "%s", m->text);
 	}
 	smdmx_convert_result_free(res);
 	return s;
@@ -179,7 +179,7 @@ static bool add_vta(const picture_input *in, smdmx_scene *s, said_list *said)
 	}
 	bool ok = false;
 	if (s->source.format == SMDMX_SOURCE_DMX)
-		said_push(said, SMDMX_MESSAGE_ERROR, in->vta, 0, 0, "a VTA goes with an SMD, not with the DMX '%s'", in->path);
+		said_push(said, SMDMX_MESSAGE_ERROR, SMDMX_ERROR_USAGE, in->vta, 0, 0, "a VTA goes with an SMD, not with the DMX '%s'", in->path);
 	else if (!smdmx_scene_attach_vta(s, v, &err, &w))
 		say_error(said, in->vta, &err);
 	else {
@@ -205,7 +205,7 @@ static smdmx_scene *model_scene(const picture_input *in, said_list *said, bool *
 	}
 	say_warnings(said, in->path, &w);
 	if (!l.scene) {
-		said_push(said, SMDMX_MESSAGE_ERROR, in->path, 0, 0, "not a model: %s", l.not_model);
+		said_push(said, SMDMX_MESSAGE_ERROR, SMDMX_ERROR_USAGE, in->path, 0, 0, "not a model: %s", l.not_model);
 		smdmx_model_file_free(&l);
 		return NULL;
 	}
@@ -213,7 +213,7 @@ static smdmx_scene *model_scene(const picture_input *in, said_list *said, bool *
 	l.scene = NULL;
 	smdmx_model_file_free(&l);
 	if (s->source.format == SMDMX_SOURCE_VTA && !in->vta) {
-		said_push(said, SMDMX_MESSAGE_ERROR, in->path, 0, 0,
+		said_push(said, SMDMX_MESSAGE_ERROR, SMDMX_ERROR_USAGE, in->path, 0, 0,
 		    "a VTA holds shapes, not polygons: give its reference SMD before it ('REF.smd %s')", in->path);
 		smdmx_scene_free(s);
 		return NULL;

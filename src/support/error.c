@@ -12,7 +12,7 @@ static const char *const code_names[SMDMX_ERROR_CODE_COUNT] = {
 	"bad-number", "not-finite", "version", "unknown-block", "missing-end", "bone-undefined",
 	"bone-redefined", "parent-cycle", "triangle", "links", "time", "invalid-scene",
 	"vertex-id", "usage", "header", "encoding", "duplicate-id", "unknown-id", "unterminated", "unknown-type",
-	"bad-value", "exists",
+	"bad-value", "exists", "warnings",
 };
 
 const char *smdmx_error_code_name(smdmx_error_code code)

@@ -401,6 +401,9 @@ SM_NODISCARD bool sm_write_file_atomic(const char *path, sm_produce_fn produce, 
  * files stay open until then. */
 struct smdmx_outputs;
 void sm_outputs_start(struct smdmx_outputs *set);
+/* smdmx_outputs_open, its failure's code in *code. */
+struct smdmx_output *sm_outputs_open(struct smdmx_outputs *set, const char *path, char *why, size_t why_size,
+                                     smdmx_error_code *code);
 /* The set's allocator (a conversion hands a set on: sm_budget_leave). */
 sm_alloc *sm_outputs_alloc(struct smdmx_outputs *set);
 /* Waits for set's files to be on the disk, closing nothing: a failure is kept for the commit

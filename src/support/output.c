@@ -199,14 +199,15 @@ static void output_free(smdmx_output *out)
 	sm_free(out->alloc, out, sizeof(*out));
 }
 
-smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why, size_t why_size)
+smdmx_output *sm_outputs_open(smdmx_outputs *set, const char *path, char *why, size_t why_size, smdmx_error_code *code)
 {
-	if (!set || !path) return fail_why(SMDMX_ERROR_USAGE, why, why_size, "smdmx_outputs_open: %s is NULL", !set ? "set" : "path"), NULL;
+	*code = SMDMX_ERROR_NONE;
+	if (!set || !path) return *code = fail_why(SMDMX_ERROR_USAGE, why, why_size, "smdmx_outputs_open: %s is NULL", !set ? "set" : "path"), NULL;
 	sm_alloc *a = &set->alloc;
 	if (set->count == set->cap) {
 		size_t cap = set->cap ? 2 * set->cap : 4;
 		smdmx_output **grown = sm_realloc(a, set->items, set->cap * sizeof(*grown), cap * sizeof(*grown));
-		if (!grown) return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
+		if (!grown) return *code = fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
 		set->items = grown;
 		set->cap = cap;
 	}
@@ -214,7 +215,7 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 	if (out) memset(out, 0, sizeof(*out));
 	if (!out || !(out->path = sm_str_copy(a, path))) {
 		if (out) sm_free(a, out, sizeof(*out));
-		return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
+		return *code = fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
 	}
 	out->alloc = a;
 	out->slot = -1;
@@ -226,6 +227,7 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 	/* Its folders, made where they are not (and removed with the output if it fails). */
 	if (!os_make_parent_dirs_made(out->path, &out->made, why, why_size)) {
 		output_free(out);
+		*code = SMDMX_ERROR_IO;
 		return NULL;
 	}
 	/* A name of our own, created exclusively with the final file's mode (0666 less the
@@ -256,16 +258,23 @@ smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why
 			if (e != ENOENT || attempt == 100) fail_why(SMDMX_ERROR_IO, why, why_size, "cannot write '%s': %s", path, os_error_text(e));
 			remove_made(out);
 			output_free(out);
+			*code = SMDMX_ERROR_IO;
 			return NULL;
 		}
 	}
 	if (!out->tmp) {
 		remove_made(out);
 		output_free(out);
-		return fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
+		return *code = fail_why(SMDMX_ERROR_OUT_OF_MEMORY, why, why_size, "out of memory"), NULL;
 	}
 	set->items[set->count++] = out;
 	return out;
+}
+
+smdmx_output *smdmx_outputs_open(smdmx_outputs *set, const char *path, char *why, size_t why_size)
+{
+	smdmx_error_code code;
+	return sm_outputs_open(set, path, why, why_size, &code);
 }
 
 /* Bytes of a file written between two starts of their writing to the disk. */
