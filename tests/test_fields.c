@@ -509,6 +509,7 @@ static void polygons_each_said(void **state)
 	smdmx_scene *a = two_triangles(0), *b = two_triangles(0.5f);
 	assert_int_equal(diff(a, b).count, 2);
 	smdmx_compare_options o;
+	smdmx_diff_options(NULL, NULL, &o); /* the defaults (the allocator among them), then the scenes' */
 	smdmx_diff_options(a, b, &o);
 	o.strict = true;
 	said x = { 0, "" };
