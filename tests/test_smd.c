@@ -1202,6 +1202,31 @@ static void test_value_texts(void **state)
 				free(out.data);
 			}
 		}
+		/* three threads under a memory limit count together: the same bytes, every byte given
+		 * back; under half that peak, out of memory, nothing left */
+		test_shared_counter sc = { 0, 0, 0 };
+		smdmx_smd_write_options lo = { .threads = 3, .allocator = test_shared_allocator(&sc) };
+		lo.allocator.memory_limit = (size_t)1 << 30;
+		test_sink limited = { 0 };
+		sm_write_part_min = 256;
+		bool wrote = smdmx_smd_write(s, test_sink_write, &limited, &lo, &err);
+		if (!wrote) fail_msg("case %zu, three threads under a limit: %s", c, err.message);
+		if (limited.size != first.size || memcmp(limited.data, first.data, limited.size))
+			fail_msg("case %zu, three threads under a limit: other bytes", c);
+		free(limited.data);
+		assert_int_equal(atomic_load(&sc.live), 0);
+		long long peak = atomic_load(&sc.peak);
+		test_shared_counter sd = { 0, 0, 0 };
+		lo.allocator = test_shared_allocator(&sd);
+		lo.allocator.memory_limit = (size_t)(peak / 2);
+		test_sink cut = { 0 };
+		wrote = smdmx_smd_write(s, test_sink_write, &cut, &lo, &err);
+		sm_write_part_min = saved;
+		free(cut.data);
+		assert_false(wrote);
+		assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+		assert_int_equal(atomic_load(&sd.live), 0);
+		assert_true(atomic_load(&sd.peak) <= peak / 2);
 		smdmx_scene *back = smdmx_smd_read_memory(first.data, first.size, NULL, &err, NULL);
 		if (!back) fail_msg("case %zu, read back: %u:%u: %s", c, err.line, err.column, err.message);
 		char diff[512];

@@ -722,6 +722,11 @@ bool sm_smd_write_valid(const smdmx_scene *scene, smdmx_write_fn write, void *us
 	smdmx_smd_write_options opts;
 	memset(&opts, 0, sizeof(opts));
 	if (options) opts = *options;
+	/* threads under a memory_limit or fail_after: every allocation of the write (the writer
+	 * too) counted together */
+	sm_budget budget;
+	if (opts.threads > 1 && (opts.allocator.memory_limit || opts.allocator.fail_after))
+		opts.allocator = sm_budget_start(&budget, &opts.allocator);
 	sm_alloc a;
 	sm_alloc_init(&a, &opts.allocator);
 	writer *w = sm_malloc(&a, sizeof(writer));
@@ -739,12 +744,6 @@ bool sm_smd_write_valid(const smdmx_scene *scene, smdmx_write_fn write, void *us
 	w->implicit_root = scene->joint_count == 0;
 	w->goldsrc = opts.goldsrc;
 	w->threads = opts.threads > 1 ? opts.threads : 1;
-	/* threads under a memory_limit or fail_after: their allocations counted together */
-	sm_budget budget;
-	if (w->threads > 1 && (opts.allocator.memory_limit || opts.allocator.fail_after)) {
-		opts.allocator = sm_budget_start(&budget, &opts.allocator);
-		sm_alloc_init(&w->alloc, &opts.allocator);
-	}
 	if (!sm_own_bones_find(scene, &opts.allocator, &w->own)) {
 		sm_free(&a, w, sizeof(writer));
 		return sm_fail_oom(error);
