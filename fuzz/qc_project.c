@@ -42,11 +42,13 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 	o.keep_going = o.lenient_qc = o.copy_failed = flags & 128;
 	library lib;
 	memset(&lib, 0, sizeof(lib));
+	sm_alloc_init(&lib.mem, NULL);
+	lib.keys.mem = lib.outs.mem = lib.seen.mem = lib.rec.mem = &lib.mem;
 	lib.o = &o;
 	lib.to = flags & 32 ? "smd" : "dmx";
 	lib.rig_dmx = (flags & 64) && !(flags & 32);
-	lib.root = pj_strdup(NULL, "/z/");
-	lib.outdir = pj_strdup(NULL, "/out/");
+	lib.root = pj_strdup(&lib.mem, "/z/");
+	lib.outdir = pj_strdup(&lib.mem, "/out/");
 	project projects[2];
 	memset(projects, 0, sizeof(projects));
 	lib.projects = projects;
@@ -60,6 +62,7 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 		if (!qc) continue;
 		project *p = &projects[lib.project_count++];
 		p->lib = &lib;
+		p->diag.mem = &lib.mem;
 		p->qc = qc;
 		p->qcpath = mains[i];
 		p->ok = qc->error_count == 0;
@@ -89,8 +92,8 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 		t->status = b & 1 ? PJ_FAILED : PJ_OK;
 		if (t->status == PJ_FAILED && o.keep_going && t->kind != TASK_COPY) t->copied = true;
 		if (t->status == PJ_OK && t->kind == TASK_DMX_TO_SMD && t->model != SMDMX_NONE) {
-			t->model_lines = pj_strdup(NULL, b & 2 ? "\tflexfile \"m.vta\"\n\tflex a frame 1\n\tflexcontroller mouth a\n\t%a = a\n" : "");
-			t->att_lines = pj_strdup(NULL, b & 4 ? "$attachment \"a\" \"root\" 0 0 0\n" : "");
+			t->model_lines = pj_strdup(&lib.mem, b & 2 ? "\tflexfile \"m.vta\"\n\tflex a frame 1\n\tflexcontroller mouth a\n\t%a = a\n" : "");
+			t->att_lines = pj_strdup(&lib.mem, b & 4 ? "$attachment \"a\" \"root\" 0 0 0\n" : "");
 		}
 	}
 	rendered *done = NULL;
@@ -120,11 +123,11 @@ void fuzz_qc_project(const uint8_t *data, size_t size, const char *qci, const ch
 		if (!all) abort();
 		done = all;
 		for (size_t k = 0; k < count; k++) done[done_count++] = mine[k];
-		free(mine);
+		pj_free(&lib.mem, mine);
 	}
 	for (size_t i = 0; i < done_count; i++) {
-		free(done[i].path);
-		free(done[i].text.text);
+		pj_free(&lib.mem, done[i].path);
+		pj_free(&lib.mem, done[i].text.text);
 	}
 	free(done);
 	qp_library_free(&lib);

@@ -64,6 +64,11 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* Every run's memory counted here (one job: one thread at a time), and from the sweep's
+ * allocation on refused (0: none). */
+static test_counter run_memory;
+static size_t run_fail_after;
+
 static smdmx_project_run *convert_all(const char *const *qcs, size_t n, const char *out, bool to_smd, bool keep_going,
                                       smdmx_error *err)
 {
@@ -73,6 +78,8 @@ static smdmx_project_run *convert_all(const char *const *qcs, size_t n, const ch
 	o.to_smd = to_smd;
 	o.keep_going = o.lenient_qc = o.copy_failed = keep_going; /* smdmx qc -k */
 	o.jobs = 1;
+	o.allocator = test_allocator(&run_memory);
+	o.allocator.fail_after = run_fail_after;
 	return smdmx_projects_convert(qcs, n, NULL, 0, &o, err);
 }
 
@@ -399,10 +406,13 @@ static void sweep(const char *const *qcs, size_t count, bool to_smd, bool keep_g
 {
 	for (size_t n = 1;; n += SWEEP_STRIDE) {
 		test_remove_tree(out_dir("sweep"));
-		pj_fail_after = n;
+		run_fail_after = n;
+		long long before = run_memory.live;
 		smdmx_error err;
 		smdmx_project_run *run = convert_all(qcs, count, out_dir("sweep"), to_smd, keep_going, &err);
-		pj_fail_after = 0;
+		run_fail_after = 0;
+		if (!run && run_memory.live != before)
+			fail_msg("allocation %zu failing left %lld bytes", n, run_memory.live - before);
 		char list[4096] = "";
 		size_t temporaries = 0;
 		tree(out_dir("sweep"), ".", list, sizeof(list), &temporaries);
@@ -411,6 +421,7 @@ static void sweep(const char *const *qcs, size_t count, bool to_smd, bool keep_g
 			bool ok = run->ok;
 			smdmx_project_run_free(run);
 			if (ok != want_ok) fail_msg("allocation %zu failing: a run that failed without saying out of memory", n);
+			if (run_memory.live != before) fail_msg("the run freed left %lld bytes", run_memory.live - before);
 			break;
 		}
 		if (err.code != SMDMX_ERROR_OUT_OF_MEMORY) fail_msg("allocation %zu failing: %s", n, err.message);
@@ -501,9 +512,44 @@ static void test_out_of_memory(void **state)
 	sweep((const char *const *)&qc, 1, false, false, true, &failures);
 	assert_true(failures > 50 / SWEEP_STRIDE);
 	smdmx_error err;
+	run_memory.peak = run_memory.live;
+	long long base = run_memory.live;
+	size_t calls = run_memory.calls;
 	smdmx_project_run *run = convert(qc, out_dir("dmx2"), false, &err);
 	assert_non_null(run);
+	assert_true(run->ok);
 	smdmx_project_run_free(run);
+	/* every run took its memory from the run's allocator (its readers', writers', threads'
+	 * with it), and gave back all it took */
+	assert_true(run_memory.calls - calls > 100);
+	assert_int_equal(run_memory.live, base);
+	/* under a limit of half what it took at most: out of memory, nothing left, no temporary
+	 * file */
+	long long peak = run_memory.peak - base;
+	smdmx_project_options o;
+	memset(&o, 0, sizeof(o));
+	o.outdir = out_dir("limited");
+	o.jobs = 1;
+	test_counter c = { 0, 0, 0 };
+	o.allocator = test_allocator(&c);
+	o.allocator.memory_limit = (size_t)(peak / 2);
+	const char *one[1] = { qc };
+	assert_null(smdmx_projects_convert(one, 1, NULL, 0, &o, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+	assert_int_equal(c.live, 0);
+	assert_true(c.peak <= peak / 2);
+	char list[4096] = "";
+	size_t temporaries = 0;
+	tree(out_dir("limited"), ".", list, sizeof(list), &temporaries);
+	assert_int_equal(temporaries, 0);
+	/* given to a step besides the run: refused, nothing done */
+	o.allocator.memory_limit = 0;
+	o.smd_read.allocator = test_allocator(&c);
+	calls = c.calls;
+	assert_null(smdmx_projects_convert(one, 1, NULL, 0, &o, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_non_null(strstr(err.message, "give it in the run's allocator"));
+	assert_int_equal(c.calls, calls);
 	char back[4300];
 	snprintf(back, sizeof(back), "%s/face.qc", out_dir("dmx2"));
 	const char *backs[1] = { back };

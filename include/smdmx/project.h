@@ -70,6 +70,12 @@ typedef struct smdmx_project_options {
 	bool warnings_fail;         /* a file whose conversion warns fails (-W error) */
 	unsigned jobs;              /* files converted at once; 0: the cores */
 	unsigned threads;           /* threads that read one file in parts; 0: the cores over jobs */
+	/* The run's memory, every step's (zero: malloc's): the QCs read, every file converted on
+	 * every thread, the run's own lists and messages, and the run handed back, which keeps
+	 * taking from it until smdmx_project_run_free (the hooks' user must live as long). Its
+	 * memory_limit and fail_after bound the whole run. The steps' own allocators below are
+	 * left zero (SMDMX_ERROR_USAGE otherwise): they take this one. */
+	smdmx_allocator allocator;
 	smdmx_smd_read_options smd_read;
 	smdmx_dmx_read_options dmx_read;
 	smdmx_smd_write_options smd_write;

@@ -117,6 +117,8 @@ int os_path_compare(const char *a, const char *b);
  * one key (letters as their capitals where names ignore case, '\\' as '/'; elsewhere the path
  * as it is). NULL when out of memory. */
 char *os_path_key(const char *path);
+/* The key into the caller's room, as os_path_join_to writes (the key's length). */
+size_t os_path_key_to(char *buf, size_t cap, const char *path);
 /* Whether two names are one ignoring case, whatever the system: the letters' capitals over the
  * Basic Multilingual Plane (a QC's names, which studiomdl finds on Windows). */
 bool os_same_name_nocase(const char *a, size_t an, const char *b, size_t bn);
@@ -153,6 +155,12 @@ char *os_path_absolute(const char *path);
 /* to, named from the folder of from_file ("../b/c.smd"); its whole absolute path when they
  * share no folder (another drive or share). */
 char *os_path_relative(const char *from_file, const char *to);
+struct os_mem;
+/* os_path_absolute, os_path_relative and os_getcwd in mem (NULL: malloc), every block they
+ * use on the way too; what they return is its length and one byte (os_mem_free's size). */
+char *os_path_absolute_in(const struct os_mem *mem, const char *path);
+char *os_path_relative_in(const struct os_mem *mem, const char *from_file, const char *to);
+char *os_getcwd_in(const struct os_mem *mem);
 /* The folders above path made where they are not; false with why when one cannot be.
  * os_make_parent_dirs_made cuts path at its separators as it goes and mends it (it allocates
  * nothing), and with made says the first folder it made (the others are below it): the

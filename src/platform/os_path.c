@@ -108,37 +108,49 @@ bool os_same_name_nocase(const char *a, size_t an, const char *b, size_t bn)
 
 char *os_path_key(const char *path)
 {
-	if (!os_names_ignore_case()) return os_strf("%s", path);
-	size_t n = strlen(path), i = 0, k = 0;
-	char *out = malloc(4 * n + 1);
-	if (!out) return NULL;
+	size_t n = os_path_key_to(NULL, 0, path);
+	char *out = malloc(n + 1);
+	if (out) os_path_key_to(out, n + 1, path);
+	return out;
+}
+
+size_t os_path_key_to(char *buf, size_t cap, const char *path)
+{
+	size_t n = strlen(path), i = 0, len = 0;
+	if (!os_names_ignore_case()) {
+		if (cap > n) memcpy(buf, path, n + 1);
+		return n;
+	}
 	while (i < n) {
-		size_t at = i;
+		char out[4];
+		size_t k = 0, at = i;
 		uint32_t c = next_char(path, n, &i);
 		if (c >= 0x110000u) { /* not UTF-8: the byte as it is */
 			out[k++] = path[at];
-			continue;
-		}
-		c = fold(c);
-		if (c == '\\') c = '/';
-		if (c < 0x80) {
-			out[k++] = (char)c;
-		} else if (c < 0x800) {
-			out[k++] = (char)(0xC0 | (c >> 6));
-			out[k++] = (char)(0x80 | (c & 0x3F));
-		} else if (c < 0x10000) {
-			out[k++] = (char)(0xE0 | (c >> 12));
-			out[k++] = (char)(0x80 | ((c >> 6) & 0x3F));
-			out[k++] = (char)(0x80 | (c & 0x3F));
 		} else {
-			out[k++] = (char)(0xF0 | (c >> 18));
-			out[k++] = (char)(0x80 | ((c >> 12) & 0x3F));
-			out[k++] = (char)(0x80 | ((c >> 6) & 0x3F));
-			out[k++] = (char)(0x80 | (c & 0x3F));
+			c = fold(c);
+			if (c == '\\') c = '/';
+			if (c < 0x80) {
+				out[k++] = (char)c;
+			} else if (c < 0x800) {
+				out[k++] = (char)(0xC0 | (c >> 6));
+				out[k++] = (char)(0x80 | (c & 0x3F));
+			} else if (c < 0x10000) {
+				out[k++] = (char)(0xE0 | (c >> 12));
+				out[k++] = (char)(0x80 | ((c >> 6) & 0x3F));
+				out[k++] = (char)(0x80 | (c & 0x3F));
+			} else {
+				out[k++] = (char)(0xF0 | (c >> 18));
+				out[k++] = (char)(0x80 | ((c >> 12) & 0x3F));
+				out[k++] = (char)(0x80 | ((c >> 6) & 0x3F));
+				out[k++] = (char)(0x80 | (c & 0x3F));
+			}
 		}
+		if (len + k < cap) memcpy(buf + len, out, k);
+		len += k;
 	}
-	out[k] = 0;
-	return out;
+	if (len < cap) buf[len] = 0;
+	return len;
 }
 
 int os_path_compare(const char *a, const char *b)
@@ -239,10 +251,34 @@ size_t os_path_root(const char *p)
 	return os_is_separator(p[0]);
 }
 
+/* A string in mem: the parts' lengths, then their bytes (a NULL part: none). Exactly its
+ * length and one byte, as os_mem_free takes it back. */
+static char *mem_cat(const os_mem *mem, const char *a, size_t an, const char *b, const char *c)
+{
+	size_t bn = b ? strlen(b) : 0, cn = c ? strlen(c) : 0;
+	char *out = os_mem_alloc(mem, an + bn + cn + 1);
+	if (!out) return NULL;
+	memcpy(out, a, an);
+	if (bn) memcpy(out + an, b, bn);
+	if (cn) memcpy(out + an + bn, c, cn);
+	out[an + bn + cn] = 0;
+	return out;
+}
+
+static void mem_str_free(const os_mem *mem, char *s)
+{
+	if (s) os_mem_free(mem, s, strlen(s) + 1);
+}
+
 char *os_path_absolute(const char *path)
 {
+	return os_path_absolute_in(NULL, path);
+}
+
+char *os_path_absolute_in(const os_mem *mem, const char *path)
+{
 	bool windows = os_windows_paths();
-	char *given = os_strf("%s", path);
+	char *given = mem_cat(mem, path, strlen(path), NULL, NULL);
 	if (!given) return NULL;
 	if (windows)
 		for (char *c = given; *c; c++)
@@ -251,16 +287,17 @@ char *os_path_absolute(const char *path)
 	/* "C:x" (the drive's own working folder) is taken from the working directory, as before */
 	bool rooted = root > 0 && !(windows && root == 2 && given[1] == ':');
 	bool on_drive = windows && root == 1; /* "/a": on the working directory's drive or share */
-	char *cwd = rooted && !on_drive ? NULL : os_getcwd();
+	char *cwd = rooted && !on_drive ? NULL : os_getcwd_in(mem);
 	char *joined;
-	if (!rooted) joined = os_strf("%s/%s", cwd ? cwd : ".", given);
-	else if (on_drive && cwd && os_path_root(cwd) > 1) joined = os_strf("%.*s%s", (int)os_path_root(cwd) - 1, cwd, given);
-	else joined = os_strf("%s", given);
-	free(given);
-	free(cwd);
-	char *out = joined ? malloc(strlen(joined) + 2) : NULL;
+	if (!rooted) joined = cwd ? mem_cat(mem, cwd, strlen(cwd), "/", given) : mem_cat(mem, "./", 2, given, NULL);
+	else if (on_drive && cwd && os_path_root(cwd) > 1) joined = mem_cat(mem, cwd, os_path_root(cwd) - 1, given, NULL);
+	else joined = mem_cat(mem, given, strlen(given), NULL, NULL);
+	mem_str_free(mem, given);
+	mem_str_free(mem, cwd);
+	size_t room = joined ? strlen(joined) + 2 : 0;
+	char *out = joined ? os_mem_alloc(mem, room) : NULL;
 	if (!out) {
-		free(joined);
+		mem_str_free(mem, joined);
 		return NULL;
 	}
 	/* the root as it is (a drive, a share, \\?\ and what follows it), then each name after a
@@ -289,18 +326,27 @@ char *os_path_absolute(const char *path)
 	if (n == keep && root) n = root; /* the root alone keeps its '/' */
 	else if (n == 0) out[n++] = '/';
 	out[n] = 0;
-	free(joined);
-	return out;
+	mem_str_free(mem, joined);
+	/* its length and one byte, as os_mem_free takes it back */
+	char *exact = mem_cat(mem, out, n, NULL, NULL);
+	os_mem_free(mem, out, room);
+	return exact;
 }
 
 char *os_path_relative(const char *from_file, const char *to)
 {
-	char *a = os_path_absolute(from_file), *b = os_path_absolute(to);
+	return os_path_relative_in(NULL, from_file, to);
+}
+
+char *os_path_relative_in(const os_mem *mem, const char *from_file, const char *to)
+{
+	char *a = os_path_absolute_in(mem, from_file), *b = os_path_absolute_in(mem, to);
 	if (!a || !b) {
-		free(a);
-		free(b);
+		mem_str_free(mem, a);
+		mem_str_free(mem, b);
 		return NULL;
 	}
+	size_t alen = strlen(a);
 	char *slash = strrchr(a, '/');
 	if (slash) slash[1] = 0; /* the folder of from_file, with its '/' */
 	size_t common = 0, i = 0;
@@ -309,25 +355,23 @@ char *os_path_relative(const char *from_file, const char *to)
 		i++;
 	}
 	size_t root = os_path_root(a);
+	char *out;
 	if (common == 0 || common < root || os_path_root(b) != root) {
 		/* another drive or share: no way there but the whole path */
-		free(a);
-		return b;
+		out = mem_cat(mem, b, strlen(b), NULL, NULL);
+	} else {
+		size_t ups = 0;
+		for (const char *p = a + common; *p; p++) ups += *p == '/';
+		size_t len = strlen(b + common) + 3 * ups + 1;
+		out = os_mem_alloc(mem, len);
+		if (out) {
+			out[0] = 0;
+			for (size_t k = 0; k < ups; k++) strcat(out, "../");
+			strcat(out, b + common);
+		}
 	}
-	size_t ups = 0;
-	for (const char *p = a + common; *p; p++) ups += *p == '/';
-	size_t len = strlen(b + common) + 3 * ups + 1;
-	char *out = malloc(len);
-	if (!out) {
-		free(a);
-		free(b);
-		return NULL;
-	}
-	out[0] = 0;
-	for (size_t k = 0; k < ups; k++) strcat(out, "../");
-	strcat(out, b + common);
-	free(a);
-	free(b);
+	os_mem_free(mem, a, alen + 1);
+	mem_str_free(mem, b);
 	return out;
 }
 

@@ -178,13 +178,26 @@ bool os_remove(const char *path) { return unlink(path) == 0; }
 
 char *os_getcwd(void)
 {
+	return os_getcwd_in(NULL);
+}
+
+char *os_getcwd_in(const os_mem *mem)
+{
 	size_t cap = 256;
 	for (;;) {
-		char *b = malloc(cap);
+		char *b = os_mem_alloc(mem, cap);
 		if (!b) return NULL;
-		if (getcwd(b, cap)) return b;
-		free(b);
-		if (errno != ERANGE || cap > (1u << 20)) return NULL;
+		if (getcwd(b, cap)) {
+			/* its length and one byte */
+			size_t n = strlen(b) + 1;
+			char *exact = os_mem_alloc(mem, n);
+			if (exact) memcpy(exact, b, n);
+			os_mem_free(mem, b, cap);
+			return exact;
+		}
+		int err = errno;
+		os_mem_free(mem, b, cap);
+		if (err != ERANGE || cap > (1u << 20)) return NULL;
 		cap *= 2;
 	}
 }

@@ -424,14 +424,29 @@ bool os_rmdir(const char *path) { return on_path(path, REMOVE_DIR); }
 
 char *os_getcwd(void)
 {
+	return os_getcwd_in(NULL);
+}
+
+char *os_getcwd_in(const os_mem *mem)
+{
 	DWORD n = GetCurrentDirectoryW(0, NULL);
-	wchar_t *w = n ? malloc((size_t)n * sizeof(wchar_t)) : NULL;
+	size_t wsize = (size_t)n * sizeof(wchar_t);
+	wchar_t *w = n ? os_mem_alloc(mem, wsize) : NULL;
 	if (!w || !GetCurrentDirectoryW(n, w)) {
-		free(w);
+		os_mem_free(mem, w, wsize);
 		return NULL;
 	}
-	char *s = utf8_path_of(!wcsncmp(w, L"\\\\?\\", 4) && w[5] == L':' ? w + 4 : w);
-	free(w);
+	const wchar_t *from = !wcsncmp(w, L"\\\\?\\", 4) && w[5] == L':' ? w + 4 : w;
+	/* UTF-8 of its length and one byte, '/' as the separator */
+	int len = WideCharToMultiByte(CP_UTF8, 0, from, -1, NULL, 0, NULL, NULL);
+	char *s = len > 0 ? os_mem_alloc(mem, (size_t)len) : NULL;
+	if (s && WideCharToMultiByte(CP_UTF8, 0, from, -1, s, len, NULL, NULL) != len) {
+		os_mem_free(mem, s, (size_t)len);
+		s = NULL;
+	}
+	os_mem_free(mem, w, wsize);
+	for (char *p = s; p && *p; p++)
+		if (*p == '\\') *p = '/';
 	return s;
 }
 

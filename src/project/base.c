@@ -13,12 +13,6 @@
 
 /* ---- messages -------------------------------------------------------------------------------- */
 
-static void msg_str_free(pj_msgs *m, char *s)
-{
-	if (m->mem) sm_str_free(m->mem, s);
-	else free(s);
-}
-
 static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t column, smdmx_message_kind kind,
                      smdmx_error_code code, const char *text)
 {
@@ -26,22 +20,19 @@ static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t colum
 	m->errors += kind == SMDMX_MESSAGE_ERROR;
 	if (m->count == m->cap) {
 		size_t cap = m->cap ? 2 * m->cap : 8;
-		smdmx_message *g = m->mem ? sm_realloc(m->mem, m->items, m->cap * sizeof(*g), cap * sizeof(*g))
-		                          : pj_realloc(NULL, m->items, cap * sizeof(*g));
+		smdmx_message *g = pj_realloc(m->mem, m->items, cap * sizeof(*g));
 		if (!g) {
 			m->lost = true;
-			pj_oom();
 			return;
 		}
 		m->items = g;
 		m->cap = cap;
 	}
-	char *p = m->mem ? sm_str_copy(m->mem, path) : pj_strdup(NULL, path), *t = m->mem ? sm_str_copy(m->mem, text) : pj_strdup(NULL, text);
+	char *p = pj_strdup(m->mem, path), *t = pj_strdup(m->mem, text);
 	if ((path && !p) || !t) {
-		msg_str_free(m, p);
-		msg_str_free(m, t);
+		pj_free(m->mem, p);
+		pj_free(m->mem, t);
 		m->lost = true;
-		pj_oom();
 		return;
 	}
 	m->items[m->count++] = (smdmx_message){ kind, p, line, column, t, kind == SMDMX_MESSAGE_ERROR ? code : SMDMX_ERROR_NONE };
@@ -91,11 +82,10 @@ void pj_add_warnings(pj_msgs *m, const char *path, const smdmx_warnings *w)
 void pj_msgs_free(pj_msgs *m)
 {
 	for (size_t i = 0; i < m->count; i++) {
-		msg_str_free(m, (char *)m->items[i].path);
-		msg_str_free(m, (char *)m->items[i].text);
+		pj_free(m->mem, (char *)m->items[i].path);
+		pj_free(m->mem, (char *)m->items[i].text);
 	}
-	if (m->mem) sm_free(m->mem, m->items, m->cap * sizeof(*m->items));
-	else free(m->items);
+	pj_free(m->mem, m->items);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -131,31 +121,43 @@ static bool may_allocate(void)
 	return true;
 }
 
-void *pj_malloc(sm_alloc *m, size_t size)
+/* m's hooks alone: its counts are left as they are, so that the threads of a job may share
+ * it (the job's budget, whose hooks m has, counts for them all, atomically). */
+static sm_alloc hooks_of(const sm_alloc *m)
 {
-	if (m) return pj_have(sm_new(m, 1, size));
+	sm_alloc a = { m->hooks, 0, 0 };
+	return a;
+}
+
+void *pj_malloc(const sm_alloc *m, size_t size)
+{
+	sm_alloc a;
+	if (m) return a = hooks_of(m), pj_have(sm_new(&a, 1, size));
 	return may_allocate() ? pj_have(malloc(size ? size : 1)) : NULL;
 }
 
-void *pj_calloc(sm_alloc *m, size_t count, size_t size)
+void *pj_calloc(const sm_alloc *m, size_t count, size_t size)
 {
-	if (m) return pj_have(sm_new_zero(m, count, size));
+	sm_alloc a;
+	if (m) return a = hooks_of(m), pj_have(sm_new_zero(&a, count, size));
 	return may_allocate() ? pj_have(calloc(count ? count : 1, size ? size : 1)) : NULL;
 }
 
-void *pj_realloc(sm_alloc *m, void *p, size_t size)
+void *pj_realloc(const sm_alloc *m, void *p, size_t size)
 {
-	if (m) return pj_have(sm_renew(m, p, 1, size));
+	sm_alloc a;
+	if (m) return a = hooks_of(m), pj_have(sm_renew(&a, p, 1, size));
 	return may_allocate() ? pj_have(realloc(p, size ? size : 1)) : NULL;
 }
 
-void pj_free(sm_alloc *m, void *p)
+void pj_free(const sm_alloc *m, void *p)
 {
-	if (m) sm_del(m, p);
+	sm_alloc a;
+	if (m) a = hooks_of(m), sm_del(&a, p);
 	else free(p);
 }
 
-char *pj_strdup(sm_alloc *m, const char *s)
+char *pj_strdup(const sm_alloc *m, const char *s)
 {
 	if (!s) return NULL;
 	if (!m) return may_allocate() ? pj_have(strdup(s)) : NULL;
@@ -165,7 +167,7 @@ char *pj_strdup(sm_alloc *m, const char *s)
 	return c;
 }
 
-char *pj_asprintf(sm_alloc *m, const char *fmt, ...)
+char *pj_asprintf(const sm_alloc *m, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -179,23 +181,41 @@ char *pj_asprintf(sm_alloc *m, const char *fmt, ...)
 	return p;
 }
 
-/* A string the platform made (malloc'd) in m instead, when m is given. */
-static char *into(sm_alloc *m, char *os_made)
+os_mem pj_os_mem(const sm_alloc *m)
+{
+	if (!m) return (os_mem){ 0 };
+	return (os_mem){ m->hooks.alloc_fn, m->hooks.free_fn, m->hooks.user };
+}
+
+/* A string the platform made in m's hooks (os_path_absolute_in and kin: its length and one
+ * byte) as m's block, when m is given. */
+static char *into(const sm_alloc *m, char *os_made)
 {
 	if (!m || !os_made) return os_made;
 	char *c = pj_strdup(m, os_made);
-	free(os_made);
+	os_mem mem = pj_os_mem(m);
+	os_mem_free(&mem, os_made, strlen(os_made) + 1);
 	return c;
 }
 
-char *pj_path_absolute(sm_alloc *m, const char *path)
+char *pj_path_absolute(const sm_alloc *m, const char *path)
 {
-	return path && (m || may_allocate()) ? pj_have(into(m, os_path_absolute(path))) : NULL;
+	os_mem mem = pj_os_mem(m);
+	return path && (m || may_allocate()) ? pj_have(into(m, os_path_absolute_in(m ? &mem : NULL, path))) : NULL;
 }
 
-char *pj_path_relative(sm_alloc *m, const char *from_file, const char *to)
+char *pj_path_relative(const sm_alloc *m, const char *from_file, const char *to)
 {
-	return from_file && to && (m || may_allocate()) ? pj_have(into(m, os_path_relative(from_file, to))) : NULL;
+	os_mem mem = pj_os_mem(m);
+	return from_file && to && (m || may_allocate()) ? pj_have(into(m, os_path_relative_in(m ? &mem : NULL, from_file, to))) : NULL;
+}
+
+char *pj_path_key(const sm_alloc *m, const char *path)
+{
+	size_t n = os_path_key_to(NULL, 0, path);
+	char *k = pj_malloc(m, n + 1);
+	if (k) os_path_key_to(k, n + 1, path);
+	return k;
 }
 
 /* A path the platform writes into room of its length (os_path_*_to), in m. */
@@ -207,34 +227,53 @@ char *pj_path_relative(sm_alloc *m, const char *from_file, const char *to)
 		return p_; \
 	} while (0)
 
-char *pj_path_with_extension(sm_alloc *m, const char *path, const char *ext)
+char *pj_path_with_extension(const sm_alloc *m, const char *path, const char *ext)
 {
 	if (!path) return NULL;
 	if (m) PATH_IN(m, os_path_with_extension_to, path, ext);
 	return may_allocate() ? pj_have(os_path_with_extension(path, ext)) : NULL;
 }
 
-char *pj_path_with_suffix(sm_alloc *m, const char *path, const char *suffix)
+char *pj_path_with_suffix(const sm_alloc *m, const char *path, const char *suffix)
 {
 	if (!path || !suffix) return NULL;
 	if (m) PATH_IN(m, os_path_with_suffix_to, path, suffix);
 	return may_allocate() ? pj_have(os_path_with_suffix(path, suffix)) : NULL;
 }
 
-char *pj_path_join(sm_alloc *m, const char *dir, const char *rel)
+char *pj_path_join(const sm_alloc *m, const char *dir, const char *rel)
 {
 	if (!dir || !rel) return NULL;
 	if (m) PATH_IN(m, os_path_join_to, dir, rel);
 	return may_allocate() ? pj_have(os_path_join(dir, rel)) : NULL;
 }
 
-char *pj_read_whole(const char *path, size_t *size)
+char *pj_read_whole(const sm_alloc *m, const char *path, size_t *size)
 {
-	if (!path || !may_allocate()) return NULL;
-	errno = 0;
-	char *text = os_read_whole(path, size);
-	if (!text && errno == ENOMEM) pj_oom(); /* (a file not there is no record: nothing said) */
-	return text;
+	if (!path) return NULL;
+	os_file f = os_open_read(path);
+	if (f == OS_NO_FILE) return NULL; /* (a file not there is no record: nothing said) */
+	size_t cap = (size_t)1 << 16, n = 0;
+	char *b = pj_malloc(m, cap);
+	while (b) {
+		ptrdiff_t k = os_read(f, b + n, cap - n - 1);
+		if (k <= 0) {
+			if (k < 0) pj_free(m, b), b = NULL;
+			break;
+		}
+		n += (size_t)k;
+		if (n + 1 == cap) {
+			char *g = cap < SIZE_MAX / 2 ? pj_realloc(m, b, cap * 2) : pj_have(NULL);
+			if (!g) pj_free(m, b);
+			b = g;
+			cap *= 2;
+		}
+	}
+	os_close(f);
+	if (!b) return NULL;
+	b[n] = 0;
+	*size = n;
+	return b;
 }
 
 void pj_putc(pj_text *b, char c)
@@ -242,7 +281,7 @@ void pj_putc(pj_text *b, char c)
 	if (b->lost) return;
 	if (b->len + 1 >= b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 256;
-		char *g = pj_realloc(NULL, b->text, cap);
+		char *g = pj_realloc(b->mem, b->text, cap);
 		if (!g) {
 			b->lost = true;
 			return;
@@ -331,7 +370,22 @@ bool pj_outputs_commit(pj_outputs *set, char ***written, size_t *written_count, 
 {
 	if (!set->set) return true;
 	smdmx_outputs_set_flags(set->set, (set->force ? SMDMX_OUTPUTS_FORCE : 0u) | (set->same_ok ? SMDMX_OUTPUTS_SAME_OK : 0u));
-	bool ok = said(set, smdmx_outputs_commit(set->set, written, written_count, why, why_size));
+	if (!set->mem) {
+		bool ok = said(set, smdmx_outputs_commit(set->set, written, written_count, why, why_size));
+		pj_outputs_abort(set);
+		return ok;
+	}
+	/* the list as the set makes it, then taken into mem's blocks after the caller's */
+	char **committed = NULL;
+	size_t made_count = 0;
+	bool ok = said(set, smdmx_outputs_commit(set->set, &committed, &made_count, why, why_size));
+	char **list = made_count ? pj_realloc(set->mem, *written, (*written_count + made_count) * sizeof(char *)) : NULL;
+	if (list) *written = list;
+	for (size_t i = 0; list && i < made_count; i++) {
+		char *copy = pj_strdup(set->mem, committed[i]);
+		if (copy) list[(*written_count)++] = copy;
+	}
+	smdmx_outputs_written_free(committed, made_count, set->hooks);
 	pj_outputs_abort(set);
 	return ok;
 }
@@ -369,16 +423,16 @@ void qp_str_set(str_map *m, const char *s, uint32_t value)
 {
 	if (!s) return; /* out of memory making it: said */
 	if (2 * (m->count + 1) > m->cap) {
-		str_map g = { pj_calloc(NULL, m->cap ? 2 * m->cap : 64, sizeof(str_slot)), m->cap ? 2 * m->cap : 64, m->count };
+		str_map g = { pj_calloc(m->mem, m->cap ? 2 * m->cap : 64, sizeof(str_slot)), m->cap ? 2 * m->cap : 64, m->count, m->mem };
 		if (!g.slots) return;
 		for (size_t i = 0; i < m->cap; i++)
 			if (m->slots[i].s) *str_slot_of(&g, m->slots[i].s) = m->slots[i];
-		free(m->slots);
+		pj_free(m->mem, m->slots);
 		*m = g;
 	}
 	str_slot *x = str_slot_of(m, s);
 	if (!x->s) {
-		if (!(x->s = pj_strdup(NULL, s))) return;
+		if (!(x->s = pj_strdup(m->mem, s))) return;
 		m->count++;
 	}
 	x->value = value;
@@ -386,17 +440,19 @@ void qp_str_set(str_map *m, const char *s, uint32_t value)
 
 void qp_str_map_free(str_map *m)
 {
-	for (size_t i = 0; i < m->cap; i++) free(m->slots[i].s);
-	free(m->slots);
+	for (size_t i = 0; i < m->cap; i++) pj_free(m->mem, m->slots[i].s);
+	pj_free(m->mem, m->slots);
+	const sm_alloc *mem = m->mem;
 	memset(m, 0, sizeof(*m));
+	m->mem = mem;
 }
 
 
-void qp_list_push(char ***list, size_t *count, char *s)
+void qp_list_push(const sm_alloc *m, char ***list, size_t *count, char *s)
 {
-	char **l = s ? pj_realloc(NULL, *list, (*count + 1) * sizeof(char *)) : NULL;
+	char **l = s ? pj_realloc(m, *list, (*count + 1) * sizeof(char *)) : NULL;
 	if (!l) {
-		free(s);
+		pj_free(m, s);
 		return;
 	}
 	*list = l;
@@ -406,16 +462,17 @@ void qp_list_push(char ***list, size_t *count, char *s)
 /* OUTDIR and path's place below the root. */
 char *qp_out_path(const library *l, const char *path)
 {
-	char *a = pj_path_absolute(NULL, path);
-	char *out = a && l->outdir && l->root ? pj_asprintf(NULL, "%s%s", l->outdir, a + strlen(l->root)) : NULL;
-	free(a);
+	const sm_alloc *m = &l->mem;
+	char *a = pj_path_absolute(m, path);
+	char *out = a && l->outdir && l->root ? pj_asprintf(m, "%s%s", l->outdir, a + strlen(l->root)) : NULL;
+	pj_free(m, a);
 	return out;
 }
 
 /* A reference's new name: its extension replaced (or added), its folder spelled as the QC
  * spells it and its file as the output is named (which is the input's name on disk); the
  * output's own name when it took another to avoid a clash. */
-char *qp_new_name(const char *name, const char *src, const char *dst)
+char *qp_new_name(const sm_alloc *m, const char *name, const char *src, const char *dst)
 {
 	const char *slash = strrchr(name, '/'), *bs = strrchr(name, '\\');
 	if (bs && (!slash || bs > slash)) slash = bs;
@@ -436,8 +493,8 @@ char *qp_new_name(const char *name, const char *src, const char *dst)
 			nstem = strlen(n); /* a dot in the name, no extension */
 		/* spelt otherwise than the file (found as Windows finds it, case ignored): the QC
 		 * written names the output as it is written, for systems that tell case */
-		if (os_same_name_nocase(n, nstem, base, dstem)) return pj_asprintf(NULL, "%.*s%s", (int)dir, name, base);
-		return pj_asprintf(NULL, "%.*s%.*s.%s", (int)dir, name, (int)nstem, n, os_path_extension(base));
+		if (os_same_name_nocase(n, nstem, base, dstem)) return pj_asprintf(m, "%.*s%s", (int)dir, name, base);
+		return pj_asprintf(m, "%.*s%.*s.%s", (int)dir, name, (int)nstem, n, os_path_extension(base));
 	}
-	return pj_asprintf(NULL, "%.*s%s", (int)dir, name, base);
+	return pj_asprintf(m, "%.*s%s", (int)dir, name, base);
 }

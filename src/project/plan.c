@@ -13,12 +13,12 @@
 
 static task *add_task(project *p, task_kind kind, const char *src, char *dst, uint32_t ref)
 {
-	task *t = pj_calloc(NULL, 1, sizeof(*t));
-	char *s = pj_strdup(NULL, src);
+	task *t = pj_calloc(&p->lib->mem, 1, sizeof(*t));
+	char *s = pj_strdup(&p->lib->mem, src);
 	if (!t || !s) { /* out of memory: said (pj_oom_seen) */
-		free(t);
-		free(s);
-		free(dst);
+		pj_free(&p->lib->mem, t);
+		pj_free(&p->lib->mem, s);
+		pj_free(&p->lib->mem, dst);
 		return NULL;
 	}
 	p->tasks[p->task_count++] = t;
@@ -30,25 +30,26 @@ static task *add_task(project *p, task_kind kind, const char *src, char *dst, ui
 	t->model = SMDMX_NONE;
 	t->vta = SMDMX_NONE;
 	t->status = -1;
+	t->diag.mem = &p->lib->mem;
 	return t;
 }
 
 void qp_task_free(task *t)
 {
 	if (!t) return;
-	free(t->src);
-	free(t->dst);
-	free(t->key);
-	free(t->vta_dst);
-	free(t->other_dst);
-	free(t->other_vta);
-	smdmx_qc_text_free(t->model_lines);
-	smdmx_qc_text_free(t->att_lines);
+	pj_free(&t->proj->lib->mem, t->src);
+	pj_free(&t->proj->lib->mem, t->dst);
+	pj_free(&t->proj->lib->mem, t->key);
+	pj_free(&t->proj->lib->mem, t->vta_dst);
+	pj_free(&t->proj->lib->mem, t->other_dst);
+	pj_free(&t->proj->lib->mem, t->other_vta);
+	pj_free(&t->proj->lib->mem, t->model_lines);
+	pj_free(&t->proj->lib->mem, t->att_lines);
 	pj_msgs_free(&t->diag);
-	for (size_t k = 0; k < t->written_count; k++) free(t->written[k]);
-	free(t->written);
-	free(t->sums);
-	free(t);
+	for (size_t k = 0; k < t->written_count; k++) pj_free(&t->proj->lib->mem, t->written[k]);
+	pj_free(&t->proj->lib->mem, t->written);
+	pj_free(&t->proj->lib->mem, t->sums);
+	pj_free(&t->proj->lib->mem, t);
 }
 
 bool qp_ext_is(const char *path, const char *ext)
@@ -75,32 +76,32 @@ static char *unique_dst(const project *p, char *dst, const char *src)
 			clash = p->ref_out[i] && !os_path_compare(p->ref_out[i], dst) && strcmp(p->qc->refs[i].path, src);
 		if (!clash) return dst;
 		const char *ext = os_path_extension(dst), *oext = os_path_extension(src);
-		char *stem = pj_strdup(NULL, dst);
+		char *stem = pj_strdup(&p->lib->mem, dst);
 		if (stem) stem[strlen(stem) - strlen(ext) - (*ext ? 1 : 0)] = 0;
-		char *alt = stem ? pj_asprintf(NULL, "%s_%s.%s", stem, oext, ext) : NULL;
-		free(stem);
-		free(dst);
+		char *alt = stem ? pj_asprintf(&p->lib->mem, "%s_%s.%s", stem, oext, ext) : NULL;
+		pj_free(&p->lib->mem, stem);
+		pj_free(&p->lib->mem, dst);
 		dst = alt;
 	}
 	return dst;
 }
 
 /* A texture name seen once (case aside, as Windows finds files), with the file naming it. */
-static bool texture_add(char ***names, const char ***from, size_t *n, size_t *cap, const char *name, const char *by)
+static bool texture_add(const sm_alloc *m, char ***names, const char ***from, size_t *n, size_t *cap, const char *name, const char *by)
 {
 	for (size_t i = 0; i < *n; i++)
 		if (!strcasecmp((*names)[i], name)) return true;
 	if (*n == *cap) {
 		size_t c = *cap ? 2 * *cap : 16;
-		char **g = pj_realloc(NULL, *names, c * sizeof(char *));
+		char **g = pj_realloc(m, *names, c * sizeof(char *));
 		if (!g) return false;
 		*names = g;
-		const char **h = pj_realloc(NULL, *from, c * sizeof(char *));
+		const char **h = pj_realloc(m, *from, c * sizeof(char *));
 		if (!h) return false;
 		*from = h;
 		*cap = c;
 	}
-	(*names)[*n] = pj_strdup(NULL, name);
+	(*names)[*n] = pj_strdup(m, name);
 	(*from)[*n] = by;
 	return (*names)[(*n)++] != NULL;
 }
@@ -129,11 +130,11 @@ static bool plan_textures(project *p)
 		for (size_t k = 0; m.scene && k < m.scene->material_count && ok; k++) {
 			const char *name = m.scene->materials[k].name;
 			size_t len = strlen(name);
-			if (len > 4 && !strcasecmp(name + len - 4, ".bmp")) ok = texture_add(&names, &from, &n, &cap, name, r->path);
+			if (len > 4 && !strcasecmp(name + len - 4, ".bmp")) ok = texture_add(&p->lib->mem, &names, &from, &n, &cap, name, r->path);
 		}
 		smdmx_model_file_free(&m);
 	}
-	for (size_t i = 0; i < qc->texture_count && ok; i++) ok = texture_add(&names, &from, &n, &cap, qc->textures[i], NULL);
+	for (size_t i = 0; i < qc->texture_count && ok; i++) ok = texture_add(&p->lib->mem, &names, &from, &n, &cap, qc->textures[i], NULL);
 	char folders[512] = "";
 	for (size_t d = 0; d < qc->texture_dir_count; d++) {
 		size_t at = strlen(folders);
@@ -151,14 +152,14 @@ static bool plan_textures(project *p)
 			       p->lib->o->keep_going ? ": not copied" : "");
 			/* counted missing where studiomdl looks first */
 			const char *main = qc->files[0].path, *sep = os_last_separator(main);
-			char *expected = pj_asprintf(NULL, "%.*s%s%s", sep ? (int)(sep - main + 1) : 0, main, qc->texture_dirs[0], names[i]);
+			char *expected = pj_asprintf(&p->lib->mem, "%.*s%s%s", sep ? (int)(sep - main + 1) : 0, main, qc->texture_dirs[0], names[i]);
 			if (expected) qp_add_missing(p->lib, expected);
-			free(expected);
+			pj_free(&p->lib->mem, expected);
 			all = false;
 			continue;
 		}
 		if (task_for(p, path) == SMDMX_NONE) {
-			task **g = pj_realloc(NULL, p->tasks, (p->task_count + 2) * sizeof(task *));
+			task **g = pj_realloc(&p->lib->mem, p->tasks, (p->task_count + 2) * sizeof(task *));
 			if (!g) ok = false;
 			else {
 				p->tasks = g;
@@ -166,11 +167,11 @@ static bool plan_textures(project *p)
 				ok = dst && add_task(p, TASK_COPY, path, dst, SMDMX_NONE) != NULL;
 			}
 		}
-		free(path);
+		free(path); /* (smdmx_qc_find_texture's) */
 	}
-	for (size_t i = 0; i < n; i++) free(names[i]);
-	free(names);
-	free(from);
+	for (size_t i = 0; i < n; i++) pj_free(&p->lib->mem, names[i]);
+	pj_free(&p->lib->mem, names);
+	pj_free(&p->lib->mem, from);
 	return ok && all;
 }
 
@@ -178,10 +179,10 @@ bool qp_plan(project *p)
 {
 	const library *l = p->lib;
 	smdmx_qc *qc = p->qc;
-	p->tasks = pj_calloc(NULL, qc->ref_count + 1, sizeof(task *));
-	p->task_of = pj_calloc(NULL, qc->ref_count + 1, sizeof(uint32_t));
-	p->ref_out = pj_calloc(NULL, qc->ref_count + 1, sizeof(char *));
-	p->vta_consumed = pj_calloc(NULL, qc->ref_count + 1, sizeof(bool));
+	p->tasks = pj_calloc(&l->mem, qc->ref_count + 1, sizeof(task *));
+	p->task_of = pj_calloc(&l->mem, qc->ref_count + 1, sizeof(uint32_t));
+	p->ref_out = pj_calloc(&l->mem, qc->ref_count + 1, sizeof(char *));
+	p->vta_consumed = pj_calloc(&l->mem, qc->ref_count + 1, sizeof(bool));
 	if (!p->tasks || !p->task_of || !p->ref_out || !p->vta_consumed) return false;
 	for (size_t i = 0; i < qc->ref_count; i++)
 		if (qc->refs[i].found) p->ref_out[i] = qp_out_path(l, qc->refs[i].path);
@@ -219,12 +220,12 @@ bool qp_plan(project *p)
 		task *t;
 		if (to_dmx && model_file && !qp_ext_is(r->path, "dmx")) {
 			t = add_task(p, TASK_SMD_TO_DMX, r->path, NULL, (uint32_t)i);
-			if (t) t->dst = unique_dst(p, pj_path_with_extension(NULL, p->ref_out[i], "dmx"), r->path);
+			if (t) t->dst = unique_dst(p, pj_path_with_extension(&l->mem, p->ref_out[i], "dmx"), r->path);
 		} else if (!to_dmx && model_file && qp_ext_is(r->path, "dmx")) {
 			t = add_task(p, TASK_DMX_TO_SMD, r->path, NULL, (uint32_t)i);
-			if (t) t->dst = unique_dst(p, pj_path_with_extension(NULL, p->ref_out[i], "smd"), r->path);
+			if (t) t->dst = unique_dst(p, pj_path_with_extension(&l->mem, p->ref_out[i], "smd"), r->path);
 		} else {
-			t = add_task(p, TASK_COPY, r->path, pj_strdup(NULL, p->ref_out[i]), (uint32_t)i);
+			t = add_task(p, TASK_COPY, r->path, pj_strdup(&l->mem, p->ref_out[i]), (uint32_t)i);
 		}
 		if (!t || !t->dst) return false;
 		t->fps = r->fps;
@@ -240,7 +241,7 @@ bool qp_plan(project *p)
 		task *t = p->tasks[p->task_of[i]];
 		if (t->kind != TASK_SMD_TO_DMX && t->kind != TASK_DMX_TO_SMD) continue;
 		const smdmx_qc_ref *r = &qc->refs[i];
-		char *name = qp_new_name(r->name, t->src, t->dst);
+		char *name = qp_new_name(&l->mem, r->name, t->src, t->dst);
 		if (!name) return false;
 		smdmx_error err;
 		if (!smdmx_qc_can_rename(qc, (uint32_t)i, name, &err)) {
@@ -248,11 +249,11 @@ bool qp_plan(project *p)
 			pj_add(&p->diag, where, err.line, err.column, "note", "%s; so the file keeps its name and format (copied unchanged)",
 			         err.message);
 			t->kind = TASK_COPY;
-			free(t->dst);
-			t->dst = pj_strdup(NULL, p->ref_out[t->ref]);
+			pj_free(&l->mem, t->dst);
+			t->dst = pj_strdup(&l->mem, p->ref_out[t->ref]);
 			t->vta = SMDMX_NONE;
 		}
-		free(name);
+		pj_free(&l->mem, name);
 		if (!t->dst) return false;
 	}
 	/* The models: their flexfile (SMD to DMX), their VTA (DMX to SMD). A model whose block
@@ -277,11 +278,11 @@ bool qp_plan(project *p)
 		}
 		if (t->why_copy) {
 			t->kind = TASK_COPY;
-			free(t->dst);
-			t->dst = pj_strdup(NULL, p->ref_out[t->ref]);
+			pj_free(&l->mem, t->dst);
+			t->dst = pj_strdup(&l->mem, p->ref_out[t->ref]);
 			t->vta = SMDMX_NONE;
 		} else if (t->kind == TASK_DMX_TO_SMD) {
-			t->vta_dst = unique_dst(p, pj_path_with_extension(NULL, t->dst, "vta"), t->src);
+			t->vta_dst = unique_dst(p, pj_path_with_extension(&l->mem, t->dst, "vta"), t->src);
 		}
 		if (!t->dst) return false;
 	}
@@ -361,7 +362,7 @@ static void model_key(pj_text *b, const project *p, uint32_t model, bool rig_in_
 static char *task_key(const task *t)
 {
 	const project *p = t->proj;
-	pj_text b = { 0 };
+	pj_text b = { .mem = &p->lib->mem };
 	char head[64];
 	/* One file made one way is one task, however the QCs name it (doc/qc.md, "Files made
 	 * once"): an SMD read at no fps is read at the default, as at that fps given; an SMD
@@ -400,7 +401,7 @@ static char *task_key(const task *t)
 	}
 	pj_putc(&b, 0);
 	if (b.lost) { /* out of memory: no key (a key cut short could be another task's) */
-		free(b.text);
+		pj_free(&p->lib->mem, b.text);
 		return NULL;
 	}
 	return b.text;
@@ -410,17 +411,17 @@ static char *task_key(const task *t)
  * "éclair.dmx" are one file on Windows, and one output here). */
 static uint32_t outs_get(const library *l, const char *path)
 {
-	char *k = pj_have(os_path_key(path));
+	char *k = pj_path_key(&l->mem, path);
 	uint32_t v = qp_str_get(&l->outs, k);
-	free(k);
+	pj_free(&l->mem, k);
 	return v;
 }
 
 static void outs_set(library *l, const char *path, uint32_t v)
 {
-	char *k = pj_have(os_path_key(path));
+	char *k = pj_path_key(&l->mem, path);
 	qp_str_set(&l->outs, k, v);
-	free(k);
+	pj_free(&l->mem, k);
 }
 
 static bool dst_taken(const library *l, const char *dst, const task *but)
@@ -435,11 +436,11 @@ static char *named_dst_in(const library *l, const char *path, const char *name, 
 {
 	const char *ext = os_path_extension(path);
 	size_t stem = strlen(path) - strlen(ext) - (*ext ? 1 : 0);
-	char *alt = name ? pj_asprintf(NULL, "%.*s_%s%s%s", (int)stem, path, name, *ext ? "." : "", ext) : NULL;
+	char *alt = name ? pj_asprintf(&l->mem, "%.*s_%s%s%s", (int)stem, path, name, *ext ? "." : "", ext) : NULL;
 	os_stat st;
 	for (unsigned n = 2; alt && (dst_taken(l, alt, but) || (own_for && os_stat_path(alt, &st) && !qp_record_own(l, alt, own_for))); n++) {
-		free(alt);
-		alt = pj_asprintf(NULL, "%.*s_%s%u%s%s", (int)stem, path, name, n, *ext ? "." : "", ext);
+		pj_free(&l->mem, alt);
+		alt = pj_asprintf(&l->mem, "%.*s_%s%u%s%s", (int)stem, path, name, n, *ext ? "." : "", ext);
 	}
 	return alt;
 }
@@ -451,18 +452,18 @@ static char *named_dst(const library *l, const char *path, const char *name, con
 
 char *qp_other_name(library *l, const char *path, const char *qcpath, const task *t, uint32_t index)
 {
-	char *stem = qp_stem_of(qcpath);
+	char *stem = qp_stem_of(&l->mem, qcpath);
 	char *alt = named_dst_in(l, path, stem, t, qcpath);
-	free(stem);
+	pj_free(&l->mem, stem);
 	outs_set(l, alt, index);
 	return alt;
 }
 
 /* The stem of a path's file name. */
-char *qp_stem_of(const char *path)
+char *qp_stem_of(const sm_alloc *m, const char *path)
 {
 	const char *s = os_last_separator(path);
-	char *stem = pj_strdup(NULL, s ? s + 1 : path);
+	char *stem = pj_strdup(m, s ? s + 1 : path);
 	char *dot = stem ? strrchr(stem, '.') : NULL;
 	if (dot && dot != stem) *dot = 0;
 	return stem;
@@ -472,11 +473,11 @@ char *qp_stem_of(const char *path)
  * another task of the library writes is named after this project's QC. */
 void qp_join(library *l, project *p)
 {
-	uint32_t *map = pj_calloc(NULL, p->task_count + 1, sizeof(uint32_t));
-	char *qcstem = qp_stem_of(p->qcpath);
+	uint32_t *map = pj_calloc(&l->mem, p->task_count + 1, sizeof(uint32_t));
+	char *qcstem = qp_stem_of(&l->mem, p->qcpath);
 	if (!map || !qcstem) {
-		free(map);
-		free(qcstem);
+		pj_free(&l->mem, map);
+		pj_free(&l->mem, qcstem);
 		return; /* out of memory: the run stops after this step (its tasks stay the project's) */
 	}
 	for (size_t i = 0; i < p->task_count; i++) map[i] = SMDMX_NONE;
@@ -485,12 +486,12 @@ void qp_join(library *l, project *p)
 	for (size_t i = 0; i < p->task_count && !pj_oom_seen; i++) {
 		task *t = p->tasks[i];
 		if (t->kind == TASK_CONSUMED) {
-			char *k = pj_asprintf(NULL, "consumed|%s", t->src);
+			char *k = pj_asprintf(&l->mem, "consumed|%s", t->src);
 			if (qp_str_get(&l->seen, k) == SMDMX_NONE) {
 				qp_str_set(&l->seen, k, 0);
-				qp_list_push(&l->consumed, &l->consumed_count, pj_strdup(NULL, t->src));
+				qp_list_push(&l->mem, &l->consumed, &l->consumed_count, pj_strdup(&l->mem, t->src));
 			}
-			free(k);
+			pj_free(&l->mem, k);
 			qp_task_free(t);
 			p->tasks[i] = NULL;
 			continue;
@@ -510,14 +511,14 @@ void qp_join(library *l, project *p)
 			uint32_t g = outs_get(l, t->dst);
 			task *o = g != SMDMX_NONE ? l->tasks[g] : NULL;
 			if (o && o->kind != TASK_COPY && !os_path_compare(o->dst, t->dst)) {
-				char *ostem = qp_stem_of(o->proj->qcpath);
+				char *ostem = qp_stem_of(&l->mem, o->proj->qcpath);
 				char *alt = named_dst(l, o->dst, ostem, o);
-				free(ostem);
+				pj_free(&l->mem, ostem);
 				if (!alt) break;
 				pj_add(&o->diag, o->src, 0, 0, "note", "'%s' is a file %s copies: written as '%s'", o->dst, p->qcpath, alt);
 				outs_set(l, o->dst, SMDMX_NONE);
 				outs_set(l, alt, g);
-				free(o->dst);
+				pj_free(&l->mem, o->dst);
 				o->dst = alt;
 			}
 		} else {
@@ -527,23 +528,23 @@ void qp_join(library *l, project *p)
 				pj_add(&t->diag, t->src, 0, 0, "note",
 				         "%s needs it made another way than a QC before it does (another VTA, rig or rate): written as '%s'",
 				         p->qcpath, alt);
-				free(t->dst);
+				pj_free(&l->mem, t->dst);
 				t->dst = alt;
 				if (t->vta_dst) {
-					free(t->vta_dst);
-					if (!(t->vta_dst = pj_path_with_extension(NULL, t->dst, "vta"))) break;
+					pj_free(&l->mem, t->vta_dst);
+					if (!(t->vta_dst = pj_path_with_extension(&l->mem, t->dst, "vta"))) break;
 				}
 			}
 			if (t->vta_dst && dst_taken(l, t->vta_dst, NULL)) {
 				char *alt = named_dst(l, t->vta_dst, qcstem, NULL);
 				if (!alt) break;
-				free(t->vta_dst);
+				pj_free(&l->mem, t->vta_dst);
 				t->vta_dst = alt;
 			}
 		}
 		if (l->task_count == l->task_cap) {
 			size_t cap = l->task_cap ? 2 * l->task_cap : 64;
-			task **n = pj_realloc(NULL, l->tasks, cap * sizeof(task *));
+			task **n = pj_realloc(&l->mem, l->tasks, cap * sizeof(task *));
 			if (!n) break;
 			l->tasks = n;
 			l->task_cap = cap;
@@ -557,10 +558,10 @@ void qp_join(library *l, project *p)
 	}
 	for (size_t i = 0; i < p->qc->ref_count; i++)
 		if (p->task_of[i] != SMDMX_NONE) p->task_of[i] = map[p->task_of[i]];
-	free(map);
-	free(qcstem);
+	pj_free(&l->mem, map);
+	pj_free(&l->mem, qcstem);
 	if (pj_oom_seen) return; /* the tasks not joined are freed with the project */
-	free(p->tasks);
+	pj_free(&l->mem, p->tasks);
 	p->tasks = NULL;
 	p->task_count = 0;
 }
@@ -568,15 +569,15 @@ void qp_join(library *l, project *p)
 void qp_add_missing(library *l, const char *path)
 {
 	/* names come from Windows, where case does not matter: one file in two spellings is one */
-	char *k = pj_asprintf(NULL, "missing|%s", path);
+	char *k = pj_asprintf(&l->mem, "missing|%s", path);
 	if (!k) return;
 	for (char *c = k; *c; c++)
 		if (*c >= 'A' && *c <= 'Z') *c = (char)(*c + 32);
 	if (qp_str_get(&l->seen, k) == SMDMX_NONE) {
 		qp_str_set(&l->seen, k, 0);
-		qp_list_push(&l->missing, &l->missing_count, pj_strdup(NULL, path));
+		qp_list_push(&l->mem, &l->missing, &l->missing_count, pj_strdup(&l->mem, path));
 	}
-	free(k);
+	pj_free(&l->mem, k);
 }
 
 /* The files named that are not there, each once in the library. */
@@ -620,7 +621,7 @@ void qp_plan_update(library *l)
 		if (stale) continue;
 		t->up_to_date = true;
 		t->status = PJ_OK;
-		qp_list_push(&t->written, &t->written_count, pj_strdup(NULL, t->dst));
+		qp_list_push(&l->mem, &t->written, &t->written_count, pj_strdup(&l->mem, t->dst));
 	}
 }
 

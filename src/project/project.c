@@ -13,9 +13,9 @@
 #include "project/project_internal.h"
 #include "support/internal.h"
 
-static char *abs_dir(const char *path)
+static char *abs_dir(const sm_alloc *m, const char *path)
 {
-	char *a = pj_path_absolute(NULL, path);
+	char *a = pj_path_absolute(m, path);
 	char *s = a ? strrchr(a, '/') : NULL;
 	if (s) s[1] = 0;
 	return a;
@@ -78,7 +78,8 @@ static void team_run(library *lib, size_t count, void (*each)(void *arg, size_t 
 	unsigned workers = pj_oom_seen ? 1 : worker_count(lib, count);
 	os_thread *th[SMDMX_PROJECT_JOBS_MAX];
 	unsigned started = 0;
-	if (workers > 1) t.lock = pj_have(os_mutex_create());
+	os_mem mem = pj_os_mem(&lib->mem);
+	if (workers > 1) t.lock = pj_have(os_mutex_create_in(&mem));
 	for (unsigned i = 1; t.lock && i < workers; i++)
 		if ((th[started] = os_thread_start(team_work, &t))) started++;
 	team_work(&t);
@@ -117,17 +118,18 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 	smdmx_qc_read_options qo;
 	memset(&qo, 0, sizeof(qo));
 	qo.keep_going = o->lenient_qc;
+	qo.allocator = lib->mem.hooks;
 	bool ok = true;
 	/* each QC once, in the order given */
-	qc_reads r = { &qo, pj_calloc(NULL, qc_count, sizeof(qc_read)) };
+	qc_reads r = { &qo, pj_calloc(&lib->mem, qc_count, sizeof(qc_read)) };
 	if (!r.items) return false;
 	size_t count = 0;
-	str_map seen = { 0 };
+	str_map seen = { .mem = &lib->mem };
 	for (size_t i = 0; i < qc_count; i++) {
-		char *a = pj_path_absolute(NULL, qcs[i]);
+		char *a = pj_path_absolute(&lib->mem, qcs[i]);
 		bool again = qp_str_get(&seen, a) != SMDMX_NONE;
 		qp_str_set(&seen, a, 0);
-		free(a);
+		pj_free(&lib->mem, a);
 		if (!again) r.items[count++].path = qcs[i];
 	}
 	qp_str_map_free(&seen);
@@ -140,6 +142,7 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 		project *p = &lib->projects[lib->project_count];
 		memset(p, 0, sizeof(*p));
 		p->lib = lib;
+		p->diag.mem = &lib->mem;
 		p->qcpath = q->path;
 		p->ok = true;
 		p->qc = q->qc;
@@ -149,6 +152,7 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 			g->said = p->diag;
 			g->project = SMDMX_NONE;
 			memset(&p->diag, 0, sizeof(p->diag));
+			p->diag.mem = &lib->mem;
 			ok = false;
 			continue;
 		}
@@ -165,7 +169,7 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 		for (size_t k = 0; k < p->qc->missing_include_count; k++) qp_add_missing(lib, p->qc->missing_includes[k]);
 		lib->project_count++;
 	}
-	free(r.items);
+	pj_free(&lib->mem, r.items);
 	return ok;
 }
 
@@ -174,33 +178,33 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 static void library_folders(library *lib, const char *const *dirs, size_t dir_count, const char *first_qc)
 {
 	for (size_t i = 0; i < dir_count; i++) {
-		char *a = pj_path_absolute(NULL, dirs[i]);
+		char *a = pj_path_absolute(&lib->mem, dirs[i]);
 		size_t al = a ? strlen(a) : 0;
-		char *d = a ? pj_asprintf(NULL, "%s%s", a, al && a[al - 1] == '/' ? "" : "/") : NULL;
-		free(a);
-		if (!lib->root) lib->root = pj_strdup(NULL, d);
+		char *d = a ? pj_asprintf(&lib->mem, "%s%s", a, al && a[al - 1] == '/' ? "" : "/") : NULL;
+		pj_free(&lib->mem, a);
+		if (!lib->root) lib->root = pj_strdup(&lib->mem, d);
 		else common_root(lib->root, d);
-		free(d);
+		pj_free(&lib->mem, d);
 	}
 	for (size_t pi = 0; pi < lib->project_count; pi++) {
 		const smdmx_qc *qc = lib->projects[pi].qc;
-		if (!lib->root) lib->root = abs_dir(lib->projects[pi].qcpath);
+		if (!lib->root) lib->root = abs_dir(&lib->mem, lib->projects[pi].qcpath);
 		for (size_t i = 0; i < qc->file_count; i++) {
-			char *a = pj_path_absolute(NULL, qc->files[i].path);
+			char *a = pj_path_absolute(&lib->mem, qc->files[i].path);
 			common_root(lib->root, a);
-			free(a);
+			pj_free(&lib->mem, a);
 		}
 		for (size_t i = 0; i < qc->ref_count; i++) {
 			if (!qc->refs[i].found) continue;
-			char *a = pj_path_absolute(NULL, qc->refs[i].path);
+			char *a = pj_path_absolute(&lib->mem, qc->refs[i].path);
 			common_root(lib->root, a);
-			free(a);
+			pj_free(&lib->mem, a);
 		}
 	}
-	if (!lib->root) lib->root = abs_dir(first_qc);
-	char *od = pj_path_absolute(NULL, lib->o->outdir);
-	lib->outdir = od ? pj_asprintf(NULL, "%s%s", od, od[0] && od[strlen(od) - 1] == '/' ? "" : "/") : NULL;
-	free(od);
+	if (!lib->root) lib->root = abs_dir(&lib->mem, first_qc);
+	char *od = pj_path_absolute(&lib->mem, lib->o->outdir);
+	lib->outdir = od ? pj_asprintf(&lib->mem, "%s%s", od, od[0] && od[strlen(od) - 1] == '/' ? "" : "/") : NULL;
+	pj_free(&lib->mem, od);
 }
 
 /* The output folder may be neither inside the library's folder nor above it (false, said):
@@ -225,7 +229,8 @@ static void run_tasks(library *lib)
 	unsigned cores = os_cpu_count();
 	o->smd_read.threads = o->threads ? o->threads : (cores / workers ? cores / workers : 1);
 	o->dmx_read.threads = o->smd_write.threads = o->dmx_write.threads = o->smd_read.threads;
-	lib->lock = pj_have(os_mutex_create());
+	os_mem mem = pj_os_mem(&lib->mem);
+	lib->lock = pj_have(os_mutex_create_in(&mem));
 	if (!lib->lock) return;
 	qp_reserve_other_names(lib);
 	os_thread *th[SMDMX_PROJECT_JOBS_MAX];
@@ -246,6 +251,7 @@ static bool reads_back(project *p)
 	smdmx_qc_read_options qo;
 	memset(&qo, 0, sizeof(qo));
 	qo.keep_going = true;
+	qo.allocator = p->lib->mem.hooks;
 	smdmx_error err;
 	smdmx_qc *w = smdmx_qc_read_file(path, &qo, &err, NULL);
 	bool ok = true;
@@ -263,7 +269,7 @@ static bool reads_back(project *p)
 		ok = false;
 	}
 	smdmx_qc_free(w);
-	free(path);
+	pj_free(&p->lib->mem, path);
 	return ok;
 }
 
@@ -291,10 +297,10 @@ static bool write_projects(library *lib)
 		if ((edited || lib->o->keep_going) && !p->unwritable) p->failed = !qp_write_qc_files(p, &done, &done_count) || p->failed;
 	}
 	for (size_t i = 0; i < done_count; i++) {
-		free(done[i].path);
-		free(done[i].text.text);
+		pj_free(&lib->mem, done[i].path);
+		pj_free(&lib->mem, done[i].text.text);
 	}
-	free(done);
+	pj_free(&lib->mem, done);
 	team_run(lib, written, read_back_one, lib);
 	for (size_t i = 0; i < written; i++) ok = ok && !lib->projects[i].failed;
 	return ok;
@@ -304,12 +310,12 @@ static bool write_projects(library *lib)
  * Windows finds files): studiomdl would write one over the other. Said at the later one. */
 static void same_model_names(library *lib)
 {
-	str_map seen = { 0 };
+	str_map seen = { .mem = &lib->mem };
 	for (size_t pi = 0; pi < lib->project_count; pi++) {
 		project *p = &lib->projects[pi];
 		const smdmx_qc *qc = p->qc;
 		if (!qc || !qc->model_name) continue;
-		char *key = pj_strdup(NULL, qc->model_name);
+		char *key = pj_strdup(&lib->mem, qc->model_name);
 		if (!key) return;
 		for (char *c = key; *c; c++) *c = *c == '\\' ? '/' : (*c >= 'A' && *c <= 'Z') ? (char)(*c + 32) : *c;
 		uint32_t k = qp_str_get(&seen, key);
@@ -322,16 +328,36 @@ static void same_model_names(library *lib)
 		} else {
 			qp_str_set(&seen, key, (uint32_t)pi);
 		}
-		free(key);
+		pj_free(&lib->mem, key);
 	}
 	qp_str_map_free(&seen);
 }
 
 /* ---- the run ---- */
 
+/* The run's memory is given once, in its allocator: a step's own is refused. */
+#define PJ_PROJECT_ALLOCATOR_TWICE \
+	"an allocator given to one of the run's steps (a reader's, a writer's or the model's options): give it in " \
+	"the run's allocator, which every step takes"
+
+static bool project_allocator_twice(const smdmx_project_options *o)
+{
+	return pj_allocator_given(&o->smd_read.allocator) || pj_allocator_given(&o->dmx_read.allocator) ||
+	       pj_allocator_given(&o->smd_write.allocator) || pj_allocator_given(&o->dmx_write.allocator) ||
+	       pj_allocator_given(&o->model.allocator);
+}
+
+/* Whether memory ran out anywhere in the run: this thread's step (pj_oom_seen), a worker's
+ * (lib->oom), or any allocation the run's budget refused or its allocator could not make. */
+static bool ran_out(library *lib)
+{
+	return pj_oom_seen || lib->oom || sm_budget_ran_out(&lib->budget);
+}
+
 /* The run as the caller sees it, and the memory behind it. */
 typedef struct pj_run {
 	smdmx_project_run run;          /* first: the caller's pointer is this struct's */
+	sm_alloc home;                  /* the caller's allocator, where this struct is */
 	library lib;
 	smdmx_project_qc *qcs;
 	smdmx_project_file *files;
@@ -343,7 +369,7 @@ static void add_input(pj_run *r, str_map *seen, const char *path)
 {
 	if (qp_str_get(seen, path) != SMDMX_NONE) return;
 	qp_str_set(seen, path, 0);
-	qp_list_push(&r->inputs, &r->input_count, pj_strdup(NULL, path));
+	qp_list_push(&r->lib.mem, &r->inputs, &r->input_count, pj_strdup(&r->lib.mem, path));
 }
 
 /* The run's results in the caller's terms: a row per QC given and per task, the lists, the
@@ -352,11 +378,11 @@ static bool fill_run(pj_run *r, bool ok)
 {
 	library *lib = &r->lib;
 	smdmx_project_run *run = &r->run;
-	r->qcs = pj_calloc(NULL, lib->given_count + 1, sizeof(*r->qcs));
-	r->files = pj_calloc(NULL, lib->task_count + 1, sizeof(*r->files));
-	uint32_t *row_of = pj_calloc(NULL, lib->project_count + 1, sizeof(uint32_t));
+	r->qcs = pj_calloc(&lib->mem, lib->given_count + 1, sizeof(*r->qcs));
+	r->files = pj_calloc(&lib->mem, lib->task_count + 1, sizeof(*r->files));
+	uint32_t *row_of = pj_calloc(&lib->mem, lib->project_count + 1, sizeof(uint32_t));
 	if (!r->qcs || !r->files || !row_of) {
-		free(row_of);
+		pj_free(&lib->mem, row_of);
 		return false;
 	}
 	for (size_t i = 0; i < lib->given_count; i++) {
@@ -378,9 +404,9 @@ static bool fill_run(pj_run *r, bool ok)
 		q->messages = p->diag.items;
 		q->message_count = p->diag.count;
 		run->lines_not_read += p->qc_errors;
-		size_t *files = pj_calloc(NULL, p->qc->ref_count + 1, sizeof(size_t));
+		size_t *files = pj_calloc(&lib->mem, p->qc->ref_count + 1, sizeof(size_t));
 		if (!files) {
-			free(row_of);
+			pj_free(&lib->mem, row_of);
 			return false;
 		}
 		q->files = files;
@@ -410,9 +436,9 @@ static bool fill_run(pj_run *r, bool ok)
 		run->converted += t->status == PJ_OK && !t->up_to_date && t->kind != TASK_COPY;
 		run->copied += t->status == PJ_OK && !t->up_to_date && t->kind == TASK_COPY;
 	}
-	free(row_of);
+	pj_free(&lib->mem, row_of);
 	/* every file read, each once: the QC files, the tasks' sources, the VTAs consumed */
-	str_map seen = { 0 };
+	str_map seen = { .mem = &r->lib.mem };
 	for (size_t pi = 0; pi < lib->project_count; pi++)
 		for (size_t i = 0; i < lib->projects[pi].qc->file_count; i++) add_input(r, &seen, lib->projects[pi].qc->files[i].path);
 	for (size_t i = 0; i < lib->task_count; i++) add_input(r, &seen, lib->tasks[i]->src);
@@ -448,49 +474,62 @@ smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_coun
 		return NULL;
 	}
 	if (!qcs || (!dirs && dir_count)) return sm_fail_null(error, __func__, !qcs ? "qcs" : "dirs"), NULL;
+	if (project_allocator_twice(o)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s", PJ_PROJECT_ALLOCATOR_TWICE), NULL;
 	pj_oom_seen = false;
-	pj_fail_start();
-	pj_run *r = pj_calloc(NULL, 1, sizeof(*r));
-	if (!r) {
-		sm_fail_oom(error);
-		return NULL;
-	}
+	/* the run itself in the caller's memory, counted in its budget; all else in the budget */
+	sm_alloc home;
+	sm_alloc_init(&home, &o->allocator);
+	pj_run *r = sm_malloc(&home, sizeof(*r));
+	if (!r) return sm_fail_oom(error), NULL;
+	memset(r, 0, sizeof(*r));
+	r->home = home;
 	library *lib = &r->lib;
+	smdmx_allocator hooks = sm_budget_start(&lib->budget, &o->allocator);
+	if (!sm_budget_count(&lib->budget, sizeof(*r))) {
+		sm_free(&home, r, sizeof(*r));
+		return sm_fail_oom(error), NULL;
+	}
+	sm_alloc_init(&lib->mem, &hooks);
+	lib->said.mem = &lib->mem;
+	lib->keys.mem = lib->outs.mem = lib->seen.mem = lib->rec.mem = &lib->mem;
 	lib->opts = *o;
+	/* every step's memory the run's */
+	lib->opts.smd_read.allocator = lib->opts.dmx_read.allocator = lib->opts.smd_write.allocator = hooks;
+	lib->opts.model.allocator = lib->opts.dmx_write.allocator = hooks;
 	lib->o = &lib->opts;
 	lib->to = o->to_smd ? "smd" : "dmx";
 	lib->rig_dmx = o->rig_in_dmx;
-	lib->projects = pj_calloc(NULL, qc_count, sizeof(project));
-	lib->given = pj_calloc(NULL, qc_count, sizeof(pj_given));
+	lib->projects = pj_calloc(&lib->mem, qc_count, sizeof(project));
+	lib->given = pj_calloc(&lib->mem, qc_count, sizeof(pj_given));
 	bool ok = lib->projects && lib->given && read_projects(lib, qcs, qc_count);
 	/* each step goes on only while memory lasts (pj_oom_seen): what it made is freed with the run */
-	bool go = lib->project_count > 0 && !pj_oom_seen; /* no QC could be read: their messages say why */
+	bool go = lib->project_count > 0 && !ran_out(lib); /* no QC could be read: their messages say why */
 	if (go) library_folders(lib, dirs, dir_count, qcs[0]);
-	go = go && !pj_oom_seen;
+	go = go && !ran_out(lib);
 	if (go && !outdir_apart(lib)) {
 		r->run.status = SMDMX_ERROR_USAGE;
 		go = false;
 	}
 	if (go) qp_record_load(lib);
-	if (!pj_oom_seen) same_model_names(lib);
-	for (size_t pi = 0; go && !pj_oom_seen && pi < lib->project_count; pi++) {
+	if (!ran_out(lib)) same_model_names(lib);
+	for (size_t pi = 0; go && !ran_out(lib) && pi < lib->project_count; pi++) {
 		project *p = &lib->projects[pi];
 		p->ok = qp_plan(p) && p->ok;
 		ok = ok && p->ok;
 		qp_count_missing(lib, p);
 		qp_join(lib, p);
 	}
-	go = go && !pj_oom_seen;
+	go = go && !ran_out(lib);
 	if (go && o->update) qp_plan_update(lib);
-	go = go && !pj_oom_seen;
+	go = go && !ran_out(lib);
 	if (go && (ok || o->keep_going)) run_tasks(lib);
-	go = go && !pj_oom_seen && !lib->oom;
+	go = go && !ran_out(lib);
 	if (go) qp_merge_same(lib);
 	size_t failed = 0;
 	for (size_t i = 0; i < lib->task_count; i++) failed += lib->tasks[i]->status == PJ_FAILED;
 	if (go && (o->keep_going || (ok && failed == 0))) ok = write_projects(lib) && ok;
-	if (go && !pj_oom_seen) qp_record_save(lib);
-	if (!fill_run(r, ok) || lib->oom) {
+	if (go && !ran_out(lib)) qp_record_save(lib);
+	if (!fill_run(r, ok) || ran_out(lib)) {
 		smdmx_project_run_free(&r->run);
 		pj_oom_seen = false;
 		sm_fail_oom(error);
@@ -505,18 +544,19 @@ void smdmx_project_run_free(smdmx_project_run *run)
 	pj_run *r = (pj_run *)run;
 	if (r->lib.given)
 		for (size_t i = 0; i < r->lib.given_count; i++) pj_msgs_free(&r->lib.given[i].said);
-	free(r->lib.given);
+	pj_free(&r->lib.mem, r->lib.given);
 	pj_msgs_free(&r->lib.said);
 	if (r->qcs)
 		for (size_t i = 0; i < r->lib.given_count; i++) {
-			free((char *)r->qcs[i].output);
-			free((size_t *)r->qcs[i].files);
+			pj_free(&r->lib.mem, (char *)r->qcs[i].output);
+			pj_free(&r->lib.mem, (size_t *)r->qcs[i].files);
 		}
-	free(r->qcs);
-	free(r->files);
-	for (size_t i = 0; i < r->input_count; i++) free(r->inputs[i]);
-	free(r->inputs);
+	pj_free(&r->lib.mem, r->qcs);
+	pj_free(&r->lib.mem, r->files);
+	for (size_t i = 0; i < r->input_count; i++) pj_free(&r->lib.mem, r->inputs[i]);
+	pj_free(&r->lib.mem, r->inputs);
 	qp_library_free(&r->lib);
-	free(r->lib.projects);
-	free(r);
+	pj_free(&r->lib.mem, r->lib.projects);
+	sm_alloc home = r->home;
+	sm_free(&home, r, sizeof(*r));
 }

@@ -26,8 +26,8 @@ typedef struct pj_msgs {
 	size_t count, cap;
 	size_t warnings, errors;    /* counted even when memory for the text ran out */
 	bool lost;                  /* a message could not be kept: out of memory */
-	struct sm_alloc *mem;       /* their memory (the items of cap, the texts of their length and
-	                               one byte); NULL: malloc's, through the run's failure switch */
+	const struct sm_alloc *mem; /* their memory (pj_malloc's m); NULL: malloc's, through the
+	                               run's failure switch */
 } pj_msgs;
 
 /* kind: "warning" or "note" (an error is said with its code: pj_error). */
@@ -47,6 +47,7 @@ typedef struct pj_text {
 	char *text;
 	size_t len, cap;
 	bool lost;            /* out of memory: the text is not whole */
+	const struct sm_alloc *mem; /* where the text is (pj_malloc's m) */
 } pj_text;
 void pj_putc(pj_text *b, char c);
 void pj_puts(pj_text *b, const char *s); /* NULL: nothing */
@@ -64,23 +65,25 @@ void pj_oom(void);
 void *pj_have(void *p);
 /* Each in m (sm_new's blocks, freed by pj_free with m), or with m NULL through malloc and the
  * run's failure switch (freed by free); running out says so in pj_oom_seen either way. */
-void *pj_malloc(struct sm_alloc *m, size_t size);
-void *pj_calloc(struct sm_alloc *m, size_t count, size_t size);
-void *pj_realloc(struct sm_alloc *m, void *p, size_t size);
-void pj_free(struct sm_alloc *m, void *p);
+void *pj_malloc(const struct sm_alloc *m, size_t size);
+void *pj_calloc(const struct sm_alloc *m, size_t count, size_t size);
+void *pj_realloc(const struct sm_alloc *m, void *p, size_t size);
+void pj_free(const struct sm_alloc *m, void *p);
 /* NULL for NULL. */
-char *pj_strdup(struct sm_alloc *m, const char *s);
-char *pj_asprintf(struct sm_alloc *m, const char *fmt, ...) __attribute__((format(OS_PRINTF, 2, 3)));
-char *pj_path_absolute(struct sm_alloc *m, const char *path);
-char *pj_path_relative(struct sm_alloc *m, const char *from_file, const char *to);
-char *pj_path_with_extension(struct sm_alloc *m, const char *path, const char *ext);
-char *pj_path_join(struct sm_alloc *m, const char *dir, const char *rel);
-char *pj_path_with_suffix(struct sm_alloc *m, const char *path, const char *suffix);
+char *pj_strdup(const struct sm_alloc *m, const char *s);
+char *pj_asprintf(const struct sm_alloc *m, const char *fmt, ...) __attribute__((format(OS_PRINTF, 2, 3)));
+char *pj_path_absolute(const struct sm_alloc *m, const char *path);
+char *pj_path_relative(const struct sm_alloc *m, const char *from_file, const char *to);
+char *pj_path_with_extension(const struct sm_alloc *m, const char *path, const char *ext);
+char *pj_path_join(const struct sm_alloc *m, const char *dir, const char *rel);
+char *pj_path_with_suffix(const struct sm_alloc *m, const char *path, const char *suffix);
+/* os_path_key's key of path. */
+char *pj_path_key(const struct sm_alloc *m, const char *path);
 /* The whole file at path, NUL-terminated, or NULL. */
-char *pj_read_whole(const char *path, size_t *size);
+char *pj_read_whole(const struct sm_alloc *m, const char *path, size_t *size);
 /* The names in an open folder (which it closes), hidden ones aside, in byte order; each and
  * the array malloc'd (NULL when there are none). */
-char **pj_dir_names(struct sm_alloc *m, os_dir *d, size_t *count);
+char **pj_dir_names(const struct sm_alloc *m, os_dir *d, size_t *count);
 
 /* ---- a conversion's allocator (convert.c) ---------------------------------------------------- */
 
@@ -106,7 +109,7 @@ typedef struct pj_found {
 typedef struct pj_found_list {
 	pj_found *items;
 	size_t count, cap;
-	struct sm_alloc *mem; /* where its paths and items are (pj_malloc's m) */
+	const struct sm_alloc *mem; /* where its paths and items are (pj_malloc's m) */
 } pj_found_list;
 /* Where a platform object of m lives (os_dir_open_in, os_mutex_create_in): m's hooks. */
 os_mem pj_os_mem(const struct sm_alloc *m);
@@ -120,7 +123,7 @@ bool pj_walk(walk_kind kind, const char *dir, const char *rel, pj_found_list *ou
              smdmx_error *error);
 /* A folder named without the separators at its end; with one where only the end had one
  * ("tree/"), so that the paths made below it take the separator the user wrote. */
-char *pj_folder_of(struct sm_alloc *m, const char *a);
+char *pj_folder_of(const struct sm_alloc *m, const char *a);
 
 /* ---- outputs: a task's set (smdmx/output.h) ------------------------------------------------- */
 
@@ -128,6 +131,9 @@ typedef smdmx_output pj_output;
 typedef struct pj_outputs {
 	smdmx_outputs *set;
 	const smdmx_allocator *hooks; /* the set's allocator (NULL: malloc's) */
+	const struct sm_alloc *mem;   /* given: the commit's list of files written is made of
+	                                 pj_malloc's blocks in it (else the set's, as
+	                                 smdmx_outputs_commit makes it) */
 	smdmx_error_code code;        /* the last failure's (pj_output_allowed said of this set too) */
 	bool force;
 	bool same_ok;         /* a file already there with the very bytes written is no clash: it
@@ -206,6 +212,7 @@ typedef struct str_slot {
 typedef struct str_map {
 	str_slot *slots;
 	size_t cap, count;    /* cap a power of two, at least twice count */
+	const struct sm_alloc *mem; /* where the slots and strings are (pj_malloc's m) */
 } str_map;
 
 typedef enum task_kind {
@@ -288,8 +295,13 @@ typedef struct pj_given {
 
 /* The QCs converted together, into one tree. */
 struct library {
-	smdmx_project_options opts; /* the run's, threads set (o points here) */
+	smdmx_project_options opts; /* the run's, threads set and the job's allocator in every
+	                               step's options (o points here) */
 	const smdmx_project_options *o;
+	sm_budget budget;    /* the run's allocator (the caller's): every byte of the run counted
+	                        together, from every thread */
+	sm_alloc mem;        /* the run's own memory, through the budget: every list, path and
+	                        message (pj_malloc's m; its hooks alone, so that workers share it) */
 	pj_msgs said;        /* the run's own messages: the output folder, the record */
 	const char *to;      /* "dmx" or "smd" */
 	bool rig_dmx;
@@ -332,17 +344,17 @@ typedef struct rendered {
  * reference's new name in its QC's spelling. */
 uint32_t qp_str_get(const str_map *m, const char *s);
 /* The stem of a path's file name ("a/b.qc": "b"). */
-char *qp_stem_of(const char *path);
+char *qp_stem_of(const struct sm_alloc *m, const char *path);
 /* A name for an output of task t (the library's task index) that path would have been, where
  * something else already is: path with "_" and the stem of QC qcpath (then a number) before
  * its extension, free in the library and on the disk; it joins the library's pj_outputs. */
 char *qp_other_name(library *l, const char *path, const char *qcpath, const task *t, uint32_t index);
 void qp_str_set(str_map *m, const char *s, uint32_t value);
 void qp_str_map_free(str_map *m);
-void qp_list_push(char ***list, size_t *count, char *s);
+void qp_list_push(const struct sm_alloc *m, char ***list, size_t *count, char *s);
 char *qp_out_path(const library *l, const char *path);
 char *qp_vta_name(const project *p, uint32_t model, const char *path);
-char *qp_new_name(const char *name, const char *src, const char *dst);
+char *qp_new_name(const struct sm_alloc *m, const char *name, const char *src, const char *dst);
 
 /* Planning (plan.c): the tasks of a project; its missing files counted into the
  * library's; its tasks joined to the library's (one per key, pj_outputs apart); -u's pass; the

@@ -55,11 +55,11 @@ bool qp_file_hash(const char *path, uint64_t *hash, uint64_t *size)
 
 void qp_task_sums(task *t)
 {
-	free(t->sums);
-	t->sums = t->written_count ? pj_calloc(NULL, t->written_count, sizeof(qp_sum)) : NULL;
+	pj_free(&t->proj->lib->mem, t->sums);
+	t->sums = t->written_count ? pj_calloc(&t->proj->lib->mem, t->written_count, sizeof(qp_sum)) : NULL;
 	for (size_t k = 0; t->sums && k < t->written_count; k++)
 		if (!qp_file_hash(t->written[k], &t->sums[k].hash, &t->sums[k].size)) {
-			free(t->sums);
+			pj_free(&t->proj->lib->mem, t->sums);
 			t->sums = NULL;
 		}
 	t->sum_count = t->sums ? t->written_count : 0;
@@ -78,9 +78,9 @@ bool qp_task_sum(const task *t, size_t k, uint64_t *hash, uint64_t *size)
  * whole when there is no way there (another drive). */
 static char *qc_key(const library *l, const char *qcpath)
 {
-	char *rec = pj_asprintf(NULL, "%s%s", l->outdir, RECORD_NAME);
-	char *key = pj_path_relative(NULL, rec, qcpath);
-	free(rec);
+	char *rec = pj_asprintf(&l->mem, "%s%s", l->outdir, RECORD_NAME);
+	char *key = pj_path_relative(&l->mem, rec, qcpath);
+	pj_free(&l->mem, rec);
 	return key;
 }
 
@@ -95,9 +95,9 @@ static const char *below_outdir(const library *l, const char *path)
  * Windows is one record). */
 static uint32_t rec_get(const library *l, const char *rel)
 {
-	char *key = pj_have(os_path_key(rel));
+	char *key = pj_path_key(&l->mem, rel);
 	uint32_t k = qp_str_get(&l->rec, key);
-	free(key);
+	pj_free(&l->mem, key);
 	return k;
 }
 
@@ -105,19 +105,19 @@ static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, 
 {
 	uint32_t k = rec_get(l, rel);
 	if (k == SMDMX_NONE) {
-		struct qp_rec *grown = pj_realloc(NULL, l->recs, (l->rec_count + 1) * sizeof(*grown));
+		struct qp_rec *grown = pj_realloc(&l->mem, l->recs, (l->rec_count + 1) * sizeof(*grown));
 		if (!grown) return; /* out of memory: said; the run stops */
 		l->recs = grown;
-		char *path = pj_strdup(NULL, rel);
+		char *path = pj_strdup(&l->mem, rel);
 		if (!path) return;
 		k = (uint32_t)l->rec_count++;
 		l->recs[k] = (struct qp_rec){ path, NULL, 0, 0, false };
-		char *key = pj_have(os_path_key(rel));
+		char *key = pj_path_key(&l->mem, rel);
 		qp_str_set(&l->rec, key, k);
-		free(key);
+		pj_free(&l->mem, key);
 	}
-	free(l->recs[k].qc);
-	l->recs[k].qc = pj_strdup(NULL, qc);
+	pj_free(&l->mem, l->recs[k].qc);
+	l->recs[k].qc = pj_strdup(&l->mem, qc);
 	l->recs[k].hash = hash;
 	l->recs[k].size = size;
 	l->recs[k].fnv = fnv;
@@ -125,10 +125,10 @@ static void rec_put(library *l, const char *rel, const char *qc, uint64_t hash, 
 
 void qp_record_load(library *l)
 {
-	char *path = pj_asprintf(NULL, "%s%s", l->outdir, RECORD_NAME);
+	char *path = pj_asprintf(&l->mem, "%s%s", l->outdir, RECORD_NAME);
 	size_t n;
-	char *text = pj_read_whole(path, &n);
-	free(path);
+	char *text = pj_read_whole(&l->mem, path, &n);
+	pj_free(&l->mem, path);
 	/* A record whose head does not name XXH64 is an earlier smdmx's, whose hashes are FNV-1a
 	 * (decision 18): they are checked as such, and made XXH64 when it is saved. */
 	bool fnv = true;
@@ -160,14 +160,14 @@ void qp_record_load(library *l)
 		if (!read && !unread++) first = line;
 		s = e ? e + 1 : s + strlen(s);
 	}
-	free(text);
+	pj_free(&l->mem, text);
 	if (unread) {
-		char *where = pj_asprintf(NULL, "%s%s", l->outdir, RECORD_NAME);
+		char *where = pj_asprintf(&l->mem, "%s%s", l->outdir, RECORD_NAME);
 		pj_add(&l->said, where, (uint32_t)first, 1, "warning",
 		         "%zu line%s of the record smdmx qc cannot read (the first here): left out; the files they name are taken as "
 		         "someone else's and not replaced without --force",
 		         unread, unread == 1 ? "" : "s");
-		free(where);
+		pj_free(&l->mem, where);
 	}
 }
 
@@ -179,7 +179,7 @@ bool qp_record_own(const library *l, const char *path, const char *qcpath)
 	const struct qp_rec *r = &l->recs[k];
 	char *qc = qc_key(l, qcpath);
 	bool same_qc = qc && r->qc && !os_path_compare(qc, r->qc);
-	free(qc);
+	pj_free(&l->mem, qc);
 	uint64_t xxh, fnv = 0, size;
 	return same_qc && file_hash(path, &xxh, r->fnv ? &fnv : NULL, &size) && (r->fnv ? fnv : xxh) == r->hash &&
 	       size == r->size;
@@ -191,7 +191,7 @@ void qp_record_summed(library *l, const char *path, const char *qcpath, uint64_t
 	if (!rel || strpbrk(rel, "\t\n") || strpbrk(qcpath, "\t\n")) return; /* a name a line cannot hold */
 	char *qc = qc_key(l, qcpath);
 	rec_put(l, rel, qc, hash, size, false);
-	free(qc);
+	pj_free(&l->mem, qc);
 }
 
 void qp_record_written(library *l, const char *path, const char *qcpath)
@@ -209,12 +209,12 @@ void qp_record_save(library *l)
 		for (size_t k = 0; k < t->written_count; k++)
 			if (qp_task_sum(t, k, &hash, &size)) qp_record_summed(l, t->written[k], t->proj->qcpath, hash, size);
 	}
-	pj_text t = { 0 };
+	pj_text t = { .mem = &l->mem };
 	pj_puts(&t, RECORD_HEAD);
 	size_t kept = 0;
 	for (size_t i = 0; i < l->rec_count; i++) {
 		const struct qp_rec *r = &l->recs[i];
-		char *path = pj_asprintf(NULL, "%s%s", l->outdir, r->path);
+		char *path = pj_asprintf(&l->mem, "%s%s", l->outdir, r->path);
 		os_stat st;
 		bool there = path && os_stat_path(path, &st) && st.kind == OS_REGULAR;
 		/* An earlier smdmx's line (FNV-1a) not written again by this run: its file, if still
@@ -222,7 +222,7 @@ void qp_record_save(library *l)
 		 * the record's is nobody's, line or no line). */
 		uint64_t hash = r->hash, size = r->size, fnv;
 		if (there && r->fnv) there = file_hash(path, &hash, &fnv, &size) && fnv == r->hash && size == r->size;
-		free(path);
+		pj_free(&l->mem, path);
 		if (!there) continue; /* gone: nothing to say of it */
 		char line[64];
 		snprintf(line, sizeof(line), "%016" PRIx64 " %" PRIu64 "\t", hash, size);
@@ -233,14 +233,14 @@ void qp_record_save(library *l)
 		pj_putc(&t, '\n');
 		kept++;
 	}
-	char *path = pj_asprintf(NULL, "%s%s", l->outdir, RECORD_NAME);
+	char *path = pj_asprintf(&l->mem, "%s%s", l->outdir, RECORD_NAME);
 	os_stat st;
 	/* out of memory: no record rather than one cut short (the run fails; a later one takes
 	 * the files for someone else's) */
 	bool whole = path && !t.lost && !pj_oom_seen;
 	/* nothing written and no record there: none made (a run that wrote nothing leaves nothing) */
 	if (whole && (kept || os_stat_path(path, &st))) {
-		pj_outputs set = { 0 };
+		pj_outputs set = { .hooks = &l->mem.hooks, .mem = &l->mem };
 		set.force = true;
 		char why[1024];
 		char **written = NULL;
@@ -249,22 +249,22 @@ void qp_record_save(library *l)
 		bool ok = o && (pj_output_write(o, t.text, t.len) || (snprintf(why, sizeof(why), "%s", os_error_text(smdmx_output_errno(o))), false));
 		if (ok) ok = pj_outputs_commit(&set, &written, &written_count, why, sizeof(why));
 		else pj_outputs_abort(&set);
-		for (size_t k = 0; k < written_count; k++) free(written[k]);
-		free(written);
+		for (size_t k = 0; k < written_count; k++) pj_free(&l->mem, written[k]);
+		pj_free(&l->mem, written);
 		if (!ok)
 			pj_add(&l->said, NULL, 0, 0, "warning", "cannot write the record of what was written '%s': %s (a later run takes its files for "
 			       "someone else's, and writes beside them)", path, why);
 	}
-	free(path);
-	free(t.text);
+	pj_free(&l->mem, path);
+	pj_free(&l->mem, t.text);
 }
 
 void qp_record_free(library *l)
 {
 	for (size_t i = 0; i < l->rec_count; i++) {
-		free(l->recs[i].path);
-		free(l->recs[i].qc);
+		pj_free(&l->mem, l->recs[i].path);
+		pj_free(&l->mem, l->recs[i].qc);
 	}
-	free(l->recs);
+	pj_free(&l->mem, l->recs);
 	qp_str_map_free(&l->rec);
 }

@@ -176,14 +176,23 @@ char *qp_vta_name(const project *p, uint32_t model, const char *path)
 	if (!qcout) return NULL; /* out of memory: the task fails */
 	char *slash = (char *)os_last_separator(qcout);
 	if (slash) slash[1] = 0;
-	char *from = pj_asprintf(NULL, "%s%s_", slash ? qcout : "", dir);
-	char *name = pj_path_relative(NULL, from, path);
-	free(from);
-	free(qcout);
+	char *from = pj_asprintf(&p->lib->mem, "%s%s_", slash ? qcout : "", dir);
+	char *name = pj_path_relative(&p->lib->mem, from, path);
+	pj_free(&p->lib->mem, from);
+	pj_free(&p->lib->mem, qcout);
 	return name;
 }
 
 /* A DMX into SMD (and a VTA for its shapes), with the QC lines for what SMD cannot hold. */
+/* QC lines the rig wrote (smdmx_qc_text_free's) as the run's (NULL: NULL; out of memory
+ * making the copy: said, NULL). */
+static char *lines_into(const sm_alloc *m, char *lines)
+{
+	char *copy = pj_strdup(m, lines);
+	smdmx_qc_text_free(lines);
+	return copy;
+}
+
 static bool run_dmx_to_smd(task *t)
 {
 	const project *p = t->proj;
@@ -193,7 +202,7 @@ static bool run_dmx_to_smd(task *t)
 	smdmx_dm *dm = smdmx_dmx_read_file(t->src, &o->dmx_read, &err, &w);
 	pj_add_warnings(&t->diag, t->src, &w);
 	if (!dm) return task_fail(t, t->src, &err);
-	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, &w);
+	smdmx_scene *s = smdmx_model_to_scene(dm, &o->model, &err, &w);
 	smdmx_dm_free(dm);
 	pj_add_warnings(&t->diag, t->src, &w);
 	if (!s) return task_fail(t, t->src, &err);
@@ -204,7 +213,9 @@ static bool run_dmx_to_smd(task *t)
 		char *vta_rel = NULL;
 		if (t->has_vta) vta_rel = qp_vta_name(t->proj, t->model, t->vta_dst);
 		ok = smdmx_qc_from_scene(s, vta_rel, &t->model_lines, &t->att_lines, &err, &w);
-		free(vta_rel);
+		pj_free(&p->lib->mem, vta_rel);
+		t->model_lines = lines_into(&p->lib->mem, t->model_lines);
+		t->att_lines = lines_into(&p->lib->mem, t->att_lines);
 		if (p->qc->models[t->model].noautodmxrules) {
 			/* the QC's own rig stands: what the DMX's controls would say does not matter */
 			size_t k = 0;
@@ -221,6 +232,7 @@ static bool run_dmx_to_smd(task *t)
 	bool body = t->model == SMDMX_NONE && reference && s->attachment_count && qp_body_ref(p, t) != SMDMX_NONE;
 	if (ok && body) {
 		ok = smdmx_qc_attachment_lines(s, &t->att_lines, &err, &w) || task_fail(t, t->src, &err);
+		t->att_lines = lines_into(&p->lib->mem, t->att_lines);
 		pj_add_warnings(&t->diag, t->src, &w);
 	}
 	/* the one SMD the QC names holds what it can of the DMX: its animation too */
@@ -317,7 +329,7 @@ static void take_other_names(task *t, uint32_t index)
 		 * copied_by_another reads. The name is the one the plan reserved (the same at every
 		 * -j); an output of no reserved name (none planned) takes one now. */
 		os_mutex_lock(l->lock);
-		char *alt = reserved ? pj_strdup(NULL, reserved) : qp_other_name(l, path, t->proj->qcpath, t, index);
+		char *alt = reserved ? pj_strdup(&l->mem, reserved) : qp_other_name(l, path, t->proj->qcpath, t, index);
 		if (!alt) { /* out of memory: the task fails */
 			os_mutex_unlock(l->lock);
 			return;
@@ -327,34 +339,34 @@ static void take_other_names(task *t, uint32_t index)
 		         alt, t->proj->qcpath);
 		/* the QC's references name outputs by t->dst (their names changed after the run) */
 		if (t->dst && !strcmp(path, t->dst)) {
-			free(t->dst);
-			t->dst = pj_strdup(NULL, alt);
+			pj_free(&l->mem, t->dst);
+			t->dst = pj_strdup(&l->mem, alt);
 		} else if (t->vta_dst && !strcmp(path, t->vta_dst)) {
 			/* the flexfile line names the VTA: its new name too */
 			if (t->model_lines && t->model != SMDMX_NONE) {
 				char *old = qp_vta_name(t->proj, t->model, t->vta_dst), *neu = qp_vta_name(t->proj, t->model, alt);
-				char *was = pj_asprintf(NULL, "\tflexfile \"%s\"\n", old), *now = pj_asprintf(NULL, "\tflexfile \"%s\"\n", neu);
+				char *was = pj_asprintf(&l->mem, "\tflexfile \"%s\"\n", old), *now = pj_asprintf(&l->mem, "\tflexfile \"%s\"\n", neu);
 				char *at = was && now && old && neu ? strstr(t->model_lines, was) : NULL;
 				if (at) {
-					char *lines = pj_asprintf(NULL, "%.*s%s%s", (int)(at - t->model_lines), t->model_lines, now, at + strlen(was));
+					char *lines = pj_asprintf(&l->mem, "%.*s%s%s", (int)(at - t->model_lines), t->model_lines, now, at + strlen(was));
 					if (lines) {
-						smdmx_qc_text_free(t->model_lines);
+						pj_free(&l->mem, t->model_lines);
 						t->model_lines = lines;
 					}
 				}
-				free(old);
-				free(neu);
-				free(was);
-				free(now);
+				pj_free(&l->mem, old);
+				pj_free(&l->mem, neu);
+				pj_free(&l->mem, was);
+				pj_free(&l->mem, now);
 			}
-			free(t->vta_dst);
-			t->vta_dst = pj_strdup(NULL, alt);
+			pj_free(&l->mem, t->vta_dst);
+			t->vta_dst = pj_strdup(&l->mem, alt);
 		}
 		os_mutex_unlock(l->lock);
 		/* a second name an earlier run gave it: replaced, as its own */
 		smdmx_output_set_replace(out, qp_record_own(l, alt, t->proj->qcpath));
-		if (!smdmx_output_rename(out, alt)) pj_have(NULL);
-		free(alt);
+		if (!smdmx_output_rename(out, alt)) pj_have(&l->mem);
+		pj_free(&l->mem, alt);
 	}
 }
 
@@ -389,6 +401,8 @@ void qp_worker(void *arg)
 		if (i == SIZE_MAX) return;
 		task *t = l->tasks[i];
 		if (t->up_to_date) continue;
+		t->outs.hooks = &l->mem.hooks;
+		t->outs.mem = &l->mem;
 		t->outs.force = l->o->force || t->replace;
 		t->outs.same_ok = true;
 		if (t->why_copy) pj_add(&t->diag, t->src, 0, 0, "note", "not converted: %s; copied unchanged", t->why_copy);
@@ -487,11 +501,11 @@ static int by_source(const void *a, const void *b)
 
 void qp_merge_same(library *l)
 {
-	made *m = pj_calloc(NULL, l->task_count + 1, sizeof(made));
-	of_source *by_src = pj_calloc(NULL, l->task_count + 1, sizeof(of_source));
+	made *m = pj_calloc(&l->mem, l->task_count + 1, sizeof(made));
+	of_source *by_src = pj_calloc(&l->mem, l->task_count + 1, sizeof(of_source));
 	if (!m || !by_src) {
-		free(m);
-		free(by_src);
+		pj_free(&l->mem, m);
+		pj_free(&l->mem, by_src);
 		return;
 	}
 	/* Only tasks of one file, one kind, can merge (mergeable): the others, most tasks of a
@@ -511,7 +525,7 @@ void qp_merge_same(library *l)
 			if (qp_task_sum(l->tasks[by_src[k].task], 0, &m[n].hash, &m[n].size)) m[n++].task = by_src[k].task;
 		i = e;
 	}
-	free(by_src);
+	pj_free(&l->mem, by_src);
 	qsort(m, n, sizeof(made), by_made);
 	for (size_t i = 0; i < n;) {
 		size_t e = i + 1;
@@ -525,23 +539,23 @@ void qp_merge_same(library *l)
 				/* tb's files go; the QCs that name it name ta's */
 				for (size_t k = 0; k < tb->written_count; k++) {
 					os_remove(tb->written[k]);
-					free(tb->written[k]);
+					pj_free(&l->mem, tb->written[k]);
 				}
 				tb->written_count = 0;
-				free(tb->sums);
+				pj_free(&l->mem, tb->sums);
 				tb->sums = NULL;
 				tb->sum_count = 0;
 				pj_add(&tb->diag, tb->src, 0, 0, "note",
 				       "made for %s as '%s', it is the very bytes of '%s' (made of '%s' for %s): written once, and the QC names that",
 				       tb->proj->qcpath, tb->dst, ta->dst, ta->src, ta->proj->qcpath);
-				char *dst = pj_strdup(NULL, ta->dst), *vta = ta->vta_dst ? pj_strdup(NULL, ta->vta_dst) : NULL;
+				char *dst = pj_strdup(&l->mem, ta->dst), *vta = ta->vta_dst ? pj_strdup(&l->mem, ta->vta_dst) : NULL;
 				if (!dst || (ta->vta_dst && !vta)) {
-					free(dst);
-					free(vta);
+					pj_free(&l->mem, dst);
+					pj_free(&l->mem, vta);
 					break;
 				}
-				free(tb->dst);
-				free(tb->vta_dst);
+				pj_free(&l->mem, tb->dst);
+				pj_free(&l->mem, tb->vta_dst);
 				tb->dst = dst;
 				tb->vta_dst = vta;
 				break;
@@ -549,6 +563,6 @@ void qp_merge_same(library *l)
 		}
 		i = e;
 	}
-	free(m);
+	pj_free(&l->mem, m);
 }
 

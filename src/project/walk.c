@@ -56,7 +56,7 @@ void pj_found_free(pj_found_list *l)
 		pj_free(l->mem, l->items[i].rel);
 	}
 	pj_free(l->mem, l->items);
-	sm_alloc *m = l->mem;
+	const sm_alloc *m = l->mem;
 	memset(l, 0, sizeof(*l));
 	l->mem = m;
 }
@@ -66,7 +66,7 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-char **pj_dir_names(sm_alloc *m, os_dir *d, size_t *count)
+char **pj_dir_names(const sm_alloc *m, os_dir *d, size_t *count)
 {
 	char **names = NULL;
 	size_t n = 0, cap = 0;
@@ -91,7 +91,7 @@ bool pj_walk(walk_kind kind, const char *dir, const char *rel, pj_found_list *ou
                  pj_msgs *said, smdmx_error *error)
 {
 	char why[1200];
-	sm_alloc *m = out->mem;
+	const sm_alloc *m = out->mem;
 	os_mem om = pj_os_mem(m);
 	os_dir *d = depth > 256 ? NULL : os_dir_open_in(&om, dir);
 	if (!d) {
@@ -124,7 +124,7 @@ bool pj_walk(walk_kind kind, const char *dir, const char *rel, pj_found_list *ou
 	return ok;
 }
 
-char *pj_folder_of(sm_alloc *m, const char *a)
+char *pj_folder_of(const sm_alloc *m, const char *a)
 {
 	size_t len = strlen(a);
 	while (len > 1 && os_is_separator(a[len - 1])) len--;
@@ -135,12 +135,6 @@ char *pj_folder_of(sm_alloc *m, const char *a)
 		d = kept;
 	}
 	return d;
-}
-
-os_mem pj_os_mem(const sm_alloc *m)
-{
-	if (!m) return (os_mem){ 0 };
-	return (os_mem){ m->hooks.alloc_fn, m->hooks.free_fn, m->hooks.user };
 }
 
 /* The files of a kind below dir, as smdmx_batch_files says. */

@@ -40,11 +40,11 @@ static bool renamed_ref(const project *p, size_t i)
 static bool rename_ref(project *p, size_t i, bool report)
 {
 	const task *t = p->lib->tasks[p->task_of[i]];
-	char *name = qp_new_name(p->qc->refs[i].name, t->src, t->dst);
+	char *name = qp_new_name(&p->lib->mem, p->qc->refs[i].name, t->src, t->dst);
 	if (!name) return false; /* out of memory: said; nothing is written */
 	smdmx_error err;
 	bool ok = smdmx_qc_rename(p->qc, (uint32_t)i, name, &err) || (report && edit_fail(p, &err));
-	free(name);
+	pj_free(&p->lib->mem, name);
 	return ok;
 }
 
@@ -64,7 +64,7 @@ static bool changed_kept(const project *p, const bool *keep, size_t *first)
 static bool copy_kept(project *p, task *t, const char *src, const char *dst)
 {
 	char why[1024];
-	pj_outputs set = { 0 };
+	pj_outputs set = { .hooks = &p->lib->mem.hooks, .mem = &p->lib->mem };
 	set.force = p->lib->o->force || p->lib->o->update;
 	set.same_ok = true;
 	char *ins[1] = { (char *)src };
@@ -74,8 +74,8 @@ static bool copy_kept(project *p, task *t, const char *src, const char *dst)
 	bool ok = !at && pj_outputs_commit(&set, &written, &written_count, why, sizeof(why));
 	if (at) pj_outputs_abort(&set);
 	/* among the task's outputs (the depfile names them) */
-	for (size_t k = 0; k < written_count; k++) qp_list_push(&t->written, &t->written_count, written[k]);
-	free(written);
+	for (size_t k = 0; k < written_count; k++) qp_list_push(&p->lib->mem, &t->written, &t->written_count, written[k]);
+	pj_free(&p->lib->mem, written);
 	if (!ok) pj_error(&p->diag, set.code, dst, 0, 0, "cannot copy '%s' here: %s", src, why);
 	return ok;
 }
@@ -86,7 +86,7 @@ bool qp_edit_names(project *p)
 	smdmx_qc *qc = p->qc;
 	smdmx_error err;
 	bool ok = true;
-	bool *keep = pj_calloc(NULL, qc->ref_count + 1, sizeof(bool));
+	bool *keep = pj_calloc(&p->lib->mem, qc->ref_count + 1, sizeof(bool));
 	if (!keep) return false;
 	/* A reference that keeps its name (a copy planned so, or with -k one that failed) whose
 	 * text another's new name changed would name another file: the files renamed through
@@ -134,7 +134,7 @@ bool qp_edit_names(project *p)
 			         "variable) names a file that keeps its own too",
 			         r->name);
 	}
-	free(keep);
+	pj_free(&p->lib->mem, keep);
 	if (!strcmp(p->lib->to, "dmx")) {
 		for (size_t k = 0; k < qc->model_count && ok; k++) {
 			const task *t = model_task(p, (uint32_t)k);
@@ -155,16 +155,16 @@ bool qp_edit_names(project *p)
  * p's folder for the model (one DMX made once for QCs that name it from other folders). */
 static char *lines_for(const project *p, uint32_t k, const task *t)
 {
-	if (!t->has_vta || !t->vta_dst || p == t->proj) return pj_strdup(NULL, t->model_lines);
+	if (!t->has_vta || !t->vta_dst || p == t->proj) return pj_strdup(&p->lib->mem, t->model_lines);
 	char *old = qp_vta_name(t->proj, t->model, t->vta_dst), *neu = qp_vta_name(p, k, t->vta_dst);
-	char *was = old ? pj_asprintf(NULL, "\tflexfile \"%s\"\n", old) : NULL;
-	char *now = neu ? pj_asprintf(NULL, "\tflexfile \"%s\"\n", neu) : NULL;
+	char *was = old ? pj_asprintf(&p->lib->mem, "\tflexfile \"%s\"\n", old) : NULL;
+	char *now = neu ? pj_asprintf(&p->lib->mem, "\tflexfile \"%s\"\n", neu) : NULL;
 	char *at = was && now ? strstr(t->model_lines, was) : NULL;
-	char *lines = !at ? NULL : pj_asprintf(NULL, "%.*s%s%s", (int)(at - t->model_lines), t->model_lines, now, at + strlen(was));
-	free(old);
-	free(neu);
-	free(was);
-	free(now);
+	char *lines = !at ? NULL : pj_asprintf(&p->lib->mem, "%.*s%s%s", (int)(at - t->model_lines), t->model_lines, now, at + strlen(was));
+	pj_free(&p->lib->mem, old);
+	pj_free(&p->lib->mem, neu);
+	pj_free(&p->lib->mem, was);
+	pj_free(&p->lib->mem, now);
 	return lines; /* NULL: out of memory (the line is there: the task wrote it) */
 }
 
@@ -201,7 +201,7 @@ bool qp_edit_lines(project *p)
 			} else {
 				ok = smdmx_qc_append_to_model(qc, (uint32_t)k, lines, &err) || edit_fail(p, &err);
 			}
-			free(lines);
+			pj_free(&p->lib->mem, lines);
 		}
 		if (ok && t->att_lines && *t->att_lines)
 			ok = smdmx_qc_insert_after_model(qc, (uint32_t)k, t->att_lines, &err) || edit_fail(p, &err);
@@ -266,19 +266,19 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 	library *l = p->lib;
 	smdmx_qc *qc = p->qc;
 	size_t fc = qc->file_count;
-	char **dst = pj_calloc(NULL, fc + 1, sizeof(char *));
-	rendered *mine = pj_calloc(NULL, fc + 1, sizeof(rendered));
+	char **dst = pj_calloc(&l->mem, fc + 1, sizeof(char *));
+	rendered *mine = pj_calloc(&l->mem, fc + 1, sizeof(rendered));
 	*mine_out = mine;
 	*mine_count = 0;
 	for (size_t i = 0; dst && i < fc; i++) dst[i] = qp_out_path(l, qc->files[i].path);
 	/* An include renamed changes the file that includes it: round after round until none
 	 * clashes (each round renames one at least, or ends). */
-	char *qcstem = qp_stem_of(p->qcpath);
+	char *qcstem = qp_stem_of(&l->mem, p->qcpath);
 	bool ok = dst && mine && qcstem && !pj_oom_seen; /* out of memory: nothing rendered */
 	for (size_t round = 0; round <= fc && ok; round++) {
 		bool renamed = false;
 		for (size_t i = fc; i-- > 1 && ok;) {
-			pj_text text = { 0 };
+			pj_text text = { .mem = &l->mem };
 			smdmx_error err;
 			smdmx_qc_write(qc, (uint32_t)i, render_fn, &text, &err);
 			bool same;
@@ -288,18 +288,18 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 				size_t stem = strlen(dst[i]) - strlen(ext) - (*ext ? 1 : 0);
 				char *alt = NULL;
 				for (unsigned n = 1;; n++) {
-					free(alt);
-					alt = n == 1 ? pj_asprintf(NULL, "%.*s_%s%s%s", (int)stem, dst[i], qcstem, *ext ? "." : "", ext)
-					             : pj_asprintf(NULL, "%.*s_%s%u%s%s", (int)stem, dst[i], qcstem, n, *ext ? "." : "", ext);
+					pj_free(&l->mem, alt);
+					alt = n == 1 ? pj_asprintf(&l->mem, "%.*s_%s%s%s", (int)stem, dst[i], qcstem, *ext ? "." : "", ext)
+					             : pj_asprintf(&l->mem, "%.*s_%s%u%s%s", (int)stem, dst[i], qcstem, n, *ext ? "." : "", ext);
 					bool alt_same;
 					if (!alt || !include_clash(p, alt, &text, done, done_count, &alt_same)) break;
 				}
 				if (!alt) {
 					ok = false;
-					free(text.text);
+					pj_free(&l->mem, text.text);
 					break;
 				}
-				char *name = qc->files[i].name ? qp_new_name(qc->files[i].name, dst[i], alt) : NULL;
+				char *name = qc->files[i].name ? qp_new_name(&l->mem, qc->files[i].name, dst[i], alt) : NULL;
 				if (!name || !smdmx_qc_rename_include(qc, (uint32_t)i, name, &err)) {
 					if (name) pj_add_error(&p->diag, p->qcpath, &err);
 					else pj_error(&p->diag, SMDMX_ERROR_USAGE, qc->files[i].path, 0, 0, "%s needs it written otherwise than it is in the "
@@ -309,25 +309,25 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 					pj_add(&p->diag, qc->files[i].path, 0, 0, "note",
 					         "%s needs it written otherwise than %s (a file it names is converted another way): written as '%s' for this QC",
 					         p->qcpath, include_clash_owner(dst[i], done, done_count), alt);
-					free(dst[i]);
+					pj_free(&l->mem, dst[i]);
 					dst[i] = alt;
 					alt = NULL;
 					renamed = true;
 				}
-				free(name);
-				free(alt);
+				pj_free(&l->mem, name);
+				pj_free(&l->mem, alt);
 			}
-			free(text.text);
+			pj_free(&l->mem, text.text);
 		}
 		if (!renamed) break;
 	}
-	free(qcstem);
+	pj_free(&l->mem, qcstem);
 	size_t n = 0;
 	for (size_t i = 0; i < fc && ok && !pj_oom_seen; i++) {
 		bool dup = false;
 		for (size_t k = 0; k < n && !dup; k++) dup = !strcmp(mine[k].path, dst[i]);
 		if (dup) continue;
-		rendered r = { dst[i], { 0 }, p, (uint32_t)i };
+		rendered r = { dst[i], { .mem = &l->mem }, p, (uint32_t)i };
 		smdmx_error err;
 		smdmx_qc_write(qc, (uint32_t)i, render_fn, &r.text, &err);
 		bool same = false;
@@ -335,14 +335,14 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 			same = !strcmp(done[k].path, dst[i]) && done[k].text.len == r.text.len &&
 			       (!r.text.len || !memcmp(done[k].text.text, r.text.text, r.text.len));
 		if (same) {
-			free(r.text.text);
+			pj_free(&l->mem, r.text.text);
 			continue;
 		}
 		dst[i] = NULL;
 		mine[n++] = r;
 	}
-	for (size_t i = 0; dst && i < fc; i++) free(dst[i]);
-	free(dst);
+	for (size_t i = 0; dst && i < fc; i++) pj_free(&l->mem, dst[i]);
+	pj_free(&l->mem, dst);
 	*mine_count = n;
 	return ok && !pj_oom_seen; /* a text cut short is never written */
 }
@@ -355,7 +355,7 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 	size_t n;
 	bool ok = qp_render_qc_files(p, *done, *done_count, &mine, &n);
 	if (!mine) return false; /* out of memory */
-	pj_outputs set = { 0 };
+	pj_outputs set = { .hooks = &p->lib->mem.hooks, .mem = &p->lib->mem };
 	set.force = l->o->force || l->o->update;
 	set.same_ok = true;
 	char why[1024];
@@ -364,7 +364,7 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 		/* -u, or an include an earlier run wrote with these very bytes (one QC at a time into
 		 * one folder): it stands as it is */
 		if ((l->o->update || (r->file != 0 && !set.force)) && smdmx_file_same_bytes(r->path, NULL, r->text.text, r->text.len)) {
-			qp_list_push(&l->qc_kept, &l->qc_kept_count, pj_strdup(NULL, r->path));
+			qp_list_push(&l->mem, &l->qc_kept, &l->qc_kept_count, pj_strdup(&l->mem, r->path));
 			continue;
 		}
 		char *ins[1] = { (char *)p->qc->files[r->file].path };
@@ -387,17 +387,17 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 	else pj_outputs_abort(&set);
 	for (size_t k = before; k < l->qc_written_count; k++) qp_record_written(l, l->qc_written[k], p->qcpath);
 	/* what was written stays, for the projects after */
-	rendered *all = pj_realloc(NULL, *done, (*done_count + n + 1) * sizeof(rendered));
+	rendered *all = pj_realloc(&l->mem, *done, (*done_count + n + 1) * sizeof(rendered));
 	if (all) *done = all;
 	for (size_t i = 0; i < n; i++) {
 		if (ok && all) {
 			all[(*done_count)++] = mine[i];
 		} else {
-			free(mine[i].path);
-			free(mine[i].text.text);
+			pj_free(&l->mem, mine[i].path);
+			pj_free(&l->mem, mine[i].text.text);
 		}
 	}
-	free(mine);
+	pj_free(&l->mem, mine);
 	return ok;
 }
 
@@ -405,32 +405,32 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 void qp_library_free(library *lib)
 {
 	for (size_t i = 0; i < lib->task_count; i++) qp_task_free(lib->tasks[i]);
-	free(lib->tasks);
+	pj_free(&lib->mem, lib->tasks);
 	for (size_t pi = 0; pi < lib->project_count; pi++) {
 		project *p = &lib->projects[pi];
 		for (size_t i = 0; i < p->task_count; i++) qp_task_free(p->tasks[i]);
-		free(p->tasks);
-		free(p->task_of);
+		pj_free(&lib->mem, p->tasks);
+		pj_free(&lib->mem, p->task_of);
 		if (p->ref_out)
-			for (size_t i = 0; i < p->qc->ref_count; i++) free(p->ref_out[i]);
-		free(p->ref_out);
-		free(p->vta_consumed);
+			for (size_t i = 0; i < p->qc->ref_count; i++) pj_free(&lib->mem, p->ref_out[i]);
+		pj_free(&lib->mem, p->ref_out);
+		pj_free(&lib->mem, p->vta_consumed);
 		pj_msgs_free(&p->diag);
 		smdmx_qc_free(p->qc);
 	}
-	for (size_t k = 0; k < lib->qc_written_count; k++) free(lib->qc_written[k]);
-	free(lib->qc_written);
-	for (size_t k = 0; k < lib->qc_kept_count; k++) free(lib->qc_kept[k]);
-	free(lib->qc_kept);
-	for (size_t i = 0; i < lib->missing_count; i++) free(lib->missing[i]);
-	free(lib->missing);
-	for (size_t i = 0; i < lib->consumed_count; i++) free(lib->consumed[i]);
-	free(lib->consumed);
+	for (size_t k = 0; k < lib->qc_written_count; k++) pj_free(&lib->mem, lib->qc_written[k]);
+	pj_free(&lib->mem, lib->qc_written);
+	for (size_t k = 0; k < lib->qc_kept_count; k++) pj_free(&lib->mem, lib->qc_kept[k]);
+	pj_free(&lib->mem, lib->qc_kept);
+	for (size_t i = 0; i < lib->missing_count; i++) pj_free(&lib->mem, lib->missing[i]);
+	pj_free(&lib->mem, lib->missing);
+	for (size_t i = 0; i < lib->consumed_count; i++) pj_free(&lib->mem, lib->consumed[i]);
+	pj_free(&lib->mem, lib->consumed);
 	qp_record_free(lib);
 	qp_str_map_free(&lib->keys);
 	qp_str_map_free(&lib->outs);
 	qp_str_map_free(&lib->seen);
-	free(lib->root);
-	free(lib->outdir);
+	pj_free(&lib->mem, lib->root);
+	pj_free(&lib->mem, lib->outdir);
 	if (lib->lock) os_mutex_destroy(lib->lock);
 }
