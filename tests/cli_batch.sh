@@ -853,6 +853,18 @@ install)
 						"$(printf '%s\n' "$out" | sed -n 's/^batch under a limit of [0-9]* bytes: \(.*\), [0-9]* bytes at most, \(.*\)$/\1, \2/p')"
 					rm -rf "$tmp/em_batch"
 				done
+				# a QC library (testdata/qc/shared: three QCs sharing an include and files) to DMX
+				# on two threads, then what it wrote back to SMD
+				q="$root/testdata/qc/shared"
+				out=$(LD_LIBRARY_PATH="$libdir" "$tmp/em" projects "$tmp/em_qc" "$q/a.qc" "$q/b.qc" "$q/c.qc" 2>&1)
+				check "a QC library with the caller's allocator, both ways: every byte through it, none left" \
+					"0 to DMX, 3 QCs, converted, 0 direct (0 bytes), 0 bytes left|to SMD, 3 QCs, converted, 0 direct (0 bytes), 0 bytes left" \
+					"$? $(printf '%s\n' "$out" | sed -n 's/^projects \(to [A-Z]*\): \([0-9]* QCs, [a-z]*\), .* allocations through the allocator ([0-9]* bytes at most), \(.*\)$/\1, \2, \3/p' | paste -sd'|')"
+				check "and under a limit below its need: out of memory, said, nothing left" \
+					"to DMX: failed, out of memory said, 0 left|to SMD: failed, out of memory said, 0 left" \
+					"$(printf '%s\n' "$out" | sed -n 's/^projects \(to [A-Z]*\) under a limit of [0-9]* bytes: \(.*\), [0-9]* bytes at most, \(.*\)$/\1: \2, \3/p' | paste -sd'|')"
+				check "nothing in the projects' contract failed" "" "$(printf '%s\n' "$out" | grep FAILED)"
+				rm -rf "$tmp/em_qc" "$tmp/em_qc_limited" "$tmp/em_qc_back" "$tmp/em_qc_back_limited"
 			else
 				echo "note: not glibc: tests/embed_memory.c (which replaces malloc) is not run"
 			fi

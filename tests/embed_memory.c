@@ -10,9 +10,11 @@
  * usage: embed_memory diff A.smd B.smd
  *        embed_memory convert WAY IN OUT     (WAY: smdmx_convert_way's number)
  *        embed_memory batch DIR OUTDIR       (the model files below DIR, as DMX)
+ *        embed_memory projects OUTDIR QC...  (a QC library to DMX, then what it wrote back to SMD)
  * Prints what it measured, one line each; exit 0 when the contract held, 1 when not. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,7 +31,7 @@ extern void *__libc_memalign(size_t alignment, size_t size);
 
 /* ---- calls to malloc from the library ------------------------------------------------------ */
 
-static bool counting;
+static _Atomic bool counting;
 static size_t direct_calls, direct_bytes;
 static _Thread_local bool inside; /* dladdr's own allocations are not counted */
 
@@ -122,6 +124,47 @@ static void c_free(void *user, void *ptr, size_t size)
 static smdmx_allocator allocator_of(counter *c, size_t limit)
 {
 	smdmx_allocator a = { c_alloc, c_realloc, c_free, c, limit, 0 };
+	return a;
+}
+
+/* The same counts for hooks several threads call at once (a run's workers). */
+typedef struct shared_counter {
+	_Atomic long long live, peak;
+	_Atomic size_t calls;
+} shared_counter;
+
+static void sc_grew(shared_counter *c, long long by)
+{
+	long long now = atomic_fetch_add(&c->live, by) + by, peak = atomic_load(&c->peak);
+	while (now > peak && !atomic_compare_exchange_weak(&c->peak, &peak, now)) {
+	}
+	atomic_fetch_add(&c->calls, 1);
+}
+
+static void *sc_alloc(void *user, size_t size)
+{
+	void *p = __libc_malloc(size);
+	if (p) sc_grew(user, (long long)size);
+	return p;
+}
+
+static void *sc_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+	void *p = __libc_realloc(ptr, new_size);
+	if (p) sc_grew(user, (long long)new_size - (long long)old_size);
+	return p;
+}
+
+static void sc_free(void *user, void *ptr, size_t size)
+{
+	shared_counter *c = user;
+	atomic_fetch_sub(&c->live, (long long)size);
+	__libc_free(ptr);
+}
+
+static smdmx_allocator shared_allocator_of(shared_counter *c, size_t limit)
+{
+	smdmx_allocator a = { sc_alloc, sc_realloc, sc_free, c, limit, 0 };
 	return a;
 }
 
@@ -292,11 +335,91 @@ static int job_batch(const char *dir, const char *outdir)
 	return failures ? 1 : 0;
 }
 
+/* One run of QC projects with the allocator (limit: its memory_limit) on two threads, whose
+ * counts it shares: whether the run converted every file; what the allocator held at most,
+ * what was left once the run was freed, its calls, and whether a failed run said out of
+ * memory. */
+static bool projects_once(const char *const *qcs, size_t n, const char *outdir, bool to_smd, size_t limit, long long *peak,
+                          long long *left, size_t *calls, bool *oom)
+{
+	smdmx_project_options o;
+	memset(&o, 0, sizeof(o));
+	o.outdir = outdir;
+	o.to_smd = to_smd;
+	o.jobs = 2;
+	o.threads = 1;
+	o.keep_going = true;
+	o.force = true;
+	shared_counter c = { 0, 0, 0 };
+	o.allocator = shared_allocator_of(&c, limit);
+	smdmx_error e;
+	smdmx_project_run *r = smdmx_projects_convert(qcs, n, NULL, 0, &o, &e);
+	bool ok = r && r->ok;
+	*oom = !r && e.code == SMDMX_ERROR_OUT_OF_MEMORY;
+	smdmx_project_run_free(r);
+	*peak = c.peak;
+	*left = c.live;
+	*calls = c.calls;
+	return ok;
+}
+
+static int job_projects(const char *outdir, const char *const *qcs, size_t n)
+{
+	char back[4096];
+	snprintf(back, sizeof(back), "%s_back", outdir); /* (beside: not inside the projects read) */
+	for (int way = 0; way < 2; way++) {
+		/* the library to DMX; then each QC written, back to SMD */
+		const char *written[64];
+		char paths[64][4096];
+		size_t count = 0;
+		if (way == 1) {
+			for (size_t i = 0; i < n && i < 64; i++) {
+				const char *slash = strrchr(qcs[i], '/');
+				snprintf(paths[count], sizeof(paths[count]), "%s/%s", outdir, slash ? slash + 1 : qcs[i]);
+				FILE *f = fopen(paths[count], "rb");
+				if (f) {
+					fclose(f);
+					written[count] = paths[count];
+					count++;
+				}
+			}
+		}
+		const char *const *these = way ? written : qcs;
+		size_t these_n = way ? count : n;
+		const char *out = way ? back : outdir;
+		long long peak, left;
+		size_t calls;
+		bool oom;
+		direct_calls = direct_bytes = 0;
+		counting = true;
+		bool ok = projects_once(these, these_n, out, way == 1, 0, &peak, &left, &calls, &oom);
+		counting = false;
+		printf("projects %s: %zu QCs, %s, %zu allocations through the allocator (%lld bytes at most), %zu direct (%zu bytes), "
+		       "%lld bytes left\n",
+		       way ? "to SMD" : "to DMX", these_n, ok ? "converted" : "failed", calls, peak, direct_calls, direct_bytes, left);
+		expect(ok && these_n > 0, "the projects ran");
+		expect(direct_calls == 0, "the projects allocated nothing but through the allocator");
+		expect(left == 0 && calls > 0, "the projects used the allocator and gave back all it took");
+		long long full = peak;
+		char limited[4200];
+		snprintf(limited, sizeof(limited), "%s_limited", out);
+		ok = projects_once(these, these_n, limited, way == 1, (size_t)(full / 2), &peak, &left, &calls, &oom);
+		printf("projects %s under a limit of %lld bytes: %s, %s, %lld bytes at most, %lld left\n", way ? "to SMD" : "to DMX",
+		       full / 2, ok ? "converted" : "failed", oom ? "out of memory said" : "not said", peak, left);
+		expect(!ok && oom, "the projects under the limit failed out of memory, said");
+		expect(left == 0, "the failed projects gave back all they took");
+		expect(peak <= full / 2, "the limit bounded the whole run");
+	}
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 4 && !strcmp(argv[1], "projects")) return job_projects(argv[2], (const char *const *)argv + 3, (size_t)argc - 3);
 	if (argc == 4 && !strcmp(argv[1], "batch")) return job_batch(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "diff")) return job_diff(argv[2], argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "convert")) return job_convert(atoi(argv[2]), argv[3], argv[4]);
-	fprintf(stderr, "usage: embed_memory diff A.smd B.smd\n       embed_memory convert WAY IN OUT\n       embed_memory batch DIR OUTDIR\n");
+	fprintf(stderr, "usage: embed_memory diff A.smd B.smd\n       embed_memory convert WAY IN OUT\n       embed_memory batch DIR OUTDIR\n"
+	                "       embed_memory projects OUTDIR QC...\n");
 	return 2;
 }

@@ -2079,7 +2079,7 @@ static void expect_find(sm_fs_cache *c, const char *root, const char *rel, const
 	if (!got) fail_msg("%s: not found", rel);
 	assert_string_equal(got, expect);
 	assert_int_equal(nocase, want_nocase);
-	free(got);
+	sm_fs_free(c, got);
 }
 
 static void test_qc_find(void **state)
@@ -2096,9 +2096,12 @@ static void test_qc_find(void **state)
 	make_file(root, "Models/Sub/File.smd");
 	make_file(root, "Models/Sub/Deep/Anim.smd");
 	make_file(root, "x/A/f.smd");
-	/* each looked for twice: the folders read each time, and read once (a QC's reading) */
+	/* each looked for twice: the folders read each time, and read once (a QC's reading), the
+	 * cache's memory and what it finds through its allocator, all given back */
+	test_counter counted = { 0, 0, 0 };
+	smdmx_allocator hooks = test_allocator(&counted);
 	for (int pass = 0; pass < 4; pass++) {
-		sm_fs_cache *c = pass >= 2 ? sm_fs_cache_new() : NULL;
+		sm_fs_cache *c = pass >= 2 ? sm_fs_cache_new(&hooks) : NULL;
 		if (pass >= 2) assert_non_null(c);
 		expect_find(c, root, "Models/Sub/File.smd", "Models/Sub/File.smd", false);
 		expect_find(c, root, "Models/Sub/file.smd", "Models/Sub/File.smd", true); /* the last component */
@@ -2110,7 +2113,9 @@ static void test_qc_find(void **state)
 		expect_find(c, root, "Models/Sub/File.smd/more", NULL, false);
 		expect_find(c, root, "x/a/F.SMD", "x/A/f.smd", true);
 		sm_fs_cache_free(c);
+		assert_int_equal(counted.live, 0);
 	}
+	assert_true(counted.calls > 20);
 	if (!os_names_ignore_case()) {
 		/* x/a there too: taken as written, and f.smd is not in it */
 		snprintf(dir, sizeof(dir), "%s/x/a", root);

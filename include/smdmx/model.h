@@ -44,8 +44,9 @@ typedef struct smdmx_model_file {
 
 /* Reads path, or the size bytes at data when data is not NULL (standard input: path names
  * it, "-" for an SMD whose name smd->name gives). smd: how an SMD is read (frame rate, lines
- * kept). warnings: the file's, then the lift's. false with error when the file cannot be read
- * (out is then empty); a DMX that is no model reads, with scene NULL. */
+ * kept), and the file's memory (its allocator: a DMX's and its lift's too). warnings: the
+ * file's, then the lift's. false with error when the file cannot be read (out is then
+ * empty); a DMX that is no model reads, with scene NULL. */
 SMDMX_API bool smdmx_model_file_read(const char *path, const void *data, size_t size, const smdmx_smd_read_options *smd,
                                      smdmx_model_file *out, smdmx_error *error, smdmx_warnings *warnings);
 SMDMX_API void smdmx_model_file_free(smdmx_model_file *m);

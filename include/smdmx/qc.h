@@ -237,9 +237,10 @@ typedef struct smdmx_qc_read_options {
  * failures (a name found only by ignoring case, a $popd without $pushd) go to warnings. */
 /* Where Half-Life's studiomdl finds the texture `name` (Grab_Skin): the first of the QC's
  * texture_dirs that holds it, found as the QC's files are (the name as written, else ignoring
- * case: *nocase then set); a path to free with free(), or NULL when none holds it (or memory
- * ran out). */
+ * case: *nocase then set); a path in the QC's memory (its allocator's), to free with
+ * smdmx_qc_path_free, or NULL when none holds it (or memory ran out). */
 SMDMX_API char *smdmx_qc_find_texture(const smdmx_qc *qc, const char *name, bool *nocase);
+SMDMX_API void smdmx_qc_path_free(const smdmx_qc *qc, char *path);
 
 SMDMX_API smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *options, smdmx_error *error,
                                        smdmx_warnings *warnings);

@@ -44,12 +44,18 @@ bool smdmx_model_file_read(const char *path, const void *data, size_t size, cons
 		out->scene = data ? smdmx_smd_read_memory(data, size, smd, error, w) : smdmx_smd_read_file(path, smd, error, w);
 		return out->scene != NULL;
 	}
-	out->dm = data ? smdmx_dmx_read_memory(data, size, NULL, error, w) : smdmx_dmx_read_file(path, NULL, error, w);
+	/* a DMX's memory, and its lift's, are smd's allocator's too */
+	smdmx_dmx_read_options dro;
+	memset(&dro, 0, sizeof(dro));
+	smdmx_model_options mo;
+	memset(&mo, 0, sizeof(mo));
+	if (smd) dro.allocator = mo.allocator = smd->allocator;
+	out->dm = data ? smdmx_dmx_read_memory(data, size, &dro, error, w) : smdmx_dmx_read_file(path, &dro, error, w);
 	if (!out->dm) return false;
 	/* the file's warnings first, then the lift's (their codes differ) */
 	smdmx_warnings lifted;
 	smdmx_error lift;
-	out->scene = smdmx_model_to_scene(out->dm, NULL, &lift, &lifted);
+	out->scene = smdmx_model_to_scene(out->dm, &mo, &lift, &lifted);
 	for (size_t i = 0; i < lifted.count && w->count < SMDMX_WARNINGS_MAX; i++) w->data[w->count++] = lifted.data[i];
 	if (!out->scene) snprintf(out->not_model, sizeof(out->not_model), "%s", lift.message);
 	return true;

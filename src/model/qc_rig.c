@@ -57,7 +57,7 @@ static const char *rig_str(rig *g, const char *fmt, ...)
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0) return NULL;
-	char *s = malloc((size_t)n + 1);
+	char *s = sm_new(&g->o->alloc, 1, (size_t)n + 1);
 	if (!s) {
 		sm_fail_oom(g->error);
 		return NULL;
@@ -66,7 +66,7 @@ static const char *rig_str(rig *g, const char *fmt, ...)
 	vsnprintf(s, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	const char *d = sm_strdup(g->o, s, (size_t)n, g->error);
-	free(s);
+	sm_del(&g->o->alloc, s);
 	return d;
 }
 
@@ -174,7 +174,7 @@ static const char *combination_expr(rig *g, const smdmx_scene *s, const sm_raws 
 		if (!a_ || len + l_ + 1 > cap) {                                                                               \
 			size_t c_ = cap ? cap * 2 : 128;                                                                           \
 			while (c_ < len + l_ + 1) c_ *= 2;                                                                         \
-			char *b_ = a_ ? realloc(buf, c_) : NULL;                                                                   \
+			char *b_ = a_ ? sm_renew(&g->o->alloc, buf, 1, c_) : NULL;                                                                   \
 			if (!b_) {                                                                                                 \
 				ok = false;                                                                                            \
 				break;                                                                                                 \
@@ -219,12 +219,12 @@ static const char *combination_expr(rig *g, const smdmx_scene *s, const sm_raws 
 	}
 #undef APPEND
 	if (!ok) {
-		free(buf);
+		sm_del(&g->o->alloc, buf);
 		if (!g->error->code) sm_fail_oom(g->error);
 		return NULL;
 	}
 	const char *out = sm_strdup(g->o, buf ? buf : "", len, g->error);
-	free(buf);
+	sm_del(&g->o->alloc, buf);
 	return out;
 }
 
@@ -232,7 +232,7 @@ static const char *combination_expr(rig *g, const smdmx_scene *s, const sm_raws 
 bool sm_rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, smdmx_warnings *w)
 {
 	sm_raws r;
-	if (!sm_raws_build(s, NULL, &r)) return sm_fail_oom(g->error);
+	if (!sm_raws_build(s, &g->o->alloc.hooks, &r)) return sm_fail_oom(g->error);
 	bool ok = true;
 	bool rules_mode = s->flex_rule_count > 0;
 	/* flex and flexpair lines */
@@ -448,13 +448,13 @@ static int cmp_placed(const void *a, const void *b)
 	return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-static uint32_t *position_places(const smdmx_mesh *m)
+static uint32_t *position_places(sm_alloc *room, const smdmx_mesh *m)
 {
-	placed *order = malloc((m->position_count + 1) * sizeof(placed));
-	uint32_t *place = malloc((m->position_count + 1) * sizeof(uint32_t));
+	placed *order = sm_new(room, 1, (m->position_count + 1) * sizeof(placed));
+	uint32_t *place = sm_new(room, 1, (m->position_count + 1) * sizeof(uint32_t));
 	if (!order || !place) {
-		free(order);
-		free(place);
+		sm_del(room, order);
+		sm_del(room, place);
 		return NULL;
 	}
 	for (size_t p = 0; p < m->position_count; p++) {
@@ -466,7 +466,7 @@ static uint32_t *position_places(const smdmx_mesh *m)
 		bool same = i && !memcmp(order[i].at, order[i - 1].at, sizeof(smdmx_vec3));
 		place[order[i].index] = same ? place[order[i - 1].index] : order[i].index;
 	}
-	free(order);
+	sm_del(room, order);
 	return place;
 }
 
@@ -498,7 +498,7 @@ bool sm_rig_shape_scaled(sm_owner *o, const smdmx_scene *s, const smdmx_flex_sha
 	/* normals: the share of the first corner on that normal */
 	uint32_t *corner_of = NULL;
 	if (share && m->normal_indices && src->normal_count) {
-		corner_of = malloc((m->normal_count + 1) * sizeof(uint32_t));
+		corner_of = sm_new(&o->alloc, 1, (m->normal_count + 1) * sizeof(uint32_t));
 		if (!corner_of) return sm_fail_oom(error);
 		for (size_t x = 0; x < m->normal_count; x++) corner_of[x] = SMDMX_NONE;
 		for (size_t c = m->corner_count; c-- > 0;) corner_of[m->normal_indices[c]] = (uint32_t)c;
@@ -515,7 +515,7 @@ bool sm_rig_shape_scaled(sm_owner *o, const smdmx_scene *s, const smdmx_flex_sha
 		}
 		nn++;
 	}
-	free(corner_of);
+	sm_del(&o->alloc, corner_of);
 	out->position_count = np;
 	out->normal_count = nn;
 	out->wrinkle_count = 0;
@@ -526,7 +526,7 @@ bool sm_rig_shape_scaled(sm_owner *o, const smdmx_scene *s, const smdmx_flex_sha
 
 /* ---- public: scene to QC --------------------------------------------------------------------- */
 
-bool sm_rig_appendf(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+bool sm_rig_appendf(sm_alloc *room, char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -536,7 +536,7 @@ bool sm_rig_appendf(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 	if (*len + (size_t)n + 1 > *cap) {
 		size_t c = *cap ? *cap * 2 : 1024;
 		while (c < *len + (size_t)n + 1) c *= 2;
-		char *b = realloc(*buf, c);
+		char *b = sm_renew(room, *buf, 1, c);
 		if (!b) return false;
 		*buf = b;
 		*cap = c;
@@ -546,6 +546,26 @@ bool sm_rig_appendf(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 	va_end(ap);
 	*len += (size_t)n;
 	return true;
+}
+
+/* A text handed to the caller: its bytes after the hooks that made them, so that
+ * smdmx_qc_text_free gives them back through those hooks. */
+typedef struct text_head {
+	smdmx_allocator hooks;
+	size_t size;
+} text_head;
+
+char *sm_rig_text_out(sm_alloc *room, char *buf, size_t len)
+{
+	size_t size = sizeof(text_head) + len + 1;
+	text_head *h = buf ? sm_malloc(room, size) : NULL;
+	if (h) {
+		h->hooks = room->hooks;
+		h->size = size;
+		memcpy((char *)(h + 1), buf, len + 1);
+	}
+	sm_del(room, buf);
+	return h ? (char *)(h + 1) : NULL;
 }
 
 static bool needs_quotes(const char *s)
@@ -559,19 +579,20 @@ static bool needs_quotes(const char *s)
 /* The rig's lines as text, one per line, indented by a tab. */
 static char *rig_text(const rig *g, const char *vta, bool with_flex)
 {
+	sm_alloc room = { g->o->alloc.hooks, 0, 0 };
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
-	bool ok = sm_rig_appendf(&buf, &len, &cap, "%s", "");
+	bool ok = sm_rig_appendf(&room, &buf, &len, &cap, "%s", "");
 	char a[SM_FLOAT_MAX], b[SM_FLOAT_MAX];
-	if (with_flex && vta) ok = ok && sm_rig_appendf(&buf, &len, &cap, "\tflexfile \"%s\"\n", vta);
+	if (with_flex && vta) ok = ok && sm_rig_appendf(&room, &buf, &len, &cap, "\tflexfile \"%s\"\n", vta);
 	const rflex *fl = g->flexes.data;
 	for (size_t i = 0; ok && with_flex && i < g->flexes.count; i++) {
 		const char *q = needs_quotes(fl[i].name) ? "\"" : "";
 		if (fl[i].pair) {
 			sm_rig_fmt_num(fl[i].split, a);
-			ok = sm_rig_appendf(&buf, &len, &cap, "\tflexpair %s%s%s %s frame %d\n", q, fl[i].name, q, a, (int)fl[i].frame);
+			ok = sm_rig_appendf(&room, &buf, &len, &cap, "\tflexpair %s%s%s %s frame %d\n", q, fl[i].name, q, a, (int)fl[i].frame);
 		} else {
-			ok = sm_rig_appendf(&buf, &len, &cap, "\tflex %s%s%s frame %d\n", q, fl[i].name, q, (int)fl[i].frame);
+			ok = sm_rig_appendf(&room, &buf, &len, &cap, "\tflex %s%s%s frame %d\n", q, fl[i].name, q, (int)fl[i].frame);
 		}
 	}
 	const rctl *c = g->ctls.data;
@@ -580,20 +601,20 @@ static char *rig_text(const rig *g, const char *vta, bool with_flex)
 		sm_rig_fmt_num(c[i].max, b);
 		const char *q = needs_quotes(c[i].name) ? "\"" : "";
 		const char *qg = needs_quotes(c[i].group) ? "\"" : "";
-		ok = sm_rig_appendf(&buf, &len, &cap, "\tflexcontroller %s%s%s range %s %s %s%s%s\n", qg, c[i].group, qg, a, b, q, c[i].name, q);
+		ok = sm_rig_appendf(&room, &buf, &len, &cap, "\tflexcontroller %s%s%s range %s %s %s%s%s\n", qg, c[i].group, qg, a, b, q, c[i].name, q);
 	}
 	const rrule *r = g->rules.data;
 	for (size_t i = 0; ok && i < g->rules.count; i++) {
 		bool plain = identifier(r[i].name);
-		if (!r[i].expr) ok = sm_rig_appendf(&buf, &len, &cap, "\tlocalvar %s%s%s\n", plain ? "" : "\"", r[i].name, plain ? "" : "\"");
-		else if (plain) ok = sm_rig_appendf(&buf, &len, &cap, "\t%%%s = %s\n", r[i].name, r[i].expr);
-		else ok = sm_rig_appendf(&buf, &len, &cap, "\t\"%%%s\" = %s\n", r[i].name, r[i].expr);
+		if (!r[i].expr) ok = sm_rig_appendf(&room, &buf, &len, &cap, "\tlocalvar %s%s%s\n", plain ? "" : "\"", r[i].name, plain ? "" : "\"");
+		else if (plain) ok = sm_rig_appendf(&room, &buf, &len, &cap, "\t%%%s = %s\n", r[i].name, r[i].expr);
+		else ok = sm_rig_appendf(&room, &buf, &len, &cap, "\t\"%%%s\" = %s\n", r[i].name, r[i].expr);
 	}
 	if (!ok) {
-		free(buf);
+		sm_del(&room, buf);
 		return NULL;
 	}
-	return buf;
+	return sm_rig_text_out(&room, buf, len);
 }
 
 /* Degrees of a quaternion as a QC's "rotate PITCH YAW ROLL" (QAngle: pitch about Y, yaw
@@ -617,9 +638,10 @@ static void fmt_angle(double v, char *out)
 
 static char *attachment_text(const smdmx_scene *s, smdmx_warnings *w)
 {
+	sm_alloc room = sm_scene_room(s);
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
-	bool ok = sm_rig_appendf(&buf, &len, &cap, "%s", "");
+	bool ok = sm_rig_appendf(&room, &buf, &len, &cap, "%s", "");
 	size_t rootless = 0;
 	for (size_t i = 0; ok && i < s->attachment_count; i++) {
 		const smdmx_attachment *a = &s->attachments[i];
@@ -633,22 +655,22 @@ static char *attachment_text(const smdmx_scene *s, smdmx_warnings *w)
 		quat_to_qangle(a->transform.orientation, ang);
 		for (int k = 0; k < 3; k++) fmt_angle(ang[k], r[k]);
 		bool rot = ang[0] != 0 || ang[1] != 0 || ang[2] != 0;
-		ok = sm_rig_appendf(&buf, &len, &cap, "$attachment \"%s\" \"%s\" %s %s %s", a->name, s->joints[a->parent_joint].name, p[0], p[1],
+		ok = sm_rig_appendf(&room, &buf, &len, &cap, "$attachment \"%s\" \"%s\" %s %s %s", a->name, s->joints[a->parent_joint].name, p[0], p[1],
 		             p[2]);
-		if (ok && rot) ok = sm_rig_appendf(&buf, &len, &cap, " rotate %s %s %s", r[0], r[1], r[2]);
-		if (ok && a->rigid) ok = sm_rig_appendf(&buf, &len, &cap, " rigid");
-		if (ok && a->world_aligned) ok = sm_rig_appendf(&buf, &len, &cap, " world_align");
-		ok = ok && sm_rig_appendf(&buf, &len, &cap, "\n");
+		if (ok && rot) ok = sm_rig_appendf(&room, &buf, &len, &cap, " rotate %s %s %s", r[0], r[1], r[2]);
+		if (ok && a->rigid) ok = sm_rig_appendf(&room, &buf, &len, &cap, " rigid");
+		if (ok && a->world_aligned) ok = sm_rig_appendf(&room, &buf, &len, &cap, " world_align");
+		ok = ok && sm_rig_appendf(&room, &buf, &len, &cap, "\n");
 	}
 	if (rootless)
 		sm_warn_n(w, SMDMX_WARNING_QC_LOST_ATTACHMENTS, rootless, 0, 0,
 		          "attachments on the model itself, not on a bone: left out, as a QC's $attachment needs a bone; put "
 		          "them on a bone in the source to keep them");
 	if (!ok) {
-		free(buf);
+		sm_del(&room, buf);
 		return NULL;
 	}
-	return buf;
+	return sm_rig_text_out(&room, buf, len);
 }
 
 /* The unique shape names with their stereo split decided; stereo shapes whose split a QC
@@ -658,17 +680,18 @@ static char *attachment_text(const smdmx_scene *s, smdmx_warnings *w)
 static bool cut_in_halves(smdmx_scene *s, const smdmx_flex_shape *sh, smdmx_flex_shape halves[2], smdmx_error *error,
                           smdmx_warnings *w)
 {
+	sm_alloc room = sm_scene_room(s);
 	const smdmx_mesh *m = &s->meshes[sh->mesh];
-	float *share = malloc((m->position_count + 1) * sizeof(float));
+	float *share = sm_new(&room, 1, (m->position_count + 1) * sizeof(float));
 	if (!share) {
 		return sm_fail_oom(error);
 	}
 	/* One share for every corner at one place: a VTA is read back by position, so
 	 * corners there that took different shares would all come back with one of them
 	 * and the halves would no longer add up to the shape. */
-	uint32_t *place = position_places(m);
+	uint32_t *place = position_places(&room, m);
 	if (!place) {
-		free(share);
+		sm_del(&room, share);
 		return sm_fail_oom(error);
 	}
 	float *by_place = share; /* places are numbered below position_count */
@@ -676,27 +699,27 @@ static bool cut_in_halves(smdmx_scene *s, const smdmx_flex_shape *sh, smdmx_flex
 	for (size_t c = m->corner_count; c-- > 0;) by_place[place[m->position_indices[c]]] = corner_balance(m, c);
 	size_t disagree = 0;
 	for (size_t c = 0; c < m->corner_count; c++) disagree += by_place[place[m->position_indices[c]]] != corner_balance(m, c);
-	float *per_position = malloc((m->position_count + 1) * sizeof(float));
+	float *per_position = sm_new(&room, 1, (m->position_count + 1) * sizeof(float));
 	if (!per_position) {
-		free(place);
-		free(share);
+		sm_del(&room, place);
+		sm_del(&room, share);
 		return sm_fail_oom(error);
 	}
 	for (size_t p = 0; p < m->position_count; p++) {
 		float b = by_place[place[p]];
 		per_position[p] = b < 0 ? 1.0f : b;
 	}
-	free(place);
-	free(share);
+	sm_del(&room, place);
+	sm_del(&room, share);
 	share = per_position;
 	if (disagree)
 		sm_warn_n(w, SMDMX_WARNING_QC_PAIR_CUT, disagree, 0, 0,
 		          "corners at one place with other balances: each takes the first corner's there, as a VTA moves a place "
 		          "one way (the halves still add up to the shape); nothing to do unless a seam shows there");
 	size_t nl = strlen(sh->name);
-	char *nm = malloc(nl + 2);
+	char *nm = sm_new(&room, 1, nl + 2);
 	if (!nm) {
-		free(share);
+		sm_del(&room, share);
 		return sm_fail_oom(error);
 	}
 	memcpy(nm, sh->name, nl);
@@ -705,18 +728,19 @@ static bool cut_in_halves(smdmx_scene *s, const smdmx_flex_shape *sh, smdmx_flex
 	bool ok = sm_rig_shape_scaled(s->owner, s, sh, nm, share, false, &halves[0], error);
 	nm[nl] = 'L';
 	ok = ok && sm_rig_shape_scaled(s->owner, s, sh, nm, share, true, &halves[1], error);
-	free(nm);
-	free(share);
+	sm_del(&room, nm);
+	sm_del(&room, share);
 	return ok;
 }
 
-static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_error *error, smdmx_warnings *w)
+/* *out in room (the caller frees it there). */
+static bool decide_stereo(smdmx_scene *s, sm_alloc *room, uname **out, size_t *count, smdmx_error *error, smdmx_warnings *w)
 {
 	sm_raws r;
 	size_t n = s->flex_shape_count;
-	uname *us = calloc(n + 1, sizeof(uname));
-	if (!us || !sm_raws_build(s, NULL, &r)) {
-		free(us);
+	uname *us = sm_new_zero(room, n + 1, sizeof(uname));
+	if (!us || !sm_raws_build(s, &room->hooks, &r)) {
+		sm_del(room, us);
 		return sm_fail_oom(error);
 	}
 	size_t nu = 0;
@@ -731,12 +755,12 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 	}
 	sm_raws_free(&r);
 	/* The split of each mesh's balance. */
-	double *split = calloc(s->mesh_count + 1, sizeof(double));
-	bool *fits = calloc(s->mesh_count + 1, sizeof(bool));
+	double *split = sm_new_zero(room, s->mesh_count + 1, sizeof(double));
+	bool *fits = sm_new_zero(room, s->mesh_count + 1, sizeof(bool));
 	if (!split || !fits) {
-		free(us);
-		free(split);
-		free(fits);
+		sm_del(room, us);
+		sm_del(room, split);
+		sm_del(room, fits);
 		return sm_fail_oom(error);
 	}
 	for (size_t m = 0; m < s->mesh_count; m++) fits[m] = fit_split(&s->meshes[m], &split[m]);
@@ -772,9 +796,9 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 			if (strlen(x) == l + 1 && !strncmp(x, us[u].name, l) && (x[l] == 'R' || x[l] == 'L')) {
 				sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "stereo shape '%s' must be written as two shapes, but a shape '%s' exists",
 				        us[u].name, x);
-				free(us);
-				free(split);
-				free(fits);
+				sm_del(room, us);
+				sm_del(room, split);
+				sm_del(room, fits);
 				return false;
 			}
 		}
@@ -799,9 +823,9 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 			k += 2;
 		}
 		if (!ok) {
-			free(us);
-			free(split);
-			free(fits);
+			sm_del(room, us);
+			sm_del(room, split);
+			sm_del(room, fits);
 			return false;
 		}
 		s->flex_shapes = ns;
@@ -809,9 +833,9 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 		extra = halves;
 		/* a scene a library call changes leaves it validated (doc/speed.md, "One validation") */
 		if (!smdmx_scene_validate(s, error)) {
-			free(us);
-			free(split);
-			free(fits);
+			sm_del(room, us);
+			sm_del(room, split);
+			sm_del(room, fits);
 			return false;
 		}
 		for (size_t u = 0; u < nu; u++)
@@ -828,8 +852,8 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 		us[u].frame = frame;
 		frame += us[u].baked ? 2 : 1;
 	}
-	free(split);
-	free(fits);
+	sm_del(room, split);
+	sm_del(room, fits);
 	*out = us;
 	*count = nu;
 	return true;
@@ -838,6 +862,7 @@ static bool decide_stereo(smdmx_scene *s, uname **out, size_t *count, smdmx_erro
 bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_lines, char **attachment_lines,
                          smdmx_error *error, smdmx_warnings *warnings)
 {
+	sm_alloc room = sm_scene_room(scene);
 	SM_ERROR_START(error);
 	if (attachment_lines) *attachment_lines = NULL;
 	if (model_lines) *model_lines = NULL;
@@ -851,11 +876,11 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 	smdmx_flex_controller *plain = NULL;
 	const char **plain_raw = NULL;
 	if (!scene->flex_controller_count && scene->flex_shape_count) {
-		plain = calloc(scene->flex_shape_count, sizeof(*plain));
-		plain_raw = calloc(scene->flex_shape_count, sizeof(char *));
+		plain = sm_new_zero(&room, scene->flex_shape_count, sizeof(*plain));
+		plain_raw = sm_new_zero(&room, scene->flex_shape_count, sizeof(char *));
 		if (!plain || !plain_raw) {
-			free(plain);
-			free(plain_raw);
+			sm_del(&room, plain);
+			sm_del(&room, plain_raw);
 			return sm_fail_oom(error);
 		}
 		size_t n = 0;
@@ -873,11 +898,11 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 	}
 	uname *us = NULL;
 	size_t nu = 0;
-	bool ok = decide_stereo(scene, &us, &nu, error, warnings);
+	bool ok = decide_stereo(scene, &room, &us, &nu, error, warnings);
 	rig g;
 	memset(&g, 0, sizeof(g));
 	ok = ok && sm_rig_init(&g, scene, error) && sm_rig_lower(&g, scene, us, nu, warnings);
-	free(us);
+	sm_del(&room, us);
 	if (plain) {
 		scene->flex_controllers = NULL;
 		scene->flex_controller_count = 0;
@@ -887,14 +912,14 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 		ok = *model_lines != NULL || sm_fail_oom(error);
 	}
 	sm_rig_free(&g);
-	free(plain);
-	free(plain_raw);
+	sm_del(&room, plain);
+	sm_del(&room, plain_raw);
 	if (ok && attachment_lines) {
 		*attachment_lines = attachment_text(scene, warnings);
 		ok = *attachment_lines != NULL || sm_fail_oom(error);
 	}
 	if (!ok) {
-		free(*model_lines);
+		smdmx_qc_text_free(*model_lines);
 		*model_lines = NULL;
 	}
 	return ok;
@@ -913,5 +938,9 @@ bool smdmx_qc_attachment_lines(const smdmx_scene *scene, char **lines, smdmx_err
 
 void smdmx_qc_text_free(char *text)
 {
-	free(text);
+	if (!text) return;
+	text_head h;
+	memcpy(&h, text - sizeof(text_head), sizeof(h));
+	sm_alloc a = { h.hooks, 0, 0 };
+	sm_free(&a, text - sizeof(text_head), h.size);
 }

@@ -324,6 +324,7 @@ static combo_result read_dominators(combo *c)
  * the scene takes it (*accepted). False on failure. */
 static bool accept_if_same(combo *c, bool *accepted)
 {
+	sm_alloc room = sm_scene_room(c->s);
 	smdmx_scene *s = c->s;
 	const smdmx_qc_model *m = c->m;
 	smdmx_scene view = *s;
@@ -333,7 +334,7 @@ static bool accept_if_same(combo *c, bool *accepted)
 	view.domination_rule_count = c->doms.count;
 	view.flex_rules = NULL;
 	view.flex_rule_count = 0;
-	uname *us = calloc(c->nls + 1, sizeof(uname));
+	uname *us = sm_new_zero(&room, c->nls + 1, sizeof(uname));
 	if (!us) return sm_fail_oom(c->error);
 	for (size_t u = 0; u < c->nls; u++) {
 		us[u].name = c->ls[u].name;
@@ -345,7 +346,7 @@ static bool accept_if_same(combo *c, bool *accepted)
 	smdmx_warnings quiet;
 	memset(&quiet, 0, sizeof(quiet));
 	bool ok = sm_rig_init(&g, s, c->error) && sm_rig_lower(&g, &view, us, c->nls, &quiet);
-	free(us);
+	sm_del(&room, us);
 	bool same = ok && g.ctls.count == c->nc && g.rules.count == m->rule_count;
 	const rctl *gc = g.ctls.data;
 	for (size_t i = 0; same && i < c->nc; i++) {
@@ -382,12 +383,13 @@ static bool accept_if_same(combo *c, bool *accepted)
 bool sm_rig_try_combination(smdmx_scene *s, const smdmx_qc_model *m, const lshape *ls, size_t nls, bool *accepted,
                             smdmx_error *error)
 {
+	sm_alloc room = sm_scene_room(s);
 	*accepted = false;
 	for (size_t i = 0; i < m->rule_count; i++)
 		if (!m->rules[i].expression) return true; /* a localvar: flex rules */
 	for (size_t i = 0; i < m->controller_count; i++)
 		if (strcmp(m->controllers[i].group, m->controllers[i].name)) return true;
-	combo *c = calloc(1, sizeof(*c));
+	combo *c = sm_new_zero(&room, 1, sizeof(*c));
 	if (!c) return sm_fail_oom(error);
 	c->s = s;
 	c->m = m;
@@ -397,30 +399,30 @@ bool sm_rig_try_combination(smdmx_scene *s, const smdmx_qc_model *m, const lshap
 	c->doms = (sm_vec)SM_VEC_INIT; /* not zero: slot 0 is another's */
 	c->nc = m->controller_count;
 	c->cc = sm_owned_calloc(s->owner, c->nc + 1, sizeof(*c->cc), error);
-	c->ctl_of = calloc(c->nc + 1, sizeof(uint32_t));
-	c->paired = calloc(c->nc + 1, 1);
+	c->ctl_of = sm_new_zero(&room, c->nc + 1, sizeof(uint32_t));
+	c->paired = sm_new_zero(&room, c->nc + 1, 1);
 	bool ok = c->cc && c->ctl_of && c->paired ? true : sm_fail_oom(error);
 	if (ok) {
 		pair_stereo(c);
 		ok = make_controls(c);
 	}
 	if (ok) {
-		c->raw0 = calloc(c->ncc + 1, sizeof(char *));
-		c->raw1 = calloc(c->ncc + 1, sizeof(char *));
-		c->twoway = calloc(c->ncc + 1, sizeof(bool));
-		c->plain = calloc(c->ncc + 1, sizeof(bool));
+		c->raw0 = sm_new_zero(&room, c->ncc + 1, sizeof(char *));
+		c->raw1 = sm_new_zero(&room, c->ncc + 1, sizeof(char *));
+		c->twoway = sm_new_zero(&room, c->ncc + 1, sizeof(bool));
+		c->plain = sm_new_zero(&room, c->ncc + 1, sizeof(bool));
 		if (!c->raw0 || !c->raw1 || !c->twoway || !c->plain) ok = sm_fail_oom(error);
 	}
 	combo_result r = ok ? read_raw_controls(c) : COMBO_FAIL;
 	if (r == COMBO_OK) r = read_dominators(c);
 	if (r == COMBO_OK) ok = accept_if_same(c, accepted);
 	else ok = r == COMBO_REFUSE;
-	free(c->ctl_of);
-	free(c->paired);
-	free(c->raw0);
-	free(c->raw1);
-	free(c->twoway);
-	free(c->plain);
-	free(c);
+	sm_del(&room, c->ctl_of);
+	sm_del(&room, c->paired);
+	sm_del(&room, c->raw0);
+	sm_del(&room, c->raw1);
+	sm_del(&room, c->twoway);
+	sm_del(&room, c->plain);
+	sm_del(&room, c);
 	return ok;
 }

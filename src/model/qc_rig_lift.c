@@ -57,10 +57,11 @@ uint32_t smdmx_qc_model_vta(const smdmx_qc *qc, uint32_t model, smdmx_error *err
 static bool shape_from_frame(smdmx_scene *s, const smdmx_flex_shape *src, const char *name, double split, int half,
                              smdmx_flex_shape *out, smdmx_error *error)
 {
+	sm_alloc room = sm_scene_room(s);
 	const smdmx_mesh *m = &s->meshes[src->mesh];
 	float *share = NULL;
 	if (split != 0) {
-		share = malloc((m->position_count + 1) * sizeof(float));
+		share = sm_new(&room, 1, (m->position_count + 1) * sizeof(float));
 		if (!share) return sm_fail_oom(error);
 		for (size_t p = 0; p < m->position_count; p++) share[p] = sm_rig_pair_share(split, m->positions[p][0]);
 		/* studiomdl steps on each moved position */
@@ -70,7 +71,7 @@ static bool shape_from_frame(smdmx_scene *s, const smdmx_flex_shape *src, const 
 		}
 	}
 	bool ok = sm_rig_shape_scaled(s->owner, s, src, name, share, half == 'L', out, error);
-	free(share);
+	sm_del(&room, share);
 	return ok;
 }
 
@@ -78,16 +79,17 @@ static bool shape_from_frame(smdmx_scene *s, const smdmx_flex_shape *src, const 
  * copies the default frame into the model and into the VTA's frame 0). */
 static bool rebase(smdmx_scene *s, const smdmx_flex_shape *deff)
 {
+	sm_alloc room = sm_scene_room(s);
 	size_t nframes = s->flex_shape_count;
 	smdmx_mesh *me = &s->meshes[deff->mesh];
 	for (size_t k = 0; k < deff->position_count; k++)
 		for (int a = 0; a < 3; a++) me->positions[deff->position_indices[k]][a] += deff->position_deltas[k][a];
 	for (size_t k = 0; me->normals && k < deff->normal_count; k++)
 		for (int a = 0; a < 3; a++) me->normals[deff->normal_indices[k]][a] += deff->normal_deltas[k][a];
-	int32_t *dp = malloc((me->position_count + 1) * sizeof(int32_t)), *dn = malloc((me->normal_count + 1) * sizeof(int32_t));
+	int32_t *dp = sm_new(&room, 1, (me->position_count + 1) * sizeof(int32_t)), *dn = sm_new(&room, 1, (me->normal_count + 1) * sizeof(int32_t));
 	if (!dp || !dn) {
-		free(dp);
-		free(dn);
+		sm_del(&room, dp);
+		sm_del(&room, dn);
 		return false;
 	}
 	for (size_t p = 0; p < me->position_count; p++) dp[p] = -1;
@@ -108,8 +110,8 @@ static bool rebase(smdmx_scene *s, const smdmx_flex_shape *deff)
 				for (int a = 0; a < 3; a++) sh->normal_deltas[k][a] -= deff->normal_deltas[d][a];
 		}
 	}
-	free(dp);
-	free(dn);
+	sm_del(&room, dp);
+	sm_del(&room, dn);
 	return true;
 }
 
@@ -397,7 +399,8 @@ static bool set_balance(smdmx_scene *s, const bool *stereo_mesh, double msplit, 
 static bool rig_controls(smdmx_scene *s, const smdmx_qc_model *m, const lshape *ls, size_t nls, bool rig_in_qc,
                          smdmx_error *error)
 {
-	size_t nstereo = 0, *stereo_of = calloc(nls + 1, sizeof(size_t));
+	sm_alloc room = sm_scene_room(s);
+	size_t nstereo = 0, *stereo_of = sm_new_zero(&room, nls + 1, sizeof(size_t));
 	if (!stereo_of) return sm_fail_oom(error);
 	for (size_t u = 0; u < nls; u++)
 		if (ls[u].stereo) stereo_of[nstereo++] = u;
@@ -424,7 +427,7 @@ static bool rig_controls(smdmx_scene *s, const smdmx_qc_model *m, const lshape *
 			break;
 		}
 	}
-	free(stereo_of);
+	sm_del(&room, stereo_of);
 	if (ok) {
 		s->flex_controllers = cc;
 		s->flex_controller_count = nc;
@@ -500,15 +503,16 @@ static void no_rig(smdmx_scene *s)
 static bool lift_planned(const smdmx_qc *qc, const smdmx_qc_model *m, smdmx_scene *s, const char *use, plan *pl, size_t np,
                          double msplit, const smdmx_flex_shape *deff, bool rig_in_qc, smdmx_error *error, smdmx_warnings *w)
 {
+	sm_alloc room = sm_scene_room(s);
 	size_t nf = m->flex_count, nframes = s->flex_shape_count;
 	const smdmx_flex_shape *frames = s->flex_shapes;
-	lshape *ls = calloc(2 * nf + 1, sizeof(*ls));
-	char (*names)[300] = calloc(2 * nf + 1, 300);
-	bool *stereo_mesh = calloc(s->mesh_count + 1, sizeof(bool));
+	lshape *ls = sm_new_zero(&room, 2 * nf + 1, sizeof(*ls));
+	char (*names)[300] = sm_new_zero(&room, 2 * nf + 1, 300);
+	bool *stereo_mesh = sm_new_zero(&room, s->mesh_count + 1, sizeof(bool));
 	if (!ls || !names || !stereo_mesh) {
-		free(ls);
-		free(names);
-		free(stereo_mesh);
+		sm_del(&room, ls);
+		sm_del(&room, names);
+		sm_del(&room, stereo_mesh);
 		return sm_fail_oom(error);
 	}
 	size_t nls = plan_shapes(pl, np, ls, names);
@@ -533,10 +537,10 @@ static bool lift_planned(const smdmx_qc *qc, const smdmx_qc_model *m, smdmx_scen
 		ok = sm_mark_correctives(&s->owner->alloc, ns, n, false) || sm_fail_oom(error);
 	}
 	ok = ok && set_balance(s, stereo_mesh, msplit, error);
-	free(stereo_mesh);
+	sm_del(&room, stereo_mesh);
 	if (ok && !accepted) ok = rig_controls(s, m, ls, nls, rig_in_qc, error) && (rig_in_qc || rig_flex_rules(s, m, ls, nls, error, w));
-	free(ls);
-	free(names);
+	sm_del(&room, ls);
+	sm_del(&room, names);
 	return ok;
 }
 
@@ -544,8 +548,9 @@ static bool lift_planned(const smdmx_qc *qc, const smdmx_qc_model *m, smdmx_scen
  * there (0.5 without one), R taking that share and L the rest. */
 static bool cut_by_balance(smdmx_scene *s, const smdmx_flex_shape *src, smdmx_flex_shape halves[2], smdmx_error *error)
 {
+	sm_alloc room = sm_scene_room(s);
 	const smdmx_mesh *m = &s->meshes[src->mesh];
-	float *share = malloc((m->position_count + 1) * sizeof(float));
+	float *share = sm_new(&room, 1, (m->position_count + 1) * sizeof(float));
 	char name[300];
 	if (!share) return sm_fail_oom(error);
 	for (size_t p = 0; p < m->position_count; p++) share[p] = -1;
@@ -559,12 +564,13 @@ static bool cut_by_balance(smdmx_scene *s, const smdmx_flex_shape *src, smdmx_fl
 	bool ok = sm_rig_shape_scaled(s->owner, s, src, name, share, false, &halves[0], error);
 	snprintf(name, sizeof(name), "%.290sL", src->name);
 	ok = ok && sm_rig_shape_scaled(s->owner, s, src, name, share, true, &halves[1], error);
-	free(share);
+	sm_del(&room, share);
 	return ok;
 }
 
 bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, smdmx_error *error)
 {
+	sm_alloc room = sm_scene_room(s);
 	SM_ERROR_START(error);
 	if (!qc || !s) return sm_fail_null(error, __func__, !qc ? "qc" : "scene");
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
@@ -574,11 +580,11 @@ bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, 
 	size_t n = s->flex_shape_count;
 	sm_alloc *a = &s->owner->alloc;
 	/* each shape name a flex line of its own: stereo where the DMX's controls split it */
-	smdmx_qc_flex *lines = calloc(n + 1, sizeof(*lines));
-	plan *pl = calloc(n + 1, sizeof(*pl));
-	uint32_t *line_of = calloc(n + 1, sizeof(*line_of));
-	lshape *ls = calloc(2 * n + 1, sizeof(*ls));
-	char(*names)[300] = calloc(2 * n + 1, 300);
+	smdmx_qc_flex *lines = sm_new_zero(&room, n + 1, sizeof(*lines));
+	plan *pl = sm_new_zero(&room, n + 1, sizeof(*pl));
+	uint32_t *line_of = sm_new_zero(&room, n + 1, sizeof(*line_of));
+	lshape *ls = sm_new_zero(&room, 2 * n + 1, sizeof(*ls));
+	char(*names)[300] = sm_new_zero(&room, 2 * n + 1, 300);
 	smdmx_flex_shape *ns = sm_owned_calloc(s->owner, 2 * n + 1, sizeof(*ns), error);
 	sm_names by_name;
 	memset(&by_name, 0, sizeof(by_name));
@@ -632,17 +638,18 @@ bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, 
 		ok = sm_mark_correctives(&s->owner->alloc, ns, k, false) || sm_fail_oom(error);
 	}
 	ok = ok && rig_controls(s, m, ls, nls, false, error) && rig_flex_rules(s, m, ls, nls, error, &scratch);
-	free(lines);
-	free(pl);
-	free(line_of);
-	free(ls);
-	free(names);
+	sm_del(&room, lines);
+	sm_del(&room, pl);
+	sm_del(&room, line_of);
+	sm_del(&room, ls);
+	sm_del(&room, names);
 	return ok;
 }
 
 bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, const smdmx_qc_rig_options *options,
                         smdmx_error *error, smdmx_warnings *w)
 {
+	sm_alloc room = sm_scene_room(s);
 	SM_ERROR_START(error);
 	if (!qc || !s) return sm_fail_null(error, __func__, !qc ? "qc" : "scene");
 	if (w) memset(w, 0, sizeof(*w));
@@ -652,21 +659,21 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const smdmx_qc_model *m = &qc->models[model];
 	if (!sm_scene_memory(s, error)) return false;
-	char *use = calloc(m->flex_count + 1, 1);
+	char *use = sm_new_zero(&room, m->flex_count + 1, 1);
 	if (!use) return sm_fail_oom(error);
 	choose_flexes(qc, m, use, w);
 	const smdmx_flex_shape *deff = NULL;
 	bool ok = find_frames(qc, m, use, s, &deff, error);
 	if (ok && deff && !rebase(s, deff)) ok = sm_fail_oom(error);
-	plan *pl = ok ? calloc(m->flex_count + 1, sizeof(*pl)) : NULL;
+	plan *pl = ok ? sm_new_zero(&room, m->flex_count + 1, sizeof(*pl)) : NULL;
 	if (ok && !pl) ok = sm_fail_oom(error);
 	if (ok) {
 		double msplit = mesh_split(m, use);
 		size_t np = make_plan(qc, m, use, s, msplit, pl, w);
 		ok = lift_planned(qc, m, s, use, pl, np, msplit, deff, opt.rig_in_qc, error, w);
 	}
-	free(use);
-	free(pl);
+	sm_del(&room, use);
+	sm_del(&room, pl);
 	if (ok && !opt.rig_in_qc && m->qc_only_count)
 		qwarn(qc, m->pos, w, SMDMX_WARNING_QC_ONLY, "eyeball, eyelid and mouth lines have no DMX form: %zu stay in the QC, which studiomdl reads with the DMX; nothing to do",
 		      m->qc_only_count);
@@ -677,6 +684,7 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
  * (the model's with "absolute"), "rotate" as a QAngle. */
 bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error *error, smdmx_warnings *w)
 {
+	sm_alloc room = sm_scene_room(s);
 	SM_ERROR_START(error);
 	if (!qc || !s) return sm_fail_null(error, __func__, !qc ? "qc" : "scene");
 	if (w) memset(w, 0, sizeof(*w));
@@ -687,7 +695,7 @@ bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error 
 	if (s->attachment_count) memcpy(as, s->attachments, s->attachment_count * sizeof(*as));
 	size_t n = s->attachment_count, missing = 0;
 	/* bind poses in model space, for "absolute" */
-	double (*world)[4][4] = calloc(s->joint_count + 1, sizeof(*world));
+	double (*world)[4][4] = sm_new_zero(&room, s->joint_count + 1, sizeof(*world));
 	if (!world) return sm_fail_oom(error);
 	for (size_t j = 0; j < s->joint_count; j++) {
 		const smdmx_joint *jt = &s->joints[j];
@@ -777,7 +785,7 @@ bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error 
 		for (int k = 0; k < 3; k++) a->transform.position[k] = (float)pos[k];
 		for (int k = 0; k < 4; k++) a->transform.orientation[k] = (float)q[k];
 	}
-	free(world);
+	sm_del(&room, world);
 	if (missing)
 		sm_warn_n(w, SMDMX_WARNING_QC_ONLY, missing, 0, 0, "$attachment lines on bones this model does not have: left in the QC (another model of "
 		          "it may have them); check the bone names if not");
@@ -818,13 +826,14 @@ static bool among(const char *name, const char *const *list, size_t n)
 bool smdmx_qc_check_rules(const smdmx_qc *qc, uint32_t model, const char *const *flexes, size_t flex_count,
                           const char *const *controllers, size_t controller_count, smdmx_error *error)
 {
+	sm_alloc room = sm_scene_room(NULL); /* (malloc's: the call takes no allocator) */
 	SM_ERROR_START(error);
 	if (!qc) return sm_fail_null(error, __func__, "qc");
 	if ((!flexes && flex_count) || (!controllers && controller_count))
 		return sm_fail_null(error, __func__, !flexes && flex_count ? "flexes" : "controllers");
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);
 	const smdmx_qc_model *m = &qc->models[model];
-	const char **ctl = malloc((m->controller_count + 1) * sizeof(char *));
+	const char **ctl = sm_new(&room, 1, (m->controller_count + 1) * sizeof(char *));
 	if (!ctl) return sm_fail_oom(error);
 	for (size_t i = 0; i < m->controller_count; i++) ctl[i] = m->controllers[i].name;
 	bool ok = true;
@@ -868,6 +877,6 @@ bool smdmx_qc_check_rules(const smdmx_qc *qc, uint32_t model, const char *const 
 			fetch = false;
 		}
 	}
-	free(ctl);
+	sm_del(&room, ctl);
 	return ok;
 }

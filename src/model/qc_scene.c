@@ -101,7 +101,10 @@ static smdmx_scene *read_dmx(build *b, const char *path)
 	smdmx_dm *dm = smdmx_dmx_read_file(path, &b->o->dmx, &e, &w);
 	if (!dm) return file_done(b, path, &w, &e), NULL;
 	smdmx_warnings lw;
-	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &e, &lw);
+	smdmx_model_options mo;
+	memset(&mo, 0, sizeof(mo));
+	mo.allocator = b->o->dmx.allocator; /* the scene in the DMX's memory */
+	smdmx_scene *s = smdmx_model_to_scene(dm, &mo, &e, &lw);
 	smdmx_dm_free(dm);
 	merge(&w, &lw, "");
 	if (!s) {
@@ -213,14 +216,14 @@ static smdmx_scene *animation(build *b, const smdmx_qc_ref *ref)
 /* The SMDs of the QC's body parts but $model model's own (a VTA made of the whole character
  * has their vertices too: sm_scene_attach_vta_among), read quietly; those that cannot be read
  * are left out (their own reading says why). *n of them; NULL when none. */
-static smdmx_scene **other_parts(build *b, uint32_t model, size_t *n)
+static smdmx_scene **other_parts(build *b, uint32_t model, size_t *n, sm_alloc *room)
 {
 	const smdmx_qc *qc = b->qc;
 	uint32_t own = qc->models[model].ref;
 	size_t cap = 0;
 	*n = 0;
 	for (size_t i = 0; i < qc->part_count; i++) cap += qc->parts[i].choice_count;
-	smdmx_scene **out = cap ? calloc(cap, sizeof(*out)) : NULL;
+	smdmx_scene **out = cap ? sm_new_zero(room, cap, sizeof(*out)) : NULL;
 	for (size_t i = 0; out && i < qc->part_count; i++)
 		for (size_t k = 0; k < qc->parts[i].choice_count; k++) {
 			uint32_t r = qc->parts[i].choices[k];
@@ -251,11 +254,13 @@ static bool model_rig(build *b, uint32_t model, smdmx_scene *s)
 		smdmx_warnings w, aw;
 		smdmx_scene *flex = smdmx_smd_read_file(v->path, &b->o->smd, &e, &w);
 		size_t no = 0;
-		smdmx_scene **others = flex ? other_parts(b, model, &no) : NULL;
+		sm_alloc room;
+		sm_alloc_init(&room, &b->o->smd.allocator);
+		smdmx_scene **others = flex ? other_parts(b, model, &no, &room) : NULL;
 		bool ok = flex && sm_scene_attach_vta_among(s, flex, (const smdmx_scene *const *)others, no, &e, &aw);
 		if (flex) merge(&w, &aw, "");
 		for (size_t k = 0; k < no; k++) smdmx_scene_free(others[k]);
-		free(others);
+		sm_del(&room, others);
 		smdmx_scene_free(flex);
 		if (!file_done(b, v->path, &w, ok ? NULL : &e)) return false;
 	}

@@ -59,7 +59,10 @@ bool sm_rig_init(rig *g, const smdmx_scene *s, smdmx_error *error);
 bool sm_rig_lower(rig *g, const smdmx_scene *s, const uname *us, size_t nu, smdmx_warnings *w);
 /* fmt's text appended to *buf (of *len bytes in *cap, grown by realloc); false when memory
  * ran out. */
-bool sm_rig_appendf(char **buf, size_t *len, size_t *cap, const char *fmt, ...) SM_PRINTF(4, 5);
+/* Text put together in room's blocks (sm_new's, *buf NULL to start), then handed to the
+ * caller as smdmx_qc_text_free takes it (buf freed; NULL when memory ran out). */
+bool sm_rig_appendf(sm_alloc *room, char **buf, size_t *len, size_t *cap, const char *fmt, ...) SM_PRINTF(5, 6);
+char *sm_rig_text_out(sm_alloc *room, char *buf, size_t len);
 bool sm_rig_shape_scaled(sm_owner *o, const smdmx_scene *s, const smdmx_flex_shape *src, const char *name, const float *share,
                          bool complement, smdmx_flex_shape *out, smdmx_error *error);
 bool sm_rig_split_holds(const smdmx_scene *s, const smdmx_flex_shape *sh, double split);

@@ -225,6 +225,7 @@ long os_pid(void);
 
 typedef struct os_thread os_thread;
 os_thread *os_thread_start(void (*fn)(void *), void *arg); /* NULL when it cannot start */
+os_thread *os_thread_start_in(const os_mem *mem, void (*fn)(void *), void *arg);
 void os_thread_join(os_thread *t);
 typedef struct os_mutex os_mutex;
 os_mutex *os_mutex_create(void); /* NULL when out of memory */

@@ -318,6 +318,7 @@ struct os_thread {
 	pthread_t t;
 	void (*fn)(void *);
 	void *arg;
+	os_mem mem;
 };
 
 static void *thread_main(void *arg)
@@ -329,13 +330,19 @@ static void *thread_main(void *arg)
 
 os_thread *os_thread_start(void (*fn)(void *), void *arg)
 {
-	os_thread *t = malloc(sizeof(*t));
+	return os_thread_start_in(NULL, fn, arg);
+}
+
+os_thread *os_thread_start_in(const os_mem *mem, void (*fn)(void *), void *arg)
+{
+	os_thread *t = os_mem_alloc(mem, sizeof(*t));
 	if (!t) return NULL;
 	t->fn = fn;
 	t->arg = arg;
+	t->mem = mem ? *mem : (os_mem){ 0 };
 	int rc = pthread_create(&t->t, NULL, thread_main, t);
 	if (rc != 0) {
-		free(t);
+		os_mem_free(mem, t, sizeof(*t));
 		errno = rc;
 		return NULL;
 	}
@@ -346,7 +353,8 @@ void os_thread_join(os_thread *t)
 {
 	if (!t) return;
 	pthread_join(t->t, NULL);
-	free(t);
+	os_mem mem = t->mem;
+	os_mem_free(&mem, t, sizeof(*t));
 }
 
 struct os_mutex {

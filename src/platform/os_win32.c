@@ -578,6 +578,7 @@ struct os_thread {
 	HANDLE h;
 	void (*fn)(void *);
 	void *arg;
+	os_mem mem;
 };
 
 static unsigned __stdcall thread_main(void *arg)
@@ -589,14 +590,20 @@ static unsigned __stdcall thread_main(void *arg)
 
 os_thread *os_thread_start(void (*fn)(void *), void *arg)
 {
-	os_thread *t = malloc(sizeof(*t));
+	return os_thread_start_in(NULL, fn, arg);
+}
+
+os_thread *os_thread_start_in(const os_mem *mem, void (*fn)(void *), void *arg)
+{
+	os_thread *t = os_mem_alloc(mem, sizeof(*t));
 	if (!t) return NULL;
 	t->fn = fn;
 	t->arg = arg;
+	t->mem = mem ? *mem : (os_mem){ 0 };
 	/* _beginthreadex, not CreateThread: the C library's per-thread state is set up */
 	uintptr_t h = _beginthreadex(NULL, 0, thread_main, t, 0, NULL);
 	if (!h) {
-		free(t);
+		os_mem_free(mem, t, sizeof(*t));
 		return NULL;
 	}
 	t->h = (HANDLE)h;
@@ -608,7 +615,8 @@ void os_thread_join(os_thread *t)
 	if (!t) return;
 	WaitForSingleObject(t->h, INFINITE);
 	CloseHandle(t->h);
-	free(t);
+	os_mem mem = t->mem;
+	os_mem_free(&mem, t, sizeof(*t));
 }
 
 struct os_mutex {

@@ -82,7 +82,8 @@ static smdmx_qc *including_qc(cv_run *r, const char *in, const smdmx_qc *qc, cha
 {
 	const char *slash = os_last_separator(in);
 	char *dir = slash ? pj_asprintf(&r->mem, "%.*s", (int)(slash - in + 1), in) : pj_strdup(&r->mem, ".");
-	os_dir *d = dir ? os_dir_open(dir) : NULL;
+	os_mem om = pj_os_mem(&r->mem);
+	os_dir *d = dir ? os_dir_open_in(&om, dir) : NULL;
 	size_t n = 0;
 	char **names = d ? pj_dir_names(&r->mem, d, &n) : NULL;
 	smdmx_qc *found = NULL;

@@ -167,7 +167,7 @@ static bool plan_textures(project *p)
 				ok = dst && add_task(p, TASK_COPY, path, dst, SMDMX_NONE) != NULL;
 			}
 		}
-		free(path); /* (smdmx_qc_find_texture's) */
+		smdmx_qc_path_free(qc, path);
 	}
 	for (size_t i = 0; i < n; i++) pj_free(&p->lib->mem, names[i]);
 	pj_free(&p->lib->mem, names);

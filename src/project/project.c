@@ -81,7 +81,7 @@ static void team_run(library *lib, size_t count, void (*each)(void *arg, size_t 
 	os_mem mem = pj_os_mem(&lib->mem);
 	if (workers > 1) t.lock = pj_have(os_mutex_create_in(&mem));
 	for (unsigned i = 1; t.lock && i < workers; i++)
-		if ((th[started] = os_thread_start(team_work, &t))) started++;
+		if ((th[started] = os_thread_start_in(&mem, team_work, &t))) started++;
 	team_work(&t);
 	for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
 	if (t.lock) os_mutex_destroy(t.lock);
@@ -236,7 +236,7 @@ static void run_tasks(library *lib)
 	os_thread *th[SMDMX_PROJECT_JOBS_MAX];
 	unsigned started = 0;
 	for (unsigned i = 1; i < workers; i++)
-		if ((th[started] = os_thread_start(qp_worker, lib))) started++;
+		if ((th[started] = os_thread_start_in(&mem, qp_worker, lib))) started++;
 	qp_worker(lib);
 	for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
 }

@@ -257,12 +257,12 @@ static const char *with_slash(qr *r, const char *dir)
 {
 	size_t n = strlen(dir);
 	if (!n || dir[n - 1] == '/') return dir;
-	char *t = malloc(n + 2);
+	char *t = sm_malloc(&r->o->alloc, n + 2);
 	if (!t) return sm_fail_oom(r->error), NULL;
 	memcpy(t, dir, n);
 	memcpy(t + n, "/", 2);
 	const char *kept = qcr_rdup(r, t, n + 1);
-	free(t);
+	sm_free(&r->o->alloc, t, n + 2);
 	return kept;
 }
 
@@ -303,12 +303,12 @@ static bool cmd_dir(qr *r, uint32_t cmd, int which)
 		}
 	}
 	size_t lb = strlen(base), ln = strlen(name);
-	char *s = malloc(lb + ln + 2);
+	char *s = sm_malloc(&r->o->alloc, lb + ln + 2);
 	if (!s) return sm_fail_oom(r->error);
 	memcpy(s, base, lb);
 	memcpy(s + lb, name, ln + 1);
 	const char *joined = qcr_join_path(r, "", s);
-	free(s);
+	sm_free(&r->o->alloc, s, lb + ln + 2);
 	const char *dir = joined ? with_slash(r, joined) : NULL;
 	if (!dir) return false;
 	if (which == 0) { /* $cd: the base folder */
@@ -485,7 +485,11 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	smdmx_qc_read_options opt;
 	memset(&opt, 0, sizeof(opt));
 	if (options) opt = *options;
-	sm_owner *o = sm_owner_new(&opt.allocator, error);
+	/* the reading's memory (the QC's, and the listings and files read on the way) counted
+	 * together against the allocator's limits; the QC the caller's after */
+	sm_budget budget;
+	smdmx_allocator hooks = sm_budget_start(&budget, &opt.allocator);
+	sm_owner *o = sm_owner_new(&hooks, error);
 	if (!o) return NULL;
 	qr r;
 	memset(&r, 0, sizeof(r));
@@ -506,7 +510,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 		r.fs.read = sm_fs_read;
 		r.fs.find = sm_fs_find;
 		r.fs.free_data = sm_fs_free;
-		r.fs.user = listings = sm_fs_cache_new();
+		r.fs.user = listings = sm_fs_cache_new(&hooks);
 	}
 	r.max_depth = opt.max_depth ? opt.max_depth : SMDMX_QC_DEFAULT_MAX_DEPTH;
 	if (r.max_depth > QC_MAX_DEPTH_LIMIT) r.max_depth = QC_MAX_DEPTH_LIMIT;
@@ -527,7 +531,8 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 		r.qc = qc;
 		qc->separator = os_path_separator_of(path);
 		r.st = st;
-		char *norm = malloc(strlen(path) + 1);
+		size_t norm_size = strlen(path) + 1;
+		char *norm = sm_malloc(&o->alloc, norm_size);
 		ok = norm != NULL;
 		if (!ok) sm_fail_oom(error);
 		if (ok) {
@@ -543,7 +548,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 				if (missing) sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot open '%s'", path);
 				ok = false;
 			}
-			free(norm);
+			sm_free(&o->alloc, norm, norm_size);
 		}
 	}
 	ok = ok && qcr_push_frame(&r, 0, 0, (uint32_t)rfile(&r, 0)->size, 1, 0, SMDMX_NONE, NULL, NULL, 0);
@@ -599,6 +604,10 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 		if (slot) *slot = r.cd_set ? r.dirs[0] : "";
 		else ok = false;
 	}
+	if (!ok) {
+		sm_owner_free(o);
+		return NULL;
+	}
 	qc->texture_dirs = r.texture_dirs.data;
 	qc->texture_dir_count = r.texture_dirs.count;
 	st->fs = r.fs;
@@ -607,6 +616,7 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	st->include_tok = r.include_tok.data;
 	st->crlf = r.crlf.data;
 	st->models = r.model_x.data;
+	sm_budget_leave(&budget, &o->alloc);
 	return qc;
 }
 
@@ -634,21 +644,37 @@ char *smdmx_qc_find_texture(const smdmx_qc *qc, const char *name, bool *nocase)
 	if (!nocase) nocase = &spare;
 	if (!qc || !name) return *nocase = false, NULL;
 	*nocase = false;
-	const smdmx_qc_files *fs = &qc->state->fs;
-	for (size_t i = 0; i < qc->texture_dir_count; i++) {
+	/* every block in the QC's memory: the folders listed on the way (the default file system),
+	 * the paths tried, the path handed back */
+	sm_alloc a = qc_temp_alloc(qc);
+	smdmx_qc_files fs = qc->state->fs;
+	sm_fs_cache *listings = NULL;
+	if (fs.find == sm_fs_find && !fs.user) fs.user = listings = sm_fs_cache_new(&a.hooks);
+	if (fs.find == sm_fs_find && !fs.user) return NULL; /* out of memory */
+	char *copy = NULL;
+	for (size_t i = 0; i < qc->texture_dir_count && !copy; i++) {
 		size_t n = strlen(qc->state->root) + strlen(qc->texture_dirs[i]) + strlen(name) + 1;
-		char *path = malloc(n);
-		if (!path) return NULL;
+		char *path = sm_new(&a, 1, n);
+		if (!path) break;
 		snprintf(path, n, "%s%s%s", qc->state->root, qc->texture_dirs[i], name);
 		for (char *p = path; *p; p++)
 			if (*p == '\\') *p = '/';
-		char *found = fs->find(fs->user, path, nocase);
-		free(path);
+		char *found = fs.find(fs.user, path, nocase);
+		sm_del(&a, path);
 		if (!found) continue;
-		char *copy = malloc(strlen(found) + 1);
-		if (copy) strcpy(copy, found);
-		fs->free_data(fs->user, found);
-		return copy;
+		size_t len = strlen(found) + 1;
+		copy = sm_new(&a, 1, len);
+		if (copy) memcpy(copy, found, len);
+		fs.free_data(fs.user, found);
+		if (!copy) break;
 	}
-	return NULL;
+	sm_fs_cache_free(listings);
+	return copy;
+}
+
+void smdmx_qc_path_free(const smdmx_qc *qc, char *path)
+{
+	if (!qc || !path) return;
+	sm_alloc a = qc_temp_alloc(qc);
+	sm_del(&a, path);
 }

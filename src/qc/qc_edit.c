@@ -102,12 +102,13 @@ static bool rename_token(smdmx_qc *qc, uint32_t t, const char *name, smdmx_error
 		/* the value's own text, its end changed as the name's */
 		const qc_tok *src = qc_tok_at(qc, k->tail_src);
 		size_t keep = strlen(src->text) - (lo - common);
-		char *v = malloc(keep + (ln - common) + 1);
+		sm_alloc a = qc_temp_alloc(qc);
+		char *v = sm_malloc(&a, keep + (ln - common) + 1);
 		if (!v) return sm_fail_oom(error);
 		memcpy(v, src->text, keep);
 		memcpy(v + keep, name + common, ln - common + 1);
 		bool ok = rename_token(qc, k->tail_src, v, error, depth + 1, dry);
-		free(v);
+		sm_free(&a, v, keep + (ln - common) + 1);
 		return ok;
 	}
 	size_t old_tail = lo - common;
@@ -125,14 +126,15 @@ static bool rename_token(smdmx_qc *qc, uint32_t t, const char *name, smdmx_error
 	const char *tail = name + common;
 	size_t tl = ln - common;
 	if (!quoted && !(k->flags & QTOK_EXPANDED) && needs_quotes(name)) {
-		char *q = malloc(ln + 3);
+		sm_alloc a = qc_temp_alloc(qc);
+		char *q = sm_malloc(&a, ln + 3);
 		if (!q) return sm_fail_oom(error);
 		q[0] = '"';
 		memcpy(q + 1, name, ln);
 		q[ln + 1] = '"';
 		q[ln + 2] = 0;
 		bool ok = dry || add_edit(qc, k->file, k->start, k->end, q, ln + 2, true, k, error);
-		free(q);
+		sm_free(&a, q, ln + 3);
 		return ok;
 	}
 	return dry || add_edit(qc, k->file, in_end - (uint32_t)old_tail, in_end, tail, tl, true, k, error);
@@ -277,16 +279,19 @@ bool smdmx_qc_remove_lines(smdmx_qc *qc, uint32_t model, unsigned which, smdmx_e
 	return true;
 }
 
-/* text with its line ends as the file writes them. */
+/* text with its line ends as the file writes them (in qc_temp_alloc's room of *len and one
+ * byte). */
 static char *with_line_ends(const smdmx_qc *qc, uint32_t file, const char *prefix, const char *text, const char *suffix,
                             size_t *len)
 {
+	sm_alloc a = qc_temp_alloc(qc);
 	bool crlf = qc->state->crlf[file];
 	size_t n = strlen(prefix) + strlen(text) + strlen(suffix), lines = 0;
 	for (const char *p = prefix; *p; p++) lines += *p == '\n';
 	for (const char *p = text; *p; p++) lines += *p == '\n';
 	for (const char *p = suffix; *p; p++) lines += *p == '\n';
-	char *out = malloc(n + (crlf ? lines : 0) + 1);
+	size_t room = n + (crlf ? lines : 0) + 1;
+	char *out = sm_malloc(&a, room);
 	if (!out) return NULL;
 	size_t k = 0;
 	const char *parts[3] = { prefix, text, suffix };
@@ -297,7 +302,7 @@ static char *with_line_ends(const smdmx_qc *qc, uint32_t file, const char *prefi
 		}
 	}
 	out[k] = 0;
-	*len = k;
+	*len = k; /* (room - 1: every byte counted above) */
 	return out;
 }
 
@@ -308,7 +313,8 @@ static bool insert_text(smdmx_qc *qc, uint32_t file, uint32_t at, const char *pr
 	char *s = with_line_ends(qc, file, prefix, text, suffix, &len);
 	if (!s) return sm_fail_oom(error);
 	bool ok = add_edit(qc, file, at, at, s, len, false, tok, error);
-	free(s);
+	sm_alloc a = qc_temp_alloc(qc);
+	sm_free(&a, s, len + 1);
 	return ok;
 }
 
@@ -423,7 +429,8 @@ bool smdmx_qc_write(const smdmx_qc *qc, uint32_t file, smdmx_write_fn write, voi
 	const qc_edit *e = edits(qc);
 	size_t n = 0;
 	for (size_t i = 0; i < qc->state->edits.count; i++) n += e[i].file == file;
-	const qc_edit **list = n ? malloc(n * sizeof(*list)) : NULL;
+	sm_alloc a = qc_temp_alloc(qc);
+	const qc_edit **list = n ? sm_malloc(&a, n * sizeof(*list)) : NULL;
 	if (n && !list) return sm_fail_oom(error);
 	size_t k = 0;
 	for (size_t i = 0; i < qc->state->edits.count; i++)
@@ -437,7 +444,7 @@ bool smdmx_qc_write(const smdmx_qc *qc, uint32_t file, smdmx_write_fn write, voi
 		if (list[i]->end > pos) pos = list[i]->end;
 	}
 	if (ok && pos < f->size) ok = write(user, f->data + pos, f->size - pos);
-	free(list);
+	if (list) sm_free(&a, (void *)list, n * sizeof(*list));
 	if (!ok) return sm_fail(error, SMDMX_ERROR_IO, 0, 0, "write failed");
 	return true;
 }

@@ -9,9 +9,20 @@
 #include "platform/os.h"
 #include "qc/qc_internal.h"
 
+/* Where the blocks of a lookup or a read are: the cache's memory (its allocator's), or
+ * malloc's without a cache. */
+static sm_alloc *cache_alloc(sm_fs_cache *c);
+
+static sm_alloc *fs_mem(void *user, sm_alloc *alone)
+{
+	if (user) return cache_alloc(user);
+	sm_alloc_init(alone, NULL);
+	return alone;
+}
+
 int sm_fs_read(void *user, const char *path, void **data, size_t *size)
 {
-	(void)user;
+	sm_alloc alone, *a = fs_mem(user, &alone);
 	*data = NULL;
 	*size = 0;
 	os_stat st;
@@ -20,16 +31,16 @@ int sm_fs_read(void *user, const char *path, void **data, size_t *size)
 	FILE *f = os_fopen(path, "rb");
 	if (!f) return errno == ENOENT || errno == ENOTDIR ? 1 : 2;
 	size_t cap = (size_t)st.size + 1, len = 0;
-	char *buf = malloc(cap);
+	char *buf = sm_new(a, 1, cap);
 	if (!buf) {
 		fclose(f);
 		return 2;
 	}
 	for (;;) {
 		if (len == cap) {
-			char *b = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+			char *b = cap > SIZE_MAX / 2 ? NULL : sm_renew(a, buf, 2, cap);
 			if (!b) {
-				free(buf);
+				sm_del(a, buf);
 				fclose(f);
 				return 2;
 			}
@@ -43,7 +54,7 @@ int sm_fs_read(void *user, const char *path, void **data, size_t *size)
 	bool bad = ferror(f) != 0;
 	fclose(f);
 	if (bad) {
-		free(buf);
+		sm_del(a, buf);
 		return 2;
 	}
 	*data = buf;
@@ -53,8 +64,8 @@ int sm_fs_read(void *user, const char *path, void **data, size_t *size)
 
 void sm_fs_free(void *user, void *data)
 {
-	(void)user;
-	free(data);
+	sm_alloc alone;
+	sm_del(fs_mem(user, &alone), data);
 }
 
 static bool is_file(const char *path)
@@ -87,10 +98,15 @@ struct sm_fs_cache {
 	bool oom;             /* an allocation of the lookup under way failed: what it found is not remembered */
 };
 
-sm_fs_cache *sm_fs_cache_new(void)
+static sm_alloc *cache_alloc(sm_fs_cache *c)
+{
+	return &c->mem->alloc;
+}
+
+sm_fs_cache *sm_fs_cache_new(const smdmx_allocator *hooks)
 {
 	smdmx_error e;
-	sm_owner *mem = sm_owner_new(NULL, &e);
+	sm_owner *mem = sm_owner_new(hooks, &e);
 	sm_fs_cache *c = mem ? sm_owned_calloc(mem, 1, sizeof(*c), &e) : NULL;
 	if (!c) {
 		sm_owner_free(mem);
@@ -130,7 +146,9 @@ static const fs_listing *listing_of(sm_fs_cache *c, const char *folder)
 	smdmx_error err;
 	fs_listing l = { sm_strdup(c->mem, folder, strlen(folder), &err), SM_VEC_INIT };
 	if (!l.folder) return NULL;
-	os_dir *d = os_dir_open(folder);
+	const smdmx_allocator *h = &c->mem->alloc.hooks;
+	os_mem om = { h->alloc_fn, h->free_fn, h->user };
+	os_dir *d = os_dir_open_in(&om, folder);
 	bool ok = true;
 	const char *e;
 	while (ok && d && (e = os_dir_next(d)) != NULL) {
@@ -191,14 +209,16 @@ static void name_on_disk(sm_fs_cache *c, const char *folder, char *want, size_t 
 static char *find(sm_fs_cache *cache, const char *path, bool *nocase)
 {
 	*nocase = false;
+	sm_alloc *a = &cache->mem->alloc;
 	bool fold = os_names_ignore_case();
+	size_t n = strlen(path);
 	if (!fold && is_file(path)) {
-		char *same = strdup(path);
-		if (!same) cache->oom = true;
+		char *same = sm_new(a, 1, n + 1);
+		if (same) memcpy(same, path, n + 1);
+		else cache->oom = true;
 		return same;
 	}
-	size_t n = strlen(path);
-	char *out = malloc(n + 1);
+	char *out = sm_new(a, 1, n + 1);
 	if (!out) {
 		cache->oom = true;
 		return NULL;
@@ -229,13 +249,13 @@ static char *find(sm_fs_cache *cache, const char *path, bool *nocase)
 		const char *q = strchr(p, '/');
 		size_t comp = q ? (size_t)(q - p) : strlen(p);
 		out[len] = 0;
-		char *want = malloc(comp + 1);
+		char *want = sm_new(a, 1, comp + 1);
 		if (want) {
 			memcpy(want, p, comp);
 			want[comp] = 0;
 		}
 		if (!want) {
-			free(out);
+			sm_del(a, out);
 			cache->oom = true;
 			return NULL;
 		}
@@ -244,13 +264,13 @@ static char *find(sm_fs_cache *cache, const char *path, bool *nocase)
 			found = true;
 		} else {
 			/* The component as written, if it exists; else the first entry equal but for case. */
-			char *probe = malloc(len + comp + 1);
+			char *probe = sm_new(a, 1, len + comp + 1);
 			if (probe) {
 				memcpy(probe, out, len);
 				memcpy(probe + len, want, comp + 1);
 				os_stat st;
 				found = os_stat_path(probe, &st);
-				free(probe);
+				sm_del(a, probe);
 			} else {
 				cache->oom = true;
 			}
@@ -264,20 +284,20 @@ static char *find(sm_fs_cache *cache, const char *path, bool *nocase)
 			}
 		}
 		if (!found) {
-			free(want);
-			free(out);
+			sm_del(a, want);
+			sm_del(a, out);
 			return NULL;
 		}
 		memcpy(out + len, want, comp);
 		len += comp;
-		free(want);
+		sm_del(a, want);
 		if (!q) break;
 		out[len++] = '/';
 		p = q + 1;
 	}
 	out[len] = 0;
 	if (!is_file(out)) {
-		free(out);
+		sm_del(a, out);
 		return NULL;
 	}
 	return out;
@@ -286,7 +306,7 @@ static char *find(sm_fs_cache *cache, const char *path, bool *nocase)
 char *sm_fs_find(void *user, const char *path, bool *nocase)
 {
 	/* without a cache (user NULL), one for this lookup alone */
-	sm_fs_cache *c = user, *own = c ? NULL : sm_fs_cache_new();
+	sm_fs_cache *c = user, *own = c ? NULL : sm_fs_cache_new(NULL);
 	*nocase = false;
 	if (!c && !(c = own)) return NULL; /* out of memory */
 	/* A QC names many files more than once (an animation in several $sequences, each of its
@@ -296,7 +316,9 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 	if (k != SMDMX_NONE) {
 		const fs_found *f = (const fs_found *)c->names.data + k;
 		*nocase = f->nocase;
-		found = f->found ? strdup(f->found) : NULL;
+		size_t n = f->found ? strlen(f->found) + 1 : 0;
+		found = n ? sm_new(&c->mem->alloc, 1, n) : NULL;
+		if (found) memcpy(found, f->found, n);
 	} else {
 		c->oom = false;
 		found = find(c, path, nocase);

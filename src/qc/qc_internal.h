@@ -8,15 +8,17 @@
 #include "smdmx/rig.h"
 
 /* The files on disk (qc_fs.c): a file read whole (0; 1 when it is not there, 2 when it
- * cannot be read; freed with sm_fs_free), and the path a name finds (malloc'd, NULL when
- * none; *nocase when only by ignoring case). */
+ * cannot be read; freed with sm_fs_free), and the path a name finds (freed with sm_fs_free,
+ * NULL when none; *nocase when only by ignoring case). Their blocks are the cache's memory
+ * (user, an sm_fs_cache), or malloc's when user is NULL. */
 int sm_fs_read(void *user, const char *path, void **data, size_t *size);
 char *sm_fs_find(void *user, const char *path, bool *nocase);
 void sm_fs_free(void *user, void *data);
 /* sm_fs_find's user: the folders it looked through, read once (for one QC's reading, while
- * nothing writes there); NULL reads them each time. NULL when out of memory. */
+ * nothing writes there); NULL reads them each time. Its memory through hooks (NULL:
+ * malloc's). NULL when out of memory. */
 typedef struct sm_fs_cache sm_fs_cache;
-sm_fs_cache *sm_fs_cache_new(void);
+sm_fs_cache *sm_fs_cache_new(const smdmx_allocator *hooks);
 void sm_fs_cache_free(sm_fs_cache *c);
 
 enum {
@@ -82,6 +84,14 @@ struct smdmx_qc_state {
 static inline const qc_tok *qc_tok_at(const smdmx_qc *qc, uint32_t i)
 {
 	return (const qc_tok *)qc->state->toks.data + i;
+}
+
+/* Room for a moment (a name put together, a list sorted) through the QC's allocator: its
+ * hooks alone, so that calls on one QC from several threads share nothing. */
+static inline sm_alloc qc_temp_alloc(const smdmx_qc *qc)
+{
+	sm_alloc a = { qc->state->o->alloc.hooks, 0, 0 };
+	return a;
 }
 
 /* Sets error's file to the QC file's path unless it is the main QC. */

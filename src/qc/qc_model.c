@@ -39,12 +39,12 @@ bool qcr_add_ref(qr *r, uint32_t t, smdmx_qc_ref_kind kind, const char *command,
 	const char *base = qcr_join_path(r, r->st->root, ref.dir);
 	if (!base) return false;
 	size_t bl = strlen(base);
-	char *dirpart = malloc(bl + 2);
+	char *dirpart = sm_malloc(&r->o->alloc, bl + 2);
 	if (!dirpart) return sm_fail_oom(r->error);
 	memcpy(dirpart, base, bl + 1);
 	if (bl && dirpart[bl - 1] != '/') memcpy(dirpart + bl, "/", 2);
 	const char *plain = qcr_join_path(r, dirpart, k->text);
-	free(dirpart);
+	sm_free(&r->o->alloc, dirpart, bl + 2);
 	if (!plain) return false;
 	const char *ext = qcr_path_ext(k->text);
 	if (!*ext && exts[0]) {
@@ -52,13 +52,13 @@ bool qcr_add_ref(qr *r, uint32_t t, smdmx_qc_ref_kind kind, const char *command,
 		ref.path = NULL;
 		for (size_t e = 0; exts[e]; e++) {
 			size_t n = strlen(plain) + strlen(exts[e]) + 2;
-			char *p = malloc(n);
+			char *p = sm_malloc(&r->o->alloc, n);
 			if (!p) return sm_fail_oom(r->error);
 			snprintf(p, n, "%s.%s", plain, exts[e]);
 			bool nocase = false;
 			char *found = r->fs.find(r->fs.user, p, &nocase);
 			if (!ref.path) ref.path = qcr_rdup(r, p, strlen(p));
-			free(p);
+			sm_free(&r->o->alloc, p, n);
 			if (found) {
 				ref.path = qcr_rdup(r, found, strlen(found));
 				r->fs.free_data(r->fs.user, found);
@@ -99,12 +99,12 @@ bool qcr_add_ref(qr *r, uint32_t t, smdmx_qc_ref_kind kind, const char *command,
 static bool add_name_fmt(qr *r, name_set *v, const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	char *s = malloc(la + lb + 1);
+	char *s = sm_malloc(&r->o->alloc, la + lb + 1);
 	if (!s) return sm_fail_oom(r->error);
 	memcpy(s, a, la);
 	memcpy(s + la, b, lb + 1);
 	const char *d = qcr_rdup(r, s, la + lb);
-	free(s);
+	sm_free(&r->o->alloc, s, la + lb + 1);
 	return d && qcr_add_name(r, v, d);
 }
 
@@ -254,13 +254,13 @@ static bool model_eyelid(qr *r, uint32_t cmd)
 			SM_CHECK(qcr_need_int(r, o, "a frame number", &frame));
 			SM_CHECK(qcr_need_number(r, o, "a target", &target));
 			size_t lt = strlen(tn), lx = strlen(x);
-			char *s = malloc(lt + lx + 2);
+			char *s = sm_malloc(&r->o->alloc, lt + lx + 2);
 			if (!s) return sm_fail_oom(r->error);
 			memcpy(s, tn, lt);
 			s[lt] = '_';
 			memcpy(s + lt + 1, x, lx + 1);
 			const char *d = qcr_rdup(r, s, lt + lx + 1);
-			free(s);
+			sm_free(&r->o->alloc, s, lt + lx + 2);
 			if (!d || !qcr_add_name(r, &r->flex_names, d)) return false;
 		} else if (sm_same_nocase(x, "split")) {
 			double s;

@@ -166,7 +166,7 @@ const char *qcr_join_path(qr *r, const char *a, const char *b)
 	size_t la = strlen(a), lb = strlen(b);
 	bool absolute = b[0] == '/' || b[0] == '\\' || (b[0] && b[1] == ':');
 	if (absolute) la = 0;
-	char *s = malloc(la + lb + 2);
+	char *s = sm_malloc(&r->o->alloc, la + lb + 2);
 	if (!s) {
 		sm_fail_oom(r->error);
 		return NULL;
@@ -203,7 +203,7 @@ const char *qcr_join_path(qr *r, const char *a, const char *b)
 	}
 	out[n] = 0;
 	const char *d = qcr_rdup(r, out, n);
-	free(s);
+	sm_free(&r->o->alloc, s, la + lb + 2);
 	return d;
 }
 

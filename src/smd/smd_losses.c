@@ -90,12 +90,13 @@ static void report_material_ends(const smdmx_scene *s, smdmx_warnings *w)
  * none uses changes no compiled model, said apart, as nothing to do. */
 static void report_balance(const smdmx_scene *s, smdmx_warnings *w)
 {
+	sm_alloc room = sm_scene_room(s);
 	size_t balance = 0, unused = 0, corners = 0;
 	for (size_t i = 0; i < s->mesh_count; i++) balance += s->meshes[i].balance.indices != NULL;
-	uint8_t *stereo = balance ? malloc(s->mesh_count) : NULL;
+	uint8_t *stereo = balance ? sm_new(&room, 1, s->mesh_count) : NULL;
 	/* out of memory: all of it said as balance left out, the safe side */
-	if (stereo && !sm_stereo_meshes(s, NULL, stereo, &unused, &corners)) unused = corners = 0;
-	free(stereo);
+	if (stereo && !sm_stereo_meshes(s, &room.hooks, stereo, &unused, &corners)) unused = corners = 0;
+	sm_del(&room, stereo);
 	if (unused)
 		sm_warn(w, SMDMX_WARNING_BALANCE_UNUSED, 0, 0, "stereo balance on %zu corners of %zu mesh%s left out: SMD has none, and no "
 		        "stereo control uses it, so studiomdl compiles the same model; nothing to do",
@@ -107,6 +108,7 @@ static void report_balance(const smdmx_scene *s, smdmx_warnings *w)
 
 void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options *o, bool vta_too, smdmx_warnings *w)
 {
+	sm_alloc room = sm_scene_room(s);
 	if (!s) return;
 	bool goldsrc = o && o->goldsrc;
 	if (goldsrc) {
@@ -128,7 +130,7 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 		/* materials that become one texture name */
 		size_t merged = 0;
 		const char *first_a = NULL, *first_b = NULL;
-		char (*tex)[SM_GOLDSRC_NAME_MAX] = s->material_count ? malloc(s->material_count * sizeof(*tex)) : NULL;
+		char (*tex)[SM_GOLDSRC_NAME_MAX] = s->material_count ? sm_new(&room, 1, s->material_count * sizeof(*tex)) : NULL;
 		if (tex) {
 			for (size_t i = 0; i < s->material_count; i++) sm_goldsrc_texture(s->materials[i].name, tex[i]);
 			for (size_t i = 0; i < s->material_count; i++)
@@ -140,7 +142,7 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 						}
 						break;
 					}
-			free(tex);
+			sm_del(&room, tex);
 		}
 		if (merged)
 			sm_warn(w, SMDMX_WARNING_GOLDSRC_MATERIALS, 0, 0, "%zu materials take the GoldSrc texture name of another ('%s' "

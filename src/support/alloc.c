@@ -324,6 +324,13 @@ const char *smdmx_scene_strdup(smdmx_scene *scene, const char *text, smdmx_error
 	return o ? sm_strdup(o, text, strlen(text), error) : NULL;
 }
 
+sm_alloc sm_scene_room(const smdmx_scene *scene)
+{
+	sm_alloc a;
+	sm_alloc_init(&a, scene && scene->owner ? &scene->owner->alloc.hooks : NULL);
+	return a;
+}
+
 void smdmx_scene_free(smdmx_scene *scene)
 {
 	if (!scene) return;

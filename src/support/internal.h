@@ -119,6 +119,11 @@ bool sm_budget_ran_out(sm_budget *b);
  * then calls the caller's hooks directly, no longer counted. */
 void sm_budget_leave(sm_budget *b, sm_alloc *a);
 
+/* Room for a moment beside a scene (a list sorted, a text put together): its allocator's hooks
+ * (malloc's for a scene built by hand) in an sm_alloc of its own, the scene's counts untouched;
+ * take blocks with sm_new and kin, which free without their size. */
+sm_alloc sm_scene_room(const smdmx_scene *scene);
+
 /* Overflow-checked a * b; false when it overflows. */
 static inline bool sm_mul(size_t a, size_t b, size_t *out)
 {
