@@ -832,17 +832,22 @@ install)
 					"$(printf '%s\n' "$out" | sed -n 's/^diff under a limit of [0-9]* bytes: \(.*\), [0-9]* bytes at most, \(.*\)$/\1, \2/p')"
 				check "nothing in the diff's contract failed" "" "$(printf '%s\n' "$out" | grep FAILED)"
 				# one conversion each way a model file goes (smdmx_convert_way: 0 SMD to DMX, 2 DMX to
-				# DMX, 3 DMX to SMD, 4 SMD to SMD)
-				for w in "0 $sample/arm.smd em.dmx" "2 $root/testdata/model/arm.dmx em.dmx" "3 $root/testdata/model/arm_wave.dmx em.smd" "4 $sample/arm.smd em.smd"; do
+				# DMX, 3 DMX to SMD, 4 SMD to SMD); then of a model large enough to be read and
+				# written in parts on two threads (their threads and locks the job's memory too)
+				"$build/tools/gen_smd" reference 20000 "$tmp/em_big.smd"
+				"$build/smd2dmx" -q "$tmp/em_big.smd" -o "$tmp/em_big.dmx" -f
+				for w in "0 $sample/arm.smd em.dmx" "2 $root/testdata/model/arm.dmx em.dmx" "3 $root/testdata/model/arm_wave.dmx em.smd" "4 $sample/arm.smd em.smd" \
+					"0 $tmp/em_big.smd em.dmx" "2 $tmp/em_big.dmx em.dmx" "3 $tmp/em_big.dmx em.smd" "4 $tmp/em_big.smd em.smd"; do
 					way=${w%% *} rest=${w#* }
 					out=$(cd "$tmp" && LD_LIBRARY_PATH="$libdir" "$tmp/em" convert "$way" "${rest%% *}" "${rest#* }" 2>&1)
-					check "convert way $way with the caller's allocator: every byte through it, none left" \
+					check "convert way $way of $(basename "${rest%% *}") with the caller's allocator: every byte through it, none left" \
 						"0 converted, 0 direct (0 bytes), 0 bytes left" \
 						"$? $(printf '%s\n' "$out" | sed -n 's/^convert: \([a-z]*\), .* allocations through the allocator ([0-9]* bytes at most), \(.*\)$/\1, \2/p')"
 					check "and under a limit below its need: out of memory, said, no file, nothing left" \
 						"failed (out of memory), no output|0 bytes left" \
 						"$(printf '%s\n' "$out" | sed -n 's/^convert under a limit of [0-9]* bytes: \(.*\), [0-9]* bytes at most, \(.*\)$/\1, \2/p; s/^convert under the limit: //p' | paste -sd'|')"
 				done
+				rm -f "$tmp/em_big.smd" "$tmp/em_big.dmx"
 				# a batch of a folder's models (the batch's own plan, jobs and messages too)
 				for d in "$sample" "$root/testdata/model"; do
 					out=$(LD_LIBRARY_PATH="$libdir" "$tmp/em" batch "$d" "$tmp/em_batch" 2>&1)

@@ -85,55 +85,13 @@ int posix_memalign(void **out, size_t alignment, size_t size)
 
 /* ---- the caller's allocator ------------------------------------------------------------------ */
 
+/* The caller's allocator: malloc's, counted (atomically: a job's threads call it at once). */
 typedef struct counter {
-	long long live, peak;
-	size_t calls;
-} counter;
-
-static void *c_alloc(void *user, size_t size)
-{
-	counter *c = user;
-	void *p = __libc_malloc(size);
-	if (p) {
-		c->live += (long long)size;
-		if (c->live > c->peak) c->peak = c->live;
-		c->calls++;
-	}
-	return p;
-}
-
-static void *c_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
-{
-	counter *c = user;
-	void *p = __libc_realloc(ptr, new_size);
-	if (p) {
-		c->live += (long long)new_size - (long long)old_size;
-		if (c->live > c->peak) c->peak = c->live;
-		c->calls++;
-	}
-	return p;
-}
-
-static void c_free(void *user, void *ptr, size_t size)
-{
-	counter *c = user;
-	c->live -= (long long)size;
-	__libc_free(ptr);
-}
-
-static smdmx_allocator allocator_of(counter *c, size_t limit)
-{
-	smdmx_allocator a = { c_alloc, c_realloc, c_free, c, limit, 0 };
-	return a;
-}
-
-/* The same counts for hooks several threads call at once (a run's workers). */
-typedef struct shared_counter {
 	_Atomic long long live, peak;
 	_Atomic size_t calls;
-} shared_counter;
+} counter;
 
-static void sc_grew(shared_counter *c, long long by)
+static void c_grew(counter *c, long long by)
 {
 	long long now = atomic_fetch_add(&c->live, by) + by, peak = atomic_load(&c->peak);
 	while (now > peak && !atomic_compare_exchange_weak(&c->peak, &peak, now)) {
@@ -141,30 +99,30 @@ static void sc_grew(shared_counter *c, long long by)
 	atomic_fetch_add(&c->calls, 1);
 }
 
-static void *sc_alloc(void *user, size_t size)
+static void *c_alloc(void *user, size_t size)
 {
 	void *p = __libc_malloc(size);
-	if (p) sc_grew(user, (long long)size);
+	if (p) c_grew(user, (long long)size);
 	return p;
 }
 
-static void *sc_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+static void *c_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
 {
 	void *p = __libc_realloc(ptr, new_size);
-	if (p) sc_grew(user, (long long)new_size - (long long)old_size);
+	if (p) c_grew(user, (long long)new_size - (long long)old_size);
 	return p;
 }
 
-static void sc_free(void *user, void *ptr, size_t size)
+static void c_free(void *user, void *ptr, size_t size)
 {
-	shared_counter *c = user;
+	counter *c = user;
 	atomic_fetch_sub(&c->live, (long long)size);
 	__libc_free(ptr);
 }
 
-static smdmx_allocator shared_allocator_of(shared_counter *c, size_t limit)
+static smdmx_allocator allocator_of(counter *c, size_t limit)
 {
-	smdmx_allocator a = { sc_alloc, sc_realloc, sc_free, c, limit, 0 };
+	smdmx_allocator a = { c_alloc, c_realloc, c_free, c, limit, 0 };
 	return a;
 }
 
@@ -250,6 +208,8 @@ static int job_convert(int way, const char *in, const char *out)
 	o.input_count = 1;
 	o.output = out;
 	o.force = true;
+	/* each file read and written on two threads where it is large enough to split */
+	o.smd_read.threads = o.dmx_read.threads = o.smd_write.threads = o.dmx_write.threads = 2;
 	counter c = { 0, 0, 0 };
 	o.allocator = allocator_of(&c, 0);
 	smdmx_error e;
@@ -304,7 +264,7 @@ static int job_batch(const char *dir, const char *outdir)
 	o.convert.force = true;
 	counter c = { 0, 0, 0 };
 	o.convert.allocator = allocator_of(&c, 0);
-	o.jobs = o.threads = 1; /* (the counter is not shared between threads) */
+	o.jobs = o.threads = 2; /* (two jobs at once, each file read and written on two threads) */
 	smdmx_error e;
 	direct_calls = direct_bytes = 0;
 	counting = true;
@@ -347,11 +307,11 @@ static bool projects_once(const char *const *qcs, size_t n, const char *outdir, 
 	o.outdir = outdir;
 	o.to_smd = to_smd;
 	o.jobs = 2;
-	o.threads = 1;
+	o.threads = 2;
 	o.keep_going = true;
 	o.force = true;
-	shared_counter c = { 0, 0, 0 };
-	o.allocator = shared_allocator_of(&c, limit);
+	counter c = { 0, 0, 0 };
+	o.allocator = allocator_of(&c, limit);
 	smdmx_error e;
 	smdmx_project_run *r = smdmx_projects_convert(qcs, n, NULL, 0, &o, &e);
 	bool ok = r && r->ok;

@@ -867,6 +867,7 @@ static smdmx_dm *read_pass(kv2 *k, const char *data, size_t size, const smdmx_dm
 	k->mapped = mapped;
 	k->progress = opts->progress;
 	k->pending = k->id_offsets = k->stack = k->scratch = k->prefix = k->named = (sm_vec)SM_VEC_INIT;
+	k->crew.hooks = k->mem->alloc.hooks; /* its threads and locks in the reading's memory */
 	bool ok = read_header(k);
 	ok = ok && read_body(k) && resolve(k);
 	sm_crew_end(&k->crew);

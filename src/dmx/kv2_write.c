@@ -252,7 +252,8 @@ static bool format_parallel(kv2w *w, smdmx_dm_type type, const char *data, size_
 		}
 	}
 	if (ok)
-		ok = sm_pipeline(ps, sizeof(*ps), made, count, sm_write_part_min, w->threads, format_part_run, format_part_put, w);
+		ok = sm_pipeline(&w->mem->alloc.hooks, ps, sizeof(*ps), made, count, sm_write_part_min, w->threads, format_part_run,
+		                 format_part_put, w);
 	for (size_t i = 0; i < made; i++) sm_free(&w->mem->alloc, ps[i].buf, cap);
 	return ok;
 }

@@ -803,8 +803,9 @@ static bool run_jobs(batch *b)
 	os_mutex_unlock(b->lock);
 	os_thread *threads[SMDMX_PROJECT_JOBS_MAX];
 	unsigned started = 0;
+	os_mem mem = pj_os_mem(&b->mem);
 	for (unsigned t = 1; t < workers; t++) {
-		if (!(threads[started] = os_thread_start(worker, b))) break;
+		if (!(threads[started] = os_thread_start_in(&mem, worker, b))) break;
 		started++;
 	}
 	worker(b);

@@ -317,11 +317,11 @@ static bool merge_parts(reader *r, part *ps, size_t n, const uint32_t *bases)
 	if (r->threads > 2) {
 		jobs[1].task = merge_normals;
 		jobs[2].task = merge_uvs;
-		sm_run_all(merge_run, jobs, sizeof(*jobs), 3);
+		sm_run_all(&r->o->alloc.hooks, merge_run, jobs, sizeof(*jobs), 3);
 	} else {
 		jobs[1].task = merge_normals_uvs;
 		jobs[2].ok = true; /* the UVs follow the normals in jobs[1] */
-		sm_run_all(merge_run, jobs, sizeof(*jobs), 2);
+		sm_run_all(&r->o->alloc.hooks, merge_run, jobs, sizeof(*jobs), 2);
 	}
 	for (size_t t = 0; t < 2 + sets; t++) smdr_dedup_free(r, &grown[t]); /* the old slots */
 	for (int t = 1; t < 3; t++)
@@ -393,7 +393,9 @@ bool smdr_read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts
 	sm_free(&r->o->alloc, window, 1 << 16);
 	parts = k;
 	/* the progress told by one thread at a time (smdmx_progress) */
-	os_mutex *told_lock = r->progress.fn ? os_mutex_create() : NULL;
+	const smdmx_allocator *h = &r->o->alloc.hooks;
+	os_mem mem = { h->alloc_fn, h->free_fn, h->user };
+	os_mutex *told_lock = r->progress.fn ? os_mutex_create_in(&mem) : NULL;
 	if (r->progress.fn && !told_lock) {
 		sm_free(&r->o->alloc, ps, sizeof(part) * parts);
 		return sm_fail_oom(r->error);
@@ -441,7 +443,7 @@ bool smdr_read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts
 	}
 	/* This thread reads the first part meanwhile. */
 	sm_team team;
-	sm_team_start(&team, part_run, &ps[1], sizeof(part), started - 1);
+	sm_team_start(&team, h, part_run, &ps[1], sizeof(part), started - 1);
 	r->stop_off = parts > 1 ? ps[1].start : UINT64_MAX;
 	if (ok) ok = smdr_read_triangle_lines(r, start_line);
 	r->stop_off = UINT64_MAX;

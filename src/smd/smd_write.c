@@ -378,7 +378,7 @@ static bool build_pool(writer *w, const smdmx_mesh *m, const tri_ctx *t, value_k
 			             .to = i + 1 < parts ? count / parts * (i + 1) : count };
 		sm_alloc_init(&ps[i].alloc, &w->alloc.hooks);
 	}
-	sm_run_all(pool_part_run, ps, sizeof(*ps), parts);
+	sm_run_all(&w->alloc.hooks, pool_part_run, ps, sizeof(*ps), parts);
 	bool ok = true;
 	for (size_t i = 0; i < parts; i++) ok = ok && ps[i].ok;
 	/* The parts' text in order, their offsets moved by what comes before. */
@@ -645,7 +645,7 @@ static bool emit_parallel(writer *w, const smdmx_mesh *m, const sm_poly_ref *ord
 		}
 	}
 	if (ok)
-		ok = sm_pipeline(ps, sizeof(*ps), made, n, sm_write_part_min, w->threads, emit_part_run, emit_part_put, w);
+		ok = sm_pipeline(&w->alloc.hooks, ps, sizeof(*ps), made, n, sm_write_part_min, w->threads, emit_part_run, emit_part_put, w);
 	for (size_t i = 0; i < made; i++) {
 		if (ps[i].text) sm_free(&ps[i].alloc, ps[i].text, ps[i].cap);
 		caches_free(w, &ps[i].t);

@@ -352,11 +352,12 @@ typedef struct sm_team {
 	struct os_thread *threads[SM_TEAM_MAX];
 } sm_team;
 
-void sm_team_start(sm_team *t, void (*fn)(void *), void *items, size_t size, size_t n);
+/* hooks: where the threads live (the job's allocator; NULL: malloc's). */
+void sm_team_start(sm_team *t, const smdmx_allocator *hooks, void (*fn)(void *), void *items, size_t size, size_t n);
 /* Returns when every item has run. */
 void sm_team_join(sm_team *t);
 /* Runs fn on n items: the first on this thread, the others on threads of their own. */
-void sm_run_all(void (*fn)(void *), void *items, size_t size, size_t n);
+void sm_run_all(const smdmx_allocator *hooks, void (*fn)(void *), void *items, size_t size, size_t n);
 
 /* Threads kept for one job that runs many short rounds of items (keyvalues2's large arrays,
  * each found and read on threads): a thread is started when a round first needs it and
@@ -373,6 +374,8 @@ typedef struct sm_crew {
 	char *items;
 	size_t size, n, next, left; /* the round: its items, the next one to take, those not done */
 	bool stop, broken;          /* broken: no lock could be made (sm_run_all instead) */
+	smdmx_allocator hooks;      /* where its threads and locks live (the job's; zero: malloc's),
+	                               set by its owner, kept by sm_crew_end */
 } sm_crew;
 
 /* Runs fn on n items, the first on this thread (at most SM_TEAM_MAX others); returns when
@@ -386,8 +389,9 @@ void sm_crew_end(sm_crew *c);
  * slot) writes a made chunk and returns false to stop. This thread puts each chunk as soon
  * as it is ready and otherwise makes the next one, while the others make the chunks after
  * it, so writing overlaps making. Returns false when a put did. */
-bool sm_pipeline(void *slots, size_t size, size_t nslots, size_t items, size_t chunk, unsigned threads,
-                 void (*make)(void *slot, size_t from, size_t to), bool (*put)(void *ctx, void *slot), void *ctx);
+bool sm_pipeline(const smdmx_allocator *hooks, void *slots, size_t size, size_t nslots, size_t items, size_t chunk,
+                 unsigned threads, void (*make)(void *slot, size_t from, size_t to), bool (*put)(void *ctx, void *slot),
+                 void *ctx);
 /* The slots sm_pipeline keeps busy on threads threads: two per thread. */
 static inline size_t sm_pipeline_slots(unsigned threads)
 {

@@ -30,13 +30,20 @@ bool sm_out_put_slow(sm_out *o, const char *s, size_t n)
 
 size_t sm_write_part_min = (size_t)1 << 14;
 
-void sm_team_start(sm_team *t, void (*fn)(void *), void *items, size_t size, size_t n)
+/* Where the threads and locks of a job live: its allocator's hooks (NULL: malloc's). */
+static os_mem mem_of(const smdmx_allocator *hooks)
+{
+	return hooks ? (os_mem){ hooks->alloc_fn, hooks->free_fn, hooks->user } : (os_mem){ 0 };
+}
+
+void sm_team_start(sm_team *t, const smdmx_allocator *hooks, void (*fn)(void *), void *items, size_t size, size_t n)
 {
 	t->fn = fn;
 	t->items = items;
 	t->size = size;
 	t->n = n < SM_TEAM_MAX ? n : SM_TEAM_MAX;
-	for (size_t i = 0; i < t->n; i++) t->threads[i] = os_thread_start(fn, t->items + i * size);
+	os_mem mem = mem_of(hooks);
+	for (size_t i = 0; i < t->n; i++) t->threads[i] = os_thread_start_in(&mem, fn, t->items + i * size);
 }
 
 void sm_team_join(sm_team *t)
@@ -47,11 +54,11 @@ void sm_team_join(sm_team *t)
 	}
 }
 
-void sm_run_all(void (*fn)(void *), void *items, size_t size, size_t n)
+void sm_run_all(const smdmx_allocator *hooks, void (*fn)(void *), void *items, size_t size, size_t n)
 {
 	if (!n) return;
 	sm_team t;
-	sm_team_start(&t, fn, (char *)items + size, size, n - 1);
+	sm_team_start(&t, hooks, fn, (char *)items + size, size, n - 1);
 	fn(items);
 	sm_team_join(&t);
 }
@@ -83,9 +90,10 @@ static void crew_worker(void *arg)
 static bool crew_ready(sm_crew *c)
 {
 	if (c->m || c->broken) return !c->broken;
-	c->m = os_mutex_create();
-	c->go = c->m ? os_cond_create() : NULL;
-	c->done = c->go ? os_cond_create() : NULL;
+	os_mem mem = mem_of(&c->hooks);
+	c->m = os_mutex_create_in(&mem);
+	c->go = c->m ? os_cond_create_in(&mem) : NULL;
+	c->done = c->go ? os_cond_create_in(&mem) : NULL;
 	if (c->done) return true;
 	os_cond_destroy(c->go);
 	os_mutex_destroy(c->m);
@@ -98,7 +106,7 @@ static bool crew_ready(sm_crew *c)
 void sm_crew_run(sm_crew *c, void (*fn)(void *), void *items, size_t size, size_t n)
 {
 	if (n < 2 || !crew_ready(c)) {
-		sm_run_all(fn, items, size, n);
+		sm_run_all(&c->hooks, fn, items, size, n);
 		return;
 	}
 	os_mutex_lock(c->m);
@@ -109,7 +117,8 @@ void sm_crew_run(sm_crew *c, void (*fn)(void *), void *items, size_t size, size_
 	c->next = 1;
 	c->left = n - 1;
 	while (c->started < n - 1 && c->started < SM_TEAM_MAX) {
-		struct os_thread *t = os_thread_start(crew_worker, c);
+		os_mem mem = mem_of(&c->hooks);
+		struct os_thread *t = os_thread_start_in(&mem, crew_worker, c);
 		if (!t) break; /* the items go to the threads there are, this one among them */
 		c->threads[c->started++] = t;
 	}
@@ -141,7 +150,9 @@ void sm_crew_end(sm_crew *c)
 		os_cond_destroy(c->go);
 		os_mutex_destroy(c->m);
 	}
+	smdmx_allocator hooks = c->hooks;
 	memset(c, 0, sizeof(*c));
+	c->hooks = hooks;
 }
 
 typedef struct pipe_state {
@@ -193,14 +204,16 @@ static void pipe_worker(void *arg)
 	os_mutex_unlock(s->m);
 }
 
-bool sm_pipeline(void *slots, size_t size, size_t nslots, size_t items, size_t chunk, unsigned threads,
-                 void (*make)(void *slot, size_t from, size_t to), bool (*put)(void *ctx, void *slot), void *ctx)
+bool sm_pipeline(const smdmx_allocator *hooks, void *slots, size_t size, size_t nslots, size_t items, size_t chunk,
+                 unsigned threads, void (*make)(void *slot, size_t from, size_t to), bool (*put)(void *ctx, void *slot),
+                 void *ctx)
 {
+	os_mem mem = mem_of(hooks);
 	if (nslots > SM_TEAM_MAX) nslots = SM_TEAM_MAX;
 	size_t count = (items + chunk - 1) / chunk;
 	pipe_state s = { .slots = slots, .size = size, .nslots = nslots, .items = items, .chunk = chunk, .count = count, .make = make };
-	s.m = threads > 1 && nslots > 1 ? os_mutex_create() : NULL;
-	s.c = s.m ? os_cond_create() : NULL;
+	s.m = threads > 1 && nslots > 1 ? os_mutex_create_in(&mem) : NULL;
+	s.c = s.m ? os_cond_create_in(&mem) : NULL;
 	if (!s.c) {
 		/* one thread: each chunk made and put in turn */
 		os_mutex_destroy(s.m);
@@ -214,7 +227,7 @@ bool sm_pipeline(void *slots, size_t size, size_t nslots, size_t items, size_t c
 	bool ok = true;
 	sm_team team;
 	os_mutex_lock(s.m);
-	sm_team_start(&team, pipe_worker, &s, 0, threads - 1 < nslots - 1 ? threads - 1 : nslots - 1);
+	sm_team_start(&team, hooks, pipe_worker, &s, 0, threads - 1 < nslots - 1 ? threads - 1 : nslots - 1);
 	while (s.written < count) {
 		size_t slot = s.written % nslots, c;
 		if (s.ready[slot]) {
