@@ -1306,11 +1306,17 @@ static void test_places(void **state)
 	                           "\t\"one\" \"DmeMesh\" { \"name\" \"string\" \"m\" }\n"
 	                           "}\n";
 	smdmx_error err;
-	smdmx_dm *dm = smdmx_dmx_read_memory(text, sizeof(text) - 1, NULL, &err, NULL);
+	/* the places in the datamodel's memory: its allocator's, all given back */
+	test_counter counted = { 0, 0, 0 };
+	smdmx_dmx_read_options ro = { .allocator = test_allocator(&counted) };
+	smdmx_dm *dm = smdmx_dmx_read_memory(text, sizeof(text) - 1, &ro, &err, NULL);
 	assert_non_null(dm);
 	assert_int_equal(dm->element_count, 4);
+	size_t calls = counted.calls;
+	long long live = counted.live;
 	smdmx_dm_places *p = smdmx_dm_places_new(dm, text, sizeof(text) - 1);
 	assert_non_null(p);
+	assert_int_equal(counted.calls - calls, 6); /* the struct, the lines, the walk's three lists and its queue */
 	uint32_t line, column;
 	char way[128];
 	uint32_t knee = SMDMX_NONE, mesh = SMDMX_NONE;
@@ -1326,6 +1332,7 @@ static void test_places(void **state)
 	assert_int_equal(line, 7);
 	assert_int_equal(column, 8); /* its type's first byte */
 	smdmx_dm_places_free(p);
+	assert_int_equal(counted.live, live);
 	/* the same in binary: no lines, the way from the root */
 	sink s = { 0 };
 	smdmx_dmx_write_options bin = { .encoding = "binary" };

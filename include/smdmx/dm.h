@@ -173,10 +173,11 @@ SMDMX_API bool smdmx_dm_dump(const smdmx_dm *dm, bool full, smdmx_write_fn write
 
 /* Where elements stand in their file, for messages: in a keyvalues2 file, an element's line
  * and column, from the file's text (text, size: its bytes; NULL for a binary file); otherwise
- * its way from the root. smdmx_dm_places_new finds them all (NULL when memory runs out); the
- * datamodel must outlive them. smdmx_dm_place gives element e's line and column (1-based), or
- * 0 and 0 and in path (size bytes) its way and what it is: "root.model.children[2] (DmeJoint
- * 'hip')", or "DmeJoint 'hip' (not under the root)". */
+ * its way from the root. smdmx_dm_places_new finds them all, in the datamodel's memory (its
+ * allocator's; NULL when memory runs out); the datamodel must outlive them. smdmx_dm_place
+ * gives element e's line and column (1-based), or 0 and 0 and in path (size bytes) its way
+ * and what it is: "root.model.children[2] (DmeJoint 'hip')", or "DmeJoint 'hip' (not under
+ * the root)". */
 typedef struct smdmx_dm_places smdmx_dm_places;
 SMDMX_API smdmx_dm_places *smdmx_dm_places_new(const smdmx_dm *dm, const char *text, size_t size);
 SMDMX_API void smdmx_dm_place(const smdmx_dm_places *p, uint32_t e, uint32_t *line, uint32_t *column, char *path, size_t size);

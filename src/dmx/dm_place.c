@@ -1,7 +1,8 @@
 /* Where a datamodel's elements stand in their file, for messages (smdmx_dm_places): in
  * keyvalues2, an element's line and column from the byte offset the reader kept; in binary,
  * which has no lines, its first way from the root, breadth first. Everything is found when
- * the places are made, so that each place is a lookup. */
+ * the places are made, so that each place is a lookup; in the datamodel's memory (its
+ * allocator's hooks). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 struct smdmx_dm_places {
 	const smdmx_dm *dm;
+	sm_alloc mem;          /* the datamodel's allocator's hooks: these blocks and the struct */
 	uint32_t *line_starts; /* keyvalues2: where each line starts */
 	size_t lines;
 	uint32_t *parent;      /* each element's parent on its first way from the root */
@@ -22,17 +24,17 @@ static bool walk(smdmx_dm_places *p)
 {
 	const smdmx_dm *dm = p->dm;
 	size_t n = dm->element_count + 1;
-	p->parent = malloc(n * sizeof(uint32_t));
-	p->via_index = malloc(n * sizeof(uint32_t));
-	p->via = calloc(n, sizeof(char *));
-	uint32_t *queue = malloc(n * sizeof(uint32_t));
+	p->parent = sm_new(&p->mem, 1, n * sizeof(uint32_t));
+	p->via_index = sm_new(&p->mem, 1, n * sizeof(uint32_t));
+	p->via = sm_new_zero(&p->mem, n, sizeof(char *));
+	uint32_t *queue = sm_new(&p->mem, 1, n * sizeof(uint32_t));
 	if (!p->parent || !p->via_index || !p->via || !queue) {
-		free(queue);
+		sm_del(&p->mem, queue);
 		return false;
 	}
 	for (size_t e = 0; e < dm->element_count; e++) p->parent[e] = SMDMX_NONE;
 	if (dm->root == SMDMX_NONE || dm->root >= dm->element_count) {
-		free(queue);
+		sm_del(&p->mem, queue);
 		return true;
 	}
 	size_t head = 0, tail = 0;
@@ -55,20 +57,23 @@ static bool walk(smdmx_dm_places *p)
 			}
 		}
 	}
-	free(queue);
+	sm_del(&p->mem, queue);
 	return true;
 }
 
 smdmx_dm_places *smdmx_dm_places_new(const smdmx_dm *dm, const char *text, size_t size)
 {
 	if (!dm) return NULL;
-	smdmx_dm_places *p = calloc(1, sizeof(*p));
+	sm_alloc mem;
+	sm_alloc_init(&mem, dm->owner && dm->owner->mem ? &dm->owner->mem->alloc.hooks : NULL);
+	smdmx_dm_places *p = sm_new_zero(&mem, 1, sizeof(*p));
 	if (!p) return NULL;
+	p->mem = mem;
 	p->dm = dm;
 	if (text && size < UINT32_MAX) {
 		size_t n = 1;
 		for (size_t i = 0; i < size; i++) n += text[i] == '\n';
-		p->line_starts = malloc(n * sizeof(uint32_t));
+		p->line_starts = sm_new(&p->mem, 1, n * sizeof(uint32_t));
 		if (!p->line_starts) {
 			smdmx_dm_places_free(p);
 			return NULL;
@@ -127,9 +132,10 @@ void smdmx_dm_place(const smdmx_dm_places *p, uint32_t e, uint32_t *line, uint32
 void smdmx_dm_places_free(smdmx_dm_places *p)
 {
 	if (!p) return;
-	free(p->line_starts);
-	free(p->parent);
-	free(p->via_index);
-	free(p->via);
-	free(p);
+	sm_alloc mem = p->mem;
+	sm_del(&mem, p->line_starts);
+	sm_del(&mem, p->parent);
+	sm_del(&mem, p->via_index);
+	sm_del(&mem, (void *)p->via);
+	sm_del(&mem, p);
 }
