@@ -15,7 +15,7 @@ static task *add_task(project *p, task_kind kind, const char *src, char *dst, ui
 {
 	task *t = pj_calloc(&p->lib->mem, 1, sizeof(*t));
 	char *s = pj_strdup(&p->lib->mem, src);
-	if (!t || !s) { /* out of memory: said (pj_oom_seen) */
+	if (!t || !s) { /* out of memory: said (qp_ran_out) */
 		pj_free(&p->lib->mem, t);
 		pj_free(&p->lib->mem, s);
 		pj_free(&p->lib->mem, dst);
@@ -186,8 +186,8 @@ bool qp_plan(project *p)
 	if (!p->tasks || !p->task_of || !p->ref_out || !p->vta_consumed) return false;
 	for (size_t i = 0; i < qc->ref_count; i++)
 		if (qc->refs[i].found) p->ref_out[i] = qp_out_path(l, qc->refs[i].path);
-	/* out of memory (pj_oom_seen): the run stops after this step, which stops here */
-	if (pj_oom_seen) return false;
+	/* out of memory (qp_ran_out): the run stops after this step, which stops here */
+	if (qp_ran_out(p->lib)) return false;
 	bool to_dmx = !strcmp(l->to, "dmx");
 	bool ok = true;
 	for (size_t i = 0; i < qc->ref_count; i++) {
@@ -286,7 +286,7 @@ bool qp_plan(project *p)
 		}
 		if (!t->dst) return false;
 	}
-	if (pj_oom_seen) return false;
+	if (qp_ran_out(l)) return false;
 	/* A flexfile VTA moves into its model's DMX; one that eyelid lines read too stays, made
 	 * to meet the DMX's base when a defaultflex moved it. */
 	for (size_t i = 0; to_dmx && i < qc->ref_count; i++) {
@@ -482,8 +482,8 @@ void qp_join(library *l, project *p)
 	}
 	for (size_t i = 0; i < p->task_count; i++) map[i] = SMDMX_NONE;
 	/* a task moved into the library or freed leaves the project's list; out of memory
-	 * (pj_oom_seen) stops the join, the rest freed with the project */
-	for (size_t i = 0; i < p->task_count && !pj_oom_seen; i++) {
+	 * (qp_ran_out) stops the join, the rest freed with the project */
+	for (size_t i = 0; i < p->task_count && !qp_ran_out(l); i++) {
 		task *t = p->tasks[i];
 		if (t->kind == TASK_CONSUMED) {
 			char *k = pj_asprintf(&l->mem, "consumed|%s", t->src);
@@ -560,7 +560,7 @@ void qp_join(library *l, project *p)
 		if (p->task_of[i] != SMDMX_NONE) p->task_of[i] = map[p->task_of[i]];
 	pj_free(&l->mem, map);
 	pj_free(&l->mem, qcstem);
-	if (pj_oom_seen) return; /* the tasks not joined are freed with the project */
+	if (qp_ran_out(l)) return; /* the tasks not joined are freed with the project */
 	pj_free(&l->mem, p->tasks);
 	p->tasks = NULL;
 	p->task_count = 0;

@@ -46,13 +46,12 @@ static unsigned worker_count(const library *lib, size_t items)
 }
 
 /* Items 0 to count - 1, each given to each(arg, i) by the library's workers (this thread one
- * of them) as they come free. A worker out of memory says so to this thread (pj_oom_seen). */
+ * of them) as they come free. */
 typedef struct team {
 	size_t next, count;
 	os_mutex *lock;
 	void (*each)(void *arg, size_t i);
 	void *arg;
-	bool oom;
 } team;
 
 static void team_work(void *arg)
@@ -65,17 +64,12 @@ static void team_work(void *arg)
 		if (i == SIZE_MAX) break;
 		t->each(t->arg, i);
 	}
-	if (pj_oom_seen && t->lock) {
-		os_mutex_lock(t->lock);
-		t->oom = true;
-		os_mutex_unlock(t->lock);
-	}
 }
 
 static void team_run(library *lib, size_t count, void (*each)(void *arg, size_t i), void *arg)
 {
-	team t = { 0, count, NULL, each, arg, false };
-	unsigned workers = pj_oom_seen ? 1 : worker_count(lib, count);
+	team t = { 0, count, NULL, each, arg };
+	unsigned workers = qp_ran_out(lib) ? 1 : worker_count(lib, count);
 	os_thread *th[SMDMX_PROJECT_JOBS_MAX];
 	unsigned started = 0;
 	os_mem mem = pj_os_mem(&lib->mem);
@@ -85,7 +79,6 @@ static void team_run(library *lib, size_t count, void (*each)(void *arg, size_t 
 	team_work(&t);
 	for (unsigned i = 0; i < started; i++) os_thread_join(th[i]);
 	if (t.lock) os_mutex_destroy(t.lock);
-	if (t.oom) pj_oom_seen = true;
 }
 
 /* A QC read on a worker (each reading its own: nothing shared but the options), taken in the
@@ -277,7 +270,7 @@ static bool reads_back(project *p)
 static void read_back_one(void *arg, size_t i)
 {
 	project *p = &((library *)arg)->projects[i];
-	if (!pj_oom_seen && !p->failed && !p->unwritable && !reads_back(p)) p->failed = true;
+	if (!qp_ran_out(p->lib) && !p->failed && !p->unwritable && !reads_back(p)) p->failed = true;
 }
 
 /* Every project's QC files written, with the names its files were given; false when one
@@ -289,7 +282,7 @@ static bool write_projects(library *lib)
 	bool ok = true;
 	rendered *done = NULL;
 	size_t done_count = 0, written = 0;
-	for (; written < lib->project_count && !pj_oom_seen; written++) {
+	for (; written < lib->project_count && !qp_ran_out(lib); written++) {
 		project *p = &lib->projects[written];
 		bool edited = qp_edit_names(p) && qp_edit_lines(p);
 		/* a QC whose edits failed names what it should not: written only with -k */
@@ -347,12 +340,7 @@ static bool project_allocator_twice(const smdmx_project_options *o)
 	       pj_allocator_given(&o->model.allocator);
 }
 
-/* Whether memory ran out anywhere in the run: this thread's step (pj_oom_seen), a worker's
- * (lib->oom), or any allocation the run's budget refused or its allocator could not make. */
-static bool ran_out(library *lib)
-{
-	return pj_oom_seen || lib->oom || sm_budget_ran_out(&lib->budget);
-}
+
 
 /* The run as the caller sees it, and the memory behind it. */
 typedef struct pj_run {
@@ -442,7 +430,7 @@ static bool fill_run(pj_run *r, bool ok)
 	for (size_t pi = 0; pi < lib->project_count; pi++)
 		for (size_t i = 0; i < lib->projects[pi].qc->file_count; i++) add_input(r, &seen, lib->projects[pi].qc->files[i].path);
 	for (size_t i = 0; i < lib->task_count; i++) add_input(r, &seen, lib->tasks[i]->src);
-	/* (a path that could not be kept: pj_oom_seen, and the run fails) */
+	/* (a path that could not be kept: qp_ran_out, and the run fails) */
 	for (size_t i = 0; i < lib->consumed_count; i++) add_input(r, &seen, lib->consumed[i]);
 	qp_str_map_free(&seen);
 	run->ok = ok && lib->project_count && run->failed == 0 && run->status == SMDMX_ERROR_NONE;
@@ -462,7 +450,7 @@ static bool fill_run(pj_run *r, bool ok)
 	run->input_count = r->input_count;
 	run->root = lib->root;
 	run->outdir = lib->outdir;
-	return !pj_oom_seen;
+	return !qp_ran_out(lib);
 }
 
 smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_count, const char *const *dirs, size_t dir_count,
@@ -475,7 +463,6 @@ smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_coun
 	}
 	if (!qcs || (!dirs && dir_count)) return sm_fail_null(error, __func__, !qcs ? "qcs" : "dirs"), NULL;
 	if (project_allocator_twice(o)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s", PJ_PROJECT_ALLOCATOR_TWICE), NULL;
-	pj_oom_seen = false;
 	/* the run itself in the caller's memory, counted in its budget; all else in the budget */
 	sm_alloc home;
 	sm_alloc_init(&home, &o->allocator);
@@ -502,36 +489,35 @@ smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_coun
 	lib->projects = pj_calloc(&lib->mem, qc_count, sizeof(project));
 	lib->given = pj_calloc(&lib->mem, qc_count, sizeof(pj_given));
 	bool ok = lib->projects && lib->given && read_projects(lib, qcs, qc_count);
-	/* each step goes on only while memory lasts (pj_oom_seen): what it made is freed with the run */
-	bool go = lib->project_count > 0 && !ran_out(lib); /* no QC could be read: their messages say why */
+	/* each step goes on only while memory lasts (qp_ran_out): what it made is freed with the run */
+	bool go = lib->project_count > 0 && !qp_ran_out(lib); /* no QC could be read: their messages say why */
 	if (go) library_folders(lib, dirs, dir_count, qcs[0]);
-	go = go && !ran_out(lib);
+	go = go && !qp_ran_out(lib);
 	if (go && !outdir_apart(lib)) {
 		r->run.status = SMDMX_ERROR_USAGE;
 		go = false;
 	}
 	if (go) qp_record_load(lib);
-	if (!ran_out(lib)) same_model_names(lib);
-	for (size_t pi = 0; go && !ran_out(lib) && pi < lib->project_count; pi++) {
+	if (!qp_ran_out(lib)) same_model_names(lib);
+	for (size_t pi = 0; go && !qp_ran_out(lib) && pi < lib->project_count; pi++) {
 		project *p = &lib->projects[pi];
 		p->ok = qp_plan(p) && p->ok;
 		ok = ok && p->ok;
 		qp_count_missing(lib, p);
 		qp_join(lib, p);
 	}
-	go = go && !ran_out(lib);
+	go = go && !qp_ran_out(lib);
 	if (go && o->update) qp_plan_update(lib);
-	go = go && !ran_out(lib);
+	go = go && !qp_ran_out(lib);
 	if (go && (ok || o->keep_going)) run_tasks(lib);
-	go = go && !ran_out(lib);
+	go = go && !qp_ran_out(lib);
 	if (go) qp_merge_same(lib);
 	size_t failed = 0;
 	for (size_t i = 0; i < lib->task_count; i++) failed += lib->tasks[i]->status == PJ_FAILED;
 	if (go && (o->keep_going || (ok && failed == 0))) ok = write_projects(lib) && ok;
-	if (go && !ran_out(lib)) qp_record_save(lib);
-	if (!fill_run(r, ok) || ran_out(lib)) {
+	if (go && !qp_ran_out(lib)) qp_record_save(lib);
+	if (!fill_run(r, ok) || qp_ran_out(lib)) {
 		smdmx_project_run_free(&r->run);
-		pj_oom_seen = false;
 		sm_fail_oom(error);
 		return NULL;
 	}

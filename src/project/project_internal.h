@@ -52,10 +52,11 @@ typedef struct pj_text {
 void pj_putc(pj_text *b, char c);
 void pj_puts(pj_text *b, const char *s); /* NULL: nothing */
 
-/* Out of memory: an allocation that fails says so in its thread's pj_oom_seen and gives NULL,
- * which every step takes as nothing made; a task that saw it fails, and the run ends
- * SMDMX_ERROR_OUT_OF_MEMORY. pj_fail_after (tests, one job): the allocations after this many
- * fail (0: none). */
+/* Out of memory: an allocation that fails gives NULL, which every step takes as nothing made;
+ * a job whose memory is a budget (QC projects: qp_ran_out) knows from it that memory ran out,
+ * and without one (m NULL; a batch's and a conversion's steps) its thread's pj_oom_seen says
+ * so. A task that saw it fails, and the job ends SMDMX_ERROR_OUT_OF_MEMORY. pj_fail_after
+ * (tests, one job): the allocations after this many fail (0: none). */
 extern _Thread_local bool pj_oom_seen;
 extern size_t pj_fail_after;
 /* A run starts: with pj_fail_after, its allocations are counted from here. */
@@ -330,8 +331,15 @@ struct library {
 	os_mutex *lock;
 	size_t next;
 	bool stop;
-	bool oom;            /* a worker ran out of memory (under lock) */
 };
+
+/* Whether memory ran out anywhere in the run, on any thread and in any step: an allocation
+ * its budget refused or its allocator could not make (every byte of the run goes through
+ * it). Each step stops there; the run ends out of memory. */
+static inline bool qp_ran_out(const library *l)
+{
+	return sm_budget_ran_out(&l->budget);
+}
 
 typedef struct rendered {
 	char *path;          /* the output */

@@ -237,7 +237,7 @@ void qp_record_save(library *l)
 	os_stat st;
 	/* out of memory: no record rather than one cut short (the run fails; a later one takes
 	 * the files for someone else's) */
-	bool whole = path && !t.lost && !pj_oom_seen;
+	bool whole = path && !t.lost && !qp_ran_out(l);
 	/* nothing written and no record there: none made (a run that wrote nothing leaves nothing) */
 	if (whole && (kept || os_stat_path(path, &st))) {
 		pj_outputs set = { .hooks = &l->mem.hooks, .mem = &l->mem };

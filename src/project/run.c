@@ -373,7 +373,7 @@ static void take_other_names(task *t, uint32_t index)
 void qp_reserve_other_names(library *l)
 {
 	if (l->o->force) return;
-	for (size_t i = 0; i < l->task_count && !pj_oom_seen; i++) {
+	for (size_t i = 0; i < l->task_count && !qp_ran_out(l); i++) {
 		task *t = l->tasks[i];
 		if (t->up_to_date || t->replace) continue;
 		const char *paths[2] = { t->dst, t->vta_dst };
@@ -385,10 +385,7 @@ void qp_reserve_other_names(library *l)
 			*into[k] = qp_other_name(l, paths[k], t->proj->qcpath, t, (uint32_t)i);
 		}
 	}
-	if (pj_oom_seen) { /* said to the run: it stops before any task */
-		pj_oom_seen = false;
-		l->stop = l->oom = true;
-	}
+	if (qp_ran_out(l)) l->stop = true; /* the run stops before any task */
 }
 
 void qp_worker(void *arg)
@@ -415,22 +412,20 @@ void qp_worker(void *arg)
 			ok = false;
 		}
 		if (ok && !t->outs.force) take_other_names(t, (uint32_t)i);
-		ok = ok && !pj_oom_seen; /* what it made may be short of something */
+		ok = ok && !qp_ran_out(l); /* what it made may be short of something */
 		char why[1024];
 		if (ok) ok = pj_outputs_commit(&t->outs, &t->written, &t->written_count, why, sizeof(why)) ||
 		             (pj_error(&t->diag, t->outs.code, t->dst, 0, 0, "%s", why), false);
 		else pj_outputs_abort(&t->outs);
 		t->status = ok ? PJ_OK : PJ_FAILED;
-		if (!ok && l->o->keep_going && l->o->copy_failed && t->kind != TASK_COPY && !pj_oom_seen) t->copied = copy_instead(t);
+		if (!ok && l->o->keep_going && l->o->copy_failed && t->kind != TASK_COPY && !qp_ran_out(l)) t->copied = copy_instead(t);
 		/* the files' hashes, here on the worker: once, and never by the run's one thread */
 		if (ok || t->copied) qp_task_sums(t);
-		bool oom = pj_oom_seen;
-		pj_oom_seen = false; /* this thread's, said to the run: it ends out of memory */
+		bool oom = qp_ran_out(l); /* the run ends out of memory */
 		if (oom) pj_outputs_abort(&t->outs);
 		if ((!ok && !l->o->keep_going) || oom) {
 			os_mutex_lock(l->lock);
 			l->stop = true;
-			l->oom = l->oom || oom;
 			os_mutex_unlock(l->lock);
 		}
 	}

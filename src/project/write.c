@@ -274,7 +274,7 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 	/* An include renamed changes the file that includes it: round after round until none
 	 * clashes (each round renames one at least, or ends). */
 	char *qcstem = qp_stem_of(&l->mem, p->qcpath);
-	bool ok = dst && mine && qcstem && !pj_oom_seen; /* out of memory: nothing rendered */
+	bool ok = dst && mine && qcstem && !qp_ran_out(l); /* out of memory: nothing rendered */
 	for (size_t round = 0; round <= fc && ok; round++) {
 		bool renamed = false;
 		for (size_t i = fc; i-- > 1 && ok;) {
@@ -323,7 +323,7 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 	}
 	pj_free(&l->mem, qcstem);
 	size_t n = 0;
-	for (size_t i = 0; i < fc && ok && !pj_oom_seen; i++) {
+	for (size_t i = 0; i < fc && ok && !qp_ran_out(l); i++) {
 		bool dup = false;
 		for (size_t k = 0; k < n && !dup; k++) dup = !strcmp(mine[k].path, dst[i]);
 		if (dup) continue;
@@ -344,7 +344,7 @@ bool qp_render_qc_files(project *p, const rendered *done, size_t done_count, ren
 	for (size_t i = 0; dst && i < fc; i++) pj_free(&l->mem, dst[i]);
 	pj_free(&l->mem, dst);
 	*mine_count = n;
-	return ok && !pj_oom_seen; /* a text cut short is never written */
+	return ok && !qp_ran_out(l); /* a text cut short is never written */
 }
 
 /* The rendered files of a project into OUTDIR, all or none; they join done. */
@@ -381,7 +381,7 @@ bool qp_write_qc_files(project *p, rendered **done, size_t *done_count)
 		}
 	}
 	size_t before = l->qc_written_count;
-	ok = ok && !pj_oom_seen;
+	ok = ok && !qp_ran_out(p->lib);
 	if (ok) ok = pj_outputs_commit(&set, &l->qc_written, &l->qc_written_count, why, sizeof(why)) ||
 	             (pj_error(&p->diag, set.code, p->qcpath, 0, 0, "%s", why), false);
 	else pj_outputs_abort(&set);

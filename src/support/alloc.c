@@ -228,7 +228,7 @@ bool sm_budget_count(sm_budget *b, size_t bytes)
 	return budget_take(b, bytes);
 }
 
-bool sm_budget_ran_out(sm_budget *b)
+bool sm_budget_ran_out(const sm_budget *b)
 {
 	return atomic_load(&b->ran_out);
 }

@@ -114,7 +114,7 @@ smdmx_allocator sm_budget_start(sm_budget *b, const smdmx_allocator *caller);
  * made through it: false, refused, when they pass its limit. */
 bool sm_budget_count(sm_budget *b, size_t bytes);
 /* Whether an allocation of the job was refused or failed (wherever its NULL went). */
-bool sm_budget_ran_out(sm_budget *b);
+bool sm_budget_ran_out(const sm_budget *b);
 /* What outlives the job (a scene handed back), made through b's hooks, taken out of it: a
  * then calls the caller's hooks directly, no longer counted. */
 void sm_budget_leave(sm_budget *b, sm_alloc *a);
