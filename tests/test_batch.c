@@ -632,8 +632,8 @@ static void test_batch_allocator(void **state)
 	smdmx_batch_options o = options(in, 1, at("one_allocator"));
 	o.recursive = true;
 	o.threads = 2;
-	test_shared_counter c = { 0, 0, 0 };
-	o.convert.allocator = test_shared_allocator(&c);
+	test_counter c = { 0, 0, 0 };
+	o.convert.allocator = test_allocator(&c);
 	o.convert.allocator.memory_limit = (size_t)64 << 20;
 	smdmx_batch *b = smdmx_batch_convert(&o, NULL);
 	assert_non_null(b);
@@ -645,7 +645,7 @@ static void test_batch_allocator(void **state)
 	assert_int_equal(atomic_load(&c.live), 0);
 	test_remove_tree(at("one_allocator"));
 	/* under a limit of half that peak: some job runs out, says so, and nothing is left */
-	test_shared_counter d = { 0, 0, 0 };
+	test_counter d = { 0, 0, 0 };
 	o.convert.allocator.user = &d;
 	o.convert.allocator.memory_limit = (size_t)(peak / 2);
 	o.keep_going = true;
@@ -669,14 +669,14 @@ static void test_batch_allocator(void **state)
 	smdmx_batch_free(b);
 	/* one conversion's scene (a QC's model, drawn): made with the allocator, the caller's
 	 * after, freed through it */
-	test_shared_counter e = { 0, 0, 0 };
+	test_counter e = { 0, 0, 0 };
 	const char *qc[1] = { test_path("testdata/qc/face/face.qc") };
 	smdmx_convert_options co;
 	memset(&co, 0, sizeof(co));
 	co.way = SMDMX_CONVERT_QC_SCENE;
 	co.inputs = qc;
 	co.input_count = 1;
-	co.allocator = test_shared_allocator(&e);
+	co.allocator = test_allocator(&e);
 	co.allocator.memory_limit = (size_t)64 << 20;
 	smdmx_error err;
 	smdmx_convert_result *r = smdmx_convert(&co, &err);

@@ -1276,8 +1276,8 @@ static void test_threads(void **state)
 			}
 	/* fail_after and memory_limit with two threads count every thread's allocations: out of
 	 * memory past them, all given back; read under a limit they fit */
-	test_shared_counter c = { 0, 0, 0 };
-	smdmx_dmx_read_options o = { .threads = 2, .allocator = test_shared_allocator(&c) };
+	test_counter c = { 0, 0, 0 };
+	smdmx_dmx_read_options o = { .threads = 2, .allocator = test_allocator(&c) };
 	o.allocator.fail_after = 10;
 	smdmx_error err;
 	assert_null(smdmx_dmx_read_memory(limits_text, sizeof(limits_text) - 1, &o, &err, NULL));

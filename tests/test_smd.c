@@ -1061,8 +1061,8 @@ static void test_threads(void **state)
 	smdmx_error err;
 	smdmx_scene *one = smdmx_smd_read_file(path, NULL, &err, NULL);
 	assert_non_null(one);
-	test_shared_counter c = { 0, 0, 0 };
-	smdmx_smd_read_options o = { .threads = 2, .allocator = test_shared_allocator(&c) };
+	test_counter c = { 0, 0, 0 };
+	smdmx_smd_read_options o = { .threads = 2, .allocator = test_allocator(&c) };
 	o.allocator.memory_limit = (size_t)1 << 30;
 	smdmx_scene *s = smdmx_smd_read_file(path, &o, &err, NULL);
 	if (!s) fail_msg("two threads under a limit: %s", err.message);
@@ -1072,8 +1072,8 @@ static void test_threads(void **state)
 	smdmx_scene_free(s);
 	assert_int_equal(atomic_load(&c.live), 0);
 	long long peak = atomic_load(&c.peak);
-	test_shared_counter d = { 0, 0, 0 };
-	o.allocator = test_shared_allocator(&d);
+	test_counter d = { 0, 0, 0 };
+	o.allocator = test_allocator(&d);
 	o.allocator.memory_limit = (size_t)(peak / 2);
 	assert_null(smdmx_smd_read_file(path, &o, &err, NULL));
 	assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
@@ -1204,8 +1204,8 @@ static void test_value_texts(void **state)
 		}
 		/* three threads under a memory limit count together: the same bytes, every byte given
 		 * back; under half that peak, out of memory, nothing left */
-		test_shared_counter sc = { 0, 0, 0 };
-		smdmx_smd_write_options lo = { .threads = 3, .allocator = test_shared_allocator(&sc) };
+		test_counter sc = { 0, 0, 0 };
+		smdmx_smd_write_options lo = { .threads = 3, .allocator = test_allocator(&sc) };
 		lo.allocator.memory_limit = (size_t)1 << 30;
 		test_sink limited = { 0 };
 		sm_write_part_min = 256;
@@ -1216,8 +1216,8 @@ static void test_value_texts(void **state)
 		free(limited.data);
 		assert_int_equal(atomic_load(&sc.live), 0);
 		long long peak = atomic_load(&sc.peak);
-		test_shared_counter sd = { 0, 0, 0 };
-		lo.allocator = test_shared_allocator(&sd);
+		test_counter sd = { 0, 0, 0 };
+		lo.allocator = test_allocator(&sd);
 		lo.allocator.memory_limit = (size_t)(peak / 2);
 		test_sink cut = { 0 };
 		wrote = smdmx_smd_write(s, test_sink_write, &cut, &lo, &err);

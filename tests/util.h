@@ -228,36 +228,40 @@ static inline const char *test_base_name(const char *path)
 	return test_base_name_of(path);
 }
 
-/* An allocator that counts live bytes, to prove that failures leak nothing. */
+/* An allocator that counts live bytes, to prove that failures leak nothing; its counts
+ * atomic, for hooks several threads call at once (a batch's jobs, a file read in parts). */
 typedef struct test_counter {
-	long long live;
-	size_t calls;
-	long long peak; /* the most live at once */
+	_Atomic long long live;
+	_Atomic size_t calls;
+	_Atomic long long peak; /* the most live at once */
 } test_counter;
+
+static inline void tc_grew(test_counter *c, long long by)
+{
+	long long now = atomic_fetch_add(&c->live, by) + by, peak = atomic_load(&c->peak);
+	while (now > peak && !atomic_compare_exchange_weak(&c->peak, &peak, now)) {
+	}
+	atomic_fetch_add(&c->calls, 1);
+}
 
 static inline void *tc_alloc(void *user, size_t size)
 {
-	test_counter *c = user;
-	c->live += (long long)size;
-	if (c->live > c->peak) c->peak = c->live;
-	c->calls++;
-	return malloc(size);
+	void *p = malloc(size);
+	if (p) tc_grew(user, (long long)size);
+	return p;
 }
 
 static inline void *tc_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
 {
-	test_counter *c = user;
 	void *p = realloc(ptr, new_size);
-	if (p) c->live += (long long)new_size - (long long)old_size;
-	if (c->live > c->peak) c->peak = c->live;
-	c->calls++;
+	if (p) tc_grew(user, (long long)new_size - (long long)old_size);
 	return p;
 }
 
 static inline void tc_free(void *user, void *ptr, size_t size)
 {
 	test_counter *c = user;
-	c->live -= (long long)size;
+	atomic_fetch_sub(&c->live, (long long)size);
 	free(ptr);
 }
 
@@ -268,53 +272,6 @@ static inline smdmx_allocator test_allocator(test_counter *c)
 	a.alloc_fn = tc_alloc;
 	a.realloc_fn = tc_realloc;
 	a.free_fn = tc_free;
-	a.user = c;
-	return a;
-}
-
-/* An allocator that counts as test_allocator does, for hooks several threads call at once
- * (a batch's jobs, a file read in parts): its counts atomic. */
-typedef struct test_shared_counter {
-	_Atomic long long live, peak;
-	_Atomic size_t calls;
-} test_shared_counter;
-
-static inline void tsc_grew(test_shared_counter *c, long long by)
-{
-	long long now = atomic_fetch_add(&c->live, by) + by, peak = atomic_load(&c->peak);
-	while (now > peak && !atomic_compare_exchange_weak(&c->peak, &peak, now)) {
-	}
-	atomic_fetch_add(&c->calls, 1);
-}
-
-static inline void *tsc_alloc(void *user, size_t size)
-{
-	void *p = malloc(size);
-	if (p) tsc_grew(user, (long long)size);
-	return p;
-}
-
-static inline void *tsc_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
-{
-	void *p = realloc(ptr, new_size);
-	if (p) tsc_grew(user, (long long)new_size - (long long)old_size);
-	return p;
-}
-
-static inline void tsc_free(void *user, void *ptr, size_t size)
-{
-	test_shared_counter *c = user;
-	atomic_fetch_sub(&c->live, (long long)size);
-	free(ptr);
-}
-
-static inline smdmx_allocator test_shared_allocator(test_shared_counter *c)
-{
-	smdmx_allocator a;
-	memset(&a, 0, sizeof(a));
-	a.alloc_fn = tsc_alloc;
-	a.realloc_fn = tsc_realloc;
-	a.free_fn = tsc_free;
 	a.user = c;
 	return a;
 }

@@ -38,9 +38,10 @@ static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t colum
 	m->items[m->count++] = (smdmx_message){ kind, p, line, column, t, kind == SMDMX_MESSAGE_ERROR ? code : SMDMX_ERROR_NONE };
 }
 
+/* "warning", else a note (an error is said with its code: pj_error). */
 static smdmx_message_kind kind_of(const char *kind)
 {
-	return !strcmp(kind, "error") ? SMDMX_MESSAGE_ERROR : !strcmp(kind, "warning") ? SMDMX_MESSAGE_WARNING : SMDMX_MESSAGE_NOTE;
+	return !strcmp(kind, "warning") ? SMDMX_MESSAGE_WARNING : SMDMX_MESSAGE_NOTE;
 }
 
 void pj_add(pj_msgs *m, const char *path, uint32_t line, uint32_t column, const char *kind, const char *fmt, ...)
@@ -50,7 +51,7 @@ void pj_add(pj_msgs *m, const char *path, uint32_t line, uint32_t column, const 
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	add_text(m, path, line, column, kind_of(kind), SMDMX_ERROR_USAGE, text); /* (errors: pj_error) */
+	add_text(m, path, line, column, kind_of(kind), SMDMX_ERROR_NONE, text);
 }
 
 void pj_error(pj_msgs *m, smdmx_error_code code, const char *path, uint32_t line, uint32_t column, const char *fmt, ...)
