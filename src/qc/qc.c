@@ -554,6 +554,12 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	ok = ok && qcr_push_frame(&r, 0, 0, (uint32_t)rfile(&r, 0)->size, 1, 0, SMDMX_NONE, NULL, NULL, 0);
 	ok = ok && parse_script(&r);
 	if (listings) {
+		/* a lookup or read that ran out seemed a file not there or unreadable: out of memory */
+		if (sm_fs_cache_ran_out(listings)) {
+			ok = false;
+			error->code = SMDMX_ERROR_NONE;
+			sm_fail_oom(error);
+		}
 		sm_fs_cache_free(listings);
 		r.fs.user = NULL;
 	}
@@ -667,6 +673,10 @@ char *smdmx_qc_find_texture(const smdmx_qc *qc, const char *name, bool *nocase)
 		if (copy) memcpy(copy, found, len);
 		fs.free_data(fs.user, found);
 		if (!copy) break;
+	}
+	if (sm_fs_cache_ran_out(listings)) { /* a lookup that ran out: not known */
+		sm_del(&a, copy);
+		copy = NULL;
 	}
 	sm_fs_cache_free(listings);
 	return copy;

@@ -12,6 +12,7 @@
 /* Where the blocks of a lookup or a read are: the cache's memory (its allocator's), or
  * malloc's without a cache. */
 static sm_alloc *cache_alloc(sm_fs_cache *c);
+static void cache_ran_out(sm_fs_cache *c);
 
 static sm_alloc *fs_mem(void *user, sm_alloc *alone)
 {
@@ -34,6 +35,7 @@ int sm_fs_read(void *user, const char *path, void **data, size_t *size)
 	char *buf = sm_new(a, 1, cap);
 	if (!buf) {
 		fclose(f);
+		if (user) cache_ran_out(user);
 		return 2;
 	}
 	for (;;) {
@@ -42,6 +44,7 @@ int sm_fs_read(void *user, const char *path, void **data, size_t *size)
 			if (!b) {
 				sm_del(a, buf);
 				fclose(f);
+				if (user) cache_ran_out(user);
 				return 2;
 			}
 			buf = b;
@@ -96,11 +99,22 @@ struct sm_fs_cache {
 	sm_vec names;         /* fs_found */
 	sm_names name_index;  /* name looked for -> what it found */
 	bool oom;             /* an allocation of the lookup under way failed: what it found is not remembered */
+	bool ran_out;         /* an allocation of any lookup or read failed: what they told may be wrong */
 };
 
 static sm_alloc *cache_alloc(sm_fs_cache *c)
 {
 	return &c->mem->alloc;
+}
+
+static void cache_ran_out(sm_fs_cache *c)
+{
+	c->ran_out = true;
+}
+
+bool sm_fs_cache_ran_out(const sm_fs_cache *c)
+{
+	return c && c->ran_out;
 }
 
 sm_fs_cache *sm_fs_cache_new(const smdmx_allocator *hooks)
@@ -319,10 +333,12 @@ char *sm_fs_find(void *user, const char *path, bool *nocase)
 		size_t n = f->found ? strlen(f->found) + 1 : 0;
 		found = n ? sm_new(&c->mem->alloc, 1, n) : NULL;
 		if (found) memcpy(found, f->found, n);
+		else if (n) c->ran_out = true;
 	} else {
 		c->oom = false;
 		found = find(c, path, nocase);
 		if (!c->oom) remember(c, path, found, *nocase);
+		else c->ran_out = true;
 	}
 	sm_fs_cache_free(own);
 	return found;

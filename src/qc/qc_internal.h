@@ -20,6 +20,10 @@ void sm_fs_free(void *user, void *data);
 typedef struct sm_fs_cache sm_fs_cache;
 sm_fs_cache *sm_fs_cache_new(const smdmx_allocator *hooks);
 void sm_fs_cache_free(sm_fs_cache *c);
+/* Whether an allocation of any lookup or read through c failed (a name then seems not to be
+ * there, a file not to be readable): what they told may be wrong, and the reading fails out
+ * of memory. */
+bool sm_fs_cache_ran_out(const sm_fs_cache *c);
 
 enum {
 	QTOK_QUOTED = 1,   /* written in quotes */
