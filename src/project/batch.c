@@ -69,7 +69,11 @@ typedef struct batch {
 	size_t *wait, waiting; /* not ordered: the jobs that ran since the last commit */
 	bool oom;             /* memory ran out on a worker: the batch ends out of memory */
 	sm_budget budget;     /* convert.allocator's, for every job (conv.allocator) */
-	sm_alloc mem;         /* the batch's own memory (its plan, jobs, messages), on conv.allocator */
+	sm_budget own;        /* the batch's own memory, within conv.allocator: it knows when that
+	                         ran out, on any thread (a job's conversion running out is the
+	                         job's failure, said in its messages) */
+	smdmx_allocator own_hooks;
+	sm_alloc mem;         /* the batch's own memory (its plan, jobs, messages), on own_hooks */
 	sm_alloc home;        /* where the batch itself is: the caller's allocator */
 } batch;
 
@@ -147,7 +151,7 @@ static void job_dep(sm_alloc *m, bjob *j, const char *path)
 	char **list = s ? pj_realloc(m, j->deps, (j->dep_count + 1) * sizeof(char *)) : NULL;
 	if (!list) {
 		pj_free(m, s);
-		return; /* (said: pj_oom_seen) */
+		return; /* (said: the batch's own budget ran out) */
 	}
 	j->deps = list;
 	j->deps[j->dep_count++] = s;
@@ -441,9 +445,9 @@ static bool make_plan(batch *b)
 		const char *slash = os_last_separator(a);
 		pj_found_push(&files, pj_strdup(&b->mem, a), pj_strdup(&b->mem, slash ? slash + 1 : a));
 	}
-	ok = ok && !pj_oom_seen && plan_jobs(b, &files);
+	ok = ok && !sm_budget_ran_out(&b->own) && plan_jobs(b, &files);
 	pj_found_free(&files);
-	return ok && !pj_oom_seen;
+	return ok && !sm_budget_ran_out(&b->own);
 }
 
 /* ---- options against the jobs ---------------------------------------------------------------- */
@@ -753,9 +757,8 @@ static void worker(void *arg)
 		if (b->ordered && j->failed && index < b->limit) b->limit = index;
 		if (!b->ordered && j->pending.set) b->wait[b->waiting++] = index;
 		if (b->deferred) commit_ready(b, false);
-		/* out of memory on this thread (its flag is its own): the batch stops, and ends so */
-		if (pj_oom_seen) b->oom = b->stop = true;
-		pj_oom_seen = false;
+		/* the batch's own memory ran out (on any thread): it stops, and ends so */
+		if (sm_budget_ran_out(&b->own)) b->oom = b->stop = true;
 		if (!b->oom) settle(b);
 		os_mutex_unlock(b->lock);
 	}
@@ -883,7 +886,6 @@ static void summarize(batch *b)
 /* Memory ran out (on any thread): the batch ends so, freed, NULL. */
 static smdmx_batch *out_of_memory(batch *b, smdmx_error *error)
 {
-	pj_oom_seen = false;
 	smdmx_batch_free(&b->pub);
 	sm_fail_oom(error);
 	return NULL;
@@ -895,8 +897,6 @@ smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *erro
 	if (!o) return sm_fail_null(error, __func__, "options"), NULL;
 	for (size_t i = 0; i < o->input_count; i++)
 		if (!o->inputs || !o->inputs[i]) return sm_fail_null(error, __func__, "an input"), NULL;
-	pj_oom_seen = false;
-	pj_fail_start();
 	/* the batch itself in the caller's memory, all else in its budget (when given) */
 	sm_alloc home;
 	sm_alloc_init(&home, pj_allocator_twice(&o->convert) ? NULL : &o->convert.allocator);
@@ -918,12 +918,13 @@ smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *erro
 			return sm_fail_oom(error), NULL;
 		}
 	}
-	sm_alloc_init(&b->mem, &b->conv.allocator);
+	b->own_hooks = sm_budget_start(&b->own, &b->conv.allocator);
+	sm_alloc_init(&b->mem, &b->own_hooks);
 	b->said.mem = &b->mem;
 	bool planned = make_plan(b) && check_options(b);
 	if (planned && o->update) plan_update(b);
 	b->pubjobs = pj_calloc(&b->mem, b->count ? b->count : 1, sizeof(smdmx_batch_job));
-	if (!b->pubjobs || pj_oom_seen) return out_of_memory(b, error);
+	if (!b->pubjobs || sm_budget_ran_out(&b->own)) return out_of_memory(b, error);
 	b->pub.jobs = b->pubjobs;
 	b->pub.job_count = b->count;
 	if (!planned) {
@@ -932,13 +933,13 @@ smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *erro
 		/* every job's inputs and output seen from the start (its state as it settles); each
 		 * job's memory of its own from here, for its worker (the batch's hooks: one budget) */
 		for (size_t i = 0; i < b->count; i++) {
-			sm_alloc_init(&b->jobs[i].mem, &b->conv.allocator);
+			sm_alloc_init(&b->jobs[i].mem, &b->own_hooks);
 			b->jobs[i].msgs.mem = &b->jobs[i].mem;
 			publish(b, i);
 		}
-		if (!run_jobs(b) || b->oom || pj_oom_seen) return out_of_memory(b, error);
+		if (!run_jobs(b) || b->oom || sm_budget_ran_out(&b->own)) return out_of_memory(b, error);
 		summarize(b);
-		if (pj_oom_seen) return out_of_memory(b, error);
+		if (sm_budget_ran_out(&b->own)) return out_of_memory(b, error);
 	}
 	for (size_t i = 0; i < b->count; i++) publish(b, i);
 	b->pub.settled = b->count;

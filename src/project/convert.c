@@ -468,7 +468,6 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	for (size_t i = 0; i < o->input_count; i++)
 		if (!o->inputs || !o->inputs[i]) return sm_fail_null(error, __func__, "an input"), NULL;
 	if (pj_allocator_twice(o)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s", PJ_ALLOCATOR_TWICE), NULL;
-	pj_oom_seen = false;
 	cv_run r;
 	memset(&r, 0, sizeof(r));
 	r.o = o;
@@ -479,7 +478,8 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 		r.opts.dmx_write.allocator = r.opts.model_options.allocator = r.hooks;
 		r.o = &r.opts;
 	}
-	sm_alloc_init(&r.mem, &r.hooks);
+	r.own_hooks = sm_budget_start(&r.own, &r.hooks);
+	sm_alloc_init(&r.mem, &r.own_hooks);
 	r.said.mem = &r.mem;
 	r.outs.hooks = &r.hooks;
 	r.outs.force = o->force;
@@ -497,7 +497,7 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	char **written = NULL;
 	size_t written_count = 0;
 	/* out of memory before anything is in place: nothing done */
-	bool oom = pj_oom_seen || r.said.lost;
+	bool oom = sm_budget_ran_out(&r.own) || r.said.lost;
 	if (ok && o->defer && !oom) {
 		/* The caller commits the set later, among others (smdmx_batch_convert: a few at a
 		 * time): the files go to the disk meanwhile, and its flush finds them there. A set of
@@ -515,17 +515,15 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	}
 	pj_outputs_abort(&r.outs);
 	/* out of memory with nothing in place (the commit's list could not be made): nothing done */
-	if (!oom && (pj_oom_seen || r.said.lost) && !written_count && !res->pub.pending) oom = true;
+	if (!oom && (sm_budget_ran_out(&r.own) || r.said.lost) && !written_count && !res->pub.pending) oom = true;
 	if (oom) {
-		pj_oom_seen = false;
 		run_free(&r, written, written_count, scene);
 		sm_free(&r.mem, res, sizeof(*res));
 		return sm_fail_oom(error), NULL;
 	}
 	/* memory that ran out after the files were put in place: they are listed, and the
 	 * result says it (a message may be missing) */
-	if (pj_oom_seen || r.said.lost) {
-		pj_oom_seen = false;
+	if (sm_budget_ran_out(&r.own) || r.said.lost) {
 		ok = false;
 		res->pub.out_of_memory = true;
 	}
@@ -544,6 +542,7 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	res->written_by = o->allocator;
 	res->mem = r.mem;
 	/* what outlives the conversion is the caller's, no longer counted */
+	sm_budget_leave(&r.own, &res->mem); /* (then on hooks) */
 	if (r.hooks.alloc_fn) {
 		if (scene && scene->owner) sm_budget_leave(&r.budget, &scene->owner->alloc);
 		if (res->pub.pending) sm_budget_leave(&r.budget, sm_outputs_alloc(res->pub.pending));

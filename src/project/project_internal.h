@@ -52,11 +52,13 @@ typedef struct pj_text {
 void pj_putc(pj_text *b, char c);
 void pj_puts(pj_text *b, const char *s); /* NULL: nothing */
 
-/* Out of memory: an allocation that fails gives NULL, which every step takes as nothing made;
- * a job whose memory is a budget (QC projects: qp_ran_out) knows from it that memory ran out,
- * and without one (m NULL; a batch's and a conversion's steps) its thread's pj_oom_seen says
- * so. A task that saw it fails, and the job ends SMDMX_ERROR_OUT_OF_MEMORY. pj_fail_after
- * (tests, one job): the allocations after this many fail (0: none). */
+/* Out of memory: an allocation that fails gives NULL, which every step takes as nothing made.
+ * A job knows that its own memory ran out from its budget, on any thread (QC projects:
+ * qp_ran_out; a batch's and a conversion's own budget, b->own and r->own); the calls that
+ * take no allocator (m NULL: smdmx_batch_files, smdmx_project_files, smdmx_batch_pair_trees)
+ * from their thread's pj_oom_seen. A task that saw it fails, and the job ends
+ * SMDMX_ERROR_OUT_OF_MEMORY. pj_fail_after (tests, one job): the allocations after this
+ * many fail (0: none). */
 extern _Thread_local bool pj_oom_seen;
 extern size_t pj_fail_after;
 /* A run starts: with pj_fail_after, its allocations are counted from here. */
@@ -65,7 +67,7 @@ void pj_oom(void);
 /* p, or pj_oom() when it is NULL. */
 void *pj_have(void *p);
 /* Each in m (sm_new's blocks, freed by pj_free with m), or with m NULL through malloc and the
- * run's failure switch (freed by free); running out says so in pj_oom_seen either way. */
+ * run's failure switch (freed by free); with m NULL, running out says so in pj_oom_seen. */
 void *pj_malloc(const struct sm_alloc *m, size_t size);
 void *pj_calloc(const struct sm_alloc *m, size_t count, size_t size);
 void *pj_realloc(const struct sm_alloc *m, void *p, size_t size);
@@ -167,8 +169,12 @@ typedef struct cv_run {
 	smdmx_convert_options opts;     /* with the job's allocator in every step's options */
 	sm_budget budget;               /* the job's allocator: every step's memory counted together */
 	smdmx_allocator hooks;          /* what every step takes (zero: malloc's) */
-	sm_alloc mem;                   /* the conversion's own memory (through hooks): its messages,
-	                                   its list of files read, its result */
+	sm_budget own;                  /* the conversion's own memory, within hooks: it knows when
+	                                   that ran out (a step running out is the step's failure,
+	                                   said as its error) */
+	smdmx_allocator own_hooks;
+	sm_alloc mem;                   /* the conversion's own memory (through own_hooks): its
+	                                   messages, its list of files read, its result */
 	pj_msgs said;
 	pj_outputs outs;
 	char **deps;
