@@ -184,8 +184,7 @@ char *pj_asprintf(const sm_alloc *m, const char *fmt, ...)
 
 os_mem pj_os_mem(const sm_alloc *m)
 {
-	if (!m) return (os_mem){ 0 };
-	return (os_mem){ m->hooks.alloc_fn, m->hooks.free_fn, m->hooks.user };
+	return sm_os_mem(m ? &m->hooks : NULL);
 }
 
 /* A string the platform made in m's hooks (os_path_absolute_in and kin: its length and one
@@ -209,14 +208,6 @@ char *pj_path_relative(const sm_alloc *m, const char *from_file, const char *to)
 {
 	os_mem mem = pj_os_mem(m);
 	return from_file && to && (m || may_allocate()) ? pj_have(into(m, os_path_relative_in(m ? &mem : NULL, from_file, to))) : NULL;
-}
-
-char *pj_path_key(const sm_alloc *m, const char *path)
-{
-	size_t n = os_path_key_to(NULL, 0, path);
-	char *k = pj_malloc(m, n + 1);
-	if (k) os_path_key_to(k, n + 1, path);
-	return k;
 }
 
 /* A path the platform writes into room of its length (os_path_*_to), in m. */
@@ -247,6 +238,11 @@ char *pj_path_join(const sm_alloc *m, const char *dir, const char *rel)
 	if (!dir || !rel) return NULL;
 	if (m) PATH_IN(m, os_path_join_to, dir, rel);
 	return may_allocate() ? pj_have(os_path_join(dir, rel)) : NULL;
+}
+
+char *pj_path_key(const sm_alloc *m, const char *path)
+{
+	PATH_IN(m, os_path_key_to, path);
 }
 
 char *pj_read_whole(const sm_alloc *m, const char *path, size_t *size)

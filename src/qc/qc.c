@@ -655,8 +655,7 @@ char *smdmx_qc_find_texture(const smdmx_qc *qc, const char *name, bool *nocase)
 	sm_alloc a = qc_temp_alloc(qc);
 	smdmx_qc_files fs = qc->state->fs;
 	sm_fs_cache *listings = NULL;
-	if (fs.find == sm_fs_find && !fs.user) fs.user = listings = sm_fs_cache_new(&a.hooks);
-	if (fs.find == sm_fs_find && !fs.user) return NULL; /* out of memory */
+	if (fs.find == sm_fs_find && !fs.user && !(fs.user = listings = sm_fs_cache_new(&a.hooks))) return NULL; /* out of memory */
 	char *copy = NULL;
 	for (size_t i = 0; i < qc->texture_dir_count && !copy; i++) {
 		size_t n = strlen(qc->state->root) + strlen(qc->texture_dirs[i]) + strlen(name) + 1;

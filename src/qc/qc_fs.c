@@ -160,8 +160,7 @@ static const fs_listing *listing_of(sm_fs_cache *c, const char *folder)
 	smdmx_error err;
 	fs_listing l = { sm_strdup(c->mem, folder, strlen(folder), &err), SM_VEC_INIT };
 	if (!l.folder) return NULL;
-	const smdmx_allocator *h = &c->mem->alloc.hooks;
-	os_mem om = { h->alloc_fn, h->free_fn, h->user };
+	os_mem om = sm_os_mem(&c->mem->alloc.hooks);
 	os_dir *d = os_dir_open_in(&om, folder);
 	bool ok = true;
 	const char *e;

@@ -394,7 +394,7 @@ bool smdr_read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts
 	parts = k;
 	/* the progress told by one thread at a time (smdmx_progress) */
 	const smdmx_allocator *h = &r->o->alloc.hooks;
-	os_mem mem = { h->alloc_fn, h->free_fn, h->user };
+	os_mem mem = sm_os_mem(h);
 	os_mutex *told_lock = r->progress.fn ? os_mutex_create_in(&mem) : NULL;
 	if (r->progress.fn && !told_lock) {
 		sm_free(&r->o->alloc, ps, sizeof(part) * parts);

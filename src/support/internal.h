@@ -124,6 +124,13 @@ void sm_budget_leave(sm_budget *b, sm_alloc *a);
  * take blocks with sm_new and kin, which free without their size. */
 sm_alloc sm_scene_room(const smdmx_scene *scene);
 
+/* Where a platform object of a job lives (os_dir_open_in, os_thread_start_in,
+ * os_mutex_create_in): its allocator's hooks; NULL: malloc's. */
+static inline os_mem sm_os_mem(const smdmx_allocator *hooks)
+{
+	return hooks ? (os_mem){ hooks->alloc_fn, hooks->free_fn, hooks->user } : (os_mem){ 0 };
+}
+
 /* Overflow-checked a * b; false when it overflows. */
 static inline bool sm_mul(size_t a, size_t b, size_t *out)
 {

@@ -30,19 +30,13 @@ bool sm_out_put_slow(sm_out *o, const char *s, size_t n)
 
 size_t sm_write_part_min = (size_t)1 << 14;
 
-/* Where the threads and locks of a job live: its allocator's hooks (NULL: malloc's). */
-static os_mem mem_of(const smdmx_allocator *hooks)
-{
-	return hooks ? (os_mem){ hooks->alloc_fn, hooks->free_fn, hooks->user } : (os_mem){ 0 };
-}
-
 void sm_team_start(sm_team *t, const smdmx_allocator *hooks, void (*fn)(void *), void *items, size_t size, size_t n)
 {
 	t->fn = fn;
 	t->items = items;
 	t->size = size;
 	t->n = n < SM_TEAM_MAX ? n : SM_TEAM_MAX;
-	os_mem mem = mem_of(hooks);
+	os_mem mem = sm_os_mem(hooks);
 	for (size_t i = 0; i < t->n; i++) t->threads[i] = os_thread_start_in(&mem, fn, t->items + i * size);
 }
 
@@ -90,7 +84,7 @@ static void crew_worker(void *arg)
 static bool crew_ready(sm_crew *c)
 {
 	if (c->m || c->broken) return !c->broken;
-	os_mem mem = mem_of(&c->hooks);
+	os_mem mem = sm_os_mem(&c->hooks);
 	c->m = os_mutex_create_in(&mem);
 	c->go = c->m ? os_cond_create_in(&mem) : NULL;
 	c->done = c->go ? os_cond_create_in(&mem) : NULL;
@@ -117,7 +111,7 @@ void sm_crew_run(sm_crew *c, void (*fn)(void *), void *items, size_t size, size_
 	c->next = 1;
 	c->left = n - 1;
 	while (c->started < n - 1 && c->started < SM_TEAM_MAX) {
-		os_mem mem = mem_of(&c->hooks);
+		os_mem mem = sm_os_mem(&c->hooks);
 		struct os_thread *t = os_thread_start_in(&mem, crew_worker, c);
 		if (!t) break; /* the items go to the threads there are, this one among them */
 		c->threads[c->started++] = t;
@@ -208,7 +202,7 @@ bool sm_pipeline(const smdmx_allocator *hooks, void *slots, size_t size, size_t 
                  unsigned threads, void (*make)(void *slot, size_t from, size_t to), bool (*put)(void *ctx, void *slot),
                  void *ctx)
 {
-	os_mem mem = mem_of(hooks);
+	os_mem mem = sm_os_mem(hooks);
 	if (nslots > SM_TEAM_MAX) nslots = SM_TEAM_MAX;
 	size_t count = (items + chunk - 1) / chunk;
 	pipe_state s = { .slots = slots, .size = size, .nslots = nslots, .items = items, .chunk = chunk, .count = count, .make = make };
