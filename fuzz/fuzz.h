@@ -16,6 +16,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A call's warnings (read on every path, so that saying them is fuzzed too), started empty
+ * and given back when the block ends. */
+static inline void fuzz_warnings_done(smdmx_warnings *w)
+{
+	smdmx_warnings_free(w);
+}
+#define FUZZ_WARNINGS(name) smdmx_warnings name __attribute__((cleanup(fuzz_warnings_done))) = { 0 }
+
 static inline bool fuzz_discard(void *user, const void *data, size_t size)
 {
 	(void)data;
@@ -87,7 +95,7 @@ static inline void fuzz_write_scene(const smdmx_scene *s)
 {
 	fuzz_draw_scene(s);
 	smdmx_error err;
-	smdmx_warnings w;
+	FUZZ_WARNINGS(w);
 	size_t n = 0;
 	smdmx_smd_write_options wo;
 	memset(&wo, 0, sizeof(wo));

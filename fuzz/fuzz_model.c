@@ -12,7 +12,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	smdmx_error err;
-	smdmx_warnings w;
+	FUZZ_WARNINGS(w);
 	smdmx_dm *dm = smdmx_dmx_read_memory(data, size, NULL, &err, NULL);
 	if (!dm) return 0;
 	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, &w);

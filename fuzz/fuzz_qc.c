@@ -49,7 +49,7 @@ static bool mem_write(void *user, const void *data, size_t size)
 static void rig(smdmx_qc *qc, uint32_t m, bool in_qc)
 {
 	smdmx_error err;
-	smdmx_warnings w;
+	FUZZ_WARNINGS(w);
 	smdmx_scene *s = smdmx_smd_read_memory(fixed_smd, sizeof(fixed_smd) - 1, NULL, &err, NULL);
 	smdmx_scene *v = smdmx_smd_read_memory(fixed_vta, sizeof(fixed_vta) - 1, NULL, &err, NULL);
 	if (!s || !v) abort();
@@ -102,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	smdmx_qc_read_options o = qc_mem_options(&mem);
 	o.max_tokens = (size_t)1 << 16;
 	smdmx_error err;
-	smdmx_warnings w;
+	FUZZ_WARNINGS(w);
 	smdmx_qc *qc = smdmx_qc_read_file("/z/main.qc", &o, &err, &w);
 	if (!qc) {
 		if (err.code == SMDMX_ERROR_NONE || !err.message[0]) abort(); /* a failure says what */

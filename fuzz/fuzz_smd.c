@@ -20,7 +20,7 @@ static const char fixed_vta[] =
 static void attach(smdmx_scene *ref, const smdmx_scene *vta)
 {
 	smdmx_error err;
-	smdmx_warnings w;
+	FUZZ_WARNINGS(w);
 	if (!ref || !vta) return;
 	if (smdmx_scene_attach_vta(ref, vta, &err, &w)) fuzz_write_scene(ref);
 }
@@ -28,7 +28,7 @@ static void attach(smdmx_scene *ref, const smdmx_scene *vta)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	smdmx_error err;
-	smdmx_warnings w;
+	FUZZ_WARNINGS(w);
 	smdmx_smd_read_options ro;
 	memset(&ro, 0, sizeof(ro));
 	ro.limits = fuzz_limits();

@@ -32,7 +32,7 @@ static smdmx_scene *reread(const test_sink *text, const char *name)
 static void round_trip(const char *path, const char *name, size_t *files, size_t *bytes)
 {
 	smdmx_error err;
-	smdmx_warnings warn;
+	TEST_WARNINGS(warn);
 	smdmx_scene *a = smdmx_smd_read_file(path, NULL, &err, &warn);
 	if (!a) {
 		os_stat st;

@@ -233,7 +233,7 @@ static void test_hand_built(void **state)
 	put8(&b, 1);
 	size_t stub_at = put32(&b, -2);
 	put(&b, "00000000-0000-0000-0000-0000000000ff", 37);
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_dm *stubbed = smdmx_dmx_read_memory(b.d, b.n, NULL, &err, &w);
 	if (!stubbed) fail_msg("a stub: %s", err.message);
 	assert_int_equal(stubbed->element_count, 2);
@@ -478,7 +478,7 @@ static void test_seqids_real(void **state)
 		assert_int_equal(dm->element_count, files[f].elements);
 		expect_seqids(dm, files[f].file);
 		smdmx_error err;
-		smdmx_warnings w;
+		TEST_WARNINGS(w);
 		smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, &w);
 		if (!s) fail_msg("%s: %s", files[f].file, err.message);
 		assert_int_equal(s->joint_count, files[f].joints);

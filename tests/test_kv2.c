@@ -656,7 +656,7 @@ static void expect_warning(const smdmx_warnings *w, smdmx_warning_code code, siz
 /* A testdata file that reads with exactly one warning, of that code, count and position. */
 static smdmx_dm *read_one_warning(const char *rel, smdmx_warning_code code, size_t count, uint32_t line, uint32_t col)
 {
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_dm *dm = read_warned(test_path(rel), &w);
 	assert_int_equal(w.count, 1);
 	expect_warning(&w, code, count, line, col);
@@ -700,7 +700,7 @@ static void expect_strict_rewrite(const smdmx_dm *dm, const char *label)
 	test_sink_text(&s);
 	size_t bad = valve_strict(s.data, s.size);
 	if (bad != SIZE_MAX) fail_msg("%s: written keyvalues2 leaves Valve's grammar at byte %zu: %.40s", label, bad, s.data + bad);
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_dm *back = smdmx_dmx_read_memory(s.data, s.size, NULL, &err, &w);
 	if (!back) fail_msg("%s: re-read: %u:%u: %s", label, err.line, err.column, err.message);
 	if (w.count) fail_msg("%s: the written file reads with a warning: %s", label, w.data[0].message);
@@ -822,7 +822,7 @@ static void test_stubs(void **state)
 		if (!smdmx_dmx_write(dm, test_sink_write, &out, &o, &err)) fail_msg("%s %d: %s", outs[i].encoding, outs[i].version, err.message);
 		if (!test_memmem(out.data, out.size, outs[i].says, outs[i].says_size))
 			fail_msg("%s %d: the reference is not written by id", outs[i].encoding, outs[i].version);
-		smdmx_warnings w;
+		TEST_WARNINGS(w);
 		smdmx_dm *back = smdmx_dmx_read_memory(out.data, out.size, NULL, &err, &w);
 		if (!back) fail_msg("%s %d read back: %s", outs[i].encoding, outs[i].version, err.message);
 		char diff[256];
@@ -845,7 +845,7 @@ static void test_stubs(void **state)
 static void test_other_writers(void **state)
 {
 	(void)state;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_dm *dm = read_warned(test_path("testdata/kv2/ok/bare_datamodelpy.dmx"), &w);
 	assert_int_equal(w.count, 3);
 	expect_warning(&w, SMDMX_WARNING_BARE_TYPE, 3, 6, 10);
@@ -993,7 +993,7 @@ static void test_datamodelpy_corpus(void **state)
 	for (size_t i = 0; i < n; i++) {
 		const char *name = test_base_name(paths[i]);
 		assert_string_equal(name, files[i].name);
-		smdmx_warnings w;
+		TEST_WARNINGS(w);
 		smdmx_dm *kv = read_warned(paths[i], &w);
 		const smdmx_warning *bare = test_warning_of(&w, SMDMX_WARNING_BARE_TYPE), *quotes = test_warning_of(&w, SMDMX_WARNING_UNESCAPED_QUOTE),
 		                    *raw = test_warning_of(&w, SMDMX_WARNING_RAW_BACKSLASH);
@@ -1028,7 +1028,7 @@ static void kv2_threads_same(const char *text, size_t size, const char *label, u
 	sm_kv2_part_min = part_min;
 	smdmx_dmx_read_options o = { .threads = 1, .limits = limits };
 	smdmx_error e1, e;
-	smdmx_warnings w1, w;
+	TEST_WARNINGS(w1); TEST_WARNINGS(w);
 	smdmx_dm *one = smdmx_dmx_read_memory(text, size, &o, &e1, &w1);
 	static const unsigned counts[] = TEST_READ_THREADS;
 	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {

@@ -396,20 +396,29 @@ enum { KINDS = sizeof(kinds) / sizeof(kinds[0]) };
 
 /* ---- the paths ---------------------------------------------------------------------------- */
 
+/* Warnings merged: an entry per code. */
+typedef struct said_set {
+	smdmx_warning data[SMDMX_WARNING_CODE_COUNT];
+	size_t count;
+} said_set;
+
 typedef struct outcome {
 	smdmx_scene *back;   /* NULL when the path refused the model (then error is set) */
-	smdmx_warnings said; /* what the conversion said, everything merged */
+	said_set said;       /* what the conversion said, everything merged */
 	smdmx_error error;
 } outcome;
 
-static void merge(smdmx_warnings *into, const smdmx_warnings *w)
+static void merge_one(said_set *into, const smdmx_warning *x)
+{
+	size_t k = 0;
+	while (k < into->count && into->data[k].code != x->code) k++;
+	if (k == into->count) into->data[into->count++] = *x;
+}
+
+static void merge(said_set *into, const smdmx_warnings *w)
 {
 	test_assert_warnings_act(w, "ledger");
-	for (size_t i = 0; i < w->count && into->count < SMDMX_WARNINGS_MAX; i++) {
-		size_t k = 0;
-		while (k < into->count && into->data[k].code != w->data[i].code) k++;
-		if (k == into->count) into->data[into->count++] = w->data[i];
-	}
+	for (size_t i = 0; i < w->count; i++) merge_one(into, &w->data[i]);
 }
 
 /* A DMX of model format N, written in binary 5 (9 for 22) and read back. */
@@ -417,7 +426,7 @@ static outcome through_dmx(const smdmx_scene *s, int model)
 {
 	outcome o;
 	memset(&o, 0, sizeof(o));
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_model_options mo = { .model_version = model };
 	smdmx_dm *dm = smdmx_model_from_scene(s, &mo, &o.error, &w);
 	if (!dm) return o;
@@ -441,7 +450,7 @@ static smdmx_scene *write_read(const smdmx_scene *s, smdmx_smd_write_options wo,
 	test_sink sink = { 0 };
 	if (!smdmx_smd_write(s, test_sink_write, &sink, &wo, &o->error)) return NULL;
 	smdmx_smd_read_options ro = { .frame_rate = fps, .name = wo.kind == SMDMX_SMD_WRITE_ANIMATION ? s->clips[wo.clip].name : s->name };
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *r = smdmx_smd_read_memory(sink.data, sink.size, &ro, &o->error, &w);
 	free(sink.data);
 	if (!r) fail_msg("smd read: %s", o->error.message);
@@ -459,21 +468,22 @@ static outcome through_smd(smdmx_scene *s, bool goldsrc, bool qc)
 	s->source.format = SMDMX_SOURCE_DMX;
 	smdmx_smd_write_options wo = { .goldsrc = goldsrc };
 	char *lines = NULL, *atts = NULL;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	if (qc) {
 		if (!smdmx_qc_from_scene(s, "m.vta", &lines, &atts, &o.error, &w)) return o;
 		merge(&o.said, &w);
 	}
-	memset(&w, 0, sizeof(w));
-	smdmx_smd_report_losses(s, &wo, true, &w);
+	smdmx_warnings_free(&w);
+	if (!smdmx_smd_report_losses(s, &wo, true, &o.error, &w)) fail_msg("losses: %s", o.error.message);
 	/* with --qc, the QC carries these (as dmx2smd leaves them out) */
+	test_assert_warnings_act(&w, "ledger");
 	for (size_t i = 0; i < w.count; i++) {
 		smdmx_warning_code c = w.data[i].code;
 		bool carried = (qc && (c == SMDMX_WARNING_DROPPED_BALANCE || c == SMDMX_WARNING_DROPPED_ATTACHMENTS ||
 		                       c == SMDMX_WARNING_DROPPED_CONTROLLERS || c == SMDMX_WARNING_DROPPED_RULES ||
 		                       c == SMDMX_WARNING_FRAME_RATE || c == SMDMX_WARNING_UP_AXIS)) ||
 		               c == SMDMX_WARNING_DROPPED_CLIPS; /* one SMD per clip */
-		if (!carried) merge(&o.said, &(smdmx_warnings){ .data = { w.data[i] }, .count = 1 });
+		if (!carried) merge_one(&o.said, &w.data[i]);
 	}
 	wo.kind = s->mesh_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
 	smdmx_scene *r = write_read(s, wo, 0, &o);
@@ -669,16 +679,17 @@ static void test_ledger(void **state)
 /* Every warning says what happened to the data and whether to act (tests/util.h): one SMD
  * that bends the format eight ways gets eight warnings, each at its place (columns count bytes, the mark's three too), each with its
  * last clause; warnings as they were worded before did not say, and the check refuses them. */
+static const char smd[] = "\xEF\xBB\xBFversion 2\n"
+                          "nodes\n0 \"a\" -1\n1 \"a\" 0\n2 \"c\" 0\nend\n"
+                          "skeleton\ntime 0\n0 0 0 0 0 0 0\n1 0 0 0 0 0 0\n"
+                          "time 3\n0 0 0 0 0 0 0\n1 0 0 0 0 0 0\n2 0 0 0 0 0 0\nend\n"
+                          "triangles\nm\n"
+                          "0 0 0 0 0 0 1 0 0 2 1 0.5 2 0.2\n0 1 0 0 0 0 1 0 0 2 1 0.8 2 0.9\n0 0 1 0 0 0 1 0 0\n"
+                          "\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 0 0\n0 0 1 0 0 0 1 0 0\nend\n";
+
 static void test_warnings_say_whether_to_act(void **state)
 {
 	(void)state;
-	static const char smd[] = "\xEF\xBB\xBFversion 2\n"
-	                          "nodes\n0 \"a\" -1\n1 \"a\" 0\n2 \"c\" 0\nend\n"
-	                          "skeleton\ntime 0\n0 0 0 0 0 0 0\n1 0 0 0 0 0 0\n"
-	                          "time 3\n0 0 0 0 0 0 0\n1 0 0 0 0 0 0\n2 0 0 0 0 0 0\nend\n"
-	                          "triangles\nm\n"
-	                          "0 0 0 0 0 0 1 0 0 2 1 0.5 2 0.2\n0 1 0 0 0 0 1 0 0 2 1 0.8 2 0.9\n0 0 1 0 0 0 1 0 0\n"
-	                          "\n0 0 0 0 0 0 1 0 0\n0 1 0 0 0 0 1 0 0\n0 0 1 0 0 0 1 0 0\nend\n";
 	static const struct {
 		smdmx_warning_code code;
 		uint32_t line, column;
@@ -703,7 +714,7 @@ static void test_warnings_say_whether_to_act(void **state)
 		  "add them to the first frame in the source" },
 	};
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *s = smdmx_smd_read_memory(smd, sizeof(smd) - 1, NULL, &err, &w);
 	if (!s) fail_msg("%u:%u: %s", err.line, err.column, err.message);
 	assert_int_equal(w.count, sizeof(want) / sizeof(want[0]));
@@ -726,12 +737,92 @@ static void test_warnings_say_whether_to_act(void **state)
 	assert_true(test_warning_acts("SMD has no attachments: 2 left out; use dmx2smd --qc to keep them in a QC"));
 }
 
+/* An allocator that refuses blocks of one size (and counts the rest). */
+typedef struct refusing {
+	test_counter c;
+	size_t size;    /* refused */
+	size_t refused; /* how many times */
+} refusing;
+
+static void *refusing_alloc(void *user, size_t size)
+{
+	refusing *r = user;
+	if (size == r->size) return r->refused++, NULL;
+	return tc_alloc(&r->c, size);
+}
+
+static void *refusing_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+	refusing *r = user;
+	if (new_size == r->size) return r->refused++, NULL;
+	return tc_realloc(&r->c, ptr, old_size, new_size);
+}
+
+static void refusing_free(void *user, void *ptr, size_t size)
+{
+	tc_free(&((refusing *)user)->c, ptr, size);
+}
+
+/* The warnings are a list as long as the call needs (the SMD above bends the format eight
+ * ways: eight entries), its room the call's allocator's and given back by
+ * smdmx_warnings_free; a warning that finds no room fails the call out of memory, leaving
+ * nothing, so that a list a call returns with is whole. */
+static void test_warnings_room(void **state)
+{
+	(void)state;
+	refusing r = { { 0, 0, 0 }, 0, 0 };
+	smdmx_smd_read_options o = { .allocator = { refusing_alloc, refusing_realloc, refusing_free, &r, 0, 0 } };
+	smdmx_error err;
+	smdmx_warnings w = { 0 };
+	smdmx_scene *s = smdmx_smd_read_memory(smd, sizeof(smd) - 1, &o, &err, &w);
+	assert_non_null(s);
+	smdmx_scene_free(s);
+	assert_int_equal(w.count, 8);
+	assert_int_equal(w.lost, 0);
+	assert_true(w.capacity >= 8);
+	assert_int_equal(r.c.live, (long long)(w.capacity * sizeof(smdmx_warning))); /* the list's room, the caller's */
+	/* a second call empties it, keeping its room */
+	s = smdmx_smd_read_memory("version 1\n", 10, &o, &err, &w);
+	assert_null(s);
+	assert_int_equal(w.count, 0);
+	assert_int_equal(r.c.live, (long long)(w.capacity * sizeof(smdmx_warning)));
+	smdmx_warnings_free(&w);
+	assert_int_equal(r.c.live, 0);
+	assert_null(w.data);
+	/* the room for the fifth entry refused: the reading, which needs no block of that size
+	 * itself, fails out of memory */
+	r.size = 8 * sizeof(smdmx_warning);
+	s = smdmx_smd_read_memory(smd, sizeof(smd) - 1, &o, &err, NULL);
+	assert_non_null(s);
+	smdmx_scene_free(s);
+	assert_int_equal(r.refused, 0);
+	s = smdmx_smd_read_memory(smd, sizeof(smd) - 1, &o, &err, &w);
+	assert_null(s);
+	assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+	assert_true(r.refused > 0);
+	assert_true(w.lost > 0);
+	assert_int_equal(w.count, 4);
+	smdmx_warnings_free(&w);
+	assert_int_equal(r.c.live, 0);
+	/* on several threads, the list counted in the reading's one budget, handed back after */
+	o.threads = 3;
+	o.allocator.memory_limit = (size_t)1 << 30;
+	r.size = 0;
+	s = smdmx_smd_read_memory(smd, sizeof(smd) - 1, &o, &err, &w);
+	assert_non_null(s);
+	assert_int_equal(w.count, 8);
+	smdmx_scene_free(s);
+	smdmx_warnings_free(&w);
+	assert_int_equal(r.c.live, 0);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ledger),
 		cmocka_unit_test(test_warnings_say_whether_to_act),
+		cmocka_unit_test(test_warnings_room),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,7 +60,7 @@ static void test_corpus_smd(void **state)
 			if (!a) fail_msg("%s: %s", name, err.message);
 			for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
 				/* binary 2 has no time type: model format 1 stores int ticks, so it fits */
-				smdmx_warnings warn;
+				TEST_WARNINGS(warn);
 				smdmx_scene *b = smd_to_dmx_to_scene(a, targets[t].model, targets[t].encoding, targets[t].version, &warn);
 				smdmx_compare_options co = { .dmx_weights = true, .max_links = targets[t].model >= 22 ? 4 : 3 };
 				char diff[256];
@@ -112,7 +112,7 @@ static void test_extra_uv_sets_listed(void **state)
 {
 	(void)state;
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *a = smdmx_smd_read_file(test_path("testdata/ok/uv3.smd"), NULL, &err, &w);
 	assert_non_null(a);
 	for (size_t i = 0; i < w.count; i++) assert_int_not_equal(w.data[i].code, SMDMX_WARNING_VERSION);
@@ -164,7 +164,7 @@ static void test_bone_named_like_mesh(void **state)
 	assert_string_equal(a->meshes[0].name, "clipboard");
 	static const int models[] = { 1, 15, 18, 22 };
 	for (size_t m = 0; m < 4; m++) {
-		smdmx_warnings w;
+		TEST_WARNINGS(w);
 		smdmx_model_options mo = { .model_version = models[m] };
 		smdmx_dm *dm = smdmx_model_from_scene(a, &mo, &err, &w);
 		assert_non_null(dm);
@@ -205,7 +205,7 @@ static void test_links_warning(void **state)
 	smdmx_error err;
 	smdmx_scene *a = smdmx_smd_read_file(path, NULL, &err, NULL);
 	assert_non_null(a);
-	smdmx_warnings warn;
+	TEST_WARNINGS(warn);
 	smdmx_model_options mo = { .model_version = 18 };
 	smdmx_dm *dm = smdmx_model_from_scene(a, &mo, &err, &warn);
 	assert_non_null(dm);
@@ -423,8 +423,10 @@ static void test_vta_through_dmx(void **state)
 		smdmx_scene *v = smdmx_smd_read_file(pairs[p][1], NULL, &err, NULL);
 		assert_non_null(a);
 		assert_non_null(v);
-		smdmx_warnings w;
-		memset(&w, 0xff, sizeof(w)); /* whatever the caller's warnings held, they start empty */
+		TEST_WARNINGS(w);
+		/* whatever the caller's warnings held, they start empty */
+		assert_true(smdmx_smd_report_losses(v, NULL, false, NULL, &w));
+		assert_true(w.count > 0);
 		assert_true(smdmx_scene_attach_vta(a, v, &err, &w));
 		assert_int_equal(w.count, 0);
 		assert_int_equal(a->flex_shape_count, v->flex_shape_count);
@@ -577,9 +579,9 @@ static void test_scene_operations(void **state)
 	smdmx_scene *f = smdmx_model_to_scene(dm, NULL, &err, NULL);
 	assert_non_null(f);
 	assert_int_equal(f->flex_controller_count, 4);
-	smdmx_warnings lw;
-	memset(&lw, 0, sizeof(lw));
-	smdmx_smd_report_losses(f, NULL, true, &lw);
+	TEST_WARNINGS(lw);
+	smdmx_warnings_free(&lw);
+	assert_true(smdmx_smd_report_losses(f, NULL, true, NULL, &lw));
 	assert_int_equal(lw.count, 1);
 	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_CONTROLLERS);
 	assert_string_equal(lw.data[0].message, "SMD has no flex controllers: 4 left out; use dmx2smd --qc to keep them in a QC");
@@ -694,7 +696,7 @@ static void test_flex_rules(void **state)
 	memset(p + 1 + strlen("DmeFlexRuleUnknown\""), ' ', strlen("DmeFlexRuleLocalVar") - strlen("DmeFlexRuleUnknown"));
 	smdmx_dm *odd = smdmx_dmx_read_memory(t.data, t.size, NULL, &err, NULL);
 	if (!odd) fail_msg("%s", err.message);
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *c = smdmx_model_to_scene(odd, NULL, &err, &w);
 	assert_non_null(c);
 	assert_rules(c, rules + 1, 2);
@@ -704,15 +706,15 @@ static void test_flex_rules(void **state)
 
 	/* SMD holds neither controllers nor rules: one warning for each, each with its count; a
 	 * controller that only drives its own shape over 0..1 loses nothing */
-	smdmx_warnings lw;
-	memset(&lw, 0, sizeof(lw));
-	smdmx_smd_report_losses(c, NULL, true, &lw);
+	TEST_WARNINGS(lw);
+	smdmx_warnings_free(&lw);
+	assert_true(smdmx_smd_report_losses(c, NULL, true, NULL, &lw));
 	assert_int_equal(lw.count, 1);
 	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_RULES);
 	assert_int_equal(c->flex_controller_count, 1);
 	c->flex_controllers[0].stereo = true;
-	memset(&lw, 0, sizeof(lw));
-	smdmx_smd_report_losses(c, NULL, true, &lw);
+	smdmx_warnings_free(&lw);
+	assert_true(smdmx_smd_report_losses(c, NULL, true, NULL, &lw));
 	assert_int_equal(lw.count, 2);
 	assert_int_equal(lw.data[0].code, SMDMX_WARNING_DROPPED_CONTROLLERS);
 	assert_int_equal(lw.data[0].count, 1);
@@ -905,7 +907,7 @@ static void test_corners_no_face_uses(void **state)
 {
 	(void)state;
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	static const int32_t tail[] = { 0, 1, 2, 3, 4, 5 }, face[] = { 0, 1, 2, -1 };
 	smdmx_dm *dm = corners_model(tail, 6, face, 4);
 	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, &w);
@@ -1475,7 +1477,7 @@ static void test_vta_two_meshes(void **state)
 	smdmx_scene *vta = smdmx_smd_read_memory(text, n, NULL, &err, NULL);
 	if (!vta) fail_msg("%s", err.message);
 	assert_int_equal(vta->flex_shape_count, 2);
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	assert_true(smdmx_scene_attach_vta(ref, vta, &err, &w));
 	assert_int_equal(w.count, 0);
 	assert_int_equal(ref->flex_shape_count, 4);
@@ -1814,7 +1816,7 @@ static void test_model_file(void **state)
 	(void)state;
 	smdmx_model_file m;
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	assert_true(smdmx_model_file_read(test_path("testdata/sample/arm.smd"), NULL, 0, NULL, &m, &err, &w));
 	assert_false(m.is_dmx);
 	assert_null(m.dm);

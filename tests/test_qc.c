@@ -104,7 +104,7 @@ static const qc_mem_file g2_files[] = {
 static void test_g2_references(void **state)
 {
 	(void)state;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_qc *qc = must_read(g2_files, sizeof(g2_files) / sizeof(g2_files[0]), &w);
 	assert_int_equal(w.count, 0);
 	assert_int_equal(qc->ref_count, 14);
@@ -272,7 +272,7 @@ static void test_includes_and_folders(void **state)
 		{ "/p/sub/anims/walk.smd", "x", 0 },
 		{ "/p/sub/base/body.smd", "x", 0 },
 	};
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_qc *qc = must_read(files, sizeof(files) / sizeof(files[0]), &w);
 	assert_int_equal(qc->file_count, 5);
 	assert_string_equal(qc->files[1].path, "/p/common.qci");
@@ -436,7 +436,7 @@ static void test_macro_backslashes(void **state)
 	static const qc_mem_file files[] = {
 		{ "/p/m.qc", main_qc, 0 }, { "/p/walk.smd", "x", 0 }, { "/p/run.smd", "x", 0 }, { "/p/b.smd", "x", 0 },
 	};
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_qc *qc = must_read(files, sizeof(files) / sizeof(files[0]), &w);
 	assert_int_equal(w.count, 0);
 	assert_int_equal(qc->error_count, 0);
@@ -461,7 +461,7 @@ static void test_goldsrc_sequence(void **state)
 		{ "/p/m.qc", main_qc, 0 },      { "/p/walk.smd", "x", 0 },   { "/p/run.smd", "x", 0 },
 		{ "/p/aim_down.smd", "x", 0 }, { "/p/aim_up.smd", "x", 0 },
 	};
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_qc *qc = must_read(files, sizeof(files) / sizeof(files[0]), &w);
 	assert_int_equal(w.count, 0);
 	assert_int_equal(qc->ref_count, 4);
@@ -858,7 +858,7 @@ static smdmx_scene *face_scene(void)
 	smdmx_scene *s = read_smd_path(test_path("testdata/qc/face/face.smd"));
 	smdmx_scene *v = read_smd_path(test_path("testdata/qc/face/face.vta"));
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	if (!smdmx_scene_attach_vta(s, v, &err, &w)) fail_msg("attach: %s", err.message);
 	assert_int_equal(w.count, 0);
 	smdmx_scene_free(v);
@@ -913,7 +913,7 @@ static void test_rig_face(void **state)
 	smdmx_qc *qc = face_qc();
 	smdmx_scene *s = face_scene();
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	assert_true(smdmx_qc_apply_rig(qc, 0, s, NULL, &err, &w));
 	/* "smile" has no controller of its name: beside flex rules it is its two halves */
 	const char *names[] = { "smileR", "smileL", "blink", "jaw", "pucker", "smile_jaw" };
@@ -999,7 +999,7 @@ static smdmx_scene *through_smd(const smdmx_scene *s)
 		wo.kind = SMDMX_SMD_WRITE_VTA;
 		if (!smdmx_smd_write(s, test_sink_write, &vta, &wo, &err)) fail_msg("vta: %s", err.message);
 		smdmx_scene *v = smdmx_smd_read_memory(vta.data, vta.size, NULL, &err, NULL);
-		smdmx_warnings w;
+		TEST_WARNINGS(w);
 		if (!v || !smdmx_scene_attach_vta(r, v, &err, &w)) fail_msg("vta back: %s", err.message);
 		smdmx_scene_free(v);
 	}
@@ -1037,7 +1037,7 @@ static void test_rig_combination(void **state)
 	s->flex_shapes[shape_named(s, "smile_jaw") - s->flex_shapes].corrective = true;
 	char *lines, *atts;
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	assert_true(smdmx_qc_from_scene(s, "face.vta", &lines, &atts, &err, &w));
 	assert_int_equal(w.count, 0);
 	assert_string_equal(lines, "\tflexfile \"face.vta\"\n"
@@ -1115,7 +1115,7 @@ static void test_rig_cut_adds_up(void **state)
 	                          "vertexanimation\ntime 0\n0 0 0 0 0 0 1\n1 1 0 0 0 0 1\n2 0 1 0 0 0 1\n3 1 0 0 0 0 1\n4 1 1 0 0 0 1\n"
 	                          "5 0 1 0 0 0 1\ntime 1\n1 1 0 1 0 0 1\n2 0 1 1 0 0 1\n3 1 0 1 0 0 1\n4 1 1 0.5 0 0 1\n5 0 1 1 0 0 1\nend\n";
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *s = smdmx_smd_read_memory(smd, sizeof(smd) - 1, NULL, &err, NULL);
 	smdmx_scene *v = smdmx_smd_read_memory(vta, sizeof(vta) - 1, NULL, &err, NULL);
 	assert_non_null(s);
@@ -1190,7 +1190,7 @@ static void test_rig_cut_clash(void **state)
 	blink->name = "smileL";
 	char *lines = NULL, *atts = NULL;
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	assert_false(smdmx_qc_from_scene(s, "face.vta", &lines, &atts, &err, &w));
 	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
 	assert_string_equal(err.message, "stereo shape 'smile' must be written as two shapes, but a shape 'smileL' exists");
@@ -1220,7 +1220,7 @@ static void test_rig_rules(void **state)
 	smdmx_qc *qc = face_qc();
 	smdmx_scene *s = face_scene();
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	assert_true(smdmx_qc_apply_rig(qc, 0, s, NULL, &err, &w));
 	smdmx_qc_free(qc);
 	char *lines, *atts;
@@ -1261,7 +1261,7 @@ static void test_rig_attachments(void **state)
 	smdmx_qc *qc = must_read(files, 1, NULL);
 	smdmx_scene *s = face_scene();
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	assert_true(smdmx_qc_apply_attachments(qc, s, &err, &w));
 	assert_int_equal(s->attachment_count, 2);
 	assert_int_equal(find_warning(&w, SMDMX_WARNING_QC_ONLY)->count, 1);
@@ -1341,7 +1341,7 @@ static void test_corpus_dmx_round_trip(void **state)
 			smdmx_scene *t = lift_dmx(path);
 			char *lines, *atts;
 			smdmx_error err;
-			smdmx_warnings w;
+			TEST_WARNINGS(w);
 			if (!smdmx_qc_from_scene(t, "face.vta", &lines, &atts, &err, &w)) fail_msg("%s: %s", name, err.message);
 			for (size_t k = 0; k < w.count; k++) fail_msg("%s: %s", name, w.data[k].message);
 			char *text = malloc(strlen(lines) + strlen(atts) + 256);
@@ -1403,7 +1403,7 @@ static void test_corpus_sdk_humans(void **state)
 	(void)state;
 	const char *path = test_corpus_path("qc/sdk_humans/male_sdk/male_06_sdk.qc");
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_qc *qc = smdmx_qc_read_file(path, NULL, &err, &w);
 	if (!qc) fail_msg("%s:%u:%u: %s", err.file, err.line, err.column, err.message);
 	assert_int_equal(qc->file_count, 13);
@@ -1679,7 +1679,7 @@ static void test_absolute_cd(void **state)
 	static const qc_mem_file files[] = {
 		{ "/p/cd.qc", qc_text, 0 }, { "/p/a.smd", "x", 0 }, { "/p/idle.smd", "x", 0 }, { "/p/sub/walk.smd", "x", 0 },
 	};
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_qc *qc = must_read(files, 4, &w);
 	assert_int_equal(qc->ref_count, 3);
 	for (size_t i = 0; i < 3; i++) assert_true(qc->refs[i].found);
@@ -1730,7 +1730,7 @@ static void test_number_prefix(void **state)
 {
 	(void)state;
 	static const qc_mem_file files[] = { { "/p/n.qc", "$sequence \"run\" \"a.smd\" FPS 30s\n$scale 2.5x\n", 0 }, { "/p/a.smd", "x", 0 } };
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_qc *qc = must_read(files, 2, &w);
 	assert_true(qc->refs[0].fps == 30.0);
 	assert_true(qc->scale == 2.5);
@@ -1752,7 +1752,7 @@ static void test_stray_block(void **state)
 {
 	(void)state;
 	static const qc_mem_file files[] = { { "/p/s.qc", "$scale 2\n  { $upaxis Y }\n$cd \"x\"\n", 0 } };
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_qc *qc = must_read(files, 1, &w);
 	assert_true(qc->scale == 2.0);
 	test_assert_one_warning(&w, SMDMX_WARNING_QC_BENT, 2, 3,
@@ -1769,7 +1769,7 @@ static void test_block_open_at_end(void **state)
 	(void)state;
 	static const char qc_text[] = "$body b \"m.smd\"\n$collisiontext\n{\n\t\"break\"\n\t{\n\t\"model\" \"x\"\n\t}\n";
 	static const qc_mem_file files[] = { { "/p/s.qc", qc_text, 0 }, { "/p/m.smd", "x", 0 } };
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_qc *qc = must_read(files, 2, &w);
 	assert_int_equal(qc->ref_count, 1);
 	test_assert_one_warning(&w, SMDMX_WARNING_QC_BLOCK_OPEN, 3, 1,
@@ -1812,7 +1812,7 @@ static void test_qc_model_scene(void **state)
 	(void)state;
 	smdmx_qc *qc = face_qc();
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	told t = { 0, 0, "" };
 	smdmx_qc_scene_options o = { .file_read = tell, .user = &t };
 	smdmx_scene *s = smdmx_qc_model_scene(qc, 0, &o, &err, &w);
@@ -1915,7 +1915,7 @@ static void test_qc_body_scene(void **state)
 	if (!qc) fail_msg("%s", err.message);
 	assert_int_equal(qc->part_count, 3);
 	assert_true(qc->parts[2].scale == 2);
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *s = smdmx_qc_body_scene(qc, NULL, NULL, &err, &w);
 	if (!s) fail_msg("%s", err.message);
 	assert_int_equal(s->joint_count, 3);

@@ -252,7 +252,7 @@ static void test_shape_moves_its_pixels(void **state)
 	put(&v, "end\n");
 	smdmx_scene *vs = read_text(&v);
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	assert_true(smdmx_scene_attach_vta(s, vs, &err, &w));
 	assert_int_equal(s->flex_shape_count, 1);
 	sm_render_options o = { .view = SM_VIEW_FRONT, .size = 288 };

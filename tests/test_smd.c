@@ -32,7 +32,7 @@ static void assert_close(double a, double b, double tol)
 static void test_features(void **state)
 {
 	(void)state;
-	smdmx_warnings warn;
+	TEST_WARNINGS(warn);
 	smdmx_scene *s = read_ok("testdata/ok/features.smd", &warn);
 	/* nodes in file order, ids out of order, quoted name with a space */
 	assert_int_equal(s->joint_count, 3);
@@ -119,7 +119,7 @@ static void test_duplicate_names(void **state)
 	(void)state;
 	const char *t = "version 1\nnodes\n0 \"a\" -1\n1 \"b\" 0\n2 \"a\" 1\nend\n";
 	smdmx_error err;
-	smdmx_warnings warn;
+	TEST_WARNINGS(warn);
 	smdmx_scene *s = smdmx_smd_read_memory(t, strlen(t), NULL, &err, &warn);
 	assert_non_null(s);
 	assert_int_equal(warn.count, 2); /* the duplicate, and no skeleton frame */
@@ -168,7 +168,7 @@ static void test_other_writers(void **state)
 	char bom[512];
 	snprintf(bom, sizeof(bom), "\xEF\xBB\xBF%s", plain);
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *a = smdmx_smd_read_memory(plain, strlen(plain), NULL, &err, &w);
 	assert_non_null(a);
 	assert_int_equal(w.count, 0);
@@ -273,7 +273,7 @@ static void test_animation_hold(void **state)
 static void test_version3_uvs(void **state)
 {
 	(void)state;
-	smdmx_warnings warn;
+	TEST_WARNINGS(warn);
 	smdmx_scene *s = read_ok("testdata/ok/uv3.smd", &warn);
 	const smdmx_mesh *m = &s->meshes[0];
 	assert_int_equal(m->uv_set_count, 3);
@@ -1029,7 +1029,7 @@ static void test_threads(void **state)
 			if (bad == 0) {
 				/* the case reads, with the warning of weights below 1 counted once per vertex */
 				smdmx_error err;
-				smdmx_warnings w;
+				TEST_WARNINGS(w);
 				smdmx_smd_read_options o = { .threads = 4 };
 				uint64_t saved = sm_smd_part_min;
 				sm_smd_part_min = 256;
@@ -1262,9 +1262,9 @@ static void test_reference_clip(void **state)
 			char diff[256];
 			if (!smdmx_scene_compare(s, b, NULL, diff, sizeof(diff), NULL)) fail_msg("%s", diff);
 		}
-		smdmx_warnings w;
-		memset(&w, 0, sizeof(w));
-		smdmx_smd_report_losses(s, &wo, true, &w);
+		TEST_WARNINGS(w);
+		smdmx_warnings_free(&w);
+		assert_true(smdmx_smd_report_losses(s, &wo, true, NULL, &w));
 		assert_int_equal(w.count, 0);
 		smdmx_scene_free(b);
 		free(t);
@@ -1272,9 +1272,9 @@ static void test_reference_clip(void **state)
 	/* a bind pose that is not the first frame: left out, and said */
 	s->joints[0].bind.position[0] = 9.0f;
 	smdmx_smd_write_options wo = { .kind = SMDMX_SMD_WRITE_REFERENCE, .reference_clip = true };
-	smdmx_warnings w;
-	memset(&w, 0, sizeof(w));
-	smdmx_smd_report_losses(s, &wo, true, &w);
+	TEST_WARNINGS(w);
+	smdmx_warnings_free(&w);
+	assert_true(smdmx_smd_report_losses(s, &wo, true, NULL, &w));
 	assert_int_equal(w.count, 1);
 	assert_int_equal(w.data[0].code, SMDMX_WARNING_DROPPED_CLIPS);
 	assert_string_equal(w.data[0].message, "a reference SMD holds an animation only when its first frame is the bind pose: 1 clip left out; write each as an animation SMD to keep them");
@@ -1299,7 +1299,7 @@ static void test_frames_again(void **state)
 	                    "time 6\n1 2 0 0 0 0 0\n"
 	                    "time 8\n0 0 0 8 0 0 0\n"
 	                    "time 7\n1 7 0 0 0 0 0\nend\n";
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_error err;
 	smdmx_scene *s = smdmx_smd_read_memory(again, strlen(again), NULL, &err, &w);
 	if (!s) fail_msg("%s", err.message);
@@ -1367,9 +1367,9 @@ static void test_weights_below_one(void **state)
 	assert_int_equal(m->weight_offsets[1] - m->weight_offsets[0], 2);
 	m->weights[m->weight_offsets[0]].weight = 0.3f; /* 0.3 + 0.5: as a DMX may hold them */
 	smdmx_smd_write_options wo = { .kind = SMDMX_SMD_WRITE_REFERENCE };
-	smdmx_warnings w;
-	memset(&w, 0, sizeof(w));
-	smdmx_smd_report_losses(s, &wo, true, &w);
+	TEST_WARNINGS(w);
+	smdmx_warnings_free(&w);
+	assert_true(smdmx_smd_report_losses(s, &wo, true, NULL, &w));
 	assert_int_equal(w.count, 1);
 	assert_int_equal(w.data[0].code, SMDMX_WARNING_WEIGHTS_SCALED);
 	assert_string_equal(w.data[0].message, "weights of 1 vertex sum below 1: written scaled to 1, the model studiomdl makes of them (an "

@@ -63,7 +63,8 @@ static bool read_smd(void *ctx, smdmx_allocator a, smdmx_error *err)
 {
 	bytes *b = ctx;
 	smdmx_smd_read_options o = { .allocator = a };
-	smdmx_scene *s = smdmx_smd_read_memory(b->data, b->size, &o, err, NULL);
+	TEST_WARNINGS(w); /* its room too through the allocator */
+	smdmx_scene *s = smdmx_smd_read_memory(b->data, b->size, &o, err, &w);
 	smdmx_scene_free(s);
 	return s != NULL;
 }
@@ -72,7 +73,8 @@ static bool read_dmx(void *ctx, smdmx_allocator a, smdmx_error *err)
 {
 	bytes *b = ctx;
 	smdmx_dmx_read_options o = { .allocator = a };
-	smdmx_dm *dm = smdmx_dmx_read_memory(b->data, b->size, &o, err, NULL);
+	TEST_WARNINGS(w);
+	smdmx_dm *dm = smdmx_dmx_read_memory(b->data, b->size, &o, err, &w);
 	smdmx_dm_free(dm);
 	return dm != NULL;
 }
@@ -80,7 +82,8 @@ static bool read_dmx(void *ctx, smdmx_allocator a, smdmx_error *err)
 static bool lift(void *ctx, smdmx_allocator a, smdmx_error *err)
 {
 	smdmx_model_options o = { .allocator = a };
-	smdmx_scene *s = smdmx_model_to_scene(ctx, &o, err, NULL);
+	TEST_WARNINGS(w);
+	smdmx_scene *s = smdmx_model_to_scene(ctx, &o, err, &w);
 	smdmx_scene_free(s);
 	return s != NULL;
 }
@@ -88,7 +91,8 @@ static bool lift(void *ctx, smdmx_allocator a, smdmx_error *err)
 static bool lower(void *ctx, smdmx_allocator a, smdmx_error *err)
 {
 	smdmx_model_options o = { .allocator = a };
-	smdmx_dm *dm = smdmx_model_from_scene(ctx, &o, err, NULL);
+	TEST_WARNINGS(w);
+	smdmx_dm *dm = smdmx_model_from_scene(ctx, &o, err, &w);
 	smdmx_dm_free(dm);
 	return dm != NULL;
 }
@@ -379,7 +383,8 @@ static bool read_qc(void *ctx, smdmx_allocator a, smdmx_error *err)
 	qc_ctx *c = ctx;
 	smdmx_qc_read_options o = qc_mem_options(&c->mem);
 	o.allocator = a;
-	smdmx_qc *qc = smdmx_qc_read_file(c->mem.files[0].path, &o, err, NULL);
+	TEST_WARNINGS(w);
+	smdmx_qc *qc = smdmx_qc_read_file(c->mem.files[0].path, &o, err, &w);
 	bool ok = qc != NULL;
 	/* and everything edited, written back */
 	if (ok && qc->model_count && qc->ref_count) {
@@ -401,7 +406,7 @@ static bool face_rig(void *ctx, smdmx_allocator a, smdmx_error *err)
 	(void)ctx;
 	smdmx_smd_read_options ro = { .allocator = a };
 	smdmx_qc_read_options qo = { .allocator = a };
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *s = smdmx_smd_read_file(test_path("testdata/qc/face/face.smd"), &ro, err, NULL);
 	smdmx_scene *v = s ? smdmx_smd_read_file(test_path("testdata/qc/face/face.vta"), &ro, err, NULL) : NULL;
 	smdmx_qc *qc = v ? smdmx_qc_read_file(test_path("testdata/qc/face/face.qc"), &qo, err, NULL) : NULL;

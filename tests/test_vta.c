@@ -299,7 +299,7 @@ static void test_numbered(void **state)
 {
 	(void)state;
 	char *text = read_text(test_path("testdata/sample/arm.vta"));
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *s = attach_checked(test_path(ARM), text, &w);
 	assert_int_equal(w.count, 0);
 	assert_int_equal(s->flex_shape_count, 1);
@@ -319,7 +319,7 @@ static void test_shuffled(void **state)
 	for (size_t f = 0; f < t.frames; f++)
 		for (size_t i = 0; i < t.count[f]; i++) t.lines[f][i].id = (t.lines[f][i].id * 7 + 11) % n;
 	char *shuffled = print_vta(&t);
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *a = attach_checked(test_path(ARM), text, &w), *b = attach_checked(test_path(ARM), shuffled, &w);
 	print_warnings(&w);
 	assert_int_equal(w.count, 0);
@@ -356,7 +356,7 @@ static void test_extra_vertices(void **state)
 		}
 	}
 	char *more = print_vta(&t);
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *s = attach_checked(test_path(ARM), more, &w);
 	assert_int_equal(w.count, 1);
 	/* line 72: the first extra vertex (11 lines of head and time, 60 base lines) */
@@ -386,7 +386,7 @@ static void test_missing_corners(void **state)
 		t.count[f] = k;
 	}
 	char *less = print_vta(&t);
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *s = attach_checked(test_path(ARM), less, &w);
 	assert_int_equal(w.count, 1);
 	expect_warning(&w, SMDMX_WARNING_VTA_UNREACHED, 0,
@@ -428,7 +428,7 @@ static void test_nearest(void **state)
 	for (size_t f = 0; f < t.frames; f++)
 		for (size_t i = 0; i < t.count[f]; i++) t.lines[f][i].v[2] += 0.125f;
 	char *off = print_vta(&t);
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *s = attach_checked(test_path(ARM), off, &w);
 	assert_int_equal(w.count, 1);
 	expect_warning(&w, SMDMX_WARNING_VTA_NEAREST, 12,
@@ -456,7 +456,7 @@ static void test_one_position_two_normals(void **state)
 	                  "0 0 0 0 0 0 -1\n1 1 0 0 0 0 1\n2 0 1 0 0 0 1\n3 0 0 0 0 0 1\n4 0 1 0 0 0 -1\n5 -1 0 0 0 0 -1\n"
 	                  "9 0 0 5 0 0 1\n10 1 0 5 0 0 1\n"
 	                  "time 1 # open\n0 0 0 -1 0 0 -1\n3 0 0 1 0 0 1\nend\n";
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *s = attach_checked(path, vta, &w);
 	assert_int_equal(w.count, 0);
 	/* the origin was one position of the reference; the lower lip has its own now */
@@ -492,7 +492,7 @@ static void test_sdk_humans(void **state)
 	snprintf(ref, sizeof(ref), "%s", test_corpus_path("qc/sdk_humans/male_sdk/male_06_reference.smd"));
 	snprintf(vta_path, sizeof(vta_path), "%s", test_corpus_path("qc/sdk_humans/male_sdk/male_06_expressions.vta"));
 	char *text = read_text(vta_path);
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *s = attach_checked(ref, text, &w);
 	print_warnings(&w);
 	assert_int_equal(w.count, 0);
@@ -529,7 +529,7 @@ static void test_corpus_shuffled(void **state)
 	for (size_t f = 0; f < t.frames; f++)
 		for (size_t i = 0; i < t.count[f]; i++) t.lines[f][i].id = n - 1 - t.lines[f][i].id;
 	char *reversed = print_vta(&t);
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *a = attach_checked(ref, text, &w);
 	assert_int_equal(w.count, 0);
 	smdmx_scene *b = attach_checked(ref, reversed, &w);
@@ -552,7 +552,7 @@ static void test_frames_without_lines(void **state)
 	const char *text = "version 1\nnodes\n0 \"root\" -1\nend\nskeleton\ntime 0\ntime 1 # a\ntime 2 # b\ntime 3 # c\nend\n"
 	                   "vertexanimation\ntime 0\n7 0 0 0 0 0 1\n9 1 0 0 0 0 1\ntime 1\n7 0 0 1 0 0 1\ntime 3\n9 1 0 1 0 0 1\nend\n";
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *v = smdmx_smd_read_memory(text, strlen(text), NULL, &err, &w);
 	assert_non_null(v);
 	print_warnings(&w);
@@ -608,7 +608,7 @@ static void test_fan_conflict(void **state)
 	                  "time 1\n0 0 0 1 0 0 1\nend\n";
 	smdmx_scene *v = smdmx_smd_read_memory(vta, strlen(vta), NULL, &err, NULL);
 	assert_non_null(v);
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	assert_true(smdmx_scene_attach_vta(ref, v, &err, &w));
 	print_warnings(&w);
 	assert_int_equal(w.count, 1);
@@ -664,7 +664,7 @@ static void test_budget(void **state)
 		char *text = degenerate_reference(2112 + 3 * (size_t)past);
 		smdmx_scene *ref = smdmx_smd_read_memory(text, strlen(text), NULL, &err, NULL);
 		assert_non_null(ref);
-		smdmx_warnings w;
+		TEST_WARNINGS(w);
 		bool ok = smdmx_scene_attach_vta(ref, v, &err, &w);
 		if (!past) {
 			if (!ok) fail_msg("at the limit: %s", err.message);
@@ -774,7 +774,7 @@ static void test_repeated_names(void **state)
 	                  "0 0 0 0 0 0 1\n1 1 0 0 0 0 1\n2 0 1 0 0 0 1\ntime 1\n0 0 0 1 0 0 1\ntime 2\n0 0 0 -1 0 0 1\n"
 	                  "time 3\n2 0 1 1 0 0 1\ntime 4\n1 1 0 2 0 0 1\nend\n";
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *a = smdmx_smd_read_memory(ref, strlen(ref), NULL, &err, NULL);
 	smdmx_scene *v = smdmx_smd_read_memory(vta, strlen(vta), NULL, &err, &w);
 	assert_non_null(a);
@@ -812,7 +812,7 @@ static void test_repeated_names(void **state)
 	/* a DMX whose mesh has two delta states of one name (another writer's) */
 	for (size_t e = 0; e < dm->element_count; e++)
 		if (!strcmp(dm->elements[e].name, "upper_right_2")) dm->elements[e].name = "upper_right";
-	memset(&w, 0, sizeof(w));
+	smdmx_warnings_free(&w);
 	b = smdmx_model_to_scene(dm, NULL, &err, &w);
 	assert_non_null(b);
 	assert_int_equal(b->flex_shape_count, 4);

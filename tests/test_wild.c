@@ -14,16 +14,12 @@
 static smdmx_scene *lift_warned(const char *path, smdmx_warnings *w)
 {
 	smdmx_error err;
-	smdmx_warnings rw, lw;
-	smdmx_dm *dm = smdmx_dmx_read_file(path, NULL, &err, &rw);
-	if (!dm) fail_msg("%s: %s", path, err.message);
-	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, &lw);
-	smdmx_dm_free(dm);
-	if (!s) fail_msg("%s: %s", path, err.message);
-	if (w) {
-		*w = rw;
-		for (size_t i = 0; i < lw.count && w->count < SMDMX_WARNINGS_MAX; i++) w->data[w->count++] = lw.data[i];
-	}
+	smdmx_model_file f;
+	if (!smdmx_model_file_read(path, NULL, 0, NULL, &f, &err, w)) fail_msg("%s: %s", path, err.message);
+	if (!f.scene) fail_msg("%s: %s", path, f.not_model);
+	smdmx_scene *s = f.scene;
+	f.scene = NULL;
+	smdmx_model_file_free(&f);
 	return s;
 }
 
@@ -42,7 +38,7 @@ static void expect_equal(const smdmx_scene *a, const smdmx_scene *b, const char 
 static void test_stub_animation(void **state)
 {
 	(void)state;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *plain = lift_warned(test_path("testdata/model/arm_wave.dmx"), NULL);
 	smdmx_scene *stubbed = lift_warned(test_path("testdata/model/arm_wave_stub.dmx"), &w);
 	assert_int_equal(w.count, 1);
@@ -66,7 +62,7 @@ static void test_stub_animation(void **state)
 static void test_keys_not_unit(void **state)
 {
 	(void)state;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *s = lift_warned(test_path("testdata/model/arm_wave_scaled.dmx"), &w);
 	assert_int_equal(w.count, 1);
 	assert_int_equal(w.data[0].code, SMDMX_WARNING_ROTATION_NOT_UNIT);
@@ -112,16 +108,16 @@ static void test_material_spaces(void **state)
 	assert_int_equal(s->material_count, 2);
 	assert_string_equal(s->materials[0].name, "  phy");
 	assert_string_equal(s->materials[1].name, "rock  ");
-	smdmx_warnings lost;
-	memset(&lost, 0, sizeof(lost));
-	smdmx_smd_report_losses(s, NULL, false, &lost);
+	TEST_WARNINGS(lost);
+	smdmx_warnings_free(&lost);
+	assert_true(smdmx_smd_report_losses(s, NULL, false, NULL, &lost));
 	const smdmx_warning *ends = test_warning_of(&lost, SMDMX_WARNING_MATERIAL_SPACE);
 	assert_non_null(ends);
 	if (!ends) return;
 	assert_int_equal(ends->count, 1);
 	assert_non_null(strstr(ends->message, "('rock  ')"));
 	test_sink text = { 0 };
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *back = smd_back(s, &text, &w);
 	assert_non_null(test_memmem(text.data, text.size, "\r\n  phy\r\n", 9));
 	assert_non_null(test_memmem(text.data, text.size, "\r\nrock\r\n", 8));
@@ -147,7 +143,7 @@ static void test_material_spaces(void **state)
 	test_smd_threads_same(path, 256);
 	smdmx_error err;
 	smdmx_smd_read_options ro = { .threads = 1 };
-	smdmx_warnings wb;
+	TEST_WARNINGS(wb);
 	smdmx_scene *spaced = smdmx_smd_read_file(path, &ro, &err, &wb);
 	assert_non_null(spaced);
 	assert_int_equal(spaced->material_count, 3);
@@ -224,7 +220,7 @@ static size_t differences(const smdmx_scene *a, const smdmx_scene *b, bool stric
 static void test_up_axis(void **state)
 {
 	(void)state;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *plain = lift_warned(test_path("testdata/model/arm.dmx"), NULL);
 	smdmx_scene *both = lift_warned(test_path("testdata/model/arm_axis_system.dmx"), &w);
 	assert_int_equal(both->up_axis, 'Z');
@@ -275,7 +271,7 @@ static void test_diff_turned(void **state)
 	(void)state;
 	char *text = replaced("testdata/model/arm.dmx", "\t\"jointList\"", "\t\"upAxis\" \"string\" \"Y\"\n\t\"jointList\"");
 	smdmx_error err;
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *y = lift_text(text, &err, &w), *turned = lift_text(text, &err, &w), *wrong = lift_text(text, &err, &w);
 	free(text);
 	assert_int_equal(y->up_axis, 'Y');
@@ -304,7 +300,7 @@ static void test_jointless(void **state)
 	smdmx_scene *prop = lift_warned(test_path("testdata/model/static_prop.dmx"), NULL);
 	assert_int_equal(prop->joint_count, 0);
 	test_sink text = { 0 };
-	smdmx_warnings w;
+	TEST_WARNINGS(w);
 	smdmx_scene *smd = smd_back(prop, &text, &w);
 	assert_int_equal(smd->joint_count, 1);
 	assert_int_equal(differences(prop, smd, false), 0);
@@ -392,20 +388,20 @@ static void test_animation_bind_pose(void **state)
 {
 	(void)state;
 	smdmx_scene *s = lift_warned(test_path("testdata/model/arm_wave.dmx"), NULL);
-	smdmx_warnings w;
-	memset(&w, 0, sizeof(w));
-	smdmx_smd_report_losses(s, NULL, false, &w);
+	TEST_WARNINGS(w);
+	smdmx_warnings_free(&w);
+	assert_true(smdmx_smd_report_losses(s, NULL, false, NULL, &w));
 	assert_null(test_warning_of(&w, SMDMX_WARNING_BIND_POSE));
 	s->joints[1].bind.position[0] = 12;
-	memset(&w, 0, sizeof(w));
-	smdmx_smd_report_losses(s, NULL, false, &w);
+	smdmx_warnings_free(&w);
+	assert_true(smdmx_smd_report_losses(s, NULL, false, NULL, &w));
 	const smdmx_warning *bind = test_warning_of(&w, SMDMX_WARNING_BIND_POSE);
 	assert_non_null(bind);
 	if (!bind) return;
 	assert_int_equal(bind->count, 1);
 	assert_non_null(strstr(bind->message, "('lower arm')"));
 	test_sink text = { 0 };
-	smdmx_warnings rw;
+	TEST_WARNINGS(rw);
 	smdmx_scene *back = smd_back(s, &text, &rw);
 	assert_true(back->joints[1].bind.position[0] == 10);
 	free(text.data);

@@ -35,6 +35,14 @@
 #define TEST_WRITE_THREADS { 2, 3, 5 }
 #endif
 
+/* A call's warnings, started empty and given back when the block ends (a failed check's jump
+ * leaves them to the process's end). */
+static inline void test_warnings_done(smdmx_warnings *w)
+{
+	smdmx_warnings_free(w);
+}
+#define TEST_WARNINGS(name) smdmx_warnings name __attribute__((cleanup(test_warnings_done))) = { 0 }
+
 /* Whether a file name ends in ext (as written: ".smd"). */
 static inline bool test_ends_with(const char *name, const char *ext)
 {
@@ -516,7 +524,7 @@ static inline void test_smd_threads_same(const char *path, uint64_t part_min)
 	sm_smd_part_min = part_min;
 	smdmx_smd_read_options o = { .record_lines = true, .threads = 1 };
 	smdmx_error e1, e;
-	smdmx_warnings w1, w;
+	TEST_WARNINGS(w1); TEST_WARNINGS(w);
 	smdmx_scene *one = smdmx_smd_read_file(path, &o, &e1, &w1);
 	static const unsigned counts[] = TEST_READ_THREADS;
 	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {

@@ -135,17 +135,19 @@ static int bench_vta(const char *phase, const char *ref_path, const char *vta_pa
 	double t0 = now();
 	smdmx_scene *vta = ref ? smdmx_smd_read_file(vta_path, NULL, &err, NULL) : NULL;
 	double t1 = now();
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	bool ok = vta && smdmx_scene_attach_vta(ref, vta, &err, &w);
 	double t2 = now();
 	if (!ok) {
 		fprintf(stderr, "error: %s\n", err.message);
+		smdmx_warnings_free(&w);
 		return 1;
 	}
 	os_stat_path(vta_path, &st);
 	double t = !strcmp(phase, "read") ? t1 - t0 : t2 - t1;
 	printf("vta-%s %lld %.6f %.1f %ld\n", phase, (long long)st.size, t, (double)st.size / 1e6 / t, peak_rss_kib());
 	for (size_t i = 0; i < w.count; i++) fprintf(stderr, "warning: %s\n", w.data[i].message);
+	smdmx_warnings_free(&w);
 	smdmx_scene_free(vta);
 	smdmx_scene_free(ref);
 	return 0;

@@ -175,16 +175,6 @@ typedef struct smdmx_warning {
 	char file[256];     /* as smdmx_error.file: set for a QC's included file, else "" */
 } smdmx_warning;
 
-/* Room for one entry per kind of warning. The room is fixed, not the number of codes: a code
- * added changes no size (the library asserts that every code fits; more than 64 kinds would
- * be a new soname). */
-#define SMDMX_WARNINGS_MAX 64
-
-typedef struct smdmx_warnings {
-	smdmx_warning data[SMDMX_WARNINGS_MAX];
-	size_t count;
-} smdmx_warnings;
-
 /* Output sink of the writers: returns false on failure (the writer then stops with
  * SMDMX_ERROR_IO). */
 typedef bool (*smdmx_write_fn)(void *user, const void *data, size_t size);
@@ -209,6 +199,25 @@ typedef struct smdmx_allocator {
 	/* Fail the allocation after this many have succeeded (for tests). 0: never. */
 	size_t fail_after;
 } smdmx_allocator;
+
+/* The warnings of a call: a list as long as it needs to be (one entry per kind said, at most
+ * SMDMX_WARNING_CODE_COUNT), in the order first said. Start it zeroed (= {0}); a call that
+ * takes it empties it first, keeping its room, and takes room for its entries from the
+ * call's allocator (its hooks, memory_limit and fail_after count the list's own blocks); free
+ * it with smdmx_warnings_free. A call whose warning found no room fails out of memory, the
+ * warning counted in lost. */
+typedef struct smdmx_warnings {
+	smdmx_warning *data;
+	size_t count;
+	size_t lost;               /* warnings said that found no room (the call failed) */
+	size_t capacity;           /* entries data has room for */
+	size_t blocks;             /* blocks the list has asked its allocator for (fail_after) */
+	smdmx_allocator allocator; /* whose memory data is: the call's that filled it */
+} smdmx_warnings;
+
+/* Gives back the list's room (through the allocator that made it) and zeroes it. NULL:
+ * nothing. */
+SMDMX_API void smdmx_warnings_free(smdmx_warnings *warnings);
 
 /* Explicit limits. A zero field takes the documented default. */
 typedef struct smdmx_limits {

@@ -117,7 +117,8 @@ typedef struct smdmx_qc_scene_options {
 	bool qc_beside;
 	/* Told of each file the scene is read from, once read: its path, its warnings (those of
 	 * reading it, and of a VTA's meeting its reference), and its error when it failed (the
-	 * call then fails with that error, file set to the path). NULL: not told. */
+	 * call then fails with that error, file set to the path). The list is the library's,
+	 * given back once the call returns. NULL: not told. */
 	void (*file_read)(void *user, const char *path, const smdmx_warnings *warnings, const smdmx_error *error);
 	void *user;
 	/* For comparing two QCs' models as smdmx diff compares files: the files' numbers as they

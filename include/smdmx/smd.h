@@ -76,11 +76,13 @@ SMDMX_API bool smdmx_smd_write_file(const smdmx_scene *scene, const char *path,
                           const smdmx_smd_write_options *options, smdmx_error *error);
 
 /* One warning per kind of data an SMD (and VTA when vta_too) written with options (NULL:
- * the defaults) cannot hold, with counts, added to warnings (which it does not clear). With
- * options->goldsrc: weight links moved onto one bone, materials that become one texture
- * name, extra UV sets, and flex shapes (GoldSrc has none, so no VTA either). */
-SMDMX_API void smdmx_smd_report_losses(const smdmx_scene *scene, const smdmx_smd_write_options *options, bool vta_too,
-                                       smdmx_warnings *warnings);
+ * the defaults) cannot hold, with counts, added to warnings (which it does not clear; a list
+ * with no room yet takes it from the scene's allocator). With options->goldsrc: weight links
+ * moved onto one bone, materials that become one texture name, extra UV sets, and flex
+ * shapes (GoldSrc has none, so no VTA either). False: out of memory (a warning found no
+ * room), or no scene. */
+SMDMX_API bool smdmx_smd_report_losses(const smdmx_scene *scene, const smdmx_smd_write_options *options, bool vta_too,
+                                       smdmx_error *error, smdmx_warnings *warnings);
 
 /* What is written beside an SMD that carries what it cannot hold: a QC's rig lines (stereo
  * balance as flexpairs, attachments, controllers, rules), its $attachment lines alone, its

@@ -118,7 +118,7 @@ int cmd_check(int argc, char **argv)
 	memset(&t, 0, sizeof(t));
 	t.path = path;
 	/* Read warnings (missing frames, weight remainders...) are findings too. */
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	loaded l;
 	diag_buf d = { 0 };
 	bool loaded_ok = load_model(path, &l, &d, &w, 0, true);
@@ -134,6 +134,7 @@ int cmd_check(int argc, char **argv)
 		t.places = have(smdmx_dm_places_new(l.dm, kv2, text_size));
 	}
 	if (!loaded_ok) {
+		smdmx_warnings_free(&w);
 		os_puts(d.text ? d.text : "", stderr);
 		diag_free(&d);
 		return EXIT_FAILED;
@@ -144,6 +145,7 @@ int cmd_check(int argc, char **argv)
 		os_printf(stderr, "%s%s: warning: %s%s\n", path, where, w.data[i].message, w.data[i].count > 1 ? " (and more like it)" : "");
 		t.warnings++;
 	}
+	smdmx_warnings_free(&w);
 	if (!l.scene) {
 		lint_say(&t, true, "not a model: %s", l.not_model);
 		free(text);

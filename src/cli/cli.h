@@ -141,7 +141,8 @@ bool apply_target(opt_state *st);
 void diag_add(diag_buf *d, const conv_opts *o, const char *path, uint32_t line, uint32_t col, const char *kind,
               const char *fmt, ...) __attribute__((format(OS_PRINTF, 7, 8)));
 void diag_error(diag_buf *d, const char *path, const smdmx_error *e);
-void diag_warnings(diag_buf *d, const conv_opts *o, const char *path, const smdmx_warnings *w);
+/* w's warnings added, and its room given back. */
+void diag_warnings(diag_buf *d, const conv_opts *o, const char *path, smdmx_warnings *w);
 /* Closes the buffer: a line for the warnings not shown. */
 /* The library's messages (a conversion's, a project's) as this program prints them, into d:
  * -W, -q and --max-warnings applied, a file already there said with what to do about it. */
@@ -185,9 +186,7 @@ char *path_join(const char *dir, const char *rel);
  * why on failure. The name a model read from it takes: --name, else "stdin". */
 const void *stdin_data(size_t *size, char *why, size_t why_size);
 extern const char *stdin_name;
-/* The library's readers, "-" read from standard input (whole, named stdin_name). */
-smdmx_scene *cli_read_smd(const char *path, const smdmx_smd_read_options *options, smdmx_error *error,
-                          smdmx_warnings *warnings);
+/* The library's DMX reader, "-" read from standard input (whole, named stdin_name). */
 smdmx_dm *cli_read_dmx(const char *path, const smdmx_dmx_read_options *options, smdmx_error *error,
                        smdmx_warnings *warnings);
 

@@ -128,7 +128,7 @@ void diag_error(diag_buf *d, const char *path, const smdmx_error *e)
 	diag_add(d, NULL, e->file[0] ? e->file : path, e->line, e->column, "error", "%s", e->message);
 }
 
-void diag_warnings(diag_buf *d, const conv_opts *o, const char *path, const smdmx_warnings *w)
+void diag_warnings(diag_buf *d, const conv_opts *o, const char *path, smdmx_warnings *w)
 {
 	for (size_t i = 0; i < w->count; i++) {
 		const char *where = w->data[i].file[0] ? w->data[i].file : path;
@@ -138,6 +138,7 @@ void diag_warnings(diag_buf *d, const conv_opts *o, const char *path, const smdm
 		else
 			diag_add(d, o, where, w->data[i].line, w->data[i].column, "warning", "%s", w->data[i].message);
 	}
+	smdmx_warnings_free(w);
 }
 
 void diag_take(diag_buf *d, const conv_opts *o, const smdmx_message *m, size_t n)

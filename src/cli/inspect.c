@@ -20,7 +20,7 @@ bool load_model(const char *path, loaded *l, diag_buf *d, smdmx_warnings *warnin
 		ro.name = stdin_name;
 		if (!(data = stdin_data(&size, why, sizeof(why)))) {
 			memset(l, 0, sizeof(*l));
-			if (warnings) memset(warnings, 0, sizeof(*warnings));
+			smdmx_warnings_free(warnings);
 			diag_add(d, NULL, path, 0, 0, "error", "%s", why);
 			return false;
 		}
@@ -355,8 +355,7 @@ int cmd_diff(int argc, char **argv)
 			ok1 = false;
 		} else {
 			smdmx_error err;
-			smdmx_warnings w;
-			if (!smdmx_scene_attach_vta(l[k].scene, v.scene, &err, &w)) {
+			if (!smdmx_scene_attach_vta(l[k].scene, v.scene, &err, NULL)) {
 				diag_error(&d, vtas[k], &err);
 				ok1 = false;
 			}

@@ -257,7 +257,7 @@ static int cmd_dump(int argc, char **argv)
 	}
 	if (!in) return usage_error("dump needs a file");
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_dm *dm = cli_read_dmx(in, NULL, &err, &w);
 	diag_buf d = { 0 };
 	diag_warnings(&d, NULL, in, &w);

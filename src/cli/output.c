@@ -112,27 +112,6 @@ const void *stdin_data(size_t *size, char *why, size_t why_size)
 	return in_data ? in_data : "";
 }
 
-smdmx_scene *cli_read_smd(const char *path, const smdmx_smd_read_options *options, smdmx_error *error,
-                          smdmx_warnings *warnings)
-{
-	if (strcmp(path, "-")) return smdmx_smd_read_file(path, options, error, warnings);
-	smdmx_smd_read_options o;
-	memset(&o, 0, sizeof(o));
-	if (options) o = *options;
-	if (!o.name) o.name = stdin_name;
-	size_t n = 0;
-	char why[256];
-	const void *d = stdin_data(&n, why, sizeof(why));
-	if (!d) {
-		memset(error, 0, sizeof(*error));
-		error->code = SMDMX_ERROR_IO;
-		snprintf(error->message, sizeof(error->message), "%s", why);
-		if (warnings) memset(warnings, 0, sizeof(*warnings));
-		return NULL;
-	}
-	return smdmx_smd_read_memory(d, n, &o, error, warnings);
-}
-
 smdmx_dm *cli_read_dmx(const char *path, const smdmx_dmx_read_options *options, smdmx_error *error,
                        smdmx_warnings *warnings)
 {
@@ -144,7 +123,7 @@ smdmx_dm *cli_read_dmx(const char *path, const smdmx_dmx_read_options *options, 
 		memset(error, 0, sizeof(*error));
 		error->code = SMDMX_ERROR_IO;
 		snprintf(error->message, sizeof(error->message), "%s", why);
-		if (warnings) memset(warnings, 0, sizeof(*warnings));
+		smdmx_warnings_free(warnings);
 		return NULL;
 	}
 	return smdmx_dmx_read_memory(d, n, options, error, warnings);

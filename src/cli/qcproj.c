@@ -453,7 +453,7 @@ static void json_str(const char *s)
 int qc_info(const char *path, bool json)
 {
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_qc *qc = smdmx_qc_read_file(path, NULL, &err, &w);
 	diag_buf d = { 0 };
 	diag_warnings(&d, NULL, path, &w);
@@ -533,7 +533,7 @@ static void qc_finding(void *user, const smdmx_finding *f)
 int qc_check(const char *path)
 {
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_qc *qc = smdmx_qc_read_file(path, NULL, &err, &w);
 	diag_buf d = { 0 };
 	qc_findings q = { &d, path };

@@ -18,19 +18,22 @@ static smdmx_dm *read_memory(const void *data, size_t size, const smdmx_dmx_read
                              smdmx_warnings *warnings, bool mapped)
 {
 	memset(error, 0, sizeof(*error));
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	const char *d = data ? data : "";
 	if (!data) size = 0;
-	/* Threads under a memory_limit or fail_after: their allocations counted together, the
-	 * limit the read's (the datamodel leaves the budget when it is handed back). */
+	/* Threads under a memory_limit or fail_after: their allocations (and the warnings')
+	 * counted together, the limit the read's (the datamodel and the warnings leave the budget
+	 * when they are handed back). */
 	if (options && options->threads > 1 && (options->allocator.memory_limit || options->allocator.fail_after)) {
 		sm_budget budget;
 		smdmx_dmx_read_options counted = *options;
 		counted.allocator = sm_budget_start(&budget, &options->allocator);
+		sm_warnings_start(warnings, &counted.allocator);
 		smdmx_dm *dm = read_memory(data, size, &counted, error, warnings, mapped);
+		sm_warnings_leave(warnings, &budget);
 		if (dm) sm_budget_leave(&budget, &dm->owner->mem->alloc);
 		return dm;
 	}
+	sm_warnings_start(warnings, options ? &options->allocator : NULL);
 	if (size == 0) {
 		sm_fail(error, SMDMX_ERROR_EMPTY, 1, 1, "empty file");
 		return NULL;
@@ -38,10 +41,17 @@ static smdmx_dm *read_memory(const void *data, size_t size, const smdmx_dmx_read
 	/* The encoding comes from the header, never from the file name: binary or keyvalues2. */
 	sm_dmx_header h;
 	if (!sm_dmx_parse_header(d, size, &h, error)) return NULL;
+	smdmx_dm *dm;
 	/* binary_seqids is binary 9 with its element ids numbered in order (B10a) */
 	if (word_eq(h.encoding, h.encoding_len, "binary") || word_eq(h.encoding, h.encoding_len, "binary_seqids"))
-		return sm_dmxb_read(d, size, &h, options, error, warnings, mapped);
-	return sm_kv2_read(d, size, options, error, warnings, mapped);
+		dm = sm_dmxb_read(d, size, &h, options, error, warnings, mapped);
+	else
+		dm = sm_kv2_read(d, size, options, error, warnings, mapped);
+	if (dm && !sm_warnings_kept(warnings, error)) {
+		smdmx_dm_free(dm);
+		return NULL;
+	}
+	return dm;
 }
 
 smdmx_dm *smdmx_dmx_read_memory(const void *data, size_t size, const smdmx_dmx_read_options *options, smdmx_error *error,
@@ -56,7 +66,7 @@ smdmx_dm *smdmx_dmx_read_file(const char *path, const smdmx_dmx_read_options *op
 {
 	SM_ERROR_START(error);
 	if (!path) return sm_fail_null(error, __func__, "path"), NULL;
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	sm_warnings_start(warnings, options ? &options->allocator : NULL);
 	smdmx_dmx_read_options opts;
 	memset(&opts, 0, sizeof(opts));
 	if (options) opts = *options;

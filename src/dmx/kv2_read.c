@@ -851,7 +851,7 @@ static void sort_warnings(smdmx_warnings *w)
 static smdmx_dm *read_pass(kv2 *k, const char *data, size_t size, const smdmx_dmx_read_options *opts, smdmx_error *error,
                            smdmx_warnings *warnings, bool raw, bool mapped)
 {
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	sm_warnings_start(warnings, &opts->allocator); /* the reading's (dmx.c), emptied for this pass */
 	smdmx_dm *dm = smdmx_dm_create(&opts->allocator, error);
 	if (!dm) return NULL;
 	memset(k, 0, sizeof(*k));
@@ -911,12 +911,15 @@ smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_option
 	bool retry = escapes && (dm ? unescaping : error->code != SMDMX_ERROR_OUT_OF_MEMORY && error->code != SMDMX_ERROR_LIMIT);
 	if (retry) {
 		smdmx_error escaped_error = *error;
-		smdmx_warnings escaped_warnings;
-		if (warnings) escaped_warnings = *warnings;
+		smdmx_warnings raw_warnings = { 0 };
 		memset(error, 0, sizeof(*error));
-		smdmx_dm *raw = read_pass(&k, data, size, &opts, error, warnings, true, mapped);
+		smdmx_dm *raw = read_pass(&k, data, size, &opts, error, warnings ? &raw_warnings : NULL, true, mapped);
 		if (raw) {
 			smdmx_dm_free(dm);
+			if (warnings) {
+				smdmx_warnings_free(warnings);
+				*warnings = raw_warnings;
+			}
 			uint32_t line, col;
 			line_col(data, bad ? first_bad : k.first_backslash, &line, &col);
 			sm_warn_n(warnings, SMDMX_WARNING_RAW_BACKSLASH, k.backslashes, line, col,
@@ -925,13 +928,13 @@ smdmx_dm *sm_kv2_read(const char *data, size_t size, const smdmx_dmx_read_option
 			sort_warnings(warnings);
 			return raw;
 		}
+		smdmx_warnings_free(&raw_warnings);
 		if (error->code == SMDMX_ERROR_OUT_OF_MEMORY || error->code == SMDMX_ERROR_LIMIT) {
 			smdmx_dm_free(dm);
 			return NULL;
 		}
 		/* Neither reading is clean: keep the one with escapes, its result or its error. */
 		*error = escaped_error;
-		if (warnings) *warnings = escaped_warnings;
 		if (!dm) return NULL;
 	}
 	if (dm && bad) {

@@ -634,8 +634,8 @@ static smdmx_scene *to_scene(const smdmx_dm *dm, sm_owner *take, const smdmx_mod
                              smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	sm_warnings_start(warnings, options ? &options->allocator : NULL);
 	if (!dm) return sm_fail_null(error, "smdmx_model_to_scene", "dm"), NULL;
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	smdmx_model_options o;
 	memset(&o, 0, sizeof(o));
 	if (options) o = *options;
@@ -757,7 +757,7 @@ static smdmx_scene *to_scene(const smdmx_dm *dm, sm_owner *take, const smdmx_mod
 	sm_names_free(&l.o->alloc, &l.mat_names);
 	if (l.adopt) sm_adopt_free(l.adopt);
 	if (l.face_set_refs) sm_free(&l.o->alloc, l.face_set_refs, dm->element_count + 1);
-	if (ok) ok = smdmx_scene_validate(s, error);
+	if (ok) ok = smdmx_scene_validate(s, error) && sm_warnings_kept(warnings, error);
 	if (!ok) {
 		smdmx_scene_free(s);
 		return NULL;

@@ -841,7 +841,7 @@ smdmx_dm *smdmx_model_from_scene(const smdmx_scene *scene, const smdmx_model_opt
                                  smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	sm_warnings_start(warnings, options ? &options->allocator : NULL);
 	if (!model_format(options, error) || !smdmx_scene_validate(scene, error)) return NULL;
 	return sm_model_from_valid_scene(scene, options, error, warnings);
 }
@@ -866,10 +866,10 @@ static smdmx_dm *from_scene(const smdmx_scene *scene, sm_owner *take, const smdm
                             smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	smdmx_model_options o;
 	memset(&o, 0, sizeof(o));
 	if (options) o = *options;
+	sm_warnings_start(warnings, &o.allocator);
 	int format = model_format(&o, error);
 	if (!format) return NULL;
 	smdmx_dm *dm = smdmx_dm_create(&o.allocator, error);
@@ -882,7 +882,7 @@ static smdmx_dm *from_scene(const smdmx_scene *scene, sm_owner *take, const smdm
 	}
 	dm->format = "model";
 	dm->format_version = format;
-	bool ok = lower_all(&l);
+	bool ok = lower_all(&l) && sm_warnings_kept(warnings, error);
 	if (l.adopt) sm_adopt_free(l.adopt);
 	if (!ok) {
 		smdmx_dm_free(dm);

@@ -34,14 +34,14 @@ bool smdmx_model_file_read(const char *path, const void *data, size_t size, cons
                            smdmx_model_file *out, smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	sm_warnings_start(warnings, smd ? &smd->allocator : NULL);
 	if (!out) return sm_fail_null(error, __func__, "out");
 	if (!path) return memset(out, 0, sizeof(*out)), sm_fail_null(error, __func__, "path");
 	memset(out, 0, sizeof(*out));
-	smdmx_warnings own, *w = warnings ? warnings : &own;
-	memset(w, 0, sizeof(*w));
 	out->is_dmx = is_dmx(path, data, size);
 	if (!out->is_dmx) {
-		out->scene = data ? smdmx_smd_read_memory(data, size, smd, error, w) : smdmx_smd_read_file(path, smd, error, w);
+		out->scene = data ? smdmx_smd_read_memory(data, size, smd, error, warnings)
+		                  : smdmx_smd_read_file(path, smd, error, warnings);
 		return out->scene != NULL;
 	}
 	/* a DMX's memory, and its lift's, are smd's allocator's too */
@@ -50,13 +50,25 @@ bool smdmx_model_file_read(const char *path, const void *data, size_t size, cons
 	smdmx_model_options mo;
 	memset(&mo, 0, sizeof(mo));
 	if (smd) dro.allocator = mo.allocator = smd->allocator;
-	out->dm = data ? smdmx_dmx_read_memory(data, size, &dro, error, w) : smdmx_dmx_read_file(path, &dro, error, w);
+	out->dm = data ? smdmx_dmx_read_memory(data, size, &dro, error, warnings)
+	               : smdmx_dmx_read_file(path, &dro, error, warnings);
 	if (!out->dm) return false;
 	/* the file's warnings first, then the lift's (their codes differ) */
-	smdmx_warnings lifted;
+	smdmx_warnings lifted = { 0 };
 	smdmx_error lift;
-	out->scene = smdmx_model_to_scene(out->dm, &mo, &lift, &lifted);
-	for (size_t i = 0; i < lifted.count && w->count < SMDMX_WARNINGS_MAX; i++) w->data[w->count++] = lifted.data[i];
+	out->scene = smdmx_model_to_scene(out->dm, &mo, &lift, warnings ? &lifted : NULL);
+	for (size_t i = 0; i < lifted.count; i++)
+		sm_warn_n(warnings, lifted.data[i].code, lifted.data[i].count, lifted.data[i].line, lifted.data[i].column, "%s",
+		          lifted.data[i].message);
+	if (warnings) warnings->lost += lifted.lost;
+	smdmx_warnings_free(&lifted);
+	/* a lift that ran out of memory fails the reading; another failure says the file is no
+	 * model */
+	if (!out->scene && lift.code == SMDMX_ERROR_OUT_OF_MEMORY) *error = lift;
+	if ((!out->scene && lift.code == SMDMX_ERROR_OUT_OF_MEMORY) || !sm_warnings_kept(warnings, error)) {
+		smdmx_model_file_free(out);
+		return false;
+	}
 	if (!out->scene) snprintf(out->not_model, sizeof(out->not_model), "%s", lift.message);
 	return true;
 }

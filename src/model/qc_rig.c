@@ -866,8 +866,8 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 	SM_ERROR_START(error);
 	if (attachment_lines) *attachment_lines = NULL;
 	if (model_lines) *model_lines = NULL;
+	sm_warnings_start(warnings, sm_scene_hooks(scene));
 	if (!scene || !model_lines) return sm_fail_null(error, __func__, !scene ? "scene" : "model_lines");
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	*model_lines = NULL;
 	if (attachment_lines) *attachment_lines = NULL;
 	if (!sm_scene_memory(scene, error)) return false;
@@ -918,9 +918,14 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 		*attachment_lines = attachment_text(scene, warnings);
 		ok = *attachment_lines != NULL || sm_fail_oom(error);
 	}
+	ok = ok && sm_warnings_kept(warnings, error);
 	if (!ok) {
 		smdmx_qc_text_free(*model_lines);
 		*model_lines = NULL;
+		if (attachment_lines) {
+			smdmx_qc_text_free(*attachment_lines);
+			*attachment_lines = NULL;
+		}
 	}
 	return ok;
 }
@@ -928,12 +933,16 @@ bool smdmx_qc_from_scene(smdmx_scene *scene, const char *vta_name, char **model_
 bool smdmx_qc_attachment_lines(const smdmx_scene *scene, char **lines, smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	sm_warnings_start(warnings, sm_scene_hooks(scene));
 	if (!lines) return sm_fail_null(error, __func__, "lines");
 	*lines = NULL;
 	if (!scene) return sm_fail_null(error, __func__, "scene");
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	*lines = attachment_text(scene, warnings);
-	return *lines != NULL || sm_fail_oom(error);
+	if (!*lines) return sm_fail_oom(error);
+	if (sm_warnings_kept(warnings, error)) return true;
+	smdmx_qc_text_free(*lines);
+	*lines = NULL;
+	return false;
 }
 
 void smdmx_qc_text_free(char *text)

@@ -343,9 +343,7 @@ static bool accept_if_same(combo *c, bool *accepted)
 		us[u].frame = c->ls[u].frame;
 	}
 	rig g;
-	smdmx_warnings quiet;
-	memset(&quiet, 0, sizeof(quiet));
-	bool ok = sm_rig_init(&g, s, c->error) && sm_rig_lower(&g, &view, us, c->nls, &quiet);
+	bool ok = sm_rig_init(&g, s, c->error) && sm_rig_lower(&g, &view, us, c->nls, NULL);
 	sm_del(&room, us);
 	bool same = ok && g.ctls.count == c->nc && g.rules.count == m->rule_count;
 	const rctl *gc = g.ctls.data;

@@ -608,10 +608,8 @@ bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, 
 	sm_raws_free(&raws);
 	/* cut as the same lines cut a flexpair (their words said of the QC's own flex lines, not of
 	 * a DMX's: left unsaid here) */
-	smdmx_warnings scratch;
-	memset(&scratch, 0, sizeof(scratch));
-	if (ok) cut_unnamed_pairs(qc, m, pl, np, &scratch);
-	for (bool changed = ok; changed;) changed = cut_pairs_named_in(qc, m, pl, np, false, &scratch);
+	if (ok) cut_unnamed_pairs(qc, m, pl, np, NULL);
+	for (bool changed = ok; changed;) changed = cut_pairs_named_in(qc, m, pl, np, false, NULL);
 	size_t nls = ok ? plan_shapes(pl, np, ls, names) : 0, k = 0;
 	for (size_t i = 0; ok && i < n; i++) {
 		const smdmx_flex_shape *sh = &s->flex_shapes[i];
@@ -637,7 +635,7 @@ bool smdmx_qc_apply_dmx_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, 
 		no_rig(s);
 		ok = sm_mark_correctives(&s->owner->alloc, ns, k, false) || sm_fail_oom(error);
 	}
-	ok = ok && rig_controls(s, m, ls, nls, false, error) && rig_flex_rules(s, m, ls, nls, error, &scratch);
+	ok = ok && rig_controls(s, m, ls, nls, false, error) && rig_flex_rules(s, m, ls, nls, error, NULL);
 	sm_del(&room, lines);
 	sm_del(&room, pl);
 	sm_del(&room, line_of);
@@ -651,8 +649,8 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 {
 	sm_alloc room = sm_scene_room(s);
 	SM_ERROR_START(error);
+	sm_warnings_start(w, sm_scene_hooks(s));
 	if (!qc || !s) return sm_fail_null(error, __func__, !qc ? "qc" : "scene");
-	if (w) memset(w, 0, sizeof(*w));
 	smdmx_qc_rig_options opt;
 	memset(&opt, 0, sizeof(opt));
 	if (options) opt = *options;
@@ -677,7 +675,7 @@ bool smdmx_qc_apply_rig(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, cons
 	if (ok && !opt.rig_in_qc && m->qc_only_count)
 		qwarn(qc, m->pos, w, SMDMX_WARNING_QC_ONLY, "eyeball, eyelid and mouth lines have no DMX form: %zu stay in the QC, which studiomdl reads with the DMX; nothing to do",
 		      m->qc_only_count);
-	return ok;
+	return ok && sm_warnings_kept(w, error);
 }
 
 /* $attachment lines onto the scene's joints (Cmd_Attachment): position in the bone's space
@@ -686,8 +684,8 @@ bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error 
 {
 	sm_alloc room = sm_scene_room(s);
 	SM_ERROR_START(error);
+	sm_warnings_start(w, sm_scene_hooks(s));
 	if (!qc || !s) return sm_fail_null(error, __func__, !qc ? "qc" : "scene");
-	if (w) memset(w, 0, sizeof(*w));
 	if (!qc->attachment_count) return true;
 	if (!sm_scene_memory(s, error)) return false;
 	smdmx_attachment *as = sm_owned_calloc(s->owner, s->attachment_count + qc->attachment_count + 1, sizeof(*as), error);
@@ -791,7 +789,7 @@ bool smdmx_qc_apply_attachments(const smdmx_qc *qc, smdmx_scene *s, smdmx_error 
 		          "it may have them); check the bone names if not");
 	s->attachments = as;
 	s->attachment_count = n;
-	return ok;
+	return ok && sm_warnings_kept(w, error);
 }
 
 bool smdmx_qc_apply_defaultflex(const smdmx_qc *qc, uint32_t model, smdmx_scene *s, smdmx_error *error)

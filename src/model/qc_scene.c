@@ -18,7 +18,6 @@ typedef struct build {
 	smdmx_error *error;
 	smdmx_warnings *warnings;
 	smdmx_qc_scene_options none; /* o when the caller gave none */
-	smdmx_warnings spare;         /* warnings when the caller wants none */
 } build;
 
 /* A scene's building begun: the options or none, the warnings cleared. */
@@ -29,28 +28,45 @@ static void build_start(build *b, const smdmx_qc *qc, const smdmx_qc_scene_optio
 	b->qc = qc;
 	b->o = options ? options : &b->none;
 	b->error = error;
-	b->warnings = warnings ? warnings : &b->spare;
-	memset(b->warnings, 0, sizeof(*b->warnings));
+	b->warnings = warnings;
+	sm_warnings_start(warnings, &b->o->smd.allocator);
 }
 
-/* from's warnings added to into's, one entry per kind (counts of a kind into has add up, its
- * first place stays), a new entry with its file: its own, else file ("": none). */
-static void merge(smdmx_warnings *into, const smdmx_warnings *from, const char *file)
+/* The scene built, or NULL when it failed or a warning found no room. */
+static smdmx_scene *built(build *b, smdmx_scene *s)
 {
-	for (size_t i = 0; from && i < from->count; i++) {
+	if (s && !sm_warnings_kept(b->warnings, b->error)) {
+		smdmx_scene_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* from's warnings added to into's (NULL: none wanted), one entry per kind (counts of a kind
+ * into has add up, its first place stays), a new entry with its file: its own, else file ("":
+ * none); from's room given back. */
+static void merge(smdmx_warnings *into, smdmx_warnings *from, const char *file)
+{
+	for (size_t i = 0; into && i < from->count; i++) {
 		const smdmx_warning *x = &from->data[i];
 		size_t before = into->count;
 		sm_warn_n(into, x->code, x->count, x->line, x->column, "%s", x->message);
 		if (into->count > before) snprintf(into->data[before].file, sizeof(into->data[before].file), "%s", x->file[0] ? x->file : file);
 	}
+	if (into) into->lost += from->lost;
+	smdmx_warnings_free(from);
 }
 
 /* A file read: told to the caller, or its warnings kept with its name; its error, with its
  * name, the call's. False when it failed. */
-static bool file_done(build *b, const char *path, const smdmx_warnings *w, const smdmx_error *e)
+static bool file_done(build *b, const char *path, smdmx_warnings *w, const smdmx_error *e)
 {
-	if (b->o->file_read) b->o->file_read(b->o->user, path, w, e);
-	else merge(b->warnings, w, path);
+	if (b->o->file_read) {
+		b->o->file_read(b->o->user, path, w, e);
+		smdmx_warnings_free(w);
+	} else {
+		merge(b->warnings, w, path);
+	}
 	if (!e) return true;
 	*b->error = *e;
 	if (!b->error->file[0]) snprintf(b->error->file, sizeof(b->error->file), "%s", path);
@@ -89,7 +105,7 @@ static bool fail_ref(build *b, const smdmx_qc_ref *ref, const char *what)
 static smdmx_scene *read_smd(build *b, const char *path, const smdmx_smd_read_options *ro)
 {
 	smdmx_error e;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_scene *s = smdmx_smd_read_file(path, ro, &e, &w);
 	return file_done(b, path, &w, s ? NULL : &e) ? s : NULL;
 }
@@ -97,10 +113,10 @@ static smdmx_scene *read_smd(build *b, const char *path, const smdmx_smd_read_op
 static smdmx_scene *read_dmx(build *b, const char *path)
 {
 	smdmx_error e;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_dm *dm = smdmx_dmx_read_file(path, &b->o->dmx, &e, &w);
 	if (!dm) return file_done(b, path, &w, &e), NULL;
-	smdmx_warnings lw;
+	smdmx_warnings lw = { 0 };
 	smdmx_model_options mo;
 	memset(&mo, 0, sizeof(mo));
 	mo.allocator = b->o->dmx.allocator; /* the scene in the DMX's memory */
@@ -135,7 +151,7 @@ static bool finish(build *b, smdmx_scene *s, double scale, char up_axis)
 {
 	if (b->o->qc_beside) return true;
 	SM_CHECK(place(b, s, scale, up_axis));
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	bool ok = smdmx_qc_apply_attachments(b->qc, s, b->error, &w);
 	merge(b->warnings, &w, "");
 	const double *o = b->qc->origin;
@@ -251,14 +267,14 @@ static bool model_rig(build *b, uint32_t model, smdmx_scene *s)
 	if (vta != SMDMX_NONE) {
 		const smdmx_qc_ref *v = &qc->refs[vta];
 		if (!v->found) return fail_ref(b, v, "the flexfile of the $model");
-		smdmx_warnings w, aw;
+		smdmx_warnings w = { 0 }, aw = { 0 };
 		smdmx_scene *flex = smdmx_smd_read_file(v->path, &b->o->smd, &e, &w);
 		size_t no = 0;
 		sm_alloc room;
 		sm_alloc_init(&room, &b->o->smd.allocator);
 		smdmx_scene **others = flex ? other_parts(b, model, &no, &room) : NULL;
 		bool ok = flex && sm_scene_attach_vta_among(s, flex, (const smdmx_scene *const *)others, no, &e, &aw);
-		if (flex) merge(&w, &aw, "");
+		merge(&w, &aw, "");
 		for (size_t k = 0; k < no; k++) smdmx_scene_free(others[k]);
 		sm_del(&room, others);
 		smdmx_scene_free(flex);
@@ -266,7 +282,7 @@ static bool model_rig(build *b, uint32_t model, smdmx_scene *s)
 	}
 	if (b->o->qc_beside && vta == SMDMX_NONE) return true;
 	smdmx_qc_rig_options rig = { .rig_in_qc = b->o->rig_in_qc };
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	bool ok = smdmx_qc_apply_rig(qc, model, s, &rig, b->error, &w);
 	merge(b->warnings, &w, "");
 	return ok;
@@ -297,9 +313,9 @@ smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdm
                                   smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
-	if (!qc) return sm_fail_null(error, __func__, "qc"), NULL;
 	build b;
 	build_start(&b, qc, options, error, warnings);
+	if (!qc) return sm_fail_null(error, __func__, "qc"), NULL;
 	if (model != SMDMX_NONE && model >= qc->model_count)
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u (the QC has %zu)", model, qc->model_count), NULL;
 	uint32_t r = smdmx_qc_scene_ref(qc, model);
@@ -342,7 +358,7 @@ smdmx_scene *smdmx_qc_model_scene(const smdmx_qc *qc, uint32_t model, const smdm
 		smdmx_scene_free(s);
 		s = NULL;
 	}
-	return s;
+	return built(&b, s);
 }
 
 /* A part's file as studiomdl reads it for the model: a $model's with its flexfile and rig,
@@ -374,9 +390,9 @@ smdmx_scene *smdmx_qc_body_scene(const smdmx_qc *qc, const uint32_t *choices, co
                                  smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
-	if (!qc) return sm_fail_null(error, __func__, "qc"), NULL;
 	build b;
 	build_start(&b, qc, options, error, warnings);
+	if (!qc) return sm_fail_null(error, __func__, "qc"), NULL;
 	smdmx_scene *model = NULL;
 	size_t differ = 0, drawn = 0;
 	for (size_t i = 0; i < qc->part_count; i++) {
@@ -418,10 +434,10 @@ smdmx_scene *smdmx_qc_body_scene(const smdmx_qc *qc, const uint32_t *choices, co
 	}
 	if (!drawn) {
 		/* no body part with a file: the first animation, as smdmx_qc_model_scene draws it */
-		smdmx_warnings w;
+		smdmx_warnings w = { 0 };
 		smdmx_scene *s = smdmx_qc_model_scene(qc, SMDMX_NONE, options, error, &w);
 		merge(b.warnings, &w, "");
-		return s;
+		return built(&b, s);
 	}
 	if (differ)
 		sm_warn_n(b.warnings, SMDMX_WARNING_QC_BENT, differ, 0, 0,
@@ -430,7 +446,7 @@ smdmx_scene *smdmx_qc_body_scene(const smdmx_qc *qc, const uint32_t *choices, co
 		smdmx_scene_free(model);
 		return NULL;
 	}
-	return model;
+	return built(&b, model);
 }
 
 /* Whether choice k of part p is named by text: its number, "blank", or its file's name as

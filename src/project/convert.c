@@ -22,7 +22,7 @@ static bool smd_to_dmx(cv_run *r)
 	const smdmx_convert_options *j = r->o;
 	const char *in = j->inputs[0];
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_scene *scene = cv_read_smd(r, in);
 	if (!scene) return false;
 	bool ok = true;
@@ -110,7 +110,7 @@ static bool dmx_to_dmx(cv_run *r)
 	const smdmx_convert_options *j = r->o;
 	const char *in = j->inputs[0];
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_dm *dm = cv_read_dmx(r, in, &err, &w);
 	cv_warn(r, in, &w);
 	if (!dm) return cv_fail(r, in, &err);
@@ -228,17 +228,18 @@ static bool write_qc_text(cv_run *r, const smdmx_scene *scene, const char *smd, 
  * shapes), or one SMD per clip (--clip NAME for one). */
 /* What the SMD (and VTA) written cannot hold, said; with --qc less what the QC carries, and
  * with one file per clip, the clips. */
-static void report_smd_losses(cv_run *r, const smdmx_scene *scene, const smdmx_smd_write_options *wo, const char *out,
+static bool report_smd_losses(cv_run *r, const smdmx_scene *scene, const smdmx_smd_write_options *wo, const char *out,
                               bool file_per_clip)
 {
-	smdmx_warnings losses;
-	memset(&losses, 0, sizeof(losses));
-	smdmx_smd_report_losses(scene, wo, true, &losses);
+	smdmx_warnings losses = { 0 };
+	smdmx_error err;
+	bool ok = smdmx_smd_report_losses(scene, wo, true, &err, &losses);
 	/* the QC dmx2smd --qc writes has the rig, $upaxis and every clip's fps */
 	bool qc = r->o->qc != NULL;
 	smdmx_smd_carried c = { .rig = qc, .up_axis = qc, .frame_rate = qc, .clips = file_per_clip };
 	smdmx_smd_losses_carried(&losses, &c);
 	cv_warn(r, out, &losses);
+	return ok || cv_fail(r, out, &err);
 }
 
 /* Clips of one name (other writers allow them) get files of their own: the second "NAME_2",
@@ -286,7 +287,7 @@ static bool dmx_to_smd(cv_run *r)
 	const smdmx_convert_options *j = r->o;
 	const char *in = j->inputs[0], *out = j->output;
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_dm *dm = cv_read_dmx(r, in, &err, &w);
 	cv_warn(r, in, &w);
 	if (!dm) return cv_fail(r, in, &err);
@@ -339,7 +340,7 @@ static bool dmx_to_smd(cv_run *r)
 			if (!ok) cv_fail(r, in, &err);
 		}
 		say_clip_names(r, scene, first, last, in);
-		if (ok) report_smd_losses(r, scene, &wo, out, true);
+		ok = ok && report_smd_losses(r, scene, &wo, out, true);
 		ok = ok && cv_warnings_allowed(r, in);
 		ok = ok && write_clips(r, scene, wo, out, first, last, last - first > 1, &seqs);
 		if (ok && r->o->qc) ok = write_qc_text(r, scene, NULL, NULL, atts, &seqs);
@@ -364,8 +365,8 @@ static bool dmx_to_smd(cv_run *r)
 	}
 	/* A model's clips: an SMD each beside the reference (OUT_clip.smd) */
 	size_t clips = wo.kind == SMDMX_SMD_WRITE_REFERENCE ? scene->clip_count : 0;
+	ok = ok && report_smd_losses(r, scene, &wo, out, true);
 	if (ok) {
-		report_smd_losses(r, scene, &wo, out, true);
 		if (vta_beside && to_stdout && !j->vta) {
 			pj_add(&r->said, in, 0, 0, "warning",
 			         "%zu flex shapes not written: standard output holds no .vta beside the SMD; use --vta FILE "
@@ -414,10 +415,11 @@ static bool smd_to_smd(cv_run *r)
 	if (ok && wo.kind == SMDMX_SMD_WRITE_VTA && scene->flex_shape_count == 0 && scene->mesh_count == 0)
 		ok = cv_fail_msg(r, SMDMX_ERROR_EMPTY, in, "nothing to write as VTA (no mesh)");
 	if (ok && wo.goldsrc) {
-		smdmx_warnings losses;
-		memset(&losses, 0, sizeof(losses));
-		smdmx_smd_report_losses(scene, &wo, true, &losses);
+		smdmx_warnings losses = { 0 };
+		smdmx_error err;
+		ok = smdmx_smd_report_losses(scene, &wo, true, &err, &losses);
 		cv_warn(r, j->output, &losses);
+		if (!ok) cv_fail(r, j->output, &err);
 	}
 	ok = ok && cv_warnings_allowed(r, in);
 	ok = ok && cv_write_smd(r, scene, j->output, &wo);

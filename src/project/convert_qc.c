@@ -15,7 +15,7 @@
 static smdmx_qc *read_qc(cv_run *r, const char *path)
 {
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_qc_read_options ro = { .allocator = r->hooks };
 	smdmx_qc *qc = smdmx_qc_read_file(path, &ro, &err, &w);
 	cv_warn(r, path, &w);
@@ -52,7 +52,7 @@ static void qc_file_read(void *user, const char *path, const smdmx_warnings *w, 
 {
 	qc_reading *q = user;
 	cv_add_dep(q->r, path);
-	if (w) cv_warn(q->r, path, w);
+	if (w) pj_add_warnings(&q->r->said, path, w);
 	if (e) q->failed = !cv_fail(q->r, path, e);
 }
 
@@ -116,11 +116,12 @@ static smdmx_scene *over_model(cv_run *r, const smdmx_qc *qc, const char *in, sm
 	smdmx_qc *m = qc->model_name && anim->clip_count ? including_qc(r, in, qc, &path) : NULL;
 	if (!m) return anim;
 	smdmx_error e;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_qc_scene_options mo = *so;
 	mo.file_read = NULL;
 	smdmx_scene *model = m->part_count ? smdmx_qc_body_scene(m, NULL, &mo, &e, &w)
 	                     : m->model_count ? smdmx_qc_model_scene(m, 0, &mo, &e, &w) : NULL;
+	smdmx_warnings_free(&w); /* the model's own, not this file's */
 	if (!model) {
 		pj_add(&r->said, in, 0, 0, "note", "drawn alone: the model of '%s', which includes it, cannot be drawn (%s)", path,
 		       m->part_count || m->model_count ? e.message : "it has no model");
@@ -230,7 +231,7 @@ smdmx_scene *cv_qc_scene(cv_run *r)
 	smdmx_qc_scene_options so = { .smd = r->o->smd_read, .dmx = r->o->dmx_read, .rig_in_qc = r->o->rig_in_qc, .file_read = qc_file_read, .user = &q,
 		                      .as_files = picture && r->o->as_files, .placed = picture, .what_is_there = picture };
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_scene *scene = body ? smdmx_qc_body_scene(qc, choices, &so, &err, &w) : smdmx_qc_model_scene(qc, mi, &so, &err, &w);
 	pj_free(&r->mem, choices);
 	if ((r->o->way == SMDMX_CONVERT_QC_SCENE)) drop_dmx_only(&w);
@@ -250,7 +251,7 @@ bool cv_qc_to_dmx(cv_run *r)
 	smdmx_scene *scene = cv_qc_scene(r);
 	if (!scene) return false;
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	char sum[512] = "";
 	cv_summarize(scene, sum, sizeof(sum));
 	smdmx_dm *dm = sm_model_from_valid_scene_taking(scene, &r->o->model_options, &err, &w);

@@ -40,9 +40,10 @@ bool cv_fail_msg(cv_run *r, smdmx_error_code code, const char *path, const char 
 	return false;
 }
 
-void cv_warn(cv_run *r, const char *path, const smdmx_warnings *w)
+void cv_warn(cv_run *r, const char *path, smdmx_warnings *w)
 {
 	pj_add_warnings(&r->said, path, w);
+	smdmx_warnings_free(w);
 }
 
 /* -W error: once warnings were given, the file fails before anything is written. */
@@ -158,7 +159,7 @@ smdmx_dm *cv_read_dmx(cv_run *r, const char *path, smdmx_error *err, smdmx_warni
 smdmx_scene *cv_read_smd(cv_run *r, const char *path)
 {
 	smdmx_error err;
-	smdmx_warnings warn_list;
+	smdmx_warnings warn_list = { 0 };
 	smdmx_scene *s = strcmp(path, "-") ? smdmx_smd_read_file(path, &r->o->smd_read, &err, &warn_list)
 	                                   : smdmx_smd_read_memory(r->o->input_data ? r->o->input_data : "", r->o->input_size,
 	                                                           &r->o->smd_read, &err, &warn_list);

@@ -140,6 +140,7 @@ static bool read_projects(library *lib, const char *const *qcs, size_t qc_count)
 		p->ok = true;
 		p->qc = q->qc;
 		pj_add_warnings(&p->diag, q->path, &q->w);
+		smdmx_warnings_free(&q->w);
 		if (!p->qc) {
 			pj_add_error(&p->diag, q->path, &q->err);
 			g->said = p->diag;

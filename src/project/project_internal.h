@@ -191,7 +191,8 @@ void cv_add_dep(cv_run *r, const char *path);
  * of a file; false. */
 bool cv_fail(cv_run *r, const char *path, const smdmx_error *e);
 bool cv_fail_msg(cv_run *r, smdmx_error_code code, const char *path, const char *msg);
-void cv_warn(cv_run *r, const char *path, const smdmx_warnings *w);
+/* w's warnings said of path (a file's own where they name one), and its room given back. */
+void cv_warn(cv_run *r, const char *path, smdmx_warnings *w);
 /* Whether the warnings said so far let the input pass (warnings_fail). */
 bool cv_warnings_allowed(cv_run *r, const char *in);
 /* An output opened in the run's set, refused (said) where it may not be written. */

@@ -46,6 +46,13 @@ static bool task_fail(task *t, const char *path, const smdmx_error *e)
 	return false;
 }
 
+/* w's warnings said of path (a file's own where they name one), and its room given back. */
+static void task_warn(task *t, const char *path, smdmx_warnings *w)
+{
+	pj_add_warnings(&t->diag, path, w);
+	smdmx_warnings_free(w);
+}
+
 static pj_output *task_open(task *t, const char *path)
 {
 	const library *l = t->proj->lib;
@@ -66,9 +73,9 @@ static bool task_write_dmx(task *t, const smdmx_scene *s)
 {
 	const smdmx_project_options *o = t->proj->lib->o;
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_dm *dm = smdmx_model_from_scene(s, &o->model, &err, &w);
-	pj_add_warnings(&t->diag, t->src, &w);
+	task_warn(t, t->src, &w);
 	if (!dm) return task_fail(t, t->src, &err);
 	pj_output *out = task_open(t, t->dst);
 	bool ok = out && (smdmx_dmx_write(dm, pj_output_write, out, &o->dmx_write, &err) || task_fail(t, t->dst, &err));
@@ -92,9 +99,9 @@ static smdmx_scene *task_read_smd(task *t, const char *path, double fps)
 	smdmx_smd_read_options ro = o->smd_read;
 	if (fps > 0) ro.frame_rate = fps;
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_scene *s = smdmx_smd_read_file(path, &ro, &err, &w);
-	pj_add_warnings(&t->diag, path, &w);
+	task_warn(t, path, &w);
 	if (!s) task_fail(t, path, &err);
 	return s;
 }
@@ -126,9 +133,9 @@ static bool run_smd_to_dmx(task *t)
 		so.rig_in_qc = !p->lib->rig_dmx || p->qc->models[t->model].lost_lines;
 		if (t->fps > 0) so.smd.frame_rate = t->fps;
 		smdmx_error err;
-		smdmx_warnings w;
+		smdmx_warnings w = { 0 };
 		s = smdmx_qc_model_scene(p->qc, t->model, &so, &err, &w);
-		pj_add_warnings(&t->diag, p->qcpath, &w);
+		task_warn(t, p->qcpath, &w);
 		if (!s && !q.failed) task_fail(t, p->qcpath, &err);
 	} else {
 		s = task_read_smd(t, t->src, t->fps);
@@ -145,7 +152,7 @@ static bool run_vta_rebase(task *t)
 {
 	const project *p = t->proj;
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	const smdmx_qc_model *m = &p->qc->models[t->model];
 	const char *ref = p->qc->refs[m->ref].path;
 	/* the reference's warnings are its own task's */
@@ -153,6 +160,7 @@ static bool run_vta_rebase(task *t)
 	if (!s) task_fail(t, ref, &err);
 	smdmx_scene *flex = s ? task_read_smd(t, t->src, 0) : NULL;
 	bool ok = flex && (smdmx_scene_attach_vta(s, flex, &err, &w) || task_fail(t, t->src, &err));
+	smdmx_warnings_free(&w); /* the shapes' matching is said by the reference's own task */
 	smdmx_scene_free(flex);
 	if (ok) ok = smdmx_qc_apply_defaultflex(p->qc, t->model, s, &err) || task_fail(t, p->qcpath, &err);
 	if (ok) {
@@ -198,13 +206,13 @@ static bool run_dmx_to_smd(task *t)
 	const project *p = t->proj;
 	const smdmx_project_options *o = p->lib->o;
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_dm *dm = smdmx_dmx_read_file(t->src, &o->dmx_read, &err, &w);
-	pj_add_warnings(&t->diag, t->src, &w);
+	task_warn(t, t->src, &w);
 	if (!dm) return task_fail(t, t->src, &err);
 	smdmx_scene *s = smdmx_model_to_scene(dm, &o->model, &err, &w);
 	smdmx_dm_free(dm);
-	pj_add_warnings(&t->diag, t->src, &w);
+	task_warn(t, t->src, &w);
 	if (!s) return task_fail(t, t->src, &err);
 	bool ok = true;
 	bool reference = t->reference && s->mesh_count;
@@ -224,7 +232,7 @@ static bool run_dmx_to_smd(task *t)
 					w.data[k++] = w.data[i];
 			w.count = k;
 		}
-		pj_add_warnings(&t->diag, t->src, &w);
+		task_warn(t, t->src, &w);
 		if (!ok) task_fail(t, t->src, &err);
 	}
 	/* a model a $body or $bodygroup names: its attachments as $attachment lines after that
@@ -233,16 +241,15 @@ static bool run_dmx_to_smd(task *t)
 	if (ok && body) {
 		ok = smdmx_qc_attachment_lines(s, &t->att_lines, &err, &w) || task_fail(t, t->src, &err);
 		t->att_lines = lines_into(&p->lib->mem, t->att_lines);
-		pj_add_warnings(&t->diag, t->src, &w);
+		task_warn(t, t->src, &w);
 	}
 	/* the one SMD the QC names holds what it can of the DMX: its animation too */
 	smdmx_smd_write_options wo = o->smd_write;
 	wo.reference_clip = true;
 	wo.kind = reference || !s->clip_count ? SMDMX_SMD_WRITE_REFERENCE : SMDMX_SMD_WRITE_ANIMATION;
 	if (ok) {
-		smdmx_warnings losses;
-		memset(&losses, 0, sizeof(losses));
-		smdmx_smd_report_losses(s, &wo, true, &losses);
+		smdmx_warnings losses = { 0 };
+		ok = smdmx_smd_report_losses(s, &wo, true, &err, &losses) || task_fail(t, t->src, &err);
 		/* a $model's block takes its rig lines and its VTA; the QC's $upaxis and $sequence fps
 		 * say what SMD cannot when they are the scene's */
 		/* studiomdl plays a sequence at its fps, else 30, a DMX's as an SMD's: the DMX's rate
@@ -252,7 +259,7 @@ static bool run_dmx_to_smd(task *t)
 		smdmx_smd_carried c = { .rig = t->model != SMDMX_NONE, .attachments = body, .up_axis = p->qc->up_axis == s->up_axis,
 		                     .frame_rate = fps, .shapes = reference };
 		smdmx_smd_losses_carried(&losses, &c);
-		pj_add_warnings(&t->diag, t->src, &losses);
+		task_warn(t, t->src, &losses);
 	}
 	ok = ok && task_write_smd(t, s, t->dst, wo.kind);
 	if (ok && t->has_vta) ok = task_write_smd(t, s, t->vta_dst, SMDMX_SMD_WRITE_VTA);

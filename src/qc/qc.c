@@ -476,19 +476,9 @@ static const char *folder_of(qr *r, const char *path)
 	return slash ? qcr_rdup(r, path, (size_t)(slash - path + 1)) : "";
 }
 
-smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *options, smdmx_error *error,
-                             smdmx_warnings *warnings)
+static smdmx_qc *read_qc(const char *path, const smdmx_qc_read_options *opt, sm_budget *budget, smdmx_allocator hooks,
+                         smdmx_error *error, smdmx_warnings *warnings)
 {
-	SM_ERROR_START(error);
-	if (!path) return sm_fail_null(error, __func__, "path"), NULL;
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
-	smdmx_qc_read_options opt;
-	memset(&opt, 0, sizeof(opt));
-	if (options) opt = *options;
-	/* the reading's memory (the QC's, and the listings and files read on the way) counted
-	 * together against the allocator's limits; the QC the caller's after */
-	sm_budget budget;
-	smdmx_allocator hooks = sm_budget_start(&budget, &opt.allocator);
 	sm_owner *o = sm_owner_new(&hooks, error);
 	if (!o) return NULL;
 	qr r;
@@ -503,8 +493,8 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	r.o = o;
 	r.error = error;
 	r.warnings = warnings;
-	r.fs = opt.files;
-	r.keep_going = opt.keep_going;
+	r.fs = opt->files;
+	r.keep_going = opt->keep_going;
 	sm_fs_cache *listings = NULL; /* for the reading alone: the QC keeps no listing */
 	if (!r.fs.read) {
 		r.fs.read = sm_fs_read;
@@ -512,11 +502,11 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 		r.fs.free_data = sm_fs_free;
 		r.fs.user = listings = sm_fs_cache_new(&hooks);
 	}
-	r.max_depth = opt.max_depth ? opt.max_depth : SMDMX_QC_DEFAULT_MAX_DEPTH;
+	r.max_depth = opt->max_depth ? opt->max_depth : SMDMX_QC_DEFAULT_MAX_DEPTH;
 	if (r.max_depth > QC_MAX_DEPTH_LIMIT) r.max_depth = QC_MAX_DEPTH_LIMIT;
-	r.max_file_size = opt.max_file_size ? opt.max_file_size : SMDMX_QC_DEFAULT_MAX_FILE_SIZE;
-	r.max_tokens = opt.max_tokens ? opt.max_tokens : SMDMX_QC_DEFAULT_MAX_TOKENS;
-	r.max_read = opt.max_read ? opt.max_read : SMDMX_QC_DEFAULT_MAX_READ;
+	r.max_file_size = opt->max_file_size ? opt->max_file_size : SMDMX_QC_DEFAULT_MAX_FILE_SIZE;
+	r.max_tokens = opt->max_tokens ? opt->max_tokens : SMDMX_QC_DEFAULT_MAX_TOKENS;
+	r.max_read = opt->max_read ? opt->max_read : SMDMX_QC_DEFAULT_MAX_READ;
 	r.scale = 1;
 	r.model = SMDMX_NONE;
 	r.vta = SMDMX_NONE;
@@ -622,7 +612,30 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 	st->include_tok = r.include_tok.data;
 	st->crlf = r.crlf.data;
 	st->models = r.model_x.data;
-	sm_budget_leave(&budget, &o->alloc);
+	sm_budget_leave(budget, &o->alloc);
+	return qc;
+}
+
+smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *options, smdmx_error *error,
+                             smdmx_warnings *warnings)
+{
+	SM_ERROR_START(error);
+	if (!path) return sm_fail_null(error, __func__, "path"), NULL;
+	smdmx_qc_read_options opt;
+	memset(&opt, 0, sizeof(opt));
+	if (options) opt = *options;
+	/* the reading's memory (the QC's, its warnings, and the listings and files read on the
+	 * way) counted together against the allocator's limits; the QC and the warnings the
+	 * caller's after */
+	sm_budget budget;
+	smdmx_allocator hooks = sm_budget_start(&budget, &opt.allocator);
+	sm_warnings_start(warnings, &hooks);
+	smdmx_qc *qc = read_qc(path, &opt, &budget, hooks, error, warnings);
+	sm_warnings_leave(warnings, &budget);
+	if (qc && !sm_warnings_kept(warnings, error)) {
+		smdmx_qc_free(qc);
+		return NULL;
+	}
 	return qc;
 }
 

@@ -169,11 +169,12 @@ static bool add_vta(const picture_input *in, smdmx_scene *s, said_list *said)
 {
 	smdmx_smd_read_options ro = { .name = in->name };
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	smdmx_scene *v = strcmp(in->vta, "-") ? smdmx_smd_read_file(in->vta, NULL, &err, &w)
 	                                      : smdmx_smd_read_memory(in->data, in->size, &ro, &err, &w);
 	say_warnings(said, in->vta, &w);
 	if (!v) {
+		smdmx_warnings_free(&w);
 		say_error(said, in->vta, &err);
 		return false;
 	}
@@ -186,6 +187,7 @@ static bool add_vta(const picture_input *in, smdmx_scene *s, said_list *said)
 		say_warnings(said, in->vta, &w);
 		ok = true;
 	}
+	smdmx_warnings_free(&w);
 	smdmx_scene_free(v);
 	return ok;
 }
@@ -197,13 +199,15 @@ static smdmx_scene *model_scene(const picture_input *in, said_list *said, bool *
 	smdmx_smd_read_options ro = { .name = strcmp(in->path, "-") ? NULL : in->name };
 	smdmx_model_file l;
 	smdmx_error err;
-	smdmx_warnings w;
+	smdmx_warnings w = { 0 };
 	bool piped = !strcmp(in->path, "-");
-	if (!smdmx_model_file_read(in->path, piped ? in->data : NULL, piped ? in->size : 0, &ro, &l, &err, &w)) {
+	bool read = smdmx_model_file_read(in->path, piped ? in->data : NULL, piped ? in->size : 0, &ro, &l, &err, &w);
+	if (read) say_warnings(said, in->path, &w);
+	smdmx_warnings_free(&w);
+	if (!read) {
 		say_error(said, in->path, &err);
 		return NULL;
 	}
-	say_warnings(said, in->path, &w);
 	if (!l.scene) {
 		said_push(said, SMDMX_MESSAGE_ERROR, SMDMX_ERROR_USAGE, in->path, 0, 0, "not a model: %s", l.not_model);
 		smdmx_model_file_free(&l);
@@ -232,10 +236,11 @@ smdmx_scene *picture_scene(const picture_input *in, said_list *said, bool *posed
 	if (posed) *posed = s && shown_posed;
 	for (size_t i = 0; s && i < in->clip_count; i++) {
 		smdmx_error err;
-		smdmx_warnings w;
+		smdmx_warnings w = { 0 };
 		smdmx_scene *c = smdmx_smd_read_file(in->clips[i], NULL, &err, &w);
 		bool ok = c && smdmx_scene_add_clips(s, c, &err);
 		if (c) say_warnings(said, in->clips[i], &w);
+		smdmx_warnings_free(&w);
 		if (!ok) {
 			say_error(said, in->clips[i], &err);
 			smdmx_scene_free(s);

@@ -941,7 +941,7 @@ bool sm_scene_attach_vta_among(smdmx_scene *ref, const smdmx_scene *vta, const s
                                smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	sm_warnings_start(warnings, sm_scene_hooks(ref));
 	if (vta->mesh_count != 1 || vta->source.format != SMDMX_SOURCE_VTA)
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the flex file is not a VTA");
 	if (ref->mesh_count == 0) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "the reference has no mesh for the shapes");
@@ -972,7 +972,7 @@ bool sm_scene_attach_vta_among(smdmx_scene *ref, const smdmx_scene *vta, const s
 	 * their own, so that each moves as its VTA vertex does. */
 	for (size_t mi = 0; ok && mi < at->nm; mi++) ok = split_mesh(&at->mt, ref, mi, at->cbase + at->corner_off[mi], at->mo);
 	sm_vec out = SM_VEC_INIT;
-	ok = ok && index_by_base(at) && attach_shapes(at, &out);
+	ok = ok && index_by_base(at) && attach_shapes(at, &out) && sm_warnings_kept(warnings, error);
 	temps_free(&at->mt.t);
 	if (!ok) return false;
 	ref->flex_shapes = out.data;

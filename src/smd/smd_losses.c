@@ -106,66 +106,80 @@ static void report_balance(const smdmx_scene *s, smdmx_warnings *w)
 		        balance - unused);
 }
 
-void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options *o, bool vta_too, smdmx_warnings *w)
+/* What a GoldSrc SMD cannot hold: weight links, UV sets, materials that become one texture
+ * name or a .bmp's, shapes. False: out of memory. */
+static bool report_goldsrc(const smdmx_scene *s, sm_alloc *room, smdmx_warnings *w)
+{
+	size_t moved = 0, extra = 0;
+	for (size_t i = 0; i < s->mesh_count; i++) {
+		const smdmx_mesh *m = &s->meshes[i];
+		if (m->uv_set_count > 1) extra++;
+		for (size_t p = 0; m->weight_offsets && p < m->position_count; p++) {
+			size_t n = m->weight_offsets[p + 1] - m->weight_offsets[p];
+			moved += n > 1 || (n == 1 && m->weights[m->weight_offsets[p]].weight != 1.0f);
+		}
+	}
+	if (moved)
+		sm_warn(w, SMDMX_WARNING_GOLDSRC_LINKS, 0, 0, "GoldSrc has one bone per vertex: %zu vertices of several weight links "
+		        "put on their strongest; nothing to do (no GoldSrc SMD holds more)", moved);
+	if (extra) sm_warn(w, SMDMX_WARNING_DROPPED_UV_SETS, 0, 0, "GoldSrc has one UV set: the others of %zu meshes left out; nothing to do (no GoldSrc "
+	                   "SMD holds them)",
+	                   extra);
+	/* materials that become one texture name */
+	size_t merged = 0;
+	const char *first_a = NULL, *first_b = NULL;
+	char (*tex)[SM_GOLDSRC_NAME_MAX] = s->material_count ? sm_new(room, 1, s->material_count * sizeof(*tex)) : NULL;
+	if (s->material_count && !tex) return false;
+	if (tex) {
+		for (size_t i = 0; i < s->material_count; i++) sm_goldsrc_texture(s->materials[i].name, tex[i]);
+		for (size_t i = 0; i < s->material_count; i++)
+			for (size_t k = 0; k < i; k++)
+				if (same_ascii_nocase(tex[i], tex[k])) {
+					if (!merged++) {
+						first_a = s->materials[k].name;
+						first_b = s->materials[i].name;
+					}
+					break;
+				}
+		sm_del(room, tex);
+	}
+	if (merged)
+		sm_warn(w, SMDMX_WARNING_GOLDSRC_MATERIALS, 0, 0, "%zu materials take the GoldSrc texture name of another ('%s' "
+		        "and '%s' are one texture); rename them in the source to keep them apart", merged, first_a, first_b);
+	/* materials that are not yet the name of a .bmp file */
+	size_t renamed = 0;
+	char tex1[SM_GOLDSRC_NAME_MAX];
+	const char *first = NULL;
+	for (size_t i = 0; i < s->material_count; i++) {
+		char t[SM_GOLDSRC_NAME_MAX];
+		sm_goldsrc_texture(s->materials[i].name, t);
+		if (strcmp(t, s->materials[i].name) && !renamed++) {
+			first = s->materials[i].name;
+			memcpy(tex1, t, sizeof(t));
+		}
+	}
+	if (renamed)
+		sm_warn_n(w, SMDMX_WARNING_GOLDSRC_TEXTURES, renamed, 0, 0, "GoldSrc names a texture by its image file: a material "
+		          "written as one ('%s' as '%s'); nothing to do", first, tex1);
+	if (s->flex_shape_count)
+		sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "GoldSrc has no flex: %zu shapes left out; nothing to do (no GoldSrc SMD holds them)",
+		        s->flex_shape_count);
+	return true;
+}
+
+bool smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options *o, bool vta_too, smdmx_error *error,
+                             smdmx_warnings *w)
 {
 	sm_alloc room = sm_scene_room(s);
-	if (!s) return;
+	SM_ERROR_START(error);
+	if (!s) return sm_fail_null(error, __func__, "scene");
+	/* added to what the list holds: a list with no room yet takes it from the scene's memory */
+	if (w && !w->data) w->allocator = room.hooks;
+	size_t lost = w ? w->lost : 0;
 	bool goldsrc = o && o->goldsrc;
 	if (goldsrc) {
-		size_t moved = 0, extra = 0;
-		for (size_t i = 0; i < s->mesh_count; i++) {
-			const smdmx_mesh *m = &s->meshes[i];
-			if (m->uv_set_count > 1) extra++;
-			for (size_t p = 0; m->weight_offsets && p < m->position_count; p++) {
-				size_t n = m->weight_offsets[p + 1] - m->weight_offsets[p];
-				moved += n > 1 || (n == 1 && m->weights[m->weight_offsets[p]].weight != 1.0f);
-			}
-		}
-		if (moved)
-			sm_warn(w, SMDMX_WARNING_GOLDSRC_LINKS, 0, 0, "GoldSrc has one bone per vertex: %zu vertices of several weight links "
-			        "put on their strongest; nothing to do (no GoldSrc SMD holds more)", moved);
-		if (extra) sm_warn(w, SMDMX_WARNING_DROPPED_UV_SETS, 0, 0, "GoldSrc has one UV set: the others of %zu meshes left out; nothing to do (no GoldSrc "
-		                   "SMD holds them)",
-		                   extra);
-		/* materials that become one texture name */
-		size_t merged = 0;
-		const char *first_a = NULL, *first_b = NULL;
-		char (*tex)[SM_GOLDSRC_NAME_MAX] = s->material_count ? sm_new(&room, 1, s->material_count * sizeof(*tex)) : NULL;
-		if (tex) {
-			for (size_t i = 0; i < s->material_count; i++) sm_goldsrc_texture(s->materials[i].name, tex[i]);
-			for (size_t i = 0; i < s->material_count; i++)
-				for (size_t k = 0; k < i; k++)
-					if (same_ascii_nocase(tex[i], tex[k])) {
-						if (!merged++) {
-							first_a = s->materials[k].name;
-							first_b = s->materials[i].name;
-						}
-						break;
-					}
-			sm_del(&room, tex);
-		}
-		if (merged)
-			sm_warn(w, SMDMX_WARNING_GOLDSRC_MATERIALS, 0, 0, "%zu materials take the GoldSrc texture name of another ('%s' "
-			        "and '%s' are one texture); rename them in the source to keep them apart", merged, first_a, first_b);
-		/* materials that are not yet the name of a .bmp file */
-		size_t renamed = 0;
-		char tex1[SM_GOLDSRC_NAME_MAX];
-		const char *first = NULL;
-		for (size_t i = 0; i < s->material_count; i++) {
-			char t[SM_GOLDSRC_NAME_MAX];
-			sm_goldsrc_texture(s->materials[i].name, t);
-			if (strcmp(t, s->materials[i].name) && !renamed++) {
-				first = s->materials[i].name;
-				memcpy(tex1, t, sizeof(t));
-			}
-		}
-		if (renamed)
-			sm_warn_n(w, SMDMX_WARNING_GOLDSRC_TEXTURES, renamed, 0, 0, "GoldSrc names a texture by its image file: a material "
-			          "written as one ('%s' as '%s'); nothing to do", first, tex1);
-		if (s->flex_shape_count)
-			sm_warn(w, SMDMX_WARNING_DROPPED_SHAPES, 0, 0, "GoldSrc has no flex: %zu shapes left out; nothing to do (no GoldSrc SMD holds them)",
-			        s->flex_shape_count);
-		vta_too = true; /* the shapes are said above */
+		if (!report_goldsrc(s, &room, w)) return sm_fail_oom(error);
+		vta_too = true; /* the shapes are said there */
 	}
 	report_balance(s, w);
 	size_t wrinkle = 0;
@@ -258,6 +272,7 @@ void smdmx_smd_report_losses(const smdmx_scene *s, const smdmx_smd_write_options
 		        "fps: %zu clips are not 30 fps ('%s' is %s); add 'fps' to their $sequence lines (dmx2smd --qc writes it)",
 		        rates, other->name, r);
 	}
+	return !w || w->lost == lost || sm_fail_oom(error);
 }
 
 void smdmx_smd_losses_carried(smdmx_warnings *losses, const smdmx_smd_carried *c)

@@ -368,6 +368,7 @@ static void merge_messages(reader *r, part *p, uint32_t base)
 		const smdmx_warning *w = &p->warnings.data[i];
 		sm_warn_n(r->warnings, w->code, w->count, w->line ? w->line + base : 0, w->column, "%s", w->message);
 	}
+	if (r->warnings) r->warnings->lost += p->warnings.lost;
 	if (p->error.code && !r->error->code) {
 		*r->error = p->error;
 		if (r->error->line && p->error.code != SMDMX_ERROR_MISSING_END) r->error->line += base;
@@ -412,6 +413,7 @@ bool smdr_read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts
 		memset(q, 0, sizeof(*q));
 		memset(&p->error, 0, sizeof(p->error));
 		memset(&p->warnings, 0, sizeof(p->warnings));
+		sm_warnings_start(&p->warnings, &r->o->alloc.hooks); /* its room in the reading's memory */
 		p->ok = false;
 		p->start_line = start_line;
 		q->o = sm_owner_new(&r->o->alloc.hooks, &p->error);
@@ -429,7 +431,7 @@ bool smdr_read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts
 		q->nul_off = UINT64_MAX;
 		q->stop_off = i + 1 < parts ? ps[i + 1].start : UINT64_MAX;
 		q->error = &p->error;
-		q->warnings = &p->warnings;
+		q->warnings = r->warnings ? &p->warnings : NULL;
 		q->limits = r->limits;
 		q->version = r->version;
 		q->record_lines = r->record_lines;
@@ -478,7 +480,10 @@ bool smdr_read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts
 		seek_to(r, p->r.base_off + p->r.pos, bases[count - 1] + p->r.line_no);
 		r->ended = true;
 	}
-	for (unsigned i = 1; i < started; i++) sm_owner_free(ps[i].r.o);
+	for (unsigned i = 1; i < started; i++) {
+		sm_owner_free(ps[i].r.o);
+		smdmx_warnings_free(&ps[i].warnings);
+	}
 	sm_free(&r->o->alloc, ps, sizeof(part) * parts);
 	if (done) return ok;
 	seek_to(r, at, base);

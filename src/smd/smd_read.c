@@ -554,8 +554,12 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	sm_budget budget;
 	bool budgeted = r->threads > 1 && (opts.allocator.memory_limit || opts.allocator.fail_after);
 	if (budgeted) opts.allocator = sm_budget_start(&budget, &options->allocator);
+	sm_warnings_start(r->warnings, &opts.allocator);
 	r->scene = sm_scene_new(&opts.allocator, r->error);
-	if (!r->scene) return NULL;
+	if (!r->scene) {
+		if (budgeted) sm_warnings_leave(r->warnings, &budget);
+		return NULL;
+	}
 	r->o = r->scene->owner;
 	const char *name = opts.name;
 	size_t name_len = name ? strlen(name) : 0;
@@ -598,6 +602,8 @@ static smdmx_scene *read_common(reader *r, const smdmx_smd_read_options *options
 	sm_vec_release(r->o, &r->vta_lines, sizeof(base_line));
 	sm_vec_release(r->o, &r->face_set_of, sizeof(uint32_t));
 	if (ok) ok = smdmx_scene_validate(r->scene, r->error);
+	if (ok) ok = sm_warnings_kept(r->warnings, r->error);
+	if (budgeted) sm_warnings_leave(r->warnings, &budget);
 	if (!ok) {
 		smdmx_scene_free(r->scene);
 		return NULL;
@@ -613,7 +619,7 @@ smdmx_scene *smdmx_smd_read_memory(const void *data, size_t size, const smdmx_sm
 	reader r;
 	memset(&r, 0, sizeof(r));
 	memset(error, 0, sizeof(*error));
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	sm_warnings_start(warnings, options ? &options->allocator : NULL);
 	r.fd = OS_NO_FILE;
 	r.buf = data ? data : "";
 	r.len = data ? size : 0;
@@ -628,7 +634,7 @@ smdmx_scene *smdmx_smd_read_file(const char *path, const smdmx_smd_read_options 
 {
 	SM_ERROR_START(error);
 	if (!path) return sm_fail_null(error, __func__, "path"), NULL;
-	if (warnings) memset(warnings, 0, sizeof(*warnings));
+	sm_warnings_start(warnings, options ? &options->allocator : NULL);
 	os_file fd = strcmp(path, "-") == 0 ? os_stdin() : os_open_read(path);
 	if (fd == OS_NO_FILE) {
 		sm_fail(error, SMDMX_ERROR_IO, 0, 0, "cannot open: %s", os_error_text(errno));

@@ -1,11 +1,8 @@
-/* Error and warning reporting: the first error wins; warnings are counted per code. */
+/* Error reporting: the first error wins. */
 #include <stdio.h>
 #include <string.h>
 
 #include "support/internal.h"
-
-/* every kind of warning has its entry's room (error.h) */
-_Static_assert(SMDMX_WARNING_CODE_COUNT <= SMDMX_WARNINGS_MAX, "more warning codes than smdmx_warnings holds: a new soname");
 
 static const char *const code_names[SMDMX_ERROR_CODE_COUNT] = {
 	"none", "io", "out-of-memory", "limit", "empty", "nul-byte", "line-too-long", "syntax",
@@ -45,45 +42,6 @@ bool sm_fail_null(smdmx_error *error, const char *call, const char *arg)
 bool sm_fail_oom(smdmx_error *error)
 {
 	return sm_fail(error, SMDMX_ERROR_OUT_OF_MEMORY, 0, 0, "out of memory");
-}
-
-static void vwarn(smdmx_warnings *w, smdmx_warning_code code, size_t n, uint32_t line, uint32_t column, const char *fmt,
-                  va_list ap) SM_PRINTF(6, 0);
-
-static void vwarn(smdmx_warnings *w, smdmx_warning_code code, size_t n, uint32_t line, uint32_t column, const char *fmt,
-                  va_list ap)
-{
-	if (!w || !n) return;
-	for (size_t i = 0; i < w->count; i++) {
-		if (w->data[i].code == code) {
-			w->data[i].count += n;
-			return;
-		}
-	}
-	if (w->count >= SMDMX_WARNINGS_MAX) return;
-	smdmx_warning *e = &w->data[w->count++];
-	e->code = code;
-	e->line = line;
-	e->column = column;
-	e->count = n;
-	e->file[0] = 0;
-	vsnprintf(e->message, sizeof(e->message), fmt, ap);
-}
-
-void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t column, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vwarn(w, code, 1, line, column, fmt, ap);
-	va_end(ap);
-}
-
-void sm_warn_n(smdmx_warnings *w, smdmx_warning_code code, size_t n, uint32_t line, uint32_t column, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vwarn(w, code, n, line, column, fmt, ap);
-	va_end(ap);
 }
 
 const char *smdmx_version(int *major, int *minor, int *patch)

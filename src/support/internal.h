@@ -186,6 +186,11 @@ typedef struct smdmx_scene_owner {
 	char *str_block;            /* current block for small strings */
 	size_t str_used, str_cap;
 } sm_owner;
+/* The hooks a scene's memory comes from: NULL (malloc's) for a scene built by hand. */
+static inline const smdmx_allocator *sm_scene_hooks(const smdmx_scene *scene)
+{
+	return scene && scene->owner ? &scene->owner->alloc.hooks : NULL;
+}
 
 /* A growable array owned by a scene. */
 typedef struct sm_vec {
@@ -282,6 +287,13 @@ bool sm_fail_oom(smdmx_error *error);
 /* The rule for a public call's pointers (doc/library.md): NULL where the call needs one is a
  * usage error, "CALL: ARG is NULL", never a crash. False. */
 bool sm_fail_null(smdmx_error *error, const char *call, const char *arg);
+/* A call's warnings (error.h): emptied, its room kept where the call's allocator made it, the
+ * call's allocator taken (NULL: malloc's); at the call's end, sm_warnings_kept fails it out of
+ * memory if a warning found no room. */
+void sm_warnings_start(smdmx_warnings *w, const smdmx_allocator *allocator);
+/* A list started with a budget's hooks taken out of it as the call ends (sm_budget_leave). */
+void sm_warnings_leave(smdmx_warnings *w, sm_budget *budget);
+SM_NODISCARD bool sm_warnings_kept(const smdmx_warnings *w, smdmx_error *error);
 void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t column,
              const char *fmt, ...) SM_PRINTF(5, 6);
 /* The same, n occurrences at once (none when n is 0). */
