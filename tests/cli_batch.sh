@@ -858,6 +858,13 @@ install)
 						"$(printf '%s\n' "$out" | sed -n 's/^batch under a limit of [0-9]* bytes: \(.*\), [0-9]* bytes at most, \(.*\)$/\1, \2/p')"
 					rm -rf "$tmp/em_batch"
 				done
+				# the walks of a folder (its model files, its QCs) and a pairing of two trees
+				out=$(LD_LIBRARY_PATH="$libdir" "$tmp/em" walks "$root/testdata" "$root/testdata/model" "$sample" 2>&1)
+				check "the walks and a pairing of trees with the caller's allocator: every byte through it, none left" \
+					"0 0 direct (0 bytes), 0 bytes left" \
+					"$? $(printf '%s\n' "$out" | sed -n 's/^walks: [0-9]* found, .* allocations through the allocator ([0-9]* bytes at most), \(.*\)$/\1/p')"
+				check "and under a limit below their need: out of memory, said, nothing left" "failed, out of memory said, 0 left" \
+					"$(printf '%s\n' "$out" | sed -n 's/^walks under a limit of [0-9]* bytes: \(.*\), [0-9]* bytes at most, \(.*\)$/\1, \2/p')"
 				# a QC library (testdata/qc/shared: three QCs sharing an include and files) to DMX
 				# on two threads, then what it wrote back to SMD
 				q="$root/testdata/qc/shared"

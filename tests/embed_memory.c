@@ -11,6 +11,7 @@
  *        embed_memory convert WAY IN OUT     (WAY: smdmx_convert_way's number)
  *        embed_memory batch DIR OUTDIR       (the model files below DIR, as DMX)
  *        embed_memory projects OUTDIR QC...  (a QC library to DMX, then what it wrote back to SMD)
+ *        embed_memory walks DIR A B          (the model files and QCs below DIR; trees A and B paired)
  * Prints what it measured, one line each; exit 0 when the contract held, 1 when not. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -140,6 +141,18 @@ static void ignore(void *user, const char *message)
 {
 	(void)message;
 	++*(size_t *)user;
+}
+
+/* A job run under a limit below its need: it failed, said out of memory, gave back all it
+ * took and stayed under the limit; the line printed, "JOB under a limit of N bytes: ...". */
+static int limited(const char *job, const char *done, long long limit, bool ok, bool said, const counter *d)
+{
+	printf("%s under a limit of %lld bytes: %s, %s, %lld bytes at most, %lld left\n", job, limit, ok ? done : "failed",
+	       said ? "out of memory said" : "not said", d->peak, d->live);
+	expect(!ok && said, "under the limit: failed out of memory, said");
+	expect(d->live == 0, "under the limit: all it took given back");
+	expect(d->peak <= limit, "the limit bounded the whole job");
+	return failures ? 1 : 0;
 }
 
 /* ---- the jobs -------------------------------------------------------------------------------- */
@@ -287,12 +300,52 @@ static int job_batch(const char *dir, const char *outdir)
 		for (size_t k = 0; k < b->jobs[i].message_count; k++) said = said || strstr(b->jobs[i].messages[k].text, "out of memory");
 	bool ok = b && b->ok;
 	smdmx_batch_free(b);
-	printf("batch under a limit of %lld bytes: %s, %s, %lld bytes at most, %lld left\n", peak / 2, ok ? "converted" : "failed",
-	       said ? "out of memory said" : "not said", d.peak, d.live);
-	expect(!ok && said, "the batch under the limit failed out of memory, said");
-	expect(d.live == 0, "the failed batch gave back all it took");
-	expect(d.peak <= peak / 2, "the limit bounded the whole batch");
-	return failures ? 1 : 0;
+	return limited("batch", "converted", peak / 2, ok, said, &d);
+}
+
+/* The walks of a folder (its model files, its QCs) and the pairing of two trees, with the
+ * caller's allocator: what they hand out is its memory, given back by their frees; under a
+ * limit below their need each fails out of memory and leaves nothing. */
+static bool walks_once(const char *dir, const char *a, const char *b, size_t limit, counter *c, size_t *found,
+                       bool *said)
+{
+	smdmx_allocator al = allocator_of(c, limit);
+	smdmx_error e;
+	char **paths = NULL, **qcs = NULL;
+	size_t n = 0, nq = 0;
+	bool ok = smdmx_batch_files(SMDMX_BATCH_ANY, dir, &al, &paths, &n, &e);
+	*said = !ok && e.code == SMDMX_ERROR_OUT_OF_MEMORY;
+	ok = ok && smdmx_project_files(dir, &al, &qcs, &nq, &e);
+	*said = *said || (!ok && e.code == SMDMX_ERROR_OUT_OF_MEMORY);
+	smdmx_tree_pairs *pairs = ok ? smdmx_batch_pair_trees(a, b, &al, &e) : NULL;
+	*said = *said || (ok && !pairs && e.code == SMDMX_ERROR_OUT_OF_MEMORY);
+	*found = n + nq + (pairs ? pairs->count : 0);
+	ok = ok && pairs;
+	smdmx_tree_pairs_free(pairs);
+	smdmx_project_files_free(qcs);
+	smdmx_batch_files_free(paths);
+	return ok;
+}
+
+static int job_walks(const char *dir, const char *a, const char *b)
+{
+	counter c = { 0, 0, 0 };
+	size_t found = 0;
+	bool said = false;
+	direct_calls = direct_bytes = 0;
+	counting = true;
+	bool ok = walks_once(dir, a, b, 0, &c, &found, &said);
+	counting = false;
+	printf("walks: %zu found, %zu allocations through the allocator (%lld bytes at most), %zu direct (%zu bytes), "
+	       "%lld bytes left\n",
+	       found, c.calls, c.peak, direct_calls, direct_bytes, c.live);
+	expect(ok && found > 0, "the walks and the pairing found files");
+	expect(direct_calls == 0, "the walks allocated nothing but through the allocator");
+	expect(c.live == 0 && c.calls > 0, "the walks used the allocator and gave back all it took");
+	long long peak = c.peak;
+	counter d = { 0, 0, 0 };
+	ok = walks_once(dir, a, b, (size_t)(peak / 2), &d, &found, &said);
+	return limited("walks", "found", peak / 2, ok, said, &d);
 }
 
 /* One run of QC projects with the allocator (limit: its memory_limit) on two threads, whose
@@ -378,8 +431,9 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "projects")) return job_projects(argv[2], (const char *const *)argv + 3, (size_t)argc - 3);
 	if (argc == 4 && !strcmp(argv[1], "batch")) return job_batch(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "diff")) return job_diff(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "walks")) return job_walks(argv[2], argv[3], argv[4]);
 	if (argc == 5 && !strcmp(argv[1], "convert")) return job_convert(atoi(argv[2]), argv[3], argv[4]);
 	fprintf(stderr, "usage: embed_memory diff A.smd B.smd\n       embed_memory convert WAY IN OUT\n       embed_memory batch DIR OUTDIR\n"
-	                "       embed_memory projects OUTDIR QC...\n");
+	                "       embed_memory projects OUTDIR QC...\n       embed_memory walks DIR TREE_A TREE_B\n");
 	return 2;
 }

@@ -31,7 +31,7 @@ static inline void test_remove_tree(const char *path)
 	}
 }
 
-/* Runs whose every allocation fails in turn (pj_fail_after): under Wine a run's files cost
+/* Runs whose every allocation fails in turn (an allocator's fail_after): under Wine a run's files cost
  * much more, there every fifth allocation fails; under ThreadSanitizer, whose checks a run on
  * one job cannot use, every tenth (the Linux build fails every one, and so do the Address and
  * UndefinedBehavior sanitizers). */

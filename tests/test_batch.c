@@ -200,17 +200,17 @@ static void test_folder(void **state)
 	/* the files a program takes below a folder, as recursive finds them */
 	char **paths;
 	size_t count;
-	assert_true(smdmx_batch_files(SMDMX_BATCH_SMD2DMX, at("in/"), &paths, &count, &err));
+	assert_true(smdmx_batch_files(SMDMX_BATCH_SMD2DMX, at("in/"), NULL, &paths, &count, &err));
 	assert_int_equal(count, 4);
 	assert_string_equal(paths[0], at("in/a.smd"));
 	assert_string_equal(paths[1], at("in/a.vta"));
 	assert_string_equal(paths[3], at("in/sub/w.smd"));
 	assert_null(paths[4]);
 	smdmx_batch_files_free(paths);
-	assert_true(smdmx_batch_files(SMDMX_BATCH_DMX2SMD, at("out"), &paths, &count, NULL));
+	assert_true(smdmx_batch_files(SMDMX_BATCH_DMX2SMD, at("out"), NULL, &paths, &count, NULL));
 	assert_int_equal(count, 3);
 	smdmx_batch_files_free(paths);
-	assert_false(smdmx_batch_files(SMDMX_BATCH_ANY, at("none"), &paths, &count, &err));
+	assert_false(smdmx_batch_files(SMDMX_BATCH_ANY, at("none"), NULL, &paths, &count, &err));
 	assert_int_equal(err.code, SMDMX_ERROR_IO);
 	assert_int_equal(count, 0);
 	smdmx_batch_files_free(paths);
@@ -430,18 +430,25 @@ static void test_many(void **state)
 
 /* Every allocation of a batch failing in turn (one worker, one thread a file), through its
  * allocator (convert.allocator: the batch's own memory and every job's): it ends out of
- * memory (NULL), or with the jobs that ran out failed and saying so; never a crash, no
- * temporary file, and once it is freed nothing left; the count after the last failure
- * converts. */
+ * memory (NULL) before any file is in place, or after, saying so with every file in place
+ * listed, or with the jobs that ran out failed and saying so; never a crash, no temporary
+ * file, and once it is freed nothing left; the count after the last failure converts. */
 static void test_out_of_memory(void **state)
 {
 	(void)state;
-	const char *in[1] = { at("in") };
-	size_t failures = 0, nothing_done = 0;
-	for (size_t n = 1;; n += SWEEP_STRIDE) {
+	/* a folder (its jobs' outputs put in place a few at a time, by the batch) and one file
+	 * (its outputs by its conversion, whose list the job keeps) */
+	for (int one = 0; one < 2; one++) {
+	const char *in[1] = { one ? at("in/a.smd") : at("in") };
+	size_t failures = 0, nothing_done = 0, placed_after = 0;
+	/* (with a stride, the last allocations, those after the files are in place, each in turn
+	 * once the stride has passed them) */
+	size_t step = SWEEP_STRIDE;
+	for (size_t n = 1;; n += step) {
 		test_remove_tree(at("sweep"));
 		smdmx_batch_options o = options(in, 1, at("sweep"));
-		o.recursive = true;
+		o.recursive = !one;
+		o.convert.notes = one; /* (said once the files are in place: room that may run out then) */
 		o.jobs = 1;
 		o.threads = 1;
 		test_counter c = { 0, 0, 0 };
@@ -452,7 +459,28 @@ static void test_out_of_memory(void **state)
 		size_t left = temporaries(at("sweep"));
 		if (left) fail_msg("allocation %zu failing left %zu temporary files", n, left);
 		bool ok = b && b->ok;
-		if (b && !ok) {
+		if (b && b->out_of_memory) {
+			/* files were in place when memory ran out: the batch says so, and which they are,
+			 * every one of them */
+			assert_int_equal(b->status, SMDMX_ERROR_OUT_OF_MEMORY);
+			assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+			assert_false(ok);
+			char **there = NULL;
+			size_t n_there = 0, listed = 0;
+			assert_true(smdmx_batch_files(SMDMX_BATCH_ANY, at("sweep"), NULL, &there, &n_there, NULL));
+			for (size_t i = 0; i < b->job_count; i++) {
+				listed += b->jobs[i].written_count;
+				for (size_t k = 0; k < b->jobs[i].written_count; k++) {
+					bool found = false;
+					for (size_t q = 0; q < n_there && !found; q++) found = !strcmp(there[q], b->jobs[i].written[k]);
+					if (!found) fail_msg("allocation %zu failing: '%s' listed as written, not there", n, b->jobs[i].written[k]);
+				}
+			}
+			if (listed != n_there) fail_msg("allocation %zu failing: %zu files there, %zu listed", n, n_there, listed);
+			assert_true(listed > 0);
+			smdmx_batch_files_free(there);
+			placed_after++;
+		} else if (b && !ok) {
 			for (size_t i = 0; i < b->job_count; i++) {
 				if (b->jobs[i].state != SMDMX_BATCH_FAILED) continue;
 				bool said = false;
@@ -464,15 +492,23 @@ static void test_out_of_memory(void **state)
 		}
 		smdmx_batch_free(b);
 		if (c.live != 0) fail_msg("allocation %zu failing: %lld bytes left", n, c.live);
+		if (ok && step > 1) {
+			n -= step;
+			step = 1;
+			continue;
+		}
 		if (ok) break;
 		if (!b && err.code != SMDMX_ERROR_OUT_OF_MEMORY) fail_msg("allocation %zu failing: %s", n, err.message);
 		nothing_done += !b;
 		failures++;
 		if (n > 100000) fail_msg("no end to the sweep");
 	}
-	print_message("allocations failed in turn: %zu (%zu ending the batch)\n", failures, nothing_done);
+	print_message("%s: allocations failed in turn: %zu (%zu ending the batch before any file was in place, %zu after)\n",
+	              one ? "one file" : "a folder", failures, nothing_done, placed_after);
 	assert_true(failures > 30 / SWEEP_STRIDE);
 	assert_true(nothing_done > 0);
+	assert_true(placed_after > 0);
+	}
 }
 
 /* One conversion of each way a model file goes, through its allocator with each allocation
@@ -725,7 +761,7 @@ static void test_pairs(void **state)
 		{ "", "pb/only_b.dmx", "", "" }, { "", "pb/y.vta", "", "" },
 	};
 	smdmx_error err;
-	smdmx_tree_pairs *p = smdmx_batch_pair_trees(at("pa"), at("pb/"), &err);
+	smdmx_tree_pairs *p = smdmx_batch_pair_trees(at("pa"), at("pb/"), NULL, &err);
 	assert_non_null(p);
 	assert_int_equal(p->count, fold ? 9 : 10);
 	for (size_t i = 0, w = 0; i < p->count; i++, w++) {
@@ -738,23 +774,61 @@ static void test_pairs(void **state)
 		}
 	}
 	smdmx_tree_pairs_free(p);
+	/* in the caller's memory: every block through its allocator, none left once freed; each
+	 * allocation failed in turn, out of memory said and nothing left */
+	test_counter c = { 0, 0, 0 };
+	smdmx_allocator a = test_allocator(&c);
+	p = smdmx_batch_pair_trees(at("pa"), at("pb"), &a, &err);
+	assert_non_null(p);
+	size_t needed = c.calls;
+	assert_true(c.live > 0);
+	smdmx_tree_pairs_free(p);
+	assert_int_equal(c.live, 0);
 	size_t failures = 0;
 	for (size_t n = 1;; n++) {
-		pj_fail_after = n;
-		p = smdmx_batch_pair_trees(at("pa"), at("pb"), &err);
-		pj_fail_after = 0;
-		if (p) break;
+		test_counter k = { 0, 0, 0 };
+		smdmx_allocator f = test_allocator(&k);
+		f.fail_after = n;
+		p = smdmx_batch_pair_trees(at("pa"), at("pb"), &f, &err);
+		if (p) {
+			smdmx_tree_pairs_free(p);
+			assert_int_equal(k.live, 0);
+			break;
+		}
 		assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+		assert_int_equal(k.live, 0);
 		failures++;
 		assert_true(n < 10000);
 	}
-	assert_int_equal(p->count, fold ? 9 : 10);
-	smdmx_tree_pairs_free(p);
-	assert_true(failures > 30);
-	assert_null(smdmx_batch_pair_trees(at("pa"), at("nowhere"), &err));
+	assert_int_equal(failures, needed - 1); /* the last allocation's failure the last to fail */
+	/* a limit below what the pairing needs: out of memory, nothing left */
+	a.memory_limit = 256;
+	assert_null(smdmx_batch_pair_trees(at("pa"), at("pb"), &a, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+	assert_int_equal(c.live, 0);
+	/* the walk alone, in the caller's memory, each allocation failed in turn */
+	char **paths = NULL;
+	size_t count = 0;
+	for (size_t n = 1;; n++) {
+		test_counter k = { 0, 0, 0 };
+		smdmx_allocator f = test_allocator(&k);
+		f.fail_after = n;
+		bool ok = smdmx_batch_files(SMDMX_BATCH_ANY, at("pa"), &f, &paths, &count, &err);
+		if (ok) {
+			assert_int_equal(count, 8);
+			smdmx_batch_files_free(paths);
+			assert_int_equal(k.live, 0);
+			break;
+		}
+		assert_int_equal(err.code, SMDMX_ERROR_OUT_OF_MEMORY);
+		assert_null(paths);
+		assert_int_equal(k.live, 0);
+		assert_true(n < 10000);
+	}
+	assert_null(smdmx_batch_pair_trees(at("pa"), at("nowhere"), NULL, &err));
 	assert_int_equal(err.code, SMDMX_ERROR_IO);
 	assert_non_null(strstr(err.message, "nowhere"));
-	assert_null(smdmx_batch_pair_trees(at("pa"), at("nowhere"), NULL));
+	assert_null(smdmx_batch_pair_trees(at("pa"), at("nowhere"), NULL, NULL));
 }
 
 int main(void)

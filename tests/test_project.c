@@ -382,7 +382,7 @@ static void test_files(void **state)
 	char **paths;
 	size_t count;
 	smdmx_error err;
-	assert_true(smdmx_project_files(dir, &paths, &count, &err));
+	assert_true(smdmx_project_files(dir, NULL, &paths, &count, &err));
 	assert_int_equal(count, 15);
 	assert_string_equal(paths[0], test_path("testdata/qc/face/face.qc"));
 	assert_string_equal(paths[7], test_path("testdata/qc/modelname/crate.qc"));
@@ -391,7 +391,7 @@ static void test_files(void **state)
 	assert_string_equal(paths[14], test_path("testdata/qc/shared/c.qc"));
 	assert_null(paths[15]);
 	smdmx_project_files_free(paths);
-	assert_false(smdmx_project_files(test_path("testdata/qc/nowhere"), &paths, &count, &err));
+	assert_false(smdmx_project_files(test_path("testdata/qc/nowhere"), NULL, &paths, &count, &err));
 	assert_int_equal(err.code, SMDMX_ERROR_IO);
 	assert_non_null(strstr(err.message, "cannot read the directory"));
 	assert_int_equal(count, 0);

@@ -474,7 +474,7 @@ static void test_corpus_body_qcs(void **state)
 	char **qcs;
 	size_t n, drawn = 0, missing = 0;
 	smdmx_error err;
-	if (!smdmx_project_files(dir, &qcs, &n, &err)) fail_msg("%s", err.message);
+	if (!smdmx_project_files(dir, NULL, &qcs, &n, &err)) fail_msg("%s", err.message);
 	for (size_t i = 0; i < n; i++) {
 		smdmx_qc_read_options ro;
 		memset(&ro, 0, sizeof(ro));

@@ -130,19 +130,26 @@ struct smdmx_batch {
 	const smdmx_message *messages; /* the batch's own (path NULL), said after the jobs' */
 	size_t message_count;
 	bool broken_pipe;           /* standard output's reader went away (a program ends quietly) */
+	bool out_of_memory;         /* memory ran out once files were in place (status
+	                               SMDMX_ERROR_OUT_OF_MEMORY, ok false): the jobs' written lists
+	                               say which are, whole; no more were put in place after, and a
+	                               message may be missing */
 };
 
-/* NULL only when nothing was done: memory ran out (SMDMX_ERROR_OUT_OF_MEMORY) or o or one of
- * its inputs is NULL (SMDMX_ERROR_USAGE), error says which; free it with smdmx_batch_free. */
+/* NULL only when nothing was done: memory ran out before any file was put in place
+ * (SMDMX_ERROR_OUT_OF_MEMORY) or o or one of its inputs is NULL (SMDMX_ERROR_USAGE), error
+ * says which; free it with smdmx_batch_free. */
 SMDMX_API smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *error);
 SMDMX_API void smdmx_batch_free(smdmx_batch *b);
 
 /* The files below dir a program takes, as recursive finds them (in byte order of their
  * names, folders' links not followed), NULL-terminated, into *paths (free with
  * smdmx_batch_files_free); false when a folder cannot be read (error names the first; the
- * files of the others are there). */
-SMDMX_API bool smdmx_batch_files(smdmx_batch_program program, const char *dir, char ***paths, size_t *count,
-                                 smdmx_error *error);
+ * files of the others are there), or memory ran out (SMDMX_ERROR_OUT_OF_MEMORY, *paths
+ * NULL). The list and its paths are allocator's memory (NULL: malloc's), the walk's within
+ * its memory_limit and fail_after. */
+SMDMX_API bool smdmx_batch_files(smdmx_batch_program program, const char *dir, const smdmx_allocator *allocator,
+                                 char ***paths, size_t *count, smdmx_error *error);
 SMDMX_API void smdmx_batch_files_free(char **paths);
 
 /* Two trees of model files paired by place, as `smdmx report A B` pairs them: a file's place
@@ -161,9 +168,12 @@ typedef struct smdmx_tree_pairs {
 	size_t count;
 } smdmx_tree_pairs;
 
-/* NULL when a folder cannot be read (error names it, SMDMX_ERROR_IO) or memory ran out;
- * free the pairs with smdmx_tree_pairs_free (the paths are theirs). */
-SMDMX_API smdmx_tree_pairs *smdmx_batch_pair_trees(const char *a, const char *b, smdmx_error *error);
+/* NULL when a folder cannot be read (error names it, SMDMX_ERROR_IO) or memory ran out
+ * (SMDMX_ERROR_OUT_OF_MEMORY); free the pairs with smdmx_tree_pairs_free (the paths are
+ * theirs). They are allocator's memory (NULL: malloc's), the pairing's within its
+ * memory_limit and fail_after. */
+SMDMX_API smdmx_tree_pairs *smdmx_batch_pair_trees(const char *a, const char *b, const smdmx_allocator *allocator,
+                                                   smdmx_error *error);
 SMDMX_API void smdmx_tree_pairs_free(smdmx_tree_pairs *pairs);
 
 #ifdef __cplusplus

@@ -154,8 +154,11 @@ SMDMX_API void smdmx_project_run_free(smdmx_project_run *run);
 /* The QC files below dir, as `smdmx qc -r` finds them (in byte order of their names, folders'
  * links not followed, hidden files left), NULL-terminated, into *paths (free with
  * smdmx_project_files_free); false when a folder cannot be read (error names the first; the
- * QCs of the others are there). A library's QCs, ready for smdmx_projects_convert. */
-SMDMX_API bool smdmx_project_files(const char *dir, char ***paths, size_t *count, smdmx_error *error);
+ * QCs of the others are there), or memory ran out (SMDMX_ERROR_OUT_OF_MEMORY, *paths NULL).
+ * A library's QCs, ready for smdmx_projects_convert; allocator's memory (NULL: malloc's), as
+ * smdmx_batch_files. */
+SMDMX_API bool smdmx_project_files(const char *dir, const smdmx_allocator *allocator, char ***paths, size_t *count,
+                                   smdmx_error *error);
 SMDMX_API void smdmx_project_files_free(char **paths);
 
 #ifdef __cplusplus

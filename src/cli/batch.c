@@ -82,7 +82,7 @@ bool files_below(tool_kind tool, const char *name, const char *dir, char ***path
 {
 	smdmx_error err;
 	smdmx_batch_program program = tool == TOOL_SMD2DMX ? SMDMX_BATCH_SMD2DMX : tool == TOOL_DMX2SMD ? SMDMX_BATCH_DMX2SMD : SMDMX_BATCH_ANY;
-	bool ok = smdmx_batch_files(program, dir, paths, count, &err);
+	bool ok = smdmx_batch_files(program, dir, NULL, paths, count, &err);
 	if (!*paths && err.code == SMDMX_ERROR_OUT_OF_MEMORY) have(NULL);
 	if (!ok) say(name, "error", "%s", err.message);
 	return ok;
@@ -243,7 +243,9 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 		say(o->name, werror || m->kind == SMDMX_MESSAGE_ERROR ? "error" : m->kind == SMDMX_MESSAGE_WARNING ? "warning" : "note", "%s%s",
 		    m->text, werror ? " (-W error)" : "");
 	}
-	if (rc != EXIT_USAGE) {
+	/* memory ran out once files were in place: those stay (their jobs say so), the rest not */
+	if (b->out_of_memory) say(o->name, "error", "%s: the batch stopped; the files written stay", err.message);
+	if (rc != EXIT_USAGE && !b->out_of_memory) {
 		if (!b->failed && o->depfile && !write_depfile(o, b)) rc = EXIT_FAILED;
 		if (o->report && !report_batch(o, &p, b)) rc = EXIT_FAILED;
 	}

@@ -127,7 +127,7 @@ static bool holds_qc(const char *dir)
 	char **paths = NULL;
 	size_t n = 0;
 	smdmx_error e;
-	smdmx_project_files(dir, &paths, &n, &e);
+	smdmx_project_files(dir, NULL, &paths, &n, &e);
 	if (!paths && e.code == SMDMX_ERROR_OUT_OF_MEMORY) have(NULL);
 	smdmx_project_files_free(paths);
 	return n > 0;
@@ -149,7 +149,7 @@ static int convert_library(const char *dir)
 	char **qcs = NULL, **models = NULL;
 	size_t nq = 0, nm = 0, loose = 0, ni = 0;
 	smdmx_error e;
-	smdmx_project_files(dir, &qcs, &nq, &e);
+	smdmx_project_files(dir, NULL, &qcs, &nq, &e);
 	if (!qcs && e.code == SMDMX_ERROR_OUT_OF_MEMORY) have(NULL);
 	bool smd = nq > 0;
 	os_file_id *named = NULL;
@@ -186,10 +186,9 @@ static int convert_library(const char *dir)
 		for (size_t m = 0; m < nm; m++) {
 			os_file_id id;
 			loose += !os_file_id_of(models[m], &id) || !named || !bsearch(&id, named, ni, sizeof(*named), by_file_id);
-			free(models[m]);
 		}
-		free(models);
 	}
+	smdmx_batch_files_free(models);
 	free(named);
 	if (loose == 1)
 		os_printf(stderr, "%s: note: 1 model file in '%s' is named by no QC and was not converted: drop it on %s by itself "
@@ -215,13 +214,17 @@ static bool gather(int argc, char **argv, path_list lists[2], path_list *qcs, pa
 		} else if (dir) {
 			char **paths;
 			size_t n;
-			if (!files_below(TOOL, NAME, argv[i], &paths, &n)) return false;
+			if (!files_below(TOOL, NAME, argv[i], &paths, &n)) {
+				smdmx_batch_files_free(paths);
+				return false;
+			}
 			if (!n) os_printf(stderr, "%s: note: '%s' holds no file %s converts\n", NAME, argv[i], NAME);
 			for (size_t q = 0; q < n; q++) {
-				list_push(found, paths[q]);
-				list_push(&lists[TOOL == TOOL_SMDMX && has_extension(paths[q], "dmx") ? 1 : 0], paths[q]);
+				char *p = xstrdup(paths[q]); /* the program's own: the list is the library's */
+				list_push(found, p);
+				list_push(&lists[TOOL == TOOL_SMDMX && has_extension(p, "dmx") ? 1 : 0], p);
 			}
-			free(paths);
+			smdmx_batch_files_free(paths);
 		} else if (TOOL == TOOL_SMDMX && has_extension(argv[i], "qc")) {
 			list_push(qcs, argv[i]);
 		} else if (has_extension(argv[i], "vta") && TOOL != TOOL_DMX2SMD) {

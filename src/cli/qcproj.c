@@ -76,7 +76,7 @@ static bool find_qcs(const char *dir, char ***list, size_t *count)
 	char **found;
 	size_t n;
 	smdmx_error err;
-	bool ok = smdmx_project_files(dir, &found, &n, &err);
+	bool ok = smdmx_project_files(dir, NULL, &found, &n, &err);
 	if (!found && err.code == SMDMX_ERROR_OUT_OF_MEMORY) have(NULL);
 	if (!ok) say("smdmx", "error", "%s", err.message);
 	for (size_t i = 0; i < n; i++) list_push(list, count, xstrdup(found[i]));

@@ -106,7 +106,7 @@ int cmd_report(int argc, char **argv)
 	if (nd != 2 || !out) return say("smdmx", "error", "report needs two folders and -o FILE.html (try 'smdmx report --help')"), EXIT_USAGE;
 	if (!page_allowed(out, force, "smdmx")) return EXIT_FAILED;
 	smdmx_error err;
-	smdmx_tree_pairs *pairs = smdmx_batch_pair_trees(dirs[0], dirs[1], &err);
+	smdmx_tree_pairs *pairs = smdmx_batch_pair_trees(dirs[0], dirs[1], NULL, &err);
 	if (!pairs && err.code == SMDMX_ERROR_OUT_OF_MEMORY) have(NULL);
 	if (!pairs) say("smdmx", "error", "%s", err.message);
 	bool ok = pairs != NULL;

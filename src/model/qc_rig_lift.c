@@ -10,6 +10,7 @@
 #include "scene/scene_util.h"
 #include "smdmx/math.h"
 #include "model/rig.h"
+#include "qc/qc_memory.h"
 
 /* ---- lifting: QC lines to the scene ---------------------------------------------------------- */
 
@@ -824,9 +825,9 @@ static bool among(const char *name, const char *const *list, size_t n)
 bool smdmx_qc_check_rules(const smdmx_qc *qc, uint32_t model, const char *const *flexes, size_t flex_count,
                           const char *const *controllers, size_t controller_count, smdmx_error *error)
 {
-	sm_alloc room = sm_scene_room(NULL); /* (malloc's: the call takes no allocator) */
 	SM_ERROR_START(error);
 	if (!qc) return sm_fail_null(error, __func__, "qc");
+	sm_alloc room = sm_qc_room(qc); /* the QC's allocator's */
 	if ((!flexes && flex_count) || (!controllers && controller_count))
 		return sm_fail_null(error, __func__, !flexes && flex_count ? "flexes" : "controllers");
 	if (model >= qc->model_count) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no $model %u", model);

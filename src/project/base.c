@@ -92,36 +92,6 @@ void pj_msgs_free(pj_msgs *m)
 
 /* ---- text, strings, paths ------------------------------------------------------------------- */
 
-_Thread_local bool pj_oom_seen;
-size_t pj_fail_after;
-static size_t made; /* allocations so far, for pj_fail_after (the sweep's runs are on one thread) */
-
-void pj_oom(void)
-{
-	pj_oom_seen = true;
-}
-
-void *pj_have(void *p)
-{
-	if (!p) pj_oom();
-	return p;
-}
-
-void pj_fail_start(void)
-{
-	if (pj_fail_after) made = 0; /* a test's sweep (never written otherwise: runs may share the process) */
-}
-
-/* An allocation the sweep may fail. */
-static bool may_allocate(void)
-{
-	if (pj_fail_after && made++ >= pj_fail_after) {
-		pj_oom();
-		return false;
-	}
-	return true;
-}
-
 /* m's hooks alone: its counts are left as they are, so that the threads of a job may share
  * it (the job's budget, whose hooks m has, counts for them all, atomically). */
 static sm_alloc hooks_of(const sm_alloc *m)
@@ -132,36 +102,32 @@ static sm_alloc hooks_of(const sm_alloc *m)
 
 void *pj_malloc(const sm_alloc *m, size_t size)
 {
-	sm_alloc a;
-	if (m) return a = hooks_of(m), pj_have(sm_new(&a, 1, size));
-	return may_allocate() ? pj_have(malloc(size ? size : 1)) : NULL;
+	sm_alloc a = hooks_of(m);
+	return sm_new(&a, 1, size);
 }
 
 void *pj_calloc(const sm_alloc *m, size_t count, size_t size)
 {
-	sm_alloc a;
-	if (m) return a = hooks_of(m), pj_have(sm_new_zero(&a, count, size));
-	return may_allocate() ? pj_have(calloc(count ? count : 1, size ? size : 1)) : NULL;
+	sm_alloc a = hooks_of(m);
+	return sm_new_zero(&a, count, size);
 }
 
 void *pj_realloc(const sm_alloc *m, void *p, size_t size)
 {
-	sm_alloc a;
-	if (m) return a = hooks_of(m), pj_have(sm_renew(&a, p, 1, size));
-	return may_allocate() ? pj_have(realloc(p, size ? size : 1)) : NULL;
+	sm_alloc a = hooks_of(m);
+	return sm_renew(&a, p, 1, size);
 }
 
 void pj_free(const sm_alloc *m, void *p)
 {
-	sm_alloc a;
-	if (m) a = hooks_of(m), sm_del(&a, p);
-	else free(p);
+	if (!p) return; /* (a list never grown may have no m) */
+	sm_alloc a = hooks_of(m);
+	sm_del(&a, p);
 }
 
 char *pj_strdup(const sm_alloc *m, const char *s)
 {
 	if (!s) return NULL;
-	if (!m) return may_allocate() ? pj_have(strdup(s)) : NULL;
 	size_t n = strlen(s) + 1;
 	char *c = pj_malloc(m, n);
 	if (c) memcpy(c, s, n);
@@ -184,14 +150,14 @@ char *pj_asprintf(const sm_alloc *m, const char *fmt, ...)
 
 os_mem pj_os_mem(const sm_alloc *m)
 {
-	return sm_os_mem(m ? &m->hooks : NULL);
+	return sm_os_mem(&m->hooks);
 }
 
 /* A string the platform made in m's hooks (os_path_absolute_in and kin: its length and one
- * byte) as m's block, when m is given. */
+ * byte) as m's block. */
 static char *into(const sm_alloc *m, char *os_made)
 {
-	if (!m || !os_made) return os_made;
+	if (!os_made) return NULL;
 	char *c = pj_strdup(m, os_made);
 	os_mem mem = pj_os_mem(m);
 	os_mem_free(&mem, os_made, strlen(os_made) + 1);
@@ -201,13 +167,13 @@ static char *into(const sm_alloc *m, char *os_made)
 char *pj_path_absolute(const sm_alloc *m, const char *path)
 {
 	os_mem mem = pj_os_mem(m);
-	return path && (m || may_allocate()) ? pj_have(into(m, os_path_absolute_in(m ? &mem : NULL, path))) : NULL;
+	return path ? into(m, os_path_absolute_in(&mem, path)) : NULL;
 }
 
 char *pj_path_relative(const sm_alloc *m, const char *from_file, const char *to)
 {
 	os_mem mem = pj_os_mem(m);
-	return from_file && to && (m || may_allocate()) ? pj_have(into(m, os_path_relative_in(m ? &mem : NULL, from_file, to))) : NULL;
+	return from_file && to ? into(m, os_path_relative_in(&mem, from_file, to)) : NULL;
 }
 
 /* A path the platform writes into room of its length (os_path_*_to), in m. */
@@ -222,22 +188,19 @@ char *pj_path_relative(const sm_alloc *m, const char *from_file, const char *to)
 char *pj_path_with_extension(const sm_alloc *m, const char *path, const char *ext)
 {
 	if (!path) return NULL;
-	if (m) PATH_IN(m, os_path_with_extension_to, path, ext);
-	return may_allocate() ? pj_have(os_path_with_extension(path, ext)) : NULL;
+	PATH_IN(m, os_path_with_extension_to, path, ext);
 }
 
 char *pj_path_with_suffix(const sm_alloc *m, const char *path, const char *suffix)
 {
 	if (!path || !suffix) return NULL;
-	if (m) PATH_IN(m, os_path_with_suffix_to, path, suffix);
-	return may_allocate() ? pj_have(os_path_with_suffix(path, suffix)) : NULL;
+	PATH_IN(m, os_path_with_suffix_to, path, suffix);
 }
 
 char *pj_path_join(const sm_alloc *m, const char *dir, const char *rel)
 {
 	if (!dir || !rel) return NULL;
-	if (m) PATH_IN(m, os_path_join_to, dir, rel);
-	return may_allocate() ? pj_have(os_path_join(dir, rel)) : NULL;
+	PATH_IN(m, os_path_join_to, dir, rel);
 }
 
 char *pj_path_key(const sm_alloc *m, const char *path)
@@ -260,7 +223,7 @@ char *pj_read_whole(const sm_alloc *m, const char *path, size_t *size)
 		}
 		n += (size_t)k;
 		if (n + 1 == cap) {
-			char *g = cap < SIZE_MAX / 2 ? pj_realloc(m, b, cap * 2) : pj_have(NULL);
+			char *g = cap < SIZE_MAX / 2 ? pj_realloc(m, b, cap * 2) : NULL;
 			if (!g) pj_free(m, b);
 			b = g;
 			cap *= 2;
@@ -312,7 +275,7 @@ bool pj_output_allowed(pj_outputs *set, const char *path, char *const *inputs, s
 
 pj_output *pj_outputs_open(pj_outputs *set, const char *path, char *why, size_t why_size)
 {
-	if (!set->set && may_allocate()) set->set = pj_have(smdmx_outputs_new(0, set->hooks));
+	if (!set->set) set->set = smdmx_outputs_new(0, set->hooks);
 	if (!set->set) {
 		snprintf(why, why_size, "out of memory");
 		set->code = SMDMX_ERROR_OUT_OF_MEMORY;

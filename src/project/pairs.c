@@ -37,33 +37,29 @@ static int by_place_order(const void *x, const void *y)
 	return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
-static void tree_free(tree *t)
+static void tree_free(tree *t, const sm_alloc *m)
 {
 	for (size_t i = 0; t->files && i < t->count; i++) {
-		free(t->files[i].path);
-		free(t->files[i].place);
+		pj_free(m, t->files[i].path);
+		pj_free(m, t->files[i].place);
 	}
-	free(t->files);
-	free(t->by_place);
+	pj_free(m, t->files);
+	pj_free(m, t->by_place);
 	memset(t, 0, sizeof(*t));
 }
 
-/* The model files below dir, with their places, sorted; false when the folder cannot be
- * read (error says why) or memory ran out (pj_oom_seen). */
-static bool tree_read(const char *dir, tree *t, smdmx_error *error)
+/* The model files below dir, with their places, sorted, in m; false when the folder cannot
+ * be read (error says why) or memory ran out (m's budget knows). */
+static bool tree_read(const char *dir, tree *t, const sm_alloc *m, smdmx_error *error)
 {
 	char **paths;
 	size_t n;
-	if (!smdmx_batch_files(SMDMX_BATCH_ANY, dir, &paths, &n, error)) {
+	if (!smdmx_batch_files(SMDMX_BATCH_ANY, dir, &m->hooks, &paths, &n, error)) {
 		smdmx_batch_files_free(paths);
 		return false;
 	}
-	if (!paths) {
-		pj_oom_seen = true;
-		return false;
-	}
-	t->files = pj_calloc(NULL, n + 1, sizeof(tree_file));
-	t->by_place = pj_malloc(NULL, (n + 1) * sizeof(placed));
+	t->files = pj_calloc(m, n + 1, sizeof(tree_file));
+	t->by_place = pj_malloc(m, (n + 1) * sizeof(placed));
 	size_t skip = strlen(dir);
 	while (skip > 1 && os_is_separator(dir[skip - 1])) skip--;
 	for (size_t i = 0; t->files && t->by_place && i < n; i++) {
@@ -71,7 +67,7 @@ static bool tree_read(const char *dir, tree *t, smdmx_error *error)
 		const char *rel = paths[i] + skip + (os_is_separator(paths[i][skip]) ? 1 : 0);
 		const char *ext = os_path_extension(rel);
 		size_t stem = strlen(rel) - (*ext ? strlen(ext) + 1 : 0);
-		f->place = pj_asprintf(NULL, "%.*s", (int)stem, rel);
+		f->place = pj_asprintf(m, "%.*s", (int)stem, rel);
 		if (!f->place) break;
 		f->path = paths[i];
 		paths[i] = NULL;
@@ -80,9 +76,10 @@ static bool tree_read(const char *dir, tree *t, smdmx_error *error)
 		t->by_place[t->count] = (placed){ f->place, t->count };
 		t->count++;
 	}
-	for (size_t i = 0; i < n; i++) free(paths[i]); /* those not taken */
-	free(paths);
-	if (pj_oom_seen) return false;
+	/* those not taken (after the first not taken: memory ran out) given back with the list */
+	memmove(paths, paths + t->count, (n - t->count + 1) * sizeof(char *));
+	smdmx_batch_files_free(paths);
+	if (t->count < n) return false;
 	if (t->count) qsort(t->by_place, t->count, sizeof(placed), by_place_order);
 	return true;
 }
@@ -111,13 +108,14 @@ static tree_file *partner(tree *t, const tree_file *f, bool vta)
 typedef struct pairs_run {
 	smdmx_tree_pair *pairs;
 	size_t count, cap;
+	const sm_alloc *m;
 } pairs_run;
 
 static bool add_pair(pairs_run *p, tree t[2], tree_file *a, tree_file *b)
 {
 	if (p->count == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 64;
-		smdmx_tree_pair *n = pj_realloc(NULL, p->pairs, cap * sizeof(*n));
+		smdmx_tree_pair *n = pj_realloc(p->m, p->pairs, cap * sizeof(*n));
 		if (!n) return false;
 		p->pairs = n;
 		p->cap = cap;
@@ -141,21 +139,28 @@ static bool add_pair(pairs_run *p, tree t[2], tree_file *a, tree_file *b)
 struct smdmx_tree_pairs_owned {
 	smdmx_tree_pairs pub;
 	tree t[2];
+	sm_alloc m; /* whose blocks they are: the caller's hooks once handed out */
 };
 
-smdmx_tree_pairs *smdmx_batch_pair_trees(const char *a, const char *b, smdmx_error *error)
+smdmx_tree_pairs *smdmx_batch_pair_trees(const char *a, const char *b, const smdmx_allocator *allocator,
+                                         smdmx_error *error)
 {
 	SM_ERROR_START(error);
 	if (!a || !b) return sm_fail_null(error, __func__, !a ? "a" : "b"), NULL;
-	pj_fail_start();
-	pj_oom_seen = false;
-	struct smdmx_tree_pairs_owned *o = pj_calloc(NULL, 1, sizeof(*o));
+	/* the pairing's memory in one budget over the caller's allocator, which knows when it
+	 * ran out */
+	sm_budget budget;
+	smdmx_allocator hooks = sm_budget_start(&budget, allocator);
+	sm_alloc m;
+	sm_alloc_init(&m, &hooks);
+	struct smdmx_tree_pairs_owned *o = pj_calloc(&m, 1, sizeof(*o));
 	if (!o) {
 		sm_fail_oom(error);
 		return NULL;
 	}
-	pairs_run p = { NULL, 0, 0 };
-	bool ok = tree_read(a, &o->t[0], error) && tree_read(b, &o->t[1], error);
+	o->m = m;
+	pairs_run p = { NULL, 0, 0, &o->m };
+	bool ok = tree_read(a, &o->t[0], &o->m, error) && tree_read(b, &o->t[1], &o->m, error);
 	for (int side = 0; ok && side < 2; side++) {
 		tree *t = &o->t[side];
 		for (size_t i = 0; ok && i < t->count; i++) {
@@ -164,17 +169,21 @@ smdmx_tree_pairs *smdmx_batch_pair_trees(const char *a, const char *b, smdmx_err
 			ok = side ? add_pair(&p, o->t, NULL, f) : add_pair(&p, o->t, f, partner(&o->t[1], f, f->vta));
 		}
 	}
-	if (!ok) {
-		free(p.pairs);
+	o->pub.pairs = p.pairs;
+	o->pub.count = p.count;
+	/* handed out (or freed): through the caller's hooks, a budget's blocks being theirs, of
+	 * the same sizes */
+	o->m.hooks = budget.outer;
+	o->m.hooks.memory_limit = o->m.hooks.fail_after = 0;
+	if (!ok || sm_budget_ran_out(&budget)) {
+		bool ran_out = sm_budget_ran_out(&budget);
 		smdmx_tree_pairs_free(&o->pub);
-		if (pj_oom_seen) {
+		if (ran_out) {
 			memset(error, 0, sizeof(*error));
 			sm_fail_oom(error);
 		}
 		return NULL;
 	}
-	o->pub.pairs = p.pairs;
-	o->pub.count = p.count;
 	return &o->pub;
 }
 
@@ -182,8 +191,9 @@ void smdmx_tree_pairs_free(smdmx_tree_pairs *pairs)
 {
 	if (!pairs) return;
 	struct smdmx_tree_pairs_owned *o = (struct smdmx_tree_pairs_owned *)pairs;
-	tree_free(&o->t[0]);
-	tree_free(&o->t[1]);
-	free((void *)o->pub.pairs);
-	free(o);
+	sm_alloc m = o->m;
+	tree_free(&o->t[0], &m);
+	tree_free(&o->t[1], &m);
+	pj_free(&m, (void *)o->pub.pairs);
+	pj_free(&m, o);
 }

@@ -73,7 +73,7 @@ static void team_run(library *lib, size_t count, void (*each)(void *arg, size_t 
 	os_thread *th[SMDMX_PROJECT_JOBS_MAX];
 	unsigned started = 0;
 	os_mem mem = pj_os_mem(&lib->mem);
-	if (workers > 1) t.lock = pj_have(os_mutex_create_in(&mem));
+	if (workers > 1) t.lock = os_mutex_create_in(&mem); /* (or one worker: the budget knows it ran out) */
 	for (unsigned i = 1; t.lock && i < workers; i++)
 		if ((th[started] = os_thread_start_in(&mem, team_work, &t))) started++;
 	team_work(&t);
@@ -224,7 +224,7 @@ static void run_tasks(library *lib)
 	o->smd_read.threads = o->threads ? o->threads : (cores / workers ? cores / workers : 1);
 	o->dmx_read.threads = o->smd_write.threads = o->dmx_write.threads = o->smd_read.threads;
 	os_mem mem = pj_os_mem(&lib->mem);
-	lib->lock = pj_have(os_mutex_create_in(&mem));
+	lib->lock = os_mutex_create_in(&mem); /* none: out of memory, which the budget knows */
 	if (!lib->lock) return;
 	qp_reserve_other_names(lib);
 	os_thread *th[SMDMX_PROJECT_JOBS_MAX];

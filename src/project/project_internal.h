@@ -53,21 +53,10 @@ void pj_putc(pj_text *b, char c);
 void pj_puts(pj_text *b, const char *s); /* NULL: nothing */
 
 /* Out of memory: an allocation that fails gives NULL, which every step takes as nothing made.
- * A job knows that its own memory ran out from its budget, on any thread (QC projects:
- * qp_ran_out; a batch's and a conversion's own budget, b->own and r->own); the calls that
- * take no allocator (m NULL: smdmx_batch_files, smdmx_project_files, smdmx_batch_pair_trees)
- * from their thread's pj_oom_seen. A task that saw it fails, and the job ends
- * SMDMX_ERROR_OUT_OF_MEMORY. pj_fail_after (tests, one job): the allocations after this
- * many fail (0: none). */
-extern _Thread_local bool pj_oom_seen;
-extern size_t pj_fail_after;
-/* A run starts: with pj_fail_after, its allocations are counted from here. */
-void pj_fail_start(void);
-void pj_oom(void);
-/* p, or pj_oom() when it is NULL. */
-void *pj_have(void *p);
-/* Each in m (sm_new's blocks, freed by pj_free with m), or with m NULL through malloc and the
- * run's failure switch (freed by free); with m NULL, running out says so in pj_oom_seen. */
+ * A job knows that its memory ran out from its budget, on any thread (QC projects:
+ * qp_ran_out; a batch's and a conversion's own budget, b->own and r->own; the walks and the
+ * pairing of trees, a budget of their own), and ends SMDMX_ERROR_OUT_OF_MEMORY. Each of
+ * these is a block in m (sm_new's, freed by pj_free with m's hooks); m is never NULL. */
 void *pj_malloc(const struct sm_alloc *m, size_t size);
 void *pj_calloc(const struct sm_alloc *m, size_t count, size_t size);
 void *pj_realloc(const struct sm_alloc *m, void *p, size_t size);

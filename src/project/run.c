@@ -372,7 +372,7 @@ static void take_other_names(task *t, uint32_t index)
 		os_mutex_unlock(l->lock);
 		/* a second name an earlier run gave it: replaced, as its own */
 		smdmx_output_set_replace(out, qp_record_own(l, alt, t->proj->qcpath));
-		if (!smdmx_output_rename(out, alt)) pj_have(&l->mem);
+		smdmx_output_rename(out, alt); /* (false: out of memory, which the budget knows) */
 		pj_free(&l->mem, alt);
 	}
 }

@@ -2,6 +2,7 @@
  * smdmx_project_files, and a batch's inputs with recursive), in byte order of the names, so
  * that a run's order never depends on the file system. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,59 +138,85 @@ char *pj_folder_of(const sm_alloc *m, const char *a)
 	return d;
 }
 
-/* The files of a kind below dir, as smdmx_batch_files says. */
-static bool files_below(walk_kind kind, const char *dir, char ***paths, size_t *count, smdmx_error *error)
+/* A list of paths handed out: the hooks its blocks are freed through before it (their
+ * budget's caller's, the budget being over when the list is handed out). */
+typedef struct paths_head {
+	smdmx_allocator hooks;
+	char *paths[];
+} paths_head;
+
+static void paths_free(char **paths)
+{
+	if (!paths) return;
+	paths_head *h = (paths_head *)(void *)((char *)paths - offsetof(paths_head, paths)); /* (malloc-aligned) */
+	sm_alloc m;
+	sm_alloc_init(&m, &h->hooks);
+	for (size_t i = 0; paths[i]; i++) pj_free(&m, paths[i]);
+	pj_free(&m, h);
+}
+
+/* The files of a kind below dir, as smdmx_batch_files says, in allocator's memory: a budget
+ * over it knows when the walk ran out. */
+static bool files_below(walk_kind kind, const char *dir, const smdmx_allocator *allocator, char ***paths, size_t *count,
+                        smdmx_error *error)
 {
 	SM_ERROR_START(error);
-	if (!paths || !count) return sm_fail_null(error, kind == WALK_QC ? "smdmx_project_files" : "smdmx_batch_files", !paths ? "paths" : "count");
+	const char *call = kind == WALK_QC ? "smdmx_project_files" : "smdmx_batch_files";
+	if (!paths || !count) return sm_fail_null(error, call, !paths ? "paths" : "count");
 	*paths = NULL;
 	*count = 0;
-	if (!dir) return sm_fail_null(error, kind == WALK_QC ? "smdmx_project_files" : "smdmx_batch_files", "dir");
-	pj_oom_seen = false;
-	*paths = NULL;
-	*count = 0;
-	char *d = pj_folder_of(NULL, dir);
-	pj_found_list f = { 0 };
+	if (!dir) return sm_fail_null(error, call, "dir");
+	sm_budget budget;
+	smdmx_allocator hooks = sm_budget_start(&budget, allocator);
+	sm_alloc m;
+	sm_alloc_init(&m, &hooks);
+	char *d = pj_folder_of(&m, dir);
+	pj_found_list f = { .mem = &m };
 	bool ok = d && pj_walk(kind, d, "", &f, 0, NULL, error);
-	free(d);
-	char **list = pj_malloc(NULL, (f.count + 1) * sizeof(char *));
-	if (list) {
-		for (size_t i = 0; i < f.count; i++) {
-			list[i] = f.items[i].path;
+	pj_free(&m, d);
+	size_t n = f.count;
+	paths_head *h = pj_malloc(&m, sizeof(paths_head) + (n + 1) * sizeof(char *));
+	if (h) {
+		h->hooks = hooks; /* the walk's until it is handed out */
+		for (size_t i = 0; i < n; i++) {
+			h->paths[i] = f.items[i].path;
 			f.items[i].path = NULL;
 		}
-		list[f.count] = NULL;
-		*paths = list;
-		*count = f.count;
+		h->paths[n] = NULL;
 	}
 	pj_found_free(&f);
-	if (pj_oom_seen) {
-		smdmx_batch_files_free(list);
-		*paths = NULL;
-		*count = 0;
+	if (sm_budget_ran_out(&budget)) {
+		if (h) paths_free(h->paths);
 		memset(error, 0, sizeof(*error));
 		return sm_fail_oom(error);
 	}
+	/* handed out: freed through the caller's hooks (a budget's blocks are theirs, of the
+	 * same sizes) */
+	h->hooks = budget.outer;
+	h->hooks.memory_limit = h->hooks.fail_after = 0;
+	*paths = h->paths;
+	*count = n;
 	return ok;
 }
 
-bool smdmx_batch_files(smdmx_batch_program program, const char *dir, char ***paths, size_t *count, smdmx_error *error)
+bool smdmx_batch_files(smdmx_batch_program program, const char *dir, const smdmx_allocator *allocator, char ***paths,
+                       size_t *count, smdmx_error *error)
 {
-	return files_below(pj_walk_kind_of(program), dir, paths, count, error);
+	return files_below(pj_walk_kind_of(program), dir, allocator, paths, count, error);
 }
 
 void smdmx_batch_files_free(char **paths)
 {
-	for (size_t i = 0; paths && paths[i]; i++) free(paths[i]);
-	free(paths);
+	paths_free(paths);
 }
 
-bool smdmx_project_files(const char *dir, char ***paths, size_t *count, smdmx_error *error)
+bool smdmx_project_files(const char *dir, const smdmx_allocator *allocator, char ***paths, size_t *count,
+                         smdmx_error *error)
 {
-	return files_below(WALK_QC, dir, paths, count, error);
+	return files_below(WALK_QC, dir, allocator, paths, count, error);
 }
 
 void smdmx_project_files_free(char **paths)
 {
-	smdmx_batch_files_free(paths);
+	paths_free(paths);
 }

@@ -10,6 +10,7 @@
 #include "platform/os.h"
 #include "support/num.h"
 #include "qc/qc_read.h"
+#include "qc/qc_memory.h"
 
 /* The words of $sequence and $animation and how many values follow each (ParseSequence,
  * ParseAnimationToken, ParseCmdlistToken). */
@@ -637,6 +638,11 @@ smdmx_qc *smdmx_qc_read_file(const char *path, const smdmx_qc_read_options *opti
 		return NULL;
 	}
 	return qc;
+}
+
+sm_alloc sm_qc_room(const smdmx_qc *qc)
+{
+	return qc_temp_alloc(qc);
 }
 
 void smdmx_qc_free(smdmx_qc *qc)
