@@ -623,6 +623,52 @@ static void test_message_codes(void **state)
 	assert_int_equal(b->message_count, 1);
 	assert_string_equal(b->messages[0].text, "1 of 2 inputs failed");
 	assert_int_equal(b->messages[0].code, SMDMX_ERROR_IO);
+	assert_int_equal(b->messages[0].byte, 0);
+	smdmx_batch_free(b);
+	/* a binary DMX cut short: its error's place is a byte (line 0), in the conversion's
+	 * message and the batch job's alike */
+	in[0] = test_path("testdata/sample/arm.smd");
+	o.output = at("codes/bin.dmx");
+	o.dmx_write.encoding = "binary";
+	r = smdmx_convert(&o, NULL);
+	assert_true(r && r->ok);
+	smdmx_convert_result_free(r);
+	size_t size = 0;
+	char *bin = test_slurp(at("codes/bin.dmx"), &size);
+	assert_non_null(bin);
+	FILE *f = fopen(at("codes/cut.dmx"), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(bin, 1, size / 2, f), size / 2);
+	assert_int_equal(fclose(f), 0);
+	free(bin);
+	const char *cut[1] = { at("codes/cut.dmx") };
+	memset(&o, 0, sizeof(o));
+	o.way = SMDMX_CONVERT_DMX_TO_SMD;
+	o.inputs = cut;
+	o.input_count = 1;
+	o.output = at("codes/cut.smd");
+	r = smdmx_convert(&o, NULL);
+	assert_true(r && !r->ok);
+	const smdmx_message *e = NULL;
+	for (size_t i = 0; i < r->message_count && !e; i++)
+		if (r->messages[i].kind == SMDMX_MESSAGE_ERROR) e = &r->messages[i];
+	assert_non_null(e);
+	if (!e) return;
+	assert_int_equal(e->line, 0);
+	assert_non_null(strstr(e->text, "byte "));
+	assert_int_equal(e->byte, strtoull(strstr(e->text, "byte ") + 5, NULL, 10) + 1);
+	uint64_t want = e->byte;
+	assert_true(want > 0);
+	smdmx_convert_result_free(r);
+	bo = options(cut, 1, at("codes_out"));
+	bo.program = SMDMX_BATCH_DMX2SMD;
+	b = smdmx_batch_convert(&bo, NULL);
+	assert_non_null(b);
+	e = NULL;
+	for (size_t i = 0; i < b->jobs[0].message_count && !e; i++)
+		if (b->jobs[0].messages[i].kind == SMDMX_MESSAGE_ERROR) e = &b->jobs[0].messages[i];
+	assert_non_null(e);
+	if (e) assert_int_equal(e->byte, want);
 	smdmx_batch_free(b);
 	test_remove_tree(at("codes"));
 	test_remove_tree(at("codes_out"));

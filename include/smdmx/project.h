@@ -44,6 +44,8 @@ typedef struct smdmx_message {
 	uint32_t line, column;
 	const char *text;
 	smdmx_error_code code;      /* an error's code (SMDMX_ERROR_NONE for a warning or a note) */
+	uint64_t byte;              /* an error's place in a binary file, which has no lines (line
+	                               0): its byte offset + 1, as smdmx_error.byte; else 0 */
 } smdmx_message;
 
 /* jobs and threads: at most this many. */

@@ -14,7 +14,7 @@
 /* ---- messages -------------------------------------------------------------------------------- */
 
 static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t column, smdmx_message_kind kind,
-                     smdmx_error_code code, const char *text)
+                     smdmx_error_code code, uint64_t byte, const char *text)
 {
 	m->warnings += kind == SMDMX_MESSAGE_WARNING;
 	m->errors += kind == SMDMX_MESSAGE_ERROR;
@@ -35,7 +35,8 @@ static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t colum
 		m->lost = true;
 		return;
 	}
-	m->items[m->count++] = (smdmx_message){ kind, p, line, column, t, kind == SMDMX_MESSAGE_ERROR ? code : SMDMX_ERROR_NONE };
+	bool error = kind == SMDMX_MESSAGE_ERROR;
+	m->items[m->count++] = (smdmx_message){ kind, p, line, column, t, error ? code : SMDMX_ERROR_NONE, error ? byte : 0 };
 }
 
 /* "warning", else a note (an error is said with its code: pj_error). */
@@ -51,7 +52,7 @@ void pj_add(pj_msgs *m, const char *path, uint32_t line, uint32_t column, const 
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	add_text(m, path, line, column, kind_of(kind), SMDMX_ERROR_NONE, text);
+	add_text(m, path, line, column, kind_of(kind), SMDMX_ERROR_NONE, 0, text);
 }
 
 void pj_error(pj_msgs *m, smdmx_error_code code, const char *path, uint32_t line, uint32_t column, const char *fmt, ...)
@@ -61,12 +62,17 @@ void pj_error(pj_msgs *m, smdmx_error_code code, const char *path, uint32_t line
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	add_text(m, path, line, column, SMDMX_MESSAGE_ERROR, code, text);
+	add_text(m, path, line, column, SMDMX_MESSAGE_ERROR, code, 0, text);
+}
+
+void pj_add_message(pj_msgs *m, const smdmx_message *x)
+{
+	add_text(m, x->path, x->line, x->column, x->kind, x->code, x->byte, x->text);
 }
 
 void pj_add_error(pj_msgs *m, const char *path, const smdmx_error *e)
 {
-	add_text(m, e->file[0] ? e->file : path, e->line, e->column, SMDMX_MESSAGE_ERROR, e->code, e->message);
+	add_text(m, e->file[0] ? e->file : path, e->line, e->column, SMDMX_MESSAGE_ERROR, e->code, e->byte, e->message);
 }
 
 void pj_add_warnings(pj_msgs *m, const char *path, const smdmx_warnings *w)
@@ -76,7 +82,7 @@ void pj_add_warnings(pj_msgs *m, const char *path, const smdmx_warnings *w)
 		if (w->data[i].count > 1)
 			pj_add(m, where, w->data[i].line, w->data[i].column, "warning", "%s (%zu times)", w->data[i].message, w->data[i].count);
 		else
-			add_text(m, where, w->data[i].line, w->data[i].column, SMDMX_MESSAGE_WARNING, SMDMX_ERROR_NONE, w->data[i].message);
+			add_text(m, where, w->data[i].line, w->data[i].column, SMDMX_MESSAGE_WARNING, SMDMX_ERROR_NONE, 0, w->data[i].message);
 	}
 }
 

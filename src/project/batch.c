@@ -101,12 +101,7 @@ static void job_run(batch *b, bjob *j)
 		if (!j->result) smdmx_convert_result_free(r);
 		return;
 	}
-	for (size_t i = 0; i < r->message_count; i++) {
-		const smdmx_message *m = &r->messages[i];
-		static const char *const kinds[] = { "error", "warning", "note" };
-		if (m->kind == SMDMX_MESSAGE_ERROR) pj_error(&j->msgs, m->code, m->path, m->line, m->column, "%s", m->text);
-		else pj_add(&j->msgs, m->path, m->line, m->column, kinds[m->kind], "%s", m->text);
-	}
+	for (size_t i = 0; i < r->message_count; i++) pj_add_message(&j->msgs, &r->messages[i]);
 	for (size_t i = 0; i < r->dep_count; i++) bt_job_dep(&j->mem, j, r->deps[i]);
 	j->used |= r->used;
 	if (r->pending) j->pending = (pj_outputs){ .set = r->pending, .force = c.force };

@@ -35,6 +35,8 @@ void pj_add(pj_msgs *m, const char *path, uint32_t line, uint32_t column, const 
 	__attribute__((format(OS_PRINTF, 6, 7)));
 void pj_error(pj_msgs *m, smdmx_error_code code, const char *path, uint32_t line, uint32_t column, const char *fmt, ...)
 	__attribute__((format(OS_PRINTF, 6, 7)));
+/* Another's message as it is (its kind, code and place). */
+void pj_add_message(pj_msgs *m, const smdmx_message *x);
 /* A failure, at its own file when it names one. */
 void pj_add_error(pj_msgs *m, const char *path, const smdmx_error *e);
 /* Each warning, "(N times)" after one seen more than once. */

@@ -104,7 +104,7 @@ static void said_push(said_list *l, smdmx_message_kind kind, smdmx_error_code co
 	}
 	if (p) memcpy(p, path, strlen(path) + 1);
 	memcpy(t, text, strlen(text) + 1);
-	l->m[l->count++] = (smdmx_message){ kind, p, line, column, t, kind == SMDMX_MESSAGE_ERROR ? code : SMDMX_ERROR_NONE };
+	l->m[l->count++] = (smdmx_message){ kind, p, line, column, t, kind == SMDMX_MESSAGE_ERROR ? code : SMDMX_ERROR_NONE, 0 };
 }
 
 void said_free(said_list *l)
@@ -119,7 +119,9 @@ void said_free(said_list *l)
 
 static void say_error(said_list *l, const char *path, const smdmx_error *e)
 {
+	size_t n = l->count;
 	said_push(l, SMDMX_MESSAGE_ERROR, e->code, e->file[0] ? e->file : path, e->line, e->column, "%s", e->message);
+	if (l->count > n) l->m[n].byte = e->byte;
 }
 
 static void say_warnings(said_list *l, const char *path, const smdmx_warnings *w)
@@ -158,7 +160,9 @@ static smdmx_scene *qc_picture(const picture_input *in, said_list *said, bool *p
 	*posed = res->posed;
 	for (size_t i = 0; i < res->message_count; i++) {
 		const smdmx_message *m = &res->messages[i];
+		size_t n = said->count;
 		said_push(said, m->kind, m->code, m->path, m->line, m->column, "%s", m->text);
+		if (said->count > n) said->m[n].byte = m->byte;
 	}
 	smdmx_convert_result_free(res);
 	return s;
