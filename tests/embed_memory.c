@@ -295,7 +295,7 @@ static int job_batch(const char *dir, const char *outdir)
 	counter d = { 0, 0, 0 };
 	o.convert.allocator = allocator_of(&d, (size_t)(peak / 2));
 	b = smdmx_batch_convert(&o, &e);
-	bool said = !b && e.code == SMDMX_ERROR_OUT_OF_MEMORY;
+	bool said = (!b || b->out_of_memory) && e.code == SMDMX_ERROR_OUT_OF_MEMORY;
 	for (size_t i = 0; b && i < b->job_count; i++)
 		for (size_t k = 0; k < b->jobs[i].message_count; k++) said = said || strstr(b->jobs[i].messages[k].text, "out of memory");
 	bool ok = b && b->ok;
@@ -368,7 +368,7 @@ static bool projects_once(const char *const *qcs, size_t n, const char *outdir, 
 	smdmx_error e;
 	smdmx_project_run *r = smdmx_projects_convert(qcs, n, NULL, 0, &o, &e);
 	bool ok = r && r->ok;
-	*oom = !r && e.code == SMDMX_ERROR_OUT_OF_MEMORY;
+	*oom = (!r || r->out_of_memory) && e.code == SMDMX_ERROR_OUT_OF_MEMORY; /* (files in place: the run says so) */
 	smdmx_project_run_free(r);
 	*peak = c.peak;
 	*left = c.live;

@@ -402,6 +402,36 @@ static void test_files(void **state)
  * time): the run ends out of memory (NULL, SMDMX_ERROR_OUT_OF_MEMORY), never crashes, and
  * leaves no temporary file; the count after the last failure converts. Both ways. */
 
+static bool test_file_exists(const char *path)
+{
+	os_stat st;
+	return os_stat_path(path, &st) && st.kind == OS_REGULAR;
+}
+
+/* Runs that ran out once files were in place (out_of_memory), over all sweeps. */
+static size_t placed_after;
+
+/* A run that ran out once files were in place: it says so, and the files there (but the
+ * folder's record) are exactly those it lists, each once. */
+static void check_placed(const smdmx_project_run *run, const smdmx_error *err, const char *list, size_t n)
+{
+	assert_int_equal(run->status, SMDMX_ERROR_OUT_OF_MEMORY);
+	assert_int_equal(err->code, SMDMX_ERROR_OUT_OF_MEMORY);
+	assert_false(run->ok);
+	size_t listed = run->qc_written_count, there = 0;
+	for (size_t i = 0; i < run->file_count; i++) listed += run->files[i].written_count;
+	for (size_t i = 0; i < run->qc_written_count; i++)
+		if (!test_file_exists(run->qc_written[i])) fail_msg("allocation %zu failing: '%s' listed, not there", n, run->qc_written[i]);
+	for (size_t i = 0; i < run->file_count; i++)
+		for (size_t k = 0; k < run->files[i].written_count; k++)
+			if (!test_file_exists(run->files[i].written[k]))
+				fail_msg("allocation %zu failing: '%s' listed, not there", n, run->files[i].written[k]);
+	for (const char *p = list; (p = strchr(p, ' ')); p++) there++;
+	if (strstr(list, ".smdmx-written")) there--;
+	if (listed != there) fail_msg("allocation %zu failing: %zu files there (%s), %zu listed", n, there, list, listed);
+	placed_after++;
+}
+
 static void sweep(const char *const *qcs, size_t count, bool to_smd, bool keep_going, bool want_ok, size_t *failures)
 {
 	for (size_t n = 1;; n += SWEEP_STRIDE) {
@@ -417,6 +447,13 @@ static void sweep(const char *const *qcs, size_t count, bool to_smd, bool keep_g
 		size_t temporaries = 0;
 		tree(out_dir("sweep"), ".", list, sizeof(list), &temporaries);
 		if (temporaries) fail_msg("allocation %zu failing left %zu temporary files: %s", n, temporaries, list);
+		if (run && run->out_of_memory) {
+			check_placed(run, &err, list, n);
+			smdmx_project_run_free(run);
+			if (run_memory.live != before) fail_msg("the run freed left %lld bytes", run_memory.live - before);
+			++*failures;
+			continue;
+		}
 		if (run) {
 			bool ok = run->ok;
 			smdmx_project_run_free(run);
@@ -577,8 +614,10 @@ static void test_out_of_memory(void **state)
 		free(lib[i]);
 		free(missing[i]);
 	}
-	print_message("allocations failed in turn: %zu, %zu back to SMD, %zu of a library, %zu with files missing\n", failures,
-	              back_failures, lib_failures, missing_failures);
+	print_message("allocations failed in turn: %zu, %zu back to SMD, %zu of a library, %zu with files missing; %zu of them "
+	              "once files were in place, each listing them\n",
+	              failures, back_failures, lib_failures, missing_failures, placed_after);
+	assert_true(placed_after > 0);
 }
 
 int main(void)

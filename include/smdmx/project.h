@@ -143,11 +143,18 @@ typedef struct smdmx_project_run {
 	size_t input_count;
 	size_t converted, copied, up_to_date, failed, qcs_not_read, lines_not_read;
 	const char *root, *outdir;  /* absolute, ending in '/' */
+	bool out_of_memory;         /* memory ran out once files were in place (status
+	                               SMDMX_ERROR_OUT_OF_MEMORY, ok false): the files' and QCs'
+	                               written lists (and qc_written) say which are, whole; the
+	                               steps after did not run, inputs may be short, a message may
+	                               be missing, and the folder's record of what it wrote was not
+	                               updated */
 } smdmx_project_run;
 
 /* The QCs converted into o->outdir (dirs: folders given besides, that the projects' folder
- * holds). NULL when nothing was done: memory ran out (SMDMX_ERROR_OUT_OF_MEMORY) or the call
- * cannot start (no options, no output folder, no QC: SMDMX_ERROR_USAGE), error says which;
+ * holds). NULL when nothing was done: memory ran out before any file was put in place
+ * (SMDMX_ERROR_OUT_OF_MEMORY; after, the run says out_of_memory) or the call cannot start
+ * (no options, no output folder, no QC: SMDMX_ERROR_USAGE), error says which;
  * otherwise the run, freed with smdmx_project_run_free. Files run on o->jobs threads; the call returns when all are done. */
 SMDMX_API smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_count, const char *const *dirs,
                                                     size_t dir_count, const smdmx_project_options *o, smdmx_error *error);

@@ -341,16 +341,28 @@ bool pj_outputs_commit(pj_outputs *set, char ***written, size_t *written_count, 
 		pj_outputs_abort(set);
 		return ok;
 	}
-	/* the list as the set makes it, then taken into mem's blocks after the caller's */
+	/* the list in mem's blocks, its room and its copies of the outputs' paths taken before
+	 * any file is put in place (the commit lists each output's path, in order), so that a
+	 * commit's files are listed whole; without them, nothing is put in place */
+	size_t n = smdmx_outputs_count(set->set);
+	char **list = n ? pj_realloc(set->mem, *written, (*written_count + n) * sizeof(char *)) : *written;
+	if (list) *written = list;
+	size_t copied = 0;
+	while (list && copied < n &&
+	       (list[*written_count + copied] = pj_strdup(set->mem, smdmx_output_path(smdmx_outputs_item(set->set, copied)))))
+		copied++;
 	char **committed = NULL;
 	size_t made_count = 0;
-	bool ok = said(set, smdmx_outputs_commit(set->set, &committed, &made_count, why, why_size));
-	char **list = made_count ? pj_realloc(set->mem, *written, (*written_count + made_count) * sizeof(char *)) : NULL;
-	if (list) *written = list;
-	for (size_t i = 0; list && i < made_count; i++) {
-		char *copy = pj_strdup(set->mem, committed[i]);
-		if (copy) list[(*written_count)++] = copy;
+	bool ok = copied == n;
+	if (!ok) {
+		snprintf(why, why_size, "out of memory");
+		set->code = SMDMX_ERROR_OUT_OF_MEMORY;
+	} else {
+		ok = said(set, smdmx_outputs_commit(set->set, &committed, &made_count, why, why_size));
 	}
+	if (ok) *written_count += n;
+	else
+		for (size_t i = 0; i < copied; i++) pj_free(set->mem, list[*written_count + i]);
 	smdmx_outputs_written_free(committed, made_count, set->hooks);
 	pj_outputs_abort(set);
 	return ok;

@@ -350,6 +350,8 @@ typedef struct pj_run {
 	library lib;
 	smdmx_project_qc *qcs;
 	smdmx_project_file *files;
+	uint32_t *row_of;               /* each project's row in qcs */
+	bool reserved;                  /* reserve_run took all the room it needs */
 	char **inputs;
 	size_t input_count;
 } pj_run;
@@ -361,19 +363,39 @@ static void add_input(pj_run *r, str_map *seen, const char *path)
 	qp_list_push(&r->lib.mem, &r->inputs, &r->input_count, pj_strdup(&r->lib.mem, path));
 }
 
+/* The room of the run's rows (a row per QC given, its files, its output's path; a row per
+ * task), taken once the tasks are planned and before any file is put in place, so that a run
+ * whose memory runs out after can still say what it wrote. False: out of memory. */
+static bool reserve_run(pj_run *r)
+{
+	library *lib = &r->lib;
+	if (r->qcs) return r->reserved; /* (taken once: a second try would not have more room) */
+	r->qcs = pj_calloc(&lib->mem, lib->given_count + 1, sizeof(*r->qcs));
+	r->files = pj_calloc(&lib->mem, lib->task_count + 1, sizeof(*r->files));
+	r->row_of = pj_calloc(&lib->mem, lib->project_count + 1, sizeof(uint32_t));
+	bool ok = r->qcs && r->files && r->row_of;
+	for (size_t i = 0; ok && i < lib->given_count; i++) {
+		const pj_given *g = &lib->given[i];
+		if (g->project == SMDMX_NONE) continue;
+		const project *p = &lib->projects[g->project];
+		smdmx_project_qc *q = &r->qcs[i];
+		q->files = pj_calloc(&lib->mem, p->qc->ref_count + 1, sizeof(size_t));
+		q->output = lib->outdir ? qp_out_path(lib, p->qcpath) : NULL;
+		ok = q->files && (q->output || !lib->outdir);
+	}
+	r->reserved = ok;
+	return ok;
+}
+
 /* The run's results in the caller's terms: a row per QC given and per task, the lists, the
- * counts. */
+ * counts (in the room reserve_run took). When memory ran out, what needs more room is left
+ * out: the list of files read. */
 static bool fill_run(pj_run *r, bool ok)
 {
 	library *lib = &r->lib;
 	smdmx_project_run *run = &r->run;
-	r->qcs = pj_calloc(&lib->mem, lib->given_count + 1, sizeof(*r->qcs));
-	r->files = pj_calloc(&lib->mem, lib->task_count + 1, sizeof(*r->files));
-	uint32_t *row_of = pj_calloc(&lib->mem, lib->project_count + 1, sizeof(uint32_t));
-	if (!r->qcs || !r->files || !row_of) {
-		pj_free(&lib->mem, row_of);
-		return false;
-	}
+	if (!reserve_run(r)) return false;
+	uint32_t *row_of = r->row_of;
 	for (size_t i = 0; i < lib->given_count; i++) {
 		const pj_given *g = &lib->given[i];
 		smdmx_project_qc *q = &r->qcs[i];
@@ -387,18 +409,13 @@ static bool fill_run(pj_run *r, bool ok)
 		const project *p = &lib->projects[g->project];
 		row_of[g->project] = (uint32_t)i;
 		q->qc = p->qc;
-		q->output = lib->outdir ? qp_out_path(lib, p->qcpath) : NULL;
 		q->ok = p->ok && !p->failed;
 		q->lines_not_read = p->qc_errors;
 		q->messages = p->diag.items;
 		q->message_count = p->diag.count;
 		run->lines_not_read += p->qc_errors;
-		size_t *files = pj_calloc(&lib->mem, p->qc->ref_count + 1, sizeof(size_t));
-		if (!files) {
-			pj_free(&lib->mem, row_of);
-			return false;
-		}
-		q->files = files;
+		size_t *files = (size_t *)q->files;
+		q->file_count = 0;
 		for (size_t k = 0; k < p->qc->ref_count; k++) {
 			uint32_t t = p->task_of ? p->task_of[k] : SMDMX_NONE;
 			bool named = t == SMDMX_NONE;
@@ -425,14 +442,13 @@ static bool fill_run(pj_run *r, bool ok)
 		run->converted += t->status == PJ_OK && !t->up_to_date && t->kind != TASK_COPY;
 		run->copied += t->status == PJ_OK && !t->up_to_date && t->kind == TASK_COPY;
 	}
-	pj_free(&lib->mem, row_of);
-	/* every file read, each once: the QC files, the tasks' sources, the VTAs consumed */
+	/* every file read, each once: the QC files, the tasks' sources, the VTAs consumed (a path
+	 * that could not be kept: qp_ran_out, and the run says it ran out) */
 	str_map seen = { .mem = &r->lib.mem };
-	for (size_t pi = 0; pi < lib->project_count; pi++)
+	for (size_t pi = 0; pi < lib->project_count && !qp_ran_out(lib); pi++)
 		for (size_t i = 0; i < lib->projects[pi].qc->file_count; i++) add_input(r, &seen, lib->projects[pi].qc->files[i].path);
-	for (size_t i = 0; i < lib->task_count; i++) add_input(r, &seen, lib->tasks[i]->src);
-	/* (a path that could not be kept: qp_ran_out, and the run fails) */
-	for (size_t i = 0; i < lib->consumed_count; i++) add_input(r, &seen, lib->consumed[i]);
+	for (size_t i = 0; i < lib->task_count && !qp_ran_out(lib); i++) add_input(r, &seen, lib->tasks[i]->src);
+	for (size_t i = 0; i < lib->consumed_count && !qp_ran_out(lib); i++) add_input(r, &seen, lib->consumed[i]);
 	qp_str_map_free(&seen);
 	run->ok = ok && lib->project_count && run->failed == 0 && run->status == SMDMX_ERROR_NONE;
 	run->messages = lib->said.items;
@@ -451,7 +467,15 @@ static bool fill_run(pj_run *r, bool ok)
 	run->input_count = r->input_count;
 	run->root = lib->root;
 	run->outdir = lib->outdir;
-	return !qp_ran_out(lib);
+	return true;
+}
+
+/* Whether the run put a file in place (a task's output, a QC file). */
+static bool placed(const library *lib)
+{
+	for (size_t i = 0; i < lib->task_count; i++)
+		if (lib->tasks[i]->written_count && !lib->tasks[i]->up_to_date) return true;
+	return lib->qc_written_count > 0;
 }
 
 smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_count, const char *const *dirs, size_t dir_count,
@@ -509,7 +533,8 @@ smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_coun
 	}
 	go = go && !qp_ran_out(lib);
 	if (go && o->update) qp_plan_update(lib);
-	go = go && !qp_ran_out(lib);
+	/* the run's rows reserved before any file is put in place */
+	go = go && reserve_run(r) && !qp_ran_out(lib);
 	if (go && (ok || o->keep_going)) run_tasks(lib);
 	go = go && !qp_ran_out(lib);
 	if (go) qp_merge_same(lib);
@@ -517,7 +542,16 @@ smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_coun
 	for (size_t i = 0; i < lib->task_count; i++) failed += lib->tasks[i]->status == PJ_FAILED;
 	if (go && (o->keep_going || (ok && failed == 0))) ok = write_projects(lib) && ok;
 	if (go && !qp_ran_out(lib)) qp_record_save(lib);
-	if (!fill_run(r, ok) || qp_ran_out(lib)) {
+	bool filled = fill_run(r, ok);
+	if (filled && qp_ran_out(lib) && placed(lib)) {
+		/* memory ran out once files were in place: they stay, and the run says which */
+		r->run.status = SMDMX_ERROR_OUT_OF_MEMORY;
+		r->run.out_of_memory = true;
+		r->run.ok = false;
+		sm_fail_oom(error);
+		return &r->run;
+	}
+	if (!filled || qp_ran_out(lib)) {
 		smdmx_project_run_free(&r->run);
 		sm_fail_oom(error);
 		return NULL;
@@ -540,6 +574,7 @@ void smdmx_project_run_free(smdmx_project_run *run)
 		}
 	pj_free(&r->lib.mem, r->qcs);
 	pj_free(&r->lib.mem, r->files);
+	pj_free(&r->lib.mem, r->row_of);
 	for (size_t i = 0; i < r->input_count; i++) pj_free(&r->lib.mem, r->inputs[i]);
 	pj_free(&r->lib.mem, r->inputs);
 	qp_library_free(&r->lib);

@@ -69,13 +69,9 @@ static bool copy_kept(project *p, task *t, const char *src, const char *dst)
 	set.same_ok = true;
 	char *ins[1] = { (char *)src };
 	const char *at = qp_copy_into(&set, src, dst, ins, 1, true, why, sizeof(why));
-	char **written = NULL;
-	size_t written_count = 0;
-	bool ok = !at && pj_outputs_commit(&set, &written, &written_count, why, sizeof(why));
+	/* among the task's outputs (the depfile names them), listed whole (pj_outputs_commit) */
+	bool ok = !at && pj_outputs_commit(&set, &t->written, &t->written_count, why, sizeof(why));
 	if (at) pj_outputs_abort(&set);
-	/* among the task's outputs (the depfile names them) */
-	for (size_t k = 0; k < written_count; k++) qp_list_push(&p->lib->mem, &t->written, &t->written_count, written[k]);
-	pj_free(&p->lib->mem, written);
 	if (!ok) pj_error(&p->diag, set.code, dst, 0, 0, "cannot copy '%s' here: %s", src, why);
 	return ok;
 }
