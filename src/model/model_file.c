@@ -57,11 +57,7 @@ bool smdmx_model_file_read(const char *path, const void *data, size_t size, cons
 	smdmx_warnings lifted = { 0 };
 	smdmx_error lift;
 	out->scene = smdmx_model_to_scene(out->dm, &mo, &lift, warnings ? &lifted : NULL);
-	for (size_t i = 0; i < lifted.count; i++)
-		sm_warn_n(warnings, lifted.data[i].code, lifted.data[i].count, lifted.data[i].line, lifted.data[i].column, "%s",
-		          lifted.data[i].message);
-	if (warnings) warnings->lost += lifted.lost;
-	smdmx_warnings_free(&lifted);
+	sm_warnings_merge(warnings, &lifted, 0, "");
 	/* a lift that ran out of memory fails the reading; another failure says the file is no
 	 * model */
 	if (!out->scene && lift.code == SMDMX_ERROR_OUT_OF_MEMORY) *error = lift;

@@ -42,21 +42,6 @@ static smdmx_scene *built(build *b, smdmx_scene *s)
 	return s;
 }
 
-/* from's warnings added to into's (NULL: none wanted), one entry per kind (counts of a kind
- * into has add up, its first place stays), a new entry with its file: its own, else file ("":
- * none); from's room given back. */
-static void merge(smdmx_warnings *into, smdmx_warnings *from, const char *file)
-{
-	for (size_t i = 0; into && i < from->count; i++) {
-		const smdmx_warning *x = &from->data[i];
-		size_t before = into->count;
-		sm_warn_n(into, x->code, x->count, x->line, x->column, "%s", x->message);
-		if (into->count > before) snprintf(into->data[before].file, sizeof(into->data[before].file), "%s", x->file[0] ? x->file : file);
-	}
-	if (into) into->lost += from->lost;
-	smdmx_warnings_free(from);
-}
-
 /* A file read: told to the caller, or its warnings kept with its name; its error, with its
  * name, the call's. False when it failed. */
 static bool file_done(build *b, const char *path, smdmx_warnings *w, const smdmx_error *e)
@@ -65,7 +50,7 @@ static bool file_done(build *b, const char *path, smdmx_warnings *w, const smdmx
 		b->o->file_read(b->o->user, path, w, e);
 		smdmx_warnings_free(w);
 	} else {
-		merge(b->warnings, w, path);
+		sm_warnings_merge(b->warnings, w, 0, path);
 	}
 	if (!e) return true;
 	*b->error = *e;
@@ -122,7 +107,7 @@ static smdmx_scene *read_dmx(build *b, const char *path)
 	mo.allocator = b->o->dmx.allocator; /* the scene in the DMX's memory */
 	smdmx_scene *s = smdmx_model_to_scene(dm, &mo, &e, &lw);
 	smdmx_dm_free(dm);
-	merge(&w, &lw, "");
+	sm_warnings_merge(&w, &lw, 0, "");
 	if (!s) {
 		char why[sizeof(e.message)];
 		snprintf(why, sizeof(why), "%s", e.message);
@@ -153,7 +138,7 @@ static bool finish(build *b, smdmx_scene *s, double scale, char up_axis)
 	SM_CHECK(place(b, s, scale, up_axis));
 	smdmx_warnings w = { 0 };
 	bool ok = smdmx_qc_apply_attachments(b->qc, s, b->error, &w);
-	merge(b->warnings, &w, "");
+	sm_warnings_merge(b->warnings, &w, 0, "");
 	const double *o = b->qc->origin;
 	if (ok && b->o->placed && !b->o->as_files && (o[0] || o[1] || o[2] || o[3])) ok = smdmx_scene_move(s, o, o[3], b->error);
 	return ok;
@@ -274,7 +259,7 @@ static bool model_rig(build *b, uint32_t model, smdmx_scene *s)
 		sm_alloc_init(&room, &b->o->smd.allocator);
 		smdmx_scene **others = flex ? other_parts(b, model, &no, &room) : NULL;
 		bool ok = flex && sm_scene_attach_vta_among(s, flex, (const smdmx_scene *const *)others, no, &e, &aw);
-		merge(&w, &aw, "");
+		sm_warnings_merge(&w, &aw, 0, "");
 		for (size_t k = 0; k < no; k++) smdmx_scene_free(others[k]);
 		sm_del(&room, others);
 		smdmx_scene_free(flex);
@@ -284,7 +269,7 @@ static bool model_rig(build *b, uint32_t model, smdmx_scene *s)
 	smdmx_qc_rig_options rig = { .rig_in_qc = b->o->rig_in_qc };
 	smdmx_warnings w = { 0 };
 	bool ok = smdmx_qc_apply_rig(qc, model, s, &rig, b->error, &w);
-	merge(b->warnings, &w, "");
+	sm_warnings_merge(b->warnings, &w, 0, "");
 	return ok;
 }
 
@@ -436,7 +421,7 @@ smdmx_scene *smdmx_qc_body_scene(const smdmx_qc *qc, const uint32_t *choices, co
 		/* no body part with a file: the first animation, as smdmx_qc_model_scene draws it */
 		smdmx_warnings w = { 0 };
 		smdmx_scene *s = smdmx_qc_model_scene(qc, SMDMX_NONE, options, error, &w);
-		merge(b.warnings, &w, "");
+		sm_warnings_merge(b.warnings, &w, 0, "");
 		return built(&b, s);
 	}
 	if (differ)

@@ -314,14 +314,21 @@ static smdmx_error_code first_failure(const batch *b)
 	return SMDMX_ERROR_IO; /* (a failed job says its error; memory ran out saying it) */
 }
 
-static void summarize(batch *b)
+/* The jobs not run and failed, counted. */
+static void count_jobs(batch *b)
 {
-	const smdmx_batch_options *o = b->o;
+	b->pub.failed = b->pub.not_run = 0;
 	for (size_t i = 0; i < b->count; i++) {
 		const bjob *j = &b->jobs[i];
 		if (!j->ran) b->pub.not_run++;
 		else if (j->failed) b->pub.failed++;
 	}
+}
+
+static void summarize(batch *b)
+{
+	const smdmx_batch_options *o = b->o;
+	count_jobs(b);
 	b->pub.ok = !b->pub.failed;
 	if (b->pub.up_to_date) pj_add(&b->said, NULL, 0, 0, "note", "%zu of %zu inputs up to date (-u)", b->pub.up_to_date, b->count);
 	if (b->count > 1 && !b->pub.not_run) {
@@ -350,6 +357,18 @@ static void summarize(batch *b)
 	}
 }
 
+/* The batch as the caller sees it at its end: every job final, the batch's own messages. */
+static smdmx_batch *hand_back(batch *b)
+{
+	b->pub.jobs = b->pubjobs;
+	b->pub.job_count = b->count;
+	for (size_t i = 0; i < b->count; i++) publish(b, i);
+	b->pub.settled = b->count;
+	b->pub.messages = b->said.items;
+	b->pub.message_count = b->said.count;
+	return &b->pub;
+}
+
 /* Memory ran out (on any thread): the batch ends so. Freed, NULL, when no job put a file in
  * place; else handed back saying which did (out_of_memory), since those files stay. */
 static smdmx_batch *out_of_memory(batch *b, smdmx_error *error)
@@ -364,19 +383,8 @@ static smdmx_batch *out_of_memory(batch *b, smdmx_error *error)
 	b->pub.status = SMDMX_ERROR_OUT_OF_MEMORY;
 	b->pub.out_of_memory = true;
 	b->pub.ok = false;
-	b->pub.failed = b->pub.not_run = 0;
-	for (size_t i = 0; i < b->count; i++) {
-		const bjob *j = &b->jobs[i];
-		if (!j->ran) b->pub.not_run++;
-		else if (j->failed) b->pub.failed++;
-		publish(b, i);
-	}
-	b->pub.jobs = b->pubjobs;
-	b->pub.job_count = b->count;
-	b->pub.settled = b->count;
-	b->pub.messages = b->said.items;
-	b->pub.message_count = b->said.count;
-	return &b->pub;
+	count_jobs(b);
+	return hand_back(b);
 }
 
 smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *error)
@@ -429,11 +437,7 @@ smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *erro
 		summarize(b);
 		if (sm_budget_ran_out(&b->own)) return out_of_memory(b, error);
 	}
-	for (size_t i = 0; i < b->count; i++) publish(b, i);
-	b->pub.settled = b->count;
-	b->pub.messages = b->said.items;
-	b->pub.message_count = b->said.count;
-	return &b->pub;
+	return hand_back(b);
 }
 
 void smdmx_batch_free(smdmx_batch *pub)

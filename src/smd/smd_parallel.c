@@ -364,11 +364,7 @@ static bool merge_parts(reader *r, part *ps, size_t n, const uint32_t *bases)
 /* A part's warnings and error, their lines moved to the file's count. */
 static void merge_messages(reader *r, part *p, uint32_t base)
 {
-	for (size_t i = 0; i < p->warnings.count; i++) {
-		const smdmx_warning *w = &p->warnings.data[i];
-		sm_warn_n(r->warnings, w->code, w->count, w->line ? w->line + base : 0, w->column, "%s", w->message);
-	}
-	if (r->warnings) r->warnings->lost += p->warnings.lost;
+	sm_warnings_merge(r->warnings, &p->warnings, base, "");
 	if (p->error.code && !r->error->code) {
 		*r->error = p->error;
 		if (r->error->line && p->error.code != SMDMX_ERROR_MISSING_END) r->error->line += base;
@@ -482,7 +478,7 @@ bool smdr_read_triangles_parallel(reader *r, uint32_t start_line, unsigned parts
 	}
 	for (unsigned i = 1; i < started; i++) {
 		sm_owner_free(ps[i].r.o);
-		smdmx_warnings_free(&ps[i].warnings);
+		smdmx_warnings_free(&ps[i].warnings); /* (a part not merged) */
 	}
 	sm_free(&r->o->alloc, ps, sizeof(part) * parts);
 	if (done) return ok;

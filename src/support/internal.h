@@ -294,6 +294,10 @@ void sm_warnings_start(smdmx_warnings *w, const smdmx_allocator *allocator);
 /* A list started with a budget's hooks taken out of it as the call ends (sm_budget_leave). */
 void sm_warnings_leave(smdmx_warnings *w, sm_budget *budget);
 SM_NODISCARD bool sm_warnings_kept(const smdmx_warnings *w, smdmx_error *error);
+/* from's warnings added to into's (NULL: none wanted), one entry per kind (counts of a kind
+ * into has add up, its first place stays), lines moved by line_base, a new entry with its
+ * file: its own, else file ("": none); what from lost counted in into; from given back. */
+void sm_warnings_merge(smdmx_warnings *into, smdmx_warnings *from, uint32_t line_base, const char *file);
 void sm_warn(smdmx_warnings *w, smdmx_warning_code code, uint32_t line, uint32_t column,
              const char *fmt, ...) SM_PRINTF(5, 6);
 /* The same, n occurrences at once (none when n is 0). */

@@ -108,3 +108,15 @@ void sm_warn_n(smdmx_warnings *w, smdmx_warning_code code, size_t n, uint32_t li
 	vwarn(w, code, n, line, column, fmt, ap);
 	va_end(ap);
 }
+
+void sm_warnings_merge(smdmx_warnings *into, smdmx_warnings *from, uint32_t line_base, const char *file)
+{
+	for (size_t i = 0; into && i < from->count; i++) {
+		const smdmx_warning *x = &from->data[i];
+		size_t before = into->count;
+		sm_warn_n(into, x->code, x->count, x->line ? x->line + line_base : 0, x->column, "%s", x->message);
+		if (into->count > before) snprintf(into->data[before].file, sizeof(into->data[before].file), "%s", x->file[0] ? x->file : file);
+	}
+	if (into) into->lost += from->lost;
+	smdmx_warnings_free(from);
+}
