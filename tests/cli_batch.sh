@@ -895,8 +895,12 @@ completion)
 		complete_line() { # the words of a command line, the last one being completed
 			bash -c '. "$1"; . "$2"; shift 2; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
 				f=$(complete -p "$1" | sed "s/.*-F \([^ ]*\) .*/\1/"); $f "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
-				printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort | tr "\n" " "' sh "$lib" "$root/doc/smdmx.bash" "$@"
+				printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort | tr "\n" " "' sh "$lib" "$script" "$@"
 		}
+		# written at build time from the options table (doc/meson.build); under Wine $build is
+		# the folder of wrappers beside it
+		script=$build/doc/smdmx
+		[ -r "$script" ] || script=$build/../doc/smdmx
 		check "smdmx commands" "check " "$(complete_line smdmx ch)"
 		check "smd2dmx options" "--target " "$(complete_line smd2dmx --tar)"
 		check "smd2dmx --target values" "sdk2013 sfm source2 " "$(complete_line smd2dmx --target s)"
@@ -906,6 +910,13 @@ completion)
 		check "smdmx preview --views" "three-quarter top " "$(complete_line smdmx preview --views t)"
 		check "smdmx preview options" "--shape --shapes --size --skeleton " "$(complete_line smdmx preview --s)"
 		check "smd2dmx --report" "--report " "$(complete_line smd2dmx --rep)"
+		check "smdmx diff options" "--strict " "$(complete_line smdmx diff --st)"
+		check "smdmx diff --name" "--name " "$(complete_line smdmx diff --na)"
+		check "smdmx qc --rig" "dmx qc " "$(complete_line smdmx qc --rig '')"
+		check "smdmx qc --to" "dmx smd " "$(complete_line smdmx qc --to '')"
+		check "smdmx convert --to" "phys " "$(complete_line smdmx convert --to p)"
+		check "dmx2smd --to has no dmx" " " "$(complete_line dmx2smd --to d)"
+		check "smdmx report -j takes no file" " " "$(complete_line smdmx report -j '')"
 		mkdir "$tmp/files" && touch "$tmp/files/a.smd" "$tmp/files/b.dmx" "$tmp/files/c.txt"
 		check "smd2dmx completes SMD files" "$tmp/files/a.smd " "$(complete_line smd2dmx "$tmp/files/")"
 		check "dmx2smd completes DMX files" "$tmp/files/b.dmx " "$(complete_line dmx2smd "$tmp/files/")"
@@ -986,7 +997,7 @@ qc)
 	check "qc --target tf2 --encoding keyvalues2: keyvalues2's own version" "<!-- dmx encoding keyvalues2 1 format model 1 -->" \
 		"$(head -n 1 "$tmp/pkv/face.dmx" | tr -d '\r')"
 	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/px" --encoding-version x 2>"$tmp/err"
-	check "qc --encoding-version checked as convert checks it" "2:smdmx: error: --encoding-version is 1 to 4 (keyvalues2) or 1 to 5 or 9 (binary), not 'x' (try 'smdmx qc --help')" "$?:$(cat "$tmp/err")"
+	check "qc --encoding-version checked as convert checks it" "2:smdmx: error: --encoding-version wants 1 to 4 (keyvalues2) or 1 to 5 or 9 (binary), not 'x' (try 'smdmx qc --help')" "$?:$(cat "$tmp/err")"
 	"$smdmx" qc "$face/face.qc" --to dmx -d "$tmp/px" --scale 2 2>"$tmp/err"
 	check "qc refuses a conversion option it does not take" "2:smdmx: error: unknown option '--scale' (try 'smdmx qc --help')" "$?:$(cat "$tmp/err")"
 	"$smdmx" qc "$tmp/p1/face.qc" --to smd -d "$tmp/p2" 2>"$tmp/err"
@@ -1298,6 +1309,79 @@ qc)
 	fi
 	;;
 
+option-table)
+	# Every option of every command as the options table (src/cli/option_table.c) lists it,
+	# through smdmx-options list: each name is taken; a value missing, empty, not among the
+	# choices or not a number in range is a usage error (exit 2) said before any work.
+	gen=$build/smdmx-options
+	[ -x "$gen" ] || gen=$build/../smdmx-options # under Wine: the build machine's, beside the wrappers
+	"$gen" list >"$tmp/list"
+	check "smdmx-options lists the table" 0 $?
+	check "the table holds every command" "dmx2smd smd2dmx smdmx check smdmx convert smdmx diff smdmx dump smdmx info smdmx preview smdmx qc smdmx report " \
+		"$(cut -f1 "$tmp/list" | LC_ALL=C sort -u | tr '\n' ' ')"
+	mkdir "$tmp/cwd" && cd "$tmp/cwd" || exit 1
+	taken=0 refused=0 line=0 problems=""
+	tab=$(printf '\t')
+	while IFS=$tab read -r command name kind value; do
+		line=$((line + 1))
+		# under Wine each run starts a Windows process: every third option there (the parser is
+		# one C file on both)
+		[ -z "$windows" ] || [ $((line % 3)) -eq 0 ] || continue
+		case $name in -h | --help | --version) continue ;; esac
+		set -- $command
+		prog=$1
+		shift
+		sub=$*
+		# taken: whatever else goes wrong (no input), never an unknown option
+		if [ "$kind" = flag ]; then "$build/$prog" $sub "$name" </dev/null >/dev/null 2>"$tmp/err"
+		else "$build/$prog" $sub "$name" "$value" </dev/null >/dev/null 2>"$tmp/err"; fi
+		if grep -q "unknown option\|needs a value\| wants \|, not '" "$tmp/err"; then problems="$problems|$command $name $value: $(head -n 1 "$tmp/err")"; else taken=$((taken + 1)); fi
+		[ "$kind" = flag ] && continue
+		"$build/$prog" $sub "$name" </dev/null >/dev/null 2>"$tmp/err"
+		rc=$?
+		[ $rc -eq 2 ] && grep -q "^$prog: error: '$name' needs a value (try '$command --help')" "$tmp/err" ||
+			problems="$problems|$command $name (last): $rc $(head -n 1 "$tmp/err")"
+		case $kind in
+		choice) bad=no-such-value want="$(echo "$name" | sed 's/ .*//') is .*, not 'no-such-value'" ;;
+		number) bad=x want="wants .*, not 'x'" ;;
+		name) bad=a/b want="--name is the name of the model read from standard input, not a path" ;;
+		*) bad= want="needs a value, not an empty one" ;;
+		esac
+		"$build/$prog" $sub "$name" "$bad" </dev/null >/dev/null 2>"$tmp/err"
+		rc=$?
+		if [ $rc -eq 2 ] && grep -q "^$prog: error: .*$want (try '$command --help')" "$tmp/err"; then refused=$((refused + 1))
+		else problems="$problems|$command $name '$bad': $rc $(head -n 1 "$tmp/err")"; fi
+	done <"$tmp/list"
+	cd "$tmp" || exit 1
+	check "every option taken, every bad value refused" "" "$problems"
+	check "options run" yes "$([ "$taken" -gt 20 ] && [ "$refused" -gt 10 ] && echo yes)"
+	check "nothing written" "" "$(ls "$tmp/cwd")"
+	# the library's targets are the table's: each converts (test_model counts the library's)
+	if [ -z "$windows" ]; then
+		targets=$("$build/smdmx" check --target nope 2>&1 | sed -n "s/.*--target is \(.*\), not 'nope'.*/\1/p" | sed 's/,//g; s/ or / /')
+		check "smdmx check names nine targets" 9 "$(echo $targets | wc -w)"
+		for t in $targets; do
+			"$build/smdmx" check --target "$t" "$sample/arm.smd" >/dev/null 2>&1
+			[ $? -ne 2 ] || problems="$problems|check --target $t"
+			[ "$t" = goldsrc ] && continue
+			"$build/smd2dmx" --target "$t" "$sample/arm.smd" -o "$tmp/t_$t.dmx" -q
+			[ $? -eq 0 ] || problems="$problems|smd2dmx --target $t"
+		done
+		check "every target of the table is the library's" "" "$problems"
+	fi
+	# the manual pages name every option of their program
+	for p in smd2dmx dmx2smd; do
+		page=$build/doc/$p.1
+		[ -r "$page" ] || continue
+		missing=
+		for name in $(awk -F"$tab" -v p=$p '$1 == p { print $2 }' "$tmp/list"); do
+			[ "$name" = -Werror ] && continue # in -W's label
+			grep -qF -- "$(echo "$name" | sed 's/-/\\-/g')" "$page" || missing="$missing $name"
+		done
+		check "$p.1 documents every option" "" "$missing"
+	done
+	;;
+
 options)
 	# Each option is honoured where it applies; one that applies to no input is a usage error
 	# naming it and the input; in a batch where it applies to some, a warning on the others.
@@ -1496,7 +1580,7 @@ faithful)
 	check "binary_seqids to binary 9 and back: the same bytes" "0 <!-- dmx encoding binary 9 format model 22 --> " \
 		"$(cmp "$seq" "$tmp/seqback.dmx" >/dev/null; echo $?) $(head -c 46 "$tmp/seq9.dmx") $(cat "$tmp/err")"
 	"$smdmx" convert "$seq" -o "$tmp/seq5.dmx" --encoding binary_seqids --encoding-version 5 2>"$tmp/err"
-	check "binary_seqids 5: a usage error" "2 smdmx: error: --encoding binary_seqids is version 9 only, not 5 (try 'smdmx --help') no" \
+	check "binary_seqids 5: a usage error" "2 smdmx: error: --encoding binary_seqids is version 9 only, not 5 (try 'smdmx convert --help') no" \
 		"$? $(cat "$tmp/err") $([ -e "$tmp/seq5.dmx" ] && echo yes || echo no)"
 	# a model DMX with clips: each clip an SMD beside the reference, and with --qc a $sequence
 	"$smd2dmx" --clips "$sample/arm.smd" "$sample/arm_wave.smd" -o "$tmp/mc.dmx" -q

@@ -166,7 +166,7 @@ check "diff --tolerance without its value" 2 $?
 check_text "diff --tolerance without its value said" "smdmx: error: '--tolerance' needs a value (try 'smdmx diff --help')" "$(cat "$tmp/err")"
 "$smdmx" diff "$a" "$a" --tolerance "" 2>"$tmp/err"
 check "diff --tolerance ''" 2 $?
-check_text "diff --tolerance '' said" "smdmx: error: --tolerance wants a number >= 0, not ''" "$(cat "$tmp/err")"
+check_text "diff --tolerance '' said" "smdmx: error: --tolerance wants a number >= 0, not '' (try 'smdmx diff --help')" "$(cat "$tmp/err")"
 for o in --max --fps --rotation-tolerance --name; do
 	"$smdmx" diff "$a" "$a" $o 2>/dev/null
 	check "diff $o without its value" 2 $?

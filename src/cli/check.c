@@ -69,50 +69,33 @@ static void say_finding(void *user, const smdmx_finding *f)
 }
 
 
+typedef struct check_args {
+	const char *path, *target;
+} check_args;
+
+static int check_option(void *ctx, const cli_option *opt, const char *value, double number)
+{
+	(void)number;
+	if (opt->id == OP_TARGET) ((check_args *)ctx)->target = value;
+	else if (opt->id == OP_NAME) stdin_name = value;
+	return -1;
+}
+
+static int check_input(void *ctx, const char *arg)
+{
+	return one_input(&((check_args *)ctx)->path, CMD_CHECK, arg);
+}
+
 int cmd_check(int argc, char **argv)
 {
-	const char *path = NULL, *target = "sdk2013";
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			os_printf(stdout, "%s\n", "usage: smdmx check FILE [--target T]\n"
-			     "Lints a model for a target engine (goldsrc, sdk2013 (default), tf2, gmod, l4d2, portal2,\n"
-			     "csgo, sfm, source2): bones over the limit, weight links above the target's limit,\n"
-			     "jointCount against the weights present, unnormalised weights, degenerate and duplicate\n"
-			     "triangles, names GoldSrc, studiomdl or QC files cannot hold, missing or repeated frames.\n"
-			     "A QC: files it names that do not exist, rules naming unknown flexes or controllers\n"
-			     "(checked against a DMX model's shapes and controls).\n"
-			     "Errors and warnings go to stderr. Exit codes: 0 no error, 1 an error was found, 2 a\n"
-			     "usage error.");
-			return EXIT_OK;
-		} else if (value_missing("check", argv[i], i + 1 == argc, (const char *const[]){ "--target", "--name", NULL })) {
-			return EXIT_USAGE;
-		} else if (!strcmp(argv[i], "--target")) {
-			target = argv[++i];
-		} else if (!strcmp(argv[i], "--name")) {
-			stdin_name = argv[++i];
-			if (name_refused(stdin_name)) {
-				say("smdmx", "error", "%s (try 'smdmx check --help')", name_refused(stdin_name));
-				return EXIT_USAGE;
-			}
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			say("smdmx", "error", "unknown option '%s' (try 'smdmx check --help')", argv[i]);
-			return EXIT_USAGE;
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			say("smdmx", "error", "check takes one file");
-			return EXIT_USAGE;
-		}
-	}
-	const smdmx_engine_target *et = engine_target_find(target, true);
-	if (!et) {
-		say("smdmx", "error", "unknown --target '%s' (%s)", target, engine_target_names(true));
-		return EXIT_USAGE;
-	}
-	if (!path) {
-		say("smdmx", "error", "check needs a file (try 'smdmx check --help')");
-		return EXIT_USAGE;
-	}
+	check_args args = { NULL, "sdk2013" };
+	opt_reader r = { CMD_CHECK, argc, argv, check_option, check_input, &args };
+	int rc = opt_read(&r);
+	if (rc >= 0) return rc;
+	const char *path = args.path;
+	const smdmx_engine_target *et = engine_target_find(args.target, true);
+	if (!et) return usage_of(CMD_CHECK, "unknown --target '%s' (%s)", args.target, engine_target_names(true));
+	if (!path) return usage_of(CMD_CHECK, "check needs a file");
 	if (!strcasecmp(os_path_extension(path), "qc") || !strcasecmp(os_path_extension(path), "qci")) return qc_check(path);
 	lint t;
 	memset(&t, 0, sizeof(t));

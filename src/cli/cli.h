@@ -13,9 +13,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../platform/os_program.h"
 #include "../report/report.h"
+#include "option_table.h"
 #include "smdmx/smdmx.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
@@ -107,29 +109,42 @@ typedef struct outputs {
 #define NAME "smdmx"
 #endif
 
-/* The command line being read: the options, and what was said explicitly (a --target only
- * fills in what was not). rc: -1 while reading on, else the exit status. hint follows a usage
- * error: " (try 'smdmx qc --help')". */
+/* A conversion's command line being read: the options, and what was said explicitly (a
+ * --target only fills in what was not). command: CMD_*, whose help a usage error points to. */
 typedef struct opt_state {
 	conv_opts *o;
-	int argc;
-	char **argv;
-	int i;
-	int rc;
-	const char *hint;
+	unsigned command;
 	bool explicit_encoding, explicit_version, explicit_model;
 	const char *target;
 } opt_state;
 
 /* A usage error of the command being read, said with its hint: EXIT_USAGE. */
 int opt_error(opt_state *st, const char *fmt, ...) __attribute__((format(OS_PRINTF, 2, 3)));
-/* The option a at st->i (v the argument after it) when it is one of the conversions' options
- * that set what a batch does (outputs, -r, -f, -u, -k, -q, -v, -W, -j, --threads, --depfile,
- * --max-warnings), or of what is written and how it is read (--target, --encoding and their
- * versions, --scale, --up-axis, clips, --vta, --qc, --model, --keys, --fps, --name, --lf):
- * true, its value taken (st->i moved) and checked (st->rc set on a usage error). */
-bool batch_option(opt_state *st, const char *a, const char *v);
-bool format_option(opt_state *st, const char *a, const char *v);
+
+/* A command line read by the table (option_table.h): each option found among the command's,
+ * its value taken (attached, -j8, or the next argument) and checked as its row says, then
+ * handed to take; every other argument ('-' too, and all after "--") to input. Both return
+ * -1 to go on, else the exit status (a usage error said). --help and --version are answered
+ * here. Returns -1 when all was read, else the exit status: EXIT_OK after --help or
+ * --version, EXIT_USAGE for an unknown option or a value refused (said as the command's,
+ * with its hint). */
+typedef struct opt_reader {
+	unsigned command; /* CMD_* */
+	int argc;
+	char **argv;
+	int (*take)(void *ctx, const cli_option *opt, const char *value, double number);
+	int (*input)(void *ctx, const char *arg);
+	void *ctx;
+} opt_reader;
+int opt_read(const opt_reader *r);
+/* A usage error of command (CMD_*) said, with the hint to its help: EXIT_USAGE. */
+int usage_of(unsigned command, const char *fmt, ...) __attribute__((format(OS_PRINTF, 2, 3)));
+/* An input of a command of one file (CMD_*) into *slot: -1; a second one a usage error. */
+int one_input(const char **slot, unsigned command, const char *arg);
+/* The help of command (CMD_*) on f. */
+void opt_print_help(unsigned command, FILE *f);
+/* An option of the conversions and of smdmx qc (value checked) set in st->o: -1. */
+int conv_option(opt_state *st, const cli_option *opt, const char *value, double number);
 /* --target: the encoding, its version and the model format it says, where not given; false
  * (st->rc set) for an unknown target. */
 bool apply_target(opt_state *st);
@@ -154,12 +169,6 @@ void diag_free(diag_buf *d);
  * paths so, on Windows). */
 void diag_show_backslashes(void);
 void say(const char *name, const char *kind, const char *fmt, ...) __attribute__((format(OS_PRINTF, 3, 4)));
-/* a of smdmx COMMAND is one of the options that take a value (valued, NULL-ended) and is
- * the last argument (last): the usage error said, true. */
-bool value_missing(const char *command, const char *a, bool last, const char *const *valued);
-/* Why --name's value cannot name the model read from standard input (empty, a path, '.'
- * or '..'), or NULL when it can. */
-const char *name_refused(const char *name);
 /* The same with a va_list, and tail appended to the message. */
 void say_v(const char *name, const char *kind, const char *tail, const char *fmt, va_list ap)
     __attribute__((format(OS_PRINTF, 4, 0)));

@@ -187,21 +187,3 @@ void say(const char *name, const char *kind, const char *fmt, ...)
 	say_v(name, kind, "", fmt, ap);
 	va_end(ap);
 }
-
-bool value_missing(const char *command, const char *a, bool last, const char *const *valued)
-{
-	if (!last) return false;
-	for (size_t k = 0; valued[k]; k++)
-		if (!strcmp(a, valued[k])) {
-			say("smdmx", "error", "'%s' needs a value (try 'smdmx %s --help')", a, command);
-			return true;
-		}
-	return false;
-}
-
-const char *name_refused(const char *name)
-{
-	if (strpbrk(name, "/\\") || !name[0] || !strcmp(name, ".") || !strcmp(name, ".."))
-		return "--name is the name of the model read from standard input, not a path";
-	return NULL;
-}

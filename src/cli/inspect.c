@@ -71,38 +71,33 @@ static void json_string(const char *str)
 	os_puts("\"", stdout);
 }
 
-/* The meshes of s that hold corner field f. */
+typedef struct info_args {
+	const char *path;
+	bool json;
+} info_args;
+
+static int info_option(void *ctx, const cli_option *opt, const char *value, double number)
+{
+	(void)number;
+	if (opt->id == OP_JSON) ((info_args *)ctx)->json = true;
+	else if (opt->id == OP_NAME) stdin_name = value;
+	return -1;
+}
+
+static int info_input(void *ctx, const char *arg)
+{
+	return one_input(&((info_args *)ctx)->path, CMD_INFO, arg);
+}
+
 int cmd_info(int argc, char **argv)
 {
-	const char *path = NULL;
-	bool json = false;
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) json = true;
-		else if (value_missing("info", argv[i], i + 1 == argc, (const char *const[]){ "--name", NULL })) return EXIT_USAGE;
-		else if (!strcmp(argv[i], "--name") && name_refused(argv[i + 1])) {
-			say("smdmx", "error", "%s (try 'smdmx info --help')", name_refused(argv[i + 1]));
-			return EXIT_USAGE;
-		} else if (!strcmp(argv[i], "--name")) stdin_name = argv[++i];
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			os_printf(stdout, "%s\n", "usage: smdmx info FILE [--json]\n"
-			     "Says what a model file holds: its kind, encoding and format version, joints, meshes,\n"
-			     "vertices, faces, materials, flex shapes and controllers, clips with frames and rate.\n"
-			     "A QC: the files it includes, its $model blocks and rigs, every file it names and\n"
-			     "whether it exists.");
-			return EXIT_OK;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			os_printf(stderr, "smdmx: error: unknown option '%s' (try 'smdmx info --help')\n", argv[i]);
-			return EXIT_USAGE;
-		} else if (!path) path = argv[i];
-		else {
-			os_printf(stderr, "smdmx: error: info takes one file\n");
-			return EXIT_USAGE;
-		}
-	}
-	if (!path) {
-		os_printf(stderr, "smdmx: error: info needs a file (try 'smdmx info --help')\n");
-		return EXIT_USAGE;
-	}
+	info_args args = { NULL, false };
+	opt_reader r = { CMD_INFO, argc, argv, info_option, info_input, &args };
+	int rc = opt_read(&r);
+	if (rc >= 0) return rc;
+	const char *path = args.path;
+	bool json = args.json;
+	if (!path) return usage_of(CMD_INFO, "info needs a file");
 	if (!strcasecmp(os_path_extension(path), "qc") || !strcasecmp(os_path_extension(path), "qci")) return qc_info(path, json);
 	loaded l;
 	diag_buf d = { 0 };
@@ -254,81 +249,62 @@ static int diff_qcs(const char *const paths[2], const char *const vtas[2], smdmx
 	return rc;
 }
 
+/* What smdmx diff was told. */
+typedef struct diff_args {
+	const char *paths[2], *vtas[2];
+	size_t npaths;
+	smdmx_compare_options opts;
+	diff_out out;
+	bool quiet;
+	double fps;
+} diff_args;
+
+static int diff_option(void *ctx, const cli_option *opt, const char *value, double number)
+{
+	diff_args *d = ctx;
+	switch (opt->id) {
+	case OP_NAME: stdin_name = value; break;
+	case OP_TOLERANCE: d->opts.value_tolerance = number; break;
+	case OP_ROTATION_TOLERANCE: d->opts.rotation_tolerance = number; break;
+	case OP_MAX: d->out.limit = (size_t)number; break;
+	case OP_QUIET: d->quiet = true; break;
+	case OP_STRICT: d->opts.strict = true; break;
+	case OP_FPS: d->fps = number; break;
+	default: break;
+	}
+	return -1;
+}
+
+static int diff_input(void *ctx, const char *a)
+{
+	diff_args *d = ctx;
+	if (d->npaths && !strcasecmp(os_path_extension(a), "vta") && strcasecmp(os_path_extension(d->paths[d->npaths - 1]), "vta") &&
+	    !d->vtas[d->npaths - 1]) {
+		d->vtas[d->npaths - 1] = a; /* an SMD's shapes: the VTA given after it */
+	} else if (d->npaths < 2) {
+		d->paths[d->npaths++] = a;
+	} else {
+		say("smdmx", "error", "diff compares two models (each an SMD with its VTA after it, or a DMX)");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 int cmd_diff(int argc, char **argv)
 {
-	const char *paths[2] = { NULL, NULL };
-	size_t npaths = 0;
-	smdmx_compare_options opts;
-	smdmx_diff_options(NULL, NULL, &opts);
-	diff_out out = { 0, 50 };
-	bool quiet = false;
-	double fps = 0;
-	const char *vtas[2] = { NULL, NULL };
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			os_printf(stdout, "%s\n", "usage: smdmx diff A [A.vta] B [B.vta] [--tolerance F] [--rotation-tolerance F] [--max N]\n"
-			     "                  [--fps N] [--strict] [-q]\n"
-			     "Compares two models by meaning, SMD (with its VTA after it) or DMX in any mix, or two\n"
-			     "QCs (their models as their files hold them, as smdmx report compares them): joints,\n"
-			     "flex shapes, attachments and clips matched by name; polygons as a set over all meshes (a\n"
-			     "polygon equals its fan of triangles, corners up to rotation, materials by name) at\n"
-			     "float32 (or within --tolerance); weights as a DMX side holds them; rotations as matrices\n"
-			     "(entries within --rotation-tolerance, default 2e-6: SMD prints angles to six decimals);\n"
-			     "animation frame by frame from each clip's first (--fps: the rate SMD animations are\n"
-			     "read at); flex controllers and rules. Models of two up axes are compared turned to Z\n"
-			     "up; a model without joints equals it on one root bone that holds every vertex.\n"
-			     "--strict pairs meshes by name and compares them polygon by polygon in order, and calls\n"
-			     "two up axes a difference. Every difference is counted; at most --max are listed\n"
-			     "(default 50; 0: all). Exit codes: 0 equal, 1 different, 2 a usage error, a file that\n"
-			     "cannot be read as a model, or a comparison that cannot be made (out of memory, a clip\n"
-			     "past the limits of a comparison).");
-			return EXIT_OK;
-		} else if (value_missing("diff", a, !v,
-		                         (const char *const[]){ "--name", "--tolerance", "--rotation-tolerance", "--max", "--fps", NULL })) {
-			return EXIT_USAGE;
-		} else if (!strcmp(a, "--name")) {
-			if (name_refused(v)) return say("smdmx", "error", "%s (try 'smdmx diff --help')", name_refused(v)), EXIT_USAGE;
-			stdin_name = v;
-			i++;
-		} else if (!strcmp(a, "--tolerance")) {
-			opts.value_tolerance = strtod(v, &end);
-			if (!*v || *end || !(opts.value_tolerance >= 0))
-				return say("smdmx", "error", "--tolerance wants a number >= 0, not '%s'", v), EXIT_USAGE;
-			i++;
-		} else if (!strcmp(a, "--rotation-tolerance")) {
-			opts.rotation_tolerance = strtod(v, &end);
-			if (!*v || *end || !(opts.rotation_tolerance > 0))
-				return say("smdmx", "error", "--rotation-tolerance wants a number > 0, not '%s'", v), EXIT_USAGE;
-			i++;
-		} else if (!strcmp(a, "--max")) {
-			double n = strtod(v, &end);
-			if (!*v || *end || !(n >= 0) || n > 1e9) return say("smdmx", "error", "--max wants a count, not '%s'", v), EXIT_USAGE;
-			out.limit = (size_t)n;
-			i++;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			quiet = true;
-		} else if (!strcmp(a, "--strict")) {
-			opts.strict = true;
-		} else if (!strcmp(a, "--fps")) {
-			fps = strtod(v, &end);
-			if (!*v || *end || !(fps > 0) || fps > 10000)
-				return say("smdmx", "error", "--fps wants a number in (0, 10000], not '%s'", v), EXIT_USAGE;
-			i++;
-		} else if (a[0] == '-' && a[1]) {
-			say("smdmx", "error", "unknown option '%s' (try 'smdmx diff --help')", a);
-			return EXIT_USAGE;
-		} else if (npaths && !strcasecmp(os_path_extension(a), "vta") && strcasecmp(os_path_extension(paths[npaths - 1]), "vta") &&
-		           !vtas[npaths - 1]) {
-			vtas[npaths - 1] = a; /* an SMD's shapes: the VTA given after it */
-		} else if (npaths < 2) {
-			paths[npaths++] = a;
-		} else {
-			say("smdmx", "error", "diff compares two models (each an SMD with its VTA after it, or a DMX)");
-			return EXIT_USAGE;
-		}
-	}
+	diff_args args;
+	memset(&args, 0, sizeof(args));
+	args.out.limit = 50;
+	smdmx_diff_options(NULL, NULL, &args.opts);
+	opt_reader reader = { CMD_DIFF, argc, argv, diff_option, diff_input, &args };
+	int read = opt_read(&reader);
+	if (read >= 0) return read;
+	const char **paths = args.paths, **vtas = args.vtas;
+	size_t npaths = args.npaths;
+	smdmx_compare_options opts = args.opts;
+	diff_out out = args.out;
+	bool quiet = args.quiet;
+	double fps = args.fps;
 	if (npaths != 2) {
 		say("smdmx", "error", "diff compares two files (try 'smdmx diff --help')");
 		return EXIT_USAGE;

@@ -12,106 +12,8 @@
 #include "cli.h"
 
 
-static const char batch_help[] =
-    "inputs and outputs:\n"
-    "  -o OUT                 the output of a single input ('-': standard output)\n"
-    "  -d DIR                 write each output into DIR (with -r, mirroring the tree)\n"
-    "                         (neither: each output beside its input)\n"
-    "  -r, --recursive        inputs may be directories: convert every file below them\n"
-    "  -                      read standard input (SMD, VTA or DMX, told by content)\n"
-    "  --name NAME            the name of a model read from standard input (default: stdin)\n"
-    "  -f, --force            overwrite existing outputs (never an input)\n"
-    "  -u, --update           convert only inputs whose output is missing or older than what the\n"
-    "                         conversion reads (the input, its VTA, a QC and its files)\n"
-    "  -j N, --jobs N         convert N files at once (default: the number of cores)\n"
-    "  --threads N            threads for one file: SMD triangles and keyvalues2 number arrays\n"
-    "                         are read and written in parts (default: the number of cores over\n"
-    "                         the files converted at once; the output is the same at any count)\n"
-    "  -k, --keep-going       convert what can be converted; exit 1 at the end if any failed\n"
-    "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
-    "  --report FILE.html     a page with a row per input: it and its output drawn side by side,\n"
-    "                         their counts, the messages and smdmx diff's verdict\n"
-    "diagnostics:\n"
-    "  -q, --quiet            no warnings, no progress line\n"
-    "  -W error, -Werror      treat warnings as errors (the file fails, nothing is written)\n"
-    "  --max-warnings N       warnings shown per file (default 20; 0: all)\n"
-    "  -v, --verbose          a note on what each file became\n";
-
-static const char model_help[] =
-    "conversion:\n"
-    "  --vta FLEX.vta         SMD to DMX: the reference's flex shapes (X.vta beside X.smd among\n"
-    "                         the inputs is taken by itself; a VTA without its SMD fails);\n"
-    "                         DMX to SMD: the name of the VTA written (default OUT.vta)\n"
-    "  --qc FILE.qc           smd2dmx: convert the QC's $model (its SMD, flexfile VTA, flex rig,\n"
-    "                         $attachment lines, $scale, $upaxis) into one DMX; dmx2smd: write\n"
-    "                         FILE.qc beside the SMD with what SMD cannot hold (rig, attachments)\n"
-    "  --model NAME           smd2dmx --qc: the $model to convert (default: the first)\n"
-    "  --target T             the encoding and model format a game wants: sdk2013, tf2, gmod\n"
-    "                         (binary 2, model 1), l4d2 (binary 4, model 15), portal2, csgo,\n"
-    "                         sfm (binary 5, model 18), source2 (binary 9, model 22)\n"
-    "  --encoding E           DMX: keyvalues2 (default), keyvalues2_flat, binary or\n"
-    "                         binary_seqids (s&box's binary 9, element ids numbered in order)\n"
-    "  --encoding-version N   DMX: keyvalues2 1 to 4; binary 1 to 5 or 9; binary_seqids 9\n"
-    "                         (default: keyvalues2 1, binary 5, or the version the file's\n"
-    "                         attributes need)\n"
-    "  --model-version N      DMX model format: 1, 15, 18 (default) or 22\n"
-    "  --keys all|reduce      DMX animation: every key, or leave out what interpolation\n"
-    "                         reproduces exactly (default)\n"
-    "  --key-tolerance F      DMX animation: a left-out key may be off by F; 0 (default): exact\n"
-    "  --fps N                the frame rate of an SMD animation (default 30)\n"
-    "  --clips                SMD to DMX: every input is an animation; one clip each, named\n"
-    "                         after its file, on the first file's bones (-o names the DMX)\n"
-    "  --clip NAME            DMX to SMD: only this clip (else one SMD per clip, OUT_clip.smd)\n"
-    "  --goldsrc              SMD: GoldSrc flavour (no weight links, .bmp materials, names of\n"
-    "                         at most 63 characters)\n"
-    "  --lf                   SMD: LF line ends instead of CRLF\n"
-    "  --scale F              multiply every length by F\n"
-    "  --up-axis X|Y|Z        the source's up axis; the output is Z up, as Source expects\n";
-
-static void print_help(FILE *f)
-{
-#if defined(SMDMX_TOOL_SMD2DMX)
-	os_puts("usage: smd2dmx [options] INPUT... [-o OUT | -d DIR]\n"
-	      "Converts SMD models and animations (and VTA flex files) to DMX.\n\n",
-	      f);
-#elif defined(SMDMX_TOOL_DMX2SMD)
-	os_puts("usage: dmx2smd [options] INPUT... [-o OUT | -d DIR]\n"
-	      "Converts DMX models and animations to SMD (and VTA).\n\n",
-	      f);
-#else
-	os_puts("usage: smdmx convert [options] INPUT... [-o OUT | -d DIR --to EXT]\n"
-	      "       smdmx info FILE [--json]\n"
-	      "       smdmx diff A B [--tolerance F] [--rotation-tolerance F] [--max N] [-q]\n"
-	      "       smdmx check FILE [--target T]\n"
-	      "       smdmx preview FILE... [-o OUT.png | -d DIR] [--views V] [--skeleton] [--uv] [options]\n"
-	      "       smdmx report A_DIR B_DIR -o FILE.html\n"
-	      "       smdmx dump FILE.dmx [--full]\n"
-	      "       smdmx qc IN.qc --to dmx|smd -d OUTDIR [--rig qc|dmx] [options]\n"
-	      "       smdmx --help | --version\n\n"
-	      "convert   between SMD, VTA and DMX by the output's extension (--to EXT with -d)\n"
-	      "info      what a file holds\n"
-	      "diff      compare two models by meaning, SMD or DMX in any mix; exit 0 equal, 1 different\n"
-	      "check     lint a model for a target engine; exit 1 when it finds an error\n"
-	      "dump      list a DMX file's elements and attributes\n"
-	      "qc        convert a QC project: the QC, its includes and every file they name\n"
-	      "preview   draw a model as a PNG picture (views, skeleton, shapes, poses, UVs)\n"
-	      "report    an HTML page comparing two trees of models, drawn side by side\n\n",
-	      f);
-#endif
-	os_puts(batch_help, f);
-	os_puts(model_help, f);
-	os_puts("\nexit codes: 0 success, 1 at least one file failed, 2 a usage error\n", f);
-}
-
-static int usage_error(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	say_v(NAME, "error", " (try '" NAME " --help')", fmt, ap);
-	va_end(ap);
-	return EXIT_USAGE;
-}
+/* The command this program's conversion is. */
+#define COMMAND (TOOL == TOOL_SMD2DMX ? CMD_SMD2DMX : TOOL == TOOL_DMX2SMD ? CMD_DMX2SMD : CMD_CONVERT)
 
 /* Options that do not go together, or with this program: what is wrong, or NULL. */
 static const char *conflicting_options(const conv_opts *o, char **inputs, size_t nin)
@@ -141,7 +43,6 @@ static const char *conflicting_options(const conv_opts *o, char **inputs, size_t
 		return "--report with the output on standard output: the report draws the output, read back (give -o FILE or -d DIR)";
 	if (o->depfile && ((o->out && !strcmp(o->out, "-")) || (nin == 1 && !strcmp(inputs[0], "-") && !o->out && !o->outdir)))
 		return "--depfile with the output on standard output: make cannot depend on it (give -o FILE or -d DIR)";
-	if (name_refused(stdin_name)) return name_refused(stdin_name);
 	return NULL;
 }
 
@@ -163,38 +64,36 @@ static int output_fits(const conv_opts *o)
 			return EXIT_USAGE;
 		}
 	}
-	if (o->to && TOOL != TOOL_SMDMX) {
-		bool ok = TOOL == TOOL_SMD2DMX ? !strcasecmp(o->to, "dmx") : is_smd_family(o->to);
-		if (!ok) return usage_error("--to %s does not fit this program", o->to);
-	}
 	return EXIT_OK;
+}
+
+/* The command line being read: the options into st, the inputs into inputs (*nin). */
+typedef struct command_line {
+	opt_state st;
+	char **inputs;
+	size_t *nin;
+} command_line;
+
+static int take_option(void *ctx, const cli_option *opt, const char *value, double number)
+{
+	return conv_option(&((command_line *)ctx)->st, opt, value, number);
+}
+
+static int take_input(void *ctx, const char *arg)
+{
+	command_line *l = ctx;
+	l->inputs[(*l->nin)++] = (char *)arg;
+	return -1;
 }
 
 /* The options and inputs (into inputs, *nin): -1 to go on, else the exit status (--help,
  * --version, a usage error). A --target fills in the encoding and model format not given. */
-static int read_command_line(opt_state *st, char **inputs, size_t *nin)
+static int read_command_line(command_line *l, int argc, char **argv)
 {
-	bool options_done = false;
-	st->rc = -1;
-	for (st->i = 0; st->i < st->argc && st->rc < 0; st->i++) {
-		const char *a = st->argv[st->i];
-		const char *v = st->i + 1 < st->argc ? st->argv[st->i + 1] : NULL;
-		if (options_done || a[0] != '-' || !strcmp(a, "-")) {
-			inputs[(*nin)++] = st->argv[st->i];
-		} else if (!strcmp(a, "--")) {
-			options_done = true;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			print_help(stdout);
-			st->rc = EXIT_OK;
-		} else if (!strcmp(a, "--version")) {
-			os_printf(stdout, "%s %s\n", NAME, SMDMX_VERSION_STRING);
-			st->rc = EXIT_OK;
-		} else if (!batch_option(st, a, v) && !format_option(st, a, v)) {
-			st->rc = usage_error("unknown option '%s'", a);
-		}
-	}
-	if (st->rc >= 0) return st->rc;
-	return apply_target(st) ? -1 : st->rc;
+	opt_reader r = { COMMAND, argc, argv, take_option, take_input, l };
+	int rc = opt_read(&r);
+	if (rc >= 0) return rc;
+	return apply_target(&l->st) ? -1 : EXIT_USAGE;
 }
 
 /* The conversion command line: options and inputs, then the batch. */
@@ -209,15 +108,10 @@ int convert_main(int argc, char **argv)
 	char **inputs = malloc((size_t)(argc > 0 ? argc : 1) * sizeof(char *));
 	size_t nin = 0;
 	if (!inputs) return EXIT_FAILED;
-	opt_state st;
-	memset(&st, 0, sizeof(st));
-	st.o = &o;
-	st.argc = argc;
-	st.argv = argv;
-	st.hint = " (try '" NAME " --help')";
-	int rc = read_command_line(&st, inputs, &nin);
+	command_line l = { { &o, COMMAND, false, false, false, NULL }, inputs, &nin };
+	int rc = read_command_line(&l, argc, argv);
 	const char *problem = rc < 0 ? conflicting_options(&o, inputs, nin) : NULL;
-	if (problem) rc = usage_error("%s", problem);
+	if (problem) rc = usage_of(COMMAND, "%s", problem);
 	if (rc < 0 && output_fits(&o) != EXIT_OK) rc = EXIT_USAGE;
 	if (rc >= 0) {
 		free(inputs);
@@ -242,20 +136,31 @@ static bool stdout_write(void *user, const void *data, size_t size)
 	return os_write_text(stdout, data, size);
 }
 
+typedef struct dump_args {
+	const char *in;
+	bool full;
+} dump_args;
+
+static int dump_option(void *ctx, const cli_option *opt, const char *value, double number)
+{
+	(void)value, (void)number;
+	((dump_args *)ctx)->full = opt->id == OP_FULL;
+	return -1;
+}
+
+static int dump_input(void *ctx, const char *arg)
+{
+	return one_input(&((dump_args *)ctx)->in, CMD_DUMP, arg);
+}
+
 static int cmd_dump(int argc, char **argv)
 {
-	const char *in = NULL;
-	bool full = false;
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--full")) full = true;
-		else if (!strcmp(argv[i], "--help")) {
-			os_printf(stdout, "%s\n", "usage: smdmx dump FILE.dmx [--full]\nLists a DMX file's elements and attributes; arrays are shortened unless --full.");
-			return EXIT_OK;
-		} else if (argv[i][0] == '-' && argv[i][1]) return usage_error("unknown option '%s'", argv[i]);
-		else if (!in) in = argv[i];
-		else return usage_error("more than one input ('%s')", argv[i]);
-	}
-	if (!in) return usage_error("dump needs a file");
+	dump_args args = { NULL, false };
+	opt_reader r = { CMD_DUMP, argc, argv, dump_option, dump_input, &args };
+	int rc = opt_read(&r);
+	if (rc >= 0) return rc;
+	const char *in = args.in;
+	if (!in) return usage_of(CMD_DUMP, "dump needs a file");
 	smdmx_error err;
 	smdmx_warnings w = { 0 };
 	smdmx_dm *dm = cli_read_dmx(in, NULL, &err, &w);
@@ -265,7 +170,7 @@ static int cmd_dump(int argc, char **argv)
 	os_puts(d.text ? d.text : "", stderr);
 	diag_free(&d);
 	if (!dm) return EXIT_FAILED;
-	bool ok = smdmx_dm_dump(dm, full, stdout_write, NULL, &err);
+	bool ok = smdmx_dm_dump(dm, args.full, stdout_write, NULL, &err);
 	smdmx_dm_free(dm);
 	if (fflush(stdout) != 0) ok = false;
 	if (!ok) os_printf(stderr, "%s: error: cannot write the dump\n", NAME);
@@ -277,12 +182,12 @@ static int run(int argc, char **argv)
 {
 #if !defined(SMDMX_TOOL_SMD2DMX) && !defined(SMDMX_TOOL_DMX2SMD)
 	if (argc < 2) {
-		print_help(stderr);
+		opt_print_help(CMD_SMDMX, stderr);
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-		print_help(stdout);
+		opt_print_help(CMD_SMDMX, stdout);
 		return EXIT_OK;
 	}
 	if (!strcmp(cmd, "--version")) {
@@ -297,7 +202,7 @@ static int run(int argc, char **argv)
 	if (!strcmp(cmd, "diff")) return cmd_diff(argc - 2, argv + 2);
 	if (!strcmp(cmd, "check")) return cmd_check(argc - 2, argv + 2);
 	if (!strcmp(cmd, "qc")) return cmd_qc(argc - 2, argv + 2);
-	return usage_error("unknown command '%s'", cmd);
+	return usage_of(CMD_SMDMX, "unknown command '%s'", cmd);
 #else
 	if (argc < 2) {
 		os_printf(stderr, "usage: %s [options] INPUT... [-o OUT | -d DIR] (try '%s --help')\n", NAME, NAME);
@@ -338,7 +243,7 @@ int main(int argc, char **argv)
 	int rc;
 	if (all_paths(argc, argv)) rc = run_dropped(argc, argv, convert_main);
 	else if (argc < 2) {
-		print_help(stdout);
+		opt_print_help(TOOL == TOOL_SMDMX ? CMD_SMDMX : COMMAND, stdout);
 		os_printf(stdout, "\n%s\n", dropped_help());
 		rc = EXIT_OK;
 	} else rc = run(argc, argv);

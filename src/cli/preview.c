@@ -63,109 +63,77 @@ static void draw_one(void *ctx, size_t i)
 	pic->ok = ok;
 }
 
-static const char preview_help[] =
-	"usage: smdmx preview FILE [FILE.vta]... [-o OUT.png | -d DIR] [options]\n"
-	"Draws a picture of each model (an SMD with its VTA after it, a DMX, or a QC's $model) as\n"
-	"PNG: shaded polygons lit from the viewer, each material in its own colour, Source's Z up,\n"
-	"the model framed to fit. Without -o or -d, FILE.png beside each FILE ('-': standard input,\n"
-	"drawn to standard output; -o - writes any picture there).\n"
-	"  --views V       front, side, top, three-quarter (the default) or all (four in one picture)\n"
-	"  --size N        pixels of one view's square, 16 to 4096 (default 512)\n"
-	"  --skeleton      the bones as lines over the mesh\n"
-	"  --shape NAME    the mesh with that flex shape applied; --shapes: a sheet of every shape\n"
-	"  --clip NAME     the mesh posed by that clip, skinned by its weights, at --frame N (0)\n"
-	"  --uv            the UV layout of each material in the unit square, V up\n"
-	"  --model NAME    of a QC, that $model or body part alone (default: the whole model, every\n"
-	"                  $body, $model and the first choice of each $bodygroup)\n"
-	"  --bodygroup PART=CHOICE  of a QC, that choice of a $bodygroup (its number from 0, blank,\n"
-	"                  or its file's name); given again for another\n"
-	"  --name NAME     the name of a model read from standard input (default: stdin)\n"
-	"  -f              replace pictures that are there; -j N pictures at once; -q quiet\n"
-	"Exit codes: 0 every picture written, 1 a file failed, 2 a usage error.";
+#define preview_usage(...) usage_of(CMD_PREVIEW, __VA_ARGS__)
 
-static int preview_usage(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
-static int preview_usage(const char *fmt, ...)
+/* The command line of smdmx preview being read. */
+typedef struct preview_args {
+	preview *p;
+	const char **out, **dir;
+	bool frame_given, views_given;
+} preview_args;
+
+static int preview_option(void *ctx, const cli_option *opt, const char *v, double n)
 {
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	say("smdmx", "error", "%s (try 'smdmx preview --help')", msg);
-	return EXIT_USAGE;
+	preview_args *a = ctx;
+	preview *p = a->p;
+	switch (opt->id) {
+	case OP_OUT: *a->out = v; break;
+	case OP_OUTDIR: *a->dir = v; break;
+	case OP_VIEWS:
+		p->ro.view = sm_view_find(v);
+		a->views_given = true;
+		break;
+	case OP_SIZE: p->ro.size = (uint32_t)n; break;
+	case OP_FRAME:
+		p->ro.frame = (int64_t)n;
+		a->frame_given = true;
+		break;
+	case OP_JOBS: p->o.jobs = (unsigned)n; break;
+	case OP_SHAPE: p->ro.shape = v; break;
+	case OP_CLIP: p->ro.clip = v; break;
+	case OP_MODEL: p->model = v; break;
+	case OP_BODYGROUP: {
+		const char **g = have(realloc(p->o.bodygroups, (p->o.bodygroup_count + 1) * sizeof(*g)));
+		p->o.bodygroups = g;
+		g[p->o.bodygroup_count++] = v;
+		break;
+	}
+	case OP_NAME: stdin_name = v; break;
+	case OP_SKELETON: p->ro.skeleton = true; break;
+	case OP_SHAPES: p->ro.shapes = true; break;
+	case OP_UV: p->ro.uv = true; break;
+	case OP_FORCE: p->o.force = true; break;
+	case OP_QUIET: p->o.quiet = true; break;
+	default: break;
+	}
+	return -1;
 }
 
-static bool number_arg(const char *v, double lo, double hi, double *out)
+static int preview_input(void *ctx, const char *a)
 {
-	char *end = NULL;
-	double n = strtod(v, &end);
-	if (!*v || *end || !(n >= lo && n <= hi) || n != (double)(long long)n) return false;
-	*out = n;
-	return true;
+	preview *p = ((preview_args *)ctx)->p;
+	if (p->count && !strcasecmp(os_path_extension(a), "vta") && strcasecmp(os_path_extension(p->pics[p->count - 1].in), "vta") &&
+	    !p->pics[p->count - 1].vta) {
+		p->pics[p->count - 1].vta = a; /* an SMD's shapes: the VTA given after it */
+		return -1;
+	}
+	picture *g = have(realloc(p->pics, (p->count + 1) * sizeof(*g)));
+	p->pics = g;
+	memset(&p->pics[p->count], 0, sizeof(*g));
+	p->pics[p->count++].in = a;
+	return -1;
 }
 
 /* The options of smdmx preview into p and the inputs (FILE and the VTAs after them) into
  * p->pics; -o and -d into out and dir. EXIT_OK, or a usage error. */
 static int preview_options(preview *p, int argc, char **argv, const char **out, const char **dir)
 {
-	bool frame_given = false, views_given = false;
+	preview_args args = { p, out, dir, false, false };
 	p->ro.view = SM_VIEW_THREE_QUARTER;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		double n;
-		if (value_missing("preview", a, !v,
-		                  (const char *const[]){ "-o", "-d", "--views", "--size", "--shape", "--clip", "--frame", "--model", "--name",
-		                                         "--bodygroup", "-j", NULL }))
-			return EXIT_USAGE;
-		if (!strcmp(a, "--name") && name_refused(v)) return preview_usage("%s", name_refused(v));
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			os_printf(stdout, "%s\n", preview_help);
-			return -1;
-		} else if (!strcmp(a, "-o")) *out = argv[++i];
-		else if (!strcmp(a, "-d")) *dir = argv[++i];
-		else if (!strcmp(a, "--views")) {
-			p->ro.view = sm_view_find(argv[++i]);
-			views_given = true;
-			if (p->ro.view > SM_VIEW_ALL) return preview_usage("--views is front, side, top, three-quarter or all, not '%s'", v);
-		} else if (!strcmp(a, "--size")) {
-			if (!number_arg(argv[++i], SM_RENDER_MIN_SIZE, SM_RENDER_MAX_SIZE, &n))
-				return preview_usage("--size is a whole number of pixels from 16 to 4096, not '%s'", v);
-			p->ro.size = (uint32_t)n;
-		} else if (!strcmp(a, "--frame")) {
-			if (!number_arg(argv[++i], 0, 1e9, &n)) return preview_usage("--frame is a frame number, 0 or more, not '%s'", v);
-			p->ro.frame = (int64_t)n;
-			frame_given = true;
-		} else if (!strcmp(a, "-j") || (!strncmp(a, "-j", 2) && a[2])) {
-			const char *count = a[2] ? a + 2 : argv[++i];
-			if (!number_arg(count, 1, 256, &n)) return preview_usage("-j is a count from 1 to 256, not '%s'", count);
-			p->o.jobs = (unsigned)n;
-		} else if (!strcmp(a, "--shape")) p->ro.shape = argv[++i];
-		else if (!strcmp(a, "--clip")) p->ro.clip = argv[++i];
-		else if (!strcmp(a, "--model")) p->model = argv[++i];
-		else if (!strcmp(a, "--bodygroup")) {
-			const char **g = realloc(p->o.bodygroups, (p->o.bodygroup_count + 1) * sizeof(*g));
-			if (!g) return EXIT_FAILED;
-			p->o.bodygroups = g;
-			g[p->o.bodygroup_count++] = argv[++i];
-		}
-		else if (!strcmp(a, "--name")) stdin_name = argv[++i];
-		else if (!strcmp(a, "--skeleton")) p->ro.skeleton = true;
-		else if (!strcmp(a, "--shapes")) p->ro.shapes = true;
-		else if (!strcmp(a, "--uv")) p->ro.uv = true;
-		else if (!strcmp(a, "-f") || !strcmp(a, "--force")) p->o.force = true;
-		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) p->o.quiet = true;
-		else if (a[0] == '-' && a[1]) return preview_usage("unknown option '%s'", a);
-		else if (p->count && !strcasecmp(os_path_extension(a), "vta") && strcasecmp(os_path_extension(p->pics[p->count - 1].in), "vta") &&
-		         !p->pics[p->count - 1].vta)
-			p->pics[p->count - 1].vta = a; /* an SMD's shapes: the VTA given after it */
-		else {
-			picture *g = realloc(p->pics, (p->count + 1) * sizeof(*g));
-			if (!g) return EXIT_FAILED;
-			p->pics = g;
-			memset(&p->pics[p->count], 0, sizeof(*g));
-			p->pics[p->count++].in = a;
-		}
-	}
+	opt_reader r = { CMD_PREVIEW, argc, argv, preview_option, preview_input, &args };
+	int rc = opt_read(&r);
+	if (rc >= 0) return rc == EXIT_OK ? -1 : rc;
+	bool frame_given = args.frame_given, views_given = args.views_given;
 	if (!p->count) return preview_usage("%s", "preview needs a model file");
 	bool qc = false;
 	for (size_t i = 0; i < p->count; i++) qc = qc || !strcasecmp(os_path_extension(p->pics[i].in), "qc");

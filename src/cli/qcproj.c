@@ -26,48 +26,7 @@ static void list_push(char ***list, size_t *count, char *s)
 
 /* ---- the command ------------------------------------------------------------------------------ */
 
-static int usage(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
-static int usage(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	say_v("smdmx", "error", " (try 'smdmx qc --help')", fmt, ap);
-	va_end(ap);
-	return EXIT_USAGE;
-}
-
-static const char qc_help[] =
-    "usage: smdmx qc IN.qc... --to dmx|smd -d OUTDIR [options]\n"
-    "       smdmx qc -r DIR... --to dmx|smd -d OUTDIR [options]\n"
-    "Converts QC projects: every file a QC and its includes name goes into OUTDIR at its place\n"
-    "below the folder that holds them all, converted (SMD, VTA to DMX, or DMX to SMD and VTA) or\n"
-    "copied, and the QCs and their includes are written there changed only where the conversion\n"
-    "needs it. Several QCs (a library) are one batch into one tree: a file they share is converted\n"
-    "once, an include they share written once.\n\n"
-    "  --to dmx|smd           the format the models end in\n"
-    "  -d OUTDIR              where the projects go (required)\n"
-    "  -r, --recursive        take directories: every .qc below them, in byte order of the names\n"
-    "  --rig qc|dmx           --to dmx: a $model's flexcontroller, %rule and localvar lines stay in\n"
-    "                         the QC with noautodmxrules (qc, the default) or move into its DMX (dmx)\n"
-    "  -f, --force            overwrite existing outputs\n"
-    "  -u, --update           convert only files whose outputs are missing or older than what they\n"
-    "                         are made of (replacing them); QC files are rewritten when they change\n"
-    "  -j N, --jobs N         convert N files at once (default: the number of cores)\n"
-    "  --threads N            threads that read one file in parts (default: the cores over -j)\n"
-    "  -k, --keep-going       write every project whatever fails, which turns on three things: every\n"
-    "                         file converted (a missing one stays named as written), a QC line\n"
-    "                         that cannot be read kept as written, and a file that fails copied\n"
-    "                         unchanged; exit 1 at the end\n"
-    "  --depfile FILE         write a make-style dependency line (outputs: inputs)\n"
-    "  --report FILE.html     a page with a row per QC: its model and the converted one drawn side\n"
-    "                         by side, their counts, the messages and smdmx diff's verdict\n"
-    "  -q, --quiet            no warnings\n"
-    "  -W error, -Werror      treat warnings as errors\n"
-    "  --max-warnings N       warnings shown per file (default 20; 0: all)\n"
-    "  -v, --verbose          a note on each file written\n"
-    "  --target T, --encoding E, --encoding-version N, --model-version N: the DMX written\n"
-    "  --lf                   SMD: LF line ends instead of CRLF\n\n"
-    "exit codes: 0 success, 1 a file was missing, failed or could not be read, 2 a usage error\n";
+#define usage(...) usage_of(CMD_QC, __VA_ARGS__)
 
 /* Every .qc below dir (smdmx_project_files) onto list; false when a folder could not be
  * read (said). */
@@ -84,68 +43,46 @@ static bool find_qcs(const char *dir, char ***list, size_t *count)
 	return ok;
 }
 
-/* What `smdmx qc` was told besides conv_opts: the format, the rig's place, the target and the
- * paths given (QCs or, with -r, directories). */
+/* What `smdmx qc` was told besides conv_opts: the format, the rig's place and the paths
+ * given (QCs or, with -r, directories); st reads the conversions' options into conv_opts. */
 typedef struct qc_command {
+	opt_state st;
 	const char *to, *rig;
 	char **args;
 	size_t arg_count;
-	bool help;
 } qc_command;
 
-/* The conversions' options smdmx qc takes (options.c reads them); -jN too. */
-static bool qc_takes(const char *a)
+static int qc_option(void *ctx, const cli_option *opt, const char *value, double number)
 {
-	static const char *const taken[] = { "-d", "-j", "--jobs", "--threads", "-k", "--keep-going", "-f", "--force", "-u",
-		                             "--update", "-r", "--recursive", "-q", "--quiet", "-v", "--verbose", "-Werror",
-		                             "-W", "--depfile", "--report", "--max-warnings", "--target", "--encoding",
-		                             "--encoding-version", "--model-version", "--lf" };
-	for (size_t i = 0; i < sizeof(taken) / sizeof(*taken); i++)
-		if (!strcmp(a, taken[i])) return true;
-	return !strncmp(a, "-j", 2) && a[2];
+	qc_command *c = ctx;
+	if (opt->id == OP_TO) c->to = value;
+	else if (opt->id == OP_RIG) c->rig = value;
+	else return conv_option(&c->st, opt, value, number);
+	return -1;
 }
 
-/* The options and arguments of `smdmx qc` into o and c; EXIT_USAGE (said) when they do not
- * make a command. */
+static int qc_argument(void *ctx, const char *arg)
+{
+	qc_command *c = ctx;
+	list_push(&c->args, &c->arg_count, (char *)arg);
+	return -1;
+}
+
+/* The options and arguments of `smdmx qc` into o and c: -1 to go on, else the exit status
+ * (--help answered, a usage error said). */
 static int qc_options(int argc, char **argv, conv_opts *o, qc_command *c)
 {
 	c->rig = "qc";
-	opt_state st;
-	memset(&st, 0, sizeof(st));
-	st.o = o;
-	st.argc = argc;
-	st.argv = argv;
-	st.hint = " (try 'smdmx qc --help')";
-	st.rc = -1;
-	for (st.i = 0; st.i < argc && st.rc < 0; st.i++) {
-		const char *a = argv[st.i], *v = st.i + 1 < argc ? argv[st.i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			c->help = true;
-			return EXIT_OK;
-		}
-		if (!strcmp(a, "--to") || !strcmp(a, "--rig")) {
-			if (!v) st.rc = usage("'%s' needs a value", a);
-			else if (!strcmp(a, "--to")) c->to = argv[++st.i];
-			else c->rig = argv[++st.i];
-		} else if (a[0] == '-' && a[1]) {
-			if (!qc_takes(a) || (!batch_option(&st, a, v) && !format_option(&st, a, v))) st.rc = usage("unknown option '%s'", a);
-		} else {
-			char **n = realloc(c->args, (c->arg_count + 1) * sizeof(char *));
-			if (!n) {
-				os_puts("smdmx: error: out of memory\n", stderr);
-				exit(EXIT_FAILED);
-			}
-			c->args = n;
-			c->args[c->arg_count++] = argv[st.i];
-		}
-	}
-	if (st.rc >= 0) return st.rc;
+	c->st.o = o;
+	c->st.command = CMD_QC;
+	opt_reader r = { CMD_QC, argc, argv, qc_option, qc_argument, c };
+	int rc = opt_read(&r);
+	if (rc >= 0) return rc;
 	if (!c->arg_count) return usage("%s", o->recursive ? "-r needs a directory" : "qc needs a QC file");
-	if (!c->to || (strcasecmp(c->to, "dmx") && strcasecmp(c->to, "smd"))) return usage("%s", "--to is dmx or smd");
+	if (!c->to) return usage("%s", "--to is dmx or smd");
 	if (!o->outdir) return usage("%s", "-d OUTDIR is required: the project is written there");
-	if (strcmp(c->rig, "qc") && strcmp(c->rig, "dmx")) return usage("--rig is qc or dmx, not '%s'", c->rig);
 	if (!strcmp(c->rig, "dmx") && strcasecmp(c->to, "dmx")) return usage("%s", "--rig dmx applies to --to dmx");
-	return apply_target(&st) ? EXIT_OK : st.rc;
+	return apply_target(&c->st) ? -1 : EXIT_USAGE;
 }
 
 /* The QCs: those given, and with -r every .qc below the directories given (into dirs). */
@@ -362,11 +299,11 @@ int cmd_qc(int argc, char **argv)
 	qc_command c;
 	memset(&c, 0, sizeof(c));
 	int rc = qc_options(argc, argv, &o, &c);
-	if (c.help) {
-		os_puts(qc_help, stdout);
+	if (rc >= 0) {
 		free(c.args);
-		return EXIT_OK;
+		return rc;
 	}
+	rc = EXIT_OK;
 	char **qcs = NULL, **dirs = NULL;
 	size_t qc_count = 0, dir_count = 0;
 	if (rc == EXIT_OK) rc = collect_qcs(&o, c.args, c.arg_count, &qcs, &qc_count, &dirs, &dir_count);

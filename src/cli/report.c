@@ -68,42 +68,42 @@ bool report_write(report_page *r, const char *path, unsigned workers, bool force
 
 /* ---- smdmx report A_DIR B_DIR -------------------------------------------------------------- */
 
-static const char report_help[] =
-	"usage: smdmx report A_DIR B_DIR -o FILE.html [-j N] [-f] [-q]\n"
-	"Pairs the model files of two trees by their place (a/x.smd with b/x.dmx, the other format\n"
-	"first; X.vta goes with X.smd), draws each side, compares them as smdmx diff does, and writes\n"
-	"an HTML page: a row per pair with both pictures, their counts, what reading them said and\n"
-	"the verdict (differences a known cause explains named as expected); a summary, a search,\n"
-	"filters by state and sorting in the page. A file with no partner is a row of its own. A\n"
-	"report of more than 100 rows keeps its pictures beside the page, in FILE_files/.\n"
-	"Exit codes: 0 the report was written, 1 it could not be, 2 a usage error.";
+/* What smdmx report was told. */
+typedef struct report_args {
+	const char *dirs[2], *out;
+	size_t nd;
+	unsigned jobs;
+	bool force, quiet;
+} report_args;
+
+static int report_option(void *ctx, const cli_option *opt, const char *value, double number)
+{
+	report_args *a = ctx;
+	if (opt->id == OP_OUT) a->out = value;
+	else if (opt->id == OP_JOBS) a->jobs = (unsigned)number;
+	else if (opt->id == OP_FORCE) a->force = true;
+	else if (opt->id == OP_QUIET) a->quiet = true;
+	return -1;
+}
+
+static int report_input(void *ctx, const char *arg)
+{
+	report_args *a = ctx;
+	if (a->nd == 2) return usage_of(CMD_REPORT, "report compares two folders");
+	a->dirs[a->nd++] = arg;
+	return -1;
+}
 
 int cmd_report(int argc, char **argv)
 {
-	const char *dirs[2] = { NULL, NULL }, *out = NULL;
-	unsigned jobs = 0;
-	bool force = false, quiet = false;
-	size_t nd = 0;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			os_printf(stdout, "%s\n", report_help);
-			return EXIT_OK;
-		} else if (value_missing("report", a, i + 1 == argc, (const char *const[]){ "-o", "-j", NULL })) {
-			return EXIT_USAGE;
-		} else if (!strcmp(a, "-o")) out = argv[++i];
-		else if (!strcmp(a, "-j") || (!strncmp(a, "-j", 2) && a[2])) {
-			char *end;
-			long n = strtol(a[2] ? a + 2 : argv[++i], &end, 10);
-			if (*end || n < 1 || n > 256) return say("smdmx", "error", "-j is a count from 1 to 256 (try 'smdmx report --help')"), EXIT_USAGE;
-			jobs = (unsigned)n;
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) force = true;
-		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = true;
-		else if (a[0] == '-' && a[1]) return say("smdmx", "error", "unknown option '%s' (try 'smdmx report --help')", a), EXIT_USAGE;
-		else if (nd < 2) dirs[nd++] = a;
-		else return say("smdmx", "error", "report compares two folders (try 'smdmx report --help')"), EXIT_USAGE;
-	}
-	if (nd != 2 || !out) return say("smdmx", "error", "report needs two folders and -o FILE.html (try 'smdmx report --help')"), EXIT_USAGE;
+	report_args args = { { NULL, NULL }, NULL, 0, 0, false, false };
+	opt_reader reader = { CMD_REPORT, argc, argv, report_option, report_input, &args };
+	int read = opt_read(&reader);
+	if (read >= 0) return read;
+	if (args.nd != 2 || !args.out) return usage_of(CMD_REPORT, "report needs two folders and -o FILE.html");
+	const char **dirs = args.dirs, *out = args.out;
+	unsigned jobs = args.jobs;
+	bool force = args.force, quiet = args.quiet;
 	if (!page_allowed(out, force, "smdmx")) return EXIT_FAILED;
 	smdmx_error err;
 	smdmx_tree_pairs *pairs = smdmx_batch_pair_trees(dirs[0], dirs[1], NULL, &err);
