@@ -162,7 +162,9 @@ for name, f in functions:
         if got[0] == "signal":
             crashed.append(f"{name} (numbers {n}): signal {got[1]}")
 check("no function crashes on NULL pointers", [], crashed)
-fine = {"smdmx_dm_create": "0", "smdmx_scene_new": "0", "smdmx_dmx_read_memory": "4", "smdmx_smd_read_memory": "4"}
+fine = {"smdmx_dm_create": "0", "smdmx_scene_new": "0", "smdmx_dmx_read_memory": "4", "smdmx_smd_read_memory": "4",
+        # options NULL are the defaults, which can be used
+        "smdmx_dmx_write_options_check": "0", "smdmx_model_options_check": "0"}
 usage = lib.SMDMX_ERROR_USAGE
 said = []
 for name, f in functions:

@@ -3,6 +3,8 @@
  * before anything runs; two inputs of one output failed; an option that applies to some jobs
  * said on the others; the first failure stopping the batch; and every allocation of a batch
  * failing in turn. */
+#include <math.h>
+
 #include "util.h"
 #include "project/project_internal.h"
 #include "files.h"
@@ -244,6 +246,79 @@ static void test_refused(void **state)
 	assert_int_equal(b->jobs[0].state, SMDMX_BATCH_NOT_RUN);
 	smdmx_batch_free(b);
 	assert_false(test_exists(at("refused")));
+}
+
+/* Options no writer or reader takes are refused before any work, by the check a caller can
+ * make first (smdmx_convert_options_check), by one conversion, a batch and a QC run: each
+ * says the programs' option, and nothing is read or written. */
+static void test_options_checked(void **state)
+{
+	(void)state;
+	smdmx_error err;
+	smdmx_convert_options c;
+	memset(&c, 0, sizeof(c));
+	assert_true(smdmx_convert_options_check(&c, &err)); /* zero: the defaults */
+	struct {
+		void (*set)(smdmx_convert_options *);
+		const char *message;
+	} cases[] = {
+		{ NULL, "--encoding binary is version 1 to 5 or 9, not 7" },
+		{ NULL, "--scale wants a positive number, not -2" },
+		{ NULL, "--scale wants a positive number, not nan" },
+		{ NULL, "--up-axis is X, Y or Z, not 'Q'" },
+		{ NULL, "--fps wants a positive number, not -30" },
+		{ NULL, "--model-version is 1, 15, 18 or 22, not 11" },
+		{ NULL, "--key-tolerance is a number, 0 or more, not -1" },
+		{ NULL, "no way of conversion 99" },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		memset(&c, 0, sizeof(c));
+		switch (k) {
+		case 0: c.dmx_write.encoding = "binary", c.dmx_write.encoding_version = 7; break;
+		case 1: c.scale = -2; break;
+		case 2: c.scale = NAN; break;
+		case 3: c.up_axis = 'Q'; break;
+		case 4: c.smd_read.frame_rate = -30; break;
+		case 5: c.model_options.model_version = 11; break;
+		case 6: c.model_options.key_tolerance = -1; break;
+		default: c.way = (smdmx_convert_way)99; break;
+		}
+		assert_false(smdmx_convert_options_check(&c, &err));
+		assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+		if (k != 2) assert_string_equal(err.message, cases[k].message); /* a NaN's spelling is the C library's */
+	}
+	/* one conversion: NULL, nothing written */
+	const char *one[1] = { at("in/b.smd") };
+	memset(&c, 0, sizeof(c));
+	c.inputs = one;
+	c.input_count = 1;
+	c.output = at("checked/b.dmx");
+	c.dmx_write.encoding = "binary";
+	c.dmx_write.encoding_version = 7;
+	assert_null(smdmx_convert(&c, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_string_equal(err.message, "--encoding binary is version 1 to 5 or 9, not 7");
+	/* a batch: its status, said once, no job run */
+	smdmx_batch_options o = options(one, 1, at("checked"));
+	o.convert.dmx_write = c.dmx_write;
+	smdmx_batch *b = smdmx_batch_convert(&o, &err);
+	assert_non_null(b);
+	assert_int_equal(b->status, SMDMX_ERROR_USAGE);
+	assert_false(b->ok);
+	assert_int_equal(b->message_count, 1);
+	assert_string_equal(b->messages[0].text, "--encoding binary is version 1 to 5 or 9, not 7");
+	assert_int_equal(b->job_count, 0);
+	smdmx_batch_free(b);
+	/* a QC run: NULL, nothing done */
+	smdmx_project_options po;
+	memset(&po, 0, sizeof(po));
+	po.outdir = at("checked");
+	po.model.model_version = 11;
+	const char *qc[1] = { test_path("testdata/qc/face/face.qc") };
+	assert_null(smdmx_projects_convert(qc, 1, NULL, 0, &po, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_string_equal(err.message, "--model-version is 1, 15, 18 or 22, not 11");
+	assert_false(test_exists(at("checked")));
 }
 
 /* Two inputs of one output fail without running, each naming the other; the others convert
@@ -883,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_folder),
 		cmocka_unit_test(test_read_progress),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_options_checked),
 		cmocka_unit_test(test_clash_and_warning),
 		cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_many),

@@ -281,9 +281,28 @@ static void test_writer(void **state)
 	smdmx_dmx_write_options o = { .encoding = "binary", .encoding_version = 5 };
 	assert_false(smdmx_dmx_write(dm, test_sink_write, &s, &o, &err)); /* uint64 needs 9 */
 	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
-	o.encoding_version = 6;
+	o.encoding_version = 6; /* a version binary has not: the options refused, nothing written */
+	assert_false(smdmx_dmx_write_options_check(&o, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_string_equal(err.message, "--encoding binary is version 1 to 5 or 9, not 6");
+	size_t before = s.size;
 	assert_false(smdmx_dmx_write(dm, test_sink_write, &s, &o, &err));
-	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_int_equal(s.size, before);
+	o.encoding_version = 5;
+	assert_true(smdmx_dmx_write_options_check(&o, &err)); /* the options are; the datamodel's uint64 is not */
+	smdmx_dmx_write_options kv = { .encoding = "keyvalues2", .encoding_version = 5 };
+	assert_false(smdmx_dmx_write_options_check(&kv, &err));
+	assert_string_equal(err.message, "--encoding keyvalues2 is version 1 to 4, not 5");
+	kv.encoding = "text";
+	kv.encoding_version = 0;
+	assert_false(smdmx_dmx_write_options_check(&kv, &err));
+	assert_string_equal(err.message, "--encoding is keyvalues2, keyvalues2_flat, binary or binary_seqids, not 'text'");
+	kv.encoding = "binary";
+	kv.format = "two words";
+	assert_false(smdmx_dmx_write_options_check(&kv, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_true(smdmx_dmx_write_options_check(NULL, &err));
 	/* version 9 holds every type but objectid */
 	smdmx_dm *layout = read_path(SMDMX_SOURCE_ROOT "/testdata/kv2/ok/prefix.dmx");
 	test_sink a = { 0 }, b2 = { 0 };
@@ -564,8 +583,8 @@ static void test_seqids_write(void **state)
 	smdmx_dmx_write_options o = { .encoding = "binary_seqids", .encoding_version = 5 };
 	out.size = 0;
 	assert_false(smdmx_dmx_write(dm, test_sink_write, &out, &o, &err));
-	assert_int_equal(err.code, SMDMX_ERROR_ENCODING);
-	assert_string_equal(err.message, "binary_seqids version 5 (9 is written)");
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_string_equal(err.message, "--encoding binary_seqids is version 9 only, not 5");
 	/* a stub numbered 2: the child would take its id */
 	smdmx_dm_free(s);
 	static const char stub_file[] = "<!-- dmx encoding keyvalues2 1 format dmx 1 -->\n"

@@ -111,9 +111,17 @@ typedef struct smdmx_convert_result {
 	                               written, ok is false, and a message may be missing */
 } smdmx_convert_result;
 
+/* Whether o's options can be used, before any work: a way there is, a scale and a frame rate
+ * that are numbers, 0 or more (0: none, the default), an up axis X, Y, Z or none, the DMX
+ * writer's (smdmx_dmx_write_options_check) and the model's (smdmx_model_options_check), one
+ * allocator. False with SMDMX_ERROR_USAGE in error, naming the programs' option
+ * ("--encoding binary is version 1 to 5 or 9, not 7"). smdmx_convert checks them first, and
+ * smdmx_batch_convert and smdmx_projects_convert the same options of theirs. */
+SMDMX_API bool smdmx_convert_options_check(const smdmx_convert_options *o, smdmx_error *error);
+
 /* NULL when nothing was done: memory ran out before any output was put in place
- * (SMDMX_ERROR_OUT_OF_MEMORY) or the call cannot start (no options, no input, no output, an
- * allocator given twice: SMDMX_ERROR_USAGE), error says which; otherwise the result, freed
+ * (SMDMX_ERROR_OUT_OF_MEMORY) or the call cannot start (no options, no input, no output,
+ * options smdmx_convert_options_check refuses: SMDMX_ERROR_USAGE), error says which; otherwise the result, freed
  * with smdmx_convert_result_free (which leaves pending and scene to the caller). Running out
  * of memory in a step (a reader, a writer) fails the conversion as any error does: said in
  * its messages. */

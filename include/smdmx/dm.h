@@ -226,6 +226,13 @@ typedef struct smdmx_dmx_write_options {
  * or 2 when it holds the legacy objectid (which 3 and later do not hold). */
 SMDMX_API int smdmx_dmx_default_version(const smdmx_dm *dm, const char *encoding);
 
+/* Whether options (NULL: the defaults) can be written: an encoding smdmx writes, a version it
+ * has (keyvalues2 1 to 4; binary 1 to 5 or 9; binary_seqids 9; 0 the default), a format name
+ * of one word. False with SMDMX_ERROR_USAGE in error, naming the programs' option
+ * ("--encoding binary is version 1 to 5 or 9, not 7"). smdmx_dmx_write checks them first, as
+ * smdmx_convert, smdmx_batch_convert and smdmx_projects_convert do before any work. */
+SMDMX_API bool smdmx_dmx_write_options_check(const smdmx_dmx_write_options *options, smdmx_error *error);
+
 SMDMX_API bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx_dmx_write_options *options,
                                smdmx_error *error);
 SMDMX_API bool smdmx_dmx_write_file(smdmx_dm *dm, const char *path, const smdmx_dmx_write_options *options,

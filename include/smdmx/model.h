@@ -21,6 +21,11 @@ typedef struct smdmx_model_options {
 	                           components a left-out key may be off by, for smaller files */
 } smdmx_model_options;
 
+/* Whether options (NULL: the defaults) can be used: a model format written (0, 1, 15, 18 or
+ * 22) and a key tolerance that is a number, 0 or more. False with SMDMX_ERROR_USAGE in error,
+ * naming the programs' option. smdmx_model_from_scene checks them first. */
+SMDMX_API bool smdmx_model_options_check(const smdmx_model_options *options, smdmx_error *error);
+
 /* A model (and animation) datamodel from a scene, in the given model format (C, D). More
  * weight links than the format allows (3; 4 in 22) keep their largest, renormalised, with
  * a warning (decision 6). */

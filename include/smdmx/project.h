@@ -154,7 +154,8 @@ typedef struct smdmx_project_run {
 /* The QCs converted into o->outdir (dirs: folders given besides, that the projects' folder
  * holds). NULL when nothing was done: memory ran out before any file was put in place
  * (SMDMX_ERROR_OUT_OF_MEMORY; after, the run says out_of_memory) or the call cannot start
- * (no options, no output folder, no QC: SMDMX_ERROR_USAGE), error says which;
+ * (no options, no output folder, no QC, reading and writing options smdmx_convert_options_check
+ * refuses: SMDMX_ERROR_USAGE), error says which;
  * otherwise the run, freed with smdmx_project_run_free. Files run on o->jobs threads; the call returns when all are done. */
 SMDMX_API smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_count, const char *const *dirs,
                                                     size_t dir_count, const smdmx_project_options *o, smdmx_error *error);

@@ -185,22 +185,14 @@ int conv_option(opt_state *st, const cli_option *opt, const char *v, double num)
 	return -1;
 }
 
-/* The encoding and its version, checked together once every option is read: a version the
- * encoding has not is a usage error, before any file is touched. */
+/* The encoding and its version, checked together once every option is read (the library's
+ * rule, smdmx_dmx_write_options_check): a version the encoding has not is a usage error,
+ * before any file is touched. */
 static bool encoding_versions(opt_state *st)
 {
-	const conv_opts *o = st->o;
-	const char *e = o->dopts.encoding ? o->dopts.encoding : "keyvalues2";
-	int v = o->dopts.encoding_version;
-	if (!v) return true;
-	if (!strcmp(e, "binary_seqids") && v != 9)
-		(void)opt_error(st, "--encoding binary_seqids is version 9 only, not %d", v);
-	else if (!strcmp(e, "binary") && v > 5 && v != 9)
-		(void)opt_error(st, "--encoding binary is version 1 to 5 or 9, not %d", v);
-	else if (strncmp(e, "binary", 6) && v > 4)
-		(void)opt_error(st, "--encoding %s is version 1 to 4, not %d", e, v);
-	else
-		return true;
+	smdmx_error e;
+	if (smdmx_dmx_write_options_check(&st->o->dopts, &e)) return true;
+	(void)opt_error(st, "%s", e.message);
 	return false;
 }
 

@@ -159,18 +159,36 @@ int smdmx_dmx_default_version(const smdmx_dm *dm, const char *encoding)
 	return 5;
 }
 
+bool smdmx_dmx_write_options_check(const smdmx_dmx_write_options *options, smdmx_error *error)
+{
+	SM_ERROR_START(error);
+	if (!options) return true;
+	const char *e = options->encoding ? options->encoding : "keyvalues2";
+	int v = options->encoding_version;
+	bool seqids = strcmp(e, "binary_seqids") == 0, binary = seqids || strcmp(e, "binary") == 0;
+	if (!binary && strcmp(e, "keyvalues2") != 0 && strcmp(e, "keyvalues2_flat") != 0)
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0,
+		               "--encoding is keyvalues2, keyvalues2_flat, binary or binary_seqids, not '%.40s'", e);
+	if (v && seqids && v != 9) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "--encoding binary_seqids is version 9 only, not %d", v);
+	if (v && binary && !seqids && (v < 1 || (v > 5 && v != 9)))
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "--encoding binary is version 1 to 5 or 9, not %d", v);
+	if (v && !binary && (v < 1 || v > 4)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "--encoding %s is version 1 to 4, not %d", e, v);
+	if (options->format && (!*options->format || strpbrk(options->format, " \t\r\n")))
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "format name '%.40s' cannot be written", options->format);
+	return true;
+}
+
 bool smdmx_dmx_write(smdmx_dm *dm, smdmx_write_fn write, void *user, const smdmx_dmx_write_options *options,
                      smdmx_error *error)
 {
 	SM_ERROR_START(error);
 	if (!dm || !write) return sm_fail_null(error, __func__, !dm ? "dm" : "write");
+	if (!smdmx_dmx_write_options_check(options, error)) return false;
 	smdmx_dmx_write_options o;
 	memset(&o, 0, sizeof(o));
 	if (options) o = *options;
 	const char *encoding = o.encoding ? o.encoding : "keyvalues2";
 	bool seqids = strcmp(encoding, "binary_seqids") == 0, binary = seqids || strcmp(encoding, "binary") == 0;
-	if (!binary && strcmp(encoding, "keyvalues2") != 0 && strcmp(encoding, "keyvalues2_flat") != 0)
-		return sm_fail(error, SMDMX_ERROR_ENCODING, 0, 0, "encoding '%s' is not written by this version of smdmx", encoding);
 	sm_alloc a;
 	sm_alloc_init(&a, &o.allocator);
 	sm_out *out = sm_malloc(&a, sizeof(sm_out));

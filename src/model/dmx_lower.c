@@ -828,7 +828,7 @@ static bool lower_all(lower *l)
 }
 
 /* The model format options ask for (18 when they do not say), 0 with the error set when it
- * is none written. */
+ * is none written (a DMX's own format carried over: said as the file's, not as an option). */
 static int model_format(const smdmx_model_options *o, smdmx_error *error)
 {
 	int format = o && o->model_version ? o->model_version : 18;
@@ -837,12 +837,24 @@ static int model_format(const smdmx_model_options *o, smdmx_error *error)
 	return 0;
 }
 
+bool smdmx_model_options_check(const smdmx_model_options *o, smdmx_error *error)
+{
+	SM_ERROR_START(error);
+	int format = o && o->model_version ? o->model_version : 18;
+	if (format != 1 && format != 15 && format != 18 && format != 22)
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "--model-version is 1, 15, 18 or 22, not %d", format);
+	if (o && !(o->key_tolerance >= 0 && isfinite(o->key_tolerance)))
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "--key-tolerance is a number, 0 or more, not %g", o->key_tolerance);
+	return true;
+}
+
 smdmx_dm *smdmx_model_from_scene(const smdmx_scene *scene, const smdmx_model_options *options, smdmx_error *error,
                                  smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
 	sm_warnings_start(warnings, options ? &options->allocator : NULL);
-	if (!model_format(options, error) || !smdmx_scene_validate(scene, error)) return NULL;
+	if (!model_format(options, error) || !smdmx_model_options_check(options, error) || !smdmx_scene_validate(scene, error))
+		return NULL;
 	return sm_model_from_valid_scene(scene, options, error, warnings);
 }
 

@@ -417,7 +417,7 @@ smdmx_batch *smdmx_batch_convert(const smdmx_batch_options *o, smdmx_error *erro
 	b->own_hooks = sm_budget_start(&b->own, &b->conv.allocator);
 	sm_alloc_init(&b->mem, &b->own_hooks);
 	b->said.mem = &b->mem;
-	bool planned = bt_make_plan(b) && bt_check_options(b);
+	bool planned = bt_options_valid(b) && bt_make_plan(b) && bt_check_options(b);
 	if (planned && o->update) bt_plan_update(b);
 	b->pubjobs = pj_calloc(&b->mem, b->count ? b->count : 1, sizeof(smdmx_batch_job));
 	if (!b->pubjobs || b->oom || sm_budget_ran_out(&b->own)) return out_of_memory(b, error);

@@ -421,13 +421,17 @@ static const char *why_not(unsigned opt, smdmx_convert_way w)
 
 /* Each option given against the jobs: one that applies to none of them is a usage error
  * (nothing converted); one that applies to some is a warning on each of the others. */
+bool bt_options_valid(batch *b)
+{
+	smdmx_error e;
+	if (smdmx_convert_options_check(&b->o->convert, &e)) return true;
+	pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "%s", e.message);
+	return false;
+}
+
 bool bt_check_options(batch *b)
 {
 	const smdmx_batch_options *o = b->o;
-	if (pj_allocator_twice(&o->convert)) {
-		pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "%s", PJ_ALLOCATOR_TWICE);
-		return false;
-	}
 	if (o->qc && o->program == SMDMX_BATCH_SMD2DMX) return true; /* checked with the QC */
 	size_t to_smd = 0;
 	for (size_t i = 0; i < b->count; i++) to_smd += bt_job_way(b, &b->jobs[i]) == SMDMX_CONVERT_DMX_TO_SMD;

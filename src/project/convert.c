@@ -2,6 +2,7 @@
  * converted, its outputs written all or nothing; what it says kept as messages. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -460,6 +461,22 @@ static void run_free(cv_run *r, char **written, size_t written_count, smdmx_scen
 	sm_free(&r->mem, r->deps, r->dep_count * sizeof(char *));
 }
 
+bool smdmx_convert_options_check(const smdmx_convert_options *o, smdmx_error *error)
+{
+	SM_ERROR_START(error);
+	if (!o) return sm_fail_null(error, __func__, "o");
+	if ((unsigned)o->way > (unsigned)SMDMX_CONVERT_QC_SCENE)
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no way of conversion %d", (int)o->way);
+	if (!(o->scale >= 0 && isfinite(o->scale)))
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "--scale wants a positive number, not %g", o->scale);
+	if (o->up_axis && o->up_axis != 'X' && o->up_axis != 'Y' && o->up_axis != 'Z')
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "--up-axis is X, Y or Z, not '%c'", o->up_axis);
+	if (!(o->smd_read.frame_rate >= 0 && isfinite(o->smd_read.frame_rate)))
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "--fps wants a positive number, not %g", o->smd_read.frame_rate);
+	if (pj_allocator_twice(o)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s", PJ_ALLOCATOR_TWICE);
+	return smdmx_dmx_write_options_check(&o->dmx_write, error) && smdmx_model_options_check(&o->model_options, error);
+}
+
 smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error *error)
 {
 	SM_ERROR_START(error);
@@ -469,7 +486,7 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	}
 	for (size_t i = 0; i < o->input_count; i++)
 		if (!o->inputs || !o->inputs[i]) return sm_fail_null(error, __func__, "an input"), NULL;
-	if (pj_allocator_twice(o)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s", PJ_ALLOCATOR_TWICE), NULL;
+	if (!smdmx_convert_options_check(o, error)) return NULL;
 	cv_run r;
 	memset(&r, 0, sizeof(r));
 	r.o = o;

@@ -488,6 +488,14 @@ smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_coun
 	}
 	if (!qcs || (!dirs && dir_count)) return sm_fail_null(error, __func__, !qcs ? "qcs" : "dirs"), NULL;
 	if (project_allocator_twice(o)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s", PJ_PROJECT_ALLOCATOR_TWICE), NULL;
+	/* the conversions' options, as smdmx_convert checks them (their allocators checked above) */
+	smdmx_convert_options conv;
+	memset(&conv, 0, sizeof(conv));
+	conv.smd_read.frame_rate = o->smd_read.frame_rate;
+	conv.dmx_write = o->dmx_write;
+	conv.model_options = o->model;
+	conv.dmx_write.allocator = conv.model_options.allocator = (smdmx_allocator){ 0 };
+	if (!smdmx_convert_options_check(&conv, error)) return NULL;
 	/* the run itself in the caller's memory, counted in its budget; all else in the budget */
 	sm_alloc home;
 	sm_alloc_init(&home, &o->allocator);
