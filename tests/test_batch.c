@@ -309,6 +309,13 @@ static void test_options_checked(void **state)
 	assert_string_equal(b->messages[0].text, "--encoding binary is version 1 to 5 or 9, not 7");
 	assert_int_equal(b->job_count, 0);
 	smdmx_batch_free(b);
+	/* the biggest first is a setting of its own, and goes with keep_going alone */
+	o = options(one, 1, at("checked"));
+	o.biggest_first = true;
+	b = smdmx_batch_convert(&o, &err);
+	assert_int_equal(b->status, SMDMX_ERROR_USAGE);
+	assert_string_equal(b->messages[0].text, "biggest_first without keep_going: the jobs go in input order, the first failure stopping them");
+	smdmx_batch_free(b);
 	/* a QC run: NULL, nothing done */
 	smdmx_project_options po;
 	memset(&po, 0, sizeof(po));
@@ -318,6 +325,11 @@ static void test_options_checked(void **state)
 	assert_null(smdmx_projects_convert(qc, 1, NULL, 0, &po, &err));
 	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
 	assert_string_equal(err.message, "--model-version is 1, 15, 18 or 22, not 11");
+	po.model.model_version = 0;
+	po.copy_failed = true; /* a setting of its own, that goes with keep_going alone */
+	assert_null(smdmx_projects_convert(qc, 1, NULL, 0, &po, &err));
+	assert_int_equal(err.code, SMDMX_ERROR_USAGE);
+	assert_string_equal(err.message, "copy_failed without keep_going: the first failure stops the run, nothing is copied in its place");
 	assert_false(test_exists(at("checked")));
 }
 

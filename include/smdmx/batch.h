@@ -101,7 +101,13 @@ typedef struct smdmx_batch_options {
 	const char *stdin_name;     /* the name of the model read from standard input; NULL: "stdin" */
 	bool update;                /* only jobs whose output is missing or older than what they read
 	                               run, and replace it */
-	bool keep_going;            /* every job runs whatever fails, the biggest first */
+	bool keep_going;            /* every job runs whatever fails (else the first failure stops
+	                               the batch, outputs put in place in input order) */
+	bool biggest_first;         /* with keep_going and more than one job at once: the jobs start
+	                               biggest first, so that no large file is left to run alone at
+	                               the end; the outputs and messages are the same, only the time
+	                               differs (without keep_going: a usage error, the jobs going in
+	                               input order) */
 	unsigned jobs;              /* jobs at once (at most SMDMX_PROJECT_JOBS_MAX); 0: the cores */
 	unsigned threads;           /* threads reading one file; 0: the cores over the jobs */
 	unsigned given;             /* SMDMX_BATCH_GIVEN_* */

@@ -68,7 +68,7 @@ typedef struct smdmx_project_options {
 	                               kept as written, not the QC (smdmx_qc_read_options.keep_going) */
 	bool copy_failed;           /* with keep_going: a file whose conversion fails is copied
 	                               unchanged into the output tree, and its QC lines keep naming it
-	                               (`smdmx qc -k` sets all three) */
+	                               (`smdmx qc -k` sets all three); without: a usage error */
 	bool warnings_fail;         /* a file whose conversion warns fails (-W error) */
 	unsigned jobs;              /* files converted at once; 0: the cores */
 	unsigned threads;           /* threads that read one file in parts; 0: the cores over jobs */

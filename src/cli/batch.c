@@ -173,7 +173,7 @@ static bool options_of(const conv_opts *o, char **inputs, size_t input_count, sm
 	bo->qc = o->tool == TOOL_SMD2DMX ? o->qc : NULL;
 	bo->stdin_name = stdin_name;
 	bo->update = o->update;
-	bo->keep_going = o->keep_going;
+	bo->keep_going = bo->biggest_first = o->keep_going; /* -k: both (its help says so) */
 	bo->jobs = o->jobs;
 	bo->threads = o->threads;
 	bo->given = o->given;

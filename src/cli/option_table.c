@@ -65,8 +65,10 @@ static const cli_option options[] = {
 	  "number of cores over\nthe files converted at once; the output is the same at any count)",
 	  "One big file gets them all and a batch of many gets one each. Outputs, errors and warnings are the same for every N." },
 	{ CONV, OP_KEEP_GOING, "-k --keep-going", NULL, FLAG, SEC_IO, NULL,
-	  "convert what can be converted; exit 1 at the end if any failed",
-	  "Without it, the first failure stops the batch." },
+	  "convert what can be converted, the biggest files first; exit 1 at\nthe end if any failed",
+	  "Without it, the first failure stops the batch: the files go in input order, and none after a failed one is "
+	  "put in place. The biggest first only saves time (no large file left to run alone at the end): outputs and "
+	  "messages are the same." },
 	{ CMD_QC, OP_KEEP_GOING, "-k --keep-going", NULL, FLAG, SEC_IO, NULL,
 	  "write every project whatever fails, which turns on three things: every\nfile converted (a missing one stays "
 	  "named as written), a QC line\nthat cannot be read kept as written, and a file that fails copied\nunchanged; "

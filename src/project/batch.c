@@ -245,9 +245,9 @@ static bool run_jobs(batch *b)
 	b->deferred = b->count > 1;
 	b->group = pj_malloc(&b->mem, (b->count ? b->count : 1) * sizeof(size_t));
 	b->wait = pj_malloc(&b->mem, (b->count ? b->count : 1) * sizeof(size_t));
-	/* With keep_going, several workers start the biggest first, so that no large file is left
-	 * to run alone at the end; without, the inputs go in order. */
-	if (workers > 1 && !b->ordered) b->order = bt_sorted(b, bt_by_size);
+	/* biggest_first (with keep_going): several workers start the biggest first, so that no
+	 * large file is left to run alone at the end; else the inputs go in order. */
+	if (workers > 1 && !b->ordered && o->biggest_first) b->order = bt_sorted(b, bt_by_size);
 	else if ((b->order = pj_malloc(&b->mem, (b->count ? b->count : 1) * sizeof(size_t))))
 		for (size_t i = 0; i < b->count; i++) b->order[i] = i;
 	if (!b->lock || (b->ordered && !b->moved) || !b->order || !b->group || !b->wait) return false;

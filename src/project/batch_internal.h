@@ -82,8 +82,9 @@ extern const char *const bt_given_names[SMDMX_BATCH_GIVEN_COUNT];
 
 /* ---- batch_plan.c ---- */
 
-/* The conversions' options as smdmx_convert_options_check takes them (an encoding's
- * version, a model format, one allocator...); false: a usage error, said, before any walk. */
+/* The batch's options that go together (biggest_first with keep_going) and the conversions'
+ * as smdmx_convert_options_check takes them (an encoding's version, a model format, one
+ * allocator...); false: a usage error, said, before any walk. */
 bool bt_options_valid(batch *b);
 /* The jobs of the inputs (a QC's one job; folders walked; a VTA with its SMD), their outputs
  * named and the ones that would write one file twice failed; false: a usage error, said. */

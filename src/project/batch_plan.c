@@ -424,6 +424,11 @@ static const char *why_not(unsigned opt, smdmx_convert_way w)
 bool bt_options_valid(batch *b)
 {
 	smdmx_error e;
+	if (b->o->biggest_first && !b->o->keep_going) {
+		pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "%s",
+		         "biggest_first without keep_going: the jobs go in input order, the first failure stopping them");
+		return false;
+	}
 	if (smdmx_convert_options_check(&b->o->convert, &e)) return true;
 	pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "%s", e.message);
 	return false;

@@ -496,6 +496,10 @@ smdmx_project_run *smdmx_projects_convert(const char *const *qcs, size_t qc_coun
 	conv.model_options = o->model;
 	conv.dmx_write.allocator = conv.model_options.allocator = (smdmx_allocator){ 0 };
 	if (!smdmx_convert_options_check(&conv, error)) return NULL;
+	if (o->copy_failed && !o->keep_going)
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s",
+		               "copy_failed without keep_going: the first failure stops the run, nothing is copied in its place"),
+		       NULL;
 	/* the run itself in the caller's memory, counted in its budget; all else in the budget */
 	sm_alloc home;
 	sm_alloc_init(&home, &o->allocator);
