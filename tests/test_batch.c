@@ -527,7 +527,7 @@ static void test_out_of_memory(void **state)
 	 * (its outputs by its conversion, whose list the job keeps) */
 	for (int one = 0; one < 2; one++) {
 	const char *in[1] = { one ? at("in/a.smd") : at("in") };
-	size_t failures = 0, nothing_done = 0, placed_after = 0;
+	size_t failures = 0, nothing_done = 0, placed_after = 0, lost_some = 0;
 	/* (with a stride, the last allocations, those after the files are in place, each in turn
 	 * once the stride has passed them) */
 	size_t step = SWEEP_STRIDE;
@@ -546,6 +546,11 @@ static void test_out_of_memory(void **state)
 		size_t left = temporaries(at("sweep"));
 		if (left) fail_msg("allocation %zu failing left %zu temporary files", n, left);
 		bool ok = b && b->ok;
+		/* a message memory could not hold is counted, and only a batch that ran out loses one */
+		size_t lost = b ? b->messages_lost : 0;
+		for (size_t i = 0; b && i < b->job_count; i++) lost += b->jobs[i].messages_lost;
+		if (lost && !b->out_of_memory) fail_msg("allocation %zu failing: %zu messages lost, and the batch did not run out", n, lost);
+		lost_some += lost > 0;
 		if (b && b->out_of_memory) {
 			/* files were in place when memory ran out: the batch says so, and which they are,
 			 * every one of them */
@@ -590,11 +595,13 @@ static void test_out_of_memory(void **state)
 		failures++;
 		if (n > 100000) fail_msg("no end to the sweep");
 	}
-	print_message("%s: allocations failed in turn: %zu (%zu ending the batch before any file was in place, %zu after)\n",
-	              one ? "one file" : "a folder", failures, nothing_done, placed_after);
+	print_message("%s: allocations failed in turn: %zu (%zu ending the batch before any file was in place, %zu after, "
+	              "%zu of those with messages lost)\n",
+	              one ? "one file" : "a folder", failures, nothing_done, placed_after, lost_some);
 	assert_true(failures > 30 / SWEEP_STRIDE);
 	assert_true(nothing_done > 0);
 	assert_true(placed_after > 0);
+	assert_true(lost_some > 0); /* (the notes said after the files are in place) */
 	}
 }
 

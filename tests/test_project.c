@@ -409,7 +409,7 @@ static bool test_file_exists(const char *path)
 }
 
 /* Runs that ran out once files were in place (out_of_memory), over all sweeps. */
-static size_t placed_after;
+static size_t placed_after, lost_after;
 
 /* A run that ran out once files were in place: it says so, and the files there (but the
  * folder's record) are exactly those it lists, each once. */
@@ -430,6 +430,7 @@ static void check_placed(const smdmx_project_run *run, const smdmx_error *err, c
 	if (strstr(list, ".smdmx-written")) there--;
 	if (listed != there) fail_msg("allocation %zu failing: %zu files there (%s), %zu listed", n, there, list, listed);
 	placed_after++;
+	lost_after += run->messages_lost > 0;
 }
 
 static void sweep(const char *const *qcs, size_t count, bool to_smd, bool keep_going, bool want_ok, size_t *failures)
@@ -456,6 +457,8 @@ static void sweep(const char *const *qcs, size_t count, bool to_smd, bool keep_g
 		}
 		if (run) {
 			bool ok = run->ok;
+			/* only a run that ran out loses a message */
+			if (run->messages_lost) fail_msg("allocation %zu failing: %zu messages lost, the run whole", n, run->messages_lost);
 			smdmx_project_run_free(run);
 			if (ok != want_ok) fail_msg("allocation %zu failing: a run that failed without saying out of memory", n);
 			if (run_memory.live != before) fail_msg("the run freed left %lld bytes", run_memory.live - before);
@@ -615,9 +618,10 @@ static void test_out_of_memory(void **state)
 		free(missing[i]);
 	}
 	print_message("allocations failed in turn: %zu, %zu back to SMD, %zu of a library, %zu with files missing; %zu of them "
-	              "once files were in place, each listing them\n",
-	              failures, back_failures, lib_failures, missing_failures, placed_after);
+	              "once files were in place, each listing them (%zu counting messages lost)\n",
+	              failures, back_failures, lib_failures, missing_failures, placed_after, lost_after);
 	assert_true(placed_after > 0);
+	assert_true(lost_after > 0);
 }
 
 int main(void)

@@ -75,6 +75,7 @@ typedef struct smdmx_batch_job {
 	smdmx_batch_state state;
 	const smdmx_message *messages; /* in the order a program prints them */
 	size_t message_count;
+	size_t messages_lost;       /* its messages memory could not hold (out of memory; else 0) */
 	const char *const *written; /* the files put in place (up to date: its output) */
 	size_t written_count;
 	const char *const *deps;    /* more files read (a QC's includes, its models and VTAs) */
@@ -135,11 +136,13 @@ struct smdmx_batch {
 	size_t up_to_date, failed, not_run;
 	const smdmx_message *messages; /* the batch's own (path NULL), said after the jobs' */
 	size_t message_count;
+	size_t messages_lost;       /* the batch's own that memory could not hold (each job's: its
+	                               messages_lost) */
 	bool broken_pipe;           /* standard output's reader went away (a program ends quietly) */
 	bool out_of_memory;         /* memory ran out once files were in place (status
 	                               SMDMX_ERROR_OUT_OF_MEMORY, ok false): the jobs' written lists
-	                               say which are, whole; no more were put in place after, and a
-	                               message may be missing */
+	                               say which are, whole; no more were put in place after; the
+	                               messages memory could not hold are counted (messages_lost) */
 };
 
 /* NULL only when nothing was done: memory ran out before any file was put in place

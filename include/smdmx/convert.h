@@ -108,7 +108,8 @@ typedef struct smdmx_convert_result {
 	                               beside it that includes it); else at rest */
 	bool broken_pipe;           /* standard output's reader went away (a program ends quietly) */
 	bool out_of_memory;         /* memory ran out once the outputs were in place: they are in
-	                               written, ok is false, and a message may be missing */
+	                               written, ok is false */
+	size_t messages_lost;       /* messages memory could not hold (out of memory; else 0) */
 } smdmx_convert_result;
 
 /* Whether o's options can be used, before any work: a way there is, a scale and a frame rate

@@ -129,6 +129,8 @@ typedef struct smdmx_project_run {
 	bool ok;                    /* every QC read, every file found and done, every QC written */
 	const smdmx_message *messages; /* the run's own, in order (a usage problem, the record) */
 	size_t message_count;
+	size_t messages_lost;       /* messages memory could not hold, the run's own and every QC's
+	                               and file's (out of memory; else 0) */
 	const smdmx_project_qc *qcs; /* every QC given (one given twice, once), in that order */
 	size_t qc_count;
 	const smdmx_project_file *files; /* in the order planned */
@@ -146,9 +148,9 @@ typedef struct smdmx_project_run {
 	bool out_of_memory;         /* memory ran out once files were in place (status
 	                               SMDMX_ERROR_OUT_OF_MEMORY, ok false): the files' and QCs'
 	                               written lists (and qc_written) say which are, whole; the
-	                               steps after did not run, inputs may be short, a message may
-	                               be missing, and the folder's record of what it wrote was not
-	                               updated */
+	                               steps after did not run, inputs may be short (messages
+	                               memory could not hold are counted: messages_lost), and the
+	                               folder's record of what it wrote was not updated */
 } smdmx_project_run;
 
 /* The QCs converted into o->outdir (dirs: folders given besides, that the projects' folder

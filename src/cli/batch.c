@@ -244,7 +244,11 @@ int batch_main(conv_opts *o, char **inputs, size_t input_count)
 		    m->text, werror ? " (-W error)" : "");
 	}
 	/* memory ran out once files were in place: those stay (their jobs say so), the rest not */
+	size_t lost = b->messages_lost;
+	for (size_t i = 0; i < b->job_count; i++) lost += b->jobs[i].messages_lost;
 	if (b->out_of_memory) say(o->name, "error", "%s: the batch stopped; the files written stay", err.message);
+	if (lost) say(o->name, "error", "%zu message%s not shown: memory could not hold %s", lost, lost == 1 ? "" : "s",
+	              lost == 1 ? "it" : "them");
 	if (rc != EXIT_USAGE && !b->out_of_memory) {
 		if (!b->failed && o->depfile && !write_depfile(o, b)) rc = EXIT_FAILED;
 		if (o->report && !report_batch(o, &p, b)) rc = EXIT_FAILED;

@@ -358,6 +358,9 @@ int cmd_qc(int argc, char **argv)
 		rc = run->status == SMDMX_ERROR_USAGE ? EXIT_USAGE : run->ok ? EXIT_OK : EXIT_FAILED;
 		/* memory ran out once files were in place: those stay, the rest of the run not done */
 		if (run->out_of_memory) say("smdmx", "error", "out of memory: the run stopped; the files written stay");
+		if (run->messages_lost)
+			say("smdmx", "error", "%zu message%s not shown: memory could not hold %s", run->messages_lost,
+			    run->messages_lost == 1 ? "" : "s", run->messages_lost == 1 ? "it" : "them");
 		report(&o, run, &s, rc);
 		if (o.depfile && rc == EXIT_OK) rc = write_qc_depfile(&o, run);
 		/* a usage error converted nothing: no page of rows that would say they were */

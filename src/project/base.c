@@ -22,7 +22,7 @@ static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t colum
 		size_t cap = m->cap ? 2 * m->cap : 8;
 		smdmx_message *g = pj_realloc(m->mem, m->items, cap * sizeof(*g));
 		if (!g) {
-			m->lost = true;
+			m->lost++;
 			return;
 		}
 		m->items = g;
@@ -32,7 +32,7 @@ static void add_text(pj_msgs *m, const char *path, uint32_t line, uint32_t colum
 	if ((path && !p) || !t) {
 		pj_free(m->mem, p);
 		pj_free(m->mem, t);
-		m->lost = true;
+		m->lost++;
 		return;
 	}
 	bool error = kind == SMDMX_MESSAGE_ERROR;

@@ -30,6 +30,7 @@ static void publish(batch *b, size_t i)
 		                         : SMDMX_BATCH_CONVERTED,
 		.messages = j->msgs.items,
 		.message_count = j->msgs.count,
+		.messages_lost = j->msgs.lost,
 		.written = (const char *const *)j->written,
 		.written_count = j->written_count,
 		.deps = (const char *const *)j->deps,
@@ -95,13 +96,14 @@ static void job_run(batch *b, bjob *j)
 		j->written = (char **)r->written;
 		j->written_count = r->written_count;
 	}
-	if (r->out_of_memory) { /* (a message may be lost: the batch ends so) */
+	for (size_t i = 0; i < r->message_count; i++) pj_add_message(&j->msgs, &r->messages[i]);
+	j->msgs.lost += r->messages_lost;
+	if (r->out_of_memory) { /* (the batch ends so) */
 		j->failed = j->lost = true;
 		if (r->pending) smdmx_outputs_free(r->pending);
 		if (!j->result) smdmx_convert_result_free(r);
 		return;
 	}
-	for (size_t i = 0; i < r->message_count; i++) pj_add_message(&j->msgs, &r->messages[i]);
 	for (size_t i = 0; i < r->dep_count; i++) bt_job_dep(&j->mem, j, r->deps[i]);
 	j->used |= r->used;
 	if (r->pending) j->pending = (pj_outputs){ .set = r->pending, .force = c.force };
@@ -366,6 +368,7 @@ static smdmx_batch *hand_back(batch *b)
 	b->pub.settled = b->count;
 	b->pub.messages = b->said.items;
 	b->pub.message_count = b->said.count;
+	b->pub.messages_lost = b->said.lost;
 	return &b->pub;
 }
 

@@ -549,6 +549,7 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	res->pub.ok = ok;
 	res->pub.messages = r.said.items;
 	res->pub.message_count = r.said.count;
+	res->pub.messages_lost = r.said.lost;
 	res->message_cap = r.said.cap;
 	res->pub.written = (const char *const *)written;
 	res->pub.written_count = written_count;
@@ -575,7 +576,7 @@ void smdmx_convert_result_free(smdmx_convert_result *r)
 	if (!r) return;
 	convert_result *c = (convert_result *)r;
 	sm_alloc mem = c->mem;
-	pj_msgs m = { (smdmx_message *)r->messages, r->message_count, c->message_cap, 0, 0, false, &mem };
+	pj_msgs m = { (smdmx_message *)r->messages, r->message_count, c->message_cap, 0, 0, 0, &mem };
 	pj_msgs_free(&m);
 	smdmx_outputs_written_free((char **)r->written, r->written_count, &c->written_by);
 	for (size_t i = 0; i < r->dep_count; i++) sm_str_free(&mem, (char *)r->deps[i]);

@@ -21,7 +21,7 @@ void cv_add_dep(cv_run *r, const char *path)
 	char **grown = s ? sm_realloc(&r->mem, r->deps, r->dep_count * sizeof(char *), (r->dep_count + 1) * sizeof(char *)) : NULL;
 	if (!grown) { /* out of memory: the result says so */
 		sm_str_free(&r->mem, s);
-		r->said.lost = true;
+		r->said.lost++;
 		return;
 	}
 	r->deps = grown;

@@ -403,6 +403,7 @@ static bool fill_run(pj_run *r, bool ok)
 		if (g->project == SMDMX_NONE) {
 			q->messages = g->said.items;
 			q->message_count = g->said.count;
+			run->messages_lost += g->said.lost;
 			run->qcs_not_read++;
 			continue;
 		}
@@ -413,6 +414,7 @@ static bool fill_run(pj_run *r, bool ok)
 		q->lines_not_read = p->qc_errors;
 		q->messages = p->diag.items;
 		q->message_count = p->diag.count;
+		run->messages_lost += p->diag.lost;
 		run->lines_not_read += p->qc_errors;
 		size_t *files = (size_t *)q->files;
 		q->file_count = 0;
@@ -435,6 +437,7 @@ static bool fill_run(pj_run *r, bool ok)
 		f->copied = t->copied;
 		f->messages = t->diag.items;
 		f->message_count = t->diag.count;
+		run->messages_lost += t->diag.lost;
 		f->written = (const char *const *)t->written;
 		f->written_count = t->written_count;
 		run->failed += t->status == PJ_FAILED;
@@ -453,6 +456,7 @@ static bool fill_run(pj_run *r, bool ok)
 	run->ok = ok && lib->project_count && run->failed == 0 && run->status == SMDMX_ERROR_NONE;
 	run->messages = lib->said.items;
 	run->message_count = lib->said.count;
+	run->messages_lost += lib->said.lost;
 	run->qcs = r->qcs;
 	run->qc_count = lib->given_count;
 	run->files = r->files;

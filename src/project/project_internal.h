@@ -25,7 +25,7 @@ typedef struct pj_msgs {
 	smdmx_message *items;
 	size_t count, cap;
 	size_t warnings, errors;    /* counted even when memory for the text ran out */
-	bool lost;                  /* a message could not be kept: out of memory */
+	size_t lost;                /* messages that could not be kept: out of memory */
 	const struct sm_alloc *mem; /* their memory (pj_malloc's m); NULL: malloc's, through the
 	                               run's failure switch */
 } pj_msgs;
