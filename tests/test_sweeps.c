@@ -5,7 +5,7 @@
  * and what reads goes through every later layer the same way, each allocation failing in
  * turn: the model lift (datamodel to scene), the model lowering (scene to datamodel), the
  * SMD, VTA, keyvalues2 and binary writers into memory, and the writers into files, which
- * must leave no file behind when they fail. */
+ * must leave no file behind when they fail; a DMX's places (where each element stands). */
 #define _DEFAULT_SOURCE
 #include <locale.h>
 
@@ -77,6 +77,77 @@ static bool read_dmx(void *ctx, smdmx_allocator a, smdmx_error *err)
 	smdmx_dm *dm = smdmx_dmx_read_memory(b->data, b->size, &o, err, &w);
 	smdmx_dm_free(dm);
 	return dm != NULL;
+}
+
+/* Hooks whose allocations fail from the armed one on (0: none), counting what is live. */
+typedef struct armed {
+	long long live;
+	size_t calls, fail_at;
+} armed;
+
+static void *armed_alloc(void *user, size_t size)
+{
+	armed *m = user;
+	if (m->fail_at && ++m->calls >= m->fail_at) return NULL;
+	void *p = malloc(size);
+	if (p) m->live += (long long)size;
+	return p;
+}
+
+static void *armed_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+	armed *m = user;
+	if (m->fail_at && ++m->calls >= m->fail_at) return NULL;
+	void *p = realloc(ptr, new_size);
+	if (p) m->live += (long long)new_size - (long long)old_size;
+	return p;
+}
+
+static void armed_free(void *user, void *ptr, size_t size)
+{
+	armed *m = user;
+	if (ptr) m->live -= (long long)size;
+	free(ptr);
+}
+
+static size_t places_ran_out; /* attempts whose places ran out */
+
+/* A DMX's places (smdmx_dm_places_new, in the datamodel's memory: a keyvalues2 file's lines,
+ * a binary file's ways from the root, as smdmx check places its findings), each allocation
+ * failing in turn once the datamodel is read: NULL and nothing left, until every element is
+ * placed. */
+static void sweep_places(const char *file, const char *data, size_t size)
+{
+	armed m = { 0, 0, 0 };
+	smdmx_dmx_read_options o = { .allocator = { armed_alloc, armed_realloc, armed_free, &m, 0, 0 } };
+	smdmx_error err;
+	smdmx_dm *dm = smdmx_dmx_read_memory(data, size, &o, &err, NULL);
+	if (!dm) fail_msg("%s: %s", file, err.message);
+	bool text = strcmp(dm->encoding, "binary") != 0 && strcmp(dm->encoding, "binary_seqids") != 0;
+	for (size_t k = 1;; k++) {
+		long long before = m.live;
+		m.calls = 0;
+		m.fail_at = k;
+		smdmx_dm_places *p = smdmx_dm_places_new(dm, text ? data : NULL, text ? size : 0);
+		m.fail_at = 0;
+		if (!p) {
+			if (m.live != before) fail_msg("%s: places failing at allocation %zu left %lld bytes", file, k, m.live - before);
+			places_ran_out++;
+			if (k > 100000) fail_msg("%s: no end to the places' sweep", file);
+			continue;
+		}
+		for (uint32_t e = 0; e < dm->element_count; e++) {
+			uint32_t line = 0, column = 0;
+			char path[256] = "";
+			smdmx_dm_place(p, e, &line, &column, path, sizeof(path));
+			if (!line && !path[0]) fail_msg("%s: element %u has no place", file, e);
+		}
+		smdmx_dm_places_free(p);
+		if (m.live != before) fail_msg("%s: places freed left %lld bytes", file, m.live - before);
+		break;
+	}
+	smdmx_dm_free(dm);
+	if (m.live != 0) fail_msg("%s: %lld bytes left", file, m.live);
 }
 
 static bool lift(void *ctx, smdmx_allocator a, smdmx_error *err)
@@ -293,6 +364,7 @@ static void sweep_input(const char *file, const char *data, size_t size)
 	}
 	smdmx_dm *dm = smdmx_dmx_read_memory(data, size, NULL, &err, NULL);
 	if (!dm) return;
+	sweep_places(file, data, size);
 	sweep_dm_writers(dm, file);
 	smdmx_scene *s = smdmx_model_to_scene(dm, NULL, &err, NULL);
 	if (s) {
@@ -347,6 +419,8 @@ static void test_dmx_files(void **state)
 	sweep_folder("testdata/kv2/ok");
 	sweep_folder("testdata/kv2/bad");
 	sweep_folder("testdata/model");
+	print_message("the places of a DMX ran out %zu times, the reading done\n", places_ran_out);
+	assert_true(places_ran_out > 0);
 }
 
 /* Binary files other tools wrote (srctools, Blender Source Tools), small enough to sweep. */
