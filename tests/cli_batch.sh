@@ -485,6 +485,29 @@ info)
 	;;
 
 diff)
+	# a vertex of 70 weight links: two models that differ only in the 65th link's weight are
+	# different (the comparison once kept 64 links a corner)
+	many_links() { # the 65th link's weight: $1
+		printf 'version 1\nnodes\n'
+		i=0
+		while [ $i -lt 70 ]; do printf '%d "b%d" -1\n' $i $i; i=$((i + 1)); done
+		printf 'end\nskeleton\ntime 0\n'
+		i=0
+		while [ $i -lt 70 ]; do printf '%d 0 0 0 0 0 0\n' $i; i=$((i + 1)); done
+		printf 'end\ntriangles\nm\n0 0 0 0 0 0 1 0 0 70'
+		i=0
+		while [ $i -lt 70 ]; do
+			if [ $i -eq 64 ]; then printf ' %d %s' $i "$1"; else printf ' %d 0.01' $i; fi
+			i=$((i + 1))
+		done
+		printf '\n0 1 0 0 0 0 1 0 0\n0 0 1 0 0 0 1 0 0\nend\n'
+	}
+	many_links 0.01 >"$tmp/links_a.smd"
+	many_links 0.02 >"$tmp/links_b.smd"
+	"$smdmx" diff "$tmp/links_a.smd" "$tmp/links_a.smd" -q 2>"$tmp/err"
+	check "diff of a 70-link vertex with itself: equal" "0:" "$?:$(cat "$tmp/err")"
+	"$smdmx" diff "$tmp/links_a.smd" "$tmp/links_b.smd" >"$tmp/out" 2>"$tmp/err"
+	check "diff of two models differing in a 65th link: different, exit 1" "1:1" "$?:$(grep -c 'weight' "$tmp/out")"
 	# a comparison that cannot be made is trouble (2), said, never a difference (1)
 	f=$root/testdata/bad/fuzz_frame_rate_over_int32.dmx
 	"$smdmx" diff "$f" "$f" >"$tmp/out" 2>"$tmp/err"
