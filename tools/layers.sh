@@ -2,7 +2,7 @@
 # The library's layers, checked: every #include "LAYER/..." of a file in src/ goes to its own
 # layer or one below it, never up and never across to a layer beside it, so that the include
 # graph of the layers has no cycle. From the bottom:
-#   platform < support < scene < smd, dmx, qc (the formats), render (side by side) < model
+#   platform < support < scene < smd, dmx, qc, gltf (the formats), render (side by side) < model
 #   < project < report < cli
 # Includes of the public headers (<smdmx/...>, "smdmx/...") and of the C library are free.
 # A layer's headers are its own but for those it offers the layers above (interface below):
@@ -13,7 +13,7 @@ set -eu
 root=${1:-$(dirname "$0")/..}
 rank() {
 	case $1 in
-	platform) echo 0 ;; support) echo 1 ;; scene) echo 2 ;; smd | dmx | qc | render) echo 3 ;;
+	platform) echo 0 ;; support) echo 1 ;; scene) echo 2 ;; smd | dmx | qc | gltf | render) echo 3 ;;
 	model) echo 4 ;; project) echo 5 ;; report) echo 6 ;; cli) echo 7 ;; *) echo "" ;;
 	esac
 }

@@ -4,6 +4,7 @@
 
 #include "smdmx/dm.h"
 #include "smdmx/error.h"
+#include "smdmx/gltf.h"
 #include "smdmx/math.h"
 #include "smdmx/model.h"
 #include "smdmx/output.h"
