@@ -1332,6 +1332,42 @@ qc)
 	fi
 	;;
 
+gltf)
+	# glTF 2.0 out (doc/gltf.md): smdmx convert writes GLB or glTF by the output's name or
+	# --to, for one file, a tree, standard output; what applies to glTF alone refused elsewhere,
+	# what applies to no glTF input refused there
+	glb_magic() { od -A n -t x1 -N 8 "$1" | tr -d ' \n'; }
+	"$smdmx" convert "$sample/arm.smd" "$sample/arm.vta" -o "$tmp/arm.glb" 2>"$tmp/err"
+	check "SMD and its VTA to GLB: written, nothing said" "0:" "$?:$(cat "$tmp/err")"
+	check "a GLB: magic 'glTF', version 2" "676c544602000000" "$(glb_magic "$tmp/arm.glb")"
+	check "its shape a morph target, named" 1 "$(grep -a -c '"extras":{"targetNames":\[' "$tmp/arm.glb")"
+	"$smdmx" convert -r "$root/testdata/model" -d "$tmp/gl" --to glb -q
+	check "a tree to GLB: every model file" "$(ls "$root/testdata/model" | grep -c '\.dmx$')" "$(ls "$tmp/gl" | grep -c '\.glb$')"
+	"$smdmx" convert "$root/testdata/model/arm.dmx" --to gltf -o - 2>/dev/null >"$tmp/out.gltf"
+	check "glTF on standard output: JSON with its buffer inside" '{"asset":{"version":"2.0",|1' \
+		"$(head -c 26 "$tmp/out.gltf")|$(grep -c 'data:application/octet-stream;base64,' "$tmp/out.gltf")"
+	"$smdmx" convert "$root/testdata/model/arm.dmx" --to glb -o - 2>/dev/null >"$tmp/out.glb"
+	check "GLB on standard output (--to glb)" "676c544602000000" "$(glb_magic "$tmp/out.glb")"
+	"$smdmx" convert "$root/testdata/model/arm.dmx" -o "$tmp/arm2.glb" 2>"$tmp/err"
+	check "what glTF cannot hold said with a count" "0:$root/testdata/model/arm.dmx: warning: glTF has no flex controllers: 1 left out (their shapes are morph targets, named); keep the DMX for them" \
+		"$?:$(cat "$tmp/err")"
+	"$smdmx" convert "$root/testdata/model/arm.dmx" -o "$tmp/no.glb" --encoding binary 2>"$tmp/err"
+	check "--encoding with glTF output: refused" "2:smdmx: error: '--encoding' does not apply to '$root/testdata/model/arm.dmx' (glTF output has no DMX encoding or model format)|no" \
+		"$?:$(tr '\n' '|' <"$tmp/err")$([ -e "$tmp/no.glb" ] && echo yes || echo no)"
+	"$smdmx" convert "$sample/arm.smd" -o "$tmp/no.dmx" --links 8 2>"$tmp/err"
+	check "--links with DMX output: refused" "2:smdmx: error: '--links' does not apply to '$sample/arm.smd' (it shapes glTF output)" "$?:$(cat "$tmp/err")"
+	"$smdmx" convert "$sample/arm.smd" -o "$tmp/no.glb" --links 5 2>"$tmp/err"
+	check "--links 5: refused" "2:smdmx: error: --links is 4 or 8, not '5' (try 'smdmx convert --help')" "$?:$(cat "$tmp/err")"
+	"$smdmx" convert "$root/testdata/model/arm.dmx" -o "$tmp/no.glb" --vta "$sample/arm.vta" 2>"$tmp/err"
+	check "--vta with a DMX to glTF: refused, nothing written" "1:$root/testdata/model/arm.dmx: error: '--vta' does not apply to a DMX (a DMX holds its shapes itself)|no" \
+		"$?:$(grep error "$tmp/err" | head -n 1)|$([ -e "$tmp/no.glb" ] && echo yes || echo no)"
+	# the animation's keys as its clip holds them, at its rate: arm_wave's 11 frames at 30 fps
+	"$smdmx" convert "$sample/arm_wave.smd" -o "$tmp/wave.gltf" 2>/dev/null
+	check "a clip an animation of its name" 1 "$(grep -c '"animations":\[{"name":"arm_wave"' "$tmp/wave.gltf")"
+	smd2dmx_out=$("$smd2dmx" "$sample/arm.smd" -o "$tmp/x.glb" 2>&1)
+	check "smd2dmx writes DMX only" "2:smd2dmx: error: '$tmp/x.glb': the output must be .dmx" "$?:$smd2dmx_out"
+	;;
+
 option-table)
 	# Every option of every command as the options table (src/cli/option_table.c) lists it,
 	# through smdmx-options list: each name is taken; a value missing, empty, not among the

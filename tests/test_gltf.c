@@ -216,7 +216,7 @@ static void test_links(void **state)
 	assert_int_equal(w.data[0].code, SMDMX_WARNING_LINKS_TRUNCATED);
 	assert_int_equal(w.data[0].count, 1);
 	assert_string_equal(w.data[0].message,
-	                    "glTF holds 4 weight links a vertex: 1 vertices kept their 4 strongest, renormalised (--links 8 keeps 8)");
+	                    "glTF holds 4 weight links a vertex here: 1 vertices kept their 4 strongest, renormalised; use --links 8 to keep 8");
 	assert_null(strstr(g.json, "JOINTS_1"));
 	uint16_t j[4];
 	float wt[4];

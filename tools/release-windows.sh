@@ -48,7 +48,7 @@ for c in smd2dmx dmx2smd smdmx "smdmx convert" "smdmx info" "smdmx diff" "smdmx 
 	"$l/$prog" "$@" --help >"$helps/$n-$(echo "$c" | tr ' ' _).txt"
 	n=$((n + 1))
 done
-python3 tools/manual_txt.py doc/windows-manual.txt "$helps" doc/usage.md doc/conversions.md doc/qc.md doc/conventions.md \
+python3 tools/manual_txt.py doc/windows-manual.txt "$helps" doc/usage.md doc/conversions.md doc/qc.md doc/gltf.md doc/conventions.md \
 	doc/limits.md:Hardening | sed 's/$/\r/' >"$stage/manual.txt"
 rm -rf "$helps"
 # nothing of a Linux set-up, no page the zip has not (.md), no POSIX signal's name

@@ -52,7 +52,8 @@ enum {
 	SMDMX_BATCH_GIVEN_SCALE = SMDMX_CONVERT_GIVEN_SCALE,
 	SMDMX_BATCH_GIVEN_UP_AXIS = SMDMX_CONVERT_GIVEN_UP_AXIS,
 	SMDMX_BATCH_GIVEN_THREADS = 1u << 14,
-	SMDMX_BATCH_GIVEN_COUNT = 15
+	SMDMX_BATCH_GIVEN_LINKS = 1u << 15,
+	SMDMX_BATCH_GIVEN_COUNT = 16
 };
 
 typedef enum smdmx_batch_state {
@@ -92,8 +93,8 @@ typedef struct smdmx_batch_options {
 	bool recursive;             /* a folder's files below it, in byte order of their names */
 	const char *output;         /* the one output (one job, or every input with clips) */
 	const char *outdir;         /* each output in this folder, below it as below a folder given */
-	const char *to;             /* the outputs' extension (smd, sma, phys, vta, dmx), where the
-	                               program does not say it */
+	const char *to;             /* the outputs' extension (smd, sma, phys, vta, dmx; gltf or glb
+	                               for SMDMX_BATCH_ANY), where the program does not say it */
 	bool clips;                 /* every input into one DMX (output): the first the model, the
 	                               others its animations */
 	const char *qc;             /* SMDMX_BATCH_SMD2DMX: the QC whose $model (convert.model) is

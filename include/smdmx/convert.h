@@ -15,6 +15,7 @@
 
 #include "smdmx/dm.h"
 #include "smdmx/error.h"
+#include "smdmx/gltf.h"
 #include "smdmx/model.h"
 #include "smdmx/output.h"
 #include "smdmx/project.h"
@@ -30,7 +31,10 @@ typedef enum smdmx_convert_way {
 	SMDMX_CONVERT_DMX_TO_SMD,   /* a reference (its VTA beside it) and an SMD per clip, or the
 	                               clips alone; with qc, the QC that names them */
 	SMDMX_CONVERT_SMD_TO_SMD,   /* an SMD or VTA written again (GoldSrc, line ends, a transform) */
-	SMDMX_CONVERT_QC_SCENE      /* a QC's $model as a scene, nothing written (result->scene) */
+	SMDMX_CONVERT_QC_SCENE,     /* a QC's $model as a scene, nothing written (result->scene) */
+	SMDMX_CONVERT_TO_GLTF       /* an SMD (the animations of more SMDs, a VTA's shapes) or a
+	                               DMX into glTF 2.0 (smdmx/gltf.h): GLB when the output ends
+	                               .glb (standard output: gltf.binary) */
 } smdmx_convert_way;
 
 /* Options a caller was given, so that one that does not apply to this model is said (alone)
@@ -81,6 +85,7 @@ typedef struct smdmx_convert_options {
 	smdmx_smd_write_options smd_write;
 	smdmx_model_options model_options;
 	smdmx_dmx_write_options dmx_write;
+	smdmx_gltf_write_options gltf;
 	/* The conversion's memory, every step's (zero: malloc's, or each step's own allocator
 	 * above, as given there): its hooks serve each reader, writer and the model, called from
 	 * several threads at once where threads are, and its memory_limit and fail_after count

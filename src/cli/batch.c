@@ -192,6 +192,7 @@ static bool options_of(const conv_opts *o, char **inputs, size_t input_count, sm
 	c->smd_write = o->wopts;
 	c->model_options = o->mopts;
 	c->dmx_write = o->dopts;
+	c->gltf.max_links = o->links;
 	if (input_count == 1 && !strcmp(inputs[0], "-")) {
 		char why[256];
 		c->input_data = stdin_data(&c->input_size, why, sizeof(why));

@@ -43,7 +43,8 @@ enum {
 	OPT_LF = SMDMX_BATCH_GIVEN_LF,
 	OPT_SCALE = SMDMX_BATCH_GIVEN_SCALE,
 	OPT_UP_AXIS = SMDMX_BATCH_GIVEN_UP_AXIS,
-	OPT_THREADS = SMDMX_BATCH_GIVEN_THREADS
+	OPT_THREADS = SMDMX_BATCH_GIVEN_THREADS,
+	OPT_LINKS = SMDMX_BATCH_GIVEN_LINKS
 };
 
 /* Everything the command line says about a conversion. */
@@ -70,6 +71,7 @@ typedef struct conv_opts {
 	size_t max_warnings;   /* shown per file; 0: all */
 	double scale;          /* --scale; 1: none */
 	char up_axis;          /* --up-axis; 0: none */
+	unsigned links;        /* --links: glTF's weight links a vertex; 0: 4 */
 	smdmx_smd_read_options ropts;
 	smdmx_dmx_read_options xopts; /* DMX reading (threads) */
 	smdmx_smd_write_options wopts;

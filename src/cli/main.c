@@ -57,10 +57,10 @@ static int output_fits(const conv_opts *o)
 		const char *ext = os_path_extension(o->out);
 		bool ok = TOOL == TOOL_SMD2DMX ? !strcasecmp(ext, "dmx")
 		        : TOOL == TOOL_DMX2SMD ? is_smd_family(ext)
-		                               : is_smd_family(ext) || !strcasecmp(ext, "dmx");
+		                               : is_smd_family(ext) || !strcasecmp(ext, "dmx") || !strcasecmp(ext, "gltf") || !strcasecmp(ext, "glb");
 		if (!ok) {
 			os_printf(stderr, "%s: error: '%s': the output must be %s\n", NAME, o->out,
-			        TOOL == TOOL_SMD2DMX ? ".dmx" : TOOL == TOOL_DMX2SMD ? ".smd, .sma, .phys or .vta" : ".smd, .sma, .phys, .vta or .dmx");
+			        TOOL == TOOL_SMD2DMX ? ".dmx" : TOOL == TOOL_DMX2SMD ? ".smd, .sma, .phys or .vta" : ".smd, .sma, .phys, .vta, .dmx, .gltf or .glb");
 			return EXIT_USAGE;
 		}
 	}

@@ -78,7 +78,8 @@ typedef enum opt_id {
 	OP_SHAPES,
 	OP_FRAME,
 	OP_UV,
-	OP_BODYGROUP
+	OP_BODYGROUP,
+	OP_LINKS
 } opt_id;
 
 /* What an option's value is, checked before the command's parser sees it. */

@@ -179,6 +179,10 @@ int conv_option(opt_state *st, const cli_option *opt, const char *v, double num)
 		o->wopts.lf_line_ends = true;
 		o->given |= OPT_LF;
 		break;
+	case OP_LINKS:
+		o->links = (unsigned)atoi(v);
+		o->given |= OPT_LINKS;
+		break;
 	default: /* not an option of a conversion: the table gives it none */
 		return opt_error(st, "'%s' is not an option of this command", opt->names);
 	}

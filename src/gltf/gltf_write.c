@@ -245,25 +245,30 @@ static void say_losses(gw *w, smdmx_warnings *warnings)
 {
 	const smdmx_scene *s = w->s;
 	sm_warn_n(warnings, SMDMX_WARNING_LINKS_TRUNCATED, w->links_cut, 0, 0,
-	          "glTF holds %u weight links a vertex: %zu vertices kept their %u strongest, renormalised%s", w->max_links, w->links_cut,
-	          w->max_links, w->max_links < 8 ? " (--links 8 keeps 8)" : "");
+	          "glTF holds %u weight links a vertex here: %zu vertices kept their %u strongest, renormalised; %s", w->max_links,
+	          w->links_cut, w->max_links, w->max_links < 8 ? "use --links 8 to keep 8" : "reduce the links in the source to keep them");
 	sm_warn_n(warnings, SMDMX_WARNING_DROPPED, w->unweighted, 0, 0,
-	          "%zu vertices without a weight link put whole on their mesh's bone (or the first)", w->unweighted);
+	          "%zu vertices without a weight link put whole on their mesh's bone (or the first); nothing to do", w->unweighted);
 	sm_warn_n(warnings, SMDMX_WARNING_DROPPED_CONTROLLERS, s->flex_controller_count, 0, 0,
-	          "glTF has no flex controllers: %zu left out (their shapes are morph targets, named)", s->flex_controller_count);
+	          "glTF has no flex controllers: %zu left out (their shapes are morph targets, named); keep the DMX for them",
+	          s->flex_controller_count);
 	sm_warn_n(warnings, SMDMX_WARNING_DROPPED_RULES, s->flex_rule_count + s->domination_rule_count, 0, 0,
-	          "glTF has no flex or domination rules: %zu left out", s->flex_rule_count + s->domination_rule_count);
+	          "glTF has no flex or domination rules: %zu left out; keep the DMX for them", s->flex_rule_count + s->domination_rule_count);
 	size_t balance = 0, wrinkle = 0;
 	for (size_t m = 0; m < s->mesh_count; m++) {
 		balance += s->meshes[m].balance.indices != NULL;
 		wrinkle += s->meshes[m].wrinkle.indices != NULL;
 	}
-	sm_warn_n(warnings, SMDMX_WARNING_DROPPED_BALANCE, balance, 0, 0, "glTF has no stereo balance: left out of %zu meshes", balance);
-	sm_warn_n(warnings, SMDMX_WARNING_DROPPED_WRINKLE, wrinkle, 0, 0, "glTF has no wrinkle data: left out of %zu meshes", wrinkle);
-	sm_warn_n(warnings, SMDMX_WARNING_DROPPED, w->meshes_empty, 0, 0, "%zu meshes without a polygon left out", w->meshes_empty);
-	sm_warn_n(warnings, SMDMX_WARNING_DROPPED_CLIPS, w->clips_empty, 0, 0, "%zu clips without a key left out", w->clips_empty);
+	sm_warn_n(warnings, SMDMX_WARNING_DROPPED_BALANCE, balance, 0, 0,
+	          "glTF has no stereo balance: left out of %zu meshes; keep the DMX for it", balance);
+	sm_warn_n(warnings, SMDMX_WARNING_DROPPED_WRINKLE, wrinkle, 0, 0,
+	          "glTF has no wrinkle data: left out of %zu meshes; keep the DMX for it", wrinkle);
+	sm_warn_n(warnings, SMDMX_WARNING_DROPPED, w->meshes_empty, 0, 0, "%zu meshes without a polygon left out; nothing to do",
+	          w->meshes_empty);
+	sm_warn_n(warnings, SMDMX_WARNING_DROPPED_CLIPS, w->clips_empty, 0, 0, "%zu clips without a key left out; nothing to do",
+	          w->clips_empty);
 	sm_warn_n(warnings, SMDMX_WARNING_DROPPED, w->keys_merged, 0, 0,
-	          "%zu keys closer in time than a float holds in seconds merged into the key before", w->keys_merged);
+	          "%zu keys closer in time than a float holds in seconds merged into the key before; nothing to do", w->keys_merged);
 }
 
 /* Each joint's bind pose in model space (a parent may come after its child). */

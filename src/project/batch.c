@@ -84,6 +84,7 @@ static void job_run(batch *b, bjob *j)
 	c.defer = b->deferred;
 	if (!strcmp(j->inputs[0], "-") && !c.smd_read.name) c.smd_read.name = b->o->stdin_name ? b->o->stdin_name : "stdin";
 	if (c.way == SMDMX_CONVERT_SMD_TO_SMD && b->o->to && !strcasecmp(b->o->to, "vta")) c.smd_write.kind = SMDMX_SMD_WRITE_VTA;
+	if (c.way == SMDMX_CONVERT_TO_GLTF && !strcmp(j->out, "-")) c.gltf.binary = b->o->to && !strcasecmp(b->o->to, "glb");
 	smdmx_convert_result *r = smdmx_convert(&c, NULL);
 	if (!r) { /* (out of memory before anything was done: the batch ends so) */
 		j->failed = j->lost = true;

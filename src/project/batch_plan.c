@@ -12,7 +12,7 @@
 const char *const bt_given_names[SMDMX_BATCH_GIVEN_COUNT] = {
 	"--vta", "--clip", "--clips", "--fps", "--keys", "--key-tolerance", "--target",
 	"--encoding", "--encoding-version", "--model-version", "--goldsrc", "--lf", "--scale", "--up-axis",
-	"--threads",
+	"--threads", "--links",
 };
 
 /* ---- a job's files written ------------------------------------------------------------------- */
@@ -112,6 +112,8 @@ smdmx_convert_way bt_job_way(const batch *b, const bjob *j)
 	const char *in = j->inputs[0];
 	bool in_dmx = strcmp(in, "-") ? !strcasecmp(os_path_extension(in), "dmx")
 	                              : o->program == SMDMX_BATCH_DMX2SMD || (o->program == SMDMX_BATCH_ANY && stdin_is_dmx(o));
+	const char *out_ext = strcmp(j->out, "-") ? os_path_extension(j->out) : o->to ? o->to : "";
+	if (o->program == SMDMX_BATCH_ANY && (!strcasecmp(out_ext, "gltf") || !strcasecmp(out_ext, "glb"))) return SMDMX_CONVERT_TO_GLTF;
 	bool out_dmx = strcmp(j->out, "-") ? !strcasecmp(os_path_extension(j->out), "dmx")
 	             : o->to                               ? !strcasecmp(o->to, "dmx")
 	             : o->program == SMDMX_BATCH_SMD2DMX   ? true
@@ -172,9 +174,9 @@ static void pair_vtas(const batch *b, const pj_found_list *f, bool *taken, size_
 	const smdmx_batch_options *o = b->o;
 	for (size_t i = 0; i < f->count; i++) vta_of[i] = SIZE_MAX;
 	if (o->program == SMDMX_BATCH_DMX2SMD || o->convert.vta || (o->to && !strcasecmp(o->to, "vta"))) return;
-	/* smdmx convert: a VTA goes into a DMX only */
-	if (o->program == SMDMX_BATCH_ANY && !(o->to ? !strcasecmp(o->to, "dmx") : o->output && !strcasecmp(os_path_extension(o->output), "dmx")))
-		return;
+	/* smdmx convert: a VTA goes into a DMX or a glTF only */
+	const char *out = o->to ? o->to : o->output ? os_path_extension(o->output) : "";
+	if (o->program == SMDMX_BATCH_ANY && strcasecmp(out, "dmx") && strcasecmp(out, "gltf") && strcasecmp(out, "glb")) return;
 	for (size_t i = 0; i < f->count; i++) {
 		const char *v = f->items[i].path;
 		if (strcasecmp(os_path_extension(v), "vta")) continue;
@@ -304,7 +306,7 @@ static bool plan_jobs(batch *b, const pj_found_list *f)
 		if (o->output) {
 			j->out = pj_strdup(&b->mem, o->output);
 		} else if (!ext) {
-			pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "give the output with -o, or its kind with --to smd|sma|phys|vta|dmx");
+			pj_error(&b->said, SMDMX_ERROR_USAGE, NULL, 0, 0, "give the output with -o, or its kind with --to smd|sma|phys|vta|dmx|gltf|glb");
 			ok = false;
 		} else if (!strcmp(fi->path, "-")) {
 			/* standard input with outdir: DIR/NAME.EXT (stdin_name), else standard output */
@@ -398,6 +400,8 @@ unsigned bt_applies(smdmx_convert_way w)
 	case SMDMX_CONVERT_DMX_TO_SMD: return both | smd_out | SMDMX_BATCH_GIVEN_VTA | SMDMX_BATCH_GIVEN_CLIP;
 	case SMDMX_CONVERT_DMX_TO_DMX: return both | dmx_out;
 	case SMDMX_CONVERT_SMD_TO_SMD: return both | smd_out | SMDMX_BATCH_GIVEN_VTA;
+	case SMDMX_CONVERT_TO_GLTF:
+		return both | SMDMX_BATCH_GIVEN_VTA | SMDMX_BATCH_GIVEN_CLIPS | SMDMX_BATCH_GIVEN_FPS | SMDMX_BATCH_GIVEN_LINKS;
 	default: return ~0u; /* a QC's $model: checked by the caller, who gave it */
 	}
 }
@@ -406,6 +410,13 @@ unsigned bt_applies(smdmx_convert_way w)
 static const char *why_not(unsigned opt, smdmx_convert_way w)
 {
 	bool dmx_in = w == SMDMX_CONVERT_DMX_TO_SMD || w == SMDMX_CONVERT_DMX_TO_DMX;
+	if (opt == SMDMX_BATCH_GIVEN_LINKS) return "it shapes glTF output";
+	if (w == SMDMX_CONVERT_TO_GLTF) {
+		if (opt == SMDMX_BATCH_GIVEN_CLIP) return "glTF output keeps every clip";
+		if (opt == SMDMX_BATCH_GIVEN_KEYS || opt == SMDMX_BATCH_GIVEN_KEY_TOLERANCE) return "glTF output keeps the keys as they are";
+		if (opt == SMDMX_BATCH_GIVEN_GOLDSRC || opt == SMDMX_BATCH_GIVEN_LF) return "it shapes SMD output";
+		return "glTF output has no DMX encoding or model format";
+	}
 	switch (opt) {
 	case SMDMX_BATCH_GIVEN_VTA: return "a DMX holds its shapes itself";
 	case SMDMX_BATCH_GIVEN_CLIP: return dmx_in ? "a DMX written as DMX keeps every clip" : "it picks a clip of an animation DMX";

@@ -24,38 +24,9 @@ static bool smd_to_dmx(cv_run *r)
 	const char *in = j->inputs[0];
 	smdmx_error err;
 	smdmx_warnings w = { 0 };
-	smdmx_scene *scene = cv_read_smd(r, in);
+	smdmx_scene *scene = cv_smd_scene(r);
 	if (!scene) return false;
 	bool ok = true;
-	/* --clips: the animations of the other files, one clip each, on the first one's bones. */
-	for (size_t i = 1; ok && i < j->input_count; i++) {
-		smdmx_scene *more = cv_read_smd(r, j->inputs[i]);
-		for (size_t c = 0; more && ok && c < more->clip_count; c++)
-			for (size_t k = 0; ok && k < scene->clip_count; k++)
-				if (!strcmp(scene->clips[k].name, more->clips[c].name)) {
-					char msg[600];
-					snprintf(msg, sizeof(msg), "its clip is named '%s', as the clip of '%s': clips are known by their names (rename a file)",
-					         more->clips[c].name, j->inputs[k]);
-					ok = cv_fail_msg(r, SMDMX_ERROR_USAGE, j->inputs[i], msg);
-				}
-		ok = ok && more && (smdmx_scene_add_clips(scene, more, &err) || cv_fail(r, j->inputs[i], &err));
-		smdmx_scene_free(more);
-	}
-	if (ok && j->vta && !scene->mesh_count)
-		ok = cv_fail_msg(r, SMDMX_ERROR_USAGE, in, "the file has no triangles for the shapes of a VTA");
-	if (ok && j->vta) {
-		/* Decision 10: the VTA's shapes become delta states of the reference. */
-		smdmx_scene *flex = cv_read_smd(r, j->vta);
-		ok = flex != NULL;
-		if (ok) {
-			ok = smdmx_scene_attach_vta(scene, flex, &err, &w);
-			cv_warn(r, j->vta, &w);
-			if (!ok) cv_fail(r, j->vta, &err);
-		}
-		smdmx_scene_free(flex);
-	}
-	ok = ok && cv_shape(r, scene, in);
-	if (ok) cv_animation_options(r, scene, in);
 	char what[512];
 	cv_summarize(scene, what, sizeof(what));
 	smdmx_dm *dm = NULL;
@@ -439,7 +410,7 @@ bool pj_allocator_twice(const smdmx_convert_options *o)
 	return pj_allocator_given(&o->allocator) &&
 	       (pj_allocator_given(&o->smd_read.allocator) || pj_allocator_given(&o->dmx_read.allocator) ||
 	        pj_allocator_given(&o->smd_write.allocator) || pj_allocator_given(&o->dmx_write.allocator) ||
-	        pj_allocator_given(&o->model_options.allocator));
+	        pj_allocator_given(&o->model_options.allocator) || pj_allocator_given(&o->gltf.allocator));
 }
 
 /* A result and what it keeps: its memory, whose hooks are the caller's once the conversion
@@ -465,7 +436,7 @@ bool smdmx_convert_options_check(const smdmx_convert_options *o, smdmx_error *er
 {
 	SM_ERROR_START(error);
 	if (!o) return sm_fail_null(error, __func__, "o");
-	if ((unsigned)o->way > (unsigned)SMDMX_CONVERT_QC_SCENE)
+	if ((unsigned)o->way > (unsigned)SMDMX_CONVERT_TO_GLTF)
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "no way of conversion %d", (int)o->way);
 	if (!(o->scale >= 0 && isfinite(o->scale)))
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "--scale wants a positive number, not %g", o->scale);
@@ -474,6 +445,8 @@ bool smdmx_convert_options_check(const smdmx_convert_options *o, smdmx_error *er
 	if (!(o->smd_read.frame_rate >= 0 && isfinite(o->smd_read.frame_rate)))
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "--fps wants a positive number, not %g", o->smd_read.frame_rate);
 	if (pj_allocator_twice(o)) return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "%s", PJ_ALLOCATOR_TWICE);
+	if (o->gltf.max_links && o->gltf.max_links != 4 && o->gltf.max_links != 8)
+		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "--links is 4 or 8, not %u", o->gltf.max_links);
 	return smdmx_dmx_write_options_check(&o->dmx_write, error) && smdmx_model_options_check(&o->model_options, error);
 }
 
@@ -494,7 +467,7 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 		r.hooks = sm_budget_start(&r.budget, &o->allocator);
 		r.opts = *o;
 		r.opts.smd_read.allocator = r.opts.dmx_read.allocator = r.opts.smd_write.allocator = r.hooks;
-		r.opts.dmx_write.allocator = r.opts.model_options.allocator = r.hooks;
+		r.opts.dmx_write.allocator = r.opts.model_options.allocator = r.opts.gltf.allocator = r.hooks;
 		r.o = &r.opts;
 	}
 	r.own_hooks = sm_budget_start(&r.own, &r.hooks);
@@ -512,6 +485,7 @@ smdmx_convert_result *smdmx_convert(const smdmx_convert_options *o, smdmx_error 
 	        : o->way == SMDMX_CONVERT_DMX_TO_DMX ? dmx_to_dmx(&r)
 	        : o->way == SMDMX_CONVERT_DMX_TO_SMD ? dmx_to_smd(&r)
 	        : o->way == SMDMX_CONVERT_SMD_TO_DMX ? smd_to_dmx(&r)
+	        : o->way == SMDMX_CONVERT_TO_GLTF    ? cv_to_gltf(&r)
 	                                             : smd_to_smd(&r);
 	char **written = NULL;
 	size_t written_count = 0;

@@ -187,3 +187,47 @@ void cv_animation_options(cv_run *r, const smdmx_scene *s, const char *in)
 	}
 }
 
+smdmx_scene *cv_smd_scene(cv_run *r)
+{
+	const smdmx_convert_options *j = r->o;
+	const char *in = j->inputs[0];
+	smdmx_error err;
+	smdmx_warnings w = { 0 };
+	smdmx_scene *scene = cv_read_smd(r, in);
+	if (!scene) return NULL;
+	bool ok = true;
+	/* --clips: the animations of the other files, one clip each, on the first one's bones. */
+	for (size_t i = 1; ok && i < j->input_count; i++) {
+		smdmx_scene *more = cv_read_smd(r, j->inputs[i]);
+		for (size_t c = 0; more && ok && c < more->clip_count; c++)
+			for (size_t k = 0; ok && k < scene->clip_count; k++)
+				if (!strcmp(scene->clips[k].name, more->clips[c].name)) {
+					char msg[600];
+					snprintf(msg, sizeof(msg), "its clip is named '%s', as the clip of '%s': clips are known by their names (rename a file)",
+					         more->clips[c].name, j->inputs[k]);
+					ok = cv_fail_msg(r, SMDMX_ERROR_USAGE, j->inputs[i], msg);
+				}
+		ok = ok && more && (smdmx_scene_add_clips(scene, more, &err) || cv_fail(r, j->inputs[i], &err));
+		smdmx_scene_free(more);
+	}
+	if (ok && j->vta && !scene->mesh_count)
+		ok = cv_fail_msg(r, SMDMX_ERROR_USAGE, in, "the file has no triangles for the shapes of a VTA");
+	if (ok && j->vta) {
+		/* Decision 10: the VTA's shapes become delta states of the reference. */
+		smdmx_scene *flex = cv_read_smd(r, j->vta);
+		ok = flex != NULL;
+		if (ok) {
+			ok = smdmx_scene_attach_vta(scene, flex, &err, &w);
+			cv_warn(r, j->vta, &w);
+			if (!ok) cv_fail(r, j->vta, &err);
+		}
+		smdmx_scene_free(flex);
+	}
+	ok = ok && cv_shape(r, scene, in);
+	if (ok) cv_animation_options(r, scene, in);
+	if (!ok) {
+		smdmx_scene_free(scene);
+		return NULL;
+	}
+	return scene;
+}

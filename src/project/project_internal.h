@@ -200,6 +200,12 @@ smdmx_scene *cv_read_smd(cv_run *r, const char *path);
 void cv_animation_options(cv_run *r, const smdmx_scene *s, const char *in);
 /* A QC's $model as a scene (the picture's way), and written as a model DMX. */
 smdmx_scene *cv_qc_scene(cv_run *r);
+/* The SMD inputs as one scene: the first file, the animations of the others as clips (the
+ * same names refused), the VTA's shapes; --scale and --up-axis applied, the animation options
+ * told. NULL (said) when it cannot be made. */
+smdmx_scene *cv_smd_scene(cv_run *r);
+/* SMDMX_CONVERT_TO_GLTF (convert_gltf.c). */
+bool cv_to_gltf(cv_run *r);
 bool cv_qc_to_dmx(cv_run *r);
 
 /* Strings to numbers, for the library's keys and outputs (tens of thousands of files). */
