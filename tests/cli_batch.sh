@@ -1366,6 +1366,41 @@ gltf)
 	check "a clip an animation of its name" 1 "$(grep -c '"animations":\[{"name":"arm_wave"' "$tmp/wave.gltf")"
 	smd2dmx_out=$("$smd2dmx" "$sample/arm.smd" -o "$tmp/x.glb" 2>&1)
 	check "smd2dmx writes DMX only" "2:smd2dmx: error: '$tmp/x.glb': the output must be .dmx" "$?:$smd2dmx_out"
+	"$smdmx" convert "$sample/arm.vta" -o "$tmp/vta.glb" 2>"$tmp/err"
+	check "a VTA alone is no model: refused, named" "1:$sample/arm.vta: error: a VTA holds the shapes of a reference, and no input is its SMD ('$sample/arm.smd'): give that beside it, or the reference with --vta" \
+		"$?:$(head -n 1 "$tmp/err")"
+	# the Khronos validator (tests/gltf, installed by tools/test.sh): 0 errors, 0 warnings
+	if gltf_validator; then
+		node "$root/tests/gltf/validate.js" "$tmp/arm.glb" "$tmp/arm2.glb" "$tmp/out.gltf" "$tmp/out.glb" "$tmp/wave.gltf" "$tmp"/gl/*.glb >"$tmp/valid"
+		check "the Khronos validator: every file 0 errors, 0 warnings" "0:" "$?:$(grep -v ': 0 errors, 0 warnings$' "$tmp/valid")"
+	fi
+	;;
+
+gltf-corpus)
+	# Every model of the corpus (SMD with the VTA beside it, VTA, DMX) as GLB, one batch: each
+	# written, or refused for a reason its file gives (a DMX that holds no model, a VTA with no
+	# SMD, two names of one output, an empty file); each GLB through the Khronos validator
+	if [ ! -d "$corpus" ]; then
+		echo "skipped: this group reads the corpus, and there is none at $corpus"
+		exit 77
+	fi
+	corpus_copy "$tmp/c"
+	find "$tmp/c" -type f ! -iname '*.smd' ! -iname '*.vta' ! -iname '*.dmx' -exec rm {} +
+	inputs=$(find "$tmp/c" -type f | wc -l)
+	"$smdmx" convert -r "$tmp/c" -d "$tmp/g" --to glb -k -q -j 2 2>"$tmp/err"
+	check "the corpus to GLB: exit 1 (some files are no model)" 1 $?
+	glbs=$(find "$tmp/g" -name '*.glb' | wc -l)
+	failed=$(sed -n "s/^smdmx: error: \([0-9]*\) of $inputs inputs failed$/\1/p" "$tmp/err")
+	check "every input a GLB or a failure ($inputs inputs)" "$inputs" "$((glbs + ${failed:-0}))"
+	check "a GLB for most" yes "$([ "$glbs" -gt $((inputs * 9 / 10)) ] && echo yes)"
+	check "every failure one a file explains" "" \
+		"$(grep ': error: ' "$tmp/err" | grep -v -e 'not a usable model: the root has neither' -e 'a VTA holds the shapes of a reference' \
+			-e 'would also be written from' -e 'empty file: expected' -e "inputs failed$")"
+	if gltf_validator; then
+		find "$tmp/g" -name '*.glb' | LC_ALL=C sort >"$tmp/list"
+		node "$root/tests/gltf/validate.js" $(cat "$tmp/list") >"$tmp/valid"
+		check "the Khronos validator: every GLB 0 errors, 0 warnings ($glbs files)" "0:" "$?:$(grep -v ': 0 errors, 0 warnings$' "$tmp/valid" | head -n 20)"
+	fi
 	;;
 
 option-table)

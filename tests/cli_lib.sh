@@ -57,6 +57,17 @@ corpus_copy() {
 		done
 }
 [ "${SMDMX_CORPUS_SAMPLE:-1}" != 1 ] && echo "note: a sample of the corpus: every ${SMDMX_CORPUS_SAMPLE}th model (SMDMX_CORPUS_SAMPLE)"
+# Whether the Khronos glTF validator is there (tests/gltf: npm ci --prefix tests/gltf, which
+# tools/test.sh runs); without it, said, and a failure where SMDMX_REQUIRE_GLTF_VALIDATOR=1.
+gltf_validator() {
+	if command -v node >/dev/null && [ -d "$root/tests/gltf/node_modules/gltf-validator" ]; then return 0; fi
+	if [ -n "${SMDMX_REQUIRE_GLTF_VALIDATOR:-}" ]; then
+		check "the Khronos glTF validator is installed (npm ci --prefix tests/gltf)" yes no
+	else
+		echo "note: no Khronos glTF validator (npm ci --prefix tests/gltf installs it): the glTF files are not validated"
+	fi
+	return 1
+}
 # Files in a directory tree, sorted, one line: what a failure must not leave behind.
 files() { (cd "$1" && find . -type f | LC_ALL=C sort | tr '\n' ' '); }
 sample=$root/testdata/sample

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The Windows build writes what the Linux build writes, byte for byte: every SMD, VTA and DMX
-# of testdata/ and of the corpus, converted by both builds with every target and encoding,
+# of testdata/ and of the corpus, converted by both builds with every target and encoding
+# (and to glTF, GLB and JSON),
 # gives the same files and the same exit codes; every model drawn by smdmx preview gives the
 # same PNG bytes; every DMX through dmx2smd --qc and every QC through smd2dmx --qc, the QC
 # projects and the corpus's QC libraries through smdmx qc both ways, the same files.
@@ -163,6 +164,8 @@ group_a() {
 	same to-smd --to smd
 	same to-smd-lf --to smd --lf
 	same to-smd-goldsrc --to smd --goldsrc
+	same to-glb --to glb
+	same to-gltf-8 --to gltf --links 8
 	qc_libraries
 }
 

@@ -9,6 +9,10 @@ set -eu
 cd "$(dirname "$0")/.."
 . tools/lib.sh
 sh tools/install-deps.sh gcc-mingw-w64-x86-64 wine64 chromium chromium-driver python3-cffi
+# glTF output is checked by the Khronos glTF validator (npm's gltf-validator): here a missing
+# one is a failure, not a skip
+sh tools/gltf-validator.sh
+export SMDMX_REQUIRE_GLTF_VALIDATOR=1
 # the batch report is opened in a real browser (Debian's headless Chromium): here a missing
 # one is a failure, not a skip
 export SMDMX_REQUIRE_BROWSER=1

@@ -330,12 +330,14 @@ static bool plan_jobs(batch *b, const pj_found_list *f)
 		return false;
 	}
 	fail_clashes(b);
-	/* A VTA converted to DMX on its own is no model: its shapes belong to a reference, and one
-	 * that pairs with no SMD among the inputs fails, named (doc/decisions.md, decision 10). */
+	/* A VTA converted to DMX or glTF on its own is no model: its shapes belong to a reference,
+	 * and one that pairs with no SMD among the inputs fails, named (doc/decisions.md, decision
+	 * 10). */
 	for (size_t i = 0; i < b->count; i++) {
 		bjob *j = &b->jobs[i];
+		smdmx_convert_way way = bt_job_way(b, j);
 		if (j->ran || j->input_count != 1 || strcasecmp(os_path_extension(j->inputs[0]), "vta") ||
-		    bt_job_way(b, j) != SMDMX_CONVERT_SMD_TO_DMX)
+		    (way != SMDMX_CONVERT_SMD_TO_DMX && way != SMDMX_CONVERT_TO_GLTF))
 			continue;
 		char *smd = pj_path_with_extension(&b->mem, j->inputs[0], "smd");
 		pj_error(&j->msgs, SMDMX_ERROR_USAGE, j->inputs[0], 0, 0,
