@@ -15,7 +15,8 @@
 # per triangle.
 #
 # First, the programs as users run them (MB/s of input), outputs written to disk: smd2dmx of
-# the SMD to keyvalues2 and to binary, dmx2smd of the binary model, smdmx convert of the
+# the SMD to keyvalues2 and to binary, smdmx convert of the SMD to GLB, dmx2smd of the binary
+# model, smdmx convert of the
 # keyvalues2 model to binary, and with ../shared/corpus beside the clone smd2dmx -r and
 # dmx2smd -r over its SMD/VTA and its DMX and smdmx qc -r over its HL2 and L4D2 model
 # sources; each beside cat of its input. `ci` as the third
@@ -187,6 +188,7 @@ prog_timed() {
 to_kv2_run() { prog_timed smd2dmx-kv2 "$(size "$smd")" $(pin) build/smd2dmx "$smd" -o "$disk/o.dmx" -q --threads "$THREADS"; }
 to_bin_run() { prog_timed smd2dmx-bin "$(size "$smd")" $(pin) build/smd2dmx "$smd" -o "$disk/o.dmx" --encoding binary -q --threads "$THREADS"; }
 bin_smd_run() { prog_timed dmx2smd-bin "$(size "$binmodel")" $(pin) build/dmx2smd "$binmodel" -o "$disk/o.smd" -q --threads "$THREADS"; }
+to_glb_run() { prog_timed smd-to-glb "$(size "$smd")" $(pin) build/smdmx convert "$smd" -o "$disk/o.glb" -q --threads "$THREADS"; }
 kv2_bin_run() { prog_timed kv2-to-bin "$(size "$kvmodel")" $(pin) build/smdmx convert "$kvmodel" -o "$disk/o.dmx" --encoding binary -q --threads "$THREADS"; }
 programs() {
 	echo "programs, whole (MB/s of input; outputs to $disk, a $(stat -f -c %T "$disk") file system; one core: pinned, --threads 1, -j 1)"
@@ -195,6 +197,8 @@ programs() {
 	write_row "$(size "$smd")" "$disk/o.dmx"
 	row_fn "$(size "$smd")" to_bin_run
 	write_row "$(size "$smd")" "$disk/o.dmx"
+	row_fn "$(size "$smd")" to_glb_run
+	write_row "$(size "$smd")" "$disk/o.glb"
 	cat_row "$binmodel"
 	row_fn "$(size "$binmodel")" bin_smd_run
 	write_row "$(size "$binmodel")" "$disk/o.smd"
