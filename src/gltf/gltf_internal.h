@@ -27,7 +27,15 @@ typedef struct gw {
 	sm_alloc a;
 	bool oom;
 	unsigned max_links;
-	gbuf bin, views, accessors, meshes, nodes, skins, materials, animations;
+	gbuf views, accessors, meshes, nodes, skins, materials, animations;
+	/* Two passes make the file: the first lays the buffer out (bin_len: its bytes so far) and
+	 * makes the JSON; the second, streaming, makes the same data again and writes it to out
+	 * as it comes (base64: in a data URI, b64 the bytes not yet encoded), the JSON left be. */
+	size_t bin_len;
+	bool streaming, base64, io_failed;
+	struct sm_out *out;
+	unsigned char b64[3];
+	size_t b64_len;
 	size_t view_count, accessor_count, mesh_count, animation_count;
 	rigid *global;          /* each joint's bind pose in model space */
 	uint32_t *mesh_node;    /* each mesh's node, SMDMX_NONE: none (no polygons) */
@@ -53,6 +61,10 @@ void gl_comma(gw *w, gbuf *b);
 /* s as a JSON string (escaped; bytes that are no UTF-8 as Latin-1 characters). */
 void gl_put_string(gw *w, gbuf *b, const char *s);
 void gl_put_floats(gw *w, gbuf *b, const float *v, size_t n);
+/* Bytes of the buffer written out (streaming), as GLB's binary chunk or base64; the end of the
+ * base64 (its last bytes and padding). A failed write sets w->io_failed. */
+void gl_emit(gw *w, const void *data, size_t n);
+void gl_emit_end(gw *w);
 /* data as a buffer view of its own, 4-byte aligned (target 0: none): its index. */
 size_t gl_add_view(gw *w, const void *data, size_t size, int target);
 /* count floats of n components as an accessor (with min and max when minmax): its index. */

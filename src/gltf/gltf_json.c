@@ -12,7 +12,7 @@
 
 void gl_put(gw *w, gbuf *b, const void *s, size_t n)
 {
-	if (w->oom || !n) return;
+	if (w->oom || !n || w->streaming) return;
 	if (b->cap - b->len < n) {
 		size_t cap = b->cap ? b->cap : 256;
 		while (cap - b->len < n) cap *= 2;
@@ -100,13 +100,49 @@ void gl_put_floats(gw *w, gbuf *b, const float *v, size_t n)
 
 /* ---- the buffer: views and accessors ------------------------------------------------------- */
 
+static const char base64_digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Three bytes (n of them real, the rest '=') as four base64 digits. */
+static void emit_base64(gw *w, const unsigned char *p, size_t n)
+{
+	unsigned v = (unsigned)p[0] << 16 | (n > 1 ? (unsigned)p[1] << 8 : 0) | (n > 2 ? p[2] : 0);
+	char q[4] = { base64_digits[v >> 18], base64_digits[(v >> 12) & 63], n > 1 ? base64_digits[(v >> 6) & 63] : '=',
+		      n > 2 ? base64_digits[v & 63] : '=' };
+	if (!sm_out_put(w->out, q, 4)) w->io_failed = true;
+}
+
+void gl_emit(gw *w, const void *data, size_t n)
+{
+	if (w->io_failed || !n) return;
+	if (!w->base64) {
+		if (!sm_out_put(w->out, data, n)) w->io_failed = true;
+		return;
+	}
+	const unsigned char *p = data;
+	while (n && w->b64_len) { /* the bytes left over from before first */
+		w->b64[w->b64_len++] = *p++, n--;
+		if (w->b64_len == 3) emit_base64(w, w->b64, 3), w->b64_len = 0;
+	}
+	for (; n >= 3 && !w->io_failed; p += 3, n -= 3) emit_base64(w, p, 3);
+	while (n && !w->io_failed) w->b64[w->b64_len++] = *p++, n--;
+}
+
+void gl_emit_end(gw *w)
+{
+	if (w->base64 && w->b64_len && !w->io_failed) emit_base64(w, w->b64, w->b64_len);
+	w->b64_len = 0;
+}
+
 /* data as a buffer view of its own (4-byte aligned): its index. target 0: none. */
 size_t gl_add_view(gw *w, const void *data, size_t size, int target)
 {
 	static const char zero[4] = { 0, 0, 0, 0 };
-	gl_put(w, &w->bin, zero, (4 - w->bin.len % 4) % 4);
-	size_t offset = w->bin.len;
-	gl_put(w, &w->bin, data, size);
+	size_t pad = (4 - w->bin_len % 4) % 4, offset = w->bin_len + pad;
+	if (w->streaming) {
+		gl_emit(w, zero, pad);
+		gl_emit(w, data, size);
+	}
+	w->bin_len = offset + size;
 	gl_comma(w, &w->views);
 	gl_puts(w, &w->views, "{\"buffer\":0,\"byteOffset\":");
 	gl_put_uint(w, &w->views, offset);
@@ -135,7 +171,7 @@ size_t gl_add_floats(gw *w, const float *v, size_t count, unsigned n, bool minma
 	gl_puts(w, &w->accessors, ",\"type\":\"");
 	gl_puts(w, &w->accessors, type_names[n]);
 	gl_puts(w, &w->accessors, "\"");
-	if (minmax && count) {
+	if (minmax && count && !w->streaming) {
 		float lo[16], hi[16];
 		for (unsigned k = 0; k < n; k++) lo[k] = hi[k] = v[k];
 		for (size_t i = 1; i < count; i++)

@@ -101,8 +101,8 @@ static bool write_vertices(gw *w, const smdmx_mesh *m, bool skinned, const rigid
 	size_t most = 1; /* the most links of a position: the room to sort them in */
 	for (size_t p = 0; m->weight_offsets && p < m->position_count; p++)
 		if (m->weight_offsets[p + 1] - m->weight_offsets[p] > most) most = m->weight_offsets[p + 1] - m->weight_offsets[p];
-	uint16_t *joints = gl_scratch(w, nc * 8 * sizeof(uint16_t));
-	float *weights = gl_scratch(w, nc * 8 * sizeof(float));
+	uint16_t *joints = gl_scratch(w, nc * w->max_links * sizeof(uint16_t));
+	float *weights = gl_scratch(w, nc * w->max_links * sizeof(float));
 	bool *cut = gl_scratch(w, m->position_count);
 	uint32_t *sj = gl_scratch(w, most * sizeof(uint32_t));
 	double *sv = gl_scratch(w, most * sizeof(double));
@@ -114,7 +114,7 @@ static bool write_vertices(gw *w, const smdmx_mesh *m, bool skinned, const rigid
 		float ww[8] = { 0 };
 		if (m->weight_offsets) links_of(w, m, p, sj, sv, jj, ww, &cut[p]);
 		else jj[0] = (uint16_t)m->parent_joint, ww[0] = 1; /* a mesh on its bone */
-		for (size_t set = 0; set < 2; set++)
+		for (size_t set = 0; set < w->max_links / 4; set++)
 			for (size_t k = 0; k < 4; k++) {
 				joints[set * nc * 4 + c * 4 + k] = jj[set * 4 + k];
 				weights[set * nc * 4 + c * 4 + k] = ww[set * 4 + k];

@@ -187,24 +187,9 @@ static void write_skin(gw *w)
 
 /* ---- the file ------------------------------------------------------------------------------- */
 
-static const char base64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 static bool out_put(sm_out *o, const void *data, size_t n)
 {
 	return sm_out_put(o, data, n);
-}
-
-/* The buffer as a base64 data URI's text. */
-static bool out_base64(sm_out *o, const gbuf *b)
-{
-	const unsigned char *p = (const unsigned char *)b->data;
-	for (size_t i = 0; i < b->len; i += 3) {
-		unsigned v = (unsigned)p[i] << 16 | (i + 1 < b->len ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < b->len ? p[i + 2] : 0);
-		char q[4] = { base64[v >> 18], base64[(v >> 12) & 63], i + 1 < b->len ? base64[(v >> 6) & 63] : '=',
-			      i + 2 < b->len ? base64[v & 63] : '=' };
-		if (!out_put(o, q, 4)) return false;
-	}
-	return true;
 }
 
 /* The JSON document, its buffer's URI left for out to write where "uri" goes. */
@@ -234,9 +219,9 @@ static void put_document(gw *w, gbuf *doc, const char *generator)
 		gl_put(w, doc, arrays[i].b->data, arrays[i].b->len);
 		gl_puts(w, doc, "]");
 	}
-	if (w->bin.len) {
+	if (w->bin_len) {
 		gl_puts(w, doc, ",\"buffers\":[{\"byteLength\":");
-		gl_put_uint(w, doc, w->bin.len);
+		gl_put_uint(w, doc, w->bin_len);
 	}
 }
 
@@ -326,48 +311,61 @@ static bool write_pieces(gw *w)
 	return !w->oom;
 }
 
-/* The document through o: GLB, or glTF with the buffer in a data URI. */
+/* The counts a pass makes, set back for the next. */
+static void restart(gw *w)
+{
+	w->view_count = w->accessor_count = w->mesh_count = w->animation_count = 0;
+	w->links_cut = w->unweighted = w->keys_merged = w->clips_empty = w->meshes_empty = 0;
+	w->bin_len = 0;
+}
+
+/* The document through o: the JSON the first pass made, then the buffer the second makes as
+ * it goes; GLB, or glTF with the buffer in a data URI. */
 static bool write_out(gw *w, sm_out *o, const char *generator, bool binary)
 {
 	gbuf doc = { 0 };
 	put_document(w, &doc, generator);
+	size_t bin_len = w->bin_len, bin_padded = (bin_len + 3) / 4 * 4;
+	if (binary) {
+		if (bin_len) gl_puts(w, &doc, "}]");
+		gl_puts(w, &doc, "}");
+		while (doc.len % 4 && !w->oom) gl_puts(w, &doc, " ");
+	}
 	if (w->oom) return gl_gbuf_free(w, &doc), false;
 	bool ok;
 	if (binary) {
-		if (w->bin.len) gl_puts(w, &doc, "}]");
-		gl_puts(w, &doc, "}");
-		while (doc.len % 4) gl_puts(w, &doc, " ");
-		if (w->oom) return gl_gbuf_free(w, &doc), false;
-		size_t bin_padded = (w->bin.len + 3) / 4 * 4;
-		uint64_t total = 12 + 8 + (uint64_t)doc.len + (w->bin.len ? 8 + (uint64_t)bin_padded : 0);
+		uint64_t total = 12 + 8 + (uint64_t)doc.len + (bin_len ? 8 + (uint64_t)bin_padded : 0);
 		if (total > UINT32_MAX) {
 			gl_gbuf_free(w, &doc);
 			return sm_fail(o->error, SMDMX_ERROR_LIMIT, 0, 0, "a GLB holds at most 4 GiB: this one would be %llu bytes",
 			               (unsigned long long)total);
 		}
-		uint8_t head[20];
-		uint32_t words[5] = { 0x46546C67u, 2, (uint32_t)total, (uint32_t)doc.len, 0x4E4F534Au };
-		for (int i = 0; i < 5; i++)
+		uint8_t head[28];
+		uint32_t words[7] = { 0x46546C67u, 2, (uint32_t)total, (uint32_t)doc.len, 0x4E4F534Au, (uint32_t)bin_padded, 0x004E4942u };
+		for (int i = 0; i < 7; i++)
 			for (int k = 0; k < 4; k++) head[i * 4 + k] = (uint8_t)(words[i] >> (8 * k));
-		ok = out_put(o, head, 20) && out_put(o, doc.data, doc.len);
-		if (ok && w->bin.len) {
-			uint8_t chunk[8];
-			uint32_t cw[2] = { (uint32_t)bin_padded, 0x004E4942u };
-			for (int i = 0; i < 2; i++)
-				for (int k = 0; k < 4; k++) chunk[i * 4 + k] = (uint8_t)(cw[i] >> (8 * k));
-			static const char zero[4] = { 0, 0, 0, 0 };
-			ok = out_put(o, chunk, 8) && out_put(o, w->bin.data, w->bin.len) && out_put(o, zero, bin_padded - w->bin.len);
-		}
+		ok = out_put(o, head, 20) && out_put(o, doc.data, doc.len) && (!bin_len || out_put(o, head + 20, 8));
 	} else {
-		ok = out_put(o, doc.data, doc.len);
-		if (ok && w->bin.len)
-		{
-			static const char uri[] = ",\"uri\":\"data:application/octet-stream;base64,";
-			ok = out_put(o, uri, sizeof(uri) - 1) && out_base64(o, &w->bin) && out_put(o, "\"}]", 3);
-		}
-		ok = ok && out_put(o, "}\n", 2);
+		static const char uri[] = ",\"uri\":\"data:application/octet-stream;base64,";
+		ok = out_put(o, doc.data, doc.len) && (!bin_len || out_put(o, uri, sizeof(uri) - 1));
 	}
 	gl_gbuf_free(w, &doc);
+	/* the second pass: the same data, written as it is made */
+	if (ok && bin_len) {
+		restart(w);
+		w->streaming = true;
+		w->base64 = !binary;
+		w->out = o;
+		ok = write_pieces(w);
+		gl_emit_end(w);
+		if (ok && !w->io_failed && w->bin_len != bin_len)
+			return sm_fail(o->error, SMDMX_ERROR_INVALID_SCENE, 0, 0,
+			               "the scene changed while it was written: its glTF buffer came out %zu bytes, laid out as %zu", w->bin_len,
+			               bin_len);
+		static const char zero[4] = { 0, 0, 0, 0 };
+		ok = ok && !w->io_failed && (binary ? out_put(o, zero, bin_padded - bin_len) : out_put(o, "\"}]", 3));
+	}
+	ok = ok && (binary || out_put(o, "}\n", 2));
 	return ok && sm_out_flush(o);
 }
 
@@ -401,13 +399,15 @@ bool smdmx_gltf_write(const smdmx_scene *scene, smdmx_write_fn write, void *user
 		w->skinned = sm_malloc(&w->a, mn);
 		if (w->skinned) memset(w->skinned, 0, mn);
 	}
-	bool ok = w && o && w->global && w->mesh_node && w->skinned && write_pieces(w);
-	if (!ok && (!w || w->oom || !o || !w->global || !w->mesh_node || !w->skinned)) sm_fail_oom(error);
-	if (ok) {
+	if (o) {
 		o->write = write;
 		o->user = user;
 		o->error = error;
 		o->len = 0;
+	}
+	bool ok = w && o && w->global && w->mesh_node && w->skinned && write_pieces(w);
+	if (!ok && (!w || w->oom || !o || !w->global || !w->mesh_node || !w->skinned)) sm_fail_oom(error);
+	if (ok) {
 		char gen[64];
 		snprintf(gen, sizeof(gen), "smdmx %s", SMDMX_VERSION_STRING);
 		ok = write_out(w, o, opts.generator ? opts.generator : gen, opts.binary);
@@ -416,7 +416,7 @@ bool smdmx_gltf_write(const smdmx_scene *scene, smdmx_write_fn write, void *user
 	}
 	if (w) {
 		gl_scratch_free(w);
-		gbuf *bufs[] = { &w->bin, &w->views, &w->accessors, &w->meshes, &w->nodes, &w->skins, &w->materials, &w->animations };
+		gbuf *bufs[] = { &w->views, &w->accessors, &w->meshes, &w->nodes, &w->skins, &w->materials, &w->animations };
 		for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) gl_gbuf_free(w, bufs[i]);
 		sm_free(&w->a, w->tmp, w->tmp_cap * sizeof(*w->tmp));
 		sm_free(&w->a, w->global, jn * sizeof(rigid));
