@@ -54,13 +54,15 @@ static int output_fits(const conv_opts *o)
 	 * hold, refused with that reason before anything is written (smdmx_output_allowed) */
 	bool dropped_end = olen && os_windows_paths() && (o->out[olen - 1] == '.' || o->out[olen - 1] == ' ');
 	if (o->out && strcmp(o->out, "-") && !dropped_end) {
-		const char *ext = os_path_extension(o->out);
-		bool ok = TOOL == TOOL_SMD2DMX ? !strcasecmp(ext, "dmx")
-		        : TOOL == TOOL_DMX2SMD ? is_smd_family(ext)
-		                               : is_smd_family(ext) || !strcasecmp(ext, "dmx") || !strcasecmp(ext, "gltf") || !strcasecmp(ext, "glb");
+		/* the kinds this program writes: its --to row's values (option_table.c) */
+		const char *attached;
+		const cli_option *to = cli_option_find(COMMAND, "--to", &attached);
+		char why[256], kinds[128];
+		double unused;
+		bool ok = !cli_value_refused(to, os_path_extension(o->out), &unused, why, sizeof(why));
+		cli_values_or(to, ".", kinds, sizeof(kinds));
 		if (!ok) {
-			os_printf(stderr, "%s: error: '%s': the output must be %s\n", NAME, o->out,
-			        TOOL == TOOL_SMD2DMX ? ".dmx" : TOOL == TOOL_DMX2SMD ? ".smd, .sma, .phys or .vta" : ".smd, .sma, .phys, .vta, .dmx, .gltf or .glb");
+			os_printf(stderr, "%s: error: '%s': the output must be %s\n", NAME, o->out, kinds);
 			return EXIT_USAGE;
 		}
 	}

@@ -362,8 +362,8 @@ const cli_option *cli_option_find(unsigned command, const char *arg, const char 
 	return NULL;
 }
 
-/* "a, b or c" of a list of words, into buf. */
-static void words_or(const char *list, char *buf, size_t size)
+/* "a, b or c" of a list of words, each after prefix, into buf. */
+static void words_or(const char *list, const char *prefix, char *buf, size_t size)
 {
 	size_t len = 0, count = 0, k = 0;
 	for (const char *p = list; *p; p += strcspn(p, " "), p += strspn(p, " ")) count++;
@@ -371,7 +371,7 @@ static void words_or(const char *list, char *buf, size_t size)
 	for (const char *p = list; *p && len < size; k++) {
 		size_t n = strcspn(p, " ");
 		const char *sep = k == 0 ? "" : k + 1 == count ? " or " : ", ";
-		int w = snprintf(buf + len, size - len, "%s%.*s", sep, (int)n, p);
+		int w = snprintf(buf + len, size - len, "%s%s%.*s", sep, prefix, (int)n, p);
 		if (w < 0) break;
 		len += (size_t)w;
 		p += n;
@@ -402,7 +402,7 @@ const char *cli_value_refused(const cli_option *opt, const char *value, double *
 	case VAL_CHOICE: {
 		const char *v = (opt->flags & OF_DOT) && value[0] == '.' ? value + 1 : value;
 		if (v[0] && !strchr(v, ' ') && has_word(opt->values, v, strlen(v), opt->flags & OF_CASELESS)) return NULL;
-		words_or(opt->values, list, sizeof(list));
+		words_or(opt->values, "", list, sizeof(list));
 		snprintf(why, why_size, "%.*s is %s, not '%s'", first_len, first, list, value);
 		return why;
 	}
@@ -420,6 +420,11 @@ const char *cli_value_refused(const cli_option *opt, const char *value, double *
 	}
 	}
 	return NULL;
+}
+
+void cli_values_or(const cli_option *opt, const char *prefix, char *buf, size_t size)
+{
+	words_or(opt->values ? opt->values : "", prefix, buf, size);
 }
 
 size_t cli_option_label(const cli_option *opt, char *buf, size_t size)

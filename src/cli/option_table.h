@@ -149,6 +149,9 @@ const cli_option *cli_option_find(unsigned command, const char *arg, const char 
  * of VAL_NUMBER. */
 const char *cli_value_refused(const cli_option *opt, const char *value, double *number, char *why, size_t why_size);
 
+/* The option's values as a sentence says them ("a, b or c"), each after prefix, into buf. */
+void cli_values_or(const cli_option *opt, const char *prefix, char *buf, size_t size);
+
 /* The help's left column of an option ("-j N, --jobs N") into buf; its length. */
 size_t cli_option_label(const cli_option *opt, char *buf, size_t size);
 
