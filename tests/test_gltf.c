@@ -240,6 +240,38 @@ static void test_links(void **state)
 	smdmx_scene_free(s);
 }
 
+/* What the writer changes to fit glTF is counted: a zero normal, one not unit length, a name
+ * that is not UTF-8 (Latin-1 bytes: é written as its two UTF-8 bytes), a corrective shape. */
+static void test_fitted(void **state)
+{
+	(void)state;
+	smdmx_scene *s = arm();
+	smdmx_mesh *m = &s->meshes[0];
+	assert_true(m->normal_count >= 2);
+	memset(m->normals[0], 0, sizeof(m->normals[0])); /* normal 0 zero, normal 1 twice too long */
+	for (int k = 0; k < 3; k++) m->normals[1][k] *= 2;
+	size_t zero = 0, scaled = 0; /* the corners of each */
+	for (size_t c = 0; c < m->corner_count; c++) zero += m->normal_indices[c] == 0, scaled += m->normal_indices[c] == 1;
+	s->joints[1].name = smdmx_scene_strdup(s, "lower \xe9", NULL);
+	s->flex_shapes[0].corrective = true;
+	TEST_WARNINGS(w);
+	glb g;
+	glb_write(s, 0, &g, &w);
+	assert_non_null(strstr(g.json, "{\"name\":\"lower \xc3\xa9\""));
+	size_t seen = 0;
+	for (size_t i = 0; i < w.count; i++) {
+		if (w.data[i].code == SMDMX_WARNING_CORRECTIVE_PLAIN) assert_int_equal(w.data[i].count, 1), seen++;
+		if (w.data[i].code == SMDMX_WARNING_NORMALS_ZERO) assert_int_equal(w.data[i].count, zero), seen++;
+		if (w.data[i].code == SMDMX_WARNING_NORMALS_SCALED) assert_int_equal(w.data[i].count, scaled), seen++;
+		if (w.data[i].code == SMDMX_WARNING_NAMES_LATIN1) assert_int_equal(w.data[i].count, 1), seen++;
+	}
+	assert_int_equal(seen, 4);
+	assert_int_equal(w.count, 4); /* each said apart, nothing else */
+	assert_true(zero > 0 && scaled > 0);
+	glb_free(&g);
+	smdmx_scene_free(s);
+}
+
 static void test_refused(void **state)
 {
 	(void)state;
@@ -295,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_arm),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_fitted),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_out_of_memory),
 	};

@@ -18,7 +18,7 @@ rank() {
 	esac
 }
 # The headers a layer offers the layers above it; every other header is private to its folder.
-interface="support/bytes.h support/internal.h support/keys.h support/num.h support/sha1.h support/xxh64.h platform/os.h scene/scene_util.h smd/smd_valid.h dmx/dm_build.h qc/qc_memory.h model/model_valid.h render/render.h report/report.h"
+interface="gltf/gltf_valid.h support/bytes.h support/internal.h support/keys.h support/num.h support/sha1.h support/xxh64.h platform/os.h scene/scene_util.h smd/smd_valid.h dmx/dm_build.h qc/qc_memory.h model/model_valid.h render/render.h report/report.h"
 offered() {
 	for h in $interface; do [ "$h" = "$1" ] && return 0; done
 	return 1

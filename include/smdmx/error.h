@@ -161,6 +161,13 @@ typedef enum smdmx_warning_code {
 	                                               the end as studiomdl reads it */
 	SMDMX_WARNING_BALANCE_UNUSED = 54,          /* SMD: stereo balance that no stereo control uses, left out (the
 	                                               compiled model is the same) */
+	SMDMX_WARNING_NORMALS_ZERO = 55,            /* glTF: zero normals written (0, 0, 1) */
+	SMDMX_WARNING_NORMALS_SCALED = 56,          /* glTF: normals not unit length made so */
+	SMDMX_WARNING_NAMES_LATIN1 = 57,            /* glTF: names not UTF-8 written as Latin-1 characters */
+	SMDMX_WARNING_UNWEIGHTED = 58,              /* glTF: vertices without a weight link put on their mesh's bone */
+	SMDMX_WARNING_KEYS_MERGED = 59,             /* glTF: keys closer than a float holds in seconds merged */
+	SMDMX_WARNING_MESHES_EMPTY = 60,            /* glTF: meshes without a polygon left out */
+	SMDMX_WARNING_CORRECTIVE_PLAIN = 61,        /* glTF: corrective shapes written as plain morph targets */
 	SMDMX_WARNING_CODE_COUNT
 } smdmx_warning_code;
 

@@ -41,6 +41,8 @@ typedef struct gw {
 	uint32_t *mesh_node;    /* each mesh's node, SMDMX_NONE: none (no polygons) */
 	bool *skinned;          /* each mesh: skinned (its weights), else a node of its parent */
 	size_t links_cut, unweighted, keys_merged, clips_empty, meshes_empty;
+	size_t normals_zero, normals_scaled; /* normals written (0, 0, 1); made unit length */
+	size_t names_latin1;    /* names not UTF-8, written as Latin-1 (the first pass counts) */
 	struct tmp_block {
 		void *p;
 		size_t size;

@@ -56,6 +56,7 @@ void gl_comma(gw *w, gbuf *b)
 void gl_put_string(gw *w, gbuf *b, const char *s)
 {
 	gl_puts(w, b, "\"");
+	size_t latin1 = 0;
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
 		size_t n = 0;
@@ -79,7 +80,8 @@ void gl_put_string(gw *w, gbuf *b, const char *s)
 		} else if (n) {
 			gl_put(w, b, p, n);
 			p += n - 1;
-		} else { /* Latin-1: two bytes of UTF-8 */
+		} else { /* Latin-1: two bytes of UTF-8 (the name counted once, by the first pass) */
+			if (!w->streaming && !latin1++) w->names_latin1++;
 			e[0] = (char)(0xC0 | (*p >> 6)), e[1] = (char)(0x80 | (*p & 0x3F));
 			gl_put(w, b, e, 2);
 		}

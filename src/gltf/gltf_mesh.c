@@ -77,6 +77,10 @@ static bool write_vertices(gw *w, const smdmx_mesh *m, bool skinned, const rigid
 		double n[3] = { q[0], q[1], q[2] };
 		if (bake) gl_quat_rotate(place->q, n, n);
 		double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+		/* glTF's normals are unit length: one that is not (past float rounding) made so, none
+		 * written up; each counted */
+		w->normals_zero += !(len > 0);
+		w->normals_scaled += len > 0 && fabs(len - 1) > 1e-3;
 		for (int k = 0; k < 3; k++) nrm[c * 3 + k] = len > 0 ? (float)(n[k] / len) : k == 2 ? 1.0f : 0.0f;
 	}
 	gl_puts(w, &t->attrs, "\"POSITION\":");

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gltf/gltf_internal.h"
+#include "gltf/gltf_valid.h"
 #include "support/num.h"
 
 /* ---- clips ---------------------------------------------------------------------------------- */
@@ -232,7 +233,7 @@ static void say_losses(gw *w, smdmx_warnings *warnings)
 	sm_warn_n(warnings, SMDMX_WARNING_LINKS_TRUNCATED, w->links_cut, 0, 0,
 	          "glTF holds %u weight links a vertex here: %zu vertices kept their %u strongest, renormalised; %s", w->max_links,
 	          w->links_cut, w->max_links, w->max_links < 8 ? "use --links 8 to keep 8" : "reduce the links in the source to keep them");
-	sm_warn_n(warnings, SMDMX_WARNING_DROPPED, w->unweighted, 0, 0,
+	sm_warn_n(warnings, SMDMX_WARNING_UNWEIGHTED, w->unweighted, 0, 0,
 	          "%zu vertices without a weight link put whole on their mesh's bone (or the first); nothing to do", w->unweighted);
 	sm_warn_n(warnings, SMDMX_WARNING_DROPPED_CONTROLLERS, s->flex_controller_count, 0, 0,
 	          "glTF has no flex controllers: %zu left out (their shapes are morph targets, named); keep the DMX for them",
@@ -248,11 +249,27 @@ static void say_losses(gw *w, smdmx_warnings *warnings)
 	          "glTF has no stereo balance: left out of %zu meshes; keep the DMX for it", balance);
 	sm_warn_n(warnings, SMDMX_WARNING_DROPPED_WRINKLE, wrinkle, 0, 0,
 	          "glTF has no wrinkle data: left out of %zu meshes; keep the DMX for it", wrinkle);
-	sm_warn_n(warnings, SMDMX_WARNING_DROPPED, w->meshes_empty, 0, 0, "%zu meshes without a polygon left out; nothing to do",
+	sm_warn_n(warnings, SMDMX_WARNING_MESHES_EMPTY, w->meshes_empty, 0, 0, "%zu meshes without a polygon left out; nothing to do",
 	          w->meshes_empty);
 	sm_warn_n(warnings, SMDMX_WARNING_DROPPED_CLIPS, w->clips_empty, 0, 0, "%zu clips without a key left out; nothing to do",
 	          w->clips_empty);
-	sm_warn_n(warnings, SMDMX_WARNING_DROPPED, w->keys_merged, 0, 0,
+	size_t flags = 0, corrective = 0;
+	for (size_t a = 0; a < s->attachment_count; a++) flags += s->attachments[a].rigid || s->attachments[a].world_aligned;
+	for (size_t f = 0; f < s->flex_shape_count; f++) corrective += s->flex_shapes[f].corrective;
+	sm_warn_n(warnings, SMDMX_WARNING_DROPPED_ATTACHMENTS, flags, 0, 0,
+	          "glTF has no rigid or world-aligned attachments: %zu attachments left plain nodes; keep the DMX for them", flags);
+	sm_warn_n(warnings, SMDMX_WARNING_CORRECTIVE_PLAIN, corrective, 0, 0,
+	          "glTF has no corrective shapes: %zu written as plain morph targets; keep the DMX for their rules", corrective);
+	sm_warn_n(warnings, SMDMX_WARNING_NORMALS_ZERO, w->normals_zero, 0, 0,
+	          "%zu corners of zero normals written with the normal (0, 0, 1), as glTF's are unit length; fix the normals in the source",
+	          w->normals_zero);
+	sm_warn_n(warnings, SMDMX_WARNING_NORMALS_SCALED, w->normals_scaled, 0, 0,
+	          "%zu corners' normals not unit length made so, as glTF's are; fix the normals in the source", w->normals_scaled);
+	sm_warn_n(warnings, SMDMX_WARNING_NAMES_LATIN1, w->names_latin1, 0, 0,
+	          "%zu names not UTF-8 written as the Latin-1 characters of their bytes, as glTF's are UTF-8; rename them in UTF-8 to "
+	          "keep their bytes",
+	          w->names_latin1);
+	sm_warn_n(warnings, SMDMX_WARNING_KEYS_MERGED, w->keys_merged, 0, 0,
 	          "%zu keys closer in time than a float holds in seconds merged into the key before; nothing to do", w->keys_merged);
 }
 
@@ -316,6 +333,7 @@ static void restart(gw *w)
 {
 	w->view_count = w->accessor_count = w->mesh_count = w->animation_count = 0;
 	w->links_cut = w->unweighted = w->keys_merged = w->clips_empty = w->meshes_empty = 0;
+	w->normals_zero = w->normals_scaled = 0;
 	w->bin_len = 0;
 }
 
@@ -373,6 +391,14 @@ bool smdmx_gltf_write(const smdmx_scene *scene, smdmx_write_fn write, void *user
                       smdmx_error *error, smdmx_warnings *warnings)
 {
 	SM_ERROR_START(error);
+	sm_warnings_start(warnings, options ? &options->allocator : NULL);
+	return smdmx_scene_validate(scene, error) && sm_gltf_write_valid(scene, write, user, options, error, warnings);
+}
+
+bool sm_gltf_write_valid(const smdmx_scene *scene, smdmx_write_fn write, void *user, const smdmx_gltf_write_options *options,
+                         smdmx_error *error, smdmx_warnings *warnings)
+{
+	SM_ERROR_START(error);
 	smdmx_gltf_write_options opts;
 	memset(&opts, 0, sizeof(opts));
 	if (options) opts = *options;
@@ -380,7 +406,6 @@ bool smdmx_gltf_write(const smdmx_scene *scene, smdmx_write_fn write, void *user
 	if (!write) return sm_fail_null(error, __func__, "write");
 	if (opts.max_links && opts.max_links != 4 && opts.max_links != 8)
 		return sm_fail(error, SMDMX_ERROR_USAGE, 0, 0, "--links is 4 or 8, not %u", opts.max_links);
-	if (!smdmx_scene_validate(scene, error)) return false;
 	if (scene->joint_count > 65535)
 		return sm_fail(error, SMDMX_ERROR_LIMIT, 0, 0, "glTF joints are written as 16-bit numbers: %zu joints are too many",
 		               scene->joint_count);

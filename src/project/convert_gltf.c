@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gltf/gltf_valid.h"
 #include "project/project_internal.h"
 #include "smdmx/convert.h"
 #include "support/internal.h"
@@ -59,7 +60,9 @@ bool cv_to_gltf(cv_run *r)
 	if (ok) {
 		smdmx_error err;
 		smdmx_warnings w = { 0 };
-		ok = smdmx_gltf_write(scene, pj_output_write, out, &go, &err, &w);
+		/* the scene comes from the readers, the lift or the scene operations, each of which
+		 * validated it (doc/speed.md, "One validation") */
+		ok = sm_gltf_write_valid(scene, pj_output_write, out, &go, &err, &w);
 		cv_warn(r, in, &w);
 		if (!ok) cv_fail_write(r, out, &err);
 		ok = ok && cv_warnings_allowed(r, in);
